@@ -1,0 +1,27 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The one header applications and third-party elements include. */
+
+#ifndef __PLAN_H__
+#define __PLAN_H__
+
+#include <libplan/plan-prelude.h>
+#include <libplan/planerror.h>
+#include <libplan/plandtype.h>
+#include <libplan/planarrayinfo.h>
+
+G_BEGIN_DECLS
+
+PLAN_API
+void plan_init (void);
+
+G_END_DECLS
+
+#endif /* __PLAN_H__ */

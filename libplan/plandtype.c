@@ -1,0 +1,261 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:plandtype
+ * @title: PlanDType
+ * @short_description: array element types by their numpy names
+ *
+ * A #PlanDType names the element type of an array the way numpy does:
+ * `bool`, `int8` … `uint64`, `float32`, `float64`. It is registered as a
+ * #GEnum (#PLAN_TYPE_DTYPE) so element properties can use it directly.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plandtype.h"
+#include "planerror.h"
+
+#include <string.h>
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *npy;             /* .npy descr, little-endian */
+  gsize size;
+  gboolean is_float;
+  gboolean is_signed;
+} DTypeDesc;
+
+/* Indexed by PlanDType. */
+static const DTypeDesc dtypes[PLAN_DTYPE_N] = {
+  [PLAN_DTYPE_UNKNOWN] = {"unknown", NULL, 0, FALSE, FALSE},
+  [PLAN_DTYPE_BOOL] = {"bool", "|b1", 1, FALSE, FALSE},
+  [PLAN_DTYPE_INT8] = {"int8", "|i1", 1, FALSE, TRUE},
+  [PLAN_DTYPE_UINT8] = {"uint8", "|u1", 1, FALSE, FALSE},
+  [PLAN_DTYPE_INT16] = {"int16", "<i2", 2, FALSE, TRUE},
+  [PLAN_DTYPE_UINT16] = {"uint16", "<u2", 2, FALSE, FALSE},
+  [PLAN_DTYPE_INT32] = {"int32", "<i4", 4, FALSE, TRUE},
+  [PLAN_DTYPE_UINT32] = {"uint32", "<u4", 4, FALSE, FALSE},
+  [PLAN_DTYPE_INT64] = {"int64", "<i8", 8, FALSE, TRUE},
+  [PLAN_DTYPE_UINT64] = {"uint64", "<u8", 8, FALSE, FALSE},
+  [PLAN_DTYPE_FLOAT32] = {"float32", "<f4", 4, TRUE, TRUE},
+  [PLAN_DTYPE_FLOAT64] = {"float64", "<f8", 8, TRUE, TRUE},
+};
+
+static gboolean
+dtype_valid (PlanDType dtype)
+{
+  return dtype > PLAN_DTYPE_UNKNOWN && dtype < PLAN_DTYPE_N;
+}
+
+GType
+plan_dtype_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_DTYPE_UNKNOWN, "Unknown dtype", "unknown"},
+    {PLAN_DTYPE_BOOL, "Boolean, one byte", "bool"},
+    {PLAN_DTYPE_INT8, "Signed 8-bit integer", "int8"},
+    {PLAN_DTYPE_UINT8, "Unsigned 8-bit integer", "uint8"},
+    {PLAN_DTYPE_INT16, "Signed 16-bit integer", "int16"},
+    {PLAN_DTYPE_UINT16, "Unsigned 16-bit integer", "uint16"},
+    {PLAN_DTYPE_INT32, "Signed 32-bit integer", "int32"},
+    {PLAN_DTYPE_UINT32, "Unsigned 32-bit integer", "uint32"},
+    {PLAN_DTYPE_INT64, "Signed 64-bit integer", "int64"},
+    {PLAN_DTYPE_UINT64, "Unsigned 64-bit integer", "uint64"},
+    {PLAN_DTYPE_FLOAT32, "32-bit IEEE float", "float32"},
+    {PLAN_DTYPE_FLOAT64, "64-bit IEEE float", "float64"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanDType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * plan_dtype_from_string:
+ * @name: (nullable): a numpy dtype name such as "float32"
+ *
+ * Returns: the dtype called @name, or %PLAN_DTYPE_UNKNOWN.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_dtype_from_string (const gchar * name)
+{
+  gint i;
+
+  if (name == NULL)
+    return PLAN_DTYPE_UNKNOWN;
+
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    if (strcmp (dtypes[i].name, name) == 0)
+      return (PlanDType) i;
+  }
+  return PLAN_DTYPE_UNKNOWN;
+}
+
+/**
+ * plan_dtype_parse:
+ * @name: a numpy dtype name such as "float32"
+ * @error: return location for a #GError
+ *
+ * Like plan_dtype_from_string(), but says what the valid names are when
+ * @name is not one of them.
+ *
+ * Returns: the dtype, or %PLAN_DTYPE_UNKNOWN with @error set.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_dtype_parse (const gchar * name, GError ** error)
+{
+  PlanDType dtype = plan_dtype_from_string (name);
+
+  if (dtype == PLAN_DTYPE_UNKNOWN) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "'%s' is not a dtype; use one of bool, int8, uint8, int16, uint16, "
+        "int32, uint32, int64, uint64, float32, float64", name ? name : "");
+  }
+  return dtype;
+}
+
+/**
+ * plan_dtype_to_string:
+ * @dtype: a #PlanDType
+ *
+ * Returns: (transfer none): the numpy name of @dtype ("unknown" for an
+ *   invalid value).
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_dtype_to_string (PlanDType dtype)
+{
+  return dtype_valid (dtype) ? dtypes[dtype].name : "unknown";
+}
+
+/**
+ * plan_dtype_get_size:
+ * @dtype: a #PlanDType
+ *
+ * Returns: the size of one element in bytes, 0 for an invalid dtype.
+ *
+ * Since: 0.1
+ */
+gsize
+plan_dtype_get_size (PlanDType dtype)
+{
+  return dtype_valid (dtype) ? dtypes[dtype].size : 0;
+}
+
+/**
+ * plan_dtype_is_float:
+ * @dtype: a #PlanDType
+ *
+ * Returns: whether @dtype is float32 or float64.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_dtype_is_float (PlanDType dtype)
+{
+  return dtype_valid (dtype) && dtypes[dtype].is_float;
+}
+
+/**
+ * plan_dtype_is_integer:
+ * @dtype: a #PlanDType
+ *
+ * Returns: whether @dtype is one of the (signed or unsigned) integer types;
+ *   bool is not an integer type.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_dtype_is_integer (PlanDType dtype)
+{
+  return dtype_valid (dtype) && dtype != PLAN_DTYPE_BOOL
+      && !dtypes[dtype].is_float;
+}
+
+/**
+ * plan_dtype_is_signed:
+ * @dtype: a #PlanDType
+ *
+ * Returns: whether @dtype holds negative values (signed integers, floats).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_dtype_is_signed (PlanDType dtype)
+{
+  return dtype_valid (dtype) && dtypes[dtype].is_signed;
+}
+
+/**
+ * plan_dtype_from_npy_descr:
+ * @descr: the `descr` of a .npy header, such as "<f4"
+ * @error: return location for a #GError
+ *
+ * Maps a .npy type descriptor to a dtype. The byte-order mark may be '<',
+ * '|' or '=' (this machine is little-endian); '>' for a multi-byte type is
+ * reported as unsupported.
+ *
+ * Returns: the dtype, or %PLAN_DTYPE_UNKNOWN with @error set.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
+{
+  gint i;
+
+  if (strlen (descr) < 3 || strchr ("<>|=", descr[0]) == NULL)
+    goto unknown;
+
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    if (strcmp (dtypes[i].npy + 1, descr + 1) != 0)
+      continue;
+    if (descr[0] == '>' && dtypes[i].size > 1) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+          "big-endian dtype '%s' is not supported; convert the array with "
+          "numpy's astype('%s') first", descr, dtypes[i].npy);
+      return PLAN_DTYPE_UNKNOWN;
+    }
+    return (PlanDType) i;
+  }
+
+unknown:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+      "dtype '%s' is not supported; only bool, integer and float32/float64 "
+      "arrays can be read", descr);
+  return PLAN_DTYPE_UNKNOWN;
+}
+
+/**
+ * plan_dtype_to_npy_descr:
+ * @dtype: a #PlanDType
+ *
+ * Returns: (transfer none) (nullable): the .npy `descr` of @dtype, such as
+ *   "<f4", or %NULL for an invalid dtype.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_dtype_to_npy_descr (PlanDType dtype)
+{
+  return dtype_valid (dtype) ? dtypes[dtype].npy : NULL;
+}

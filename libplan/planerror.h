@@ -1,0 +1,60 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_ERROR_H__
+#define __PLAN_ERROR_H__
+
+#include <libplan/plan-prelude.h>
+
+G_BEGIN_DECLS
+
+/**
+ * PLAN_ERROR:
+ *
+ * The #GError domain of libplan.
+ *
+ * Since: 0.1
+ */
+#define PLAN_ERROR (plan_error_quark ())
+
+/**
+ * PlanError:
+ * @PLAN_ERROR_INVALID_ARGUMENT: a value given by the user does not parse or
+ *   is out of range (a dtype name, a shape, an option).
+ * @PLAN_ERROR_FORMAT: a file or stream is malformed.
+ * @PLAN_ERROR_UNSUPPORTED: the input is well formed but uses a feature that
+ *   is not supported (big-endian or Fortran-ordered .npy, ...).
+ * @PLAN_ERROR_SHAPE: shapes or dtypes that must agree do not.
+ * @PLAN_ERROR_SYNTAX: an expression or window does not parse.
+ * @PLAN_ERROR_TYPE: an expression is well formed but mistyped.
+ * @PLAN_ERROR_DEVICE: a device operation failed or no device is present.
+ * @PLAN_ERROR_IO: reading or writing failed.
+ *
+ * Error codes in the #PLAN_ERROR domain.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_ERROR_INVALID_ARGUMENT,
+  PLAN_ERROR_FORMAT,
+  PLAN_ERROR_UNSUPPORTED,
+  PLAN_ERROR_SHAPE,
+  PLAN_ERROR_SYNTAX,
+  PLAN_ERROR_TYPE,
+  PLAN_ERROR_DEVICE,
+  PLAN_ERROR_IO,
+} PlanError;
+
+PLAN_API
+GQuark plan_error_quark (void);
+
+G_END_DECLS
+
+#endif /* __PLAN_ERROR_H__ */

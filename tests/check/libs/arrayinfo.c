@@ -1,0 +1,237 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+GST_START_TEST (test_dtype_names_round_trip)
+{
+  gint i;
+
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    const gchar *name = plan_dtype_to_string ((PlanDType) i);
+    fail_unless_equals_int (plan_dtype_from_string (name), i);
+  }
+  fail_unless_equals_int (plan_dtype_get_size (PLAN_DTYPE_BOOL), 1);
+  fail_unless_equals_int (plan_dtype_get_size (PLAN_DTYPE_UINT16), 2);
+  fail_unless_equals_int (plan_dtype_get_size (PLAN_DTYPE_FLOAT64), 8);
+  fail_unless (plan_dtype_is_float (PLAN_DTYPE_FLOAT32));
+  fail_if (plan_dtype_is_integer (PLAN_DTYPE_BOOL));
+  fail_unless (plan_dtype_is_signed (PLAN_DTYPE_INT8));
+  fail_if (plan_dtype_is_signed (PLAN_DTYPE_UINT64));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dtype_parse_rejects_unknown_name)
+{
+  GError *err = NULL;
+
+  fail_unless_equals_int (plan_dtype_parse ("float16", &err),
+      PLAN_DTYPE_UNKNOWN);
+  fail_unless (g_error_matches (err, PLAN_ERROR,
+          PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "'float16'") != NULL);
+  fail_unless (strstr (err->message, "float32") != NULL);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dtype_npy_descr)
+{
+  GError *err = NULL;
+
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<f4", NULL),
+      PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("|b1", NULL),
+      PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (plan_dtype_from_npy_descr (">u1", NULL),
+      PLAN_DTYPE_UINT8);
+  fail_unless_equals_string (plan_dtype_to_npy_descr (PLAN_DTYPE_INT64),
+      "<i8");
+
+  fail_unless_equals_int (plan_dtype_from_npy_descr (">f8", &err),
+      PLAN_DTYPE_UNKNOWN);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  fail_unless (strstr (err->message, "big-endian") != NULL);
+  g_clear_error (&err);
+
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<c8", &err),
+      PLAN_DTYPE_UNKNOWN);
+  fail_unless (strstr (err->message, "<c8") != NULL);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_shape_parse_numpy_forms)
+{
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint ndim;
+
+  fail_unless (plan_shape_parse ("(1000, 3)", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 2);
+  fail_unless_equals_int64 (shape[0], 1000);
+  fail_unless_equals_int64 (shape[1], 3);
+
+  fail_unless (plan_shape_parse ("(5,)", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 1);
+  fail_unless_equals_int64 (shape[0], 5);
+
+  fail_unless (plan_shape_parse ("-1,4,2", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 3);
+  fail_unless_equals_int64 (shape[0], -1);
+
+  fail_unless (plan_shape_parse ("[7 8]", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 2);
+  fail_unless_equals_int64 (shape[1], 8);
+
+  fail_unless (plan_shape_parse ("()", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_shape_parse_rejects_garbage)
+{
+  const gchar *bad[] = { "", "(3, x)", "(3, 4", "3,,4", "(3, -1)", "-2",
+    "1,2,3,4,5,6,7,8,9", "3.5", "(3) 4"
+  };
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint ndim, i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GError *err = NULL;
+
+    fail_if (plan_shape_parse (bad[i], &ndim, shape, &err), "%s", bad[i]);
+    fail_unless (err != NULL);
+    fail_unless (strstr (err->message, "shape") != NULL, "%s", err->message);
+    g_error_free (err);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_shape_to_string)
+{
+  gint64 shape[] = { 10, 3 };
+  gchar *s;
+
+  s = plan_shape_to_string (2, shape);
+  fail_unless_equals_string (s, "(10, 3)");
+  g_free (s);
+  s = plan_shape_to_string (1, shape);
+  fail_unless_equals_string (s, "(10,)");
+  g_free (s);
+  s = plan_shape_to_string (0, shape);
+  fail_unless_equals_string (s, "()");
+  g_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_caps_round_trip)
+{
+  PlanArrayInfo info, back;
+  gint64 shape[] = { -1, 4, 5 };
+  GstCaps *caps;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT16, 3, shape, NULL));
+  fail_unless_equals_int (plan_array_info_get_row_elements (&info), 20);
+  fail_unless_equals_int (plan_array_info_get_row_size (&info), 40);
+  fail_unless_equals_int64 (plan_array_info_get_n_rows (&info), -1);
+
+  caps = plan_array_info_to_caps (&info);
+  fail_unless (plan_array_info_from_caps (&back, caps, NULL));
+  fail_unless (plan_array_info_is_equal (&info, &back));
+  gst_caps_unref (caps);
+
+  caps = gst_caps_from_string ("array/x-raw, dtype=float64, shape=<7, 2>");
+  fail_unless (plan_array_info_from_caps (&back, caps, NULL));
+  fail_unless_equals_int (back.dtype, PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (back.ndim, 2);
+  fail_unless_equals_int64 (back.shape[0], 7);
+  fail_unless_equals_int (plan_array_info_get_row_size (&back), 16);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_caps_zero_d_and_large)
+{
+  PlanArrayInfo info, back;
+  gint64 shape[] = { G_GINT64_CONSTANT (5000000000) };
+  GstCaps *caps;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT8, 0, NULL, NULL));
+  fail_unless_equals_int64 (plan_array_info_get_n_rows (&info), 1);
+  caps = plan_array_info_to_caps (&info);
+  fail_unless (plan_array_info_from_caps (&back, caps, NULL));
+  fail_unless_equals_int (back.ndim, 0);
+  gst_caps_unref (caps);
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT8, 1, shape, NULL));
+  caps = plan_array_info_to_caps (&info);
+  fail_unless (plan_array_info_from_caps (&back, caps, NULL));
+  fail_unless_equals_int64 (back.shape[0], shape[0]);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_caps_rejects_invalid)
+{
+  const gchar *bad[] = {
+    "array/x-raw, shape=<4>",
+    "array/x-raw, dtype=complex64, shape=<4>",
+    "array/x-raw, dtype=float32, shape=<4, 0>",
+    "array/x-raw, dtype=float32, shape=<-3>",
+    "array/x-raw, dtype=float32, shape=(string)4",
+    "video/x-raw, dtype=float32",
+    "array/x-raw, dtype=float32, shape=<4, -1>",
+  };
+  PlanArrayInfo info;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstCaps *caps = gst_caps_from_string (bad[i]);
+    GError *err = NULL;
+
+    fail_unless (caps != NULL, "%s", bad[i]);
+    fail_if (plan_array_info_from_caps (&info, caps, &err), "%s", bad[i]);
+    fail_unless (err != NULL && err->message[0] != '\0');
+    g_error_free (err);
+    gst_caps_unref (caps);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+arrayinfo_suite (void)
+{
+  Suite *s = suite_create ("arrayinfo");
+  TCase *tc = tcase_create ("general");
+
+  plan_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_dtype_names_round_trip);
+  tcase_add_test (tc, test_dtype_parse_rejects_unknown_name);
+  tcase_add_test (tc, test_dtype_npy_descr);
+  tcase_add_test (tc, test_shape_parse_numpy_forms);
+  tcase_add_test (tc, test_shape_parse_rejects_garbage);
+  tcase_add_test (tc, test_shape_to_string);
+  tcase_add_test (tc, test_array_caps_round_trip);
+  tcase_add_test (tc, test_array_caps_zero_d_and_large);
+  tcase_add_test (tc, test_array_caps_rejects_invalid);
+  return s;
+}
+
+GST_CHECK_MAIN (arrayinfo);
