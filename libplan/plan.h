@@ -16,6 +16,7 @@
 #include <libplan/planerror.h>
 #include <libplan/plandtype.h>
 #include <libplan/planarrayinfo.h>
+#include <libplan/plankernelelement.h>
 
 G_BEGIN_DECLS
 

@@ -1,0 +1,926 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:plankernelelement
+ * @title: PlanKernelElement
+ * @short_description: base class for elements that compute on arrays
+ *
+ * #PlanKernelElement is what planmap, planreduce and planstencil are built
+ * on, and what a third party subclasses to write its own array element in
+ * one file. It derives from #GstAggregator, so it takes any number of
+ * inputs, and it does the work every such element needs:
+ *
+ * - negotiation: each input's caps are parsed into a #PlanArrayInfo and
+ *   handed to the subclass's setup(), which says what it produces;
+ * - alignment: the rows of all inputs are lined up by row index and
+ *   handed to process() as a #PlanChunk of pointers into the inputs'
+ *   buffers, without copying, whatever chunk sizes each input uses;
+ * - checks: buffers of whole rows, row offsets without gaps, the same
+ *   number of rows on every input at EOS (an error naming both lengths);
+ * - output: buffers from a pool, stamped with row offsets;
+ * - flushing, the `n-threads` and `target` properties.
+ *
+ * A minimal element that doubles its input:
+ *
+ * |[<!-- language="C" -->
+ * static gboolean
+ * my_double_setup (PlanKernelElement * kernel, guint n_inputs,
+ *     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
+ * {
+ *   if (inputs[0].dtype != PLAN_DTYPE_FLOAT32) {
+ *     g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE, "needs float32");
+ *     return FALSE;
+ *   }
+ *   *output = inputs[0];
+ *   return TRUE;
+ * }
+ *
+ * static GstFlowReturn
+ * my_double_process (PlanKernelElement * kernel, const PlanChunk * chunk)
+ * {
+ *   ... plan_kernel_element_alloc_output (), map, compute,
+ *   plan_kernel_element_push_output () ...
+ * }
+ * ]|
+ *
+ * tests/examples/ holds a complete one built against the installed
+ * library.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plankernelelement.h"
+#include "planerror.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_kernel_element_debug);
+#define GST_CAT_DEFAULT plan_kernel_element_debug
+
+/* PlanKernelPad ----------------------------------------------------------- */
+
+struct _PlanKernelPad
+{
+  GstAggregatorPad parent;
+
+  /* protected by OBJECT_LOCK; written on CAPS events */
+  PlanArrayInfo info;
+  gboolean have_info;
+  gboolean info_changed;
+
+  /* aggregate thread only */
+  gsize consumed;               /* rows of the head buffer already used */
+  guint64 next_row;             /* index of the next row expected */
+};
+
+G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
+
+static void
+plan_kernel_pad_class_init (PlanKernelPadClass * klass)
+{
+}
+
+static void
+plan_kernel_pad_init (PlanKernelPad * pad)
+{
+}
+
+/**
+ * plan_kernel_pad_get_info:
+ * @pad: a #PlanKernelPad
+ * @info: (out caller-allocates): where to copy the pad's array info
+ *
+ * Returns: %TRUE when the pad has received valid caps, copied to @info.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_pad_get_info (PlanKernelPad * pad, PlanArrayInfo * info)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_PAD (pad), FALSE);
+
+  GST_OBJECT_LOCK (pad);
+  ret = pad->have_info;
+  if (ret)
+    *info = pad->info;
+  GST_OBJECT_UNLOCK (pad);
+  return ret;
+}
+
+/* PlanKernelElement ------------------------------------------------------- */
+
+#define DEFAULT_TARGET PLAN_TARGET_AUTO
+#define DEFAULT_N_THREADS 0
+
+enum
+{
+  PROP_0,
+  PROP_TARGET,
+  PROP_N_THREADS,
+};
+
+typedef struct
+{
+  /* protected by OBJECT_LOCK */
+  PlanTarget target;
+  guint n_threads;
+
+  /* aggregate thread only */
+  gboolean configured;
+  guint n_inputs;
+  PlanArrayInfo *inputs;        /* [n_inputs] */
+  gchar **input_names;          /* [n_inputs + 1] */
+  PlanArrayInfo output;
+  guint64 out_rows;             /* rows pushed so far */
+  GstBufferPool *pool;
+  gsize pool_size;
+  GstMapInfo *maps;             /* [n_inputs] */
+  gconstpointer *chunk_data;    /* [n_inputs] */
+} PlanKernelElementPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlanKernelElement, plan_kernel_element,
+    GST_TYPE_AGGREGATOR);
+
+#define GET_PRIV(self) \
+    ((PlanKernelElementPrivate *) plan_kernel_element_get_instance_private ( \
+        PLAN_KERNEL_ELEMENT (self)))
+
+GType
+plan_target_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_TARGET_AUTO, "Where the data is (device memory or a forced "
+          "device, else the CPU)", "auto"},
+    {PLAN_TARGET_CPU, "The CPU, on worker threads", "cpu"},
+    {PLAN_TARGET_CUDA, "An NVIDIA GPU through CUDA", "cuda"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanTarget", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+free_inputs (PlanKernelElementPrivate * priv)
+{
+  g_clear_pointer (&priv->inputs, g_free);
+  g_clear_pointer (&priv->input_names, g_strfreev);
+  g_clear_pointer (&priv->maps, g_free);
+  g_clear_pointer (&priv->chunk_data, g_free);
+  priv->n_inputs = 0;
+  priv->configured = FALSE;
+}
+
+static void
+clear_pool (PlanKernelElementPrivate * priv)
+{
+  if (priv->pool) {
+    gst_buffer_pool_set_active (priv->pool, FALSE);
+    gst_clear_object (&priv->pool);
+  }
+  priv->pool_size = 0;
+}
+
+static void
+plan_kernel_element_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_TARGET:
+      priv->target = g_value_get_enum (value);
+      break;
+    case PROP_N_THREADS:
+      priv->n_threads = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+plan_kernel_element_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_TARGET:
+      g_value_set_enum (value, priv->target);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, priv->n_threads);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+plan_kernel_element_constructed (GObject * object)
+{
+  GstElementClass *eclass = GST_ELEMENT_GET_CLASS (object);
+  GstPadTemplate *templ;
+
+  G_OBJECT_CLASS (plan_kernel_element_parent_class)->constructed (object);
+
+  /* An element with one input has an always "sink" pad; it is made here,
+   * where the subclass's pad template is known. */
+  templ = gst_element_class_get_pad_template (eclass, "sink");
+  if (templ != NULL) {
+    GstPad *pad = g_object_new (PLAN_TYPE_KERNEL_PAD, "name", "sink",
+        "direction", GST_PAD_SINK, "template", templ, NULL);
+    gst_element_add_pad (GST_ELEMENT (object), pad);
+  }
+}
+
+static void
+plan_kernel_element_finalize (GObject * object)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (object);
+
+  free_inputs (priv);
+  clear_pool (priv);
+
+  G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
+}
+
+/* Parses caps into the pad's info; a bad caps event is a negotiation
+ * error that names the pad. */
+static gboolean
+plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
+    GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
+    PlanArrayInfo info;
+    GstCaps *caps;
+    GError *err = NULL;
+
+    gst_event_parse_caps (event, &caps);
+    if (!plan_array_info_from_caps (&info, caps, &err)) {
+      GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION,
+          ("Input %s: %s", GST_PAD_NAME (pad), err->message),
+          ("caps %" GST_PTR_FORMAT, caps));
+      g_error_free (err);
+      gst_event_unref (event);
+      return FALSE;
+    }
+    GST_OBJECT_LOCK (pad);
+    pad->info = info;
+    pad->have_info = TRUE;
+    pad->info_changed = TRUE;
+    GST_OBJECT_UNLOCK (pad);
+  }
+
+  return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->sink_event
+      (agg, apad, event);
+}
+
+/* Returns the sink pads, each with a reference, in pad order. */
+static GList *
+get_sink_pads (PlanKernelElement * self)
+{
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (self);
+  return g_list_reverse (pads);
+}
+
+/* Calls setup() when an input's caps changed, and sets the source caps. */
+static GstFlowReturn
+ensure_configured (PlanKernelElement * self, GList * pads)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  gboolean changed = !priv->configured;
+  guint n = g_list_length (pads), i;
+  PlanArrayInfo *inputs;
+  GError *err = NULL;
+  GstCaps *caps;
+  GList *l;
+
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    GST_OBJECT_LOCK (pad);
+    if (!pad->have_info) {
+      GST_OBJECT_UNLOCK (pad);
+      goto no_caps;
+    }
+    changed |= pad->info_changed;
+    GST_OBJECT_UNLOCK (pad);
+  }
+  if (!changed && n == priv->n_inputs)
+    return GST_FLOW_OK;
+
+  free_inputs (priv);
+  inputs = g_new0 (PlanArrayInfo, n);
+  priv->input_names = g_new0 (gchar *, n + 1);
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    PlanKernelPad *pad = l->data;
+
+    GST_OBJECT_LOCK (pad);
+    inputs[i] = pad->info;
+    pad->info_changed = FALSE;
+    GST_OBJECT_UNLOCK (pad);
+    priv->input_names[i] = gst_pad_get_name (GST_PAD (pad));
+  }
+  priv->inputs = inputs;
+  priv->n_inputs = n;
+  priv->maps = g_new0 (GstMapInfo, n);
+  priv->chunk_data = g_new0 (gconstpointer, n);
+
+  plan_array_info_init (&priv->output);
+  if (!klass->setup (self, n, inputs, &priv->output, &err))
+    goto setup_failed;
+
+  caps = plan_array_info_to_caps (&priv->output);
+  GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, caps);
+  gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
+  gst_caps_unref (caps);
+  priv->configured = TRUE;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_caps:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("An input received data before its caps."), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+setup_failed:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err ? err->message :
+            "The element could not be set up for its inputs."), (NULL));
+    g_clear_error (&err);
+    free_inputs (priv);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+}
+
+/* Every input has ended: check that they have the same length, then let
+ * the subclass push what it held back. Inputs still holding rows are
+ * drained, so that the error names both lengths. */
+static GstFlowReturn
+finish_inputs (PlanKernelElement * self, GList * pads, gboolean * done)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  PlanKernelPad *first = pads->data;
+  gboolean all_eos = TRUE;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GList *l;
+
+  *done = FALSE;
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+    GstBuffer *buf;
+
+    while ((buf = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad)))) {
+      pad->next_row += gst_buffer_get_size (buf) /
+          plan_array_info_get_row_size (&pad->info) - pad->consumed;
+      pad->consumed = 0;
+      gst_buffer_unref (buf);
+    }
+    all_eos &= gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad));
+  }
+  if (!all_eos)
+    return GST_FLOW_OK;
+
+  *done = TRUE;
+  for (l = pads->next; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    if (pad->next_row != first->next_row)
+      goto length_mismatch;
+  }
+  if (klass->finish)
+    ret = klass->finish (self, first->next_row);
+  return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
+
+length_mismatch:
+  {
+    PlanKernelPad *pad = l->data;
+
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
+            " rows but %s has %" G_GUINT64_FORMAT " rows.",
+            GST_PAD_NAME (first), first->next_row, GST_PAD_NAME (pad),
+            pad->next_row), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Checks a head buffer: whole rows, and the row offset where we expect it.
+ * Returns the number of rows not yet consumed, or 0 after posting an
+ * error. */
+static gsize
+check_head (PlanKernelElement * self, PlanKernelPad * pad, GstBuffer * buf)
+{
+  gsize row_size = plan_array_info_get_row_size (&pad->info);
+  gsize size = gst_buffer_get_size (buf);
+
+  if (size % row_size != 0 || size == 0)
+    goto not_rows;
+  if (pad->consumed == 0 && GST_BUFFER_OFFSET_IS_VALID (buf)
+      && GST_BUFFER_OFFSET (buf) != pad->next_row)
+    goto gap;
+  return size / row_size - pad->consumed;
+
+  /* ERRORS */
+not_rows:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input %s sent a buffer of %" G_GSIZE_FORMAT " bytes, which is not "
+            "a whole number of rows of %" G_GSIZE_FORMAT " bytes.",
+            GST_PAD_NAME (pad), size, row_size), (NULL));
+    return 0;
+  }
+gap:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input %s skipped rows: expected row %" G_GUINT64_FORMAT
+            " but got row %" G_GUINT64_FORMAT ".", GST_PAD_NAME (pad),
+            pad->next_row, GST_BUFFER_OFFSET (buf)), (NULL));
+    return 0;
+  }
+}
+
+/* Lines up the next rows of every input and hands them to process(). */
+static GstFlowReturn
+process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  gsize n_rows = G_MAXSIZE;
+  GstFlowReturn ret;
+  PlanChunk chunk;
+  GList *l;
+  guint i, n_mapped = 0;
+
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    gsize avail = check_head (self, l->data, heads[i]);
+
+    if (avail == 0)
+      return GST_FLOW_ERROR;
+    n_rows = MIN (n_rows, avail);
+  }
+
+  for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
+    PlanKernelPad *pad = l->data;
+
+    if (!gst_buffer_map (heads[i], &priv->maps[i], GST_MAP_READ))
+      goto map_failed;
+    priv->chunk_data[i] = priv->maps[i].data +
+        pad->consumed * plan_array_info_get_row_size (&pad->info);
+  }
+
+  memset (&chunk, 0, sizeof (chunk));
+  chunk.n_inputs = priv->n_inputs;
+  chunk.data = priv->chunk_data;
+  chunk.first_row = ((PlanKernelPad *) pads->data)->next_row;
+  chunk.n_rows = n_rows;
+  ret = klass->process (self, &chunk);
+
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    PlanKernelPad *pad = l->data;
+
+    gst_buffer_unmap (heads[i], &priv->maps[i]);
+    pad->consumed += n_rows;
+    pad->next_row += n_rows;
+    if (pad->consumed * plan_array_info_get_row_size (&pad->info) ==
+        gst_buffer_get_size (heads[i])) {
+      gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (pad));
+      pad->consumed = 0;
+    }
+  }
+  return ret;
+
+  /* ERRORS */
+map_failed:
+  {
+    for (i = 0; i < n_mapped; i++)
+      gst_buffer_unmap (heads[i], &priv->maps[i]);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Could not map a buffer of input %s for reading.",
+            GST_PAD_NAME (g_list_nth_data (pads, n_mapped))), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstFlowReturn
+plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  GList *pads = get_sink_pads (self), *l;
+  GstBuffer **heads;
+  gboolean have_all = TRUE, done;
+  GstFlowReturn ret;
+  guint i, n = g_list_length (pads);
+
+  if (n == 0) {
+    g_list_free (pads);
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("The element has no inputs."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  heads = g_newa (GstBuffer *, n);
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    heads[i] = gst_aggregator_pad_peek_buffer (l->data);
+    have_all &= heads[i] != NULL;
+  }
+
+  if (have_all) {
+    ret = ensure_configured (self, pads);
+    if (ret == GST_FLOW_OK)
+      ret = process_rows (self, pads, heads);
+  } else {
+    /* Some input has ended (the aggregator calls us only when every pad
+     * has data or is at EOS). */
+    ret = GST_FLOW_OK;
+    if (GET_PRIV (self)->configured || ensure_configured (self, pads) ==
+        GST_FLOW_OK)
+      ret = finish_inputs (self, pads, &done);
+    else
+      ret = GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  for (i = 0; i < n; i++)
+    gst_clear_buffer (&heads[i]);
+  g_list_free_full (pads, gst_object_unref);
+  return ret;
+}
+
+static void
+reset_state (PlanKernelElement * self)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  GList *pads = get_sink_pads (self), *l;
+
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    pad->consumed = 0;
+    pad->next_row = 0;
+  }
+  g_list_free_full (pads, gst_object_unref);
+  GET_PRIV (self)->out_rows = 0;
+  if (klass->reset)
+    klass->reset (self);
+}
+
+static GstFlowReturn
+plan_kernel_element_flush (GstAggregator * agg)
+{
+  reset_state (PLAN_KERNEL_ELEMENT (agg));
+  return GST_FLOW_OK;
+}
+
+static gboolean
+plan_kernel_element_start (GstAggregator * agg)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (agg);
+
+  free_inputs (priv);
+  priv->out_rows = 0;
+  return TRUE;
+}
+
+static gboolean
+plan_kernel_element_stop (GstAggregator * agg)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (agg);
+
+  reset_state (PLAN_KERNEL_ELEMENT (agg));
+  free_inputs (priv);
+  clear_pool (priv);
+  return TRUE;
+}
+
+static void
+plan_kernel_element_class_init (PlanKernelElementClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (plan_kernel_element_debug, "plankernelelement", 0,
+      "Base class of array kernel elements");
+
+  gobject_class->set_property = plan_kernel_element_set_property;
+  gobject_class->get_property = plan_kernel_element_get_property;
+  gobject_class->constructed = plan_kernel_element_constructed;
+  gobject_class->finalize = plan_kernel_element_finalize;
+
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
+  agg_class->flush = GST_DEBUG_FUNCPTR (plan_kernel_element_flush);
+  agg_class->start = GST_DEBUG_FUNCPTR (plan_kernel_element_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (plan_kernel_element_stop);
+
+  /**
+   * PlanKernelElement:target:
+   *
+   * Where the element computes: `auto`, `cpu` or `cuda`.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_TARGET,
+      g_param_spec_enum ("target", "Target",
+          "Where to compute: auto (where the data is), cpu, or cuda",
+          PLAN_TYPE_TARGET, DEFAULT_TARGET,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * PlanKernelElement:n-threads:
+   *
+   * How many worker threads compute on the CPU; 0 uses every core.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Worker threads for CPU work (0 = one per core)", 0, 1024,
+          DEFAULT_N_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  gst_type_mark_as_plugin_api (PLAN_TYPE_KERNEL_ELEMENT, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_KERNEL_PAD, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_TARGET, 0);
+}
+
+static void
+plan_kernel_element_init (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+
+  priv->target = DEFAULT_TARGET;
+  priv->n_threads = DEFAULT_N_THREADS;
+}
+
+/**
+ * plan_kernel_element_class_add_pad_templates:
+ * @klass: a #PlanKernelElementClass
+ * @request_sink_pads: %TRUE for any number of inputs on request pads
+ *   named `sink_%u`, %FALSE for one always pad named `sink`
+ *
+ * Adds the element's pad templates: a `src` pad and the sink pad(s), all
+ * taking any `array/x-raw` caps. Call it from class_init.
+ *
+ * Since: 0.1
+ */
+void
+plan_kernel_element_class_add_pad_templates (PlanKernelElementClass * klass,
+    gboolean request_sink_pads)
+{
+  GstElementClass *eclass = GST_ELEMENT_CLASS (klass);
+  GstCaps *caps = gst_caps_from_string (PLAN_ARRAY_CAPS_ANY);
+
+  gst_element_class_add_pad_template (eclass,
+      gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          caps, GST_TYPE_AGGREGATOR_PAD));
+  if (request_sink_pads)
+    gst_element_class_add_pad_template (eclass,
+        gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
+            GST_PAD_REQUEST, caps, PLAN_TYPE_KERNEL_PAD));
+  else
+    gst_element_class_add_pad_template (eclass,
+        gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK,
+            GST_PAD_ALWAYS, caps, PLAN_TYPE_KERNEL_PAD));
+  gst_caps_unref (caps);
+}
+
+/**
+ * plan_kernel_element_alloc_output:
+ * @self: a #PlanKernelElement
+ * @n_rows: the number of rows, of the output info set up by setup()
+ * @buffer: (out) (transfer full): the buffer
+ *
+ * Gets a buffer for @n_rows output rows from the element's pool. Call from
+ * the streaming thread (process() or finish()).
+ *
+ * Returns: GST_FLOW_OK, or a flow error (GST_FLOW_FLUSHING on shutdown).
+ *
+ * Since: 0.1
+ */
+GstFlowReturn
+plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
+    GstBuffer ** buffer)
+{
+  PlanKernelElementPrivate *priv;
+  gsize size;
+  GstFlowReturn ret;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), GST_FLOW_ERROR);
+  g_return_val_if_fail (buffer != NULL, GST_FLOW_ERROR);
+
+  priv = GET_PRIV (self);
+  size = n_rows * plan_array_info_get_row_size (&priv->output);
+
+  /* Reused pool buffers avoid faulting in fresh pages for every chunk;
+   * the pool grows to the largest chunk seen. */
+  if (size > priv->pool_size || priv->pool == NULL) {
+    GstStructure *config;
+
+    clear_pool (priv);
+    priv->pool = gst_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (priv->pool);
+    gst_buffer_pool_config_set_params (config, NULL, MAX (size, 1), 0, 0);
+    if (!gst_buffer_pool_set_config (priv->pool, config)
+        || !gst_buffer_pool_set_active (priv->pool, TRUE))
+      goto pool_failed;
+    priv->pool_size = MAX (size, 1);
+  }
+
+  ret = gst_buffer_pool_acquire_buffer (priv->pool, buffer, NULL);
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "no output buffer: %s", gst_flow_get_name (ret));
+    return ret;
+  }
+  gst_buffer_set_size (*buffer, size);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+pool_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate output buffers of %" G_GSIZE_FORMAT " bytes.",
+            size), (NULL));
+    clear_pool (priv);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/**
+ * plan_kernel_element_push_output:
+ * @self: a #PlanKernelElement
+ * @buffer: (transfer full): whole output rows
+ *
+ * Stamps @buffer with the next output row offsets and pushes it
+ * downstream. Call from the streaming thread.
+ *
+ * Returns: the flow of the push.
+ *
+ * Since: 0.1
+ */
+GstFlowReturn
+plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
+{
+  PlanKernelElementPrivate *priv;
+  gsize n_rows;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), GST_FLOW_ERROR);
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), GST_FLOW_ERROR);
+
+  priv = GET_PRIV (self);
+  n_rows = gst_buffer_get_size (buffer) /
+      plan_array_info_get_row_size (&priv->output);
+  GST_BUFFER_OFFSET (buffer) = priv->out_rows;
+  GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
+  priv->out_rows += n_rows;
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buffer);
+}
+
+/**
+ * plan_kernel_element_get_n_threads:
+ * @self: a #PlanKernelElement
+ *
+ * Returns: the `n-threads` property: worker threads, 0 for one per core.
+ *
+ * Since: 0.1
+ */
+guint
+plan_kernel_element_get_n_threads (PlanKernelElement * self)
+{
+  guint n;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), 1);
+
+  GST_OBJECT_LOCK (self);
+  n = GET_PRIV (self)->n_threads;
+  GST_OBJECT_UNLOCK (self);
+  return n;
+}
+
+/**
+ * plan_kernel_element_get_target:
+ * @self: a #PlanKernelElement
+ *
+ * Returns: the `target` property.
+ *
+ * Since: 0.1
+ */
+PlanTarget
+plan_kernel_element_get_target (PlanKernelElement * self)
+{
+  PlanTarget target;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), PLAN_TARGET_CPU);
+
+  GST_OBJECT_LOCK (self);
+  target = GET_PRIV (self)->target;
+  GST_OBJECT_UNLOCK (self);
+  return target;
+}
+
+/**
+ * plan_kernel_element_get_n_inputs:
+ * @self: a #PlanKernelElement
+ *
+ * Returns: the number of inputs set up; valid from setup() on, in the
+ *   streaming thread.
+ *
+ * Since: 0.1
+ */
+guint
+plan_kernel_element_get_n_inputs (PlanKernelElement * self)
+{
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), 0);
+
+  return GET_PRIV (self)->n_inputs;
+}
+
+/**
+ * plan_kernel_element_get_input_info:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ *
+ * Returns: (transfer none) (nullable): the array info of input @index, as
+ *   given to setup(); valid in the streaming thread.
+ *
+ * Since: 0.1
+ */
+const PlanArrayInfo *
+plan_kernel_element_get_input_info (PlanKernelElement * self, guint index)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  priv = GET_PRIV (self);
+  return index < priv->n_inputs ? &priv->inputs[index] : NULL;
+}
+
+/**
+ * plan_kernel_element_get_input_name:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ *
+ * Returns: (transfer none) (nullable): the pad name of input @index, for
+ *   messages; valid in the streaming thread.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_kernel_element_get_input_name (PlanKernelElement * self, guint index)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  priv = GET_PRIV (self);
+  return index < priv->n_inputs ? priv->input_names[index] : NULL;
+}
+
+/**
+ * plan_kernel_element_get_output_info:
+ * @self: a #PlanKernelElement
+ *
+ * Returns: (transfer none): the output info set by setup(); valid in the
+ *   streaming thread.
+ *
+ * Since: 0.1
+ */
+const PlanArrayInfo *
+plan_kernel_element_get_output_info (PlanKernelElement * self)
+{
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  return &GET_PRIV (self)->output;
+}

@@ -1,0 +1,163 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_KERNEL_ELEMENT_H__
+#define __PLAN_KERNEL_ELEMENT_H__
+
+#include <libplan/plan-prelude.h>
+#include <libplan/planarrayinfo.h>
+#include <gst/base/gstaggregator.h>
+
+G_BEGIN_DECLS
+
+/**
+ * PlanTarget:
+ * @PLAN_TARGET_AUTO: run where the data is: on the device when the input
+ *   arrives in device memory or a device is forced (GST_PLAN_DEVICE),
+ *   otherwise on the CPU.
+ * @PLAN_TARGET_CPU: run on the CPU, on the element's worker threads.
+ * @PLAN_TARGET_CUDA: run on the NVIDIA GPU; an error when none is usable.
+ *
+ * Where a kernel element runs its work.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_TARGET_AUTO,
+  PLAN_TARGET_CPU,
+  PLAN_TARGET_CUDA,
+} PlanTarget;
+
+#define PLAN_TYPE_TARGET (plan_target_get_type ())
+PLAN_API
+GType plan_target_get_type (void);
+
+/**
+ * PlanChunk:
+ * @n_inputs: the number of inputs
+ * @data: (array length=n_inputs): for each input, the first of @n_rows rows,
+ *   C-contiguous, in the dtype and shape of that input's #PlanArrayInfo
+ * @first_row: the index of the first row in the stream
+ * @n_rows: the number of rows, at least one
+ *
+ * Rows of every input lined up: row @first_row of each input is at
+ * `data[i]`. The base class builds a chunk from the inputs' buffers
+ * without copying, whatever sizes the buffers of each input have.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  guint n_inputs;
+  gconstpointer *data;
+  guint64 first_row;
+  gsize n_rows;
+
+  /*< private >*/
+  gpointer _plan_reserved[4];
+} PlanChunk;
+
+#define PLAN_TYPE_KERNEL_PAD (plan_kernel_pad_get_type ())
+PLAN_API
+G_DECLARE_FINAL_TYPE (PlanKernelPad, plan_kernel_pad, PLAN, KERNEL_PAD,
+    GstAggregatorPad)
+
+PLAN_API
+gboolean plan_kernel_pad_get_info (PlanKernelPad * pad, PlanArrayInfo * info);
+
+#define PLAN_TYPE_KERNEL_ELEMENT (plan_kernel_element_get_type ())
+PLAN_API
+G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
+    KERNEL_ELEMENT, GstAggregator)
+
+/**
+ * PlanKernelElementClass:
+ * @parent_class: the parent class
+ * @setup: Required. Called from the streaming thread once every input has
+ *   caps, and again when caps change. @inputs holds the parsed and
+ *   validated #PlanArrayInfo of each input, in pad order. Fill @output with
+ *   what the element produces; the base class sets it as the source caps.
+ *   Compile expressions and allocate state here. On failure set @error to
+ *   a message for the user; the base class posts it as a negotiation
+ *   error.
+ * @process: Required. Called from the streaming thread with the next rows
+ *   of all inputs lined up. Produce output with
+ *   plan_kernel_element_alloc_output() and
+ *   plan_kernel_element_push_output(), now or later (an element may hold
+ *   rows back, as a stencil does for its halo). Return the flow of the
+ *   push, or GST_FLOW_ERROR after posting an element error.
+ * @finish: Optional. Called from the streaming thread when every input has
+ *   ended with the same number of rows, @n_rows, before EOS is sent
+ *   downstream: push what was held back (a reduction's result, a
+ *   stencil's last rows). Return GST_FLOW_OK or an error flow after
+ *   posting an element error.
+ * @reset: Optional. Called from the streaming thread on a flush and when
+ *   stopping, to forget rows seen so far.
+ *
+ * A base class for elements that compute on array streams. It owns caps
+ * negotiation of `array/x-raw`, lines up chunks of several inputs by row
+ * index without copying, checks row offsets and that all inputs have the
+ * same length at EOS, flushing, worker threads (`n-threads`) and the
+ * `target` property. A subclass adds its sink pad templates with
+ * plan_kernel_element_class_add_pad_templates() and implements @setup and
+ * @process.
+ *
+ * Since: 0.1
+ */
+struct _PlanKernelElementClass
+{
+  GstAggregatorClass parent_class;
+
+  gboolean (*setup) (PlanKernelElement * self, guint n_inputs,
+      const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error);
+  GstFlowReturn (*process) (PlanKernelElement * self, const PlanChunk * chunk);
+  GstFlowReturn (*finish) (PlanKernelElement * self, guint64 n_rows);
+  void (*reset) (PlanKernelElement * self);
+
+  /*< private >*/
+  gpointer _plan_reserved[12];
+};
+
+PLAN_API
+void plan_kernel_element_class_add_pad_templates (PlanKernelElementClass *
+    klass, gboolean request_sink_pads);
+
+PLAN_API
+GstFlowReturn plan_kernel_element_alloc_output (PlanKernelElement * self,
+    gsize n_rows, GstBuffer ** buffer);
+
+PLAN_API
+GstFlowReturn plan_kernel_element_push_output (PlanKernelElement * self,
+    GstBuffer * buffer);
+
+PLAN_API
+guint plan_kernel_element_get_n_threads (PlanKernelElement * self);
+
+PLAN_API
+PlanTarget plan_kernel_element_get_target (PlanKernelElement * self);
+
+PLAN_API
+guint plan_kernel_element_get_n_inputs (PlanKernelElement * self);
+
+PLAN_API
+const PlanArrayInfo *plan_kernel_element_get_input_info (PlanKernelElement *
+    self, guint index);
+
+PLAN_API
+const PlanArrayInfo *plan_kernel_element_get_output_info (PlanKernelElement *
+    self);
+
+PLAN_API
+const gchar *plan_kernel_element_get_input_name (PlanKernelElement * self,
+    guint index);
+
+G_END_DECLS
+
+#endif /* __PLAN_KERNEL_ELEMENT_H__ */
