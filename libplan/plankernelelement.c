@@ -299,6 +299,19 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
       (agg, apad, event);
 }
 
+/* Request pads are ordered by the number in their name (sink_2 before
+ * sink_10), whatever order they were requested in. */
+static gint
+compare_pad_names (gconstpointer a, gconstpointer b)
+{
+  const gchar *na = GST_OBJECT_NAME (a), *nb = GST_OBJECT_NAME (b);
+  const gchar *ua = strrchr (na, '_'), *ub = strrchr (nb, '_');
+  guint64 ia = ua ? g_ascii_strtoull (ua + 1, NULL, 10) : 0;
+  guint64 ib = ub ? g_ascii_strtoull (ub + 1, NULL, 10) : 0;
+
+  return ia < ib ? -1 : ia > ib ? 1 : g_strcmp0 (na, nb);
+}
+
 /* Returns the sink pads, each with a reference, in pad order. */
 static GList *
 get_sink_pads (PlanKernelElement * self)
@@ -309,7 +322,7 @@ get_sink_pads (PlanKernelElement * self)
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
     pads = g_list_prepend (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (self);
-  return g_list_reverse (pads);
+  return g_list_sort (pads, compare_pad_names);
 }
 
 /* Calls setup() when an input's caps changed, and sets the source caps. */
