@@ -17,6 +17,7 @@
 #include <libplan/plandtype.h>
 #include <libplan/planarrayinfo.h>
 #include <libplan/plankernelelement.h>
+#include <libplan/planwindow.h>
 
 G_BEGIN_DECLS
 
