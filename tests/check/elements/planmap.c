@@ -1,0 +1,361 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <libplan/plan.h>
+
+#define F32_CAPS(shape) "array/x-raw, dtype=float32, shape=<" shape ">"
+
+/* A buffer of n float32 values first, first+1, ..., stamped with rows. */
+static GstBuffer *
+ramp_f32 (guint64 first_row, guint n_rows, guint row_len, gfloat scale)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL,
+      n_rows * row_len * sizeof (gfloat), NULL);
+  GstMapInfo map;
+  guint i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < n_rows * row_len; i++)
+    ((gfloat *) map.data)[i] = scale * (first_row * row_len + i);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_OFFSET (buf) = first_row;
+  GST_BUFFER_OFFSET_END (buf) = first_row + n_rows;
+  return buf;
+}
+
+typedef struct
+{
+  GstHarness *h;                /* owns the element; sink_0 and src */
+  GstHarness *inputs[8];        /* inputs[0] == h */
+  guint n;
+  GstBus *bus;                  /* receives the element's errors */
+} MapHarness;
+
+static void
+map_harness_init (MapHarness * m, const gchar * expr, guint n,
+    const gchar * caps)
+{
+  guint i;
+
+  m->n = n;
+  m->h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  g_object_set (m->h->element, "expr", expr, NULL);
+  m->inputs[0] = m->h;
+  m->bus = gst_bus_new ();
+  gst_element_set_bus (m->h->element, m->bus);
+  for (i = 1; i < n; i++) {
+    gchar *name = g_strdup_printf ("sink_%u", i);
+    m->inputs[i] = gst_harness_new_with_element (m->h->element, name, NULL);
+    g_free (name);
+  }
+  for (i = 0; i < n; i++)
+    gst_harness_set_src_caps_str (m->inputs[i], caps);
+}
+
+static void
+map_harness_teardown (MapHarness * m)
+{
+  guint i;
+
+  for (i = 1; i < m->n; i++)
+    gst_harness_teardown (m->inputs[i]);
+  gst_element_set_bus (m->h->element, NULL);
+  gst_object_unref (m->bus);
+  gst_harness_teardown (m->h);
+}
+
+static void
+push_eos_all (MapHarness * m)
+{
+  guint i;
+
+  for (i = 0; i < m->n; i++)
+    fail_unless (gst_harness_push_event (m->inputs[i], gst_event_new_eos ()));
+}
+
+/* Pulls every output buffer up to EOS and checks they tile rows
+ * 0..n_rows without gaps; returns all values concatenated. */
+static GArray *
+pull_all_f32 (GstHarness * h, guint64 n_rows)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  guint64 next = 0;
+  GstEvent *ev;
+
+  for (;;) {
+    ev = gst_harness_pull_event (h);
+    if (ev == NULL)
+      break;
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
+      gst_event_unref (ev);
+      break;
+    }
+    gst_event_unref (ev);
+    while (gst_harness_buffers_in_queue (h) > 0) {
+      GstBuffer *buf = gst_harness_pull (h);
+      GstMapInfo map;
+
+      fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), next);
+      fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+      g_array_append_vals (out, map.data, map.size / sizeof (gfloat));
+      next = GST_BUFFER_OFFSET_END (buf);
+      gst_buffer_unmap (buf, &map);
+      gst_buffer_unref (buf);
+    }
+  }
+  while (gst_harness_buffers_in_queue (h) > 0) {
+    GstBuffer *buf = gst_harness_pull (h);
+    GstMapInfo map;
+
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), next);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_array_append_vals (out, map.data, map.size / sizeof (gfloat));
+    next = GST_BUFFER_OFFSET_END (buf);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (next, n_rows);
+  return out;
+}
+
+GST_START_TEST (test_map_adds_two_inputs)
+{
+  MapHarness m;
+  GArray *out;
+  guint i;
+
+  map_harness_init (&m, "x + 2*y", 2, F32_CAPS ("10, 3"));
+  fail_unless_equals_int (gst_harness_push (m.inputs[0],
+          ramp_f32 (0, 10, 3, 1.0f)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[1],
+          ramp_f32 (0, 10, 3, 0.5f)), GST_FLOW_OK);
+  push_eos_all (&m);
+
+  out = pull_all_f32 (m.h, 10);
+  fail_unless_equals_int (out->len, 30);
+  for (i = 0; i < 30; i++)
+    fail_unless_equals_float (g_array_index (out, gfloat, i), 2.0f * i);
+  g_array_unref (out);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_aligns_different_chunk_sizes)
+{
+  MapHarness m;
+  GArray *out;
+  guint i;
+
+  map_harness_init (&m, "x - y", 2, F32_CAPS ("12"));
+  /* 7 + 5 rows on one input, 3 + 4 + 5 on the other. */
+  gst_harness_push (m.inputs[0], ramp_f32 (0, 7, 1, 3.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (0, 3, 1, 1.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (3, 4, 1, 1.0f));
+  gst_harness_push (m.inputs[0], ramp_f32 (7, 5, 1, 3.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (7, 5, 1, 1.0f));
+  push_eos_all (&m);
+
+  out = pull_all_f32 (m.h, 12);
+  for (i = 0; i < 12; i++)
+    fail_unless_equals_float (g_array_index (out, gfloat, i), 2.0f * i);
+  g_array_unref (out);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_binds_long_names_for_five_inputs)
+{
+  MapHarness m;
+  GArray *out;
+  guint i;
+
+  map_harness_init (&m, "in0 + in1 + in2 + in3 + in4 - w", 5, F32_CAPS ("4"));
+  for (i = 0; i < 5; i++)
+    gst_harness_push (m.inputs[i], ramp_f32 (0, 4, 1, (gfloat) (i + 1)));
+  push_eos_all (&m);
+
+  out = pull_all_f32 (m.h, 4);
+  /* (1 + 2 + 3 + 4 + 5 - 4) * i */
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_float (g_array_index (out, gfloat, i), 11.0f * i);
+  g_array_unref (out);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_output_caps_follow_expression_dtype)
+{
+  MapHarness m;
+  GstCaps *caps;
+  PlanArrayInfo info;
+
+  map_harness_init (&m, "x > 3", 1, F32_CAPS ("5, 2"));
+  gst_harness_push (m.h, ramp_f32 (0, 5, 2, 1.0f));
+  caps = gst_pad_get_current_caps (m.h->sinkpad);
+  fail_unless (caps != NULL);
+  fail_unless (plan_array_info_from_caps (&info, caps, NULL));
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (info.ndim, 2);
+  fail_unless_equals_int64 (info.shape[0], 5);
+  fail_unless_equals_int64 (info.shape[1], 2);
+  gst_caps_unref (caps);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_dtype_property_casts)
+{
+  MapHarness m;
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  map_harness_init (&m, "x * 1.5", 1, F32_CAPS ("4"));
+  g_object_set (m.h->element, "dtype", "int16", NULL);
+  gst_harness_push (m.h, ramp_f32 (0, 4, 1, 1.0f));
+  buf = gst_harness_pull (m.h);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 4 * sizeof (gint16));
+  fail_unless_equals_int (((gint16 *) map.data)[3], 4);      /* 4.5 -> 4 */
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+/* Waits for the element's error and returns its message. */
+static gchar *
+expect_error (MapHarness * m)
+{
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text;
+
+  msg = gst_bus_poll (m->bus, GST_MESSAGE_ERROR, 5 * GST_SECOND);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
+GST_START_TEST (test_map_rejects_mismatched_shapes)
+{
+  MapHarness m;
+  gchar *text;
+
+  map_harness_init (&m, "x + y", 2, F32_CAPS ("4, 3"));
+  gst_harness_set_src_caps_str (m.inputs[1], F32_CAPS ("4, 5"));
+  gst_harness_push (m.inputs[0], ramp_f32 (0, 4, 3, 1.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (0, 4, 5, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "sink_0") != NULL, "%s", text);
+  fail_unless (strstr (text, "sink_1") != NULL, "%s", text);
+  fail_unless (strstr (text, "(4, 3)") != NULL, "%s", text);
+  fail_unless (strstr (text, "(4, 5)") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_rejects_mismatched_lengths)
+{
+  MapHarness m;
+  gchar *text;
+
+  map_harness_init (&m, "x + y", 2, F32_CAPS ("-1"));
+  gst_harness_push (m.inputs[0], ramp_f32 (0, 6, 1, 1.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (0, 4, 1, 1.0f));
+  push_eos_all (&m);
+  text = expect_error (&m);
+  fail_unless (strstr (text, "6 rows") != NULL, "%s", text);
+  fail_unless (strstr (text, "4 rows") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_invalid_expression_posts_compiler_message)
+{
+  MapHarness m;
+  gchar *text;
+
+  map_harness_init (&m, "x + ", 1, F32_CAPS ("4"));
+  gst_harness_push (m.h, ramp_f32 (0, 4, 1, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "x + ") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_unknown_name_lists_bound_names)
+{
+  MapHarness m;
+  gchar *text;
+
+  map_harness_init (&m, "x + q", 2, F32_CAPS ("4"));
+  gst_harness_push (m.inputs[0], ramp_f32 (0, 4, 1, 1.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (0, 4, 1, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "q") != NULL, "%s", text);
+  fail_unless (strstr (text, "in1") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_rejects_rows_gap)
+{
+  MapHarness m;
+  gchar *text;
+
+  map_harness_init (&m, "x", 1, F32_CAPS ("-1"));
+  gst_harness_push (m.h, ramp_f32 (0, 4, 1, 1.0f));
+  gst_harness_push (m.h, ramp_f32 (6, 4, 1, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "expected row 4") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+static Suite *
+planmap_suite (void)
+{
+  Suite *s = suite_create ("planmap");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_map_adds_two_inputs);
+  tcase_add_test (tc, test_map_aligns_different_chunk_sizes);
+  tcase_add_test (tc, test_map_binds_long_names_for_five_inputs);
+  tcase_add_test (tc, test_map_output_caps_follow_expression_dtype);
+  tcase_add_test (tc, test_map_dtype_property_casts);
+  tcase_add_test (tc, test_map_rejects_mismatched_shapes);
+  tcase_add_test (tc, test_map_rejects_mismatched_lengths);
+  tcase_add_test (tc, test_map_invalid_expression_posts_compiler_message);
+  tcase_add_test (tc, test_map_unknown_name_lists_bound_names);
+  tcase_add_test (tc, test_map_rejects_rows_gap);
+  return s;
+}
+
+GST_CHECK_MAIN (planmap);

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""planmap, file to file through gst-launch-1.0, against numpy."""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plantest import (DTYPES, Failure, assert_same, launch, random_array,  # noqa: E402
+                      run_cases, tmpdir)
+
+EXPRS = {
+    1: ('x + x', lambda a: a[0] + a[0]),
+    2: ('x * y + x', lambda a: a[0] * a[1] + a[0]),
+    3: ('x + y * z', lambda a: a[0] + a[1] * a[2]),
+    5: ('in0 + in1 + in2 + in3 + in4',
+        lambda a: a[0] + a[1] + a[2] + a[3] + a[4]),
+}
+
+
+def run_map(expr, arrays, blocksizes, extra=()):
+    d = tmpdir()
+    words = ['planmap', 'name=m', 'expr=%s' % expr] + list(extra) + \
+        ['!', 'planfilesink', 'location=%s/out.npy' % d]
+    for i, (a, bs) in enumerate(zip(arrays, blocksizes)):
+        path = '%s/in%d.npy' % (d, i)
+        np.save(path, a)
+        words += ['planfilesrc', 'location=%s' % path, 'blocksize=%d' % bs,
+                  '!', 'm.sink_%d' % i]
+    launch(*words)
+    return np.load('%s/out.npy' % d)
+
+
+def case(n_inputs, dtype, length, inner):
+    def run():
+        rng = np.random.default_rng(length * 31 + n_inputs)
+        shape = (length,) + inner
+        arrays = [random_array(dtype, shape, rng) for _ in range(n_inputs)]
+        row = int(np.prod(inner)) * np.dtype(dtype).itemsize
+        # Different chunk sizes on each input: 7, 13, 3, 11, 5 rows.
+        blocks = [row * r for r in (7, 13, 3, 11, 5)[:n_inputs]]
+        expr, ref = EXPRS[n_inputs]
+        with np.errstate(all='ignore'):
+            want = ref(arrays)
+        got = run_map(expr, arrays, blocks)
+        assert_same(got, want, '%s on %s %s' % (expr, dtype, shape),
+                    rtol=1e-6 if np.dtype(dtype).kind == 'f' else 0)
+    return run
+
+
+def test_nonlinear_float32():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(100003).astype(np.float32)
+    b = rng.standard_normal(100003).astype(np.float32)
+    got = run_map('2*x*y + sin(x)', [a, b], [4096, 65536])
+    assert_same(got, 2 * a * b + np.sin(a), '2*x*y + sin(x)', rtol=1e-5)
+
+
+def test_dtype_property():
+    a = np.arange(-5, 6, dtype=np.float64) * 1.5
+    got = run_map('x', [a], [16], extra=['dtype=int32'])
+    assert_same(got, a.astype(np.int32), 'dtype=int32 cast')
+
+
+def test_mismatched_lengths_fail():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.zeros(10, np.float32))
+    np.save(d + '/b.npy', np.zeros(7, np.float32))
+    _, out = launch('planmap', 'name=m', 'expr=x+y', '!', 'planfilesink',
+                    'location=%s/out.npy' % d,
+                    'planfilesrc', 'location=%s/a.npy' % d, '!', 'm.sink_0',
+                    'planfilesrc', 'location=%s/b.npy' % d, '!', 'm.sink_1',
+                    expect_ok=False)
+    if '10 rows' not in out or '7 rows' not in out:
+        raise Failure('error does not name both lengths:\n' + out)
+    if os.path.exists(d + '/out.npy'):
+        raise Failure('a failed pipeline left out.npy behind')
+
+
+def test_mismatched_shapes_fail():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.zeros((10, 3), np.float32))
+    np.save(d + '/b.npy', np.zeros((10, 4), np.float32))
+    _, out = launch('planmap', 'name=m', 'expr=x+y', '!', 'planfilesink',
+                    'location=%s/out.npy' % d,
+                    'planfilesrc', 'location=%s/a.npy' % d, '!', 'm.sink_0',
+                    'planfilesrc', 'location=%s/b.npy' % d, '!', 'm.sink_1',
+                    expect_ok=False)
+    if '(10, 3)' not in out or '(10, 4)' not in out:
+        raise Failure('error does not name both shapes:\n' + out)
+
+
+def test_invalid_expression_is_reported():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.zeros(10, np.float32))
+    _, out = launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planmap',
+                    'expr=x +* 2', '!', 'planfilesink',
+                    'location=%s/out.npy' % d, expect_ok=False)
+    if 'x +* 2' not in out or '^' not in out:
+        raise Failure('the compiler message is not shown:\n' + out)
+
+
+cases = []
+for n in (1, 2, 3, 5):
+    for dtype in DTYPES:
+        for length in (0, 1, 101, 5003):
+            inner = (3,) if length == 101 else ()
+            cases.append(('map %d inputs %s len %d' % (n, dtype, length),
+                          case(n, dtype, length, inner)))
+cases += [
+    ('nonlinear float32', test_nonlinear_float32),
+    ('dtype property', test_dtype_property),
+    ('mismatched lengths', test_mismatched_lengths_fail),
+    ('mismatched shapes', test_mismatched_shapes_fail),
+    ('invalid expression', test_invalid_expression_is_reported),
+]
+run_cases(cases)
