@@ -16,6 +16,10 @@
 #include <libplan/planerror.h>
 #include <libplan/plandtype.h>
 #include <libplan/planarrayinfo.h>
+#include <libplan/plannpy.h>
+#include <libplan/planfileformat.h>
+#include <libplan/planfilereader.h>
+#include <libplan/planfilewriter.h>
 #include <libplan/plankernelelement.h>
 #include <libplan/planwindow.h>
 

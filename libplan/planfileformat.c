@@ -1,0 +1,84 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planfileformat
+ * @title: PlanFileFormat
+ * @short_description: the array file formats: raw and .npy
+ *
+ * #PlanFileFormat is registered as a #GEnum (#PLAN_TYPE_FILE_FORMAT) with
+ * the nicks "auto", "raw" and "npy", so element properties use it directly.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planfileformat.h"
+
+#include <string.h>
+
+GType
+plan_file_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_FILE_FORMAT_AUTO, "Automatic: .npy by magic (reading) or by the "
+          ".npy extension (writing), raw otherwise", "auto"},
+    {PLAN_FILE_FORMAT_RAW, "Raw array data, C order, little-endian", "raw"},
+    {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanFileFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * plan_file_format_to_string:
+ * @format: a #PlanFileFormat
+ *
+ * Returns: (transfer none): "auto", "raw" or "npy".
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_file_format_to_string (PlanFileFormat format)
+{
+  switch (format) {
+    case PLAN_FILE_FORMAT_RAW:
+      return "raw";
+    case PLAN_FILE_FORMAT_NPY:
+      return "npy";
+    default:
+      return "auto";
+  }
+}
+
+/**
+ * plan_file_format_from_location:
+ * @location: (nullable): a file name
+ *
+ * Returns: %PLAN_FILE_FORMAT_NPY when @location ends in ".npy" (in any
+ *   case), %PLAN_FILE_FORMAT_RAW otherwise.
+ *
+ * Since: 0.1
+ */
+PlanFileFormat
+plan_file_format_from_location (const gchar * location)
+{
+  gsize len = location ? strlen (location) : 0;
+
+  if (len >= 4 && g_ascii_strcasecmp (location + len - 4, ".npy") == 0)
+    return PLAN_FILE_FORMAT_NPY;
+  return PLAN_FILE_FORMAT_RAW;
+}

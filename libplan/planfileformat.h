@@ -1,0 +1,50 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_FILE_FORMAT_H__
+#define __PLAN_FILE_FORMAT_H__
+
+#include <libplan/plan-prelude.h>
+
+G_BEGIN_DECLS
+
+/**
+ * PlanFileFormat:
+ * @PLAN_FILE_FORMAT_AUTO: choose by the content (readers: .npy when the
+ *   file starts with the .npy magic) or by the name (writers: .npy when the
+ *   name ends in ".npy")
+ * @PLAN_FILE_FORMAT_RAW: the bare array data, C order, native byte order;
+ *   the dtype and shape come from elsewhere
+ * @PLAN_FILE_FORMAT_NPY: NumPy's .npy format: a header, then the data
+ *
+ * The layouts of array files that #PlanFileReader and #PlanFileWriter (and
+ * the planfilesrc and planfilesink elements) read and write.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_FILE_FORMAT_AUTO,
+  PLAN_FILE_FORMAT_RAW,
+  PLAN_FILE_FORMAT_NPY,
+} PlanFileFormat;
+
+#define PLAN_TYPE_FILE_FORMAT (plan_file_format_get_type ())
+PLAN_API
+GType plan_file_format_get_type (void);
+
+PLAN_API
+const gchar * plan_file_format_to_string (PlanFileFormat format);
+
+PLAN_API
+PlanFileFormat plan_file_format_from_location (const gchar * location);
+
+G_END_DECLS
+
+#endif /* __PLAN_FILE_FORMAT_H__ */

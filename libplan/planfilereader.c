@@ -1,0 +1,1003 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planfilereader
+ * @title: PlanFileReader
+ * @short_description: chunked read-ahead of array files on a worker thread
+ *
+ * A #PlanFileReader reads a raw or .npy array file in chunks of whole rows
+ * on a worker thread of its own, ahead of its consumer, so that reading
+ * overlaps the work downstream. It is what planfilesrc is a thin wrapper
+ * of, and what any other element that reads array files can use.
+ *
+ * Use:
+ *
+ * 1. plan_file_reader_open() opens the file, reads and validates the .npy
+ *    header or the raw layout, and checks the file size against the shape.
+ * 2. plan_file_reader_set_window() optionally restricts the reader to a
+ *    range of the file's rows (a shard). From then on every row index of
+ *    the API, and GST_BUFFER_OFFSET / OFFSET_END of the chunks, count from
+ *    the first row of the window.
+ * 3. plan_file_reader_start() starts the worker at a row; it reads chunks
+ *    of a given number of rows with pread() into buffers of a
+ *    #GstBufferPool (pages are reused: fresh pages are expensive), keeping
+ *    at most a given number of chunks in flight.
+ * 4. plan_file_reader_pop() takes the next chunk, blocking until it is
+ *    read. It returns %GST_FLOW_EOS after the last chunk and %GST_FLOW_ERROR
+ *    with a #GError when reading failed.
+ * 5. plan_file_reader_set_flushing() makes a blocked or later pop return
+ *    %GST_FLOW_FLUSHING (for GstBaseSrc's unlock); starting again (a seek)
+ *    stops the worker, drops what it read and restarts it elsewhere.
+ * 6. plan_file_reader_stop() stops and joins the worker;
+ *    plan_file_reader_close() also closes the file.
+ *
+ * plan_file_reader_read_rows() reads rows synchronously from any thread,
+ * beside the worker; planfilesrc answers #PLAN_QUERY_READ_ROWS with it.
+ *
+ * Open, set_window, start, pop, stop and close are called by one owner
+ * thread (or under the owner's lock); set_flushing and read_rows from any
+ * thread.
+ *
+ * Errors from system calls are in the %G_FILE_ERROR domain, with the file
+ * name and the system's message; errors in the file's layout are in the
+ * %PLAN_ERROR domain, also with the file name.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planfilereader.h"
+#include "plannpy.h"
+#include "planerror.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
+#define GST_CAT_DEFAULT plan_file_reader_debug
+
+/* The alignment of chunk memory: a page, which suits both the kernel's
+ * copies and vector loads. */
+#define CHUNK_ALIGN 4095
+
+struct _PlanFileReader
+{
+  GstObject parent;
+
+  /* owner thread only; read-only while the worker runs */
+  gchar *filename;
+  gint fd;
+  PlanFileFormat format;
+  PlanArrayInfo file_info;
+  guint64 data_offset;
+  guint64 file_rows;
+  gsize row_size;
+  guint64 window_first;
+  guint64 window_rows;
+
+  /* owner thread only */
+  GstBufferPool *pool;
+  gsize pool_chunk_rows;
+  guint pool_min;
+  GThread *thread;
+
+  /* protected by lock */
+  GMutex lock;
+  GCond cond;
+  GQueue queue;                 /* of GstBuffer, at most max_chunks */
+  guint max_chunks;
+  gsize chunk_rows;
+  guint64 next_row;             /* the next row the worker reads */
+  guint64 end_row;
+  gboolean running;             /* the worker should go on */
+  gboolean flushing;
+  gboolean eos;
+  GError *error;
+};
+
+G_DEFINE_TYPE_WITH_CODE (PlanFileReader, plan_file_reader, GST_TYPE_OBJECT,
+    GST_DEBUG_CATEGORY_INIT (plan_file_reader_debug, "planfilereader", 0,
+        "chunked array file reader"));
+
+static void plan_file_reader_finalize (GObject * object);
+
+static void
+plan_file_reader_class_init (PlanFileReaderClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = plan_file_reader_finalize;
+}
+
+static void
+plan_file_reader_init (PlanFileReader * self)
+{
+  self->fd = -1;
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  g_queue_init (&self->queue);
+}
+
+static void
+plan_file_reader_finalize (GObject * object)
+{
+  PlanFileReader *self = PLAN_FILE_READER (object);
+
+  plan_file_reader_close (self);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+
+  G_OBJECT_CLASS (plan_file_reader_parent_class)->finalize (object);
+}
+
+/**
+ * plan_file_reader_new:
+ *
+ * Returns: (transfer full): a new #PlanFileReader with no file open.
+ *
+ * Since: 0.1
+ */
+PlanFileReader *
+plan_file_reader_new (void)
+{
+  return gst_object_ref_sink (g_object_new (PLAN_TYPE_FILE_READER, NULL));
+}
+
+static void
+set_errno_error (GError ** error, gint err, const gchar * what,
+    const gchar * filename)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not %s '%s': %s", what, filename, g_strerror (err));
+}
+
+/* Reads exactly @size bytes at @offset; a short file is an error, since
+ * open() checked that the data is there. */
+static gboolean
+read_full (PlanFileReader * self, guint8 * dest, gsize size, guint64 offset,
+    GError ** error)
+{
+  while (size > 0) {
+    gssize n = pread (self->fd, dest, size, offset);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      set_errno_error (error, errno, "read from", self->filename);
+      return FALSE;
+    }
+    if (n == 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+          "Could not read from '%s': the file ended at byte %"
+          G_GUINT64_FORMAT "; was it truncated while being read?",
+          self->filename, offset);
+      return FALSE;
+    }
+    dest += n;
+    offset += n;
+    size -= n;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_npy_header (PlanFileReader * self, guint64 file_size, GError ** error)
+{
+  guint8 pre[PLAN_NPY_PREAMBLE_SIZE];
+  guint8 *header;
+  gsize pre_size = MIN (file_size, sizeof (pre)), header_size;
+  gboolean ok;
+
+  if (!read_full (self, pre, pre_size, 0, error))
+    return FALSE;
+  if (!plan_npy_parse_preamble (pre, pre_size, NULL, &header_size, error))
+    return FALSE;
+  if (header_size > file_size) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "truncated .npy header: it says %" G_GSIZE_FORMAT " bytes but the "
+        "file has %" G_GUINT64_FORMAT, header_size, file_size);
+    return FALSE;
+  }
+  header = g_malloc (header_size);
+  ok = read_full (self, header, header_size, 0, error)
+      && plan_npy_parse_header (header, header_size, &self->file_info, NULL,
+      error);
+  g_free (header);
+  self->data_offset = header_size;
+  return ok;
+}
+
+static gboolean
+check_npy_size (PlanFileReader * self, guint64 file_size, GError ** error)
+{
+  guint64 rows = plan_array_info_get_n_rows (&self->file_info);
+  guint64 data = file_size - self->data_offset;
+
+  if (self->row_size > 0 && rows > data / self->row_size) {
+    gchar *s = plan_array_info_to_string (&self->file_info);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the file is truncated: its header says %s, %" G_GUINT64_FORMAT
+        " rows of %" G_GSIZE_FORMAT " bytes, but only %" G_GUINT64_FORMAT
+        " bytes of data follow the header", s, rows, self->row_size, data);
+    g_free (s);
+    return FALSE;
+  }
+  if (rows * self->row_size != data)
+    GST_WARNING_OBJECT (self, "'%s' has %" G_GUINT64_FORMAT " bytes after "
+        "its array data; ignoring them", self->filename,
+        data - rows * self->row_size);
+  self->file_rows = rows;
+  return TRUE;
+}
+
+static gboolean
+check_raw_size (PlanFileReader * self, const PlanArrayInfo * raw_info,
+    guint64 file_size, GError ** error)
+{
+  PlanArrayInfo info = *raw_info;
+  gint64 rows = plan_array_info_get_n_rows (raw_info);
+  gchar *s;
+
+  if (rows < 0 && file_size % self->row_size == 0) {
+    info.shape[0] = file_size / self->row_size;
+  } else if (rows >= 0 && (guint64) rows <= file_size / self->row_size
+      && (guint64) rows * self->row_size == file_size) {
+    /* The shape says exactly what is there. */
+  } else {
+    goto mismatch;
+  }
+  self->file_info = info;
+  self->file_rows = plan_array_info_get_n_rows (&info);
+  return TRUE;
+
+mismatch:
+  {
+    s = plan_array_info_to_string (raw_info);
+    if (rows < 0)
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the file size, %" G_GUINT64_FORMAT " bytes, is not a whole number "
+          "of rows of %s (%" G_GSIZE_FORMAT " bytes each)", file_size, s,
+          self->row_size);
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the file size, %" G_GUINT64_FORMAT " bytes, does not match the "
+          "shape: %s needs %" G_GUINT64_FORMAT " bytes", file_size, s,
+          (guint64) rows * self->row_size);
+    g_free (s);
+    return FALSE;
+  }
+}
+
+static gboolean
+open_layout (PlanFileReader * self, PlanFileFormat format,
+    const PlanArrayInfo * raw_info, guint64 file_size, GError ** error)
+{
+  if (format == PLAN_FILE_FORMAT_AUTO) {
+    guint8 magic[PLAN_NPY_MAGIC_SIZE];
+    gsize n = MIN (file_size, sizeof (magic));
+
+    if (!read_full (self, magic, n, 0, error))
+      return FALSE;
+    format = plan_npy_has_magic (magic, n) ? PLAN_FILE_FORMAT_NPY :
+        PLAN_FILE_FORMAT_RAW;
+  }
+  self->format = format;
+
+  if (format == PLAN_FILE_FORMAT_NPY) {
+    if (!read_npy_header (self, file_size, error))
+      return FALSE;
+    self->row_size = plan_array_info_get_row_size (&self->file_info);
+    return check_npy_size (self, file_size, error);
+  }
+
+  if (raw_info == NULL || raw_info->dtype == PLAN_DTYPE_UNKNOWN) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "it is a raw file (no .npy header), so its dtype must be given");
+    return FALSE;
+  }
+  self->data_offset = 0;
+  self->row_size = plan_array_info_get_row_size (raw_info);
+  return check_raw_size (self, raw_info, file_size, error);
+}
+
+/**
+ * plan_file_reader_open:
+ * @reader: a #PlanFileReader
+ * @filename: the file to read
+ * @format: its format; %PLAN_FILE_FORMAT_AUTO reads it as .npy when it
+ *   starts with the .npy magic and as raw otherwise
+ * @raw_info: (nullable): the dtype and shape of a raw file; `shape[0]` -1
+ *   means as many rows as the file holds. Ignored for .npy files.
+ * @error: return location for a #GError
+ *
+ * Opens @filename, reads its layout and checks that the file size matches
+ * it: a raw file must hold a whole number of rows (exactly `shape[0]` when
+ * given), a .npy file at least the rows its header says (bytes after them
+ * are ignored with a warning, as numpy does). The window is set to the
+ * whole file. Any file open before is closed first.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
+    PlanFileFormat format, const PlanArrayInfo * raw_info, GError ** error)
+{
+  GError *err = NULL;
+  struct stat st;
+
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), FALSE);
+  g_return_val_if_fail (filename != NULL, FALSE);
+
+  plan_file_reader_close (reader);
+  reader->filename = g_strdup (filename);
+
+  reader->fd = open (filename, O_RDONLY | O_CLOEXEC);
+  if (reader->fd < 0)
+    goto open_failed;
+  if (fstat (reader->fd, &st) < 0)
+    goto open_failed;
+  if (S_ISDIR (st.st_mode))
+    goto is_dir;
+  if (!S_ISREG (st.st_mode))
+    goto not_regular;
+
+  if (!open_layout (reader, format, raw_info, st.st_size, &err))
+    goto bad_layout;
+
+  reader->window_first = 0;
+  reader->window_rows = reader->file_rows;
+#ifdef POSIX_FADV_SEQUENTIAL
+  posix_fadvise (reader->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  GST_DEBUG_OBJECT (reader, "opened '%s': %s, %" G_GUINT64_FORMAT " rows of %"
+      G_GSIZE_FORMAT " bytes at offset %" G_GUINT64_FORMAT, filename,
+      plan_file_format_to_string (reader->format), reader->file_rows,
+      reader->row_size, reader->data_offset);
+  return TRUE;
+
+  /* ERRORS */
+open_failed:
+  {
+    set_errno_error (error, errno, "open", filename);
+    plan_file_reader_close (reader);
+    return FALSE;
+  }
+is_dir:
+  {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+        "Could not read '%s': it is a directory", filename);
+    plan_file_reader_close (reader);
+    return FALSE;
+  }
+not_regular:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "Could not read '%s': it is not a regular file, and array files "
+        "must have a known size", filename);
+    plan_file_reader_close (reader);
+    return FALSE;
+  }
+bad_layout:
+  {
+    g_propagate_prefixed_error (error, err, "Could not read '%s': ",
+        filename);
+    plan_file_reader_close (reader);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_file_reader_close:
+ * @reader: a #PlanFileReader
+ *
+ * Stops the worker, drops what it read, and closes the file. Safe to call
+ * when nothing is open.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_close (PlanFileReader * reader)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+
+  plan_file_reader_stop (reader);
+  if (reader->pool) {
+    gst_buffer_pool_set_active (reader->pool, FALSE);
+    gst_clear_object (&reader->pool);
+  }
+  if (reader->fd >= 0)
+    close (reader->fd);
+  reader->fd = -1;
+  g_clear_pointer (&reader->filename, g_free);
+  plan_array_info_init (&reader->file_info);
+  reader->file_rows = reader->window_rows = reader->window_first = 0;
+  reader->row_size = 0;
+  reader->data_offset = 0;
+}
+
+/**
+ * plan_file_reader_get_format:
+ * @reader: a #PlanFileReader with a file open
+ *
+ * Returns: the format of the open file, %PLAN_FILE_FORMAT_RAW or
+ *   %PLAN_FILE_FORMAT_NPY.
+ *
+ * Since: 0.1
+ */
+PlanFileFormat
+plan_file_reader_get_format (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), PLAN_FILE_FORMAT_AUTO);
+  return reader->format;
+}
+
+/**
+ * plan_file_reader_get_file_info:
+ * @reader: a #PlanFileReader with a file open
+ *
+ * Returns: (transfer none): the dtype and shape of the whole file, with
+ *   `shape[0]` its number of rows.
+ *
+ * Since: 0.1
+ */
+const PlanArrayInfo *
+plan_file_reader_get_file_info (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), NULL);
+  return &reader->file_info;
+}
+
+/**
+ * plan_file_reader_get_data_offset:
+ * @reader: a #PlanFileReader with a file open
+ *
+ * Returns: the offset of the array data in the file in bytes: the size of
+ *   the .npy header, 0 for raw files.
+ *
+ * Since: 0.1
+ */
+guint64
+plan_file_reader_get_data_offset (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), 0);
+  return reader->data_offset;
+}
+
+/**
+ * plan_file_reader_set_window:
+ * @reader: a #PlanFileReader with a file open and its worker stopped
+ * @first_row: the file row that becomes row 0
+ * @n_rows: the number of rows, or -1 for all rows to the end of the file
+ * @error: return location for a #GError
+ *
+ * Restricts the reader to rows [@first_row, @first_row + @n_rows) of the
+ * file; a window reaching past the end of the file is cut at the end.
+ *
+ * Returns: %TRUE on success, %FALSE when @first_row is past the end.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_reader_set_window (PlanFileReader * reader, guint64 first_row,
+    gint64 n_rows, GError ** error)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), FALSE);
+  g_return_val_if_fail (reader->thread == NULL, FALSE);
+
+  if (first_row > reader->file_rows) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "offset %" G_GUINT64_FORMAT " is past the end of '%s', which has %"
+        G_GUINT64_FORMAT " rows", first_row, reader->filename,
+        reader->file_rows);
+    return FALSE;
+  }
+  reader->window_first = first_row;
+  reader->window_rows = reader->file_rows - first_row;
+  if (n_rows >= 0 && (guint64) n_rows < reader->window_rows)
+    reader->window_rows = n_rows;
+  return TRUE;
+}
+
+/**
+ * plan_file_reader_get_info:
+ * @reader: a #PlanFileReader with a file open
+ * @info: (out caller-allocates): the dtype and shape of the window
+ *
+ * Fills @info with the file's dtype and row shape and the number of rows
+ * of the window; these are the caps of the stream the reader produces.
+ * A 0-d array stays 0-d.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_get_info (PlanFileReader * reader, PlanArrayInfo * info)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+  g_return_if_fail (info != NULL);
+
+  *info = reader->file_info;
+  if (info->ndim > 0)
+    info->shape[0] = reader->window_rows;
+}
+
+/**
+ * plan_file_reader_get_n_rows:
+ * @reader: a #PlanFileReader with a file open
+ *
+ * Returns: the number of rows in the window.
+ *
+ * Since: 0.1
+ */
+guint64
+plan_file_reader_get_n_rows (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), 0);
+  return reader->window_rows;
+}
+
+/**
+ * plan_file_reader_get_row_size:
+ * @reader: a #PlanFileReader with a file open
+ *
+ * Returns: the size of one row in bytes.
+ *
+ * Since: 0.1
+ */
+gsize
+plan_file_reader_get_row_size (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), 0);
+  return reader->row_size;
+}
+
+/* Reads @n_rows window rows from @row into @buffer, which is large enough,
+ * and sets its size and offsets. Any thread. */
+static gboolean
+read_rows_into (PlanFileReader * self, GstBuffer * buffer, guint64 row,
+    guint64 n_rows, GError ** error)
+{
+  GstMapInfo map;
+  gsize size = n_rows * self->row_size;
+  gboolean ok;
+
+  gst_buffer_resize (buffer, 0, size);
+  if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not read from '%s': cannot map a buffer of %" G_GSIZE_FORMAT
+        " bytes", self->filename, size);
+    return FALSE;
+  }
+  ok = read_full (self, map.data, size, self->data_offset +
+      (self->window_first + row) * self->row_size, error);
+  gst_buffer_unmap (buffer, &map);
+
+  GST_BUFFER_OFFSET (buffer) = row;
+  GST_BUFFER_OFFSET_END (buffer) = row + n_rows;
+  return ok;
+}
+
+static GstBuffer *
+acquire_chunk (PlanFileReader * self)
+{
+  GstBuffer *buffer = NULL;
+
+  if (gst_buffer_pool_acquire_buffer (self->pool, &buffer, NULL) !=
+      GST_FLOW_OK)
+    return NULL;
+  return buffer;
+}
+
+static gpointer
+reader_thread (gpointer data)
+{
+  PlanFileReader *self = data;
+
+  g_mutex_lock (&self->lock);
+  while (self->running) {
+    GstBuffer *buffer;
+    GError *err = NULL;
+    guint64 row, n;
+
+    if (g_queue_get_length (&self->queue) >= self->max_chunks) {
+      g_cond_wait (&self->cond, &self->lock);
+      continue;
+    }
+    if (self->next_row >= self->end_row) {
+      self->eos = TRUE;
+      g_cond_broadcast (&self->cond);
+      break;
+    }
+    row = self->next_row;
+    n = MIN (self->chunk_rows, self->end_row - row);
+    self->next_row += n;
+    g_mutex_unlock (&self->lock);
+
+    /* The pool never blocks: it has no maximum, and the queue bounds what
+     * the worker holds. Only a deactivated pool fails. */
+    buffer = acquire_chunk (self);
+    if (buffer && !read_rows_into (self, buffer, row, n, &err))
+      gst_clear_buffer (&buffer);
+
+    g_mutex_lock (&self->lock);
+    if (!self->running) {
+      gst_clear_buffer (&buffer);
+      g_clear_error (&err);
+      break;
+    }
+    if (buffer == NULL) {
+      if (err == NULL)
+        g_set_error (&err, PLAN_ERROR, PLAN_ERROR_IO, "Could not read from "
+            "'%s': no buffer for a chunk of %" G_GUINT64_FORMAT " rows",
+            self->filename, n);
+      GST_WARNING_OBJECT (self, "worker stops: %s", err->message);
+      self->error = err;
+      g_cond_broadcast (&self->cond);
+      break;
+    }
+    g_queue_push_tail (&self->queue, buffer);
+    g_cond_broadcast (&self->cond);
+  }
+  g_mutex_unlock (&self->lock);
+  return NULL;
+}
+
+static gboolean
+ensure_pool (PlanFileReader * self, gsize chunk_rows, guint max_chunks,
+    GError ** error)
+{
+  GstAllocationParams params;
+  GstStructure *config;
+
+  if (self->pool && self->pool_chunk_rows == chunk_rows
+      && self->pool_min == max_chunks)
+    return TRUE;
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+
+  self->pool = gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (self->pool);
+  /* One more buffer than the queue holds: the one being read into. No
+   * maximum, so that downstream holding buffers never stalls the worker;
+   * the queue is the bound on what the reader holds. */
+  gst_buffer_pool_config_set_params (config, NULL, chunk_rows *
+      self->row_size, max_chunks + 1, 0);
+  gst_allocation_params_init (&params);
+  params.align = CHUNK_ALIGN;
+  gst_buffer_pool_config_set_allocator (config, NULL, &params);
+  if (!gst_buffer_pool_set_config (self->pool, config)
+      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    gst_clear_object (&self->pool);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not read '%s': cannot allocate %u chunks of %" G_GSIZE_FORMAT
+        " bytes", self->filename, max_chunks + 1, chunk_rows * self->row_size);
+    return FALSE;
+  }
+  self->pool_chunk_rows = chunk_rows;
+  self->pool_min = max_chunks;
+  return TRUE;
+}
+
+/**
+ * plan_file_reader_start:
+ * @reader: a #PlanFileReader with a file open
+ * @first_row: the first window row to read
+ * @end_row: one past the last window row to read; cut at the window's end
+ * @chunk_rows: the number of rows per chunk, at least 1
+ * @max_chunks: the most chunks read ahead and not yet popped, at least 1
+ * @error: return location for a #GError
+ *
+ * Starts the worker reading from @first_row. A worker already running is
+ * stopped first and what it read is dropped, so this is also how to seek.
+ * The flushing state is cleared.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
+    guint64 end_row, gsize chunk_rows, guint max_chunks, GError ** error)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), FALSE);
+  g_return_val_if_fail (reader->fd >= 0, FALSE);
+  g_return_val_if_fail (chunk_rows > 0 && max_chunks > 0, FALSE);
+
+  plan_file_reader_stop (reader);
+  end_row = MIN (end_row, reader->window_rows);
+  first_row = MIN (first_row, end_row);
+  /* A chunk never needs to be larger than what there is to read. */
+  chunk_rows = MAX (1, MIN (chunk_rows, reader->window_rows));
+  if (!ensure_pool (reader, chunk_rows, max_chunks, error))
+    return FALSE;
+
+  g_mutex_lock (&reader->lock);
+  reader->next_row = first_row;
+  reader->end_row = end_row;
+  reader->chunk_rows = chunk_rows;
+  reader->max_chunks = max_chunks;
+  reader->running = TRUE;
+  reader->flushing = FALSE;
+  reader->eos = FALSE;
+  g_clear_error (&reader->error);
+  g_mutex_unlock (&reader->lock);
+
+  GST_DEBUG_OBJECT (reader, "reading rows %" G_GUINT64_FORMAT "-%"
+      G_GUINT64_FORMAT " in chunks of %" G_GSIZE_FORMAT " rows, %u ahead",
+      first_row, end_row, chunk_rows, max_chunks);
+  reader->thread = g_thread_try_new ("planfilereader", reader_thread, reader,
+      error);
+  if (reader->thread == NULL) {
+    g_mutex_lock (&reader->lock);
+    reader->running = FALSE;
+    g_mutex_unlock (&reader->lock);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * plan_file_reader_pop:
+ * @reader: a #PlanFileReader
+ * @buffer: (out) (transfer full): the next chunk, with OFFSET and
+ *   OFFSET_END set to its first and one past its last window row
+ * @error: return location for a #GError
+ *
+ * Takes the next chunk, waiting for the worker to read it.
+ *
+ * Returns: %GST_FLOW_OK with @buffer set; %GST_FLOW_EOS after the last
+ *   chunk; %GST_FLOW_FLUSHING when flushing or not started;
+ *   %GST_FLOW_ERROR with @error set when reading failed.
+ *
+ * Since: 0.1
+ */
+GstFlowReturn
+plan_file_reader_pop (PlanFileReader * reader, GstBuffer ** buffer,
+    GError ** error)
+{
+  GstFlowReturn ret;
+
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), GST_FLOW_ERROR);
+  g_return_val_if_fail (buffer != NULL, GST_FLOW_ERROR);
+
+  *buffer = NULL;
+  g_mutex_lock (&reader->lock);
+  for (;;) {
+    if (reader->flushing) {
+      ret = GST_FLOW_FLUSHING;
+    } else if (!g_queue_is_empty (&reader->queue)) {
+      *buffer = g_queue_pop_head (&reader->queue);
+      g_cond_broadcast (&reader->cond);
+      ret = GST_FLOW_OK;
+    } else if (reader->error) {
+      g_propagate_error (error, g_error_copy (reader->error));
+      ret = GST_FLOW_ERROR;
+    } else if (reader->eos) {
+      ret = GST_FLOW_EOS;
+    } else if (!reader->running) {
+      ret = GST_FLOW_FLUSHING;
+    } else {
+      g_cond_wait (&reader->cond, &reader->lock);
+      continue;
+    }
+    break;
+  }
+  g_mutex_unlock (&reader->lock);
+  return ret;
+}
+
+/**
+ * plan_file_reader_set_flushing:
+ * @reader: a #PlanFileReader
+ * @flushing: whether pop should return %GST_FLOW_FLUSHING
+ *
+ * Wakes a blocked plan_file_reader_pop() and makes it, and later calls,
+ * return %GST_FLOW_FLUSHING until flushing is cleared again (or the
+ * reader is started again). The worker is not stopped. Any thread.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_set_flushing (PlanFileReader * reader, gboolean flushing)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+
+  g_mutex_lock (&reader->lock);
+  reader->flushing = flushing;
+  g_cond_broadcast (&reader->cond);
+  g_mutex_unlock (&reader->lock);
+}
+
+/**
+ * plan_file_reader_stop:
+ * @reader: a #PlanFileReader
+ *
+ * Stops and joins the worker and drops the chunks it read. The file stays
+ * open. Safe to call when the worker is not running.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_stop (PlanFileReader * reader)
+{
+  GstBuffer *buffer;
+
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+
+  g_mutex_lock (&reader->lock);
+  reader->running = FALSE;
+  g_cond_broadcast (&reader->cond);
+  g_mutex_unlock (&reader->lock);
+
+  if (reader->thread) {
+    g_thread_join (reader->thread);
+    reader->thread = NULL;
+  }
+
+  g_mutex_lock (&reader->lock);
+  while ((buffer = g_queue_pop_head (&reader->queue)))
+    gst_buffer_unref (buffer);
+  reader->eos = FALSE;
+  g_mutex_unlock (&reader->lock);
+}
+
+/**
+ * plan_file_reader_read_rows:
+ * @reader: a #PlanFileReader with a file open
+ * @first_row: the first window row
+ * @n_rows: the number of rows
+ * @error: return location for a #GError
+ *
+ * Reads rows synchronously, beside the worker, into a new buffer. May be
+ * called from any thread while the file is open.
+ *
+ * Returns: (transfer full) (nullable): the rows, with OFFSET and OFFSET_END
+ *   set, or %NULL with @error set when the range is outside the window or
+ *   reading failed.
+ *
+ * Since: 0.1
+ */
+GstBuffer *
+plan_file_reader_read_rows (PlanFileReader * reader, guint64 first_row,
+    guint64 n_rows, GError ** error)
+{
+  GstBuffer *buffer;
+
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), NULL);
+  g_return_val_if_fail (reader->fd >= 0, NULL);
+
+  if (first_row > reader->window_rows
+      || n_rows > reader->window_rows - first_row)
+    goto out_of_range;
+
+  buffer = gst_buffer_new_allocate (NULL, n_rows * reader->row_size, NULL);
+  if (buffer == NULL)
+    goto no_buffer;
+  if (!read_rows_into (reader, buffer, first_row, n_rows, error))
+    gst_clear_buffer (&buffer);
+  return buffer;
+
+  /* ERRORS */
+out_of_range:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " are outside the %"
+        G_GUINT64_FORMAT " rows read from '%s'", first_row,
+        first_row + n_rows, reader->window_rows, reader->filename);
+    return NULL;
+  }
+no_buffer:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not read from '%s': cannot allocate %" G_GUINT64_FORMAT
+        " rows", reader->filename, n_rows);
+    return NULL;
+  }
+}
+
+/**
+ * plan_query_new_read_rows:
+ * @offset: the first stream row
+ * @n_rows: the number of rows
+ *
+ * Returns: (transfer full): a new #PLAN_QUERY_READ_ROWS query.
+ *
+ * Since: 0.1
+ */
+GstQuery *
+plan_query_new_read_rows (guint64 offset, guint64 n_rows)
+{
+  return gst_query_new_custom (GST_QUERY_CUSTOM,
+      gst_structure_new (PLAN_QUERY_READ_ROWS, "offset", G_TYPE_UINT64,
+          offset, "n-rows", G_TYPE_UINT64, n_rows, NULL));
+}
+
+/**
+ * plan_query_parse_read_rows:
+ * @query: a #GstQuery
+ * @offset: (out) (optional): the first stream row asked for
+ * @n_rows: (out) (optional): the number of rows asked for
+ *
+ * Returns: whether @query is a well-formed #PLAN_QUERY_READ_ROWS query.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_query_parse_read_rows (GstQuery * query, guint64 * offset,
+    guint64 * n_rows)
+{
+  const GstStructure *s;
+  guint64 o, n;
+
+  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CUSTOM)
+    return FALSE;
+  s = gst_query_get_structure (query);
+  if (s == NULL || !gst_structure_has_name (s, PLAN_QUERY_READ_ROWS)
+      || !gst_structure_get_uint64 (s, "offset", &o)
+      || !gst_structure_get_uint64 (s, "n-rows", &n))
+    return FALSE;
+  if (offset)
+    *offset = o;
+  if (n_rows)
+    *n_rows = n;
+  return TRUE;
+}
+
+/**
+ * plan_query_set_read_rows_buffer:
+ * @query: a writable #PLAN_QUERY_READ_ROWS query
+ * @buffer: (transfer none): the rows asked for
+ *
+ * Answers @query with @buffer (the query takes its own reference).
+ *
+ * Since: 0.1
+ */
+void
+plan_query_set_read_rows_buffer (GstQuery * query, GstBuffer * buffer)
+{
+  GstStructure *s;
+
+  g_return_if_fail (GST_IS_QUERY (query));
+  g_return_if_fail (GST_IS_BUFFER (buffer));
+
+  s = gst_query_writable_structure (query);
+  gst_structure_set (s, "buffer", GST_TYPE_BUFFER, buffer, NULL);
+}
+
+/**
+ * plan_query_get_read_rows_buffer:
+ * @query: an answered #PLAN_QUERY_READ_ROWS query
+ *
+ * Returns: (transfer full) (nullable): the rows the source answered with.
+ *
+ * Since: 0.1
+ */
+GstBuffer *
+plan_query_get_read_rows_buffer (GstQuery * query)
+{
+  const GstStructure *s;
+  GstBuffer *buffer = NULL;
+
+  g_return_val_if_fail (GST_IS_QUERY (query), NULL);
+
+  s = gst_query_get_structure (query);
+  if (s == NULL || !gst_structure_get (s, "buffer", GST_TYPE_BUFFER, &buffer,
+          NULL))
+    return NULL;
+  return buffer;
+}

@@ -1,0 +1,729 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planfilewriter
+ * @title: PlanFileWriter
+ * @short_description: atomic write-behind of array files on a worker thread
+ *
+ * A #PlanFileWriter writes chunks of an array to a raw or .npy file on a
+ * worker thread of its own, behind its producer, and puts the file in
+ * place atomically. It is what planfilesink is a thin wrapper of.
+ *
+ * Use:
+ *
+ * 1. plan_file_writer_open() creates a temporary file beside the target,
+ *    named `.NAME.XXXXXX.part` (mkstemp in the target's directory, so the
+ *    final rename stays within one file system), and starts the worker.
+ * 2. plan_file_writer_set_info() gives the dtype and row shape; for .npy it
+ *    writes a header with room for any row count. It must come before the
+ *    first chunk of a .npy file.
+ * 3. plan_file_writer_write() queues a chunk. At most @max_pending chunks
+ *    wait for the worker; beyond that the caller blocks (back-pressure)
+ *    until the worker catches up, the writer is set flushing, or writing
+ *    has failed.
+ * 4. plan_file_writer_finish() waits for the queue to drain, completes the
+ *    .npy header with the final number of rows, optionally fsyncs, closes
+ *    the file and renames it over the target. Only now does anything
+ *    appear at the target, and a file that was there is replaced whole.
+ * 5. plan_file_writer_cancel() (after an error, or when the pipeline stops
+ *    before EOS) stops the worker and unlinks the temporary file, leaving
+ *    the target as it was.
+ *
+ * When the target exists and is not a regular file (a device such as
+ * /dev/null, or a FIFO) it is written directly, without a temporary file:
+ * there is nothing to rename.
+ *
+ * Without @sync the data is not forced to disk before the rename: after a
+ * crash of the machine (not of the program) the target may be empty or
+ * hold partial data, as for any file written without fsync. With @sync
+ * the file is fsync()ed before it is renamed.
+ *
+ * Open, set_info, write, finish and cancel are called by one owner thread;
+ * set_flushing from any thread. Errors from system calls are in the
+ * %G_FILE_ERROR domain (ENOSPC is %G_FILE_ERROR_NOSPC, ...) and name the
+ * target file and the system's message.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planfilewriter.h"
+#include "plannpy.h"
+#include "planerror.h"
+
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_file_writer_debug);
+#define GST_CAT_DEFAULT plan_file_writer_debug
+
+struct _PlanFileWriter
+{
+  GstObject parent;
+
+  /* owner thread only */
+  gchar *location;
+  gchar *tmp_path;              /* NULL when writing the target directly */
+  gint fd;
+  PlanFileFormat format;
+  gboolean sync;
+  PlanArrayInfo info;
+  gboolean have_info;
+  gsize row_size;
+  gsize header_size;
+  guint64 bytes_queued;
+  GThread *thread;
+
+  /* protected by lock */
+  GMutex lock;
+  GCond cond;
+  GQueue queue;                 /* of GstBuffer, at most max_pending */
+  guint max_pending;
+  gboolean running;             /* more chunks may come */
+  gboolean flushing;
+  guint64 bytes_written;
+  GError *error;
+};
+
+G_DEFINE_TYPE_WITH_CODE (PlanFileWriter, plan_file_writer, GST_TYPE_OBJECT,
+    GST_DEBUG_CATEGORY_INIT (plan_file_writer_debug, "planfilewriter", 0,
+        "atomic array file writer"));
+
+static void plan_file_writer_finalize (GObject * object);
+
+static void
+plan_file_writer_class_init (PlanFileWriterClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = plan_file_writer_finalize;
+}
+
+static void
+plan_file_writer_init (PlanFileWriter * self)
+{
+  self->fd = -1;
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  g_queue_init (&self->queue);
+}
+
+static void
+plan_file_writer_finalize (GObject * object)
+{
+  PlanFileWriter *self = PLAN_FILE_WRITER (object);
+
+  plan_file_writer_cancel (self);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+
+  G_OBJECT_CLASS (plan_file_writer_parent_class)->finalize (object);
+}
+
+/**
+ * plan_file_writer_new:
+ *
+ * Returns: (transfer full): a new #PlanFileWriter with no file open.
+ *
+ * Since: 0.1
+ */
+PlanFileWriter *
+plan_file_writer_new (void)
+{
+  return gst_object_ref_sink (g_object_new (PLAN_TYPE_FILE_WRITER, NULL));
+}
+
+static void
+set_errno_error (GError ** error, gint err, const gchar * what,
+    const gchar * location)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not %s '%s': %s", what, location, g_strerror (err));
+}
+
+static gboolean
+write_full (gint fd, const guint8 * data, gsize size, const gchar * location,
+    GError ** error)
+{
+  while (size > 0) {
+    gssize n = write (fd, data, size);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      set_errno_error (error, errno, "write to", location);
+      return FALSE;
+    }
+    /* write() returns 0 only for size 0; guard against a loop anyway. */
+    if (n == 0) {
+      set_errno_error (error, EIO, "write to", location);
+      return FALSE;
+    }
+    data += n;
+    size -= n;
+  }
+  return TRUE;
+}
+
+static gboolean
+write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
+{
+  GstMapInfo map;
+  gboolean ok;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not write to '%s': cannot map a buffer", self->location);
+    return FALSE;
+  }
+  ok = write_full (self->fd, map.data, map.size, self->location, error);
+  gst_buffer_unmap (buffer, &map);
+  return ok;
+}
+
+static gpointer
+writer_thread (gpointer data)
+{
+  PlanFileWriter *self = data;
+
+  g_mutex_lock (&self->lock);
+  for (;;) {
+    GstBuffer *buffer;
+    GError *err = NULL;
+    gsize size;
+
+    while (g_queue_is_empty (&self->queue) && self->running)
+      g_cond_wait (&self->cond, &self->lock);
+    buffer = g_queue_pop_head (&self->queue);
+    if (buffer == NULL)
+      break;
+    /* Leave a slot free as soon as the chunk is out of the queue. */
+    g_cond_broadcast (&self->cond);
+    g_mutex_unlock (&self->lock);
+
+    size = gst_buffer_get_size (buffer);
+    write_buffer (self, buffer, &err);
+    gst_buffer_unref (buffer);
+
+    g_mutex_lock (&self->lock);
+    if (err) {
+      GST_WARNING_OBJECT (self, "worker stops: %s", err->message);
+      self->error = err;
+      while ((buffer = g_queue_pop_head (&self->queue)))
+        gst_buffer_unref (buffer);
+      g_cond_broadcast (&self->cond);
+      break;
+    }
+    self->bytes_written += size;
+    g_cond_broadcast (&self->cond);
+  }
+  g_mutex_unlock (&self->lock);
+  return NULL;
+}
+
+static gboolean
+create_temp (PlanFileWriter * self, GError ** error)
+{
+  gchar *dir = g_path_get_dirname (self->location);
+  gchar *base = g_path_get_basename (self->location);
+  gchar *name = g_strdup_printf (".%s.XXXXXX.part", base);
+
+  self->tmp_path = g_build_filename (dir, name, NULL);
+  g_free (name);
+  g_free (base);
+
+  /* 0666 so that the umask decides the mode, as for any new file. */
+  self->fd = g_mkstemp_full (self->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
+  if (self->fd < 0) {
+    gint err = errno;
+
+    if (err == ENOENT || err == ENOTDIR)
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+          "Could not write '%s': the directory '%s' does not exist",
+          self->location, dir);
+    else
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+          "Could not write '%s': cannot create a file in '%s': %s",
+          self->location, dir, g_strerror (err));
+    g_clear_pointer (&self->tmp_path, g_free);
+    g_free (dir);
+    return FALSE;
+  }
+  g_free (dir);
+  return TRUE;
+}
+
+static gboolean
+open_target (PlanFileWriter * self, GError ** error)
+{
+  struct stat st;
+
+  if (stat (self->location, &st) == 0 && S_ISDIR (st.st_mode)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+        "Could not write '%s': it is a directory", self->location);
+    return FALSE;
+  }
+  if (stat (self->location, &st) == 0 && !S_ISREG (st.st_mode)) {
+    /* A device or FIFO: nothing to rename, write it directly. */
+    self->fd = open (self->location, O_WRONLY | O_CLOEXEC);
+    if (self->fd < 0) {
+      set_errno_error (error, errno, "open for writing", self->location);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  return create_temp (self, error);
+}
+
+/**
+ * plan_file_writer_open:
+ * @writer: a #PlanFileWriter
+ * @location: the file to write
+ * @format: its format; %PLAN_FILE_FORMAT_AUTO writes .npy when @location
+ *   ends in ".npy" and raw otherwise
+ * @max_pending: the most chunks waiting to be written before
+ *   plan_file_writer_write() blocks, at least 1
+ * @sync: whether to fsync() the file before it is renamed into place
+ * @error: return location for a #GError
+ *
+ * Creates the temporary file (or opens a non-regular target) and starts
+ * the worker. A file open before is cancelled first. Nothing is created at
+ * @location until plan_file_writer_finish().
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
+    PlanFileFormat format, guint max_pending, gboolean sync, GError ** error)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
+  g_return_val_if_fail (location != NULL, FALSE);
+  g_return_val_if_fail (max_pending > 0, FALSE);
+
+  plan_file_writer_cancel (writer);
+  writer->location = g_strdup (location);
+  writer->format = format == PLAN_FILE_FORMAT_AUTO ?
+      plan_file_format_from_location (location) : format;
+  writer->sync = sync;
+  if (!open_target (writer, error)) {
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+
+  g_mutex_lock (&writer->lock);
+  writer->max_pending = max_pending;
+  writer->running = TRUE;
+  writer->flushing = FALSE;
+  writer->bytes_written = 0;
+  g_mutex_unlock (&writer->lock);
+
+  writer->thread = g_thread_try_new ("planfilewriter", writer_thread, writer,
+      error);
+  if (writer->thread == NULL) {
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (writer, "writing '%s' (%s) through '%s'", location,
+      plan_file_format_to_string (writer->format),
+      GST_STR_NULL (writer->tmp_path));
+  return TRUE;
+}
+
+/**
+ * plan_file_writer_get_format:
+ * @writer: a #PlanFileWriter with a file open
+ *
+ * Returns: the format being written, %PLAN_FILE_FORMAT_RAW or
+ *   %PLAN_FILE_FORMAT_NPY.
+ *
+ * Since: 0.1
+ */
+PlanFileFormat
+plan_file_writer_get_format (PlanFileWriter * writer)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), PLAN_FILE_FORMAT_AUTO);
+  return writer->format;
+}
+
+/**
+ * plan_file_writer_get_temp_path:
+ * @writer: a #PlanFileWriter
+ *
+ * Returns: (transfer none) (nullable): the temporary file being written,
+ *   or %NULL when none is (nothing open, or a non-regular target).
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_file_writer_get_temp_path (PlanFileWriter * writer)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), NULL);
+  return writer->tmp_path;
+}
+
+/**
+ * plan_file_writer_set_info:
+ * @writer: a #PlanFileWriter with a file open
+ * @info: the dtype and shape of the array; `shape[0]` is ignored
+ * @error: return location for a #GError
+ *
+ * Sets the dtype and row shape of the array written. For .npy files the
+ * first call writes the header (completed by plan_file_writer_finish());
+ * it must come before the first chunk. Later calls must give the same
+ * dtype and row shape: a file holds one array.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
+    GError ** error)
+{
+  guint8 *header;
+  gboolean ok;
+
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
+  g_return_val_if_fail (writer->fd >= 0, FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+
+  if (writer->have_info) {
+    if (info->dtype == writer->info.dtype
+        && plan_array_info_same_rows (info, &writer->info))
+      return TRUE;
+    goto changed;
+  }
+  writer->info = *info;
+  writer->have_info = TRUE;
+  writer->row_size = plan_array_info_get_row_size (info);
+  if (writer->format != PLAN_FILE_FORMAT_NPY)
+    return TRUE;
+  if (writer->bytes_queued > 0)
+    goto late;
+
+  writer->header_size = plan_npy_get_header_size (info);
+  header = g_malloc (writer->header_size);
+  writer->info.shape[0] = 0;
+  ok = plan_npy_write_header (&writer->info, header, writer->header_size,
+      error) && write_full (writer->fd, header, writer->header_size,
+      writer->location, error);
+  g_free (header);
+  return ok;
+
+  /* ERRORS */
+changed:
+  {
+    gchar *a = plan_array_info_to_string (&writer->info);
+    gchar *b = plan_array_info_to_string (info);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': the array changed from %s to %s in the "
+        "middle of the stream; a file holds one array", writer->location,
+        a, b);
+    g_free (a);
+    g_free (b);
+    return FALSE;
+  }
+late:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "Could not write '%s': data came before the array's dtype and shape",
+        writer->location);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_file_writer_write:
+ * @writer: a #PlanFileWriter with a file open
+ * @buffer: (transfer full): a chunk of whole rows
+ * @error: return location for a #GError
+ *
+ * Queues @buffer for the worker, blocking while @max_pending chunks are
+ * already waiting.
+ *
+ * Returns: %GST_FLOW_OK; %GST_FLOW_FLUSHING when set flushing;
+ *   %GST_FLOW_ERROR with @error set when writing failed (now or for an
+ *   earlier chunk) or @buffer is not whole rows.
+ *
+ * Since: 0.1
+ */
+GstFlowReturn
+plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
+    GError ** error)
+{
+  gsize size;
+
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), GST_FLOW_ERROR);
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), GST_FLOW_ERROR);
+
+  size = gst_buffer_get_size (buffer);
+  if (writer->format == PLAN_FILE_FORMAT_NPY && !writer->have_info)
+    goto no_info;
+  if (writer->row_size > 0 && size % writer->row_size != 0)
+    goto partial_rows;
+
+  g_mutex_lock (&writer->lock);
+  while (g_queue_get_length (&writer->queue) >= writer->max_pending
+      && !writer->flushing && writer->error == NULL && writer->running)
+    g_cond_wait (&writer->cond, &writer->lock);
+  if (writer->flushing || !writer->running) {
+    g_mutex_unlock (&writer->lock);
+    gst_buffer_unref (buffer);
+    return GST_FLOW_FLUSHING;
+  }
+  if (writer->error) {
+    g_propagate_error (error, g_error_copy (writer->error));
+    g_mutex_unlock (&writer->lock);
+    gst_buffer_unref (buffer);
+    return GST_FLOW_ERROR;
+  }
+  g_queue_push_tail (&writer->queue, buffer);
+  writer->bytes_queued += size;
+  g_cond_broadcast (&writer->cond);
+  g_mutex_unlock (&writer->lock);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_info:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "Could not write '%s': data came before the array's dtype and shape",
+        writer->location);
+    gst_buffer_unref (buffer);
+    return GST_FLOW_ERROR;
+  }
+partial_rows:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': a chunk of %" G_GSIZE_FORMAT " bytes is not "
+        "a whole number of rows of %" G_GSIZE_FORMAT " bytes",
+        writer->location, size, writer->row_size);
+    gst_buffer_unref (buffer);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/**
+ * plan_file_writer_set_flushing:
+ * @writer: a #PlanFileWriter
+ * @flushing: whether plan_file_writer_write() should return
+ *   %GST_FLOW_FLUSHING
+ *
+ * Wakes a blocked plan_file_writer_write() (for GstBaseSink's unlock).
+ * Chunks already queued are still written. Any thread.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_flushing (PlanFileWriter * writer, gboolean flushing)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+
+  g_mutex_lock (&writer->lock);
+  writer->flushing = flushing;
+  g_cond_broadcast (&writer->cond);
+  g_mutex_unlock (&writer->lock);
+}
+
+/**
+ * plan_file_writer_get_bytes_written:
+ * @writer: a #PlanFileWriter
+ *
+ * Returns: the number of array data bytes written to the file so far (not
+ *   counting a .npy header). Any thread.
+ *
+ * Since: 0.1
+ */
+guint64
+plan_file_writer_get_bytes_written (PlanFileWriter * writer)
+{
+  guint64 n;
+
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), 0);
+
+  g_mutex_lock (&writer->lock);
+  n = writer->bytes_written;
+  g_mutex_unlock (&writer->lock);
+  return n;
+}
+
+static void
+stop_worker (PlanFileWriter * self, gboolean drop)
+{
+  GstBuffer *buffer;
+
+  g_mutex_lock (&self->lock);
+  self->running = FALSE;
+  if (drop) {
+    while ((buffer = g_queue_pop_head (&self->queue)))
+      gst_buffer_unref (buffer);
+  }
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  if (self->thread) {
+    g_thread_join (self->thread);
+    self->thread = NULL;
+  }
+}
+
+static gboolean
+complete_npy_header (PlanFileWriter * self, guint64 bytes, GError ** error)
+{
+  PlanArrayInfo info = self->info;
+  guint8 *header;
+  guint64 rows = self->row_size ? bytes / self->row_size : 0;
+  gboolean ok = TRUE;
+
+  if (!self->have_info) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "Could not write '%s': the stream ended before its dtype and shape "
+        "were known", self->location);
+    return FALSE;
+  }
+  if (info.ndim == 0 && rows != 1) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': a 0-d array needs exactly one value, the "
+        "stream had %" G_GUINT64_FORMAT, self->location, rows);
+    return FALSE;
+  }
+  if (info.ndim > 0)
+    info.shape[0] = rows;
+
+  header = g_malloc (self->header_size);
+  if (!plan_npy_write_header (&info, header, self->header_size, error))
+    ok = FALSE;
+  while (ok && pwrite (self->fd, header, self->header_size, 0) < 0) {
+    if (errno != EINTR) {
+      set_errno_error (error, errno, "complete the .npy header of",
+          self->location);
+      ok = FALSE;
+    }
+  }
+  g_free (header);
+  return ok;
+}
+
+/* Closes the file and puts it in place; the temporary file is gone
+ * afterwards whether this succeeds or not. */
+static gboolean
+close_and_rename (PlanFileWriter * self, GError ** error)
+{
+  gint fd = self->fd;
+
+  self->fd = -1;
+  if (self->sync && fsync (fd) < 0 && errno != EINVAL) {
+    set_errno_error (error, errno, "flush to disk", self->location);
+    close (fd);
+    return FALSE;
+  }
+  if (close (fd) < 0) {
+    set_errno_error (error, errno, "write to", self->location);
+    return FALSE;
+  }
+  if (self->tmp_path && g_rename (self->tmp_path, self->location) < 0) {
+    gint err = errno;
+
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not move the finished file '%s' to '%s': %s",
+        self->tmp_path, self->location, g_strerror (err));
+    return FALSE;
+  }
+  g_clear_pointer (&self->tmp_path, g_free);
+  return TRUE;
+}
+
+/**
+ * plan_file_writer_finish:
+ * @writer: a #PlanFileWriter with a file open
+ * @error: return location for a #GError
+ *
+ * Writes what is queued, completes the .npy header with the number of
+ * rows written, fsyncs when asked to, closes the file and renames it to
+ * the location. On failure the temporary file is removed and the location
+ * left as it was. Either way the writer is closed afterwards.
+ *
+ * Returns: %TRUE when the file is in place.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
+{
+  guint64 bytes;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
+  g_return_val_if_fail (writer->fd >= 0, FALSE);
+
+  stop_worker (writer, FALSE);
+  g_mutex_lock (&writer->lock);
+  if (writer->error) {
+    g_propagate_error (error, g_error_copy (writer->error));
+    ok = FALSE;
+  }
+  bytes = writer->bytes_written;
+  g_mutex_unlock (&writer->lock);
+
+  if (ok && writer->format == PLAN_FILE_FORMAT_NPY)
+    ok = complete_npy_header (writer, bytes, error);
+  if (ok)
+    ok = close_and_rename (writer, error);
+  if (ok)
+    GST_DEBUG_OBJECT (writer, "wrote '%s': %" G_GUINT64_FORMAT " bytes of "
+        "data", writer->location, bytes);
+  plan_file_writer_cancel (writer);
+  return ok;
+}
+
+/**
+ * plan_file_writer_cancel:
+ * @writer: a #PlanFileWriter
+ *
+ * Drops what is queued, stops the worker, closes and removes the
+ * temporary file: nothing is left at the location, and a file that was
+ * there is untouched. Safe to call when nothing is open.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_cancel (PlanFileWriter * writer)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+
+  stop_worker (writer, TRUE);
+  if (writer->fd >= 0)
+    close (writer->fd);
+  writer->fd = -1;
+  if (writer->tmp_path) {
+    GST_DEBUG_OBJECT (writer, "removing '%s'", writer->tmp_path);
+    g_unlink (writer->tmp_path);
+  }
+  g_clear_pointer (&writer->tmp_path, g_free);
+  g_clear_pointer (&writer->location, g_free);
+
+  g_mutex_lock (&writer->lock);
+  g_clear_error (&writer->error);
+  writer->bytes_written = 0;
+  g_mutex_unlock (&writer->lock);
+  writer->bytes_queued = 0;
+  writer->have_info = FALSE;
+  writer->row_size = 0;
+  writer->header_size = 0;
+  plan_array_info_init (&writer->info);
+}

@@ -1,0 +1,87 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_NPY_H__
+#define __PLAN_NPY_H__
+
+#include <libplan/plan-prelude.h>
+#include <libplan/planarrayinfo.h>
+
+G_BEGIN_DECLS
+
+/**
+ * PLAN_NPY_MAGIC:
+ *
+ * The six bytes every .npy file starts with.
+ *
+ * Since: 0.1
+ */
+#define PLAN_NPY_MAGIC "\x93NUMPY"
+
+/**
+ * PLAN_NPY_MAGIC_SIZE:
+ *
+ * The length of #PLAN_NPY_MAGIC in bytes.
+ *
+ * Since: 0.1
+ */
+#define PLAN_NPY_MAGIC_SIZE 6
+
+/**
+ * PLAN_NPY_PREAMBLE_SIZE:
+ *
+ * The number of bytes plan_npy_parse_preamble() needs at most: the magic,
+ * two version bytes and a header length of up to four bytes.
+ *
+ * Since: 0.1
+ */
+#define PLAN_NPY_PREAMBLE_SIZE 12
+
+/**
+ * PLAN_NPY_MAX_HEADER_SIZE:
+ *
+ * The largest .npy header (everything before the array data) libplan
+ * accepts. numpy writes headers of a few hundred bytes; a length field
+ * beyond this is taken as a corrupt file.
+ *
+ * Since: 0.1
+ */
+#define PLAN_NPY_MAX_HEADER_SIZE (1 << 20)
+
+/**
+ * PLAN_NPY_ALIGN:
+ *
+ * numpy pads .npy headers with spaces so that the array data starts at a
+ * multiple of this many bytes; plan_npy_write_header() does the same.
+ *
+ * Since: 0.1
+ */
+#define PLAN_NPY_ALIGN 64
+
+PLAN_API
+gboolean plan_npy_has_magic (const guint8 * data, gsize size);
+
+PLAN_API
+gboolean plan_npy_parse_preamble (const guint8 * data, gsize size,
+    guint * version, gsize * header_size, GError ** error);
+
+PLAN_API
+gboolean plan_npy_parse_header (const guint8 * data, gsize size,
+    PlanArrayInfo * info, gsize * header_size, GError ** error);
+
+PLAN_API
+gsize plan_npy_get_header_size (const PlanArrayInfo * info);
+
+PLAN_API
+gboolean plan_npy_write_header (const PlanArrayInfo * info, guint8 * dest,
+    gsize header_size, GError ** error);
+
+G_END_DECLS
+
+#endif /* __PLAN_NPY_H__ */
