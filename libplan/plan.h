@@ -22,6 +22,8 @@
 #include <libplan/planfilewriter.h>
 #include <libplan/plankernelelement.h>
 #include <libplan/planwindow.h>
+#include <libplan/planboundary.h>
+#include <libplan/planhalo.h>
 
 G_BEGIN_DECLS
 

@@ -1,0 +1,621 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planhalo
+ * @title: PlanHalo
+ * @short_description: streaming boundary padding for stencils
+ *
+ * A stencil computes each output element from a window of input elements
+ * around it. #PlanHalo does the bookkeeping that makes this work on a
+ * stream of row chunks, so that the stencil's loop has no test at all:
+ *
+ * - every incoming row is copied once into a work block, padded along the
+ *   inner axes with boundary cells (see #PlanBoundary);
+ * - the last rows of each chunk stay in the block (the halo) until the
+ *   rows after them have arrived, so output lags the input by the halo;
+ * - the rows before the first and after the last row are made from the
+ *   boundary rule once, when the stream starts and ends.
+ *
+ * Each plan_halo_push() and plan_halo_finish() returns a #PlanHaloBlock:
+ * the output rows that can now be computed and where their padded input
+ * lies. Together the blocks cover every output row once, in order,
+ * whatever the chunk sizes, and give exactly what a computation on the
+ * whole array padded as scipy.ndimage pads it gives. With
+ * %PLAN_BOUNDARY_VALID nothing is padded and the output shrinks by twice
+ * the halo along each axis.
+ *
+ * `wrap` along the first axis needs the last rows of the stream before the
+ * first output: plan_halo_needs_end_rows() says when, and the caller hands
+ * them over with plan_halo_set_end_rows() (a source that can read rows out
+ * of order can provide them).
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planhalo.h"
+#include "planerror.h"
+
+#include <string.h>
+
+struct _PlanHalo
+{
+  PlanArrayInfo info;
+  PlanBoundary boundary;
+  guint ndim;
+  gsize esize;
+  guint h[PLAN_ARRAY_MAX_DIMS];
+  guint pad[PLAN_ARRAY_MAX_DIMS];       /* cells added each side: h or 0 */
+  gint64 pshape[PLAN_ARRAY_MAX_DIMS];   /* padded extents; [0] unused */
+  gsize pstride[PLAN_ARRAY_MAX_DIMS];   /* padded strides, elements */
+  gsize istride[PLAN_ARRAY_MAX_DIMS];   /* input strides, elements */
+  gsize in_row_bytes;
+  gsize prow_bytes;
+  gboolean inner_padded;
+  guint8 *fill;                 /* one padded row of cval */
+  guint n_threads;
+
+  /* The work block holds padded rows [base, received) of the stream,
+   * virtual rows before 0 included once they are filled. */
+  guint8 *work;
+  gsize work_rows;              /* capacity */
+  gint64 base;
+  guint64 received;
+  gint64 next_c;                /* the next output's centre row */
+  gboolean started;             /* rows before 0 are filled */
+
+  /* wrap only: padded copies of the first rows, and the last rows */
+  guint8 *first_rows;
+  gsize n_first;
+  guint8 *end_rows;
+  gsize n_end;
+  guint64 total;
+  gboolean have_end;
+};
+
+static gboolean
+check_valid_fits (const PlanArrayInfo * info, const guint * halo,
+    GError ** error)
+{
+  guint k;
+
+  for (k = 0; k < info->ndim; k++) {
+    gint64 need = 2 * (gint64) halo[k] + 1;
+
+    if (info->shape[k] >= 0 && info->shape[k] < need) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "axis %u of the array has %" G_GINT64_FORMAT " elements but the "
+          "window spans %" G_GINT64_FORMAT "; with boundary=valid the "
+          "output would be empty", k, info->shape[k], need);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void
+compute_layout (PlanHalo * halo)
+{
+  gint k;
+
+  halo->pstride[halo->ndim - 1] = 1;
+  halo->istride[halo->ndim - 1] = 1;
+  for (k = halo->ndim - 1; k >= 1; k--) {
+    halo->pshape[k] = halo->info.shape[k] + 2 * halo->pad[k];
+    halo->pstride[k - 1] = halo->pstride[k] * halo->pshape[k];
+    halo->istride[k - 1] = halo->istride[k] * halo->info.shape[k];
+    if (halo->pad[k] > 0)
+      halo->inner_padded = TRUE;
+  }
+  halo->in_row_bytes = halo->istride[0] * halo->esize;
+  halo->prow_bytes = halo->pstride[0] * halo->esize;
+}
+
+/**
+ * plan_halo_new:
+ * @info: the input array: dtype and shape (`shape[0]` may be -1)
+ * @halo: (array): for each axis of @info, how many cells the stencil reads
+ *   on each side of its centre
+ * @boundary: what cells outside the array hold
+ * @cval: the value of those cells for %PLAN_BOUNDARY_CONSTANT
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): a new #PlanHalo, or %NULL with
+ *   @error set: a 0-d array, a padded row too large, or (with
+ *   %PLAN_BOUNDARY_VALID) an axis shorter than the window.
+ *
+ * Since: 0.1
+ */
+PlanHalo *
+plan_halo_new (const PlanArrayInfo * info, const guint * halo,
+    PlanBoundary boundary, gdouble cval, GError ** error)
+{
+  PlanHalo *self;
+  guint k;
+  guint64 row = 1;
+
+  g_return_val_if_fail (info != NULL, NULL);
+  g_return_val_if_fail (halo != NULL, NULL);
+
+  if (info->ndim == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "a stencil needs an array of at least one axis, not a single value");
+    return NULL;
+  }
+  if (boundary == PLAN_BOUNDARY_VALID && !check_valid_fits (info, halo,
+          error))
+    return NULL;
+  for (k = 1; k < info->ndim; k++) {
+    row *= info->shape[k] + 2 * (guint64) halo[k];
+    if (row > G_MAXSIZE / 16 / plan_dtype_get_size (info->dtype)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "a padded row of the array would be too large to hold in memory");
+      return NULL;
+    }
+  }
+
+  self = g_new0 (PlanHalo, 1);
+  self->info = *info;
+  self->boundary = boundary;
+  self->ndim = info->ndim;
+  self->esize = plan_dtype_get_size (info->dtype);
+  self->n_threads = 1;
+  for (k = 0; k < info->ndim; k++) {
+    self->h[k] = halo[k];
+    self->pad[k] = boundary == PLAN_BOUNDARY_VALID ? 0 : halo[k];
+  }
+  compute_layout (self);
+
+  self->fill = g_malloc (self->prow_bytes);
+  plan_boundary_fill_from_double (info->dtype, cval, self->fill);
+  for (k = 1; k < self->pstride[0]; k++)
+    memcpy (self->fill + k * self->esize, self->fill, self->esize);
+  plan_halo_reset (self);
+  return self;
+}
+
+/**
+ * plan_halo_free:
+ * @halo: (transfer full): a #PlanHalo
+ *
+ * Since: 0.1
+ */
+void
+plan_halo_free (PlanHalo * halo)
+{
+  g_return_if_fail (halo != NULL);
+
+  g_free (halo->work);
+  g_free (halo->first_rows);
+  g_free (halo->end_rows);
+  g_free (halo->fill);
+  g_free (halo);
+}
+
+/**
+ * plan_halo_get_output_info:
+ * @halo: a #PlanHalo
+ * @output: (out caller-allocates): the shape of the output
+ *
+ * The stencil's output has the input's shape, or with
+ * %PLAN_BOUNDARY_VALID one shrunk by twice the halo along each axis (an
+ * unknown number of rows stays unknown). The dtype is the input's; a
+ * stencil sets its own.
+ *
+ * Since: 0.1
+ */
+void
+plan_halo_get_output_info (PlanHalo * halo, PlanArrayInfo * output)
+{
+  guint k;
+
+  g_return_if_fail (halo != NULL && output != NULL);
+
+  *output = halo->info;
+  if (halo->boundary != PLAN_BOUNDARY_VALID)
+    return;
+  for (k = 0; k < halo->ndim; k++) {
+    if (output->shape[k] >= 0)
+      output->shape[k] -= 2 * halo->h[k];
+  }
+}
+
+/**
+ * plan_halo_set_n_threads:
+ * @halo: a #PlanHalo
+ * @n_threads: how many threads may pad rows, 0 for one per core
+ *
+ * Since: 0.1
+ */
+void
+plan_halo_set_n_threads (PlanHalo * halo, guint n_threads)
+{
+  g_return_if_fail (halo != NULL);
+
+  halo->n_threads = n_threads;
+}
+
+/**
+ * plan_halo_reset:
+ * @halo: a #PlanHalo
+ *
+ * Forgets the rows seen so far (and the end rows given), to start a new
+ * stream.
+ *
+ * Since: 0.1
+ */
+void
+plan_halo_reset (PlanHalo * halo)
+{
+  g_return_if_fail (halo != NULL);
+
+  halo->received = 0;
+  halo->started = FALSE;
+  if (halo->boundary == PLAN_BOUNDARY_VALID) {
+    halo->base = 0;
+    halo->next_c = halo->h[0];
+  } else {
+    halo->base = -(gint64) halo->h[0];
+    halo->next_c = 0;
+  }
+  halo->n_first = 0;
+  g_clear_pointer (&halo->end_rows, g_free);
+  halo->n_end = 0;
+  halo->total = 0;
+  halo->have_end = FALSE;
+}
+
+/* Pads one input row into one padded row, axis by axis from the innermost
+ * outwards. */
+static void
+pad_axis (PlanHalo * halo, const guint8 * src, guint8 * dst, guint axis)
+{
+  gsize n = halo->info.shape[axis];
+  gsize pstride = halo->pstride[axis] * halo->esize;
+  gsize i;
+
+  if (axis == halo->ndim - 1) {
+    plan_boundary_pad_line (halo->boundary, halo->esize, src, n,
+        halo->pad[axis], halo->pad[axis], halo->fill, dst);
+    return;
+  }
+  for (i = 0; i < n; i++)
+    pad_axis (halo, src + i * halo->istride[axis] * halo->esize,
+        dst + (i + halo->pad[axis]) * pstride, axis + 1);
+  plan_boundary_pad_line (halo->boundary, pstride, NULL, n, halo->pad[axis],
+      halo->pad[axis], halo->fill, dst);
+}
+
+static void
+pad_rows (PlanHalo * halo, const guint8 * src, guint8 * dst, gsize n_rows)
+{
+  gsize r;
+
+  if (!halo->inner_padded) {
+    memcpy (dst, src, n_rows * halo->prow_bytes);
+    return;
+  }
+  for (r = 0; r < n_rows; r++)
+    pad_axis (halo, src + r * halo->in_row_bytes, dst + r * halo->prow_bytes,
+        1);
+}
+
+static guint8 *
+work_row (PlanHalo * halo, gint64 row)
+{
+  return halo->work + (row - halo->base) * halo->prow_bytes;
+}
+
+static void
+ensure_work_rows (PlanHalo * halo, gsize rows)
+{
+  if (rows <= halo->work_rows)
+    return;
+  rows = MAX (rows, halo->work_rows + halo->work_rows / 2);
+  halo->work = g_realloc (halo->work, rows * halo->prow_bytes);
+  halo->work_rows = rows;
+}
+
+/* The padded row @row (in [0, n)) of the stream, wherever it is kept. */
+static const guint8 *
+source_row (PlanHalo * halo, gint64 row)
+{
+  if (row < 0)
+    return halo->fill;
+  if (row >= halo->base && row < (gint64) halo->received)
+    return work_row (halo, row);
+  if (row < (gint64) halo->n_first)
+    return halo->first_rows + row * halo->prow_bytes;
+  g_assert (halo->have_end && row >= (gint64) (halo->total - halo->n_end));
+  return halo->end_rows + (row - (halo->total - halo->n_end)) *
+      halo->prow_bytes;
+}
+
+/* Fills the virtual rows [first, first + count) from the boundary rule
+ * for a stream of @n rows. */
+static void
+fill_virtual_rows (PlanHalo * halo, gint64 first, gsize count, gint64 n)
+{
+  gsize i;
+
+  for (i = 0; i < count; i++) {
+    gint64 row = first + i;
+    gint64 j = plan_boundary_map_index (halo->boundary, row, n);
+
+    memcpy (work_row (halo, row), source_row (halo, j), halo->prow_bytes);
+  }
+}
+
+static void
+set_block (PlanHalo * halo, gint64 c_end, PlanHaloBlock * block)
+{
+  gsize offset = 0;
+  guint k;
+
+  memset (block, 0, sizeof (*block));
+  block->ndim = halo->ndim;
+  block->contiguous = !halo->inner_padded;
+  for (k = 0; k < halo->ndim; k++) {
+    block->strides[k] = halo->pstride[k];
+    if (k > 0) {
+      block->shape[k] = halo->info.shape[k] - 2 * (halo->h[k] - halo->pad[k]);
+      offset += halo->h[k] * halo->pstride[k];
+      if (halo->boundary == PLAN_BOUNDARY_VALID && halo->h[k] > 0)
+        block->contiguous = FALSE;
+    }
+  }
+  if (c_end <= halo->next_c)
+    return;
+
+  block->n_rows = c_end - halo->next_c;
+  block->shape[0] = block->n_rows;
+  block->first_row = halo->next_c - (halo->h[0] - halo->pad[0]);
+  block->origin = work_row (halo, halo->next_c) + offset * halo->esize;
+  halo->next_c = c_end;
+}
+
+/**
+ * plan_halo_needs_end_rows:
+ * @halo: a #PlanHalo
+ * @n_rows: the number of rows about to be pushed
+ * @n_end_rows: (out) (optional): how many of the stream's last rows it
+ *   needs
+ *
+ * With %PLAN_BOUNDARY_WRAP and a halo along the first axis, the first
+ * output needs the last rows of the stream. Ask before each
+ * plan_halo_push(); when this returns %TRUE, give them with
+ * plan_halo_set_end_rows() first. A stream shorter than the halo never
+ * needs them: its rows are all at hand when it ends.
+ *
+ * Returns: %TRUE when the end rows are needed before pushing @n_rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_halo_needs_end_rows (PlanHalo * halo, gsize n_rows, gsize * n_end_rows)
+{
+  g_return_val_if_fail (halo != NULL, FALSE);
+
+  if (n_end_rows)
+    *n_end_rows = halo->h[0];
+  return halo->boundary == PLAN_BOUNDARY_WRAP && halo->h[0] > 0
+      && !halo->have_end && !halo->started
+      && halo->received + n_rows > halo->h[0];
+}
+
+/**
+ * plan_halo_set_end_rows:
+ * @halo: a #PlanHalo
+ * @total_rows: the number of rows of the whole stream
+ * @rows: (array): the last @n_rows rows of the stream, unpadded
+ * @n_rows: the number of rows, as plan_halo_needs_end_rows() asked (or all
+ *   rows when the stream is shorter)
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @n_rows is too few or
+ *   more than @total_rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_halo_set_end_rows (PlanHalo * halo, guint64 total_rows,
+    gconstpointer rows, gsize n_rows, GError ** error)
+{
+  g_return_val_if_fail (halo != NULL, FALSE);
+
+  if (n_rows > total_rows || n_rows < MIN (halo->h[0], total_rows)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "got %" G_GSIZE_FORMAT " of the last rows of a stream of %"
+        G_GUINT64_FORMAT " rows but wrap needs its last %u rows", n_rows,
+        total_rows, halo->h[0]);
+    return FALSE;
+  }
+  g_free (halo->end_rows);
+  halo->end_rows = g_malloc (MAX (n_rows, 1) * halo->prow_bytes);
+  pad_rows (halo, rows, halo->end_rows, n_rows);
+  halo->n_end = n_rows;
+  halo->total = total_rows;
+  halo->have_end = TRUE;
+  return TRUE;
+}
+
+/* Drops the rows no output needs any more. */
+static void
+compact (PlanHalo * halo)
+{
+  gint64 keep = halo->next_c - halo->h[0];
+
+  if (keep <= halo->base || !halo->started)
+    return;
+  memmove (halo->work, work_row (halo, keep),
+      (halo->received - keep) * halo->prow_bytes);
+  halo->base = keep;
+}
+
+static void
+keep_first_rows (PlanHalo * halo, const guint8 * rows, gsize n_rows)
+{
+  gsize n = MIN (n_rows, halo->h[0] - halo->n_first);
+
+  if (halo->first_rows == NULL)
+    halo->first_rows = g_malloc (halo->h[0] * halo->prow_bytes);
+  memcpy (halo->first_rows + halo->n_first * halo->prow_bytes,
+      work_row (halo, halo->n_first), n * halo->prow_bytes);
+  halo->n_first += n;
+}
+
+/**
+ * plan_halo_push:
+ * @halo: a #PlanHalo
+ * @rows: (array): the next @n_rows rows of the stream, C-contiguous
+ * @n_rows: the number of rows
+ * @block: (out caller-allocates): the output rows that can now be
+ *   computed; `n_rows` is 0 when none can yet
+ * @error: return location for a #GError
+ *
+ * Copies @rows into the padded work block and says which outputs are now
+ * complete.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (the end rows that
+ *   plan_halo_needs_end_rows() asked for were not given)
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_halo_push (PlanHalo * halo, gconstpointer rows, gsize n_rows,
+    PlanHaloBlock * block, GError ** error)
+{
+  gint64 c_end;
+
+  g_return_val_if_fail (halo != NULL, FALSE);
+  g_return_val_if_fail (block != NULL, FALSE);
+
+  if (plan_halo_needs_end_rows (halo, n_rows, NULL))
+    goto no_end_rows;
+
+  compact (halo);
+  ensure_work_rows (halo, halo->received + n_rows - halo->base + halo->h[0]);
+  pad_rows (halo, rows, work_row (halo, halo->received), n_rows);
+  if (halo->boundary == PLAN_BOUNDARY_WRAP && halo->n_first < halo->h[0])
+    keep_first_rows (halo, rows, n_rows);
+  halo->received += n_rows;
+
+  c_end = (gint64) halo->received - halo->h[0];
+  if (!halo->started && c_end > halo->next_c) {
+    /* At least h0 + 1 rows have come, so the rows before 0 no longer
+     * depend on the length of the stream (except for wrap). */
+    if (halo->boundary != PLAN_BOUNDARY_VALID)
+      fill_virtual_rows (halo, -(gint64) halo->h[0], halo->h[0],
+          halo->have_end ? (gint64) halo->total : (gint64) halo->received);
+    halo->started = TRUE;
+  }
+  set_block (halo, c_end, block);
+  return TRUE;
+
+  /* ERRORS */
+no_end_rows:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "boundary=wrap along the first axis needs the last %u rows of the "
+        "stream before the first output, and they were not given",
+        halo->h[0]);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_halo_finish:
+ * @halo: a #PlanHalo
+ * @block: (out caller-allocates): the last output rows
+ * @error: return location for a #GError
+ *
+ * Ends the stream: pads the rows after the last one and returns the output
+ * rows still held back.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: with %PLAN_BOUNDARY_VALID a
+ *   stream shorter than the window, with %PLAN_BOUNDARY_WRAP a stream
+ *   whose length differs from the total given with the end rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_halo_finish (PlanHalo * halo, PlanHaloBlock * block, GError ** error)
+{
+  gint64 n;
+
+  g_return_val_if_fail (halo != NULL, FALSE);
+  g_return_val_if_fail (block != NULL, FALSE);
+
+  n = halo->received;
+  if (halo->have_end && halo->total != (guint64) n)
+    goto wrong_total;
+  if (halo->boundary == PLAN_BOUNDARY_VALID) {
+    if (n < 2 * (gint64) halo->h[0] + 1)
+      goto too_short;
+    set_block (halo, n - halo->h[0], block);
+    return TRUE;
+  }
+  if (n == 0) {
+    set_block (halo, 0, block);
+    return TRUE;
+  }
+
+  compact (halo);
+  ensure_work_rows (halo, n - halo->base + halo->h[0]);
+  if (!halo->started) {
+    fill_virtual_rows (halo, -(gint64) halo->h[0], halo->h[0], n);
+    halo->started = TRUE;
+  }
+  fill_virtual_rows (halo, n, halo->h[0], n);
+  set_block (halo, n, block);
+  return TRUE;
+
+  /* ERRORS */
+wrong_total:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the stream has %" G_GINT64_FORMAT " rows but its source said %"
+        G_GUINT64_FORMAT " when asked for its last rows for boundary=wrap",
+        n, halo->total);
+    return FALSE;
+  }
+too_short:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the stream has %" G_GINT64_FORMAT " rows but the window spans %u "
+        "along the first axis; with boundary=valid the output would be "
+        "empty", n, 2 * halo->h[0] + 1);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_halo_block_get_offset:
+ * @block: a #PlanHaloBlock
+ * @delta: (array): an offset from the centre along each of the block's axes
+ *
+ * Returns: how many elements from an output's centre the cell at @delta
+ *   lies in the padded block
+ *
+ * Since: 0.1
+ */
+gssize
+plan_halo_block_get_offset (const PlanHaloBlock * block, const gint * delta)
+{
+  gssize offset = 0;
+  guint k;
+
+  g_return_val_if_fail (block != NULL && delta != NULL, 0);
+
+  for (k = 0; k < block->ndim; k++)
+    offset += delta[k] * block->strides[k];
+  return offset;
+}

@@ -1,0 +1,357 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+/* The element at each place is its flat index, so that a wrong cell can
+ * never hold the right value by chance. The constant is -7. */
+#define CVAL -7
+
+static void
+check_index_maps (PlanBoundary b, gint64 n, const gint64 * want, gint start)
+{
+  gint i;
+
+  for (i = 0; i < 3 * (gint) n + 6; i++) {
+    fail_unless_equals_int (plan_boundary_map_index (b, start + i, n),
+        want[i]);
+  }
+}
+
+GST_START_TEST (test_boundary_index_maps_like_scipy)
+{
+  /* n = 4 (a b c d), indices -5 .. 12 */
+  static const gint64 reflect[] =
+      { 3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3, 3 };
+  static const gint64 mirror[] =
+      { 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0 };
+  static const gint64 wrap[] =
+      { 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0 };
+  static const gint64 nearest[] =
+      { 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 };
+  static const gint64 constant[] =
+      { -1, -1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+
+  check_index_maps (PLAN_BOUNDARY_REFLECT, 4, reflect, -5);
+  check_index_maps (PLAN_BOUNDARY_MIRROR, 4, mirror, -5);
+  check_index_maps (PLAN_BOUNDARY_WRAP, 4, wrap, -5);
+  check_index_maps (PLAN_BOUNDARY_NEAREST, 4, nearest, -5);
+  check_index_maps (PLAN_BOUNDARY_CONSTANT, 4, constant, -5);
+  fail_unless_equals_int (plan_boundary_map_index (PLAN_BOUNDARY_MIRROR, -3,
+          1), 0);
+  fail_unless_equals_int (plan_boundary_map_index (PLAN_BOUNDARY_REFLECT, -3,
+          1), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_boundary_pad_line_window_larger_than_line)
+{
+  gint32 src[2] = { 10, 20 }, dst[2 + 5 + 4], fill = CVAL;
+  static const gint32 want_reflect[] = { 10, 10, 20, 20, 10, 10, 20, 20, 10,
+    10, 20
+  };
+  static const gint32 want_constant[] = { CVAL, CVAL, CVAL, CVAL, CVAL, 10,
+    20, CVAL, CVAL, CVAL, CVAL
+  };
+  gint i;
+
+  plan_boundary_pad_line (PLAN_BOUNDARY_REFLECT, 4, src, 2, 5, 4, NULL, dst);
+  for (i = 0; i < 11; i++)
+    fail_unless_equals_int (dst[i], want_reflect[i]);
+  plan_boundary_pad_line (PLAN_BOUNDARY_CONSTANT, 4, src, 2, 5, 4, &fill,
+      dst);
+  for (i = 0; i < 11; i++)
+    fail_unless_equals_int (dst[i], want_constant[i]);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_boundary_fill_from_double)
+{
+  guint8 u8;
+  gint16 i16;
+  gfloat f;
+
+  fail_unless (plan_boundary_fill_from_double (PLAN_DTYPE_UINT8, 7, &u8));
+  fail_unless_equals_int (u8, 7);
+  fail_if (plan_boundary_fill_from_double (PLAN_DTYPE_UINT8, -3, &u8));
+  fail_unless_equals_int (u8, 0);
+  fail_if (plan_boundary_fill_from_double (PLAN_DTYPE_INT16, 1e9, &i16));
+  fail_unless_equals_int (i16, G_MAXINT16);
+  fail_if (plan_boundary_fill_from_double (PLAN_DTYPE_INT16, -2.5, &i16));
+  fail_unless_equals_int (i16, -2);
+  fail_unless (plan_boundary_fill_from_double (PLAN_DTYPE_FLOAT32, 0.5, &f));
+  fail_unless (f == 0.5f);
+}
+
+GST_END_TEST;
+
+/* Streams an int32 array of @shape through a PlanHalo in chunks of
+ * @chunk rows and checks every cell of every window against the boundary
+ * rule applied to the whole array. */
+static void
+check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
+    const guint * h, gsize chunk)
+{
+  PlanArrayInfo info;
+  PlanHalo *halo;
+  PlanHaloBlock block;
+  gint32 *data;
+  gsize row = 1, total, pushed = 0;
+  guint64 next_out = 0, want_rows;
+  gint64 out_shape[3] = { 0, 1, 1 }, sh[3] = { 1, 1, 1 };
+  guint hh[3] = { 0, 0, 0 }, k;
+  gboolean valid = b == PLAN_BOUNDARY_VALID, done = FALSE;
+  GError *err = NULL;
+
+  /* View every array as 3-D, (rows, y, x). */
+  sh[0] = shape[0];
+  hh[0] = h[0];
+  if (ndim >= 2) {
+    sh[2] = shape[ndim - 1];
+    hh[2] = h[ndim - 1];
+  }
+  if (ndim == 3) {
+    sh[1] = shape[1];
+    hh[1] = h[1];
+  }
+  for (k = 1; k < ndim; k++)
+    row *= shape[k];
+  total = shape[0] * row;
+  data = g_new (gint32, MAX (total, 1));
+  for (k = 0; k < total; k++)
+    data[k] = k;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, ndim, shape,
+          NULL));
+  halo = plan_halo_new (&info, h, b, CVAL, &err);
+  fail_unless (halo != NULL, "%s", err ? err->message : "");
+  for (k = 0; k < 3; k++)
+    out_shape[k] = valid ? sh[k] - 2 * (gint64) hh[k] : sh[k];
+  want_rows = out_shape[0];
+
+  while (!done) {
+    gsize n = MIN (chunk, shape[0] - pushed);
+    gint64 o, y, x, d0, d1, d2;
+
+    if (n > 0) {
+      if (plan_halo_needs_end_rows (halo, n, NULL)) {
+        gsize ne = MIN (h[0], (gsize) shape[0]);
+        fail_unless (plan_halo_set_end_rows (halo, shape[0],
+                data + (shape[0] - ne) * row, ne, NULL));
+      }
+      fail_unless (plan_halo_push (halo, data + pushed * row, n, &block,
+              &err), "%s", err ? err->message : "");
+      pushed += n;
+    } else {
+      fail_unless (plan_halo_finish (halo, &block, &err), "%s",
+          err ? err->message : "");
+      done = TRUE;
+    }
+    if (block.n_rows == 0)
+      continue;
+    fail_unless_equals_uint64 (block.first_row, next_out);
+
+    for (o = 0; o < (gint64) block.n_rows; o++)
+      for (y = 0; y < out_shape[1]; y++)
+        for (x = 0; x < out_shape[2]; x++)
+          for (d0 = -(gint) hh[0]; d0 <= (gint) hh[0]; d0++)
+            for (d1 = -(gint) hh[1]; d1 <= (gint) hh[1]; d1++)
+              for (d2 = -(gint) hh[2]; d2 <= (gint) hh[2]; d2++) {
+                gint64 c0 = next_out + o + d0 + (valid ? hh[0] : 0);
+                gint64 c1 = y + d1 + (valid ? hh[1] : 0);
+                gint64 c2 = x + d2 + (valid ? hh[2] : 0);
+                gint64 i0 = plan_boundary_map_index (b, c0, sh[0]);
+                gint64 i1 = plan_boundary_map_index (b, c1, sh[1]);
+                gint64 i2 = plan_boundary_map_index (b, c2, sh[2]);
+                gint32 want = (i0 < 0 || i1 < 0 || i2 < 0) ? CVAL :
+                    (i0 * sh[1] + i1) * sh[2] + i2;
+                gint delta[3];
+                const gint32 *p;
+                gssize at;
+
+                /* The block's axes are the array's. */
+                delta[0] = d0;
+                delta[ndim - 1] = ndim >= 2 ? d2 : d0;
+                if (ndim == 3)
+                  delta[1] = d1;
+                at = o * block.strides[0];
+                if (ndim >= 2)
+                  at += x * block.strides[ndim - 1];
+                if (ndim == 3)
+                  at += y * block.strides[1];
+                p = (const gint32 *) block.origin + at +
+                    plan_halo_block_get_offset (&block, delta);
+                fail_unless (*p == want, "mode %s chunk %" G_GSIZE_FORMAT
+                    ": output (%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                    G_GINT64_FORMAT ") cell (%" G_GINT64_FORMAT ",%"
+                    G_GINT64_FORMAT ",%" G_GINT64_FORMAT ") is %d, not %d",
+                    plan_boundary_to_string (b), chunk, next_out + o, y, x,
+                    d0, d1, d2, *p, want);
+              }
+    next_out += block.n_rows;
+  }
+  fail_unless_equals_uint64 (next_out, want_rows);
+  plan_halo_free (halo);
+  g_free (data);
+}
+
+static const PlanBoundary all_modes[] = {
+  PLAN_BOUNDARY_CONSTANT, PLAN_BOUNDARY_NEAREST, PLAN_BOUNDARY_REFLECT,
+  PLAN_BOUNDARY_MIRROR, PLAN_BOUNDARY_WRAP, PLAN_BOUNDARY_VALID
+};
+
+static const gsize chunks[] = { 1, 2, 3, 7, 1000 };
+
+GST_START_TEST (test_halo_1d_every_mode_and_chunk)
+{
+  static const gint64 lengths[] = { 1, 2, 3, 5, 11, 23 };
+  guint m, c, l, hw;
+
+  for (m = 0; m < G_N_ELEMENTS (all_modes); m++)
+    for (c = 0; c < G_N_ELEMENTS (chunks); c++)
+      for (l = 0; l < G_N_ELEMENTS (lengths); l++)
+        for (hw = 0; hw <= 4; hw++) {
+          guint h[1] = { hw };
+          if (all_modes[m] == PLAN_BOUNDARY_VALID
+              && lengths[l] < 2 * hw + 1)
+            continue;
+          check_stream (all_modes[m], 1, &lengths[l], h, chunks[c]);
+        }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_halo_2d_every_mode_and_chunk)
+{
+  static const gint64 shapes[][2] = { {1, 1}, {2, 3}, {5, 4}, {9, 7},
+  {13, 2}
+  };
+  static const guint halos[][2] = { {1, 1}, {0, 2}, {2, 0}, {4, 4}, {1, 3} };
+  guint m, c, s, hi;
+
+  for (m = 0; m < G_N_ELEMENTS (all_modes); m++)
+    for (c = 0; c < G_N_ELEMENTS (chunks); c++)
+      for (s = 0; s < G_N_ELEMENTS (shapes); s++)
+        for (hi = 0; hi < G_N_ELEMENTS (halos); hi++) {
+          if (all_modes[m] == PLAN_BOUNDARY_VALID
+              && (shapes[s][0] < 2 * halos[hi][0] + 1
+                  || shapes[s][1] < 2 * halos[hi][1] + 1))
+            continue;
+          check_stream (all_modes[m], 2, shapes[s], halos[hi], chunks[c]);
+        }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_halo_3d_planes)
+{
+  static const gint64 shape[3] = { 4, 5, 3 };
+  static const guint h[3] = { 0, 1, 2 };
+  guint m, c;
+
+  for (m = 0; m < G_N_ELEMENTS (all_modes); m++)
+    for (c = 0; c < G_N_ELEMENTS (chunks); c++) {
+      if (all_modes[m] == PLAN_BOUNDARY_VALID)
+        continue;
+      check_stream (all_modes[m], 3, shape, h, chunks[c]);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_halo_valid_rejects_short_axis)
+{
+  PlanArrayInfo info;
+  gint64 shape[2] = { 10, 3 };
+  guint h[2] = { 1, 2 };
+  GError *err = NULL;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
+          NULL));
+  fail_unless (plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, &err) ==
+      NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  fail_unless (strstr (err->message, "axis 1") != NULL, "%s", err->message);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_halo_valid_rejects_short_stream)
+{
+  PlanArrayInfo info;
+  gint64 shape[1] = { -1 };
+  guint h[1] = { 2 };
+  gfloat rows[4] = { 0 };
+  PlanHaloBlock block;
+  PlanHalo *halo;
+  GError *err = NULL;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape,
+          NULL));
+  halo = plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, NULL);
+  fail_unless (plan_halo_push (halo, rows, 4, &block, NULL));
+  fail_unless_equals_int (block.n_rows, 0);
+  fail_if (plan_halo_finish (halo, &block, &err));
+  fail_unless (strstr (err->message, "4 rows") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  plan_halo_free (halo);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_halo_wrap_needs_end_rows)
+{
+  PlanArrayInfo info;
+  gint64 shape[1] = { -1 };
+  guint h[1] = { 2 };
+  gfloat rows[4] = { 0 };
+  PlanHaloBlock block;
+  PlanHalo *halo;
+  GError *err = NULL;
+  gsize n_end;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape,
+          NULL));
+  halo = plan_halo_new (&info, h, PLAN_BOUNDARY_WRAP, 0, NULL);
+  fail_if (plan_halo_needs_end_rows (halo, 2, NULL));
+  fail_unless (plan_halo_push (halo, rows, 2, &block, NULL));
+  fail_unless (plan_halo_needs_end_rows (halo, 1, &n_end));
+  fail_unless_equals_int (n_end, 2);
+  fail_if (plan_halo_push (halo, rows, 1, &block, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  g_clear_error (&err);
+  plan_halo_free (halo);
+}
+
+GST_END_TEST;
+
+static Suite *
+halo_suite (void)
+{
+  Suite *s = suite_create ("halo");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_boundary_index_maps_like_scipy);
+  tcase_add_test (tc, test_boundary_pad_line_window_larger_than_line);
+  tcase_add_test (tc, test_boundary_fill_from_double);
+  tcase_add_test (tc, test_halo_1d_every_mode_and_chunk);
+  tcase_add_test (tc, test_halo_2d_every_mode_and_chunk);
+  tcase_add_test (tc, test_halo_3d_planes);
+  tcase_add_test (tc, test_halo_valid_rejects_short_axis);
+  tcase_add_test (tc, test_halo_valid_rejects_short_stream);
+  tcase_add_test (tc, test_halo_wrap_needs_end_rows);
+  return s;
+}
+
+GST_CHECK_MAIN (halo);
