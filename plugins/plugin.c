@@ -13,12 +13,17 @@
 
 #include <libplan/plan.h>
 
+#include "planfilesink.h"
+#include "planfilesrc.h"
+
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
   /* One line per element, kept in alphabetical order. */
+  ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);
+  ret |= GST_ELEMENT_REGISTER (planfilesrc, plugin);
 
   plan_init ();
 

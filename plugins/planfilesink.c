@@ -1,0 +1,546 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-planfilesink
+ * @title: planfilesink
+ * @short_description: write an array stream to a raw or .npy file,
+ *   atomically
+ *
+ * planfilesink writes the `array/x-raw` stream it receives to a file, as
+ * NumPy .npy or as raw data (#PlanFileSink:format; by default .npy when
+ * the location ends in ".npy"). A worker thread of its own writes behind
+ * the pipeline (#PlanFileWriter): up to #PlanFileSink:max-pending chunks
+ * wait to be written before the streaming thread blocks, so writing
+ * overlaps the work upstream without a queue element.
+ *
+ * The file is written atomically: into a temporary file beside the target
+ * (`.NAME.XXXXXX.part` in the same directory) that is renamed to
+ * #PlanFileSink:location at end of stream, after the .npy header has been
+ * completed with the final number of rows. A pipeline that fails, is
+ * interrupted or is stopped before EOS leaves nothing at the location, and
+ * a file already there stays untouched until a successful EOS. With
+ * #PlanFileSink:fsync the data is flushed to disk before the rename. A
+ * location that exists and is not a regular file (/dev/null, a FIFO) is
+ * written directly.
+ *
+ * #GstBaseSink:sync is %FALSE by default: arrays have no timestamps to
+ * wait for.
+ *
+ * ## Errors
+ *
+ * An output directory that does not exist (resource/not-found), no
+ * permission or a directory at the location (resource/open-write), a full
+ * disk (resource/no-space-left), and other write failures such as EFBIG
+ * or EIO (resource/write) become element errors naming the file and the
+ * cause.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 planfilesrc location=in.npy ! planfilesink location=out.npy
+ * ]| Copies a .npy file.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planfilesink.h"
+
+GST_DEBUG_CATEGORY_STATIC (plan_file_sink_debug);
+#define GST_CAT_DEFAULT plan_file_sink_debug
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_FORMAT,
+  PROP_MAX_PENDING,
+  PROP_FSYNC,
+};
+
+#define DEFAULT_LOCATION NULL
+#define DEFAULT_FORMAT PLAN_FILE_FORMAT_AUTO
+#define DEFAULT_MAX_PENDING 4
+#define DEFAULT_FSYNC FALSE
+
+#define MAX_MAX_PENDING 1024
+
+struct _PlanFileSink
+{
+  GstBaseSink parent;
+
+  /* properties, protected by OBJECT_LOCK */
+  gchar *location;
+  PlanFileFormat format;
+  guint max_pending;
+  gboolean fsync;
+
+  /* construct-only; called from the streaming thread and state changes,
+   * set_flushing from any thread */
+  PlanFileWriter *writer;
+
+  /* streaming thread only (STREAM_LOCK) */
+  gboolean open;
+  guint64 next_row;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY));
+
+static void plan_file_sink_uri_handler_init (gpointer g_iface,
+    gpointer iface_data);
+
+#define plan_file_sink_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (PlanFileSink, plan_file_sink, GST_TYPE_BASE_SINK,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        plan_file_sink_uri_handler_init));
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planfilesink, "planfilesink",
+    GST_RANK_NONE, PLAN_TYPE_FILE_SINK,
+    GST_DEBUG_CATEGORY_INIT (plan_file_sink_debug, "planfilesink", 0,
+        "Array file sink"));
+
+static void plan_file_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void plan_file_sink_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void plan_file_sink_dispose (GObject * object);
+static void plan_file_sink_finalize (GObject * object);
+static gboolean plan_file_sink_start (GstBaseSink * sink);
+static gboolean plan_file_sink_stop (GstBaseSink * sink);
+static gboolean plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
+static gboolean plan_file_sink_event (GstBaseSink * sink, GstEvent * event);
+static gboolean plan_file_sink_query (GstBaseSink * sink, GstQuery * query);
+static GstFlowReturn plan_file_sink_render (GstBaseSink * sink,
+    GstBuffer * buffer);
+static gboolean plan_file_sink_unlock (GstBaseSink * sink);
+static gboolean plan_file_sink_unlock_stop (GstBaseSink * sink);
+
+static void
+plan_file_sink_class_init (PlanFileSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *basesink_class = GST_BASE_SINK_CLASS (klass);
+
+  gobject_class->set_property = plan_file_sink_set_property;
+  gobject_class->get_property = plan_file_sink_get_property;
+  gobject_class->dispose = plan_file_sink_dispose;
+  gobject_class->finalize = plan_file_sink_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "File location",
+          "The file to write; it appears there, complete, at end of stream",
+          DEFAULT_LOCATION, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_FORMAT,
+      g_param_spec_enum ("format", "File format",
+          "The layout to write: auto writes .npy when the location ends in "
+          "\".npy\" and raw otherwise", PLAN_TYPE_FILE_FORMAT,
+          DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MAX_PENDING,
+      g_param_spec_uint ("max-pending", "Write-behind depth",
+          "The most chunks waiting to be written before the streaming "
+          "thread blocks", 1, MAX_MAX_PENDING, DEFAULT_MAX_PENDING,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_FSYNC,
+      g_param_spec_boolean ("fsync", "Flush to disk",
+          "Flush the file to disk (fsync) before renaming it into place, so "
+          "that it survives a crash of the machine", DEFAULT_FSYNC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class, "Array file sink",
+      "Sink/File/Array",
+      "Writes an array to a raw or NumPy .npy file, writing behind on its "
+      "own worker thread into a temporary file renamed into place at end "
+      "of stream", "gst-plan authors <dev@gst-plan.invalid>");
+
+  basesink_class->start = GST_DEBUG_FUNCPTR (plan_file_sink_start);
+  basesink_class->stop = GST_DEBUG_FUNCPTR (plan_file_sink_stop);
+  basesink_class->set_caps = GST_DEBUG_FUNCPTR (plan_file_sink_set_caps);
+  basesink_class->event = GST_DEBUG_FUNCPTR (plan_file_sink_event);
+  basesink_class->query = GST_DEBUG_FUNCPTR (plan_file_sink_query);
+  basesink_class->render = GST_DEBUG_FUNCPTR (plan_file_sink_render);
+  basesink_class->unlock = GST_DEBUG_FUNCPTR (plan_file_sink_unlock);
+  basesink_class->unlock_stop = GST_DEBUG_FUNCPTR (plan_file_sink_unlock_stop);
+
+  gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
+}
+
+static void
+plan_file_sink_init (PlanFileSink * self)
+{
+  self->location = DEFAULT_LOCATION;
+  self->format = DEFAULT_FORMAT;
+  self->max_pending = DEFAULT_MAX_PENDING;
+  self->fsync = DEFAULT_FSYNC;
+  self->writer = plan_file_writer_new ();
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+}
+
+static void
+plan_file_sink_dispose (GObject * object)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (object);
+
+  gst_clear_object (&self->writer);
+
+  G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+static void
+plan_file_sink_finalize (GObject * object)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (object);
+
+  g_free (self->location);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static gboolean
+plan_file_sink_set_location (PlanFileSink * self, const gchar * location,
+    GError ** error)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (self);
+  state = GST_STATE (self);
+  if (state != GST_STATE_READY && state != GST_STATE_NULL) {
+    GST_OBJECT_UNLOCK (self);
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE,
+        "Changing the location of planfilesink while it runs is not "
+        "supported");
+    GST_WARNING_OBJECT (self, "not changing the location while running");
+    return FALSE;
+  }
+  g_free (self->location);
+  self->location = g_strdup (location);
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static void
+plan_file_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (object);
+
+  if (prop_id == PROP_LOCATION) {
+    plan_file_sink_set_location (self, g_value_get_string (value), NULL);
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FORMAT:
+      self->format = g_value_get_enum (value);
+      break;
+    case PROP_MAX_PENDING:
+      self->max_pending = g_value_get_uint (value);
+      break;
+    case PROP_FSYNC:
+      self->fsync = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_FORMAT:
+      g_value_set_enum (value, self->format);
+      break;
+    case PROP_MAX_PENDING:
+      g_value_set_uint (value, self->max_pending);
+      break;
+    case PROP_FSYNC:
+      g_value_set_boolean (value, self->fsync);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Posts @err, from PlanFileWriter, as the element error that fits it. */
+static void
+post_write_error (PlanFileSink * self, const GError * err)
+{
+  if (err->domain == G_FILE_ERROR) {
+    switch (err->code) {
+      case G_FILE_ERROR_NOENT:
+      case G_FILE_ERROR_NOTDIR:
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
+            ("file error %d", err->code));
+        return;
+      case G_FILE_ERROR_ACCES:
+      case G_FILE_ERROR_PERM:
+      case G_FILE_ERROR_ISDIR:
+      case G_FILE_ERROR_ROFS:
+        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", err->message),
+            ("file error %d", err->code));
+        return;
+      case G_FILE_ERROR_NOSPC:
+        GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+            ("%s", err->message), ("file error %d", err->code));
+        return;
+      default:
+        GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message),
+            ("file error %d", err->code));
+        return;
+    }
+  }
+  if (err->domain == PLAN_ERROR && err->code != PLAN_ERROR_IO) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message), (NULL));
+    return;
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message), (NULL));
+}
+
+static gboolean
+plan_file_sink_start (GstBaseSink * sink)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (sink);
+  GError *err = NULL;
+  gchar *location;
+  PlanFileFormat format;
+  guint max_pending;
+  gboolean fsync;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  format = self->format;
+  max_pending = self->max_pending;
+  fsync = self->fsync;
+  GST_OBJECT_UNLOCK (self);
+
+  if (location == NULL || location[0] == '\0')
+    goto no_location;
+  if (!plan_file_writer_open (self->writer, location, format, max_pending,
+          fsync, &err))
+    goto open_failed;
+
+  self->open = TRUE;
+  self->next_row = 0;
+  GST_INFO_OBJECT (self, "writing '%s' (%s) through '%s'", location,
+      plan_file_format_to_string (plan_file_writer_get_format (self->writer)),
+      GST_STR_NULL (plan_file_writer_get_temp_path (self->writer)));
+  g_free (location);
+  return TRUE;
+
+  /* ERRORS */
+no_location:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No file name specified for writing."), (NULL));
+    g_free (location);
+    return FALSE;
+  }
+open_failed:
+  {
+    post_write_error (self, err);
+    g_error_free (err);
+    g_free (location);
+    return FALSE;
+  }
+}
+
+static gboolean
+plan_file_sink_stop (GstBaseSink * sink)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (sink);
+
+  /* Stopping before a successful EOS: remove the partial file. After EOS
+   * the writer is already closed and this does nothing. */
+  if (self->open)
+    GST_INFO_OBJECT (self, "stopped before end of stream; removing the "
+        "partial file");
+  plan_file_writer_cancel (self->writer);
+  self->open = FALSE;
+  return TRUE;
+}
+
+static gboolean
+plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (sink);
+  PlanArrayInfo info;
+  GError *err = NULL;
+
+  if (!plan_array_info_from_caps (&info, caps, &err)
+      || !plan_file_writer_set_info (self->writer, &info, &err)) {
+    post_write_error (self, err);
+    g_error_free (err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (sink);
+  GError *err = NULL;
+  GstFlowReturn ret;
+
+  if (GST_BUFFER_OFFSET_IS_VALID (buffer)
+      && GST_BUFFER_OFFSET (buffer) != self->next_row)
+    GST_WARNING_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
+        " follow row %" G_GUINT64_FORMAT "; writing them in arrival order",
+        GST_BUFFER_OFFSET (buffer), GST_BUFFER_OFFSET_END (buffer),
+        self->next_row);
+  if (GST_BUFFER_OFFSET_END_IS_VALID (buffer))
+    self->next_row = GST_BUFFER_OFFSET_END (buffer);
+
+  ret = plan_file_writer_write (self->writer, gst_buffer_ref (buffer), &err);
+  if (ret == GST_FLOW_FLUSHING) {
+    GST_DEBUG_OBJECT (self, "flushing");
+  } else if (ret != GST_FLOW_OK) {
+    post_write_error (self, err);
+    g_clear_error (&err);
+  }
+  return ret;
+}
+
+static gboolean
+plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (sink);
+  GError *err = NULL;
+
+  /* The file must be in place before the EOS message goes out, since
+   * applications read it as soon as they see that message. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->open) {
+    self->open = FALSE;
+    if (!plan_file_writer_finish (self->writer, &err)) {
+      post_write_error (self, err);
+      g_error_free (err);
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+}
+
+static gboolean
+plan_file_sink_query (GstBaseSink * sink, GstQuery * query)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (sink);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_URI:{
+      gchar *uri = NULL;
+
+      GST_OBJECT_LOCK (self);
+      if (self->location)
+        uri = gst_filename_to_uri (self->location, NULL);
+      GST_OBJECT_UNLOCK (self);
+      if (uri == NULL)
+        return FALSE;
+      gst_query_set_uri (query, uri);
+      g_free (uri);
+      return TRUE;
+    }
+    default:
+      return GST_BASE_SINK_CLASS (parent_class)->query (sink, query);
+  }
+}
+
+static gboolean
+plan_file_sink_unlock (GstBaseSink * sink)
+{
+  plan_file_writer_set_flushing (PLAN_FILE_SINK (sink)->writer, TRUE);
+  return TRUE;
+}
+
+static gboolean
+plan_file_sink_unlock_stop (GstBaseSink * sink)
+{
+  plan_file_writer_set_flushing (PLAN_FILE_SINK (sink)->writer, FALSE);
+  return TRUE;
+}
+
+static GstURIType
+plan_file_sink_uri_get_type (GType type)
+{
+  return GST_URI_SINK;
+}
+
+static const gchar *const *
+plan_file_sink_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { "file", NULL };
+
+  return protocols;
+}
+
+static gchar *
+plan_file_sink_uri_get_uri (GstURIHandler * handler)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (handler);
+  gchar *uri = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->location)
+    uri = gst_filename_to_uri (self->location, NULL);
+  GST_OBJECT_UNLOCK (self);
+  return uri;
+}
+
+static gboolean
+plan_file_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (handler);
+  gchar *location;
+  gboolean ok;
+
+  location = g_filename_from_uri (uri, NULL, NULL);
+  if (location == NULL) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "'%s' is not a local file:// URI", uri);
+    return FALSE;
+  }
+  ok = plan_file_sink_set_location (self, location, error);
+  g_free (location);
+  return ok;
+}
+
+static void
+plan_file_sink_uri_handler_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = (GstURIHandlerInterface *) g_iface;
+
+  iface->get_type = plan_file_sink_uri_get_type;
+  iface->get_protocols = plan_file_sink_uri_get_protocols;
+  iface->get_uri = plan_file_sink_uri_get_uri;
+  iface->set_uri = plan_file_sink_uri_set_uri;
+}

@@ -1,0 +1,971 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-planfilesrc
+ * @title: planfilesrc
+ * @short_description: read an array file (raw or .npy) in chunks of rows
+ *
+ * planfilesrc reads an array from a NumPy .npy file or a raw binary file
+ * and pushes it as `array/x-raw` buffers of whole rows. A worker thread of
+ * its own reads ahead (#PlanFileReader): up to #PlanFileSrc:max-chunks
+ * chunks of #PlanFileSrc:blocksize bytes wait for downstream, so reading
+ * overlaps the work of the rest of the pipeline without a queue element,
+ * and memory stays bounded whatever the file size.
+ *
+ * - .npy files (versions 1.0, 2.0 and 3.0, C order, little-endian, bool,
+ *   integer or float dtypes) describe themselves.
+ * - Raw files need #PlanFileSrc:dtype and, for more than one axis,
+ *   #PlanFileSrc:shape; the outermost axis may be left out or -1 and is
+ *   then the number of rows the file holds.
+ * - #PlanFileSrc:offset and #PlanFileSrc:length select a shard of rows.
+ *   The stream then starts at row 0: GST_BUFFER_OFFSET / OFFSET_END,
+ *   positions, durations and seeks count rows from the shard's first row.
+ *
+ * Duration and position queries are answered in %GST_FORMAT_DEFAULT (rows)
+ * and %GST_FORMAT_BYTES (bytes of array data, without a header); seeks are
+ * accepted in both (byte positions are rounded down to whole rows). The
+ * segment is in rows (%GST_FORMAT_DEFAULT).
+ *
+ * It derives from #GstPushSrc rather than #GstBaseSrc: it produces whole
+ * rows in chunks of its own choosing from a read-ahead queue, so it has no
+ * use for random-access pull mode (getrange with byte offsets and sizes
+ * set by downstream), which would bypass the read-ahead.
+ *
+ * ## The plan-read-rows query
+ *
+ * planfilesrc answers the custom upstream query #PLAN_QUERY_READ_ROWS
+ * (structure `plan-read-rows` with #guint64 `offset` and `n-rows`, in
+ * stream rows) by reading those rows synchronously and setting a
+ * #GstBuffer field `buffer`. planstencil uses it in wrap mode to get rows
+ * from the other end of the array. A range outside the stream is refused.
+ *
+ * ## Errors
+ *
+ * Nothing is opened before the READY to PAUSED state change. Then a
+ * missing file (resource/not-found), no permission or a directory
+ * (resource/open-read), a malformed, truncated or unsupported .npy header
+ * or a file size that does not match the shape (stream/format or
+ * stream/wrong-type), and bad #PlanFileSrc:dtype or #PlanFileSrc:shape
+ * settings (resource/settings) fail the state change with an element
+ * error that names the file and the cause.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 planfilesrc location=in.npy ! planfilesink location=out.npy
+ * ]| Copies a .npy file.
+ * |[
+ * gst-launch-1.0 planfilesrc location=in.f32 dtype=float32 shape="(-1, 3)" \
+ *     offset=1000 length=500 ! planfilesink location=shard.npy
+ * ]| Reads rows 1000 to 1499 of a raw float32 file of 3 columns into a .npy.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planfilesrc.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_file_src_debug);
+#define GST_CAT_DEFAULT plan_file_src_debug
+
+/* The lock order is: STREAM_LOCK, then io_lock, then OBJECT_LOCK; the
+ * reader's own lock is only taken inside PlanFileReader calls. */
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_FORMAT,
+  PROP_DTYPE,
+  PROP_SHAPE,
+  PROP_BLOCKSIZE,
+  PROP_OFFSET,
+  PROP_LENGTH,
+  PROP_MAX_CHUNKS,
+};
+
+#define DEFAULT_LOCATION NULL
+#define DEFAULT_FORMAT PLAN_FILE_FORMAT_AUTO
+#define DEFAULT_DTYPE PLAN_DTYPE_UNKNOWN
+#define DEFAULT_SHAPE NULL
+#define DEFAULT_BLOCKSIZE (1 << 20)
+#define DEFAULT_OFFSET 0
+#define DEFAULT_LENGTH -1
+#define DEFAULT_MAX_CHUNKS 4
+
+#define MAX_BLOCKSIZE (1 << 30)
+#define MAX_MAX_CHUNKS 1024
+
+struct _PlanFileSrc
+{
+  GstPushSrc parent;
+
+  /* properties, protected by OBJECT_LOCK */
+  gchar *location;
+  PlanFileFormat format;
+  PlanDType dtype;
+  gchar *shape_str;
+  guint ndim;
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  GError *shape_error;          /* a rejected shape, reported at start */
+  guint blocksize;
+  guint64 offset;
+  gint64 length;
+  guint max_chunks;
+
+  /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
+  PlanArrayInfo info;
+  gboolean opened;
+  guint64 position;             /* rows pushed, or the seek start */
+
+  /* the reader is opened and closed with io_lock held, so that queries
+   * reading rows on other threads never see it half closed */
+  GMutex io_lock;
+  PlanFileReader *reader;       /* construct-only */
+
+  /* streaming thread only (STREAM_LOCK) */
+  gsize chunk_rows;
+  guint chunks_ahead;
+  gboolean reading;
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY));
+
+static void plan_file_src_uri_handler_init (gpointer g_iface,
+    gpointer iface_data);
+
+#define plan_file_src_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (PlanFileSrc, plan_file_src, GST_TYPE_PUSH_SRC,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        plan_file_src_uri_handler_init));
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planfilesrc, "planfilesrc",
+    GST_RANK_NONE, PLAN_TYPE_FILE_SRC,
+    GST_DEBUG_CATEGORY_INIT (plan_file_src_debug, "planfilesrc", 0,
+        "Array file source"));
+
+static void plan_file_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void plan_file_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void plan_file_src_dispose (GObject * object);
+static void plan_file_src_finalize (GObject * object);
+static gboolean plan_file_src_start (GstBaseSrc * src);
+static gboolean plan_file_src_stop (GstBaseSrc * src);
+static GstCaps *plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter);
+static gboolean plan_file_src_is_seekable (GstBaseSrc * src);
+static gboolean plan_file_src_prepare_seek_segment (GstBaseSrc * src,
+    GstEvent * seek, GstSegment * segment);
+static gboolean plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment);
+static gboolean plan_file_src_query (GstBaseSrc * src, GstQuery * query);
+static gboolean plan_file_src_unlock (GstBaseSrc * src);
+static gboolean plan_file_src_unlock_stop (GstBaseSrc * src);
+static GstFlowReturn plan_file_src_create (GstPushSrc * src,
+    GstBuffer ** buffer);
+
+static void
+plan_file_src_class_init (PlanFileSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *pushsrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  gobject_class->set_property = plan_file_src_set_property;
+  gobject_class->get_property = plan_file_src_get_property;
+  gobject_class->dispose = plan_file_src_dispose;
+  gobject_class->finalize = plan_file_src_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "File location",
+          "The array file to read (raw or .npy)", DEFAULT_LOCATION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_FORMAT,
+      g_param_spec_enum ("format", "File format",
+          "The layout of the file: auto reads .npy when the file starts "
+          "with the .npy magic and raw otherwise", PLAN_TYPE_FILE_FORMAT,
+          DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DTYPE,
+      g_param_spec_enum ("dtype", "Element type",
+          "The numpy dtype of a raw file's elements (required for raw "
+          "files, ignored for .npy files)", PLAN_TYPE_DTYPE, DEFAULT_DTYPE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_SHAPE,
+      g_param_spec_string ("shape", "Array shape",
+          "The shape of a raw file, numpy style, outermost axis first, such "
+          "as \"(-1, 3)\" or \"(, 3)\": an outermost axis of -1 or left "
+          "out is inferred from the file size. Unset means 1-D of inferred "
+          "length. Ignored for .npy files", DEFAULT_SHAPE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /* This replaces GstBaseSrc's blocksize, which defaults to 4096 bytes and
+   * means bytes per pull; here it is the read-ahead chunk size. */
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Chunk size",
+          "The size of the chunks read, in bytes, rounded down to whole rows "
+          "(at least one row)", 1, MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_uint64 ("offset", "First row",
+          "The first row of the file to read (a shard); stream row 0 is "
+          "this row", 0, G_MAXINT64, DEFAULT_OFFSET,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_LENGTH,
+      g_param_spec_int64 ("length", "Number of rows",
+          "The number of rows to read from offset, -1 for all to the end of "
+          "the file; a shard reaching past the end is cut there", -1,
+          G_MAXINT64, DEFAULT_LENGTH,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MAX_CHUNKS,
+      g_param_spec_uint ("max-chunks", "Read-ahead depth",
+          "The most chunks read ahead of downstream (memory used is about "
+          "max-chunks x blocksize)", 1, MAX_MAX_CHUNKS, DEFAULT_MAX_CHUNKS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "Array file source",
+      "Source/File/Array",
+      "Reads an array from a raw or NumPy .npy file in chunks of whole "
+      "rows, reading ahead on its own worker thread",
+      "gst-plan authors <dev@gst-plan.invalid>");
+
+  basesrc_class->start = GST_DEBUG_FUNCPTR (plan_file_src_start);
+  basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_file_src_stop);
+  basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_file_src_get_caps);
+  basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_file_src_is_seekable);
+  basesrc_class->prepare_seek_segment =
+      GST_DEBUG_FUNCPTR (plan_file_src_prepare_seek_segment);
+  basesrc_class->do_seek = GST_DEBUG_FUNCPTR (plan_file_src_do_seek);
+  basesrc_class->query = GST_DEBUG_FUNCPTR (plan_file_src_query);
+  basesrc_class->unlock = GST_DEBUG_FUNCPTR (plan_file_src_unlock);
+  basesrc_class->unlock_stop = GST_DEBUG_FUNCPTR (plan_file_src_unlock_stop);
+  pushsrc_class->create = GST_DEBUG_FUNCPTR (plan_file_src_create);
+
+  gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_DTYPE, 0);
+}
+
+static void
+plan_file_src_init (PlanFileSrc * self)
+{
+  self->location = DEFAULT_LOCATION;
+  self->format = DEFAULT_FORMAT;
+  self->dtype = DEFAULT_DTYPE;
+  self->shape_str = DEFAULT_SHAPE;
+  self->ndim = 1;
+  self->shape[0] = -1;
+  self->blocksize = DEFAULT_BLOCKSIZE;
+  self->offset = DEFAULT_OFFSET;
+  self->length = DEFAULT_LENGTH;
+  self->max_chunks = DEFAULT_MAX_CHUNKS;
+  g_mutex_init (&self->io_lock);
+  self->reader = plan_file_reader_new ();
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
+}
+
+static void
+plan_file_src_dispose (GObject * object)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (object);
+
+  gst_clear_object (&self->reader);
+
+  G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+static void
+plan_file_src_finalize (GObject * object)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (object);
+
+  g_free (self->location);
+  g_free (self->shape_str);
+  g_clear_error (&self->shape_error);
+  g_mutex_clear (&self->io_lock);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static gboolean
+plan_file_src_set_location (PlanFileSrc * self, const gchar * location,
+    GError ** error)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (self);
+  state = GST_STATE (self);
+  if (state != GST_STATE_READY && state != GST_STATE_NULL) {
+    GST_OBJECT_UNLOCK (self);
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE,
+        "Changing the location of planfilesrc while it runs is not "
+        "supported");
+    GST_WARNING_OBJECT (self, "not changing the location while running");
+    return FALSE;
+  }
+  g_free (self->location);
+  self->location = g_strdup (location);
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* plan_shape_parse(), plus a left-out outermost axis: "(, 3)" is
+ * "(-1, 3)". */
+static gboolean
+parse_shape (const gchar * str, guint * ndim, gint64 * shape, GError ** error)
+{
+  const gchar *p = str;
+  gchar *fixed;
+  gboolean ok;
+
+  while (g_ascii_isspace (*p) || *p == '(' || *p == '[')
+    p++;
+  if (*p != ',')
+    return plan_shape_parse (str, ndim, shape, error);
+
+  fixed = g_strdup_printf ("%.*s-1%s", (gint) (p - str), str, p);
+  ok = plan_shape_parse (fixed, ndim, shape, error);
+  g_free (fixed);
+  return ok;
+}
+
+/* Must be called with OBJECT_LOCK held */
+static void
+set_shape_unlocked (PlanFileSrc * self, const gchar * str)
+{
+  GError *err = NULL;
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint ndim;
+
+  /* A rejected shape keeps the previous one, but is remembered so that
+   * starting fails with the parse error instead of reading the file with
+   * a shape the user did not ask for. */
+  g_clear_error (&self->shape_error);
+  if (str == NULL) {
+    ndim = 1;
+    shape[0] = -1;
+  } else if (!parse_shape (str, &ndim, shape, &err)) {
+    GST_WARNING_OBJECT (self, "rejecting shape: %s", err->message);
+    self->shape_error = err;
+    return;
+  }
+  g_free (self->shape_str);
+  self->shape_str = g_strdup (str);
+  self->ndim = ndim;
+  memcpy (self->shape, shape, sizeof (shape));
+}
+
+static void
+plan_file_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (object);
+
+  if (prop_id == PROP_LOCATION) {
+    plan_file_src_set_location (self, g_value_get_string (value), NULL);
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FORMAT:
+      self->format = g_value_get_enum (value);
+      break;
+    case PROP_DTYPE:
+      self->dtype = g_value_get_enum (value);
+      break;
+    case PROP_SHAPE:
+      set_shape_unlocked (self, g_value_get_string (value));
+      break;
+    case PROP_BLOCKSIZE:
+      self->blocksize = g_value_get_uint (value);
+      break;
+    case PROP_OFFSET:
+      self->offset = g_value_get_uint64 (value);
+      break;
+    case PROP_LENGTH:
+      self->length = g_value_get_int64 (value);
+      break;
+    case PROP_MAX_CHUNKS:
+      self->max_chunks = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_FORMAT:
+      g_value_set_enum (value, self->format);
+      break;
+    case PROP_DTYPE:
+      g_value_set_enum (value, self->dtype);
+      break;
+    case PROP_SHAPE:
+      g_value_set_string (value, self->shape_str);
+      break;
+    case PROP_BLOCKSIZE:
+      g_value_set_uint (value, self->blocksize);
+      break;
+    case PROP_OFFSET:
+      g_value_set_uint64 (value, self->offset);
+      break;
+    case PROP_LENGTH:
+      g_value_set_int64 (value, self->length);
+      break;
+    case PROP_MAX_CHUNKS:
+      g_value_set_uint (value, self->max_chunks);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Posts @err, from PlanFileReader, as the element error that fits it. */
+static void
+post_read_error (PlanFileSrc * self, const GError * err)
+{
+  if (err->domain == G_FILE_ERROR) {
+    switch (err->code) {
+      case G_FILE_ERROR_NOENT:
+      case G_FILE_ERROR_NOTDIR:
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
+            ("file error %d", err->code));
+        return;
+      case G_FILE_ERROR_ACCES:
+      case G_FILE_ERROR_PERM:
+      case G_FILE_ERROR_ISDIR:
+        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
+            ("file error %d", err->code));
+        return;
+      default:
+        GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
+            ("file error %d", err->code));
+        return;
+    }
+  }
+  if (err->domain == PLAN_ERROR) {
+    switch (err->code) {
+      case PLAN_ERROR_INVALID_ARGUMENT:
+        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+            (NULL));
+        return;
+      case PLAN_ERROR_UNSUPPORTED:
+        GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s", err->message),
+            (NULL));
+        return;
+      case PLAN_ERROR_IO:
+        GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
+            (NULL));
+        return;
+      default:
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message),
+            (NULL));
+        return;
+    }
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message), (NULL));
+}
+
+static gboolean
+open_reader (PlanFileSrc * self, const gchar * location,
+    PlanFileFormat format, const PlanArrayInfo * raw_info, guint64 offset,
+    gint64 length, GError ** error)
+{
+  gboolean ok;
+
+  g_mutex_lock (&self->io_lock);
+  ok = plan_file_reader_open (self->reader, location, format, raw_info, error)
+      && plan_file_reader_set_window (self->reader, offset, length, error);
+  if (!ok)
+    plan_file_reader_close (self->reader);
+  g_mutex_unlock (&self->io_lock);
+  return ok;
+}
+
+static gboolean
+plan_file_src_start (GstBaseSrc * src)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  PlanArrayInfo raw_info, info;
+  GError *err = NULL;
+  gchar *location;
+  PlanFileFormat format;
+  guint64 offset;
+  gint64 length;
+  guint blocksize;
+
+  plan_array_info_init (&raw_info);
+  GST_OBJECT_LOCK (self);
+  if (self->shape_error)
+    err = g_error_copy (self->shape_error);
+  else if (self->dtype != PLAN_DTYPE_UNKNOWN)
+    plan_array_info_set (&raw_info, self->dtype, self->ndim, self->shape,
+        &err);
+  location = g_strdup (self->location);
+  format = self->format;
+  offset = self->offset;
+  length = self->length;
+  blocksize = self->blocksize;
+  self->chunks_ahead = self->max_chunks;
+  GST_OBJECT_UNLOCK (self);
+
+  if (err)
+    goto bad_settings;
+  if (location == NULL || location[0] == '\0')
+    goto no_location;
+  if (!open_reader (self, location, format, &raw_info, offset, length, &err))
+    goto open_failed;
+
+  plan_file_reader_get_info (self->reader, &info);
+  self->chunk_rows = MAX (1, blocksize /
+      plan_file_reader_get_row_size (self->reader));
+  self->reading = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->info = info;
+  self->opened = TRUE;
+  self->position = 0;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_INFO_OBJECT (self, "reading '%s' (%s): %" G_GUINT64_FORMAT " rows in "
+      "chunks of %" G_GSIZE_FORMAT, location,
+      plan_file_format_to_string (plan_file_reader_get_format (self->reader)),
+      plan_file_reader_get_n_rows (self->reader), self->chunk_rows);
+  g_free (location);
+  return TRUE;
+
+  /* ERRORS */
+bad_settings:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid settings for reading '%s': %s", GST_STR_NULL (location),
+            err->message), (NULL));
+    g_error_free (err);
+    g_free (location);
+    return FALSE;
+  }
+no_location:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No file name specified for reading."), (NULL));
+    g_free (location);
+    return FALSE;
+  }
+open_failed:
+  {
+    post_read_error (self, err);
+    g_error_free (err);
+    g_free (location);
+    return FALSE;
+  }
+}
+
+static gboolean
+plan_file_src_stop (GstBaseSrc * src)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+
+  GST_OBJECT_LOCK (self);
+  self->opened = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->io_lock);
+  plan_file_reader_close (self->reader);
+  g_mutex_unlock (&self->io_lock);
+  self->reading = FALSE;
+  return TRUE;
+}
+
+static GstCaps *
+plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  PlanArrayInfo info;
+  gboolean opened;
+  GstCaps *caps, *result;
+
+  GST_OBJECT_LOCK (self);
+  opened = self->opened;
+  info = self->info;
+  GST_OBJECT_UNLOCK (self);
+
+  if (opened)
+    caps = plan_array_info_to_caps (&info);
+  else
+    caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
+  if (filter == NULL)
+    return caps;
+  result = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return result;
+}
+
+static gboolean
+plan_file_src_is_seekable (GstBaseSrc * src)
+{
+  return TRUE;
+}
+
+/* Converts between rows (DEFAULT) and bytes of array data. */
+static gboolean
+convert_unlocked (PlanFileSrc * self, GstFormat from, gint64 value,
+    GstFormat to, gint64 * result)
+{
+  gsize row_size = plan_array_info_get_row_size (&self->info);
+
+  if (from == to || value == -1) {
+    *result = value;
+    return TRUE;
+  }
+  if (!self->opened || row_size == 0)
+    return FALSE;
+  if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
+    *result = value * (gint64) row_size;
+  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT)
+    *result = value / (gint64) row_size;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
+    GstSegment * segment)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format;
+  gint64 start, stop;
+  gdouble rate;
+  gboolean ok;
+
+  gst_event_parse_seek (seek, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  if (rate <= 0.0)
+    goto bad_rate;
+
+  GST_OBJECT_LOCK (self);
+  ok = convert_unlocked (self, format, start, GST_FORMAT_DEFAULT, &start)
+      && convert_unlocked (self, format, stop, GST_FORMAT_DEFAULT, &stop);
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    goto bad_format;
+
+  return gst_segment_do_seek (segment, rate, GST_FORMAT_DEFAULT, flags,
+      start_type, start, stop_type, stop, NULL);
+
+  /* ERRORS */
+bad_rate:
+  {
+    GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
+        "%f", rate);
+    return FALSE;
+  }
+bad_format:
+  {
+    GST_WARNING_OBJECT (self, "cannot seek in %s format; seek in rows "
+        "(default) or bytes", gst_format_get_name (format));
+    return FALSE;
+  }
+}
+
+static gboolean
+start_reading (PlanFileSrc * self, guint64 first, guint64 end)
+{
+  GError *err = NULL;
+
+  if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
+          self->chunks_ahead, &err)) {
+    post_read_error (self, err);
+    g_error_free (err);
+    return FALSE;
+  }
+  self->reading = TRUE;
+  GST_OBJECT_LOCK (self);
+  self->position = first;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  guint64 n_rows = plan_file_reader_get_n_rows (self->reader);
+  guint64 stop = n_rows;
+
+  if (segment->format != GST_FORMAT_DEFAULT)
+    return FALSE;
+  if (segment->stop != GST_CLOCK_TIME_NONE)
+    stop = MIN (segment->stop, n_rows);
+  segment->time = segment->start;
+  GST_DEBUG_OBJECT (self, "reading rows %" G_GUINT64_FORMAT " to %"
+      G_GUINT64_FORMAT, segment->start, stop);
+  return start_reading (self, MIN (segment->start, stop), stop);
+}
+
+static gboolean
+answer_read_rows (PlanFileSrc * self, GstQuery * query)
+{
+  GError *err = NULL;
+  GstBuffer *buffer = NULL;
+  guint64 offset, n_rows;
+
+  if (!plan_query_parse_read_rows (query, &offset, &n_rows))
+    return FALSE;
+
+  g_mutex_lock (&self->io_lock);
+  if (plan_file_reader_get_row_size (self->reader) > 0)
+    buffer = plan_file_reader_read_rows (self->reader, offset, n_rows, &err);
+  g_mutex_unlock (&self->io_lock);
+
+  if (buffer == NULL) {
+    GST_WARNING_OBJECT (self, "not answering %s: %s", PLAN_QUERY_READ_ROWS,
+        err ? err->message : "not started");
+    g_clear_error (&err);
+    return FALSE;
+  }
+  plan_query_set_read_rows_buffer (query, buffer);
+  gst_buffer_unref (buffer);
+  return TRUE;
+}
+
+static gboolean
+answer_position_or_duration (PlanFileSrc * self, GstQuery * query)
+{
+  GstFormat format;
+  gint64 value;
+  gboolean ok;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    gst_query_parse_position (query, &format, NULL);
+  else
+    gst_query_parse_duration (query, &format, NULL);
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES)
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    value = self->position;
+  else
+    value = plan_array_info_get_n_rows (&self->info);
+  ok = self->opened && convert_unlocked (self, GST_FORMAT_DEFAULT, value,
+      format, &value);
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    return FALSE;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    gst_query_set_position (query, format, value);
+  else
+    gst_query_set_duration (query, format, value);
+  return TRUE;
+}
+
+static gboolean
+answer_convert (PlanFileSrc * self, GstQuery * query)
+{
+  GstFormat src_format, dest_format;
+  gint64 src_value, dest_value;
+  gboolean ok;
+
+  gst_query_parse_convert (query, &src_format, &src_value, &dest_format,
+      NULL);
+  GST_OBJECT_LOCK (self);
+  ok = convert_unlocked (self, src_format, src_value, dest_format,
+      &dest_value);
+  GST_OBJECT_UNLOCK (self);
+  if (ok)
+    gst_query_set_convert (query, src_format, src_value, dest_format,
+        dest_value);
+  return ok;
+}
+
+static gboolean
+answer_seeking (PlanFileSrc * self, GstQuery * query)
+{
+  GstFormat format;
+  gint64 end;
+  gboolean ok;
+
+  gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  ok = self->opened && (format == GST_FORMAT_DEFAULT
+      || format == GST_FORMAT_BYTES) && convert_unlocked (self,
+      GST_FORMAT_DEFAULT, plan_array_info_get_n_rows (&self->info), format,
+      &end);
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    return FALSE;
+  gst_query_set_seeking (query, format, TRUE, 0, end);
+  return TRUE;
+}
+
+static gboolean
+plan_file_src_query (GstBaseSrc * src, GstQuery * query)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_POSITION:
+    case GST_QUERY_DURATION:
+      return answer_position_or_duration (self, query);
+    case GST_QUERY_CONVERT:
+      return answer_convert (self, query);
+    case GST_QUERY_SEEKING:
+      if (answer_seeking (self, query))
+        return TRUE;
+      break;
+    case GST_QUERY_CUSTOM:
+      if (plan_query_parse_read_rows (query, NULL, NULL))
+        return answer_read_rows (self, query);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
+}
+
+static gboolean
+plan_file_src_unlock (GstBaseSrc * src)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+
+  plan_file_reader_set_flushing (self->reader, TRUE);
+  return TRUE;
+}
+
+static gboolean
+plan_file_src_unlock_stop (GstBaseSrc * src)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+
+  plan_file_reader_set_flushing (self->reader, FALSE);
+  return TRUE;
+}
+
+static GstFlowReturn
+plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  GError *err = NULL;
+  GstFlowReturn ret;
+
+  /* GstBaseSrc seeks (and so starts reading) before the first create;
+   * this covers a subclass of the flow that does not. */
+  if (!self->reading && !start_reading (self, 0, G_MAXUINT64))
+    return GST_FLOW_ERROR;
+
+  ret = plan_file_reader_pop (self->reader, buffer, &err);
+  switch (ret) {
+    case GST_FLOW_OK:
+      GST_OBJECT_LOCK (self);
+      self->position = GST_BUFFER_OFFSET_END (*buffer);
+      GST_OBJECT_UNLOCK (self);
+      GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
+          GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
+      break;
+    case GST_FLOW_FLUSHING:
+      GST_DEBUG_OBJECT (self, "flushing");
+      break;
+    case GST_FLOW_EOS:
+      GST_DEBUG_OBJECT (self, "all rows read");
+      break;
+    default:
+      post_read_error (self, err);
+      g_clear_error (&err);
+      break;
+  }
+  return ret;
+}
+
+static GstURIType
+plan_file_src_uri_get_type (GType type)
+{
+  return GST_URI_SRC;
+}
+
+static const gchar *const *
+plan_file_src_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { "file", NULL };
+
+  return protocols;
+}
+
+static gchar *
+plan_file_src_uri_get_uri (GstURIHandler * handler)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (handler);
+  gchar *uri = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->location)
+    uri = gst_filename_to_uri (self->location, NULL);
+  GST_OBJECT_UNLOCK (self);
+  return uri;
+}
+
+static gboolean
+plan_file_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (handler);
+  gchar *location;
+  gboolean ok;
+
+  location = g_filename_from_uri (uri, NULL, NULL);
+  if (location == NULL) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "'%s' is not a local file:// URI", uri);
+    return FALSE;
+  }
+  ok = plan_file_src_set_location (self, location, error);
+  g_free (location);
+  return ok;
+}
+
+static void
+plan_file_src_uri_handler_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = (GstURIHandlerInterface *) g_iface;
+
+  iface->get_type = plan_file_src_uri_get_type;
+  iface->get_protocols = plan_file_src_uri_get_protocols;
+  iface->get_uri = plan_file_src_uri_get_uri;
+  iface->set_uri = plan_file_src_uri_set_uri;
+}
