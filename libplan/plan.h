@@ -24,6 +24,10 @@
 #include <libplan/planwindow.h>
 #include <libplan/planboundary.h>
 #include <libplan/planhalo.h>
+#include <libplan/plandevice.h>
+#include <libplan/plandevicememory.h>
+#include <libplan/planhostmemory.h>
+#include <libplan/planbufferpool.h>
 
 G_BEGIN_DECLS
 
