@@ -65,20 +65,21 @@ G_DEFINE_BOXED_TYPE (PlanWindow, plan_window, plan_window_ref,
     plan_window_unref);
 
 /* Words the expression language gives a meaning of its own: the dtype
- * names (used as casts), its functions and its constants. A cell with one
- * of these names could never be referred to. */
+ * names (used as casts), its functions, its constants and its keywords. A
+ * cell with one of these names could not be told from them. The constant
+ * `e` is the exception: it is the natural name of the east cell, and a
+ * bound name hides a constant of the same name (docs/planstencil.md). */
 static const gchar *const reserved_names[] = {
   "_",
   "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
   "uint64", "float32", "float64",
-  "abs", "min", "max", "minimum", "maximum", "where", "clip",
-  "sqrt", "cbrt", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10",
-  "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
-  "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-  "floor", "ceil", "round", "rint", "trunc", "sign", "pow", "power", "fmod",
-  "hypot", "isnan", "isinf", "isfinite", "copysign",
-  "pi", "inf", "nan", "True", "False", "true", "false",
-  "and", "or", "not", "if", "else",
+  "abs", "sign", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2",
+  "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+  "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "rint",
+  "round", "trunc", "minimum", "min", "maximum", "max", "fmin", "fmax", "pow",
+  "fmod", "hypot", "clip", "where", "isnan", "isinf", "isfinite",
+  "pi", "inf", "nan", "true", "false",
+  "and", "or", "not",
   NULL
 };
 
@@ -641,9 +642,10 @@ plan_window_to_string (const PlanWindow * window)
  * Whether @name is kept by the expression language and so cannot name a
  * window cell: `_` (the unused cell), the dtype names (`float32` … , used
  * as casts), the function names (`abs`, `min`, `max`, `where`, `sqrt`,
- * `exp`, `log`, the trigonometric functions, …), the constants (`pi`,
- * `inf`, `nan`, `True`, `False`) and the words `and`, `or`, `not`, `if`,
- * `else`.
+ * `exp`, `log`, the trigonometric functions, …; see docs/expressions.md),
+ * the constants `pi`, `inf`, `nan`, `true`, `false` and the keywords
+ * `and`, `or`, `not`. The constant `e` may name a cell (the east cell of
+ * a cross, say); the cell then hides the constant in the expression.
  *
  * Returns: %TRUE when @name is reserved
  *

@@ -181,6 +181,8 @@ GST_START_TEST (test_window_rejects_reserved_names)
       "\n    x float32 z\n      ^~~~~~~", NULL);
   check_error ("max y z", "'max'", "reserved", NULL);
   check_error ("x y pi", "'pi'", "reserved", NULL);
+  check_error ("x atanh z", "'atanh'", "reserved", NULL);
+  check_error ("x y and", "'and'", "reserved", NULL);
   fail_unless (plan_window_name_is_reserved ("int16"));
   fail_unless (plan_window_name_is_reserved ("_"));
   fail_if (plan_window_name_is_reserved ("e"));
