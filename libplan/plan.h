@@ -28,6 +28,9 @@
 #include <libplan/plandevicememory.h>
 #include <libplan/planhostmemory.h>
 #include <libplan/planbufferpool.h>
+#include <libplan/planexpr.h>
+#include <libplan/planparallel.h>
+#include <libplan/plannvrtc.h>
 
 G_BEGIN_DECLS
 

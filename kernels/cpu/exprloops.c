@@ -1,0 +1,473 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The CPU inner loops of the expression evaluator: one small function per
+ * (operation, dtype), gathered in an ExprKernelTable.
+ *
+ * This file is compiled several times, once per instruction set
+ * (-DEXPR_ISA=default, avx2, avx512 with the matching -march), and each
+ * copy exports its table as _plan_expr_kernels_<isa>; libplan picks the best
+ * one the CPU runs at start-up (exprprogram.c). Every loop is a plain
+ * counted loop over restrict pointers that the compiler vectorises; it is
+ * built with -O3 -fwrapv -fno-math-errno -fno-trapping-math, so integer
+ * arithmetic wraps as numpy's does and sqrt and rounding inline.
+ *
+ * Semantics are numpy's; the few differences are listed in
+ * docs/expressions.md. Operands may alias the output exactly (in-place
+ * evaluation), never partially.
+ */
+
+#include "libplan/expr/expr-private.h"
+#include "exprmath.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define KERNEL_ARGS size_t n, void *restrict o_, const void *restrict a_, \
+    const void *restrict b_, const void *restrict c_
+
+#define CAT3_(a, b, c) a ## b ## c
+#define CAT3(a, b, c) CAT3_ (a, b, c)
+#define TABLE_FUNC CAT3 (_plan_expr_kernels_, EXPR_ISA, )
+
+const ExprKernelTable *TABLE_FUNC (void);
+
+/* out[i] = f(x) */
+#define K1(name, T, R, expr) \
+  static void k_ ## name (KERNEL_ARGS) { \
+    R *restrict o = o_; const T *restrict a = a_; size_t i; \
+    (void) b_; (void) c_; \
+    for (i = 0; i < n; i++) { T x = a[i]; o[i] = (R) (expr); } }
+
+/* out[i] = f(x, y) */
+#define K2(name, T, R, expr) \
+  static void k_ ## name (KERNEL_ARGS) { \
+    R *restrict o = o_; const T *restrict a = a_, *restrict b = b_; \
+    size_t i; (void) c_; \
+    for (i = 0; i < n; i++) { T x = a[i], y = b[i]; o[i] = (R) (expr); } }
+
+/* ---- integer helpers with numpy's semantics ---- */
+
+#define INT_HELPERS(T, sfx, SIGNED, BITS) \
+  static inline T floordiv_##sfx (T x, T y) { \
+    T q; \
+    if (y == 0) return 0; \
+    if (SIGNED && y == (T) -1) return (T) (0 - (uint64_t) x); \
+    q = x / y; \
+    if (SIGNED && x % y != 0 && ((x < 0) != (y < 0))) q--; \
+    return q; } \
+  static inline T mod_##sfx (T x, T y) { \
+    T r; \
+    if (y == 0 || (SIGNED && y == (T) -1)) return 0; \
+    r = x % y; \
+    if (SIGNED && r != 0 && ((r < 0) != (y < 0))) r += y; \
+    return r; } \
+  static inline T fmod_##sfx (T x, T y) { \
+    if (y == 0 || (SIGNED && y == (T) -1)) return 0; \
+    return x % y; } \
+  static inline T pow_##sfx (T x, T y) { \
+    uint64_t r = 1, b = (uint64_t) x, e = (uint64_t) y; \
+    if (SIGNED && y < 0) \
+      return x == 1 ? 1 : x == (T) -1 ? ((y & 1) ? (T) -1 : 1) : 0; \
+    while (e) { if (e & 1) r *= b; b *= b; e >>= 1; } \
+    return (T) r; } \
+  static inline T shl_##sfx (T x, T y) { \
+    return (uint64_t) (int64_t) y < BITS ? (T) ((uint64_t) x << y) : 0; } \
+  static inline T shr_##sfx (T x, T y) { \
+    if ((uint64_t) (int64_t) y < BITS) return (T) (x >> y); \
+    return SIGNED && x < 0 ? (T) -1 : 0; }
+
+/* ---- float helpers ---- */
+
+#define FLOAT_HELPERS(T, sfx, S) \
+  static inline T divmod_##sfx (T a, T b, T *modp) { \
+    T mod = fmod##S (a, b), div, fd; \
+    if (b == 0) { *modp = mod; return a / b; } \
+    div = (a - mod) / b; \
+    if (mod != 0) { \
+      if ((b < 0) != (mod < 0)) { mod += b; div -= 1; } \
+    } else { mod = copysign##S (0, b); } \
+    if (div != 0) { fd = floor##S (div); if (div - fd > (T) 0.5) fd += 1; } \
+    else { fd = copysign##S (0, a / b); } \
+    *modp = mod; return fd; } \
+  static inline T floordiv_##sfx (T a, T b) { T m; return divmod_##sfx (a, b, &m); } \
+  static inline T mod_##sfx (T a, T b) { \
+    T m; if (b == 0) return fmod##S (a, b); divmod_##sfx (a, b, &m); return m; }
+
+/* ---- kernels common to every numeric dtype ---- */
+
+#define NUMERIC_KERNELS(T, sfx) \
+  K2 (add_##sfx, T, T, x + y) \
+  K2 (sub_##sfx, T, T, x - y) \
+  K2 (mul_##sfx, T, T, x * y) \
+  K2 (lt_##sfx, T, uint8_t, x < y) \
+  K2 (le_##sfx, T, uint8_t, x <= y) \
+  K2 (gt_##sfx, T, uint8_t, x > y) \
+  K2 (ge_##sfx, T, uint8_t, x >= y) \
+  K2 (eq_##sfx, T, uint8_t, x == y) \
+  K2 (ne_##sfx, T, uint8_t, x != y) \
+  K2 (floordiv_##sfx, T, T, floordiv_##sfx (x, y)) \
+  K2 (mod_##sfx, T, T, mod_##sfx (x, y)) \
+  K1 (neg_##sfx, T, T, -x) \
+  static void k_where_##sfx (KERNEL_ARGS) { \
+    T *restrict o = o_; const uint8_t *restrict c = a_; \
+    const T *restrict x = b_, *restrict y = c_; size_t i; \
+    for (i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i]; }
+
+#define INT_KERNELS(T, sfx, SIGNED) \
+  K2 (pow_##sfx, T, T, pow_##sfx (x, y)) \
+  K2 (fmod_##sfx, T, T, fmod_##sfx (x, y)) \
+  K2 (shl_##sfx, T, T, shl_##sfx (x, y)) \
+  K2 (shr_##sfx, T, T, shr_##sfx (x, y)) \
+  K2 (band_##sfx, T, T, x & y) \
+  K2 (bor_##sfx, T, T, x | y) \
+  K2 (bxor_##sfx, T, T, x ^ y) \
+  K2 (min_##sfx, T, T, x < y ? x : y) \
+  K2 (max_##sfx, T, T, x > y ? x : y) \
+  K1 (bnot_##sfx, T, T, ~x) \
+  K1 (abs_##sfx, T, T, (SIGNED && x < 0) ? (T) (0 - (uint64_t) x) : x) \
+  K1 (sign_##sfx, T, T, (x > 0) - (SIGNED && x < 0))
+
+#define FLOAT_KERNELS(T, sfx, S) \
+  K2 (div_##sfx, T, T, x / y) \
+  K2 (pow_##sfx, T, T, pow##S (x, y)) \
+  K2 (fmod_##sfx, T, T, fmod##S (x, y)) \
+  K2 (min_##sfx, T, T, (x <= y || x != x) ? x : y) \
+  K2 (max_##sfx, T, T, (x >= y || x != x) ? x : y) \
+  K2 (fmin_##sfx, T, T, (x <= y || y != y) ? x : y) \
+  K2 (fmax_##sfx, T, T, (x >= y || y != y) ? x : y) \
+  K2 (atan2_##sfx, T, T, atan2##S (x, y)) \
+  K2 (hypot_##sfx, T, T, hypot##S (x, y)) \
+  K1 (abs_##sfx, T, T, fabs##S (x)) \
+  K1 (sign_##sfx, T, T, x > 0 ? (T) 1 : x < 0 ? (T) -1 : x == 0 ? (T) 0 : x) \
+  K1 (sqrt_##sfx, T, T, sqrt##S (x)) \
+  K1 (cbrt_##sfx, T, T, cbrt##S (x)) \
+  K1 (exp2_##sfx, T, T, exp2##S (x)) \
+  K1 (expm1_##sfx, T, T, expm1##S (x)) \
+  K1 (log2_##sfx, T, T, log2##S (x)) \
+  K1 (log10_##sfx, T, T, log10##S (x)) \
+  K1 (log1p_##sfx, T, T, log1p##S (x)) \
+  K1 (tan_##sfx, T, T, tan##S (x)) \
+  K1 (asin_##sfx, T, T, asin##S (x)) \
+  K1 (acos_##sfx, T, T, acos##S (x)) \
+  K1 (atan_##sfx, T, T, atan##S (x)) \
+  K1 (sinh_##sfx, T, T, sinh##S (x)) \
+  K1 (cosh_##sfx, T, T, cosh##S (x)) \
+  K1 (tanh_##sfx, T, T, tanh##S (x)) \
+  K1 (asinh_##sfx, T, T, asinh##S (x)) \
+  K1 (acosh_##sfx, T, T, acosh##S (x)) \
+  K1 (atanh_##sfx, T, T, atanh##S (x)) \
+  K1 (floor_##sfx, T, T, floor##S (x)) \
+  K1 (ceil_##sfx, T, T, ceil##S (x)) \
+  K1 (rint_##sfx, T, T, rint##S (x)) \
+  K1 (trunc_##sfx, T, T, trunc##S (x)) \
+  K1 (isnan_##sfx, T, uint8_t, x != x) \
+  K1 (isinf_##sfx, T, uint8_t, fabs##S (x) == (T) INFINITY) \
+  K1 (isfinite_##sfx, T, uint8_t, fabs##S (x) < (T) INFINITY)
+
+#define FOR_INTS(X) \
+  X (int8_t, i8, 1, 8) X (uint8_t, u8, 0, 8) \
+  X (int16_t, i16, 1, 16) X (uint16_t, u16, 0, 16) \
+  X (int32_t, i32, 1, 32) X (uint32_t, u32, 0, 32) \
+  X (int64_t, i64, 1, 64) X (uint64_t, u64, 0, 64)
+
+#define INT_ALL(T, sfx, SIGNED, BITS) \
+  INT_HELPERS (T, sfx, SIGNED, BITS) \
+  NUMERIC_KERNELS (T, sfx) \
+  INT_KERNELS (T, sfx, SIGNED)
+
+FOR_INTS (INT_ALL)
+
+FLOAT_HELPERS (float, f32, f)
+FLOAT_HELPERS (double, f64,)
+NUMERIC_KERNELS (float, f32)
+NUMERIC_KERNELS (double, f64)
+FLOAT_KERNELS (float, f32, f)
+FLOAT_KERNELS (double, f64,)
+
+/* float64 sin, cos, exp, log: libm, which is correctly rounded or within
+ * 1 ulp in glibc. */
+K1 (sin_f64, double, double, sin (x))
+K1 (cos_f64, double, double, cos (x))
+K1 (exp_f64, double, double, exp (x))
+K1 (log_f64, double, double, log (x))
+K1 (exp_f32, float, float, plan_expf_core (x))
+K1 (log_f32, float, float, plan_logf_core (x))
+
+/* float32 sin and cos: the vector code for blocks whose arguments are all
+ * within PLAN_TRIG_LIMIT, libm for a block that has a larger one (or a
+ * NaN or inf, which libm handles as well). Deciding per block before
+ * writing keeps in-place evaluation correct. */
+#define TRIG_F32(name, shift, libm_fn) \
+  static void k_ ## name (KERNEL_ARGS) { \
+    float *restrict o = o_; const float *restrict a = a_; size_t i0, i; \
+    (void) b_; (void) c_; \
+    for (i0 = 0; i0 < n; i0 += 256) { \
+      size_t m = n - i0 < 256 ? n - i0 : 256; int big = 0; \
+      for (i = 0; i < m; i++) big |= !(fabsf (a[i0 + i]) <= PLAN_TRIG_LIMIT); \
+      if (big) { for (i = 0; i < m; i++) o[i0 + i] = libm_fn (a[i0 + i]); } \
+      else { for (i = 0; i < m; i++) \
+          o[i0 + i] = plan_sincosf_core (a[i0 + i], shift); } } }
+
+TRIG_F32 (sin_f32, 0, sinf)
+TRIG_F32 (cos_f32, 1, cosf)
+
+/* ---- bool ---- */
+
+K2 (add_b, uint8_t, uint8_t, (x != 0) | (y != 0))
+K2 (mul_b, uint8_t, uint8_t, (x != 0) & (y != 0))
+K2 (lt_b, uint8_t, uint8_t, (x != 0) < (y != 0))
+K2 (le_b, uint8_t, uint8_t, (x != 0) <= (y != 0))
+K2 (gt_b, uint8_t, uint8_t, (x != 0) > (y != 0))
+K2 (ge_b, uint8_t, uint8_t, (x != 0) >= (y != 0))
+K2 (eq_b, uint8_t, uint8_t, (x != 0) == (y != 0))
+K2 (ne_b, uint8_t, uint8_t, (x != 0) != (y != 0))
+K1 (lnot_b, uint8_t, uint8_t, x == 0)
+K1 (abs_b, uint8_t, uint8_t, x != 0)
+static void
+k_where_b (KERNEL_ARGS)
+{
+  uint8_t *restrict o = o_;
+  const uint8_t *restrict c = a_, *restrict x = b_, *restrict y = c_;
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    o[i] = (c[i] ? x[i] : y[i]) != 0;
+}
+
+/* ---- casts ---- */
+
+/* Floats to integers truncate toward zero; NaN gives 0 and values beyond
+ * the range saturate (C leaves both undefined; numpy gives what the CPU's
+ * conversion instruction gives). The bounds are powers of two, exact in
+ * every float type. */
+#define F2I(name, F, T, LO, HI) \
+  K1 (name, F, T, x != x ? (T) 0 : x <= (F) (LO) ? (T) (LO) \
+      : x >= (F) (HI) ? (T) ((HI) - 1) : (T) x)
+
+#define CAST_FROM_FLOAT(F, fs) \
+  F2I (cast_##fs##_i8, F, int8_t, -128.0, 128.0) \
+  F2I (cast_##fs##_u8, F, uint8_t, 0.0, 256.0) \
+  F2I (cast_##fs##_i16, F, int16_t, -32768.0, 32768.0) \
+  F2I (cast_##fs##_u16, F, uint16_t, 0.0, 65536.0) \
+  F2I (cast_##fs##_i32, F, int32_t, -2147483648.0, 2147483648.0) \
+  F2I (cast_##fs##_u32, F, uint32_t, 0.0, 4294967296.0) \
+  K1 (cast_##fs##_i64, F, int64_t, x != x ? 0 : x <= (F) -0x1p63 ? INT64_MIN \
+      : x >= (F) 0x1p63 ? INT64_MAX : (int64_t) x) \
+  K1 (cast_##fs##_u64, F, uint64_t, x != x ? 0 : x <= 0 ? 0 \
+      : x >= (F) 0x1p64 ? UINT64_MAX : (uint64_t) x) \
+  K1 (cast_##fs##_b, F, uint8_t, x != 0)
+
+CAST_FROM_FLOAT (float, f32)
+CAST_FROM_FLOAT (double, f64)
+K1 (cast_f32_f64, float, double, x)
+K1 (cast_f64_f32, double, float, x)
+
+/* From an integer (or bool) to anything: C's conversion, which wraps. */
+#define CAST_FROM_INT(T, ts) \
+  K1 (cast_##ts##_i8, T, int8_t, x) K1 (cast_##ts##_u8, T, uint8_t, x) \
+  K1 (cast_##ts##_i16, T, int16_t, x) K1 (cast_##ts##_u16, T, uint16_t, x) \
+  K1 (cast_##ts##_i32, T, int32_t, x) K1 (cast_##ts##_u32, T, uint32_t, x) \
+  K1 (cast_##ts##_i64, T, int64_t, x) K1 (cast_##ts##_u64, T, uint64_t, x) \
+  K1 (cast_##ts##_f32, T, float, x) K1 (cast_##ts##_f64, T, double, x) \
+  K1 (cast_##ts##_b, T, uint8_t, x != 0)
+
+#define CAST_FROM_INT_ALL(T, sfx, SIGNED, BITS) CAST_FROM_INT (T, sfx)
+FOR_INTS (CAST_FROM_INT_ALL)
+K1 (cast_b_i8, uint8_t, int8_t, x != 0)
+K1 (cast_b_u8, uint8_t, uint8_t, x != 0)
+K1 (cast_b_i16, uint8_t, int16_t, x != 0)
+K1 (cast_b_u16, uint8_t, uint16_t, x != 0)
+K1 (cast_b_i32, uint8_t, int32_t, x != 0)
+K1 (cast_b_u32, uint8_t, uint32_t, x != 0)
+K1 (cast_b_i64, uint8_t, int64_t, x != 0)
+K1 (cast_b_u64, uint8_t, uint64_t, x != 0)
+K1 (cast_b_f32, uint8_t, float, x != 0)
+K1 (cast_b_f64, uint8_t, double, x != 0)
+/* A same-dtype "cast" is a copy: used when the result is a bare input. */
+#define COPY(T, sfx) K1 (copy_##sfx, T, T, x)
+COPY (uint8_t, 8)
+COPY (uint16_t, 16)
+COPY (uint32_t, 32)
+COPY (uint64_t, 64)
+
+/* ---- the table ---- */
+
+#define D(name) PLAN_DTYPE_##name
+
+#define SET_NUMERIC(DT, sfx) \
+  t->binary[EXPR_OP_ADD][DT] = k_add_##sfx; \
+  t->binary[EXPR_OP_SUB][DT] = k_sub_##sfx; \
+  t->binary[EXPR_OP_MUL][DT] = k_mul_##sfx; \
+  t->binary[EXPR_OP_LT][DT] = k_lt_##sfx; \
+  t->binary[EXPR_OP_LE][DT] = k_le_##sfx; \
+  t->binary[EXPR_OP_GT][DT] = k_gt_##sfx; \
+  t->binary[EXPR_OP_GE][DT] = k_ge_##sfx; \
+  t->binary[EXPR_OP_EQ][DT] = k_eq_##sfx; \
+  t->binary[EXPR_OP_NE][DT] = k_ne_##sfx; \
+  t->binary[EXPR_OP_FLOORDIV][DT] = k_floordiv_##sfx; \
+  t->binary[EXPR_OP_MOD][DT] = k_mod_##sfx; \
+  t->binary[EXPR_OP_POW][DT] = k_pow_##sfx; \
+  t->binary[EXPR_OP_FMOD][DT] = k_fmod_##sfx; \
+  t->binary[EXPR_OP_MIN][DT] = k_min_##sfx; \
+  t->binary[EXPR_OP_MAX][DT] = k_max_##sfx; \
+  t->unary[EXPR_OP_NEG][DT] = k_neg_##sfx; \
+  t->unary[EXPR_OP_ABS][DT] = k_abs_##sfx; \
+  t->unary[EXPR_OP_SIGN][DT] = k_sign_##sfx; \
+  t->where[DT] = k_where_##sfx;
+
+#define SET_INT(DT, sfx) \
+  SET_NUMERIC (DT, sfx) \
+  t->binary[EXPR_OP_FMIN][DT] = k_min_##sfx; \
+  t->binary[EXPR_OP_FMAX][DT] = k_max_##sfx; \
+  t->binary[EXPR_OP_SHL][DT] = k_shl_##sfx; \
+  t->binary[EXPR_OP_SHR][DT] = k_shr_##sfx; \
+  t->binary[EXPR_OP_BAND][DT] = k_band_##sfx; \
+  t->binary[EXPR_OP_BOR][DT] = k_bor_##sfx; \
+  t->binary[EXPR_OP_BXOR][DT] = k_bxor_##sfx; \
+  t->unary[EXPR_OP_BNOT][DT] = k_bnot_##sfx; \
+  t->cast[DT][D (INT8)] = k_cast_##sfx##_i8; \
+  t->cast[DT][D (UINT8)] = k_cast_##sfx##_u8; \
+  t->cast[DT][D (INT16)] = k_cast_##sfx##_i16; \
+  t->cast[DT][D (UINT16)] = k_cast_##sfx##_u16; \
+  t->cast[DT][D (INT32)] = k_cast_##sfx##_i32; \
+  t->cast[DT][D (UINT32)] = k_cast_##sfx##_u32; \
+  t->cast[DT][D (INT64)] = k_cast_##sfx##_i64; \
+  t->cast[DT][D (UINT64)] = k_cast_##sfx##_u64; \
+  t->cast[DT][D (FLOAT32)] = k_cast_##sfx##_f32; \
+  t->cast[DT][D (FLOAT64)] = k_cast_##sfx##_f64; \
+  t->cast[DT][D (BOOL)] = k_cast_##sfx##_b;
+
+#define SET_FLOAT(DT, sfx) \
+  SET_NUMERIC (DT, sfx) \
+  t->binary[EXPR_OP_DIV][DT] = k_div_##sfx; \
+  t->binary[EXPR_OP_FMIN][DT] = k_fmin_##sfx; \
+  t->binary[EXPR_OP_FMAX][DT] = k_fmax_##sfx; \
+  t->binary[EXPR_OP_ATAN2][DT] = k_atan2_##sfx; \
+  t->binary[EXPR_OP_HYPOT][DT] = k_hypot_##sfx; \
+  t->unary[EXPR_OP_SQRT][DT] = k_sqrt_##sfx; \
+  t->unary[EXPR_OP_CBRT][DT] = k_cbrt_##sfx; \
+  t->unary[EXPR_OP_EXP][DT] = k_exp_##sfx; \
+  t->unary[EXPR_OP_EXP2][DT] = k_exp2_##sfx; \
+  t->unary[EXPR_OP_EXPM1][DT] = k_expm1_##sfx; \
+  t->unary[EXPR_OP_LOG][DT] = k_log_##sfx; \
+  t->unary[EXPR_OP_LOG2][DT] = k_log2_##sfx; \
+  t->unary[EXPR_OP_LOG10][DT] = k_log10_##sfx; \
+  t->unary[EXPR_OP_LOG1P][DT] = k_log1p_##sfx; \
+  t->unary[EXPR_OP_SIN][DT] = k_sin_##sfx; \
+  t->unary[EXPR_OP_COS][DT] = k_cos_##sfx; \
+  t->unary[EXPR_OP_TAN][DT] = k_tan_##sfx; \
+  t->unary[EXPR_OP_ASIN][DT] = k_asin_##sfx; \
+  t->unary[EXPR_OP_ACOS][DT] = k_acos_##sfx; \
+  t->unary[EXPR_OP_ATAN][DT] = k_atan_##sfx; \
+  t->unary[EXPR_OP_SINH][DT] = k_sinh_##sfx; \
+  t->unary[EXPR_OP_COSH][DT] = k_cosh_##sfx; \
+  t->unary[EXPR_OP_TANH][DT] = k_tanh_##sfx; \
+  t->unary[EXPR_OP_ASINH][DT] = k_asinh_##sfx; \
+  t->unary[EXPR_OP_ACOSH][DT] = k_acosh_##sfx; \
+  t->unary[EXPR_OP_ATANH][DT] = k_atanh_##sfx; \
+  t->unary[EXPR_OP_FLOOR][DT] = k_floor_##sfx; \
+  t->unary[EXPR_OP_CEIL][DT] = k_ceil_##sfx; \
+  t->unary[EXPR_OP_RINT][DT] = k_rint_##sfx; \
+  t->unary[EXPR_OP_TRUNC][DT] = k_trunc_##sfx; \
+  t->unary[EXPR_OP_ISNAN][DT] = k_isnan_##sfx; \
+  t->unary[EXPR_OP_ISINF][DT] = k_isinf_##sfx; \
+  t->unary[EXPR_OP_ISFINITE][DT] = k_isfinite_##sfx; \
+  t->cast[DT][D (INT8)] = k_cast_##sfx##_i8; \
+  t->cast[DT][D (UINT8)] = k_cast_##sfx##_u8; \
+  t->cast[DT][D (INT16)] = k_cast_##sfx##_i16; \
+  t->cast[DT][D (UINT16)] = k_cast_##sfx##_u16; \
+  t->cast[DT][D (INT32)] = k_cast_##sfx##_i32; \
+  t->cast[DT][D (UINT32)] = k_cast_##sfx##_u32; \
+  t->cast[DT][D (INT64)] = k_cast_##sfx##_i64; \
+  t->cast[DT][D (UINT64)] = k_cast_##sfx##_u64; \
+  t->cast[DT][D (BOOL)] = k_cast_##sfx##_b;
+
+static void
+fill_table (ExprKernelTable * t)
+{
+  gint d;
+
+  SET_INT (D (INT8), i8);
+  SET_INT (D (UINT8), u8);
+  SET_INT (D (INT16), i16);
+  SET_INT (D (UINT16), u16);
+  SET_INT (D (INT32), i32);
+  SET_INT (D (UINT32), u32);
+  SET_INT (D (INT64), i64);
+  SET_INT (D (UINT64), u64);
+  SET_FLOAT (D (FLOAT32), f32);
+  SET_FLOAT (D (FLOAT64), f64);
+  t->cast[D (FLOAT32)][D (FLOAT64)] = k_cast_f32_f64;
+  t->cast[D (FLOAT64)][D (FLOAT32)] = k_cast_f64_f32;
+
+  /* bool: the logical meaning of each operation, as numpy's bool loops. */
+  t->binary[EXPR_OP_ADD][D (BOOL)] = k_add_b;
+  t->binary[EXPR_OP_MUL][D (BOOL)] = k_mul_b;
+  t->binary[EXPR_OP_LT][D (BOOL)] = k_lt_b;
+  t->binary[EXPR_OP_LE][D (BOOL)] = k_le_b;
+  t->binary[EXPR_OP_GT][D (BOOL)] = k_gt_b;
+  t->binary[EXPR_OP_GE][D (BOOL)] = k_ge_b;
+  t->binary[EXPR_OP_EQ][D (BOOL)] = k_eq_b;
+  t->binary[EXPR_OP_NE][D (BOOL)] = k_ne_b;
+  t->binary[EXPR_OP_BAND][D (BOOL)] = k_mul_b;
+  t->binary[EXPR_OP_LAND][D (BOOL)] = k_mul_b;
+  t->binary[EXPR_OP_MIN][D (BOOL)] = k_mul_b;
+  t->binary[EXPR_OP_FMIN][D (BOOL)] = k_mul_b;
+  t->binary[EXPR_OP_BOR][D (BOOL)] = k_add_b;
+  t->binary[EXPR_OP_LOR][D (BOOL)] = k_add_b;
+  t->binary[EXPR_OP_MAX][D (BOOL)] = k_add_b;
+  t->binary[EXPR_OP_FMAX][D (BOOL)] = k_add_b;
+  t->binary[EXPR_OP_BXOR][D (BOOL)] = k_ne_b;
+  t->unary[EXPR_OP_LNOT][D (BOOL)] = k_lnot_b;
+  t->unary[EXPR_OP_BNOT][D (BOOL)] = k_lnot_b;
+  t->unary[EXPR_OP_ABS][D (BOOL)] = k_abs_b;
+  t->where[D (BOOL)] = k_where_b;
+  t->cast[D (BOOL)][D (INT8)] = k_cast_b_i8;
+  t->cast[D (BOOL)][D (UINT8)] = k_cast_b_u8;
+  t->cast[D (BOOL)][D (INT16)] = k_cast_b_i16;
+  t->cast[D (BOOL)][D (UINT16)] = k_cast_b_u16;
+  t->cast[D (BOOL)][D (INT32)] = k_cast_b_i32;
+  t->cast[D (BOOL)][D (UINT32)] = k_cast_b_u32;
+  t->cast[D (BOOL)][D (INT64)] = k_cast_b_i64;
+  t->cast[D (BOOL)][D (UINT64)] = k_cast_b_u64;
+  t->cast[D (BOOL)][D (FLOAT32)] = k_cast_b_f32;
+  t->cast[D (BOOL)][D (FLOAT64)] = k_cast_b_f64;
+
+  for (d = D (BOOL); d < PLAN_DTYPE_N; d++) {
+    switch (plan_dtype_get_size ((PlanDType) d)) {
+      case 1:
+        t->cast[d][d] = k_copy_8;
+        break;
+      case 2:
+        t->cast[d][d] = k_copy_16;
+        break;
+      case 4:
+        t->cast[d][d] = k_copy_32;
+        break;
+      default:
+        t->cast[d][d] = k_copy_64;
+        break;
+    }
+  }
+}
+
+const ExprKernelTable *
+TABLE_FUNC (void)
+{
+  static ExprKernelTable table;
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    fill_table (&table);
+    g_once_init_leave (&done, 1);
+  }
+  return &table;
+}

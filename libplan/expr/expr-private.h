@@ -1,0 +1,223 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The expression compiler's private layer: the syntax tree, the typing
+ * pass, the CPU program and the CUDA code generator share these
+ * declarations. Never installed. See docs/expressions.md for the language.
+ */
+
+#ifndef __PLAN_EXPR_PRIVATE_H__
+#define __PLAN_EXPR_PRIVATE_H__
+
+#include <glib.h>
+#include <libplan/plandtype.h>
+
+G_BEGIN_DECLS
+
+/* Every operation the language has, after parsing. Operators and functions
+ * share one list; the typing pass rewrites sugar (clip, casts of weak
+ * literals, logical operators on non-bool values) into these. */
+typedef enum
+{
+  EXPR_OP_NONE = 0,
+  /* unary */
+  EXPR_OP_NEG,
+  EXPR_OP_POS,
+  EXPR_OP_BNOT,
+  EXPR_OP_LNOT,
+  EXPR_OP_ABS,
+  EXPR_OP_SIGN,
+  EXPR_OP_SQRT,
+  EXPR_OP_CBRT,
+  EXPR_OP_EXP,
+  EXPR_OP_EXP2,
+  EXPR_OP_EXPM1,
+  EXPR_OP_LOG,
+  EXPR_OP_LOG2,
+  EXPR_OP_LOG10,
+  EXPR_OP_LOG1P,
+  EXPR_OP_SIN,
+  EXPR_OP_COS,
+  EXPR_OP_TAN,
+  EXPR_OP_ASIN,
+  EXPR_OP_ACOS,
+  EXPR_OP_ATAN,
+  EXPR_OP_SINH,
+  EXPR_OP_COSH,
+  EXPR_OP_TANH,
+  EXPR_OP_ASINH,
+  EXPR_OP_ACOSH,
+  EXPR_OP_ATANH,
+  EXPR_OP_FLOOR,
+  EXPR_OP_CEIL,
+  EXPR_OP_RINT,
+  EXPR_OP_TRUNC,
+  EXPR_OP_ISNAN,
+  EXPR_OP_ISINF,
+  EXPR_OP_ISFINITE,
+  EXPR_OP_CAST,
+  /* binary */
+  EXPR_OP_ADD,
+  EXPR_OP_SUB,
+  EXPR_OP_MUL,
+  EXPR_OP_DIV,
+  EXPR_OP_FLOORDIV,
+  EXPR_OP_MOD,
+  EXPR_OP_POW,
+  EXPR_OP_SHL,
+  EXPR_OP_SHR,
+  EXPR_OP_BAND,
+  EXPR_OP_BXOR,
+  EXPR_OP_BOR,
+  EXPR_OP_LAND,
+  EXPR_OP_LOR,
+  EXPR_OP_MIN,
+  EXPR_OP_MAX,
+  EXPR_OP_FMIN,
+  EXPR_OP_FMAX,
+  EXPR_OP_FMOD,
+  EXPR_OP_ATAN2,
+  EXPR_OP_HYPOT,
+  /* comparisons: binary, bool result */
+  EXPR_OP_LT,
+  EXPR_OP_LE,
+  EXPR_OP_GT,
+  EXPR_OP_GE,
+  EXPR_OP_EQ,
+  EXPR_OP_NE,
+  /* ternary */
+  EXPR_OP_WHERE,
+  EXPR_OP_CLIP,                 /* sugar, rewritten by the typing pass */
+  EXPR_OP_N
+} ExprOp;
+
+#define EXPR_OP_FIRST_UNARY EXPR_OP_NEG
+#define EXPR_OP_LAST_UNARY EXPR_OP_CAST
+#define EXPR_OP_FIRST_BINARY EXPR_OP_ADD
+#define EXPR_OP_LAST_BINARY EXPR_OP_NE
+#define EXPR_OP_FIRST_COMPARE EXPR_OP_LT
+
+typedef enum
+{
+  EXPR_NODE_CONST,
+  EXPR_NODE_NAME,
+  EXPR_NODE_OP,
+} ExprNodeKind;
+
+/* A literal that has not met a typed operand yet is "weak", as Python
+ * scalars are under NEP 50: it takes the dtype of what it meets. */
+typedef enum
+{
+  EXPR_WEAK_NONE,
+  EXPR_WEAK_INT,
+  EXPR_WEAK_FLOAT,
+} ExprWeak;
+
+/* A value of any dtype (or a weak literal). Weak ints use the 128-bit
+ * field so that every uint64 and int64 value fits. */
+typedef union
+{
+  gboolean b;
+  gint64 i;
+  guint64 u;
+  gfloat f32;
+  gdouble f64;
+  __int128 big;
+  guint8 bytes[16];
+} ExprValue;
+
+typedef struct _ExprNode ExprNode;
+
+/* Bounds the recursion of every pass over the tree. */
+#define EXPR_MAX_HEIGHT 2000
+
+struct _ExprNode
+{
+  ExprNodeKind kind;
+  ExprOp op;
+  guint pos;                    /* byte offset of the node's token */
+  guint len;                    /* bytes its token spans */
+  guint end;                    /* byte offset one past the whole node */
+  guint start;                  /* byte offset where the whole node starts */
+  gboolean paren;               /* written inside parentheses */
+  guint height;                 /* longest path to a leaf, leaves 0 */
+  guint n_args;
+  ExprNode *args[3];
+  /* Filled by the parser for names and calls. */
+  const gchar *name;            /* points into the arena's strings */
+  guint name_index;             /* EXPR_NODE_NAME: bound name */
+  /* Filled by the typing pass. */
+  PlanDType dtype;              /* result dtype (strong) */
+  ExprWeak weak;                /* EXPR_NODE_CONST only */
+  ExprValue value;              /* EXPR_NODE_CONST only */
+};
+
+/* Owns every node and string of one compilation. */
+typedef struct
+{
+  const gchar *source;
+  GPtrArray *nodes;
+  GStringChunk *strings;
+  guint n_names;
+  const gchar *const *names;
+  const PlanDType *dtypes;
+} ExprArena;
+
+void _plan_expr_arena_init (ExprArena * arena, const gchar * source);
+void _plan_expr_arena_clear (ExprArena * arena);
+ExprNode *_plan_expr_node_new (ExprArena * arena, ExprNodeKind kind,
+    guint pos, guint len);
+
+/* Errors: the message names the column and quotes the source with a caret
+ * under the byte at @pos. */
+void _plan_expr_set_error (GError ** error, gint code, const gchar * source,
+    guint pos, const gchar * format, ...) G_GNUC_PRINTF (5, 6);
+
+/* Parses @arena->source. Names are resolved against @arena->names when they
+ * are given; unresolved names stay EXPR_NODE_NAME with name_index G_MAXUINT
+ * for the syntax-only check. */
+ExprNode *_plan_expr_parse (ExprArena * arena, GError ** error);
+
+/* Types the tree in place (inserting casts and constants), so that every
+ * operand of every operation has exactly the dtype the operation computes
+ * in. Returns the new root. */
+ExprNode *_plan_expr_type (ExprArena * arena, ExprNode * root,
+    GError ** error);
+
+const gchar *_plan_expr_op_name (ExprOp op);
+/* The dtype the kernel of @node computes in (the dtype of its operands). */
+PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);
+
+/* CPU kernels. Every kernel takes n elements of each operand and writes n
+ * results; operands have the dtype given by _plan_expr_node_arg_dtype(). */
+typedef void (*ExprKernel) (gsize n, gpointer out, gconstpointer a,
+    gconstpointer b, gconstpointer c);
+
+typedef struct
+{
+  ExprKernel unary[EXPR_OP_N][PLAN_DTYPE_N];
+  ExprKernel binary[EXPR_OP_N][PLAN_DTYPE_N];
+  ExprKernel cast[PLAN_DTYPE_N][PLAN_DTYPE_N];
+  ExprKernel where[PLAN_DTYPE_N];
+} ExprKernelTable;
+
+/* The table for the best instruction set this CPU has. */
+const ExprKernelTable *_plan_expr_kernels (void);
+/* Name of the instruction set the table was built for. */
+const gchar *_plan_expr_kernels_isa (void);
+
+ExprKernel _plan_expr_node_kernel (const ExprNode * node);
+
+/* CUDA code generation (exprcuda.c). */
+gchar *_plan_expr_cuda_generate (ExprNode * root, guint n_names,
+    const PlanDType * dtypes, const gchar * function_name);
+
+G_END_DECLS
+
+#endif /* __PLAN_EXPR_PRIVATE_H__ */

@@ -1,0 +1,1275 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The typing pass: resolves names and functions, applies numpy's type
+ * promotion with NEP 50 weak literals, folds constants and rewrites the
+ * tree so that every operation's operands have exactly the dtype its
+ * kernel computes in (casts and typed constants are inserted). After it,
+ * the CPU program builder and the CUDA code generator need no type
+ * knowledge of their own. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "expr-private.h"
+#include "libplan/planerror.h"
+
+#include <math.h>
+#include <string.h>
+
+#define INT128_C(hi) ((__int128) (hi))
+#define WEAK_MIN (-INT128_C (G_MAXINT64) - 1)
+#define WEAK_MAX ((__int128) G_MAXUINT64)
+
+typedef enum
+{
+  CAT_UNARY_SAME,               /* result has the operand's dtype */
+  CAT_UNARY_FLOAT,              /* ints go to float */
+  CAT_UNARY_ROUND,              /* ints unchanged */
+  CAT_UNARY_CLASS,              /* isnan & co: bool result */
+  CAT_BINARY,
+  CAT_CLIP,
+  CAT_WHERE,
+  CAT_CAST,
+} FuncCat;
+
+typedef struct
+{
+  const gchar *name;
+  ExprOp op;
+  guint n_args;
+} FuncDesc;
+
+static const FuncDesc functions[] = {
+  {"abs", EXPR_OP_ABS, 1}, {"sign", EXPR_OP_SIGN, 1},
+  {"sqrt", EXPR_OP_SQRT, 1}, {"cbrt", EXPR_OP_CBRT, 1},
+  {"exp", EXPR_OP_EXP, 1}, {"exp2", EXPR_OP_EXP2, 1},
+  {"expm1", EXPR_OP_EXPM1, 1}, {"log", EXPR_OP_LOG, 1},
+  {"log2", EXPR_OP_LOG2, 1}, {"log10", EXPR_OP_LOG10, 1},
+  {"log1p", EXPR_OP_LOG1P, 1}, {"sin", EXPR_OP_SIN, 1},
+  {"cos", EXPR_OP_COS, 1}, {"tan", EXPR_OP_TAN, 1},
+  {"asin", EXPR_OP_ASIN, 1}, {"acos", EXPR_OP_ACOS, 1},
+  {"atan", EXPR_OP_ATAN, 1}, {"atan2", EXPR_OP_ATAN2, 2},
+  {"sinh", EXPR_OP_SINH, 1}, {"cosh", EXPR_OP_COSH, 1},
+  {"tanh", EXPR_OP_TANH, 1}, {"asinh", EXPR_OP_ASINH, 1},
+  {"acosh", EXPR_OP_ACOSH, 1}, {"atanh", EXPR_OP_ATANH, 1},
+  {"floor", EXPR_OP_FLOOR, 1}, {"ceil", EXPR_OP_CEIL, 1},
+  {"rint", EXPR_OP_RINT, 1}, {"round", EXPR_OP_RINT, 1},
+  {"trunc", EXPR_OP_TRUNC, 1}, {"minimum", EXPR_OP_MIN, 2},
+  {"min", EXPR_OP_MIN, 2}, {"maximum", EXPR_OP_MAX, 2},
+  {"max", EXPR_OP_MAX, 2}, {"fmin", EXPR_OP_FMIN, 2},
+  {"fmax", EXPR_OP_FMAX, 2}, {"pow", EXPR_OP_POW, 2},
+  {"fmod", EXPR_OP_FMOD, 2}, {"hypot", EXPR_OP_HYPOT, 2},
+  {"clip", EXPR_OP_CLIP, 3}, {"where", EXPR_OP_WHERE, 3},
+  {"isnan", EXPR_OP_ISNAN, 1}, {"isinf", EXPR_OP_ISINF, 1},
+  {"isfinite", EXPR_OP_ISFINITE, 1},
+};
+
+typedef struct
+{
+  ExprArena *arena;
+  GError **error;
+  gboolean failed;
+} Typer;
+
+static const gchar *const op_names[EXPR_OP_N] = {
+  [EXPR_OP_NEG] = "unary '-'",[EXPR_OP_POS] = "unary '+'",
+  [EXPR_OP_BNOT] = "'~'",[EXPR_OP_LNOT] = "'!'",
+  [EXPR_OP_ABS] = "abs",[EXPR_OP_SIGN] = "sign",[EXPR_OP_SQRT] = "sqrt",
+  [EXPR_OP_CBRT] = "cbrt",[EXPR_OP_EXP] = "exp",[EXPR_OP_EXP2] = "exp2",
+  [EXPR_OP_EXPM1] = "expm1",[EXPR_OP_LOG] = "log",[EXPR_OP_LOG2] = "log2",
+  [EXPR_OP_LOG10] = "log10",[EXPR_OP_LOG1P] = "log1p",[EXPR_OP_SIN] = "sin",
+  [EXPR_OP_COS] = "cos",[EXPR_OP_TAN] = "tan",[EXPR_OP_ASIN] = "asin",
+  [EXPR_OP_ACOS] = "acos",[EXPR_OP_ATAN] = "atan",[EXPR_OP_SINH] = "sinh",
+  [EXPR_OP_COSH] = "cosh",[EXPR_OP_TANH] = "tanh",[EXPR_OP_ASINH] = "asinh",
+  [EXPR_OP_ACOSH] = "acosh",[EXPR_OP_ATANH] = "atanh",
+  [EXPR_OP_FLOOR] = "floor",[EXPR_OP_CEIL] = "ceil",[EXPR_OP_RINT] = "rint",
+  [EXPR_OP_TRUNC] = "trunc",[EXPR_OP_ISNAN] = "isnan",
+  [EXPR_OP_ISINF] = "isinf",[EXPR_OP_ISFINITE] = "isfinite",
+  [EXPR_OP_CAST] = "cast",[EXPR_OP_ADD] = "'+'",[EXPR_OP_SUB] = "'-'",
+  [EXPR_OP_MUL] = "'*'",[EXPR_OP_DIV] = "'/'",[EXPR_OP_FLOORDIV] = "'//'",
+  [EXPR_OP_MOD] = "'%'",[EXPR_OP_POW] = "'**'",[EXPR_OP_SHL] = "'<<'",
+  [EXPR_OP_SHR] = "'>>'",[EXPR_OP_BAND] = "'&'",[EXPR_OP_BXOR] = "'^'",
+  [EXPR_OP_BOR] = "'|'",[EXPR_OP_LAND] = "'&&'",[EXPR_OP_LOR] = "'||'",
+  [EXPR_OP_MIN] = "minimum",[EXPR_OP_MAX] = "maximum",
+  [EXPR_OP_FMIN] = "fmin",[EXPR_OP_FMAX] = "fmax",[EXPR_OP_FMOD] = "fmod",
+  [EXPR_OP_ATAN2] = "atan2",[EXPR_OP_HYPOT] = "hypot",[EXPR_OP_LT] = "'<'",
+  [EXPR_OP_LE] = "'<='",[EXPR_OP_GT] = "'>'",[EXPR_OP_GE] = "'>='",
+  [EXPR_OP_EQ] = "'=='",[EXPR_OP_NE] = "'!='",[EXPR_OP_WHERE] = "where",
+  [EXPR_OP_CLIP] = "clip",
+};
+
+const gchar *
+_plan_expr_op_name (ExprOp op)
+{
+  return op > EXPR_OP_NONE && op < EXPR_OP_N ? op_names[op] : "?";
+}
+
+static FuncCat
+op_category (ExprOp op)
+{
+  switch (op) {
+    case EXPR_OP_NEG:
+    case EXPR_OP_POS:
+    case EXPR_OP_BNOT:
+    case EXPR_OP_LNOT:
+    case EXPR_OP_ABS:
+    case EXPR_OP_SIGN:
+      return CAT_UNARY_SAME;
+    case EXPR_OP_FLOOR:
+    case EXPR_OP_CEIL:
+    case EXPR_OP_RINT:
+    case EXPR_OP_TRUNC:
+      return CAT_UNARY_ROUND;
+    case EXPR_OP_ISNAN:
+    case EXPR_OP_ISINF:
+    case EXPR_OP_ISFINITE:
+      return CAT_UNARY_CLASS;
+    case EXPR_OP_CAST:
+      return CAT_CAST;
+    case EXPR_OP_WHERE:
+      return CAT_WHERE;
+    case EXPR_OP_CLIP:
+      return CAT_CLIP;
+    default:
+      if (op >= EXPR_OP_SQRT && op <= EXPR_OP_ATANH)
+        return CAT_UNARY_FLOAT;
+      return CAT_BINARY;
+  }
+}
+
+static void
+type_error (Typer * t, guint pos, const gchar * format, ...)
+    G_GNUC_PRINTF (3, 4);
+
+static void
+type_error (Typer * t, guint pos, const gchar * format, ...)
+{
+  va_list args;
+  gchar *text;
+
+  if (t->failed)
+    return;
+  t->failed = TRUE;
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  _plan_expr_set_error (t->error, PLAN_ERROR_TYPE, t->arena->source, pos,
+      "%s", text);
+  g_free (text);
+}
+
+/* The source text of @node, shortened, for messages. */
+static gchar *
+node_text (Typer * t, const ExprNode * node)
+{
+  guint len = node->end > node->start ? node->end - node->start : 1;
+
+  if (len > 30)
+    return g_strdup_printf ("'%.27s...'", t->arena->source + node->start);
+  return g_strdup_printf ("'%.*s'", (gint) len,
+      t->arena->source + node->start);
+}
+
+/* ---- dtype rules ---- */
+
+static gint
+int_bits (PlanDType d)
+{
+  return (gint) plan_dtype_get_size (d) * 8;
+}
+
+/* numpy's result_type for two (strong) dtypes. */
+static PlanDType
+result_type2 (PlanDType a, PlanDType b)
+{
+  gboolean fa = plan_dtype_is_float (a), fb = plan_dtype_is_float (b);
+
+  if (a == b)
+    return a;
+  if (a == PLAN_DTYPE_BOOL)
+    return b;
+  if (b == PLAN_DTYPE_BOOL)
+    return a;
+  if (fa && fb)
+    return a == PLAN_DTYPE_FLOAT64 || b == PLAN_DTYPE_FLOAT64 ?
+        PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_FLOAT32;
+  if (fa || fb) {
+    PlanDType f = fa ? a : b, i = fa ? b : a;
+    if (f == PLAN_DTYPE_FLOAT64 || int_bits (i) > 16)
+      return PLAN_DTYPE_FLOAT64;
+    return PLAN_DTYPE_FLOAT32;
+  }
+  if (plan_dtype_is_signed (a) == plan_dtype_is_signed (b))
+    return int_bits (a) >= int_bits (b) ? a : b;
+  {
+    PlanDType s = plan_dtype_is_signed (a) ? a : b;
+    PlanDType u = plan_dtype_is_signed (a) ? b : a;
+    if (int_bits (s) > int_bits (u))
+      return s;
+    switch (int_bits (u)) {
+      case 8:
+        return PLAN_DTYPE_INT16;
+      case 16:
+        return PLAN_DTYPE_INT32;
+      case 32:
+        return PLAN_DTYPE_INT64;
+      default:
+        return PLAN_DTYPE_FLOAT64;
+    }
+  }
+}
+
+/* The float dtype a function of an integer operand computes in: numpy
+ * picks float16 for 8-bit operands, which we do not have; float32 is the
+ * smallest float that holds them exactly. */
+static PlanDType
+float_for (PlanDType d)
+{
+  if (plan_dtype_is_float (d))
+    return d;
+  return int_bits (d) <= 16 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
+}
+
+static void
+dtype_range (PlanDType d, __int128 * lo, __int128 * hi)
+{
+  gint bits = int_bits (d);
+
+  if (d == PLAN_DTYPE_BOOL) {
+    *lo = 0;
+    *hi = 1;
+  } else if (plan_dtype_is_signed (d)) {
+    *lo = -((__int128) 1 << (bits - 1));
+    *hi = ((__int128) 1 << (bits - 1)) - 1;
+  } else {
+    *lo = 0;
+    *hi = ((__int128) 1 << bits) - 1;
+  }
+}
+
+static gboolean
+weak_fits (__int128 v, PlanDType d)
+{
+  __int128 lo, hi;
+
+  if (plan_dtype_is_float (d))
+    return TRUE;
+  dtype_range (d, &lo, &hi);
+  return v >= lo && v <= hi;
+}
+
+static gchar *
+big_to_string (__int128 v)
+{
+  gchar buf[48];
+  gint i = sizeof (buf) - 1;
+  gboolean neg = v < 0;
+  unsigned __int128 u = neg ? -(unsigned __int128) v : (unsigned __int128) v;
+
+  buf[i] = '\0';
+  do {
+    buf[--i] = '0' + (gint) (u % 10);
+    u /= 10;
+  } while (u && i > 1);
+  if (neg)
+    buf[--i] = '-';
+  return g_strdup (buf + i);
+}
+
+/* ---- constants ---- */
+
+static void
+value_store (ExprValue * v, PlanDType d, __int128 iv, gdouble fv,
+    gboolean from_float)
+{
+  memset (v, 0, sizeof (*v));
+#define STORE(T) do { T x = from_float ? (T) fv : (T) iv; memcpy (v->bytes, &x, sizeof (T)); } while (0)
+  switch (d) {
+    case PLAN_DTYPE_BOOL:
+      v->bytes[0] = from_float ? fv != 0 : iv != 0;
+      break;
+    case PLAN_DTYPE_INT8:
+      STORE (gint8);
+      break;
+    case PLAN_DTYPE_UINT8:
+      STORE (guint8);
+      break;
+    case PLAN_DTYPE_INT16:
+      STORE (gint16);
+      break;
+    case PLAN_DTYPE_UINT16:
+      STORE (guint16);
+      break;
+    case PLAN_DTYPE_INT32:
+      STORE (gint32);
+      break;
+    case PLAN_DTYPE_UINT32:
+      STORE (guint32);
+      break;
+    case PLAN_DTYPE_INT64:
+      STORE (gint64);
+      break;
+    case PLAN_DTYPE_UINT64:
+      STORE (guint64);
+      break;
+    case PLAN_DTYPE_FLOAT32:
+      STORE (gfloat);
+      break;
+    case PLAN_DTYPE_FLOAT64:
+      STORE (gdouble);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+#undef STORE
+}
+
+static ExprNode *
+const_node (Typer * t, const ExprNode * at, PlanDType d)
+{
+  ExprNode *n = _plan_expr_node_new (t->arena, EXPR_NODE_CONST, at->pos,
+      at->len);
+
+  n->start = at->start;
+  n->end = at->end;
+  n->dtype = d;
+  n->weak = EXPR_WEAK_NONE;
+  return n;
+}
+
+static ExprNode *
+weak_node (Typer * t, const ExprNode * at, ExprWeak weak)
+{
+  ExprNode *n = const_node (t, at, PLAN_DTYPE_UNKNOWN);
+
+  n->weak = weak;
+  return n;
+}
+
+static ExprNode *
+bool_const (Typer * t, const ExprNode * at, gboolean b)
+{
+  ExprNode *n = const_node (t, at, PLAN_DTYPE_BOOL);
+
+  n->value.bytes[0] = b ? 1 : 0;
+  return n;
+}
+
+/* The dtype a weak literal takes where nothing else gives it one. */
+static PlanDType
+weak_default (const ExprNode * n)
+{
+  if (n->weak == EXPR_WEAK_FLOAT)
+    return PLAN_DTYPE_FLOAT64;
+  return n->value.big > G_MAXINT64 ? PLAN_DTYPE_UINT64 : PLAN_DTYPE_INT64;
+}
+
+static gboolean
+is_weak (const ExprNode * n)
+{
+  return n->kind == EXPR_NODE_CONST && n->weak != EXPR_WEAK_NONE;
+}
+
+static gdouble
+weak_as_double (const ExprNode * n)
+{
+  return n->weak == EXPR_WEAK_FLOAT ? n->value.f64 : (gdouble) n->value.big;
+}
+
+/* Evaluates an operation whose operands are all typed constants, with the
+ * same CPU kernel that would run on arrays, so folding never changes a
+ * result. */
+static ExprNode *
+fold_strong (Typer * t, ExprNode * op)
+{
+  ExprKernel k = _plan_expr_node_kernel (op);
+  ExprNode *n;
+  gconstpointer a[3] = { NULL, NULL, NULL };
+  guint i;
+
+  g_assert (k != NULL);
+  for (i = 0; i < op->n_args; i++)
+    a[i] = op->args[i]->value.bytes;
+  n = const_node (t, op, op->dtype);
+  k (1, n->value.bytes, a[0], a[1], a[2]);
+  return n;
+}
+
+static gboolean
+all_const (ExprNode * op)
+{
+  guint i;
+
+  for (i = 0; i < op->n_args; i++)
+    if (op->args[i]->kind != EXPR_NODE_CONST)
+      return FALSE;
+  return TRUE;
+}
+
+/* Gives @n the dtype @d: a weak literal becomes a typed constant, a typed
+ * node of another dtype gets a cast. */
+static ExprNode *
+convert (Typer * t, ExprNode * n, PlanDType d)
+{
+  ExprNode *c;
+
+  if (is_weak (n)) {
+    c = const_node (t, n, d);
+    value_store (&c->value, d, n->value.big, n->value.f64,
+        n->weak == EXPR_WEAK_FLOAT);
+    return c;
+  }
+  if (n->dtype == d)
+    return n;
+  c = _plan_expr_node_new (t->arena, EXPR_NODE_OP, n->pos, n->len);
+  c->start = n->start;
+  c->end = n->end;
+  c->op = EXPR_OP_CAST;
+  c->n_args = 1;
+  c->args[0] = n;
+  c->dtype = d;
+  c->height = n->height + 1;
+  if (n->kind == EXPR_NODE_CONST)
+    return fold_strong (t, c);
+  return c;
+}
+
+/* ---- weak (literal-only) folding, with Python's semantics ---- */
+
+static gboolean
+check_weak_range (Typer * t, ExprNode * n)
+{
+  if (n->weak == EXPR_WEAK_INT && (n->value.big < WEAK_MIN
+          || n->value.big > WEAK_MAX)) {
+    type_error (t, n->pos, "the constant expression is out of the 64-bit "
+        "integer range");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static __int128
+big_floordiv (__int128 a, __int128 b)
+{
+  __int128 q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    q--;
+  return q;
+}
+
+static gdouble
+float_floordiv (gdouble a, gdouble b, gdouble * modp)
+{
+  gdouble mod = fmod (a, b), div, floordiv;
+
+  if (b == 0) {
+    *modp = mod;
+    return a / b;
+  }
+  div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= 1.0;
+    }
+  } else {
+    mod = copysign (0.0, b);
+  }
+  if (div != 0) {
+    floordiv = floor (div);
+    if (div - floordiv > 0.5)
+      floordiv += 1.0;
+  } else {
+    floordiv = copysign (0.0, a / b);
+  }
+  *modp = mod;
+  return floordiv;
+}
+
+static gdouble
+weak_float_fn (ExprOp op, gdouble x)
+{
+  switch (op) {
+    case EXPR_OP_SQRT:
+      return sqrt (x);
+    case EXPR_OP_CBRT:
+      return cbrt (x);
+    case EXPR_OP_EXP:
+      return exp (x);
+    case EXPR_OP_EXP2:
+      return exp2 (x);
+    case EXPR_OP_EXPM1:
+      return expm1 (x);
+    case EXPR_OP_LOG:
+      return log (x);
+    case EXPR_OP_LOG2:
+      return log2 (x);
+    case EXPR_OP_LOG10:
+      return log10 (x);
+    case EXPR_OP_LOG1P:
+      return log1p (x);
+    case EXPR_OP_SIN:
+      return sin (x);
+    case EXPR_OP_COS:
+      return cos (x);
+    case EXPR_OP_TAN:
+      return tan (x);
+    case EXPR_OP_ASIN:
+      return asin (x);
+    case EXPR_OP_ACOS:
+      return acos (x);
+    case EXPR_OP_ATAN:
+      return atan (x);
+    case EXPR_OP_SINH:
+      return sinh (x);
+    case EXPR_OP_COSH:
+      return cosh (x);
+    case EXPR_OP_TANH:
+      return tanh (x);
+    case EXPR_OP_ASINH:
+      return asinh (x);
+    case EXPR_OP_ACOSH:
+      return acosh (x);
+    case EXPR_OP_ATANH:
+      return atanh (x);
+    case EXPR_OP_FLOOR:
+      return floor (x);
+    case EXPR_OP_CEIL:
+      return ceil (x);
+    case EXPR_OP_RINT:
+      return rint (x);
+    case EXPR_OP_TRUNC:
+      return trunc (x);
+    default:
+      g_assert_not_reached ();
+      return 0;
+  }
+}
+
+static ExprNode *
+fold_weak_unary (Typer * t, ExprNode * op, ExprNode * a)
+{
+  ExprNode *n;
+  gboolean fl = a->weak == EXPR_WEAK_FLOAT;
+
+  switch (op->op) {
+    case EXPR_OP_NEG:
+    case EXPR_OP_POS:
+    case EXPR_OP_ABS:
+    case EXPR_OP_SIGN:
+      n = weak_node (t, op, a->weak);
+      if (fl) {
+        gdouble x = a->value.f64;
+        n->value.f64 = op->op == EXPR_OP_NEG ? -x : op->op == EXPR_OP_POS ? x
+            : op->op == EXPR_OP_ABS ? fabs (x)
+            : x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x;
+      } else {
+        __int128 x = a->value.big;
+        n->value.big = op->op == EXPR_OP_NEG ? -x : op->op == EXPR_OP_POS ? x
+            : op->op == EXPR_OP_ABS ? (x < 0 ? -x : x) : (x > 0) - (x < 0);
+      }
+      return check_weak_range (t, n) ? n : NULL;
+    case EXPR_OP_BNOT:
+      if (fl) {
+        type_error (t, a->pos, "'~' needs an integer or bool operand, but "
+            "the literal is a float");
+        return NULL;
+      }
+      n = weak_node (t, op, EXPR_WEAK_INT);
+      n->value.big = -a->value.big - 1;
+      return check_weak_range (t, n) ? n : NULL;
+    case EXPR_OP_LNOT:
+      return bool_const (t, op, weak_as_double (a) == 0);
+    case EXPR_OP_ISNAN:
+      return bool_const (t, op, isnan (weak_as_double (a)));
+    case EXPR_OP_ISINF:
+      return bool_const (t, op, isinf (weak_as_double (a)));
+    case EXPR_OP_ISFINITE:
+      return bool_const (t, op, isfinite (weak_as_double (a)));
+    case EXPR_OP_FLOOR:
+    case EXPR_OP_CEIL:
+    case EXPR_OP_RINT:
+    case EXPR_OP_TRUNC:
+      if (!fl)
+        return a;
+      /* fall through */
+    default:
+      n = weak_node (t, op, EXPR_WEAK_FLOAT);
+      n->value.f64 = weak_float_fn (op->op, weak_as_double (a));
+      return n;
+  }
+}
+
+static ExprNode *
+fold_weak_int_binary (Typer * t, ExprNode * op, __int128 x, __int128 y)
+{
+  ExprNode *n = weak_node (t, op, EXPR_WEAK_INT);
+  __int128 r = 0;
+
+  switch (op->op) {
+    case EXPR_OP_ADD:
+      r = x + y;
+      break;
+    case EXPR_OP_SUB:
+      r = x - y;
+      break;
+    case EXPR_OP_MUL:
+      if (__builtin_mul_overflow (x, y, &r))
+        r = WEAK_MAX + 1;
+      break;
+    case EXPR_OP_FLOORDIV:
+    case EXPR_OP_MOD:
+    case EXPR_OP_FMOD:
+      if (y == 0) {
+        type_error (t, op->pos, "integer division by zero in a constant "
+            "expression");
+        return NULL;
+      }
+      if (op->op == EXPR_OP_FLOORDIV)
+        r = big_floordiv (x, y);
+      else if (op->op == EXPR_OP_MOD)
+        r = x - big_floordiv (x, y) * y;
+      else
+        r = x % y;
+      break;
+    case EXPR_OP_POW:
+      if (y < 0) {
+        n->weak = EXPR_WEAK_FLOAT;
+        n->value.f64 = pow ((gdouble) x, (gdouble) y);
+        return n;
+      }
+      if (x == 0 || x == 1) {
+        r = y == 0 ? 1 : x;
+      } else if (x == -1) {
+        r = (y & 1) ? -1 : 1;
+      } else {
+        /* |x| >= 2: out of range after at most 65 steps. */
+        r = 1;
+        while (y-- > 0 && r >= WEAK_MIN && r <= WEAK_MAX)
+          r *= x;
+      }
+      break;
+    case EXPR_OP_SHL:
+    case EXPR_OP_SHR:
+      if (y < 0) {
+        type_error (t, op->args[1]->pos, "negative shift count in a "
+            "constant expression");
+        return NULL;
+      }
+      if (op->op == EXPR_OP_SHR)
+        r = y >= 100 ? (x < 0 ? -1 : 0) : x >> (gint) y;
+      else if (x == 0)
+        r = 0;
+      else if (y > 65)
+        r = WEAK_MAX + 1;
+      else if (__builtin_mul_overflow (x, (__int128) 1 << (gint) y, &r))
+        r = WEAK_MAX + 1;
+      break;
+    case EXPR_OP_BAND:
+      r = x & y;
+      break;
+    case EXPR_OP_BOR:
+      r = x | y;
+      break;
+    case EXPR_OP_BXOR:
+      r = x ^ y;
+      break;
+    case EXPR_OP_MIN:
+    case EXPR_OP_FMIN:
+      r = MIN (x, y);
+      break;
+    case EXPR_OP_MAX:
+    case EXPR_OP_FMAX:
+      r = MAX (x, y);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+  n->value.big = r;
+  return check_weak_range (t, n) ? n : NULL;
+}
+
+static ExprNode *
+fold_weak_binary (Typer * t, ExprNode * op, ExprNode * a, ExprNode * b)
+{
+  gboolean fl = a->weak == EXPR_WEAK_FLOAT || b->weak == EXPR_WEAK_FLOAT;
+  gdouble x = weak_as_double (a), y = weak_as_double (b), m;
+  ExprNode *n;
+
+  switch (op->op) {
+    case EXPR_OP_LT:
+      return bool_const (t, op, fl ? x < y : a->value.big < b->value.big);
+    case EXPR_OP_LE:
+      return bool_const (t, op, fl ? x <= y : a->value.big <= b->value.big);
+    case EXPR_OP_GT:
+      return bool_const (t, op, fl ? x > y : a->value.big > b->value.big);
+    case EXPR_OP_GE:
+      return bool_const (t, op, fl ? x >= y : a->value.big >= b->value.big);
+    case EXPR_OP_EQ:
+      return bool_const (t, op, fl ? x == y : a->value.big == b->value.big);
+    case EXPR_OP_NE:
+      return bool_const (t, op, fl ? x != y : a->value.big != b->value.big);
+    case EXPR_OP_LAND:
+      return bool_const (t, op, x != 0 && y != 0);
+    case EXPR_OP_LOR:
+      return bool_const (t, op, x != 0 || y != 0);
+    case EXPR_OP_DIV:
+    case EXPR_OP_ATAN2:
+    case EXPR_OP_HYPOT:
+      n = weak_node (t, op, EXPR_WEAK_FLOAT);
+      n->value.f64 = op->op == EXPR_OP_DIV ? x / y
+          : op->op == EXPR_OP_ATAN2 ? atan2 (x, y) : hypot (x, y);
+      return n;
+    default:
+      break;
+  }
+  if (!fl)
+    return fold_weak_int_binary (t, op, a->value.big, b->value.big);
+
+  n = weak_node (t, op, EXPR_WEAK_FLOAT);
+  switch (op->op) {
+    case EXPR_OP_ADD:
+      n->value.f64 = x + y;
+      break;
+    case EXPR_OP_SUB:
+      n->value.f64 = x - y;
+      break;
+    case EXPR_OP_MUL:
+      n->value.f64 = x * y;
+      break;
+    case EXPR_OP_FLOORDIV:
+      n->value.f64 = float_floordiv (x, y, &m);
+      break;
+    case EXPR_OP_MOD:
+      float_floordiv (x, y, &m);
+      n->value.f64 = y == 0 ? fmod (x, y) : m;
+      break;
+    case EXPR_OP_FMOD:
+      n->value.f64 = fmod (x, y);
+      break;
+    case EXPR_OP_POW:
+      n->value.f64 = pow (x, y);
+      break;
+    case EXPR_OP_MIN:
+    case EXPR_OP_MAX:
+      n->value.f64 = isnan (x) || isnan (y) ? NAN
+          : op->op == EXPR_OP_MIN ? MIN (x, y) : MAX (x, y);
+      break;
+    case EXPR_OP_FMIN:
+      n->value.f64 = fmin (x, y);
+      break;
+    case EXPR_OP_FMAX:
+      n->value.f64 = fmax (x, y);
+      break;
+    default:{
+      const ExprNode *f = a->weak == EXPR_WEAK_FLOAT ? a : b;
+      type_error (t, f->pos, "bitwise %s needs integer or bool operands, "
+          "but the literal %.*s is a float", _plan_expr_op_name (op->op),
+          (gint) f->len, t->arena->source + f->pos);
+      return NULL;
+    }
+  }
+  return n;
+}
+
+/* ---- promotion ---- */
+
+/* numpy's promotion of the operands of @op, with NEP 50 weak literals.
+ * For comparisons a literal outside the other operand's range widens the
+ * comparison instead of failing (the answer is still exact). */
+static PlanDType
+promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
+    gboolean compare)
+{
+  PlanDType s = PLAN_DTYPE_UNKNOWN;
+  gboolean weak_float = FALSE, weak_int = FALSE;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    if (is_weak (args[i])) {
+      weak_float |= args[i]->weak == EXPR_WEAK_FLOAT;
+      weak_int |= args[i]->weak == EXPR_WEAK_INT;
+    } else {
+      s = s == PLAN_DTYPE_UNKNOWN ? args[i]->dtype : result_type2 (s,
+          args[i]->dtype);
+    }
+  }
+  if (s == PLAN_DTYPE_UNKNOWN) {
+    for (i = 0; i < n; i++)
+      s = s == PLAN_DTYPE_UNKNOWN ? weak_default (args[i])
+          : result_type2 (s, weak_default (args[i]));
+    return s;
+  }
+  if (weak_float && !plan_dtype_is_float (s))
+    s = PLAN_DTYPE_FLOAT64;
+  if (weak_int && s == PLAN_DTYPE_BOOL)
+    s = PLAN_DTYPE_INT64;
+
+  for (i = 0; i < n; i++) {
+    ExprNode *w = args[i];
+    if (!is_weak (w) || w->weak != EXPR_WEAK_INT || weak_fits (w->value.big, s))
+      continue;
+    if (compare) {
+      if (weak_fits (w->value.big, PLAN_DTYPE_INT64)
+          && s != PLAN_DTYPE_UINT64)
+        s = PLAN_DTYPE_INT64;
+      else if (w->value.big >= 0 && !plan_dtype_is_signed (s))
+        s = PLAN_DTYPE_UINT64;
+      else
+        s = PLAN_DTYPE_FLOAT64;
+    } else {
+      gchar *v = big_to_string (w->value.big);
+      type_error (t, w->pos, "the literal %s is out of range for %s, the "
+          "dtype of the other operand of %s; cast explicitly", v,
+          plan_dtype_to_string (s), _plan_expr_op_name (op->op));
+      g_free (v);
+      return PLAN_DTYPE_UNKNOWN;
+    }
+  }
+  return s;
+}
+
+static const gchar *
+side_name (guint i, guint n)
+{
+  if (n == 1)
+    return "operand";
+  if (n == 2)
+    return i == 0 ? "left operand" : "right operand";
+  return i == 0 ? "first argument" : i == 1 ? "second argument" :
+      "third argument";
+}
+
+/* Names the operand that made a bitwise operation float. */
+static void
+float_operand_error (Typer * t, ExprNode * op, ExprNode ** args, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    ExprNode *a = args[i];
+    if (plan_dtype_is_float (a->dtype) || a->weak == EXPR_WEAK_FLOAT) {
+      gchar *text = node_text (t, a);
+      type_error (t, a->start, "%s needs integer or bool operands, but the "
+          "%s %s is %s", _plan_expr_op_name (op->op), side_name (i, n), text,
+          a->weak ? "a float literal" : plan_dtype_to_string (a->dtype));
+      g_free (text);
+      return;
+    }
+  }
+  type_error (t, op->pos, "%s needs integer or bool operands, but %s and "
+      "%s have no common integer type (numpy promotes them to float64)",
+      _plan_expr_op_name (op->op), plan_dtype_to_string (args[0]->dtype),
+      plan_dtype_to_string (args[1]->dtype));
+}
+
+/* ---- typing of each node kind ---- */
+
+static ExprNode *type_node (Typer * t, ExprNode * n);
+
+static ExprNode *
+finish_op (Typer * t, ExprNode * op)
+{
+  guint i;
+
+  op->height = 0;
+  for (i = 0; i < op->n_args; i++)
+    op->height = MAX (op->height, op->args[i]->height + 1);
+  if (all_const (op))
+    return fold_strong (t, op);
+  return op;
+}
+
+static ExprNode *
+type_unary (Typer * t, ExprNode * op)
+{
+  ExprNode *a = op->args[0];
+  PlanDType d = a->dtype;
+  gchar *text;
+
+  if (is_weak (a))
+    return fold_weak_unary (t, op, a);
+
+  switch (op_category (op->op)) {
+    case CAT_UNARY_SAME:
+      if (op->op == EXPR_OP_POS)
+        return a;
+      if (op->op == EXPR_OP_LNOT) {
+        op->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
+        op->dtype = PLAN_DTYPE_BOOL;
+        break;
+      }
+      if (d == PLAN_DTYPE_BOOL && (op->op == EXPR_OP_NEG
+              || op->op == EXPR_OP_SIGN)) {
+        text = node_text (t, a);
+        type_error (t, op->pos, "%s is not defined for bool (as in numpy), "
+            "but %s is bool; use '!' or '~' to negate, or cast with "
+            "int8()", _plan_expr_op_name (op->op), text);
+        g_free (text);
+        return NULL;
+      }
+      if (op->op == EXPR_OP_BNOT && plan_dtype_is_float (d)) {
+        text = node_text (t, a);
+        type_error (t, a->start, "'~' needs an integer or bool operand, but "
+            "%s is %s", text, plan_dtype_to_string (d));
+        g_free (text);
+        return NULL;
+      }
+      op->dtype = d;
+      break;
+    case CAT_UNARY_ROUND:
+      if (!plan_dtype_is_float (d))
+        return a;
+      op->dtype = d;
+      break;
+    case CAT_UNARY_CLASS:
+      if (!plan_dtype_is_float (d))
+        return bool_const (t, op, op->op == EXPR_OP_ISFINITE);
+      op->dtype = PLAN_DTYPE_BOOL;
+      break;
+    case CAT_UNARY_FLOAT:
+      op->dtype = float_for (d);
+      op->args[0] = convert (t, a, op->dtype);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+  return finish_op (t, op);
+}
+
+static ExprNode *
+type_cast (Typer * t, ExprNode * op, PlanDType to)
+{
+  ExprNode *a = op->args[0];
+
+  if (is_weak (a)) {
+    PlanDType from = weak_default (a);
+    a = convert (t, a, from);
+  }
+  op->dtype = to;
+  if (a->dtype == to)
+    return a;
+  op->args[0] = a;
+  return finish_op (t, op);
+}
+
+static ExprNode *
+type_binary (Typer * t, ExprNode * op)
+{
+  ExprNode **args = op->args;
+  ExprOp o = op->op;
+  gboolean compare = o >= EXPR_OP_LT && o <= EXPR_OP_NE;
+  PlanDType s;
+
+  if (is_weak (args[0]) && is_weak (args[1]))
+    return fold_weak_binary (t, op, args[0], args[1]);
+
+  if (o == EXPR_OP_LAND || o == EXPR_OP_LOR) {
+    args[0] = convert (t, args[0], PLAN_DTYPE_BOOL);
+    args[1] = convert (t, args[1], PLAN_DTYPE_BOOL);
+    op->dtype = PLAN_DTYPE_BOOL;
+    return finish_op (t, op);
+  }
+
+  s = promote (t, op, args, 2, compare);
+  if (s == PLAN_DTYPE_UNKNOWN)
+    return NULL;
+
+  switch (o) {
+    case EXPR_OP_SUB:
+      if (s == PLAN_DTYPE_BOOL) {
+        type_error (t, op->pos, "'-' is not defined for two bool operands "
+            "(as in numpy); use '^' or '!=' for exclusive or");
+        return NULL;
+      }
+      break;
+    case EXPR_OP_DIV:
+      if (!plan_dtype_is_float (s))
+        s = PLAN_DTYPE_FLOAT64;
+      break;
+    case EXPR_OP_ATAN2:
+    case EXPR_OP_HYPOT:
+      s = float_for (s);
+      break;
+    case EXPR_OP_BAND:
+    case EXPR_OP_BOR:
+    case EXPR_OP_BXOR:
+    case EXPR_OP_SHL:
+    case EXPR_OP_SHR:
+      if (plan_dtype_is_float (s)) {
+        float_operand_error (t, op, args, 2);
+        return NULL;
+      }
+      if (s == PLAN_DTYPE_BOOL && (o == EXPR_OP_SHL || o == EXPR_OP_SHR))
+        s = PLAN_DTYPE_INT8;
+      break;
+    case EXPR_OP_FLOORDIV:
+    case EXPR_OP_MOD:
+    case EXPR_OP_POW:
+    case EXPR_OP_FMOD:
+      if (s == PLAN_DTYPE_BOOL)
+        s = PLAN_DTYPE_INT8;
+      break;
+    default:
+      break;
+  }
+  args[0] = convert (t, args[0], s);
+  args[1] = convert (t, args[1], s);
+  op->dtype = compare ? PLAN_DTYPE_BOOL : s;
+  return finish_op (t, op);
+}
+
+static ExprNode *
+type_where (Typer * t, ExprNode * op)
+{
+  ExprNode **args = op->args;
+  PlanDType s;
+
+  if (is_weak (args[0]) && is_weak (args[1]) && is_weak (args[2]))
+    return weak_as_double (args[0]) != 0 ? args[1] : args[2];
+
+  args[0] = convert (t, args[0], PLAN_DTYPE_BOOL);
+  s = promote (t, op, args + 1, 2, FALSE);
+  if (s == PLAN_DTYPE_UNKNOWN)
+    return NULL;
+  args[1] = convert (t, args[1], s);
+  args[2] = convert (t, args[2], s);
+  op->dtype = s;
+  return finish_op (t, op);
+}
+
+/* clip(x, lo, hi) is minimum(maximum(x, lo), hi) in the promoted dtype,
+ * which is what numpy computes, NaN propagation included. */
+static ExprNode *
+type_clip (Typer * t, ExprNode * op)
+{
+  ExprNode **args = op->args, *inner;
+  PlanDType s;
+
+  s = promote (t, op, args, 3, FALSE);
+  if (s == PLAN_DTYPE_UNKNOWN)
+    return NULL;
+  inner = _plan_expr_node_new (t->arena, EXPR_NODE_OP, op->pos, op->len);
+  inner->start = op->start;
+  inner->end = op->end;
+  inner->op = EXPR_OP_MAX;
+  inner->n_args = 2;
+  inner->args[0] = convert (t, args[0], s);
+  inner->args[1] = convert (t, args[1], s);
+  inner->dtype = s;
+  op->op = EXPR_OP_MIN;
+  op->n_args = 2;
+  op->args[0] = finish_op (t, inner);
+  op->args[1] = convert (t, args[2], s);
+  op->args[2] = NULL;
+  op->dtype = s;
+  return finish_op (t, op);
+}
+
+static guint
+edit_distance (const gchar * a, const gchar * b)
+{
+  guint la = strlen (a), lb = strlen (b), i, j;
+  guint *row = g_new (guint, lb + 1), d;
+
+  for (j = 0; j <= lb; j++)
+    row[j] = j;
+  for (i = 1; i <= la; i++) {
+    guint prev = row[0];
+    row[0] = i;
+    for (j = 1; j <= lb; j++) {
+      guint cur = row[j];
+      guint sub = prev + (a[i - 1] != b[j - 1]);
+      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), sub);
+      prev = cur;
+    }
+  }
+  d = row[lb];
+  g_free (row);
+  return d;
+}
+
+static void
+unknown_function_error (Typer * t, ExprNode * call)
+{
+  const gchar *best = NULL;
+  guint best_d = G_MAXUINT, i;
+
+  for (i = 0; i < G_N_ELEMENTS (functions); i++) {
+    guint d = edit_distance (call->name, functions[i].name);
+    if (d < best_d) {
+      best_d = d;
+      best = functions[i].name;
+    }
+  }
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    const gchar *name = plan_dtype_to_string ((PlanDType) i);
+    guint d = edit_distance (call->name, name);
+    if (d < best_d) {
+      best_d = d;
+      best = name;
+    }
+  }
+  if (best_d <= MAX (2u, (guint) strlen (call->name) / 3))
+    type_error (t, call->pos, "unknown function '%s'; did you mean '%s'?",
+        call->name, best);
+  else
+    type_error (t, call->pos, "unknown function '%s'; see docs/expressions.md "
+        "for the functions", call->name);
+}
+
+static ExprNode *
+type_call (Typer * t, ExprNode * call)
+{
+  PlanDType cast_to = plan_dtype_from_string (call->name);
+  const FuncDesc *f = NULL;
+  guint i, want;
+
+  for (i = 0; i < G_N_ELEMENTS (functions); i++)
+    if (strcmp (functions[i].name, call->name) == 0)
+      f = &functions[i];
+
+  if (f == NULL && cast_to == PLAN_DTYPE_UNKNOWN) {
+    for (i = 0; i < t->arena->n_names; i++) {
+      if (strcmp (t->arena->names[i], call->name) == 0) {
+        type_error (t, call->pos, "'%s' is a bound name, not a function",
+            call->name);
+        return NULL;
+      }
+    }
+    unknown_function_error (t, call);
+    return NULL;
+  }
+  want = f ? f->n_args : 1;
+  if (call->n_args != want) {
+    type_error (t, call->pos, "'%s' takes %u argument%s, %u given",
+        call->name, want, want == 1 ? "" : "s", call->n_args);
+    return NULL;
+  }
+  for (i = 0; i < call->n_args; i++) {
+    call->args[i] = type_node (t, call->args[i]);
+    if (call->args[i] == NULL)
+      return NULL;
+  }
+  if (f == NULL) {
+    call->op = EXPR_OP_CAST;
+    return type_cast (t, call, cast_to);
+  }
+  call->op = f->op;
+  return NULL;                  /* the caller dispatches on call->op */
+}
+
+static ExprNode *
+type_name (Typer * t, ExprNode * n)
+{
+  static const struct
+  {
+    const gchar *name;
+    gdouble value;
+  } consts[] = {
+    {"pi", G_PI}, {"e", G_E}, {"inf", INFINITY}, {"nan", NAN},
+  };
+  GString *names;
+  guint i;
+
+  for (i = 0; i < t->arena->n_names; i++) {
+    if (strcmp (t->arena->names[i], n->name) == 0) {
+      n->name_index = i;
+      n->dtype = t->arena->dtypes[i];
+      return n;
+    }
+  }
+  for (i = 0; i < G_N_ELEMENTS (consts); i++) {
+    if (strcmp (consts[i].name, n->name) == 0) {
+      ExprNode *c = weak_node (t, n, EXPR_WEAK_FLOAT);
+      c->value.f64 = consts[i].value;
+      return c;
+    }
+  }
+  if (strcmp (n->name, "true") == 0 || strcmp (n->name, "false") == 0)
+    return bool_const (t, n, n->name[0] == 't');
+
+  names = g_string_new (NULL);
+  for (i = 0; i < t->arena->n_names; i++)
+    g_string_append_printf (names, "%s%s", i ? ", " : "",
+        t->arena->names[i]);
+  if (t->arena->n_names == 0)
+    type_error (t, n->pos, "unknown name '%s'; no names are bound here",
+        n->name);
+  else
+    type_error (t, n->pos, "unknown name '%s'; the bound names are %s",
+        n->name, names->str);
+  g_string_free (names, TRUE);
+  return NULL;
+}
+
+static ExprNode *
+type_node (Typer * t, ExprNode * n)
+{
+  guint i;
+
+  if (t->failed)
+    return NULL;
+  switch (n->kind) {
+    case EXPR_NODE_CONST:
+      return n;
+    case EXPR_NODE_NAME:
+      return type_name (t, n);
+    case EXPR_NODE_OP:
+      break;
+  }
+
+  if (n->name != NULL) {
+    ExprNode *r = type_call (t, n);
+    if (r != NULL || t->failed)
+      return r;
+  } else {
+    for (i = 0; i < n->n_args; i++) {
+      n->args[i] = type_node (t, n->args[i]);
+      if (n->args[i] == NULL)
+        return NULL;
+    }
+  }
+
+  switch (op_category (n->op)) {
+    case CAT_WHERE:
+      return type_where (t, n);
+    case CAT_CLIP:
+      return type_clip (t, n);
+    case CAT_BINARY:
+      return type_binary (t, n);
+    default:
+      return type_unary (t, n);
+  }
+}
+
+ExprNode *
+_plan_expr_type (ExprArena * arena, ExprNode * root, GError ** error)
+{
+  Typer t = { arena, error, FALSE };
+  ExprNode *r = type_node (&t, root);
+
+  if (r == NULL || t.failed)
+    return NULL;
+  if (is_weak (r))
+    r = convert (&t, r, weak_default (r));
+  return r;
+}
+
+PlanDType
+_plan_expr_node_arg_dtype (const ExprNode * node)
+{
+  if (node->kind != EXPR_NODE_OP)
+    return node->dtype;
+  if (node->op == EXPR_OP_WHERE)
+    return node->args[1]->dtype;
+  return node->args[0]->dtype;
+}

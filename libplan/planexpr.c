@@ -1,0 +1,667 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planexpr
+ * @title: PlanExpr
+ * @short_description: the expression language: compile, evaluate on the
+ *   CPU, translate to CUDA
+ *
+ * One expression language serves planmap, planstencil and custom
+ * reductions. The caller binds names to dtypes and compiles the source
+ * once with plan_expr_compile(); the result is an immutable #PlanExpr that
+ * evaluates arrays with plan_expr_eval() or plan_expr_eval_parallel(), and
+ * translates itself to CUDA C with plan_expr_to_cuda().
+ *
+ * The language, its numpy semantics (type promotion with NEP 50 weak
+ * literals, true and floor division, wrapping integers) and the few places
+ * it differs from numpy are described in docs/expressions.md.
+ *
+ * Errors are reported as #GError in the #PLAN_ERROR domain:
+ * %PLAN_ERROR_SYNTAX when the source does not parse, %PLAN_ERROR_TYPE when
+ * it parses but cannot be typed (an unknown name or function, a wrong
+ * number of arguments, a bitwise operation on a float, ...). The message
+ * names the column and quotes the expression with a caret under the spot:
+ *
+ * |[
+ * column 5: expected an operand, found '*'
+ *   x + * y
+ *       ^
+ * ]|
+ *
+ * On the CPU the expression is compiled into a short program of typed
+ * kernels (one loop per operation and dtype, vectorised for the best
+ * instruction set of the CPU) that runs over blocks of a few thousand
+ * elements held in cache, so each input is read once from memory and the
+ * result written once.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planexpr.h"
+#include "planerror.h"
+#include "planparallel.h"
+#include "expr/expr-private.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_expr_debug);
+#define GST_CAT_DEFAULT plan_expr_debug
+
+/* Elements per block: a few blocks of temporaries stay in L2. */
+#define BLOCK 4096
+#define SLOT_BYTES (BLOCK * 8)
+/* Smallest range handed to one thread. */
+#define GRAIN (BLOCK * 8)
+
+typedef enum
+{
+  REG_TEMP,
+  REG_INPUT,
+  REG_CONST,
+  REG_OUT,
+} RegKind;
+
+typedef struct
+{
+  RegKind kind;
+  guint index;
+} Reg;
+
+typedef struct
+{
+  ExprKernel kernel;
+  Reg dst;
+  Reg src[3];
+  guint n_src;
+} Instr;
+
+struct _PlanExpr
+{
+  gint ref_count;
+  gchar *source;
+  guint n_names;
+  gchar **names;
+  PlanDType *dtypes;
+  gboolean *uses;
+  PlanDType dtype;
+
+  /* The typed tree, kept for the CUDA code generator. */
+  ExprArena arena;
+  ExprNode *root;
+
+  /* The CPU program. */
+  Instr *instrs;
+  guint n_instrs;
+  guint n_temps;
+  guint8 *consts;               /* n_consts slots, each a block of one value */
+  guint n_consts;
+};
+
+G_DEFINE_BOXED_TYPE (PlanExpr, plan_expr, plan_expr_ref, plan_expr_unref);
+
+static void
+ensure_debug (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (plan_expr_debug, "planexpr", 0,
+        "expression compiler");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/* ---- program building ---- */
+
+typedef struct
+{
+  PlanExpr *expr;
+  GArray *instrs;
+  GArray *consts;               /* ExprNode * of each const slot */
+  guint64 *temp_busy;           /* bitmap-free list as a simple array */
+  GArray *temps;                /* gboolean busy per temp */
+} Builder;
+
+static guint
+temp_alloc (Builder * b)
+{
+  guint i;
+  gboolean busy = TRUE;
+
+  for (i = 0; i < b->temps->len; i++) {
+    if (!g_array_index (b->temps, gboolean, i)) {
+      g_array_index (b->temps, gboolean, i) = TRUE;
+      return i;
+    }
+  }
+  g_array_append_val (b->temps, busy);
+  return b->temps->len - 1;
+}
+
+static void
+reg_release (Builder * b, Reg r)
+{
+  if (r.kind == REG_TEMP)
+    g_array_index (b->temps, gboolean, r.index) = FALSE;
+}
+
+static Reg
+build_node (Builder * b, ExprNode * node, gboolean is_root)
+{
+  Reg r = { REG_TEMP, 0 };
+  Instr ins;
+  guint i;
+
+  switch (node->kind) {
+    case EXPR_NODE_NAME:
+      r.kind = REG_INPUT;
+      r.index = node->name_index;
+      return r;
+    case EXPR_NODE_CONST:
+      for (i = 0; i < b->consts->len; i++) {
+        ExprNode *c = g_array_index (b->consts, ExprNode *, i);
+        if (c->dtype == node->dtype
+            && memcmp (c->value.bytes, node->value.bytes, 16) == 0)
+          break;
+      }
+      if (i == b->consts->len)
+        g_array_append_val (b->consts, node);
+      r.kind = REG_CONST;
+      r.index = i;
+      return r;
+    case EXPR_NODE_OP:
+      break;
+  }
+
+  memset (&ins, 0, sizeof (ins));
+  ins.kernel = _plan_expr_node_kernel (node);
+  g_assert (ins.kernel != NULL);
+  ins.n_src = node->n_args;
+  for (i = 0; i < node->n_args; i++)
+    ins.src[i] = build_node (b, node->args[i], FALSE);
+  if (is_root) {
+    ins.dst.kind = REG_OUT;
+  } else {
+    ins.dst.kind = REG_TEMP;
+    ins.dst.index = temp_alloc (b);
+  }
+  for (i = 0; i < node->n_args; i++)
+    reg_release (b, ins.src[i]);
+  g_array_append_val (b->instrs, ins);
+  return ins.dst;
+}
+
+static void
+build_program (PlanExpr * expr)
+{
+  Builder b = { expr, NULL, NULL, NULL, NULL };
+  ExprNode *root = expr->root;
+  guint i, j;
+
+  /* A bare input or constant is copied by a same-dtype cast. */
+  if (root->kind != EXPR_NODE_OP) {
+    ExprNode *copy = _plan_expr_node_new (&expr->arena, EXPR_NODE_OP,
+        root->pos, root->len);
+    copy->op = EXPR_OP_CAST;
+    copy->n_args = 1;
+    copy->args[0] = root;
+    copy->dtype = root->dtype;
+    root = copy;
+  }
+
+  b.instrs = g_array_new (FALSE, TRUE, sizeof (Instr));
+  b.consts = g_array_new (FALSE, TRUE, sizeof (ExprNode *));
+  b.temps = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  build_node (&b, root, TRUE);
+
+  expr->n_instrs = b.instrs->len;
+  expr->instrs = (Instr *) g_array_free (b.instrs, FALSE);
+  expr->n_temps = b.temps->len;
+  g_array_free (b.temps, TRUE);
+
+  expr->n_consts = b.consts->len;
+  expr->consts = g_malloc ((gsize) MAX (1, expr->n_consts) * SLOT_BYTES);
+  for (i = 0; i < b.consts->len; i++) {
+    ExprNode *c = g_array_index (b.consts, ExprNode *, i);
+    gsize size = plan_dtype_get_size (c->dtype);
+    guint8 *slot = expr->consts + (gsize) i * SLOT_BYTES;
+    for (j = 0; j < BLOCK; j++)
+      memcpy (slot + j * size, c->value.bytes, size);
+  }
+  g_array_free (b.consts, TRUE);
+}
+
+static void
+mark_uses (PlanExpr * expr, ExprNode * node)
+{
+  guint i;
+
+  if (node->kind == EXPR_NODE_NAME)
+    expr->uses[node->name_index] = TRUE;
+  for (i = 0; i < node->n_args; i++)
+    mark_uses (expr, node->args[i]);
+}
+
+/**
+ * plan_expr_compile:
+ * @source: the expression, e.g. "2*x*y + sin(x)"
+ * @n_names: how many names are bound
+ * @names: (array length=n_names): the bound names; a bound name shadows a
+ *   built-in constant of the same name (`e`, `pi`, ...)
+ * @dtypes: (array length=n_names): the dtype of each name
+ * @error: return location for a #GError
+ *
+ * Parses and types @source and builds its CPU program. Evaluation then
+ * takes `inputs[i]` as the values of `names[i]`.
+ *
+ * Returns: (transfer full) (nullable): the compiled expression, or %NULL
+ *   with @error set (%PLAN_ERROR_SYNTAX or %PLAN_ERROR_TYPE; the message
+ *   names the column and shows a caret under it).
+ *
+ * Since: 0.1
+ */
+PlanExpr *
+plan_expr_compile (const gchar * source, guint n_names,
+    const gchar * const *names, const PlanDType * dtypes, GError ** error)
+{
+  PlanExpr *expr;
+  ExprNode *root;
+  guint i;
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (n_names == 0 || (names != NULL && dtypes != NULL),
+      NULL);
+
+  ensure_debug ();
+  for (i = 0; i < n_names; i++) {
+    if (dtypes[i] <= PLAN_DTYPE_UNKNOWN || dtypes[i] >= PLAN_DTYPE_N) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "name '%s' has no valid dtype", names[i] ? names[i] : "(null)");
+      return NULL;
+    }
+  }
+
+  expr = g_new0 (PlanExpr, 1);
+  expr->ref_count = 1;
+  expr->source = g_strdup (source);
+  expr->n_names = n_names;
+  expr->names = g_new0 (gchar *, n_names + 1);
+  for (i = 0; i < n_names; i++)
+    expr->names[i] = g_strdup (names[i]);
+  expr->dtypes = g_memdup2 (dtypes, sizeof (PlanDType) * MAX (n_names, 1));
+  expr->uses = g_new0 (gboolean, MAX (n_names, 1));
+
+  _plan_expr_arena_init (&expr->arena, expr->source);
+  expr->arena.n_names = n_names;
+  expr->arena.names = (const gchar * const *) expr->names;
+  expr->arena.dtypes = expr->dtypes;
+
+  root = _plan_expr_parse (&expr->arena, error);
+  if (root == NULL)
+    goto failed;
+  root = _plan_expr_type (&expr->arena, root, error);
+  if (root == NULL)
+    goto failed;
+
+  expr->root = root;
+  expr->dtype = root->dtype;
+  mark_uses (expr, root);
+  build_program (expr);
+  GST_DEBUG ("compiled '%s' to %u instructions, %u temporaries, %u "
+      "constants, result %s (%s kernels)", source, expr->n_instrs,
+      expr->n_temps, expr->n_consts, plan_dtype_to_string (expr->dtype),
+      _plan_expr_kernels_isa ());
+  return expr;
+
+failed:
+  plan_expr_unref (expr);
+  return NULL;
+}
+
+/**
+ * plan_expr_check:
+ * @source: an expression
+ * @error: return location for a #GError
+ *
+ * Checks the syntax of @source only (names and types are checked by
+ * plan_expr_compile(), once the dtypes are known). Meant for property
+ * setters, to reject a malformed expression early.
+ *
+ * Returns: whether @source parses; otherwise @error is set
+ *   (%PLAN_ERROR_SYNTAX).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_expr_check (const gchar * source, GError ** error)
+{
+  ExprArena arena;
+  gboolean ok;
+
+  g_return_val_if_fail (source != NULL, FALSE);
+
+  _plan_expr_arena_init (&arena, source);
+  ok = _plan_expr_parse (&arena, error) != NULL;
+  _plan_expr_arena_clear (&arena);
+  return ok;
+}
+
+/**
+ * plan_expr_ref:
+ * @expr: a #PlanExpr
+ *
+ * Returns: (transfer full): @expr
+ *
+ * Since: 0.1
+ */
+PlanExpr *
+plan_expr_ref (PlanExpr * expr)
+{
+  g_return_val_if_fail (expr != NULL, NULL);
+  g_atomic_int_inc (&expr->ref_count);
+  return expr;
+}
+
+/**
+ * plan_expr_unref:
+ * @expr: (transfer full): a #PlanExpr
+ *
+ * Drops a reference; the last one frees the expression.
+ *
+ * Since: 0.1
+ */
+void
+plan_expr_unref (PlanExpr * expr)
+{
+  g_return_if_fail (expr != NULL);
+  if (!g_atomic_int_dec_and_test (&expr->ref_count))
+    return;
+  _plan_expr_arena_clear (&expr->arena);
+  g_strfreev (expr->names);
+  g_free (expr->dtypes);
+  g_free (expr->uses);
+  g_free (expr->instrs);
+  g_free (expr->consts);
+  g_free (expr->source);
+  g_free (expr);
+}
+
+/**
+ * plan_expr_get_dtype:
+ * @expr: a #PlanExpr
+ *
+ * Returns: the dtype of the result.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_expr_get_dtype (const PlanExpr * expr)
+{
+  g_return_val_if_fail (expr != NULL, PLAN_DTYPE_UNKNOWN);
+  return expr->dtype;
+}
+
+/**
+ * plan_expr_get_source:
+ * @expr: a #PlanExpr
+ *
+ * Returns: (transfer none): the source @expr was compiled from.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_expr_get_source (const PlanExpr * expr)
+{
+  g_return_val_if_fail (expr != NULL, NULL);
+  return expr->source;
+}
+
+/**
+ * plan_expr_get_n_names:
+ * @expr: a #PlanExpr
+ *
+ * Returns: how many names were bound at compilation (the length of the
+ *   inputs array evaluation takes).
+ *
+ * Since: 0.1
+ */
+guint
+plan_expr_get_n_names (const PlanExpr * expr)
+{
+  g_return_val_if_fail (expr != NULL, 0);
+  return expr->n_names;
+}
+
+/**
+ * plan_expr_uses_name:
+ * @expr: a #PlanExpr
+ * @index: the index of a bound name
+ *
+ * Constant folding may remove a name (`x * 0` does not, `0 * 2` has none),
+ * so an element can skip reading inputs the expression does not use.
+ * Inputs that are not used may be %NULL in plan_expr_eval().
+ *
+ * Returns: whether the compiled expression reads name @index.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_expr_uses_name (const PlanExpr * expr, guint index)
+{
+  g_return_val_if_fail (expr != NULL, FALSE);
+  if (index >= expr->n_names)
+    return FALSE;
+  return expr->uses[index];
+}
+
+/**
+ * plan_expr_get_cpu_isa:
+ *
+ * Returns: (transfer none): the instruction set the CPU kernels run with:
+ *   "avx512", "avx2" or "default". The environment variable
+ *   `PLAN_EXPR_ISA` (same values) lowers it, for tests and benchmarks.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_expr_get_cpu_isa (void)
+{
+  return _plan_expr_kernels_isa ();
+}
+
+/* ---- evaluation ---- */
+
+typedef struct
+{
+  const PlanExpr *expr;
+  const gconstpointer *inputs;
+  gpointer out;
+} EvalJob;
+
+static inline gpointer
+reg_ptr (const PlanExpr * e, const EvalJob * job, Reg r, gsize off,
+    guint8 * scratch)
+{
+  switch (r.kind) {
+    case REG_INPUT:
+      return (guint8 *) job->inputs[r.index]
+          + off * plan_dtype_get_size (e->dtypes[r.index]);
+    case REG_OUT:
+      return (guint8 *) job->out + off * plan_dtype_get_size (e->dtype);
+    case REG_CONST:
+      return e->consts + (gsize) r.index * SLOT_BYTES;
+    default:
+      return scratch + (gsize) r.index * SLOT_BYTES;
+  }
+}
+
+/* One scratch area per thread, reused across calls. */
+typedef struct
+{
+  gsize size;
+  guint8 *data;
+} Scratch;
+
+static void
+scratch_free (gpointer p)
+{
+  Scratch *s = p;
+  g_free (s->data);
+  g_free (s);
+}
+
+static GPrivate scratch_key = G_PRIVATE_INIT (scratch_free);
+
+static guint8 *
+get_scratch (gsize size)
+{
+  Scratch *s = g_private_get (&scratch_key);
+
+  if (s == NULL) {
+    s = g_new0 (Scratch, 1);
+    g_private_set (&scratch_key, s);
+  }
+  if (s->size < size) {
+    g_free (s->data);
+    s->data = g_malloc (size);
+    s->size = size;
+  }
+  return s->data;
+}
+
+static void
+eval_range (gsize begin, gsize end, gpointer user_data)
+{
+  const EvalJob *job = user_data;
+  const PlanExpr *e = job->expr;
+  guint8 *scratch = e->n_temps ? get_scratch ((gsize) e->n_temps *
+      SLOT_BYTES) : NULL;
+  gsize off;
+  guint i;
+
+  /* One operation straight from the inputs to the output needs neither
+   * blocks nor temporaries: run it over the whole range. */
+  if (e->n_instrs == 1 && e->n_consts == 0) {
+    const Instr *ins = &e->instrs[0];
+    gconstpointer s[3] = { NULL, NULL, NULL };
+    for (i = 0; i < ins->n_src; i++)
+      s[i] = reg_ptr (e, job, ins->src[i], begin, NULL);
+    ins->kernel (end - begin, reg_ptr (e, job, ins->dst, begin, NULL),
+        s[0], s[1], s[2]);
+    return;
+  }
+
+  for (off = begin; off < end; off += BLOCK) {
+    gsize m = MIN (BLOCK, end - off);
+    for (i = 0; i < e->n_instrs; i++) {
+      const Instr *ins = &e->instrs[i];
+      ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch),
+          reg_ptr (e, job, ins->src[0], off, scratch),
+          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch) : NULL,
+          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch) : NULL);
+    }
+  }
+}
+
+/**
+ * plan_expr_eval:
+ * @expr: a #PlanExpr
+ * @inputs: (array): for each bound name, @n contiguous elements of its dtype
+ *   (%NULL for names the expression does not use)
+ * @out: room for @n elements of the result dtype; it may be one of the
+ *   inputs when that input has the result's element size (in-place)
+ * @n: the number of elements
+ *
+ * Evaluates @expr elementwise on the calling thread, block by block.
+ *
+ * Since: 0.1
+ */
+void
+plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
+    gpointer out, gsize n)
+{
+  EvalJob job = { expr, inputs, out };
+
+  g_return_if_fail (expr != NULL);
+  g_return_if_fail (out != NULL || n == 0);
+  if (n == 0)
+    return;
+  eval_range (0, n, &job);
+}
+
+/**
+ * plan_expr_eval_parallel:
+ * @expr: a #PlanExpr
+ * @inputs: (array): as for plan_expr_eval()
+ * @out: as for plan_expr_eval()
+ * @n: the number of elements
+ * @n_threads: threads to use, the caller's included; 0 for all cores
+ *
+ * Like plan_expr_eval(), split over up to @n_threads threads of the shared
+ * pool (see plan_parallel_for()). Small @n runs on the calling thread.
+ *
+ * Since: 0.1
+ */
+void
+plan_expr_eval_parallel (const PlanExpr * expr, const gconstpointer * inputs,
+    gpointer out, gsize n, guint n_threads)
+{
+  EvalJob job = { expr, inputs, out };
+
+  g_return_if_fail (expr != NULL);
+  g_return_if_fail (out != NULL || n == 0);
+  plan_parallel_for (n_threads, n, GRAIN, eval_range, &job);
+}
+
+/**
+ * plan_expr_to_cuda:
+ * @expr: a #PlanExpr
+ * @function_name: a C identifier for the generated kernel
+ *
+ * Translates @expr to CUDA C: a `__host__ __device__` function computing
+ * one element (`<function_name>_element`) and an `extern "C" __global__`
+ * kernel `<function_name>` with a grid-stride loop that loads with vector
+ * instructions when every pointer is aligned enough:
+ *
+ * |[
+ * void function_name (const T0 *in0, ..., OUT *out, unsigned long long n);
+ * ]|
+ *
+ * with one pointer per bound name (unused ones included, so the launch
+ * signature depends on the bound names only). The source needs no headers
+ * and compiles with NVRTC or nvcc; plan_nvrtc_compile() compiles and caches
+ * it. Defining `PLAN_EXPR_HOST_ENTRY` before it also emits an `extern "C"`
+ * host loop `<function_name>_host (const void *const *in, void *out,
+ * unsigned long long n)`, which tests use to check the generated code on
+ * the CPU.
+ *
+ * Returns: (transfer full): the CUDA source, or %NULL if @function_name is
+ *   not a C identifier.
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_expr_to_cuda (const PlanExpr * expr, const gchar * function_name)
+{
+  const gchar *p;
+
+  g_return_val_if_fail (expr != NULL, NULL);
+  g_return_val_if_fail (function_name != NULL, NULL);
+
+  if (!g_ascii_isalpha (function_name[0]) && function_name[0] != '_')
+    return NULL;
+  for (p = function_name; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return NULL;
+  return _plan_expr_cuda_generate (expr->root, expr->n_names, expr->dtypes,
+      function_name);
+}

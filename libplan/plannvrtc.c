@@ -1,0 +1,379 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:plannvrtc
+ * @title: NVRTC
+ * @short_description: run-time compilation of CUDA C, cached on disk
+ *
+ * libnvrtc is loaded at run time through #GModule, never linked, so
+ * libplan builds and runs on machines without the CUDA toolkit; every
+ * function here then fails with %PLAN_ERROR_DEVICE. NVRTC needs no GPU.
+ *
+ * Compiled modules are cached in `$XDG_CACHE_HOME/gst-plan/` (see
+ * g_get_user_cache_dir()), keyed by a SHA-256 of the source, the target
+ * architecture, the NVRTC version and the options, so a kernel is compiled
+ * once per machine. Set `PLAN_NVRTC_CACHE=0` to bypass the cache. Entries
+ * are written to a temporary file and renamed, so concurrent processes
+ * never read a partial module.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plannvrtc.h"
+#include "planerror.h"
+
+#include <gmodule.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_nvrtc_debug);
+#define GST_CAT_DEFAULT plan_nvrtc_debug
+
+/* The few NVRTC declarations we use (nvrtc.h is not needed to build). */
+typedef gint NvrtcResult;
+typedef struct _NvrtcProgram *NvrtcProgram;
+#define NVRTC_OK 0
+
+typedef struct
+{
+  NvrtcResult (*Version) (gint * major, gint * minor);
+  const gchar *(*GetErrorString) (NvrtcResult result);
+  NvrtcResult (*CreateProgram) (NvrtcProgram * prog, const gchar * src,
+      const gchar * name, gint n_headers, const gchar * const *headers,
+      const gchar * const *include_names);
+  NvrtcResult (*DestroyProgram) (NvrtcProgram * prog);
+  NvrtcResult (*CompileProgram) (NvrtcProgram prog, gint n_options,
+      const gchar * const *options);
+  NvrtcResult (*GetPTXSize) (NvrtcProgram prog, gsize * size);
+  NvrtcResult (*GetPTX) (NvrtcProgram prog, gchar * ptx);
+  NvrtcResult (*GetCUBINSize) (NvrtcProgram prog, gsize * size);
+  NvrtcResult (*GetCUBIN) (NvrtcProgram prog, gchar * cubin);
+  NvrtcResult (*GetProgramLogSize) (NvrtcProgram prog, gsize * size);
+  NvrtcResult (*GetProgramLog) (NvrtcProgram prog, gchar * log);
+} NvrtcVTable;
+
+static NvrtcVTable nvrtc;
+static gboolean nvrtc_loaded;
+static gchar *nvrtc_load_error;
+static gint nvrtc_major, nvrtc_minor;
+
+static gboolean
+load_symbols (GModule * module)
+{
+#define LOAD(name) \
+  if (!g_module_symbol (module, "nvrtc" #name, (gpointer *) &nvrtc.name)) \
+    return FALSE;
+  LOAD (Version);
+  LOAD (GetErrorString);
+  LOAD (CreateProgram);
+  LOAD (DestroyProgram);
+  LOAD (CompileProgram);
+  LOAD (GetPTXSize);
+  LOAD (GetPTX);
+  LOAD (GetCUBINSize);
+  LOAD (GetCUBIN);
+  LOAD (GetProgramLogSize);
+  LOAD (GetProgramLog);
+#undef LOAD
+  return TRUE;
+}
+
+static void
+do_load (void)
+{
+  const gchar *env = g_getenv ("PLAN_NVRTC_LIBRARY");
+  gchar *in_toolkit = g_build_filename (PLAN_CUDA_PATH, "lib64",
+      "libnvrtc.so", NULL);
+  const gchar *candidates[] = { env, "libnvrtc.so", "libnvrtc.so.13",
+    "libnvrtc.so.12", "libnvrtc.so.11.2", in_toolkit
+  };
+  guint i;
+
+  GST_DEBUG_CATEGORY_INIT (plan_nvrtc_debug, "plannvrtc", 0,
+      "NVRTC run-time compiler");
+  for (i = 0; i < G_N_ELEMENTS (candidates); i++) {
+    GModule *module;
+    if (candidates[i] == NULL)
+      continue;
+    module = g_module_open (candidates[i], G_MODULE_BIND_LAZY);
+    if (module == NULL)
+      continue;
+    if (load_symbols (module)
+        && nvrtc.Version (&nvrtc_major, &nvrtc_minor) == NVRTC_OK) {
+      /* Kept open for the life of the process. */
+      g_module_make_resident (module);
+      nvrtc_loaded = TRUE;
+      GST_INFO ("loaded %s, NVRTC %d.%d", candidates[i], nvrtc_major,
+          nvrtc_minor);
+      break;
+    }
+    g_module_close (module);
+  }
+  if (!nvrtc_loaded)
+    nvrtc_load_error = g_strdup_printf ("libnvrtc was not found (tried "
+        "libnvrtc.so and %s); install the CUDA toolkit or set "
+        "PLAN_NVRTC_LIBRARY", in_toolkit);
+  g_free (in_toolkit);
+}
+
+/**
+ * plan_nvrtc_load:
+ * @error: return location for a #GError
+ *
+ * Loads libnvrtc if it is not loaded yet. `PLAN_NVRTC_LIBRARY` names the
+ * library to try first.
+ *
+ * Returns: whether NVRTC is usable; otherwise @error is set
+ *   (%PLAN_ERROR_DEVICE).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_nvrtc_load (GError ** error)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    do_load ();
+    g_once_init_leave (&done, 1);
+  }
+  if (!nvrtc_loaded)
+    g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        nvrtc_load_error);
+  return nvrtc_loaded;
+}
+
+/**
+ * plan_nvrtc_get_version:
+ * @major: (out): NVRTC's major version
+ * @minor: (out): NVRTC's minor version
+ *
+ * Returns: whether NVRTC is loaded (and the version known).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_nvrtc_get_version (gint * major, gint * minor)
+{
+  if (!plan_nvrtc_load (NULL))
+    return FALSE;
+  *major = nvrtc_major;
+  *minor = nvrtc_minor;
+  return TRUE;
+}
+
+static gboolean
+arch_valid (const gchar * arch)
+{
+  const gchar *p;
+
+  if (g_str_has_prefix (arch, "sm_"))
+    p = arch + 3;
+  else if (g_str_has_prefix (arch, "compute_"))
+    p = arch + 8;
+  else
+    return FALSE;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  for (; *p; p++)
+    if (!g_ascii_isalnum (*p))
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * plan_nvrtc_get_cache_path:
+ * @source: CUDA C source
+ * @arch: the target, "sm_90" (a cubin) or "compute_90" (PTX)
+ *
+ * Returns: (transfer full) (nullable): the file plan_nvrtc_compile() caches
+ *   the module of @source for @arch in, or %NULL when NVRTC is not
+ *   available.
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_nvrtc_get_cache_path (const gchar * source, const gchar * arch)
+{
+  GChecksum *sum;
+  gchar *version, *name, *path;
+
+  g_return_val_if_fail (source != NULL && arch != NULL, NULL);
+  if (!plan_nvrtc_load (NULL))
+    return NULL;
+
+  sum = g_checksum_new (G_CHECKSUM_SHA256);
+  version = g_strdup_printf ("nvrtc %d.%d; options -arch=%s", nvrtc_major,
+      nvrtc_minor, arch);
+  g_checksum_update (sum, (const guchar *) version, strlen (version) + 1);
+  g_checksum_update (sum, (const guchar *) source, strlen (source));
+  name = g_strdup_printf ("%s.%s", g_checksum_get_string (sum),
+      g_str_has_prefix (arch, "sm_") ? "cubin" : "ptx");
+  path = g_build_filename (g_get_user_cache_dir (), "gst-plan", name, NULL);
+  g_free (name);
+  g_free (version);
+  g_checksum_free (sum);
+  return path;
+}
+
+static gchar *
+program_log (NvrtcProgram prog)
+{
+  gsize size = 0;
+  gchar *log;
+
+  if (nvrtc.GetProgramLogSize (prog, &size) != NVRTC_OK || size == 0)
+    return g_strdup ("");
+  log = g_malloc0 (size + 1);
+  if (nvrtc.GetProgramLog (prog, log) != NVRTC_OK)
+    log[0] = '\0';
+  return log;
+}
+
+static GBytes *
+compile_uncached (const gchar * source, const gchar * arch, GError ** error)
+{
+  NvrtcProgram prog = NULL;
+  NvrtcResult r;
+  gchar *arch_opt = g_strdup_printf ("--gpu-architecture=%s", arch);
+  const gchar *options[] = { arch_opt, "-DPLAN_NVRTC=1" };
+  gboolean cubin = g_str_has_prefix (arch, "sm_");
+  gsize size = 0;
+  gchar *code = NULL, *log;
+
+  r = nvrtc.CreateProgram (&prog, source, "plan_expr.cu", 0, NULL, NULL);
+  if (r != NVRTC_OK)
+    goto create_failed;
+  r = nvrtc.CompileProgram (prog, G_N_ELEMENTS (options), options);
+  if (r != NVRTC_OK)
+    goto compile_failed;
+  r = cubin ? nvrtc.GetCUBINSize (prog, &size) : nvrtc.GetPTXSize (prog,
+      &size);
+  if (r == NVRTC_OK) {
+    code = g_malloc (size);
+    r = cubin ? nvrtc.GetCUBIN (prog, code) : nvrtc.GetPTX (prog, code);
+  }
+  if (r != NVRTC_OK)
+    goto get_failed;
+  nvrtc.DestroyProgram (&prog);
+  g_free (arch_opt);
+  return g_bytes_new_take (code, size);
+
+  /* ERRORS */
+create_failed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "NVRTC could not create a program: %s", nvrtc.GetErrorString (r));
+    g_free (arch_opt);
+    return NULL;
+  }
+compile_failed:
+  {
+    log = program_log (prog);
+    GST_WARNING ("NVRTC failed (%s):\n%s\nsource:\n%s",
+        nvrtc.GetErrorString (r), log, source);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "NVRTC could not compile the kernel for %s: %s\n%s", arch,
+        nvrtc.GetErrorString (r), log);
+    g_free (log);
+    nvrtc.DestroyProgram (&prog);
+    g_free (arch_opt);
+    return NULL;
+  }
+get_failed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "NVRTC could not return the compiled module: %s",
+        nvrtc.GetErrorString (r));
+    g_free (code);
+    nvrtc.DestroyProgram (&prog);
+    g_free (arch_opt);
+    return NULL;
+  }
+}
+
+static void
+cache_store (const gchar * path, GBytes * code)
+{
+  gchar *dir = g_path_get_dirname (path);
+  GError *err = NULL;
+  gsize size;
+  gconstpointer data = g_bytes_get_data (code, &size);
+
+  /* g_file_set_contents writes a temporary file and renames it. A cache
+   * that cannot be written only costs a recompilation next time. */
+  if (g_mkdir_with_parents (dir, 0700) != 0
+      || !g_file_set_contents (path, data, size, &err)) {
+    GST_WARNING ("could not write the NVRTC cache entry %s: %s", path,
+        err ? err->message : g_strerror (errno));
+    g_clear_error (&err);
+  }
+  g_free (dir);
+}
+
+/**
+ * plan_nvrtc_compile:
+ * @source: CUDA C source, e.g. from plan_expr_to_cuda()
+ * @arch: the target: "sm_90" gives a cubin, "compute_90" PTX
+ * @code: (out) (transfer full): the compiled module
+ * @error: return location for a #GError
+ *
+ * Compiles @source with NVRTC, or returns the module cached by an earlier
+ * compilation of the same source for the same target and NVRTC version.
+ *
+ * Returns: whether @code was set; otherwise @error is
+ *   %PLAN_ERROR_INVALID_ARGUMENT (a malformed @arch) or %PLAN_ERROR_DEVICE
+ *   (no NVRTC, or the source does not compile: the message carries the
+ *   compiler's log).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_nvrtc_compile (const gchar * source, const gchar * arch, GBytes ** code,
+    GError ** error)
+{
+  gchar *path, *data = NULL;
+  gsize size;
+  const gchar *use_cache = g_getenv ("PLAN_NVRTC_CACHE");
+  gboolean cache = use_cache == NULL || g_strcmp0 (use_cache, "0") != 0;
+
+  g_return_val_if_fail (source != NULL, FALSE);
+  g_return_val_if_fail (arch != NULL, FALSE);
+  g_return_val_if_fail (code != NULL, FALSE);
+
+  if (!arch_valid (arch)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "'%s' is not a CUDA architecture; use e.g. sm_90 or compute_90",
+        arch);
+    return FALSE;
+  }
+  if (!plan_nvrtc_load (error))
+    return FALSE;
+
+  path = plan_nvrtc_get_cache_path (source, arch);
+  if (cache && g_file_get_contents (path, &data, &size, NULL) && size > 0) {
+    GST_DEBUG ("cache hit %s", path);
+    *code = g_bytes_new_take (data, size);
+    g_free (path);
+    return TRUE;
+  }
+  g_free (data);
+
+  *code = compile_uncached (source, arch, error);
+  if (*code != NULL && cache)
+    cache_store (path, *code);
+  g_free (path);
+  return *code != NULL;
+}

@@ -1,0 +1,32 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_NVRTC_H__
+#define __PLAN_NVRTC_H__
+
+#include <libplan/plan-prelude.h>
+
+G_BEGIN_DECLS
+
+PLAN_API
+gboolean plan_nvrtc_load (GError ** error);
+
+PLAN_API
+gboolean plan_nvrtc_get_version (gint * major, gint * minor);
+
+PLAN_API
+gboolean plan_nvrtc_compile (const gchar * source, const gchar * arch,
+    GBytes ** code, GError ** error);
+
+PLAN_API
+gchar * plan_nvrtc_get_cache_path (const gchar * source, const gchar * arch);
+
+G_END_DECLS
+
+#endif /* __PLAN_NVRTC_H__ */

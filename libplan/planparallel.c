@@ -1,0 +1,200 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planparallel
+ * @title: Parallel for
+ * @short_description: a persistent worker pool that splits index ranges
+ *
+ * plan_parallel_for() splits the indices [0, n) into chunks of at least
+ * `grain` indices and runs them on the calling thread and on a process-wide
+ * pool of worker threads, one per core less one, created on first use and
+ * kept for the life of the process. The caller takes part in the work and
+ * returns once every chunk is done, so it is safe to call from several
+ * threads at once and from inside a #PlanRangeFunc: when every worker is
+ * busy, the caller simply does all the chunks itself.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planparallel.h"
+
+/* Chunks are claimed with an atomic counter; a chunk index fits a gint. */
+#define MAX_CHUNKS (1 << 24)
+
+typedef struct
+{
+  gint ref_count;
+  PlanRangeFunc func;
+  gpointer user_data;
+  gsize n;
+  gsize chunk;
+  gint n_chunks;
+  gint next;                    /* atomic: next chunk to claim */
+  gint done;                    /* atomic: chunks finished */
+  GMutex lock;
+  GCond cond;                   /* signalled when done reaches n_chunks */
+} Job;
+
+/* The pool: created once, never torn down. The queue holds Job references,
+ * one per worker invited to help. */
+static GAsyncQueue *queue;
+static guint n_workers;
+
+static void
+job_unref (Job * job)
+{
+  if (g_atomic_int_dec_and_test (&job->ref_count)) {
+    g_mutex_clear (&job->lock);
+    g_cond_clear (&job->cond);
+    g_free (job);
+  }
+}
+
+static void
+job_run (Job * job)
+{
+  gint c;
+
+  while ((c = g_atomic_int_add (&job->next, 1)) < job->n_chunks) {
+    gsize begin = (gsize) c * job->chunk;
+    gsize end = MIN (job->n, begin + job->chunk);
+
+    job->func (begin, end, job->user_data);
+    if (g_atomic_int_add (&job->done, 1) + 1 == job->n_chunks) {
+      g_mutex_lock (&job->lock);
+      g_cond_broadcast (&job->cond);
+      g_mutex_unlock (&job->lock);
+    }
+  }
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  while (TRUE) {
+    Job *job = g_async_queue_pop (queue);
+    job_run (job);
+    job_unref (job);
+  }
+  return NULL;
+}
+
+static void
+ensure_pool (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    guint i, cores = plan_parallel_get_n_cores ();
+
+    queue = g_async_queue_new ();
+    for (i = 0; i + 1 < cores; i++) {
+      GError *err = NULL;
+      GThread *t = g_thread_try_new ("plan-worker", worker_main, NULL, &err);
+      /* Without a thread the pool is smaller; the caller still does all
+       * the work itself, so this is not an error. */
+      if (t == NULL) {
+        g_warning ("plan: could not start a worker thread: %s",
+            err->message);
+        g_clear_error (&err);
+        break;
+      }
+      g_thread_unref (t);
+      n_workers++;
+    }
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/**
+ * plan_parallel_get_n_cores:
+ *
+ * Returns: the number of processors the process may run on (at least 1).
+ *
+ * Since: 0.1
+ */
+guint
+plan_parallel_get_n_cores (void)
+{
+  return MAX (1u, g_get_num_processors ());
+}
+
+/**
+ * plan_parallel_for:
+ * @n_threads: how many threads at most work on the range, the caller
+ *   included; 0 means one per core
+ * @n: the number of indices
+ * @grain: the smallest number of indices worth handing to a thread; ranges
+ *   are multiples of it except the last
+ * @func: (scope call): called for disjoint ranges covering [0, @n)
+ * @user_data: passed to @func
+ *
+ * Runs @func over [0, @n) split into ranges, on the calling thread and on
+ * up to @n_threads - 1 worker threads, and returns when all ranges are
+ * done. With @n_threads 1, or when @n is at most @grain, @func is called
+ * once, inline, for the whole range.
+ *
+ * Since: 0.1
+ */
+void
+plan_parallel_for (guint n_threads, gsize n, gsize grain, PlanRangeFunc func,
+    gpointer user_data)
+{
+  Job *job;
+  guint helpers, i;
+  gsize chunk;
+
+  g_return_if_fail (func != NULL);
+
+  if (n == 0)
+    return;
+  if (n_threads == 0)
+    n_threads = plan_parallel_get_n_cores ();
+  grain = MAX (grain, 1);
+  if (n_threads == 1 || n <= grain) {
+    func (0, n, user_data);
+    return;
+  }
+  ensure_pool ();
+
+  /* A few chunks per thread balance uneven ranges without much overhead. */
+  chunk = MAX (grain, n / ((gsize) n_threads * 4));
+  chunk = (chunk + grain - 1) / grain * grain;
+  while ((n + chunk - 1) / chunk > MAX_CHUNKS)
+    chunk *= 2;
+
+  job = g_new0 (Job, 1);
+  job->ref_count = 1;
+  job->func = func;
+  job->user_data = user_data;
+  job->n = n;
+  job->chunk = chunk;
+  job->n_chunks = (gint) ((n + chunk - 1) / chunk);
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+
+  helpers = MIN (MIN (n_threads - 1, n_workers), (guint) job->n_chunks - 1);
+  for (i = 0; i < helpers; i++) {
+    g_atomic_int_inc (&job->ref_count);
+    g_async_queue_push (queue, job);
+  }
+
+  job_run (job);
+
+  g_mutex_lock (&job->lock);
+  while (g_atomic_int_get (&job->done) < job->n_chunks)
+    g_cond_wait (&job->cond, &job->lock);
+  g_mutex_unlock (&job->lock);
+  job_unref (job);
+}
