@@ -1,0 +1,930 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The expression language: parser, precedence, typing (numpy promotion with
+ * NEP 50 weak literals), every error with its column and caret, evaluation
+ * details (in place, parallel, unused names) and the worker pool. Values of
+ * every operator and function against numpy are checked by
+ * tests/pipelines/test_expr_numpy.py. */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <math.h>
+#include <string.h>
+
+/* The names every test binds, one per kind of dtype. */
+static const gchar *const names[] = { "x", "y", "i", "u", "b", "d", "l", "q" };
+
+static const PlanDType dtypes[] = {
+  PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT32, PLAN_DTYPE_INT8, PLAN_DTYPE_UINT8,
+  PLAN_DTYPE_BOOL, PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT64, PLAN_DTYPE_UINT64
+};
+
+#define N_NAMES G_N_ELEMENTS (names)
+
+static PlanExpr *
+compile (const gchar * src)
+{
+  GError *err = NULL;
+  PlanExpr *e = plan_expr_compile (src, N_NAMES, names, dtypes, &err);
+
+  if (e == NULL)
+    g_error ("'%s' does not compile: %s", src, err->message);
+  return e;
+}
+
+static PlanDType
+dtype_of (const gchar * src)
+{
+  PlanExpr *e = compile (src);
+  PlanDType d = plan_expr_get_dtype (e);
+
+  plan_expr_unref (e);
+  return d;
+}
+
+/* Evaluates @src on one element of each name with these values. */
+static gdouble
+eval1 (const gchar * src)
+{
+  gfloat x = 1.5f, y = -2.0f;
+  gint8 i = -7;
+  guint8 u = 200, b = 1;
+  gdouble d = 0.25;
+  gint64 l = -3;
+  guint64 q = 5;
+  gconstpointer in[] = { &x, &y, &i, &u, &b, &d, &l, &q };
+  PlanExpr *e = compile (src);
+  guint8 out[8];
+  gdouble r = 0;
+
+  plan_expr_eval (e, in, out, 1);
+  switch (plan_expr_get_dtype (e)) {
+    case PLAN_DTYPE_BOOL:
+      r = out[0];
+      break;
+    case PLAN_DTYPE_INT8:
+      r = *(gint8 *) out;
+      break;
+    case PLAN_DTYPE_UINT8:
+      r = *(guint8 *) out;
+      break;
+    case PLAN_DTYPE_INT16:
+      r = *(gint16 *) out;
+      break;
+    case PLAN_DTYPE_INT64:
+      r = (gdouble) * (gint64 *) out;
+      break;
+    case PLAN_DTYPE_UINT64:
+      r = (gdouble) * (guint64 *) out;
+      break;
+    case PLAN_DTYPE_FLOAT32:
+      r = *(gfloat *) out;
+      break;
+    case PLAN_DTYPE_FLOAT64:
+      r = *(gdouble *) out;
+      break;
+    default:
+      g_error ("unexpected dtype for '%s'", src);
+  }
+  plan_expr_unref (e);
+  return r;
+}
+
+/* Compiling @src must fail with @code; the message must start with
+ * "column @column:", contain @needle, and end with the source and a caret
+ * under column @column. */
+static void
+check_error (const gchar * src, gint code, guint column, const gchar * needle)
+{
+  GError *err = NULL;
+  PlanExpr *e = plan_expr_compile (src, N_NAMES, names, dtypes, &err);
+  gchar *prefix = g_strdup_printf ("column %u: ", column);
+  gchar **lines;
+  guint n;
+
+  fail_unless (e == NULL, "'%s' compiled", src);
+  fail_unless (err != NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, code), "'%s': code %d: %s",
+      src, err->code, err->message);
+  fail_unless (g_str_has_prefix (err->message, prefix), "'%s': %s", src,
+      err->message);
+  fail_unless (strstr (err->message, needle) != NULL, "'%s': '%s' not in %s",
+      src, needle, err->message);
+  lines = g_strsplit (err->message, "\n", -1);
+  n = g_strv_length (lines);
+  fail_unless_equals_int (n, 3);
+  fail_unless_equals_string (lines[1] + 2, src);
+  fail_unless_equals_int (strlen (lines[2]), 2 + column);
+  fail_unless_equals_int (lines[2][1 + column], '^');
+  g_strfreev (lines);
+  g_free (prefix);
+  g_error_free (err);
+}
+
+/* ---- syntax and precedence ---- */
+
+GST_START_TEST (test_expr_precedence_follows_c)
+{
+  fail_unless_equals_float (eval1 ("1 + 2 * 3"), 7);
+  fail_unless_equals_float (eval1 ("(1 + 2) * 3"), 9);
+  fail_unless_equals_float (eval1 ("1 << 2 + 1"), 8);
+  fail_unless_equals_float (eval1 ("6 & 3 | 8"), 10);
+  fail_unless_equals_float (eval1 ("6 ^ 3 & 1"), 7);
+  fail_unless_equals_float (eval1 ("1 + 2 < 4"), 1);
+  fail_unless_equals_float (eval1 ("10 - 4 - 3"), 3);
+  fail_unless_equals_float (eval1 ("64 / 4 / 2"), 8);
+  fail_unless_equals_float (eval1 ("x > 1 ? 10 : 20"), 10);
+  fail_unless_equals_float (eval1 ("x > 2 ? 10 : y > 0 ? 20 : 30"), 30);
+  fail_unless_equals_float (eval1 ("0 || 1 && 0"), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_power_binds_tighter_than_unary_minus)
+{
+  fail_unless_equals_float (eval1 ("-2 ** 2"), -4);
+  fail_unless_equals_float (eval1 ("2 ** 3 ** 2"), 512);
+  fail_unless_equals_float (eval1 ("2 ** -1"), 0.5);
+  fail_unless_equals_float (eval1 ("-x ** 2"), -2.25);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_literals)
+{
+  fail_unless_equals_float (eval1 ("0x1F"), 31);
+  fail_unless_equals_float (eval1 (".5"), 0.5);
+  fail_unless_equals_float (eval1 ("1."), 1.0);
+  fail_unless_equals_float (eval1 ("1e-3"), 1e-3);
+  fail_unless_equals_float (eval1 ("2.5E+2"), 250);
+  fail_unless_equals_float (eval1 ("pi"), G_PI);
+  fail_unless_equals_float (eval1 ("e"), G_E);
+  fail_unless (isinf (eval1 ("inf")) && eval1 ("-inf") < 0);
+  fail_unless (isnan (eval1 ("nan")));
+  fail_unless_equals_float (eval1 ("true"), 1);
+  fail_unless_equals_float (eval1 ("false"), 0);
+  fail_unless_equals_float (eval1 ("18446744073709551615"),
+      18446744073709551615.0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_keywords_and_or_not)
+{
+  fail_unless_equals_float (eval1 ("x > 0 and y > 0"), 0);
+  fail_unless_equals_float (eval1 ("x > 0 or y > 0"), 1);
+  /* 'not' binds looser than comparisons, as in Python */
+  fail_unless_equals_float (eval1 ("not x == 1.5"), 0);
+  fail_unless_equals_float (eval1 ("!x"), 0);
+  fail_unless_equals_float (eval1 ("not not b"), 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_bound_name_shadows_constant)
+{
+  const gchar *n[] = { "e", "pi" };
+  PlanDType t[] = { PLAN_DTYPE_INT32, PLAN_DTYPE_INT32 };
+  gint32 ev = 5, piv = 7, out;
+  gconstpointer in[] = { &ev, &piv };
+  PlanExpr *expr = plan_expr_compile ("e * 10 + pi", 2, n, t, NULL);
+
+  fail_unless (expr != NULL);
+  fail_unless_equals_int (plan_expr_get_dtype (expr), PLAN_DTYPE_INT32);
+  plan_expr_eval (expr, in, &out, 1);
+  fail_unless_equals_int (out, 57);
+  plan_expr_unref (expr);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_whitespace_and_newlines)
+{
+  fail_unless_equals_float (eval1 ("\t x\n +\r\n 1 "), 2.5);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_check_is_syntax_only)
+{
+  GError *err = NULL;
+
+  fail_unless (plan_expr_check ("foo(bar) + baz", NULL));
+  fail_if (plan_expr_check ("x +", &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SYNTAX));
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+/* ---- syntax errors, one per test ---- */
+
+GST_START_TEST (test_expr_error_empty)
+{
+  check_error ("   ", PLAN_ERROR_SYNTAX, 1, "empty");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_missing_operand)
+{
+  check_error ("x + * y", PLAN_ERROR_SYNTAX, 5, "expected an operand, "
+      "found '*'");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_ends_early)
+{
+  check_error ("x +", PLAN_ERROR_SYNTAX, 4, "ends where an operand");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_unexpected_character)
+{
+  check_error ("x $ y", PLAN_ERROR_SYNTAX, 3, "unexpected character '$'");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_single_equals)
+{
+  check_error ("x = y", PLAN_ERROR_SYNTAX, 3, "use '=='");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_unclosed_paren)
+{
+  check_error ("(x + y", PLAN_ERROR_SYNTAX, 7, "expected ')' to close the "
+      "'(' at column 1");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_unmatched_paren)
+{
+  check_error ("x + y)", PLAN_ERROR_SYNTAX, 6, "unmatched ')'");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_trailing_operand)
+{
+  check_error ("x y", PLAN_ERROR_SYNTAX, 3, "expected an operator or the end");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bad_exponent)
+{
+  check_error ("1e+ x", PLAN_ERROR_SYNTAX, 4, "digits in the exponent");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_letter_after_number)
+{
+  check_error ("2x", PLAN_ERROR_SYNTAX, 2, "unexpected 'x' after a number");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_integer_literal_too_large)
+{
+  check_error ("x + 18446744073709551616", PLAN_ERROR_SYNTAX, 5,
+      "larger than 2**64 - 1");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_chained_comparison)
+{
+  check_error ("0 < x < 1", PLAN_ERROR_SYNTAX, 7, "cannot be chained");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_ternary_without_colon)
+{
+  check_error ("x ? y", PLAN_ERROR_SYNTAX, 6, "expected ':' of the '?' at "
+      "column 3");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bad_argument_list)
+{
+  check_error ("atan2(x y)", PLAN_ERROR_SYNTAX, 9, "expected ',' or ')'");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_too_many_arguments)
+{
+  check_error ("where(b, x, y, x)", PLAN_ERROR_SYNTAX, 16, "at most 3");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_nested_too_deep)
+{
+  GString *s = g_string_new (NULL);
+  GError *err = NULL;
+  guint k;
+
+  for (k = 0; k < 1000; k++)
+    g_string_append_c (s, '(');
+  g_string_append_c (s, 'x');
+  for (k = 0; k < 1000; k++)
+    g_string_append_c (s, ')');
+  fail_if (plan_expr_compile (s->str, N_NAMES, names, dtypes, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SYNTAX));
+  fail_unless (strstr (err->message, "nested more than") != NULL);
+  g_error_free (err);
+  g_string_free (s, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_too_many_levels)
+{
+  GString *s = g_string_new ("x");
+  GError *err = NULL;
+  guint k;
+
+  for (k = 0; k < 5000; k++)
+    g_string_append (s, "+x");
+  fail_if (plan_expr_compile (s->str, N_NAMES, names, dtypes, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SYNTAX));
+  fail_unless (strstr (err->message, "levels") != NULL);
+  g_error_free (err);
+  g_string_free (s, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_non_ascii)
+{
+  check_error ("x + \xc3\xa9", PLAN_ERROR_SYNTAX, 5, "non-ASCII");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_multiline_names_line)
+{
+  GError *err = NULL;
+
+  fail_if (plan_expr_compile ("x +\n  * y", N_NAMES, names, dtypes, &err));
+  fail_unless (g_str_has_prefix (err->message, "line 2, column 3: "),
+      "%s", err->message);
+  fail_unless (g_str_has_suffix (err->message, "\n    * y\n    ^"), "%s",
+      err->message);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+/* ---- type errors, one per test ---- */
+
+GST_START_TEST (test_expr_error_unknown_name_lists_bound_names)
+{
+  check_error ("x + z", PLAN_ERROR_TYPE, 5, "unknown name 'z'; the bound "
+      "names are x, y, i, u, b, d, l, q");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_unknown_name_without_bound_names)
+{
+  GError *err = NULL;
+
+  fail_if (plan_expr_compile ("z", 0, NULL, NULL, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_TYPE));
+  fail_unless (strstr (err->message, "no names are bound") != NULL);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_unknown_function_suggests)
+{
+  check_error ("1 + sine(x)", PLAN_ERROR_TYPE, 5, "unknown function 'sine'; "
+      "did you mean 'sin'?");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_unknown_dtype_cast_suggests)
+{
+  check_error ("flaot32(i)", PLAN_ERROR_TYPE, 1, "did you mean 'float32'?");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_name_called)
+{
+  check_error ("x(2)", PLAN_ERROR_TYPE, 1, "'x' is a bound name, not a "
+      "function");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_wrong_arity)
+{
+  check_error ("y + atan2(x)", PLAN_ERROR_TYPE, 5, "'atan2' takes 2 "
+      "arguments, 1 given");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_cast_arity)
+{
+  check_error ("int8(x, y)", PLAN_ERROR_TYPE, 1, "'int8' takes 1 argument, "
+      "2 given");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bitwise_on_float_left)
+{
+  check_error ("x & i", PLAN_ERROR_TYPE, 1, "the left operand 'x' is float32");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bitwise_on_float_right)
+{
+  check_error ("i | (d + 1)", PLAN_ERROR_TYPE, 5, "the right operand "
+      "'(d + 1)' is float64");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_shift_of_float_literal)
+{
+  check_error ("i << 1.5", PLAN_ERROR_TYPE, 6, "is a float literal");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bitwise_int64_uint64)
+{
+  check_error ("l ^ q", PLAN_ERROR_TYPE, 3, "no common integer type");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_invert_float)
+{
+  check_error ("~x", PLAN_ERROR_TYPE, 2, "'~' needs an integer or bool "
+      "operand, but 'x' is float32");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bool_subtract)
+{
+  check_error ("b - b", PLAN_ERROR_TYPE, 3, "use '^' or '!='");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bool_negate)
+{
+  check_error ("-b", PLAN_ERROR_TYPE, 1, "not defined for bool");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_literal_out_of_range)
+{
+  check_error ("i + 300", PLAN_ERROR_TYPE, 5, "the literal 300 is out of "
+      "range for int8");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_constant_division_by_zero)
+{
+  check_error ("x + 1 // 0", PLAN_ERROR_TYPE, 7, "division by zero");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_constant_overflow)
+{
+  check_error ("x + 2**64", PLAN_ERROR_TYPE, 6, "out of the 64-bit");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_negative_constant_shift)
+{
+  check_error ("x + (1 << -1)", PLAN_ERROR_TYPE, 11, "negative shift");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_bad_dtype_argument)
+{
+  const gchar *n[] = { "x" };
+  PlanDType t[] = { PLAN_DTYPE_UNKNOWN };
+  GError *err = NULL;
+
+  fail_if (plan_expr_compile ("x", 1, n, t, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+/* ---- type rules ---- */
+
+GST_START_TEST (test_expr_weak_literals_keep_dtype)
+{
+  fail_unless_equals_int (dtype_of ("x * 2.0"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("x * 2"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("i + 1"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("u * 2"), PLAN_DTYPE_UINT8);
+  fail_unless_equals_int (dtype_of ("i + 1.5"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("b + 1"), PLAN_DTYPE_INT64);
+  fail_unless_equals_int (dtype_of ("b * 1.0"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("x * sqrt(2)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("x * pi"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("maximum(x, 0)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("clip(i, 0, 100)"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("where(b, x, 0)"), PLAN_DTYPE_FLOAT32);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_literal_only_default_dtypes)
+{
+  fail_unless_equals_int (dtype_of ("1 + 2"), PLAN_DTYPE_INT64);
+  fail_unless_equals_int (dtype_of ("1.5"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("2**63"), PLAN_DTYPE_UINT64);
+  fail_unless_equals_int (dtype_of ("1 < 2"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("where(b, 1, 2)"), PLAN_DTYPE_INT64);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_promotion_follows_numpy)
+{
+  fail_unless_equals_int (dtype_of ("x + d"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("x + i"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("x + l"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("u + i"), PLAN_DTYPE_INT16);
+  fail_unless_equals_int (dtype_of ("l + q"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("u + q"), PLAN_DTYPE_UINT64);
+  fail_unless_equals_int (dtype_of ("b + i"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("b + b"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("b // b"), PLAN_DTYPE_INT8);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_division_and_functions_dtypes)
+{
+  fail_unless_equals_int (dtype_of ("i / i"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("x / 2"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("i // 2"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("x < y"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("sqrt(i)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("sqrt(l)"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("atan2(u, i)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("floor(i)"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("isnan(i)"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("abs(b)"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("float32(x + d)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("bool(x)"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("uint16(3)"), PLAN_DTYPE_UINT16);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_compare_with_out_of_range_literal)
+{
+  /* i is -7: exact answers although 1000 does not fit int8 */
+  fail_unless_equals_float (eval1 ("i < 1000"), 1);
+  fail_unless_equals_float (eval1 ("u == -1"), 0);
+  fail_unless_equals_float (eval1 ("u > -1"), 1);
+}
+
+GST_END_TEST;
+
+/* ---- semantics ---- */
+
+GST_START_TEST (test_expr_integer_semantics)
+{
+  fail_unless_equals_float (eval1 ("i // 2"), -4);
+  fail_unless_equals_float (eval1 ("i % 3"), 2);
+  fail_unless_equals_float (eval1 ("i % -3"), -1);
+  fail_unless_equals_float (eval1 ("fmod(i, 3)"), -1);
+  fail_unless_equals_float (eval1 ("i // 0"), 0);
+  fail_unless_equals_float (eval1 ("i % 0"), 0);
+  fail_unless_equals_float (eval1 ("u + 100"), 44);
+  fail_unless_equals_float (eval1 ("int8(-128) // -1"), -128);
+  fail_unless_equals_float (eval1 ("i ** 2"), 49);
+  fail_unless_equals_float (eval1 ("l ** -1"), 0);
+  fail_unless_equals_float (eval1 ("i >> 1"), -4);
+  fail_unless_equals_float (eval1 ("i << 8"), 0);
+  fail_unless_equals_float (eval1 ("i >> 9"), -1);
+  fail_unless_equals_float (eval1 ("~i"), 6);
+  fail_unless_equals_float (eval1 ("abs(int8(-128))"), -128);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_float_semantics)
+{
+  fail_unless_equals_float (eval1 ("x // y"), -1);
+  fail_unless_equals_float (eval1 ("x % y"), -0.5);
+  fail_unless (isinf (eval1 ("x / 0")));
+  fail_unless (isnan (eval1 ("maximum(x, nan)")));
+  fail_unless_equals_float (eval1 ("fmax(x, nan)"), 1.5);
+  fail_unless_equals_float (eval1 ("round(2.5) + round(x)"), 4);
+  fail_unless_equals_float (eval1 ("sign(y)"), -1);
+  fail_unless_equals_float (eval1 ("clip(y, -1, 1)"), -1);
+  fail_unless_equals_float (eval1 ("int8(1e10)"), 127);
+  fail_unless_equals_float (eval1 ("uint8(-3.5)"), 0);
+  fail_unless_equals_float (eval1 ("int64(nan)"), 0);
+  fail_unless (signbit (eval1 ("-0.0 * x")));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_eval_in_place)
+{
+  const gchar *n[] = { "a" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT32 };
+  gsize len = 100000, k;
+  gfloat *a = g_new (gfloat, len);
+  gconstpointer in[1];
+  PlanExpr *e = plan_expr_compile ("sin(a) * 2 + a", 1, n, t, NULL);
+
+  for (k = 0; k < len; k++)
+    a[k] = (gfloat) k / 1000.0f;
+  in[0] = a;
+  plan_expr_eval (e, in, a, len);
+  for (k = 0; k < len; k += 997) {
+    gfloat v = (gfloat) k / 1000.0f;
+    fail_unless (fabsf (a[k] - (sinf (v) * 2 + v)) <= 1e-5f * (1 + v));
+  }
+  plan_expr_unref (e);
+  g_free (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_eval_parallel_matches_serial)
+{
+  const gchar *n[] = { "a", "c" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT32 };
+  gsize len = 1000003, k;
+  gdouble *a = g_new (gdouble, len), *o1 = g_new (gdouble, len);
+  gdouble *o2 = g_new (gdouble, len);
+  gint32 *c = g_new (gint32, len);
+  gconstpointer in[2] = { a, c };
+  PlanExpr *e = plan_expr_compile ("where(c % 3 == 0, a * c, exp(-a))", 2,
+      n, t, NULL);
+
+  for (k = 0; k < len; k++) {
+    a[k] = (gdouble) k * 1e-5;
+    c[k] = (gint32) k;
+  }
+  plan_expr_eval (e, in, o1, len);
+  plan_expr_eval_parallel (e, in, o2, len, 4);
+  fail_unless (memcmp (o1, o2, len * sizeof (gdouble)) == 0);
+  plan_expr_eval_parallel (e, in, o2, len, 0);
+  fail_unless (memcmp (o1, o2, len * sizeof (gdouble)) == 0);
+  fail_unless_equals_float (o1[3], 3e-5 * 3);
+  plan_expr_unref (e);
+  g_free (a);
+  g_free (c);
+  g_free (o1);
+  g_free (o2);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_uses_name)
+{
+  PlanExpr *e = compile ("x + 0 * 2 + d");
+
+  fail_unless (plan_expr_uses_name (e, 0));
+  fail_if (plan_expr_uses_name (e, 1));
+  fail_unless (plan_expr_uses_name (e, 5));
+  fail_if (plan_expr_uses_name (e, 99));
+  fail_unless_equals_int (plan_expr_get_n_names (e), N_NAMES);
+  fail_unless_equals_string (plan_expr_get_source (e), "x + 0 * 2 + d");
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_constant_expression_broadcasts)
+{
+  PlanExpr *e = plan_expr_compile ("float32(2) ** 3", 0, NULL, NULL, NULL);
+  gfloat out[5000];
+  guint k;
+
+  plan_expr_eval (e, NULL, out, 5000);
+  for (k = 0; k < 5000; k++)
+    fail_unless_equals_float (out[k], 8.0f);
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_boxed_type)
+{
+  PlanExpr *e = compile ("x"), *copy;
+
+  fail_unless (G_TYPE_IS_BOXED (PLAN_TYPE_EXPR));
+  copy = g_boxed_copy (PLAN_TYPE_EXPR, e);
+  fail_unless (copy == e);
+  g_boxed_free (PLAN_TYPE_EXPR, copy);
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_to_cuda_names_functions)
+{
+  PlanExpr *e = compile ("2*x*y + sin(x)");
+  gchar *src = plan_expr_to_cuda (e, "plan_k");
+
+  fail_unless (strstr (src, "extern \"C\" __global__ void\nplan_k (") != NULL);
+  fail_unless (strstr (src, "plan_k_element (float v0, float v1") != NULL);
+  fail_unless (strstr (src, "sinf (v0)") != NULL);
+  fail_unless (strstr (src, "@") == NULL);
+  g_free (src);
+  fail_unless (plan_expr_to_cuda (e, "1bad") == NULL);
+  fail_unless (plan_expr_to_cuda (e, "bad-name") == NULL);
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
+/* ---- the worker pool ---- */
+
+typedef struct
+{
+  gint *hits;
+  gint calls;
+} RangeData;
+
+static void
+count_range (gsize begin, gsize end, gpointer user_data)
+{
+  RangeData *d = user_data;
+  gsize k;
+
+  g_atomic_int_inc (&d->calls);
+  for (k = begin; k < end; k++)
+    g_atomic_int_inc (&d->hits[k]);
+}
+
+GST_START_TEST (test_parallel_for_covers_range_once)
+{
+  gsize n = 100003, k;
+  RangeData d = { g_new0 (gint, n), 0 };
+
+  plan_parallel_for (4, n, 1000, count_range, &d);
+  for (k = 0; k < n; k++)
+    fail_unless_equals_int (d.hits[k], 1);
+  fail_unless (d.calls > 1);
+  g_free (d.hits);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parallel_for_inline_when_small)
+{
+  gsize n = 100;
+  RangeData d = { g_new0 (gint, n), 0 };
+
+  plan_parallel_for (0, n, 1000, count_range, &d);
+  fail_unless_equals_int (d.calls, 1);
+  plan_parallel_for (1, n, 1, count_range, &d);
+  fail_unless_equals_int (d.calls, 2);
+  fail_unless_equals_int (d.hits[n - 1], 2);
+  plan_parallel_for (4, 0, 1, count_range, &d);
+  fail_unless_equals_int (d.calls, 2);
+  g_free (d.hits);
+}
+
+GST_END_TEST;
+
+static gpointer
+parallel_caller (gpointer data)
+{
+  gsize n = 50000, k;
+  RangeData d = { g_new0 (gint, n), 0 };
+  gint r;
+
+  for (r = 0; r < 20; r++)
+    plan_parallel_for (0, n, 100, count_range, &d);
+  for (k = 0; k < n; k++)
+    g_assert_cmpint (d.hits[k], ==, 20);
+  g_free (d.hits);
+  return NULL;
+}
+
+GST_START_TEST (test_parallel_for_from_several_threads)
+{
+  GThread *t[4];
+  guint k;
+
+  for (k = 0; k < 4; k++)
+    t[k] = g_thread_new ("caller", parallel_caller, NULL);
+  for (k = 0; k < 4; k++)
+    g_thread_join (t[k]);
+  fail_unless (plan_parallel_get_n_cores () >= 1);
+}
+
+GST_END_TEST;
+
+static Suite *
+expr_suite (void)
+{
+  Suite *s = suite_create ("planexpr");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_expr_precedence_follows_c);
+  tcase_add_test (tc, test_expr_power_binds_tighter_than_unary_minus);
+  tcase_add_test (tc, test_expr_literals);
+  tcase_add_test (tc, test_expr_keywords_and_or_not);
+  tcase_add_test (tc, test_expr_bound_name_shadows_constant);
+  tcase_add_test (tc, test_expr_whitespace_and_newlines);
+  tcase_add_test (tc, test_expr_check_is_syntax_only);
+  tcase_add_test (tc, test_expr_error_empty);
+  tcase_add_test (tc, test_expr_error_missing_operand);
+  tcase_add_test (tc, test_expr_error_ends_early);
+  tcase_add_test (tc, test_expr_error_unexpected_character);
+  tcase_add_test (tc, test_expr_error_single_equals);
+  tcase_add_test (tc, test_expr_error_unclosed_paren);
+  tcase_add_test (tc, test_expr_error_unmatched_paren);
+  tcase_add_test (tc, test_expr_error_trailing_operand);
+  tcase_add_test (tc, test_expr_error_bad_exponent);
+  tcase_add_test (tc, test_expr_error_letter_after_number);
+  tcase_add_test (tc, test_expr_error_integer_literal_too_large);
+  tcase_add_test (tc, test_expr_error_chained_comparison);
+  tcase_add_test (tc, test_expr_error_ternary_without_colon);
+  tcase_add_test (tc, test_expr_error_bad_argument_list);
+  tcase_add_test (tc, test_expr_error_too_many_arguments);
+  tcase_add_test (tc, test_expr_error_nested_too_deep);
+  tcase_add_test (tc, test_expr_error_too_many_levels);
+  tcase_add_test (tc, test_expr_error_non_ascii);
+  tcase_add_test (tc, test_expr_error_multiline_names_line);
+  tcase_add_test (tc, test_expr_error_unknown_name_lists_bound_names);
+  tcase_add_test (tc, test_expr_error_unknown_name_without_bound_names);
+  tcase_add_test (tc, test_expr_error_unknown_function_suggests);
+  tcase_add_test (tc, test_expr_error_unknown_dtype_cast_suggests);
+  tcase_add_test (tc, test_expr_error_name_called);
+  tcase_add_test (tc, test_expr_error_wrong_arity);
+  tcase_add_test (tc, test_expr_error_cast_arity);
+  tcase_add_test (tc, test_expr_error_bitwise_on_float_left);
+  tcase_add_test (tc, test_expr_error_bitwise_on_float_right);
+  tcase_add_test (tc, test_expr_error_shift_of_float_literal);
+  tcase_add_test (tc, test_expr_error_bitwise_int64_uint64);
+  tcase_add_test (tc, test_expr_error_invert_float);
+  tcase_add_test (tc, test_expr_error_bool_subtract);
+  tcase_add_test (tc, test_expr_error_bool_negate);
+  tcase_add_test (tc, test_expr_error_literal_out_of_range);
+  tcase_add_test (tc, test_expr_error_constant_division_by_zero);
+  tcase_add_test (tc, test_expr_error_constant_overflow);
+  tcase_add_test (tc, test_expr_error_negative_constant_shift);
+  tcase_add_test (tc, test_expr_error_bad_dtype_argument);
+  tcase_add_test (tc, test_expr_weak_literals_keep_dtype);
+  tcase_add_test (tc, test_expr_literal_only_default_dtypes);
+  tcase_add_test (tc, test_expr_promotion_follows_numpy);
+  tcase_add_test (tc, test_expr_division_and_functions_dtypes);
+  tcase_add_test (tc, test_expr_compare_with_out_of_range_literal);
+  tcase_add_test (tc, test_expr_integer_semantics);
+  tcase_add_test (tc, test_expr_float_semantics);
+  tcase_add_test (tc, test_expr_eval_in_place);
+  tcase_add_test (tc, test_expr_eval_parallel_matches_serial);
+  tcase_add_test (tc, test_expr_uses_name);
+  tcase_add_test (tc, test_expr_constant_expression_broadcasts);
+  tcase_add_test (tc, test_expr_boxed_type);
+  tcase_add_test (tc, test_expr_to_cuda_names_functions);
+  tcase_add_test (tc, test_parallel_for_covers_range_once);
+  tcase_add_test (tc, test_parallel_for_inline_when_small);
+  tcase_add_test (tc, test_parallel_for_from_several_threads);
+  return s;
+}
+
+GST_CHECK_MAIN (expr);
