@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+# gst-plan: the expression evaluator against numpy (Debian's numpy 1.24 with
+# NEP 50 "weak" promotion switched on, which is numpy 2's behaviour).
+#
+# For every operator and function, and every dtype (pair), the result dtype
+# and the values of plan_expr_eval() must match numpy's:
+#   - exactly (bit for bit, NaN matching NaN, the sign of zero included)
+#     for integer operations, float arithmetic, comparisons, rounding,
+#     floor division, remainder, casts and selections;
+#   - within a stated ulp bound for transcendental functions, against the
+#     float64 result rounded to float32 for float32 (ULP_F32 below) and
+#     against numpy for float64 (ULP_F64);
+# with NaN, +-inf, -0.0, subnormals, integer extremes (overflow, division
+# by zero, shifts beyond the width) among the inputs. Where the language
+# documents a difference from numpy (docs/expressions.md, "Differences from
+# numpy"), the test checks the documented behaviour instead.
+
+import itertools
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from planexpr_ctypes import Expr, ExprError  # noqa: E402
+
+if not hasattr(np, '_set_promotion_state'):
+    print('numpy has no NEP 50 switch; skipping')
+    sys.exit(77)
+np._set_promotion_state('weak')
+warnings.simplefilter('ignore')
+
+ALL = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32',
+       'int64', 'uint64', 'float32', 'float64']
+INTS = ALL[1:9]
+FLOATS = ['float32', 'float64']
+
+# Stated accuracy of the float functions (ulp). float32 sin, cos, exp, log
+# are our own vectorised code; the others are glibc's.
+ULP_F32 = {'sin': 1, 'cos': 1, 'exp': 1, 'log': 1}
+ULP_F32_DEFAULT = 2
+ULP_F64 = 4
+
+rng = np.random.default_rng(20261130)
+failures = []
+checked = 0
+
+
+def fail(msg):
+    failures.append(msg)
+    if len(failures) <= 40:
+        print('FAIL:', msg)
+
+
+def samples(dtype, n=300, kind='any'):
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return np.array([False, True] * (n // 2))
+    if dt.kind in 'iu':
+        info = np.iinfo(dt)
+        special = [0, 1, 2, 3, 7, info.max, info.max - 1, info.min,
+                   info.min + 1]
+        if dt.kind == 'i':
+            special += [-1, -2, -3, -7, -8]
+        small = rng.integers(max(info.min, -20), min(info.max, 20), n // 3,
+                             dtype=dt, endpoint=True)
+        wide = rng.integers(info.min, info.max, n - n // 3 - len(special),
+                            dtype=dt, endpoint=True)
+        return np.concatenate([np.array(special, dt), small, wide])
+    f = dt.type
+    tiny = np.finfo(dt).tiny
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 2.5, np.inf,
+               -np.inf, np.nan, tiny, -tiny, tiny / 4, np.finfo(dt).max,
+               -np.finfo(dt).max, 3.0, 7.0, -7.0, 1e10, -1e10, 127.5, 128.0,
+               -129.0, 255.9, 65536.5, 2.0 ** 31, -2.0 ** 31, 2.0 ** 63,
+               2.0 ** 64]
+    if kind == 'pos':
+        vals = np.exp(rng.uniform(-80, 80, n - len(special)))
+    elif kind == 'unit':
+        vals = rng.uniform(-1, 1, n - len(special))
+    elif kind == 'trig':
+        vals = np.concatenate([rng.uniform(-10, 10, (n - len(special)) // 2),
+                               rng.uniform(-1e6, 1e6, (n - len(special))
+                                           - (n - len(special)) // 2)])
+    else:
+        vals = np.concatenate([rng.normal(0, 10, (n - len(special)) // 2),
+                               rng.normal(0, 1e6, (n - len(special))
+                                          - (n - len(special)) // 2)])
+    return np.concatenate([np.array(special, dtype=np.float64).astype(f),
+                           vals.astype(f)])
+
+
+def pairs(da, db, n=240):
+    a, b = samples(da, n), samples(db, n)
+    # every special value against every other, plus random pairs
+    ia, ib = np.meshgrid(np.arange(40), np.arange(40))
+    a2 = np.concatenate([a[:40][ia.ravel()], a])
+    b2 = np.concatenate([b[:40][ib.ravel()], rng.permutation(b)])
+    return a2, b2
+
+
+def same(got, want, exact=True, ulp=0, ignore_zero_sign=False):
+    """Elementwise equality; returns the index of the first mismatch."""
+    if got.dtype != want.dtype:
+        return 'dtype'
+    if got.dtype.kind in 'biu':
+        bad = np.nonzero(got != want)[0]
+        return bad[0] if len(bad) else None
+    gn, wn = np.isnan(got), np.isnan(want)
+    bad = gn != wn
+    ok = ~gn & ~wn
+    if exact and ulp == 0:
+        eq = got == want
+        if not ignore_zero_sign:
+            eq &= np.signbit(got) == np.signbit(want)
+        bad |= ok & ~eq
+    else:
+        bad |= ok & (ulps(got, want) > ulp)
+    bad = np.nonzero(bad)[0]
+    return bad[0] if len(bad) else None
+
+
+def ulps(a, b):
+    it = np.int32 if a.dtype == np.float32 else np.int64
+    ia, ib = a.view(it).astype(np.int64), b.view(it).astype(np.int64)
+    big = np.int64(1) << (31 if it == np.int32 else 62)
+    ia = np.where(ia < 0, -(ia & (big * 2 - 1 if it == np.int32 else
+                                  np.int64(0x7fffffffffffffff))), ia)
+    ib = np.where(ib < 0, -(ib & (big * 2 - 1 if it == np.int32 else
+                                  np.int64(0x7fffffffffffffff))), ib)
+    d = np.abs(ia - ib)
+    # inf against a finite value is never within a small bound
+    d = np.where(np.isinf(a) != np.isinf(b), 1 << 40, d)
+    return d
+
+
+def run(src, arrays, names=None):
+    names = names or {k: v.dtype for k, v in arrays.items()}
+    e = Expr(src, names)
+    return e.eval(arrays)
+
+
+def compare(src, arrays, want, label, **kw):
+    global checked
+    checked += 1
+    try:
+        got = run(src, arrays)
+    except ExprError as e:
+        fail('%s: %s does not compile: %s' % (label, src, e.message))
+        return
+    k = same(got, want, **kw)
+    if k == 'dtype':
+        fail('%s: %s gives %s, numpy %s' % (label, src, got.dtype,
+                                            want.dtype))
+    elif k is not None:
+        args = ', '.join('%s=%r' % (n, a[k]) for n, a in arrays.items())
+        fail('%s: %s at %s: got %r, numpy %r' % (label, src, args, got[k],
+                                                 want[k]))
+
+
+def numpy_or_error(fn):
+    try:
+        return fn()
+    except (TypeError, ValueError, OverflowError, np.core._exceptions
+            ._UFuncNoLoopError):
+        return None
+
+
+def expect_error(src, names, label):
+    global checked
+    checked += 1
+    try:
+        Expr(src, names)
+    except ExprError:
+        return
+    fail('%s: %s compiles, but numpy raises' % (label, src))
+
+
+def float_for(dt):
+    """The dtype our float functions compute an integer operand in."""
+    dt = np.dtype(dt)
+    if dt.kind == 'f':
+        return dt
+    return np.dtype('float32') if dt.itemsize <= 2 else np.dtype('float64')
+
+
+# ---- binary operators, every dtype pair ----
+
+BINARY = [
+    ('+', np.add), ('-', np.subtract), ('*', np.multiply),
+    ('/', np.true_divide), ('//', np.floor_divide), ('%', np.remainder),
+    ('<<', np.left_shift), ('>>', np.right_shift), ('&', np.bitwise_and),
+    ('|', np.bitwise_or), ('^', np.bitwise_xor), ('<', np.less),
+    ('<=', np.less_equal), ('>', np.greater), ('>=', np.greater_equal),
+    ('==', np.equal), ('!=', np.not_equal), ('&&', np.logical_and),
+    ('||', np.logical_or),
+]
+
+BINARY_FUNCS = [
+    ('minimum', np.minimum), ('maximum', np.maximum), ('fmin', np.fmin),
+    ('fmax', np.fmax), ('fmod', np.fmod), ('pow', np.power),
+]
+
+
+def test_binary():
+    for da, db in itertools.product(ALL, ALL):
+        a, b = pairs(da, db)
+        arrays = {'a': a, 'b': b}
+        names = {'a': da, 'b': db}
+        for op, fn in BINARY + [('**', np.power)]:
+            src = 'a %s b' % op
+            check_binary(src, fn, arrays, names, da, db)
+        for name, fn in BINARY_FUNCS:
+            check_binary('%s(a, b)' % name, fn, arrays, names, da, db)
+
+
+def check_binary(src, fn, arrays, names, da, db):
+    a, b = arrays['a'], arrays['b']
+    label = '%s,%s' % (da, db)
+    is_pow = 'pow' in src or '**' in src
+    want = numpy_or_error(lambda: fn(a[:1], b[:1]))
+    if want is None:
+        expect_error(src, names, label)
+        return
+    if is_pow and want.dtype.kind in 'iu':
+        # numpy raises for negative integer exponents; we define them
+        # (docs): compare the others.
+        keep = ~(b < 0) if np.dtype(db).kind in 'iu' else \
+            np.ones(len(b), bool)
+        arrays = {'a': a[keep], 'b': b[keep]}
+        a, b = arrays['a'], arrays['b']
+    if want.dtype.kind == 'f' and np.dtype(want.dtype) == np.float16:
+        return
+    want = fn(a, b)
+    if want.dtype.kind == 'f' and is_pow:
+        compare(src, arrays, want, label, exact=False,
+                ulp=ULP_F32_DEFAULT if want.dtype == np.float32 else ULP_F64)
+        return
+    compare(src, arrays, want, label,
+            ignore_zero_sign='min' in src or 'max' in src)
+
+
+def test_negative_integer_power():
+    for dt in ['int8', 'int32', 'int64']:
+        base = np.array([2, 1, -1, -1, 0, 5], dt)
+        exp = np.array([-1, -5, -3, -4, -2, -1], dt)
+        got = run('a ** b', {'a': base, 'b': exp})
+        want = np.array([0, 1, -1, 1, 0, 0], dt)
+        if not np.array_equal(got, want):
+            fail('%s ** negative: got %r, documented %r' % (dt, got, want))
+
+
+# ---- weak literals (NEP 50) ----
+
+def test_weak_literals():
+    for dt in ALL:
+        a = samples(dt, 60)
+        for src, fn in [('a + 1', lambda a: a + 1), ('a * 2.5',
+                        lambda a: a * 2.5), ('a - 3', lambda a: a - 3),
+                        ('2 * a', lambda a: 2 * a), ('a / 2',
+                        lambda a: a / 2), ('a > 1', lambda a: a > 1),
+                        ('a ** 2', lambda a: a ** 2),
+                        ('maximum(a, 0)', lambda a: np.maximum(a, 0)),
+                        # numpy 1.24 applies NEP 50 to ufuncs only; numpy
+                        # 2 (and we) keep a's dtype in where() too.
+                        ('where(a > 0, a, 0)',
+                         lambda a: np.where(a > 0, a, 0 if a.dtype == bool
+                                            else a.dtype.type(0))),
+                        ('a // 4', lambda a: a // 4),
+                        ('a % 3', lambda a: a % 3),
+                        ('1.5 + a * 0.5', lambda a: 1.5 + a * 0.5)]:
+            want = numpy_or_error(lambda: fn(a))
+            if dt == 'bool' and src == 'a ** 2':
+                # numpy 1.24's weak mode picks int8 here, unlike for the
+                # other operators (bool + 1 is int64); we are consistent.
+                want = a.astype(np.int64) ** 2
+            if want is None:
+                expect_error(src, {'a': dt}, dt)
+            elif want.dtype == np.float16:
+                continue
+            else:
+                compare(src, {'a': a}, want, dt,
+                        exact=want.dtype.kind != 'f' or '**' not in src,
+                        ulp=0 if '**' not in src else 2,
+                        ignore_zero_sign='maximum' in src)
+
+
+# ---- unary operators and functions ----
+
+UNARY_OPS = [('-a', np.negative), ('~a', np.invert), ('!a', np.logical_not),
+             ('abs(a)', np.absolute), ('sign(a)', np.sign),
+             ('isnan(a)', np.isnan), ('isinf(a)', np.isinf),
+             ('isfinite(a)', np.isfinite)]
+
+FLOAT_FUNCS = [('sqrt', np.sqrt, 'pos'), ('cbrt', np.cbrt, 'any'),
+               ('exp', np.exp, 'any'), ('exp2', np.exp2, 'any'),
+               ('expm1', np.expm1, 'any'), ('log', np.log, 'pos'),
+               ('log2', np.log2, 'pos'), ('log10', np.log10, 'pos'),
+               ('log1p', np.log1p, 'pos'), ('sin', np.sin, 'trig'),
+               ('cos', np.cos, 'trig'), ('tan', np.tan, 'trig'),
+               ('asin', np.arcsin, 'unit'), ('acos', np.arccos, 'unit'),
+               ('atan', np.arctan, 'any'), ('sinh', np.sinh, 'unit'),
+               ('cosh', np.cosh, 'unit'), ('tanh', np.tanh, 'any'),
+               ('asinh', np.arcsinh, 'any'), ('acosh', np.arccosh, 'pos'),
+               ('atanh', np.arctanh, 'unit')]
+
+ROUND_FUNCS = [('floor', np.floor), ('ceil', np.ceil), ('rint', np.rint),
+               ('round', np.round), ('trunc', np.trunc)]
+
+EXACT_FLOAT_FUNCS = {'sqrt'}
+
+
+def test_unary():
+    for dt in ALL:
+        a = samples(dt, 400)
+        for src, fn in UNARY_OPS:
+            want = numpy_or_error(lambda: fn(a))
+            if want is None:
+                expect_error(src, {'a': dt}, dt)
+            else:
+                compare(src, {'a': a}, want, dt)
+        for name, fn in ROUND_FUNCS:
+            # integers: returned unchanged, in their own dtype (docs)
+            want = fn(a) if np.dtype(dt).kind == 'f' else a
+            compare('%s(a)' % name, {'a': a}, want, dt)
+
+
+def test_float_functions():
+    for dt in ALL:
+        for name, fn, kind in FLOAT_FUNCS:
+            a = samples(dt, 3000, kind)
+            ft = float_for(dt)
+            label = '%s(%s)' % (name, dt)
+            if name in EXACT_FLOAT_FUNCS:
+                compare('%s(a)' % name, {'a': a}, fn(a.astype(ft)), label)
+                continue
+            if ft == np.float32:
+                # against the float64 result rounded to float32
+                ref = fn(a.astype(np.float64)).astype(np.float32)
+                compare('%s(a)' % name, {'a': a}, ref, label, exact=False,
+                        ulp=ULP_F32.get(name, ULP_F32_DEFAULT))
+            else:
+                compare('%s(a)' % name, {'a': a}, fn(a.astype(ft)), label,
+                        exact=False, ulp=ULP_F64)
+
+
+def test_float_binary_functions():
+    for da, db in itertools.product(ALL, ALL):
+        a, b = pairs(da, db)
+        ft = float_for(np.result_type(np.dtype(da), np.dtype(db)))
+        if np.dtype(da).kind == 'u' and np.dtype(db).kind == 'i' \
+                or np.dtype(da).kind == 'i' and np.dtype(db).kind == 'u':
+            ft = float_for(np.result_type(np.dtype(da), np.dtype(db)))
+        for name, fn in [('atan2', np.arctan2), ('hypot', np.hypot)]:
+            label = '%s,%s' % (da, db)
+            if ft == np.float32:
+                ref = fn(a.astype(np.float64), b.astype(np.float64))
+                ref = ref.astype(np.float32)
+                compare('%s(a, b)' % name, {'a': a, 'b': b}, ref, label,
+                        exact=False, ulp=ULP_F32_DEFAULT)
+            else:
+                compare('%s(a, b)' % name, {'a': a, 'b': b},
+                        fn(a.astype(ft), b.astype(ft)), label, exact=False,
+                        ulp=ULP_F64)
+
+
+# ---- casts ----
+
+def test_casts():
+    for src_dt, dst_dt in itertools.product(ALL, ALL):
+        a = samples(src_dt, 400)
+        want = a.astype(dst_dt)
+        if np.dtype(src_dt).kind == 'f' and np.dtype(dst_dt).kind in 'iu':
+            # numpy leaves NaN and out-of-range values to the CPU; we
+            # saturate (docs): compare the in-range values, check the rest.
+            info = np.iinfo(dst_dt)
+            t = np.trunc(a.astype(np.float64))
+            # the bounds as exact powers of two: [min, max + 1)
+            inr = ~np.isnan(a) & (t >= float(info.min)) & \
+                (t < 2.0 ** info.bits / (2 if info.min < 0 else 1))
+            compare('%s(a)' % dst_dt, {'a': a[inr]}, want[inr],
+                    '%s->%s' % (src_dt, dst_dt))
+            got = run('%s(a)' % dst_dt, {'a': a})
+            sat = np.full(len(a), info.max, dtype=dst_dt)
+            sat[t < float(info.min)] = info.min
+            sat[np.isnan(a)] = 0
+            if not np.array_equal(got[~inr], sat[~inr]):
+                fail('%s->%s: saturation' % (src_dt, dst_dt))
+        else:
+            compare('%s(a)' % dst_dt, {'a': a}, want,
+                    '%s->%s' % (src_dt, dst_dt))
+
+
+# ---- selections ----
+
+def test_where_and_clip():
+    c = rng.integers(0, 2, 520).astype(bool)
+    for da, db in itertools.product(ALL, ALL):
+        a, b = pairs(da, db)
+        cc = np.resize(c, len(a))
+        arrays = {'c': cc, 'a': a, 'b': b}
+        label = '%s,%s' % (da, db)
+        compare('where(c, a, b)', arrays, np.where(cc, a, b), label)
+        compare('c ? a : b', arrays, np.where(cc, a, b), label)
+    for dt in ALL[1:]:
+        a = samples(dt, 400)
+        lo, hi = (-3, 100) if np.dtype(dt).kind != 'u' else (3, 100)
+        want = np.clip(a, lo, hi)
+        compare('clip(a, %d, %d)' % (lo, hi), {'a': a}, want, dt,
+                ignore_zero_sign=True)
+
+
+# ---- the benchmark expressions, fused, on a longer array ----
+
+def test_benchmark_expressions():
+    x = rng.normal(0, 3, 100003).astype(np.float32)
+    y = rng.normal(0, 3, 100003).astype(np.float32)
+    x[::1000] = np.nan
+    got = run('2*x*y + sin(x)', {'x': x, 'y': y})
+    ref = (2 * x * y).astype(np.float64) + np.sin(x.astype(np.float64))
+    if not np.allclose(got, ref.astype(np.float32), rtol=1e-6, atol=1e-6,
+                       equal_nan=True):
+        fail('2*x*y + sin(x)')
+    got = run('where(x > 0, sqrt(x), -x)', {'x': x})
+    want = np.where(x > 0, np.sqrt(x), -x)
+    if same(got, want) is not None:
+        fail('where(x > 0, sqrt(x), -x)')
+
+
+def main():
+    for t in [test_binary, test_negative_integer_power, test_weak_literals,
+              test_unary, test_float_functions, test_float_binary_functions,
+              test_casts, test_where_and_clip, test_benchmark_expressions]:
+        t()
+        print('%s: %d checks so far, %d failures' % (t.__name__, checked,
+                                                     len(failures)))
+    if failures:
+        print('%d of %d checks failed' % (len(failures), checked))
+        return 1
+    print('all %d checks passed' % checked)
+    return 0
+
+
+if __name__ == '__main__':
+    rc = main()
+    # The kernels are built once per instruction set; check the lower ones
+    # too (PLAN_EXPR_ISA only lowers the choice, never raises it).
+    if rc == 0 and 'PLAN_EXPR_ISA' not in os.environ:
+        import subprocess
+        for isa in ['avx2', 'default']:
+            print('== again with PLAN_EXPR_ISA=%s' % isa)
+            rc = subprocess.call([sys.executable, __file__],
+                                 env=dict(os.environ, PLAN_EXPR_ISA=isa))
+            if rc != 0:
+                break
+    sys.exit(rc)
