@@ -31,6 +31,7 @@
 #include <libplan/planexpr.h>
 #include <libplan/planparallel.h>
 #include <libplan/plannvrtc.h>
+#include <libplan/planreducer.h>
 
 G_BEGIN_DECLS
 

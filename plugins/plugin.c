@@ -15,6 +15,7 @@
 
 #include "planfilesink.h"
 #include "planfilesrc.h"
+#include "planreduce.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -24,6 +25,7 @@ plugin_init (GstPlugin * plugin)
   /* One line per element, kept in alphabetical order. */
   ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (planreduce, plugin);
 
   plan_init ();
 

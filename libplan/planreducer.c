@@ -1,0 +1,2116 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planreducer
+ * @title: PlanReducer
+ * @short_description: exact, reproducible reductions of array streams
+ *
+ * A #PlanReducer reduces a stream of rows, given in chunks of any size, to
+ * one value (#PLAN_REDUCE_AXIS_ALL), to one value per column
+ * (#PLAN_REDUCE_AXIS_ROWS) or to one value per row
+ * (#PLAN_REDUCE_AXIS_INNER). It computes numpy's sum, prod, min, max, mean,
+ * argmin, argmax, any and all with numpy's result dtypes and NaN rules, or
+ * folds a binary combiner written in the expression language with an
+ * identity (plan_reducer_new_custom()). planreduce is a thin element around
+ * it; stencil and custom elements, and third parties, use it the same way:
+ *
+ * |[<!-- language="C" -->
+ * PlanReducer *r = plan_reducer_new (PLAN_REDUCE_OP_SUM,
+ *     PLAN_REDUCE_AXIS_ALL, &input_info, &error);
+ * plan_reducer_set_n_threads (r, 0);
+ * for (each chunk)
+ *   plan_reducer_push (r, chunk_data, chunk_rows, NULL, NULL);
+ * if (!plan_reducer_finish (r, &result, &error))
+ *   ... an empty stream for an op without identity ...
+ * plan_reducer_unref (r);
+ * ]|
+ *
+ * The result is bit-identical whatever the chunk sizes and the number of
+ * threads. The order of the floating-point operations is fixed by global
+ * element indices, never by chunk boundaries:
+ *
+ * - elements are cut into blocks of #PLAN_REDUCER_BLOCK_SIZE starting at
+ *   multiples of it (a chunk that ends inside a block is staged until the
+ *   block is complete);
+ * - a block is reduced in #PLAN_REDUCER_LANES lanes, element i going to
+ *   lane i % #PLAN_REDUCER_LANES, and the lanes are combined in lane order;
+ * - block results are merged pairwise by a binary counter on the block
+ *   index (two results of the same level merge into one of the next level),
+ *   and at the end the partial last block and the pending results are
+ *   folded from the most recent to the oldest.
+ *
+ * Worker threads reduce whole blocks; the caller's thread merges their
+ * results in block order. Floating-point sums are compensated: float32 and
+ * the small integer types are summed in float64 lanes, float64 and 64-bit
+ * integers (for mean) in float64 lanes compensated with TwoSum, and block
+ * results are merged as double-double numbers, so that a sum is far more
+ * accurate than numpy's pairwise sum. With #PLAN_REDUCE_AXIS_ROWS each column is
+ * accumulated in row order (compensated for floats), threads taking
+ * columns; with #PLAN_REDUCE_AXIS_INNER each row is reduced by the same
+ * block tree as a whole stream, threads taking rows.
+ *
+ * docs/planreduce.md describes the design and the result dtypes.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planreducer.h"
+#include "planerror.h"
+#include "planexpr.h"
+#include "planparallel.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LANES PLAN_REDUCER_LANES
+#define BLOCK PLAN_REDUCER_BLOCK_SIZE
+/* Enough levels for 2^64 blocks. */
+#define MAX_LEVELS 64
+/* Blocks per task of the worker threads: 32 Ki elements. */
+#define BLOCK_GRAIN 16
+/* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
+#define COLUMN_GRAIN 1024
+
+/* One value of any result or accumulator dtype; custom combiners keep the
+ * raw bytes of their dtype at the start. */
+typedef union
+{
+  gdouble f;
+  gint64 i;
+  guint64 u;
+  guint8 raw[8];
+} Value;
+
+/* A partial result: the value (the high part of a double-double sum), the
+ * low part of a sum, and the index of an argmin/argmax. */
+typedef struct
+{
+  Value v;
+  gdouble lo;
+  guint64 index;
+} Acc;
+
+/* Reduces @n (1 .. BLOCK) contiguous elements whose first has index @base. */
+typedef void (*BlockFunc) (const PlanReducer * r, gconstpointer in, gsize n,
+    guint64 base, Acc * out, gpointer scratch);
+/* a = a (+) b, where a holds earlier elements than b, or lanes. */
+typedef void (*MergeFunc) (const PlanReducer * r, Acc * a, const Acc * b);
+/* Folds one row into the accumulators of columns [c0, c1). */
+typedef void (*ColumnFunc) (PlanReducer * r, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch);
+/* Writes the result of @a, over @count elements, in the result dtype. */
+typedef void (*FinalFunc) (const Acc * a, guint64 count, gpointer out);
+
+struct _PlanReducer
+{
+  gint ref_count;
+
+  /* construct-only, no lock */
+  gboolean custom;
+  PlanReduceOp op;
+  PlanReduceAxis axis;          /* as asked */
+  PlanReduceAxis mode;          /* as run: ROWS on 0-d and 1-D input is ALL */
+  gchar *name;
+  PlanArrayInfo input;
+  PlanArrayInfo output;
+  gsize in_size;                /* bytes per input element */
+  gsize acc_size;               /* bytes per element of a custom combiner */
+  gsize out_size;               /* bytes per result element */
+  gsize row_elements;
+  BlockFunc block;
+  MergeFunc merge;
+  ColumnFunc column;
+  FinalFunc final;
+  Acc identity;
+  PlanExpr *combiner;           /* custom: f(x, y) in the accumulator dtype */
+  PlanExpr *cast;               /* custom: input to accumulator dtype, or NULL */
+
+  /* caller's thread only (the streaming thread of an element) */
+  guint n_threads;
+  guint64 n_rows;
+  guint64 n_blocks;             /* complete blocks pushed (mode ALL) */
+  guint8 *staging;              /* [BLOCK] input elements (mode ALL) */
+  gsize staged;
+  gpointer scratch;             /* for blocks reduced on this thread */
+  Acc stack[MAX_LEVELS];
+  guint levels[MAX_LEVELS];
+  guint depth;
+  Acc *results;                 /* block results of one chunk */
+  gsize results_len;
+  Acc *cols;                    /* [row_elements] (mode ROWS) */
+  guint8 *cols_raw;             /* custom: [row_elements] accumulator dtype */
+};
+
+G_DEFINE_BOXED_TYPE (PlanReducer, plan_reducer, plan_reducer_ref,
+    plan_reducer_unref);
+
+GType
+plan_reduce_op_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_REDUCE_OP_SUM, "Sum", "sum"},
+    {PLAN_REDUCE_OP_PROD, "Product", "prod"},
+    {PLAN_REDUCE_OP_MIN, "Minimum (NaN if any is NaN)", "min"},
+    {PLAN_REDUCE_OP_MAX, "Maximum (NaN if any is NaN)", "max"},
+    {PLAN_REDUCE_OP_MEAN, "Arithmetic mean", "mean"},
+    {PLAN_REDUCE_OP_ARGMIN, "Index of the first minimum", "argmin"},
+    {PLAN_REDUCE_OP_ARGMAX, "Index of the first maximum", "argmax"},
+    {PLAN_REDUCE_OP_ANY, "Whether any value is non-zero", "any"},
+    {PLAN_REDUCE_OP_ALL, "Whether every value is non-zero", "all"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanReduceOp", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+plan_reduce_axis_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_REDUCE_AXIS_ALL, "Everything, to one value", "all"},
+    {PLAN_REDUCE_AXIS_ROWS, "Along the rows: one value per column", "0"},
+    {PLAN_REDUCE_AXIS_INNER, "Within each row: one value per row", "-1"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanReduceAxis", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* Lane loops --------------------------------------------------------------
+ *
+ * LANE_LOOP runs BODY for i in [start, n) with l = i % LANES. The inner loop
+ * has a fixed trip count, which the compiler vectorises even under its
+ * cheapest cost model; the remainder runs the same body on the first lanes.
+ * @start must be a multiple of LANES. */
+#define LANE_LOOP(start, n, ...) \
+  G_STMT_START { \
+    gsize j_, l; \
+    for (j_ = (start); j_ + LANES <= (n); j_ += LANES) { \
+      for (l = 0; l < LANES; l++) { \
+        const gsize i = j_ + l; \
+        __VA_ARGS__; \
+      } \
+    } \
+    for (l = 0; j_ + l < (n); l++) { \
+      const gsize i = j_ + l; \
+      __VA_ARGS__; \
+    } \
+  } G_STMT_END
+
+/* How an element enters arithmetic, by kind: B(ool), S(igned), U(nsigned),
+ * F(loat). Bools count as 0 or 1 whatever byte they hold. */
+#define LOAD_B(x) ((guint8) ((x) != 0))
+#define LOAD_S(x) (x)
+#define LOAD_U(x) (x)
+#define LOAD_F(x) (x)
+
+#define TO_U64_B(x) ((guint64) ((x) != 0))
+#define TO_U64_S(x) ((guint64) (gint64) (x))
+#define TO_U64_U(x) ((guint64) (x))
+
+/* Where a kind's min/max/argmin/argmax live in a Value. */
+#define VAL_B(acc) ((acc)->v.u)
+#define VAL_S(acc) ((acc)->v.i)
+#define VAL_U(acc) ((acc)->v.u)
+#define VAL_F(acc) ((acc)->v.f)
+
+/* Double-double addition, a += (bhi, blo). Infinities and NaNs make the
+ * error terms meaningless, so they fall back to the plain sum. */
+static inline void
+dd_add (Acc * a, gdouble bhi, gdouble blo)
+{
+  gdouble s = a->v.f + bhi, bb, e, lo;
+
+  if (!isfinite (s)) {
+    a->v.f = s;
+    a->lo = 0.0;
+    return;
+  }
+  bb = s - a->v.f;
+  e = (a->v.f - (s - bb)) + (bhi - bb);
+  lo = e + (a->lo + blo);
+  a->v.f = s + lo;
+  a->lo = lo - (a->v.f - s);
+}
+
+static void
+lanes_to_dd (const gdouble * hi, const gdouble * lo, Acc * out)
+{
+  guint l;
+
+  out->v.f = 0.0;
+  out->lo = 0.0;
+  out->index = 0;
+  for (l = 0; l < LANES; l++)
+    dd_add (out, hi[l], lo ? lo[l] : 0.0);
+}
+
+/* Merges --------------------------------------------------------------- */
+
+static void
+merge_add_u64 (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u += b->v.u;
+}
+
+static void
+merge_mul_u64 (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u *= b->v.u;
+}
+
+static void
+merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  dd_add (a, b->v.f, b->lo);
+}
+
+static void
+merge_mul_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.f *= b->v.f;
+}
+
+static void
+merge_or (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u |= b->v.u;
+}
+
+static void
+merge_and (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u &= b->v.u;
+}
+
+/* The first NaN wins; otherwise the smaller (larger) value. */
+static void
+merge_min_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (!isnan (a->v.f) && (b->v.f < a->v.f || isnan (b->v.f)))
+    a->v.f = b->v.f;
+}
+
+static void
+merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (!isnan (a->v.f) && (b->v.f > a->v.f || isnan (b->v.f)))
+    a->v.f = b->v.f;
+}
+
+#define DEFINE_MERGE_MINMAX_INT(K, field) \
+  static void \
+  merge_min_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field < a->v.field) \
+      a->v.field = b->v.field; \
+  } \
+  static void \
+  merge_max_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field > a->v.field) \
+      a->v.field = b->v.field; \
+  }
+
+DEFINE_MERGE_MINMAX_INT (S, i);
+DEFINE_MERGE_MINMAX_INT (U, u);
+
+/* Arg merges see lanes as well as blocks, so equal values are decided by
+ * the smaller index: the first occurrence, as numpy. */
+static void
+merge_argmin_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  gboolean an = isnan (a->v.f), bn = isnan (b->v.f), take;
+
+  if (an || bn)
+    take = bn && (!an || b->index < a->index);
+  else
+    take = b->v.f < a->v.f || (b->v.f == a->v.f && b->index < a->index);
+  if (take)
+    *a = *b;
+}
+
+static void
+merge_argmax_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  gboolean an = isnan (a->v.f), bn = isnan (b->v.f), take;
+
+  if (an || bn)
+    take = bn && (!an || b->index < a->index);
+  else
+    take = b->v.f > a->v.f || (b->v.f == a->v.f && b->index < a->index);
+  if (take)
+    *a = *b;
+}
+
+#define DEFINE_MERGE_ARG_INT(K, field) \
+  static void \
+  merge_argmin_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field < a->v.field \
+        || (b->v.field == a->v.field && b->index < a->index)) \
+      *a = *b; \
+  } \
+  static void \
+  merge_argmax_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field > a->v.field \
+        || (b->v.field == a->v.field && b->index < a->index)) \
+      *a = *b; \
+  }
+
+DEFINE_MERGE_ARG_INT (S, i);
+DEFINE_MERGE_ARG_INT (U, u);
+
+/* Block functions, per dtype ------------------------------------------- */
+
+/* Sums of integers and bools wrap in 64 bits, as numpy's: exact, so any
+ * order gives the same result. */
+#define DEFINE_BLOCK_ISUM(name, T, K) \
+  static void G_GNUC_UNUSED \
+  block_isum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] += TO_U64_##K (x[i])); \
+    for (k = 0; k < LANES; k++) \
+      s += lane[k]; \
+    out->v.u = s; \
+  }
+
+#define DEFINE_BLOCK_IPROD(name, T, K) \
+  static void G_GNUC_UNUSED \
+  block_iprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES], s = 1; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1; \
+    LANE_LOOP (0, n, lane[l] *= TO_U64_##K (x[i])); \
+    for (k = 0; k < LANES; k++) \
+      s *= lane[k]; \
+    out->v.u = s; \
+  }
+
+/* Sums in float64 lanes: for float32 and the integers up to 32 bits, whose
+ * lane sums of BLOCK / LANES elements lose nothing or next to nothing. */
+#define DEFINE_BLOCK_DSUM(name, T, K) \
+  static void G_GNUC_UNUSED \
+  block_dsum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES] = { 0 }; \
+    LANE_LOOP (0, n, lane[l] += (gdouble) LOAD_##K (x[i])); \
+    lanes_to_dd (lane, NULL, out); \
+  }
+
+/* Compensated float64 lanes, for float64 and 64-bit integers: each lane
+ * adds with TwoSum, which gives the rounding error of every addition
+ * exactly whatever the magnitudes, and sums those errors apart (Ogita,
+ * Rump and Oishi's Sum2; unlike Kahan's compensation it does not lose the
+ * error when a large value follows). A block holding infinities or NaNs
+ * (which make the error terms meaningless) is summed again plainly, which
+ * gives IEEE's answer for them. */
+#define DEFINE_BLOCK_KSUM(name, T, K) \
+  static void G_GNUC_UNUSED \
+  block_ksum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble s[LANES] = { 0 }, c[LANES] = { 0 }; \
+    LANE_LOOP (0, n, \
+        gdouble v = (gdouble) LOAD_##K (x[i]); \
+        gdouble t = s[l] + v; \
+        gdouble z = t - s[l]; \
+        c[l] += (s[l] - (t - z)) + (v - z); \
+        s[l] = t); \
+    lanes_to_dd (s, c, out); \
+    if (!isfinite (out->v.f) || !isfinite (out->lo)) \
+      block_dsum_##name (r, in, n, base, out, scratch); \
+  }
+
+#define DEFINE_BLOCK_FPROD(name, T, K) \
+  static void G_GNUC_UNUSED \
+  block_fprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES], p = 1.0; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1.0; \
+    LANE_LOOP (0, n, lane[l] *= (gdouble) x[i]); \
+    for (k = 0; k < LANES; k++) \
+      p *= lane[k]; \
+    out->v.f = p; \
+  }
+
+/* Min and max: a NaN, once in a lane, stays. */
+#define MIN_STEP_F(m, x) ((m) = ((x) < (m) || (x) != (x)) ? (x) : (m))
+#define MAX_STEP_F(m, x) ((m) = ((x) > (m) || (x) != (x)) ? (x) : (m))
+#define MIN_STEP_S(m, x) ((m) = (x) < (m) ? (x) : (m))
+#define MAX_STEP_S(m, x) ((m) = (x) > (m) ? (x) : (m))
+#define MIN_STEP_U MIN_STEP_S
+#define MAX_STEP_U MAX_STEP_S
+#define MIN_STEP_B MIN_STEP_S
+#define MAX_STEP_B MAX_STEP_S
+
+#define DEFINE_BLOCK_MINMAX(name, T, K, MINV, MAXV) \
+  static void \
+  block_min_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = MAXV; \
+    LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MIN_STEP_##K (lane[l], v)); \
+    VAL_##K (out) = lane[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = lane[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  static void \
+  block_max_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = MINV; \
+    LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MAX_STEP_##K (lane[l], v)); \
+    VAL_##K (out) = lane[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = lane[k]; \
+      r->merge (r, out, &a); \
+    } \
+  }
+
+/* Argmin and argmax: a lane starts at its first element, takes strictly
+ * better values (and a first NaN), so each lane keeps its first
+ * occurrence; lanes are merged with ties going to the smaller index. */
+#define ARG_TAKE_MIN_F(x, m) ((x) < (m) || ((x) != (x) && (m) == (m)))
+#define ARG_TAKE_MAX_F(x, m) ((x) > (m) || ((x) != (x) && (m) == (m)))
+#define ARG_TAKE_MIN_S(x, m) ((x) < (m))
+#define ARG_TAKE_MAX_S(x, m) ((x) > (m))
+#define ARG_TAKE_MIN_U ARG_TAKE_MIN_S
+#define ARG_TAKE_MAX_U ARG_TAKE_MAX_S
+#define ARG_TAKE_MIN_B ARG_TAKE_MIN_S
+#define ARG_TAKE_MAX_B ARG_TAKE_MAX_S
+
+#define DEFINE_BLOCK_ARG(which, WHICH, name, T, K, EMPTY) \
+  static void \
+  block_arg##which##_##name (const PlanReducer * r, gconstpointer in, \
+      gsize n, guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint64 idx[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) { \
+      lane[k] = k < n ? LOAD_##K (x[k]) : EMPTY; \
+      idx[k] = k < n ? base + k : G_MAXUINT64; \
+    } \
+    LANE_LOOP (LANES, n, \
+        T v = LOAD_##K (x[i]); \
+        gboolean take = ARG_TAKE_##WHICH##_##K (v, lane[l]); \
+        lane[l] = take ? v : lane[l]; \
+        idx[l] = take ? base + i : idx[l]); \
+    VAL_##K (out) = lane[0]; \
+    out->index = idx[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = lane[k]; \
+      a.index = idx[k]; \
+      r->merge (r, out, &a); \
+    } \
+  }
+
+#define DEFINE_BLOCK_ANYALL(name, T) \
+  static void \
+  block_any_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint8 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] |= (x[i] != 0)); \
+    for (k = 0; k < LANES; k++) \
+      s |= lane[k]; \
+    out->v.u = s; \
+  } \
+  static void \
+  block_all_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint8 lane[LANES], s = 1; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1; \
+    LANE_LOOP (0, n, lane[l] &= (x[i] != 0)); \
+    for (k = 0; k < LANES; k++) \
+      s &= lane[k]; \
+    out->v.u = s; \
+  }
+
+/* Column functions (PLAN_REDUCE_AXIS_ROWS): each column is its own
+ * sequence, accumulated in row order. */
+#define DEFINE_COLUMNS(name, T, K) \
+  static void \
+  column_fprod_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      r->cols[c].v.f *= (gdouble) LOAD_##K (x[c]); \
+  } \
+  static void \
+  column_ksum_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) { \
+      Acc *a = &r->cols[c]; \
+      gdouble v = (gdouble) LOAD_##K (x[c]); \
+      gdouble t = a->v.f + v; \
+      gdouble z = t - a->v.f; \
+      a->lo += isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0; \
+      a->v.f = t; \
+    } \
+  } \
+  static void \
+  column_merge_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    for (c = c0; c < c1; c++) { \
+      VAL_##K (&a) = LOAD_##K (x[c]); \
+      r->merge (r, &r->cols[c], &a); \
+    } \
+  } \
+  static void \
+  column_arg_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    a.index = row_index; \
+    for (c = c0; c < c1; c++) { \
+      VAL_##K (&a) = LOAD_##K (x[c]); \
+      r->merge (r, &r->cols[c], &a); \
+    } \
+  } \
+  static void \
+  column_any_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      r->cols[c].v.u |= (x[c] != 0); \
+  } \
+  static void \
+  column_all_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      r->cols[c].v.u &= (x[c] != 0); \
+  }
+
+/* Integer sums and products, which wrap in 64 bits. */
+#define DEFINE_INTEGER(name, T, K) \
+  DEFINE_BLOCK_ISUM (name, T, K) \
+  DEFINE_BLOCK_IPROD (name, T, K) \
+  static void \
+  column_isum_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      r->cols[c].v.u += TO_U64_##K (x[c]); \
+  } \
+  static void \
+  column_iprod_##name (PlanReducer * r, gsize c0, gsize c1, \
+      gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      r->cols[c].v.u *= TO_U64_##K (x[c]); \
+  }
+
+#define DEFINE_FINAL_VALUE(name, T, K) \
+  static void \
+  final_value_##name (const Acc * a, guint64 count, gpointer out) \
+  { \
+    *(T *) out = (T) VAL_##K (a); \
+  }
+
+#define DEFINE_DTYPE(name, T, K, MINV, MAXV, EMPTY_MIN, EMPTY_MAX) \
+  DEFINE_BLOCK_DSUM (name, T, K) \
+  DEFINE_BLOCK_KSUM (name, T, K) \
+  DEFINE_BLOCK_FPROD (name, T, K) \
+  DEFINE_BLOCK_MINMAX (name, T, K, MINV, MAXV) \
+  DEFINE_BLOCK_ARG (min, MIN, name, T, K, EMPTY_MIN) \
+  DEFINE_BLOCK_ARG (max, MAX, name, T, K, EMPTY_MAX) \
+  DEFINE_BLOCK_ANYALL (name, T) \
+  DEFINE_COLUMNS (name, T, K) \
+  DEFINE_FINAL_VALUE (name, T, K)
+
+/* Lanes of min/max start at the identity of the kind; the Value of a bool
+ * or unsigned lane is v.u, of a signed one v.i, of a float one v.f. */
+DEFINE_DTYPE (boolean, guint8, B, 0, 1, 1, 0);
+DEFINE_DTYPE (int8, gint8, S, G_MININT8, G_MAXINT8, G_MAXINT8, G_MININT8);
+DEFINE_DTYPE (uint8, guint8, U, 0, G_MAXUINT8, G_MAXUINT8, 0);
+DEFINE_DTYPE (int16, gint16, S, G_MININT16, G_MAXINT16, G_MAXINT16,
+    G_MININT16);
+DEFINE_DTYPE (uint16, guint16, U, 0, G_MAXUINT16, G_MAXUINT16, 0);
+DEFINE_DTYPE (int32, gint32, S, G_MININT32, G_MAXINT32, G_MAXINT32,
+    G_MININT32);
+DEFINE_DTYPE (uint32, guint32, U, 0, G_MAXUINT32, G_MAXUINT32, 0);
+DEFINE_DTYPE (int64, gint64, S, G_MININT64, G_MAXINT64, G_MAXINT64,
+    G_MININT64);
+DEFINE_DTYPE (uint64, guint64, U, 0, G_MAXUINT64, G_MAXUINT64, 0);
+DEFINE_DTYPE (float32, gfloat, F, -INFINITY, INFINITY, INFINITY, -INFINITY);
+DEFINE_DTYPE (float64, gdouble, F, -INFINITY, INFINITY, INFINITY, -INFINITY);
+
+DEFINE_INTEGER (boolean, guint8, B);
+DEFINE_INTEGER (int8, gint8, S);
+DEFINE_INTEGER (uint8, guint8, U);
+DEFINE_INTEGER (int16, gint16, S);
+DEFINE_INTEGER (uint16, guint16, U);
+DEFINE_INTEGER (int32, gint32, S);
+DEFINE_INTEGER (uint32, guint32, U);
+DEFINE_INTEGER (int64, gint64, S);
+DEFINE_INTEGER (uint64, guint64, U);
+
+/* Finals ---------------------------------------------------------------- */
+
+static void
+final_u64 (const Acc * a, guint64 count, gpointer out)
+{
+  *(guint64 *) out = a->v.u;
+}
+
+static void
+final_sum_f32 (const Acc * a, guint64 count, gpointer out)
+{
+  *(gfloat *) out = (gfloat) (a->v.f + a->lo);
+}
+
+static void
+final_sum_f64 (const Acc * a, guint64 count, gpointer out)
+{
+  *(gdouble *) out = a->v.f + a->lo;
+}
+
+/* The mean of nothing is 0 / 0, NaN, as numpy's (which also warns). */
+static void
+final_mean_f32 (const Acc * a, guint64 count, gpointer out)
+{
+  *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) count);
+}
+
+static void
+final_mean_f64 (const Acc * a, guint64 count, gpointer out)
+{
+  *(gdouble *) out = (a->v.f + a->lo) / (gdouble) count;
+}
+
+static void
+final_prod_f32 (const Acc * a, guint64 count, gpointer out)
+{
+  *(gfloat *) out = (gfloat) a->v.f;
+}
+
+static void
+final_prod_f64 (const Acc * a, guint64 count, gpointer out)
+{
+  *(gdouble *) out = a->v.f;
+}
+
+static void
+final_index (const Acc * a, guint64 count, gpointer out)
+{
+  *(gint64 *) out = (gint64) a->index;
+}
+
+static void
+final_bool (const Acc * a, guint64 count, gpointer out)
+{
+  *(guint8 *) out = a->v.u != 0;
+}
+
+/* Kernel tables, indexed by input dtype ---------------------------------- */
+
+#define ENTRIES(prefix) { NULL, prefix##boolean, prefix##int8, \
+    prefix##uint8, prefix##int16, prefix##uint16, prefix##int32, \
+    prefix##uint32, prefix##int64, prefix##uint64, prefix##float32, \
+    prefix##float64 }
+
+/* Integer-only tables have no float entries. */
+#define INTEGER_ENTRIES(prefix) { NULL, prefix##boolean, prefix##int8, \
+    prefix##uint8, prefix##int16, prefix##uint16, prefix##int32, \
+    prefix##uint32, prefix##int64, prefix##uint64, NULL, NULL }
+
+static const BlockFunc isum_blocks[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (block_isum_);
+static const BlockFunc iprod_blocks[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (block_iprod_);
+static const BlockFunc dsum_blocks[PLAN_DTYPE_N] = ENTRIES (block_dsum_);
+static const BlockFunc ksum_blocks[PLAN_DTYPE_N] = ENTRIES (block_ksum_);
+static const BlockFunc fprod_blocks[PLAN_DTYPE_N] = ENTRIES (block_fprod_);
+static const BlockFunc min_blocks[PLAN_DTYPE_N] = ENTRIES (block_min_);
+static const BlockFunc max_blocks[PLAN_DTYPE_N] = ENTRIES (block_max_);
+static const BlockFunc argmin_blocks[PLAN_DTYPE_N] = ENTRIES (block_argmin_);
+static const BlockFunc argmax_blocks[PLAN_DTYPE_N] = ENTRIES (block_argmax_);
+static const BlockFunc any_blocks[PLAN_DTYPE_N] = ENTRIES (block_any_);
+static const BlockFunc all_blocks[PLAN_DTYPE_N] = ENTRIES (block_all_);
+
+static const ColumnFunc isum_columns[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (column_isum_);
+static const ColumnFunc iprod_columns[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (column_iprod_);
+static const ColumnFunc fprod_columns[PLAN_DTYPE_N] = ENTRIES (column_fprod_);
+static const ColumnFunc ksum_columns[PLAN_DTYPE_N] = ENTRIES (column_ksum_);
+static const ColumnFunc merge_columns[PLAN_DTYPE_N] = ENTRIES (column_merge_);
+static const ColumnFunc arg_columns[PLAN_DTYPE_N] = ENTRIES (column_arg_);
+static const ColumnFunc any_columns[PLAN_DTYPE_N] = ENTRIES (column_any_);
+static const ColumnFunc all_columns[PLAN_DTYPE_N] = ENTRIES (column_all_);
+
+static const FinalFunc value_finals[PLAN_DTYPE_N] = ENTRIES (final_value_);
+
+typedef enum
+{
+  KIND_B,
+  KIND_S,
+  KIND_U,
+  KIND_F,
+} Kind;
+
+static Kind
+dtype_kind (PlanDType dtype)
+{
+  if (dtype == PLAN_DTYPE_BOOL)
+    return KIND_B;
+  if (plan_dtype_is_float (dtype))
+    return KIND_F;
+  return plan_dtype_is_signed (dtype) ? KIND_S : KIND_U;
+}
+
+/* Whether sums of @dtype need compensated lanes: float64 and the 64-bit
+ * integers (for mean), whose values do not all fit a float64 exactly. */
+static gboolean
+needs_kahan (PlanDType dtype)
+{
+  return dtype == PLAN_DTYPE_FLOAT64 || dtype == PLAN_DTYPE_INT64
+      || dtype == PLAN_DTYPE_UINT64;
+}
+
+/**
+ * plan_reduce_op_get_result_dtype:
+ * @op: a #PlanReduceOp
+ * @input: the input dtype
+ *
+ * The dtype numpy gives the result of @op on @input: sum and prod of bools
+ * and signed integers are int64, of unsigned integers uint64, of floats
+ * the float dtype; min and max keep the dtype; mean is float64 for bools
+ * and integers and keeps float dtypes; argmin and argmax are int64; any
+ * and all are bool.
+ *
+ * Returns: the result dtype, or %PLAN_DTYPE_UNKNOWN for an unknown input.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
+{
+  if (input <= PLAN_DTYPE_UNKNOWN || input >= PLAN_DTYPE_N)
+    return PLAN_DTYPE_UNKNOWN;
+
+  switch (op) {
+    case PLAN_REDUCE_OP_SUM:
+    case PLAN_REDUCE_OP_PROD:
+      if (plan_dtype_is_float (input))
+        return input;
+      return dtype_kind (input) == KIND_U ? PLAN_DTYPE_UINT64 :
+          PLAN_DTYPE_INT64;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+      return input;
+    case PLAN_REDUCE_OP_MEAN:
+      return plan_dtype_is_float (input) ? input : PLAN_DTYPE_FLOAT64;
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+      return PLAN_DTYPE_INT64;
+    case PLAN_REDUCE_OP_ANY:
+    case PLAN_REDUCE_OP_ALL:
+      return PLAN_DTYPE_BOOL;
+  }
+  return PLAN_DTYPE_UNKNOWN;
+}
+
+/**
+ * plan_reduce_op_has_identity:
+ * @op: a #PlanReduceOp
+ *
+ * Whether @op has a value for an empty input, as in numpy: sum (0), prod
+ * (1), mean (NaN), any (false) and all (true) do; min, max, argmin and
+ * argmax do not, and reducing nothing with them is an error.
+ *
+ * Returns: %TRUE when @op has a result for no elements.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reduce_op_has_identity (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+      return FALSE;
+    default:
+      return TRUE;
+  }
+}
+
+/* Picks the functions of a built-in op for the input dtype, and its
+ * identity. */
+static void
+select_builtin (PlanReducer * r)
+{
+  PlanDType dt = r->input.dtype;
+  Kind kind = dtype_kind (dt);
+  gboolean f = kind == KIND_F;
+  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+  static const MergeFunc min_merges[] = { merge_min_U, merge_min_S,
+    merge_min_U, merge_min_f
+  };
+  static const MergeFunc max_merges[] = { merge_max_U, merge_max_S,
+    merge_max_U, merge_max_f
+  };
+  static const MergeFunc argmin_merges[] = { merge_argmin_U, merge_argmin_S,
+    merge_argmin_U, merge_argmin_f
+  };
+  static const MergeFunc argmax_merges[] = { merge_argmax_U, merge_argmax_S,
+    merge_argmax_U, merge_argmax_f
+  };
+
+  memset (&r->identity, 0, sizeof (r->identity));
+  switch (r->op) {
+    case PLAN_REDUCE_OP_SUM:
+    case PLAN_REDUCE_OP_MEAN:
+      if (f || r->op == PLAN_REDUCE_OP_MEAN) {
+        r->block = needs_kahan (dt) ? ksum_blocks[dt] : dsum_blocks[dt];
+        r->merge = merge_dd;
+        r->column = ksum_columns[dt];
+        if (r->op == PLAN_REDUCE_OP_SUM)
+          r->final = is_f32 ? final_sum_f32 : final_sum_f64;
+        else
+          r->final = is_f32 ? final_mean_f32 : final_mean_f64;
+      } else {
+        r->block = isum_blocks[dt];
+        r->merge = merge_add_u64;
+        r->column = isum_columns[dt];
+        r->final = final_u64;
+      }
+      break;
+    case PLAN_REDUCE_OP_PROD:
+      if (f) {
+        r->block = fprod_blocks[dt];
+        r->merge = merge_mul_f;
+        r->column = fprod_columns[dt];
+        r->final = is_f32 ? final_prod_f32 : final_prod_f64;
+        r->identity.v.f = 1.0;
+      } else {
+        r->block = iprod_blocks[dt];
+        r->merge = merge_mul_u64;
+        r->column = iprod_columns[dt];
+        r->final = final_u64;
+        r->identity.v.u = 1;
+      }
+      break;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_ARGMIN:
+      r->merge = r->op == PLAN_REDUCE_OP_MIN ? min_merges[kind] :
+          argmin_merges[kind];
+      r->block = r->op == PLAN_REDUCE_OP_MIN ? min_blocks[dt] :
+          argmin_blocks[dt];
+      r->column = r->op == PLAN_REDUCE_OP_MIN ? merge_columns[dt] :
+          arg_columns[dt];
+      r->final = r->op == PLAN_REDUCE_OP_MIN ? value_finals[dt] : final_index;
+      if (f)
+        r->identity.v.f = INFINITY;
+      else if (kind == KIND_S)
+        r->identity.v.i = G_MAXINT64;
+      else
+        r->identity.v.u = G_MAXUINT64;
+      break;
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMAX:
+      r->merge = r->op == PLAN_REDUCE_OP_MAX ? max_merges[kind] :
+          argmax_merges[kind];
+      r->block = r->op == PLAN_REDUCE_OP_MAX ? max_blocks[dt] :
+          argmax_blocks[dt];
+      r->column = r->op == PLAN_REDUCE_OP_MAX ? merge_columns[dt] :
+          arg_columns[dt];
+      r->final = r->op == PLAN_REDUCE_OP_MAX ? value_finals[dt] : final_index;
+      if (f)
+        r->identity.v.f = -INFINITY;
+      else if (kind == KIND_S)
+        r->identity.v.i = G_MININT64;
+      break;
+    case PLAN_REDUCE_OP_ANY:
+      r->block = any_blocks[dt];
+      r->merge = merge_or;
+      r->column = any_columns[dt];
+      r->final = final_bool;
+      break;
+    case PLAN_REDUCE_OP_ALL:
+      r->block = all_blocks[dt];
+      r->merge = merge_and;
+      r->column = all_columns[dt];
+      r->final = final_bool;
+      r->identity.v.u = 1;
+      break;
+  }
+}
+
+/* Custom combiners ------------------------------------------------------- */
+
+static gsize
+next_pow2 (gsize n)
+{
+  gsize p = 1;
+
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+/* A block of a custom combiner: the elements, padded with the identity to
+ * the next power of two, are combined pairwise by halves, so that each
+ * level is one vectorised evaluation of the combiner. The shape of the tree
+ * depends only on @n. @scratch holds two blocks of the accumulator dtype. */
+static void
+block_custom (const PlanReducer * r, gconstpointer in, gsize n,
+    guint64 base, Acc * out, gpointer scratch)
+{
+  gsize es = r->acc_size, p = next_pow2 (n), k;
+  guint8 *cur = scratch, *other = cur + BLOCK * es, *tmp;
+  gconstpointer inputs[2];
+
+  if (r->cast) {
+    inputs[0] = in;
+    plan_expr_eval (r->cast, inputs, cur, n);
+  } else {
+    memcpy (cur, in, n * es);
+  }
+  for (k = n; k < p; k++)
+    memcpy (cur + k * es, r->identity.v.raw, es);
+  while (p > 1) {
+    p /= 2;
+    inputs[0] = cur;
+    inputs[1] = cur + p * es;
+    plan_expr_eval (r->combiner, inputs, other, p);
+    tmp = cur;
+    cur = other;
+    other = tmp;
+  }
+  memset (out, 0, sizeof (*out));
+  memcpy (out->v.raw, cur, es);
+}
+
+static void
+merge_custom (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  gconstpointer inputs[2] = { a->v.raw, b->v.raw };
+  Value result;
+
+  plan_expr_eval (r->combiner, inputs, result.raw, 1);
+  memcpy (a->v.raw, result.raw, r->acc_size);
+}
+
+/* @scratch holds 2 * (c1 - c0) elements of the accumulator dtype. */
+static void
+column_custom (PlanReducer * r, gsize c0, gsize c1, gconstpointer row,
+    guint64 row_index, gpointer scratch)
+{
+  gsize es = r->acc_size, n = c1 - c0;
+  guint8 *converted = scratch, *result = converted + n * es;
+  gconstpointer inputs[2];
+
+  inputs[0] = r->cols_raw + c0 * es;
+  if (r->cast) {
+    gconstpointer cast_in[1] = { (const guint8 *) row + c0 * r->in_size };
+
+    plan_expr_eval (r->cast, cast_in, converted, n);
+    inputs[1] = converted;
+  } else {
+    inputs[1] = (const guint8 *) row + c0 * es;
+  }
+  plan_expr_eval (r->combiner, inputs, result, n);
+  memcpy (r->cols_raw + c0 * es, result, n * es);
+}
+
+/* Stores the low bits of @v as one element of the integer @dtype. */
+static void
+store_integer (PlanDType dtype, guint64 v, Value * value)
+{
+  guint8 u8 = (guint8) v;
+  guint16 u16 = (guint16) v;
+  guint32 u32 = (guint32) v;
+
+  switch (plan_dtype_get_size (dtype)) {
+    case 1:
+      memcpy (value->raw, &u8, 1);
+      break;
+    case 2:
+      memcpy (value->raw, &u16, 2);
+      break;
+    case 4:
+      memcpy (value->raw, &u32, 4);
+      break;
+    default:
+      value->u = v;
+      break;
+  }
+}
+
+/* Parses @text as one value of @dtype, into @value. */
+static gboolean
+parse_identity (const gchar * text, PlanDType dtype, Value * value,
+    GError ** error)
+{
+  gchar *end = NULL;
+
+  memset (value, 0, sizeof (*value));
+  if (dtype == PLAN_DTYPE_BOOL) {
+    if (g_ascii_strcasecmp (text, "true") == 0 || g_strcmp0 (text, "1") == 0)
+      value->raw[0] = 1;
+    else if (g_ascii_strcasecmp (text, "false") != 0
+        && g_strcmp0 (text, "0") != 0)
+      goto bad;
+  } else if (plan_dtype_is_float (dtype)) {
+    gdouble d = g_ascii_strtod (text, &end);
+
+    if (end == text || *end != '\0')
+      goto bad;
+    if (dtype == PLAN_DTYPE_FLOAT32) {
+      gfloat f = (gfloat) d;
+      memcpy (value->raw, &f, sizeof (f));
+    } else {
+      value->f = d;
+    }
+  } else if (plan_dtype_is_signed (dtype)) {
+    gint bits = 8 * plan_dtype_get_size (dtype);
+    gint64 max = bits == 64 ? G_MAXINT64 : ((gint64) 1 << (bits - 1)) - 1;
+    gint64 v;
+
+    if (!g_ascii_string_to_signed (text, 10, -max - 1, max, &v, NULL))
+      goto bad;
+    store_integer (dtype, (guint64) v, value);
+  } else {
+    gint bits = 8 * plan_dtype_get_size (dtype);
+    guint64 max = bits == 64 ? G_MAXUINT64 : ((guint64) 1 << bits) - 1;
+    guint64 v;
+
+    if (!g_ascii_string_to_unsigned (text, 10, 0, max, &v, NULL))
+      goto bad;
+    store_integer (dtype, v, value);
+  }
+  return TRUE;
+
+  /* ERRORS */
+bad:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the identity '%s' is not a %s value", text,
+        plan_dtype_to_string (dtype));
+    return FALSE;
+  }
+}
+
+/* Compiles f(x, y) for @input; when it gives another dtype R (say float64
+ * for `x * 0.5` on int32), compiles it again in R and converts the input
+ * to R. */
+static gboolean
+compile_custom (PlanReducer * r, const gchar * combiner, GError ** error)
+{
+  static const gchar *const names[] = { "x", "y" };
+  PlanDType dtypes[2] = { r->input.dtype, r->input.dtype };
+  PlanDType acc;
+  gchar *source;
+
+  r->combiner = plan_expr_compile (combiner, 2, names, dtypes, error);
+  if (r->combiner == NULL)
+    return FALSE;
+  acc = plan_expr_get_dtype (r->combiner);
+  if (acc == r->input.dtype)
+    return TRUE;
+
+  plan_expr_unref (r->combiner);
+  dtypes[0] = dtypes[1] = acc;
+  r->combiner = plan_expr_compile (combiner, 2, names, dtypes, error);
+  if (r->combiner == NULL)
+    return FALSE;
+  if (plan_expr_get_dtype (r->combiner) != acc)
+    goto not_closed;
+
+  source = g_strdup_printf ("%s(x)", plan_dtype_to_string (acc));
+  r->cast = plan_expr_compile (source, 1, names, &r->input.dtype, error);
+  g_free (source);
+  return r->cast != NULL;
+
+  /* ERRORS */
+not_closed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE,
+        "the combiner '%s' must give the dtype of its arguments: on %s it "
+        "gives %s, and on %s it gives %s", combiner,
+        plan_dtype_to_string (r->input.dtype), plan_dtype_to_string (acc),
+        plan_dtype_to_string (acc),
+        plan_dtype_to_string (plan_expr_get_dtype (r->combiner)));
+    return FALSE;
+  }
+}
+
+/* Construction ----------------------------------------------------------- */
+
+static PlanReducer *
+reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
+    GError ** error)
+{
+  PlanReducer *r;
+
+  if (input == NULL || input->dtype <= PLAN_DTYPE_UNKNOWN
+      || input->dtype >= PLAN_DTYPE_N)
+    goto bad_input;
+  if ((guint) axis > PLAN_REDUCE_AXIS_INNER)
+    goto bad_axis;
+
+  r = g_new0 (PlanReducer, 1);
+  r->ref_count = 1;
+  r->axis = axis;
+  r->mode = axis;
+  if (axis == PLAN_REDUCE_AXIS_ROWS && input->ndim <= 1)
+    r->mode = PLAN_REDUCE_AXIS_ALL;
+  r->input = *input;
+  r->in_size = plan_dtype_get_size (input->dtype);
+  r->row_elements = plan_array_info_get_row_elements (input);
+  return r;
+
+  /* ERRORS */
+bad_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a reduction needs a valid input array info");
+    return NULL;
+  }
+bad_axis:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a reduction axis", (gint) axis);
+    return NULL;
+  }
+}
+
+/* Sets the output info from the mode and result dtype, and allocates the
+ * state. */
+static void
+reducer_init_state (PlanReducer * r, PlanDType out_dtype)
+{
+  guint i;
+
+  plan_array_info_init (&r->output);
+  r->output.dtype = out_dtype;
+  switch (r->mode) {
+    case PLAN_REDUCE_AXIS_ALL:
+      r->output.ndim = 0;
+      r->staging = g_malloc (BLOCK * r->in_size);
+      break;
+    case PLAN_REDUCE_AXIS_ROWS:
+      r->output.ndim = r->input.ndim - 1;
+      for (i = 1; i < r->input.ndim; i++)
+        r->output.shape[i - 1] = r->input.shape[i];
+      r->cols = g_new0 (Acc, r->row_elements);
+      if (r->custom)
+        r->cols_raw = g_malloc (r->row_elements * r->acc_size);
+      break;
+    case PLAN_REDUCE_AXIS_INNER:
+      r->output.ndim = 1;
+      r->output.shape[0] = plan_array_info_get_n_rows (&r->input);
+      break;
+  }
+  r->out_size = plan_dtype_get_size (out_dtype);
+  if (r->custom)
+    r->scratch = g_malloc (2 * BLOCK * r->acc_size);
+  r->n_threads = 1;
+  plan_reducer_reset (r);
+}
+
+/**
+ * plan_reducer_new:
+ * @op: the reduction
+ * @axis: the axes to reduce
+ * @input: the input stream's array info
+ * @error: return location for a #GError
+ *
+ * Makes a reducer of a stream of @input arrays. Its result has the dtype
+ * of plan_reduce_op_get_result_dtype() and the shape given by @axis:
+ * 0-d for #PLAN_REDUCE_AXIS_ALL, the inner shape for
+ * #PLAN_REDUCE_AXIS_ROWS, (N,) for #PLAN_REDUCE_AXIS_INNER; see
+ * plan_reducer_get_output_info(). It starts with one thread.
+ *
+ * Returns: (transfer full) (nullable): a new reducer, or %NULL with @error
+ *   set when @input or @axis is invalid.
+ *
+ * Since: 0.1
+ */
+PlanReducer *
+plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
+    const PlanArrayInfo * input, GError ** error)
+{
+  GEnumClass *klass = g_type_class_ref (PLAN_TYPE_REDUCE_OP);
+  GEnumValue *ev = g_enum_get_value (klass, op);
+  PlanReducer *r;
+
+  /* The nick lives in the static table of the type; it outlives klass. */
+  g_type_class_unref (klass);
+  if (ev == NULL)
+    goto bad_op;
+  r = reducer_alloc (axis, input, error);
+  if (r == NULL)
+    return NULL;
+  r->op = op;
+  r->name = g_strdup (ev->value_nick);
+  select_builtin (r);
+  reducer_init_state (r, plan_reduce_op_get_result_dtype (op, input->dtype));
+  return r;
+
+  /* ERRORS */
+bad_op:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a reduction op", (gint) op);
+    return NULL;
+  }
+}
+
+/**
+ * plan_reducer_new_custom:
+ * @combiner: an expression in `x` and `y` combining two partial results,
+ *   such as `"x + y"` or `"max(x, y)"`
+ * @identity: (nullable): the value of the reduction of nothing, such that
+ *   `combiner(v, identity)` is `v`, written as a number (or `true` /
+ *   `false`), for example `"0"` or `"-inf"`; required
+ * @axis: the axes to reduce
+ * @input: the input stream's array info
+ * @error: return location for a #GError
+ *
+ * Makes a reducer that folds @combiner over the elements. The combiner
+ * must be associative: elements are combined in a tree fixed by their
+ * indices (see the description above), not from left to right. With `x`
+ * and `y` of the input dtype it gives the accumulator dtype, which is the
+ * result dtype; when that differs from the input dtype the combiner must
+ * give it again on arguments of that dtype, and inputs are converted to it.
+ * The identity pads partial blocks and is the result of an empty stream.
+ *
+ * Returns: (transfer full) (nullable): a new reducer, or %NULL with @error
+ *   set: the compiler's message for an invalid expression, or a message
+ *   saying that the identity is missing or is not a value of the dtype.
+ *
+ * Since: 0.1
+ */
+PlanReducer *
+plan_reducer_new_custom (const gchar * combiner, const gchar * identity,
+    PlanReduceAxis axis, const PlanArrayInfo * input, GError ** error)
+{
+  PlanReducer *r;
+  PlanDType acc;
+
+  if (combiner == NULL || *combiner == '\0')
+    goto no_combiner;
+  if (identity == NULL || *identity == '\0')
+    goto no_identity;
+  r = reducer_alloc (axis, input, error);
+  if (r == NULL)
+    return NULL;
+  r->custom = TRUE;
+  r->name = g_strdup (combiner);
+  if (!compile_custom (r, combiner, error))
+    goto failed;
+  acc = plan_expr_get_dtype (r->combiner);
+  if (!parse_identity (identity, acc, &r->identity.v, error))
+    goto failed;
+  r->acc_size = plan_dtype_get_size (acc);
+  r->block = block_custom;
+  r->merge = merge_custom;
+  r->column = column_custom;
+  reducer_init_state (r, acc);
+  return r;
+
+  /* ERRORS */
+no_combiner:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a custom reduction needs a combiner expression in x and y, such "
+        "as \"x + y\"");
+    return NULL;
+  }
+no_identity:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the custom combiner '%s' needs an identity: the value of a "
+        "reduction of nothing, such as 0 for x + y or -inf for max(x, y)",
+        combiner);
+    return NULL;
+  }
+failed:
+  {
+    plan_reducer_unref (r);
+    return NULL;
+  }
+}
+
+/**
+ * plan_reducer_ref:
+ * @reducer: a #PlanReducer
+ *
+ * Returns: (transfer full): @reducer, with one more reference.
+ *
+ * Since: 0.1
+ */
+PlanReducer *
+plan_reducer_ref (PlanReducer * reducer)
+{
+  g_return_val_if_fail (reducer != NULL, NULL);
+
+  g_atomic_int_inc (&reducer->ref_count);
+  return reducer;
+}
+
+/**
+ * plan_reducer_unref:
+ * @reducer: (transfer full): a #PlanReducer
+ *
+ * Drops a reference; the last one frees the reducer.
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_unref (PlanReducer * reducer)
+{
+  g_return_if_fail (reducer != NULL);
+
+  if (!g_atomic_int_dec_and_test (&reducer->ref_count))
+    return;
+  g_clear_pointer (&reducer->combiner, plan_expr_unref);
+  g_clear_pointer (&reducer->cast, plan_expr_unref);
+  g_free (reducer->name);
+  g_free (reducer->staging);
+  g_free (reducer->scratch);
+  g_free (reducer->results);
+  g_free (reducer->cols);
+  g_free (reducer->cols_raw);
+  g_free (reducer);
+}
+
+/**
+ * plan_reducer_set_n_threads:
+ * @reducer: a #PlanReducer
+ * @n_threads: worker threads, 0 for one per core
+ *
+ * Sets how many threads reduce a chunk. The result does not depend on it.
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_set_n_threads (PlanReducer * reducer, guint n_threads)
+{
+  g_return_if_fail (reducer != NULL);
+
+  reducer->n_threads = n_threads;
+}
+
+/**
+ * plan_reducer_get_output_info:
+ * @reducer: a #PlanReducer
+ * @info: (out caller-allocates): where to write the result's array info
+ *
+ * The array info of what the reducer produces: a 0-d array for
+ * #PLAN_REDUCE_AXIS_ALL (and #PLAN_REDUCE_AXIS_ROWS on 1-D input), the
+ * inner shape for #PLAN_REDUCE_AXIS_ROWS, a stream of shape (N,) for
+ * #PLAN_REDUCE_AXIS_INNER, where N is the input's number of rows (-1 when
+ * unknown).
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_get_output_info (PlanReducer * reducer, PlanArrayInfo * info)
+{
+  g_return_if_fail (reducer != NULL);
+  g_return_if_fail (info != NULL);
+
+  *info = reducer->output;
+}
+
+/**
+ * plan_reducer_get_axis:
+ * @reducer: a #PlanReducer
+ *
+ * Returns: the axis the reducer was made with.
+ *
+ * Since: 0.1
+ */
+PlanReduceAxis
+plan_reducer_get_axis (PlanReducer * reducer)
+{
+  g_return_val_if_fail (reducer != NULL, PLAN_REDUCE_AXIS_ALL);
+
+  return reducer->axis;
+}
+
+/**
+ * plan_reducer_get_name:
+ * @reducer: a #PlanReducer
+ *
+ * Returns: (transfer none): the op's nick (`"sum"`) or the custom
+ *   combiner's source, for messages.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_reducer_get_name (PlanReducer * reducer)
+{
+  g_return_val_if_fail (reducer != NULL, NULL);
+
+  return reducer->name;
+}
+
+/**
+ * plan_reducer_get_n_rows:
+ * @reducer: a #PlanReducer
+ *
+ * Returns: the number of rows pushed since the reducer was made or reset.
+ *
+ * Since: 0.1
+ */
+guint64
+plan_reducer_get_n_rows (PlanReducer * reducer)
+{
+  g_return_val_if_fail (reducer != NULL, 0);
+
+  return reducer->n_rows;
+}
+
+/**
+ * plan_reducer_reset:
+ * @reducer: a #PlanReducer
+ *
+ * Forgets everything pushed, to reduce a new stream.
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_reset (PlanReducer * reducer)
+{
+  gsize c;
+
+  g_return_if_fail (reducer != NULL);
+
+  reducer->n_rows = 0;
+  reducer->n_blocks = 0;
+  reducer->staged = 0;
+  reducer->depth = 0;
+  if (reducer->cols) {
+    for (c = 0; c < reducer->row_elements; c++)
+      reducer->cols[c] = reducer->identity;
+  }
+  if (reducer->cols_raw) {
+    for (c = 0; c < reducer->row_elements; c++)
+      memcpy (reducer->cols_raw + c * reducer->acc_size,
+          reducer->identity.v.raw, reducer->acc_size);
+  }
+}
+
+/* The tree ----------------------------------------------------------------
+ *
+ * A binary counter over block results: a new result enters at level 0 and
+ * merges with the top of the stack while that has the same level. */
+
+typedef struct
+{
+  Acc *stack;
+  guint *levels;
+  guint depth;
+} Tree;
+
+static void
+tree_push (const PlanReducer * r, Tree * t, const Acc * block)
+{
+  Acc acc = *block;
+  guint level = 0;
+
+  while (t->depth > 0 && t->levels[t->depth - 1] == level) {
+    Acc merged = t->stack[t->depth - 1];
+
+    r->merge (r, &merged, &acc);
+    acc = merged;
+    level++;
+    t->depth--;
+  }
+  t->stack[t->depth] = acc;
+  t->levels[t->depth] = level;
+  t->depth++;
+}
+
+/* Folds the pending results, most recent first, after @partial (the last,
+ * incomplete block) when there is one. */
+static void
+tree_fold (const PlanReducer * r, const Tree * t, const Acc * partial,
+    Acc * out)
+{
+  gint i = (gint) t->depth - 1;
+  Acc acc;
+
+  if (partial != NULL)
+    acc = *partial;
+  else if (i >= 0)
+    acc = t->stack[i--];
+  else
+    acc = r->identity;
+  for (; i >= 0; i--) {
+    Acc merged = t->stack[i];
+
+    r->merge (r, &merged, &acc);
+    acc = merged;
+  }
+  *out = acc;
+}
+
+/* Reduces @n contiguous elements (one row) with the block tree, so that a
+ * row of n elements gives exactly what a stream of them would. */
+static void
+reduce_contiguous (const PlanReducer * r, const guint8 * data, gsize n,
+    Acc * out, gpointer scratch)
+{
+  Acc stack[MAX_LEVELS], block;
+  guint levels[MAX_LEVELS];
+  Tree t = { stack, levels, 0 };
+  gsize k;
+
+  for (k = 0; k + BLOCK <= n; k += BLOCK) {
+    r->block (r, data + k * r->in_size, BLOCK, k, &block, scratch);
+    tree_push (r, &t, &block);
+  }
+  if (k < n) {
+    r->block (r, data + k * r->in_size, n - k, k, &block, scratch);
+    tree_fold (r, &t, &block, out);
+  } else {
+    tree_fold (r, &t, NULL, out);
+  }
+}
+
+static gpointer
+scratch_new (const PlanReducer * r, gsize n_elements)
+{
+  return r->custom ? g_malloc (n_elements * r->acc_size) : NULL;
+}
+
+/* Mode ALL: worker threads reduce whole blocks of a chunk -------------- */
+
+typedef struct
+{
+  const PlanReducer *r;
+  const guint8 *data;
+  guint64 base;
+} BlocksJob;
+
+static void
+blocks_func (gsize begin, gsize end, gpointer user_data)
+{
+  BlocksJob *job = user_data;
+  const PlanReducer *r = job->r;
+  gpointer scratch = scratch_new (r, 2 * BLOCK);
+  gsize k;
+
+  for (k = begin; k < end; k++)
+    r->block (r, job->data + k * BLOCK * r->in_size, BLOCK,
+        job->base + k * BLOCK, &r->results[k], scratch);
+  g_free (scratch);
+}
+
+static void
+push_all (PlanReducer * r, const guint8 * data, gsize n)
+{
+  Tree t = { r->stack, r->levels, r->depth };
+  gsize es = r->in_size, n_blocks, k;
+  Acc block;
+
+  if (r->staged > 0) {
+    gsize take = MIN (n, BLOCK - r->staged);
+
+    memcpy (r->staging + r->staged * es, data, take * es);
+    r->staged += take;
+    data += take * es;
+    n -= take;
+    if (r->staged < BLOCK)
+      return;
+    r->block (r, r->staging, BLOCK, r->n_blocks * BLOCK, &block, r->scratch);
+    tree_push (r, &t, &block);
+    r->n_blocks++;
+    r->staged = 0;
+  }
+
+  n_blocks = n / BLOCK;
+  if (n_blocks > 0) {
+    BlocksJob job = { r, data, r->n_blocks * BLOCK };
+
+    if (n_blocks > r->results_len) {
+      r->results = g_renew (Acc, r->results, n_blocks);
+      r->results_len = n_blocks;
+    }
+    plan_parallel_for (r->n_threads, n_blocks, BLOCK_GRAIN, blocks_func,
+        &job);
+    for (k = 0; k < n_blocks; k++)
+      tree_push (r, &t, &r->results[k]);
+    r->n_blocks += n_blocks;
+  }
+
+  r->staged = n - n_blocks * BLOCK;
+  memcpy (r->staging, data + n_blocks * BLOCK * es, r->staged * es);
+  r->depth = t.depth;
+}
+
+/* Mode INNER: threads take rows ------------------------------------------ */
+
+typedef struct
+{
+  const PlanReducer *r;
+  const guint8 *data;
+  guint8 *out;
+} RowsJob;
+
+static void
+rows_func (gsize begin, gsize end, gpointer user_data)
+{
+  RowsJob *job = user_data;
+  const PlanReducer *r = job->r;
+  gsize row_size = r->row_elements * r->in_size, i;
+  gpointer scratch = scratch_new (r, 2 * BLOCK);
+  Acc acc;
+
+  for (i = begin; i < end; i++) {
+    reduce_contiguous (r, job->data + i * row_size, r->row_elements, &acc,
+        scratch);
+    if (r->custom)
+      memcpy (job->out + i * r->out_size, acc.v.raw, r->out_size);
+    else
+      r->final (&acc, r->row_elements, job->out + i * r->out_size);
+  }
+  g_free (scratch);
+}
+
+/* Mode ROWS: threads take columns ---------------------------------------- */
+
+typedef struct
+{
+  PlanReducer *r;
+  const guint8 *data;
+  gsize n_rows;
+} ColumnsJob;
+
+static void
+columns_func (gsize begin, gsize end, gpointer user_data)
+{
+  ColumnsJob *job = user_data;
+  PlanReducer *r = job->r;
+  gsize row_size = r->row_elements * r->in_size, i;
+  gpointer scratch = scratch_new (r, 2 * (end - begin));
+
+  for (i = 0; i < job->n_rows; i++)
+    r->column (r, begin, end, job->data + i * row_size, r->n_rows + i,
+        scratch);
+  g_free (scratch);
+}
+
+/**
+ * plan_reducer_push:
+ * @reducer: a #PlanReducer
+ * @rows: (array) (element-type guint8): @n_rows rows of the input,
+ *   C-contiguous
+ * @n_rows: the number of rows
+ * @out: (nullable): with #PLAN_REDUCE_AXIS_INNER, room for @n_rows results
+ *   of the output dtype, which are written there; %NULL otherwise
+ * @error: return location for a #GError
+ *
+ * Reduces the next @n_rows rows of the stream. Call it from one thread at
+ * a time; it runs the reducer's worker threads and returns when they are
+ * done. With #PLAN_REDUCE_AXIS_INNER the result of each row is written to
+ * @out at once; otherwise it is kept until plan_reducer_finish().
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @out is missing.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
+    gpointer out, GError ** error)
+{
+  PlanReducer *r = reducer;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL || n_rows == 0, FALSE);
+
+  if (n_rows == 0)
+    return TRUE;
+
+  switch (r->mode) {
+    case PLAN_REDUCE_AXIS_ALL:
+      push_all (r, rows, n_rows * r->row_elements);
+      break;
+    case PLAN_REDUCE_AXIS_ROWS:{
+      ColumnsJob job = { r, rows, n_rows };
+
+      plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
+          columns_func, &job);
+      break;
+    }
+    case PLAN_REDUCE_AXIS_INNER:{
+      RowsJob job = { r, rows, out };
+      gsize grain = MAX (1, BLOCK * BLOCK_GRAIN / r->row_elements);
+
+      if (out == NULL)
+        goto no_out;
+      plan_parallel_for (r->n_threads, n_rows, grain, rows_func, &job);
+      break;
+    }
+  }
+  r->n_rows += n_rows;
+  return TRUE;
+
+  /* ERRORS */
+no_out:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a reduction of each row needs an output for %" G_GSIZE_FORMAT
+        " rows", n_rows);
+    return FALSE;
+  }
+}
+
+static const gchar *
+numpy_op_name (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_MIN:
+      return "zero-size array to reduction operation minimum which has no "
+          "identity";
+    case PLAN_REDUCE_OP_MAX:
+      return "zero-size array to reduction operation maximum which has no "
+          "identity";
+    case PLAN_REDUCE_OP_ARGMIN:
+      return "attempt to get argmin of an empty sequence";
+    default:
+      return "attempt to get argmax of an empty sequence";
+  }
+}
+
+/**
+ * plan_reducer_finish:
+ * @reducer: a #PlanReducer
+ * @out: (nullable): room for the result (the output info's number of
+ *   elements, of its dtype); may be %NULL with #PLAN_REDUCE_AXIS_INNER
+ * @error: return location for a #GError
+ *
+ * Completes the reduction at the end of the stream and writes the result
+ * to @out (nothing with #PLAN_REDUCE_AXIS_INNER, whose results were
+ * written by plan_reducer_push()). The reducer keeps its state; call
+ * plan_reducer_reset() before reducing another stream.
+ *
+ * Returns: %TRUE, or %FALSE with @error set when the stream was empty and
+ *   the op has no identity (min, max, argmin, argmax), as numpy raises.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
+{
+  PlanReducer *r = reducer;
+  Tree t;
+  Acc acc, block;
+  gsize c;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (out != NULL || r->mode == PLAN_REDUCE_AXIS_INNER,
+      FALSE);
+
+  if (r->mode == PLAN_REDUCE_AXIS_INNER)
+    return TRUE;
+  if (r->n_rows == 0 && !r->custom && !plan_reduce_op_has_identity (r->op))
+    goto empty;
+
+  if (r->mode == PLAN_REDUCE_AXIS_ROWS) {
+    for (c = 0; c < r->row_elements; c++) {
+      guint8 *o = (guint8 *) out + c * r->out_size;
+
+      if (r->custom)
+        memcpy (o, r->cols_raw + c * r->acc_size, r->out_size);
+      else
+        r->final (&r->cols[c], r->n_rows, o);
+    }
+    return TRUE;
+  }
+
+  t.stack = r->stack;
+  t.levels = r->levels;
+  t.depth = r->depth;
+  if (r->staged > 0) {
+    r->block (r, r->staging, r->staged, r->n_blocks * BLOCK, &block,
+        r->scratch);
+    tree_fold (r, &t, &block, &acc);
+  } else {
+    tree_fold (r, &t, NULL, &acc);
+  }
+  if (r->custom)
+    memcpy (out, acc.v.raw, r->out_size);
+  else
+    r->final (&acc, r->n_rows * r->row_elements, out);
+  return TRUE;
+
+  /* ERRORS */
+empty:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s of an empty stream: %s has no identity "
+        "(numpy: %s)", r->name, r->name, numpy_op_name (r->op));
+    return FALSE;
+  }
+}
+
+/**
+ * plan_reducer_reduce:
+ * @reducer: a #PlanReducer
+ * @data: (array) (element-type guint8): @n_rows rows, C-contiguous
+ * @n_rows: the number of rows
+ * @out: where the result goes: the output info's elements, or @n_rows
+ *   results for #PLAN_REDUCE_AXIS_INNER
+ * @error: return location for a #GError
+ *
+ * Reduces a whole array in memory: plan_reducer_reset(),
+ * plan_reducer_push() and plan_reducer_finish() in one call. The result is
+ * the same as that of the array streamed in chunks.
+ *
+ * Returns: %TRUE, or %FALSE with @error set as plan_reducer_finish() does.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_reduce (PlanReducer * reducer, gconstpointer data,
+    gsize n_rows, gpointer out, GError ** error)
+{
+  gboolean inner;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  inner = reducer->mode == PLAN_REDUCE_AXIS_INNER;
+  plan_reducer_reset (reducer);
+  return plan_reducer_push (reducer, data, n_rows, inner ? out : NULL, error)
+      && plan_reducer_finish (reducer, inner ? NULL : out, error);
+}
+
+/* Messages ----------------------------------------------------------------- */
+
+static void
+value_to_gvalue (PlanDType dtype, const guint8 * p, GValue * v)
+{
+  switch (dtype) {
+    case PLAN_DTYPE_BOOL:
+      g_value_init (v, G_TYPE_BOOLEAN);
+      g_value_set_boolean (v, *p != 0);
+      break;
+    case PLAN_DTYPE_INT8:
+      g_value_init (v, G_TYPE_INT64);
+      g_value_set_int64 (v, *(const gint8 *) p);
+      break;
+    case PLAN_DTYPE_UINT8:
+      g_value_init (v, G_TYPE_UINT64);
+      g_value_set_uint64 (v, *p);
+      break;
+    case PLAN_DTYPE_INT16:
+      g_value_init (v, G_TYPE_INT64);
+      g_value_set_int64 (v, *(const gint16 *) p);
+      break;
+    case PLAN_DTYPE_UINT16:
+      g_value_init (v, G_TYPE_UINT64);
+      g_value_set_uint64 (v, *(const guint16 *) p);
+      break;
+    case PLAN_DTYPE_INT32:
+      g_value_init (v, G_TYPE_INT64);
+      g_value_set_int64 (v, *(const gint32 *) p);
+      break;
+    case PLAN_DTYPE_UINT32:
+      g_value_init (v, G_TYPE_UINT64);
+      g_value_set_uint64 (v, *(const guint32 *) p);
+      break;
+    case PLAN_DTYPE_INT64:
+      g_value_init (v, G_TYPE_INT64);
+      g_value_set_int64 (v, *(const gint64 *) p);
+      break;
+    case PLAN_DTYPE_UINT64:
+      g_value_init (v, G_TYPE_UINT64);
+      g_value_set_uint64 (v, *(const guint64 *) p);
+      break;
+    case PLAN_DTYPE_FLOAT32:
+      g_value_init (v, G_TYPE_DOUBLE);
+      g_value_set_double (v, *(const gfloat *) p);
+      break;
+    default:
+      g_value_init (v, G_TYPE_DOUBLE);
+      g_value_set_double (v, *(const gdouble *) p);
+      break;
+  }
+}
+
+static void
+set_shape (GstStructure * s, guint ndim, const gint64 * shape)
+{
+  GValue array = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&array, ndim);
+  for (i = 0; i < ndim; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, G_TYPE_INT64);
+    g_value_set_int64 (&v, shape[i]);
+    gst_value_array_append_and_take_value (&array, &v);
+  }
+  gst_structure_take_value (s, "shape", &array);
+}
+
+/**
+ * plan_reducer_make_structure:
+ * @reducer: a #PlanReducer
+ * @element_name: (nullable): the name of the element that reduced, for the
+ *   `element` field
+ * @values: (array) (element-type guint8): results, of the output dtype: as
+ *   written by plan_reducer_finish(), or @n_rows results of one
+ *   plan_reducer_push() with #PLAN_REDUCE_AXIS_INNER
+ * @n_rows: with #PLAN_REDUCE_AXIS_INNER, the number of results in @values;
+ *   ignored otherwise
+ * @first_row: with #PLAN_REDUCE_AXIS_INNER, the index of the row of the
+ *   first result; ignored otherwise
+ *
+ * Describes results in a #GstStructure named #PLAN_REDUCER_MESSAGE_NAME,
+ * the body of planreduce's element message, with the fields
+ * `element` (string), `op` (string: the op's nick or the combiner),
+ * `dtype` (string), `shape` (array of gint64: the result's shape, (n_rows,)
+ * for #PLAN_REDUCE_AXIS_INNER) and either `value` (a 0-d result) or
+ * `values` (an array, in C order). Values are gboolean for bool results,
+ * gint64 for signed integers, guint64 for unsigned ones and gdouble for
+ * floats. With #PLAN_REDUCE_AXIS_INNER there is also `first-row` (guint64);
+ * otherwise `rows` (guint64), the number of input rows reduced.
+ *
+ * Returns: (transfer full): a new structure.
+ *
+ * Since: 0.1
+ */
+GstStructure *
+plan_reducer_make_structure (PlanReducer * reducer,
+    const gchar * element_name, gconstpointer values, gsize n_rows,
+    guint64 first_row)
+{
+  PlanReducer *r = reducer;
+  GstStructure *s;
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint ndim, i;
+  gsize n = 1, k;
+
+  g_return_val_if_fail (reducer != NULL, NULL);
+  g_return_val_if_fail (values != NULL, NULL);
+
+  s = gst_structure_new (PLAN_REDUCER_MESSAGE_NAME,
+      "element", G_TYPE_STRING, element_name,
+      "op", G_TYPE_STRING, r->name,
+      "dtype", G_TYPE_STRING, plan_dtype_to_string (r->output.dtype), NULL);
+  if (r->mode == PLAN_REDUCE_AXIS_INNER) {
+    ndim = 1;
+    shape[0] = n_rows;
+    n = n_rows;
+  } else {
+    ndim = r->output.ndim;
+    for (i = 0; i < ndim; i++) {
+      shape[i] = r->output.shape[i];
+      n *= shape[i];
+    }
+  }
+  set_shape (s, ndim, shape);
+
+  if (ndim == 0) {
+    GValue v = G_VALUE_INIT;
+
+    value_to_gvalue (r->output.dtype, values, &v);
+    gst_structure_take_value (s, "value", &v);
+  } else {
+    GValue array = G_VALUE_INIT;
+
+    gst_value_array_init (&array, n);
+    for (k = 0; k < n; k++) {
+      GValue v = G_VALUE_INIT;
+
+      value_to_gvalue (r->output.dtype,
+          (const guint8 *) values + k * r->out_size, &v);
+      gst_value_array_append_and_take_value (&array, &v);
+    }
+    gst_structure_take_value (s, "values", &array);
+  }
+
+  if (r->mode == PLAN_REDUCE_AXIS_INNER)
+    gst_structure_set (s, "first-row", G_TYPE_UINT64, first_row, NULL);
+  else
+    gst_structure_set (s, "rows", G_TYPE_UINT64, r->n_rows, NULL);
+  return s;
+}

@@ -1,0 +1,182 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_REDUCER_H__
+#define __PLAN_REDUCER_H__
+
+#include <libplan/plan-prelude.h>
+#include <libplan/plandtype.h>
+#include <libplan/planarrayinfo.h>
+
+G_BEGIN_DECLS
+
+/**
+ * PlanReduceOp:
+ * @PLAN_REDUCE_OP_SUM: the sum; numpy's `sum`.
+ * @PLAN_REDUCE_OP_PROD: the product; numpy's `prod`.
+ * @PLAN_REDUCE_OP_MIN: the smallest value (NaN if any value is NaN).
+ * @PLAN_REDUCE_OP_MAX: the largest value (NaN if any value is NaN).
+ * @PLAN_REDUCE_OP_MEAN: the arithmetic mean.
+ * @PLAN_REDUCE_OP_ARGMIN: the index of the first smallest value (of the
+ *   first NaN, if any).
+ * @PLAN_REDUCE_OP_ARGMAX: the index of the first largest value (of the
+ *   first NaN, if any).
+ * @PLAN_REDUCE_OP_ANY: whether any value is non-zero.
+ * @PLAN_REDUCE_OP_ALL: whether every value is non-zero.
+ *
+ * The built-in reductions, with numpy's semantics and result dtypes (see
+ * plan_reduce_op_get_result_dtype()).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_REDUCE_OP_SUM,
+  PLAN_REDUCE_OP_PROD,
+  PLAN_REDUCE_OP_MIN,
+  PLAN_REDUCE_OP_MAX,
+  PLAN_REDUCE_OP_MEAN,
+  PLAN_REDUCE_OP_ARGMIN,
+  PLAN_REDUCE_OP_ARGMAX,
+  PLAN_REDUCE_OP_ANY,
+  PLAN_REDUCE_OP_ALL,
+} PlanReduceOp;
+
+#define PLAN_TYPE_REDUCE_OP (plan_reduce_op_get_type ())
+PLAN_API
+GType plan_reduce_op_get_type (void);
+
+/**
+ * PlanReduceAxis:
+ * @PLAN_REDUCE_AXIS_ALL: reduce everything to one value (a 0-d array);
+ *   numpy's `axis=None`.
+ * @PLAN_REDUCE_AXIS_ROWS: reduce along the outermost axis, the stream
+ *   axis: one value per column, giving an array of the inner shape;
+ *   numpy's `axis=0`. On a 1-D stream this is the same as
+ *   @PLAN_REDUCE_AXIS_ALL. Nick `0`.
+ * @PLAN_REDUCE_AXIS_INNER: reduce each row over all its inner axes: one
+ *   value per row, giving a stream of shape (N,); numpy's
+ *   `axis=tuple(range(1, ndim))`, which is `axis=-1` for 2-D input. On a
+ *   1-D stream each row is one value, reduced on its own. Nick `-1`.
+ *
+ * Which axes a reduction runs over.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_REDUCE_AXIS_ALL,
+  PLAN_REDUCE_AXIS_ROWS,
+  PLAN_REDUCE_AXIS_INNER,
+} PlanReduceAxis;
+
+#define PLAN_TYPE_REDUCE_AXIS (plan_reduce_axis_get_type ())
+PLAN_API
+GType plan_reduce_axis_get_type (void);
+
+/**
+ * PLAN_REDUCER_BLOCK_SIZE:
+ *
+ * The number of elements in one block of the summation tree. Blocks start
+ * at global element indices that are multiples of this, whatever the
+ * chunk sizes of the stream; see the #PlanReducer description.
+ *
+ * Since: 0.1
+ */
+#define PLAN_REDUCER_BLOCK_SIZE 2048
+
+/**
+ * PLAN_REDUCER_LANES:
+ *
+ * The number of lanes a block is reduced in: element i of a block goes to
+ * lane `i % PLAN_REDUCER_LANES`.
+ *
+ * Since: 0.1
+ */
+#define PLAN_REDUCER_LANES 16
+
+/**
+ * PLAN_REDUCER_MESSAGE_NAME:
+ *
+ * The name of the #GstStructure built by plan_reducer_make_structure(),
+ * which planreduce posts as an element message.
+ *
+ * Since: 0.1
+ */
+#define PLAN_REDUCER_MESSAGE_NAME "plan-reduce"
+
+typedef struct _PlanReducer PlanReducer;
+
+#define PLAN_TYPE_REDUCER (plan_reducer_get_type ())
+PLAN_API
+GType plan_reducer_get_type (void);
+
+PLAN_API
+PlanDType plan_reduce_op_get_result_dtype (PlanReduceOp op,
+    PlanDType input);
+
+PLAN_API
+gboolean plan_reduce_op_has_identity (PlanReduceOp op);
+
+PLAN_API
+PlanReducer * plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
+    const PlanArrayInfo * input, GError ** error);
+
+PLAN_API
+PlanReducer * plan_reducer_new_custom (const gchar * combiner,
+    const gchar * identity, PlanReduceAxis axis,
+    const PlanArrayInfo * input, GError ** error);
+
+PLAN_API
+PlanReducer * plan_reducer_ref (PlanReducer * reducer);
+
+PLAN_API
+void plan_reducer_unref (PlanReducer * reducer);
+
+PLAN_API
+void plan_reducer_set_n_threads (PlanReducer * reducer, guint n_threads);
+
+PLAN_API
+void plan_reducer_get_output_info (PlanReducer * reducer,
+    PlanArrayInfo * info);
+
+PLAN_API
+PlanReduceAxis plan_reducer_get_axis (PlanReducer * reducer);
+
+PLAN_API
+const gchar * plan_reducer_get_name (PlanReducer * reducer);
+
+PLAN_API
+guint64 plan_reducer_get_n_rows (PlanReducer * reducer);
+
+PLAN_API
+gboolean plan_reducer_push (PlanReducer * reducer, gconstpointer rows,
+    gsize n_rows, gpointer out, GError ** error);
+
+PLAN_API
+gboolean plan_reducer_finish (PlanReducer * reducer, gpointer out,
+    GError ** error);
+
+PLAN_API
+void plan_reducer_reset (PlanReducer * reducer);
+
+PLAN_API
+gboolean plan_reducer_reduce (PlanReducer * reducer, gconstpointer data,
+    gsize n_rows, gpointer out, GError ** error);
+
+PLAN_API
+GstStructure * plan_reducer_make_structure (PlanReducer * reducer,
+    const gchar * element_name, gconstpointer values, gsize n_rows,
+    guint64 first_row);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanReducer, plan_reducer_unref)
+
+G_END_DECLS
+
+#endif /* __PLAN_REDUCER_H__ */

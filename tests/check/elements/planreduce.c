@@ -1,0 +1,998 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <libplan/plan.h>
+
+#include <math.h>
+#include <string.h>
+
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;                  /* receives the element's messages */
+} Reduce;
+
+/* Makes a planreduce harness with string properties given as name, value
+ * pairs ending with NULL, and input caps @caps. */
+static void
+reduce_init (Reduce * r, const gchar * caps, ...)
+{
+  const gchar *name;
+  va_list args;
+
+  r->h = gst_harness_new ("planreduce");
+  r->bus = gst_bus_new ();
+  gst_element_set_bus (r->h->element, r->bus);
+  va_start (args, caps);
+  while ((name = va_arg (args, const gchar *)) != NULL)
+    gst_util_set_object_arg (G_OBJECT (r->h->element), name,
+        va_arg (args, const gchar *));
+  va_end (args);
+  gst_harness_set_src_caps_str (r->h, caps);
+}
+
+static void
+reduce_teardown (Reduce * r)
+{
+  gst_element_set_bus (r->h->element, NULL);
+  gst_object_unref (r->bus);
+  gst_harness_teardown (r->h);
+}
+
+/* Pushes @n_rows rows of @row_size bytes from @data, @chunk rows a buffer,
+ * stamped with row offsets. */
+static void
+push_rows (Reduce * r, gconstpointer data, gsize n_rows, gsize row_size,
+    gsize chunk)
+{
+  gsize i;
+
+  for (i = 0; i < n_rows; i += chunk) {
+    gsize n = MIN (chunk, n_rows - i);
+    GstBuffer *buf = gst_buffer_new_memdup ((const guint8 *) data +
+        i * row_size, n * row_size);
+
+    GST_BUFFER_OFFSET (buf) = i;
+    GST_BUFFER_OFFSET_END (buf) = i + n;
+    fail_unless_equals_int (gst_harness_push (r->h, buf), GST_FLOW_OK);
+  }
+}
+
+static void
+push_eos (Reduce * r)
+{
+  fail_unless (gst_harness_push_event (r->h, gst_event_new_eos ()));
+}
+
+/* Pulls the one result buffer and copies its bytes to @out; checks that it
+ * is stamped as rows 0 .. @n_rows. */
+static void
+pull_result (Reduce * r, gpointer out, gsize size, guint64 n_rows)
+{
+  GstBuffer *buf = gst_harness_pull (r->h);
+
+  fail_unless (buf != NULL);
+  fail_unless_equals_uint64 (gst_buffer_get_size (buf), size);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), n_rows);
+  gst_buffer_extract (buf, 0, out, size);
+  gst_buffer_unref (buf);
+}
+
+/* Returns the output caps as a string, to be freed. */
+static gchar *
+output_caps (Reduce * r)
+{
+  GstCaps *caps = gst_pad_get_current_caps (r->h->sinkpad);
+  gchar *s;
+
+  fail_unless (caps != NULL);
+  s = gst_caps_to_string (caps);
+  gst_caps_unref (caps);
+  return s;
+}
+
+/* Waits for the element's error and returns its user text (to be freed). */
+static gchar *
+expect_error (Reduce * r)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (r->bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *text;
+
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
+/* Returns the next plan-reduce element message's structure (a copy). */
+static GstStructure *
+expect_message (Reduce * r)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (r->bus, 30 * GST_SECOND,
+      GST_MESSAGE_ELEMENT);
+  GstStructure *s;
+
+  fail_unless (msg != NULL, "no element message posted");
+  fail_unless (gst_message_has_name (msg, PLAN_REDUCER_MESSAGE_NAME));
+  s = gst_structure_copy (gst_message_get_structure (msg));
+  gst_message_unref (msg);
+  return s;
+}
+
+/* An element that cannot start; returns the error it posted. */
+static gchar *
+start_error (const gchar * first_prop, ...)
+{
+  GstElement *e = gst_element_factory_make ("planreduce", NULL);
+  GstBus *bus = gst_bus_new ();
+  const gchar *name;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text;
+  va_list args;
+
+  gst_element_set_bus (e, bus);
+  va_start (args, first_prop);
+  for (name = first_prop; name; name = va_arg (args, const gchar *))
+    gst_util_set_object_arg (G_OBJECT (e), name, va_arg (args, const gchar *));
+  va_end (args);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  return text;
+}
+
+/* Deterministic pseudo-random floats with magnitudes 1e-3 .. 1e3. */
+static void
+fill_random_f64 (gdouble * x, gsize n, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    x[i] = g_rand_double_range (rand, -1.0, 1.0) *
+        pow (10.0, g_rand_int_range (rand, -3, 4));
+  g_rand_free (rand);
+}
+
+/* Ops on one small stream --------------------------------------------------- */
+
+static const gint32 small_i32[] = { 5, -3, 7, 7, -3, 0, 2 };
+
+static void
+check_i32_op (const gchar * op, const gchar * want_dtype, gconstpointer want,
+    gsize want_size)
+{
+  Reduce r;
+  guint8 got[8];
+  gchar *caps;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<7>", "op", op, NULL);
+  push_rows (&r, small_i32, 7, 4, 3);
+  push_eos (&r);
+  pull_result (&r, got, want_size, 1);
+  fail_unless (memcmp (got, want, want_size) == 0, "op %s", op);
+  caps = output_caps (&r);
+  fail_unless (strstr (caps, want_dtype) != NULL, "%s: %s", op, caps);
+  g_free (caps);
+  reduce_teardown (&r);
+}
+
+GST_START_TEST (test_reduce_each_op_on_int32)
+{
+  gint64 sum = 15, prod = 0, argmin = 1, argmax = 2;
+  gint32 min = -3, max = 7;
+  gdouble mean = 15.0 / 7;
+  guint8 any = 1, all = 0;
+
+  check_i32_op ("sum", "int64", &sum, 8);
+  check_i32_op ("prod", "int64", &prod, 8);
+  check_i32_op ("min", "int32", &min, 4);
+  check_i32_op ("max", "int32", &max, 4);
+  check_i32_op ("mean", "float64", &mean, 8);
+  check_i32_op ("argmin", "int64", &argmin, 8);
+  check_i32_op ("argmax", "int64", &argmax, 8);
+  check_i32_op ("any", "bool", &any, 1);
+  check_i32_op ("all", "bool", &all, 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_float32_sum_keeps_dtype_and_is_0d)
+{
+  static const gfloat x[] = { 0.5f, 1.25f, -2.0f, 4.0f };
+  gfloat got, want = 3.75f;
+  GstStructure *s;
+  gchar *caps;
+  gdouble value;
+
+  {
+    Reduce r;
+
+    reduce_init (&r, "array/x-raw, dtype=float32, shape=<4>", NULL);
+    push_rows (&r, x, 4, 4, 4);
+    push_eos (&r);
+    pull_result (&r, &got, 4, 1);
+    fail_unless (got == want);
+    caps = output_caps (&r);
+    fail_unless (strstr (caps, "float32") != NULL, "%s", caps);
+    fail_unless (strstr (caps, "shape=(int)<  >") != NULL, "%s", caps);
+    g_free (caps);
+
+    s = expect_message (&r);
+    fail_unless_equals_string (gst_structure_get_string (s, "element"),
+        GST_ELEMENT_NAME (r.h->element));
+    fail_unless_equals_string (gst_structure_get_string (s, "dtype"),
+        "float32");
+    fail_unless_equals_string (gst_structure_get_string (s, "op"), "sum");
+    fail_unless (gst_structure_get_double (s, "value", &value));
+    fail_unless (value == 3.75);
+    fail_unless_equals_int (gst_value_array_get_size (gst_structure_get_value
+            (s, "shape")), 0);
+    gst_structure_free (s);
+    reduce_teardown (&r);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_result_property_equals_message)
+{
+  static const guint16 x[] = { 3, 9, 1 };
+  GstStructure *msg, *prop = NULL;
+  guint64 got;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=uint16, shape=<-1>", "op", "sum",
+      NULL);
+  g_object_get (r.h->element, "result", &prop, NULL);
+  fail_unless (prop == NULL);
+  push_rows (&r, x, 3, 2, 2);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless_equals_uint64 (got, 13);
+  msg = expect_message (&r);
+  g_object_get (r.h->element, "result", &prop, NULL);
+  fail_unless (prop != NULL);
+  fail_unless (gst_structure_is_equal (msg, prop));
+  fail_unless (G_VALUE_HOLDS_UINT64 (gst_structure_get_value (msg, "value")));
+  fail_unless_equals_uint64 (g_value_get_uint64 (gst_structure_get_value (msg,
+              "value")), 13);
+  gst_structure_free (msg);
+  gst_structure_free (prop);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_post_messages_off)
+{
+  static const gint8 x[] = { 1, 2 };
+  GstStructure *prop = NULL;
+  gint64 got;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int8, shape=<2>", "post-messages",
+      "false", NULL);
+  push_rows (&r, x, 2, 1, 2);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless_equals_int64 (got, 3);
+  fail_unless (gst_bus_pop_filtered (r.bus, GST_MESSAGE_ELEMENT) == NULL);
+  g_object_get (r.h->element, "result", &prop, NULL);
+  fail_unless (prop != NULL);
+  gst_structure_free (prop);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_bool_sum_counts_true)
+{
+  static const guint8 x[] = { 1, 0, 1, 1, 0 };
+  gint64 got;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=bool, shape=<5>", "op", "sum", NULL);
+  push_rows (&r, x, 5, 1, 2);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless_equals_int64 (got, 3);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_integer_sum_wraps_as_numpy)
+{
+  static const guint64 x[] = { G_MAXUINT64, 2 };
+  guint64 got;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=uint64, shape=<2>", NULL);
+  push_rows (&r, x, 2, 8, 1);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless_equals_uint64 (got, 1);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Axes -------------------------------------------------------------------- */
+
+/* A 4 x 3 int32 matrix, 0 .. 11. */
+static const gint32 matrix[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+
+GST_START_TEST (test_reduce_axis_0_gives_inner_shape)
+{
+  gint64 got[3], want[3] = { 18, 22, 26 };
+  GstStructure *s;
+  gchar *caps;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "axis", "0",
+      NULL);
+  push_rows (&r, matrix, 4, 12, 3);
+  push_eos (&r);
+  pull_result (&r, got, sizeof (got), 3);
+  fail_unless (memcmp (got, want, sizeof (got)) == 0);
+  caps = output_caps (&r);
+  fail_unless (strstr (caps, "shape=(int)< 3 >") != NULL, "%s", caps);
+  g_free (caps);
+  s = expect_message (&r);
+  fail_unless_equals_int (gst_value_array_get_size (gst_structure_get_value
+          (s, "values")), 3);
+  fail_unless_equals_int64 (g_value_get_int64 (gst_value_array_get_value
+          (gst_structure_get_value (s, "values"), 2)), 26);
+  gst_structure_free (s);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_axis_0_argmax_gives_row_index)
+{
+  static const gfloat x[] = { 1, 9, 3, 9, 2, 8 };
+  gint64 got[2], want[2] = { 1, 0 };
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<3, 2>", "op",
+      "argmax", "axis", "0", NULL);
+  push_rows (&r, x, 3, 8, 1);
+  push_eos (&r);
+  pull_result (&r, got, sizeof (got), 2);
+  fail_unless (memcmp (got, want, sizeof (got)) == 0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_axis_0_on_1d_is_all)
+{
+  gint64 got;
+  gchar *caps;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<12>", "axis", "0",
+      NULL);
+  push_rows (&r, matrix, 12, 4, 5);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless_equals_int64 (got, 66);
+  caps = output_caps (&r);
+  fail_unless (strstr (caps, "shape=(int)<  >") != NULL, "%s", caps);
+  g_free (caps);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_axis_minus_1_streams_one_value_per_row)
+{
+  gdouble want[4] = { 1, 4, 7, 10 };
+  guint64 expect_row = 0;
+  GstStructure *s;
+  gchar *caps;
+  Reduce r;
+  gint i;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "op", "mean",
+      "axis", "-1", NULL);
+  push_rows (&r, matrix, 4, 12, 3);
+  push_eos (&r);
+  /* Two chunks in, two out, stamped with the rows they hold. */
+  for (i = 0; i < 2; i++) {
+    GstBuffer *buf = gst_harness_pull (r.h);
+    gsize n = gst_buffer_get_size (buf) / 8;
+    gdouble got[3];
+    guint64 first_row;
+
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), expect_row);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), expect_row + n);
+    gst_buffer_extract (buf, 0, got, n * 8);
+    fail_unless (memcmp (got, want + expect_row, n * 8) == 0);
+    s = expect_message (&r);
+    fail_unless (gst_structure_get_uint64 (s, "first-row", &first_row));
+    fail_unless_equals_uint64 (first_row, expect_row);
+    fail_unless_equals_int (gst_value_array_get_size (gst_structure_get_value
+            (s, "values")), n);
+    gst_structure_free (s);
+    expect_row += n;
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (expect_row, 4);
+  caps = output_caps (&r);
+  fail_unless (strstr (caps, "float64") != NULL, "%s", caps);
+  fail_unless (strstr (caps, "shape=(int)< 4 >") != NULL, "%s", caps);
+  g_free (caps);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Determinism ------------------------------------------------------------- */
+
+/* Reduces @x (n values of float64, or float32 when @f32) as a stream of
+ * rows of @inner values in chunks of @chunk rows with @threads threads;
+ * returns the @out_bytes bytes of results. */
+static GBytes *
+reduce_stream (const gchar * op, const gchar * axis, gconstpointer x,
+    gsize n, gboolean f32, gsize inner, gsize chunk, const gchar * threads,
+    gsize out_bytes)
+{
+  gsize es = f32 ? 4 : 8, rows = n / inner;
+  const gchar *dtype = f32 ? "float32" : "float64";
+  gchar *caps = inner > 1 ?
+      g_strdup_printf ("array/x-raw, dtype=%s, shape=<%" G_GSIZE_FORMAT
+      ", %" G_GSIZE_FORMAT ">", dtype, rows, inner) :
+      g_strdup_printf ("array/x-raw, dtype=%s, shape=<%" G_GSIZE_FORMAT ">",
+      dtype, rows);
+  GByteArray *out = g_byte_array_new ();
+  Reduce r;
+
+  reduce_init (&r, caps, "op", op, "axis", axis, "n-threads", threads,
+      "post-messages", "false", NULL);
+  push_rows (&r, x, rows, inner * es, chunk);
+  push_eos (&r);
+  while (out->len < out_bytes) {
+    GstBuffer *buf = gst_harness_pull (r.h);
+    GstMapInfo map;
+
+    fail_unless (buf != NULL);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_byte_array_append (out, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (out->len, out_bytes);
+  reduce_teardown (&r);
+  g_free (caps);
+  return g_byte_array_free_to_bytes (out);
+}
+
+static void
+check_invariant (const gchar * op, const gchar * axis, gconstpointer x,
+    gsize n, gboolean f32, gsize inner, gsize out_bytes)
+{
+  static const gsize chunks[] = { 1, 13, 2047, 4096, G_MAXSIZE };
+  static const gchar *threads[] = { "1", "3", "0" };
+  GBytes *first = NULL;
+  guint c, t;
+
+  for (c = 0; c < G_N_ELEMENTS (chunks); c++) {
+    for (t = 0; t < G_N_ELEMENTS (threads); t++) {
+      gsize chunk = MIN (chunks[c], n / inner);
+      GBytes *got;
+
+      /* Single-row chunks of a long 1-D stream take long; once is
+       * enough. */
+      if (chunk == 1 && t > 0)
+        continue;
+      got = reduce_stream (op, axis, x, n, f32, inner, chunk, threads[t],
+          out_bytes);
+      if (first == NULL)
+        first = g_bytes_ref (got);
+      fail_unless (g_bytes_equal (first, got),
+          "%s axis %s differs with chunks of %" G_GSIZE_FORMAT
+          " rows and %s threads", op, axis, chunk, threads[t]);
+      g_bytes_unref (got);
+    }
+  }
+  g_bytes_unref (first);
+}
+
+GST_START_TEST (test_reduce_float_sum_invariant_to_chunks_and_threads)
+{
+  gsize n = 20011;
+  gdouble *x = g_new (gdouble, n);
+  gfloat *y = g_new (gfloat, n);
+  gsize i;
+
+  fill_random_f64 (x, n, 7);
+  for (i = 0; i < n; i++)
+    y[i] = (gfloat) x[i];
+  check_invariant ("sum", "all", x, n, FALSE, 1, 8);
+  check_invariant ("sum", "all", y, n, TRUE, 1, 4);
+  check_invariant ("mean", "all", x, n, FALSE, 1, 8);
+  check_invariant ("prod", "all", x, 3001, FALSE, 1, 8);
+  g_free (x);
+  g_free (y);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_axes_invariant_to_chunks_and_threads)
+{
+  gsize n = 3 * 7919;
+  gdouble *x = g_new (gdouble, n);
+
+  fill_random_f64 (x, n, 11);
+  /* Rows of 7919 values span several blocks. */
+  check_invariant ("sum", "-1", x, n, FALSE, 7919, 3 * 8);
+  check_invariant ("sum", "0", x, n, FALSE, 7919, 7919 * 8);
+  check_invariant ("argmax", "-1", x, n, FALSE, 7919, 3 * 8);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* The element gives exactly what the library gives for the whole array in
+ * one call. */
+GST_START_TEST (test_reduce_stream_equals_whole_array)
+{
+  gsize n = 50021;
+  gdouble *x = g_new (gdouble, n), whole;
+  PlanArrayInfo info;
+  gint64 shape[1];
+  PlanReducer *red;
+  GBytes *got;
+
+  fill_random_f64 (x, n, 3);
+  shape[0] = n;
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT64, 1, shape,
+          NULL));
+  red = plan_reducer_new (PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL, &info,
+      NULL);
+  fail_unless (plan_reducer_reduce (red, x, n, &whole, NULL));
+  plan_reducer_unref (red);
+  got = reduce_stream ("sum", "all", x, n, FALSE, 1, 1000, "2", 8);
+  fail_unless (memcmp (g_bytes_get_data (got, NULL), &whole, 8) == 0);
+  g_bytes_unref (got);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* A float64 sum is compensated: pairs of large values that cancel leave the
+ * small ones exact, where a plain sum loses them. */
+GST_START_TEST (test_reduce_float64_sum_is_compensated)
+{
+  gsize n = 3 * 4096, i;
+  gdouble *x = g_new (gdouble, n), got, naive = 0.0, exact = 0.0;
+  GRand *rand = g_rand_new_with_seed (5);
+  Reduce r;
+
+  for (i = 0; i < n; i += 3) {
+    gdouble big = g_rand_double_range (rand, 1e15, 1e16);
+
+    x[i] = big;
+    x[i + 1] = 0.125 * g_rand_int_range (rand, 1, 8);
+    x[i + 2] = -big;
+    exact += x[i + 1];
+  }
+  for (i = 0; i < n; i++)
+    naive += x[i];
+  g_rand_free (rand);
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<-1>", NULL);
+  push_rows (&r, x, n, 8, 1000);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless (got == exact, "got %.17g, exact %.17g", got, exact);
+  fail_if (naive == exact, "the test data does not need compensation");
+  reduce_teardown (&r);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* NaN --------------------------------------------------------------------- */
+
+static const gdouble with_nan[] = { 3.0, -1.0, NAN, -7.0, NAN, 2.0 };
+
+static void
+reduce_nan (const gchar * op, gpointer out, gsize size)
+{
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<6>", "op", op, NULL);
+  push_rows (&r, with_nan, 6, 8, 4);
+  push_eos (&r);
+  pull_result (&r, out, size, 1);
+  reduce_teardown (&r);
+}
+
+GST_START_TEST (test_reduce_nan_propagates_as_numpy)
+{
+  gdouble v;
+  gint64 i;
+  guint8 b;
+
+  reduce_nan ("sum", &v, 8);
+  fail_unless (isnan (v));
+  reduce_nan ("min", &v, 8);
+  fail_unless (isnan (v));
+  reduce_nan ("max", &v, 8);
+  fail_unless (isnan (v));
+  reduce_nan ("mean", &v, 8);
+  fail_unless (isnan (v));
+  /* The first NaN wins argmin and argmax, as in numpy. */
+  reduce_nan ("argmin", &i, 8);
+  fail_unless_equals_int64 (i, 2);
+  reduce_nan ("argmax", &i, 8);
+  fail_unless_equals_int64 (i, 2);
+  /* NaN is true. */
+  reduce_nan ("all", &b, 1);
+  fail_unless_equals_int (b, 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_infinities_sum_as_ieee)
+{
+  static const gdouble x[] = { 1.0, INFINITY, 2.0 };
+  static const gdouble y[] = { INFINITY, -INFINITY };
+  gdouble got;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<3>", NULL);
+  push_rows (&r, x, 3, 8, 3);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless (isinf (got) && got > 0);
+  reduce_teardown (&r);
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<2>", NULL);
+  push_rows (&r, y, 2, 8, 2);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless (isnan (got));
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Empty streams ----------------------------------------------------------- */
+
+GST_START_TEST (test_reduce_empty_stream_sum_is_identity)
+{
+  gint64 got = -1;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<0>", "op", "sum", NULL);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless_equals_int64 (got, 0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_empty_stream_prod_is_one)
+{
+  gdouble got = 0;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<0>", "op", "prod",
+      NULL);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless (got == 1.0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_empty_stream_mean_is_nan)
+{
+  gfloat got = 0;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<0>", "op", "mean",
+      NULL);
+  push_eos (&r);
+  pull_result (&r, &got, 4, 1);
+  fail_unless (isnan (got));
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_empty_stream_min_fails)
+{
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<0>", "op", "min",
+      NULL);
+  push_eos (&r);
+  text = expect_error (&r);
+  fail_unless (strstr (text, "min") != NULL, "%s", text);
+  fail_unless (strstr (text, "empty") != NULL, "%s", text);
+  fail_unless (strstr (text, "no identity") != NULL, "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_empty_stream_argmax_fails)
+{
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int8, shape=<0, 4>", "op", "argmax",
+      "axis", "0", NULL);
+  push_eos (&r);
+  text = expect_error (&r);
+  fail_unless (strstr (text, "argmax") != NULL, "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Custom combiners -------------------------------------------------------- */
+
+static const gfloat three_f32[] = { 1, 2, 3 };
+static const gint8 three_i8[] = { 1, 2, 3 };
+
+GST_START_TEST (test_reduce_custom_combiner)
+{
+  static const gint32 x[] = { 4, -9, 12, 3, 12, -1 };
+  gint32 got;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<6>", "expr",
+      "max(x, y)", "identity", "-2147483648", NULL);
+  push_rows (&r, x, 6, 4, 4);
+  push_eos (&r);
+  pull_result (&r, &got, 4, 1);
+  fail_unless_equals_int (got, 12);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_custom_sum_axis_0)
+{
+  static const gdouble x[] = { 1, 2, 3, 4, 5, 6 };
+  gdouble got[2], want[2] = { 9, 12 };
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<3, 2>", "expr",
+      "x + y", "identity", "0", "axis", "0", NULL);
+  push_rows (&r, x, 3, 16, 2);
+  push_eos (&r);
+  pull_result (&r, got, 16, 2);
+  fail_unless (memcmp (got, want, 16) == 0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_custom_empty_is_identity)
+{
+  gdouble got = 0;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float64, shape=<0>", "expr",
+      "x * y", "identity", "1.5", NULL);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  fail_unless (got == 1.5);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_custom_without_identity_fails)
+{
+  gchar *text = start_error ("expr", "x + y", NULL);
+
+  fail_unless (strstr (text, "identity") != NULL, "%s", text);
+  fail_unless (strstr (text, "x + y") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_invalid_expr_posts_compiler_message)
+{
+  GError *err = NULL;
+  gchar *text;
+
+  fail_if (plan_expr_check ("x +* y", &err));
+  text = start_error ("expr", "x +* y", "identity", "0", NULL);
+  /* The compiler's own message, as it stands. */
+  fail_unless (strstr (text, err->message) != NULL, "%s", text);
+  g_free (text);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_expr_unknown_name_fails_at_negotiation)
+{
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<3>", "expr",
+      "x + q", "identity", "0", NULL);
+  push_rows (&r, three_f32, 3, 4, 3);
+  text = expect_error (&r);
+  fail_unless (strstr (text, "q") != NULL, "%s", text);
+  fail_unless (strstr (text, GST_ELEMENT_NAME (r.h->element)) != NULL, "%s",
+      text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_identity_out_of_range_fails)
+{
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int8, shape=<3>", "expr",
+      "x + y", "identity", "300", NULL);
+  push_rows (&r, three_i8, 3, 1, 3);
+  text = expect_error (&r);
+  fail_unless (strstr (text, "300") != NULL, "%s", text);
+  fail_unless (strstr (text, "int8") != NULL, "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_identity_not_a_number_fails)
+{
+  gchar *text = start_error ("expr", "x + y", "identity", "zero", NULL);
+
+  fail_unless (strstr (text, "zero") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_unknown_op_is_refused)
+{
+  GError *err = NULL;
+  GstElement *e = gst_parse_launch ("planreduce op=median", &err);
+  GEnumClass *klass = g_type_class_ref (PLAN_TYPE_REDUCE_OP);
+
+  fail_unless (err != NULL);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR,
+          GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY), "%s", err->message);
+  fail_unless (strstr (err->message, "op") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "median") != NULL, "%s", err->message);
+  fail_unless (g_enum_get_value_by_nick (klass, "median") == NULL);
+  fail_unless (g_enum_get_value_by_nick (klass, "argmax") != NULL);
+  g_type_class_unref (klass);
+  g_error_free (err);
+  if (e)
+    gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_cuda_target_is_refused)
+{
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<3>", "target", "cuda",
+      NULL);
+  push_rows (&r, three_f32, 3, 4, 3);
+  text = expect_error (&r);
+  fail_unless (strstr (text, "CPU") != NULL, "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Result dtypes ------------------------------------------------------------- */
+
+GST_START_TEST (test_reduce_result_dtypes_follow_numpy)
+{
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype (PLAN_REDUCE_OP_SUM,
+          PLAN_DTYPE_INT8), PLAN_DTYPE_INT64);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype (PLAN_REDUCE_OP_SUM,
+          PLAN_DTYPE_BOOL), PLAN_DTYPE_INT64);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype (PLAN_REDUCE_OP_SUM,
+          PLAN_DTYPE_UINT16), PLAN_DTYPE_UINT64);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype
+      (PLAN_REDUCE_OP_PROD, PLAN_DTYPE_FLOAT32), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype (PLAN_REDUCE_OP_MIN,
+          PLAN_DTYPE_UINT8), PLAN_DTYPE_UINT8);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype
+      (PLAN_REDUCE_OP_MEAN, PLAN_DTYPE_INT64), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype
+      (PLAN_REDUCE_OP_MEAN, PLAN_DTYPE_FLOAT32), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype
+      (PLAN_REDUCE_OP_ARGMIN, PLAN_DTYPE_FLOAT32), PLAN_DTYPE_INT64);
+  fail_unless_equals_int (plan_reduce_op_get_result_dtype (PLAN_REDUCE_OP_ANY,
+          PLAN_DTYPE_FLOAT64), PLAN_DTYPE_BOOL);
+}
+
+GST_END_TEST;
+
+static Suite *
+planreduce_suite (void)
+{
+  Suite *s = suite_create ("planreduce");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_reduce_each_op_on_int32);
+  tcase_add_test (tc, test_reduce_float32_sum_keeps_dtype_and_is_0d);
+  tcase_add_test (tc, test_reduce_result_property_equals_message);
+  tcase_add_test (tc, test_reduce_post_messages_off);
+  tcase_add_test (tc, test_reduce_bool_sum_counts_true);
+  tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
+  tcase_add_test (tc, test_reduce_axis_0_gives_inner_shape);
+  tcase_add_test (tc, test_reduce_axis_0_argmax_gives_row_index);
+  tcase_add_test (tc, test_reduce_axis_0_on_1d_is_all);
+  tcase_add_test (tc, test_reduce_axis_minus_1_streams_one_value_per_row);
+  tcase_add_test (tc, test_reduce_float_sum_invariant_to_chunks_and_threads);
+  tcase_add_test (tc, test_reduce_axes_invariant_to_chunks_and_threads);
+  tcase_add_test (tc, test_reduce_stream_equals_whole_array);
+  tcase_add_test (tc, test_reduce_float64_sum_is_compensated);
+  tcase_add_test (tc, test_reduce_nan_propagates_as_numpy);
+  tcase_add_test (tc, test_reduce_infinities_sum_as_ieee);
+  tcase_add_test (tc, test_reduce_empty_stream_sum_is_identity);
+  tcase_add_test (tc, test_reduce_empty_stream_prod_is_one);
+  tcase_add_test (tc, test_reduce_empty_stream_mean_is_nan);
+  tcase_add_test (tc, test_reduce_empty_stream_min_fails);
+  tcase_add_test (tc, test_reduce_empty_stream_argmax_fails);
+  tcase_add_test (tc, test_reduce_custom_combiner);
+  tcase_add_test (tc, test_reduce_custom_sum_axis_0);
+  tcase_add_test (tc, test_reduce_custom_empty_is_identity);
+  tcase_add_test (tc, test_reduce_custom_without_identity_fails);
+  tcase_add_test (tc, test_reduce_invalid_expr_posts_compiler_message);
+  tcase_add_test (tc, test_reduce_expr_unknown_name_fails_at_negotiation);
+  tcase_add_test (tc, test_reduce_identity_out_of_range_fails);
+  tcase_add_test (tc, test_reduce_identity_not_a_number_fails);
+  tcase_add_test (tc, test_reduce_unknown_op_is_refused);
+  tcase_add_test (tc, test_reduce_cuda_target_is_refused);
+  tcase_add_test (tc, test_reduce_result_dtypes_follow_numpy);
+  return s;
+}
+
+GST_CHECK_MAIN (planreduce);
