@@ -16,6 +16,7 @@
 #include "planfilesink.h"
 #include "planfilesrc.h"
 #include "planreduce.h"
+#include "planstencil.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -26,6 +27,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesrc, plugin);
   ret |= GST_ELEMENT_REGISTER (planreduce, plugin);
+  ret |= GST_ELEMENT_REGISTER (planstencil, plugin);
 
   plan_init ();
 

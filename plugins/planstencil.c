@@ -1,0 +1,725 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-planstencil
+ * @title: planstencil
+ * @short_description: computes an expression over a window around each
+ *   element of an array stream
+ *
+ * planstencil computes, for every element of its input, an expression of
+ * the elements in a window around it. The window is drawn as a picture
+ * (see #PlanWindow): `"x y _"` is three cells wide, x the left neighbour,
+ * y the element itself; `"_ n _; w c e; _ s _"` is the 5-point cross of a
+ * 2-D Laplacian. A one-row window runs along the last axis; a window of
+ * several rows covers the last two axes. Cells outside the array are made
+ * by the #PlanStencil:boundary rule, with scipy.ndimage's names and
+ * meanings, or with `valid` the output only covers the places where the
+ * window fits and shrinks accordingly.
+ *
+ * The input arrives in chunks of rows of any size; the element keeps the
+ * rows the next chunk's window still needs, so its output lags by the
+ * window's half height and is exactly what one computation on the whole
+ * array gives. Each incoming row is padded once; the expression then runs
+ * on shifted views of the padded block, with no test at the edges, on the
+ * element's worker threads.
+ *
+ * `boundary=wrap` with a window of several rows (or a 1-D input) needs the
+ * last rows of the stream before its first output: the element asks
+ * upstream for them with the #PLAN_QUERY_READ_ROWS query, which planfilesrc
+ * answers.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 planfilesrc location=signal.npy ! \
+ *     planstencil window="x y _" expr="x + y" ! planfilesink location=out.npy
+ * gst-launch-1.0 planfilesrc location=img.npy ! \
+ *     planstencil window="_ n _; w c e; _ s _" expr="n + s + e + w - 4*c" \
+ *     boundary=nearest ! planfilesink location=lap.npy
+ * ]|
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planstencil.h"
+
+GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
+#define GST_CAT_DEFAULT plan_stencil_debug
+
+#define DEFAULT_WINDOW NULL
+#define DEFAULT_EXPR NULL
+#define DEFAULT_BOUNDARY PLAN_BOUNDARY_CONSTANT
+#define DEFAULT_CVAL 0.0
+
+/* Outputs per task of the worker threads, when the work is split by line. */
+#define LINE_GRAIN_ELEMENTS 16384
+
+enum
+{
+  PROP_0,
+  PROP_WINDOW,
+  PROP_EXPR,
+  PROP_BOUNDARY,
+  PROP_CVAL,
+};
+
+struct _PlanStencil
+{
+  PlanKernelElement parent;
+
+  /* protected by OBJECT_LOCK */
+  PlanWindow *window;
+  GError *window_rejected;      /* why the last window set was refused */
+  gchar *expr;
+  GError *expr_rejected;        /* why the last expr set was refused */
+  PlanBoundary boundary;
+  gdouble cval;
+
+  /* streaming thread only */
+  PlanWindow *active_window;
+  PlanHalo *halo;
+  PlanExpr *compiled;
+  guint n_names;
+  gint (*deltas)[PLAN_ARRAY_MAX_DIMS];  /* [n_names]: offset per axis */
+  gssize *offsets;              /* [n_names]: offset in the block */
+  gsize in_esize;
+  gsize out_esize;
+};
+
+/* What the worker threads share to evaluate one block line by line. */
+typedef struct
+{
+  PlanStencil *self;
+  const PlanHaloBlock *block;
+  guint8 *out;
+  gsize line_len;
+} LineJob;
+
+G_DEFINE_TYPE (PlanStencil, plan_stencil, PLAN_TYPE_KERNEL_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planstencil, "planstencil",
+    GST_RANK_NONE, PLAN_TYPE_STENCIL,
+    GST_DEBUG_CATEGORY_INIT (plan_stencil_debug, "planstencil", 0,
+        "Windowed array expressions"));
+
+static void
+plan_stencil_set_window (PlanStencil * self, const gchar * picture)
+{
+  PlanWindow *window = NULL;
+  GError *err = NULL;
+
+  /* A bad window is reported now, and posted as the element error when
+   * the pipeline starts; the previous window is kept. */
+  if (picture != NULL && (window = plan_window_parse (picture, &err)) == NULL)
+    GST_WARNING_OBJECT (self, "rejected window: %s", err->message);
+
+  GST_OBJECT_LOCK (self);
+  g_clear_error (&self->window_rejected);
+  if (err != NULL) {
+    self->window_rejected = err;
+  } else {
+    g_clear_pointer (&self->window, plan_window_unref);
+    self->window = window;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+plan_stencil_set_expr (PlanStencil * self, const gchar * expr)
+{
+  GError *err = NULL;
+
+  if (expr != NULL && !plan_expr_check (expr, &err))
+    GST_WARNING_OBJECT (self, "rejected expr: %s", err->message);
+
+  GST_OBJECT_LOCK (self);
+  g_clear_error (&self->expr_rejected);
+  if (err != NULL) {
+    self->expr_rejected = err;
+  } else {
+    g_free (self->expr);
+    self->expr = g_strdup (expr);
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+plan_stencil_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanStencil *self = PLAN_STENCIL (object);
+
+  switch (prop_id) {
+    case PROP_WINDOW:
+      plan_stencil_set_window (self, g_value_get_string (value));
+      break;
+    case PROP_EXPR:
+      plan_stencil_set_expr (self, g_value_get_string (value));
+      break;
+    case PROP_BOUNDARY:
+      GST_OBJECT_LOCK (self);
+      self->boundary = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_CVAL:
+      GST_OBJECT_LOCK (self);
+      self->cval = g_value_get_double (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_stencil_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  PlanStencil *self = PLAN_STENCIL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WINDOW:
+      g_value_take_string (value, self->window ?
+          plan_window_to_string (self->window) : NULL);
+      break;
+    case PROP_EXPR:
+      g_value_set_string (value, self->expr);
+      break;
+    case PROP_BOUNDARY:
+      g_value_set_enum (value, self->boundary);
+      break;
+    case PROP_CVAL:
+      g_value_set_double (value, self->cval);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+plan_stencil_clear_compiled (PlanStencil * self)
+{
+  g_clear_pointer (&self->halo, plan_halo_free);
+  g_clear_pointer (&self->compiled, plan_expr_unref);
+  g_clear_pointer (&self->active_window, plan_window_unref);
+  g_clear_pointer (&self->deltas, g_free);
+  g_clear_pointer (&self->offsets, g_free);
+  self->n_names = 0;
+}
+
+/* Prefixes @error's message with the element and the window picture. */
+static void
+prefix_window_error (PlanStencil * self, PlanWindow * window,
+    GError ** error)
+{
+  gchar *picture = plan_window_to_string (window);
+
+  g_prefix_error (error, "planstencil %s, window \"%s\": ",
+      GST_OBJECT_NAME (self), picture);
+  g_free (picture);
+}
+
+/* Maps the window onto the input's axes: a one-row window onto the last
+ * axis, a taller one onto the last two. */
+static gboolean
+plan_stencil_map_window (PlanStencil * self, PlanWindow * window,
+    const PlanArrayInfo * input, guint * halo, GError ** error)
+{
+  guint ndim = input->ndim, height = plan_window_get_height (window), i;
+
+  if (ndim == 0 || (height > 1 && ndim < 2))
+    goto too_few_axes;
+
+  memset (halo, 0, sizeof (guint) * PLAN_ARRAY_MAX_DIMS);
+  halo[ndim - 1] = plan_window_get_width (window) / 2;
+  if (height > 1)
+    halo[ndim - 2] = height / 2;
+
+  self->n_names = plan_window_get_n_names (window);
+  self->deltas = g_malloc0_n (self->n_names, sizeof (*self->deltas));
+  self->offsets = g_new0 (gssize, self->n_names);
+  for (i = 0; i < self->n_names; i++) {
+    gint dy, dx;
+
+    plan_window_get_offset (window, i, &dy, &dx);
+    self->deltas[i][ndim - 1] = dx;
+    if (ndim >= 2)
+      self->deltas[i][ndim - 2] = dy;
+  }
+  return TRUE;
+
+too_few_axes:
+  {
+    gchar *shape = plan_shape_to_string (input->ndim, input->shape);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the window has %u rows but the input, of shape %s, has %u axes; "
+        "a window of several rows needs an input of at least 2 axes, a "
+        "one-row window at least 1", height, shape, ndim);
+    g_free (shape);
+    return FALSE;
+  }
+}
+
+/* Copies the properties, reporting the first one missing or refused. */
+static gboolean
+plan_stencil_get_config (PlanStencil * self, PlanWindow ** window,
+    gchar ** expr, PlanBoundary * boundary, gdouble * cval, GError ** error)
+{
+  GST_OBJECT_LOCK (self);
+  if (self->window_rejected)
+    g_propagate_error (error, g_error_copy (self->window_rejected));
+  else if (self->expr_rejected)
+    g_propagate_error (error, g_error_copy (self->expr_rejected));
+  else if (self->window == NULL || self->expr == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planstencil %s needs a window and an expression, for example "
+        "window=\"x y z\" expr=\"(x + y + z) / 3\"", GST_OBJECT_NAME (self));
+  *window = self->window ? plan_window_ref (self->window) : NULL;
+  *expr = g_strdup (self->expr);
+  *boundary = self->boundary;
+  *cval = self->cval;
+  GST_OBJECT_UNLOCK (self);
+
+  if (error && *error) {
+    g_clear_pointer (window, plan_window_unref);
+    g_clear_pointer (expr, g_free);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
+    const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+  PlanDType *dtypes;
+  PlanBoundary boundary;
+  PlanWindow *window;
+  gchar *expr;
+  gdouble cval;
+  guint halo[PLAN_ARRAY_MAX_DIMS], i;
+
+  plan_stencil_clear_compiled (self);
+  if (plan_kernel_element_get_target (kernel) == PLAN_TARGET_CUDA)
+    goto no_cuda;
+  if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
+          error))
+    return FALSE;
+  self->active_window = window;
+
+  if (!plan_stencil_map_window (self, window, &inputs[0], halo, error))
+    goto failed;
+  self->halo = plan_halo_new (&inputs[0], halo, boundary, cval, error);
+  if (self->halo == NULL)
+    goto failed;
+  plan_halo_set_n_threads (self->halo,
+      plan_kernel_element_get_n_threads (kernel));
+
+  dtypes = g_newa (PlanDType, self->n_names);
+  for (i = 0; i < self->n_names; i++)
+    dtypes[i] = inputs[0].dtype;
+  self->compiled = plan_expr_compile (expr, self->n_names,
+      (const gchar **) plan_window_get_names (window), dtypes, error);
+  if (self->compiled == NULL)
+    goto failed;
+
+  plan_halo_get_output_info (self->halo, output);
+  output->dtype = plan_expr_get_dtype (self->compiled);
+  self->in_esize = plan_dtype_get_size (inputs[0].dtype);
+  self->out_esize = plan_dtype_get_size (output->dtype);
+  g_free (expr);
+  return TRUE;
+
+  /* ERRORS */
+no_cuda:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "planstencil %s: target=cuda is not available for stencils in this "
+        "build; use target=cpu or auto", GST_OBJECT_NAME (self));
+    return FALSE;
+  }
+failed:
+  {
+    prefix_window_error (self, window, error);
+    g_free (expr);
+    plan_stencil_clear_compiled (self);
+    return FALSE;
+  }
+}
+
+/* The number of rows of the input stream: from the caps, or else from a
+ * duration query upstream. Returns -1 when neither says. */
+static gint64
+plan_stencil_query_total_rows (PlanStencil * self)
+{
+  const PlanArrayInfo *info =
+      plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
+  GstPad *sinkpad = GST_ELEMENT (self)->sinkpads->data;
+  gint64 total = -1;
+
+  if (info->shape[0] >= 0)
+    return info->shape[0];
+  if (!gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
+    return -1;
+  return total;
+}
+
+/* Reads the last rows of the stream from upstream for boundary=wrap. */
+static gboolean
+plan_stencil_fetch_end_rows (PlanStencil * self, gsize n_rows)
+{
+  GstPad *sinkpad = GST_ELEMENT (self)->sinkpads->data;
+  const PlanArrayInfo *info =
+      plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
+  gint64 total = plan_stencil_query_total_rows (self);
+  GstQuery *query = NULL;
+  GstBuffer *buffer = NULL;
+  GstMapInfo map;
+  GError *err = NULL;
+  gboolean ok;
+
+  if (total < 0)
+    goto no_length;
+  n_rows = MIN (n_rows, (guint64) total);
+  query = plan_query_new_read_rows (total - n_rows, n_rows);
+  if (!gst_pad_peer_query (sinkpad, query))
+    goto not_answered;
+  buffer = plan_query_get_read_rows_buffer (query);
+  gst_query_unref (query);
+  if (buffer == NULL || gst_buffer_get_size (buffer) !=
+      n_rows * plan_array_info_get_row_size (info))
+    goto bad_answer;
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    goto bad_answer;
+  ok = plan_halo_set_end_rows (self->halo, total, map.data, n_rows, &err);
+  gst_buffer_unmap (buffer, &map);
+  gst_buffer_unref (buffer);
+  if (!ok)
+    goto set_failed;
+  return TRUE;
+
+  /* ERRORS */
+no_length:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("boundary=wrap along the streaming axis needs the length of the "
+            "stream before its end, and upstream does not say it."),
+        ("no shape[0] in the caps and no duration in rows"));
+    return FALSE;
+  }
+not_answered:
+  {
+    gst_query_unref (query);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("boundary=wrap along the streaming axis needs a source that can "
+            "read rows out of order, such as planfilesrc; upstream did not "
+            "give the last %" G_GSIZE_FORMAT " rows.", n_rows),
+        ("the %s query was not answered", PLAN_QUERY_READ_ROWS));
+    return FALSE;
+  }
+bad_answer:
+  {
+    gst_clear_buffer (&buffer);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Upstream answered the request for the last %" G_GSIZE_FORMAT
+            " rows (for boundary=wrap) with the wrong data.", n_rows),
+        (NULL));
+    return FALSE;
+  }
+set_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+}
+
+/* Evaluates the lines [begin, end) of a block that is not contiguous: one
+ * line along the last axis at a time. */
+static void
+eval_lines (gsize begin, gsize end, gpointer data)
+{
+  LineJob *job = data;
+  PlanStencil *self = job->self;
+  const PlanHaloBlock *block = job->block;
+  gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
+  gsize line, i;
+
+  for (line = begin; line < end; line++) {
+    const guint8 *at = block->origin;
+    gsize rest = line;
+    gint k;
+
+    for (k = block->ndim - 2; k >= 0; k--) {
+      at += (rest % block->shape[k]) * block->strides[k] * self->in_esize;
+      rest /= block->shape[k];
+    }
+    for (i = 0; i < self->n_names; i++)
+      inputs[i] = at + self->offsets[i] * self->in_esize;
+    plan_expr_eval (self->compiled, inputs,
+        job->out + line * job->line_len * self->out_esize, job->line_len);
+  }
+}
+
+static void
+eval_block (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
+{
+  guint n_threads = plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT
+      (self));
+  gsize n_lines = 1, i;
+  guint k;
+  LineJob job;
+
+  for (i = 0; i < self->n_names; i++)
+    self->offsets[i] = plan_halo_block_get_offset (block, self->deltas[i]);
+
+  if (block->contiguous) {
+    gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
+    gsize n = 1;
+
+    for (k = 0; k < block->ndim; k++)
+      n *= block->shape[k];
+    for (i = 0; i < self->n_names; i++)
+      inputs[i] = (const guint8 *) block->origin +
+          self->offsets[i] * self->in_esize;
+    plan_expr_eval_parallel (self->compiled, inputs, out, n, n_threads);
+    return;
+  }
+
+  for (k = 0; k + 1 < block->ndim; k++)
+    n_lines *= block->shape[k];
+  job.self = self;
+  job.block = block;
+  job.out = out;
+  job.line_len = block->shape[block->ndim - 1];
+  plan_parallel_for (n_threads, n_lines,
+      MAX (1, LINE_GRAIN_ELEMENTS / job.line_len), eval_lines, &job);
+}
+
+static GstFlowReturn
+plan_stencil_push_block (PlanStencil * self, const PlanHaloBlock * block)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  GstBuffer *out;
+  GstMapInfo map;
+  GstFlowReturn ret;
+
+  if (block->n_rows == 0)
+    return GST_FLOW_OK;
+
+  ret = plan_kernel_element_alloc_output (kernel, block->n_rows, &out);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
+    goto map_failed;
+  eval_block (self, block, map.data);
+  gst_buffer_unmap (out, &map);
+
+  GST_LOG_OBJECT (self, "output rows %" G_GUINT64_FORMAT " + %"
+      G_GSIZE_FORMAT, block->first_row, block->n_rows);
+  return plan_kernel_element_push_output (kernel, out);
+
+  /* ERRORS */
+map_failed:
+  {
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not map an output buffer for writing."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstFlowReturn
+plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+  PlanHaloBlock block;
+  GError *err = NULL;
+  gsize n_end;
+
+  if (plan_halo_needs_end_rows (self->halo, chunk->n_rows, &n_end)
+      && !plan_stencil_fetch_end_rows (self, n_end))
+    return GST_FLOW_ERROR;
+  if (!plan_halo_push (self->halo, chunk->data[0], chunk->n_rows, &block,
+          &err))
+    goto push_failed;
+  return plan_stencil_push_block (self, &block);
+
+  /* ERRORS */
+push_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstFlowReturn
+plan_stencil_finish (PlanKernelElement * kernel, guint64 n_rows)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+  PlanHaloBlock block;
+  GError *err = NULL;
+
+  if (self->halo == NULL)
+    return GST_FLOW_OK;
+  if (!plan_halo_finish (self->halo, &block, &err))
+    goto finish_failed;
+  return plan_stencil_push_block (self, &block);
+
+  /* ERRORS */
+finish_failed:
+  {
+    prefix_window_error (self, self->active_window, &err);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+plan_stencil_reset (PlanKernelElement * kernel)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+
+  if (self->halo)
+    plan_halo_reset (self->halo);
+}
+
+/* GstAggregator's default negotiation would fixate the template before
+ * the first chunk and send downstream caps without a shape; the caps are
+ * set by setup() instead, when the input is known. (A workaround until
+ * PlanKernelElement does this for every subclass, as planreduce does.) */
+static GstFlowReturn
+plan_stencil_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** ret)
+{
+  *ret = NULL;
+  return GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+
+static void
+plan_stencil_finalize (GObject * object)
+{
+  PlanStencil *self = PLAN_STENCIL (object);
+
+  plan_stencil_clear_compiled (self);
+  g_clear_pointer (&self->window, plan_window_unref);
+  g_clear_error (&self->window_rejected);
+  g_free (self->expr);
+  g_clear_error (&self->expr_rejected);
+
+  G_OBJECT_CLASS (plan_stencil_parent_class)->finalize (object);
+}
+
+static void
+plan_stencil_class_init (PlanStencilClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  PlanKernelElementClass *kernel_class = PLAN_KERNEL_ELEMENT_CLASS (klass);
+
+  gobject_class->set_property = plan_stencil_set_property;
+  gobject_class->get_property = plan_stencil_get_property;
+  gobject_class->finalize = plan_stencil_finalize;
+
+  kernel_class->setup = GST_DEBUG_FUNCPTR (plan_stencil_setup);
+  kernel_class->process = GST_DEBUG_FUNCPTR (plan_stencil_process);
+  kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
+  kernel_class->reset = GST_DEBUG_FUNCPTR (plan_stencil_reset);
+  agg_class->update_src_caps = GST_DEBUG_FUNCPTR (plan_stencil_update_src_caps);
+
+  /**
+   * PlanStencil:window:
+   *
+   * The window drawn as a picture: cells separated by blanks, rows by `;`
+   * or newlines; each cell a name the expression uses or `_`. Width and
+   * height odd; the middle cell is the centre.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_string ("window", "Window",
+          "The window as a picture of named cells, rows separated by ';' "
+          "or newlines, '_' for a cell not used, the middle cell the "
+          "centre; for example \"x y z\" or \"_ n _; w c e; _ s _\"",
+          DEFAULT_WINDOW, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * PlanStencil:expr:
+   *
+   * What to compute for each element, in the names of the window's cells.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_EXPR,
+      g_param_spec_string ("expr", "Expression",
+          "What to compute for each element, in the window's cell names; "
+          "for example \"n + s + e + w - 4*c\". See docs/expressions.md",
+          DEFAULT_EXPR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * PlanStencil:boundary:
+   *
+   * What cells outside the array hold, as scipy.ndimage's `mode`, or
+   * `valid` to compute only where the window fits.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_BOUNDARY,
+      g_param_spec_enum ("boundary", "Boundary",
+          "What cells outside the array hold: constant (cval), nearest, "
+          "reflect, mirror, wrap (scipy.ndimage's modes), or valid (only "
+          "where the window fits; the output shrinks)", PLAN_TYPE_BOUNDARY,
+          DEFAULT_BOUNDARY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * PlanStencil:cval:
+   *
+   * The value of cells outside the array for `boundary=constant`,
+   * converted to the input's dtype (integers truncated and clamped).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_CVAL,
+      g_param_spec_double ("cval", "Constant value",
+          "The value of cells outside the array with boundary=constant, "
+          "converted to the input dtype", -G_MAXDOUBLE, G_MAXDOUBLE,
+          DEFAULT_CVAL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  plan_kernel_element_class_add_pad_templates (kernel_class, FALSE);
+  gst_element_class_set_static_metadata (element_class, "Array stencil",
+      "Filter/Converter/Array",
+      "Computes an expression over a 1-D or 2-D window around each element "
+      "of an array, with scipy.ndimage's boundary modes",
+      "gst-plan authors <dev@gst-plan.invalid>");
+
+  gst_type_mark_as_plugin_api (PLAN_TYPE_BOUNDARY, 0);
+}
+
+static void
+plan_stencil_init (PlanStencil * self)
+{
+  self->window = DEFAULT_WINDOW;
+  self->expr = DEFAULT_EXPR;
+  self->boundary = DEFAULT_BOUNDARY;
+  self->cval = DEFAULT_CVAL;
+}

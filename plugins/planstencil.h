@@ -1,0 +1,25 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_STENCIL_H__
+#define __PLAN_STENCIL_H__
+
+#include <libplan/plan.h>
+
+G_BEGIN_DECLS
+
+#define PLAN_TYPE_STENCIL (plan_stencil_get_type ())
+G_DECLARE_FINAL_TYPE (PlanStencil, plan_stencil, PLAN, STENCIL,
+    PlanKernelElement)
+
+GST_ELEMENT_REGISTER_DECLARE (planstencil);
+
+G_END_DECLS
+
+#endif /* __PLAN_STENCIL_H__ */
