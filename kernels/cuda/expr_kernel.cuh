@@ -1,11 +1,11 @@
 /* gst-plan: the wrapper of one generated expression.
  *
- * Embedded at build time; libplan/expr/exprcuda.c fills the @NAME@-style
- * slots. @PARAMS@ expands to one "const T *__restrict__ inK," per bound
- * name, @ELEM_PARAMS@ to the element function's parameters, @BODY@ to its
- * statements, @ARGS@ / @VEC_ARGS@ / @HOST_ARGS@ to its arguments through
- * the PLAN_A* macros below, @VEC_LOADS@ to PLAN_LOAD4 lines and @ALIGNED@
- * to the alignment test of every pointer. */
+ * Embedded at build time; libplan/expr/exprcuda.c fills the slots written
+ * between at-signs: the kernel parameters (one "const T *__restrict__ inK,"
+ * per bound name), the element function's parameters and statements, its
+ * arguments through the PLAN_A1 / PLAN_A4 / PLAN_H1 macros below, one
+ * PLAN_LOAD4 per input for the vector path, and the alignment test of
+ * every pointer. */
 
 __host__ __device__ static inline @OUT_T@
 @NAME@_element (@ELEM_PARAMS@)

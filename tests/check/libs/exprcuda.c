@@ -1,0 +1,491 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The CUDA code generated from expressions, checked without a GPU:
+ *  - NVRTC compiles the kernels of every operator, function and dtype for
+ *    sm_80 and sm_90 (NVRTC needs no device);
+ *  - nvcc compiles the same element functions for the host, and their
+ *    results on inputs full of special values must equal the CPU
+ *    evaluator's: bit for bit for exact operations, within 2 ulp for
+ *    transcendental functions (glibc on the host against our own float32
+ *    code on the CPU, each within 1 ulp);
+ *  - the on-disk module cache.
+ * The whole file is skipped (exit 77) where libnvrtc cannot be loaded; the
+ * host comparison needs nvcc at build time. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gmodule.h>
+#include <glib/gstdio.h>
+#include <libplan/plan.h>
+
+#include <math.h>
+#include <string.h>
+
+#define N_VALUES 128
+
+static const gchar *const unary[] = {
+  "-a", "~a", "!a", "abs(a)", "sign(a)", "sqrt(a)", "cbrt(a)", "exp(a)",
+  "exp2(a)", "expm1(a)", "log(a)", "log2(a)", "log10(a)", "log1p(a)",
+  "sin(a)", "cos(a)", "tan(a)", "asin(a)", "acos(a)", "atan(a)", "sinh(a)",
+  "cosh(a)", "tanh(a)", "asinh(a)", "acosh(a)", "atanh(a)", "floor(a)",
+  "ceil(a)", "rint(a)", "trunc(a)", "isnan(a)", "isinf(a)", "isfinite(a)",
+  "a * 2.5 + inf", "where(a != a, -inf, a) + nan * 0", "a + 1",
+};
+
+static const gchar *const binary[] = {
+  "a + b", "a - b", "a * b", "a / b", "a // b", "a % b", "a ** b", "a << b",
+  "a >> b", "a & b", "a | b", "a ^ b", "a < b", "a <= b", "a > b", "a >= b",
+  "a == b", "a != b", "a && b", "a || b", "minimum(a, b)", "maximum(a, b)",
+  "fmin(a, b)", "fmax(a, b)", "fmod(a, b)", "atan2(a, b)", "hypot(a, b)",
+  "where(a > b, a, b)", "a > 0 ? a : b", "clip(a, b, 5)",
+};
+
+/* Not correctly rounded in libm or in our float32 code. */
+static const gchar *const inexact[] = {
+  "cbrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+  "cosh", "tanh", "asinh", "acosh", "atanh", "**", "hypot",
+};
+
+typedef struct
+{
+  gchar *source;
+  PlanDType da, db;
+  PlanExpr *expr;
+  gchar *name;
+} Case;
+
+static GPtrArray *cases;
+static gchar *all_source;
+
+static void
+case_free (gpointer p)
+{
+  Case *c = p;
+  plan_expr_unref (c->expr);
+  g_free (c->source);
+  g_free (c->name);
+  g_free (c);
+}
+
+static void
+add_case (const gchar * src, PlanDType da, PlanDType db)
+{
+  const gchar *names[] = { "a", "b" };
+  PlanDType t[] = { da, db };
+  PlanExpr *e = plan_expr_compile (src, 2, names, t, NULL);
+  Case *c;
+
+  if (e == NULL)                /* a type error: nothing to generate */
+    return;
+  c = g_new0 (Case, 1);
+  c->source = g_strdup (src);
+  c->da = da;
+  c->db = db;
+  c->expr = e;
+  c->name = g_strdup_printf ("plan_case_%u", cases->len);
+  g_ptr_array_add (cases, c);
+}
+
+static void
+build_cases (void)
+{
+  GString *all;
+  guint i, j, k;
+
+  if (cases)
+    return;
+  cases = g_ptr_array_new_with_free_func (case_free);
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    for (k = 0; k < G_N_ELEMENTS (unary); k++)
+      add_case (unary[k], i, i);
+    for (k = 0; k < G_N_ELEMENTS (binary); k++)
+      add_case (binary[k], i, i);
+    for (j = PLAN_DTYPE_BOOL; j < PLAN_DTYPE_N; j++) {
+      gchar *cast = g_strdup_printf ("%s(a)", plan_dtype_to_string (j));
+      add_case (cast, i, j);
+      add_case ("a + b", i, j);
+      add_case ("a < b", i, j);
+      g_free (cast);
+    }
+  }
+  all = g_string_new (NULL);
+  for (i = 0; i < cases->len; i++) {
+    Case *c = g_ptr_array_index (cases, i);
+    gchar *src = plan_expr_to_cuda (c->expr, c->name);
+    g_string_append (all, src);
+    g_free (src);
+  }
+  all_source = g_string_free (all, FALSE);
+}
+
+/* ---- NVRTC ---- */
+
+static void
+check_nvrtc (const gchar * arch)
+{
+  GError *err = NULL;
+  GBytes *code = NULL;
+
+  build_cases ();
+  fail_unless (cases->len > 500, "only %u cases", cases->len);
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_unless (plan_nvrtc_compile (all_source, arch, &code, &err),
+      "%s", err ? err->message : "");
+  fail_unless (g_bytes_get_size (code) > 1000);
+  g_bytes_unref (code);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+}
+
+GST_START_TEST (test_nvrtc_compiles_every_case_sm80)
+{
+  check_nvrtc ("sm_80");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_compiles_every_case_sm90)
+{
+  check_nvrtc ("sm_90");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_ptx_for_compute_arch)
+{
+  const gchar *names[] = { "x", "y" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT32 };
+  PlanExpr *e = plan_expr_compile ("2*x*y + sin(x)", 2, names, t, NULL);
+  gchar *src = plan_expr_to_cuda (e, "bench");
+  GBytes *code = NULL;
+  GError *err = NULL;
+  gsize size;
+  const gchar *ptx;
+
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_unless (plan_nvrtc_compile (src, "compute_90", &code, &err));
+  ptx = g_bytes_get_data (code, &size);
+  fail_unless (g_strstr_len (ptx, size, ".entry bench") != NULL);
+  g_bytes_unref (code);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+  g_free (src);
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_rejects_bad_arch)
+{
+  GBytes *code = NULL;
+  GError *err = NULL;
+
+  fail_if (plan_nvrtc_compile ("", "gfx90a", &code, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR,
+          PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "gfx90a") != NULL);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_reports_compile_log)
+{
+  GBytes *code = NULL;
+  GError *err = NULL;
+
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_if (plan_nvrtc_compile ("__global__ void k () { undeclared_x = 1; }",
+          "sm_80", &code, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_DEVICE));
+  fail_unless (strstr (err->message, "undeclared_x") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_cache_is_used)
+{
+  const gchar *src = "extern \"C\" __global__ void plan_cache_probe "
+      "(float *o) { o[threadIdx.x] = 1.0f; }";
+  gchar *path = plan_nvrtc_get_cache_path (src, "sm_80");
+  GBytes *code = NULL, *again = NULL;
+  GError *err = NULL;
+  gchar *data = NULL;
+  gsize size;
+
+  fail_unless (path != NULL);
+  fail_unless (g_str_has_prefix (path, g_get_user_cache_dir ()));
+  g_unlink (path);
+  fail_unless (plan_nvrtc_compile (src, "sm_80", &code, &err));
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  fail_unless (size == g_bytes_get_size (code));
+  fail_unless (memcmp (data, g_bytes_get_data (code, NULL), size) == 0);
+  g_free (data);
+  data = NULL;
+
+  /* The second compilation returns what the cache holds. */
+  fail_unless (g_file_set_contents (path, "cached", 6, NULL));
+  fail_unless (plan_nvrtc_compile (src, "sm_80", &again, &err));
+  fail_unless (g_bytes_get_size (again) == 6);
+  g_bytes_unref (again);
+
+  /* A different architecture is a different entry. */
+  data = plan_nvrtc_get_cache_path (src, "sm_90");
+  fail_if (g_strcmp0 (data, path) == 0);
+  g_free (data);
+
+  g_unlink (path);
+  g_bytes_unref (code);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* ---- the generated code on the host ---- */
+
+#ifdef PLAN_NVCC
+
+static guint64 lcg_state = 88172645463325252ull;
+
+static guint64
+lcg (void)
+{
+  lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+  return lcg_state >> 11;
+}
+
+static void
+fill_values (PlanDType d, guint8 * buf)
+{
+  static const gdouble fspecial[] = { 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 2.5,
+    INFINITY, -INFINITY, NAN, 1e-40, 3.0, 7.0, -7.0, 1e10, 130.5, 1e30,
+    -300.0, 0.75, 5.0
+  };
+  static const gint64 ispecial[] = { 0, 1, -1, 2, 3, 7, -7, 127, -128,
+    255, 32767, -32768, 65535, G_MAXINT32, G_MININT32, G_MAXINT64,
+    G_MININT64, 5, 63, 64
+  };
+  gsize size = plan_dtype_get_size (d);
+  guint k;
+
+  for (k = 0; k < N_VALUES; k++) {
+    guint8 *p = buf + k * size;
+    if (d == PLAN_DTYPE_FLOAT32 || d == PLAN_DTYPE_FLOAT64) {
+      gdouble v = k < G_N_ELEMENTS (fspecial) ? fspecial[k]
+          : ((gdouble) (lcg () % 20001) - 10000.0) / 100.0;
+      if (d == PLAN_DTYPE_FLOAT32) {
+        gfloat f = (gfloat) v;
+        memcpy (p, &f, 4);
+      } else {
+        memcpy (p, &v, 8);
+      }
+    } else if (d == PLAN_DTYPE_BOOL) {
+      p[0] = lcg () & 1;
+    } else {
+      guint64 v = k < G_N_ELEMENTS (ispecial) ? (guint64) ispecial[k]
+          : (k & 1) ? lcg () : lcg () % 41 - 20;
+      memcpy (p, &v, size);     /* little-endian: the low bytes */
+    }
+  }
+}
+
+static gboolean
+is_inexact (const gchar * src)
+{
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (inexact); k++)
+    if (strstr (src, inexact[k]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static gint64
+ulp_distance (PlanDType d, const guint8 * a, const guint8 * b)
+{
+  if (d == PLAN_DTYPE_FLOAT32) {
+    gint32 x, y;
+    gfloat fx, fy;
+    memcpy (&fx, a, 4);
+    memcpy (&fy, b, 4);
+    if (isnan (fx) || isnan (fy))
+      return isnan (fx) && isnan (fy) ? 0 : G_MAXINT64;
+    memcpy (&x, a, 4);
+    memcpy (&y, b, 4);
+    if (x < 0)
+      x = G_MININT32 - x;
+    if (y < 0)
+      y = G_MININT32 - y;
+    return ABS ((gint64) x - (gint64) y);
+  } else {
+    gint64 x, y;
+    gdouble fx, fy;
+    memcpy (&fx, a, 8);
+    memcpy (&fy, b, 8);
+    if (isnan (fx) || isnan (fy))
+      return isnan (fx) && isnan (fy) ? 0 : G_MAXINT64;
+    memcpy (&x, a, 8);
+    memcpy (&y, b, 8);
+    if (x < 0)
+      x = G_MININT64 - x;
+    if (y < 0)
+      y = G_MININT64 - y;
+    if ((x > 0) != (y > 0))
+      return G_MAXINT64;
+    return ABS (x - y);
+  }
+}
+
+/* Compares value by value; NaN equals NaN whatever its payload. */
+static void
+compare_case (Case * c, const guint8 * got, const guint8 * want)
+{
+  PlanDType d = plan_expr_get_dtype (c->expr);
+  gsize size = plan_dtype_get_size (d);
+  gboolean loose = is_inexact (c->source) && plan_dtype_is_float (d);
+  guint k;
+
+  for (k = 0; k < N_VALUES; k++) {
+    const guint8 *g = got + k * size, *w = want + k * size;
+    if (plan_dtype_is_float (d)) {
+      gint64 dist = ulp_distance (d, g, w);
+      fail_unless (dist <= (loose ? 2 : 0), "%s (%s, %s) element %u: "
+          "%" G_GINT64_FORMAT " ulp apart", c->source,
+          plan_dtype_to_string (c->da), plan_dtype_to_string (c->db), k, dist);
+    } else {
+      fail_unless (memcmp (g, w, size) == 0, "%s (%s, %s) element %u "
+          "differs", c->source, plan_dtype_to_string (c->da),
+          plan_dtype_to_string (c->db), k);
+    }
+  }
+}
+
+typedef void (*HostFunc) (const void *const *in, void *out, guint64 n);
+
+GST_START_TEST (test_generated_code_matches_cpu_evaluator)
+{
+  gchar *dir = g_dir_make_tmp ("plan-exprcuda-XXXXXX", NULL);
+  gchar *cu = g_build_filename (dir, "cases.cu", NULL);
+  gchar *so = g_build_filename (dir, "cases.so", NULL);
+  gchar *out = NULL, *errout = NULL;
+  gint status = 0;
+  GModule *module;
+  guint8 *inputs[PLAN_DTYPE_N], *others[PLAN_DTYPE_N];
+  guint i, k;
+  const gchar *argv[] = { PLAN_NVCC, "-x", "cu", "-shared", "-O1",
+    "-Xcompiler", "-fPIC", "-DPLAN_EXPR_HOST_ENTRY", "-arch=sm_80",
+    "-w", "-o", so, cu, NULL
+  };
+
+  build_cases ();
+  fail_unless (g_file_set_contents (cu, all_source, -1, NULL));
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+          &out, &errout, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL), "nvcc failed:\n%s",
+      errout);
+  module = g_module_open (so, G_MODULE_BIND_LAZY);
+  fail_unless (module != NULL, "%s", g_module_error ());
+
+  /* b takes the same values in another order, so that every special
+   * value meets others. */
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    gsize size = plan_dtype_get_size (i);
+    inputs[i] = g_malloc (N_VALUES * 8);
+    others[i] = g_malloc (N_VALUES * 8);
+    fill_values (i, inputs[i]);
+    for (k = 0; k < N_VALUES; k++)
+      memcpy (others[i] + k * size,
+          inputs[i] + ((k * 7 + 3) % N_VALUES) * size, size);
+  }
+
+  for (i = 0; i < cases->len; i++) {
+    Case *c = g_ptr_array_index (cases, i);
+    gchar *sym = g_strdup_printf ("%s_host", c->name);
+    gconstpointer in[2] = { inputs[c->da], others[c->db] };
+    guint8 got[N_VALUES * 8], want[N_VALUES * 8];
+    HostFunc fn = NULL;
+
+    fail_unless (g_module_symbol (module, sym, (gpointer *) & fn), "%s", sym);
+    fn (in, got, N_VALUES);
+    plan_expr_eval (c->expr, in, want, N_VALUES);
+    compare_case (c, got, want);
+    g_free (sym);
+  }
+
+  for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
+    g_free (inputs[i]);
+    g_free (others[i]);
+  }
+  g_module_close (module);
+  g_unlink (cu);
+  g_unlink (so);
+  g_rmdir (dir);
+  g_free (cu);
+  g_free (so);
+  g_free (dir);
+  g_free (out);
+  g_free (errout);
+}
+
+GST_END_TEST;
+
+#endif /* PLAN_NVCC */
+
+static Suite *
+exprcuda_suite (void)
+{
+  Suite *s = suite_create ("planexprcuda");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_nvrtc_compiles_every_case_sm80);
+  tcase_add_test (tc, test_nvrtc_compiles_every_case_sm90);
+  tcase_add_test (tc, test_nvrtc_ptx_for_compute_arch);
+  tcase_add_test (tc, test_nvrtc_rejects_bad_arch);
+  tcase_add_test (tc, test_nvrtc_reports_compile_log);
+  tcase_add_test (tc, test_nvrtc_cache_is_used);
+#ifdef PLAN_NVCC
+  tcase_add_test (tc, test_generated_code_matches_cpu_evaluator);
+#endif
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  GError *err = NULL;
+  gchar *cache, *sub;
+  gint ret;
+
+  /* A private cache, so the test never reads a stale entry; set before
+   * anything asks GLib for the cache directory. */
+  cache = g_dir_make_tmp ("plan-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  gst_check_init (&argc, &argv);
+  if (!plan_nvrtc_load (&err)) {
+    g_print ("skipped: %s\n", err->message);
+    g_error_free (err);
+    g_rmdir (cache);
+    g_free (cache);
+    return 77;
+  }
+  ret = gst_check_run_suite (exprcuda_suite (), "exprcuda", __FILE__);
+  sub = g_build_filename (cache, "gst-plan", NULL);
+  g_rmdir (sub);
+  g_rmdir (cache);
+  g_free (sub);
+  g_free (cache);
+  return ret;
+}
