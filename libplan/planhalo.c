@@ -43,6 +43,7 @@
 
 #include "planhalo.h"
 #include "planerror.h"
+#include "planparallel.h"
 
 #include <string.h>
 
@@ -71,6 +72,12 @@ struct _PlanHalo
   guint64 received;
   gint64 next_c;                /* the next output's centre row */
   gboolean started;             /* rows before 0 are filled */
+
+  /* The last rows of a chunk whose middle was read in place: they go to
+   * the front of the work block at the next call, once the caller is done
+   * with the blocks of this one. */
+  guint8 *pending;
+  gsize n_pending;
 
   /* wrap only: padded copies of the first rows, and the last rows */
   guint8 *first_rows;
@@ -194,6 +201,7 @@ plan_halo_free (PlanHalo * halo)
   g_return_if_fail (halo != NULL);
 
   g_free (halo->work);
+  g_free (halo->pending);
   g_free (halo->first_rows);
   g_free (halo->end_rows);
   g_free (halo->fill);
@@ -258,7 +266,9 @@ plan_halo_reset (PlanHalo * halo)
   g_return_if_fail (halo != NULL);
 
   halo->received = 0;
-  halo->started = FALSE;
+  /* Only the padding modes with a halo along the first axis have rows
+   * before row 0 to fill. */
+  halo->started = halo->boundary == PLAN_BOUNDARY_VALID || halo->h[0] == 0;
   if (halo->boundary == PLAN_BOUNDARY_VALID) {
     halo->base = 0;
     halo->next_c = halo->h[0];
@@ -267,6 +277,7 @@ plan_halo_reset (PlanHalo * halo)
     halo->next_c = 0;
   }
   halo->n_first = 0;
+  halo->n_pending = 0;
   g_clear_pointer (&halo->end_rows, g_free);
   halo->n_end = 0;
   halo->total = 0;
@@ -294,18 +305,39 @@ pad_axis (PlanHalo * halo, const guint8 * src, guint8 * dst, guint axis)
       halo->pad[axis], halo->fill, dst);
 }
 
-static void
-pad_rows (PlanHalo * halo, const guint8 * src, guint8 * dst, gsize n_rows)
+typedef struct
 {
+  PlanHalo *halo;
+  const guint8 *src;
+  guint8 *dst;
+} PadJob;
+
+static void
+pad_range (gsize begin, gsize end, gpointer data)
+{
+  PadJob *job = data;
+  PlanHalo *halo = job->halo;
   gsize r;
 
   if (!halo->inner_padded) {
-    memcpy (dst, src, n_rows * halo->prow_bytes);
+    memcpy (job->dst + begin * halo->prow_bytes,
+        job->src + begin * halo->in_row_bytes,
+        (end - begin) * halo->prow_bytes);
     return;
   }
-  for (r = 0; r < n_rows; r++)
-    pad_axis (halo, src + r * halo->in_row_bytes, dst + r * halo->prow_bytes,
-        1);
+  for (r = begin; r < end; r++)
+    pad_axis (halo, job->src + r * halo->in_row_bytes,
+        job->dst + r * halo->prow_bytes, 1);
+}
+
+/* Copies and pads rows on the worker threads, a few hundred KiB each. */
+static void
+pad_rows (PlanHalo * halo, const guint8 * src, guint8 * dst, gsize n_rows)
+{
+  PadJob job = { halo, src, dst };
+
+  plan_parallel_for (halo->n_threads, n_rows,
+      MAX (1, (256 << 10) / halo->prow_bytes), pad_range, &job);
 }
 
 static guint8 *
@@ -354,8 +386,10 @@ fill_virtual_rows (PlanHalo * halo, gint64 first, gsize count, gint64 n)
   }
 }
 
-static void
-set_block (PlanHalo * halo, gint64 c_end, PlanHaloBlock * block)
+/* Fills in what every block of @halo shares; returns the offset in
+ * elements from a row's first padded cell to its first output's centre. */
+static gsize
+block_geometry (PlanHalo * halo, PlanHaloBlock * block)
 {
   gsize offset = 0;
   guint k;
@@ -372,14 +406,31 @@ set_block (PlanHalo * halo, gint64 c_end, PlanHaloBlock * block)
         block->contiguous = FALSE;
     }
   }
-  if (c_end <= halo->next_c)
-    return;
+  return offset;
+}
 
+/* Makes a block of the outputs centred on rows [next_c, c_end), read
+ * from @rows, whose first row is row @rows_first of the stream (the work
+ * block when @rows is NULL). Returns FALSE when there are none. */
+static gboolean
+take_block (PlanHalo * halo, gint64 c_end, const guint8 * rows,
+    gint64 rows_first, PlanHaloBlock * block)
+{
+  gsize offset = block_geometry (halo, block);
+
+  if (c_end <= halo->next_c)
+    return FALSE;
+  if (rows == NULL) {
+    rows = halo->work;
+    rows_first = halo->base;
+  }
   block->n_rows = c_end - halo->next_c;
   block->shape[0] = block->n_rows;
   block->first_row = halo->next_c - (halo->h[0] - halo->pad[0]);
-  block->origin = work_row (halo, halo->next_c) + offset * halo->esize;
+  block->origin = rows + (halo->next_c - rows_first) * halo->prow_bytes +
+      offset * halo->esize;
   halo->next_c = c_end;
+  return TRUE;
 }
 
 /**
@@ -447,6 +498,19 @@ plan_halo_set_end_rows (PlanHalo * halo, guint64 total_rows,
   return TRUE;
 }
 
+/* Moves the rows kept aside by the last call to the front of the work
+ * block. */
+static void
+settle_pending (PlanHalo * halo)
+{
+  if (halo->n_pending == 0)
+    return;
+  ensure_work_rows (halo, halo->n_pending);
+  memcpy (halo->work, halo->pending, halo->n_pending * halo->prow_bytes);
+  halo->base = halo->received - halo->n_pending;
+  halo->n_pending = 0;
+}
+
 /* Drops the rows no output needs any more. */
 static void
 compact (PlanHalo * halo)
@@ -472,17 +536,74 @@ keep_first_rows (PlanHalo * halo, const guint8 * rows, gsize n_rows)
   halo->n_first += n;
 }
 
+/* Fills the rows before row 0, once at least h0 + 1 rows have come (so
+ * that they no longer depend on the length of the stream, except for
+ * wrap, which has the end rows by then). */
+static void
+start_if_ready (PlanHalo * halo, gint64 c_end)
+{
+  if (halo->started || c_end <= halo->next_c)
+    return;
+  if (halo->boundary != PLAN_BOUNDARY_VALID)
+    fill_virtual_rows (halo, -(gint64) halo->h[0], halo->h[0],
+        halo->have_end ? (gint64) halo->total : (gint64) halo->received);
+  halo->started = TRUE;
+}
+
+/* Appends @n_rows rows to the work block. */
+static void
+append_rows (PlanHalo * halo, const guint8 * rows, gsize n_rows)
+{
+  ensure_work_rows (halo, halo->received + n_rows - halo->base + halo->h[0]);
+  pad_rows (halo, rows, work_row (halo, halo->received), n_rows);
+  if (halo->boundary == PLAN_BOUNDARY_WRAP && halo->n_first < halo->h[0])
+    keep_first_rows (halo, rows, n_rows);
+  halo->received += n_rows;
+}
+
+/* A chunk with nothing to pad along the inner axes and more rows than
+ * two halos: only its first and last halos are copied; the outputs in
+ * between are read from @rows in place. */
+static guint
+push_in_place (PlanHalo * halo, const guint8 * rows, gsize n_rows,
+    PlanHaloBlock * blocks)
+{
+  guint64 first = halo->received;
+  gsize h2 = 2 * halo->h[0];
+  guint n = 0;
+
+  append_rows (halo, rows, h2);
+  start_if_ready (halo, halo->received - halo->h[0]);
+  if (take_block (halo, halo->received - halo->h[0], NULL, 0, &blocks[n]))
+    n++;
+  halo->received = first + n_rows;
+  if (take_block (halo, halo->received - halo->h[0], rows, first, &blocks[n]))
+    n++;
+
+  if (halo->pending == NULL)
+    halo->pending = g_malloc (MAX (h2, 1) * halo->prow_bytes);
+  memcpy (halo->pending, rows + (n_rows - h2) * halo->prow_bytes,
+      h2 * halo->prow_bytes);
+  halo->n_pending = h2;
+  return n;
+}
+
 /**
  * plan_halo_push:
  * @halo: a #PlanHalo
  * @rows: (array): the next @n_rows rows of the stream, C-contiguous
  * @n_rows: the number of rows
- * @block: (out caller-allocates): the output rows that can now be
- *   computed; `n_rows` is 0 when none can yet
+ * @blocks: (out caller-allocates) (array fixed-size=2): room for
+ *   #PLAN_HALO_MAX_BLOCKS blocks
+ * @n_blocks: (out): how many blocks of outputs can now be computed, 0 when
+ *   none can yet; they cover consecutive output rows, in order
  * @error: return location for a #GError
  *
- * Copies @rows into the padded work block and says which outputs are now
- * complete.
+ * Takes the next rows and says which outputs are now complete. Rows are
+ * copied (and padded) into the work block, except, when there is nothing
+ * to pad along the inner axes, the middle of a chunk longer than two
+ * halos: a block may then point into @rows, which must stay valid until
+ * the caller is done with the blocks.
  *
  * Returns: %TRUE, or %FALSE with @error set (the end rows that
  *   plan_halo_needs_end_rows() asked for were not given)
@@ -491,33 +612,26 @@ keep_first_rows (PlanHalo * halo, const guint8 * rows, gsize n_rows)
  */
 gboolean
 plan_halo_push (PlanHalo * halo, gconstpointer rows, gsize n_rows,
-    PlanHaloBlock * block, GError ** error)
+    PlanHaloBlock * blocks, guint * n_blocks, GError ** error)
 {
-  gint64 c_end;
-
   g_return_val_if_fail (halo != NULL, FALSE);
-  g_return_val_if_fail (block != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL && n_blocks != NULL, FALSE);
 
+  *n_blocks = 0;
   if (plan_halo_needs_end_rows (halo, n_rows, NULL))
     goto no_end_rows;
 
+  settle_pending (halo);
   compact (halo);
-  ensure_work_rows (halo, halo->received + n_rows - halo->base + halo->h[0]);
-  pad_rows (halo, rows, work_row (halo, halo->received), n_rows);
-  if (halo->boundary == PLAN_BOUNDARY_WRAP && halo->n_first < halo->h[0])
-    keep_first_rows (halo, rows, n_rows);
-  halo->received += n_rows;
-
-  c_end = (gint64) halo->received - halo->h[0];
-  if (!halo->started && c_end > halo->next_c) {
-    /* At least h0 + 1 rows have come, so the rows before 0 no longer
-     * depend on the length of the stream (except for wrap). */
-    if (halo->boundary != PLAN_BOUNDARY_VALID)
-      fill_virtual_rows (halo, -(gint64) halo->h[0], halo->h[0],
-          halo->have_end ? (gint64) halo->total : (gint64) halo->received);
-    halo->started = TRUE;
+  if (!halo->inner_padded && n_rows > 2 * halo->h[0]) {
+    *n_blocks = push_in_place (halo, rows, n_rows, blocks);
+    return TRUE;
   }
-  set_block (halo, c_end, block);
+
+  append_rows (halo, rows, n_rows);
+  start_if_ready (halo, halo->received - halo->h[0]);
+  if (take_block (halo, halo->received - halo->h[0], NULL, 0, blocks))
+    *n_blocks = 1;
   return TRUE;
 
   /* ERRORS */
@@ -534,11 +648,13 @@ no_end_rows:
 /**
  * plan_halo_finish:
  * @halo: a #PlanHalo
- * @block: (out caller-allocates): the last output rows
+ * @blocks: (out caller-allocates) (array fixed-size=2): room for
+ *   #PLAN_HALO_MAX_BLOCKS blocks
+ * @n_blocks: (out): how many blocks hold the last outputs (0 or 1)
  * @error: return location for a #GError
  *
  * Ends the stream: pads the rows after the last one and returns the output
- * rows still held back.
+ * rows still held back. plan_halo_reset() starts a new stream.
  *
  * Returns: %TRUE, or %FALSE with @error set: with %PLAN_BOUNDARY_VALID a
  *   stream shorter than the window, with %PLAN_BOUNDARY_WRAP a stream
@@ -547,27 +663,27 @@ no_end_rows:
  * Since: 0.1
  */
 gboolean
-plan_halo_finish (PlanHalo * halo, PlanHaloBlock * block, GError ** error)
+plan_halo_finish (PlanHalo * halo, PlanHaloBlock * blocks, guint * n_blocks,
+    GError ** error)
 {
   gint64 n;
 
   g_return_val_if_fail (halo != NULL, FALSE);
-  g_return_val_if_fail (block != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL && n_blocks != NULL, FALSE);
 
+  *n_blocks = 0;
   n = halo->received;
   if (halo->have_end && halo->total != (guint64) n)
     goto wrong_total;
   if (halo->boundary == PLAN_BOUNDARY_VALID) {
     if (n < 2 * (gint64) halo->h[0] + 1)
       goto too_short;
-    set_block (halo, n - halo->h[0], block);
     return TRUE;
   }
-  if (n == 0) {
-    set_block (halo, 0, block);
+  if (n == 0)
     return TRUE;
-  }
 
+  settle_pending (halo);
   compact (halo);
   ensure_work_rows (halo, n - halo->base + halo->h[0]);
   if (!halo->started) {
@@ -575,7 +691,8 @@ plan_halo_finish (PlanHalo * halo, PlanHaloBlock * block, GError ** error)
     halo->started = TRUE;
   }
   fill_virtual_rows (halo, n, halo->h[0], n);
-  set_block (halo, n, block);
+  if (take_block (halo, n, NULL, 0, blocks))
+    *n_blocks = 1;
   return TRUE;
 
   /* ERRORS */

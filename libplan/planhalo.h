@@ -29,6 +29,15 @@ G_BEGIN_DECLS
 typedef struct _PlanHalo PlanHalo;
 
 /**
+ * PLAN_HALO_MAX_BLOCKS:
+ *
+ * The most blocks plan_halo_push() and plan_halo_finish() return at once.
+ *
+ * Since: 0.1
+ */
+#define PLAN_HALO_MAX_BLOCKS 2
+
+/**
  * PlanHaloBlock:
  * @origin: the padded cell at the centre of the block's first output
  *   element; the cell at offset (d0, d1, ...) from an output element's
@@ -44,7 +53,8 @@ typedef struct _PlanHalo PlanHalo;
  *   contiguous run of `n_rows * row elements`
  *
  * Where the padded input of some output rows lies. Valid until the next
- * call on the #PlanHalo that gave it.
+ * call on the #PlanHalo that gave it (and, for a block read in place, as
+ * long as the rows given to plan_halo_push()).
  *
  * Since: 0.1
  */
@@ -88,11 +98,11 @@ gboolean plan_halo_set_end_rows (PlanHalo * halo, guint64 total_rows,
 
 PLAN_API
 gboolean plan_halo_push (PlanHalo * halo, gconstpointer rows, gsize n_rows,
-    PlanHaloBlock * block, GError ** error);
+    PlanHaloBlock * blocks, guint * n_blocks, GError ** error);
 
 PLAN_API
-gboolean plan_halo_finish (PlanHalo * halo, PlanHaloBlock * block,
-    GError ** error);
+gboolean plan_halo_finish (PlanHalo * halo, PlanHaloBlock * blocks,
+    guint * n_blocks, GError ** error);
 
 PLAN_API
 gssize plan_halo_block_get_offset (const PlanHaloBlock * block,

@@ -509,27 +509,38 @@ eval_block (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
       MAX (1, LINE_GRAIN_ELEMENTS / job.line_len), eval_lines, &job);
 }
 
+/* Computes the outputs of @blocks (consecutive rows) into one buffer and
+ * pushes it. */
 static GstFlowReturn
-plan_stencil_push_block (PlanStencil * self, const PlanHaloBlock * block)
+plan_stencil_push_blocks (PlanStencil * self, const PlanHaloBlock * blocks,
+    guint n_blocks)
 {
   PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  gsize row_size =
+      plan_array_info_get_row_size (plan_kernel_element_get_output_info
+      (kernel));
+  gsize n_rows = 0;
   GstBuffer *out;
   GstMapInfo map;
   GstFlowReturn ret;
+  guint i;
 
-  if (block->n_rows == 0)
+  for (i = 0; i < n_blocks; i++)
+    n_rows += blocks[i].n_rows;
+  if (n_rows == 0)
     return GST_FLOW_OK;
 
-  ret = plan_kernel_element_alloc_output (kernel, block->n_rows, &out);
+  ret = plan_kernel_element_alloc_output (kernel, n_rows, &out);
   if (ret != GST_FLOW_OK)
     return ret;
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
-  eval_block (self, block, map.data);
+  for (i = 0, n_rows = 0; i < n_blocks; n_rows += blocks[i].n_rows, i++)
+    eval_block (self, &blocks[i], map.data + n_rows * row_size);
   gst_buffer_unmap (out, &map);
 
   GST_LOG_OBJECT (self, "output rows %" G_GUINT64_FORMAT " + %"
-      G_GSIZE_FORMAT, block->first_row, block->n_rows);
+      G_GSIZE_FORMAT, blocks[0].first_row, n_rows);
   return plan_kernel_element_push_output (kernel, out);
 
   /* ERRORS */
@@ -546,17 +557,20 @@ static GstFlowReturn
 plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
-  PlanHaloBlock block;
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
   GError *err = NULL;
+  guint n_blocks;
   gsize n_end;
 
   if (plan_halo_needs_end_rows (self->halo, chunk->n_rows, &n_end)
       && !plan_stencil_fetch_end_rows (self, n_end))
     return GST_FLOW_ERROR;
-  if (!plan_halo_push (self->halo, chunk->data[0], chunk->n_rows, &block,
-          &err))
+  /* The blocks may read the chunk in place: they are computed before this
+   * returns and the base class releases the chunk. */
+  if (!plan_halo_push (self->halo, chunk->data[0], chunk->n_rows, blocks,
+          &n_blocks, &err))
     goto push_failed;
-  return plan_stencil_push_block (self, &block);
+  return plan_stencil_push_blocks (self, blocks, n_blocks);
 
   /* ERRORS */
 push_failed:
@@ -571,14 +585,15 @@ static GstFlowReturn
 plan_stencil_finish (PlanKernelElement * kernel, guint64 n_rows)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
-  PlanHaloBlock block;
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
   GError *err = NULL;
+  guint n_blocks;
 
   if (self->halo == NULL)
     return GST_FLOW_OK;
-  if (!plan_halo_finish (self->halo, &block, &err))
+  if (!plan_halo_finish (self->halo, blocks, &n_blocks, &err))
     goto finish_failed;
-  return plan_stencil_push_block (self, &block);
+  return plan_stencil_push_blocks (self, blocks, n_blocks);
 
   /* ERRORS */
 finish_failed:

@@ -103,7 +103,8 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
 {
   PlanArrayInfo info;
   PlanHalo *halo;
-  PlanHaloBlock block;
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  guint n_blocks, bi;
   gint32 *data;
   gsize row = 1, total, pushed = 0;
   guint64 next_out = 0, want_rows;
@@ -148,16 +149,20 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
         fail_unless (plan_halo_set_end_rows (halo, shape[0],
                 data + (shape[0] - ne) * row, ne, NULL));
       }
-      fail_unless (plan_halo_push (halo, data + pushed * row, n, &block,
-              &err), "%s", err ? err->message : "");
+      fail_unless (plan_halo_push (halo, data + pushed * row, n, blocks,
+              &n_blocks, &err), "%s", err ? err->message : "");
       pushed += n;
     } else {
-      fail_unless (plan_halo_finish (halo, &block, &err), "%s",
+      fail_unless (plan_halo_finish (halo, blocks, &n_blocks, &err), "%s",
           err ? err->message : "");
+      fail_unless (n_blocks <= 1);
       done = TRUE;
     }
-    if (block.n_rows == 0)
-      continue;
+    fail_unless (n_blocks <= PLAN_HALO_MAX_BLOCKS);
+    for (bi = 0; bi < n_blocks; bi++) {
+    const PlanHaloBlock block = blocks[bi];
+
+    fail_unless (block.n_rows > 0);
     fail_unless_equals_uint64 (block.first_row, next_out);
 
     for (o = 0; o < (gint64) block.n_rows; o++)
@@ -198,6 +203,7 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
                     d0, d1, d2, *p, want);
               }
     next_out += block.n_rows;
+    }
   }
   fail_unless_equals_uint64 (next_out, want_rows);
   plan_halo_free (halo);
@@ -268,6 +274,46 @@ GST_START_TEST (test_halo_3d_planes)
 
 GST_END_TEST;
 
+/* Without inner padding the middle of a long chunk is read where it is:
+ * the second block points into the pushed rows. */
+GST_START_TEST (test_halo_reads_long_chunks_in_place)
+{
+  PlanArrayInfo info;
+  gint64 shape[2] = { -1, 3 };
+  guint h[2] = { 1, 0 };
+  gfloat rows[2][100 * 3];
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanHalo *halo;
+  guint n_blocks, i;
+
+  for (i = 0; i < 300; i++)
+    rows[0][i] = rows[1][i] = i;
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
+          NULL));
+  halo = plan_halo_new (&info, h, PLAN_BOUNDARY_NEAREST, 0, NULL);
+  fail_unless (plan_halo_push (halo, rows[0], 100, blocks, &n_blocks, NULL));
+  fail_unless_equals_int (n_blocks, 2);
+  fail_unless_equals_uint64 (blocks[0].first_row, 0);
+  fail_unless_equals_int (blocks[0].n_rows, 1);
+  fail_unless_equals_uint64 (blocks[1].first_row, 1);
+  fail_unless_equals_int (blocks[1].n_rows, 98);
+  fail_unless (blocks[1].origin == (gconstpointer) & rows[0][3]);
+  fail_unless (blocks[1].contiguous);
+
+  fail_unless (plan_halo_push (halo, rows[1], 100, blocks, &n_blocks, NULL));
+  fail_unless_equals_int (n_blocks, 2);
+  fail_unless_equals_uint64 (blocks[0].first_row, 99);
+  fail_unless_equals_int (blocks[0].n_rows, 2);
+  fail_unless (blocks[1].origin == (gconstpointer) & rows[1][3]);
+  /* Row 99's window: rows 98, 99 and 100 (the first of the second chunk). */
+  fail_unless_equals_float (((const gfloat *) blocks[0].origin)[-3], 294);
+  fail_unless_equals_float (((const gfloat *) blocks[0].origin)[0], 297);
+  fail_unless_equals_float (((const gfloat *) blocks[0].origin)[3], 0);
+  plan_halo_free (halo);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_halo_valid_rejects_short_axis)
 {
   PlanArrayInfo info;
@@ -292,16 +338,17 @@ GST_START_TEST (test_halo_valid_rejects_short_stream)
   gint64 shape[1] = { -1 };
   guint h[1] = { 2 };
   gfloat rows[4] = { 0 };
-  PlanHaloBlock block;
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
   PlanHalo *halo;
   GError *err = NULL;
+  guint n_blocks;
 
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape,
           NULL));
   halo = plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, NULL);
-  fail_unless (plan_halo_push (halo, rows, 4, &block, NULL));
-  fail_unless_equals_int (block.n_rows, 0);
-  fail_if (plan_halo_finish (halo, &block, &err));
+  fail_unless (plan_halo_push (halo, rows, 4, blocks, &n_blocks, NULL));
+  fail_unless_equals_int (n_blocks, 0);
+  fail_if (plan_halo_finish (halo, blocks, &n_blocks, &err));
   fail_unless (strstr (err->message, "4 rows") != NULL, "%s", err->message);
   g_clear_error (&err);
   plan_halo_free (halo);
@@ -315,19 +362,20 @@ GST_START_TEST (test_halo_wrap_needs_end_rows)
   gint64 shape[1] = { -1 };
   guint h[1] = { 2 };
   gfloat rows[4] = { 0 };
-  PlanHaloBlock block;
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
   PlanHalo *halo;
   GError *err = NULL;
   gsize n_end;
+  guint n_blocks;
 
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape,
           NULL));
   halo = plan_halo_new (&info, h, PLAN_BOUNDARY_WRAP, 0, NULL);
   fail_if (plan_halo_needs_end_rows (halo, 2, NULL));
-  fail_unless (plan_halo_push (halo, rows, 2, &block, NULL));
+  fail_unless (plan_halo_push (halo, rows, 2, blocks, &n_blocks, NULL));
   fail_unless (plan_halo_needs_end_rows (halo, 1, &n_end));
   fail_unless_equals_int (n_end, 2);
-  fail_if (plan_halo_push (halo, rows, 1, &block, &err));
+  fail_if (plan_halo_push (halo, rows, 1, blocks, &n_blocks, &err));
   fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
   g_clear_error (&err);
   plan_halo_free (halo);
@@ -348,6 +396,7 @@ halo_suite (void)
   tcase_add_test (tc, test_halo_1d_every_mode_and_chunk);
   tcase_add_test (tc, test_halo_2d_every_mode_and_chunk);
   tcase_add_test (tc, test_halo_3d_planes);
+  tcase_add_test (tc, test_halo_reads_long_chunks_in_place);
   tcase_add_test (tc, test_halo_valid_rejects_short_axis);
   tcase_add_test (tc, test_halo_valid_rejects_short_stream);
   tcase_add_test (tc, test_halo_wrap_needs_end_rows);
