@@ -1,0 +1,19 @@
+#!/usr/bin/env python3
+# Runs a libFuzzer binary for a bounded time on a copy of its seed corpus:
+#   run-fuzzer.py FUZZER SEED_DIR WORK_DIR SECONDS
+# Exits with the fuzzer's status (non-zero when it found a crash; the
+# reproducer is left in WORK_DIR).
+import os
+import shutil
+import subprocess
+import sys
+
+fuzzer, seeds, work, seconds = sys.argv[1:5]
+corpus = os.path.join(work, 'corpus')
+os.makedirs(corpus, exist_ok=True)
+for name in os.listdir(seeds):
+    shutil.copy(os.path.join(seeds, name), corpus)
+sys.exit(subprocess.call([
+    fuzzer, '-max_total_time=' + seconds, '-timeout=10', '-rss_limit_mb=2048',
+    '-max_len=512', '-print_final_stats=1',
+    '-artifact_prefix=' + os.path.join(work, ''), corpus]))
