@@ -152,6 +152,21 @@ def case_one_row_window_on_2d(mode):
     return run
 
 
+def case_3d_planes(mode):
+    """A 2-D window on a 3-D input works on each plane on its own."""
+    def run():
+        rng = np.random.default_rng(19)
+        a = rng.standard_normal((6, 11, 13)).astype(np.float64)
+        w = np.array([[1.0, 0.0, 2.0], [0.0, -3.0, 1.0], [4.0, 1.0, 0.0]])
+        window, expr = linear_window(w)
+        got = run_stencil(a, window, expr, mode, 4, 0.5 if mode == 'constant'
+                          else None)
+        want = ndimage.correlate(a, w[np.newaxis], mode=mode, cval=0.5)
+        assert_close(got, want, '3-D planes %s' % mode,
+                     np.abs(w).sum() * np.abs(a).max())
+    return run
+
+
 def case_window_larger_than_array(mode):
     def run():
         a = np.array([3.0, -1.0, 4.0], dtype=np.float64)
@@ -243,6 +258,8 @@ def main():
                           case_2d_square(mode, size, rows)))
         cases.append(('one-row window on 2-D %s' % mode,
                       case_one_row_window_on_2d(mode)))
+        cases.append(('3-D input, 2-D window on each plane %s' % mode,
+                      case_3d_planes(mode)))
         cases.append(('window larger than array %s' % mode,
                       case_window_larger_than_array(mode)))
         cases.append(('max of 3 %s' % mode, case_max3(mode, 7, 'int16')))
