@@ -277,27 +277,27 @@ static gboolean
 plan_stencil_get_config (PlanStencil * self, PlanWindow ** window,
     gchar ** expr, PlanBoundary * boundary, gdouble * cval, GError ** error)
 {
+  gboolean ok = TRUE;
+
   GST_OBJECT_LOCK (self);
-  if (self->window_rejected)
+  if (self->window_rejected) {
     g_propagate_error (error, g_error_copy (self->window_rejected));
-  else if (self->expr_rejected)
+    ok = FALSE;
+  } else if (self->expr_rejected) {
     g_propagate_error (error, g_error_copy (self->expr_rejected));
-  else if (self->window == NULL || self->expr == NULL)
+    ok = FALSE;
+  } else if (self->window == NULL || self->expr == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "planstencil %s needs a window and an expression, for example "
         "window=\"x y z\" expr=\"(x + y + z) / 3\"", GST_OBJECT_NAME (self));
-  *window = self->window ? plan_window_ref (self->window) : NULL;
-  *expr = g_strdup (self->expr);
+    ok = FALSE;
+  }
+  *window = ok ? plan_window_ref (self->window) : NULL;
+  *expr = ok ? g_strdup (self->expr) : NULL;
   *boundary = self->boundary;
   *cval = self->cval;
   GST_OBJECT_UNLOCK (self);
-
-  if (error && *error) {
-    g_clear_pointer (window, plan_window_unref);
-    g_clear_pointer (expr, g_free);
-    return FALSE;
-  }
-  return TRUE;
+  return ok;
 }
 
 static gboolean
@@ -325,8 +325,6 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   self->halo = plan_halo_new (&inputs[0], halo, boundary, cval, error);
   if (self->halo == NULL)
     goto failed;
-  plan_halo_set_n_threads (self->halo,
-      plan_kernel_element_get_n_threads (kernel));
 
   dtypes = g_newa (PlanDType, self->n_names);
   for (i = 0; i < self->n_names; i++)
@@ -562,6 +560,8 @@ plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   guint n_blocks;
   gsize n_end;
 
+  plan_halo_set_n_threads (self->halo,
+      plan_kernel_element_get_n_threads (kernel));
   if (plan_halo_needs_end_rows (self->halo, chunk->n_rows, &n_end)
       && !plan_stencil_fetch_end_rows (self, n_end))
     return GST_FLOW_ERROR;

@@ -427,6 +427,42 @@ GST_START_TEST (test_stencil_valid_rejects_narrow_axis)
 
 GST_END_TEST;
 
+GST_START_TEST (test_stencil_rejects_missing_expression)
+{
+  StencilHarness s;
+  gfloat in[4] = { 0 };
+  gchar *text;
+
+  stencil_harness_init (&s, "x y z", NULL, "nearest",
+      "array/x-raw, dtype=float32, shape=<4>");
+  gst_harness_push (s.h, rows_buffer (in, 4, 0, 4));
+  text = expect_error (&s);
+  fail_unless (strstr (text, "needs a window and an expression") != NULL,
+      "%s", text);
+  g_free (text);
+  stencil_harness_teardown (&s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stencil_rejects_cuda_target)
+{
+  StencilHarness s;
+  gfloat in[4] = { 0 };
+  gchar *text;
+
+  stencil_harness_init (&s, "x y z", "x + z", "nearest",
+      "array/x-raw, dtype=float32, shape=<4>");
+  gst_util_set_object_arg (G_OBJECT (s.h->element), "target", "cuda");
+  gst_harness_push (s.h, rows_buffer (in, 4, 0, 4));
+  text = expect_error (&s);
+  fail_unless (strstr (text, "target=cuda") != NULL, "%s", text);
+  g_free (text);
+  stencil_harness_teardown (&s);
+}
+
+GST_END_TEST;
+
 static Suite *
 planstencil_suite (void)
 {
@@ -446,6 +482,8 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_wrap_needs_random_access_source);
   tcase_add_test (tc, test_stencil_valid_rejects_short_stream);
   tcase_add_test (tc, test_stencil_valid_rejects_narrow_axis);
+  tcase_add_test (tc, test_stencil_rejects_missing_expression);
+  tcase_add_test (tc, test_stencil_rejects_cuda_target);
   return s;
 }
 
