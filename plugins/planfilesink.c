@@ -116,8 +116,8 @@ static void plan_file_sink_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void plan_file_sink_dispose (GObject * object);
 static void plan_file_sink_finalize (GObject * object);
-static gboolean plan_file_sink_start (GstBaseSink * sink);
-static gboolean plan_file_sink_stop (GstBaseSink * sink);
+static GstStateChangeReturn plan_file_sink_change_state (GstElement *
+    element, GstStateChange transition);
 static gboolean plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
 static gboolean plan_file_sink_event (GstBaseSink * sink, GstEvent * event);
 static gboolean plan_file_sink_query (GstBaseSink * sink, GstQuery * query);
@@ -169,8 +169,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       "own worker thread into a temporary file renamed into place at end "
       "of stream", "gst-plan authors <dev@gst-plan.invalid>");
 
-  basesink_class->start = GST_DEBUG_FUNCPTR (plan_file_sink_start);
-  basesink_class->stop = GST_DEBUG_FUNCPTR (plan_file_sink_stop);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (plan_file_sink_change_state);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (plan_file_sink_set_caps);
   basesink_class->event = GST_DEBUG_FUNCPTR (plan_file_sink_event);
   basesink_class->query = GST_DEBUG_FUNCPTR (plan_file_sink_query);
@@ -325,10 +325,12 @@ post_write_error (PlanFileSink * self, const GError * err)
   GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message), (NULL));
 }
 
+/* Opens the temporary file on READY to PAUSED rather than in
+ * GstBaseSink's start(), which runs on NULL to READY: nothing is created
+ * before the state change that needs it. */
 static gboolean
-plan_file_sink_start (GstBaseSink * sink)
+open_writer (PlanFileSink * self)
 {
-  PlanFileSink *self = PLAN_FILE_SINK (sink);
   GError *err = NULL;
   gchar *location;
   PlanFileFormat format;
@@ -373,11 +375,9 @@ open_failed:
   }
 }
 
-static gboolean
-plan_file_sink_stop (GstBaseSink * sink)
+static void
+cancel_writer (PlanFileSink * self)
 {
-  PlanFileSink *self = PLAN_FILE_SINK (sink);
-
   /* Stopping before a successful EOS: remove the partial file. After EOS
    * the writer is already closed and this does nothing. */
   if (self->open)
@@ -385,7 +385,26 @@ plan_file_sink_stop (GstBaseSink * sink)
         "partial file");
   plan_file_writer_cancel (self->writer);
   self->open = FALSE;
-  return TRUE;
+}
+
+static GstStateChangeReturn
+plan_file_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  PlanFileSink *self = PLAN_FILE_SINK (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !open_writer (self))
+    return GST_STATE_CHANGE_FAILURE;
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+
+  /* The streaming thread has left render by now: GstBaseSink deactivated
+   * the pad (READY_TO_PAUSED failing does the same). */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      || (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          && ret == GST_STATE_CHANGE_FAILURE))
+    cancel_writer (self);
+  return ret;
 }
 
 static gboolean

@@ -1,0 +1,572 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <libplan/plan.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+static gchar *tmpdir;
+
+static void
+setup (void)
+{
+  tmpdir = g_dir_make_tmp ("planfilesink-XXXXXX", NULL);
+  fail_unless (tmpdir != NULL);
+}
+
+static void
+teardown (void)
+{
+  GDir *dir = g_dir_open (tmpdir, 0, NULL);
+  const gchar *name;
+
+  while (dir && (name = g_dir_read_name (dir))) {
+    gchar *p = g_build_filename (tmpdir, name, NULL);
+
+    if (g_file_test (p, G_FILE_TEST_IS_DIR))
+      g_rmdir (p);
+    else
+      g_unlink (p);
+    g_free (p);
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+}
+
+static gchar *
+tmp_path (const gchar * name)
+{
+  return g_build_filename (tmpdir, name, NULL);
+}
+
+/* The number of entries in the test directory, temporary files included. */
+static guint
+count_entries (void)
+{
+  GDir *dir = g_dir_open (tmpdir, 0, NULL);
+  guint n = 0;
+
+  while (g_dir_read_name (dir))
+    n++;
+  g_dir_close (dir);
+  return n;
+}
+
+static GstHarness *
+sink_harness_with_format (const gchar * location, const gchar * format,
+    const gchar * caps)
+{
+  GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
+  GstHarness *h;
+
+  /* The harness starts the element at once, so configure it first. No
+   * preroll in a harness: starting must complete at once. */
+  g_object_set (sink, "location", location, "async", FALSE, NULL);
+  gst_util_set_object_arg (G_OBJECT (sink), "format", format);
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_object_unref (sink);
+  gst_harness_set_src_caps_str (h, caps);
+  return h;
+}
+
+static GstHarness *
+sink_harness (const gchar * location, const gchar * caps)
+{
+  return sink_harness_with_format (location, "auto", caps);
+}
+
+/* Pushes rows [row0, row0 + n) of a float32 array of @cols columns whose
+ * element i is i * 0.25. */
+static void
+push_rows (GstHarness * h, guint row0, guint n, guint cols)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * cols * 4, NULL);
+  GstMapInfo map;
+  guint i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < n * cols; i++)
+    ((gfloat *) map.data)[i] = (row0 * cols + i) * 0.25f;
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_OFFSET (buf) = row0;
+  GST_BUFFER_OFFSET_END (buf) = row0 + n;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+}
+
+static void
+check_float_data (const guint8 * data, gsize size, guint rows, guint cols)
+{
+  guint i;
+
+  fail_unless_equals_int (size, rows * cols * 4);
+  for (i = 0; i < rows * cols; i++)
+    fail_unless_equals_float (((const gfloat *) data)[i], i * 0.25f);
+}
+
+GST_START_TEST (test_sink_npy_header_completed_at_eos)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1, 3>");
+  PlanArrayInfo info;
+  gchar *contents;
+  gsize len, header_size;
+
+  gst_harness_play (h);
+  push_rows (h, 0, 4, 3);
+  push_rows (h, 4, 3, 3);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  fail_unless (plan_npy_parse_header ((guint8 *) contents, len, &info,
+          &header_size, NULL));
+  fail_unless_equals_int (header_size % 64, 0);
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (info.ndim, 2);
+  fail_unless_equals_int64 (info.shape[0], 7);
+  fail_unless_equals_int64 (info.shape[1], 3);
+  check_float_data ((guint8 *) contents + header_size, len - header_size, 7,
+      3);
+  /* Only the finished file is left: the temporary one was renamed. */
+  fail_unless_equals_int (count_entries (), 1);
+  g_free (contents);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_raw_by_extension)
+{
+  gchar *path = tmp_path ("out.f32");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<5>");
+  gchar *contents;
+  gsize len;
+
+  gst_harness_play (h);
+  push_rows (h, 0, 5, 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  check_float_data ((guint8 *) contents, len, 5, 1);
+  g_free (contents);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_format_npy_overrides_extension)
+{
+  gchar *path = tmp_path ("out.dat");
+  GstHarness *h = sink_harness_with_format (path, "npy",
+      "array/x-raw, dtype=(string)float32, shape=(int)<2>");
+  gchar *contents;
+  gsize len;
+
+  gst_harness_play (h);
+  push_rows (h, 0, 2, 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  fail_unless (plan_npy_has_magic ((guint8 *) contents, len));
+  g_free (contents);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_empty_stream_writes_zero_rows)
+{
+  gchar *path = tmp_path ("empty.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)int64, "
+      "shape=(int)<0, 2>");
+  PlanArrayInfo info;
+  gchar *contents;
+  gsize len, header_size;
+
+  gst_harness_play (h);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  fail_unless (plan_npy_parse_header ((guint8 *) contents, len, &info,
+          &header_size, NULL));
+  fail_unless_equals_int64 (info.shape[0], 0);
+  fail_unless_equals_int64 (info.shape[1], 2);
+  fail_unless_equals_int (len, header_size);
+  g_free (contents);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_nothing_at_location_before_eos)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1>");
+
+  gst_harness_play (h);
+  push_rows (h, 0, 10, 1);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  /* The temporary file is there, hidden, beside the target. */
+  fail_unless_equals_int (count_entries (), 1);
+  gst_harness_teardown (h);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  fail_unless_equals_int (count_entries (), 0);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_stop_leaves_existing_file_untouched)
+{
+  gchar *path = tmp_path ("out.npy");
+  gchar *contents;
+  GstHarness *h;
+
+  fail_unless (g_file_set_contents (path, "precious", -1, NULL));
+  h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1>");
+  gst_harness_play (h);
+  push_rows (h, 0, 10, 1);
+  gst_harness_teardown (h);
+
+  fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
+  fail_unless_equals_string (contents, "precious");
+  fail_unless_equals_int (count_entries (), 1);
+  g_free (contents);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_eos_replaces_existing_file)
+{
+  gchar *path = tmp_path ("out.f32");
+  gchar *contents;
+  gsize len;
+  GstHarness *h;
+
+  fail_unless (g_file_set_contents (path, "precious but old", -1, NULL));
+  h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1>");
+  gst_harness_play (h);
+  push_rows (h, 0, 3, 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  check_float_data ((guint8 *) contents, len, 3, 1);
+  g_free (contents);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_sync_is_off_by_default)
+{
+  GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
+  gboolean sync;
+
+  g_object_get (sink, "sync", &sync, NULL);
+  fail_if (sync);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_creates_nothing_before_paused)
+{
+  GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
+  gchar *path = tmp_path ("out.npy");
+
+  g_object_set (sink, "location", path, NULL);
+  fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (count_entries (), 0);
+  fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (sink);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_uri_handler)
+{
+  GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
+  gchar *location, *uri;
+
+  fail_unless_equals_int (gst_uri_handler_get_uri_type (GST_URI_HANDLER
+          (sink)), GST_URI_SINK);
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (sink),
+          "file:///tmp/out%20put.npy", NULL));
+  g_object_get (sink, "location", &location, NULL);
+  fail_unless_equals_string (location, "/tmp/out put.npy");
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (sink));
+  fail_unless_equals_string (uri, "file:///tmp/out%20put.npy");
+  g_free (uri);
+  g_free (location);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
+/* Runs @desc and checks that it fails with an element error of
+ * @domain/@code whose message contains @text. */
+static void
+expect_error (const gchar * desc, GQuark domain, gint code,
+    const gchar * text)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstMessage *msg;
+  GstBus *bus;
+
+  fail_unless (pipeline != NULL && err == NULL, "%s: %s", desc,
+      err ? err->message : "");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: no error within 10 s", desc);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  GST_INFO ("%s: %s", desc, err->message);
+  fail_unless (g_error_matches (err, domain, code),
+      "%s: wrong error %s %d: %s", desc, g_quark_to_string (err->domain),
+      err->code, err->message);
+  fail_unless (strstr (err->message, text) != NULL,
+      "%s: '%s' not in '%s'", desc, text, err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* A small float32 .npy input for pipelines. */
+static gchar *
+make_input (guint rows)
+{
+  gchar *path = tmp_path ("in.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1>");
+
+  gst_harness_play (h);
+  push_rows (h, 0, rows, 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+  return path;
+}
+
+static void
+expect_sink_error (const gchar * sink_props, GQuark domain, gint code,
+    const gchar * text)
+{
+  gchar *in = make_input (1000);
+  gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" blocksize=400 "
+      "! planfilesink %s", in, sink_props);
+
+  expect_error (desc, domain, code, text);
+  g_free (desc);
+  g_free (in);
+}
+
+GST_START_TEST (test_sink_missing_directory)
+{
+  gchar *path = tmp_path ("no/such/dir/out.npy");
+  gchar *props = g_strdup_printf ("location=\"%s\"", path);
+  gchar *dir = tmp_path ("no/such/dir");
+
+  expect_sink_error (props, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      dir);
+  g_free (dir);
+  g_free (props);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_location_is_directory)
+{
+  gchar *props = g_strdup_printf ("location=\"%s\"", tmpdir);
+
+  expect_sink_error (props, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_WRITE, "is a directory");
+  g_free (props);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_no_location)
+{
+  expect_sink_error ("", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "No file name");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_no_space_left)
+{
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+    GST_WARNING ("skipped: no /dev/full");
+    return;
+  }
+  /* /dev/full fails every write with ENOSPC. It is not a regular file, so
+   * it is written directly rather than through a temporary file. */
+  expect_sink_error ("location=/dev/full format=raw", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, "No space left");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_no_permission)
+{
+  gchar *in = make_input (10);
+  gchar *dir = tmp_path ("locked");
+  gchar *desc;
+
+  fail_unless (g_mkdir (dir, 0555) == 0);
+  /* As root, directory modes do not stop writes. The test runs in a forked
+   * child (CK_FORK), so it can drop to an unprivileged user for good; the
+   * files are given to that user so that teardown can remove them. */
+  if (geteuid () == 0) {
+    if (g_strcmp0 (g_getenv ("CK_FORK"), "no") == 0) {
+      GST_WARNING ("skipped: running as root without CK_FORK");
+      goto done;
+    }
+    if (chown (tmpdir, 65534, 65534) != 0 || chown (in, 65534, 65534) != 0
+        || chown (dir, 65534, 65534) != 0 || setgid (65534) != 0
+        || setuid (65534) != 0) {
+      GST_WARNING ("skipped: cannot drop root privileges here");
+      goto done;
+    }
+  }
+  desc = g_strdup_printf ("planfilesrc location=\"%s\" ! planfilesink "
+      "location=\"%s/out.npy\"", in, dir);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE,
+      "Permission denied");
+  g_free (desc);
+done:
+  g_free (dir);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_caps_change_midstream)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1, 3>");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_play (h);
+  push_rows (h, 0, 2, 3);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1, 4>");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
+              16, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT));
+  fail_unless (strstr (err->message, "changed") != NULL);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
+{
+  gchar *in = make_input (100000);
+  gchar *out = tmp_path ("out.npy");
+  gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" blocksize=4 "
+      "! planfilesink name=out location=\"%s\"", in, out);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  gint64 deadline = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+  guint64 row = 0;
+
+  /* Stop the pipeline once some rows have gone to the sink, long before
+   * the end. */
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while (row < 1000 && g_get_monotonic_time () < deadline) {
+    GstSample *sample = NULL;
+
+    g_object_get (sink, "last-sample", &sample, NULL);
+    if (sample) {
+      row = GST_BUFFER_OFFSET (gst_sample_get_buffer (sample));
+      gst_sample_unref (sample);
+    }
+    g_usleep (1000);
+  }
+  fail_unless (row >= 1000 && row < 100000, "stopped at row %" G_GUINT64_FORMAT,
+      row);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
+  /* Only the input is left in the directory. */
+  fail_unless_equals_int (count_entries (), 1);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+static Suite *
+planfilesink_suite (void)
+{
+  Suite *s = suite_create ("planfilesink");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_sink_npy_header_completed_at_eos);
+  tcase_add_test (tc, test_sink_raw_by_extension);
+  tcase_add_test (tc, test_sink_format_npy_overrides_extension);
+  tcase_add_test (tc, test_sink_empty_stream_writes_zero_rows);
+  tcase_add_test (tc, test_sink_nothing_at_location_before_eos);
+  tcase_add_test (tc, test_sink_stop_leaves_existing_file_untouched);
+  tcase_add_test (tc, test_sink_eos_replaces_existing_file);
+  tcase_add_test (tc, test_sink_sync_is_off_by_default);
+  tcase_add_test (tc, test_sink_creates_nothing_before_paused);
+  tcase_add_test (tc, test_sink_uri_handler);
+  tcase_add_test (tc, test_sink_missing_directory);
+  tcase_add_test (tc, test_sink_location_is_directory);
+  tcase_add_test (tc, test_sink_no_location);
+  tcase_add_test (tc, test_sink_no_space_left);
+  tcase_add_test (tc, test_sink_no_permission);
+  tcase_add_test (tc, test_sink_caps_change_midstream);
+  tcase_add_test (tc, test_sink_stopped_pipeline_leaves_nothing);
+  return s;
+}
+
+GST_CHECK_MAIN (planfilesink);

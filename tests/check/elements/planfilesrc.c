@@ -1,0 +1,882 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <libplan/plan.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+static gchar *tmpdir;
+
+static void
+setup (void)
+{
+  tmpdir = g_dir_make_tmp ("planfilesrc-XXXXXX", NULL);
+  fail_unless (tmpdir != NULL);
+}
+
+static void
+remove_tree (const gchar * path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const gchar *name;
+
+  while (dir && (name = g_dir_read_name (dir))) {
+    gchar *p = g_build_filename (path, name, NULL);
+
+    if (g_file_test (p, G_FILE_TEST_IS_DIR))
+      remove_tree (p);
+    else
+      g_unlink (p);
+    g_free (p);
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (path);
+}
+
+static void
+teardown (void)
+{
+  remove_tree (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+}
+
+static gchar *
+tmp_path (const gchar * name)
+{
+  return g_build_filename (tmpdir, name, NULL);
+}
+
+static gchar *
+write_file (const gchar * name, const void *data, gsize size)
+{
+  gchar *path = tmp_path (name);
+
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  return path;
+}
+
+/* A .npy file with the given dict text, version and data, padded as
+ * numpy pads it. */
+static gchar *
+write_npy (const gchar * name, guint version, const gchar * dict,
+    const void *data, gsize size)
+{
+  gsize prefix = version == 1 ? 10 : 12;
+  gsize text = strlen (dict) + 1;
+  gsize total = (prefix + text + 63) / 64 * 64;
+  guint8 *buf = g_malloc0 (total + size);
+  gchar *path;
+
+  memcpy (buf, "\x93NUMPY", 6);
+  buf[6] = version;
+  buf[7] = 0;
+  if (version == 1)
+    GST_WRITE_UINT16_LE (buf + 8, total - prefix);
+  else
+    GST_WRITE_UINT32_LE (buf + 8, total - prefix);
+  memset (buf + prefix, ' ', total - prefix);
+  memcpy (buf + prefix, dict, strlen (dict));
+  buf[total - 1] = '\n';
+  if (size)
+    memcpy (buf + total, data, size);
+  path = write_file (name, buf, total + size);
+  g_free (buf);
+  return path;
+}
+
+static gchar *
+write_float_npy (const gchar * name, guint rows, guint cols)
+{
+  gfloat *data = g_new (gfloat, rows * cols);
+  gchar *dict, *path;
+  guint i;
+
+  for (i = 0; i < rows * cols; i++)
+    data[i] = i * 0.5f;
+  dict = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (%u, %u), }", rows, cols);
+  path = write_npy (name, 1, dict, data, rows * cols * sizeof (gfloat));
+  g_free (dict);
+  g_free (data);
+  return path;
+}
+
+static GstHarness *
+src_harness (const gchar * location)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planfilesrc", NULL, "src");
+
+  g_object_set (h->element, "location", location, NULL);
+  return h;
+}
+
+/* Not named "first": gst-check's assertion macros declare that name. */
+static void
+check_float_rows (GstBuffer * buf, guint row0, guint n, guint cols)
+{
+  GstMapInfo map;
+  const gfloat *v;
+  guint i;
+
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), row0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), row0 + n);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, n * cols * sizeof (gfloat));
+  v = (const gfloat *) map.data;
+  for (i = 0; i < n * cols; i++)
+    fail_unless_equals_float (v[i], (row0 * cols + i) * 0.5f);
+  gst_buffer_unmap (buf, &map);
+}
+
+GST_START_TEST (test_src_npy_chunks_offsets_caps_values)
+{
+  gchar *path = write_float_npy ("a.npy", 10, 3);
+  GstHarness *h = src_harness (path);
+  GstCaps *caps, *expected;
+  GstBuffer *buf;
+
+  /* 50 bytes round down to 4 rows of 12 bytes. */
+  g_object_set (h->element, "blocksize", 50, NULL);
+  gst_harness_play (h);
+
+  buf = gst_harness_pull (h);
+  check_float_rows (buf, 0, 4, 3);
+  gst_buffer_unref (buf);
+  buf = gst_harness_pull (h);
+  check_float_rows (buf, 4, 4, 3);
+  gst_buffer_unref (buf);
+  buf = gst_harness_pull (h);
+  check_float_rows (buf, 8, 2, 3);
+  gst_buffer_unref (buf);
+
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  expected = gst_caps_from_string ("array/x-raw, dtype=(string)float32, "
+      "shape=(int)<10, 3>");
+  fail_unless (gst_caps_is_equal (caps, expected));
+  gst_caps_unref (caps);
+  gst_caps_unref (expected);
+
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_eos_after_last_chunk)
+{
+  gchar *path = write_float_npy ("a.npy", 3, 1);
+  GstHarness *h = src_harness (path);
+  GstEvent *event;
+  GstBuffer *buf;
+  gboolean eos = FALSE;
+
+  gst_harness_play (h);
+  buf = gst_harness_pull (h);
+  check_float_rows (buf, 0, 3, 1);
+  gst_buffer_unref (buf);
+  while ((event = gst_harness_pull_event (h))) {
+    eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+    gst_event_unref (event);
+    if (eos)
+      break;
+  }
+  fail_unless (eos);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_raw_infers_outer_axis)
+{
+  gint16 data[12];
+  gchar *path;
+  GstHarness *h;
+  GstBuffer *buf;
+  GstCaps *caps, *expected;
+  guint i;
+
+  for (i = 0; i < 12; i++)
+    data[i] = i - 6;
+  path = write_file ("r.raw", data, sizeof (data));
+  h = src_harness (path);
+  gst_util_set_object_arg (G_OBJECT (h->element), "dtype", "int16");
+  g_object_set (h->element, "shape", "(, 2, 3)", NULL);
+  gst_harness_play (h);
+
+  buf = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 2);
+  fail_unless (gst_buffer_memcmp (buf, 0, data, sizeof (data)) == 0);
+  gst_buffer_unref (buf);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  expected = gst_caps_from_string ("array/x-raw, dtype=(string)int16, "
+      "shape=(int)<2, 2, 3>");
+  fail_unless (gst_caps_is_equal (caps, expected));
+  gst_caps_unref (caps);
+  gst_caps_unref (expected);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_shard_counts_from_offset)
+{
+  gchar *path = write_float_npy ("a.npy", 10, 2);
+  GstHarness *h = src_harness (path);
+  GstBuffer *buf;
+  GstMapInfo map;
+  GstCaps *caps, *expected;
+
+  g_object_set (h->element, "offset", (guint64) 3, "length", (gint64) 4,
+      NULL);
+  gst_harness_play (h);
+  buf = gst_harness_pull (h);
+  /* Stream rows count from the shard's first row; values are file rows. */
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 4);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 4 * 2 * sizeof (gfloat));
+  fail_unless_equals_float (((gfloat *) map.data)[0], 3 * 2 * 0.5f);
+  fail_unless_equals_float (((gfloat *) map.data)[7], 13 * 0.5f);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  expected = gst_caps_from_string ("array/x-raw, dtype=(string)float32, "
+      "shape=(int)<4, 2>");
+  fail_unless (gst_caps_is_equal (caps, expected));
+  gst_caps_unref (caps);
+  gst_caps_unref (expected);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_shard_past_end_is_cut)
+{
+  gchar *path = write_float_npy ("a.npy", 10, 1);
+  GstHarness *h = src_harness (path);
+  GstBuffer *buf;
+
+  g_object_set (h->element, "offset", (guint64) 8, "length", (gint64) 5,
+      NULL);
+  gst_harness_play (h);
+  buf = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 2);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_duration_and_position_queries)
+{
+  gchar *path = write_float_npy ("a.npy", 10, 3);
+  GstHarness *h = src_harness (path);
+  GstBuffer *buf;
+  gint64 value;
+
+  g_object_set (h->element, "blocksize", 12 * 4, NULL);
+  /* Nothing is open before the state change: no answer yet. */
+  fail_if (gst_element_query_duration (h->element, GST_FORMAT_DEFAULT,
+          &value));
+  gst_harness_play (h);
+
+  fail_unless (gst_element_query_duration (h->element, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless_equals_int64 (value, 10);
+  fail_unless (gst_element_query_duration (h->element, GST_FORMAT_BYTES,
+          &value));
+  fail_unless_equals_int64 (value, 10 * 12);
+
+  buf = gst_harness_pull (h);
+  gst_buffer_unref (buf);
+  fail_unless (gst_element_query_position (h->element, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless (value >= 4 && value <= 10);
+  fail_unless (gst_element_query_position (h->element, GST_FORMAT_BYTES,
+          &value));
+  fail_unless (value >= 4 * 12 && value <= 10 * 12 && value % 12 == 0);
+  fail_unless (gst_element_query_convert (h->element, GST_FORMAT_BYTES, 60,
+          GST_FORMAT_DEFAULT, &value));
+  fail_unless_equals_int64 (value, 5);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+pull_after_seek (GstHarness * h, GstFormat format, gint64 start)
+{
+  GstBuffer *buf;
+
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, format, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, start, GST_SEEK_TYPE_NONE, -1)));
+  /* Drop what was read before the seek reached the source. */
+  do {
+    buf = gst_harness_pull (h);
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
+      break;
+    gst_buffer_unref (buf);
+  } while (TRUE);
+  return buf;
+}
+
+GST_START_TEST (test_src_seek_in_rows_and_bytes)
+{
+  gchar *path = write_float_npy ("a.npy", 100, 1);
+  GstHarness *h = src_harness (path);
+  GstBuffer *buf;
+
+  g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
+  gst_harness_play (h);
+  buf = gst_harness_pull (h);
+  check_float_rows (buf, 0, 10, 1);
+  gst_buffer_unref (buf);
+
+  buf = pull_after_seek (h, GST_FORMAT_DEFAULT, 55);
+  check_float_rows (buf, 55, 10, 1);
+  gst_buffer_unref (buf);
+
+  /* Byte 83 is inside row 20: the seek starts at that row. */
+  buf = pull_after_seek (h, GST_FORMAT_BYTES, 83);
+  check_float_rows (buf, 20, 10, 1);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_answers_read_rows_query)
+{
+  gchar *path = write_float_npy ("a.npy", 20, 3);
+  GstHarness *h = src_harness (path);
+  GstQuery *query;
+  GstBuffer *buf;
+
+  g_object_set (h->element, "offset", (guint64) 2, NULL);
+  gst_harness_play (h);
+
+  query = plan_query_new_read_rows (15, 3);
+  fail_unless (gst_pad_peer_query (h->sinkpad, query));
+  buf = plan_query_get_read_rows_buffer (query);
+  fail_unless (buf != NULL);
+  /* Stream row 15 is file row 17. */
+  fail_unless_equals_int (gst_buffer_get_size (buf), 3 * 3 * 4);
+  {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    fail_unless_equals_float (((gfloat *) map.data)[0], 17 * 3 * 0.5f);
+    gst_buffer_unmap (buf, &map);
+  }
+  gst_buffer_unref (buf);
+  gst_query_unref (query);
+
+  /* Rows past the end of the stream are refused. */
+  query = plan_query_new_read_rows (17, 2);
+  fail_if (gst_pad_peer_query (h->sinkpad, query));
+  gst_query_unref (query);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reads_npy_versions_2_and_3)
+{
+  const gint32 data[4] = { 1, -2, 3, -4 };
+  guint version;
+
+  for (version = 2; version <= 3; version++) {
+    gchar *path = write_npy (version == 2 ? "v2.npy" : "v3.npy", version,
+        "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }",
+        data, sizeof (data));
+    GstHarness *h = src_harness (path);
+    GstBuffer *buf;
+
+    gst_harness_play (h);
+    buf = gst_harness_pull (h);
+    fail_unless (gst_buffer_memcmp (buf, 0, data, sizeof (data)) == 0);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 4);
+    gst_buffer_unref (buf);
+    gst_harness_teardown (h);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_uri_handler)
+{
+  GstElement *src = gst_element_factory_make ("planfilesrc", NULL);
+  GError *err = NULL;
+  gchar *location, *uri;
+
+  fail_unless (GST_IS_URI_HANDLER (src));
+  fail_unless_equals_int (gst_uri_handler_get_uri_type (GST_URI_HANDLER
+          (src)), GST_URI_SRC);
+  fail_unless_equals_string (gst_uri_handler_get_protocols (GST_URI_HANDLER
+          (src))[0], "file");
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "file:///tmp/an%20array.npy", &err));
+  g_object_get (src, "location", &location, NULL);
+  fail_unless_equals_string (location, "/tmp/an array.npy");
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (src));
+  fail_unless_equals_string (uri, "file:///tmp/an%20array.npy");
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "http://example.com/a.npy", &err));
+  g_clear_error (&err);
+  g_free (uri);
+  g_free (location);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_opens_nothing_before_paused)
+{
+  GstElement *src = gst_element_factory_make ("planfilesrc", NULL);
+
+  g_object_set (src, "location", "/nonexistent/array.npy", NULL);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+/* Runs "planfilesrc PROPS ! fakesink" and checks that it fails with an
+ * element error of @domain/@code whose message contains @text. */
+static void
+expect_error (const gchar * props, GQuark domain, gint code,
+    const gchar * text)
+{
+  gchar *desc = g_strdup_printf ("planfilesrc %s ! fakesink", props);
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstMessage *msg;
+  GstBus *bus;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, err ? err->message : "");
+  fail_unless (err == NULL, "%s: %s", desc, err ? err->message : "");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: no error within 10 s", desc);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  GST_INFO ("%s: %s", desc, err->message);
+  fail_unless (g_error_matches (err, domain, code),
+      "%s: wrong error %s %d: %s", desc, g_quark_to_string (err->domain),
+      err->code, err->message);
+  fail_unless (strstr (err->message, text) != NULL,
+      "%s: '%s' not in '%s'", desc, text, err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+static void
+expect_file_error (const gchar * path, const gchar * props, GQuark domain,
+    gint code, const gchar * text)
+{
+  gchar *all = g_strdup_printf ("location=\"%s\" %s", path, props);
+
+  expect_error (all, domain, code, text);
+  g_free (all);
+}
+
+GST_START_TEST (test_src_missing_file)
+{
+  gchar *path = tmp_path ("missing.npy");
+
+  expect_file_error (path, "", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_no_location)
+{
+  expect_error ("", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "No file name");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_no_permission)
+{
+  gchar *path = write_float_npy ("secret.npy", 2, 2);
+
+  fail_unless (chmod (path, 0) == 0);
+  /* As root, file modes do not stop reads. The test runs in a forked
+   * child (CK_FORK), so it can drop to an unprivileged user for good; the
+   * files are given to that user first so that teardown can remove them. */
+  if (geteuid () == 0) {
+    if (g_strcmp0 (g_getenv ("CK_FORK"), "no") == 0) {
+      GST_WARNING ("skipped: running as root without CK_FORK");
+      g_free (path);
+      return;
+    }
+    if (chown (tmpdir, 65534, 65534) != 0 || chown (path, 65534, 65534) != 0
+        || setgid (65534) != 0 || setuid (65534) != 0) {
+      GST_WARNING ("skipped: cannot drop root privileges here");
+      g_free (path);
+      return;
+    }
+  }
+  expect_file_error (path, "", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ, "Permission denied");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_directory)
+{
+  expect_file_error (tmpdir, "", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ, "is a directory");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_raw_not_whole_rows)
+{
+  gchar *path = write_file ("odd.raw", "0123456789", 10);
+
+  expect_file_error (path, "dtype=float32", GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "not a whole number of rows");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_raw_without_dtype)
+{
+  gchar *path = write_file ("x.raw", "01234567", 8);
+
+  expect_file_error (path, "", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "dtype must be given");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_raw_shape_mismatch)
+{
+  gchar *path = write_file ("x.raw", "0123456789ab", 12);
+
+  expect_file_error (path, "dtype=int16 shape=\"(4, 3)\"", GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "does not match the shape");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_bad_shape_property)
+{
+  gchar *path = write_file ("x.raw", "01234567", 8);
+
+  expect_file_error (path, "dtype=int16 shape=\"(2, x)\"",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "cannot parse shape");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_bad_inner_axis_property)
+{
+  gchar *path = write_file ("x.raw", "01234567", 8);
+
+  expect_file_error (path, "dtype=int16 shape=\"(2, 0)\"",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "inner axes");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_bad_dtype_property)
+{
+  GError *err = NULL;
+  GstElement *pipeline =
+      gst_parse_launch ("planfilesrc dtype=float16 ! fakesink", &err);
+
+  /* dtype is an enum: a bad name never reaches the element. */
+  fail_unless (err != NULL);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR,
+          GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY));
+  fail_unless (strstr (err->message, "dtype") != NULL);
+  g_error_free (err);
+  if (pipeline)
+    gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_offset_past_end)
+{
+  gchar *path = write_float_npy ("a.npy", 4, 1);
+
+  expect_file_error (path, "offset=5", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "past the end");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_wrong_magic)
+{
+  gchar *path = write_file ("bad.npy", "\x93NUMPX\x01\x00\x10\x00{}", 12);
+
+  expect_file_error (path, "format=npy", GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "magic");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_truncated_header)
+{
+  /* The length field says 118 bytes of text; the file ends after 20. */
+  gchar *path = write_file ("t.npy", "\x93NUMPY\x01\x00\x76\x00{'descr': ",
+      20);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "truncated");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_truncated_preamble)
+{
+  gchar *path = write_file ("t.npy", "\x93NUMPY\x02", 7);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "truncated");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_absurd_header_length)
+{
+  gchar *path = write_file ("big.npy", "\x93NUMPY\x02\x00\xff\xff\xff\x7f{",
+      13);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "length field");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_unsupported_version)
+{
+  gchar *path = write_npy ("v4.npy", 1, "{}", NULL, 0);
+  gchar *contents;
+  gsize len;
+
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  contents[6] = 4;
+  fail_unless (g_file_set_contents (path, contents, len, NULL));
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+      "version 4.0");
+  g_free (contents);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_malformed_dict)
+{
+  gchar *path = write_npy ("m.npy", 1,
+      "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }",
+      "01234567", 8);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "True or False");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_missing_key)
+{
+  gchar *path = write_npy ("m.npy", 1,
+      "{'descr': '<f4', 'fortran_order': False, }", "01234567", 8);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "'shape'");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_fortran_order)
+{
+  gchar *path = write_npy ("f.npy", 1,
+      "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+      "0123456789abcdef", 16);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+      "Fortran");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_big_endian)
+{
+  gchar *path = write_npy ("be.npy", 1,
+      "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+      "01234567", 8);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+      "big-endian");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_object_dtype)
+{
+  gchar *path = write_npy ("o.npy", 1,
+      "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }",
+      "0123456789abcdef", 16);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+      "'|O'");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_structured_dtype)
+{
+  gchar *path = write_npy ("s.npy", 1,
+      "{'descr': [('x', '<f4'), ('y', '<i4')], 'fortran_order': False, "
+      "'shape': (1,), }", "01234567", 8);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+      "structured");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_absurd_shape)
+{
+  gchar *path = write_npy ("s.npy", 1,
+      "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (123456789012345678901234567890,), }", "01234567", 8);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "axis length");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_data_shorter_than_shape)
+{
+  gchar *path = write_npy ("s.npy", 1,
+      "{'descr': '<f8', 'fortran_order': False, "
+      "'shape': (4611686018427387904, 3), }", "01234567", 8);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "truncated");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_npy_data_truncated)
+{
+  gchar *path = write_npy ("s.npy", 1,
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }",
+      "0123456789abcdef", 16);
+
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "only 16 bytes of data");
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+planfilesrc_suite (void)
+{
+  Suite *s = suite_create ("planfilesrc");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_src_npy_chunks_offsets_caps_values);
+  tcase_add_test (tc, test_src_eos_after_last_chunk);
+  tcase_add_test (tc, test_src_raw_infers_outer_axis);
+  tcase_add_test (tc, test_src_shard_counts_from_offset);
+  tcase_add_test (tc, test_src_shard_past_end_is_cut);
+  tcase_add_test (tc, test_src_duration_and_position_queries);
+  tcase_add_test (tc, test_src_seek_in_rows_and_bytes);
+  tcase_add_test (tc, test_src_answers_read_rows_query);
+  tcase_add_test (tc, test_src_reads_npy_versions_2_and_3);
+  tcase_add_test (tc, test_src_uri_handler);
+  tcase_add_test (tc, test_src_opens_nothing_before_paused);
+  tcase_add_test (tc, test_src_missing_file);
+  tcase_add_test (tc, test_src_no_location);
+  tcase_add_test (tc, test_src_no_permission);
+  tcase_add_test (tc, test_src_directory);
+  tcase_add_test (tc, test_src_raw_not_whole_rows);
+  tcase_add_test (tc, test_src_raw_without_dtype);
+  tcase_add_test (tc, test_src_raw_shape_mismatch);
+  tcase_add_test (tc, test_src_bad_shape_property);
+  tcase_add_test (tc, test_src_bad_inner_axis_property);
+  tcase_add_test (tc, test_src_bad_dtype_property);
+  tcase_add_test (tc, test_src_offset_past_end);
+  tcase_add_test (tc, test_src_npy_wrong_magic);
+  tcase_add_test (tc, test_src_npy_truncated_header);
+  tcase_add_test (tc, test_src_npy_truncated_preamble);
+  tcase_add_test (tc, test_src_npy_absurd_header_length);
+  tcase_add_test (tc, test_src_npy_unsupported_version);
+  tcase_add_test (tc, test_src_npy_malformed_dict);
+  tcase_add_test (tc, test_src_npy_missing_key);
+  tcase_add_test (tc, test_src_npy_fortran_order);
+  tcase_add_test (tc, test_src_npy_big_endian);
+  tcase_add_test (tc, test_src_npy_object_dtype);
+  tcase_add_test (tc, test_src_npy_structured_dtype);
+  tcase_add_test (tc, test_src_npy_absurd_shape);
+  tcase_add_test (tc, test_src_npy_data_shorter_than_shape);
+  tcase_add_test (tc, test_src_npy_data_truncated);
+  return s;
+}
+
+GST_CHECK_MAIN (planfilesrc);
