@@ -1,0 +1,157 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <string.h>
+
+/* The header numpy 1.24 writes for np.zeros((3, 4), '<f4'), byte for byte. */
+static const gchar numpy_header[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, "
+    "'shape': (3, 4), }"
+    "                             "
+    "                             \n";
+
+GST_START_TEST (test_npy_parses_numpy_header)
+{
+  PlanArrayInfo info;
+  gsize size;
+
+  fail_unless_equals_int (sizeof (numpy_header) - 1, 128);
+  fail_unless (plan_npy_parse_header ((const guint8 *) numpy_header, 128,
+          &info, &size, NULL));
+  fail_unless_equals_int (size, 128);
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (info.ndim, 2);
+  fail_unless_equals_int64 (info.shape[0], 3);
+  fail_unless_equals_int64 (info.shape[1], 4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npy_write_then_parse_round_trip)
+{
+  const gint64 shapes[][3] = { {0, 0, 0}, {7, 0, 0}, {5, 2, 3} };
+  const guint ndims[] = { 0, 1, 3 };
+  guint i, d;
+
+  for (d = PLAN_DTYPE_BOOL; d < PLAN_DTYPE_N; d++) {
+    for (i = 0; i < G_N_ELEMENTS (ndims); i++) {
+      PlanArrayInfo in, out;
+      guint8 header[4096];
+      gsize size, parsed;
+
+      fail_unless (plan_array_info_set (&in, d, ndims[i], shapes[i], NULL));
+      size = plan_npy_get_header_size (&in);
+      fail_unless_equals_int (size % PLAN_NPY_ALIGN, 0);
+      fail_unless (plan_npy_write_header (&in, header, size, NULL));
+      fail_unless_equals_int (header[size - 1], '\n');
+      fail_unless (plan_npy_parse_header (header, size, &out, &parsed, NULL));
+      fail_unless_equals_int (parsed, size);
+      fail_unless (plan_array_info_is_equal (&in, &out));
+    }
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npy_header_has_room_for_any_row_count)
+{
+  PlanArrayInfo info;
+  const gint64 shape[2] = { 0, 3 };
+  guint8 header[256];
+  gsize size;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT64, 2, shape,
+          NULL));
+  size = plan_npy_get_header_size (&info);
+  info.shape[0] = G_MAXINT64;
+  fail_unless (plan_npy_write_header (&info, header, size, NULL));
+  fail_unless (plan_npy_parse_header (header, size, &info, NULL, NULL));
+  fail_unless_equals_int64 (info.shape[0], G_MAXINT64);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npy_write_rejects_small_size)
+{
+  PlanArrayInfo info;
+  const gint64 shape[1] = { 4 };
+  guint8 header[64];
+  GError *err = NULL;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT8, 1, shape, NULL));
+  fail_if (plan_npy_write_header (&info, header, 64, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR,
+          PLAN_ERROR_INVALID_ARGUMENT));
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npy_accepts_fortran_order_for_1d)
+{
+  const gchar text[] = "{'descr': '<i8', 'fortran_order': True, "
+      "'shape': (9,), }";
+  guint8 header[128];
+  PlanArrayInfo info;
+
+  memset (header, ' ', sizeof (header));
+  memcpy (header, "\x93NUMPY\x01\x00\x76\x00", 10);
+  memcpy (header + 10, text, strlen (text));
+  header[127] = '\n';
+  fail_unless (plan_npy_parse_header (header, 128, &info, NULL, NULL));
+  fail_unless_equals_int64 (info.shape[0], 9);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npy_preamble_errors)
+{
+  GError *err = NULL;
+  gsize size;
+
+  fail_if (plan_npy_parse_preamble ((const guint8 *) "\x93NUMPY", 6, NULL,
+          &size, &err));
+  fail_unless (strstr (err->message, "truncated") != NULL);
+  g_clear_error (&err);
+  fail_if (plan_npy_parse_preamble ((const guint8 *) "PK\x03\x04zipfile", 12,
+          NULL, &size, &err));
+  fail_unless (strstr (err->message, "magic") != NULL);
+  g_clear_error (&err);
+  fail_if (plan_npy_parse_preamble ((const guint8 *)
+          "\x93NUMPY\x03\x00\x00\x00\x00\x01", 12, NULL, &size, &err));
+  fail_unless (strstr (err->message, "length field") != NULL);
+  g_clear_error (&err);
+  fail_if (plan_npy_parse_preamble ((const guint8 *)
+          "\x93NUMPY\x01\x00\x00\x00", 10, NULL, &size, &err));
+  fail_unless (strstr (err->message, "is 0") != NULL);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+static Suite *
+npy_suite (void)
+{
+  Suite *s = suite_create ("npy");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_npy_parses_numpy_header);
+  tcase_add_test (tc, test_npy_write_then_parse_round_trip);
+  tcase_add_test (tc, test_npy_header_has_room_for_any_row_count);
+  tcase_add_test (tc, test_npy_write_rejects_small_size);
+  tcase_add_test (tc, test_npy_accepts_fortran_order_for_1d);
+  tcase_add_test (tc, test_npy_preamble_errors);
+  return s;
+}
+
+GST_CHECK_MAIN (npy);
