@@ -727,3 +727,59 @@ plan_buffer_record_use (GstBuffer * buffer, PlanStream * stream,
   }
   return TRUE;
 }
+
+/**
+ * plan_caps_set_memory:
+ * @caps: caps
+ * @feature: (nullable): a memory caps feature, such as
+ *   #PLAN_CAPS_FEATURE_MEMORY_DEVICE, or %NULL for system memory
+ *
+ * Returns a copy of @caps with the features of every structure replaced by
+ * @feature, for transform_caps of elements that move arrays between
+ * memories.
+ *
+ * Returns: (transfer full): the new caps.
+ *
+ * Since: 0.1
+ */
+GstCaps *
+plan_caps_set_memory (const GstCaps * caps, const gchar * feature)
+{
+  GstCaps *out;
+  guint i, n;
+
+  g_return_val_if_fail (GST_IS_CAPS (caps), NULL);
+
+  out = gst_caps_copy (caps);
+  if (gst_caps_is_any (out))
+    return out;
+  n = gst_caps_get_size (out);
+  for (i = 0; i < n; i++) {
+    gst_caps_set_features (out, i, feature ? gst_caps_features_new (feature,
+            NULL) : NULL);
+  }
+  return out;
+}
+
+/**
+ * plan_caps_is_device:
+ * @caps: fixed caps
+ *
+ * Returns: %TRUE when the first structure of @caps has the
+ *   #PLAN_CAPS_FEATURE_MEMORY_DEVICE feature.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_caps_is_device (const GstCaps * caps)
+{
+  GstCapsFeatures *features;
+
+  g_return_val_if_fail (GST_IS_CAPS (caps), FALSE);
+
+  if (gst_caps_get_size (caps) == 0)
+    return FALSE;
+  features = gst_caps_get_features (caps, 0);
+  return features != NULL && gst_caps_features_contains (features,
+      PLAN_CAPS_FEATURE_MEMORY_DEVICE);
+}

@@ -108,6 +108,12 @@ PLAN_API
 gboolean plan_buffer_record_use (GstBuffer * buffer, PlanStream * stream,
     GError ** error);
 
+PLAN_API
+GstCaps * plan_caps_set_memory (const GstCaps * caps, const gchar * feature);
+
+PLAN_API
+gboolean plan_caps_is_device (const GstCaps * caps);
+
 G_END_DECLS
 
 #endif /* __PLAN_DEVICE_MEMORY_H__ */

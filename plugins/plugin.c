@@ -13,10 +13,12 @@
 
 #include <libplan/plan.h>
 
+#include "plandownload.h"
 #include "planfilesink.h"
 #include "planfilesrc.h"
 #include "planreduce.h"
 #include "planstencil.h"
+#include "planupload.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -24,10 +26,12 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   /* One line per element, kept in alphabetical order. */
+  ret |= GST_ELEMENT_REGISTER (plandownload, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesrc, plugin);
   ret |= GST_ELEMENT_REGISTER (planreduce, plugin);
   ret |= GST_ELEMENT_REGISTER (planstencil, plugin);
+  ret |= GST_ELEMENT_REGISTER (planupload, plugin);
 
   plan_init ();
 

@@ -1,0 +1,484 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* planupload and plandownload, on the device named by PLAN_TEST_DEVICE:
+ * `sim` (the default, in CI) or `cuda`, which exits 77 (skipped) without
+ * an NVIDIA GPU. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <libplan/plan.h>
+
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const gchar *
+test_device_name (void)
+{
+  const gchar *name = g_getenv ("PLAN_TEST_DEVICE");
+
+  return name ? name : "sim";
+}
+
+static PlanDevice *
+test_device (void)
+{
+  GError *err = NULL;
+  PlanDevice *device = plan_device_get (test_device_name (), &err);
+
+  fail_unless (device != NULL, "%s", err ? err->message : "");
+  return device;
+}
+
+static GstHarness *
+harness_new_round_trip (const gchar * dtype, gint64 rows, guint cols)
+{
+  gchar *desc, *caps;
+  GstHarness *h;
+
+  desc = g_strdup_printf ("planupload name=up device=%s ! "
+      "plandownload name=down", test_device_name ());
+  h = gst_harness_new_parse (desc);
+  caps = g_strdup_printf ("array/x-raw, dtype=(string)%s, "
+      "shape=(int)<%" G_GINT64_FORMAT ", %u>", dtype, rows, cols);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  g_free (desc);
+  return h;
+}
+
+static GstBuffer *
+make_chunk (gsize row_size, guint64 first, guint64 n_rows, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, row_size * n_rows, NULL);
+  GstMapInfo map;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) ((i * 131 + seed * 7 + first) & 0xff);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n_rows;
+  return buf;
+}
+
+static void
+check_same (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo ma, mb;
+
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (a), GST_BUFFER_OFFSET (b));
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (a),
+      GST_BUFFER_OFFSET_END (b));
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless_equals_uint64 (ma.size, mb.size);
+  fail_unless (memcmp (ma.data, mb.data, ma.size) == 0);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+}
+
+static guint64
+stat_of (GstHarness * h, const gchar * element, const gchar * field)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (h->element), element);
+  GstStructure *stats = NULL;
+  guint64 value = G_MAXUINT64;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, field, &value));
+  gst_structure_free (stats);
+  gst_object_unref (e);
+  return value;
+}
+
+/* Pushes @n_chunks chunks of @rows_per_chunk rows (the last one short)
+ * through upload ! download and checks what comes out. */
+static void
+round_trip (const gchar * dtype, guint n_chunks, guint rows_per_chunk,
+    guint32 seed)
+{
+  PlanDType t = plan_dtype_from_string (dtype);
+  const guint cols = 3;
+  gsize row_size = plan_dtype_get_size (t) * cols;
+  guint64 rows = (guint64) n_chunks * rows_per_chunk - 1, first = 0;
+  GstHarness *h = harness_new_round_trip (dtype, rows, cols);
+  guint i;
+
+  for (i = 0; i < n_chunks; i++) {
+    guint64 n = MIN (rows_per_chunk, rows - first);
+    GstBuffer *in = make_chunk (row_size, first, n, seed);
+    GstBuffer *out;
+
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_if (plan_buffer_is_device (out));
+    check_same (in, out);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    first += n;
+  }
+  fail_unless_equals_uint64 (stat_of (h, "up", "transfers"), n_chunks);
+  fail_unless_equals_uint64 (stat_of (h, "up", "bytes"), rows * row_size);
+  fail_unless_equals_uint64 (stat_of (h, "down", "transfers"), n_chunks);
+  fail_unless_equals_uint64 (stat_of (h, "down", "bytes"), rows * row_size);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_round_trip_every_dtype)
+{
+  gint t;
+
+  for (t = PLAN_DTYPE_BOOL; t < PLAN_DTYPE_N; t++)
+    round_trip (plan_dtype_to_string ((PlanDType) t), 5, 40, t);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_upload_produces_device_memory_with_ready_event)
+{
+  gchar *desc = g_strdup_printf ("planupload device=%s", test_device_name ());
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstMapInfo map, mi;
+
+  gst_harness_set_src_caps_str (h,
+      "array/x-raw, dtype=(string)float32, shape=(int)<100, 4>");
+  in = make_chunk (16, 0, 100, 1);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (plan_caps_is_device (caps));
+  gst_caps_unref (caps);
+
+  fail_unless (plan_buffer_is_device (out));
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (out), 100);
+  /* a plain map waits for the upload and gives the data */
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless (gst_buffer_map (in, &mi, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, 1600);
+  fail_unless (memcmp (map.data, mi.data, 1600) == 0);
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (out, &map);
+
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_chain_of_device_elements)
+{
+  gchar *desc = g_strdup_printf ("planupload device=%s ! planupload "
+      "device=%s ! plandownload ! plandownload", test_device_name (),
+      test_device_name ());
+  GstHarness *h = gst_harness_new_parse (desc);
+  guint i;
+
+  /* the second upload and download pass through */
+  gst_harness_set_src_caps_str (h,
+      "array/x-raw, dtype=(string)int16, shape=(int)<64, 8>");
+  for (i = 0; i < 4; i++) {
+    GstBuffer *in = make_chunk (16, i * 16, 16, 3);
+    GstBuffer *out;
+
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    check_same (in, out);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static gpointer
+run_one_pipeline (gpointer data)
+{
+  round_trip ("float64", 30, 64, GPOINTER_TO_UINT (data));
+  return NULL;
+}
+
+GST_START_TEST (test_many_pipelines_at_once_on_one_device)
+{
+  GThread *threads[8];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("pipeline", run_one_pipeline,
+        GUINT_TO_POINTER (i + 10));
+  for (i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gigabyte_stream_in_bounded_device_memory)
+{
+  const guint64 chunk = 1 << 20, n_chunks = 1024;
+  PlanDevice *device = test_device ();
+  GstElement *pipeline, *up, *down;
+  GstStructure *stats;
+  GstMessage *msg;
+  guint64 peak, value;
+  GError *err = NULL;
+  gchar *desc;
+
+  /* 1 GiB of uint8 through a pool of 3 one-megabyte device buffers */
+  desc = g_strdup_printf ("fakesrc num-buffers=%" G_GUINT64_FORMAT
+      " sizetype=fixed sizemax=%" G_GUINT64_FORMAT " filltype=nothing ! "
+      "capsfilter caps=\"array/x-raw, dtype=(string)uint8, "
+      "shape=(int)<%" G_GUINT64_FORMAT ">\" ! planupload name=up device=%s "
+      "max-buffers=3 ! plandownload name=down ! fakesink sync=false",
+      n_chunks, chunk, chunk * n_chunks, test_device_name ());
+  pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL && err == NULL, "%s", err ? err->message :
+      "");
+  plan_device_reset_peak_memory (device);
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+
+  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  down = gst_bin_get_by_name (GST_BIN (pipeline), "down");
+  g_object_get (up, "stats", &stats, NULL);
+  gst_structure_get_uint64 (stats, "bytes", &value);
+  fail_unless_equals_uint64 (value, chunk * n_chunks);
+  gst_structure_free (stats);
+  g_object_get (down, "stats", &stats, NULL);
+  gst_structure_get_uint64 (stats, "transfers", &value);
+  fail_unless_equals_uint64 (value, n_chunks);
+  gst_structure_free (stats);
+
+  stats = plan_device_get_stats (device);
+  fail_unless (gst_structure_get_uint64 (stats, "peak-bytes", &peak));
+  GST_INFO ("peak device memory %" G_GUINT64_FORMAT " bytes", peak);
+  fail_unless (peak <= 3 * chunk, "peak device memory %" G_GUINT64_FORMAT
+      " bytes for a pool of 3 buffers of %" G_GUINT64_FORMAT, peak, chunk);
+  fail_unless (peak >= chunk);
+  gst_structure_free (stats);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (up);
+  gst_object_unref (down);
+  gst_object_unref (pipeline);
+  gst_object_unref (device);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static GstMessage *
+push_expecting_error (const gchar * caps, gsize size)
+{
+  gchar *desc = g_strdup_printf ("planupload device=%s", test_device_name ());
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless_equals_int (gst_harness_push (h, make_chunk (size, 0, 1, 0)),
+      GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (desc);
+  return msg;
+}
+
+GST_START_TEST (test_out_of_device_memory_is_an_element_error)
+{
+  PlanDevice *device = test_device ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  fail_unless (plan_device_sim_set_memory_limit (device, 1000));
+  msg = push_expecting_error ("array/x-raw, dtype=(string)uint8, "
+      "shape=(int)<1, 4000>", 4000);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+  fail_unless (strstr (err->message, "Out of device memory") != NULL, "%s",
+      err->message);
+  fail_unless (strstr (debug, "out of device memory") != NULL, "%s", debug);
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (msg);
+  plan_device_sim_set_memory_limit (device, 0);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_failed_transfer_is_an_element_error)
+{
+  PlanDevice *device = test_device ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_COPY, 0));
+  msg = push_expecting_error ("array/x-raw, dtype=(string)uint8, "
+      "shape=(int)<1, 64>", 64);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_WRITE), "%s", err->message);
+  fail_unless (strstr (err->message, "Could not copy") != NULL);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_missing_driver_is_an_element_error)
+{
+  GstElement *up = gst_element_factory_make ("planupload", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  g_unsetenv ("GST_PLAN_DEVICE");
+  g_setenv ("GST_PLAN_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", TRUE);
+  g_object_set (up, "device", "cuda", NULL);
+  gst_element_set_bus (up, bus);
+  fail_unless_equals_int (gst_element_set_state (up, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NOT_FOUND));
+  fail_unless (strstr (debug, "NVIDIA driver (/nonexistent/libcuda.so.1) "
+          "is missing") != NULL, "%s", debug);
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (up, GST_STATE_NULL);
+  gst_element_set_bus (up, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (up);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_auto_device_follows_environment)
+{
+  GstHarness *h;
+  GstBuffer *out;
+
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  h = gst_harness_new ("planupload");
+  gst_harness_set_src_caps_str (h,
+      "array/x-raw, dtype=(string)uint8, shape=(int)<8>");
+  fail_unless_equals_int (gst_harness_push (h, make_chunk (1, 0, 8, 0)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (plan_buffer_is_device (out));
+  fail_unless_equals_int (plan_device_get_kind (plan_device_memory_get_device
+          (gst_buffer_peek_memory (out, 0))), PLAN_DEVICE_KIND_SIM);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_device_property_keeps_valid_name)
+{
+  GstElement *up = gst_element_factory_make ("planupload", NULL);
+  gchar *name = NULL;
+
+  g_object_set (up, "device", "sim", NULL);
+  g_object_set (up, "device", "gpu", NULL);
+  g_object_get (up, "device", &name, NULL);
+  fail_unless_equals_string (name, "sim");
+  g_free (name);
+  gst_object_unref (up);
+}
+
+GST_END_TEST;
+
+static Suite *
+planupload_suite (void)
+{
+  Suite *s = suite_create ("planupload");
+  TCase *tc = tcase_create ("general");
+  gboolean sim = g_str_equal (test_device_name (), "sim");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_round_trip_every_dtype);
+  tcase_add_test (tc, test_upload_produces_device_memory_with_ready_event);
+  tcase_add_test (tc, test_chain_of_device_elements);
+  tcase_add_test (tc, test_many_pipelines_at_once_on_one_device);
+  tcase_add_test (tc, test_gigabyte_stream_in_bounded_device_memory);
+  tcase_add_test (tc, test_device_property_keeps_valid_name);
+  if (sim) {
+    tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
+    tcase_add_test (tc, test_failed_transfer_is_an_element_error);
+    tcase_add_test (tc, test_missing_driver_is_an_element_error);
+    tcase_add_test (tc, test_auto_device_follows_environment);
+  }
+  return s;
+}
+
+/* Whether a CUDA device opens, tried in a child process: CUDA does not
+ * survive the fork of each test. */
+static gboolean
+cuda_device_present (void)
+{
+  pid_t pid = fork ();
+  gint status = 0;
+
+  if (pid == 0) {
+    PlanDevice *device = plan_device_get ("cuda", NULL);
+
+    _exit (device != NULL ? 0 : 1);
+  }
+  if (pid < 0 || waitpid (pid, &status, 0) < 0)
+    return FALSE;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* GST_CHECK_MAIN, plus the skip (exit 77) of the cuda variant on machines
+ * without a GPU. */
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+
+  gst_check_init (&argc, &argv);
+  plan_init ();
+  if (g_str_equal (test_device_name (), "cuda") && !cuda_device_present ()) {
+    g_print ("no CUDA device: skipping the cuda variant\n");
+    return 77;
+  }
+  s = planupload_suite ();
+  return gst_check_run_suite (s, "planupload", __FILE__);
+}
