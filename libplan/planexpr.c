@@ -486,6 +486,7 @@ typedef struct
   const PlanExpr *expr;
   const gconstpointer *inputs;
   gpointer out;
+  gboolean stream;              /* write the output with streaming stores */
 } EvalJob;
 
 static inline gpointer
@@ -540,14 +541,66 @@ get_scratch (gsize size)
 }
 
 static void
+eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
+{
+  const PlanExpr *e = job->expr;
+  gsize off;
+  guint i;
+
+  for (off = begin; off < end; off += BLOCK) {
+    gsize m = MIN (BLOCK, end - off);
+    for (i = 0; i < e->n_instrs; i++) {
+      const Instr *ins = &e->instrs[i];
+      ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch),
+          reg_ptr (e, job, ins->src[0], off, scratch),
+          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch) : NULL,
+          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch) : NULL);
+    }
+  }
+}
+
+/* As eval_blocks(), but the last operation writes into a spare block in
+ * cache, which is then streamed to the output. */
+static void
+eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
+    guint8 * scratch)
+{
+  const PlanExpr *e = job->expr;
+  const ExprKernelTable *t = _plan_expr_kernels ();
+  gsize size = plan_dtype_get_size (e->dtype);
+  guint8 *last = scratch + (gsize) e->n_temps * SLOT_BYTES;
+  gsize off;
+  guint i;
+
+  for (off = begin; off < end; off += BLOCK) {
+    gsize m = MIN (BLOCK, end - off);
+    for (i = 0; i < e->n_instrs; i++) {
+      const Instr *ins = &e->instrs[i];
+      gpointer dst = i + 1 == e->n_instrs ? last
+          : reg_ptr (e, job, ins->dst, off, scratch);
+      ins->kernel (m, dst, reg_ptr (e, job, ins->src[0], off, scratch),
+          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch) : NULL,
+          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch) : NULL);
+    }
+    t->stream_copy ((guint8 *) job->out + off * size, last, m * size);
+  }
+  t->stream_fence ();
+}
+
+static void
 eval_range (gsize begin, gsize end, gpointer user_data)
 {
   const EvalJob *job = user_data;
   const PlanExpr *e = job->expr;
-  guint8 *scratch = e->n_temps ? get_scratch ((gsize) e->n_temps *
-      SLOT_BYTES) : NULL;
-  gsize off;
+  guint n_slots = e->n_temps + (job->stream ? 1 : 0);
+  guint8 *scratch = n_slots ? get_scratch ((gsize) n_slots * SLOT_BYTES)
+      : NULL;
   guint i;
+
+  if (job->stream) {
+    eval_blocks_streaming (job, begin, end, scratch);
+    return;
+  }
 
   /* One operation straight from the inputs to the output needs neither
    * blocks nor temporaries: run it over the whole range. */
@@ -560,17 +613,24 @@ eval_range (gsize begin, gsize end, gpointer user_data)
         s[0], s[1], s[2]);
     return;
   }
+  eval_blocks (job, begin, end, scratch);
+}
 
-  for (off = begin; off < end; off += BLOCK) {
-    gsize m = MIN (BLOCK, end - off);
-    for (i = 0; i < e->n_instrs; i++) {
-      const Instr *ins = &e->instrs[i];
-      ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch),
-          reg_ptr (e, job, ins->src[0], off, scratch),
-          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch) : NULL,
-          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch) : NULL);
-    }
-  }
+/* Outputs larger than this are written with streaming stores: they would
+ * not stay in cache anyway, and skipping the read for ownership saves a
+ * third of the traffic of a two-input expression. Smaller ones stay in
+ * cache for the next element of the pipeline. */
+#define STREAM_MIN_BYTES (16 << 20)
+
+static void
+eval_job_init (EvalJob * job, const PlanExpr * expr,
+    const gconstpointer * inputs, gpointer out, gsize n)
+{
+  job->expr = expr;
+  job->inputs = inputs;
+  job->out = out;
+  job->stream = n * plan_dtype_get_size (expr->dtype) >= STREAM_MIN_BYTES
+      && g_strcmp0 (g_getenv ("PLAN_EXPR_STREAM"), "0") != 0;
 }
 
 /**
@@ -590,12 +650,13 @@ void
 plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
     gpointer out, gsize n)
 {
-  EvalJob job = { expr, inputs, out };
+  EvalJob job;
 
   g_return_if_fail (expr != NULL);
   g_return_if_fail (out != NULL || n == 0);
   if (n == 0)
     return;
+  eval_job_init (&job, expr, inputs, out, n);
   eval_range (0, n, &job);
 }
 
@@ -616,10 +677,11 @@ void
 plan_expr_eval_parallel (const PlanExpr * expr, const gconstpointer * inputs,
     gpointer out, gsize n, guint n_threads)
 {
-  EvalJob job = { expr, inputs, out };
+  EvalJob job;
 
   g_return_if_fail (expr != NULL);
   g_return_if_fail (out != NULL || n == 0);
+  eval_job_init (&job, expr, inputs, out, n);
   plan_parallel_for (n_threads, n, GRAIN, eval_range, &job);
 }
 

@@ -205,6 +205,10 @@ typedef struct
   ExprKernel binary[EXPR_OP_N][PLAN_DTYPE_N];
   ExprKernel cast[PLAN_DTYPE_N][PLAN_DTYPE_N];
   ExprKernel where[PLAN_DTYPE_N];
+  /* Copies @bytes to @dst with non-temporal (cache-bypassing) stores where
+   * the instruction set has them; stream_fence() orders them. */
+  void (*stream_copy) (gpointer dst, gconstpointer src, gsize bytes);
+  void (*stream_fence) (void);
 } ExprKernelTable;
 
 /* The table for the best instruction set this CPU has. */

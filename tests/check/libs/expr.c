@@ -718,6 +718,49 @@ GST_START_TEST (test_expr_eval_parallel_matches_serial)
 
 GST_END_TEST;
 
+/* Outputs of 16 MiB and more are written with streaming stores; the
+ * result must be the same as block by block in cache. */
+GST_START_TEST (test_expr_eval_large_output_streams)
+{
+  const gchar *n[] = { "a", "c" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_UINT8 };
+  gsize len = (5 << 20) + 77, k, piece = 100000;
+  gfloat *a = g_new (gfloat, len), *o1 = g_new (gfloat, len);
+  gfloat *o2 = g_new (gfloat, len + 1);
+  guint8 *c = g_new (guint8, len);
+  PlanExpr *e = plan_expr_compile ("a * c + 1", 2, n, t, NULL);
+  PlanExpr *add = plan_expr_compile ("a + a", 2, n, t, NULL);
+  gconstpointer in[2] = { a, c };
+
+  for (k = 0; k < len; k++) {
+    a[k] = (gfloat) k;
+    c[k] = (guint8) k;
+  }
+  /* small calls: no streaming */
+  for (k = 0; k < len; k += piece) {
+    gconstpointer part[2] = { a + k, c + k };
+    plan_expr_eval (e, part, o1 + k, MIN (piece, len - k));
+  }
+  /* one large call, and one into a misaligned output */
+  plan_expr_eval (e, in, o2, len);
+  fail_unless (memcmp (o1, o2, len * sizeof (gfloat)) == 0);
+  plan_expr_eval_parallel (e, in, o2 + 1, len, 0);
+  fail_unless (memcmp (o1, o2 + 1, len * sizeof (gfloat)) == 0);
+  /* a single operation, which otherwise skips the blocks */
+  plan_expr_eval (add, in, o2, len);
+  for (k = 0; k < len; k += 4099)
+    fail_unless_equals_float (o2[k], 2.0f * k);
+  fail_unless_equals_float (o2[len - 1], 2.0f * (len - 1));
+  plan_expr_unref (e);
+  plan_expr_unref (add);
+  g_free (a);
+  g_free (c);
+  g_free (o1);
+  g_free (o2);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_uses_name)
 {
   PlanExpr *e = compile ("x + 0 * 2 + d");
@@ -917,6 +960,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_float_semantics);
   tcase_add_test (tc, test_expr_eval_in_place);
   tcase_add_test (tc, test_expr_eval_parallel_matches_serial);
+  tcase_add_test (tc, test_expr_eval_large_output_streams);
   tcase_add_test (tc, test_expr_uses_name);
   tcase_add_test (tc, test_expr_constant_expression_broadcasts);
   tcase_add_test (tc, test_expr_boxed_type);
