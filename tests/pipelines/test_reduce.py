@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""planreduce, file to file through gst-launch-1.0, against numpy.
+
+Every dtype, every op and axis, lengths 0, 1, prime and much larger than the
+source's blocksize; float sums at least as accurate as numpy's against
+math.fsum; the bad-input cases as gst-launch shows them."""
+import math
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plantest import (DTYPES, Failure, assert_same, launch, random_array,  # noqa: E402
+                      run_cases, tmpdir)
+
+# numpy warns on the mean of nothing (and returns NaN, as planreduce does).
+warnings.filterwarnings('ignore', 'Mean of empty slice')
+warnings.filterwarnings('ignore', 'invalid value encountered')
+
+OPS = ['sum', 'prod', 'min', 'max', 'mean', 'argmin', 'argmax', 'any', 'all']
+AXES = ['all', '0', '-1']
+NO_IDENTITY = ('min', 'max', 'argmin', 'argmax')
+SHAPES_1D = [(0,), (1,), (7919,), (200003,)]
+SHAPES_2D = [(0, 3), (1, 5), (257, 13), (3, 2, 4)]
+
+
+def numpy_reduce(a, op, axis):
+    """What planreduce computes, in numpy terms: axis=all is axis=None,
+    0 is axis 0 (None on 1-D), -1 reduces each row over its inner axes."""
+    if axis == 'all' or (axis == '0' and a.ndim == 1):
+        ax = None
+    elif axis == '0':
+        ax = 0
+    else:
+        ax = tuple(range(1, a.ndim))
+    with np.errstate(all='ignore'):
+        if op in ('argmin', 'argmax'):
+            f = getattr(np, op)
+            if ax is None:
+                return np.asarray(f(a), dtype=np.int64)
+            if ax == 0:
+                return f(a, axis=0).astype(np.int64)
+            rows = a.reshape(a.shape[0], int(np.prod(a.shape[1:], dtype=np.int64)))
+            if rows.shape[1] == 1:
+                return np.zeros(a.shape[0], np.int64)
+            return f(rows, axis=1).astype(np.int64)
+        return np.asarray(getattr(np, op)(a, axis=ax))
+
+
+def exact_sums(a, axis):
+    """math.fsum of each group the reduction sums, as float64."""
+    b = a.astype(np.float64)
+    if axis == 'all' or (axis == '0' and a.ndim == 1):
+        return np.asarray(math.fsum(b.ravel())), b.size
+    if axis == '0':
+        cols = b.reshape(b.shape[0], int(np.prod(b.shape[1:], dtype=np.int64)))
+        s = [math.fsum(cols[:, c]) for c in range(cols.shape[1])]
+        return np.array(s).reshape(b.shape[1:]), b.shape[0]
+    rows = b.reshape(b.shape[0], int(np.prod(b.shape[1:], dtype=np.int64)))
+    if rows.shape[1] == 1:
+        return rows[:, 0].copy(), 1
+    return np.array([math.fsum(r) for r in rows]), rows.shape[1]
+
+
+def check_result(got, a, op, axis, what):
+    want = numpy_reduce(a, op, axis)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        assert_same(got, want, what)
+    if got.dtype.kind != 'f':
+        assert_same(got, want, what)
+        return
+    if op in ('sum', 'mean'):
+        # At least as close to the exact value as numpy, within an ulp.
+        exact, count = exact_sums(a, axis)
+        if op == 'mean':
+            exact = exact / max(count, 1) if count else exact * np.nan
+        with np.errstate(all='ignore'):
+            err = np.abs(got.astype(np.float64) - exact)
+            nerr = np.abs(want.astype(np.float64) - exact)
+        ok = (err <= nerr + np.spacing(np.abs(got)).astype(np.float64)) | \
+            (np.isnan(got) & np.isnan(want))
+        if not np.all(ok):
+            i = np.argwhere(~ok)[0]
+            raise Failure('%s: error %r > numpy error %r (got %r, numpy %r)'
+                          % (what, err[tuple(i)], nerr[tuple(i)],
+                             got[tuple(i)], want[tuple(i)]))
+        return
+    if op == 'prod' and got.dtype == np.float32:
+        # numpy multiplies in float32, planreduce in float64: compare both
+        # with the float64 product.
+        with np.errstate(all='ignore'):
+            exact = numpy_reduce(a.astype(np.float64), op, axis)
+        err, nerr = np.abs(got - exact), np.abs(want - exact)
+        if not np.all(err <= nerr + np.spacing(np.abs(got))):
+            raise Failure('%s: further from the float64 product than numpy'
+                          % what)
+        return
+    if op == 'prod':
+        assert_same(got, want, what, rtol=1e-12)
+        return
+    assert_same(got, want, what)
+
+
+def test_array(a, ops=OPS, axes=AXES, name='in', chunk_rows=(4096, 1000, 61)):
+    """Reduces `a` by every op and axis in one gst-launch run, each chain with
+    its own source blocksize and thread count, and checks each result."""
+    d = tmpdir()
+    path = '%s/%s.npy' % (d, name)
+    np.save(path, a)
+    row = max(1, int(np.prod(a.shape[1:], dtype=np.int64)) * a.dtype.itemsize)
+    words, outs = [], []
+    k = 0
+    for op in ops:
+        for axis in axes:
+            # Reducing nothing without an identity fails (tested apart).
+            if a.shape[0] == 0 and op in NO_IDENTITY and axis != '-1':
+                continue
+            out = '%s/%s_%s_%s.npy' % (d, name, op, axis.replace('-', 'm'))
+            blocksize = row * chunk_rows[k % len(chunk_rows)]
+            words += ['planfilesrc', 'location=' + path, 'blocksize=%d' % blocksize,
+                      '!', 'planreduce', 'op=' + op, 'axis=' + axis,
+                      'n-threads=%d' % (k % 3), '!', 'planfilesink',
+                      'location=' + out]
+            outs.append((op, axis, out))
+            k += 1
+    if not words:
+        return
+    launch(*words, timeout=300)
+    for op, axis, out in outs:
+        check_result(np.load(out), a, op, axis,
+                     '%s axis=%s on %s %s' % (op, axis, a.dtype, a.shape))
+
+
+def prod_friendly(a):
+    """Values near 1 for floats, so that products of long streams stay in
+    range and numpy's float32 intermediates do not overflow."""
+    if a.dtype.kind != 'f':
+        return a
+    rng = np.random.default_rng(a.size)
+    return (1 + 1e-3 * rng.standard_normal(a.shape)).astype(a.dtype)
+
+
+def case(dtype, shape):
+    def run():
+        rng = np.random.default_rng(sum(shape) * 13 + DTYPES.index(dtype))
+        a = random_array(dtype, shape, rng)
+        test_array(a, ops=[o for o in OPS if o != 'prod'])
+        test_array(prod_friendly(a), ops=['prod'], name='prod')
+    return run
+
+
+def test_nan_as_numpy():
+    for dtype in ('float32', 'float64'):
+        a = np.array([3.0, -1.0, np.nan, -7.0, np.nan, 2.0] * 700, dtype=dtype)
+        test_array(a, ops=['sum', 'min', 'max', 'mean', 'argmin', 'argmax',
+                           'any', 'all'], axes=['all'])
+        m = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, -6.0]] * 50, dtype=dtype)
+        test_array(m, ops=['min', 'max', 'argmin', 'argmax', 'sum'],
+                   axes=['0', '-1'], name='m')
+
+
+def test_float32_sum_accuracy():
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal(1 << 21) * 100 + 3).astype(np.float32)
+    test_array(a, ops=['sum', 'mean'], axes=['all'])
+    exact = math.fsum(a.astype(np.float64))
+    d = tmpdir()
+    np.save(d + '/a.npy', a)
+    launch('planfilesrc', 'location=%s/a.npy' % d, 'blocksize=40000', '!',
+           'planreduce', '!', 'planfilesink', 'location=%s/s.npy' % d)
+    ours = float(np.load(d + '/s.npy'))
+    if abs(ours - exact) > abs(float(a.sum()) - exact):
+        raise Failure('float32 sum %r is further from fsum %r than numpy %r'
+                      % (ours, exact, float(a.sum())))
+    if ours != float(np.float32(exact)):
+        raise Failure('float32 sum %r is not the float32 nearest fsum %r'
+                      % (ours, exact))
+
+
+def test_float64_sum_accuracy():
+    rng = np.random.default_rng(2)
+    # Large values that cancel, and small ones in between.
+    big = rng.uniform(1e12, 1e16, 1 << 18)
+    a = np.empty(3 << 18)
+    a[0::3] = big
+    a[1::3] = rng.standard_normal(1 << 18)
+    a[2::3] = -big
+    exact = math.fsum(a)
+    d = tmpdir()
+    np.save(d + '/a.npy', a)
+    launch('planfilesrc', 'location=%s/a.npy' % d, 'blocksize=65536', '!',
+           'planreduce', 'n-threads=2', '!', 'planfilesink',
+           'location=%s/s.npy' % d)
+    ours = float(np.load(d + '/s.npy'))
+    theirs = float(a.sum())
+    if abs(ours - exact) > abs(theirs - exact):
+        raise Failure('float64 sum %r is further from fsum %r than numpy %r'
+                      % (ours, exact, theirs))
+
+
+def test_same_result_any_blocksize():
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(20011) * 10.0 ** rng.integers(-3, 4, 20011))
+    d = tmpdir()
+    np.save(d + '/a.npy', a)
+    words = []
+    sizes = (8, 8 * 7, 8 * 2048, 8 * 3001, 1 << 20)
+    for i, bs in enumerate(sizes):
+        words += ['planfilesrc', 'location=%s/a.npy' % d, 'blocksize=%d' % bs,
+                  '!', 'planreduce', 'n-threads=%d' % (i % 3), '!',
+                  'planfilesink', 'location=%s/s%d.npy' % (d, i)]
+    launch(*words, timeout=300)
+    first = np.load(d + '/s0.npy').tobytes()
+    for i in range(1, len(sizes)):
+        if np.load('%s/s%d.npy' % (d, i)).tobytes() != first:
+            raise Failure('sum differs with blocksize %d' % sizes[i])
+
+
+def test_custom_combiner():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5003, 3)).astype(np.float64)
+    d = tmpdir()
+    np.save(d + '/a.npy', a)
+    launch('planfilesrc', 'location=%s/a.npy' % d, 'blocksize=3000', '!',
+           'planreduce', 'expr=max(x, y)', 'identity=-inf', '!',
+           'planfilesink', 'location=%s/max.npy' % d,
+           'planfilesrc', 'location=%s/a.npy' % d, '!',
+           'planreduce', 'expr=x + y', 'identity=0', 'axis=0', '!',
+           'planfilesink', 'location=%s/sum0.npy' % d)
+    assert_same(np.load(d + '/max.npy'), np.asarray(a.max()), 'max(x, y)')
+    assert_same(np.load(d + '/sum0.npy'), a.sum(axis=0), 'x + y axis=0',
+                rtol=1e-12)
+
+
+def expect_failure(words, *needles):
+    _, out = launch(*words, expect_ok=False)
+    for n in needles:
+        if n not in out:
+            raise Failure('%r not in the output:\n%s' % (n, out))
+
+
+def test_invalid_expr_shows_compiler_message():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
+    expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'expr=x +* y', 'identity=0', '!', 'fakesink'],
+                   'column 4', 'x +* y', '^')
+
+
+def test_unknown_op_fails():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
+    expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'op=median', '!', 'fakesink'], '"op"', 'median')
+
+
+def test_combiner_without_identity_fails():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
+    expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'expr=x * y', '!', 'fakesink'], 'identity', 'x * y')
+
+
+def test_empty_min_fails_as_numpy():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.zeros(0, np.float64))
+    for op in NO_IDENTITY:
+        expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!',
+                        'planreduce', 'op=' + op, '!', 'planfilesink',
+                        'location=%s/o.npy' % d], 'empty', op)
+        if os.path.exists(d + '/o.npy'):
+            raise Failure('a failed reduction left o.npy behind')
+
+
+def test_message_and_result():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(10, dtype=np.int16))
+    # Without -q, so that gst-launch prints messages and property changes.
+    out = subprocess.run(['gst-launch-1.0', '-m', '-v', 'planfilesrc',
+                          'location=%s/a.npy' % d, '!', 'planreduce', 'name=r',
+                          'op=max', '!', 'fakesink'], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=60).stdout
+    if 'plan-reduce, element=(string)r' not in out or \
+            'value=(gint64)9' not in out or 'dtype=(string)int16' not in out:
+        raise Failure('no plan-reduce message with the value:\n' + out)
+    if 'PlanReduce:r: result = plan-reduce' not in out:
+        raise Failure('the result property was not notified:\n' + out)
+
+
+cases = []
+for dt in DTYPES:
+    for shape in SHAPES_1D + SHAPES_2D:
+        cases.append(('%s %s' % (dt, shape), case(dt, shape)))
+cases += [(f.__name__, f) for f in (
+    test_nan_as_numpy, test_float32_sum_accuracy, test_float64_sum_accuracy,
+    test_same_result_any_blocksize, test_custom_combiner,
+    test_invalid_expr_shows_compiler_message, test_unknown_op_fails,
+    test_combiner_without_identity_fails, test_empty_min_fails_as_numpy,
+    test_message_and_result)]
+if len(sys.argv) > 1:
+    cases = [c for c in cases if any(w in c[0] for w in sys.argv[1:])]
+run_cases(cases)
