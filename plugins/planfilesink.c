@@ -91,6 +91,9 @@ struct _PlanFileSink
   /* streaming thread only (STREAM_LOCK) */
   gboolean open;
   guint64 next_row;
+  gsize row_size;
+  gint64 caps_rows;             /* rows the caps announce, -1 unknown */
+  guint64 rows_received;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -352,6 +355,9 @@ open_writer (PlanFileSink * self)
 
   self->open = TRUE;
   self->next_row = 0;
+  self->row_size = 0;
+  self->caps_rows = -1;
+  self->rows_received = 0;
   GST_INFO_OBJECT (self, "writing '%s' (%s) through '%s'", location,
       plan_file_format_to_string (plan_file_writer_get_format (self->writer)),
       GST_STR_NULL (plan_file_writer_get_temp_path (self->writer)));
@@ -420,6 +426,8 @@ plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
     g_error_free (err);
     return FALSE;
   }
+  self->row_size = plan_array_info_get_row_size (&info);
+  self->caps_rows = plan_array_info_get_n_rows (&info);
   return TRUE;
 }
 
@@ -439,6 +447,8 @@ plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   if (GST_BUFFER_OFFSET_END_IS_VALID (buffer))
     self->next_row = GST_BUFFER_OFFSET_END (buffer);
 
+  if (self->row_size > 0)
+    self->rows_received += gst_buffer_get_size (buffer) / self->row_size;
   ret = plan_file_writer_write (self->writer, gst_buffer_ref (buffer), &err);
   if (ret == GST_FLOW_FLUSHING) {
     GST_DEBUG_OBJECT (self, "flushing");
@@ -447,6 +457,45 @@ plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
     g_clear_error (&err);
   }
   return ret;
+}
+
+/* GstBaseSrc pushes EOS after a fatal flow error, upstream of it or in
+ * it, so EOS alone does not mean success. When the caps announce the
+ * number of rows, fewer rows than the segment covers means the stream was
+ * cut short: the file is not put in place. */
+static gboolean
+check_complete (PlanFileSink * self)
+{
+  GstSegment *segment = &GST_BASE_SINK (self)->segment;
+  gint64 expected = self->caps_rows;
+  gchar *location;
+
+  if (expected < 0)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  if (segment->format == GST_FORMAT_DEFAULT) {
+    if (segment->stop != GST_CLOCK_TIME_NONE)
+      expected = MIN ((guint64) expected, segment->stop);
+    expected = MAX (0, expected - (gint64) segment->start);
+  }
+  location = g_strdup (self->location);
+  GST_OBJECT_UNLOCK (self);
+
+  if (self->rows_received >= (guint64) expected) {
+    if (self->rows_received > (guint64) expected)
+      GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " rows arrived, more "
+          "than the %" G_GINT64_FORMAT " the caps announce",
+          self->rows_received, expected);
+    g_free (location);
+    return TRUE;
+  }
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Not writing '%s': the stream ended after %" G_GUINT64_FORMAT " of "
+          "the %" G_GINT64_FORMAT " rows it announced, so it was cut short "
+          "(by an error upstream?)", location, self->rows_received, expected),
+      (NULL));
+  g_free (location);
+  return FALSE;
 }
 
 static gboolean
@@ -459,6 +508,11 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
    * applications read it as soon as they see that message. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->open) {
     self->open = FALSE;
+    if (!check_complete (self)) {
+      plan_file_writer_cancel (self->writer);
+      gst_event_unref (event);
+      return FALSE;
+    }
     if (!plan_file_writer_finish (self->writer, &err)) {
       post_write_error (self, err);
       g_error_free (err);

@@ -288,6 +288,38 @@ GST_START_TEST (test_sink_sync_is_off_by_default)
 
 GST_END_TEST;
 
+GST_START_TEST (test_sink_stream_cut_short_is_not_written)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<10>");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  push_rows (h, 0, 4, 1);
+  /* GstBaseSrc sends EOS after an error, too. */
+  gst_harness_push_event (h, gst_event_new_eos ());
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FAILED));
+  fail_unless (strstr (err->message, "after 4 of the 10 rows") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  fail_unless_equals_int (count_entries (), 0);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_creates_nothing_before_paused)
 {
   GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
@@ -557,6 +589,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_stop_leaves_existing_file_untouched);
   tcase_add_test (tc, test_sink_eos_replaces_existing_file);
   tcase_add_test (tc, test_sink_sync_is_off_by_default);
+  tcase_add_test (tc, test_sink_stream_cut_short_is_not_written);
   tcase_add_test (tc, test_sink_creates_nothing_before_paused);
   tcase_add_test (tc, test_sink_uri_handler);
   tcase_add_test (tc, test_sink_missing_directory);

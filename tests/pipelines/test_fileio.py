@@ -1,0 +1,249 @@
+"""planfilesrc and planfilesink against numpy: raw and .npy round trips for
+every dtype, numpy's .npy versions 1.0, 2.0 and 3.0, shards, atomicity of
+the sink, and a full disk."""
+import io
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+
+import plantest
+from plantest import Failure, launch
+
+RNG = np.random.default_rng(20261130)
+# Not a multiple of any row size below, so chunks split unevenly.
+BLOCKSIZE = 1000
+# 0, 1, a prime, and a length that is not a multiple of the chunk rows.
+LENGTHS = [0, 1, 997, 2500]
+ROW_SHAPES = [(), (3,), (2, 5)]
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+def npy_round_trips():
+    d = plantest.tmpdir()
+    for dtype in plantest.DTYPES:
+        for n in LENGTHS:
+            for row in ROW_SHAPES:
+                a = plantest.random_array(dtype, (n,) + row, RNG)
+                src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+                np.save(src, a)
+                launch('planfilesrc', 'location=' + src,
+                       'blocksize=%d' % BLOCKSIZE, '!',
+                       'planfilesink', 'location=' + dst)
+                b = np.load(dst)
+                plantest.assert_same(b, a, 'npy %s %s' % (dtype, a.shape))
+                with open(dst, 'rb') as f:
+                    f.read(8)
+                    hlen = int.from_bytes(f.read(2), 'little')
+                if (hlen + 10) % 64:
+                    raise Failure('header of %d bytes is not aligned to 64' %
+                                  (hlen + 10))
+    if listing(d) != ['in.npy', 'out.npy']:
+        raise Failure('files left behind: %s' % listing(d))
+
+
+def raw_round_trips():
+    d = plantest.tmpdir()
+    for dtype in plantest.DTYPES:
+        for n in LENGTHS:
+            for row in ROW_SHAPES:
+                a = plantest.random_array(dtype, (n,) + row, RNG)
+                src, dst = os.path.join(d, 'in.raw'), os.path.join(d, 'out.raw')
+                a.tofile(src)
+                shape = '(-1%s)' % ''.join(', %d' % r for r in row)
+                launch('planfilesrc', 'location=' + src, 'dtype=' + dtype,
+                       'shape=' + shape, 'blocksize=%d' % BLOCKSIZE, '!',
+                       'planfilesink', 'location=' + dst)
+                b = np.fromfile(dst, dtype=dtype).reshape((-1,) + row)
+                plantest.assert_same(b, a, 'raw %s %s' % (dtype, a.shape))
+
+
+def raw_to_npy_keeps_shape():
+    d = plantest.tmpdir()
+    a = plantest.random_array('uint16', (41, 4, 3), RNG)
+    src, dst = os.path.join(d, 'in.u16'), os.path.join(d, 'out.npy')
+    a.tofile(src)
+    launch('planfilesrc', 'location=' + src, 'dtype=uint16',
+           'shape=(, 4, 3)', '!', 'planfilesink', 'location=' + dst)
+    plantest.assert_same(np.load(dst), a, 'raw to npy')
+
+
+def numpy_versions_read():
+    d = plantest.tmpdir()
+    for version in [(1, 0), (2, 0), (3, 0)]:
+        a = plantest.random_array('float64', (123, 7), RNG)
+        src = os.path.join(d, 'v%d.npy' % version[0])
+        dst = os.path.join(d, 'out%d.npy' % version[0])
+        with open(src, 'wb') as f:
+            np.lib.format.write_array(f, a, version=version)
+        launch('planfilesrc', 'location=' + src, '!',
+               'planfilesink', 'location=' + dst)
+        plantest.assert_same(np.load(dst), a, 'npy version %d.0' % version[0])
+
+
+def zero_d_array():
+    d = plantest.tmpdir()
+    a = np.array(3.5, dtype=np.float32)
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    np.save(src, a)
+    launch('planfilesrc', 'location=' + src, '!',
+           'planfilesink', 'location=' + dst)
+    plantest.assert_same(np.load(dst), a, '0-d array')
+
+
+def shards_concatenate():
+    d = plantest.tmpdir()
+    a = plantest.random_array('int32', (1009, 3), RNG)
+    src = os.path.join(d, 'in.npy')
+    np.save(src, a)
+    for shard in [1, 100, 333, 1009, 2000]:
+        parts = []
+        for i, offset in enumerate(range(0, len(a), shard)):
+            dst = os.path.join(d, 'part%d.npy' % i)
+            launch('planfilesrc', 'location=' + src, 'offset=%d' % offset,
+                   'length=%d' % shard, 'blocksize=%d' % BLOCKSIZE, '!',
+                   'planfilesink', 'location=' + dst)
+            part = np.load(dst)
+            plantest.assert_same(part, a[offset:offset + shard],
+                                 'shard %d+%d' % (offset, shard))
+            parts.append(part)
+            os.unlink(dst)
+        plantest.assert_same(np.concatenate(parts), a, 'shards of %d' % shard)
+
+
+def slow_copy(d, extra=()):
+    """Starts a copy slowed down by identity, so it can be stopped
+    mid-stream; returns (process, output path)."""
+    a = np.arange(20000, dtype=np.float64)
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    np.save(src, a)
+    cmd = ['gst-launch-1.0', '-q', 'planfilesrc', 'location=' + src,
+           'blocksize=80', '!', 'identity', 'sleep-time=2000'] + list(extra) + \
+        ['!', 'planfilesink', 'location=' + dst]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    return p, dst
+
+
+def wait_for_temp_file(d, p):
+    """Waits until the sink's temporary file exists, so that the stop
+    really is mid-stream."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if any(n.endswith('.part') for n in os.listdir(d)):
+            return
+        if p.poll() is not None:
+            raise Failure('pipeline ended early: %s' % p.stdout.read())
+        time.sleep(0.01)
+    raise Failure('no temporary file appeared')
+
+
+def interrupted_copy_leaves_nothing():
+    d = plantest.tmpdir()
+    p, dst = slow_copy(d)
+    wait_for_temp_file(d, p)
+    time.sleep(0.2)
+    # Without -e, gst-launch stops the pipeline (to NULL) on SIGINT.
+    p.send_signal(signal.SIGINT)
+    out = p.communicate(timeout=30)[0]
+    if os.path.exists(dst):
+        raise Failure('an interrupted copy left %s' % dst)
+    if listing(d) != ['in.npy']:
+        raise Failure('files left behind: %s (%s)' % (listing(d), out))
+
+
+def interrupted_copy_keeps_existing_file():
+    d = plantest.tmpdir()
+    with open(os.path.join(d, 'out.npy'), 'wb') as f:
+        f.write(b'precious')
+    p, dst = slow_copy(d)
+    wait_for_temp_file(d, p)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=30)
+    with open(dst, 'rb') as f:
+        if f.read() != b'precious':
+            raise Failure('an interrupted copy changed the existing file')
+    if listing(d) != ['in.npy', 'out.npy']:
+        raise Failure('files left behind: %s' % listing(d))
+
+
+def failed_pipeline_keeps_existing_file():
+    d = plantest.tmpdir()
+    with open(os.path.join(d, 'out.npy'), 'wb') as f:
+        f.write(b'precious')
+    # identity fails the pipeline after 50 buffers.
+    p, dst = slow_copy(d, ['error-after=50'])
+    out = p.communicate(timeout=60)[0]
+    if p.returncode == 0:
+        raise Failure('the pipeline should have failed: %s' % out)
+    with open(dst, 'rb') as f:
+        if f.read() != b'precious':
+            raise Failure('a failed copy changed the existing file')
+    if listing(d) != ['in.npy', 'out.npy']:
+        raise Failure('files left behind: %s' % listing(d))
+
+
+def full_disk_is_reported():
+    """A 1 MiB tmpfs in a private mount namespace: writing 2 MiB fails
+    with 'No space left', and nothing is left on it."""
+    d = plantest.tmpdir()
+    mnt = os.path.join(d, 'small')
+    os.mkdir(mnt)
+    src = os.path.join(d, 'in.npy')
+    np.save(src, np.zeros(2 << 20, dtype=np.uint8))
+    script = ('mount -t tmpfs -o size=1m none "$1" || exit 77; '
+              'gst-launch-1.0 planfilesrc location="$2" ! '
+              'planfilesink location="$1/out.npy"; rc=$?; ls -A "$1"; exit $rc')
+    try:
+        p = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh', mnt, src],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=60)
+    except FileNotFoundError:
+        print('skip full_disk_is_reported: no unshare')
+        return
+    if p.returncode == 77 or 'unshare failed' in p.stdout:
+        print('skip full_disk_is_reported: cannot mount a tmpfs here')
+        return
+    if p.returncode == 0 or 'No space left' not in p.stdout:
+        raise Failure('expected a no-space error: %s' % p.stdout)
+    if 'out.npy' in p.stdout.splitlines()[-1]:
+        raise Failure('files left on the full disk: %s' % p.stdout)
+
+
+def errors_name_the_file():
+    d = plantest.tmpdir()
+    missing = os.path.join(d, 'missing.npy')
+    _, out = launch('planfilesrc', 'location=' + missing, '!', 'fakesink',
+                    expect_ok=False)
+    if missing not in out:
+        raise Failure('the error does not name the file: %s' % out)
+    bad = os.path.join(d, 'bad.npy')
+    buf = io.BytesIO()
+    np.save(buf, np.zeros((4, 4), dtype='>f4'))
+    with open(bad, 'wb') as f:
+        f.write(buf.getvalue())
+    _, out = launch('planfilesrc', 'location=' + bad, '!', 'fakesink',
+                    expect_ok=False)
+    if 'big-endian' not in out or bad not in out:
+        raise Failure('unclear error for a big-endian file: %s' % out)
+
+
+plantest.run_cases([
+    ('npy_round_trips', npy_round_trips),
+    ('raw_round_trips', raw_round_trips),
+    ('raw_to_npy_keeps_shape', raw_to_npy_keeps_shape),
+    ('numpy_versions_read', numpy_versions_read),
+    ('zero_d_array', zero_d_array),
+    ('shards_concatenate', shards_concatenate),
+    ('interrupted_copy_leaves_nothing', interrupted_copy_leaves_nothing),
+    ('interrupted_copy_keeps_existing_file',
+     interrupted_copy_keeps_existing_file),
+    ('failed_pipeline_keeps_existing_file', failed_pipeline_keeps_existing_file),
+    ('full_disk_is_reported', full_disk_is_reported),
+    ('errors_name_the_file', errors_name_the_file),
+])
