@@ -1165,7 +1165,7 @@ parse_identity (const gchar * text, PlanDType dtype, Value * value,
 bad:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "the identity '%s' is not a %s value", text,
+        "the identity '%s' is not a valid %s value", text,
         plan_dtype_to_string (dtype));
     return FALSE;
   }

@@ -261,18 +261,6 @@ no_identity:
   }
 }
 
-/* GstAggregator's default negotiation would fixate the template before
- * the first chunk and send downstream caps without a shape; the caps are
- * set by setup() instead, when the input is known. (A workaround until
- * PlanKernelElement does this for every subclass.) */
-static GstFlowReturn
-plan_reduce_update_src_caps (GstAggregator * agg, GstCaps * downstream,
-    GstCaps ** ret)
-{
-  *ret = NULL;
-  return GST_AGGREGATOR_FLOW_NEED_DATA;
-}
-
 static void
 plan_reduce_clear_state (PlanReduce * self)
 {
@@ -511,7 +499,6 @@ plan_reduce_class_init (PlanReduceClass * klass)
   gobject_class->finalize = plan_reduce_finalize;
 
   agg_class->start = GST_DEBUG_FUNCPTR (plan_reduce_start);
-  agg_class->update_src_caps = GST_DEBUG_FUNCPTR (plan_reduce_update_src_caps);
 
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_reduce_setup);
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_reduce_process);
