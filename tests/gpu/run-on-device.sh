@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# The GPU check: run the cuda-backend test suites and a copy bandwidth
+# benchmark on a machine with an NVIDIA GPU, the driver and the CUDA toolkit,
+# but without GStreamer installed. Prints a summary; takes under 5 minutes.
+#
+# What it needs travels with the source tree:
+#   - a build directory made here (default build-dev; --build DIR), with the
+#     test executables (tests/check/*_cuda) and tests/benchmarks/
+#     device-bandwidth;
+#   - GStreamer's runtime (Debian packages) in tests/gpu/runtime/debs,
+#     downloaded beforehand on a Debian machine with
+#         tests/gpu/run-on-device.sh --prepare
+#     and unpacked on the GPU machine with dpkg -x (or ar + tar).
+#
+# Usage:
+#   tests/gpu/run-on-device.sh --prepare      download the .debs (here)
+#   tests/gpu/run-on-device.sh                run on the GPU machine
+#   tests/gpu/run-on-device.sh --sim          the same on the sim device, to
+#                                             check the script without a GPU
+#   options: --build DIR (the build directory), --mib N (benchmark size)
+#
+# Exit status: 0 when every suite passed (or, with --sim, ran), 1 otherwise.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$top/build-dev
+runtime=$here/runtime
+mode=run
+device=cuda
+mib=256
+start=$(date +%s)
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prepare) mode=prepare ;;
+    --sim) device=sim ;;
+    --build) build=$(cd "$2" && pwd); shift ;;
+    --mib) mib=$2; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "run-on-device: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# GStreamer core (libgstreamer, libgstbase, libgstcheck, the core elements,
+# the plugin scanner), GLib, and what they link, as Debian 12 ships them.
+packages=(libgstreamer1.0-0 libglib2.0-0 libunwind8 libdw1 libelf1 libcap2
+  libffi8 libpcre2-8-0 libmount1 libblkid1 libselinux1 zlib1g liblzma5
+  libbz2-1.0 libzstd1)
+
+prepare() {
+  mkdir -p "$runtime/debs"
+  cd "$runtime/debs"
+  echo "== downloading ${packages[*]}"
+  apt-get download "${packages[@]}"
+  ls -l "$runtime/debs"
+}
+
+unpack() {
+  local deb
+  rm -rf "$runtime/root"
+  mkdir -p "$runtime/root"
+  for deb in "$runtime"/debs/*.deb; do
+    if command -v dpkg >/dev/null; then
+      dpkg -x "$deb" "$runtime/root"
+    else
+      # no dpkg: a .deb is an ar archive holding data.tar.*
+      (cd "$runtime/root" && ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" |
+        tar -x -a -f - 2>/dev/null || ar p "$deb" data.tar.xz | tar -xJ)
+    fi
+  done
+}
+
+# A folder of links: GLib and GStreamer always from the packages (our build
+# wants their versions); anything else only when the system lacks it.
+link_libs() {
+  local root=$runtime/root lib=$runtime/lib f name pass missing
+  local multiarch
+  multiarch=$(ls -d "$root"/usr/lib/*-linux-gnu | head -1)
+  rm -rf "$lib"
+  mkdir -p "$lib"
+  for f in "$multiarch"/libglib-2.0.so* "$multiarch"/libgobject-2.0.so* \
+      "$multiarch"/libgmodule-2.0.so* "$multiarch"/libgio-2.0.so* \
+      "$multiarch"/libgthread-2.0.so* "$multiarch"/libgst*.so*; do
+    [ -e "$f" ] && ln -sf "$f" "$lib/"
+  done
+  for pass in 1 2 3; do
+    missing=$(for f in "$build"/tests/check/* "$build"/tests/benchmarks/* \
+        "$build"/plugins/*.so "$build"/libplan/*.so "$multiarch"/gstreamer-1.0/*.so; do
+        [ -f "$f" ] && [ -x "$f" -o "${f%.so}" != "$f" ] &&
+          LD_LIBRARY_PATH="$lib:$build/libplan" ldd "$f" 2>/dev/null
+      done | awk '/not found/ {print $1}' | sort -u)
+    [ -z "$missing" ] && break
+    for name in $missing; do
+      f=$(find "$root" -name "$name" | head -1)
+      if [ -n "$f" ]; then
+        ln -sf "$f" "$lib/$name"
+      else
+        echo "run-on-device: $name is missing and not in the packages" >&2
+      fi
+    done
+  done
+  echo "$multiarch"
+}
+
+if [ "$mode" = prepare ]; then
+  prepare
+  exit 0
+fi
+
+[ -d "$build/tests/check" ] || {
+  echo "run-on-device: no build at $build (make one with meson, or --build)" >&2
+  exit 1
+}
+ls "$runtime"/debs/*.deb >/dev/null 2>&1 || {
+  echo "run-on-device: no packages in $runtime/debs; run --prepare on a" \
+    "Debian machine first" >&2
+  exit 1
+}
+
+echo "== unpacking the GStreamer runtime"
+unpack
+multiarch=$(link_libs | tail -1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+export LD_LIBRARY_PATH="$runtime/lib:$build/libplan${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GST_PLUGIN_SYSTEM_PATH_1_0=""
+export GST_PLUGIN_PATH_1_0="$build/plugins:$multiarch/gstreamer-1.0"
+export GST_PLUGIN_SCANNER_1_0="$multiarch/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner"
+export GST_REGISTRY_1_0="$tmp/registry.bin"
+export PLAN_BUILD_DIR="$build" PLAN_SOURCE_DIR="$top"
+export PLAN_TEST_DEVICE="$device"
+export CK_DEFAULT_TIMEOUT=120
+export GST_DEBUG="${GST_DEBUG:-*:1}"
+if [ "$device" = sim ]; then
+  export GST_PLAN_DEVICE=sim
+fi
+
+echo "== machine"
+uname -srm
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+else
+  echo "no nvidia-smi"
+fi
+
+declare -a results
+failed=0
+echo "== test suites (PLAN_TEST_DEVICE=$device)"
+for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  set +e
+  timeout 150 "$t" > "$tmp/$name.log" 2>&1
+  rc=$?
+  set -e
+  case $rc in
+    0) verdict=PASS ;;
+    77) verdict=SKIP ;;
+    124) verdict=TIMEOUT; failed=1 ;;
+    *) verdict="FAIL($rc)"; failed=1 ;;
+  esac
+  results+=("$name $verdict $(grep -E 'Checks:' "$tmp/$name.log" | tail -1)")
+  echo "$name: $verdict"
+  [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || tail -20 "$tmp/$name.log"
+done
+
+echo "== copy bandwidth, ${mib} MiB x 10 (GB/s)"
+set +e
+timeout 100 "$build/tests/benchmarks/device-bandwidth" "$device" "$mib" 10 \
+  > "$tmp/plan.txt" 2>&1
+bench_rc=$?
+ref_rc=1
+if [ "$device" = cuda ] && command -v nvcc >/dev/null; then
+  nvcc -O2 -o "$tmp/bandwidth-ref" "$here/bandwidth-ref.cu" &&
+    timeout 100 "$tmp/bandwidth-ref" "$mib" 10 > "$tmp/ref.txt" 2>&1
+  ref_rc=$?
+fi
+set -e
+[ $bench_rc -eq 0 ] || { cat "$tmp/plan.txt"; failed=1; }
+grep '^#' "$tmp/plan.txt" || true
+printf '%-14s %10s %10s\n' copy libplan cudaMemcpy
+for kind in h2d-pageable h2d-pinned d2h-pinned d2d; do
+  ours=$(awk -v k="$kind" '$1 == "plan" && $2 == k {print $3}' "$tmp/plan.txt")
+  ref=-
+  [ $ref_rc -eq 0 ] &&
+    ref=$(awk -v k="$kind" '$1 == "cuda" && $2 == k {print $3}' "$tmp/ref.txt")
+  printf '%-14s %10s %10s\n' "$kind" "${ours:--}" "${ref:--}"
+done
+
+echo "== summary"
+for r in "${results[@]}"; do echo "  $r"; done
+echo "  benchmark: $([ $bench_rc -eq 0 ] && echo ok || echo "failed ($bench_rc)")," \
+  "reference: $([ $ref_rc -eq 0 ] && echo ok || echo 'not run')"
+echo "  device: $device, $(( $(date +%s) - start )) s"
+exit $failed
