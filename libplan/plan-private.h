@@ -19,6 +19,31 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 void _plan_debug_init (void);
 
+/* The device path of PlanKernelElement (plankernelelement-device.c). */
+typedef struct _PlanKernelDevice PlanKernelDevice;
+
+G_GNUC_INTERNAL
+PlanKernelDevice * _plan_kernel_device_new (GstElement * element,
+    PlanTarget target, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_kernel_device_free (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
+void _plan_kernel_device_flush (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
+GstCaps * _plan_kernel_device_src_caps (PlanKernelDevice * self,
+    GstCaps * caps, GstCaps * downstream);
+
+G_GNUC_INTERNAL
+gboolean _plan_kernel_device_input (PlanKernelDevice * self, guint index,
+    GstBuffer ** head, GError ** error);
+
+G_GNUC_INTERNAL
+GstBuffer * _plan_kernel_device_output (PlanKernelDevice * self,
+    GstBuffer * buffer, GError ** error);
+
 G_END_DECLS
 
 #endif /* __PLAN_PRIVATE_H__ */

@@ -1,0 +1,407 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The device path of PlanKernelElement, kept apart from the base class's
+ * own file so that the two can change independently; plankernelelement.c
+ * calls these functions at five places (start/stop, source caps, each input
+ * head, each output buffer). See docs/device.md.
+ *
+ * - Inputs in device memory (caps feature memory:PlanDevice) are brought to
+ *   the host for subclasses that compute on host pointers: the element's
+ *   stream waits on the buffer's ready event, copies, records a use event
+ *   (so the producer's pool reuses the buffer only after the copy), and the
+ *   host waits for the copy, since the subclass is about to read it.
+ * - Outputs go to device memory when the element targets a device
+ *   (target=cuda, or target=auto with GST_PLAN_DEVICE set, or with an input
+ *   in device memory) and downstream accepts device memory: the subclass
+ *   fills a system buffer as always, and the base class uploads it on the
+ *   element's stream without waiting, from a bounded PlanBufferPool, with
+ *   a ready event on the device buffer.
+ *
+ * All functions run on the aggregate (streaming) thread, except new/free
+ * (start/stop). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plan-private.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_kernel_device_debug);
+#define GST_CAT_DEFAULT plan_kernel_device_debug
+
+/* Device buffers in the output pool, and uploads in flight at most. */
+#define OUTPUT_BUFFERS 4
+
+typedef struct
+{
+  GstBuffer *device;            /* the head as it came */
+  GstBuffer *host;              /* its copy in system memory */
+} InputCopy;
+
+typedef struct
+{
+  PlanEvent *done;
+  GstBuffer *source;
+  GstMapInfo map;
+} Upload;
+
+struct _PlanKernelDevice
+{
+  GstElement *element;          /* not a reference: it owns us */
+  PlanTarget target;
+
+  /* aggregate thread only */
+  PlanDevice *device;           /* the target device, or NULL for the CPU */
+  gboolean output_device;       /* the source caps say memory:PlanDevice */
+  PlanStream *stream;           /* on device, for uploads */
+  PlanStream *input_stream;     /* on the device of the inputs */
+  GstBufferPool *pool;
+  gsize pool_size;
+  GArray *inputs;               /* InputCopy, per input index */
+  GQueue uploads;
+};
+
+static void
+input_copy_clear (InputCopy * c)
+{
+  gst_clear_buffer (&c->device);
+  gst_clear_buffer (&c->host);
+}
+
+static void
+upload_free (Upload * u)
+{
+  gst_buffer_unmap (u->source, &u->map);
+  gst_buffer_unref (u->source);
+  plan_event_unref (u->done);
+  g_free (u);
+}
+
+/* Whether the environment forces a device (GST_PLAN_DEVICE=sim|cuda). */
+static gboolean
+device_forced (void)
+{
+  const gchar *env = g_getenv (PLAN_DEVICE_ENV);
+
+  return env != NULL && (g_str_equal (env, "sim") || g_str_equal (env,
+          "cuda"));
+}
+
+PlanKernelDevice *
+_plan_kernel_device_new (GstElement * element, PlanTarget target,
+    GError ** error)
+{
+  PlanKernelDevice *self;
+  PlanDevice *device = NULL;
+
+  if (plan_kernel_device_debug == NULL)
+    GST_DEBUG_CATEGORY_INIT (plan_kernel_device_debug, "plankerneldevice", 0,
+        "Device path of PlanKernelElement");
+
+  if (target == PLAN_TARGET_CUDA
+      || (target == PLAN_TARGET_AUTO && device_forced ())) {
+    device = plan_device_get (target == PLAN_TARGET_CUDA ? "cuda" : "auto",
+        error);
+    if (device == NULL)
+      return NULL;
+  }
+
+  self = g_new0 (PlanKernelDevice, 1);
+  self->element = element;
+  self->target = target;
+  self->device = device;
+  self->inputs = g_array_new (FALSE, TRUE, sizeof (InputCopy));
+  g_array_set_clear_func (self->inputs, (GDestroyNotify) input_copy_clear);
+  g_queue_init (&self->uploads);
+  if (device)
+    GST_INFO_OBJECT (element, "target device %s",
+        plan_device_get_name (device));
+  return self;
+}
+
+void
+_plan_kernel_device_flush (PlanKernelDevice * self)
+{
+  if (self == NULL)
+    return;
+  g_array_set_size (self->inputs, 0);
+  /* Uploads in flight still read their sources. */
+  if (self->stream && !plan_stream_synchronize (self->stream, NULL))
+    GST_WARNING_OBJECT (self->element, "the device failed while flushing");
+  g_queue_clear_full (&self->uploads, (GDestroyNotify) upload_free);
+}
+
+void
+_plan_kernel_device_free (PlanKernelDevice * self)
+{
+  if (self == NULL)
+    return;
+  _plan_kernel_device_flush (self);
+  g_array_unref (self->inputs);
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_object_unref (self->pool);
+  }
+  plan_clear_stream (&self->stream);
+  plan_clear_stream (&self->input_stream);
+  gst_clear_object (&self->device);
+  g_free (self);
+}
+
+/* With target=auto and no device forced, an input in device memory makes
+ * the element produce device memory too: it runs "where the data is". */
+static PlanDevice *
+device_of_inputs (GstElement * element)
+{
+  PlanDevice *device = NULL;
+  GList *l;
+
+  GST_OBJECT_LOCK (element);
+  for (l = element->sinkpads; l && device == NULL; l = l->next) {
+    GstCaps *caps = gst_pad_get_current_caps (l->data);
+
+    if (caps && plan_caps_is_device (caps))
+      device = plan_device_get ("auto", NULL);
+    gst_clear_caps (&caps);
+  }
+  GST_OBJECT_UNLOCK (element);
+  return device;
+}
+
+GstCaps *
+_plan_kernel_device_src_caps (PlanKernelDevice * self, GstCaps * caps,
+    GstCaps * downstream)
+{
+  GstCaps *device_caps;
+
+  if (self == NULL || self->target == PLAN_TARGET_CPU)
+    return caps;
+  if (self->device == NULL)
+    self->device = device_of_inputs (self->element);
+  if (self->device == NULL)
+    return caps;
+
+  /* Device memory when downstream takes it; system memory otherwise (a
+   * file sink, say), uploaded by nobody. */
+  device_caps = plan_caps_set_memory (caps, PLAN_CAPS_FEATURE_MEMORY_DEVICE);
+  self->output_device = downstream == NULL
+      || gst_caps_can_intersect (device_caps, downstream);
+  if (!self->output_device) {
+    gst_caps_unref (device_caps);
+    return caps;
+  }
+  gst_caps_unref (caps);
+  GST_DEBUG_OBJECT (self->element, "output in device memory on %s",
+      plan_device_get_name (self->device));
+  return device_caps;
+}
+
+static gboolean
+ensure_input_stream (PlanKernelDevice * self, PlanDevice * device,
+    GError ** error)
+{
+  if (self->input_stream && plan_stream_get_device (self->input_stream) ==
+      device)
+    return TRUE;
+  plan_clear_stream (&self->input_stream);
+  self->input_stream = plan_stream_new (device, error);
+  return self->input_stream != NULL;
+}
+
+/* Copies every memory of @buf into @out, on the input stream. */
+static gboolean
+copy_to_host (PlanKernelDevice * self, GstBuffer * buf, guint8 * out,
+    GError ** error)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+  gsize offset = 0;
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    GstMapInfo map;
+
+    if (plan_is_device_memory (mem)) {
+      if (!ensure_input_stream (self, plan_device_memory_get_device (mem),
+              error)
+          || !plan_device_memory_wait_ready (mem, self->input_stream, error)
+          || !plan_stream_copy (self->input_stream,
+              PLAN_COPY_DEVICE_TO_HOST, out + offset,
+              plan_device_memory_get_pointer (mem), mem->size, error)
+          || !plan_device_memory_record_use (mem, self->input_stream,
+              error))
+        return FALSE;
+    } else if (gst_memory_map (mem, &map, GST_MAP_READ)) {
+      memcpy (out + offset, map.data, map.size);
+      gst_memory_unmap (mem, &map);
+    } else {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+          "could not map memory %u of an input buffer", i);
+      return FALSE;
+    }
+    offset += mem->size;
+  }
+  /* The subclass computes on the host: this is where it must wait. */
+  return plan_stream_synchronize (self->input_stream, error);
+}
+
+gboolean
+_plan_kernel_device_input (PlanKernelDevice * self, guint index,
+    GstBuffer ** head, GError ** error)
+{
+  InputCopy *c;
+  GstBuffer *host;
+  GstMapInfo map;
+  gboolean ok;
+
+  if (self == NULL || !plan_buffer_is_device (*head))
+    return TRUE;
+
+  if (index >= self->inputs->len)
+    g_array_set_size (self->inputs, index + 1);
+  c = &g_array_index (self->inputs, InputCopy, index);
+  if (c->device != *head) {
+    /* A new head: copy it once, however many chunks it is cut into. */
+    host = gst_buffer_new_allocate (NULL, gst_buffer_get_size (*head), NULL);
+    if (!gst_buffer_map (host, &map, GST_MAP_WRITE)) {
+      gst_buffer_unref (host);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+          "could not map a host buffer for input %u", index);
+      return FALSE;
+    }
+    ok = copy_to_host (self, *head, map.data, error);
+    gst_buffer_unmap (host, &map);
+    if (!ok) {
+      gst_buffer_unref (host);
+      return FALSE;
+    }
+    gst_buffer_copy_into (host, *head, GST_BUFFER_COPY_FLAGS |
+        GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+    input_copy_clear (c);
+    c->device = gst_buffer_ref (*head);
+    c->host = host;
+  }
+  gst_buffer_unref (*head);
+  *head = gst_buffer_ref (c->host);
+  return TRUE;
+}
+
+static gboolean
+ensure_output_pool (PlanKernelDevice * self, gsize size, GError ** error)
+{
+  GstStructure *config;
+
+  if (self->stream == NULL) {
+    self->stream = plan_stream_new (self->device, error);
+    if (self->stream == NULL)
+      return FALSE;
+  }
+  if (self->pool && size <= self->pool_size)
+    return TRUE;
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+  self->pool = plan_buffer_pool_new (self->stream);
+  config = gst_buffer_pool_get_config (self->pool);
+  gst_buffer_pool_config_set_params (config, NULL, size, 0, OUTPUT_BUFFERS);
+  if (!gst_buffer_pool_set_config (self->pool, config)
+      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "could not set up a pool of device buffers of %" G_GSIZE_FORMAT
+        " bytes", size);
+    gst_clear_object (&self->pool);
+    return FALSE;
+  }
+  self->pool_size = size;
+  return TRUE;
+}
+
+/* Releases the sources of finished uploads; with OUTPUT_BUFFERS in flight,
+ * waits on the host for the oldest (the bound on sources held). */
+static gboolean
+reap_uploads (PlanKernelDevice * self, GError ** error)
+{
+  Upload *u;
+
+  while ((u = g_queue_peek_head (&self->uploads)) != NULL) {
+    if (!plan_event_query (u->done)) {
+      if (g_queue_get_length (&self->uploads) < OUTPUT_BUFFERS)
+        break;
+      if (!plan_event_synchronize (u->done, error))
+        return FALSE;
+    }
+    upload_free (g_queue_pop_head (&self->uploads));
+  }
+  return TRUE;
+}
+
+GstBuffer *
+_plan_kernel_device_output (PlanKernelDevice * self, GstBuffer * buffer,
+    GError ** error)
+{
+  GstBuffer *out = NULL;
+  GstFlowReturn ret;
+  GError *pool_error;
+  Upload *u;
+  gsize size = gst_buffer_get_size (buffer);
+
+  if (self == NULL || !self->output_device)
+    return buffer;
+
+  if (!reap_uploads (self, error) || !ensure_output_pool (self, MAX (size,
+              1), error))
+    goto failed;
+  /* The pool makes our stream wait for the last use of the buffer. */
+  ret = gst_buffer_pool_acquire_buffer (self->pool, &out, NULL);
+  if (ret != GST_FLOW_OK) {
+    pool_error = plan_buffer_pool_take_error (PLAN_BUFFER_POOL (self->pool));
+    if (pool_error)
+      g_propagate_error (error, pool_error);
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+          "no device buffer: %s", gst_flow_get_name (ret));
+    goto failed;
+  }
+  gst_buffer_set_size (out, size);
+
+  u = g_new0 (Upload, 1);
+  if (!gst_buffer_map (buffer, &u->map, GST_MAP_READ)) {
+    g_free (u);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "could not map an output buffer");
+    goto failed;
+  }
+  u->source = buffer;
+  buffer = NULL;
+  if (!plan_stream_copy (self->stream, PLAN_COPY_HOST_TO_DEVICE,
+          plan_device_memory_get_pointer (gst_buffer_peek_memory (out, 0)),
+          u->map.data, size, error)
+      || (u->done = plan_stream_record (self->stream, error)) == NULL) {
+    /* The copy may be queued: let it finish before the source goes. */
+    plan_stream_synchronize (self->stream, NULL);
+    gst_buffer_unmap (u->source, &u->map);
+    gst_buffer_unref (u->source);
+    g_free (u);
+    goto failed;
+  }
+  plan_device_memory_set_ready_event (gst_buffer_peek_memory (out, 0),
+      u->done);
+  gst_buffer_copy_into (out, u->source, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS | GST_BUFFER_COPY_META, 0, -1);
+  g_queue_push_tail (&self->uploads, u);
+  return out;
+
+failed:
+  gst_clear_buffer (&out);
+  gst_clear_buffer (&buffer);
+  return NULL;
+}
