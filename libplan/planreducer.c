@@ -195,6 +195,22 @@ plan_reduce_axis_get_type (void)
   return type;
 }
 
+/* The block loops are compiled for the widest vectors the CPU has (chosen
+ * once, when the library loads). Every clone does the same IEEE operations
+ * on the same lanes in the same order, and none contracts a multiply and
+ * an add, so they give bit-identical results (build with
+ * -DPLAN_REDUCER_NO_CLONES to compare). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute) \
+    && !defined(PLAN_REDUCER_NO_CLONES)
+#if __has_attribute (target_clones)
+#define BLOCK_CLONES __attribute__ ((target_clones ("avx512f", "avx2", \
+            "default")))
+#endif
+#endif
+#ifndef BLOCK_CLONES
+#define BLOCK_CLONES
+#endif
+
 /* Lane loops --------------------------------------------------------------
  *
  * LANE_LOOP runs BODY for i in [start, n) with l = i % LANES. The inner loop
@@ -386,7 +402,7 @@ DEFINE_MERGE_ARG_INT (U, u);
 /* Sums of integers and bools wrap in 64 bits, as numpy's: exact, so any
  * order gives the same result. */
 #define DEFINE_BLOCK_ISUM(name, T, K) \
-  static void G_GNUC_UNUSED \
+  static void G_GNUC_UNUSED BLOCK_CLONES \
   block_isum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -400,7 +416,7 @@ DEFINE_MERGE_ARG_INT (U, u);
   }
 
 #define DEFINE_BLOCK_IPROD(name, T, K) \
-  static void G_GNUC_UNUSED \
+  static void G_GNUC_UNUSED BLOCK_CLONES \
   block_iprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -418,7 +434,7 @@ DEFINE_MERGE_ARG_INT (U, u);
 /* Sums in float64 lanes: for float32 and the integers up to 32 bits, whose
  * lane sums of BLOCK / LANES elements lose nothing or next to nothing. */
 #define DEFINE_BLOCK_DSUM(name, T, K) \
-  static void G_GNUC_UNUSED \
+  static void G_GNUC_UNUSED BLOCK_CLONES \
   block_dsum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -436,7 +452,7 @@ DEFINE_MERGE_ARG_INT (U, u);
  * (which make the error terms meaningless) is summed again plainly, which
  * gives IEEE's answer for them. */
 #define DEFINE_BLOCK_KSUM(name, T, K) \
-  static void G_GNUC_UNUSED \
+  static void G_GNUC_UNUSED BLOCK_CLONES \
   block_ksum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -454,7 +470,7 @@ DEFINE_MERGE_ARG_INT (U, u);
   }
 
 #define DEFINE_BLOCK_FPROD(name, T, K) \
-  static void G_GNUC_UNUSED \
+  static void G_GNUC_UNUSED BLOCK_CLONES \
   block_fprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -480,7 +496,7 @@ DEFINE_MERGE_ARG_INT (U, u);
 #define MAX_STEP_B MAX_STEP_S
 
 #define DEFINE_BLOCK_MINMAX(name, T, K, MINV, MAXV) \
-  static void \
+  static void BLOCK_CLONES \
   block_min_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -497,7 +513,7 @@ DEFINE_MERGE_ARG_INT (U, u);
       r->merge (r, out, &a); \
     } \
   } \
-  static void \
+  static void BLOCK_CLONES \
   block_max_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -528,7 +544,7 @@ DEFINE_MERGE_ARG_INT (U, u);
 #define ARG_TAKE_MAX_B ARG_TAKE_MAX_S
 
 #define DEFINE_BLOCK_ARG(which, WHICH, name, T, K, EMPTY) \
-  static void \
+  static void BLOCK_CLONES \
   block_arg##which##_##name (const PlanReducer * r, gconstpointer in, \
       gsize n, guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -556,7 +572,7 @@ DEFINE_MERGE_ARG_INT (U, u);
   }
 
 #define DEFINE_BLOCK_ANYALL(name, T) \
-  static void \
+  static void BLOCK_CLONES \
   block_any_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
@@ -568,7 +584,7 @@ DEFINE_MERGE_ARG_INT (U, u);
       s |= lane[k]; \
     out->v.u = s; \
   } \
-  static void \
+  static void BLOCK_CLONES \
   block_all_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
