@@ -391,8 +391,7 @@ not_regular:
   }
 bad_layout:
   {
-    g_propagate_prefixed_error (error, err, "Could not read '%s': ",
-        filename);
+    g_propagate_prefixed_error (error, err, "Could not read '%s': ", filename);
     plan_file_reader_close (reader);
     return FALSE;
   }
@@ -593,8 +592,7 @@ acquire_chunk (PlanFileReader * self)
 {
   GstBuffer *buffer = NULL;
 
-  if (gst_buffer_pool_acquire_buffer (self->pool, &buffer, NULL) !=
-      GST_FLOW_OK)
+  if (gst_buffer_pool_acquire_buffer (self->pool, &buffer, NULL) != GST_FLOW_OK)
     return NULL;
   return buffer;
 }

@@ -432,8 +432,7 @@ changed:
 
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
         "Could not write '%s': the array changed from %s to %s in the "
-        "middle of the stream; a file holds one array", writer->location,
-        a, b);
+        "middle of the stream; a file holds one array", writer->location, a, b);
     g_free (a);
     g_free (b);
     return FALSE;

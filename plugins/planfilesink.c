@@ -172,8 +172,7 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       "own worker thread into a temporary file renamed into place at end "
       "of stream", "gst-plan authors <dev@gst-plan.invalid>");
 
-  element_class->change_state =
-      GST_DEBUG_FUNCPTR (plan_file_sink_change_state);
+  element_class->change_state = GST_DEBUG_FUNCPTR (plan_file_sink_change_state);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (plan_file_sink_set_caps);
   basesink_class->event = GST_DEBUG_FUNCPTR (plan_file_sink_event);
   basesink_class->query = GST_DEBUG_FUNCPTR (plan_file_sink_query);

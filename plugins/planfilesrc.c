@@ -360,7 +360,7 @@ set_shape_unlocked (PlanFileSrc * self, const gchar * str)
    * starting fails with the parse error instead of reading the file with
    * a shape the user did not ask for. */
   g_clear_error (&self->shape_error);
-  if (str == NULL) {
+  if (str == NULL || str[0] == '\0') {
     ndim = 1;
     shape[0] = -1;
   } else if (!parse_shape (str, &ndim, shape, &err)) {
@@ -369,7 +369,7 @@ set_shape_unlocked (PlanFileSrc * self, const gchar * str)
     return;
   }
   g_free (self->shape_str);
-  self->shape_str = g_strdup (str);
+  self->shape_str = str && str[0] ? g_strdup (str) : NULL;
   self->ndim = ndim;
   memcpy (self->shape, shape, sizeof (shape));
 }
@@ -488,12 +488,10 @@ post_read_error (PlanFileSrc * self, const GError * err)
             (NULL));
         return;
       case PLAN_ERROR_IO:
-        GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
-            (NULL));
+        GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message), (NULL));
         return;
       default:
-        GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message),
-            (NULL));
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message), (NULL));
         return;
     }
   }
@@ -533,8 +531,7 @@ plan_file_src_start (GstBaseSrc * src)
   if (self->shape_error)
     err = g_error_copy (self->shape_error);
   else if (self->dtype != PLAN_DTYPE_UNKNOWN)
-    plan_array_info_set (&raw_info, self->dtype, self->ndim, self->shape,
-        &err);
+    plan_array_info_set (&raw_info, self->dtype, self->ndim, self->shape, &err);
   location = g_strdup (self->location);
   format = self->format;
   offset = self->offset;
@@ -803,11 +800,9 @@ answer_convert (PlanFileSrc * self, GstQuery * query)
   gint64 src_value, dest_value;
   gboolean ok;
 
-  gst_query_parse_convert (query, &src_format, &src_value, &dest_format,
-      NULL);
+  gst_query_parse_convert (query, &src_format, &src_value, &dest_format, NULL);
   GST_OBJECT_LOCK (self);
-  ok = convert_unlocked (self, src_format, src_value, dest_format,
-      &dest_value);
+  ok = convert_unlocked (self, src_format, src_value, dest_format, &dest_value);
   GST_OBJECT_UNLOCK (self);
   if (ok)
     gst_query_set_convert (query, src_format, src_value, dest_format,

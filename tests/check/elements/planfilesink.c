@@ -138,8 +138,7 @@ GST_START_TEST (test_sink_npy_header_completed_at_eos)
   fail_unless_equals_int (info.ndim, 2);
   fail_unless_equals_int64 (info.shape[0], 7);
   fail_unless_equals_int64 (info.shape[1], 3);
-  check_float_data ((guint8 *) contents + header_size, len - header_size, 7,
-      3);
+  check_float_data ((guint8 *) contents + header_size, len - header_size, 7, 3);
   /* Only the finished file is left: the temporary one was renamed. */
   fail_unless_equals_int (count_entries (), 1);
   g_free (contents);
@@ -360,8 +359,7 @@ GST_END_TEST;
 /* Runs @desc and checks that it fails with an element error of
  * @domain/@code whose message contains @text. */
 static void
-expect_error (const gchar * desc, GQuark domain, gint code,
-    const gchar * text)
+expect_error (const gchar * desc, GQuark domain, gint code, const gchar * text)
 {
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &err);

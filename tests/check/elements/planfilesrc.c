@@ -241,8 +241,7 @@ GST_START_TEST (test_src_shard_counts_from_offset)
   GstMapInfo map;
   GstCaps *caps, *expected;
 
-  g_object_set (h->element, "offset", (guint64) 3, "length", (gint64) 4,
-      NULL);
+  g_object_set (h->element, "offset", (guint64) 3, "length", (gint64) 4, NULL);
   gst_harness_play (h);
   buf = gst_harness_pull (h);
   /* Stream rows count from the shard's first row; values are file rows. */
@@ -273,8 +272,7 @@ GST_START_TEST (test_src_shard_past_end_is_cut)
   GstHarness *h = src_harness (path);
   GstBuffer *buf;
 
-  g_object_set (h->element, "offset", (guint64) 8, "length", (gint64) 5,
-      NULL);
+  g_object_set (h->element, "offset", (guint64) 8, "length", (gint64) 5, NULL);
   gst_harness_play (h);
   buf = gst_harness_pull (h);
   fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
@@ -295,8 +293,7 @@ GST_START_TEST (test_src_duration_and_position_queries)
 
   g_object_set (h->element, "blocksize", 12 * 4, NULL);
   /* Nothing is open before the state change: no answer yet. */
-  fail_if (gst_element_query_duration (h->element, GST_FORMAT_DEFAULT,
-          &value));
+  fail_if (gst_element_query_duration (h->element, GST_FORMAT_DEFAULT, &value));
   gst_harness_play (h);
 
   fail_unless (gst_element_query_duration (h->element, GST_FORMAT_DEFAULT,
@@ -471,8 +468,7 @@ GST_END_TEST;
 /* Runs "planfilesrc PROPS ! fakesink" and checks that it fails with an
  * element error of @domain/@code whose message contains @text. */
 static void
-expect_error (const gchar * props, GQuark domain, gint code,
-    const gchar * text)
+expect_error (const gchar * props, GQuark domain, gint code, const gchar * text)
 {
   gchar *desc = g_strdup_printf ("planfilesrc %s ! fakesink", props);
   GError *err = NULL;

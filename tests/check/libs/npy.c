@@ -16,8 +16,7 @@
 static const gchar numpy_header[] =
     "\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, "
     "'shape': (3, 4), }"
-    "                             "
-    "                             \n";
+    "                             " "                             \n";
 
 GST_START_TEST (test_npy_parses_numpy_header)
 {
@@ -69,8 +68,7 @@ GST_START_TEST (test_npy_header_has_room_for_any_row_count)
   guint8 header[256];
   gsize size;
 
-  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT64, 2, shape,
-          NULL));
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT64, 2, shape, NULL));
   size = plan_npy_get_header_size (&info);
   info.shape[0] = G_MAXINT64;
   fail_unless (plan_npy_write_header (&info, header, size, NULL));
@@ -89,8 +87,7 @@ GST_START_TEST (test_npy_write_rejects_small_size)
 
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT8, 1, shape, NULL));
   fail_if (plan_npy_write_header (&info, header, 64, &err));
-  fail_unless (g_error_matches (err, PLAN_ERROR,
-          PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
   g_error_free (err);
 }
 
