@@ -540,6 +540,30 @@ get_scratch (gsize size)
   return s->data;
 }
 
+/* Asks for the inputs of the next block while this one computes: the
+ * operations of a block run one after the other, so without this the
+ * memory system idles while a long operation (sin, say) runs in cache. */
+static inline void
+prefetch_inputs (const EvalJob * job, gsize off, gsize end)
+{
+  const PlanExpr *e = job->expr;
+  guint i;
+
+  if (off >= end)
+    return;
+  for (i = 0; i < e->n_names; i++) {
+    gsize size = plan_dtype_get_size (e->dtypes[i]);
+    const guint8 *p;
+    gsize bytes, b;
+    if (!e->uses[i])
+      continue;
+    p = (const guint8 *) job->inputs[i] + off * size;
+    bytes = MIN (BLOCK, end - off) * size;
+    for (b = 0; b < bytes; b += 64)
+      __builtin_prefetch (p + b, 0, 3);
+  }
+}
+
 static void
 eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
 {
@@ -549,6 +573,7 @@ eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
 
   for (off = begin; off < end; off += BLOCK) {
     gsize m = MIN (BLOCK, end - off);
+    prefetch_inputs (job, off + BLOCK, end);
     for (i = 0; i < e->n_instrs; i++) {
       const Instr *ins = &e->instrs[i];
       ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch),
@@ -574,6 +599,7 @@ eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
 
   for (off = begin; off < end; off += BLOCK) {
     gsize m = MIN (BLOCK, end - off);
+    prefetch_inputs (job, off + BLOCK, end);
     for (i = 0; i < e->n_instrs; i++) {
       const Instr *ins = &e->instrs[i];
       gpointer dst = i + 1 == e->n_instrs ? last
@@ -629,7 +655,8 @@ eval_job_init (EvalJob * job, const PlanExpr * expr,
   job->expr = expr;
   job->inputs = inputs;
   job->out = out;
-  job->stream = n * plan_dtype_get_size (expr->dtype) >= STREAM_MIN_BYTES
+  job->stream = expr->n_instrs > 1
+      && n * plan_dtype_get_size (expr->dtype) >= STREAM_MIN_BYTES
       && g_strcmp0 (g_getenv ("PLAN_EXPR_STREAM"), "0") != 0;
 }
 
