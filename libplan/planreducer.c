@@ -104,8 +104,8 @@ typedef void (*BlockFunc) (const PlanReducer * r, gconstpointer in, gsize n,
     guint64 base, Acc * out, gpointer scratch);
 /* a = a (+) b, where a holds earlier elements than b, or lanes. */
 typedef void (*MergeFunc) (const PlanReducer * r, Acc * a, const Acc * b);
-/* Folds one row into the accumulators of columns [c0, c1). */
-typedef void (*ColumnFunc) (PlanReducer * r, gsize c0, gsize c1,
+/* Folds one row into the accumulators @cols of columns [c0, c1). */
+typedef void (*ColumnFunc) (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
     gconstpointer row, guint64 row_index, gpointer scratch);
 /* Writes the result of @a, over @count elements, in the result dtype. */
 typedef void (*FinalFunc) (const Acc * a, guint64 count, gpointer out);
@@ -603,22 +603,22 @@ DEFINE_MERGE_ARG_INT (U, u);
  * sequence, accumulated in row order. */
 #define DEFINE_COLUMNS(name, T, K) \
   static void \
-  column_fprod_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_fprod_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) \
-      r->cols[c].v.f *= (gdouble) LOAD_##K (x[c]); \
+      cols[c].v.f *= (gdouble) LOAD_##K (x[c]); \
   } \
   static void \
-  column_ksum_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_ksum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) { \
-      Acc *a = &r->cols[c]; \
+      Acc *a = &cols[c]; \
       gdouble v = (gdouble) LOAD_##K (x[c]); \
       gdouble t = a->v.f + v; \
       gdouble z = t - a->v.f; \
@@ -627,20 +627,20 @@ DEFINE_MERGE_ARG_INT (U, u);
     } \
   } \
   static void \
-  column_merge_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_merge_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     Acc a; \
     for (c = c0; c < c1; c++) { \
       VAL_##K (&a) = LOAD_##K (x[c]); \
-      r->merge (r, &r->cols[c], &a); \
+      r->merge (r, &cols[c], &a); \
     } \
   } \
   static void \
-  column_arg_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_arg_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
@@ -648,26 +648,26 @@ DEFINE_MERGE_ARG_INT (U, u);
     a.index = row_index; \
     for (c = c0; c < c1; c++) { \
       VAL_##K (&a) = LOAD_##K (x[c]); \
-      r->merge (r, &r->cols[c], &a); \
+      r->merge (r, &cols[c], &a); \
     } \
   } \
   static void \
-  column_any_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_any_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) \
-      r->cols[c].v.u |= (x[c] != 0); \
+      cols[c].v.u |= (x[c] != 0); \
   } \
   static void \
-  column_all_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_all_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) \
-      r->cols[c].v.u &= (x[c] != 0); \
+      cols[c].v.u &= (x[c] != 0); \
   }
 
 /* Integer sums and products, which wrap in 64 bits. */
@@ -675,22 +675,22 @@ DEFINE_MERGE_ARG_INT (U, u);
   DEFINE_BLOCK_ISUM (name, T, K) \
   DEFINE_BLOCK_IPROD (name, T, K) \
   static void \
-  column_isum_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_isum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) \
-      r->cols[c].v.u += TO_U64_##K (x[c]); \
+      cols[c].v.u += TO_U64_##K (x[c]); \
   } \
   static void \
-  column_iprod_##name (PlanReducer * r, gsize c0, gsize c1, \
-      gconstpointer row, guint64 row_index, gpointer scratch) \
+  column_iprod_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) \
-      r->cols[c].v.u *= TO_U64_##K (x[c]); \
+      cols[c].v.u *= TO_U64_##K (x[c]); \
   }
 
 #define DEFINE_FINAL_VALUE(name, T, K) \
@@ -1089,8 +1089,8 @@ merge_custom (const PlanReducer * r, Acc * a, const Acc * b)
 
 /* @scratch holds 2 * (c1 - c0) elements of the accumulator dtype. */
 static void
-column_custom (PlanReducer * r, gsize c0, gsize c1, gconstpointer row,
-    guint64 row_index, gpointer scratch)
+column_custom (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch)
 {
   gsize es = r->acc_size, n = c1 - c0;
   guint8 *converted = scratch, *result = converted + n * es;
@@ -1768,6 +1768,27 @@ rows_func (gsize begin, gsize end, gpointer user_data)
   g_free (scratch);
 }
 
+/* Mode INNER on rows of one element: each element is reduced on its own.
+ * That is a column update of identities by one row holding the whole
+ * chunk, which gives what the block tree gives for one element, without
+ * its per-row cost. */
+static void
+push_single_elements (PlanReducer * r, const guint8 * data, gsize n_rows,
+    guint8 * out)
+{
+  gsize i;
+
+  if (n_rows > r->results_len) {
+    r->results = g_renew (Acc, r->results, n_rows);
+    r->results_len = n_rows;
+  }
+  for (i = 0; i < n_rows; i++)
+    r->results[i] = r->identity;
+  r->column (r, r->results, 0, n_rows, data, 0, NULL);
+  for (i = 0; i < n_rows; i++)
+    r->final (&r->results[i], 1, out + i * r->out_size);
+}
+
 /* Mode ROWS: threads take columns ---------------------------------------- */
 
 typedef struct
@@ -1786,8 +1807,8 @@ columns_func (gsize begin, gsize end, gpointer user_data)
   gpointer scratch = scratch_new (r, 2 * (end - begin));
 
   for (i = 0; i < job->n_rows; i++)
-    r->column (r, begin, end, job->data + i * row_size, r->n_rows + i,
-        scratch);
+    r->column (r, r->cols, begin, end, job->data + i * row_size,
+        r->n_rows + i, scratch);
   g_free (scratch);
 }
 
@@ -1839,7 +1860,10 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
 
       if (out == NULL)
         goto no_out;
-      plan_parallel_for (r->n_threads, n_rows, grain, rows_func, &job);
+      if (r->row_elements == 1 && !r->custom)
+        push_single_elements (r, rows, n_rows, out);
+      else
+        plan_parallel_for (r->n_threads, n_rows, grain, rows_func, &job);
       break;
     }
   }
