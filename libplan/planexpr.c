@@ -274,6 +274,35 @@ PlanExpr *
 plan_expr_compile (const gchar * source, guint n_names,
     const gchar * const *names, const PlanDType * dtypes, GError ** error)
 {
+  return plan_expr_compile_with_dtype (source, n_names, names, dtypes,
+      PLAN_DTYPE_UNKNOWN, error);
+}
+
+/**
+ * plan_expr_compile_with_dtype:
+ * @source: the expression
+ * @n_names: how many names are bound
+ * @names: (array length=n_names): the bound names
+ * @dtypes: (array length=n_names): the dtype of each name
+ * @out_dtype: the dtype of the result, or %PLAN_DTYPE_UNKNOWN for the
+ *   expression's own
+ * @error: return location for a #GError
+ *
+ * Like plan_expr_compile(), with the result cast to @out_dtype as the cast
+ * function of the language would (`float32(...)`), but with error columns
+ * that refer to @source itself. Elements with an output dtype property use
+ * this.
+ *
+ * Returns: (transfer full) (nullable): the compiled expression, or %NULL
+ *   with @error set.
+ *
+ * Since: 0.1
+ */
+PlanExpr *
+plan_expr_compile_with_dtype (const gchar * source, guint n_names,
+    const gchar * const *names, const PlanDType * dtypes, PlanDType out_dtype,
+    GError ** error)
+{
   PlanExpr *expr;
   ExprNode *root;
   guint i;
@@ -283,6 +312,11 @@ plan_expr_compile (const gchar * source, guint n_names,
       NULL);
 
   ensure_debug ();
+  if (out_dtype < PLAN_DTYPE_UNKNOWN || out_dtype >= PLAN_DTYPE_N) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a dtype", (gint) out_dtype);
+    return NULL;
+  }
   for (i = 0; i < n_names; i++) {
     if (dtypes[i] <= PLAN_DTYPE_UNKNOWN || dtypes[i] >= PLAN_DTYPE_N) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
@@ -312,6 +346,8 @@ plan_expr_compile (const gchar * source, guint n_names,
   root = _plan_expr_type (&expr->arena, root, error);
   if (root == NULL)
     goto failed;
+  if (out_dtype != PLAN_DTYPE_UNKNOWN)
+    root = _plan_expr_cast_root (&expr->arena, root, out_dtype);
 
   expr->root = root;
   expr->dtype = root->dtype;

@@ -34,6 +34,11 @@ PlanExpr * plan_expr_compile (const gchar * source, guint n_names,
     const gchar * const * names, const PlanDType * dtypes, GError ** error);
 
 PLAN_API
+PlanExpr * plan_expr_compile_with_dtype (const gchar * source, guint n_names,
+    const gchar * const * names, const PlanDType * dtypes,
+    PlanDType out_dtype, GError ** error);
+
+PLAN_API
 gboolean plan_expr_check (const gchar * source, GError ** error);
 
 PLAN_API

@@ -190,6 +190,10 @@ ExprNode *_plan_expr_parse (ExprArena * arena, GError ** error);
 ExprNode *_plan_expr_type (ExprArena * arena, ExprNode * root,
     GError ** error);
 
+/* Casts a typed root to @dtype (a no-op when it has that dtype). */
+ExprNode *_plan_expr_cast_root (ExprArena * arena, ExprNode * root,
+    PlanDType dtype);
+
 const gchar *_plan_expr_op_name (ExprOp op);
 /* The dtype the kernel of @node computes in (the dtype of its operands). */
 PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);

@@ -1264,6 +1264,14 @@ _plan_expr_type (ExprArena * arena, ExprNode * root, GError ** error)
   return r;
 }
 
+ExprNode *
+_plan_expr_cast_root (ExprArena * arena, ExprNode * root, PlanDType dtype)
+{
+  Typer t = { arena, NULL, FALSE };
+
+  return convert (&t, root, dtype);
+}
+
 PlanDType
 _plan_expr_node_arg_dtype (const ExprNode * node)
 {

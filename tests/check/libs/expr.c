@@ -761,6 +761,36 @@ GST_START_TEST (test_expr_eval_large_output_streams)
 
 GST_END_TEST;
 
+GST_START_TEST (test_expr_compile_with_dtype_casts_result)
+{
+  GError *err = NULL;
+  PlanExpr *e = plan_expr_compile_with_dtype ("x * 300", N_NAMES, names,
+      dtypes, PLAN_DTYPE_UINT8, NULL);
+  gfloat x = 1.5f;
+  gconstpointer in[N_NAMES] = { &x };
+  guint8 out;
+
+  fail_unless_equals_int (plan_expr_get_dtype (e), PLAN_DTYPE_UINT8);
+  plan_expr_eval (e, in, &out, 1);
+  fail_unless_equals_int (out, 255);    /* 450 saturates */
+  plan_expr_unref (e);
+
+  /* the dtype of a bare name changes too */
+  e = plan_expr_compile_with_dtype ("i", N_NAMES, names, dtypes,
+      PLAN_DTYPE_FLOAT64, NULL);
+  fail_unless_equals_int (plan_expr_get_dtype (e), PLAN_DTYPE_FLOAT64);
+  plan_expr_unref (e);
+
+  /* error columns refer to the user's expression */
+  fail_if (plan_expr_compile_with_dtype ("x + * y", N_NAMES, names, dtypes,
+          PLAN_DTYPE_FLOAT32, &err));
+  fail_unless (g_str_has_prefix (err->message, "column 5:"), "%s",
+      err->message);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_uses_name)
 {
   PlanExpr *e = compile ("x + 0 * 2 + d");
@@ -961,6 +991,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_eval_in_place);
   tcase_add_test (tc, test_expr_eval_parallel_matches_serial);
   tcase_add_test (tc, test_expr_eval_large_output_streams);
+  tcase_add_test (tc, test_expr_compile_with_dtype_casts_result);
   tcase_add_test (tc, test_expr_uses_name);
   tcase_add_test (tc, test_expr_constant_expression_broadcasts);
   tcase_add_test (tc, test_expr_boxed_type);
