@@ -63,6 +63,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -197,6 +199,14 @@ static gpointer
 writer_thread (gpointer data)
 {
   PlanFileWriter *self = data;
+  sigset_t pipe_set;
+
+  /* A FIFO whose reader went away must fail the write with EPIPE, not
+   * kill the program with SIGPIPE; the signal is sent to the writing
+   * thread, so blocking it here is enough. */
+  sigemptyset (&pipe_set);
+  sigaddset (&pipe_set, SIGPIPE);
+  pthread_sigmask (SIG_BLOCK, &pipe_set, NULL);
 
   g_mutex_lock (&self->lock);
   for (;;) {

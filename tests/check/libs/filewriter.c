@@ -1,0 +1,273 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#define _GNU_SOURCE
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <glib/gstdio.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+static gchar *tmpdir;
+
+static void
+setup (void)
+{
+  tmpdir = g_dir_make_tmp ("filewriter-XXXXXX", NULL);
+  fail_unless (tmpdir != NULL);
+}
+
+static void
+teardown (void)
+{
+  GDir *dir = g_dir_open (tmpdir, 0, NULL);
+  const gchar *name;
+
+  while ((name = g_dir_read_name (dir))) {
+    gchar *p = g_build_filename (tmpdir, name, NULL);
+    g_unlink (p);
+    g_free (p);
+  }
+  g_dir_close (dir);
+  g_rmdir (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+}
+
+static guint
+count_entries (void)
+{
+  GDir *dir = g_dir_open (tmpdir, 0, NULL);
+  guint n = 0;
+
+  while (g_dir_read_name (dir))
+    n++;
+  g_dir_close (dir);
+  return n;
+}
+
+static void
+info_1d (PlanArrayInfo * info, PlanDType dtype)
+{
+  const gint64 shape[1] = { -1 };
+
+  fail_unless (plan_array_info_set (info, dtype, 1, shape, NULL));
+}
+
+static GstBuffer *
+bytes (guint n, guint8 value)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n, NULL);
+
+  gst_buffer_memset (buf, 0, value, n);
+  return buf;
+}
+
+GST_START_TEST (test_writer_npy_in_place_at_finish)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "a.npy", NULL);
+  PlanArrayInfo info;
+  gchar *contents;
+  gsize len, header;
+
+  fail_unless (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_AUTO, 2,
+          TRUE, NULL));
+  fail_unless_equals_int (plan_file_writer_get_format (w),
+      PLAN_FILE_FORMAT_NPY);
+  fail_unless (g_str_has_prefix (plan_file_writer_get_temp_path (w), tmpdir));
+  info_1d (&info, PLAN_DTYPE_UINT16);
+  fail_unless (plan_file_writer_set_info (w, &info, NULL));
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (6, 1), NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (4, 2), NULL),
+      GST_FLOW_OK);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  fail_unless (plan_file_writer_finish (w, NULL));
+  fail_unless (plan_file_writer_get_temp_path (w) == NULL);
+
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  fail_unless (plan_npy_parse_header ((guint8 *) contents, len, &info,
+          &header, NULL));
+  fail_unless_equals_int64 (info.shape[0], 5);
+  fail_unless_equals_int (len, header + 10);
+  fail_unless_equals_int (contents[header], 1);
+  fail_unless_equals_int (contents[header + 9], 2);
+  fail_unless_equals_int (count_entries (), 1);
+  g_free (contents);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_writer_file_mode_follows_umask)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "a.raw", NULL);
+  mode_t old = umask (022);
+  struct stat st;
+
+  fail_unless (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_AUTO, 1,
+          FALSE, NULL));
+  fail_unless (plan_file_writer_finish (w, NULL));
+  umask (old);
+  fail_unless (g_stat (path, &st) == 0);
+  /* Not mkstemp's 0600: as any new file, 0666 minus the umask. */
+  fail_unless_equals_int (st.st_mode & 0777, 0644);
+  fail_unless_equals_int (st.st_size, 0);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_writer_cancel_removes_temp_file)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "a.raw", NULL);
+
+  fail_unless (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_RAW, 4,
+          FALSE, NULL));
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (100, 7), NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (count_entries (), 1);
+  plan_file_writer_cancel (w);
+  fail_unless_equals_int (count_entries (), 0);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_writer_rejects_partial_rows)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "a.npy", NULL);
+  PlanArrayInfo info;
+  GError *err = NULL;
+
+  fail_unless (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_AUTO, 4,
+          FALSE, NULL));
+  info_1d (&info, PLAN_DTYPE_FLOAT64);
+  fail_unless (plan_file_writer_set_info (w, &info, NULL));
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (12, 0), &err),
+      GST_FLOW_ERROR);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  g_error_free (err);
+  plan_file_writer_cancel (w);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_writer_reports_no_space)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  GError *err = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint i;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    return;
+  fail_unless (plan_file_writer_open (w, "/dev/full", PLAN_FILE_FORMAT_RAW,
+          1, FALSE, NULL));
+  fail_unless (plan_file_writer_get_temp_path (w) == NULL);
+  /* The worker's failure comes back on a later write, or at finish. */
+  for (i = 0; i < 100 && ret == GST_FLOW_OK; i++)
+    ret = plan_file_writer_write (w, bytes (4096, 0), &err);
+  if (ret == GST_FLOW_OK)
+    fail_if (plan_file_writer_finish (w, &err));
+  fail_unless (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOSPC),
+      "%s", err ? err->message : "no error");
+  fail_unless (strstr (err->message, "/dev/full") != NULL);
+  g_error_free (err);
+  plan_file_writer_cancel (w);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  PlanFileWriter *w;
+  GstFlowReturn ret;
+} WriteCall;
+
+static gpointer
+write_in_thread (gpointer data)
+{
+  WriteCall *call = data;
+
+  call->ret = plan_file_writer_write (call->w, bytes (65536, 0), NULL);
+  return NULL;
+}
+
+GST_START_TEST (test_writer_blocks_when_pending_is_full)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *fifo = g_build_filename (tmpdir, "fifo", NULL);
+  WriteCall call = { NULL, GST_FLOW_OK };
+  GThread *thread;
+  gint rfd;
+  guint i;
+
+  /* A FIFO nobody drains, of 64 KiB: the worker writes the first chunk,
+   * blocks on the second, and the next two fill the queue. */
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  rfd = open (fifo, O_RDONLY | O_NONBLOCK);
+  fail_unless (rfd >= 0);
+  fail_unless_equals_int (fcntl (rfd, F_SETPIPE_SZ, 65536), 65536);
+  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_RAW, 2,
+          FALSE, NULL));
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (plan_file_writer_write (w, bytes (65536, 0),
+            NULL), GST_FLOW_OK);
+
+  call.w = w;
+  call.ret = GST_FLOW_CUSTOM_ERROR;
+  thread = g_thread_new ("writer-test", write_in_thread, &call);
+  g_usleep (G_USEC_PER_SEC / 5);
+  /* Still blocked: back-pressure. Flushing releases it. */
+  fail_unless_equals_int (call.ret, GST_FLOW_CUSTOM_ERROR);
+  plan_file_writer_set_flushing (w, TRUE);
+  g_thread_join (thread);
+  fail_unless_equals_int (call.ret, GST_FLOW_FLUSHING);
+
+  /* With the reader gone, the blocked write fails with EPIPE (not a
+   * SIGPIPE that would kill the test), and cancel joins the worker. */
+  close (rfd);
+  plan_file_writer_cancel (w);
+  g_free (fifo);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
+static Suite *
+filewriter_suite (void)
+{
+  Suite *s = suite_create ("filewriter");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_writer_npy_in_place_at_finish);
+  tcase_add_test (tc, test_writer_file_mode_follows_umask);
+  tcase_add_test (tc, test_writer_cancel_removes_temp_file);
+  tcase_add_test (tc, test_writer_rejects_partial_rows);
+  tcase_add_test (tc, test_writer_reports_no_space);
+  tcase_add_test (tc, test_writer_blocks_when_pending_is_full);
+  return s;
+}
+
+GST_CHECK_MAIN (filewriter);
