@@ -536,14 +536,15 @@ GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
   gchar *in = make_input (100000);
   gchar *out = tmp_path ("out.npy");
   gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" blocksize=4 "
-      "! planfilesink name=out location=\"%s\"", in, out);
+      "! identity sleep-time=100 ! planfilesink name=out location=\"%s\"",
+      in, out);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
   gint64 deadline = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
   guint64 row = 0;
 
   /* Stop the pipeline once some rows have gone to the sink, long before
-   * the end. */
+   * the end (identity makes the whole copy take at least 10 s). */
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while (row < 1000 && g_get_monotonic_time () < deadline) {
     GstSample *sample = NULL;
