@@ -568,9 +568,12 @@ read_rows_into (PlanFileReader * self, GstBuffer * buffer, guint64 row,
     guint64 n_rows, GError ** error)
 {
   GstMapInfo map;
-  gsize size = n_rows * self->row_size;
+  gsize size = n_rows * self->row_size, offset, max_size;
   gboolean ok;
 
+  gst_buffer_get_sizes (buffer, &offset, &max_size);
+  if (max_size - offset < size)
+    goto too_small;
   gst_buffer_resize (buffer, 0, size);
   if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
@@ -585,6 +588,15 @@ read_rows_into (PlanFileReader * self, GstBuffer * buffer, guint64 row,
   GST_BUFFER_OFFSET (buffer) = row;
   GST_BUFFER_OFFSET_END (buffer) = row + n_rows;
   return ok;
+
+too_small:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not read from '%s': a buffer of %" G_GSIZE_FORMAT " bytes "
+        "cannot hold %" G_GUINT64_FORMAT " rows", self->filename,
+        max_size - offset, n_rows);
+    return FALSE;
+  }
 }
 
 static GstBuffer *
@@ -661,6 +673,9 @@ ensure_pool (PlanFileReader * self, gsize chunk_rows, guint max_chunks,
   if (self->pool && self->pool_chunk_rows == chunk_rows
       && self->pool_min == max_chunks)
     return TRUE;
+  /* GstBufferPool sizes are 32-bit. */
+  if (chunk_rows * self->row_size > G_MAXUINT32)
+    goto too_large;
   if (self->pool) {
     gst_buffer_pool_set_active (self->pool, FALSE);
     gst_clear_object (&self->pool);
@@ -687,6 +702,14 @@ ensure_pool (PlanFileReader * self, gsize chunk_rows, guint max_chunks,
   self->pool_chunk_rows = chunk_rows;
   self->pool_min = max_chunks;
   return TRUE;
+
+too_large:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "Could not read '%s': its rows of %" G_GSIZE_FORMAT " bytes are too "
+        "large for one chunk (at most 4 GiB)", self->filename, self->row_size);
+    return FALSE;
+  }
 }
 
 /**
