@@ -75,8 +75,9 @@
 #define BLOCK PLAN_REDUCER_BLOCK_SIZE
 /* Enough levels for 2^64 blocks. */
 #define MAX_LEVELS 64
-/* Blocks per task of the worker threads: 32 Ki elements. */
-#define BLOCK_GRAIN 16
+/* Blocks per task of the worker threads: 128 Ki elements, so that waking a
+ * worker (microseconds) is worth its share of the chunk. */
+#define BLOCK_GRAIN 64
 /* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
 #define COLUMN_GRAIN 1024
 
@@ -268,16 +269,39 @@ dd_add (Acc * a, gdouble bhi, gdouble blo)
   a->lo = lo - (a->v.f - s);
 }
 
-static void
-lanes_to_dd (const gdouble * hi, const gdouble * lo, Acc * out)
+/* Combines float64 lanes pairwise (16 -> 8 -> 4 -> 2 -> 1), a fixed order
+ * whose levels vectorise; @v is overwritten. */
+static inline void
+lanes_sum (gdouble * v, Acc * out)
 {
-  guint l;
+  guint w, l;
 
-  out->v.f = 0.0;
+  for (w = LANES / 2; w > 0; w /= 2)
+    for (l = 0; l < w; l++)
+      v[l] = v[l] + v[l + w];
+  out->v.f = v[0];
   out->lo = 0.0;
   out->index = 0;
-  for (l = 0; l < LANES; l++)
-    dd_add (out, hi[l], lo ? lo[l] : 0.0);
+}
+
+/* The same with compensated lanes @s, @c: each pairwise addition's rounding
+ * error (TwoSum) joins the compensations. Gives a double-double. */
+static inline void
+lanes_sum_compensated (gdouble * s, gdouble * c, Acc * out)
+{
+  guint w, l;
+
+  for (w = LANES / 2; w > 0; w /= 2) {
+    for (l = 0; l < w; l++) {
+      gdouble a = s[l], b = s[l + w], t = a + b, z = t - a;
+
+      c[l] = (c[l] + c[l + w]) + ((a - (t - z)) + (b - z));
+      s[l] = t;
+    }
+  }
+  out->v.f = s[0] + c[0];
+  out->lo = c[0] - (out->v.f - s[0]);
+  out->index = 0;
 }
 
 /* Merges --------------------------------------------------------------- */
@@ -441,7 +465,7 @@ DEFINE_MERGE_ARG_INT (U, u);
     const T *x = in; \
     gdouble lane[LANES] = { 0 }; \
     LANE_LOOP (0, n, lane[l] += (gdouble) LOAD_##K (x[i])); \
-    lanes_to_dd (lane, NULL, out); \
+    lanes_sum (lane, out); \
   }
 
 /* Compensated float64 lanes, for float64 and 64-bit integers: each lane
@@ -464,7 +488,7 @@ DEFINE_MERGE_ARG_INT (U, u);
         gdouble z = t - s[l]; \
         c[l] += (s[l] - (t - z)) + (v - z); \
         s[l] = t); \
-    lanes_to_dd (s, c, out); \
+    lanes_sum_compensated (s, c, out); \
     if (!isfinite (out->v.f) || !isfinite (out->lo)) \
       block_dsum_##name (r, in, n, base, out, scratch); \
   }
