@@ -37,6 +37,14 @@ G_BEGIN_DECLS
  */
 #define PLAN_QUERY_READ_ROWS "plan-read-rows"
 
+/**
+ * PlanFileReader:
+ *
+ * Reads an array file in chunks of rows on a worker thread of its own; see
+ * the planfilereader section. Opaque; create it with plan_file_reader_new().
+ *
+ * Since: 0.1
+ */
 #define PLAN_TYPE_FILE_READER (plan_file_reader_get_type ())
 PLAN_API
 G_DECLARE_FINAL_TYPE (PlanFileReader, plan_file_reader, PLAN, FILE_READER,

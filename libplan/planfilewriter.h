@@ -16,6 +16,15 @@
 
 G_BEGIN_DECLS
 
+/**
+ * PlanFileWriter:
+ *
+ * Writes an array file behind its producer on a worker thread of its own
+ * and puts it in place atomically; see the planfilewriter section. Opaque;
+ * create it with plan_file_writer_new().
+ *
+ * Since: 0.1
+ */
 #define PLAN_TYPE_FILE_WRITER (plan_file_writer_get_type ())
 PLAN_API
 G_DECLARE_FINAL_TYPE (PlanFileWriter, plan_file_writer, PLAN, FILE_WRITER,
