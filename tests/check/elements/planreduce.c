@@ -493,16 +493,21 @@ reduce_stream (const gchar * op, const gchar * axis, gconstpointer x,
   return g_byte_array_free_to_bytes (out);
 }
 
+/* Chunk sizes in rows; 0 ends the list, G_MAXSIZE means the whole stream
+ * in one buffer. */
+static const gsize default_chunks[] = { 1, 13, 2047, 4096, G_MAXSIZE, 0 };
+static const gsize large_chunks[] = { 4099, 100003, G_MAXSIZE, 0 };
+
 static void
 check_invariant (const gchar * op, const gchar * axis, gconstpointer x,
-    gsize n, gboolean f32, gsize inner, gsize out_bytes)
+    gsize n, gboolean f32, gsize inner, gsize out_bytes,
+    const gsize * chunks)
 {
-  static const gsize chunks[] = { 1, 13, 2047, 4096, G_MAXSIZE };
   static const gchar *threads[] = { "1", "3", "0" };
   GBytes *first = NULL;
   guint c, t;
 
-  for (c = 0; c < G_N_ELEMENTS (chunks); c++) {
+  for (c = 0; chunks[c] != 0; c++) {
     for (t = 0; t < G_N_ELEMENTS (threads); t++) {
       gsize chunk = MIN (chunks[c], n / inner);
       GBytes *got;
@@ -534,10 +539,23 @@ GST_START_TEST (test_reduce_float_sum_invariant_to_chunks_and_threads)
   fill_random_f64 (x, n, 7);
   for (i = 0; i < n; i++)
     y[i] = (gfloat) x[i];
-  check_invariant ("sum", "all", x, n, FALSE, 1, 8);
-  check_invariant ("sum", "all", y, n, TRUE, 1, 4);
-  check_invariant ("mean", "all", x, n, FALSE, 1, 8);
-  check_invariant ("prod", "all", x, 3001, FALSE, 1, 8);
+  check_invariant ("sum", "all", x, n, FALSE, 1, 8, default_chunks);
+  check_invariant ("sum", "all", y, n, TRUE, 1, 4, default_chunks);
+  check_invariant ("mean", "all", x, n, FALSE, 1, 8, default_chunks);
+  check_invariant ("prod", "all", x, 3001, FALSE, 1, 8, default_chunks);
+  g_free (x);
+  g_free (y);
+
+  /* Chunks of hundreds of blocks, which the worker threads share. */
+  n = 600011;
+  x = g_new (gdouble, n);
+  y = g_new (gfloat, n);
+  fill_random_f64 (x, n, 9);
+  for (i = 0; i < n; i++)
+    y[i] = (gfloat) x[i];
+  check_invariant ("sum", "all", x, n, FALSE, 1, 8, large_chunks);
+  check_invariant ("sum", "all", y, n, TRUE, 1, 4, large_chunks);
+  check_invariant ("argmin", "all", y, n, TRUE, 1, 8, large_chunks);
   g_free (x);
   g_free (y);
 }
@@ -546,14 +564,16 @@ GST_END_TEST;
 
 GST_START_TEST (test_reduce_axes_invariant_to_chunks_and_threads)
 {
-  gsize n = 3 * 7919;
+  gsize n = 67 * 7919;
   gdouble *x = g_new (gdouble, n);
 
   fill_random_f64 (x, n, 11);
-  /* Rows of 7919 values span several blocks. */
-  check_invariant ("sum", "-1", x, n, FALSE, 7919, 3 * 8);
-  check_invariant ("sum", "0", x, n, FALSE, 7919, 7919 * 8);
-  check_invariant ("argmax", "-1", x, n, FALSE, 7919, 3 * 8);
+  /* Rows of 7919 values span several blocks; 67 rows are enough for the
+   * worker threads to share rows, and 7919 columns to share columns. */
+  check_invariant ("sum", "-1", x, n, FALSE, 7919, 67 * 8, default_chunks);
+  check_invariant ("sum", "0", x, n, FALSE, 7919, 7919 * 8, default_chunks);
+  check_invariant ("argmax", "-1", x, n, FALSE, 7919, 67 * 8,
+      default_chunks);
   g_free (x);
 }
 
