@@ -614,18 +614,6 @@ plan_stencil_reset (PlanKernelElement * kernel)
     plan_halo_reset (self->halo);
 }
 
-/* GstAggregator's default negotiation would fixate the template before
- * the first chunk and send downstream caps without a shape; the caps are
- * set by setup() instead, when the input is known. (A workaround until
- * PlanKernelElement does this for every subclass, as planreduce does.) */
-static GstFlowReturn
-plan_stencil_update_src_caps (GstAggregator * agg, GstCaps * downstream,
-    GstCaps ** ret)
-{
-  *ret = NULL;
-  return GST_AGGREGATOR_FLOW_NEED_DATA;
-}
-
 static void
 plan_stencil_finalize (GObject * object)
 {
@@ -645,7 +633,6 @@ plan_stencil_class_init (PlanStencilClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
   PlanKernelElementClass *kernel_class = PLAN_KERNEL_ELEMENT_CLASS (klass);
 
   gobject_class->set_property = plan_stencil_set_property;
@@ -656,7 +643,6 @@ plan_stencil_class_init (PlanStencilClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_stencil_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_stencil_reset);
-  agg_class->update_src_caps = GST_DEBUG_FUNCPTR (plan_stencil_update_src_caps);
 
   /**
    * PlanStencil:window:

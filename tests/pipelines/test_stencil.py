@@ -220,6 +220,75 @@ def case_valid(shape, window_shape, block_rows):
     return run
 
 
+def run_appsrc(a, window, boundary):
+    """Streams a from an appsrc (a source that cannot read rows out of
+    order) through planstencil into an appsink; returns (error message or
+    None, output bytes)."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    if not Gst.is_initialized():
+        # appsrc and appsink come from gst-plugins-base, which the test
+        # environment leaves out; allow it here, with a registry of our own.
+        saved = dict(os.environ)
+        os.environ['GST_PLUGIN_LOADING_WHITELIST'] = \
+            saved.get('GST_PLUGIN_LOADING_WHITELIST', '') + ':gst-plugins-base'
+        os.environ['GST_REGISTRY_1_0'] = tmpdir() + '/registry.bin'
+        os.environ['GST_PLUGIN_SYSTEM_PATH_1_0'] = ''
+        Gst.init(None)
+        os.environ.clear()
+        os.environ.update(saved)
+    shape = ', '.join(str(n) for n in a.shape)
+    p = Gst.parse_launch(
+        'appsrc name=src format=buffers caps="array/x-raw, dtype=%s, '
+        'shape=(int)<%s>" ! planstencil window="%s" expr="x + z" boundary=%s '
+        '! appsink name=sink sync=false wait-on-eos=false' % (a.dtype, shape, window, boundary))
+    src, sink = p.get_by_name('src'), p.get_by_name('sink')
+    p.set_state(Gst.State.PLAYING)
+    row = a[0].nbytes
+    for i in range(0, len(a), 4):
+        buf = Gst.Buffer.new_wrapped(a[i:i + 4].tobytes())
+        buf.offset, buf.offset_end = i, min(i + 4, len(a))
+        src.emit('push-buffer', buf)
+    src.emit('end-of-stream')
+    msg = p.get_bus().timed_pop_filtered(
+        10 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    out = b''
+    while True:
+        sample = sink.emit('try-pull-sample', 0)
+        if sample is None:
+            break
+        b = sample.get_buffer()
+        out += b.extract_dup(0, b.get_size())
+    p.set_state(Gst.State.NULL)
+    if msg is None:
+        raise Failure('appsrc pipeline neither ended nor failed')
+    if msg.type == Gst.MessageType.ERROR:
+        return msg.parse_error()[0].message, out
+    assert row > 0
+    return None, out
+
+
+def test_wrap_needs_random_access_source():
+    try:
+        import gi  # noqa: F401
+    except ImportError:
+        print('  (skipped: no python3-gi)')
+        return
+    a = np.arange(24, dtype=np.float32).reshape(12, 2)
+    err, _ = run_appsrc(a, 'x; _; z', 'wrap')
+    if err is None or 'planfilesrc' not in err:
+        raise Failure('wrap along the rows from appsrc: expected an error '
+                      'naming planfilesrc, got %r' % err)
+    # Along each row, wrap needs nothing from the source.
+    err, out = run_appsrc(a, 'x _ z', 'wrap')
+    if err is not None:
+        raise Failure('wrap along each row from appsrc failed: %s' % err)
+    got = np.frombuffer(out, np.float32).reshape(a.shape)
+    want = np.roll(a, 1, axis=1) + np.roll(a, -1, axis=1)
+    assert_same(got, want, 'wrap along each row from appsrc')
+
+
 def test_bad_window_shows_picture():
     d = tmpdir()
     np.save(d + '/in.npy', np.zeros((4, 4), np.float32))
@@ -270,6 +339,8 @@ def main():
         cases.append(('valid %s window %s blocks %d' % (shape, wshape, rows),
                       case_valid(shape, wshape, rows)))
     cases.append(('bad window shows picture', test_bad_window_shows_picture))
+    cases.append(('wrap along the rows needs a random-access source',
+                  test_wrap_needs_random_access_source))
     cases.append(('dtype from expression',
                   test_output_shape_and_dtype_from_expression))
     run_cases(cases)
