@@ -206,19 +206,27 @@ K1 (exp_f32, float, float, plan_expf_core (x))
 K1 (log_f32, float, float, plan_logf_core (x))
 
 /* float32 sin and cos: the vector code for blocks whose arguments are all
- * within PLAN_TRIG_LIMIT, libm for a block that has a larger one (or a
- * NaN or inf, which libm handles as well). Deciding per block before
- * writing keeps in-place evaluation correct. */
+ * within the limit of the implementation, libm for a block that has a
+ * larger one (or a NaN or inf, which libm handles as well). Deciding per
+ * block before writing keeps in-place evaluation correct. */
+#if defined(__FMA__)
+#define TRIG_CORE plan_sincosf_fma
+#define TRIG_LIMIT PLAN_TRIG_LIMIT_FMA
+#else
+#define TRIG_CORE plan_sincosf_core
+#define TRIG_LIMIT PLAN_TRIG_LIMIT
+#endif
+
 #define TRIG_F32(name, shift, libm_fn) \
   static void k_ ## name (KERNEL_ARGS) { \
     float *restrict o = o_; const float *restrict a = a_; size_t i0, i; \
     (void) b_; (void) c_; \
     for (i0 = 0; i0 < n; i0 += 256) { \
       size_t m = n - i0 < 256 ? n - i0 : 256; int big = 0; \
-      for (i = 0; i < m; i++) big |= !(fabsf (a[i0 + i]) <= PLAN_TRIG_LIMIT); \
+      for (i = 0; i < m; i++) big |= !(fabsf (a[i0 + i]) <= TRIG_LIMIT); \
       if (big) { for (i = 0; i < m; i++) o[i0 + i] = libm_fn (a[i0 + i]); } \
       else { for (i = 0; i < m; i++) \
-          o[i0 + i] = plan_sincosf_core (a[i0 + i], shift); } } }
+          o[i0 + i] = TRIG_CORE (a[i0 + i], shift); } } }
 
 TRIG_F32 (sin_f32, 0, sinf)
 TRIG_F32 (cos_f32, 1, cosf)

