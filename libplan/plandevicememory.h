@@ -12,6 +12,7 @@
 
 #include <libplan/plan-prelude.h>
 #include <libplan/plandevice.h>
+#include <libplan/plandtype.h>
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,16 @@ G_BEGIN_DECLS
  * Since: 0.1
  */
 #define PLAN_CAPS_FEATURE_MEMORY_DEVICE "memory:PlanDevice"
+
+/**
+ * PLAN_ARRAY_CAPS_DEVICE_ANY:
+ *
+ * Caps string for any array in device memory, for pad templates.
+ *
+ * Since: 0.1
+ */
+#define PLAN_ARRAY_CAPS_DEVICE_ANY "array/x-raw(" \
+    PLAN_CAPS_FEATURE_MEMORY_DEVICE "), dtype = (string) " PLAN_DTYPE_NAMES
 
 /**
  * PLAN_DEVICE_MEMORY_TYPE_NAME:
