@@ -157,8 +157,7 @@ plan_halo_new (const PlanArrayInfo * info, const guint * halo,
         "a stencil needs an array of at least one axis, not a single value");
     return NULL;
   }
-  if (boundary == PLAN_BOUNDARY_VALID && !check_valid_fits (info, halo,
-          error))
+  if (boundary == PLAN_BOUNDARY_VALID && !check_valid_fits (info, halo, error))
     return NULL;
   for (k = 1; k < info->ndim; k++) {
     row *= info->shape[k] + 2 * (guint64) halo[k];
@@ -639,8 +638,7 @@ no_end_rows:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
         "boundary=wrap along the first axis needs the last %u rows of the "
-        "stream before the first output, and they were not given",
-        halo->h[0]);
+        "stream before the first output, and they were not given", halo->h[0]);
     return FALSE;
   }
 }

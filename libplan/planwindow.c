@@ -155,8 +155,8 @@ split_rows (const gchar * picture)
     }
   }
 
-  while (rows->len > 0 && g_array_index (rows, Row, rows->len - 1).tokens->
-      len == 0)
+  while (rows->len > 0
+      && g_array_index (rows, Row, rows->len - 1).tokens->len == 0)
     g_array_remove_index (rows, rows->len - 1);
   while (rows->len > 0 && g_array_index (rows, Row, 0).tokens->len == 0)
     g_array_remove_index (rows, 0);

@@ -220,8 +220,7 @@ plan_stencil_clear_compiled (PlanStencil * self)
 
 /* Prefixes @error's message with the element and the window picture. */
 static void
-prefix_window_error (PlanStencil * self, PlanWindow * window,
-    GError ** error)
+prefix_window_error (PlanStencil * self, PlanWindow * window, GError ** error)
 {
   gchar *picture = plan_window_to_string (window);
 
@@ -315,8 +314,7 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   plan_stencil_clear_compiled (self);
   if (plan_kernel_element_get_target (kernel) == PLAN_TARGET_CUDA)
     goto no_cuda;
-  if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
-          error))
+  if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval, error))
     return FALSE;
   self->active_window = window;
 
@@ -433,8 +431,7 @@ bad_answer:
     gst_clear_buffer (&buffer);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Upstream answered the request for the last %" G_GSIZE_FORMAT
-            " rows (for boundary=wrap) with the wrong data.", n_rows),
-        (NULL));
+            " rows (for boundary=wrap) with the wrong data.", n_rows), (NULL));
     return FALSE;
   }
 set_failed:

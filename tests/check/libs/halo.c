@@ -20,8 +20,7 @@ check_index_maps (PlanBoundary b, gint64 n, const gint64 * want, gint start)
   gint i;
 
   for (i = 0; i < 3 * (gint) n + 6; i++) {
-    fail_unless_equals_int (plan_boundary_map_index (b, start + i, n),
-        want[i]);
+    fail_unless_equals_int (plan_boundary_map_index (b, start + i, n), want[i]);
   }
 }
 
@@ -66,8 +65,7 @@ GST_START_TEST (test_boundary_pad_line_window_larger_than_line)
   plan_boundary_pad_line (PLAN_BOUNDARY_REFLECT, 4, src, 2, 5, 4, NULL, dst);
   for (i = 0; i < 11; i++)
     fail_unless_equals_int (dst[i], want_reflect[i]);
-  plan_boundary_pad_line (PLAN_BOUNDARY_CONSTANT, 4, src, 2, 5, 4, &fill,
-      dst);
+  plan_boundary_pad_line (PLAN_BOUNDARY_CONSTANT, 4, src, 2, 5, 4, &fill, dst);
   for (i = 0; i < 11; i++)
     fail_unless_equals_int (dst[i], want_constant[i]);
 }
@@ -94,9 +92,102 @@ GST_START_TEST (test_boundary_fill_from_double)
 
 GST_END_TEST;
 
-/* Streams an int32 array of @shape through a PlanHalo in chunks of
- * @chunk rows and checks every cell of every window against the boundary
- * rule applied to the whole array. */
+/* An int32 array viewed as 3-D (rows, y, x) whatever its axes, and the
+ * halo along each of those. */
+typedef struct
+{
+  PlanBoundary b;
+  guint ndim;
+  gint64 sh[3];
+  guint hh[3];
+  gint64 out_shape[3];
+  gboolean valid;
+  gsize chunk;
+} Stream;
+
+/* The cell at offset (d0, d1, d2) from output (o, y, x) in @block. */
+static gint32
+block_cell (const Stream * st, const PlanHaloBlock * block, gint64 o,
+    gint64 y, gint64 x, gint d0, gint d1, gint d2)
+{
+  gint delta[3];
+  gssize at = o * block->strides[0];
+
+  /* The block's axes are the array's. */
+  delta[0] = d0;
+  delta[st->ndim - 1] = st->ndim >= 2 ? d2 : d0;
+  if (st->ndim == 3)
+    delta[1] = d1;
+  if (st->ndim >= 2)
+    at += x * block->strides[st->ndim - 1];
+  if (st->ndim == 3)
+    at += y * block->strides[1];
+  return ((const gint32 *) block->origin)[at +
+      plan_halo_block_get_offset (block, delta)];
+}
+
+/* Checks every cell of every window of @block, whose first output is
+ * @first, against the boundary rule applied to the whole array. */
+static void
+check_block (const Stream * st, const PlanHaloBlock * block, guint64 first)
+{
+  gint64 o, y, x, d0, d1, d2, v = st->valid;
+  const gint64 *sh = st->sh;
+  const guint *hh = st->hh;
+
+  for (o = 0; o < (gint64) block->n_rows; o++)
+    for (y = 0; y < st->out_shape[1]; y++)
+      for (x = 0; x < st->out_shape[2]; x++)
+        for (d0 = -(gint) hh[0]; d0 <= (gint) hh[0]; d0++)
+          for (d1 = -(gint) hh[1]; d1 <= (gint) hh[1]; d1++)
+            for (d2 = -(gint) hh[2]; d2 <= (gint) hh[2]; d2++) {
+              gint64 i0 = plan_boundary_map_index (st->b,
+                  first + o + d0 + v * hh[0], sh[0]);
+              gint64 i1 = plan_boundary_map_index (st->b, y + d1 + v * hh[1],
+                  sh[1]);
+              gint64 i2 = plan_boundary_map_index (st->b, x + d2 + v * hh[2],
+                  sh[2]);
+              gint32 want = (i0 < 0 || i1 < 0 || i2 < 0) ? CVAL :
+                  (i0 * sh[1] + i1) * sh[2] + i2;
+              gint32 got = block_cell (st, block, o, y, x, d0, d1, d2);
+
+              fail_unless (got == want, "mode %s chunk %" G_GSIZE_FORMAT
+                  ": output (%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                  G_GINT64_FORMAT ") cell (%" G_GINT64_FORMAT ",%"
+                  G_GINT64_FORMAT ",%" G_GINT64_FORMAT ") is %d, not %d",
+                  plan_boundary_to_string (st->b), st->chunk, first + o, y,
+                  x, d0, d1, d2, got, want);
+            }
+}
+
+static void
+stream_init (Stream * st, PlanBoundary b, guint ndim, const gint64 * shape,
+    const guint * h, gsize chunk)
+{
+  guint k;
+
+  memset (st, 0, sizeof (*st));
+  st->b = b;
+  st->ndim = ndim;
+  st->valid = b == PLAN_BOUNDARY_VALID;
+  st->chunk = chunk;
+  st->sh[0] = shape[0];
+  st->hh[0] = h[0];
+  st->sh[1] = st->sh[2] = 1;
+  if (ndim >= 2) {
+    st->sh[2] = shape[ndim - 1];
+    st->hh[2] = h[ndim - 1];
+  }
+  if (ndim == 3) {
+    st->sh[1] = shape[1];
+    st->hh[1] = h[1];
+  }
+  for (k = 0; k < 3; k++)
+    st->out_shape[k] = st->sh[k] - (st->valid ? 2 * (gint64) st->hh[k] : 0);
+}
+
+/* Streams an int32 array of @shape, whose elements are their flat index,
+ * through a PlanHalo in chunks of @chunk rows and checks every block. */
 static void
 check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
     const guint * h, gsize chunk)
@@ -104,44 +195,28 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
   PlanArrayInfo info;
   PlanHalo *halo;
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
-  guint n_blocks, bi;
+  Stream st;
+  guint n_blocks, i;
   gint32 *data;
   gsize row = 1, total, pushed = 0;
-  guint64 next_out = 0, want_rows;
-  gint64 out_shape[3] = { 0, 1, 1 }, sh[3] = { 1, 1, 1 };
-  guint hh[3] = { 0, 0, 0 }, k;
-  gboolean valid = b == PLAN_BOUNDARY_VALID, done = FALSE;
+  guint64 next_out = 0;
+  gboolean done = FALSE;
   GError *err = NULL;
 
-  /* View every array as 3-D, (rows, y, x). */
-  sh[0] = shape[0];
-  hh[0] = h[0];
-  if (ndim >= 2) {
-    sh[2] = shape[ndim - 1];
-    hh[2] = h[ndim - 1];
-  }
-  if (ndim == 3) {
-    sh[1] = shape[1];
-    hh[1] = h[1];
-  }
-  for (k = 1; k < ndim; k++)
-    row *= shape[k];
+  stream_init (&st, b, ndim, shape, h, chunk);
+  for (i = 1; i < ndim; i++)
+    row *= shape[i];
   total = shape[0] * row;
   data = g_new (gint32, MAX (total, 1));
-  for (k = 0; k < total; k++)
-    data[k] = k;
-
+  for (i = 0; i < total; i++)
+    data[i] = i;
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, ndim, shape,
           NULL));
   halo = plan_halo_new (&info, h, b, CVAL, &err);
   fail_unless (halo != NULL, "%s", err ? err->message : "");
-  for (k = 0; k < 3; k++)
-    out_shape[k] = valid ? sh[k] - 2 * (gint64) hh[k] : sh[k];
-  want_rows = out_shape[0];
 
   while (!done) {
     gsize n = MIN (chunk, shape[0] - pushed);
-    gint64 o, y, x, d0, d1, d2;
 
     if (n > 0) {
       if (plan_halo_needs_end_rows (halo, n, NULL)) {
@@ -159,53 +234,14 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
       done = TRUE;
     }
     fail_unless (n_blocks <= PLAN_HALO_MAX_BLOCKS);
-    for (bi = 0; bi < n_blocks; bi++) {
-    const PlanHaloBlock block = blocks[bi];
-
-    fail_unless (block.n_rows > 0);
-    fail_unless_equals_uint64 (block.first_row, next_out);
-
-    for (o = 0; o < (gint64) block.n_rows; o++)
-      for (y = 0; y < out_shape[1]; y++)
-        for (x = 0; x < out_shape[2]; x++)
-          for (d0 = -(gint) hh[0]; d0 <= (gint) hh[0]; d0++)
-            for (d1 = -(gint) hh[1]; d1 <= (gint) hh[1]; d1++)
-              for (d2 = -(gint) hh[2]; d2 <= (gint) hh[2]; d2++) {
-                gint64 c0 = next_out + o + d0 + (valid ? hh[0] : 0);
-                gint64 c1 = y + d1 + (valid ? hh[1] : 0);
-                gint64 c2 = x + d2 + (valid ? hh[2] : 0);
-                gint64 i0 = plan_boundary_map_index (b, c0, sh[0]);
-                gint64 i1 = plan_boundary_map_index (b, c1, sh[1]);
-                gint64 i2 = plan_boundary_map_index (b, c2, sh[2]);
-                gint32 want = (i0 < 0 || i1 < 0 || i2 < 0) ? CVAL :
-                    (i0 * sh[1] + i1) * sh[2] + i2;
-                gint delta[3];
-                const gint32 *p;
-                gssize at;
-
-                /* The block's axes are the array's. */
-                delta[0] = d0;
-                delta[ndim - 1] = ndim >= 2 ? d2 : d0;
-                if (ndim == 3)
-                  delta[1] = d1;
-                at = o * block.strides[0];
-                if (ndim >= 2)
-                  at += x * block.strides[ndim - 1];
-                if (ndim == 3)
-                  at += y * block.strides[1];
-                p = (const gint32 *) block.origin + at +
-                    plan_halo_block_get_offset (&block, delta);
-                fail_unless (*p == want, "mode %s chunk %" G_GSIZE_FORMAT
-                    ": output (%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
-                    G_GINT64_FORMAT ") cell (%" G_GINT64_FORMAT ",%"
-                    G_GINT64_FORMAT ",%" G_GINT64_FORMAT ") is %d, not %d",
-                    plan_boundary_to_string (b), chunk, next_out + o, y, x,
-                    d0, d1, d2, *p, want);
-              }
-    next_out += block.n_rows;
+    for (i = 0; i < n_blocks; i++) {
+      fail_unless (blocks[i].n_rows > 0);
+      fail_unless_equals_uint64 (blocks[i].first_row, next_out);
+      check_block (&st, &blocks[i], next_out);
+      next_out += blocks[i].n_rows;
     }
   }
-  fail_unless_equals_uint64 (next_out, want_rows);
+  fail_unless_equals_uint64 (next_out, st.out_shape[0]);
   plan_halo_free (halo);
   g_free (data);
 }
@@ -227,8 +263,7 @@ GST_START_TEST (test_halo_1d_every_mode_and_chunk)
       for (l = 0; l < G_N_ELEMENTS (lengths); l++)
         for (hw = 0; hw <= 4; hw++) {
           guint h[1] = { hw };
-          if (all_modes[m] == PLAN_BOUNDARY_VALID
-              && lengths[l] < 2 * hw + 1)
+          if (all_modes[m] == PLAN_BOUNDARY_VALID && lengths[l] < 2 * hw + 1)
             continue;
           check_stream (all_modes[m], 1, &lengths[l], h, chunks[c]);
         }
@@ -288,8 +323,7 @@ GST_START_TEST (test_halo_reads_long_chunks_in_place)
 
   for (i = 0; i < 300; i++)
     rows[0][i] = rows[1][i] = i;
-  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
-          NULL));
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape, NULL));
   halo = plan_halo_new (&info, h, PLAN_BOUNDARY_NEAREST, 0, NULL);
   fail_unless (plan_halo_push (halo, rows[0], 100, blocks, &n_blocks, NULL));
   fail_unless_equals_int (n_blocks, 2);
@@ -321,10 +355,8 @@ GST_START_TEST (test_halo_valid_rejects_short_axis)
   guint h[2] = { 1, 2 };
   GError *err = NULL;
 
-  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
-          NULL));
-  fail_unless (plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, &err) ==
-      NULL);
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape, NULL));
+  fail_unless (plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, &err) == NULL);
   fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE));
   fail_unless (strstr (err->message, "axis 1") != NULL, "%s", err->message);
   g_clear_error (&err);
@@ -343,8 +375,7 @@ GST_START_TEST (test_halo_valid_rejects_short_stream)
   GError *err = NULL;
   guint n_blocks;
 
-  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape,
-          NULL));
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape, NULL));
   halo = plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, NULL);
   fail_unless (plan_halo_push (halo, rows, 4, blocks, &n_blocks, NULL));
   fail_unless_equals_int (n_blocks, 0);
@@ -368,8 +399,7 @@ GST_START_TEST (test_halo_wrap_needs_end_rows)
   gsize n_end;
   guint n_blocks;
 
-  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape,
-          NULL));
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape, NULL));
   halo = plan_halo_new (&info, h, PLAN_BOUNDARY_WRAP, 0, NULL);
   fail_if (plan_halo_needs_end_rows (halo, 2, NULL));
   fail_unless (plan_halo_push (halo, rows, 2, blocks, &n_blocks, NULL));

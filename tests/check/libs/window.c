@@ -36,7 +36,7 @@ check_error (const gchar * picture, ...)
   fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SYNTAX));
   va_start (args, picture);
   while ((want = va_arg (args, const gchar *)) != NULL)
-    fail_unless (strstr (err->message, want) != NULL,
+      fail_unless (strstr (err->message, want) != NULL,
         "'%s' not in the message: %s", want, err->message);
   va_end (args);
   g_error_free (err);
