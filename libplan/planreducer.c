@@ -879,7 +879,7 @@ dtype_kind (PlanDType dtype)
 /* Whether sums of @dtype need compensated lanes: float64 and the 64-bit
  * integers (for mean), whose values do not all fit a float64 exactly. */
 static gboolean
-needs_kahan (PlanDType dtype)
+needs_compensation (PlanDType dtype)
 {
   return dtype == PLAN_DTYPE_FLOAT64 || dtype == PLAN_DTYPE_INT64
       || dtype == PLAN_DTYPE_UINT64;
@@ -954,15 +954,52 @@ plan_reduce_op_has_identity (PlanReduceOp op)
   }
 }
 
-/* Picks the functions of a built-in op for the input dtype, and its
- * identity. */
+/* Sums and means: integer sums wrap in 64 bits; float sums and every mean
+ * are compensated float64 sums. */
 static void
-select_builtin (PlanReducer * r)
+select_sum (PlanReducer * r, PlanDType dt)
 {
-  PlanDType dt = r->input.dtype;
-  Kind kind = dtype_kind (dt);
-  gboolean f = kind == KIND_F;
   gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+
+  if (r->op == PLAN_REDUCE_OP_SUM && !plan_dtype_is_float (dt)) {
+    r->block = isum_blocks[dt];
+    r->merge = merge_add_u64;
+    r->column = isum_columns[dt];
+    r->final = final_u64;
+    return;
+  }
+  r->block = needs_compensation (dt) ? ksum_blocks[dt] : dsum_blocks[dt];
+  r->merge = merge_dd;
+  r->column = ksum_columns[dt];
+  if (r->op == PLAN_REDUCE_OP_SUM)
+    r->final = is_f32 ? final_sum_f32 : final_sum_f64;
+  else
+    r->final = is_f32 ? final_mean_f32 : final_mean_f64;
+}
+
+static void
+select_prod (PlanReducer * r, PlanDType dt)
+{
+  if (plan_dtype_is_float (dt)) {
+    r->block = fprod_blocks[dt];
+    r->merge = merge_mul_f;
+    r->column = fprod_columns[dt];
+    r->final = dt == PLAN_DTYPE_FLOAT32 ? final_prod_f32 : final_prod_f64;
+    r->identity.v.f = 1.0;
+  } else {
+    r->block = iprod_blocks[dt];
+    r->merge = merge_mul_u64;
+    r->column = iprod_columns[dt];
+    r->final = final_u64;
+    r->identity.v.u = 1;
+  }
+}
+
+/* min, max, argmin, argmax: merges by kind (B, S, U, F), and an identity
+ * at the far end of the kind's range. */
+static void
+select_extreme (PlanReducer * r, PlanDType dt)
+{
   static const MergeFunc min_merges[] = { merge_min_U, merge_min_S,
     merge_min_U, merge_min_f
   };
@@ -975,70 +1012,52 @@ select_builtin (PlanReducer * r)
   static const MergeFunc argmax_merges[] = { merge_argmax_U, merge_argmax_S,
     merge_argmax_U, merge_argmax_f
   };
+  gboolean is_min = r->op == PLAN_REDUCE_OP_MIN
+      || r->op == PLAN_REDUCE_OP_ARGMIN;
+  gboolean is_arg = r->op == PLAN_REDUCE_OP_ARGMIN
+      || r->op == PLAN_REDUCE_OP_ARGMAX;
+  Kind kind = dtype_kind (dt);
+
+  if (is_arg) {
+    r->merge = is_min ? argmin_merges[kind] : argmax_merges[kind];
+    r->block = is_min ? argmin_blocks[dt] : argmax_blocks[dt];
+    r->column = arg_columns[dt];
+    r->final = final_index;
+  } else {
+    r->merge = is_min ? min_merges[kind] : max_merges[kind];
+    r->block = is_min ? min_blocks[dt] : max_blocks[dt];
+    r->column = merge_columns[dt];
+    r->final = value_finals[dt];
+  }
+  if (kind == KIND_F)
+    r->identity.v.f = is_min ? INFINITY : -INFINITY;
+  else if (kind == KIND_S)
+    r->identity.v.i = is_min ? G_MAXINT64 : G_MININT64;
+  else
+    r->identity.v.u = is_min ? G_MAXUINT64 : 0;
+}
+
+/* Picks the functions of a built-in op for the input dtype, and its
+ * identity. */
+static void
+select_builtin (PlanReducer * r)
+{
+  PlanDType dt = r->input.dtype;
 
   memset (&r->identity, 0, sizeof (r->identity));
   switch (r->op) {
     case PLAN_REDUCE_OP_SUM:
     case PLAN_REDUCE_OP_MEAN:
-      if (f || r->op == PLAN_REDUCE_OP_MEAN) {
-        r->block = needs_kahan (dt) ? ksum_blocks[dt] : dsum_blocks[dt];
-        r->merge = merge_dd;
-        r->column = ksum_columns[dt];
-        if (r->op == PLAN_REDUCE_OP_SUM)
-          r->final = is_f32 ? final_sum_f32 : final_sum_f64;
-        else
-          r->final = is_f32 ? final_mean_f32 : final_mean_f64;
-      } else {
-        r->block = isum_blocks[dt];
-        r->merge = merge_add_u64;
-        r->column = isum_columns[dt];
-        r->final = final_u64;
-      }
+      select_sum (r, dt);
       break;
     case PLAN_REDUCE_OP_PROD:
-      if (f) {
-        r->block = fprod_blocks[dt];
-        r->merge = merge_mul_f;
-        r->column = fprod_columns[dt];
-        r->final = is_f32 ? final_prod_f32 : final_prod_f64;
-        r->identity.v.f = 1.0;
-      } else {
-        r->block = iprod_blocks[dt];
-        r->merge = merge_mul_u64;
-        r->column = iprod_columns[dt];
-        r->final = final_u64;
-        r->identity.v.u = 1;
-      }
+      select_prod (r, dt);
       break;
     case PLAN_REDUCE_OP_MIN:
-    case PLAN_REDUCE_OP_ARGMIN:
-      r->merge = r->op == PLAN_REDUCE_OP_MIN ? min_merges[kind] :
-          argmin_merges[kind];
-      r->block = r->op == PLAN_REDUCE_OP_MIN ? min_blocks[dt] :
-          argmin_blocks[dt];
-      r->column = r->op == PLAN_REDUCE_OP_MIN ? merge_columns[dt] :
-          arg_columns[dt];
-      r->final = r->op == PLAN_REDUCE_OP_MIN ? value_finals[dt] : final_index;
-      if (f)
-        r->identity.v.f = INFINITY;
-      else if (kind == KIND_S)
-        r->identity.v.i = G_MAXINT64;
-      else
-        r->identity.v.u = G_MAXUINT64;
-      break;
     case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMIN:
     case PLAN_REDUCE_OP_ARGMAX:
-      r->merge = r->op == PLAN_REDUCE_OP_MAX ? max_merges[kind] :
-          argmax_merges[kind];
-      r->block = r->op == PLAN_REDUCE_OP_MAX ? max_blocks[dt] :
-          argmax_blocks[dt];
-      r->column = r->op == PLAN_REDUCE_OP_MAX ? merge_columns[dt] :
-          arg_columns[dt];
-      r->final = r->op == PLAN_REDUCE_OP_MAX ? value_finals[dt] : final_index;
-      if (f)
-        r->identity.v.f = -INFINITY;
-      else if (kind == KIND_S)
-        r->identity.v.i = G_MININT64;
+      select_extreme (r, dt);
       break;
     case PLAN_REDUCE_OP_ANY:
       r->block = any_blocks[dt];
