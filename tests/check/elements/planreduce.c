@@ -839,6 +839,30 @@ GST_START_TEST (test_reduce_custom_empty_is_identity)
 
 GST_END_TEST;
 
+/* x + 0.5 * y gives float64 on int32: the combiner then runs in float64
+ * on inputs converted to it. */
+GST_START_TEST (test_reduce_custom_combiner_promotes_dtype)
+{
+  static const gint32 x[] = { 2, 4, 6 };
+  gdouble got;
+  gchar *caps;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<3>", "expr",
+      "x + 0.5 * y", "identity", "0", NULL);
+  push_rows (&r, x, 3, 4, 2);
+  push_eos (&r);
+  pull_result (&r, &got, 8, 1);
+  /* The tree pads 3 values to 4: ((2 + 0.5*4) + 0.5*(6 + 0.5*0)). */
+  fail_unless (got == 7.0, "got %g", got);
+  caps = output_caps (&r);
+  fail_unless (strstr (caps, "float64") != NULL, "%s", caps);
+  g_free (caps);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_custom_without_identity_fails)
 {
   gchar *text = start_error ("expr", "x + y", NULL);
@@ -1004,6 +1028,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_custom_combiner);
   tcase_add_test (tc, test_reduce_custom_sum_axis_0);
   tcase_add_test (tc, test_reduce_custom_empty_is_identity);
+  tcase_add_test (tc, test_reduce_custom_combiner_promotes_dtype);
   tcase_add_test (tc, test_reduce_custom_without_identity_fails);
   tcase_add_test (tc, test_reduce_invalid_expr_posts_compiler_message);
   tcase_add_test (tc, test_reduce_expr_unknown_name_fails_at_negotiation);
