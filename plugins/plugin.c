@@ -16,6 +16,7 @@
 #include "plandownload.h"
 #include "planfilesink.h"
 #include "planfilesrc.h"
+#include "planmap.h"
 #include "planreduce.h"
 #include "planstencil.h"
 #include "planupload.h"
@@ -29,6 +30,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (plandownload, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (planmap, plugin);
   ret |= GST_ELEMENT_REGISTER (planreduce, plugin);
   ret |= GST_ELEMENT_REGISTER (planstencil, plugin);
   ret |= GST_ELEMENT_REGISTER (planupload, plugin);

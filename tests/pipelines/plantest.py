@@ -1,5 +1,5 @@
-"""Helpers for the pipeline tests: temporary files, running gst-launch-1.0
-with the test environment, and reading what elements post.
+"""Helpers for the pipeline tests: temporary files, running pipelines
+(plan-launch, gst-launch-1.0's twin) with the test environment, and reading what elements post.
 
 Each test script imports this module, runs real pipelines file to file and
 compares the results with numpy or scipy."""
@@ -28,11 +28,22 @@ def tmpdir():
 tmpdir.keep = []
 
 
-def launch(*args, expect_ok=True, timeout=120):
-    """Runs gst-launch-1.0 with the given pipeline words; returns
-    (returncode, combined output). Fails the test on an unexpected
-    outcome."""
-    cmd = ['gst-launch-1.0', '-q'] + [str(a) for a in args]
+def launcher():
+    """The command that runs a pipeline description: the project's
+    plan-launch (tools/plan-launch.c explains why not gst-launch-1.0), or
+    gst-launch-1.0 outside the build tree."""
+    build = os.environ.get('PLAN_BUILD_DIR')
+    tool = os.path.join(build, 'tools', 'plan-launch') if build else None
+    if tool and os.access(tool, os.X_OK):
+        return [tool]
+    return ['gst-launch-1.0']
+
+
+def launch(*args, expect_ok=True, timeout=120, messages=False):
+    """Runs a pipeline given as gst-launch words; returns (returncode,
+    combined output). Fails the test on an unexpected outcome, and on a
+    pipeline that does not finish within `timeout` seconds."""
+    cmd = launcher() + (['-m'] if messages else ['-q']) + [str(a) for a in args]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        timeout=timeout, text=True)
     if expect_ok and p.returncode != 0:

@@ -202,6 +202,7 @@ GST_START_TEST (test_map_output_caps_follow_expression_dtype)
 
   map_harness_init (&m, "x > 3", 1, F32_CAPS ("5, 2"));
   gst_harness_push (m.h, ramp_f32 (0, 5, 2, 1.0f));
+  gst_buffer_unref (gst_harness_pull (m.h));
   caps = gst_pad_get_current_caps (m.h->sinkpad);
   fail_unless (caps != NULL);
   fail_unless (plan_array_info_from_caps (&info, caps, NULL));
