@@ -44,6 +44,12 @@ G_GNUC_INTERNAL
 GstBuffer * _plan_kernel_device_output (PlanKernelDevice * self,
     GstBuffer * buffer, GError ** error);
 
+G_GNUC_INTERNAL
+gboolean _plan_kernel_device_launch (PlanKernelDevice * self,
+    PlanKernelElement * element, GstBuffer ** heads,
+    const gsize * byte_offsets, guint64 first_row, gsize n_rows,
+    GstFlowReturn * ret);
+
 G_END_DECLS
 
 #endif /* __PLAN_PRIVATE_H__ */

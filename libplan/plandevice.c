@@ -181,8 +181,8 @@ device_check (PlanDevice * self, gint res, GError ** error,
         self->info.name, detail ? " (" : "", detail ? detail : "",
         detail ? ")" : "");
   } else {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-        "%s on %s failed: %s%s%s%s", what, self->info.name,
+    g_set_error (error, PLAN_ERROR, res == -ENOTSUP ? PLAN_ERROR_UNSUPPORTED :
+        PLAN_ERROR_DEVICE, "%s on %s failed: %s%s%s%s", what, self->info.name,
         g_strerror (-res), detail ? " (" : "", detail ? detail : "",
         detail ? ")" : "");
   }

@@ -17,6 +17,11 @@
  *   stream waits on the buffer's ready event, copies, records a use event
  *   (so the producer's pool reuses the buffer only after the copy), and the
  *   host waits for the copy, since the subclass is about to read it.
+ * - Subclasses with a launch() vmethod (maps) run on the device in stream
+ *   order: the element's stream waits on the inputs' ready events (inputs
+ *   in system memory are uploaded first, on the same stream), launch()
+ *   queues the kernel, and the output's ready event and the inputs' use
+ *   events are recorded after it. The host does not wait.
  * - Outputs go to device memory when the element targets a device
  *   (target=cuda, or target=auto with GST_PLAN_DEVICE set, or with an input
  *   in device memory) and downstream accepts device memory: the subclass
@@ -41,11 +46,18 @@ GST_DEBUG_CATEGORY_STATIC (plan_kernel_device_debug);
 /* Device buffers in the output pool, and uploads in flight at most. */
 #define OUTPUT_BUFFERS 4
 
+/* An input head and its copy in the other memory. */
 typedef struct
 {
-  GstBuffer *device;            /* the head as it came */
-  GstBuffer *host;              /* its copy in system memory */
+  GstBuffer *device;
+  GstBuffer *host;
 } InputCopy;
+
+typedef struct
+{
+  GstBufferPool *pool;
+  gsize size;
+} Slot;
 
 typedef struct
 {
@@ -64,9 +76,10 @@ struct _PlanKernelDevice
   gboolean output_device;       /* the source caps say memory:PlanDevice */
   PlanStream *stream;           /* on device, for uploads */
   PlanStream *input_stream;     /* on the device of the inputs */
-  GstBufferPool *pool;
-  gsize pool_size;
+  Slot output;
   GArray *inputs;               /* InputCopy, per input index */
+  GArray *input_slots;          /* Slot, per input index, for uploads */
+  gboolean launch_unsupported;  /* launch() said this device can't */
   GQueue uploads;
 };
 
@@ -75,6 +88,16 @@ input_copy_clear (InputCopy * c)
 {
   gst_clear_buffer (&c->device);
   gst_clear_buffer (&c->host);
+}
+
+static void
+slot_clear (Slot * slot)
+{
+  if (slot->pool) {
+    gst_buffer_pool_set_active (slot->pool, FALSE);
+    gst_clear_object (&slot->pool);
+  }
+  slot->size = 0;
 }
 
 static void
@@ -121,6 +144,8 @@ _plan_kernel_device_new (GstElement * element, PlanTarget target,
   self->device = device;
   self->inputs = g_array_new (FALSE, TRUE, sizeof (InputCopy));
   g_array_set_clear_func (self->inputs, (GDestroyNotify) input_copy_clear);
+  self->input_slots = g_array_new (FALSE, TRUE, sizeof (Slot));
+  g_array_set_clear_func (self->input_slots, (GDestroyNotify) slot_clear);
   g_queue_init (&self->uploads);
   if (device)
     GST_INFO_OBJECT (element, "target device %s",
@@ -147,10 +172,8 @@ _plan_kernel_device_free (PlanKernelDevice * self)
     return;
   _plan_kernel_device_flush (self);
   g_array_unref (self->inputs);
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_object_unref (self->pool);
-  }
+  g_array_unref (self->input_slots);
+  slot_clear (&self->output);
   plan_clear_stream (&self->stream);
   plan_clear_stream (&self->input_stream);
   gst_clear_object (&self->device);
@@ -295,34 +318,54 @@ _plan_kernel_device_input (PlanKernelDevice * self, guint index,
 }
 
 static gboolean
-ensure_output_pool (PlanKernelDevice * self, gsize size, GError ** error)
+ensure_stream (PlanKernelDevice * self, GError ** error)
+{
+  if (self->stream == NULL)
+    self->stream = plan_stream_new (self->device, error);
+  return self->stream != NULL;
+}
+
+/* A device buffer of @size bytes from the pool of @slot, which grows to
+ * the largest size asked. The pool makes our stream wait for the buffer's
+ * last use. */
+static GstBuffer *
+acquire (PlanKernelDevice * self, Slot * slot, gsize size, GError ** error)
 {
   GstStructure *config;
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret;
+  GError *pool_error;
 
-  if (self->stream == NULL) {
-    self->stream = plan_stream_new (self->device, error);
-    if (self->stream == NULL)
-      return FALSE;
+  if (!ensure_stream (self, error))
+    return NULL;
+  if (slot->pool == NULL || size > slot->size) {
+    slot_clear (slot);
+    slot->pool = plan_buffer_pool_new (self->stream);
+    config = gst_buffer_pool_get_config (slot->pool);
+    gst_buffer_pool_config_set_params (config, NULL, MAX (size, 1), 0,
+        OUTPUT_BUFFERS);
+    if (!gst_buffer_pool_set_config (slot->pool, config)
+        || !gst_buffer_pool_set_active (slot->pool, TRUE)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+          "could not set up a pool of device buffers of %" G_GSIZE_FORMAT
+          " bytes", size);
+      slot_clear (slot);
+      return NULL;
+    }
+    slot->size = MAX (size, 1);
   }
-  if (self->pool && size <= self->pool_size)
-    return TRUE;
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
+  ret = gst_buffer_pool_acquire_buffer (slot->pool, &buf, NULL);
+  if (ret != GST_FLOW_OK) {
+    pool_error = plan_buffer_pool_take_error (PLAN_BUFFER_POOL (slot->pool));
+    if (pool_error)
+      g_propagate_error (error, pool_error);
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+          "no device buffer: %s", gst_flow_get_name (ret));
+    return NULL;
   }
-  self->pool = plan_buffer_pool_new (self->stream);
-  config = gst_buffer_pool_get_config (self->pool);
-  gst_buffer_pool_config_set_params (config, NULL, size, 0, OUTPUT_BUFFERS);
-  if (!gst_buffer_pool_set_config (self->pool, config)
-      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-        "could not set up a pool of device buffers of %" G_GSIZE_FORMAT
-        " bytes", size);
-    gst_clear_object (&self->pool);
-    return FALSE;
-  }
-  self->pool_size = size;
-  return TRUE;
+  gst_buffer_set_size (buf, size);
+  return buf;
 }
 
 /* Releases the sources of finished uploads; with OUTPUT_BUFFERS in flight,
@@ -344,64 +387,186 @@ reap_uploads (PlanKernelDevice * self, GError ** error)
   return TRUE;
 }
 
-GstBuffer *
-_plan_kernel_device_output (PlanKernelDevice * self, GstBuffer * buffer,
+/* Queues the copy of system buffer @source (taken) into device buffer
+ * @out on our stream, with @out's ready event after it. */
+static gboolean
+upload (PlanKernelDevice * self, GstBuffer * source, GstBuffer * out,
     GError ** error)
 {
-  GstBuffer *out = NULL;
-  GstFlowReturn ret;
-  GError *pool_error;
-  Upload *u;
-  gsize size = gst_buffer_get_size (buffer);
+  Upload *u = g_new0 (Upload, 1);
 
-  if (self == NULL || !self->output_device)
-    return buffer;
-
-  if (!reap_uploads (self, error) || !ensure_output_pool (self, MAX (size,
-              1), error))
-    goto failed;
-  /* The pool makes our stream wait for the last use of the buffer. */
-  ret = gst_buffer_pool_acquire_buffer (self->pool, &out, NULL);
-  if (ret != GST_FLOW_OK) {
-    pool_error = plan_buffer_pool_take_error (PLAN_BUFFER_POOL (self->pool));
-    if (pool_error)
-      g_propagate_error (error, pool_error);
-    else
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-          "no device buffer: %s", gst_flow_get_name (ret));
-    goto failed;
-  }
-  gst_buffer_set_size (out, size);
-
-  u = g_new0 (Upload, 1);
-  if (!gst_buffer_map (buffer, &u->map, GST_MAP_READ)) {
+  if (!gst_buffer_map (source, &u->map, GST_MAP_READ)) {
     g_free (u);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-        "could not map an output buffer");
-    goto failed;
+    gst_buffer_unref (source);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "could not map a buffer");
+    return FALSE;
   }
-  u->source = buffer;
-  buffer = NULL;
+  u->source = source;
   if (!plan_stream_copy (self->stream, PLAN_COPY_HOST_TO_DEVICE,
           plan_device_memory_get_pointer (gst_buffer_peek_memory (out, 0)),
-          u->map.data, size, error)
+          u->map.data, u->map.size, error)
       || (u->done = plan_stream_record (self->stream, error)) == NULL) {
     /* The copy may be queued: let it finish before the source goes. */
     plan_stream_synchronize (self->stream, NULL);
     gst_buffer_unmap (u->source, &u->map);
     gst_buffer_unref (u->source);
     g_free (u);
-    goto failed;
+    return FALSE;
   }
   plan_device_memory_set_ready_event (gst_buffer_peek_memory (out, 0),
       u->done);
-  gst_buffer_copy_into (out, u->source, GST_BUFFER_COPY_FLAGS |
-      GST_BUFFER_COPY_TIMESTAMPS | GST_BUFFER_COPY_META, 0, -1);
   g_queue_push_tail (&self->uploads, u);
+  return TRUE;
+}
+
+GstBuffer *
+_plan_kernel_device_output (PlanKernelDevice * self, GstBuffer * buffer,
+    GError ** error)
+{
+  GstBuffer *out;
+
+  if (self == NULL || !self->output_device || plan_buffer_is_device (buffer))
+    return buffer;
+
+  if (!reap_uploads (self, error))
+    goto failed;
+  out = acquire (self, &self->output, gst_buffer_get_size (buffer), error);
+  if (out == NULL)
+    goto failed;
+  gst_buffer_copy_into (out, buffer, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS | GST_BUFFER_COPY_META, 0, -1);
+  if (!upload (self, buffer, out, error)) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
   return out;
 
 failed:
-  gst_clear_buffer (&out);
-  gst_clear_buffer (&buffer);
+  gst_buffer_unref (buffer);
   return NULL;
+}
+
+/* The device buffer holding input head @index: the head itself, or its
+ * upload (once per head). */
+static GstBuffer *
+device_input (PlanKernelDevice * self, guint index, GstBuffer * head,
+    GError ** error)
+{
+  InputCopy *c;
+  GstBuffer *dev;
+
+  if (plan_buffer_is_device (head)) {
+    if (gst_buffer_n_memory (head) != 1) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+          "an input buffer holds %u device memories", gst_buffer_n_memory
+          (head));
+      return NULL;
+    }
+    return head;
+  }
+
+  if (index >= self->inputs->len)
+    g_array_set_size (self->inputs, index + 1);
+  if (index >= self->input_slots->len)
+    g_array_set_size (self->input_slots, index + 1);
+  c = &g_array_index (self->inputs, InputCopy, index);
+  if (c->host == head)
+    return c->device;
+
+  dev = acquire (self, &g_array_index (self->input_slots, Slot, index),
+      gst_buffer_get_size (head), error);
+  if (dev == NULL || !upload (self, gst_buffer_ref (head), dev, error)) {
+    gst_clear_buffer (&dev);
+    return NULL;
+  }
+  input_copy_clear (c);
+  c->host = gst_buffer_ref (head);
+  c->device = dev;
+  return dev;
+}
+
+/* Waits for the inputs on our stream and fills @data with their device
+ * pointers at the chunk's first row. */
+static gboolean
+wait_inputs (PlanKernelDevice * self, GstBuffer ** heads,
+    const gsize * byte_offsets, guint n, GstBuffer ** dev,
+    gconstpointer * data, GError ** error)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem;
+
+    dev[i] = device_input (self, i, heads[i], error);
+    if (dev[i] == NULL)
+      return FALSE;
+    mem = gst_buffer_peek_memory (dev[i], 0);
+    if (!plan_device_memory_wait_ready (mem, self->stream, error))
+      return FALSE;
+    data[i] = (guint8 *) plan_device_memory_get_pointer (mem) +
+        byte_offsets[i];
+  }
+  return TRUE;
+}
+
+gboolean
+_plan_kernel_device_launch (PlanKernelDevice * self,
+    PlanKernelElement * element, GstBuffer ** heads,
+    const gsize * byte_offsets, guint64 first_row, gsize n_rows,
+    GstFlowReturn * ret)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (element);
+  guint i, n = plan_kernel_element_get_n_inputs (element);
+  gsize out_row = plan_array_info_get_row_size
+      (plan_kernel_element_get_output_info (element));
+  gconstpointer *data = g_newa (gconstpointer, n);
+  GstBuffer **dev = g_newa (GstBuffer *, n);
+  GstBuffer *out = NULL;
+  GError *err = NULL;
+  PlanChunk chunk;
+
+  if (self == NULL || klass->launch == NULL || !self->output_device
+      || self->launch_unsupported)
+    return FALSE;
+
+  if (!reap_uploads (self, &err) || !ensure_stream (self, &err)
+      || !wait_inputs (self, heads, byte_offsets, n, dev, data, &err))
+    goto failed;
+  out = acquire (self, &self->output, n_rows * out_row, &err);
+  if (out == NULL)
+    goto failed;
+
+  memset (&chunk, 0, sizeof (chunk));
+  chunk.n_inputs = n;
+  chunk.data = data;
+  chunk.first_row = first_row;
+  chunk.n_rows = n_rows;
+  if (!klass->launch (element, &chunk, plan_device_memory_get_pointer
+          (gst_buffer_peek_memory (out, 0)), self->stream, &err))
+    goto failed;
+  if (!plan_buffer_record_ready (out, self->stream, &err))
+    goto failed;
+  for (i = 0; i < n; i++) {
+    if (!plan_buffer_record_use (dev[i], self->stream, &err))
+      goto failed;
+  }
+  *ret = plan_kernel_element_push_output (element, out);
+  return TRUE;
+
+failed:
+  gst_clear_buffer (&out);
+  if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED)) {
+    /* e.g. a host kernel on a CUDA device: compute on the host instead */
+    GST_INFO_OBJECT (element, "no device kernel: %s; computing on host "
+        "copies", err->message);
+    self->launch_unsupported = TRUE;
+    g_clear_error (&err);
+    return FALSE;
+  }
+  GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+      ("Could not run the kernel on %s.", plan_device_get_name
+          (self->device)), ("%s", err->message));
+  g_clear_error (&err);
+  *ret = GST_FLOW_ERROR;
+  return TRUE;
 }

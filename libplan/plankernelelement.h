@@ -12,6 +12,7 @@
 
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
+#include <libplan/plandevice.h>
 #include <gst/base/gstaggregator.h>
 
 G_BEGIN_DECLS
@@ -100,6 +101,21 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   posting an element error.
  * @reset: Optional. Called from the streaming thread on a flush and when
  *   stopping, to forget rows seen so far.
+ * @launch: Optional, for elements whose output rows are computed from the
+ *   same rows of their inputs (maps). Called from the streaming thread
+ *   instead of @process when the element's output is in device memory
+ *   (target=cuda, or GST_PLAN_DEVICE set; see docs/device.md): queue the
+ *   work for @chunk on @stream, without waiting, with
+ *   plan_stream_launch_host_kernel() (sim and cpu devices) or
+ *   plan_stream_launch_kernel() (cuda), and return. @chunk's data and
+ *   @output (@chunk->n_rows rows of the output info) are device pointers,
+ *   never to be dereferenced on the host. The base class has made @stream
+ *   wait for the inputs' ready events, records the output's ready event and
+ *   the inputs' use events after the launch, and pushes the output. Return
+ *   %FALSE with @error set when the launch failed, or with
+ *   %PLAN_ERROR_UNSUPPORTED when this device cannot run the element's
+ *   kernel: the base class then falls back to @process on host copies.
+ *   (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -120,9 +136,11 @@ struct _PlanKernelElementClass
   GstFlowReturn (*process) (PlanKernelElement * self, const PlanChunk * chunk);
   GstFlowReturn (*finish) (PlanKernelElement * self, guint64 n_rows);
   void (*reset) (PlanKernelElement * self);
+  gboolean (*launch) (PlanKernelElement * self, const PlanChunk * chunk,
+      gpointer output, PlanStream * stream, GError ** error);
 
   /*< private >*/
-  gpointer _plan_reserved[12];
+  gpointer _plan_reserved[11];
 };
 
 PLAN_API
