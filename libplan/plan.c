@@ -47,6 +47,7 @@ plan_init (void)
     _plan_debug_init ();
     g_type_ensure (PLAN_TYPE_DTYPE);
     g_type_ensure (PLAN_TYPE_ARRAY_INFO);
+    g_type_ensure (PLAN_TYPE_EXPR);
     plan_device_memory_init_once ();
     plan_host_memory_init_once ();
     g_once_init_leave (&done, 1);

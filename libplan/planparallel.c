@@ -29,6 +29,11 @@
 
 #include "planparallel.h"
 
+#include <gst/gst.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_parallel_debug);
+#define GST_CAT_DEFAULT plan_parallel_debug
+
 /* Chunks are claimed with an atomic counter; a chunk index fits a gint. */
 #define MAX_CHUNKS (1 << 24)
 
@@ -98,6 +103,8 @@ ensure_pool (void)
   if (g_once_init_enter (&done)) {
     guint i, cores = plan_parallel_get_n_cores ();
 
+    GST_DEBUG_CATEGORY_INIT (plan_parallel_debug, "planparallel", 0,
+        "worker pool");
     queue = g_async_queue_new ();
     for (i = 0; i + 1 < cores; i++) {
       GError *err = NULL;
@@ -105,14 +112,14 @@ ensure_pool (void)
       /* Without a thread the pool is smaller; the caller still does all
        * the work itself, so this is not an error. */
       if (t == NULL) {
-        g_warning ("plan: could not start a worker thread: %s",
-            err->message);
+        GST_WARNING ("could not start a worker thread: %s", err->message);
         g_clear_error (&err);
         break;
       }
       g_thread_unref (t);
       n_workers++;
     }
+    GST_INFO ("%u cores, %u worker threads", cores, n_workers);
     g_once_init_leave (&done, 1);
   }
 }

@@ -335,6 +335,17 @@ gen_node (Gen * g, const ExprNode * node)
 }
 
 static void
+mark_used (const ExprNode * node, gboolean * used)
+{
+  guint i;
+
+  if (node->kind == EXPR_NODE_NAME)
+    used[node->name_index] = TRUE;
+  for (i = 0; i < node->n_args; i++)
+    mark_used (node->args[i], used);
+}
+
+static void
 fill (GString * src, const gchar * slot, const gchar * value)
 {
   g_string_replace (src, slot, value, 0);
@@ -351,9 +362,11 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   GString *host_args = g_string_new (NULL), *loads = g_string_new (NULL);
   GString *aligned = g_string_new ("PLAN_ALIGNED4 (out)");
   Gen g = { g_string_new (NULL), 0 };
+  gboolean *used = g_new0 (gboolean, MAX (n_names, 1));
   gchar *value;
   guint i;
 
+  mark_used (root, used);
   value = gen_node (&g, root);
   g_string_append_printf (g.body, "  return %s;", value);
   g_free (value);
@@ -363,12 +376,21 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
     const gchar *sep = i ? ", " : "";
     g_string_append_printf (params, "const %s *__restrict__ in%u,", t, i);
     g_string_append_printf (elem_params, "%s%s v%u", sep, t, i);
+    /* An input the expression does not read is never loaded: it may be
+     * NULL, as on the CPU. */
+    if (!used[i]) {
+      g_string_append_printf (args, "%s(%s) 0", sep, t);
+      g_string_append_printf (vec_args, "%s(%s) 0", sep, t);
+      g_string_append_printf (host_args, "%s(%s) 0", sep, t);
+      continue;
+    }
     g_string_append_printf (args, "%sPLAN_A1 (%u)", sep, i);
     g_string_append_printf (vec_args, "%sPLAN_A4 (%u)", sep, i);
     g_string_append_printf (host_args, "%sPLAN_H1 (%s, %u)", sep, t, i);
     g_string_append_printf (loads, "PLAN_LOAD4 (%s, %u) ", t, i);
     g_string_append_printf (aligned, " && PLAN_ALIGNED4 (in%u)", i);
   }
+  g_free (used);
 
   fill (tmpl, "@NAME@", function_name);
   fill (tmpl, "@OUT_T@", ctype (root->dtype));

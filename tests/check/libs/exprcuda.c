@@ -39,7 +39,7 @@ static const gchar *const unary[] = {
   "sin(a)", "cos(a)", "tan(a)", "asin(a)", "acos(a)", "atan(a)", "sinh(a)",
   "cosh(a)", "tanh(a)", "asinh(a)", "acosh(a)", "atanh(a)", "floor(a)",
   "ceil(a)", "rint(a)", "trunc(a)", "isnan(a)", "isinf(a)", "isfinite(a)",
-  "a * 2.5 + inf", "where(a != a, -inf, a) + nan * 0", "a + 1",
+  "a * 2.5 + inf", "where(a != a, -inf, a) + nan * 0", "a + 1", "2 + 3",
 };
 
 static const gchar *const binary[] = {
