@@ -229,10 +229,14 @@ def test_custom_combiner():
            'planfilesink', 'location=%s/max.npy' % d,
            'planfilesrc', 'location=%s/a.npy' % d, '!',
            'planreduce', 'expr=x + y', 'identity=0', 'axis=0', '!',
-           'planfilesink', 'location=%s/sum0.npy' % d)
+           'planfilesink', 'location=%s/sum0.npy' % d,
+           'planfilesrc', 'location=%s/a.npy' % d, 'blocksize=480', '!',
+           'planreduce', 'expr=min(x, y)', 'identity=inf', 'axis=-1',
+           'n-threads=2', '!', 'planfilesink', 'location=%s/minrow.npy' % d)
     assert_same(np.load(d + '/max.npy'), np.asarray(a.max()), 'max(x, y)')
     assert_same(np.load(d + '/sum0.npy'), a.sum(axis=0), 'x + y axis=0',
                 rtol=1e-12)
+    assert_same(np.load(d + '/minrow.npy'), a.min(axis=-1), 'min(x, y) axis=-1')
 
 
 def expect_failure(words, *needles):
