@@ -1021,6 +1021,17 @@ type_binary (Typer * t, ExprNode * op)
     default:
       break;
   }
+  /* x ** 2 is x * x: the same value bit for bit (pow is exact there),
+   * without a call to pow per element. */
+  if (o == EXPR_OP_POW && is_weak (args[1]) && !is_weak (args[0])
+      && ((args[1]->weak == EXPR_WEAK_INT && args[1]->value.big == 2)
+          || (args[1]->weak == EXPR_WEAK_FLOAT && args[1]->value.f64 == 2.0))) {
+    op->op = EXPR_OP_MUL;
+    args[0] = convert (t, args[0], s);
+    args[1] = args[0];
+    op->dtype = s;
+    return finish_op (t, op);
+  }
   args[0] = convert (t, args[0], s);
   args[1] = convert (t, args[1], s);
   op->dtype = compare ? PLAN_DTYPE_BOOL : s;
