@@ -111,6 +111,16 @@ GType plan_reduce_axis_get_type (void);
  */
 #define PLAN_REDUCER_MESSAGE_NAME "plan-reduce"
 
+/**
+ * PlanReducer:
+ *
+ * An opaque, reference-counted reduction engine, made for one input
+ * array info by plan_reducer_new() or plan_reducer_new_custom(). Its
+ * functions are called from one thread at a time (an element's streaming
+ * thread); it runs its own worker threads inside plan_reducer_push().
+ *
+ * Since: 0.1
+ */
 typedef struct _PlanReducer PlanReducer;
 
 #define PLAN_TYPE_REDUCER (plan_reducer_get_type ())
