@@ -229,10 +229,8 @@ plan_buffer_pool_class_init (PlanBufferPoolClass * klass)
 
   gobject_class->finalize = plan_buffer_pool_finalize;
   pool_class->set_config = GST_DEBUG_FUNCPTR (plan_buffer_pool_set_config);
-  pool_class->alloc_buffer =
-      GST_DEBUG_FUNCPTR (plan_buffer_pool_alloc_buffer);
-  pool_class->reset_buffer =
-      GST_DEBUG_FUNCPTR (plan_buffer_pool_reset_buffer);
+  pool_class->alloc_buffer = GST_DEBUG_FUNCPTR (plan_buffer_pool_alloc_buffer);
+  pool_class->reset_buffer = GST_DEBUG_FUNCPTR (plan_buffer_pool_reset_buffer);
   pool_class->acquire_buffer =
       GST_DEBUG_FUNCPTR (plan_buffer_pool_acquire_buffer);
 

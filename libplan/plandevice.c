@@ -162,8 +162,7 @@ take_error_detail (void)
 /* Turns a backend's negative errno into a GError naming @what and the
  * device. Returns TRUE when @res is 0. */
 static gboolean
-device_check (PlanDevice * self, gint res, GError ** error,
-    const gchar * what)
+device_check (PlanDevice * self, gint res, GError ** error, const gchar * what)
 {
   gchar *detail;
 
@@ -262,8 +261,7 @@ parse_name (const gchar * name, PlanDeviceKind * kind, gint * id,
       || g_str_has_prefix (name, "cuda:");
   if (!gpu_request) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Unknown device '%s': expected cpu, cuda, cuda:N, sim or auto",
-        name);
+        "Unknown device '%s': expected cpu, cuda, cuda:N, sim or auto", name);
     return FALSE;
   }
   if (g_str_has_prefix (name, "cuda:")) {
@@ -325,8 +323,7 @@ parse_skip_waits (const gchar * value)
     else if (g_str_equal (names[i], "ready"))
       sites |= PLAN_WAIT_SITE_READY;
     else if (names[i][0] != '\0')
-      GST_WARNING ("GST_PLAN_SIM_SKIP_WAIT: unknown wait site '%s'",
-          names[i]);
+      GST_WARNING ("GST_PLAN_SIM_SKIP_WAIT: unknown wait site '%s'", names[i]);
   }
   g_strfreev (names);
   return sites;
@@ -369,8 +366,10 @@ device_open (PlanDeviceKind kind, gint id, GError ** error)
     return NULL;
   }
   if (kind == PLAN_DEVICE_KIND_SIM)
-    self->skip_wait_sites = parse_skip_waits (g_getenv ("GST_PLAN_SIM_SKIP_WAIT"));
-  GST_INFO_OBJECT (self, "opened %s device %d: %s, %" G_GUINT64_FORMAT
+    self->skip_wait_sites =
+        parse_skip_waits (g_getenv ("GST_PLAN_SIM_SKIP_WAIT"));
+  GST_INFO_OBJECT (self,
+      "opened %s device %d: %s, %" G_GUINT64_FORMAT
       " bytes, compute capability %d.%d", backend->name, id, self->info.name,
       self->info.total_memory, self->info.cc_major, self->info.cc_minor);
   return self;
@@ -826,8 +825,7 @@ GST_DEFINE_MINI_OBJECT_TYPE (PlanStream, plan_stream);
 static void
 plan_stream_free (PlanStream * stream)
 {
-  stream->device->backend->stream_free (stream->device->impl,
-      stream->handle);
+  stream->device->backend->stream_free (stream->device->impl, stream->handle);
   gst_object_unref (stream->device);
   g_free (stream);
 }
@@ -965,8 +963,7 @@ plan_stream_synchronize (PlanStream * stream, GError ** error)
  * Since: 0.1
  */
 gboolean
-plan_stream_wait_event (PlanStream * stream, PlanEvent * event,
-    GError ** error)
+plan_stream_wait_event (PlanStream * stream, PlanEvent * event, GError ** error)
 {
   PlanDevice *device;
   gint res;
@@ -1328,8 +1325,7 @@ GST_DEFINE_MINI_OBJECT_TYPE (PlanKernel, plan_kernel);
 static void
 plan_kernel_free (PlanKernel * kernel)
 {
-  kernel->device->backend->module_unload (kernel->device->impl,
-      kernel->module);
+  kernel->device->backend->module_unload (kernel->device->impl, kernel->module);
   gst_object_unref (kernel->device);
   g_free (kernel);
 }

@@ -77,8 +77,7 @@ struct _PlanDeviceAllocator
   GstAllocator parent;
 };
 
-G_DEFINE_TYPE (PlanDeviceAllocator, plan_device_allocator,
-    GST_TYPE_ALLOCATOR);
+G_DEFINE_TYPE (PlanDeviceAllocator, plan_device_allocator, GST_TYPE_ALLOCATOR);
 
 static GstAllocator *device_allocator;
 
@@ -112,8 +111,7 @@ memory_new (PlanDevice * device, GstMemory * parent, gpointer dptr,
  * Since: 0.1
  */
 GstMemory *
-plan_device_allocator_alloc (PlanDevice * device, gsize size,
-    GError ** error)
+plan_device_allocator_alloc (PlanDevice * device, gsize size, GError ** error)
 {
   gpointer dptr;
 
@@ -217,8 +215,7 @@ device_mem_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 
 failed:
   g_mutex_unlock (&self->lock);
-  GST_ERROR ("mapping device memory %p for the host: %s", mem,
-      err->message);
+  GST_ERROR ("mapping device memory %p for the host: %s", mem, err->message);
   g_error_free (err);
   return NULL;
 }
@@ -632,8 +629,7 @@ plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
   g_mutex_unlock (&self->lock);
 
   for (i = 0; i < events->len && ret; i++)
-    ret = plan_stream_wait_event (stream, g_ptr_array_index (events, i),
-        error);
+    ret = plan_stream_wait_event (stream, g_ptr_array_index (events, i), error);
   g_ptr_array_unref (events);
   return ret;
 }

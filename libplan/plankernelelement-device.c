@@ -115,8 +115,7 @@ device_forced (void)
 {
   const gchar *env = g_getenv (PLAN_DEVICE_ENV);
 
-  return env != NULL && (g_str_equal (env, "sim") || g_str_equal (env,
-          "cuda"));
+  return env != NULL && (g_str_equal (env, "sim") || g_str_equal (env, "cuda"));
 }
 
 PlanKernelDevice *
@@ -259,8 +258,7 @@ copy_to_host (PlanKernelDevice * self, GstBuffer * buf, guint8 * out,
           || !plan_stream_copy (self->input_stream,
               PLAN_COPY_DEVICE_TO_HOST, out + offset,
               plan_device_memory_get_pointer (mem), mem->size, error)
-          || !plan_device_memory_record_use (mem, self->input_stream,
-              error))
+          || !plan_device_memory_record_use (mem, self->input_stream, error))
         return FALSE;
     } else if (gst_memory_map (mem, &map, GST_MAP_READ)) {
       memcpy (out + offset, map.data, map.size);
@@ -413,8 +411,7 @@ upload (PlanKernelDevice * self, GstBuffer * source, GstBuffer * out,
     g_free (u);
     return FALSE;
   }
-  plan_device_memory_set_ready_event (gst_buffer_peek_memory (out, 0),
-      u->done);
+  plan_device_memory_set_ready_event (gst_buffer_peek_memory (out, 0), u->done);
   g_queue_push_tail (&self->uploads, u);
   return TRUE;
 }
@@ -503,8 +500,7 @@ wait_inputs (PlanKernelDevice * self, GstBuffer ** heads,
     mem = gst_buffer_peek_memory (dev[i], 0);
     if (!plan_device_memory_wait_ready (mem, self->stream, error))
       return FALSE;
-    data[i] = (guint8 *) plan_device_memory_get_pointer (mem) +
-        byte_offsets[i];
+    data[i] = (guint8 *) plan_device_memory_get_pointer (mem) + byte_offsets[i];
   }
   return TRUE;
 }

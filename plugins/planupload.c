@@ -384,8 +384,7 @@ plan_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   /* The pool made our stream wait for the last use of this buffer; the
    * copy goes after that, and the ready event after the copy. */
   if (!plan_stream_copy (self->stream, PLAN_COPY_HOST_TO_DEVICE,
-          plan_device_memory_get_pointer (mem), f->map.data, f->map.size,
-          &err))
+          plan_device_memory_get_pointer (mem), f->map.data, f->map.size, &err))
     goto copy_failed;
   f->done = plan_stream_record (self->stream, &err);
   if (f->done == NULL)
@@ -554,8 +553,7 @@ plan_upload_class_init (PlanUploadClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_upload_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (plan_upload_stop);
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (plan_upload_transform_caps);
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (plan_upload_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (plan_upload_set_caps);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (plan_upload_decide_allocation);

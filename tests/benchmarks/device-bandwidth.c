@@ -54,8 +54,7 @@ measure (const gchar * name, PlanCopyKind kind, gpointer dst,
   if (!plan_stream_synchronize (stream, &err))
     die (name, err);
   seconds = (g_get_monotonic_time () - start) / 1e6;
-  g_print ("plan %s %.2f\n", name, (gdouble) size * iterations / seconds /
-      1e9);
+  g_print ("plan %s %.2f\n", name, (gdouble) size * iterations / seconds / 1e9);
 }
 
 int

@@ -33,7 +33,7 @@ cpu_open (gint id, gpointer * impl, PlanDeviceBackendInfo * info)
     return -ENODEV;
   *impl = GINT_TO_POINTER (1);
   info->name = g_strdup ("CPU");
-  info->total_memory = (pages > 0 && page > 0) ? (guint64) pages * page : 0;
+  info->total_memory = (pages > 0 && page > 0) ? (guint64) pages *page : 0;
   info->cc_major = info->cc_minor = 0;
   return 0;
 }

@@ -246,8 +246,7 @@ cuda_open (gint id, gpointer * impl, PlanDeviceBackendInfo * info)
     g_free (dev);
     return cuda_errno (res);
   }
-  plan_cuda_result (cuda.DeviceGetName (name, sizeof (name) - 1,
-          dev->device));
+  plan_cuda_result (cuda.DeviceGetName (name, sizeof (name) - 1, dev->device));
   plan_cuda_result (cuda.DeviceTotalMem (&total, dev->device));
   plan_cuda_result (cuda.DeviceGetAttribute (&info->cc_major,
           CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device));

@@ -602,8 +602,7 @@ sim_stream_free (gpointer impl, gpointer handle)
     /* The last reference went from one of the stream's own operations:
      * the worker can't join itself; it quits after this operation and the
      * box outlives it through the reference the thread function keeps. */
-    GST_WARNING ("sim stream %u destroyed from its own worker",
-        stream->serial);
+    GST_WARNING ("sim stream %u destroyed from its own worker", stream->serial);
     g_thread_unref (stream->thread);
     return;
   }

@@ -51,8 +51,7 @@ load_test_kernels (Ctx * ctx)
   path = g_build_filename (g_getenv ("PLAN_BUILD_DIR"), "tests", "check",
       "device-test.ptx", NULL);
   if (!g_file_get_contents (path, &ptx, &len, &err))
-    fail ("the cuda tests need %s (built with nvcc): %s", path,
-        err->message);
+    fail ("the cuda tests need %s (built with nvcc): %s", path, err->message);
   ctx->fill = plan_kernel_new (ctx->device, ptx, len + 1, "plan_test_fill",
       &err);
   fail_unless (ctx->fill != NULL, "%s", err ? err->message : "");
@@ -77,8 +76,7 @@ ctx_new (void)
     guint32 zero = 0;
 
     load_test_kernels (ctx);
-    fail_unless (plan_device_alloc (ctx->device, 4, &ctx->errors_dptr,
-            NULL));
+    fail_unless (plan_device_alloc (ctx->device, 4, &ctx->errors_dptr, NULL));
     fail_unless (plan_device_copy (ctx->device, PLAN_COPY_HOST_TO_DEVICE,
             ctx->errors_dptr, &zero, 4, NULL));
   }
@@ -269,8 +267,7 @@ run_pool_scenario (Ctx * ctx, guint iterations, guint max_buffers,
   reader = plan_stream_new (ctx->device, NULL);
   pool = plan_buffer_pool_new (writer);
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, NULL, WORDS * 4, 1,
-      max_buffers);
+  gst_buffer_pool_config_set_params (config, NULL, WORDS * 4, 1, max_buffers);
   fail_unless (gst_buffer_pool_set_config (pool, config));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
 
@@ -310,8 +307,7 @@ GST_START_TEST (test_device_names)
   fail_unless (plan_device_name_is_valid ("cuda:3", NULL));
   fail_unless (plan_device_name_is_valid (NULL, NULL));
   fail_if (plan_device_name_is_valid ("gpu", &err));
-  fail_unless (g_error_matches (err, PLAN_ERROR,
-          PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
   fail_unless (strstr (err->message, "'gpu'") != NULL);
   g_clear_error (&err);
   fail_if (plan_device_name_is_valid ("cuda:x", &err));
@@ -365,18 +361,15 @@ GST_START_TEST (test_env_makes_gpu_requests_sim)
   g_setenv (PLAN_DEVICE_ENV, "sim", TRUE);
   device = plan_device_get ("cuda", NULL);
   fail_unless (device != NULL);
-  fail_unless_equals_int (plan_device_get_kind (device),
-      PLAN_DEVICE_KIND_SIM);
+  fail_unless_equals_int (plan_device_get_kind (device), PLAN_DEVICE_KIND_SIM);
   fail_unless (plan_device_is_gpu (device));
   gst_object_unref (device);
   device = plan_device_get ("auto", NULL);
-  fail_unless_equals_int (plan_device_get_kind (device),
-      PLAN_DEVICE_KIND_SIM);
+  fail_unless_equals_int (plan_device_get_kind (device), PLAN_DEVICE_KIND_SIM);
   gst_object_unref (device);
   /* cpu stays cpu */
   device = plan_device_get ("cpu", NULL);
-  fail_unless_equals_int (plan_device_get_kind (device),
-      PLAN_DEVICE_KIND_CPU);
+  fail_unless_equals_int (plan_device_get_kind (device), PLAN_DEVICE_KIND_CPU);
   gst_object_unref (device);
   g_unsetenv (PLAN_DEVICE_ENV);
 }
@@ -518,8 +511,7 @@ GST_START_TEST (test_missing_ready_wait_is_caught)
 
   /* The test hook removes the reader's wait: the scenario that passes
    * above must now see wrong data. */
-  fail_unless (plan_device_sim_skip_waits (ctx->device,
-          PLAN_WAIT_SITE_READY));
+  fail_unless (plan_device_sim_skip_waits (ctx->device, PLAN_WAIT_SITE_READY));
   fail_unless (run_ready_scenario (ctx, 4) > 0);
   plan_device_sim_skip_waits (ctx->device, 0);
   ctx_free (ctx);
@@ -753,8 +745,7 @@ GST_START_TEST (test_sim_rejects_stray_device_pointer)
   fail_if (plan_stream_copy (stream, PLAN_COPY_DEVICE_TO_HOST, host,
           (guint8 *) dptr + 8, 16, &err));
   fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_DEVICE));
-  fail_unless (strstr (err->message, "not inside") != NULL, "%s",
-      err->message);
+  fail_unless (strstr (err->message, "not inside") != NULL, "%s", err->message);
   g_clear_error (&err);
   plan_device_free (device, dptr);
   plan_stream_unref (stream);
@@ -781,8 +772,7 @@ GST_START_TEST (test_sim_out_of_memory)
   plan_device_free (device, b);
 
   fail_unless (plan_device_sim_set_memory_limit (device, 0));
-  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_ALLOC,
-          1));
+  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_ALLOC, 1));
   fail_unless (plan_device_alloc (device, 8, &a, NULL));
   fail_if (plan_device_alloc (device, 8, &b, &err));
   fail_unless (strstr (err->message, "out of device memory") != NULL);
@@ -813,8 +803,7 @@ GST_START_TEST (test_sim_failed_launch)
   gpointer dptr;
 
   fail_unless (plan_device_alloc (device, 8, &dptr, NULL));
-  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_LAUNCH,
-          0));
+  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_LAUNCH, 0));
   fail_if (plan_stream_launch_host_kernel (stream, nothing, &dptr, 1,
           &destroyed, count_destroy, &err));
   fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_DEVICE));
