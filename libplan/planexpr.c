@@ -252,6 +252,36 @@ mark_uses (PlanExpr * expr, ExprNode * node)
     mark_uses (expr, node->args[i]);
 }
 
+/* Name @i must be an identifier of the language and bound only once. */
+static gboolean
+names_valid (const gchar * const *names, guint i, GError ** error)
+{
+  const gchar *p, *name = names[i];
+  guint j;
+
+  if (name == NULL || !(g_ascii_isalpha (name[0]) || name[0] == '_'))
+    goto not_identifier;
+  for (p = name; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      goto not_identifier;
+  if (!strcmp (name, "and") || !strcmp (name, "or") || !strcmp (name, "not"))
+    goto not_identifier;
+  for (j = 0; j < i; j++) {
+    if (strcmp (names[j], name) == 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "the name '%s' is bound twice", name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+
+not_identifier:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+      "'%s' cannot be bound: a name is a letter or '_' followed by letters, "
+      "digits and '_', and not 'and', 'or' or 'not'", name ? name : "(null)");
+  return FALSE;
+}
+
 /**
  * plan_expr_compile:
  * @source: the expression, e.g. "2*x*y + sin(x)"
@@ -318,9 +348,11 @@ plan_expr_compile_with_dtype (const gchar * source, guint n_names,
     return NULL;
   }
   for (i = 0; i < n_names; i++) {
+    if (!names_valid (names, i, error))
+      return NULL;
     if (dtypes[i] <= PLAN_DTYPE_UNKNOWN || dtypes[i] >= PLAN_DTYPE_N) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "name '%s' has no valid dtype", names[i] ? names[i] : "(null)");
+          "name '%s' has no valid dtype", names[i]);
       return NULL;
     }
   }

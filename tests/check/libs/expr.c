@@ -548,6 +548,34 @@ GST_START_TEST (test_expr_error_bad_dtype_argument)
 
 GST_END_TEST;
 
+GST_START_TEST (test_expr_error_name_bound_twice)
+{
+  const gchar *n[] = { "x", "x" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_INT8 };
+  GError *err = NULL;
+
+  fail_if (plan_expr_compile ("x", 2, n, t, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "bound twice") != NULL);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_name_not_identifier)
+{
+  const gchar *n[] = { "x y" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT32 };
+  GError *err = NULL;
+
+  fail_if (plan_expr_compile ("x", 1, n, t, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "'x y' cannot be bound") != NULL);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
 /* ---- type rules ---- */
 
 GST_START_TEST (test_expr_weak_literals_keep_dtype)
@@ -981,6 +1009,8 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_constant_overflow);
   tcase_add_test (tc, test_expr_error_negative_constant_shift);
   tcase_add_test (tc, test_expr_error_bad_dtype_argument);
+  tcase_add_test (tc, test_expr_error_name_bound_twice);
+  tcase_add_test (tc, test_expr_error_name_not_identifier);
   tcase_add_test (tc, test_expr_weak_literals_keep_dtype);
   tcase_add_test (tc, test_expr_literal_only_default_dtypes);
   tcase_add_test (tc, test_expr_promotion_follows_numpy);
