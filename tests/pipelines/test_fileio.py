@@ -132,10 +132,14 @@ def slow_copy(d, extra=()):
 
 def wait_for_temp_file(d, p):
     """Waits until the sink's temporary file exists, so that the stop
-    really is mid-stream."""
+    really is mid-stream, and a little more: gst-launch-1.0 installs its
+    SIGINT handler only after it has started the pipeline (until then
+    SIGINT kills it outright, which leaves the temporary file, though
+    still nothing at the location). The copy takes at least 4 s."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         if any(n.endswith('.part') for n in os.listdir(d)):
+            time.sleep(0.5)
             return
         if p.poll() is not None:
             raise Failure('pipeline ended early: %s' % p.stdout.read())
@@ -147,7 +151,6 @@ def interrupted_copy_leaves_nothing():
     d = plantest.tmpdir()
     p, dst = slow_copy(d)
     wait_for_temp_file(d, p)
-    time.sleep(0.2)
     # Without -e, gst-launch stops the pipeline (to NULL) on SIGINT.
     p.send_signal(signal.SIGINT)
     out = p.communicate(timeout=30)[0]
@@ -215,20 +218,32 @@ def full_disk_is_reported():
         raise Failure('files left on the full disk: %s' % p.stdout)
 
 
+def gst_launch_fails(*args):
+    """Runs gst-launch-1.0 itself, as a user would, expecting a failure;
+    returns what it printed."""
+    p = subprocess.run(['gst-launch-1.0', '-q'] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=60)
+    if p.returncode == 0:
+        raise Failure('should have failed: %s' % ' '.join(args))
+    return p.returncode, p.stdout
+
+
 def errors_name_the_file():
     d = plantest.tmpdir()
     missing = os.path.join(d, 'missing.npy')
-    _, out = launch('planfilesrc', 'location=' + missing, '!', 'fakesink',
-                    expect_ok=False)
+    rc, out = gst_launch_fails('planfilesrc', 'location=' + missing, '!',
+                               'fakesink')
     if missing not in out:
-        raise Failure('the error does not name the file: %s' % out)
+        raise Failure('the error does not name the file (exit %d): %s' %
+                      (rc, out))
     bad = os.path.join(d, 'bad.npy')
     buf = io.BytesIO()
     np.save(buf, np.zeros((4, 4), dtype='>f4'))
     with open(bad, 'wb') as f:
         f.write(buf.getvalue())
-    _, out = launch('planfilesrc', 'location=' + bad, '!', 'fakesink',
-                    expect_ok=False)
+    _, out = gst_launch_fails('planfilesrc', 'location=' + bad, '!',
+                              'fakesink')
     if 'big-endian' not in out or bad not in out:
         raise Failure('unclear error for a big-endian file: %s' % out)
 
