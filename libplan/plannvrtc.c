@@ -215,8 +215,8 @@ plan_nvrtc_get_cache_path (const gchar * source, const gchar * arch)
     return NULL;
 
   sum = g_checksum_new (G_CHECKSUM_SHA256);
-  version = g_strdup_printf ("nvrtc %d.%d; options -arch=%s", nvrtc_major,
-      nvrtc_minor, arch);
+  version = g_strdup_printf ("nvrtc %d.%d; options -arch=%s --fmad=false",
+      nvrtc_major, nvrtc_minor, arch);
   g_checksum_update (sum, (const guchar *) version, strlen (version) + 1);
   g_checksum_update (sum, (const guchar *) source, strlen (source));
   name = g_strdup_printf ("%s.%s", g_checksum_get_string (sum),
@@ -248,7 +248,9 @@ compile_uncached (const gchar * source, const gchar * arch, GError ** error)
   NvrtcProgram prog = NULL;
   NvrtcResult r;
   gchar *arch_opt = g_strdup_printf ("--gpu-architecture=%s", arch);
-  const gchar *options[] = { arch_opt, "-DPLAN_NVRTC=1" };
+  /* No contraction of a * b + c into a fused multiply-add: the generated
+   * code must round each operation as numpy and the CPU evaluator do. */
+  const gchar *options[] = { arch_opt, "--fmad=false", "-DPLAN_NVRTC=1" };
   gboolean cubin = g_str_has_prefix (arch, "sm_");
   gsize size = 0;
   gchar *code = NULL, *log;
