@@ -957,6 +957,32 @@ GST_START_TEST (test_parallel_for_from_several_threads)
 
 GST_END_TEST;
 
+static void
+nested_range (gsize begin, gsize end, gpointer user_data)
+{
+  RangeData *d = user_data;
+  gsize k;
+
+  /* Each outer index runs an inner parallel loop over its own row. */
+  for (k = begin; k < end; k++) {
+    RangeData inner = { d->hits + k * 1000, 0 };
+    plan_parallel_for (0, 1000, 10, count_range, &inner);
+  }
+}
+
+GST_START_TEST (test_parallel_for_nested)
+{
+  gsize k;
+  RangeData d = { g_new0 (gint, 64 * 1000), 0 };
+
+  plan_parallel_for (0, 64, 1, nested_range, &d);
+  for (k = 0; k < 64 * 1000; k++)
+    fail_unless_equals_int (d.hits[k], 1);
+  g_free (d.hits);
+}
+
+GST_END_TEST;
+
 static Suite *
 expr_suite (void)
 {
@@ -1029,6 +1055,7 @@ expr_suite (void)
   tcase_add_test (tc, test_parallel_for_covers_range_once);
   tcase_add_test (tc, test_parallel_for_inline_when_small);
   tcase_add_test (tc, test_parallel_for_from_several_threads);
+  tcase_add_test (tc, test_parallel_for_nested);
   return s;
 }
 
