@@ -92,6 +92,8 @@ struct _PlanExpr
   guint n_names;
   gchar **names;
   PlanDType *dtypes;
+  gsize *sizes;                 /* element size of each name */
+  gsize out_size;
   gboolean *uses;
   PlanDType dtype;
 
@@ -365,6 +367,9 @@ plan_expr_compile_with_dtype (const gchar * source, guint n_names,
   for (i = 0; i < n_names; i++)
     expr->names[i] = g_strdup (names[i]);
   expr->dtypes = g_memdup2 (dtypes, sizeof (PlanDType) * MAX (n_names, 1));
+  expr->sizes = g_new0 (gsize, MAX (n_names, 1));
+  for (i = 0; i < n_names; i++)
+    expr->sizes[i] = plan_dtype_get_size (dtypes[i]);
   expr->uses = g_new0 (gboolean, MAX (n_names, 1));
 
   _plan_expr_arena_init (&expr->arena, expr->source);
@@ -383,6 +388,7 @@ plan_expr_compile_with_dtype (const gchar * source, guint n_names,
 
   expr->root = root;
   expr->dtype = root->dtype;
+  expr->out_size = plan_dtype_get_size (root->dtype);
   mark_uses (expr, root);
   build_program (expr);
   GST_DEBUG ("compiled '%s' to %u instructions, %u temporaries, %u "
@@ -457,6 +463,7 @@ plan_expr_unref (PlanExpr * expr)
   _plan_expr_arena_clear (&expr->arena);
   g_strfreev (expr->names);
   g_free (expr->dtypes);
+  g_free (expr->sizes);
   g_free (expr->uses);
   g_free (expr->instrs);
   g_free (expr->consts);
@@ -555,6 +562,7 @@ typedef struct
   const gconstpointer *inputs;
   gpointer out;
   gboolean stream;              /* write the output with streaming stores */
+  gboolean prefetch;            /* prefetch the inputs of the next block */
 } EvalJob;
 
 static inline gpointer
@@ -563,10 +571,9 @@ reg_ptr (const PlanExpr * e, const EvalJob * job, Reg r, gsize off,
 {
   switch (r.kind) {
     case REG_INPUT:
-      return (guint8 *) job->inputs[r.index]
-          + off * plan_dtype_get_size (e->dtypes[r.index]);
+      return (guint8 *) job->inputs[r.index] + off * e->sizes[r.index];
     case REG_OUT:
-      return (guint8 *) job->out + off * plan_dtype_get_size (e->dtype);
+      return (guint8 *) job->out + off * e->out_size;
     case REG_CONST:
       return e->consts + (gsize) r.index * SLOT_BYTES;
     default:
@@ -620,7 +627,7 @@ prefetch_inputs (const EvalJob * job, gsize off, gsize end)
   if (off >= end)
     return;
   for (i = 0; i < e->n_names; i++) {
-    gsize size = plan_dtype_get_size (e->dtypes[i]);
+    gsize size = e->sizes[i];
     const guint8 *p;
     gsize bytes, b;
     if (!e->uses[i])
@@ -641,7 +648,8 @@ eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
 
   for (off = begin; off < end; off += BLOCK) {
     gsize m = MIN (BLOCK, end - off);
-    prefetch_inputs (job, off + BLOCK, end);
+    if (job->prefetch)
+      prefetch_inputs (job, off + BLOCK, end);
     for (i = 0; i < e->n_instrs; i++) {
       const Instr *ins = &e->instrs[i];
       ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch),
@@ -660,14 +668,15 @@ eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
 {
   const PlanExpr *e = job->expr;
   const ExprKernelTable *t = _plan_expr_kernels ();
-  gsize size = plan_dtype_get_size (e->dtype);
+  gsize size = e->out_size;
   guint8 *last = scratch + (gsize) e->n_temps * SLOT_BYTES;
   gsize off;
   guint i;
 
   for (off = begin; off < end; off += BLOCK) {
     gsize m = MIN (BLOCK, end - off);
-    prefetch_inputs (job, off + BLOCK, end);
+    if (job->prefetch)
+      prefetch_inputs (job, off + BLOCK, end);
     for (i = 0; i < e->n_instrs; i++) {
       const Instr *ins = &e->instrs[i];
       gpointer dst = i + 1 == e->n_instrs ? last
@@ -716,11 +725,16 @@ eval_range (gsize begin, gsize end, gpointer user_data)
  * cache for the next element of the pipeline. */
 #define STREAM_MIN_BYTES (16 << 20)
 
+/* Inputs smaller than this are likely in cache already; prefetching them
+ * would only cost instructions. */
+#define PREFETCH_MIN_BYTES (1 << 20)
+
 static void
 eval_job_init (EvalJob * job, const PlanExpr * expr,
     const gconstpointer * inputs, gpointer out, gsize n)
 {
   job->expr = expr;
+  job->prefetch = n * expr->out_size >= PREFETCH_MIN_BYTES;
   job->inputs = inputs;
   job->out = out;
   job->stream = expr->n_instrs > 1

@@ -202,7 +202,11 @@ K1 (sin_f64, double, double, sin (x))
 K1 (cos_f64, double, double, cos (x))
 K1 (exp_f64, double, double, exp (x))
 K1 (log_f64, double, double, log (x))
+#if defined(__FMA__)
+K1 (exp_f32, float, float, plan_expf_fma (x))
+#else
 K1 (exp_f32, float, float, plan_expf_core (x))
+#endif
 K1 (log_f32, float, float, plan_logf_core (x))
 
 /* float32 sin and cos: the vector code for blocks whose arguments are all
