@@ -91,6 +91,8 @@ struct _PlanFileReader
   GstBufferPool *pool;
   gsize pool_chunk_rows;
   guint pool_min;
+  GstAllocator *allocator;      /* NULL: system memory */
+  GstAllocationParams params;
   GThread *thread;
 
   /* protected by lock */
@@ -123,6 +125,8 @@ static void
 plan_file_reader_init (PlanFileReader * self)
 {
   self->fd = -1;
+  gst_allocation_params_init (&self->params);
+  self->params.align = CHUNK_ALIGN;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   g_queue_init (&self->queue);
@@ -134,6 +138,7 @@ plan_file_reader_finalize (GObject * object)
   PlanFileReader *self = PLAN_FILE_READER (object);
 
   plan_file_reader_close (self);
+  gst_clear_object (&self->allocator);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
 
@@ -188,6 +193,15 @@ read_full (PlanFileReader * self, guint8 * dest, gsize size, guint64 offset,
     size -= n;
   }
   return TRUE;
+}
+
+static void
+drop_pool (PlanFileReader * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
 }
 
 static gboolean
@@ -412,10 +426,7 @@ plan_file_reader_close (PlanFileReader * reader)
   g_return_if_fail (PLAN_IS_FILE_READER (reader));
 
   plan_file_reader_stop (reader);
-  if (reader->pool) {
-    gst_buffer_pool_set_active (reader->pool, FALSE);
-    gst_clear_object (&reader->pool);
-  }
+  drop_pool (reader);
   if (reader->fd >= 0)
     close (reader->fd);
   reader->fd = -1;
@@ -663,37 +674,46 @@ reader_thread (gpointer data)
   return NULL;
 }
 
+/* One more buffer than the queue holds (@n_buffers): the one being read
+ * into. No maximum, so that downstream holding buffers never stalls the
+ * worker; the queue is the bound on what the reader holds. */
+static GstBufferPool *
+new_pool (PlanFileReader * self, gsize size, guint n_buffers,
+    GstAllocator * allocator)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, NULL, size, n_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &self->params);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE))
+    gst_clear_object (&pool);
+  return pool;
+}
+
 static gboolean
 ensure_pool (PlanFileReader * self, gsize chunk_rows, guint max_chunks,
     GError ** error)
 {
-  GstAllocationParams params;
-  GstStructure *config;
-
   if (self->pool && self->pool_chunk_rows == chunk_rows
       && self->pool_min == max_chunks)
     return TRUE;
   /* GstBufferPool sizes are 32-bit. */
   if (chunk_rows * self->row_size > G_MAXUINT32)
     goto too_large;
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_clear_object (&self->pool);
-  }
+  drop_pool (self);
 
-  self->pool = gst_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (self->pool);
-  /* One more buffer than the queue holds: the one being read into. No
-   * maximum, so that downstream holding buffers never stalls the worker;
-   * the queue is the bound on what the reader holds. */
-  gst_buffer_pool_config_set_params (config, NULL, chunk_rows *
-      self->row_size, max_chunks + 1, 0);
-  gst_allocation_params_init (&params);
-  params.align = CHUNK_ALIGN;
-  gst_buffer_pool_config_set_allocator (config, NULL, &params);
-  if (!gst_buffer_pool_set_config (self->pool, config)
-      || !gst_buffer_pool_set_active (self->pool, TRUE)) {
-    gst_clear_object (&self->pool);
+  self->pool = new_pool (self, chunk_rows * self->row_size, max_chunks + 1,
+      self->allocator);
+  if (self->pool == NULL && self->allocator) {
+    /* The memory was only proposed downstream; system memory works too. */
+    GST_WARNING_OBJECT (self, "cannot allocate chunks from %" GST_PTR_FORMAT
+        "; reading into system memory", self->allocator);
+    self->pool = new_pool (self, chunk_rows * self->row_size,
+        max_chunks + 1, NULL);
+  }
+  if (self->pool == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
         "Could not read '%s': cannot allocate %u chunks of %" G_GSIZE_FORMAT
         " bytes", self->filename, max_chunks + 1, chunk_rows * self->row_size);
@@ -710,6 +730,46 @@ too_large:
         "large for one chunk (at most 4 GiB)", self->filename, self->row_size);
     return FALSE;
   }
+}
+
+/**
+ * plan_file_reader_set_allocator:
+ * @reader: a #PlanFileReader whose worker is stopped
+ * @allocator: (nullable) (transfer none): the allocator of chunk memory,
+ *   %NULL for system memory
+ * @params: (nullable): its parameters; the alignment is raised to a page
+ *
+ * Chooses the memory chunks are read into from the next
+ * plan_file_reader_start() on, for example pinned host memory that a GPU
+ * element downstream proposed in its allocation query. The memory must be
+ * mappable for writing on the host.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_set_allocator (PlanFileReader * reader,
+    GstAllocator * allocator, const GstAllocationParams * params)
+{
+  GstAllocationParams p;
+
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+  g_return_if_fail (reader->thread == NULL);
+
+  if (params)
+    p = *params;
+  else
+    gst_allocation_params_init (&p);
+  p.align = MAX (p.align, CHUNK_ALIGN);
+  /* Keep the pool, and the pages it holds, when nothing changes. */
+  if (allocator == reader->allocator && p.align == reader->params.align
+      && p.prefix == reader->params.prefix
+      && p.padding == reader->params.padding && p.flags == reader->params.flags)
+    return;
+
+  gst_object_replace ((GstObject **) & reader->allocator,
+      (GstObject *) allocator);
+  reader->params = p;
+  drop_pool (reader);
 }
 
 /**

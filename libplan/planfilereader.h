@@ -85,6 +85,10 @@ PLAN_API
 gsize plan_file_reader_get_row_size (PlanFileReader * reader);
 
 PLAN_API
+void plan_file_reader_set_allocator (PlanFileReader * reader,
+    GstAllocator * allocator, const GstAllocationParams * params);
+
+PLAN_API
 gboolean plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     guint64 end_row, gsize chunk_rows, guint max_chunks, GError ** error);
 

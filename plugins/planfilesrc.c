@@ -137,7 +137,11 @@ struct _PlanFileSrc
   /* streaming thread only (STREAM_LOCK) */
   gsize chunk_rows;
   guint chunks_ahead;
-  gboolean reading;
+  gboolean reading;             /* the reader runs from the last seek */
+  guint64 seek_first;           /* the rows the last seek asked for */
+  guint64 seek_end;
+  GstAllocator *allocator;      /* proposed downstream, or NULL */
+  GstAllocationParams params;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -171,6 +175,8 @@ static gboolean plan_file_src_prepare_seek_segment (GstBaseSrc * src,
     GstEvent * seek, GstSegment * segment);
 static gboolean plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment);
 static gboolean plan_file_src_query (GstBaseSrc * src, GstQuery * query);
+static gboolean plan_file_src_decide_allocation (GstBaseSrc * src,
+    GstQuery * query);
 static gboolean plan_file_src_unlock (GstBaseSrc * src);
 static gboolean plan_file_src_unlock_stop (GstBaseSrc * src);
 static GstFlowReturn plan_file_src_create (GstPushSrc * src,
@@ -257,6 +263,8 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
       GST_DEBUG_FUNCPTR (plan_file_src_prepare_seek_segment);
   basesrc_class->do_seek = GST_DEBUG_FUNCPTR (plan_file_src_do_seek);
   basesrc_class->query = GST_DEBUG_FUNCPTR (plan_file_src_query);
+  basesrc_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (plan_file_src_decide_allocation);
   basesrc_class->unlock = GST_DEBUG_FUNCPTR (plan_file_src_unlock);
   basesrc_class->unlock_stop = GST_DEBUG_FUNCPTR (plan_file_src_unlock_stop);
   pushsrc_class->create = GST_DEBUG_FUNCPTR (plan_file_src_create);
@@ -289,6 +297,7 @@ plan_file_src_dispose (GObject * object)
   PlanFileSrc *self = PLAN_FILE_SRC (object);
 
   gst_clear_object (&self->reader);
+  gst_clear_object (&self->allocator);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -551,6 +560,8 @@ plan_file_src_start (GstBaseSrc * src)
   self->chunk_rows = MAX (1, blocksize /
       plan_file_reader_get_row_size (self->reader));
   self->reading = FALSE;
+  self->seek_first = 0;
+  self->seek_end = G_MAXUINT64;
   GST_OBJECT_LOCK (self);
   self->info = info;
   self->opened = TRUE;
@@ -705,6 +716,8 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
 {
   GError *err = NULL;
 
+  plan_file_reader_stop (self->reader);
+  plan_file_reader_set_allocator (self->reader, self->allocator, &self->params);
   if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
           self->chunks_ahead, &err)) {
     post_read_error (self, err);
@@ -732,7 +745,43 @@ plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment)
   segment->time = segment->start;
   GST_DEBUG_OBJECT (self, "reading rows %" G_GUINT64_FORMAT " to %"
       G_GUINT64_FORMAT, segment->start, stop);
-  return start_reading (self, MIN (segment->start, stop), stop);
+  /* The reader restarts at the next create(), after negotiation has
+   * chosen the memory to read into. */
+  self->seek_first = MIN (segment->start, stop);
+  self->seek_end = stop;
+  self->reading = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->position = self->seek_first;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* Reads into the memory of the allocator downstream proposes (pinned host
+ * memory for a GPU element, say) instead of system memory. Pools proposed
+ * downstream are not used: the reader's own pool holds chunks of its own
+ * size, and GstBaseSrc would otherwise activate an unused pool. */
+static gboolean
+plan_file_src_decide_allocation (GstBaseSrc * src, GstQuery * query)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+
+  if (allocator != self->allocator) {
+    GST_DEBUG_OBJECT (self, "reading into memory of %" GST_PTR_FORMAT
+        " from the next chunk read on", allocator);
+    /* Chunks already read stay in the memory they are in. */
+  }
+  gst_clear_object (&self->allocator);
+  self->allocator = allocator;
+  self->params = params;
+  return TRUE;
 }
 
 static gboolean
@@ -880,9 +929,7 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
   GError *err = NULL;
   GstFlowReturn ret;
 
-  /* GstBaseSrc seeks (and so starts reading) before the first create;
-   * this covers a subclass of the flow that does not. */
-  if (!self->reading && !start_reading (self, 0, G_MAXUINT64))
+  if (!self->reading && !start_reading (self, self->seek_first, self->seek_end))
     return GST_FLOW_ERROR;
 
   ret = plan_file_reader_pop (self->reader, buffer, &err);

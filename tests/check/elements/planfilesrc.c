@@ -400,6 +400,88 @@ GST_START_TEST (test_src_answers_read_rows_query)
 
 GST_END_TEST;
 
+GST_START_TEST (test_src_reads_into_proposed_allocator)
+{
+  gchar *path = write_float_npy ("a.npy", 20, 3);
+  GstHarness *h = src_harness (path);
+  GstAllocator *allocator = plan_host_allocator_get ();
+  GstBuffer *buf;
+  guint i;
+
+  /* What a GPU element downstream does: propose pinned host memory. The
+   * simulated device pins it when there is no GPU. */
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  fail_unless (allocator != NULL);
+  gst_harness_set_propose_allocator (h, allocator, NULL);
+  g_object_set (h->element, "blocksize", 12 * 8, NULL);
+  gst_harness_play (h);
+  for (i = 0; i < 20; i += 8) {
+    buf = gst_harness_pull (h);
+    check_float_rows (buf, i, MIN (8, 20 - i), 3);
+    fail_unless (plan_is_host_memory (gst_buffer_peek_memory (buf, 0)));
+    gst_buffer_unref (buf);
+  }
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* An allocator that cannot allocate anything. */
+typedef struct
+{
+  GstAllocator parent;
+} FailAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} FailAllocatorClass;
+
+static GType fail_allocator_get_type (void);
+G_DEFINE_TYPE (FailAllocator, fail_allocator, GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+fail_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  return NULL;
+}
+
+static void
+fail_allocator_class_init (FailAllocatorClass * klass)
+{
+  GST_ALLOCATOR_CLASS (klass)->alloc = fail_allocator_alloc;
+}
+
+static void
+fail_allocator_init (FailAllocator * self)
+{
+  GST_ALLOCATOR (self)->mem_type = "FailMemory";
+}
+
+GST_START_TEST (test_src_falls_back_to_system_memory)
+{
+  gchar *path = write_float_npy ("a.npy", 20, 3);
+  GstHarness *h = src_harness (path);
+  GstBuffer *buf;
+
+  gst_harness_set_propose_allocator (h,
+      gst_object_ref_sink (g_object_new (fail_allocator_get_type (), NULL)),
+      NULL);
+  gst_harness_play (h);
+  buf = gst_harness_pull (h);
+  fail_unless (buf != NULL);
+  check_float_rows (buf, 0, 20, 3);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+          GST_ALLOCATOR_SYSMEM));
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_src_reads_npy_versions_2_and_3)
 {
   const gint32 data[4] = { 1, -2, 3, -4 };
@@ -844,6 +926,8 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_duration_and_position_queries);
   tcase_add_test (tc, test_src_seek_in_rows_and_bytes);
   tcase_add_test (tc, test_src_answers_read_rows_query);
+  tcase_add_test (tc, test_src_reads_into_proposed_allocator);
+  tcase_add_test (tc, test_src_falls_back_to_system_memory);
   tcase_add_test (tc, test_src_reads_npy_versions_2_and_3);
   tcase_add_test (tc, test_src_uri_handler);
   tcase_add_test (tc, test_src_opens_nothing_before_paused);
