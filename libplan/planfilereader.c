@@ -426,6 +426,9 @@ plan_file_reader_close (PlanFileReader * reader)
   g_return_if_fail (PLAN_IS_FILE_READER (reader));
 
   plan_file_reader_stop (reader);
+  g_mutex_lock (&reader->lock);
+  g_clear_error (&reader->error);
+  g_mutex_unlock (&reader->lock);
   drop_pool (reader);
   if (reader->fd >= 0)
     close (reader->fd);
