@@ -152,22 +152,9 @@ const ExprKernelTable *TABLE_FUNC (void);
   K1 (abs_##sfx, T, T, fabs##S (x)) \
   K1 (sign_##sfx, T, T, x > 0 ? (T) 1 : x < 0 ? (T) -1 : x == 0 ? (T) 0 : x) \
   K1 (sqrt_##sfx, T, T, sqrt##S (x)) \
-  K1 (cbrt_##sfx, T, T, cbrt##S (x)) \
-  K1 (exp2_##sfx, T, T, exp2##S (x)) \
-  K1 (expm1_##sfx, T, T, expm1##S (x)) \
-  K1 (log2_##sfx, T, T, log2##S (x)) \
-  K1 (log10_##sfx, T, T, log10##S (x)) \
-  K1 (log1p_##sfx, T, T, log1p##S (x)) \
-  K1 (tan_##sfx, T, T, tan##S (x)) \
   K1 (asin_##sfx, T, T, asin##S (x)) \
   K1 (acos_##sfx, T, T, acos##S (x)) \
   K1 (atan_##sfx, T, T, atan##S (x)) \
-  K1 (sinh_##sfx, T, T, sinh##S (x)) \
-  K1 (cosh_##sfx, T, T, cosh##S (x)) \
-  K1 (tanh_##sfx, T, T, tanh##S (x)) \
-  K1 (asinh_##sfx, T, T, asinh##S (x)) \
-  K1 (acosh_##sfx, T, T, acosh##S (x)) \
-  K1 (atanh_##sfx, T, T, atanh##S (x)) \
   K1 (floor_##sfx, T, T, floor##S (x)) \
   K1 (ceil_##sfx, T, T, ceil##S (x)) \
   K1 (rint_##sfx, T, T, rint##S (x)) \
@@ -196,8 +183,37 @@ NUMERIC_KERNELS (double, f64)
 FLOAT_KERNELS (float, f32, f)
 FLOAT_KERNELS (double, f64,)
 
-/* float64 sin, cos, exp, log: libm, which is correctly rounded or within
- * 1 ulp in glibc. */
+/* float64 functions: libm, which is correctly rounded or within 1 ulp in
+ * glibc. */
+K1 (cbrt_f64, double, double, cbrt (x))
+K1 (exp2_f64, double, double, exp2 (x))
+K1 (expm1_f64, double, double, expm1 (x))
+K1 (log2_f64, double, double, log2 (x))
+K1 (log10_f64, double, double, log10 (x))
+K1 (log1p_f64, double, double, log1p (x))
+K1 (tan_f64, double, double, tan (x))
+K1 (sinh_f64, double, double, sinh (x))
+K1 (cosh_f64, double, double, cosh (x))
+K1 (tanh_f64, double, double, tanh (x))
+K1 (asinh_f64, double, double, asinh (x))
+K1 (acosh_f64, double, double, acosh (x))
+K1 (atanh_f64, double, double, atanh (x))
+
+/* float32 functions computed in double with our vectorisable exp and log
+ * (exprmath.h): within 1 ulp, and 30 to 50 times faster than glibc's
+ * scalar float functions. */
+K1 (cbrt_f32, float, float, plan_cbrtf_d (x))
+K1 (exp2_f32, float, float, plan_exp2f_d (x))
+K1 (expm1_f32, float, float, plan_expm1f_d (x))
+K1 (log2_f32, float, float, plan_log2f_d (x))
+K1 (log10_f32, float, float, plan_log10f_d (x))
+K1 (log1p_f32, float, float, plan_log1pf_d (x))
+K1 (sinh_f32, float, float, plan_sinhf_d (x))
+K1 (cosh_f32, float, float, plan_coshf_d (x))
+K1 (tanh_f32, float, float, plan_tanhf_d (x))
+K1 (asinh_f32, float, float, plan_asinhf_d (x))
+K1 (acosh_f32, float, float, plan_acoshf_d (x))
+K1 (atanh_f32, float, float, plan_atanhf_d (x))
 K1 (sin_f64, double, double, sin (x))
 K1 (cos_f64, double, double, cos (x))
 K1 (exp_f64, double, double, exp (x))
@@ -234,6 +250,30 @@ K1 (log_f32, float, float, plan_logf_core (x))
 
 TRIG_F32 (sin_f32, 0, sinf)
 TRIG_F32 (cos_f32, 1, cosf)
+
+static void
+k_tan_f32 (KERNEL_ARGS)
+{
+  float *restrict o = o_;
+  const float *restrict a = a_;
+  size_t i0, i;
+
+  (void) b_;
+  (void) c_;
+  for (i0 = 0; i0 < n; i0 += 256) {
+    size_t m = n - i0 < 256 ? n - i0 : 256;
+    int big = 0;
+    for (i = 0; i < m; i++)
+      big |= !(fabsf (a[i0 + i]) <= PLAN_TRIG_LIMIT);
+    if (big) {
+      for (i = 0; i < m; i++)
+        o[i0 + i] = tanf (a[i0 + i]);
+    } else {
+      for (i = 0; i < m; i++)
+        o[i0 + i] = plan_tanf_d (a[i0 + i]);
+    }
+  }
+}
 
 /* ---- bool ---- */
 

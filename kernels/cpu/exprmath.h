@@ -103,17 +103,19 @@ plan_expf_core (float xf)
   return (float) (p * plan_u2d ((ki + 1023) << 52));
 }
 
-static inline float
-plan_logf_core (float xf)
+/* log(x) for a positive, finite, normal double, to about 1e-13 relative:
+ * x = m * 2**e with m in [sqrt(2)/2, sqrt(2)), the float's exponent read
+ * as a double without an integer-to-float conversion, and
+ * log(m) = 2 atanh(s) with s = (m - 1) / (m + 1). */
+static inline double
+plan_log_d (double x)
 {
   const double sqrt2 = 0x1.6a09e667f3bcdp0;
   const double ln2 = 0x1.62e42fefa39efp-1;
-  double x = xf, m, e, f, s, s2, l, r;
+  double m, e, f, s, s2, l;
   uint64_t bits = plan_d2u (x);
   int adj;
 
-  /* x = m * 2**e with m in [sqrt(2)/2, sqrt(2)); the float's exponent is
-   * read as a double without an integer-to-float conversion. */
   e = plan_u2d (0x4330000000000000ull | ((bits >> 52) & 0x7ff))
       - 0x1p52 - 1023.0;
   m = plan_u2d ((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
@@ -125,13 +127,209 @@ plan_logf_core (float xf)
   s2 = s * s;
   l = 2.0 * s * (1.0 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7
                   + s2 * (1.0 / 9 + s2 * (1.0 / 11 + s2 * (1.0 / 13)))))));
-  r = e * ln2 + l;
-  /* Zero, negative, infinite and NaN arguments. */
-  r = x == 0.0 ? -__builtin_inf () : r;
-  r = x < 0.0 ? __builtin_nan ("") : r;
-  r = x == __builtin_inf () ? x : r;
-  r = x != x ? x : r;
+  return e * ln2 + l;
+}
+
+/* The special values of a logarithm of x (0, negative, inf, NaN) over r. */
+static inline double
+plan_log_special (float x, double r)
+{
+  r = x == 0.0f ? -__builtin_inf () : r;
+  r = x < 0.0f ? __builtin_nan ("") : r;
+  r = x == __builtin_inff () ? (double) x : r;
+  r = x != x ? (double) x : r;
+  return r;
+}
+
+static inline float
+plan_logf_core (float x)
+{
+  return (float) plan_log_special (x, plan_log_d (x));
+}
+
+static inline float
+plan_log2f_d (float x)
+{
+  return (float) plan_log_special (x, plan_log_d (x) * 0x1.71547652b82fep0);
+}
+
+static inline float
+plan_log10f_d (float x)
+{
+  return (float) plan_log_special (x, plan_log_d (x) * 0x1.bcb7b1526e50ep-2);
+}
+
+static inline float
+plan_log1pf_d (float x)
+{
+  double d = x, r;
+
+  /* 1 + x is exact in double for |x| >= 2**-29; below, x - x*x/2 is. */
+  r = plan_log_d (1.0 + d);
+  r = __builtin_fabs (d) < 0x1p-29 ? d - 0.5 * d * d : r;
+  r = x == -1.0f ? -__builtin_inf () : r;
+  r = x < -1.0f ? __builtin_nan ("") : r;
+  r = x == __builtin_inff () ? d : r;
+  r = x != x ? d : r;
   return (float) r;
+}
+
+/* exp(x) for |x| <= 700, to about 1e-15 relative. */
+static inline double
+plan_exp_d (double x)
+{
+  const double log2e = 0x1.71547652b82fep0;
+  const double ln2_hi = 6.93147180369123816490e-01;
+  const double ln2_lo = 1.90821492927058770002e-10;
+  const double magic = 0x1.8p52;
+  double t = x * log2e + magic, k = t - magic, r, p;
+  uint64_t ki = plan_d2u (t) - plan_d2u (magic);
+
+  r = (x - k * ln2_hi) - k * ln2_lo;
+  p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24
+                  + r * (1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040
+                              + r * (1.0 / 40320 + r * (1.0 / 362880
+                                      + r * (1.0 / 3628800 + r
+                                          * (1.0 / 39916800)))))))))));
+  return p * plan_u2d ((ki + 1023) << 52);
+}
+
+static inline double
+plan_clamp_d (double x, double lo, double hi)
+{
+  x = x > hi ? hi : x;
+  return x < lo ? lo : x;
+}
+
+static inline float
+plan_expm1f_d (float xf)
+{
+  double x = xf, r;
+
+  r = plan_exp_d (plan_clamp_d (x, -120.0, 100.0)) - 1.0;
+  /* exp - 1 cancels near 0; the series does not */
+  r = __builtin_fabs (x) < 1e-3 ? x + x * x * (0.5 + x * (1.0 / 6
+          + x * (1.0 / 24 + x * (1.0 / 120)))) : r;
+  r = x == 0.0 || x != x ? x : r;     /* keeps -0.0 */
+  return (float) r;
+}
+
+static inline float
+plan_exp2f_d (float xf)
+{
+  double x = xf;
+  double r = plan_exp_d (plan_clamp_d (x, -160.0, 140.0) * 0x1.62e42fefa39efp-1);
+
+  return (float) (x != x ? x : r);
+}
+
+static inline float
+plan_sinhf_d (float xf)
+{
+  double x = xf, ax = __builtin_fabs (x), e, r;
+
+  e = plan_exp_d (plan_clamp_d (ax, 0.0, 100.0));
+  r = 0.5 * (e - 1.0 / e);
+  r = ax < 1e-4 ? ax + ax * ax * ax * (1.0 / 6) : r;
+  r = __builtin_copysign (r, x);       /* -0.0 too */
+  return (float) (x != x ? x : r);
+}
+
+static inline float
+plan_coshf_d (float xf)
+{
+  double x = xf, e = plan_exp_d (plan_clamp_d (__builtin_fabs (x), 0.0,
+          100.0));
+
+  return (float) (x != x ? x : 0.5 * (e + 1.0 / e));
+}
+
+static inline float
+plan_tanhf_d (float xf)
+{
+  double x = xf, ax = __builtin_fabs (x), a2 = ax * ax, r;
+
+  r = 1.0 - 2.0 / (plan_exp_d (2.0 * plan_clamp_d (ax, 0.0, 20.0)) + 1.0);
+  r = ax < 0.01 ? ax * (1.0 + a2 * (-1.0 / 3 + a2 * (2.0 / 15
+              + a2 * (-17.0 / 315)))) : r;
+  r = __builtin_copysign (r, x);       /* -0.0 too */
+  return (float) (x != x ? x : r);
+}
+
+static inline float
+plan_cbrtf_d (float xf)
+{
+  double x = xf, ax = __builtin_fabs (x), r;
+
+  r = plan_exp_d (plan_log_d (ax) * (1.0 / 3));
+  r = x < 0 ? -r : r;
+  /* 0, inf and NaN are their own cube roots */
+  r = (ax == 0.0 || ax == __builtin_inf () || x != x) ? x : r;
+  return (float) r;
+}
+
+static inline float
+plan_asinhf_d (float xf)
+{
+  double x = xf, ax = __builtin_fabs (x), r;
+
+  r = plan_log_d (ax + __builtin_sqrt (ax * ax + 1.0));
+  r = ax < 1e-4 ? ax - ax * ax * ax * (1.0 / 6) : r;
+  r = ax == __builtin_inf () ? ax : r;
+  r = __builtin_copysign (r, x);       /* -0.0 too */
+  return (float) (x != x ? x : r);
+}
+
+static inline float
+plan_acoshf_d (float xf)
+{
+  double x = xf, r;
+
+  /* x * x - 1 is exact in double for a float x */
+  r = plan_log_d (x + __builtin_sqrt (x * x - 1.0));
+  r = x == 1.0 ? 0.0 : r;
+  r = x == __builtin_inf () ? x : r;
+  r = x < 1.0 ? __builtin_nan ("") : r;
+  return (float) (x != x ? x : r);
+}
+
+static inline float
+plan_atanhf_d (float xf)
+{
+  double x = xf, ax = __builtin_fabs (x), a2 = ax * ax, r;
+
+  /* 1 + x and 1 - x are exact in double */
+  r = 0.5 * plan_log_d ((1.0 + ax) / (1.0 - ax));
+  r = ax < 1e-4 ? ax * (1.0 + a2 * (1.0 / 3 + a2 * (1.0 / 5))) : r;
+  r = ax == 1.0 ? __builtin_inf () : r;
+  r = ax > 1.0 ? __builtin_nan ("") : r;
+  r = __builtin_copysign (r, x);       /* -0.0 too */
+  return (float) (x != x ? x : r);
+}
+
+/* tan from the sin and cos polynomials of plan_sincosf_core, for
+ * |x| <= PLAN_TRIG_LIMIT. */
+static inline float
+plan_tanf_d (float xf)
+{
+  const double two_over_pi = 0x1.45f306dc9c883p-1;
+  const double magic = 0x1.8p52;
+  const double p1 = 1.57079632673412561417e+00;
+  const double p2 = 6.07710050630396597660e-11;
+  const double p3 = 2.02226624879595063154e-21;
+  double x = xf, t, k, r, r2, s, c;
+  uint64_t q;
+
+  t = x * two_over_pi + magic;
+  k = t - magic;
+  q = plan_d2u (t);
+  r = ((x - k * p1) - k * p2) - k * p3;
+  r2 = r * r;
+  s = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040
+              + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800)))));
+  c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720
+              + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800)))));
+  return (float) ((q & 1) ? -c / s : s / c);
 }
 
 #if defined(__FMA__)
