@@ -6,13 +6,16 @@ set -euo pipefail
 build=${PLAN_BUILD_DIR:?}
 src=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap "rm -rf $tmp" EXIT
 
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
 pc=$(find "$tmp/root" -name plan-1.0.pc | head -n1)
 [ -n "$pc" ] || { echo "plan-1.0.pc was not installed"; exit 1; }
-export PKG_CONFIG_PATH=$(dirname "$pc")
-export PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+# The scratch install lives under $tmp/root: point the installed .pc file's
+# prefix there (GStreamer's own .pc files stay as they are).
+mkdir -p "$tmp/pc"
+sed "s|^prefix=|prefix=$tmp/root|" "$pc" > "$tmp/pc/plan-1.0.pc"
+export PKG_CONFIG_PATH="$tmp/pc"
 libdir=$(dirname "$(find "$tmp/root" -name 'libplan-1.0.so' | head -n1)")
 
 cc -Wall -Werror -shared -fPIC -o "$tmp/libgstexamplesquare.so" \
@@ -21,8 +24,11 @@ cc -Wall -Werror -shared -fPIC -o "$tmp/libgstexamplesquare.so" \
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export GST_PLUGIN_PATH_1_0="$tmp:${GST_PLUGIN_PATH_1_0:-}"
 export GST_REGISTRY_1_0="$tmp/registry.bin"
+# The test environment loads only known source modules; add the example (its PACKAGE).
+export GST_PLUGIN_LOADING_WHITELIST="${GST_PLUGIN_LOADING_WHITELIST:+$GST_PLUGIN_LOADING_WHITELIST:}examplesquare"
 
 /usr/bin/python3 -c "import numpy as np; np.save('$tmp/in.npy', np.linspace(-3, 3, 1001, dtype=np.float32).reshape(-1, 7)[:143])"
+gst-inspect-1.0 examplesquare | grep -q "Squares every element"
 gst-launch-1.0 -q planfilesrc location="$tmp/in.npy" blocksize=100 ! examplesquare ! \
   planfilesink location="$tmp/out.npy"
 /usr/bin/python3 - "$tmp" <<'PY'

@@ -10,6 +10,9 @@
  *       examplesquare ! planfilesink location=out.npy
  */
 
+/* GST_PLUGIN_DEFINE names the package; a real project's config.h does. */
+#define PACKAGE "examplesquare"
+
 #include <libplan/plan.h>
 
 #define EXAMPLE_TYPE_SQUARE (example_square_get_type ())
