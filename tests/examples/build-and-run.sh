@@ -28,7 +28,8 @@ export GST_REGISTRY_1_0="$tmp/registry.bin"
 export GST_PLUGIN_LOADING_WHITELIST="${GST_PLUGIN_LOADING_WHITELIST:+$GST_PLUGIN_LOADING_WHITELIST:}examplesquare"
 
 /usr/bin/python3 -c "import numpy as np; np.save('$tmp/in.npy', np.linspace(-3, 3, 1001, dtype=np.float32).reshape(-1, 7)[:143])"
-gst-inspect-1.0 examplesquare | grep -q "Squares every element"
+gst-inspect-1.0 examplesquare > "$tmp/inspect.txt"
+grep -q "Squares every element" "$tmp/inspect.txt"
 gst-launch-1.0 -q planfilesrc location="$tmp/in.npy" blocksize=100 ! examplesquare ! \
   planfilesink location="$tmp/out.npy"
 /usr/bin/python3 - "$tmp" <<'PY'
