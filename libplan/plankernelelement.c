@@ -60,6 +60,7 @@
 
 #include "plankernelelement.h"
 #include "planerror.h"
+#include "plan-private.h"
 
 #include <string.h>
 
@@ -147,6 +148,11 @@ typedef struct
   gsize pool_size;
   GstMapInfo *maps;             /* [n_inputs] */
   gconstpointer *chunk_data;    /* [n_inputs] */
+
+  /* atomic: set by the aggregate thread on an error, read by the src pad
+   * probe that keeps EOS from following it downstream */
+  gint failed;
+  PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
 } PlanKernelElementPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlanKernelElement, plan_kernel_element,
@@ -238,6 +244,24 @@ plan_kernel_element_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
+/* GstAggregator sends EOS downstream after an error flow. A sink that
+ * commits its output on EOS (planfilesink renames its file into place)
+ * would then keep a partial result, so an element that failed never sends
+ * EOS. */
+static GstPadProbeReturn
+drop_eos_after_error (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  PlanKernelElementPrivate *priv = data;
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+      && g_atomic_int_get (&priv->failed)) {
+    GST_DEBUG_OBJECT (pad, "not sending EOS after an error");
+    return GST_PAD_PROBE_DROP;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 static void
 plan_kernel_element_constructed (GObject * object)
 {
@@ -245,6 +269,10 @@ plan_kernel_element_constructed (GObject * object)
   GstPadTemplate *templ;
 
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->constructed (object);
+
+  gst_pad_add_probe (GST_AGGREGATOR_SRC_PAD (object),
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, drop_eos_after_error,
+      GET_PRIV (object), NULL);
 
   /* An element with one input has an always "sink" pad; it is made here,
    * where the subclass's pad template is known. */
@@ -293,6 +321,7 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     pad->have_info = TRUE;
     pad->info_changed = TRUE;
     GST_OBJECT_UNLOCK (pad);
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
   }
 
   return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->sink_event
@@ -325,7 +354,7 @@ get_sink_pads (PlanKernelElement * self)
   return g_list_sort (pads, compare_pad_names);
 }
 
-/* Calls setup() when an input's caps changed, and sets the source caps. */
+/* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
 {
@@ -335,7 +364,6 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   guint n = g_list_length (pads), i;
   PlanArrayInfo *inputs;
   GError *err = NULL;
-  GstCaps *caps;
   GList *l;
 
   for (l = pads; l; l = l->next) {
@@ -373,19 +401,14 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   if (!klass->setup (self, n, inputs, &priv->output, &err))
     goto setup_failed;
 
-  caps = plan_array_info_to_caps (&priv->output);
-  GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, caps);
-  gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
-  gst_caps_unref (caps);
   priv->configured = TRUE;
   return GST_FLOW_OK;
 
   /* ERRORS */
 no_caps:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("An input received data before its caps."), (NULL));
-    return GST_FLOW_NOT_NEGOTIATED;
+    GST_DEBUG_OBJECT (self, "an input has no caps yet");
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
 setup_failed:
   {
@@ -395,6 +418,38 @@ setup_failed:
     free_inputs (priv);
     return GST_FLOW_NOT_NEGOTIATED;
   }
+}
+
+/* The aggregator asks for the source caps before the first aggregate and
+ * whenever an input's caps changed: set up the subclass for the inputs and
+ * answer with what it produces. */
+static GstFlowReturn
+plan_kernel_element_update_src_caps (GstAggregator * agg,
+    GstCaps * downstream, GstCaps ** ret)
+{
+  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  GList *pads = get_sink_pads (self);
+  GstFlowReturn flow = GST_AGGREGATOR_FLOW_NEED_DATA;
+
+  if (pads != NULL)
+    flow = ensure_configured (self, pads);
+  g_list_free_full (pads, gst_object_unref);
+  if (flow != GST_FLOW_OK)
+    return flow;
+
+  *ret = plan_array_info_to_caps (&GET_PRIV (self)->output);
+  *ret = _plan_kernel_device_src_caps (GET_PRIV (self)->device, *ret,
+      downstream);
+  GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, *ret);
+  return GST_FLOW_OK;
+}
+
+/* Fixed caps need no fixating; the default would intersect them with
+ * downstream's and pick the first structure. */
+static GstCaps *
+plan_kernel_element_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
+{
+  return caps;
 }
 
 /* Every input has ended: check that they have the same length, then let
@@ -484,6 +539,29 @@ gap:
   }
 }
 
+/* The device path (plankernelelement-device.c): hands @n_rows rows of the
+ * heads to launch() when the element runs on a device. Returns FALSE when
+ * the rows are to be computed by process() instead. */
+static gboolean
+launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
+    gsize n_rows, GstFlowReturn * ret)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  gsize *offsets = g_newa (gsize, priv->n_inputs);
+  GList *l;
+  guint i;
+
+  if (priv->device == NULL)
+    return FALSE;
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    PlanKernelPad *pad = l->data;
+
+    offsets[i] = pad->consumed * plan_array_info_get_row_size (&pad->info);
+  }
+  return _plan_kernel_device_launch (priv->device, self, heads, offsets,
+      ((PlanKernelPad *) pads->data)->next_row, n_rows, ret);
+}
+
 /* Lines up the next rows of every input and hands them to process(). */
 static GstFlowReturn
 process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
@@ -493,6 +571,7 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
   gsize n_rows = G_MAXSIZE;
   GstFlowReturn ret;
   PlanChunk chunk;
+  GError *err = NULL;
   GList *l;
   guint i, n_mapped = 0;
 
@@ -504,9 +583,17 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
     n_rows = MIN (n_rows, avail);
   }
 
+  /* On a device, a subclass with launch() queues its kernel on the
+   * element's stream: nothing to map or compute here. */
+  if (launch_rows (self, pads, heads, n_rows, &ret))
+    goto advance;
+
   for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
     PlanKernelPad *pad = l->data;
 
+    /* An input in device memory is copied to the host once per buffer. */
+    if (!_plan_kernel_device_input (priv->device, i, &heads[i], &err))
+      goto device_failed;
     if (!gst_buffer_map (heads[i], &priv->maps[i], GST_MAP_READ))
       goto map_failed;
     priv->chunk_data[i] = priv->maps[i].data +
@@ -520,10 +607,12 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
   chunk.n_rows = n_rows;
   ret = klass->process (self, &chunk);
 
+advance:
   for (l = pads, i = 0; l; l = l->next, i++) {
     PlanKernelPad *pad = l->data;
 
-    gst_buffer_unmap (heads[i], &priv->maps[i]);
+    if (i < n_mapped)
+      gst_buffer_unmap (heads[i], &priv->maps[i]);
     pad->consumed += n_rows;
     pad->next_row += n_rows;
     if (pad->consumed * plan_array_info_get_row_size (&pad->info) ==
@@ -542,6 +631,17 @@ map_failed:
     GST_ELEMENT_ERROR (self, RESOURCE, READ,
         ("Could not map a buffer of input %s for reading.",
             GST_PAD_NAME (g_list_nth_data (pads, n_mapped))), (NULL));
+    return GST_FLOW_ERROR;
+  }
+device_failed:
+  {
+    for (i = 0; i < n_mapped; i++)
+      gst_buffer_unmap (heads[i], &priv->maps[i]);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Could not copy a buffer of input %s from the device.",
+            GST_PAD_NAME (g_list_nth_data (pads, n_mapped))), ("%s",
+            err->message));
+    g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
 }
@@ -569,20 +669,23 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
     have_all &= heads[i] != NULL;
   }
 
-  if (have_all) {
-    ret = ensure_configured (self, pads);
-    if (ret == GST_FLOW_OK)
-      ret = process_rows (self, pads, heads);
-  } else {
+  /* Negotiation (update_src_caps) configures the element before the
+   * first aggregate; an input whose stream ended without caps leaves it
+   * unconfigured. */
+  if (!GET_PRIV (self)->configured)
+    ret = GST_FLOW_NOT_NEGOTIATED;
+  else if (have_all)
+    ret = process_rows (self, pads, heads);
+  else
     /* Some input has ended (the aggregator calls us only when every pad
      * has data or is at EOS). */
-    ret = GST_FLOW_OK;
-    if (GET_PRIV (self)->configured || ensure_configured (self, pads) ==
-        GST_FLOW_OK)
-      ret = finish_inputs (self, pads, &done);
-    else
-      ret = GST_FLOW_NOT_NEGOTIATED;
-  }
+    ret = finish_inputs (self, pads, &done);
+
+  if (ret == GST_FLOW_NOT_NEGOTIATED)
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("An input ended before its caps were known."), (NULL));
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
+    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
 
   for (i = 0; i < n; i++)
     gst_clear_buffer (&heads[i]);
@@ -611,7 +714,9 @@ reset_state (PlanKernelElement * self)
 static GstFlowReturn
 plan_kernel_element_flush (GstAggregator * agg)
 {
+  g_atomic_int_set (&GET_PRIV (agg)->failed, FALSE);
   reset_state (PLAN_KERNEL_ELEMENT (agg));
+  _plan_kernel_device_flush (GET_PRIV (agg)->device);
   return GST_FLOW_OK;
 }
 
@@ -620,9 +725,25 @@ plan_kernel_element_start (GstAggregator * agg)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
 
+  GError *err = NULL;
+
   free_inputs (priv);
   priv->out_rows = 0;
+  g_atomic_int_set (&priv->failed, FALSE);
+  priv->device = _plan_kernel_device_new (GST_ELEMENT (agg),
+      plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
+  if (priv->device == NULL)
+    goto no_device;
   return TRUE;
+
+  /* ERRORS */
+no_device:
+  {
+    GST_ELEMENT_ERROR (agg, RESOURCE, NOT_FOUND,
+        ("No device to compute on: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
 }
 
 static gboolean
@@ -633,6 +754,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   reset_state (PLAN_KERNEL_ELEMENT (agg));
   free_inputs (priv);
   clear_pool (priv);
+  g_clear_pointer (&priv->device, _plan_kernel_device_free);
   return TRUE;
 }
 
@@ -653,6 +775,10 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
   agg_class->flush = GST_DEBUG_FUNCPTR (plan_kernel_element_flush);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_update_src_caps);
+  agg_class->fixate_src_caps =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_fixate_src_caps);
   agg_class->start = GST_DEBUG_FUNCPTR (plan_kernel_element_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (plan_kernel_element_stop);
 
@@ -713,7 +839,8 @@ plan_kernel_element_class_add_pad_templates (PlanKernelElementClass * klass,
     gboolean request_sink_pads)
 {
   GstElementClass *eclass = GST_ELEMENT_CLASS (klass);
-  GstCaps *caps = gst_caps_from_string (PLAN_ARRAY_CAPS_ANY);
+  GstCaps *caps = gst_caps_from_string (PLAN_ARRAY_CAPS_ANY "; "
+      PLAN_ARRAY_CAPS_DEVICE_ANY);
 
   gst_element_class_add_pad_template (eclass,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -806,6 +933,7 @@ GstFlowReturn
 plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
 {
   PlanKernelElementPrivate *priv;
+  GError *err = NULL;
   gsize n_rows;
 
   g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), GST_FLOW_ERROR);
@@ -817,7 +945,21 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   GST_BUFFER_OFFSET (buffer) = priv->out_rows;
   GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
   priv->out_rows += n_rows;
+  /* To device memory when the source caps say so. */
+  buffer = _plan_kernel_device_output (priv->device, buffer, &err);
+  if (buffer == NULL)
+    goto device_failed;
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buffer);
+
+  /* ERRORS */
+device_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not copy an output buffer to the device."), ("%s",
+            err->message));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
 }
 
 /**
