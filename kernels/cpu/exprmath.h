@@ -307,6 +307,75 @@ plan_atanhf_d (float xf)
   return (float) (x != x ? x : r);
 }
 
+/* atan(y) for 0 <= y <= 1, to about 1e-14: two argument halvings
+ * (atan(y) = 2 atan(y / (1 + sqrt(1 + y*y)))) bring y below
+ * tan(pi/16) = 0.199, where the series up to y**17 suffices. */
+static inline double
+plan_atan01_d (double y)
+{
+  double y2;
+
+  y = y / (1.0 + __builtin_sqrt (1.0 + y * y));
+  y = y / (1.0 + __builtin_sqrt (1.0 + y * y));
+  y2 = y * y;
+  return 4.0 * y * (1.0 + y2 * (-1.0 / 3 + y2 * (1.0 / 5 + y2 * (-1.0 / 7
+                  + y2 * (1.0 / 9 + y2 * (-1.0 / 11 + y2 * (1.0 / 13
+                              + y2 * (-1.0 / 15 + y2 * (1.0 / 17)))))))));
+}
+
+/* atan(x) for any double x, inf included. */
+static inline double
+plan_atan_d (double x)
+{
+  const double pi_2 = 0x1.921fb54442d18p0;
+  double ax = __builtin_fabs (x), r;
+  int inv = ax > 1.0;
+
+  r = plan_atan01_d (inv ? 1.0 / ax : ax);
+  r = inv ? pi_2 - r : r;
+  return __builtin_copysign (r, x);
+}
+
+static inline float
+plan_atanf_d (float x)
+{
+  return (float) (x != x ? (double) x : plan_atan_d (x));
+}
+
+static inline float
+plan_asinf_d (float xf)
+{
+  double x = xf, r;
+
+  /* 1 - x*x is exact in double for |x| >= 2**-5 and close enough below */
+  r = plan_atan_d (x / __builtin_sqrt (1.0 - x * x));
+  r = __builtin_fabs (x) > 1.0 ? __builtin_nan ("") : r;
+  return (float) (x != x ? x : r);
+}
+
+static inline float
+plan_acosf_d (float xf)
+{
+  double x = xf, r;
+
+  /* 1 - x and 1 + x are exact in double: no cancellation near x = 1 */
+  r = 2.0 * plan_atan_d (__builtin_sqrt ((1.0 - x) / (1.0 + x)));
+  r = __builtin_fabs (x) > 1.0 ? __builtin_nan ("") : r;
+  return (float) (x != x ? x : r);
+}
+
+/* hypot of floats: the squares are exact in double and cannot overflow */
+static inline float
+plan_hypotf_d (float xf, float yf)
+{
+  double x = xf, y = yf, r = __builtin_sqrt (x * x + y * y);
+
+  /* C99: an infinite operand gives inf even with a NaN */
+  r = __builtin_fabs (x) == __builtin_inf ()
+      || __builtin_fabs (y) == __builtin_inf () ? __builtin_inf () : r;
+  return (float) r;
+}
+
 /* tan from the sin and cos polynomials of plan_sincosf_core, for
  * |x| <= PLAN_TRIG_LIMIT. */
 static inline float
