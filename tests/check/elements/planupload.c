@@ -251,8 +251,7 @@ GST_START_TEST (test_gigabyte_stream_in_bounded_device_memory)
       "max-buffers=3 ! plandownload name=down ! fakesink sync=false",
       n_chunks, chunk, chunk * n_chunks, test_device_name ());
   pipeline = gst_parse_launch (desc, &err);
-  fail_unless (pipeline != NULL && err == NULL, "%s", err ? err->message :
-      "");
+  fail_unless (pipeline != NULL && err == NULL, "%s", err ? err->message : "");
   plan_device_reset_peak_memory (device);
 
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
@@ -425,6 +424,295 @@ GST_START_TEST (test_device_property_keeps_valid_name)
 
 GST_END_TEST;
 
+/* planupload ! planmap ! plandownload: the kernel element takes device
+ * memory on its sink pad and, targeting the device, produces device
+ * memory, both through its base class. */
+static GstHarness *
+harness_new_device_map (void)
+{
+  gchar *desc = g_strdup_printf ("planupload device=%s ! planmap name=map "
+      "expr=\"x * 2 + 1\" target=cuda ! plandownload", test_device_name ());
+  GstHarness *h;
+
+  if (g_str_equal (test_device_name (), "sim"))
+    g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps_str (h,
+      "array/x-raw, dtype=(string)float32, shape=(int)<300, 2>");
+  g_free (desc);
+  return h;
+}
+
+GST_START_TEST (test_kernel_element_on_device_memory)
+{
+  GstHarness *h = harness_new_device_map ();
+  GstElement *map;
+  GstPad *pad;
+  GstCaps *caps;
+  guint i;
+  gsize j;
+
+  for (i = 0; i < 3; i++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, 100 * 2 * 4, NULL);
+    GstBuffer *out;
+    GstMapInfo mi, mo;
+
+    fail_unless (gst_buffer_map (in, &mi, GST_MAP_WRITE));
+    for (j = 0; j < 200; j++)
+      ((gfloat *) mi.data)[j] = i * 1000 + j;
+    gst_buffer_unmap (in, &mi);
+    GST_BUFFER_OFFSET (in) = i * 100;
+    GST_BUFFER_OFFSET_END (in) = i * 100 + 100;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (out), i * 100);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (out), i * 100 + 100);
+    fail_unless (gst_buffer_map (out, &mo, GST_MAP_READ));
+    fail_unless_equals_int (mo.size, 800);
+    for (j = 0; j < 200; j++)
+      fail_unless_equals_float (((gfloat *) mo.data)[j],
+          (i * 1000 + j) * 2.0f + 1.0f);
+    gst_buffer_unmap (out, &mo);
+    gst_buffer_unref (out);
+  }
+
+  /* the map's output was device memory */
+  map = gst_bin_get_by_name (GST_BIN (h->element), "map");
+  pad = gst_element_get_static_pad (map, "src");
+  caps = gst_pad_get_current_caps (pad);
+  fail_unless (plan_caps_is_device (caps));
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (map);
+  gst_harness_teardown (h);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_element_device_failure_is_an_element_error)
+{
+  PlanDevice *device = test_device ();
+  GstHarness *h = harness_new_device_map ();
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 100 * 2 * 4, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_buffer_memset (in, 0, 0, 800);
+  GST_BUFFER_OFFSET (in) = 0;
+  GST_BUFFER_OFFSET_END (in) = 100;
+  /* the upload's copy and the map's input copy work; the map's output
+   * copy to the device fails */
+  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_COPY, 2));
+  /* the map computes on its aggregate thread: the push itself may succeed */
+  gst_harness_push (h, in);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  fail_unless_equals_string (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "map");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_WRITE), "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
+/* A third party's map, y = 2x + 1 on float32, with a launch() that runs
+ * it as a host kernel on the sim device: the base class does the rest. */
+#define TEST_TYPE_AFFINE (test_affine_get_type ())
+G_DECLARE_FINAL_TYPE (TestAffine, test_affine, TEST, AFFINE, PlanKernelElement);
+
+struct _TestAffine
+{
+  PlanKernelElement parent;
+};
+
+G_DEFINE_TYPE (TestAffine, test_affine, PLAN_TYPE_KERNEL_ELEMENT);
+
+static gboolean
+test_affine_setup (PlanKernelElement * self, guint n_inputs,
+    const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
+{
+  if (inputs[0].dtype != PLAN_DTYPE_FLOAT32) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE, "float32 only");
+    return FALSE;
+  }
+  *output = inputs[0];
+  return TRUE;
+}
+
+static void
+affine (const gfloat * in, gfloat * out, gsize n)
+{
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    out[i] = in[i] * 2.0f + 1.0f;
+}
+
+static GstFlowReturn
+test_affine_process (PlanKernelElement * self, const PlanChunk * chunk)
+{
+  gsize n = chunk->n_rows * plan_array_info_get_row_elements
+      (plan_kernel_element_get_output_info (self));
+  GstBuffer *out;
+  GstFlowReturn ret;
+  GstMapInfo map;
+
+  ret = plan_kernel_element_alloc_output (self, chunk->n_rows, &out);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_WRITE));
+  affine (chunk->data[0], (gfloat *) map.data, n);
+  gst_buffer_unmap (out, &map);
+  return plan_kernel_element_push_output (self, out);
+}
+
+static void
+affine_kernel (gpointer * ptrs, guint n_ptrs, gpointer user_data)
+{
+  affine (ptrs[0], ptrs[1], GPOINTER_TO_SIZE (user_data));
+}
+
+static gboolean
+test_affine_launch (PlanKernelElement * self, const PlanChunk * chunk,
+    gpointer output, PlanStream * stream, GError ** error)
+{
+  gpointer ptrs[2] = { (gpointer) chunk->data[0], output };
+  gsize n = chunk->n_rows * plan_array_info_get_row_elements
+      (plan_kernel_element_get_output_info (self));
+
+  /* A host kernel: sim and cpu run it, cuda answers "unsupported" and the
+   * base class computes with process() on host copies. */
+  return plan_stream_launch_host_kernel (stream, affine_kernel, ptrs, 2,
+      GSIZE_TO_POINTER (n), NULL, error);
+}
+
+static void
+test_affine_class_init (TestAffineClass * klass)
+{
+  PlanKernelElementClass *kclass = PLAN_KERNEL_ELEMENT_CLASS (klass);
+
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
+      "Test affine map", "Filter/Array", "y = 2x + 1", "gst-plan authors");
+  plan_kernel_element_class_add_pad_templates (kclass, FALSE);
+  kclass->setup = test_affine_setup;
+  kclass->process = test_affine_process;
+  kclass->launch = test_affine_launch;
+}
+
+static void
+test_affine_init (TestAffine * self)
+{
+}
+
+static guint64
+device_stat (PlanDevice * device, const gchar * field)
+{
+  GstStructure *stats = plan_device_get_stats (device);
+  guint64 value = 0;
+
+  gst_structure_get_uint64 (stats, field, &value);
+  gst_structure_free (stats);
+  return value;
+}
+
+/* upload ! affine ! affine ! download on @n_chunks chunks of @rows rows:
+ * returns the number of wrong values. */
+static guint
+run_affine_chain (guint n_chunks, gsize rows, guint64 * launches,
+    guint64 * host_waits)
+{
+  PlanDevice *device = test_device ();
+  gchar *desc = g_strdup_printf ("planupload device=%s ! testaffine "
+      "target=cuda ! testaffine target=cuda ! plandownload",
+      test_device_name ());
+  guint64 launches0, waits0;
+  GstHarness *h;
+  guint i, wrong = 0;
+  gsize j;
+
+  fail_unless (gst_element_register (NULL, "testaffine", GST_RANK_NONE,
+          TEST_TYPE_AFFINE));
+  h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1>");
+  launches0 = device_stat (device, "launches");
+  waits0 = device_stat (device, "host-waits");
+  for (i = 0; i < n_chunks; i++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, rows * 4, NULL);
+    GstBuffer *out;
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    for (j = 0; j < rows; j++)
+      ((gfloat *) map.data)[j] = (gfloat) (i * 7 + j % 1000);
+    gst_buffer_unmap (in, &map);
+    GST_BUFFER_OFFSET (in) = i * rows;
+    GST_BUFFER_OFFSET_END (in) = (i + 1) * rows;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (out), i * rows);
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    for (j = 0; j < rows; j++) {
+      gfloat x = (gfloat) (i * 7 + j % 1000);
+
+      wrong += ((gfloat *) map.data)[j] != (x * 2 + 1) * 2 + 1;
+    }
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  *launches = device_stat (device, "launches") - launches0;
+  *host_waits = device_stat (device, "host-waits") - waits0;
+  gst_harness_teardown (h);
+  gst_object_unref (device);
+  g_free (desc);
+  return wrong;
+}
+
+GST_START_TEST (test_kernel_chain_runs_in_stream_order)
+{
+  guint64 launches, waits;
+
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  fail_unless_equals_int (run_affine_chain (20, 4096, &launches, &waits), 0);
+  /* both maps ran as kernels on their streams... */
+  fail_unless_equals_uint64 (launches, 40);
+  /* ...and the host waited only in plandownload, once per chunk */
+  fail_unless (waits <= 20, "%" G_GUINT64_FORMAT " host waits", waits);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_missing_wait_in_kernel_chain_is_caught)
+{
+  PlanDevice *device;
+  guint64 launches, waits;
+
+  /* longer delays, so that a stream not waiting runs ahead */
+  g_setenv ("GST_PLAN_SIM_MAX_DELAY_US", "3000", TRUE);
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  device = test_device ();
+  fail_unless (plan_device_sim_skip_waits (device, PLAN_WAIT_SITE_READY));
+  fail_unless (run_affine_chain (10, 4096, &launches, &waits) > 0);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
 static Suite *
 planupload_suite (void)
 {
@@ -439,7 +727,11 @@ planupload_suite (void)
   tcase_add_test (tc, test_many_pipelines_at_once_on_one_device);
   tcase_add_test (tc, test_gigabyte_stream_in_bounded_device_memory);
   tcase_add_test (tc, test_device_property_keeps_valid_name);
+  tcase_add_test (tc, test_kernel_element_on_device_memory);
   if (sim) {
+    tcase_add_test (tc, test_kernel_chain_runs_in_stream_order);
+    tcase_add_test (tc, test_missing_wait_in_kernel_chain_is_caught);
+    tcase_add_test (tc, test_kernel_element_device_failure_is_an_element_error);
     tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
     tcase_add_test (tc, test_failed_transfer_is_an_element_error);
     tcase_add_test (tc, test_missing_driver_is_an_element_error);
