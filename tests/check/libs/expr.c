@@ -819,6 +819,61 @@ GST_START_TEST (test_expr_compile_with_dtype_casts_result)
 
 GST_END_TEST;
 
+typedef struct
+{
+  PlanExpr *expr;
+  const gdouble *a;
+  const gdouble *want;
+  gsize n;
+} SharedEval;
+
+static gpointer
+shared_eval_thread (gpointer data)
+{
+  SharedEval *s = data;
+  gdouble *out = g_new (gdouble, s->n);
+  gconstpointer in[1] = { s->a };
+  gint r;
+
+  for (r = 0; r < 20; r++) {
+    plan_expr_eval (s->expr, in, out, s->n);
+    g_assert (memcmp (out, s->want, s->n * sizeof (gdouble)) == 0);
+  }
+  g_free (out);
+  return NULL;
+}
+
+/* One compiled expression, evaluated from several threads at once. */
+GST_START_TEST (test_expr_eval_concurrently)
+{
+  const gchar *n[] = { "a" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT64 };
+  gsize len = 50000, k;
+  gdouble *a = g_new (gdouble, len), *want = g_new (gdouble, len);
+  gconstpointer in[1] = { a };
+  SharedEval s;
+  GThread *th[4];
+
+  s.expr = plan_expr_compile ("sqrt(abs(a)) * 3 + where(a > 0, a, -a) / 7",
+      1, n, t, NULL);
+  for (k = 0; k < len; k++)
+    a[k] = (gdouble) k - 25000.5;
+  plan_expr_eval (s.expr, in, want, len);
+  s.a = a;
+  s.want = want;
+  s.n = len;
+  for (k = 0; k < 4; k++)
+    th[k] = g_thread_new ("eval", shared_eval_thread, &s);
+  for (k = 0; k < 4; k++)
+    g_thread_join (th[k]);
+  fail_unless_equals_float (want[0], sqrt (25000.5) * 3 + 25000.5 / 7);
+  plan_expr_unref (s.expr);
+  g_free (a);
+  g_free (want);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_uses_name)
 {
   PlanExpr *e = compile ("x + 0 * 2 + d");
@@ -1047,6 +1102,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_eval_in_place);
   tcase_add_test (tc, test_expr_eval_parallel_matches_serial);
   tcase_add_test (tc, test_expr_eval_large_output_streams);
+  tcase_add_test (tc, test_expr_eval_concurrently);
   tcase_add_test (tc, test_expr_compile_with_dtype_casts_result);
   tcase_add_test (tc, test_expr_uses_name);
   tcase_add_test (tc, test_expr_constant_expression_broadcasts);
