@@ -492,7 +492,7 @@ GST_START_TEST (test_kernel_element_on_device_memory)
 
 GST_END_TEST;
 
-GST_START_TEST (test_kernel_element_device_failure_is_an_element_error)
+GST_START_TEST (test_failed_launch_is_an_element_error)
 {
   PlanDevice *device = test_device ();
   GstHarness *h = harness_new_device_map ();
@@ -505,9 +505,10 @@ GST_START_TEST (test_kernel_element_device_failure_is_an_element_error)
   gst_buffer_memset (in, 0, 0, 800);
   GST_BUFFER_OFFSET (in) = 0;
   GST_BUFFER_OFFSET_END (in) = 100;
-  /* the upload's copy and the map's input copy work; the map's output
-   * copy to the device fails */
-  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_COPY, 2));
+  /* planmap runs its expression as a kernel on its stream: the launch
+   * fails */
+  fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_LAUNCH,
+          0));
   /* the map computes on its aggregate thread: the push itself may succeed */
   gst_harness_push (h, in);
   msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_ERROR);
@@ -515,7 +516,9 @@ GST_START_TEST (test_kernel_element_device_failure_is_an_element_error)
   fail_unless_equals_string (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "map");
   gst_message_parse_error (msg, &err, NULL);
   fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_WRITE), "%s", err->message);
+          GST_RESOURCE_ERROR_FAILED), "%s", err->message);
+  fail_unless (strstr (err->message, "Could not run the kernel") != NULL,
+      "%s", err->message);
   g_clear_error (&err);
   gst_message_unref (msg);
   gst_element_set_bus (h->element, NULL);
@@ -731,7 +734,7 @@ planupload_suite (void)
   if (sim) {
     tcase_add_test (tc, test_kernel_chain_runs_in_stream_order);
     tcase_add_test (tc, test_missing_wait_in_kernel_chain_is_caught);
-    tcase_add_test (tc, test_kernel_element_device_failure_is_an_element_error);
+    tcase_add_test (tc, test_failed_launch_is_an_element_error);
     tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
     tcase_add_test (tc, test_failed_transfer_is_an_element_error);
     tcase_add_test (tc, test_missing_driver_is_an_element_error);
