@@ -518,8 +518,10 @@ compact (PlanHalo * halo)
 
   if (keep <= halo->base || !halo->started)
     return;
-  memmove (halo->work, work_row (halo, keep),
-      (halo->received - keep) * halo->prow_bytes);
+  /* Before the first rows arrive there is no buffer yet. */
+  if (halo->work != NULL)
+    memmove (halo->work, work_row (halo, keep),
+        (halo->received - keep) * halo->prow_bytes);
   halo->base = keep;
 }
 
