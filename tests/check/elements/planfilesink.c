@@ -14,6 +14,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 static gchar *tmpdir;
@@ -464,6 +466,35 @@ GST_START_TEST (test_sink_no_space_left)
 
 GST_END_TEST;
 
+GST_START_TEST (test_sink_file_too_large)
+{
+  gchar *in = make_input (1000);
+  gchar *out = tmp_path ("out.npy");
+  gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" "
+      "blocksize=400 ! planfilesink location=\"%s\"", in, out);
+  struct rlimit limit = { 2048, RLIM_INFINITY };
+
+  /* The test runs in a forked child (CK_FORK): a file size limit of 2 KiB
+   * makes writes past it fail with EFBIG, once SIGXFSZ no longer kills. */
+  if (g_strcmp0 (g_getenv ("CK_FORK"), "no") == 0) {
+    GST_WARNING ("skipped: a file size limit needs CK_FORK");
+    goto done;
+  }
+  signal (SIGXFSZ, SIG_IGN);
+  fail_unless (setrlimit (RLIMIT_FSIZE, &limit) == 0);
+  expect_error (desc, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
+      "File too large");
+  fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
+  /* Only the input is left: the temporary file was removed. */
+  fail_unless_equals_int (count_entries (), 1);
+done:
+  g_free (desc);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_no_permission)
 {
   gchar *in = make_input (10);
@@ -595,6 +626,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_location_is_directory);
   tcase_add_test (tc, test_sink_no_location);
   tcase_add_test (tc, test_sink_no_space_left);
+  tcase_add_test (tc, test_sink_file_too_large);
   tcase_add_test (tc, test_sink_no_permission);
   tcase_add_test (tc, test_sink_caps_change_midstream);
   tcase_add_test (tc, test_sink_stopped_pipeline_leaves_nothing);
