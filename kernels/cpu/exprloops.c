@@ -218,10 +218,8 @@ K1 (asin_f32, float, float, plan_asinf_d (x))
 K1 (acos_f32, float, float, plan_acosf_d (x))
 K1 (atan_f32, float, float, plan_atanf_d (x))
 K2 (hypot_f32, float, float, plan_hypotf_d (x, y))
-K1 (sin_f64, double, double, sin (x))
-K1 (cos_f64, double, double, cos (x))
-K1 (exp_f64, double, double, exp (x))
-K1 (log_f64, double, double, log (x))
+K1 (exp_f64, double, double, plan_exp_f64 (x))
+K1 (log_f64, double, double, plan_log_f64 (x))
 #if defined(__FMA__)
 K1 (exp_f32, float, float, plan_expf_fma (x))
 #else
@@ -254,6 +252,21 @@ K1 (log_f32, float, float, plan_logf_core (x))
 
 TRIG_F32 (sin_f32, 0, sinf)
 TRIG_F32 (cos_f32, 1, cosf)
+
+#define TRIG_F64(name, shift, libm_fn) \
+  static void k_ ## name (KERNEL_ARGS) { \
+    double *restrict o = o_; const double *restrict a = a_; size_t i0, i; \
+    (void) b_; (void) c_; \
+    for (i0 = 0; i0 < n; i0 += 256) { \
+      size_t m = n - i0 < 256 ? n - i0 : 256; int big = 0; \
+      for (i = 0; i < m; i++) \
+        big |= !(fabs (a[i0 + i]) <= PLAN_TRIG_LIMIT_F64); \
+      if (big) { for (i = 0; i < m; i++) o[i0 + i] = libm_fn (a[i0 + i]); } \
+      else { for (i = 0; i < m; i++) \
+          o[i0 + i] = plan_sincos_f64 (a[i0 + i], shift); } } }
+
+TRIG_F64 (sin_f64, 0, sin)
+TRIG_F64 (cos_f64, 1, cos)
 
 static void
 k_tan_f32 (KERNEL_ARGS)
