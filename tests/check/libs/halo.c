@@ -186,8 +186,19 @@ stream_init (Stream * st, PlanBoundary b, guint ndim, const gint64 * shape,
     st->out_shape[k] = st->sh[k] - (st->valid ? 2 * (gint64) st->hh[k] : 0);
 }
 
+/* Chunk sizes: @chunk rows each time, or with @chunk 0 a mix of sizes, so
+ * that long chunks read in place follow short ones copied and back. */
+static gsize
+chunk_size (gsize chunk, guint i)
+{
+  static const gsize mix[] = { 1, 9, 2, 1, 13, 3, 5, 1, 1, 8 };
+
+  return chunk ? chunk : mix[i % G_N_ELEMENTS (mix)];
+}
+
 /* Streams an int32 array of @shape, whose elements are their flat index,
- * through a PlanHalo in chunks of @chunk rows and checks every block. */
+ * through a PlanHalo in chunks of @chunk rows (see chunk_size()) and
+ * checks every block. */
 static void
 check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
     const guint * h, gsize chunk)
@@ -202,6 +213,7 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
   guint64 next_out = 0;
   gboolean done = FALSE;
   GError *err = NULL;
+  guint n_pushes = 0;
 
   stream_init (&st, b, ndim, shape, h, chunk);
   for (i = 1; i < ndim; i++)
@@ -216,7 +228,9 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
   fail_unless (halo != NULL, "%s", err ? err->message : "");
 
   while (!done) {
-    gsize n = MIN (chunk, shape[0] - pushed);
+    gsize n = chunk_size (chunk, n_pushes++);
+
+    n = MIN (n, shape[0] - pushed);
 
     if (n > 0) {
       if (plan_halo_needs_end_rows (halo, n, NULL)) {
@@ -251,7 +265,7 @@ static const PlanBoundary all_modes[] = {
   PLAN_BOUNDARY_MIRROR, PLAN_BOUNDARY_WRAP, PLAN_BOUNDARY_VALID
 };
 
-static const gsize chunks[] = { 1, 2, 3, 7, 1000 };
+static const gsize chunks[] = { 1, 2, 3, 7, 1000, 0 };
 
 GST_START_TEST (test_halo_1d_every_mode_and_chunk)
 {
