@@ -289,6 +289,20 @@ def test_wrap_needs_random_access_source():
     assert_same(got, want, 'wrap along each row from appsrc')
 
 
+def test_wrap_within_a_shard():
+    """A shard (planfilesrc offset/length) is the stream: wrap joins its
+    own ends, with the last rows read through the source."""
+    d = tmpdir()
+    a = np.arange(100, dtype=np.float64).reshape(50, 2)
+    np.save(d + '/in.npy', a)
+    launch('planfilesrc', 'location=%s/in.npy' % d, 'offset=10', 'length=20',
+           'blocksize=48', '!', 'planstencil', 'window=n; c; s',
+           'expr=n + 100*c + 10000*s', 'boundary=wrap', '!', 'planfilesink',
+           'location=%s/out.npy' % d)
+    want = ndimage.correlate(a[10:30], [[1], [100], [10000]], mode='wrap')
+    assert_same(np.load(d + '/out.npy'), want, 'wrap within rows 10..29')
+
+
 def test_bad_window_shows_picture():
     d = tmpdir()
     np.save(d + '/in.npy', np.zeros((4, 4), np.float32))
@@ -339,6 +353,7 @@ def main():
         cases.append(('valid %s window %s blocks %d' % (shape, wshape, rows),
                       case_valid(shape, wshape, rows)))
     cases.append(('bad window shows picture', test_bad_window_shows_picture))
+    cases.append(('wrap within a shard', test_wrap_within_a_shard))
     cases.append(('wrap along the rows needs a random-access source',
                   test_wrap_needs_random_access_source))
     cases.append(('dtype from expression',
