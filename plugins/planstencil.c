@@ -263,9 +263,10 @@ too_few_axes:
     gchar *shape = plan_shape_to_string (input->ndim, input->shape);
 
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "the window has %u rows but the input, of shape %s, has %u axes; "
+        "the window has %u rows but the input, of shape %s, has %u %s; "
         "a window of several rows needs an input of at least 2 axes, a "
-        "one-row window at least 1", height, shape, ndim);
+        "one-row window at least 1", height, shape, ndim,
+        ndim == 1 ? "axis" : "axes");
     g_free (shape);
     return FALSE;
   }

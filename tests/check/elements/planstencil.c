@@ -347,7 +347,7 @@ GST_START_TEST (test_stencil_rejects_2d_window_on_1d_input)
   gst_harness_push (s.h, rows_buffer (in, 4, 0, 4));
   text = expect_error (&s);
   fail_unless (strstr (text, "3 rows") != NULL, "%s", text);
-  fail_unless (strstr (text, "1 axes") != NULL, "%s", text);
+  fail_unless (strstr (text, "has 1 axis") != NULL, "%s", text);
   fail_unless (strstr (text, "_ n _; w c e; _ s _") != NULL, "%s", text);
   g_free (text);
   stencil_harness_teardown (&s);
