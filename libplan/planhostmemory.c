@@ -92,8 +92,11 @@ plan_host_allocator_alloc_vfunc (GstAllocator * allocator, gsize size,
   PlanDevice *device;
   GstMemory *mem;
 
-  /* gst_allocator_alloc() names no device: pin for the default one. */
-  device = plan_device_get (NULL, &err);
+  /* gst_allocator_alloc() names no device: pin for the default one, or,
+   * without a GPU, give plain host memory (from the cpu device). */
+  device = plan_device_get (NULL, NULL);
+  if (device == NULL)
+    device = plan_device_get ("cpu", &err);
   if (device == NULL) {
     GST_ERROR_OBJECT (allocator, "%s", err->message);
     g_error_free (err);

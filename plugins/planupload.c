@@ -29,6 +29,9 @@
  * read-only #PlanUpload:stats property counts transfers, bytes and host
  * waits.
  *
+ * Upstream is offered pinned host memory (#PlanHostMemory) in the
+ * allocation query; planfilesrc reads into it.
+ *
  * Kernel elements accept system memory and upload by themselves; this
  * element is for those who want the transfer in a place of their choosing.
  *
@@ -267,6 +270,24 @@ plan_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
    * are for memory we cannot copy into on our stream. */
   while (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_remove_nth_allocation_pool (query, 0);
+  return TRUE;
+}
+
+/* Offers pinned host memory upstream: copies from it run at full speed and
+ * truly asynchronously (planfilesrc reads into it). */
+static gboolean
+plan_upload_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstAllocator *allocator;
+
+  if (gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation
+        (trans, decide_query, query);
+
+  allocator = plan_host_allocator_get ();
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_object_unref (allocator);
   return TRUE;
 }
 
@@ -557,6 +578,8 @@ plan_upload_class_init (PlanUploadClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (plan_upload_set_caps);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (plan_upload_decide_allocation);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (plan_upload_propose_allocation);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (plan_upload_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (plan_upload_transform);

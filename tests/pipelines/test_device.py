@@ -35,6 +35,23 @@ def round_trip(dtype):
     return run
 
 
+def test_upload_device_sim_without_environment():
+    """planupload device=sim with GST_PLAN_DEVICE unset: planfilesrc reads
+    into the host memory planupload offers, which must not need a GPU."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((300, 5))
+    src = save(a, 'in.npy')
+    out = os.path.join(tmpdir(), 'out.npy')
+    env = os.environ.pop('GST_PLAN_DEVICE')
+    try:
+        launch('planfilesrc', 'location=%s' % src, 'blocksize=%d' % (40 * 16),
+               '!', 'planupload', 'device=sim', '!', 'plandownload', '!',
+               'planfilesink', 'location=%s' % out)
+    finally:
+        os.environ['GST_PLAN_DEVICE'] = env
+    assert_same(np.load(out), a, 'upload device=sim without the variable')
+
+
 def test_chain_on_device():
     """upload ! map ! map ! download: the maps take and produce device
     memory; several seeds give several interleavings."""
@@ -94,7 +111,9 @@ def test_cuda_without_driver_is_a_clear_error():
 
 
 cases = [('round_trip_%s' % t, round_trip(t)) for t in DTYPES]
-cases += [('chain_on_device', test_chain_on_device),
+cases += [('upload_device_sim_without_environment',
+           test_upload_device_sim_without_environment),
+          ('chain_on_device', test_chain_on_device),
           ('no_transfer_elements_needed', test_no_transfer_elements_needed),
           ('cuda_without_driver_is_a_clear_error',
            test_cuda_without_driver_is_a_clear_error)]

@@ -183,6 +183,31 @@ GST_START_TEST (test_upload_produces_device_memory_with_ready_event)
 
 GST_END_TEST;
 
+GST_START_TEST (test_upload_proposes_pinned_memory)
+{
+  gchar *desc = g_strdup_printf ("planupload device=%s", test_device_name ());
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstCaps *caps = gst_caps_from_string ("array/x-raw, dtype=(string)uint8, "
+      "shape=(int)<8>");
+  GstAllocator *allocator = NULL;
+  GstQuery *query;
+
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  query = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_get_n_allocation_params (query) > 0);
+  gst_query_parse_nth_allocation_param (query, 0, &allocator, NULL);
+  fail_unless (allocator != NULL);
+  fail_unless_equals_string (allocator->mem_type, PLAN_HOST_MEMORY_TYPE_NAME);
+  gst_object_unref (allocator);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_chain_of_device_elements)
 {
   gchar *desc = g_strdup_printf ("planupload device=%s ! planupload "
@@ -726,6 +751,7 @@ planupload_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_round_trip_every_dtype);
   tcase_add_test (tc, test_upload_produces_device_memory_with_ready_event);
+  tcase_add_test (tc, test_upload_proposes_pinned_memory);
   tcase_add_test (tc, test_chain_of_device_elements);
   tcase_add_test (tc, test_many_pipelines_at_once_on_one_device);
   tcase_add_test (tc, test_gigabyte_stream_in_bounded_device_memory);
