@@ -130,8 +130,7 @@ typedef struct
   PlanExpr *expr;
   GArray *instrs;
   GArray *consts;               /* ExprNode * of each const slot */
-  guint64 *temp_busy;           /* bitmap-free list as a simple array */
-  GArray *temps;                /* gboolean busy per temp */
+  GArray *temps;                /* gboolean per temporary: in use */
 } Builder;
 
 static guint
@@ -206,7 +205,7 @@ build_node (Builder * b, ExprNode * node, gboolean is_root)
 static void
 build_program (PlanExpr * expr)
 {
-  Builder b = { expr, NULL, NULL, NULL, NULL };
+  Builder b = { expr, NULL, NULL, NULL };
   ExprNode *root = expr->root;
   guint i, j;
 
