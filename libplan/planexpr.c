@@ -37,9 +37,9 @@
  *
  * On the CPU the expression is compiled into a short program of typed
  * kernels (one loop per operation and dtype, vectorised for the best
- * instruction set of the CPU) that runs over blocks of a few thousand
- * elements held in cache, so each input is read once from memory and the
- * result written once.
+ * instruction set of the CPU) that runs over blocks of 1024 elements held
+ * in cache, so each input is read once from memory and the result written
+ * once.
  */
 
 #ifdef HAVE_CONFIG_H
