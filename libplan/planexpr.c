@@ -762,6 +762,7 @@ plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
 
   g_return_if_fail (expr != NULL);
   g_return_if_fail (out != NULL || n == 0);
+  g_return_if_fail (inputs != NULL || expr->n_names == 0);
   if (n == 0)
     return;
   eval_job_init (&job, expr, inputs, out, n);
@@ -789,6 +790,7 @@ plan_expr_eval_parallel (const PlanExpr * expr, const gconstpointer * inputs,
 
   g_return_if_fail (expr != NULL);
   g_return_if_fail (out != NULL || n == 0);
+  g_return_if_fail (inputs != NULL || expr->n_names == 0);
   eval_job_init (&job, expr, inputs, out, n);
   plan_parallel_for (n_threads, n, GRAIN, eval_range, &job);
 }
