@@ -44,6 +44,7 @@ GST_DEBUG_CATEGORY_STATIC (plan_device_sim_debug);
 
 #define SIM_ALIGN 256
 #define DEFAULT_MAX_DELAY_US 100
+#define SIM_POISON 0xa5
 
 typedef struct
 {
@@ -326,6 +327,9 @@ sim_alloc (gpointer impl, gsize size, gpointer * dptr)
 
   if (posix_memalign (&real, SIM_ALIGN, size) != 0)
     goto no_memory;
+  /* Poison: reading memory no operation wrote gives this pattern, the same
+   * every run, rather than whatever the heap held. */
+  memset (real, SIM_POISON, size);
 
   a = g_new0 (SimAlloc, 1);
   a->size = size;
