@@ -120,6 +120,7 @@ const ExprKernelTable *TABLE_FUNC (void);
   K2 (floordiv_##sfx, T, T, floordiv_##sfx (x, y)) \
   K2 (mod_##sfx, T, T, mod_##sfx (x, y)) \
   K1 (neg_##sfx, T, T, -x) \
+  K1 (square_##sfx, T, T, x * x) \
   static void k_where_##sfx (KERNEL_ARGS) { \
     T *restrict o = o_; const uint8_t *restrict c = a_; \
     const T *restrict x = b_, *restrict y = c_; size_t i; \
@@ -438,6 +439,7 @@ stream_fence (void)
   t->binary[EXPR_OP_MIN][DT] = k_min_##sfx; \
   t->binary[EXPR_OP_MAX][DT] = k_max_##sfx; \
   t->unary[EXPR_OP_NEG][DT] = k_neg_##sfx; \
+  t->unary[EXPR_OP_SQUARE][DT] = k_square_##sfx; \
   t->unary[EXPR_OP_ABS][DT] = k_abs_##sfx; \
   t->unary[EXPR_OP_SIGN][DT] = k_sign_##sfx; \
   t->where[DT] = k_where_##sfx;

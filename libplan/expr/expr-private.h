@@ -61,6 +61,7 @@ typedef enum
   EXPR_OP_ISNAN,
   EXPR_OP_ISINF,
   EXPR_OP_ISFINITE,
+  EXPR_OP_SQUARE,               /* x ** 2, from the typing pass */
   EXPR_OP_CAST,
   /* binary */
   EXPR_OP_ADD,

@@ -274,6 +274,8 @@ gen_node (Gen * g, const ExprNode * node)
 
   if (node->op == EXPR_OP_CAST) {
     append_cast (e, ad, node->dtype, args[0]);
+  } else if (node->op == EXPR_OP_SQUARE) {
+    g_string_append_printf (e, "plan_mul (%s, %s)", args[0], args[0]);
   } else if (node->op == EXPR_OP_WHERE) {
     g_string_append_printf (e, "%s ? %s : %s", args[0], args[1], args[2]);
   } else if (ad == PLAN_DTYPE_BOOL) {

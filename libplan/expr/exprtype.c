@@ -93,7 +93,7 @@ static const gchar *const op_names[EXPR_OP_N] = {
   [EXPR_OP_FLOOR] = "floor",[EXPR_OP_CEIL] = "ceil",[EXPR_OP_RINT] = "rint",
   [EXPR_OP_TRUNC] = "trunc",[EXPR_OP_ISNAN] = "isnan",
   [EXPR_OP_ISINF] = "isinf",[EXPR_OP_ISFINITE] = "isfinite",
-  [EXPR_OP_CAST] = "cast",[EXPR_OP_ADD] = "'+'",[EXPR_OP_SUB] = "'-'",
+  [EXPR_OP_SQUARE] = "'**'",[EXPR_OP_CAST] = "cast",[EXPR_OP_ADD] = "'+'",[EXPR_OP_SUB] = "'-'",
   [EXPR_OP_MUL] = "'*'",[EXPR_OP_DIV] = "'/'",[EXPR_OP_FLOORDIV] = "'//'",
   [EXPR_OP_MOD] = "'%'",[EXPR_OP_POW] = "'**'",[EXPR_OP_SHL] = "'<<'",
   [EXPR_OP_SHR] = "'>>'",[EXPR_OP_BAND] = "'&'",[EXPR_OP_BXOR] = "'^'",
@@ -122,6 +122,7 @@ op_category (ExprOp op)
     case EXPR_OP_LNOT:
     case EXPR_OP_ABS:
     case EXPR_OP_SIGN:
+    case EXPR_OP_SQUARE:
       return CAT_UNARY_SAME;
     case EXPR_OP_FLOOR:
     case EXPR_OP_CEIL:
@@ -1022,13 +1023,15 @@ type_binary (Typer * t, ExprNode * op)
       break;
   }
   /* x ** 2 is x * x: the same value bit for bit (pow is exact there),
-   * without a call to pow per element. */
+   * without a call to pow per element. A unary operation keeps the tree a
+   * tree (sharing x between two operands would make it a graph). */
   if (o == EXPR_OP_POW && is_weak (args[1]) && !is_weak (args[0])
       && ((args[1]->weak == EXPR_WEAK_INT && args[1]->value.big == 2)
           || (args[1]->weak == EXPR_WEAK_FLOAT && args[1]->value.f64 == 2.0))) {
-    op->op = EXPR_OP_MUL;
+    op->op = EXPR_OP_SQUARE;
+    op->n_args = 1;
     args[0] = convert (t, args[0], s);
-    args[1] = args[0];
+    args[1] = NULL;
     op->dtype = s;
     return finish_op (t, op);
   }

@@ -158,6 +158,30 @@ GST_START_TEST (test_expr_power_binds_tighter_than_unary_minus)
 
 GST_END_TEST;
 
+/* x ** 2 becomes a squaring: nesting it must stay linear in size. */
+GST_START_TEST (test_expr_nested_squares)
+{
+  GString *s = g_string_new ("x");
+  PlanExpr *e;
+  gfloat x = 1.0001f, out;
+  gconstpointer in[N_NAMES] = { &x };
+  guint k;
+
+  for (k = 0; k < 150; k++) {
+    g_string_prepend_c (s, '(');
+    g_string_append (s, ")**2");
+  }
+  e = compile (s->str);
+  plan_expr_eval (e, in, &out, 1);
+  fail_unless (isinf (out));
+  plan_expr_unref (e);
+  g_string_free (s, TRUE);
+  fail_unless_equals_float (eval1 ("(x + 1) ** 2"), 6.25);
+  fail_unless_equals_float (eval1 ("i ** 2.0"), 49);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_literals)
 {
   fail_unless_equals_float (eval1 ("0x1F"), 31);
@@ -1047,6 +1071,7 @@ expr_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_expr_precedence_follows_c);
   tcase_add_test (tc, test_expr_power_binds_tighter_than_unary_minus);
+  tcase_add_test (tc, test_expr_nested_squares);
   tcase_add_test (tc, test_expr_literals);
   tcase_add_test (tc, test_expr_keywords_and_or_not);
   tcase_add_test (tc, test_expr_bound_name_shadows_constant);

@@ -40,6 +40,7 @@ static const gchar *const unary[] = {
   "cosh(a)", "tanh(a)", "asinh(a)", "acosh(a)", "atanh(a)", "floor(a)",
   "ceil(a)", "rint(a)", "trunc(a)", "isnan(a)", "isinf(a)", "isfinite(a)",
   "a * 2.5 + inf", "where(a != a, -inf, a) + nan * 0", "a + 1", "2 + 3",
+  "(a + 1) ** 2",
 };
 
 static const gchar *const binary[] = {
