@@ -161,7 +161,7 @@ build_node (Builder * b, ExprNode * node, gboolean is_root)
 {
   Reg r = { REG_TEMP, 0 };
   Instr ins;
-  guint i;
+  guint i, order[3];
 
   switch (node->kind) {
     case EXPR_NODE_NAME:
@@ -188,8 +188,22 @@ build_node (Builder * b, ExprNode * node, gboolean is_root)
   ins.kernel = _plan_expr_node_kernel (node);
   g_assert (ins.kernel != NULL);
   ins.n_src = node->n_args;
+  /* The tallest operand first (Sethi-Ullman order): what the others leave
+   * in temporaries is then held while as little as possible runs, so a
+   * chain like sin(x) + (sin(x) + (...)) needs two temporaries, not one
+   * per level. */
   for (i = 0; i < node->n_args; i++)
-    ins.src[i] = build_node (b, node->args[i], FALSE);
+    order[i] = i;
+  for (i = 1; i < node->n_args; i++) {
+    guint j = i, k = order[i];
+    while (j > 0 && node->args[order[j - 1]]->height < node->args[k]->height) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = k;
+  }
+  for (i = 0; i < node->n_args; i++)
+    ins.src[order[i]] = build_node (b, node->args[order[i]], FALSE);
   if (is_root) {
     ins.dst.kind = REG_OUT;
   } else {
