@@ -71,9 +71,20 @@ run (GstElement * pipeline)
       GST_CLOCK_TIME_NONE;
   gint status = -1;
 
+  /* An element that fails to start posts its error before the state
+   * change returns; it is printed below like any other. */
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE)
+      GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+    if (msg) {
+      print_error (msg);
+      gst_message_unref (msg);
+    } else {
+      g_printerr ("ERROR: the pipeline could not start\n");
+    }
     status = 1;
+  }
 
   while (status < 0) {
     GstClockTime wait = GST_CLOCK_TIME_NONE;
