@@ -142,7 +142,6 @@ const ExprKernelTable *TABLE_FUNC (void);
 
 #define FLOAT_KERNELS(T, sfx, S) \
   K2 (div_##sfx, T, T, x / y) \
-  K2 (pow_##sfx, T, T, pow##S (x, y)) \
   K2 (fmod_##sfx, T, T, fmod##S (x, y)) \
   K2 (min_##sfx, T, T, (x <= y || x != x) ? x : y) \
   K2 (max_##sfx, T, T, (x >= y || x != x) ? x : y) \
@@ -195,6 +194,7 @@ K1 (tanh_f64, double, double, tanh (x))
 K1 (asinh_f64, double, double, asinh (x))
 K1 (acosh_f64, double, double, acosh (x))
 K1 (atanh_f64, double, double, atanh (x))
+K2 (pow_f64, double, double, pow (x, y))
 K1 (asin_f64, double, double, asin (x))
 K1 (acos_f64, double, double, acos (x))
 K1 (atan_f64, double, double, atan (x))
@@ -215,6 +215,7 @@ K1 (tanh_f32, float, float, plan_tanhf_d (x))
 K1 (asinh_f32, float, float, plan_asinhf_d (x))
 K1 (acosh_f32, float, float, plan_acoshf_d (x))
 K1 (atanh_f32, float, float, plan_atanhf_d (x))
+K2 (pow_f32, float, float, plan_powf_d (x, y))
 K1 (asin_f32, float, float, plan_asinf_d (x))
 K1 (acos_f32, float, float, plan_acosf_d (x))
 K1 (atan_f32, float, float, plan_atanf_d (x))
