@@ -378,37 +378,36 @@ plan_hypotf_d (float xf, float yf)
 
 /* pow for floats, computed in double as exp(y log|x|) (within 1 ulp: the
  * error of y log|x| stays far below float precision wherever the result
- * neither overflows nor underflows), with the special cases of C99 Annex
- * F applied over the core value, later rules winning. */
+ * neither overflows nor underflows). With log 0 = -inf and log inf = inf
+ * the core value is already right for zero and infinite x and y; the
+ * selects after it add the sign of odd powers of negative x and the few
+ * other special cases of C99 Annex F. Bitwise & and | and few selects
+ * keep the code free of branches, so it vectorises. */
 static inline float
 plan_powf_d (float xf, float yf)
 {
-  double x = xf, y = yf, ax = __builtin_fabs (x), r, e, half;
+  double x = xf, y = yf, ax = __builtin_fabs (x), l, r, half;
   int y_int, y_odd, y_inf = __builtin_fabs (y) == __builtin_inf ();
+  int x_inf = ax == __builtin_inf ();
 
   /* y*0.5 is exact, and every float of 2**24 or more is an even integer */
   half = y * 0.5;
-  y_int = __builtin_trunc (y) == y && !y_inf;
-  y_odd = y_int && __builtin_trunc (half) != half;
+  y_int = __builtin_trunc (y) == y;
+  y_odd = y_int & (__builtin_trunc (half) != half) & !y_inf;
 
-  e = plan_clamp_d (y * plan_log_d (ax), -700.0, 700.0);
-  r = plan_exp_d (e);
-  /* negative x: an integer y gives a sign, any other y no real result */
-  r = x < 0 && y_odd ? -r : r;
-  r = x < 0 && !y_int ? __builtin_nan ("") : r;
-  /* zero x */
-  r = ax == 0 && y > 0 ? (y_odd ? x : 0.0) : r;
-  r = ax == 0 && y < 0 ? (y_odd ? __builtin_copysign (__builtin_inf (), x)
-      : __builtin_inf ()) : r;
-  /* infinite x */
-  r = ax == __builtin_inf () && y > 0 ? (x < 0 && y_odd ? -ax : ax) : r;
-  r = ax == __builtin_inf () && y < 0 ? (x < 0 && y_odd ? -0.0 : 0.0) : r;
-  /* infinite y */
-  r = y_inf ? ((ax < 1) == (y > 0) ? 0.0 : __builtin_inf ()) : r;
-  r = y_inf && ax == 1 ? 1.0 : r;
-  /* NaN, then the two cases where a NaN does not propagate */
-  r = x != x || y != y ? x + y : r;
-  r = y == 0 || x == 1 ? 1.0 : r;
+  l = plan_log_d (ax);
+  l = ax == 0 ? -__builtin_inf () : l;
+  l = x_inf ? ax : l;
+  r = plan_exp_d (plan_clamp_d (y * l, -700.0, 700.0));
+  /* odd powers of negative x, -0.0 and -inf included, are negative */
+  r = (__builtin_copysign (1.0, x) < 0) & y_odd ? -r : r;
+  /* a negative finite x to a non-integer power has no real value */
+  r = (x < 0) & !x_inf & !y_int ? __builtin_nan ("") : r;
+  /* |x| = 1 to an infinite power (0 * inf above) */
+  r = (ax == 1) & y_inf ? 1.0 : r;
+  /* NaN propagates, except to the power 0 and from a base of 1 */
+  r = (x != x) | (y != y) ? x + y : r;
+  r = (y == 0) | (x == 1) ? 1.0 : r;
   return (float) r;
 }
 
