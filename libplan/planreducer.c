@@ -75,9 +75,11 @@
 #define BLOCK PLAN_REDUCER_BLOCK_SIZE
 /* Enough levels for 2^64 blocks. */
 #define MAX_LEVELS 64
-/* Blocks per task of the worker threads: 128 Ki elements, so that waking a
- * worker (microseconds) is worth its share of the chunk. */
-#define BLOCK_GRAIN 64
+/* Blocks per task of the worker threads: 512 Ki elements. The block loops
+ * outrun reading (tens of GB/s a core), so workers only pay when a chunk is
+ * large; with smaller chunks waking one would cost more than it saves, and
+ * take the core that reads the file. */
+#define BLOCK_GRAIN 256
 /* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
 #define COLUMN_GRAIN 1024
 
