@@ -1290,7 +1290,8 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
   if (input == NULL || input->dtype <= PLAN_DTYPE_UNKNOWN
       || input->dtype >= PLAN_DTYPE_N)
     goto bad_input;
-  if ((guint) axis > PLAN_REDUCE_AXIS_INNER)
+  if (axis != PLAN_REDUCE_AXIS_ALL && axis != PLAN_REDUCE_AXIS_ROWS
+      && axis != PLAN_REDUCE_AXIS_INNER)
     goto bad_axis;
 
   r = g_new0 (PlanReducer, 1);

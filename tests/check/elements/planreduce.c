@@ -955,6 +955,24 @@ GST_START_TEST (test_reduce_unknown_op_is_refused)
 
 GST_END_TEST;
 
+/* numpy's axis=1 is not an axis of ours (per row is axis=-1); it must not
+ * be read as an enum value by number. */
+GST_START_TEST (test_reduce_axis_1_is_refused)
+{
+  GError *err = NULL;
+  GstElement *e = gst_parse_launch ("planreduce axis=1", &err);
+
+  fail_unless (err != NULL);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR,
+          GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY), "%s", err->message);
+  fail_unless (strstr (err->message, "axis") != NULL, "%s", err->message);
+  g_error_free (err);
+  if (e)
+    gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_cuda_target_is_refused)
 {
   gchar *text;
@@ -1035,6 +1053,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_identity_out_of_range_fails);
   tcase_add_test (tc, test_reduce_identity_not_a_number_fails);
   tcase_add_test (tc, test_reduce_unknown_op_is_refused);
+  tcase_add_test (tc, test_reduce_axis_1_is_refused);
   tcase_add_test (tc, test_reduce_cuda_target_is_refused);
   tcase_add_test (tc, test_reduce_result_dtypes_follow_numpy);
   return s;
