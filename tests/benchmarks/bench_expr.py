@@ -13,6 +13,7 @@ machine; nothing here is a pass/fail test."""
 import argparse
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ subprocess.check_call(['cc', '-O3', '-march=native', '-fopenmp', '-shared',
                        '-fPIC', '-o', so, os.path.join(here, 'cloop_expr.c'),
                        '-lm'])
 cl = ctypes.CDLL(so)
+shutil.rmtree(tmp)                         # the library stays mapped
 
 n = args.mi << 20
 cores = lib().plan_parallel_get_n_cores()

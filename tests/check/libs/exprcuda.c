@@ -463,11 +463,34 @@ exprcuda_suite (void)
   return s;
 }
 
+/* rm -r @path: the private cache may hold more than our entries (a
+ * GStreamer registry, say). */
+static void
+remove_tree (const gchar * path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const gchar *name;
+
+  if (dir != NULL) {
+    while ((name = g_dir_read_name (dir)) != NULL) {
+      gchar *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR)
+          && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+      g_free (child);
+    }
+    g_dir_close (dir);
+  }
+  g_rmdir (path);
+}
+
 int
 main (int argc, char **argv)
 {
   GError *err = NULL;
-  gchar *cache, *sub;
+  gchar *cache;
   gint ret;
 
   /* A private cache, so the test never reads a stale entry; set before
@@ -478,15 +501,12 @@ main (int argc, char **argv)
   if (!plan_nvrtc_load (&err)) {
     g_print ("skipped: %s\n", err->message);
     g_error_free (err);
-    g_rmdir (cache);
+    remove_tree (cache);
     g_free (cache);
     return 77;
   }
   ret = gst_check_run_suite (exprcuda_suite (), "exprcuda", __FILE__);
-  sub = g_build_filename (cache, "gst-plan", NULL);
-  g_rmdir (sub);
-  g_rmdir (cache);
-  g_free (sub);
+  remove_tree (cache);
   g_free (cache);
   return ret;
 }
