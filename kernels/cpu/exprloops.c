@@ -147,7 +147,6 @@ const ExprKernelTable *TABLE_FUNC (void);
   K2 (max_##sfx, T, T, (x >= y || x != x) ? x : y) \
   K2 (fmin_##sfx, T, T, (x <= y || y != y) ? x : y) \
   K2 (fmax_##sfx, T, T, (x >= y || y != y) ? x : y) \
-  K2 (atan2_##sfx, T, T, atan2##S (x, y)) \
   K1 (abs_##sfx, T, T, fabs##S (x)) \
   K1 (sign_##sfx, T, T, x > 0 ? (T) 1 : x < 0 ? (T) -1 : x == 0 ? (T) 0 : x) \
   K1 (sqrt_##sfx, T, T, sqrt##S (x)) \
@@ -195,6 +194,7 @@ K1 (asinh_f64, double, double, asinh (x))
 K1 (acosh_f64, double, double, acosh (x))
 K1 (atanh_f64, double, double, atanh (x))
 K2 (pow_f64, double, double, pow (x, y))
+K2 (atan2_f64, double, double, atan2 (x, y))
 K1 (asin_f64, double, double, asin (x))
 K1 (acos_f64, double, double, acos (x))
 K1 (atan_f64, double, double, atan (x))
@@ -216,6 +216,7 @@ K1 (asinh_f32, float, float, plan_asinhf_d (x))
 K1 (acosh_f32, float, float, plan_acoshf_d (x))
 K1 (atanh_f32, float, float, plan_atanhf_d (x))
 K2 (pow_f32, float, float, plan_powf_d (x, y))
+K2 (atan2_f32, float, float, plan_atan2f_d (x, y))
 K1 (asin_f32, float, float, plan_asinf_d (x))
 K1 (acos_f32, float, float, plan_acosf_d (x))
 K1 (atan_f32, float, float, plan_atanf_d (x))

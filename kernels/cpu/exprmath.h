@@ -364,6 +364,30 @@ plan_acosf_d (float xf)
   return (float) (x != x ? x : r);
 }
 
+/* atan2 of floats: atan(y/x) in double, moved by pi into the quadrant of
+ * a negative x, with the zero and infinite cases of C99 Annex F. */
+static inline float
+plan_atan2f_d (float yf, float xf)
+{
+  const double pi = 0x1.921fb54442d18p1;
+  double y = yf, x = xf, ay = __builtin_fabs (y), r, z;
+  int x_neg = __builtin_copysign (1.0, x) < 0;  /* -0.0 too */
+  int x_inf = __builtin_fabs (x) == __builtin_inf ();
+
+  r = plan_atan_d (y / x);
+  r = x_neg ? r + __builtin_copysign (pi, y) : r;
+  /* x = +-0, y != 0: straight up or down */
+  r = ((x == 0) & (y != 0)) ? __builtin_copysign (0.5 * pi, y) : r;
+  /* y = +-0: +-0 or +-pi by the sign of x */
+  z = x_neg ? __builtin_copysign (pi, y) : y;
+  r = y == 0 ? z : r;
+  /* both infinite */
+  z = x_neg ? 0.75 * pi : 0.25 * pi;
+  r = ((ay == __builtin_inf ()) & x_inf) ? __builtin_copysign (z, y) : r;
+  r = ((x != x) | (y != y)) ? x + y : r;
+  return (float) r;
+}
+
 /* hypot of floats: the squares are exact in double and cannot overflow */
 static inline float
 plan_hypotf_d (float xf, float yf)
@@ -400,14 +424,14 @@ plan_powf_d (float xf, float yf)
   l = x_inf ? ax : l;
   r = plan_exp_d (plan_clamp_d (y * l, -700.0, 700.0));
   /* odd powers of negative x, -0.0 and -inf included, are negative */
-  r = (__builtin_copysign (1.0, x) < 0) & y_odd ? -r : r;
+  r = ((__builtin_copysign (1.0, x) < 0) & y_odd) ? -r : r;
   /* a negative finite x to a non-integer power has no real value */
-  r = (x < 0) & !x_inf & !y_int ? __builtin_nan ("") : r;
+  r = ((x < 0) & !x_inf & !y_int) ? __builtin_nan ("") : r;
   /* |x| = 1 to an infinite power (0 * inf above) */
-  r = (ax == 1) & y_inf ? 1.0 : r;
+  r = ((ax == 1) & y_inf) ? 1.0 : r;
   /* NaN propagates, except to the power 0 and from a base of 1 */
-  r = (x != x) | (y != y) ? x + y : r;
-  r = (y == 0) | (x == 1) ? 1.0 : r;
+  r = ((x != x) | (y != y)) ? x + y : r;
+  r = ((y == 0) | (x == 1)) ? 1.0 : r;
   return (float) r;
 }
 
