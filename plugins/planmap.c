@@ -161,7 +161,7 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   const gchar **names = g_newa (const gchar *, n_names);
   gchar **long_names = g_new0 (gchar *, n_inputs + 1);
   PlanDType *dtypes = g_newa (PlanDType, n_names);
-  gchar *expr, *dtype, *source;
+  gchar *expr, *dtype;
   GError *rejected = NULL;
 
   GST_OBJECT_LOCK (self);
@@ -188,10 +188,8 @@ plan_map_compile (PlanMap * self, guint n_inputs,
         "planmap %s has no expression: set expr, for example expr=\"x + y\"",
         GST_OBJECT_NAME (self));
   } else {
-    source = dtype ? g_strdup_printf ("%s(%s)", dtype, expr) : g_strdup (expr);
-    self->compiled = plan_expr_compile (source, n_names, names, dtypes,
-        error);
-    g_free (source);
+    self->compiled = plan_expr_compile_with_dtype (expr, n_names, names,
+        dtypes, plan_dtype_from_string (dtype), error);
   }
 
   if (self->compiled) {
