@@ -31,7 +31,10 @@
  * written directly.
  *
  * #GstBaseSink:sync is %FALSE by default: arrays have no timestamps to
- * wait for.
+ * wait for. #GstBaseSink:async is %FALSE by default too: the sink has no
+ * clock to preroll for, and a branch that produces only at EOS (a
+ * planreduce beside a planmap's output, after a tee) must not hold the
+ * whole pipeline in PAUSED waiting for its first buffer.
  *
  * ## Errors
  *
@@ -192,6 +195,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->fsync = DEFAULT_FSYNC;
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+  gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
 }
 
 static void

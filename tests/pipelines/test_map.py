@@ -111,6 +111,23 @@ def test_invalid_expression_is_reported():
         raise Failure('the compiler message is not shown:\n' + out)
 
 
+def test_map_teed_into_file_and_reduction():
+    """A map's output written to a file and reduced in one pipeline: the
+    reduction's file sink gets its only buffer at EOS, which must not stall
+    the other branch (planfilesink does not preroll)."""
+    d = tmpdir()
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((300001, 2)).astype(np.float32)
+    np.save(d + '/a.npy', a)
+    launch('planfilesrc', 'location=%s/a.npy' % d, 'blocksize=65536', '!',
+           'planmap', 'expr=x * 2', '!', 'tee', 'name=t',
+           '!', 'queue', '!', 'planfilesink', 'location=%s/out.npy' % d,
+           't.', '!', 'queue', '!', 'planreduce', 'op=max', '!',
+           'planfilesink', 'location=%s/max.npy' % d, timeout=60)
+    assert_same(np.load(d + '/out.npy'), a * 2, 'teed map output')
+    assert_same(np.load(d + '/max.npy'), np.max(a * 2), 'teed reduction')
+
+
 cases = []
 for n in (1, 2, 3, 5):
     for dtype in DTYPES:
@@ -124,5 +141,6 @@ cases += [
     ('mismatched lengths', test_mismatched_lengths_fail),
     ('mismatched shapes', test_mismatched_shapes_fail),
     ('invalid expression', test_invalid_expression_is_reported),
+    ('map teed into a file and a reduction', test_map_teed_into_file_and_reduction),
 ]
 run_cases(cases)
