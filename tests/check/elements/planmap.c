@@ -339,6 +339,47 @@ GST_START_TEST (test_map_rejects_rows_gap)
 
 GST_END_TEST;
 
+GST_START_TEST (test_map_flush_restarts_rows)
+{
+  MapHarness m;
+  GstSegment segment;
+  GstBuffer *buf;
+  guint i;
+
+  map_harness_init (&m, "x * 2", 1, F32_CAPS ("-1"));
+  gst_harness_push (m.h, ramp_f32 (0, 5, 1, 1.0f));
+  buf = gst_harness_pull (m.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 5);
+  gst_buffer_unref (buf);
+
+  /* A flush forgets the rows seen so far: the stream starts again at row
+   * 0, as after a seek to the start. */
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_segment (&segment)));
+  while ((buf = gst_harness_try_pull (m.h)))
+    gst_buffer_unref (buf);
+
+  fail_unless_equals_int (gst_harness_push (m.h, ramp_f32 (0, 3, 1, 1.0f)),
+      GST_FLOW_OK);
+  buf = gst_harness_pull (m.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 3);
+  {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    for (i = 0; i < 3; i++)
+      fail_unless_equals_float (((gfloat *) map.data)[i], 2.0f * i);
+    gst_buffer_unmap (buf, &map);
+  }
+  gst_buffer_unref (buf);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 static Suite *
 planmap_suite (void)
 {
@@ -356,6 +397,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_invalid_expression_posts_compiler_message);
   tcase_add_test (tc, test_map_unknown_name_lists_bound_names);
   tcase_add_test (tc, test_map_rejects_rows_gap);
+  tcase_add_test (tc, test_map_flush_restarts_rows);
   return s;
 }
 
