@@ -456,7 +456,7 @@ plan_kernel_element_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
  * the subclass push what it held back. Inputs still holding rows are
  * drained, so that the error names both lengths. */
 static GstFlowReturn
-finish_inputs (PlanKernelElement * self, GList * pads, gboolean * done)
+finish_inputs (PlanKernelElement * self, GList * pads)
 {
   PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
   PlanKernelPad *first = pads->data;
@@ -464,7 +464,6 @@ finish_inputs (PlanKernelElement * self, GList * pads, gboolean * done)
   GstFlowReturn ret = GST_FLOW_OK;
   GList *l;
 
-  *done = FALSE;
   for (l = pads; l; l = l->next) {
     PlanKernelPad *pad = l->data;
     GstBuffer *buf;
@@ -480,7 +479,6 @@ finish_inputs (PlanKernelElement * self, GList * pads, gboolean * done)
   if (!all_eos)
     return GST_FLOW_OK;
 
-  *done = TRUE;
   for (l = pads->next; l; l = l->next) {
     PlanKernelPad *pad = l->data;
 
@@ -652,7 +650,7 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
   PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
   GList *pads = get_sink_pads (self), *l;
   GstBuffer **heads;
-  gboolean have_all = TRUE, done;
+  gboolean have_all = TRUE;
   GstFlowReturn ret;
   guint i, n = g_list_length (pads);
 
@@ -679,7 +677,7 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
   else
     /* Some input has ended (the aggregator calls us only when every pad
      * has data or is at EOS). */
-    ret = finish_inputs (self, pads, &done);
+    ret = finish_inputs (self, pads);
 
   if (ret == GST_FLOW_NOT_NEGOTIATED)
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
