@@ -25,10 +25,14 @@
  *    range of the file's rows (a shard). From then on every row index of
  *    the API, and GST_BUFFER_OFFSET / OFFSET_END of the chunks, count from
  *    the first row of the window.
- * 3. plan_file_reader_start() starts the worker at a row; it reads chunks
- *    of a given number of rows with pread() into buffers of a
- *    #GstBufferPool (pages are reused: fresh pages are expensive), keeping
- *    at most a given number of chunks in flight.
+ * 3. plan_file_reader_start() starts the worker at a row; it makes chunks
+ *    of a given number of rows, keeping at most a given number of chunks
+ *    in flight. How it gets their bytes is the #PlanFileIoMode (see
+ *    plan_file_reader_set_io_mode()): by default it maps the file and
+ *    hands out its page-cache pages without a copy, read-only, or, when a
+ *    consumer asked for memory of its own, it reads them with pread() into
+ *    buffers of a #GstBufferPool (pages are reused: fresh pages are
+ *    expensive).
  * 4. plan_file_reader_pop() takes the next chunk, blocking until it is
  *    read. It returns %GST_FLOW_EOS after the last chunk and %GST_FLOW_ERROR
  *    with a #GError when reading failed.
@@ -61,6 +65,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -71,6 +76,17 @@ GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
 /* The alignment of chunk memory: a page, which suits both the kernel's
  * copies and vector loads. */
 #define CHUNK_ALIGN 4095
+
+/* Mapped chunks are cut from windows of the file mapped whole. A window
+ * starts at a multiple of 2 MiB of the file and spans at least 8 MiB, so
+ * that the kernel can map the page cache's large folios with one entry per
+ * 2 MiB: mapping in 4 KiB pages costs more than a copy. */
+#define MAP_ALIGN ((guint64) 2 << 20)
+#define MAP_MIN_SPAN ((guint64) 8 << 20)
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 
 struct _PlanFileReader
 {
@@ -93,7 +109,16 @@ struct _PlanFileReader
   guint pool_min;
   GstAllocator *allocator;      /* NULL: system memory */
   GstAllocationParams params;
+  PlanFileIoMode io_mode;       /* as set */
+  PlanFileIoMode used_mode;     /* READ or MMAP: chosen at start */
   GThread *thread;
+
+  /* worker thread only: the window chunks are cut from in MMAP mode */
+  GstMemory *window;
+  guint8 *window_base;
+  guint64 window_start;         /* file byte offsets */
+  guint64 window_end;
+  gboolean no_populate;         /* the kernel lacks MADV_POPULATE_READ */
 
   /* protected by lock */
   GMutex lock;
@@ -115,6 +140,26 @@ G_DEFINE_TYPE_WITH_CODE (PlanFileReader, plan_file_reader, GST_TYPE_OBJECT,
 
 static void plan_file_reader_finalize (GObject * object);
 
+GType
+plan_file_io_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_FILE_IO_MODE_AUTO, "Map the file unless downstream wants memory "
+          "of its own or the file cannot be mapped", "auto"},
+    {PLAN_FILE_IO_MODE_READ, "Read (copy) chunks into buffers", "read"},
+    {PLAN_FILE_IO_MODE_MMAP, "Hand out the file's mapped pages without a "
+          "copy", "mmap"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanFileIoMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 static void
 plan_file_reader_class_init (PlanFileReaderClass * klass)
 {
@@ -125,6 +170,8 @@ static void
 plan_file_reader_init (PlanFileReader * self)
 {
   self->fd = -1;
+  self->io_mode = PLAN_FILE_IO_MODE_AUTO;
+  self->used_mode = PLAN_FILE_IO_MODE_AUTO;
   gst_allocation_params_init (&self->params);
   self->params.align = CHUNK_ALIGN;
   g_mutex_init (&self->lock);
@@ -613,6 +660,160 @@ too_small:
   }
 }
 
+typedef struct
+{
+  gpointer base;
+  gsize size;
+} MappedWindow;
+
+static void
+unmap_window (gpointer data)
+{
+  MappedWindow *m = data;
+
+  munmap (m->base, m->size);
+  g_free (m);
+}
+
+static void
+drop_window (PlanFileReader * self)
+{
+  if (self->window)
+    gst_memory_unref (self->window);
+  self->window = NULL;
+  self->window_base = NULL;
+}
+
+/* The file's data ends there; mapping past it (but within its last page)
+ * is harmless. */
+static guint64
+data_end (PlanFileReader * self)
+{
+  return self->data_offset + (self->window_first + self->window_rows) *
+      self->row_size;
+}
+
+/* Maps a window of the file that holds the bytes @start to @end. Worker
+ * thread. */
+static gboolean
+map_window (PlanFileReader * self, guint64 start, guint64 end,
+    GError ** error)
+{
+  MappedWindow *m;
+  struct stat st;
+  guint64 wstart = start & ~(MAP_ALIGN - 1), wend;
+  gpointer base;
+
+  drop_window (self);
+
+  /* A file that shrank would make touching its pages fail with SIGBUS. */
+  if (fstat (self->fd, &st) < 0) {
+    set_errno_error (error, errno, "read from", self->filename);
+    return FALSE;
+  }
+  if ((guint64) st.st_size < end)
+    goto truncated;
+
+  wend = MAX (end, wstart + MAP_MIN_SPAN);
+  wend = (wend + MAP_ALIGN - 1) & ~(MAP_ALIGN - 1);
+  wend = MIN (wend, (data_end (self) + CHUNK_ALIGN) & ~(guint64) CHUNK_ALIGN);
+  wend = MAX (wend, end);
+
+  base = mmap (NULL, wend - wstart, PROT_READ, MAP_SHARED, self->fd, wstart);
+  if (base == MAP_FAILED) {
+    set_errno_error (error, errno, "map", self->filename);
+    return FALSE;
+  }
+  /* Page faults on it read ahead more. (MADV_WILLNEED would too, but
+   * costs a walk over the pages when they are cached, as they mostly are.) */
+  madvise (base, wend - wstart, MADV_SEQUENTIAL);
+
+  m = g_new (MappedWindow, 1);
+  m->base = base;
+  m->size = wend - wstart;
+  self->window = gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, base,
+      m->size, 0, m->size, m, unmap_window);
+  self->window_base = base;
+  self->window_start = wstart;
+  self->window_end = wend;
+  GST_LOG_OBJECT (self, "mapped bytes %" G_GUINT64_FORMAT "-%"
+      G_GUINT64_FORMAT, wstart, wend);
+  return TRUE;
+
+truncated:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not read from '%s': the file ended at byte %" G_GUINT64_FORMAT
+        " before byte %" G_GUINT64_FORMAT "; was it truncated while being "
+        "read?", self->filename, (guint64) st.st_size, end);
+    return FALSE;
+  }
+}
+
+/* Maps the pages of @start to @end in, reading them if they are not
+ * cached, so that the consumer touches memory rather than faulting. A
+ * failure here is an error instead of a SIGBUS later. Worker thread. */
+static gboolean
+populate (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
+{
+  guint8 *base = self->window_base;
+  guint64 first = (start - self->window_start) & ~(guint64) CHUNK_ALIGN;
+
+  if (self->no_populate)
+    return TRUE;
+  while (madvise (base + first, end - self->window_start - first,
+          MADV_POPULATE_READ) < 0) {
+    if (errno == EINTR || errno == EAGAIN)
+      continue;
+    if (errno == EINVAL) {
+      /* Before Linux 5.14; the pages fault in as they are touched. */
+      GST_INFO_OBJECT (self, "no MADV_POPULATE_READ: %s", g_strerror (errno));
+      self->no_populate = TRUE;
+      return TRUE;
+    }
+    if (errno == EFAULT) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+          "Could not read from '%s': bytes %" G_GUINT64_FORMAT "-%"
+          G_GUINT64_FORMAT " are no longer in the file; was it truncated "
+          "while being read?", self->filename, start, end);
+      return FALSE;
+    }
+    set_errno_error (error, errno, "read from", self->filename);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A chunk of @n_rows window rows from @row that shares the mapped pages of
+ * the file. Worker thread. */
+static GstBuffer *
+map_rows (PlanFileReader * self, guint64 row, guint64 n_rows, GError ** error)
+{
+  guint64 start = self->data_offset + (self->window_first + row) *
+      self->row_size;
+  gsize size = n_rows * self->row_size;
+  GstBuffer *buffer = gst_buffer_new ();
+
+  if (size > 0) {
+    if (self->window == NULL || start < self->window_start
+        || start + size > self->window_end) {
+      if (!map_window (self, start, start + size, error))
+        goto failed;
+    }
+    if (!populate (self, start, start + size, error))
+      goto failed;
+    gst_buffer_append_memory (buffer, gst_memory_share (self->window,
+            start - self->window_start, size));
+  }
+  GST_BUFFER_OFFSET (buffer) = row;
+  GST_BUFFER_OFFSET_END (buffer) = row + n_rows;
+  return buffer;
+
+failed:
+  gst_buffer_unref (buffer);
+  return NULL;
+}
+
 static GstBuffer *
 acquire_chunk (PlanFileReader * self)
 {
@@ -648,11 +849,15 @@ reader_thread (gpointer data)
     self->next_row += n;
     g_mutex_unlock (&self->lock);
 
-    /* The pool never blocks: it has no maximum, and the queue bounds what
-     * the worker holds. Only a deactivated pool fails. */
-    buffer = acquire_chunk (self);
-    if (buffer && !read_rows_into (self, buffer, row, n, &err))
-      gst_clear_buffer (&buffer);
+    if (self->used_mode == PLAN_FILE_IO_MODE_MMAP) {
+      buffer = map_rows (self, row, n, &err);
+    } else {
+      /* The pool never blocks: it has no maximum, and the queue bounds
+       * what the worker holds. Only a deactivated pool fails. */
+      buffer = acquire_chunk (self);
+      if (buffer && !read_rows_into (self, buffer, row, n, &err))
+        gst_clear_buffer (&buffer);
+    }
 
     g_mutex_lock (&self->lock);
     if (!self->running) {
@@ -674,6 +879,8 @@ reader_thread (gpointer data)
     g_cond_broadcast (&self->cond);
   }
   g_mutex_unlock (&self->lock);
+  /* Chunks cut from the window keep it mapped while they live. */
+  drop_window (self);
   return NULL;
 }
 
@@ -776,6 +983,71 @@ plan_file_reader_set_allocator (PlanFileReader * reader,
 }
 
 /**
+ * plan_file_reader_set_io_mode:
+ * @reader: a #PlanFileReader whose worker is stopped
+ * @mode: how to get the bytes of chunks
+ *
+ * Chooses how chunks are made from the next plan_file_reader_start() on;
+ * see #PlanFileIoMode. The default, %PLAN_FILE_IO_MODE_AUTO, maps the file
+ * unless plan_file_reader_set_allocator() chose memory to read into or the
+ * file cannot be mapped. With %PLAN_FILE_IO_MODE_MMAP, chunks are mapped
+ * even when an allocator is set. plan_file_reader_read_rows() always
+ * reads.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_set_io_mode (PlanFileReader * reader, PlanFileIoMode mode)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+  g_return_if_fail (reader->thread == NULL);
+
+  reader->io_mode = mode;
+}
+
+/**
+ * plan_file_reader_get_io_mode:
+ * @reader: a #PlanFileReader
+ *
+ * Returns: %PLAN_FILE_IO_MODE_READ or %PLAN_FILE_IO_MODE_MMAP: how the
+ *   worker makes chunks since the last plan_file_reader_start(); before
+ *   the first start, the mode set with plan_file_reader_set_io_mode().
+ *
+ * Since: 0.1
+ */
+PlanFileIoMode
+plan_file_reader_get_io_mode (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), PLAN_FILE_IO_MODE_AUTO);
+
+  if (reader->used_mode == PLAN_FILE_IO_MODE_AUTO)
+    return reader->io_mode;
+  return reader->used_mode;
+}
+
+/* In AUTO mode, maps unless chunks should go to memory of the allocator's
+ * or the file's filesystem cannot map it (a mapping of its first page
+ * fails); a failure to map later is an error like a failed read. */
+static PlanFileIoMode
+choose_io_mode (PlanFileReader * self)
+{
+  gpointer probe;
+
+  if (self->io_mode != PLAN_FILE_IO_MODE_AUTO)
+    return self->io_mode;
+  if (self->allocator != NULL)
+    return PLAN_FILE_IO_MODE_READ;
+  probe = mmap (NULL, CHUNK_ALIGN + 1, PROT_READ, MAP_SHARED, self->fd, 0);
+  if (probe == MAP_FAILED) {
+    GST_INFO_OBJECT (self, "cannot map '%s' (%s); reading it",
+        self->filename, g_strerror (errno));
+    return PLAN_FILE_IO_MODE_READ;
+  }
+  munmap (probe, CHUNK_ALIGN + 1);
+  return PLAN_FILE_IO_MODE_MMAP;
+}
+
+/**
  * plan_file_reader_start:
  * @reader: a #PlanFileReader with a file open
  * @first_row: the first window row to read
@@ -805,7 +1077,10 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   first_row = MIN (first_row, end_row);
   /* A chunk never needs to be larger than what there is to read. */
   chunk_rows = MAX (1, MIN (chunk_rows, reader->window_rows));
-  if (!ensure_pool (reader, chunk_rows, max_chunks, error))
+  reader->used_mode = choose_io_mode (reader);
+  if (reader->used_mode == PLAN_FILE_IO_MODE_MMAP)
+    drop_pool (reader);
+  else if (!ensure_pool (reader, chunk_rows, max_chunks, error))
     return FALSE;
 
   g_mutex_lock (&reader->lock);
@@ -819,8 +1094,9 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   g_clear_error (&reader->error);
   g_mutex_unlock (&reader->lock);
 
-  GST_DEBUG_OBJECT (reader, "reading rows %" G_GUINT64_FORMAT "-%"
+  GST_DEBUG_OBJECT (reader, "%s rows %" G_GUINT64_FORMAT "-%"
       G_GUINT64_FORMAT " in chunks of %" G_GSIZE_FORMAT " rows, %u ahead",
+      reader->used_mode == PLAN_FILE_IO_MODE_MMAP ? "mapping" : "reading",
       first_row, end_row, chunk_rows, max_chunks);
   reader->thread = g_thread_try_new ("planfilereader", reader_thread, reader,
       error);

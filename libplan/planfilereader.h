@@ -38,6 +38,37 @@ G_BEGIN_DECLS
 #define PLAN_QUERY_READ_ROWS "plan-read-rows"
 
 /**
+ * PlanFileIoMode:
+ * @PLAN_FILE_IO_MODE_AUTO: map the file when chunks go to system memory,
+ *   read it when downstream asked for memory of its own (pinned host
+ *   memory, say) or when the file cannot be mapped
+ * @PLAN_FILE_IO_MODE_READ: read chunks with pread() into buffers of the
+ *   reader's pool: a copy, but the data in a chunk never changes once read
+ * @PLAN_FILE_IO_MODE_MMAP: hand out the kernel's page-cache pages of the
+ *   file without a copy, mapped read-only; failing to map is an error
+ *
+ * How a #PlanFileReader gets the bytes of a chunk.
+ *
+ * Mapped chunks cost no copy, but they are the file itself: a chunk's
+ * contents change if another process writes that part of the file, and a
+ * process that truncates the file while a chunk of it is in use makes the
+ * next access to it fail with SIGBUS. Use %PLAN_FILE_IO_MODE_READ for files
+ * that may change while they are read.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_FILE_IO_MODE_AUTO,
+  PLAN_FILE_IO_MODE_READ,
+  PLAN_FILE_IO_MODE_MMAP,
+} PlanFileIoMode;
+
+#define PLAN_TYPE_FILE_IO_MODE (plan_file_io_mode_get_type ())
+PLAN_API
+GType plan_file_io_mode_get_type (void);
+
+/**
  * PlanFileReader:
  *
  * Reads an array file in chunks of rows on a worker thread of its own; see
@@ -87,6 +118,13 @@ gsize plan_file_reader_get_row_size (PlanFileReader * reader);
 PLAN_API
 void plan_file_reader_set_allocator (PlanFileReader * reader,
     GstAllocator * allocator, const GstAllocationParams * params);
+
+PLAN_API
+void plan_file_reader_set_io_mode (PlanFileReader * reader,
+    PlanFileIoMode mode);
+
+PLAN_API
+PlanFileIoMode plan_file_reader_get_io_mode (PlanFileReader * reader);
 
 PLAN_API
 gboolean plan_file_reader_start (PlanFileReader * reader, guint64 first_row,

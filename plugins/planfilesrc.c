@@ -93,6 +93,7 @@ enum
   PROP_OFFSET,
   PROP_LENGTH,
   PROP_MAX_CHUNKS,
+  PROP_IO_MODE,
 };
 
 #define DEFAULT_LOCATION NULL
@@ -103,6 +104,7 @@ enum
 #define DEFAULT_OFFSET 0
 #define DEFAULT_LENGTH -1
 #define DEFAULT_MAX_CHUNKS 4
+#define DEFAULT_IO_MODE PLAN_FILE_IO_MODE_AUTO
 
 #define MAX_BLOCKSIZE (1 << 30)
 #define MAX_MAX_CHUNKS 1024
@@ -123,6 +125,7 @@ struct _PlanFileSrc
   guint64 offset;
   gint64 length;
   guint max_chunks;
+  PlanFileIoMode io_mode;
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
@@ -247,6 +250,26 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
           "max-chunks x blocksize)", 1, MAX_MAX_CHUNKS, DEFAULT_MAX_CHUNKS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSrc:io-mode:
+   *
+   * How chunks get their bytes: "mmap" hands out the file's page-cache
+   * pages read-only, without a copy; "read" copies them into buffers with
+   * pread(); "auto" maps unless downstream proposed memory of its own
+   * (pinned host memory for planupload, say) or the file cannot be mapped.
+   * A mapped file that another process truncates while a chunk of it is in
+   * use makes the reader of that chunk crash with SIGBUS; choose "read" for
+   * files that may change while they are read.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_IO_MODE,
+      g_param_spec_enum ("io-mode", "IO mode",
+          "How chunks get their bytes: auto (mmap unless downstream wants "
+          "memory of its own), read (copied with pread) or mmap (the file's "
+          "pages, read-only, no copy)", PLAN_TYPE_FILE_IO_MODE,
+          DEFAULT_IO_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Array file source",
@@ -270,6 +293,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   pushsrc_class->create = GST_DEBUG_FUNCPTR (plan_file_src_create);
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_IO_MODE, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_DTYPE, 0);
 }
 
@@ -286,6 +310,7 @@ plan_file_src_init (PlanFileSrc * self)
   self->offset = DEFAULT_OFFSET;
   self->length = DEFAULT_LENGTH;
   self->max_chunks = DEFAULT_MAX_CHUNKS;
+  self->io_mode = DEFAULT_IO_MODE;
   g_mutex_init (&self->io_lock);
   self->reader = plan_file_reader_new ();
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
@@ -417,6 +442,9 @@ plan_file_src_set_property (GObject * object, guint prop_id,
     case PROP_MAX_CHUNKS:
       self->max_chunks = g_value_get_uint (value);
       break;
+    case PROP_IO_MODE:
+      self->io_mode = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -455,6 +483,9 @@ plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MAX_CHUNKS:
       g_value_set_uint (value, self->max_chunks);
+      break;
+    case PROP_IO_MODE:
+      g_value_set_enum (value, self->io_mode);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -715,9 +746,15 @@ static gboolean
 start_reading (PlanFileSrc * self, guint64 first, guint64 end)
 {
   GError *err = NULL;
+  PlanFileIoMode io_mode;
+
+  GST_OBJECT_LOCK (self);
+  io_mode = self->io_mode;
+  GST_OBJECT_UNLOCK (self);
 
   plan_file_reader_stop (self->reader);
   plan_file_reader_set_allocator (self->reader, self->allocator, &self->params);
+  plan_file_reader_set_io_mode (self->reader, io_mode);
   if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
           self->chunks_ahead, &err)) {
     post_read_error (self, err);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 static gchar *path;
+/* The tests of the "read" and "mmap" cases run in each mode. */
+static PlanFileIoMode io_mode;
 
 /* A raw file of 100 int32 values 0..99. */
 static void
@@ -29,6 +31,20 @@ setup (void)
   fail_unless (fd >= 0);
   fail_unless (write (fd, v, sizeof (v)) == sizeof (v));
   close (fd);
+}
+
+static void
+setup_read (void)
+{
+  setup ();
+  io_mode = PLAN_FILE_IO_MODE_READ;
+}
+
+static void
+setup_mmap (void)
+{
+  setup ();
+  io_mode = PLAN_FILE_IO_MODE_MMAP;
 }
 
 static void
@@ -49,6 +65,7 @@ open_reader (void)
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 1, shape, NULL));
   fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, &info,
           &err), "%s", err ? err->message : "");
+  plan_file_reader_set_io_mode (r, io_mode);
   return r;
 }
 
@@ -62,8 +79,11 @@ check_chunk (GstBuffer * buf, guint row0, guint n, guint value0)
   fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), row0 + n);
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
   fail_unless_equals_int (map.size, n * 4);
-  for (i = 0; i < n; i++)
-    fail_unless_equals_int (((gint32 *) map.data)[i], value0 + i);
+  /* One assertion, not one per value: each costs check a write. */
+  for (i = 0; i < n && ((gint32 *) map.data)[i] == (gint32) (value0 + i);)
+    i++;
+  fail_unless (i == n, "row %u holds %d, not %u", row0 + i,
+      i < n ? ((gint32 *) map.data)[i] : 0, value0 + i);
   gst_buffer_unmap (buf, &map);
 }
 
@@ -212,6 +232,8 @@ GST_START_TEST (test_reader_reuses_aligned_pool_memory)
   guint i;
 
   fail_unless (plan_file_reader_start (r, 0, 100, 10, 1, NULL));
+  fail_unless_equals_int (plan_file_reader_get_io_mode (r),
+      PLAN_FILE_IO_MODE_READ);
   fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
   fail_unless (buf->pool != NULL);
   first_data = chunk_data (buf);
@@ -227,6 +249,178 @@ GST_START_TEST (test_reader_reuses_aligned_pool_memory)
   }
   fail_unless (reused);
   gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reader_auto_maps_unless_an_allocator_is_set)
+{
+  PlanFileReader *r = open_reader ();
+  GstAllocator *sysmem = gst_allocator_find (GST_ALLOCATOR_SYSMEM);
+  GstBuffer *buf;
+
+  plan_file_reader_set_io_mode (r, PLAN_FILE_IO_MODE_AUTO);
+  fail_unless_equals_int (plan_file_reader_get_io_mode (r),
+      PLAN_FILE_IO_MODE_AUTO);
+  fail_unless (plan_file_reader_start (r, 0, 100, 10, 1, NULL));
+  fail_unless_equals_int (plan_file_reader_get_io_mode (r),
+      PLAN_FILE_IO_MODE_MMAP);
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+  fail_unless (buf->pool == NULL);
+  check_chunk (buf, 0, 10, 0);
+  gst_buffer_unref (buf);
+
+  /* Memory a consumer asked for is read into. */
+  plan_file_reader_stop (r);
+  plan_file_reader_set_allocator (r, sysmem, NULL);
+  fail_unless (plan_file_reader_start (r, 0, 100, 10, 1, NULL));
+  fail_unless_equals_int (plan_file_reader_get_io_mode (r),
+      PLAN_FILE_IO_MODE_READ);
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+  fail_unless (buf->pool != NULL);
+  check_chunk (buf, 0, 10, 0);
+  gst_buffer_unref (buf);
+  gst_object_unref (sysmem);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mapped_chunks_are_readonly_views_of_the_file)
+{
+  PlanFileReader *r = open_reader ();
+  GstBuffer *a, *b;
+  GstMapInfo map;
+  guint8 *pa, *pb;
+
+  fail_unless (plan_file_reader_start (r, 0, 100, 10, 2, NULL));
+  fail_unless_equals_int (plan_file_reader_pop (r, &a, NULL), GST_FLOW_OK);
+  fail_unless_equals_int (plan_file_reader_pop (r, &b, NULL), GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_n_memory (a), 1);
+  fail_unless (GST_MEMORY_IS_READONLY (gst_buffer_peek_memory (a, 0)));
+  pa = chunk_data (a);
+  pb = chunk_data (b);
+  /* Both cut from one mapping of the file, next to each other. */
+  fail_unless (pb == pa + 40);
+
+  /* Writing to a chunk writes to a copy, never to the file. */
+  fail_unless (gst_buffer_map (b, &map, GST_MAP_WRITE));
+  fail_unless (map.data != pb);
+  fail_unless_equals_int (((gint32 *) map.data)[0], 10);
+  ((gint32 *) map.data)[0] = -1;
+  gst_buffer_unmap (b, &map);
+  gst_buffer_unref (b);
+  fail_unless_equals_int (((gint32 *) pa)[10], 10);
+  gst_buffer_unref (a);
+  plan_file_reader_stop (r);
+  gst_object_unref (r);
+
+  r = open_reader ();
+  fail_unless (plan_file_reader_start (r, 10, 11, 10, 1, NULL));
+  fail_unless_equals_int (plan_file_reader_pop (r, &a, NULL), GST_FLOW_OK);
+  check_chunk (a, 10, 1, 10);
+  gst_buffer_unref (a);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+/* An .npy file of @n int32 values 0..n-1: its data starts 128 bytes in, so
+ * no chunk starts on a page. */
+static gchar *
+write_big_npy (guint n)
+{
+  gchar *big;
+  gchar header[128];
+  gint32 *v = g_new (gint32, n);
+  gint fd, len;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    v[i] = i;
+  memset (header, ' ', sizeof (header));
+  memcpy (header, "\x93NUMPY\x01\x00\x76\x00", 10);
+  len = g_snprintf (header + 10, sizeof (header) - 10, "{'descr': '<i4', "
+      "'fortran_order': False, 'shape': (%u,), }", n);
+  header[10 + len] = ' ';
+  header[127] = '\n';
+  fd = g_file_open_tmp ("filereader-XXXXXX.npy", &big, NULL);
+  fail_unless (fd >= 0);
+  fail_unless (write (fd, header, 128) == 128);
+  fail_unless (write (fd, v, n * 4) == (gssize) n * 4);
+  close (fd);
+  g_free (v);
+  return big;
+}
+
+static PlanFileReader *
+open_npy (const gchar * file)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  fail_unless (plan_file_reader_open (r, file, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  plan_file_reader_set_io_mode (r, PLAN_FILE_IO_MODE_MMAP);
+  return r;
+}
+
+GST_START_TEST (test_mapped_chunks_cross_windows)
+{
+  /* 20 MiB: more than two of the reader's mapping windows. */
+  const guint n = 5 << 20, chunk = 262147;
+  gchar *big = write_big_npy (n);
+  PlanFileReader *r = open_npy (big);
+  GstBuffer *buf;
+  guint row;
+
+  fail_unless (plan_file_reader_set_window (r, 3, -1, NULL));
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, chunk, 3, NULL));
+  for (row = 0; row < n - 3; row += chunk) {
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+    check_chunk (buf, row, MIN (chunk, n - 3 - row), row + 3);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_EOS);
+  gst_object_unref (r);
+  g_unlink (big);
+  g_free (big);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mapped_file_truncated_while_read_is_an_error)
+{
+  const guint n = 5 << 20, chunk = 1 << 18;     /* chunks of 1 MiB */
+  gchar *big = write_big_npy (n);
+  PlanFileReader *r = open_npy (big);
+  GError *err = NULL;
+  GstBuffer *buf, *head;
+  guint i;
+
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, chunk, 1, NULL));
+  fail_unless_equals_int (plan_file_reader_pop (r, &head, NULL),
+      GST_FLOW_OK);
+  /* The rows of the first four chunks stay; later chunks lie in the
+   * window already mapped, or beyond it, and must fail, not crash. */
+  fail_unless (truncate (big, 128 + 4 * chunk * 4) == 0);
+  for (i = 1; i < 4; i++) {
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL),
+        GST_FLOW_OK);
+    check_chunk (buf, i * chunk, chunk, i * chunk);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, &err),
+      GST_FLOW_ERROR);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_IO));
+  fail_unless (strstr (err->message, big) != NULL);
+  fail_unless (strstr (err->message, "truncated") != NULL, "%s", err->message);
+  g_error_free (err);
+  check_chunk (head, 0, chunk, 0);
+  gst_buffer_unref (head);
+  gst_object_unref (r);
+  g_unlink (big);
+  g_free (big);
 }
 
 GST_END_TEST;
@@ -260,18 +454,28 @@ static Suite *
 filereader_suite (void)
 {
   Suite *s = suite_create ("filereader");
-  TCase *tc = tcase_create ("general");
+  TCase *modes[2] = { tcase_create ("read"), tcase_create ("mmap") };
+  TCase *tc;
+  guint i;
 
-  suite_add_tcase (s, tc);
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_add_test (tc, test_reader_chunks_in_order_then_eos);
-  tcase_add_test (tc, test_reader_window_renumbers_rows);
-  tcase_add_test (tc, test_reader_restart_drops_read_ahead);
-  tcase_add_test (tc, test_reader_flushing_and_stop);
-  tcase_add_test (tc, test_reader_read_rows_beside_worker);
-  tcase_add_test (tc, test_reader_file_shrinking_is_an_error);
-  tcase_add_test (tc, test_reader_reuses_aligned_pool_memory);
-  tcase_add_test (tc, test_query_helpers_round_trip);
+  for (i = 0; i < 2; i++) {
+    tc = modes[i];
+    suite_add_tcase (s, tc);
+    tcase_add_checked_fixture (tc, i == 0 ? setup_read : setup_mmap,
+        teardown);
+    tcase_add_test (tc, test_reader_chunks_in_order_then_eos);
+    tcase_add_test (tc, test_reader_window_renumbers_rows);
+    tcase_add_test (tc, test_reader_restart_drops_read_ahead);
+    tcase_add_test (tc, test_reader_flushing_and_stop);
+    tcase_add_test (tc, test_reader_read_rows_beside_worker);
+    tcase_add_test (tc, test_reader_file_shrinking_is_an_error);
+  }
+  tcase_add_test (modes[0], test_reader_reuses_aligned_pool_memory);
+  tcase_add_test (modes[0], test_reader_auto_maps_unless_an_allocator_is_set);
+  tcase_add_test (modes[0], test_query_helpers_round_trip);
+  tcase_add_test (modes[1], test_mapped_chunks_are_readonly_views_of_the_file);
+  tcase_add_test (modes[1], test_mapped_chunks_cross_windows);
+  tcase_add_test (modes[1], test_mapped_file_truncated_while_read_is_an_error);
   return s;
 }
 

@@ -197,6 +197,68 @@ GST_START_TEST (test_writer_reports_no_space)
 
 GST_END_TEST;
 
+/* Whether the file system of tmpdir reserves blocks with fallocate(). */
+static gboolean
+can_preallocate (void)
+{
+  gchar *probe = g_build_filename (tmpdir, "probe", NULL);
+  gint fd = open (probe, O_CREAT | O_WRONLY, 0600);
+  gboolean ok = fd >= 0 && fallocate (fd, FALLOC_FL_KEEP_SIZE, 0, 4096) == 0;
+
+  if (fd >= 0)
+    close (fd);
+  g_unlink (probe);
+  g_free (probe);
+  return ok;
+}
+
+GST_START_TEST (test_writer_preallocates_and_gives_back)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "p.raw", NULL);
+  const gsize mib = 1 << 20;
+  gboolean reserve = can_preallocate ();
+  struct stat st;
+  gchar *contents;
+  gsize len;
+  guint i;
+
+  fail_unless (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_RAW, 1,
+          FALSE, NULL));
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (mib, 7), NULL),
+      GST_FLOW_OK);
+  for (i = 0; i < 1000 && plan_file_writer_get_bytes_written (w) < mib; i++)
+    g_usleep (1000);
+  fail_unless_equals_uint64 (plan_file_writer_get_bytes_written (w), mib);
+  /* The temporary file is as long as what was written, with blocks for
+   * much more reserved past its end. */
+  fail_unless (g_stat (plan_file_writer_get_temp_path (w), &st) == 0);
+  fail_unless_equals_int64 (st.st_size, mib);
+  if (reserve)
+    fail_unless ((guint64) st.st_blocks * 512 >= 64 * mib,
+        "only %" G_GUINT64_FORMAT " bytes reserved",
+        (guint64) st.st_blocks * 512);
+
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (5, 9), NULL),
+      GST_FLOW_OK);
+  fail_unless (plan_file_writer_finish (w, NULL));
+  /* The reserve is given back at finish. */
+  fail_unless (g_stat (path, &st) == 0);
+  fail_unless_equals_int64 (st.st_size, mib + 5);
+  fail_unless ((guint64) st.st_blocks * 512 <= 2 * mib,
+      "%" G_GUINT64_FORMAT " bytes still allocated",
+      (guint64) st.st_blocks * 512);
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  fail_unless_equals_int (len, mib + 5);
+  fail_unless_equals_int (contents[mib - 1], 7);
+  fail_unless_equals_int (contents[mib + 4], 9);
+  g_free (contents);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   PlanFileWriter *w;
@@ -266,6 +328,7 @@ filewriter_suite (void)
   tcase_add_test (tc, test_writer_cancel_removes_temp_file);
   tcase_add_test (tc, test_writer_rejects_partial_rows);
   tcase_add_test (tc, test_writer_reports_no_space);
+  tcase_add_test (tc, test_writer_preallocates_and_gives_back);
   tcase_add_test (tc, test_writer_blocks_when_pending_is_full);
   return s;
 }
