@@ -427,6 +427,42 @@ GST_START_TEST (test_src_reads_into_proposed_allocator)
 
 GST_END_TEST;
 
+/* The same rows whichever way the bytes get into the chunks; mapped chunks
+ * are read-only views of the file, read ones are not. */
+GST_START_TEST (test_src_io_modes_agree)
+{
+  gchar *path = write_float_npy ("a.npy", 20, 3);
+  const gchar *modes[] = { "auto", "mmap", "read" };
+  guint m, i;
+
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    GstHarness *h = src_harness (path);
+    GEnumClass *klass = g_type_class_ref (PLAN_TYPE_FILE_IO_MODE);
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "io-mode", modes[m]);
+    g_object_get (h->element, "io-mode", &i, NULL);
+    fail_unless_equals_string (g_enum_get_value (klass, i)->value_nick,
+        modes[m]);
+    g_type_class_unref (klass);
+    g_object_set (h->element, "blocksize", 12 * 7, NULL);
+    gst_harness_play (h);
+    for (i = 0; i < 20; i += 7) {
+      GstBuffer *buf = gst_harness_pull (h);
+      GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+
+      check_float_rows (buf, i, MIN (7, 20 - i), 3);
+      /* auto maps: nothing downstream asked for memory of its own. */
+      fail_unless (! !GST_MEMORY_IS_READONLY (mem) == (m < 2), "%s",
+          modes[m]);
+      gst_buffer_unref (buf);
+    }
+    gst_harness_teardown (h);
+  }
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* An allocator that cannot allocate anything. */
 typedef struct
 {
@@ -927,6 +963,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_seek_in_rows_and_bytes);
   tcase_add_test (tc, test_src_answers_read_rows_query);
   tcase_add_test (tc, test_src_reads_into_proposed_allocator);
+  tcase_add_test (tc, test_src_io_modes_agree);
   tcase_add_test (tc, test_src_falls_back_to_system_memory);
   tcase_add_test (tc, test_src_reads_npy_versions_2_and_3);
   tcase_add_test (tc, test_src_uri_handler);
