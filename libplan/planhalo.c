@@ -62,7 +62,16 @@ struct _PlanHalo
   gsize prow_bytes;
   gboolean inner_padded;
   guint8 *fill;                 /* one padded row of cval */
+  guint8 cval[16];              /* one element of cval */
   guint n_threads;
+
+  /* Rows kept unpadded, the caller handling the ends of the last axis
+   * (plan_halo_set_pad_inner()): for each column of the edge strips, the
+   * column of the row it holds, -1 for cval. */
+  gboolean edges_by_caller;
+  gint64 *edge_cols;            /* [6 h[1]]: left strip, then right */
+  guint8 *edges;                /* the strips of the last block asked */
+  gsize edges_size;
 
   /* The work block holds padded rows [base, received) of the stream,
    * virtual rows before 0 included once they are filled. */
@@ -113,6 +122,7 @@ compute_layout (PlanHalo * halo)
 {
   gint k;
 
+  halo->inner_padded = FALSE;
   halo->pstride[halo->ndim - 1] = 1;
   halo->istride[halo->ndim - 1] = 1;
   for (k = halo->ndim - 1; k >= 1; k--) {
@@ -124,6 +134,18 @@ compute_layout (PlanHalo * halo)
   }
   halo->in_row_bytes = halo->istride[0] * halo->esize;
   halo->prow_bytes = halo->pstride[0] * halo->esize;
+}
+
+/* One row of cval in the current layout. */
+static void
+make_fill (PlanHalo * halo)
+{
+  gsize k;
+
+  g_free (halo->fill);
+  halo->fill = g_malloc (halo->prow_bytes);
+  for (k = 0; k < halo->pstride[0]; k++)
+    memcpy (halo->fill + k * halo->esize, halo->cval, halo->esize);
 }
 
 /**
@@ -178,12 +200,9 @@ plan_halo_new (const PlanArrayInfo * info, const guint * halo,
     self->h[k] = halo[k];
     self->pad[k] = boundary == PLAN_BOUNDARY_VALID ? 0 : halo[k];
   }
+  plan_boundary_fill_from_double (info->dtype, cval, self->cval);
   compute_layout (self);
-
-  self->fill = g_malloc (self->prow_bytes);
-  plan_boundary_fill_from_double (info->dtype, cval, self->fill);
-  for (k = 1; k < self->pstride[0]; k++)
-    memcpy (self->fill + k * self->esize, self->fill, self->esize);
+  make_fill (self);
   plan_halo_reset (self);
   return self;
 }
@@ -204,6 +223,8 @@ plan_halo_free (PlanHalo * halo)
   g_free (halo->first_rows);
   g_free (halo->end_rows);
   g_free (halo->fill);
+  g_free (halo->edge_cols);
+  g_free (halo->edges);
   g_free (halo);
 }
 
@@ -281,6 +302,150 @@ plan_halo_reset (PlanHalo * halo)
   halo->n_end = 0;
   halo->total = 0;
   halo->have_end = FALSE;
+}
+
+/**
+ * plan_halo_set_pad_inner:
+ * @halo: a #PlanHalo
+ * @pad_inner: %FALSE to keep rows unpadded and leave the ends of the last
+ *   axis to the caller
+ *
+ * By default every row is copied into a work block and padded along the
+ * inner axes, so that a stencil reads every cell of every output at a
+ * fixed offset. With @pad_inner %FALSE, on a 2-D array in a padding mode,
+ * rows are kept as they come and the middle of a long chunk is read in
+ * place: the blocks then have the input's strides and cover whole rows,
+ * but the cells beyond either end of a row are not there (the offsets
+ * reach into the row before or after, or outside the block at its first
+ * and last output). The caller computes the outputs at least the halo
+ * away from both ends from the block, and the others from the padded
+ * blocks that plan_halo_get_edges() gives. A stencil computing each
+ * output from its cells at fixed offsets can so run over all the rows of
+ * a block as one contiguous run from its first output that is far enough
+ * from the start of its row, then overwrite the outputs near the ends.
+ *
+ * On a 1-D array, where there is no inner axis, this changes nothing and
+ * returns %TRUE. The arrays it cannot serve keep their padding and it
+ * returns %FALSE: more than two axes, %PLAN_BOUNDARY_VALID with a halo
+ * along the rows, or rows not longer than twice the halo along them. Call
+ * it before the first plan_halo_push() of a stream (or after
+ * plan_halo_reset()).
+ *
+ * Returns: %TRUE when rows are kept unpadded
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_halo_set_pad_inner (PlanHalo * halo, gboolean pad_inner)
+{
+  gint64 w, c;
+  guint h;
+
+  g_return_val_if_fail (halo != NULL, FALSE);
+
+  if (halo->ndim == 1)
+    return TRUE;
+  h = halo->h[1];
+  w = halo->info.shape[1];
+  if (!pad_inner && (halo->ndim > 2 || (halo->boundary == PLAN_BOUNDARY_VALID
+              && h > 0) || w <= 2 * (gint64) h))
+    return FALSE;
+  if (halo->edges_by_caller == !pad_inner)
+    return !pad_inner;
+
+  halo->edges_by_caller = !pad_inner;
+  halo->pad[1] = pad_inner && halo->boundary != PLAN_BOUNDARY_VALID ? h : 0;
+  compute_layout (halo);
+  make_fill (halo);
+  g_clear_pointer (&halo->work, g_free);
+  halo->work_rows = 0;
+  g_clear_pointer (&halo->pending, g_free);
+  g_clear_pointer (&halo->first_rows, g_free);
+  g_clear_pointer (&halo->edge_cols, g_free);
+  if (halo->edges_by_caller && h > 0) {
+    /* The left strip holds columns [-h, 2h), the right [w - 2h, w + h). */
+    halo->edge_cols = g_new (gint64, 6 * h);
+    for (c = 0; c < 3 * (gint64) h; c++) {
+      halo->edge_cols[c] = plan_boundary_map_index (halo->boundary, c - h, w);
+      halo->edge_cols[3 * h + c] =
+          plan_boundary_map_index (halo->boundary, w - 2 * h + c, w);
+    }
+  }
+  plan_halo_reset (halo);
+  return halo->edges_by_caller;
+}
+
+/**
+ * plan_halo_get_edges:
+ * @halo: a #PlanHalo whose rows are kept unpadded
+ *   (see plan_halo_set_pad_inner())
+ * @block: a block @halo just gave
+ * @edges: (out caller-allocates) (array fixed-size=2): room for two blocks
+ *
+ * Pads the ends of the rows of @block into blocks of their own:
+ * `edges[0]` covers the first `h` outputs of each row of @block and
+ * `edges[1]` its last `h`, `h` being the halo along the rows; each has
+ * @block's rows, `h` columns and padded strides, every cell of every
+ * window there. They point into memory of @halo, valid until the next
+ * call on it. Within each, every output's cells lie in one run of memory
+ * from the first output's first cell to the last output's last, so that
+ * the two can also be computed as one contiguous run starting at
+ * `edges[0].origin` that covers `edges[1]`'s outputs at
+ * `edges[1].origin - edges[0].origin` further, with values between them
+ * that are not outputs of either.
+ *
+ * Returns: the number of edge blocks: 2, or 0 when rows are padded (or
+ *   have no halo along them)
+ *
+ * Since: 0.1
+ */
+guint
+plan_halo_get_edges (PlanHalo * halo, const PlanHaloBlock * block,
+    PlanHaloBlock * edges)
+{
+  guint h, c, k;
+  gsize esize, strip, n_lines, i, need;
+  gint64 w;
+
+  g_return_val_if_fail (halo != NULL && block != NULL && edges != NULL, 0);
+
+  if (!halo->edges_by_caller || halo->ndim != 2 || halo->h[1] == 0
+      || block->n_rows == 0)
+    return 0;
+  h = halo->h[1];
+  w = halo->info.shape[1];
+  esize = halo->esize;
+  strip = 6 * h;
+  n_lines = block->n_rows + 2 * halo->h[0];
+  need = n_lines * strip * esize;
+  if (need > halo->edges_size) {
+    g_free (halo->edges);
+    halo->edges = g_malloc (need);
+    halo->edges_size = need;
+  }
+  for (i = 0; i < n_lines; i++) {
+    const guint8 *row = (const guint8 *) block->origin +
+        ((gssize) i - halo->h[0]) * w * esize;
+    guint8 *dst = halo->edges + i * strip * esize;
+
+    for (c = 0; c < strip; c++) {
+      gint64 j = halo->edge_cols[c];
+      memcpy (dst + c * esize, j >= 0 ? row + j * esize : halo->cval, esize);
+    }
+  }
+  for (k = 0; k < 2; k++) {
+    memset (&edges[k], 0, sizeof (edges[k]));
+    edges[k].first_row = block->first_row;
+    edges[k].n_rows = block->n_rows;
+    edges[k].ndim = 2;
+    edges[k].shape[0] = block->n_rows;
+    edges[k].shape[1] = h;
+    edges[k].strides[0] = strip;
+    edges[k].strides[1] = 1;
+    edges[k].origin = halo->edges + (halo->h[0] * strip + h + 3 * h * k) *
+        esize;
+  }
+  return 2;
 }
 
 /* Pads one input row into one padded row, axis by axis from the innermost
@@ -398,7 +563,9 @@ block_geometry (PlanHalo * halo, PlanHaloBlock * block)
   block->contiguous = !halo->inner_padded;
   for (k = 0; k < halo->ndim; k++) {
     block->strides[k] = halo->pstride[k];
-    if (k > 0) {
+    if (k > 0 && halo->edges_by_caller) {
+      block->shape[k] = halo->info.shape[k];
+    } else if (k > 0) {
       block->shape[k] = halo->info.shape[k] - 2 * (halo->h[k] - halo->pad[k]);
       offset += halo->h[k] * halo->pstride[k];
       if (halo->boundary == PLAN_BOUNDARY_VALID && halo->h[k] > 0)

@@ -89,6 +89,13 @@ PLAN_API
 void plan_halo_reset (PlanHalo * halo);
 
 PLAN_API
+gboolean plan_halo_set_pad_inner (PlanHalo * halo, gboolean pad_inner);
+
+PLAN_API
+guint plan_halo_get_edges (PlanHalo * halo, const PlanHaloBlock * block,
+    PlanHaloBlock * edges);
+
+PLAN_API
 gboolean plan_halo_needs_end_rows (PlanHalo * halo, gsize n_rows,
     gsize * n_end_rows);
 

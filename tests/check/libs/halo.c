@@ -103,6 +103,8 @@ typedef struct
   gint64 out_shape[3];
   gboolean valid;
   gsize chunk;
+  gboolean unpadded;            /* rows kept unpadded, edges apart */
+  PlanHalo *halo;
 } Stream;
 
 /* The cell at offset (d0, d1, d2) from output (o, y, x) in @block. */
@@ -126,10 +128,13 @@ block_cell (const Stream * st, const PlanHaloBlock * block, gint64 o,
       plan_halo_block_get_offset (block, delta)];
 }
 
-/* Checks every cell of every window of @block, whose first output is
- * @first, against the boundary rule applied to the whole array. */
+/* Checks every cell of the windows of the outputs [@x_begin, @x_end) of
+ * each row of @block, whose first output is @first and whose output x is
+ * output @col0 + x of the array, against the boundary rule applied to the
+ * whole array. */
 static void
-check_block (const Stream * st, const PlanHaloBlock * block, guint64 first)
+check_block_cols (const Stream * st, const PlanHaloBlock * block,
+    guint64 first, gint64 x_begin, gint64 x_end, gint64 col0)
 {
   gint64 o, y, x, d0, d1, d2, v = st->valid;
   const gint64 *sh = st->sh;
@@ -137,7 +142,7 @@ check_block (const Stream * st, const PlanHaloBlock * block, guint64 first)
 
   for (o = 0; o < (gint64) block->n_rows; o++)
     for (y = 0; y < st->out_shape[1]; y++)
-      for (x = 0; x < st->out_shape[2]; x++)
+      for (x = x_begin; x < x_end; x++)
         for (d0 = -(gint) hh[0]; d0 <= (gint) hh[0]; d0++)
           for (d1 = -(gint) hh[1]; d1 <= (gint) hh[1]; d1++)
             for (d2 = -(gint) hh[2]; d2 <= (gint) hh[2]; d2++) {
@@ -145,8 +150,8 @@ check_block (const Stream * st, const PlanHaloBlock * block, guint64 first)
                   first + o + d0 + v * hh[0], sh[0]);
               gint64 i1 = plan_boundary_map_index (st->b, y + d1 + v * hh[1],
                   sh[1]);
-              gint64 i2 = plan_boundary_map_index (st->b, x + d2 + v * hh[2],
-                  sh[2]);
+              gint64 i2 = plan_boundary_map_index (st->b,
+                  col0 + x + d2 + v * hh[2], sh[2]);
               gint32 want = (i0 < 0 || i1 < 0 || i2 < 0) ? CVAL :
                   (i0 * sh[1] + i1) * sh[2] + i2;
               gint32 got = block_cell (st, block, o, y, x, d0, d1, d2);
@@ -156,8 +161,35 @@ check_block (const Stream * st, const PlanHaloBlock * block, guint64 first)
                   G_GINT64_FORMAT ") cell (%" G_GINT64_FORMAT ",%"
                   G_GINT64_FORMAT ",%" G_GINT64_FORMAT ") is %d, not %d",
                   plan_boundary_to_string (st->b), st->chunk, first + o, y,
-                  x, d0, d1, d2, got, want);
+                  col0 + x, d0, d1, d2, got, want);
             }
+}
+
+static void
+check_block (const Stream * st, const PlanHaloBlock * block, guint64 first)
+{
+  PlanHaloBlock edges[2];
+  gint64 h = st->hh[2], w = st->out_shape[2];
+
+  if (!st->unpadded) {
+    check_block_cols (st, block, first, 0, w, 0);
+    return;
+  }
+  /* Unpadded rows: the block has whole rows, in place or not, and the
+   * edges have every cell of the first and last h outputs of each. */
+  fail_unless (block->contiguous);
+  if (st->ndim == 2)
+    fail_unless_equals_int (block->shape[1], st->sh[2]);
+  check_block_cols (st, block, first, h, w - h, 0);
+  if (st->ndim == 1 || h == 0) {
+    fail_unless_equals_int (plan_halo_get_edges (st->halo, block, edges), 0);
+    return;
+  }
+  fail_unless_equals_int (plan_halo_get_edges (st->halo, block, edges), 2);
+  fail_unless_equals_int (edges[0].n_rows, block->n_rows);
+  fail_unless_equals_int (edges[1].shape[1], h);
+  check_block_cols (st, &edges[0], first, 0, h, 0);
+  check_block_cols (st, &edges[1], first, 0, h, w - h);
 }
 
 static void
@@ -200,8 +232,8 @@ chunk_size (gsize chunk, guint i)
  * through a PlanHalo in chunks of @chunk rows (see chunk_size()) and
  * checks every block. */
 static void
-check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
-    const guint * h, gsize chunk)
+check_stream_full (PlanBoundary b, guint ndim, const gint64 * shape,
+    const guint * h, gsize chunk, gboolean unpadded)
 {
   PlanArrayInfo info;
   PlanHalo *halo;
@@ -226,6 +258,16 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
           NULL));
   halo = plan_halo_new (&info, h, b, CVAL, &err);
   fail_unless (halo != NULL, "%s", err ? err->message : "");
+  st.halo = halo;
+  if (unpadded) {
+    /* Unpadded rows are for up to two axes, in the padding modes or
+     * without a halo along the rows, and rows longer than two halos. */
+    gboolean can = ndim == 1 || (ndim == 2
+        && (b != PLAN_BOUNDARY_VALID || h[1] == 0) && shape[1] > 2 * h[1]);
+
+    st.unpadded = plan_halo_set_pad_inner (halo, FALSE);
+    fail_unless_equals_int (st.unpadded, can);
+  }
 
   while (!done) {
     gsize n = chunk_size (chunk, n_pushes++);
@@ -258,6 +300,13 @@ check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
   fail_unless_equals_uint64 (next_out, st.out_shape[0]);
   plan_halo_free (halo);
   g_free (data);
+}
+
+static void
+check_stream (PlanBoundary b, guint ndim, const gint64 * shape,
+    const guint * h, gsize chunk)
+{
+  check_stream_full (b, ndim, shape, h, chunk, FALSE);
 }
 
 static const PlanBoundary all_modes[] = {
@@ -303,6 +352,71 @@ GST_START_TEST (test_halo_2d_every_mode_and_chunk)
             continue;
           check_stream (all_modes[m], 2, shapes[s], halos[hi], chunks[c]);
         }
+}
+
+GST_END_TEST;
+
+/* The same streams with rows kept unpadded: the blocks' whole rows where
+ * the windows fit, and the edge blocks at both ends of each row. */
+GST_START_TEST (test_halo_unpadded_rows_every_mode_and_chunk)
+{
+  static const gint64 shapes[][2] = { {1, 1}, {2, 3}, {5, 4}, {9, 7},
+  {13, 2}, {6, 11}, {17, 9}
+  };
+  static const guint halos[][2] = { {1, 1}, {0, 2}, {2, 0}, {4, 4}, {1, 3},
+  {3, 1}
+  };
+  static const gint64 lengths[] = { 1, 2, 5, 23 };
+  guint m, c, s, hi;
+
+  for (m = 0; m < G_N_ELEMENTS (all_modes); m++)
+    for (c = 0; c < G_N_ELEMENTS (chunks); c++) {
+      for (s = 0; s < G_N_ELEMENTS (shapes); s++)
+        for (hi = 0; hi < G_N_ELEMENTS (halos); hi++) {
+          if (all_modes[m] == PLAN_BOUNDARY_VALID
+              && (shapes[s][0] < 2 * halos[hi][0] + 1
+                  || shapes[s][1] < 2 * halos[hi][1] + 1))
+            continue;
+          check_stream_full (all_modes[m], 2, shapes[s], halos[hi],
+              chunks[c], TRUE);
+        }
+      for (s = 0; s < G_N_ELEMENTS (lengths); s++) {
+        guint h[1] = { 2 };
+        if (all_modes[m] == PLAN_BOUNDARY_VALID && lengths[s] < 5)
+          continue;
+        check_stream_full (all_modes[m], 1, &lengths[s], h, chunks[c], TRUE);
+      }
+    }
+}
+
+GST_END_TEST;
+
+/* Keeping rows unpadded is refused where the edges cannot be made apart:
+ * more than two axes, and rows not longer than two halos; padding back
+ * is allowed. */
+GST_START_TEST (test_halo_unpadded_rows_refused)
+{
+  PlanArrayInfo info;
+  gint64 shape3[3] = { 4, 5, 6 }, shape2[2] = { -1, 4 };
+  guint h3[3] = { 0, 1, 1 }, h2[2] = { 1, 2 };
+  PlanHalo *halo;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 3, shape3, NULL));
+  halo = plan_halo_new (&info, h3, PLAN_BOUNDARY_NEAREST, 0, NULL);
+  fail_if (plan_halo_set_pad_inner (halo, FALSE));
+  plan_halo_free (halo);
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 2, shape2, NULL));
+  halo = plan_halo_new (&info, h2, PLAN_BOUNDARY_WRAP, 0, NULL);
+  fail_if (plan_halo_set_pad_inner (halo, FALSE));
+  plan_halo_free (halo);
+
+  shape2[1] = 5;
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 2, shape2, NULL));
+  halo = plan_halo_new (&info, h2, PLAN_BOUNDARY_WRAP, 0, NULL);
+  fail_unless (plan_halo_set_pad_inner (halo, FALSE));
+  fail_if (plan_halo_set_pad_inner (halo, TRUE));
+  plan_halo_free (halo);
 }
 
 GST_END_TEST;
@@ -439,6 +553,8 @@ halo_suite (void)
   tcase_add_test (tc, test_boundary_fill_from_double);
   tcase_add_test (tc, test_halo_1d_every_mode_and_chunk);
   tcase_add_test (tc, test_halo_2d_every_mode_and_chunk);
+  tcase_add_test (tc, test_halo_unpadded_rows_every_mode_and_chunk);
+  tcase_add_test (tc, test_halo_unpadded_rows_refused);
   tcase_add_test (tc, test_halo_3d_planes);
   tcase_add_test (tc, test_halo_reads_long_chunks_in_place);
   tcase_add_test (tc, test_halo_valid_rejects_short_axis);
