@@ -62,6 +62,13 @@ GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
 /* Outputs per task of the worker threads, when the work is split by line. */
 #define LINE_GRAIN_ELEMENTS 16384
 
+/* A block of unpadded rows with fewer output bytes than this is computed
+ * on the streaming thread alone: waking a worker and waiting for it costs
+ * more than it saves on a chunk that fits in cache (a 1 MiB chunk of a
+ * Laplacian takes about 0.1 ms), and in a pipeline the other cores are
+ * busy reading and writing. */
+#define PARALLEL_MIN_BYTES (8 << 20)
+
 enum
 {
   PROP_0,
@@ -92,6 +99,9 @@ struct _PlanStencil
   gssize *offsets;              /* [n_names]: offset in the block */
   gsize in_esize;
   gsize out_esize;
+  gboolean unpadded;            /* rows not padded: edges computed apart */
+  guint8 *edge_out;             /* the outputs of the edge blocks */
+  gsize edge_out_size;
 };
 
 /* What the worker threads share to evaluate one block line by line. */
@@ -215,6 +225,8 @@ plan_stencil_clear_compiled (PlanStencil * self)
   g_clear_pointer (&self->active_window, plan_window_unref);
   g_clear_pointer (&self->deltas, g_free);
   g_clear_pointer (&self->offsets, g_free);
+  g_clear_pointer (&self->edge_out, g_free);
+  self->edge_out_size = 0;
   self->n_names = 0;
 }
 
@@ -324,6 +336,10 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   self->halo = plan_halo_new (&inputs[0], halo, boundary, cval, error);
   if (self->halo == NULL)
     goto failed;
+  /* Rows are read where they are and only the ends of each row padded
+   * apart, where PlanHalo can (up to two axes); otherwise every row is
+   * copied and padded. */
+  self->unpadded = plan_halo_set_pad_inner (self->halo, FALSE);
 
   dtypes = g_newa (PlanDType, self->n_names);
   for (i = 0; i < self->n_names; i++)
@@ -470,6 +486,73 @@ eval_lines (gsize begin, gsize end, gpointer data)
   }
 }
 
+/* Computes the outputs near the ends of the rows of @block, unpadded,
+ * over the garbage the contiguous run left there. */
+static void
+eval_edges (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
+{
+  PlanHaloBlock edges[2];
+  gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
+  gsize oes = self->out_esize, w = block->shape[1], stride, h, gap, span, r;
+  guint i;
+
+  if (plan_halo_get_edges (self->halo, block, edges) != 2)
+    return;
+  stride = edges[0].strides[0];
+  h = edges[0].shape[1];
+  gap = ((const guint8 *) edges[1].origin -
+      (const guint8 *) edges[0].origin) / self->in_esize;
+  /* Both edges as one run, from the first output of edges[0] to the last
+   * of edges[1]. */
+  span = (block->n_rows - 1) * stride + gap + h;
+  if (span * oes > self->edge_out_size) {
+    g_free (self->edge_out);
+    self->edge_out_size = span * oes;
+    self->edge_out = g_malloc (self->edge_out_size);
+  }
+  for (i = 0; i < self->n_names; i++)
+    inputs[i] = (const guint8 *) edges[0].origin +
+        plan_halo_block_get_offset (&edges[0], self->deltas[i]) *
+        (gssize) self->in_esize;
+  plan_expr_eval (self->compiled, inputs, self->edge_out, span);
+  for (r = 0; r < block->n_rows; r++) {
+    memcpy (out + r * w * oes, self->edge_out + r * stride * oes, h * oes);
+    memcpy (out + (r * w + w - h) * oes,
+        self->edge_out + (r * stride + gap) * oes, h * oes);
+  }
+}
+
+/* Computes a block of unpadded rows: one contiguous run from the first
+ * output whose cells are all in its row to the last such, then the
+ * outputs near the ends of the rows. */
+static void
+eval_block_unpadded (PlanStencil * self, const PlanHaloBlock * block,
+    guint8 * out)
+{
+  guint n_threads = plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT
+      (self));
+  gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
+  gsize n = 1, skip = 0, i;
+  guint k;
+
+  for (k = 0; k < block->ndim; k++)
+    n *= block->shape[k];
+  /* The halo along the rows of a 2-D block (a 1-D block has none). */
+  if (block->ndim == 2) {
+    for (i = 0; i < self->n_names; i++)
+      skip = MAX (skip, (gsize) ABS (self->deltas[i][1]));
+  }
+  for (i = 0; i < self->n_names; i++)
+    inputs[i] = (const guint8 *) block->origin +
+        (self->offsets[i] + (gssize) skip) * (gssize) self->in_esize;
+  if (n * self->out_esize < PARALLEL_MIN_BYTES)
+    n_threads = 1;
+  plan_expr_eval_parallel (self->compiled, inputs, out + skip *
+      self->out_esize, n - 2 * skip, n_threads);
+  if (block->ndim == 2)
+    eval_edges (self, block, out);
+}
+
 static void
 eval_block (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
 {
@@ -482,6 +565,10 @@ eval_block (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
   for (i = 0; i < self->n_names; i++)
     self->offsets[i] = plan_halo_block_get_offset (block, self->deltas[i]);
 
+  if (self->unpadded) {
+    eval_block_unpadded (self, block, out);
+    return;
+  }
   if (block->contiguous) {
     gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
     gsize n = 1;
