@@ -107,6 +107,16 @@ struct _PlanExpr
   guint n_temps;
   guint8 *consts;               /* n_consts slots, each a block of one value */
   guint n_consts;
+
+  /* A weighted sum (c0 x0 + c1 x1 + ..., optionally scaled) runs as one
+   * fused kernel instead of the program; chain_kernel is NULL for the
+   * other expressions. See build_chain(). */
+  ExprChainKernel chain_kernel;
+  guint chain_n;
+  guint *chain_inputs;          /* [chain_n]: the name of each term */
+  guint8 *chain_coefs;          /* [chain_n] elements of the dtype */
+  ExprChainPost chain_post;
+  ExprValue chain_post_coef;
 };
 
 G_DEFINE_BOXED_TYPE (PlanExpr, plan_expr, plan_expr_ref, plan_expr_unref);
@@ -254,6 +264,183 @@ build_program (PlanExpr * expr)
       memcpy (slot + j * size, c->value.bytes, size);
   }
   g_array_free (b.consts, TRUE);
+}
+
+/* ---- fused weighted sums ---- */
+
+/* Stores 1 in @v, for the dtypes that have a chain kernel. */
+static void
+value_one (PlanDType d, ExprValue * v)
+{
+  memset (v, 0, sizeof (*v));
+  switch (d) {
+    case PLAN_DTYPE_FLOAT32:
+      v->f32 = 1;
+      break;
+    case PLAN_DTYPE_FLOAT64:
+      v->f64 = 1;
+      break;
+    default:
+      if (d == PLAN_DTYPE_INT16) {
+        gint16 x = 1;
+        memcpy (v->bytes, &x, 2);
+      } else if (d == PLAN_DTYPE_INT32) {
+        gint32 x = 1;
+        memcpy (v->bytes, &x, 4);
+      } else {
+        v->i = 1;
+      }
+      break;
+  }
+}
+
+/* Stores -v in place, for the dtypes that have a chain kernel. */
+static void
+value_negate (PlanDType d, ExprValue * v)
+{
+  switch (d) {
+    case PLAN_DTYPE_FLOAT32:
+      v->f32 = -v->f32;
+      break;
+    case PLAN_DTYPE_FLOAT64:
+      v->f64 = -v->f64;
+      break;
+    case PLAN_DTYPE_INT16:{
+      gint16 x;
+      memcpy (&x, v->bytes, 2);
+      x = (gint16) (0u - (guint16) x);
+      memcpy (v->bytes, &x, 2);
+      break;
+    }
+    case PLAN_DTYPE_INT32:{
+      gint32 x;
+      memcpy (&x, v->bytes, 4);
+      x = (gint32) (0u - (guint32) x);
+      memcpy (v->bytes, &x, 4);
+      break;
+    }
+    case PLAN_DTYPE_INT64:
+      v->i = (gint64) (0ull - (guint64) v->i);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+/* A term of a chain: a name of dtype @d, or a product of one and a
+ * constant, either way round. */
+static gboolean
+chain_term (const ExprNode * n, PlanDType d, guint * input, ExprValue * coef)
+{
+  const ExprNode *a, *b;
+
+  if (n->dtype != d)
+    return FALSE;
+  if (n->kind == EXPR_NODE_NAME) {
+    *input = n->name_index;
+    value_one (d, coef);
+    return TRUE;
+  }
+  if (n->kind != EXPR_NODE_OP || n->op != EXPR_OP_MUL)
+    return FALSE;
+  a = n->args[0];
+  b = n->args[1];
+  if (a->kind == EXPR_NODE_CONST) {
+    const ExprNode *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind != EXPR_NODE_NAME || b->kind != EXPR_NODE_CONST
+      || a->dtype != d || b->dtype != d)
+    return FALSE;
+  *input = a->name_index;
+  *coef = b->value;
+  return TRUE;
+}
+
+/* The running sum of a chain scaled at the end: (sum) * k, k * (sum) or
+ * (sum) / k on floats. Returns the sum's node, or @root. */
+static const ExprNode *
+chain_post (PlanExpr * expr, const ExprNode * root)
+{
+  const ExprNode *sum = root->args[0], *k = root->args[1];
+
+  if (root->kind != EXPR_NODE_OP || root->n_args != 2)
+    return root;
+  if (root->op == EXPR_OP_MUL && sum->kind == EXPR_NODE_CONST) {
+    sum = root->args[1];
+    k = root->args[0];
+  }
+  if (k->kind != EXPR_NODE_CONST || k->dtype != root->dtype
+      || sum->kind != EXPR_NODE_OP || sum->dtype != root->dtype
+      || (sum->op != EXPR_OP_ADD && sum->op != EXPR_OP_SUB))
+    return root;
+  if (root->op == EXPR_OP_MUL) {
+    expr->chain_post = EXPR_CHAIN_POST_MUL;
+  } else if (root->op == EXPR_OP_DIV && (root->dtype == PLAN_DTYPE_FLOAT32
+          || root->dtype == PLAN_DTYPE_FLOAT64)) {
+    expr->chain_post = EXPR_CHAIN_POST_DIV;
+  } else {
+    return root;
+  }
+  expr->chain_post_coef = k->value;
+  return sum;
+}
+
+/* Recognises a weighted sum of names, ((c0 x0 + c1 x1) - c2 x2) + ...,
+ * left to right as written, all of one dtype, and optionally scaled by a
+ * constant at the end: the linear stencils, smoothing filters and axpy's.
+ * The fused kernel then reads each input once and keeps the sum in
+ * registers; it rounds as the program would (a - c x is a + (-c) x
+ * exactly), so the results are the same to the bit. PLAN_EXPR_CHAIN=0
+ * turns this off, for tests and benchmarks. */
+static void
+build_chain (PlanExpr * expr)
+{
+  const ExprNode *node;
+  PlanDType d = expr->dtype;
+  ExprChainKernel kernel = _plan_expr_kernels ()->chain[d];
+  GArray *inputs, *coefs;
+  gsize size = expr->out_size;
+  guint input, i;
+  ExprValue coef;
+
+  if (kernel == NULL || expr->n_instrs < 2
+      || g_strcmp0 (g_getenv ("PLAN_EXPR_CHAIN"), "0") == 0)
+    return;
+  expr->chain_post = EXPR_CHAIN_POST_NONE;
+  node = chain_post (expr, expr->root);
+  inputs = g_array_new (FALSE, FALSE, sizeof (guint));
+  coefs = g_array_new (FALSE, FALSE, size);
+  /* The left spine of the sums, last term first. */
+  while (node->kind == EXPR_NODE_OP && node->dtype == d
+      && (node->op == EXPR_OP_ADD || node->op == EXPR_OP_SUB)) {
+    if (!chain_term (node->args[1], d, &input, &coef))
+      goto not_a_chain;
+    if (node->op == EXPR_OP_SUB)
+      value_negate (d, &coef);
+    g_array_prepend_val (inputs, input);
+    g_array_prepend_vals (coefs, coef.bytes, 1);
+    node = node->args[0];
+  }
+  if (!chain_term (node, d, &input, &coef))
+    goto not_a_chain;
+  g_array_prepend_val (inputs, input);
+  g_array_prepend_vals (coefs, coef.bytes, 1);
+
+  expr->chain_kernel = kernel;
+  expr->chain_n = inputs->len;
+  expr->chain_inputs = (guint *) g_array_free (inputs, FALSE);
+  expr->chain_coefs = (guint8 *) g_array_free (coefs, FALSE);
+  GST_DEBUG ("'%s' is a weighted sum of %u terms", expr->source, expr->chain_n);
+  return;
+
+not_a_chain:
+  g_array_free (inputs, TRUE);
+  g_array_free (coefs, TRUE);
+  expr->chain_post = EXPR_CHAIN_POST_NONE;
+  for (i = 0; i < sizeof (coef); i++)
+    expr->chain_post_coef.bytes[i] = 0;
 }
 
 static void
@@ -404,6 +591,7 @@ plan_expr_compile_with_dtype (const gchar * source, guint n_names,
   expr->out_size = plan_dtype_get_size (root->dtype);
   mark_uses (expr, root);
   build_program (expr);
+  build_chain (expr);
   GST_DEBUG ("compiled '%s' to %u instructions, %u temporaries, %u "
       "constants, result %s (%s kernels)", source, expr->n_instrs,
       expr->n_temps, expr->n_consts, plan_dtype_to_string (expr->dtype),
@@ -480,6 +668,8 @@ plan_expr_unref (PlanExpr * expr)
   g_free (expr->uses);
   g_free (expr->instrs);
   g_free (expr->consts);
+  g_free (expr->chain_inputs);
+  g_free (expr->chain_coefs);
   g_free (expr->source);
   g_free (expr);
 }
@@ -703,6 +893,47 @@ eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
   t->stream_fence ();
 }
 
+/* Runs the chain kernel over [begin, end): in one call when its terms
+ * fit one, otherwise block by block with the running sum in a block in
+ * cache (the output may be one of the inputs, which a partial sum must not
+ * overwrite before the later terms have read it), copied out at the end,
+ * with streaming stores for large outputs. */
+static void
+eval_chain (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
+{
+  const PlanExpr *e = job->expr;
+  const ExprKernelTable *t = _plan_expr_kernels ();
+  gsize size = e->out_size;
+  gconstpointer x[EXPR_CHAIN_GROUP];
+  gboolean blocks = job->stream || e->chain_n > EXPR_CHAIN_GROUP;
+  gsize step = blocks ? BLOCK : end - begin;
+  gsize off;
+  guint g, j;
+
+  for (off = begin; off < end; off += step) {
+    gsize m = MIN (step, end - off);
+    guint8 *dst = blocks ? scratch : (guint8 *) job->out + off * size;
+
+    for (g = 0; g < e->chain_n; g += EXPR_CHAIN_GROUP) {
+      guint k = MIN (EXPR_CHAIN_GROUP, e->chain_n - g);
+      gboolean last = g + k == e->chain_n;
+
+      for (j = 0; j < k; j++)
+        x[j] = (const guint8 *) job->inputs[e->chain_inputs[g + j]] +
+            off * size;
+      e->chain_kernel (m, dst, x, e->chain_coefs + g * size, k, g == 0,
+          last ? e->chain_post : EXPR_CHAIN_POST_NONE,
+          e->chain_post_coef.bytes);
+    }
+    if (job->stream)
+      t->stream_copy ((guint8 *) job->out + off * size, dst, m * size);
+    else if (blocks)
+      memcpy ((guint8 *) job->out + off * size, dst, m * size);
+  }
+  if (job->stream)
+    t->stream_fence ();
+}
+
 static void
 eval_range (gsize begin, gsize end, gpointer user_data)
 {
@@ -713,6 +944,10 @@ eval_range (gsize begin, gsize end, gpointer user_data)
       : NULL;
   guint i;
 
+  if (e->chain_kernel != NULL) {
+    eval_chain (job, begin, end, get_scratch (SLOT_BYTES));
+    return;
+  }
   if (job->stream) {
     eval_blocks_streaming (job, begin, end, scratch);
     return;

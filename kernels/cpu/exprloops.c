@@ -420,6 +420,74 @@ stream_fence (void)
 #endif
 }
 
+/* ---- fused weighted sums ---- */
+
+/* A chain c0 x0 + c1 x1 + ... (see ExprChainKernel) keeps its running sum
+ * in registers instead of a block in cache, one pass for all its terms.
+ * Its products and sums must round one by one, in order, as numpy's
+ * separate operations do: GCC would otherwise contract them into fused
+ * multiply-adds wherever the instruction set has them, and clang within a
+ * statement, hence the attribute and the separate statements. */
+#if defined(__clang__)
+#define NO_CONTRACT
+#define NO_CONTRACT_BODY _Pragma ("clang fp contract(off)")
+#elif defined(__GNUC__)
+#define NO_CONTRACT __attribute__ ((optimize ("fp-contract=off")))
+#define NO_CONTRACT_BODY
+#else
+#define NO_CONTRACT
+#define NO_CONTRACT_BODY
+#endif
+
+#define CHAIN_POST(T, acc) \
+  (post == EXPR_CHAIN_POST_MUL ? (T) (acc * pk) : \
+      post == EXPR_CHAIN_POST_DIV ? (T) (acc / pk) : acc)
+
+#define CHAIN_N(T, sfx, N) \
+  NO_CONTRACT static void chain_##sfx##_##N (size_t n, T *restrict o, \
+      const void *const *x_, const T *c, int first, int post, T pk) { \
+    NO_CONTRACT_BODY \
+    const T *restrict p[N]; T k[N]; size_t i; int t; \
+    for (t = 0; t < N; t++) { p[t] = x_[t]; k[t] = c[t]; } \
+    if (first) { \
+      for (i = 0; i < n; i++) { \
+        T acc = (T) (k[0] * p[0][i]); \
+        for (t = 1; t < N; t++) { T prod = (T) (k[t] * p[t][i]); \
+          acc = (T) (acc + prod); } \
+        o[i] = CHAIN_POST (T, acc); } \
+    } else { \
+      for (i = 0; i < n; i++) { \
+        T acc = o[i]; \
+        for (t = 0; t < N; t++) { T prod = (T) (k[t] * p[t][i]); \
+          acc = (T) (acc + prod); } \
+        o[i] = CHAIN_POST (T, acc); } \
+    } }
+
+#define CHAIN_KERNEL(T, sfx) \
+  CHAIN_N (T, sfx, 1) CHAIN_N (T, sfx, 2) CHAIN_N (T, sfx, 3) \
+  CHAIN_N (T, sfx, 4) CHAIN_N (T, sfx, 5) CHAIN_N (T, sfx, 6) \
+  CHAIN_N (T, sfx, 7) CHAIN_N (T, sfx, 8) \
+  static void k_chain_##sfx (size_t n, void *o, const void *const *x, \
+      const void *coefs, unsigned n_terms, int first, ExprChainPost post, \
+      const void *post_coef) { \
+    T pk = post_coef ? *(const T *) post_coef : (T) 1; \
+    switch (n_terms) { \
+      case 1: chain_##sfx##_1 (n, o, x, coefs, first, post, pk); break; \
+      case 2: chain_##sfx##_2 (n, o, x, coefs, first, post, pk); break; \
+      case 3: chain_##sfx##_3 (n, o, x, coefs, first, post, pk); break; \
+      case 4: chain_##sfx##_4 (n, o, x, coefs, first, post, pk); break; \
+      case 5: chain_##sfx##_5 (n, o, x, coefs, first, post, pk); break; \
+      case 6: chain_##sfx##_6 (n, o, x, coefs, first, post, pk); break; \
+      case 7: chain_##sfx##_7 (n, o, x, coefs, first, post, pk); break; \
+      default: chain_##sfx##_8 (n, o, x, coefs, first, post, pk); break; \
+    } }
+
+CHAIN_KERNEL (float, f32)
+CHAIN_KERNEL (double, f64)
+CHAIN_KERNEL (int16_t, i16)
+CHAIN_KERNEL (int32_t, i32)
+CHAIN_KERNEL (int64_t, i64)
+
 /* ---- the table ---- */
 
 #define D(name) PLAN_DTYPE_##name
@@ -566,6 +634,11 @@ fill_table (ExprKernelTable * t)
 
   t->stream_copy = stream_copy;
   t->stream_fence = stream_fence;
+  t->chain[D (FLOAT32)] = k_chain_f32;
+  t->chain[D (FLOAT64)] = k_chain_f64;
+  t->chain[D (INT16)] = k_chain_i16;
+  t->chain[D (INT32)] = k_chain_i32;
+  t->chain[D (INT64)] = k_chain_i64;
 
   for (d = D (BOOL); d < PLAN_DTYPE_N; d++) {
     switch (plan_dtype_get_size ((PlanDType) d)) {

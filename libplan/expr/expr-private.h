@@ -204,6 +204,27 @@ PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);
 typedef void (*ExprKernel) (gsize n, gpointer out, gconstpointer a,
     gconstpointer b, gconstpointer c);
 
+/* The most terms one call of a chain kernel takes. */
+#define EXPR_CHAIN_GROUP 8
+
+/* What a chain kernel does to its sum after the last term. */
+typedef enum
+{
+  EXPR_CHAIN_POST_NONE,
+  EXPR_CHAIN_POST_MUL,
+  EXPR_CHAIN_POST_DIV,
+} ExprChainPost;
+
+/* A weighted sum, fused: with @first, out[i] = c0 * x0[i]; otherwise
+ * out[i] is the running sum; then for each further term out[i] = out[i] +
+ * c * x[i]; then @post with @post_coef. Every product and sum is rounded
+ * on its own, in this order, exactly as the separate kernels would give,
+ * never contracted into a fused multiply-add. @coefs and @post_coef are
+ * elements of the kernel's dtype; 1 <= @n_terms <= EXPR_CHAIN_GROUP. */
+typedef void (*ExprChainKernel) (gsize n, gpointer out,
+    const gconstpointer * x, gconstpointer coefs, guint n_terms,
+    gboolean first, ExprChainPost post, gconstpointer post_coef);
+
 typedef struct
 {
   ExprKernel unary[EXPR_OP_N][PLAN_DTYPE_N];
@@ -214,6 +235,8 @@ typedef struct
    * the instruction set has them; stream_fence() orders them. */
   void (*stream_copy) (gpointer dst, gconstpointer src, gsize bytes);
   void (*stream_fence) (void);
+  /* Fused weighted sums, for the dtypes that have one (else NULL). */
+  ExprChainKernel chain[PLAN_DTYPE_N];
 } ExprKernelTable;
 
 /* The table for the best instruction set this CPU has. */

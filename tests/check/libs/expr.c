@@ -770,6 +770,232 @@ GST_START_TEST (test_expr_eval_parallel_matches_serial)
 
 GST_END_TEST;
 
+/* Weighted sums (c0 x0 + c1 x1 - ..., optionally scaled) run as one fused
+ * kernel; it must give what the program of separate operations gives, to
+ * the bit. The compiler says in the planexpr debug log when it takes an
+ * expression as one, which tells the tests that the fused kernel ran. */
+static guint chain_terms_logged;
+static gboolean chain_log_added;
+
+static void
+chain_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text = gst_debug_message_get (message);
+  const gchar *at;
+
+  if (strcmp (gst_debug_category_get_name (category), "planexpr") != 0
+      || text == NULL || (at = strstr (text, " is a weighted sum of ")) == NULL)
+    return;
+  chain_terms_logged = atoi (at + strlen (" is a weighted sum of "));
+}
+
+static const gchar *const abc[] = { "a", "b", "c", "d", "e", "f", "g", "h",
+  "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t"
+};
+
+/* Compiles @src with every name of dtype @d, fused (returning the number
+ * of terms the compiler found, 0 for none) or, with @fused FALSE, as the
+ * program of separate operations. */
+static PlanExpr *
+compile_chain (const gchar * src, PlanDType d, gboolean fused, guint * terms)
+{
+  PlanDType t[G_N_ELEMENTS (abc)];
+  GError *err = NULL;
+  PlanExpr *e;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (abc); i++)
+    t[i] = d;
+  if (!fused)
+    g_setenv ("PLAN_EXPR_CHAIN", "0", TRUE);
+  /* Added once and kept: removing a log function leaks in GStreamer
+   * 1.22, which valgrind would report. */
+  if (!chain_log_added) {
+    gst_debug_add_log_function (chain_log, NULL, NULL);
+    chain_log_added = TRUE;
+  }
+  gst_debug_set_threshold_for_name ("planexpr", GST_LEVEL_DEBUG);
+  chain_terms_logged = 0;
+  e = plan_expr_compile (src, G_N_ELEMENTS (abc), abc, t, &err);
+  gst_debug_unset_threshold_for_name ("planexpr");
+  g_unsetenv ("PLAN_EXPR_CHAIN");
+  if (e == NULL)
+    g_error ("'%s' does not compile: %s", src, err->message);
+  *terms = chain_terms_logged;
+  return e;
+}
+
+/* Random values of dtype @d, the floats of every magnitude with zeros of
+ * both signs, infinities, NaN, subnormals and values whose sums
+ * overflow; the integers over their whole range, so that they wrap. */
+static void
+fill_chain_input (PlanDType d, gpointer data, gsize n, GRand * rand)
+{
+  static const gdouble special[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN,
+    1e-40, -3e-42, 3e38, -3.3e38, 1e300, 1.0, -1.0
+  };
+  gsize k;
+
+  for (k = 0; k < n; k++) {
+    gdouble v = g_rand_double_range (rand, -1, 1) *
+        pow (10, g_rand_int_range (rand, -3, 6));
+    gint64 r = (gint64) g_rand_int (rand) << 32 | g_rand_int (rand);
+
+    if (g_rand_int_range (rand, 0, 8) == 0)
+      v = special[g_rand_int_range (rand, 0, G_N_ELEMENTS (special))];
+    switch (d) {
+      case PLAN_DTYPE_FLOAT32:
+        ((gfloat *) data)[k] = (gfloat) v;
+        break;
+      case PLAN_DTYPE_FLOAT64:
+        ((gdouble *) data)[k] = v;
+        break;
+      case PLAN_DTYPE_INT16:
+        ((gint16 *) data)[k] = (gint16) r;
+        break;
+      case PLAN_DTYPE_INT32:
+        ((gint32 *) data)[k] = (gint32) r;
+        break;
+      default:
+        ((gint64 *) data)[k] = r;
+        break;
+    }
+  }
+}
+
+/* Equal bits, or both NaN (which NaN two NaNs give is the hardware's
+ * choice of operand, not a result). */
+static gboolean
+same_result (PlanDType d, gconstpointer a, gconstpointer b, gsize n, gsize * at)
+{
+  gsize size = plan_dtype_get_size (d), k;
+
+  for (k = 0; k < n; k++) {
+    const guint8 *x = (const guint8 *) a + k * size;
+    const guint8 *y = (const guint8 *) b + k * size;
+
+    if (memcmp (x, y, size) == 0)
+      continue;
+    if (d == PLAN_DTYPE_FLOAT32 && isnan (*(const gfloat *) x)
+        && isnan (*(const gfloat *) y))
+      continue;
+    if (d == PLAN_DTYPE_FLOAT64 && isnan (*(const gdouble *) x)
+        && isnan (*(const gdouble *) y))
+      continue;
+    *at = k;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Evaluates @src fused and as a program, out of place and in place (the
+ * output over the first input), on @n elements, and compares them. */
+static void
+check_chain (const gchar * src, PlanDType d, guint want_terms)
+{
+  const gsize n = 3 * 1024 + 77;
+  gsize size = plan_dtype_get_size (d), at = 0, i;
+  guint8 *data[G_N_ELEMENTS (abc)], *fused, *program, *in_place;
+  gconstpointer in[G_N_ELEMENTS (abc)];
+  PlanExpr *ef, *ep;
+  guint terms, no_terms;
+  GRand *rand = g_rand_new_with_seed (strlen (src) * 31 + d);
+
+  ef = compile_chain (src, d, TRUE, &terms);
+  ep = compile_chain (src, d, FALSE, &no_terms);
+  fail_unless_equals_int (terms, want_terms);
+  fail_unless_equals_int (no_terms, 0);
+  fail_unless_equals_int (plan_expr_get_dtype (ef), d);
+  for (i = 0; i < G_N_ELEMENTS (abc); i++) {
+    data[i] = g_malloc (n * size);
+    fill_chain_input (d, data[i], n, rand);
+    in[i] = data[i];
+  }
+  fused = g_malloc (n * size);
+  program = g_malloc (n * size);
+  in_place = g_memdup2 (data[0], n * size);
+
+  plan_expr_eval (ep, in, program, n);
+  plan_expr_eval (ef, in, fused, n);
+  fail_unless (same_result (d, fused, program, n, &at), "'%s' on %s: "
+      "element %" G_GSIZE_FORMAT " differs fused", src,
+      plan_dtype_to_string (d), at);
+  in[0] = in_place;
+  plan_expr_eval (ef, in, in_place, n);
+  fail_unless (same_result (d, in_place, program, n, &at), "'%s' on %s: "
+      "element %" G_GSIZE_FORMAT " differs fused in place", src,
+      plan_dtype_to_string (d), at);
+
+  for (i = 0; i < G_N_ELEMENTS (abc); i++)
+    g_free (data[i]);
+  g_free (fused);
+  g_free (program);
+  g_free (in_place);
+  g_rand_free (rand);
+  plan_expr_unref (ef);
+  plan_expr_unref (ep);
+}
+
+GST_START_TEST (test_expr_weighted_sums_fused_exactly)
+{
+  static const PlanDType all[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64,
+    PLAN_DTYPE_INT16, PLAN_DTYPE_INT32, PLAN_DTYPE_INT64
+  };
+  static const struct
+  {
+    const gchar *src;
+    guint terms;
+  } sums[] = {
+    {"a + b + c", 3},
+    {"n + s + e + f - 4*c", 5},
+    {"a - b*3 - 2*c + d*7 - e", 5},
+    {"(a + b + c) * 5", 3},
+    {"-3 * (a - b)", 2},
+    {"a + b + c + d + e + f + g + h + i", 9},
+    {"a - 2*b + 3*c - 4*d + 5*e - 6*f + 7*g - 8*h + 9*i - j + k - l + m "
+          "- n + o - p + q - r + s - t", 20},
+  };
+  static const gchar *const floats[] = {
+    "0.25*a + 0.5*b + 0.25*c",
+    "(a + b + c) / 3",
+    "0.1*a - 0.7*b + c*1e30 - 1e-30*d",
+  };
+  guint i, k;
+
+  for (k = 0; k < G_N_ELEMENTS (all); k++)
+    for (i = 0; i < G_N_ELEMENTS (sums); i++)
+      check_chain (sums[i].src, all[k], sums[i].terms);
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < G_N_ELEMENTS (floats); i++)
+      check_chain (floats[i], all[k], 3 + (i == 2));
+}
+
+GST_END_TEST;
+
+/* Sums that are not chains of weighted names run as programs: products
+ * of names, sums on the right, a single operation, and sums of another
+ * dtype than their names'. */
+GST_START_TEST (test_expr_weighted_sums_only_when_exact)
+{
+  static const gchar *const others[] = { "a*b + c", "a + (b + c)", "a + b",
+    "a + b + 1", "(a + b + c) / 3", "abs(a) + b + c", "a + b + c > 0"
+  };
+  guint i, terms;
+
+  for (i = 0; i < G_N_ELEMENTS (others); i++) {
+    PlanExpr *e = compile_chain (others[i], PLAN_DTYPE_INT32, TRUE, &terms);
+
+    fail_unless_equals_int (terms, 0);
+    plan_expr_unref (e);
+  }
+  check_chain ("a*b + c + d", PLAN_DTYPE_FLOAT32, 0);
+  check_chain ("a + b + 1.5", PLAN_DTYPE_FLOAT64, 0);
+}
+
+GST_END_TEST;
+
 /* Outputs of 16 MiB and more are written with streaming stores; the
  * result must be the same as block by block in cache. */
 GST_START_TEST (test_expr_eval_large_output_streams)
@@ -1127,6 +1353,8 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_eval_in_place);
   tcase_add_test (tc, test_expr_eval_parallel_matches_serial);
   tcase_add_test (tc, test_expr_eval_large_output_streams);
+  tcase_add_test (tc, test_expr_weighted_sums_fused_exactly);
+  tcase_add_test (tc, test_expr_weighted_sums_only_when_exact);
   tcase_add_test (tc, test_expr_eval_concurrently);
   tcase_add_test (tc, test_expr_compile_with_dtype_casts_result);
   tcase_add_test (tc, test_expr_uses_name);
