@@ -100,7 +100,14 @@ enum
 #define DEFAULT_FORMAT PLAN_FILE_FORMAT_AUTO
 #define DEFAULT_DTYPE PLAN_DTYPE_UNKNOWN
 #define DEFAULT_SHAPE NULL
-#define DEFAULT_BLOCKSIZE (1 << 20)
+#define DEFAULT_BLOCKSIZE 0
+/* What blocksize 0 means: mapped chunks cost no copy and no memory of
+ * their own, so they are larger, which makes the per-chunk work downstream
+ * rarer; chunks read are copied, and a size that stays in the caches
+ * between the copy in and the copy out is best. Both measured with
+ * tests/benchmarks/bench_fileio.sh and bench_map.py (docs/planfilesrc.md). */
+#define AUTO_BLOCKSIZE_MAPPED (8 << 20)
+#define AUTO_BLOCKSIZE_READ (1 << 20)
 #define DEFAULT_OFFSET 0
 #define DEFAULT_LENGTH -1
 #define DEFAULT_MAX_CHUNKS 4
@@ -138,6 +145,7 @@ struct _PlanFileSrc
   PlanFileReader *reader;       /* construct-only */
 
   /* streaming thread only (STREAM_LOCK) */
+  guint blocksize_used;          /* the blocksize at start, 0 for auto */
   gsize chunk_rows;
   guint chunks_ahead;
   gboolean reading;             /* the reader runs from the last seek */
@@ -227,8 +235,10 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    * means bytes per pull; here it is the read-ahead chunk size. */
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
       g_param_spec_uint ("blocksize", "Chunk size",
-          "The size of the chunks read, in bytes, rounded down to whole rows "
-          "(at least one row)", 1, MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
+          "The size of the chunks, in bytes, rounded down to whole rows (at "
+          "least one row); 0 for 8 MiB when the file is mapped and 1 MiB "
+          "when it is read (see io-mode)", 0, MAX_BLOCKSIZE,
+          DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
@@ -588,8 +598,7 @@ plan_file_src_start (GstBaseSrc * src)
     goto open_failed;
 
   plan_file_reader_get_info (self->reader, &info);
-  self->chunk_rows = MAX (1, blocksize /
-      plan_file_reader_get_row_size (self->reader));
+  self->blocksize_used = blocksize;
   self->reading = FALSE;
   self->seek_first = 0;
   self->seek_end = G_MAXUINT64;
@@ -599,10 +608,10 @@ plan_file_src_start (GstBaseSrc * src)
   self->position = 0;
   GST_OBJECT_UNLOCK (self);
 
-  GST_INFO_OBJECT (self, "reading '%s' (%s): %" G_GUINT64_FORMAT " rows in "
-      "chunks of %" G_GSIZE_FORMAT, location,
+  GST_INFO_OBJECT (self, "reading '%s' (%s): %" G_GUINT64_FORMAT " rows",
+      location,
       plan_file_format_to_string (plan_file_reader_get_format (self->reader)),
-      plan_file_reader_get_n_rows (self->reader), self->chunk_rows);
+      plan_file_reader_get_n_rows (self->reader));
   g_free (location);
   return TRUE;
 
@@ -747,6 +756,7 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
 {
   GError *err = NULL;
   PlanFileIoMode io_mode;
+  gsize chunk_bytes;
 
   GST_OBJECT_LOCK (self);
   io_mode = self->io_mode;
@@ -755,6 +765,15 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   plan_file_reader_stop (self->reader);
   plan_file_reader_set_allocator (self->reader, self->allocator, &self->params);
   plan_file_reader_set_io_mode (self->reader, io_mode);
+  chunk_bytes = self->blocksize_used;
+  if (chunk_bytes == 0) {
+    gboolean mapped = io_mode == PLAN_FILE_IO_MODE_MMAP
+        || (io_mode == PLAN_FILE_IO_MODE_AUTO && self->allocator == NULL);
+
+    chunk_bytes = mapped ? AUTO_BLOCKSIZE_MAPPED : AUTO_BLOCKSIZE_READ;
+  }
+  self->chunk_rows = MAX (1, chunk_bytes /
+      plan_file_reader_get_row_size (self->reader));
   if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
           self->chunks_ahead, &err)) {
     post_read_error (self, err);
