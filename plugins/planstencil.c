@@ -63,11 +63,11 @@ GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
 #define LINE_GRAIN_ELEMENTS 16384
 
 /* A block of unpadded rows with fewer output bytes than this is computed
- * on the streaming thread alone: waking a worker and waiting for it costs
- * more than it saves on a chunk that fits in cache (a 1 MiB chunk of a
- * Laplacian takes about 0.1 ms), and in a pipeline the other cores are
- * busy reading and writing. */
-#define PARALLEL_MIN_BYTES (8 << 20)
+ * on the streaming thread alone: a 1 MiB chunk of a Laplacian takes about
+ * 0.1 ms, and waking a worker and waiting for it costs about as much as
+ * it saves (planfilesrc's read chunks); the 8 MiB chunks of a mapped file
+ * are split across the cores. */
+#define PARALLEL_MIN_BYTES (4 << 20)
 
 enum
 {
