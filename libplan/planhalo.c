@@ -31,6 +31,11 @@
  * %PLAN_BOUNDARY_VALID nothing is padded and the output shrinks by twice
  * the halo along each axis.
  *
+ * On a 2-D array a stencil that can compute the outputs near the ends of
+ * the rows apart can skip the copy: with plan_halo_set_pad_inner() %FALSE
+ * the rows stay as they come (only the halo rows at the ends of a chunk
+ * are kept) and plan_halo_get_edges() pads just the ends of the rows.
+ *
  * `wrap` along the first axis needs the last rows of the stream before the
  * first output: plan_halo_needs_end_rows() says when, and the caller hands
  * them over with plan_halo_set_end_rows() (a source that can read rows out

@@ -26,9 +26,11 @@
  * The input arrives in chunks of rows of any size; the element keeps the
  * rows the next chunk's window still needs, so its output lags by the
  * window's half height and is exactly what one computation on the whole
- * array gives. Each incoming row is padded once; the expression then runs
- * on shifted views of the padded block, with no test at the edges, on the
- * element's worker threads.
+ * array gives. The expression runs on shifted views of the rows, with no
+ * test at the edges: on 1-D and 2-D inputs straight from the input buffer,
+ * with only the ends of each row padded apart, otherwise on a padded copy
+ * of each row; large chunks are split across the element's worker
+ * threads.
  *
  * `boundary=wrap` with a window of several rows (or a 1-D input) needs the
  * last rows of the stream before its first output: the element asks
