@@ -560,6 +560,23 @@ launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
       ((PlanKernelPad *) pads->data)->next_row, n_rows, ret);
 }
 
+/* The most rows process() gets at once on the host: the class's
+ * host_slice_bytes of the widest input or output row, or all. */
+static gsize
+host_slice_rows (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  gsize bytes = PLAN_KERNEL_ELEMENT_GET_CLASS (self)->host_slice_bytes;
+  gsize widest = plan_array_info_get_row_size (&priv->output);
+  guint i;
+
+  if (bytes == 0)
+    return G_MAXSIZE;
+  for (i = 0; i < priv->n_inputs; i++)
+    widest = MAX (widest, plan_array_info_get_row_size (&priv->inputs[i]));
+  return MAX (1, bytes / MAX (widest, 1));
+}
+
 /* Lines up the next rows of every input and hands them to process(). */
 static GstFlowReturn
 process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
@@ -585,6 +602,10 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
    * element's stream: nothing to map or compute here. */
   if (launch_rows (self, pads, heads, n_rows, &ret))
     goto advance;
+
+  /* On the host, a class may ask for large chunks in slices (see
+   * host_slice_bytes); the rest of the chunk is the next aggregate()'s. */
+  n_rows = MIN (n_rows, host_slice_rows (self));
 
   for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
     PlanKernelPad *pad = l->data;

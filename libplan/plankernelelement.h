@@ -116,6 +116,13 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   %PLAN_ERROR_UNSUPPORTED when this device cannot run the element's
  *   kernel: the base class then falls back to @process on host copies.
  *   (Since: 0.1)
+ * @host_slice_bytes: Optional, 0 by default. When set, @process gets at
+ *   most this many bytes of the widest input or output row at a time on
+ *   the host, the rest of a chunk in later calls: an element that pushes
+ *   an output buffer per call (a map) then hands downstream buffers that
+ *   are still in the CPU's caches when they are read, however large the
+ *   chunks upstream are. Leave it 0 for elements that only accumulate
+ *   (reductions), which are best served by whole chunks. (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -139,8 +146,10 @@ struct _PlanKernelElementClass
   gboolean (*launch) (PlanKernelElement * self, const PlanChunk * chunk,
       gpointer output, PlanStream * stream, GError ** error);
 
+  gsize host_slice_bytes;
+
   /*< private >*/
-  gpointer _plan_reserved[11];
+  gpointer _plan_reserved[10];
 };
 
 PLAN_API

@@ -414,6 +414,10 @@ plan_map_class_init (PlanMapClass * klass)
   gobject_class->finalize = plan_map_finalize;
 
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_map_setup);
+  /* Output buffers of 1 MiB are still in the caches when planfilesink
+   * copies them into the page cache: x + y from files is 10-20 % faster
+   * than with 8 MiB ones (docs/planmap.md). */
+  kernel_class->host_slice_bytes = 1 << 20;
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_map_process);
   kernel_class->launch = GST_DEBUG_FUNCPTR (plan_map_launch);
 

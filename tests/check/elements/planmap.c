@@ -160,6 +160,51 @@ GST_START_TEST (test_map_aligns_different_chunk_sizes)
 
 GST_END_TEST;
 
+GST_START_TEST (test_map_slices_large_chunks)
+{
+  /* 3 MiB of rows of 3 float32 (12 bytes) in one chunk per input: planmap
+   * computes and pushes them in slices of 1 MiB of rows, 87381 rows. */
+  const guint rows = 262144, slice = (1 << 20) / 12;
+  MapHarness m;
+  GArray *out;
+  GstBuffer *buf;
+  guint i, bad = 0;
+
+  map_harness_init (&m, "x + y", 2, F32_CAPS ("262144, 3"));
+  gst_harness_push (m.inputs[0], ramp_f32 (0, rows, 3, 1.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (0, rows, 3, 1.0f));
+  /* The first slice is pushed as soon as it is computed. */
+  buf = gst_harness_pull (m.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), slice);
+  gst_buffer_unref (buf);
+  push_eos_all (&m);
+
+  /* The rest tile the remaining rows (pull_all_f32 checks the offsets
+   * from its first buffer on, so count from the second slice). */
+  out = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  for (i = slice; i < rows;) {
+    GstMapInfo map;
+
+    buf = gst_harness_pull (m.h);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), i);
+    fail_unless (GST_BUFFER_OFFSET_END (buf) - i <= slice);
+    i = GST_BUFFER_OFFSET_END (buf);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_array_append_vals (out, map.data, map.size / sizeof (gfloat));
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (out->len, (rows - slice) * 3);
+  for (i = 0; i < out->len; i++)
+    bad += g_array_index (out, gfloat, i) != 2.0f * (slice * 3 + i);
+  fail_unless_equals_int (bad, 0);
+  g_array_unref (out);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_map_binds_long_names_for_five_inputs)
 {
   MapHarness m;
@@ -376,6 +421,7 @@ planmap_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_map_adds_two_inputs);
   tcase_add_test (tc, test_map_aligns_different_chunk_sizes);
+  tcase_add_test (tc, test_map_slices_large_chunks);
   tcase_add_test (tc, test_map_binds_long_names_for_five_inputs);
   tcase_add_test (tc, test_map_output_caps_follow_expression_dtype);
   tcase_add_test (tc, test_map_dtype_property_casts);
