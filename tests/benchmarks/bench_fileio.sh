@@ -7,8 +7,10 @@
 #
 # Defaults: build/, 1024 MiB, 3 runs per copier (the best run counts).
 # --sweep also times planfilesrc blocksize x max-chunks combinations, to
-# choose the defaults. The input is read once beforehand so that every
-# copier starts from the page cache; outputs are synced (untimed) and
+# choose the defaults. The input is written to disk, dropped from the page
+# cache and read back once beforehand (tests/benchmarks/benchcache.py), so
+# that every copier starts from the page cache as it holds a file read from
+# disk; outputs are synced (untimed) and
 # deleted between runs so one run's write-back does not slow the next.
 # Needs about 2 x size of free space in $TMPDIR (default /tmp). Not run by
 # `meson test`.
@@ -41,7 +43,8 @@ with open(path, 'wb') as f:
         f.write(block[:rows - start].tobytes())
 PY
 bytes=$(stat -c %s "$in")
-cat "$in" > /dev/null
+"$py" -c 'import sys; sys.path.insert(0, sys.argv[1]); import benchcache; benchcache.settle(sys.argv[2:])' \
+  "$here/tests/benchmarks" "$in"
 sync
 
 # best_of NAME COMMAND...: runs COMMAND $runs times, prints and records the
@@ -72,13 +75,18 @@ best_of "filesrc ! filesink" gst-launch-1.0 -q filesrc location="$in" ! \
   filesink location="$out"
 best_of "planfilesrc ! planfilesink" gst-launch-1.0 -q planfilesrc \
   location="$in" ! planfilesink location="$out"
+best_of "planfilesrc io-mode=read ! planfilesink" gst-launch-1.0 -q \
+  planfilesrc io-mode=read location="$in" ! planfilesink location="$out"
 
 if $sweep; then
-  for bs in 262144 1048576 4194304; do
-    for mc in 2 4 8; do
-      best_of "planfilesrc blocksize=$bs max-chunks=$mc" gst-launch-1.0 -q \
-        planfilesrc location="$in" blocksize=$bs max-chunks=$mc ! \
-        planfilesink location="$out" max-pending=$mc
+  for mode in read mmap; do
+    for bs in 262144 1048576 4194304 8388608; do
+      for mc in 2 4 8; do
+        best_of "planfilesrc io-mode=$mode blocksize=$bs max-chunks=$mc" \
+          gst-launch-1.0 -q planfilesrc location="$in" io-mode=$mode \
+          blocksize=$bs max-chunks=$mc ! \
+          planfilesink location="$out" max-pending=$mc
+      done
     done
   done
 fi

@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from benchcache import settle
+
 ap = argparse.ArgumentParser()
 ap.add_argument('build', nargs='?', default='build')
 ap.add_argument('--gib', type=float, default=1.0)
@@ -39,6 +41,7 @@ m = np.lib.format.open_memmap(path, mode='w+', dtype=np.float32, shape=(n,))
 for i in range(0, n, 1 << 24):
     m[i:i + (1 << 24)] = rng.standard_normal(min(1 << 24, n - i), dtype=np.float32)
 del m
+settle([path])
 
 
 def gst(*words):
@@ -56,7 +59,9 @@ def open_npy():
 
 
 def read_only():
-    gst('planfilesrc', 'location=' + path, '!', 'fakesink')
+    # io-mode=read copies every byte into the process; mapped, planfilesrc !
+    # fakesink would never touch them.
+    gst('planfilesrc', 'io-mode=read', 'location=' + path, '!', 'fakesink')
 
 
 def plan_sum(threads):
