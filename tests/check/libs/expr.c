@@ -841,7 +841,7 @@ fill_chain_input (PlanDType d, gpointer data, gsize n, GRand * rand)
   for (k = 0; k < n; k++) {
     gdouble v = g_rand_double_range (rand, -1, 1) *
         pow (10, g_rand_int_range (rand, -3, 6));
-    gint64 r = (gint64) g_rand_int (rand) << 32 | g_rand_int (rand);
+    gint64 r = (gint64) ((guint64) g_rand_int (rand) << 32 | g_rand_int (rand));
 
     if (g_rand_int_range (rand, 0, 8) == 0)
       v = special[g_rand_int_range (rand, 0, G_N_ELEMENTS (special))];
