@@ -894,10 +894,10 @@ eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
 }
 
 /* Runs the chain kernel over [begin, end): in one call when its terms
- * fit one, otherwise block by block with the running sum in a block in
- * cache (the output may be one of the inputs, which a partial sum must not
- * overwrite before the later terms have read it), copied out at the end,
- * with streaming stores for large outputs. */
+ * fit one and there is no scaling, otherwise block by block with the
+ * running sum in a block in cache (the output may be one of the inputs,
+ * which a partial sum must not overwrite before the later terms have read
+ * it), copied out at the end, with streaming stores for large outputs. */
 static void
 eval_chain (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
 {
@@ -905,7 +905,8 @@ eval_chain (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
   const ExprKernelTable *t = _plan_expr_kernels ();
   gsize size = e->out_size;
   gconstpointer x[EXPR_CHAIN_GROUP];
-  gboolean blocks = job->stream || e->chain_n > EXPR_CHAIN_GROUP;
+  gboolean blocks = job->stream || e->chain_n > EXPR_CHAIN_GROUP
+      || e->chain_post != EXPR_CHAIN_POST_NONE;
   gsize step = blocks ? BLOCK : end - begin;
   gsize off;
   guint g, j;
