@@ -104,6 +104,7 @@ struct _PlanExpr
   /* The CPU program. */
   Instr *instrs;
   guint n_instrs;
+  guint cost;                   /* work per element: see op_cost() */
   guint n_temps;
   guint8 *consts;               /* n_consts slots, each a block of one value */
   guint n_consts;
@@ -166,6 +167,48 @@ reg_release (Builder * b, Reg r)
     g_array_index (b->temps, gboolean, r.index) = FALSE;
 }
 
+/* A rough cost of an operation per element, in units of an addition: what
+ * plan_expr_eval_parallel() weighs against the cost of waking threads.
+ * Functions computed by polynomials (or glibc) cost several. */
+static guint
+op_cost (ExprOp op)
+{
+  switch (op) {
+    case EXPR_OP_DIV:
+    case EXPR_OP_SQRT:
+    case EXPR_OP_FLOORDIV:
+    case EXPR_OP_MOD:
+    case EXPR_OP_FMOD:
+      return 2;
+    case EXPR_OP_CBRT:
+    case EXPR_OP_EXP:
+    case EXPR_OP_EXP2:
+    case EXPR_OP_EXPM1:
+    case EXPR_OP_LOG:
+    case EXPR_OP_LOG2:
+    case EXPR_OP_LOG10:
+    case EXPR_OP_LOG1P:
+    case EXPR_OP_SIN:
+    case EXPR_OP_COS:
+    case EXPR_OP_TAN:
+    case EXPR_OP_ASIN:
+    case EXPR_OP_ACOS:
+    case EXPR_OP_ATAN:
+    case EXPR_OP_SINH:
+    case EXPR_OP_COSH:
+    case EXPR_OP_TANH:
+    case EXPR_OP_ASINH:
+    case EXPR_OP_ACOSH:
+    case EXPR_OP_ATANH:
+    case EXPR_OP_POW:
+    case EXPR_OP_ATAN2:
+    case EXPR_OP_HYPOT:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
 static Reg
 build_node (Builder * b, ExprNode * node, gboolean is_root)
 {
@@ -194,6 +237,7 @@ build_node (Builder * b, ExprNode * node, gboolean is_root)
       break;
   }
 
+  b->expr->cost += op_cost (node->op);
   memset (&ins, 0, sizeof (ins));
   ins.kernel = _plan_expr_node_kernel (node);
   g_assert (ins.kernel != NULL);
@@ -1019,6 +1063,14 @@ plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
   eval_range (0, n, &job);
 }
 
+/* The least work (elements x op_cost) worth a thread of its own: about
+ * 100 us on the development machine. There, a slice of 256 Ki float32
+ * evaluated into a file by planmap was faster on one thread for
+ * 2*x*y + sin(x) (cost 7, 0.164 s against 0.195 s per GiB) and on two for
+ * sin(x)*cos(y) + exp(x*0.01) + sqrt(abs(y)) (cost 19, 0.271 s against
+ * 0.314 s): tests/benchmarks/bench_map.py, docs/planmap.md. */
+#define PARALLEL_MIN_WORK ((gsize) 2 << 20)
+
 /**
  * plan_expr_eval_parallel:
  * @expr: a #PlanExpr
@@ -1028,7 +1080,11 @@ plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
  * @n_threads: threads to use, the caller's included; 0 for all cores
  *
  * Like plan_expr_eval(), split over up to @n_threads threads of the shared
- * pool (see plan_parallel_for()). Small @n runs on the calling thread.
+ * pool (see plan_parallel_for()), but only as many as get a fair amount of
+ * work each: the number of elements times a rough cost of the expression
+ * per element (transcendental functions weigh four times an addition)
+ * must reach about two million per thread. Less runs on the calling
+ * thread.
  *
  * Since: 0.1
  */
@@ -1042,6 +1098,12 @@ plan_expr_eval_parallel (const PlanExpr * expr, const gconstpointer * inputs,
   g_return_if_fail (out != NULL || n == 0);
   g_return_if_fail (inputs != NULL || expr->n_names == 0);
   eval_job_init (&job, expr, inputs, out, n);
+  /* Each thread gets at least PARALLEL_MIN_WORK: waking a worker and
+   * waiting for it costs more than it saves below that. */
+  if (n_threads == 0)
+    n_threads = plan_parallel_get_n_cores ();
+  n_threads = MIN (n_threads, MAX (1, n * MAX (expr->cost, 1) /
+          PARALLEL_MIN_WORK));
   plan_parallel_for (n_threads, n, GRAIN, eval_range, &job);
 }
 
