@@ -100,7 +100,7 @@ read_only()  # into the page cache
 results = {}
 print('%d float32 elements (%.2f GiB), best of %d, %d cores' %
       (n, nbytes / 2**30, args.repeat, os.cpu_count()))
-for name, fn in (('read only: planfilesrc ! fakesink', read_only),
+for name, fn in (('read only: planfilesrc io-mode=read ! fakesink', read_only),
                  ('planreduce sum (n-threads=0)', plan_sum(0)),
                  ('planreduce sum (n-threads=1)', plan_sum(1)),
                  ('numpy sum chunked', numpy_chunked),
@@ -117,7 +117,7 @@ print('planreduce sum vs numpy chunked      %.2fx (target >= 1.5)'
 print('planreduce sum vs numpy whole file   %.2fx'
       % (results['numpy sum whole file'] / p))
 print('planreduce sum, fraction of read only %.2f (target >= 0.9)'
-      % (results['read only: planfilesrc ! fakesink'] / p))
+      % (results['read only: planfilesrc io-mode=read ! fakesink'] / p))
 ours = plan_sum(0)
 ours()
 print('error against math.fsum: planreduce %.4g, numpy chunked %.4g, '
