@@ -696,8 +696,7 @@ data_end (PlanFileReader * self)
 /* Maps a window of the file that holds the bytes @start to @end. Worker
  * thread. */
 static gboolean
-map_window (PlanFileReader * self, guint64 start, guint64 end,
-    GError ** error)
+map_window (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
 {
   MappedWindow *m;
   struct stat st;

@@ -693,8 +693,7 @@ close_and_rename (PlanFileWriter * self, guint64 bytes, GError ** error)
 
   self->fd = -1;
   /* Gives back the blocks reserved past the end of the data. */
-  if (self->prealloc_end > 0
-      && ftruncate (fd, self->header_size + bytes) < 0) {
+  if (self->prealloc_end > 0 && ftruncate (fd, self->header_size + bytes) < 0) {
     set_errno_error (error, errno, "write to", self->location);
     close (fd);
     return FALSE;

@@ -677,8 +677,7 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (n == 0) {
     g_list_free (pads);
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("The element has no inputs."),
-        (NULL));
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("The element has no inputs."), (NULL));
     return GST_FLOW_ERROR;
   }
 

@@ -145,7 +145,7 @@ struct _PlanFileSrc
   PlanFileReader *reader;       /* construct-only */
 
   /* streaming thread only (STREAM_LOCK) */
-  guint blocksize_used;          /* the blocksize at start, 0 for auto */
+  guint blocksize_used;         /* the blocksize at start, 0 for auto */
   gsize chunk_rows;
   guint chunks_ahead;
   gboolean reading;             /* the reader runs from the last seek */

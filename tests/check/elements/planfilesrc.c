@@ -452,8 +452,7 @@ GST_START_TEST (test_src_io_modes_agree)
 
       check_float_rows (buf, i, MIN (7, 20 - i), 3);
       /* auto maps: nothing downstream asked for memory of its own. */
-      fail_unless (! !GST_MEMORY_IS_READONLY (mem) == (m < 2), "%s",
-          modes[m]);
+      fail_unless (!!GST_MEMORY_IS_READONLY (mem) == (m < 2), "%s", modes[m]);
       gst_buffer_unref (buf);
     }
     gst_harness_teardown (h);

@@ -260,7 +260,7 @@ GST_START_TEST (test_map_dtype_property_casts)
   buf = gst_harness_pull (m.h);
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
   fail_unless_equals_int (map.size, 4 * sizeof (gint16));
-  fail_unless_equals_int (((gint16 *) map.data)[3], 4);      /* 4.5 -> 4 */
+  fail_unless_equals_int (((gint16 *) map.data)[3], 4); /* 4.5 -> 4 */
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
   map_harness_teardown (&m);

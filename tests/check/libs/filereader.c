@@ -399,19 +399,16 @@ GST_START_TEST (test_mapped_file_truncated_while_read_is_an_error)
   guint i;
 
   fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, chunk, 1, NULL));
-  fail_unless_equals_int (plan_file_reader_pop (r, &head, NULL),
-      GST_FLOW_OK);
+  fail_unless_equals_int (plan_file_reader_pop (r, &head, NULL), GST_FLOW_OK);
   /* The rows of the first four chunks stay; later chunks lie in the
    * window already mapped, or beyond it, and must fail, not crash. */
   fail_unless (truncate (big, 128 + 4 * chunk * 4) == 0);
   for (i = 1; i < 4; i++) {
-    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL),
-        GST_FLOW_OK);
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
     check_chunk (buf, i * chunk, chunk, i * chunk);
     gst_buffer_unref (buf);
   }
-  fail_unless_equals_int (plan_file_reader_pop (r, &buf, &err),
-      GST_FLOW_ERROR);
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, &err), GST_FLOW_ERROR);
   fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_IO));
   fail_unless (strstr (err->message, big) != NULL);
   fail_unless (strstr (err->message, "truncated") != NULL, "%s", err->message);
@@ -461,8 +458,7 @@ filereader_suite (void)
   for (i = 0; i < 2; i++) {
     tc = modes[i];
     suite_add_tcase (s, tc);
-    tcase_add_checked_fixture (tc, i == 0 ? setup_read : setup_mmap,
-        teardown);
+    tcase_add_checked_fixture (tc, i == 0 ? setup_read : setup_mmap, teardown);
     tcase_add_test (tc, test_reader_chunks_in_order_then_eos);
     tcase_add_test (tc, test_reader_window_renumbers_rows);
     tcase_add_test (tc, test_reader_restart_drops_read_ahead);
