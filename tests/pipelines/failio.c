@@ -1,0 +1,192 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* An LD_PRELOAD module for test_io_errors.py: it makes system calls on the
+ * files whose path contains $PLAN_FAIL_MATCH fail the way a sick disk or a
+ * full one makes them fail, which no file system at hand does on demand.
+ *
+ *   PLAN_FAIL_MATCH=s          only files whose path contains s
+ *   PLAN_FAIL_WRITE=errno      write() fails once PLAN_FAIL_AFTER bytes
+ *   PLAN_FAIL_AFTER=n            have been written to such files (0)
+ *   PLAN_FAIL_PWRITE=errno     pwrite() fails (planfilewriter completes
+ *                                the .npy header with it at EOS)
+ *   PLAN_FAIL_FALLOCATE=errno  fallocate() fails
+ *   PLAN_FAIL_PREAD=errno      pread() fails (planfilesrc io-mode=read)
+ *
+ * Only calls made through the PLT are seen: ours, not glibc's own. */
+
+/* Both pwrite() and pwrite64() (and so on) are defined below; the build's
+ * _FILE_OFFSET_BITS=64 would make the headers rename one to the other. */
+#undef _FILE_OFFSET_BITS
+#define _GNU_SOURCE
+#define _LARGEFILE64_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static int
+env_int (const char *name, int fallback)
+{
+  const char *v = getenv (name);
+
+  return v && *v ? atoi (v) : fallback;
+}
+
+static int
+matches (int fd)
+{
+  const char *match = getenv ("PLAN_FAIL_MATCH");
+  char link[64], path[4096];
+  ssize_t n;
+
+  if (match == NULL || *match == '\0')
+    return 0;
+  snprintf (link, sizeof (link), "/proc/self/fd/%d", fd);
+  n = readlink (link, path, sizeof (path) - 1);
+  if (n < 0)
+    return 0;
+  path[n] = '\0';
+  return strstr (path, match) != NULL;
+}
+
+/* The errno a call named by @var should fail with on @fd, or 0. */
+static int
+failure (const char *var, int fd)
+{
+  int err = env_int (var, 0);
+
+  return err != 0 && matches (fd) ? err : 0;
+}
+
+static void *
+next (const char *symbol)
+{
+  return dlsym (RTLD_NEXT, symbol);
+}
+
+ssize_t
+write (int fd, const void *buf, size_t count)
+{
+  static ssize_t (*real) (int, const void *, size_t);
+  static long long written;
+  int err = failure ("PLAN_FAIL_WRITE", fd);
+
+  if (real == NULL)
+    real = next ("write");
+  if (err) {
+    long long after = atoll (getenv ("PLAN_FAIL_AFTER") ?
+        getenv ("PLAN_FAIL_AFTER") : "0");
+    long long done = __atomic_load_n (&written, __ATOMIC_SEQ_CST);
+
+    if (done >= after) {
+      errno = err;
+      return -1;
+    }
+    /* A short write up to the limit, as a disk filling up gives. */
+    if ((long long) count > after - done)
+      count = after - done;
+    __atomic_add_fetch (&written, (long long) count, __ATOMIC_SEQ_CST);
+  }
+  return real (fd, buf, count);
+}
+
+ssize_t
+pwrite (int fd, const void *buf, size_t count, off_t offset)
+{
+  static ssize_t (*real) (int, const void *, size_t, off_t);
+  int err = failure ("PLAN_FAIL_PWRITE", fd);
+
+  if (real == NULL)
+    real = next ("pwrite");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return real (fd, buf, count, offset);
+}
+
+ssize_t
+pwrite64 (int fd, const void *buf, size_t count, off64_t offset)
+{
+  static ssize_t (*real) (int, const void *, size_t, off64_t);
+  int err = failure ("PLAN_FAIL_PWRITE", fd);
+
+  if (real == NULL)
+    real = next ("pwrite64");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return real (fd, buf, count, offset);
+}
+
+ssize_t
+pread (int fd, void *buf, size_t count, off_t offset)
+{
+  static ssize_t (*real) (int, void *, size_t, off_t);
+  int err = failure ("PLAN_FAIL_PREAD", fd);
+
+  if (real == NULL)
+    real = next ("pread");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return real (fd, buf, count, offset);
+}
+
+ssize_t
+pread64 (int fd, void *buf, size_t count, off64_t offset)
+{
+  static ssize_t (*real) (int, void *, size_t, off64_t);
+  int err = failure ("PLAN_FAIL_PREAD", fd);
+
+  if (real == NULL)
+    real = next ("pread64");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return real (fd, buf, count, offset);
+}
+
+int
+fallocate (int fd, int mode, off_t offset, off_t len)
+{
+  static int (*real) (int, int, off_t, off_t);
+  int err = failure ("PLAN_FAIL_FALLOCATE", fd);
+
+  if (real == NULL)
+    real = next ("fallocate");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return real (fd, mode, offset, len);
+}
+
+int
+fallocate64 (int fd, int mode, off64_t offset, off64_t len)
+{
+  static int (*real) (int, int, off64_t, off64_t);
+  int err = failure ("PLAN_FAIL_FALLOCATE", fd);
+
+  if (real == NULL)
+    real = next ("fallocate64");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return real (fd, mode, offset, len);
+}

@@ -1,0 +1,105 @@
+"""IO errors in the middle of a pipeline, which no file system here makes
+on demand: the failio LD_PRELOAD module (failio.c) makes write(), pwrite(),
+fallocate() and pread() fail on chosen files.
+
+For every failure the pipeline must stop with an error that names the file
+and the system's reason, an existing output file must be left as it was,
+and no temporary file may be left behind; a failure to reserve blocks
+ahead (fallocate) must not be an error at all."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import plantest
+from plantest import Failure
+
+ROWS = 1 << 20                  # 4 MiB of float32: several writes
+
+
+def module():
+    build = os.environ.get('PLAN_BUILD_DIR')
+    path = os.path.join(build, 'tests', 'pipelines', 'libfailio.so') if build else ''
+    return path if os.path.exists(path) else None
+
+
+def run(words, **fail):
+    env = dict(os.environ, LD_PRELOAD=module())
+    env.update({k: str(v) for k, v in fail.items()})
+    cmd = plantest.launcher() + ['-q'] + words
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, env=env)
+    return p.returncode, p.stdout
+
+
+def setup(d):
+    a = np.arange(ROWS, dtype=np.float32)
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    np.save(src, a)
+    old = np.full(7, -1.0)
+    np.save(dst, old)
+    return a, src, dst, old
+
+
+def expect_failure(what, words, d, dst, old, reason, name, **fail):
+    rc, out = run(words, **fail)
+    if rc == 0:
+        raise Failure('%s: the pipeline succeeded\n%s' % (what, out))
+    if reason not in out or name not in out:
+        raise Failure('%s: the error does not say "%s" about %s:\n%s' %
+                      (what, reason, name, out))
+    plantest.assert_same(np.load(dst), old, what + ': the old output')
+    left = sorted(f for f in os.listdir(d) if f.endswith('.part'))
+    if left:
+        raise Failure('%s: temporary files left: %s' % (what, left))
+    print('ok   %s' % what)
+
+
+def main():
+    if module() is None:
+        print('skip: libfailio.so was not built')
+        return 77
+    d = plantest.tmpdir()
+    a, src, dst, old = setup(d)
+    copy = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+            'location=' + dst]
+
+    expect_failure('EIO from write() after 1 MiB', copy, d, dst, old,
+                   'Input/output error', dst, PLAN_FAIL_MATCH='.part',
+                   PLAN_FAIL_WRITE=5, PLAN_FAIL_AFTER=1 << 20)
+    expect_failure('a disk that fills up after 2 MiB (fallocate and write '
+                   'fail with ENOSPC)', copy, d, dst, old,
+                   'No space left on device', dst, PLAN_FAIL_MATCH='.part',
+                   PLAN_FAIL_FALLOCATE=28, PLAN_FAIL_WRITE=28,
+                   PLAN_FAIL_AFTER=(2 << 20) + 100)
+    expect_failure('EIO completing the .npy header at the end', copy, d, dst,
+                   old, 'Input/output error', dst, PLAN_FAIL_MATCH='.part',
+                   PLAN_FAIL_PWRITE=5)
+    expect_failure('EIO reading the input (io-mode=read)',
+                   ['planfilesrc', 'io-mode=read', 'location=' + src, '!',
+                    'planfilesink', 'location=' + dst], d, dst, old,
+                   'Input/output error', src, PLAN_FAIL_MATCH='in.npy',
+                   PLAN_FAIL_PREAD=5)
+
+    # Reserving blocks ahead failing is no error: the writes go on.
+    for err, name in ((28, 'ENOSPC'), (95, 'EOPNOTSUPP')):
+        rc, out = run(copy, PLAN_FAIL_MATCH='.part', PLAN_FAIL_FALLOCATE=err)
+        if rc != 0:
+            raise Failure('fallocate failing with %s failed the copy:\n%s' %
+                          (name, out))
+        plantest.assert_same(np.load(dst), a, 'copy without preallocation')
+        np.save(dst, old)
+        print('ok   fallocate failing with %s: the copy is complete' % name)
+
+    # The module really fails the calls it is asked to: the same copy
+    # without it works.
+    rc, out = run(copy)
+    if rc != 0:
+        raise Failure('the copy failed without failures:\n%s' % out)
+    plantest.assert_same(np.load(dst), a, 'copy')
+    print('ok   the same copy without failures')
+    return 0
+
+
+sys.exit(main())
