@@ -38,6 +38,9 @@ CHUNK = 1 << 18
 cloop = os.path.join(tmp, 'cloop_map')
 subprocess.check_call(['cc', '-O3', '-march=native', '-o', cloop,
                        os.path.join(here, 'cloop_map.c'), '-lm'])
+writebound = os.path.join(tmp, 'writebound')
+subprocess.check_call(['cc', '-O2', '-o', writebound,
+                       os.path.join(here, 'writebound.c')])
 
 a_path, b_path, out = [os.path.join(tmp, f) for f in ('a.npy', 'b.npy', 'out.npy')]
 rng = np.random.default_rng(0)
@@ -172,6 +175,8 @@ def measure(name, fn):
 print('%d float32 elements (%.2f GiB) per input, best of %d' % (n, nbytes / 2**30, args.repeat))
 measure('io bound: planfilesrc ! planfilesink', io_only)
 measure('read only: planfilesrc io-mode=read ! fakesink', read_only)
+measure('write bound: C write() of a cached buffer', lambda: subprocess.run(
+    [writebound, str(nbytes), out], check=True))
 for name, expr, f in (('x + y', 'x + y', lambda x, y: x + y),
                       ('2*x*y + sin(x)', '2*x*y + sin(x)', lambda x, y: 2 * x * y + np.sin(x))):
     kind = 'add' if name == 'x + y' else 'nonlinear'
@@ -204,6 +209,10 @@ for name in ('x + y', '2*x*y + sin(x)'):
     p = r['planmap %s, io-mode=read' % name]
     print('  planmap %-16s io-mode=read: vs numpy chunked %.2fx, vs numpy tuned %.2fx'
           % (name, r['numpy chunked %s' % name] / p, r['numpy tuned %s' % name] / p))
+print('  write bound: numpy chunked x + y / write bound %.2f: the most any job '
+      'writing its result through the page cache can be ahead of numpy '
+      'chunked x + y here'
+      % (r['numpy chunked x + y'] / r['write bound: C write() of a cached buffer']))
 p = r['planreduce sum, io-mode=read']
 print('  planreduce sum io-mode=read: vs numpy chunked %.2fx' % (r['numpy sum chunked'] / p))
 p = r['planreduce sum']
