@@ -38,6 +38,9 @@ CHUNK = 1 << 18
 cloop = os.path.join(tmp, 'cloop_map')
 subprocess.check_call(['cc', '-O3', '-march=native', '-o', cloop,
                        os.path.join(here, 'cloop_map.c'), '-lm'])
+cpipe = os.path.join(tmp, 'cpipe_map')
+subprocess.check_call(['cc', '-O3', '-march=native', '-pthread', '-o', cpipe,
+                       os.path.join(here, 'cpipe_map.c')])
 writebound = os.path.join(tmp, 'writebound')
 subprocess.check_call(['cc', '-O2', '-o', writebound,
                        os.path.join(here, 'writebound.c')])
@@ -187,6 +190,9 @@ for name, expr, f in (('x + y', 'x + y', lambda x, y: x + y),
     if numexpr:
         measure('numexpr %s' % name, numexpr_chunked(expr.replace('sin', 'sin')))
     measure('C loop %s' % name, cloop_run(kind))
+    if kind == 'add':
+        measure('C two-thread pipeline x + y', lambda: subprocess.run(
+            [cpipe, a_path, b_path, out], check=True))
 measure('planreduce sum', lambda: gst('planfilesrc', 'location=' + a_path, '!',
                                       'planreduce', 'op=sum', '!', 'fakesink'))
 measure('planreduce sum, io-mode=read',
@@ -209,6 +215,10 @@ for name in ('x + y', '2*x*y + sin(x)'):
     p = r['planmap %s, io-mode=read' % name]
     print('  planmap %-16s io-mode=read: vs numpy chunked %.2fx, vs numpy tuned %.2fx'
           % (name, r['numpy chunked %s' % name] / p, r['numpy tuned %s' % name] / p))
+print('  C two-thread pipeline x + y (mapped inputs, 1 MiB slices, a writer '
+      'thread): %.2fx numpy chunked, planmap at %.2f of it'
+      % (r['numpy chunked x + y'] / r['C two-thread pipeline x + y'],
+         r['C two-thread pipeline x + y'] / r['planmap x + y']))
 print('  write bound: numpy chunked x + y / write bound %.2f: the most any job '
       'writing its result through the page cache can be ahead of numpy '
       'chunked x + y here'
