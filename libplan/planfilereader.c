@@ -84,6 +84,15 @@ GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
 #define MAP_ALIGN ((guint64) 2 << 20)
 #define MAP_MIN_SPAN ((guint64) 8 << 20)
 
+/* The chunk size that plan_file_reader_start() chooses when asked to.
+ * Mapped chunks cost no copy and no memory of their own, so they are
+ * larger, which makes the work per chunk downstream rarer; read chunks are
+ * copied, and a size that stays in the caches between the copy in and the
+ * copy out is best. Both measured with tests/benchmarks/bench_fileio.sh and
+ * bench_map.py (docs/planfilesrc.md). */
+#define AUTO_CHUNK_MAPPED ((gsize) 8 << 20)
+#define AUTO_CHUNK_READ ((gsize) 1 << 20)
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
@@ -1051,7 +1060,8 @@ choose_io_mode (PlanFileReader * self)
  * @reader: a #PlanFileReader with a file open
  * @first_row: the first window row to read
  * @end_row: one past the last window row to read; cut at the window's end
- * @chunk_rows: the number of rows per chunk, at least 1
+ * @chunk_rows: the number of rows per chunk, or 0 for the size that suits
+ *   the io mode: 8 MiB of rows when mapped, 1 MiB when read
  * @max_chunks: the most chunks read ahead and not yet popped, at least 1
  * @error: return location for a #GError
  *
@@ -1069,14 +1079,17 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
 {
   g_return_val_if_fail (PLAN_IS_FILE_READER (reader), FALSE);
   g_return_val_if_fail (reader->fd >= 0, FALSE);
-  g_return_val_if_fail (chunk_rows > 0 && max_chunks > 0, FALSE);
+  g_return_val_if_fail (max_chunks > 0, FALSE);
 
   plan_file_reader_stop (reader);
   end_row = MIN (end_row, reader->window_rows);
   first_row = MIN (first_row, end_row);
+  reader->used_mode = choose_io_mode (reader);
+  if (chunk_rows == 0)
+    chunk_rows = (reader->used_mode == PLAN_FILE_IO_MODE_MMAP ?
+        AUTO_CHUNK_MAPPED : AUTO_CHUNK_READ) / MAX (reader->row_size, 1);
   /* A chunk never needs to be larger than what there is to read. */
   chunk_rows = MAX (1, MIN (chunk_rows, reader->window_rows));
-  reader->used_mode = choose_io_mode (reader);
   if (reader->used_mode == PLAN_FILE_IO_MODE_MMAP)
     drop_pool (reader);
   else if (!ensure_pool (reader, chunk_rows, max_chunks, error))

@@ -203,17 +203,15 @@ write_full (gint fd, const guint8 * data, gsize size, const gchar * location,
 static void
 preallocate (PlanFileWriter * self, gsize size)
 {
-  off_t pos;
-  guint64 start, len;
+  /* Where the next write lands: the worker alone writes data, after the
+   * header the owner wrote before the first chunk was queued. */
+  guint64 pos = self->header_size + self->bytes_written, start, len;
 
   if (self->prealloc_off || size == 0)
     return;
-  pos = lseek (self->fd, 0, SEEK_CUR);
-  if (pos < 0)
-    goto off;
-  if ((guint64) pos + size <= self->prealloc_end)
+  if (pos + size <= self->prealloc_end)
     return;
-  start = MAX ((guint64) pos, self->prealloc_end);
+  start = MAX (pos, self->prealloc_end);
   len = MAX (PREALLOC_STEP, pos + size - start);
 #ifdef FALLOC_FL_KEEP_SIZE
   if (fallocate (self->fd, FALLOC_FL_KEEP_SIZE, start, len) < 0)

@@ -143,6 +143,7 @@ typedef struct
   PlanArrayInfo *inputs;        /* [n_inputs] */
   gchar **input_names;          /* [n_inputs + 1] */
   PlanArrayInfo output;
+  gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* rows pushed so far */
   GstBufferPool *pool;
   gsize pool_size;
@@ -354,6 +355,22 @@ get_sink_pads (PlanKernelElement * self)
   return g_list_sort (pads, compare_pad_names);
 }
 
+/* The most rows process() gets at once on the host: the class's
+ * host_slice_bytes of the widest input or output row, or all. */
+static gsize
+host_slice_rows (PlanKernelElement * self, PlanKernelElementPrivate * priv)
+{
+  gsize bytes = PLAN_KERNEL_ELEMENT_GET_CLASS (self)->host_slice_bytes;
+  gsize widest = plan_array_info_get_row_size (&priv->output);
+  guint i;
+
+  if (bytes == 0)
+    return G_MAXSIZE;
+  for (i = 0; i < priv->n_inputs; i++)
+    widest = MAX (widest, plan_array_info_get_row_size (&priv->inputs[i]));
+  return MAX (1, bytes / MAX (widest, 1));
+}
+
 /* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
@@ -401,6 +418,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   if (!klass->setup (self, n, inputs, &priv->output, &err))
     goto setup_failed;
 
+  priv->slice_rows = host_slice_rows (self, priv);
   priv->configured = TRUE;
   return GST_FLOW_OK;
 
@@ -560,23 +578,6 @@ launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
       ((PlanKernelPad *) pads->data)->next_row, n_rows, ret);
 }
 
-/* The most rows process() gets at once on the host: the class's
- * host_slice_bytes of the widest input or output row, or all. */
-static gsize
-host_slice_rows (PlanKernelElement * self)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  gsize bytes = PLAN_KERNEL_ELEMENT_GET_CLASS (self)->host_slice_bytes;
-  gsize widest = plan_array_info_get_row_size (&priv->output);
-  guint i;
-
-  if (bytes == 0)
-    return G_MAXSIZE;
-  for (i = 0; i < priv->n_inputs; i++)
-    widest = MAX (widest, plan_array_info_get_row_size (&priv->inputs[i]));
-  return MAX (1, bytes / MAX (widest, 1));
-}
-
 /* Lines up the next rows of every input and hands them to process(). */
 static GstFlowReturn
 process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
@@ -605,7 +606,7 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
 
   /* On the host, a class may ask for large chunks in slices (see
    * host_slice_bytes); the rest of the chunk is the next aggregate()'s. */
-  n_rows = MIN (n_rows, host_slice_rows (self));
+  n_rows = MIN (n_rows, priv->slice_rows);
 
   for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
     PlanKernelPad *pad = l->data;

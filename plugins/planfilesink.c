@@ -57,6 +57,7 @@
 #endif
 
 #include "planfilesink.h"
+#include "planfileuri.h"
 
 GST_DEBUG_CATEGORY_STATIC (plan_file_sink_debug);
 #define GST_CAT_DEFAULT plan_file_sink_debug
@@ -570,25 +571,11 @@ plan_file_sink_uri_get_type (GType type)
   return GST_URI_SINK;
 }
 
-static const gchar *const *
-plan_file_sink_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { "file", NULL };
-
-  return protocols;
-}
-
 static gchar *
 plan_file_sink_uri_get_uri (GstURIHandler * handler)
 {
-  PlanFileSink *self = PLAN_FILE_SINK (handler);
-  gchar *uri = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->location)
-    uri = gst_filename_to_uri (self->location, NULL);
-  GST_OBJECT_UNLOCK (self);
-  return uri;
+  return plan_file_uri_from_location (GST_OBJECT (handler),
+      &PLAN_FILE_SINK (handler)->location);
 }
 
 static gboolean
@@ -599,12 +586,9 @@ plan_file_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
   gchar *location;
   gboolean ok;
 
-  location = g_filename_from_uri (uri, NULL, NULL);
-  if (location == NULL) {
-    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-        "'%s' is not a local file:// URI", uri);
+  location = plan_file_uri_to_location (uri, error);
+  if (location == NULL)
     return FALSE;
-  }
   ok = plan_file_sink_set_location (self, location, error);
   g_free (location);
   return ok;
@@ -616,7 +600,7 @@ plan_file_sink_uri_handler_init (gpointer g_iface, gpointer iface_data)
   GstURIHandlerInterface *iface = (GstURIHandlerInterface *) g_iface;
 
   iface->get_type = plan_file_sink_uri_get_type;
-  iface->get_protocols = plan_file_sink_uri_get_protocols;
+  iface->get_protocols = plan_file_uri_get_protocols;
   iface->get_uri = plan_file_sink_uri_get_uri;
   iface->set_uri = plan_file_sink_uri_set_uri;
 }

@@ -73,6 +73,7 @@
 #endif
 
 #include "planfilesrc.h"
+#include "planfileuri.h"
 
 #include <string.h>
 
@@ -100,14 +101,9 @@ enum
 #define DEFAULT_FORMAT PLAN_FILE_FORMAT_AUTO
 #define DEFAULT_DTYPE PLAN_DTYPE_UNKNOWN
 #define DEFAULT_SHAPE NULL
+/* 0: PlanFileReader chooses by the io mode it uses (8 MiB mapped, 1 MiB
+ * read). */
 #define DEFAULT_BLOCKSIZE 0
-/* What blocksize 0 means: mapped chunks cost no copy and no memory of
- * their own, so they are larger, which makes the per-chunk work downstream
- * rarer; chunks read are copied, and a size that stays in the caches
- * between the copy in and the copy out is best. Both measured with
- * tests/benchmarks/bench_fileio.sh and bench_map.py (docs/planfilesrc.md). */
-#define AUTO_BLOCKSIZE_MAPPED (8 << 20)
-#define AUTO_BLOCKSIZE_READ (1 << 20)
 #define DEFAULT_OFFSET 0
 #define DEFAULT_LENGTH -1
 #define DEFAULT_MAX_CHUNKS 4
@@ -145,8 +141,7 @@ struct _PlanFileSrc
   PlanFileReader *reader;       /* construct-only */
 
   /* streaming thread only (STREAM_LOCK) */
-  guint blocksize_used;         /* the blocksize at start, 0 for auto */
-  gsize chunk_rows;
+  gsize chunk_rows;             /* 0: the reader's choice */
   guint chunks_ahead;
   gboolean reading;             /* the reader runs from the last seek */
   guint64 seek_first;           /* the rows the last seek asked for */
@@ -598,7 +593,8 @@ plan_file_src_start (GstBaseSrc * src)
     goto open_failed;
 
   plan_file_reader_get_info (self->reader, &info);
-  self->blocksize_used = blocksize;
+  self->chunk_rows = blocksize == 0 ? 0 : MAX (1, blocksize /
+      MAX (plan_file_reader_get_row_size (self->reader), 1));
   self->reading = FALSE;
   self->seek_first = 0;
   self->seek_end = G_MAXUINT64;
@@ -756,7 +752,6 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
 {
   GError *err = NULL;
   PlanFileIoMode io_mode;
-  gsize chunk_bytes;
 
   GST_OBJECT_LOCK (self);
   io_mode = self->io_mode;
@@ -765,15 +760,6 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   plan_file_reader_stop (self->reader);
   plan_file_reader_set_allocator (self->reader, self->allocator, &self->params);
   plan_file_reader_set_io_mode (self->reader, io_mode);
-  chunk_bytes = self->blocksize_used;
-  if (chunk_bytes == 0) {
-    gboolean mapped = io_mode == PLAN_FILE_IO_MODE_MMAP
-        || (io_mode == PLAN_FILE_IO_MODE_AUTO && self->allocator == NULL);
-
-    chunk_bytes = mapped ? AUTO_BLOCKSIZE_MAPPED : AUTO_BLOCKSIZE_READ;
-  }
-  self->chunk_rows = MAX (1, chunk_bytes /
-      plan_file_reader_get_row_size (self->reader));
   if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
           self->chunks_ahead, &err)) {
     post_read_error (self, err);
@@ -1017,25 +1003,11 @@ plan_file_src_uri_get_type (GType type)
   return GST_URI_SRC;
 }
 
-static const gchar *const *
-plan_file_src_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { "file", NULL };
-
-  return protocols;
-}
-
 static gchar *
 plan_file_src_uri_get_uri (GstURIHandler * handler)
 {
-  PlanFileSrc *self = PLAN_FILE_SRC (handler);
-  gchar *uri = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->location)
-    uri = gst_filename_to_uri (self->location, NULL);
-  GST_OBJECT_UNLOCK (self);
-  return uri;
+  return plan_file_uri_from_location (GST_OBJECT (handler),
+      &PLAN_FILE_SRC (handler)->location);
 }
 
 static gboolean
@@ -1046,12 +1018,9 @@ plan_file_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
   gchar *location;
   gboolean ok;
 
-  location = g_filename_from_uri (uri, NULL, NULL);
-  if (location == NULL) {
-    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-        "'%s' is not a local file:// URI", uri);
+  location = plan_file_uri_to_location (uri, error);
+  if (location == NULL)
     return FALSE;
-  }
   ok = plan_file_src_set_location (self, location, error);
   g_free (location);
   return ok;
@@ -1063,7 +1032,7 @@ plan_file_src_uri_handler_init (gpointer g_iface, gpointer iface_data)
   GstURIHandlerInterface *iface = (GstURIHandlerInterface *) g_iface;
 
   iface->get_type = plan_file_src_uri_get_type;
-  iface->get_protocols = plan_file_src_uri_get_protocols;
+  iface->get_protocols = plan_file_uri_get_protocols;
   iface->get_uri = plan_file_src_uri_get_uri;
   iface->set_uri = plan_file_src_uri_set_uri;
 }

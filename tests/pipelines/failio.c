@@ -101,92 +101,37 @@ write (int fd, const void *buf, size_t count)
   return real (fd, buf, count);
 }
 
-ssize_t
-pwrite (int fd, const void *buf, size_t count, off_t offset)
-{
-  static ssize_t (*real) (int, const void *, size_t, off_t);
-  int err = failure ("PLAN_FAIL_PWRITE", fd);
-
-  if (real == NULL)
-    real = next ("pwrite");
-  if (err) {
-    errno = err;
-    return -1;
-  }
-  return real (fd, buf, count, offset);
+/* Each wrapper fails with the errno its variable names, on matching files,
+ * or passes the call on to the next definition of the symbol. */
+#define WRAP(ret, name, var, params, args) \
+ret \
+name params \
+{ \
+  static ret (*real) params; \
+  int err = failure (var, fd); \
+ \
+  if (err) { \
+    errno = err; \
+    return -1; \
+  } \
+  if (real == NULL) \
+    real = next (#name); \
+  return real args; \
 }
 
-ssize_t
-pwrite64 (int fd, const void *buf, size_t count, off64_t offset)
-{
-  static ssize_t (*real) (int, const void *, size_t, off64_t);
-  int err = failure ("PLAN_FAIL_PWRITE", fd);
-
-  if (real == NULL)
-    real = next ("pwrite64");
-  if (err) {
-    errno = err;
-    return -1;
-  }
-  return real (fd, buf, count, offset);
-}
-
-ssize_t
-pread (int fd, void *buf, size_t count, off_t offset)
-{
-  static ssize_t (*real) (int, void *, size_t, off_t);
-  int err = failure ("PLAN_FAIL_PREAD", fd);
-
-  if (real == NULL)
-    real = next ("pread");
-  if (err) {
-    errno = err;
-    return -1;
-  }
-  return real (fd, buf, count, offset);
-}
-
-ssize_t
-pread64 (int fd, void *buf, size_t count, off64_t offset)
-{
-  static ssize_t (*real) (int, void *, size_t, off64_t);
-  int err = failure ("PLAN_FAIL_PREAD", fd);
-
-  if (real == NULL)
-    real = next ("pread64");
-  if (err) {
-    errno = err;
-    return -1;
-  }
-  return real (fd, buf, count, offset);
-}
-
-int
-fallocate (int fd, int mode, off_t offset, off_t len)
-{
-  static int (*real) (int, int, off_t, off_t);
-  int err = failure ("PLAN_FAIL_FALLOCATE", fd);
-
-  if (real == NULL)
-    real = next ("fallocate");
-  if (err) {
-    errno = err;
-    return -1;
-  }
-  return real (fd, mode, offset, len);
-}
-
-int
-fallocate64 (int fd, int mode, off64_t offset, off64_t len)
-{
-  static int (*real) (int, int, off64_t, off64_t);
-  int err = failure ("PLAN_FAIL_FALLOCATE", fd);
-
-  if (real == NULL)
-    real = next ("fallocate64");
-  if (err) {
-    errno = err;
-    return -1;
-  }
-  return real (fd, mode, offset, len);
-}
+WRAP (ssize_t, pwrite, "PLAN_FAIL_PWRITE",
+    (int fd, const void *buf, size_t count, off_t offset),
+    (fd, buf, count, offset))
+WRAP (ssize_t, pwrite64, "PLAN_FAIL_PWRITE",
+    (int fd, const void *buf, size_t count, off64_t offset),
+    (fd, buf, count, offset))
+WRAP (ssize_t, pread, "PLAN_FAIL_PREAD",
+    (int fd, void *buf, size_t count, off_t offset),
+    (fd, buf, count, offset))
+WRAP (ssize_t, pread64, "PLAN_FAIL_PREAD",
+    (int fd, void *buf, size_t count, off64_t offset),
+    (fd, buf, count, offset))
+WRAP (int, fallocate, "PLAN_FAIL_FALLOCATE",
+    (int fd, int mode, off_t offset, off_t len), (fd, mode, offset, len))
+WRAP (int, fallocate64, "PLAN_FAIL_FALLOCATE",
+    (int fd, int mode, off64_t offset, off64_t len), (fd, mode, offset, len))
