@@ -64,13 +64,6 @@ GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
 /* Outputs per task of the worker threads, when the work is split by line. */
 #define LINE_GRAIN_ELEMENTS 16384
 
-/* A block of unpadded rows with fewer output bytes than this is computed
- * on the streaming thread alone: a 1 MiB chunk of a Laplacian takes about
- * 0.1 ms, and waking a worker and waiting for it costs about as much as
- * it saves (planfilesrc's read chunks); the 8 MiB chunks of a mapped file
- * are split across the cores. */
-#define PARALLEL_MIN_BYTES (4 << 20)
-
 enum
 {
   PROP_0,
@@ -547,8 +540,7 @@ eval_block_unpadded (PlanStencil * self, const PlanHaloBlock * block,
   for (i = 0; i < self->n_names; i++)
     inputs[i] = (const guint8 *) block->origin +
         (self->offsets[i] + (gssize) skip) * (gssize) self->in_esize;
-  if (n * self->out_esize < PARALLEL_MIN_BYTES)
-    n_threads = 1;
+  /* plan_expr_eval_parallel() keeps small or cheap blocks on this thread. */
   plan_expr_eval_parallel (self->compiled, inputs, out + skip *
       self->out_esize, n - 2 * skip, n_threads);
   if (block->ndim == 2)
