@@ -722,6 +722,11 @@ plan_stencil_class_init (PlanStencilClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_stencil_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_stencil_reset);
+  /* Slices small enough that the output is still in cache when
+   * planfilesink copies it, large enough for one core's work rule to keep
+   * a Laplacian on one thread while the writer has the other core
+   * (docs/planstencil.md). */
+  kernel_class->host_slice_bytes = 2 << 20;
 
   /**
    * PlanStencil:window:

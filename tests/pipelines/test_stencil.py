@@ -143,6 +143,18 @@ def case_2d_square(mode, size, block_rows):
     return run
 
 
+def case_sliced_chunks(mode, shape, size):
+    """Chunks larger than planstencil's 2 MiB host slices: the halo rows
+    carry over between slices of one buffer as between buffers."""
+    def run():
+        rng = np.random.default_rng(size + len(shape))
+        a = rng.standard_normal(shape).astype(np.float32)
+        w = rng.integers(-2, 3, size=(size,) * len(shape)).astype(np.float64)
+        w[(size // 2,) * len(shape)] = 1
+        check_linear(a, w, mode, shape[0], cval=0.5)
+    return run
+
+
 def case_one_row_window_on_2d(mode):
     def run():
         rng = np.random.default_rng(3)
@@ -338,6 +350,10 @@ def main():
         for size, rows in ((5, 3), (9, 11)):
             cases.append(('2-D %dx%d %s blocks %d' % (size, size, mode, rows),
                           case_2d_square(mode, size, rows)))
+        cases.append(('chunks in slices, 2-D 3x3 %s' % mode,
+                      case_sliced_chunks(mode, (1100, 1024), 3)))
+        cases.append(('chunks in slices, 1-D width 9 %s' % mode,
+                      case_sliced_chunks(mode, (1500007,), 9)))
         cases.append(('one-row window on 2-D %s' % mode,
                       case_one_row_window_on_2d(mode)))
         cases.append(('3-D input, 2-D window on each plane %s' % mode,
