@@ -106,9 +106,15 @@ struct _PlanFileWriter
   gboolean prealloc_off;        /* not a regular file, or it failed */
   guint64 prealloc_end;         /* blocks are reserved up to here */
 
-  /* protected by lock */
+  /* protected by lock. The two sides wake each other only when the other
+   * waits, and a blocked producer only once half the queue is free: a
+   * hand-off per chunk costs futex calls and, on a virtual machine,
+   * inter-processor interrupts that show in the writer's time. */
   GMutex lock;
-  GCond cond;
+  GCond work_cond;              /* the worker waits for chunks or a stop */
+  GCond space_cond;             /* write() waits for room, flush or error */
+  gboolean worker_idle;         /* the worker waits on work_cond */
+  guint producers_waiting;      /* threads waiting on space_cond */
   GQueue queue;                 /* of GstBuffer, at most max_pending */
   guint max_pending;
   gboolean running;             /* more chunks may come */
@@ -134,7 +140,8 @@ plan_file_writer_init (PlanFileWriter * self)
 {
   self->fd = -1;
   g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  g_cond_init (&self->work_cond);
+  g_cond_init (&self->space_cond);
   g_queue_init (&self->queue);
 }
 
@@ -145,7 +152,8 @@ plan_file_writer_finalize (GObject * object)
 
   plan_file_writer_cancel (self);
   g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  g_cond_clear (&self->work_cond);
+  g_cond_clear (&self->space_cond);
 
   G_OBJECT_CLASS (plan_file_writer_parent_class)->finalize (object);
 }
@@ -265,14 +273,23 @@ writer_thread (gpointer data)
     GError *err = NULL;
     gsize size;
 
-    while (g_queue_is_empty (&self->queue) && self->running)
-      g_cond_wait (&self->cond, &self->lock);
+    gboolean wake;
+
+    while (g_queue_is_empty (&self->queue) && self->running) {
+      self->worker_idle = TRUE;
+      g_cond_wait (&self->work_cond, &self->lock);
+    }
+    self->worker_idle = FALSE;
     buffer = g_queue_pop_head (&self->queue);
     if (buffer == NULL)
       break;
-    /* Leave a slot free as soon as the chunk is out of the queue. */
-    g_cond_broadcast (&self->cond);
+    /* The slot is free as soon as the chunk is out of the queue; a
+     * blocked producer is woken when half the queue is. */
+    wake = self->producers_waiting > 0
+        && g_queue_get_length (&self->queue) <= self->max_pending / 2;
     g_mutex_unlock (&self->lock);
+    if (wake)
+      g_cond_broadcast (&self->space_cond);
 
     size = gst_buffer_get_size (buffer);
     write_buffer (self, buffer, &err);
@@ -284,11 +301,10 @@ writer_thread (gpointer data)
       self->error = err;
       while ((buffer = g_queue_pop_head (&self->queue)))
         gst_buffer_unref (buffer);
-      g_cond_broadcast (&self->cond);
+      g_cond_broadcast (&self->space_cond);
       break;
     }
     self->bytes_written += size;
-    g_cond_broadcast (&self->cond);
   }
   g_mutex_unlock (&self->lock);
   return NULL;
@@ -529,6 +545,7 @@ GstFlowReturn
 plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
     GError ** error)
 {
+  gboolean wake;
   gsize size;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), GST_FLOW_ERROR);
@@ -542,8 +559,11 @@ plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
 
   g_mutex_lock (&writer->lock);
   while (g_queue_get_length (&writer->queue) >= writer->max_pending
-      && !writer->flushing && writer->error == NULL && writer->running)
-    g_cond_wait (&writer->cond, &writer->lock);
+      && !writer->flushing && writer->error == NULL && writer->running) {
+    writer->producers_waiting++;
+    g_cond_wait (&writer->space_cond, &writer->lock);
+    writer->producers_waiting--;
+  }
   if (writer->flushing || !writer->running) {
     g_mutex_unlock (&writer->lock);
     gst_buffer_unref (buffer);
@@ -557,8 +577,10 @@ plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
   }
   g_queue_push_tail (&writer->queue, buffer);
   writer->bytes_queued += size;
-  g_cond_broadcast (&writer->cond);
+  wake = writer->worker_idle;
   g_mutex_unlock (&writer->lock);
+  if (wake)
+    g_cond_signal (&writer->work_cond);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -599,7 +621,7 @@ plan_file_writer_set_flushing (PlanFileWriter * writer, gboolean flushing)
 
   g_mutex_lock (&writer->lock);
   writer->flushing = flushing;
-  g_cond_broadcast (&writer->cond);
+  g_cond_broadcast (&writer->space_cond);
   g_mutex_unlock (&writer->lock);
 }
 
@@ -636,7 +658,8 @@ stop_worker (PlanFileWriter * self, gboolean drop)
     while ((buffer = g_queue_pop_head (&self->queue)))
       gst_buffer_unref (buffer);
   }
-  g_cond_broadcast (&self->cond);
+  g_cond_broadcast (&self->work_cond);
+  g_cond_broadcast (&self->space_cond);
   g_mutex_unlock (&self->lock);
 
   if (self->thread) {

@@ -578,9 +578,12 @@ launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
       ((PlanKernelPad *) pads->data)->next_row, n_rows, ret);
 }
 
-/* Lines up the next rows of every input and hands them to process(). */
+/* Lines up the next rows of every input and hands them to process(), one
+ * slice (or all the rows the heads share); sets @dropped when an input's
+ * head buffer is used up. */
 static GstFlowReturn
-process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
+process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
+    gboolean * dropped)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
@@ -639,6 +642,7 @@ advance:
         gst_buffer_get_size (heads[i])) {
       gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (pad));
       pad->consumed = 0;
+      *dropped = TRUE;
     }
   }
   return ret;
@@ -664,6 +668,22 @@ device_failed:
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
+}
+
+/* Works through the rows the heads share, slice after slice, until one of
+ * them is used up: one aggregate() per input buffer rather than per slice,
+ * which spares the aggregator's locking and wake-ups between slices. A
+ * flush or an error from downstream stops it at once. */
+static GstFlowReturn
+process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
+{
+  gboolean dropped = FALSE;
+  GstFlowReturn ret;
+
+  do
+    ret = process_slice (self, pads, heads, &dropped);
+  while (ret == GST_FLOW_OK && !dropped);
+  return ret;
 }
 
 static GstFlowReturn

@@ -127,14 +127,22 @@ ensure_pool (void)
 /**
  * plan_parallel_get_n_cores:
  *
- * Returns: the number of processors the process may run on (at least 1).
+ * The number of processors the process may run on when it first asked,
+ * counted once: g_get_num_processors() reads a sysfs file each time, which
+ * costs more than a small block of work.
+ *
+ * Returns: the number of processors (at least 1).
  *
  * Since: 0.1
  */
 guint
 plan_parallel_get_n_cores (void)
 {
-  return MAX (1u, g_get_num_processors ());
+  static gsize cores = 0;
+
+  if (g_once_init_enter (&cores))
+    g_once_init_leave (&cores, MAX (1u, g_get_num_processors ()));
+  return (guint) cores;
 }
 
 /**

@@ -315,6 +315,56 @@ GST_START_TEST (test_writer_blocks_when_pending_is_full)
 
 GST_END_TEST;
 
+/* The blocked producer is woken by the worker once half the queue is free
+ * (not for every chunk): a wake-up lost there would hang the write. */
+GST_START_TEST (test_writer_resumes_when_drained)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *fifo = g_build_filename (tmpdir, "fifo", NULL);
+  WriteCall call = { NULL, GST_FLOW_OK };
+  guint8 *sink = g_malloc (65536);
+  gsize drained = 0;
+  GThread *thread;
+  gint rfd;
+  guint i;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  rfd = open (fifo, O_RDONLY | O_NONBLOCK);
+  fail_unless (rfd >= 0);
+  fail_unless_equals_int (fcntl (rfd, F_SETPIPE_SZ, 65536), 65536);
+  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_RAW, 4,
+          FALSE, NULL));
+  for (i = 0; i < 6; i++)
+    fail_unless_equals_int (plan_file_writer_write (w, bytes (65536, 0),
+            NULL), GST_FLOW_OK);
+
+  call.w = w;
+  call.ret = GST_FLOW_CUSTOM_ERROR;
+  thread = g_thread_new ("writer-test", write_in_thread, &call);
+  g_usleep (G_USEC_PER_SEC / 10);
+  fail_unless_equals_int (call.ret, GST_FLOW_CUSTOM_ERROR);
+
+  /* Drain all seven chunks: the blocked write goes through on its own. */
+  while (drained < 7 * 65536) {
+    gssize n = read (rfd, sink, 65536);
+
+    if (n > 0)
+      drained += n;
+    else
+      g_usleep (1000);
+  }
+  g_thread_join (thread);
+  fail_unless_equals_int (call.ret, GST_FLOW_OK);
+  fail_unless (plan_file_writer_finish (w, NULL));
+
+  close (rfd);
+  g_free (sink);
+  g_free (fifo);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
 static Suite *
 filewriter_suite (void)
 {
@@ -330,6 +380,7 @@ filewriter_suite (void)
   tcase_add_test (tc, test_writer_reports_no_space);
   tcase_add_test (tc, test_writer_preallocates_and_gives_back);
   tcase_add_test (tc, test_writer_blocks_when_pending_is_full);
+  tcase_add_test (tc, test_writer_resumes_when_drained);
   return s;
 }
 
