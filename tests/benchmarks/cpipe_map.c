@@ -3,10 +3,13 @@
  * thread reserving blocks ahead), without GStreamer. What planmap x + y
  * could reach on the machine if the framework cost nothing.
  *
- *   cpipe_map a.npy b.npy out.raw
+ *   cpipe_map a.npy b.npy out.npy
  *
  * Both inputs are float32 .npy files with 128-byte headers, as
- * bench_map.py writes them. */
+ * bench_map.py writes them; the output is a .npy file with a's header, as
+ * planfilesink and numpy write it. (Without the header the writes would
+ * start on 1 MiB boundaries of the file, which makes the kernel use large
+ * folios; docs/planfilesink.md says why planfilesink does not.) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -66,6 +69,8 @@ main (int argc, char **argv)
   b = mmap (NULL, st.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fb, 0);
   if (a == MAP_FAILED || b == MAP_FAILED)
     return 1;
+  if (write (fo, a, HEADER) != HEADER)
+    return 1;
   a = (const float *) ((const char *) a + HEADER);
   b = (const float *) ((const char *) b + HEADER);
   n_slices = (n * 4 + SLICE - 1) / SLICE;
@@ -78,7 +83,7 @@ main (int argc, char **argv)
 
     while (__atomic_load_n (&produced, __ATOMIC_ACQUIRE) <= k)
       sched_yield ();
-    if ((off_t) ((k + 1) * (long) SLICE) > reserved) {
+    if (HEADER + (off_t) ((k + 1) * (long) SLICE) > reserved) {
       fallocate (fo, FALLOC_FL_KEEP_SIZE, reserved, STEP);
       reserved += STEP;
     }
@@ -87,5 +92,5 @@ main (int argc, char **argv)
     __atomic_store_n (&consumed, k + 1, __ATOMIC_RELEASE);
   }
   pthread_join (thread, NULL);
-  return ftruncate (fo, (off_t) n * 4) != 0 || close (fo) != 0;
+  return ftruncate (fo, HEADER + (off_t) n * 4) != 0 || close (fo) != 0;
 }
