@@ -9,6 +9,13 @@ both with boundary=nearest, against numpy slicing and scipy.ndimage.correlate
 doing the same job from file to file, a plain C loop, and the IO-only bound
 (planfilesrc ! planfilesink).
 
+The numpy and scipy jobs are timed inside this interpreter, numpy and scipy
+already imported. planstencil is timed two ways: as a gst-launch-1.0
+command (its start-up included) and, like the peers, inside a running
+process: plan-launch (tools/) prints the time from setting the pipeline to
+PLAYING to having set it back to NULL, files opened, written and renamed
+into place. The in-process ratios compare like with like.
+
     tests/benchmarks/bench_stencil.py [build-dir] [--scale 1.0] [--repeat 2]
 
 Prints seconds and ratios; nothing here is a pass/fail test. Targets: 1-D at
@@ -71,15 +78,31 @@ def gst(*words):
                    stdout=subprocess.DEVNULL)
 
 
-def plan_stencil(path, window, expr):
-    return lambda: gst('planfilesrc', 'location=' + path, '!', 'planstencil',
-                       'window=' + window, 'expr=' + expr, 'boundary=nearest',
-                       '!', 'planfilesink', 'location=' + out)
+plan_launch = os.path.join(build, 'tools', 'plan-launch')
 
 
-def io_only(path):
-    return lambda: gst('planfilesrc', 'location=' + path, '!', 'planfilesink',
-                       'location=' + out)
+def job_time(words):
+    """Best of --repeat in-process times of a pipeline, from plan-launch's
+    'Execution ended after S s'."""
+    times = []
+    for _ in range(args.repeat):
+        if os.path.exists(out):
+            os.unlink(out)
+        text = subprocess.run([plan_launch] + list(words), env=env, check=True,
+                              capture_output=True, text=True).stdout
+        times.append(float(text.split('Execution ended after ')[1].split()[0]))
+    return min(times)
+
+
+def stencil_words(path, window, expr):
+    return ['planfilesrc', 'location=' + path, '!', 'planstencil',
+            'window=' + window, 'expr=' + expr, 'boundary=nearest', '!',
+            'planfilesink', 'location=' + out]
+
+
+def io_words(path):
+    return ['planfilesrc', 'location=' + path, '!', 'planfilesink',
+            'location=' + out]
 
 
 def numpy_1d():
@@ -112,25 +135,32 @@ def scipy_2d():
 results = {}
 
 
-def measure(name, fn, nbytes):
-    t = best(fn)
+def measure(name, fn, nbytes, t=None):
+    t = best(fn) if t is None else t
     results[name] = t
-    print('%-44s %7.3f s  %6.2f GB/s in' % (name, t, nbytes / t / 1e9), flush=True)
+    print('%-56s %7.3f s  %6.2f GB/s in' % (name, t, nbytes / t / 1e9), flush=True)
+
+
+def measure_plan(name, words, nbytes):
+    """A pipeline as a gst-launch-1.0 command, and in-process."""
+    measure(name, lambda: gst(*words), nbytes)
+    measure(name + ' (in-process)', None, nbytes, job_time(words))
 
 
 b1, b2 = 4 * n1, 4 * side * side
 print('1-D: %d float32 (%.2f GiB); 2-D: %d x %d float32 (%.2f GiB); best of %d; '
       '%d cores' % (n1, b1 / 2**30, side, side, b2 / 2**30, args.repeat,
                     os.cpu_count()))
-measure('1-D io bound: planfilesrc ! planfilesink', io_only(a1), b1)
-measure('1-D planstencil', plan_stencil(a1, 'x y z', '0.25*x + 0.5*y + 0.25*z'), b1)
+measure_plan('1-D io bound: planfilesrc ! planfilesink', io_words(a1), b1)
+measure_plan('1-D planstencil', stencil_words(a1, 'x y z',
+                                              '0.25*x + 0.5*y + 0.25*z'), b1)
 measure('1-D numpy slicing', numpy_1d, b1)
 measure('1-D scipy.ndimage.correlate', scipy_1d, b1)
 measure('1-D C loop', lambda: subprocess.run([cloop, '1d', str(n1), a1, out],
                                              check=True), b1)
-measure('2-D io bound: planfilesrc ! planfilesink', io_only(a2), b2)
-measure('2-D planstencil', plan_stencil(a2, '_ n _; w c e; _ s _',
-                                        'n + s + e + w - 4*c'), b2)
+measure_plan('2-D io bound: planfilesrc ! planfilesink', io_words(a2), b2)
+measure_plan('2-D planstencil', stencil_words(a2, '_ n _; w c e; _ s _',
+                                              'n + s + e + w - 4*c'), b2)
 measure('2-D numpy slicing', numpy_2d, b2)
 measure('2-D scipy.ndimage.correlate', scipy_2d, b2)
 measure('2-D C loop', lambda: subprocess.run([cloop, '2d', str(side), str(side),
@@ -147,10 +177,13 @@ start = r['python3 -c "import numpy, scipy.ndimage" (startup)']
 print()
 for d, target in (('1-D', 2), ('2-D', 4)):
     p = r['%s planstencil' % d]
+    pj = r['%s planstencil (in-process)' % d]
+    io = '%s io bound: planfilesrc ! planfilesink' % d
     peer = min(r['%s numpy slicing' % d], r['%s scipy.ndimage.correlate' % d])
-    print('%s planstencil: %.2fx the faster peer in-process (%.2fx counting the '
-          'peer\'s interpreter startup; target %dx), %.2fx the C loop, %.2f of the '
-          'io bound' % (d, peer / p, (peer + start) / p, target,
-                        r['%s C loop' % d] / p,
-                        r['%s io bound: planfilesrc ! planfilesink' % d] / p))
+    print('%s planstencil: %.2fx the faster peer, both timed in-process '
+          '(target %dx); as a command, %.2fx (%.2fx counting the peer\'s '
+          'interpreter start-up); %.2fx the C loop; %.2f of the io bound '
+          '(%.2f in-process)' % (d, peer / pj, target, peer / p,
+                                 (peer + start) / p, r['%s C loop' % d] / p,
+                                 r[io] / p, r[io + ' (in-process)'] / pj))
 subprocess.run(['rm', '-rf', tmp])
