@@ -315,8 +315,12 @@ GST_START_TEST (test_writer_blocks_when_pending_is_full)
 
 GST_END_TEST;
 
-/* The blocked producer is woken by the worker once half the queue is free
- * (not for every chunk): a wake-up lost there would hang the write. */
+/* A blocked producer resumes as the worker empties the queue. Writing a
+ * FIFO, it is woken at the first free slot: the FIFO's reader may be
+ * waiting for the producer's own thread, as here, where the test drains
+ * the FIFO only after its writes. (A regular file's producer waits for
+ * half the queue; the pipeline tests cover that.) A wake-up lost or held
+ * back would hang the write. */
 GST_START_TEST (test_writer_resumes_when_drained)
 {
   PlanFileWriter *w = plan_file_writer_new ();
