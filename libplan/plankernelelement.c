@@ -611,7 +611,7 @@ process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
     goto advance;
 
   /* On the host, a class may ask for large chunks in slices (see
-   * host_slice_bytes); the rest of the chunk is the next aggregate()'s. */
+   * host_slice_bytes); process_rows() comes back for the rest. */
   n_rows = MIN (n_rows, priv->slice_rows);
 
   for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
