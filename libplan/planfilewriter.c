@@ -272,9 +272,8 @@ writer_thread (gpointer data)
   for (;;) {
     GstBuffer *buffer;
     GError *err = NULL;
-    gsize size;
-
     gboolean wake;
+    gsize size;
 
     while (g_queue_is_empty (&self->queue) && self->running) {
       self->worker_idle = TRUE;

@@ -929,10 +929,10 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
    * the pool grows to the largest chunk seen, and starts at a slice when
    * the class slices (a stencil's first output is a slice less its halo,
    * and a pool made for it would be thrown away at the next). They start
-   * on a page: the
-   * vector loops store whole cache lines, and the kernel copies a buffer
-   * into the page cache (planfilesink's write()) about 8 % faster from an
-   * aligned source than from GLib's 16-byte alignment. */
+   * on a page: the vector loops store whole cache lines, and the kernel
+   * copies a buffer into the page cache (planfilesink's write()) about
+   * 8 % faster from an aligned source than from GLib's 16-byte
+   * alignment. */
   if (size > priv->pool_size || priv->pool == NULL) {
     gsize row = plan_array_info_get_row_size (&priv->output);
     gsize alloc = size;
