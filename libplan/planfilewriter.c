@@ -114,7 +114,6 @@ struct _PlanFileWriter
   GCond work_cond;              /* the worker waits for chunks or a stop */
   GCond space_cond;             /* write() waits for room, flush or error */
   gboolean worker_idle;         /* the worker waits on work_cond */
-  gboolean regular;             /* a regular file (through a temporary) */
   guint producers_waiting;      /* threads waiting on space_cond */
   GQueue queue;                 /* of GstBuffer, at most max_pending */
   guint max_pending;
@@ -286,10 +285,12 @@ writer_thread (gpointer data)
     /* The slot is free as soon as the chunk is out of the queue. Writing
      * a regular file always gets on, so a blocked producer is woken when
      * half the queue is free; a FIFO's reader may be waiting for the
-     * producer's own thread to get on, so there it is woken at once. */
+     * producer's own thread to get on, so there it is woken at once. A
+     * regular file is written through a temporary, which only changes
+     * while no worker runs. */
     wake = self->producers_waiting > 0
         && (g_queue_get_length (&self->queue) <= self->max_pending / 2
-        || !self->regular);
+        || self->tmp_path == NULL);
     g_mutex_unlock (&self->lock);
     if (wake)
       g_cond_broadcast (&self->space_cond);
@@ -406,7 +407,6 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
 
   /* Only the temporary file of a regular target is preallocated. */
   writer->prealloc_off = writer->tmp_path == NULL;
-  writer->regular = writer->tmp_path != NULL;
   writer->prealloc_end = 0;
   g_mutex_lock (&writer->lock);
   writer->max_pending = max_pending;

@@ -939,8 +939,8 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
     GstAllocationParams params;
     GstStructure *config;
 
-    if (PLAN_KERNEL_ELEMENT_GET_CLASS (self)->host_slice_bytes > 0 && row > 0
-        && priv->slice_rows <= G_MAXSIZE / row)
+    /* A slice is at most host_slice_bytes, or one row. */
+    if (priv->slice_rows != G_MAXSIZE)
       alloc = MAX (alloc, priv->slice_rows * row);
     clear_pool (priv);
     priv->pool = gst_buffer_pool_new ();

@@ -274,33 +274,56 @@ write_in_thread (gpointer data)
   return NULL;
 }
 
-GST_START_TEST (test_writer_blocks_when_pending_is_full)
+/* Opens @w on a new FIFO of 64 KiB that nobody drains yet and writes
+ * @n_chunks chunks of 64 KiB: the worker writes the first, blocks on the
+ * second, and the rest wait in the queue. Returns the FIFO's read end
+ * (non-blocking). */
+static gint
+open_on_full_fifo (PlanFileWriter * w, const gchar * fifo, guint max_pending,
+    guint n_chunks)
 {
-  PlanFileWriter *w = plan_file_writer_new ();
-  gchar *fifo = g_build_filename (tmpdir, "fifo", NULL);
-  WriteCall call = { NULL, GST_FLOW_OK };
-  GThread *thread;
   gint rfd;
   guint i;
 
-  /* A FIFO nobody drains, of 64 KiB: the worker writes the first chunk,
-   * blocks on the second, and the next two fill the queue. */
   fail_unless (mkfifo (fifo, 0600) == 0);
   rfd = open (fifo, O_RDONLY | O_NONBLOCK);
   fail_unless (rfd >= 0);
   fail_unless_equals_int (fcntl (rfd, F_SETPIPE_SZ, 65536), 65536);
-  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_RAW, 2,
-          FALSE, NULL));
-  for (i = 0; i < 4; i++)
+  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_RAW,
+          max_pending, FALSE, NULL));
+  for (i = 0; i < n_chunks; i++)
     fail_unless_equals_int (plan_file_writer_write (w, bytes (65536, 0),
             NULL), GST_FLOW_OK);
+  return rfd;
+}
 
-  call.w = w;
-  call.ret = GST_FLOW_CUSTOM_ERROR;
-  thread = g_thread_new ("writer-test", write_in_thread, &call);
+/* Writes one more chunk from a thread of its own and checks that the
+ * write blocks: back-pressure. */
+static GThread *
+write_blocked (PlanFileWriter * w, WriteCall * call)
+{
+  GThread *thread;
+
+  call->w = w;
+  call->ret = GST_FLOW_CUSTOM_ERROR;
+  thread = g_thread_new ("writer-test", write_in_thread, call);
   g_usleep (G_USEC_PER_SEC / 5);
-  /* Still blocked: back-pressure. Flushing releases it. */
-  fail_unless_equals_int (call.ret, GST_FLOW_CUSTOM_ERROR);
+  fail_unless_equals_int (call->ret, GST_FLOW_CUSTOM_ERROR);
+  return thread;
+}
+
+GST_START_TEST (test_writer_blocks_when_pending_is_full)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *fifo = g_build_filename (tmpdir, "fifo", NULL);
+  WriteCall call;
+  GThread *thread;
+  gint rfd;
+
+  /* Two chunks waiting fill a queue of two. */
+  rfd = open_on_full_fifo (w, fifo, 2, 4);
+  thread = write_blocked (w, &call);
+  /* Flushing releases the blocked write. */
   plan_file_writer_set_flushing (w, TRUE);
   g_thread_join (thread);
   fail_unless_equals_int (call.ret, GST_FLOW_FLUSHING);
@@ -325,28 +348,14 @@ GST_START_TEST (test_writer_resumes_when_drained)
 {
   PlanFileWriter *w = plan_file_writer_new ();
   gchar *fifo = g_build_filename (tmpdir, "fifo", NULL);
-  WriteCall call = { NULL, GST_FLOW_OK };
+  WriteCall call;
   guint8 *sink = g_malloc (65536);
   gsize drained = 0;
   GThread *thread;
   gint rfd;
-  guint i;
 
-  fail_unless (mkfifo (fifo, 0600) == 0);
-  rfd = open (fifo, O_RDONLY | O_NONBLOCK);
-  fail_unless (rfd >= 0);
-  fail_unless_equals_int (fcntl (rfd, F_SETPIPE_SZ, 65536), 65536);
-  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_RAW, 4,
-          FALSE, NULL));
-  for (i = 0; i < 6; i++)
-    fail_unless_equals_int (plan_file_writer_write (w, bytes (65536, 0),
-            NULL), GST_FLOW_OK);
-
-  call.w = w;
-  call.ret = GST_FLOW_CUSTOM_ERROR;
-  thread = g_thread_new ("writer-test", write_in_thread, &call);
-  g_usleep (G_USEC_PER_SEC / 10);
-  fail_unless_equals_int (call.ret, GST_FLOW_CUSTOM_ERROR);
+  rfd = open_on_full_fifo (w, fifo, 4, 6);
+  thread = write_blocked (w, &call);
 
   /* Drain all seven chunks: the blocked write goes through on its own. */
   while (drained < 7 * 65536) {
