@@ -32,6 +32,14 @@
 #include <libplan/planparallel.h>
 #include <libplan/plannvrtc.h>
 #include <libplan/planreducer.h>
+#include <libplan/planarray.h>
+#include <libplan/planarraysrc.h>
+#include <libplan/planarraysink.h>
+#include <libplan/plannode.h>
+#include <libplan/planbindings.h>
+#include <libplan/planfuture.h>
+#include <libplan/planwork.h>
+#include <libplan/plangraph.h>
 
 G_BEGIN_DECLS
 

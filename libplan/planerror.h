@@ -35,6 +35,8 @@ G_BEGIN_DECLS
  * @PLAN_ERROR_TYPE: an expression is well formed but mistyped.
  * @PLAN_ERROR_DEVICE: a device operation failed or no device is present.
  * @PLAN_ERROR_IO: reading or writing failed.
+ * @PLAN_ERROR_BUSY: the object is busy with an earlier request (a work
+ *   dispatched again while its last dispatch runs). (Since: 0.1)
  *
  * Error codes in the #PLAN_ERROR domain.
  *
@@ -50,6 +52,7 @@ typedef enum
   PLAN_ERROR_TYPE,
   PLAN_ERROR_DEVICE,
   PLAN_ERROR_IO,
+  PLAN_ERROR_BUSY,
 } PlanError;
 
 PLAN_API

@@ -154,6 +154,53 @@ make_fill (PlanHalo * halo)
 }
 
 /**
+ * plan_halo_size_for_window:
+ * @window: a #PlanWindow
+ * @input: the array the window slides over
+ * @halo: (out caller-allocates) (array fixed-size=8): for each axis of
+ *   @input, how many cells the window reaches beyond the centre on each
+ *   side; 0 for the axes it does not cover
+ * @error: return location for an error
+ *
+ * Lays @window onto @input's axes as planstencil does: a one-row window
+ * onto the last axis, a taller one onto the last two: the @halo to give
+ * plan_halo_new().
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @input has too few axes
+ *   for the window.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_halo_size_for_window (const PlanWindow * window, const PlanArrayInfo * input,
+    guint * halo, GError ** error)
+{
+  guint ndim = input->ndim, height = plan_window_get_height (window);
+  gchar *shape;
+
+  if (ndim == 0 || (height > 1 && ndim < 2))
+    goto too_few_axes;
+  memset (halo, 0, sizeof (guint) * PLAN_ARRAY_MAX_DIMS);
+  halo[ndim - 1] = plan_window_get_width (window) / 2;
+  if (height > 1)
+    halo[ndim - 2] = height / 2;
+  return TRUE;
+
+  /* ERRORS */
+too_few_axes:
+  {
+    shape = plan_shape_to_string (input->ndim, input->shape);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the window has %u rows but the input, of shape %s, has %u %s; "
+        "a window of several rows needs an input of at least 2 axes, a "
+        "one-row window at least 1", height, shape, ndim,
+        ndim == 1 ? "axis" : "axes");
+    g_free (shape);
+    return FALSE;
+  }
+}
+
+/**
  * plan_halo_new:
  * @info: the input array: dtype and shape (`shape[0]` may be -1)
  * @halo: (array): for each axis of @info, how many cells the stencil reads

@@ -13,6 +13,7 @@
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
 #include <libplan/planboundary.h>
+#include <libplan/planwindow.h>
 
 G_BEGIN_DECLS
 
@@ -71,6 +72,10 @@ typedef struct
   /*< private >*/
   gpointer _plan_reserved[4];
 } PlanHaloBlock;
+
+PLAN_API
+gboolean plan_halo_size_for_window (const PlanWindow * window,
+    const PlanArrayInfo * input, guint * halo, GError ** error);
 
 PLAN_API
 PlanHalo * plan_halo_new (const PlanArrayInfo * info, const guint * halo,

@@ -242,15 +242,10 @@ static gboolean
 plan_stencil_map_window (PlanStencil * self, PlanWindow * window,
     const PlanArrayInfo * input, guint * halo, GError ** error)
 {
-  guint ndim = input->ndim, height = plan_window_get_height (window), i;
+  guint ndim = input->ndim, i;
 
-  if (ndim == 0 || (height > 1 && ndim < 2))
-    goto too_few_axes;
-
-  memset (halo, 0, sizeof (guint) * PLAN_ARRAY_MAX_DIMS);
-  halo[ndim - 1] = plan_window_get_width (window) / 2;
-  if (height > 1)
-    halo[ndim - 2] = height / 2;
+  if (!plan_halo_size_for_window (window, input, halo, error))
+    return FALSE;
 
   self->n_names = plan_window_get_n_names (window);
   self->deltas = g_malloc0_n (self->n_names, sizeof (*self->deltas));
@@ -264,19 +259,6 @@ plan_stencil_map_window (PlanStencil * self, PlanWindow * window,
       self->deltas[i][ndim - 2] = dy;
   }
   return TRUE;
-
-too_few_axes:
-  {
-    gchar *shape = plan_shape_to_string (input->ndim, input->shape);
-
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "the window has %u rows but the input, of shape %s, has %u %s; "
-        "a window of several rows needs an input of at least 2 axes, a "
-        "one-row window at least 1", height, shape, ndim,
-        ndim == 1 ? "axis" : "axes");
-    g_free (shape);
-    return FALSE;
-  }
 }
 
 /* Copies the properties, reporting the first one missing or refused. */

@@ -27,6 +27,8 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   /* One line per element, kept in alphabetical order. */
+  ret |= GST_ELEMENT_REGISTER (planarraysink, plugin);
+  ret |= GST_ELEMENT_REGISTER (planarraysrc, plugin);
   ret |= GST_ELEMENT_REGISTER (plandownload, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesrc, plugin);

@@ -1,0 +1,111 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* What the plan API's files share; never installed. */
+
+#ifndef __PLAN_GRAPH_PRIVATE_H__
+#define __PLAN_GRAPH_PRIVATE_H__
+
+#include "plan-private.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (plan_graph_debug);
+
+/* Nodes and graphs never change once made, so they need no lock. */
+struct _PlanNode
+{
+  GObject parent;
+
+  guint graph_id;               /* which graph made it */
+  guint index;                  /* its position there: inputs come first */
+  PlanNodeKind kind;
+  gchar *name;
+  GPtrArray *inputs;            /* PlanNode, in argument order */
+  guint ndim;                   /* of the node's output */
+  PlanDType dtype;              /* source: required, map: cast; or UNKNOWN */
+  gchar *expr;                  /* map, stencil; a reduction's combiner */
+  gchar *identity;              /* a custom reduction's */
+  gchar *window;                /* stencil */
+  PlanReduceOp op;
+  PlanReduceAxis axis;
+  PlanBoundary boundary;
+  gdouble cval;
+};
+
+typedef enum
+{
+  PLAN_BINDING_ARRAY,
+  PLAN_BINDING_FILE,
+  PLAN_BINDING_RAW_FILE,
+  PLAN_BINDING_READER,
+  PLAN_BINDING_WRITER,
+} PlanBindingKind;
+
+/* One name's binding: immutable once made, shared by reference between
+ * the bindings object and the elements that use it. */
+typedef struct
+{
+  gint refcount;
+  PlanBindingKind kind;
+  PlanArray *array;
+  gchar *location;
+  PlanArrayInfo info;           /* raw file, reader */
+  PlanChunkReadFunc read;
+  PlanChunkWriteFunc write;
+  gpointer user_data;
+  GDestroyNotify notify;
+} PlanBinding;
+
+G_GNUC_INTERNAL
+PlanBinding * _plan_binding_ref (PlanBinding * binding);
+
+G_GNUC_INTERNAL
+void _plan_binding_unref (PlanBinding * binding);
+
+G_GNUC_INTERNAL
+PlanBinding * _plan_bindings_lookup (PlanBindings * bindings,
+    const gchar * name);
+
+/* The graph, as realize reads it. */
+G_GNUC_INTERNAL
+GPtrArray * _plan_graph_get_nodes (PlanGraph * graph);
+
+G_GNUC_INTERNAL
+gchar ** _plan_map_input_names (guint n_inputs, guint * n_names);
+
+/* planwork.c: realize. */
+G_GNUC_INTERNAL
+PlanWork * _plan_work_new (PlanGraph * graph, PlanTarget target,
+    PlanRealizeFlags flags, GError ** error);
+
+/* planfuture.c: what the work's runner thread tells its future. */
+G_GNUC_INTERNAL
+PlanFuture * _plan_future_new (GObject * work, gint64 rows_total);
+
+G_GNUC_INTERNAL
+void _plan_future_add_rows (PlanFuture * future, guint64 rows);
+
+G_GNUC_INTERNAL
+void _plan_future_set_result (PlanFuture * future, const gchar * name,
+    PlanArray * array);
+
+G_GNUC_INTERNAL
+void _plan_future_set_task (PlanFuture * future, GTask * task);
+
+G_GNUC_INTERNAL
+void _plan_future_complete (PlanFuture * future, GError * error);
+
+/* planwork.c: what a future asks of its work. */
+G_GNUC_INTERNAL
+void _plan_work_cancel (PlanWork * work, PlanFuture * future);
+
+G_END_DECLS
+
+#endif /* __PLAN_GRAPH_PRIVATE_H__ */

@@ -1,0 +1,560 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planarray
+ * @title: PlanArray
+ * @short_description: an n-dimensional array in host memory, owned or
+ *   wrapped without a copy
+ *
+ * A #PlanArray is what a plan reads from and writes to when it is bound to
+ * memory rather than to a file: a #PlanDType, a shape whose outermost axis
+ * (the number of rows) is known, and C-contiguous data in the machine's
+ * byte order. A 0-d array (no axes) holds one value and counts as one row.
+ *
+ * - plan_array_new() allocates zero-filled data the array owns, aligned to
+ *   64 bytes (to a page from 1 MiB on).
+ * - plan_array_new_wrapped() wraps memory the caller owns, without
+ *   copying it, and calls the caller's notify when the array is finalized.
+ * - plan_array_new_from_bytes() wraps a #GBytes, read-only.
+ *
+ * plan_array_get_bytes() gives the data as a #GBytes, again without a
+ * copy, that keeps the array alive, for APIs (and languages, through
+ * GObject introspection) that take a #GBytes.
+ *
+ * The dtype, the shape and the data pointer never change after
+ * construction, so they may be read from any thread without a lock.
+ * Writing to the data of a writable array while another thread reads it
+ * is the caller's business: the array does not lock its data.
+ *
+ * |[<!-- language="C" -->
+ * gint64 shape[] = { 1000, 3 };
+ * GError *error = NULL;
+ * PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, &error);
+ * gfloat *v = plan_array_get_writable_data (a, NULL);
+ *
+ * v[3 * 10 + 2] = 1.0f;       // row 10, column 2
+ * ...
+ * g_object_unref (a);
+ * ]|
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planarray.h"
+
+#include <libplan/planerror.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Owned data is aligned for vector loads, and from 1 MiB on to a page, so
+ * that large arrays can be registered for DMA (pinned) as they are. */
+#define SMALL_ALIGN 64
+#define LARGE_ALIGN 4096
+#define LARGE_SIZE (1 << 20)
+
+enum
+{
+  PROP_0,
+  PROP_DTYPE,
+  PROP_N_ROWS,
+};
+
+struct _PlanArray
+{
+  GObject parent;
+
+  /* construct-only, no lock */
+  PlanArrayInfo info;
+  gpointer data;
+  gsize size;
+  gboolean writable;
+  gboolean owned;               /* data from posix_memalign(), freed here */
+  GBytes *bytes;                /* the wrapped bytes, or NULL */
+  gpointer user_data;           /* for notify, when wrapping */
+  GDestroyNotify notify;
+};
+
+G_DEFINE_TYPE (PlanArray, plan_array, G_TYPE_OBJECT);
+
+static void plan_array_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void plan_array_finalize (GObject * object);
+
+static void
+plan_array_class_init (PlanArrayClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->get_property = plan_array_get_property;
+  gobject_class->finalize = plan_array_finalize;
+
+  /**
+   * PlanArray:dtype:
+   *
+   * The element type of the array.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DTYPE,
+      g_param_spec_enum ("dtype", "Element type",
+          "The numpy dtype of the array's elements", PLAN_TYPE_DTYPE,
+          PLAN_DTYPE_UNKNOWN, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * PlanArray:n-rows:
+   *
+   * The number of rows: the extent of the outermost axis, 1 for a 0-d
+   * array.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_N_ROWS,
+      g_param_spec_int64 ("n-rows", "Number of rows",
+          "The extent of the outermost axis (1 for a 0-d array)", 0,
+          G_MAXINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+static void
+plan_array_init (PlanArray * self)
+{
+  plan_array_info_init (&self->info);
+}
+
+static void
+plan_array_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  PlanArray *self = PLAN_ARRAY (object);
+
+  switch (prop_id) {
+    case PROP_DTYPE:
+      g_value_set_enum (value, self->info.dtype);
+      break;
+    case PROP_N_ROWS:
+      g_value_set_int64 (value, plan_array_info_get_n_rows (&self->info));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_array_finalize (GObject * object)
+{
+  PlanArray *self = PLAN_ARRAY (object);
+
+  if (self->bytes)
+    g_bytes_unref (self->bytes);
+  else if (self->notify)
+    self->notify (self->user_data);
+  else if (self->owned)
+    free (self->data);
+
+  G_OBJECT_CLASS (plan_array_parent_class)->finalize (object);
+}
+
+/* Validates a dtype and a shape for an array and computes the size of its
+ * data. */
+static gboolean
+check_shape (PlanArrayInfo * info, PlanDType dtype, guint ndim,
+    const gint64 * shape, gsize * size, GError ** error)
+{
+  gint64 n_rows;
+  gsize row_size;
+
+  if (!plan_array_info_set (info, dtype, ndim, shape, error))
+    return FALSE;
+
+  n_rows = plan_array_info_get_n_rows (info);
+  if (n_rows < 0)
+    goto unknown_rows;
+  row_size = plan_array_info_get_row_size (info);
+  if ((guint64) n_rows > G_MAXSIZE / row_size)
+    goto too_large;
+
+  *size = row_size * (gsize) n_rows;
+  return TRUE;
+
+  /* ERRORS */
+unknown_rows:
+  {
+    gchar *s = plan_shape_to_string (ndim, shape);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "an array of shape %s has an unknown number of rows (-1); an "
+        "array's rows must be known", s);
+    g_free (s);
+    return FALSE;
+  }
+too_large:
+  {
+    gchar *s = plan_shape_to_string (ndim, shape);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "an array of shape %s is too large to address in memory", s);
+    g_free (s);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_array_new:
+ * @dtype: the element type
+ * @ndim: the number of axes, 0 for a single value
+ * @shape: (array length=ndim) (nullable): the shape, outermost axis first;
+ *   %NULL when @ndim is 0
+ * @error: return location for a #GError
+ *
+ * Allocates an array whose elements are all zero. Its data is aligned to
+ * 64 bytes, and to 4096 bytes (a page) when it is 1 MiB or more.
+ *
+ * The outermost axis must be known: a `shape[0]` of -1 is refused with
+ * %PLAN_ERROR_INVALID_ARGUMENT, as are the shapes plan_array_info_set()
+ * refuses. An array that cannot be allocated fails with %PLAN_ERROR_IO.
+ *
+ * Returns: (transfer full) (nullable): a new writable array, or %NULL
+ *   with @error set.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new (PlanDType dtype, guint ndim, const gint64 * shape,
+    GError ** error)
+{
+  PlanArrayInfo info;
+  PlanArray *self;
+  gpointer data;
+  gsize size;
+
+  g_return_val_if_fail (ndim == 0 || shape != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_shape (&info, dtype, ndim, shape, &size, error))
+    return NULL;
+
+  /* At least one byte, so that even an empty array has a data pointer. */
+  if (posix_memalign (&data, size >= LARGE_SIZE ? LARGE_ALIGN : SMALL_ALIGN,
+          MAX (size, 1)) != 0)
+    goto no_memory;
+  memset (data, 0, size);
+
+  self = g_object_new (PLAN_TYPE_ARRAY, NULL);
+  self->info = info;
+  self->data = data;
+  self->size = size;
+  self->writable = TRUE;
+  self->owned = TRUE;
+  return self;
+
+  /* ERRORS */
+no_memory:
+  {
+    gchar *s = plan_array_info_to_string (&info);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "cannot allocate %" G_GSIZE_FORMAT " bytes for an array of %s",
+        size, s);
+    g_free (s);
+    return NULL;
+  }
+}
+
+static gboolean
+check_size (const PlanArrayInfo * info, gsize expected, gsize size,
+    GError ** error)
+{
+  gchar *s;
+
+  if (size == expected)
+    return TRUE;
+
+  s = plan_array_info_to_string (info);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+      "%" G_GSIZE_FORMAT " bytes of data for an array of %s, which needs %"
+      G_GSIZE_FORMAT " bytes", size, s, expected);
+  g_free (s);
+  return FALSE;
+}
+
+/**
+ * plan_array_new_wrapped: (skip)
+ * @data: (nullable): the array's elements, C-contiguous; %NULL only when
+ *   @size is 0
+ * @size: the size of @data in bytes: exactly the number of elements times
+ *   the size of @dtype
+ * @dtype: the element type
+ * @ndim: the number of axes, 0 for a single value
+ * @shape: (array length=ndim) (nullable): the shape, outermost axis first;
+ *   %NULL when @ndim is 0
+ * @user_data: (closure): the argument of @notify
+ * @notify: (nullable): called with @user_data when the array is finalized,
+ *   to release @data
+ * @error: return location for a #GError
+ *
+ * Wraps memory that the caller owns in a writable array, without copying
+ * it. @data must stay valid and keep its contents' layout until @notify is
+ * called. A @size that is not exactly what @dtype and @shape need fails
+ * with %PLAN_ERROR_SHAPE; a shape that plan_array_new() refuses fails the
+ * same way here.
+ *
+ * On failure @notify is not called: @data is still the caller's.
+ *
+ * Returns: (transfer full) (nullable): a new array over @data, or %NULL
+ *   with @error set.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new_wrapped (gpointer data, gsize size, PlanDType dtype,
+    guint ndim, const gint64 * shape, gpointer user_data,
+    GDestroyNotify notify, GError ** error)
+{
+  PlanArrayInfo info;
+  PlanArray *self;
+  gsize expected;
+
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+  g_return_val_if_fail (ndim == 0 || shape != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_shape (&info, dtype, ndim, shape, &expected, error)
+      || !check_size (&info, expected, size, error))
+    return NULL;
+
+  self = g_object_new (PLAN_TYPE_ARRAY, NULL);
+  self->info = info;
+  self->data = data;
+  self->size = size;
+  self->writable = TRUE;
+  self->user_data = user_data;
+  self->notify = notify;
+  return self;
+}
+
+/**
+ * plan_array_new_from_bytes:
+ * @bytes: (transfer none): the array's elements, C-contiguous
+ * @dtype: the element type
+ * @ndim: the number of axes, 0 for a single value
+ * @shape: (array length=ndim) (nullable): the shape, outermost axis first;
+ *   %NULL when @ndim is 0
+ * @error: return location for a #GError
+ *
+ * Wraps @bytes in a read-only array, without copying them; the array
+ * holds a reference to @bytes. The size of @bytes must be exactly what
+ * @dtype and @shape need, else this fails with %PLAN_ERROR_SHAPE.
+ *
+ * Returns: (transfer full) (nullable): a new read-only array over @bytes,
+ *   or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new_from_bytes (GBytes * bytes, PlanDType dtype, guint ndim,
+    const gint64 * shape, GError ** error)
+{
+  PlanArrayInfo info;
+  PlanArray *self;
+  gconstpointer data;
+  gsize size, expected;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (ndim == 0 || shape != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &size);
+  if (!check_shape (&info, dtype, ndim, shape, &expected, error)
+      || !check_size (&info, expected, size, error))
+    return NULL;
+
+  self = g_object_new (PLAN_TYPE_ARRAY, NULL);
+  self->info = info;
+  /* Never written through: the array is read-only. */
+  self->data = (gpointer) data;
+  self->size = size;
+  self->writable = FALSE;
+  self->bytes = g_bytes_ref (bytes);
+  return self;
+}
+
+/**
+ * plan_array_get_info:
+ * @array: a #PlanArray
+ *
+ * Returns: (transfer none): the dtype and shape of @array, valid as long
+ *   as @array is.
+ *
+ * Since: 0.1
+ */
+const PlanArrayInfo *
+plan_array_get_info (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+
+  return &array->info;
+}
+
+/**
+ * plan_array_get_dtype:
+ * @array: a #PlanArray
+ *
+ * Returns: the element type of @array.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_array_get_dtype (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), PLAN_DTYPE_UNKNOWN);
+
+  return array->info.dtype;
+}
+
+/**
+ * plan_array_get_shape:
+ * @array: a #PlanArray
+ * @ndim: (out) (optional): the number of axes
+ *
+ * Returns: (array length=ndim) (transfer none): the shape of @array,
+ *   outermost axis first, valid as long as @array is.
+ *
+ * Since: 0.1
+ */
+const gint64 *
+plan_array_get_shape (PlanArray * array, guint * ndim)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+
+  if (ndim)
+    *ndim = array->info.ndim;
+  return array->info.shape;
+}
+
+/**
+ * plan_array_get_n_rows:
+ * @array: a #PlanArray
+ *
+ * Returns: the number of rows of @array: its outermost axis, 1 for a 0-d
+ *   array.
+ *
+ * Since: 0.1
+ */
+gint64
+plan_array_get_n_rows (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), 0);
+
+  return plan_array_info_get_n_rows (&array->info);
+}
+
+/**
+ * plan_array_get_size:
+ * @array: a #PlanArray
+ *
+ * Returns: the size of the data of @array in bytes.
+ *
+ * Since: 0.1
+ */
+gsize
+plan_array_get_size (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), 0);
+
+  return array->size;
+}
+
+/**
+ * plan_array_is_writable:
+ * @array: a #PlanArray
+ *
+ * Returns: whether the data of @array may be written:
+ *   %TRUE for arrays from plan_array_new() and plan_array_new_wrapped(),
+ *   %FALSE for arrays from plan_array_new_from_bytes().
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_is_writable (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), FALSE);
+
+  return array->writable;
+}
+
+/**
+ * plan_array_get_data:
+ * @array: a #PlanArray
+ * @size: (out) (optional): the size of the data in bytes
+ *
+ * Returns: (array length=size) (element-type guint8) (transfer none): the
+ *   data of @array, valid as long as @array is. Never %NULL for an array
+ *   from plan_array_new(), even an empty one.
+ *
+ * Since: 0.1
+ */
+gconstpointer
+plan_array_get_data (PlanArray * array, gsize * size)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+
+  if (size)
+    *size = array->size;
+  return array->data;
+}
+
+/**
+ * plan_array_get_writable_data:
+ * @array: a writable #PlanArray
+ * @size: (out) (optional): the size of the data in bytes
+ *
+ * Gives the data of @array for writing. Calling this on a read-only array
+ * (see plan_array_is_writable()) is a programming error.
+ *
+ * Returns: (array length=size) (element-type guint8) (transfer none)
+ *   (nullable): the data of @array, valid as long as @array is; %NULL when
+ *   @array is read-only.
+ *
+ * Since: 0.1
+ */
+gpointer
+plan_array_get_writable_data (PlanArray * array, gsize * size)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+  g_return_val_if_fail (array->writable, NULL);
+
+  if (size)
+    *size = array->size;
+  return array->data;
+}
+
+/**
+ * plan_array_get_bytes:
+ * @array: a #PlanArray
+ *
+ * Gives the data of @array as a #GBytes, without copying it. The #GBytes
+ * holds a reference to @array, so the data stays valid as long as the
+ * #GBytes lives, whatever happens to the caller's reference. A #GBytes is
+ * immutable: do not write to a writable array while its bytes are in use
+ * by someone that relies on that.
+ *
+ * Returns: (transfer full): the data of @array.
+ *
+ * Since: 0.1
+ */
+GBytes *
+plan_array_get_bytes (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+
+  return g_bytes_new_with_free_func (array->data, array->size,
+      g_object_unref, g_object_ref (array));
+}

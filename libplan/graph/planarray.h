@@ -1,0 +1,77 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __PLAN_ARRAY_H__
+#define __PLAN_ARRAY_H__
+
+#include <libplan/plan-prelude.h>
+#include <libplan/planarrayinfo.h>
+
+G_BEGIN_DECLS
+
+#define PLAN_TYPE_ARRAY (plan_array_get_type ())
+
+/**
+ * PlanArray:
+ *
+ * An n-dimensional, C-contiguous array in host memory: a dtype, a shape
+ * whose outermost axis (the rows) is known, and the data. Either the array
+ * owns its data (plan_array_new()) or it wraps memory that someone else
+ * owns (plan_array_new_wrapped(), plan_array_new_from_bytes()), without
+ * copying it. The dtype and shape never change; the data may, when the
+ * array is writable.
+ *
+ * Since: 0.1
+ */
+PLAN_API
+G_DECLARE_FINAL_TYPE (PlanArray, plan_array, PLAN, ARRAY, GObject)
+
+PLAN_API
+PlanArray * plan_array_new (PlanDType dtype, guint ndim, const gint64 * shape,
+    GError ** error);
+
+PLAN_API
+PlanArray * plan_array_new_wrapped (gpointer data, gsize size,
+    PlanDType dtype, guint ndim, const gint64 * shape, gpointer user_data,
+    GDestroyNotify notify, GError ** error);
+
+PLAN_API
+PlanArray * plan_array_new_from_bytes (GBytes * bytes, PlanDType dtype,
+    guint ndim, const gint64 * shape, GError ** error);
+
+PLAN_API
+const PlanArrayInfo * plan_array_get_info (PlanArray * array);
+
+PLAN_API
+PlanDType plan_array_get_dtype (PlanArray * array);
+
+PLAN_API
+const gint64 * plan_array_get_shape (PlanArray * array, guint * ndim);
+
+PLAN_API
+gint64 plan_array_get_n_rows (PlanArray * array);
+
+PLAN_API
+gsize plan_array_get_size (PlanArray * array);
+
+PLAN_API
+gboolean plan_array_is_writable (PlanArray * array);
+
+PLAN_API
+gconstpointer plan_array_get_data (PlanArray * array, gsize * size);
+
+PLAN_API
+gpointer plan_array_get_writable_data (PlanArray * array, gsize * size);
+
+PLAN_API
+GBytes * plan_array_get_bytes (PlanArray * array);
+
+G_END_DECLS
+
+#endif /* __PLAN_ARRAY_H__ */

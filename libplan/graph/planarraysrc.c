@@ -1,0 +1,674 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-planarraysrc
+ * @title: planarraysrc
+ * @short_description: stream an application's in-memory array, or the
+ *   chunks of its reader, as array/x-raw buffers of whole rows
+ *
+ * planarraysrc is the source of a plan bound to memory: an application
+ * gives it either a #PlanArray (plan_array_src_set_array()) or a chunk
+ * reader (plan_array_src_set_reader()), and it pushes the rows as
+ * `array/x-raw` buffers. Nothing is copied: each buffer wraps rows of the
+ * array, or the whole array a reader returned, as read-only memory that
+ * holds a reference to that array, so the array stays alive as long as
+ * any buffer over it does.
+ *
+ * - With an array, buffers hold #PlanArraySrc:blocksize bytes of whole
+ *   rows (at least one row). A 0-d array is pushed as one buffer of its
+ *   one value.
+ * - With a reader, each array the reader returns is pushed as one buffer;
+ *   the reader is called from the streaming thread each time downstream
+ *   wants more, so it is paced by the pipeline. An array of no rows is
+ *   skipped. %NULL without an error ends the stream; when the reader was
+ *   declared with a total number of rows, the stream ends once that many
+ *   rows have come, without another call.
+ *
+ * The caps are `array/x-raw, dtype=..., shape=<N, ...>`, where N is the
+ * number of rows of the array, the total declared with the reader, or -1
+ * when a reader's total is not known. Buffers carry the index of their
+ * first row in GST_BUFFER_OFFSET and one past their last in
+ * GST_BUFFER_OFFSET_END; the segment is in rows (%GST_FORMAT_DEFAULT).
+ * Duration queries are answered in rows (%GST_FORMAT_DEFAULT) and in
+ * bytes (%GST_FORMAT_BYTES) when the length is known. The source is not
+ * seekable.
+ *
+ * The array or reader is set in the NULL or READY state and used from the
+ * next READY to PAUSED state change on; a new one replaces the old one
+ * (and the old reader's destroy notify is called). One binding serves any
+ * number of runs.
+ *
+ * ## Errors
+ *
+ * - Starting with neither an array nor a reader: resource/settings.
+ * - A reader that fails: resource/read, with the reader's message.
+ * - A reader that returns an array of another dtype or row shape than it
+ *   was declared with, or more rows than its declared total:
+ *   stream/format, naming both. Fewer rows than the declared total:
+ *   stream/failed.
+ *
+ * ## Example of use from C
+ *
+ * The element is meant to be fed by an application, so it has no use on
+ * a gst-launch-1.0 command line.
+ * |[<!-- language="C" -->
+ * GstElement *pipeline = gst_parse_launch (
+ *     "planarraysrc name=in ! planmap expr=\"x * 2\" ! planarraysink name=out",
+ *     NULL);
+ * GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+ * GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+ * gint64 shape[] = { 1000000, 3 };
+ * PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, NULL);
+ *
+ * // ... fill plan_array_get_writable_data (a, NULL) ...
+ * plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+ * gst_element_set_state (pipeline, GST_STATE_PLAYING);
+ * // ... wait for EOS on the bus, then
+ * // plan_array_sink_get_array (PLAN_ARRAY_SINK (sink)) is the result.
+ * ]|
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planarraysrc.h"
+
+#include <libplan/planerror.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_array_src_debug);
+#define GST_CAT_DEFAULT plan_array_src_debug
+
+/* Only OBJECT_LOCK is taken here, never while calling the reader or
+ * pushing. */
+
+enum
+{
+  PROP_0,
+  PROP_BLOCKSIZE,
+};
+
+/* 0: chunks of DEFAULT_CHUNK_SIZE bytes */
+#define DEFAULT_BLOCKSIZE 0
+#define DEFAULT_CHUNK_SIZE (8 << 20)
+#define MAX_BLOCKSIZE (1 << 30)
+
+struct _PlanArraySrc
+{
+  GstBaseSrc parent;
+
+  /* protected by OBJECT_LOCK; changed only in the NULL and READY states */
+  guint blocksize;
+  PlanArray *array;
+  PlanArrayInfo reader_info;
+  PlanChunkReadFunc read_func;
+  gpointer read_user_data;
+  GDestroyNotify read_notify;
+
+  /* streaming thread only (STREAM_LOCK); set in start, cleared in stop.
+   * run_user_data stays valid for the run since the binding cannot change
+   * before stop. */
+  PlanArray *run_array;
+  PlanChunkReadFunc run_func;
+  gpointer run_user_data;
+  PlanArrayInfo run_info;
+  gsize chunk_rows;
+  guint64 next_row;
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY));
+
+#define plan_array_src_parent_class parent_class
+G_DEFINE_TYPE (PlanArraySrc, plan_array_src, GST_TYPE_BASE_SRC);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planarraysrc, "planarraysrc",
+    GST_RANK_NONE, PLAN_TYPE_ARRAY_SRC,
+    GST_DEBUG_CATEGORY_INIT (plan_array_src_debug, "planarraysrc", 0,
+        "In-memory array source"));
+
+static void plan_array_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void plan_array_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void plan_array_src_dispose (GObject * object);
+static gboolean plan_array_src_start (GstBaseSrc * src);
+static gboolean plan_array_src_stop (GstBaseSrc * src);
+static GstCaps *plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter);
+static gboolean plan_array_src_is_seekable (GstBaseSrc * src);
+static gboolean plan_array_src_query (GstBaseSrc * src, GstQuery * query);
+static GstFlowReturn plan_array_src_create (GstBaseSrc * src, guint64 offset,
+    guint size, GstBuffer ** buffer);
+
+static void
+plan_array_src_class_init (PlanArraySrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
+
+  gobject_class->set_property = plan_array_src_set_property;
+  gobject_class->get_property = plan_array_src_get_property;
+  gobject_class->dispose = plan_array_src_dispose;
+
+  /* This replaces GstBaseSrc's blocksize, which defaults to 4096 bytes and
+   * means bytes per pull; here it is the chunk size in array mode. */
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Chunk size",
+          "The size of the buffers pushed from an array, in bytes, rounded "
+          "down to whole rows (at least one row); 0 for 8 MiB. Buffers from "
+          "a reader are the arrays it returns, whatever their size", 0,
+          MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "Array source",
+      "Source/Array",
+      "Streams an application's in-memory array, or the arrays its chunk "
+      "reader returns, as rows of array/x-raw without copying them (set "
+      "from C with plan_array_src_set_array or plan_array_src_set_reader)",
+      "gst-plan authors <dev@gst-plan.invalid>");
+
+  basesrc_class->start = GST_DEBUG_FUNCPTR (plan_array_src_start);
+  basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_array_src_stop);
+  basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_array_src_get_caps);
+  basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_array_src_is_seekable);
+  basesrc_class->query = GST_DEBUG_FUNCPTR (plan_array_src_query);
+  basesrc_class->create = GST_DEBUG_FUNCPTR (plan_array_src_create);
+}
+
+static void
+plan_array_src_init (PlanArraySrc * self)
+{
+  self->blocksize = DEFAULT_BLOCKSIZE;
+  plan_array_info_init (&self->reader_info);
+  plan_array_info_init (&self->run_info);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
+}
+
+/* Must be called with OBJECT_LOCK held. Returns the old reader's notify
+ * and user data, to call once the lock is released. */
+static GDestroyNotify
+clear_binding_unlocked (PlanArraySrc * self, gpointer * user_data)
+{
+  GDestroyNotify notify = self->read_notify;
+
+  *user_data = self->read_user_data;
+  g_clear_object (&self->array);
+  self->read_func = NULL;
+  self->read_user_data = NULL;
+  self->read_notify = NULL;
+  plan_array_info_init (&self->reader_info);
+  return notify;
+}
+
+static void
+plan_array_src_dispose (GObject * object)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (object);
+  GDestroyNotify notify;
+  gpointer user_data;
+
+  GST_OBJECT_LOCK (self);
+  notify = clear_binding_unlocked (self, &user_data);
+  GST_OBJECT_UNLOCK (self);
+  if (notify)
+    notify (user_data);
+
+  G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+static void
+plan_array_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (object);
+
+  switch (prop_id) {
+    case PROP_BLOCKSIZE:
+      GST_OBJECT_LOCK (self);
+      self->blocksize = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_array_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (object);
+
+  switch (prop_id) {
+    case PROP_BLOCKSIZE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->blocksize);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* Must be called with OBJECT_LOCK held. */
+static gboolean
+check_settable_unlocked (PlanArraySrc * self, const gchar * func)
+{
+  if (GST_STATE (self) <= GST_STATE_READY
+      && GST_STATE_PENDING (self) <= GST_STATE_READY)
+    return TRUE;
+  g_critical ("%s: %s runs; bind it in the NULL or READY state", func,
+      GST_OBJECT_NAME (self));
+  return FALSE;
+}
+
+/**
+ * plan_array_src_set_array:
+ * @src: a #PlanArraySrc
+ * @array: (transfer none) (nullable): the array to stream, or %NULL to
+ *   unbind
+ *
+ * Makes @src stream the rows of @array from its next start on, replacing
+ * the array or reader it had. @src holds a reference to @array, and every
+ * buffer it pushes holds another, since buffers wrap the array's memory
+ * without copying it: do not write to @array while a run uses it.
+ *
+ * Call this in the NULL or READY state. Takes the object lock.
+ *
+ * Since: 0.1
+ */
+void
+plan_array_src_set_array (PlanArraySrc * src, PlanArray * array)
+{
+  GDestroyNotify notify;
+  gpointer user_data;
+
+  g_return_if_fail (PLAN_IS_ARRAY_SRC (src));
+  g_return_if_fail (array == NULL || PLAN_IS_ARRAY (array));
+
+  GST_OBJECT_LOCK (src);
+  if (!check_settable_unlocked (src, G_STRFUNC)) {
+    GST_OBJECT_UNLOCK (src);
+    return;
+  }
+  notify = clear_binding_unlocked (src, &user_data);
+  src->array = array ? g_object_ref (array) : NULL;
+  GST_OBJECT_UNLOCK (src);
+
+  if (notify)
+    notify (user_data);
+  GST_DEBUG_OBJECT (src, "bound to array %" GST_PTR_FORMAT, array);
+}
+
+/**
+ * plan_array_src_set_reader:
+ * @src: a #PlanArraySrc
+ * @info: the dtype and shape of the stream: `shape[0]` is the total number
+ *   of rows, or -1 when it is not known; the inner axes are the shape of
+ *   every row the reader returns
+ * @func: (scope notified) (closure user_data) (nullable): the reader, or
+ *   %NULL to unbind
+ * @user_data: the argument of @func and @notify
+ * @notify: (nullable): called with @user_data when @func is no longer
+ *   used: when it is replaced or @src is disposed
+ *
+ * Makes @src stream the arrays @func returns from its next start on,
+ * replacing the array or reader it had. See #PlanChunkReadFunc for when
+ * @func is called. Each array @func returns must have the dtype and inner
+ * axes of @info, else the stream fails with an element error.
+ *
+ * Call this in the NULL or READY state. Takes the object lock.
+ *
+ * Since: 0.1
+ */
+void
+plan_array_src_set_reader (PlanArraySrc * src, const PlanArrayInfo * info,
+    PlanChunkReadFunc func, gpointer user_data, GDestroyNotify notify)
+{
+  GDestroyNotify old_notify;
+  gpointer old_user_data;
+
+  g_return_if_fail (PLAN_IS_ARRAY_SRC (src));
+  g_return_if_fail (func == NULL || info != NULL);
+  g_return_if_fail (func == NULL || plan_dtype_get_size (info->dtype) > 0);
+  g_return_if_fail (func == NULL || info->ndim <= PLAN_ARRAY_MAX_DIMS);
+
+  GST_OBJECT_LOCK (src);
+  if (!check_settable_unlocked (src, G_STRFUNC)) {
+    GST_OBJECT_UNLOCK (src);
+    return;
+  }
+  old_notify = clear_binding_unlocked (src, &old_user_data);
+  if (func) {
+    src->reader_info = *info;
+    src->read_func = func;
+    src->read_user_data = user_data;
+    src->read_notify = notify;
+  }
+  GST_OBJECT_UNLOCK (src);
+
+  if (old_notify)
+    old_notify (old_user_data);
+}
+
+/* Must be called with OBJECT_LOCK held. */
+static gboolean
+get_info_unlocked (PlanArraySrc * self, PlanArrayInfo * info)
+{
+  if (self->array)
+    *info = *plan_array_get_info (self->array);
+  else if (self->read_func)
+    *info = self->reader_info;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/**
+ * plan_array_src_get_info:
+ * @src: a #PlanArraySrc
+ * @info: (out caller-allocates): the dtype and shape of the stream
+ *
+ * Gives what the caps of @src will say: the array's dtype and shape, or
+ * those the reader was declared with.
+ *
+ * Takes the object lock.
+ *
+ * Returns: %TRUE, with @info filled, when an array or a reader is bound;
+ *   %FALSE otherwise.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_src_get_info (PlanArraySrc * src, PlanArrayInfo * info)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (PLAN_IS_ARRAY_SRC (src), FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+
+  GST_OBJECT_LOCK (src);
+  ok = get_info_unlocked (src, info);
+  GST_OBJECT_UNLOCK (src);
+  return ok;
+}
+
+static gboolean
+plan_array_src_start (GstBaseSrc * src)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+  gboolean bound;
+  guint blocksize;
+  gsize row_size;
+  gchar *desc;
+
+  GST_OBJECT_LOCK (self);
+  bound = get_info_unlocked (self, &self->run_info);
+  self->run_array = self->array ? g_object_ref (self->array) : NULL;
+  self->run_func = self->read_func;
+  self->run_user_data = self->read_user_data;
+  blocksize = self->blocksize;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!bound)
+    goto not_bound;
+
+  row_size = plan_array_info_get_row_size (&self->run_info);
+  self->chunk_rows = MAX (1, (blocksize ? blocksize : DEFAULT_CHUNK_SIZE) /
+      row_size);
+  self->next_row = 0;
+  desc = plan_array_info_to_string (&self->run_info);
+  GST_INFO_OBJECT (self, "streaming %s from %s, %" G_GSIZE_FORMAT " rows a "
+      "buffer", desc, self->run_array ? "an array" : "a reader",
+      self->chunk_rows);
+  g_free (desc);
+  return TRUE;
+
+  /* ERRORS */
+not_bound:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("planarraysrc %s has no array or reader bound",
+            GST_OBJECT_NAME (self)),
+        ("call plan_array_src_set_array() or plan_array_src_set_reader() "
+            "before starting"));
+    return FALSE;
+  }
+}
+
+static gboolean
+plan_array_src_stop (GstBaseSrc * src)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+
+  g_clear_object (&self->run_array);
+  self->run_func = NULL;
+  self->run_user_data = NULL;
+  return TRUE;
+}
+
+static GstCaps *
+plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+  PlanArrayInfo info;
+  GstCaps *caps, *result;
+
+  if (plan_array_src_get_info (self, &info))
+    caps = plan_array_info_to_caps (&info);
+  else
+    caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
+  if (filter == NULL)
+    return caps;
+  result = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return result;
+}
+
+static gboolean
+plan_array_src_is_seekable (GstBaseSrc * src)
+{
+  return FALSE;
+}
+
+static gboolean
+answer_duration (PlanArraySrc * self, GstQuery * query)
+{
+  PlanArrayInfo info;
+  GstFormat format;
+  gint64 n_rows;
+
+  gst_query_parse_duration (query, &format, NULL);
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES)
+    return FALSE;
+  if (!plan_array_src_get_info (self, &info))
+    return FALSE;
+  n_rows = plan_array_info_get_n_rows (&info);
+  if (n_rows < 0)
+    return FALSE;
+
+  if (format == GST_FORMAT_DEFAULT)
+    gst_query_set_duration (query, format, n_rows);
+  else
+    gst_query_set_duration (query, format,
+        n_rows * (gint64) plan_array_info_get_row_size (&info));
+  return TRUE;
+}
+
+static gboolean
+plan_array_src_query (GstBaseSrc * src, GstQuery * query)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
+    return answer_duration (self, query);
+  return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
+}
+
+/* A buffer over rows [@first, @first + @n_rows) of @array, without a copy:
+ * read-only memory holding a reference to @array. */
+static GstBuffer *
+wrap_rows (PlanArray * array, guint64 first, gsize n_rows)
+{
+  gsize row_size = plan_array_info_get_row_size (plan_array_get_info (array));
+  const guint8 *data = plan_array_get_data (array, NULL);
+  gsize size = n_rows * row_size;
+  GstBuffer *buffer;
+
+  /* The memory is flagged read-only, so nothing writes through the cast. */
+  buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+      (gpointer) (data + first * row_size), size, 0, size,
+      g_object_ref (array), g_object_unref);
+  GST_BUFFER_OFFSET (buffer) = first;
+  GST_BUFFER_OFFSET_END (buffer) = first + n_rows;
+  return buffer;
+}
+
+static GstFlowReturn
+create_from_array (PlanArraySrc * self, GstBuffer ** buffer)
+{
+  guint64 n_rows = plan_array_get_n_rows (self->run_array);
+  gsize n;
+
+  if (self->next_row >= n_rows) {
+    GST_DEBUG_OBJECT (self, "all %" G_GUINT64_FORMAT " rows pushed", n_rows);
+    return GST_FLOW_EOS;
+  }
+  n = MIN (self->chunk_rows, n_rows - self->next_row);
+  *buffer = wrap_rows (self->run_array, self->next_row, n);
+  self->next_row += n;
+  return GST_FLOW_OK;
+}
+
+/* Calls the reader until it gives rows, the end or an error. */
+static GstFlowReturn
+read_chunk (PlanArraySrc * self, PlanArray ** chunk)
+{
+  GError *err = NULL;
+
+  do {
+    if (*chunk)
+      GST_LOG_OBJECT (self, "skipping an array of no rows");
+    g_clear_object (chunk);
+    *chunk = self->run_func (self->next_row, self->run_user_data, &err);
+  } while (*chunk && plan_array_get_n_rows (*chunk) == 0);
+
+  if (*chunk)
+    return GST_FLOW_OK;
+  if (err)
+    goto read_failed;
+  return GST_FLOW_EOS;
+
+  /* ERRORS */
+read_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
+        ("the reader of %s failed at row %" G_GUINT64_FORMAT,
+            GST_OBJECT_NAME (self), self->next_row));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Checks a reader's array against the declared dtype, row shape and total
+ * number of rows. */
+static gboolean
+check_chunk (PlanArraySrc * self, PlanArray * chunk)
+{
+  const PlanArrayInfo *info = plan_array_get_info (chunk);
+  gint64 total = plan_array_info_get_n_rows (&self->run_info);
+  gchar *got, *want;
+
+  if (info->dtype == self->run_info.dtype
+      && plan_array_info_same_rows (info, &self->run_info)
+      && (total < 0 || self->next_row + plan_array_get_n_rows (chunk) <=
+          (guint64) total))
+    return TRUE;
+
+  got = plan_array_info_to_string (info);
+  want = plan_array_info_to_string (&self->run_info);
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("The reader of %s returned an array of %s at row %" G_GUINT64_FORMAT
+          ", which does not fit the stream of %s it was declared with",
+          GST_OBJECT_NAME (self), got, self->next_row, want), (NULL));
+  g_free (got);
+  g_free (want);
+  return FALSE;
+}
+
+static GstFlowReturn
+create_from_reader (PlanArraySrc * self, GstBuffer ** buffer)
+{
+  gint64 total = plan_array_info_get_n_rows (&self->run_info);
+  PlanArray *chunk = NULL;
+  GstFlowReturn ret;
+  gint64 n_rows;
+
+  if (total >= 0 && self->next_row >= (guint64) total) {
+    GST_DEBUG_OBJECT (self, "all %" G_GINT64_FORMAT " rows read", total);
+    return GST_FLOW_EOS;
+  }
+
+  ret = read_chunk (self, &chunk);
+  if (ret == GST_FLOW_EOS && total >= 0)
+    goto cut_short;
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!check_chunk (self, chunk))
+    goto bad_chunk;
+
+  n_rows = plan_array_get_n_rows (chunk);
+  *buffer = wrap_rows (chunk, 0, n_rows);
+  GST_BUFFER_OFFSET (*buffer) = self->next_row;
+  GST_BUFFER_OFFSET_END (*buffer) = self->next_row + n_rows;
+  self->next_row += n_rows;
+  g_object_unref (chunk);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+cut_short:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The reader of %s ended the stream after %" G_GUINT64_FORMAT
+            " of the %" G_GINT64_FORMAT " rows it was declared with",
+            GST_OBJECT_NAME (self), self->next_row, total), (NULL));
+    return GST_FLOW_ERROR;
+  }
+bad_chunk:
+  {
+    g_object_unref (chunk);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstFlowReturn
+plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
+    GstBuffer ** buffer)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+  GstFlowReturn ret;
+
+  if (self->run_array)
+    ret = create_from_array (self, buffer);
+  else
+    ret = create_from_reader (self, buffer);
+  if (ret == GST_FLOW_OK)
+    GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
+        GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
+  return ret;
+}

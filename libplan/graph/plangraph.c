@@ -1,0 +1,865 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:plangraph
+ * @title: PlanGraph
+ * @short_description: a plan of sources, maps, reductions, stencils and
+ *   sinks, built from C
+ *
+ * A #PlanGraph is the plan of the original design: nodes that take earlier
+ * nodes as their inputs.
+ *
+ * |[<!-- language="C" -->
+ * PlanGraph *plan = plan_graph_new ();
+ * PlanNode *a = plan_graph_add_source (plan, "a", 1, PLAN_DTYPE_UNKNOWN, &error);
+ * PlanNode *b = plan_graph_add_source (plan, "b", 1, PLAN_DTYPE_UNKNOWN, &error);
+ * PlanNode *ab[] = { a, b };
+ * PlanNode *c = plan_graph_add_map (plan, "c", "x + y", 2, ab, PLAN_DTYPE_UNKNOWN, &error);
+ * PlanWork *work = plan_graph_realize (plan, PLAN_TARGET_CPU, PLAN_REALIZE_NONE, &error);
+ * ]|
+ *
+ * Everything that can be checked without the inputs' data is checked when
+ * a node is added: names, expression syntax (the compiler's message, with
+ * its column), names an expression uses, window pictures, a combiner and
+ * its identity. The error names the node. What depends on the arrays
+ * (dtypes, lengths) is checked at dispatch; what depends on the whole
+ * graph (unused sources, nodes no output needs, inputs of different
+ * numbers of axes) at plan_graph_realize().
+ *
+ * Since a node only takes nodes that exist as its inputs, a graph cannot
+ * have a cycle.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "graph-private.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY (plan_graph_debug);
+#define GST_CAT_DEFAULT plan_graph_debug
+
+struct _PlanGraph
+{
+  GObject parent;
+
+  guint id;
+  GPtrArray *nodes;             /* PlanNode, in the order they were added */
+  GHashTable *by_name;          /* name -> PlanNode (borrowed) */
+};
+
+G_DEFINE_TYPE (PlanNode, plan_node, G_TYPE_OBJECT);
+G_DEFINE_TYPE_WITH_CODE (PlanGraph, plan_graph, G_TYPE_OBJECT,
+    GST_DEBUG_CATEGORY_INIT (plan_graph_debug, "plangraph", 0,
+        "The plan API"));
+
+static const gchar *const map_short_names[] = { "x", "y", "z", "w" };
+
+GType
+plan_node_kind_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {PLAN_NODE_SOURCE, "A source", "source"},
+    {PLAN_NODE_MAP, "A map", "map"},
+    {PLAN_NODE_REDUCE, "A reduction", "reduce"},
+    {PLAN_NODE_STENCIL, "A stencil", "stencil"},
+    {PLAN_NODE_SINK, "A sink", "sink"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_enum_register_static ("PlanNodeKind", values));
+  return id;
+}
+
+GType
+plan_realize_flags_get_type (void)
+{
+  static gsize id = 0;
+  static const GFlagsValue values[] = {
+    {PLAN_REALIZE_NONE, "Fuse elementwise chains", "none"},
+    {PLAN_REALIZE_NO_FUSE, "Keep one element per node", "no-fuse"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_flags_register_static ("PlanRealizeFlags",
+            values));
+  return id;
+}
+
+static const gchar *
+kind_nick (PlanNodeKind kind)
+{
+  GEnumValue *v = g_enum_get_value (g_type_class_peek (PLAN_TYPE_NODE_KIND),
+      kind);
+
+  return v ? v->value_nick : "node";
+}
+
+static void
+plan_node_finalize (GObject * object)
+{
+  PlanNode *node = PLAN_NODE (object);
+
+  g_ptr_array_unref (node->inputs);
+  g_free (node->name);
+  g_free (node->expr);
+  g_free (node->identity);
+  g_free (node->window);
+  G_OBJECT_CLASS (plan_node_parent_class)->finalize (object);
+}
+
+static void
+plan_node_class_init (PlanNodeClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = plan_node_finalize;
+}
+
+static void
+plan_node_init (PlanNode * node)
+{
+  node->inputs = g_ptr_array_new_with_free_func (g_object_unref);
+  node->dtype = PLAN_DTYPE_UNKNOWN;
+}
+
+/**
+ * plan_node_get_name:
+ * @node: a #PlanNode
+ *
+ * Returns: (transfer none): the node's name, unique in its graph: the one
+ *   given when it was added, or one made up from its kind (`map2`).
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_node_get_name (PlanNode * node)
+{
+  g_return_val_if_fail (PLAN_IS_NODE (node), NULL);
+  return node->name;
+}
+
+/**
+ * plan_node_get_kind:
+ * @node: a #PlanNode
+ *
+ * Returns: what the node computes.
+ *
+ * Since: 0.1
+ */
+PlanNodeKind
+plan_node_get_kind (PlanNode * node)
+{
+  g_return_val_if_fail (PLAN_IS_NODE (node), PLAN_NODE_SOURCE);
+  return node->kind;
+}
+
+/**
+ * plan_node_get_n_inputs:
+ * @node: a #PlanNode
+ *
+ * Returns: the number of the node's inputs (0 for a source).
+ *
+ * Since: 0.1
+ */
+guint
+plan_node_get_n_inputs (PlanNode * node)
+{
+  g_return_val_if_fail (PLAN_IS_NODE (node), 0);
+  return node->inputs->len;
+}
+
+/**
+ * plan_node_get_input:
+ * @node: a #PlanNode
+ * @index: which input, from 0
+ *
+ * Returns: (transfer none) (nullable): the node's input @index, or %NULL
+ *   when it has no such input.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_node_get_input (PlanNode * node, guint index)
+{
+  g_return_val_if_fail (PLAN_IS_NODE (node), NULL);
+  return index < node->inputs->len ? g_ptr_array_index (node->inputs,
+      index) : NULL;
+}
+
+/**
+ * plan_node_get_ndim:
+ * @node: a #PlanNode
+ *
+ * Returns: the number of axes of the node's output: a source's as given,
+ *   a map's, stencil's and sink's that of their (first) input, a
+ *   reduction's 0 (`all`), one less than its input's (`0`) or 1 (`-1`).
+ *
+ * Since: 0.1
+ */
+guint
+plan_node_get_ndim (PlanNode * node)
+{
+  g_return_val_if_fail (PLAN_IS_NODE (node), 0);
+  return node->ndim;
+}
+
+static void
+plan_graph_finalize (GObject * object)
+{
+  PlanGraph *graph = PLAN_GRAPH (object);
+
+  g_hash_table_unref (graph->by_name);
+  g_ptr_array_unref (graph->nodes);
+  G_OBJECT_CLASS (plan_graph_parent_class)->finalize (object);
+}
+
+static void
+plan_graph_class_init (PlanGraphClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = plan_graph_finalize;
+}
+
+static void
+plan_graph_init (PlanGraph * graph)
+{
+  static gint next_id = 1;
+
+  graph->id = g_atomic_int_add (&next_id, 1);
+  graph->nodes = g_ptr_array_new_with_free_func (g_object_unref);
+  graph->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+/**
+ * plan_graph_new:
+ *
+ * Returns: (transfer full): a new, empty graph.
+ *
+ * Since: 0.1
+ */
+PlanGraph *
+plan_graph_new (void)
+{
+  plan_init ();
+  return g_object_new (PLAN_TYPE_GRAPH, NULL);
+}
+
+/**
+ * plan_graph_get_node:
+ * @graph: a #PlanGraph
+ * @name: a node's name
+ *
+ * Returns: (transfer none) (nullable): the node called @name, if any.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_get_node (PlanGraph * graph, const gchar * name)
+{
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  return g_hash_table_lookup (graph->by_name, name);
+}
+
+/**
+ * plan_graph_get_n_nodes:
+ * @graph: a #PlanGraph
+ *
+ * Returns: the number of nodes added so far.
+ *
+ * Since: 0.1
+ */
+guint
+plan_graph_get_n_nodes (PlanGraph * graph)
+{
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), 0);
+  return graph->nodes->len;
+}
+
+GPtrArray *
+_plan_graph_get_nodes (PlanGraph * graph)
+{
+  return graph->nodes;
+}
+
+/* Node names are identifiers, so that they read as Python keyword
+ * arguments and can never clash with the names realize gives the elements
+ * it adds (which contain a '-'). */
+static gboolean
+name_is_valid (const gchar * name)
+{
+  const gchar *p;
+
+  if (!g_ascii_isalpha (name[0]) && name[0] != '_')
+    return FALSE;
+  for (p = name + 1; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  return p - name <= 64;
+}
+
+/* Checks @name (or makes one up) and the inputs, and makes the node; it is
+ * added to the graph by add_node() once its own checks pass. */
+static PlanNode *
+new_node (PlanGraph * graph, PlanNodeKind kind, const gchar * name,
+    guint n_inputs, PlanNode ** inputs, GError ** error)
+{
+  PlanNode *node;
+  guint i;
+
+  if (name != NULL && !name_is_valid (name))
+    goto bad_name;
+  if (name != NULL && g_hash_table_contains (graph->by_name, name))
+    goto duplicate;
+  for (i = 0; i < n_inputs; i++) {
+    if (!PLAN_IS_NODE (inputs[i]))
+      goto no_input;
+    if (inputs[i]->graph_id != graph->id)
+      goto foreign_input;
+    if (inputs[i]->kind == PLAN_NODE_SINK)
+      goto sink_input;
+  }
+
+  node = g_object_new (PLAN_TYPE_NODE, NULL);
+  node->graph_id = graph->id;
+  node->index = graph->nodes->len;
+  node->kind = kind;
+  if (name != NULL) {
+    node->name = g_strdup (name);
+  } else {
+    guint n = graph->nodes->len;
+
+    do
+      node->name = g_strdup_printf ("%s%u", kind_nick (kind), n++);
+    while (g_hash_table_contains (graph->by_name, node->name)
+        && (g_free (node->name), TRUE));
+  }
+  for (i = 0; i < n_inputs; i++)
+    g_ptr_array_add (node->inputs, g_object_ref (inputs[i]));
+  if (n_inputs > 0)
+    node->ndim = inputs[0]->ndim;
+  return node;
+
+  /* ERRORS */
+bad_name:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%s '%s': a node's name must be an identifier of at most 64 "
+        "characters (letters, digits and '_', not starting with a digit)",
+        kind_nick (kind), name);
+    return NULL;
+  }
+duplicate:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%s '%s': the graph already has a node called '%s'",
+        kind_nick (kind), name, name);
+    return NULL;
+  }
+no_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%s '%s': input %u is not a node", kind_nick (kind),
+        name ? name : "(unnamed)", i);
+    return NULL;
+  }
+foreign_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%s '%s': input %u ('%s') belongs to another graph",
+        kind_nick (kind), name ? name : "(unnamed)", i, inputs[i]->name);
+    return NULL;
+  }
+sink_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%s '%s': input %u ('%s') is a sink, which has no output to take",
+        kind_nick (kind), name ? name : "(unnamed)", i, inputs[i]->name);
+    return NULL;
+  }
+}
+
+/* Takes @node into the graph, or frees it and prefixes @error with the
+ * node when its checks failed (@ok FALSE). */
+static PlanNode *
+add_node (PlanGraph * graph, PlanNode * node, gboolean ok, GError ** error)
+{
+  if (!ok) {
+    g_prefix_error (error, "%s '%s': ", kind_nick (node->kind), node->name);
+    g_object_unref (node);
+    return NULL;
+  }
+  g_ptr_array_add (graph->nodes, node);
+  g_hash_table_insert (graph->by_name, node->name, node);
+  GST_DEBUG ("graph %u: added %s '%s' with %u inputs", graph->id,
+      kind_nick (node->kind), node->name, node->inputs->len);
+  return node;
+}
+
+/**
+ * plan_graph_add_source:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the source's name, used to bind it at dispatch; an
+ *   identifier. %NULL makes one up (`source0`).
+ * @ndim: the number of axes of the arrays it takes, 1 to
+ *   #PLAN_ARRAY_MAX_DIMS (0 for a single value)
+ * @dtype: the dtype it takes, or %PLAN_DTYPE_UNKNOWN for any
+ * @error: return location for an error
+ *
+ * Adds an input: an array, a file or a chunk reader bound at dispatch.
+ *
+ * Returns: (transfer none) (nullable): the node, owned by @graph, or %NULL
+ *   with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_source (PlanGraph * graph, const gchar * name, guint ndim,
+    PlanDType dtype, GError ** error)
+{
+  PlanNode *node;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+
+  node = new_node (graph, PLAN_NODE_SOURCE, name, 0, NULL, error);
+  if (node == NULL)
+    return NULL;
+  node->ndim = ndim;
+  node->dtype = dtype;
+  if (ndim > PLAN_ARRAY_MAX_DIMS) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "ndim is %u but arrays have at most %u axes", ndim,
+        PLAN_ARRAY_MAX_DIMS);
+    ok = FALSE;
+  } else if (dtype < PLAN_DTYPE_UNKNOWN || dtype >= PLAN_DTYPE_N) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a dtype", dtype);
+    ok = FALSE;
+  }
+  return add_node (graph, node, ok, error);
+}
+
+/* The dtype an input will have as far as the graph knows: a source's
+ * required dtype propagates through nodes that keep it; anything else is
+ * unknown until dispatch. */
+static PlanDType
+known_dtype (PlanNode * node)
+{
+  if (node->kind == PLAN_NODE_SOURCE || node->kind == PLAN_NODE_MAP)
+    return node->dtype;
+  return PLAN_DTYPE_UNKNOWN;
+}
+
+/* Compiles @expr over @names to check it as far as the graph knows. Where
+ * an input's dtype is not known yet it is tried as float64 and as int64:
+ * an expression that fails for both (a syntax error, an unknown name or
+ * function) fails for every dtype. Errors depending on the dtypes come at
+ * dispatch. */
+static gboolean
+check_expr (const gchar * expr, guint n_names, const gchar * const *names,
+    const PlanDType * known, GError ** error)
+{
+  PlanDType *dtypes = g_newa (PlanDType, MAX (n_names, 1));
+  GError *first = NULL;
+  gboolean all_known = TRUE;
+  PlanExpr *compiled;
+  guint i, pass;
+
+  if (!plan_expr_check (expr, error))
+    return FALSE;
+  for (pass = 0; pass < 2; pass++) {
+    for (i = 0; i < n_names; i++) {
+      all_known &= known[i] != PLAN_DTYPE_UNKNOWN;
+      dtypes[i] = known[i] != PLAN_DTYPE_UNKNOWN ? known[i]
+          : pass == 0 ? PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_INT64;
+    }
+    compiled = plan_expr_compile (expr, n_names, names, dtypes,
+        first ? NULL : &first);
+    if (compiled != NULL) {
+      plan_expr_unref (compiled);
+      g_clear_error (&first);
+      return TRUE;
+    }
+    if (all_known)
+      break;
+  }
+  g_propagate_error (error, first);
+  return FALSE;
+}
+
+/* The names a map's expression calls its inputs, as planmap names them:
+ * `x`, `y`, `z`, `w` for the first four, then `in0`, `in1`, … for every
+ * input. */
+gchar **
+_plan_map_input_names (guint n_inputs, guint * n_names)
+{
+  guint n_short = MIN (n_inputs, G_N_ELEMENTS (map_short_names)), i;
+  gchar **names = g_new0 (gchar *, n_short + n_inputs + 1);
+
+  for (i = 0; i < n_short; i++)
+    names[i] = g_strdup (map_short_names[i]);
+  for (i = 0; i < n_inputs; i++)
+    names[n_short + i] = g_strdup_printf ("in%u", i);
+  *n_names = n_short + n_inputs;
+  return names;
+}
+
+static gboolean
+check_map_expr (PlanNode * node, GError ** error)
+{
+  guint n_inputs = node->inputs->len, n_names, n_short, i;
+  gchar **names = _plan_map_input_names (n_inputs, &n_names);
+  PlanDType *known = g_newa (PlanDType, n_names + 1);
+  gboolean ok;
+
+  n_short = n_names - n_inputs;
+  for (i = 0; i < n_names; i++)
+    known[i] = known_dtype (g_ptr_array_index (node->inputs,
+            i < n_short ? i : i - n_short));
+  ok = check_expr (node->expr, n_names, (const gchar * const *) names,
+      known, error);
+  g_strfreev (names);
+  return ok;
+}
+
+/**
+ * plan_graph_add_map:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @expr: the expression (docs/expressions.md), naming its inputs `x`, `y`,
+ *   `z`, `w` (the first four) or `in0`, `in1`, … in argument order
+ * @n_inputs: the number of inputs, at least 1
+ * @inputs: (array length=n_inputs): the inputs, in argument order
+ * @dtype: cast the result to this dtype, or %PLAN_DTYPE_UNKNOWN for the
+ *   expression's own (numpy's promotion of the inputs)
+ * @error: return location for an error
+ *
+ * Adds an elementwise map: planmap `expr=@expr`. The inputs must have the
+ * same shape (checked at dispatch) and the same number of axes (checked
+ * at realize).
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set:
+ *   the compiler's message (column and caret) for an invalid expression.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_map (PlanGraph * graph, const gchar * name,
+    const gchar * expr, guint n_inputs, PlanNode ** inputs, PlanDType dtype,
+    GError ** error)
+{
+  PlanNode *node;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (expr != NULL, NULL);
+  g_return_val_if_fail (n_inputs == 0 || inputs != NULL, NULL);
+
+  node = new_node (graph, PLAN_NODE_MAP, name, n_inputs, inputs, error);
+  if (node == NULL)
+    return NULL;
+  node->expr = g_strdup (expr);
+  node->dtype = dtype;
+  if (n_inputs == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a map needs at least one input");
+    ok = FALSE;
+  } else if (dtype < PLAN_DTYPE_UNKNOWN || dtype >= PLAN_DTYPE_N) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a dtype", dtype);
+    ok = FALSE;
+  } else {
+    ok = check_map_expr (node, error);
+  }
+  return add_node (graph, node, ok, error);
+}
+
+static guint
+reduced_ndim (PlanReduceAxis axis, guint ndim)
+{
+  switch (axis) {
+    case PLAN_REDUCE_AXIS_ROWS:
+      return ndim > 0 ? ndim - 1 : 0;
+    case PLAN_REDUCE_AXIS_INNER:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static gboolean
+check_axis (PlanReduceAxis axis, GError ** error)
+{
+  GEnumValue *v = g_enum_get_value (g_type_class_ref (PLAN_TYPE_REDUCE_AXIS),
+      axis);
+
+  if (v != NULL)
+    return TRUE;
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+      "%d is not an axis: use all, 0 (along the rows) or -1 (within each "
+      "row)", axis);
+  return FALSE;
+}
+
+/**
+ * plan_graph_add_reduce:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @op: the reduction
+ * @axis: what to reduce over (docs/planreduce.md)
+ * @input: the array to reduce
+ * @error: return location for an error
+ *
+ * Adds a reduction: planreduce `op=@op axis=@axis`. Its output is a 0-d
+ * array (`all`), an array of the input's inner shape (`0`), or one value
+ * per row (`-1`).
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_reduce (PlanGraph * graph, const gchar * name,
+    PlanReduceOp op, PlanReduceAxis axis, PlanNode * input, GError ** error)
+{
+  PlanNode *node;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+
+  node = new_node (graph, PLAN_NODE_REDUCE, name, 1, &input, error);
+  if (node == NULL)
+    return NULL;
+  node->op = op;
+  node->axis = axis;
+  node->ndim = reduced_ndim (axis, input->ndim);
+  if (g_enum_get_value (g_type_class_ref (PLAN_TYPE_REDUCE_OP), op) == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a reduction op", op);
+    ok = FALSE;
+  } else {
+    ok = check_axis (axis, error);
+  }
+  return add_node (graph, node, ok, error);
+}
+
+/* A combiner and its identity are checked by making the reducer they would
+ * make, on a stand-in input of the known dtype (float64 when unknown). */
+static gboolean
+check_combiner (PlanNode * node, PlanNode * input, GError ** error)
+{
+  PlanDType dtype = known_dtype (input);
+  PlanArrayInfo info;
+  PlanReducer *reducer;
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint i;
+
+  shape[0] = -1;
+  for (i = 1; i < PLAN_ARRAY_MAX_DIMS; i++)
+    shape[i] = 1;
+  if (!plan_array_info_set (&info, dtype != PLAN_DTYPE_UNKNOWN ? dtype :
+          PLAN_DTYPE_FLOAT64, MAX (input->ndim, 1), shape, error))
+    return FALSE;
+  reducer = plan_reducer_new_custom (node->expr, node->identity, node->axis,
+      &info, error);
+  if (reducer == NULL)
+    return FALSE;
+  plan_reducer_unref (reducer);
+  return TRUE;
+}
+
+/**
+ * plan_graph_add_reduce_custom:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @combiner: an associative expression combining two partial results `x`
+ *   and `y`, such as `x + y` or `max(x, y)`
+ * @identity: the value of a reduction of nothing: a number, `true` or
+ *   `false`
+ * @axis: what to reduce over
+ * @input: the array to reduce
+ * @error: return location for an error
+ *
+ * Adds a custom reduction: planreduce `expr=@combiner identity=@identity`,
+ * the design's `plan.reduce(lambda x, y: x + y, args=(a,))`.
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_reduce_custom (PlanGraph * graph, const gchar * name,
+    const gchar * combiner, const gchar * identity, PlanReduceAxis axis,
+    PlanNode * input, GError ** error)
+{
+  PlanNode *node;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (combiner != NULL, NULL);
+
+  node = new_node (graph, PLAN_NODE_REDUCE, name, 1, &input, error);
+  if (node == NULL)
+    return NULL;
+  node->expr = g_strdup (combiner);
+  node->identity = g_strdup (identity);
+  node->axis = axis;
+  node->ndim = reduced_ndim (axis, input->ndim);
+  if (identity == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the combiner \"%s\" needs an identity: the value of a reduction "
+        "of nothing, such as 0 for x + y or -inf for max(x, y)", combiner);
+    ok = FALSE;
+  } else {
+    ok = check_axis (axis, error) && check_combiner (node, input, error);
+  }
+  return add_node (graph, node, ok, error);
+}
+
+static gboolean
+check_stencil (PlanNode * node, PlanNode * input, GError ** error)
+{
+  PlanWindow *window = plan_window_parse (node->window, error);
+  PlanDType *known;
+  guint n, i;
+  gboolean ok;
+
+  if (window == NULL)
+    return FALSE;
+  n = plan_window_get_n_names (window);
+  known = g_newa (PlanDType, n + 1);
+  for (i = 0; i < n; i++)
+    known[i] = known_dtype (input);
+  ok = check_expr (node->expr, n, plan_window_get_names (window), known,
+      error);
+  if (ok && plan_window_get_height (window) > 1 && input->ndim < 2) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the window has %u rows but the input '%s' has %u axis; a window "
+        "of several rows needs an input of at least 2 axes",
+        plan_window_get_height (window), input->name, input->ndim);
+    ok = FALSE;
+  }
+  plan_window_unref (window);
+  return ok;
+}
+
+/**
+ * plan_graph_add_stencil:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @window: the window's picture (docs/planstencil.md), such as `x y _`
+ * @expr: the expression over the window's names
+ * @boundary: how cells outside the array are read
+ * @cval: the value outside the array for %PLAN_BOUNDARY_CONSTANT
+ * @input: the array
+ * @error: return location for an error
+ *
+ * Adds a stencil: planstencil `window=@window expr=@expr
+ * boundary=@boundary cval=@cval`.
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_stencil (PlanGraph * graph, const gchar * name,
+    const gchar * window, const gchar * expr, PlanBoundary boundary,
+    gdouble cval, PlanNode * input, GError ** error)
+{
+  PlanNode *node;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (window != NULL, NULL);
+  g_return_val_if_fail (expr != NULL, NULL);
+
+  node = new_node (graph, PLAN_NODE_STENCIL, name, 1, &input, error);
+  if (node == NULL)
+    return NULL;
+  node->window = g_strdup (window);
+  node->expr = g_strdup (expr);
+  node->boundary = boundary;
+  node->cval = cval;
+  if (g_enum_get_value (g_type_class_ref (PLAN_TYPE_BOUNDARY),
+          boundary) == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a boundary mode", boundary);
+    ok = FALSE;
+  } else {
+    ok = check_stencil (node, input, error);
+  }
+  return add_node (graph, node, ok, error);
+}
+
+/**
+ * plan_graph_add_sink:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the output's name, used to bind it at dispatch, or
+ *   %NULL to make one up
+ * @input: the node whose result it receives
+ * @error: return location for an error
+ *
+ * Adds an output. Sinks are optional: a graph without any has one output
+ * per node that no other node takes, named after that node. A graph with
+ * sinks has exactly its sinks as outputs.
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_sink (PlanGraph * graph, const gchar * name,
+    PlanNode * input, GError ** error)
+{
+  PlanNode *node;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+
+  node = new_node (graph, PLAN_NODE_SINK, name, 1, &input, error);
+  if (node == NULL)
+    return NULL;
+  return add_node (graph, node, TRUE, error);
+}
+
+/**
+ * plan_graph_realize:
+ * @graph: a #PlanGraph
+ * @target: where the kernel elements run: %PLAN_TARGET_CPU,
+ *   %PLAN_TARGET_CUDA or %PLAN_TARGET_AUTO (their `target` property)
+ * @flags: how to build the pipeline
+ * @error: return location for an error
+ *
+ * Builds and prepares the pipeline that runs @graph: one element per node
+ * (after fusing elementwise chains, unless %PLAN_REALIZE_NO_FUSE), a tee
+ * and a queue per branch where a node has several consumers, and an
+ * in-memory source or sink element for each input and output until a
+ * dispatch binds a file. The graph may be changed or dropped afterwards;
+ * the work does not see it.
+ *
+ * Returns: (transfer full) (nullable): the work, or %NULL with @error set
+ *   for a graph that cannot run: no outputs, a source that nothing uses, a
+ *   node that no output needs, inputs of a node with different numbers of
+ *   axes, or an element that is not installed.
+ *
+ * Since: 0.1
+ */
+PlanWork *
+plan_graph_realize (PlanGraph * graph, PlanTarget target,
+    PlanRealizeFlags flags, GError ** error)
+{
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return _plan_work_new (graph, target, flags, error);
+}

@@ -1,0 +1,1850 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planwork
+ * @title: PlanWork
+ * @short_description: a realized plan: a prepared pipeline, dispatched on
+ *   bindings
+ *
+ * plan_graph_realize() turns a #PlanGraph into a #PlanWork: a #GstPipeline
+ * with one element per step, prepared once. plan_work_dispatch() binds the
+ * sources and outputs (#PlanBindings), checks the dtypes and shapes
+ * against the graph, starts the pipeline and returns a #PlanFuture at
+ * once. When the future is done, the work can be dispatched again, on the
+ * same or other bindings, without rebuilding the pipeline; a dispatch
+ * while another one runs is refused with %PLAN_ERROR_BUSY.
+ *
+ * The pipeline runs on GStreamer's streaming threads; a runner thread of
+ * libplan's sets its states and waits on its bus, so the caller's thread
+ * never blocks. plan_work_dispatch_async() delivers completion on the
+ * caller's thread-default main context, following GIO.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "graph-private.h"
+
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#define GST_CAT_DEFAULT plan_graph_debug
+
+/* Buffers a queue after a tee holds: enough for one branch to run ahead
+ * of another by a few chunks, and bounded. */
+#define BRANCH_QUEUE_BUFFERS 4
+
+/* One element of the pipeline that computes, or an input. */
+typedef struct _Stage Stage;
+struct _Stage
+{
+  PlanNodeKind kind;            /* SOURCE, MAP, REDUCE or STENCIL */
+  PlanNode *node;               /* whose output the stage produces */
+  gchar *expr;                  /* map: fused expression; reduce: combiner */
+  gchar *pre_map;               /* reduce: a map fused into it, in x */
+  PlanDType pre_map_dtype;
+  GPtrArray *inputs;            /* Stage, in argument order (borrowed) */
+  gboolean fused;               /* merged into its consumer: no element */
+  GstElement *element;          /* in the pipeline */
+  GstElement *tee;              /* when the output has several branches */
+  guint n_branches;
+};
+
+/* An output: a sink node, or a node no other node takes. */
+typedef struct
+{
+  gchar *name;
+  Stage *producer;
+  PlanNode *node;
+  GstElement *element;          /* planarraysink or planfilesink */
+} Output;
+
+struct _PlanWork
+{
+  GObject parent;
+
+  /* construct-only, no lock */
+  PlanTarget target;
+  GstPipeline *pipeline;
+  GPtrArray *nodes;             /* PlanNode: the graph as realized */
+  GPtrArray *stages;            /* Stage, inputs first */
+  GPtrArray *outputs;           /* Output */
+  GString *links;               /* the links, in gst-launch syntax */
+
+  GMutex dispatch_lock;         /* held through plan_work_dispatch() */
+  GMutex lock;
+  /* protected by lock */
+  PlanFuture *running;          /* the dispatch that is running */
+};
+
+G_DEFINE_TYPE (PlanWork, plan_work, G_TYPE_OBJECT);
+
+static void
+stage_free (Stage * stage)
+{
+  g_free (stage->expr);
+  g_free (stage->pre_map);
+  g_ptr_array_unref (stage->inputs);
+  g_free (stage);
+}
+
+static void
+output_free (Output * output)
+{
+  g_free (output->name);
+  g_free (output);
+}
+
+/* A sink's slot in the stages holds its input's stage; each stage is
+ * freed from its own slot, last first, since a sink comes after its
+ * input. */
+static void
+free_stages (PlanWork * self)
+{
+  guint i;
+
+  for (i = self->stages->len; i-- > 0;) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+
+    if (stage->node->index == i)
+      stage_free (stage);
+  }
+  g_ptr_array_unref (self->stages);
+}
+
+static void
+plan_work_finalize (GObject * object)
+{
+  PlanWork *self = PLAN_WORK (object);
+
+  if (self->pipeline) {
+    gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_NULL);
+    gst_object_unref (self->pipeline);
+  }
+  g_ptr_array_unref (self->outputs);
+  free_stages (self);
+  g_ptr_array_unref (self->nodes);
+  g_string_free (self->links, TRUE);
+  g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->dispatch_lock);
+  G_OBJECT_CLASS (plan_work_parent_class)->finalize (object);
+}
+
+static void
+plan_work_class_init (PlanWorkClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = plan_work_finalize;
+}
+
+static void
+plan_work_init (PlanWork * self)
+{
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->dispatch_lock);
+  self->stages = g_ptr_array_new ();
+  self->outputs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      output_free);
+  self->nodes = g_ptr_array_new_with_free_func (g_object_unref);
+  self->links = g_string_new (NULL);
+}
+
+/* The array elements are made through their factories when the plugin
+ * that registers them is loaded, and directly otherwise. */
+static GstElement *
+make_array_element (GType type, const gchar * factory, const gchar * name)
+{
+  GstElement *element = gst_element_factory_make (factory, name);
+
+  return element ? element : g_object_new (type, "name", name, NULL);
+}
+
+static const gchar *
+factory_name (GstElement * element)
+{
+  GstElementFactory *factory = gst_element_get_factory (element);
+
+  if (factory != NULL)
+    return GST_OBJECT_NAME (factory);
+  return PLAN_IS_ARRAY_SRC (element) ? "planarraysrc" : "planarraysink";
+}
+
+static const gchar *
+kind_nick (PlanNodeKind kind)
+{
+  GEnumValue *v = g_enum_get_value (g_type_class_peek (PLAN_TYPE_NODE_KIND),
+      kind);
+
+  return v ? v->value_nick : "node";
+}
+
+/* ---------------------------------------------------------------------
+ * Realize: stages, outputs, structural checks
+ * --------------------------------------------------------------------- */
+
+static Stage *
+stage_of (PlanWork * self, PlanNode * node)
+{
+  return g_ptr_array_index (self->stages, node->index);
+}
+
+/* Makes a stage per node (a sink's stage is its input's) and the outputs:
+ * the sinks when there are any, otherwise every node that nothing takes. */
+static gboolean
+make_stages (PlanWork * self, GError ** error)
+{
+  guint n = self->nodes->len, i, j, n_sinks = 0;
+  guint *n_consumers = g_newa (guint, n + 1);
+
+  memset (n_consumers, 0, sizeof (guint) * (n + 1));
+  for (i = 0; i < n; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+    Stage *stage = NULL;
+
+    if (node->kind == PLAN_NODE_SINK) {
+      n_sinks++;
+    } else {
+      stage = g_new0 (Stage, 1);
+      stage->kind = node->kind;
+      stage->node = node;
+      stage->expr = g_strdup (node->expr);
+      stage->inputs = g_ptr_array_new ();
+    }
+    for (j = 0; j < node->inputs->len; j++) {
+      PlanNode *input = g_ptr_array_index (node->inputs, j);
+
+      n_consumers[input->index]++;
+      if (stage)
+        g_ptr_array_add (stage->inputs, stage_of (self, input));
+    }
+    /* A sink has no stage of its own: its slot holds its input's. */
+    g_ptr_array_add (self->stages, stage ? stage : stage_of (self,
+            g_ptr_array_index (node->inputs, 0)));
+  }
+
+  for (i = 0; i < n; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+    Output *output;
+
+    if (node->kind == PLAN_NODE_SINK || (n_sinks == 0
+            && node->kind != PLAN_NODE_SOURCE && n_consumers[i] == 0)) {
+      output = g_new0 (Output, 1);
+      output->name = g_strdup (node->name);
+      output->node = node;
+      output->producer = stage_of (self, node);
+      g_ptr_array_add (self->outputs, output);
+    } else if (n_consumers[i] == 0 && node->kind == PLAN_NODE_SOURCE) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "source '%s' is used by no node: remove it or give it to one",
+          node->name);
+      return FALSE;
+    } else if (n_consumers[i] == 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "%s '%s' is used by no output: the graph has sinks, so give it "
+          "one (plan_graph_add_sink) or remove it", kind_nick (node->kind),
+          node->name);
+      return FALSE;
+    }
+  }
+  if (self->outputs->len == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the graph has no outputs: add a map, reduction, stencil or sink");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Checks what needs the whole graph: the number of axes a node's inputs
+ * have. */
+static gboolean
+check_axes (PlanWork * self, GError ** error)
+{
+  guint i, j;
+
+  for (i = 0; i < self->nodes->len; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+    PlanNode *first = node->inputs->len ? g_ptr_array_index (node->inputs,
+        0) : NULL;
+
+    for (j = 1; j < node->inputs->len; j++) {
+      PlanNode *other = g_ptr_array_index (node->inputs, j);
+
+      if (other->ndim != first->ndim) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+            "%s '%s': its inputs have different numbers of axes: '%s' has "
+            "%u and '%s' has %u", kind_nick (node->kind), node->name,
+            first->name, first->ndim, other->name, other->ndim);
+        return FALSE;
+      }
+    }
+    if (node->kind == PLAN_NODE_STENCIL && first->ndim == 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "stencil '%s': its input '%s' is a single value (0 axes); a "
+          "stencil needs at least one axis", node->name, first->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------
+ * Fusion
+ * --------------------------------------------------------------------- */
+
+/* Which input a map's expression means by @name, of @n_inputs: x, y, z, w
+ * or in<k>; -1 for anything else. */
+static gint
+map_input_index (const gchar * name, gsize len, guint n_inputs)
+{
+  static const gchar short_names[] = "xyzw";
+  gchar *end;
+  guint64 k;
+
+  if (len == 1 && strchr (short_names, name[0]) != NULL)
+    k = strchr (short_names, name[0]) - short_names;
+  else if (len > 2 && strncmp (name, "in", 2) == 0
+      && g_ascii_isdigit (name[2])) {
+    k = g_ascii_strtoull (name + 2, &end, 10);
+    if (end != name + len)
+      return -1;
+  } else
+    return -1;
+  return k < n_inputs ? (gint) k : -1;
+}
+
+/* Rewrites @expr, a map's expression over @n_inputs inputs, replacing each
+ * name of an input by @replace[index]. Names are identifiers that are not
+ * called (a function's name is followed by '('); numbers are skipped
+ * whole, so the 'e5' of 1e5 is not taken for a name. */
+static gchar *
+rename_inputs (const gchar * expr, guint n_inputs, gchar ** replace)
+{
+  GString *out = g_string_new (NULL);
+  const gchar *p = expr;
+
+  while (*p) {
+    if (g_ascii_isdigit (*p) || (*p == '.' && g_ascii_isdigit (p[1]))) {
+      const gchar *start = p;
+
+      while (g_ascii_isalnum (*p) || *p == '.' || ((*p == '+' || *p == '-')
+              && (p[-1] == 'e' || p[-1] == 'E')))
+        p++;
+      g_string_append_len (out, start, p - start);
+    } else if (g_ascii_isalpha (*p) || *p == '_') {
+      const gchar *start = p, *q;
+      gint index;
+
+      while (g_ascii_isalnum (*p) || *p == '_')
+        p++;
+      for (q = p; *q == ' ' || *q == '\t'; q++);
+      index = *q == '(' ? -1 : map_input_index (start, p - start, n_inputs);
+      if (index >= 0)
+        g_string_append (out, replace[index]);
+      else
+        g_string_append_len (out, start, p - start);
+    } else {
+      g_string_append_c (out, *p++);
+    }
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* @stage's expression as a parenthesised term over @names, cast to its
+ * dtype when it has one, so that it computes exactly what its element
+ * would. */
+static gchar *
+map_term (Stage * stage, gchar ** names)
+{
+  gchar *body = rename_inputs (stage->expr, stage->inputs->len, names);
+  gchar *term;
+
+  if (stage->node->dtype != PLAN_DTYPE_UNKNOWN)
+    term = g_strdup_printf ("%s(%s)",
+        plan_dtype_to_string (stage->node->dtype), body);
+  else
+    term = g_strdup_printf ("(%s)", body);
+  g_free (body);
+  return term;
+}
+
+static guint
+add_unique (GPtrArray * array, Stage * stage)
+{
+  guint i;
+
+  if (g_ptr_array_find (array, stage, &i))
+    return i;
+  g_ptr_array_add (array, stage);
+  return array->len - 1;
+}
+
+/* Merges the map @m into the map @c, its only consumer: @c's expression
+ * takes @m's in place of @m's result, over the union of their inputs. */
+static void
+fuse_into_map (Stage * m, Stage * c)
+{
+  GPtrArray *inputs = g_ptr_array_new ();
+  gchar **m_names = g_new0 (gchar *, m->inputs->len + 1);
+  gchar **c_names = g_new0 (gchar *, c->inputs->len + 1);
+  gchar *m_term = NULL, *expr;
+  guint i, j;
+
+  for (i = 0; i < c->inputs->len; i++) {
+    Stage *s = g_ptr_array_index (c->inputs, i);
+
+    if (s != m)
+      continue;
+    for (j = 0; j < m->inputs->len; j++)
+      add_unique (inputs, g_ptr_array_index (m->inputs, j));
+  }
+  for (i = 0; i < c->inputs->len; i++)
+    if (g_ptr_array_index (c->inputs, i) != m)
+      add_unique (inputs, g_ptr_array_index (c->inputs, i));
+
+  for (j = 0; j < m->inputs->len; j++)
+    m_names[j] = g_strdup_printf ("in%u", add_unique (inputs,
+            g_ptr_array_index (m->inputs, j)));
+  for (i = 0; i < c->inputs->len; i++) {
+    Stage *s = g_ptr_array_index (c->inputs, i);
+
+    if (s == m)
+      c_names[i] = g_strdup (m_term ? m_term : (m_term = map_term (m,
+                  m_names)));
+    else
+      c_names[i] = g_strdup_printf ("in%u", add_unique (inputs, s));
+  }
+  expr = rename_inputs (c->expr, c->inputs->len, c_names);
+  GST_DEBUG ("fused map '%s' into map '%s': %s", m->node->name,
+      c->node->name, expr);
+  g_free (c->expr);
+  c->expr = expr;
+  g_ptr_array_unref (c->inputs);
+  c->inputs = inputs;
+  m->fused = TRUE;
+  g_free (m_term);
+  g_strfreev (m_names);
+  g_strfreev (c_names);
+}
+
+/* Merges the one-input map @m into the reduction @r, its only consumer:
+ * planreduce's `map` property evaluates it before reducing. */
+static void
+fuse_into_reduce (Stage * m, Stage * r)
+{
+  gchar *x[] = { (gchar *) "x", NULL };
+
+  r->pre_map = rename_inputs (m->expr, 1, x);
+  r->pre_map_dtype = m->node->dtype;
+  g_ptr_array_index (r->inputs, 0) = g_ptr_array_index (m->inputs, 0);
+  m->fused = TRUE;
+  GST_DEBUG ("fused map '%s' into reduction '%s': map=%s", m->node->name,
+      r->node->name, r->pre_map);
+}
+
+/* The one stage that takes @stage's output, or NULL when none or several
+ * do or it is an output. */
+static Stage *
+only_consumer (PlanWork * self, Stage * stage)
+{
+  Stage *consumer = NULL;
+  guint i, j;
+
+  for (i = 0; i < self->outputs->len; i++)
+    if (((Output *) g_ptr_array_index (self->outputs, i))->producer == stage)
+      return NULL;
+  for (i = 0; i < self->nodes->len; i++) {
+    Stage *s = g_ptr_array_index (self->stages, i);
+
+    if (s->node->index != i || s->fused)
+      continue;
+    for (j = 0; j < s->inputs->len; j++) {
+      if (g_ptr_array_index (s->inputs, j) != stage)
+        continue;
+      if (consumer != NULL && consumer != s)
+        return NULL;
+      consumer = s;
+    }
+  }
+  return consumer;
+}
+
+/* Fuses elementwise chains, inputs first, so a chain of maps ends up in
+ * its last map, or in the reduction that takes it. */
+static void
+fuse (PlanWork * self)
+{
+  guint i;
+
+  for (i = 0; i < self->nodes->len; i++) {
+    Stage *m = g_ptr_array_index (self->stages, i), *c;
+
+    if (m->node->index != i || m->kind != PLAN_NODE_MAP)
+      continue;
+    c = only_consumer (self, m);
+    if (c == NULL)
+      continue;
+    if (c->kind == PLAN_NODE_MAP)
+      fuse_into_map (m, c);
+    else if (c->kind == PLAN_NODE_REDUCE && c->pre_map == NULL
+        && m->inputs->len == 1)
+      fuse_into_reduce (m, c);
+  }
+}
+
+/* ---------------------------------------------------------------------
+ * Realize: the pipeline
+ * --------------------------------------------------------------------- */
+
+static GstElement *
+make_element (const gchar * factory, const gchar * name, GError ** error)
+{
+  GstElement *element = gst_element_factory_make (factory, name);
+
+  if (element == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "the element %s is not installed: is the gst-plan plugin on "
+        "GST_PLUGIN_PATH?", factory);
+  return element;
+}
+
+static void
+set_target (PlanWork * self, GstElement * element)
+{
+  g_object_set (element, "target", self->target, NULL);
+}
+
+static GstElement *
+make_map (PlanWork * self, Stage * stage, GError ** error)
+{
+  GstElement *e = make_element ("planmap", stage->node->name, error);
+
+  if (e == NULL)
+    return NULL;
+  g_object_set (e, "expr", stage->expr, NULL);
+  if (stage->node->dtype != PLAN_DTYPE_UNKNOWN)
+    g_object_set (e, "dtype", plan_dtype_to_string (stage->node->dtype),
+        NULL);
+  set_target (self, e);
+  return e;
+}
+
+static GstElement *
+make_reduce (PlanWork * self, Stage * stage, GError ** error)
+{
+  PlanNode *node = stage->node;
+  GstElement *e = make_element ("planreduce", node->name, error);
+
+  if (e == NULL)
+    return NULL;
+  if (node->expr != NULL)
+    g_object_set (e, "expr", node->expr, "identity", node->identity, NULL);
+  else
+    g_object_set (e, "op", node->op, NULL);
+  g_object_set (e, "axis", node->axis, NULL);
+  if (stage->pre_map != NULL)
+    g_object_set (e, "map", stage->pre_map, NULL);
+  if (stage->pre_map_dtype != PLAN_DTYPE_UNKNOWN)
+    g_object_set (e, "map-dtype", plan_dtype_to_string
+        (stage->pre_map_dtype), NULL);
+  set_target (self, e);
+  return e;
+}
+
+static GstElement *
+make_stencil (PlanWork * self, Stage * stage, GError ** error)
+{
+  PlanNode *node = stage->node;
+  GstElement *e = make_element ("planstencil", node->name, error);
+
+  if (e == NULL)
+    return NULL;
+  g_object_set (e, "window", node->window, "expr", node->expr,
+      "boundary", node->boundary, "cval", node->cval, NULL);
+  set_target (self, e);
+  return e;
+}
+
+static gboolean
+add_to_pipeline (PlanWork * self, GstElement * element)
+{
+  return gst_bin_add (GST_BIN (self->pipeline), element);
+}
+
+/* Links @src to @sink, and writes the link down for the launch string:
+ * `a. ! c.sink_0`. */
+static gboolean
+link_pads (PlanWork * self, GstPad * src, GstPad * sink, GError ** error)
+{
+  GstPadLinkReturn ret = gst_pad_link (src, sink);
+  GstElement *up = GST_ELEMENT (GST_OBJECT_PARENT (src));
+  GstElement *down = GST_ELEMENT (GST_OBJECT_PARENT (sink));
+
+  if (ret != GST_PAD_LINK_OK) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "could not link %s to %s:%s: %s", GST_OBJECT_NAME (up),
+        GST_OBJECT_NAME (down), GST_OBJECT_NAME (sink),
+        gst_pad_link_get_name (ret));
+    return FALSE;
+  }
+  g_string_append_printf (self->links, " %s. ! %s.%s", GST_OBJECT_NAME (up),
+      GST_OBJECT_NAME (down), GST_OBJECT_NAME (sink));
+  return TRUE;
+}
+
+/* The pad the next branch of @stage's output is taken from: its element's
+ * own source pad when it has one branch, otherwise a queue after its tee,
+ * so that no branch can hold up another. */
+static GstPad *
+branch_pad (PlanWork * self, Stage * stage, GError ** error)
+{
+  GstElement *queue;
+  GstPad *teepad, *sinkpad, *srcpad;
+  gchar *name;
+  gboolean ok;
+
+  if (stage->n_branches == 1)
+    return gst_element_get_static_pad (stage->element, "src");
+
+  if (stage->tee == NULL) {
+    name = g_strdup_printf ("%s-tee", stage->node->name);
+    stage->tee = make_element ("tee", name, error);
+    g_free (name);
+    if (stage->tee == NULL || !add_to_pipeline (self, stage->tee))
+      return NULL;
+    srcpad = gst_element_get_static_pad (stage->element, "src");
+    sinkpad = gst_element_get_static_pad (stage->tee, "sink");
+    ok = link_pads (self, srcpad, sinkpad, error);
+    gst_object_unref (srcpad);
+    gst_object_unref (sinkpad);
+    if (!ok)
+      return NULL;
+  }
+
+  name = g_strdup_printf ("%s-q%u", stage->node->name,
+      stage->tee->numsrcpads);
+  queue = make_element ("queue", name, error);
+  g_free (name);
+  if (queue == NULL || !add_to_pipeline (self, queue))
+    return NULL;
+  g_object_set (queue, "max-size-buffers", BRANCH_QUEUE_BUFFERS,
+      "max-size-bytes", 0, "max-size-time", (guint64) 0, NULL);
+  teepad = gst_element_request_pad_simple (stage->tee, "src_%u");
+  sinkpad = gst_element_get_static_pad (queue, "sink");
+  ok = link_pads (self, teepad, sinkpad, error);
+  gst_object_unref (teepad);
+  gst_object_unref (sinkpad);
+  return ok ? gst_element_get_static_pad (queue, "src") : NULL;
+}
+
+static GstPad *
+input_pad (Stage * stage, guint index)
+{
+  GstPadTemplate *templ;
+  gchar *name;
+  GstPad *pad;
+
+  if (stage->kind != PLAN_NODE_MAP)
+    return gst_element_get_static_pad (stage->element, "sink");
+  templ = gst_element_get_pad_template (stage->element, "sink_%u");
+  name = g_strdup_printf ("sink_%u", index);
+  pad = gst_element_request_pad (stage->element, templ, name, NULL);
+  g_free (name);
+  return pad;
+}
+
+static gboolean
+link_to (PlanWork * self, Stage * producer, GstPad * sinkpad, GError ** error)
+{
+  GstPad *srcpad = branch_pad (self, producer, error);
+  gboolean ok;
+
+  if (srcpad == NULL)
+    return FALSE;
+  ok = link_pads (self, srcpad, sinkpad, error);
+  gst_object_unref (srcpad);
+  return ok;
+}
+
+static void count_source_rows (PlanWork * self, GstElement * element);
+
+static gboolean
+make_elements (PlanWork * self, GError ** error)
+{
+  guint i;
+
+  for (i = 0; i < self->nodes->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+
+    if (stage->node->index != i || stage->fused)
+      continue;
+    switch (stage->kind) {
+      case PLAN_NODE_SOURCE:
+        stage->element = make_array_element (PLAN_TYPE_ARRAY_SRC,
+            "planarraysrc", stage->node->name);
+        count_source_rows (self, stage->element);
+        break;
+      case PLAN_NODE_MAP:
+        stage->element = make_map (self, stage, error);
+        break;
+      case PLAN_NODE_REDUCE:
+        stage->element = make_reduce (self, stage, error);
+        break;
+      default:
+        stage->element = make_stencil (self, stage, error);
+        break;
+    }
+    if (stage->element == NULL || !add_to_pipeline (self, stage->element))
+      return FALSE;
+  }
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    gchar *name = output->node->kind == PLAN_NODE_SINK ?
+        g_strdup (output->name) : g_strdup_printf ("%s-out", output->name);
+
+    output->element = make_array_element (PLAN_TYPE_ARRAY_SINK,
+        "planarraysink", name);
+    g_free (name);
+    add_to_pipeline (self, output->element);
+  }
+  return TRUE;
+}
+
+static gboolean
+link_elements (PlanWork * self, GError ** error)
+{
+  guint i, j;
+
+  for (i = 0; i < self->nodes->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+
+    if (stage->node->index != i || stage->fused)
+      continue;
+    for (j = 0; j < stage->inputs->len; j++)
+      ((Stage *) g_ptr_array_index (stage->inputs, j))->n_branches++;
+  }
+  for (i = 0; i < self->outputs->len; i++)
+    ((Output *) g_ptr_array_index (self->outputs, i))->producer->n_branches++;
+
+  for (i = 0; i < self->nodes->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+
+    if (stage->node->index != i || stage->fused)
+      continue;
+    for (j = 0; j < stage->inputs->len; j++) {
+      GstPad *sinkpad = input_pad (stage, j);
+      gboolean ok = link_to (self, g_ptr_array_index (stage->inputs, j),
+          sinkpad, error);
+
+      gst_object_unref (sinkpad);
+      if (!ok)
+        return FALSE;
+    }
+  }
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    GstPad *sinkpad = gst_element_get_static_pad (output->element, "sink");
+    gboolean ok = link_to (self, output->producer, sinkpad, error);
+
+    gst_object_unref (sinkpad);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+PlanWork *
+_plan_work_new (PlanGraph * graph, PlanTarget target, PlanRealizeFlags flags,
+    GError ** error)
+{
+  PlanWork *self = g_object_new (PLAN_TYPE_WORK, NULL);
+  GPtrArray *nodes = _plan_graph_get_nodes (graph);
+  guint i;
+
+  self->target = target;
+  for (i = 0; i < nodes->len; i++)
+    g_ptr_array_add (self->nodes, g_object_ref (g_ptr_array_index (nodes,
+                i)));
+  if (!make_stages (self, error) || !check_axes (self, error))
+    goto failed;
+  if (!(flags & PLAN_REALIZE_NO_FUSE))
+    fuse (self);
+
+  self->pipeline = GST_PIPELINE (gst_object_ref_sink (gst_pipeline_new
+          (NULL)));
+  if (!make_elements (self, error) || !link_elements (self, error))
+    goto failed;
+  GST_DEBUG_OBJECT (self->pipeline, "realized %u nodes as %u kernels",
+      self->nodes->len, plan_work_get_n_kernels (self));
+  return self;
+
+failed:
+  g_object_unref (self);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Dispatch: bindings, dtypes and shapes
+ * --------------------------------------------------------------------- */
+
+static Output *
+find_output (PlanWork * self, const gchar * name)
+{
+  guint i;
+
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+
+    if (strcmp (output->name, name) == 0)
+      return output;
+  }
+  return NULL;
+}
+
+static gchar *
+names_list (gchar ** names)
+{
+  return names[0] ? g_strjoinv (", ", names) : g_strdup ("(none)");
+}
+
+static gboolean
+check_binding_names (PlanWork * self, PlanBindings * bindings,
+    GError ** error)
+{
+  gchar **names = plan_bindings_get_names (bindings), **p;
+  gboolean ok = TRUE;
+
+  for (p = names; *p && ok; p++) {
+    PlanNode *node = NULL;
+    guint i;
+
+    for (i = 0; i < self->nodes->len && node == NULL; i++) {
+      PlanNode *n = g_ptr_array_index (self->nodes, i);
+
+      if (n->kind == PLAN_NODE_SOURCE && strcmp (n->name, *p) == 0)
+        node = n;
+    }
+    if (node == NULL && find_output (self, *p) == NULL) {
+      gchar **in = plan_work_get_input_names (self);
+      gchar **out = plan_work_get_output_names (self);
+      gchar *in_s = names_list (in), *out_s = names_list (out);
+
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "'%s' is bound but is neither an input nor an output of this "
+          "work; its inputs are %s and its outputs %s", *p, in_s, out_s);
+      g_strfreev (in);
+      g_strfreev (out);
+      g_free (in_s);
+      g_free (out_s);
+      ok = FALSE;
+    }
+  }
+  g_strfreev (names);
+  return ok;
+}
+
+/* Reads the dtype and shape of a .npy file from its header. */
+static gboolean
+read_npy_info (const gchar * location, PlanArrayInfo * info, GError ** error)
+{
+  guint8 head[65536 + 16];
+  gsize header_size;
+  gssize n;
+  gint fd = g_open (location, O_RDONLY, 0);
+
+  if (fd < 0) {
+    gint err = errno;
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "cannot open \"%s\": %s",
+        location, g_strerror (err));
+    return FALSE;
+  }
+  n = read (fd, head, sizeof (head));
+  close (fd);
+  if (n < 0 || !plan_npy_has_magic (head, MAX (n, 0))) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "\"%s\" is not a .npy "
+        "file; bind a file of bare data with plan_bindings_set_raw_file, "
+        "giving its dtype and shape", location);
+    return FALSE;
+  }
+  if (!plan_npy_parse_header (head, n, info, &header_size, error)) {
+    g_prefix_error (error, "\"%s\": ", location);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The rows of a raw file whose shape leaves them out. */
+static gboolean
+read_raw_info (PlanBinding * binding, PlanArrayInfo * info, GError ** error)
+{
+  GStatBuf st;
+  gsize row;
+
+  if (!plan_array_info_set (info, binding->info.dtype, binding->info.ndim,
+          binding->info.shape, error))
+    return FALSE;
+  if (g_stat (binding->location, &st) != 0) {
+    gint err = errno;
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "cannot open \"%s\": %s",
+        binding->location, g_strerror (err));
+    return FALSE;
+  }
+  row = plan_array_info_get_row_size (info);
+  if (info->ndim > 0 && info->shape[0] < 0) {
+    if (st.st_size % row != 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "\"%s\" has %"
+          G_GINT64_FORMAT " bytes, not a whole number of rows of %"
+          G_GSIZE_FORMAT " bytes", binding->location, (gint64) st.st_size,
+          row);
+      return FALSE;
+    }
+    info->shape[0] = st.st_size / row;
+  }
+  return TRUE;
+}
+
+static gboolean
+source_info (PlanNode * node, PlanBinding * binding, PlanArrayInfo * info,
+    GError ** error)
+{
+  gchar *s;
+
+  switch (binding->kind) {
+    case PLAN_BINDING_ARRAY:
+      *info = *plan_array_get_info (binding->array);
+      break;
+    case PLAN_BINDING_FILE:
+      if (!read_npy_info (binding->location, info, error))
+        return FALSE;
+      break;
+    case PLAN_BINDING_RAW_FILE:
+      if (!read_raw_info (binding, info, error))
+        return FALSE;
+      break;
+    case PLAN_BINDING_READER:
+      if (!plan_array_info_set (info, binding->info.dtype, binding->info.ndim,
+              binding->info.shape, error))
+        return FALSE;
+      break;
+    default:
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "it is bound to a chunk writer, which only outputs take");
+      return FALSE;
+  }
+  if (info->ndim != node->ndim) {
+    s = plan_shape_to_string (info->ndim, info->shape);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "it takes arrays of %u "
+        "axes but is bound to one of shape %s", node->ndim, s);
+    g_free (s);
+    return FALSE;
+  }
+  if (node->dtype != PLAN_DTYPE_UNKNOWN && node->dtype != info->dtype) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE, "it takes %s but is "
+        "bound to %s data", plan_dtype_to_string (node->dtype),
+        plan_dtype_to_string (info->dtype));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gchar *
+info_shape (const PlanArrayInfo * info)
+{
+  return plan_shape_to_string (info->ndim, info->shape);
+}
+
+static gboolean
+infer_map (PlanNode * node, PlanArrayInfo * infos, PlanArrayInfo * out,
+    GError ** error)
+{
+  guint n = node->inputs->len, n_names, n_short, i;
+  PlanNode *first = g_ptr_array_index (node->inputs, 0);
+  PlanArrayInfo *a = &infos[first->index];
+  gchar **names;
+  PlanDType *dtypes;
+  PlanExpr *expr;
+
+  for (i = 1; i < n; i++) {
+    PlanNode *other = g_ptr_array_index (node->inputs, i);
+    PlanArrayInfo *b = &infos[other->index];
+
+    if (!plan_array_info_same_rows (a, b) || (a->shape[0] >= 0
+            && b->shape[0] >= 0 && a->shape[0] != b->shape[0])) {
+      gchar *sa = info_shape (a), *sb = info_shape (b);
+
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "its inputs must "
+          "have the same shape, but '%s' has shape %s and '%s' has shape %s",
+          first->name, sa, other->name, sb);
+      g_free (sa);
+      g_free (sb);
+      return FALSE;
+    }
+  }
+  names = _plan_map_input_names (n, &n_names);
+  n_short = n_names - n;
+  dtypes = g_newa (PlanDType, n_names);
+  for (i = 0; i < n_names; i++)
+    dtypes[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs,
+                i < n_short ? i : i - n_short))->index].dtype;
+  if (node->dtype != PLAN_DTYPE_UNKNOWN)
+    expr = plan_expr_compile_with_dtype (node->expr, n_names,
+        (const gchar * const *) names, dtypes, node->dtype, error);
+  else
+    expr = plan_expr_compile (node->expr, n_names,
+        (const gchar * const *) names, dtypes, error);
+  g_strfreev (names);
+  if (expr == NULL)
+    return FALSE;
+  *out = *a;
+  out->dtype = plan_expr_get_dtype (expr);
+  plan_expr_unref (expr);
+  return TRUE;
+}
+
+static gboolean
+infer_reduce (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
+    GError ** error)
+{
+  PlanReducer *reducer = node->expr ?
+      plan_reducer_new_custom (node->expr, node->identity, node->axis, in,
+      error) : plan_reducer_new (node->op, node->axis, in, error);
+
+  if (reducer == NULL)
+    return FALSE;
+  plan_reducer_get_output_info (reducer, out);
+  plan_reducer_unref (reducer);
+  if (node->axis == PLAN_REDUCE_AXIS_INNER)
+    out->shape[0] = in->shape[0];
+  return TRUE;
+}
+
+static gboolean
+infer_stencil (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
+    GError ** error)
+{
+  PlanWindow *window = plan_window_parse (node->window, error);
+  guint halo[PLAN_ARRAY_MAX_DIMS], n, i;
+  PlanDType *dtypes;
+  PlanHalo *h = NULL;
+  PlanExpr *expr = NULL;
+
+  if (window == NULL)
+    return FALSE;
+  if (plan_halo_size_for_window (window, in, halo, error))
+    h = plan_halo_new (in, halo, node->boundary, node->cval, error);
+  if (h != NULL) {
+    n = plan_window_get_n_names (window);
+    dtypes = g_newa (PlanDType, n + 1);
+    for (i = 0; i < n; i++)
+      dtypes[i] = in->dtype;
+    expr = plan_expr_compile (node->expr, n, plan_window_get_names (window),
+        dtypes, error);
+  }
+  if (expr != NULL) {
+    plan_halo_get_output_info (h, out);
+    out->dtype = plan_expr_get_dtype (expr);
+    plan_expr_unref (expr);
+  }
+  g_clear_pointer (&h, plan_halo_free);
+  plan_window_unref (window);
+  return expr != NULL;
+}
+
+/* Works out every node's dtype and shape from the sources' (in @infos),
+ * inputs first. */
+static gboolean
+infer_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
+{
+  guint i;
+
+  for (i = 0; i < self->nodes->len; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+    PlanArrayInfo *in = NULL;
+    gboolean ok = TRUE;
+
+    if (node->inputs->len > 0)
+      in = &infos[((PlanNode *) g_ptr_array_index (node->inputs, 0))->index];
+    switch (node->kind) {
+      case PLAN_NODE_SOURCE:
+        break;
+      case PLAN_NODE_MAP:
+        ok = infer_map (node, infos, &infos[i], error);
+        break;
+      case PLAN_NODE_REDUCE:
+        ok = infer_reduce (node, in, &infos[i], error);
+        break;
+      case PLAN_NODE_STENCIL:
+        ok = infer_stencil (node, in, &infos[i], error);
+        break;
+      case PLAN_NODE_SINK:
+        infos[i] = *in;
+        break;
+    }
+    if (!ok) {
+      g_prefix_error (error, "%s '%s': ", kind_nick (node->kind), node->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+check_output (Output * output, PlanBinding * binding,
+    const PlanArrayInfo * info, GError ** error)
+{
+  const PlanArrayInfo *have;
+  gchar *want_s, *have_s;
+
+  if (binding == NULL || binding->kind == PLAN_BINDING_FILE
+      || binding->kind == PLAN_BINDING_WRITER)
+    return TRUE;
+  if (binding->kind != PLAN_BINDING_ARRAY) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "output "
+        "'%s' is bound to a %s, which only sources take", output->name,
+        binding->kind == PLAN_BINDING_READER ? "chunk reader" : "raw file");
+    return FALSE;
+  }
+  have = plan_array_get_info (binding->array);
+  if (!plan_array_is_writable (binding->array)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "output "
+        "'%s' is bound to a read-only array", output->name);
+    return FALSE;
+  }
+  if (have->dtype == info->dtype && plan_array_info_same_rows (have, info)
+      && (info->ndim == 0 || info->shape[0] < 0
+          || info->shape[0] == have->shape[0]))
+    return TRUE;
+  want_s = info_shape (info);
+  have_s = info_shape (have);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "output '%s' is %s of "
+      "shape %s, but it is bound to a %s array of shape %s", output->name,
+      plan_dtype_to_string (info->dtype), want_s,
+      plan_dtype_to_string (have->dtype), have_s);
+  g_free (want_s);
+  g_free (have_s);
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------------
+ * Dispatch: the source and sink elements
+ * --------------------------------------------------------------------- */
+
+/* Puts @replacement where @element is, linked to the same peer. */
+static void
+replace_element (PlanWork * self, GstElement ** element,
+    GstElement * replacement)
+{
+  gboolean is_src = (*element)->numsrcpads > 0;
+  GstPad *pad = gst_element_get_static_pad (*element, is_src ? "src" :
+      "sink");
+  GstPad *peer = gst_pad_get_peer (pad), *new_pad;
+
+  gst_element_set_state (*element, GST_STATE_NULL);
+  if (is_src)
+    gst_pad_unlink (pad, peer);
+  else
+    gst_pad_unlink (peer, pad);
+  gst_object_unref (pad);
+  gst_bin_remove (GST_BIN (self->pipeline), *element);
+
+  *element = replacement;
+  gst_bin_add (GST_BIN (self->pipeline), replacement);
+  new_pad = gst_element_get_static_pad (replacement, is_src ? "src" : "sink");
+  if (is_src)
+    gst_pad_link (new_pad, peer);
+  else
+    gst_pad_link (peer, new_pad);
+  gst_object_unref (new_pad);
+  gst_object_unref (peer);
+}
+
+/* An element of @type in @element's place, keeping its name. */
+static gboolean
+ensure_element (PlanWork * self, GstElement ** element, const gchar * factory,
+    GError ** error)
+{
+  GstElement *replacement;
+  gchar *name;
+
+  if (strcmp (factory_name (*element), factory) == 0)
+    return TRUE;
+  name = gst_object_get_name (GST_OBJECT (*element));
+  if (strcmp (factory, "planarraysrc") == 0)
+    replacement = make_array_element (PLAN_TYPE_ARRAY_SRC, factory, name);
+  else if (strcmp (factory, "planarraysink") == 0)
+    replacement = make_array_element (PLAN_TYPE_ARRAY_SINK, factory, name);
+  else
+    replacement = make_element (factory, name, error);
+  g_free (name);
+  if (replacement == NULL)
+    return FALSE;
+  replace_element (self, element, replacement);
+  if (replacement->numsrcpads > 0)
+    count_source_rows (self, replacement);
+  return TRUE;
+}
+
+static PlanArray *
+read_chunk (guint64 first_row, gpointer user_data, GError ** error)
+{
+  PlanBinding *binding = user_data;
+
+  return binding->read (first_row, binding->user_data, error);
+}
+
+static gboolean
+write_chunk (PlanArray * chunk, guint64 first_row, gpointer user_data,
+    GError ** error)
+{
+  PlanBinding *binding = user_data;
+
+  return binding->write (chunk, first_row, binding->user_data, error);
+}
+
+static gboolean
+bind_source (PlanWork * self, Stage * stage, PlanBinding * binding,
+    GError ** error)
+{
+  gchar *shape;
+
+  if (binding->kind == PLAN_BINDING_ARRAY
+      || binding->kind == PLAN_BINDING_READER) {
+    if (!ensure_element (self, &stage->element, "planarraysrc", error))
+      return FALSE;
+    if (binding->kind == PLAN_BINDING_ARRAY)
+      plan_array_src_set_array (PLAN_ARRAY_SRC (stage->element),
+          binding->array);
+    else
+      plan_array_src_set_reader (PLAN_ARRAY_SRC (stage->element),
+          &binding->info, read_chunk, _plan_binding_ref (binding),
+          (GDestroyNotify) _plan_binding_unref);
+    return TRUE;
+  }
+  if (!ensure_element (self, &stage->element, "planfilesrc", error))
+    return FALSE;
+  if (binding->kind == PLAN_BINDING_FILE) {
+    g_object_set (stage->element, "location", binding->location, "format",
+        PLAN_FILE_FORMAT_NPY, NULL);
+    return TRUE;
+  }
+  shape = plan_shape_to_string (binding->info.ndim, binding->info.shape);
+  g_object_set (stage->element, "location", binding->location, "format",
+      PLAN_FILE_FORMAT_RAW, "dtype", binding->info.dtype, "shape", shape,
+      NULL);
+  g_free (shape);
+  return TRUE;
+}
+
+static gboolean
+bind_output (PlanWork * self, Output * output, PlanBinding * binding,
+    GError ** error)
+{
+  PlanArraySink *sink;
+
+  if (binding != NULL && binding->kind == PLAN_BINDING_FILE) {
+    if (!ensure_element (self, &output->element, "planfilesink", error))
+      return FALSE;
+    g_object_set (output->element, "location", binding->location, NULL);
+    return TRUE;
+  }
+  if (!ensure_element (self, &output->element, "planarraysink", error))
+    return FALSE;
+  sink = PLAN_ARRAY_SINK (output->element);
+  plan_array_sink_set_array (sink, NULL);
+  plan_array_sink_set_writer (sink, NULL, NULL, NULL);
+  if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY)
+    plan_array_sink_set_array (sink, binding->array);
+  else if (binding != NULL)
+    plan_array_sink_set_writer (sink, write_chunk,
+        _plan_binding_ref (binding), (GDestroyNotify) _plan_binding_unref);
+  return TRUE;
+}
+
+/* Checks @bindings against the graph and sets up the end elements; returns
+ * the rows the sources will produce (-1 when not known), or -2 on error. */
+static gint64
+prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
+{
+  PlanArrayInfo *infos = g_new0 (PlanArrayInfo, self->nodes->len);
+  gint64 total = 0;
+  guint i;
+
+  if (!check_binding_names (self, bindings, error))
+    goto failed;
+  for (i = 0; i < self->nodes->len; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+    PlanBinding *binding;
+
+    if (node->kind != PLAN_NODE_SOURCE)
+      continue;
+    binding = _plan_bindings_lookup (bindings, node->name);
+    if (binding == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "source '%s' is not bound: give it an array, a file or a reader",
+          node->name);
+      goto failed;
+    }
+    if (!source_info (node, binding, &infos[i], error)) {
+      g_prefix_error (error, "source '%s': ", node->name);
+      goto failed;
+    }
+    if (total >= 0)
+      total = infos[i].ndim == 0 ? total + 1 : infos[i].shape[0] < 0 ? -1 :
+          total + infos[i].shape[0];
+  }
+  if (!infer_infos (self, infos, error))
+    goto failed;
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+
+    if (!check_output (output, _plan_bindings_lookup (bindings,
+                output->name), &infos[output->node->index], error))
+      goto failed;
+  }
+
+  for (i = 0; i < self->nodes->len; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, node->name);
+
+    if (node->kind == PLAN_NODE_SOURCE
+        && !bind_source (self, stage_of (self, node), binding, error))
+      goto failed;
+  }
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+
+    if (!bind_output (self, output, binding, error))
+      goto failed;
+  }
+  g_free (infos);
+  return total;
+
+failed:
+  g_free (infos);
+  return -2;
+}
+
+/* ---------------------------------------------------------------------
+ * Dispatch: running
+ * --------------------------------------------------------------------- */
+
+static GstPadProbeReturn
+count_rows (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  PlanWork *self = user_data;
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 rows = 0;
+
+  if (GST_BUFFER_OFFSET_IS_VALID (buffer)
+      && GST_BUFFER_OFFSET_END_IS_VALID (buffer))
+    rows = GST_BUFFER_OFFSET_END (buffer) - GST_BUFFER_OFFSET (buffer);
+  g_mutex_lock (&self->lock);
+  if (self->running)
+    _plan_future_add_rows (self->running, rows);
+  g_mutex_unlock (&self->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Progress counts the rows the sources push. */
+static void
+count_source_rows (PlanWork * self, GstElement * element)
+{
+  GstPad *pad = gst_element_get_static_pad (element, "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_rows, self, NULL);
+  gst_object_unref (pad);
+}
+
+/* The error of an element, as the user reads it: prefixed with the node
+ * the element computes. */
+static GError *
+element_error (PlanWork * self, GstMessage * message)
+{
+  GError *err = NULL, *out;
+  gchar *debug = NULL, *name = g_strdup (GST_MESSAGE_SRC_NAME (message));
+  gchar *dash = strchr (name, '-');
+  GstObject *src = GST_MESSAGE_SRC (message);
+  const gchar *factory = GST_IS_ELEMENT (src) ?
+      factory_name (GST_ELEMENT (src)) : "object";
+
+  gst_message_parse_error (message, &err, &debug);
+  GST_DEBUG_OBJECT (self->pipeline, "error from %s: %s (%s)", name,
+      err->message, GST_STR_NULL (debug));
+  if (dash)
+    *dash = '\0';
+  out = g_error_new (err->domain, err->code, "%s '%s' (%s %s): %s",
+      "node", name, factory, GST_MESSAGE_SRC_NAME (message), err->message);
+  g_error_free (err);
+  g_free (debug);
+  g_free (name);
+  return out;
+}
+
+static void
+collect_results (PlanWork * self, PlanFuture * future)
+{
+  guint i;
+
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanArray *array;
+
+    if (!PLAN_IS_ARRAY_SINK (output->element))
+      continue;
+    array = plan_array_sink_get_array (PLAN_ARRAY_SINK (output->element));
+    if (array != NULL) {
+      _plan_future_set_result (future, output->name, array);
+      g_object_unref (array);
+    }
+  }
+}
+
+/* Runs one dispatch on a thread of the pool: PLAYING until EOS, an error
+ * or a cancel, then READY again for the next dispatch. */
+static void
+run_dispatch (gpointer data, gpointer unused)
+{
+  PlanFuture *future = data;
+  PlanWork *self = g_object_get_data (G_OBJECT (future), "plan-work");
+  GstBus *bus = gst_pipeline_get_bus (self->pipeline);
+  GstMessage *message = NULL;
+  GError *error = NULL;
+
+  if (gst_element_set_state (GST_ELEMENT (self->pipeline),
+          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  else
+    message = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_APPLICATION);
+
+  if (message == NULL)
+    error = g_error_new (PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the pipeline "
+        "could not start, and no element said why");
+  else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR)
+    error = element_error (self, message);
+  else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_APPLICATION)
+    error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+        "the plan was cancelled");
+  g_clear_pointer (&message, gst_message_unref);
+
+  gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
+  if (error == NULL)
+    collect_results (self, future);
+  GST_DEBUG_OBJECT (self->pipeline, "dispatch done: %s",
+      error ? error->message : "ok");
+
+  g_mutex_lock (&self->lock);
+  g_clear_object (&self->running);
+  g_mutex_unlock (&self->lock);
+  _plan_future_complete (future, error);
+  gst_object_unref (bus);
+  g_object_unref (future);
+  g_object_unref (self);
+}
+
+static GThreadPool *
+runner_pool (void)
+{
+  static GThreadPool *pool = NULL;
+
+  if (g_once_init_enter (&pool))
+    g_once_init_leave (&pool, g_thread_pool_new (run_dispatch, NULL, -1,
+            FALSE, NULL));
+  return pool;
+}
+
+void
+_plan_work_cancel (PlanWork * self, PlanFuture * future)
+{
+  g_mutex_lock (&self->lock);
+  if (self->running == future) {
+    GST_DEBUG_OBJECT (self->pipeline, "cancelling");
+    gst_element_post_message (GST_ELEMENT (self->pipeline),
+        gst_message_new_application (GST_OBJECT (self->pipeline),
+            gst_structure_new_empty ("plan-cancel")));
+  }
+  g_mutex_unlock (&self->lock);
+}
+
+/**
+ * plan_work_dispatch:
+ * @work: a #PlanWork
+ * @bindings: (nullable): the sources' and outputs' data; %NULL for a work
+ *   without sources
+ * @error: return location for an error
+ *
+ * Checks @bindings against the graph (every source bound; names, dtypes,
+ * numbers of axes, lengths, and output arrays of the exact dtype and
+ * shape) and starts the plan. Returns at once.
+ *
+ * Returns: (transfer full) (nullable): the future of the run, or %NULL
+ *   with @error set, before anything runs: %PLAN_ERROR_BUSY while another
+ *   dispatch of @work runs, or the binding's error naming its node.
+ *
+ * Since: 0.1
+ */
+PlanFuture *
+plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
+    GError ** error)
+{
+  PlanBindings *empty = NULL;
+  PlanFuture *future;
+  GstBus *bus;
+  gint64 total;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
+  g_return_val_if_fail (bindings == NULL || PLAN_IS_BINDINGS (bindings),
+      NULL);
+
+  g_mutex_lock (&work->dispatch_lock);
+  g_mutex_lock (&work->lock);
+  if (work->running != NULL) {
+    g_mutex_unlock (&work->lock);
+    g_mutex_unlock (&work->dispatch_lock);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_BUSY, "the work is still "
+        "running its last dispatch: wait for its future first");
+    return NULL;
+  }
+  g_mutex_unlock (&work->lock);
+
+  if (bindings == NULL)
+    bindings = empty = plan_bindings_new ();
+  total = prepare (work, bindings, error);
+  g_clear_object (&empty);
+  if (total < -1) {
+    g_mutex_unlock (&work->dispatch_lock);
+    return NULL;
+  }
+
+  /* Messages a past run left behind, a late cancel among them, are not
+   * this run's. */
+  bus = gst_pipeline_get_bus (work->pipeline);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  gst_object_unref (bus);
+
+  future = _plan_future_new (G_OBJECT (work), total);
+  g_object_set_data (G_OBJECT (future), "plan-work", work);
+  g_mutex_lock (&work->lock);
+  work->running = g_object_ref (future);
+  g_mutex_unlock (&work->lock);
+  g_object_ref (work);
+  g_thread_pool_push (runner_pool (), g_object_ref (future), NULL);
+  g_mutex_unlock (&work->dispatch_lock);
+  return future;
+}
+
+static void
+cancel_on_cancellable (GCancellable * cancellable, gpointer future)
+{
+  plan_future_cancel (future);
+}
+
+/**
+ * plan_work_dispatch_async:
+ * @work: a #PlanWork
+ * @bindings: (nullable): the sources' and outputs' data
+ * @cancellable: (nullable): cancels the run when triggered
+ * @callback: called on the thread-default main context of the caller when
+ *   the run is done
+ * @user_data: data for @callback
+ *
+ * Dispatches like plan_work_dispatch(), and calls @callback when the run
+ * is done, successfully or not; call plan_work_dispatch_finish() there.
+ *
+ * Since: 0.1
+ */
+void
+plan_work_dispatch_async (PlanWork * work, PlanBindings * bindings,
+    GCancellable * cancellable, GAsyncReadyCallback callback,
+    gpointer user_data)
+{
+  GTask *task;
+  PlanFuture *future;
+  GError *error = NULL;
+
+  g_return_if_fail (PLAN_IS_WORK (work));
+
+  task = g_task_new (work, cancellable, callback, user_data);
+  g_task_set_source_tag (task, plan_work_dispatch_async);
+  future = plan_work_dispatch (work, bindings, &error);
+  if (future == NULL) {
+    g_task_return_error (task, error);
+    g_object_unref (task);
+    return;
+  }
+  _plan_future_set_task (future, task);
+  if (cancellable != NULL)
+    g_signal_connect_object (cancellable, "cancelled",
+        G_CALLBACK (cancel_on_cancellable), future, 0);
+  /* The run may have ended before the task was set. */
+  if (plan_future_is_done (future)) {
+    GError *run_error = NULL;
+
+    _plan_future_set_task (future, NULL);
+    if (plan_future_wait (future, 0, &run_error))
+      g_task_return_pointer (task, g_object_ref (future), g_object_unref);
+    else
+      g_task_return_error (task, run_error);
+  }
+  g_object_unref (task);
+  g_object_unref (future);
+}
+
+/**
+ * plan_work_dispatch_finish:
+ * @work: a #PlanWork
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for an error
+ *
+ * Returns: (transfer full) (nullable): the finished future, whose results
+ *   can be read, or %NULL with @error set when the dispatch was refused or
+ *   the run failed or was cancelled.
+ *
+ * Since: 0.1
+ */
+PlanFuture *
+plan_work_dispatch_finish (PlanWork * work, GAsyncResult * result,
+    GError ** error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, work), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---------------------------------------------------------------------
+ * Introspection
+ * --------------------------------------------------------------------- */
+
+/**
+ * plan_work_get_pipeline:
+ * @work: a #PlanWork
+ *
+ * The pipeline, for applications that add elements of their own, dump a
+ * graph (GST_DEBUG_BIN_TO_DOT_FILE) or read its elements. Change its
+ * state only through the work: a dispatch owns it while it runs, and it
+ * is in READY between dispatches. Source and sink elements are swapped at
+ * dispatch when a binding changes kind (array or reader, file).
+ *
+ * Returns: (transfer none): the pipeline.
+ *
+ * Since: 0.1
+ */
+GstPipeline *
+plan_work_get_pipeline (PlanWork * work)
+{
+  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
+  return work->pipeline;
+}
+
+/**
+ * plan_work_get_target:
+ * @work: a #PlanWork
+ *
+ * Returns: the target the work was realized for.
+ *
+ * Since: 0.1
+ */
+PlanTarget
+plan_work_get_target (PlanWork * work)
+{
+  g_return_val_if_fail (PLAN_IS_WORK (work), PLAN_TARGET_AUTO);
+  return work->target;
+}
+
+/**
+ * plan_work_get_input_names:
+ * @work: a #PlanWork
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the sources' names,
+ *   in the order they were added.
+ *
+ * Since: 0.1
+ */
+gchar **
+plan_work_get_input_names (PlanWork * work)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  guint i;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
+
+  for (i = 0; i < work->nodes->len; i++) {
+    PlanNode *node = g_ptr_array_index (work->nodes, i);
+
+    if (node->kind == PLAN_NODE_SOURCE)
+      g_ptr_array_add (names, g_strdup (node->name));
+  }
+  g_ptr_array_add (names, NULL);
+  return (gchar **) g_ptr_array_free (names, FALSE);
+}
+
+/**
+ * plan_work_get_output_names:
+ * @work: a #PlanWork
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the outputs' names:
+ *   the sinks', or when the graph has none, those of the nodes that no
+ *   node takes; in the order they were added.
+ *
+ * Since: 0.1
+ */
+gchar **
+plan_work_get_output_names (PlanWork * work)
+{
+  gchar **names;
+  guint i;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
+
+  names = g_new0 (gchar *, work->outputs->len + 1);
+  for (i = 0; i < work->outputs->len; i++)
+    names[i] = g_strdup (((Output *) g_ptr_array_index (work->outputs,
+                i))->name);
+  return names;
+}
+
+/**
+ * plan_work_get_n_kernels:
+ * @work: a #PlanWork
+ *
+ * Returns: the number of kernel elements (maps, reductions, stencils) in
+ *   the pipeline: fewer than the graph's nodes when chains were fused.
+ *
+ * Since: 0.1
+ */
+guint
+plan_work_get_n_kernels (PlanWork * work)
+{
+  guint i, n = 0;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), 0);
+
+  for (i = 0; i < work->nodes->len; i++) {
+    Stage *stage = g_ptr_array_index (work->stages, i);
+
+    n += stage->node->index == i && !stage->fused
+        && stage->kind != PLAN_NODE_SOURCE;
+  }
+  return n;
+}
+
+/* A property value in gst-launch syntax, quoted when it must be. */
+static gchar *
+launch_value (const GValue * value)
+{
+  gchar *s = G_VALUE_HOLDS_STRING (value) ?
+      g_value_dup_string (value) : gst_value_serialize (value), *quoted;
+  GString *out;
+  const gchar *p;
+
+  if (s == NULL)
+    return NULL;
+  for (p = s; *p; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("_.+-:/", *p) == NULL)
+      break;
+  if (*p == '\0' && *s != '\0')
+    return s;
+  out = g_string_new ("\"");
+  for (p = s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_c (out, '\\');
+    g_string_append_c (out, *p);
+  }
+  g_string_append_c (out, '"');
+  quoted = g_string_free (out, FALSE);
+  g_free (s);
+  return quoted;
+}
+
+/* @element as gst-launch declares it: its factory, name and every
+ * property that differs from a new element's (which is what the parser
+ * starts from). */
+static void
+append_element (GString * out, GstElement * element)
+{
+  GObject *fresh = g_object_new (G_OBJECT_TYPE (element), NULL);
+  GParamSpec **specs;
+  guint n, i;
+
+  g_string_append_printf (out, " %s name=%s", factory_name (element),
+      GST_OBJECT_NAME (element));
+  specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (element), &n);
+  for (i = 0; i < n; i++) {
+    GValue value = G_VALUE_INIT, def = G_VALUE_INIT;
+    gchar *s;
+
+    if (!(specs[i]->flags & G_PARAM_WRITABLE)
+        || (specs[i]->flags & G_PARAM_CONSTRUCT_ONLY)
+        || strcmp (specs[i]->name, "name") == 0
+        || strcmp (specs[i]->name, "parent") == 0)
+      continue;
+    g_value_init (&value, specs[i]->value_type);
+    g_value_init (&def, specs[i]->value_type);
+    g_object_get_property (G_OBJECT (element), specs[i]->name, &value);
+    g_object_get_property (fresh, specs[i]->name, &def);
+    if (g_param_values_cmp (specs[i], &value, &def) != 0
+        && (s = launch_value (&value)) != NULL) {
+      g_string_append_printf (out, " %s=%s", specs[i]->name, s);
+      g_free (s);
+    }
+    g_value_unset (&value);
+    g_value_unset (&def);
+  }
+  g_free (specs);
+  gst_object_unref (gst_object_ref_sink (fresh));
+}
+
+/**
+ * plan_work_to_launch_string:
+ * @work: a #PlanWork
+ *
+ * The pipeline as a gst-launch-1.0 description: every element with the
+ * properties that differ from their defaults, then every link. Parsed
+ * with gst_parse_launch() it builds the same pipeline; with files bound
+ * (after a dispatch on files) it runs as it is, and computes the same
+ * results. planarraysrc and planarraysink elements are fed and read
+ * through their own API.
+ *
+ * Returns: (transfer full): the description.
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_work_to_launch_string (PlanWork * work)
+{
+  GString *out = g_string_new (NULL);
+  GstIterator *it;
+  GValue item = G_VALUE_INIT;
+  GPtrArray *elements = g_ptr_array_new ();
+  guint i;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
+
+  /* gst_bin_iterate_elements gives the elements last added first. */
+  it = gst_bin_iterate_elements (GST_BIN (work->pipeline));
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    g_ptr_array_insert (elements, 0, g_value_get_object (&item));
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  for (i = 0; i < elements->len; i++)
+    append_element (out, g_ptr_array_index (elements, i));
+  g_ptr_array_unref (elements);
+  g_string_append (out, work->links->str);
+  if (out->len > 0)
+    g_string_erase (out, 0, 1);
+  return g_string_free (out, FALSE);
+}
