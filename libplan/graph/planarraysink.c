@@ -304,8 +304,8 @@ plan_array_sink_set_array (PlanArraySink * sink, PlanArray * array)
 /**
  * plan_array_sink_set_writer:
  * @sink: a #PlanArraySink
- * @func: (scope notified) (closure user_data) (nullable): the writer, or
- *   %NULL to unbind (and collect into a new array)
+ * @func: (scope notified) (closure user_data) (destroy notify) (nullable):
+ *   the writer, or %NULL to unbind (and collect into a new array)
  * @user_data: the argument of @func and @notify
  * @notify: (nullable): called with @user_data when @func is no longer
  *   used: when it is replaced or @sink is disposed
@@ -629,8 +629,7 @@ unmap_buffer (gpointer data)
 /* A read-only array over the mapped memory of @buffer; the buffer stays
  * mapped, and alive, as long as the array. */
 static PlanArray *
-wrap_buffer (PlanArraySink * self, GstBuffer * buffer, gsize n,
-    GError ** error)
+wrap_buffer (PlanArraySink * self, GstBuffer * buffer, gsize n, GError ** error)
 {
   MappedBuffer *mapped = g_new (MappedBuffer, 1);
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
@@ -736,7 +735,8 @@ plan_array_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   first = self->n_rows;
   GST_OBJECT_UNLOCK (self);
-  if (GST_BUFFER_OFFSET_IS_VALID (buffer) && GST_BUFFER_OFFSET (buffer) != first)
+  if (GST_BUFFER_OFFSET_IS_VALID (buffer)
+      && GST_BUFFER_OFFSET (buffer) != first)
     goto out_of_order;
   if (n == 0)
     return GST_FLOW_OK;

@@ -321,8 +321,8 @@ plan_array_src_set_array (PlanArraySrc * src, PlanArray * array)
  * @info: the dtype and shape of the stream: `shape[0]` is the total number
  *   of rows, or -1 when it is not known; the inner axes are the shape of
  *   every row the reader returns
- * @func: (scope notified) (closure user_data) (nullable): the reader, or
- *   %NULL to unbind
+ * @func: (scope notified) (closure user_data) (destroy notify) (nullable):
+ *   the reader, or %NULL to unbind
  * @user_data: the argument of @func and @notify
  * @notify: (nullable): called with @user_data when @func is no longer
  *   used: when it is replaced or @src is disposed

@@ -101,7 +101,7 @@ plan_realize_flags_get_type (void)
 static const gchar *
 kind_nick (PlanNodeKind kind)
 {
-  GEnumValue *v = g_enum_get_value (g_type_class_peek (PLAN_TYPE_NODE_KIND),
+  GEnumValue *v = g_enum_get_value (g_type_class_ref (PLAN_TYPE_NODE_KIND),
       kind);
 
   return v ? v->value_nick : "node";

@@ -182,7 +182,7 @@ factory_name (GstElement * element)
 static const gchar *
 kind_nick (PlanNodeKind kind)
 {
-  GEnumValue *v = g_enum_get_value (g_type_class_peek (PLAN_TYPE_NODE_KIND),
+  GEnumValue *v = g_enum_get_value (g_type_class_ref (PLAN_TYPE_NODE_KIND),
       kind);
 
   return v ? v->value_nick : "node";

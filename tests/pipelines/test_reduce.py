@@ -239,6 +239,108 @@ def test_custom_combiner():
     assert_same(np.load(d + '/minrow.npy'), a.min(axis=-1), 'min(x, y) axis=-1')
 
 
+def fused_and_unfused(a, chains, name='m'):
+    """Runs each (map, map_dtype, reduce words, blocksize) chain of `chains`
+    twice in one gst-launch run, as planreduce map=... and as planmap
+    expr=... ! planreduce; returns the (fused, unfused) results of each."""
+    d = tmpdir()
+    path = '%s/%s.npy' % (d, name)
+    np.save(path, a)
+    words, outs = [], []
+    for k, (expr, dtype, reduce_words, blocksize) in enumerate(chains):
+        src = ['planfilesrc', 'location=' + path, 'blocksize=%d' % blocksize]
+        fused = ['planreduce', 'map=' + expr] + reduce_words
+        unfused = ['planmap', 'expr=' + expr, '!', 'planreduce'] + reduce_words
+        if dtype:
+            fused.append('map-dtype=' + dtype)
+            unfused.insert(2, 'dtype=' + dtype)
+        out = ['%s/%s_%d_%s.npy' % (d, name, k, w) for w in ('f', 'u')]
+        words += src + ['!'] + fused + ['!', 'planfilesink', 'location=' + out[0]]
+        words += src + ['!'] + unfused + ['!', 'planfilesink', 'location=' + out[1]]
+        outs.append(out)
+    launch(*words, timeout=300)
+    return [(np.load(f), np.load(u)) for f, u in outs]
+
+
+def check_map_chains(a, chains, mapped, name):
+    """planreduce map=... gives the bits of planmap ! planreduce, and what
+    numpy gives for the reduction of `mapped(a, map_dtype)`."""
+    for (fused, unfused), (expr, dtype, words, bs) in \
+            zip(fused_and_unfused(a, chains, name), chains):
+        what = 'map=%s %s%s on %s %s, blocksize %d' % (
+            expr, ' '.join(words), ' map-dtype=' + dtype if dtype else '',
+            a.dtype, a.shape, bs)
+        if fused.dtype != unfused.dtype or fused.shape != unfused.shape or \
+                fused.tobytes() != unfused.tobytes():
+            raise Failure('%s: %r is not the planmap ! planreduce result %r'
+                          % (what, fused, unfused))
+        m = mapped(a, dtype)
+        axis = next((w[5:] for w in words if w.startswith('axis=')), 'all')
+        op = next((w[3:] for w in words if w.startswith('op=')), 'sum')
+        if any(w.startswith('expr=') for w in words):
+            assert_same(fused, np.asarray(m.max()), what)
+        else:
+            check_result(fused, m, op, axis, what)
+
+
+def test_map_float32_as_planmap_and_numpy():
+    rng = np.random.default_rng(5)
+    a = random_array('float32', (200003,), rng)
+    g = random_array('float32', (3001, 7), rng)
+
+    def square_plus_1(x, dtype):
+        with np.errstate(all='ignore'):
+            return (x * x + np.float32(1)).astype(dtype or x.dtype)
+    # Chunks of 40000 bytes: many, none a multiple of a block.
+    check_map_chains(a, [('x*x + 1', None, ['op=sum'], 40000),
+                         ('x*x + 1', None, ['op=mean', 'n-threads=1'], 1 << 20),
+                         ('x*x + 1', 'float64', ['op=sum'], 40000)],
+                     square_plus_1, 'flat')
+    check_map_chains(g, [('x*x + 1', None, ['op=sum', 'axis=0'], 7 * 4 * 61),
+                         ('in0*in0 + 1', None, ['op=sum', 'axis=-1'], 7 * 4 * 1000),
+                         ('x*x + 1', None, ['op=max', 'axis=-1'], 7 * 4 * 13)],
+                     square_plus_1, 'grid')
+
+
+def test_map_int32_as_planmap_and_numpy():
+    rng = np.random.default_rng(6)
+    a = rng.integers(-100000, 100000, (5003, 5), dtype=np.int32)
+
+    def square_plus_1(x, dtype):
+        # int32 products wrap around, as numpy's do.
+        with np.errstate(all='ignore'):
+            return (x * x + np.int32(1)).astype(dtype or x.dtype)
+    check_map_chains(a, [('x*x + 1', None, ['op=sum'], 5 * 4 * 77),
+                         ('x*x + 1', None, ['op=sum', 'axis=0'], 5 * 4 * 1000),
+                         ('x*x + 1', None, ['op=sum', 'axis=-1'], 5 * 4 * 333),
+                         ('x*x + 1', 'int16', ['op=min', 'axis=-1'], 5 * 4 * 333)],
+                     square_plus_1, 'i32')
+
+
+def test_map_with_custom_combiner():
+    rng = np.random.default_rng(7)
+    a = random_array('float64', (100003,), rng)
+    check_map_chains(a, [('abs(x)', None, ['expr=max(x, y)', 'identity=0'],
+                          8 * 999)],
+                     lambda x, dtype: np.abs(x), 'abs')
+
+
+def test_invalid_map_shows_compiler_message():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
+    expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'map=x +* 2', '!', 'fakesink'],
+                   'map "x +* 2"', 'column 4', '^')
+
+
+def test_map_naming_y_fails():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
+    expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'name=r', 'map=x + y', '!', 'fakesink'],
+                   'planreduce r, map "x + y": ', "unknown name 'y'")
+
+
 def expect_failure(words, *needles):
     _, out = launch(*words, expect_ok=False)
     for n in needles:
@@ -303,7 +405,9 @@ cases += [(f.__name__, f) for f in (
     test_same_result_any_blocksize, test_custom_combiner,
     test_invalid_expr_shows_compiler_message, test_unknown_op_fails,
     test_combiner_without_identity_fails, test_empty_min_fails_as_numpy,
-    test_message_and_result)]
+    test_message_and_result, test_map_float32_as_planmap_and_numpy,
+    test_map_int32_as_planmap_and_numpy, test_map_with_custom_combiner,
+    test_invalid_map_shows_compiler_message, test_map_naming_y_fails)]
 if len(sys.argv) > 1:
     cases = [c for c in cases if any(w in c[0] for w in sys.argv[1:])]
 run_cases(cases)

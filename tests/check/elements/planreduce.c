@@ -21,7 +21,7 @@ typedef struct
 } Reduce;
 
 /* Makes a planreduce harness with string properties given as name, value
- * pairs ending with NULL, and input caps @caps. */
+ * pairs ending with NULL, and input caps @caps (set later when NULL). */
 static void
 reduce_init (Reduce * r, const gchar * caps, ...)
 {
@@ -36,7 +36,8 @@ reduce_init (Reduce * r, const gchar * caps, ...)
     gst_util_set_object_arg (G_OBJECT (r->h->element), name,
         va_arg (args, const gchar *));
   va_end (args);
-  gst_harness_set_src_caps_str (r->h, caps);
+  if (caps)
+    gst_harness_set_src_caps_str (r->h, caps);
 }
 
 static void
@@ -47,11 +48,11 @@ reduce_teardown (Reduce * r)
   gst_harness_teardown (r->h);
 }
 
-/* Pushes @n_rows rows of @row_size bytes from @data, @chunk rows a buffer,
- * stamped with row offsets. */
+/* Pushes @n_rows rows of @row_size bytes from @data into @h, @chunk rows
+ * a buffer, stamped with row offsets. */
 static void
-push_rows (Reduce * r, gconstpointer data, gsize n_rows, gsize row_size,
-    gsize chunk)
+harness_push_rows (GstHarness * h, gconstpointer data, gsize n_rows,
+    gsize row_size, gsize chunk)
 {
   gsize i;
 
@@ -62,8 +63,38 @@ push_rows (Reduce * r, gconstpointer data, gsize n_rows, gsize row_size,
 
     GST_BUFFER_OFFSET (buf) = i;
     GST_BUFFER_OFFSET_END (buf) = i + n;
-    fail_unless_equals_int (gst_harness_push (r->h, buf), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
   }
+}
+
+static void
+push_rows (Reduce * r, gconstpointer data, gsize n_rows, gsize row_size,
+    gsize chunk)
+{
+  harness_push_rows (r->h, data, n_rows, row_size, chunk);
+}
+
+/* Pulls the buffers from @h up to EOS, checks that they hold @n_bytes,
+ * and returns the bytes. */
+static GBytes *
+pull_bytes (GstHarness * h, gsize n_bytes)
+{
+  GByteArray *out = g_byte_array_new ();
+  GstBuffer *buf;
+
+  while (TRUE) {
+    GstMapInfo map;
+
+    fail_unless (gst_harness_pull_until_eos (h, &buf), "no EOS");
+    if (buf == NULL)
+      break;
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_byte_array_append (out, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (out->len, n_bytes);
+  return g_byte_array_free_to_bytes (out);
 }
 
 static void
@@ -470,27 +501,17 @@ reduce_stream (const gchar * op, const gchar * axis, gconstpointer x,
       ", %" G_GSIZE_FORMAT ">", dtype, rows, inner) :
       g_strdup_printf ("array/x-raw, dtype=%s, shape=<%" G_GSIZE_FORMAT ">",
       dtype, rows);
-  GByteArray *out = g_byte_array_new ();
+  GBytes *out;
   Reduce r;
 
   reduce_init (&r, caps, "op", op, "axis", axis, "n-threads", threads,
       "post-messages", "false", NULL);
   push_rows (&r, x, rows, inner * es, chunk);
   push_eos (&r);
-  while (out->len < out_bytes) {
-    GstBuffer *buf = gst_harness_pull (r.h);
-    GstMapInfo map;
-
-    fail_unless (buf != NULL);
-    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-    g_byte_array_append (out, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
-    gst_buffer_unref (buf);
-  }
-  fail_unless_equals_uint64 (out->len, out_bytes);
+  out = pull_bytes (r.h, out_bytes);
   reduce_teardown (&r);
   g_free (caps);
-  return g_byte_array_free_to_bytes (out);
+  return out;
 }
 
 /* Chunk sizes in rows; 0 ends the list, G_MAXSIZE means the whole stream
@@ -989,6 +1010,258 @@ GST_START_TEST (test_reduce_cuda_target_is_refused)
 
 GST_END_TEST;
 
+/* A map before the reduction ------------------------------------------------ */
+
+/* A stream for the map tests: @n_rows rows of @row_size bytes at @data,
+ * of caps @caps, pushed @chunk rows a buffer. */
+typedef struct
+{
+  const gchar *caps;
+  gconstpointer data;
+  gsize n_rows;
+  gsize row_size;
+  gsize chunk;
+} Rows;
+
+/* Sets the name, value pairs of @props (ending with NULL) on @e. */
+static void
+set_props (GstElement * e, const gchar * const *props)
+{
+  for (; props[0] != NULL; props += 2)
+    gst_util_set_object_arg (G_OBJECT (e), props[0], props[1]);
+}
+
+/* planreduce map=@map map-dtype=@map_dtype @props on @in: returns the
+ * @out_bytes bytes of results. */
+static GBytes *
+reduce_fused (const Rows * in, const gchar * map, const gchar * map_dtype,
+    const gchar * const *props, gsize out_bytes)
+{
+  GBytes *out;
+  Reduce r;
+
+  reduce_init (&r, NULL, "map", map, "map-dtype", map_dtype ? map_dtype : "",
+      "post-messages", "false", NULL);
+  set_props (r.h->element, props);
+  gst_harness_set_src_caps_str (r.h, in->caps);
+  push_rows (&r, in->data, in->n_rows, in->row_size, in->chunk);
+  push_eos (&r);
+  out = pull_bytes (r.h, out_bytes);
+  reduce_teardown (&r);
+  return out;
+}
+
+/* planmap expr=@map dtype=@map_dtype ! planreduce @props on @in, the
+ * buffers planmap pushes going on to planreduce as they come: returns the
+ * @out_bytes bytes of results. */
+static GBytes *
+reduce_unfused (const Rows * in, const gchar * map, const gchar * map_dtype,
+    const gchar * const *props, gsize out_bytes)
+{
+  GstHarness *m = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  GstBuffer *buf;
+  GBytes *out;
+  Reduce r;
+
+  gst_util_set_object_arg (G_OBJECT (m->element), "expr", map);
+  if (map_dtype)
+    gst_util_set_object_arg (G_OBJECT (m->element), "dtype", map_dtype);
+  gst_harness_set_src_caps_str (m, in->caps);
+  harness_push_rows (m, in->data, in->n_rows, in->row_size, in->chunk);
+  fail_unless (gst_harness_push_event (m, gst_event_new_eos ()));
+
+  reduce_init (&r, NULL, "post-messages", "false", NULL);
+  set_props (r.h->element, props);
+  while (TRUE) {
+    fail_unless (gst_harness_pull_until_eos (m, &buf), "no EOS from planmap");
+    if (buf == NULL)
+      break;
+    if (GST_BUFFER_OFFSET (buf) == 0) {
+      GstCaps *caps = gst_pad_get_current_caps (m->sinkpad);
+
+      gst_harness_set_src_caps (r.h, caps);
+    }
+    fail_unless_equals_int (gst_harness_push (r.h, buf), GST_FLOW_OK);
+  }
+  gst_harness_teardown (m);
+  push_eos (&r);
+  out = pull_bytes (r.h, out_bytes);
+  reduce_teardown (&r);
+  return out;
+}
+
+/* The map in planreduce gives the bits planmap then planreduce give. */
+static void
+check_fused (const Rows * in, const gchar * map, const gchar * map_dtype,
+    const gchar * const *props, gsize out_bytes)
+{
+  GBytes *fused = reduce_fused (in, map, map_dtype, props, out_bytes);
+  GBytes *unfused = reduce_unfused (in, map, map_dtype, props, out_bytes);
+  gchar *what = g_strjoinv (" ", (gchar **) props);
+
+  fail_unless (g_bytes_equal (fused, unfused), "map=\"%s\" %s on %s: not the "
+      "bits of planmap ! planreduce", map, what, in->caps);
+  g_free (what);
+  g_bytes_unref (fused);
+  g_bytes_unref (unfused);
+}
+
+/* Reductions the map tests run, as name, value pairs. */
+static const gchar *const sum_all[] = { "op", "sum", NULL };
+static const gchar *const sum_axis_0[] = { "op", "sum", "axis", "0", NULL };
+
+static const gchar *const sum_axis_m1[] = { "op", "sum", "axis", "-1",
+  "n-threads", "3", NULL
+};
+
+/* 100307 values: 1-D in chunks of several pieces of the map (not
+ * multiples of a block), or 2711 rows of 37 in chunks of 1000 rows. */
+#define MAP_ROWS 2711
+#define MAP_COLS 37
+#define MAP_N (MAP_ROWS * MAP_COLS)
+
+GST_START_TEST (test_reduce_map_float32_equals_map_then_reduce)
+{
+  static const gchar *const max_combiner[] = { "expr", "max(x, y)",
+    "identity", "-inf", NULL
+  };
+  gdouble *x = g_new (gdouble, MAP_N);
+  gfloat *y = g_new (gfloat, MAP_N);
+  Rows flat = { "array/x-raw, dtype=float32, shape=<100307>", y, MAP_N, 4,
+    40009
+  };
+  Rows grid = { "array/x-raw, dtype=float32, shape=<2711, 37>", y, MAP_ROWS,
+    MAP_COLS * 4, 1000
+  };
+  gsize i;
+
+  fill_random_f64 (x, MAP_N, 5);
+  for (i = 0; i < MAP_N; i++)
+    y[i] = (gfloat) x[i];
+  check_fused (&flat, "x*x + 1", NULL, sum_all, 4);
+  check_fused (&grid, "x*x + 1", NULL, sum_axis_0, MAP_COLS * 4);
+  check_fused (&grid, "in0*in0 + 1", NULL, sum_axis_m1, MAP_ROWS * 4);
+  check_fused (&flat, "abs(x)", NULL, max_combiner, 4);
+  g_free (x);
+  g_free (y);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_map_int32_equals_map_then_reduce)
+{
+  gint32 *x = g_new (gint32, MAP_N);
+  GRand *rand = g_rand_new_with_seed (6);
+  Rows flat = { "array/x-raw, dtype=int32, shape=<100307>", x, MAP_N, 4,
+    40009
+  };
+  Rows grid = { "array/x-raw, dtype=int32, shape=<2711, 37>", x, MAP_ROWS,
+    MAP_COLS * 4, 1000
+  };
+  gsize i;
+
+  /* x*x wraps around in int32 for most of them, in both. */
+  for (i = 0; i < MAP_N; i++)
+    x[i] = g_rand_int_range (rand, -100000, 100000);
+  g_rand_free (rand);
+  check_fused (&flat, "x*x + 1", NULL, sum_all, 8);
+  check_fused (&grid, "x*x + 1", NULL, sum_axis_0, MAP_COLS * 8);
+  check_fused (&grid, "x*x + 1", NULL, sum_axis_m1, MAP_ROWS * 8);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_map_dtype_casts_as_planmap_dtype)
+{
+  static const gchar *const max_axis_m1[] = { "op", "max", "axis", "-1",
+    NULL
+  };
+  gint32 *x = g_new (gint32, MAP_N);
+  gfloat *y = g_new (gfloat, MAP_N);
+  Rows flat = { "array/x-raw, dtype=float32, shape=<100307>", y, MAP_N, 4,
+    40009
+  };
+  Rows grid = { "array/x-raw, dtype=int32, shape=<2711, 37>", x, MAP_ROWS,
+    MAP_COLS * 4, 1000
+  };
+  gsize i;
+
+  for (i = 0; i < MAP_N; i++) {
+    x[i] = (gint32) (i * 2654435761u);
+    y[i] = (gfloat) x[i];
+  }
+  /* float32 values summed in float64: 8 bytes, where the map's own
+   * float32 would give 4. */
+  check_fused (&flat, "x * 0.1", "float64", sum_all, 8);
+  /* int32 squares cut to int16, whose max is an int16. */
+  check_fused (&grid, "x*x", "int16", max_axis_m1, MAP_ROWS * 2);
+  g_free (x);
+  g_free (y);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_invalid_map_posts_compiler_message)
+{
+  GError *err = NULL;
+  gchar *text;
+
+  fail_if (plan_expr_check ("x +* 2", &err));
+  text = start_error ("map", "x +* 2", NULL);
+  fail_unless (strstr (text, "map \"x +* 2\"") != NULL, "%s", text);
+  fail_unless (strstr (text, err->message) != NULL, "%s", text);
+  g_free (text);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_invalid_map_reads_back_as_set)
+{
+  GstElement *e = gst_element_factory_make ("planreduce", NULL);
+  gchar *map;
+
+  gst_util_set_object_arg (G_OBJECT (e), "map", "x +* 2");
+  g_object_get (e, "map", &map, NULL);
+  fail_unless_equals_string (map, "x +* 2");
+  g_free (map);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_invalid_map_dtype_fails_at_start)
+{
+  gchar *text = start_error ("map", "x", "map-dtype", "float16", NULL);
+
+  fail_unless (strstr (text, "map-dtype \"float16\"") != NULL, "%s", text);
+  fail_unless (strstr (text, "not a dtype") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_map_unknown_name_fails_at_negotiation)
+{
+  gchar *text, *want;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<3>", "map", "x + y",
+      NULL);
+  push_rows (&r, three_f32, 3, 4, 3);
+  text = expect_error (&r);
+  want = g_strdup_printf ("planreduce %s, map \"x + y\": ",
+      GST_ELEMENT_NAME (r.h->element));
+  fail_unless (g_str_has_prefix (text, want), "%s", text);
+  fail_unless (strstr (text, "unknown name 'y'") != NULL, "%s", text);
+  g_free (want);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 /* Result dtypes ------------------------------------------------------------- */
 
 GST_START_TEST (test_reduce_result_dtypes_follow_numpy)
@@ -1055,6 +1328,13 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_unknown_op_is_refused);
   tcase_add_test (tc, test_reduce_axis_1_is_refused);
   tcase_add_test (tc, test_reduce_cuda_target_is_refused);
+  tcase_add_test (tc, test_reduce_map_float32_equals_map_then_reduce);
+  tcase_add_test (tc, test_reduce_map_int32_equals_map_then_reduce);
+  tcase_add_test (tc, test_reduce_map_dtype_casts_as_planmap_dtype);
+  tcase_add_test (tc, test_reduce_invalid_map_posts_compiler_message);
+  tcase_add_test (tc, test_reduce_invalid_map_reads_back_as_set);
+  tcase_add_test (tc, test_reduce_invalid_map_dtype_fails_at_start);
+  tcase_add_test (tc, test_reduce_map_unknown_name_fails_at_negotiation);
   tcase_add_test (tc, test_reduce_result_dtypes_follow_numpy);
   return s;
 }

@@ -1,0 +1,764 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <libplan/plan.h>
+
+#include <string.h>
+
+static void
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* An int32 array of @rows x @cols whose element i is i. */
+static PlanArray *
+make_array (gint64 rows, gint64 cols)
+{
+  gint64 shape[] = { rows, cols };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_INT32, 2, shape, NULL);
+  gint32 *v = plan_array_get_writable_data (a, NULL);
+  gint64 i;
+
+  for (i = 0; i < rows * cols; i++)
+    v[i] = i;
+  return a;
+}
+
+static GstElement *
+make_src (void)
+{
+  GstElement *src = gst_element_factory_make ("planarraysrc", "in");
+
+  fail_unless (src != NULL);
+  return src;
+}
+
+/* A harness around @src, playing, with a bus of its own. */
+static GstHarness *
+src_harness (GstElement * src, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_with_element (src, NULL, "src");
+
+  if (bus) {
+    *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, *bus);
+  }
+  gst_harness_play (h);
+  return h;
+}
+
+static void
+teardown_harness (GstHarness * h, GstBus * bus)
+{
+  if (bus) {
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+  }
+  gst_harness_teardown (h);
+}
+
+/* Pulls events until EOS; fails on a buffer before it. */
+static void
+expect_eos (GstHarness * h)
+{
+  GstEvent *event;
+
+  for (;;) {
+    event = gst_harness_pull_event (h);
+    fail_unless (event != NULL);
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      break;
+    gst_event_unref (event);
+  }
+  gst_event_unref (event);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+}
+
+static GstBuffer *
+pull_rows (GstHarness * h, guint64 first, guint64 end)
+{
+  GstBuffer *buf = gst_harness_pull (h);
+
+  fail_unless (buf != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), first);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), end);
+  return buf;
+}
+
+/* Checks that @buf holds int32 elements start..start+n-1. */
+static void
+check_values (GstBuffer * buf, gint32 start, gsize n)
+{
+  GstMapInfo map;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, n * 4);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (((const gint32 *) map.data)[i], start + i);
+  gst_buffer_unmap (buf, &map);
+}
+
+static void
+expect_error (GstBus * bus, GQuark domain, gint code,
+    const gchar * const *parts)
+{
+  GstMessage *msg;
+  GError *err = NULL;
+
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, domain, code), "%s (%s %d)",
+      err->message, g_quark_to_string (err->domain), err->code);
+  for (; *parts; parts++)
+    fail_unless (strstr (err->message, *parts) != NULL, "'%s' not in '%s'",
+        *parts, err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+}
+
+/* Takes the first error message and checks its domain, code and that its
+ * text contains each of the strings that follow. */
+#define EXPECT_ERROR(bus, domain, code, ...) \
+    expect_error (bus, domain, code, (const gchar *[]) { __VA_ARGS__, NULL })
+
+GST_START_TEST (test_src_array_pushes_rows_with_offsets)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 2);
+  GstHarness *h;
+  GstBuffer *buf;
+
+  /* 3 rows of 8 bytes a buffer. */
+  g_object_set (src, "blocksize", 24, NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+
+  buf = pull_rows (h, 0, 3);
+  check_values (buf, 0, 6);
+  gst_buffer_unref (buf);
+  buf = pull_rows (h, 3, 6);
+  check_values (buf, 6, 6);
+  gst_buffer_unref (buf);
+  buf = pull_rows (h, 6, 9);
+  check_values (buf, 12, 6);
+  gst_buffer_unref (buf);
+  buf = pull_rows (h, 9, 10);
+  check_values (buf, 18, 2);
+  gst_buffer_unref (buf);
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_array_caps)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 2);
+  GstCaps *caps, *expected;
+  GstHarness *h;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (gst_harness_pull (h));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  expected = gst_caps_from_string ("array/x-raw, dtype=(string)int32, "
+      "shape=(int)<10, 2>");
+  fail_unless (gst_caps_is_equal (caps, expected), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (expected);
+  gst_caps_unref (caps);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_buffers_wrap_array_memory)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 2);
+  const guint8 *data = plan_array_get_data (a, NULL);
+  gboolean finalized = FALSE;
+  GstHarness *h;
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  g_object_set_qdata_full (G_OBJECT (a),
+      g_quark_from_static_string ("test-finalized"), &finalized, set_flag);
+  g_object_set (src, "blocksize", 32, NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  g_object_unref (a);
+  h = src_harness (src, NULL);
+
+  gst_buffer_unref (pull_rows (h, 0, 4));
+  buf = pull_rows (h, 4, 8);
+  fail_unless (GST_MEMORY_IS_READONLY (gst_buffer_peek_memory (buf, 0)));
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (map.data == data + 4 * 8);
+  gst_buffer_unmap (buf, &map);
+
+  /* The buffer keeps the array alive after the source let it go. */
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  fail_if (finalized);
+  gst_buffer_unref (buf);
+  fail_unless (finalized);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_blocksize_rounds_down_to_rows)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (5, 2);
+  GstHarness *h;
+
+  /* 20 bytes is 2.5 rows of 8 bytes. */
+  g_object_set (src, "blocksize", 20, NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 2));
+  gst_buffer_unref (pull_rows (h, 2, 4));
+  gst_buffer_unref (pull_rows (h, 4, 5));
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_blocksize_is_at_least_one_row)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (2, 4);
+  GstHarness *h;
+
+  g_object_set (src, "blocksize", 1, NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 1));
+  gst_buffer_unref (pull_rows (h, 1, 2));
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_default_blocksize_is_8_mib)
+{
+  GstElement *src = make_src ();
+  /* 3 Mi rows of 4 bytes: 12 MiB. */
+  PlanArray *a = make_array (3 << 20, 1);
+  GstHarness *h;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 2 << 20));
+  gst_buffer_unref (pull_rows (h, 2 << 20, 3 << 20));
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_0d_array_is_one_buffer)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT64, 0, NULL, NULL);
+  GstCaps *caps, *expected;
+  GstHarness *h;
+  GstBuffer *buf;
+  gdouble value;
+
+  *(gdouble *) plan_array_get_writable_data (a, NULL) = 4.5;
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  buf = pull_rows (h, 0, 1);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 8);
+  gst_buffer_extract (buf, 0, &value, 8);
+  fail_unless_equals_float (value, 4.5);
+  gst_buffer_unref (buf);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  expected = gst_caps_from_string ("array/x-raw, dtype=(string)float64, "
+      "shape=(int)<>");
+  fail_unless (gst_caps_is_equal (caps, expected), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (expected);
+  gst_caps_unref (caps);
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_empty_array_sends_only_eos)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (0, 3);
+  GstHarness *h;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+/* A reader that returns the arrays it was given, in order, then NULL. */
+typedef struct
+{
+  GPtrArray *chunks;
+  guint calls;
+  guint64 first_rows[16];
+  const gchar *fail_message;    /* fail on the call after the chunks */
+  gboolean freed;
+} Reader;
+
+static PlanArray *
+read_chunk (guint64 first_row, gpointer user_data, GError ** error)
+{
+  Reader *r = user_data;
+  guint i = r->calls++;
+
+  fail_unless (i < G_N_ELEMENTS (r->first_rows));
+  r->first_rows[i] = first_row;
+  if (i < r->chunks->len)
+    return g_object_ref (g_ptr_array_index (r->chunks, i));
+  if (r->fail_message)
+    g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_IO, r->fail_message);
+  return NULL;
+}
+
+static void
+free_reader (gpointer user_data)
+{
+  ((Reader *) user_data)->freed = TRUE;
+}
+
+static void
+reader_init (Reader * r)
+{
+  memset (r, 0, sizeof (*r));
+  r->chunks = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+static void
+reader_clear (Reader * r)
+{
+  g_ptr_array_unref (r->chunks);
+}
+
+static void
+set_reader (GstElement * src, Reader * r, PlanDType dtype, gint64 rows,
+    gint64 cols)
+{
+  PlanArrayInfo info;
+  gint64 shape[] = { rows, cols };
+
+  fail_unless (plan_array_info_set (&info, dtype, 2, shape, NULL));
+  plan_array_src_set_reader (PLAN_ARRAY_SRC (src), &info, read_chunk, r,
+      free_reader);
+}
+
+GST_START_TEST (test_src_reader_chunks_in_row_order)
+{
+  GstElement *src = make_src ();
+  GstCaps *caps, *expected;
+  GstHarness *h;
+  GstBuffer *buf;
+  GstMapInfo map;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  g_ptr_array_add (r.chunks, make_array (2, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, NULL);
+
+  buf = pull_rows (h, 0, 3);
+  check_values (buf, 0, 6);
+  /* No copy: the buffer is the reader's array. */
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (map.data == plan_array_get_data (g_ptr_array_index (r.chunks,
+              0), NULL));
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  buf = pull_rows (h, 3, 5);
+  check_values (buf, 0, 4);
+  gst_buffer_unref (buf);
+  expect_eos (h);
+  fail_unless_equals_int (r.calls, 3);
+  fail_unless_equals_uint64 (r.first_rows[0], 0);
+  fail_unless_equals_uint64 (r.first_rows[1], 3);
+  fail_unless_equals_uint64 (r.first_rows[2], 5);
+
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  expected = gst_caps_from_string ("array/x-raw, dtype=(string)int32, "
+      "shape=(int)<-1, 2>");
+  fail_unless (gst_caps_is_equal (caps, expected), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (expected);
+  gst_caps_unref (caps);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  fail_unless (r.freed);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_empty_chunk_is_skipped)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (2, 2));
+  g_ptr_array_add (r.chunks, make_array (0, 2));
+  g_ptr_array_add (r.chunks, make_array (1, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, NULL);
+
+  gst_buffer_unref (pull_rows (h, 0, 2));
+  gst_buffer_unref (pull_rows (h, 2, 3));
+  expect_eos (h);
+  fail_unless_equals_int (r.calls, 4);
+  fail_unless_equals_uint64 (r.first_rows[2], 2);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_known_total_ends_without_another_call)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  g_ptr_array_add (r.chunks, make_array (2, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, 5, 2);
+  h = src_harness (src, NULL);
+
+  gst_buffer_unref (pull_rows (h, 0, 3));
+  gst_buffer_unref (pull_rows (h, 3, 5));
+  expect_eos (h);
+  fail_unless_equals_int (r.calls, 2);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_error_is_element_error)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  r.fail_message = "the disk is on fire";
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, &bus);
+
+  gst_buffer_unref (pull_rows (h, 0, 3));
+  EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+      "the disk is on fire");
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_wrong_dtype_is_format_error)
+{
+  GstElement *src = make_src ();
+  gint64 shape[] = { 4, 2 };
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, plan_array_new (PLAN_DTYPE_FLOAT64, 2, shape,
+          NULL));
+  set_reader (src, &r, PLAN_DTYPE_FLOAT32, -1, 2);
+  h = src_harness (src, &bus);
+
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "reader of in",
+      "float64 (4, 2)", "float32 (-1, 2)");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_wrong_shape_is_format_error)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (4, 3));
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, &bus);
+
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "int32 (4, 3)", "int32 (-1, 2)");
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_beyond_declared_total_is_format_error)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, 5, 2);
+  h = src_harness (src, &bus);
+
+  gst_buffer_unref (pull_rows (h, 0, 3));
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "int32 (3, 2)", "int32 (5, 2)");
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_ending_before_declared_total_fails)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, 5, 2);
+  h = src_harness (src, &bus);
+
+  gst_buffer_unref (pull_rows (h, 0, 3));
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "after 3 of the 5 rows");
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_replaced_is_notified)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (1, 1);
+  Reader r;
+
+  reader_init (&r);
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  fail_if (r.freed);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (r.freed);
+  gst_object_unref (src);
+  g_object_unref (a);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_without_binding_fails_to_start)
+{
+  GstElement *src = make_src ();
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (src, bus);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "planarraysrc in has no array or reader bound");
+  gst_element_set_state (src, GST_STATE_NULL);
+  gst_element_set_bus (src, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_get_info)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (7, 3);
+  PlanArrayInfo info;
+  Reader r;
+
+  fail_if (plan_array_src_get_info (PLAN_ARRAY_SRC (src), &info));
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (plan_array_src_get_info (PLAN_ARRAY_SRC (src), &info));
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_INT32);
+  fail_unless_equals_int64 (info.shape[0], 7);
+  fail_unless_equals_int64 (info.shape[1], 3);
+
+  reader_init (&r);
+  set_reader (src, &r, PLAN_DTYPE_FLOAT32, -1, 4);
+  fail_unless (plan_array_src_get_info (PLAN_ARRAY_SRC (src), &info));
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int64 (info.shape[0], -1);
+  fail_unless_equals_int64 (info.shape[1], 4);
+
+  gst_object_unref (src);
+  g_object_unref (a);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_duration_in_rows_and_bytes)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 2);
+  gint64 duration;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (gst_element_query_duration (src, GST_FORMAT_DEFAULT, &duration));
+  fail_unless_equals_int64 (duration, 10);
+  fail_unless (gst_element_query_duration (src, GST_FORMAT_BYTES, &duration));
+  fail_unless_equals_int64 (duration, 80);
+  fail_if (gst_element_query_duration (src, GST_FORMAT_TIME, &duration));
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_duration_unknown_for_open_reader)
+{
+  GstElement *src = make_src ();
+  gint64 duration;
+  Reader r;
+
+  reader_init (&r);
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  fail_if (gst_element_query_duration (src, GST_FORMAT_DEFAULT, &duration));
+  set_reader (src, &r, PLAN_DTYPE_INT32, 6, 2);
+  fail_unless (gst_element_query_duration (src, GST_FORMAT_DEFAULT, &duration));
+  fail_unless_equals_int64 (duration, 6);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_is_not_seekable)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (4, 1);
+  GstHarness *h;
+  GstQuery *q;
+  gboolean seekable = TRUE;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 4));
+  q = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_seeking (q, NULL, &seekable, NULL, NULL);
+  fail_if (seekable);
+  gst_query_unref (q);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+static Suite *
+planarraysrc_suite (void)
+{
+  Suite *s = suite_create ("planarraysrc");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_src_array_pushes_rows_with_offsets);
+  tcase_add_test (tc, test_src_array_caps);
+  tcase_add_test (tc, test_src_buffers_wrap_array_memory);
+  tcase_add_test (tc, test_src_blocksize_rounds_down_to_rows);
+  tcase_add_test (tc, test_src_blocksize_is_at_least_one_row);
+  tcase_add_test (tc, test_src_default_blocksize_is_8_mib);
+  tcase_add_test (tc, test_src_0d_array_is_one_buffer);
+  tcase_add_test (tc, test_src_empty_array_sends_only_eos);
+  tcase_add_test (tc, test_src_reader_chunks_in_row_order);
+  tcase_add_test (tc, test_src_reader_empty_chunk_is_skipped);
+  tcase_add_test (tc, test_src_reader_known_total_ends_without_another_call);
+  tcase_add_test (tc, test_src_reader_error_is_element_error);
+  tcase_add_test (tc, test_src_reader_wrong_dtype_is_format_error);
+  tcase_add_test (tc, test_src_reader_wrong_shape_is_format_error);
+  tcase_add_test (tc, test_src_reader_beyond_declared_total_is_format_error);
+  tcase_add_test (tc, test_src_reader_ending_before_declared_total_fails);
+  tcase_add_test (tc, test_src_reader_replaced_is_notified);
+  tcase_add_test (tc, test_src_without_binding_fails_to_start);
+  tcase_add_test (tc, test_src_get_info);
+  tcase_add_test (tc, test_src_duration_in_rows_and_bytes);
+  tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
+  tcase_add_test (tc, test_src_is_not_seekable);
+  return s;
+}
+
+GST_CHECK_MAIN (planarraysrc);

@@ -1,0 +1,328 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <string.h>
+
+static void
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static void
+count_critical (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* Sets *@finalized when @object is finalized. */
+static void
+watch_finalize (gpointer object, gboolean * finalized)
+{
+  *finalized = FALSE;
+  g_object_set_qdata_full (G_OBJECT (object),
+      g_quark_from_static_string ("test-finalized"), finalized, set_flag);
+}
+
+GST_START_TEST (test_array_new_is_zeroed_and_aligned)
+{
+  gint64 shape[] = { 5, 3 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, NULL);
+  const guint8 *data;
+  const gint64 *s;
+  guint ndim, i;
+  gsize size;
+
+  fail_unless (a != NULL);
+  fail_unless_equals_int (plan_array_get_dtype (a), PLAN_DTYPE_FLOAT32);
+  s = plan_array_get_shape (a, &ndim);
+  fail_unless_equals_int (ndim, 2);
+  fail_unless_equals_int64 (s[0], 5);
+  fail_unless_equals_int64 (s[1], 3);
+  fail_unless_equals_int64 (plan_array_get_n_rows (a), 5);
+  fail_unless_equals_int (plan_array_get_size (a), 60);
+  fail_unless (plan_array_is_writable (a));
+  data = plan_array_get_data (a, &size);
+  fail_unless_equals_int (size, 60);
+  fail_unless_equals_int (GPOINTER_TO_SIZE (data) % 64, 0);
+  for (i = 0; i < size; i++)
+    fail_unless_equals_int (data[i], 0);
+  fail_unless (plan_array_get_writable_data (a, NULL) == data);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_new_large_is_page_aligned)
+{
+  gint64 shape[] = { 1 << 18 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_INT32, 1, shape, NULL);
+
+  fail_unless_equals_int (plan_array_get_size (a), 1 << 20);
+  fail_unless_equals_int (GPOINTER_TO_SIZE (plan_array_get_data (a,
+              NULL)) % 4096, 0);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_new_rejects_unknown_rows)
+{
+  gint64 shape[] = { -1, 3 };
+  GError *err = NULL;
+
+  fail_unless (plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "unknown number of rows") != NULL,
+      "%s", err->message);
+  fail_unless (strstr (err->message, "(-1, 3)") != NULL, "%s", err->message);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_new_rejects_empty_inner_axis)
+{
+  gint64 shape[] = { 4, 0 };
+  GError *err = NULL;
+
+  fail_unless (plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_new_0d_holds_one_value)
+{
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT64, 0, NULL, NULL);
+  guint ndim = 99;
+
+  fail_unless (a != NULL);
+  plan_array_get_shape (a, &ndim);
+  fail_unless_equals_int (ndim, 0);
+  fail_unless_equals_int64 (plan_array_get_n_rows (a), 1);
+  fail_unless_equals_int (plan_array_get_size (a), 8);
+  fail_unless_equals_float (*(const gdouble *) plan_array_get_data (a, NULL),
+      0.0);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_new_empty_has_data_pointer)
+{
+  gint64 shape[] = { 0, 3 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_INT16, 2, shape, NULL);
+  gsize size = 1;
+
+  fail_unless (plan_array_get_data (a, &size) != NULL);
+  fail_unless_equals_int (size, 0);
+  fail_unless_equals_int64 (plan_array_get_n_rows (a), 0);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_properties)
+{
+  gint64 shape[] = { 7 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_UINT8, 1, shape, NULL);
+  PlanDType dtype;
+  gint64 n_rows;
+
+  g_object_get (a, "dtype", &dtype, "n-rows", &n_rows, NULL);
+  fail_unless_equals_int (dtype, PLAN_DTYPE_UINT8);
+  fail_unless_equals_int64 (n_rows, 7);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_wrapped_uses_caller_memory)
+{
+  gint32 values[6] = { 1, 2, 3, 4, 5, 6 };
+  gint64 shape[] = { 3, 2 };
+  gboolean notified = FALSE;
+  PlanArray *a;
+
+  a = plan_array_new_wrapped (values, sizeof (values), PLAN_DTYPE_INT32, 2,
+      shape, &notified, set_flag, NULL);
+  fail_unless (a != NULL);
+  fail_unless (plan_array_get_data (a, NULL) == values);
+  fail_unless (plan_array_is_writable (a));
+  fail_unless (plan_array_get_writable_data (a, NULL) == values);
+  fail_unless_equals_int64 (plan_array_get_n_rows (a), 3);
+  fail_if (notified);
+  g_object_unref (a);
+  fail_unless (notified);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_wrapped_size_mismatch)
+{
+  gint32 values[3] = { 0 };
+  gint64 shape[] = { 3, 2 };
+  gboolean notified = FALSE;
+  GError *err = NULL;
+
+  fail_unless (plan_array_new_wrapped (values, sizeof (values),
+          PLAN_DTYPE_INT32, 2, shape, &notified, set_flag, &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  fail_unless (strstr (err->message, "12 bytes") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "24 bytes") != NULL, "%s", err->message);
+  g_error_free (err);
+  /* On failure the memory stays the caller's. */
+  fail_if (notified);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_wrapped_rejects_unknown_rows)
+{
+  gint32 values[3] = { 0 };
+  gint64 shape[] = { -1 };
+  GError *err = NULL;
+
+  fail_unless (plan_array_new_wrapped (values, sizeof (values),
+          PLAN_DTYPE_INT32, 1, shape, NULL, NULL, &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_wrapped_0d)
+{
+  gfloat value = 2.5f;
+  PlanArray *a = plan_array_new_wrapped (&value, sizeof (value),
+      PLAN_DTYPE_FLOAT32, 0, NULL, NULL, NULL, NULL);
+
+  fail_unless (a != NULL);
+  fail_unless_equals_int64 (plan_array_get_n_rows (a), 1);
+  fail_unless (plan_array_get_data (a, NULL) == &value);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_from_bytes_is_read_only)
+{
+  static const guint16 values[4] = { 1, 2, 3, 4 };
+  GBytes *bytes = g_bytes_new_static (values, sizeof (values));
+  gint64 shape[] = { 4 };
+  guint criticals = 0, id;
+  PlanArray *a;
+
+  a = plan_array_new_from_bytes (bytes, PLAN_DTYPE_UINT16, 1, shape, NULL);
+  fail_unless (a != NULL);
+  fail_unless (plan_array_get_data (a, NULL) == values);
+  fail_if (plan_array_is_writable (a));
+  /* gst-check watches GStreamer's and GLib's log domains, not ours. */
+  id = g_log_set_handler ("Plan", G_LOG_LEVEL_CRITICAL, count_critical,
+      &criticals);
+  fail_unless (plan_array_get_writable_data (a, NULL) == NULL);
+  g_log_remove_handler ("Plan", id);
+  fail_unless_equals_int (criticals, 1);
+  g_object_unref (a);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_from_bytes_holds_the_bytes)
+{
+  gboolean freed = FALSE;
+  guint8 *data = g_malloc0 (8);
+  GBytes *bytes;
+  gint64 shape[] = { 2, 2 };
+  PlanArray *a;
+
+  bytes = g_bytes_new_with_free_func (data, 8, set_flag, &freed);
+  a = plan_array_new_from_bytes (bytes, PLAN_DTYPE_INT16, 2, shape, NULL);
+  g_bytes_unref (bytes);
+  fail_if (freed);
+  fail_unless (plan_array_get_data (a, NULL) == data);
+  g_object_unref (a);
+  fail_unless (freed);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_from_bytes_size_mismatch)
+{
+  GBytes *bytes = g_bytes_new_take (g_malloc0 (10), 10);
+  gint64 shape[] = { 2 };
+  GError *err = NULL;
+
+  fail_unless (plan_array_new_from_bytes (bytes, PLAN_DTYPE_FLOAT32, 1,
+          shape, &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  fail_unless (strstr (err->message, "10 bytes") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "8 bytes") != NULL, "%s", err->message);
+  g_error_free (err);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_get_bytes_keeps_array_alive)
+{
+  gint64 shape[] = { 4 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_INT32, 1, shape, NULL);
+  gboolean finalized;
+  gconstpointer data = plan_array_get_data (a, NULL);
+  GBytes *bytes;
+  gsize size;
+
+  watch_finalize (a, &finalized);
+  bytes = plan_array_get_bytes (a);
+  /* No copy: the bytes are the array's data. */
+  fail_unless (g_bytes_get_data (bytes, &size) == data);
+  fail_unless_equals_int (size, 16);
+  g_object_unref (a);
+  fail_if (finalized);
+  g_bytes_unref (bytes);
+  fail_unless (finalized);
+}
+
+GST_END_TEST;
+
+static Suite *
+array_suite (void)
+{
+  Suite *s = suite_create ("array");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_array_new_is_zeroed_and_aligned);
+  tcase_add_test (tc, test_array_new_large_is_page_aligned);
+  tcase_add_test (tc, test_array_new_rejects_unknown_rows);
+  tcase_add_test (tc, test_array_new_rejects_empty_inner_axis);
+  tcase_add_test (tc, test_array_new_0d_holds_one_value);
+  tcase_add_test (tc, test_array_new_empty_has_data_pointer);
+  tcase_add_test (tc, test_array_properties);
+  tcase_add_test (tc, test_array_wrapped_uses_caller_memory);
+  tcase_add_test (tc, test_array_wrapped_size_mismatch);
+  tcase_add_test (tc, test_array_wrapped_rejects_unknown_rows);
+  tcase_add_test (tc, test_array_wrapped_0d);
+  tcase_add_test (tc, test_array_from_bytes_is_read_only);
+  tcase_add_test (tc, test_array_from_bytes_holds_the_bytes);
+  tcase_add_test (tc, test_array_from_bytes_size_mismatch);
+  tcase_add_test (tc, test_array_get_bytes_keeps_array_alive);
+  return s;
+}
+
+GST_CHECK_MAIN (array);

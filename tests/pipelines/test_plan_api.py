@@ -1,0 +1,356 @@
+#!/usr/bin/python3
+"""The plan API (PlanGraph -> realize -> dispatch -> future), driven through
+plangraphrun and the design's example, against numpy and scipy: every node
+kind alone and combined, in memory, on files and through chunk readers and
+writers, on the CPU and on the simulated device, fused and unfused."""
+import os
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+from scipy import ndimage
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plantest  # noqa: E402
+from plantest import Failure, assert_same, run_cases, tmpdir  # noqa: E402
+
+BUILD = os.environ.get('PLAN_BUILD_DIR', 'build')
+RUNNER = os.path.join(BUILD, 'tests', 'pipelines', 'plangraphrun')
+EXAMPLE = os.path.join(BUILD, 'tests', 'examples', 'plan-example')
+
+
+def run_graph(lines, outdir, env=None, expect_ok=True, preload=None):
+    """Runs plangraphrun on tab-separated `lines`; returns (kernels,
+    launch string, progress, stderr)."""
+    e = dict(os.environ)
+    e.update(env or {})
+    if preload:
+        e['LD_PRELOAD'] = preload
+    p = subprocess.run([RUNNER, outdir], input='\n'.join(
+        '\t'.join(str(f) for f in line) for line in lines) + '\n',
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        timeout=300, env=e)
+    if expect_ok and p.returncode != 0:
+        raise Failure('plangraphrun failed (%d): %s' % (p.returncode,
+                                                        p.stderr))
+    if not expect_ok and p.returncode == 0:
+        raise Failure('plangraphrun should have failed:\n%s' % p.stdout)
+    out = dict(line.split(' ', 1) for line in p.stdout.splitlines()
+               if ' ' in line)
+    return (int(out.get('kernels', -1)), out.get('launch', ''),
+            out.get('progress', ''), p.stderr)
+
+
+def save(d, name, a):
+    path = os.path.join(d, name + '.npy')
+    np.save(path, a)
+    return path
+
+
+TARGETS = [('cpu', {}), ('sim', {'GST_PLAN_DEVICE': 'sim'})]
+MODES = ['array', 'file', 'reader']
+
+
+def compute(nodes, inputs, outputs, mode, target, fuse=True):
+    """Runs the graph `nodes` on `inputs` (name -> array), binding inputs by
+    `mode`; returns name -> result array for `outputs` (bound to files in
+    file mode, to arrays the future makes otherwise)."""
+    d = tmpdir()
+    lines = list(nodes)
+    lines.append(('realize', 'auto' if target == 'sim' else 'cpu',
+                  'fuse' if fuse else 'nofuse'))
+    for name, a in inputs.items():
+        path = save(d, 'in-' + name, a)
+        if mode == 'reader':
+            lines.append(('reader', name, path, 7))
+        else:
+            lines.append((mode, name, path))
+    if mode == 'file':
+        for name in outputs:
+            lines.append(('file', name, os.path.join(d, name + '.npy')))
+    kernels, launch, progress, _ = run_graph(lines, d, dict(TARGETS)[target])
+    results = {name: np.load(os.path.join(d, name + '.npy'))
+               for name in outputs}
+    return results, kernels, launch, progress
+
+
+def check_everywhere(nodes, inputs, want, rtol=0.0):
+    """The graph gives `want` in every mode and on every target, and fused
+    and unfused give the same bytes."""
+    for target, _ in TARGETS:
+        for mode in MODES:
+            got, _, _, _ = compute(nodes, inputs, want, mode, target)
+            unfused, _, _, _ = compute(nodes, inputs, want, mode, target,
+                                       fuse=False)
+            for name, w in want.items():
+                what = '%s (%s, %s)' % (name, mode, target)
+                assert_same(got[name], w, what, rtol=rtol)
+                if got[name].tobytes() != unfused[name].tobytes():
+                    raise Failure('%s: fused and unfused differ' % what)
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def case_map():
+    r = rng(1)
+    a = r.standard_normal((1003, 3)).astype(np.float32)
+    b = r.standard_normal((1003, 3)).astype(np.float32)
+    nodes = [('source', 'a', 2, '-'), ('source', 'b', 2, '-'),
+             ('map', 'c', 'a,b', '-', '2*x*y + sin(x)')]
+    # float32 sin differs from numpy's in the last bits: compare the
+    # exact part bit for bit and sin within float32 rounding.
+    check_everywhere(nodes[:2] + [('map', 'c', 'a,b', '-', '2*x*y + x')],
+                     {'a': a, 'b': b}, {'c': 2 * a * b + a})
+    got, _, _, _ = compute(nodes, {'a': a, 'b': b}, ['c'], 'array', 'cpu')
+    want = 2 * a.astype(np.float64) * b + np.sin(a.astype(np.float64))
+    if not np.allclose(got['c'], want, rtol=1e-5, atol=1e-6):
+        raise Failure('2*x*y + sin(x) is not within float32 rounding')
+
+
+def case_map_cast_and_long_names():
+    r = rng(2)
+    ins = {n: r.integers(-100, 100, 500).astype(np.int32) for n in 'pqrst'}
+    nodes = [('source', n, 1, 'int32') for n in 'pqrst']
+    nodes.append(('map', 'm', 'p,q,r,s,t', 'float32',
+                  'in0 + in1 * in2 - in3 + in4'))
+    want = (ins['p'] + ins['q'] * ins['r'] - ins['s'] + ins['t'])
+    check_everywhere(nodes, ins, {'m': want.astype(np.float32)})
+
+
+def case_reductions():
+    r = rng(3)
+    a = r.standard_normal((2001, 4)).astype(np.float64)
+    nodes = [('source', 'a', 2, '-'),
+             ('reduce', 's', 'a', 'sum', 'all'),
+             ('reduce', 'mx', 'a', 'max', '0'),
+             ('reduce', 'am', 'a', 'argmin', '-1'),
+             ('reduce', 'mean', 'a', 'mean', 'all'),
+             ('combine', 'cmax', 'a', 'all', '-inf', 'max(x, y)')]
+    want = {'s': np.sum(a), 'mx': a.max(axis=0), 'am': a.argmin(axis=1),
+            'mean': np.mean(a), 'cmax': np.max(a)}
+    check_everywhere(nodes, {'a': a}, want, rtol=1e-12)
+
+
+def case_stencils():
+    r = rng(4)
+    b = r.standard_normal(777).astype(np.float32)
+    img = r.standard_normal((61, 47)).astype(np.float64)
+    nodes = [('source', 'b', 1, '-'), ('source', 'img', 2, '-'),
+             ('stencil', 'e', 'b', 'constant', 0, 'x y _', 'x + y'),
+             ('stencil', 'lap', 'img', 'nearest', 0, '_ n _; w c e; _ s _',
+              'n + s + e + w - 4*c'),
+             ('stencil', 'w', 'b', 'wrap', 0, 'l c r', 'l - r')]
+    lap = ndimage.correlate(img, np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]],
+                                          dtype=np.float64), mode='nearest')
+    e = b + np.concatenate([[0], b[:-1]])
+    w = np.roll(b, 1) - np.roll(b, -1)
+    check_everywhere(nodes, {'b': b, 'img': img},
+                     {'e': e, 'lap': lap, 'w': w}, rtol=1e-6)
+
+
+def case_fused_chain():
+    """map -> map -> sum and map -> map fuse into one element each; the
+    results are bit-identical to the unfused pipeline and to numpy's
+    elementwise values."""
+    r = rng(5)
+    a = r.standard_normal(100003).astype(np.float32)
+    b = r.standard_normal(100003).astype(np.float32)
+    nodes = [('source', 'a', 1, '-'), ('source', 'b', 1, '-'),
+             ('map', 'sq', 'a', '-', 'x*x + 1'),
+             ('reduce', 'total', 'sq', 'sum', 'all'),
+             ('map', 'u', 'b', 'float64', 'x * 0.5'),
+             ('map', 'v', 'u,a', '-', 'x - y'),
+             ('sink', 'out_v', 'v'), ('sink', 'out_total', 'total')]
+    got, kernels, _, _ = compute(nodes, {'a': a, 'b': b},
+                                 ['out_v', 'out_total'], 'array', 'cpu')
+    unfused, kernels_unfused, _, _ = compute(
+        nodes, {'a': a, 'b': b}, ['out_v', 'out_total'], 'array', 'cpu',
+        fuse=False)
+    if (kernels, kernels_unfused) != (2, 4):
+        raise Failure('kernels: %d fused and %d unfused, expected 2 and 4' %
+                      (kernels, kernels_unfused))
+    for name in got:
+        if got[name].tobytes() != unfused[name].tobytes():
+            raise Failure('%s: fused and unfused differ' % name)
+    assert_same(got['out_v'], (b * 0.5).astype(np.float64) - a, 'out_v')
+    want = np.sum((a * a + 1).astype(np.float64))
+    assert_same(got['out_total'], np.float32(want), 'out_total', rtol=1e-6)
+
+
+def case_example():
+    """The design's example, in memory, on files and through readers and a
+    writer, on the CPU and the simulated device."""
+    r = rng(6)
+    a = r.standard_normal(12345).astype(np.float32)
+    b = r.standard_normal(12345).astype(np.float32)
+    for target, env in TARGETS:
+        for mode in ('memory', 'files', 'io'):
+            d = tmpdir()
+            pa, pb = save(d, 'a', a), save(d, 'b', b)
+            p = subprocess.run([EXAMPLE, mode, 'auto' if target == 'sim' else
+                                'cpu', pa, pb, d], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=120,
+                               env=dict(os.environ, **env))
+            if p.returncode != 0:
+                raise Failure('plan-example %s %s: %s' % (mode, target,
+                                                          p.stderr))
+            what = 'example %s %s' % (mode, target)
+            f = (np.fromfile(os.path.join(d, 'f.raw'), dtype=np.float32)
+                 if mode == 'io' else np.load(os.path.join(d, 'f.npy')))
+            assert_same(f, a + b, what + ' f')
+            assert_same(np.load(os.path.join(d, 'g.npy')),
+                        np.float32(np.sum(a.astype(np.float64))),
+                        what + ' g', rtol=1e-6)
+            assert_same(np.load(os.path.join(d, 'h.npy')),
+                        b + np.concatenate([[0], b[:-1]]).astype(np.float32),
+                        what + ' h')
+
+
+def case_launch_string_round_trip():
+    """plan_work_to_launch_string() of a work dispatched on files runs with
+    gst-launch-1.0 and computes the same files."""
+    r = rng(7)
+    a = r.standard_normal((5000, 2)).astype(np.float32)
+    d = tmpdir()
+    nodes = [('source', 'a', 2, '-'), ('map', 'm', 'a', '-', 'x*x + 1'),
+             ('reduce', 's', 'm', 'sum', '0'), ('sink', 'f', 's'),
+             ('stencil', 't', 'a', 'reflect', 0, 'l c r', 'l + c + r'),
+             ('sink', 'g', 't'), ('realize', 'cpu', 'fuse'),
+             ('file', 'a', save(d, 'a', a)),
+             ('file', 'f', os.path.join(d, 'f.npy')),
+             ('file', 'g', os.path.join(d, 'g.npy'))]
+    _, launch, _, _ = run_graph(nodes, d)
+    f, g = np.load(os.path.join(d, 'f.npy')), np.load(os.path.join(d, 'g.npy'))
+    os.remove(os.path.join(d, 'f.npy'))
+    os.remove(os.path.join(d, 'g.npy'))
+    plantest.launch(*shlex.split(launch))
+    assert_same(np.load(os.path.join(d, 'f.npy')), f, 'f from the launch string')
+    assert_same(np.load(os.path.join(d, 'g.npy')), g, 'g from the launch string')
+    assert_same(f, np.sum((a * a + 1).astype(np.float64), axis=0).astype(
+        np.float32), 'f', rtol=1e-6)
+
+
+def case_writer_and_progress():
+    r = rng(8)
+    a = r.integers(0, 1000, (3001, 5)).astype(np.int16)
+    d = tmpdir()
+    raw = os.path.join(d, 'out.raw')
+    nodes = [('source', 'a', 2, 'int16'), ('map', 'm', 'a', '-', 'x * 2'),
+             ('realize', 'cpu', 'fuse'), ('array', 'a', save(d, 'a', a)),
+             ('writer', 'm', raw)]
+    _, _, progress, _ = run_graph(nodes, d)
+    assert_same(np.fromfile(raw, dtype=np.int16).reshape(-1, 5), a * 2,
+                'the writer\'s rows')
+    if progress != '3001 3001':
+        raise Failure('progress %r, expected 3001 of 3001 rows' % progress)
+
+
+def case_errors_at_dispatch():
+    d = tmpdir()
+    a = save(d, 'a', np.zeros(10, np.float32))
+    b = save(d, 'b', np.zeros(12, np.float32))
+    c = save(d, 'c', np.zeros(10, np.int32))
+    c8 = save(d, 'c8', np.zeros(10, np.int8))
+    m = [('source', 'a', 1, '-'), ('source', 'b', 1, '-'),
+         ('map', 'm', 'a,b', '-', 'x + y'), ('realize', 'cpu', 'fuse')]
+    for lines, message in [
+            (m + [('array', 'a', a), ('array', 'b', b)],
+             "map 'm': its inputs must have the same shape"),
+            (m + [('array', 'a', a)], "source 'b' is not bound"),
+            (m + [('array', 'a', a), ('array', 'b', a), ('array', 'q', a)],
+             "'q' is bound but is neither an input nor an output"),
+            (m + [('array', 'a', a), ('array', 'b', a), ('array', 'm', c)],
+             "output 'm' is float32 of shape (10,), but it is bound to a "
+             "int32 array"),
+            ([('source', 'a', 2, '-'), ('map', 'm', 'a', '-', 'x'),
+              ('realize', 'cpu', 'fuse'), ('array', 'a', a)],
+             "source 'a': it takes arrays of 2 axes"),
+            ([('source', 'a', 1, 'int32'), ('map', 'm', 'a', '-', 'x'),
+              ('realize', 'cpu', 'fuse'), ('array', 'a', a)],
+             "source 'a': it takes int32 but is bound to float32 data"),
+            ([('source', 'a', 1, '-'), ('map', 'm', 'a', '-', 'x'),
+              ('realize', 'cpu', 'fuse'),
+              ('file', 'a', os.path.join(d, 'missing.npy'))],
+             "cannot open"),
+            ([('source', 'a', 1, '-'), ('map', 'm', 'a', '-', 'x + 300'),
+              ('realize', 'cpu', 'fuse'), ('array', 'a', c8)],
+             "map 'm': column 5: the literal 300 is out of range for int8")]:
+        _, _, _, err = run_graph(lines, d, expect_ok=False)
+        if message not in err:
+            raise Failure('expected %r in the error, got %r' % (message, err))
+
+
+def case_errors_at_run():
+    """A run that fails surfaces in wait with the element's message and the
+    node's name: inputs of different lengths behind readers (known only at
+    the end), and a disk that fills up under planfilesink."""
+    d = tmpdir()
+    a = save(d, 'a', np.zeros(100, np.float32))
+    b = save(d, 'b', np.zeros(90, np.float32))
+    lines = [('source', 'a', 1, '-'), ('source', 'b', 1, '-'),
+             ('map', 'm', 'a,b', '-', 'x + y'), ('realize', 'cpu', 'fuse'),
+             ('reader', 'a', a, 7), ('reader', 'b', b, 7)]
+    _, _, _, err = run_graph(lines, d, expect_ok=False)
+    if "node 'm'" not in err or 'different lengths' not in err:
+        raise Failure('different lengths: %r' % err)
+
+    failio = os.path.join(BUILD, 'tests', 'pipelines', 'libfailio.so')
+    big = save(d, 'big', np.arange(1 << 20, dtype=np.float32))
+    out = os.path.join(d, 'out.npy')
+    lines = [('source', 'a', 1, '-'), ('map', 'm', 'a', '-', 'x + 1'),
+             ('sink', 'f', 'm'), ('realize', 'cpu', 'fuse'),
+             ('file', 'a', big), ('file', 'f', out)]
+    env = {'PLAN_FAIL_MATCH': '.part', 'PLAN_FAIL_WRITE': '28',
+           'PLAN_FAIL_FALLOCATE': '28', 'PLAN_FAIL_AFTER': str(1 << 20)}
+    _, _, _, err = run_graph(lines, d, env, expect_ok=False, preload=failio)
+    if "node 'f'" not in err or 'No space left on device' not in err:
+        raise Failure('disk full: %r' % err)
+    if os.path.exists(out) or any(n.endswith('.part') for n in os.listdir(d)):
+        raise Failure('disk full: files left: %s' % os.listdir(d))
+
+
+def case_cancel_leaves_no_file():
+    """Cancelling a 1 GiB file job in the middle leaves no output and no
+    temporary file."""
+    d = tmpdir()
+    src = os.path.join(d, 'big.npy')
+    big = np.lib.format.open_memmap(src, mode='w+', dtype=np.float32,
+                                    shape=(1 << 28,))
+    big[:] = 1.0
+    del big
+    out = os.path.join(d, 'out.npy')
+    lines = [('source', 'a', 1, '-'),
+             ('map', 'm', 'a', '-', 'sin(x) * cos(x) + exp(x * 0.01)'),
+             ('sink', 'f', 'm'), ('realize', 'cpu', 'fuse'),
+             ('file', 'a', src), ('file', 'f', out), ('cancel', 300000)]
+    _, _, progress, err = run_graph(lines, d, expect_ok=False)
+    if 'cancelled' not in err:
+        raise Failure('cancel: %r' % err)
+    done, total = (int(x) for x in progress.split())
+    if not 0 < done < total:
+        raise Failure('cancel: progress %s is not in the middle' % progress)
+    left = [n for n in os.listdir(d) if n != 'big.npy']
+    if left:
+        raise Failure('cancel left files: %s' % left)
+
+
+if __name__ == '__main__':
+    if not os.access(RUNNER, os.X_OK):
+        print('skip: %s was not built' % RUNNER)
+        sys.exit(77)
+    run_cases([
+        ('map in every mode and target', case_map),
+        ('map with a cast and five inputs', case_map_cast_and_long_names),
+        ('reductions', case_reductions),
+        ('stencils against scipy', case_stencils),
+        ('fused chains: fewer elements, same bytes', case_fused_chain),
+        ('the design\'s example', case_example),
+        ('launch string round trip', case_launch_string_round_trip),
+        ('chunk writer and progress', case_writer_and_progress),
+        ('errors at dispatch', case_errors_at_dispatch),
+        ('errors while running', case_errors_at_run),
+        ('cancel a 1 GiB job', case_cancel_leaves_no_file),
+    ])
