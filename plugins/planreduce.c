@@ -21,6 +21,13 @@
  * is bit-identical whatever the chunk sizes upstream and the number of
  * threads (see docs/planreduce.md).
  *
+ * With #PlanReduce:map set, an elementwise expression in `x` (or `in0`) is
+ * applied to every input element before it is reduced, cast to
+ * #PlanReduce:map-dtype when that is set: `planreduce map="x*x" op=sum`
+ * gives the same bits as `planmap expr="x*x" ! planreduce op=sum`, in one
+ * pass over memory and without a thread hand-off. The map is evaluated in
+ * cache-sized pieces of whole rows, each reduced while still in cache.
+ *
  * At the end of the stream (for `axis=-1`, for each chunk) the element
  * pushes the result as a buffer (a 0-d array for one value), posts an
  * element message named `plan-reduce` with the element's name, the op, the
@@ -30,6 +37,11 @@
  * |[
  * gst-launch-1.0 -m planfilesrc location=a.npy ! planreduce op=sum ! \
  *     planfilesink location=total.npy
+ * ]|
+ * The sum of squares, in float64:
+ * |[
+ * gst-launch-1.0 -m planfilesrc location=a.npy ! \
+ *     planreduce map="x*x" map-dtype=float64 op=sum ! fakesink
  * ]|
  */
 
@@ -50,6 +62,12 @@ GST_DEBUG_CATEGORY_STATIC (plan_reduce_debug);
 #define DEFAULT_IDENTITY NULL
 #define DEFAULT_AXIS PLAN_REDUCE_AXIS_ALL
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_MAP NULL
+#define DEFAULT_MAP_DTYPE NULL
+
+/* The map is evaluated into a scratch piece of about this many bytes of
+ * whole rows, which the reducer reads while it is still in cache. */
+#define MAP_PIECE_BYTES (64 << 10)
 
 enum
 {
@@ -60,6 +78,8 @@ enum
   PROP_AXIS,
   PROP_POST_MESSAGES,
   PROP_RESULT,
+  PROP_MAP,
+  PROP_MAP_DTYPE,
 };
 
 static GParamSpec *result_pspec;
@@ -74,12 +94,19 @@ struct _PlanReduce
   gchar *identity;
   PlanReduceAxis axis;
   gboolean post_messages;
+  gchar *map;
+  gchar *map_dtype;
   GError *rejected_expr;        /* why the last expr set was refused */
   GError *rejected_identity;    /* why the last identity set was refused */
+  GError *rejected_map;         /* why the map set is refused */
+  GError *rejected_map_dtype;   /* why the map-dtype set is refused */
   GstStructure *result;
 
   /* streaming thread only */
   PlanReducer *reducer;
+  PlanExpr *map_expr;           /* the map compiled for the input */
+  guint8 *map_piece;            /* map_piece_rows rows of the map's result */
+  gsize map_piece_rows;
   gboolean posted;              /* post-messages was on for the last chunk */
   GByteArray *last_values;      /* axis=-1: results of the last chunk */
   gsize last_rows;
@@ -149,6 +176,35 @@ plan_reduce_set_string (PlanReduce * self, guint prop_id, const gchar * s)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The map and its dtype are stored as given, so that reading them back
+ * gives what was written; one that cannot work is reported now and posted
+ * as the element error when the pipeline starts. */
+static void
+plan_reduce_set_map (PlanReduce * self, guint prop_id, const gchar * s)
+{
+  gboolean is_map = prop_id == PROP_MAP;
+  gchar **slot = is_map ? &self->map : &self->map_dtype;
+  GError **rejected = is_map ? &self->rejected_map : &self->rejected_map_dtype;
+  GError *err = NULL;
+
+  if (s != NULL && *s == '\0')
+    s = NULL;
+  if (s != NULL && is_map)
+    plan_expr_check (s, &err);
+  else if (s != NULL)
+    plan_dtype_parse (s, &err);
+  if (err)
+    GST_WARNING_OBJECT (self, "rejected %s \"%s\": %s",
+        is_map ? "map" : "map-dtype", s, err->message);
+
+  GST_OBJECT_LOCK (self);
+  g_free (*slot);
+  *slot = g_strdup (s);
+  g_clear_error (rejected);
+  *rejected = err;
+  GST_OBJECT_UNLOCK (self);
+}
+
 static void
 plan_reduce_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -159,6 +215,10 @@ plan_reduce_set_property (GObject * object, guint prop_id,
     case PROP_EXPR:
     case PROP_IDENTITY:
       plan_reduce_set_string (self, prop_id, g_value_get_string (value));
+      break;
+    case PROP_MAP:
+    case PROP_MAP_DTYPE:
+      plan_reduce_set_map (self, prop_id, g_value_get_string (value));
       break;
     case PROP_OP:
       GST_OBJECT_LOCK (self);
@@ -207,6 +267,12 @@ plan_reduce_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_RESULT:
       g_value_set_boxed (value, self->result);
       break;
+    case PROP_MAP:
+      g_value_set_string (value, self->map);
+      break;
+    case PROP_MAP_DTYPE:
+      g_value_set_string (value, self->map_dtype);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -214,8 +280,25 @@ plan_reduce_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Returns why the map or map-dtype set cannot work, naming the element
+ * and the property, or NULL.
+ * Must be called with OBJECT_LOCK held */
+static GError *
+plan_reduce_get_map_rejection_unlocked (PlanReduce * self)
+{
+  GError *why = self->rejected_map ? self->rejected_map :
+      self->rejected_map_dtype;
+
+  if (why == NULL)
+    return NULL;
+  return g_error_new (why->domain, why->code, "planreduce %s, %s \"%s\": %s",
+      GST_OBJECT_NAME (self), self->rejected_map ? "map" : "map-dtype",
+      self->rejected_map ? self->map : self->map_dtype, why->message);
+}
+
 /* Refuses to start with settings that cannot work whatever the input: a
- * rejected expr or identity, or a combiner without identity. */
+ * rejected expr, identity, map or map-dtype, or a combiner without
+ * identity. */
 static gboolean
 plan_reduce_start (GstAggregator * agg)
 {
@@ -229,6 +312,8 @@ plan_reduce_start (GstAggregator * agg)
     rejected = g_error_copy (self->rejected_expr);
   else if (self->rejected_identity)
     rejected = g_error_copy (self->rejected_identity);
+  else
+    rejected = plan_reduce_get_map_rejection_unlocked (self);
   expr = g_strdup (self->expr);
   no_identity = self->expr != NULL && self->identity == NULL;
   GST_OBJECT_UNLOCK (self);
@@ -245,7 +330,7 @@ plan_reduce_start (GstAggregator * agg)
 rejected:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", rejected->message),
-        ("expr or identity refused when set"));
+        ("expr, identity, map or map-dtype refused when set"));
     g_error_free (rejected);
     g_free (expr);
     return FALSE;
@@ -265,8 +350,70 @@ static void
 plan_reduce_clear_state (PlanReduce * self)
 {
   g_clear_pointer (&self->reducer, plan_reducer_unref);
+  g_clear_pointer (&self->map_expr, plan_expr_unref);
+  g_clear_pointer (&self->map_piece, g_free);
   g_clear_pointer (&self->last_values, g_byte_array_unref);
   self->last_rows = 0;
+}
+
+/* Compiles the map for @input, with the names planmap gives its first
+ * input (x and in0), and gives in @mapped what is reduced: the input's
+ * shape in the map's dtype (or map-dtype), or @input itself without a
+ * map. */
+static gboolean
+plan_reduce_setup_map (PlanReduce * self, const PlanArrayInfo * input,
+    PlanArrayInfo * mapped, GError ** error)
+{
+  static const gchar *const names[] = { "x", "in0" };
+  const PlanDType dtypes[] = { input->dtype, input->dtype };
+  gchar *map, *map_dtype;
+  GError *rejected;
+  gsize row_bytes;
+
+  GST_OBJECT_LOCK (self);
+  map = g_strdup (self->map);
+  map_dtype = g_strdup (self->map_dtype);
+  /* The map may have been set again since the start. */
+  rejected = plan_reduce_get_map_rejection_unlocked (self);
+  GST_OBJECT_UNLOCK (self);
+
+  *mapped = *input;
+  if (rejected)
+    goto rejected;
+  if (map == NULL) {
+    g_free (map_dtype);
+    return TRUE;
+  }
+  self->map_expr = plan_expr_compile_with_dtype (map, G_N_ELEMENTS (names),
+      names, dtypes, plan_dtype_from_string (map_dtype), error);
+  if (self->map_expr == NULL)
+    goto compile_failed;
+  g_free (map);
+  g_free (map_dtype);
+
+  mapped->dtype = plan_expr_get_dtype (self->map_expr);
+  row_bytes = plan_array_info_get_row_elements (mapped) *
+      plan_dtype_get_size (mapped->dtype);
+  self->map_piece_rows = MAX (1, MAP_PIECE_BYTES / MAX (row_bytes, 1));
+  self->map_piece = g_malloc (MAX (self->map_piece_rows * row_bytes, 1));
+  return TRUE;
+
+  /* ERRORS */
+rejected:
+  {
+    g_propagate_error (error, rejected);
+    g_free (map);
+    g_free (map_dtype);
+    return FALSE;
+  }
+compile_failed:
+  {
+    g_prefix_error (error, "planreduce %s, map \"%s\": ",
+        GST_OBJECT_NAME (self), map);
+    g_free (map);
+    g_free (map_dtype);
+    return FALSE;
+  }
 }
 
 static gboolean
@@ -274,6 +421,7 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
   PlanReduce *self = PLAN_REDUCE (kernel);
+  PlanArrayInfo reduced;
   PlanReduceOp op;
   PlanReduceAxis axis;
   gchar *expr, *identity;
@@ -289,11 +437,16 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   GST_OBJECT_UNLOCK (self);
 
   plan_reduce_clear_state (self);
+  if (!plan_reduce_setup_map (self, &inputs[0], &reduced, error)) {
+    g_free (expr);
+    g_free (identity);
+    return FALSE;
+  }
   if (expr != NULL)
-    self->reducer = plan_reducer_new_custom (expr, identity, axis, &inputs[0],
+    self->reducer = plan_reducer_new_custom (expr, identity, axis, &reduced,
         error);
   else
-    self->reducer = plan_reducer_new (op, axis, &inputs[0], error);
+    self->reducer = plan_reducer_new (op, axis, &reduced, error);
   g_free (expr);
   g_free (identity);
   if (self->reducer == NULL) {
@@ -363,6 +516,39 @@ plan_reduce_chunk_done (PlanReduce * self, const guint8 * values,
   self->last_first_row = first_row;
 }
 
+/* Reduces the @n_rows rows at @data, or their map: that is evaluated
+ * into the scratch piece a piece of whole rows at a time, and each piece
+ * is reduced while it is still in cache (reducers do not depend on how
+ * the rows are cut). With axis=-1, @out gets one result per row. */
+static void
+plan_reduce_push (PlanReduce * self, const guint8 * data, gsize n_rows,
+    guint8 * out)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  guint n_threads = plan_kernel_element_get_n_threads (kernel);
+  const PlanArrayInfo *in = plan_kernel_element_get_input_info (kernel, 0);
+  gsize row_elements = plan_array_info_get_row_elements (in);
+  gsize in_row = row_elements * plan_dtype_get_size (in->dtype);
+  gsize out_size = plan_dtype_get_size
+      (plan_kernel_element_get_output_info (kernel)->dtype);
+  gconstpointer inputs[2];
+  gsize i, n;
+
+  plan_reducer_set_n_threads (self->reducer, n_threads);
+  if (self->map_expr == NULL) {
+    plan_reducer_push (self->reducer, data, n_rows, out, NULL);
+    return;
+  }
+  for (i = 0; i < n_rows; i += n) {
+    n = MIN (self->map_piece_rows, n_rows - i);
+    inputs[0] = inputs[1] = data + i * in_row;
+    plan_expr_eval_parallel (self->map_expr, inputs, self->map_piece,
+        n * row_elements, n_threads);
+    plan_reducer_push (self->reducer, self->map_piece, n,
+        out ? out + i * out_size : NULL, NULL);
+  }
+}
+
 static GstFlowReturn
 plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
 {
@@ -371,11 +557,8 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   GstMapInfo map;
   GstFlowReturn ret;
 
-  plan_reducer_set_n_threads (self->reducer,
-      plan_kernel_element_get_n_threads (kernel));
   if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER) {
-    plan_reducer_push (self->reducer, chunk->data[0], chunk->n_rows, NULL,
-        NULL);
+    plan_reduce_push (self, chunk->data[0], chunk->n_rows, NULL);
     return GST_FLOW_OK;
   }
 
@@ -384,8 +567,7 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     return ret;
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
-  plan_reducer_push (self->reducer, chunk->data[0], chunk->n_rows, map.data,
-      NULL);
+  plan_reduce_push (self, chunk->data[0], chunk->n_rows, map.data);
   plan_reduce_chunk_done (self, map.data, chunk->n_rows, chunk->first_row);
   gst_buffer_unmap (out, &map);
   return plan_kernel_element_push_output (kernel, out);
@@ -478,8 +660,12 @@ plan_reduce_finalize (GObject * object)
   plan_reduce_clear_state (self);
   g_free (self->expr);
   g_free (self->identity);
+  g_free (self->map);
+  g_free (self->map_dtype);
   g_clear_error (&self->rejected_expr);
   g_clear_error (&self->rejected_identity);
+  g_clear_error (&self->rejected_map);
+  g_clear_error (&self->rejected_map_dtype);
   if (self->result)
     gst_structure_free (self->result);
 
@@ -545,13 +731,29 @@ plan_reduce_class_init (PlanReduceClass * klass)
       "the first", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_property (gobject_class, PROP_RESULT, result_pspec);
+  g_object_class_install_property (gobject_class, PROP_MAP,
+      g_param_spec_string ("map", "Map",
+          "Elementwise expression in x (or in0) applied to every input "
+          "element before reducing, as planmap's expr on one input, such as "
+          "\"x*x + 1\"; checked for syntax when set (empty: reduce the "
+          "input itself). See docs/expressions.md", DEFAULT_MAP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MAP_DTYPE,
+      g_param_spec_string ("map-dtype", "Map dtype",
+          "Cast the map's result to this numpy dtype (bool, int8 ... uint64, "
+          "float32, float64) before reducing, as planmap's dtype; empty or "
+          "unset keeps the map's own dtype", DEFAULT_MAP_DTYPE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   plan_kernel_element_class_add_pad_templates (kernel_class, FALSE);
   gst_element_class_set_static_metadata (element_class, "Array reduction",
       "Filter/Analyzer/Array",
-      "Reduces an array stream to one value, one per column or one per "
-      "row: sum, prod, min, max, mean, argmin, argmax, any, all or a "
-      "custom combiner", "gst-plan authors <dev@gst-plan.invalid>");
+      "Reduces an array stream, or an elementwise map of it, to one value, "
+      "one per column or one per row: sum, prod, min, max, mean, argmin, "
+      "argmax, any, all or a custom combiner",
+      "gst-plan authors <dev@gst-plan.invalid>");
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_OP, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_AXIS, 0);
@@ -565,4 +767,6 @@ plan_reduce_init (PlanReduce * self)
   self->identity = DEFAULT_IDENTITY;
   self->axis = DEFAULT_AXIS;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->map = DEFAULT_MAP;
+  self->map_dtype = DEFAULT_MAP_DTYPE;
 }

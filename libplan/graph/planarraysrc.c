@@ -40,6 +40,11 @@
  * bytes (%GST_FORMAT_BYTES) when the length is known. The source is not
  * seekable.
  *
+ * With an array, planarraysrc also answers the #PLAN_QUERY_READ_ROWS
+ * query, as planfilesrc does, with a buffer over the rows asked for (no
+ * copy), so that planstencil can wrap around the streaming axis. A range
+ * outside the array, and any range with a reader, is refused.
+ *
  * The array or reader is set in the NULL or READY state and used from the
  * next READY to PAUSED state change on; a new one replaces the old one
  * (and the old reader's destroy notify is called). One binding serves any
@@ -84,6 +89,7 @@
 #include "planarraysrc.h"
 
 #include <libplan/planerror.h>
+#include <libplan/planfilereader.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_array_src_debug);
 #define GST_CAT_DEFAULT plan_array_src_debug
@@ -486,6 +492,25 @@ plan_array_src_is_seekable (GstBaseSrc * src)
   return FALSE;
 }
 
+/* A buffer over rows [@first, @first + @n_rows) of @array, without a copy:
+ * read-only memory holding a reference to @array. */
+static GstBuffer *
+wrap_rows (PlanArray * array, guint64 first, gsize n_rows)
+{
+  gsize row_size = plan_array_info_get_row_size (plan_array_get_info (array));
+  const guint8 *data = plan_array_get_data (array, NULL);
+  gsize size = n_rows * row_size;
+  GstBuffer *buffer;
+
+  /* The memory is flagged read-only, so nothing writes through the cast. */
+  buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+      (gpointer) (data + first * row_size), size, 0, size,
+      g_object_ref (array), g_object_unref);
+  GST_BUFFER_OFFSET (buffer) = first;
+  GST_BUFFER_OFFSET_END (buffer) = first + n_rows;
+  return buffer;
+}
+
 static gboolean
 answer_duration (PlanArraySrc * self, GstQuery * query)
 {
@@ -510,6 +535,50 @@ answer_duration (PlanArraySrc * self, GstQuery * query)
   return TRUE;
 }
 
+/* Rows out of order, for planstencil's wrap mode: only an array has them
+ * all at hand; a reader's rows come once, in order. */
+static gboolean
+answer_read_rows (PlanArraySrc * self, GstQuery * query)
+{
+  PlanArray *array = NULL;
+  guint64 offset, n_rows, total;
+  GstBuffer *buffer;
+
+  if (!plan_query_parse_read_rows (query, &offset, &n_rows))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  if (self->array)
+    array = g_object_ref (self->array);
+  GST_OBJECT_UNLOCK (self);
+  if (array == NULL)
+    goto no_array;
+
+  total = plan_array_get_n_rows (array);
+  if (n_rows == 0 || offset > total || n_rows > total - offset)
+    goto out_of_range;
+  buffer = wrap_rows (array, offset, n_rows);
+  plan_query_set_read_rows_buffer (query, buffer);
+  gst_buffer_unref (buffer);
+  g_object_unref (array);
+  return TRUE;
+
+  /* ERRORS */
+no_array:
+  {
+    GST_DEBUG_OBJECT (self, "not answering %s: no array bound",
+        PLAN_QUERY_READ_ROWS);
+    return FALSE;
+  }
+out_of_range:
+  {
+    GST_WARNING_OBJECT (self, "not answering %s for rows %" G_GUINT64_FORMAT
+        "-%" G_GUINT64_FORMAT ": the array has %" G_GUINT64_FORMAT " rows",
+        PLAN_QUERY_READ_ROWS, offset, offset + n_rows, total);
+    g_object_unref (array);
+    return FALSE;
+  }
+}
+
 static gboolean
 plan_array_src_query (GstBaseSrc * src, GstQuery * query)
 {
@@ -517,26 +586,10 @@ plan_array_src_query (GstBaseSrc * src, GstQuery * query)
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
     return answer_duration (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CUSTOM
+      && plan_query_parse_read_rows (query, NULL, NULL))
+    return answer_read_rows (self, query);
   return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
-}
-
-/* A buffer over rows [@first, @first + @n_rows) of @array, without a copy:
- * read-only memory holding a reference to @array. */
-static GstBuffer *
-wrap_rows (PlanArray * array, guint64 first, gsize n_rows)
-{
-  gsize row_size = plan_array_info_get_row_size (plan_array_get_info (array));
-  const guint8 *data = plan_array_get_data (array, NULL);
-  gsize size = n_rows * row_size;
-  GstBuffer *buffer;
-
-  /* The memory is flagged read-only, so nothing writes through the cast. */
-  buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
-      (gpointer) (data + first * row_size), size, 0, size,
-      g_object_ref (array), g_object_unref);
-  GST_BUFFER_OFFSET (buffer) = first;
-  GST_BUFFER_OFFSET_END (buffer) = first + n_rows;
-  return buffer;
 }
 
 static GstFlowReturn

@@ -75,11 +75,11 @@ def compute(nodes, inputs, outputs, mode, target, fuse=True):
     return results, kernels, launch, progress
 
 
-def check_everywhere(nodes, inputs, want, rtol=0.0):
+def check_everywhere(nodes, inputs, want, rtol=0.0, modes=MODES):
     """The graph gives `want` in every mode and on every target, and fused
     and unfused give the same bytes."""
     for target, _ in TARGETS:
-        for mode in MODES:
+        for mode in modes:
             got, _, _, _ = compute(nodes, inputs, want, mode, target)
             unfused, _, _, _ = compute(nodes, inputs, want, mode, target,
                                        fuse=False)
@@ -142,13 +142,25 @@ def case_stencils():
              ('stencil', 'e', 'b', 'constant', 0, 'x y _', 'x + y'),
              ('stencil', 'lap', 'img', 'nearest', 0, '_ n _; w c e; _ s _',
               'n + s + e + w - 4*c'),
-             ('stencil', 'w', 'b', 'wrap', 0, 'l c r', 'l - r')]
+             ('stencil', 'r', 'b', 'reflect', 0, 'l c r', 'l - r')]
     lap = ndimage.correlate(img, np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]],
                                           dtype=np.float64), mode='nearest')
-    e = b + np.concatenate([[0], b[:-1]])
-    w = np.roll(b, 1) - np.roll(b, -1)
+    e = b + np.concatenate([[0], b[:-1]]).astype(np.float32)
+    r = ndimage.correlate1d(b, [1, 0, -1], mode='reflect')
     check_everywhere(nodes, {'b': b, 'img': img},
-                     {'e': e, 'lap': lap, 'w': w}, rtol=1e-6)
+                     {'e': e, 'lap': lap, 'r': r}, rtol=1e-6)
+    # wrap needs the far end of the stream first: arrays and files give
+    # it, a reader of unknown length cannot, and says so.
+    wrap = [('source', 'b', 1, '-'),
+            ('stencil', 'w', 'b', 'wrap', 0, 'l c r', 'l - r')]
+    check_everywhere(wrap, {'b': b}, {'w': np.roll(b, 1) - np.roll(b, -1)},
+                     modes=['array', 'file'])
+    d = tmpdir()
+    _, _, _, err = run_graph(wrap + [('realize', 'cpu', 'fuse'),
+                                     ('reader', 'b', save(d, 'b', b), 7)],
+                             d, expect_ok=False)
+    if "node 'w'" not in err or 'wrap' not in err:
+        raise Failure('wrap on a reader: %r' % err)
 
 
 def case_fused_chain():

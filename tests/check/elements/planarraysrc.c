@@ -729,6 +729,66 @@ GST_START_TEST (test_src_is_not_seekable)
 
 GST_END_TEST;
 
+GST_START_TEST (test_src_answers_read_rows_from_array)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 2);
+  const guint8 *data = plan_array_get_data (a, NULL);
+  GstQuery *q = plan_query_new_read_rows (7, 3);
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (gst_element_query (src, q));
+  buf = plan_query_get_read_rows_buffer (q);
+  fail_unless (buf != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 7);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 10);
+  check_values (buf, 14, 6);
+  /* No copy: the rows are the array's. */
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (map.data == data + 7 * 8);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  gst_query_unref (q);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_refuses_read_rows_outside_array)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 2);
+  GstQuery *q = plan_query_new_read_rows (8, 3);
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_if (gst_element_query (src, q));
+  gst_query_unref (q);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_refuses_read_rows_from_reader)
+{
+  GstElement *src = make_src ();
+  GstQuery *q = plan_query_new_read_rows (0, 1);
+  Reader r;
+
+  reader_init (&r);
+  set_reader (src, &r, PLAN_DTYPE_INT32, 5, 2);
+  fail_if (gst_element_query (src, q));
+  fail_unless_equals_int (r.calls, 0);
+  gst_query_unref (q);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
 static Suite *
 planarraysrc_suite (void)
 {
@@ -758,6 +818,9 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_in_rows_and_bytes);
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_is_not_seekable);
+  tcase_add_test (tc, test_src_answers_read_rows_from_array);
+  tcase_add_test (tc, test_src_refuses_read_rows_outside_array);
+  tcase_add_test (tc, test_src_refuses_read_rows_from_reader);
   return s;
 }
 

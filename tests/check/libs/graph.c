@@ -1,0 +1,635 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The plan API: graph checks, realize, dispatch, futures. */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <string.h>
+
+#define N 1000
+
+static PlanArray *
+ramp (PlanDType dtype, gint64 n, gdouble scale)
+{
+  PlanArray *array = plan_array_new (dtype, 1, &n, NULL);
+  gfloat *f = plan_array_get_writable_data (array, NULL);
+  gint64 i;
+
+  fail_unless (dtype == PLAN_DTYPE_FLOAT32);
+  for (i = 0; i < n; i++)
+    f[i] = (gfloat) (i * scale);
+  return array;
+}
+
+static void
+assert_error_contains (GError * error, const gchar * text)
+{
+  fail_unless (error != NULL, "expected an error containing '%s'", text);
+  fail_unless (strstr (error->message, text) != NULL,
+      "expected '%s' in '%s'", text, error->message);
+}
+
+/* The design's example plan: c = a + b, d = sum of a, e = stencil of b,
+ * with sinks f, g, h. */
+static PlanGraph *
+example_graph (void)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *b = plan_graph_add_source (g, "b", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *ab[] = { a, b };
+  PlanNode *c = plan_graph_add_map (g, "c", "x + y", 2, ab,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *d = plan_graph_add_reduce_custom (g, "d", "x + y", "0",
+      PLAN_REDUCE_AXIS_ALL, a, NULL);
+  PlanNode *e = plan_graph_add_stencil (g, "e", "x y _", "x + y",
+      PLAN_BOUNDARY_CONSTANT, 0.0, b, NULL);
+
+  fail_unless (c && d && e);
+  fail_unless (plan_graph_add_sink (g, "f", c, NULL) != NULL);
+  fail_unless (plan_graph_add_sink (g, "g", d, NULL) != NULL);
+  fail_unless (plan_graph_add_sink (g, "h", e, NULL) != NULL);
+  return g;
+}
+
+static PlanBindings *
+example_bindings (PlanArray * a, PlanArray * b)
+{
+  PlanBindings *bindings = plan_bindings_new ();
+
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_array (bindings, "b", b);
+  return bindings;
+}
+
+static void
+check_example_results (PlanFuture * future, PlanArray * a, PlanArray * b)
+{
+  const gfloat *fa = plan_array_get_data (a, NULL);
+  const gfloat *fb = plan_array_get_data (b, NULL);
+  PlanArray *f = plan_future_get_result (future, "f");
+  PlanArray *g = plan_future_get_result (future, "g");
+  PlanArray *h = plan_future_get_result (future, "h");
+  const gfloat *ff, *fh;
+  gdouble sum = 0;
+  guint ndim;
+  gint64 i;
+
+  fail_unless (f && g && h);
+  fail_unless_equals_int64 (plan_array_get_n_rows (f), N);
+  plan_array_get_shape (g, &ndim);
+  fail_unless_equals_int (ndim, 0);
+  ff = plan_array_get_data (f, NULL);
+  fh = plan_array_get_data (h, NULL);
+  for (i = 0; i < N; i++) {
+    fail_unless_equals_float (ff[i], fa[i] + fb[i]);
+    fail_unless_equals_float (fh[i], (i > 0 ? fb[i - 1] : 0) + fb[i]);
+    sum += fa[i];
+  }
+  fail_unless_equals_float (*(const gfloat *) plan_array_get_data (g, NULL),
+      (gfloat) sum);
+}
+
+GST_START_TEST (test_graph_map_syntax_error_names_node)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  GError *error = NULL;
+
+  fail_unless (plan_graph_add_map (g, "c", "x + * 2", 1, &a,
+          PLAN_DTYPE_UNKNOWN, &error) == NULL);
+  assert_error_contains (error, "map 'c': ");
+  assert_error_contains (error, "column 5");
+  fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_SYNTAX));
+  fail_unless (plan_graph_get_node (g, "c") == NULL);
+  g_error_free (error);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_graph_map_unknown_name)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  GError *error = NULL;
+
+  fail_unless (plan_graph_add_map (g, NULL, "x + y", 1, &a,
+          PLAN_DTYPE_UNKNOWN, &error) == NULL);
+  assert_error_contains (error, "map 'map1': ");
+  assert_error_contains (error, "unknown name 'y'");
+  g_error_free (error);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_graph_names_checked)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanGraph *other = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *z = plan_graph_add_source (other, "z", 1, PLAN_DTYPE_UNKNOWN,
+      NULL);
+  PlanNode *s = plan_graph_add_sink (g, "s", a, NULL);
+  GError *error = NULL;
+
+  fail_unless (plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN,
+          &error) == NULL);
+  assert_error_contains (error, "already has a node called 'a'");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_source (g, "2x", 1, PLAN_DTYPE_UNKNOWN,
+          &error) == NULL);
+  assert_error_contains (error, "must be an identifier");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_map (g, "m", "x", 1, &z, PLAN_DTYPE_UNKNOWN,
+          &error) == NULL);
+  assert_error_contains (error, "belongs to another graph");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_map (g, "m", "x", 1, &s, PLAN_DTYPE_UNKNOWN,
+          &error) == NULL);
+  assert_error_contains (error, "is a sink");
+  g_clear_error (&error);
+  fail_unless_equals_int (plan_graph_get_n_nodes (g), 2);
+  g_object_unref (g);
+  g_object_unref (other);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_graph_stencil_and_reduce_checked)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  GError *error = NULL;
+
+  fail_unless (plan_graph_add_stencil (g, "s", "x y; z", "x", 0, 0, a,
+          &error) == NULL);
+  assert_error_contains (error, "stencil 's': ");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil (g, "s", "x y _", "x + q", 0, 0, a,
+          &error) == NULL);
+  assert_error_contains (error, "unknown name 'q'");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil (g, "s", "_ n _; w c e; _ s _",
+          "n + s", 0, 0, a, &error) == NULL);
+  assert_error_contains (error, "needs an input of at least 2 axes");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_reduce_custom (g, "r", "x + y", NULL,
+          PLAN_REDUCE_AXIS_ALL, a, &error) == NULL);
+  assert_error_contains (error, "reduce 'r': the combiner \"x + y\" needs "
+      "an identity");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_reduce_custom (g, "r", "x + z", "0",
+          PLAN_REDUCE_AXIS_ALL, a, &error) == NULL);
+  assert_error_contains (error, "reduce 'r': ");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_reduce (g, "r", PLAN_REDUCE_OP_SUM, 7, a,
+          &error) == NULL);
+  assert_error_contains (error, "7 is not an axis");
+  g_clear_error (&error);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_realize_structural_errors)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *b = plan_graph_add_source (g, "b", 2, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *ab[] = { a, b };
+  GError *error = NULL;
+
+  fail_unless (plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error) == NULL);
+  assert_error_contains (error, "source 'a' is used by no node");
+  g_clear_error (&error);
+
+  fail_unless (plan_graph_add_map (g, "m", "x + y", 2, ab,
+          PLAN_DTYPE_UNKNOWN, NULL) != NULL);
+  fail_unless (plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error) == NULL);
+  assert_error_contains (error, "map 'm': its inputs have different numbers "
+      "of axes: 'a' has 1 and 'b' has 2");
+  g_clear_error (&error);
+  g_object_unref (g);
+
+  g = plan_graph_new ();
+  fail_unless (plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error) == NULL);
+  assert_error_contains (error, "the graph has no outputs");
+  g_clear_error (&error);
+  a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  plan_graph_add_map (g, "m", "x * 2", 1, &a, PLAN_DTYPE_UNKNOWN, NULL);
+  plan_graph_add_sink (g, "out", a, NULL);
+  fail_unless (plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error) == NULL);
+  assert_error_contains (error, "map 'm' is used by no output");
+  g_clear_error (&error);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_realize_fuses_chains)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *m1 = plan_graph_add_map (g, "m1", "x * x", 1, &a,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *m2 = plan_graph_add_map (g, "m2", "x + 1", 1, &m1,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  PlanWork *fused, *unfused;
+  gchar *launch;
+
+  plan_graph_add_reduce (g, "s", PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL,
+      m2, NULL);
+  fused = plan_graph_realize (g, PLAN_TARGET_CPU, PLAN_REALIZE_NONE, NULL);
+  unfused = plan_graph_realize (g, PLAN_TARGET_CPU, PLAN_REALIZE_NO_FUSE,
+      NULL);
+  fail_unless (fused && unfused);
+  fail_unless_equals_int (plan_work_get_n_kernels (fused), 1);
+  fail_unless_equals_int (plan_work_get_n_kernels (unfused), 3);
+  launch = plan_work_to_launch_string (fused);
+  fail_unless (strstr (launch, "map=\"(x * x) + 1\"") != NULL, "%s", launch);
+  g_free (launch);
+  g_object_unref (fused);
+  g_object_unref (unfused);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_launch_string_parses)
+{
+  PlanGraph *g = example_graph ();
+  PlanWork *work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  gchar *launch = plan_work_to_launch_string (work);
+  GError *error = NULL;
+  GstElement *parsed = gst_parse_launch (launch, &error);
+
+  fail_unless (parsed != NULL, "%s: %s", launch, error ? error->message : "");
+  fail_unless_equals_int (GST_BIN (parsed)->numchildren,
+      GST_BIN (plan_work_get_pipeline (work))->numchildren);
+  gst_object_unref (parsed);
+  g_free (launch);
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dispatch_example_in_memory)
+{
+  PlanGraph *g = example_graph ();
+  PlanWork *work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, N, 0.5);
+  PlanArray *b = ramp (PLAN_DTYPE_FLOAT32, N, -2.0);
+  PlanBindings *bindings = example_bindings (a, b);
+  PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+  GError *error = NULL;
+  guint64 done;
+  gint64 total;
+
+  fail_unless (future != NULL);
+  fail_unless (plan_future_wait (future, -1, &error), "%s",
+      error ? error->message : "");
+  fail_unless (plan_future_is_done (future));
+  check_example_results (future, a, b);
+  fail_unless_equals_float (plan_future_get_progress (future, &done, &total),
+      1.0);
+  fail_unless_equals_uint64 (done, 2 * N);
+  fail_unless_equals_int64 (total, 2 * N);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (a);
+  g_object_unref (b);
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dispatch_hundred_times)
+{
+  PlanGraph *g = example_graph ();
+  PlanWork *work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  guint i;
+
+  for (i = 0; i < 100; i++) {
+    PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, N, i);
+    PlanArray *b = ramp (PLAN_DTYPE_FLOAT32, N, 1.0 / (i + 1));
+    PlanBindings *bindings = example_bindings (a, b);
+    PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+
+    fail_unless (future != NULL);
+    fail_unless (plan_future_wait (future, -1, NULL));
+    check_example_results (future, a, b);
+    g_object_unref (future);
+    g_object_unref (bindings);
+    g_object_unref (a);
+    g_object_unref (b);
+  }
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dispatch_binding_errors)
+{
+  PlanGraph *g = example_graph ();
+  PlanWork *work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, N, 1);
+  PlanArray *short_b = ramp (PLAN_DTYPE_FLOAT32, N - 1, 1);
+  PlanArray *small_f = ramp (PLAN_DTYPE_FLOAT32, 10, 1);
+  PlanBindings *bindings = plan_bindings_new ();
+  GError *error = NULL;
+
+  plan_bindings_set_array (bindings, "a", a);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "source 'b' is not bound");
+  g_clear_error (&error);
+
+  plan_bindings_set_array (bindings, "b", short_b);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "map 'c': its inputs must have the same "
+      "shape, but 'a' has shape (1000,) and 'b' has shape (999,)");
+  g_clear_error (&error);
+
+  plan_bindings_set_array (bindings, "b", a);
+  plan_bindings_set_array (bindings, "f", small_f);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "output 'f' is float32 of shape (1000,), "
+      "but it is bound to a float32 array of shape (10,)");
+  g_clear_error (&error);
+
+  plan_bindings_set_array (bindings, "c", small_f);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "'c' is bound but is neither an input nor "
+      "an output of this work; its inputs are a, b and its outputs f, g, h");
+  g_clear_error (&error);
+
+  g_object_unref (bindings);
+  g_object_unref (a);
+  g_object_unref (short_b);
+  g_object_unref (small_f);
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+/* A reader that produces rows until told to stop. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean release;
+  guint calls;
+} Gate;
+
+static PlanArray *
+gated_read (guint64 first_row, gpointer user_data, GError ** error)
+{
+  Gate *gate = user_data;
+  gint64 n = 100;
+  PlanArray *rows;
+
+  g_mutex_lock (&gate->lock);
+  gate->calls++;
+  g_cond_broadcast (&gate->cond);
+  while (!gate->release && gate->calls > 3)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+  if (first_row >= 1000)
+    return NULL;
+  rows = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, error);
+  return rows;
+}
+
+static void
+gate_open (Gate * gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->release = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+static PlanWork *
+one_map_work (void)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanWork *work;
+
+  plan_graph_add_map (g, "m", "x + 1", 1, &a, PLAN_DTYPE_UNKNOWN, NULL);
+  work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  g_object_unref (g);
+  return work;
+}
+
+static PlanBindings *
+gated_bindings (Gate * gate)
+{
+  PlanBindings *bindings = plan_bindings_new ();
+  gint64 rows = -1;
+
+  plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
+      gated_read, gate, NULL);
+  return bindings;
+}
+
+GST_START_TEST (test_dispatch_while_running_is_busy)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = gated_bindings (&gate);
+  PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+  GError *error = NULL;
+
+  fail_unless (future != NULL);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_BUSY));
+  g_clear_error (&error);
+  gate_open (&gate);
+  fail_unless (plan_future_wait (future, -1, NULL));
+  fail_unless_equals_int64 (plan_array_get_n_rows (plan_future_get_result
+          (future, "m")), 1000);
+  g_object_unref (future);
+
+  /* Once done, the work takes the next dispatch. */
+  future = plan_work_dispatch (work, bindings, NULL);
+  fail_unless (future != NULL);
+  fail_unless (plan_future_wait (future, -1, NULL));
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_wait_timeout_then_cancel)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = gated_bindings (&gate);
+  PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+  GError *error = NULL;
+  guint64 done;
+  gint64 total;
+
+  fail_unless (!plan_future_wait (future, 20000, &error));
+  fail_unless (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT));
+  g_clear_error (&error);
+  fail_unless (!plan_future_is_done (future));
+  fail_unless_equals_float (plan_future_get_progress (future, &done, &total),
+      -1.0);
+  fail_unless_equals_int64 (total, -1);
+
+  plan_future_cancel (future);
+  gate_open (&gate);
+  fail_unless (!plan_future_wait (future, -1, &error));
+  fail_unless (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED),
+      "%s", error->message);
+  fail_unless (plan_future_get_result (future, "m") == NULL);
+  g_clear_error (&error);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GMainLoop *loop;
+  PlanFuture *future;
+  GError *error;
+  GThread *thread;
+} AsyncResult;
+
+static void
+dispatched (GObject * source, GAsyncResult * result, gpointer user_data)
+{
+  AsyncResult *r = user_data;
+
+  r->thread = g_thread_self ();
+  r->future = plan_work_dispatch_finish (PLAN_WORK (source), result,
+      &r->error);
+  g_main_loop_quit (r->loop);
+}
+
+GST_START_TEST (test_dispatch_async_completes_on_main_context)
+{
+  PlanGraph *g = example_graph ();
+  PlanWork *work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, N, 3);
+  PlanArray *b = ramp (PLAN_DTYPE_FLOAT32, N, 4);
+  PlanBindings *bindings = example_bindings (a, b);
+  AsyncResult r = { g_main_loop_new (NULL, FALSE), };
+
+  plan_work_dispatch_async (work, bindings, NULL, dispatched, &r);
+  g_main_loop_run (r.loop);
+  fail_unless (r.thread == g_thread_self ());
+  fail_unless (r.future != NULL, "%s", r.error ? r.error->message : "");
+  check_example_results (r.future, a, b);
+  g_object_unref (r.future);
+  g_main_loop_unref (r.loop);
+  g_object_unref (bindings);
+  g_object_unref (a);
+  g_object_unref (b);
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dispatch_async_cancellable)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = gated_bindings (&gate);
+  GCancellable *cancellable = g_cancellable_new ();
+  AsyncResult r = { g_main_loop_new (NULL, FALSE), };
+
+  plan_work_dispatch_async (work, bindings, cancellable, dispatched, &r);
+  g_cancellable_cancel (cancellable);
+  gate_open (&gate);
+  g_main_loop_run (r.loop);
+  fail_unless (r.future == NULL);
+  fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  g_clear_error (&r.error);
+  g_main_loop_unref (r.loop);
+  g_object_unref (cancellable);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_run_error_names_node)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *b = plan_graph_add_source (g, "b", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *ab[] = { a, b };
+  PlanWork *work;
+  PlanBindings *bindings = plan_bindings_new ();
+  Gate gate_a = {.release = TRUE };
+  PlanArray *one = ramp (PLAN_DTYPE_FLOAT32, 1, 1);
+  PlanFuture *future;
+  GError *error = NULL;
+  gint64 rows = -1;
+
+  plan_graph_add_map (g, "sum", "x + y", 2, ab, PLAN_DTYPE_UNKNOWN, NULL);
+  work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
+      gated_read, &gate_a, NULL);
+  plan_bindings_set_array (bindings, "b", one);
+  future = plan_work_dispatch (work, bindings, NULL);
+  fail_unless (!plan_future_wait (future, -1, &error));
+  assert_error_contains (error, "node 'sum' (planmap sum)");
+  assert_error_contains (error, "different lengths");
+  g_clear_error (&error);
+  g_object_unref (future);
+  g_object_unref (one);
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+static Suite *
+graph_suite (void)
+{
+  Suite *s = suite_create ("plangraph");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_graph_map_syntax_error_names_node);
+  tcase_add_test (tc, test_graph_map_unknown_name);
+  tcase_add_test (tc, test_graph_names_checked);
+  tcase_add_test (tc, test_graph_stencil_and_reduce_checked);
+  tcase_add_test (tc, test_realize_structural_errors);
+  tcase_add_test (tc, test_realize_fuses_chains);
+  tcase_add_test (tc, test_launch_string_parses);
+  tcase_add_test (tc, test_dispatch_example_in_memory);
+  tcase_add_test (tc, test_dispatch_hundred_times);
+  tcase_add_test (tc, test_dispatch_binding_errors);
+  tcase_add_test (tc, test_dispatch_while_running_is_busy);
+  tcase_add_test (tc, test_wait_timeout_then_cancel);
+  tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
+  tcase_add_test (tc, test_dispatch_async_cancellable);
+  tcase_add_test (tc, test_run_error_names_node);
+  return s;
+}
+
+GST_CHECK_MAIN (graph);
