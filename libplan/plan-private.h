@@ -41,6 +41,9 @@ gboolean _plan_kernel_device_input (PlanKernelDevice * self, guint index,
     GstBuffer ** head, GError ** error);
 
 G_GNUC_INTERNAL
+gboolean _plan_kernel_device_outputs_to_device (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
 GstBuffer * _plan_kernel_device_output (PlanKernelDevice * self,
     GstBuffer * buffer, GError ** error);
 

@@ -416,6 +416,13 @@ upload (PlanKernelDevice * self, GstBuffer * source, GstBuffer * out,
   return TRUE;
 }
 
+/* Whether outputs go out in device memory (the source caps say so). */
+gboolean
+_plan_kernel_device_outputs_to_device (PlanKernelDevice * self)
+{
+  return self != NULL && self->output_device;
+}
+
 GstBuffer *
 _plan_kernel_device_output (PlanKernelDevice * self, GstBuffer * buffer,
     GError ** error)

@@ -148,6 +148,9 @@ typedef struct
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* rows pushed so far */
+  gboolean direct_output;       /* downstream gave memory for the last
+                                 * output (PLAN_QUERY_OUTPUT_ROWS) */
+  guint n_unpushed;             /* outputs allocated and not pushed yet */
   GstBufferPool *pool;
   gsize pool_size;
   GstMapInfo *maps;             /* [n_inputs] */
@@ -611,8 +614,12 @@ process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
     goto advance;
 
   /* On the host, a class may ask for large chunks in slices (see
-   * host_slice_bytes); process_rows() comes back for the rest. */
-  n_rows = MIN (n_rows, priv->slice_rows);
+   * host_slice_bytes); process_rows() comes back for the rest. Slices
+   * keep an output in cache for the element that copies it on; when
+   * downstream lends the memory the output goes to, nothing copies it,
+   * and whole chunks leave the threads more work to share. */
+  if (!priv->direct_output)
+    n_rows = MIN (n_rows, priv->slice_rows);
 
   for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
     PlanKernelPad *pad = l->data;
@@ -749,6 +756,8 @@ reset_state (PlanKernelElement * self)
   }
   g_list_free_full (pads, gst_object_unref);
   GET_PRIV (self)->out_rows = 0;
+  GET_PRIV (self)->n_unpushed = 0;
+  GET_PRIV (self)->direct_output = FALSE;
   if (klass->reset)
     klass->reset (self);
 }
@@ -771,6 +780,8 @@ plan_kernel_element_start (GstAggregator * agg)
 
   free_inputs (priv);
   priv->out_rows = 0;
+  priv->n_unpushed = 0;
+  priv->direct_output = FALSE;
   g_atomic_int_set (&priv->failed, FALSE);
   priv->device = _plan_kernel_device_new (GST_ELEMENT (agg),
       plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
@@ -898,14 +909,146 @@ plan_kernel_element_class_add_pad_templates (PlanKernelElementClass * klass,
   gst_caps_unref (caps);
 }
 
+/* Asks downstream for the memory the next @n_rows output rows go to
+ * (PLAN_QUERY_OUTPUT_ROWS). Output bound for the device is made here and
+ * uploaded, so it never asks then. */
+static GstBuffer *
+borrow_output (PlanKernelElement * self, PlanKernelElementPrivate * priv,
+    gsize n_rows)
+{
+  gsize row = plan_array_info_get_row_size (&priv->output);
+  GstBuffer *buffer = NULL;
+  GstQuery *query;
+
+  priv->direct_output = FALSE;
+  if (n_rows == 0 || _plan_kernel_device_outputs_to_device (priv->device))
+    return NULL;
+  query = plan_query_new_output_rows (priv->out_rows, n_rows, row);
+  if (gst_pad_peer_query (GST_AGGREGATOR_SRC_PAD (self), query))
+    buffer = plan_query_get_output_rows_buffer (query);
+  gst_query_unref (query);
+  if (buffer != NULL && gst_buffer_get_size (buffer) != n_rows * row) {
+    GST_WARNING_OBJECT (self, "downstream lent %" G_GSIZE_FORMAT " bytes for "
+        "%" G_GSIZE_FORMAT " rows of %" G_GSIZE_FORMAT, gst_buffer_get_size
+        (buffer), n_rows, row);
+    gst_clear_buffer (&buffer);
+  }
+  priv->direct_output = buffer != NULL;
+  GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "+%" G_GSIZE_FORMAT
+      " into %s memory", priv->out_rows, n_rows, buffer ? "downstream's" :
+      "pool");
+  return buffer;
+}
+
+/**
+ * plan_query_new_output_rows:
+ * @offset: the first output row
+ * @n_rows: the number of rows
+ * @row_size: the bytes of one row
+ *
+ * Returns: (transfer full): a #PLAN_QUERY_OUTPUT_ROWS query.
+ *
+ * Since: 0.1
+ */
+GstQuery *
+plan_query_new_output_rows (guint64 offset, guint64 n_rows, gsize row_size)
+{
+  return gst_query_new_custom (GST_QUERY_CUSTOM,
+      gst_structure_new (PLAN_QUERY_OUTPUT_ROWS, "offset", G_TYPE_UINT64,
+          offset, "n-rows", G_TYPE_UINT64, n_rows, "row-size", G_TYPE_UINT64,
+          (guint64) row_size, NULL));
+}
+
+/**
+ * plan_query_parse_output_rows:
+ * @query: a #GstQuery
+ * @offset: (out) (optional): the first row asked for
+ * @n_rows: (out) (optional): the number of rows
+ * @row_size: (out) (optional): the bytes of one row
+ *
+ * Returns: whether @query is a well-formed #PLAN_QUERY_OUTPUT_ROWS query.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_query_parse_output_rows (GstQuery * query, guint64 * offset,
+    guint64 * n_rows, gsize * row_size)
+{
+  const GstStructure *s;
+  guint64 o, n, r;
+
+  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CUSTOM)
+    return FALSE;
+  s = gst_query_get_structure (query);
+  if (s == NULL || !gst_structure_has_name (s, PLAN_QUERY_OUTPUT_ROWS)
+      || !gst_structure_get_uint64 (s, "offset", &o)
+      || !gst_structure_get_uint64 (s, "n-rows", &n)
+      || !gst_structure_get_uint64 (s, "row-size", &r))
+    return FALSE;
+  if (offset)
+    *offset = o;
+  if (n_rows)
+    *n_rows = n;
+  if (row_size)
+    *row_size = r;
+  return TRUE;
+}
+
+/**
+ * plan_query_set_output_rows_buffer:
+ * @query: a writable #PLAN_QUERY_OUTPUT_ROWS query
+ * @buffer: (transfer none): writable host memory for the rows asked for
+ *
+ * Answers @query with @buffer (the query takes its own reference).
+ *
+ * Since: 0.1
+ */
+void
+plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer)
+{
+  g_return_if_fail (GST_IS_QUERY (query));
+  g_return_if_fail (GST_IS_BUFFER (buffer));
+
+  gst_structure_set (gst_query_writable_structure (query), "buffer",
+      GST_TYPE_BUFFER, buffer, NULL);
+}
+
+/**
+ * plan_query_get_output_rows_buffer:
+ * @query: an answered #PLAN_QUERY_OUTPUT_ROWS query
+ *
+ * Returns: (transfer full) (nullable): the memory downstream lent.
+ *
+ * Since: 0.1
+ */
+GstBuffer *
+plan_query_get_output_rows_buffer (GstQuery * query)
+{
+  const GstStructure *s;
+  GstBuffer *buffer = NULL;
+
+  g_return_val_if_fail (GST_IS_QUERY (query), NULL);
+
+  s = gst_query_get_structure (query);
+  if (s == NULL || !gst_structure_get (s, "buffer", GST_TYPE_BUFFER, &buffer,
+          NULL))
+    return NULL;
+  return buffer;
+}
+
 /**
  * plan_kernel_element_alloc_output:
  * @self: a #PlanKernelElement
  * @n_rows: the number of rows, of the output info set up by setup()
  * @buffer: (out) (transfer full): the buffer
  *
- * Gets a buffer for @n_rows output rows from the element's pool. Call from
- * the streaming thread (process() or finish()).
+ * Gets a buffer for the next @n_rows output rows: memory downstream lends
+ * for them (#PLAN_QUERY_OUTPUT_ROWS, so a sink that keeps the rows gets
+ * them without a copy), or else a buffer of the element's pool. Push the
+ * buffers in the order they were allocated. Call from the streaming
+ * thread (process() or finish()).
  *
  * Returns: GST_FLOW_OK, or a flow error (GST_FLOW_FLUSHING on shutdown).
  *
@@ -924,6 +1067,13 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
 
   priv = GET_PRIV (self);
   size = n_rows * plan_array_info_get_row_size (&priv->output);
+
+  /* Memory lent for rows out_rows... is right only for the next buffer
+   * pushed. */
+  *buffer = priv->n_unpushed == 0 ? borrow_output (self, priv, n_rows) : NULL;
+  priv->n_unpushed++;
+  if (*buffer != NULL)
+    return GST_FLOW_OK;
 
   /* Reused pool buffers avoid faulting in fresh pages for every chunk;
    * the pool grows to the largest chunk seen, and starts at a slice when
@@ -957,6 +1107,7 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
 
   ret = gst_buffer_pool_acquire_buffer (priv->pool, buffer, NULL);
   if (ret != GST_FLOW_OK) {
+    priv->n_unpushed--;
     GST_DEBUG_OBJECT (self, "no output buffer: %s", gst_flow_get_name (ret));
     return ret;
   }
@@ -969,6 +1120,7 @@ pool_failed:
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate output buffers of %" G_GSIZE_FORMAT " bytes.",
             size), (NULL));
+    priv->n_unpushed--;
     clear_pool (priv);
     return GST_FLOW_ERROR;
   }
@@ -1002,6 +1154,8 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   GST_BUFFER_OFFSET (buffer) = priv->out_rows;
   GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
   priv->out_rows += n_rows;
+  if (priv->n_unpushed > 0)
+    priv->n_unpushed--;
   /* To device memory when the source caps say so. */
   buffer = _plan_kernel_device_output (priv->device, buffer, &err);
   if (buffer == NULL)

@@ -152,6 +152,41 @@ struct _PlanKernelElementClass
   gpointer _plan_reserved[10];
 };
 
+/**
+ * PLAN_QUERY_OUTPUT_ROWS:
+ *
+ * The name of the structure of a custom downstream query
+ * (%GST_QUERY_CUSTOM) with which a kernel element asks the element after
+ * it for memory to compute output rows into: a sink that keeps the rows in
+ * an array of its own (planarraysink) answers with a buffer over the place
+ * where they go, and then finds them there without a copy.
+ *
+ * The query's structure has the #guint64 fields `offset` (the first row,
+ * numbered as GST_BUFFER_OFFSET) and `n-rows`, and the #guint64
+ * `row-size` (bytes per row). An answer sets a #GstBuffer field `buffer`
+ * of exactly @n-rows rows, host memory, writable. Use
+ * plan_query_new_output_rows(), plan_query_parse_output_rows(),
+ * plan_query_set_output_rows_buffer() and
+ * plan_query_get_output_rows_buffer().
+ *
+ * Since: 0.1
+ */
+#define PLAN_QUERY_OUTPUT_ROWS "plan-output-rows"
+
+PLAN_API
+GstQuery * plan_query_new_output_rows (guint64 offset, guint64 n_rows,
+    gsize row_size);
+
+PLAN_API
+gboolean plan_query_parse_output_rows (GstQuery * query, guint64 * offset,
+    guint64 * n_rows, gsize * row_size);
+
+PLAN_API
+void plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer);
+
+PLAN_API
+GstBuffer * plan_query_get_output_rows_buffer (GstQuery * query);
+
 PLAN_API
 void plan_kernel_element_class_add_pad_templates (PlanKernelElementClass *
     klass, gboolean request_sink_pads);

@@ -97,7 +97,11 @@ void _plan_future_set_result (PlanFuture * future, const gchar * name,
     PlanArray * array);
 
 G_GNUC_INTERNAL
-void _plan_future_set_task (PlanFuture * future, GTask * task);
+gboolean _plan_future_set_task (PlanFuture * future, GTask * task);
+
+G_GNUC_INTERNAL
+void _plan_future_set_cancellable (PlanFuture * future,
+    GCancellable * cancellable);
 
 G_GNUC_INTERNAL
 void _plan_future_complete (PlanFuture * future, GError * error);

@@ -103,6 +103,7 @@
 #include "planarraysink.h"
 
 #include <libplan/planerror.h>
+#include <libplan/plankernelelement.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,8 @@ struct _PlanArraySink
   gsize row_size;
   guint8 *alloc_data;           /* MODE_ALLOCATE: from malloc() */
   gsize alloc_capacity;         /* bytes */
+  PlanArray *alloc_array;       /* MODE_ALLOCATE, when the length was known
+                                 * ahead: owns alloc_data, lent upstream */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -166,6 +169,7 @@ static GstStateChangeReturn plan_array_sink_change_state (GstElement *
     element, GstStateChange transition);
 static gboolean plan_array_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
 static gboolean plan_array_sink_event (GstBaseSink * sink, GstEvent * event);
+static gboolean plan_array_sink_query (GstBaseSink * sink, GstQuery * query);
 static GstFlowReturn plan_array_sink_render (GstBaseSink * sink,
     GstBuffer * buffer);
 
@@ -192,6 +196,7 @@ plan_array_sink_class_init (PlanArraySinkClass * klass)
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (plan_array_sink_set_caps);
   basesink_class->event = GST_DEBUG_FUNCPTR (plan_array_sink_event);
   basesink_class->render = GST_DEBUG_FUNCPTR (plan_array_sink_render);
+  basesink_class->query = GST_DEBUG_FUNCPTR (plan_array_sink_query);
 }
 
 static void
@@ -226,6 +231,9 @@ end_run (PlanArraySink * self)
   g_clear_object (&self->target);
   self->run_func = NULL;
   self->run_user_data = NULL;
+  if (self->alloc_array != NULL)
+    self->alloc_data = NULL;
+  g_clear_object (&self->alloc_array);
   g_clear_pointer (&self->alloc_data, free);
   self->alloc_capacity = 0;
   self->have_info = FALSE;
@@ -473,7 +481,16 @@ grow (PlanArraySink * self, gsize needed)
     return TRUE;
   while (capacity < needed)
     capacity = capacity > G_MAXSIZE / 2 ? needed : capacity * 2;
-  if (self->alloc_data == NULL)
+  if (self->alloc_array != NULL) {
+    /* More rows than announced: the lent array stays with the buffers
+     * over it, the rows move to a block of our own. */
+    data = alloc_aligned (capacity);
+    if (data != NULL) {
+      memcpy (data, self->alloc_data, self->alloc_capacity);
+      self->alloc_data = NULL;
+      g_clear_object (&self->alloc_array);
+    }
+  } else if (self->alloc_data == NULL)
     data = alloc_aligned (capacity);
   else
     data = realloc (self->alloc_data, capacity);
@@ -494,6 +511,7 @@ static gboolean
 preallocate (PlanArraySink * self)
 {
   gint64 n_rows = plan_array_info_get_n_rows (&self->info);
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
 
   if (n_rows < 0 && !gst_pad_peer_query_duration (GST_BASE_SINK_PAD (self),
           GST_FORMAT_DEFAULT, &n_rows))
@@ -507,7 +525,17 @@ preallocate (PlanArraySink * self)
   if (self->alloc_data == NULL)
     goto too_large;
   self->alloc_capacity = self->row_size * (gsize) n_rows;
-  return TRUE;
+  /* As an array, its rows can be lent upstream (PLAN_QUERY_OUTPUT_ROWS)
+   * and stay valid however long a lent buffer lives. */
+  memcpy (shape, self->info.shape, sizeof (shape));
+  if (self->info.ndim > 0)
+    shape[0] = n_rows;
+  self->alloc_array = plan_array_new_wrapped (self->alloc_data,
+      self->alloc_capacity, self->info.dtype, self->info.ndim, shape,
+      self->alloc_data, free, NULL);
+  if (self->alloc_array == NULL)
+    g_clear_pointer (&self->alloc_data, free);
+  return self->alloc_array != NULL || (self->alloc_capacity = 0, TRUE);
 
   /* ERRORS */
 too_large:
@@ -585,6 +613,76 @@ changed:
   }
 }
 
+/* Copies @buffer's rows to @dest, unless they were computed there: in
+ * memory this sink lent upstream (PLAN_QUERY_OUTPUT_ROWS). */
+static GstFlowReturn
+copy_rows (PlanArraySink * self, GstBuffer * buffer, guint8 * dest)
+{
+  GstMapInfo map;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s cannot map a buffer of %"
+            G_GSIZE_FORMAT " bytes for reading", GST_OBJECT_NAME (self),
+            gst_buffer_get_size (buffer)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (map.data != dest)
+    memcpy (dest, map.data, map.size);
+  else
+    GST_LOG_OBJECT (self, "rows computed in place");
+  gst_buffer_unmap (buffer, &map);
+  return GST_FLOW_OK;
+}
+
+/* The array rows @offset.. of @row_size bytes go to, when upstream may
+ * compute them there: the caller's array, or the one allocated for a
+ * stream of known length. */
+static PlanArray *
+lendable_array (PlanArraySink * self, guint64 offset, guint64 n_rows,
+    gsize row_size)
+{
+  PlanArray *array = self->mode == MODE_ARRAY ? self->target :
+      self->mode == MODE_ALLOCATE ? self->alloc_array : NULL;
+  const PlanArrayInfo *info;
+  gint64 rows;
+
+  if (array == NULL)
+    return NULL;
+  info = plan_array_get_info (array);
+  rows = info->ndim == 0 ? 1 : info->shape[0];
+  if (plan_array_info_get_row_size (info) != row_size
+      || offset + n_rows > (guint64) rows || n_rows == 0)
+    return NULL;
+  return array;
+}
+
+static gboolean
+plan_array_sink_query (GstBaseSink * sink, GstQuery * query)
+{
+  PlanArraySink *self = PLAN_ARRAY_SINK (sink);
+  guint64 offset, n_rows;
+  gsize row_size;
+  PlanArray *array;
+  GstBuffer *buffer;
+  guint8 *data;
+
+  if (!plan_query_parse_output_rows (query, &offset, &n_rows, &row_size))
+    return GST_BASE_SINK_CLASS (parent_class)->query (sink, query);
+
+  array = lendable_array (self, offset, n_rows, row_size);
+  if (array == NULL)
+    return FALSE;
+  data = plan_array_get_writable_data (array, NULL);
+  buffer = gst_buffer_new_wrapped_full (0, data + offset * row_size,
+      n_rows * row_size, 0, n_rows * row_size, g_object_ref (array),
+      g_object_unref);
+  plan_query_set_output_rows_buffer (query, buffer);
+  gst_buffer_unref (buffer);
+  GST_LOG_OBJECT (self, "lent rows %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT,
+      offset, n_rows);
+  return TRUE;
+}
+
 static GstFlowReturn
 render_into_array (PlanArraySink * self, GstBuffer * buffer, guint64 first,
     gsize n)
@@ -595,9 +693,7 @@ render_into_array (PlanArraySink * self, GstBuffer * buffer, guint64 first,
   if (first + n > capacity)
     goto too_small;
   data = plan_array_get_writable_data (self->target, NULL);
-  gst_buffer_extract (buffer, 0, data + first * self->row_size,
-      n * self->row_size);
-  return GST_FLOW_OK;
+  return copy_rows (self, buffer, data + first * self->row_size);
 
   /* ERRORS */
 too_small:
@@ -703,9 +799,7 @@ render_allocate (PlanArraySink * self, GstBuffer * buffer, guint64 first,
     goto too_large;
   if (!grow (self, (first + n) * self->row_size))
     return GST_FLOW_ERROR;
-  gst_buffer_extract (buffer, 0, self->alloc_data + first * self->row_size,
-      n * self->row_size);
-  return GST_FLOW_OK;
+  return copy_rows (self, buffer, self->alloc_data + first * self->row_size);
 
   /* ERRORS */
 too_large:
@@ -812,6 +906,21 @@ take_allocated (PlanArraySink * self, guint64 n_rows, GError ** error)
     shape[0] = n_rows;
   if (size == 0)
     return plan_array_new (self->info.dtype, self->info.ndim, shape, error);
+  if (self->alloc_array != NULL && size == self->alloc_capacity) {
+    array = self->alloc_array;
+    self->alloc_array = NULL;
+    self->alloc_data = NULL;
+    self->alloc_capacity = 0;
+    return array;
+  }
+  if (self->alloc_array != NULL) {
+    /* Fewer rows than announced: a copy of the rows that came. */
+    array = plan_array_new (self->info.dtype, self->info.ndim, shape, error);
+    if (array != NULL)
+      memcpy (plan_array_get_writable_data (array, NULL), self->alloc_data,
+          size);
+    return array;
+  }
 
   /* Shrinking keeps the block in place in practice; if not, the rows are
    * moved with it. */

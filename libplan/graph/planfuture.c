@@ -46,6 +46,8 @@ struct _PlanFuture
   guint64 rows_done;
   gint64 rows_total;
   GTask *task;                  /* of plan_work_dispatch_async() */
+  GCancellable *cancellable;
+  gulong cancelled_id;
 };
 
 G_DEFINE_TYPE (PlanFuture, plan_future, G_TYPE_OBJECT);
@@ -113,12 +115,51 @@ _plan_future_set_result (PlanFuture * future, const gchar * name,
   g_mutex_unlock (&future->lock);
 }
 
-void
+/* Hands @task to the future, to be returned when the run ends; FALSE
+ * when it has ended already (the caller returns it then). */
+gboolean
 _plan_future_set_task (PlanFuture * future, GTask * task)
 {
+  gboolean taken;
+
   g_mutex_lock (&future->lock);
-  future->task = g_object_ref (task);
+  taken = !future->done;
+  if (taken)
+    future->task = g_object_ref (task);
   g_mutex_unlock (&future->lock);
+  return taken;
+}
+
+static void
+cancelled (GCancellable * cancellable, gpointer future)
+{
+  plan_future_cancel (future);
+}
+
+/* Cancels the run when @cancellable is triggered, or now if it was. */
+void
+_plan_future_set_cancellable (PlanFuture * future, GCancellable * cancellable)
+{
+  gboolean done;
+  gulong id;
+
+  if (plan_future_is_done (future))
+    return;
+  /* Already cancelled: the handler runs now, and the id is 0. */
+  id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled),
+      g_object_ref (future), g_object_unref);
+  if (id == 0)
+    return;
+  g_mutex_lock (&future->lock);
+  done = future->done;
+  if (!done) {
+    future->cancellable = g_object_ref (cancellable);
+    future->cancelled_id = id;
+  }
+  g_mutex_unlock (&future->lock);
+  /* The run ended meanwhile, and found nothing to disconnect. */
+  if (done)
+    g_cancellable_disconnect (cancellable, id);
 }
 
 /* Called once, from the work's runner thread, with the run's error (taken)
@@ -127,6 +168,8 @@ _plan_future_set_task (PlanFuture * future, GTask * task)
 void
 _plan_future_complete (PlanFuture * future, GError * error)
 {
+  GCancellable *cancellable;
+  gulong cancelled_id;
   GTask *task;
 
   g_mutex_lock (&future->lock);
@@ -134,8 +177,18 @@ _plan_future_complete (PlanFuture * future, GError * error)
   future->error = error;
   task = future->task;
   future->task = NULL;
+  cancellable = future->cancellable;
+  future->cancellable = NULL;
+  cancelled_id = future->cancelled_id;
   g_cond_broadcast (&future->cond);
   g_mutex_unlock (&future->lock);
+
+  /* Waits for a handler running on another thread, and drops its
+   * reference to the future. */
+  if (cancellable != NULL) {
+    g_cancellable_disconnect (cancellable, cancelled_id);
+    g_object_unref (cancellable);
+  }
 
   if (task == NULL)
     return;

@@ -176,7 +176,11 @@ factory_name (GstElement * element)
 
   if (factory != NULL)
     return GST_OBJECT_NAME (factory);
-  return PLAN_IS_ARRAY_SRC (element) ? "planarraysrc" : "planarraysink";
+  if (PLAN_IS_ARRAY_SRC (element))
+    return "planarraysrc";
+  if (PLAN_IS_ARRAY_SINK (element))
+    return "planarraysink";
+  return G_OBJECT_TYPE_NAME (element);
 }
 
 static const gchar *
@@ -322,6 +326,26 @@ map_input_index (const gchar * name, gsize len, guint n_inputs)
   return k < n_inputs ? (gint) k : -1;
 }
 
+/* The end of the number at @p, lexed as the expression compiler lexes
+ * it: hexadecimal `0x1e` has no exponent; decimal digits, a fraction and
+ * an exponent `e-5`. (The compiler has already accepted the expression.) */
+static const gchar *
+skip_number (const gchar * p)
+{
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    for (p += 2; g_ascii_isxdigit (*p); p++);
+    return p;
+  }
+  while (g_ascii_isdigit (*p))
+    p++;
+  if (*p == '.')
+    for (p++; g_ascii_isdigit (*p); p++);
+  if ((*p == 'e' || *p == 'E') && (g_ascii_isdigit (p[1])
+          || ((p[1] == '+' || p[1] == '-') && g_ascii_isdigit (p[2]))))
+    for (p += 2; g_ascii_isdigit (*p); p++);
+  return p;
+}
+
 /* Rewrites @expr, a map's expression over @n_inputs inputs, replacing each
  * name of an input by @replace[index]. Names are identifiers that are not
  * called (a function's name is followed by '('); numbers are skipped
@@ -336,9 +360,7 @@ rename_inputs (const gchar * expr, guint n_inputs, gchar ** replace)
     if (g_ascii_isdigit (*p) || (*p == '.' && g_ascii_isdigit (p[1]))) {
       const gchar *start = p;
 
-      while (g_ascii_isalnum (*p) || *p == '.' || ((*p == '+' || *p == '-')
-              && (p[-1] == 'e' || p[-1] == 'E')))
-        p++;
+      p = skip_number (p);
       g_string_append_len (out, start, p - start);
     } else if (g_ascii_isalpha (*p) || *p == '_') {
       const gchar *start = p, *q;
@@ -453,6 +475,27 @@ fuse_into_reduce (Stage * m, Stage * r)
 
 /* The one stage that takes @stage's output, or NULL when none or several
  * do or it is an output. */
+/* Whether @stage's expression names any of its inputs. One that names
+ * none (a constant, `1`) is typed on its own as an element (a weak
+ * literal becomes int64 or float64) but would take the other operand's
+ * dtype inside another expression, so it is not fused. */
+static gboolean
+uses_inputs (Stage * stage)
+{
+  gchar **marks = g_new0 (gchar *, stage->inputs->len + 1);
+  gchar *renamed;
+  gboolean uses;
+  guint i;
+
+  for (i = 0; i < stage->inputs->len; i++)
+    marks[i] = g_strdup ("\001");
+  renamed = rename_inputs (stage->expr, stage->inputs->len, marks);
+  uses = strchr (renamed, '\001') != NULL;
+  g_free (renamed);
+  g_strfreev (marks);
+  return uses;
+}
+
 static Stage *
 only_consumer (PlanWork * self, Stage * stage)
 {
@@ -488,7 +531,7 @@ fuse (PlanWork * self)
   for (i = 0; i < self->nodes->len; i++) {
     Stage *m = g_ptr_array_index (self->stages, i), *c;
 
-    if (m->node->index != i || m->kind != PLAN_NODE_MAP)
+    if (m->node->index != i || m->kind != PLAN_NODE_MAP || !uses_inputs (m))
       continue;
     c = only_consumer (self, m);
     if (c == NULL)
@@ -1411,6 +1454,23 @@ collect_results (PlanWork * self, PlanFuture * future)
   }
 }
 
+/* The message that ends a run: EOS, an error, or our cancel (other
+ * application messages belong to the application's own elements). */
+static GstMessage *
+wait_for_end (GstBus * bus)
+{
+  GstMessage *message;
+
+  for (;;) {
+    message = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_APPLICATION);
+    if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_APPLICATION
+        || gst_message_has_name (message, "plan-cancel"))
+      return message;
+    gst_message_unref (message);
+  }
+}
+
 /* Runs one dispatch on a thread of the pool: PLAYING until EOS, an error
  * or a cancel, then READY again for the next dispatch. */
 static void
@@ -1426,8 +1486,7 @@ run_dispatch (gpointer data, gpointer unused)
           GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   else
-    message = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_APPLICATION);
+    message = wait_for_end (bus);
 
   if (message == NULL)
     error = g_error_new (PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the pipeline "
@@ -1546,12 +1605,6 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
   return future;
 }
 
-static void
-cancel_on_cancellable (GCancellable * cancellable, gpointer future)
-{
-  plan_future_cancel (future);
-}
-
 /**
  * plan_work_dispatch_async:
  * @work: a #PlanWork
@@ -1585,15 +1638,13 @@ plan_work_dispatch_async (PlanWork * work, PlanBindings * bindings,
     g_object_unref (task);
     return;
   }
-  _plan_future_set_task (future, task);
   if (cancellable != NULL)
-    g_signal_connect_object (cancellable, "cancelled",
-        G_CALLBACK (cancel_on_cancellable), future, 0);
-  /* The run may have ended before the task was set. */
-  if (plan_future_is_done (future)) {
+    _plan_future_set_cancellable (future, cancellable);
+  /* The run may have ended before the task could be handed over: then
+   * the result is returned here. */
+  if (!_plan_future_set_task (future, task)) {
     GError *run_error = NULL;
 
-    _plan_future_set_task (future, NULL);
     if (plan_future_wait (future, 0, &run_error))
       g_task_return_pointer (task, g_object_ref (future), g_object_unref);
     else

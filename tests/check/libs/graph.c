@@ -607,6 +607,150 @@ GST_START_TEST (test_run_error_names_node)
 
 GST_END_TEST;
 
+/* Runs @work on a = 1..4 (float32) and returns the output "c". */
+static PlanArray *
+run_on_ramp (PlanWork * work)
+{
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, 4, 1);
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanFuture *future;
+  PlanArray *c;
+  gfloat *v = plan_array_get_writable_data (a, NULL);
+
+  v[0] = 1;
+  plan_bindings_set_array (bindings, "a", a);
+  future = plan_work_dispatch (work, bindings, NULL);
+  fail_unless (plan_future_wait (future, -1, NULL));
+  c = g_object_ref (plan_future_get_result (future, "c"));
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (a);
+  return c;
+}
+
+static void
+assert_same_arrays (PlanArray * x, PlanArray * y)
+{
+  gsize nx, ny;
+  gconstpointer dx = plan_array_get_data (x, &nx);
+  gconstpointer dy = plan_array_get_data (y, &ny);
+
+  fail_unless_equals_int (plan_array_get_dtype (x), plan_array_get_dtype (y));
+  fail_unless_equals_uint64 (nx, ny);
+  fail_unless (memcmp (dx, dy, nx) == 0);
+}
+
+/* Fusion rewrites names in the text of expressions: a hexadecimal literal
+ * with an 'e' in it is a number, not an exponent swallowing "-x". */
+GST_START_TEST (test_fusion_keeps_hex_literals)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *m = plan_graph_add_map (g, "m", "x * 2", 1, &a,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  PlanWork *fused, *unfused;
+  PlanArray *cf, *cu;
+  const gfloat *v;
+
+  plan_graph_add_map (g, "c", "0xe-x", 1, &m, PLAN_DTYPE_UNKNOWN, NULL);
+  fused = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  unfused = plan_graph_realize (g, PLAN_TARGET_CPU, PLAN_REALIZE_NO_FUSE,
+      NULL);
+  fail_unless_equals_int (plan_work_get_n_kernels (fused), 1);
+  cf = run_on_ramp (fused);
+  cu = run_on_ramp (unfused);
+  assert_same_arrays (cf, cu);
+  v = plan_array_get_data (cf, NULL);
+  fail_unless_equals_float (v[0], 14 - 2 * 1);
+  fail_unless_equals_float (v[3], 14 - 2 * 3);
+  g_object_unref (cf);
+  g_object_unref (cu);
+  g_object_unref (fused);
+  g_object_unref (unfused);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+/* A map of no input ("1") is int64 as an element of its own; pasted into
+ * another expression it would take that expression's dtype, so it is not
+ * fused. */
+GST_START_TEST (test_fusion_skips_constant_maps)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *one = plan_graph_add_map (g, "one", "1", 1, &a,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *args[] = { a, one };
+  PlanWork *fused, *unfused;
+  PlanArray *cf, *cu;
+
+  plan_graph_add_map (g, "c", "x + y", 2, args, PLAN_DTYPE_UNKNOWN, NULL);
+  fused = plan_graph_realize (g, PLAN_TARGET_CPU, 0, NULL);
+  unfused = plan_graph_realize (g, PLAN_TARGET_CPU, PLAN_REALIZE_NO_FUSE,
+      NULL);
+  fail_unless_equals_int (plan_work_get_n_kernels (fused), 2);
+  cf = run_on_ramp (fused);
+  cu = run_on_ramp (unfused);
+  fail_unless_equals_int (plan_array_get_dtype (cf), PLAN_DTYPE_FLOAT64);
+  assert_same_arrays (cf, cu);
+  g_object_unref (cf);
+  g_object_unref (cu);
+  g_object_unref (fused);
+  g_object_unref (unfused);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dispatch_async_already_cancelled)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = gated_bindings (&gate);
+  GCancellable *cancellable = g_cancellable_new ();
+  AsyncResult r = { g_main_loop_new (NULL, FALSE), };
+
+  g_cancellable_cancel (cancellable);
+  plan_work_dispatch_async (work, bindings, cancellable, dispatched, &r);
+  g_main_loop_run (r.loop);
+  gate_open (&gate);
+  fail_unless (r.future == NULL);
+  fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  /* The run stopped early: the reader was not asked for every chunk. */
+  fail_unless (gate.calls <= 4, "%u calls", gate.calls);
+  g_clear_error (&r.error);
+  g_main_loop_unref (r.loop);
+  g_object_unref (cancellable);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+/* Application messages from elements an application added are theirs:
+ * only the work's own cancel ends a run. */
+GST_START_TEST (test_application_messages_do_not_cancel)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = gated_bindings (&gate);
+  PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+  GstElement *pipeline = GST_ELEMENT (plan_work_get_pipeline (work));
+  GError *error = NULL;
+
+  gst_element_post_message (pipeline, gst_message_new_application
+      (GST_OBJECT (pipeline), gst_structure_new_empty ("my-app-message")));
+  gate_open (&gate);
+  fail_unless (plan_future_wait (future, -1, &error), "%s",
+      error ? error->message : "");
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
 static Suite *
 graph_suite (void)
 {
@@ -629,6 +773,10 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
   tcase_add_test (tc, test_dispatch_async_cancellable);
   tcase_add_test (tc, test_run_error_names_node);
+  tcase_add_test (tc, test_fusion_keeps_hex_literals);
+  tcase_add_test (tc, test_fusion_skips_constant_maps);
+  tcase_add_test (tc, test_dispatch_async_already_cancelled);
+  tcase_add_test (tc, test_application_messages_do_not_cancel);
   return s;
 }
 

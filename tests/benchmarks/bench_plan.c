@@ -1,0 +1,631 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The plan API's side of tests/benchmarks/bench_plan.py, which runs it and
+ * times the numpy peers in the same run:
+ *
+ *   bench_plan add MIB REPEAT       x + y on two MIB float32 arrays, into a
+ *                                   caller's array and into the future's
+ *   bench_plan latency N CYCLES     dispatch -> wait of the design's example
+ *                                   on N-element arrays, next to bare
+ *                                   GStreamer pipelines' state cycles
+ *   bench_plan example MIB REPEAT   the design's example on MIB arrays
+ *   bench_plan fusion FILE REPEAT   x*x + 1 summed, fused and unfused, on
+ *                                   a float32 .npy file
+ *
+ * The inputs are allocated and filled here, and an output array of the
+ * caller's is written once before anything is timed, so no contender pays
+ * first-touch page faults on memory it was given. Results the future
+ * allocates are timed with their page faults, as numpy's `a + b` is.
+ *
+ * Prints `result NAME SECONDS` (best of REPEAT) and `latency NAME MEDIAN
+ * P10 P90` (microseconds) lines for the script, and `info` lines for the
+ * reader. Run by hand, never by `meson test`. */
+
+#include <libplan/plan.h>
+#include <gst/app/gstappsrc.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+die (const gchar * what, GError * err)
+{
+  g_printerr ("bench_plan: %s: %s\n", what, err ? err->message : "failed");
+  exit (1);
+}
+
+static gdouble
+now (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Median, 10th and 90th percentile of @n seconds, in microseconds. */
+static void
+print_latency (const gchar * name, gdouble * t, guint n)
+{
+  qsort (t, n, sizeof (gdouble), compare_doubles);
+  g_print ("latency %s %.1f %.1f %.1f\n", name, t[n / 2] * 1e6,
+      t[n / 10] * 1e6, t[n * 9 / 10] * 1e6);
+}
+
+/* A float32 array of @n values, every page written. */
+static PlanArray *
+new_filled (gint64 n, guint step)
+{
+  GError *err = NULL;
+  PlanArray *array = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, &err);
+  gfloat *v;
+  gint64 i;
+
+  if (array == NULL)
+    die ("allocating an array", err);
+  v = plan_array_get_writable_data (array, NULL);
+  for (i = 0; i < n; i++)
+    v[i] = (gfloat) ((i * step) % 1000) * 0.001f;
+  return array;
+}
+
+/* One dispatch, waited for; the seconds it took. */
+static gdouble
+run_once (PlanWork * work, PlanBindings * bindings, PlanFuture ** result)
+{
+  GError *err = NULL;
+  PlanFuture *future;
+  gdouble start = now (), seconds;
+
+  future = plan_work_dispatch (work, bindings, &err);
+  if (future == NULL || !plan_future_wait (future, -1, &err))
+    die ("dispatch", err);
+  seconds = now () - start;
+  if (result != NULL)
+    *result = future;
+  else
+    g_object_unref (future);
+  return seconds;
+}
+
+static PlanWork *
+realize (PlanGraph * graph, PlanRealizeFlags flags)
+{
+  GError *err = NULL;
+  PlanWork *work = plan_graph_realize (graph, PLAN_TARGET_CPU, flags, &err);
+
+  if (work == NULL)
+    die ("realize", err);
+  return work;
+}
+
+/* ---------------------------------------------------------------------
+ * add: f = a + b
+ * --------------------------------------------------------------------- */
+
+static PlanGraph *
+add_graph (void)
+{
+  GError *err = NULL;
+  PlanGraph *graph = plan_graph_new ();
+  PlanNode *in[2], *c;
+
+  in[0] = plan_graph_add_source (graph, "a", 1, PLAN_DTYPE_UNKNOWN, &err);
+  in[1] = plan_graph_add_source (graph, "b", 1, PLAN_DTYPE_UNKNOWN, &err);
+  c = plan_graph_add_map (graph, "c", "x + y", 2, in, PLAN_DTYPE_UNKNOWN,
+      &err);
+  if (c == NULL || !plan_graph_add_sink (graph, "f", c, &err))
+    die ("building x + y", err);
+  return graph;
+}
+
+static void
+check_add (PlanArray * a, PlanArray * b, PlanArray * f)
+{
+  const gfloat *x = plan_array_get_data (a, NULL);
+  const gfloat *y = plan_array_get_data (b, NULL);
+  const gfloat *z = plan_array_get_data (f, NULL);
+  gint64 n = plan_array_get_n_rows (a), i;
+
+  for (i = 0; i < n; i += 4099)
+    if (z[i] != x[i] + y[i])
+      die ("x + y gave a wrong value", NULL);
+  if (z[n - 1] != x[n - 1] + y[n - 1])
+    die ("x + y gave a wrong last value", NULL);
+}
+
+/* What a single thread of plain C does with the same memory: the floor
+ * of one pass over it, and the price of one more copy. */
+static void
+add_references (PlanArray * a, PlanArray * b, PlanArray * out, guint repeat)
+{
+  const gfloat *x = plan_array_get_data (a, NULL);
+  const gfloat *y = plan_array_get_data (b, NULL);
+  gsize size;
+  gfloat *z = plan_array_get_writable_data (out, &size);
+  gdouble best_loop = G_MAXDOUBLE, best_copy = G_MAXDOUBLE, t;
+  gsize n = size / sizeof (gfloat), i;
+  guint r;
+
+  for (r = 0; r < repeat; r++) {
+    t = now ();
+    for (i = 0; i < n; i++)
+      z[i] = x[i] + y[i];
+    best_loop = MIN (best_loop, now () - t);
+    t = now ();
+    memcpy (z, x, size);
+    best_copy = MIN (best_copy, now () - t);
+  }
+  g_print ("result c-loop-add %.6f\n", best_loop);
+  g_print ("result c-memcpy %.6f\n", best_copy);
+}
+
+static void
+bench_add (gint64 mib, guint repeat)
+{
+  gint64 n = (mib << 20) / 4;
+  PlanArray *a = new_filled (n, 1), *b = new_filled (n, 7);
+  PlanArray *out = new_filled (n, 3);
+  PlanGraph *graph = add_graph ();
+  PlanWork *work = realize (graph, PLAN_REALIZE_NONE);
+  PlanBindings *bound = plan_bindings_new (), *unbound = plan_bindings_new ();
+  gdouble best_bound = G_MAXDOUBLE, best_unbound = G_MAXDOUBLE;
+  PlanFuture *future;
+  guint r;
+
+  plan_bindings_set_array (bound, "a", a);
+  plan_bindings_set_array (bound, "b", b);
+  plan_bindings_set_array (bound, "f", out);
+  plan_bindings_set_array (unbound, "a", a);
+  plan_bindings_set_array (unbound, "b", b);
+  g_print ("info add: %" G_GINT64_FORMAT " float32 elements per array, "
+      "kernels %u; inputs filled and output array written before timing\n",
+      n, plan_work_get_n_kernels (work));
+
+  /* One untimed run of each, so the pools and threads exist. */
+  run_once (work, bound, NULL);
+  run_once (work, unbound, NULL);
+  for (r = 0; r < repeat; r++) {
+    best_bound = MIN (best_bound, run_once (work, bound, NULL));
+    /* The result is freed before the next run, outside the time. */
+    best_unbound = MIN (best_unbound, run_once (work, unbound, &future));
+    check_add (a, b, plan_future_get_result (future, "f"));
+    g_object_unref (future);
+  }
+  check_add (a, b, out);
+  g_print ("result plan-add-bound %.6f\n", best_bound);
+  g_print ("result plan-add-unbound %.6f\n", best_unbound);
+  add_references (a, b, out, repeat);
+
+  g_object_unref (bound);
+  g_object_unref (unbound);
+  g_object_unref (work);
+  g_object_unref (graph);
+  g_object_unref (out);
+  g_object_unref (a);
+  g_object_unref (b);
+}
+
+/* ---------------------------------------------------------------------
+ * The design's example: c = a + b, d = sum of a, e = stencil of b
+ * --------------------------------------------------------------------- */
+
+static PlanGraph *
+example_graph (void)
+{
+  GError *err = NULL;
+  PlanGraph *graph = plan_graph_new ();
+  PlanNode *ab[2], *c, *d, *e;
+
+  ab[0] = plan_graph_add_source (graph, "a", 1, PLAN_DTYPE_UNKNOWN, &err);
+  ab[1] = plan_graph_add_source (graph, "b", 1, PLAN_DTYPE_UNKNOWN, &err);
+  c = plan_graph_add_map (graph, "c", "x + y", 2, ab, PLAN_DTYPE_UNKNOWN,
+      &err);
+  d = plan_graph_add_reduce_custom (graph, "d", "x + y", "0",
+      PLAN_REDUCE_AXIS_ALL, ab[0], &err);
+  e = plan_graph_add_stencil (graph, "e", "x y _", "x + y",
+      PLAN_BOUNDARY_CONSTANT, 0.0, ab[1], &err);
+  if (c == NULL || d == NULL || e == NULL
+      || !plan_graph_add_sink (graph, "f", c, &err)
+      || !plan_graph_add_sink (graph, "g", d, &err)
+      || !plan_graph_add_sink (graph, "h", e, &err))
+    die ("building the example", err);
+  return graph;
+}
+
+static gdouble
+scalar_value (PlanArray * array)
+{
+  gconstpointer data = plan_array_get_data (array, NULL);
+
+  switch (plan_array_get_dtype (array)) {
+    case PLAN_DTYPE_FLOAT32:
+      return *(const gfloat *) data;
+    case PLAN_DTYPE_FLOAT64:
+      return *(const gdouble *) data;
+    default:
+      die ("a reduction of an unexpected dtype", NULL);
+      return 0;
+  }
+}
+
+static void
+check_example (PlanArray * b, PlanFuture * future)
+{
+  const gfloat *y = plan_array_get_data (b, NULL);
+  const gfloat *h = plan_array_get_data (plan_future_get_result (future,
+          "h"), NULL);
+  gint64 n = plan_array_get_n_rows (b), i;
+
+  if (h[0] != y[0])
+    die ("the stencil's first value is wrong", NULL);
+  for (i = 1; i < n; i += 4099)
+    if (h[i] != y[i - 1] + y[i])
+      die ("the stencil gave a wrong value", NULL);
+}
+
+static void
+bench_example (gint64 mib, guint repeat)
+{
+  gint64 n = (mib << 20) / 4;
+  PlanArray *a = new_filled (n, 1), *b = new_filled (n, 7), *g;
+  PlanGraph *graph = example_graph ();
+  PlanWork *work = realize (graph, PLAN_REALIZE_NONE);
+  PlanBindings *bindings = plan_bindings_new ();
+  gdouble best = G_MAXDOUBLE;
+  PlanFuture *future;
+  guint r;
+
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_array (bindings, "b", b);
+  g_print ("info example: %" G_GINT64_FORMAT " float32 elements per input, "
+      "kernels %u, results f g h into arrays the future allocates\n", n,
+      plan_work_get_n_kernels (work));
+  run_once (work, bindings, NULL);
+  for (r = 0; r < repeat; r++) {
+    best = MIN (best, run_once (work, bindings, &future));
+    check_add (a, b, plan_future_get_result (future, "f"));
+    check_example (b, future);
+    g = plan_future_get_result (future, "g");
+    if (r == 0)
+      g_print ("info example: g = %.9g (%s)\n", scalar_value (g),
+          plan_dtype_to_string (plan_array_get_dtype (g)));
+    g_object_unref (future);
+  }
+  g_print ("result plan-example %.6f\n", best);
+
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (graph);
+  g_object_unref (a);
+  g_object_unref (b);
+}
+
+/* ---------------------------------------------------------------------
+ * latency: the example's dispatch -> wait on small arrays, and what bare
+ * pipelines' state changes cost on their own
+ * --------------------------------------------------------------------- */
+
+/* Waits for the end of a run; dies on an error. */
+static void
+wait_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    die (GST_MESSAGE_SRC_NAME (msg), err);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+static void
+set_state (GstElement * pipeline, GstState state)
+{
+  if (gst_element_set_state (pipeline, state) == GST_STATE_CHANGE_FAILURE)
+    die ("a state change", NULL);
+}
+
+/* appsrc ! identity ! appsink: @rest -> PLAYING, one 4000-byte buffer,
+ * EOS, the EOS message, @rest again; @cycles times, after a few untimed. */
+static void
+bench_appsrc (const gchar * name, GstState rest, guint cycles, gdouble * t)
+{
+  static guint8 payload[4000];
+  GstElement *pipeline = gst_parse_launch ("appsrc name=src ! identity ! "
+      "appsink sync=false", NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  guint i;
+
+  if (src == NULL)
+    die ("making appsrc ! identity ! appsink (is GStreamer's app plugin "
+        "installed?)", NULL);
+  set_state (pipeline, rest);
+  for (i = 0; i < cycles + 10; i++) {
+    gdouble start = now ();
+
+    set_state (pipeline, GST_STATE_PLAYING);
+    gst_app_src_push_buffer (GST_APP_SRC (src),
+        gst_buffer_new_memdup (payload, sizeof (payload)));
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    wait_eos (pipeline);
+    set_state (pipeline, rest);
+    if (i >= 10)
+      t[i - 10] = now () - start;
+  }
+  print_latency (name, t, cycles);
+  set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+/* Binds the array elements of a parsed copy of the work's pipeline by
+ * name, as plan_work_dispatch() binds its own. */
+static void
+bind_parsed (GstElement * pipeline, PlanArray * a, PlanArray * b,
+    PlanArray * f)
+{
+  GstElement *e;
+
+  if ((e = gst_bin_get_by_name (GST_BIN (pipeline), "a")) == NULL)
+    die ("no element a in the launch string", NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (e), a);
+  gst_object_unref (e);
+  if ((e = gst_bin_get_by_name (GST_BIN (pipeline), "b")) == NULL)
+    die ("no element b in the launch string", NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (e), b);
+  gst_object_unref (e);
+  if ((e = gst_bin_get_by_name (GST_BIN (pipeline), "f")) == NULL)
+    die ("no element f in the launch string", NULL);
+  plan_array_sink_set_array (PLAN_ARRAY_SINK (e), f);
+  gst_object_unref (e);
+}
+
+/* The work's own pipeline, parsed from its launch string and cycled by
+ * hand: @rest -> PLAYING -> EOS -> @rest. */
+static void
+bench_parsed (const gchar * name, const gchar * launch, GstState rest,
+    PlanArray * a, PlanArray * b, PlanArray * f, guint cycles, gdouble * t)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &err);
+  guint i;
+
+  if (pipeline == NULL)
+    die ("parsing the work's launch string", err);
+  bind_parsed (pipeline, a, b, f);
+  set_state (pipeline, rest);
+  for (i = 0; i < cycles + 10; i++) {
+    gdouble start = now ();
+
+    set_state (pipeline, GST_STATE_PLAYING);
+    wait_eos (pipeline);
+    set_state (pipeline, rest);
+    if (i >= 10)
+      t[i - 10] = now () - start;
+  }
+  print_latency (name, t, cycles);
+  set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+} Handoff;
+
+static void
+handoff_run (gpointer data, gpointer user_data)
+{
+  Handoff *h = user_data;
+
+  g_mutex_lock (&h->lock);
+  h->done = TRUE;
+  g_cond_signal (&h->cond);
+  g_mutex_unlock (&h->lock);
+}
+
+/* A job pushed to a GThreadPool and its completion waited for on a
+ * condition: the hand-off plan_work_dispatch() and plan_future_wait()
+ * make around the runner thread, with nothing in between. */
+static void
+bench_handoff (guint cycles, gdouble * t)
+{
+  Handoff h = { 0 };
+  GThreadPool *pool = g_thread_pool_new (handoff_run, &h, -1, FALSE, NULL);
+  guint i;
+
+  for (i = 0; i < cycles + 10; i++) {
+    gdouble start = now ();
+
+    h.done = FALSE;
+    g_thread_pool_push (pool, GUINT_TO_POINTER (1), NULL);
+    g_mutex_lock (&h.lock);
+    while (!h.done)
+      g_cond_wait (&h.cond, &h.lock);
+    g_mutex_unlock (&h.lock);
+    if (i >= 10)
+      t[i - 10] = now () - start;
+  }
+  print_latency ("thread-handoff", t, cycles);
+  g_thread_pool_free (pool, FALSE, TRUE);
+}
+
+/* The work's dispatch -> wait, split into plan_work_dispatch() (the checks
+ * and binding on the caller's thread) and the wait. */
+static void
+bench_dispatch (PlanWork * work, PlanBindings * bindings, guint cycles,
+    gdouble * t, gdouble * t_dispatch)
+{
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < cycles + 10; i++) {
+    gdouble start = now (), dispatched;
+    PlanFuture *future = plan_work_dispatch (work, bindings, &err);
+
+    dispatched = now ();
+    if (future == NULL || !plan_future_wait (future, -1, &err))
+      die ("dispatch", err);
+    if (i >= 10) {
+      t[i - 10] = now () - start;
+      t_dispatch[i - 10] = dispatched - start;
+    }
+    g_object_unref (future);
+  }
+  print_latency ("plan-dispatch-wait", t, cycles);
+  print_latency ("plan-dispatch-call", t_dispatch, cycles);
+}
+
+static void
+bench_latency (gint64 n, guint cycles)
+{
+  PlanArray *a = new_filled (n, 1), *b = new_filled (n, 7);
+  PlanArray *f = new_filled (n, 3);
+  PlanGraph *graph = example_graph ();
+  PlanWork *work = realize (graph, PLAN_REALIZE_NONE);
+  PlanBindings *bindings = plan_bindings_new ();
+  gdouble *t = g_new (gdouble, cycles), *t2 = g_new (gdouble, cycles);
+  gchar *launch;
+
+  /* As plan-example's memory mode: f into an array of ours, g and h into
+   * arrays the future makes. */
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_array (bindings, "b", b);
+  plan_bindings_set_array (bindings, "f", f);
+  g_print ("info latency: example plan, %" G_GINT64_FORMAT " float32 "
+      "elements, %u cycles each, after 10 untimed\n", n, cycles);
+  bench_dispatch (work, bindings, cycles, t, t2);
+  launch = plan_work_to_launch_string (work);
+  g_print ("info latency: launch string %s\n", launch);
+
+  bench_appsrc ("appsrc-null-playing-null", GST_STATE_NULL, cycles, t);
+  bench_appsrc ("appsrc-ready-playing-ready", GST_STATE_READY, cycles, t);
+  bench_parsed ("parsed-ready-playing-ready", launch, GST_STATE_READY, a, b,
+      f, cycles, t);
+  bench_parsed ("parsed-null-playing-null", launch, GST_STATE_NULL, a, b, f,
+      cycles, t);
+  bench_handoff (cycles, t);
+
+  g_free (launch);
+  g_free (t);
+  g_free (t2);
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (graph);
+  g_object_unref (a);
+  g_object_unref (b);
+  g_object_unref (f);
+}
+
+/* ---------------------------------------------------------------------
+ * fusion: sum (x*x + 1) over a file, fused into one planreduce or not
+ * --------------------------------------------------------------------- */
+
+static PlanGraph *
+fusion_graph (void)
+{
+  GError *err = NULL;
+  PlanGraph *graph = plan_graph_new ();
+  PlanNode *a, *m, *r;
+
+  a = plan_graph_add_source (graph, "a", 1, PLAN_DTYPE_UNKNOWN, &err);
+  m = a ? plan_graph_add_map (graph, "m", "x*x + 1", 1, &a,
+      PLAN_DTYPE_UNKNOWN, &err) : NULL;
+  r = m ? plan_graph_add_reduce (graph, "r", PLAN_REDUCE_OP_SUM,
+      PLAN_REDUCE_AXIS_ALL, m, &err) : NULL;
+  if (r == NULL || !plan_graph_add_sink (graph, "s", r, &err))
+    die ("building sum (x*x + 1)", err);
+  return graph;
+}
+
+static gdouble
+time_fusion (PlanWork * work, PlanBindings * bindings, gdouble * value)
+{
+  PlanFuture *future;
+  gdouble seconds = run_once (work, bindings, &future);
+
+  *value = scalar_value (plan_future_get_result (future, "s"));
+  g_object_unref (future);
+  return seconds;
+}
+
+static void
+bench_fusion (const gchar * location, guint repeat)
+{
+  PlanGraph *graph = fusion_graph ();
+  PlanWork *fused = realize (graph, PLAN_REALIZE_NONE);
+  PlanWork *unfused = realize (graph, PLAN_REALIZE_NO_FUSE);
+  PlanBindings *bindings = plan_bindings_new ();
+  gdouble best_fused = G_MAXDOUBLE, best_unfused = G_MAXDOUBLE, v1, v2;
+  gchar *launch;
+  guint r;
+
+  plan_bindings_set_file (bindings, "a", location);
+  time_fusion (fused, bindings, &v1);
+  time_fusion (unfused, bindings, &v2);
+  /* Alternated, so that both meet the page cache in the same state. */
+  for (r = 0; r < repeat; r++) {
+    best_fused = MIN (best_fused, time_fusion (fused, bindings, &v1));
+    best_unfused = MIN (best_unfused, time_fusion (unfused, bindings, &v2));
+  }
+  launch = plan_work_to_launch_string (fused);
+  g_print ("info fusion: fused, %u kernel(s): %s\n",
+      plan_work_get_n_kernels (fused), launch);
+  g_free (launch);
+  launch = plan_work_to_launch_string (unfused);
+  g_print ("info fusion: unfused, %u kernel(s): %s\n",
+      plan_work_get_n_kernels (unfused), launch);
+  g_free (launch);
+  g_print ("info fusion: sums %.9g (fused) %.9g (unfused)\n", v1, v2);
+  g_print ("result plan-fused %.6f\n", best_fused);
+  g_print ("result plan-unfused %.6f\n", best_unfused);
+
+  g_object_unref (bindings);
+  g_object_unref (fused);
+  g_object_unref (unfused);
+  g_object_unref (graph);
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *what = argc > 1 ? argv[1] : "";
+
+  gst_init (&argc, &argv);
+  plan_init ();
+  if (argc == 4 && strcmp (what, "add") == 0)
+    bench_add (atoll (argv[2]), atoi (argv[3]));
+  else if (argc == 4 && strcmp (what, "latency") == 0)
+    bench_latency (atoll (argv[2]), atoi (argv[3]));
+  else if (argc == 4 && strcmp (what, "example") == 0)
+    bench_example (atoll (argv[2]), atoi (argv[3]));
+  else if (argc == 4 && strcmp (what, "fusion") == 0)
+    bench_fusion (argv[2], atoi (argv[3]));
+  else {
+    g_printerr ("usage: %s add MIB REPEAT | latency N CYCLES | "
+        "example MIB REPEAT | fusion FILE.npy REPEAT\n", argv[0]);
+    return 2;
+  }
+  return 0;
+}
