@@ -751,6 +751,70 @@ GST_START_TEST (test_application_messages_do_not_cancel)
 
 GST_END_TEST;
 
+typedef struct
+{
+  const guint8 *start, *end;
+  guint n_buffers, n_inside;
+} Span;
+
+static GstPadProbeReturn
+note_memory (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Span *span = user_data;
+  GstMapInfo map;
+
+  if (gst_buffer_map (GST_PAD_PROBE_INFO_BUFFER (info), &map, GST_MAP_READ)) {
+    span->n_buffers++;
+    span->n_inside += map.data >= span->start
+        && map.data + map.size <= span->end;
+    gst_buffer_unmap (GST_PAD_PROBE_INFO_BUFFER (info), &map);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* The map computes straight into the caller's output array: every output
+ * buffer is memory of that array, and the values are right. */
+GST_START_TEST (test_output_computed_in_place)
+{
+  gint64 n = 3 << 20;
+  PlanWork *work = one_map_work ();
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, n, 1);
+  PlanArray *out = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  PlanBindings *bindings = plan_bindings_new ();
+  GstElement *m = gst_bin_get_by_name (GST_BIN (plan_work_get_pipeline
+          (work)), "m");
+  GstPad *pad = gst_element_get_static_pad (m, "src");
+  PlanFuture *future;
+  gsize size;
+  Span span;
+  const gfloat *v;
+
+  span.start = plan_array_get_data (out, &size);
+  span.end = span.start + size;
+  span.n_buffers = span.n_inside = 0;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, note_memory, &span,
+      NULL);
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_array (bindings, "m", out);
+  future = plan_work_dispatch (work, bindings, NULL);
+  fail_unless (plan_future_wait (future, -1, NULL));
+  fail_unless (plan_future_get_result (future, "m") == out);
+  fail_unless (span.n_buffers > 0);
+  fail_unless_equals_int (span.n_inside, span.n_buffers);
+  v = plan_array_get_data (out, NULL);
+  fail_unless_equals_float (v[0], 1);
+  fail_unless_equals_float (v[n - 1], n);
+  gst_object_unref (pad);
+  gst_object_unref (m);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (a);
+  g_object_unref (out);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
 static Suite *
 graph_suite (void)
 {
@@ -777,6 +841,7 @@ graph_suite (void)
   tcase_add_test (tc, test_fusion_skips_constant_maps);
   tcase_add_test (tc, test_dispatch_async_already_cancelled);
   tcase_add_test (tc, test_application_messages_do_not_cancel);
+  tcase_add_test (tc, test_output_computed_in_place);
   return s;
 }
 
