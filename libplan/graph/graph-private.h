@@ -73,6 +73,11 @@ G_GNUC_INTERNAL
 PlanBinding * _plan_bindings_lookup (PlanBindings * bindings,
     const gchar * name);
 
+/* planarraysrc.c, for both array elements. */
+G_GNUC_INTERNAL
+gboolean _plan_element_is_settable_unlocked (GstElement * element,
+    const gchar * func);
+
 /* The graph, as realize reads it. */
 G_GNUC_INTERNAL
 GPtrArray * _plan_graph_get_nodes (PlanGraph * graph);

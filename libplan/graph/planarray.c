@@ -54,6 +54,7 @@
 #include "planarray.h"
 
 #include <libplan/planerror.h>
+#include <libplan/plannpy.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -557,4 +558,90 @@ plan_array_get_bytes (PlanArray * array)
 
   return g_bytes_new_with_free_func (array->data, array->size,
       g_object_unref, g_object_ref (array));
+}
+
+/**
+ * plan_array_load_npy:
+ * @path: a .npy file
+ * @error: return location for an error
+ *
+ * Reads a whole .npy file into a new, writable array, as numpy's
+ * `np.load` does. For files larger than memory, bind the file to a source
+ * instead (plan_bindings_set_file()), which streams it.
+ *
+ * Returns: (transfer full) (nullable): the array, or %NULL with @error set
+ *   when the file cannot be read or is not a .npy file libplan reads
+ *   (docs/arrays.md).
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_load_npy (const gchar * path, GError ** error)
+{
+  PlanArrayInfo info;
+  gsize size, header_size;
+  gchar *contents;
+  PlanArray *array;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!g_file_get_contents (path, &contents, &size, error))
+    return NULL;
+  if (!plan_npy_parse_header ((const guint8 *) contents, size, &info,
+          &header_size, error))
+    goto failed;
+  array = plan_array_new_wrapped (contents + header_size, size - header_size,
+      info.dtype, info.ndim, info.shape, contents, g_free, error);
+  if (array == NULL)
+    goto failed;
+  return array;
+
+failed:
+  g_prefix_error (error, "%s: ", path);
+  g_free (contents);
+  return NULL;
+}
+
+/**
+ * plan_array_save_npy:
+ * @array: a #PlanArray
+ * @path: where to write it
+ * @error: return location for an error
+ *
+ * Writes @array to a .npy file that numpy's `np.load` reads, replacing
+ * @path atomically.
+ *
+ * Returns: %TRUE, or %FALSE with @error set.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_save_npy (PlanArray * array, const gchar * path, GError ** error)
+{
+  const PlanArrayInfo *info;
+  gsize header_size, size;
+  gconstpointer data;
+  guint8 *file;
+  gboolean ok;
+
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  info = plan_array_get_info (array);
+  header_size = plan_npy_get_header_size (info);
+  data = plan_array_get_data (array, &size);
+  file = g_try_malloc (header_size + size);
+  if (file == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s: cannot allocate %"
+        G_GSIZE_FORMAT " bytes to write", path, header_size + size);
+    return FALSE;
+  }
+  ok = plan_npy_write_header (info, file, header_size, error);
+  if (ok) {
+    memcpy (file + header_size, data, size);
+    ok = g_file_set_contents (path, (const gchar *) file, header_size + size,
+        error);
+  }
+  g_free (file);
+  return ok;
 }

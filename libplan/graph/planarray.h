@@ -72,6 +72,13 @@ gpointer plan_array_get_writable_data (PlanArray * array, gsize * size);
 PLAN_API
 GBytes * plan_array_get_bytes (PlanArray * array);
 
+PLAN_API
+PlanArray * plan_array_load_npy (const gchar * path, GError ** error);
+
+PLAN_API
+gboolean plan_array_save_npy (PlanArray * array, const gchar * path,
+    GError ** error);
+
 G_END_DECLS
 
 #endif /* __PLAN_ARRAY_H__ */

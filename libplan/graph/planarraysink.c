@@ -100,7 +100,7 @@
 #include "config.h"
 #endif
 
-#include "planarraysink.h"
+#include "graph-private.h"
 
 #include <libplan/planerror.h>
 #include <libplan/plankernelelement.h>
@@ -257,26 +257,15 @@ plan_array_sink_dispose (GObject * object)
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
-/* Must be called with OBJECT_LOCK held. */
-static gboolean
-check_settable_unlocked (PlanArraySink * self, const gchar * func)
-{
-  if (GST_STATE (self) <= GST_STATE_READY
-      && GST_STATE_PENDING (self) <= GST_STATE_READY)
-    return TRUE;
-  g_critical ("%s: %s runs; bind it in the NULL or READY state", func,
-      GST_OBJECT_NAME (self));
-  return FALSE;
-}
-
 /**
  * plan_array_sink_set_array:
  * @sink: a #PlanArraySink
  * @array: (transfer none) (nullable): a writable array to fill, or %NULL
  *   to unbind (and collect into a new array)
  *
- * Makes @sink copy the rows of the next runs into @array, replacing the
- * array or writer it had. The stream must have the dtype and row shape of
+ * Makes @sink put the rows of the next runs into @array, replacing the
+ * array or writer it had: a kernel element upstream computes them there
+ * (#PLAN_QUERY_OUTPUT_ROWS); other rows are copied in. The stream must have the dtype and row shape of
  * @array and exactly its number of rows. @sink holds a reference to
  * @array. A read-only @array fails the next run at its start.
  *
@@ -294,7 +283,7 @@ plan_array_sink_set_array (PlanArraySink * sink, PlanArray * array)
   g_return_if_fail (array == NULL || PLAN_IS_ARRAY (array));
 
   GST_OBJECT_LOCK (sink);
-  if (!check_settable_unlocked (sink, G_STRFUNC)) {
+  if (!_plan_element_is_settable_unlocked (GST_ELEMENT (sink), G_STRFUNC)) {
     GST_OBJECT_UNLOCK (sink);
     return;
   }
@@ -336,7 +325,7 @@ plan_array_sink_set_writer (PlanArraySink * sink, PlanChunkWriteFunc func,
   g_return_if_fail (PLAN_IS_ARRAY_SINK (sink));
 
   GST_OBJECT_LOCK (sink);
-  if (!check_settable_unlocked (sink, G_STRFUNC)) {
+  if (!_plan_element_is_settable_unlocked (GST_ELEMENT (sink), G_STRFUNC)) {
     GST_OBJECT_UNLOCK (sink);
     return;
   }

@@ -86,7 +86,7 @@
 #include "config.h"
 #endif
 
-#include "planarraysrc.h"
+#include "graph-private.h"
 
 #include <libplan/planerror.h>
 #include <libplan/planfilereader.h>
@@ -271,15 +271,16 @@ plan_array_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
 }
 
-/* Must be called with OBJECT_LOCK held. */
-static gboolean
-check_settable_unlocked (PlanArraySrc * self, const gchar * func)
+/* Whether an array element may be bound now: in the NULL or READY state,
+ * going nowhere else. Must be called with OBJECT_LOCK held. */
+gboolean
+_plan_element_is_settable_unlocked (GstElement * element, const gchar * func)
 {
-  if (GST_STATE (self) <= GST_STATE_READY
-      && GST_STATE_PENDING (self) <= GST_STATE_READY)
+  if (GST_STATE (element) <= GST_STATE_READY
+      && GST_STATE_PENDING (element) <= GST_STATE_READY)
     return TRUE;
   g_critical ("%s: %s runs; bind it in the NULL or READY state", func,
-      GST_OBJECT_NAME (self));
+      GST_OBJECT_NAME (element));
   return FALSE;
 }
 
@@ -308,7 +309,7 @@ plan_array_src_set_array (PlanArraySrc * src, PlanArray * array)
   g_return_if_fail (array == NULL || PLAN_IS_ARRAY (array));
 
   GST_OBJECT_LOCK (src);
-  if (!check_settable_unlocked (src, G_STRFUNC)) {
+  if (!_plan_element_is_settable_unlocked (GST_ELEMENT (src), G_STRFUNC)) {
     GST_OBJECT_UNLOCK (src);
     return;
   }
@@ -355,7 +356,7 @@ plan_array_src_set_reader (PlanArraySrc * src, const PlanArrayInfo * info,
   g_return_if_fail (func == NULL || info->ndim <= PLAN_ARRAY_MAX_DIMS);
 
   GST_OBJECT_LOCK (src);
-  if (!check_settable_unlocked (src, G_STRFUNC)) {
+  if (!_plan_element_is_settable_unlocked (GST_ELEMENT (src), G_STRFUNC)) {
     GST_OBJECT_UNLOCK (src);
     return;
   }

@@ -29,6 +29,7 @@
  * reader. Run by hand, never by `meson test`. */
 
 #include <libplan/plan.h>
+#include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 
 #include <stdio.h>
@@ -345,17 +346,20 @@ set_state (GstElement * pipeline, GstState state)
 }
 
 /* appsrc ! identity ! appsink: @rest -> PLAYING, one 4000-byte buffer,
- * EOS, the EOS message, @rest again; @cycles times, after a few untimed. */
+ * EOS, the sample pulled (appsink posts EOS only once its queue is
+ * drained, as wait-on-eos is TRUE), the EOS message, @rest again; @cycles
+ * times, after a few untimed. */
 static void
 bench_appsrc (const gchar * name, GstState rest, guint cycles, gdouble * t)
 {
   static guint8 payload[4000];
   GstElement *pipeline = gst_parse_launch ("appsrc name=src ! identity ! "
-      "appsink sync=false", NULL);
+      "appsink name=sink sync=false", NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   guint i;
 
-  if (src == NULL)
+  if (src == NULL || sink == NULL)
     die ("making appsrc ! identity ! appsink (is GStreamer's app plugin "
         "installed?)", NULL);
   set_state (pipeline, rest);
@@ -366,6 +370,7 @@ bench_appsrc (const gchar * name, GstState rest, guint cycles, gdouble * t)
     gst_app_src_push_buffer (GST_APP_SRC (src),
         gst_buffer_new_memdup (payload, sizeof (payload)));
     gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_sample_unref (gst_app_sink_pull_sample (GST_APP_SINK (sink)));
     wait_eos (pipeline);
     set_state (pipeline, rest);
     if (i >= 10)
@@ -373,6 +378,7 @@ bench_appsrc (const gchar * name, GstState rest, guint cycles, gdouble * t)
   }
   print_latency (name, t, cycles);
   set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
   gst_object_unref (src);
   gst_object_unref (pipeline);
 }

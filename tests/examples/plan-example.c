@@ -33,47 +33,6 @@
 #include <string.h>
 
 /* Reads a whole .npy file into a new array. */
-static PlanArray *
-load_npy (const gchar * path, GError ** error)
-{
-  PlanArrayInfo info;
-  gsize size, header_size;
-  gchar *contents;
-  PlanArray *array;
-
-  if (!g_file_get_contents (path, &contents, &size, error))
-    return NULL;
-  if (!plan_npy_parse_header ((const guint8 *) contents, size, &info,
-          &header_size, error)) {
-    g_free (contents);
-    return NULL;
-  }
-  array = plan_array_new_wrapped (contents + header_size, size - header_size,
-      info.dtype, info.ndim, info.shape, contents, g_free, error);
-  if (array == NULL)
-    g_free (contents);
-  return array;
-}
-
-static gboolean
-save_npy (PlanArray * array, const gchar * path, GError ** error)
-{
-  const PlanArrayInfo *info = plan_array_get_info (array);
-  gsize header_size = plan_npy_get_header_size (info), size;
-  gconstpointer data = plan_array_get_data (array, &size);
-  guint8 *file = g_malloc (header_size + size);
-  gboolean ok;
-
-  ok = plan_npy_write_header (info, file, header_size, error);
-  if (ok) {
-    memcpy (file + header_size, data, size);
-    ok = g_file_set_contents (path, (const gchar *) file, header_size + size,
-        error);
-  }
-  g_free (file);
-  return ok;
-}
-
 /* A chunk reader over an array: the rows from @first_row on, at most 1000
  * at a time, as an application reading its own file would produce them. */
 static PlanArray *
@@ -155,7 +114,7 @@ run (const gchar * mode, PlanWork * work, const gchar * pa,
     plan_bindings_set_file (bindings, "g", g);
     plan_bindings_set_file (bindings, "h", h);
   } else {
-    if (!(a = load_npy (pa, error)) || !(b = load_npy (pb, error)))
+    if (!(a = plan_array_load_npy (pa, error)) || !(b = plan_array_load_npy (pb, error)))
       goto done;
     if (strcmp (mode, "memory") == 0) {
       PlanArray *out = plan_array_new (plan_array_get_dtype (a), 1,
@@ -186,9 +145,9 @@ run (const gchar * mode, PlanWork * work, const gchar * pa,
     ok = TRUE;
   } else {
     ok = (strcmp (mode, "io") == 0
-        || save_npy (plan_future_get_result (future, "f"), f, error))
-        && save_npy (plan_future_get_result (future, "g"), g, error)
-        && save_npy (plan_future_get_result (future, "h"), h, error);
+        || plan_array_save_npy (plan_future_get_result (future, "f"), f, error))
+        && plan_array_save_npy (plan_future_get_result (future, "g"), g, error)
+        && plan_array_save_npy (plan_future_get_result (future, "h"), h, error);
   }
 
 done:

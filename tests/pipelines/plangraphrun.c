@@ -38,47 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PlanArray *
-load_npy (const gchar * path, GError ** error)
-{
-  PlanArrayInfo info;
-  gsize size, header_size;
-  gchar *contents;
-  PlanArray *array;
-
-  if (!g_file_get_contents (path, &contents, &size, error))
-    return NULL;
-  if (!plan_npy_parse_header ((const guint8 *) contents, size, &info,
-          &header_size, error)) {
-    g_free (contents);
-    return NULL;
-  }
-  array = plan_array_new_wrapped (contents + header_size, size - header_size,
-      info.dtype, info.ndim, info.shape, contents, g_free, error);
-  if (array == NULL)
-    g_free (contents);
-  return array;
-}
-
-static gboolean
-save_npy (PlanArray * array, const gchar * path, GError ** error)
-{
-  const PlanArrayInfo *info = plan_array_get_info (array);
-  gsize header_size = plan_npy_get_header_size (info), size;
-  gconstpointer data = plan_array_get_data (array, &size);
-  guint8 *file = g_malloc (header_size + size);
-  gboolean ok;
-
-  ok = plan_npy_write_header (info, file, header_size, error);
-  if (ok) {
-    memcpy (file + header_size, data, size);
-    ok = g_file_set_contents (path, (const gchar *) file, header_size + size,
-        error);
-  }
-  g_free (file);
-  return ok;
-}
-
 typedef struct
 {
   PlanArray *whole;
@@ -220,7 +179,7 @@ add_binding (PlanBindings * bindings, PlanWork * work, gchar ** f, guint n,
     plan_bindings_set_writer (bindings, f[1], write_rows, out, NULL);
     return TRUE;
   }
-  if ((array = load_npy (f[2], error)) == NULL)
+  if ((array = plan_array_load_npy (f[2], error)) == NULL)
     return FALSE;
   if (strcmp (f[0], "reader") == 0) {
     Reader *r = g_new0 (Reader, 1);
@@ -264,7 +223,7 @@ save_results (PlanFuture * future, const gchar * outdir, GError ** error)
     gchar *base = g_strconcat (*p, ".npy", NULL);
     gchar *path = g_build_filename (outdir, base, NULL);
 
-    ok = save_npy (plan_future_get_result (future, *p), path, error);
+    ok = plan_array_save_npy (plan_future_get_result (future, *p), path, error);
     g_free (path);
     g_free (base);
   }
