@@ -51,7 +51,7 @@
 #include "config.h"
 #endif
 
-#include "planarray.h"
+#include "graph-private.h"
 
 #include <libplan/planerror.h>
 #include <libplan/plannpy.h>
@@ -64,6 +64,7 @@
 #define SMALL_ALIGN 64
 #define LARGE_ALIGN 4096
 #define LARGE_SIZE (1 << 20)
+
 
 enum
 {
@@ -208,6 +209,9 @@ too_large:
   }
 }
 
+static PlanArray *array_alloc (PlanDType dtype, guint ndim,
+    const gint64 * shape, gboolean zero, GError ** error);
+
 /**
  * plan_array_new:
  * @dtype: the element type
@@ -232,13 +236,28 @@ PlanArray *
 plan_array_new (PlanDType dtype, guint ndim, const gint64 * shape,
     GError ** error)
 {
+  g_return_val_if_fail (ndim == 0 || shape != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return array_alloc (dtype, ndim, shape, TRUE, error);
+}
+
+/* An array whose contents are left as they come, for results that fill
+ * it whole: the plan API's unbound outputs of known shape. */
+PlanArray *
+_plan_array_new_uninitialized (const PlanArrayInfo * info, GError ** error)
+{
+  return array_alloc (info->dtype, info->ndim, info->shape, FALSE, error);
+}
+
+static PlanArray *
+array_alloc (PlanDType dtype, guint ndim, const gint64 * shape,
+    gboolean zero, GError ** error)
+{
   PlanArrayInfo info;
   PlanArray *self;
   gpointer data;
   gsize size;
-
-  g_return_val_if_fail (ndim == 0 || shape != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!check_shape (&info, dtype, ndim, shape, &size, error))
     return NULL;
@@ -247,7 +266,8 @@ plan_array_new (PlanDType dtype, guint ndim, const gint64 * shape,
   if (posix_memalign (&data, size >= LARGE_SIZE ? LARGE_ALIGN : SMALL_ALIGN,
           MAX (size, 1)) != 0)
     goto no_memory;
-  memset (data, 0, size);
+  if (zero)
+    memset (data, 0, size);
 
   self = g_object_new (PLAN_TYPE_ARRAY, NULL);
   self->info = info;

@@ -217,6 +217,9 @@ clear_binding_unlocked (PlanArraySink * self, gpointer * user_data)
 
   *user_data = self->write_user_data;
   g_clear_object (&self->array);
+  /* A new binding is for the next run: the last run's result is the
+   * caller's to keep now, and no longer held here. */
+  g_clear_object (&self->result);
   self->write_func = NULL;
   self->write_user_data = NULL;
   self->write_notify = NULL;
@@ -348,8 +351,8 @@ plan_array_sink_set_writer (PlanArraySink * sink, PlanChunkWriteFunc func,
  * Gives the array the last run produced: the output array set with
  * plan_array_sink_set_array(), or the array allocated when neither an
  * array nor a writer was set. It is there from the end of the stream
- * (before the EOS message is posted) until the next run starts. Takes the
- * object lock.
+ * (before the EOS message is posted) until the next run starts or the sink
+ * is bound again. Takes the object lock.
  *
  * Returns: (transfer full) (nullable): the result, or %NULL before the end
  *   of the stream, after a failed run, and in writer mode.

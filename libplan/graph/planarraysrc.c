@@ -105,7 +105,11 @@ enum
 
 /* 0: chunks of DEFAULT_CHUNK_SIZE bytes */
 #define DEFAULT_BLOCKSIZE 0
-#define DEFAULT_CHUNK_SIZE (8 << 20)
+/* Buffers are views, so size costs no memory; large ones give a kernel
+ * element computing into lent output enough work to share among its
+ * threads (x + y on 256 MiB arrays: 0.028 s in 32 MiB buffers, 0.055 s in
+ * 8 MiB ones, on two cores). */
+#define DEFAULT_CHUNK_SIZE (32 << 20)
 #define MAX_BLOCKSIZE (1 << 30)
 
 struct _PlanArraySrc
@@ -172,7 +176,7 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
       g_param_spec_uint ("blocksize", "Chunk size",
           "The size of the buffers pushed from an array, in bytes, rounded "
-          "down to whole rows (at least one row); 0 for 8 MiB. Buffers from "
+          "down to whole rows (at least one row); 0 for 32 MiB. Buffers from "
           "a reader are the arrays it returns, whatever their size", 0,
           MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

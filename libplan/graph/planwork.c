@@ -1289,11 +1289,15 @@ bind_source (PlanWork * self, Stage * stage, PlanBinding * binding,
   return TRUE;
 }
 
+/* An output left unbound is collected into an array the future hands
+ * back: made here when its shape is known, so that the rows are computed
+ * straight into it, and by the sink as they come otherwise. */
 static gboolean
 bind_output (PlanWork * self, Output * output, PlanBinding * binding,
-    GError ** error)
+    const PlanArrayInfo * info, GError ** error)
 {
   PlanArraySink *sink;
+  PlanArray *array;
 
   if (binding != NULL && binding->kind == PLAN_BINDING_FILE) {
     if (!ensure_element (self, &output->element, "planfilesink", error))
@@ -1311,6 +1315,15 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
   else if (binding != NULL)
     plan_array_sink_set_writer (sink, write_chunk,
         _plan_binding_ref (binding), (GDestroyNotify) _plan_binding_unref);
+  else if (info->ndim == 0 || info->shape[0] >= 0) {
+    array = _plan_array_new_uninitialized (info, error);
+    if (array == NULL) {
+      g_prefix_error (error, "output '%s': ", output->name);
+      return FALSE;
+    }
+    plan_array_sink_set_array (sink, array);
+    g_object_unref (array);
+  }
   return TRUE;
 }
 
@@ -1368,7 +1381,8 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
     Output *output = g_ptr_array_index (self->outputs, i);
     PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
 
-    if (!bind_output (self, output, binding, error))
+    if (!bind_output (self, output, binding, &infos[output->node->index],
+            error))
       goto failed;
   }
   g_free (infos);

@@ -265,17 +265,17 @@ GST_START_TEST (test_src_blocksize_is_at_least_one_row)
 
 GST_END_TEST;
 
-GST_START_TEST (test_src_default_blocksize_is_8_mib)
+GST_START_TEST (test_src_default_blocksize_is_32_mib)
 {
   GstElement *src = make_src ();
-  /* 3 Mi rows of 4 bytes: 12 MiB. */
-  PlanArray *a = make_array (3 << 20, 1);
+  /* 12 Mi rows of 4 bytes: 48 MiB. */
+  PlanArray *a = make_array (12 << 20, 1);
   GstHarness *h;
 
   plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
   h = src_harness (src, NULL);
-  gst_buffer_unref (pull_rows (h, 0, 2 << 20));
-  gst_buffer_unref (pull_rows (h, 2 << 20, 3 << 20));
+  gst_buffer_unref (pull_rows (h, 0, 8 << 20));
+  gst_buffer_unref (pull_rows (h, 8 << 20, 12 << 20));
   expect_eos (h);
 
   teardown_harness (h, NULL);
@@ -801,7 +801,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_buffers_wrap_array_memory);
   tcase_add_test (tc, test_src_blocksize_rounds_down_to_rows);
   tcase_add_test (tc, test_src_blocksize_is_at_least_one_row);
-  tcase_add_test (tc, test_src_default_blocksize_is_8_mib);
+  tcase_add_test (tc, test_src_default_blocksize_is_32_mib);
   tcase_add_test (tc, test_src_0d_array_is_one_buffer);
   tcase_add_test (tc, test_src_empty_array_sends_only_eos);
   tcase_add_test (tc, test_src_reader_chunks_in_row_order);
