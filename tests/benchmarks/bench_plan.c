@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 static void
 die (const gchar * what, GError * err)
@@ -47,6 +49,16 @@ static gdouble
 now (void)
 {
   return g_get_monotonic_time () / 1e6;
+}
+
+/* Keeps the smaller of *@best and @t; returns @t. (MIN() would evaluate
+ * a timed call twice.) */
+static gdouble
+keep_best (gdouble * best, gdouble t)
+{
+  if (t < *best)
+    *best = t;
+  return t;
 }
 
 static gint
@@ -83,18 +95,32 @@ new_filled (gint64 n, guint step)
   return array;
 }
 
+static glong
+minor_faults (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+/* The page faults of the last run_once(). */
+static glong last_faults;
+
 /* One dispatch, waited for; the seconds it took. */
 static gdouble
 run_once (PlanWork * work, PlanBindings * bindings, PlanFuture ** result)
 {
   GError *err = NULL;
   PlanFuture *future;
+  glong faults = minor_faults ();
   gdouble start = now (), seconds;
 
   future = plan_work_dispatch (work, bindings, &err);
   if (future == NULL || !plan_future_wait (future, -1, &err))
     die ("dispatch", err);
   seconds = now () - start;
+  last_faults = minor_faults () - faults;
   if (result != NULL)
     *result = future;
   else
@@ -165,13 +191,35 @@ add_references (PlanArray * a, PlanArray * b, PlanArray * out, guint repeat)
     t = now ();
     for (i = 0; i < n; i++)
       z[i] = x[i] + y[i];
-    best_loop = MIN (best_loop, now () - t);
+    keep_best (&best_loop, now () - t);
     t = now ();
     memcpy (z, x, size);
-    best_copy = MIN (best_copy, now () - t);
+    keep_best (&best_copy, now () - t);
   }
   g_print ("result c-loop-add %.6f\n", best_loop);
   g_print ("result c-memcpy %.6f\n", best_copy);
+}
+
+/* Writing once a fresh block of @size bytes, in 4 KiB pages (as
+ * posix_memalign() gives it, which is how the future's arrays are
+ * allocated) or in transparent huge pages (what numpy asks for with
+ * madvise on blocks of 4 MiB and more): the page faults an unbound output
+ * pays. */
+static gdouble
+fresh_touch (gsize size, gboolean huge)
+{
+  gpointer p;
+  gdouble t;
+
+  if (posix_memalign (&p, 2 << 20, size) != 0)
+    die ("allocating a block", NULL);
+  if (huge)
+    madvise (p, size, MADV_HUGEPAGE);
+  t = now ();
+  memset (p, 1, size);
+  t = now () - t;
+  free (p);
+  return t;
 }
 
 static void
@@ -184,6 +232,7 @@ bench_add (gint64 mib, guint repeat)
   PlanWork *work = realize (graph, PLAN_REALIZE_NONE);
   PlanBindings *bound = plan_bindings_new (), *unbound = plan_bindings_new ();
   gdouble best_bound = G_MAXDOUBLE, best_unbound = G_MAXDOUBLE;
+  gdouble best_4k = G_MAXDOUBLE, best_huge = G_MAXDOUBLE;
   PlanFuture *future;
   guint r;
 
@@ -200,15 +249,21 @@ bench_add (gint64 mib, guint repeat)
   run_once (work, bound, NULL);
   run_once (work, unbound, NULL);
   for (r = 0; r < repeat; r++) {
-    best_bound = MIN (best_bound, run_once (work, bound, NULL));
+    keep_best (&best_bound, run_once (work, bound, NULL));
+    g_print ("info add: run %u bound: %ld page faults\n", r, last_faults);
     /* The result is freed before the next run, outside the time. */
-    best_unbound = MIN (best_unbound, run_once (work, unbound, &future));
+    keep_best (&best_unbound, run_once (work, unbound, &future));
+    g_print ("info add: run %u unbound: %ld page faults\n", r, last_faults);
     check_add (a, b, plan_future_get_result (future, "f"));
     g_object_unref (future);
+    keep_best (&best_4k, fresh_touch (n * sizeof (gfloat), FALSE));
+    keep_best (&best_huge, fresh_touch (n * sizeof (gfloat), TRUE));
   }
   check_add (a, b, out);
   g_print ("result plan-add-bound %.6f\n", best_bound);
   g_print ("result plan-add-unbound %.6f\n", best_unbound);
+  g_print ("result c-fresh-touch-4k %.6f\n", best_4k);
+  g_print ("result c-fresh-touch-thp %.6f\n", best_huge);
   add_references (a, b, out, repeat);
 
   g_object_unref (bound);
@@ -264,11 +319,10 @@ scalar_value (PlanArray * array)
 }
 
 static void
-check_example (PlanArray * b, PlanFuture * future)
+check_example (PlanArray * b, PlanArray * e)
 {
   const gfloat *y = plan_array_get_data (b, NULL);
-  const gfloat *h = plan_array_get_data (plan_future_get_result (future,
-          "h"), NULL);
+  const gfloat *h = plan_array_get_data (e, NULL);
   gint64 n = plan_array_get_n_rows (b), i;
 
   if (h[0] != y[0])
@@ -278,41 +332,63 @@ check_example (PlanArray * b, PlanFuture * future)
       die ("the stencil gave a wrong value", NULL);
 }
 
+/* The example, its results into arrays the future allocates, and (to
+ * tell the computation from the page faults of fresh results) f and h
+ * into arrays of the caller's, written before timing. */
 static void
 bench_example (gint64 mib, guint repeat)
 {
   gint64 n = (mib << 20) / 4;
   PlanArray *a = new_filled (n, 1), *b = new_filled (n, 7), *g;
+  PlanArray *f = new_filled (n, 3), *h = new_filled (n, 3);
   PlanGraph *graph = example_graph ();
   PlanWork *work = realize (graph, PLAN_REALIZE_NONE);
-  PlanBindings *bindings = plan_bindings_new ();
-  gdouble best = G_MAXDOUBLE;
+  PlanBindings *bindings = plan_bindings_new (), *bound;
+  gdouble best = G_MAXDOUBLE, best_bound = G_MAXDOUBLE, t;
   PlanFuture *future;
   guint r;
 
   plan_bindings_set_array (bindings, "a", a);
   plan_bindings_set_array (bindings, "b", b);
+  bound = plan_bindings_new ();
+  plan_bindings_set_array (bound, "a", a);
+  plan_bindings_set_array (bound, "b", b);
+  plan_bindings_set_array (bound, "f", f);
+  plan_bindings_set_array (bound, "h", h);
   g_print ("info example: %" G_GINT64_FORMAT " float32 elements per input, "
-      "kernels %u, results f g h into arrays the future allocates\n", n,
-      plan_work_get_n_kernels (work));
+      "kernels %u, results f g h into arrays the future allocates "
+      "(plan-example) or f and h into written arrays of the caller's "
+      "(plan-example-bound)\n", n, plan_work_get_n_kernels (work));
   run_once (work, bindings, NULL);
+  run_once (work, bound, NULL);
   for (r = 0; r < repeat; r++) {
-    best = MIN (best, run_once (work, bindings, &future));
+    t = keep_best (&best, run_once (work, bindings, &future));
+    g_print ("info example: run %u unbound: %.4f s, %ld page faults\n", r,
+        t, last_faults);
     check_add (a, b, plan_future_get_result (future, "f"));
-    check_example (b, future);
+    check_example (b, plan_future_get_result (future, "h"));
     g = plan_future_get_result (future, "g");
     if (r == 0)
       g_print ("info example: g = %.9g (%s)\n", scalar_value (g),
           plan_dtype_to_string (plan_array_get_dtype (g)));
     g_object_unref (future);
+    keep_best (&best_bound, run_once (work, bound, NULL));
+    g_print ("info example: run %u bound: %ld page faults\n", r,
+        last_faults);
   }
+  check_add (a, b, f);
+  check_example (b, h);
   g_print ("result plan-example %.6f\n", best);
+  g_print ("result plan-example-bound %.6f\n", best_bound);
 
   g_object_unref (bindings);
+  g_object_unref (bound);
   g_object_unref (work);
   g_object_unref (graph);
   g_object_unref (a);
   g_object_unref (b);
+  g_object_unref (f);
+  g_object_unref (h);
 }
 
 /* ---------------------------------------------------------------------
@@ -346,17 +422,19 @@ set_state (GstElement * pipeline, GstState state)
 }
 
 /* appsrc ! identity ! appsink: @rest -> PLAYING, one 4000-byte buffer,
- * EOS, the sample pulled (appsink posts EOS only once its queue is
- * drained, as wait-on-eos is TRUE), the EOS message, @rest again; @cycles
- * times, after a few untimed. */
+ * EOS, the EOS message, the sample taken, @rest again; @cycles times,
+ * after a few untimed. The sample is taken after the EOS message
+ * (wait-on-eos=false): pulled before, it can meet the EOS flag of the
+ * last run, which appsink clears only when the new stream starts. */
 static void
 bench_appsrc (const gchar * name, GstState rest, guint cycles, gdouble * t)
 {
   static guint8 payload[4000];
   GstElement *pipeline = gst_parse_launch ("appsrc name=src ! identity ! "
-      "appsink name=sink sync=false", NULL);
+      "appsink name=sink sync=false wait-on-eos=false", NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstSample *sample;
   guint i;
 
   if (src == NULL || sink == NULL)
@@ -370,8 +448,11 @@ bench_appsrc (const gchar * name, GstState rest, guint cycles, gdouble * t)
     gst_app_src_push_buffer (GST_APP_SRC (src),
         gst_buffer_new_memdup (payload, sizeof (payload)));
     gst_app_src_end_of_stream (GST_APP_SRC (src));
-    gst_sample_unref (gst_app_sink_pull_sample (GST_APP_SINK (sink)));
     wait_eos (pipeline);
+    if ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))
+        == NULL)
+      die ("appsink had no sample at EOS", NULL);
+    gst_sample_unref (sample);
     set_state (pipeline, rest);
     if (i >= 10)
       t[i - 10] = now () - start;
@@ -406,29 +487,47 @@ bind_parsed (GstElement * pipeline, PlanArray * a, PlanArray * b,
 }
 
 /* The work's own pipeline, parsed from its launch string and cycled by
- * hand: @rest -> PLAYING -> EOS -> @rest. */
+ * hand: @rest -> PLAYING -> EOS -> @rest, each cycle split into its
+ * three steps: set_state (PLAYING) returning, the EOS message, and
+ * set_state (@rest) returning. */
 static void
 bench_parsed (const gchar * name, const gchar * launch, GstState rest,
     PlanArray * a, PlanArray * b, PlanArray * f, guint cycles, gdouble * t)
 {
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (launch, &err);
-  guint i;
+  gdouble *steps[3], mark[4];
+  gchar *step_name;
+  guint i, k;
 
   if (pipeline == NULL)
     die ("parsing the work's launch string", err);
+  for (k = 0; k < 3; k++)
+    steps[k] = g_new (gdouble, cycles);
   bind_parsed (pipeline, a, b, f);
   set_state (pipeline, rest);
   for (i = 0; i < cycles + 10; i++) {
-    gdouble start = now ();
-
+    mark[0] = now ();
     set_state (pipeline, GST_STATE_PLAYING);
+    mark[1] = now ();
     wait_eos (pipeline);
+    mark[2] = now ();
     set_state (pipeline, rest);
-    if (i >= 10)
-      t[i - 10] = now () - start;
+    mark[3] = now ();
+    if (i < 10)
+      continue;
+    t[i - 10] = mark[3] - mark[0];
+    for (k = 0; k < 3; k++)
+      steps[k][i - 10] = mark[k + 1] - mark[k];
   }
   print_latency (name, t, cycles);
+  for (k = 0; k < 3; k++) {
+    step_name = g_strdup_printf ("%s:%s", name,
+        k == 0 ? "to-playing" : k == 1 ? "to-eos" : "to-rest");
+    print_latency (step_name, steps[k], cycles);
+    g_free (step_name);
+    g_free (steps[k]);
+  }
   set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
 }
@@ -592,8 +691,8 @@ bench_fusion (const gchar * location, guint repeat)
   time_fusion (unfused, bindings, &v2);
   /* Alternated, so that both meet the page cache in the same state. */
   for (r = 0; r < repeat; r++) {
-    best_fused = MIN (best_fused, time_fusion (fused, bindings, &v1));
-    best_unfused = MIN (best_unfused, time_fusion (unfused, bindings, &v2));
+    keep_best (&best_fused, time_fusion (fused, bindings, &v1));
+    keep_best (&best_unfused, time_fusion (unfused, bindings, &v2));
   }
   launch = plan_work_to_launch_string (fused);
   g_print ("info fusion: fused, %u kernel(s): %s\n",
