@@ -268,7 +268,8 @@ plan_array_sink_dispose (GObject * object)
  *
  * Makes @sink put the rows of the next runs into @array, replacing the
  * array or writer it had: a kernel element upstream computes them there
- * (#PLAN_QUERY_OUTPUT_ROWS); other rows are copied in. The stream must have the dtype and row shape of
+ * (#PLAN_QUERY_OUTPUT_ROWS); other rows are copied in. The stream must
+ * have the dtype and row shape of
  * @array and exactly its number of rows. @sink holds a reference to
  * @array. A read-only @array fails the next run at its start.
  *

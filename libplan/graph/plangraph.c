@@ -18,11 +18,11 @@
  *
  * |[<!-- language="C" -->
  * PlanGraph *plan = plan_graph_new ();
- * PlanNode *a = plan_graph_add_source (plan, "a", 1, PLAN_DTYPE_UNKNOWN, &error);
- * PlanNode *b = plan_graph_add_source (plan, "b", 1, PLAN_DTYPE_UNKNOWN, &error);
+ * PlanNode *a = plan_graph_add_source (plan, "a", 1, 0, &error);
+ * PlanNode *b = plan_graph_add_source (plan, "b", 1, 0, &error);
  * PlanNode *ab[] = { a, b };
- * PlanNode *c = plan_graph_add_map (plan, "c", "x + y", 2, ab, PLAN_DTYPE_UNKNOWN, &error);
- * PlanWork *work = plan_graph_realize (plan, PLAN_TARGET_CPU, PLAN_REALIZE_NONE, &error);
+ * PlanNode *c = plan_graph_add_map (plan, "c", "x + y", 2, ab, 0, &error);
+ * PlanWork *work = plan_graph_realize (plan, PLAN_TARGET_CPU, 0, &error);
  * ]|
  *
  * Everything that can be checked without the inputs' data is checked when

@@ -114,7 +114,9 @@ run (const gchar * mode, PlanWork * work, const gchar * pa,
     plan_bindings_set_file (bindings, "g", g);
     plan_bindings_set_file (bindings, "h", h);
   } else {
-    if (!(a = plan_array_load_npy (pa, error)) || !(b = plan_array_load_npy (pb, error)))
+    a = plan_array_load_npy (pa, error);
+    b = a ? plan_array_load_npy (pb, error) : NULL;
+    if (b == NULL)
       goto done;
     if (strcmp (mode, "memory") == 0) {
       PlanArray *out = plan_array_new (plan_array_get_dtype (a), 1,
