@@ -19,6 +19,11 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 void _plan_debug_init (void);
 
+/* planfilereader.c: the answer of the plan-read-rows and plan-output-rows
+ * queries. */
+G_GNUC_INTERNAL
+GstBuffer * _plan_query_get_buffer (GstQuery * query);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

@@ -58,7 +58,7 @@
 #include "config.h"
 #endif
 
-#include "planfilereader.h"
+#include "plan-private.h"
 #include "plannpy.h"
 #include "planerror.h"
 
@@ -1362,12 +1362,17 @@ plan_query_set_read_rows_buffer (GstQuery * query, GstBuffer * buffer)
 GstBuffer *
 plan_query_get_read_rows_buffer (GstQuery * query)
 {
-  const GstStructure *s;
+  g_return_val_if_fail (GST_IS_QUERY (query), NULL);
+  return _plan_query_get_buffer (query);
+}
+
+/* The `buffer` field of an answered plan query, a reference of its own. */
+GstBuffer *
+_plan_query_get_buffer (GstQuery * query)
+{
+  const GstStructure *s = gst_query_get_structure (query);
   GstBuffer *buffer = NULL;
 
-  g_return_val_if_fail (GST_IS_QUERY (query), NULL);
-
-  s = gst_query_get_structure (query);
   if (s == NULL || !gst_structure_get (s, "buffer", GST_TYPE_BUFFER, &buffer,
           NULL))
     return NULL;

@@ -1026,16 +1026,8 @@ plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer)
 GstBuffer *
 plan_query_get_output_rows_buffer (GstQuery * query)
 {
-  const GstStructure *s;
-  GstBuffer *buffer = NULL;
-
   g_return_val_if_fail (GST_IS_QUERY (query), NULL);
-
-  s = gst_query_get_structure (query);
-  if (s == NULL || !gst_structure_get (s, "buffer", GST_TYPE_BUFFER, &buffer,
-          NULL))
-    return NULL;
-  return buffer;
+  return _plan_query_get_buffer (query);
 }
 
 /**

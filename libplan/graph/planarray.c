@@ -676,3 +676,53 @@ plan_array_save_npy (PlanArray * array, const gchar * path, GError ** error)
   g_free (file);
   return ok;
 }
+
+/**
+ * plan_array_new_rows:
+ * @array: a #PlanArray
+ * @first_row: the first row of the view
+ * @n_rows: the number of rows, at most the rows from @first_row to the end
+ * @error: return location for an error
+ *
+ * A view of rows of @array, without a copy: what a chunk reader over an
+ * array in memory returns. The view keeps @array alive, and is writable
+ * when @array is.
+ *
+ * Returns: (transfer full) (nullable): the view, or %NULL with @error set
+ *   for rows outside @array or a 0-d @array.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new_rows (PlanArray * array, gint64 first_row, gint64 n_rows,
+    GError ** error)
+{
+  const PlanArrayInfo *info;
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  gsize row;
+  PlanArray *view;
+
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+
+  info = &array->info;
+  if (info->ndim == 0 || first_row < 0 || n_rows < 0
+      || first_row + n_rows > info->shape[0]) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rows %" G_GINT64_FORMAT
+        " to %" G_GINT64_FORMAT " are not rows of an array of %"
+        G_GINT64_FORMAT " rows", first_row, first_row + n_rows,
+        info->ndim == 0 ? 0 : info->shape[0]);
+    return NULL;
+  }
+  row = plan_array_info_get_row_size (info);
+  memcpy (shape, info->shape, sizeof (shape));
+  shape[0] = n_rows;
+  view = plan_array_new_wrapped ((guint8 *) array->data + first_row * row,
+      n_rows * row, info->dtype, info->ndim, shape, g_object_ref (array),
+      g_object_unref, error);
+  if (view == NULL) {
+    g_object_unref (array);
+    return NULL;
+  }
+  view->writable = array->writable;
+  return view;
+}

@@ -73,6 +73,10 @@ PLAN_API
 GBytes * plan_array_get_bytes (PlanArray * array);
 
 PLAN_API
+PlanArray * plan_array_new_rows (PlanArray * array, gint64 first_row,
+    gint64 n_rows, GError ** error);
+
+PLAN_API
 PlanArray * plan_array_load_npy (const gchar * path, GError ** error);
 
 PLAN_API

@@ -39,20 +39,9 @@ static PlanArray *
 read_rows (guint64 first_row, gpointer user_data, GError ** error)
 {
   PlanArray *whole = user_data;
-  const PlanArrayInfo *info = plan_array_get_info (whole);
-  gint64 rows = plan_array_get_n_rows (whole);
-  gsize row = plan_array_info_get_row_size (info), size;
-  const guint8 *data = plan_array_get_data (whole, &size);
-  gint64 shape[PLAN_ARRAY_MAX_DIMS];
-  gint64 n = MIN (1000, rows - (gint64) first_row);
+  gint64 n = MIN (1000, plan_array_get_n_rows (whole) - (gint64) first_row);
 
-  if (n <= 0)
-    return NULL;
-  memcpy (shape, info->shape, sizeof (shape));
-  shape[0] = n;
-  return plan_array_new_wrapped ((gpointer) (data + first_row * row), n * row,
-      info->dtype, info->ndim, shape, g_object_ref (whole), g_object_unref,
-      error);
+  return n > 0 ? plan_array_new_rows (whole, first_row, n, error) : NULL;
 }
 
 /* A chunk writer appending the rows it gets to a stdio file. */

@@ -48,20 +48,10 @@ static PlanArray *
 read_rows (guint64 first_row, gpointer user_data, GError ** error)
 {
   Reader *r = user_data;
-  const PlanArrayInfo *info = plan_array_get_info (r->whole);
-  gsize row = plan_array_info_get_row_size (info), size;
-  const guint8 *data = plan_array_get_data (r->whole, &size);
-  gint64 shape[PLAN_ARRAY_MAX_DIMS];
   gint64 n = MIN (r->chunk, plan_array_get_n_rows (r->whole) -
       (gint64) first_row);
 
-  if (n <= 0)
-    return NULL;
-  memcpy (shape, info->shape, sizeof (shape));
-  shape[0] = n;
-  return plan_array_new_wrapped ((gpointer) (data + first_row * row), n * row,
-      info->dtype, info->ndim, shape, g_object_ref (r->whole),
-      g_object_unref, error);
+  return n > 0 ? plan_array_new_rows (r->whole, first_row, n, error) : NULL;
 }
 
 static void

@@ -300,6 +300,50 @@ GST_START_TEST (test_array_get_bytes_keeps_array_alive)
 
 GST_END_TEST;
 
+GST_START_TEST (test_array_rows_view_shares_memory)
+{
+  gint64 shape[] = { 10, 3 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_INT16, 2, shape, NULL);
+  gint16 *data = plan_array_get_writable_data (a, NULL);
+  PlanArray *view;
+  const gint64 *vshape;
+  GError *error = NULL;
+  guint ndim;
+  gsize size;
+
+  view = plan_array_new_rows (a, 4, 5, &error);
+  fail_unless (view != NULL);
+  vshape = plan_array_get_shape (view, &ndim);
+  fail_unless_equals_int (ndim, 2);
+  fail_unless_equals_int64 (vshape[0], 5);
+  fail_unless_equals_int64 (vshape[1], 3);
+  fail_unless (plan_array_get_data (view, &size) == data + 4 * 3);
+  fail_unless_equals_uint64 (size, 5 * 3 * sizeof (gint16));
+  fail_unless (plan_array_is_writable (view));
+  /* The view keeps its array alive. */
+  g_object_unref (a);
+  ((gint16 *) plan_array_get_writable_data (view, NULL))[0] = 7;
+  g_object_unref (view);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_rows_outside_refused)
+{
+  gint64 n = 10;
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  GError *error = NULL;
+
+  fail_unless (plan_array_new_rows (a, 8, 3, &error) == NULL);
+  fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  fail_unless (strstr (error->message, "rows 8 to 11 are not rows of an "
+          "array of 10 rows") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 static Suite *
 array_suite (void)
 {
@@ -322,6 +366,8 @@ array_suite (void)
   tcase_add_test (tc, test_array_from_bytes_holds_the_bytes);
   tcase_add_test (tc, test_array_from_bytes_size_mismatch);
   tcase_add_test (tc, test_array_get_bytes_keeps_array_alive);
+  tcase_add_test (tc, test_array_rows_view_shares_memory);
+  tcase_add_test (tc, test_array_rows_outside_refused);
   return s;
 }
 
