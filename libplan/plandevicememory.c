@@ -63,6 +63,8 @@ typedef struct
   PlanDevice *device;
   gpointer dptr;                /* the start of the allocation */
   gboolean owned;               /* FALSE for shared sub-memories */
+  gpointer user_data;           /* wrapped memory: its owner's */
+  GDestroyNotify notify;
 
   GMutex lock;
   /* protected by lock */
@@ -123,6 +125,42 @@ plan_device_allocator_alloc (PlanDevice * device, gsize size, GError ** error)
   return memory_new (device, NULL, dptr, size, 0, size);
 }
 
+/**
+ * plan_device_memory_new_wrapped:
+ * @device: the #PlanDevice @dptr belongs to
+ * @dptr: device memory of someone else's (a CUDA pointer of @device's
+ *   context, or memory of plan_device_alloc())
+ * @size: its size in bytes
+ * @user_data: (closure): data for @notify
+ * @notify: (nullable): called when the memory is freed, to give @dptr back
+ *   to its owner
+ *
+ * Wraps device memory that the caller owns as a #GstMemory, without a
+ * copy: the plan API's arrays in device memory. The memory has no ready
+ * event: its contents must be complete (the writer's stream synchronized)
+ * before it is used.
+ *
+ * Returns: (transfer full): the memory.
+ *
+ * Since: 0.1
+ */
+GstMemory *
+plan_device_memory_new_wrapped (PlanDevice * device, gpointer dptr,
+    gsize size, gpointer user_data, GDestroyNotify notify)
+{
+  PlanDeviceMemory *self;
+
+  g_return_val_if_fail (PLAN_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (dptr != NULL, NULL);
+
+  plan_device_memory_init_once ();
+  self = (PlanDeviceMemory *) memory_new (device, NULL, dptr, size, 0, size);
+  self->owned = FALSE;
+  self->user_data = user_data;
+  self->notify = notify;
+  return GST_MEMORY_CAST (self);
+}
+
 static GstMemory *
 plan_device_allocator_alloc_vfunc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
@@ -158,6 +196,8 @@ plan_device_allocator_free (GstAllocator * allocator, GstMemory * mem)
 
   if (self->owned)
     plan_device_free (self->device, self->dptr);
+  if (self->notify)
+    self->notify (self->user_data);
   if (self->staging)
     plan_device_free_host (self->device, self->staging);
   g_clear_pointer (&self->ready, plan_event_unref);

@@ -74,6 +74,10 @@ GstMemory * plan_device_allocator_alloc (PlanDevice * device, gsize size,
     GError ** error);
 
 PLAN_API
+GstMemory * plan_device_memory_new_wrapped (PlanDevice * device,
+    gpointer dptr, gsize size, gpointer user_data, GDestroyNotify notify);
+
+PLAN_API
 gboolean plan_is_device_memory (GstMemory * mem);
 
 PLAN_API

@@ -55,6 +55,7 @@
 
 #include <libplan/planerror.h>
 #include <libplan/plannpy.h>
+#include <libplan/plandevicememory.h>
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -93,6 +94,7 @@ struct _PlanArray
   GBytes *bytes;                /* the wrapped bytes, or NULL */
   gpointer user_data;           /* for notify, when wrapping */
   GDestroyNotify notify;
+  GstMemory *memory;            /* an array in device memory: no data */
 };
 
 G_DEFINE_TYPE (PlanArray, plan_array, G_TYPE_OBJECT);
@@ -164,7 +166,9 @@ plan_array_finalize (GObject * object)
 {
   PlanArray *self = PLAN_ARRAY (object);
 
-  if (self->bytes)
+  if (self->memory)
+    gst_memory_unref (self->memory);
+  else if (self->bytes)
     g_bytes_unref (self->bytes);
   else if (self->notify)
     self->notify (self->user_data);
@@ -586,6 +590,7 @@ GBytes *
 plan_array_get_bytes (PlanArray * array)
 {
   g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+  g_return_val_if_fail (array->memory == NULL, NULL);
 
   return g_bytes_new_with_free_func (array->data, array->size,
       g_object_unref, g_object_ref (array));
@@ -658,6 +663,11 @@ plan_array_save_npy (PlanArray * array, const gchar * path, GError ** error)
   g_return_val_if_fail (PLAN_IS_ARRAY (array), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
+  if (array->memory != NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "%s: an array in "
+        "device memory cannot be saved from the host", path);
+    return FALSE;
+  }
   info = plan_array_get_info (array);
   header_size = plan_npy_get_header_size (info);
   data = plan_array_get_data (array, &size);
@@ -705,6 +715,11 @@ plan_array_new_rows (PlanArray * array, gint64 first_row, gint64 n_rows,
   g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
 
   info = &array->info;
+  if (array->memory != NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "an array in "
+        "device memory has no host rows to view");
+    return NULL;
+  }
   if (info->ndim == 0 || first_row < 0 || n_rows < 0
       || first_row + n_rows > info->shape[0]) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rows %" G_GINT64_FORMAT
@@ -725,4 +740,69 @@ plan_array_new_rows (PlanArray * array, gint64 first_row, gint64 n_rows,
   }
   view->writable = array->writable;
   return view;
+}
+
+/**
+ * plan_array_new_device:
+ * @device: the #PlanDevice the memory belongs to (plan_device_get())
+ * @dptr: device memory of the caller's: a CUDA device pointer of @device's
+ *   context, or memory from plan_device_alloc()
+ * @size: its size in bytes, exactly the array's
+ * @dtype: the element type
+ * @ndim: the number of axes
+ * @shape: (array length=ndim) (nullable): the shape, rows known
+ * @user_data: (closure): data for @notify
+ * @notify: (nullable): called when the array and every buffer made from it
+ *   are gone, to give @dptr back
+ * @error: return location for an error
+ *
+ * Wraps an array in device memory, without a copy, for a source of the
+ * plan API: its buffers go downstream in device memory
+ * (`memory:PlanDevice`), so a plan on the GPU reads it where it is. Its
+ * contents must be complete (the writing stream synchronized) when the
+ * plan is dispatched. Such an array has no host data:
+ * plan_array_get_data() gives %NULL.
+ *
+ * Returns: (transfer full) (nullable): the array, or %NULL with @error set
+ *   (and @notify not called) for a wrong size or shape.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new_device (PlanDevice * device, gpointer dptr, gsize size,
+    PlanDType dtype, guint ndim, const gint64 * shape, gpointer user_data,
+    GDestroyNotify notify, GError ** error)
+{
+  PlanArrayInfo info;
+  PlanArray *self;
+  gsize expected;
+
+  g_return_val_if_fail (PLAN_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (dptr != NULL, NULL);
+
+  if (!check_shape (&info, dtype, ndim, shape, &expected, error)
+      || !check_size (&info, expected, size, error))
+    return NULL;
+  self = g_object_new (PLAN_TYPE_ARRAY, NULL);
+  self->info = info;
+  self->size = size;
+  self->memory = plan_device_memory_new_wrapped (device, dptr, size,
+      user_data, notify);
+  return self;
+}
+
+/**
+ * plan_array_get_device_memory:
+ * @array: a #PlanArray
+ *
+ * Returns: (transfer none) (nullable): the device memory of an array made
+ *   by plan_array_new_device(), %NULL for host arrays.
+ *
+ * Since: 0.1
+ */
+GstMemory *
+plan_array_get_device_memory (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
+  return array->memory;
 }

@@ -12,6 +12,7 @@
 
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
+#include <libplan/plandevice.h>
 
 G_BEGIN_DECLS
 
@@ -71,6 +72,14 @@ gpointer plan_array_get_writable_data (PlanArray * array, gsize * size);
 
 PLAN_API
 GBytes * plan_array_get_bytes (PlanArray * array);
+
+PLAN_API
+PlanArray * plan_array_new_device (PlanDevice * device, gpointer dptr,
+    gsize size, PlanDType dtype, guint ndim, const gint64 * shape,
+    gpointer user_data, GDestroyNotify notify, GError ** error);
+
+PLAN_API
+GstMemory * plan_array_get_device_memory (PlanArray * array);
 
 PLAN_API
 PlanArray * plan_array_new_rows (PlanArray * array, gint64 first_row,

@@ -90,6 +90,7 @@
 
 #include <libplan/planerror.h>
 #include <libplan/planfilereader.h>
+#include <libplan/plandevicememory.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_array_src_debug);
 #define GST_CAT_DEFAULT plan_array_src_debug
@@ -138,7 +139,7 @@ struct _PlanArraySrc
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY));
+    GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY "; " PLAN_ARRAY_CAPS_DEVICE_ANY));
 
 #define plan_array_src_parent_class parent_class
 G_DEFINE_TYPE (PlanArraySrc, plan_array_src, GST_TYPE_BASE_SRC);
@@ -480,10 +481,23 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   PlanArrayInfo info;
   GstCaps *caps, *result;
 
+  gboolean on_device;
+
+  GST_OBJECT_LOCK (self);
+  on_device = self->array && plan_array_get_device_memory (self->array);
+  GST_OBJECT_UNLOCK (self);
   if (plan_array_src_get_info (self, &info))
     caps = plan_array_info_to_caps (&info);
   else
     caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
+  /* An array in device memory goes downstream as it is. */
+  if (on_device) {
+    GstCaps *device_caps = plan_caps_set_memory (caps,
+        PLAN_CAPS_FEATURE_MEMORY_DEVICE);
+
+    gst_caps_unref (caps);
+    caps = device_caps;
+  }
   if (filter == NULL)
     return caps;
   result = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
@@ -504,9 +518,19 @@ wrap_rows (PlanArray * array, guint64 first, gsize n_rows)
 {
   gsize row_size = plan_array_info_get_row_size (plan_array_get_info (array));
   const guint8 *data = plan_array_get_data (array, NULL);
+  GstMemory *device = plan_array_get_device_memory (array);
   gsize size = n_rows * row_size;
   GstBuffer *buffer;
 
+  if (device != NULL) {
+    /* A part of the device memory, which keeps the whole alive. */
+    buffer = gst_buffer_new ();
+    gst_buffer_append_memory (buffer, gst_memory_share (device,
+            first * row_size, size));
+    GST_BUFFER_OFFSET (buffer) = first;
+    GST_BUFFER_OFFSET_END (buffer) = first + n_rows;
+    return buffer;
+  }
   /* The memory is flagged read-only, so nothing writes through the cast. */
   buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
       (gpointer) (data + first * row_size), size, 0, size,
@@ -652,6 +676,13 @@ check_chunk (PlanArraySrc * self, PlanArray * chunk)
   gint64 total = plan_array_info_get_n_rows (&self->run_info);
   gchar *got, *want;
 
+  if (plan_array_get_device_memory (chunk) != NULL) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The reader of %s returned an array in device memory at row %"
+            G_GUINT64_FORMAT "; readers give arrays in host memory",
+            GST_OBJECT_NAME (self), self->next_row), (NULL));
+    return FALSE;
+  }
   if (info->dtype == self->run_info.dtype
       && plan_array_info_same_rows (info, &self->run_info)
       && (total < 0 || self->next_row + plan_array_get_n_rows (chunk) <=

@@ -1159,6 +1159,12 @@ check_output (Output * output, PlanBinding * binding,
     return FALSE;
   }
   have = plan_array_get_info (binding->array);
+  if (plan_array_get_device_memory (binding->array) != NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "output '%s' "
+        "is bound to an array in device memory; outputs are host arrays "
+        "(a plan on the device copies its results to them)", output->name);
+    return FALSE;
+  }
   if (!plan_array_is_writable (binding->array)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "output "
         "'%s' is bound to a read-only array", output->name);

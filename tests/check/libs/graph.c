@@ -815,6 +815,115 @@ GST_START_TEST (test_output_computed_in_place)
 
 GST_END_TEST;
 
+typedef struct
+{
+  PlanDevice *device;
+  gpointer dptr;
+  gboolean freed;
+} DeviceBlock;
+
+static void
+free_block (gpointer data)
+{
+  DeviceBlock *block = data;
+
+  plan_device_free (block->device, block->dptr);
+  block->freed = TRUE;
+}
+
+static GstPadProbeReturn
+note_device_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  guint *n = data;
+
+  *n += plan_buffer_is_device (GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+/* An array in (simulated) device memory is streamed in device memory, the
+ * map runs on the device, and the result comes back to the host. */
+GST_START_TEST (test_dispatch_device_array)
+{
+  gint64 n = 100000, i;
+  PlanWork *work = one_map_work ();
+  PlanArray *host = ramp (PLAN_DTYPE_FLOAT32, n, 0.25), *a;
+  PlanBindings *bindings = plan_bindings_new ();
+  DeviceBlock block = { plan_device_get ("sim", NULL), };
+  GstElement *src = gst_bin_get_by_name (GST_BIN (plan_work_get_pipeline
+          (work)), "a");
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  const gfloat *h, *out;
+  PlanFuture *future;
+  GError *error = NULL;
+  guint n_device = 0;
+
+  fail_unless (block.device != NULL);
+  fail_unless (plan_device_alloc (block.device, n * 4, &block.dptr, NULL));
+  fail_unless (plan_device_copy (block.device, PLAN_COPY_HOST_TO_DEVICE,
+          block.dptr, plan_array_get_data (host, NULL), n * 4, NULL));
+  a = plan_array_new_device (block.device, block.dptr, n * 4,
+      PLAN_DTYPE_FLOAT32, 1, &n, &block, free_block, &error);
+  fail_unless (a != NULL);
+  fail_unless (plan_array_get_data (a, NULL) == NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, note_device_buffers,
+      &n_device, NULL);
+
+  plan_bindings_set_array (bindings, "a", a);
+  future = plan_work_dispatch (work, bindings, &error);
+  fail_unless (future != NULL, "%s", error ? error->message : "");
+  fail_unless (plan_future_wait (future, -1, &error), "%s",
+      error ? error->message : "");
+  fail_unless (n_device > 0);
+  h = plan_array_get_data (host, NULL);
+  out = plan_array_get_data (plan_future_get_result (future, "m"), NULL);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_float (out[i], h[i] + 1);
+
+  /* The memory goes back to its owner once the array and its buffers are
+   * gone. */
+  g_object_unref (future);
+  g_object_unref (bindings);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  g_object_unref (work);
+  fail_unless (!block.freed);
+  g_object_unref (a);
+  fail_unless (block.freed);
+  g_object_unref (host);
+  gst_object_unref (block.device);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_device_array_refused_as_output)
+{
+  gint64 n = 4;
+  PlanWork *work = one_map_work ();
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, n, 1), *out;
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  gpointer dptr;
+  GError *error = NULL;
+
+  fail_unless (plan_device_alloc (device, n * 4, &dptr, NULL));
+  out = plan_array_new_device (device, dptr, n * 4, PLAN_DTYPE_FLOAT32, 1,
+      &n, NULL, NULL, NULL);
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_array (bindings, "m", out);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "output 'm' is bound to an array in device "
+      "memory");
+  g_clear_error (&error);
+  g_object_unref (bindings);
+  g_object_unref (out);
+  plan_device_free (device, dptr);
+  g_object_unref (a);
+  g_object_unref (work);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
 static Suite *
 graph_suite (void)
 {
@@ -842,6 +951,8 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_async_already_cancelled);
   tcase_add_test (tc, test_application_messages_do_not_cancel);
   tcase_add_test (tc, test_output_computed_in_place);
+  tcase_add_test (tc, test_dispatch_device_array);
+  tcase_add_test (tc, test_device_array_refused_as_output);
   return s;
 }
 
