@@ -151,6 +151,7 @@ typedef struct
   gboolean direct_output;       /* downstream gave memory for the last
                                  * output (PLAN_QUERY_OUTPUT_ROWS) */
   guint n_unpushed;             /* outputs allocated and not pushed yet */
+  gboolean lending_refused;     /* downstream, with caps, lent nothing */
   GstBufferPool *pool;
   gsize pool_size;
   GstMapInfo *maps;             /* [n_inputs] */
@@ -758,6 +759,7 @@ reset_state (PlanKernelElement * self)
   GET_PRIV (self)->out_rows = 0;
   GET_PRIV (self)->n_unpushed = 0;
   GET_PRIV (self)->direct_output = FALSE;
+  GET_PRIV (self)->lending_refused = FALSE;
   if (klass->reset)
     klass->reset (self);
 }
@@ -782,6 +784,7 @@ plan_kernel_element_start (GstAggregator * agg)
   priv->out_rows = 0;
   priv->n_unpushed = 0;
   priv->direct_output = FALSE;
+  priv->lending_refused = FALSE;
   g_atomic_int_set (&priv->failed, FALSE);
   priv->device = _plan_kernel_device_new (GST_ELEMENT (agg),
       plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
@@ -921,7 +924,8 @@ borrow_output (PlanKernelElement * self, PlanKernelElementPrivate * priv,
   GstQuery *query;
 
   priv->direct_output = FALSE;
-  if (n_rows == 0 || _plan_kernel_device_outputs_to_device (priv->device))
+  if (n_rows == 0 || priv->lending_refused
+      || _plan_kernel_device_outputs_to_device (priv->device))
     return NULL;
   query = plan_query_new_output_rows (priv->out_rows, n_rows, row);
   if (gst_pad_peer_query (GST_AGGREGATOR_SRC_PAD (self), query))
@@ -934,6 +938,12 @@ borrow_output (PlanKernelElement * self, PlanKernelElementPrivate * priv,
     gst_clear_buffer (&buffer);
   }
   priv->direct_output = buffer != NULL;
+  /* Before the first push downstream may not have its caps yet; a refusal
+   * after it is for good, and is not asked again for every chunk. */
+  if (buffer == NULL && priv->out_rows > 0) {
+    GST_DEBUG_OBJECT (self, "downstream lends no memory: using the pool");
+    priv->lending_refused = TRUE;
+  }
   GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "+%" G_GSIZE_FORMAT
       " into %s memory", priv->out_rows, n_rows, buffer ? "downstream's" :
       "pool");

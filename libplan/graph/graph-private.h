@@ -89,6 +89,13 @@ GPtrArray * _plan_graph_get_nodes (PlanGraph * graph);
 G_GNUC_INTERNAL
 gchar ** _plan_map_input_names (guint n_inputs, guint * n_names);
 
+G_GNUC_INTERNAL
+const gchar * _plan_node_kind_nick (PlanNodeKind kind);
+
+/* planbindings.c: the keys of a table of names, sorted, NULL-terminated. */
+G_GNUC_INTERNAL
+gchar ** _plan_sorted_names (GHashTable * table);
+
 /* planwork.c: realize. */
 G_GNUC_INTERNAL
 PlanWork * _plan_work_new (PlanGraph * graph, PlanTarget target,
@@ -97,6 +104,9 @@ PlanWork * _plan_work_new (PlanGraph * graph, PlanTarget target,
 /* planfuture.c: what the work's runner thread tells its future. */
 G_GNUC_INTERNAL
 PlanFuture * _plan_future_new (GObject * work, gint64 rows_total);
+
+G_GNUC_INTERNAL
+GObject * _plan_future_get_work (PlanFuture * future);
 
 G_GNUC_INTERNAL
 void _plan_future_add_rows (PlanFuture * future, guint64 rows);

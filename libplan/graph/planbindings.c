@@ -294,13 +294,18 @@ plan_bindings_contains (PlanBindings * bindings, const gchar * name)
 gchar **
 plan_bindings_get_names (PlanBindings * bindings)
 {
+  g_return_val_if_fail (PLAN_IS_BINDINGS (bindings), NULL);
+  return _plan_sorted_names (bindings->table);
+}
+
+gchar **
+_plan_sorted_names (GHashTable * table)
+{
   GPtrArray *names = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer key;
 
-  g_return_val_if_fail (PLAN_IS_BINDINGS (bindings), NULL);
-
-  g_hash_table_iter_init (&iter, bindings->table);
+  g_hash_table_iter_init (&iter, table);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_ptr_array_add (names, g_strdup (key));
   g_ptr_array_sort (names, sort_names);

@@ -52,12 +52,6 @@ struct _PlanFuture
 
 G_DEFINE_TYPE (PlanFuture, plan_future, G_TYPE_OBJECT);
 
-static gint
-sort_names (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(const gchar * const *) a, *(const gchar * const *) b);
-}
-
 static void
 plan_future_finalize (GObject * object)
 {
@@ -95,6 +89,12 @@ _plan_future_new (GObject * work, gint64 rows_total)
   self->work = g_object_ref (work);
   self->rows_total = rows_total;
   return self;
+}
+
+GObject *
+_plan_future_get_work (PlanFuture * future)
+{
+  return future->work;
 }
 
 void
@@ -364,20 +364,15 @@ plan_future_get_result (PlanFuture * future, const gchar * name)
 gchar **
 plan_future_get_result_names (PlanFuture * future)
 {
-  GPtrArray *names = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
+  gchar **names;
 
   g_return_val_if_fail (PLAN_IS_FUTURE (future), NULL);
 
   g_mutex_lock (&future->lock);
-  if (future->done && future->error == NULL) {
-    g_hash_table_iter_init (&iter, future->results);
-    while (g_hash_table_iter_next (&iter, &key, NULL))
-      g_ptr_array_add (names, g_strdup (key));
-  }
+  if (future->done && future->error == NULL)
+    names = _plan_sorted_names (future->results);
+  else
+    names = g_new0 (gchar *, 1);
   g_mutex_unlock (&future->lock);
-  g_ptr_array_sort (names, sort_names);
-  g_ptr_array_add (names, NULL);
-  return (gchar **) g_ptr_array_free (names, FALSE);
+  return names;
 }

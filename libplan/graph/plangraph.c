@@ -98,8 +98,8 @@ plan_realize_flags_get_type (void)
   return id;
 }
 
-static const gchar *
-kind_nick (PlanNodeKind kind)
+const gchar *
+_plan_node_kind_nick (PlanNodeKind kind)
 {
   GEnumValue *v = g_enum_get_value (g_type_class_ref (PLAN_TYPE_NODE_KIND),
       kind);
@@ -340,7 +340,7 @@ new_node (PlanGraph * graph, PlanNodeKind kind, const gchar * name,
     guint n = graph->nodes->len;
 
     do
-      node->name = g_strdup_printf ("%s%u", kind_nick (kind), n++);
+      node->name = g_strdup_printf ("%s%u", _plan_node_kind_nick (kind), n++);
     while (g_hash_table_contains (graph->by_name, node->name)
         && (g_free (node->name), TRUE));
   }
@@ -356,20 +356,20 @@ bad_name:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%s '%s': a node's name must be an identifier of at most 64 "
         "characters (letters, digits and '_', not starting with a digit)",
-        kind_nick (kind), name);
+        _plan_node_kind_nick (kind), name);
     return NULL;
   }
 duplicate:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%s '%s': the graph already has a node called '%s'",
-        kind_nick (kind), name, name);
+        _plan_node_kind_nick (kind), name, name);
     return NULL;
   }
 no_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "%s '%s': input %u is not a node", kind_nick (kind),
+        "%s '%s': input %u is not a node", _plan_node_kind_nick (kind),
         name ? name : "(unnamed)", i);
     return NULL;
   }
@@ -377,14 +377,14 @@ foreign_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%s '%s': input %u ('%s') belongs to another graph",
-        kind_nick (kind), name ? name : "(unnamed)", i, inputs[i]->name);
+        _plan_node_kind_nick (kind), name ? name : "(unnamed)", i, inputs[i]->name);
     return NULL;
   }
 sink_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%s '%s': input %u ('%s') is a sink, which has no output to take",
-        kind_nick (kind), name ? name : "(unnamed)", i, inputs[i]->name);
+        _plan_node_kind_nick (kind), name ? name : "(unnamed)", i, inputs[i]->name);
     return NULL;
   }
 }
@@ -395,14 +395,14 @@ static PlanNode *
 add_node (PlanGraph * graph, PlanNode * node, gboolean ok, GError ** error)
 {
   if (!ok) {
-    g_prefix_error (error, "%s '%s': ", kind_nick (node->kind), node->name);
+    g_prefix_error (error, "%s '%s': ", _plan_node_kind_nick (node->kind), node->name);
     g_object_unref (node);
     return NULL;
   }
   g_ptr_array_add (graph->nodes, node);
   g_hash_table_insert (graph->by_name, node->name, node);
   GST_DEBUG ("graph %u: added %s '%s' with %u inputs", graph->id,
-      kind_nick (node->kind), node->name, node->inputs->len);
+      _plan_node_kind_nick (node->kind), node->name, node->inputs->len);
   return node;
 }
 

@@ -34,10 +34,6 @@
 #include "graph-private.h"
 
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-#include <glib/gstdio.h>
 
 #define GST_CAT_DEFAULT plan_graph_debug
 
@@ -183,14 +179,6 @@ factory_name (GstElement * element)
   return G_OBJECT_TYPE_NAME (element);
 }
 
-static const gchar *
-kind_nick (PlanNodeKind kind)
-{
-  GEnumValue *v = g_enum_get_value (g_type_class_ref (PLAN_TYPE_NODE_KIND),
-      kind);
-
-  return v ? v->value_nick : "node";
-}
 
 /* ---------------------------------------------------------------------
  * Realize: stages, outputs, structural checks
@@ -255,7 +243,7 @@ make_stages (PlanWork * self, GError ** error)
     } else if (n_consumers[i] == 0) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
           "%s '%s' is used by no output: the graph has sinks, so give it "
-          "one (plan_graph_add_sink) or remove it", kind_nick (node->kind),
+          "one (plan_graph_add_sink) or remove it", _plan_node_kind_nick (node->kind),
           node->name);
       return FALSE;
     }
@@ -286,7 +274,7 @@ check_axes (PlanWork * self, GError ** error)
       if (other->ndim != first->ndim) {
         g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
             "%s '%s': its inputs have different numbers of axes: '%s' has "
-            "%u and '%s' has %u", kind_nick (node->kind), node->name,
+            "%u and '%s' has %u", _plan_node_kind_nick (node->kind), node->name,
             first->name, first->ndim, other->name, other->ndim);
         return FALSE;
       }
@@ -895,66 +883,24 @@ check_binding_names (PlanWork * self, PlanBindings * bindings,
   return ok;
 }
 
-/* Reads the dtype and shape of a .npy file from its header. */
+/* A file's dtype and shape, as planfilesrc will read it: the reader
+ * parses a .npy header (or takes a raw file's given layout) and checks
+ * the file's size against it. */
 static gboolean
-read_npy_info (const gchar * location, PlanArrayInfo * info, GError ** error)
+file_info (PlanBinding * binding, PlanArrayInfo * info, GError ** error)
 {
-  guint8 head[65536 + 16];
-  gsize header_size;
-  gssize n;
-  gint fd = g_open (location, O_RDONLY, 0);
+  PlanFileReader *reader = plan_file_reader_new ();
+  gboolean raw = binding->kind == PLAN_BINDING_RAW_FILE;
+  gboolean ok;
 
-  if (fd < 0) {
-    gint err = errno;
-
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "cannot open \"%s\": %s",
-        location, g_strerror (err));
-    return FALSE;
-  }
-  n = read (fd, head, sizeof (head));
-  close (fd);
-  if (n < 0 || !plan_npy_has_magic (head, MAX (n, 0))) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "\"%s\" is not a .npy "
-        "file; bind a file of bare data with plan_bindings_set_raw_file, "
-        "giving its dtype and shape", location);
-    return FALSE;
-  }
-  if (!plan_npy_parse_header (head, n, info, &header_size, error)) {
-    g_prefix_error (error, "\"%s\": ", location);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* The rows of a raw file whose shape leaves them out. */
-static gboolean
-read_raw_info (PlanBinding * binding, PlanArrayInfo * info, GError ** error)
-{
-  GStatBuf st;
-  gsize row;
-
-  if (!plan_array_info_set (info, binding->info.dtype, binding->info.ndim,
-          binding->info.shape, error))
-    return FALSE;
-  if (g_stat (binding->location, &st) != 0) {
-    gint err = errno;
-
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "cannot open \"%s\": %s",
-        binding->location, g_strerror (err));
-    return FALSE;
-  }
-  row = plan_array_info_get_row_size (info);
-  if (info->ndim > 0 && info->shape[0] < 0) {
-    if (st.st_size % row != 0) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "\"%s\" has %"
-          G_GINT64_FORMAT " bytes, not a whole number of rows of %"
-          G_GSIZE_FORMAT " bytes", binding->location, (gint64) st.st_size,
-          row);
-      return FALSE;
-    }
-    info->shape[0] = st.st_size / row;
-  }
-  return TRUE;
+  ok = plan_file_reader_open (reader, binding->location, raw ?
+      PLAN_FILE_FORMAT_RAW : PLAN_FILE_FORMAT_NPY, raw ? &binding->info :
+      NULL, error);
+  if (ok)
+    *info = *plan_file_reader_get_file_info (reader);
+  plan_file_reader_close (reader);
+  gst_object_unref (reader);
+  return ok;
 }
 
 static gboolean
@@ -968,11 +914,8 @@ source_info (PlanNode * node, PlanBinding * binding, PlanArrayInfo * info,
       *info = *plan_array_get_info (binding->array);
       break;
     case PLAN_BINDING_FILE:
-      if (!read_npy_info (binding->location, info, error))
-        return FALSE;
-      break;
     case PLAN_BINDING_RAW_FILE:
-      if (!read_raw_info (binding, info, error))
+      if (!file_info (binding, info, error))
         return FALSE;
       break;
     case PLAN_BINDING_READER:
@@ -1135,7 +1078,7 @@ infer_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
         break;
     }
     if (!ok) {
-      g_prefix_error (error, "%s '%s': ", kind_nick (node->kind), node->name);
+      g_prefix_error (error, "%s '%s': ", _plan_node_kind_nick (node->kind), node->name);
       return FALSE;
     }
   }
@@ -1497,7 +1440,7 @@ static void
 run_dispatch (gpointer data, gpointer unused)
 {
   PlanFuture *future = data;
-  PlanWork *self = g_object_get_data (G_OBJECT (future), "plan-work");
+  PlanWork *self = PLAN_WORK (_plan_future_get_work (future));
   GstBus *bus = gst_pipeline_get_bus (self->pipeline);
   GstMessage *message = NULL;
   GError *error = NULL;
@@ -1615,7 +1558,6 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
   gst_object_unref (bus);
 
   future = _plan_future_new (G_OBJECT (work), total);
-  g_object_set_data (G_OBJECT (future), "plan-work", work);
   g_mutex_lock (&work->lock);
   work->running = g_object_ref (future);
   g_mutex_unlock (&work->lock);

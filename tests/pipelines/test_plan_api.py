@@ -286,7 +286,7 @@ def case_errors_at_dispatch():
             ([('source', 'a', 1, '-'), ('map', 'm', 'a', '-', 'x'),
               ('realize', 'cpu', 'fuse'),
               ('file', 'a', os.path.join(d, 'missing.npy'))],
-             "cannot open"),
+             "source 'a': Could not open"),
             ([('source', 'a', 1, '-'), ('map', 'm', 'a', '-', 'x + 300'),
               ('realize', 'cpu', 'fuse'), ('array', 'a', c8)],
              "map 'm': column 5: the literal 300 is out of range for int8")]:
