@@ -13,11 +13,23 @@
 #define __PLAN_PRIVATE_H__
 
 #include "plan.h"
+#include "plan-testing.h"
 
 G_BEGIN_DECLS
 
 G_GNUC_INTERNAL
 void _plan_debug_init (void);
+
+/* The sim device's wait-skipping hook, at the sites that wait. */
+G_GNUC_INTERNAL
+void plan_device_count_host_wait (PlanDevice * device);
+
+G_GNUC_INTERNAL
+gboolean plan_device_skips_wait (PlanDevice * device, PlanWaitSite site);
+
+G_GNUC_INTERNAL
+gboolean plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
+    PlanWaitSite site, GError ** error);
 
 /* planfilereader.c: the answer of the plan-read-rows and plan-output-rows
  * queries. */

@@ -34,7 +34,9 @@ _plan_debug_init (void)
  * plan_init:
  *
  * Initialises libplan: registers its types and debug categories. It is
- * safe to call more than once, from any thread, after gst_init().
+ * safe to call more than once, from any thread. GStreamer is initialised
+ * first (gst_init() without arguments) when the application has not done
+ * so, as a language binding that imports libplan alone would not.
  *
  * Since: 0.1
  */
@@ -44,6 +46,8 @@ plan_init (void)
   static gsize done = 0;
 
   if (g_once_init_enter (&done)) {
+    if (!gst_is_initialized ())
+      gst_init (NULL, NULL);
     _plan_debug_init ();
     g_type_ensure (PLAN_TYPE_DTYPE);
     g_type_ensure (PLAN_TYPE_ARRAY_INFO);

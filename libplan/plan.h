@@ -19,18 +19,14 @@
 #include <libplan/plannpy.h>
 #include <libplan/planfileformat.h>
 #include <libplan/planfilereader.h>
-#include <libplan/planfilewriter.h>
 #include <libplan/plankernelelement.h>
 #include <libplan/planwindow.h>
 #include <libplan/planboundary.h>
-#include <libplan/planhalo.h>
 #include <libplan/plandevice.h>
 #include <libplan/plandevicememory.h>
 #include <libplan/planhostmemory.h>
 #include <libplan/planbufferpool.h>
 #include <libplan/planexpr.h>
-#include <libplan/planparallel.h>
-#include <libplan/plannvrtc.h>
 #include <libplan/planreducer.h>
 #include <libplan/planarray.h>
 #include <libplan/planarraysrc.h>
@@ -40,6 +36,15 @@
 #include <libplan/planfuture.h>
 #include <libplan/planwork.h>
 #include <libplan/plangraph.h>
+
+/* Building blocks that may still change: included only when the
+ * application defines PLAN_USE_UNSTABLE_API before including plan.h. */
+#ifdef PLAN_USE_UNSTABLE_API
+#include <libplan/planfilewriter.h>
+#include <libplan/planhalo.h>
+#include <libplan/planparallel.h>
+#include <libplan/plannvrtc.h>
+#endif
 
 G_BEGIN_DECLS
 

@@ -41,6 +41,7 @@
 
 #include "planbufferpool.h"
 #include "plandevicememory.h"
+#include "plan-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (plan_buffer_pool_debug);
 #define GST_CAT_DEFAULT plan_buffer_pool_debug
@@ -267,22 +268,6 @@ plan_buffer_pool_new (PlanStream * stream)
   self->stream = plan_stream_ref (stream);
   self->device = gst_object_ref (plan_stream_get_device (stream));
   return GST_BUFFER_POOL_CAST (self);
-}
-
-/**
- * plan_buffer_pool_get_stream:
- * @pool: a #PlanBufferPool
- *
- * Returns: (transfer none): the stream that waits before reuse.
- *
- * Since: 0.1
- */
-PlanStream *
-plan_buffer_pool_get_stream (PlanBufferPool * pool)
-{
-  g_return_val_if_fail (PLAN_IS_BUFFER_POOL (pool), NULL);
-
-  return pool->stream;
 }
 
 /**

@@ -24,9 +24,6 @@ PLAN_API
 GstBufferPool * plan_buffer_pool_new (PlanStream * stream);
 
 PLAN_API
-PlanStream * plan_buffer_pool_get_stream (PlanBufferPool * pool);
-
-PLAN_API
 guint64 plan_buffer_pool_get_host_waits (PlanBufferPool * pool);
 
 PLAN_API

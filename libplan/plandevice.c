@@ -40,11 +40,17 @@
 
 #include "plandevice.h"
 #include "planerror.h"
+#include "plan-private.h"
 #include "libplan/device/plandevice-backend.h"
 
 #include <errno.h>
 #include <string.h>
 #include <stdarg.h>
+
+static gboolean plan_event_record (PlanEvent * event, PlanStream * stream,
+    GError ** error);
+
+static void plan_clear_event (PlanEvent ** event_ptr);
 
 GST_DEBUG_CATEGORY_STATIC (plan_device_debug);
 #define GST_CAT_DEFAULT plan_device_debug
@@ -286,7 +292,7 @@ parse_name (const gchar * name, PlanDeviceKind * kind, gint * id,
 /**
  * plan_device_name_is_valid:
  * @name: (nullable): a device name
- * @error: (optional): where to report a bad name
+ * @error: where to report a bad name
  *
  * Checks the syntax of a device name without opening the device, for
  * property setters.
@@ -388,7 +394,7 @@ weak_ref_free (gpointer data)
  * plan_device_get:
  * @name: (nullable): `cpu`, `cuda` (device 0), `cuda:N`, `sim`, or `auto`
  *   (%NULL means `auto`)
- * @error: (optional): where to report why no device could be opened
+ * @error: where to report why no device could be opened
  *
  * Opens a device, or returns the one already open under that name.
  * `auto` and `cuda` give the sim device when `GST_PLAN_DEVICE=sim` is set
@@ -474,22 +480,6 @@ plan_device_is_gpu (PlanDevice * device)
 }
 
 /**
- * plan_device_get_id:
- * @device: a #PlanDevice
- *
- * Returns: the device number (CUDA ordinal; 0 for cpu and sim).
- *
- * Since: 0.1
- */
-gint
-plan_device_get_id (PlanDevice * device)
-{
-  g_return_val_if_fail (PLAN_IS_DEVICE (device), 0);
-
-  return device->id;
-}
-
-/**
  * plan_device_get_name:
  * @device: a #PlanDevice
  *
@@ -546,7 +536,7 @@ plan_device_get_compute_capability (PlanDevice * device, gint * major,
  * @device: a #PlanDevice
  * @size: bytes, more than 0
  * @dptr: (out): the device pointer
- * @error: (optional): where to report failure (out of memory)
+ * @error: where to report failure (out of memory)
  *
  * Allocates device memory. Free it with plan_device_free().
  *
@@ -614,7 +604,7 @@ plan_device_free (PlanDevice * device, gpointer dptr)
  * @device: a #PlanDevice
  * @size: bytes
  * @ptr: (out): the host pointer
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Allocates page-locked ("pinned") host memory, which copies to and from
  * the device reach at full speed and without staging. Host code may use it
@@ -833,7 +823,7 @@ plan_stream_free (PlanStream * stream)
 /**
  * plan_stream_new:
  * @device: a #PlanDevice
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Creates a stream: a queue of device work that runs in order. Each GPU
  * element owns its streams.
@@ -925,7 +915,7 @@ plan_stream_get_device (PlanStream * stream)
 /**
  * plan_stream_synchronize:
  * @stream: a #PlanStream
- * @error: (optional): where to report an asynchronous failure
+ * @error: where to report an asynchronous failure
  *
  * Blocks the calling thread until all work queued on @stream is done. A
  * host wait: call it only where the host must touch the results.
@@ -952,7 +942,7 @@ plan_stream_synchronize (PlanStream * stream, GError ** error)
  * plan_stream_wait_event:
  * @stream: a #PlanStream
  * @event: (nullable): a #PlanEvent of the same device
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Makes the work queued on @stream after this call wait until the work
  * before the latest record of @event is done. The host does not wait.
@@ -988,7 +978,7 @@ plan_stream_wait_event (PlanStream * stream, PlanEvent * event, GError ** error)
  * @src: the source (a device pointer unless @kind is
  *   %PLAN_COPY_HOST_TO_DEVICE)
  * @size: bytes
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Queues a copy on @stream and returns without waiting for it. Host memory
  * given here must stay valid and unchanged (as source) or unread (as
@@ -1032,7 +1022,7 @@ plan_stream_copy (PlanStream * stream, PlanCopyKind kind, gpointer dst,
  * @dst: the destination
  * @src: the source
  * @size: bytes
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Copies at once, on the calling thread, as plan_stream_copy() would in
  * stream order. The caller must have waited for the work that writes @src
@@ -1066,47 +1056,14 @@ plan_device_copy (PlanDevice * device, PlanCopyKind kind, gpointer dst,
 }
 
 /**
- * plan_stream_launch_host:
- * @stream: a #PlanStream
- * @func: (scope notified): the function
- * @user_data: (closure): data for @func
- * @destroy: (nullable): frees @user_data after @func ran
- * @error: (optional): where to report failure
- *
- * Queues @func on @stream: it runs when the work queued before it is done,
- * on a thread of the device, and must not call the device API. Use it to
- * release host resources in stream order (the source of an upload, for
- * instance). When queueing fails, @destroy is called before this returns.
- *
- * Returns: %TRUE when queued.
- *
- * Since: 0.1
- */
-gboolean
-plan_stream_launch_host (PlanStream * stream, PlanHostFunc func,
-    gpointer user_data, GDestroyNotify destroy, GError ** error)
-{
-  PlanDevice *device;
-  gint res;
-
-  g_return_val_if_fail (stream != NULL, FALSE);
-  g_return_val_if_fail (func != NULL, FALSE);
-
-  device = stream->device;
-  res = device->backend->launch_host (device->impl, stream->handle, func,
-      user_data, destroy);
-  return device_check (device, res, error, "Queueing a host function");
-}
-
-/**
- * plan_stream_launch_host_kernel:
+ * plan_stream_launch_host_kernel: (skip)
  * @stream: a #PlanStream
  * @func: (scope notified): the kernel
  * @ptrs: (array length=n_ptrs): device pointers for @func
  * @n_ptrs: the number of pointers
  * @user_data: (closure): data for @func
  * @destroy: (nullable): frees @user_data after @func ran
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Queues a kernel written for the host on @stream: on the sim device it
  * runs on the stream's worker with @ptrs made accessible, on the cpu device
@@ -1155,7 +1112,7 @@ plan_event_free (PlanEvent * event)
 /**
  * plan_event_new:
  * @device: a #PlanDevice
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Returns: (transfer full) (nullable): a new event, done until recorded.
  *
@@ -1208,23 +1165,23 @@ plan_event_unref (PlanEvent * event)
   gst_mini_object_unref (GST_MINI_OBJECT_CAST (event));
 }
 
-/**
+/*
  * plan_clear_event: (skip)
  * @event_ptr: a pointer to a #PlanEvent reference
  *
  * Since: 0.1
  */
-void
+static void
 plan_clear_event (PlanEvent ** event_ptr)
 {
   gst_clear_mini_object ((GstMiniObject **) event_ptr);
 }
 
-/**
+/*
  * plan_event_record:
  * @event: a #PlanEvent
  * @stream: a #PlanStream of the same device
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Marks the current end of @stream's queue: @event is done when the work
  * queued so far on @stream is.
@@ -1233,7 +1190,7 @@ plan_clear_event (PlanEvent ** event_ptr)
  *
  * Since: 0.1
  */
-gboolean
+static gboolean
 plan_event_record (PlanEvent * event, PlanStream * stream, GError ** error)
 {
   PlanDevice *device;
@@ -1252,7 +1209,7 @@ plan_event_record (PlanEvent * event, PlanStream * stream, GError ** error)
 /**
  * plan_stream_record:
  * @stream: a #PlanStream
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Creates an event and records it on @stream.
  *
@@ -1294,7 +1251,7 @@ plan_event_query (PlanEvent * event)
 /**
  * plan_event_synchronize:
  * @event: a #PlanEvent
- * @error: (optional): where to report an asynchronous failure
+ * @error: where to report an asynchronous failure
  *
  * Blocks the calling thread until @event is done. A host wait: call it
  * only where the host must touch the results.
@@ -1337,7 +1294,7 @@ plan_kernel_free (PlanKernel * kernel)
  *   (NUL-terminated), a cubin or a fatbin, as from NVRTC or nvcc
  * @size: bytes in @image
  * @entry: the name of the kernel function in the module (`extern "C"`)
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Loads a module and looks up a kernel in it. Only the CUDA device runs
  * such kernels; sim and cpu run host kernels
@@ -1419,7 +1376,7 @@ plan_clear_kernel (PlanKernel ** kernel_ptr)
  * @block: threads per block in x, y, z
  * @shared_bytes: dynamic shared memory per block
  * @args: pointers to the kernel's parameters, as cuLaunchKernel takes them
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Queues @kernel on @stream.
  *

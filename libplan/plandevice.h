@@ -57,43 +57,6 @@ typedef enum
 } PlanCopyKind;
 
 /**
- * PlanSimFault:
- * @PLAN_SIM_FAULT_ALLOC: a device allocation fails with out-of-memory.
- * @PLAN_SIM_FAULT_LAUNCH: a kernel launch fails.
- * @PLAN_SIM_FAULT_COPY: an asynchronous copy fails to enqueue.
- *
- * Faults the sim device can inject, for tests of error paths.
- *
- * Since: 0.1
- */
-typedef enum
-{
-  PLAN_SIM_FAULT_ALLOC,
-  PLAN_SIM_FAULT_LAUNCH,
-  PLAN_SIM_FAULT_COPY,
-} PlanSimFault;
-
-/**
- * PlanWaitSite:
- * @PLAN_WAIT_SITE_POOL_REUSE: the wait of a #PlanBufferPool's stream on
- *   the last use of a buffer it hands out again.
- * @PLAN_WAIT_SITE_READY: the wait of a consumer's stream on the ready
- *   event of device memory (plan_stream_wait_memory()).
- *
- * The places where libplan makes a stream wait on an event. The sim
- * device can be told to skip the waits of a site
- * (plan_device_sim_skip_waits()), which tests use to prove that they
- * catch a missing wait.
- *
- * Since: 0.1
- */
-typedef enum
-{
-  PLAN_WAIT_SITE_POOL_REUSE = (1 << 0),
-  PLAN_WAIT_SITE_READY = (1 << 1),
-} PlanWaitSite;
-
-/**
  * PLAN_DEVICE_ENV:
  *
  * The environment variable that chooses the backend of every GPU element
@@ -188,9 +151,6 @@ PLAN_API
 gboolean plan_device_is_gpu (PlanDevice * device);
 
 PLAN_API
-gint plan_device_get_id (PlanDevice * device);
-
-PLAN_API
 const gchar * plan_device_get_name (PlanDevice * device);
 
 PLAN_API
@@ -223,23 +183,6 @@ GstStructure * plan_device_get_stats (PlanDevice * device);
 
 PLAN_API
 void plan_device_reset_peak_memory (PlanDevice * device);
-
-PLAN_API
-void plan_device_count_host_wait (PlanDevice * device);
-
-PLAN_API
-gboolean plan_device_sim_inject_fault (PlanDevice * device,
-    PlanSimFault fault, gint after);
-
-PLAN_API
-gboolean plan_device_sim_set_memory_limit (PlanDevice * device,
-    guint64 limit);
-
-PLAN_API
-gboolean plan_device_sim_skip_waits (PlanDevice * device, guint sites);
-
-PLAN_API
-gboolean plan_device_skips_wait (PlanDevice * device, PlanWaitSite site);
 
 /* streams */
 
@@ -274,10 +217,6 @@ gboolean plan_stream_copy (PlanStream * stream, PlanCopyKind kind,
     gpointer dst, gconstpointer src, gsize size, GError ** error);
 
 PLAN_API
-gboolean plan_stream_launch_host (PlanStream * stream, PlanHostFunc func,
-    gpointer user_data, GDestroyNotify destroy, GError ** error);
-
-PLAN_API
 gboolean plan_stream_launch_host_kernel (PlanStream * stream,
     PlanHostKernelFunc func, gpointer * ptrs, guint n_ptrs,
     gpointer user_data, GDestroyNotify destroy, GError ** error);
@@ -304,13 +243,6 @@ PlanEvent * plan_event_ref (PlanEvent * event);
 
 PLAN_API
 void plan_event_unref (PlanEvent * event);
-
-PLAN_API
-void plan_clear_event (PlanEvent ** event_ptr);
-
-PLAN_API
-gboolean plan_event_record (PlanEvent * event, PlanStream * stream,
-    GError ** error);
 
 PLAN_API
 gboolean plan_event_query (PlanEvent * event);

@@ -49,8 +49,11 @@
 
 #include "plandevicememory.h"
 #include "planerror.h"
+#include "plan-private.h"
 
 #include <string.h>
+
+static PlanEvent * plan_device_memory_get_ready_event (GstMemory * mem);
 
 GST_DEBUG_CATEGORY_STATIC (plan_device_memory_debug);
 #define GST_CAT_DEFAULT plan_device_memory_debug
@@ -104,7 +107,7 @@ memory_new (PlanDevice * device, GstMemory * parent, gpointer dptr,
  * plan_device_allocator_alloc:
  * @device: a #PlanDevice
  * @size: bytes
- * @error: (optional): where to report failure (out of memory)
+ * @error: where to report failure (out of memory)
  *
  * Allocates device memory on @device as a #GstMemory.
  *
@@ -386,20 +389,6 @@ plan_device_memory_init_once (void)
 }
 
 /**
- * plan_device_allocator_get:
- *
- * Returns: (transfer full): the device memory allocator.
- *
- * Since: 0.1
- */
-GstAllocator *
-plan_device_allocator_get (void)
-{
-  plan_device_memory_init_once ();
-  return gst_object_ref (device_allocator);
-}
-
-/**
  * plan_is_device_memory:
  * @mem: a #GstMemory
  *
@@ -469,7 +458,7 @@ plan_device_memory_get_pointer (GstMemory * mem)
   return (guint8 *) ((PlanDeviceMemory *) mem)->dptr + mem->offset;
 }
 
-/**
+/*
  * plan_device_memory_get_ready_event:
  * @mem: a #PlanDeviceMemory
  *
@@ -478,7 +467,7 @@ plan_device_memory_get_pointer (GstMemory * mem)
  *
  * Since: 0.1
  */
-PlanEvent *
+static PlanEvent *
 plan_device_memory_get_ready_event (GstMemory * mem)
 {
   PlanDeviceMemory *self = (PlanDeviceMemory *) mem;
@@ -523,7 +512,7 @@ plan_device_memory_set_ready_event (GstMemory * mem, PlanEvent * event)
  * plan_device_memory_record_ready:
  * @mem: a #PlanDeviceMemory
  * @stream: the stream on which the work that writes @mem was queued
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Records a new event on @stream and makes it the ready event of @mem.
  * Producers call it after queueing their writes, before pushing the
@@ -554,7 +543,7 @@ plan_device_memory_record_ready (GstMemory * mem, PlanStream * stream,
  * plan_device_memory_record_use:
  * @mem: a #PlanDeviceMemory
  * @stream: the stream on which work that reads @mem was queued
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Records an event on @stream and adds it to the uses of @mem, so that
  * whoever overwrites @mem next (its pool, handing it out again) waits for
@@ -596,7 +585,7 @@ plan_device_memory_record_use (GstMemory * mem, PlanStream * stream,
  * plan_device_memory_wait_ready:
  * @mem: a #PlanDeviceMemory
  * @stream: the consumer's stream
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Makes @stream wait, on the device, until the content of @mem is written.
  * Consumers call it before queueing work that reads @mem. The host does
@@ -633,7 +622,7 @@ plan_device_memory_wait_ready (GstMemory * mem, PlanStream * stream,
  * @stream: the stream of the next writer
  * @site: the wait site, for the sim device's test hook
  *   (plan_device_sim_skip_waits())
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Makes @stream wait, on the device, for the last write of @mem and all
  * recorded reads since, so that work queued next on @stream may overwrite
@@ -678,7 +667,7 @@ plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
  * plan_buffer_wait_ready:
  * @buffer: a #GstBuffer
  * @stream: the consumer's stream
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * plan_device_memory_wait_ready() on every device memory of @buffer; other
  * memories are ready already.
@@ -707,7 +696,7 @@ plan_buffer_wait_ready (GstBuffer * buffer, PlanStream * stream,
  * plan_buffer_record_ready:
  * @buffer: a #GstBuffer
  * @stream: the producer's stream
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Records one event on @stream and makes it the ready event of every
  * device memory of @buffer.
@@ -740,7 +729,7 @@ plan_buffer_record_ready (GstBuffer * buffer, PlanStream * stream,
  * plan_buffer_record_use:
  * @buffer: a #GstBuffer
  * @stream: the consumer's stream
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * plan_device_memory_record_use() on every device memory of @buffer.
  *

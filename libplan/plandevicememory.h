@@ -67,9 +67,6 @@ PLAN_API
 void plan_device_memory_init_once (void);
 
 PLAN_API
-GstAllocator * plan_device_allocator_get (void);
-
-PLAN_API
 GstMemory * plan_device_allocator_alloc (PlanDevice * device, gsize size,
     GError ** error);
 
@@ -90,9 +87,6 @@ PLAN_API
 gpointer plan_device_memory_get_pointer (GstMemory * mem);
 
 PLAN_API
-PlanEvent * plan_device_memory_get_ready_event (GstMemory * mem);
-
-PLAN_API
 void plan_device_memory_set_ready_event (GstMemory * mem, PlanEvent * event);
 
 PLAN_API
@@ -106,10 +100,6 @@ gboolean plan_device_memory_record_use (GstMemory * mem, PlanStream * stream,
 PLAN_API
 gboolean plan_device_memory_wait_ready (GstMemory * mem, PlanStream * stream,
     GError ** error);
-
-PLAN_API
-gboolean plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
-    PlanWaitSite site, GError ** error);
 
 PLAN_API
 gboolean plan_buffer_wait_ready (GstBuffer * buffer, PlanStream * stream,

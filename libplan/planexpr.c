@@ -1036,7 +1036,7 @@ eval_job_init (EvalJob * job, const PlanExpr * expr,
 }
 
 /**
- * plan_expr_eval:
+ * plan_expr_eval: (skip)
  * @expr: a #PlanExpr
  * @inputs: (array): for each bound name, @n contiguous elements of its dtype
  *   (%NULL for names the expression does not use)
@@ -1072,7 +1072,7 @@ plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
 #define PARALLEL_MIN_WORK ((gsize) 2 << 20)
 
 /**
- * plan_expr_eval_parallel:
+ * plan_expr_eval_parallel: (skip)
  * @expr: a #PlanExpr
  * @inputs: (array): as for plan_expr_eval()
  * @out: as for plan_expr_eval()

@@ -529,22 +529,6 @@ plan_file_reader_get_file_info (PlanFileReader * reader)
 }
 
 /**
- * plan_file_reader_get_data_offset:
- * @reader: a #PlanFileReader with a file open
- *
- * Returns: the offset of the array data in the file in bytes: the size of
- *   the .npy header, 0 for raw files.
- *
- * Since: 0.1
- */
-guint64
-plan_file_reader_get_data_offset (PlanFileReader * reader)
-{
-  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), 0);
-  return reader->data_offset;
-}
-
-/**
  * plan_file_reader_set_window:
  * @reader: a #PlanFileReader with a file open and its worker stopped
  * @first_row: the file row that becomes row 0

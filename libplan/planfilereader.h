@@ -99,9 +99,6 @@ PLAN_API
 const PlanArrayInfo * plan_file_reader_get_file_info (PlanFileReader * reader);
 
 PLAN_API
-guint64 plan_file_reader_get_data_offset (PlanFileReader * reader);
-
-PLAN_API
 gboolean plan_file_reader_set_window (PlanFileReader * reader,
     guint64 first_row, gint64 n_rows, GError ** error);
 

@@ -10,6 +10,10 @@
 #ifndef __PLAN_FILE_WRITER_H__
 #define __PLAN_FILE_WRITER_H__
 
+#ifndef PLAN_USE_UNSTABLE_API
+#warning "libplan's file writer API is unstable and may change; define PLAN_USE_UNSTABLE_API to use it without this warning."
+#endif
+
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
 #include <libplan/planfileformat.h>

@@ -10,6 +10,10 @@
 #ifndef __PLAN_HALO_H__
 #define __PLAN_HALO_H__
 
+#ifndef PLAN_USE_UNSTABLE_API
+#warning "libplan's halo API is unstable and may change; define PLAN_USE_UNSTABLE_API to use it without this warning."
+#endif
+
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
 #include <libplan/planboundary.h>

@@ -65,7 +65,7 @@ memory_new (PlanDevice * device, GstMemory * parent, guint8 * data,
  * plan_host_allocator_alloc:
  * @device: the #PlanDevice the memory will be copied to or from
  * @size: bytes
- * @error: (optional): where to report failure
+ * @error: where to report failure
  *
  * Returns: (transfer full) (nullable): pinned host memory.
  *

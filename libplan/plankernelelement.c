@@ -98,30 +98,6 @@ plan_kernel_pad_init (PlanKernelPad * pad)
 {
 }
 
-/**
- * plan_kernel_pad_get_info:
- * @pad: a #PlanKernelPad
- * @info: (out caller-allocates): where to copy the pad's array info
- *
- * Returns: %TRUE when the pad has received valid caps, copied to @info.
- *
- * Since: 0.1
- */
-gboolean
-plan_kernel_pad_get_info (PlanKernelPad * pad, PlanArrayInfo * info)
-{
-  gboolean ret;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_PAD (pad), FALSE);
-
-  GST_OBJECT_LOCK (pad);
-  ret = pad->have_info;
-  if (ret)
-    *info = pad->info;
-  GST_OBJECT_UNLOCK (pad);
-  return ret;
-}
-
 /* PlanKernelElement ------------------------------------------------------- */
 
 #define DEFAULT_TARGET PLAN_TARGET_AUTO

@@ -70,9 +70,6 @@ PLAN_API
 G_DECLARE_FINAL_TYPE (PlanKernelPad, plan_kernel_pad, PLAN, KERNEL_PAD,
     GstAggregatorPad)
 
-PLAN_API
-gboolean plan_kernel_pad_get_info (PlanKernelPad * pad, PlanArrayInfo * info);
-
 #define PLAN_TYPE_KERNEL_ELEMENT (plan_kernel_element_get_type ())
 PLAN_API
 G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,

@@ -155,25 +155,6 @@ plan_nvrtc_load (GError ** error)
   return nvrtc_loaded;
 }
 
-/**
- * plan_nvrtc_get_version:
- * @major: (out): NVRTC's major version
- * @minor: (out): NVRTC's minor version
- *
- * Returns: whether NVRTC is loaded (and the version known).
- *
- * Since: 0.1
- */
-gboolean
-plan_nvrtc_get_version (gint * major, gint * minor)
-{
-  if (!plan_nvrtc_load (NULL))
-    return FALSE;
-  *major = nvrtc_major;
-  *minor = nvrtc_minor;
-  return TRUE;
-}
-
 static gboolean
 arch_valid (const gchar * arch)
 {

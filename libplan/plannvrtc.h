@@ -10,15 +10,16 @@
 #ifndef __PLAN_NVRTC_H__
 #define __PLAN_NVRTC_H__
 
+#ifndef PLAN_USE_UNSTABLE_API
+#warning "libplan's NVRTC compiler API is unstable and may change; define PLAN_USE_UNSTABLE_API to use it without this warning."
+#endif
+
 #include <libplan/plan-prelude.h>
 
 G_BEGIN_DECLS
 
 PLAN_API
 gboolean plan_nvrtc_load (GError ** error);
-
-PLAN_API
-gboolean plan_nvrtc_get_version (gint * major, gint * minor);
 
 PLAN_API
 gboolean plan_nvrtc_compile (const gchar * source, const gchar * arch,

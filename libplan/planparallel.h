@@ -10,6 +10,10 @@
 #ifndef __PLAN_PARALLEL_H__
 #define __PLAN_PARALLEL_H__
 
+#ifndef PLAN_USE_UNSTABLE_API
+#warning "libplan's thread pool API is unstable and may change; define PLAN_USE_UNSTABLE_API to use it without this warning."
+#endif
+
 #include <libplan/plan-prelude.h>
 
 G_BEGIN_DECLS

@@ -67,6 +67,7 @@
 #include "planerror.h"
 #include "planexpr.h"
 #include "planparallel.h"
+#include <libplan/planarray.h>
 
 #include <math.h>
 #include <string.h>
@@ -2138,9 +2139,10 @@ set_shape (GstStructure * s, guint ndim, const gint64 * shape)
  * `element` (string), `op` (string: the op's nick or the combiner),
  * `dtype` (string), `shape` (array of gint64: the result's shape, (n_rows,)
  * for #PLAN_REDUCE_AXIS_INNER) and either `value` (a 0-d result) or
- * `values` (an array, in C order). Values are gboolean for bool results,
- * gint64 for signed integers, guint64 for unsigned ones and gdouble for
- * floats. With #PLAN_REDUCE_AXIS_INNER there is also `first-row` (guint64);
+ * `values` (an array, in C order), and `array` (a #PlanArray of the
+ * result's own dtype and shape, the form language bindings read). Values
+ * are gboolean for bool results, gint64 for signed integers, guint64 for
+ * unsigned ones and gdouble for floats. With #PLAN_REDUCE_AXIS_INNER there is also `first-row` (guint64);
  * otherwise `rows` (guint64), the number of input rows reduced.
  *
  * Returns: (transfer full): a new structure.
@@ -2154,6 +2156,7 @@ plan_reducer_make_structure (PlanReducer * reducer,
 {
   PlanReducer *r = reducer;
   GstStructure *s;
+  PlanArray *array;
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
   guint ndim, i;
   gsize n = 1, k;
@@ -2195,6 +2198,14 @@ plan_reducer_make_structure (PlanReducer * reducer,
       gst_value_array_append_and_take_value (&array, &v);
     }
     gst_structure_take_value (s, "values", &array);
+  }
+
+  array = plan_array_new (r->output.dtype, ndim, shape, NULL);
+  if (array) {
+    memcpy (plan_array_get_writable_data (array, NULL), values,
+        n * r->out_size);
+    gst_structure_set (s, "array", PLAN_TYPE_ARRAY, array, NULL);
+    g_object_unref (array);
   }
 
   if (r->mode == PLAN_REDUCE_AXIS_INNER)

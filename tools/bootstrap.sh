@@ -19,7 +19,8 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base
   python3-numpy python3-scipy python3-numexpr
-  clang libclang-rt-14-dev valgrind)
+  clang libclang-rt-14-dev valgrind
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0)
 
 missing=()
 for p in "${packages[@]}"; do

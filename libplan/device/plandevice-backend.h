@@ -27,6 +27,7 @@
 #define __PLAN_DEVICE_BACKEND_H__
 
 #include "../plandevice.h"
+#include "../plan-testing.h"
 
 G_BEGIN_DECLS
 

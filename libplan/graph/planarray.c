@@ -422,6 +422,114 @@ plan_array_new_from_bytes (GBytes * bytes, PlanDType dtype, guint ndim,
   return self;
 }
 
+/* What plan_array_new_for_address() was given to release the memory. */
+typedef struct
+{
+  PlanReleaseFunc release;
+  gpointer user_data;
+  GDestroyNotify notify;
+} Release;
+
+static void
+release_free (gpointer data)
+{
+  Release *r = data;
+
+  if (r->release)
+    r->release (r->user_data);
+  if (r->notify)
+    r->notify (r->user_data);
+  g_free (r);
+}
+
+/**
+ * plan_array_new_for_address: (rename-to plan_array_new_wrapped)
+ * @device: (nullable): the device that owns the memory, %NULL for host
+ *   memory
+ * @address: where the array's elements are, C-contiguous: a host address,
+ *   or a device pointer of @device
+ * @size: the size of the elements in bytes: exactly the number of elements
+ *   times the size of @dtype
+ * @dtype: the element type
+ * @ndim: the number of axes, 0 for a single value
+ * @shape: (array length=ndim) (nullable): the shape, outermost axis first
+ * @writable: whether the plan may write the memory (only then may the
+ *   array be an output); ignored for device memory
+ * @release: (scope notified) (nullable): called once when the array and
+ *   everything made from it are gone and the memory is no longer used
+ * @user_data: (closure release): data for @release
+ * @notify: (destroy release) (nullable): frees @user_data after @release
+ *
+ * Wraps memory that the caller owns, as plan_array_new_wrapped() and
+ * plan_array_new_device() do, with the address as an integer: the
+ * constructor for language bindings, which hold the memory's owner (a
+ * numpy array, say) as @user_data until @release says it may go.
+ *
+ * Returns: (transfer full): a new array over the memory, or %NULL with
+ *   @error set (and @release not called) for a wrong size or shape.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new_for_address (PlanDevice * device, guintptr address,
+    gsize size, PlanDType dtype, guint ndim, const gint64 * shape,
+    gboolean writable, PlanReleaseFunc release, gpointer user_data,
+    GDestroyNotify notify, GError ** error)
+{
+  PlanArray *self;
+  Release *r;
+
+  g_return_val_if_fail (device == NULL || PLAN_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (address == 0 && (size > 0 || device)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The array's address is 0 (NULL)");
+    return NULL;
+  }
+  r = g_new0 (Release, 1);
+  r->release = release;
+  r->user_data = user_data;
+  r->notify = notify;
+  if (device)
+    self = plan_array_new_device (device, GSIZE_TO_POINTER (address), size,
+        dtype, ndim, shape, r, release_free, error);
+  else
+    self = plan_array_new_wrapped (GSIZE_TO_POINTER (address), size, dtype,
+        ndim, shape, r, release_free, error);
+  if (!self) {
+    g_free (r);
+    return NULL;
+  }
+  if (!device)
+    self->writable = writable;
+  return self;
+}
+
+/**
+ * plan_array_get_address:
+ * @array: a #PlanArray
+ *
+ * The address of the array's elements as an integer, for language
+ * bindings that view them without a copy (numpy's `__array_interface__`,
+ * say): a host address, or for an array in device memory its device
+ * pointer. The memory stays valid as long as @array lives.
+ *
+ * Returns: the address, 0 for an empty host array.
+ *
+ * Since: 0.1
+ */
+guintptr
+plan_array_get_address (PlanArray * array)
+{
+  g_return_val_if_fail (PLAN_IS_ARRAY (array), 0);
+
+  if (array->memory)
+    return GPOINTER_TO_SIZE (plan_device_memory_get_pointer
+        (array->memory));
+  return GPOINTER_TO_SIZE (array->data);
+}
+
 /**
  * plan_array_get_info:
  * @array: a #PlanArray

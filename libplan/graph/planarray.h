@@ -16,6 +16,16 @@
 
 G_BEGIN_DECLS
 
+/**
+ * PlanReleaseFunc:
+ * @user_data: (closure): the data given with it
+ *
+ * Tells the owner of wrapped memory that libplan no longer uses it.
+ *
+ * Since: 0.1
+ */
+typedef void (*PlanReleaseFunc) (gpointer user_data);
+
 #define PLAN_TYPE_ARRAY (plan_array_get_type ())
 
 /**
@@ -41,6 +51,15 @@ PLAN_API
 PlanArray * plan_array_new_wrapped (gpointer data, gsize size,
     PlanDType dtype, guint ndim, const gint64 * shape, gpointer user_data,
     GDestroyNotify notify, GError ** error);
+
+PLAN_API
+PlanArray * plan_array_new_for_address (PlanDevice * device,
+    guintptr address, gsize size, PlanDType dtype, guint ndim,
+    const gint64 * shape, gboolean writable, PlanReleaseFunc release,
+    gpointer user_data, GDestroyNotify notify, GError ** error);
+
+PLAN_API
+guintptr plan_array_get_address (PlanArray * array);
 
 PLAN_API
 PlanArray * plan_array_new_from_bytes (GBytes * bytes, PlanDType dtype,

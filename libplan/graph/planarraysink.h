@@ -43,8 +43,11 @@ PLAN_API
 G_DECLARE_FINAL_TYPE (PlanArraySink, plan_array_sink, PLAN, ARRAY_SINK,
     GstBaseSink)
 
+/* The element registration is C-only. */
+#ifndef __GI_SCANNER__
 PLAN_API
 gboolean gst_element_register_planarraysink (GstPlugin * plugin);
+#endif
 
 PLAN_API
 void plan_array_sink_set_array (PlanArraySink * sink, PlanArray * array);

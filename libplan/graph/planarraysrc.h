@@ -43,8 +43,11 @@ PLAN_API
 G_DECLARE_FINAL_TYPE (PlanArraySrc, plan_array_src, PLAN, ARRAY_SRC,
     GstBaseSrc)
 
+/* The element registration is C-only. */
+#ifndef __GI_SCANNER__
 PLAN_API
 gboolean gst_element_register_planarraysrc (GstPlugin * plugin);
+#endif
 
 PLAN_API
 void plan_array_src_set_array (PlanArraySrc * src, PlanArray * array);

@@ -1,0 +1,67 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Test hooks of the sim device. Exported so that the project's own tests
+ * can drive them, but never installed and not part of the API: nothing
+ * here is promised to stay. */
+
+#ifndef __PLAN_TESTING_H__
+#define __PLAN_TESTING_H__
+
+#include <libplan/plandevice.h>
+
+G_BEGIN_DECLS
+
+/*
+ * PlanSimFault:
+ * @PLAN_SIM_FAULT_ALLOC: a device allocation fails with out-of-memory.
+ * @PLAN_SIM_FAULT_LAUNCH: a kernel launch fails.
+ * @PLAN_SIM_FAULT_COPY: an asynchronous copy fails to enqueue.
+ *
+ * Faults the sim device can inject, for tests of error paths.
+ */
+typedef enum
+{
+  PLAN_SIM_FAULT_ALLOC,
+  PLAN_SIM_FAULT_LAUNCH,
+  PLAN_SIM_FAULT_COPY,
+} PlanSimFault;
+
+/*
+ * PlanWaitSite:
+ * @PLAN_WAIT_SITE_POOL_REUSE: the wait of a #PlanBufferPool's stream on
+ *   the last use of a buffer it hands out again.
+ * @PLAN_WAIT_SITE_READY: the wait of a consumer's stream on the ready
+ *   event of device memory (plan_stream_wait_memory()).
+ *
+ * The places where libplan makes a stream wait on an event. The sim
+ * device can be told to skip the waits of a site
+ * (plan_device_sim_skip_waits()), which tests use to prove that they
+ * catch a missing wait.
+ */
+typedef enum
+{
+  PLAN_WAIT_SITE_POOL_REUSE = (1 << 0),
+  PLAN_WAIT_SITE_READY = (1 << 1),
+} PlanWaitSite;
+
+PLAN_API
+gboolean plan_device_sim_inject_fault (PlanDevice * device,
+    PlanSimFault fault, gint after);
+
+PLAN_API
+gboolean plan_device_sim_set_memory_limit (PlanDevice * device,
+    guint64 limit);
+
+PLAN_API
+gboolean plan_device_sim_skip_waits (PlanDevice * device, guint sites);
+
+G_END_DECLS
+
+#endif /* __PLAN_TESTING_H__ */

@@ -1,0 +1,732 @@
+# gst-plan
+# Copyright (C) 2026 the gst-plan authors
+# SPDX-License-Identifier: LGPL-2.0-or-later
+"""gstplan: streaming numeric arrays through GStreamer pipelines, from Python.
+
+The plan API of libplan (docs/plan-api.md) in the original design's words::
+
+    plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
+    c = plan.map(lambda x, y: x + y, args=(a, b))
+    d = plan.reduce(lambda x, y: x + y, args=(a,))
+    f = plan.sink(c); g = plan.sink(d)
+    work = plan.realize(target='cpu')
+    future = work.dispatch(a=A, b=B, f=F); future.wait()
+    print(F, future.result('g'))
+
+Arrays are bound without copying (numpy arrays and anything with
+``__array_interface__`` or the buffer protocol; ``__cuda_array_interface__``
+objects as device memory on ``target='cuda'``). See docs/python.md.
+"""
+
+import asyncio
+import inspect
+import linecache
+import ast
+import os
+import threading
+
+import gi
+
+gi.require_version("GLib", "2.0")
+gi.require_version("Gst", "1.0")
+gi.require_version("Plan", "1.0")
+from gi.repository import GLib, Gst, Plan as _P  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from ._translate import TranslationError, translate  # noqa: E402
+
+__all__ = ["Plan", "Node", "Work", "Future", "IO", "PlanError",
+           "TranslationError", "translate", "TARGETS"]
+
+Gst.init(None)
+_P.init()
+
+#: The targets realize() takes: 'gpu' is the original design's word for
+#: 'cuda'.
+TARGETS = {"auto": _P.Target.AUTO, "cpu": _P.Target.CPU,
+           "cuda": _P.Target.CUDA, "gpu": _P.Target.CUDA}
+
+_BOUNDARIES = {"constant": _P.Boundary.CONSTANT,
+               "nearest": _P.Boundary.NEAREST,
+               "reflect": _P.Boundary.REFLECT, "mirror": _P.Boundary.MIRROR,
+               "wrap": _P.Boundary.WRAP, "valid": _P.Boundary.VALID}
+
+_OPS = {"sum": _P.ReduceOp.SUM, "prod": _P.ReduceOp.PROD,
+        "min": _P.ReduceOp.MIN, "max": _P.ReduceOp.MAX,
+        "mean": _P.ReduceOp.MEAN, "argmin": _P.ReduceOp.ARGMIN,
+        "argmax": _P.ReduceOp.ARGMAX, "any": _P.ReduceOp.ANY,
+        "all": _P.ReduceOp.ALL}
+
+# Combiners that are built-in reductions (exact, faster): the expression a
+# lambda of x and y translates to, either way round.
+_COMBINER_OPS = {"x + y": "sum", "y + x": "sum", "x * y": "prod",
+                 "y * x": "prod", "max(x, y)": "max", "max(y, x)": "max",
+                 "maximum(x, y)": "max", "maximum(y, x)": "max",
+                 "min(x, y)": "min", "min(y, x)": "min",
+                 "minimum(x, y)": "min", "minimum(y, x)": "min"}
+
+
+
+def _by_nick(enum, nick):
+    for value in enum.__enum_values__.values():
+        if value.value_nick == nick:
+            return value
+    raise LookupError("%s has no value '%s'" % (enum.__name__, nick))
+
+
+_AXES = {None: _by_nick(_P.ReduceAxis, "all"),
+         0: _by_nick(_P.ReduceAxis, "0"),
+         -1: _by_nick(_P.ReduceAxis, "-1")}
+
+
+class PlanError(Exception):
+    """An error of libplan: the GError's message (with the expression's
+    caret where there is one), its domain and its code."""
+
+    def __init__(self, message, domain=None, code=None):
+        super().__init__(message)
+        self.message = message
+        self.domain = domain
+        self.code = code
+
+
+def _plan_error(e):
+    return PlanError(e.message, e.domain, e.code)
+
+
+def _call(func, *args):
+    """Calls a libplan function, turning its GError into a PlanError."""
+    try:
+        return func(*args)
+    except GLib.Error as e:
+        raise _plan_error(e) from None
+
+
+# dtypes
+
+def _plan_dtype(dtype):
+    if dtype is None:
+        return _P.DType.UNKNOWN
+    dt = np.dtype(dtype)
+    d = _P.dtype_from_string(dt.name)
+    if d == _P.DType.UNKNOWN:
+        raise TypeError("dtype %s is not one libplan streams (bool, int8 ... "
+                        "uint64, float32, float64)" % dt)
+    return d
+
+
+def _numpy_dtype(plan_dtype):
+    return np.dtype(_P.dtype_to_string(plan_dtype))
+
+
+# Arrays: numpy and friends <-> PlanArray, without copies.
+
+def _keep(owner):
+    """The release callback of a wrapped array: holding owner (through
+    PyGObject's closure) until libplan says the memory is free."""
+    pass
+
+
+class _View:
+    """Exposes a PlanArray to numpy; the numpy array's base, so the
+    PlanArray lives as long as the view of it."""
+
+    def __init__(self, parray, readonly):
+        self._parray = parray
+        dtype = _numpy_dtype(parray.get_dtype())
+        shape = tuple(parray.get_shape())
+        addr = parray.get_address()
+        if addr == 0:
+            # an empty array: numpy needs some non-NULL pointer
+            holder = np.empty(0, dtype)
+            addr = holder.ctypes.data
+            self._holder = holder
+        self.__array_interface__ = {"version": 3, "shape": shape,
+                                    "typestr": dtype.str,
+                                    "data": (addr, readonly)}
+
+
+def _to_numpy(parray, readonly=False):
+    """A numpy array over a PlanArray's host memory, without a copy."""
+    if parray.get_device_memory() is not None:
+        raise PlanError("the array is in device memory; it has no host view")
+    return np.asarray(_View(parray, readonly or not parray.is_writable()))
+
+
+def _as_host_array(value, what):
+    if isinstance(value, np.ndarray):
+        arr = value
+    elif hasattr(value, "__array_interface__") or _has_buffer(value):
+        arr = np.asarray(value)
+    else:
+        return None
+    if not arr.flags.c_contiguous:
+        raise ValueError("%s is not C-contiguous (strides %s): gstplan binds "
+                         "arrays without copying; pass "
+                         "np.ascontiguousarray(...) to copy it" %
+                         (what, arr.strides))
+    if arr.dtype.byteorder not in "=|" and arr.dtype.itemsize > 1:
+        raise ValueError("%s has non-native byte order (%s); pass "
+                         "arr.astype(arr.dtype.newbyteorder('='))" %
+                         (what, arr.dtype))
+    return arr
+
+
+def _has_buffer(value):
+    try:
+        memoryview(value)
+        return True
+    except TypeError:
+        return False
+
+
+def _wrap_host(arr, writable):
+    """A PlanArray over a numpy array's memory; the numpy array is kept
+    alive until libplan releases it."""
+    shape = [int(s) for s in arr.shape]
+    return _call(_P.Array.new_wrapped, None, arr.ctypes.data, arr.nbytes,
+                 _plan_dtype(arr.dtype), shape,
+                 writable and arr.flags.writeable, _keep, arr)
+
+
+class _CudaArray:
+    """What __cuda_array_interface__ says of a device array."""
+
+    def __init__(self, value, what):
+        iface = value.__cuda_array_interface__
+        self.shape = tuple(int(s) for s in iface["shape"])
+        self.dtype = np.dtype(iface["typestr"])
+        strides = iface.get("strides")
+        contiguous = np.empty(0, self.dtype).itemsize
+        expect = []
+        for s in reversed(self.shape):
+            expect.insert(0, contiguous)
+            contiguous *= s
+        if strides is not None and tuple(strides) != tuple(expect) and \
+                contiguous != 0:
+            raise ValueError("%s is not C-contiguous on the device (strides "
+                             "%s)" % (what, strides))
+        self.ptr, self.readonly = iface["data"]
+        self.nbytes = contiguous
+        self.owner = value
+
+
+def _wrap_device(cuda, device):
+    return _call(_P.Array.new_wrapped, device, cuda.ptr, cuda.nbytes,
+                 _plan_dtype(cuda.dtype), list(cuda.shape),
+                 not cuda.readonly, _keep, cuda.owner)
+
+
+# The graph
+
+def _assigned_name(depth=2):
+    """The variable a node is being assigned to, read from the caller's
+    source: `a` for `a = plan.source(ndim=1)`; None when the call is not a
+    plain assignment to a name."""
+    frame = inspect.currentframe()
+    try:
+        for _ in range(depth):
+            frame = frame.f_back
+        info = inspect.getframeinfo(frame, context=0)
+        pos = getattr(info, "positions", None)
+        if pos is None or pos.col_offset is None or pos.lineno is None:
+            return None
+        lines = [linecache.getline(info.filename, n)
+                 for n in range(pos.lineno, (pos.end_lineno or pos.lineno) + 1)]
+        if not lines[0]:
+            return None
+        shift = len(lines[0]) - len(lines[0].lstrip())
+        try:
+            tree = ast.parse("".join(l[shift:] if l[:shift].isspace() else l
+                                     for l in lines))
+        except SyntaxError:
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                    isinstance(node.targets[0], ast.Name) and \
+                    isinstance(node.value, ast.Call) and \
+                    node.value.lineno == 1 and \
+                    node.value.col_offset + shift == pos.col_offset:
+                return node.targets[0].id
+    finally:
+        del frame
+    return None
+
+
+class Node:
+    """A node of a Plan: a source, a map, a reduction, a stencil or a sink.
+    Any node can be bound as an output at dispatch, by its name."""
+
+    def __init__(self, plan, gnode):
+        self._plan = plan
+        self._node = gnode
+
+    @property
+    def name(self):
+        return self._node.get_name()
+
+    @property
+    def kind(self):
+        return self._node.get_kind().value_nick
+
+    @property
+    def ndim(self):
+        return self._node.get_ndim()
+
+    @property
+    def inputs(self):
+        return [self._plan._wrap(self._node.get_input(i))
+                for i in range(self._node.get_n_inputs())]
+
+    def __repr__(self):
+        return "<gstplan.Node %s %s>" % (self.kind, self.name)
+
+
+class Plan:
+    """A graph of nodes, the original design's Plan. Build it with
+    source(), map(), reduce(), stencil() and sink(), then realize() it."""
+
+    def __init__(self):
+        self._graph = _P.Graph.new()
+        self._nodes = {}
+
+    def _wrap(self, gnode):
+        key = gnode.get_name()
+        node = self._nodes.get(key)
+        if node is None:
+            node = self._nodes[key] = Node(self, gnode)
+        return node
+
+    def _name(self, name):
+        if name is not None:
+            return name
+        name = _assigned_name(3)
+        if name is None or self._graph.get_node(name) is not None:
+            return None
+        return name
+
+    def _inputs(self, args, what):
+        if isinstance(args, Node):
+            args = (args,)
+        args = tuple(args)
+        for a in args:
+            if not isinstance(a, Node) or a._plan is not self:
+                raise TypeError("%s: the arguments must be nodes of this plan, "
+                                "not %r" % (what, a))
+        return args
+
+    def source(self, ndim=1, dtype=None, name=None):
+        """An input, bound at dispatch to an array, a file or a reader."""
+        return self._wrap(_call(self._graph.add_source, self._name(name),
+                                ndim, _plan_dtype(dtype)))
+
+    def map(self, func, args, dtype=None, name=None):
+        """func(*args) elementwise: a lambda (translated to the expression
+        language) or an expression string naming the arguments x, y, z, w
+        (or in0, in1, ...)."""
+        args = self._inputs(args, "map")
+        if callable(func):
+            code = getattr(func, "__code__", None)
+            if code is not None and code.co_argcount != len(args):
+                raise TypeError("map: the function takes %d arguments but %d "
+                                "were given" % (code.co_argcount, len(args)))
+            params = [code.co_varnames[i] for i in range(code.co_argcount)]
+            func = translate(func, {p: "in%d" % i
+                                    for i, p in enumerate(params)})
+        return self._wrap(_call(self._graph.add_map, self._name(name), func,
+                                [a._node for a in args], _plan_dtype(dtype)))
+
+    def reduce(self, func, args, axis=None, identity=None, name=None):
+        """A reduction of args[0]: an op name ('sum', 'prod', 'min', 'max',
+        'mean', 'argmin', 'argmax', 'any', 'all'), or an associative
+        combiner of two partial results (a lambda x, y or a string), with
+        its identity. axis: None (everything), 0 (over rows) or -1 (each
+        row)."""
+        (source,) = self._inputs(args, "reduce")
+        if axis not in _AXES:
+            raise ValueError("reduce: axis must be None, 0 or -1, not %r" %
+                             (axis,))
+        name = self._name(name)
+        if isinstance(func, str) and func in _OPS:
+            op = func
+        else:
+            if callable(func):
+                code = getattr(func, "__code__", None)
+                if code is None or code.co_argcount != 2:
+                    raise TypeError("reduce: a combiner takes two partial "
+                                    "results (x, y)")
+                params = [code.co_varnames[i] for i in range(2)]
+                func = translate(func, {params[0]: "x", params[1]: "y"})
+            op = _COMBINER_OPS.get(func)
+        if op is not None:
+            return self._wrap(_call(self._graph.add_reduce, name, _OPS[op],
+                                    _AXES[axis], source._node))
+        if identity is None:
+            raise ValueError("reduce: the combiner '%s' is not a built-in "
+                             "reduction, so it needs identity= (its value "
+                             "over nothing, such as 0 for a sum)" % func)
+        if isinstance(identity, bool):
+            identity = "true" if identity else "false"
+        return self._wrap(_call(self._graph.add_reduce_custom, name, func,
+                                str(identity), _AXES[axis], source._node))
+
+    def stencil(self, window, func, args, boundary="reflect", cval=0.0,
+                name=None):
+        """A stencil over args[0]: window names the cells of the
+        neighbourhood ('x y _': the row before, the row itself; '_' cells
+        are not read), func combines them; its arguments are the window's
+        names in order (or take the window's names)."""
+        (source,) = self._inputs(args, "stencil")
+        if boundary not in _BOUNDARIES:
+            raise ValueError("stencil: boundary must be one of %s, not %r" %
+                             (", ".join(_BOUNDARIES), boundary))
+        if callable(func):
+            cells = [c for c in window.replace(";", " ").replace(",", " ")
+                     .split() if c != "_"]
+            code = getattr(func, "__code__", None)
+            params = [code.co_varnames[i] for i in range(code.co_argcount)] \
+                if code else []
+            if set(params) <= set(cells):
+                names = {p: p for p in params}
+            elif len(params) == len(cells):
+                names = dict(zip(params, cells))
+            else:
+                raise TypeError("stencil: the function's arguments %s are "
+                                "neither the window's names %s nor as many" %
+                                (params, cells))
+            func = translate(func, names)
+        return self._wrap(_call(self._graph.add_stencil, self._name(name),
+                                window, func, _BOUNDARIES[boundary],
+                                float(cval), source._node))
+
+    def sink(self, node, name=None):
+        """An output: node's result, bound at dispatch (or allocated)."""
+        (node,) = self._inputs(node, "sink")
+        return self._wrap(_call(self._graph.add_sink, self._name(name),
+                                node._node))
+
+    def node(self, name):
+        gnode = self._graph.get_node(name)
+        return self._wrap(gnode) if gnode is not None else None
+
+    def realize(self, target="auto", fuse=True):
+        """Builds the pipeline: 'cpu', 'cuda' (or 'gpu'), or 'auto'."""
+        if target not in TARGETS:
+            raise ValueError("realize: target must be one of %s, not %r" %
+                             (", ".join(TARGETS), target))
+        flags = _P.RealizeFlags.NONE if fuse else _P.RealizeFlags.NO_FUSE
+        return Work(self, _call(self._graph.realize, TARGETS[target], flags),
+                    target)
+
+
+# Running
+
+class Work:
+    """A realized plan: dispatch it as often as you like, one run at a
+    time."""
+
+    def __init__(self, plan, work, target):
+        self._plan = plan
+        self._work = work
+        self.target = target
+        self.input_names = list(work.get_input_names())
+        self.output_names = list(work.get_output_names())
+
+    @property
+    def pipeline(self):
+        """The GStreamer pipeline the plan runs as."""
+        return self._work.get_pipeline()
+
+    @property
+    def launch_string(self):
+        """The pipeline as gst-launch-1.0 syntax."""
+        return self._work.to_launch_string()
+
+    @property
+    def n_kernels(self):
+        return self._work.get_n_kernels()
+
+    def _key(self, key, frame):
+        if key in self.input_names or key in self.output_names:
+            return key
+        # dispatch(a=A) where `a` is a node variable of the caller's
+        while frame is not None:
+            for scope in (frame.f_locals, frame.f_globals):
+                value = scope.get(key)
+                if isinstance(value, Node) and value._plan is self._plan:
+                    return value.name
+            frame = frame.f_back
+        raise KeyError("%r is neither an input (%s) nor an output (%s) of "
+                       "the plan" % (key, ", ".join(self.input_names),
+                                     ", ".join(self.output_names)))
+
+    def _device(self):
+        if self.target not in ("cuda", "gpu", "auto"):
+            return None
+        return _call(_P.Device.get, "cuda" if self.target != "auto" else
+                     "auto")
+
+    def _bind(self, bindings, name, value, keep):
+        is_input = name in self.input_names
+        what = "%s '%s'" % ("input" if is_input else "output", name)
+        if value is None:
+            if is_input:
+                raise ValueError("the input '%s' needs an array, a file or a "
+                                 "reader" % name)
+            return
+        if isinstance(value, (str, os.PathLike)):
+            bindings.set_file(name, os.fspath(value))
+            return
+        if hasattr(value, "__cuda_array_interface__") and not \
+                isinstance(value, np.ndarray):
+            if self.target == "cpu":
+                raise ValueError("%s is in device memory "
+                                 "(__cuda_array_interface__) but the plan "
+                                 "runs on the CPU: realize(target='cuda')" %
+                                 what)
+            parray = _wrap_device(_CudaArray(value, what), self._device())
+            keep.append(value)
+            bindings.set_array(name, parray)
+            return
+        arr = _as_host_array(value, what)
+        if arr is None:
+            raise TypeError("%s: cannot bind a %s (give a numpy array, an "
+                            "object with __array_interface__, "
+                            "__cuda_array_interface__ or the buffer "
+                            "protocol, or a file name)" %
+                            (what, type(value).__name__))
+        if not is_input and not arr.flags.writeable:
+            raise ValueError("%s is read-only" % what)
+        keep.append(arr)
+        bindings.set_array(name, _wrap_host(arr, not is_input))
+
+    def _bindings(self, arrays, frame):
+        bindings = _P.Bindings.new()
+        keep = []
+        given = {}
+        for key, value in arrays.items():
+            name = self._key(key, frame)
+            given[name] = value
+            self._bind(bindings, name, value, keep)
+        missing = [n for n in self.input_names if n not in given]
+        if missing:
+            raise ValueError("dispatch: the input%s %s %s not bound" % (
+                "s" if len(missing) > 1 else "", ", ".join(missing),
+                "are" if len(missing) > 1 else "is"))
+        return bindings, keep, given
+
+    def dispatch(self, **arrays):
+        """Starts a run with these inputs and outputs (by node name, or by
+        the caller's variable names of the nodes); returns a Future.
+        Outputs not given are allocated and returned by Future.result()."""
+        frame = inspect.currentframe().f_back
+        try:
+            bindings, keep, given = self._bindings(arrays, frame)
+        finally:
+            del frame
+        return self._start(bindings, keep, given, [])
+
+    def _start(self, bindings, keep, given, errors):
+        future = Future(self, _call(self._work.dispatch, bindings), keep,
+                        given, errors)
+        return future
+
+
+class Future:
+    """A run in flight. wait() for it (or `await` it), then read the
+    outputs: the arrays given to dispatch() were written in place, the
+    others are returned by result()."""
+
+    def __init__(self, work, future, keep, given, errors):
+        self._work = work
+        self._future = future
+        self._keep = keep
+        self._given = given
+        self._errors = errors
+        self._results = None
+
+    def wait(self, timeout=None):
+        """Waits until the run ends (at most timeout seconds: returns False
+        if it has not); raises the run's error, or the exception a reader
+        or writer raised."""
+        us = -1 if timeout is None else int(timeout * 1e6)
+        try:
+            done = self._future.wait(us)
+        except GLib.Error as e:
+            self._keep = []
+            if self._errors:
+                raise self._errors[0] from _plan_error(e)
+            raise _plan_error(e) from None
+        if done:
+            self._keep = []
+        return done
+
+    def done(self):
+        return self._future.is_done()
+
+    def cancel(self):
+        """Stops the run; wait() then raises a PlanError (cancelled)."""
+        self._future.cancel()
+
+    @property
+    def progress(self):
+        """The fraction done, 0 to 1, or -1 when the total is unknown."""
+        return self._future.get_progress()[0]
+
+    @property
+    def rows(self):
+        """(rows done, rows in all or -1), all sources together."""
+        _, done, total = self._future.get_progress()
+        return done, total
+
+    def result(self, name=None):
+        """The output `name` as a numpy array (a 0-d reduction as a numpy
+        scalar), or a dict of every output. Waits for the run first."""
+        self.wait()
+        if self._results is None:
+            results = {}
+            for n in self._future.get_result_names():
+                if n in self._given and self._given[n] is not None and \
+                        not isinstance(self._given[n], (str, os.PathLike)):
+                    results[n] = self._given[n]
+                    continue
+                parray = self._future.get_result(n)
+                if parray is None:
+                    results[n] = None
+                    continue
+                a = _to_numpy(parray)
+                results[n] = a[()] if a.ndim == 0 else a
+            self._results = results
+        if name is None:
+            return dict(self._results)
+        if isinstance(name, Node):
+            name = name.name
+        if name not in self._results:
+            raise KeyError("%r is not an output of the run (%s)" %
+                           (name, ", ".join(self._results)))
+        return self._results[name]
+
+    def __await__(self):
+        loop = asyncio.get_running_loop()
+        yield from loop.run_in_executor(None, self.wait).__await__()
+        return self
+
+
+# Streaming through application readers and writers
+
+class IO:
+    """Binds sources to readers and outputs to writers, then runs: the
+    original design's IO(work).connect(a, reader) ... start() ... wait().
+
+    A reader is a callable reader(first_row) returning the next rows (any
+    number, as a numpy array) or None at the end, or an iterable of
+    arrays. A writer is a callable writer(rows, first_row). Files (a path)
+    and whole arrays are accepted too, as in dispatch()."""
+
+    def __init__(self, work):
+        self._work = work
+        self._connections = {}
+        self._future = None
+        self._errors = []
+
+    def connect(self, node, endpoint, dtype=None, shape=None):
+        name = node.name if isinstance(node, Node) else node
+        if name not in self._work.input_names and \
+                name not in self._work.output_names:
+            raise KeyError("%r is neither an input nor an output of the plan"
+                           % (name,))
+        self._connections[name] = (endpoint, dtype, shape)
+        return self
+
+    def _reader(self, name, endpoint, dtype, shape, bindings, keep):
+        if callable(endpoint):
+            next_rows = endpoint
+        else:
+            it = iter(endpoint)
+
+            def next_rows(first_row):
+                return next(it, None)
+        errors = self._errors
+        pending = []
+        if dtype is None or shape is None:
+            # Learn the stream's dtype and inner shape from its first chunk.
+            first = next_rows(0)
+            if first is not None:
+                first = _as_host_array(first, "the first chunk of '%s'" %
+                                       name)
+                dtype = dtype if dtype is not None else first.dtype
+                shape = shape if shape is not None else \
+                    (-1,) + first.shape[1:]
+                pending.append(first)
+            elif dtype is None:
+                raise ValueError("the reader of '%s' returned nothing: give "
+                                 "dtype= and shape=" % name)
+            else:
+                shape = (0,) if shape is None else shape
+
+        def read(first_row, _user_data=None):
+            try:
+                rows = pending.pop() if pending else next_rows(first_row)
+                if rows is None:
+                    return None
+                rows = _as_host_array(rows, "a chunk of '%s'" % name)
+                return _wrap_host(rows, False)
+            except Exception as e:
+                errors.append(e)
+                raise GLib.Error("%s: %s" % (type(e).__name__, e)) from None
+
+        keep.append(read)
+        bindings.set_reader(name, _plan_dtype(dtype),
+                            [int(s) for s in shape], read, None)
+
+    def _writer(self, name, endpoint, bindings, keep):
+        errors = self._errors
+
+        def write(chunk, first_row, _user_data=None):
+            try:
+                endpoint(_to_numpy(chunk, readonly=True), first_row)
+                return True
+            except Exception as e:
+                errors.append(e)
+                raise GLib.Error("%s: %s" % (type(e).__name__, e)) from None
+
+        keep.append(write)
+        bindings.set_writer(name, write, None)
+
+    def start(self):
+        """Starts the run; returns its Future (also kept for wait())."""
+        work = self._work
+        bindings = _P.Bindings.new()
+        keep = []
+        given = {}
+        del self._errors[:]
+        for name, (endpoint, dtype, shape) in self._connections.items():
+            is_input = name in work.input_names
+            if callable(endpoint) or (is_input and not isinstance(
+                    endpoint, (str, os.PathLike, np.ndarray)) and
+                    hasattr(endpoint, "__iter__") and
+                    not hasattr(endpoint, "__array_interface__") and
+                    not hasattr(endpoint, "__cuda_array_interface__")):
+                if is_input:
+                    self._reader(name, endpoint, dtype, shape, bindings, keep)
+                else:
+                    self._writer(name, endpoint, bindings, keep)
+            else:
+                work._bind(bindings, name, endpoint, keep)
+                given[name] = endpoint
+        missing = [n for n in work.input_names if n not in self._connections]
+        if missing:
+            raise ValueError("IO: connect the input%s %s first" % (
+                "s" if len(missing) > 1 else "", ", ".join(missing)))
+        self._future = work._start(bindings, keep, given, self._errors)
+        return self._future
+
+    def wait(self, timeout=None):
+        if self._future is None:
+            raise RuntimeError("IO.wait() before IO.start()")
+        return self._future.wait(timeout)
+
+    @property
+    def future(self):
+        return self._future

@@ -1,0 +1,345 @@
+# gst-plan
+# Copyright (C) 2026 the gst-plan authors
+# SPDX-License-Identifier: LGPL-2.0-or-later
+"""Python functions (lambdas) as expressions of the expression language.
+
+The body of a lambda (or of a ``def`` whose body is one ``return``) is read
+from its source with :mod:`ast` and written out in the expression language
+(docs/expressions.md). Only what the language can say is accepted:
+arithmetic, comparisons, ``and``/``or``/``not``, ``a if c else b``, calls of
+``math``/``numpy`` functions and of ``abs``/``min``/``max``/``round``/
+``pow``, numeric constants, and names of the function's arguments or of
+numbers it closes over. Anything else raises :class:`TranslationError`,
+which names the file and line of the function.
+"""
+
+import ast
+import inspect
+import math
+import numbers
+import textwrap
+
+__all__ = ["TranslationError", "translate"]
+
+
+class TranslationError(ValueError):
+    """A Python function the expression language cannot express."""
+
+
+# numpy's and math's names for the language's functions, where they differ.
+_RENAMES = {
+    "absolute": "abs", "fabs": "abs",
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+    "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh",
+    "arctanh": "atanh", "power": "pow", "amin": "min", "amax": "max",
+    "around": "round",
+}
+
+# Functions the language has (a call of anything else is refused here, with
+# the lambda's line, rather than by the compiler).
+_FUNCTIONS = {
+    "abs", "sign", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil",
+    "trunc", "rint", "round", "minimum", "min", "maximum", "max", "fmin",
+    "fmax", "pow", "fmod", "hypot", "where", "clip", "isnan", "isinf",
+    "isfinite", "bool", "int8", "int16", "int32", "int64", "uint8",
+    "uint16", "uint32", "uint64", "float32", "float64",
+    # numpy's names, which the language may know as well
+    "square", "reciprocal", "negative", "positive", "deg2rad", "rad2deg",
+    "radians", "degrees", "copysign", "signbit", "heaviside", "logaddexp",
+    "logaddexp2", "nan_to_num", "remainder", "mod", "true_divide",
+    "floor_divide", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "conj", "real", "copy", "ones_like",
+}
+
+# Python's casts written as calls.
+_BUILTIN_CASTS = {"float": "float64", "int": "int64", "bool": "bool"}
+
+_MODULES = {"math", "numpy", "cmath"}
+
+_BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+    ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<",
+    ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+}
+_UNARYOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not "}
+_CMPOPS = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+    ast.NotEq: "!=",
+}
+_CONSTANTS = {"pi": "pi", "e": "e", "inf": "inf", "nan": "nan"}
+
+
+def _where(func):
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return repr(func)
+    return "%s:%d" % (code.co_filename, code.co_firstlineno)
+
+
+def _function_node(func):
+    """The ast node (Lambda or FunctionDef) of func's source."""
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as e:
+        raise TranslationError(
+            "%s: cannot read the source of %r (%s); pass the expression as a "
+            "string instead" % (_where(func), func, e)) from None
+    source = textwrap.dedent("".join(lines))
+    trees = []
+    try:
+        trees.append(ast.parse(source))
+    except SyntaxError:
+        # A lambda is usually part of a larger statement that inspect cuts
+        # at line boundaries: parse each lambda on its own, as the longest
+        # text from its keyword that is an expression.
+        trees = list(_lambda_trees(source))
+    if not trees:
+        raise TranslationError(
+            "%s: cannot parse the source of the function; pass the expression "
+            "as a string instead" % _where(func))
+    code = func.__code__
+    args = [code.co_varnames[i] for i in range(code.co_argcount)]
+    want = ast.Lambda if func.__name__ == "<lambda>" else ast.FunctionDef
+    found = [n for tree in trees for n in ast.walk(tree) if isinstance(n, want)
+             and [a.arg for a in n.args.args] == args
+             and (want is ast.Lambda or n.name == func.__name__)]
+    if not found:
+        raise TranslationError(
+            "%s: cannot find the function in its source line; pass the "
+            "expression as a string instead" % _where(func))
+    if len(found) > 1:
+        # Several lambdas of the same arguments on one line: tell them apart
+        # by their compiled bodies.
+        same = [n for n in found if _same_code(n, code)]
+        found = same or found
+    return found[0], first - 1
+
+
+def _lambda_trees(source):
+    start = source.find("lambda")
+    while start >= 0:
+        ends = [i for i, ch in enumerate(source) if i > start and ch in ",)]}\n"]
+        for end in reversed(ends + [len(source)]):
+            try:
+                tree = ast.parse(source[start:end], mode="eval")
+            except SyntaxError:
+                continue
+            if isinstance(tree.body, ast.Lambda):
+                # line numbers of the text, counted from the source's first
+                tree = ast.increment_lineno(tree, source.count("\n", 0, start))
+                yield tree
+                break
+        start = source.find("lambda", start + 1)
+
+
+def _same_code(node, code):
+    try:
+        expr = ast.Expression(body=node if isinstance(node, ast.Lambda)
+                              else ast.Lambda(args=node.args, body=node.body))
+        compiled = compile(ast.fix_missing_locations(expr), "<x>", "eval")
+    except (SyntaxError, TypeError, ValueError):
+        return False
+    inner = [c for c in compiled.co_consts if inspect.iscode(c)]
+    return bool(inner) and (inner[0].co_code, inner[0].co_names,
+                            inner[0].co_consts) == (code.co_code, code.co_names,
+                                                    code.co_consts)
+
+
+class _Writer:
+    def __init__(self, func, names, line_offset):
+        self.func = func
+        self.names = names
+        self.line_offset = line_offset
+        code = func.__code__
+        self.closure = {}
+        if func.__closure__:
+            for name, cell in zip(code.co_freevars, func.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        self.globals = func.__globals__
+        self.filename = code.co_filename
+
+    def fail(self, node, what):
+        line = getattr(node, "lineno", 1) + self.line_offset
+        raise TranslationError("%s:%d: %s" % (self.filename, line, what))
+
+    def lookup(self, name):
+        if name in self.closure:
+            return True, self.closure[name]
+        if name in self.globals:
+            return True, self.globals[name]
+        import builtins
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+    def constant(self, node, value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, numbers.Integral):
+            return "(%d)" % int(value) if value < 0 else "%d" % int(value)
+        if isinstance(value, numbers.Real):
+            v = float(value)
+            if math.isnan(v):
+                return "nan"
+            if math.isinf(v):
+                return "inf" if v > 0 else "(-inf)"
+            text = repr(v)
+            return "(%s)" % text if v < 0 else text
+        self.fail(node, "%r is not a number the expression can hold" %
+                  (value,))
+
+    def expr(self, node):
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node, "%s cannot be expressed (the expression language "
+                      "has arithmetic, comparisons, conditionals and "
+                      "function calls)" % type(node).__name__)
+        return method(node)
+
+    def visit_Constant(self, node):
+        return self.constant(node, node.value)
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            return self.names[node.id]
+        found, value = self.lookup(node.id)
+        if not found:
+            self.fail(node, "unknown name '%s'" % node.id)
+        if isinstance(value, (numbers.Number, bool)) and not callable(value):
+            return self.constant(node, value)
+        self.fail(node, "'%s' is a %s, not a number: a function may only "
+                  "close over numbers" % (node.id, type(value).__name__))
+
+    def module_attr(self, node):
+        """(module name, attribute) for np.sin, math.pi, numpy.float32."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value,
+                                                          ast.Name):
+            found, value = self.lookup(node.value.id)
+            if found and inspect.ismodule(value):
+                root = value.__name__.split(".")[0]
+                if root in _MODULES:
+                    return root, node.attr
+                self.fail(node, "module '%s' has no functions the expression "
+                          "knows" % value.__name__)
+        return None
+
+    def visit_Attribute(self, node):
+        mod = self.module_attr(node)
+        if mod and mod[1] in _CONSTANTS:
+            return _CONSTANTS[mod[1]]
+        if mod:
+            self.fail(node, "%s.%s is not a constant the expression knows" %
+                      mod)
+        self.fail(node, "attributes cannot be expressed")
+
+    def visit_BinOp(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            self.fail(node, "the operator %s cannot be expressed" %
+                      type(node.op).__name__)
+        return "(%s %s %s)" % (self.expr(node.left), op, self.expr(node.right))
+
+    def visit_UnaryOp(self, node):
+        op = _UNARYOPS[type(node.op)]
+        return "(%s%s)" % (op, self.expr(node.operand))
+
+    def visit_BoolOp(self, node):
+        op = " and " if isinstance(node.op, ast.And) else " or "
+        return "(%s)" % op.join(self.expr(v) for v in node.values)
+
+    def visit_Compare(self, node):
+        parts = []
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            sym = _CMPOPS.get(type(op))
+            if sym is None:
+                self.fail(node, "the comparison %s cannot be expressed" %
+                          type(op).__name__)
+            parts.append("(%s %s %s)" % (self.expr(left), sym,
+                                         self.expr(right)))
+            left = right
+        # Python chains comparisons: a < b < c is a < b and b < c.
+        return parts[0] if len(parts) == 1 else "(%s)" % " and ".join(parts)
+
+    def visit_IfExp(self, node):
+        return "(%s ? %s : %s)" % (self.expr(node.test), self.expr(node.body),
+                                   self.expr(node.orelse))
+
+    def visit_Call(self, node):
+        if node.keywords:
+            self.fail(node, "keyword arguments cannot be expressed")
+        mod = self.module_attr(node.func)
+        if mod:
+            name = mod[1]
+        elif isinstance(node.func, ast.Name) and node.func.id not in \
+                self.names:
+            found, value = self.lookup(node.func.id)
+            name = node.func.id
+            if found and inspect.ismodule(value):
+                self.fail(node, "a module cannot be called")
+            if found and getattr(value, "__module__", None) in (
+                    "math", "numpy") and hasattr(value, "__name__"):
+                name = value.__name__   # from math import sin
+            elif name in _BUILTIN_CASTS:
+                name = _BUILTIN_CASTS[name]
+        else:
+            self.fail(node, "only functions of math, numpy and the built-ins "
+                      "abs/min/max/round/pow can be called")
+        name = _RENAMES.get(name, name)
+        if name not in _FUNCTIONS:
+            self.fail(node, "the function '%s' has no equivalent in the "
+                      "expression language" % name)
+        if name == "round" and len(node.args) != 1:
+            self.fail(node, "round() takes no number of digits here")
+        args = ", ".join(self.expr(a) for a in node.args)
+        return "%s(%s)" % (name, args)
+
+
+def translate(func, names=None):
+    """The expression for the body of func.
+
+    names maps the function's argument names to the names the expression
+    uses for them (by default each argument keeps its name)."""
+    if isinstance(func, str):
+        return func
+    if not callable(func) or not hasattr(func, "__code__"):
+        raise TranslationError("%r is neither an expression string nor a "
+                               "Python function" % (func,))
+    node, offset = _function_node(func)
+    if isinstance(node, ast.Lambda):
+        body = node.body
+    else:
+        stmts = [s for s in node.body if not (isinstance(s, ast.Expr) and
+                 isinstance(getattr(s, "value", None), ast.Constant))]
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Return) or \
+                stmts[0].value is None:
+            raise TranslationError(
+                "%s: only a function whose body is one 'return EXPR' can be "
+                "translated" % _where(func))
+        body = stmts[0].value
+    code = func.__code__
+    args = [code.co_varnames[i] for i in range(code.co_argcount)]
+    if names is None:
+        names = {a: a for a in args}
+    writer = _Writer(func, names, offset)
+    text = writer.expr(body)
+    if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return text
+
+
+def _balanced(text):
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0

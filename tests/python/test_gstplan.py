@@ -1,0 +1,401 @@
+#!/usr/bin/python3
+"""The gstplan Python package against numpy and scipy: every node kind,
+lambdas that translate and ones that are refused, zero-copy binding, errors
+as exceptions, readers and writers, cancel, asyncio, and device arrays
+(__cuda_array_interface__) on the simulated device."""
+import asyncio
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import numpy as np
+from scipy import ndimage
+
+import gstplan
+from gstplan import IO, Plan, PlanError, TranslationError
+
+rng = np.random.default_rng(7)
+TESTS = []
+
+
+def test(func):
+    TESTS.append(func)
+    return func
+
+
+def expect(exc, func, *needles):
+    try:
+        func()
+    except exc as e:
+        for n in needles:
+            assert n in str(e), "%r not in %r" % (n, str(e))
+        return e
+    raise AssertionError("%s was not raised" % exc.__name__)
+
+
+def close(a, b, rtol=1e-6):
+    a = np.asarray(a)
+    b = np.asarray(b)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=0)
+
+
+@test
+def design_example_in_memory():
+    plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
+    c = plan.map(lambda x, y: x + y, args=(a, b)); d = plan.reduce(lambda x, y: x + y, args=(a,))
+    e = plan.stencil("x y _", lambda x, y: x + y, args=(b,))
+    f = plan.sink(c); g = plan.sink(d); h = plan.sink(e)
+    assert [n.name for n in (a, b, f, g, h)] == ["a", "b", "f", "g", "h"]
+    work = plan.realize(target='cpu')
+    A = rng.random(10007, dtype=np.float32)
+    B = rng.random(10007, dtype=np.float32)
+    F = np.empty_like(A); G = np.empty((), np.float32); H = np.empty_like(B)
+    future = work.dispatch(a=A, b=B, f=F, g=G, h=H); future.wait()
+    assert np.array_equal(F, A + B)
+    close(G, np.float32(A.astype(np.float64).sum()))
+    prev = np.concatenate([B[:1], B[:-1]])   # reflect: row -1 is row 0
+    assert np.array_equal(H, prev + B)
+    assert future.result("f") is F
+
+
+@test
+def every_node_kind_against_numpy():
+    A = rng.standard_normal((500, 7)).astype(np.float64)
+    B = rng.standard_normal((500, 7)).astype(np.float64)
+    plan = Plan()
+    a = plan.source(ndim=2)
+    b = plan.source(ndim=2, dtype=np.float64)
+    m = plan.map(lambda p, q: np.sin(p) * q + abs(q) ** 2, args=(a, b))
+    s = plan.map("x * 2 + y", args=(a, b), dtype=np.float32)
+    mx = plan.reduce(lambda x, y: max(x, y), args=(a,), axis=0)
+    rs = plan.reduce("sum", args=(b,), axis=-1)
+    am = plan.reduce("argmax", args=(a,))
+    cust = plan.reduce(lambda x, y: x + y * 0 + y, args=(a,), identity=0)
+    st = plan.stencil("_ n _; w c e; _ s _", lambda n, w, c, e, s: n + s + e + w - 4 * c,
+                      args=(a,), boundary="constant", cval=1.5)
+    work = plan.realize(target="cpu")
+    r = work.dispatch(a=A, b=B).result()
+    np.testing.assert_allclose(r["m"], np.sin(A) * B + np.abs(B) ** 2, rtol=1e-12, atol=1e-15)
+    close(r["s"], (A * 2 + B).astype(np.float32))
+    close(r["mx"], A.max(axis=0))
+    close(r["rs"], B.sum(axis=-1), 1e-12)
+    assert r["am"] == A.argmax(), (r["am"], A.argmax())
+    close(r["cust"], A.sum(), 1e-9)
+    k = np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]], np.float64)
+    close(r["st"], ndimage.correlate(A, k, mode="constant", cval=1.5), 1e-12)
+
+
+@test
+def lambdas_that_translate():
+    k = 0.25
+    A = rng.random(1000) + 0.5
+    B = rng.random(1000) + 0.5
+    import math
+    cases = [
+        (lambda x, y: x * k + y if x > y else math.sqrt(y),
+         np.where(A > B, A * k + B, np.sqrt(B))),
+        (lambda x, y: np.arctan2(x, y) + np.power(x, 2), np.arctan2(A, B) + A ** 2),
+        (lambda x, y: 0.6 < x < 1.2, (0.6 < A) & (A < 1.2)),
+        (lambda x, y: -x // y % 3, -A // B % 3),
+        (lambda x, y: np.float32(x) + float(y), A.astype(np.float32) + B),
+        (lambda x, y: round(x) + min(x, y) + np.maximum(x, y) + math.pi,
+         np.round(A) + np.minimum(A, B) + np.maximum(A, B) + np.pi),
+        (lambda x, y: (x > 1) and not (y < 1), (A > 1) & ~(B < 1)),
+    ]
+    for fn, want in cases:
+        plan = Plan(); a = plan.source(); b = plan.source()
+        plan.map(fn, args=(a, b), name="out")
+        got = plan.realize(target="cpu").dispatch(a=A, b=B).result("out")
+        close(got, want, 1e-12)
+
+    def named(x, y):
+        """a def with one return translates too"""
+        return x - y
+    plan = Plan(); a = plan.source(); b = plan.source()
+    plan.map(named, args=(a, b), name="out")
+    close(plan.realize(target="cpu").dispatch(a=A, b=B).result("out"), A - B)
+
+
+@test
+def lambdas_that_are_refused():
+    plan = Plan(); a = plan.source()
+    here = __file__
+    table = [1, 2]
+    e = expect(TranslationError, lambda: plan.map(lambda x: sum(i for i in x), args=(a,)),
+               here, "no equivalent")
+    expect(TranslationError, lambda: plan.map(lambda x: [x][0], args=(a,)), here,
+           "cannot be expressed")
+    expect(TranslationError, lambda: plan.map(lambda x: x + table, args=(a,)), here,
+           "'table' is a list")
+    expect(TranslationError, lambda: plan.map(lambda x: x.mean(), args=(a,)), here,
+           "only functions of math, numpy")
+    expect(TranslationError, lambda: plan.map(lambda x: undefined_name + x, args=(a,)),
+           here, "unknown name 'undefined_name'")
+    expect(TranslationError, lambda: plan.map(lambda x: np.sin(x, out=x), args=(a,)),
+           "keyword arguments")
+    # the message names the lambda's own line
+    line = int(str(e).split(":")[1])
+    with open(here) as f:
+        assert "sum(i for i in x)" in f.readlines()[line - 1]
+    expect(TypeError, lambda: plan.map(lambda x, y: x, args=(a,)), "takes 2 arguments")
+    expect(ValueError, lambda: plan.reduce(lambda x, y: x - y, args=(a,)), "identity=")
+
+
+@test
+def zero_copy_outputs_and_inputs():
+    plan = Plan(); a = plan.source(ndim=2); m = plan.map(lambda x: x * 3, args=(a,))
+    work = plan.realize(target="cpu")
+    A = rng.random((4096, 16), dtype=np.float32)
+    M = np.full_like(A, np.nan)
+    address = M.ctypes.data
+    fut = work.dispatch(a=A, m=M)
+    fut.wait()
+    assert fut.result("m") is M and M.ctypes.data == address
+    assert np.array_equal(M, A * 3)
+    # an input is wrapped in place, not copied: the wrapper's address is
+    # the array's own
+    wrapped = gstplan._wrap_host(A, False)
+    assert wrapped.get_address() == A.ctypes.data
+    assert not wrapped.is_writable()
+    # an allocated output is a view of libplan's array, not a copy
+    r = work.dispatch(a=A).result("m")
+    assert isinstance(r.base, gstplan._View) and r.base._parray.get_address() == r.ctypes.data
+    # input arrays are read where they are at run time: a later dispatch
+    # sees the new contents, and the first result was not read again
+    A[:] = 1
+    r2 = work.dispatch(a=A).result("m")
+    assert np.all(r2 == 3) and np.array_equal(r, M)
+    # the buffer protocol and __array_interface__ bind as well
+    raw = bytearray(np.arange(64, dtype=np.float32).tobytes())
+    plan = Plan(); a = plan.source(ndim=1, dtype=np.uint8); plan.map("x + 1", args=(a,), name="o")
+    out = plan.realize(target="cpu").dispatch(a=raw).result("o")
+    assert np.array_equal(out, np.frombuffer(raw, np.uint8) + np.uint8(1))
+
+
+@test
+def arrays_kept_alive_until_done():
+    plan = Plan(); a = plan.source(); plan.map("x + 1", args=(a,), name="o")
+    work = plan.realize(target="cpu")
+    out = np.empty(1 << 20)
+    fut = work.dispatch(a=np.arange(1 << 20, dtype=np.float64), o=out)
+    gc.collect()
+    fut.wait()
+    assert np.array_equal(out, np.arange(1 << 20) + 1.0)
+
+
+@test
+def errors_are_exceptions():
+    plan = Plan(); a = plan.source(ndim=1)
+    e = expect(PlanError, lambda: plan.map("x + * 2", args=(a,)), "^")
+    assert e.domain and e.code is not None
+    expect(PlanError, lambda: plan.stencil("x y (", "x", args=(a,)), "window")
+    m = plan.map("x * 2", args=(a,))
+    work = plan.realize(target="cpu")
+    expect(ValueError, lambda: work.dispatch(), "input a is not bound")
+    expect(ValueError, lambda: work.dispatch(a=np.zeros((10, 3))[:, 0]), "not C-contiguous")
+    expect(PlanError, lambda: work.dispatch(a=np.zeros((4, 4))).wait(), "a")
+    expect(KeyError, lambda: work.dispatch(a=np.zeros(3), nothere=np.zeros(3)), "nothere")
+    expect(ValueError, lambda: work.dispatch(a=np.zeros(3), m=np.zeros(3)[::1].view()
+                                             .__array__().copy().setflags(write=False)
+                                             or np.frombuffer(b"\0" * 24)), "read-only")
+    expect(TypeError, lambda: work.dispatch(a=object()), "cannot bind")
+    expect(ValueError, lambda: plan.realize(target="tpu"), "target")
+    expect(PlanError, lambda: work.dispatch(a="/nonexistent/x.npy").wait(), "nonexistent")
+
+
+@test
+def files_in_and_out():
+    d = tempfile.mkdtemp()
+    A = rng.random((3000, 5))
+    np.save(os.path.join(d, "a.npy"), A)
+    plan = Plan(); a = plan.source(ndim=2); s = plan.sink(plan.map(lambda x: x * x, args=(a,)))
+    work = plan.realize(target="cpu")
+    work.dispatch(a=os.path.join(d, "a.npy"), s=os.path.join(d, "s.npy")).wait()
+    assert np.array_equal(np.load(os.path.join(d, "s.npy")), A * A)
+
+
+@test
+def io_readers_and_writers():
+    plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
+    c = plan.map(lambda x, y: x - y, args=(a, b)); f = plan.sink(c)
+    work = plan.realize(target="cpu")
+    A = rng.random((2500, 3)); B = rng.random((2500, 3))
+    chunks = []
+
+    def reader(first_row):
+        return None if first_row >= len(A) else A[first_row:first_row + 333]
+
+    def writer(rows, first_row):
+        chunks.append((first_row, rows.copy()))
+
+    io = IO(work); io.connect(a, reader)
+    io.connect(b, (B[i:i + 1000] for i in range(0, len(B), 1000)))
+    io.connect(f, writer); io.start(); io.wait()
+    got = np.concatenate([c for _, c in sorted(chunks, key=lambda t: t[0])])
+    assert np.array_equal(got, A - B)
+
+    # an exception in a reader or a writer is what wait() raises
+    class Boom(Exception):
+        pass
+
+    def bad_reader(first_row):
+        if first_row > 500:
+            raise Boom("disk on fire")
+        return A[first_row:first_row + 300]
+    io = IO(work); io.connect(a, bad_reader); io.connect(b, B); io.start()
+    expect(Boom, io.wait, "disk on fire")
+
+    def bad_writer(rows, first_row):
+        raise Boom("no space")
+    io = IO(work); io.connect(a, A); io.connect(b, B); io.connect(f, bad_writer)
+    io.start()
+    expect(Boom, io.wait, "no space")
+
+
+@test
+def cancel_a_run():
+    plan = Plan(); a = plan.source(ndim=1); plan.sink(plan.map("x + 1", args=(a,)), name="o")
+    work = plan.realize(target="cpu")
+    started = threading.Event()
+
+    def slow(first_row):
+        started.set()
+        time.sleep(0.05)
+        return np.zeros(100)
+    io = IO(work); io.connect(a, slow, dtype=np.float64, shape=(-1,))
+    io.connect("o", lambda rows, first: None)
+    fut = io.start()
+    started.wait(5)
+    assert not fut.done()
+    fut.cancel()
+    expect(PlanError, fut.wait, "cancel")
+    # the work runs again after a cancel
+    r = work.dispatch(a=np.arange(5.0)).result("o")
+    assert np.array_equal(r, np.arange(5.0) + 1)
+
+
+@test
+def asyncio_await():
+    plan = Plan(); a = plan.source(); plan.reduce("max", args=(a,), name="m")
+    work = plan.realize(target="cpu")
+    A = rng.random(100000)
+
+    async def main():
+        fut = work.dispatch(a=A)
+        done = await fut
+        return done.result("m"), fut.progress
+    m, progress = asyncio.run(main())
+    assert m == A.max() and progress == 1.0
+
+
+@test
+def reduce_result_message_readable():
+    # The planreduce message and result property carry a PlanArray that
+    # Python reads (GstValueArray fields are not readable from PyGObject).
+    from gi.repository import Gst
+    d = tempfile.mkdtemp()
+    A = rng.random((100, 4)).astype(np.float32)
+    np.save(os.path.join(d, "a.npy"), A)
+    p = Gst.parse_launch("planfilesrc location=%s ! planreduce name=r op=sum axis=0 ! fakesink"
+                         % os.path.join(d, "a.npy"))
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    assert msg.type == Gst.MessageType.EOS
+    p.set_state(Gst.State.NULL)
+    s = p.get_by_name("r").props.result
+    got = gstplan._to_numpy(s.get_value("array"))
+    close(got, A.astype(np.float64).sum(axis=0).astype(np.float32))
+
+
+class DeviceArray:
+    """A stand-in for a CuPy array: device memory of the (sim) device,
+    exposed through __cuda_array_interface__."""
+
+    def __init__(self, host):
+        from gi.repository import Plan as P
+        self.device = P.Device.get("cuda")
+        self.nbytes = host.nbytes
+        ok, self.ptr = self.device.alloc(max(host.nbytes, 1))
+        self.device.copy(P.CopyKind.HOST_TO_DEVICE, self.ptr, host.ctypes.data, host.nbytes)
+        self.__cuda_array_interface__ = {"shape": host.shape, "typestr": host.dtype.str,
+                                         "data": (self.ptr, False), "version": 3,
+                                         "strides": None}
+        self.freed = False
+
+    def get(self, like):
+        from gi.repository import Plan as P
+        out = np.empty_like(like)
+        self.device.copy(P.CopyKind.DEVICE_TO_HOST, out.ctypes.data, self.ptr, self.nbytes)
+        return out
+
+    def __del__(self):
+        self.device.free(self.ptr)
+
+
+def sim_device_arrays():
+    plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
+    plan.map(lambda x, y: x * y + 1, args=(a, b), name="c")
+    work = plan.realize(target="gpu")
+    A = rng.random((2000, 4), dtype=np.float32); B = rng.random((2000, 4), dtype=np.float32)
+    DA = DeviceArray(A)
+    r = work.dispatch(a=DA, b=B).result("c")
+    assert np.array_equal(r, A * B + 1)
+    expect(ValueError, lambda: Plan_cpu_dispatch(DA), "device memory")
+    # the device array stays alive while libplan uses it
+    ref = DA
+    del DA
+    gc.collect()
+    assert np.array_equal(ref.get(A), A)
+
+
+def Plan_cpu_dispatch(dev):
+    plan = Plan(); a = plan.source(ndim=2); plan.map("x", args=(a,), name="o")
+    return plan.realize(target="cpu").dispatch(a=dev)
+
+
+def design_example_sim():
+    plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
+    c = plan.map(lambda x, y: x + y, args=(a, b)); d = plan.reduce(lambda x, y: x + y, args=(a,))
+    e = plan.stencil("x y _", lambda x, y: x + y, args=(b,))
+    f = plan.sink(c); g = plan.sink(d); h = plan.sink(e)
+    # 'auto': the map and the stencil run on the device, the reduction
+    # where planreduce can (the host)
+    work = plan.realize(target='auto')
+    A = rng.random(5000, dtype=np.float32); B = rng.random(5000, dtype=np.float32)
+    r = work.dispatch(a=A, b=B).result()
+    assert np.array_equal(r["f"], A + B)
+    close(r["g"], np.float32(A.astype(np.float64).sum()))
+    assert np.array_equal(r["h"], np.concatenate([B[:1], B[:-1]]) + B)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "sim":
+        tests = [sim_device_arrays, design_example_sim]
+    else:
+        tests = TESTS
+    failed = 0
+    for t in tests:
+        try:
+            t()
+            print("ok   %s" % t.__name__)
+        except Exception:
+            failed += 1
+            print("FAIL %s" % t.__name__)
+            traceback.print_exc()
+    if len(sys.argv) == 1:
+        env = dict(os.environ, GST_PLAN_DEVICE="sim")
+        p = subprocess.run([sys.executable, __file__, "sim"], env=env)
+        failed += p.returncode != 0
+    print("%d of %d failed" % (failed, len(tests) + (len(sys.argv) == 1)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
