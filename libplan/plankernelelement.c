@@ -64,6 +64,11 @@
 
 #include <string.h>
 
+static GstBuffer * plan_query_get_output_rows_buffer (GstQuery * query);
+
+static GstQuery * plan_query_new_output_rows (guint64 offset, guint64 n_rows,
+    gsize row_size);
+
 GST_DEBUG_CATEGORY_STATIC (plan_kernel_element_debug);
 #define GST_CAT_DEFAULT plan_kernel_element_debug
 
@@ -926,17 +931,15 @@ borrow_output (PlanKernelElement * self, PlanKernelElementPrivate * priv,
   return buffer;
 }
 
-/**
+/*
  * plan_query_new_output_rows:
  * @offset: the first output row
  * @n_rows: the number of rows
  * @row_size: the bytes of one row
  *
  * Returns: (transfer full): a #PLAN_QUERY_OUTPUT_ROWS query.
- *
- * Since: 0.1
  */
-GstQuery *
+static GstQuery *
 plan_query_new_output_rows (guint64 offset, guint64 n_rows, gsize row_size)
 {
   return gst_query_new_custom (GST_QUERY_CUSTOM,
@@ -1001,15 +1004,13 @@ plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer)
       GST_TYPE_BUFFER, buffer, NULL);
 }
 
-/**
+/*
  * plan_query_get_output_rows_buffer:
  * @query: an answered #PLAN_QUERY_OUTPUT_ROWS query
  *
  * Returns: (transfer full) (nullable): the memory downstream lent.
- *
- * Since: 0.1
  */
-GstBuffer *
+static GstBuffer *
 plan_query_get_output_rows_buffer (GstQuery * query)
 {
   g_return_val_if_fail (GST_IS_QUERY (query), NULL);

@@ -171,18 +171,11 @@ struct _PlanKernelElementClass
 #define PLAN_QUERY_OUTPUT_ROWS "plan-output-rows"
 
 PLAN_API
-GstQuery * plan_query_new_output_rows (guint64 offset, guint64 n_rows,
-    gsize row_size);
-
-PLAN_API
 gboolean plan_query_parse_output_rows (GstQuery * query, guint64 * offset,
     guint64 * n_rows, gsize * row_size);
 
 PLAN_API
 void plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer);
-
-PLAN_API
-GstBuffer * plan_query_get_output_rows_buffer (GstQuery * query);
 
 PLAN_API
 void plan_kernel_element_class_add_pad_templates (PlanKernelElementClass *

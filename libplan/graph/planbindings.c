@@ -267,22 +267,6 @@ plan_bindings_set_writer (PlanBindings * bindings, const gchar * name,
 }
 
 /**
- * plan_bindings_contains:
- * @bindings: a #PlanBindings
- * @name: a name
- *
- * Returns: whether @name is bound.
- *
- * Since: 0.1
- */
-gboolean
-plan_bindings_contains (PlanBindings * bindings, const gchar * name)
-{
-  g_return_val_if_fail (PLAN_IS_BINDINGS (bindings), FALSE);
-  return g_hash_table_contains (bindings->table, name);
-}
-
-/**
  * plan_bindings_get_names:
  * @bindings: a #PlanBindings
  *

@@ -59,10 +59,6 @@ void plan_bindings_set_writer (PlanBindings * bindings, const gchar * name,
     PlanChunkWriteFunc func, gpointer user_data, GDestroyNotify notify);
 
 PLAN_API
-gboolean plan_bindings_contains (PlanBindings * bindings,
-    const gchar * name);
-
-PLAN_API
 gchar ** plan_bindings_get_names (PlanBindings * bindings);
 
 G_END_DECLS

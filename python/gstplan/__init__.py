@@ -36,7 +36,8 @@ import numpy as np  # noqa: E402
 
 from ._translate import TranslationError, translate  # noqa: E402
 
-__all__ = ["Plan", "Node", "Work", "Future", "IO", "PlanError",
+__all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
+           "to_numpy",
            "TranslationError", "translate", "TARGETS"]
 
 Gst.init(None)
@@ -154,6 +155,12 @@ def _to_numpy(parray, readonly=False):
     return np.asarray(_View(parray, readonly or not parray.is_writable()))
 
 
+def to_numpy(parray):
+    """A numpy array over a Plan.Array (a result, a reduction's `array`
+    field), without a copy; it keeps the Plan.Array alive."""
+    return _to_numpy(parray)
+
+
 def _as_host_array(value, what):
     if isinstance(value, np.ndarray):
         arr = value
@@ -216,6 +223,20 @@ def _wrap_device(cuda, device):
     return _call(_P.Array.new_wrapped, device, cuda.ptr, cuda.nbytes,
                  _plan_dtype(cuda.dtype), list(cuda.shape),
                  not cuda.readonly, _keep, cuda.owner)
+
+
+class RawFile:
+    """A file of bare data, without a header, to bind as an input or an
+    output: its dtype and shape are given here (the first axis may be -1:
+    as many rows as the file holds)."""
+
+    def __init__(self, path, dtype, shape):
+        self.path = os.fspath(path)
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(int(s) for s in shape)
+
+    def __repr__(self):
+        return "RawFile(%r, %s, %s)" % (self.path, self.dtype, self.shape)
 
 
 # The graph
@@ -429,7 +450,9 @@ class Work:
     def __init__(self, plan, work, target):
         self._plan = plan
         self._work = work
-        self.target = target
+        #: the target the kernel elements were given: 'cpu', 'cuda' or
+        #: 'auto'
+        self.target = work.get_target().value_nick
         self.input_names = list(work.get_input_names())
         self.output_names = list(work.get_output_names())
 
@@ -462,10 +485,7 @@ class Work:
                                      ", ".join(self.output_names)))
 
     def _device(self):
-        if self.target not in ("cuda", "gpu", "auto"):
-            return None
-        return _call(_P.Device.get, "cuda" if self.target != "auto" else
-                     "auto")
+        return _call(_P.Device.get, self.target)
 
     def _bind(self, bindings, name, value, keep):
         is_input = name in self.input_names
@@ -477,6 +497,10 @@ class Work:
             return
         if isinstance(value, (str, os.PathLike)):
             bindings.set_file(name, os.fspath(value))
+            return
+        if isinstance(value, RawFile):
+            bindings.set_raw_file(name, value.path, _plan_dtype(value.dtype),
+                                  list(value.shape))
             return
         if hasattr(value, "__cuda_array_interface__") and not \
                 isinstance(value, np.ndarray):
@@ -588,7 +612,8 @@ class Future:
             results = {}
             for n in self._future.get_result_names():
                 if n in self._given and self._given[n] is not None and \
-                        not isinstance(self._given[n], (str, os.PathLike)):
+                        not isinstance(self._given[n], (str, os.PathLike,
+                                                        RawFile)):
                     results[n] = self._given[n]
                     continue
                 parray = self._future.get_result(n)

@@ -21,6 +21,36 @@ libdir=$(dirname "$(find "$tmp/root" -name 'libplan-1.0.so' | head -n1)")
 cc -Wall -Werror -shared -fPIC -o "$tmp/libgstexamplesquare.so" \
   "$src/examplesquare.c" $(pkg-config --cflags --libs plan-1.0)
 
+# The unstable building blocks warn unless asked for, and plan.h leaves
+# them out.
+echo '#include <libplan/plannvrtc.h>' > "$tmp/unstable.c"
+if cc -Werror -fsyntax-only "$tmp/unstable.c" $(pkg-config --cflags plan-1.0) 2> "$tmp/unstable.txt"; then
+  echo "including plannvrtc.h without PLAN_USE_UNSTABLE_API did not warn"; exit 1
+fi
+grep -q "PLAN_USE_UNSTABLE_API" "$tmp/unstable.txt"
+cc -Werror -fsyntax-only -DPLAN_USE_UNSTABLE_API "$tmp/unstable.c" $(pkg-config --cflags plan-1.0)
+# The introspection data and the Python package are installed, and work
+# from where they were installed.
+typelib=$(find "$tmp/root" -name Plan-1.0.typelib | head -n1)
+gir=$(find "$tmp/root" -name Plan-1.0.gir | head -n1)
+pkg=$(find "$tmp/root" -path '*gstplan/__init__.py' | head -n1)
+if grep -q '^#define HAVE_INTROSPECTION 1' "$build/config.h" 2>/dev/null || [ -f "$build/libplan/Plan-1.0.typelib" ]; then
+  [ -n "$typelib" ] && [ -n "$gir" ] && [ -n "$pkg" ] || {
+    echo "typelib ($typelib), gir ($gir) or gstplan ($pkg) not installed"; exit 1; }
+  GI_TYPELIB_PATH=$(dirname "$typelib") LD_LIBRARY_PATH="$libdir" \
+  PYTHONPATH=$(dirname "$(dirname "$pkg")") GST_PLUGIN_PATH_1_0="$GST_PLUGIN_PATH_1_0" \
+    /usr/bin/python3 -c "
+import numpy as np, gstplan
+assert gstplan.__file__.startswith('$tmp'), gstplan.__file__
+p = gstplan.Plan(); a = p.source(); p.map('x * 2', args=(a,), name='o')
+r = p.realize(target='cpu').dispatch(a=np.arange(5.0)).result('o')
+assert np.array_equal(r, np.arange(5.0) * 2), r
+print('installed gstplan: ok')"
+fi
+for h in plan-testing.h plan-private.h; do
+  if [ -n "$(find "$tmp/root" -name "$h")" ]; then echo "$h was installed"; exit 1; fi
+done
+
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export GST_PLUGIN_PATH_1_0="$tmp:${GST_PLUGIN_PATH_1_0:-}"
 export GST_REGISTRY_1_0="$tmp/registry.bin"

@@ -219,6 +219,12 @@ def files_in_and_out():
     work = plan.realize(target="cpu")
     work.dispatch(a=os.path.join(d, "a.npy"), s=os.path.join(d, "s.npy")).wait()
     assert np.array_equal(np.load(os.path.join(d, "s.npy")), A * A)
+    # files of bare data, dtype and shape given (-1: from the size)
+    A.tofile(os.path.join(d, "a.raw"))
+    work.dispatch(a=gstplan.RawFile(os.path.join(d, "a.raw"), np.float64, (-1, 5)),
+                  s=os.path.join(d, "r.npy")).wait()
+    assert np.array_equal(np.load(os.path.join(d, "r.npy")), A * A)
+    assert work.target == "cpu"
 
 
 @test
@@ -310,7 +316,7 @@ def reduce_result_message_readable():
     assert msg.type == Gst.MessageType.EOS
     p.set_state(Gst.State.NULL)
     s = p.get_by_name("r").props.result
-    got = gstplan._to_numpy(s.get_value("array"))
+    got = gstplan.to_numpy(s.get_value("array"))
     close(got, A.astype(np.float64).sum(axis=0).astype(np.float32))
 
 
