@@ -64,7 +64,7 @@ case "$mode" in
       --print-errorlogs --num-processes 2 || status=1
     echo "== memory: the unit tests built with AddressSanitizer and UBSan"
     configure build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dcuda=disabled -Dfuzzing=disabled
+      -Dcuda=disabled -Dfuzzing=disabled -Dintrospection=disabled
     # In-process plugin scanning (the system scanner is not instrumented);
     # the sim device's guard test expects a real SIGSEGV; the device tests
     # ask for impossible allocations on purpose.

@@ -188,6 +188,15 @@ def arrays_kept_alive_until_done():
     gc.collect()
     fut.wait()
     assert np.array_equal(out, np.arange(1 << 20) + 1.0)
+    # ... and released when libplan is done with them: the references the
+    # run took are all given back once the future and the work are gone
+    A = np.arange(1000.0); O = np.empty(1000)
+    r0, o0 = sys.getrefcount(A), sys.getrefcount(O)
+    fut = work.dispatch(a=A, o=O); fut.wait()
+    assert sys.getrefcount(A) > r0 and sys.getrefcount(O) > o0
+    del fut, work, plan, a
+    gc.collect()
+    assert (sys.getrefcount(A), sys.getrefcount(O)) == (r0, o0)
 
 
 @test
