@@ -28,6 +28,7 @@
 #include <libplan/planbufferpool.h>
 #include <libplan/planexpr.h>
 #include <libplan/planreducer.h>
+#include <libplan/plancustom.h>
 #include <libplan/planarray.h>
 #include <libplan/planarraysrc.h>
 #include <libplan/planarraysink.h>

@@ -161,10 +161,9 @@ struct _PlanKernelElementClass
  * The query's structure has the #guint64 fields `offset` (the first row,
  * numbered as GST_BUFFER_OFFSET) and `n-rows`, and the #guint64
  * `row-size` (bytes per row). An answer sets a #GstBuffer field `buffer`
- * of exactly @n-rows rows, host memory, writable. Use
- * plan_query_new_output_rows(), plan_query_parse_output_rows(),
- * plan_query_set_output_rows_buffer() and
- * plan_query_get_output_rows_buffer().
+ * of exactly @n-rows rows, host memory, writable. The kernel element
+ * asks (plan_kernel_element_alloc_output() does); a sink answers with
+ * plan_query_parse_output_rows() and plan_query_set_output_rows_buffer().
  *
  * Since: 0.1
  */

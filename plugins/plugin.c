@@ -17,6 +17,7 @@
 #include "planfilesink.h"
 #include "planfilesrc.h"
 #include "planmap.h"
+#include "plancustom.h"
 #include "planreduce.h"
 #include "planstencil.h"
 #include "planupload.h"
@@ -28,6 +29,7 @@ plugin_init (GstPlugin * plugin)
 
   /* One line per element, kept in alphabetical order. */
   ret |= GST_ELEMENT_REGISTER (planarraysink, plugin);
+  ret |= GST_ELEMENT_REGISTER (plancustom, plugin);
   ret |= GST_ELEMENT_REGISTER (planarraysrc, plugin);
   ret |= GST_ELEMENT_REGISTER (plandownload, plugin);
   ret |= GST_ELEMENT_REGISTER (planfilesink, plugin);

@@ -1,0 +1,581 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:plancustom
+ * @title: Custom kernels
+ * @short_description: user code as the work of plancustom
+ *
+ * A custom kernel is user code that computes a chunk of rows: a C function
+ * of the #PlanCustomFunc signature, loaded from a shared library or
+ * registered in the process by name, or an array function registered by a
+ * language binding (#PlanCustomArrayFunc). plancustom calls it for each
+ * chunk; this file resolves kernels and calls them, so that every element
+ * and the plan API share one registry.
+ *
+ * The registry is process-wide and thread-safe. A registered name stays
+ * valid for the elements that resolved it even after it is unregistered:
+ * they hold a reference to the registration.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plancustom.h"
+#include "planerror.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_custom_debug);
+#define GST_CAT_DEFAULT plan_custom_debug
+
+GType
+plan_custom_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_CUSTOM_MODE_MAP, "PLAN_CUSTOM_MODE_MAP", "map"},
+    {PLAN_CUSTOM_MODE_REDUCE, "PLAN_CUSTOM_MODE_REDUCE", "reduce"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("PlanCustomMode",
+            values));
+  return type;
+}
+
+GType
+plan_custom_phase_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_CUSTOM_PHASE_CHUNK, "PLAN_CUSTOM_PHASE_CHUNK", "chunk"},
+    {PLAN_CUSTOM_PHASE_INIT, "PLAN_CUSTOM_PHASE_INIT", "init"},
+    {PLAN_CUSTOM_PHASE_FINISH, "PLAN_CUSTOM_PHASE_FINISH", "finish"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("PlanCustomPhase",
+            values));
+  return type;
+}
+
+/* One registration: a C function or an array function, and its data. */
+typedef struct
+{
+  gint ref_count;
+  gchar *name;
+  PlanCustomFunc func;
+  PlanCustomArrayFunc array_func;
+  gpointer user_data;
+  GDestroyNotify notify;
+} Registration;
+
+static GMutex registry_lock;
+static GHashTable *registry;    /* name -> Registration */
+
+static Registration *
+registration_ref (Registration * r)
+{
+  g_atomic_int_inc (&r->ref_count);
+  return r;
+}
+
+static void
+registration_unref (gpointer data)
+{
+  Registration *r = data;
+
+  if (!g_atomic_int_dec_and_test (&r->ref_count))
+    return;
+  if (r->notify)
+    r->notify (r->user_data);
+  g_free (r->name);
+  g_free (r);
+}
+
+static void
+debug_init (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (plan_custom_debug, "plancustomkernel", 0,
+        "Custom kernels: registry and libraries");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+static gboolean
+add_registration (Registration * r, GError ** error)
+{
+  gboolean ok;
+
+  debug_init ();
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+        registration_unref);
+  ok = !g_hash_table_contains (registry, r->name);
+  if (ok)
+    g_hash_table_insert (registry, r->name, r);
+  g_mutex_unlock (&registry_lock);
+
+  if (!ok) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_BUSY,
+        "A custom kernel named '%s' is registered already; unregister it "
+        "first", r->name);
+    /* The caller's data is not ours on failure. */
+    r->notify = NULL;
+    registration_unref (r);
+    return FALSE;
+  }
+  GST_INFO ("registered custom kernel '%s'", r->name);
+  return TRUE;
+}
+
+static gboolean
+check_name (const gchar * name, GError ** error)
+{
+  if (name != NULL && *name != '\0')
+    return TRUE;
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+      "A custom kernel needs a name");
+  return FALSE;
+}
+
+/**
+ * plan_custom_register: (skip)
+ * @name: the name elements use (`plancustom kernel=NAME`)
+ * @func: the kernel
+ * @user_data: (closure): given to @func as #PlanCustomChunk.user_data
+ * @notify: (nullable): frees @user_data once the kernel is unregistered
+ *   and no element uses it any more
+ * @error: return location for an error
+ *
+ * Registers a C kernel under @name for this process. On failure (the
+ * name is taken) @notify is not called.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_register (const gchar * name, PlanCustomFunc func,
+    gpointer user_data, GDestroyNotify notify, GError ** error)
+{
+  Registration *r;
+
+  g_return_val_if_fail (func != NULL, FALSE);
+  if (!check_name (name, error))
+    return FALSE;
+  r = g_new0 (Registration, 1);
+  r->ref_count = 1;
+  r->name = g_strdup (name);
+  r->func = func;
+  r->user_data = user_data;
+  r->notify = notify;
+  return add_registration (r, error);
+}
+
+/**
+ * plan_custom_register_arrays:
+ * @name: the name elements use (`plancustom kernel=NAME`)
+ * @func: (scope notified) (closure user_data) (destroy notify): the kernel
+ * @user_data: data for @func
+ * @notify: (nullable): frees @user_data once the kernel is unregistered
+ *   and no element uses it any more
+ * @error: return location for an error
+ *
+ * Registers a kernel that gets the chunk as #PlanArray views: the form for
+ * language bindings (a Python function, through gstplan). Slower than a C
+ * kernel by the cost of the call and the views, per chunk.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_register_arrays (const gchar * name, PlanCustomArrayFunc func,
+    gpointer user_data, GDestroyNotify notify, GError ** error)
+{
+  Registration *r;
+
+  g_return_val_if_fail (func != NULL, FALSE);
+  if (!check_name (name, error))
+    return FALSE;
+  r = g_new0 (Registration, 1);
+  r->ref_count = 1;
+  r->name = g_strdup (name);
+  r->array_func = func;
+  r->user_data = user_data;
+  r->notify = notify;
+  return add_registration (r, error);
+}
+
+/**
+ * plan_custom_unregister:
+ * @name: a registered kernel's name
+ *
+ * Removes @name from the registry. Elements that already use the kernel
+ * keep it until they stop.
+ *
+ * Returns: %TRUE when @name was registered.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_unregister (const gchar * name)
+{
+  gboolean found = FALSE;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_mutex_lock (&registry_lock);
+  if (registry)
+    found = g_hash_table_remove (registry, name);
+  g_mutex_unlock (&registry_lock);
+  return found;
+}
+
+/**
+ * plan_custom_is_registered:
+ * @name: a kernel name
+ *
+ * Returns: whether a kernel is registered under @name.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_is_registered (const gchar * name)
+{
+  gboolean found = FALSE;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_mutex_lock (&registry_lock);
+  if (registry)
+    found = g_hash_table_contains (registry, name);
+  g_mutex_unlock (&registry_lock);
+  return found;
+}
+
+struct _PlanCustomKernel
+{
+  gchar *name;                  /* for messages */
+  Registration *registration;   /* a registered kernel, or NULL */
+  GModule *module;              /* a library's kernel, or NULL */
+  PlanCustomFunc func;
+};
+
+/**
+ * plan_custom_kernel_new_registered: (skip)
+ * @name: a registered kernel's name
+ * @error: return location for an error
+ *
+ * Returns: (transfer full) (nullable): the kernel, or %NULL with @error
+ *   set when nothing is registered under @name (the message lists what
+ *   is).
+ *
+ * Since: 0.1
+ */
+PlanCustomKernel *
+plan_custom_kernel_new_registered (const gchar * name, GError ** error)
+{
+  Registration *r = NULL;
+  PlanCustomKernel *self;
+  GString *known;
+
+  g_return_val_if_fail (name != NULL, NULL);
+  g_mutex_lock (&registry_lock);
+  if (registry)
+    r = g_hash_table_lookup (registry, name);
+  if (r) {
+    registration_ref (r);
+    known = NULL;
+  } else {
+    GList *names = registry ? g_hash_table_get_keys (registry) : NULL, *l;
+
+    known = g_string_new (NULL);
+    names = g_list_sort (names, (GCompareFunc) strcmp);
+    for (l = names; l; l = l->next)
+      g_string_append_printf (known, "%s%s", known->len ? ", " : "",
+          (const gchar *) l->data);
+    g_list_free (names);
+  }
+  g_mutex_unlock (&registry_lock);
+
+  if (r == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "No custom kernel is registered as '%s' in this process (%s%s)",
+        name, known->len ? "registered: " : "none is registered",
+        known->str);
+    g_string_free (known, TRUE);
+    return NULL;
+  }
+  self = g_new0 (PlanCustomKernel, 1);
+  self->name = g_strdup (name);
+  self->registration = r;
+  self->func = r->func;
+  return self;
+}
+
+/**
+ * plan_custom_kernel_new_from_library: (skip)
+ * @path: a shared library (a path, or a name the dynamic loader finds)
+ * @symbol: the kernel's symbol in it, declared with PLAN_CUSTOM_EXPORT()
+ * @error: return location for an error
+ *
+ * Loads @symbol from @path and checks the version it was built against.
+ *
+ * Returns: (transfer full) (nullable): the kernel, or %NULL with @error
+ *   set: the loader's message for a missing library, a missing symbol, a
+ *   symbol not declared with PLAN_CUSTOM_EXPORT() or built for another
+ *   #PLAN_CUSTOM_VERSION.
+ *
+ * Since: 0.1
+ */
+PlanCustomKernel *
+plan_custom_kernel_new_from_library (const gchar * path,
+    const gchar * symbol, GError ** error)
+{
+  PlanCustomKernel *self;
+  GModule *module;
+  gpointer func = NULL, version = NULL;
+  gchar *version_symbol;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (symbol != NULL, NULL);
+  debug_init ();
+
+  module = g_module_open (path, G_MODULE_BIND_LOCAL);
+  if (module == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not load the kernel library '%s': %s", path,
+        g_module_error ());
+    return NULL;
+  }
+  if (!g_module_symbol (module, symbol, &func) || func == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The kernel library '%s' has no symbol '%s'", path, symbol);
+    g_module_close (module);
+    return NULL;
+  }
+  version_symbol = g_strconcat (symbol, "_plan_custom_version", NULL);
+  if (!g_module_symbol (module, version_symbol, &version) || !version) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "'%s' in '%s' does not say which kernel signature it has: declare "
+        "it with PLAN_CUSTOM_EXPORT (%s) from <libplan/plan.h>", symbol,
+        path, symbol);
+    g_free (version_symbol);
+    g_module_close (module);
+    return NULL;
+  }
+  g_free (version_symbol);
+  if (*(const guint *) version != PLAN_CUSTOM_VERSION) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "'%s' in '%s' was built for custom kernel version %u, but this "
+        "libplan calls version %u: rebuild it against this libplan",
+        symbol, path, *(const guint *) version, PLAN_CUSTOM_VERSION);
+    g_module_close (module);
+    return NULL;
+  }
+
+  GST_INFO ("loaded custom kernel '%s' from '%s'", symbol, path);
+  self = g_new0 (PlanCustomKernel, 1);
+  self->name = g_strdup_printf ("%s in %s", symbol, path);
+  self->module = module;
+  self->func = (PlanCustomFunc) func;
+  return self;
+}
+
+/**
+ * plan_custom_kernel_free: (skip)
+ * @kernel: (transfer full): a kernel
+ *
+ * Since: 0.1
+ */
+void
+plan_custom_kernel_free (PlanCustomKernel * kernel)
+{
+  if (kernel == NULL)
+    return;
+  if (kernel->registration)
+    registration_unref (kernel->registration);
+  if (kernel->module)
+    g_module_close (kernel->module);
+  g_free (kernel->name);
+  g_free (kernel);
+}
+
+/**
+ * plan_custom_kernel_get_name: (skip)
+ * @kernel: a kernel
+ *
+ * Returns: what to call @kernel in messages.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_custom_kernel_get_name (PlanCustomKernel * kernel)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+  return kernel->name;
+}
+
+/* A read-only array over @n_rows rows at @data of @buf, for an array
+ * kernel. */
+static PlanArray *
+buffer_view (const PlanCustomBuffer * buf, gpointer data, gsize n_rows,
+    gboolean with_rows, GError ** error)
+{
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint ndim = 0, i;
+
+  if (with_rows)
+    shape[ndim++] = n_rows;
+  for (i = 0; i < buf->ndim && ndim < PLAN_ARRAY_MAX_DIMS; i++)
+    shape[ndim++] = buf->shape[i];
+  return plan_array_new_wrapped (data, with_rows ? n_rows * buf->row_size :
+      buf->row_size, buf->dtype, ndim, shape, NULL, NULL, error);
+}
+
+static gboolean
+call_arrays (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
+    GError ** error)
+{
+  Registration *r = kernel->registration;
+  PlanArray **inputs = g_newa (PlanArray *, chunk->n_inputs + 1);
+  PlanArray *output;
+  guint i, made = 0;
+  gboolean ok = FALSE;
+
+  for (i = 0; i < chunk->n_inputs; i++) {
+    const PlanCustomBuffer *in = &chunk->inputs[i];
+    guint8 *start = (guint8 *) in->data - chunk->halo * in->row_size;
+
+    inputs[i] = buffer_view (in, start, chunk->n_rows + 2 * chunk->halo,
+        TRUE, error);
+    if (inputs[i] == NULL)
+      goto done;
+    made++;
+  }
+  /* In reduce mode the output is the accumulator: the whole result array,
+   * whose shape is the row shape the element gives. */
+  output = chunk->mode == PLAN_CUSTOM_MODE_REDUCE
+      ? buffer_view (chunk->output, chunk->output->data, 1, FALSE, error)
+      : buffer_view (chunk->output, chunk->output->data, chunk->n_rows, TRUE,
+      error);
+  if (output == NULL)
+    goto done;
+  ok = r->array_func (chunk->phase, inputs, chunk->n_inputs, output,
+      chunk->first_row, r->user_data, error);
+  if (!ok && error && *error == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The custom kernel '%s' failed without saying why", kernel->name);
+  g_object_unref (output);
+
+done:
+  for (i = 0; i < made; i++)
+    g_object_unref (inputs[i]);
+  return ok;
+}
+
+/**
+ * plan_custom_kernel_call: (skip)
+ * @kernel: a kernel
+ * @chunk: what to compute; @chunk->error may be %NULL, a buffer is
+ *   provided then
+ * @error: return location for an error
+ *
+ * Calls @kernel on @chunk, filling in the version and the registered
+ * user data.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set to the kernel's
+ *   message (or its return value) on failure.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_kernel_call (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
+    GError ** error)
+{
+  gchar message[PLAN_CUSTOM_ERROR_SIZE];
+  gint res;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (chunk != NULL, FALSE);
+
+  chunk->version = PLAN_CUSTOM_VERSION;
+  if (kernel->registration)
+    chunk->user_data = kernel->registration->user_data;
+  if (kernel->registration && kernel->registration->array_func)
+    return call_arrays (kernel, chunk, error);
+
+  if (chunk->error == NULL)
+    chunk->error = message;
+  chunk->error[0] = '\0';
+  res = kernel->func (chunk);
+  if (res == 0)
+    return TRUE;
+  chunk->error[PLAN_CUSTOM_ERROR_SIZE - 1] = '\0';
+  if (chunk->error[0])
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The custom kernel %s failed at row %" G_GUINT64_FORMAT ": %s",
+        kernel->name, chunk->first_row, chunk->error);
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The custom kernel %s failed at row %" G_GUINT64_FORMAT
+        " (it returned %d)", kernel->name, chunk->first_row, res);
+  if (chunk->error == message)
+    chunk->error = NULL;
+  return FALSE;
+}
+
+/**
+ * plan_custom_cuda_source:
+ * @source: the user's CUDA C
+ * @source_name: (nullable): what to call it in compiler messages (its
+ *   file name)
+ *
+ * The CUDA C plancustom compiles: a prelude that defines the `plan_chunk`
+ * structure the user's kernel takes by value and the `PLAN_FOR_EACH_ROW`
+ * grid-stride loop (docs/plancustom.md), then @source, numbered from its
+ * line 1 so that NVRTC's messages point into it.
+ *
+ * Returns: (transfer full): the source to compile.
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_custom_cuda_source (const gchar * source, const gchar * source_name)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+
+  return g_strdup_printf (
+      "/* plancustom's prelude */\n"
+      "#define PLAN_CUSTOM_MAX_INPUTS %d\n"
+      "typedef struct {\n"
+      "  const void *inputs[PLAN_CUSTOM_MAX_INPUTS];\n"
+      "  unsigned long long input_row_size[PLAN_CUSTOM_MAX_INPUTS];\n"
+      "  void *output;\n"
+      "  unsigned long long output_row_size;\n"
+      "  unsigned long long n_rows;\n"
+      "  unsigned long long first_row;\n"
+      "  unsigned int n_inputs;\n"
+      "} plan_chunk;\n"
+      "#define PLAN_FOR_EACH_ROW(chunk, row) \\\n"
+      "  for (unsigned long long row = blockIdx.x * (unsigned long long) "
+      "blockDim.x + threadIdx.x; \\\n"
+      "       row < (chunk).n_rows; \\\n"
+      "       row += (unsigned long long) blockDim.x * gridDim.x)\n"
+      "#line 1 \"%s\"\n%s\n", PLAN_CUSTOM_CUDA_MAX_INPUTS,
+      source_name ? source_name : "cuda", source);
+}

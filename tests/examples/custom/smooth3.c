@@ -1,0 +1,25 @@
+/* gst-plan example kernel with a halo: the mean of each row and its two
+ * neighbours (halo=1), scipy.ndimage.uniform_filter1d(x, 3, axis=0) with
+ * the element's boundary mode, for float64 rows of any shape.
+ */
+#include <libplan/plan.h>
+
+PLAN_CUSTOM_EXPORT (smooth3)
+{
+  const PlanCustomBuffer *in = &chunk->inputs[0];
+  gsize n = in->row_size / sizeof (gdouble), r, i;
+
+  if (chunk->halo < 1 || in->dtype != PLAN_DTYPE_FLOAT64) {
+    g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
+        "smooth3 needs halo=1 and float64 rows");
+    return 1;
+  }
+  for (r = 0; r < chunk->n_rows; r++) {
+    const gdouble *x = (const gdouble *) in->data + r * n;
+    gdouble *y = (gdouble *) chunk->output->data + r * n;
+
+    for (i = 0; i < n; i++)
+      y[i] = (x[i - n] + x[i] + x[i + n]) / 3;
+  }
+  return 0;
+}
