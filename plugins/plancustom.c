@@ -525,7 +525,8 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
     ndim++;
   }
   if (!plan_array_info_set (output, dtype, ndim, shape, error)) {
-    g_prefix_error (error, "plancustom %s: output: ", GST_OBJECT_NAME (self));
+    g_prefix_error (error, "plancustom %s: out-shape=%s gives no valid "
+        "output: ", GST_OBJECT_NAME (self), out_shape ? out_shape : "");
     goto failed;
   }
 

@@ -8,7 +8,7 @@ extern "C" __global__ void softmax (plan_chunk chunk)
   PLAN_FOR_EACH_ROW (chunk, r) {
     const float *x = (const float *) chunk.inputs[0] + r * n;
     float *y = (float *) chunk.output + r * n;
-    float m = -INFINITY, s = 0.0f;
+    float m = -__int_as_float (0x7f800000), s = 0.0f;   // -inf
 
     for (unsigned long long i = 0; i < n; i++)
       m = fmaxf (m, x[i]);

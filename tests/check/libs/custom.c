@@ -1,0 +1,249 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Custom kernels in libplan: the registry, loading from libraries (and
+ * every way that fails), calls and their errors, plancustom with a
+ * registered kernel in a pipeline, and the CUDA examples compiled by NVRTC
+ * for sm_80 and sm_90 (where libnvrtc is present). */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+#include <string.h>
+
+static gint
+times_k (PlanCustomChunk * chunk)
+{
+  const gfloat *in = chunk->inputs[0].data;
+  gfloat *out = chunk->output->data;
+  gfloat k = *(const gfloat *) chunk->user_data;
+  gsize i, n = chunk->n_rows * chunk->inputs[0].row_size / sizeof (gfloat);
+
+  for (i = 0; i < n; i++)
+    out[i] = in[i] * k;
+  return 0;
+}
+
+static gint
+fails (PlanCustomChunk * chunk)
+{
+  return 42;
+}
+
+static gint notified;
+
+static void
+count_notify (gpointer data)
+{
+  notified++;
+}
+
+GST_START_TEST (test_registry)
+{
+  static gfloat k = 3;
+  GError *err = NULL;
+  PlanCustomKernel *kernel;
+
+  notified = 0;
+  fail_unless (plan_custom_register ("times3", times_k, &k, count_notify,
+          &err));
+  fail_unless (plan_custom_is_registered ("times3"));
+  /* a name is taken once; the failed registration's notify is not called */
+  fail_if (plan_custom_register ("times3", times_k, &k, count_notify, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_BUSY));
+  g_clear_error (&err);
+  fail_if (plan_custom_register ("", times_k, &k, NULL, &err));
+  g_clear_error (&err);
+
+  kernel = plan_custom_kernel_new_registered ("times3", &err);
+  fail_unless (kernel != NULL);
+  /* unregistering keeps the kernel alive for who resolved it */
+  fail_unless (plan_custom_unregister ("times3"));
+  fail_if (plan_custom_is_registered ("times3"));
+  fail_unless_equals_int (notified, 0);
+  plan_custom_kernel_free (kernel);
+  fail_unless_equals_int (notified, 1);
+  fail_if (plan_custom_unregister ("times3"));
+
+  fail_unless (plan_custom_register ("a-kernel", fails, NULL, NULL, NULL));
+  fail_if (plan_custom_kernel_new_registered ("nothere", &err));
+  fail_unless (strstr (err->message, "'nothere'")
+      && strstr (err->message, "a-kernel"), "%s", err->message);
+  g_clear_error (&err);
+  plan_custom_unregister ("a-kernel");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_call_errors)
+{
+  PlanCustomKernel *kernel;
+  PlanCustomBuffer out = { 0, };
+  PlanCustomChunk chunk = { 0, };
+  GError *err = NULL;
+
+  fail_unless (plan_custom_register ("fails", fails, NULL, NULL, NULL));
+  kernel = plan_custom_kernel_new_registered ("fails", NULL);
+  chunk.output = &out;
+  chunk.first_row = 77;
+  fail_if (plan_custom_kernel_call (kernel, &chunk, &err));
+  fail_unless (strstr (err->message, "returned 42")
+      && strstr (err->message, "row 77"), "%s", err->message);
+  g_clear_error (&err);
+  plan_custom_kernel_free (kernel);
+  plan_custom_unregister ("fails");
+}
+
+GST_END_TEST;
+
+static gchar *
+kernel_library (const gchar * name)
+{
+  return g_build_filename (g_getenv ("PLAN_BUILD_DIR"), "tests", "examples",
+      name, NULL);
+}
+
+GST_START_TEST (test_library_errors)
+{
+  gchar *lib = kernel_library ("libfailing.so");
+  GError *err = NULL;
+  PlanCustomKernel *kernel;
+
+  fail_if (plan_custom_kernel_new_from_library ("/nonexistent/x.so", "k",
+          &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_IO));
+  g_clear_error (&err);
+  fail_if (plan_custom_kernel_new_from_library (lib, "nothere", &err));
+  fail_unless (strstr (err->message, "no symbol 'nothere'"), "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (plan_custom_kernel_new_from_library (lib, "undeclared", &err));
+  fail_unless (strstr (err->message, "PLAN_CUSTOM_EXPORT"), "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (plan_custom_kernel_new_from_library (lib, "future", &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  g_clear_error (&err);
+  kernel = plan_custom_kernel_new_from_library (lib, "fail_at", &err);
+  fail_unless (kernel != NULL, "%s", err ? err->message : "");
+  plan_custom_kernel_free (kernel);
+  g_free (lib);
+}
+
+GST_END_TEST;
+
+/* A registered kernel in a pipeline: an array's rows in, times 3 out. */
+GST_START_TEST (test_registered_in_pipeline)
+{
+  static gfloat k = 3;
+  const gint64 shape[] = { 1000, 2 };
+  GstElement *pipeline, *src, *sink;
+  PlanArray *in, *out;
+  GstMessage *msg;
+  const gfloat *a, *b;
+  gsize i;
+
+  fail_unless (plan_custom_register ("times3", times_k, &k, NULL, NULL));
+  pipeline = gst_parse_launch ("planarraysrc name=src blocksize=2400 ! "
+      "plancustom kernel=times3 ! planarraysink name=sink", NULL);
+  fail_unless (pipeline != NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  in = plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, NULL);
+  a = plan_array_get_writable_data (in, NULL);
+  for (i = 0; i < 2000; i++)
+    ((gfloat *) a)[i] = i * 0.5f;
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), in);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  out = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (plan_array_get_n_rows (out), 1000);
+  b = plan_array_get_data (out, NULL);
+  for (i = 0; i < 2000; i++)
+    fail_unless (b[i] == a[i] * 3);
+  g_object_unref (out);
+  g_object_unref (in);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  plan_custom_unregister ("times3");
+}
+
+GST_END_TEST;
+
+static void
+compile_example (const gchar * arch)
+{
+  gchar *path = g_build_filename (g_getenv ("PLAN_SOURCE_DIR"), "tests",
+      "examples", "custom", "softmax.cu", NULL);
+  gchar *text = NULL, *source;
+  GBytes *code = NULL;
+  GError *err = NULL;
+
+  if (!plan_nvrtc_load (NULL)) {
+    GST_INFO ("no libnvrtc: %s not compiled", arch);
+    g_free (path);
+    return;
+  }
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  source = plan_custom_cuda_source (text, path);
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_unless (plan_nvrtc_compile (source, arch, &code, &err), "%s",
+      err ? err->message : "");
+  fail_unless (g_bytes_get_size (code) > 100);
+  g_bytes_unref (code);
+  /* an error is reported at the user's line */
+  g_free (source);
+  source = plan_custom_cuda_source ("extern \"C\" __global__ void k "
+      "(plan_chunk c)\n{\n  undefined_thing;\n}\n", "mine.cu");
+  fail_if (plan_nvrtc_compile (source, arch, &code, &err));
+  fail_unless (strstr (err->message, "mine.cu(3)"), "%s", err->message);
+  g_clear_error (&err);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+  g_free (source);
+  g_free (text);
+  g_free (path);
+}
+
+GST_START_TEST (test_cuda_example_compiles_sm80)
+{
+  compile_example ("sm_80");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_example_compiles_sm90)
+{
+  compile_example ("sm_90");
+}
+
+GST_END_TEST;
+
+static Suite *
+custom_suite (void)
+{
+  Suite *s = suite_create ("plancustom");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_registry);
+  tcase_add_test (tc, test_call_errors);
+  tcase_add_test (tc, test_library_errors);
+  tcase_add_test (tc, test_registered_in_pipeline);
+  tcase_add_test (tc, test_cuda_example_compiles_sm80);
+  tcase_add_test (tc, test_cuda_example_compiles_sm90);
+  return s;
+}
+
+GST_CHECK_MAIN (custom);

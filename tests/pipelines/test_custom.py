@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""plancustom with the example kernels (tests/examples/custom/) against numpy
+and scipy, over several chunk sizes: a per-row softmax (C library, and the
+CUDA source compiled with NVRTC and run on the simulated device through the
+C kernel), a running histogram as a reduction, a prefix sum carried across
+chunks in the element's state, a 3-row mean with a halo; and every error:
+a missing library or symbol, a kernel not declared with PLAN_CUSTOM_EXPORT
+or built for another version, a kernel that fails, a CUDA compile error
+with NVRTC's log, properties that contradict each other."""
+import os
+import subprocess
+
+import numpy as np
+from scipy import ndimage
+
+import plantest
+from plantest import Failure, assert_same, launch, run_cases, tmpdir
+
+BUILD = os.environ.get('PLAN_BUILD_DIR', 'build')
+SRC = os.environ.get('PLAN_SOURCE_DIR', '.')
+KERNELS = os.path.join(BUILD, 'tests', 'examples')
+CUDA_DIR = os.path.join(SRC, 'tests', 'examples', 'custom')
+rng = np.random.default_rng(14)
+
+
+def have_nvrtc():
+    """Whether libplan will find libnvrtc (plannvrtc.c's candidates)."""
+    import ctypes
+    import glob
+    for name in ['libnvrtc.so', 'libnvrtc.so.13', 'libnvrtc.so.12'] + \
+            glob.glob('/usr/local/cuda*/lib64/libnvrtc.so*'):
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def lib(name):
+    return os.path.join(KERNELS, 'lib%s.so' % name)
+
+
+def save(d, name, a):
+    p = os.path.join(d, name + '.npy')
+    np.save(p, a)
+    return p
+
+
+def run(d, a, words, blocksize=None, env=None):
+    src = save(d, 'in', a)
+    out = os.path.join(d, 'out.npy')
+    bs = ['blocksize=%d' % blocksize] if blocksize else []
+    cmd = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src] + bs + \
+        ['!', 'plancustom'] + words + ['!', 'planfilesink', 'location=' + out]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, env=dict(os.environ, **(env or {})))
+    if p.returncode != 0:
+        raise Failure('%s failed: %s' % (' '.join(cmd), p.stdout))
+    return np.load(out)
+
+
+def fails(d, a, words, *needles, env=None):
+    src = save(d, 'in', a)
+    cmd = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src, '!',
+                                 'plancustom'] + words + ['!', 'fakesink']
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, env=dict(os.environ, **(env or {})))
+    if p.returncode == 0:
+        raise Failure('should have failed: %s' % ' '.join(cmd))
+    for n in needles:
+        if n not in p.stdout:
+            raise Failure('%r not in the error of %s:\n%s' % (n, ' '.join(cmd), p.stdout))
+
+
+def softmax_np(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def softmax():
+    d = tmpdir()
+    x = rng.standard_normal((3001, 37)).astype(np.float32) * 5
+    for bs in (None, 37 * 4 * 7, 37 * 4 * 1000):
+        got = run(d, x, ['library=' + lib('softmax'), 'symbol=softmax'], bs)
+        assert_same(got, softmax_np(x), 'softmax blocksize %s' % bs, rtol=2e-6)
+
+
+def softmax_cuda_on_sim():
+    # The CUDA source is compiled with NVRTC at start (errors now, even
+    # without a GPU); on the simulated device the C kernel given with it
+    # runs in stream order on device memory.
+    d = tmpdir()
+    if not have_nvrtc():
+        print('     (no libnvrtc here: skipped)')
+        return
+    x = rng.standard_normal((2000, 16)).astype(np.float32)
+    got = run(d, x, ['cuda-source=' + os.path.join(CUDA_DIR, 'softmax.cu'),
+                     'cuda-function=softmax', 'library=' + lib('softmax'),
+                     'symbol=softmax', 'target=cuda'], 16 * 4 * 300,
+              env={'GST_PLAN_DEVICE': 'sim'})
+    assert_same(got, softmax_np(x), 'softmax on sim', rtol=2e-6)
+    # CUDA source alone cannot run on the simulated device
+    fails(d, x, ['cuda-source=' + os.path.join(CUDA_DIR, 'softmax.cu'),
+                 'cuda-function=softmax', 'target=cuda'],
+          'CPU kernel', env={'GST_PLAN_DEVICE': 'sim'})
+
+
+def histogram():
+    d = tmpdir()
+    x = np.concatenate([rng.random(100000), [0.0, 1.0, -0.1, 1.1, np.nan]])
+    for bs in (None, 8 * 999, 8 * 50000):
+        got = run(d, x, ['mode=reduce', 'library=' + lib('histogram'),
+                         'symbol=histogram', 'out-dtype=int64', 'out-shape=64',
+                         'params=0 1'], bs)
+        assert_same(got, np.histogram(x[np.isfinite(x)], 64, range=(0, 1))[0]
+                    .astype(np.int64), 'histogram blocksize %s' % bs)
+
+
+def prefix_sum():
+    d = tmpdir()
+    x = rng.standard_normal(200003)
+    for bs in (None, 8 * 1001, 8 * 65536):
+        got = run(d, x, ['library=' + lib('prefixsum'), 'symbol=prefixsum',
+                         'state-size=8'], bs)
+        # the same additions in the same order as np.cumsum
+        assert_same(got, np.cumsum(x), 'prefix sum blocksize %s' % bs)
+
+
+def halo():
+    d = tmpdir()
+    x = rng.standard_normal((4001, 3))
+    for mode in ('nearest', 'reflect', 'mirror', 'constant'):
+        for bs in (24 * 10, 24 * 1000, None):
+            got = run(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
+                             'halo=1', 'boundary=' + mode, 'cval=2.5'], bs)
+            want = ndimage.uniform_filter1d(x, 3, axis=0, mode=mode, cval=2.5)
+            # scipy sums the three in another order: a few ulps apart
+            if got.shape != want.shape or not np.allclose(got, want, rtol=1e-12,
+                                                          atol=1e-14):
+                raise Failure('halo %s blocksize %s: differs from scipy' % (mode, bs))
+
+
+def errors():
+    d = tmpdir()
+    x = np.arange(1000.0)
+    fails(d, x, ['library=/nonexistent/libk.so', 'symbol=k'],
+          '/nonexistent/libk.so')
+    fails(d, x, ['library=' + lib('failing'), 'symbol=nothere'],
+          "has no symbol 'nothere'")
+    fails(d, x, ['library=' + lib('failing'), 'symbol=undeclared'],
+          'PLAN_CUSTOM_EXPORT (undeclared)')
+    fails(d, x, ['library=' + lib('failing'), 'symbol=future'],
+          'version 2', 'version 1')
+    fails(d, x, ['library=' + lib('failing'), 'symbol=fail_at', 'params=500'],
+          'bad value near row 500')
+    fails(d, x, [], 'has no kernel')
+    fails(d, x, ['library=' + lib('failing')], 'needs symbol=')
+    fails(d, x, ['kernel=nobody'], "No custom kernel is registered as 'nobody'")
+    fails(d, x, ['kernel=k', 'library=' + lib('failing'), 'symbol=fail_at'],
+          'not both')
+    fails(d, x, ['library=' + lib('prefixsum'), 'symbol=prefixsum'],
+          'state-size=8')
+    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3', 'halo=1',
+                 'boundary=wrap'], 'boundary=wrap')
+    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
+                 'out-shape=0'], 'out-shape')
+    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
+                 'out-dtype=flaot32'], 'out-dtype', 'flaot32')
+    if not have_nvrtc():
+        print('     (no libnvrtc here: the CUDA compile error is not checked)')
+        return
+    src = os.path.join(d, 'bad.cu')
+    with open(src, 'w') as f:
+        f.write('extern "C" __global__ void k (plan_chunk c)\n{\n  int x = ;\n}\n')
+    fails(d, x, ['cuda-source=' + src, 'cuda-function=k', 'library=' + lib('failing'),
+                 'symbol=fail_at'], 'bad.cu(3)')
+    fails(d, x, ['cuda-source=' + src], 'cuda-function')
+
+
+cases = [('softmax', softmax), ('histogram', histogram),
+         ('prefix_sum', prefix_sum), ('halo', halo), ('errors', errors),
+         ('softmax_cuda_on_sim', softmax_cuda_on_sim)]
+run_cases(cases)
