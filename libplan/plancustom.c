@@ -30,6 +30,7 @@
 
 #include "plancustom.h"
 #include "planerror.h"
+#include "planarrayinfo.h"
 
 #include <string.h>
 
@@ -537,6 +538,89 @@ plan_custom_kernel_call (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
   if (chunk->error == message)
     chunk->error = NULL;
   return FALSE;
+}
+
+/* out-shape as the user writes it: "()" (or empty) for no axes, else
+ * numbers separated by commas or blanks. */
+static gboolean
+parse_shape (const gchar * text, guint * ndim, gint64 * shape, GError ** error)
+{
+  gchar *s = g_strstrip (g_strdup (text));
+  gboolean ok = TRUE;
+
+  if (*s == '\0' || strcmp (s, "()") == 0)
+    *ndim = 0;
+  else
+    ok = plan_shape_parse (s, ndim, shape, error);
+  g_free (s);
+  return ok;
+}
+
+/**
+ * plan_custom_get_output_info:
+ * @mode: the kernel's mode
+ * @out_dtype: the output dtype, or %PLAN_DTYPE_UNKNOWN for the first
+ *   input's
+ * @out_shape: (nullable): `out-shape` as plancustom takes it (a row's shape
+ *   in map mode, the result's in reduce mode; `()` for none), or %NULL for
+ *   the first input's row shape
+ * @n_inputs: the number of inputs, at least 1
+ * @inputs: (array length=n_inputs): the inputs
+ * @output: (out caller-allocates): what a custom kernel with these
+ *   settings produces
+ * @error: return location for an error
+ *
+ * The output of plancustom (and of the plan API's custom nodes): in map
+ * mode as many rows as the inputs, each of @out_shape; in reduce mode one
+ * array of @out_shape.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set for an out-shape that
+ *   does not parse or gives no valid array.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_get_output_info (PlanCustomMode mode, PlanDType out_dtype,
+    const gchar * out_shape, guint n_inputs, const PlanArrayInfo * inputs,
+    PlanArrayInfo * output, GError ** error)
+{
+  gint64 shape[PLAN_ARRAY_MAX_DIMS] = { 0, };
+  guint ndim = 0, i;
+
+  g_return_val_if_fail (n_inputs > 0 && inputs != NULL, FALSE);
+  g_return_val_if_fail (output != NULL, FALSE);
+
+  if (out_dtype == PLAN_DTYPE_UNKNOWN)
+    out_dtype = inputs[0].dtype;
+  if (out_shape && !parse_shape (out_shape, &ndim, shape, error)) {
+    g_prefix_error (error, "out-shape: ");
+    return FALSE;
+  }
+  if (!out_shape) {
+    ndim = inputs[0].ndim > 0 ? inputs[0].ndim - 1 : 0;
+    for (i = 0; i < ndim; i++)
+      shape[i] = inputs[0].shape[i + 1];
+  }
+  if (mode == PLAN_CUSTOM_MODE_MAP) {
+    /* A row of out-shape per input row. */
+    if (ndim + 1 > PLAN_ARRAY_MAX_DIMS) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "out-shape has too many axes: at most %d", PLAN_ARRAY_MAX_DIMS - 1);
+      return FALSE;
+    }
+    memmove (&shape[1], shape, ndim * sizeof (gint64));
+    shape[0] = inputs[0].shape[0];
+    for (i = 1; i < n_inputs; i++)
+      if (inputs[i].shape[0] != inputs[0].shape[0])
+        shape[0] = -1;
+    ndim++;
+  }
+  if (!plan_array_info_set (output, out_dtype, ndim, shape, error)) {
+    g_prefix_error (error, "out-shape=%s gives no valid output: ",
+        out_shape ? out_shape : "");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <libplan/plan-prelude.h>
 #include <libplan/plandtype.h>
 #include <libplan/planarray.h>
+#include <libplan/planarrayinfo.h>
 #include <gmodule.h>
 
 G_BEGIN_DECLS
@@ -273,6 +274,11 @@ const gchar * plan_custom_kernel_get_name (PlanCustomKernel * kernel);
 PLAN_API
 gboolean plan_custom_kernel_call (PlanCustomKernel * kernel,
     PlanCustomChunk * chunk, GError ** error);
+
+PLAN_API
+gboolean plan_custom_get_output_info (PlanCustomMode mode,
+    PlanDType out_dtype, const gchar * out_shape, guint n_inputs,
+    const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error);
 
 /**
  * PLAN_CUSTOM_CUDA_MAX_INPUTS:

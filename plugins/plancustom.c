@@ -313,29 +313,6 @@ describe (PlanCustomBuffer * buf, const PlanArrayInfo * info,
   }
 }
 
-/* out-shape: "" or unset keeps the first input's row shape (map) or its
- * row shape as the result's shape (reduce); "()" is a single value. */
-static gboolean
-parse_out_shape (PlanCustom * self, const gchar * text, guint * ndim,
-    gint64 * shape, GError ** error)
-{
-  gchar *s;
-  gboolean ok;
-
-  if (g_strcmp0 (g_strstrip (s = g_strdup (text)), "()") == 0
-      || *s == '\0') {
-    g_free (s);
-    *ndim = 0;
-    return TRUE;
-  }
-  ok = plan_shape_parse (s, ndim, shape, error);
-  g_free (s);
-  if (!ok)
-    g_prefix_error (error, "plancustom %s: out-shape: ",
-        GST_OBJECT_NAME (self));
-  return ok;
-}
-
 static gchar *
 read_cuda_source (PlanCustom * self, const gchar * path, GError ** error)
 {
@@ -448,8 +425,7 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   PlanCustom *self = PLAN_CUSTOM (kernel);
   gchar *out_dtype, *out_shape;
   PlanDType dtype;
-  guint halo, ndim = 0, i;
-  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint halo, i;
   PlanBoundary boundary;
   gdouble cval;
   gsize state_size;
@@ -495,40 +471,19 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   }
 
   /* The output: out-dtype and out-shape, by default the first input's. */
-  dtype = inputs[0].dtype;
+  dtype = PLAN_DTYPE_UNKNOWN;
   if (out_dtype && (dtype = plan_dtype_parse (out_dtype, error)) ==
       PLAN_DTYPE_UNKNOWN) {
     g_prefix_error (error, "plancustom %s: out-dtype: ",
         GST_OBJECT_NAME (self));
     goto failed;
   }
-  if (out_shape && !parse_out_shape (self, out_shape, &ndim, shape, error))
-    goto failed;
-  if (!out_shape) {
-    ndim = inputs[0].ndim > 0 ? inputs[0].ndim - 1 : 0;
-    for (i = 0; i < ndim; i++)
-      shape[i] = inputs[0].shape[i + 1];
-  }
-  if (self->active_mode == PLAN_CUSTOM_MODE_MAP) {
-    /* A row of out-shape per input row. */
-    if (ndim + 1 > PLAN_ARRAY_MAX_DIMS) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-          "plancustom %s: out-shape has too many axes",
-          GST_OBJECT_NAME (self));
-      goto failed;
-    }
-    memmove (&shape[1], shape, ndim * sizeof (gint64));
-    shape[0] = inputs[0].shape[0];
-    for (i = 1; i < n_inputs; i++)
-      if (inputs[i].shape[0] != inputs[0].shape[0])
-        shape[0] = -1;
-    ndim++;
-  }
-  if (!plan_array_info_set (output, dtype, ndim, shape, error)) {
-    g_prefix_error (error, "plancustom %s: out-shape=%s gives no valid "
-        "output: ", GST_OBJECT_NAME (self), out_shape ? out_shape : "");
+  if (!plan_custom_get_output_info (self->active_mode, dtype, out_shape,
+          n_inputs, inputs, output, error)) {
+    g_prefix_error (error, "plancustom %s: ", GST_OBJECT_NAME (self));
     goto failed;
   }
+  dtype = output->dtype;
 
   self->n_inputs = n_inputs;
   self->inputs = g_new0 (PlanCustomBuffer, n_inputs);
