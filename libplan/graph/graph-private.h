@@ -37,7 +37,19 @@ struct _PlanNode
   PlanReduceAxis axis;
   PlanBoundary boundary;
   gdouble cval;
+  gchar **prop_names;           /* custom: plancustom's properties, */
+  GValue *prop_values;          /* validated, in the order given */
+  guint n_props;
 };
+
+/* A custom node's setting, or NULL. */
+G_GNUC_INTERNAL
+const GValue * _plan_node_get_prop (PlanNode * node, const gchar * name);
+
+/* What a custom node gives for these inputs. */
+G_GNUC_INTERNAL
+gboolean _plan_custom_node_output (PlanNode * node,
+    const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error);
 
 typedef enum
 {

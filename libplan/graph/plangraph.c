@@ -74,6 +74,7 @@ plan_node_kind_get_type (void)
     {PLAN_NODE_REDUCE, "A reduction", "reduce"},
     {PLAN_NODE_STENCIL, "A stencil", "stencil"},
     {PLAN_NODE_SINK, "A sink", "sink"},
+    {PLAN_NODE_CUSTOM, "A custom kernel", "custom"},
     {0, NULL, NULL}
   };
 
@@ -117,6 +118,10 @@ plan_node_finalize (GObject * object)
   g_free (node->expr);
   g_free (node->identity);
   g_free (node->window);
+  for (guint i = 0; i < node->n_props; i++)
+    g_value_unset (&node->prop_values[i]);
+  g_free (node->prop_values);
+  g_strfreev (node->prop_names);
   G_OBJECT_CLASS (plan_node_parent_class)->finalize (object);
 }
 
@@ -830,6 +835,186 @@ plan_graph_add_sink (PlanGraph * graph, const gchar * name,
   if (node == NULL)
     return NULL;
   return add_node (graph, node, TRUE, error);
+}
+
+/* plancustom's class, for its property specs. */
+static GObjectClass *
+custom_class (GError ** error)
+{
+  GstElementFactory *factory = gst_element_factory_find ("plancustom");
+  GstPluginFeature *loaded;
+  GType type;
+
+  if (factory == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "the element plancustom is not installed: is the gst-plan plugin "
+        "on GST_PLUGIN_PATH?");
+    return NULL;
+  }
+  loaded = gst_plugin_feature_load (GST_PLUGIN_FEATURE (factory));
+  gst_object_unref (factory);
+  if (loaded == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "the gst-plan plugin could not be loaded for plancustom");
+    return NULL;
+  }
+  type = gst_element_factory_get_element_type (GST_ELEMENT_FACTORY (loaded));
+  gst_object_unref (loaded);
+  return g_type_class_peek (type) ? g_type_class_peek (type) :
+      g_type_class_ref (type);
+}
+
+/* Splits "key=value key='a b'" (shell quoting) into @node's settings,
+ * each checked against plancustom's property of that name. */
+static gboolean
+parse_custom_properties (PlanNode * node, const gchar * properties,
+    GError ** error)
+{
+  GObjectClass *klass;
+  gchar **words = NULL;
+  gint n_words = 0, i;
+  GError *err = NULL;
+
+  if (properties == NULL || properties[strspn (properties, " \t\n")] == '\0')
+    goto none;
+  if (!g_shell_parse_argv (properties, &n_words, &words, &err)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SYNTAX,
+        "properties \"%s\": %s", properties, err->message);
+    g_clear_error (&err);
+    return FALSE;
+  }
+none:
+  if ((klass = custom_class (error)) == NULL) {
+    g_strfreev (words);
+    return FALSE;
+  }
+  node->prop_names = g_new0 (gchar *, n_words + 1);
+  node->prop_values = g_new0 (GValue, MAX (n_words, 1));
+  for (i = 0; i < n_words; i++) {
+    gchar *eq = strchr (words[i], '=');
+    GParamSpec *pspec;
+
+    if (eq == NULL || eq == words[i]) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SYNTAX,
+          "'%s' is not a property setting (name=value)", words[i]);
+      break;
+    }
+    *eq = '\0';
+    pspec = g_object_class_find_property (klass, words[i]);
+    if (pspec == NULL || strcmp (words[i], "name") == 0
+        || !(pspec->flags & G_PARAM_WRITABLE)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "plancustom has no property '%s' to set", words[i]);
+      break;
+    }
+    g_value_init (&node->prop_values[i], G_PARAM_SPEC_VALUE_TYPE (pspec));
+    if (!gst_value_deserialize_with_pspec (&node->prop_values[i], eq + 1,
+            pspec) || g_param_value_validate (pspec,
+            &node->prop_values[i])) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "'%s' is not a valid %s", eq + 1, words[i]);
+      g_value_unset (&node->prop_values[i]);
+      break;
+    }
+    node->prop_names[i] = g_strdup (words[i]);
+    node->n_props++;
+  }
+  g_strfreev (words);
+  return i == n_words;
+}
+
+const GValue *
+_plan_node_get_prop (PlanNode * node, const gchar * name)
+{
+  guint i;
+
+  for (i = node->n_props; i > 0; i--)
+    if (strcmp (node->prop_names[i - 1], name) == 0)
+      return &node->prop_values[i - 1];
+  return NULL;
+}
+
+/* What a custom node gives, from its settings and inputs. */
+gboolean
+_plan_custom_node_output (PlanNode * node, const PlanArrayInfo * inputs,
+    PlanArrayInfo * output, GError ** error)
+{
+  const GValue *mode = _plan_node_get_prop (node, "mode");
+  const GValue *dtype = _plan_node_get_prop (node, "out-dtype");
+  const GValue *shape = _plan_node_get_prop (node, "out-shape");
+  PlanDType d = PLAN_DTYPE_UNKNOWN;
+
+  if (dtype && g_value_get_string (dtype) && (d =
+          plan_dtype_parse (g_value_get_string (dtype), error)) ==
+      PLAN_DTYPE_UNKNOWN) {
+    g_prefix_error (error, "out-dtype: ");
+    return FALSE;
+  }
+  return plan_custom_get_output_info (mode ? g_value_get_enum (mode) :
+      PLAN_CUSTOM_MODE_MAP, d, shape ? g_value_get_string (shape) : NULL,
+      node->inputs->len, inputs, output, error);
+}
+
+/**
+ * plan_graph_add_custom:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @n_inputs: the number of inputs, at least 1
+ * @inputs: (array length=n_inputs): the inputs, in argument order
+ * @properties: (nullable): plancustom's settings in gst-launch syntax:
+ *   `kernel=NAME` (a registered kernel), `library=PATH symbol=NAME`,
+ *   `cuda-source=FILE cuda-function=NAME`, and `mode`, `out-dtype`,
+ *   `out-shape`, `halo`, `boundary`, `cval`, `params`, `state-size`
+ *   (docs/plancustom.md); values with blanks quoted as in a shell
+ * @error: return location for an error
+ *
+ * Adds a custom kernel: plancustom with @properties, the design's
+ * `plan.custom()`. Every setting is checked against plancustom's property
+ * of that name now; the kernel itself is resolved when the work starts.
+ * Fusion leaves custom nodes alone.
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set:
+ *   an unknown property, a value that property does not take, or
+ *   properties that do not parse.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_custom (PlanGraph * graph, const gchar * name,
+    guint n_inputs, PlanNode ** inputs, const gchar * properties,
+    GError ** error)
+{
+  PlanArrayInfo probe[PLAN_CUSTOM_CUDA_MAX_INPUTS], out;
+  PlanNode *node;
+  gboolean ok;
+  guint i, j;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (n_inputs == 0 || inputs != NULL, NULL);
+
+  node = new_node (graph, PLAN_NODE_CUSTOM, name, n_inputs, inputs, error);
+  if (node == NULL)
+    return NULL;
+  if (n_inputs == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a custom kernel needs at least one input");
+    return add_node (graph, node, FALSE, error);
+  }
+  ok = parse_custom_properties (node, properties, error);
+  /* Its number of axes, from stand-in inputs of its inputs' axes. */
+  for (i = 0; ok && i < MIN (n_inputs, G_N_ELEMENTS (probe)); i++) {
+    gint64 shape[PLAN_ARRAY_MAX_DIMS];
+
+    for (j = 0; j < PLAN_ARRAY_MAX_DIMS; j++)
+      shape[j] = j == 0 ? -1 : 1;
+    plan_array_info_set (&probe[i], PLAN_DTYPE_FLOAT64, inputs[i]->ndim,
+        shape, NULL);
+  }
+  if (ok)
+    ok = _plan_custom_node_output (node, probe, &out, error);
+  if (ok)
+    node->ndim = out.ndim;
+  return add_node (graph, node, ok, error);
 }
 
 /**

@@ -82,6 +82,11 @@ PlanNode * plan_graph_add_stencil (PlanGraph * graph, const gchar * name,
     gdouble cval, PlanNode * input, GError ** error);
 
 PLAN_API
+PlanNode * plan_graph_add_custom (PlanGraph * graph, const gchar * name,
+    guint n_inputs, PlanNode ** inputs, const gchar * properties,
+    GError ** error);
+
+PLAN_API
 PlanNode * plan_graph_add_sink (PlanGraph * graph, const gchar * name,
     PlanNode * input, GError ** error);
 

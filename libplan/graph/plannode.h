@@ -22,6 +22,7 @@ G_BEGIN_DECLS
  * @PLAN_NODE_REDUCE: a reduction of its input (planreduce)
  * @PLAN_NODE_STENCIL: a windowed expression of its input (planstencil)
  * @PLAN_NODE_SINK: an output of its input, bound at dispatch
+ * @PLAN_NODE_CUSTOM: a custom kernel (plancustom), plan_graph_add_custom().
  *
  * What a #PlanNode computes.
  *
@@ -34,6 +35,7 @@ typedef enum
   PLAN_NODE_REDUCE,
   PLAN_NODE_STENCIL,
   PLAN_NODE_SINK,
+  PLAN_NODE_CUSTOM,
 } PlanNodeKind;
 
 #define PLAN_TYPE_NODE_KIND (plan_node_kind_get_type ())

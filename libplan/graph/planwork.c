@@ -268,7 +268,9 @@ check_axes (PlanWork * self, GError ** error)
     PlanNode *first = node->inputs->len ? g_ptr_array_index (node->inputs,
         0) : NULL;
 
-    for (j = 1; j < node->inputs->len; j++) {
+    /* A custom kernel lines its inputs up by row only. */
+    for (j = 1; j < node->inputs->len && node->kind != PLAN_NODE_CUSTOM;
+        j++) {
       PlanNode *other = g_ptr_array_index (node->inputs, j);
 
       if (other->ndim != first->ndim) {
@@ -605,6 +607,23 @@ make_stencil (PlanWork * self, Stage * stage, GError ** error)
   return e;
 }
 
+static GstElement *
+make_custom (PlanWork * self, Stage * stage, GError ** error)
+{
+  PlanNode *node = stage->node;
+  GstElement *e = make_element ("plancustom", node->name, error);
+  guint i;
+
+  if (e == NULL)
+    return NULL;
+  set_target (self, e);
+  /* Checked against the element's properties when the node was added. */
+  for (i = 0; i < node->n_props; i++)
+    g_object_set_property (G_OBJECT (e), node->prop_names[i],
+        &node->prop_values[i]);
+  return e;
+}
+
 static gboolean
 add_to_pipeline (PlanWork * self, GstElement * element)
 {
@@ -684,7 +703,7 @@ input_pad (Stage * stage, guint index)
   gchar *name;
   GstPad *pad;
 
-  if (stage->kind != PLAN_NODE_MAP)
+  if (stage->kind != PLAN_NODE_MAP && stage->kind != PLAN_NODE_CUSTOM)
     return gst_element_get_static_pad (stage->element, "sink");
   templ = gst_element_get_pad_template (stage->element, "sink_%u");
   name = g_strdup_printf ("sink_%u", index);
@@ -729,6 +748,9 @@ make_elements (PlanWork * self, GError ** error)
         break;
       case PLAN_NODE_REDUCE:
         stage->element = make_reduce (self, stage, error);
+        break;
+      case PLAN_NODE_CUSTOM:
+        stage->element = make_custom (self, stage, error);
         break;
       default:
         stage->element = make_stencil (self, stage, error);
@@ -1047,6 +1069,29 @@ infer_stencil (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
   return expr != NULL;
 }
 
+static gboolean
+infer_custom (PlanNode * node, PlanArrayInfo * infos, PlanArrayInfo * out,
+    GError ** error)
+{
+  guint n = node->inputs->len, i;
+  PlanArrayInfo *in = g_newa (PlanArrayInfo, n);
+
+  for (i = 0; i < n; i++) {
+    in[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs, i))->index];
+    if (i > 0 && in[i].shape[0] >= 0 && in[0].shape[0] >= 0
+        && in[i].shape[0] != in[0].shape[0]) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "its inputs must "
+          "have as many rows, but '%s' has %" G_GINT64_FORMAT " and '%s' %"
+          G_GINT64_FORMAT,
+          ((PlanNode *) g_ptr_array_index (node->inputs, 0))->name,
+          in[0].shape[0], ((PlanNode *) g_ptr_array_index (node->inputs,
+                  i))->name, in[i].shape[0]);
+      return FALSE;
+    }
+  }
+  return _plan_custom_node_output (node, in, out, error);
+}
+
 /* Works out every node's dtype and shape from the sources' (in @infos),
  * inputs first. */
 static gboolean
@@ -1075,6 +1120,9 @@ infer_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
         break;
       case PLAN_NODE_SINK:
         infos[i] = *in;
+        break;
+      case PLAN_NODE_CUSTOM:
+        ok = infer_custom (node, infos, &infos[i], error);
         break;
     }
     if (!ok) {

@@ -92,6 +92,14 @@ class PlanError(Exception):
         self.code = code
 
 
+def _shell_quote(value):
+    """A property value for plan_graph_add_custom (shell quoting)."""
+    import shlex
+    if isinstance(value, bool):
+        value = "true" if value else "false"
+    return shlex.quote(str(value))
+
+
 def _plan_error(e):
     return PlanError(e.message, e.domain, e.code)
 
@@ -311,6 +319,8 @@ class Plan:
     def __init__(self):
         self._graph = _P.Graph.new()
         self._nodes = {}
+        self._registered = []
+        self._kernel_errors = []
 
     def _wrap(self, gnode):
         key = gnode.get_name()
@@ -420,6 +430,88 @@ class Plan:
         return self._wrap(_call(self._graph.add_stencil, self._name(name),
                                 window, func, _BOUNDARIES[boundary],
                                 float(cval), source._node))
+
+    def custom(self, kernel, args, mode="map", out_dtype=None,
+               out_shape=None, halo=0, boundary="reflect", cval=0.0,
+               params=None, state_size=0, init=None, finish=None,
+               name=None, **properties):
+        """A custom kernel over args (plancustom, docs/plancustom.md).
+
+        kernel is a Python function, or the name of a kernel registered in
+        the process. Other kernels come as plancustom's properties:
+        custom(None, args, library='./libk.so', symbol='k') or
+        cuda_source='k.cu', cuda_function='k' (underscores for dashes).
+
+        A Python function in mode='map' is called as kernel(*inputs) with
+        numpy views of a chunk's rows (each input with `halo` rows before
+        and after) and returns the chunk's output rows; in mode='reduce' as
+        kernel(acc, *inputs), updating the accumulator `acc` (an array of
+        out_shape, filled with `init` first, default 0) in place; `finish`,
+        if given, is called as finish(acc) at the end. Python kernels run
+        one chunk at a time holding the GIL: correct, not fast."""
+        ins = self._inputs(args, "custom")
+        name = self._name(name)
+        props = {"mode": mode, "halo": halo, "boundary": boundary,
+                 "cval": cval, "state-size": state_size}
+        if out_dtype is not None:
+            props["out-dtype"] = np.dtype(out_dtype).name
+        if out_shape is not None:
+            shape = tuple(np.atleast_1d(out_shape)) if not isinstance(
+                out_shape, tuple) else out_shape
+            props["out-shape"] = "()" if shape == () else \
+                ",".join(str(int(s)) for s in shape)
+        if params is not None:
+            props["params"] = params
+        for key, value in properties.items():
+            props[key.replace("_", "-")] = value
+        if callable(kernel):
+            props["kernel"] = self._register(kernel, mode, init, finish)
+        elif kernel is not None:
+            props["kernel"] = kernel
+        text = " ".join("%s=%s" % (k, _shell_quote(v)) for k, v in
+                        props.items())
+        return self._wrap(_call(self._graph.add_custom, name,
+                                [a._node for a in ins], text))
+
+    def _register(self, func, mode, init, finish):
+        """Registers a Python kernel under a name of its own, for as long
+        as the plan lives."""
+        reg = "gstplan-%x-%x" % (id(self), id(func))
+        errors = self._kernel_errors
+
+        def call(phase, inputs, *rest):
+            # PyGObject passes the inputs' count too, where it knows it
+            # (phase, inputs, [n_inputs,] output, first_row, user_data)
+            output = next(r for r in rest if isinstance(r, _P.Array))
+            try:
+                out = _to_numpy(output)
+                if phase == _P.CustomPhase.INIT:
+                    out[...] = 0 if init is None else init
+                elif phase == _P.CustomPhase.FINISH:
+                    if finish is not None:
+                        finish(out)
+                elif mode == "reduce":
+                    func(out, *[_to_numpy(a, readonly=True) for a in inputs])
+                else:
+                    rows = func(*[_to_numpy(a, readonly=True)
+                                  for a in inputs])
+                    np.copyto(out, rows, casting="same_kind")
+                return True
+            except Exception as e:
+                errors.append(e)
+                raise GLib.Error("%s: %s" % (type(e).__name__, e)) from None
+        if _P.custom_is_registered(reg):
+            _P.custom_unregister(reg)
+        _call(_P.custom_register_arrays, reg, call, None)
+        self._registered.append(reg)
+        return reg
+
+    def __del__(self):
+        for reg in getattr(self, "_registered", ()):
+            try:
+                _P.custom_unregister(reg)
+            except Exception:
+                pass
 
     def sink(self, node, name=None):
         """An output: node's result, bound at dispatch (or allocated)."""
@@ -540,6 +632,10 @@ class Work:
                 "are" if len(missing) > 1 else "is"))
         return bindings, keep, given
 
+    def _run_errors(self):
+        del self._plan._kernel_errors[:]
+        return self._plan._kernel_errors
+
     def dispatch(self, **arrays):
         """Starts a run with these inputs and outputs (by node name, or by
         the caller's variable names of the nodes); returns a Future.
@@ -549,7 +645,7 @@ class Work:
             bindings, keep, given = self._bindings(arrays, frame)
         finally:
             del frame
-        return self._start(bindings, keep, given, [])
+        return self._start(bindings, keep, given, self._run_errors())
 
     def _start(self, bindings, keep, given, errors):
         future = Future(self, _call(self._work.dispatch, bindings), keep,
@@ -725,7 +821,8 @@ class IO:
         bindings = _P.Bindings.new()
         keep = []
         given = {}
-        del self._errors[:]
+        # one list for the readers', writers' and Python kernels' errors
+        self._errors = work._run_errors()
         for name, (endpoint, dtype, shape) in self._connections.items():
             is_input = name in work.input_names
             if callable(endpoint) or (is_input and not isinstance(

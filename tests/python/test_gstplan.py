@@ -311,6 +311,55 @@ def asyncio_await():
 
 
 @test
+def custom_kernels():
+    build = os.environ.get("PLAN_BUILD_DIR", "build")
+    x = rng.standard_normal((5000, 8)).astype(np.float32)
+    y = rng.standard_normal((5000,)).astype(np.float32)
+    plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=1)
+    # a C kernel from a library
+    s = plan.custom(None, args=(a,), library=os.path.join(
+        build, "tests", "examples", "libsoftmax.so"), symbol="softmax")
+    # Python kernels: a map of two inputs of different shapes, a reduction
+    # with init and finish, a halo
+    m = plan.custom(lambda u, v: u * v[:, None] + 1, args=(a, b))
+    h = plan.custom(lambda acc, u: acc.__iadd__(np.histogram(u, 10, range=(-3, 3))[0]),
+                    args=(a,), mode="reduce", out_dtype=np.int64, out_shape=10)
+    mx = plan.custom(lambda acc, u: np.maximum(acc, u.max(axis=0), out=acc), args=(a,),
+                     mode="reduce", out_shape=8, init=-np.inf,
+                     finish=lambda acc: np.negative(acc, out=acc))
+    w = plan.custom(lambda u: (u[:-2] + u[1:-1] + u[2:]) / 3, args=(a,), halo=1,
+                    boundary="nearest")
+    work = plan.realize(target="cpu")
+    r = work.dispatch(a=x, b=y).result()
+    e = np.exp(x - x.max(1, keepdims=True))
+    close(r["s"], e / e.sum(1, keepdims=True), 2e-6)
+    assert np.array_equal(r["m"], x * y[:, None] + 1)
+    assert np.array_equal(r["h"], np.histogram(x, 10, range=(-3, 3))[0])
+    assert np.array_equal(r["mx"], -x.max(axis=0))
+    np.testing.assert_allclose(r["w"], ndimage.uniform_filter1d(x, 3, axis=0, mode="nearest"),
+                               rtol=1e-6, atol=1e-6)
+    # a kernel's exception is what wait() raises
+    class Bad(Exception):
+        pass
+
+    def bad(u):
+        raise Bad("kernel broke")
+    plan = Plan(); a = plan.source(ndim=1); plan.custom(bad, args=(a,), name="k")
+    expect(Bad, lambda: plan.realize(target="cpu").dispatch(a=np.zeros(10)).wait(),
+           "kernel broke")
+    # settings are checked when the node is added
+    plan = Plan(); a = plan.source(ndim=1)
+    expect(PlanError, lambda: plan.custom("k", args=(a,), colour="red"),
+           "no property 'colour'")
+    expect(PlanError, lambda: plan.custom("k", args=(a,), mode="sideways"),
+           "sideways")
+    # an unknown registered kernel fails at the start
+    plan.custom("no-such-kernel", args=(a,), name="u")
+    expect(PlanError, lambda: plan.realize(target="cpu").dispatch(a=np.zeros(3)).wait(),
+           "no-such-kernel")
+
+
+@test
 def reduce_result_message_readable():
     # The planreduce message and result property carry a PlanArray that
     # Python reads (GstValueArray fields are not readable from PyGObject).

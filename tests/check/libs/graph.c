@@ -98,6 +98,106 @@ check_example_results (PlanFuture * future, PlanArray * a, PlanArray * b)
       (gfloat) sum);
 }
 
+/* A custom node: a registered kernel through plancustom, its settings
+ * checked at add time, and left alone by fusion. */
+static gint
+plus_one (PlanCustomChunk * chunk)
+{
+  const gfloat *in = chunk->inputs[0].data;
+  gfloat *out = chunk->output->data;
+  gsize i;
+
+  for (i = 0; i < chunk->n_rows; i++)
+    out[i] = in[i] + 1;
+  return 0;
+}
+
+static gint
+total (PlanCustomChunk * chunk)
+{
+  const gfloat *in = chunk->inputs ? chunk->inputs[0].data : NULL;
+  gdouble *acc = chunk->output->data;
+  gsize i;
+
+  for (i = 0; chunk->phase == PLAN_CUSTOM_PHASE_CHUNK && i < chunk->n_rows;
+      i++)
+    *acc += in[i];
+  return 0;
+}
+
+GST_START_TEST (test_graph_custom)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_FLOAT32, NULL);
+  PlanNode *m, *c, *r;
+  PlanArray *in = ramp (PLAN_DTYPE_FLOAT32, N, 0.5), *out;
+  PlanBindings *bindings;
+  PlanFuture *future;
+  PlanWork *work;
+  GError *err = NULL;
+  const gfloat *f, *fin = plan_array_get_data (in, NULL);
+  gchar *launch;
+  gint64 i;
+
+  fail_unless (plan_custom_register ("plus-one", plus_one, NULL, NULL, NULL));
+  fail_unless (plan_custom_register ("total", total, NULL, NULL, NULL));
+  fail_if (plan_graph_add_custom (g, "bad", 1, &a, "colour=red", &err));
+  assert_error_contains (err, "custom 'bad': plancustom has no property "
+      "'colour'");
+  g_clear_error (&err);
+  fail_if (plan_graph_add_custom (g, "bad", 1, &a, "halo=-3", &err));
+  assert_error_contains (err, "'-3' is not a valid halo");
+  g_clear_error (&err);
+  fail_if (plan_graph_add_custom (g, "bad", 1, &a, "kernel='unclosed", &err));
+  g_clear_error (&err);
+  fail_if (plan_graph_add_custom (g, "bad", 1, &a, "mode=reduce out-shape=x",
+          &err));
+  assert_error_contains (err, "out-shape");
+  g_clear_error (&err);
+
+  m = plan_graph_add_map (g, "m", "x * 2", 1, &a, PLAN_DTYPE_UNKNOWN, NULL);
+  c = plan_graph_add_custom (g, "c", 1, &m, "kernel=plus-one", &err);
+  fail_unless (c != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_int (plan_node_get_kind (c), PLAN_NODE_CUSTOM);
+  fail_unless_equals_int (plan_node_get_ndim (c), 1);
+  r = plan_graph_add_custom (g, "r", 1, &a,
+      "kernel=total mode=reduce out-shape='()' out-dtype=float64", &err);
+  fail_unless (r != NULL && plan_node_get_ndim (r) == 0);
+  fail_unless (plan_graph_add_sink (g, "out", c, NULL) != NULL);
+  fail_unless (plan_graph_add_sink (g, "sum", r, NULL) != NULL);
+
+  work = plan_graph_realize (g, PLAN_TARGET_CPU, PLAN_REALIZE_NONE, &err);
+  fail_unless (work != NULL, "%s", err ? err->message : "");
+  /* the map stays a planmap: nothing fuses into a custom kernel */
+  fail_unless_equals_int (plan_work_get_n_kernels (work), 3);
+  launch = plan_work_to_launch_string (work);
+  fail_unless (strstr (launch, "plancustom name=c") && strstr (launch,
+          "kernel=plus-one"), "%s", launch);
+  g_free (launch);
+  bindings = plan_bindings_new ();
+  plan_bindings_set_array (bindings, "a", in);
+  future = plan_work_dispatch (work, bindings, &err);
+  fail_unless (future != NULL);
+  fail_unless (plan_future_wait (future, -1, &err), "%s",
+      err ? err->message : "");
+  out = plan_future_get_result (future, "out");
+  f = plan_array_get_data (out, NULL);
+  for (i = 0; i < N; i++)
+    fail_unless_equals_float (f[i], fin[i] * 2 + 1);
+  out = plan_future_get_result (future, "sum");
+  fail_unless_equals_float (*(const gdouble *) plan_array_get_data (out,
+          NULL), (N - 1) * N / 2 * 0.5);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (g);
+  g_object_unref (in);
+  plan_custom_unregister ("plus-one");
+  plan_custom_unregister ("total");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_graph_map_syntax_error_names_node)
 {
   PlanGraph *g = plan_graph_new ();
@@ -932,6 +1032,7 @@ graph_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_graph_map_syntax_error_names_node);
+  tcase_add_test (tc, test_graph_custom);
   tcase_add_test (tc, test_graph_map_unknown_name);
   tcase_add_test (tc, test_graph_names_checked);
   tcase_add_test (tc, test_graph_stencil_and_reduce_checked);
