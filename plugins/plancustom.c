@@ -75,6 +75,7 @@ enum
   PROP_CVAL,
   PROP_PARAMS,
   PROP_STATE_SIZE,
+  PROP_PARALLEL,
 };
 
 struct _PlanCustom
@@ -97,6 +98,7 @@ struct _PlanCustom
   gdouble cval;
   gchar *params;
   guint state_size;
+  gboolean parallel;
 
   /* streaming thread only, from setup */
   PlanCustomKernel *kernel;     /* the CPU kernel, or NULL */
@@ -117,6 +119,7 @@ struct _PlanCustom
   gsize active_state_size;
   guint8 *accumulator;          /* reduce mode */
   gboolean initialized;         /* reduce mode: INIT called */
+  gboolean active_parallel;     /* rows split across threads */
 };
 
 /* The padded blocks of one input's rows (plan_halo_push()). */
@@ -203,6 +206,11 @@ plan_custom_set_property (GObject * object, guint prop_id,
       self->state_size = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_PARALLEL:
+      GST_OBJECT_LOCK (self);
+      self->parallel = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -261,6 +269,9 @@ plan_custom_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_STATE_SIZE:
       g_value_set_uint (value, self->state_size);
+      break;
+    case PROP_PARALLEL:
+      g_value_set_boolean (value, self->parallel);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -444,7 +455,16 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   cval = self->cval;
   state_size = self->state_size;
   self->active_params = g_strdup (self->params);
+  self->active_parallel = self->parallel;
   GST_OBJECT_UNLOCK (self);
+
+  if (self->active_parallel && (self->active_mode != PLAN_CUSTOM_MODE_MAP
+          || state_size > 0)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "plancustom %s: parallel is for mode=map kernels without "
+        "state-size: their rows are independent", GST_OBJECT_NAME (self));
+    goto failed;
+  }
 
   if (n_inputs > PLAN_CUSTOM_CUDA_MAX_INPUTS && self->cuda_code) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
@@ -601,6 +621,76 @@ reduce_init (PlanCustom * self)
   return call_kernel (self, &c);
 }
 
+/* parallel=true: pieces of a chunk's rows on the worker threads, each
+ * call with its own chunk description. */
+typedef struct
+{
+  PlanCustom *self;
+  gconstpointer *data;
+  guint8 *out;
+  guint64 first_row;
+  GMutex lock;
+  GError *error;                /* the first failure */
+} Split;
+
+static void
+split_range (gsize begin, gsize end, gpointer user_data)
+{
+  Split *s = user_data;
+  PlanCustom *self = s->self;
+  PlanCustomBuffer *inputs = g_newa (PlanCustomBuffer, self->n_inputs);
+  PlanCustomBuffer output = self->output;
+  PlanCustomChunk c;
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < self->n_inputs; i++) {
+    inputs[i] = self->inputs[i];
+    inputs[i].data = (guint8 *) s->data[i] + begin * inputs[i].row_size;
+  }
+  output.data = s->out + begin * output.row_size;
+  chunk_init (self, &c, PLAN_CUSTOM_PHASE_CHUNK);
+  c.n_inputs = self->n_inputs;
+  c.inputs = inputs;
+  c.output = &output;
+  c.n_rows = end - begin;
+  c.first_row = s->first_row + begin;
+  if (!plan_custom_kernel_call (self->kernel, &c, &err)) {
+    g_mutex_lock (&s->lock);
+    if (s->error == NULL)
+      s->error = err;
+    else
+      g_clear_error (&err);
+    g_mutex_unlock (&s->lock);
+  }
+}
+
+static gboolean
+call_split (PlanCustom * self, gconstpointer * data, guint8 * out,
+    guint64 first_row, gsize n_rows)
+{
+  gsize row = MAX (self->output.row_size, 1);
+  Split s = { self, data, out, first_row, };
+  gboolean ok;
+
+  for (guint i = 0; i < self->n_inputs; i++)
+    row = MAX (row, self->inputs[i].row_size);
+  g_mutex_init (&s.lock);
+  /* Pieces of at least 64 KiB of the widest row, not to drown the work in
+   * calls. */
+  plan_parallel_for (plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT
+          (self)), n_rows, MAX ((gsize) 1, (gsize) (64 << 10) / row),
+      split_range, &s);
+  g_mutex_clear (&s.lock);
+  ok = s.error == NULL;
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s", s.error->message),
+        (NULL));
+    g_clear_error (&s.error);
+  }
+  return ok;
+}
+
 /* Calls the kernel on @n_rows rows at @data (one pointer per input),
  * writing into a new output buffer that is pushed. */
 static GstFlowReturn
@@ -641,7 +731,9 @@ compute_rows (PlanCustom * self, gconstpointer * data, guint64 first_row,
   }
   self->output.data = map.data;
   c.output = &self->output;
-  if (!call_kernel (self, &c)) {
+  if (self->active_parallel && self->kernel && n_rows > 1 ?
+      !call_split (self, data, map.data, first_row, n_rows) :
+      !call_kernel (self, &c)) {
     gst_buffer_unmap (out, &map);
     gst_buffer_unref (out);
     return GST_FLOW_ERROR;
@@ -927,6 +1019,9 @@ plan_custom_class_init (PlanCustomClass * klass)
   gobject_class->finalize = plan_custom_finalize;
 
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_custom_setup);
+  /* As planmap: output buffers of 1 MiB are still in the caches when the
+   * next element reads them. */
+  kernel_class->host_slice_bytes = 1 << 20;
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_custom_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_custom_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_custom_reset);
@@ -994,6 +1089,11 @@ plan_custom_class_init (PlanCustomClass * klass)
       g_param_spec_string ("params", "Parameters",
           "A string handed to the kernel with every chunk (its own "
           "parameters: \"bins=64\", say)", NULL, flags));
+  g_object_class_install_property (gobject_class, PROP_PARALLEL,
+      g_param_spec_boolean ("parallel", "Parallel",
+          "The kernel's rows are independent and it may run on several "
+          "threads at once (n-threads), each call on some rows of a chunk; "
+          "mode=map without state-size only", FALSE, flags));
   g_object_class_install_property (gobject_class, PROP_STATE_SIZE,
       g_param_spec_uint ("state-size", "State size",
           "Bytes of state the kernel keeps across chunks, zero-filled at "

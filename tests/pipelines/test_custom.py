@@ -86,6 +86,21 @@ def softmax():
         assert_same(got, softmax_np(x), 'softmax blocksize %s' % bs, rtol=2e-6)
 
 
+def parallel():
+    # parallel=true splits each chunk's rows across the worker threads:
+    # the same results, for kernels whose rows are independent
+    d = tmpdir()
+    x = rng.standard_normal((20011, 64)).astype(np.float32)
+    for threads in (1, 2, 5):
+        got = run(d, x, ['library=' + lib('softmax'), 'symbol=softmax',
+                         'parallel=true', 'n-threads=%d' % threads], 64 * 4 * 7001)
+        assert_same(got, softmax_np(x), 'softmax parallel %d' % threads, rtol=2e-6)
+    got = run(d, x, ['library=' + lib('axpb'), 'symbol=axpb', 'parallel=true'])
+    assert_same(got, x * np.float32(2) + np.float32(1), 'axpb parallel')
+    fails(d, np.arange(10.0), ['library=' + lib('prefixsum'), 'symbol=prefixsum',
+                               'state-size=8', 'parallel=true'], 'parallel is for')
+
+
 def softmax_cuda_on_sim():
     # The CUDA source is compiled with NVRTC at start (errors now, even
     # without a GPU); on the simulated device the C kernel given with it
@@ -178,7 +193,7 @@ def errors():
     fails(d, x, ['cuda-source=' + src], 'cuda-function')
 
 
-cases = [('softmax', softmax), ('histogram', histogram),
+cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
          ('prefix_sum', prefix_sum), ('halo', halo), ('errors', errors),
          ('softmax_cuda_on_sim', softmax_cuda_on_sim)]
 run_cases(cases)
