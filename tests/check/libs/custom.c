@@ -182,6 +182,84 @@ GST_START_TEST (test_registered_in_pipeline)
 
 GST_END_TEST;
 
+/* A halo of 2 rows read in full around every chunk, whatever the chunk
+ * size: each output row is the sum of its 5-row neighbourhood, with
+ * nearest boundaries. Under ASan and valgrind this also proves the kernel
+ * is handed readable memory for every row it is promised, and the sizes
+ * are exactly those. */
+static gint
+sum5 (PlanCustomChunk * chunk)
+{
+  const gdouble *in = chunk->inputs[0].data;
+  gdouble *out = chunk->output->data;
+  gint64 r;
+  gint k;
+
+  if (chunk->halo != 2)
+    return 1;
+  for (r = 0; r < (gint64) chunk->n_rows; r++) {
+    out[r] = 0;
+    for (k = -2; k <= 2; k++)
+      out[r] += in[r + k];
+  }
+  return 0;
+}
+
+GST_START_TEST (test_halo_rows_in_every_chunk)
+{
+  const gint64 n = 1001;
+  const guint blocksizes[] = { 8, 24, 800, 8008, 32 << 20 };
+  PlanArray *in = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, NULL);
+  gdouble *x = plan_array_get_writable_data (in, NULL);
+  guint b;
+  gint64 i;
+
+  for (i = 0; i < n; i++)
+    x[i] = (gdouble) (i * i % 97);
+  fail_unless (plan_custom_register ("sum5", sum5, NULL, NULL, NULL));
+  for (b = 0; b < G_N_ELEMENTS (blocksizes); b++) {
+    gchar *desc = g_strdup_printf ("planarraysrc name=src blocksize=%u ! "
+        "plancustom kernel=sum5 halo=2 boundary=nearest ! "
+        "planarraysink name=sink", blocksizes[b]);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    GstMessage *msg;
+    PlanArray *out;
+    const gdouble *y;
+
+    plan_array_src_set_array (PLAN_ARRAY_SRC (src), in);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+        10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "blocksize %u", blocksizes[b]);
+    gst_message_unref (msg);
+    out = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+    fail_unless (out && plan_array_get_n_rows (out) == n);
+    y = plan_array_get_data (out, NULL);
+    for (i = 0; i < n; i++) {
+      gdouble want = 0;
+      gint k;
+
+      for (k = -2; k <= 2; k++)
+        want += x[CLAMP (i + k, 0, n - 1)];
+      fail_unless (y[i] == want, "blocksize %u row %" G_GINT64_FORMAT
+          ": %g, not %g", blocksizes[b], i, y[i], want);
+    }
+    g_object_unref (out);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (src);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+  g_object_unref (in);
+  plan_custom_unregister ("sum5");
+}
+
+GST_END_TEST;
+
 static void
 compile_example (const gchar * arch)
 {
@@ -241,6 +319,7 @@ custom_suite (void)
   tcase_add_test (tc, test_call_errors);
   tcase_add_test (tc, test_library_errors);
   tcase_add_test (tc, test_registered_in_pipeline);
+  tcase_add_test (tc, test_halo_rows_in_every_chunk);
   tcase_add_test (tc, test_cuda_example_compiles_sm80);
   tcase_add_test (tc, test_cuda_example_compiles_sm90);
   return s;
