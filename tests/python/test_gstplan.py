@@ -347,6 +347,10 @@ def custom_kernels():
     plan = Plan(); a = plan.source(ndim=1); plan.custom(bad, args=(a,), name="k")
     expect(Bad, lambda: plan.realize(target="cpu").dispatch(a=np.zeros(10)).wait(),
            "kernel broke")
+    # rows of the wrong shape from a Python kernel: numpy's own error
+    plan = Plan(); a = plan.source(ndim=2); plan.custom(lambda u: u[:, :2], args=(a,), name="k")
+    expect(ValueError, lambda: plan.realize(target="cpu").dispatch(a=x).wait(),
+           "broadcast")
     # settings are checked when the node is added
     plan = Plan(); a = plan.source(ndim=1)
     expect(PlanError, lambda: plan.custom("k", args=(a,), colour="red"),
