@@ -154,6 +154,25 @@ check_name (const gchar * name, GError ** error)
   return FALSE;
 }
 
+static gboolean
+register_kernel (const gchar * name, PlanCustomFunc func,
+    PlanCustomArrayFunc array_func, gpointer user_data,
+    GDestroyNotify notify, GError ** error)
+{
+  Registration *r;
+
+  if (!check_name (name, error))
+    return FALSE;
+  r = g_new0 (Registration, 1);
+  r->ref_count = 1;
+  r->name = g_strdup (name);
+  r->func = func;
+  r->array_func = array_func;
+  r->user_data = user_data;
+  r->notify = notify;
+  return add_registration (r, error);
+}
+
 /**
  * plan_custom_register: (skip)
  * @name: the name elements use (`plancustom kernel=NAME`)
@@ -174,18 +193,8 @@ gboolean
 plan_custom_register (const gchar * name, PlanCustomFunc func,
     gpointer user_data, GDestroyNotify notify, GError ** error)
 {
-  Registration *r;
-
   g_return_val_if_fail (func != NULL, FALSE);
-  if (!check_name (name, error))
-    return FALSE;
-  r = g_new0 (Registration, 1);
-  r->ref_count = 1;
-  r->name = g_strdup (name);
-  r->func = func;
-  r->user_data = user_data;
-  r->notify = notify;
-  return add_registration (r, error);
+  return register_kernel (name, func, NULL, user_data, notify, error);
 }
 
 /**
@@ -209,18 +218,8 @@ gboolean
 plan_custom_register_arrays (const gchar * name, PlanCustomArrayFunc func,
     gpointer user_data, GDestroyNotify notify, GError ** error)
 {
-  Registration *r;
-
   g_return_val_if_fail (func != NULL, FALSE);
-  if (!check_name (name, error))
-    return FALSE;
-  r = g_new0 (Registration, 1);
-  r->ref_count = 1;
-  r->name = g_strdup (name);
-  r->array_func = func;
-  r->user_data = user_data;
-  r->notify = notify;
-  return add_registration (r, error);
+  return register_kernel (name, NULL, func, user_data, notify, error);
 }
 
 /**

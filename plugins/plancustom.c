@@ -131,6 +131,34 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (plancustom, "plancustom",
     GST_DEBUG_CATEGORY_INIT (plan_custom_element_debug, "plancustom", 0,
         "User kernels on array chunks"));
 
+/* The string properties, by where they are kept. */
+static gchar **
+string_field (PlanCustom * self, guint prop_id)
+{
+  switch (prop_id) {
+    case PROP_KERNEL:
+      return &self->kernel_name;
+    case PROP_LIBRARY:
+      return &self->library;
+    case PROP_SYMBOL:
+      return &self->symbol;
+    case PROP_CUDA_SOURCE:
+      return &self->cuda_source;
+    case PROP_CUDA:
+      return &self->cuda;
+    case PROP_CUDA_FUNCTION:
+      return &self->cuda_function;
+    case PROP_OUT_DTYPE:
+      return &self->out_dtype;
+    case PROP_OUT_SHAPE:
+      return &self->out_shape;
+    case PROP_PARAMS:
+      return &self->params;
+    default:
+      return NULL;
+  }
+}
+
 static void
 set_string (PlanCustom * self, gchar ** field, const GValue * value)
 {
@@ -147,74 +175,40 @@ plan_custom_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   PlanCustom *self = PLAN_CUSTOM (object);
+  gchar **field = string_field (self, prop_id);
 
+  if (field) {
+    set_string (self, field, value);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_KERNEL:
-      set_string (self, &self->kernel_name, value);
-      break;
-    case PROP_LIBRARY:
-      set_string (self, &self->library, value);
-      break;
-    case PROP_SYMBOL:
-      set_string (self, &self->symbol, value);
-      break;
-    case PROP_CUDA_SOURCE:
-      set_string (self, &self->cuda_source, value);
-      break;
-    case PROP_CUDA:
-      set_string (self, &self->cuda, value);
-      break;
-    case PROP_CUDA_FUNCTION:
-      set_string (self, &self->cuda_function, value);
-      break;
-    case PROP_OUT_DTYPE:
-      set_string (self, &self->out_dtype, value);
-      break;
-    case PROP_OUT_SHAPE:
-      set_string (self, &self->out_shape, value);
-      break;
-    case PROP_PARAMS:
-      set_string (self, &self->params, value);
-      break;
     case PROP_BLOCK_SIZE:
-      GST_OBJECT_LOCK (self);
       self->block_size = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_MODE:
-      GST_OBJECT_LOCK (self);
       self->mode = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_HALO:
-      GST_OBJECT_LOCK (self);
       self->halo_rows = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_BOUNDARY:
-      GST_OBJECT_LOCK (self);
       self->boundary = g_value_get_enum (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_CVAL:
-      GST_OBJECT_LOCK (self);
       self->cval = g_value_get_double (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_STATE_SIZE:
-      GST_OBJECT_LOCK (self);
       self->state_size = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_PARALLEL:
-      GST_OBJECT_LOCK (self);
       self->parallel = g_value_get_boolean (value);
-      GST_OBJECT_UNLOCK (self);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
@@ -222,36 +216,15 @@ plan_custom_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   PlanCustom *self = PLAN_CUSTOM (object);
+  gchar **field = string_field (self, prop_id);
 
   GST_OBJECT_LOCK (self);
+  if (field) {
+    g_value_set_string (value, *field);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
-    case PROP_KERNEL:
-      g_value_set_string (value, self->kernel_name);
-      break;
-    case PROP_LIBRARY:
-      g_value_set_string (value, self->library);
-      break;
-    case PROP_SYMBOL:
-      g_value_set_string (value, self->symbol);
-      break;
-    case PROP_CUDA_SOURCE:
-      g_value_set_string (value, self->cuda_source);
-      break;
-    case PROP_CUDA:
-      g_value_set_string (value, self->cuda);
-      break;
-    case PROP_CUDA_FUNCTION:
-      g_value_set_string (value, self->cuda_function);
-      break;
-    case PROP_OUT_DTYPE:
-      g_value_set_string (value, self->out_dtype);
-      break;
-    case PROP_OUT_SHAPE:
-      g_value_set_string (value, self->out_shape);
-      break;
-    case PROP_PARAMS:
-      g_value_set_string (value, self->params);
-      break;
     case PROP_BLOCK_SIZE:
       g_value_set_uint (value, self->block_size);
       break;
