@@ -118,6 +118,9 @@ struct _PlanExpr
   guint8 *chain_coefs;          /* [chain_n] elements of the dtype */
   ExprChainPost chain_post;
   ExprValue chain_post_coef;
+
+  /* plan_expr_launch() (exprlaunch.c): the kernel built for a device. */
+  ExprDeviceCache device_cache;
 };
 
 G_DEFINE_BOXED_TYPE (PlanExpr, plan_expr, plan_expr_ref, plan_expr_unref);
@@ -605,6 +608,7 @@ plan_expr_compile_with_dtype (const gchar * source, guint n_names,
 
   expr = g_new0 (PlanExpr, 1);
   expr->ref_count = 1;
+  g_mutex_init (&expr->device_cache.lock);
   expr->source = g_strdup (source);
   expr->n_names = n_names;
   expr->names = g_new0 (gchar *, n_names + 1);
@@ -715,6 +719,9 @@ plan_expr_unref (PlanExpr * expr)
   g_free (expr->chain_inputs);
   g_free (expr->chain_coefs);
   g_free (expr->source);
+  if (expr->device_cache.kernel)
+    expr->device_cache.free_kernel (expr->device_cache.kernel);
+  g_mutex_clear (&expr->device_cache.lock);
   g_free (expr);
 }
 
@@ -1149,4 +1156,10 @@ plan_expr_to_cuda (const PlanExpr * expr, const gchar * function_name)
       return NULL;
   return _plan_expr_cuda_generate (expr->root, expr->n_names, expr->dtypes,
       function_name);
+}
+
+ExprDeviceCache *
+_plan_expr_get_device_cache (PlanExpr * expr)
+{
+  return &expr->device_cache;
 }

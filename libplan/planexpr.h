@@ -12,6 +12,7 @@
 
 #include <libplan/plan-prelude.h>
 #include <libplan/plandtype.h>
+#include <libplan/plandevice.h>
 
 G_BEGIN_DECLS
 
@@ -73,6 +74,10 @@ gchar * plan_expr_to_cuda (const PlanExpr * expr,
 
 PLAN_API
 const gchar * plan_expr_get_cpu_isa (void);
+
+PLAN_API
+gboolean plan_expr_launch (PlanExpr * expr, PlanStream * stream,
+    gpointer * ptrs, gsize n, guint n_threads, GError ** error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanExpr, plan_expr_unref)
 

@@ -360,3 +360,41 @@ plan_nvrtc_compile (const gchar * source, const gchar * arch, GBytes ** code,
   g_free (path);
   return *code != NULL;
 }
+
+/**
+ * plan_nvrtc_build_kernel:
+ * @device: a CUDA device
+ * @source: CUDA C
+ * @function: the `extern "C" __global__` function to load
+ * @error: return location for an error
+ *
+ * Compiles @source with NVRTC for @device's architecture (through the
+ * on-disk cache, as plan_nvrtc_compile()) and loads @function from it.
+ *
+ * Returns: (transfer full) (nullable): the kernel, or %NULL with @error
+ *   set: NVRTC's message and log for a compile error, the driver's for a
+ *   load error.
+ *
+ * Since: 0.1
+ */
+PlanKernel *
+plan_nvrtc_build_kernel (PlanDevice * device, const gchar * source,
+    const gchar * function, GError ** error)
+{
+  gint major = 0, minor = 0;
+  PlanKernel *kernel = NULL;
+  GBytes *code = NULL;
+  gchar *arch;
+
+  g_return_val_if_fail (PLAN_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (source != NULL && function != NULL, NULL);
+
+  plan_device_get_compute_capability (device, &major, &minor);
+  arch = g_strdup_printf ("sm_%d%d", major, minor);
+  if (plan_nvrtc_compile (source, arch, &code, error))
+    kernel = plan_kernel_new (device, g_bytes_get_data (code, NULL),
+        g_bytes_get_size (code), function, error);
+  g_clear_pointer (&code, g_bytes_unref);
+  g_free (arch);
+  return kernel;
+}

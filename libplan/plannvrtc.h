@@ -15,6 +15,7 @@
 #endif
 
 #include <libplan/plan-prelude.h>
+#include <libplan/plandevice.h>
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,10 @@ gboolean plan_nvrtc_load (GError ** error);
 PLAN_API
 gboolean plan_nvrtc_compile (const gchar * source, const gchar * arch,
     GBytes ** code, GError ** error);
+
+PLAN_API
+PlanKernel * plan_nvrtc_build_kernel (PlanDevice * device,
+    const gchar * source, const gchar * function, GError ** error);
 
 PLAN_API
 gchar * plan_nvrtc_get_cache_path (const gchar * source, const gchar * arch);

@@ -875,21 +875,12 @@ host_job_free (gpointer data)
 static gboolean
 ensure_cuda_kernel (PlanCustom * self, PlanDevice * device, GError ** error)
 {
-  gint major = 0, minor = 0;
-  GBytes *code;
-  gchar *arch;
-
-  if (self->cuda_kernel)
-    return TRUE;
-  plan_device_get_compute_capability (device, &major, &minor);
-  arch = g_strdup_printf ("sm_%d%d", major, minor);
-  code = compile_cuda (self, arch, error);
-  g_free (arch);
-  if (code == NULL)
-    return FALSE;
-  self->cuda_kernel = plan_kernel_new (device, g_bytes_get_data (code, NULL),
-      g_bytes_get_size (code), self->function, error);
-  g_bytes_unref (code);
+  if (self->cuda_kernel == NULL)
+    self->cuda_kernel = plan_nvrtc_build_kernel (device, self->cuda_code,
+        self->function, error);
+  if (self->cuda_kernel == NULL)
+    g_prefix_error (error, "plancustom %s: %s: ", GST_OBJECT_NAME (self),
+        self->cuda_name);
   return self->cuda_kernel != NULL;
 }
 

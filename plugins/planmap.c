@@ -68,7 +68,6 @@ struct _PlanMap
   guint n_names;
   gconstpointer *inputs;        /* [n_names]: data of each bound name */
   gsize row_elements;
-  PlanKernel *kernel;           /* the expression compiled for CUDA, lazily */
 };
 
 G_DEFINE_TYPE (PlanMap, plan_map, PLAN_TYPE_KERNEL_ELEMENT);
@@ -146,7 +145,6 @@ plan_map_clear_compiled (PlanMap * self)
 {
   g_clear_pointer (&self->compiled, plan_expr_unref);
   g_clear_pointer (&self->inputs, g_free);
-  plan_clear_kernel (&self->kernel);
   self->n_names = 0;
 }
 
@@ -292,88 +290,9 @@ plan_map_finalize (GObject * object)
   G_OBJECT_CLASS (plan_map_parent_class)->finalize (object);
 }
 
-/* On the device (docs/device.md): the compiled expression runs in stream
- * order on the element's stream, as a host kernel on the sim and cpu
- * devices, and as its generated CUDA kernel (NVRTC) on CUDA. */
-typedef struct
-{
-  PlanExpr *expr;
-  gsize n;
-  guint n_threads;
-} MapJob;
-
-static void
-map_job_free (gpointer data)
-{
-  MapJob *job = data;
-
-  plan_expr_unref (job->expr);
-  g_free (job);
-}
-
-static void
-map_kernel (gpointer * ptrs, guint n_ptrs, gpointer data)
-{
-  MapJob *job = data;
-
-  plan_expr_eval_parallel (job->expr, (const gconstpointer *) ptrs,
-      ptrs[n_ptrs - 1], job->n, job->n_threads);
-}
-
-/* The expression as a CUDA kernel for @device: generated CUDA C, compiled
- * by NVRTC for the device's architecture (cached on disk), loaded once.
- * Anything missing (NVRTC, say) makes the launch unsupported, and the base
- * class computes on host copies instead. */
-static gboolean
-ensure_cuda_kernel (PlanMap * self, PlanDevice * device, GError ** error)
-{
-  gint major = 0, minor = 0;
-  GBytes *code = NULL;
-  gchar *source, *arch;
-  GError *err = NULL;
-
-  if (self->kernel)
-    return TRUE;
-  plan_device_get_compute_capability (device, &major, &minor);
-  arch = g_strdup_printf ("sm_%d%d", major, minor);
-  source = plan_expr_to_cuda (self->compiled, "plan_map_kernel");
-  if (plan_nvrtc_compile (source, arch, &code, &err))
-    self->kernel = plan_kernel_new (device, g_bytes_get_data (code, NULL),
-        g_bytes_get_size (code), "plan_map_kernel", &err);
-  if (self->kernel == NULL) {
-    GST_WARNING_OBJECT (self, "no CUDA kernel for %s: %s", arch, err->message);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "could not build a CUDA kernel for the expression: %s", err->message);
-    g_clear_error (&err);
-  }
-  g_clear_pointer (&code, g_bytes_unref);
-  g_free (source);
-  g_free (arch);
-  return self->kernel != NULL;
-}
-
-/* The generated kernel takes one pointer per bound name, the output and
- * the element count, and loops over the grid. */
-static gboolean
-launch_cuda (PlanMap * self, gpointer * ptrs, gsize n, PlanStream * stream,
-    GError ** error)
-{
-  guint64 count = n;
-  gpointer *args = g_newa (gpointer, self->n_names + 2);
-  const guint block[3] = { 256, 1, 1 };
-  guint grid[3] = { 1, 1, 1 };
-  guint i;
-
-  if (!ensure_cuda_kernel (self, plan_stream_get_device (stream), error))
-    return FALSE;
-  for (i = 0; i <= self->n_names; i++)
-    args[i] = &ptrs[i];
-  args[self->n_names + 1] = &count;
-  grid[0] = (guint) CLAMP ((n + 255) / 256, 1, 65535);
-  return plan_stream_launch_kernel (stream, self->kernel, grid, block, 0,
-      args, error);
-}
-
+/* On the device (docs/device.md): libplan queues the compiled expression
+ * on the element's stream, as a host kernel on the sim and cpu devices and
+ * as its generated CUDA kernel on CUDA. */
 static gboolean
 plan_map_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
     gpointer output, PlanStream * stream, GError ** error)
@@ -381,25 +300,15 @@ plan_map_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   PlanMap *self = PLAN_MAP (kernel);
   guint n_short = self->n_names - chunk->n_inputs, i;
   gpointer *ptrs = g_newa (gpointer, self->n_names + 1);
-  gsize n = chunk->n_rows * self->row_elements;
-  MapJob *job;
 
   for (i = 0; i < n_short; i++)
     ptrs[i] = (gpointer) chunk->data[i];
   for (i = 0; i < chunk->n_inputs; i++)
     ptrs[n_short + i] = (gpointer) chunk->data[i];
   ptrs[self->n_names] = output;
-
-  if (plan_device_get_kind (plan_stream_get_device (stream)) ==
-      PLAN_DEVICE_KIND_CUDA)
-    return launch_cuda (self, ptrs, n, stream, error);
-
-  job = g_new (MapJob, 1);
-  job->expr = plan_expr_ref (self->compiled);
-  job->n = n;
-  job->n_threads = plan_kernel_element_get_n_threads (kernel);
-  return plan_stream_launch_host_kernel (stream, map_kernel, ptrs,
-      self->n_names + 1, job, map_job_free, error);
+  return plan_expr_launch (self->compiled, stream, ptrs,
+      chunk->n_rows * self->row_elements,
+      plan_kernel_element_get_n_threads (kernel), error);
 }
 
 static void

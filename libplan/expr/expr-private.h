@@ -17,6 +17,7 @@
 
 #include <glib.h>
 #include <libplan/plandtype.h>
+#include <libplan/planexpr.h>
 
 G_BEGIN_DECLS
 
@@ -249,6 +250,20 @@ ExprKernel _plan_expr_node_kernel (const ExprNode * node);
 /* CUDA code generation (exprcuda.c). */
 gchar *_plan_expr_cuda_generate (ExprNode * root, guint n_names,
     const PlanDType * dtypes, const gchar * function_name);
+
+/* What plan_expr_launch() keeps in an expression: its kernel for the
+ * device it last ran on (exprlaunch.c owns the kernel; planexpr.c frees it
+ * with the expression). */
+typedef struct
+{
+  GMutex lock;
+  gpointer kernel;
+  gpointer device;              /* whose kernel it is, not a reference */
+  GDestroyNotify free_kernel;
+} ExprDeviceCache;
+
+G_GNUC_INTERNAL
+ExprDeviceCache * _plan_expr_get_device_cache (PlanExpr * expr);
 
 G_END_DECLS
 

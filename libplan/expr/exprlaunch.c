@@ -1,0 +1,161 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Expressions on devices: plan_expr_launch() queues an expression on a
+ * stream, as its generated CUDA kernel on CUDA devices and as a host kernel
+ * on the cpu and sim devices, so that every element (ours or a third
+ * party's) gets GPU execution of an expression from one place. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planexpr.h"
+#include "planerror.h"
+#include "plandevice.h"
+#include "plannvrtc.h"
+#include "expr-private.h"
+
+GST_DEBUG_CATEGORY_STATIC (plan_expr_launch_debug);
+#define GST_CAT_DEFAULT plan_expr_launch_debug
+
+/* The expression as a CUDA kernel on @device: generated CUDA C, compiled
+ * by NVRTC for the device's architecture (cached on disk), loaded once per
+ * expression. */
+static PlanKernel *
+cuda_kernel (PlanExpr * expr, PlanDevice * device, GError ** error)
+{
+  gchar *source;
+  PlanKernel *kernel = NULL;
+  ExprDeviceCache *cache = _plan_expr_get_device_cache (expr);
+  GError *err = NULL;
+
+  g_mutex_lock (&cache->lock);
+  if (cache->kernel && cache->device == device) {
+    kernel = plan_kernel_ref (cache->kernel);
+    g_mutex_unlock (&cache->lock);
+    return kernel;
+  }
+  source = plan_expr_to_cuda (expr, "plan_expr_kernel");
+  kernel = plan_nvrtc_build_kernel (device, source, "plan_expr_kernel", &err);
+  if (kernel) {
+    if (cache->kernel)
+      cache->free_kernel (cache->kernel);
+    cache->kernel = plan_kernel_ref (kernel);
+    cache->free_kernel = (GDestroyNotify) plan_kernel_unref;
+    cache->device = device;
+  } else {
+    GST_WARNING ("no CUDA kernel for %s on %s: %s",
+        plan_expr_get_source (expr), plan_device_get_name (device),
+        err->message);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "could not build a CUDA kernel for the expression: %s",
+        err->message);
+    g_clear_error (&err);
+  }
+  g_mutex_unlock (&cache->lock);
+  g_free (source);
+  return kernel;
+}
+
+typedef struct
+{
+  PlanExpr *expr;
+  gsize n;
+  guint n_threads;
+} HostLaunch;
+
+static void
+host_launch_free (gpointer data)
+{
+  HostLaunch *job = data;
+
+  plan_expr_unref (job->expr);
+  g_free (job);
+}
+
+static void
+host_launch_run (gpointer * ptrs, guint n_ptrs, gpointer data)
+{
+  HostLaunch *job = data;
+
+  plan_expr_eval_parallel (job->expr, (const gconstpointer *) ptrs,
+      ptrs[n_ptrs - 1], job->n, job->n_threads);
+}
+
+/**
+ * plan_expr_launch: (skip)
+ * @expr: a compiled expression
+ * @stream: where to queue the evaluation
+ * @ptrs: (array): device pointers: @n elements of each bound name of
+ *   @expr, in name order, then the output's
+ * @n: the number of elements
+ * @n_threads: worker threads for the host evaluation on the cpu and sim
+ *   devices, 0 for one per core
+ * @error: return location for an error
+ *
+ * Queues the evaluation of @expr over @n elements on @stream, without
+ * waiting: on a CUDA device as the expression's generated CUDA kernel
+ * (compiled with NVRTC for the device once per expression, and cached on
+ * disk across runs), on the cpu and sim devices as a host kernel in stream
+ * order. The caller orders @stream after the inputs' writers and records
+ * what waits on the output, as for any launch.
+ *
+ * Returns: %TRUE when queued; %FALSE with @error set, with
+ *   %PLAN_ERROR_UNSUPPORTED when this device cannot run the expression
+ *   (NVRTC missing, say), so that a caller can fall back to the host.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_expr_launch (PlanExpr * expr, PlanStream * stream, gpointer * ptrs,
+    gsize n, guint n_threads, GError ** error)
+{
+  PlanDevice *device;
+  HostLaunch *job;
+
+  g_return_val_if_fail (expr != NULL, FALSE);
+  g_return_val_if_fail (stream != NULL, FALSE);
+  g_return_val_if_fail (ptrs != NULL, FALSE);
+
+  if (G_UNLIKELY (plan_expr_launch_debug == NULL))
+    GST_DEBUG_CATEGORY_INIT (plan_expr_launch_debug, "planexprlaunch", 0,
+        "Expressions on devices");
+  device = plan_stream_get_device (stream);
+  if (plan_device_get_kind (device) == PLAN_DEVICE_KIND_CUDA) {
+    /* The generated kernel takes one pointer per bound name, the output
+     * and the element count, and loops over its grid. */
+    PlanKernel *kernel = cuda_kernel (expr, device, error);
+    guint64 count = n;
+    guint n_names = plan_expr_get_n_names (expr);
+    gpointer *args = g_newa (gpointer, n_names + 2);
+    const guint block[3] = { 256, 1, 1 };
+    guint grid[3] = { 1, 1, 1 };
+    gboolean ok;
+    guint i;
+
+    if (kernel == NULL)
+      return FALSE;
+    for (i = 0; i <= n_names; i++)
+      args[i] = &ptrs[i];
+    args[n_names + 1] = &count;
+    grid[0] = (guint) CLAMP ((n + 255) / 256, 1, 65535);
+    ok = plan_stream_launch_kernel (stream, kernel, grid, block, 0, args,
+        error);
+    plan_kernel_unref (kernel);
+    return ok;
+  }
+
+  job = g_new (HostLaunch, 1);
+  job->expr = plan_expr_ref (expr);
+  job->n = n;
+  job->n_threads = n_threads;
+  return plan_stream_launch_host_kernel (stream, host_launch_run, ptrs,
+      plan_expr_get_n_names (expr) + 1, job, host_launch_free, error);
+}
