@@ -23,6 +23,9 @@ G_BEGIN_DECLS
  * @PLAN_SIM_FAULT_ALLOC: a device allocation fails with out-of-memory.
  * @PLAN_SIM_FAULT_LAUNCH: a kernel launch fails.
  * @PLAN_SIM_FAULT_COPY: an asynchronous copy fails to enqueue.
+ * @PLAN_SIM_FAULT_COPY_QUEUED: an asynchronous copy is queued, and runs
+ *   late (after 50 ms), but the call reports a failure: what a caller must
+ *   survive without releasing the copy's source early.
  *
  * Faults the sim device can inject, for tests of error paths.
  */
@@ -31,6 +34,7 @@ typedef enum
   PLAN_SIM_FAULT_ALLOC,
   PLAN_SIM_FAULT_LAUNCH,
   PLAN_SIM_FAULT_COPY,
+  PLAN_SIM_FAULT_COPY_QUEUED,
 } PlanSimFault;
 
 /*

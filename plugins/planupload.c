@@ -432,6 +432,9 @@ map_failed:
   }
 copy_failed:
   {
+    /* The copy may be queued and still read the source: let it finish
+     * before the source goes. */
+    plan_stream_synchronize (self->stream, NULL);
     gst_buffer_unmap (inbuf, &f->map);
     gst_buffer_unref (f->source);
     g_free (f);

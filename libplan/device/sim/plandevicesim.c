@@ -64,7 +64,7 @@ typedef struct
   GList *streams;               /* SimStream, each with a reference */
   guint64 used;
   guint64 limit;
-  gint fault_after[PLAN_SIM_FAULT_COPY + 1];
+  gint fault_after[PLAN_SIM_FAULT_COPY_QUEUED + 1];
   guint n_streams;
 
   /* construct-only, no lock */
@@ -106,6 +106,7 @@ typedef struct
   GDestroyNotify destroy;
   SimEvent *event;              /* a reference */
   guint64 gen;
+  guint delay_us;               /* run this much later (a test's fault) */
 } SimOp;
 
 struct _SimStream
@@ -200,7 +201,7 @@ static void
 parse_fault_env (SimDevice * dev)
 {
   const gchar *value = g_getenv ("GST_PLAN_SIM_FAULT");
-  static const gchar *names[] = { "alloc", "launch", "copy" };
+  static const gchar *names[] = { "alloc", "launch", "copy", "copy-queued" };
   gchar **parts;
   guint i;
 
@@ -536,6 +537,8 @@ stream_worker (gpointer data)
      * streams interleave differently from run to run. */
     if (max_delay > 0)
       g_usleep (g_rand_int_range (stream->rand, 0, max_delay + 1));
+    if (op->delay_us)
+      g_usleep (op->delay_us);
     run_op (stream, op);
     op_free (op);
 
@@ -720,12 +723,14 @@ sim_copy (gpointer impl, gpointer stream, PlanCopyKind kind, gpointer dst,
 {
   SimDevice *dev = impl;
   gpointer real_dst = dst, real_src = (gpointer) src;
-  gboolean fault;
+  gboolean fault, queued_fault;
   SimOp *op;
   gint res;
 
   g_mutex_lock (&dev->lock);
   fault = fault_due_unlocked (dev, PLAN_SIM_FAULT_COPY);
+  queued_fault = stream != NULL && !fault
+      && fault_due_unlocked (dev, PLAN_SIM_FAULT_COPY_QUEUED);
   g_mutex_unlock (&dev->lock);
   if (fault) {
     _plan_device_set_error_detail ("copy fault injected by a test");
@@ -750,6 +755,13 @@ sim_copy (gpointer impl, gpointer stream, PlanCopyKind kind, gpointer dst,
   op->dst = real_dst;
   op->src = real_src;
   op->size = size;
+  if (queued_fault) {
+    op->delay_us = 50000;
+    res = enqueue (stream, op);
+    _plan_device_set_error_detail ("copy fault injected by a test after "
+        "the copy was queued");
+    return res < 0 ? res : -EIO;
+  }
   return enqueue (stream, op);
 }
 

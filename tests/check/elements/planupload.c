@@ -381,6 +381,33 @@ GST_START_TEST (test_failed_transfer_is_an_element_error)
 
 GST_END_TEST;
 
+/* A copy that fails after it was queued: the upload must not release its
+ * source until the queued copy has read it (under ASan and valgrind a
+ * read of the freed chunk fails this test). */
+GST_START_TEST (test_failed_queued_copy_keeps_its_source)
+{
+  PlanDevice *device = test_device ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  if (plan_device_get_kind (device) != PLAN_DEVICE_KIND_SIM) {
+    gst_object_unref (device);
+    return;
+  }
+  fail_unless (plan_device_sim_inject_fault (device,
+          PLAN_SIM_FAULT_COPY_QUEUED, 0));
+  msg = push_expecting_error ("array/x-raw, dtype=(string)uint8, "
+      "shape=(int)<1, 65536>", 65536);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_WRITE), "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_missing_driver_is_an_element_error)
 {
   GstElement *up = gst_element_factory_make ("planupload", NULL);
@@ -764,6 +791,7 @@ planupload_suite (void)
     tcase_add_test (tc, test_failed_launch_is_an_element_error);
     tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
     tcase_add_test (tc, test_failed_transfer_is_an_element_error);
+  tcase_add_test (tc, test_failed_queued_copy_keeps_its_source);
     tcase_add_test (tc, test_missing_driver_is_an_element_error);
     tcase_add_test (tc, test_auto_device_follows_environment);
   }
