@@ -1269,3 +1269,105 @@ plan_kernel_element_get_output_info (PlanKernelElement * self)
 
   return &GET_PRIV (self)->output;
 }
+
+/* The length of input @index: from its caps, or upstream's duration in
+ * rows; -1 when neither says. */
+static gint64
+input_total_rows (PlanKernelElement * self, GstPad * sinkpad,
+    const PlanArrayInfo * info)
+{
+  gint64 total = -1;
+
+  if (info->shape[0] >= 0)
+    return info->shape[0];
+  if (!gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
+    return -1;
+  return total;
+}
+
+/**
+ * plan_kernel_element_fill_halo_end: (skip)
+ * @self: a #PlanKernelElement
+ * @index: the input the halo pads
+ * @halo: the input's #PlanHalo
+ * @n_rows: the rows of the chunk about to be pushed into @halo
+ * @error: return location for an error
+ *
+ * Gives @halo the last rows of input @index when it needs them before
+ * the stream's end (boundary=wrap along the streaming axis needs the
+ * stream's last rows to pad its first): reads them out of order from
+ * upstream with the #PLAN_QUERY_READ_ROWS query, which planfilesrc and
+ * planarraysrc answer. Call it before each plan_halo_push(); it does
+ * nothing when @halo needs nothing.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set when the stream's
+ *   length is unknown before its end, or upstream cannot read rows out of
+ *   order.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
+    PlanHalo * halo, gsize n_rows, GError ** error)
+{
+  const PlanArrayInfo *info;
+  GstBuffer *buffer = NULL;
+  GstQuery *query;
+  GstMapInfo map;
+  GstPad *sinkpad;
+  gint64 total;
+  gsize n_end;
+  gboolean ok;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+  g_return_val_if_fail (halo != NULL, FALSE);
+
+  if (!plan_halo_needs_end_rows (halo, n_rows, &n_end))
+    return TRUE;
+  info = plan_kernel_element_get_input_info (self, index);
+  GST_OBJECT_LOCK (self);
+  sinkpad = g_list_nth_data (GST_ELEMENT (self)->sinkpads, index);
+  if (sinkpad)
+    gst_object_ref (sinkpad);
+  GST_OBJECT_UNLOCK (self);
+  g_return_val_if_fail (sinkpad != NULL && info != NULL, FALSE);
+
+  total = input_total_rows (self, sinkpad, info);
+  if (total < 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "boundary=wrap along the streaming axis needs the length of the "
+        "stream before its end, and upstream does not say it (no shape[0] "
+        "in the caps and no duration in rows)");
+    gst_object_unref (sinkpad);
+    return FALSE;
+  }
+  n_end = MIN (n_end, (guint64) total);
+  query = plan_query_new_read_rows (total - n_end, n_end);
+  ok = gst_pad_peer_query (sinkpad, query);
+  gst_object_unref (sinkpad);
+  if (!ok) {
+    gst_query_unref (query);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "boundary=wrap along the streaming axis needs a source that can "
+        "read rows out of order, such as planfilesrc; upstream did not give "
+        "the last %" G_GSIZE_FORMAT " rows (the %s query was not answered)",
+        n_end, PLAN_QUERY_READ_ROWS);
+    return FALSE;
+  }
+  buffer = plan_query_get_read_rows_buffer (query);
+  gst_query_unref (query);
+  if (buffer == NULL || gst_buffer_get_size (buffer) !=
+      n_end * plan_array_info_get_row_size (info)
+      || !gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    gst_clear_buffer (&buffer);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "Upstream answered the request for the last %" G_GSIZE_FORMAT
+        " rows (for boundary=wrap) with the wrong data", n_end);
+    return FALSE;
+  }
+  ok = plan_halo_set_end_rows (halo, total, map.data, n_end, error);
+  gst_buffer_unmap (buffer, &map);
+  gst_buffer_unref (buffer);
+  return ok;
+}
+

@@ -197,6 +197,13 @@ PlanTarget plan_kernel_element_get_target (PlanKernelElement * self);
 PLAN_API
 guint plan_kernel_element_get_n_inputs (PlanKernelElement * self);
 
+/* The halo is an unstable building block (planhalo.h). */
+struct _PlanHalo;
+
+PLAN_API
+gboolean plan_kernel_element_fill_halo_end (PlanKernelElement * self,
+    guint index, struct _PlanHalo * halo, gsize n_rows, GError ** error);
+
 PLAN_API
 const PlanArrayInfo *plan_kernel_element_get_input_info (PlanKernelElement *
     self, guint index);

@@ -491,13 +491,6 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   if (halo > 0 && self->active_mode == PLAN_CUSTOM_MODE_MAP) {
     guint sizes[PLAN_ARRAY_MAX_DIMS] = { 0, };
 
-    if (boundary == PLAN_BOUNDARY_WRAP || boundary == PLAN_BOUNDARY_VALID) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-          "plancustom %s: boundary=%s is not available with a halo; use "
-          "constant, nearest, reflect or mirror", GST_OBJECT_NAME (self),
-          plan_boundary_to_string (boundary));
-      goto failed;
-    }
     sizes[0] = halo;
     self->halos = g_new0 (PlanHalo *, n_inputs);
     for (i = 0; i < n_inputs; i++) {
@@ -508,6 +501,13 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
       plan_halo_set_pad_inner (self->halos[i], FALSE);
     }
     self->halo = halo;
+    /* boundary=valid gives fewer rows: those with a whole halo. */
+    {
+      PlanArrayInfo padded;
+
+      plan_halo_get_output_info (self->halos[0], &padded);
+      output->shape[0] = self->output_info.shape[0] = padded.shape[0];
+    }
   } else if (halo > 0) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "plancustom %s: halo is for mode=map; a reduction sees every row "
@@ -753,7 +753,9 @@ plan_custom_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   blocks = g_newa (BlockSet, self->n_inputs);
   n_blocks = g_newa (guint, self->n_inputs);
   for (i = 0; i < self->n_inputs; i++) {
-    if (!plan_halo_push (self->halos[i], chunk->data[i], chunk->n_rows,
+    if (!plan_kernel_element_fill_halo_end (kernel, i, self->halos[i],
+            chunk->n_rows, &err)
+        || !plan_halo_push (self->halos[i], chunk->data[i], chunk->n_rows,
             blocks[i], &n_blocks[i], &err)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
       g_clear_error (&err);
@@ -1043,7 +1045,8 @@ plan_custom_class_init (PlanCustomClass * klass)
   g_object_class_install_property (gobject_class, PROP_BOUNDARY,
       g_param_spec_enum ("boundary", "Boundary",
           "How halo rows beyond the stream's ends are filled (constant, "
-          "nearest, reflect, mirror)", PLAN_TYPE_BOUNDARY, DEFAULT_BOUNDARY,
+          "nearest, reflect, mirror, wrap), or valid: only the rows with a "
+          "whole halo are computed", PLAN_TYPE_BOUNDARY, DEFAULT_BOUNDARY,
           flags));
   g_object_class_install_property (gobject_class, PROP_CVAL,
       g_param_spec_double ("cval", "Constant value",

@@ -352,90 +352,6 @@ failed:
 
 /* The number of rows of the input stream: from the caps, or else from a
  * duration query upstream. Returns -1 when neither says. */
-static gint64
-plan_stencil_query_total_rows (PlanStencil * self)
-{
-  const PlanArrayInfo *info =
-      plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
-  GstPad *sinkpad = GST_ELEMENT (self)->sinkpads->data;
-  gint64 total = -1;
-
-  if (info->shape[0] >= 0)
-    return info->shape[0];
-  if (!gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
-    return -1;
-  return total;
-}
-
-/* Reads the last rows of the stream from upstream for boundary=wrap. */
-static gboolean
-plan_stencil_fetch_end_rows (PlanStencil * self, gsize n_rows)
-{
-  GstPad *sinkpad = GST_ELEMENT (self)->sinkpads->data;
-  const PlanArrayInfo *info =
-      plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
-  gint64 total = plan_stencil_query_total_rows (self);
-  GstQuery *query = NULL;
-  GstBuffer *buffer = NULL;
-  GstMapInfo map;
-  GError *err = NULL;
-  gboolean ok;
-
-  if (total < 0)
-    goto no_length;
-  n_rows = MIN (n_rows, (guint64) total);
-  query = plan_query_new_read_rows (total - n_rows, n_rows);
-  if (!gst_pad_peer_query (sinkpad, query))
-    goto not_answered;
-  buffer = plan_query_get_read_rows_buffer (query);
-  gst_query_unref (query);
-  if (buffer == NULL || gst_buffer_get_size (buffer) !=
-      n_rows * plan_array_info_get_row_size (info))
-    goto bad_answer;
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-    goto bad_answer;
-  ok = plan_halo_set_end_rows (self->halo, total, map.data, n_rows, &err);
-  gst_buffer_unmap (buffer, &map);
-  gst_buffer_unref (buffer);
-  if (!ok)
-    goto set_failed;
-  return TRUE;
-
-  /* ERRORS */
-no_length:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("boundary=wrap along the streaming axis needs the length of the "
-            "stream before its end, and upstream does not say it."),
-        ("no shape[0] in the caps and no duration in rows"));
-    return FALSE;
-  }
-not_answered:
-  {
-    gst_query_unref (query);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("boundary=wrap along the streaming axis needs a source that can "
-            "read rows out of order, such as planfilesrc; upstream did not "
-            "give the last %" G_GSIZE_FORMAT " rows.", n_rows),
-        ("the %s query was not answered", PLAN_QUERY_READ_ROWS));
-    return FALSE;
-  }
-bad_answer:
-  {
-    gst_clear_buffer (&buffer);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Upstream answered the request for the last %" G_GSIZE_FORMAT
-            " rows (for boundary=wrap) with the wrong data.", n_rows), (NULL));
-    return FALSE;
-  }
-set_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
-    g_clear_error (&err);
-    return FALSE;
-  }
-}
-
 /* Evaluates the lines [begin, end) of a block that is not contiguous: one
  * line along the last axis at a time. */
 static void
@@ -619,13 +535,15 @@ plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
   GError *err = NULL;
   guint n_blocks;
-  gsize n_end;
 
   plan_halo_set_n_threads (self->halo,
       plan_kernel_element_get_n_threads (kernel));
-  if (plan_halo_needs_end_rows (self->halo, chunk->n_rows, &n_end)
-      && !plan_stencil_fetch_end_rows (self, n_end))
+  if (!plan_kernel_element_fill_halo_end (kernel, 0, self->halo,
+          chunk->n_rows, &err)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
+    g_clear_error (&err);
     return GST_FLOW_ERROR;
+  }
   /* The blocks may read the chunk in place: they are computed before this
    * returns and the base class releases the chunk. */
   if (!plan_halo_push (self->halo, chunk->data[0], chunk->n_rows, blocks,

@@ -145,7 +145,7 @@ def prefix_sum():
 def halo():
     d = tmpdir()
     x = rng.standard_normal((4001, 3))
-    for mode in ('nearest', 'reflect', 'mirror', 'constant'):
+    for mode in ('nearest', 'reflect', 'mirror', 'constant', 'wrap'):
         for bs in (24 * 10, 24 * 1000, None):
             got = run(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
                              'halo=1', 'boundary=' + mode, 'cval=2.5'], bs)
@@ -154,6 +154,19 @@ def halo():
             if got.shape != want.shape or not np.allclose(got, want, rtol=1e-12,
                                                           atol=1e-14):
                 raise Failure('halo %s blocksize %s: differs from scipy' % (mode, bs))
+
+
+def halo_valid():
+    # boundary=valid: only the rows with a whole halo, as a 'valid'
+    # correlation (scipy's uniform filter on the interior)
+    d = tmpdir()
+    x = rng.standard_normal((3001, 2))
+    for bs in (16 * 7, None):
+        got = run(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3', 'halo=1',
+                         'boundary=valid'], bs)
+        want = ndimage.uniform_filter1d(x, 3, axis=0)[1:-1]
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-12, atol=1e-14):
+            raise Failure('valid blocksize %s: %s, expected %s' % (bs, got.shape, want.shape))
 
 
 def errors():
@@ -176,8 +189,6 @@ def errors():
           'not both')
     fails(d, x, ['library=' + lib('prefixsum'), 'symbol=prefixsum'],
           'state-size=8')
-    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3', 'halo=1',
-                 'boundary=wrap'], 'boundary=wrap')
     fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
                  'out-shape=0'], 'out-shape')
     fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
@@ -194,6 +205,7 @@ def errors():
 
 
 cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
-         ('prefix_sum', prefix_sum), ('halo', halo), ('errors', errors),
+         ('prefix_sum', prefix_sum), ('halo', halo), ('halo_valid', halo_valid),
+         ('errors', errors),
          ('softmax_cuda_on_sim', softmax_cuda_on_sim)]
 run_cases(cases)
