@@ -45,6 +45,7 @@
 #include <libplan/planhalo.h>
 #include <libplan/planparallel.h>
 #include <libplan/plannvrtc.h>
+#include <libplan/planuploader.h>
 #endif
 
 G_BEGIN_DECLS

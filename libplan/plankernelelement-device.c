@@ -59,13 +59,6 @@ typedef struct
   gsize size;
 } Slot;
 
-typedef struct
-{
-  PlanEvent *done;
-  GstBuffer *source;
-  GstMapInfo map;
-} Upload;
-
 struct _PlanKernelDevice
 {
   GstElement *element;          /* not a reference: it owns us */
@@ -80,7 +73,7 @@ struct _PlanKernelDevice
   GArray *inputs;               /* InputCopy, per input index */
   GArray *input_slots;          /* Slot, per input index, for uploads */
   gboolean launch_unsupported;  /* launch() said this device can't */
-  GQueue uploads;
+  PlanUploader *uploader;       /* uploads of outputs, on stream */
 };
 
 static void
@@ -98,15 +91,6 @@ slot_clear (Slot * slot)
     gst_clear_object (&slot->pool);
   }
   slot->size = 0;
-}
-
-static void
-upload_free (Upload * u)
-{
-  gst_buffer_unmap (u->source, &u->map);
-  gst_buffer_unref (u->source);
-  plan_event_unref (u->done);
-  g_free (u);
 }
 
 /* Whether the environment forces a device (GST_PLAN_DEVICE=sim|cuda). */
@@ -145,7 +129,6 @@ _plan_kernel_device_new (GstElement * element, PlanTarget target,
   g_array_set_clear_func (self->inputs, (GDestroyNotify) input_copy_clear);
   self->input_slots = g_array_new (FALSE, TRUE, sizeof (Slot));
   g_array_set_clear_func (self->input_slots, (GDestroyNotify) slot_clear);
-  g_queue_init (&self->uploads);
   if (device)
     GST_INFO_OBJECT (element, "target device %s",
         plan_device_get_name (device));
@@ -159,9 +142,8 @@ _plan_kernel_device_flush (PlanKernelDevice * self)
     return;
   g_array_set_size (self->inputs, 0);
   /* Uploads in flight still read their sources. */
-  if (self->stream && !plan_stream_synchronize (self->stream, NULL))
+  if (self->uploader && !plan_uploader_flush (self->uploader, NULL))
     GST_WARNING_OBJECT (self->element, "the device failed while flushing");
-  g_queue_clear_full (&self->uploads, (GDestroyNotify) upload_free);
 }
 
 void
@@ -170,6 +152,7 @@ _plan_kernel_device_free (PlanKernelDevice * self)
   if (self == NULL)
     return;
   _plan_kernel_device_flush (self);
+  g_clear_pointer (&self->uploader, plan_uploader_free);
   g_array_unref (self->inputs);
   g_array_unref (self->input_slots);
   slot_clear (&self->output);
@@ -371,18 +354,8 @@ acquire (PlanKernelDevice * self, Slot * slot, gsize size, GError ** error)
 static gboolean
 reap_uploads (PlanKernelDevice * self, GError ** error)
 {
-  Upload *u;
-
-  while ((u = g_queue_peek_head (&self->uploads)) != NULL) {
-    if (!plan_event_query (u->done)) {
-      if (g_queue_get_length (&self->uploads) < OUTPUT_BUFFERS)
-        break;
-      if (!plan_event_synchronize (u->done, error))
-        return FALSE;
-    }
-    upload_free (g_queue_pop_head (&self->uploads));
-  }
-  return TRUE;
+  return self->uploader == NULL
+      || plan_uploader_reap (self->uploader, OUTPUT_BUFFERS - 1, error);
 }
 
 /* Queues the copy of system buffer @source (taken) into device buffer
@@ -391,29 +364,14 @@ static gboolean
 upload (PlanKernelDevice * self, GstBuffer * source, GstBuffer * out,
     GError ** error)
 {
-  Upload *u = g_new0 (Upload, 1);
+  gboolean ok;
 
-  if (!gst_buffer_map (source, &u->map, GST_MAP_READ)) {
-    g_free (u);
-    gst_buffer_unref (source);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "could not map a buffer");
-    return FALSE;
-  }
-  u->source = source;
-  if (!plan_stream_copy (self->stream, PLAN_COPY_HOST_TO_DEVICE,
-          plan_device_memory_get_pointer (gst_buffer_peek_memory (out, 0)),
-          u->map.data, u->map.size, error)
-      || (u->done = plan_stream_record (self->stream, error)) == NULL) {
-    /* The copy may be queued: let it finish before the source goes. */
-    plan_stream_synchronize (self->stream, NULL);
-    gst_buffer_unmap (u->source, &u->map);
-    gst_buffer_unref (u->source);
-    g_free (u);
-    return FALSE;
-  }
-  plan_device_memory_set_ready_event (gst_buffer_peek_memory (out, 0), u->done);
-  g_queue_push_tail (&self->uploads, u);
-  return TRUE;
+  if (self->uploader == NULL)
+    self->uploader = plan_uploader_new (self->stream, OUTPUT_BUFFERS);
+  ok = plan_uploader_upload (self->uploader, source,
+      gst_buffer_peek_memory (out, 0), error);
+  gst_buffer_unref (source);
+  return ok;
 }
 
 /* Whether outputs go out in device memory (the source caps say so). */

@@ -62,13 +62,6 @@ enum
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_MAX_BUFFERS 4
 
-typedef struct
-{
-  PlanEvent *done;
-  GstBuffer *source;
-  GstMapInfo map;
-} InFlight;
-
 struct _PlanUpload
 {
   GstBaseTransform parent;
@@ -85,7 +78,7 @@ struct _PlanUpload
   PlanStream *stream;
   GstBufferPool *pool;
   gsize pool_size;
-  GQueue in_flight;
+  PlanUploader *uploader;       /* the copies in flight */
 };
 
 #define plan_upload_parent_class parent_class
@@ -106,39 +99,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (PLAN_ARRAY_CAPS_MEDIA_TYPE "("
         PLAN_CAPS_FEATURE_MEMORY_DEVICE "), dtype = (string) "
         PLAN_DTYPE_NAMES));
-
-static void
-in_flight_release (InFlight * f)
-{
-  gst_buffer_unmap (f->source, &f->map);
-  gst_buffer_unref (f->source);
-  plan_event_unref (f->done);
-  g_free (f);
-}
-
-/* Releases the sources of copies that are done. With @keep copies still in
- * flight or more, waits on the host for the oldest: the bound on the
- * source buffers held. */
-static gboolean
-reap_in_flight (PlanUpload * self, guint keep, GError ** error)
-{
-  InFlight *f;
-
-  while ((f = g_queue_peek_head (&self->in_flight)) != NULL) {
-    if (!plan_event_query (f->done)) {
-      if (g_queue_get_length (&self->in_flight) < keep)
-        break;
-      /* Too many copies in flight: wait for the oldest. */
-      GST_OBJECT_LOCK (self);
-      self->host_waits++;
-      GST_OBJECT_UNLOCK (self);
-      if (!plan_event_synchronize (f->done, error))
-        return FALSE;
-    }
-    in_flight_release (g_queue_pop_head (&self->in_flight));
-  }
-  return TRUE;
-}
 
 static gboolean
 plan_upload_start (GstBaseTransform * trans)
@@ -200,11 +160,11 @@ plan_upload_stop (GstBaseTransform * trans)
 {
   PlanUpload *self = PLAN_UPLOAD (trans);
 
-  /* The copies in flight still read their sources: wait for them before
-   * letting the sources go. A host wait, at shutdown only. */
-  if (self->stream && !plan_stream_synchronize (self->stream, NULL))
+  /* The copies in flight still read their sources: the uploader waits for
+   * them before letting the sources go. A host wait, at shutdown only. */
+  if (self->uploader && !plan_uploader_flush (self->uploader, NULL))
     GST_WARNING_OBJECT (self, "the device failed while stopping");
-  g_queue_clear_full (&self->in_flight, (GDestroyNotify) in_flight_release);
+  g_clear_pointer (&self->uploader, plan_uploader_free);
   if (self->pool) {
     gst_buffer_pool_set_active (self->pool, FALSE);
     gst_clear_object (&self->pool);
@@ -388,7 +348,6 @@ plan_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   PlanUpload *self = PLAN_UPLOAD (trans);
   GstMemory *mem = gst_buffer_peek_memory (outbuf, 0);
-  InFlight *f = g_new0 (InFlight, 1);
   GError *err = NULL;
   guint max_buffers;
 
@@ -396,60 +355,30 @@ plan_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   max_buffers = self->max_buffers;
   GST_OBJECT_UNLOCK (self);
 
-  if (!reap_in_flight (self, max_buffers, &err))
-    goto device_failed;
-  if (!gst_buffer_map (inbuf, &f->map, GST_MAP_READ))
-    goto map_failed;
-  f->source = gst_buffer_ref (inbuf);
-
+  if (self->uploader == NULL)
+    self->uploader = plan_uploader_new (self->stream, max_buffers);
+  plan_uploader_set_max_in_flight (self->uploader, max_buffers);
   /* The pool made our stream wait for the last use of this buffer; the
    * copy goes after that, and the ready event after the copy. */
-  if (!plan_stream_copy (self->stream, PLAN_COPY_HOST_TO_DEVICE,
-          plan_device_memory_get_pointer (mem), f->map.data, f->map.size, &err))
+  if (!plan_uploader_upload (self->uploader, inbuf, mem, &err))
     goto copy_failed;
-  f->done = plan_stream_record (self->stream, &err);
-  if (f->done == NULL)
-    goto copy_failed;
-  plan_device_memory_set_ready_event (mem, f->done);
-  g_queue_push_tail (&self->in_flight, f);
 
   GST_OBJECT_LOCK (self);
   self->transfers++;
-  self->bytes += f->map.size;
+  self->bytes += gst_buffer_get_size (inbuf);
+  self->host_waits = plan_uploader_get_host_waits (self->uploader);
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "queued upload of %" G_GSIZE_FORMAT " bytes, rows %"
-      G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, f->map.size,
+      G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, gst_buffer_get_size (inbuf),
       GST_BUFFER_OFFSET (inbuf), GST_BUFFER_OFFSET_END (inbuf));
   return GST_FLOW_OK;
 
   /* ERRORS */
-map_failed:
-  {
-    g_free (f);
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Could not read the input buffer."), ("gst_buffer_map failed"));
-    return GST_FLOW_ERROR;
-  }
 copy_failed:
   {
-    /* The copy may be queued and still read the source: let it finish
-     * before the source goes. */
-    plan_stream_synchronize (self->stream, NULL);
-    gst_buffer_unmap (inbuf, &f->map);
-    gst_buffer_unref (f->source);
-    g_free (f);
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
         ("Could not copy a chunk to %s.",
             plan_device_get_name (self->device)), ("%s", err->message));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
-device_failed:
-  {
-    g_free (f);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("The device %s failed.", plan_device_get_name (self->device)),
-        ("%s", err->message));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
@@ -594,5 +523,4 @@ plan_upload_init (PlanUpload * self)
 {
   self->device_name = g_strdup (DEFAULT_DEVICE);
   self->max_buffers = DEFAULT_MAX_BUFFERS;
-  g_queue_init (&self->in_flight);
 }
