@@ -16,7 +16,9 @@
  * one value (#PLAN_REDUCE_AXIS_ALL), to one value per column
  * (#PLAN_REDUCE_AXIS_ROWS) or to one value per row
  * (#PLAN_REDUCE_AXIS_INNER). It computes numpy's sum, prod, min, max, mean,
- * argmin, argmax, any and all with numpy's result dtypes and NaN rules, or
+ * argmin, argmax, any, all, their nan versions (nansum ... nanargmax), var,
+ * std, nanvar, nanstd (with a ddof), count_nonzero and ptp with numpy's
+ * result dtypes and NaN rules, or
  * folds a binary combiner written in the expression language with an
  * identity (plan_reducer_new_custom()). planreduce is a thin element around
  * it; stencil and custom elements, and third parties, use it the same way:
@@ -51,7 +53,9 @@
  * the small integer types are summed in float64 lanes, float64 and 64-bit
  * integers (for mean) in float64 lanes compensated with TwoSum, and block
  * results are merged as double-double numbers, so that a sum is far more
- * accurate than numpy's pairwise sum. With #PLAN_REDUCE_AXIS_ROWS each column is
+ * accurate than numpy's pairwise sum. Variances are reduced per block in two
+ * passes (the corrected two-pass algorithm) and merged with Chan's update in
+ * the same tree. With #PLAN_REDUCE_AXIS_ROWS each column is
  * accumulated in row order (compensated for floats), threads taking
  * columns; with #PLAN_REDUCE_AXIS_INNER each row is reduced by the same
  * block tree as a whole stream, threads taking rows.
