@@ -207,6 +207,9 @@ op_cost (ExprOp op)
     case EXPR_OP_ATAN2:
     case EXPR_OP_HYPOT:
       return 4;
+    case EXPR_OP_LOGADDEXP:
+    case EXPR_OP_LOGADDEXP2:
+      return 8;                 /* an exp and a log1p from glibc */
     default:
       return 1;
   }

@@ -16,7 +16,9 @@
  * one value (#PLAN_REDUCE_AXIS_ALL), to one value per column
  * (#PLAN_REDUCE_AXIS_ROWS) or to one value per row
  * (#PLAN_REDUCE_AXIS_INNER). It computes numpy's sum, prod, min, max, mean,
- * argmin, argmax, any and all with numpy's result dtypes and NaN rules, or
+ * argmin, argmax, any, all, their nan versions (nansum ... nanargmax), var,
+ * std, nanvar, nanstd (with a ddof), count_nonzero and ptp with numpy's
+ * result dtypes and NaN rules, or
  * folds a binary combiner written in the expression language with an
  * identity (plan_reducer_new_custom()). planreduce is a thin element around
  * it; stencil and custom elements, and third parties, use it the same way:
@@ -51,7 +53,9 @@
  * the small integer types are summed in float64 lanes, float64 and 64-bit
  * integers (for mean) in float64 lanes compensated with TwoSum, and block
  * results are merged as double-double numbers, so that a sum is far more
- * accurate than numpy's pairwise sum. With #PLAN_REDUCE_AXIS_ROWS each column is
+ * accurate than numpy's pairwise sum. Variances are reduced per block in two
+ * passes (the corrected two-pass algorithm) and merged with Chan's update in
+ * the same tree. With #PLAN_REDUCE_AXIS_ROWS each column is
  * accumulated in row order (compensated for floats), threads taking
  * columns; with #PLAN_REDUCE_AXIS_INNER each row is reduced by the same
  * block tree as a whole stream, threads taking rows.
@@ -95,12 +99,14 @@ typedef union
 } Value;
 
 /* A partial result: the value (the high part of a double-double sum), the
- * low part of a sum, and the index of an argmin/argmax. */
+ * low part of a sum, and the index of an argmin/argmax; for the moments
+ * the mean, M2 and the count (see DEFINE_BLOCK_MOMENTS). */
 typedef struct
 {
   Value v;
   gdouble lo;
   guint64 index;
+  Value w;                      /* ptp: the minimum (v is the maximum) */
 } Acc;
 
 /* Reduces @n (1 .. BLOCK) contiguous elements whose first has index @base. */
@@ -112,7 +118,7 @@ typedef void (*MergeFunc) (const PlanReducer * r, Acc * a, const Acc * b);
 typedef void (*ColumnFunc) (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
     gconstpointer row, guint64 row_index, gpointer scratch);
 /* Writes the result of @a, over @count elements, in the result dtype. */
-typedef void (*FinalFunc) (const Acc * a, guint64 count, gpointer out);
+typedef void (*FinalFunc) (const PlanReducer * r, const Acc * a, guint64 count, gpointer out);
 
 struct _PlanReducer
 {
@@ -135,6 +141,9 @@ struct _PlanReducer
   ColumnFunc column;
   FinalFunc final;
   Acc identity;
+  gdouble ddof;                 /* var, std, nanvar, nanstd */
+  gboolean nan_arg;             /* nanargmin, nanargmax: an all-NaN slice
+                                 * is an error */
   PlanExpr *combiner;           /* custom: f(x, y) in the accumulator dtype */
   PlanExpr *cast;               /* custom: input to accumulator dtype, or NULL */
 
@@ -171,6 +180,23 @@ plan_reduce_op_get_type (void)
     {PLAN_REDUCE_OP_ARGMAX, "Index of the first maximum", "argmax"},
     {PLAN_REDUCE_OP_ANY, "Whether any value is non-zero", "any"},
     {PLAN_REDUCE_OP_ALL, "Whether every value is non-zero", "all"},
+    {PLAN_REDUCE_OP_NANSUM, "Sum, NaN counting as zero", "nansum"},
+    {PLAN_REDUCE_OP_NANPROD, "Product, NaN counting as one", "nanprod"},
+    {PLAN_REDUCE_OP_NANMIN, "Minimum ignoring NaN", "nanmin"},
+    {PLAN_REDUCE_OP_NANMAX, "Maximum ignoring NaN", "nanmax"},
+    {PLAN_REDUCE_OP_NANMEAN, "Mean ignoring NaN", "nanmean"},
+    {PLAN_REDUCE_OP_NANARGMIN, "Index of the first minimum ignoring NaN",
+        "nanargmin"},
+    {PLAN_REDUCE_OP_NANARGMAX, "Index of the first maximum ignoring NaN",
+        "nanargmax"},
+    {PLAN_REDUCE_OP_VAR, "Variance (with ddof)", "var"},
+    {PLAN_REDUCE_OP_STD, "Standard deviation (with ddof)", "std"},
+    {PLAN_REDUCE_OP_NANVAR, "Variance ignoring NaN (with ddof)", "nanvar"},
+    {PLAN_REDUCE_OP_NANSTD, "Standard deviation ignoring NaN (with ddof)",
+        "nanstd"},
+    {PLAN_REDUCE_OP_COUNT_NONZERO, "Number of non-zero values",
+        "count_nonzero"},
+    {PLAN_REDUCE_OP_PTP, "Maximum minus minimum (peak to peak)", "ptp"},
     {0, NULL, NULL}
   };
 
@@ -725,7 +751,7 @@ DEFINE_MERGE_ARG_INT (U, u);
 
 #define DEFINE_FINAL_VALUE(name, T, K) \
   static void \
-  final_value_##name (const Acc * a, guint64 count, gpointer out) \
+  final_value_##name (const PlanReducer * r, const Acc * a, guint64 count, gpointer out) \
   { \
     *(T *) out = (T) VAL_##K (a); \
   }
@@ -768,59 +794,614 @@ DEFINE_INTEGER (uint32, guint32, U);
 DEFINE_INTEGER (int64, gint64, S);
 DEFINE_INTEGER (uint64, guint64, U);
 
+/* numpy's nan-aware reductions, moments, count_nonzero and ptp --------- */
+
+/* The variance loops multiply and add; like every block loop they must
+ * round each operation on its own, in every clone (a fused multiply-add
+ * would change the bits between instruction sets). */
+#if defined(__clang__)
+#define NO_CONTRACT
+#define NO_CONTRACT_BODY _Pragma ("clang fp contract(off)")
+#elif defined(__GNUC__)
+#define NO_CONTRACT __attribute__ ((optimize ("fp-contract=off")))
+#define NO_CONTRACT_BODY
+#else
+#define NO_CONTRACT
+#define NO_CONTRACT_BODY
+#endif
+
+/* A NaN counts as @id (0 for sums, 1 for products). */
+#define NAN_AS(x, id) ((x) == (x) ? (gdouble) (x) : (id))
+
+/* Where the second value of ptp (the minimum) lives. */
+#define WVAL_B(acc) ((acc)->w.u)
+#define WVAL_S(acc) ((acc)->w.i)
+#define WVAL_U(acc) ((acc)->w.u)
+#define WVAL_F(acc) ((acc)->w.f)
+
+/* nansum, nanprod, nanmean, nanmin, nanmax, nanargmin, nanargmax of
+ * floats (on integers and bools they are the plain ops). The counts of
+ * values that are not NaN live in Acc.index. */
+#define DEFINE_NAN_FLOAT(name, T) \
+  static void BLOCK_CLONES \
+  block_nandsum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES] = { 0 }; \
+    LANE_LOOP (0, n, lane[l] += NAN_AS (x[i], 0.0)); \
+    lanes_sum (lane, out); \
+  } \
+  static void BLOCK_CLONES \
+  block_nanksum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble s[LANES] = { 0 }, c[LANES] = { 0 }; \
+    LANE_LOOP (0, n, \
+        gdouble v = NAN_AS (x[i], 0.0); \
+        gdouble t = s[l] + v; \
+        gdouble z = t - s[l]; \
+        c[l] += (s[l] - (t - z)) + (v - z); \
+        s[l] = t); \
+    lanes_sum_compensated (s, c, out); \
+    if (!isfinite (out->v.f) || !isfinite (out->lo)) \
+      block_nandsum_##name (r, in, n, base, out, scratch); \
+  } \
+  static void BLOCK_CLONES \
+  block_nanfprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES], p = 1.0; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1.0; \
+    LANE_LOOP (0, n, lane[l] *= NAN_AS (x[i], 1.0)); \
+    for (k = 0; k < LANES; k++) \
+      p *= lane[k]; \
+    out->v.f = p; \
+  } \
+  static void BLOCK_CLONES \
+  block_nancount_##name (gconstpointer in, gsize n, Acc * out) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] += (x[i] == x[i])); \
+    for (k = 0; k < LANES; k++) \
+      s += lane[k]; \
+    out->index = s; \
+  } \
+  static void \
+  block_nanmean_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    if (sizeof (T) == 8) \
+      block_nanksum_##name (r, in, n, base, out, scratch); \
+    else \
+      block_nandsum_##name (r, in, n, base, out, scratch); \
+    block_nancount_##name (in, n, out); \
+  } \
+  static void BLOCK_CLONES \
+  block_nanmin_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint8 seen[LANES] = { 0 }; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = INFINITY; \
+    LANE_LOOP (0, n, T v = x[i]; lane[l] = v < lane[l] ? v : lane[l]; \
+        seen[l] |= (v == v)); \
+    out->v.f = lane[0]; \
+    out->index = seen[0]; \
+    for (k = 1; k < LANES; k++) { \
+      a.v.f = lane[k]; \
+      a.index = seen[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  static void BLOCK_CLONES \
+  block_nanmax_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint8 seen[LANES] = { 0 }; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = -INFINITY; \
+    LANE_LOOP (0, n, T v = x[i]; lane[l] = v > lane[l] ? v : lane[l]; \
+        seen[l] |= (v == v)); \
+    out->v.f = lane[0]; \
+    out->index = seen[0]; \
+    for (k = 1; k < LANES; k++) { \
+      a.v.f = lane[k]; \
+      a.index = seen[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  DEFINE_BLOCK_NANARG (min, <, INFINITY, name, T) \
+  DEFINE_BLOCK_NANARG (max, >, -INFINITY, name, T) \
+  static void \
+  column_nanksum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) { \
+      Acc *a = &cols[c]; \
+      gdouble v = NAN_AS (x[c], 0.0); \
+      gdouble t = a->v.f + v; \
+      gdouble z = t - a->v.f; \
+      a->lo += isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0; \
+      a->v.f = t; \
+      a->index += x[c] == x[c]; \
+    } \
+  } \
+  static void \
+  column_nanfprod_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.f *= NAN_AS (x[c], 1.0); \
+  } \
+  static void \
+  column_nanmerge_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    for (c = c0; c < c1; c++) { \
+      gboolean ok = x[c] == x[c]; \
+      a.v.f = ok ? x[c] : r->identity.v.f; \
+      a.index = ok ? (r->op == PLAN_REDUCE_OP_NANARGMIN \
+          || r->op == PLAN_REDUCE_OP_NANARGMAX ? row_index : 1) \
+          : r->identity.index; \
+      r->merge (r, &cols[c], &a); \
+    } \
+  }
+
+/* nanargmin, nanargmax: a lane takes its first value that is not NaN and
+ * then strictly better ones; a lane that saw only NaNs keeps the index
+ * G_MAXUINT64 (none). */
+#define DEFINE_BLOCK_NANARG(which, CMP, EMPTY, name, T) \
+  static void BLOCK_CLONES \
+  block_nanarg##which##_##name (const PlanReducer * r, gconstpointer in, \
+      gsize n, guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint64 idx[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) { \
+      lane[k] = EMPTY; \
+      idx[k] = G_MAXUINT64; \
+    } \
+    LANE_LOOP (0, n, \
+        T v = x[i]; \
+        gboolean take = (v CMP lane[l]) \
+            || (v == v && idx[l] == G_MAXUINT64); \
+        lane[l] = take ? v : lane[l]; \
+        idx[l] = take ? base + i : idx[l]); \
+    out->v.f = lane[0]; \
+    out->index = idx[0]; \
+    for (k = 1; k < LANES; k++) { \
+      a.v.f = lane[k]; \
+      a.index = idx[k]; \
+      r->merge (r, out, &a); \
+    } \
+  }
+
+DEFINE_NAN_FLOAT (float32, gfloat);
+DEFINE_NAN_FLOAT (float64, gdouble);
+
+static void
+merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  dd_add (a, b->v.f, b->lo);
+  a->index += b->index;
+}
+
+/* Values that are not NaN on both sides; index: whether any was seen. */
+static void
+merge_nanmin (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->v.f < a->v.f)
+    a->v.f = b->v.f;
+  a->index |= b->index;
+}
+
+static void
+merge_nanmax (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->v.f > a->v.f)
+    a->v.f = b->v.f;
+  a->index |= b->index;
+}
+
+static void
+merge_nanargmin (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->index == G_MAXUINT64)
+    return;
+  if (a->index == G_MAXUINT64 || b->v.f < a->v.f
+      || (b->v.f == a->v.f && b->index < a->index))
+    *a = *b;
+}
+
+static void
+merge_nanargmax (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->index == G_MAXUINT64)
+    return;
+  if (a->index == G_MAXUINT64 || b->v.f > a->v.f
+      || (b->v.f == a->v.f && b->index < a->index))
+    *a = *b;
+}
+
+/* Moments: Acc.index is the count, v.f + w.f the mean as a double-double
+ * number, and lo the sum of squared deviations from it (M2). A block is
+ * reduced in two passes over the block, which is in cache: the mean m of
+ * its float64 lane sums, then the deviations from m, whose sum S1 corrects
+ * the mean (to m + S1/n, kept as the pair) and M2 (the corrected two-pass
+ * algorithm); blocks are merged with Chan, Golub and LeVeque's pairwise
+ * update, in the fixed tree of the sums. The mean's second word keeps the
+ * differences of block means exact when the mean is large against the
+ * spread (1e9 + N(0, 1) keeps 15 digits of its variance, where one word
+ * would lose 6). With @NAN_SKIP, NaNs are left out (nanvar). */
+
+/* a + b as a double-double (hi, lo), whatever their magnitudes. */
+static inline void NO_CONTRACT
+two_sum (gdouble a, gdouble b, gdouble * hi, gdouble * lo)
+{
+  gdouble s = a + b, bb = s - a;
+
+  *lo = (a - (s - bb)) + (b - bb);
+  *hi = s;
+}
+#define DEFINE_BLOCK_MOMENTS(name, T, K, NAN_SKIP, tag) \
+  static void BLOCK_CLONES NO_CONTRACT \
+  block_##tag##_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    NO_CONTRACT_BODY \
+    const T *x = in; \
+    gdouble sum[LANES] = { 0 }, s1[LANES] = { 0 }, s2[LANES] = { 0 }; \
+    guint64 cnt[LANES] = { 0 }, count = 0; \
+    gdouble m, S1, S2, nn; \
+    Acc t; \
+    guint k; \
+    LANE_LOOP (0, n, \
+        gdouble v = (gdouble) LOAD_##K (x[i]); \
+        gboolean ok = !(NAN_SKIP) || v == v; \
+        sum[l] += ok ? v : 0.0; \
+        cnt[l] += ok); \
+    for (k = 0; k < LANES; k++) \
+      count += cnt[k]; \
+    if (count == 0) { \
+      memset (out, 0, sizeof (*out)); \
+      return; \
+    } \
+    nn = (gdouble) count; \
+    lanes_sum (sum, &t); \
+    m = t.v.f / nn; \
+    LANE_LOOP (0, n, \
+        gdouble v = (gdouble) LOAD_##K (x[i]); \
+        gboolean ok = !(NAN_SKIP) || v == v; \
+        gdouble d = ok ? v - m : 0.0; \
+        gdouble dd = d * d; \
+        s1[l] += d; \
+        s2[l] += dd); \
+    lanes_sum (s1, &t); \
+    S1 = t.v.f; \
+    lanes_sum (s2, &t); \
+    S2 = t.v.f; \
+    out->index = count; \
+    two_sum (m, S1 / nn, &out->v.f, &out->w.f); \
+    if (!isfinite (out->v.f)) \
+      out->w.f = 0; \
+    out->lo = S2 - (S1 * S1) / nn; \
+    if (out->lo < 0) \
+      out->lo = 0; \
+  } \
+  static void NO_CONTRACT \
+  column_##tag##_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    NO_CONTRACT_BODY \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) { \
+      Acc *a = &cols[c]; \
+      gdouble v = (gdouble) LOAD_##K (x[c]), d, e; \
+      if ((NAN_SKIP) && v != v) \
+        continue; \
+      a->index++; \
+      d = (v - a->v.f) - a->w.f; \
+      two_sum (a->v.f, a->w.f + d / (gdouble) a->index, &a->v.f, &a->w.f); \
+      if (!isfinite (a->v.f)) \
+        a->w.f = 0; \
+      e = d * ((v - a->v.f) - a->w.f); \
+      a->lo += e; \
+    } \
+  }
+
+/* Chan's merge; a holds the earlier elements. */
+static void NO_CONTRACT
+merge_moments (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  NO_CONTRACT_BODY gdouble n, delta, f, g, h;
+
+  if (b->index == 0)
+    return;
+  if (a->index == 0) {
+    *a = *b;
+    return;
+  }
+  n = (gdouble) (a->index + b->index);
+  delta = (b->v.f - a->v.f) + (b->w.f - a->w.f);
+  f = (gdouble) b->index / n;
+  g = delta * f;
+  two_sum (a->v.f, a->w.f + g, &a->v.f, &a->w.f);
+  if (!isfinite (a->v.f))
+    a->w.f = 0;
+  h = delta * delta;
+  h = h * ((gdouble) a->index * f);
+  a->lo = (a->lo + b->lo) + h;
+  a->index += b->index;
+}
+
+/* count_nonzero (NaN is not zero, -0.0 is) and ptp (max - min in the
+ * dtype, with wrap-around for integers as numpy's; NaN if any is NaN). */
+#define DEFINE_COUNT_PTP(name, T, K, MINV, MAXV) \
+  static void BLOCK_CLONES \
+  block_nonzero_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] += (x[i] != 0)); \
+    for (k = 0; k < LANES; k++) \
+      s += lane[k]; \
+    out->v.u = s; \
+  } \
+  static void \
+  column_nonzero_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.u += (x[c] != 0); \
+  } \
+  static void BLOCK_CLONES \
+  block_ptp_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T mx[LANES], mn[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) { \
+      mx[k] = MINV; \
+      mn[k] = MAXV; \
+    } \
+    LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MAX_STEP_##K (mx[l], v); \
+        MIN_STEP_##K (mn[l], v)); \
+    VAL_##K (out) = mx[0]; \
+    WVAL_##K (out) = mn[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = mx[k]; \
+      WVAL_##K (&a) = mn[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  static void \
+  column_ptp_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    for (c = c0; c < c1; c++) { \
+      VAL_##K (&a) = LOAD_##K (x[c]); \
+      WVAL_##K (&a) = LOAD_##K (x[c]); \
+      r->merge (r, &cols[c], &a); \
+    } \
+  } \
+  static void \
+  final_ptp_##name (const PlanReducer * r, const Acc * a, guint64 count, \
+      gpointer out) \
+  { \
+    *(T *) out = PTP_##K (T, a); \
+  }
+
+/* max - min in T: floats subtract in T (as numpy, rounded once); integers
+ * wrap. */
+#define PTP_F(T, a) ((T) ((T) (a)->v.f - (T) (a)->w.f))
+#define PTP_S(T, a) ((T) ((guint64) (a)->v.i - (guint64) (a)->w.i))
+#define PTP_U(T, a) ((T) ((a)->v.u - (a)->w.u))
+#define PTP_B(T, a) ((T) ((a)->v.u - (a)->w.u))
+
+#define DEFINE_MOMENTS_AND_COUNTS(name, T, K, MINV, MAXV) \
+  DEFINE_BLOCK_MOMENTS (name, T, K, FALSE, var) \
+  DEFINE_BLOCK_MOMENTS (name, T, K, K_IS_F_##K, nanvar) \
+  DEFINE_COUNT_PTP (name, T, K, MINV, MAXV)
+
+#define K_IS_F_B 0
+#define K_IS_F_S 0
+#define K_IS_F_U 0
+#define K_IS_F_F 1
+
+DEFINE_MOMENTS_AND_COUNTS (boolean, guint8, B, 0, 1);
+DEFINE_MOMENTS_AND_COUNTS (int8, gint8, S, G_MININT8, G_MAXINT8);
+DEFINE_MOMENTS_AND_COUNTS (uint8, guint8, U, 0, G_MAXUINT8);
+DEFINE_MOMENTS_AND_COUNTS (int16, gint16, S, G_MININT16, G_MAXINT16);
+DEFINE_MOMENTS_AND_COUNTS (uint16, guint16, U, 0, G_MAXUINT16);
+DEFINE_MOMENTS_AND_COUNTS (int32, gint32, S, G_MININT32, G_MAXINT32);
+DEFINE_MOMENTS_AND_COUNTS (uint32, guint32, U, 0, G_MAXUINT32);
+DEFINE_MOMENTS_AND_COUNTS (int64, gint64, S, G_MININT64, G_MAXINT64);
+DEFINE_MOMENTS_AND_COUNTS (uint64, guint64, U, 0, G_MAXUINT64);
+DEFINE_MOMENTS_AND_COUNTS (float32, gfloat, F, -INFINITY, INFINITY);
+DEFINE_MOMENTS_AND_COUNTS (float64, gdouble, F, -INFINITY, INFINITY);
+
+#define DEFINE_MERGE_PTP_INT(K, field) \
+  static void \
+  merge_ptp_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field > a->v.field) \
+      a->v.field = b->v.field; \
+    if (b->w.field < a->w.field) \
+      a->w.field = b->w.field; \
+  }
+
+DEFINE_MERGE_PTP_INT (S, i);
+DEFINE_MERGE_PTP_INT (U, u);
+
+static void
+merge_ptp_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (!isnan (a->v.f) && (b->v.f > a->v.f || isnan (b->v.f)))
+    a->v.f = b->v.f;
+  if (!isnan (a->w.f) && (b->w.f < a->w.f || isnan (b->w.f)))
+    a->w.f = b->w.f;
+}
+
 /* Finals ---------------------------------------------------------------- */
 
 static void
-final_u64 (const Acc * a, guint64 count, gpointer out)
+final_u64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(guint64 *) out = a->v.u;
 }
 
 static void
-final_sum_f32 (const Acc * a, guint64 count, gpointer out)
+final_sum_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gfloat *) out = (gfloat) (a->v.f + a->lo);
 }
 
 static void
-final_sum_f64 (const Acc * a, guint64 count, gpointer out)
+final_sum_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gdouble *) out = a->v.f + a->lo;
 }
 
 /* The mean of nothing is 0 / 0, NaN, as numpy's (which also warns). */
 static void
-final_mean_f32 (const Acc * a, guint64 count, gpointer out)
+final_mean_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) count);
 }
 
 static void
-final_mean_f64 (const Acc * a, guint64 count, gpointer out)
+final_mean_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gdouble *) out = (a->v.f + a->lo) / (gdouble) count;
 }
 
 static void
-final_prod_f32 (const Acc * a, guint64 count, gpointer out)
+final_prod_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gfloat *) out = (gfloat) a->v.f;
 }
 
 static void
-final_prod_f64 (const Acc * a, guint64 count, gpointer out)
+final_prod_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gdouble *) out = a->v.f;
 }
 
+/* nanmean: the sum of the values that are not NaN over their count (NaN
+ * when there is none, as numpy, which also warns). */
 static void
-final_index (const Acc * a, guint64 count, gpointer out)
+final_nanmean_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) a->index);
+}
+
+static void
+final_nanmean_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = (a->v.f + a->lo) / (gdouble) a->index;
+}
+
+/* nanmin, nanmax: NaN when every value is NaN (numpy warns). */
+static void
+final_nanextreme_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = a->index ? (gfloat) a->v.f : NAN;
+}
+
+static void
+final_nanextreme_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = a->index ? a->v.f : NAN;
+}
+
+/* var: M2 / max(n - ddof, 0), as numpy (0 / 0 is NaN for no values, and a
+ * positive M2 over 0 is inf); nanvar: NaN where n - ddof <= 0, as
+ * numpy's. std is the square root, taken in float64. */
+static gdouble
+variance (const PlanReducer * r, const Acc * a)
+{
+  gdouble dof = (gdouble) a->index - r->ddof;
+
+  if (r->op == PLAN_REDUCE_OP_NANVAR || r->op == PLAN_REDUCE_OP_NANSTD)
+    return dof > 0 ? a->lo / dof : NAN;
+  return a->lo / MAX (dof, 0.0);
+}
+
+static void
+final_var_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = (gfloat) variance (r, a);
+}
+
+static void
+final_var_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = variance (r, a);
+}
+
+static void
+final_std_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = (gfloat) sqrt (variance (r, a));
+}
+
+static void
+final_std_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = sqrt (variance (r, a));
+}
+
+static void
+final_index (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(gint64 *) out = (gint64) a->index;
 }
 
 static void
-final_bool (const Acc * a, guint64 count, gpointer out)
+final_bool (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
 {
   *(guint8 *) out = a->v.u != 0;
 }
@@ -864,6 +1445,46 @@ static const ColumnFunc all_columns[PLAN_DTYPE_N] = ENTRIES (column_all_);
 
 static const FinalFunc value_finals[PLAN_DTYPE_N] = ENTRIES (final_value_);
 
+/* Float-only tables (the nan ops of integers are the plain ops). */
+#define FLOAT_ENTRIES(prefix) { NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, prefix##float32, prefix##float64 }
+
+static const BlockFunc nandsum_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nandsum_);
+static const BlockFunc nanksum_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanksum_);
+static const BlockFunc nanfprod_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanfprod_);
+static const BlockFunc nanmean_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanmean_);
+static const BlockFunc nanmin_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanmin_);
+static const BlockFunc nanmax_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanmax_);
+static const BlockFunc nanargmin_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanargmin_);
+static const BlockFunc nanargmax_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanargmax_);
+static const ColumnFunc nanksum_columns[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (column_nanksum_);
+static const ColumnFunc nanfprod_columns[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (column_nanfprod_);
+static const ColumnFunc nanmerge_columns[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (column_nanmerge_);
+
+static const BlockFunc var_blocks[PLAN_DTYPE_N] = ENTRIES (block_var_);
+static const BlockFunc nanvar_blocks[PLAN_DTYPE_N] = ENTRIES (block_nanvar_);
+static const ColumnFunc var_columns[PLAN_DTYPE_N] = ENTRIES (column_var_);
+static const ColumnFunc nanvar_columns[PLAN_DTYPE_N] =
+ENTRIES (column_nanvar_);
+static const BlockFunc nonzero_blocks[PLAN_DTYPE_N] =
+ENTRIES (block_nonzero_);
+static const ColumnFunc nonzero_columns[PLAN_DTYPE_N] =
+ENTRIES (column_nonzero_);
+static const BlockFunc ptp_blocks[PLAN_DTYPE_N] = ENTRIES (block_ptp_);
+static const ColumnFunc ptp_columns[PLAN_DTYPE_N] = ENTRIES (column_ptp_);
+static const FinalFunc ptp_finals[PLAN_DTYPE_N] = ENTRIES (final_ptp_);
+
 typedef enum
 {
   KIND_B,
@@ -900,7 +1521,9 @@ needs_compensation (PlanDType dtype)
  * and signed integers are int64, of unsigned integers uint64, of floats
  * the float dtype; min and max keep the dtype; mean is float64 for bools
  * and integers and keeps float dtypes; argmin and argmax are int64; any
- * and all are bool.
+ * and all are bool. The nan ops have the dtypes of the plain ones; var,
+ * std, nanvar and nanstd those of mean; count_nonzero is int64; ptp keeps
+ * the dtype and is not defined for bool (numpy cannot subtract bools).
  *
  * Returns: the result dtype, or %PLAN_DTYPE_UNKNOWN for an unknown input.
  *
@@ -915,17 +1538,31 @@ plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
   switch (op) {
     case PLAN_REDUCE_OP_SUM:
     case PLAN_REDUCE_OP_PROD:
+    case PLAN_REDUCE_OP_NANSUM:
+    case PLAN_REDUCE_OP_NANPROD:
       if (plan_dtype_is_float (input))
         return input;
       return dtype_kind (input) == KIND_U ? PLAN_DTYPE_UINT64 :
           PLAN_DTYPE_INT64;
     case PLAN_REDUCE_OP_MIN:
     case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
       return input;
+    case PLAN_REDUCE_OP_PTP:
+      return input == PLAN_DTYPE_BOOL ? PLAN_DTYPE_UNKNOWN : input;
     case PLAN_REDUCE_OP_MEAN:
+    case PLAN_REDUCE_OP_NANMEAN:
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
       return plan_dtype_is_float (input) ? input : PLAN_DTYPE_FLOAT64;
     case PLAN_REDUCE_OP_ARGMIN:
     case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
       return PLAN_DTYPE_INT64;
     case PLAN_REDUCE_OP_ANY:
     case PLAN_REDUCE_OP_ALL:
@@ -939,8 +1576,10 @@ plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
  * @op: a #PlanReduceOp
  *
  * Whether @op has a value for an empty input, as in numpy: sum (0), prod
- * (1), mean (NaN), any (false) and all (true) do; min, max, argmin and
- * argmax do not, and reducing nothing with them is an error.
+ * (1), mean (NaN), any (false) and all (true) do, and so do nansum (0),
+ * nanprod (1), nanmean, var, std, nanvar, nanstd (NaN) and count_nonzero
+ * (0); min, max, argmin, argmax, their nan versions and ptp do not, and
+ * reducing nothing with them is an error.
  *
  * Returns: %TRUE when @op has a result for no elements.
  *
@@ -954,6 +1593,11 @@ plan_reduce_op_has_identity (PlanReduceOp op)
     case PLAN_REDUCE_OP_MAX:
     case PLAN_REDUCE_OP_ARGMIN:
     case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+    case PLAN_REDUCE_OP_PTP:
       return FALSE;
     default:
       return TRUE;
@@ -1043,14 +1687,165 @@ select_extreme (PlanReducer * r, PlanDType dt)
     r->identity.v.u = is_min ? G_MAXUINT64 : 0;
 }
 
+/* The nan ops of floats (of integers and bools they are the plain ops,
+ * picked by the caller). */
+static void
+select_nan (PlanReducer * r, PlanDType dt)
+{
+  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+
+  switch (r->op) {
+    case PLAN_REDUCE_OP_NANSUM:
+      r->block = is_f32 ? nandsum_blocks[dt] : nanksum_blocks[dt];
+      r->merge = merge_dd;
+      r->column = nanksum_columns[dt];
+      r->final = is_f32 ? final_sum_f32 : final_sum_f64;
+      break;
+    case PLAN_REDUCE_OP_NANPROD:
+      r->block = nanfprod_blocks[dt];
+      r->merge = merge_mul_f;
+      r->column = nanfprod_columns[dt];
+      r->final = is_f32 ? final_prod_f32 : final_prod_f64;
+      r->identity.v.f = 1.0;
+      break;
+    case PLAN_REDUCE_OP_NANMEAN:
+      r->block = nanmean_blocks[dt];
+      r->merge = merge_dd_count;
+      r->column = nanksum_columns[dt];
+      r->final = is_f32 ? final_nanmean_f32 : final_nanmean_f64;
+      break;
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:{
+      gboolean is_min = r->op == PLAN_REDUCE_OP_NANMIN;
+
+      r->block = is_min ? nanmin_blocks[dt] : nanmax_blocks[dt];
+      r->merge = is_min ? merge_nanmin : merge_nanmax;
+      r->column = nanmerge_columns[dt];
+      r->final = is_f32 ? final_nanextreme_f32 : final_nanextreme_f64;
+      r->identity.v.f = is_min ? INFINITY : -INFINITY;
+      break;
+    }
+    default:{
+      gboolean is_min = r->op == PLAN_REDUCE_OP_NANARGMIN;
+
+      r->block = is_min ? nanargmin_blocks[dt] : nanargmax_blocks[dt];
+      r->merge = is_min ? merge_nanargmin : merge_nanargmax;
+      r->column = nanmerge_columns[dt];
+      r->final = final_index;
+      r->identity.v.f = is_min ? INFINITY : -INFINITY;
+      r->identity.index = G_MAXUINT64;
+      r->nan_arg = TRUE;
+      break;
+    }
+  }
+}
+
+/* var, std, nanvar, nanstd. */
+static void
+select_moments (PlanReducer * r, PlanDType dt)
+{
+  gboolean nan = r->op == PLAN_REDUCE_OP_NANVAR
+      || r->op == PLAN_REDUCE_OP_NANSTD;
+  gboolean is_std = r->op == PLAN_REDUCE_OP_STD
+      || r->op == PLAN_REDUCE_OP_NANSTD;
+  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+
+  r->block = nan ? nanvar_blocks[dt] : var_blocks[dt];
+  r->merge = merge_moments;
+  r->column = nan ? nanvar_columns[dt] : var_columns[dt];
+  if (is_std)
+    r->final = is_f32 ? final_std_f32 : final_std_f64;
+  else
+    r->final = is_f32 ? final_var_f32 : final_var_f64;
+}
+
+static void
+select_ptp (PlanReducer * r, PlanDType dt)
+{
+  static const MergeFunc merges[] = { merge_ptp_U, merge_ptp_S,
+    merge_ptp_U, merge_ptp_f
+  };
+  Kind kind = dtype_kind (dt);
+
+  r->block = ptp_blocks[dt];
+  r->merge = merges[kind];
+  r->column = ptp_columns[dt];
+  r->final = ptp_finals[dt];
+  if (kind == KIND_F) {
+    r->identity.v.f = -INFINITY;
+    r->identity.w.f = INFINITY;
+  } else if (kind == KIND_S) {
+    r->identity.v.i = G_MININT64;
+    r->identity.w.i = G_MAXINT64;
+  } else {
+    r->identity.v.u = 0;
+    r->identity.w.u = G_MAXUINT64;
+  }
+}
+
+/* The plain op a nan op is on integers and bools, which have no NaN. */
+static PlanReduceOp
+plain_op (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_NANSUM:
+      return PLAN_REDUCE_OP_SUM;
+    case PLAN_REDUCE_OP_NANPROD:
+      return PLAN_REDUCE_OP_PROD;
+    case PLAN_REDUCE_OP_NANMIN:
+      return PLAN_REDUCE_OP_MIN;
+    case PLAN_REDUCE_OP_NANMAX:
+      return PLAN_REDUCE_OP_MAX;
+    case PLAN_REDUCE_OP_NANMEAN:
+      return PLAN_REDUCE_OP_MEAN;
+    case PLAN_REDUCE_OP_NANARGMIN:
+      return PLAN_REDUCE_OP_ARGMIN;
+    case PLAN_REDUCE_OP_NANARGMAX:
+      return PLAN_REDUCE_OP_ARGMAX;
+    default:
+      return op;
+  }
+}
+
 /* Picks the functions of a built-in op for the input dtype, and its
  * identity. */
 static void
 select_builtin (PlanReducer * r)
 {
   PlanDType dt = r->input.dtype;
+  PlanReduceOp op = r->op;
 
   memset (&r->identity, 0, sizeof (r->identity));
+  if (plain_op (op) != op) {
+    if (plan_dtype_is_float (dt)) {
+      select_nan (r, dt);
+      return;
+    }
+    /* The plain op's functions test r->op: run as it. */
+    r->op = plain_op (op);
+    select_builtin (r);
+    r->op = op;
+    return;
+  }
+  switch (r->op) {
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
+      select_moments (r, dt);
+      break;
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
+      r->block = nonzero_blocks[dt];
+      r->merge = merge_add_u64;
+      r->column = nonzero_columns[dt];
+      r->final = final_u64;
+      break;
+    case PLAN_REDUCE_OP_PTP:
+      select_ptp (r, dt);
+      break;
+    default:
+      break;
+  }
   switch (r->op) {
     case PLAN_REDUCE_OP_SUM:
     case PLAN_REDUCE_OP_MEAN:
@@ -1077,6 +1872,8 @@ select_builtin (PlanReducer * r)
       r->column = all_columns[dt];
       r->final = final_bool;
       r->identity.v.u = 1;
+      break;
+    default:
       break;
   }
 }
@@ -1388,6 +2185,10 @@ plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
   r = reducer_alloc (axis, input, error);
   if (r == NULL)
     return NULL;
+  if (op == PLAN_REDUCE_OP_PTP && input->dtype == PLAN_DTYPE_BOOL) {
+    plan_reducer_unref (r);
+    goto bool_ptp;
+  }
   r->op = op;
   r->name = g_strdup (ev->value_nick);
   select_builtin (r);
@@ -1395,6 +2196,14 @@ plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
   return r;
 
   /* ERRORS */
+bool_ptp:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE,
+        "ptp is not defined for bool input: max - min would subtract bools "
+        "(numpy: numpy boolean subtract, the `-` operator, is not "
+        "supported); reduce a cast of it (map=\"int8(x)\")");
+    return NULL;
+  }
 bad_op:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
@@ -1537,6 +2346,45 @@ plan_reducer_set_n_threads (PlanReducer * reducer, guint n_threads)
   g_return_if_fail (reducer != NULL);
 
   reducer->n_threads = n_threads;
+}
+
+/**
+ * plan_reducer_set_ddof:
+ * @reducer: a #PlanReducer
+ * @ddof: numpy's delta degrees of freedom, at least 0
+ *
+ * Sets the divisor of #PLAN_REDUCE_OP_VAR, #PLAN_REDUCE_OP_STD,
+ * #PLAN_REDUCE_OP_NANVAR and #PLAN_REDUCE_OP_NANSTD to `n - ddof`, where
+ * `n` is the number of values (that are not NaN): 0 (the default) gives
+ * the population variance, 1 the sample variance. It only changes the
+ * result; it may be set before plan_reducer_finish() at any time. Other
+ * ops ignore it.
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_set_ddof (PlanReducer * reducer, gdouble ddof)
+{
+  g_return_if_fail (reducer != NULL);
+  g_return_if_fail (ddof >= 0);
+
+  reducer->ddof = ddof;
+}
+
+/**
+ * plan_reducer_get_ddof:
+ * @reducer: a #PlanReducer
+ *
+ * Returns: the ddof set with plan_reducer_set_ddof(), 0 by default.
+ *
+ * Since: 0.1
+ */
+gdouble
+plan_reducer_get_ddof (PlanReducer * reducer)
+{
+  g_return_val_if_fail (reducer != NULL, 0);
+
+  return reducer->ddof;
 }
 
 /**
@@ -1796,6 +2644,7 @@ typedef struct
   const PlanReducer *r;
   const guint8 *data;
   guint8 *out;
+  gint all_nan;                 /* a row of nanargmin/nanargmax was all NaN */
 } RowsJob;
 
 static void
@@ -1813,7 +2662,9 @@ rows_func (gsize begin, gsize end, gpointer user_data)
     if (r->custom)
       memcpy (job->out + i * r->out_size, acc.v.raw, r->out_size);
     else
-      r->final (&acc, r->row_elements, job->out + i * r->out_size);
+      r->final (r, &acc, r->row_elements, job->out + i * r->out_size);
+    if (r->nan_arg && acc.index == G_MAXUINT64)
+      g_atomic_int_set (&job->all_nan, 1);
   }
   g_free (scratch);
 }
@@ -1822,10 +2673,11 @@ rows_func (gsize begin, gsize end, gpointer user_data)
  * That is a column update of identities by one row holding the whole
  * chunk, which gives what the block tree gives for one element, without
  * its per-row cost. */
-static void
+static gboolean
 push_single_elements (PlanReducer * r, const guint8 * data, gsize n_rows,
     guint8 * out)
 {
+  gboolean ok = TRUE;
   gsize i;
 
   if (n_rows > r->results_len) {
@@ -1835,8 +2687,12 @@ push_single_elements (PlanReducer * r, const guint8 * data, gsize n_rows,
   for (i = 0; i < n_rows; i++)
     r->results[i] = r->identity;
   r->column (r, r->results, 0, n_rows, data, 0, NULL);
-  for (i = 0; i < n_rows; i++)
-    r->final (&r->results[i], 1, out + i * r->out_size);
+  for (i = 0; i < n_rows; i++) {
+    r->final (r, &r->results[i], 1, out + i * r->out_size);
+    if (r->nan_arg && r->results[i].index == G_MAXUINT64)
+      ok = FALSE;
+  }
+  return ok;
 }
 
 /* Mode ROWS: threads take columns ---------------------------------------- */
@@ -1905,22 +2761,32 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
       break;
     }
     case PLAN_REDUCE_AXIS_INNER:{
-      RowsJob job = { r, rows, out };
+      RowsJob job = { r, rows, out, 0 };
       gsize grain = MAX (1, BLOCK * BLOCK_GRAIN / r->row_elements);
 
       if (out == NULL)
         goto no_out;
       if (r->row_elements == 1 && !r->custom)
-        push_single_elements (r, rows, n_rows, out);
+        job.all_nan = !push_single_elements (r, rows, n_rows, out);
       else
         plan_parallel_for (r->n_threads, n_rows, grain, rows_func, &job);
-      break;
+      r->n_rows += n_rows;
+      if (job.all_nan)
+        goto all_nan;
+      return TRUE;
     }
   }
   r->n_rows += n_rows;
   return TRUE;
 
   /* ERRORS */
+all_nan:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s of a row whose values are all NaN (numpy: "
+        "All-NaN slice encountered)", r->name);
+    return FALSE;
+  }
 no_out:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
@@ -1938,9 +2804,17 @@ numpy_op_name (PlanReduceOp op)
       return "zero-size array to reduction operation minimum which has no "
           "identity";
     case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_PTP:
       return "zero-size array to reduction operation maximum which has no "
           "identity";
+    case PLAN_REDUCE_OP_NANMIN:
+      return "zero-size array to reduction operation fmin which has no "
+          "identity";
+    case PLAN_REDUCE_OP_NANMAX:
+      return "zero-size array to reduction operation fmax which has no "
+          "identity";
     case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_NANARGMIN:
       return "attempt to get argmin of an empty sequence";
     default:
       return "attempt to get argmax of an empty sequence";
@@ -1960,7 +2834,9 @@ numpy_op_name (PlanReduceOp op)
  * plan_reducer_reset() before reducing another stream.
  *
  * Returns: %TRUE, or %FALSE with @error set when the stream was empty and
- *   the op has no identity (min, max, argmin, argmax), as numpy raises.
+ *   the op has no identity (min, max, argmin, argmax, their nan versions,
+ *   ptp), or when nanargmin or nanargmax found only NaNs (in a column with
+ *   #PLAN_REDUCE_AXIS_ROWS), as numpy raises.
  *
  * Since: 0.1
  */
@@ -1988,7 +2864,9 @@ plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
       if (r->custom)
         memcpy (o, r->cols_raw + c * r->acc_size, r->out_size);
       else
-        r->final (&r->cols[c], r->n_rows, o);
+        r->final (r, &r->cols[c], r->n_rows, o);
+      if (r->nan_arg && r->cols[c].index == G_MAXUINT64)
+        goto all_nan;
     }
     return TRUE;
   }
@@ -2006,10 +2884,20 @@ plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
   if (r->custom)
     memcpy (out, acc.v.raw, r->out_size);
   else
-    r->final (&acc, r->n_rows * r->row_elements, out);
+    r->final (r, &acc, r->n_rows * r->row_elements, out);
+  if (r->nan_arg && acc.index == G_MAXUINT64)
+    goto all_nan;
   return TRUE;
 
   /* ERRORS */
+all_nan:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s: %s (numpy: All-NaN slice encountered)", r->name,
+        r->mode == PLAN_REDUCE_AXIS_ROWS ? "a column's values are all NaN"
+        : "every value is NaN");
+    return FALSE;
+  }
 empty:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,

@@ -29,6 +29,26 @@ G_BEGIN_DECLS
  *   first NaN, if any).
  * @PLAN_REDUCE_OP_ANY: whether any value is non-zero.
  * @PLAN_REDUCE_OP_ALL: whether every value is non-zero.
+ * @PLAN_REDUCE_OP_NANSUM: the sum, NaN counting as 0; numpy's `nansum`.
+ * @PLAN_REDUCE_OP_NANPROD: the product, NaN counting as 1.
+ * @PLAN_REDUCE_OP_NANMIN: the smallest value that is not NaN (NaN when all
+ *   are).
+ * @PLAN_REDUCE_OP_NANMAX: the largest value that is not NaN (NaN when all
+ *   are).
+ * @PLAN_REDUCE_OP_NANMEAN: the mean of the values that are not NaN.
+ * @PLAN_REDUCE_OP_NANARGMIN: the index of the first smallest value that is
+ *   not NaN (an error when all are NaN).
+ * @PLAN_REDUCE_OP_NANARGMAX: the index of the first largest value that is
+ *   not NaN (an error when all are NaN).
+ * @PLAN_REDUCE_OP_VAR: the variance, divided by `n - ddof` (see
+ *   plan_reducer_set_ddof()).
+ * @PLAN_REDUCE_OP_STD: the standard deviation, the square root of var.
+ * @PLAN_REDUCE_OP_NANVAR: the variance of the values that are not NaN.
+ * @PLAN_REDUCE_OP_NANSTD: the standard deviation of the values that are
+ *   not NaN.
+ * @PLAN_REDUCE_OP_COUNT_NONZERO: the number of values that are not zero.
+ * @PLAN_REDUCE_OP_PTP: the largest value minus the smallest ("peak to
+ *   peak"); not for bool.
  *
  * The built-in reductions, with numpy's semantics and result dtypes (see
  * plan_reduce_op_get_result_dtype()).
@@ -46,6 +66,19 @@ typedef enum
   PLAN_REDUCE_OP_ARGMAX,
   PLAN_REDUCE_OP_ANY,
   PLAN_REDUCE_OP_ALL,
+  PLAN_REDUCE_OP_NANSUM,
+  PLAN_REDUCE_OP_NANPROD,
+  PLAN_REDUCE_OP_NANMIN,
+  PLAN_REDUCE_OP_NANMAX,
+  PLAN_REDUCE_OP_NANMEAN,
+  PLAN_REDUCE_OP_NANARGMIN,
+  PLAN_REDUCE_OP_NANARGMAX,
+  PLAN_REDUCE_OP_VAR,
+  PLAN_REDUCE_OP_STD,
+  PLAN_REDUCE_OP_NANVAR,
+  PLAN_REDUCE_OP_NANSTD,
+  PLAN_REDUCE_OP_COUNT_NONZERO,
+  PLAN_REDUCE_OP_PTP,
 } PlanReduceOp;
 
 #define PLAN_TYPE_REDUCE_OP (plan_reduce_op_get_type ())
@@ -155,6 +188,12 @@ void plan_reducer_unref (PlanReducer * reducer);
 
 PLAN_API
 void plan_reducer_set_n_threads (PlanReducer * reducer, guint n_threads);
+
+PLAN_API
+void plan_reducer_set_ddof (PlanReducer * reducer, gdouble ddof);
+
+PLAN_API
+gdouble plan_reducer_get_ddof (PlanReducer * reducer);
 
 PLAN_API
 void plan_reducer_get_output_info (PlanReducer * reducer,

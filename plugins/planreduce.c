@@ -64,6 +64,7 @@ GST_DEBUG_CATEGORY_STATIC (plan_reduce_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_MAP NULL
 #define DEFAULT_MAP_DTYPE NULL
+#define DEFAULT_DDOF 0.0
 
 /* The map is evaluated into a scratch piece of about this many bytes of
  * whole rows, which the reducer reads while it is still in cache. */
@@ -80,6 +81,7 @@ enum
   PROP_RESULT,
   PROP_MAP,
   PROP_MAP_DTYPE,
+  PROP_DDOF,
 };
 
 static GParamSpec *result_pspec;
@@ -96,6 +98,7 @@ struct _PlanReduce
   gboolean post_messages;
   gchar *map;
   gchar *map_dtype;
+  gdouble ddof;
   GError *rejected_expr;        /* why the last expr set was refused */
   GError *rejected_identity;    /* why the last identity set was refused */
   GError *rejected_map;         /* why the map set is refused */
@@ -230,6 +233,11 @@ plan_reduce_set_property (GObject * object, guint prop_id,
       self->axis = g_value_get_enum (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_DDOF:
+      GST_OBJECT_LOCK (self);
+      self->ddof = g_value_get_double (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     case PROP_POST_MESSAGES:
       GST_OBJECT_LOCK (self);
       self->post_messages = g_value_get_boolean (value);
@@ -266,6 +274,9 @@ plan_reduce_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RESULT:
       g_value_set_boxed (value, self->result);
+      break;
+    case PROP_DDOF:
+      g_value_set_double (value, self->ddof);
       break;
     case PROP_MAP:
       g_value_set_string (value, self->map);
@@ -425,12 +436,14 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   PlanReduceOp op;
   PlanReduceAxis axis;
   gchar *expr, *identity;
+  gdouble ddof;
 
   if (plan_kernel_element_get_target (kernel) == PLAN_TARGET_CUDA)
     goto no_cuda;
 
   GST_OBJECT_LOCK (self);
   op = self->op;
+  ddof = self->ddof;
   axis = self->axis;
   expr = g_strdup (self->expr);
   identity = g_strdup (self->identity);
@@ -453,9 +466,10 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
     g_prefix_error (error, "planreduce %s: ", GST_OBJECT_NAME (self));
     return FALSE;
   }
+  plan_reducer_set_ddof (self->reducer, ddof);
   plan_reducer_get_output_info (self->reducer, output);
-  GST_DEBUG_OBJECT (self, "reducing with %s",
-      plan_reducer_get_name (self->reducer));
+  GST_DEBUG_OBJECT (self, "reducing with %s (ddof %g)",
+      plan_reducer_get_name (self->reducer), ddof);
   return TRUE;
 
   /* ERRORS */
@@ -519,10 +533,11 @@ plan_reduce_chunk_done (PlanReduce * self, const guint8 * values,
 /* Reduces the @n_rows rows at @data, or their map: that is evaluated
  * into the scratch piece a piece of whole rows at a time, and each piece
  * is reduced while it is still in cache (reducers do not depend on how
- * the rows are cut). With axis=-1, @out gets one result per row. */
-static void
+ * the rows are cut). With axis=-1, @out gets one result per row. Fails
+ * only where numpy raises for a row (nanargmin of a row of NaNs). */
+static gboolean
 plan_reduce_push (PlanReduce * self, const guint8 * data, gsize n_rows,
-    guint8 * out)
+    guint8 * out, GError ** error)
 {
   PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
   guint n_threads = plan_kernel_element_get_n_threads (kernel);
@@ -535,18 +550,18 @@ plan_reduce_push (PlanReduce * self, const guint8 * data, gsize n_rows,
   gsize i, n;
 
   plan_reducer_set_n_threads (self->reducer, n_threads);
-  if (self->map_expr == NULL) {
-    plan_reducer_push (self->reducer, data, n_rows, out, NULL);
-    return;
-  }
+  if (self->map_expr == NULL)
+    return plan_reducer_push (self->reducer, data, n_rows, out, error);
   for (i = 0; i < n_rows; i += n) {
     n = MIN (self->map_piece_rows, n_rows - i);
     inputs[0] = inputs[1] = data + i * in_row;
     plan_expr_eval_parallel (self->map_expr, inputs, self->map_piece,
         n * row_elements, n_threads);
-    plan_reducer_push (self->reducer, self->map_piece, n,
-        out ? out + i * out_size : NULL, NULL);
+    if (!plan_reducer_push (self->reducer, self->map_piece, n,
+            out ? out + i * out_size : NULL, error))
+      return FALSE;
   }
+  return TRUE;
 }
 
 static GstFlowReturn
@@ -556,9 +571,10 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   GstBuffer *out;
   GstMapInfo map;
   GstFlowReturn ret;
+  GError *err = NULL;
 
   if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER) {
-    plan_reduce_push (self, chunk->data[0], chunk->n_rows, NULL);
+    plan_reduce_push (self, chunk->data[0], chunk->n_rows, NULL, NULL);
     return GST_FLOW_OK;
   }
 
@@ -567,7 +583,9 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     return ret;
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
-  plan_reduce_push (self, chunk->data[0], chunk->n_rows, map.data);
+  if (!plan_reduce_push (self, chunk->data[0], chunk->n_rows, map.data,
+          &err))
+    goto push_failed;
   plan_reduce_chunk_done (self, map.data, chunk->n_rows, chunk->first_row);
   gst_buffer_unmap (out, &map);
   return plan_kernel_element_push_output (kernel, out);
@@ -578,6 +596,16 @@ map_failed:
     gst_buffer_unref (out);
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
         ("Could not map an output buffer for writing."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+push_failed:
+  {
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message),
+        ("rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
+            chunk->first_row, chunk->first_row + chunk->n_rows - 1));
+    g_error_free (err);
     return GST_FLOW_ERROR;
   }
 }
@@ -693,8 +721,10 @@ plan_reduce_class_init (PlanReduceClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_OP,
       g_param_spec_enum ("op", "Operation",
-          "The reduction: sum, prod, min, max, mean, argmin, argmax, any or "
-          "all (numpy's); ignored when expr is set", PLAN_TYPE_REDUCE_OP,
+          "The reduction, numpy's: sum, prod, min, max, mean, argmin, "
+          "argmax, any, all, nansum, nanprod, nanmin, nanmax, nanmean, "
+          "nanargmin, nanargmax, var, std, nanvar, nanstd, count_nonzero or "
+          "ptp; ignored when expr is set", PLAN_TYPE_REDUCE_OP,
           DEFAULT_OP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_EXPR,
@@ -739,6 +769,13 @@ plan_reduce_class_init (PlanReduceClass * klass)
           "input itself). See docs/expressions.md", DEFAULT_MAP,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DDOF,
+      g_param_spec_double ("ddof", "Delta degrees of freedom",
+          "numpy's ddof of var, std, nanvar and nanstd: they divide by "
+          "n - ddof (0: the population variance, 1: the sample variance); "
+          "other ops ignore it", 0.0, 1e18, DEFAULT_DDOF,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAP_DTYPE,
       g_param_spec_string ("map-dtype", "Map dtype",
           "Cast the map's result to this numpy dtype (bool, int8 ... uint64, "
@@ -751,8 +788,9 @@ plan_reduce_class_init (PlanReduceClass * klass)
   gst_element_class_set_static_metadata (element_class, "Array reduction",
       "Filter/Analyzer/Array",
       "Reduces an array stream, or an elementwise map of it, to one value, "
-      "one per column or one per row: sum, prod, min, max, mean, argmin, "
-      "argmax, any, all or a custom combiner",
+      "one per column or one per row: numpy's sum, prod, min, max, mean, "
+      "argmin, argmax, any, all, their nan versions, var, std, "
+      "count_nonzero, ptp, or a custom combiner",
       "gst-plan authors <dev@gst-plan.invalid>");
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_OP, 0);
@@ -769,4 +807,5 @@ plan_reduce_init (PlanReduce * self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->map = DEFAULT_MAP;
   self->map_dtype = DEFAULT_MAP_DTYPE;
+  self->ddof = DEFAULT_DDOF;
 }

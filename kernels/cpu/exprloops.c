@@ -26,6 +26,7 @@
 #include "libplan/expr/expr-private.h"
 #include "exprmath.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -137,6 +138,8 @@ const ExprKernelTable *TABLE_FUNC (void);
   K2 (min_##sfx, T, T, x < y ? x : y) \
   K2 (max_##sfx, T, T, x > y ? x : y) \
   K1 (bnot_##sfx, T, T, ~x) \
+  K1 (reciprocal_##sfx, T, T, x == 1 ? (T) 1 \
+      : (SIGNED && x == (T) -1) ? (T) -1 : (T) 0) \
   K1 (abs_##sfx, T, T, (SIGNED && x < 0) ? (T) (0 - (uint64_t) x) : x) \
   K1 (sign_##sfx, T, T, (x > 0) - (SIGNED && x < 0))
 
@@ -156,7 +159,13 @@ const ExprKernelTable *TABLE_FUNC (void);
   K1 (trunc_##sfx, T, T, trunc##S (x)) \
   K1 (isnan_##sfx, T, uint8_t, x != x) \
   K1 (isinf_##sfx, T, uint8_t, fabs##S (x) == (T) INFINITY) \
-  K1 (isfinite_##sfx, T, uint8_t, fabs##S (x) < (T) INFINITY)
+  K1 (isfinite_##sfx, T, uint8_t, fabs##S (x) < (T) INFINITY) \
+  K1 (signbit_##sfx, T, uint8_t, signbit (x) != 0) \
+  K1 (reciprocal_##sfx, T, T, (T) 1 / x) \
+  K2 (copysign_##sfx, T, T, copysign##S (x, y)) \
+  K2 (heaviside_##sfx, T, T, x < 0 ? (T) 0 : x > 0 ? (T) 1 : x == 0 ? y : x) \
+  K2 (logaddexp_##sfx, T, T, _plan_expr_logaddexp (x, y)) \
+  K2 (logaddexp2_##sfx, T, T, _plan_expr_logaddexp2 (x, y))
 
 #define FOR_INTS(X) \
   X (int8_t, i8, 1, 8) X (uint8_t, u8, 0, 8) \
@@ -177,6 +186,10 @@ NUMERIC_KERNELS (float, f32)
 NUMERIC_KERNELS (double, f64)
 FLOAT_KERNELS (float, f32, f)
 FLOAT_KERNELS (double, f64,)
+K1 (nan_to_num_f32, float, float, x != x ? 0.0f : x == INFINITY ? FLT_MAX
+    : x == -INFINITY ? -FLT_MAX : x)
+K1 (nan_to_num_f64, double, double, x != x ? 0.0 : x == INFINITY ? DBL_MAX
+    : x == -INFINITY ? -DBL_MAX : x)
 
 /* float64 functions: libm, which is correctly rounded or within 1 ulp in
  * glibc. */
@@ -536,6 +549,7 @@ CHAIN_KERNEL (int64_t, i64)
   t->binary[EXPR_OP_BOR][DT] = k_bor_##sfx; \
   t->binary[EXPR_OP_BXOR][DT] = k_bxor_##sfx; \
   t->unary[EXPR_OP_BNOT][DT] = k_bnot_##sfx; \
+  t->unary[EXPR_OP_RECIPROCAL][DT] = k_reciprocal_##sfx; \
   t->cast[DT][D (INT8)] = k_cast_##sfx##_i8; \
   t->cast[DT][D (UINT8)] = k_cast_##sfx##_u8; \
   t->cast[DT][D (INT16)] = k_cast_##sfx##_i16; \
@@ -583,6 +597,13 @@ CHAIN_KERNEL (int64_t, i64)
   t->unary[EXPR_OP_ISNAN][DT] = k_isnan_##sfx; \
   t->unary[EXPR_OP_ISINF][DT] = k_isinf_##sfx; \
   t->unary[EXPR_OP_ISFINITE][DT] = k_isfinite_##sfx; \
+  t->unary[EXPR_OP_SIGNBIT][DT] = k_signbit_##sfx; \
+  t->unary[EXPR_OP_NAN_TO_NUM][DT] = k_nan_to_num_##sfx; \
+  t->unary[EXPR_OP_RECIPROCAL][DT] = k_reciprocal_##sfx; \
+  t->binary[EXPR_OP_COPYSIGN][DT] = k_copysign_##sfx; \
+  t->binary[EXPR_OP_HEAVISIDE][DT] = k_heaviside_##sfx; \
+  t->binary[EXPR_OP_LOGADDEXP][DT] = k_logaddexp_##sfx; \
+  t->binary[EXPR_OP_LOGADDEXP2][DT] = k_logaddexp2_##sfx; \
   t->cast[DT][D (INT8)] = k_cast_##sfx##_i8; \
   t->cast[DT][D (UINT8)] = k_cast_##sfx##_u8; \
   t->cast[DT][D (INT16)] = k_cast_##sfx##_i16; \

@@ -75,6 +75,8 @@ template <typename T> PLAN_HD T plan_abs (T a)
 { return (plan_traits<T>::is_signed && a < (T) 0) ? plan_neg (a) : a; }
 template <typename T> PLAN_HD T plan_sign (T a)
 { return (T) ((a > (T) 0) - (plan_traits<T>::is_signed && a < (T) 0)); }
+template <typename T> PLAN_HD T plan_reciprocal (T a)
+{ return a == 1 ? (T) 1 : (plan_traits<T>::is_signed && a == (T) -1) ? (T) -1 : (T) 0; }
 template <typename T> PLAN_HD T plan_min (T a, T b) { return a < b ? a : b; }
 template <typename T> PLAN_HD T plan_max (T a, T b) { return a > b ? a : b; }
 template <typename T> PLAN_HD T plan_fmin (T a, T b) { return a < b ? a : b; }
@@ -198,6 +200,48 @@ template <typename T> PLAN_HD T plan_f2i (double x, double lo, double hi,
 
 PLAN_FLOAT_HELPERS (float, f)
 PLAN_FLOAT_HELPERS (double,)
+
+/* numpy's logaddexp and logaddexp2, in double for both float dtypes (as on
+ * the CPU). */
+PLAN_HD double plan_logaddexp_d (double x, double y)
+{
+  double d;
+  if (x == y) return x + 0.69314718055994530942;
+  d = x - y;
+  if (d > 0) return x + log1p (exp (-d));
+  if (d <= 0) return y + log1p (exp (d));
+  return d;
+}
+
+PLAN_HD double plan_logaddexp2_d (double x, double y)
+{
+  double d;
+  if (x == y) return x + 1.0;
+  d = x - y;
+  if (d > 0) return x + log1p (exp2 (-d)) * 1.44269504088896340736;
+  if (d <= 0) return y + log1p (exp2 (d)) * 1.44269504088896340736;
+  return d;
+}
+
+#define PLAN_FLOAT_FUNCS(T, S, MAXBITS) \
+  PLAN_HD plan_bool plan_signbit (T a) { return signbit (a) != 0; } \
+  PLAN_HD T plan_reciprocal (T a) { return (T) 1 / a; } \
+  PLAN_HD T plan_copysign (T a, T b) { return copysign##S (a, b); } \
+  PLAN_HD T plan_heaviside (T x, T h) \
+  { return x < 0 ? (T) 0 : x > 0 ? (T) 1 : x == 0 ? h : x; } \
+  PLAN_HD T plan_nan_to_num (T a) \
+  { \
+    T big = (T) plan_f64_bits (MAXBITS); \
+    return a != a ? (T) 0 : a > big ? big : a < -big ? -big : a; \
+  } \
+  PLAN_HD T plan_logaddexp (T a, T b) \
+  { return (T) plan_logaddexp_d ((double) a, (double) b); } \
+  PLAN_HD T plan_logaddexp2 (T a, T b) \
+  { return (T) plan_logaddexp2_d ((double) a, (double) b); }
+
+/* The largest finite value of each, as a double: FLT_MAX and DBL_MAX. */
+PLAN_FLOAT_FUNCS (float, f, 0x47efffffe0000000ull)
+PLAN_FLOAT_FUNCS (double,, 0x7fefffffffffffffull)
 
 /* ---- bool (0 or 1; inputs are normalised when loaded) ---- */
 

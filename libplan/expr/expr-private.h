@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <libplan/plandtype.h>
 #include <libplan/planexpr.h>
+#include <math.h>
 
 G_BEGIN_DECLS
 
@@ -62,6 +63,9 @@ typedef enum
   EXPR_OP_ISNAN,
   EXPR_OP_ISINF,
   EXPR_OP_ISFINITE,
+  EXPR_OP_SIGNBIT,              /* float operand, bool result */
+  EXPR_OP_NAN_TO_NUM,           /* floats; integers unchanged */
+  EXPR_OP_RECIPROCAL,           /* 1 / x; integers truncate */
   EXPR_OP_SQUARE,               /* x ** 2, from the typing pass */
   EXPR_OP_CAST,
   /* binary */
@@ -86,6 +90,10 @@ typedef enum
   EXPR_OP_FMOD,
   EXPR_OP_ATAN2,
   EXPR_OP_HYPOT,
+  EXPR_OP_COPYSIGN,
+  EXPR_OP_HEAVISIDE,
+  EXPR_OP_LOGADDEXP,
+  EXPR_OP_LOGADDEXP2,
   /* comparisons: binary, bool result */
   EXPR_OP_LT,
   EXPR_OP_LE,
@@ -148,6 +156,7 @@ struct _ExprNode
   guint end;                    /* byte offset one past the whole node */
   guint start;                  /* byte offset where the whole node starts */
   gboolean paren;               /* written inside parentheses */
+  gboolean numpy_prefix;        /* a name written as np.NAME or numpy.NAME */
   guint height;                 /* longest path to a leaf, leaves 0 */
   guint n_args;
   ExprNode *args[3];
@@ -199,6 +208,47 @@ ExprNode *_plan_expr_cast_root (ExprArena * arena, ExprNode * root,
 const gchar *_plan_expr_op_name (ExprOp op);
 /* The dtype the kernel of @node computes in (the dtype of its operands). */
 PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);
+
+/* numpy's logaddexp and logaddexp2, in float64 (float32 operands are
+ * computed in float64 and rounded once): shared by the CPU kernels and
+ * constant folding so that both give the same bits. */
+static inline gdouble
+_plan_expr_logaddexp (gdouble x, gdouble y)
+{
+  gdouble d;
+
+  if (x == y)                   /* equal infinities too */
+    return x + G_LN2;
+  d = x - y;
+  if (d > 0)
+    return x + log1p (exp (-d));
+  if (d <= 0)
+    return y + log1p (exp (d));
+  return d;                     /* NaN */
+}
+
+/* The product is rounded on its own (the volatile keeps the compiler from
+ * fusing it with the sum where the instruction set has fused multiply-add,
+ * which would make the kernels of each instruction set differ). */
+static inline gdouble
+_plan_expr_logaddexp2 (gdouble x, gdouble y)
+{
+  volatile gdouble l;
+  gdouble d;
+
+  if (x == y)
+    return x + 1.0;
+  d = x - y;
+  if (d > 0) {
+    l = log1p (exp2 (-d)) * 1.44269504088896340736;
+    return x + l;
+  }
+  if (d <= 0) {
+    l = log1p (exp2 (d)) * 1.44269504088896340736;
+    return y + l;
+  }
+  return d;
+}
 
 /* CPU kernels. Every kernel takes n elements of each operand and writes n
  * results; operands have the dtype given by _plan_expr_node_arg_dtype(). */

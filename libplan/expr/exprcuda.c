@@ -147,6 +147,20 @@ helper_name (ExprOp op)
       return "plan_isinf";
     case EXPR_OP_ISFINITE:
       return "plan_isfinite";
+    case EXPR_OP_SIGNBIT:
+      return "plan_signbit";
+    case EXPR_OP_NAN_TO_NUM:
+      return "plan_nan_to_num";
+    case EXPR_OP_RECIPROCAL:
+      return "plan_reciprocal";
+    case EXPR_OP_COPYSIGN:
+      return "plan_copysign";
+    case EXPR_OP_HEAVISIDE:
+      return "plan_heaviside";
+    case EXPR_OP_LOGADDEXP:
+      return "plan_logaddexp";
+    case EXPR_OP_LOGADDEXP2:
+      return "plan_logaddexp2";
     default:
       return NULL;
   }

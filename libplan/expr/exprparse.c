@@ -47,6 +47,9 @@ typedef struct
   guint pos;
   guint len;
   ExprOp op;                    /* TOK_OP, and the keywords and/or/not */
+  guint prefix;                 /* TOK_NAME: bytes of a leading "np." or
+                                 * "numpy.", which the name does not
+                                 * include */
   ExprValue value;              /* TOK_INT (big), TOK_FLOAT (f64) */
 } Token;
 
@@ -320,8 +323,21 @@ next_token (Parser * p)
     guint j = i;
     while (g_ascii_isalnum (s[j]) || s[j] == '_')
       j++;
+    /* np.sin(x) and numpy.sin(x), as people paste them from Python: the
+     * module prefix is dropped; the name after it must be a function or a
+     * constant (the typing pass checks). */
+    if (((j - i == 2 && strncmp (s + i, "np", 2) == 0)
+            || (j - i == 5 && strncmp (s + i, "numpy", 5) == 0))
+        && s[j] == '.' && (g_ascii_isalpha (s[j + 1]) || s[j + 1] == '_')) {
+      p->tok.prefix = j + 1 - i;
+      j++;
+      while (g_ascii_isalnum (s[j]) || s[j] == '_')
+        j++;
+    }
     p->tok.kind = TOK_NAME;
     p->tok.len = j - i;
+    if (p->tok.prefix > 0)
+      return TRUE;
     if (p->tok.len == 3 && strncmp (s + i, "and", 3) == 0) {
       p->tok.kind = TOK_OP;
       p->tok.op = EXPR_OP_LAND;
@@ -410,7 +426,7 @@ op_node (Parser * p, ExprOp op, guint pos, guint len, ExprNode * a,
 }
 
 static ExprNode *
-parse_call (Parser * p, guint name_pos, guint name_len)
+parse_call (Parser * p, guint name_pos, guint name_len, guint prefix)
 {
   ExprNode *node = _plan_expr_node_new (p->arena, EXPR_NODE_OP, name_pos,
       name_len);
@@ -418,7 +434,7 @@ parse_call (Parser * p, guint name_pos, guint name_len)
   guint i;
 
   node->name = g_string_chunk_insert_len (p->arena->strings,
-      p->src + name_pos, name_len);
+      p->src + name_pos + prefix, name_len - prefix);
   if (!next_token (p))          /* skip '(' */
     goto out;
   if (p->tok.kind != TOK_RPAREN) {
@@ -484,15 +500,23 @@ parse_primary (Parser * p)
       node->weak = p->tok.kind == TOK_INT ? EXPR_WEAK_INT : EXPR_WEAK_FLOAT;
       node->value = p->tok.value;
       return next_token (p) ? node : NULL;
-    case TOK_NAME:
+    case TOK_NAME:{
+      guint prefix = p->tok.prefix;
+
       if (!next_token (p))
         return NULL;
-      if (p->tok.kind == TOK_LPAREN)
-        return parse_call (p, pos, len);
+      if (p->tok.kind == TOK_LPAREN) {
+        node = parse_call (p, pos, len, prefix);
+        if (node)
+          node->numpy_prefix = prefix > 0;
+        return node;
+      }
       node = _plan_expr_node_new (p->arena, EXPR_NODE_NAME, pos, len);
       node->name = g_string_chunk_insert_len (p->arena->strings,
-          p->src + pos, len);
+          p->src + pos + prefix, len - prefix);
+      node->numpy_prefix = prefix > 0;
       return node;
+    }
     case TOK_LPAREN:
       if (!next_token (p))
         return NULL;

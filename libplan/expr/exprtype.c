@@ -40,36 +40,95 @@ typedef enum
   CAT_CAST,
 } FuncCat;
 
+/* Functions that the typing pass rewrites into other operations, or that
+ * need a rule of their own (numpy's, for the names it has). */
+typedef enum
+{
+  SUGAR_NONE,
+  SUGAR_IDENTITY,               /* copy, real: the operand itself */
+  SUGAR_CONJ,                   /* conj: identity; bool becomes int8 */
+  SUGAR_ONES_LIKE,              /* a constant 1 of the operand's dtype */
+  SUGAR_FABS,                   /* abs computed in float */
+  SUGAR_FLOAT_POWER,            /* ** computed in float64 */
+  SUGAR_POSITIVE,               /* unary + that refuses bool */
+  SUGAR_LOGICAL_XOR,            /* bool(x) != bool(y) */
+  SUGAR_SQUARE,                 /* x * x; bool becomes int8 */
+  SUGAR_DEG2RAD,                /* x * (pi / 180) in float */
+  SUGAR_RAD2DEG,                /* x * (180 / pi) in float */
+} Sugar;
+
 typedef struct
 {
   const gchar *name;
   ExprOp op;
   guint n_args;
+  Sugar sugar;
 } FuncDesc;
 
+/* Every function, under the language's short name and under numpy's ufunc
+ * name (and numexpr's names) where those differ. The first name of an
+ * operation is the one messages use. */
 static const FuncDesc functions[] = {
-  {"abs", EXPR_OP_ABS, 1}, {"sign", EXPR_OP_SIGN, 1},
+  {"abs", EXPR_OP_ABS, 1}, {"absolute", EXPR_OP_ABS, 1},
+  {"fabs", EXPR_OP_ABS, 1, SUGAR_FABS},
+  {"sign", EXPR_OP_SIGN, 1},
   {"sqrt", EXPR_OP_SQRT, 1}, {"cbrt", EXPR_OP_CBRT, 1},
+  {"square", EXPR_OP_SQUARE, 1, SUGAR_SQUARE},
+  {"reciprocal", EXPR_OP_RECIPROCAL, 1},
+  {"negative", EXPR_OP_NEG, 1}, {"positive", EXPR_OP_POS, 1, SUGAR_POSITIVE},
   {"exp", EXPR_OP_EXP, 1}, {"exp2", EXPR_OP_EXP2, 1},
   {"expm1", EXPR_OP_EXPM1, 1}, {"log", EXPR_OP_LOG, 1},
   {"log2", EXPR_OP_LOG2, 1}, {"log10", EXPR_OP_LOG10, 1},
   {"log1p", EXPR_OP_LOG1P, 1}, {"sin", EXPR_OP_SIN, 1},
   {"cos", EXPR_OP_COS, 1}, {"tan", EXPR_OP_TAN, 1},
-  {"asin", EXPR_OP_ASIN, 1}, {"acos", EXPR_OP_ACOS, 1},
-  {"atan", EXPR_OP_ATAN, 1}, {"atan2", EXPR_OP_ATAN2, 2},
+  {"asin", EXPR_OP_ASIN, 1}, {"arcsin", EXPR_OP_ASIN, 1},
+  {"acos", EXPR_OP_ACOS, 1}, {"arccos", EXPR_OP_ACOS, 1},
+  {"atan", EXPR_OP_ATAN, 1}, {"arctan", EXPR_OP_ATAN, 1},
+  {"atan2", EXPR_OP_ATAN2, 2}, {"arctan2", EXPR_OP_ATAN2, 2},
   {"sinh", EXPR_OP_SINH, 1}, {"cosh", EXPR_OP_COSH, 1},
-  {"tanh", EXPR_OP_TANH, 1}, {"asinh", EXPR_OP_ASINH, 1},
-  {"acosh", EXPR_OP_ACOSH, 1}, {"atanh", EXPR_OP_ATANH, 1},
+  {"tanh", EXPR_OP_TANH, 1},
+  {"asinh", EXPR_OP_ASINH, 1}, {"arcsinh", EXPR_OP_ASINH, 1},
+  {"acosh", EXPR_OP_ACOSH, 1}, {"arccosh", EXPR_OP_ACOSH, 1},
+  {"atanh", EXPR_OP_ATANH, 1}, {"arctanh", EXPR_OP_ATANH, 1},
+  {"deg2rad", EXPR_OP_MUL, 1, SUGAR_DEG2RAD},
+  {"radians", EXPR_OP_MUL, 1, SUGAR_DEG2RAD},
+  {"rad2deg", EXPR_OP_MUL, 1, SUGAR_RAD2DEG},
+  {"degrees", EXPR_OP_MUL, 1, SUGAR_RAD2DEG},
   {"floor", EXPR_OP_FLOOR, 1}, {"ceil", EXPR_OP_CEIL, 1},
   {"rint", EXPR_OP_RINT, 1}, {"round", EXPR_OP_RINT, 1},
+  {"around", EXPR_OP_RINT, 1},
   {"trunc", EXPR_OP_TRUNC, 1}, {"minimum", EXPR_OP_MIN, 2},
   {"min", EXPR_OP_MIN, 2}, {"maximum", EXPR_OP_MAX, 2},
   {"max", EXPR_OP_MAX, 2}, {"fmin", EXPR_OP_FMIN, 2},
   {"fmax", EXPR_OP_FMAX, 2}, {"pow", EXPR_OP_POW, 2},
+  {"power", EXPR_OP_POW, 2},
+  {"float_power", EXPR_OP_POW, 2, SUGAR_FLOAT_POWER},
   {"fmod", EXPR_OP_FMOD, 2}, {"hypot", EXPR_OP_HYPOT, 2},
+  {"add", EXPR_OP_ADD, 2}, {"subtract", EXPR_OP_SUB, 2},
+  {"multiply", EXPR_OP_MUL, 2}, {"divide", EXPR_OP_DIV, 2},
+  {"true_divide", EXPR_OP_DIV, 2}, {"floor_divide", EXPR_OP_FLOORDIV, 2},
+  {"remainder", EXPR_OP_MOD, 2}, {"mod", EXPR_OP_MOD, 2},
+  {"left_shift", EXPR_OP_SHL, 2}, {"right_shift", EXPR_OP_SHR, 2},
+  {"bitwise_and", EXPR_OP_BAND, 2}, {"bitwise_or", EXPR_OP_BOR, 2},
+  {"bitwise_xor", EXPR_OP_BXOR, 2}, {"bitwise_not", EXPR_OP_BNOT, 1},
+  {"invert", EXPR_OP_BNOT, 1},
+  {"logical_and", EXPR_OP_LAND, 2}, {"logical_or", EXPR_OP_LOR, 2},
+  {"logical_xor", EXPR_OP_NE, 2, SUGAR_LOGICAL_XOR},
+  {"logical_not", EXPR_OP_LNOT, 1},
+  {"less", EXPR_OP_LT, 2}, {"less_equal", EXPR_OP_LE, 2},
+  {"greater", EXPR_OP_GT, 2}, {"greater_equal", EXPR_OP_GE, 2},
+  {"equal", EXPR_OP_EQ, 2}, {"not_equal", EXPR_OP_NE, 2},
+  {"copysign", EXPR_OP_COPYSIGN, 2}, {"heaviside", EXPR_OP_HEAVISIDE, 2},
+  {"logaddexp", EXPR_OP_LOGADDEXP, 2}, {"logaddexp2", EXPR_OP_LOGADDEXP2, 2},
   {"clip", EXPR_OP_CLIP, 3}, {"where", EXPR_OP_WHERE, 3},
   {"isnan", EXPR_OP_ISNAN, 1}, {"isinf", EXPR_OP_ISINF, 1},
-  {"isfinite", EXPR_OP_ISFINITE, 1},
+  {"isfinite", EXPR_OP_ISFINITE, 1}, {"signbit", EXPR_OP_SIGNBIT, 1},
+  {"nan_to_num", EXPR_OP_NAN_TO_NUM, 1},
+  {"copy", EXPR_OP_NONE, 1, SUGAR_IDENTITY},
+  {"real", EXPR_OP_NONE, 1, SUGAR_IDENTITY},
+  {"conj", EXPR_OP_NONE, 1, SUGAR_CONJ},
+  {"conjugate", EXPR_OP_NONE, 1, SUGAR_CONJ},
+  {"ones_like", EXPR_OP_NONE, 1, SUGAR_ONES_LIKE},
 };
 
 typedef struct
@@ -93,6 +152,10 @@ static const gchar *const op_names[EXPR_OP_N] = {
   [EXPR_OP_FLOOR] = "floor",[EXPR_OP_CEIL] = "ceil",[EXPR_OP_RINT] = "rint",
   [EXPR_OP_TRUNC] = "trunc",[EXPR_OP_ISNAN] = "isnan",
   [EXPR_OP_ISINF] = "isinf",[EXPR_OP_ISFINITE] = "isfinite",
+  [EXPR_OP_SIGNBIT] = "signbit",[EXPR_OP_NAN_TO_NUM] = "nan_to_num",
+  [EXPR_OP_RECIPROCAL] = "reciprocal",[EXPR_OP_COPYSIGN] = "copysign",
+  [EXPR_OP_HEAVISIDE] = "heaviside",[EXPR_OP_LOGADDEXP] = "logaddexp",
+  [EXPR_OP_LOGADDEXP2] = "logaddexp2",
   [EXPR_OP_SQUARE] = "'**'",[EXPR_OP_CAST] = "cast",[EXPR_OP_ADD] = "'+'",[EXPR_OP_SUB] = "'-'",
   [EXPR_OP_MUL] = "'*'",[EXPR_OP_DIV] = "'/'",[EXPR_OP_FLOORDIV] = "'//'",
   [EXPR_OP_MOD] = "'%'",[EXPR_OP_POW] = "'**'",[EXPR_OP_SHL] = "'<<'",
@@ -128,11 +191,15 @@ op_category (ExprOp op)
     case EXPR_OP_CEIL:
     case EXPR_OP_RINT:
     case EXPR_OP_TRUNC:
+    case EXPR_OP_NAN_TO_NUM:
       return CAT_UNARY_ROUND;
     case EXPR_OP_ISNAN:
     case EXPR_OP_ISINF:
     case EXPR_OP_ISFINITE:
+    case EXPR_OP_SIGNBIT:
       return CAT_UNARY_CLASS;
+    case EXPR_OP_RECIPROCAL:
+      return CAT_UNARY_SAME;
     case EXPR_OP_CAST:
       return CAT_CAST;
     case EXPR_OP_WHERE:
@@ -555,6 +622,32 @@ weak_float_fn (ExprOp op, gdouble x)
   }
 }
 
+/* The float functions of two operands, in float64, as the kernels
+ * compute them (kernels/cpu/exprmath.h has the shared definitions). */
+static gdouble
+weak_float_fn2 (ExprOp op, gdouble x, gdouble y)
+{
+  switch (op) {
+    case EXPR_OP_DIV:
+      return x / y;
+    case EXPR_OP_ATAN2:
+      return atan2 (x, y);
+    case EXPR_OP_HYPOT:
+      return hypot (x, y);
+    case EXPR_OP_COPYSIGN:
+      return copysign (x, y);
+    case EXPR_OP_HEAVISIDE:
+      return x < 0 ? 0.0 : x > 0 ? 1.0 : x == 0 ? y : x;
+    case EXPR_OP_LOGADDEXP:
+      return _plan_expr_logaddexp (x, y);
+    case EXPR_OP_LOGADDEXP2:
+      return _plan_expr_logaddexp2 (x, y);
+    default:
+      g_assert_not_reached ();
+      return 0;
+  }
+}
+
 static ExprNode *
 fold_weak_unary (Typer * t, ExprNode * op, ExprNode * a)
 {
@@ -595,6 +688,22 @@ fold_weak_unary (Typer * t, ExprNode * op, ExprNode * a)
       return bool_const (t, op, isinf (weak_as_double (a)));
     case EXPR_OP_ISFINITE:
       return bool_const (t, op, isfinite (weak_as_double (a)));
+    case EXPR_OP_SIGNBIT:
+      return bool_const (t, op, signbit (weak_as_double (a)) != 0);
+    case EXPR_OP_NAN_TO_NUM:
+      if (!fl)
+        return a;
+      n = weak_node (t, op, EXPR_WEAK_FLOAT);
+      n->value.f64 = isnan (a->value.f64) ? 0.0 : isinf (a->value.f64) ?
+          copysign (G_MAXDOUBLE, a->value.f64) : a->value.f64;
+      return n;
+    case EXPR_OP_RECIPROCAL:
+      n = weak_node (t, op, a->weak);
+      if (fl)
+        n->value.f64 = 1.0 / a->value.f64;
+      else
+        n->value.big = a->value.big == 1 ? 1 : a->value.big == -1 ? -1 : 0;
+      return n;
     case EXPR_OP_FLOOR:
     case EXPR_OP_CEIL:
     case EXPR_OP_RINT:
@@ -725,9 +834,12 @@ fold_weak_binary (Typer * t, ExprNode * op, ExprNode * a, ExprNode * b)
     case EXPR_OP_DIV:
     case EXPR_OP_ATAN2:
     case EXPR_OP_HYPOT:
+    case EXPR_OP_COPYSIGN:
+    case EXPR_OP_HEAVISIDE:
+    case EXPR_OP_LOGADDEXP:
+    case EXPR_OP_LOGADDEXP2:
       n = weak_node (t, op, EXPR_WEAK_FLOAT);
-      n->value.f64 = op->op == EXPR_OP_DIV ? x / y
-          : op->op == EXPR_OP_ATAN2 ? atan2 (x, y) : hypot (x, y);
+      n->value.f64 = weak_float_fn2 (op->op, x, y);
       return n;
     default:
       break;
@@ -899,6 +1011,18 @@ type_unary (Typer * t, ExprNode * op)
   if (is_weak (a))
     return fold_weak_unary (t, op, a);
 
+  if (op->op == EXPR_OP_SIGNBIT) {
+    /* numpy's signbit has float loops only: integers are converted, which
+     * keeps their sign. */
+    op->args[0] = convert (t, a, float_for (d));
+    op->dtype = PLAN_DTYPE_BOOL;
+    return finish_op (t, op);
+  }
+  if (op->op == EXPR_OP_RECIPROCAL && d == PLAN_DTYPE_BOOL) {
+    op->args[0] = a = convert (t, a, PLAN_DTYPE_INT8);
+    d = PLAN_DTYPE_INT8;
+  }
+
   switch (op_category (op->op)) {
     case CAT_UNARY_SAME:
       if (op->op == EXPR_OP_POS)
@@ -998,6 +1122,10 @@ type_binary (Typer * t, ExprNode * op)
       break;
     case EXPR_OP_ATAN2:
     case EXPR_OP_HYPOT:
+    case EXPR_OP_COPYSIGN:
+    case EXPR_OP_HEAVISIDE:
+    case EXPR_OP_LOGADDEXP:
+    case EXPR_OP_LOGADDEXP2:
       s = float_for (s);
       break;
     case EXPR_OP_BAND:
@@ -1140,6 +1268,127 @@ unknown_function_error (Typer * t, ExprNode * call)
         "for the functions", call->name);
 }
 
+/* A typed constant of dtype @d holding the float @v, rounded once. */
+static ExprNode *
+float_const (Typer * t, const ExprNode * at, PlanDType d, gdouble v)
+{
+  ExprNode *c = const_node (t, at, d);
+
+  value_store (&c->value, d, 0, v, TRUE);
+  return c;
+}
+
+/* The functions of numpy (and numexpr) that are other operations of the
+ * language, with numpy's dtype rules. @call's arguments are typed. */
+static ExprNode *
+type_sugar (Typer * t, ExprNode * call, Sugar sugar)
+{
+  ExprNode *a = call->args[0], *k;
+  PlanDType d = a->dtype, f;
+  gchar *text;
+
+  switch (sugar) {
+    case SUGAR_IDENTITY:
+      return a;
+    case SUGAR_CONJ:
+      /* numpy's conjugate has no bool loop: bool becomes int8. */
+      return is_weak (a) ? a : convert (t, a, d == PLAN_DTYPE_BOOL ?
+          PLAN_DTYPE_INT8 : d);
+    case SUGAR_ONES_LIKE:
+      if (is_weak (a)) {
+        k = weak_node (t, call, a->weak);
+        if (a->weak == EXPR_WEAK_FLOAT)
+          k->value.f64 = 1.0;
+        else
+          k->value.big = 1;
+        return k;
+      }
+      k = const_node (t, call, d);
+      value_store (&k->value, d, 1, 1.0, FALSE);
+      return k;
+    case SUGAR_POSITIVE:
+      if (!is_weak (a) && d == PLAN_DTYPE_BOOL) {
+        text = node_text (t, a);
+        type_error (t, call->pos, "positive is not defined for bool (as in "
+            "numpy), but %s is bool", text);
+        g_free (text);
+        return NULL;
+      }
+      return a;
+    case SUGAR_FABS:
+      call->op = EXPR_OP_ABS;
+      if (is_weak (a)) {
+        k = weak_node (t, call, EXPR_WEAK_FLOAT);
+        k->value.f64 = fabs (weak_as_double (a));
+        return k;
+      }
+      call->args[0] = convert (t, a, float_for (d));
+      call->dtype = call->args[0]->dtype;
+      return finish_op (t, call);
+    case SUGAR_SQUARE:
+      if (is_weak (a)) {
+        ExprNode *b = weak_node (t, a, a->weak);
+        b->value = a->value;
+        call->op = EXPR_OP_MUL;
+        return fold_weak_binary (t, call, a, b);
+      }
+      /* numpy's square has no bool loop: bool becomes int8. */
+      call->args[0] = convert (t, a, d == PLAN_DTYPE_BOOL ?
+          PLAN_DTYPE_INT8 : d);
+      call->op = EXPR_OP_SQUARE;
+      call->dtype = call->args[0]->dtype;
+      return finish_op (t, call);
+    case SUGAR_DEG2RAD:
+    case SUGAR_RAD2DEG:
+      /* numpy multiplies by the constant rounded in the operand's float
+       * dtype: pi/180 computed in float for float32. */
+      if (is_weak (a)) {
+        k = weak_node (t, call, EXPR_WEAK_FLOAT);
+        k->value.f64 = weak_as_double (a) * (sugar == SUGAR_DEG2RAD ?
+            G_PI / 180.0 : 180.0 / G_PI);
+        return k;
+      }
+      f = float_for (d);
+      call->op = EXPR_OP_MUL;
+      call->n_args = 2;
+      call->args[0] = convert (t, a, f);
+      if (f == PLAN_DTYPE_FLOAT32) {
+        volatile gfloat pi = (gfloat) G_PI, c180 = 180.0f;
+        gfloat v = sugar == SUGAR_DEG2RAD ? pi / c180 : c180 / pi;
+        call->args[1] = float_const (t, call, f, v);
+      } else {
+        call->args[1] = float_const (t, call, f, sugar == SUGAR_DEG2RAD ?
+            G_PI / 180.0 : 180.0 / G_PI);
+      }
+      call->dtype = f;
+      return finish_op (t, call);
+    case SUGAR_FLOAT_POWER:
+      call->op = EXPR_OP_POW;
+      if (is_weak (a) && is_weak (call->args[1])) {
+        k = weak_node (t, call, EXPR_WEAK_FLOAT);
+        k->value.f64 = pow (weak_as_double (a),
+            weak_as_double (call->args[1]));
+        return k;
+      }
+      call->args[0] = convert (t, a, PLAN_DTYPE_FLOAT64);
+      call->args[1] = convert (t, call->args[1], PLAN_DTYPE_FLOAT64);
+      call->dtype = PLAN_DTYPE_FLOAT64;
+      return finish_op (t, call);
+    case SUGAR_LOGICAL_XOR:
+      if (is_weak (a) && is_weak (call->args[1]))
+        return bool_const (t, call, (weak_as_double (a) != 0) !=
+            (weak_as_double (call->args[1]) != 0));
+      call->op = EXPR_OP_NE;
+      call->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
+      call->args[1] = convert (t, call->args[1], PLAN_DTYPE_BOOL);
+      call->dtype = PLAN_DTYPE_BOOL;
+      return finish_op (t, call);
+    default:
+      g_assert_not_reached ();
+      return NULL;
+  }
+}
+
 static ExprNode *
 type_call (Typer * t, ExprNode * call)
 {
@@ -1152,7 +1401,7 @@ type_call (Typer * t, ExprNode * call)
       f = &functions[i];
 
   if (f == NULL && cast_to == PLAN_DTYPE_UNKNOWN) {
-    for (i = 0; i < t->arena->n_names; i++) {
+    for (i = 0; i < t->arena->n_names && !call->numpy_prefix; i++) {
       if (strcmp (t->arena->names[i], call->name) == 0) {
         type_error (t, call->pos, "'%s' is a bound name, not a function",
             call->name);
@@ -1178,6 +1427,8 @@ type_call (Typer * t, ExprNode * call)
     return type_cast (t, call, cast_to);
   }
   call->op = f->op;
+  if (f->sugar != SUGAR_NONE)
+    return type_sugar (t, call, f->sugar);
   return NULL;                  /* the caller dispatches on call->op */
 }
 
@@ -1194,7 +1445,7 @@ type_name (Typer * t, ExprNode * n)
   GString *names;
   guint i;
 
-  for (i = 0; i < t->arena->n_names; i++) {
+  for (i = 0; i < t->arena->n_names && !n->numpy_prefix; i++) {
     if (strcmp (t->arena->names[i], n->name) == 0) {
       n->name_index = i;
       n->dtype = t->arena->dtypes[i];
@@ -1211,6 +1462,11 @@ type_name (Typer * t, ExprNode * n)
   if (strcmp (n->name, "true") == 0 || strcmp (n->name, "false") == 0)
     return bool_const (t, n, n->name[0] == 't');
 
+  if (n->numpy_prefix) {
+    type_error (t, n->pos, "unknown numpy constant '%.*s'; numpy's pi, e, "
+        "inf and nan are known", (gint) n->len, t->arena->source + n->pos);
+    return NULL;
+  }
   names = g_string_new (NULL);
   for (i = 0; i < t->arena->n_names; i++)
     g_string_append_printf (names, "%s%s", i ? ", " : "",

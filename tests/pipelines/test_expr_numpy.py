@@ -421,6 +421,155 @@ def test_where_and_clip():
                 ignore_zero_sign=True)
 
 
+# ---- numpy's names, the np. prefix and the ufuncs added for them ----
+
+# numpy's (and numexpr's) name -> the language's own spelling of it.
+ALIASES = [
+    ('arcsin(a)', 'asin(a)'), ('arccos(a)', 'acos(a)'),
+    ('arctan(a)', 'atan(a)'), ('arctan2(a, b)', 'atan2(a, b)'),
+    ('arcsinh(a)', 'asinh(a)'), ('arccosh(a)', 'acosh(a)'),
+    ('arctanh(a)', 'atanh(a)'), ('absolute(a)', 'abs(a)'),
+    ('power(a, b)', 'a ** b'), ('true_divide(a, b)', 'a / b'),
+    ('divide(a, b)', 'a / b'), ('floor_divide(a, b)', 'a // b'),
+    ('remainder(a, b)', 'a % b'), ('mod(a, b)', 'a % b'),
+    ('add(a, b)', 'a + b'), ('subtract(a, b)', 'a - b'),
+    ('multiply(a, b)', 'a * b'), ('negative(a)', '-a'),
+    ('logical_and(a, b)', 'a && b'), ('logical_or(a, b)', 'a || b'),
+    ('logical_not(a)', '!a'), ('bitwise_and(a, b)', 'a & b'),
+    ('bitwise_or(a, b)', 'a | b'), ('bitwise_xor(a, b)', 'a ^ b'),
+    ('bitwise_not(a)', '~a'), ('invert(a)', '~a'),
+    ('left_shift(a, b)', 'a << b'), ('right_shift(a, b)', 'a >> b'),
+    ('less(a, b)', 'a < b'), ('less_equal(a, b)', 'a <= b'),
+    ('greater(a, b)', 'a > b'), ('greater_equal(a, b)', 'a >= b'),
+    ('equal(a, b)', 'a == b'), ('not_equal(a, b)', 'a != b'),
+    ('around(a)', 'round(a)'), ('radians(a)', 'deg2rad(a)'),
+    ('degrees(a)', 'rad2deg(a)'), ('np.sin(a)', 'sin(a)'),
+    ('numpy.sqrt(a)', 'sqrt(a)'), ('np.float32(a) * np.pi', 'float32(a) * pi'),
+    ('np.where(a > b, a, b)', 'where(a > b, a, b)'),
+]
+
+
+def test_numpy_aliases():
+    """Every alias gives the bits and the dtype of the language's own
+    spelling (which the tests above check against numpy), or the same
+    error."""
+    for da, db in [('float32', 'float32'), ('float64', 'int32'),
+                   ('int32', 'int32'), ('uint8', 'int16'), ('bool', 'bool')]:
+        a, b = pairs(da, db, 80)
+        names = {'a': da, 'b': db}
+        for alias, own in ALIASES:
+            label = 'alias %s,%s' % (da, db)
+            try:
+                want = run(own, {'a': a, 'b': b}, names)
+            except ExprError:
+                expect_error(alias, names, label)
+                continue
+            compare(alias, {'a': a, 'b': b}, want, label)
+
+
+# name, numpy function, sample kind, exact (else the float function ulp
+# bounds); numpy computes the float ones of bool and 8/16-bit integers in
+# float16, we in float32 (docs): the reference is numpy on the operand
+# converted to float_for().
+NEW_UNARY = [
+    ('square', np.square, 'any', True), ('negative', np.negative, 'any', True),
+    ('positive', np.positive, 'any', True),
+    ('deg2rad', np.deg2rad, 'any', True), ('rad2deg', np.rad2deg, 'any', True),
+    ('signbit', np.signbit, 'any', True),
+    ('nan_to_num', np.nan_to_num, 'any', True),
+    ('fabs', np.fabs, 'any', True), ('absolute', np.absolute, 'any', True),
+    ('copy', np.copy, 'any', True), ('ones_like', np.ones_like, 'any', True),
+    ('conj', np.conj, 'any', True), ('conjugate', np.conjugate, 'any', True),
+    ('real', np.real, 'any', True), ('reciprocal', np.reciprocal, 'any', True),
+]
+FLOATING = {'deg2rad', 'rad2deg', 'signbit', 'fabs'}
+
+NEW_BINARY = [
+    ('copysign', np.copysign, True), ('heaviside', np.heaviside, True),
+    ('logaddexp', np.logaddexp, False), ('logaddexp2', np.logaddexp2, False),
+    ('float_power', np.float_power, False),
+    ('logical_xor', np.logical_xor, True),
+]
+
+
+def test_new_unary():
+    for dt in ALL:
+        a = samples(dt, 400)
+        for name, fn, kind, exact in NEW_UNARY:
+            src = '%s(a)' % name
+            label = '%s(%s)' % (name, dt)
+            arg = a.astype(float_for(dt)) if name in FLOATING else a
+            want = numpy_or_error(lambda: fn(arg))
+            if want is None:
+                expect_error(src, {'a': dt}, label)
+                continue
+            if name == 'reciprocal' and np.dtype(dt).kind in 'biu':
+                # numpy converts 1 / 0 to the integer its CPU gives (the
+                # smallest int32 or int64, 0 for narrower ones); we give 0
+                # (docs, as for integer division by zero).
+                want = want.copy()
+                want[a == 0] = 0
+            compare(src, {'a': a}, want, label)
+    # numpy's special cases, spelled out
+    x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0], np.float32)
+    compare('nan_to_num(a)', {'a': x}, np.array(
+        [0, np.finfo(np.float32).max, -np.finfo(np.float32).max, -0.0, 0, 1],
+        np.float32), 'nan_to_num special')
+    compare('signbit(a)', {'a': np.array([-0.0, 0.0, -np.nan, np.nan])},
+            np.array([True, False, True, False]), 'signbit of zeros, NaNs')
+    compare('reciprocal(a)', {'a': np.array([0, 1, -1, 2, -2, 5], np.int32)},
+            np.array([0, 1, -1, 0, 0, 0], np.int32), 'reciprocal documented')
+    compare('ones_like(a) + a', {'a': np.arange(5, dtype=np.uint8)},
+            np.arange(1, 6, dtype=np.uint8), 'ones_like')
+
+
+def test_new_binary():
+    for da, db in itertools.product(ALL, ALL):
+        a, b = pairs(da, db)
+        label = '%s,%s' % (da, db)
+        for name, fn, exact in NEW_BINARY:
+            src = '%s(a, b)' % name
+            if name in ('logical_xor', 'float_power'):
+                ft = None
+            else:
+                ft = float_for(np.result_type(np.dtype(da), np.dtype(db)))
+            x, y = (a, b) if ft is None else (a.astype(ft), b.astype(ft))
+            want = numpy_or_error(lambda: fn(x, y))
+            if want is None:
+                expect_error(src, {'a': da, 'b': db}, label)
+                continue
+            if exact:
+                compare(src, {'a': a, 'b': b}, want, label)
+            elif want.dtype == np.float32:
+                ref = fn(x.astype(np.float64), y.astype(np.float64))
+                compare(src, {'a': a, 'b': b}, ref.astype(np.float32), label,
+                        exact=False, ulp=ULP_F32_DEFAULT)
+            else:
+                compare(src, {'a': a, 'b': b}, want, label, exact=False,
+                        ulp=ULP_F64)
+    # heaviside's and logaddexp's special cases
+    x = np.array([np.nan, -1.0, -0.0, 0.0, 2.0, np.inf, -np.inf])
+    h = np.array([0.5, 0.5, 0.25, np.nan, 0.5, 0.5, 0.5])
+    compare('heaviside(a, b)', {'a': x, 'b': h}, np.heaviside(x, h),
+            'heaviside special')
+    u = np.array([np.inf, -np.inf, np.inf, np.nan, 1.0, -np.inf])
+    v = np.array([np.inf, -np.inf, -np.inf, 1.0, np.nan, 3.0])
+    for name, fn in [('logaddexp', np.logaddexp),
+                     ('logaddexp2', np.logaddexp2)]:
+        compare('%s(a, b)' % name, {'a': u, 'b': v}, fn(u, v),
+                '%s special' % name)
+
+
+def test_numpy_prefix_errors():
+    # np.NAME must be a function or numpy's constant; a bound name is not
+    # numpy's.
+    for src in ['np.a + 1', 'np.sine(a)', 'numpy.foo', 'np. sin(a)',
+                'positive(c)', 'np.a(1)']:
+        expect_error(src, {'a': 'float32', 'c': 'bool'}, 'prefix')
+    compare('np.e * np.inf', {'a': np.zeros(2, np.float32)},
+            np.full(2, np.inf), 'np constants')
+
+
 # ---- the benchmark expressions, fused, on a longer array ----
 
 def test_benchmark_expressions():
@@ -441,7 +590,9 @@ def test_benchmark_expressions():
 def main():
     for t in [test_binary, test_negative_integer_power, test_weak_literals,
               test_unary, test_float_functions, test_float_binary_functions,
-              test_casts, test_where_and_clip, test_benchmark_expressions]:
+              test_casts, test_where_and_clip, test_numpy_aliases,
+              test_new_unary, test_new_binary, test_numpy_prefix_errors,
+              test_benchmark_expressions]:
         t()
         print('%s: %d checks so far, %d failures' % (t.__name__, checked,
                                                      len(failures)))

@@ -21,13 +21,19 @@ warnings.filterwarnings('ignore', 'Mean of empty slice')
 warnings.filterwarnings('ignore', 'invalid value encountered')
 
 OPS = ['sum', 'prod', 'min', 'max', 'mean', 'argmin', 'argmax', 'any', 'all']
+# numpy's nan-aware reductions, moments, count_nonzero and ptp
+NAN_OPS = ['nansum', 'nanprod', 'nanmin', 'nanmax', 'nanmean', 'nanargmin',
+           'nanargmax']
+MOMENT_OPS = ['var', 'std', 'nanvar', 'nanstd']
+NEW_OPS = NAN_OPS + MOMENT_OPS + ['count_nonzero', 'ptp']
 AXES = ['all', '0', '-1']
-NO_IDENTITY = ('min', 'max', 'argmin', 'argmax')
+NO_IDENTITY = ('min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax',
+               'nanargmin', 'nanargmax', 'ptp')
 SHAPES_1D = [(0,), (1,), (7919,), (200003,)]
 SHAPES_2D = [(0, 3), (1, 5), (257, 13), (3, 2, 4)]
 
 
-def numpy_reduce(a, op, axis):
+def numpy_reduce(a, op, axis, ddof=0):
     """What planreduce computes, in numpy terms: axis=all is axis=None,
     0 is axis 0 (None on 1-D), -1 reduces each row over its inner axes."""
     if axis == 'all' or (axis == '0' and a.ndim == 1):
@@ -36,8 +42,13 @@ def numpy_reduce(a, op, axis):
         ax = 0
     else:
         ax = tuple(range(1, a.ndim))
-    with np.errstate(all='ignore'):
-        if op in ('argmin', 'argmax'):
+    with np.errstate(all='ignore'), warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        if op in MOMENT_OPS:
+            return np.asarray(getattr(np, op)(a, axis=ax, ddof=ddof))
+        if op == 'count_nonzero':
+            return np.asarray(np.count_nonzero(a, axis=ax), dtype=np.int64)
+        if op in ('argmin', 'argmax', 'nanargmin', 'nanargmax'):
             f = getattr(np, op)
             if ax is None:
                 return np.asarray(f(a), dtype=np.int64)
@@ -65,12 +76,34 @@ def exact_sums(a, axis):
     return np.array([math.fsum(r) for r in rows]), rows.shape[1]
 
 
-def check_result(got, a, op, axis, what):
-    want = numpy_reduce(a, op, axis)
+def check_result(got, a, op, axis, what, ddof=0):
+    want = numpy_reduce(a, op, axis, ddof)
     if got.dtype != want.dtype or got.shape != want.shape:
         assert_same(got, want, what)
     if got.dtype.kind != 'f':
         assert_same(got, want, what)
+        return
+    if op in MOMENT_OPS:
+        # numpy computes float32 moments in float32, we in float64 and
+        # round once: compare with numpy's float64 moments, rounded.
+        ref = numpy_reduce(a.astype(np.float64), op, axis, ddof)
+        assert_same(got, ref.astype(got.dtype), what,
+                    rtol=4e-7 if got.dtype == np.float32 else 1e-12)
+        return
+    if op in ('nansum', 'nanmean', 'nanprod'):
+        # as sum, mean and prod, with NaN as numpy's nan functions take it
+        b = a.copy()
+        b[np.isnan(b)] = 1 if op == 'nanprod' else 0
+        if op == 'nanmean':
+            with np.errstate(all='ignore'):
+                cnt = numpy_reduce((~np.isnan(a)).astype(np.int64), 'sum',
+                                   axis)
+                tot = numpy_reduce(b.astype(np.float64), 'sum', axis)
+                ref = (tot / cnt).astype(got.dtype)
+            assert_same(got, ref, what, rtol=4e-7 if got.dtype == np.float32
+                        else 1e-12)
+            return
+        check_result(got, b, op[3:], axis, what)
         return
     if op in ('sum', 'mean'):
         # At least as close to the exact value as numpy, within an ulp.
@@ -104,7 +137,8 @@ def check_result(got, a, op, axis, what):
     assert_same(got, want, what)
 
 
-def test_array(a, ops=OPS, axes=AXES, name='in', chunk_rows=(4096, 1000, 61)):
+def test_array(a, ops=OPS, axes=AXES, name='in', chunk_rows=(4096, 1000, 61),
+               ddof=0):
     """Reduces `a` by every op and axis in one gst-launch run, each chain with
     its own source blocksize and thread count, and checks each result."""
     d = tmpdir()
@@ -122,8 +156,8 @@ def test_array(a, ops=OPS, axes=AXES, name='in', chunk_rows=(4096, 1000, 61)):
             blocksize = row * chunk_rows[k % len(chunk_rows)]
             words += ['planfilesrc', 'location=' + path, 'blocksize=%d' % blocksize,
                       '!', 'planreduce', 'op=' + op, 'axis=' + axis,
-                      'n-threads=%d' % (k % 3), '!', 'planfilesink',
-                      'location=' + out]
+                      'n-threads=%d' % (k % 3), 'ddof=%r' % ddof, '!',
+                      'planfilesink', 'location=' + out]
             outs.append((op, axis, out))
             k += 1
     if not words:
@@ -131,7 +165,8 @@ def test_array(a, ops=OPS, axes=AXES, name='in', chunk_rows=(4096, 1000, 61)):
     launch(*words, timeout=300)
     for op, axis, out in outs:
         check_result(np.load(out), a, op, axis,
-                     '%s axis=%s on %s %s' % (op, axis, a.dtype, a.shape))
+                     '%s axis=%s ddof=%r on %s %s' % (op, axis, ddof, a.dtype,
+                                                      a.shape), ddof)
 
 
 def prod_friendly(a):
@@ -149,6 +184,10 @@ def case(dtype, shape):
         a = random_array(dtype, shape, rng)
         test_array(a, ops=[o for o in OPS if o != 'prod'])
         test_array(prod_friendly(a), ops=['prod'], name='prod')
+        new = [o for o in NEW_OPS if o != 'nanprod'
+               and not (o == 'ptp' and dtype == 'bool')]
+        test_array(a, ops=new, name='new')
+        test_array(prod_friendly(a), ops=['nanprod'], name='nanprod')
     return run
 
 
@@ -217,6 +256,164 @@ def test_same_result_any_blocksize():
     for i in range(1, len(sizes)):
         if np.load('%s/s%d.npy' % (d, i)).tobytes() != first:
             raise Failure('sum differs with blocksize %d' % sizes[i])
+
+
+def test_nan_ops_with_nans():
+    """The nan ops ignore NaNs as numpy's; a column or row that is all NaN
+    gives NaN for nanmin, nanmax, nanmean, nanvar (numpy warns)."""
+    rng = np.random.default_rng(11)
+    for dtype in ('float32', 'float64'):
+        a = rng.standard_normal(30011).astype(dtype)
+        a[rng.integers(0, len(a), 3000)] = np.nan
+        a[:5] = np.nan
+        test_array(a, ops=NAN_OPS + MOMENT_OPS + ['count_nonzero', 'ptp'],
+                   axes=['all'], name='n1')
+        m = rng.standard_normal((1003, 5)).astype(dtype)
+        m[rng.integers(0, 1003, 300), rng.integers(0, 5, 300)] = np.nan
+        test_array(m, ops=NAN_OPS + MOMENT_OPS, axes=['0', '-1'], name='n2')
+        m[:, 3] = np.nan        # an all-NaN column
+        m[7, :] = np.nan        # and an all-NaN row
+        test_array(m, ops=['nansum', 'nanmin', 'nanmax', 'nanmean', 'nanvar',
+                           'nanstd'], axes=['0', '-1'], name='n3')
+
+
+def test_ddof():
+    rng = np.random.default_rng(12)
+    m = rng.standard_normal((101, 3)) * 5 + 2
+    m[::7, 1] = np.nan
+    for ddof in (1, 2.5, 101, 150):
+        test_array(m, ops=MOMENT_OPS, name='dd', ddof=ddof)
+    test_array(rng.integers(-50, 50, 1001).astype(np.int16), ops=MOMENT_OPS,
+               name='di', ddof=1)
+
+
+def test_variance_large_mean_small_spread():
+    """Where the naive formula mean(x**2) - mean(x)**2 loses every digit:
+    against the exact variance of the values (statistics.pvariance on
+    fractions) and numpy's float64 np.var, in several chunkings and thread
+    counts, which must give the same bits."""
+    from fractions import Fraction
+    import statistics
+    rng = np.random.default_rng(13)
+    n = 20011
+    cases = [(1e9 + rng.standard_normal(n), 'float64'),
+             ((1e3 + 0.1 * rng.standard_normal(n)).astype(np.float32),
+              'float32')]
+    for a, name in cases:
+        d = tmpdir()
+        np.save(d + '/a.npy', a)
+        exact = statistics.pvariance([Fraction(float(v)) for v in a])
+        # in the input's dtype, as a naive float32 program would
+        naive = np.mean(a * a) - np.mean(a) ** 2
+        numpy_err = abs(Fraction(float(np.var(a.astype(np.float64)))) - exact)
+        if abs(Fraction(float(naive)) - exact) < exact / 10:
+            raise Failure('%s: the naive formula is not bad here; the test '
+                          'data is too easy' % name)
+        words = []
+        sizes = (a.itemsize * 7, a.itemsize * 2048, a.itemsize * 3001,
+                 1 << 20)
+        for i, bs in enumerate(sizes):
+            for op in ('var', 'std'):
+                words += ['planfilesrc', 'location=%s/a.npy' % d,
+                          'blocksize=%d' % bs, '!', 'planreduce', 'op=' + op,
+                          'n-threads=%d' % (i % 3), '!', 'planfilesink',
+                          'location=%s/%s%d.npy' % (d, op, i)]
+        launch(*words, timeout=300)
+        for op in ('var', 'std'):
+            first = np.load('%s/%s0.npy' % (d, op))
+            for i in range(1, len(sizes)):
+                if np.load('%s/%s%d.npy' % (d, op, i)).tobytes() != \
+                        first.tobytes():
+                    raise Failure('%s %s differs with blocksize %d' %
+                                  (name, op, sizes[i]))
+        var = np.load(d + '/var0.npy')
+        std = np.load(d + '/std0.npy')
+        if var.dtype != a.dtype or std.dtype != a.dtype:
+            raise Failure('%s: var is %s, std %s' % (name, var.dtype,
+                                                     std.dtype))
+        err = abs(Fraction(float(var)) - exact)
+        # float64: at least as close as numpy's two-pass np.var (and
+        # within 1e-12 relative); float32: the float32 nearest the exact
+        # variance, or its neighbour.
+        if name == 'float64':
+            ok = err <= max(numpy_err, exact * Fraction(1, 10 ** 12))
+        else:
+            ok = err <= Fraction(float(np.spacing(np.float32(var))))
+        if not ok:
+            raise Failure('%s: var %r, exact %r, error %g (numpy %g)' % (
+                name, float(var), float(exact), float(err),
+                float(numpy_err)))
+        sd = math.sqrt(float(exact))
+        if abs(float(std) - sd) > 2 * float(np.spacing(std.astype(
+                np.float64 if name == 'float64' else np.float32))):
+            raise Failure('%s: std %r, exact %r' % (name, float(std), sd))
+        # per column (axis=0, accumulated row by row) and per row (axis=-1)
+        for axis, m in (('0', a[:20000].reshape(10000, 2)),
+                        ('-1', a[:20010].reshape(2, 10005))):
+            np.save(d + '/m.npy', m)
+            launch('planfilesrc', 'location=%s/m.npy' % d, 'blocksize=%d'
+                   % (m.itemsize * m.shape[1] * 999), '!', 'planreduce',
+                   'op=var', 'axis=' + axis, '!', 'planfilesink',
+                   'location=%s/mv.npy' % d)
+            got = np.load(d + '/mv.npy')
+            groups = m.T if axis == '0' else m
+            for k, g in enumerate(groups):
+                ex = statistics.pvariance([Fraction(float(v)) for v in g])
+                e = abs(Fraction(float(got[k])) - ex)
+                ne = abs(Fraction(float(np.var(g.astype(np.float64)))) - ex)
+                lim = max(ne, ex * Fraction(1, 10 ** 12)) if \
+                    name == 'float64' else \
+                    Fraction(float(np.spacing(np.float32(got[k]))))
+                if e > lim:
+                    raise Failure('%s axis=%s group %d: var %r, exact %r' %
+                                  (name, axis, k, float(got[k]), float(ex)))
+
+
+def test_new_ops_same_result_any_blocksize():
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((4099, 3)) * 10.0 ** rng.integers(-3, 4, (4099, 3))
+    a[::13, 0] = np.nan
+    d = tmpdir()
+    np.save(d + '/a.npy', a)
+    ops = ['nansum', 'nanmean', 'var', 'nanstd', 'nanargmax']
+    sizes = (24, 24 * 7, 24 * 2048, 24 * 3001, 1 << 20)
+    for axis in AXES:
+        words = []
+        for i, bs in enumerate(sizes):
+            for op in ops:
+                words += ['planfilesrc', 'location=%s/a.npy' % d,
+                          'blocksize=%d' % bs, '!', 'planreduce', 'op=' + op,
+                          'axis=' + axis, 'n-threads=%d' % (i % 3), '!',
+                          'planfilesink', 'location=%s/%s%d.npy' % (d, op, i)]
+        launch(*words, timeout=300)
+        for op in ops:
+            first = np.load('%s/%s0.npy' % (d, op)).tobytes()
+            for i in range(1, len(sizes)):
+                if np.load('%s/%s%d.npy' % (d, op, i)).tobytes() != first:
+                    raise Failure('%s axis=%s differs with blocksize %d' %
+                                  (op, axis, sizes[i]))
+
+
+def test_nanargmin_all_nan_fails_as_numpy():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.full(100, np.nan))
+    m = np.ones((10, 3))
+    m[:, 1] = np.nan
+    np.save(d + '/m.npy', m)
+    np.save(d + '/r.npy', m.T.copy())
+    for op in ('nanargmin', 'nanargmax'):
+        for f, axis in (('a', 'all'), ('m', '0'), ('r', '-1')):
+            expect_failure(['planfilesrc', 'location=%s/%s.npy' % (d, f), '!',
+                            'planreduce', 'op=' + op, 'axis=' + axis, '!',
+                            'planfilesink', 'location=%s/o.npy' % d],
+                           op, 'All-NaN slice encountered')
+
+
+def test_ptp_of_bool_fails_as_numpy():
+    d = tmpdir()
+    np.save(d + '/a.npy', np.array([True, False]))
+    expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'op=ptp', '!', 'fakesink'], 'ptp is not defined for bool')
 
 
 def test_custom_combiner():
@@ -403,6 +600,9 @@ for dt in DTYPES:
 cases += [(f.__name__, f) for f in (
     test_nan_as_numpy, test_float32_sum_accuracy, test_float64_sum_accuracy,
     test_same_result_any_blocksize, test_custom_combiner,
+    test_nan_ops_with_nans, test_ddof, test_variance_large_mean_small_spread,
+    test_new_ops_same_result_any_blocksize,
+    test_nanargmin_all_nan_fails_as_numpy, test_ptp_of_bool_fails_as_numpy,
     test_invalid_expr_shows_compiler_message, test_unknown_op_fails,
     test_combiner_without_identity_fails, test_empty_min_fails_as_numpy,
     test_message_and_result, test_map_float32_as_planmap_and_numpy,

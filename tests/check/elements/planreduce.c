@@ -564,6 +564,15 @@ GST_START_TEST (test_reduce_float_sum_invariant_to_chunks_and_threads)
   check_invariant ("sum", "all", y, n, TRUE, 1, 4, default_chunks);
   check_invariant ("mean", "all", x, n, FALSE, 1, 8, default_chunks);
   check_invariant ("prod", "all", x, 3001, FALSE, 1, 8, default_chunks);
+  /* numpy's moments and nan reductions: the same promise. */
+  for (i = 0; i < n; i += 17)
+    y[i] = NAN;
+  check_invariant ("var", "all", x, n, FALSE, 1, 8, default_chunks);
+  check_invariant ("std", "all", y, n, TRUE, 1, 4, default_chunks);
+  check_invariant ("nanvar", "all", y, n, TRUE, 1, 4, default_chunks);
+  check_invariant ("nanmean", "all", y, n, TRUE, 1, 4, default_chunks);
+  check_invariant ("nansum", "all", y, n, TRUE, 1, 4, default_chunks);
+  check_invariant ("nanargmin", "all", y, n, TRUE, 1, 8, default_chunks);
   g_free (x);
   g_free (y);
 
@@ -595,6 +604,8 @@ GST_START_TEST (test_reduce_axes_invariant_to_chunks_and_threads)
   check_invariant ("sum", "0", x, n, FALSE, 7919, 7919 * 8, default_chunks);
   check_invariant ("argmax", "-1", x, n, FALSE, 7919, 67 * 8,
       default_chunks);
+  check_invariant ("var", "-1", x, n, FALSE, 7919, 67 * 8, default_chunks);
+  check_invariant ("std", "0", x, n, FALSE, 7919, 7919 * 8, default_chunks);
   g_free (x);
 }
 

@@ -129,6 +129,69 @@ check_error (const gchar * src, gint code, guint column, const gchar * needle)
   g_error_free (err);
 }
 
+/* ---- numpy's names ---- */
+
+GST_START_TEST (test_expr_numpy_names_and_prefix)
+{
+  /* numpy's names and the np. / numpy. prefix reach the same operations */
+  fail_unless_equals_float (eval1 ("arcsin(d)"), asin (0.25));
+  fail_unless_equals_float (eval1 ("np.arctan2(d, 1)"), atan2 (0.25, 1));
+  fail_unless_equals_float (eval1 ("numpy.power(d, 2)"), 0.0625);
+  fail_unless_equals_float (eval1 ("np.float64(x) * np.pi"), 1.5 * G_PI);
+  fail_unless_equals_float (eval1 ("true_divide(l, 2)"), -1.5);
+  fail_unless_equals_float (eval1 ("floor_divide(l, 2)"), -2);
+  fail_unless_equals_float (eval1 ("remainder(l, 2)"), 1);
+  fail_unless_equals_float (eval1 ("logical_xor(b, l)"), 0);
+  fail_unless_equals_int (dtype_of ("absolute(i)"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("fabs(i)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("square(b)"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("conj(b)"), PLAN_DTYPE_INT8);
+  fail_unless_equals_int (dtype_of ("real(b)"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("ones_like(q)"), PLAN_DTYPE_UINT64);
+  fail_unless_equals_int (dtype_of ("signbit(l)"), PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (dtype_of ("float_power(i, i)"), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (dtype_of ("deg2rad(l)"), PLAN_DTYPE_FLOAT64);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_numpy_ufuncs)
+{
+  fail_unless_equals_float (eval1 ("square(y)"), 4);
+  fail_unless_equals_float (eval1 ("reciprocal(y)"), -0.5);
+  fail_unless_equals_float (eval1 ("reciprocal(l)"), 0);
+  fail_unless_equals_float (eval1 ("reciprocal(b)"), 1);
+  fail_unless_equals_float (eval1 ("negative(l)"), 3);
+  fail_unless_equals_float (eval1 ("positive(l)"), -3);
+  fail_unless_equals_float (eval1 ("copysign(d, y)"), -0.25);
+  fail_unless_equals_float (eval1 ("signbit(-0.0 * d)"), 1);
+  fail_unless_equals_float (eval1 ("heaviside(d - 0.25, 0.5)"), 0.5);
+  fail_unless_equals_float (eval1 ("heaviside(y, 0.5)"), 0);
+  fail_unless_equals_float (eval1 ("logaddexp(d, d)"), 0.25 + G_LN2);
+  fail_unless_equals_float (eval1 ("logaddexp2(d, d)"), 1.25);
+  fail_unless_equals_float (eval1 ("nan_to_num(d * inf)"), G_MAXDOUBLE);
+  fail_unless_equals_float (eval1 ("nan_to_num(x * -inf)"), -G_MAXFLOAT);
+  fail_unless_equals_float (eval1 ("nan_to_num(d * nan)"), 0);
+  fail_unless_equals_float (eval1 ("rad2deg(deg2rad(d))"), 0.25);
+  fail_unless_equals_float (eval1 ("copy(u) + ones_like(u)"), 201);
+  /* literal-only calls fold as the kernels compute */
+  fail_unless_equals_float (eval1 ("square(3) + reciprocal(2.0)"), 9.5);
+  fail_unless_equals_float (eval1 ("signbit(-0.0) + fabs(-2)"), 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_expr_error_numpy_prefix)
+{
+  check_error ("np.x + 1", PLAN_ERROR_TYPE, 1, "unknown numpy constant 'np.x'");
+  check_error ("np.sine(x)", PLAN_ERROR_TYPE, 1, "did you mean 'sin'");
+  check_error ("positive(b)", PLAN_ERROR_TYPE, 1, "positive is not defined");
+  check_error ("np.x(2)", PLAN_ERROR_TYPE, 1, "unknown function 'x'");
+  check_error ("np. sin(x)", PLAN_ERROR_SYNTAX, 3, "unexpected character");
+}
+
+GST_END_TEST;
+
 /* ---- syntax and precedence ---- */
 
 GST_START_TEST (test_expr_precedence_follows_c)
@@ -1365,6 +1428,9 @@ expr_suite (void)
   tcase_add_test (tc, test_parallel_for_inline_when_small);
   tcase_add_test (tc, test_parallel_for_from_several_threads);
   tcase_add_test (tc, test_parallel_for_nested);
+  tcase_add_test (tc, test_expr_numpy_names_and_prefix);
+  tcase_add_test (tc, test_expr_numpy_ufuncs);
+  tcase_add_test (tc, test_expr_error_numpy_prefix);
   return s;
 }
 

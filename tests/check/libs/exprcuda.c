@@ -40,7 +40,9 @@ static const gchar *const unary[] = {
   "cosh(a)", "tanh(a)", "asinh(a)", "acosh(a)", "atanh(a)", "floor(a)",
   "ceil(a)", "rint(a)", "trunc(a)", "isnan(a)", "isinf(a)", "isfinite(a)",
   "a * 2.5 + inf", "where(a != a, -inf, a) + nan * 0", "a + 1", "2 + 3",
-  "(a + 1) ** 2",
+  "(a + 1) ** 2", "square(a)", "reciprocal(a)", "signbit(a)",
+  "nan_to_num(a)", "deg2rad(a)", "rad2deg(a)", "fabs(a)", "conj(a)",
+  "ones_like(a) + a", "np.copy(a)", "numpy.arcsin(a)", "positive(a)",
 };
 
 static const gchar *const binary[] = {
@@ -49,12 +51,16 @@ static const gchar *const binary[] = {
   "a == b", "a != b", "a && b", "a || b", "minimum(a, b)", "maximum(a, b)",
   "fmin(a, b)", "fmax(a, b)", "fmod(a, b)", "atan2(a, b)", "hypot(a, b)",
   "where(a > b, a, b)", "a > 0 ? a : b", "clip(a, b, 5)", "a * b + a",
+  "copysign(a, b)", "heaviside(a, b)", "logaddexp(a, b)",
+  "logaddexp2(a, b)", "float_power(a, b)", "logical_xor(a, b)",
+  "np.remainder(a, b)",
 };
 
 /* Not correctly rounded in libm or in our float32 code. */
 static const gchar *const inexact[] = {
   "cbrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-  "cosh", "tanh", "asinh", "acosh", "atanh", "**", "hypot",
+  "cosh", "tanh", "asinh", "acosh", "atanh", "**", "hypot", "logaddexp",
+  "float_power", "arcsin",
 };
 
 typedef struct
