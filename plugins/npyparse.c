@@ -380,7 +380,11 @@ take_chunk (PlanNpyParse * self, gsize n_rows)
   } else {
     gst_buffer_unmap (buf, &map);
   }
+  /* Arrays have no timestamps; the adapter copied the source's. */
   buf = gst_buffer_make_writable (buf);
+  GST_BUFFER_PTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
   self->bytes_in += size;
   return buf;
 

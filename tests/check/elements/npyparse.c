@@ -203,6 +203,34 @@ GST_START_TEST (test_parse_chunks_share_upstream_memory)
 
 GST_END_TEST;
 
+/* The header in one buffer, the rows in the next, timestamped as a
+ * source may do: the chunk is that buffer, without the timestamps. */
+GST_START_TEST (test_parse_drops_source_timestamps)
+{
+  GBytes *bytes = float_npy (4, 3);
+  GstBuffer *in = gst_buffer_new_wrapped_bytes (bytes);
+  GstBuffer *header = gst_buffer_copy_region (in, GST_BUFFER_COPY_ALL, 0, 128);
+  GstBuffer *rows = gst_buffer_copy_region (in, GST_BUFFER_COPY_ALL, 128, 48);
+  GstBuffer *buf;
+  Parse p;
+
+  GST_BUFFER_PTS (rows) = GST_SECOND;
+  GST_BUFFER_DURATION (rows) = GST_SECOND;
+  parse_setup (&p, 0);
+  fail_unless_equals_int (gst_harness_push (p.h, header), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (p.h, rows), GST_FLOW_OK);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 0, 4, 3);
+  fail_if (GST_BUFFER_PTS_IS_VALID (buf));
+  fail_if (GST_BUFFER_DURATION_IS_VALID (buf));
+  gst_buffer_unref (buf);
+  parse_teardown (&p);
+  gst_buffer_unref (in);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
 static const struct
 {
   const gchar *descr;
@@ -566,6 +594,7 @@ npyparse_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_parse_chunks_offsets_caps_values);
   tcase_add_test (tc, test_parse_chunks_share_upstream_memory);
+  tcase_add_test (tc, test_parse_drops_source_timestamps);
   tcase_add_test (tc, test_parse_every_dtype);
   tcase_add_test (tc, test_parse_0d_array_is_one_row);
   tcase_add_test (tc, test_parse_empty_array_sends_caps_and_eos);
