@@ -1171,9 +1171,10 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       finish_progress (self, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:
+      /* The progress message first: applications stop at the error. */
+      finish_progress (self, GST_PROGRESS_TYPE_ERROR);
       post_read_error (self, err);
       g_clear_error (&err);
-      finish_progress (self, GST_PROGRESS_TYPE_ERROR);
       break;
   }
   return ret;

@@ -965,6 +965,8 @@ GST_START_TEST (test_src_progress_error_when_read_fails)
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
   gst_message_unref (msg);
+  /* Stopped: nothing posts while the messages are read. */
+  gst_element_set_state (pipeline, GST_STATE_NULL);
 
   check_progress_fields (&run, 1000, 12);
   p = &g_array_index (run.seen, Progress, 0);
