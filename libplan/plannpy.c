@@ -108,10 +108,10 @@ plan_npy_parse_preamble (const guint8 * data, gsize size, guint * version,
   prefix = major == 1 ? 10 : 12;
   if (size < prefix)
     goto truncated;
-  if (major == 1)
-    text_len = GST_READ_UINT16_LE (data + 8);
-  else
-    text_len = GST_READ_UINT32_LE (data + 8);
+  /* Byte by byte: a header in a stream may start at any address. */
+  text_len = data[8] | (guint) data[9] << 8;
+  if (major > 1)
+    text_len |= (guint) data[10] << 16 | (guint64) data[11] << 24;
   if (text_len + prefix > PLAN_NPY_MAX_HEADER_SIZE)
     goto too_large;
   if (text_len == 0)
@@ -504,7 +504,7 @@ plan_npy_write_header (const PlanArrayInfo * info, guint8 * dest,
     gsize header_size, GError ** error)
 {
   gchar *dict;
-  gsize len, prefix;
+  gsize len, prefix, i;
 
   g_return_val_if_fail (info != NULL, FALSE);
   g_return_val_if_fail (dest != NULL, FALSE);
@@ -519,10 +519,9 @@ plan_npy_write_header (const PlanArrayInfo * info, guint8 * dest,
   memcpy (dest, PLAN_NPY_MAGIC, PLAN_NPY_MAGIC_SIZE);
   dest[6] = prefix == 10 ? 1 : 2;
   dest[7] = 0;
-  if (prefix == 10)
-    GST_WRITE_UINT16_LE (dest + 8, header_size - prefix);
-  else
-    GST_WRITE_UINT32_LE (dest + 8, header_size - prefix);
+  /* Byte by byte: @dest may have any alignment. */
+  for (i = 0; i < prefix - 8; i++)
+    dest[8 + i] = ((header_size - prefix) >> (8 * i)) & 0xff;
   memcpy (dest + prefix, dict, len);
   memset (dest + prefix + len, ' ', header_size - prefix - len - 1);
   dest[header_size - 1] = '\n';

@@ -16,6 +16,17 @@
 G_BEGIN_DECLS
 
 /**
+ * PLAN_NPY_CAPS_MEDIA_TYPE:
+ *
+ * The media type of a .npy byte stream (a whole .npy file: header, then
+ * the array data), as the plugin's typefinder reports it, npyparse takes
+ * it and npymux produces it.
+ *
+ * Since: 0.1
+ */
+#define PLAN_NPY_CAPS_MEDIA_TYPE "application/x-npy"
+
+/**
  * PLAN_NPY_MAGIC:
  *
  * The six bytes every .npy file starts with.

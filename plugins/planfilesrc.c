@@ -46,6 +46,21 @@
  * #GstBuffer field `buffer`. planstencil uses it in wrap mode to get rows
  * from the other end of the array. A range outside the stream is refused.
  *
+ * ## Progress messages
+ *
+ * Each run of reading (from the start, or from a seek) posts
+ * %GST_MESSAGE_PROGRESS messages with the code "read": start at the first
+ * chunk read in PLAYING; continue when at least 1 % of the rows and at
+ * least 250 ms of the pipeline clock have passed since the last one
+ * (whichever is rarer); complete after the last chunk; error when a read
+ * fails; canceled when the element stops or a seek restarts reading before
+ * the end. Their structures add #guint64 fields `rows-done`, `rows-total`,
+ * `bytes-done` and `bytes-total` (rows and bytes of array data since the
+ * run's first row) and a #gint `percent`. Nothing is posted while
+ * prerolling: gst-launch-1.0 waits for the end of an operation started
+ * before PLAYING, and reading to the end needs PLAYING; a run that ends
+ * before PLAYING posts start and complete together at its end.
+ *
  * ## Errors
  *
  * Nothing is opened before the READY to PAUSED state change. Then a
@@ -148,7 +163,23 @@ struct _PlanFileSrc
   guint64 seek_end;
   GstAllocator *allocator;      /* proposed downstream, or NULL */
   GstAllocationParams params;
+
+  /* progress messages; streaming thread only, and stop() once the
+   * streaming thread has stopped */
+  gboolean progress_pending;    /* reading, start not yet posted */
+  gboolean progress_active;     /* start posted, not yet finished */
+  guint64 progress_first;       /* the run's first and end rows */
+  guint64 progress_end;
+  guint64 progress_position;    /* the end of the last chunk read */
+  guint64 progress_rows;        /* rows done at the last message */
+  GstClockTime progress_time;   /* progress_clock's time then */
+  GstClock *progress_clock;
 };
+
+/* Continue messages come no more often than every PROGRESS_PERCENT of the
+ * rows and every PROGRESS_INTERVAL, whichever is rarer. */
+#define PROGRESS_PERCENT 1
+#define PROGRESS_INTERVAL (250 * GST_MSECOND)
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
@@ -328,6 +359,7 @@ plan_file_src_dispose (GObject * object)
 
   gst_clear_object (&self->reader);
   gst_clear_object (&self->allocator);
+  gst_clear_object (&self->progress_clock);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -543,6 +575,139 @@ post_read_error (PlanFileSrc * self, const GError * err)
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message), (NULL));
 }
 
+/* The pipeline clock once the element has one, the system clock before;
+ * when the clock changes the interval starts again. */
+static gboolean
+progress_interval_passed (PlanFileSrc * self)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime now;
+  gboolean passed;
+
+  if (clock == NULL)
+    clock = gst_system_clock_obtain ();
+  now = gst_clock_get_time (clock);
+  passed = clock == self->progress_clock
+      && now >= self->progress_time + PROGRESS_INTERVAL;
+  if (passed || clock != self->progress_clock)
+    self->progress_time = now;
+  gst_object_replace ((GstObject **) & self->progress_clock,
+      GST_OBJECT (clock));
+  gst_object_unref (clock);
+  return passed;
+}
+
+static void
+post_progress (PlanFileSrc * self, GstProgressType type)
+{
+  guint64 total = self->progress_end - self->progress_first;
+  guint64 done = self->progress_position - self->progress_first;
+  guint64 row_size = plan_file_reader_get_row_size (self->reader);
+  gint percent = total == 0 ? 100 : (gint) (done * 100 / total);
+  GstMessage *msg;
+  gchar *location, *text;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  GST_OBJECT_UNLOCK (self);
+  switch (type) {
+    case GST_PROGRESS_TYPE_START:
+      text = g_strdup_printf ("Reading %" G_GUINT64_FORMAT " rows of '%s'",
+          total, location);
+      break;
+    case GST_PROGRESS_TYPE_COMPLETE:
+      text = g_strdup_printf ("Read %" G_GUINT64_FORMAT " rows of '%s'",
+          done, location);
+      break;
+    case GST_PROGRESS_TYPE_ERROR:
+      text = g_strdup_printf ("Reading '%s' failed after %" G_GUINT64_FORMAT
+          " of %" G_GUINT64_FORMAT " rows", location, done, total);
+      break;
+    case GST_PROGRESS_TYPE_CANCELED:
+      text = g_strdup_printf ("Reading '%s' stopped after %" G_GUINT64_FORMAT
+          " of %" G_GUINT64_FORMAT " rows", location, done, total);
+      break;
+    default:
+      text = g_strdup_printf ("Read %" G_GUINT64_FORMAT " of %"
+          G_GUINT64_FORMAT " rows of '%s' (%d %%)", done, total, location,
+          percent);
+      break;
+  }
+  msg = gst_message_new_progress (GST_OBJECT (self), type, "read", text);
+  gst_structure_set (gst_message_writable_structure (msg),
+      "rows-done", G_TYPE_UINT64, done, "rows-total", G_TYPE_UINT64, total,
+      "bytes-done", G_TYPE_UINT64, done * row_size,
+      "bytes-total", G_TYPE_UINT64, total * row_size,
+      "percent", G_TYPE_INT, percent, NULL);
+  GST_LOG_OBJECT (self, "progress: %s", text);
+  gst_element_post_message (GST_ELEMENT (self), msg);
+  self->progress_rows = done;
+  self->progress_pending = FALSE;
+  self->progress_active = type == GST_PROGRESS_TYPE_START
+      || type == GST_PROGRESS_TYPE_CONTINUE;
+  g_free (text);
+  g_free (location);
+}
+
+/* Posts the start message of a run once the element is PLAYING, or when
+ * the run ends (@ending) before it got there. Applications such as
+ * gst-launch-1.0 take a start message during preroll for an operation that
+ * must finish before they set PLAYING, and reading a file to its end needs
+ * PLAYING: a start posted in PAUSED would keep them waiting for ever. */
+static void
+maybe_start_progress (PlanFileSrc * self, gboolean ending)
+{
+  gboolean playing;
+
+  if (!self->progress_pending)
+    return;
+  GST_OBJECT_LOCK (self);
+  playing = GST_STATE (self) == GST_STATE_PLAYING;
+  GST_OBJECT_UNLOCK (self);
+  if (!playing && !ending)
+    return;
+  progress_interval_passed (self);
+  post_progress (self, GST_PROGRESS_TYPE_START);
+}
+
+/* The end of a run: complete, error or canceled. */
+static void
+finish_progress (PlanFileSrc * self, GstProgressType type)
+{
+  if (type == GST_PROGRESS_TYPE_COMPLETE)
+    self->progress_position = self->progress_end;
+  if (type != GST_PROGRESS_TYPE_CANCELED)
+    maybe_start_progress (self, TRUE);
+  if (self->progress_active)
+    post_progress (self, type);
+  self->progress_pending = FALSE;
+}
+
+/* Called after each chunk: a continue message when both enough rows and
+ * enough time have passed, complete after the last chunk (GstBaseSrc ends
+ * the stream at the segment's stop without asking for another). */
+static void
+update_progress (PlanFileSrc * self, guint64 position)
+{
+  guint64 total = self->progress_end - self->progress_first;
+  guint64 step = MAX (1, (total * PROGRESS_PERCENT + 99) / 100);
+  guint64 done;
+
+  if (!self->progress_pending && !self->progress_active)
+    return;
+  self->progress_position = CLAMP (position, self->progress_first,
+      self->progress_end);
+  done = self->progress_position - self->progress_first;
+  if (done >= total) {
+    finish_progress (self, GST_PROGRESS_TYPE_COMPLETE);
+    return;
+  }
+  maybe_start_progress (self, FALSE);
+  if (self->progress_active && done >= self->progress_rows + step
+      && progress_interval_passed (self))
+    post_progress (self, GST_PROGRESS_TYPE_CONTINUE);
+}
+
 static gboolean
 open_reader (PlanFileSrc * self, const gchar * location,
     PlanFileFormat format, const PlanArrayInfo * raw_info, guint64 offset,
@@ -645,6 +810,10 @@ plan_file_src_stop (GstBaseSrc * src)
   GST_OBJECT_LOCK (self);
   self->opened = FALSE;
   GST_OBJECT_UNLOCK (self);
+
+  /* The streaming thread has stopped: its progress state is ours. */
+  finish_progress (self, GST_PROGRESS_TYPE_CANCELED);
+  gst_clear_object (&self->progress_clock);
 
   g_mutex_lock (&self->io_lock);
   plan_file_reader_close (self->reader);
@@ -752,6 +921,7 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
 {
   GError *err = NULL;
   PlanFileIoMode io_mode;
+  guint64 n_rows;
 
   GST_OBJECT_LOCK (self);
   io_mode = self->io_mode;
@@ -770,6 +940,15 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   GST_OBJECT_LOCK (self);
   self->position = first;
   GST_OBJECT_UNLOCK (self);
+
+  /* A seek ends the run before it and starts another. */
+  finish_progress (self, GST_PROGRESS_TYPE_CANCELED);
+  n_rows = plan_file_reader_get_n_rows (self->reader);
+  self->progress_first = MIN (first, n_rows);
+  self->progress_end = MAX (self->progress_first, MIN (end, n_rows));
+  self->progress_position = self->progress_first;
+  self->progress_rows = 0;
+  self->progress_pending = TRUE;
   return TRUE;
 }
 
@@ -982,14 +1161,18 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       GST_OBJECT_UNLOCK (self);
       GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
           GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
+      update_progress (self, GST_BUFFER_OFFSET_END (*buffer));
       break;
     case GST_FLOW_FLUSHING:
       GST_DEBUG_OBJECT (self, "flushing");
       break;
     case GST_FLOW_EOS:
       GST_DEBUG_OBJECT (self, "all rows read");
+      finish_progress (self, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:
+      /* The progress message first: applications stop at the error. */
+      finish_progress (self, GST_PROGRESS_TYPE_ERROR);
       post_read_error (self, err);
       g_clear_error (&err);
       break;

@@ -13,6 +13,9 @@
 
 #include <libplan/plan.h>
 
+#include "npymux.h"
+#include "npyparse.h"
+#include "npytypefind.h"
 #include "plandownload.h"
 #include "planfilesink.h"
 #include "planfilesrc.h"
@@ -28,6 +31,8 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   /* One line per element, kept in alphabetical order. */
+  ret |= GST_ELEMENT_REGISTER (npymux, plugin);
+  ret |= GST_ELEMENT_REGISTER (npyparse, plugin);
   ret |= GST_ELEMENT_REGISTER (planarraysink, plugin);
   ret |= GST_ELEMENT_REGISTER (plancustom, plugin);
   ret |= GST_ELEMENT_REGISTER (planarraysrc, plugin);
@@ -38,6 +43,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (planreduce, plugin);
   ret |= GST_ELEMENT_REGISTER (planstencil, plugin);
   ret |= GST_ELEMENT_REGISTER (planupload, plugin);
+  ret |= GST_TYPE_FIND_REGISTER (npy, plugin);
 
   plan_init ();
 

@@ -9,6 +9,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/check/gsttestclock.h>
 #include <libplan/plan.h>
 
 #include <glib/gstdio.h>
@@ -582,6 +583,405 @@ GST_START_TEST (test_src_opens_nothing_before_paused)
 
 GST_END_TEST;
 
+/* Progress messages, as an application sees them on the bus. */
+typedef struct
+{
+  GstProgressType type;
+  guint64 rows_done, rows_total, bytes_done, bytes_total;
+  gint percent;
+  GstClockTime time;            /* the pipeline clock's when posted */
+} Progress;
+
+typedef struct
+{
+  GMutex lock;
+  GArray *seen;                 /* Progress */
+  GstClock *clock;
+  GstClockTime step;            /* the clock advances by it per buffer */
+  GstPad *srcpad;
+  gulong block_id;
+  guint buffers;
+  guint block_at;               /* block the source's pad at this buffer */
+  guint64 blocked_end;          /* OFFSET_END of the buffer blocked */
+} ProgressRun;
+
+static GstBusSyncReply
+record_progress (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  ProgressRun *run = data;
+  const GstStructure *s = gst_message_get_structure (msg);
+  Progress p = { 0, };
+  gchar *code = NULL, *text = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_PROGRESS)
+    return GST_BUS_PASS;
+  gst_message_parse_progress (msg, &p.type, &code, &text);
+  fail_unless_equals_string (code, "read");
+  fail_unless (text != NULL && strstr (text, "a.npy") != NULL, "%s", text);
+  fail_unless (gst_structure_get (s, "rows-done", G_TYPE_UINT64, &p.rows_done,
+          "rows-total", G_TYPE_UINT64, &p.rows_total,
+          "bytes-done", G_TYPE_UINT64, &p.bytes_done,
+          "bytes-total", G_TYPE_UINT64, &p.bytes_total,
+          "percent", G_TYPE_INT, &p.percent, NULL), "%" GST_PTR_FORMAT, s);
+  p.time = run->clock ? gst_clock_get_time (run->clock) : 0;
+  g_mutex_lock (&run->lock);
+  g_array_append_val (run->seen, p);
+  g_mutex_unlock (&run->lock);
+  g_free (code);
+  g_free (text);
+  return GST_BUS_PASS;
+}
+
+static void
+advance_clock (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer data)
+{
+  ProgressRun *run = data;
+
+  gst_test_clock_advance_time (GST_TEST_CLOCK (run->clock), run->step);
+}
+
+/* Blocks the pad at buffer block_at, and tells the test on the bus. */
+static GstPadProbeReturn
+block_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ProgressRun *run = data;
+  GstElement *src = GST_ELEMENT (gst_pad_get_parent (pad));
+
+  if (++run->buffers < run->block_at) {
+    gst_object_unref (src);
+    return GST_PAD_PROBE_PASS;
+  }
+  run->blocked_end = GST_BUFFER_OFFSET_END (GST_PAD_PROBE_INFO_BUFFER (info));
+  gst_element_post_message (src, gst_message_new_application (GST_OBJECT
+          (src), gst_structure_new_empty ("blocked")));
+  gst_object_unref (src);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+block_at (ProgressRun * run, guint n)
+{
+  run->block_at = n;
+  run->block_id = gst_pad_add_probe (run->srcpad, GST_PAD_PROBE_TYPE_BLOCK |
+      GST_PAD_PROBE_TYPE_BUFFER, block_buffer, run, NULL);
+}
+
+static void
+wait_blocked (GstBus * bus)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_APPLICATION | GST_MESSAGE_ERROR);
+
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) ==
+      GST_MESSAGE_APPLICATION, "the source did not reach the probe");
+  gst_message_unref (msg);
+}
+
+/* "planfilesrc location=PATH PROPS ! fakesink", with progress messages
+ * recorded and a test clock that advances by @step per buffer. */
+static GstElement *
+progress_pipeline (ProgressRun * run, const gchar * path,
+    const gchar * props, GstClockTime step)
+{
+  gchar *desc = g_strdup_printf ("planfilesrc name=src location=\"%s\" %s ! "
+      "fakesink name=sink sync=false signal-handoffs=true", path, props);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *src, *sink;
+  GstBus *bus;
+
+  fail_unless (pipeline != NULL, "%s", desc);
+  g_mutex_init (&run->lock);
+  run->seen = g_array_new (FALSE, TRUE, sizeof (Progress));
+  run->clock = gst_test_clock_new ();
+  run->step = step;
+  gst_pipeline_use_clock (GST_PIPELINE (pipeline), run->clock);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  run->srcpad = gst_element_get_static_pad (src, "src");
+  g_signal_connect (sink, "handoff", G_CALLBACK (advance_clock), run);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, record_progress, run, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  g_free (desc);
+  return pipeline;
+}
+
+static void
+progress_run_clear (ProgressRun * run, GstElement * pipeline)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  gst_object_unref (run->srcpad);
+  gst_object_unref (run->clock);
+  g_array_unref (run->seen);
+  g_mutex_clear (&run->lock);
+}
+
+/* Sets PLAYING and holds the source at its second chunk (the first
+ * prerolls the sink) until the pipeline is PLAYING: from then on the
+ * source posts progress messages. */
+static void
+play_and_block (ProgressRun * run, GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  block_at (run, 2);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  wait_blocked (bus);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+}
+
+static GstMessageType
+run_to_end (ProgressRun * run, GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GstMessageType type;
+
+  play_and_block (run, pipeline);
+  gst_pad_remove_probe (run->srcpad, run->block_id);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no EOS or error within 60 s");
+  type = GST_MESSAGE_TYPE (msg);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  return type;
+}
+
+/* Every message counts the same rows of the same run: bytes are rows times
+ * the row size and percent follows the rows. */
+static void
+check_progress_fields (ProgressRun * run, guint64 total, gsize row_size)
+{
+  guint i;
+
+  for (i = 0; i < run->seen->len; i++) {
+    Progress *p = &g_array_index (run->seen, Progress, i);
+
+    fail_unless_equals_uint64 (p->rows_total, total);
+    fail_unless_equals_uint64 (p->bytes_total, total * row_size);
+    fail_unless_equals_uint64 (p->bytes_done, p->rows_done * row_size);
+    fail_unless_equals_int (p->percent, (gint) (p->rows_done * 100 / total));
+    fail_unless (p->rows_done <= total);
+  }
+}
+
+/* Checks start, continue..., complete and that continue messages are at
+ * least @min_rows and 250 ms apart; returns the number of them. */
+static guint
+check_progress_sequence (ProgressRun * run, guint64 total, gsize row_size)
+{
+  Progress *head, *tail;
+  guint i;
+
+  check_progress_fields (run, total, row_size);
+  fail_unless (run->seen->len >= 2);
+  head = &g_array_index (run->seen, Progress, 0);
+  tail = &g_array_index (run->seen, Progress, run->seen->len - 1);
+  fail_unless_equals_int (head->type, GST_PROGRESS_TYPE_START);
+  fail_unless_equals_int (tail->type, GST_PROGRESS_TYPE_COMPLETE);
+  fail_unless_equals_uint64 (tail->rows_done, total);
+  fail_unless_equals_int (tail->percent, 100);
+  for (i = 1; i + 1 < run->seen->len; i++) {
+    Progress *prev = &g_array_index (run->seen, Progress, i - 1);
+    Progress *p = &g_array_index (run->seen, Progress, i);
+
+    fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_CONTINUE);
+    fail_unless (p->rows_done >= prev->rows_done + total / 100,
+        "continue at row %" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT,
+        p->rows_done, prev->rows_done);
+    fail_unless (p->time >= prev->time + 250 * GST_MSECOND,
+        "continue %" GST_TIME_FORMAT " after %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (p->time), GST_TIME_ARGS (prev->time));
+  }
+  return run->seen->len - 2;
+}
+
+/* 100 chunks of 1 % each, 100 ms apart: the 250 ms interval is the rarer
+ * rule, so a continue message every third chunk. */
+GST_START_TEST (test_src_progress_every_250_ms)
+{
+  gchar *path = write_float_npy ("a.npy", 1000, 3);
+  ProgressRun run = { {0}, };
+  GstElement *pipeline = progress_pipeline (&run, path,
+      "blocksize=120 io-mode=read", 100 * GST_MSECOND);
+  guint n;
+
+  fail_unless_equals_int (run_to_end (&run, pipeline), GST_MESSAGE_EOS);
+  n = check_progress_sequence (&run, 1000, 12);
+  fail_unless (n >= 25 && n <= 33, "%u continue messages", n);
+  progress_run_clear (&run, pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* 500 chunks of 0.2 % each, 1 s apart: 1 % is the rarer rule, so a
+ * continue message every fifth chunk. */
+GST_START_TEST (test_src_progress_every_percent)
+{
+  gchar *path = write_float_npy ("a.npy", 1000, 3);
+  ProgressRun run = { {0}, };
+  GstElement *pipeline = progress_pipeline (&run, path,
+      "blocksize=24 io-mode=read", GST_SECOND);
+  guint n;
+
+  fail_unless_equals_int (run_to_end (&run, pipeline), GST_MESSAGE_EOS);
+  n = check_progress_sequence (&run, 1000, 12);
+  fail_unless (n >= 90 && n <= 99, "%u continue messages", n);
+  progress_run_clear (&run, pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* A start message in PAUSED would make gst-launch-1.0 wait for the end of
+ * the operation before it sets PLAYING, for ever. */
+GST_START_TEST (test_src_progress_not_while_prerolling)
+{
+  gchar *path = write_float_npy ("a.npy", 1000, 3);
+  ProgressRun run = { {0}, };
+  GstElement *pipeline = progress_pipeline (&run, path, "blocksize=120", 0);
+
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_ASYNC);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (run.seen->len, 0);
+  fail_unless_equals_int (run_to_end (&run, pipeline), GST_MESSAGE_EOS);
+  check_progress_sequence (&run, 1000, 12);
+  progress_run_clear (&run, pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* Runs until the source is PLAYING and blocked a few chunks later. */
+static void
+run_and_block (ProgressRun * run, GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gulong first_block;
+
+  play_and_block (run, pipeline);
+  first_block = run->block_id;
+  run->buffers = 0;
+  block_at (run, 4);
+  gst_pad_remove_probe (run->srcpad, first_block);
+  wait_blocked (bus);
+  gst_object_unref (bus);
+}
+
+GST_START_TEST (test_src_progress_canceled_when_stopped)
+{
+  gchar *path = write_float_npy ("a.npy", 1000, 3);
+  ProgressRun run = { {0}, };
+  GstElement *pipeline = progress_pipeline (&run, path,
+      "blocksize=120 io-mode=read", 0);
+  Progress *p;
+
+  run_and_block (&run, pipeline);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  check_progress_fields (&run, 1000, 12);
+  fail_unless_equals_int (run.seen->len, 2);
+  p = &g_array_index (run.seen, Progress, 0);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_START);
+  p = &g_array_index (run.seen, Progress, 1);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_CANCELED);
+  /* The rows read: those of the chunk blocked and before. */
+  fail_unless (run.blocked_end >= 40);
+  fail_unless_equals_uint64 (p->rows_done, run.blocked_end);
+  progress_run_clear (&run, pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_progress_restarts_after_seek)
+{
+  gchar *path = write_float_npy ("a.npy", 1000, 3);
+  ProgressRun run = { {0}, };
+  GstElement *pipeline = progress_pipeline (&run, path,
+      "blocksize=120 io-mode=read", 0);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  guint64 blocked_end;
+  GstMessage *msg;
+  Progress *p;
+
+  run_and_block (&run, pipeline);
+  /* The probe stays until the seek is done, and blocks again at row 600. */
+  blocked_end = run.blocked_end;
+  fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_DEFAULT,
+          GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 600, GST_SEEK_TYPE_SET, 900));
+  gst_pad_remove_probe (run.srcpad, run.block_id);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+
+  /* start, canceled by the seek, then a new run of rows 600 to 900 */
+  fail_unless (run.seen->len >= 4);
+  p = &g_array_index (run.seen, Progress, 0);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_START);
+  fail_unless_equals_uint64 (p->rows_total, 1000);
+  p = &g_array_index (run.seen, Progress, 1);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_CANCELED);
+  fail_unless_equals_uint64 (p->rows_done, blocked_end);
+  p = &g_array_index (run.seen, Progress, 2);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_START);
+  fail_unless_equals_uint64 (p->rows_total, 300);
+  p = &g_array_index (run.seen, Progress, run.seen->len - 1);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_COMPLETE);
+  fail_unless_equals_uint64 (p->rows_done, 300);
+  fail_unless_equals_uint64 (p->bytes_done, 300 * 12);
+  gst_object_unref (bus);
+  progress_run_clear (&run, pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_progress_error_when_read_fails)
+{
+  gchar *path = write_float_npy ("a.npy", 1000, 3);
+  ProgressRun run = { {0}, };
+  GstElement *pipeline = progress_pipeline (&run, path,
+      "blocksize=120 io-mode=read max-chunks=1", 0);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  Progress *p;
+
+  run_and_block (&run, pipeline);
+  /* The file shrinks to its header and 100 rows while chunks are read. */
+  fail_unless_equals_int (truncate (path, 128 + 100 * 12), 0);
+  gst_pad_remove_probe (run.srcpad, run.block_id);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_unref (msg);
+  /* Stopped: nothing posts while the messages are read. */
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  check_progress_fields (&run, 1000, 12);
+  p = &g_array_index (run.seen, Progress, 0);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_START);
+  p = &g_array_index (run.seen, Progress, run.seen->len - 1);
+  fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_ERROR);
+  fail_unless (p->rows_done >= run.blocked_end && p->rows_done <= 100,
+      "error after %" G_GUINT64_FORMAT " rows", p->rows_done);
+  gst_object_unref (bus);
+  progress_run_clear (&run, pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* Runs "planfilesrc PROPS ! fakesink" and checks that it fails with an
  * element error of @domain/@code whose message contains @text. */
 static void
@@ -967,6 +1367,12 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_reads_npy_versions_2_and_3);
   tcase_add_test (tc, test_src_uri_handler);
   tcase_add_test (tc, test_src_opens_nothing_before_paused);
+  tcase_add_test (tc, test_src_progress_every_250_ms);
+  tcase_add_test (tc, test_src_progress_every_percent);
+  tcase_add_test (tc, test_src_progress_not_while_prerolling);
+  tcase_add_test (tc, test_src_progress_canceled_when_stopped);
+  tcase_add_test (tc, test_src_progress_restarts_after_seek);
+  tcase_add_test (tc, test_src_progress_error_when_read_fails);
   tcase_add_test (tc, test_src_missing_file);
   tcase_add_test (tc, test_src_no_location);
   tcase_add_test (tc, test_src_no_permission);

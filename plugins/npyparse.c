@@ -1,0 +1,665 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-npyparse
+ * @title: npyparse
+ * @short_description: turn a .npy byte stream into array chunks
+ *
+ * npyparse reads a NumPy .npy file as a byte stream from any upstream
+ * element (filesrc, fdsrc, appsrc, souphttpsrc...) and pushes the array
+ * as `array/x-raw` buffers of whole rows, the same caps, chunks and
+ * GST_BUFFER_OFFSET / OFFSET_END row numbering as planfilesrc: the header
+ * is parsed with libplan's .npy parser, so the same dtypes, shapes and
+ * versions are read and the same ones are refused.
+ *
+ * Upstream buffers may have any size; npyparse collects them and sends
+ * chunks of #PlanNpyParse:blocksize bytes rounded down to whole rows (the
+ * last one shorter), whatever the upstream block size, copying only rows
+ * that straddle two upstream buffers or that would not be aligned to
+ * their dtype in memory.
+ *
+ * For files, planfilesrc is faster (it maps the file instead of copying
+ * it, reads ahead on its own thread and can seek); npyparse is for
+ * streams planfilesrc cannot open: pipes, sockets, HTTP, memory.
+ *
+ * Duration, position and convert queries are answered in
+ * %GST_FORMAT_DEFAULT (rows) and %GST_FORMAT_BYTES (bytes of array data)
+ * once the header has been read. Seeking is not supported.
+ *
+ * ## Errors
+ *
+ * A stream that is not a .npy file, a malformed, unsupported (big-endian,
+ * Fortran order, structured dtypes, version 4) or truncated header, and a
+ * stream that ends before the rows its header announces are element errors
+ * (stream/format or stream/wrong-type) naming the cause and the byte or
+ * row where the stream stopped. Bytes after the array data are ignored, as
+ * numpy and planfilesrc ignore them.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=a.npy ! npyparse ! planreduce op=sum ! fakesink
+ * ]| Sums a .npy file read by filesrc.
+ * |[
+ * cat a.npy | gst-launch-1.0 -q fdsrc fd=0 ! npyparse ! planmap expr="x*2" \
+ *     ! npymux ! fdsink fd=1 > b.npy
+ * ]| Doubles an array in a shell pipe.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "npyparse.h"
+
+#include <gst/base/gstadapter.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (plan_npy_parse_debug);
+#define GST_CAT_DEFAULT plan_npy_parse_debug
+
+enum
+{
+  PROP_0,
+  PROP_BLOCKSIZE,
+};
+
+#define DEFAULT_BLOCKSIZE (1 << 20)
+#define MAX_BLOCKSIZE (1 << 30)
+
+struct _PlanNpyParse
+{
+  GstElement parent;
+
+  GstPad *sinkpad;              /* construct-only */
+  GstPad *srcpad;               /* construct-only */
+
+  /* properties, protected by OBJECT_LOCK */
+  guint blocksize;
+
+  /* set when the header has been read, protected by OBJECT_LOCK: queries
+   * read them on other threads */
+  gboolean have_header;
+  PlanArrayInfo info;
+  guint64 n_rows;
+  guint64 rows_out;             /* rows pushed */
+
+  /* streaming thread only (STREAM_LOCK) */
+  GstAdapter *adapter;
+  guint64 bytes_in;             /* stream bytes taken from the adapter */
+  gsize row_size;
+  gsize chunk_rows;
+  gsize align;                  /* the memory alignment of a dtype */
+  gboolean trailing_logged;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (PLAN_NPY_CAPS_MEDIA_TYPE));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY));
+
+#define plan_npy_parse_parent_class parent_class
+G_DEFINE_TYPE (PlanNpyParse, plan_npy_parse, GST_TYPE_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (npyparse, "npyparse",
+    GST_RANK_PRIMARY, PLAN_TYPE_NPY_PARSE,
+    GST_DEBUG_CATEGORY_INIT (plan_npy_parse_debug, "npyparse", 0,
+        ".npy stream parser"));
+
+static void plan_npy_parse_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void plan_npy_parse_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void plan_npy_parse_finalize (GObject * object);
+static GstStateChangeReturn plan_npy_parse_change_state (GstElement *
+    element, GstStateChange transition);
+static GstFlowReturn plan_npy_parse_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buffer);
+static gboolean plan_npy_parse_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event);
+static gboolean plan_npy_parse_src_event (GstPad * pad, GstObject * parent,
+    GstEvent * event);
+static gboolean plan_npy_parse_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query);
+
+static void
+plan_npy_parse_class_init (PlanNpyParseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->set_property = plan_npy_parse_set_property;
+  gobject_class->get_property = plan_npy_parse_get_property;
+  gobject_class->finalize = plan_npy_parse_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
+      g_param_spec_uint ("blocksize", "Chunk size",
+          "The size of the chunks pushed, in bytes, rounded down to whole "
+          "rows (at least one row)", 1, MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, ".npy parser",
+      "Codec/Parser/Array",
+      "Parses a NumPy .npy byte stream into an array stream of whole rows",
+      "gst-plan authors <dev@gst-plan.invalid>");
+
+  element_class->change_state = GST_DEBUG_FUNCPTR (plan_npy_parse_change_state);
+}
+
+static void
+plan_npy_parse_init (PlanNpyParse * self)
+{
+  self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
+  gst_pad_set_chain_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (plan_npy_parse_chain));
+  gst_pad_set_event_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (plan_npy_parse_sink_event));
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+
+  self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
+  gst_pad_set_event_function (self->srcpad,
+      GST_DEBUG_FUNCPTR (plan_npy_parse_src_event));
+  gst_pad_set_query_function (self->srcpad,
+      GST_DEBUG_FUNCPTR (plan_npy_parse_src_query));
+  gst_pad_use_fixed_caps (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+
+  self->blocksize = DEFAULT_BLOCKSIZE;
+  self->adapter = gst_adapter_new ();
+}
+
+static void
+plan_npy_parse_finalize (GObject * object)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (object);
+
+  g_object_unref (self->adapter);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+plan_npy_parse_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (object);
+
+  switch (prop_id) {
+    case PROP_BLOCKSIZE:
+      GST_OBJECT_LOCK (self);
+      self->blocksize = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_npy_parse_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (object);
+
+  switch (prop_id) {
+    case PROP_BLOCKSIZE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->blocksize);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* Back to waiting for a header: at start, and after a flush (the stream
+ * starts again from its first byte). */
+static void
+reset (PlanNpyParse * self)
+{
+  gst_adapter_clear (self->adapter);
+  self->bytes_in = 0;
+  self->trailing_logged = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->have_header = FALSE;
+  self->rows_out = 0;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstStateChangeReturn
+plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    reset (self);
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    reset (self);
+  return ret;
+}
+
+static void
+post_header_error (PlanNpyParse * self, const GError * err)
+{
+  if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED))
+    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE,
+        ("Cannot read this .npy stream: %s", err->message), (NULL));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Cannot read this .npy stream: %s", err->message), (NULL));
+}
+
+/* Sends caps and a segment in rows for the array the header describes. */
+static gboolean
+start_array (PlanNpyParse * self, const PlanArrayInfo * info)
+{
+  GstSegment segment;
+  GstCaps *caps;
+  guint blocksize;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  blocksize = self->blocksize;
+  self->info = *info;
+  self->n_rows = plan_array_info_get_n_rows (info);
+  self->rows_out = 0;
+  self->have_header = TRUE;
+  GST_OBJECT_UNLOCK (self);
+
+  self->row_size = plan_array_info_get_row_size (info);
+  self->chunk_rows = MAX (1, blocksize / MAX (self->row_size, 1));
+  self->align = plan_dtype_get_size (info->dtype);
+
+  caps = plan_array_info_to_caps (info);
+  GST_INFO_OBJECT (self, "array %" GST_PTR_FORMAT ", data at byte %"
+      G_GUINT64_FORMAT ", chunks of %" G_GSIZE_FORMAT " rows", caps,
+      self->bytes_in, self->chunk_rows);
+  ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("downstream refused the array caps"));
+    return FALSE;
+  }
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.duration = self->n_rows;
+  gst_pad_push_event (self->srcpad, gst_event_new_segment (&segment));
+  return TRUE;
+}
+
+/* Reads the header once all of it is in the adapter. Returns FALSE after
+ * posting an error; sets @done once the header has been read. */
+static gboolean
+parse_header (PlanNpyParse * self, gboolean at_eos, gboolean * done)
+{
+  gsize avail = gst_adapter_available (self->adapter);
+  gsize header_size;
+  PlanArrayInfo info;
+  GError *err = NULL;
+  const guint8 *data;
+
+  *done = FALSE;
+  if (avail < PLAN_NPY_PREAMBLE_SIZE && !at_eos)
+    return TRUE;
+  data = gst_adapter_map (self->adapter, MIN (avail, PLAN_NPY_PREAMBLE_SIZE));
+  if (!plan_npy_parse_preamble (data, MIN (avail, PLAN_NPY_PREAMBLE_SIZE),
+          NULL, &header_size, &err)) {
+    gst_adapter_unmap (self->adapter);
+    goto bad_header;
+  }
+  gst_adapter_unmap (self->adapter);
+  if (avail < header_size && !at_eos)
+    return TRUE;
+
+  data = gst_adapter_map (self->adapter, MIN (avail, header_size));
+  if (!plan_npy_parse_header (data, MIN (avail, header_size), &info, NULL,
+          &err)) {
+    gst_adapter_unmap (self->adapter);
+    goto bad_header;
+  }
+  gst_adapter_unmap (self->adapter);
+  gst_adapter_flush (self->adapter, header_size);
+  self->bytes_in = header_size;
+  *done = TRUE;
+  return start_array (self, &info);
+
+  /* ERRORS */
+bad_header:
+  {
+    post_header_error (self, err);
+    g_error_free (err);
+    return FALSE;
+  }
+}
+
+/* A chunk of @n_rows rows from the adapter, in one memory aligned to its
+ * dtype: planmap and the other kernel elements read elements in place. */
+static GstBuffer *
+take_chunk (PlanNpyParse * self, gsize n_rows)
+{
+  gsize size = n_rows * self->row_size;
+  GstBuffer *buf = gst_adapter_take_buffer (self->adapter, size);
+  GstMapInfo map;
+  gboolean aligned;
+
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    goto map_failed;
+  aligned = ((guintptr) map.data) % self->align == 0;
+  if (!aligned) {
+    GstAllocationParams params;
+    GstBuffer *copy;
+
+    GST_LOG_OBJECT (self, "copying %" G_GSIZE_FORMAT " bytes to align them",
+        size);
+    gst_allocation_params_init (&params);
+    params.align = 63;
+    copy = gst_buffer_new_allocate (NULL, size, &params);
+    gst_buffer_fill (copy, 0, map.data, size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+    buf = copy;
+  } else {
+    gst_buffer_unmap (buf, &map);
+  }
+  /* Arrays have no timestamps; the adapter copied the source's. */
+  buf = gst_buffer_make_writable (buf);
+  GST_BUFFER_PTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+  self->bytes_in += size;
+  return buf;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
+        ("cannot map a chunk of %" G_GSIZE_FORMAT " bytes", size));
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+}
+
+/* Pushes whole chunks, and at EOS the rows left. */
+static GstFlowReturn
+push_rows (PlanNpyParse * self, gboolean at_eos)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (ret == GST_FLOW_OK) {
+    guint64 rows_out, left;
+    gsize avail_rows, n;
+    GstBuffer *buf;
+
+    GST_OBJECT_LOCK (self);
+    rows_out = self->rows_out;
+    left = self->n_rows - rows_out;
+    GST_OBJECT_UNLOCK (self);
+    if (left == 0 || self->row_size == 0)
+      break;
+    avail_rows = gst_adapter_available (self->adapter) / self->row_size;
+    n = MIN (left, self->chunk_rows);
+    if (avail_rows < n && !(at_eos && avail_rows > 0))
+      break;
+    n = MIN (n, avail_rows);
+
+    if ((buf = take_chunk (self, n)) == NULL)
+      return GST_FLOW_ERROR;
+    GST_BUFFER_OFFSET (buf) = rows_out;
+    GST_BUFFER_OFFSET_END (buf) = rows_out + n;
+    GST_OBJECT_LOCK (self);
+    self->rows_out = rows_out + n;
+    GST_OBJECT_UNLOCK (self);
+    GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
+        rows_out, rows_out + n);
+    ret = gst_pad_push (self->srcpad, buf);
+  }
+  return ret;
+}
+
+/* Everything after the array's data is ignored. */
+static void
+drop_trailing (PlanNpyParse * self)
+{
+  gsize avail = gst_adapter_available (self->adapter);
+
+  if (avail == 0)
+    return;
+  if (!self->trailing_logged)
+    GST_WARNING_OBJECT (self, "ignoring the bytes after the array data, "
+        "from byte %" G_GUINT64_FORMAT, self->bytes_in);
+  self->trailing_logged = TRUE;
+  self->bytes_in += avail;
+  gst_adapter_clear (self->adapter);
+}
+
+static GstFlowReturn
+process (PlanNpyParse * self, gboolean at_eos)
+{
+  gboolean have_header, done;
+  guint64 n_rows, rows_out;
+  GstFlowReturn ret;
+
+  GST_OBJECT_LOCK (self);
+  have_header = self->have_header;
+  GST_OBJECT_UNLOCK (self);
+  if (!have_header) {
+    if (!parse_header (self, at_eos, &done))
+      return GST_FLOW_ERROR;
+    if (!done)
+      return GST_FLOW_OK;
+  }
+
+  ret = push_rows (self, at_eos);
+  GST_OBJECT_LOCK (self);
+  n_rows = self->n_rows;
+  rows_out = self->rows_out;
+  GST_OBJECT_UNLOCK (self);
+  if (ret == GST_FLOW_OK && rows_out == n_rows)
+    drop_trailing (self);
+  return ret;
+}
+
+static GstFlowReturn
+plan_npy_parse_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (parent);
+
+  gst_adapter_push (self->adapter, buffer);
+  return process (self, FALSE);
+}
+
+/* At EOS: the last rows, and an error when the stream was cut short. */
+static gboolean
+finish (PlanNpyParse * self)
+{
+  guint64 n_rows, rows_out;
+  gboolean have_header;
+  gsize avail;
+
+  GST_OBJECT_LOCK (self);
+  have_header = self->have_header;
+  GST_OBJECT_UNLOCK (self);
+  if (!have_header && gst_adapter_available (self->adapter) == 0)
+    goto empty;
+  if (process (self, TRUE) != GST_FLOW_OK)
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  n_rows = self->n_rows;
+  rows_out = self->rows_out;
+  GST_OBJECT_UNLOCK (self);
+  avail = gst_adapter_available (self->adapter);
+  if (rows_out < n_rows)
+    goto truncated;
+  return TRUE;
+
+  /* ERRORS */
+empty:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The .npy stream is empty: it ended before its first byte."), (NULL));
+    return FALSE;
+  }
+truncated:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The .npy stream is truncated: its header says %" G_GUINT64_FORMAT
+            " rows of %" G_GSIZE_FORMAT " bytes, but it ended after %"
+            G_GUINT64_FORMAT " rows and %" G_GSIZE_FORMAT " bytes, at byte %"
+            G_GUINT64_FORMAT ".", n_rows, self->row_size, rows_out, avail,
+            self->bytes_in + avail), (NULL));
+    return FALSE;
+  }
+}
+
+static gboolean
+plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (parent);
+  gboolean have_header;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:
+    case GST_EVENT_SEGMENT:
+      /* Ours come from the header: caps in rows, a segment in rows. */
+      gst_event_unref (event);
+      return TRUE;
+    case GST_EVENT_EOS:
+      if (!finish (self)) {
+        gst_event_unref (event);
+        return FALSE;
+      }
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      reset (self);
+      break;
+    case GST_EVENT_STREAM_START:
+    case GST_EVENT_FLUSH_START:
+      break;
+    default:
+      /* Other sticky events (tags) may not overtake the caps. */
+      GST_OBJECT_LOCK (self);
+      have_header = self->have_header;
+      GST_OBJECT_UNLOCK (self);
+      if (GST_EVENT_IS_STICKY (event) && !have_header) {
+        GST_DEBUG_OBJECT (self, "dropping %" GST_PTR_FORMAT " before the "
+            "header", event);
+        gst_event_unref (event);
+        return TRUE;
+      }
+      break;
+  }
+  return gst_pad_event_default (pad, parent, event);
+}
+
+static gboolean
+plan_npy_parse_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    GST_DEBUG_OBJECT (parent, "seeking is not supported");
+    gst_event_unref (event);
+    return FALSE;
+  }
+  return gst_pad_event_default (pad, parent, event);
+}
+
+/* Converts rows (DEFAULT) and bytes of array data. Must be called with
+ * OBJECT_LOCK held */
+static gboolean
+convert_unlocked (PlanNpyParse * self, GstFormat from, gint64 value,
+    GstFormat to, gint64 * result)
+{
+  gint64 row_size = plan_array_info_get_row_size (&self->info);
+
+  if (!self->have_header)
+    return FALSE;
+  if (from == to || value == -1) {
+    *result = value;
+    return TRUE;
+  }
+  if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
+    *result = value * row_size;
+  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT && row_size > 0)
+    *result = value / row_size;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+answer_position_or_duration (PlanNpyParse * self, GstQuery * query)
+{
+  gboolean duration = GST_QUERY_TYPE (query) == GST_QUERY_DURATION;
+  GstFormat format;
+  gint64 value;
+  gboolean ok;
+
+  if (duration)
+    gst_query_parse_duration (query, &format, NULL);
+  else
+    gst_query_parse_position (query, &format, NULL);
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  ok = convert_unlocked (self, GST_FORMAT_DEFAULT,
+      duration ? self->n_rows : self->rows_out, format, &value);
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    return FALSE;
+  if (duration)
+    gst_query_set_duration (query, format, value);
+  else
+    gst_query_set_position (query, format, value);
+  return TRUE;
+}
+
+static gboolean
+plan_npy_parse_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (parent);
+  GstFormat src_format, dest_format;
+  gint64 src_value, dest_value;
+  gboolean ok;
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_POSITION:
+    case GST_QUERY_DURATION:
+      return answer_position_or_duration (self, query);
+    case GST_QUERY_CONVERT:
+      gst_query_parse_convert (query, &src_format, &src_value, &dest_format,
+          NULL);
+      GST_OBJECT_LOCK (self);
+      ok = convert_unlocked (self, src_format, src_value, dest_format,
+          &dest_value);
+      GST_OBJECT_UNLOCK (self);
+      if (ok)
+        gst_query_set_convert (query, src_format, src_value, dest_format,
+            dest_value);
+      return ok;
+    case GST_QUERY_SEEKING:
+      gst_query_parse_seeking (query, &src_format, NULL, NULL, NULL);
+      gst_query_set_seeking (query, src_format, FALSE, -1, -1);
+      return TRUE;
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
+}

@@ -1,0 +1,619 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/base/gsttypefindhelper.h>
+#include <libplan/plan.h>
+
+#include <string.h>
+
+/* A .npy file's bytes: the dict text, padded as numpy pads it, then
+ * @size bytes of data. */
+static GBytes *
+npy_bytes (guint version, const gchar * dict, const void *data, gsize size)
+{
+  gsize prefix = version == 1 ? 10 : 12;
+  gsize total = (prefix + strlen (dict) + 1 + 63) / 64 * 64;
+  guint8 *buf = g_malloc0 (total + size);
+
+  memcpy (buf, "\x93NUMPY", 6);
+  buf[6] = version;
+  buf[7] = 0;
+  if (version == 1)
+    GST_WRITE_UINT16_LE (buf + 8, total - prefix);
+  else
+    GST_WRITE_UINT32_LE (buf + 8, total - prefix);
+  memset (buf + prefix, ' ', total - prefix);
+  memcpy (buf + prefix, dict, strlen (dict));
+  buf[total - 1] = '\n';
+  if (size)
+    memcpy (buf + total, data, size);
+  return g_bytes_new_take (buf, total + size);
+}
+
+/* 10 x 3 float32, value i * 0.5 at flat index i. */
+static GBytes *
+float_npy (guint rows, guint cols)
+{
+  gfloat *data = g_new (gfloat, rows * cols);
+  gchar *dict;
+  GBytes *bytes;
+  guint i;
+
+  for (i = 0; i < rows * cols; i++)
+    data[i] = i * 0.5f;
+  dict = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (%u, %u), }", rows, cols);
+  bytes = npy_bytes (1, dict, data, rows * cols * sizeof (gfloat));
+  g_free (dict);
+  g_free (data);
+  return bytes;
+}
+
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;
+} Parse;
+
+static void
+parse_setup (Parse * p, guint blocksize)
+{
+  p->h = gst_harness_new ("npyparse");
+  if (blocksize)
+    g_object_set (p->h->element, "blocksize", blocksize, NULL);
+  p->bus = gst_bus_new ();
+  gst_element_set_bus (p->h->element, p->bus);
+  gst_harness_set_src_caps_str (p->h, PLAN_NPY_CAPS_MEDIA_TYPE);
+}
+
+static void
+parse_teardown (Parse * p)
+{
+  gst_element_set_bus (p->h->element, NULL);
+  gst_object_unref (p->bus);
+  gst_harness_teardown (p->h);
+}
+
+/* Pushes @bytes in pieces of @piece bytes, each in a buffer of its own
+ * that starts one byte into its memory (so at an odd address), then EOS;
+ * returns the flow of the last push that failed, or OK. */
+static GstFlowReturn
+push_bytes (Parse * p, GBytes * bytes, gsize piece, gboolean eos)
+{
+  gsize size, off;
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  for (off = 0; off < size && ret == GST_FLOW_OK; off += piece) {
+    gsize n = MIN (piece, size - off);
+    GstBuffer *whole = gst_buffer_new_allocate (NULL, n + 1, NULL);
+    GstBuffer *buf;
+
+    gst_buffer_fill (whole, 1, data + off, n);
+    buf = gst_buffer_copy_region (whole, GST_BUFFER_COPY_ALL, 1, n);
+    gst_buffer_unref (whole);
+    ret = gst_harness_push (p->h, buf);
+  }
+  if (eos)
+    gst_harness_push_event (p->h, gst_event_new_eos ());
+  return ret;
+}
+
+static void
+check_float_rows (GstBuffer * buf, guint row0, guint n, guint cols)
+{
+  GstMapInfo map;
+  const gfloat *v;
+  guint i;
+
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), row0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), row0 + n);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, n * cols * sizeof (gfloat));
+  fail_unless_equals_int ((guintptr) map.data % sizeof (gfloat), 0);
+  v = (const gfloat *) map.data;
+  for (i = 0; i < n * cols; i++)
+    fail_unless_equals_float (v[i], (row0 * cols + i) * 0.5f);
+  gst_buffer_unmap (buf, &map);
+}
+
+static void
+check_caps (GstHarness * h, const gchar * str)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstCaps *expected = gst_caps_from_string (str);
+
+  fail_unless (caps != NULL);
+  fail_unless (gst_caps_is_equal (caps, expected), "caps %" GST_PTR_FORMAT,
+      caps);
+  gst_caps_unref (caps);
+  gst_caps_unref (expected);
+}
+
+static gboolean
+got_eos (GstHarness * h)
+{
+  GstEvent *event;
+  gboolean eos = FALSE;
+
+  while (!eos && (event = gst_harness_try_pull_event (h))) {
+    eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+    gst_event_unref (event);
+  }
+  return eos;
+}
+
+/* 7-byte pieces: the header and every row straddle upstream buffers, and
+ * every piece starts at an odd address. */
+GST_START_TEST (test_parse_chunks_offsets_caps_values)
+{
+  GBytes *bytes = float_npy (10, 3);
+  Parse p;
+  GstBuffer *buf;
+
+  /* 50 bytes round down to 4 rows of 12 bytes. */
+  parse_setup (&p, 50);
+  fail_unless_equals_int (push_bytes (&p, bytes, 7, TRUE), GST_FLOW_OK);
+  check_caps (p.h, "array/x-raw, dtype=(string)float32, shape=(int)<10, 3>");
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 0, 4, 3);
+  gst_buffer_unref (buf);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 4, 4, 3);
+  gst_buffer_unref (buf);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 8, 2, 3);
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  fail_unless (got_eos (p.h));
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* One upstream buffer: chunks are parts of it, not copies. */
+GST_START_TEST (test_parse_chunks_share_upstream_memory)
+{
+  GBytes *bytes = float_npy (8, 2);
+  GstBuffer *in = gst_buffer_new_wrapped_bytes (bytes);
+  GstMemory *mem = gst_buffer_peek_memory (in, 0);
+  GstBuffer *buf;
+  Parse p;
+
+  parse_setup (&p, 32);
+  gst_buffer_ref (in);
+  fail_unless_equals_int (gst_harness_push (p.h, in), GST_FLOW_OK);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 0, 4, 2);
+  fail_unless (gst_buffer_peek_memory (buf, 0)->parent == mem);
+  gst_buffer_unref (buf);
+  gst_buffer_unref (in);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* The header in one buffer, the rows in the next, timestamped as a
+ * source may do: the chunk is that buffer, without the timestamps. */
+GST_START_TEST (test_parse_drops_source_timestamps)
+{
+  GBytes *bytes = float_npy (4, 3);
+  GstBuffer *in = gst_buffer_new_wrapped_bytes (bytes);
+  GstBuffer *header = gst_buffer_copy_region (in, GST_BUFFER_COPY_ALL, 0, 128);
+  GstBuffer *rows = gst_buffer_copy_region (in, GST_BUFFER_COPY_ALL, 128, 48);
+  GstBuffer *buf;
+  Parse p;
+
+  GST_BUFFER_PTS (rows) = GST_SECOND;
+  GST_BUFFER_DURATION (rows) = GST_SECOND;
+  parse_setup (&p, 0);
+  fail_unless_equals_int (gst_harness_push (p.h, header), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (p.h, rows), GST_FLOW_OK);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 0, 4, 3);
+  fail_if (GST_BUFFER_PTS_IS_VALID (buf));
+  fail_if (GST_BUFFER_DURATION_IS_VALID (buf));
+  gst_buffer_unref (buf);
+  parse_teardown (&p);
+  gst_buffer_unref (in);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+static const struct
+{
+  const gchar *descr;
+  const gchar *dtype;
+  gsize size;
+} dtypes[] = {
+  {"|b1", "bool", 1}, {"|i1", "int8", 1}, {"|u1", "uint8", 1},
+  {"<i2", "int16", 2}, {"<u2", "uint16", 2}, {"<i4", "int32", 4},
+  {"<u4", "uint32", 4}, {"<i8", "int64", 8}, {"<u8", "uint64", 8},
+  {"<f4", "float32", 4}, {"<f8", "float64", 8},
+};
+
+/* Every dtype, in three dimensions: the bytes come through unchanged. */
+GST_START_TEST (test_parse_every_dtype)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (dtypes); i++) {
+    gsize size = 3 * 2 * 2 * dtypes[i].size;
+    guint8 *data = g_malloc (size);
+    gchar *dict, *caps;
+    GBytes *bytes;
+    GstBuffer *buf;
+    GstMapInfo map;
+    gsize j;
+    Parse p;
+
+    for (j = 0; j < size; j++)
+      data[j] = dtypes[i].size == 1 && dtypes[i].descr[1] == 'b' ? j % 2 : j;
+    dict = g_strdup_printf ("{'descr': '%s', 'fortran_order': False, "
+        "'shape': (3, 2, 2), }", dtypes[i].descr);
+    bytes = npy_bytes (1, dict, data, size);
+    parse_setup (&p, 0);
+    fail_unless_equals_int (push_bytes (&p, bytes, 1000, TRUE), GST_FLOW_OK);
+    caps = g_strdup_printf ("array/x-raw, dtype=(string)%s, "
+        "shape=(int)<3, 2, 2>", dtypes[i].dtype);
+    check_caps (p.h, caps);
+    buf = gst_harness_pull (p.h);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 3);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    fail_unless_equals_int (map.size, size);
+    fail_unless (memcmp (map.data, data, size) == 0, "%s", dtypes[i].dtype);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+    parse_teardown (&p);
+    g_bytes_unref (bytes);
+    g_free (caps);
+    g_free (dict);
+    g_free (data);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_0d_array_is_one_row)
+{
+  gdouble v = 3.5;
+  GBytes *bytes = npy_bytes (1, "{'descr': '<f8', 'fortran_order': False, "
+      "'shape': (), }", &v, sizeof (v));
+  GstBuffer *buf;
+  Parse p;
+
+  parse_setup (&p, 0);
+  fail_unless_equals_int (push_bytes (&p, bytes, 3, TRUE), GST_FLOW_OK);
+  check_caps (p.h, "array/x-raw, dtype=(string)float64, shape=(int)<>");
+  buf = gst_harness_pull (p.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 1);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 8);
+  gst_buffer_unref (buf);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_empty_array_sends_caps_and_eos)
+{
+  GBytes *bytes = npy_bytes (1, "{'descr': '<i4', 'fortran_order': False, "
+      "'shape': (0, 3), }", NULL, 0);
+  Parse p;
+
+  parse_setup (&p, 0);
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, TRUE), GST_FLOW_OK);
+  check_caps (p.h, "array/x-raw, dtype=(string)int32, shape=(int)<0, 3>");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  fail_unless (got_eos (p.h));
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_versions_2_and_3)
+{
+  guint version;
+
+  for (version = 2; version <= 3; version++) {
+    gint16 data[4] = { 1, -2, 3, -4 };
+    GBytes *bytes = npy_bytes (version, "{'descr': '<i2', "
+        "'fortran_order': False, 'shape': (4,), }", data, sizeof (data));
+    GstBuffer *buf;
+    Parse p;
+
+    parse_setup (&p, 0);
+    fail_unless_equals_int (push_bytes (&p, bytes, 5, TRUE), GST_FLOW_OK);
+    check_caps (p.h, "array/x-raw, dtype=(string)int16, shape=(int)<4>");
+    buf = gst_harness_pull (p.h);
+    fail_unless (gst_buffer_memcmp (buf, 0, data, sizeof (data)) == 0);
+    gst_buffer_unref (buf);
+    parse_teardown (&p);
+    g_bytes_unref (bytes);
+  }
+}
+
+GST_END_TEST;
+
+/* A 1-D Fortran-ordered array is laid out as a C-ordered one. */
+GST_START_TEST (test_parse_1d_fortran_order_is_read)
+{
+  gint32 data[3] = { 7, 8, 9 };
+  GBytes *bytes = npy_bytes (1, "{'descr': '<i4', 'fortran_order': True, "
+      "'shape': (3,), }", data, sizeof (data));
+  GstBuffer *buf;
+  Parse p;
+
+  parse_setup (&p, 0);
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, TRUE), GST_FLOW_OK);
+  buf = gst_harness_pull (p.h);
+  fail_unless (gst_buffer_memcmp (buf, 0, data, sizeof (data)) == 0);
+  gst_buffer_unref (buf);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_ignores_bytes_after_the_data)
+{
+  GBytes *good = float_npy (4, 3);
+  GByteArray *arr = g_byte_array_new ();
+  GBytes *bytes;
+  GstBuffer *buf;
+  Parse p;
+
+  g_byte_array_append (arr, g_bytes_get_data (good, NULL),
+      g_bytes_get_size (good));
+  g_byte_array_append (arr, (const guint8 *) "trailing junk", 13);
+  bytes = g_byte_array_free_to_bytes (arr);
+  parse_setup (&p, 0);
+  fail_unless_equals_int (push_bytes (&p, bytes, 9, TRUE), GST_FLOW_OK);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 0, 4, 3);
+  gst_buffer_unref (buf);
+  fail_unless (got_eos (p.h));
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+  g_bytes_unref (good);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_answers_queries_in_rows_and_bytes)
+{
+  GBytes *whole = float_npy (10, 3);
+  /* The 128 bytes of the header and 6 rows: pushed as 4, and 2 wait. */
+  GBytes *bytes = g_bytes_new_from_bytes (whole, 0, 200);
+  GstBuffer *buf;
+  gint64 value;
+  Parse p;
+
+  parse_setup (&p, 48);
+  fail_if (gst_pad_peer_query_duration (p.h->sinkpad, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, FALSE), GST_FLOW_OK);
+  fail_unless (gst_pad_peer_query_duration (p.h->sinkpad, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless_equals_int64 (value, 10);
+  fail_unless (gst_pad_peer_query_duration (p.h->sinkpad, GST_FORMAT_BYTES,
+          &value));
+  fail_unless_equals_int64 (value, 120);
+  buf = gst_harness_pull (p.h);
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  fail_unless (gst_pad_peer_query_position (p.h->sinkpad, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless_equals_int64 (value, 4);
+  fail_unless (gst_pad_peer_query_convert (p.h->sinkpad, GST_FORMAT_DEFAULT,
+          5, GST_FORMAT_BYTES, &value));
+  fail_unless_equals_int64 (value, 60);
+  fail_if (gst_harness_push_upstream_event (p.h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 2, GST_SEEK_TYPE_NONE, -1)));
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+  g_bytes_unref (whole);
+}
+
+GST_END_TEST;
+
+/* Pushes @bytes (then EOS) and returns the element error's message,
+ * checking its domain and code. */
+static gchar *
+expect_error (GBytes * bytes, gsize piece, GQuark domain, gint code)
+{
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text;
+  Parse p;
+
+  parse_setup (&p, 0);
+  push_bytes (&p, bytes, piece, TRUE);
+  msg = gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  GST_INFO ("error: %s", err->message);
+  fail_unless (g_error_matches (err, domain, code), "wrong error %s %d: %s",
+      g_quark_to_string (err->domain), err->code, err->message);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  parse_teardown (&p);
+  return text;
+}
+
+static void
+expect_error_text (GBytes * bytes, GQuark domain, gint code, const gchar * want)
+{
+  gchar *text = expect_error (bytes, 16, domain, code);
+
+  fail_unless (strstr (text, want) != NULL, "'%s' not in '%s'", want, text);
+  g_free (text);
+  g_bytes_unref (bytes);
+}
+
+GST_START_TEST (test_parse_not_npy)
+{
+  expect_error_text (g_bytes_new_static ("PK\x03\x04 a zip file, not .npy",
+          26), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "not a .npy file");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_empty_stream)
+{
+  expect_error_text (g_bytes_new_static ("", 0), GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "empty");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_truncated_preamble)
+{
+  expect_error_text (g_bytes_new_static ("\x93NUMPY\x01", 7),
+      GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "truncated .npy header");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_truncated_header)
+{
+  GBytes *whole = float_npy (2, 2);
+
+  expect_error_text (g_bytes_new_from_bytes (whole, 0, 40), GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "truncated .npy header");
+  g_bytes_unref (whole);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_malformed_header)
+{
+  expect_error_text (npy_bytes (1, "{'descr': '<f4', 'fortran_order': Maybe, "
+          "'shape': (2,), }", "\0\0\0\0\0\0\0\0", 8), GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "malformed .npy header");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_unsupported_version)
+{
+  GBytes *good = float_npy (1, 1);
+  guint8 *data = g_memdup2 (g_bytes_get_data (good, NULL),
+      g_bytes_get_size (good));
+
+  data[6] = 4;
+  expect_error_text (g_bytes_new_take (data, g_bytes_get_size (good)),
+      GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE, "version 4.0");
+  g_bytes_unref (good);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_big_endian)
+{
+  expect_error_text (npy_bytes (1, "{'descr': '>f4', 'fortran_order': False, "
+          "'shape': (2,), }", "\0\0\0\0\0\0\0\0", 8), GST_STREAM_ERROR,
+      GST_STREAM_ERROR_WRONG_TYPE, "big-endian");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_fortran_order)
+{
+  expect_error_text (npy_bytes (1, "{'descr': '<f4', 'fortran_order': True, "
+          "'shape': (2, 1), }", "\0\0\0\0\0\0\0\0", 8), GST_STREAM_ERROR,
+      GST_STREAM_ERROR_WRONG_TYPE, "Fortran");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_structured_dtype)
+{
+  expect_error_text (npy_bytes (1, "{'descr': [('a', '<f4')], "
+          "'fortran_order': False, 'shape': (2,), }", "\0\0\0\0\0\0\0\0", 8),
+      GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE, "structured");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_truncated_data)
+{
+  GBytes *whole = float_npy (10, 3);
+
+  /* The header and 5.5 rows of 10. */
+  expect_error_text (g_bytes_new_from_bytes (whole, 0, 128 + 66),
+      GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "header says 10 rows of 12 bytes, but it ended after 5 rows and 6 "
+      "bytes, at byte 194");
+  g_bytes_unref (whole);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_typefinder_reports_npy)
+{
+  GBytes *bytes = float_npy (3, 1);
+  GstBuffer *buf = gst_buffer_new_wrapped_bytes (bytes);
+  GstTypeFindProbability prob;
+  GstCaps *caps = gst_type_find_helper_for_buffer (NULL, buf, &prob);
+
+  fail_unless (caps != NULL);
+  fail_unless_equals_string (gst_structure_get_name (gst_caps_get_structure
+          (caps, 0)), PLAN_NPY_CAPS_MEDIA_TYPE);
+  fail_unless_equals_int (prob, GST_TYPE_FIND_MAXIMUM);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+static Suite *
+npyparse_suite (void)
+{
+  Suite *s = suite_create ("npyparse");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_parse_chunks_offsets_caps_values);
+  tcase_add_test (tc, test_parse_chunks_share_upstream_memory);
+  tcase_add_test (tc, test_parse_drops_source_timestamps);
+  tcase_add_test (tc, test_parse_every_dtype);
+  tcase_add_test (tc, test_parse_0d_array_is_one_row);
+  tcase_add_test (tc, test_parse_empty_array_sends_caps_and_eos);
+  tcase_add_test (tc, test_parse_versions_2_and_3);
+  tcase_add_test (tc, test_parse_1d_fortran_order_is_read);
+  tcase_add_test (tc, test_parse_ignores_bytes_after_the_data);
+  tcase_add_test (tc, test_parse_answers_queries_in_rows_and_bytes);
+  tcase_add_test (tc, test_parse_not_npy);
+  tcase_add_test (tc, test_parse_empty_stream);
+  tcase_add_test (tc, test_parse_truncated_preamble);
+  tcase_add_test (tc, test_parse_truncated_header);
+  tcase_add_test (tc, test_parse_malformed_header);
+  tcase_add_test (tc, test_parse_unsupported_version);
+  tcase_add_test (tc, test_parse_big_endian);
+  tcase_add_test (tc, test_parse_fortran_order);
+  tcase_add_test (tc, test_parse_structured_dtype);
+  tcase_add_test (tc, test_parse_truncated_data);
+  tcase_add_test (tc, test_parse_typefinder_reports_npy);
+  return s;
+}
+
+GST_CHECK_MAIN (npyparse);

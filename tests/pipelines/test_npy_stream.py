@@ -1,0 +1,206 @@
+""".npy as a byte stream: the typefinder, npyparse after filesrc and fdsrc,
+npymux before filesink and fdsink (a shell pipe, a regular file, a pipe
+that cannot seek), every dtype and shape through both, and their errors,
+checked with numpy's np.load and np.save."""
+import io
+import os
+import re
+import subprocess
+
+import numpy as np
+
+import plantest
+from plantest import Failure, launch
+
+RNG = np.random.default_rng(20261201)
+SHAPES = [(0,), (1,), (997,), (0, 3), (250, 3), (40, 2, 5), ()]
+
+
+def gst_launch(words, stdin=None, stdout=None, expect_ok=True):
+    """Runs a pipeline with stdin and stdout of our choosing, with
+    plan-launch -q: gst-launch-1.0 1.22 can miss an error posted before its
+    main loop runs and then never return. Returns (returncode, stderr)."""
+    p = subprocess.run(plantest.launcher() + ['-q'] + words, stdin=stdin,
+                       stdout=stdout, stderr=subprocess.PIPE, timeout=120)
+    err = p.stderr.decode(errors='replace')
+    if expect_ok and p.returncode != 0:
+        raise Failure('pipeline failed (%d): %s\n%s' %
+                      (p.returncode, ' '.join(words), err))
+    if not expect_ok and p.returncode == 0:
+        raise Failure('pipeline should have failed: %s' % ' '.join(words))
+    return p.returncode, err
+
+
+def typefind():
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'a.npy')
+    np.save(path, np.arange(12, dtype=np.float32).reshape(4, 3))
+    out = subprocess.run(['gst-typefind-1.0', path], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=60).stdout
+    if '%s - application/x-npy' % path not in out:
+        raise Failure('gst-typefind-1.0 says: %r' % out)
+
+
+def uridecodebin_autoplugs_npyparse():
+    """The typefinder and npyparse's rank let decodebin plug it: any URI."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'a.npy'), os.path.join(d, 'max.npy')
+    a = plantest.random_array('float64', (3000, 2), RNG)
+    np.save(path, a)
+    launch('uridecodebin', 'uri=file://' + path, 'caps=array/x-raw', '!',
+           'planreduce', 'op=max', 'axis=0', '!', 'planfilesink',
+           'location=' + out)
+    plantest.assert_same(np.load(out), a.max(axis=0), 'max via uridecodebin')
+
+
+def every_dtype_and_shape_through_parse_and_mux():
+    """filesrc ! npyparse ! npymux ! filesink gives back numpy's file."""
+    d = plantest.tmpdir()
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    for dtype in plantest.DTYPES:
+        for shape in SHAPES:
+            a = plantest.random_array(dtype, shape, RNG)
+            np.save(src, a)
+            # Small upstream blocks and chunks: rows straddle buffers.
+            launch('filesrc', 'location=' + src, 'blocksize=333', '!',
+                   'npyparse', 'blocksize=1000', '!', 'npymux', '!',
+                   'filesink', 'location=' + dst)
+            plantest.assert_same(np.load(dst), a, '%s %s' % (dtype, shape))
+
+
+def parse_into_planreduce():
+    """The issue's line: filesrc ! npyparse ! planreduce op=sum ! fakesink,
+    and the same sum written by planfilesink."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'a.npy'), os.path.join(d, 'sum.npy')
+    a = RNG.integers(-1000, 1000, size=(5000, 4), dtype=np.int64)
+    np.save(path, a)
+    _, text = launch('filesrc', 'location=' + path, '!', 'npyparse', '!',
+                     'planreduce', 'op=sum', '!', 'fakesink', messages=True)
+    m = re.search(r'value=\(gint64\)(-?\d+)', text)
+    if not m or int(m.group(1)) != int(a.sum()):
+        raise Failure('planreduce after npyparse: %r, numpy %d' %
+                      (text, a.sum()))
+    launch('filesrc', 'location=' + path, '!', 'npyparse', 'blocksize=4000',
+           '!', 'planreduce', 'op=sum', 'axis=0', '!', 'planfilesink',
+           'location=' + out)
+    plantest.assert_same(np.load(out), a.sum(axis=0), 'sum axis=0')
+
+
+MAP_WORDS = ['fdsrc', 'fd=0', '!', 'npyparse', '!', 'planmap', 'expr=x*2',
+             '!', 'npymux', '!', 'fdsink', 'fd=1']
+
+
+def shell_pipe():
+    """cat a.npy | gst-launch-1.0 -q fdsrc fd=0 ! npyparse ! planmap ! npymux
+    ! fdsink fd=1 | (a pipe), through a real shell."""
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'a.npy')
+    a = plantest.random_array('float32', (30000, 3), RNG)
+    np.save(path, a)
+    cmd = 'cat %s | gst-launch-1.0 -q %s | cat' % (path, ' '.join(
+        "'%s'" % w for w in MAP_WORDS))
+    p = subprocess.run(['sh', '-c', cmd], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != 0 or p.stderr:
+        raise Failure('shell pipe: %d %s' % (p.returncode, p.stderr))
+    plantest.assert_same(np.load(io.BytesIO(p.stdout)), a * 2, 'x*2 in a pipe')
+
+
+def fdsink_to_a_regular_file():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'a.npy'), os.path.join(d, 'b.npy')
+    a = plantest.random_array('int32', (1001, 2, 2), RNG)
+    np.save(path, a)
+    with open(path, 'rb') as fin, open(out, 'wb') as fout:
+        gst_launch(MAP_WORDS, stdin=fin, stdout=fout)
+    plantest.assert_same(np.load(out), a * 2, 'x*2 to a file')
+
+
+RAW_CAPS = 'array/x-raw,dtype=(string)float64,shape=(int)<-1,3>'
+
+
+def unknown_length_into_seekable_sinks():
+    """Caps with shape <-1, 3>: the header is rewritten at EOS, through
+    filesink and through fdsink on a regular file."""
+    d = plantest.tmpdir()
+    raw, out = os.path.join(d, 'a.f64'), os.path.join(d, 'b.npy')
+    a = plantest.random_array('float64', (777, 3), RNG)
+    a.tofile(raw)
+    words = ['filesrc', 'location=' + raw, 'blocksize=%d' % (24 * 50), '!',
+             RAW_CAPS, '!', 'npymux', '!']
+    launch(*(words + ['filesink', 'location=' + out]))
+    plantest.assert_same(np.load(out), a, 'unknown length, filesink')
+    os.unlink(out)
+    with open(out, 'wb') as fout:
+        gst_launch(words + ['fdsink', 'fd=1'], stdout=fout)
+    plantest.assert_same(np.load(out), a, 'unknown length, fdsink on a file')
+
+
+def unknown_length_into_a_pipe_fails():
+    d = plantest.tmpdir()
+    raw = os.path.join(d, 'a.f64')
+    np.zeros((10, 3)).tofile(raw)
+    _, err = gst_launch(['filesrc', 'location=' + raw, '!', RAW_CAPS, '!',
+                         'npymux', '!', 'fdsink', 'fd=1'],
+                        stdout=subprocess.PIPE, expect_ok=False)
+    if 'the number of rows is not known' not in err:
+        raise Failure('no clear error: %s' % err)
+
+
+def expect_parse_error(data, needle):
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'bad.npy')
+    with open(path, 'wb') as f:
+        f.write(data)
+    with open(path, 'rb') as fin:
+        _, err = gst_launch(['fdsrc', 'fd=0', '!', 'npyparse', '!',
+                             'fakesink'], stdin=fin, expect_ok=False)
+    if needle not in err:
+        raise Failure('expected %r in: %s' % (needle, err))
+
+
+def npy_bytes(a):
+    f = io.BytesIO()
+    np.save(f, a)
+    return f.getvalue()
+
+
+def truncated_stream_fails():
+    data = npy_bytes(np.arange(100, dtype=np.int16))
+    expect_parse_error(data[:-7], 'The .npy stream is truncated: its header '
+                       'says 100 rows of 2 bytes, but it ended after 96 rows')
+    expect_parse_error(data[:50], 'truncated .npy header')
+
+
+def unsupported_files_fail():
+    expect_parse_error(npy_bytes(np.arange(4, dtype='>f4')), 'big-endian')
+    expect_parse_error(npy_bytes(np.asfortranarray(np.ones((3, 2)))),
+                       'Fortran')
+    expect_parse_error(npy_bytes(np.zeros(2, dtype='complex64')),
+                       "dtype '<c8' is not supported")
+    expect_parse_error(b'not a .npy file at all', 'not a .npy file')
+    expect_parse_error(b'', 'empty')
+
+
+def main():
+    plantest.run_cases([
+        ('gst-typefind-1.0 reports application/x-npy', typefind),
+        ('uridecodebin plugs npyparse', uridecodebin_autoplugs_npyparse),
+        ('every dtype and shape through npyparse and npymux',
+         every_dtype_and_shape_through_parse_and_mux),
+        ('filesrc ! npyparse ! planreduce', parse_into_planreduce),
+        ('cat | fdsrc ! npyparse ! planmap ! npymux ! fdsink | cat',
+         shell_pipe),
+        ('fdsink onto a regular file', fdsink_to_a_regular_file),
+        ('unknown length: header rewritten by seeking',
+         unknown_length_into_seekable_sinks),
+        ('unknown length into a pipe fails clearly',
+         unknown_length_into_a_pipe_fails),
+        ('truncated streams fail', truncated_stream_fails),
+        ('unsupported .npy files fail', unsupported_files_fail),
+    ])
+
+
+if __name__ == '__main__':
+    main()
