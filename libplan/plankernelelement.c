@@ -709,7 +709,20 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (n == 0) {
     g_list_free (pads);
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("The element has no inputs."), (NULL));
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has no inputs.",
+            GST_ELEMENT_NAME (self)), (NULL));
+    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
+    return GST_FLOW_ERROR;
+  }
+  /* Output to nowhere: said before any work is done (a reduction would
+   * otherwise compute everything and fail silently at its only push). */
+  if (!gst_pad_is_linked (GST_AGGREGATOR_SRC_PAD (self))) {
+    g_list_free_full (pads, gst_object_unref);
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has nothing linked downstream: "
+            "link its src pad to an element that takes its output (a sink "
+            "such as planfilesink or fakesink).", GST_ELEMENT_NAME (self)),
+        ("streaming stopped, reason not-linked"));
+    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
     return GST_FLOW_ERROR;
   }
 
@@ -773,6 +786,34 @@ plan_kernel_element_flush (GstAggregator * agg)
   return GST_FLOW_OK;
 }
 
+/* GstAggregator waits for data on every sink pad, and for ever when there
+ * is no sink pad or one that nothing feeds: refuse to start instead. */
+static gboolean
+check_inputs_linked (PlanKernelElement * self)
+{
+  GList *pads = get_sink_pads (self), *l;
+  gchar *unlinked = NULL;
+
+  for (l = pads; l && unlinked == NULL; l = l->next)
+    if (!gst_pad_is_linked (l->data))
+      unlinked = gst_pad_get_name (l->data);
+  g_list_free_full (pads, gst_object_unref);
+
+  if (pads == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has no inputs: link an upstream "
+            "element to it.", GST_ELEMENT_NAME (self)), (NULL));
+    return FALSE;
+  }
+  if (unlinked != NULL) {
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("Input %s of %s is not linked: "
+            "link an upstream element to it, or release the pad.", unlinked,
+            GST_ELEMENT_NAME (self)), (NULL));
+    g_free (unlinked);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 plan_kernel_element_start (GstAggregator * agg)
 {
@@ -780,6 +821,8 @@ plan_kernel_element_start (GstAggregator * agg)
 
   GError *err = NULL;
 
+  if (!check_inputs_linked (PLAN_KERNEL_ELEMENT (agg)))
+    return FALSE;
   free_inputs (priv);
   priv->out_rows = 0;
   priv->n_unpushed = 0;
