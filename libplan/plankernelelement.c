@@ -25,7 +25,9 @@
  * - checks: buffers of whole rows, row offsets without gaps, the same
  *   number of rows on every input at EOS (an error naming both lengths);
  * - output: buffers from a pool, stamped with row offsets;
- * - flushing, the `n-threads` and `target` properties.
+ * - seeking in rows (a seek in TIME is refused) and flushing: after a
+ *   seek the rows sought are a stream of their own (see output_range());
+ * - the `n-threads` and `target` properties.
  *
  * A minimal element that doubles its input:
  *
@@ -84,6 +86,8 @@ struct _PlanKernelPad
   /* aggregate thread only */
   gsize consumed;               /* rows of the head buffer already used */
   guint64 next_row;             /* index of the next row expected */
+  guint64 range_first;          /* the rows the segment selects: */
+  gint64 range_end;             /* [first, end), end -1 to the end */
 };
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
@@ -96,6 +100,7 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
 static void
 plan_kernel_pad_init (PlanKernelPad * pad)
 {
+  pad->range_end = -1;
 }
 
 /**
@@ -139,6 +144,8 @@ typedef struct
   /* protected by OBJECT_LOCK */
   PlanTarget target;
   guint n_threads;
+  gsize seek_row_size;          /* bytes per output row for byte seeks, or
+                                 * 0 when output rows are not input rows */
 
   /* aggregate thread only */
   gboolean configured;
@@ -147,7 +154,8 @@ typedef struct
   gchar **input_names;          /* [n_inputs + 1] */
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
-  guint64 out_rows;             /* rows pushed so far */
+  guint64 out_rows;             /* the offset of the next output row */
+  gboolean new_range;           /* an input segment chose new rows */
   gboolean direct_output;       /* downstream gave memory for the last
                                  * output (PLAN_QUERY_OUTPUT_ROWS) */
   guint n_unpushed;             /* outputs allocated and not pushed yet */
@@ -303,6 +311,30 @@ plan_kernel_element_finalize (GObject * object)
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
 }
 
+/* A segment in rows says which rows of the stream come next: the first is
+ * the row the next buffer starts at (after a seek, not 0), and from the
+ * next aggregate() the element starts over on them. Other formats say
+ * nothing about rows: the stream is taken whole, from row 0. */
+static void
+set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
+    const GstSegment * segment)
+{
+  if (segment->format == GST_FORMAT_DEFAULT) {
+    pad->range_first = segment->start;
+    pad->range_end = segment->stop == GST_CLOCK_TIME_NONE ? -1 :
+        (gint64) MAX (segment->stop, segment->start);
+  } else {
+    pad->range_first = 0;
+    pad->range_end = -1;
+  }
+  pad->next_row = pad->range_first;
+  pad->consumed = 0;
+  GET_PRIV (self)->new_range = TRUE;
+  GST_DEBUG_OBJECT (pad, "rows %" G_GUINT64_FORMAT " to %" G_GINT64_FORMAT
+      " (%s segment)", pad->range_first, pad->range_end,
+      gst_format_get_name (segment->format));
+}
+
 /* Parses caps into the pad's info; a bad caps event is a negotiation
  * error that names the pad. */
 static gboolean
@@ -330,6 +362,14 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     pad->info_changed = TRUE;
     GST_OBJECT_UNLOCK (pad);
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+    PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
+    const GstSegment *segment;
+
+    /* Serialized: this runs in the aggregate thread, after the rows of the
+     * previous segment and before those of this one. */
+    gst_event_parse_segment (event, &segment);
+    set_input_range (PLAN_KERNEL_ELEMENT (agg), pad, segment);
   }
 
   return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->sink_event
@@ -376,6 +416,25 @@ host_slice_rows (PlanKernelElement * self, PlanKernelElementPrivate * priv)
   for (i = 0; i < priv->n_inputs; i++)
     widest = MAX (widest, plan_array_info_get_row_size (&priv->inputs[i]));
   return MAX (1, bytes / MAX (widest, 1));
+}
+
+/* A byte seek on the output is a row seek when the output rows are the
+ * input rows (a map; a stencil that keeps the edges): bytes count output
+ * rows of the output's row size. */
+static void
+update_seek_row_size (PlanKernelElement * self,
+    PlanKernelElementPrivate * priv)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  guint64 first = 3;
+  gint64 end = 10;
+  gsize row = plan_array_info_get_row_size (&priv->output);
+
+  if (klass->output_range)
+    klass->output_range (self, 3, 10, &first, &end);
+  GST_OBJECT_LOCK (self);
+  priv->seek_row_size = first == 3 && end == 10 ? row : 0;
+  GST_OBJECT_UNLOCK (self);
 }
 
 /* Calls setup() when an input's caps changed. */
@@ -427,6 +486,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
 
   priv->slice_rows = host_slice_rows (self, priv);
   priv->configured = TRUE;
+  update_seek_row_size (self, priv);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -507,11 +567,12 @@ finish_inputs (PlanKernelElement * self, GList * pads)
   for (l = pads->next; l; l = l->next) {
     PlanKernelPad *pad = l->data;
 
-    if (pad->next_row != first->next_row)
+    if (pad->next_row - pad->range_first !=
+        first->next_row - first->range_first)
       goto length_mismatch;
   }
   if (klass->finish)
-    ret = klass->finish (self, first->next_row);
+    ret = klass->finish (self, first->next_row - first->range_first);
   return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
 
 length_mismatch:
@@ -521,8 +582,8 @@ length_mismatch:
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
             " rows but %s has %" G_GUINT64_FORMAT " rows.",
-            GST_PAD_NAME (first), first->next_row, GST_PAD_NAME (pad),
-            pad->next_row), (NULL));
+            GST_PAD_NAME (first), first->next_row - first->range_first,
+            GST_PAD_NAME (pad), pad->next_row - pad->range_first), (NULL));
     return GST_FLOW_ERROR;
   }
 }
@@ -697,6 +758,40 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
   return ret;
 }
 
+/* The rows of the inputs' segment (the first input's; the others must
+ * match it, or the row checks say where they differ) are a stream of their
+ * own: the subclass starts over, the output is numbered from the first
+ * output row of the range, and the output segment says which rows follow.
+ * A reduction so reduces the rows a seek selected, and a stencil pads the
+ * range's edges by its boundary mode rather than reading rows outside. */
+static void
+start_range (PlanKernelElement * self, PlanKernelPad * first)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  guint64 out_first = first->range_first;
+  gint64 out_end = first->range_end;
+  GstSegment segment;
+
+  priv->new_range = FALSE;
+  if (klass->output_range)
+    klass->output_range (self, first->range_first, first->range_end,
+        &out_first, &out_end);
+  if (klass->reset)
+    klass->reset (self);
+  priv->out_rows = out_first;
+  priv->n_unpushed = 0;
+
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = segment.position = out_first;
+  segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE : (guint64) out_end;
+  gst_aggregator_update_segment (GST_AGGREGATOR (self), &segment);
+  GST_DEBUG_OBJECT (self, "input rows %" G_GUINT64_FORMAT " to %"
+      G_GINT64_FORMAT " make output rows %" G_GUINT64_FORMAT " to %"
+      G_GINT64_FORMAT, first->range_first, first->range_end, out_first,
+      out_end);
+}
+
 static GstFlowReturn
 plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -735,6 +830,8 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
   /* Negotiation (update_src_caps) configures the element before the
    * first aggregate; an input whose stream ended without caps leaves it
    * unconfigured. */
+  if (GET_PRIV (self)->configured && GET_PRIV (self)->new_range)
+    start_range (self, pads->data);
   if (!GET_PRIV (self)->configured)
     ret = GST_FLOW_NOT_NEGOTIATED;
   else if (have_all)
@@ -767,14 +864,175 @@ reset_state (PlanKernelElement * self)
 
     pad->consumed = 0;
     pad->next_row = 0;
+    pad->range_first = 0;
+    pad->range_end = -1;
   }
   g_list_free_full (pads, gst_object_unref);
   GET_PRIV (self)->out_rows = 0;
+  GET_PRIV (self)->new_range = FALSE;
   GET_PRIV (self)->n_unpushed = 0;
   GET_PRIV (self)->direct_output = FALSE;
   GET_PRIV (self)->lending_refused = FALSE;
   if (klass->reset)
     klass->reset (self);
+}
+
+/* Whether every input's upstream can seek in rows; the first answer's
+ * range in @start and @end. */
+static gboolean
+upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
+{
+  GList *pads = get_sink_pads (self), *l;
+  gboolean seekable = pads != NULL;
+
+  *start = 0;
+  *end = -1;
+  for (l = pads; l && seekable; l = l->next) {
+    GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+    gint64 s, e;
+
+    seekable = gst_pad_peer_query (l->data, query);
+    if (seekable)
+      gst_query_parse_seeking (query, NULL, &seekable, &s, &e);
+    if (seekable && l == pads) {
+      *start = s;
+      *end = e;
+    }
+    gst_query_unref (query);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return seekable;
+}
+
+/* Turns a seek on the output into the seek in rows sent upstream, or
+ * refuses it (returns NULL, having taken @event): arrays carry no
+ * timestamps, so only rows (GST_FORMAT_DEFAULT) and, where output rows
+ * are input rows, bytes of the output can be sought, forwards. Refused
+ * here, a seek leaves the pipeline as it was: nothing is flushed, and it
+ * runs on to EOS. */
+static GstEvent *
+prepare_seek (PlanKernelElement * self, GstEvent * event)
+{
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format;
+  gint64 start, stop, first, end;
+  gdouble rate;
+  gsize row;
+
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  GST_OBJECT_UNLOCK (self);
+
+  if (rate <= 0.0)
+    goto refuse;
+  if (format == GST_FORMAT_BYTES && row > 0) {
+    GstEvent *rows;
+
+    if (start_type != GST_SEEK_TYPE_NONE && start > 0)
+      start /= (gint64) row;
+    if (stop_type != GST_SEEK_TYPE_NONE && stop > 0)
+      stop /= (gint64) row;
+    rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags, start_type,
+        start, stop_type, stop);
+    gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
+    gst_event_unref (event);
+    event = rows;
+  } else if (format != GST_FORMAT_DEFAULT) {
+    goto refuse;
+  }
+  if (!upstream_seekable (self, &first, &end))
+    goto refuse;
+  GST_DEBUG_OBJECT (self, "seeking upstream to rows %" G_GINT64_FORMAT
+      " to %" G_GINT64_FORMAT, start, stop);
+  return event;
+
+refuse:
+  {
+    GST_DEBUG_OBJECT (self, "refusing a seek in %s at rate %f: only rows "
+        "(default format)%s can be sought, forwards, and only when every "
+        "input can seek", gst_format_get_name (format), rate,
+        row > 0 ? " or bytes" : "");
+    gst_event_unref (event);
+    return NULL;
+  }
+}
+
+static gboolean
+plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
+    if (event == NULL)
+      return FALSE;
+  }
+  return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+      (agg, event);
+}
+
+/* GstAggregator says it cannot seek; a kernel element can, in rows (and
+ * in bytes where its output rows are its input rows), when its inputs
+ * can. */
+static gboolean
+plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
+{
+  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  GstFormat format;
+  gint64 start = 0, end = -1;
+  gboolean seekable = FALSE;
+  gsize row;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
+        (agg, query);
+
+  gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  GST_OBJECT_UNLOCK (self);
+  if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0))
+    seekable = upstream_seekable (self, &start, &end);
+  if (seekable && format == GST_FORMAT_BYTES) {
+    start *= (gint64) row;
+    if (end > 0)
+      end *= (gint64) row;
+  }
+  gst_query_set_seeking (query, format, seekable, seekable ? start : -1,
+      seekable ? end : -1);
+  return TRUE;
+}
+
+/* GstAggregator applies a seek sent to the element before PAUSED to its
+ * output segment, which is in rows: a seek in another format is refused
+ * here rather than mixed into it. */
+static gboolean
+plan_kernel_element_send_event (GstElement * element, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    GstFormat format;
+
+    gst_event_parse_seek (event, NULL, &format, NULL, NULL, NULL, NULL, NULL);
+    if (format != GST_FORMAT_DEFAULT) {
+      GST_DEBUG_OBJECT (element, "refusing a seek in %s",
+          gst_format_get_name (format));
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->send_event
+      (element, event);
+}
+
+/* The output segment is in rows (GstAggregator starts it in TIME). */
+static void
+init_output_segment (PlanKernelElement * self)
+{
+  GST_OBJECT_LOCK (self);
+  gst_segment_init (&GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
+          (self))->segment, GST_FORMAT_DEFAULT);
+  GST_OBJECT_UNLOCK (self);
 }
 
 static GstFlowReturn
@@ -823,6 +1081,7 @@ plan_kernel_element_start (GstAggregator * agg)
 
   if (!check_inputs_linked (PLAN_KERNEL_ELEMENT (agg)))
     return FALSE;
+  init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   free_inputs (priv);
   priv->out_rows = 0;
   priv->n_unpushed = 0;
@@ -854,6 +1113,11 @@ plan_kernel_element_stop (GstAggregator * agg)
   free_inputs (priv);
   clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
+  GST_OBJECT_LOCK (agg);
+  priv->seek_row_size = 0;
+  GST_OBJECT_UNLOCK (agg);
+  /* GstAggregator has just reset it to TIME. */
+  init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   return TRUE;
 }
 
@@ -871,7 +1135,12 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
   gobject_class->constructed = plan_kernel_element_constructed;
   gobject_class->finalize = plan_kernel_element_finalize;
 
+  GST_ELEMENT_CLASS (klass)->send_event =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
+
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
+  agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (plan_kernel_element_src_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
   agg_class->flush = GST_DEBUG_FUNCPTR (plan_kernel_element_flush);
   agg_class->update_src_caps =
@@ -920,6 +1189,7 @@ plan_kernel_element_init (PlanKernelElement * self)
 
   priv->target = DEFAULT_TARGET;
   priv->n_threads = DEFAULT_N_THREADS;
+  init_output_segment (self);
 }
 
 /**
@@ -1334,4 +1604,42 @@ plan_kernel_element_get_output_info (PlanKernelElement * self)
   g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
 
   return &GET_PRIV (self)->output;
+}
+
+/**
+ * plan_kernel_element_get_input_range:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ * @first: (out) (optional): the first row of the stream it delivers
+ * @end: (out) (optional): one past its last row, or -1 when its segment
+ *   runs to the end of the stream
+ *
+ * The rows of the stream that input @index's segment selects: all of it
+ * (0 to -1) unless a seek chose a range. A subclass that needs rows
+ * outside its chunks (a stencil wrapping round) asks for the range's
+ * rows, not the whole stream's. Call from the streaming thread.
+ *
+ * Returns: %FALSE when there is no input @index.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_get_input_range (PlanKernelElement * self, guint index,
+    guint64 * first, gint64 * end)
+{
+  GList *pads;
+  PlanKernelPad *pad;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+
+  pads = get_sink_pads (self);
+  pad = g_list_nth_data (pads, index);
+  if (pad != NULL) {
+    if (first)
+      *first = pad->range_first;
+    if (end)
+      *end = pad->range_end;
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return pad != NULL;
 }

@@ -639,6 +639,25 @@ empty:
   }
 }
 
+/* A reduction of the whole or of the rows (axis all or 0) is one output
+ * row whatever rows it reduces; per row (axis -1) the output rows are the
+ * input rows. */
+static void
+plan_reduce_output_range (PlanKernelElement * kernel, guint64 first,
+    gint64 end, guint64 * out_first, gint64 * out_end)
+{
+  PlanReduce *self = PLAN_REDUCE (kernel);
+
+  if (self->reducer != NULL
+      && plan_reducer_get_axis (self->reducer) == PLAN_REDUCE_AXIS_INNER) {
+    *out_first = first;
+    *out_end = end;
+  } else {
+    *out_first = 0;
+    *out_end = -1;
+  }
+}
+
 static void
 plan_reduce_reset (PlanKernelElement * kernel)
 {
@@ -690,6 +709,7 @@ plan_reduce_class_init (PlanReduceClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_reduce_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_reduce_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_reduce_reset);
+  kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_reduce_output_range);
 
   g_object_class_install_property (gobject_class, PROP_OP,
       g_param_spec_enum ("op", "Operation",

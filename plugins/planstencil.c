@@ -95,6 +95,7 @@ struct _PlanStencil
   gsize in_esize;
   gsize out_esize;
   gboolean unpadded;            /* rows not padded: edges computed apart */
+  guint rows_lost;              /* input rows without an output row */
   guint8 *edge_out;             /* the outputs of the edge blocks */
   gsize edge_out_size;
 };
@@ -328,6 +329,7 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
 
   plan_halo_get_output_info (self->halo, output);
   output->dtype = plan_expr_get_dtype (self->compiled);
+  self->rows_lost = boundary == PLAN_BOUNDARY_VALID ? 2 * halo[0] : 0;
   self->in_esize = plan_dtype_get_size (inputs[0].dtype);
   self->out_esize = plan_dtype_get_size (output->dtype);
   g_free (expr);
@@ -350,21 +352,41 @@ failed:
   }
 }
 
-/* The number of rows of the input stream: from the caps, or else from a
- * duration query upstream. Returns -1 when neither says. */
-static gint64
-plan_stencil_query_total_rows (PlanStencil * self)
+/* The rows the stencil computes on, [*first, *end) of the stream: those
+ * the segment selects (all of them but after a seek), up to the length
+ * of the stream from the caps, or else from a duration query upstream.
+ * Returns FALSE when the end is not known. */
+static gboolean
+plan_stencil_get_rows (PlanStencil * self, guint64 * first, gint64 * end)
 {
-  const PlanArrayInfo *info =
-      plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  const PlanArrayInfo *info = plan_kernel_element_get_input_info (kernel, 0);
   GstPad *sinkpad = GST_ELEMENT (self)->sinkpads->data;
-  gint64 total = -1;
+  gint64 total = info->shape[0];
 
-  if (info->shape[0] >= 0)
-    return info->shape[0];
-  if (!gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
-    return -1;
-  return total;
+  plan_kernel_element_get_input_range (kernel, 0, first, end);
+  if (total < 0
+      && !gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
+    total = -1;
+  if (total >= 0)
+    *end = *end < 0 ? total : MIN (*end, total);
+  if (*end < 0)
+    return FALSE;
+  *end = MAX (*end, (gint64) * first);
+  return TRUE;
+}
+
+/* Valid mode has no output for the halo's rows at either end of the rows
+ * it computes on; the other modes an output row per input row. */
+static void
+plan_stencil_output_range (PlanKernelElement * kernel, guint64 first,
+    gint64 end, guint64 * out_first, gint64 * out_end)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+
+  *out_first = first;
+  *out_end = end < 0 ? -1 : MAX ((gint64) first, end -
+      (gint64) self->rows_lost);
 }
 
 /* Reads the last rows of the stream from upstream for boundary=wrap. */
@@ -374,17 +396,20 @@ plan_stencil_fetch_end_rows (PlanStencil * self, gsize n_rows)
   GstPad *sinkpad = GST_ELEMENT (self)->sinkpads->data;
   const PlanArrayInfo *info =
       plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
-  gint64 total = plan_stencil_query_total_rows (self);
+  guint64 first;
+  gint64 end, total = -1;
   GstQuery *query = NULL;
   GstBuffer *buffer = NULL;
   GstMapInfo map;
   GError *err = NULL;
   gboolean ok;
 
-  if (total < 0)
+  /* After a seek the end rows are those of the range sought. */
+  if (!plan_stencil_get_rows (self, &first, &end))
     goto no_length;
+  total = end - (gint64) first;
   n_rows = MIN (n_rows, (guint64) total);
-  query = plan_query_new_read_rows (total - n_rows, n_rows);
+  query = plan_query_new_read_rows (end - n_rows, n_rows);
   if (!gst_pad_peer_query (sinkpad, query))
     goto not_answered;
   buffer = plan_query_get_read_rows_buffer (query);
@@ -704,6 +729,7 @@ plan_stencil_class_init (PlanStencilClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_stencil_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_stencil_reset);
+  kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_stencil_output_range);
   /* Slices small enough that the output is still in cache when
    * planfilesink copies it, large enough for one core's work rule to keep
    * a Laplacian on one thread while the writer has the other core

@@ -1288,6 +1288,69 @@ GST_START_TEST (test_reduce_result_dtypes_follow_numpy)
 
 GST_END_TEST;
 
+/* After a seek to rows 6..9 a reduction restarts its accumulation: the
+ * result is over the rows sought, numbered as the one output row 0. */
+GST_START_TEST (test_reduce_seek_restarts_accumulation)
+{
+  Reduce r;
+  gint32 in[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+  gint64 total = 0;  /* numpy sums int32 in int64 */
+  GstSegment segment;
+  GstBuffer *buf;
+  GstEvent *ev;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<10>", "op", "sum",
+      NULL);
+  push_rows (&r, in, 5, sizeof (gint32), 2);
+
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = 6;
+  segment.stop = 10;
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_segment (&segment)));
+  while ((ev = gst_harness_try_pull_event (r.h)))
+    gst_event_unref (ev);
+  buf = gst_buffer_new_memdup (in + 6, 4 * sizeof (gint32));
+  GST_BUFFER_OFFSET (buf) = 6;
+  GST_BUFFER_OFFSET_END (buf) = 10;
+  fail_unless_equals_int (gst_harness_push (r.h, buf), GST_FLOW_OK);
+  push_eos (&r);
+
+  pull_result (&r, &total, sizeof (total), 1);
+  fail_unless_equals_int64 (total, 7 + 8 + 9 + 10);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Arrays have no timestamps: a seek in TIME is refused (the aggregator
+ * would otherwise flush a pipeline whose source cannot seek, and it would
+ * never end), and so is a row seek when upstream cannot seek. */
+GST_START_TEST (test_reduce_refuses_seeks_it_cannot_honour)
+{
+  Reduce r;
+  GstQuery *q;
+  gboolean seekable = TRUE;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<10>", "op", "sum",
+      NULL);
+  fail_if (gst_harness_push_upstream_event (r.h, gst_event_new_seek (1.0,
+              GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0,
+              GST_SEEK_TYPE_NONE, -1)));
+  fail_if (gst_harness_push_upstream_event (r.h, gst_event_new_seek (1.0,
+              GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 2,
+              GST_SEEK_TYPE_NONE, -1)));
+  q = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+  fail_unless (gst_pad_peer_query (r.h->sinkpad, q));
+  gst_query_parse_seeking (q, NULL, &seekable, NULL, NULL);
+  fail_if (seekable);
+  gst_query_unref (q);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 static Suite *
 planreduce_suite (void)
 {
@@ -1299,6 +1362,8 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_float32_sum_keeps_dtype_and_is_0d);
   tcase_add_test (tc, test_reduce_result_property_equals_message);
   tcase_add_test (tc, test_reduce_post_messages_off);
+  tcase_add_test (tc, test_reduce_seek_restarts_accumulation);
+  tcase_add_test (tc, test_reduce_refuses_seeks_it_cannot_honour);
   tcase_add_test (tc, test_reduce_bool_sum_counts_true);
   tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
   tcase_add_test (tc, test_reduce_axis_0_gives_inner_shape);
