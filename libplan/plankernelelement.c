@@ -537,6 +537,38 @@ plan_kernel_element_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
   return caps;
 }
 
+/* An input that ends before the rows its caps announce, within the rows
+ * its segment selects, was cut short (an error upstream, or a source's
+ * num-buffers): a result over part of it would pass for the whole, so it
+ * is an error, as planfilesink makes it. A seek to a range of rows is no
+ * truncation: the segment says which rows to expect. */
+static gboolean
+check_complete (PlanKernelElement * self, PlanKernelPad * pad)
+{
+  gint64 announced = plan_array_info_get_n_rows (&pad->info);
+  guint64 expected, received = pad->next_row - pad->range_first;
+
+  if (announced < 0)
+    return TRUE;
+  if (pad->range_end >= 0)
+    announced = MIN (announced, pad->range_end);
+  expected = (guint64) announced > pad->range_first ?
+      (guint64) announced - pad->range_first : 0;
+  if (received >= expected)
+    return TRUE;
+
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Input %s of %s ended after %" G_GUINT64_FORMAT " of the %"
+          G_GUINT64_FORMAT " rows it announced: the stream was cut short (by "
+          "an error upstream, or a source's num-buffers), and a result over "
+          "part of it is not given.", GST_PAD_NAME (pad),
+          GST_ELEMENT_NAME (self), received, expected),
+      ("rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " of the segment's %"
+          G_GUINT64_FORMAT " to %" G_GINT64_FORMAT, pad->range_first,
+          pad->next_row, pad->range_first, pad->range_end));
+  return FALSE;
+}
+
 /* Every input has ended: check that they have the same length, then let
  * the subclass push what it held back. Inputs still holding rows are
  * drained, so that the error names both lengths. */
@@ -571,6 +603,9 @@ finish_inputs (PlanKernelElement * self, GList * pads)
         first->next_row - first->range_first)
       goto length_mismatch;
   }
+  for (l = pads; l; l = l->next)
+    if (!check_complete (self, l->data))
+      return GST_FLOW_ERROR;
   if (klass->finish)
     ret = klass->finish (self, first->next_row - first->range_first);
   return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;

@@ -279,6 +279,35 @@ def test_seek_in_two_input_map():
     assert_same(np.load(dst), b + 2 * b, 'x + 2 * y after a seek')
 
 
+# -- streams cut short -----------------------------------------------------
+
+def test_truncated_stream_is_an_error():
+    """num-buffers cuts planfilesrc short: a reduction over the rows that
+    came would pass for the whole array's, so it is an error (as
+    planfilesink makes it), and a map or a stencil says so too."""
+    a, src, d = source(rows=1000)
+    for element in (['planreduce', 'op=sum'], ['planmap', 'expr=x'],
+                    ['planstencil', 'window=x _ z', 'expr=x + z']):
+        expect_error(['planfilesrc', 'location=' + src, 'blocksize=400',
+                      'num-buffers=1', '!'] + element + ['!', 'fakesink'],
+                     'ended after 100 of the 1000 rows it announced')
+    # The same reduction over the whole stream is fine, and numpy's.
+    dst = os.path.join(d, 'sum.npy')
+    launch('planfilesrc', 'location=' + src, 'blocksize=400', '!',
+           'planreduce', 'op=sum', '!', 'planfilesink', 'location=' + dst)
+    assert_same(np.load(dst), np.asarray(a.sum()), 'the whole sum')
+
+
+def test_shard_is_not_truncation():
+    """A shard (offset/length) announces its own rows: not cut short."""
+    a, src, d = source(rows=1000)
+    dst = os.path.join(d, 'sum.npy')
+    launch('planfilesrc', 'location=' + src, 'offset=100', 'length=300',
+           '!', 'planreduce', 'op=sum', '!', 'planfilesink',
+           'location=' + dst)
+    assert_same(np.load(dst), np.asarray(a[100:400].sum()), 'a shard\'s sum')
+
+
 CASES = [
     ('planreduce without a sink fails: not linked',
      test_reduce_without_sink_fails_not_linked),
@@ -300,6 +329,9 @@ CASES = [
     ('a byte seek through planreduce is refused',
      test_byte_seek_refused_through_reduce),
     ('a row seek through a map of two inputs', test_seek_in_two_input_map),
+    ('a stream cut short (num-buffers) is an error',
+     test_truncated_stream_is_an_error),
+    ('a shard is not a stream cut short', test_shard_is_not_truncation),
 ]
 
 if __name__ == '__main__':

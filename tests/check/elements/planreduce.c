@@ -1324,6 +1324,32 @@ GST_START_TEST (test_reduce_seek_restarts_accumulation)
 
 GST_END_TEST;
 
+/* A stream that ends before the rows its caps announce was cut short: a
+ * sum over part of it is an error naming both counts, not a result. */
+GST_START_TEST (test_reduce_truncated_stream_is_an_error)
+{
+  Reduce r;
+  gint32 in[4] = { 1, 2, 3, 4 };
+  GstMessage *msg;
+  GError *err = NULL;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<10>", "op", "sum",
+      NULL);
+  push_rows (&r, in, 4, sizeof (gint32), 2);
+  push_eos (&r);
+  msg = gst_bus_poll (r.bus, GST_MESSAGE_ERROR, 5 * GST_SECOND);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "ended after 4 of the 10 rows") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  fail_unless (gst_harness_try_pull (r.h) == NULL, "a result was pushed");
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 /* Arrays have no timestamps: a seek in TIME is refused (the aggregator
  * would otherwise flush a pipeline whose source cannot seek, and it would
  * never end), and so is a row seek when upstream cannot seek. */
@@ -1363,6 +1389,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_result_property_equals_message);
   tcase_add_test (tc, test_reduce_post_messages_off);
   tcase_add_test (tc, test_reduce_seek_restarts_accumulation);
+  tcase_add_test (tc, test_reduce_truncated_stream_is_an_error);
   tcase_add_test (tc, test_reduce_refuses_seeks_it_cannot_honour);
   tcase_add_test (tc, test_reduce_bool_sum_counts_true);
   tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
