@@ -318,6 +318,62 @@ GST_START_TEST (test_reduce_result_property_equals_message)
 
 GST_END_TEST;
 
+/* axis=-1 posts one message by default, at the end, saying how many rows
+ * were reduced, without the values (they are in the output stream); the
+ * result property holds the last chunk's. A message per chunk is what
+ * chunk-messages asks for. */
+GST_START_TEST (test_reduce_axis_minus_1_posts_one_message_by_default)
+{
+  static const gint32 rows[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+  GstStructure *s, *prop = NULL;
+  guint64 first_row;
+  GstMessage *msg;
+  GstEvent *ev;
+  Reduce r;
+  gint i;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "op", "sum",
+      "axis", "-1", NULL);
+  push_rows (&r, rows, 4, 12, 1);
+  push_eos (&r);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *buf = gst_harness_pull (r.h);
+
+    fail_unless (buf != NULL);
+    gst_buffer_unref (buf);
+  }
+  s = expect_message (&r);
+  fail_unless (gst_structure_get_uint64 (s, "rows", &first_row));
+  fail_unless_equals_uint64 (first_row, 4);
+  fail_if (gst_structure_has_field (s, "values"));
+  fail_unless_equals_int (gst_value_array_get_size (gst_structure_get_value
+          (s, "shape")), 1);
+  fail_unless_equals_int64 (g_value_get_int64 (gst_value_array_get_value
+          (gst_structure_get_value (s, "shape"), 0)), 4);
+  gst_structure_free (s);
+  /* After EOS no message is still to come. */
+  while ((ev = gst_harness_pull_event (r.h)) != NULL) {
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+
+    gst_event_unref (ev);
+    if (eos)
+      break;
+  }
+  while ((msg = gst_bus_pop_filtered (r.bus, GST_MESSAGE_ELEMENT))) {
+    fail_if (gst_message_has_name (msg, PLAN_REDUCER_MESSAGE_NAME),
+        "a second message");
+    gst_message_unref (msg);
+  }
+  g_object_get (r.h->element, "result", &prop, NULL);
+  fail_unless (prop != NULL);
+  fail_unless (gst_structure_get_uint64 (prop, "first-row", &first_row));
+  fail_unless_equals_uint64 (first_row, 3);
+  gst_structure_free (prop);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_post_messages_off)
 {
   static const gint8 x[] = { 1, 2 };
@@ -451,7 +507,7 @@ GST_START_TEST (test_reduce_axis_minus_1_streams_one_value_per_row)
   gint i;
 
   reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "op", "mean",
-      "axis", "-1", NULL);
+      "axis", "-1", "chunk-messages", "true", NULL);
   push_rows (&r, matrix, 4, 12, 3);
   push_eos (&r);
   /* Two chunks in, two out, stamped with the rows they hold. */
@@ -1388,6 +1444,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_float32_sum_keeps_dtype_and_is_0d);
   tcase_add_test (tc, test_reduce_result_property_equals_message);
   tcase_add_test (tc, test_reduce_post_messages_off);
+  tcase_add_test (tc, test_reduce_axis_minus_1_posts_one_message_by_default);
   tcase_add_test (tc, test_reduce_seek_restarts_accumulation);
   tcase_add_test (tc, test_reduce_truncated_stream_is_an_error);
   tcase_add_test (tc, test_reduce_refuses_seeks_it_cannot_honour);
