@@ -19,6 +19,7 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base
   python3-numpy python3-scipy python3-numexpr
+  python3-gi gir1.2-gstreamer-1.0
   clang libclang-rt-14-dev valgrind)
 
 missing=()
