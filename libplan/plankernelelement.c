@@ -25,6 +25,7 @@
  * - checks: buffers of whole rows, row offsets without gaps, the same
  *   number of rows on every input at EOS (an error naming both lengths);
  * - output: buffers from a pool, stamped with row offsets;
+ * - preroll: a GAP event downstream while the rows seen gave no output;
  * - seeking in rows (a seek in TIME is refused) and flushing: after a
  *   seek the rows sought are a stream of their own (see output_range());
  * - the `n-threads` and `target` properties.
@@ -156,6 +157,7 @@ typedef struct
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* the offset of the next output row */
   gboolean new_range;           /* an input segment chose new rows */
+  gboolean output_started;      /* a buffer or a GAP went out in the range */
   gboolean direct_output;       /* downstream gave memory for the last
                                  * output (PLAN_QUERY_OUTPUT_ROWS) */
   guint n_unpushed;             /* outputs allocated and not pushed yet */
@@ -311,6 +313,8 @@ plan_kernel_element_finalize (GObject * object)
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
 }
 
+static void preroll_downstream (PlanKernelElement * self);
+
 /* A segment in rows says which rows of the stream come next: the first is
  * the row the next buffer starts at (after a seek, not 0), and from the
  * next aggregate() the element starts over on them. Other formats say
@@ -362,6 +366,13 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     pad->info_changed = TRUE;
     GST_OBJECT_UNLOCK (pad);
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
+    /* An element upstream holds its output back: let downstream preroll
+     * too, rather than have GstAggregator turn the GAP into an empty
+     * buffer, which is no rows. */
+    preroll_downstream (PLAN_KERNEL_ELEMENT (agg));
+    gst_event_unref (event);
+    return TRUE;
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
     PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
     const GstSegment *segment;
@@ -816,6 +827,7 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
     klass->reset (self);
   priv->out_rows = out_first;
   priv->n_unpushed = 0;
+  priv->output_started = FALSE;
 
   gst_segment_init (&segment, GST_FORMAT_DEFAULT);
   segment.start = segment.time = segment.position = out_first;
@@ -825,6 +837,32 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
       G_GINT64_FORMAT " make output rows %" G_GUINT64_FORMAT " to %"
       G_GINT64_FORMAT, first->range_first, first->range_end, out_first,
       out_end);
+}
+
+/* An element that holds its output back (a reduction until the end, a
+ * stencil for its halo) would leave the sinks waiting for a first buffer,
+ * and the pipeline in PAUSED while it computes everything. Once the rows
+ * it has seen gave no output, a GAP event lets the sinks preroll: the
+ * push blocks until the pipeline plays (as a buffer's would), and the rest
+ * is computed in PLAYING. The segment goes first (after a flush the
+ * aggregator would only send it with the first buffer). */
+static void
+preroll_downstream (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (self);
+  GstSegment segment;
+
+  if (priv->output_started || !priv->configured
+      || !gst_pad_has_current_caps (srcpad))
+    return;
+  priv->output_started = TRUE;
+  GST_OBJECT_LOCK (self);
+  segment = GST_AGGREGATOR_PAD (srcpad)->segment;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "no output yet: a GAP lets downstream preroll");
+  gst_pad_push_event (srcpad, gst_event_new_segment (&segment));
+  gst_pad_push_event (srcpad, gst_event_new_gap (0, GST_CLOCK_TIME_NONE));
 }
 
 static GstFlowReturn
@@ -869,9 +907,11 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
     start_range (self, pads->data);
   if (!GET_PRIV (self)->configured)
     ret = GST_FLOW_NOT_NEGOTIATED;
-  else if (have_all)
+  else if (have_all) {
     ret = process_rows (self, pads, heads);
-  else
+    if (ret == GST_FLOW_OK)
+      preroll_downstream (self);
+  } else
     /* Some input has ended (the aggregator calls us only when every pad
      * has data or is at EOS). */
     ret = finish_inputs (self, pads);
@@ -905,6 +945,7 @@ reset_state (PlanKernelElement * self)
   g_list_free_full (pads, gst_object_unref);
   GET_PRIV (self)->out_rows = 0;
   GET_PRIV (self)->new_range = FALSE;
+  GET_PRIV (self)->output_started = FALSE;
   GET_PRIV (self)->n_unpushed = 0;
   GET_PRIV (self)->direct_output = FALSE;
   GET_PRIV (self)->lending_refused = FALSE;
@@ -1504,6 +1545,7 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   GST_BUFFER_OFFSET (buffer) = priv->out_rows;
   GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
   priv->out_rows += n_rows;
+  priv->output_started = TRUE;
   if (priv->n_unpushed > 0)
     priv->n_unpushed--;
   /* To device memory when the source caps say so. */

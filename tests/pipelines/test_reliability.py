@@ -279,6 +279,42 @@ def test_seek_in_two_input_map():
     assert_same(np.load(dst), b + 2 * b, 'x + 2 * y after a seek')
 
 
+# -- preroll ---------------------------------------------------------------
+
+def test_reduction_prerolls_before_computing():
+    """A reduction pushes its result only at the end: a GAP lets the sink
+    preroll after the first chunk, so PAUSED is reached (ASYNC_DONE)
+    before the reduction is done, and the work happens in PLAYING, where
+    position queries are answered."""
+    Gst = gst()
+    a, src, d = source(rows=100000)
+    p = Gst.parse_launch('planfilesrc blocksize=80000 location=%s ! '
+                         'planreduce name=r op=sum ! fakesink' % src)
+    bus = p.get_bus()
+    p.set_state(Gst.State.PAUSED)
+    msg = bus.timed_pop_filtered(HANG * Gst.SECOND, Gst.MessageType.ASYNC_DONE |
+                                 Gst.MessageType.ERROR | Gst.MessageType.ELEMENT)
+    try:
+        if msg is None or msg.type != Gst.MessageType.ASYNC_DONE:
+            raise Failure('the pipeline did not preroll before the result: %s'
+                          % (msg and msg.type))
+        if p.get_by_name('r').get_property('result') is not None:
+            raise Failure('the reduction was done in PAUSED')
+        ok, pos = p.query_position(Gst.Format.BYTES)
+        if not ok or not 0 < pos < a.nbytes:
+            raise Failure('position in PAUSED: %s %s' % (ok, pos))
+        p.set_state(Gst.State.PLAYING)
+        msg = bus.timed_pop_filtered(HANG * Gst.SECOND, Gst.MessageType.EOS |
+                                     Gst.MessageType.ERROR)
+        if msg is None or msg.type != Gst.MessageType.EOS:
+            raise Failure('no EOS: %s' % (msg and msg.parse_error()))
+        got = p.get_by_name('r').get_property('result').get_value('value')
+        if got != float(a.sum()):
+            raise Failure('sum %r, numpy %r' % (got, float(a.sum())))
+    finally:
+        p.set_state(Gst.State.NULL)
+
+
 # -- streams cut short -----------------------------------------------------
 
 def test_truncated_stream_is_an_error():
@@ -329,6 +365,7 @@ CASES = [
     ('a byte seek through planreduce is refused',
      test_byte_seek_refused_through_reduce),
     ('a row seek through a map of two inputs', test_seek_in_two_input_map),
+    ('a reduction prerolls before computing', test_reduction_prerolls_before_computing),
     ('a stream cut short (num-buffers) is an error',
      test_truncated_stream_is_an_error),
     ('a shard is not a stream cut short', test_shard_is_not_truncation),

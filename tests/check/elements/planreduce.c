@@ -1380,6 +1380,29 @@ GST_START_TEST (test_reduce_seek_restarts_accumulation)
 
 GST_END_TEST;
 
+/* A reduction outputs nothing before the end: after the first rows it
+ * sends a GAP, on which sinks preroll, so that the pipeline computes in
+ * PLAYING rather than during the state change to PAUSED. */
+GST_START_TEST (test_reduce_sends_gap_before_its_result)
+{
+  Reduce r;
+  gint32 in[4] = { 1, 2, 3, 4 };
+  gboolean gap = FALSE;
+  GstEvent *ev;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4>", "op", "sum", NULL);
+  push_rows (&r, in, 2, sizeof (gint32), 2);
+  while (!gap && (ev = gst_harness_pull_event (r.h)) != NULL) {
+    gap = GST_EVENT_TYPE (ev) == GST_EVENT_GAP;
+    gst_event_unref (ev);
+  }
+  fail_unless (gap, "no GAP");
+  fail_unless_equals_int (gst_harness_buffers_received (r.h), 0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 /* A stream that ends before the rows its caps announce was cut short: a
  * sum over part of it is an error naming both counts, not a result. */
 GST_START_TEST (test_reduce_truncated_stream_is_an_error)
@@ -1447,6 +1470,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_axis_minus_1_posts_one_message_by_default);
   tcase_add_test (tc, test_reduce_seek_restarts_accumulation);
   tcase_add_test (tc, test_reduce_truncated_stream_is_an_error);
+  tcase_add_test (tc, test_reduce_sends_gap_before_its_result);
   tcase_add_test (tc, test_reduce_refuses_seeks_it_cannot_honour);
   tcase_add_test (tc, test_reduce_bool_sum_counts_true);
   tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
