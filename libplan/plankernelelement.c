@@ -147,6 +147,8 @@ typedef struct
   guint n_threads;
   gsize seek_row_size;          /* bytes per output row for byte seeks, or
                                  * 0 when output rows are not input rows */
+  gsize out_row_size;           /* of the output set up, 0 before */
+  gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
 
   /* aggregate thread only */
   gboolean configured;
@@ -445,6 +447,8 @@ update_seek_row_size (PlanKernelElement * self,
     klass->output_range (self, 3, 10, &first, &end);
   GST_OBJECT_LOCK (self);
   priv->seek_row_size = first == 3 && end == 10 ? row : 0;
+  priv->out_row_size = row;
+  priv->out_caps_rows = plan_array_info_get_n_rows (&priv->output);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -1048,9 +1052,86 @@ plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
       (agg, event);
 }
 
+/* The duration of the output, in rows or bytes of the output: the rows
+ * its caps give, or else the first input's duration in rows made output
+ * rows as output_range() makes them (a valid stencil's 2h fewer). Before
+ * the element is set up, and in other formats, upstream answers. */
+static gboolean
+answer_duration (PlanKernelElement * self, GstQuery * query)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstFormat format;
+  gint64 rows, in_rows;
+  gsize row;
+  GList *pads;
+  gboolean ok;
+
+  gst_query_parse_duration (query, &format, NULL);
+  GST_OBJECT_LOCK (self);
+  row = priv->out_row_size;
+  rows = priv->out_caps_rows;
+  GST_OBJECT_UNLOCK (self);
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES))
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+
+  if (rows < 0) {
+    pads = get_sink_pads (self);
+    ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
+        GST_FORMAT_DEFAULT, &in_rows) && in_rows >= 0;
+    g_list_free_full (pads, gst_object_unref);
+    if (!ok)
+      return FALSE;
+    rows = in_rows;
+    if (klass->output_range) {
+      guint64 out_first;
+
+      klass->output_range (self, 0, in_rows, &out_first, &rows);
+      if (rows < 0)
+        return FALSE;
+      rows -= out_first;
+    }
+  }
+  gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
+      rows * (gint64) row : rows);
+  return TRUE;
+}
+
+/* The position where output rows are input rows: the first input's
+ * position in rows, in rows or bytes of the output. Elsewhere (a
+ * reduction) upstream answers: the rows read, the progress of the job. */
+static gboolean
+answer_position (PlanKernelElement * self, GstQuery * query)
+{
+  GstFormat format;
+  gint64 rows;
+  gsize row;
+  GList *pads;
+  gboolean ok;
+
+  gst_query_parse_position (query, &format, NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  GST_OBJECT_UNLOCK (self);
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES))
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+
+  pads = get_sink_pads (self);
+  ok = pads != NULL && gst_pad_peer_query_position (pads->data,
+      GST_FORMAT_DEFAULT, &rows) && rows >= 0;
+  g_list_free_full (pads, gst_object_unref);
+  if (!ok)
+    return FALSE;
+  gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
+      rows * (gint64) row : rows);
+  return TRUE;
+}
+
 /* GstAggregator says it cannot seek; a kernel element can, in rows (and
  * in bytes where its output rows are its input rows), when its inputs
- * can. */
+ * can. Durations are the output's. */
 static gboolean
 plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
 {
@@ -1060,6 +1141,10 @@ plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   gboolean seekable = FALSE;
   gsize row;
 
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
+    return answer_duration (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    return answer_position (self, query);
   if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
         (agg, query);
@@ -1191,6 +1276,8 @@ plan_kernel_element_stop (GstAggregator * agg)
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
   GST_OBJECT_LOCK (agg);
   priv->seek_row_size = 0;
+  priv->out_row_size = 0;
+  priv->out_caps_rows = -1;
   GST_OBJECT_UNLOCK (agg);
   /* GstAggregator has just reset it to TIME. */
   init_output_segment (PLAN_KERNEL_ELEMENT (agg));
@@ -1265,6 +1352,7 @@ plan_kernel_element_init (PlanKernelElement * self)
 
   priv->target = DEFAULT_TARGET;
   priv->n_threads = DEFAULT_N_THREADS;
+  priv->out_caps_rows = -1;
   init_output_segment (self);
 }
 

@@ -315,6 +315,43 @@ def test_reduction_prerolls_before_computing():
         p.set_state(Gst.State.NULL)
 
 
+def test_duration_and_position_of_the_output():
+    """Each kernel element answers the duration of its output, in rows and
+    bytes of the output (a reduction's one row, a valid stencil's 2 rows
+    fewer, a map to int16 two bytes a row), and, where output rows are
+    input rows, the position in them."""
+    Gst = gst()
+    a, src, d = source(rows=1000)            # float32: 4 bytes a row
+    for element, rows, row_bytes in (
+            ('planmap expr=x dtype=int16', 1000, 2),
+            ('planreduce op=sum', 1, 4),
+            ('planreduce op=max axis=-1', 1000, 4),
+            ('planstencil window="x _ z" expr="x + z" boundary=valid', 998, 4),
+            ('planstencil window="x _ z" expr="x + z"', 1000, 4)):
+        p = Gst.parse_launch('planfilesrc blocksize=400 location=%s ! %s '
+                             'name=k ! fakesink' % (src, element))
+        try:
+            p.set_state(Gst.State.PAUSED)
+            p.get_state(HANG * Gst.SECOND)
+            pad = p.get_by_name('k').get_static_pad('src')
+            got = (pad.query_duration(Gst.Format.DEFAULT),
+                   pad.query_duration(Gst.Format.BYTES))
+            want = ((True, rows), (True, rows * row_bytes))
+            if tuple(tuple(g) for g in got) != want:
+                raise Failure('%s: duration %s, expected %s' %
+                              (element, got, want))
+            if 'planreduce op=sum' not in element:
+                ok, rpos = pad.query_position(Gst.Format.DEFAULT)
+                ok2, bpos = pad.query_position(Gst.Format.BYTES)
+                if not (ok and ok2 and bpos == rpos * row_bytes and rpos > 0):
+                    raise Failure('%s: position %s rows, %s bytes' %
+                                  (element, rpos, bpos))
+            if pad.query_duration(Gst.Format.TIME)[0]:
+                raise Failure('%s: a duration in TIME was answered' % element)
+        finally:
+            p.set_state(Gst.State.NULL)
+
+
 # -- streams cut short -----------------------------------------------------
 
 def test_truncated_stream_is_an_error():
@@ -366,6 +403,8 @@ CASES = [
      test_byte_seek_refused_through_reduce),
     ('a row seek through a map of two inputs', test_seek_in_two_input_map),
     ('a reduction prerolls before computing', test_reduction_prerolls_before_computing),
+    ('duration and position of each element\'s output',
+     test_duration_and_position_of_the_output),
     ('a stream cut short (num-buffers) is an error',
      test_truncated_stream_is_an_error),
     ('a shard is not a stream cut short', test_shard_is_not_truncation),
