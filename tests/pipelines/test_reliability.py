@@ -260,12 +260,19 @@ def test_seek_in_two_input_map():
     d = tmpdir()
     src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
     np.save(src, a)
+    import threading
     p = Gst.parse_launch(
-        'planmap name=m expr="x + 2 * y" ! planfilesink location=%s '
-        'planfilesrc blocksize=800 location=%s ! m.sink_0 '
+        'planmap name=m expr="x + 2 * y" ! planfilesink name=sink '
+        'location=%s planfilesrc blocksize=800 location=%s ! m.sink_0 '
         'planfilesrc blocksize=560 location=%s ! m.sink_1' % (dst, src, src))
+    arrived = threading.Event()
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.BUFFER,
+        lambda pad, info: (arrived.set(), Gst.PadProbeReturn.OK)[1])
     p.set_state(Gst.State.PAUSED)
-    p.get_state(HANG * Gst.SECOND)
+    # Prerolled: the first rows of x + 2 * y wait in the sink.
+    if not arrived.wait(HANG):
+        raise Failure('no output reached the sink before the seek')
     if not p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
                   Gst.SeekType.SET, SOUGHT[0], Gst.SeekType.SET, SOUGHT[1]):
         raise Failure('the seek was refused')
