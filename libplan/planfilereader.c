@@ -413,7 +413,11 @@ plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
   plan_file_reader_close (reader);
   reader->filename = g_strdup (filename);
 
-  reader->fd = open (filename, O_RDONLY | O_CLOEXEC);
+  /* Opened without blocking: an open() of a FIFO without a writer would
+   * wait for one, uninterruptibly for the pipeline, and a FIFO is refused
+   * below anyway. A regular file never blocks, so the flag is cleared
+   * again for it. */
+  reader->fd = open (filename, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (reader->fd < 0)
     goto open_failed;
   if (fstat (reader->fd, &st) < 0)
@@ -422,6 +426,9 @@ plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
     goto is_dir;
   if (!S_ISREG (st.st_mode))
     goto not_regular;
+  if (fcntl (reader->fd, F_SETFL, fcntl (reader->fd, F_GETFL) & ~O_NONBLOCK)
+      < 0)
+    goto open_failed;
 
   if (!open_layout (reader, format, raw_info, st.st_size, &err))
     goto bad_layout;
@@ -454,8 +461,11 @@ is_dir:
 not_regular:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "Could not read '%s': it is not a regular file, and array files "
-        "must have a known size", filename);
+        "Could not read '%s': it is %s, not a regular file, and array files "
+        "must have a known size (copy the data to a file first)", filename,
+        S_ISFIFO (st.st_mode) ? "a FIFO (named pipe)" : S_ISCHR (st.st_mode)
+        || S_ISBLK (st.st_mode) ? "a device" : S_ISSOCK (st.st_mode) ?
+        "a socket" : "special");
     plan_file_reader_close (reader);
     return FALSE;
   }

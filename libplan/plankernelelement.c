@@ -25,7 +25,10 @@
  * - checks: buffers of whole rows, row offsets without gaps, the same
  *   number of rows on every input at EOS (an error naming both lengths);
  * - output: buffers from a pool, stamped with row offsets;
- * - flushing, the `n-threads` and `target` properties.
+ * - preroll: a GAP event downstream while the rows seen gave no output;
+ * - seeking in rows (a seek in TIME is refused) and flushing: after a
+ *   seek the rows sought are a stream of their own (see output_range());
+ * - the `n-threads` and `target` properties.
  *
  * A minimal element that doubles its input:
  *
@@ -89,6 +92,8 @@ struct _PlanKernelPad
   /* aggregate thread only */
   gsize consumed;               /* rows of the head buffer already used */
   guint64 next_row;             /* index of the next row expected */
+  guint64 range_first;          /* the rows the segment selects: */
+  gint64 range_end;             /* [first, end), end -1 to the end */
 };
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
@@ -101,6 +106,7 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
 static void
 plan_kernel_pad_init (PlanKernelPad * pad)
 {
+  pad->range_end = -1;
 }
 
 /* PlanKernelElement ------------------------------------------------------- */
@@ -120,6 +126,10 @@ typedef struct
   /* protected by OBJECT_LOCK */
   PlanTarget target;
   guint n_threads;
+  gsize seek_row_size;          /* bytes per output row for byte seeks, or
+                                 * 0 when output rows are not input rows */
+  gsize out_row_size;           /* of the output set up, 0 before */
+  gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
 
   /* aggregate thread only */
   gboolean configured;
@@ -128,7 +138,9 @@ typedef struct
   gchar **input_names;          /* [n_inputs + 1] */
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
-  guint64 out_rows;             /* rows pushed so far */
+  guint64 out_rows;             /* the offset of the next output row */
+  gboolean new_range;           /* an input segment chose new rows */
+  gboolean output_started;      /* a buffer or a GAP went out in the range */
   gboolean direct_output;       /* downstream gave memory for the last
                                  * output (PLAN_QUERY_OUTPUT_ROWS) */
   guint n_unpushed;             /* outputs allocated and not pushed yet */
@@ -284,6 +296,32 @@ plan_kernel_element_finalize (GObject * object)
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
 }
 
+static void preroll_downstream (PlanKernelElement * self);
+
+/* A segment in rows says which rows of the stream come next: the first is
+ * the row the next buffer starts at (after a seek, not 0), and from the
+ * next aggregate() the element starts over on them. Other formats say
+ * nothing about rows: the stream is taken whole, from row 0. */
+static void
+set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
+    const GstSegment * segment)
+{
+  if (segment->format == GST_FORMAT_DEFAULT) {
+    pad->range_first = segment->start;
+    pad->range_end = segment->stop == GST_CLOCK_TIME_NONE ? -1 :
+        (gint64) MAX (segment->stop, segment->start);
+  } else {
+    pad->range_first = 0;
+    pad->range_end = -1;
+  }
+  pad->next_row = pad->range_first;
+  pad->consumed = 0;
+  GET_PRIV (self)->new_range = TRUE;
+  GST_DEBUG_OBJECT (pad, "rows %" G_GUINT64_FORMAT " to %" G_GINT64_FORMAT
+      " (%s segment)", pad->range_first, pad->range_end,
+      gst_format_get_name (segment->format));
+}
+
 /* Parses caps into the pad's info; a bad caps event is a negotiation
  * error that names the pad. */
 static gboolean
@@ -311,6 +349,21 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     pad->info_changed = TRUE;
     GST_OBJECT_UNLOCK (pad);
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
+    /* An element upstream holds its output back: let downstream preroll
+     * too, rather than have GstAggregator turn the GAP into an empty
+     * buffer, which is no rows. */
+    preroll_downstream (PLAN_KERNEL_ELEMENT (agg));
+    gst_event_unref (event);
+    return TRUE;
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+    PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
+    const GstSegment *segment;
+
+    /* Serialized: this runs in the aggregate thread, after the rows of the
+     * previous segment and before those of this one. */
+    gst_event_parse_segment (event, &segment);
+    set_input_range (PLAN_KERNEL_ELEMENT (agg), pad, segment);
   }
 
   return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->sink_event
@@ -357,6 +410,27 @@ host_slice_rows (PlanKernelElement * self, PlanKernelElementPrivate * priv)
   for (i = 0; i < priv->n_inputs; i++)
     widest = MAX (widest, plan_array_info_get_row_size (&priv->inputs[i]));
   return MAX (1, bytes / MAX (widest, 1));
+}
+
+/* A byte seek on the output is a row seek when the output rows are the
+ * input rows (a map; a stencil that keeps the edges): bytes count output
+ * rows of the output's row size. */
+static void
+update_seek_row_size (PlanKernelElement * self,
+    PlanKernelElementPrivate * priv)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  guint64 first = 3;
+  gint64 end = 10;
+  gsize row = plan_array_info_get_row_size (&priv->output);
+
+  if (klass->output_range)
+    klass->output_range (self, 3, 10, &first, &end);
+  GST_OBJECT_LOCK (self);
+  priv->seek_row_size = first == 3 && end == 10 ? row : 0;
+  priv->out_row_size = row;
+  priv->out_caps_rows = plan_array_info_get_n_rows (&priv->output);
+  GST_OBJECT_UNLOCK (self);
 }
 
 /* Calls setup() when an input's caps changed. */
@@ -408,6 +482,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
 
   priv->slice_rows = host_slice_rows (self, priv);
   priv->configured = TRUE;
+  update_seek_row_size (self, priv);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -458,6 +533,38 @@ plan_kernel_element_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
   return caps;
 }
 
+/* An input that ends before the rows its caps announce, within the rows
+ * its segment selects, was cut short (an error upstream, or a source's
+ * num-buffers): a result over part of it would pass for the whole, so it
+ * is an error, as planfilesink makes it. A seek to a range of rows is no
+ * truncation: the segment says which rows to expect. */
+static gboolean
+check_complete (PlanKernelElement * self, PlanKernelPad * pad)
+{
+  gint64 announced = plan_array_info_get_n_rows (&pad->info);
+  guint64 expected, received = pad->next_row - pad->range_first;
+
+  if (announced < 0)
+    return TRUE;
+  if (pad->range_end >= 0)
+    announced = MIN (announced, pad->range_end);
+  expected = (guint64) announced > pad->range_first ?
+      (guint64) announced - pad->range_first : 0;
+  if (received >= expected)
+    return TRUE;
+
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Input %s of %s ended after %" G_GUINT64_FORMAT " of the %"
+          G_GUINT64_FORMAT " rows it announced: the stream was cut short (by "
+          "an error upstream, or a source's num-buffers), and a result over "
+          "part of it is not given.", GST_PAD_NAME (pad),
+          GST_ELEMENT_NAME (self), received, expected),
+      ("rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " of the segment's %"
+          G_GUINT64_FORMAT " to %" G_GINT64_FORMAT, pad->range_first,
+          pad->next_row, pad->range_first, pad->range_end));
+  return FALSE;
+}
+
 /* Every input has ended: check that they have the same length, then let
  * the subclass push what it held back. Inputs still holding rows are
  * drained, so that the error names both lengths. */
@@ -488,11 +595,15 @@ finish_inputs (PlanKernelElement * self, GList * pads)
   for (l = pads->next; l; l = l->next) {
     PlanKernelPad *pad = l->data;
 
-    if (pad->next_row != first->next_row)
+    if (pad->next_row - pad->range_first !=
+        first->next_row - first->range_first)
       goto length_mismatch;
   }
+  for (l = pads; l; l = l->next)
+    if (!check_complete (self, l->data))
+      return GST_FLOW_ERROR;
   if (klass->finish)
-    ret = klass->finish (self, first->next_row);
+    ret = klass->finish (self, first->next_row - first->range_first);
   return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
 
 length_mismatch:
@@ -502,8 +613,8 @@ length_mismatch:
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
             " rows but %s has %" G_GUINT64_FORMAT " rows.",
-            GST_PAD_NAME (first), first->next_row, GST_PAD_NAME (pad),
-            pad->next_row), (NULL));
+            GST_PAD_NAME (first), first->next_row - first->range_first,
+            GST_PAD_NAME (pad), pad->next_row - pad->range_first), (NULL));
     return GST_FLOW_ERROR;
   }
 }
@@ -678,6 +789,67 @@ process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
   return ret;
 }
 
+/* The rows of the inputs' segment (the first input's; the others must
+ * match it, or the row checks say where they differ) are a stream of their
+ * own: the subclass starts over, the output is numbered from the first
+ * output row of the range, and the output segment says which rows follow.
+ * A reduction so reduces the rows a seek selected, and a stencil pads the
+ * range's edges by its boundary mode rather than reading rows outside. */
+static void
+start_range (PlanKernelElement * self, PlanKernelPad * first)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  guint64 out_first = first->range_first;
+  gint64 out_end = first->range_end;
+  GstSegment segment;
+
+  priv->new_range = FALSE;
+  if (klass->output_range)
+    klass->output_range (self, first->range_first, first->range_end,
+        &out_first, &out_end);
+  if (klass->reset)
+    klass->reset (self);
+  priv->out_rows = out_first;
+  priv->n_unpushed = 0;
+  priv->output_started = FALSE;
+
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = segment.position = out_first;
+  segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE : (guint64) out_end;
+  gst_aggregator_update_segment (GST_AGGREGATOR (self), &segment);
+  GST_DEBUG_OBJECT (self, "input rows %" G_GUINT64_FORMAT " to %"
+      G_GINT64_FORMAT " make output rows %" G_GUINT64_FORMAT " to %"
+      G_GINT64_FORMAT, first->range_first, first->range_end, out_first,
+      out_end);
+}
+
+/* An element that holds its output back (a reduction until the end, a
+ * stencil for its halo) would leave the sinks waiting for a first buffer,
+ * and the pipeline in PAUSED while it computes everything. Once the rows
+ * it has seen gave no output, a GAP event lets the sinks preroll: the
+ * push blocks until the pipeline plays (as a buffer's would), and the rest
+ * is computed in PLAYING. The segment goes first (after a flush the
+ * aggregator would only send it with the first buffer). */
+static void
+preroll_downstream (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (self);
+  GstSegment segment;
+
+  if (priv->output_started || !priv->configured
+      || !gst_pad_has_current_caps (srcpad))
+    return;
+  priv->output_started = TRUE;
+  GST_OBJECT_LOCK (self);
+  segment = GST_AGGREGATOR_PAD (srcpad)->segment;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "no output yet: a GAP lets downstream preroll");
+  gst_pad_push_event (srcpad, gst_event_new_segment (&segment));
+  gst_pad_push_event (srcpad, gst_event_new_gap (0, GST_CLOCK_TIME_NONE));
+}
+
 static GstFlowReturn
 plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -690,7 +862,20 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (n == 0) {
     g_list_free (pads);
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("The element has no inputs."), (NULL));
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has no inputs.",
+            GST_ELEMENT_NAME (self)), (NULL));
+    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
+    return GST_FLOW_ERROR;
+  }
+  /* Output to nowhere: said before any work is done (a reduction would
+   * otherwise compute everything and fail silently at its only push). */
+  if (!gst_pad_is_linked (GST_AGGREGATOR_SRC_PAD (self))) {
+    g_list_free_full (pads, gst_object_unref);
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has nothing linked downstream: "
+            "link its src pad to an element that takes its output (a sink "
+            "such as planfilesink or fakesink).", GST_ELEMENT_NAME (self)),
+        ("streaming stopped, reason not-linked"));
+    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
     return GST_FLOW_ERROR;
   }
 
@@ -703,11 +888,15 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
   /* Negotiation (update_src_caps) configures the element before the
    * first aggregate; an input whose stream ended without caps leaves it
    * unconfigured. */
+  if (GET_PRIV (self)->configured && GET_PRIV (self)->new_range)
+    start_range (self, pads->data);
   if (!GET_PRIV (self)->configured)
     ret = GST_FLOW_NOT_NEGOTIATED;
-  else if (have_all)
+  else if (have_all) {
     ret = process_rows (self, pads, heads);
-  else
+    if (ret == GST_FLOW_OK)
+      preroll_downstream (self);
+  } else
     /* Some input has ended (the aggregator calls us only when every pad
      * has data or is at EOS). */
     ret = finish_inputs (self, pads);
@@ -735,14 +924,257 @@ reset_state (PlanKernelElement * self)
 
     pad->consumed = 0;
     pad->next_row = 0;
+    pad->range_first = 0;
+    pad->range_end = -1;
   }
   g_list_free_full (pads, gst_object_unref);
   GET_PRIV (self)->out_rows = 0;
+  GET_PRIV (self)->new_range = FALSE;
+  GET_PRIV (self)->output_started = FALSE;
   GET_PRIV (self)->n_unpushed = 0;
   GET_PRIV (self)->direct_output = FALSE;
   GET_PRIV (self)->lending_refused = FALSE;
   if (klass->reset)
     klass->reset (self);
+}
+
+/* Whether every input's upstream can seek in rows; the first answer's
+ * range in @start and @end. */
+static gboolean
+upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
+{
+  GList *pads = get_sink_pads (self), *l;
+  gboolean seekable = pads != NULL;
+
+  *start = 0;
+  *end = -1;
+  for (l = pads; l && seekable; l = l->next) {
+    GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+    gint64 s, e;
+
+    seekable = gst_pad_peer_query (l->data, query);
+    if (seekable)
+      gst_query_parse_seeking (query, NULL, &seekable, &s, &e);
+    if (seekable && l == pads) {
+      *start = s;
+      *end = e;
+    }
+    gst_query_unref (query);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return seekable;
+}
+
+/* Turns a seek on the output into the seek in rows sent upstream, or
+ * refuses it (returns NULL, having taken @event): arrays carry no
+ * timestamps, so only rows (GST_FORMAT_DEFAULT) and, where output rows
+ * are input rows, bytes of the output can be sought, forwards. Refused
+ * here, a seek leaves the pipeline as it was: nothing is flushed, and it
+ * runs on to EOS. */
+static GstEvent *
+prepare_seek (PlanKernelElement * self, GstEvent * event)
+{
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format;
+  gint64 start, stop, first, end;
+  gdouble rate;
+  gsize row;
+
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  GST_OBJECT_UNLOCK (self);
+
+  if (rate <= 0.0)
+    goto refuse;
+  if (format == GST_FORMAT_BYTES && row > 0) {
+    GstEvent *rows;
+
+    if (start_type != GST_SEEK_TYPE_NONE && start > 0)
+      start /= (gint64) row;
+    if (stop_type != GST_SEEK_TYPE_NONE && stop > 0)
+      stop /= (gint64) row;
+    rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags, start_type,
+        start, stop_type, stop);
+    gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
+    gst_event_unref (event);
+    event = rows;
+  } else if (format != GST_FORMAT_DEFAULT) {
+    goto refuse;
+  }
+  if (!upstream_seekable (self, &first, &end))
+    goto refuse;
+  GST_DEBUG_OBJECT (self, "seeking upstream to rows %" G_GINT64_FORMAT
+      " to %" G_GINT64_FORMAT, start, stop);
+  return event;
+
+refuse:
+  {
+    GST_DEBUG_OBJECT (self, "refusing a seek in %s at rate %f: only rows "
+        "(default format)%s can be sought, forwards, and only when every "
+        "input can seek", gst_format_get_name (format), rate,
+        row > 0 ? " or bytes" : "");
+    gst_event_unref (event);
+    return NULL;
+  }
+}
+
+static gboolean
+plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
+    if (event == NULL)
+      return FALSE;
+  }
+  return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+      (agg, event);
+}
+
+/* The duration of the output, in rows or bytes of the output: the rows
+ * its caps give, or else the first input's duration in rows made output
+ * rows as output_range() makes them (a valid stencil's 2h fewer). Before
+ * the element is set up, and in other formats, upstream answers. */
+static gboolean
+answer_duration (PlanKernelElement * self, GstQuery * query)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstFormat format;
+  gint64 rows, in_rows;
+  gsize row;
+  GList *pads;
+  gboolean ok;
+
+  gst_query_parse_duration (query, &format, NULL);
+  GST_OBJECT_LOCK (self);
+  row = priv->out_row_size;
+  rows = priv->out_caps_rows;
+  GST_OBJECT_UNLOCK (self);
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES))
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+
+  if (rows < 0) {
+    pads = get_sink_pads (self);
+    ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
+        GST_FORMAT_DEFAULT, &in_rows) && in_rows >= 0;
+    g_list_free_full (pads, gst_object_unref);
+    if (!ok)
+      return FALSE;
+    rows = in_rows;
+    if (klass->output_range) {
+      guint64 out_first;
+
+      klass->output_range (self, 0, in_rows, &out_first, &rows);
+      if (rows < 0)
+        return FALSE;
+      rows -= out_first;
+    }
+  }
+  gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
+      rows * (gint64) row : rows);
+  return TRUE;
+}
+
+/* The position where output rows are input rows: the first input's
+ * position in rows, in rows or bytes of the output. Elsewhere (a
+ * reduction) upstream answers: the rows read, the progress of the job. */
+static gboolean
+answer_position (PlanKernelElement * self, GstQuery * query)
+{
+  GstFormat format;
+  gint64 rows;
+  gsize row;
+  GList *pads;
+  gboolean ok;
+
+  gst_query_parse_position (query, &format, NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  GST_OBJECT_UNLOCK (self);
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES))
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+
+  pads = get_sink_pads (self);
+  ok = pads != NULL && gst_pad_peer_query_position (pads->data,
+      GST_FORMAT_DEFAULT, &rows) && rows >= 0;
+  g_list_free_full (pads, gst_object_unref);
+  if (!ok)
+    return FALSE;
+  gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
+      rows * (gint64) row : rows);
+  return TRUE;
+}
+
+/* GstAggregator says it cannot seek; a kernel element can, in rows (and
+ * in bytes where its output rows are its input rows), when its inputs
+ * can. Durations are the output's. */
+static gboolean
+plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
+{
+  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  GstFormat format;
+  gint64 start = 0, end = -1;
+  gboolean seekable = FALSE;
+  gsize row;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
+    return answer_duration (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    return answer_position (self, query);
+  if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
+        (agg, query);
+
+  gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  GST_OBJECT_UNLOCK (self);
+  if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0))
+    seekable = upstream_seekable (self, &start, &end);
+  if (seekable && format == GST_FORMAT_BYTES) {
+    start *= (gint64) row;
+    if (end > 0)
+      end *= (gint64) row;
+  }
+  gst_query_set_seeking (query, format, seekable, seekable ? start : -1,
+      seekable ? end : -1);
+  return TRUE;
+}
+
+/* GstAggregator applies a seek sent to the element before PAUSED to its
+ * output segment, which is in rows: a seek in another format is refused
+ * here rather than mixed into it. */
+static gboolean
+plan_kernel_element_send_event (GstElement * element, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    GstFormat format;
+
+    gst_event_parse_seek (event, NULL, &format, NULL, NULL, NULL, NULL, NULL);
+    if (format != GST_FORMAT_DEFAULT) {
+      GST_DEBUG_OBJECT (element, "refusing a seek in %s",
+          gst_format_get_name (format));
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->send_event
+      (element, event);
+}
+
+/* The output segment is in rows (GstAggregator starts it in TIME). */
+static void
+init_output_segment (PlanKernelElement * self)
+{
+  GST_OBJECT_LOCK (self);
+  gst_segment_init (&GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
+          (self))->segment, GST_FORMAT_DEFAULT);
+  GST_OBJECT_UNLOCK (self);
 }
 
 static GstFlowReturn
@@ -754,6 +1186,34 @@ plan_kernel_element_flush (GstAggregator * agg)
   return GST_FLOW_OK;
 }
 
+/* GstAggregator waits for data on every sink pad, and for ever when there
+ * is no sink pad or one that nothing feeds: refuse to start instead. */
+static gboolean
+check_inputs_linked (PlanKernelElement * self)
+{
+  GList *pads = get_sink_pads (self), *l;
+  gchar *unlinked = NULL;
+
+  for (l = pads; l && unlinked == NULL; l = l->next)
+    if (!gst_pad_is_linked (l->data))
+      unlinked = gst_pad_get_name (l->data);
+  g_list_free_full (pads, gst_object_unref);
+
+  if (pads == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has no inputs: link an upstream "
+            "element to it.", GST_ELEMENT_NAME (self)), (NULL));
+    return FALSE;
+  }
+  if (unlinked != NULL) {
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("Input %s of %s is not linked: "
+            "link an upstream element to it, or release the pad.", unlinked,
+            GST_ELEMENT_NAME (self)), (NULL));
+    g_free (unlinked);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 plan_kernel_element_start (GstAggregator * agg)
 {
@@ -761,6 +1221,9 @@ plan_kernel_element_start (GstAggregator * agg)
 
   GError *err = NULL;
 
+  if (!check_inputs_linked (PLAN_KERNEL_ELEMENT (agg)))
+    return FALSE;
+  init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   free_inputs (priv);
   priv->out_rows = 0;
   priv->n_unpushed = 0;
@@ -792,6 +1255,13 @@ plan_kernel_element_stop (GstAggregator * agg)
   free_inputs (priv);
   clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
+  GST_OBJECT_LOCK (agg);
+  priv->seek_row_size = 0;
+  priv->out_row_size = 0;
+  priv->out_caps_rows = -1;
+  GST_OBJECT_UNLOCK (agg);
+  /* GstAggregator has just reset it to TIME. */
+  init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   return TRUE;
 }
 
@@ -809,7 +1279,12 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
   gobject_class->constructed = plan_kernel_element_constructed;
   gobject_class->finalize = plan_kernel_element_finalize;
 
+  GST_ELEMENT_CLASS (klass)->send_event =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
+
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
+  agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (plan_kernel_element_src_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
   agg_class->flush = GST_DEBUG_FUNCPTR (plan_kernel_element_flush);
   agg_class->update_src_caps =
@@ -858,6 +1333,8 @@ plan_kernel_element_init (PlanKernelElement * self)
 
   priv->target = DEFAULT_TARGET;
   priv->n_threads = DEFAULT_N_THREADS;
+  priv->out_caps_rows = -1;
+  init_output_segment (self);
 }
 
 /**
@@ -1133,6 +1610,7 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   GST_BUFFER_OFFSET (buffer) = priv->out_rows;
   GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
   priv->out_rows += n_rows;
+  priv->output_started = TRUE;
   if (priv->n_unpushed > 0)
     priv->n_unpushed--;
   /* To device memory when the source caps say so. */
@@ -1270,19 +1748,63 @@ plan_kernel_element_get_output_info (PlanKernelElement * self)
   return &GET_PRIV (self)->output;
 }
 
-/* The length of input @index: from its caps, or upstream's duration in
- * rows; -1 when neither says. */
-static gint64
-input_total_rows (PlanKernelElement * self, GstPad * sinkpad,
-    const PlanArrayInfo * info)
+/**
+ * plan_kernel_element_get_input_range:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ * @first: (out) (optional): the first row of the stream it delivers
+ * @end: (out) (optional): one past its last row, or -1 when its segment
+ *   runs to the end of the stream
+ *
+ * The rows of the stream that input @index's segment selects: all of it
+ * (0 to -1) unless a seek chose a range. A subclass that needs rows
+ * outside its chunks (a stencil wrapping round) asks for the range's
+ * rows, not the whole stream's. Call from the streaming thread.
+ *
+ * Returns: %FALSE when there is no input @index.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_get_input_range (PlanKernelElement * self, guint index,
+    guint64 * first, gint64 * end)
 {
-  gint64 total = -1;
+  GList *pads;
+  PlanKernelPad *pad;
 
-  if (info->shape[0] >= 0)
-    return info->shape[0];
-  if (!gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
-    return -1;
-  return total;
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+
+  pads = get_sink_pads (self);
+  pad = g_list_nth_data (pads, index);
+  if (pad != NULL) {
+    if (first)
+      *first = pad->range_first;
+    if (end)
+      *end = pad->range_end;
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return pad != NULL;
+}
+
+/* The rows [@first, @end) input @index delivers: its segment's range,
+ * ended by the stream's length from the caps or upstream's duration in
+ * rows. FALSE when the end is not known. */
+static gboolean
+input_rows (PlanKernelElement * self, guint index, GstPad * sinkpad,
+    const PlanArrayInfo * info, guint64 * first, gint64 * end)
+{
+  gint64 total = info->shape[0];
+
+  plan_kernel_element_get_input_range (self, index, first, end);
+  if (total < 0
+      && !gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
+    total = -1;
+  if (total >= 0)
+    *end = *end < 0 ? total : MIN (*end, total);
+  if (*end < 0)
+    return FALSE;
+  *end = MAX (*end, (gint64) * first);
+  return TRUE;
 }
 
 /**
@@ -1295,10 +1817,11 @@ input_total_rows (PlanKernelElement * self, GstPad * sinkpad,
  *
  * Gives @halo the last rows of input @index when it needs them before
  * the stream's end (boundary=wrap along the streaming axis needs the
- * stream's last rows to pad its first): reads them out of order from
- * upstream with the #PLAN_QUERY_READ_ROWS query, which planfilesrc and
- * planarraysrc answer. Call it before each plan_halo_push(); it does
- * nothing when @halo needs nothing.
+ * stream's last rows to pad its first; after a seek, the last rows of the
+ * range sought): reads them out of order from upstream with the
+ * #PLAN_QUERY_READ_ROWS query, which planfilesrc and planarraysrc answer.
+ * Call it before each plan_halo_push(); it does nothing when @halo needs
+ * nothing.
  *
  * Returns: %TRUE on success; %FALSE with @error set when the stream's
  *   length is unknown before its end, or upstream cannot read rows out of
@@ -1315,7 +1838,8 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
   GstQuery *query;
   GstMapInfo map;
   GstPad *sinkpad;
-  gint64 total;
+  guint64 first;
+  gint64 end, total;
   gsize n_end;
   gboolean ok;
 
@@ -1332,8 +1856,7 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
   GST_OBJECT_UNLOCK (self);
   g_return_val_if_fail (sinkpad != NULL && info != NULL, FALSE);
 
-  total = input_total_rows (self, sinkpad, info);
-  if (total < 0) {
+  if (!input_rows (self, index, sinkpad, info, &first, &end)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
         "boundary=wrap along the streaming axis needs the length of the "
         "stream before its end, and upstream does not say it (no shape[0] "
@@ -1341,8 +1864,9 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
     gst_object_unref (sinkpad);
     return FALSE;
   }
+  total = end - (gint64) first;
   n_end = MIN (n_end, (guint64) total);
-  query = plan_query_new_read_rows (total - n_end, n_end);
+  query = plan_query_new_read_rows (end - n_end, n_end);
   ok = gst_pad_peer_query (sinkpad, query);
   gst_object_unref (sinkpad);
   if (!ok) {

@@ -96,8 +96,10 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   downstream: push what was held back (a reduction's result, a
  *   stencil's last rows). Return GST_FLOW_OK or an error flow after
  *   posting an element error.
- * @reset: Optional. Called from the streaming thread on a flush and when
- *   stopping, to forget rows seen so far.
+ * @reset: Optional. Called from the streaming thread on a flush, when
+ *   stopping, and when a new segment selects rows to compute on (a seek):
+ *   forget the rows seen so far (a reduction's accumulation, a stencil's
+ *   halo), as at the start of a stream.
  * @launch: Optional, for elements whose output rows are computed from the
  *   same rows of their inputs (maps). Called from the streaming thread
  *   instead of @process when the element's output is in device memory
@@ -120,6 +122,15 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   are still in the CPU's caches when they are read, however large the
  *   chunks upstream are. Leave it 0 for elements that only accumulate
  *   (reductions), which are best served by whole chunks. (Since: 0.1)
+ * @output_range: Optional. Called from the streaming thread when the
+ *   inputs' segment selects rows [@first, @end) of the stream (@end -1: to
+ *   its end), at the start and after a seek, before the first rows of the
+ *   range reach @process: set the output rows the element makes of them,
+ *   [*@out_first, *@out_end) (*@out_end -1 when not known), numbered as
+ *   the offsets of the output buffers will be. The base class numbers the
+ *   output from *@out_first and sends that range downstream as the
+ *   segment. Without it the output rows are the input rows (a map).
+ *   (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -145,8 +156,11 @@ struct _PlanKernelElementClass
 
   gsize host_slice_bytes;
 
+  void (*output_range) (PlanKernelElement * self, guint64 first, gint64 end,
+      guint64 * out_first, gint64 * out_end);
+
   /*< private >*/
-  gpointer _plan_reserved[10];
+  gpointer _plan_reserved[9];
 };
 
 /**
@@ -215,6 +229,10 @@ const PlanArrayInfo *plan_kernel_element_get_output_info (PlanKernelElement *
 PLAN_API
 const gchar *plan_kernel_element_get_input_name (PlanKernelElement * self,
     guint index);
+
+PLAN_API
+gboolean plan_kernel_element_get_input_range (PlanKernelElement * self,
+    guint index, guint64 * first, gint64 * end);
 
 G_END_DECLS
 

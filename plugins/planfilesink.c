@@ -28,7 +28,7 @@
  * a file already there stays untouched until a successful EOS. With
  * #PlanFileSink:fsync the data is flushed to disk before the rename. A
  * location that exists and is not a regular file (/dev/null, a FIFO) is
- * written directly.
+ * written directly. A flush (a flushing seek) starts the output over.
  *
  * #GstBaseSink:sync is %FALSE by default: arrays have no timestamps to
  * wait for. #GstBaseSink:async is %FALSE by default too: the sink has no
@@ -98,6 +98,8 @@ struct _PlanFileSink
   gsize row_size;
   gint64 caps_rows;             /* rows the caps announce, -1 unknown */
   guint64 rows_received;
+  PlanArrayInfo info;           /* of the caps, kept for a restart */
+  gboolean have_info;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -403,8 +405,11 @@ plan_file_sink_change_state (GstElement * element, GstStateChange transition)
   PlanFileSink *self = PLAN_FILE_SINK (element);
   GstStateChangeReturn ret;
 
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !open_writer (self))
-    return GST_STATE_CHANGE_FAILURE;
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    self->have_info = FALSE;
+    if (!open_writer (self))
+      return GST_STATE_CHANGE_FAILURE;
+  }
 
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 
@@ -432,7 +437,38 @@ plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   }
   self->row_size = plan_array_info_get_row_size (&info);
   self->caps_rows = plan_array_info_get_n_rows (&info);
+  self->info = info;
+  self->have_info = TRUE;
   return TRUE;
+}
+
+/* A flush (a flushing seek) drops what came before it: the rows that
+ * follow are a new stream, written to a new temporary file that replaces
+ * the one written so far, with the caps kept (they are not sent again).
+ * A non-regular target (a FIFO, /dev/null) keeps what it was sent. */
+static void
+restart_writer (PlanFileSink * self)
+{
+  GError *err = NULL;
+
+  if (self->open && self->rows_received == 0)
+    return;
+  GST_DEBUG_OBJECT (self, "flushed after %" G_GUINT64_FORMAT " rows: "
+      "starting the file over", self->rows_received);
+  cancel_writer (self);
+  if (!open_writer (self))
+    return;
+  if (self->have_info && !plan_file_writer_set_info (self->writer,
+          &self->info, &err)) {
+    post_write_error (self, err);
+    g_error_free (err);
+    cancel_writer (self);
+    return;
+  }
+  if (self->have_info) {
+    self->row_size = plan_array_info_get_row_size (&self->info);
+    self->caps_rows = plan_array_info_get_n_rows (&self->info);
+  }
 }
 
 static GstFlowReturn
@@ -508,6 +544,12 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
   PlanFileSink *self = PLAN_FILE_SINK (sink);
   GError *err = NULL;
 
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    gboolean ret = GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+
+    restart_writer (self);
+    return ret;
+  }
   /* The file must be in place before the EOS message goes out, since
    * applications read it as soon as they see that message. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->open) {

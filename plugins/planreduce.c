@@ -32,6 +32,10 @@
  * pushes the result as a buffer (a 0-d array for one value), posts an
  * element message named `plan-reduce` with the element's name, the op, the
  * dtype, the shape and the value(s), and keeps it in #PlanReduce:result.
+ * With `axis=-1` the values are in the output stream: one message is
+ * posted, at the end, with the number of rows reduced and no values,
+ * unless #PlanReduce:chunk-messages asks for one per chunk with its
+ * values.
  *
  * ## Example launch line
  * |[
@@ -62,6 +66,7 @@ GST_DEBUG_CATEGORY_STATIC (plan_reduce_debug);
 #define DEFAULT_IDENTITY NULL
 #define DEFAULT_AXIS PLAN_REDUCE_AXIS_ALL
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_CHUNK_MESSAGES FALSE
 #define DEFAULT_MAP NULL
 #define DEFAULT_MAP_DTYPE NULL
 #define DEFAULT_DDOF 0.0
@@ -82,6 +87,7 @@ enum
   PROP_MAP,
   PROP_MAP_DTYPE,
   PROP_DDOF,
+  PROP_CHUNK_MESSAGES,
 };
 
 static GParamSpec *result_pspec;
@@ -96,6 +102,7 @@ struct _PlanReduce
   gchar *identity;
   PlanReduceAxis axis;
   gboolean post_messages;
+  gboolean chunk_messages;
   gchar *map;
   gchar *map_dtype;
   gdouble ddof;
@@ -110,7 +117,7 @@ struct _PlanReduce
   PlanExpr *map_expr;           /* the map compiled for the input */
   guint8 *map_piece;            /* map_piece_rows rows of the map's result */
   gsize map_piece_rows;
-  gboolean posted;              /* post-messages was on for the last chunk */
+  gboolean posted;              /* a message was posted for the last chunk */
   GByteArray *last_values;      /* axis=-1: results of the last chunk */
   gsize last_rows;
   guint64 last_first_row;
@@ -243,6 +250,11 @@ plan_reduce_set_property (GObject * object, guint prop_id,
       self->post_messages = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_CHUNK_MESSAGES:
+      GST_OBJECT_LOCK (self);
+      self->chunk_messages = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -271,6 +283,9 @@ plan_reduce_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_CHUNK_MESSAGES:
+      g_value_set_boolean (value, self->chunk_messages);
       break;
     case PROP_RESULT:
       g_value_set_boxed (value, self->result);
@@ -482,18 +497,22 @@ no_cuda:
   }
 }
 
-/* Keeps @s as the result property, posts it when asked, and notifies. */
+/* Keeps @s as the result property, posts it when asked, and notifies.
+ * The property is set first, so that an application reading it when the
+ * message arrives reads the result the message holds. */
 static void
 plan_reduce_publish (PlanReduce * self, GstStructure * s, gboolean post)
 {
-  if (post)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_element (GST_OBJECT (self), gst_structure_copy (s)));
+  GstStructure *copy = post ? gst_structure_copy (s) : NULL;
+
   GST_OBJECT_LOCK (self);
   if (self->result)
     gst_structure_free (self->result);
   self->result = s;
   GST_OBJECT_UNLOCK (self);
+  if (copy)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), copy));
   g_object_notify_by_pspec (G_OBJECT (self), result_pspec);
 }
 
@@ -508,13 +527,18 @@ plan_reduce_get_post_messages (PlanReduce * self)
   return post;
 }
 
-/* axis=-1: a message per chunk when post-messages is on; otherwise the
- * values are kept, and only the last chunk's become the result at EOS. */
+/* axis=-1: a message per chunk when post-messages and chunk-messages are
+ * on; otherwise the values are kept, and only the last chunk's become the
+ * result (and the one message) at EOS: a message per chunk of a large
+ * file is millions of values converted and posted for nobody, and
+ * they are in the output stream anyway. */
 static void
 plan_reduce_chunk_done (PlanReduce * self, const guint8 * values,
     gsize n_rows, guint64 first_row)
 {
-  self->posted = plan_reduce_get_post_messages (self);
+  GST_OBJECT_LOCK (self);
+  self->posted = self->post_messages && self->chunk_messages;
+  GST_OBJECT_UNLOCK (self);
   if (self->posted) {
     plan_reduce_publish (self, plan_reducer_make_structure (self->reducer,
             GST_OBJECT_NAME (self), values, n_rows, first_row), TRUE);
@@ -610,14 +634,38 @@ push_failed:
   }
 }
 
-/* axis=-1 with post-messages off: the last chunk becomes the result. */
+/* axis=-1 without a message per chunk: the last chunk becomes the result,
+ * and one message says that the @n_rows rows are reduced, without their
+ * values (they are in the output stream). */
 static GstFlowReturn
-plan_reduce_finish_rows (PlanReduce * self)
+plan_reduce_finish_rows (PlanReduce * self, guint64 n_rows)
 {
-  if (!self->posted && self->last_values != NULL)
+  const PlanArrayInfo *info;
+  GValue shape = G_VALUE_INIT, rows = G_VALUE_INIT;
+  GstStructure *s;
+
+  if (self->posted)
+    return GST_FLOW_OK;
+  if (self->last_values != NULL && self->last_rows > 0)
     plan_reduce_publish (self, plan_reducer_make_structure (self->reducer,
             GST_OBJECT_NAME (self), self->last_values->data,
             self->last_rows, self->last_first_row), FALSE);
+  if (!plan_reduce_get_post_messages (self))
+    return GST_FLOW_OK;
+
+  info = plan_kernel_element_get_output_info (PLAN_KERNEL_ELEMENT (self));
+  s = gst_structure_new (PLAN_REDUCER_MESSAGE_NAME,
+      "element", G_TYPE_STRING, GST_OBJECT_NAME (self),
+      "op", G_TYPE_STRING, plan_reducer_get_name (self->reducer),
+      "dtype", G_TYPE_STRING, plan_dtype_to_string (info->dtype),
+      "rows", G_TYPE_UINT64, n_rows, NULL);
+  gst_value_array_init (&shape, 1);
+  g_value_init (&rows, G_TYPE_INT64);
+  g_value_set_int64 (&rows, (gint64) n_rows);
+  gst_value_array_append_and_take_value (&shape, &rows);
+  gst_structure_take_value (s, "shape", &shape);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
   return GST_FLOW_OK;
 }
 
@@ -632,7 +680,7 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
   GstFlowReturn ret;
 
   if (plan_reducer_get_axis (self->reducer) == PLAN_REDUCE_AXIS_INNER)
-    return plan_reduce_finish_rows (self);
+    return plan_reduce_finish_rows (self, n_rows);
 
   ret = plan_kernel_element_alloc_output (kernel,
       plan_array_info_get_n_rows (info), &out);
@@ -664,6 +712,25 @@ empty:
         ("%" G_GUINT64_FORMAT " rows", n_rows));
     g_error_free (err);
     return GST_FLOW_ERROR;
+  }
+}
+
+/* A reduction of the whole or of the rows (axis all or 0) is one output
+ * row whatever rows it reduces; per row (axis -1) the output rows are the
+ * input rows. */
+static void
+plan_reduce_output_range (PlanKernelElement * kernel, guint64 first,
+    gint64 end, guint64 * out_first, gint64 * out_end)
+{
+  PlanReduce *self = PLAN_REDUCE (kernel);
+
+  if (self->reducer != NULL
+      && plan_reducer_get_axis (self->reducer) == PLAN_REDUCE_AXIS_INNER) {
+    *out_first = first;
+    *out_end = end;
+  } else {
+    *out_first = 0;
+    *out_end = -1;
   }
 }
 
@@ -718,6 +785,7 @@ plan_reduce_class_init (PlanReduceClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_reduce_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_reduce_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_reduce_reset);
+  kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_reduce_output_range);
 
   g_object_class_install_property (gobject_class, PROP_OP,
       g_param_spec_enum ("op", "Operation",
@@ -751,8 +819,28 @@ plan_reduce_class_init (PlanReduceClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a plan-reduce element message with each result (each "
-          "chunk for axis=-1)", DEFAULT_POST_MESSAGES,
+          "Post a plan-reduce element message with the result (for axis=-1 "
+          "one at the end giving the rows reduced, the values being in the "
+          "output stream, or one per chunk with chunk-messages)",
+          DEFAULT_POST_MESSAGES,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * PlanReduce:chunk-messages:
+   *
+   * With axis=-1 (and post-messages), post a plan-reduce message for every
+   * chunk, with its values. Off by default: the values are in the output
+   * stream, and a message per chunk of a large file costs more than the
+   * reduction (each value is converted into the message).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_CHUNK_MESSAGES,
+      g_param_spec_boolean ("chunk-messages", "Chunk messages",
+          "With axis=-1 and post-messages, post a plan-reduce message for "
+          "every chunk, with its values (off: one message at the end, "
+          "without the values, which are in the output stream)",
+          DEFAULT_CHUNK_MESSAGES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   result_pspec = g_param_spec_boxed ("result", "Result",
@@ -805,6 +893,7 @@ plan_reduce_init (PlanReduce * self)
   self->identity = DEFAULT_IDENTITY;
   self->axis = DEFAULT_AXIS;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->chunk_messages = DEFAULT_CHUNK_MESSAGES;
   self->map = DEFAULT_MAP;
   self->map_dtype = DEFAULT_MAP_DTYPE;
   self->ddof = DEFAULT_DDOF;

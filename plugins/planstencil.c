@@ -95,6 +95,7 @@ struct _PlanStencil
   gsize in_esize;
   gsize out_esize;
   gboolean unpadded;            /* rows not padded: edges computed apart */
+  guint rows_lost;              /* input rows without an output row */
   guint8 *edge_out;             /* the outputs of the edge blocks */
   gsize edge_out_size;
 };
@@ -328,6 +329,7 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
 
   plan_halo_get_output_info (self->halo, output);
   output->dtype = plan_expr_get_dtype (self->compiled);
+  self->rows_lost = boundary == PLAN_BOUNDARY_VALID ? 2 * halo[0] : 0;
   self->in_esize = plan_dtype_get_size (inputs[0].dtype);
   self->out_esize = plan_dtype_get_size (output->dtype);
   g_free (expr);
@@ -350,8 +352,19 @@ failed:
   }
 }
 
-/* The number of rows of the input stream: from the caps, or else from a
- * duration query upstream. Returns -1 when neither says. */
+/* Valid mode has no output for the halo's rows at either end of the rows
+ * it computes on; the other modes an output row per input row. */
+static void
+plan_stencil_output_range (PlanKernelElement * kernel, guint64 first,
+    gint64 end, guint64 * out_first, gint64 * out_end)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+
+  *out_first = first;
+  *out_end = end < 0 ? -1 : MAX ((gint64) first, end -
+      (gint64) self->rows_lost);
+}
+
 /* Evaluates the lines [begin, end) of a block that is not contiguous: one
  * line along the last axis at a time. */
 static void
@@ -622,6 +635,7 @@ plan_stencil_class_init (PlanStencilClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_stencil_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_stencil_reset);
+  kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_stencil_output_range);
   /* Slices small enough that the output is still in cache when
    * planfilesink copies it, large enough for one core's work rule to keep
    * a Laplacian on one thread while the writer has the other core

@@ -321,6 +321,45 @@ GST_START_TEST (test_sink_stream_cut_short_is_not_written)
 
 GST_END_TEST;
 
+/* A flushing seek after rows were written starts the file over: what is
+ * put in place holds the rows after the seek only, as many as the new
+ * segment announces, and one temporary file is left at any time. */
+GST_START_TEST (test_sink_flush_starts_the_file_over)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<10, 2>");
+  PlanArrayInfo info;
+  GstSegment segment;
+  gchar *contents;
+  gsize len, header_size;
+
+  gst_harness_play (h);
+  push_rows (h, 5, 3, 2);
+  fail_unless_equals_int (count_entries (), 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = 0;
+  segment.stop = 4;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (count_entries (), 1);
+  push_rows (h, 0, 4, 2);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+  fail_unless (plan_npy_parse_header ((guint8 *) contents, len, &info,
+          &header_size, NULL));
+  fail_unless_equals_int64 (info.shape[0], 4);
+  check_float_data ((guint8 *) contents + header_size, len - header_size, 4, 2);
+  fail_unless_equals_int (count_entries (), 1);
+  g_free (contents);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_creates_nothing_before_paused)
 {
   GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
@@ -619,6 +658,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_stop_leaves_existing_file_untouched);
   tcase_add_test (tc, test_sink_eos_replaces_existing_file);
   tcase_add_test (tc, test_sink_sync_is_off_by_default);
+  tcase_add_test (tc, test_sink_flush_starts_the_file_over);
   tcase_add_test (tc, test_sink_stream_cut_short_is_not_written);
   tcase_add_test (tc, test_sink_creates_nothing_before_paused);
   tcase_add_test (tc, test_sink_uri_handler);

@@ -416,6 +416,76 @@ GST_START_TEST (test_map_flush_restarts_rows)
 
 GST_END_TEST;
 
+/* GstAggregator would wait for ever for data on inputs that are missing
+ * or not linked: the state change fails instead, saying which. */
+GST_START_TEST (test_map_without_linked_inputs_fails_at_start)
+{
+  GstElement *map = gst_element_factory_make ("planmap", "m");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  GstPad *pad;
+
+  g_object_set (map, "expr", "1 + 2", NULL);
+  gst_element_set_bus (map, bus);
+  fail_unless_equals_int (gst_element_set_state (map, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "m has no inputs") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (map, GST_STATE_NULL);
+
+  pad = gst_element_request_pad_simple (map, "sink_%u");
+  fail_unless_equals_int (gst_element_set_state (map, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "Input sink_0 of m is not linked")
+      != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  gst_element_set_state (map, GST_STATE_NULL);
+  gst_element_release_request_pad (map, pad);
+  gst_object_unref (pad);
+  gst_element_set_bus (map, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (map);
+}
+
+GST_END_TEST;
+
+/* Output that goes nowhere is an error before any work, not a hang. */
+GST_START_TEST (test_map_unlinked_src_fails_not_linked)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planmap", "sink_0", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  g_object_set (h->element, "expr", "x", NULL);
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, F32_CAPS ("4"));
+  gst_harness_push (h, ramp_f32 (0, 4, 1, 1.0f));
+  msg = gst_bus_poll (bus, GST_MESSAGE_ERROR, 5 * GST_SECOND);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "has nothing linked downstream") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 planmap_suite (void)
 {
@@ -435,6 +505,8 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_unknown_name_lists_bound_names);
   tcase_add_test (tc, test_map_rejects_rows_gap);
   tcase_add_test (tc, test_map_flush_restarts_rows);
+  tcase_add_test (tc, test_map_without_linked_inputs_fails_at_start);
+  tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
   return s;
 }
 

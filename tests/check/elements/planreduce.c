@@ -318,6 +318,62 @@ GST_START_TEST (test_reduce_result_property_equals_message)
 
 GST_END_TEST;
 
+/* axis=-1 posts one message by default, at the end, saying how many rows
+ * were reduced, without the values (they are in the output stream); the
+ * result property holds the last chunk's. A message per chunk is what
+ * chunk-messages asks for. */
+GST_START_TEST (test_reduce_axis_minus_1_posts_one_message_by_default)
+{
+  static const gint32 rows[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+  GstStructure *s, *prop = NULL;
+  guint64 first_row;
+  GstMessage *msg;
+  GstEvent *ev;
+  Reduce r;
+  gint i;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "op", "sum",
+      "axis", "-1", NULL);
+  push_rows (&r, rows, 4, 12, 1);
+  push_eos (&r);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *buf = gst_harness_pull (r.h);
+
+    fail_unless (buf != NULL);
+    gst_buffer_unref (buf);
+  }
+  s = expect_message (&r);
+  fail_unless (gst_structure_get_uint64 (s, "rows", &first_row));
+  fail_unless_equals_uint64 (first_row, 4);
+  fail_if (gst_structure_has_field (s, "values"));
+  fail_unless_equals_int (gst_value_array_get_size (gst_structure_get_value
+          (s, "shape")), 1);
+  fail_unless_equals_int64 (g_value_get_int64 (gst_value_array_get_value
+          (gst_structure_get_value (s, "shape"), 0)), 4);
+  gst_structure_free (s);
+  /* After EOS no message is still to come. */
+  while ((ev = gst_harness_pull_event (r.h)) != NULL) {
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+
+    gst_event_unref (ev);
+    if (eos)
+      break;
+  }
+  while ((msg = gst_bus_pop_filtered (r.bus, GST_MESSAGE_ELEMENT))) {
+    fail_if (gst_message_has_name (msg, PLAN_REDUCER_MESSAGE_NAME),
+        "a second message");
+    gst_message_unref (msg);
+  }
+  g_object_get (r.h->element, "result", &prop, NULL);
+  fail_unless (prop != NULL);
+  fail_unless (gst_structure_get_uint64 (prop, "first-row", &first_row));
+  fail_unless_equals_uint64 (first_row, 3);
+  gst_structure_free (prop);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_post_messages_off)
 {
   static const gint8 x[] = { 1, 2 };
@@ -451,7 +507,7 @@ GST_START_TEST (test_reduce_axis_minus_1_streams_one_value_per_row)
   gint i;
 
   reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "op", "mean",
-      "axis", "-1", NULL);
+      "axis", "-1", "chunk-messages", "true", NULL);
   push_rows (&r, matrix, 4, 12, 3);
   push_eos (&r);
   /* Two chunks in, two out, stamped with the rows they hold. */
@@ -1299,6 +1355,118 @@ GST_START_TEST (test_reduce_result_dtypes_follow_numpy)
 
 GST_END_TEST;
 
+/* After a seek to rows 6..9 a reduction restarts its accumulation: the
+ * result is over the rows sought, numbered as the one output row 0. */
+GST_START_TEST (test_reduce_seek_restarts_accumulation)
+{
+  Reduce r;
+  gint32 in[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+  gint64 total = 0;  /* numpy sums int32 in int64 */
+  GstSegment segment;
+  GstBuffer *buf;
+  GstEvent *ev;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<10>", "op", "sum",
+      NULL);
+  push_rows (&r, in, 5, sizeof (gint32), 2);
+
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = 6;
+  segment.stop = 10;
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_segment (&segment)));
+  while ((ev = gst_harness_try_pull_event (r.h)))
+    gst_event_unref (ev);
+  buf = gst_buffer_new_memdup (in + 6, 4 * sizeof (gint32));
+  GST_BUFFER_OFFSET (buf) = 6;
+  GST_BUFFER_OFFSET_END (buf) = 10;
+  fail_unless_equals_int (gst_harness_push (r.h, buf), GST_FLOW_OK);
+  push_eos (&r);
+
+  pull_result (&r, &total, sizeof (total), 1);
+  fail_unless_equals_int64 (total, 7 + 8 + 9 + 10);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* A reduction outputs nothing before the end: after the first rows it
+ * sends a GAP, on which sinks preroll, so that the pipeline computes in
+ * PLAYING rather than during the state change to PAUSED. */
+GST_START_TEST (test_reduce_sends_gap_before_its_result)
+{
+  Reduce r;
+  gint32 in[4] = { 1, 2, 3, 4 };
+  gboolean gap = FALSE;
+  GstEvent *ev;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4>", "op", "sum", NULL);
+  push_rows (&r, in, 2, sizeof (gint32), 2);
+  while (!gap && (ev = gst_harness_pull_event (r.h)) != NULL) {
+    gap = GST_EVENT_TYPE (ev) == GST_EVENT_GAP;
+    gst_event_unref (ev);
+  }
+  fail_unless (gap, "no GAP");
+  fail_unless_equals_int (gst_harness_buffers_received (r.h), 0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* A stream that ends before the rows its caps announce was cut short: a
+ * sum over part of it is an error naming both counts, not a result. */
+GST_START_TEST (test_reduce_truncated_stream_is_an_error)
+{
+  Reduce r;
+  gint32 in[4] = { 1, 2, 3, 4 };
+  GstMessage *msg;
+  GError *err = NULL;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<10>", "op", "sum",
+      NULL);
+  push_rows (&r, in, 4, sizeof (gint32), 2);
+  push_eos (&r);
+  msg = gst_bus_poll (r.bus, GST_MESSAGE_ERROR, 5 * GST_SECOND);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "ended after 4 of the 10 rows") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  fail_unless (gst_harness_try_pull (r.h) == NULL, "a result was pushed");
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
+/* Arrays have no timestamps: a seek in TIME is refused (the aggregator
+ * would otherwise flush a pipeline whose source cannot seek, and it would
+ * never end), and so is a row seek when upstream cannot seek. */
+GST_START_TEST (test_reduce_refuses_seeks_it_cannot_honour)
+{
+  Reduce r;
+  GstQuery *q;
+  gboolean seekable = TRUE;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<10>", "op", "sum",
+      NULL);
+  fail_if (gst_harness_push_upstream_event (r.h, gst_event_new_seek (1.0,
+              GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0,
+              GST_SEEK_TYPE_NONE, -1)));
+  fail_if (gst_harness_push_upstream_event (r.h, gst_event_new_seek (1.0,
+              GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 2,
+              GST_SEEK_TYPE_NONE, -1)));
+  q = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+  fail_unless (gst_pad_peer_query (r.h->sinkpad, q));
+  gst_query_parse_seeking (q, NULL, &seekable, NULL, NULL);
+  fail_if (seekable);
+  gst_query_unref (q);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 static Suite *
 planreduce_suite (void)
 {
@@ -1310,6 +1478,11 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_float32_sum_keeps_dtype_and_is_0d);
   tcase_add_test (tc, test_reduce_result_property_equals_message);
   tcase_add_test (tc, test_reduce_post_messages_off);
+  tcase_add_test (tc, test_reduce_axis_minus_1_posts_one_message_by_default);
+  tcase_add_test (tc, test_reduce_seek_restarts_accumulation);
+  tcase_add_test (tc, test_reduce_truncated_stream_is_an_error);
+  tcase_add_test (tc, test_reduce_sends_gap_before_its_result);
+  tcase_add_test (tc, test_reduce_refuses_seeks_it_cannot_honour);
   tcase_add_test (tc, test_reduce_bool_sum_counts_true);
   tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
   tcase_add_test (tc, test_reduce_axis_0_gives_inner_shape);

@@ -463,6 +463,94 @@ GST_START_TEST (test_stencil_rejects_cuda_target)
 
 GST_END_TEST;
 
+/* Flushes the element and starts a segment of rows [first, end), as a
+ * seek upstream does; drops what the harness received before. */
+static void
+seek_rows (GstHarness * h, guint64 first, guint64 end)
+{
+  GstSegment segment;
+  GstBuffer *buf;
+  GstEvent *ev;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = first;
+  segment.stop = end;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  while ((buf = gst_harness_try_pull (h)))
+    gst_buffer_unref (buf);
+  while ((ev = gst_harness_try_pull_event (h)))
+    gst_event_unref (ev);
+}
+
+/* After a seek to rows 6..9 the stencil computes on them as on a stream
+ * of their own: the halo of the rows before the seek is dropped, the
+ * boundary mode pads the range's edges, the output is numbered from row 6
+ * and its segment says so. */
+GST_START_TEST (test_stencil_seek_drops_halo)
+{
+  StencilHarness s;
+  gfloat *in = ramp (10, 1.0f);
+  const GstSegment *segment = NULL;
+  GByteArray *out = g_byte_array_new ();
+  GstBuffer *buf;
+  GstEvent *ev;
+  guint64 next = 6;
+  gint i;
+
+  stencil_harness_init (&s, "x _ z", "x + z", "constant",
+      "array/x-raw, dtype=float32, shape=<10>");
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 5)),
+      GST_FLOW_OK);
+  buf = gst_harness_pull (s.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  gst_buffer_unref (buf);
+
+  seek_rows (s.h, 6, 10);
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 6, 2)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 8, 2)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (s.h, gst_event_new_eos ()));
+  while ((ev = gst_harness_pull_event (s.h)) != NULL) {
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+      gst_event_parse_segment (ev, &segment);
+      fail_unless_equals_int (segment->format, GST_FORMAT_DEFAULT);
+      fail_unless_equals_uint64 (segment->start, 6);
+      fail_unless_equals_uint64 (segment->stop, 10);
+    }
+    gst_event_unref (ev);
+    if (eos)
+      break;
+  }
+  fail_unless (segment != NULL, "no segment after the seek");
+  while ((buf = gst_harness_try_pull (s.h))) {
+    GstMapInfo map;
+
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), next);
+    next = GST_BUFFER_OFFSET_END (buf);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_byte_array_append (out, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (next, 10);
+  fail_unless_equals_int (out->len, 4 * sizeof (gfloat));
+  for (i = 0; i < 4; i++) {
+    gfloat want = (i > 0 ? in[6 + i - 1] : 0.0f) + (i < 3 ? in[6 + i + 1] :
+        0.0f);
+    fail_unless_equals_float (((gfloat *) out->data)[i], want);
+  }
+  g_byte_array_unref (out);
+  stencil_harness_teardown (&s);
+  g_free (in);
+}
+
+GST_END_TEST;
+
 static Suite *
 planstencil_suite (void)
 {
@@ -484,6 +572,7 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_valid_rejects_narrow_axis);
   tcase_add_test (tc, test_stencil_rejects_missing_expression);
   tcase_add_test (tc, test_stencil_rejects_cuda_target);
+  tcase_add_test (tc, test_stencil_seek_drops_halo);
   return s;
 }
 

@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static gchar *path;
@@ -422,6 +423,31 @@ GST_START_TEST (test_mapped_file_truncated_while_read_is_an_error)
 
 GST_END_TEST;
 
+/* A FIFO without a writer is refused at once: an open() that waited for
+ * a writer would hang the state change, out of reach of SIGINT. */
+GST_START_TEST (test_reader_fifo_is_refused_without_waiting)
+{
+  gchar *dir = g_dir_make_tmp ("filereader-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "in.npy", NULL);
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  fail_if (plan_file_reader_open (r, fifo, PLAN_FILE_FORMAT_AUTO, NULL, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  fail_unless (strstr (err->message, "a FIFO (named pipe)") != NULL,
+      "%s", err->message);
+  fail_unless (strstr (err->message, fifo) != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_object_unref (r);
+  g_unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_query_helpers_round_trip)
 {
   GstQuery *q = plan_query_new_read_rows (7, 3);
@@ -469,6 +495,7 @@ filereader_suite (void)
   tcase_add_test (modes[0], test_reader_reuses_aligned_pool_memory);
   tcase_add_test (modes[0], test_reader_auto_maps_unless_an_allocator_is_set);
   tcase_add_test (modes[0], test_query_helpers_round_trip);
+  tcase_add_test (modes[0], test_reader_fifo_is_refused_without_waiting);
   tcase_add_test (modes[1], test_mapped_chunks_are_readonly_views_of_the_file);
   tcase_add_test (modes[1], test_mapped_chunks_cross_windows);
   tcase_add_test (modes[1], test_mapped_file_truncated_while_read_is_an_error);

@@ -1,0 +1,421 @@
+#!/usr/bin/python3
+"""What a user or a pipeline editor does besides running a pipeline to its
+end: pipelines with nothing downstream or nothing upstream, FIFOs, seeks
+and flushes through every kernel element, streams cut short, and the
+messages a reduction posts. Results are compared with numpy over the rows
+a seek selects; docs/reliability.md lists each behaviour with its test."""
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plantest import Failure, assert_same, launch, run_cases, tmpdir  # noqa: E402
+
+# A pipeline that hangs fails its test after this many seconds; one that
+# works ends in well under a second.
+HANG = 20
+
+
+def expect_error(words, *needles, within=HANG):
+    """Runs a pipeline that must fail at once with an error saying each of
+    the needles; returns its output."""
+    t = time.monotonic()
+    _, out = launch(*words, expect_ok=False, timeout=within)
+    for n in needles:
+        if n not in out:
+            raise Failure('the error does not say %r:\n%s' % (n, out))
+    if time.monotonic() - t > within / 2:
+        raise Failure('the error took %.1f s' % (time.monotonic() - t))
+    return out
+
+
+def source(rows=1000, dtype=np.float32, cols=None):
+    d = tmpdir()
+    shape = (rows,) if cols is None else (rows, cols)
+    a = (np.arange(np.prod(shape)) % 97 - 40).astype(dtype).reshape(shape)
+    path = os.path.join(d, 'in.npy')
+    np.save(path, a)
+    return a, path, d
+
+
+# -- nothing downstream, nothing upstream ----------------------------------
+
+def test_reduce_without_sink_fails_not_linked():
+    _, src, _ = source()
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planreduce',
+                  'op=sum'], 'planreduce0 has nothing linked downstream',
+                 'not-linked')
+
+
+def test_map_without_sink_fails_not_linked():
+    _, src, _ = source()
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planmap',
+                  'expr=x + 1'], 'planmap0 has nothing linked downstream')
+
+
+def test_stencil_without_sink_fails_not_linked():
+    _, src, _ = source()
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planstencil',
+                  'window=x _ z', 'expr=x + z'],
+                 'planstencil0 has nothing linked downstream')
+
+
+def test_map_without_inputs_fails_at_start():
+    d = tmpdir()
+    out = os.path.join(d, 'out.npy')
+    expect_error(['planmap', 'expr=1 + 2', '!', 'planfilesink',
+                  'location=' + out], 'planmap0 has no inputs')
+    if os.listdir(d):
+        raise Failure('files left behind: %s' % os.listdir(d))
+
+
+def test_reduce_without_input_fails_at_start():
+    expect_error(['planreduce', 'op=sum', '!', 'fakesink'],
+                 'Input sink of planreduce0 is not linked')
+
+
+def test_fifo_without_writer_is_refused_at_once():
+    d = tmpdir()
+    fifo = os.path.join(d, 'in.npy')
+    os.mkfifo(fifo)
+    expect_error(['planfilesrc', 'location=' + fifo, '!', 'fakesink'],
+                 'is a FIFO (named pipe), not a regular file', fifo)
+
+
+# -- seeks and flushes through kernel elements -----------------------------
+
+def gst():
+    """GStreamer through python3-gi, initialised once."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    if not Gst.is_initialized():
+        Gst.init(None)
+    return Gst
+
+
+def run_seek(element, a, state, fmt, start, stop, chunk_rows=100):
+    """planfilesrc ! element ! planfilesink over a, with a flushing seek
+    from start to stop (in fmt: 'rows', 'bytes' or 'time') sent to the
+    pipeline in PAUSED, or in PLAYING while rows have already been written
+    (the source held after its first chunk). Returns (what the seek
+    returned, the output file's array)."""
+    import threading
+    Gst = gst()
+    d = tmpdir()
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    np.save(src, a)
+    p = Gst.parse_launch(
+        'planfilesrc name=src blocksize=%d location=%s ! %s ! '
+        'planfilesink name=sink location=%s' %
+        (chunk_rows * a[0].nbytes, src, element, dst))
+    arrived, held = threading.Event(), threading.Event()
+
+    def seen(pad, info):
+        arrived.set()
+        return Gst.PadProbeReturn.OK
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.BUFFER, seen)
+    srcpad = p.get_by_name('src').get_static_pad('src')
+    count = [0]
+
+    def hold(pad, info):
+        count[0] += 1
+        if count[0] < 2:
+            return Gst.PadProbeReturn.PASS
+        held.set()
+        return Gst.PadProbeReturn.OK
+    probe = None
+    if state == 'playing':
+        probe = srcpad.add_probe(Gst.PadProbeType.BLOCK |
+                                 Gst.PadProbeType.BUFFER, hold)
+        p.set_state(Gst.State.PLAYING)
+        if not held.wait(HANG):
+            raise Failure('the source did not reach its second chunk')
+    else:
+        p.set_state(Gst.State.PAUSED)
+    # Output has reached the sink (prerolled in PAUSED, written in
+    # PLAYING) before the seek, unless the element produces only at EOS.
+    if 'planreduce' not in element or 'axis=-1' in element:
+        if not arrived.wait(HANG):
+            raise Failure('no output reached the sink before the seek')
+    f = {'rows': Gst.Format.DEFAULT, 'bytes': Gst.Format.BYTES,
+         'time': Gst.Format.TIME}[fmt]
+    ok = p.seek(1.0, f, Gst.SeekFlags.FLUSH, Gst.SeekType.SET, start,
+                Gst.SeekType.SET, stop)
+    if probe is not None:
+        srcpad.remove_probe(probe)
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(
+        HANG * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if msg is None:
+        raise Failure('%s after a %s seek in %s: no EOS within %d s' %
+                      (element, fmt, state, HANG))
+    if msg.type == Gst.MessageType.ERROR:
+        raise Failure('%s after a %s seek in %s: %s' %
+                      (element, fmt, state, msg.parse_error()[0].message))
+    return ok, np.load(dst)
+
+
+def stencil_sum(b, boundary):
+    """x + z of the window "x _ z" over b as the whole array: numpy."""
+    if boundary == 'valid':
+        return b[:-2] + b[2:]
+    if boundary == 'wrap':
+        return np.roll(b, 1) + np.roll(b, -1)
+    z = np.zeros(1, b.dtype)
+    p = np.concatenate([z, b, z])
+    return p[:-2] + p[2:]
+
+
+SOUGHT = (130, 710)             # rows; chunks are 100 rows
+
+
+def seek_cases():
+    """(name, element, numpy of the rows a seek selects) for every kernel
+    element, each way it maps input rows to output rows."""
+    return [
+        ('planmap', 'planmap expr="x * 2 + 1"', lambda b: b * 2 + 1),
+        ('planreduce sum', 'planreduce op=sum', lambda b: np.asarray(b.sum())),
+        ('planreduce max axis=-1 (2-D)', 'planreduce op=max axis=-1',
+         lambda b: b.max(axis=1)),
+        ('planstencil constant', 'planstencil window="x _ z" expr="x + z"',
+         lambda b: stencil_sum(b, 'constant')),
+        ('planstencil valid', 'planstencil window="x _ z" expr="x + z" '
+         'boundary=valid', lambda b: stencil_sum(b, 'valid')),
+        ('planstencil wrap', 'planstencil window="x _ z" expr="x + z" '
+         'boundary=wrap', lambda b: stencil_sum(b, 'wrap')),
+    ]
+
+
+def array_for(name):
+    if '2-D' in name:
+        return (np.arange(1000 * 3) % 89 - 30).astype(np.int32).reshape(1000, 3)
+    return (np.arange(1000) % 97 - 40).astype(np.float64)
+
+
+def test_row_seeks():
+    """A row seek through every element, in PAUSED and in PLAYING: the
+    output is numpy's over the rows sought, and nothing of what came
+    before the seek is left in it."""
+    for name, element, want in seek_cases():
+        a = array_for(name)
+        for state in ('paused', 'playing'):
+            ok, got = run_seek(element, a, state, 'rows', *SOUGHT)
+            what = '%s, row seek in %s' % (name, state)
+            if not ok:
+                raise Failure('%s: the seek was refused' % what)
+            assert_same(got, want(a[SOUGHT[0]:SOUGHT[1]]), what)
+
+
+def test_refused_time_seeks():
+    """A seek in TIME (what pipeviz sends after every link, and
+    GstPipelineStudio's slider) cannot be honoured: arrays have no
+    timestamps. It is refused, nothing is flushed, and the pipeline runs on
+    to EOS with the whole result."""
+    for name, element, want in seek_cases():
+        a = array_for(name)
+        for state in ('paused', 'playing'):
+            ok, got = run_seek(element, a, state, 'time', 0, Gst_second())
+            what = '%s, time seek in %s' % (name, state)
+            if ok:
+                raise Failure('%s: the seek was accepted' % what)
+            assert_same(got, want(a), what)
+
+
+def Gst_second():
+    return gst().SECOND
+
+
+def test_byte_seek_through_map():
+    """Bytes of planmap's output count its rows: a byte seek is the row
+    seek of the rows holding those bytes (int16 output from float64
+    input: 2 bytes a row)."""
+    a = array_for('planmap')
+    for state in ('paused', 'playing'):
+        ok, got = run_seek('planmap expr="x" dtype=int16', a, state, 'bytes',
+                           2 * SOUGHT[0], 2 * SOUGHT[1])
+        if not ok:
+            raise Failure('byte seek in %s refused' % state)
+        assert_same(got, a[SOUGHT[0]:SOUGHT[1]].astype(np.int16),
+                    'byte seek in %s' % state)
+
+
+def test_byte_seek_refused_through_reduce():
+    """A reduction's output bytes are not rows of its input: refused."""
+    a = array_for('planreduce sum')
+    ok, got = run_seek('planreduce op=sum', a, 'paused', 'bytes', 8, 80)
+    if ok:
+        raise Failure('a byte seek through planreduce was accepted')
+    assert_same(got, np.asarray(a.sum()), 'planreduce after a refused seek')
+
+
+def test_seek_in_two_input_map():
+    """Both inputs of a map are sought: x + y over the rows sought."""
+    Gst = gst()
+    a = array_for('planmap')
+    d = tmpdir()
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    np.save(src, a)
+    import threading
+    p = Gst.parse_launch(
+        'planmap name=m expr="x + 2 * y" ! planfilesink name=sink '
+        'location=%s planfilesrc blocksize=800 location=%s ! m.sink_0 '
+        'planfilesrc blocksize=560 location=%s ! m.sink_1' % (dst, src, src))
+    arrived = threading.Event()
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.BUFFER,
+        lambda pad, info: (arrived.set(), Gst.PadProbeReturn.OK)[1])
+    p.set_state(Gst.State.PAUSED)
+    # Prerolled: the first rows of x + 2 * y wait in the sink.
+    if not arrived.wait(HANG):
+        raise Failure('no output reached the sink before the seek')
+    if not p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                  Gst.SeekType.SET, SOUGHT[0], Gst.SeekType.SET, SOUGHT[1]):
+        raise Failure('the seek was refused')
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(
+        HANG * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if msg is None or msg.type != Gst.MessageType.EOS:
+        raise Failure('no EOS: %s' % (msg and msg.parse_error()[0].message))
+    b = a[SOUGHT[0]:SOUGHT[1]]
+    assert_same(np.load(dst), b + 2 * b, 'x + 2 * y after a seek')
+
+
+# -- preroll ---------------------------------------------------------------
+
+def test_reduction_prerolls_before_computing():
+    """A reduction pushes its result only at the end: a GAP lets the sink
+    preroll after the first chunk, so PAUSED is reached (ASYNC_DONE)
+    before the reduction is done, and the work happens in PLAYING, where
+    position queries are answered."""
+    Gst = gst()
+    a, src, d = source(rows=100000)
+    p = Gst.parse_launch('planfilesrc blocksize=80000 location=%s ! '
+                         'planreduce name=r op=sum ! fakesink' % src)
+    bus = p.get_bus()
+    p.set_state(Gst.State.PAUSED)
+    msg = bus.timed_pop_filtered(HANG * Gst.SECOND, Gst.MessageType.ASYNC_DONE |
+                                 Gst.MessageType.ERROR | Gst.MessageType.ELEMENT)
+    try:
+        if msg is None or msg.type != Gst.MessageType.ASYNC_DONE:
+            raise Failure('the pipeline did not preroll before the result: %s'
+                          % (msg and msg.type))
+        if p.get_by_name('r').get_property('result') is not None:
+            raise Failure('the reduction was done in PAUSED')
+        ok, pos = p.query_position(Gst.Format.BYTES)
+        if not ok or not 0 < pos < a.nbytes:
+            raise Failure('position in PAUSED: %s %s' % (ok, pos))
+        p.set_state(Gst.State.PLAYING)
+        msg = bus.timed_pop_filtered(HANG * Gst.SECOND, Gst.MessageType.EOS |
+                                     Gst.MessageType.ERROR)
+        if msg is None or msg.type != Gst.MessageType.EOS:
+            raise Failure('no EOS: %s' % (msg and msg.parse_error()))
+        got = p.get_by_name('r').get_property('result').get_value('value')
+        if got != float(a.sum()):
+            raise Failure('sum %r, numpy %r' % (got, float(a.sum())))
+    finally:
+        p.set_state(Gst.State.NULL)
+
+
+def test_duration_and_position_of_the_output():
+    """Each kernel element answers the duration of its output, in rows and
+    bytes of the output (a reduction's one row, a valid stencil's 2 rows
+    fewer, a map to int16 two bytes a row), and, where output rows are
+    input rows, the position in them."""
+    Gst = gst()
+    a, src, d = source(rows=1000)            # float32: 4 bytes a row
+    for element, rows, row_bytes in (
+            ('planmap expr=x dtype=int16', 1000, 2),
+            ('planreduce op=sum', 1, 4),
+            ('planreduce op=max axis=-1', 1000, 4),
+            ('planstencil window="x _ z" expr="x + z" boundary=valid', 998, 4),
+            ('planstencil window="x _ z" expr="x + z"', 1000, 4)):
+        p = Gst.parse_launch('planfilesrc blocksize=400 location=%s ! %s '
+                             'name=k ! fakesink' % (src, element))
+        try:
+            p.set_state(Gst.State.PAUSED)
+            p.get_state(HANG * Gst.SECOND)
+            pad = p.get_by_name('k').get_static_pad('src')
+            got = (pad.query_duration(Gst.Format.DEFAULT),
+                   pad.query_duration(Gst.Format.BYTES))
+            want = ((True, rows), (True, rows * row_bytes))
+            if tuple(tuple(g) for g in got) != want:
+                raise Failure('%s: duration %s, expected %s' %
+                              (element, got, want))
+            if 'planreduce op=sum' not in element:
+                ok, rpos = pad.query_position(Gst.Format.DEFAULT)
+                ok2, bpos = pad.query_position(Gst.Format.BYTES)
+                if not (ok and ok2 and bpos == rpos * row_bytes and rpos > 0):
+                    raise Failure('%s: position %s rows, %s bytes' %
+                                  (element, rpos, bpos))
+            if pad.query_duration(Gst.Format.TIME)[0]:
+                raise Failure('%s: a duration in TIME was answered' % element)
+        finally:
+            p.set_state(Gst.State.NULL)
+
+
+# -- streams cut short -----------------------------------------------------
+
+def test_truncated_stream_is_an_error():
+    """num-buffers cuts planfilesrc short: a reduction over the rows that
+    came would pass for the whole array's, so it is an error (as
+    planfilesink makes it), and a map or a stencil says so too."""
+    a, src, d = source(rows=1000)
+    for element in (['planreduce', 'op=sum'], ['planmap', 'expr=x'],
+                    ['planstencil', 'window=x _ z', 'expr=x + z']):
+        expect_error(['planfilesrc', 'location=' + src, 'blocksize=400',
+                      'num-buffers=1', '!'] + element + ['!', 'fakesink'],
+                     'ended after 100 of the 1000 rows it announced')
+    # The same reduction over the whole stream is fine, and numpy's.
+    dst = os.path.join(d, 'sum.npy')
+    launch('planfilesrc', 'location=' + src, 'blocksize=400', '!',
+           'planreduce', 'op=sum', '!', 'planfilesink', 'location=' + dst)
+    assert_same(np.load(dst), np.asarray(a.sum()), 'the whole sum')
+
+
+def test_shard_is_not_truncation():
+    """A shard (offset/length) announces its own rows: not cut short."""
+    a, src, d = source(rows=1000)
+    dst = os.path.join(d, 'sum.npy')
+    launch('planfilesrc', 'location=' + src, 'offset=100', 'length=300',
+           '!', 'planreduce', 'op=sum', '!', 'planfilesink',
+           'location=' + dst)
+    assert_same(np.load(dst), np.asarray(a[100:400].sum()), 'a shard\'s sum')
+
+
+CASES = [
+    ('planreduce without a sink fails: not linked',
+     test_reduce_without_sink_fails_not_linked),
+    ('planmap without a sink fails: not linked',
+     test_map_without_sink_fails_not_linked),
+    ('planstencil without a sink fails: not linked',
+     test_stencil_without_sink_fails_not_linked),
+    ('planmap without inputs fails at start',
+     test_map_without_inputs_fails_at_start),
+    ('planreduce without an input fails at start',
+     test_reduce_without_input_fails_at_start),
+    ('a FIFO without a writer is refused at once',
+     test_fifo_without_writer_is_refused_at_once),
+    ('row seeks through map, reduce and stencil, in PAUSED and PLAYING',
+     test_row_seeks),
+    ('TIME seeks refused, the pipeline goes on to EOS',
+     test_refused_time_seeks),
+    ('a byte seek through planmap', test_byte_seek_through_map),
+    ('a byte seek through planreduce is refused',
+     test_byte_seek_refused_through_reduce),
+    ('a row seek through a map of two inputs', test_seek_in_two_input_map),
+    ('a reduction prerolls before computing', test_reduction_prerolls_before_computing),
+    ('duration and position of each element\'s output',
+     test_duration_and_position_of_the_output),
+    ('a stream cut short (num-buffers) is an error',
+     test_truncated_stream_is_an_error),
+    ('a shard is not a stream cut short', test_shard_is_not_truncation),
+]
+
+if __name__ == '__main__':
+    run_cases(CASES)
