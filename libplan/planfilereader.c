@@ -462,7 +462,8 @@ not_regular:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
         "Could not read '%s': it is %s, not a regular file, and array files "
-        "must have a known size (copy the data to a file first)", filename,
+        "must have a known size (copy the data to a file first, or stream a "
+        ".npy with filesrc ! npyparse)", filename,
         S_ISFIFO (st.st_mode) ? "a FIFO (named pipe)" : S_ISCHR (st.st_mode)
         || S_ISBLK (st.st_mode) ? "a device" : S_ISSOCK (st.st_mode) ?
         "a socket" : "special");

@@ -1186,8 +1186,61 @@ plan_kernel_element_flush (GstAggregator * agg)
   return GST_FLOW_OK;
 }
 
+/* Whether an element of @element's pipeline adds source pads as it runs
+ * (a decodebin, a demuxer: "sometimes" pads), so that an input that is not
+ * linked yet may be linked later, as gst-launch-1.0 and applications do
+ * with such elements. */
+static gboolean
+pipeline_may_link_later (GstElement * element)
+{
+  GstObject *top = gst_object_ref (GST_OBJECT (element)), *parent;
+  gboolean found = FALSE, done = FALSE;
+  GstIterator *it;
+  GValue item = G_VALUE_INIT;
+
+  while ((parent = gst_object_get_parent (top)) != NULL) {
+    gst_object_unref (top);
+    top = parent;
+  }
+  if (!GST_IS_BIN (top)) {
+    gst_object_unref (top);
+    return FALSE;
+  }
+  it = gst_bin_iterate_recurse (GST_BIN (top));
+  while (!done && !found) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:{
+        GstElement *e = g_value_get_object (&item);
+        GList *l = gst_element_class_get_pad_template_list
+            (GST_ELEMENT_GET_CLASS (e));
+
+        for (; l && !found; l = l->next) {
+          GstPadTemplate *templ = l->data;
+
+          found = GST_PAD_TEMPLATE_DIRECTION (templ) == GST_PAD_SRC
+              && GST_PAD_TEMPLATE_PRESENCE (templ) == GST_PAD_SOMETIMES;
+        }
+        g_value_reset (&item);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  gst_object_unref (top);
+  return found;
+}
+
 /* GstAggregator waits for data on every sink pad, and for ever when there
- * is no sink pad or one that nothing feeds: refuse to start instead. */
+ * is no sink pad or one that nothing feeds: refuse to start instead,
+ * unless an element of the pipeline adds pads as it runs and may still
+ * link them. */
 static gboolean
 check_inputs_linked (PlanKernelElement * self)
 {
@@ -1198,6 +1251,14 @@ check_inputs_linked (PlanKernelElement * self)
     if (!gst_pad_is_linked (l->data))
       unlinked = gst_pad_get_name (l->data);
   g_list_free_full (pads, gst_object_unref);
+
+  if ((pads == NULL || unlinked != NULL)
+      && pipeline_may_link_later (GST_ELEMENT (self))) {
+    GST_INFO_OBJECT (self, "inputs not linked yet; the pipeline has "
+        "elements that add pads as they run");
+    g_free (unlinked);
+    return TRUE;
+  }
 
   if (pads == NULL) {
     GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has no inputs: link an upstream "
