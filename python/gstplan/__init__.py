@@ -547,6 +547,10 @@ class Work:
         self.target = work.get_target().value_nick
         self.input_names = list(work.get_input_names())
         self.output_names = list(work.get_output_names())
+        self._last_wrapped = {}
+        self._next_wrapped = {}
+        self._last_calls = None
+        self._last_bindings = None
 
     @property
     def pipeline(self):
@@ -581,6 +585,15 @@ class Work:
 
     def _bind(self, bindings, name, value, keep):
         is_input = name in self.input_names
+        if type(value) is np.ndarray:
+            # the common case first: an array bound as it was last time
+            hit = self._last_wrapped.get((id(value), not is_input))
+            if hit is not None and hit[0] is value and \
+                    hit[2] == (value.shape, value.dtype):
+                self._next_wrapped[(id(value), not is_input)] = hit
+                keep.append(value)
+                bindings.set_array(name, hit[1])
+                return
         what = "%s '%s'" % ("input" if is_input else "output", name)
         if value is None:
             if is_input:
@@ -615,22 +628,47 @@ class Work:
         if not is_input and not arr.flags.writeable:
             raise ValueError("%s is read-only" % what)
         keep.append(arr)
-        bindings.set_array(name, _wrap_host(arr, not is_input))
+        bindings.set_array(name, self._wrapped(arr, not is_input))
+
+    def _wrapped(self, arr, writable):
+        """The PlanArray over arr: the one of the last dispatch when arr is
+        bound again as it was (a loop dispatching the same arrays wraps
+        them once), else a new one."""
+        # The same object: its memory cannot have moved (numpy does not
+        # resize an array others refer to, and this entry refers to it).
+        key = (id(arr), writable)
+        hit = self._last_wrapped.get(key)
+        if hit is not None and hit[0] is arr and \
+                hit[2] == (arr.shape, arr.dtype):
+            parray = hit[1]
+        else:
+            parray = _wrap_host(arr, writable)
+        self._next_wrapped[key] = (arr, parray, (arr.shape, arr.dtype))
+        return parray
 
     def _bindings(self, arrays, frame):
-        bindings = _P.Bindings.new()
+        # The wrappers of this dispatch replace the last one's; libplan's
+        # sources hold the last arrays until the next dispatch anyway.
+        self._next_wrapped = {}
+        recorder = _Recorder()
         keep = []
         given = {}
         for key, value in arrays.items():
             name = self._key(key, frame)
             given[name] = value
-            self._bind(bindings, name, value, keep)
+            self._bind(recorder, name, value, keep)
         missing = [n for n in self.input_names if n not in given]
         if missing:
             raise ValueError("dispatch: the input%s %s %s not bound" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing),
                 "are" if len(missing) > 1 else "is"))
-        return bindings, keep, given
+        self._last_wrapped = self._next_wrapped
+        # The same bindings as the last dispatch's: reuse them.
+        calls = tuple(recorder.calls)
+        if calls != self._last_calls:
+            self._last_bindings = recorder.replay()
+            self._last_calls = calls
+        return self._last_bindings, keep, given
 
     def _run_errors(self):
         del self._plan._kernel_errors[:]
@@ -640,17 +678,46 @@ class Work:
         """Starts a run with these inputs and outputs (by node name, or by
         the caller's variable names of the nodes); returns a Future.
         Outputs not given are allocated and returned by Future.result()."""
-        frame = inspect.currentframe().f_back
-        try:
-            bindings, keep, given = self._bindings(arrays, frame)
-        finally:
-            del frame
+        if all(k in self.input_names or k in self.output_names
+               for k in arrays):
+            bindings, keep, given = self._bindings(arrays, None)
+        else:
+            frame = inspect.currentframe().f_back
+            try:
+                bindings, keep, given = self._bindings(arrays, frame)
+            finally:
+                del frame
         return self._start(bindings, keep, given, self._run_errors())
 
     def _start(self, bindings, keep, given, errors):
         future = Future(self, _call(self._work.dispatch, bindings), keep,
                         given, errors)
         return future
+
+
+class _Recorder:
+    """Collects a dispatch's bindings, to make a Plan.Bindings of them or
+    to see that they are the last dispatch's."""
+
+    def __init__(self):
+        self.calls = []
+
+    def set_array(self, name, array):
+        self.calls.append(("set_array", name, array))
+
+    def set_file(self, name, location):
+        self.calls.append(("set_file", name, location))
+
+    def set_raw_file(self, name, location, dtype, shape):
+        self.calls.append(("set_raw_file", name, location, dtype,
+                           tuple(shape)))
+
+    def replay(self):
+        bindings = _P.Bindings.new()
+        for call in self.calls:
+            getattr(bindings, call[0])(*[list(a) if isinstance(a, tuple) else a
+                                         for a in call[1:]])
+        return bindings
 
 
 class Future:
@@ -823,6 +890,7 @@ class IO:
         given = {}
         # one list for the readers', writers' and Python kernels' errors
         self._errors = work._run_errors()
+        work._next_wrapped = {}
         for name, (endpoint, dtype, shape) in self._connections.items():
             is_input = name in work.input_names
             if callable(endpoint) or (is_input and not isinstance(
