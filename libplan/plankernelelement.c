@@ -477,6 +477,17 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   priv->chunk_data = g_new0 (gconstpointer, n);
 
   plan_array_info_init (&priv->output);
+  /* target=cuda asks for every chunk on the device: an element without a
+   * device kernel (launch) cannot honour it. */
+  if (plan_kernel_element_get_target (self) == PLAN_TARGET_CUDA
+      && klass->launch == NULL) {
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "%s computes on the CPU only (it has no device kernel yet), so "
+        "target=cuda cannot be honoured: set target=cpu or target=auto "
+        "(which reads device memory back where it must)",
+        GST_ELEMENT_NAME (self));
+    goto setup_failed;
+  }
   if (!klass->setup (self, n, inputs, &priv->output, &err))
     goto setup_failed;
 

@@ -453,9 +453,6 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   gchar *expr, *identity;
   gdouble ddof;
 
-  if (plan_kernel_element_get_target (kernel) == PLAN_TARGET_CUDA)
-    goto no_cuda;
-
   GST_OBJECT_LOCK (self);
   op = self->op;
   ddof = self->ddof;
@@ -486,15 +483,6 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   GST_DEBUG_OBJECT (self, "reducing with %s (ddof %g)",
       plan_reducer_get_name (self->reducer), ddof);
   return TRUE;
-
-  /* ERRORS */
-no_cuda:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "planreduce %s reduces on the CPU only: set target=cpu or "
-        "target=auto", GST_OBJECT_NAME (self));
-    return FALSE;
-  }
 }
 
 /* Keeps @s as the result property, posts it when asked, and notifies.

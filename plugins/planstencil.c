@@ -303,8 +303,6 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   guint halo[PLAN_ARRAY_MAX_DIMS], i;
 
   plan_stencil_clear_compiled (self);
-  if (plan_kernel_element_get_target (kernel) == PLAN_TARGET_CUDA)
-    goto no_cuda;
   if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval, error))
     return FALSE;
   self->active_window = window;
@@ -336,13 +334,6 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   return TRUE;
 
   /* ERRORS */
-no_cuda:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-        "planstencil %s: target=cuda is not available for stencils in this "
-        "build; use target=cpu or auto", GST_OBJECT_NAME (self));
-    return FALSE;
-  }
 failed:
   {
     prefix_window_error (self, window, error);
