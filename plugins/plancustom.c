@@ -723,20 +723,32 @@ compute_blocks (PlanCustom * self, BlockSet * blocks, const guint * n_blocks)
   GstFlowReturn ret = GST_FLOW_OK;
   guint b, i;
 
+  /* Halos fed the same rows give the same blocks, each input's rows
+   * contiguous (only the streaming axis is padded); anything else is a
+   * libplan bug, reported rather than handed to the kernel. */
   for (i = 1; i < self->n_inputs; i++)
-    g_assert (n_blocks[i] == n_blocks[0]);
+    if (n_blocks[i] != n_blocks[0])
+      goto misaligned;
   for (b = 0; b < n_blocks[0] && ret == GST_FLOW_OK; b++) {
     if (blocks[0][b].n_rows == 0)
       continue;
     for (i = 0; i < self->n_inputs; i++) {
-      g_assert (blocks[i][b].first_row == blocks[0][b].first_row);
-      g_assert (blocks[i][b].contiguous);
+      if (blocks[i][b].first_row != blocks[0][b].first_row
+          || blocks[i][b].n_rows != blocks[0][b].n_rows
+          || !blocks[i][b].contiguous)
+        goto misaligned;
       data[i] = blocks[i][b].origin;
     }
     ret = compute_rows (self, data, blocks[0][b].first_row,
         blocks[0][b].n_rows);
   }
   return ret;
+
+misaligned:
+  GST_ELEMENT_ERROR (self, CORE, FAILED,
+      ("plancustom %s: the halo rows of its inputs do not line up",
+          GST_OBJECT_NAME (self)), (NULL));
+  return GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -858,8 +870,8 @@ host_kernel (gpointer * ptrs, guint n_ptrs, gpointer data)
   c.n_rows = job->n_rows;
   c.first_row = job->first_row;
   if (!plan_custom_kernel_call (self->kernel, &c, &err)) {
-    /* Reported from the device's thread: the element error is posted,
-     * and the stream's next flow fails. */
+    /* Reported from the device's thread as an element error, which stops
+     * the pipeline. */
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s", err->message), (NULL));
     g_clear_error (&err);
   }

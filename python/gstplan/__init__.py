@@ -188,6 +188,10 @@ def _as_host_array(value, what):
     return arr
 
 
+def _layout(arr):
+    return arr.shape, arr.strides, arr.dtype
+
+
 def _has_buffer(value):
     try:
         memoryview(value)
@@ -587,12 +591,10 @@ class Work:
         is_input = name in self.input_names
         if type(value) is np.ndarray:
             # the common case first: an array bound as it was last time
-            hit = self._last_wrapped.get((id(value), not is_input))
-            if hit is not None and hit[0] is value and \
-                    hit[2] == (value.shape, value.dtype):
-                self._next_wrapped[(id(value), not is_input)] = hit
+            parray = self._cached(value, not is_input)
+            if parray is not None:
                 keep.append(value)
-                bindings.set_array(name, hit[1])
+                bindings.set_array(name, parray)
                 return
         what = "%s '%s'" % ("input" if is_input else "output", name)
         if value is None:
@@ -634,17 +636,24 @@ class Work:
         """The PlanArray over arr: the one of the last dispatch when arr is
         bound again as it was (a loop dispatching the same arrays wraps
         them once), else a new one."""
-        # The same object: its memory cannot have moved (numpy does not
-        # resize an array others refer to, and this entry refers to it).
+        parray = self._cached(arr, writable)
+        if parray is None:
+            parray = _wrap_host(arr, writable)
+            self._next_wrapped[(id(arr), writable)] = (arr, parray,
+                                                       _layout(arr))
+        return parray
+
+    def _cached(self, arr, writable):
+        """The last dispatch's PlanArray over arr, if arr is the same object
+        with the same layout (its memory cannot have moved: numpy does not
+        resize an array others refer to, and the cache refers to it)."""
         key = (id(arr), writable)
         hit = self._last_wrapped.get(key)
-        if hit is not None and hit[0] is arr and \
-                hit[2] == (arr.shape, arr.dtype):
-            parray = hit[1]
-        else:
-            parray = _wrap_host(arr, writable)
-        self._next_wrapped[key] = (arr, parray, (arr.shape, arr.dtype))
-        return parray
+        if hit is None or hit[0] is not arr or hit[2] != _layout(arr) or \
+                (writable and not arr.flags.writeable):
+            return None
+        self._next_wrapped[key] = hit
+        return hit[1]
 
     def _bindings(self, arrays, frame):
         # The wrappers of this dispatch replace the last one's; libplan's
