@@ -94,6 +94,14 @@ G_GNUC_INTERNAL
 gboolean _plan_element_is_settable_unlocked (GstElement * element,
     const gchar * func);
 
+/* The plan API's restart of a running pipeline between dispatches. */
+G_GNUC_INTERNAL
+void _plan_array_src_rebind (PlanArraySrc * src, PlanArray * array);
+G_GNUC_INTERNAL
+gboolean _plan_array_src_is_on_device (PlanArraySrc * src);
+G_GNUC_INTERNAL
+void _plan_array_sink_rebind (PlanArraySink * sink, PlanArray * array);
+
 /* The graph, as realize reads it. */
 G_GNUC_INTERNAL
 GPtrArray * _plan_graph_get_nodes (PlanGraph * graph);

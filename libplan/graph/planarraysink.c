@@ -1002,6 +1002,32 @@ no_result:
   }
 }
 
+/* A flush starts the run over, as a new run would start, with the binding
+ * set now: the rows of the new segment go to the output array from row 0
+ * (a seek), or to the array _plan_array_sink_rebind() gave (the plan API
+ * restarting the pipeline for its next dispatch). The caps stay. */
+static gboolean
+restart_run (PlanArraySink * self)
+{
+  PlanArrayInfo info = self->info;
+  gboolean have_info = self->have_info;
+
+  end_run (self);
+  if (!begin_run (self))
+    return FALSE;
+  if (!have_info)
+    return TRUE;
+  self->info = info;
+  self->row_size = plan_array_info_get_row_size (&info);
+  if (self->mode == MODE_ARRAY && !check_target (self))
+    return FALSE;
+  if (self->mode == MODE_ALLOCATE && !preallocate (self))
+    return FALSE;
+  self->have_info = TRUE;
+  GST_DEBUG_OBJECT (self, "flushed: the run starts over");
+  return TRUE;
+}
+
 static gboolean
 plan_array_sink_event (GstBaseSink * sink, GstEvent * event)
 {
@@ -1009,9 +1035,31 @@ plan_array_sink_event (GstBaseSink * sink, GstEvent * event)
 
   /* The result must be there before the EOS message goes out, since
    * applications fetch it as soon as they see that message. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && !finish_run (self)) {
+  if ((GST_EVENT_TYPE (event) == GST_EVENT_EOS && !finish_run (self))
+      || (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
+          && !restart_run (self))) {
     gst_event_unref (event);
     return FALSE;
   }
   return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+}
+
+/* The plan API's: binds a running sink (at the end of its stream) to
+ * @array, or to an array of its own when %NULL, for the run that the next
+ * flush starts. */
+void
+_plan_array_sink_rebind (PlanArraySink * sink, PlanArray * array)
+{
+  GDestroyNotify notify;
+  gpointer user_data;
+
+  g_return_if_fail (PLAN_IS_ARRAY_SINK (sink));
+  g_return_if_fail (array == NULL || PLAN_IS_ARRAY (array));
+
+  GST_OBJECT_LOCK (sink);
+  notify = clear_binding_unlocked (sink, &user_data);
+  sink->array = array ? g_object_ref (array) : NULL;
+  GST_OBJECT_UNLOCK (sink);
+  if (notify)
+    notify (user_data);
 }

@@ -37,8 +37,9 @@
  * first row in GST_BUFFER_OFFSET and one past their last in
  * GST_BUFFER_OFFSET_END; the segment is in rows (%GST_FORMAT_DEFAULT).
  * Duration queries are answered in rows (%GST_FORMAT_DEFAULT) and in
- * bytes (%GST_FORMAT_BYTES) when the length is known. The source is not
- * seekable.
+ * bytes (%GST_FORMAT_BYTES) when the length is known. With an array the
+ * source is seekable in rows (a segment of rows [start, stop) of the
+ * array); with a reader, which streams forward only, it is not.
  *
  * With an array, planarraysrc also answers the #PLAN_QUERY_READ_ROWS
  * query, as planfilesrc does, with a buffer over the rows asked for (no
@@ -134,6 +135,7 @@ struct _PlanArraySrc
   PlanArrayInfo run_info;
   gsize chunk_rows;
   guint64 next_row;
+  guint64 stop_row;             /* array mode: the end of the segment */
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -157,6 +159,8 @@ static gboolean plan_array_src_start (GstBaseSrc * src);
 static gboolean plan_array_src_stop (GstBaseSrc * src);
 static GstCaps *plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter);
 static gboolean plan_array_src_is_seekable (GstBaseSrc * src);
+static gboolean plan_array_src_do_seek (GstBaseSrc * src,
+    GstSegment * segment);
 static gboolean plan_array_src_query (GstBaseSrc * src, GstQuery * query);
 static GstFlowReturn plan_array_src_create (GstBaseSrc * src, guint64 offset,
     guint size, GstBuffer ** buffer);
@@ -195,6 +199,7 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_array_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_array_src_get_caps);
   basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_array_src_is_seekable);
+  basesrc_class->do_seek = GST_DEBUG_FUNCPTR (plan_array_src_do_seek);
   basesrc_class->query = GST_DEBUG_FUNCPTR (plan_array_src_query);
   basesrc_class->create = GST_DEBUG_FUNCPTR (plan_array_src_create);
 }
@@ -444,6 +449,7 @@ plan_array_src_start (GstBaseSrc * src)
   self->chunk_rows = MAX (1, (blocksize ? blocksize : DEFAULT_CHUNK_SIZE) /
       row_size);
   self->next_row = 0;
+  self->stop_row = G_MAXUINT64;
   desc = plan_array_info_to_string (&self->run_info);
   GST_INFO_OBJECT (self, "streaming %s from %s, %" G_GSIZE_FORMAT " rows a "
       "buffer", desc, self->run_array ? "an array" : "a reader",
@@ -481,11 +487,8 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   PlanArrayInfo info;
   GstCaps *caps, *result;
 
-  gboolean on_device;
+  gboolean on_device = _plan_array_src_is_on_device (self);
 
-  GST_OBJECT_LOCK (self);
-  on_device = self->array && plan_array_get_device_memory (self->array);
-  GST_OBJECT_UNLOCK (self);
   if (plan_array_src_get_info (self, &info))
     caps = plan_array_info_to_caps (&info);
   else
@@ -505,10 +508,89 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return result;
 }
 
+/* Called from the streaming thread, and from the thread of a seek while
+ * the streaming thread is paused. */
 static gboolean
 plan_array_src_is_seekable (GstBaseSrc * src)
 {
-  return FALSE;
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+  gboolean seekable;
+
+  GST_OBJECT_LOCK (self);
+  seekable = self->array != NULL;
+  GST_OBJECT_UNLOCK (self);
+  return seekable;
+}
+
+/* GstBaseSrc calls this with the streaming thread paused, at the start of
+ * every run (rows from 0) and for each seek. A seek also takes up the
+ * array bound now: _plan_array_src_rebind() replaces the array of a
+ * running source, for the run a flushing seek starts. */
+static gboolean
+plan_array_src_do_seek (GstBaseSrc * src, GstSegment * segment)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+  PlanArray *old = NULL;
+  guint64 n_rows;
+
+  if (self->run_func != NULL)
+    return segment->start == 0;
+
+  GST_OBJECT_LOCK (self);
+  if (self->array != NULL && self->array != self->run_array) {
+    old = self->run_array;
+    self->run_array = g_object_ref (self->array);
+  }
+  GST_OBJECT_UNLOCK (self);
+  g_clear_object (&old);
+  if (self->run_array == NULL)
+    return FALSE;
+
+  n_rows = plan_array_get_n_rows (self->run_array);
+  if (segment->start > n_rows) {
+    GST_INFO_OBJECT (self, "cannot seek to row %" G_GUINT64_FORMAT " of an "
+        "array of %" G_GUINT64_FORMAT, segment->start, n_rows);
+    return FALSE;
+  }
+  self->next_row = segment->start;
+  self->stop_row = segment->stop == (guint64) -1 ? n_rows :
+      MIN (segment->stop, n_rows);
+  segment->time = segment->start;
+  segment->position = segment->start;
+  GST_DEBUG_OBJECT (self, "streaming from row %" G_GUINT64_FORMAT,
+      self->next_row);
+  return TRUE;
+}
+
+/* Whether the stream goes downstream in device memory. */
+gboolean
+_plan_array_src_is_on_device (PlanArraySrc * src)
+{
+  gboolean on_device;
+
+  GST_OBJECT_LOCK (src);
+  on_device = src->array && plan_array_get_device_memory (src->array);
+  GST_OBJECT_UNLOCK (src);
+  return on_device;
+}
+
+/* The plan API's: binds @array to a running source (at the end of its
+ * stream), for the run that the next flushing seek starts. @array must
+ * have the dtype and shape of the array it replaces, since the caps stay
+ * as they are. */
+void
+_plan_array_src_rebind (PlanArraySrc * src, PlanArray * array)
+{
+  PlanArray *old;
+
+  g_return_if_fail (PLAN_IS_ARRAY_SRC (src));
+  g_return_if_fail (PLAN_IS_ARRAY (array));
+
+  GST_OBJECT_LOCK (src);
+  old = src->array;
+  src->array = g_object_ref (array);
+  GST_OBJECT_UNLOCK (src);
+  g_clear_object (&old);
 }
 
 /* A buffer over rows [@first, @first + @n_rows) of @array, without a copy:
@@ -624,7 +706,8 @@ plan_array_src_query (GstBaseSrc * src, GstQuery * query)
 static GstFlowReturn
 create_from_array (PlanArraySrc * self, GstBuffer ** buffer)
 {
-  guint64 n_rows = plan_array_get_n_rows (self->run_array);
+  guint64 n_rows = MIN (self->stop_row,
+      (guint64) plan_array_get_n_rows (self->run_array));
   gsize n;
 
   if (self->next_row >= n_rows) {

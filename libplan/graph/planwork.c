@@ -82,6 +82,10 @@ struct _PlanWork
   GMutex lock;
   /* protected by lock */
   PlanFuture *running;          /* the dispatch that is running */
+  /* Set by the runner when a run ended in PLAYING, read by the next
+   * dispatch (never while one runs). */
+  gboolean warm;
+  gboolean restart;             /* this run restarts a warm pipeline */
 };
 
 G_DEFINE_TYPE (PlanWork, plan_work, G_TYPE_OBJECT);
@@ -1258,6 +1262,10 @@ bind_source (PlanWork * self, Stage * stage, PlanBinding * binding,
 {
   gchar *shape;
 
+  if (self->restart) {
+    _plan_array_src_rebind (PLAN_ARRAY_SRC (stage->element), binding->array);
+    return TRUE;
+  }
   if (binding->kind == PLAN_BINDING_ARRAY
       || binding->kind == PLAN_BINDING_READER) {
     if (!ensure_element (self, &stage->element, "planarraysrc", error))
@@ -1302,6 +1310,21 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
     g_object_set (output->element, "location", binding->location, NULL);
     return TRUE;
   }
+  if (self->restart) {
+    /* The sources' shapes are the last run's, so an output's is known
+     * exactly when it was last time. */
+    array = NULL;
+    if (binding != NULL)
+      array = g_object_ref (binding->array);
+    else if ((info->ndim == 0 || info->shape[0] >= 0)
+        && (array = _plan_array_new_uninitialized (info, error)) == NULL) {
+      g_prefix_error (error, "output '%s': ", output->name);
+      return FALSE;
+    }
+    _plan_array_sink_rebind (PLAN_ARRAY_SINK (output->element), array);
+    g_clear_object (&array);
+    return TRUE;
+  }
   if (!ensure_element (self, &output->element, "planarraysink", error))
     return FALSE;
   sink = PLAN_ARRAY_SINK (output->element);
@@ -1324,6 +1347,45 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
   return TRUE;
 }
 
+/* Whether a dispatch on @bindings can restart the pipeline where the last
+ * run left it, in PLAYING at its end, instead of cycling its states: when
+ * every source is bound to an array of the dtype, shape and memory of the
+ * last run's, and every output to an array or left to the future, as last
+ * time. The caps then stay as they are; a flushing seek on each source
+ * starts the new run (docs/plan-api.md, "Dispatching again"). */
+static gboolean
+can_restart (PlanWork * self, PlanBindings * bindings)
+{
+  guint i;
+
+  for (i = 0; i < self->stages->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+    PlanBinding *binding;
+    PlanArrayInfo last;
+
+    if (stage->kind != PLAN_NODE_SOURCE)
+      continue;
+    binding = _plan_bindings_lookup (bindings, stage->node->name);
+    if (binding->kind != PLAN_BINDING_ARRAY
+        || !PLAN_IS_ARRAY_SRC (stage->element)
+        || !plan_array_src_get_info (PLAN_ARRAY_SRC (stage->element), &last)
+        || !plan_array_info_is_equal (&last,
+            plan_array_get_info (binding->array))
+        || (plan_array_get_device_memory (binding->array) != NULL) !=
+        _plan_array_src_is_on_device (PLAN_ARRAY_SRC (stage->element)))
+      return FALSE;
+  }
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+
+    if ((binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
+        || !PLAN_IS_ARRAY_SINK (output->element))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Checks @bindings against the graph and sets up the end elements; returns
  * the rows the sources will produce (-1 when not known), or -2 on error. */
 static gint64
@@ -1333,6 +1395,7 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
   gint64 total = 0;
   guint i;
 
+  self->restart = FALSE;
   if (!check_binding_names (self, bindings, error))
     goto failed;
   for (i = 0; i < self->nodes->len; i++) {
@@ -1358,6 +1421,12 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
   }
   if (!infer_infos (self, infos, error))
     goto failed;
+  self->restart = self->warm && can_restart (self, bindings);
+  if (self->warm && !self->restart) {
+    GST_DEBUG_OBJECT (self->pipeline, "new bindings: stopping to rebind");
+    gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
+  }
+  self->warm = FALSE;
   for (i = 0; i < self->outputs->len; i++) {
     Output *output = g_ptr_array_index (self->outputs, i);
 
@@ -1386,6 +1455,11 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
   return total;
 
 failed:
+  /* Elements rebound for a restart go back to READY with the rest. */
+  if (self->restart) {
+    gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
+    self->restart = FALSE;
+  }
   g_free (infos);
   return -2;
 }
@@ -1482,8 +1556,61 @@ wait_for_end (GstBus * bus)
   }
 }
 
-/* Runs one dispatch on a thread of the pool: PLAYING until EOS, an error
- * or a cancel, then READY again for the next dispatch. */
+/* Starts the next run of a pipeline left in PLAYING at the end of the last
+ * one: a flushing seek to row 0 on every source, all with one seqnum so
+ * that an element with several inputs forwards one flush, once every
+ * input has seen it. The sources take up their new arrays at the seek, the
+ * sinks theirs at the flush; the streaming threads stay as they are. */
+static gboolean
+restart (PlanWork * self)
+{
+  guint32 seqnum = gst_util_seqnum_next ();
+  guint i;
+
+  GST_DEBUG_OBJECT (self->pipeline, "restarting in PLAYING, seqnum %u",
+      seqnum);
+  for (i = 0; i < self->stages->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+    GstEvent *seek;
+
+    if (stage->kind != PLAN_NODE_SOURCE)
+      continue;
+    seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+        GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1);
+    gst_event_set_seqnum (seek, seqnum);
+    if (!gst_element_send_event (stage->element, seek))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether the pipeline can stay in PLAYING after a run, to be restarted
+ * by the next dispatch: when it is all in memory (file elements write and
+ * rename their files on the state change). */
+static gboolean
+all_in_memory (PlanWork * self)
+{
+  guint i;
+
+  for (i = 0; i < self->stages->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+
+    if (stage->kind == PLAN_NODE_SOURCE && !PLAN_IS_ARRAY_SRC (stage->element))
+      return FALSE;
+  }
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+
+    if (!PLAN_IS_ARRAY_SINK (output->element))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Runs one dispatch on a thread of the pool: PLAYING (or a restart in
+ * PLAYING) until EOS, an error or a cancel. A run in memory that ended
+ * well stays in PLAYING for the next dispatch to restart; any other goes
+ * back to READY. */
 static void
 run_dispatch (gpointer data, gpointer unused)
 {
@@ -1492,8 +1619,14 @@ run_dispatch (gpointer data, gpointer unused)
   GstBus *bus = gst_pipeline_get_bus (self->pipeline);
   GstMessage *message = NULL;
   GError *error = NULL;
+  gboolean warm = FALSE;
 
-  if (gst_element_set_state (GST_ELEMENT (self->pipeline),
+  if (self->restart) {
+    if (restart (self))
+      message = wait_for_end (bus);
+    else
+      message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  } else if (gst_element_set_state (GST_ELEMENT (self->pipeline),
           GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   else
@@ -1509,7 +1642,10 @@ run_dispatch (gpointer data, gpointer unused)
         "the plan was cancelled");
   g_clear_pointer (&message, gst_message_unref);
 
-  gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
+  if (error == NULL && all_in_memory (self))
+    warm = TRUE;
+  else
+    gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
   if (error == NULL)
     collect_results (self, future);
   GST_DEBUG_OBJECT (self->pipeline, "dispatch done: %s",
@@ -1517,6 +1653,7 @@ run_dispatch (gpointer data, gpointer unused)
 
   g_mutex_lock (&self->lock);
   g_clear_object (&self->running);
+  self->warm = warm;
   g_mutex_unlock (&self->lock);
   _plan_future_complete (future, error);
   gst_object_unref (bus);
@@ -1642,6 +1779,11 @@ plan_work_dispatch_async (PlanWork * work, PlanBindings * bindings,
 
   task = g_task_new (work, cancellable, callback, user_data);
   g_task_set_source_tag (task, plan_work_dispatch_async);
+  /* Cancelled already: nothing runs. */
+  if (g_task_return_error_if_cancelled (task)) {
+    g_object_unref (task);
+    return;
+  }
   future = plan_work_dispatch (work, bindings, &error);
   if (future == NULL) {
     g_task_return_error (task, error);

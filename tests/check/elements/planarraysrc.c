@@ -705,26 +705,70 @@ GST_START_TEST (test_src_duration_unknown_for_open_reader)
 
 GST_END_TEST;
 
-GST_START_TEST (test_src_is_not_seekable)
+static gboolean
+query_seekable (GstElement * src)
+{
+  GstQuery *q = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+  gboolean seekable = FALSE;
+
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_seeking (q, NULL, &seekable, NULL, NULL);
+  gst_query_unref (q);
+  return seekable;
+}
+
+/* With an array, a seek in rows streams the rows asked for, from the
+ * array bound then, even after the end of the stream. */
+GST_START_TEST (test_src_seeks_in_rows_with_array)
 {
   GstElement *src = make_src ();
-  PlanArray *a = make_array (4, 1);
+  PlanArray *a = make_array (10, 1);
   GstHarness *h;
-  GstQuery *q;
-  gboolean seekable = TRUE;
+  GstBuffer *buf;
 
   plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
   h = src_harness (src, NULL);
-  gst_buffer_unref (pull_rows (h, 0, 4));
-  q = gst_query_new_seeking (GST_FORMAT_DEFAULT);
-  fail_unless (gst_element_query (src, q));
-  gst_query_parse_seeking (q, NULL, &seekable, NULL, NULL);
-  fail_if (seekable);
-  gst_query_unref (q);
+  gst_buffer_unref (pull_rows (h, 0, 10));
+  expect_eos (h);
+  fail_unless (query_seekable (src));
+
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 3, GST_SEEK_TYPE_SET, 7)));
+  buf = pull_rows (h, 3, 7);
+  check_values (buf, 3, 4);
+  gst_buffer_unref (buf);
+  expect_eos (h);
+
+  /* Past the end: refused, and nothing else is pushed. */
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 11, GST_SEEK_TYPE_SET, -1)));
 
   teardown_harness (h, NULL);
   gst_object_unref (src);
   g_object_unref (a);
+}
+
+GST_END_TEST;
+
+/* A reader streams forward only. */
+GST_START_TEST (test_src_with_reader_is_not_seekable)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  Reader r;
+
+  reader_init (&r);
+  set_reader (src, &r, PLAN_DTYPE_INT32, 6, 2);
+  h = src_harness (src, NULL);
+  fail_if (query_seekable (src));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1)));
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  reader_clear (&r);
 }
 
 GST_END_TEST;
@@ -817,7 +861,8 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_get_info);
   tcase_add_test (tc, test_src_duration_in_rows_and_bytes);
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
-  tcase_add_test (tc, test_src_is_not_seekable);
+  tcase_add_test (tc, test_src_seeks_in_rows_with_array);
+  tcase_add_test (tc, test_src_with_reader_is_not_seekable);
   tcase_add_test (tc, test_src_answers_read_rows_from_array);
   tcase_add_test (tc, test_src_refuses_read_rows_outside_array);
   tcase_add_test (tc, test_src_refuses_read_rows_from_reader);

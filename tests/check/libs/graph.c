@@ -817,8 +817,8 @@ GST_START_TEST (test_dispatch_async_already_cancelled)
   gate_open (&gate);
   fail_unless (r.future == NULL);
   fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
-  /* The run stopped early: the reader was not asked for every chunk. */
-  fail_unless (gate.calls <= 4, "%u calls", gate.calls);
+  /* Cancelled before it started, the run never started. */
+  fail_unless_equals_int (gate.calls, 0);
   g_clear_error (&r.error);
   g_main_loop_unref (r.loop);
   g_object_unref (cancellable);
