@@ -38,7 +38,8 @@
  * message is posted, and kept until the next run starts (READY to PAUSED),
  * so it can be read after the pipeline was stopped. Each run starts
  * afresh: the row count goes back to zero and allocate mode allocates a
- * new array.
+ * new array. A flush (a flushing seek) starts the run over the same way:
+ * the rows after it go to the output array from its first row.
  *
  * Buffers must come in row order without gaps: GST_BUFFER_OFFSET is the
  * number of rows received before the buffer, or GST_BUFFER_OFFSET_NONE,
