@@ -19,7 +19,13 @@
  * byte order. A 0-d array (no axes) holds one value and counts as one row.
  *
  * - plan_array_new() allocates zero-filled data the array owns, aligned to
- *   64 bytes (to a page from 1 MiB on).
+ *   64 bytes (to a page from 1 MiB on). Blocks of 4 MiB and more are kept
+ *   for reuse when their array is finalized, up to 1 GiB in all (the
+ *   `PLAN_ARRAY_CACHE` environment variable sets the limit in bytes; 0
+ *   keeps none): a new array of the same size takes one instead of fresh
+ *   memory, which the kernel would have to fault in and clear page by
+ *   page. A plan dispatched again and again on results of the same shape
+ *   then writes into memory that is already mapped.
  * - plan_array_new_wrapped() wraps memory the caller owns, without
  *   copying it, and calls the caller's notify when the array is finalized.
  * - plan_array_new_from_bytes() wraps a #GBytes, read-only.
@@ -61,6 +67,8 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#define GST_CAT_DEFAULT plan_graph_debug
+
 /* Owned data is aligned for vector loads, and from 1 MiB on to a page, so
  * that large arrays can be registered for DMA (pinned) as they are. */
 #define SMALL_ALIGN 64
@@ -72,6 +80,100 @@
  * machine). */
 #define HUGE_ALIGN (2 << 20)
 #define HUGE_SIZE (4 << 20)
+
+/* ---------------------------------------------------------------------
+ * Reusing large blocks
+ * --------------------------------------------------------------------- */
+
+#define DEFAULT_CACHE_LIMIT (G_GUINT64_CONSTANT (1) << 30)
+
+typedef struct
+{
+  gpointer data;
+  gsize size;
+} Block;
+
+static GMutex cache_lock;
+static GQueue cache_blocks = G_QUEUE_INIT;    /* Block, oldest first */
+static gsize cache_bytes;
+
+static gsize
+cache_limit (void)
+{
+  static gsize limit;
+
+  if (g_once_init_enter (&limit)) {
+    const gchar *env = g_getenv ("PLAN_ARRAY_CACHE");
+    guint64 value = DEFAULT_CACHE_LIMIT;
+
+    if (env != NULL && !g_ascii_string_to_unsigned (env, 10, 0, G_MAXSIZE,
+            &value, NULL))
+      g_warning ("PLAN_ARRAY_CACHE=%s is not a number of bytes; keeping "
+          "up to %" G_GUINT64_FORMAT " bytes of freed arrays", env,
+          value = DEFAULT_CACHE_LIMIT);
+    /* g_once_init_leave takes no 0: 1 byte keeps no block either. */
+    g_once_init_leave (&limit, MAX (value, 1));
+  }
+  return limit;
+}
+
+/* A kept block of exactly @size bytes, or NULL. */
+static gpointer
+take_block (gsize size)
+{
+  gpointer data = NULL;
+  GList *l;
+
+  if (size < HUGE_SIZE)
+    return NULL;
+  g_mutex_lock (&cache_lock);
+  for (l = cache_blocks.tail; l != NULL; l = l->prev) {
+    Block *block = l->data;
+
+    if (block->size == size) {
+      data = block->data;
+      cache_bytes -= size;
+      g_queue_delete_link (&cache_blocks, l);
+      g_free (block);
+      break;
+    }
+  }
+  g_mutex_unlock (&cache_lock);
+  return data;
+}
+
+/* Keeps @data for reuse, dropping the oldest blocks beyond the limit, or
+ * frees it. */
+static void
+give_block (gpointer data, gsize size)
+{
+  gsize limit = cache_limit ();
+  GSList *drop = NULL, *l;
+  Block *block;
+
+  if (size < HUGE_SIZE || size > limit) {
+    free (data);
+    return;
+  }
+  block = g_new (Block, 1);
+  block->data = data;
+  block->size = size;
+  g_mutex_lock (&cache_lock);
+  g_queue_push_tail (&cache_blocks, block);
+  cache_bytes += size;
+  while (cache_bytes > limit) {
+    Block *old = g_queue_pop_head (&cache_blocks);
+
+    cache_bytes -= old->size;
+    drop = g_slist_prepend (drop, old);
+  }
+  g_mutex_unlock (&cache_lock);
+  for (l = drop; l != NULL; l = l->next) {
+    free (((Block *) l->data)->data);
+    g_free (l->data);
+  }
+  g_slist_free (drop);
+}
 
 
 enum
@@ -173,7 +275,7 @@ plan_array_finalize (GObject * object)
   else if (self->notify)
     self->notify (self->user_data);
   else if (self->owned)
-    free (self->data);
+    give_block (self->data, self->size);
 
   G_OBJECT_CLASS (plan_array_parent_class)->finalize (object);
 }
@@ -274,11 +376,13 @@ array_alloc (PlanDType dtype, guint ndim, const gint64 * shape,
     return NULL;
 
   /* At least one byte, so that even an empty array has a data pointer. */
-  if (posix_memalign (&data, size >= HUGE_SIZE ? HUGE_ALIGN :
+  if ((data = take_block (size)) != NULL)
+    GST_LOG ("reusing a block of %" G_GSIZE_FORMAT " bytes", size);
+  else if (posix_memalign (&data, size >= HUGE_SIZE ? HUGE_ALIGN :
           size >= LARGE_SIZE ? LARGE_ALIGN : SMALL_ALIGN, MAX (size, 1)) != 0)
     goto no_memory;
 #ifdef MADV_HUGEPAGE
-  if (size >= HUGE_SIZE)
+  else if (size >= HUGE_SIZE)
     madvise (data, size, MADV_HUGEPAGE);
 #endif
   if (zero)

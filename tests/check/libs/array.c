@@ -328,6 +328,38 @@ GST_START_TEST (test_array_rows_view_shares_memory)
 
 GST_END_TEST;
 
+/* A freed block of 4 MiB or more serves the next array of its size, which
+ * plan_array_new() still gives zero-filled; other sizes get new memory. */
+GST_START_TEST (test_array_reuses_large_blocks)
+{
+  gint64 n = 2 << 20;           /* 8 MiB of float32 */
+  gint64 other = n + 1024;
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  gfloat *v = plan_array_get_writable_data (a, NULL);
+  PlanArray *b, *c, *d;
+  gint64 i;
+
+  for (i = 0; i < n; i++)
+    v[i] = 1.0f;
+  g_object_unref (a);
+  b = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  fail_unless (plan_array_get_data (b, NULL) == (gconstpointer) v);
+  for (i = 0; i < n; i++)
+    fail_unless (((const gfloat *) plan_array_get_data (b, NULL))[i] == 0.0f);
+
+  /* in use: not given out twice */
+  c = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  v = plan_array_get_writable_data (c, NULL);
+  fail_if (v == plan_array_get_data (b, NULL));
+  g_object_unref (c);
+  d = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &other, NULL);
+  fail_if (plan_array_get_data (d, NULL) == (gconstpointer) v);
+  g_object_unref (d);
+  g_object_unref (b);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_array_rows_outside_refused)
 {
   gint64 n = 10;
@@ -368,6 +400,7 @@ array_suite (void)
   tcase_add_test (tc, test_array_get_bytes_keeps_array_alive);
   tcase_add_test (tc, test_array_rows_view_shares_memory);
   tcase_add_test (tc, test_array_rows_outside_refused);
+  tcase_add_test (tc, test_array_reuses_large_blocks);
   return s;
 }
 
