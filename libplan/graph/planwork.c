@@ -1560,7 +1560,13 @@ wait_for_end (GstBus * bus)
  * one: a flushing seek to row 0 on every source, all with one seqnum so
  * that an element with several inputs forwards one flush, once every
  * input has seen it. The sources take up their new arrays at the seek, the
- * sinks theirs at the flush; the streaming threads stay as they are. */
+ * sinks theirs at the flush; the streaming threads stay as they are.
+ *
+ * Every source is flushing before the first one seeks: an element with
+ * several inputs must stop its own thread (which its first FLUSH_START
+ * from all inputs does) before rows of the new run reach one input, or it
+ * would take them for a run whose other inputs had already ended. This
+ * is what GstAggregator does itself for a seek sent through it. */
 static gboolean
 restart (PlanWork * self)
 {
@@ -1569,6 +1575,16 @@ restart (PlanWork * self)
 
   GST_DEBUG_OBJECT (self->pipeline, "restarting in PLAYING, seqnum %u",
       seqnum);
+  for (i = 0; i < self->stages->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+    GstEvent *flush;
+
+    if (stage->kind != PLAN_NODE_SOURCE)
+      continue;
+    flush = gst_event_new_flush_start ();
+    gst_event_set_seqnum (flush, seqnum);
+    gst_element_send_event (stage->element, flush);
+  }
   for (i = 0; i < self->stages->len; i++) {
     Stage *stage = g_ptr_array_index (self->stages, i);
     GstEvent *seek;

@@ -119,6 +119,22 @@ def dispatch_again_restarts_or_cycles():
     # results the future allocated are new arrays each time, not reused
     addresses = [r.ctypes.data for r in results]
     assert len(set(addresses)) == len(addresses)
+    # inputs of several buffers each (planarraysrc pushes 32 MiB at a
+    # time): a restart must not let the rows of one input reach the map
+    # while its other input still stands at the last run's end
+    plan2 = Plan(); x = plan2.source(ndim=1); y = plan2.source(ndim=1)
+    plan2.sink(plan2.map("x - y", args=(x, y)), name="o")
+    work2 = plan2.realize(target='cpu')
+    n = 16 << 20
+    X = np.arange(n, dtype=np.float32)
+    Y = np.empty(n, np.float32)
+    O = np.empty(n, np.float32)
+    for k in range(6):
+        Y[:] = k
+        r = work2.dispatch(x=X, y=Y, o=O if k % 2 else None).result("o")
+        assert np.array_equal(r, X - Y), k
+    assert pipeline_state(work2) == Gst.State.PLAYING
+    del r, work2, plan2
     # a failed run leaves the pipeline in READY, and the next one works
     expect(PlanError, lambda: work.dispatch(a=np.zeros(10, np.float32), b=np.zeros(11, np.float32)).wait(), "a")
     check(3000, "future", "array")
