@@ -2029,6 +2029,7 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
  * @n_rows: the number of output rows
  * @buffer: (out) (transfer full): the buffer
  * @device_ptr: (out): its device pointer, for a kernel to write
+ * @error: return location for an error
  *
  * A device buffer for @n_rows output rows, from the element's pool of
  * device buffers: the element's stream (plan_kernel_element_get_stream())
@@ -2037,35 +2038,29 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
  * plan_kernel_element_push_output(). Call from the streaming thread,
  * in launch() or finish() when the element runs on the device.
  *
- * Returns: %GST_FLOW_OK, or %GST_FLOW_ERROR after posting an element
- *   error (out of device memory).
+ * Returns: %TRUE, or %FALSE with @error set (out of device memory, or
+ *   the output not in device memory)
  *
  * Since: 0.1
  */
-GstFlowReturn
+gboolean
 plan_kernel_element_alloc_device_output (PlanKernelElement * self,
-    gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr)
+    gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr,
+    GError ** error)
 {
   PlanKernelElementPrivate *priv;
-  GError *err = NULL;
 
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), GST_FLOW_ERROR);
-  g_return_val_if_fail (buffer != NULL && device_ptr != NULL,
-      GST_FLOW_ERROR);
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+  g_return_val_if_fail (buffer != NULL && device_ptr != NULL, FALSE);
 
   priv = GET_PRIV (self);
   *buffer = _plan_kernel_device_alloc_output (priv->device, n_rows *
-      plan_array_info_get_row_size (&priv->output), &err);
-  if (*buffer == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not get a device buffer for %" G_GSIZE_FORMAT " output "
-            "rows.", n_rows), ("%s", err->message));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
+      plan_array_info_get_row_size (&priv->output), error);
+  if (*buffer == NULL)
+    return FALSE;
   *device_ptr = plan_device_memory_get_pointer (gst_buffer_peek_memory
       (*buffer, 0));
-  return GST_FLOW_OK;
+  return TRUE;
 }
 
 /**

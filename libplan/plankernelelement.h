@@ -222,8 +222,9 @@ PLAN_API
 guint plan_kernel_element_get_n_inputs (PlanKernelElement * self);
 
 PLAN_API
-GstFlowReturn plan_kernel_element_alloc_device_output (PlanKernelElement *
-    self, gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr);
+gboolean plan_kernel_element_alloc_device_output (PlanKernelElement * self,
+    gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr,
+    GError ** error);
 
 PLAN_API
 PlanStream *plan_kernel_element_get_stream (PlanKernelElement * self);

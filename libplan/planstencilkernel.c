@@ -745,8 +745,11 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
   g_return_val_if_fail (function_name != NULL, NULL);
 
   g = &kernel->geom;
+  /* The expression's template names its element function NAME_element. */
   element = g_strdup_printf ("%s_expr", function_name);
   expr_src = plan_expr_to_cuda (kernel->expr, element);
+  g_free (element);
+  element = g_strdup_printf ("%s_expr_element", function_name);
   src = g_string_new (expr_src);
   g_string_append_c (src, '\n');
   g_string_append (src, "#define PLAN_STENCIL_FN __host__ __device__ "

@@ -413,12 +413,9 @@ plan_stencil_push_device (PlanStencil * self, PlanStream * stream,
   gpointer dptr = NULL;
   gboolean ok;
 
-  if (n_out > 0 && plan_kernel_element_alloc_device_output (kernel, n_out,
-          &out, &dptr) != GST_FLOW_OK) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-        "no device buffer for %" G_GSIZE_FORMAT " output rows", n_out);
+  if (n_out > 0 && !plan_kernel_element_alloc_device_output (kernel, n_out,
+          &out, &dptr, error))
     return FALSE;
-  }
   if (last)
     ok = plan_stencil_kernel_launch_finish (self->kernel, stream, dptr, error);
   else

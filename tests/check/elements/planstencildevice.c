@@ -1,0 +1,501 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* planstencil on the device:
+ * - the generated CUDA stencil kernels compile with NVRTC for sm_80 and
+ *   sm_90, every boundary mode, 1-D and 2-D windows (skipped without
+ *   libnvrtc);
+ * - the same source compiled for the host by nvcc (PLAN_EXPR_HOST_ENTRY)
+ *   gives the CPU stencil's bits (skipped without nvcc);
+ * - planfilesrc ! planupload ! planmap ! planstencil ! plandownload !
+ *   planfilesink on the sim device keeps every chunk on the device: one
+ *   device-to-host copy per result, host waits only in plandownload, the
+ *   CPU target's bytes;
+ * - a failed launch and an exhausted device memory in planstencil are
+ *   element errors, and no output file is left. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+#include <libplan/plan-testing.h>
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static const gchar *const windows[][2] = {
+  {"a b c d e", "a - 2*b + c*d + e"},
+  {"_ n _; w c e; _ s _", "n + s + e + w - 4*c"},
+  {"p q _ _ _; _ n _ _ _; w c e _ r; _ s _ _ _; _ _ _ _ t",
+      "p*q + n + s + e + w - 4*c + r - t"},
+};
+
+static PlanStencilKernel *
+make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows)
+{
+  PlanWindow *window = plan_window_parse (windows[w][0], NULL);
+  PlanArrayInfo info;
+  PlanStencilKernel *k;
+  GError *err = NULL;
+
+  plan_array_info_init (&info);
+  info.dtype = dtype;
+  info.ndim = w == 0 ? 1 : 2;
+  info.shape[0] = rows;
+  info.shape[1] = 13;
+  k = plan_stencil_kernel_new (window, windows[w][1], &info, boundary, 1.5,
+      &err);
+  fail_unless (k != NULL, "%s", err ? err->message : "");
+  plan_window_unref (window);
+  return k;
+}
+
+static void
+check_nvrtc (const gchar * arch)
+{
+  PlanDType dtypes[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_FLOAT32,
+    PLAN_DTYPE_INT32, PLAN_DTYPE_UINT8
+  };
+  GError *err = NULL;
+  guint w, b, d;
+
+  if (!plan_nvrtc_load (&err)) {
+    g_print ("NVRTC not loaded, not compiled: %s\n", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  for (w = 0; w < G_N_ELEMENTS (windows); w++) {
+    for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
+      for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+        PlanStencilKernel *k = make_kernel (w, b, dtypes[d], -1);
+        gchar *src = plan_stencil_kernel_to_cuda (k, "plan_stencil_kernel");
+        GBytes *code = NULL;
+
+        fail_unless (plan_nvrtc_compile (src, arch, &code, &err),
+            "window %u boundary %s dtype %s on %s: %s", w,
+            plan_boundary_to_string (b), plan_dtype_to_string (dtypes[d]),
+            arch, err ? err->message : "");
+        fail_unless (g_bytes_get_size (code) > 0);
+        g_bytes_unref (code);
+        g_free (src);
+        plan_stencil_kernel_free (k);
+      }
+    }
+  }
+}
+
+GST_START_TEST (test_nvrtc_compiles_stencils_sm80)
+{
+  check_nvrtc ("sm_80");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_compiles_stencils_sm90)
+{
+  check_nvrtc ("sm_90");
+}
+
+GST_END_TEST;
+
+/* The CPU's answer on a whole array, through the kernel's PlanHalo. */
+static guint8 *
+cpu_stencil (PlanStencilKernel * k, const guint8 * in, gsize rows,
+    gsize * out_rows)
+{
+  PlanHalo *halo = plan_stencil_kernel_get_halo (k);
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanArrayInfo out_info;
+  guint n_blocks, i;
+  gsize row, n = 0;
+  guint8 *out;
+  GError *err = NULL;
+
+  plan_stencil_kernel_get_output_info (k, &out_info);
+  out_info.shape[0] = 1;
+  row = plan_array_info_get_row_size (&out_info);
+  out = g_malloc0 (rows * row + 1);
+  if (plan_halo_needs_end_rows (halo, rows, &n))
+    fail_unless (plan_halo_set_end_rows (halo, rows, in + (rows - MIN (n,
+                    rows)) * (plan_array_info_get_row_size
+                (&out_info) / plan_dtype_get_size (out_info.dtype) * 8),
+            MIN (n, rows), &err));
+  n = 0;
+  fail_unless (plan_halo_push (halo, in, rows, blocks, &n_blocks, &err));
+  plan_stencil_kernel_eval (k, blocks, n_blocks, out);
+  for (i = 0; i < n_blocks; i++)
+    n += blocks[i].n_rows;
+  fail_unless (plan_halo_finish (halo, blocks, &n_blocks, &err), "%s",
+      err ? err->message : "");
+  plan_stencil_kernel_eval (k, blocks, n_blocks, out + n * row);
+  for (i = 0; i < n_blocks; i++)
+    n += blocks[i].n_rows;
+  *out_rows = n;
+  return out;
+}
+
+/* Mirrors plan_stencil_segs of kernels/cuda/stencil_index.h. */
+typedef struct
+{
+  const char *ptr[4];
+  long long first[4];
+  long long count[4];
+  int n;
+} Segs;
+
+typedef void (*StencilHostFunc) (const Segs * segs, void *out, long long c0,
+    unsigned long long n, long long n_stream, const void *cval);
+
+GST_START_TEST (test_generated_stencil_matches_cpu)
+{
+#ifdef PLAN_NVCC
+  gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
+  guint w, b;
+
+  for (w = 0; w < G_N_ELEMENTS (windows); w++) {
+    for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
+      const gsize rows = 29;
+      PlanStencilKernel *k = make_kernel (w, b, PLAN_DTYPE_FLOAT64, rows);
+      gchar *name = g_strdup_printf ("st_%u_%u", w, b);
+      gchar *src = plan_stencil_kernel_to_cuda (k, name);
+      gchar *cu = g_strdup_printf ("%s/%s.cu", dir, name);
+      gchar *so = g_strdup_printf ("%s/%s.so", dir, name);
+      gchar *host = g_strdup_printf ("%s_host", name);
+      const gchar *argv[] = { PLAN_NVCC, "-x", "cu", "-shared", "-O1",
+        "-Xcompiler", "-fPIC", "-DPLAN_EXPR_HOST_ENTRY", "-arch=sm_80",
+        "--fmad=false", "-w", "-o", so, cu, NULL
+      };
+      gsize cols = w == 0 ? 1 : 13, n_cpu, i, out_row_elems;
+      gdouble *in = g_new (gdouble, rows * cols), *gpu, cval = 1.5;
+      guint8 *cpu;
+      gchar *errout = NULL;
+      gint status = 0;
+      GModule *module;
+      StencilHostFunc func;
+      PlanArrayInfo out_info;
+      Segs segs;
+      guint h = b == PLAN_BOUNDARY_VALID ? (w == 2 ? 2 : (w == 0 ? 2 : 1)) : 0;
+
+      for (i = 0; i < rows * cols; i++)
+        in[i] = sin (i * 0.37) * 10 + i % 7;
+      cpu = cpu_stencil (k, (const guint8 *) in, rows, &n_cpu);
+
+      fail_unless (g_file_set_contents (cu, src, -1, NULL));
+      fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+              NULL, &errout, &status, NULL));
+      fail_unless (g_spawn_check_wait_status (status, NULL),
+          "nvcc failed:\n%s", errout);
+      module = g_module_open (so, G_MODULE_BIND_LAZY);
+      fail_unless (module != NULL, "%s", g_module_error ());
+      fail_unless (g_module_symbol (module, host, (gpointer *) & func));
+
+      plan_stencil_kernel_get_output_info (k, &out_info);
+      out_row_elems = w == 0 ? 1 : (gsize) out_info.shape[1];
+      gpu = g_new0 (gdouble, n_cpu * out_row_elems + 1);
+      memset (&segs, 0, sizeof (segs));
+      segs.ptr[0] = (const char *) in;
+      segs.first[0] = 0;
+      segs.count[0] = rows;
+      segs.n = 1;
+      /* valid: the output's first centre is the halo's row */
+      func (&segs, gpu, h, n_cpu * out_row_elems, rows, &cval);
+      fail_unless (memcmp (gpu, cpu, n_cpu * out_row_elems * 8) == 0,
+          "window %u, boundary %s: the generated kernel differs from the "
+          "CPU", w, plan_boundary_to_string (b));
+
+      g_module_close (module);
+      g_unlink (cu);
+      g_unlink (so);
+      g_free (gpu);
+      g_free (cpu);
+      g_free (in);
+      g_free (errout);
+      g_free (host);
+      g_free (so);
+      g_free (cu);
+      g_free (src);
+      g_free (name);
+      plan_stencil_kernel_free (k);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
+#else
+  g_print ("nvcc not found at configure time: generated stencils not run "
+      "on the host\n");
+#endif
+}
+
+GST_END_TEST;
+
+/* A .npy file of @rows x @cols float64 values. */
+static gchar *
+write_npy (const gchar * dir, const gchar * name, gsize rows, gsize cols)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  gchar *dict = g_strdup_printf ("{'descr': '<f8', 'fortran_order': False, "
+      "'shape': (%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT "), }", rows, cols);
+  gsize hlen = 64 * ((10 + strlen (dict) + 1 + 63) / 64), i;
+  GString *s = g_string_new_len ("\x93NUMPY\x01\x00", 8);
+  guint16 len = hlen - 10;
+
+  g_string_append_len (s, (const gchar *) &len, 2);
+  g_string_append (s, dict);
+  while (s->len < hlen - 1)
+    g_string_append_c (s, ' ');
+  g_string_append_c (s, '\n');
+  for (i = 0; i < rows * cols; i++) {
+    gdouble v = cos (i * 0.013) * 3 + (i % 11);
+    g_string_append_len (s, (const gchar *) &v, 8);
+  }
+  fail_unless (g_file_set_contents (path, s->str, s->len, NULL));
+  g_string_free (s, TRUE);
+  g_free (dict);
+  return path;
+}
+
+static guint64
+device_stat (PlanDevice * device, const gchar * field)
+{
+  GstStructure *stats = plan_device_get_stats (device);
+  guint64 value = 0;
+
+  fail_unless (gst_structure_get_uint64 (stats, field, &value), "%s", field);
+  gst_structure_free (stats);
+  return value;
+}
+
+static guint64
+element_stat (GstElement * pipeline, const gchar * name, const gchar * field)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstStructure *stats = NULL;
+  guint64 value = G_MAXUINT64;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, field, &value));
+  gst_structure_free (stats);
+  gst_object_unref (e);
+  return value;
+}
+
+/* Runs @desc to its end; returns the error message, or NULL at EOS. With
+ * @stats, reads the download's statistics before stopping. */
+static gchar *
+run_pipeline (const gchar * desc, guint64 * down_transfers,
+    guint64 * down_waits, guint64 * up_waits, PlanDevice * device,
+    guint64 * device_waits)
+{
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *result = NULL;
+
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "the pipeline did not end");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gst_message_parse_error (msg, &err, NULL);
+    result = g_strdup (err->message);
+    g_clear_error (&err);
+  } else if (down_transfers) {
+    *down_transfers = element_stat (pipeline, "down", "transfers");
+    *down_waits = element_stat (pipeline, "down", "host-waits");
+    *up_waits = element_stat (pipeline, "up", "host-waits");
+    /* at EOS, before stopping waits for what is queued */
+    *device_waits = device_stat (device, "host-waits");
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return result;
+}
+
+static gchar *
+read_file (const gchar * path, gsize * len)
+{
+  gchar *data = NULL;
+
+  fail_unless (g_file_get_contents (path, &data, len, NULL), "%s", path);
+  return data;
+}
+
+GST_START_TEST (test_device_resident_plan)
+{
+  gchar *dir = g_dir_make_tmp ("plan-stencildev-XXXXXX", NULL);
+  gchar *in = write_npy (dir, "in.npy", 512, 64);
+  gchar *out_dev = g_build_filename (dir, "dev.npy", NULL);
+  gchar *out_cpu = g_build_filename (dir, "cpu.npy", NULL);
+  const gchar *stencil = "planstencil window=\"_ n _; w c e; _ s _\" "
+      "expr=\"n + s + e + w - 4*c\" boundary=nearest";
+  gchar *desc;
+  PlanDevice *device;
+  guint64 d2h0, h2d0, waits0, launches0, d2d0, transfers = 0, waits = 0,
+      up_waits = 0, device_waits = 0;
+  gchar *a, *b, *err;
+  gsize alen, blen;
+
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  device = plan_device_get ("sim", NULL);
+  fail_unless (device != NULL);
+  d2h0 = device_stat (device, "d2h-transfers");
+  h2d0 = device_stat (device, "h2d-transfers");
+  d2d0 = device_stat (device, "d2d-transfers");
+  waits0 = device_stat (device, "host-waits");
+  launches0 = device_stat (device, "launches");
+
+  /* 8 chunks of 64 rows of 512 bytes */
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=32768 ! "
+      "planupload name=up ! planmap expr=\"x * 2 + 1\" target=cuda ! %s target=cuda "
+      "! plandownload name=down ! planfilesink location=%s", in, stencil,
+      out_dev);
+  err = run_pipeline (desc, &transfers, &waits, &up_waits, device,
+      &device_waits);
+  fail_unless (err == NULL, "%s", err);
+  g_free (desc);
+
+  /* one upload per chunk, one download per result, the halo copied on
+   * the device; the host waited only for the downloads */
+  fail_unless_equals_uint64 (device_stat (device, "h2d-transfers") - h2d0, 8);
+  fail_unless_equals_uint64 (device_stat (device, "d2h-transfers") - d2h0,
+      transfers);
+  /* each chunk's output, and the last rows at the end */
+  fail_unless_equals_uint64 (transfers, 9);
+  fail_unless_equals_uint64 (device_stat (device, "launches") - launches0,
+      8 + 9);
+  fail_unless (device_stat (device, "d2d-transfers") > d2d0);
+  fail_unless_equals_uint64 (device_waits - waits0, waits + up_waits);
+  fail_unless (waits <= transfers, "%" G_GUINT64_FORMAT " host waits", waits);
+
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=32768 ! "
+      "planmap expr=\"x * 2 + 1\" target=cpu ! %s target=cpu ! "
+      "planfilesink location=%s", in, stencil, out_cpu);
+  err = run_pipeline (desc, NULL, NULL, NULL, NULL, NULL);
+  fail_unless (err == NULL, "%s", err);
+  g_free (desc);
+  a = read_file (out_dev, &alen);
+  b = read_file (out_cpu, &blen);
+  fail_unless_equals_uint64 (alen, blen);
+  fail_unless (memcmp (a, b, alen) == 0, "device and CPU results differ");
+
+  g_free (a);
+  g_free (b);
+  g_unlink (in);
+  g_unlink (out_dev);
+  g_unlink (out_cpu);
+  g_rmdir (dir);
+  g_free (in);
+  g_free (out_dev);
+  g_free (out_cpu);
+  g_free (dir);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
+/* A stencil on the device that fails as @prepare sets up: an element
+ * error naming the device, and no output file. */
+static void
+check_device_failure (gboolean oom)
+{
+  gchar *dir = g_dir_make_tmp ("plan-stencilfail-XXXXXX", NULL);
+  gchar *in = write_npy (dir, "in.npy", 256, 16);
+  gchar *out = g_build_filename (dir, "out.npy", NULL);
+  gchar *desc, *err;
+  PlanDevice *device;
+
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  device = plan_device_get ("sim", NULL);
+  fail_unless (device != NULL);
+  /* the stencil's upload of its first input fits, its output does not;
+   * or its first launch fails */
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=4096 ! "
+      "planstencil target=cuda window=\"_ n _; w c e; _ s _\" "
+      "expr=\"n + s - 2*c\" ! plandownload ! planfilesink location=%s", in,
+      out);
+  if (oom)
+    fail_unless (plan_device_sim_set_memory_limit (device, 4096 + 1024));
+  else
+    fail_unless (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_LAUNCH,
+            0));
+  err = run_pipeline (desc, NULL, NULL, NULL, NULL, NULL);
+  fail_unless (err != NULL, "the pipeline did not fail");
+  fail_unless (strstr (err, "Could not run the kernel on Simulated") != NULL,
+      "%s", err);
+  fail_if (g_file_test (out, G_FILE_TEST_EXISTS), "an output file was left");
+  if (oom)
+    plan_device_sim_set_memory_limit (device, 0);
+
+  g_free (err);
+  g_free (desc);
+  g_unlink (in);
+  g_rmdir (dir);
+  g_free (in);
+  g_free (out);
+  g_free (dir);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_START_TEST (test_failed_launch_is_an_element_error)
+{
+  check_device_failure (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_out_of_device_memory_is_an_element_error)
+{
+  check_device_failure (TRUE);
+}
+
+GST_END_TEST;
+
+static Suite *
+planstencildevice_suite (void)
+{
+  Suite *s = suite_create ("planstencildevice");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_nvrtc_compiles_stencils_sm80);
+  tcase_add_test (tc, test_nvrtc_compiles_stencils_sm90);
+  tcase_add_test (tc, test_generated_stencil_matches_cpu);
+  tcase_add_test (tc, test_device_resident_plan);
+  tcase_add_test (tc, test_failed_launch_is_an_element_error);
+  tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *cache;
+  gint ret;
+
+  /* A private NVRTC cache, so that every kernel really compiles. */
+  cache = g_dir_make_tmp ("plan-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  gst_check_init (&argc, &argv);
+  ret = gst_check_run_suite (planstencildevice_suite (), "planstencildevice",
+      __FILE__);
+  g_free (cache);
+  return ret;
+}
