@@ -74,6 +74,9 @@ G_GNUC_INTERNAL
 PlanStream * _plan_kernel_device_get_stream (PlanKernelDevice * self);
 
 G_GNUC_INTERNAL
+gboolean _plan_kernel_device_has_device (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
 GstBuffer * _plan_kernel_device_alloc_output (PlanKernelDevice * self,
     gsize size, GError ** error);
 

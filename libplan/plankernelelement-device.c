@@ -559,3 +559,11 @@ _plan_kernel_device_alloc_output (PlanKernelDevice * self, gsize size,
   }
   return acquire (self, &self->output, size, error);
 }
+
+/* Whether the element targets a device (known from start, or once an
+ * input arrived in device memory). */
+gboolean
+_plan_kernel_device_has_device (PlanKernelDevice * self)
+{
+  return self != NULL && self->device != NULL;
+}

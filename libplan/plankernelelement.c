@@ -1345,6 +1345,27 @@ plan_kernel_element_stop (GstAggregator * agg)
   return TRUE;
 }
 
+/* An element computing on a device offers pinned host memory upstream:
+ * a source that reads into it (planfilesrc) makes the uploads of its
+ * chunks true asynchronous copies. */
+static gboolean
+plan_kernel_element_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query)
+{
+  GstAllocator *allocator;
+  GstCaps *caps = NULL;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!_plan_kernel_device_has_device (GET_PRIV (agg)->device)
+      || (caps != NULL && plan_caps_is_device (caps)))
+    return TRUE;
+  allocator = plan_host_allocator_get ();
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_object_unref (allocator);
+  GST_DEBUG_OBJECT (pad, "offering pinned host memory upstream");
+  return TRUE;
+}
+
 static void
 plan_kernel_element_class_init (PlanKernelElementClass * klass)
 {
@@ -1363,6 +1384,8 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
       GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
 
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
+  agg_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_propose_allocation);
   agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
   agg_class->src_query = GST_DEBUG_FUNCPTR (plan_kernel_element_src_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);

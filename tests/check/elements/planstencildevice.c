@@ -62,9 +62,7 @@ make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows)
 static void
 check_nvrtc (const gchar * arch)
 {
-  PlanDType dtypes[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_FLOAT32,
-    PLAN_DTYPE_INT32, PLAN_DTYPE_UINT8
-  };
+  PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_UINT8 };
   GError *err = NULL;
   guint w, b, d;
 
@@ -161,7 +159,9 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
   gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
   guint w, b;
 
-  for (w = 0; w < G_N_ELEMENTS (windows); w++) {
+  /* the 1-D window and the 5 x 5 one, which reaches two cells along
+   * both axes: the 3 x 3 cross adds nothing but compile time */
+  for (w = 0; w < G_N_ELEMENTS (windows); w += 2) {
     for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
       const gsize rows = 29;
       PlanStencilKernel *k = make_kernel (w, b, PLAN_DTYPE_FLOAT64, rows);
@@ -409,6 +409,66 @@ GST_START_TEST (test_device_resident_plan)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_pinned (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  guint *counts = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  counts[0]++;
+  counts[1] += plan_is_host_memory (gst_buffer_peek_memory (buf, 0));
+  return GST_PAD_PROBE_OK;
+}
+
+/* planfilesrc reads into the pinned host memory a kernel element on the
+ * device offers in the allocation query; on the CPU it maps the file. */
+static void
+check_source_memory (const gchar * target, gboolean pinned)
+{
+  gchar *dir = g_dir_make_tmp ("plan-stencilpin-XXXXXX", NULL);
+  gchar *in = write_npy (dir, "in.npy", 256, 16);
+  gchar *desc = g_strdup_printf ("planfilesrc location=%s blocksize=4096 ! "
+      "planstencil name=st target=%s window=\"a b c\" expr=\"a - c\" ! "
+      "plandownload ! fakesink", in, target);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *st = gst_bin_get_by_name (GST_BIN (pipeline), "st");
+  GstPad *sink = gst_element_get_static_pad (st, "sink");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  guint counts[2] = { 0, 0 };
+  GstMessage *msg;
+
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, count_pinned, counts,
+      NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (counts[0], 8);
+  fail_unless_equals_int (counts[1], pinned ? 8 : 0);
+
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (st);
+  gst_object_unref (pipeline);
+  g_unlink (in);
+  g_rmdir (dir);
+  g_free (in);
+  g_free (desc);
+  g_free (dir);
+}
+
+GST_START_TEST (test_source_reads_into_pinned_memory)
+{
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  check_source_memory ("cuda", TRUE);
+  check_source_memory ("cpu", FALSE);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
 /* A stencil on the device that fails as @prepare sets up: an element
  * error naming the device, and no output file. */
 static void
@@ -479,6 +539,7 @@ planstencildevice_suite (void)
   tcase_add_test (tc, test_nvrtc_compiles_stencils_sm90);
   tcase_add_test (tc, test_generated_stencil_matches_cpu);
   tcase_add_test (tc, test_device_resident_plan);
+  tcase_add_test (tc, test_source_reads_into_pinned_memory);
   tcase_add_test (tc, test_failed_launch_is_an_element_error);
   tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
   return s;
