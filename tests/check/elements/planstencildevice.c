@@ -17,6 +17,9 @@
  *   planfilesink on the sim device keeps every chunk on the device: one
  *   device-to-host copy per result, host waits only in plandownload, the
  *   CPU target's bytes;
+ *   without the ready waits (the sim device's test hook) the result is
+ *   wrong, so the test catches a missing wait;
+ * - planfilesrc reads into pinned host memory for a stencil on the device;
  * - a failed launch and an exhausted device memory in planstencil are
  *   element errors, and no output file is left. */
 
@@ -409,6 +412,62 @@ GST_START_TEST (test_device_resident_plan)
 
 GST_END_TEST;
 
+/* The same plan with the ready waits removed (the sim device's test
+ * hook) and long random delays: the stencil reads rows before their upload
+ * finished, and the result differs from the CPU's, which shows that the
+ * test above would catch a missing wait. */
+GST_START_TEST (test_missing_wait_is_caught)
+{
+  gchar *dir = g_dir_make_tmp ("plan-stencilwait-XXXXXX", NULL);
+  gchar *in = write_npy (dir, "in.npy", 256, 64);
+  gchar *out_dev = g_build_filename (dir, "dev.npy", NULL);
+  gchar *out_cpu = g_build_filename (dir, "cpu.npy", NULL);
+  const gchar *stencil = "planstencil window=\"_ n _; w c e; _ s _\" "
+      "expr=\"n + s + e + w - 4*c\" boundary=reflect";
+  PlanDevice *device;
+  gchar *desc, *err, *a, *b;
+  gsize alen, blen;
+
+  g_setenv ("GST_PLAN_SIM_MAX_DELAY_US", "3000", TRUE);
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  device = plan_device_get ("sim", NULL);
+  fail_unless (device != NULL);
+  fail_unless (plan_device_sim_skip_waits (device, PLAN_WAIT_SITE_READY));
+  /* 16 chunks of 16 rows */
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=8192 ! "
+      "planupload ! %s target=cuda ! plandownload ! planfilesink "
+      "location=%s", in, stencil, out_dev);
+  err = run_pipeline (desc, NULL, NULL, NULL, NULL, NULL);
+  fail_unless (err == NULL, "%s", err);
+  g_free (desc);
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=8192 ! "
+      "%s target=cpu ! planfilesink location=%s", in, stencil, out_cpu);
+  err = run_pipeline (desc, NULL, NULL, NULL, NULL, NULL);
+  fail_unless (err == NULL, "%s", err);
+  g_free (desc);
+  a = read_file (out_dev, &alen);
+  b = read_file (out_cpu, &blen);
+  fail_unless_equals_uint64 (alen, blen);
+  fail_unless (memcmp (a, b, alen) != 0,
+      "without the ready waits the result was still right");
+
+  g_free (a);
+  g_free (b);
+  g_unlink (in);
+  g_unlink (out_dev);
+  g_unlink (out_cpu);
+  g_rmdir (dir);
+  g_free (in);
+  g_free (out_dev);
+  g_free (out_cpu);
+  g_free (dir);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_DEVICE");
+  g_unsetenv ("GST_PLAN_SIM_MAX_DELAY_US");
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 count_pinned (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -539,6 +598,7 @@ planstencildevice_suite (void)
   tcase_add_test (tc, test_nvrtc_compiles_stencils_sm90);
   tcase_add_test (tc, test_generated_stencil_matches_cpu);
   tcase_add_test (tc, test_device_resident_plan);
+  tcase_add_test (tc, test_missing_wait_is_caught);
   tcase_add_test (tc, test_source_reads_into_pinned_memory);
   tcase_add_test (tc, test_failed_launch_is_an_element_error);
   tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
