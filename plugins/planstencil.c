@@ -486,7 +486,11 @@ plan_stencil_finish (PlanKernelElement * kernel, guint64 n_rows)
     stream = plan_kernel_element_get_stream (kernel);
     if (!plan_stencil_kernel_finish_rows (self->kernel, &n_out, &err))
       goto finish_failed;
-    g_assert (stream != NULL);
+    if (stream == NULL) {
+      g_set_error (&err, PLAN_ERROR, PLAN_ERROR_DEVICE,
+          "the element has no device stream for its last rows");
+      goto device_failed;
+    }
     if (!plan_stencil_push_device (self, stream, n_out, TRUE, NULL, 0, &err))
       goto device_failed;
     return self->push_flow;

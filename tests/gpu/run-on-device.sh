@@ -161,7 +161,8 @@ fi
 declare -a results
 failed=0
 echo "== test suites (PLAN_TEST_DEVICE=$device)"
-for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda; do
+for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
+    "$build"/tests/check/libs_stencilcuda; do
   [ -x "$t" ] || continue
   name=$(basename "$t")
   set +e
