@@ -37,6 +37,12 @@
  * upstream for them with the #PLAN_QUERY_READ_ROWS query, which planfilesrc
  * answers.
  *
+ * On a device (`target=cuda`, or `target=auto` with the input in device
+ * memory, and the output going to device memory), each chunk is computed
+ * by a kernel on the element's stream, generated from the expression
+ * (#PlanStencilKernel), and the halo rows stay in device memory between
+ * chunks: nothing goes through the host and the host does not wait.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 planfilesrc location=signal.npy ! \
