@@ -17,9 +17,14 @@
 #   tests/gpu/run-on-device.sh                run on the GPU machine
 #   tests/gpu/run-on-device.sh --sim          the same on the sim device, to
 #                                             check the script without a GPU
-#   options: --build DIR (the build directory), --mib N (benchmark size)
+#   options: --build DIR (the build directory), --mib N (benchmark size),
+#            --no-suites (skip the test suites: only the measurements and
+#            the element comparisons, for a rerun)
 #
-# Then every element with target=cuda against target=cpu on the same file
+# Then tests/benchmarks/device-kernels: x + y and the 2-D Laplacian on
+# device-resident 16384 x 16384 float32 arrays against a device copy, and
+# the NVRTC compile cold against cached. Then every element with
+# target=cuda against target=cpu on the same file
 # (the same bytes, or DIFFERENT / FAILED), and the wall time of pipelines
 # on 16384 x 16384 float32 arrays (512 x 512 with --sim): a device-resident
 # chain of maps x + y, file-streamed map and sum, the 2-D Laplacian, and
@@ -35,6 +40,7 @@ runtime=$here/runtime
 mode=run
 device=cuda
 mib=256
+suites=yes
 start=$(date +%s)
 
 while [ $# -gt 0 ]; do
@@ -43,6 +49,7 @@ while [ $# -gt 0 ]; do
     --sim) device=sim ;;
     --build) build=$(cd "$2" && pwd); shift ;;
     --mib) mib=$2; shift ;;
+    --no-suites) suites=no ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run-on-device: unknown option $1" >&2; exit 2 ;;
   esac
@@ -163,7 +170,7 @@ failed=0
 echo "== test suites (PLAN_TEST_DEVICE=$device)"
 for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
     "$build"/tests/check/libs_stencilcuda; do
-  [ -x "$t" ] || continue
+  [ -x "$t" ] && [ "$suites" = yes ] || continue
   name=$(basename "$t")
   set +e
   timeout 150 "$t" > "$tmp/$name.log" 2>&1
@@ -175,7 +182,7 @@ for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
     124) verdict=TIMEOUT; failed=1 ;;
     *) verdict="FAIL($rc)"; failed=1 ;;
   esac
-  results+=("$name $verdict $(grep -E 'Checks:' "$tmp/$name.log" | tail -1)")
+  results+=("$name $verdict $(grep -E 'Checks:' "$tmp/$name.log" | tail -1 || true)")
   echo "$name: $verdict"
   [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || tail -20 "$tmp/$name.log"
 done
@@ -202,6 +209,16 @@ for kind in h2d-pageable h2d-pinned d2h-pinned d2d; do
     ref=$(awk -v k="$kind" '$1 == "cuda" && $2 == k {print $3}' "$tmp/ref.txt")
   printf '%-14s %10s %10s\n' "$kind" "${ours:--}" "${ref:--}"
 done
+
+echo "== kernels on device-resident arrays (GB/s read + written, ratio to the copy)"
+if [ "$device" = sim ]; then kside=512; kiter=3; else kside=16384; kiter=10; fi
+set +e
+timeout 150 "$build/tests/benchmarks/device-kernels" "$device" "$kside" "$kiter" \
+  > "$tmp/kernels.txt" 2>&1
+kernels_rc=$?
+set -e
+cat "$tmp/kernels.txt"
+[ $kernels_rc -eq 0 ] || failed=1
 
 # Every element on cuda against cpu on the same data, and the pipeline
 # figures. Sizes: 16384 x 16384 float32 on a GPU (1 GiB per array), 512 x
@@ -233,6 +250,7 @@ timed() {
   t1=$(now)
   echo "$t0 $t1" | awk '{printf "%.3f", $2 - $1}'
 }
+secs() { case "$1" in ''|*[!0-9.]*) echo "${1:-failed}" ;; *) echo "$1 s" ;; esac; }
 gbps() { echo "$1 $2" | awk '{ if ($2 ~ /^[0-9.]+$/ && $2 > 0) printf "%.2f", $1 / $2 / 1e9; else print "-" }'; }
 
 echo "== elements on $device against cpu (${side} x ${side} float32)"
@@ -249,13 +267,15 @@ compare() { # compare NAME CPU-OUT DEV-OUT
 }
 set +e
 for target in cpu cuda; do
+  # plandownload: the elements' output goes to device memory on cuda (it
+  # passes system memory through on cpu)
   timed planfilesrc location="$tmp/x.npy" ! planmap name=m expr="x + y" target=$target \
-    ! planfilesink location="$tmp/map-$target.npy" \
+    ! plandownload ! planfilesink location="$tmp/map-$target.npy" \
     planfilesrc location="$tmp/y.npy" ! m. > "$tmp/t-map-$target" || echo fail > "$tmp/t-map-$target"
   timed planfilesrc location="$tmp/x.npy" ! planreduce op=sum target=$target \
-    ! planfilesink location="$tmp/sum-$target.npy" > "$tmp/t-sum-$target" || echo failed > "$tmp/t-sum-$target"
+    ! plandownload ! planfilesink location="$tmp/sum-$target.npy" > "$tmp/t-sum-$target" || echo failed > "$tmp/t-sum-$target"
   timed planfilesrc location="$tmp/x.npy" ! planstencil "$lap" "$lapx" boundary=nearest \
-    target=$target ! planfilesink location="$tmp/lap-$target.npy" > "$tmp/t-lap-$target" || echo fail > "$tmp/t-lap-$target"
+    target=$target ! plandownload ! planfilesink location="$tmp/lap-$target.npy" > "$tmp/t-lap-$target" || echo fail > "$tmp/t-lap-$target"
 done
 timed planfilesrc location="$tmp/x.npy" ! planupload ! plandownload \
   ! planfilesink location="$tmp/copy-$device.npy" > "$tmp/t-copy" || echo fail > "$tmp/t-copy"
@@ -268,17 +288,17 @@ echo "== pipeline figures (wall time of gst-launch-1.0, GB/s of input read)"
 t_res=$(timed planfilesrc location="$tmp/x.npy" ! planupload ! planmap name=m expr="x + y" \
   target=cuda ! planmap expr="x + 1" target=cuda ! plandownload ! fakesink \
   planfilesrc location="$tmp/y.npy" ! planupload ! m.)
-printf '%-44s %8ss %8s GB/s\n' "map x + y, device-resident chain" "${t_res:--}" \
+printf '%-44s %9s %8s GB/s\n' "map x + y, device-resident chain" "$(secs "$t_res")" \
   "$(gbps $(( 2 * bytes )) "${t_res:-0}")"
-printf '%-44s %8ss %8s GB/s\n' "file-streamed map x + y (target=cuda)" \
-  "$(cat "$tmp/t-map-cuda")" "$(gbps $(( 2 * bytes )) "$(cat "$tmp/t-map-cuda")")"
-printf '%-44s %8ss %8s GB/s\n' "file-streamed sum (target=cuda)" \
-  "$(cat "$tmp/t-sum-cuda")" "$(gbps $bytes "$(cat "$tmp/t-sum-cuda")")"
-printf '%-44s %8ss %8s GB/s\n' "2-D Laplacian ${side}^2 (target=cuda)" \
-  "$(cat "$tmp/t-lap-cuda")" "$(gbps $bytes "$(cat "$tmp/t-lap-cuda")")"
-printf '%-44s %8ss %8s GB/s\n' "2-D Laplacian ${side}^2 (target=cpu)" \
-  "$(cat "$tmp/t-lap-cpu")" "$(gbps $bytes "$(cat "$tmp/t-lap-cpu")")"
-printf '%-44s %8ss\n' "upload ! download" "$(cat "$tmp/t-copy")"
+printf '%-44s %9s %8s GB/s\n' "file-streamed map x + y (target=cuda)" \
+  "$(secs "$(cat "$tmp/t-map-cuda")")" "$(gbps $(( 2 * bytes )) "$(cat "$tmp/t-map-cuda")")"
+printf '%-44s %9s %8s GB/s\n' "file-streamed sum (target=cuda)" \
+  "$(secs "$(cat "$tmp/t-sum-cuda")")" "$(gbps $bytes "$(cat "$tmp/t-sum-cuda")")"
+printf '%-44s %9s %8s GB/s\n' "2-D Laplacian ${side}^2 (target=cuda)" \
+  "$(secs "$(cat "$tmp/t-lap-cuda")")" "$(gbps $bytes "$(cat "$tmp/t-lap-cuda")")"
+printf '%-44s %9s %8s GB/s\n' "2-D Laplacian ${side}^2 (target=cpu)" \
+  "$(secs "$(cat "$tmp/t-lap-cpu")")" "$(gbps $bytes "$(cat "$tmp/t-lap-cpu")")"
+printf '%-44s %9s\n' "upload ! download" "$(secs "$(cat "$tmp/t-copy")")"
 
 echo "== NVRTC: cold compile against the cached second run"
 gen "$tmp/small.npy" 64 64 3
@@ -294,6 +314,7 @@ echo "== summary"
 for r in "${elements[@]}"; do echo "  $r"; done
 for r in "${results[@]}"; do echo "  $r"; done
 echo "  benchmark: $([ $bench_rc -eq 0 ] && echo ok || echo "failed ($bench_rc)")," \
-  "reference: $([ $ref_rc -eq 0 ] && echo ok || echo 'not run')"
+  "reference: $([ $ref_rc -eq 0 ] && echo ok || echo 'not run')," \
+  "kernels: $([ $kernels_rc -eq 0 ] && echo ok || echo "failed ($kernels_rc)")"
 echo "  device: $device, $(( $(date +%s) - start )) s"
 exit $failed
