@@ -494,7 +494,8 @@ seek_rows (GstHarness * h, guint64 first, guint64 end)
  * of their own: the halo of the rows before the seek is dropped, the
  * boundary mode pads the range's edges, the output is numbered from row 6
  * and its segment says so. */
-GST_START_TEST (test_stencil_seek_drops_halo)
+static void
+check_seek_drops_halo (const gchar * target)
 {
   StencilHarness s;
   gfloat *in = ramp (10, 1.0f);
@@ -507,6 +508,7 @@ GST_START_TEST (test_stencil_seek_drops_halo)
 
   stencil_harness_init (&s, "x _ z", "x + z", "constant",
       "array/x-raw, dtype=float32, shape=<10>");
+  gst_util_set_object_arg (G_OBJECT (s.h->element), "target", target);
   fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 5)),
       GST_FLOW_OK);
   buf = gst_harness_pull (s.h);
@@ -555,6 +557,22 @@ GST_START_TEST (test_stencil_seek_drops_halo)
   g_free (in);
 }
 
+GST_START_TEST (test_stencil_seek_drops_halo)
+{
+  check_seek_drops_halo ("cpu");
+}
+
+GST_END_TEST;
+
+/* The same on the sim device: the halo rows kept in device memory are
+ * dropped at the seek too. */
+GST_START_TEST (test_stencil_seek_drops_device_halo)
+{
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  check_seek_drops_halo ("cuda");
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
 GST_END_TEST;
 
 static Suite *
@@ -579,6 +597,7 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_rejects_missing_expression);
   tcase_add_test (tc, test_stencil_cuda_target_on_sim);
   tcase_add_test (tc, test_stencil_seek_drops_halo);
+  tcase_add_test (tc, test_stencil_seek_drops_device_halo);
   return s;
 }
 
