@@ -109,6 +109,56 @@ def test_map_then_stencil_on_device():
     assert_bits(outs[0], outs[1], 'upload ! map ! stencil ! download')
 
 
+def run_sought(a, element, start, stop, device):
+    """planfilesrc ! [planupload !] element ! [plandownload !] planfilesink
+    over a in chunks of 100 rows, with a flushing seek to rows
+    [start, stop) once prerolled; returns the output file's array."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    if not Gst.is_initialized():
+        Gst.init(None)
+    d = tmpdir()
+    src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
+    np.save(src, a)
+    p = Gst.parse_launch(
+        'planfilesrc blocksize=%d location=%s ! %s %s ! %s planfilesink '
+        'location=%s' % (100 * a[0].nbytes, src,
+                         'planupload !' if device else '', element,
+                         'plandownload !' if device else '', dst))
+    p.set_state(Gst.State.PAUSED)
+    if p.get_state(30 * Gst.SECOND)[0] != Gst.StateChangeReturn.SUCCESS:
+        raise Failure('%s did not preroll' % element)
+    if not p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                  Gst.SeekType.SET, start, Gst.SeekType.SET, stop):
+        raise Failure('the seek was refused')
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(
+        30 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if msg is None or msg.type == Gst.MessageType.ERROR:
+        raise Failure('%s after a seek: %s' % (element, 'no EOS' if msg is
+                                                None else msg.parse_error()[0].message))
+    return np.load(dst)
+
+
+def test_seek_on_device():
+    """A seek to rows [130, 710) with boundary=wrap along the streaming
+    axis: the device drops its halo rows and wraps round the range sought,
+    as the CPU does."""
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal((1000, 9))
+    window, expr = WINDOWS['2d']
+    for mode in ('wrap', 'reflect'):
+        element = ('planstencil window="%s" expr="%s" boundary=%s target=%%s'
+                   % (window, expr, mode))
+        want = run_sought(a, element % 'cpu', 130, 710, False)
+        got = run_sought(a, element % 'cuda', 130, 710, True)
+        if want.shape != (580, 9):
+            raise Failure('the CPU gave %s rows' % (want.shape,))
+        assert_bits(got, want, 'rows 130 to 710, %s' % mode)
+
+
 os.environ['GST_PLAN_DEVICE'] = 'sim'
 cases = []
 for kind in WINDOWS:
@@ -119,5 +169,6 @@ cases += [('2d_nearest_float32', same_as_cpu('2d', 'nearest', np.float32)),
           ('1d_wrap_int32', same_as_cpu('1d', 'wrap', np.int32)),
           ('2d5_reflect_int16', same_as_cpu('2d5', 'reflect', np.int16)),
           ('short_streams', test_short_streams),
+          ('seek_on_device', test_seek_on_device),
           ('map_then_stencil_on_device', test_map_then_stencil_on_device)]
 run_cases(cases)
