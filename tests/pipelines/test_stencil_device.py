@@ -23,6 +23,11 @@ WINDOWS = {
 }
 
 
+# A one-row window on a 2-D input runs along its rows (no halo along the
+# streaming axis); a 2-D window on a 3-D input covers each plane.
+SHAPES = {'1d': (53,), 'rows': (37, 11), 'planes': (9, 8, 7)}
+
+
 def run(a, window, expr, boundary, block_rows, device, seed=1):
     d = tmpdir()
     src = os.path.join(d, 'in.npy')
@@ -64,7 +69,7 @@ def same_as_cpu(kind, mode, dtype):
     def check():
         rng = np.random.default_rng(len(kind) * 7 + len(mode))
         window, expr = WINDOWS[kind]
-        shape = (53,) if kind == '1d' else (41, 13)
+        shape = SHAPES.get(kind, (41, 13))
         a = (rng.standard_normal(shape) * 100).astype(dtype)
         for block_rows, seed in ((1, 3), (4, 5), (7, 11), (1000, 2)):
             want = run(a, window, expr, mode, block_rows, False)
@@ -165,6 +170,11 @@ for kind in WINDOWS:
     for mode in MODES:
         cases.append(('%s_%s' % (kind, mode),
                       same_as_cpu(kind, mode, np.float64)))
+WINDOWS['rows'] = WINDOWS['1d']
+WINDOWS['planes'] = WINDOWS['2d5']
+for mode in ('constant', 'mirror', 'wrap', 'valid'):
+    cases += [('rows_%s' % mode, same_as_cpu('rows', mode, np.float64)),
+              ('planes_%s' % mode, same_as_cpu('planes', mode, np.float64))]
 cases += [('2d_nearest_float32', same_as_cpu('2d', 'nearest', np.float32)),
           ('1d_wrap_int32', same_as_cpu('1d', 'wrap', np.int32)),
           ('2d5_reflect_int16', same_as_cpu('2d5', 'reflect', np.int16)),

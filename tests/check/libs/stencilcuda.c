@@ -11,7 +11,9 @@
  * - they compile with NVRTC for sm_80 and sm_90, every boundary mode, 1-D
  *   and 2-D windows (skipped without libnvrtc);
  * - the same source compiled for the host by nvcc (PLAN_EXPR_HOST_ENTRY)
- *   gives the CPU stencil's bits (skipped without nvcc). */
+ *   gives the CPU stencil's bits, every boundary mode, for a 1-D window,
+ *   a 5 x 5 window on a 2-D array and on the planes of a 3-D one (skipped
+ *   without nvcc). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -33,7 +35,8 @@ static const gchar *const windows[][2] = {
 };
 
 static PlanStencilKernel *
-make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows)
+make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows,
+    gboolean planes)
 {
   PlanWindow *window = plan_window_parse (windows[w][0], NULL);
   PlanArrayInfo info;
@@ -45,6 +48,12 @@ make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows)
   info.ndim = w == 0 ? 1 : 2;
   info.shape[0] = rows;
   info.shape[1] = 13;
+  if (planes) {
+    /* a 2-D window on each plane of a 3-D array */
+    info.ndim = 3;
+    info.shape[1] = 6;
+    info.shape[2] = 7;
+  }
   k = plan_stencil_kernel_new (window, windows[w][1], &info, boundary, 1.5,
       &err);
   fail_unless (k != NULL, "%s", err ? err->message : "");
@@ -67,7 +76,7 @@ check_nvrtc (const gchar * arch)
   for (w = 0; w < G_N_ELEMENTS (windows); w++) {
     for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
       for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
-        PlanStencilKernel *k = make_kernel (w, b, dtypes[d], -1);
+        PlanStencilKernel *k = make_kernel (w, b, dtypes[d], -1, FALSE);
         gchar *src = plan_stencil_kernel_to_cuda (k, "plan_stencil_kernel");
         GBytes *code = NULL;
 
@@ -150,15 +159,24 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
 {
 #ifdef PLAN_NVCC
   gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
-  guint w, b;
+  guint b;
 
   /* the 1-D window and the 5 x 5 one, which reaches two cells along
    * both axes: the 3 x 3 cross adds nothing but compile time */
-  for (w = 0; w < G_N_ELEMENTS (windows); w += 2) {
+  guint c;
+
+  /* the 1-D window, the 5 x 5 one, which reaches two cells along both
+   * axes, and the 5 x 5 one on the planes of a 3-D array (the 3 x 3 cross
+   * adds nothing but compile time) */
+  for (c = 0; c < 3; c++) {
+    guint w = c == 0 ? 0 : 2;
+    gboolean planes = c == 2;
+
     for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
       const gsize rows = 29;
-      PlanStencilKernel *k = make_kernel (w, b, PLAN_DTYPE_FLOAT64, rows);
-      gchar *name = g_strdup_printf ("st_%u_%u", w, b);
+      PlanStencilKernel *k = make_kernel (w, b, PLAN_DTYPE_FLOAT64, rows,
+          planes);
+      gchar *name = g_strdup_printf ("st_%u_%u", c, b);
       gchar *src = plan_stencil_kernel_to_cuda (k, name);
       gchar *cu = g_strdup_printf ("%s/%s.cu", dir, name);
       gchar *so = g_strdup_printf ("%s/%s.so", dir, name);
@@ -167,7 +185,8 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
         "-Xcompiler", "-fPIC", "-DPLAN_EXPR_HOST_ENTRY", "-arch=sm_80",
         "--fmad=false", "-w", "-o", so, cu, NULL
       };
-      gsize cols = w == 0 ? 1 : 13, n_cpu, i, out_row_elems;
+      gsize cols = w == 0 ? 1 : planes ? 6 * 7 : 13, n_cpu, i;
+      gsize out_row_elems = 1;
       gdouble *in = g_new (gdouble, rows * cols), *gpu, cval = 1.5;
       guint8 *cpu;
       gchar *errout = NULL;
@@ -176,7 +195,8 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
       StencilHostFunc func;
       PlanArrayInfo out_info;
       Segs segs;
-      guint h = b == PLAN_BOUNDARY_VALID ? (w == 2 ? 2 : (w == 0 ? 2 : 1)) : 0;
+      /* valid: the first centre row is the halo along the rows */
+      guint h = b == PLAN_BOUNDARY_VALID && !planes ? 2 : 0;
 
       for (i = 0; i < rows * cols; i++)
         in[i] = sin (i * 0.37) * 10 + i % 7;
@@ -192,7 +212,8 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
       fail_unless (g_module_symbol (module, host, (gpointer *) & func));
 
       plan_stencil_kernel_get_output_info (k, &out_info);
-      out_row_elems = w == 0 ? 1 : (gsize) out_info.shape[1];
+      for (i = 1; i < out_info.ndim; i++)
+        out_row_elems *= out_info.shape[i];
       gpu = g_new0 (gdouble, n_cpu * out_row_elems + 1);
       memset (&segs, 0, sizeof (segs));
       segs.ptr[0] = (const char *) in;
@@ -202,8 +223,8 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
       /* valid: the output's first centre is the halo's row */
       func (&segs, gpu, h, n_cpu * out_row_elems, rows, &cval);
       fail_unless (memcmp (gpu, cpu, n_cpu * out_row_elems * 8) == 0,
-          "window %u, boundary %s: the generated kernel differs from the "
-          "CPU", w, plan_boundary_to_string (b));
+          "case %u, boundary %s: the generated kernel differs from the "
+          "CPU", c, plan_boundary_to_string (b));
 
       g_module_close (module);
       g_unlink (cu);
