@@ -70,6 +70,16 @@ gboolean _plan_kernel_device_launch (PlanKernelDevice * self,
     const gsize * byte_offsets, guint64 first_row, gsize n_rows,
     GstFlowReturn * ret);
 
+G_GNUC_INTERNAL
+PlanStream * _plan_kernel_device_get_stream (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
+gboolean _plan_kernel_device_has_device (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
+GstBuffer * _plan_kernel_device_alloc_output (PlanKernelDevice * self,
+    gsize size, GError ** error);
+
 G_END_DECLS
 
 #endif /* __PLAN_PRIVATE_H__ */

@@ -493,25 +493,29 @@ _plan_kernel_device_launch (PlanKernelDevice * self,
   if (!reap_uploads (self, &err) || !ensure_stream (self, &err)
       || !wait_inputs (self, heads, byte_offsets, n, dev, data, &err))
     goto failed;
-  out = acquire (self, &self->output, n_rows * out_row, &err);
-  if (out == NULL)
-    goto failed;
+  /* A class that pushes its own outputs (launch_pushes) allocates them
+   * with plan_kernel_element_alloc_device_output(). */
+  if (!klass->launch_pushes) {
+    out = acquire (self, &self->output, n_rows * out_row, &err);
+    if (out == NULL)
+      goto failed;
+  }
 
   memset (&chunk, 0, sizeof (chunk));
   chunk.n_inputs = n;
   chunk.data = data;
   chunk.first_row = first_row;
   chunk.n_rows = n_rows;
-  if (!klass->launch (element, &chunk, plan_device_memory_get_pointer
-          (gst_buffer_peek_memory (out, 0)), self->stream, &err))
+  if (!klass->launch (element, &chunk, out ? plan_device_memory_get_pointer
+          (gst_buffer_peek_memory (out, 0)) : NULL, self->stream, &err))
     goto failed;
-  if (!plan_buffer_record_ready (out, self->stream, &err))
+  if (out && !plan_buffer_record_ready (out, self->stream, &err))
     goto failed;
   for (i = 0; i < n; i++) {
     if (!plan_buffer_record_use (dev[i], self->stream, &err))
       goto failed;
   }
-  *ret = plan_kernel_element_push_output (element, out);
+  *ret = out ? plan_kernel_element_push_output (element, out) : GST_FLOW_OK;
   return TRUE;
 
 failed:
@@ -530,4 +534,36 @@ failed:
   g_clear_error (&err);
   *ret = GST_FLOW_ERROR;
   return TRUE;
+}
+
+/* The element's stream, when chunks run on the device through launch(). */
+PlanStream *
+_plan_kernel_device_get_stream (PlanKernelDevice * self)
+{
+  if (self == NULL || !self->output_device || self->launch_unsupported)
+    return NULL;
+  return self->stream;
+}
+
+/* A device output buffer of @size bytes from the output pool, for a
+ * launch() that pushes its own outputs; our stream waits for its last
+ * use. */
+GstBuffer *
+_plan_kernel_device_alloc_output (PlanKernelDevice * self, gsize size,
+    GError ** error)
+{
+  if (self == NULL || !self->output_device) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "the element's output is not in device memory");
+    return NULL;
+  }
+  return acquire (self, &self->output, size, error);
+}
+
+/* Whether the element targets a device (known from start, or once an
+ * input arrived in device memory). */
+gboolean
+_plan_kernel_device_has_device (PlanKernelDevice * self)
+{
+  return self != NULL && self->device != NULL;
 }

@@ -139,6 +139,7 @@ typedef struct
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* the offset of the next output row */
+  GstFlowReturn push_flow;      /* the last push's, for launch_pushes */
   gboolean new_range;           /* an input segment chose new rows */
   gboolean output_started;      /* a buffer or a GAP went out in the range */
   gboolean direct_output;       /* downstream gave memory for the last
@@ -684,8 +685,15 @@ launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
 
     offsets[i] = pad->consumed * plan_array_info_get_row_size (&pad->info);
   }
-  return _plan_kernel_device_launch (priv->device, self, heads, offsets,
-      ((PlanKernelPad *) pads->data)->next_row, n_rows, ret);
+  /* A launch() that pushes its own outputs returns the flow of its
+   * pushes through push_flow. */
+  priv->push_flow = GST_FLOW_OK;
+  if (!_plan_kernel_device_launch (priv->device, self, heads, offsets,
+          ((PlanKernelPad *) pads->data)->next_row, n_rows, ret))
+    return FALSE;
+  if (*ret == GST_FLOW_OK)
+    *ret = priv->push_flow;
+  return TRUE;
 }
 
 /* Lines up the next rows of every input and hands them to process(), one
@@ -1337,6 +1345,27 @@ plan_kernel_element_stop (GstAggregator * agg)
   return TRUE;
 }
 
+/* An element computing on a device offers pinned host memory upstream:
+ * a source that reads into it (planfilesrc) makes the uploads of its
+ * chunks true asynchronous copies. */
+static gboolean
+plan_kernel_element_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query)
+{
+  GstAllocator *allocator;
+  GstCaps *caps = NULL;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!_plan_kernel_device_has_device (GET_PRIV (agg)->device)
+      || (caps != NULL && plan_caps_is_device (caps)))
+    return TRUE;
+  allocator = plan_host_allocator_get ();
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_object_unref (allocator);
+  GST_DEBUG_OBJECT (pad, "offering pinned host memory upstream");
+  return TRUE;
+}
+
 static void
 plan_kernel_element_class_init (PlanKernelElementClass * klass)
 {
@@ -1355,6 +1384,8 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
       GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
 
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
+  agg_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_propose_allocation);
   agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
   agg_class->src_query = GST_DEBUG_FUNCPTR (plan_kernel_element_src_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
@@ -1689,7 +1720,9 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   buffer = _plan_kernel_device_output (priv->device, buffer, &err);
   if (buffer == NULL)
     goto device_failed;
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buffer);
+  priv->push_flow = gst_aggregator_finish_buffer (GST_AGGREGATOR (self),
+      buffer);
+  return priv->push_flow;
 
   /* ERRORS */
 device_failed:
@@ -1698,6 +1731,7 @@ device_failed:
         ("Could not copy an output buffer to the device."), ("%s",
             err->message));
     g_clear_error (&err);
+    priv->push_flow = GST_FLOW_ERROR;
     return GST_FLOW_ERROR;
   }
 }
@@ -1880,20 +1914,21 @@ input_rows (PlanKernelElement * self, guint index, GstPad * sinkpad,
 }
 
 /**
- * plan_kernel_element_fill_halo_end: (skip)
+ * plan_kernel_element_read_end_rows: (skip)
  * @self: a #PlanKernelElement
- * @index: the input the halo pads
- * @halo: the input's #PlanHalo
- * @n_rows: the rows of the chunk about to be pushed into @halo
+ * @index: the input
+ * @n_rows: how many of the last rows are wanted
+ * @total: (out): the number of rows input @index delivers (its segment's)
+ * @buffer: (out) (transfer full): the last MIN (@n_rows, @total) rows, in
+ *   host memory
  * @error: return location for an error
  *
- * Gives @halo the last rows of input @index when it needs them before
- * the stream's end (boundary=wrap along the streaming axis needs the
- * stream's last rows to pad its first; after a seek, the last rows of the
- * range sought): reads them out of order from upstream with the
- * #PLAN_QUERY_READ_ROWS query, which planfilesrc and planarraysrc answer.
- * Call it before each plan_halo_push(); it does nothing when @halo needs
- * nothing.
+ * Reads the last rows of input @index out of order from upstream, with
+ * the #PLAN_QUERY_READ_ROWS query (which planfilesrc and planarraysrc
+ * answer): what boundary=wrap along the streaming axis needs before the
+ * first output. After a seek, the last rows of the range sought.
+ * plan_kernel_element_fill_halo_end() is this for a #PlanHalo; a kernel
+ * keeping its halo elsewhere (on a device) calls this.
  *
  * Returns: %TRUE on success; %FALSE with @error set when the stream's
  *   length is unknown before its end, or upstream cannot read rows out of
@@ -1902,24 +1937,20 @@ input_rows (PlanKernelElement * self, guint index, GstPad * sinkpad,
  * Since: 0.1
  */
 gboolean
-plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
-    PlanHalo * halo, gsize n_rows, GError ** error)
+plan_kernel_element_read_end_rows (PlanKernelElement * self, guint index,
+    gsize n_rows, guint64 * total, GstBuffer ** buffer, GError ** error)
 {
   const PlanArrayInfo *info;
-  GstBuffer *buffer = NULL;
   GstQuery *query;
-  GstMapInfo map;
   GstPad *sinkpad;
   guint64 first;
-  gint64 end, total;
-  gsize n_end;
+  gint64 end;
   gboolean ok;
 
   g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
-  g_return_val_if_fail (halo != NULL, FALSE);
+  g_return_val_if_fail (total != NULL && buffer != NULL, FALSE);
 
-  if (!plan_halo_needs_end_rows (halo, n_rows, &n_end))
-    return TRUE;
+  *buffer = NULL;
   info = plan_kernel_element_get_input_info (self, index);
   GST_OBJECT_LOCK (self);
   sinkpad = g_list_nth_data (GST_ELEMENT (self)->sinkpads, index);
@@ -1936,9 +1967,9 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
     gst_object_unref (sinkpad);
     return FALSE;
   }
-  total = end - (gint64) first;
-  n_end = MIN (n_end, (guint64) total);
-  query = plan_query_new_read_rows (end - n_end, n_end);
+  *total = end - (gint64) first;
+  n_rows = MIN (n_rows, *total);
+  query = plan_query_new_read_rows (end - n_rows, n_rows);
   ok = gst_pad_peer_query (sinkpad, query);
   gst_object_unref (sinkpad);
   if (!ok) {
@@ -1947,23 +1978,132 @@ plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
         "boundary=wrap along the streaming axis needs a source that can "
         "read rows out of order, such as planfilesrc; upstream did not give "
         "the last %" G_GSIZE_FORMAT " rows (the %s query was not answered)",
-        n_end, PLAN_QUERY_READ_ROWS);
+        n_rows, PLAN_QUERY_READ_ROWS);
     return FALSE;
   }
-  buffer = plan_query_get_read_rows_buffer (query);
+  *buffer = plan_query_get_read_rows_buffer (query);
   gst_query_unref (query);
-  if (buffer == NULL || gst_buffer_get_size (buffer) !=
-      n_end * plan_array_info_get_row_size (info)
-      || !gst_buffer_map (buffer, &map, GST_MAP_READ)) {
-    gst_clear_buffer (&buffer);
+  if (*buffer == NULL || gst_buffer_get_size (*buffer) !=
+      n_rows * plan_array_info_get_row_size (info)) {
+    gst_clear_buffer (buffer);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
         "Upstream answered the request for the last %" G_GSIZE_FORMAT
-        " rows (for boundary=wrap) with the wrong data", n_end);
+        " rows (for boundary=wrap) with the wrong data", n_rows);
     return FALSE;
   }
-  ok = plan_halo_set_end_rows (halo, total, map.data, n_end, error);
+  return TRUE;
+}
+
+/**
+ * plan_kernel_element_fill_halo_end: (skip)
+ * @self: a #PlanKernelElement
+ * @index: the input the halo pads
+ * @halo: the input's #PlanHalo
+ * @n_rows: the rows of the chunk about to be pushed into @halo
+ * @error: return location for an error
+ *
+ * Gives @halo the last rows of input @index when it needs them before
+ * the stream's end (boundary=wrap along the streaming axis needs the
+ * stream's last rows to pad its first; after a seek, the last rows of the
+ * range sought), read with plan_kernel_element_read_end_rows(). Call it
+ * before each plan_halo_push(); it does nothing when @halo needs nothing.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set when the stream's
+ *   length is unknown before its end, or upstream cannot read rows out of
+ *   order.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_fill_halo_end (PlanKernelElement * self, guint index,
+    PlanHalo * halo, gsize n_rows, GError ** error)
+{
+  GstBuffer *buffer;
+  GstMapInfo map;
+  guint64 total;
+  gsize n_end;
+  gboolean ok;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+  g_return_val_if_fail (halo != NULL, FALSE);
+
+  if (!plan_halo_needs_end_rows (halo, n_rows, &n_end))
+    return TRUE;
+  if (!plan_kernel_element_read_end_rows (self, index, n_end, &total,
+          &buffer, error))
+    return FALSE;
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    gst_buffer_unref (buffer);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "could not map the last rows upstream gave (for boundary=wrap)");
+    return FALSE;
+  }
+  ok = plan_halo_set_end_rows (halo, total, map.data, map.size /
+      plan_array_info_get_row_size (plan_kernel_element_get_input_info
+          (self, index)), error);
   gst_buffer_unmap (buffer, &map);
   gst_buffer_unref (buffer);
   return ok;
 }
 
+/**
+ * plan_kernel_element_alloc_device_output:
+ * @self: a #PlanKernelElement whose class sets launch_pushes
+ * @n_rows: the number of output rows
+ * @buffer: (out) (transfer full): the buffer
+ * @device_ptr: (out): its device pointer, for a kernel to write
+ * @error: return location for an error
+ *
+ * A device buffer for @n_rows output rows, from the element's pool of
+ * device buffers: the element's stream (plan_kernel_element_get_stream())
+ * has been made to wait for the buffer's last use. Record its ready event
+ * after the kernel that fills it, then push it with
+ * plan_kernel_element_push_output(). Call from the streaming thread,
+ * in launch() or finish() when the element runs on the device.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (out of device memory, or
+ *   the output not in device memory)
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_alloc_device_output (PlanKernelElement * self,
+    gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr,
+    GError ** error)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+  g_return_val_if_fail (buffer != NULL && device_ptr != NULL, FALSE);
+
+  priv = GET_PRIV (self);
+  *buffer = _plan_kernel_device_alloc_output (priv->device, n_rows *
+      plan_array_info_get_row_size (&priv->output), error);
+  if (*buffer == NULL)
+    return FALSE;
+  *device_ptr = plan_device_memory_get_pointer (gst_buffer_peek_memory
+      (*buffer, 0));
+  return TRUE;
+}
+
+/**
+ * plan_kernel_element_get_stream:
+ * @self: a #PlanKernelElement
+ *
+ * The stream the element's launch() calls queue their work on, for a
+ * class that pushes its own outputs (launch_pushes) to queue the last of
+ * them from finish().
+ *
+ * Returns: (transfer none) (nullable): the stream, or %NULL when chunks
+ *   are not computed on the device through launch() (the CPU target, an
+ *   output in system memory, or a launch() that said its device cannot).
+ *
+ * Since: 0.1
+ */
+PlanStream *
+plan_kernel_element_get_stream (PlanKernelElement * self)
+{
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  return _plan_kernel_device_get_stream (GET_PRIV (self)->device);
+}

@@ -131,6 +131,14 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   output from *@out_first and sends that range downstream as the
  *   segment. Without it the output rows are the input rows (a map).
  *   (Since: 0.1)
+ * @launch_pushes: Optional, %FALSE by default. When %TRUE, @launch gets
+ *   @output %NULL and makes its outputs itself, any number of rows, as
+ *   @process does (a stencil holding back its halo): it takes device
+ *   buffers from plan_kernel_element_alloc_device_output(), queues its
+ *   kernel, records each buffer's ready event on @stream
+ *   (plan_buffer_record_ready()) and pushes it with
+ *   plan_kernel_element_push_output(). @finish then finds the stream with
+ *   plan_kernel_element_get_stream(). (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -159,8 +167,10 @@ struct _PlanKernelElementClass
   void (*output_range) (PlanKernelElement * self, guint64 first, gint64 end,
       guint64 * out_first, gint64 * out_end);
 
+  gboolean launch_pushes;
+
   /*< private >*/
-  gpointer _plan_reserved[9];
+  gpointer _plan_reserved[8];
 };
 
 /**
@@ -210,6 +220,19 @@ PlanTarget plan_kernel_element_get_target (PlanKernelElement * self);
 
 PLAN_API
 guint plan_kernel_element_get_n_inputs (PlanKernelElement * self);
+
+PLAN_API
+gboolean plan_kernel_element_alloc_device_output (PlanKernelElement * self,
+    gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr,
+    GError ** error);
+
+PLAN_API
+PlanStream *plan_kernel_element_get_stream (PlanKernelElement * self);
+
+PLAN_API
+gboolean plan_kernel_element_read_end_rows (PlanKernelElement * self,
+    guint index, gsize n_rows, guint64 * total, GstBuffer ** buffer,
+    GError ** error);
 
 /* The halo is an unstable building block (planhalo.h). */
 struct _PlanHalo;

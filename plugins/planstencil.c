@@ -37,6 +37,12 @@
  * upstream for them with the #PLAN_QUERY_READ_ROWS query, which planfilesrc
  * answers.
  *
+ * On a device (`target=cuda`, or `target=auto` with the input in device
+ * memory, and the output going to device memory), each chunk is computed
+ * by a kernel on the element's stream, generated from the expression
+ * (#PlanStencilKernel), and the halo rows stay in device memory between
+ * chunks: nothing goes through the host and the host does not wait.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 planfilesrc location=signal.npy ! \
@@ -61,9 +67,6 @@ GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
 #define DEFAULT_BOUNDARY PLAN_BOUNDARY_CONSTANT
 #define DEFAULT_CVAL 0.0
 
-/* Outputs per task of the worker threads, when the work is split by line. */
-#define LINE_GRAIN_ELEMENTS 16384
-
 enum
 {
   PROP_0,
@@ -87,27 +90,10 @@ struct _PlanStencil
 
   /* streaming thread only */
   PlanWindow *active_window;
-  PlanHalo *halo;
-  PlanExpr *compiled;
-  guint n_names;
-  gint (*deltas)[PLAN_ARRAY_MAX_DIMS];  /* [n_names]: offset per axis */
-  gssize *offsets;              /* [n_names]: offset in the block */
-  gsize in_esize;
-  gsize out_esize;
-  gboolean unpadded;            /* rows not padded: edges computed apart */
-  guint rows_lost;              /* input rows without an output row */
-  guint8 *edge_out;             /* the outputs of the edge blocks */
-  gsize edge_out_size;
+  PlanStencilKernel *kernel;    /* the stencil, on the host or the device */
+  gboolean on_device;           /* this stream's rows went to launch() */
+  GstFlowReturn push_flow;      /* of the last device output pushed */
 };
-
-/* What the worker threads share to evaluate one block line by line. */
-typedef struct
-{
-  PlanStencil *self;
-  const PlanHaloBlock *block;
-  guint8 *out;
-  gsize line_len;
-} LineJob;
 
 G_DEFINE_TYPE (PlanStencil, plan_stencil, PLAN_TYPE_KERNEL_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planstencil, "planstencil",
@@ -216,14 +202,9 @@ plan_stencil_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 plan_stencil_clear_compiled (PlanStencil * self)
 {
-  g_clear_pointer (&self->halo, plan_halo_free);
-  g_clear_pointer (&self->compiled, plan_expr_unref);
+  g_clear_pointer (&self->kernel, plan_stencil_kernel_free);
   g_clear_pointer (&self->active_window, plan_window_unref);
-  g_clear_pointer (&self->deltas, g_free);
-  g_clear_pointer (&self->offsets, g_free);
-  g_clear_pointer (&self->edge_out, g_free);
-  self->edge_out_size = 0;
-  self->n_names = 0;
+  self->on_device = FALSE;
 }
 
 /* Prefixes @error's message with the element and the window picture. */
@@ -235,31 +216,6 @@ prefix_window_error (PlanStencil * self, PlanWindow * window, GError ** error)
   g_prefix_error (error, "planstencil %s, window \"%s\": ",
       GST_OBJECT_NAME (self), picture);
   g_free (picture);
-}
-
-/* Maps the window onto the input's axes: a one-row window onto the last
- * axis, a taller one onto the last two. */
-static gboolean
-plan_stencil_map_window (PlanStencil * self, PlanWindow * window,
-    const PlanArrayInfo * input, guint * halo, GError ** error)
-{
-  guint ndim = input->ndim, i;
-
-  if (!plan_halo_size_for_window (window, input, halo, error))
-    return FALSE;
-
-  self->n_names = plan_window_get_n_names (window);
-  self->deltas = g_malloc0_n (self->n_names, sizeof (*self->deltas));
-  self->offsets = g_new0 (gssize, self->n_names);
-  for (i = 0; i < self->n_names; i++) {
-    gint dy, dx;
-
-    plan_window_get_offset (window, i, &dy, &dx);
-    self->deltas[i][ndim - 1] = dx;
-    if (ndim >= 2)
-      self->deltas[i][ndim - 2] = dy;
-  }
-  return TRUE;
 }
 
 /* Copies the properties, reporting the first one missing or refused. */
@@ -295,49 +251,28 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
-  PlanDType *dtypes;
   PlanBoundary boundary;
   PlanWindow *window;
   gchar *expr;
   gdouble cval;
-  guint halo[PLAN_ARRAY_MAX_DIMS], i;
 
   plan_stencil_clear_compiled (self);
   if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval, error))
     return FALSE;
   self->active_window = window;
 
-  if (!plan_stencil_map_window (self, window, &inputs[0], halo, error))
-    goto failed;
-  self->halo = plan_halo_new (&inputs[0], halo, boundary, cval, error);
-  if (self->halo == NULL)
-    goto failed;
-  /* Rows are read where they are and only the ends of each row padded
-   * apart, where PlanHalo can (up to two axes); otherwise every row is
-   * copied and padded. */
-  self->unpadded = plan_halo_set_pad_inner (self->halo, FALSE);
-
-  dtypes = g_newa (PlanDType, self->n_names);
-  for (i = 0; i < self->n_names; i++)
-    dtypes[i] = inputs[0].dtype;
-  self->compiled = plan_expr_compile (expr, self->n_names,
-      (const gchar **) plan_window_get_names (window), dtypes, error);
-  if (self->compiled == NULL)
-    goto failed;
-
-  plan_halo_get_output_info (self->halo, output);
-  output->dtype = plan_expr_get_dtype (self->compiled);
-  self->rows_lost = boundary == PLAN_BOUNDARY_VALID ? 2 * halo[0] : 0;
-  self->in_esize = plan_dtype_get_size (inputs[0].dtype);
-  self->out_esize = plan_dtype_get_size (output->dtype);
+  self->kernel = plan_stencil_kernel_new (window, expr, &inputs[0], boundary,
+      cval, error);
   g_free (expr);
+  if (self->kernel == NULL)
+    goto failed;
+  plan_stencil_kernel_get_output_info (self->kernel, output);
   return TRUE;
 
   /* ERRORS */
 failed:
   {
     prefix_window_error (self, window, error);
-    g_free (expr);
     plan_stencil_clear_compiled (self);
     return FALSE;
   }
@@ -353,139 +288,7 @@ plan_stencil_output_range (PlanKernelElement * kernel, guint64 first,
 
   *out_first = first;
   *out_end = end < 0 ? -1 : MAX ((gint64) first, end -
-      (gint64) self->rows_lost);
-}
-
-/* Evaluates the lines [begin, end) of a block that is not contiguous: one
- * line along the last axis at a time. */
-static void
-eval_lines (gsize begin, gsize end, gpointer data)
-{
-  LineJob *job = data;
-  PlanStencil *self = job->self;
-  const PlanHaloBlock *block = job->block;
-  gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
-  gsize line, i;
-
-  for (line = begin; line < end; line++) {
-    const guint8 *at = block->origin;
-    gsize rest = line;
-    gint k;
-
-    for (k = block->ndim - 2; k >= 0; k--) {
-      at += (rest % block->shape[k]) * block->strides[k] * self->in_esize;
-      rest /= block->shape[k];
-    }
-    for (i = 0; i < self->n_names; i++)
-      inputs[i] = at + self->offsets[i] * self->in_esize;
-    plan_expr_eval (self->compiled, inputs,
-        job->out + line * job->line_len * self->out_esize, job->line_len);
-  }
-}
-
-/* Computes the outputs near the ends of the rows of @block, unpadded,
- * over the garbage the contiguous run left there. */
-static void
-eval_edges (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
-{
-  PlanHaloBlock edges[2];
-  gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
-  gsize oes = self->out_esize, w = block->shape[1], stride, h, gap, span, r;
-  guint i;
-
-  if (plan_halo_get_edges (self->halo, block, edges) != 2)
-    return;
-  stride = edges[0].strides[0];
-  h = edges[0].shape[1];
-  gap = ((const guint8 *) edges[1].origin -
-      (const guint8 *) edges[0].origin) / self->in_esize;
-  /* Both edges as one run, from the first output of edges[0] to the last
-   * of edges[1]. */
-  span = (block->n_rows - 1) * stride + gap + h;
-  if (span * oes > self->edge_out_size) {
-    g_free (self->edge_out);
-    self->edge_out_size = span * oes;
-    self->edge_out = g_malloc (self->edge_out_size);
-  }
-  for (i = 0; i < self->n_names; i++)
-    inputs[i] = (const guint8 *) edges[0].origin +
-        plan_halo_block_get_offset (&edges[0], self->deltas[i]) *
-        (gssize) self->in_esize;
-  plan_expr_eval (self->compiled, inputs, self->edge_out, span);
-  for (r = 0; r < block->n_rows; r++) {
-    memcpy (out + r * w * oes, self->edge_out + r * stride * oes, h * oes);
-    memcpy (out + (r * w + w - h) * oes,
-        self->edge_out + (r * stride + gap) * oes, h * oes);
-  }
-}
-
-/* Computes a block of unpadded rows: one contiguous run from the first
- * output whose cells are all in its row to the last such, then the
- * outputs near the ends of the rows. */
-static void
-eval_block_unpadded (PlanStencil * self, const PlanHaloBlock * block,
-    guint8 * out)
-{
-  guint n_threads = plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT
-      (self));
-  gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
-  gsize n = 1, skip = 0, i;
-  guint k;
-
-  for (k = 0; k < block->ndim; k++)
-    n *= block->shape[k];
-  /* The halo along the rows of a 2-D block (a 1-D block has none). */
-  if (block->ndim == 2) {
-    for (i = 0; i < self->n_names; i++)
-      skip = MAX (skip, (gsize) ABS (self->deltas[i][1]));
-  }
-  for (i = 0; i < self->n_names; i++)
-    inputs[i] = (const guint8 *) block->origin +
-        (self->offsets[i] + (gssize) skip) * (gssize) self->in_esize;
-  /* plan_expr_eval_parallel() keeps small or cheap blocks on this thread. */
-  plan_expr_eval_parallel (self->compiled, inputs, out + skip *
-      self->out_esize, n - 2 * skip, n_threads);
-  if (block->ndim == 2)
-    eval_edges (self, block, out);
-}
-
-static void
-eval_block (PlanStencil * self, const PlanHaloBlock * block, guint8 * out)
-{
-  guint n_threads = plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT
-      (self));
-  gsize n_lines = 1, i;
-  guint k;
-  LineJob job;
-
-  for (i = 0; i < self->n_names; i++)
-    self->offsets[i] = plan_halo_block_get_offset (block, self->deltas[i]);
-
-  if (self->unpadded) {
-    eval_block_unpadded (self, block, out);
-    return;
-  }
-  if (block->contiguous) {
-    gconstpointer *inputs = g_newa (gconstpointer, self->n_names);
-    gsize n = 1;
-
-    for (k = 0; k < block->ndim; k++)
-      n *= block->shape[k];
-    for (i = 0; i < self->n_names; i++)
-      inputs[i] = (const guint8 *) block->origin +
-          self->offsets[i] * self->in_esize;
-    plan_expr_eval_parallel (self->compiled, inputs, out, n, n_threads);
-    return;
-  }
-
-  for (k = 0; k + 1 < block->ndim; k++)
-    n_lines *= block->shape[k];
-  job.self = self;
-  job.block = block;
-  job.out = out;
-  job.line_len = block->shape[block->ndim - 1];
-  plan_parallel_for (n_threads, n_lines,
-      MAX (1, LINE_GRAIN_ELEMENTS / job.line_len), eval_lines, &job);
+      (gint64) plan_stencil_kernel_get_rows_lost (self->kernel));
 }
 
 /* Computes the outputs of @blocks (consecutive rows) into one buffer and
@@ -495,9 +298,6 @@ plan_stencil_push_blocks (PlanStencil * self, const PlanHaloBlock * blocks,
     guint n_blocks)
 {
   PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
-  gsize row_size =
-      plan_array_info_get_row_size (plan_kernel_element_get_output_info
-      (kernel));
   gsize n_rows = 0;
   GstBuffer *out;
   GstMapInfo map;
@@ -514,8 +314,9 @@ plan_stencil_push_blocks (PlanStencil * self, const PlanHaloBlock * blocks,
     return ret;
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
-  for (i = 0, n_rows = 0; i < n_blocks; n_rows += blocks[i].n_rows, i++)
-    eval_block (self, &blocks[i], map.data + n_rows * row_size);
+  plan_stencil_kernel_set_n_threads (self->kernel,
+      plan_kernel_element_get_n_threads (kernel));
+  plan_stencil_kernel_eval (self->kernel, blocks, n_blocks, map.data);
   gst_buffer_unmap (out, &map);
 
   GST_LOG_OBJECT (self, "output rows %" G_GUINT64_FORMAT " + %"
@@ -537,31 +338,142 @@ plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanHalo *halo = plan_stencil_kernel_get_halo (self->kernel);
   GError *err = NULL;
   guint n_blocks;
 
-  plan_halo_set_n_threads (self->halo,
-      plan_kernel_element_get_n_threads (kernel));
-  if (!plan_kernel_element_fill_halo_end (kernel, 0, self->halo,
-          chunk->n_rows, &err)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
+  if (self->on_device)
+    goto mixed;
+  plan_halo_set_n_threads (halo, plan_kernel_element_get_n_threads (kernel));
+  if (!plan_kernel_element_fill_halo_end (kernel, 0, halo, chunk->n_rows,
+          &err))
+    goto failed;
   /* The blocks may read the chunk in place: they are computed before this
    * returns and the base class releases the chunk. */
-  if (!plan_halo_push (self->halo, chunk->data[0], chunk->n_rows, blocks,
+  if (!plan_halo_push (halo, chunk->data[0], chunk->n_rows, blocks,
           &n_blocks, &err))
-    goto push_failed;
+    goto failed;
   return plan_stencil_push_blocks (self, blocks, n_blocks);
 
   /* ERRORS */
-push_failed:
+failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
+mixed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("planstencil %s computed the "
+            "first rows of the stream on the device and cannot go on on the "
+            "host.", GST_OBJECT_NAME (self)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Gives the device the stream's last rows when boundary=wrap needs them
+ * for its first output: read out of order from upstream, uploaded once. */
+static gboolean
+plan_stencil_device_end_rows (PlanStencil * self, PlanStream * stream,
+    gsize n_rows, GError ** error)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  GstBuffer *buffer;
+  GstMapInfo map;
+  guint64 total;
+  gsize n_end;
+  gboolean ok;
+
+  if (!plan_stencil_kernel_needs_end_rows (self->kernel, n_rows, &n_end))
+    return TRUE;
+  if (!plan_kernel_element_read_end_rows (kernel, 0, n_end, &total, &buffer,
+          error))
+    return FALSE;
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    gst_buffer_unref (buffer);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "could not map the last rows upstream gave (for boundary=wrap)");
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "uploading the last %" G_GSIZE_FORMAT " of %"
+      G_GUINT64_FORMAT " rows for boundary=wrap", map.size /
+      plan_array_info_get_row_size (plan_kernel_element_get_input_info
+          (kernel, 0)), total);
+  ok = plan_stencil_kernel_set_end_rows (self->kernel, stream, total,
+      map.data, map.size / plan_array_info_get_row_size
+      (plan_kernel_element_get_input_info (kernel, 0)), error);
+  gst_buffer_unmap (buffer, &map);
+  gst_buffer_unref (buffer);
+  return ok;
+}
+
+/* Queues the output rows the device kernel computes, into a buffer of
+ * the element's device pool, and pushes it. */
+static gboolean
+plan_stencil_push_device (PlanStencil * self, PlanStream * stream,
+    gsize n_out, gboolean last, gconstpointer rows, gsize n_rows,
+    GError ** error)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  GstBuffer *out = NULL;
+  gpointer dptr = NULL;
+  gboolean ok;
+
+  if (n_out > 0 && !plan_kernel_element_alloc_device_output (kernel, n_out,
+          &out, &dptr, error))
+    return FALSE;
+  if (last)
+    ok = plan_stencil_kernel_launch_finish (self->kernel, stream, dptr, error);
+  else
+    ok = plan_stencil_kernel_launch (self->kernel, stream, rows, n_rows, dptr,
+        error);
+  if (ok && out)
+    ok = plan_buffer_record_ready (out, stream, error);
+  if (!ok) {
+    gst_clear_buffer (&out);
+    return FALSE;
+  }
+  self->push_flow = GST_FLOW_OK;
+  if (out) {
+    GST_LOG_OBJECT (self, "device output of %" G_GSIZE_FORMAT " rows",
+        n_out);
+    /* From launch(), the base class returns the push's flow itself. */
+    self->push_flow = plan_kernel_element_push_output (kernel, out);
+  }
+  return TRUE;
+}
+
+/* On a device: the stencil's kernel on the element's stream, its halo
+ * rows kept in device memory; the host does not wait. */
+static gboolean
+plan_stencil_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
+    gpointer output, PlanStream * stream, GError ** error)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+
+  /* Until the device holds rows of the stream, an error saying the
+   * device cannot (no NVRTC, no out-of-order source for wrap) falls back
+   * to the host, which reports what it cannot do itself. */
+  if (!plan_stencil_kernel_prepare (self->kernel, plan_stream_get_device
+          (stream), error))
+    goto failed;
+  plan_stencil_kernel_set_n_threads (self->kernel,
+      plan_kernel_element_get_n_threads (kernel));
+  if (!plan_stencil_device_end_rows (self, stream, chunk->n_rows, error))
+    goto failed;
+  if (!self->on_device)
+    GST_INFO_OBJECT (self, "computing on %s", plan_device_get_name
+        (plan_stream_get_device (stream)));
+  self->on_device = TRUE;
+  return plan_stencil_push_device (self, stream,
+      plan_stencil_kernel_push_rows (self->kernel, chunk->n_rows), FALSE,
+      chunk->data[0], chunk->n_rows, error);
+
+failed:
+  if (self->on_device && g_error_matches (*error, PLAN_ERROR,
+          PLAN_ERROR_UNSUPPORTED))
+    (*error)->code = PLAN_ERROR_DEVICE;
+  return FALSE;
 }
 
 static GstFlowReturn
@@ -569,12 +481,28 @@ plan_stencil_finish (PlanKernelElement * kernel, guint64 n_rows)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanStream *stream;
   GError *err = NULL;
   guint n_blocks;
+  gsize n_out;
 
-  if (self->halo == NULL)
+  if (self->kernel == NULL)
     return GST_FLOW_OK;
-  if (!plan_halo_finish (self->halo, blocks, &n_blocks, &err))
+  if (self->on_device) {
+    stream = plan_kernel_element_get_stream (kernel);
+    if (!plan_stencil_kernel_finish_rows (self->kernel, &n_out, &err))
+      goto finish_failed;
+    if (stream == NULL) {
+      g_set_error (&err, PLAN_ERROR, PLAN_ERROR_DEVICE,
+          "the element has no device stream for its last rows");
+      goto device_failed;
+    }
+    if (!plan_stencil_push_device (self, stream, n_out, TRUE, NULL, 0, &err))
+      goto device_failed;
+    return self->push_flow;
+  }
+  if (!plan_halo_finish (plan_stencil_kernel_get_halo (self->kernel), blocks,
+          &n_blocks, &err))
     goto finish_failed;
   return plan_stencil_push_blocks (self, blocks, n_blocks);
 
@@ -586,6 +514,13 @@ finish_failed:
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
+device_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not run the stencil on the device."), ("%s", err->message));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
 }
 
 static void
@@ -593,8 +528,9 @@ plan_stencil_reset (PlanKernelElement * kernel)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
 
-  if (self->halo)
-    plan_halo_reset (self->halo);
+  if (self->kernel)
+    plan_stencil_kernel_reset (self->kernel);
+  self->on_device = FALSE;
 }
 
 static void
@@ -627,6 +563,8 @@ plan_stencil_class_init (PlanStencilClass * klass)
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_stencil_reset);
   kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_stencil_output_range);
+  kernel_class->launch = GST_DEBUG_FUNCPTR (plan_stencil_launch);
+  kernel_class->launch_pushes = TRUE;
   /* Slices small enough that the output is still in cache when
    * planfilesink copies it, large enough for one core's work rule to keep
    * a Laplacian on one thread while the writer has the other core

@@ -445,20 +445,26 @@ GST_START_TEST (test_stencil_rejects_missing_expression)
 
 GST_END_TEST;
 
-GST_START_TEST (test_stencil_rejects_cuda_target)
+/* target=cuda on the sim device: the stencil runs there, pushes device
+ * memory (the harness takes any caps), and holds the halo in device
+ * memory across chunks. (Four outputs at most: the harness holds them
+ * until the end, and a fifth would wait for the device pool.) */
+GST_START_TEST (test_stencil_cuda_target_on_sim)
 {
   StencilHarness s;
-  gfloat in[4] = { 0 };
-  gchar *text;
+  gfloat in[5] = { 1, 2, 3, 4, 5 }, want[5] = { 3, 4, 6, 8, 9 };
+  GByteArray *out;
 
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
   stencil_harness_init (&s, "x y z", "x + z", "nearest",
-      "array/x-raw, dtype=float32, shape=<4>");
+      "array/x-raw, dtype=float32, shape=<5>");
   gst_util_set_object_arg (G_OBJECT (s.h->element), "target", "cuda");
-  gst_harness_push (s.h, rows_buffer (in, 4, 0, 4));
-  text = expect_error (&s);
-  fail_unless (strstr (text, "target=cuda") != NULL, "%s", text);
-  g_free (text);
+  out = push_and_pull (&s, in, 4, 5, 2, 5);
+  fail_unless_equals_int (out->len, sizeof (want));
+  fail_unless (memcmp (out->data, want, sizeof (want)) == 0);
+  g_byte_array_unref (out);
   stencil_harness_teardown (&s);
+  g_unsetenv ("GST_PLAN_DEVICE");
 }
 
 GST_END_TEST;
@@ -488,7 +494,8 @@ seek_rows (GstHarness * h, guint64 first, guint64 end)
  * of their own: the halo of the rows before the seek is dropped, the
  * boundary mode pads the range's edges, the output is numbered from row 6
  * and its segment says so. */
-GST_START_TEST (test_stencil_seek_drops_halo)
+static void
+check_seek_drops_halo (const gchar * target)
 {
   StencilHarness s;
   gfloat *in = ramp (10, 1.0f);
@@ -501,6 +508,7 @@ GST_START_TEST (test_stencil_seek_drops_halo)
 
   stencil_harness_init (&s, "x _ z", "x + z", "constant",
       "array/x-raw, dtype=float32, shape=<10>");
+  gst_util_set_object_arg (G_OBJECT (s.h->element), "target", target);
   fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 5)),
       GST_FLOW_OK);
   buf = gst_harness_pull (s.h);
@@ -549,6 +557,22 @@ GST_START_TEST (test_stencil_seek_drops_halo)
   g_free (in);
 }
 
+GST_START_TEST (test_stencil_seek_drops_halo)
+{
+  check_seek_drops_halo ("cpu");
+}
+
+GST_END_TEST;
+
+/* The same on the sim device: the halo rows kept in device memory are
+ * dropped at the seek too. */
+GST_START_TEST (test_stencil_seek_drops_device_halo)
+{
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  check_seek_drops_halo ("cuda");
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
 GST_END_TEST;
 
 static Suite *
@@ -571,8 +595,9 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_valid_rejects_short_stream);
   tcase_add_test (tc, test_stencil_valid_rejects_narrow_axis);
   tcase_add_test (tc, test_stencil_rejects_missing_expression);
-  tcase_add_test (tc, test_stencil_rejects_cuda_target);
+  tcase_add_test (tc, test_stencil_cuda_target_on_sim);
   tcase_add_test (tc, test_stencil_seek_drops_halo);
+  tcase_add_test (tc, test_stencil_seek_drops_device_halo);
   return s;
 }
 

@@ -1,0 +1,1249 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:planstencilkernel
+ * @title: PlanStencilKernel
+ * @short_description: a windowed expression over a stream of rows, on the
+ *   host or on a device
+ *
+ * What planstencil computes, for any element that needs it: an expression
+ * of the cells of a #PlanWindow around each element of an array that
+ * arrives in chunks of rows, with a #PlanBoundary rule for the cells
+ * outside. A one-row window runs along the last axis, a taller one over
+ * the last two.
+ *
+ * On the host, the rows go through the kernel's #PlanHalo
+ * (plan_stencil_kernel_get_halo()) and plan_stencil_kernel_eval()
+ * computes the blocks it hands out, on shifted views with no test at the
+ * edges, split across worker threads.
+ *
+ * On a device, plan_stencil_kernel_launch() takes each chunk in device
+ * memory and queues, on a stream, the kernel for the output rows the
+ * chunk completes, then the device-to-device copies that keep the rows
+ * the next chunk's windows still need (twice the halo along the streaming
+ * axis, and for `wrap` the stream's first rows): nothing goes through
+ * the host and nothing waits. plan_stencil_kernel_push_rows() says
+ * beforehand how many output rows a chunk gives, so that the caller can
+ * get a buffer for them; plan_stencil_kernel_finish_rows() and
+ * plan_stencil_kernel_launch_finish() compute the last rows at the end of
+ * the stream. `wrap` along the streaming axis needs the stream's last rows
+ * before the first output: plan_stencil_kernel_needs_end_rows() says when,
+ * and plan_stencil_kernel_set_end_rows() uploads them once. On a CUDA
+ * device the kernel is CUDA C generated from the expression
+ * (plan_stencil_kernel_to_cuda(), compiled by NVRTC once per stencil and
+ * device); on the cpu and sim devices the same index arithmetic
+ * (kernels/cuda/stencil_index.h) runs as a host kernel around the CPU
+ * evaluator, so the sim device gives the CPU target's bits.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planstencilkernel.h"
+#include "planerror.h"
+#include "plannvrtc.h"
+#include "planparallel.h"
+#include "stencil-cuda-sources.h"
+
+#include <string.h>
+
+#define PLAN_STENCIL_FN static inline
+#include "kernels/cuda/stencil_index.h"
+
+GST_DEBUG_CATEGORY_STATIC (plan_stencil_kernel_debug);
+#define GST_CAT_DEFAULT plan_stencil_kernel_debug
+
+/* Outputs per task of the worker threads, when the work is split by line. */
+#define LINE_GRAIN_ELEMENTS 16384
+
+/* Where each cell of an output comes from, for the device path. */
+typedef struct
+{
+  guint ndim;
+  guint n_names;
+  gint boundary;
+  gint64 ishape[PLAN_ARRAY_MAX_DIMS];   /* [0] unused */
+  gint64 oshape[PLAN_ARRAY_MAX_DIMS];   /* [0] unused */
+  gint64 istride[PLAN_ARRAY_MAX_DIMS];  /* elements, within a row */
+  gint64 shift[PLAN_ARRAY_MAX_DIMS];    /* centre minus output index */
+  guint halo[PLAN_ARRAY_MAX_DIMS];
+  gsize in_esize;
+  gsize out_esize;
+  gsize in_row_bytes;
+  gsize out_row_elems;
+  gsize line_len;               /* outputs per line of the host kernel */
+} Geometry;
+
+struct _PlanStencilKernel
+{
+  PlanWindow *window;
+  PlanExpr *expr;
+  PlanArrayInfo input;
+  PlanArrayInfo output;
+  PlanBoundary boundary;
+  guint8 cval[16];
+  guint n_threads;
+  guint n_names;
+  gint (*deltas)[PLAN_ARRAY_MAX_DIMS];  /* [n_names]: offset per axis */
+  Geometry geom;
+  guint rows_lost;
+
+  /* host path */
+  PlanHalo *halo;
+  gssize *offsets;              /* [n_names]: offset in the block */
+  gboolean unpadded;            /* rows not padded: edges computed apart */
+  guint8 *edge_out;             /* the outputs of the edge blocks */
+  gsize edge_out_size;
+
+  /* device path: the rows kept on the device */
+  PlanDevice *device;
+  PlanKernel *cuda;             /* the generated kernel, on CUDA devices */
+  gpointer carry[2];            /* the last rows, alternately */
+  guint cur;
+  gsize n_carry;                /* rows in carry[cur] */
+  gpointer first;               /* wrap: the stream's first rows */
+  gsize n_first;
+  gpointer end;                 /* wrap: the stream's last rows */
+  guint8 *end_host;             /* their host copy, until uploaded */
+  gsize n_end;
+  guint64 total;
+  gboolean have_end;
+  guint64 received;
+  gint64 next_c;                /* the next output's centre row */
+};
+
+/* What the worker threads share to evaluate one block line by line. */
+typedef struct
+{
+  PlanStencilKernel *self;
+  const PlanHaloBlock *block;
+  guint8 *out;
+  gsize line_len;
+} LineJob;
+
+static void
+init_debug (void)
+{
+  if (G_UNLIKELY (plan_stencil_kernel_debug == NULL))
+    GST_DEBUG_CATEGORY_INIT (plan_stencil_kernel_debug, "planstencilkernel",
+        0, "Stencils on the host and on devices");
+}
+
+/* The window's offsets along the input's axes, and the geometry of the
+ * device path. */
+static void
+map_window (PlanStencilKernel * self, const guint * halo)
+{
+  Geometry *g = &self->geom;
+  guint ndim = self->input.ndim, i, k;
+  gint64 stride = 1;
+
+  self->n_names = plan_window_get_n_names (self->window);
+  self->deltas = g_malloc0_n (MAX (self->n_names, 1), sizeof (*self->deltas));
+  self->offsets = g_new0 (gssize, MAX (self->n_names, 1));
+  for (i = 0; i < self->n_names; i++) {
+    gint dy, dx;
+
+    plan_window_get_offset (self->window, i, &dy, &dx);
+    self->deltas[i][ndim - 1] = dx;
+    if (ndim >= 2)
+      self->deltas[i][ndim - 2] = dy;
+  }
+
+  memset (g, 0, sizeof (*g));
+  g->ndim = ndim;
+  g->n_names = self->n_names;
+  g->boundary = self->boundary;
+  g->in_esize = plan_dtype_get_size (self->input.dtype);
+  g->out_row_elems = 1;
+  for (k = ndim - 1; k >= 1; k--) {
+    gboolean valid = self->boundary == PLAN_BOUNDARY_VALID;
+
+    g->ishape[k] = self->input.shape[k];
+    g->oshape[k] = self->input.shape[k] - (valid ? 2 * halo[k] : 0);
+    g->shift[k] = valid ? halo[k] : 0;
+    g->istride[k] = stride;
+    stride *= g->ishape[k];
+    g->out_row_elems *= g->oshape[k];
+  }
+  for (k = 0; k < ndim; k++)
+    g->halo[k] = halo[k];
+  g->in_row_bytes = stride * g->in_esize;
+  g->line_len = ndim >= 2 ? (gsize) g->oshape[ndim - 1] : 1;
+}
+
+/**
+ * plan_stencil_kernel_new:
+ * @window: the window
+ * @expr: the expression, in the names of @window's cells
+ * @input: the input array's dtype and shape (`shape[0]` may be -1)
+ * @boundary: what cells outside the array hold
+ * @cval: their value with %PLAN_BOUNDARY_CONSTANT
+ * @error: return location for an error
+ *
+ * Lays @window onto @input's axes (a one-row window onto the last axis, a
+ * taller one onto the last two) and compiles @expr for it.
+ *
+ * Returns: (transfer full) (nullable): the stencil, or %NULL with @error
+ *   set: too few axes for the window, an axis shorter than the window
+ *   with %PLAN_BOUNDARY_VALID, or an expression that does not compile.
+ *
+ * Since: 0.1
+ */
+PlanStencilKernel *
+plan_stencil_kernel_new (const PlanWindow * window, const gchar * expr,
+    const PlanArrayInfo * input, PlanBoundary boundary, gdouble cval,
+    GError ** error)
+{
+  PlanStencilKernel *self;
+  guint halo[PLAN_ARRAY_MAX_DIMS], i;
+  PlanDType *dtypes;
+
+  g_return_val_if_fail (window != NULL, NULL);
+  g_return_val_if_fail (expr != NULL, NULL);
+  g_return_val_if_fail (input != NULL, NULL);
+
+  init_debug ();
+  if (!plan_halo_size_for_window (window, input, halo, error))
+    return NULL;
+
+  self = g_new0 (PlanStencilKernel, 1);
+  self->window = plan_window_ref ((PlanWindow *) window);
+  self->input = *input;
+  self->boundary = boundary;
+  self->n_threads = 1;
+  plan_boundary_fill_from_double (input->dtype, cval, self->cval);
+  map_window (self, halo);
+
+  self->halo = plan_halo_new (input, halo, boundary, cval, error);
+  if (self->halo == NULL)
+    goto failed;
+  /* Rows are read where they are and only the ends of each row padded
+   * apart, where PlanHalo can (up to two axes); otherwise every row is
+   * copied and padded. */
+  self->unpadded = plan_halo_set_pad_inner (self->halo, FALSE);
+
+  dtypes = g_newa (PlanDType, MAX (self->n_names, 1));
+  for (i = 0; i < self->n_names; i++)
+    dtypes[i] = input->dtype;
+  self->expr = plan_expr_compile (expr, self->n_names,
+      (const gchar **) plan_window_get_names (window), dtypes, error);
+  if (self->expr == NULL)
+    goto failed;
+
+  plan_halo_get_output_info (self->halo, &self->output);
+  self->output.dtype = plan_expr_get_dtype (self->expr);
+  self->geom.out_esize = plan_dtype_get_size (self->output.dtype);
+  self->rows_lost = boundary == PLAN_BOUNDARY_VALID ? 2 * halo[0] : 0;
+  plan_stencil_kernel_reset (self);
+  return self;
+
+failed:
+  plan_stencil_kernel_free (self);
+  return NULL;
+}
+
+static void
+free_device_rows (PlanStencilKernel * self)
+{
+  guint i;
+
+  /* Freeing device memory lets the work queued on it finish first, so the
+   * host copy of the end rows outlives its upload. */
+  for (i = 0; i < 2; i++) {
+    if (self->carry[i])
+      plan_device_free (self->device, self->carry[i]);
+    self->carry[i] = NULL;
+  }
+  if (self->first)
+    plan_device_free (self->device, self->first);
+  if (self->end)
+    plan_device_free (self->device, self->end);
+  self->first = self->end = NULL;
+  g_clear_pointer (&self->end_host, g_free);
+}
+
+/**
+ * plan_stencil_kernel_free:
+ * @kernel: (transfer full): a #PlanStencilKernel
+ *
+ * Since: 0.1
+ */
+void
+plan_stencil_kernel_free (PlanStencilKernel * kernel)
+{
+  g_return_if_fail (kernel != NULL);
+
+  free_device_rows (kernel);
+  plan_clear_kernel (&kernel->cuda);
+  gst_clear_object (&kernel->device);
+  g_clear_pointer (&kernel->halo, plan_halo_free);
+  g_clear_pointer (&kernel->expr, plan_expr_unref);
+  g_clear_pointer (&kernel->window, plan_window_unref);
+  g_free (kernel->deltas);
+  g_free (kernel->offsets);
+  g_free (kernel->edge_out);
+  g_free (kernel);
+}
+
+/**
+ * plan_stencil_kernel_get_output_info:
+ * @kernel: a #PlanStencilKernel
+ * @output: (out caller-allocates): the output array's dtype and shape
+ *
+ * The input's shape (shrunk by twice the halo along each axis with
+ * %PLAN_BOUNDARY_VALID), in the expression's dtype.
+ *
+ * Since: 0.1
+ */
+void
+plan_stencil_kernel_get_output_info (PlanStencilKernel * kernel,
+    PlanArrayInfo * output)
+{
+  g_return_if_fail (kernel != NULL && output != NULL);
+
+  *output = kernel->output;
+}
+
+/**
+ * plan_stencil_kernel_get_rows_lost:
+ * @kernel: a #PlanStencilKernel
+ *
+ * Returns: how many fewer output rows than input rows the stream has:
+ *   twice the halo along the streaming axis with %PLAN_BOUNDARY_VALID,
+ *   else 0
+ *
+ * Since: 0.1
+ */
+guint
+plan_stencil_kernel_get_rows_lost (PlanStencilKernel * kernel)
+{
+  g_return_val_if_fail (kernel != NULL, 0);
+
+  return kernel->rows_lost;
+}
+
+/**
+ * plan_stencil_kernel_set_n_threads:
+ * @kernel: a #PlanStencilKernel
+ * @n_threads: worker threads for the host computation, 0 for one per core
+ *
+ * Since: 0.1
+ */
+void
+plan_stencil_kernel_set_n_threads (PlanStencilKernel * kernel,
+    guint n_threads)
+{
+  g_return_if_fail (kernel != NULL);
+
+  kernel->n_threads = n_threads;
+  plan_halo_set_n_threads (kernel->halo, n_threads);
+}
+
+/**
+ * plan_stencil_kernel_reset:
+ * @kernel: a #PlanStencilKernel
+ *
+ * Forgets the rows seen, on the host and on the device, to start a new
+ * stream. Device memory it kept is freed, after the work queued on it.
+ *
+ * Since: 0.1
+ */
+void
+plan_stencil_kernel_reset (PlanStencilKernel * kernel)
+{
+  g_return_if_fail (kernel != NULL);
+
+  plan_halo_reset (kernel->halo);
+  free_device_rows (kernel);
+  kernel->cur = 0;
+  kernel->n_carry = 0;
+  kernel->n_first = 0;
+  kernel->n_end = 0;
+  kernel->total = 0;
+  kernel->have_end = FALSE;
+  kernel->received = 0;
+  kernel->next_c = kernel->boundary == PLAN_BOUNDARY_VALID ?
+      (gint64) kernel->geom.halo[0] : 0;
+}
+
+/**
+ * plan_stencil_kernel_get_halo:
+ * @kernel: a #PlanStencilKernel
+ *
+ * Returns: (transfer none): the #PlanHalo that pads the rows for the host
+ *   computation: push the rows into it and give its blocks to
+ *   plan_stencil_kernel_eval()
+ *
+ * Since: 0.1
+ */
+PlanHalo *
+plan_stencil_kernel_get_halo (PlanStencilKernel * kernel)
+{
+  g_return_val_if_fail (kernel != NULL, NULL);
+
+  return kernel->halo;
+}
+
+/* ---- the host computation, on PlanHalo blocks ---- */
+
+/* Evaluates the lines [begin, end) of a block that is not contiguous: one
+ * line along the last axis at a time. */
+static void
+eval_lines (gsize begin, gsize end, gpointer data)
+{
+  LineJob *job = data;
+  PlanStencilKernel *self = job->self;
+  const PlanHaloBlock *block = job->block;
+  gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
+  gsize esize = self->geom.in_esize, line, i;
+
+  for (line = begin; line < end; line++) {
+    const guint8 *at = block->origin;
+    gsize rest = line;
+    gint k;
+
+    for (k = block->ndim - 2; k >= 0; k--) {
+      at += (rest % block->shape[k]) * block->strides[k] * esize;
+      rest /= block->shape[k];
+    }
+    for (i = 0; i < self->n_names; i++)
+      inputs[i] = at + self->offsets[i] * esize;
+    plan_expr_eval (self->expr, inputs,
+        job->out + line * job->line_len * self->geom.out_esize,
+        job->line_len);
+  }
+}
+
+/* Computes the outputs near the ends of the rows of @block, unpadded,
+ * over the garbage the contiguous run left there. */
+static void
+eval_edges (PlanStencilKernel * self, const PlanHaloBlock * block,
+    guint8 * out)
+{
+  PlanHaloBlock edges[2];
+  gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
+  gsize ies = self->geom.in_esize, oes = self->geom.out_esize;
+  gsize w = block->shape[1], stride, h, gap, span, r;
+  guint i;
+
+  if (plan_halo_get_edges (self->halo, block, edges) != 2)
+    return;
+  stride = edges[0].strides[0];
+  h = edges[0].shape[1];
+  gap = ((const guint8 *) edges[1].origin -
+      (const guint8 *) edges[0].origin) / ies;
+  /* Both edges as one run, from the first output of edges[0] to the last
+   * of edges[1]. */
+  span = (block->n_rows - 1) * stride + gap + h;
+  if (span * oes > self->edge_out_size) {
+    g_free (self->edge_out);
+    self->edge_out_size = span * oes;
+    self->edge_out = g_malloc (self->edge_out_size);
+  }
+  for (i = 0; i < self->n_names; i++)
+    inputs[i] = (const guint8 *) edges[0].origin +
+        plan_halo_block_get_offset (&edges[0], self->deltas[i]) *
+        (gssize) ies;
+  plan_expr_eval (self->expr, inputs, self->edge_out, span);
+  for (r = 0; r < block->n_rows; r++) {
+    memcpy (out + r * w * oes, self->edge_out + r * stride * oes, h * oes);
+    memcpy (out + (r * w + w - h) * oes,
+        self->edge_out + (r * stride + gap) * oes, h * oes);
+  }
+}
+
+/* Computes a block of unpadded rows: one contiguous run from the first
+ * output whose cells are all in its row to the last such, then the
+ * outputs near the ends of the rows. */
+static void
+eval_block_unpadded (PlanStencilKernel * self, const PlanHaloBlock * block,
+    guint8 * out)
+{
+  gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
+  gsize ies = self->geom.in_esize, n = 1, skip = 0, i;
+  guint k;
+
+  for (k = 0; k < block->ndim; k++)
+    n *= block->shape[k];
+  /* The halo along the rows of a 2-D block (a 1-D block has none). */
+  if (block->ndim == 2) {
+    for (i = 0; i < self->n_names; i++)
+      skip = MAX (skip, (gsize) ABS (self->deltas[i][1]));
+  }
+  for (i = 0; i < self->n_names; i++)
+    inputs[i] = (const guint8 *) block->origin +
+        (self->offsets[i] + (gssize) skip) * (gssize) ies;
+  /* plan_expr_eval_parallel() keeps small or cheap blocks on this thread. */
+  plan_expr_eval_parallel (self->expr, inputs, out + skip *
+      self->geom.out_esize, n - 2 * skip, self->n_threads);
+  if (block->ndim == 2)
+    eval_edges (self, block, out);
+}
+
+static void
+eval_block (PlanStencilKernel * self, const PlanHaloBlock * block,
+    guint8 * out)
+{
+  gsize ies = self->geom.in_esize, n_lines = 1, i;
+  guint k;
+  LineJob job;
+
+  for (i = 0; i < self->n_names; i++)
+    self->offsets[i] = plan_halo_block_get_offset (block, self->deltas[i]);
+
+  if (self->unpadded) {
+    eval_block_unpadded (self, block, out);
+    return;
+  }
+  if (block->contiguous) {
+    gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
+    gsize n = 1;
+
+    for (k = 0; k < block->ndim; k++)
+      n *= block->shape[k];
+    for (i = 0; i < self->n_names; i++)
+      inputs[i] = (const guint8 *) block->origin + self->offsets[i] * ies;
+    plan_expr_eval_parallel (self->expr, inputs, out, n, self->n_threads);
+    return;
+  }
+
+  for (k = 0; k + 1 < block->ndim; k++)
+    n_lines *= block->shape[k];
+  job.self = self;
+  job.block = block;
+  job.out = out;
+  job.line_len = block->shape[block->ndim - 1];
+  plan_parallel_for (self->n_threads, n_lines,
+      MAX (1, LINE_GRAIN_ELEMENTS / job.line_len), eval_lines, &job);
+}
+
+/**
+ * plan_stencil_kernel_eval:
+ * @kernel: a #PlanStencilKernel
+ * @blocks: (array length=n_blocks): blocks of consecutive output rows
+ *   that the kernel's #PlanHalo gave
+ * @n_blocks: their number
+ * @out: host memory for all their output rows, one after the other
+ *
+ * Computes the outputs of @blocks on the host, split across the worker
+ * threads (plan_stencil_kernel_set_n_threads()).
+ *
+ * Since: 0.1
+ */
+void
+plan_stencil_kernel_eval (PlanStencilKernel * kernel,
+    const PlanHaloBlock * blocks, guint n_blocks, gpointer out)
+{
+  gsize row_size, n_rows = 0;
+  guint i;
+
+  g_return_if_fail (kernel != NULL);
+  g_return_if_fail (n_blocks == 0 || (blocks != NULL && out != NULL));
+
+  row_size = plan_array_info_get_row_size (&kernel->output);
+  for (i = 0; i < n_blocks; n_rows += blocks[i].n_rows, i++)
+    eval_block (kernel, &blocks[i], (guint8 *) out + n_rows * row_size);
+}
+
+/* ---- the device computation ---- */
+
+/* One launch's worth of work for the host kernel (cpu and sim devices). */
+typedef struct
+{
+  PlanExpr *expr;
+  Geometry geom;
+  gint (*deltas)[PLAN_ARRAY_MAX_DIMS];
+  plan_stencil_segs segs;       /* firsts and counts; pointers at run */
+  guint n_segs;
+  gint64 c0;
+  gsize n_out;
+  gint64 n_stream;
+  guint8 cval[16];
+  guint n_threads;
+  guint8 *out;                  /* set at run */
+} HostStencil;
+
+static void
+host_stencil_free (gpointer data)
+{
+  HostStencil *job = data;
+
+  plan_expr_unref (job->expr);
+  g_free (job->deltas);
+  g_free (job);
+}
+
+/* The cell of name @j for the output at centre row @r and inner output
+ * coordinates @o (o[1] .. o[ndim-1]), as the CUDA kernel loads it. */
+static inline const guint8 *
+host_cell (const HostStencil * job, guint j, gint64 r, const gint64 * o)
+{
+  const Geometry *g = &job->geom;
+  gint64 row = r, at = 0;
+  const char *p;
+  guint k;
+
+  if (g->halo[0] > 0)
+    row = plan_stencil_map (g->boundary, r + job->deltas[j][0], job->n_stream);
+  if (row < 0)
+    return NULL;
+  for (k = 1; k < g->ndim; k++) {
+    gint64 x = o[k];
+
+    if (g->halo[k] > 0) {
+      x = plan_stencil_map (g->boundary, o[k] + g->shift[k] +
+          job->deltas[j][k], g->ishape[k]);
+      if (x < 0)
+        return NULL;
+    }
+    at += x * g->istride[k];
+  }
+  p = plan_stencil_row (&job->segs, row, g->in_row_bytes);
+  g_assert (p != NULL);
+  return (const guint8 *) p + at * g->in_esize;
+}
+
+/* Output lines [begin, end): on a 1-D array runs of rows, otherwise the
+ * lines along the last axis of each output row. */
+static void
+host_stencil_lines (gsize begin, gsize end, gpointer data)
+{
+  HostStencil *job = data;
+  const Geometry *g = &job->geom;
+  guint n = job->geom.n_names, j, k;
+  gsize esize = g->in_esize, len, line, x;
+  guint8 *tmp;
+  gconstpointer *inputs = g_newa (gconstpointer, MAX (n, 1));
+  gint64 o[PLAN_ARRAY_MAX_DIMS] = { 0 };
+
+  if (g->ndim == 1) {
+    len = end - begin;
+    tmp = g_malloc (MAX (n, 1) * len * esize);
+    for (j = 0; j < n; j++) {
+      inputs[j] = NULL;
+      if (!plan_expr_uses_name (job->expr, j))
+        continue;
+      for (x = 0; x < len; x++) {
+        const guint8 *cell = host_cell (job, j, job->c0 + begin + x, o);
+
+        memcpy (tmp + (j * len + x) * esize, cell ? cell : job->cval, esize);
+      }
+      inputs[j] = tmp + j * len * esize;
+    }
+    plan_expr_eval (job->expr, inputs, job->out + begin * g->out_esize, len);
+    g_free (tmp);
+    return;
+  }
+
+  len = g->line_len;
+  tmp = g_malloc (MAX (n, 1) * len * esize);
+  for (line = begin; line < end; line++) {
+    gsize rest = line;
+    gint64 r;
+
+    /* The line's coordinates: inner axes but the last, then the row. */
+    for (k = g->ndim - 2; k >= 1; k--) {
+      o[k] = rest % g->oshape[k];
+      rest /= g->oshape[k];
+    }
+    r = job->c0 + (gint64) rest;
+    for (j = 0; j < n; j++) {
+      inputs[j] = NULL;
+      if (!plan_expr_uses_name (job->expr, j))
+        continue;
+      for (x = 0; x < len; x++) {
+        const guint8 *cell;
+
+        o[g->ndim - 1] = x;
+        cell = host_cell (job, j, r, o);
+        memcpy (tmp + (j * len + x) * esize, cell ? cell : job->cval, esize);
+      }
+      inputs[j] = tmp + j * len * esize;
+    }
+    plan_expr_eval (job->expr, inputs, job->out + line * len * g->out_esize,
+        len);
+  }
+  g_free (tmp);
+}
+
+static void
+host_stencil_run (gpointer * ptrs, guint n_ptrs, gpointer data)
+{
+  HostStencil *job = data;
+  const Geometry *g = &job->geom;
+  gsize n_lines;
+  guint k;
+
+  for (k = 0; k < job->n_segs; k++)
+    job->segs.ptr[k] = ptrs[k];
+  job->out = ptrs[n_ptrs - 1];
+  if (g->ndim == 1) {
+    plan_parallel_for (job->n_threads, job->n_out, LINE_GRAIN_ELEMENTS,
+        host_stencil_lines, job);
+    return;
+  }
+  n_lines = job->n_out * (g->out_row_elems / MAX (g->line_len, 1));
+  plan_parallel_for (job->n_threads, n_lines,
+      MAX (1, LINE_GRAIN_ELEMENTS / MAX (g->line_len, 1)),
+      host_stencil_lines, job);
+}
+
+static const gchar *
+ctype (PlanDType d)
+{
+  static const gchar *const names[PLAN_DTYPE_N] = {
+    [PLAN_DTYPE_BOOL] = "plan_bool",[PLAN_DTYPE_INT8] = "plan_i8",
+    [PLAN_DTYPE_UINT8] = "plan_u8",[PLAN_DTYPE_INT16] = "plan_i16",
+    [PLAN_DTYPE_UINT16] = "plan_u16",[PLAN_DTYPE_INT32] = "plan_i32",
+    [PLAN_DTYPE_UINT32] = "plan_u32",[PLAN_DTYPE_INT64] = "plan_i64",
+    [PLAN_DTYPE_UINT64] = "plan_u64",[PLAN_DTYPE_FLOAT32] = "float",
+    [PLAN_DTYPE_FLOAT64] = "double",
+  };
+  g_assert (d > PLAN_DTYPE_UNKNOWN && d < PLAN_DTYPE_N);
+  return names[d];
+}
+
+/**
+ * plan_stencil_kernel_to_cuda:
+ * @kernel: a #PlanStencilKernel
+ * @function_name: the name of the `extern "C" __global__` function
+ *
+ * The stencil as CUDA C: the expression's generated source
+ * (plan_expr_to_cuda()), the index arithmetic of
+ * kernels/cuda/stencil_index.h, and a kernel
+ * `function_name (plan_stencil_segs segs, OUT *out, long long c0,
+ * unsigned long long n, long long n_stream, IN cval)` that computes @n
+ * outputs from centre row @c0 on, one thread per output in a grid-stride
+ * loop, each cell's indices mapped by the boundary rule (the input's
+ * inner shape is compiled in; @n_stream is the stream's length as far as
+ * it is known). With `PLAN_EXPR_HOST_ENTRY` defined, a host function
+ * `function_name_host` runs the same code on the CPU.
+ *
+ * Returns: (transfer full): the source
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
+    const gchar * function_name)
+{
+  const Geometry *g;
+  GString *src, *tmpl, *decompose, *loads, *args;
+  gchar *expr_src, *element;
+  guint j, k;
+
+  g_return_val_if_fail (kernel != NULL, NULL);
+  g_return_val_if_fail (function_name != NULL, NULL);
+
+  g = &kernel->geom;
+  /* The expression's template names its element function NAME_element. */
+  element = g_strdup_printf ("%s_expr", function_name);
+  expr_src = plan_expr_to_cuda (kernel->expr, element);
+  g_free (element);
+  element = g_strdup_printf ("%s_expr_element", function_name);
+  src = g_string_new (expr_src);
+  g_string_append_c (src, '\n');
+  g_string_append (src, "#define PLAN_STENCIL_FN __host__ __device__ "
+      "static inline\n");
+  g_string_append (src, plan_stencil_cuda_index);
+  g_string_append_c (src, '\n');
+
+  decompose = g_string_new (NULL);
+  for (k = g->ndim - 1; k >= 1; k--)
+    g_string_append_printf (decompose, "  const long long o%u = (long long) "
+        "(rest %% %" G_GINT64_FORMAT "ull);\n  rest /= %" G_GINT64_FORMAT
+        "ull;\n", k, g->oshape[k], g->oshape[k]);
+
+  loads = g_string_new (NULL);
+  args = g_string_new (NULL);
+  for (j = 0; j < g->n_names; j++) {
+    const gchar *t = ctype (kernel->input.dtype);
+
+    g_string_append_printf (args, "%sv%u", j ? ", " : "", j);
+    if (!plan_expr_uses_name (kernel->expr, j)) {
+      g_string_append_printf (loads, "  const %s v%u = (%s) 0;\n", t, j, t);
+      continue;
+    }
+    g_string_append_printf (loads, "  %s v%u;\n  {\n", t, j);
+    if (g->halo[0] > 0)
+      g_string_append_printf (loads, "    const long long i0 = "
+          "plan_stencil_map (%d, r + %d, n_stream);\n", g->boundary,
+          kernel->deltas[j][0]);
+    else
+      g_string_append (loads, "    const long long i0 = r;\n");
+    for (k = 1; k < g->ndim; k++) {
+      if (g->halo[k] > 0)
+        g_string_append_printf (loads, "    const long long i%u = "
+            "plan_stencil_map (%d, o%u + %" G_GINT64_FORMAT ", %"
+            G_GINT64_FORMAT ");\n", k, g->boundary, k, g->shift[k] +
+            kernel->deltas[j][k], g->ishape[k]);
+      else
+        g_string_append_printf (loads, "    const long long i%u = o%u;\n", k,
+            k);
+    }
+    g_string_append (loads, "    const char *p = (i0 < 0");
+    for (k = 1; k < g->ndim; k++)
+      g_string_append_printf (loads, " || i%u < 0", k);
+    g_string_append_printf (loads, ") ? 0 : plan_stencil_row (segs, i0, %"
+        G_GSIZE_FORMAT "ull);\n    v%u = p ? ((const %s *) p)[0", g->in_row_bytes,
+        j, t);
+    for (k = 1; k < g->ndim; k++)
+      g_string_append_printf (loads, " + i%u * %" G_GINT64_FORMAT "ll", k,
+          g->istride[k]);
+    g_string_append (loads, "] : cval;\n  }\n");
+  }
+
+  tmpl = g_string_new (plan_stencil_cuda_kernel);
+  g_string_replace (tmpl, "@NAME@", function_name, 0);
+  g_string_replace (tmpl, "@ELEMENT@", element, 0);
+  g_string_replace (tmpl, "@IN_T@", ctype (kernel->input.dtype), 0);
+  g_string_replace (tmpl, "@OUT_T@", ctype (kernel->output.dtype), 0);
+  g_string_replace (tmpl, "@DECOMPOSE@", decompose->str, 0);
+  g_string_replace (tmpl, "@LOADS@", loads->str, 0);
+  g_string_replace (tmpl, "@ARGS@", args->str, 0);
+  g_string_append (src, tmpl->str);
+
+  g_string_free (tmpl, TRUE);
+  g_string_free (decompose, TRUE);
+  g_string_free (loads, TRUE);
+  g_string_free (args, TRUE);
+  g_free (expr_src);
+  g_free (element);
+  return g_string_free (src, FALSE);
+}
+
+/**
+ * plan_stencil_kernel_prepare:
+ * @kernel: a #PlanStencilKernel
+ * @device: the device the stencil will run on
+ * @error: return location for an error
+ *
+ * Gets the stencil ready to run on @device: on a CUDA device builds its
+ * kernel (NVRTC, cached on disk), on the cpu and sim devices nothing.
+ * plan_stencil_kernel_launch() calls it; call it first to know before the
+ * first chunk whether the device can run the stencil at all.
+ *
+ * Returns: %TRUE, or %FALSE with @error set, %PLAN_ERROR_UNSUPPORTED when
+ *   the device cannot run it (no NVRTC, a failed compile), so that the
+ *   caller can compute on the host instead
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_prepare (PlanStencilKernel * kernel, PlanDevice * device,
+    GError ** error)
+{
+  gchar *source;
+  GError *err = NULL;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
+
+  if (kernel->device == device)
+    return TRUE;
+  if (kernel->device != NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the stencil runs on %s and cannot move to %s within a stream",
+        plan_device_get_name (kernel->device), plan_device_get_name (device));
+    return FALSE;
+  }
+  if (plan_device_get_kind (device) == PLAN_DEVICE_KIND_CUDA) {
+    source = plan_stencil_kernel_to_cuda (kernel, "plan_stencil_kernel");
+    kernel->cuda = plan_nvrtc_build_kernel (device, source,
+        "plan_stencil_kernel", &err);
+    g_free (source);
+    if (kernel->cuda == NULL) {
+      GST_WARNING ("no CUDA stencil kernel on %s: %s",
+          plan_device_get_name (device), err->message);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+          "could not build a CUDA kernel for the stencil: %s", err->message);
+      g_clear_error (&err);
+      return FALSE;
+    }
+  }
+  kernel->device = gst_object_ref (device);
+  GST_DEBUG ("stencil on %s (%s)", plan_device_get_name (device),
+      kernel->cuda ? "generated CUDA kernel" : "host kernel");
+  return TRUE;
+}
+
+/* The last output centre row a stream of @received rows completes. */
+static gint64
+centre_end (PlanStencilKernel * self, guint64 received)
+{
+  return (gint64) received - (gint64) self->geom.halo[0];
+}
+
+/**
+ * plan_stencil_kernel_push_rows:
+ * @kernel: a #PlanStencilKernel
+ * @n_rows: the rows of the next chunk
+ *
+ * Returns: how many output rows plan_stencil_kernel_launch() computes
+ *   when given the next @n_rows rows
+ *
+ * Since: 0.1
+ */
+gsize
+plan_stencil_kernel_push_rows (PlanStencilKernel * kernel, gsize n_rows)
+{
+  gint64 end;
+
+  g_return_val_if_fail (kernel != NULL, 0);
+
+  end = centre_end (kernel, kernel->received + n_rows);
+  return end > kernel->next_c ? end - kernel->next_c : 0;
+}
+
+/**
+ * plan_stencil_kernel_needs_end_rows:
+ * @kernel: a #PlanStencilKernel
+ * @n_rows: the rows of the next chunk
+ * @n_end_rows: (out) (optional): how many of the stream's last rows it
+ *   needs
+ *
+ * With %PLAN_BOUNDARY_WRAP and a halo along the streaming axis, the first
+ * output needs the stream's last rows: when this says so, give them with
+ * plan_stencil_kernel_set_end_rows() before launching the chunk.
+ *
+ * Returns: %TRUE when the end rows are needed before launching @n_rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_needs_end_rows (PlanStencilKernel * kernel, gsize n_rows,
+    gsize * n_end_rows)
+{
+  g_return_val_if_fail (kernel != NULL, FALSE);
+
+  if (n_end_rows)
+    *n_end_rows = kernel->geom.halo[0];
+  return kernel->boundary == PLAN_BOUNDARY_WRAP && kernel->geom.halo[0] > 0
+      && !kernel->have_end && kernel->next_c == 0
+      && plan_stencil_kernel_push_rows (kernel, n_rows) > 0;
+}
+
+/**
+ * plan_stencil_kernel_set_end_rows:
+ * @kernel: a #PlanStencilKernel prepared for a device
+ * @stream: the stream the stencil runs on
+ * @total_rows: the number of rows of the whole stream
+ * @rows: (array): the last @n_rows rows of the stream, in host memory
+ * @n_rows: their number: what plan_stencil_kernel_needs_end_rows() asked,
+ *   or all rows of a shorter stream
+ * @error: return location for an error
+ *
+ * Queues the upload of the stream's last rows to the device, once per
+ * stream. @rows may be freed when this returns.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (too few rows, no device
+ *   memory)
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_set_end_rows (PlanStencilKernel * kernel,
+    PlanStream * stream, guint64 total_rows, gconstpointer rows,
+    gsize n_rows, GError ** error)
+{
+  gsize size;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (kernel->device != NULL, FALSE);
+  g_return_val_if_fail (stream != NULL, FALSE);
+
+  if (n_rows > total_rows || n_rows < MIN (kernel->geom.halo[0], total_rows)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "got %" G_GSIZE_FORMAT " of the last rows of a stream of %"
+        G_GUINT64_FORMAT " rows but wrap needs its last %u rows", n_rows,
+        total_rows, kernel->geom.halo[0]);
+    return FALSE;
+  }
+  size = MAX (n_rows, 1) * kernel->geom.in_row_bytes;
+  if (kernel->end == NULL
+      && !plan_device_alloc (kernel->device, size, &kernel->end, error))
+    return FALSE;
+  g_free (kernel->end_host);
+  kernel->end_host = g_memdup2 (rows, n_rows * kernel->geom.in_row_bytes);
+  if (n_rows > 0 && !plan_stream_copy (stream, PLAN_COPY_HOST_TO_DEVICE,
+          kernel->end, kernel->end_host, n_rows * kernel->geom.in_row_bytes,
+          error))
+    return FALSE;
+  kernel->n_end = n_rows;
+  kernel->total = total_rows;
+  kernel->have_end = TRUE;
+  return TRUE;
+}
+
+/* Queues the computation of @n_out output rows from centre row next_c on,
+ * reading rows from the kept rows, @rows (the chunk: rows [received,
+ * received + @n_rows)), and the first and last rows. */
+static gboolean
+launch_rows (PlanStencilKernel * self, PlanStream * stream,
+    gconstpointer rows, gsize n_rows, gsize n_out, gint64 n_stream,
+    gpointer out, GError ** error)
+{
+  const Geometry *g = &self->geom;
+  plan_stencil_segs segs;
+  gpointer ptrs[PLAN_STENCIL_MAX_SEGS + 1];
+  HostStencil *job;
+  guint n = 0;
+
+#define ADD_SEG(p, f, c) G_STMT_START { \
+    if ((c) > 0) { \
+      segs.ptr[n] = (const char *) (p); \
+      segs.first[n] = (f); \
+      segs.count[n] = (c); \
+      ptrs[n] = (gpointer) (p); \
+      n++; \
+    } \
+  } G_STMT_END
+
+  memset (&segs, 0, sizeof (segs));
+  ADD_SEG (rows, (gint64) self->received, (gint64) n_rows);
+  ADD_SEG (self->carry[self->cur], (gint64) self->received -
+      (gint64) self->n_carry, (gint64) self->n_carry);
+  ADD_SEG (self->first, 0, (gint64) self->n_first);
+  ADD_SEG (self->end, (gint64) (self->total - self->n_end),
+      (gint64) self->n_end);
+#undef ADD_SEG
+  segs.n = n;
+  ptrs[n] = out;
+
+  GST_LOG ("output centres %" G_GINT64_FORMAT " + %" G_GSIZE_FORMAT
+      " from %u segments, stream of %" G_GINT64_FORMAT " rows", self->next_c,
+      n_out, n, n_stream);
+
+  if (self->cuda) {
+    gpointer args[6];
+    guint64 count = n_out * g->out_row_elems;
+    gint64 c0 = self->next_c;
+    const guint block[3] = { 256, 1, 1 };
+    guint grid[3] = { 1, 1, 1 };
+
+    args[0] = &segs;
+    args[1] = &ptrs[n];
+    args[2] = &c0;
+    args[3] = &count;
+    args[4] = &n_stream;
+    args[5] = self->cval;
+    grid[0] = (guint) CLAMP ((count + 255) / 256, 1, 65535);
+    return plan_stream_launch_kernel (stream, self->cuda, grid, block, 0,
+        args, error);
+  }
+
+  job = g_new0 (HostStencil, 1);
+  job->expr = plan_expr_ref (self->expr);
+  job->geom = *g;
+  job->deltas = g_memdup2 (self->deltas, MAX (g->n_names, 1) *
+      sizeof (*self->deltas));
+  job->segs = segs;
+  job->n_segs = n;
+  job->c0 = self->next_c;
+  job->n_out = n_out;
+  job->n_stream = n_stream;
+  memcpy (job->cval, self->cval, sizeof (job->cval));
+  job->n_threads = self->n_threads;
+  return plan_stream_launch_host_kernel (stream, host_stencil_run, ptrs,
+      n + 1, job, host_stencil_free, error);
+}
+
+/* Keeps the rows later windows need: the last 2 h of the stream (and for
+ * wrap its first h), by copies on the device after the launch. */
+static gboolean
+keep_rows (PlanStencilKernel * self, PlanStream * stream,
+    gconstpointer rows, gsize n_rows, GError ** error)
+{
+  gsize h = self->geom.halo[0], rb = self->geom.in_row_bytes, keep, from_new;
+  guint next = 1 - self->cur, i;
+
+  if (h == 0)
+    return TRUE;
+  if (self->boundary == PLAN_BOUNDARY_WRAP && self->n_first < h) {
+    gsize n = MIN (n_rows, h - self->n_first);
+
+    if (self->first == NULL
+        && !plan_device_alloc (self->device, h * rb, &self->first, error))
+      return FALSE;
+    if (!plan_stream_copy (stream, PLAN_COPY_DEVICE_TO_DEVICE,
+            (guint8 *) self->first + self->n_first * rb, rows, n * rb, error))
+      return FALSE;
+    self->n_first += n;
+  }
+  for (i = 0; i < 2; i++) {
+    if (self->carry[i] == NULL
+        && !plan_device_alloc (self->device, 2 * h * rb, &self->carry[i],
+            error))
+      return FALSE;
+  }
+  keep = MIN (2 * h, self->n_carry + n_rows);
+  from_new = MIN (keep, n_rows);
+  /* carry[next] = the last (keep - from_new) kept rows, then the last
+   * from_new rows of the chunk; the launch before read carry[cur]. */
+  if (keep > from_new && !plan_stream_copy (stream,
+          PLAN_COPY_DEVICE_TO_DEVICE, self->carry[next],
+          (guint8 *) self->carry[self->cur] + (self->n_carry - (keep -
+                  from_new)) * rb, (keep - from_new) * rb, error))
+    return FALSE;
+  if (from_new > 0 && !plan_stream_copy (stream, PLAN_COPY_DEVICE_TO_DEVICE,
+          (guint8 *) self->carry[next] + (keep - from_new) * rb,
+          (const guint8 *) rows + (n_rows - from_new) * rb, from_new * rb,
+          error))
+    return FALSE;
+  self->cur = next;
+  self->n_carry = keep;
+  return TRUE;
+}
+
+/**
+ * plan_stencil_kernel_launch:
+ * @kernel: a #PlanStencilKernel
+ * @stream: where to queue the work, on the device @kernel was prepared
+ *   for (plan_stencil_kernel_prepare(), which this calls the first time)
+ * @rows: the next @n_rows rows of the stream, in device memory, ready
+ *   in @stream's order
+ * @n_rows: their number
+ * @out: (nullable): device memory for the
+ *   plan_stencil_kernel_push_rows() output rows they complete; %NULL when
+ *   that is 0
+ * @error: return location for an error
+ *
+ * Queues, without waiting, the kernel for the output rows that @rows
+ * complete, then the device-to-device copies of the rows later windows
+ * need. The caller records what waits on @out, and on @rows (the copies
+ * read them), after this.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: the end rows not given (see
+ *   plan_stencil_kernel_needs_end_rows()), no device memory, a failed
+ *   launch, or %PLAN_ERROR_UNSUPPORTED from
+ *   plan_stencil_kernel_prepare() before anything was queued
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_launch (PlanStencilKernel * kernel, PlanStream * stream,
+    gconstpointer rows, gsize n_rows, gpointer out, GError ** error)
+{
+  gsize n_out;
+  gint64 n_stream;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (stream != NULL, FALSE);
+
+  if (!plan_stencil_kernel_prepare (kernel, plan_stream_get_device (stream),
+          error))
+    return FALSE;
+  if (n_rows == 0)
+    return TRUE;
+  if (plan_stencil_kernel_needs_end_rows (kernel, n_rows, NULL)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "boundary=wrap along the first axis needs the last %u rows of the "
+        "stream before the first output, and they were not given",
+        kernel->geom.halo[0]);
+    return FALSE;
+  }
+  n_out = plan_stencil_kernel_push_rows (kernel, n_rows);
+  g_return_val_if_fail (n_out == 0 || out != NULL, FALSE);
+  n_stream = kernel->have_end ? (gint64) kernel->total :
+      (gint64) (kernel->received + n_rows);
+  if (n_out > 0 && !launch_rows (kernel, stream, rows, n_rows, n_out,
+          n_stream, out, error))
+    return FALSE;
+  if (!keep_rows (kernel, stream, rows, n_rows, error))
+    return FALSE;
+  kernel->received += n_rows;
+  kernel->next_c += n_out;
+  return TRUE;
+}
+
+/**
+ * plan_stencil_kernel_finish_rows:
+ * @kernel: a #PlanStencilKernel
+ * @n_rows: (out): how many output rows plan_stencil_kernel_launch_finish()
+ *   computes
+ * @error: return location for an error
+ *
+ * Ends the stream launched so far.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: with %PLAN_BOUNDARY_VALID a
+ *   stream shorter than the window, with %PLAN_BOUNDARY_WRAP a stream
+ *   whose length differs from the total given with the end rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_finish_rows (PlanStencilKernel * kernel, gsize * n_rows,
+    GError ** error)
+{
+  guint64 n;
+
+  g_return_val_if_fail (kernel != NULL && n_rows != NULL, FALSE);
+
+  n = kernel->received;
+  *n_rows = 0;
+  if (kernel->have_end && kernel->total != n) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the stream has %" G_GUINT64_FORMAT " rows but its source said %"
+        G_GUINT64_FORMAT " when asked for its last rows for boundary=wrap",
+        n, kernel->total);
+    return FALSE;
+  }
+  if (kernel->boundary == PLAN_BOUNDARY_VALID) {
+    if (n < 2 * (guint64) kernel->geom.halo[0] + 1) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the stream has %" G_GUINT64_FORMAT " rows but the window spans "
+          "%u along the first axis; with boundary=valid the output would be "
+          "empty", n, 2 * kernel->geom.halo[0] + 1);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if ((gint64) n > kernel->next_c)
+    *n_rows = n - kernel->next_c;
+  return TRUE;
+}
+
+/**
+ * plan_stencil_kernel_launch_finish:
+ * @kernel: a #PlanStencilKernel
+ * @stream: the stream the stencil runs on
+ * @out: device memory for the plan_stencil_kernel_finish_rows() rows
+ * @error: return location for an error
+ *
+ * Queues the kernel for the last output rows, the cells after the
+ * stream's end made by the boundary rule. plan_stencil_kernel_reset()
+ * starts a new stream.
+ *
+ * Returns: %TRUE, or %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_launch_finish (PlanStencilKernel * kernel,
+    PlanStream * stream, gpointer out, GError ** error)
+{
+  gsize n_out;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (stream != NULL, FALSE);
+
+  if (!plan_stencil_kernel_finish_rows (kernel, &n_out, error))
+    return FALSE;
+  if (n_out == 0)
+    return TRUE;
+  g_return_val_if_fail (out != NULL && kernel->device != NULL, FALSE);
+  if (!launch_rows (kernel, stream, NULL, 0, n_out, kernel->received, out,
+          error))
+    return FALSE;
+  kernel->next_c += n_out;
+  return TRUE;
+}

@@ -1,0 +1,305 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The generated CUDA stencil kernels (PlanStencilKernel):
+ * - they compile with NVRTC for sm_80 and sm_90, every boundary mode, 1-D
+ *   and 2-D windows (skipped without libnvrtc);
+ * - the same source compiled for the host by nvcc (PLAN_EXPR_HOST_ENTRY)
+ *   gives the CPU stencil's bits, every boundary mode, for a 1-D window,
+ *   a 5 x 5 window on a 2-D array and on the planes of a 3-D one (skipped
+ *   without nvcc). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+#include <libplan/plan-testing.h>
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static const gchar *const windows[][2] = {
+  {"a b c d e", "a - 2*b + c*d + e"},
+  {"_ n _; w c e; _ s _", "n + s + e + w - 4*c"},
+  {"p q _ _ _; _ n _ _ _; w c e _ r; _ s _ _ _; _ _ _ _ t",
+      "p*q + n + s + e + w - 4*c + r - t"},
+};
+
+static PlanStencilKernel *
+make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows,
+    gboolean planes)
+{
+  PlanWindow *window = plan_window_parse (windows[w][0], NULL);
+  PlanArrayInfo info;
+  PlanStencilKernel *k;
+  GError *err = NULL;
+
+  plan_array_info_init (&info);
+  info.dtype = dtype;
+  info.ndim = w == 0 ? 1 : 2;
+  info.shape[0] = rows;
+  info.shape[1] = 13;
+  if (planes) {
+    /* a 2-D window on each plane of a 3-D array */
+    info.ndim = 3;
+    info.shape[1] = 6;
+    info.shape[2] = 7;
+  }
+  k = plan_stencil_kernel_new (window, windows[w][1], &info, boundary, 1.5,
+      &err);
+  fail_unless (k != NULL, "%s", err ? err->message : "");
+  plan_window_unref (window);
+  return k;
+}
+
+static void
+check_nvrtc (const gchar * arch)
+{
+  PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_UINT8 };
+  GError *err = NULL;
+  guint w, b, d;
+
+  if (!plan_nvrtc_load (&err)) {
+    g_print ("NVRTC not loaded, not compiled: %s\n", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  for (w = 0; w < G_N_ELEMENTS (windows); w++) {
+    for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
+      for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+        PlanStencilKernel *k = make_kernel (w, b, dtypes[d], -1, FALSE);
+        gchar *src = plan_stencil_kernel_to_cuda (k, "plan_stencil_kernel");
+        GBytes *code = NULL;
+
+        fail_unless (plan_nvrtc_compile (src, arch, &code, &err),
+            "window %u boundary %s dtype %s on %s: %s", w,
+            plan_boundary_to_string (b), plan_dtype_to_string (dtypes[d]),
+            arch, err ? err->message : "");
+        fail_unless (g_bytes_get_size (code) > 0);
+        g_bytes_unref (code);
+        g_free (src);
+        plan_stencil_kernel_free (k);
+      }
+    }
+  }
+}
+
+GST_START_TEST (test_nvrtc_compiles_stencils_sm80)
+{
+  check_nvrtc ("sm_80");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nvrtc_compiles_stencils_sm90)
+{
+  check_nvrtc ("sm_90");
+}
+
+GST_END_TEST;
+
+#ifdef PLAN_NVCC
+/* The CPU's answer on a whole array, through the kernel's PlanHalo. */
+static guint8 *
+cpu_stencil (PlanStencilKernel * k, const guint8 * in, gsize rows,
+    gsize * out_rows)
+{
+  PlanHalo *halo = plan_stencil_kernel_get_halo (k);
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanArrayInfo out_info;
+  guint n_blocks, i;
+  gsize row, n = 0;
+  guint8 *out;
+  GError *err = NULL;
+
+  plan_stencil_kernel_get_output_info (k, &out_info);
+  out_info.shape[0] = 1;
+  row = plan_array_info_get_row_size (&out_info);
+  out = g_malloc0 (rows * row + 1);
+  if (plan_halo_needs_end_rows (halo, rows, &n))
+    fail_unless (plan_halo_set_end_rows (halo, rows, in + (rows - MIN (n,
+                    rows)) * (plan_array_info_get_row_size
+                (&out_info) / plan_dtype_get_size (out_info.dtype) * 8),
+            MIN (n, rows), &err));
+  n = 0;
+  fail_unless (plan_halo_push (halo, in, rows, blocks, &n_blocks, &err));
+  plan_stencil_kernel_eval (k, blocks, n_blocks, out);
+  for (i = 0; i < n_blocks; i++)
+    n += blocks[i].n_rows;
+  fail_unless (plan_halo_finish (halo, blocks, &n_blocks, &err), "%s",
+      err ? err->message : "");
+  plan_stencil_kernel_eval (k, blocks, n_blocks, out + n * row);
+  for (i = 0; i < n_blocks; i++)
+    n += blocks[i].n_rows;
+  *out_rows = n;
+  return out;
+}
+
+/* Mirrors plan_stencil_segs of kernels/cuda/stencil_index.h. */
+typedef struct
+{
+  const char *ptr[4];
+  long long first[4];
+  long long count[4];
+  int n;
+} Segs;
+
+typedef void (*StencilHostFunc) (const Segs * segs, void *out, long long c0,
+    unsigned long long n, long long n_stream, const void *cval);
+#endif
+
+GST_START_TEST (test_generated_stencil_matches_cpu)
+{
+#ifdef PLAN_NVCC
+  gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
+  guint b;
+
+  /* the 1-D window and the 5 x 5 one, which reaches two cells along
+   * both axes: the 3 x 3 cross adds nothing but compile time */
+  guint c;
+
+  /* the 1-D window, the 5 x 5 one, which reaches two cells along both
+   * axes, and the 5 x 5 one on the planes of a 3-D array (the 3 x 3 cross
+   * adds nothing but compile time) */
+  for (c = 0; c < 3; c++) {
+    guint w = c == 0 ? 0 : 2;
+    gboolean planes = c == 2;
+
+    for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
+      const gsize rows = 29;
+      PlanStencilKernel *k = make_kernel (w, b, PLAN_DTYPE_FLOAT64, rows,
+          planes);
+      gchar *name = g_strdup_printf ("st_%u_%u", c, b);
+      gchar *src = plan_stencil_kernel_to_cuda (k, name);
+      gchar *cu = g_strdup_printf ("%s/%s.cu", dir, name);
+      gchar *so = g_strdup_printf ("%s/%s.so", dir, name);
+      gchar *host = g_strdup_printf ("%s_host", name);
+      const gchar *argv[] = { PLAN_NVCC, "-x", "cu", "-shared", "-O1",
+        "-Xcompiler", "-fPIC", "-DPLAN_EXPR_HOST_ENTRY", "-arch=sm_80",
+        "--fmad=false", "-w", "-o", so, cu, NULL
+      };
+      gsize cols = w == 0 ? 1 : planes ? 6 * 7 : 13, n_cpu, i;
+      gsize out_row_elems = 1;
+      gdouble *in = g_new (gdouble, rows * cols), *gpu, cval = 1.5;
+      guint8 *cpu;
+      gchar *errout = NULL;
+      gint status = 0;
+      GModule *module;
+      StencilHostFunc func;
+      PlanArrayInfo out_info;
+      Segs segs;
+      /* valid: the first centre row is the halo along the rows */
+      guint h = b == PLAN_BOUNDARY_VALID && !planes ? 2 : 0;
+
+      for (i = 0; i < rows * cols; i++)
+        in[i] = sin (i * 0.37) * 10 + i % 7;
+      cpu = cpu_stencil (k, (const guint8 *) in, rows, &n_cpu);
+
+      fail_unless (g_file_set_contents (cu, src, -1, NULL));
+      fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+              NULL, &errout, &status, NULL));
+      fail_unless (g_spawn_check_wait_status (status, NULL),
+          "nvcc failed:\n%s", errout);
+      module = g_module_open (so, G_MODULE_BIND_LAZY);
+      fail_unless (module != NULL, "%s", g_module_error ());
+      fail_unless (g_module_symbol (module, host, (gpointer *) & func));
+
+      plan_stencil_kernel_get_output_info (k, &out_info);
+      for (i = 1; i < out_info.ndim; i++)
+        out_row_elems *= out_info.shape[i];
+      gpu = g_new0 (gdouble, n_cpu * out_row_elems + 1);
+      memset (&segs, 0, sizeof (segs));
+      segs.ptr[0] = (const char *) in;
+      segs.first[0] = 0;
+      segs.count[0] = rows;
+      segs.n = 1;
+      /* valid: the output's first centre is the halo's row */
+      func (&segs, gpu, h, n_cpu * out_row_elems, rows, &cval);
+      fail_unless (memcmp (gpu, cpu, n_cpu * out_row_elems * 8) == 0,
+          "case %u, boundary %s: the generated kernel differs from the "
+          "CPU", c, plan_boundary_to_string (b));
+
+      g_module_close (module);
+      g_unlink (cu);
+      g_unlink (so);
+      g_free (gpu);
+      g_free (cpu);
+      g_free (in);
+      g_free (errout);
+      g_free (host);
+      g_free (so);
+      g_free (cu);
+      g_free (src);
+      g_free (name);
+      plan_stencil_kernel_free (k);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
+#else
+  g_print ("nvcc not found at configure time: generated stencils not run "
+      "on the host\n");
+#endif
+}
+
+GST_END_TEST;
+
+static void
+remove_tree (const gchar * path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const gchar *name;
+
+  if (dir != NULL) {
+    while ((name = g_dir_read_name (dir)) != NULL) {
+      gchar *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR)
+          && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+      g_free (child);
+    }
+    g_dir_close (dir);
+  }
+  g_rmdir (path);
+}
+
+static Suite *
+stencilcuda_suite (void)
+{
+  Suite *s = suite_create ("stencilcuda");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_nvrtc_compiles_stencils_sm80);
+  tcase_add_test (tc, test_nvrtc_compiles_stencils_sm90);
+  tcase_add_test (tc, test_generated_stencil_matches_cpu);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *cache;
+  gint ret;
+
+  /* A private NVRTC cache, so that every kernel really compiles. */
+  cache = g_dir_make_tmp ("plan-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  gst_check_init (&argc, &argv);
+  ret = gst_check_run_suite (stencilcuda_suite (), "stencilcuda", __FILE__);
+  remove_tree (cache);
+  g_free (cache);
+  return ret;
+}
