@@ -38,6 +38,9 @@
 
 #include "planmap.h"
 
+#include <glib/gstdio.h>
+#include <string.h>
+
 GST_DEBUG_CATEGORY_STATIC (plan_map_debug);
 #define GST_CAT_DEFAULT plan_map_debug
 
@@ -49,7 +52,29 @@ enum
   PROP_0,
   PROP_EXPR,
   PROP_DTYPE,
+  PROP_CONSTANTS,
+  PROP_CONSTANT_ARRAYS,
+  PROP_PARAMS,
 };
+
+/* The largest array constant, in bytes of data (docs/planmap.md). */
+#define MAX_CONSTANT_BYTES ((gsize) 64 << 20)
+
+/* A live scalar parameter: name, dtype, value (params property). */
+typedef struct
+{
+  gchar *name;
+  PlanDType dtype;
+  guint64 value;                /* an element of dtype at its address */
+} MapParam;
+
+/* A constant: a name and its array (constants, constant-arrays). */
+typedef struct
+{
+  gchar *name;
+  PlanArray *array;
+  gpointer dptr;                /* its copy on device, or NULL */
+} MapConstant;
 
 /* Inputs beyond the fourth are reachable only as in<N>. */
 static const gchar *const short_names[] = { "x", "y", "z", "w" };
@@ -62,12 +87,21 @@ struct _PlanMap
   gchar *expr;
   gchar *dtype;
   GError *rejected;             /* why the last expr set was refused */
+  gchar *constants;             /* "name=file.npy,..." */
+  GstStructure *constant_arrays;        /* name = PlanArray */
+  gchar *params;                /* as set */
+  GArray *param_set;            /* MapParam: the parsed params */
+  GError *params_rejected;      /* why the last params set was refused */
 
   /* streaming thread only */
   PlanExpr *compiled;
   guint n_names;
+  guint n_streams;              /* names bound to inputs come first */
   gconstpointer *inputs;        /* [n_names]: data of each bound name */
   gsize row_elements;
+  GArray *consts;               /* MapConstant, bound after the streams */
+  PlanDevice *const_device;     /* where the dptrs of consts are */
+  GArray *live;                 /* MapParam, bound last: this chunk's */
 };
 
 G_DEFINE_TYPE (PlanMap, plan_map, PLAN_TYPE_KERNEL_ELEMENT);
@@ -75,15 +109,457 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planmap, "planmap", GST_RANK_NONE,
     PLAN_TYPE_MAP, GST_DEBUG_CATEGORY_INIT (plan_map_debug, "planmap", 0,
         "Elementwise array expressions"));
 
+
+/* ---- params and constants ---- */
+
+static void
+map_param_clear (gpointer p)
+{
+  MapParam *m = p;
+
+  g_free (m->name);
+}
+
+static void
+map_constant_clear (gpointer p)
+{
+  MapConstant *c = p;
+
+  g_free (c->name);
+  g_clear_object (&c->array);
+  /* dptr is freed by plan_map_free_device_constants() */
+}
+
+static gboolean
+is_identifier (const gchar * s)
+{
+  const gchar *p;
+
+  if (!(g_ascii_isalpha (s[0]) || s[0] == '_'))
+    return FALSE;
+  for (p = s; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  return TRUE;
+}
+
+/* Parses @text as a value of @dtype into @value. */
+static gboolean
+parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
+{
+  gchar *end = NULL;
+
+  *value = 0;
+  if (*text == '\0')
+    return FALSE;
+  if (dtype == PLAN_DTYPE_BOOL) {
+    if (!g_ascii_strcasecmp (text, "true") || !strcmp (text, "1"))
+      *value = 1;
+    else if (g_ascii_strcasecmp (text, "false") && strcmp (text, "0"))
+      return FALSE;
+    return TRUE;
+  }
+  if (plan_dtype_is_float (dtype)) {
+    gdouble d = g_ascii_strtod (text, &end);
+    if (*end != '\0')
+      return FALSE;
+    if (dtype == PLAN_DTYPE_FLOAT32) {
+      gfloat f = (gfloat) d;
+      memcpy (value, &f, 4);
+    } else {
+      memcpy (value, &d, 8);
+    }
+    return TRUE;
+  }
+  {
+    gsize size = plan_dtype_get_size (dtype);
+    gboolean is_signed = dtype == PLAN_DTYPE_INT8 || dtype == PLAN_DTYPE_INT16
+        || dtype == PLAN_DTYPE_INT32 || dtype == PLAN_DTYPE_INT64;
+    guint bits = (guint) size * 8;
+
+    errno = 0;
+    if (is_signed) {
+      gint64 v = g_ascii_strtoll (text, &end, 10);
+      gint64 lo = bits == 64 ? G_MININT64 : -((gint64) 1 << (bits - 1));
+      gint64 hi = bits == 64 ? G_MAXINT64 : ((gint64) 1 << (bits - 1)) - 1;
+      if (*end != '\0' || errno || v < lo || v > hi)
+        return FALSE;
+      switch (size) {
+        case 1:{
+          gint8 x = (gint8) v;
+          memcpy (value, &x, 1);
+          break;
+        }
+        case 2:{
+          gint16 x = (gint16) v;
+          memcpy (value, &x, 2);
+          break;
+        }
+        case 4:{
+          gint32 x = (gint32) v;
+          memcpy (value, &x, 4);
+          break;
+        }
+        default:
+          memcpy (value, &v, 8);
+          break;
+      }
+    } else {
+      guint64 v;
+      if (text[0] == '-')
+        return FALSE;
+      v = g_ascii_strtoull (text, &end, 10);
+      if (*end != '\0' || errno || (bits < 64 && v >> bits))
+        return FALSE;
+      switch (size) {
+        case 1:{
+          guint8 x = (guint8) v;
+          memcpy (value, &x, 1);
+          break;
+        }
+        case 2:{
+          guint16 x = (guint16) v;
+          memcpy (value, &x, 2);
+          break;
+        }
+        case 4:{
+          guint32 x = (guint32) v;
+          memcpy (value, &x, 4);
+          break;
+        }
+        default:
+          memcpy (value, &v, 8);
+          break;
+      }
+    }
+    return TRUE;
+  }
+}
+
+/* "gain=2.0,threshold:float32=0.5,n:int32=3": float64 unless a dtype is
+ * given after the name. */
+static GArray *
+parse_params (const gchar * text, GError ** error)
+{
+  GArray *set = g_array_new (FALSE, TRUE, sizeof (MapParam));
+  gchar **items;
+  guint i, j;
+
+  g_array_set_clear_func (set, map_param_clear);
+  if (text == NULL)
+    return set;
+  items = g_strsplit (text, ",", -1);
+  for (i = 0; items[i]; i++) {
+    gchar *item = g_strstrip (items[i]);
+    gchar *eq = strchr (item, '='), *colon;
+    MapParam m = { NULL, PLAN_DTYPE_FLOAT64, 0 };
+
+    if (*item == '\0' && items[i + 1] == NULL && i > 0)
+      break;                    /* a trailing comma */
+    if (eq == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "params: '%s' is not name=value (for example gain=2.0 or "
+          "n:int32=3)", item);
+      goto failed;
+    }
+    *eq = '\0';
+    colon = strchr (item, ':');
+    if (colon) {
+      GError *err = NULL;
+      *colon = '\0';
+      m.dtype = plan_dtype_parse (g_strstrip (colon + 1), &err);
+      if (m.dtype == PLAN_DTYPE_UNKNOWN) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "params: parameter '%s': %s", g_strstrip (item), err->message);
+        g_error_free (err);
+        goto failed;
+      }
+    }
+    g_strstrip (item);
+    if (!is_identifier (item)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "params: '%s' is not a name (a letter or '_' followed by letters, "
+          "digits or '_')", item);
+      goto failed;
+    }
+    for (j = 0; j < set->len; j++) {
+      if (!strcmp (g_array_index (set, MapParam, j).name, item)) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "params: '%s' is given twice", item);
+        goto failed;
+      }
+    }
+    if (!parse_param_value (g_strstrip (eq + 1), m.dtype, &m.value)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "params: parameter '%s': '%s' is not a %s value", item,
+          g_strstrip (eq + 1), plan_dtype_to_string (m.dtype));
+      goto failed;
+    }
+    m.name = g_strdup (item);
+    g_array_append_val (set, m);
+  }
+  g_strfreev (items);
+  return set;
+
+failed:
+  g_strfreev (items);
+  g_array_unref (set);
+  return NULL;
+}
+
+/* Whether @a and @b bind the same names to the same dtypes, in order. */
+static gboolean
+params_same_names (GArray * a, GArray * b)
+{
+  guint i;
+
+  if (a->len != b->len)
+    return FALSE;
+  for (i = 0; i < a->len; i++) {
+    MapParam *x = &g_array_index (a, MapParam, i);
+    MapParam *y = &g_array_index (b, MapParam, i);
+    if (strcmp (x->name, y->name) || x->dtype != y->dtype)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+add_constant (PlanMap * self, GArray * consts, const gchar * name,
+    PlanArray * array, const gchar * from, GError ** error)
+{
+  const PlanArrayInfo *info = plan_array_get_info (array);
+  MapConstant c = { NULL, NULL, NULL };
+  gsize size = 0;
+  guint i;
+
+  for (i = 0; i < consts->len; i++) {
+    if (!strcmp (g_array_index (consts, MapConstant, i).name, name)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "planmap %s: constant '%s' is given twice", GST_OBJECT_NAME (self),
+          name);
+      return FALSE;
+    }
+  }
+  if (plan_array_get_device_memory (array) != NULL
+      || plan_array_get_data (array, &size) == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planmap %s: constant '%s' (%s) is not in host memory",
+        GST_OBJECT_NAME (self), name, from);
+    return FALSE;
+  }
+  if (size > MAX_CONSTANT_BYTES || plan_array_info_get_n_rows (info) < 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planmap %s: constant '%s' (%s) holds %" G_GSIZE_FORMAT " bytes; a "
+        "constant holds at most %" G_GSIZE_FORMAT " MiB",
+        GST_OBJECT_NAME (self), name, from, size, MAX_CONSTANT_BYTES >> 20);
+    return FALSE;
+  }
+  if (size == 0) {
+    gchar *shape = plan_shape_to_string (info->ndim, info->shape);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "planmap %s: constant '%s' (%s) has shape %s and no elements",
+        GST_OBJECT_NAME (self), name, from, shape);
+    g_free (shape);
+    return FALSE;
+  }
+  c.name = g_strdup (name);
+  c.array = g_object_ref (array);
+  g_array_append_val (consts, c);
+  return TRUE;
+}
+
+/* The constants: those of the constants property loaded from their
+ * files, then those of constant-arrays. */
+static GArray *
+load_constants (PlanMap * self, const gchar * files, GstStructure * arrays,
+    GError ** error)
+{
+  GArray *consts = g_array_new (FALSE, TRUE, sizeof (MapConstant));
+  gchar **items = g_strsplit (files ? files : "", ",", -1);
+  guint i, n;
+
+  g_array_set_clear_func (consts, map_constant_clear);
+  for (i = 0; items[i]; i++) {
+    gchar *item = g_strstrip (items[i]), *eq = strchr (item, '='), *path;
+    PlanArray *array;
+    GStatBuf st;
+    gboolean ok;
+
+    if (*item == '\0')
+      continue;
+    if (eq == NULL || eq == item || eq[1] == '\0') {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "planmap %s: constants: '%s' is not name=file.npy",
+          GST_OBJECT_NAME (self), item);
+      goto failed;
+    }
+    *eq = '\0';
+    path = g_strstrip (eq + 1);
+    g_strstrip (item);
+    if (!is_identifier (item)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "planmap %s: constants: '%s' is not a name",
+          GST_OBJECT_NAME (self), item);
+      goto failed;
+    }
+    /* A file far larger than any constant is not read at all. */
+    if (g_stat (path, &st) == 0
+        && (guint64) st.st_size > MAX_CONSTANT_BYTES + (1 << 16)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "planmap %s: constant '%s' (%s) is a file of %" G_GUINT64_FORMAT
+          " bytes; a constant holds at most %" G_GSIZE_FORMAT " MiB",
+          GST_OBJECT_NAME (self), item, path, (guint64) st.st_size,
+          MAX_CONSTANT_BYTES >> 20);
+      goto failed;
+    }
+    array = plan_array_load_npy (path, error);
+    if (array == NULL) {
+      g_prefix_error (error, "planmap %s: constant '%s': ",
+          GST_OBJECT_NAME (self), item);
+      goto failed;
+    }
+    ok = add_constant (self, consts, item, array, path, error);
+    g_object_unref (array);
+    if (!ok)
+      goto failed;
+    GST_INFO_OBJECT (self, "constant '%s' from %s", item, path);
+  }
+  n = arrays ? gst_structure_n_fields (arrays) : 0;
+  for (i = 0; i < n; i++) {
+    const gchar *name = gst_structure_nth_field_name (arrays, i);
+    const GValue *v = gst_structure_get_value (arrays, name);
+
+    if (!G_VALUE_HOLDS (v, PLAN_TYPE_ARRAY) || g_value_get_object (v) == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "planmap %s: constant-arrays: field '%s' holds a %s, not a "
+          "PlanArray", GST_OBJECT_NAME (self), name, G_VALUE_TYPE_NAME (v));
+      goto failed;
+    }
+    if (!is_identifier (name)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "planmap %s: constant-arrays: '%s' is not a name",
+          GST_OBJECT_NAME (self), name);
+      goto failed;
+    }
+    if (!add_constant (self, consts, name, g_value_get_object (v),
+            "an array in memory", error))
+      goto failed;
+  }
+  g_strfreev (items);
+  return consts;
+
+failed:
+  g_strfreev (items);
+  g_array_unref (consts);
+  return NULL;
+}
+
+static void
+plan_map_free_device_constants (PlanMap * self)
+{
+  guint i;
+
+  if (self->consts && self->const_device) {
+    for (i = 0; i < self->consts->len; i++) {
+      MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+      if (c->dptr)
+        plan_device_free (self->const_device, c->dptr);
+      c->dptr = NULL;
+    }
+  }
+  gst_clear_object (&self->const_device);
+}
+
+/* Takes this chunk's values of the params; FALSE with @error set when a
+ * change was refused. */
+static gboolean
+plan_map_take_params (PlanMap * self, GError ** error)
+{
+  GError *err = NULL;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  if (self->params_rejected) {
+    err = g_error_copy (self->params_rejected);
+  } else if (!params_same_names (self->param_set, self->live)) {
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "params changed their names or dtypes while streaming (\"%s\"); "
+        "only values can change then", self->params);
+  } else {
+    for (i = 0; i < self->live->len; i++)
+      g_array_index (self->live, MapParam, i).value =
+          g_array_index (self->param_set, MapParam, i).value;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (err) {
+    g_propagate_error (error, err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Points the names after the streams at the constants' data (host or
+ * device) and the params' values. */
+static void
+plan_map_bind_extra (PlanMap * self, gpointer * ptrs, gboolean device)
+{
+  guint i, k = self->n_streams;
+
+  for (i = 0; i < self->consts->len; i++) {
+    MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+    ptrs[k++] = device ? c->dptr
+        : (gpointer) plan_array_get_data (c->array, NULL);
+  }
+  for (i = 0; i < self->live->len; i++)
+    ptrs[k++] = &g_array_index (self->live, MapParam, i).value;
+}
+
 static void
 plan_map_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   PlanMap *self = PLAN_MAP (object);
-  const gchar *s = g_value_get_string (value);
+  const gchar *s = G_VALUE_HOLDS_STRING (value) ? g_value_get_string (value)
+      : NULL;
   GError *err = NULL;
 
   switch (prop_id) {
+    case PROP_CONSTANTS:
+      GST_OBJECT_LOCK (self);
+      g_free (self->constants);
+      self->constants = g_strdup (s);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_CONSTANT_ARRAYS:{
+      const GstStructure *st = gst_value_get_structure (value);
+      GST_OBJECT_LOCK (self);
+      g_clear_pointer (&self->constant_arrays, gst_structure_free);
+      self->constant_arrays = st ? gst_structure_copy (st) : NULL;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_PARAMS:{
+      /* Parsed now; a refused string keeps the previous values and is
+       * reported as the element error at start, or at the next chunk
+       * while streaming. */
+      GArray *set = parse_params (s, &err);
+      GST_OBJECT_LOCK (self);
+      g_free (self->params);
+      self->params = g_strdup (s);
+      g_clear_error (&self->params_rejected);
+      if (set) {
+        g_array_unref (self->param_set);
+        self->param_set = set;
+        GST_DEBUG_OBJECT (self, "params: %s", s);
+      } else {
+        GST_WARNING_OBJECT (self, "rejected params: %s", err->message);
+        g_prefix_error (&err, "planmap %s: ", GST_OBJECT_NAME (self));
+        self->params_rejected = err;
+      }
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
     case PROP_EXPR:
       /* A syntax error is reported now, and posted as the element error
        * when the pipeline starts; the previous expression is kept. */
@@ -133,6 +609,15 @@ plan_map_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_DTYPE:
       g_value_set_string (value, self->dtype);
       break;
+    case PROP_CONSTANTS:
+      g_value_set_string (value, self->constants);
+      break;
+    case PROP_CONSTANT_ARRAYS:
+      gst_value_set_structure (value, self->constant_arrays);
+      break;
+    case PROP_PARAMS:
+      g_value_set_string (value, self->params);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -145,58 +630,118 @@ plan_map_clear_compiled (PlanMap * self)
 {
   g_clear_pointer (&self->compiled, plan_expr_unref);
   g_clear_pointer (&self->inputs, g_free);
+  plan_map_free_device_constants (self);
+  g_clear_pointer (&self->consts, g_array_unref);
+  g_clear_pointer (&self->live, g_array_unref);
   self->n_names = 0;
+  self->n_streams = 0;
 }
 
-/* Binds x, y, z, w and in0, in1, ... to the inputs and compiles the
- * expression, cast to the dtype property when one is set. */
+/* Binds x, y, z, w and in0, in1, ... to the inputs, then the constants
+ * and the params, and compiles the expression, cast to the dtype property
+ * when one is set; the inputs, constants and params broadcast against
+ * each other (docs/expressions.md). */
 static gboolean
 plan_map_compile (PlanMap * self, guint n_inputs,
-    const PlanArrayInfo * inputs, GError ** error)
+    const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
   guint n_short = MIN (n_inputs, G_N_ELEMENTS (short_names));
-  guint n_names = n_short + n_inputs, i;
-  const gchar **names = g_newa (const gchar *, n_names);
+  guint n_streams = n_short + n_inputs, n_names, i, k;
   gchar **long_names = g_new0 (gchar *, n_inputs + 1);
-  PlanDType *dtypes = g_newa (PlanDType, n_names);
-  gchar *expr, *dtype;
-  GError *rejected = NULL;
+  const gchar **names;
+  PlanArrayInfo *infos;
+  gchar *expr, *dtype, *files;
+  GstStructure *arrays;
+  GError *rejected = NULL, *err = NULL;
 
   GST_OBJECT_LOCK (self);
   expr = g_strdup (self->expr);
   dtype = g_strdup (self->dtype);
+  files = g_strdup (self->constants);
+  arrays = self->constant_arrays ? gst_structure_copy (self->constant_arrays)
+      : NULL;
   if (self->rejected)
     rejected = g_error_copy (self->rejected);
+  else if (self->params_rejected)
+    rejected = g_error_copy (self->params_rejected);
+  self->live = g_array_copy (self->param_set);
+  for (i = 0; i < self->live->len; i++)
+    g_array_index (self->live, MapParam, i).name =
+        g_strdup (g_array_index (self->param_set, MapParam, i).name);
   GST_OBJECT_UNLOCK (self);
+  g_array_set_clear_func (self->live, map_param_clear);
 
+  if (rejected) {
+    g_propagate_error (error, rejected);
+    goto done;
+  }
+  if (expr == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planmap %s has no expression: set expr, for example expr=\"x + y\"",
+        GST_OBJECT_NAME (self));
+    goto done;
+  }
+  self->consts = load_constants (self, files, arrays, error);
+  if (self->consts == NULL)
+    goto done;
+
+  n_names = n_streams + self->consts->len + self->live->len;
+  names = g_newa (const gchar *, n_names);
+  infos = g_newa (PlanArrayInfo, n_names);
   for (i = 0; i < n_short; i++) {
     names[i] = short_names[i];
-    dtypes[i] = inputs[i].dtype;
+    infos[i] = inputs[i];
   }
   for (i = 0; i < n_inputs; i++) {
     long_names[i] = g_strdup_printf ("in%u", i);
     names[n_short + i] = long_names[i];
-    dtypes[n_short + i] = inputs[i].dtype;
+    infos[n_short + i] = inputs[i];
+  }
+  k = n_streams;
+  for (i = 0; i < self->consts->len; i++, k++) {
+    MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+    names[k] = c->name;
+    infos[k] = *plan_array_get_info (c->array);
+  }
+  for (i = 0; i < self->live->len; i++, k++) {
+    MapParam *m = &g_array_index (self->live, MapParam, i);
+    names[k] = m->name;
+    plan_array_info_init (&infos[k]);
+    infos[k].dtype = m->dtype;
+    infos[k].ndim = 0;
   }
 
-  if (rejected) {
-    g_propagate_error (error, rejected);
-  } else if (expr == NULL) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "planmap %s has no expression: set expr, for example expr=\"x + y\"",
-        GST_OBJECT_NAME (self));
-  } else {
-    self->compiled = plan_expr_compile_with_dtype (expr, n_names, names,
-        dtypes, plan_dtype_from_string (dtype), error);
-  }
-
+  self->compiled = plan_expr_compile_broadcast (expr, n_names, names, infos,
+      n_streams, plan_dtype_from_string (dtype), output, &err);
   if (self->compiled) {
     self->n_names = n_names;
+    self->n_streams = n_streams;
     self->inputs = g_new0 (gconstpointer, n_names);
+    GST_INFO_OBJECT (self, "compiled '%s' with %u inputs, %u constants, %u "
+        "params", expr, n_inputs, self->consts->len, self->live->len);
+  } else if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE)) {
+    /* Say which pad each stream name is. */
+    GString *pads = g_string_new (NULL);
+    for (i = 0; i < n_inputs; i++)
+      g_string_append_printf (pads, "%s%s is %s", i ? ", " : "",
+          i < n_short ? short_names[i] : long_names[i],
+          plan_kernel_element_get_input_name (PLAN_KERNEL_ELEMENT (self), i));
+    g_prefix_error (&err, "planmap %s (%s): ", GST_OBJECT_NAME (self),
+        pads->str);
+    g_string_free (pads, TRUE);
+    g_propagate_error (error, err);
+  } else {
+    g_prefix_error (&err, "planmap %s: ", GST_OBJECT_NAME (self));
+    g_propagate_error (error, err);
   }
+
+done:
   g_strfreev (long_names);
   g_free (expr);
   g_free (dtype);
+  g_free (files);
+  if (arrays)
+    gst_structure_free (arrays);
   return self->compiled != NULL;
 }
 
@@ -207,49 +752,35 @@ plan_map_setup (PlanKernelElement * kernel, guint n_inputs,
   PlanMap *self = PLAN_MAP (kernel);
   guint i;
 
-  for (i = 1; i < n_inputs; i++) {
-    if (!plan_array_info_same_rows (&inputs[0], &inputs[i]))
-      goto shape_mismatch;
-  }
-
   plan_map_clear_compiled (self);
-  if (!plan_map_compile (self, n_inputs, inputs, error))
+  if (!plan_map_compile (self, n_inputs, inputs, output, error)) {
+    plan_map_clear_compiled (self);
     return FALSE;
-
-  *output = inputs[0];
-  output->dtype = plan_expr_get_dtype (self->compiled);
+  }
   for (i = 1; i < n_inputs; i++) {
     if (inputs[i].shape[0] != inputs[0].shape[0])
       output->shape[0] = -1;
   }
   self->row_elements = plan_array_info_get_row_elements (output);
   return TRUE;
-
-shape_mismatch:
-  {
-    gchar *a = plan_shape_to_string (inputs[0].ndim, inputs[0].shape);
-    gchar *b = plan_shape_to_string (inputs[i].ndim, inputs[i].shape);
-
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "planmap %s: inputs must have the same shape, but %s has shape %s "
-        "and %s has shape %s", GST_OBJECT_NAME (self),
-        plan_kernel_element_get_input_name (kernel, 0), a,
-        plan_kernel_element_get_input_name (kernel, i), b);
-    g_free (a);
-    g_free (b);
-    return FALSE;
-  }
 }
 
 static GstFlowReturn
 plan_map_process (PlanKernelElement * kernel, const PlanChunk * chunk)
 {
   PlanMap *self = PLAN_MAP (kernel);
-  guint n_short = self->n_names - chunk->n_inputs, i;
+  guint n_short = self->n_streams - chunk->n_inputs, i;
   GstBuffer *out;
   GstMapInfo map;
   GstFlowReturn ret;
+  GError *err = NULL;
 
+  if (!plan_map_take_params (self, &err)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", err->message),
+        ("the new params were refused"));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
   ret = plan_kernel_element_alloc_output (kernel, chunk->n_rows, &out);
   if (ret != GST_FLOW_OK)
     return ret;
@@ -260,6 +791,7 @@ plan_map_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     self->inputs[i] = chunk->data[i];
   for (i = 0; i < chunk->n_inputs; i++)
     self->inputs[n_short + i] = chunk->data[i];
+  plan_map_bind_extra (self, (gpointer *) self->inputs, FALSE);
   plan_expr_eval_parallel (self->compiled, self->inputs, map.data,
       chunk->n_rows * self->row_elements,
       plan_kernel_element_get_n_threads (kernel));
@@ -286,8 +818,44 @@ plan_map_finalize (GObject * object)
   g_free (self->expr);
   g_free (self->dtype);
   g_clear_error (&self->rejected);
+  g_free (self->constants);
+  g_clear_pointer (&self->constant_arrays, gst_structure_free);
+  g_free (self->params);
+  g_clear_pointer (&self->param_set, g_array_unref);
+  g_clear_error (&self->params_rejected);
 
   G_OBJECT_CLASS (plan_map_parent_class)->finalize (object);
+}
+
+/* The constants are copied to @device once, at the first chunk there,
+ * and stay until the caps change or the element stops. */
+static gboolean
+plan_map_upload_constants (PlanMap * self, PlanDevice * device,
+    GError ** error)
+{
+  guint i;
+
+  if (self->const_device == device)
+    return TRUE;
+  plan_map_free_device_constants (self);
+  self->const_device = gst_object_ref (device);
+  for (i = 0; i < self->consts->len; i++) {
+    MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+    gsize size;
+    gconstpointer data = plan_array_get_data (c->array, &size);
+
+    if (!plan_device_alloc (device, size, &c->dptr, error)
+        || !plan_device_copy (device, PLAN_COPY_HOST_TO_DEVICE, c->dptr,
+            data, size, error)) {
+      g_prefix_error (error, "planmap %s: constant '%s' on %s: ",
+          GST_OBJECT_NAME (self), c->name, plan_device_get_name (device));
+      plan_map_free_device_constants (self);
+      return FALSE;
+    }
+    GST_DEBUG_OBJECT (self, "constant '%s' (%" G_GSIZE_FORMAT " bytes) on %s",
+        c->name, size, plan_device_get_name (device));
+  }
+  return TRUE;
 }
 
 /* On the device (docs/device.md): libplan queues the compiled expression
@@ -298,13 +866,19 @@ plan_map_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
     gpointer output, PlanStream * stream, GError ** error)
 {
   PlanMap *self = PLAN_MAP (kernel);
-  guint n_short = self->n_names - chunk->n_inputs, i;
+  guint n_short = self->n_streams - chunk->n_inputs, i;
   gpointer *ptrs = g_newa (gpointer, self->n_names + 1);
 
+  if (!plan_map_take_params (self, error))
+    return FALSE;
+  if (!plan_map_upload_constants (self, plan_stream_get_device (stream),
+          error))
+    return FALSE;
   for (i = 0; i < n_short; i++)
     ptrs[i] = (gpointer) chunk->data[i];
   for (i = 0; i < chunk->n_inputs; i++)
     ptrs[n_short + i] = (gpointer) chunk->data[i];
+  plan_map_bind_extra (self, ptrs, TRUE);
   ptrs[self->n_names] = output;
   return plan_expr_launch (self->compiled, stream, ptrs,
       chunk->n_rows * self->row_elements,
@@ -344,6 +918,30 @@ plan_map_class_init (PlanMapClass * klass)
           DEFAULT_DTYPE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_CONSTANTS,
+      g_param_spec_string ("constants", "Array constants",
+          "Small arrays the expression reads by name, from .npy files: "
+          "\"mean=mean.npy,std=std.npy\". Loaded at start, broadcast "
+          "against every row by numpy's rules; at most 64 MiB each. See "
+          "docs/planmap.md", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CONSTANT_ARRAYS,
+      g_param_spec_boxed ("constant-arrays", "Array constants in memory",
+          "As constants, for applications: a structure whose fields are "
+          "PlanArray objects in host memory, each bound under its field's "
+          "name", GST_TYPE_STRUCTURE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_PARAMS,
+      g_param_spec_string ("params", "Live scalar parameters",
+          "Named scalars the expression reads: \"gain=2.0,n:int32=3\" "
+          "(float64 unless a dtype follows the name). Values may change "
+          "while playing, taking effect from the next chunk, without "
+          "recompiling; names and dtypes only change in READY", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
   plan_kernel_element_class_add_pad_templates (kernel_class, TRUE);
   gst_element_class_set_static_metadata (element_class, "Array map",
       "Filter/Converter/Array",
@@ -356,4 +954,5 @@ plan_map_init (PlanMap * self)
 {
   self->expr = DEFAULT_EXPR;
   self->dtype = DEFAULT_DTYPE;
+  self->param_set = parse_params (NULL, NULL);
 }
