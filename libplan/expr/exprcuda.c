@@ -369,16 +369,17 @@ fill (GString * src, const gchar * slot, const gchar * value)
 
 /* The index function of a broadcast name: see ExprBcast. */
 static void
-append_bcast_index (GString * s, guint k, const ExprBcast * b,
-    guint64 row_elements)
+append_bcast_index (GString * s, const gchar * fn, guint k,
+    const ExprBcast * b, guint64 row_elements)
 {
   guint a;
 
   g_string_append_printf (s, "__host__ __device__ static inline unsigned "
-      "long long\nplan_bidx%u (unsigned long long e)\n{\n"
+      "long long\n%s_bidx%u (unsigned long long e)\n{\n"
       "  const unsigned long long j = e %% %" G_GUINT64_FORMAT "ull;\n"
       "  (void) j;\n  return (e / %" G_GUINT64_FORMAT "ull) * %"
-      G_GUINT64_FORMAT "ull", k, row_elements, row_elements, b->row_stride);
+      G_GUINT64_FORMAT "ull", fn, k, row_elements, row_elements,
+      b->row_stride);
   for (a = 0; a < b->ndim; a++) {
     if (b->strides[a] == 0)
       continue;
@@ -436,12 +437,14 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
     }
     g_string_append_printf (params, "const %s *__restrict__ in%u,", t, i);
     if (bcast && bcast[i].kind == EXPR_BCAST_GATHER) {
-      append_bcast_index (index_fns, i, &bcast[i], row_elements);
-      g_string_append_printf (args, "%sin%u[plan_bidx%u (j)]", sep, i, i);
-      g_string_append_printf (vec_args, "%sin%u[plan_bidx%u (j * 4 + q)]",
-          sep, i, i);
+      append_bcast_index (index_fns, function_name, i, &bcast[i],
+          row_elements);
+      g_string_append_printf (args, "%sin%u[%s_bidx%u (j)]", sep, i,
+          function_name, i);
+      g_string_append_printf (vec_args, "%sin%u[%s_bidx%u (j * 4 + q)]",
+          sep, i, function_name, i);
       g_string_append_printf (host_args, "%s((const %s *) in[%u])"
-          "[plan_bidx%u (j)]", sep, t, i, i);
+          "[%s_bidx%u (j)]", sep, t, i, function_name, i);
       continue;
     }
     g_string_append_printf (args, "%sPLAN_A1 (%u)", sep, i);

@@ -23,20 +23,23 @@ def save(d, name, a):
 
 
 def run_map(expr, streams, extra=(), blocksize=None, env=None,
-            expect_ok=True):
+            expect_ok=True, device=False):
     """planmap over the arrays `streams` (one planfilesrc each, pads in
     order) with the properties `extra`; returns the result, or the output
-    of a failed run."""
+    of a failed run. With `device`, the inputs are uploaded and the result
+    downloaded, so that planmap runs on the device."""
     d = tmpdir()
     out = os.path.join(d, 'out.npy')
-    words = ['planmap', 'name=m', 'expr=%s' % expr] + list(extra) + \
+    up = ['!', 'planupload'] if device else []
+    down = ['!', 'plandownload'] if device else []
+    words = ['planmap', 'name=m', 'expr=%s' % expr] + list(extra) + down + \
         ['!', 'planfilesink', 'location=%s' % out]
     for i, a in enumerate(streams):
         src = save(d, 'in%d.npy' % i, a)
         words += ['planfilesrc', 'location=%s' % src]
         if blocksize:
             words += ['blocksize=%d' % (blocksize * a[0].nbytes)]
-        words += ['!', 'm.sink_%d' % i]
+        words += up + ['!', 'm.sink_%d' % i]
     old = {}
     for k, v in (env or {}).items():
         old[k] = os.environ.get(k)
@@ -294,7 +297,8 @@ def test_on_sim_device():
                       [constants_prop(d, mean=mean, std=std),
                        'params=gain:float32=3', 'target=cuda'],
                       blocksize=100, env={'GST_PLAN_DEVICE': 'sim',
-                                          'GST_PLAN_SIM_SEED': seed})
+                                          'GST_PLAN_SIM_SEED': seed},
+                      device=True)
         assert_same(got, (x - mean) / std * np.float32(3) + y,
                     'on the sim device, seed %s' % seed)
 
@@ -308,11 +312,11 @@ gi.require_version('Gst', '1.0')
 from gi.repository import Gst
 Gst.init(None)
 src, out, device = sys.argv[1], sys.argv[2], sys.argv[3]
-target = ' target=cuda' if device == 'sim' else ''
-p = Gst.parse_launch('planfilesrc location=%s blocksize=%s ! planmap '
-                     'name=m expr="x * gain + bias" params="gain=2,bias=1"%s '
-                     '! planfilesink location=%s' % (src, sys.argv[4], target,
-                                                     out))
+up, down = ('! planupload', '! plandownload') if device == 'sim' else ('', '')
+p = Gst.parse_launch('planfilesrc location=%s blocksize=%s %s ! planmap '
+                     'name=m expr="x * gain + bias" params="gain=2,bias=1" '
+                     '%s ! planfilesink location=%s' % (src, sys.argv[4], up,
+                                                        down, out))
 m = p.get_by_name('m')
 changed = []
 
