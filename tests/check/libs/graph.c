@@ -459,7 +459,7 @@ GST_START_TEST (test_dispatch_binding_errors)
   plan_bindings_set_array (bindings, "b", short_b);
   fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
   assert_error_contains (error, "map 'c': its inputs must have the same "
-      "shape, but 'a' has shape (1000,) and 'b' has shape (999,)");
+      "number of rows, but 'a' has shape (1000,) and 'b' has shape (999,)");
   g_clear_error (&error);
 
   plan_bindings_set_array (bindings, "b", a);
