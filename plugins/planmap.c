@@ -16,19 +16,27 @@
  * planmap evaluates an expression (see docs/expressions.md) on each element
  * of its inputs and streams the result: `out = f(a, b, ...)`. Each input is
  * a request pad `sink_%u`; in the expression the inputs are named `x`, `y`,
- * `z`, `w` in pad order (the first four) and always `in0`, `in1`, …. All
- * inputs must have the same shape; their dtypes may differ and are promoted
- * as numpy promotes them. The output has the inputs' shape and the
- * expression's dtype, or the one set by #PlanMap:dtype. Whatever the
- * expression, the data is read once and written once: it is evaluated in
- * cache-sized blocks on the element's worker threads.
+ * `z`, `w` in pad order (the first four) and always `in0`, `in1`, …. The
+ * inputs' shapes broadcast by numpy's rules, row by row (`(N, 1)` with
+ * `(N, 3)`); their dtypes may differ and are promoted as numpy promotes
+ * them. The expression may also read array constants (#PlanMap:constants,
+ * #PlanMap:constant-arrays), broadcast against every row, and scalar
+ * parameters (#PlanMap:params) whose values may change while playing. The
+ * output has the broadcast shape and the expression's dtype, or the one
+ * set by #PlanMap:dtype. Whatever the expression, the data is read once
+ * and written once: it is evaluated in cache-sized blocks on the element's
+ * worker threads.
  *
- * ## Example launch line
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 planmap name=m expr="2*x*y + sin(x)" ! \
  *     planfilesink location=out.npy \
  *     planfilesrc location=a.npy ! m.sink_0 \
  *     planfilesrc location=b.npy ! m.sink_1
+ * gst-launch-1.0 planfilesrc location=x.npy ! \
+ *     planmap expr="(x - mean) / std * gain" \
+ *     constants="mean=mean.npy,std=std.npy" params="gain=2.0" ! \
+ *     planfilesink location=out.npy
  * ]|
  */
 
@@ -946,7 +954,7 @@ plan_map_class_init (PlanMapClass * klass)
   gst_element_class_set_static_metadata (element_class, "Array map",
       "Filter/Converter/Array",
       "Computes an expression element by element over one or more arrays "
-      "of the same shape", "gst-plan authors <dev@gst-plan.invalid>");
+      "whose shapes broadcast, with array constants and live parameters", "gst-plan authors <dev@gst-plan.invalid>");
 }
 
 static void
