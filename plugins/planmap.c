@@ -817,6 +817,21 @@ map_failed:
   }
 }
 
+/* The device copies of the constants go when streaming stops (the free
+ * waits for the device's queued work). */
+static GstStateChangeReturn
+plan_map_change_state (GstElement * element, GstStateChange transition)
+{
+  PlanMap *self = PLAN_MAP (element);
+  GstStateChangeReturn ret;
+
+  ret = GST_ELEMENT_CLASS (plan_map_parent_class)->change_state (element,
+      transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    plan_map_free_device_constants (self);
+  return ret;
+}
+
 static void
 plan_map_finalize (GObject * object)
 {
@@ -903,6 +918,7 @@ plan_map_class_init (PlanMapClass * klass)
   gobject_class->set_property = plan_map_set_property;
   gobject_class->get_property = plan_map_get_property;
   gobject_class->finalize = plan_map_finalize;
+  element_class->change_state = GST_DEBUG_FUNCPTR (plan_map_change_state);
 
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_map_setup);
   /* Output buffers of 1 MiB are still in the caches when planfilesink
