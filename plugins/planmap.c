@@ -45,11 +45,9 @@
 #endif
 
 #include "planmap.h"
+#include "planmapbindings.h"
 
-#include <glib/gstdio.h>
-#include <string.h>
-
-GST_DEBUG_CATEGORY_STATIC (plan_map_debug);
+GST_DEBUG_CATEGORY (plan_map_debug);
 #define GST_CAT_DEFAULT plan_map_debug
 
 #define DEFAULT_EXPR NULL
@@ -65,24 +63,7 @@ enum
   PROP_PARAMS,
 };
 
-/* The largest array constant, in bytes of data (docs/planmap.md). */
-#define MAX_CONSTANT_BYTES ((gsize) 64 << 20)
 
-/* A live scalar parameter: name, dtype, value (params property). */
-typedef struct
-{
-  gchar *name;
-  PlanDType dtype;
-  guint64 value;                /* an element of dtype at its address */
-} MapParam;
-
-/* A constant: a name and its array (constants, constant-arrays). */
-typedef struct
-{
-  gchar *name;
-  PlanArray *array;
-  gpointer dptr;                /* its copy on device, or NULL */
-} MapConstant;
 
 /* Inputs beyond the fourth are reachable only as in<N>. */
 static const gchar *const short_names[] = { "x", "y", "z", "w" };
@@ -98,7 +79,7 @@ struct _PlanMap
   gchar *constants;             /* "name=file.npy,..." */
   GstStructure *constant_arrays;        /* name = PlanArray */
   gchar *params;                /* as set */
-  GArray *param_set;            /* MapParam: the parsed params */
+  GArray *param_set;            /* PlanMapParam: the parsed params */
   GError *params_rejected;      /* why the last params set was refused */
 
   /* streaming thread only */
@@ -107,9 +88,9 @@ struct _PlanMap
   guint n_streams;              /* names bound to inputs come first */
   gconstpointer *inputs;        /* [n_names]: data of each bound name */
   gsize row_elements;
-  GArray *consts;               /* MapConstant, bound after the streams */
+  GArray *consts;               /* PlanMapConstant, bound after the streams */
   PlanDevice *const_device;     /* where the dptrs of consts are */
-  GArray *live;                 /* MapParam, bound last: this chunk's */
+  GArray *live;                 /* PlanMapParam, bound last: this chunk's */
 };
 
 G_DEFINE_TYPE (PlanMap, plan_map, PLAN_TYPE_KERNEL_ELEMENT);
@@ -118,351 +99,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planmap, "planmap", GST_RANK_NONE,
         "Elementwise array expressions"));
 
 
-/* ---- params and constants ---- */
-
-static void
-map_param_clear (gpointer p)
-{
-  MapParam *m = p;
-
-  g_free (m->name);
-}
-
-static void
-map_constant_clear (gpointer p)
-{
-  MapConstant *c = p;
-
-  g_free (c->name);
-  g_clear_object (&c->array);
-  /* dptr is freed by plan_map_free_device_constants() */
-}
-
-static gboolean
-is_identifier (const gchar * s)
-{
-  const gchar *p;
-
-  if (!(g_ascii_isalpha (s[0]) || s[0] == '_'))
-    return FALSE;
-  for (p = s; *p; p++)
-    if (!g_ascii_isalnum (*p) && *p != '_')
-      return FALSE;
-  return TRUE;
-}
-
-/* Parses @text as a value of @dtype into @value. */
-static gboolean
-parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
-{
-  gchar *end = NULL;
-
-  *value = 0;
-  if (*text == '\0')
-    return FALSE;
-  if (dtype == PLAN_DTYPE_BOOL) {
-    if (!g_ascii_strcasecmp (text, "true") || !strcmp (text, "1"))
-      *value = 1;
-    else if (g_ascii_strcasecmp (text, "false") && strcmp (text, "0"))
-      return FALSE;
-    return TRUE;
-  }
-  if (plan_dtype_is_float (dtype)) {
-    gdouble d = g_ascii_strtod (text, &end);
-    if (*end != '\0')
-      return FALSE;
-    if (dtype == PLAN_DTYPE_FLOAT32) {
-      gfloat f = (gfloat) d;
-      memcpy (value, &f, 4);
-    } else {
-      memcpy (value, &d, 8);
-    }
-    return TRUE;
-  }
-  {
-    gsize size = plan_dtype_get_size (dtype);
-    gboolean is_signed = dtype == PLAN_DTYPE_INT8 || dtype == PLAN_DTYPE_INT16
-        || dtype == PLAN_DTYPE_INT32 || dtype == PLAN_DTYPE_INT64;
-    guint bits = (guint) size * 8;
-
-    errno = 0;
-    if (is_signed) {
-      gint64 v = g_ascii_strtoll (text, &end, 10);
-      gint64 lo = bits == 64 ? G_MININT64 : -((gint64) 1 << (bits - 1));
-      gint64 hi = bits == 64 ? G_MAXINT64 : ((gint64) 1 << (bits - 1)) - 1;
-      if (*end != '\0' || errno || v < lo || v > hi)
-        return FALSE;
-      switch (size) {
-        case 1:{
-          gint8 x = (gint8) v;
-          memcpy (value, &x, 1);
-          break;
-        }
-        case 2:{
-          gint16 x = (gint16) v;
-          memcpy (value, &x, 2);
-          break;
-        }
-        case 4:{
-          gint32 x = (gint32) v;
-          memcpy (value, &x, 4);
-          break;
-        }
-        default:
-          memcpy (value, &v, 8);
-          break;
-      }
-    } else {
-      guint64 v;
-      if (text[0] == '-')
-        return FALSE;
-      v = g_ascii_strtoull (text, &end, 10);
-      if (*end != '\0' || errno || (bits < 64 && v >> bits))
-        return FALSE;
-      switch (size) {
-        case 1:{
-          guint8 x = (guint8) v;
-          memcpy (value, &x, 1);
-          break;
-        }
-        case 2:{
-          guint16 x = (guint16) v;
-          memcpy (value, &x, 2);
-          break;
-        }
-        case 4:{
-          guint32 x = (guint32) v;
-          memcpy (value, &x, 4);
-          break;
-        }
-        default:
-          memcpy (value, &v, 8);
-          break;
-      }
-    }
-    return TRUE;
-  }
-}
-
-/* "gain=2.0,threshold:float32=0.5,n:int32=3": float64 unless a dtype is
- * given after the name. */
-static GArray *
-parse_params (const gchar * text, GError ** error)
-{
-  GArray *set = g_array_new (FALSE, TRUE, sizeof (MapParam));
-  gchar **items;
-  guint i, j;
-
-  g_array_set_clear_func (set, map_param_clear);
-  if (text == NULL)
-    return set;
-  items = g_strsplit (text, ",", -1);
-  for (i = 0; items[i]; i++) {
-    gchar *item = g_strstrip (items[i]);
-    gchar *eq = strchr (item, '='), *colon;
-    MapParam m = { NULL, PLAN_DTYPE_FLOAT64, 0 };
-
-    if (*item == '\0' && items[i + 1] == NULL && i > 0)
-      break;                    /* a trailing comma */
-    if (eq == NULL) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "params: '%s' is not name=value (for example gain=2.0 or "
-          "n:int32=3)", item);
-      goto failed;
-    }
-    *eq = '\0';
-    colon = strchr (item, ':');
-    if (colon) {
-      GError *err = NULL;
-      *colon = '\0';
-      m.dtype = plan_dtype_parse (g_strstrip (colon + 1), &err);
-      if (m.dtype == PLAN_DTYPE_UNKNOWN) {
-        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-            "params: parameter '%s': %s", g_strstrip (item), err->message);
-        g_error_free (err);
-        goto failed;
-      }
-    }
-    g_strstrip (item);
-    if (!is_identifier (item)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "params: '%s' is not a name (a letter or '_' followed by letters, "
-          "digits or '_')", item);
-      goto failed;
-    }
-    for (j = 0; j < set->len; j++) {
-      if (!strcmp (g_array_index (set, MapParam, j).name, item)) {
-        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-            "params: '%s' is given twice", item);
-        goto failed;
-      }
-    }
-    if (!parse_param_value (g_strstrip (eq + 1), m.dtype, &m.value)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "params: parameter '%s': '%s' is not a %s value", item,
-          g_strstrip (eq + 1), plan_dtype_to_string (m.dtype));
-      goto failed;
-    }
-    m.name = g_strdup (item);
-    g_array_append_val (set, m);
-  }
-  g_strfreev (items);
-  return set;
-
-failed:
-  g_strfreev (items);
-  g_array_unref (set);
-  return NULL;
-}
-
-/* Whether @a and @b bind the same names to the same dtypes, in order. */
-static gboolean
-params_same_names (GArray * a, GArray * b)
-{
-  guint i;
-
-  if (a->len != b->len)
-    return FALSE;
-  for (i = 0; i < a->len; i++) {
-    MapParam *x = &g_array_index (a, MapParam, i);
-    MapParam *y = &g_array_index (b, MapParam, i);
-    if (strcmp (x->name, y->name) || x->dtype != y->dtype)
-      return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-add_constant (PlanMap * self, GArray * consts, const gchar * name,
-    PlanArray * array, const gchar * from, GError ** error)
-{
-  const PlanArrayInfo *info = plan_array_get_info (array);
-  MapConstant c = { NULL, NULL, NULL };
-  gsize size = 0;
-  guint i;
-
-  for (i = 0; i < consts->len; i++) {
-    if (!strcmp (g_array_index (consts, MapConstant, i).name, name)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "planmap %s: constant '%s' is given twice", GST_OBJECT_NAME (self),
-          name);
-      return FALSE;
-    }
-  }
-  if (plan_array_get_device_memory (array) != NULL
-      || plan_array_get_data (array, &size) == NULL) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "planmap %s: constant '%s' (%s) is not in host memory",
-        GST_OBJECT_NAME (self), name, from);
-    return FALSE;
-  }
-  if (size > MAX_CONSTANT_BYTES || plan_array_info_get_n_rows (info) < 0) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "planmap %s: constant '%s' (%s) holds %" G_GSIZE_FORMAT " bytes; a "
-        "constant holds at most %" G_GSIZE_FORMAT " MiB",
-        GST_OBJECT_NAME (self), name, from, size, MAX_CONSTANT_BYTES >> 20);
-    return FALSE;
-  }
-  if (size == 0) {
-    gchar *shape = plan_shape_to_string (info->ndim, info->shape);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "planmap %s: constant '%s' (%s) has shape %s and no elements",
-        GST_OBJECT_NAME (self), name, from, shape);
-    g_free (shape);
-    return FALSE;
-  }
-  c.name = g_strdup (name);
-  c.array = g_object_ref (array);
-  g_array_append_val (consts, c);
-  return TRUE;
-}
-
-/* The constants: those of the constants property loaded from their
- * files, then those of constant-arrays. */
-static GArray *
-load_constants (PlanMap * self, const gchar * files, GstStructure * arrays,
-    GError ** error)
-{
-  GArray *consts = g_array_new (FALSE, TRUE, sizeof (MapConstant));
-  gchar **items = g_strsplit (files ? files : "", ",", -1);
-  guint i, n;
-
-  g_array_set_clear_func (consts, map_constant_clear);
-  for (i = 0; items[i]; i++) {
-    gchar *item = g_strstrip (items[i]), *eq = strchr (item, '='), *path;
-    PlanArray *array;
-    GStatBuf st;
-    gboolean ok;
-
-    if (*item == '\0')
-      continue;
-    if (eq == NULL || eq == item || eq[1] == '\0') {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "planmap %s: constants: '%s' is not name=file.npy",
-          GST_OBJECT_NAME (self), item);
-      goto failed;
-    }
-    *eq = '\0';
-    path = g_strstrip (eq + 1);
-    g_strstrip (item);
-    if (!is_identifier (item)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "planmap %s: constants: '%s' is not a name",
-          GST_OBJECT_NAME (self), item);
-      goto failed;
-    }
-    /* A file far larger than any constant is not read at all. */
-    if (g_stat (path, &st) == 0
-        && (guint64) st.st_size > MAX_CONSTANT_BYTES + (1 << 16)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "planmap %s: constant '%s' (%s) is a file of %" G_GUINT64_FORMAT
-          " bytes; a constant holds at most %" G_GSIZE_FORMAT " MiB",
-          GST_OBJECT_NAME (self), item, path, (guint64) st.st_size,
-          MAX_CONSTANT_BYTES >> 20);
-      goto failed;
-    }
-    array = plan_array_load_npy (path, error);
-    if (array == NULL) {
-      g_prefix_error (error, "planmap %s: constant '%s': ",
-          GST_OBJECT_NAME (self), item);
-      goto failed;
-    }
-    ok = add_constant (self, consts, item, array, path, error);
-    g_object_unref (array);
-    if (!ok)
-      goto failed;
-    GST_INFO_OBJECT (self, "constant '%s' from %s", item, path);
-  }
-  n = arrays ? gst_structure_n_fields (arrays) : 0;
-  for (i = 0; i < n; i++) {
-    const gchar *name = gst_structure_nth_field_name (arrays, i);
-    const GValue *v = gst_structure_get_value (arrays, name);
-
-    if (!G_VALUE_HOLDS (v, PLAN_TYPE_ARRAY) || g_value_get_object (v) == NULL) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "planmap %s: constant-arrays: field '%s' holds a %s, not a "
-          "PlanArray", GST_OBJECT_NAME (self), name, G_VALUE_TYPE_NAME (v));
-      goto failed;
-    }
-    if (!is_identifier (name)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "planmap %s: constant-arrays: '%s' is not a name",
-          GST_OBJECT_NAME (self), name);
-      goto failed;
-    }
-    if (!add_constant (self, consts, name, g_value_get_object (v),
-            "an array in memory", error))
-      goto failed;
-  }
-  g_strfreev (items);
-  return consts;
-
-failed:
-  g_strfreev (items);
-  g_array_unref (consts);
-  return NULL;
-}
-
 static void
 plan_map_free_device_constants (PlanMap * self)
 {
@@ -470,7 +106,7 @@ plan_map_free_device_constants (PlanMap * self)
 
   if (self->consts && self->const_device) {
     for (i = 0; i < self->consts->len; i++) {
-      MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+      PlanMapConstant *c = &g_array_index (self->consts, PlanMapConstant, i);
       if (c->dptr)
         plan_device_free (self->const_device, c->dptr);
       c->dptr = NULL;
@@ -490,14 +126,14 @@ plan_map_take_params (PlanMap * self, GError ** error)
   GST_OBJECT_LOCK (self);
   if (self->params_rejected) {
     err = g_error_copy (self->params_rejected);
-  } else if (!params_same_names (self->param_set, self->live)) {
+  } else if (!plan_map_params_same_names (self->param_set, self->live)) {
     g_set_error (&err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "params changed their names or dtypes while streaming (\"%s\"); "
         "only values can change then", self->params);
   } else {
     for (i = 0; i < self->live->len; i++)
-      g_array_index (self->live, MapParam, i).value =
-          g_array_index (self->param_set, MapParam, i).value;
+      g_array_index (self->live, PlanMapParam, i).value =
+          g_array_index (self->param_set, PlanMapParam, i).value;
   }
   GST_OBJECT_UNLOCK (self);
   if (err) {
@@ -515,12 +151,12 @@ plan_map_bind_extra (PlanMap * self, gpointer * ptrs, gboolean device)
   guint i, k = self->n_streams;
 
   for (i = 0; i < self->consts->len; i++) {
-    MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+    PlanMapConstant *c = &g_array_index (self->consts, PlanMapConstant, i);
     ptrs[k++] = device ? c->dptr
         : (gpointer) plan_array_get_data (c->array, NULL);
   }
   for (i = 0; i < self->live->len; i++)
-    ptrs[k++] = &g_array_index (self->live, MapParam, i).value;
+    ptrs[k++] = &g_array_index (self->live, PlanMapParam, i).value;
 }
 
 static void
@@ -551,7 +187,7 @@ plan_map_set_property (GObject * object, guint prop_id,
       /* Parsed now; a refused string keeps the previous values and is
        * reported as the element error at start, or at the next chunk
        * while streaming. */
-      GArray *set = parse_params (s, &err);
+      GArray *set = plan_map_params_parse (s, &err);
       GST_OBJECT_LOCK (self);
       g_free (self->params);
       self->params = g_strdup (s);
@@ -674,10 +310,10 @@ plan_map_compile (PlanMap * self, guint n_inputs,
     rejected = g_error_copy (self->params_rejected);
   self->live = g_array_copy (self->param_set);
   for (i = 0; i < self->live->len; i++)
-    g_array_index (self->live, MapParam, i).name =
-        g_strdup (g_array_index (self->param_set, MapParam, i).name);
+    g_array_index (self->live, PlanMapParam, i).name =
+        g_strdup (g_array_index (self->param_set, PlanMapParam, i).name);
   GST_OBJECT_UNLOCK (self);
-  g_array_set_clear_func (self->live, map_param_clear);
+  g_array_set_clear_func (self->live, plan_map_param_clear);
 
   if (rejected) {
     g_propagate_error (error, rejected);
@@ -689,7 +325,8 @@ plan_map_compile (PlanMap * self, guint n_inputs,
         GST_OBJECT_NAME (self));
     goto done;
   }
-  self->consts = load_constants (self, files, arrays, error);
+  self->consts = plan_map_constants_load (GST_OBJECT (self), files, arrays,
+      error);
   if (self->consts == NULL)
     goto done;
 
@@ -707,12 +344,12 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   }
   k = n_streams;
   for (i = 0; i < self->consts->len; i++, k++) {
-    MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+    PlanMapConstant *c = &g_array_index (self->consts, PlanMapConstant, i);
     names[k] = c->name;
     infos[k] = *plan_array_get_info (c->array);
   }
   for (i = 0; i < self->live->len; i++, k++) {
-    MapParam *m = &g_array_index (self->live, MapParam, i);
+    PlanMapParam *m = &g_array_index (self->live, PlanMapParam, i);
     names[k] = m->name;
     plan_array_info_init (&infos[k]);
     infos[k].dtype = m->dtype;
@@ -863,7 +500,7 @@ plan_map_upload_constants (PlanMap * self, PlanDevice * device,
   plan_map_free_device_constants (self);
   self->const_device = gst_object_ref (device);
   for (i = 0; i < self->consts->len; i++) {
-    MapConstant *c = &g_array_index (self->consts, MapConstant, i);
+    PlanMapConstant *c = &g_array_index (self->consts, PlanMapConstant, i);
     gsize size;
     gconstpointer data = plan_array_get_data (c->array, &size);
 
@@ -970,7 +607,8 @@ plan_map_class_init (PlanMapClass * klass)
   gst_element_class_set_static_metadata (element_class, "Array map",
       "Filter/Converter/Array",
       "Computes an expression element by element over one or more arrays "
-      "whose shapes broadcast, with array constants and live parameters", "gst-plan authors <dev@gst-plan.invalid>");
+      "whose shapes broadcast, with array constants and live parameters",
+      "gst-plan authors <dev@gst-plan.invalid>");
 }
 
 static void
@@ -978,5 +616,5 @@ plan_map_init (PlanMap * self)
 {
   self->expr = DEFAULT_EXPR;
   self->dtype = DEFAULT_DTYPE;
-  self->param_set = parse_params (NULL, NULL);
+  self->param_set = plan_map_params_parse (NULL, NULL);
 }
