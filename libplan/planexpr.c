@@ -331,6 +331,10 @@ build_program (PlanExpr * expr)
 
 /* ---- broadcasting ---- */
 
+/* The most elements a row of a broadcasting result holds: each broadcast
+ * name keeps an index per element of a row. */
+#define MAX_BCAST_ROW ((guint64) 1 << 26)
+
 static gchar *
 info_shape (const PlanArrayInfo * info)
 {
@@ -467,8 +471,22 @@ broadcast (PlanExpr * expr, const PlanArrayInfo * infos, guint n_streams,
     }
   }
 
-  for (a = 0; a < k; a++)
+  for (a = 0; a < k; a++) {
     p *= (guint64) out[a];
+    if (p > MAX_BCAST_ROW) {
+      gint64 shape[PLAN_ARRAY_MAX_DIMS];
+      gchar *so;
+      shape[0] = infos[0].shape[0];
+      for (a = 0; a < k; a++)
+        shape[a + 1] = out[a];
+      so = plan_shape_to_string (nd, shape);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the result would have shape %s: a broadcast row holds at most %"
+          G_GUINT64_FORMAT " elements", so, (guint64) MAX_BCAST_ROW);
+      g_free (so);
+      return FALSE;
+    }
+  }
   expr->row_elements = p;
   expr->bcast = g_new0 (ExprBcast, expr->n_names);
   expr->bcast_index = g_new0 (guint64 *, expr->n_names);

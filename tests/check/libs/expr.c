@@ -797,6 +797,11 @@ GST_START_TEST (test_expr_broadcast_errors)
   expect_bcast_error ("x + y", 2, bn, infos, 1, "(1, 1, 2)", "more axes");
   /* no stream */
   expect_bcast_error ("x + y", 2, bn, infos, 0, "at least one stream", "2");
+  /* a broadcast row too long to index */
+  set_info (&infos[0], PLAN_DTYPE_FLOAT32, 3, -1, 100000, 1);
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 2, 1, 100000, 0);
+  expect_bcast_error ("x + y", 2, bn, infos, 1, "(-1, 100000, 100000)",
+      "at most 67108864 elements");
   /* a name that fails to type is the compiler's error, as ever */
   set_info (&infos[1], PLAN_DTYPE_FLOAT32, 1, 2, 0, 0);
   expect_bcast_error ("x + z", 2, bn, infos, 1, "unknown name", "'z'");
