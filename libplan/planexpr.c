@@ -69,6 +69,7 @@ typedef enum
   REG_INPUT,
   REG_CONST,
   REG_OUT,
+  REG_BCAST,                    /* a broadcast name: see bcast_block() */
 } RegKind;
 
 typedef struct
@@ -118,6 +119,14 @@ struct _PlanExpr
   guint8 *chain_coefs;          /* [chain_n] elements of the dtype */
   ExprChainPost chain_post;
   ExprValue chain_post_coef;
+
+  /* Broadcasting (plan_expr_compile_broadcast()): NULL when every name
+   * is read directly, else a layout per name; bcast_index[i] is the
+   * within-row index table of a EXPR_BCAST_GATHER name. */
+  ExprBcast *bcast;
+  guint64 **bcast_index;
+  guint64 row_elements;
+  gboolean any_bcast;           /* a used name is not read directly */
 
   /* plan_expr_launch() (exprlaunch.c): the kernel built for a device. */
   ExprDeviceCache device_cache;
@@ -225,6 +234,9 @@ build_node (Builder * b, ExprNode * node, gboolean is_root)
   switch (node->kind) {
     case EXPR_NODE_NAME:
       r.kind = REG_INPUT;
+      if (b->expr->bcast
+          && b->expr->bcast[node->name_index].kind != EXPR_BCAST_DIRECT)
+        r.kind = REG_BCAST;
       r.index = node->name_index;
       return r;
     case EXPR_NODE_CONST:
@@ -314,6 +326,220 @@ build_program (PlanExpr * expr)
       memcpy (slot + j * size, c->value.bytes, size);
   }
   g_array_free (b.consts, TRUE);
+}
+
+
+/* ---- broadcasting ---- */
+
+/* The most elements a row of a broadcasting result holds: each broadcast
+ * name keeps an index per element of a row. */
+#define MAX_BCAST_ROW ((guint64) 1 << 26)
+
+static gchar *
+info_shape (const PlanArrayInfo * info)
+{
+  return plan_shape_to_string (info->ndim, info->shape);
+}
+
+/* numpy's rules, with the rows of the streams lined up: the streams (the
+ * first @n_streams names) have the same number of axes, the first being
+ * the rows, and their other axes broadcast against each other; the other
+ * names (constants, parameters) are the same for every row and broadcast
+ * against the whole output shape, aligned on the last axis, with length 1
+ * (or no axis) along the rows. Names the expression does not read take no
+ * part, except streams, which are the element's inputs either way. Fills
+ * expr->bcast and the output's shape. */
+static gboolean
+broadcast (PlanExpr * expr, const PlanArrayInfo * infos, guint n_streams,
+    PlanArrayInfo * out_info, GError ** error)
+{
+  guint nd, k, i, a;
+  gint64 out[PLAN_ARRAY_MAX_DIMS];
+  guint setter[PLAN_ARRAY_MAX_DIMS];    /* the name that gave out[a] */
+  guint64 p = 1;
+
+  if (n_streams == 0 || n_streams > expr->n_names) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "broadcasting needs at least one stream among the %u names",
+        expr->n_names);
+    return FALSE;
+  }
+  nd = infos[0].ndim;
+  if (nd == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "stream '%s' has no axes; a stream has at least its rows",
+        expr->names[0]);
+    return FALSE;
+  }
+  k = nd - 1;                   /* inner axes */
+  for (a = 0; a < k; a++) {
+    out[a] = 1;
+    setter[a] = G_MAXUINT;
+  }
+
+  for (i = 0; i < expr->n_names; i++) {
+    const PlanArrayInfo *in = &infos[i];
+    gboolean stream = i < n_streams;
+    guint skip, lead;
+
+    if (in->dtype != expr->dtypes[i]) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "name '%s': its shape's dtype is not its dtype", expr->names[i]);
+      return FALSE;
+    }
+    if (!stream && !expr->uses[i])
+      continue;
+    if (stream && in->ndim != nd) {
+      const PlanArrayInfo *fewer = in->ndim < nd ? in : &infos[0];
+      gint64 fixed[PLAN_ARRAY_MAX_DIMS];
+      gchar *s0 = info_shape (&infos[0]), *s1 = info_shape (in);
+      gchar *sf, *so = info_shape (fewer);
+      guint j;
+
+      for (j = 0; j < fewer->ndim && j < PLAN_ARRAY_MAX_DIMS - 1; j++)
+        fixed[j] = fewer->shape[j];
+      fixed[j] = 1;
+      sf = plan_shape_to_string (j + 1, fixed);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the shapes %s of '%s' and %s of '%s' do not broadcast: streams "
+          "line up row by row, so they need the same number of axes (numpy "
+          "would align their last axes, putting the rows of one against an "
+          "inner axis of the other); to repeat each row's values along the "
+          "missing axis, give %s the shape %s", s0, expr->names[0], s1,
+          expr->names[i], so, sf);
+      g_free (s0);
+      g_free (s1);
+      g_free (so);
+      g_free (sf);
+      return FALSE;
+    }
+    if (!stream && in->ndim > nd) {
+      gchar *sc = info_shape (in), *so = info_shape (&infos[0]);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "'%s' has shape %s, more axes than the stream '%s' of shape %s "
+          "it is broadcast against", expr->names[i], sc, expr->names[0], so);
+      g_free (sc);
+      g_free (so);
+      return FALSE;
+    }
+    if (!stream && in->ndim == nd && in->shape[0] != 1) {
+      gchar *sc = info_shape (in), *so = info_shape (&infos[0]);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "'%s' has shape %s, which does not broadcast against the stream "
+          "'%s' of shape %s: its first axis lines up with the rows, and a "
+          "constant is the same for every row; give it length 1 there or "
+          "drop the axis", expr->names[i], sc, expr->names[0], so);
+      g_free (sc);
+      g_free (so);
+      return FALSE;
+    }
+    /* The inner axes of @in, aligned on the last axis. */
+    skip = stream || in->ndim == nd ? 1 : 0;
+    lead = k - (in->ndim - skip);
+    for (a = lead; a < k; a++) {
+      gint64 d = in->shape[skip + a - lead];
+      if (d == out[a])
+        continue;
+      if (d <= 0) {
+        gchar *sc = info_shape (in);
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+            "'%s' has shape %s: an axis of length %" G_GINT64_FORMAT
+            " cannot be broadcast", expr->names[i], sc, d);
+        g_free (sc);
+        return FALSE;
+      }
+      if (d == 1)
+        continue;
+      if (out[a] == 1) {
+        out[a] = d;
+        setter[a] = i;
+        continue;
+      }
+      {
+        const PlanArrayInfo *other = &infos[setter[a]];
+        gchar *s0 = info_shape (other), *s1 = info_shape (in);
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+            "the shapes %s of '%s' and %s of '%s' do not broadcast: axis "
+            "%u of the result would need length %" G_GINT64_FORMAT
+            " and %" G_GINT64_FORMAT " (numpy's rules: lengths equal or 1, "
+            "aligned on the last axis)", s0, expr->names[setter[a]], s1,
+            expr->names[i], a + 1, out[a], d);
+        g_free (s0);
+        g_free (s1);
+        return FALSE;
+      }
+    }
+  }
+
+  for (a = 0; a < k; a++) {
+    p *= (guint64) out[a];
+    if (p > MAX_BCAST_ROW) {
+      gint64 shape[PLAN_ARRAY_MAX_DIMS];
+      gchar *so;
+      shape[0] = infos[0].shape[0];
+      for (a = 0; a < k; a++)
+        shape[a + 1] = out[a];
+      so = plan_shape_to_string (nd, shape);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the result would have shape %s: a broadcast row holds at most %"
+          G_GUINT64_FORMAT " elements", so, (guint64) MAX_BCAST_ROW);
+      g_free (so);
+      return FALSE;
+    }
+  }
+  expr->row_elements = p;
+  expr->bcast = g_new0 (ExprBcast, expr->n_names);
+  expr->bcast_index = g_new0 (guint64 *, expr->n_names);
+  for (i = 0; i < expr->n_names; i++) {
+    const PlanArrayInfo *in = &infos[i];
+    ExprBcast *b = &expr->bcast[i];
+    gboolean stream = i < n_streams;
+    guint skip, lead;
+    guint64 stride = 1, elements = 1, j;
+    gboolean same = TRUE;
+
+    if (!stream && !expr->uses[i])
+      continue;                 /* never read: direct, may be NULL */
+    skip = stream || in->ndim == nd ? 1 : 0;
+    lead = k - (in->ndim - skip);
+    b->ndim = k;
+    b->size = expr->sizes[i];
+    for (a = k; a-- > 0;) {
+      gint64 d = a >= lead ? in->shape[skip + a - lead] : 1;
+      b->dims[a] = out[a];
+      b->out_stride[a] = a + 1 < k ? b->out_stride[a + 1] * out[a + 1] : 1;
+      b->strides[a] = d == 1 ? 0 : stride;
+      stride *= (guint64) d;
+      if (d != out[a])
+        same = FALSE;
+    }
+    elements = stride;
+    b->row_stride = stream ? elements : 0;
+    if (stream && same) {
+      b->kind = EXPR_BCAST_DIRECT;
+    } else if (!stream && elements == 1) {
+      b->kind = EXPR_BCAST_SCALAR;
+      expr->any_bcast = TRUE;
+    } else {
+      b->kind = EXPR_BCAST_GATHER;
+      expr->any_bcast = expr->any_bcast || expr->uses[i];
+      expr->bcast_index[i] = g_new (guint64, MAX (p, 1));
+      for (j = 0; j < p; j++)
+        expr->bcast_index[i][j] = _plan_expr_bcast_index (b, p, j);
+    }
+    GST_DEBUG ("'%s': name '%s' read %s", expr->source, expr->names[i],
+        b->kind == EXPR_BCAST_DIRECT ? "directly" :
+        b->kind == EXPR_BCAST_SCALAR ? "as a scalar" : "broadcast");
+  }
+
+  if (out_info) {
+    plan_array_info_init (out_info);
+    out_info->ndim = nd;
+    out_info->shape[0] = infos[0].shape[0];
+    for (a = 0; a < k; a++)
+      out_info->shape[a + 1] = out[a];
+  }
+  return TRUE;
 }
 
 /* ---- fused weighted sums ---- */
@@ -455,7 +681,7 @@ build_chain (PlanExpr * expr)
   guint input, i;
   ExprValue coef;
 
-  if (kernel == NULL || expr->n_instrs < 2
+  if (kernel == NULL || expr->n_instrs < 2 || expr->any_bcast
       || g_strcmp0 (g_getenv ("PLAN_EXPR_CHAIN"), "0") == 0)
     return;
   expr->chain_post = EXPR_CHAIN_POST_NONE;
@@ -534,6 +760,11 @@ not_identifier:
   return FALSE;
 }
 
+static PlanExpr *compile_full (const gchar * source, guint n_names,
+    const gchar * const *names, const PlanDType * dtypes, PlanDType out_dtype,
+    const PlanArrayInfo * infos, guint n_streams, PlanArrayInfo * out_info,
+    GError ** error);
+
 /**
  * plan_expr_compile:
  * @source: the expression, e.g. "2*x*y + sin(x)"
@@ -583,6 +814,81 @@ plan_expr_compile (const gchar * source, guint n_names,
 PlanExpr *
 plan_expr_compile_with_dtype (const gchar * source, guint n_names,
     const gchar * const *names, const PlanDType * dtypes, PlanDType out_dtype,
+    GError ** error)
+{
+  return compile_full (source, n_names, names, dtypes, out_dtype, NULL, 0,
+      NULL, error);
+}
+
+/**
+ * plan_expr_compile_broadcast: (skip)
+ * @source: the expression
+ * @n_names: how many names are bound
+ * @names: (array length=n_names): the bound names
+ * @infos: (array length=n_names): the dtype and shape of each name
+ * @n_streams: the first @n_streams names are streams (at least one)
+ * @out_dtype: the dtype of the result, or %PLAN_DTYPE_UNKNOWN for the
+ *   expression's own
+ * @out_info: (out caller-allocates) (optional): the dtype and shape of the
+ *   result
+ * @error: return location for a #GError
+ *
+ * Like plan_expr_compile_with_dtype(), for names whose shapes differ and
+ * broadcast against each other by numpy's rules (docs/expressions.md,
+ * "Broadcasting"):
+ *
+ * - the streams, `names[0]` to `names[n_streams - 1]`, line up row by row:
+ *   they have the same number of axes, the first being the rows
+ *   (`shape[0]` is not looked at, and may be -1); their other axes
+ *   broadcast against each other, so `(N, 1)` meets `(N, 3)`;
+ * - the other names are the same for every row (array constants, scalar
+ *   parameters): they broadcast against the whole output shape, aligned on
+ *   the last axis as numpy aligns them, with length 1 (or no axis) along
+ *   the rows, so `(3,)` meets `(N, 3)`. Those the expression does not read
+ *   take no part.
+ *
+ * The result has the rows of the streams and the broadcast inner shape.
+ * Evaluation then takes row-aligned inputs: for @n output elements
+ * (n / row elements of the result, rows), each stream holds its own rows
+ * (`n / row elements` of them, each of its own row size), each other name
+ * its whole array, a single element for scalars. plan_expr_launch() takes
+ * device pointers the same way, but a host pointer for each name with one
+ * element that is not a stream (a scalar parameter), whose value is read
+ * when the launch is queued.
+ *
+ * Returns: (transfer full) (nullable): the compiled expression, or %NULL
+ *   with @error set: %PLAN_ERROR_SHAPE naming both shapes when they do not
+ *   broadcast.
+ *
+ * Since: 0.1
+ */
+PlanExpr *
+plan_expr_compile_broadcast (const gchar * source, guint n_names,
+    const gchar * const *names, const PlanArrayInfo * infos, guint n_streams,
+    PlanDType out_dtype, PlanArrayInfo * out_info, GError ** error)
+{
+  PlanDType *dtypes;
+  PlanExpr *expr;
+  guint i;
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (n_names > 0 && names != NULL && infos != NULL, NULL);
+
+  dtypes = g_new (PlanDType, n_names);
+  for (i = 0; i < n_names; i++)
+    dtypes[i] = infos[i].dtype;
+  expr = compile_full (source, n_names, names, dtypes, out_dtype, infos,
+      n_streams, out_info, error);
+  g_free (dtypes);
+  if (expr && out_info)
+    out_info->dtype = expr->dtype;
+  return expr;
+}
+
+static PlanExpr *
+compile_full (const gchar * source, guint n_names,
+    const gchar * const *names, const PlanDType * dtypes, PlanDType out_dtype,
+    const PlanArrayInfo * infos, guint n_streams, PlanArrayInfo * out_info,
     GError ** error)
 {
   PlanExpr *expr;
@@ -641,6 +947,8 @@ plan_expr_compile_with_dtype (const gchar * source, guint n_names,
   expr->dtype = root->dtype;
   expr->out_size = plan_dtype_get_size (root->dtype);
   mark_uses (expr, root);
+  if (infos && !broadcast (expr, infos, n_streams, out_info, error))
+    goto failed;
   build_program (expr);
   build_chain (expr);
   GST_DEBUG ("compiled '%s' to %u instructions, %u temporaries, %u "
@@ -721,6 +1029,13 @@ plan_expr_unref (PlanExpr * expr)
   g_free (expr->consts);
   g_free (expr->chain_inputs);
   g_free (expr->chain_coefs);
+  if (expr->bcast_index) {
+    guint i;
+    for (i = 0; i < expr->n_names; i++)
+      g_free (expr->bcast_index[i]);
+    g_free (expr->bcast_index);
+  }
+  g_free (expr->bcast);
   g_free (expr->source);
   if (expr->device_cache.kernel)
     expr->device_cache.free_kernel (expr->device_cache.kernel);
@@ -822,11 +1137,122 @@ typedef struct
   gboolean prefetch;            /* prefetch the inputs of the next block */
 } EvalJob;
 
+/* Where the broadcast names of one range are read from: for each, the
+ * block of its values for the current block of the output. */
+typedef struct
+{
+  guint8 **area;                /* [n_names]: the scratch of each */
+  gboolean *periodic;           /* area holds row_elements + BLOCK values */
+  guint8 **cur;                 /* [n_names]: the current block */
+} BcastState;
+
+/* dst[k] = the value of name @i at output element e0 + k, k < m. */
+static void
+bcast_gather (const PlanExpr * e, guint i, gconstpointer src, guint8 * dst,
+    guint64 e0, gsize m)
+{
+  const guint64 *idx = e->bcast_index[i];
+  guint64 p = e->row_elements, r = e->bcast[i].row_stride;
+  guint64 j = e0 % p, base = (e0 / p) * r;
+  gsize k;
+
+#define GATHER(T) { \
+      const T *s = src; T *d = (T *) dst; \
+      for (k = 0; k < m; k++) { \
+        d[k] = s[base + idx[j]]; \
+        if (++j == p) { j = 0; base += r; } \
+      } } break
+  switch (e->sizes[i]) {
+    case 1:
+      GATHER (guint8);
+    case 2:
+      GATHER (guint16);
+    case 4:
+      GATHER (guint32);
+    default:
+      GATHER (guint64);
+  }
+#undef GATHER
+}
+
+static void
+bcast_fill (guint8 * dst, gconstpointer value, gsize size, gsize m)
+{
+  gsize k;
+
+  for (k = 0; k < m; k++)
+    memcpy (dst + k * size, value, size);
+}
+
+/* Bytes of scratch name @i needs for a range of @n elements. */
+static gsize
+bcast_area_bytes (const PlanExpr * e, guint i, gsize n, gboolean * periodic)
+{
+  const ExprBcast *b = &e->bcast[i];
+  gsize bytes;
+
+  *periodic = FALSE;
+  if (!e->uses[i] || b->kind == EXPR_BCAST_DIRECT)
+    return 0;
+  /* A constant repeats every row: its values for a row and a block,
+   * gathered once per range, serve every block (at the offset of the
+   * block within its row), when the range is long enough to pay for it. */
+  if (b->kind == EXPR_BCAST_GATHER && b->row_stride == 0
+      && e->row_elements + BLOCK <= n) {
+    *periodic = TRUE;
+    bytes = (e->row_elements + BLOCK) * e->sizes[i];
+  } else {
+    bytes = SLOT_BYTES;
+  }
+  return (bytes + 63) & ~(gsize) 63;
+}
+
+/* Fills what is fixed for the whole range. */
+static void
+bcast_begin (const EvalJob * job, BcastState * bs)
+{
+  const PlanExpr *e = job->expr;
+  guint i;
+
+  for (i = 0; i < e->n_names; i++) {
+    if (bs->area[i] == NULL)
+      continue;
+    if (e->bcast[i].kind == EXPR_BCAST_SCALAR) {
+      bcast_fill (bs->area[i], job->inputs[i], e->sizes[i], BLOCK);
+      bs->cur[i] = bs->area[i];
+    } else if (bs->periodic[i]) {
+      bcast_gather (e, i, job->inputs[i], bs->area[i], 0,
+          e->row_elements + BLOCK);
+    }
+  }
+}
+
+/* Points each broadcast name at its values for the block [off, off + m). */
+static inline void
+bcast_block (const EvalJob * job, BcastState * bs, gsize off, gsize m)
+{
+  const PlanExpr *e = job->expr;
+  guint i;
+
+  for (i = 0; i < e->n_names; i++) {
+    if (bs->area[i] == NULL || e->bcast[i].kind == EXPR_BCAST_SCALAR)
+      continue;
+    if (bs->periodic[i]) {
+      bs->cur[i] = bs->area[i] + (off % e->row_elements) * e->sizes[i];
+    } else {
+      bcast_gather (e, i, job->inputs[i], bs->area[i], off, m);
+      bs->cur[i] = bs->area[i];
+    }
+  }
+}
+
 static inline gpointer
 reg_ptr (const PlanExpr * e, const EvalJob * job, Reg r, gsize off,
-    guint8 * scratch)
+    guint8 * scratch, const BcastState * bs)
 {
   switch (r.kind) {
+    case REG_BCAST:
+      return bs->cur[r.index];
     case REG_INPUT:
       return (guint8 *) job->inputs[r.index] + off * e->sizes[r.index];
     case REG_OUT:
@@ -887,7 +1313,7 @@ prefetch_inputs (const EvalJob * job, gsize off, gsize end)
     gsize size = e->sizes[i];
     const guint8 *p;
     gsize bytes, b;
-    if (!e->uses[i])
+    if (!e->uses[i] || (e->bcast && e->bcast[i].kind != EXPR_BCAST_DIRECT))
       continue;
     p = (const guint8 *) job->inputs[i] + off * size;
     bytes = MIN (BLOCK, end - off) * size;
@@ -897,7 +1323,8 @@ prefetch_inputs (const EvalJob * job, gsize off, gsize end)
 }
 
 static void
-eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
+eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch,
+    BcastState * bs)
 {
   const PlanExpr *e = job->expr;
   gsize off;
@@ -907,12 +1334,16 @@ eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
     gsize m = MIN (BLOCK, end - off);
     if (job->prefetch)
       prefetch_inputs (job, off + BLOCK, end);
+    if (bs)
+      bcast_block (job, bs, off, m);
     for (i = 0; i < e->n_instrs; i++) {
       const Instr *ins = &e->instrs[i];
-      ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch),
-          reg_ptr (e, job, ins->src[0], off, scratch),
-          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch) : NULL,
-          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch) : NULL);
+      ins->kernel (m, reg_ptr (e, job, ins->dst, off, scratch, bs),
+          reg_ptr (e, job, ins->src[0], off, scratch, bs),
+          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch,
+              bs) : NULL,
+          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch,
+              bs) : NULL);
     }
   }
 }
@@ -921,7 +1352,7 @@ eval_blocks (const EvalJob * job, gsize begin, gsize end, guint8 * scratch)
  * cache, which is then streamed to the output. */
 static void
 eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
-    guint8 * scratch)
+    guint8 * scratch, BcastState * bs)
 {
   const PlanExpr *e = job->expr;
   const ExprKernelTable *t = _plan_expr_kernels ();
@@ -934,13 +1365,17 @@ eval_blocks_streaming (const EvalJob * job, gsize begin, gsize end,
     gsize m = MIN (BLOCK, end - off);
     if (job->prefetch)
       prefetch_inputs (job, off + BLOCK, end);
+    if (bs)
+      bcast_block (job, bs, off, m);
     for (i = 0; i < e->n_instrs; i++) {
       const Instr *ins = &e->instrs[i];
       gpointer dst = i + 1 == e->n_instrs ? last
-          : reg_ptr (e, job, ins->dst, off, scratch);
-      ins->kernel (m, dst, reg_ptr (e, job, ins->src[0], off, scratch),
-          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch) : NULL,
-          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch) : NULL);
+          : reg_ptr (e, job, ins->dst, off, scratch, bs);
+      ins->kernel (m, dst, reg_ptr (e, job, ins->src[0], off, scratch, bs),
+          ins->n_src > 1 ? reg_ptr (e, job, ins->src[1], off, scratch,
+              bs) : NULL,
+          ins->n_src > 2 ? reg_ptr (e, job, ins->src[2], off, scratch,
+              bs) : NULL);
     }
     t->stream_copy ((guint8 *) job->out + off * size, last, m * size);
   }
@@ -995,16 +1430,43 @@ eval_range (gsize begin, gsize end, gpointer user_data)
   const EvalJob *job = user_data;
   const PlanExpr *e = job->expr;
   guint n_slots = e->n_temps + (job->stream ? 1 : 0);
-  guint8 *scratch = n_slots ? get_scratch ((gsize) n_slots * SLOT_BYTES)
-      : NULL;
+  guint8 *scratch;
   guint i;
 
+  if (e->any_bcast) {
+    /* The names' areas follow the temporaries in the scratch. */
+    BcastState bs;
+    gsize bytes = (gsize) n_slots * SLOT_BYTES, *at;
+
+    bs.area = g_newa (guint8 *, e->n_names);
+    bs.cur = g_newa (guint8 *, e->n_names);
+    bs.periodic = g_newa (gboolean, e->n_names);
+    at = g_newa (gsize, e->n_names);
+    for (i = 0; i < e->n_names; i++) {
+      gsize b = bcast_area_bytes (e, i, end - begin, &bs.periodic[i]);
+      at[i] = b ? bytes : G_MAXSIZE;
+      bytes += b;
+    }
+    scratch = get_scratch (bytes);
+    for (i = 0; i < e->n_names; i++) {
+      bs.area[i] = at[i] == G_MAXSIZE ? NULL : scratch + at[i];
+      bs.cur[i] = NULL;
+    }
+    bcast_begin (job, &bs);
+    if (job->stream)
+      eval_blocks_streaming (job, begin, end, scratch, &bs);
+    else
+      eval_blocks (job, begin, end, scratch, &bs);
+    return;
+  }
+
+  scratch = n_slots ? get_scratch ((gsize) n_slots * SLOT_BYTES) : NULL;
   if (e->chain_kernel != NULL) {
     eval_chain (job, begin, end, get_scratch (SLOT_BYTES));
     return;
   }
   if (job->stream) {
-    eval_blocks_streaming (job, begin, end, scratch);
+    eval_blocks_streaming (job, begin, end, scratch, NULL);
     return;
   }
 
@@ -1014,12 +1476,12 @@ eval_range (gsize begin, gsize end, gpointer user_data)
     const Instr *ins = &e->instrs[0];
     gconstpointer s[3] = { NULL, NULL, NULL };
     for (i = 0; i < ins->n_src; i++)
-      s[i] = reg_ptr (e, job, ins->src[i], begin, NULL);
-    ins->kernel (end - begin, reg_ptr (e, job, ins->dst, begin, NULL),
+      s[i] = reg_ptr (e, job, ins->src[i], begin, NULL, NULL);
+    ins->kernel (end - begin, reg_ptr (e, job, ins->dst, begin, NULL, NULL),
         s[0], s[1], s[2]);
     return;
   }
-  eval_blocks (job, begin, end, scratch);
+  eval_blocks (job, begin, end, scratch, NULL);
 }
 
 /* Outputs larger than this are written with streaming stores: they would
@@ -1158,11 +1620,19 @@ plan_expr_to_cuda (const PlanExpr * expr, const gchar * function_name)
     if (!g_ascii_isalnum (*p) && *p != '_')
       return NULL;
   return _plan_expr_cuda_generate (expr->root, expr->n_names, expr->dtypes,
-      function_name);
+      expr->bcast, expr->row_elements, function_name);
 }
 
 ExprDeviceCache *
 _plan_expr_get_device_cache (PlanExpr * expr)
 {
   return &expr->device_cache;
+}
+
+const ExprBcast *
+_plan_expr_get_bcast (const PlanExpr * expr, guint index)
+{
+  if (expr->bcast == NULL || index >= expr->n_names)
+    return NULL;
+  return &expr->bcast[index];
 }

@@ -13,6 +13,7 @@
 #include <libplan/plan-prelude.h>
 #include <libplan/plandtype.h>
 #include <libplan/plandevice.h>
+#include <libplan/planarrayinfo.h>
 
 G_BEGIN_DECLS
 
@@ -38,6 +39,12 @@ PLAN_API
 PlanExpr * plan_expr_compile_with_dtype (const gchar * source, guint n_names,
     const gchar * const * names, const PlanDType * dtypes,
     PlanDType out_dtype, GError ** error);
+
+PLAN_API
+PlanExpr * plan_expr_compile_broadcast (const gchar * source, guint n_names,
+    const gchar * const * names, const PlanArrayInfo * infos,
+    guint n_streams, PlanDType out_dtype, PlanArrayInfo * out_info,
+    GError ** error);
 
 PLAN_API
 gboolean plan_expr_check (const gchar * source, GError ** error);

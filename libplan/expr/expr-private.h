@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <libplan/plandtype.h>
 #include <libplan/planexpr.h>
+#include <libplan/planarrayinfo.h>
 #include <math.h>
 
 G_BEGIN_DECLS
@@ -297,9 +298,53 @@ const gchar *_plan_expr_kernels_isa (void);
 
 ExprKernel _plan_expr_node_kernel (const ExprNode * node);
 
-/* CUDA code generation (exprcuda.c). */
+/* How a bound name is read when its shape is not the output's
+ * (plan_expr_compile_broadcast()): element e of the output (e counted
+ * from the start of a row-aligned range, rows of row_elements elements)
+ * reads element
+ *
+ *   (e / row_elements) * row_stride + sum_a ((e % row_elements) /
+ *       out_stride[a] % dims[a]) * strides[a]
+ *
+ * of the name: row_stride is 0 for a name that does not vary from row to
+ * row (a constant), strides[a] is 0 along the axes it is broadcast
+ * over. A scalar (one element, the same for every row) is read once. */
+typedef enum
+{
+  EXPR_BCAST_DIRECT,            /* the output's shape: element e */
+  EXPR_BCAST_SCALAR,            /* one value for every element */
+  EXPR_BCAST_GATHER,            /* the index above */
+} ExprBcastKind;
+
+typedef struct
+{
+  ExprBcastKind kind;
+  gsize size;                   /* of an element */
+  guint64 row_stride;
+  guint ndim;                   /* the output's inner axes */
+  guint64 dims[PLAN_ARRAY_MAX_DIMS];
+  guint64 out_stride[PLAN_ARRAY_MAX_DIMS];
+  guint64 strides[PLAN_ARRAY_MAX_DIMS];
+} ExprBcast;
+
+/* The index above, for element @e. */
+static inline guint64
+_plan_expr_bcast_index (const ExprBcast * b, guint64 row_elements, guint64 e)
+{
+  guint64 j = e % row_elements, idx = (e / row_elements) * b->row_stride;
+  guint a;
+
+  for (a = 0; a < b->ndim; a++)
+    if (b->strides[a])
+      idx += (j / b->out_stride[a]) % b->dims[a] * b->strides[a];
+  return idx;
+}
+
+/* CUDA code generation (exprcuda.c). @bcast is NULL when every name has
+ * the output's shape, else one per name. */
 gchar *_plan_expr_cuda_generate (ExprNode * root, guint n_names,
-    const PlanDType * dtypes, const gchar * function_name);
+    const PlanDType * dtypes, const ExprBcast * bcast, guint64 row_elements,
+    const gchar * function_name);
 
 /* What plan_expr_launch() keeps in an expression: its kernel for the
  * device it last ran on (exprlaunch.c owns the kernel; planexpr.c frees it
@@ -314,6 +359,10 @@ typedef struct
 
 G_GNUC_INTERNAL
 ExprDeviceCache * _plan_expr_get_device_cache (PlanExpr * expr);
+
+/* The layout of name @index (NULL when every name is read directly). */
+G_GNUC_INTERNAL
+const ExprBcast * _plan_expr_get_bcast (const PlanExpr * expr, guint index);
 
 G_END_DECLS
 

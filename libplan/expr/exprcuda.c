@@ -367,9 +367,33 @@ fill (GString * src, const gchar * slot, const gchar * value)
   g_string_replace (src, slot, value, 0);
 }
 
+/* The index function of a broadcast name: see ExprBcast. */
+static void
+append_bcast_index (GString * s, const gchar * fn, guint k,
+    const ExprBcast * b, guint64 row_elements)
+{
+  guint a;
+
+  g_string_append_printf (s, "__host__ __device__ static inline unsigned "
+      "long long\n%s_bidx%u (unsigned long long e)\n{\n"
+      "  const unsigned long long j = e %% %" G_GUINT64_FORMAT "ull;\n"
+      "  (void) j;\n  return (e / %" G_GUINT64_FORMAT "ull) * %"
+      G_GUINT64_FORMAT "ull", fn, k, row_elements, row_elements,
+      b->row_stride);
+  for (a = 0; a < b->ndim; a++) {
+    if (b->strides[a] == 0)
+      continue;
+    g_string_append_printf (s, "\n      + (j / %" G_GUINT64_FORMAT "ull %% %"
+        G_GUINT64_FORMAT "ull) * %" G_GUINT64_FORMAT "ull", b->out_stride[a],
+        b->dims[a], b->strides[a]);
+  }
+  g_string_append (s, ";\n}\n\n");
+}
+
 gchar *
 _plan_expr_cuda_generate (ExprNode * root, guint n_names,
-    const PlanDType * dtypes, const gchar * function_name)
+    const PlanDType * dtypes, const ExprBcast * bcast, guint64 row_elements,
+    const gchar * function_name)
 {
   GString *src = g_string_new (plan_expr_cuda_prelude);
   GString *tmpl = g_string_new (plan_expr_cuda_kernel);
@@ -377,6 +401,7 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   GString *args = g_string_new (NULL), *vec_args = g_string_new (NULL);
   GString *host_args = g_string_new (NULL), *loads = g_string_new (NULL);
   GString *aligned = g_string_new ("PLAN_ALIGNED4 (out)");
+  GString *index_fns = g_string_new (NULL);
   Gen g = { g_string_new (NULL), 0 };
   gboolean *used = g_new0 (gboolean, MAX (n_names, 1));
   gchar *value;
@@ -390,14 +415,36 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   for (i = 0; i < n_names; i++) {
     const gchar *t = ctype (dtypes[i]);
     const gchar *sep = i ? ", " : "";
-    g_string_append_printf (params, "const %s *__restrict__ in%u,", t, i);
     g_string_append_printf (elem_params, "%s%s v%u", sep, t, i);
     /* An input the expression does not read is never loaded: it may be
      * NULL, as on the CPU. */
     if (!used[i]) {
+      g_string_append_printf (params, "const %s *__restrict__ in%u,", t, i);
       g_string_append_printf (args, "%s(%s) 0", sep, t);
       g_string_append_printf (vec_args, "%s(%s) 0", sep, t);
       g_string_append_printf (host_args, "%s(%s) 0", sep, t);
+      continue;
+    }
+    /* A scalar parameter is an argument of the kernel, by value; a
+     * broadcast name is read at its own index. */
+    if (bcast && bcast[i].kind == EXPR_BCAST_SCALAR) {
+      g_string_append_printf (params, "const %s in%u,", t, i);
+      g_string_append_printf (args, "%sin%u", sep, i);
+      g_string_append_printf (vec_args, "%sin%u", sep, i);
+      g_string_append_printf (host_args, "%s(*(const %s *) in[%u])", sep, t,
+          i);
+      continue;
+    }
+    g_string_append_printf (params, "const %s *__restrict__ in%u,", t, i);
+    if (bcast && bcast[i].kind == EXPR_BCAST_GATHER) {
+      append_bcast_index (index_fns, function_name, i, &bcast[i],
+          row_elements);
+      g_string_append_printf (args, "%sin%u[%s_bidx%u (j)]", sep, i,
+          function_name, i);
+      g_string_append_printf (vec_args, "%sin%u[%s_bidx%u (j * 4 + q)]",
+          sep, i, function_name, i);
+      g_string_append_printf (host_args, "%s((const %s *) in[%u])"
+          "[%s_bidx%u (j)]", sep, t, i, function_name, i);
       continue;
     }
     g_string_append_printf (args, "%sPLAN_A1 (%u)", sep, i);
@@ -419,6 +466,7 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   fill (tmpl, "@VEC_LOADS@", loads->str);
   fill (tmpl, "@ALIGNED@", aligned->str);
   g_string_append_c (src, '\n');
+  g_string_append (src, index_fns->str);
   g_string_append (src, tmpl->str);
 
   g_string_free (tmpl, TRUE);
@@ -429,6 +477,7 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   g_string_free (host_args, TRUE);
   g_string_free (loads, TRUE);
   g_string_free (aligned, TRUE);
+  g_string_free (index_fns, TRUE);
   g_string_free (g.body, TRUE);
   return g_string_free (src, FALSE);
 }

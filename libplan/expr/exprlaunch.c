@@ -22,6 +22,8 @@
 #include "plannvrtc.h"
 #include "expr-private.h"
 
+#include <string.h>
+
 GST_DEBUG_CATEGORY_STATIC (plan_expr_launch_debug);
 #define GST_CAT_DEFAULT plan_expr_launch_debug
 
@@ -64,11 +66,26 @@ cuda_kernel (PlanExpr * expr, PlanDevice * device, GError ** error)
   return kernel;
 }
 
+/* Whether name @i of @expr is a scalar parameter: given as a host pointer
+ * to its value, passed by value. */
+static gboolean
+is_scalar (PlanExpr * expr, guint i)
+{
+  const ExprBcast *b = _plan_expr_get_bcast (expr, i);
+
+  return b != NULL && b->kind == EXPR_BCAST_SCALAR && plan_expr_uses_name
+      (expr, i);
+}
+
 typedef struct
 {
   PlanExpr *expr;
   gsize n;
   guint n_threads;
+  guint n_names;
+  gint *slot;                   /* [n_names]: index into ptrs, or -1 */
+  gpointer *inputs;             /* [n_names]: scalars point into values */
+  ExprValue *values;            /* [n_names]: the scalars, at launch */
 } HostLaunch;
 
 static void
@@ -77,6 +94,9 @@ host_launch_free (gpointer data)
   HostLaunch *job = data;
 
   plan_expr_unref (job->expr);
+  g_free (job->slot);
+  g_free (job->inputs);
+  g_free (job->values);
   g_free (job);
 }
 
@@ -84,8 +104,12 @@ static void
 host_launch_run (gpointer * ptrs, guint n_ptrs, gpointer data)
 {
   HostLaunch *job = data;
+  guint i;
 
-  plan_expr_eval_parallel (job->expr, (const gconstpointer *) ptrs,
+  for (i = 0; i < job->n_names; i++)
+    if (job->slot[i] >= 0)
+      job->inputs[i] = ptrs[job->slot[i]];
+  plan_expr_eval_parallel (job->expr, (const gconstpointer *) job->inputs,
       ptrs[n_ptrs - 1], job->n, job->n_threads);
 }
 
@@ -143,7 +167,7 @@ plan_expr_launch (PlanExpr * expr, PlanStream * stream, gpointer * ptrs,
     if (kernel == NULL)
       return FALSE;
     for (i = 0; i <= n_names; i++)
-      args[i] = &ptrs[i];
+      args[i] = i < n_names && is_scalar (expr, i) ? ptrs[i] : &ptrs[i];
     args[n_names + 1] = &count;
     grid[0] = (guint) CLAMP ((n + 255) / 256, 1, 65535);
     ok = plan_stream_launch_kernel (stream, kernel, grid, block, 0, args,
@@ -152,10 +176,36 @@ plan_expr_launch (PlanExpr * expr, PlanStream * stream, gpointer * ptrs,
     return ok;
   }
 
-  job = g_new (HostLaunch, 1);
-  job->expr = plan_expr_ref (expr);
-  job->n = n;
-  job->n_threads = n_threads;
-  return plan_stream_launch_host_kernel (stream, host_launch_run, ptrs,
-      plan_expr_get_n_names (expr) + 1, job, host_launch_free, error);
+  /* Device pointers are made accessible to the host kernel; the values
+   * of scalar parameters are taken now, and unused names are left out
+   * (they may be NULL or host pointers). */
+  {
+    guint n_names = plan_expr_get_n_names (expr), i, n_dev = 0;
+    gpointer *dev = g_newa (gpointer, n_names + 1);
+
+    job = g_new0 (HostLaunch, 1);
+    job->expr = plan_expr_ref (expr);
+    job->n = n;
+    job->n_threads = n_threads;
+    job->n_names = n_names;
+    job->slot = g_new (gint, MAX (n_names, 1));
+    job->inputs = g_new0 (gpointer, MAX (n_names, 1));
+    job->values = g_new0 (ExprValue, MAX (n_names, 1));
+    for (i = 0; i < n_names; i++) {
+      job->slot[i] = -1;
+      if (!plan_expr_uses_name (expr, i))
+        continue;
+      if (is_scalar (expr, i)) {
+        memcpy (&job->values[i], ptrs[i],
+            _plan_expr_get_bcast (expr, i)->size);
+        job->inputs[i] = &job->values[i];
+      } else {
+        job->slot[i] = n_dev;
+        dev[n_dev++] = ptrs[i];
+      }
+    }
+    dev[n_dev++] = ptrs[n_names];
+    return plan_stream_launch_host_kernel (stream, host_launch_run, dev,
+        n_dev, job, host_launch_free, error);
+  }
 }

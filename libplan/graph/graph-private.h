@@ -40,6 +40,9 @@ struct _PlanNode
   gchar **prop_names;           /* custom: plancustom's properties, */
   GValue *prop_values;          /* validated, in the order given */
   guint n_props;
+  gchar **const_names;          /* map: array constants, bound after */
+  GPtrArray *const_arrays;      /* the inputs' names (PlanArray) */
+  gdouble ddof;                 /* reduce: var, std, nanvar, nanstd */
 };
 
 /* A custom node's setting, or NULL. */

@@ -122,6 +122,9 @@ plan_node_finalize (GObject * object)
     g_value_unset (&node->prop_values[i]);
   g_free (node->prop_values);
   g_strfreev (node->prop_names);
+  g_strfreev (node->const_names);
+  if (node->const_arrays)
+    g_ptr_array_unref (node->const_arrays);
   G_OBJECT_CLASS (plan_node_parent_class)->finalize (object);
 }
 
@@ -523,19 +526,75 @@ _plan_map_input_names (guint n_inputs, guint * n_names)
 static gboolean
 check_map_expr (PlanNode * node, GError ** error)
 {
-  guint n_inputs = node->inputs->len, n_names, n_short, i;
+  guint n_inputs = node->inputs->len, n_names, n_short, n_consts, i;
   gchar **names = _plan_map_input_names (n_inputs, &n_names);
-  PlanDType *known = g_newa (PlanDType, n_names + 1);
+  PlanDType *known;
+  const gchar **all;
   gboolean ok;
 
+  n_consts = node->const_arrays ? node->const_arrays->len : 0;
+  known = g_newa (PlanDType, n_names + n_consts + 1);
+  all = g_newa (const gchar *, n_names + n_consts + 1);
   n_short = n_names - n_inputs;
-  for (i = 0; i < n_names; i++)
+  for (i = 0; i < n_names; i++) {
     known[i] = known_dtype (g_ptr_array_index (node->inputs,
             i < n_short ? i : i - n_short));
-  ok = check_expr (node->expr, n_names, (const gchar * const *) names,
-      known, error);
+    all[i] = names[i];
+  }
+  for (i = 0; i < n_consts; i++) {
+    known[n_names + i] =
+        plan_array_get_dtype (g_ptr_array_index (node->const_arrays, i));
+    all[n_names + i] = node->const_names[i];
+  }
+  ok = check_expr (node->expr, n_names + n_consts, all, known, error);
   g_strfreev (names);
   return ok;
+}
+
+/* The largest array constant of a map, in bytes of data: planmap's. */
+#define MAX_CONSTANT_BYTES ((gsize) 64 << 20)
+
+static gboolean
+check_constants (guint n, const gchar * const *names, PlanArray ** arrays,
+    GError ** error)
+{
+  guint i, j;
+
+  for (i = 0; i < n; i++) {
+    gsize size = 0;
+
+    if (names == NULL || names[i] == NULL || arrays == NULL
+        || !PLAN_IS_ARRAY (arrays[i])) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "constant %u needs a name and a PlanArray", i);
+      return FALSE;
+    }
+    for (j = 0; j < i; j++) {
+      if (g_strcmp0 (names[i], names[j]) == 0) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "constant '%s' is given twice", names[i]);
+        return FALSE;
+      }
+    }
+    if (plan_array_get_device_memory (arrays[i]) != NULL
+        || plan_array_get_data (arrays[i], &size) == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+          "constant '%s' is in device memory; constants are host arrays "
+          "(copied to the device when the map runs there)", names[i]);
+      return FALSE;
+    }
+    if (size > MAX_CONSTANT_BYTES || size == 0) {
+      gchar *shape = plan_shape_to_string (plan_array_get_info
+          (arrays[i])->ndim, plan_array_get_info (arrays[i])->shape);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "constant '%s' of shape %s holds %" G_GSIZE_FORMAT " bytes; a "
+          "constant holds at least one element and at most %" G_GSIZE_FORMAT
+          " MiB", names[i], shape, size, MAX_CONSTANT_BYTES >> 20);
+      g_free (shape);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 /**
@@ -564,8 +623,47 @@ plan_graph_add_map (PlanGraph * graph, const gchar * name,
     const gchar * expr, guint n_inputs, PlanNode ** inputs, PlanDType dtype,
     GError ** error)
 {
+  return plan_graph_add_map_with_constants (graph, name, expr, n_inputs,
+      inputs, dtype, 0, NULL, NULL, error);
+}
+
+/**
+ * plan_graph_add_map_with_constants:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @expr: the expression, naming its inputs as for plan_graph_add_map() and
+ *   the constants by their names
+ * @n_inputs: the number of inputs, at least 1
+ * @inputs: (array length=n_inputs): the inputs, in argument order
+ * @dtype: cast the result to this dtype, or %PLAN_DTYPE_UNKNOWN
+ * @n_constants: the number of array constants
+ * @constant_names: (array length=n_constants) (nullable): their names
+ * @constants: (array length=n_constants) (nullable): their values: arrays
+ *   in host memory of at most 64 MiB each, referenced (not copied) by the
+ *   node
+ * @error: return location for an error
+ *
+ * Like plan_graph_add_map(), with array constants the expression reads by
+ * name, broadcast against every row by numpy's rules: `(x - mean) / std`
+ * with `mean` and `std` of shape (3,) over inputs of shape (N, 3). The
+ * inputs broadcast against each other too, row by row
+ * (docs/expressions.md, "Broadcasting"). A constant must not change while
+ * a work made from the graph runs. A map with constants is never fused
+ * with its neighbours.
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_map_with_constants (PlanGraph * graph, const gchar * name,
+    const gchar * expr, guint n_inputs, PlanNode ** inputs, PlanDType dtype,
+    guint n_constants, const gchar * const *constant_names,
+    PlanArray ** constants, GError ** error)
+{
   PlanNode *node;
   gboolean ok = TRUE;
+  guint i;
 
   g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
   g_return_val_if_fail (expr != NULL, NULL);
@@ -576,6 +674,16 @@ plan_graph_add_map (PlanGraph * graph, const gchar * name,
     return NULL;
   node->expr = g_strdup (expr);
   node->dtype = dtype;
+  if (n_constants > 0) {
+    if (!check_constants (n_constants, constant_names, constants, error))
+      return add_node (graph, node, FALSE, error);
+    node->const_names = g_new0 (gchar *, n_constants + 1);
+    node->const_arrays = g_ptr_array_new_with_free_func (g_object_unref);
+    for (i = 0; i < n_constants; i++) {
+      node->const_names[i] = g_strdup (constant_names[i]);
+      g_ptr_array_add (node->const_arrays, g_object_ref (constants[i]));
+    }
+  }
   if (n_inputs == 0) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "a map needs at least one input");
@@ -638,6 +746,34 @@ PlanNode *
 plan_graph_add_reduce (PlanGraph * graph, const gchar * name,
     PlanReduceOp op, PlanReduceAxis axis, PlanNode * input, GError ** error)
 {
+  return plan_graph_add_reduce_ddof (graph, name, op, axis, 0.0, input,
+      error);
+}
+
+/**
+ * plan_graph_add_reduce_ddof:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @op: the reduction
+ * @axis: what to reduce over (docs/planreduce.md)
+ * @ddof: numpy's `ddof` of `var`, `std`, `nanvar` and `nanstd`: they
+ *   divide by `n - ddof` (0, the population variance, as numpy's default;
+ *   1, the sample variance). Other ops ignore it.
+ * @input: the array to reduce
+ * @error: return location for an error
+ *
+ * Like plan_graph_add_reduce(), with a `ddof` (planreduce `ddof=@ddof`).
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set;
+ *   a negative or non-finite @ddof is %PLAN_ERROR_INVALID_ARGUMENT.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_reduce_ddof (PlanGraph * graph, const gchar * name,
+    PlanReduceOp op, PlanReduceAxis axis, gdouble ddof, PlanNode * input,
+    GError ** error)
+{
   PlanNode *node;
   gboolean ok = TRUE;
 
@@ -648,8 +784,15 @@ plan_graph_add_reduce (PlanGraph * graph, const gchar * name,
     return NULL;
   node->op = op;
   node->axis = axis;
+  node->ddof = ddof;
   node->ndim = reduced_ndim (axis, input->ndim);
-  if (g_enum_get_value (g_type_class_ref (PLAN_TYPE_REDUCE_OP), op) == NULL) {
+  if (!(ddof >= 0 && ddof <= 1e18)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "ddof %g is not a number of degrees of freedom from 0 to 1e18",
+        ddof);
+    ok = FALSE;
+  } else if (g_enum_get_value (g_type_class_ref (PLAN_TYPE_REDUCE_OP), op)
+      == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%d is not a reduction op", op);
     ok = FALSE;

@@ -16,6 +16,7 @@
 #include <libplan/planreducer.h>
 #include <libplan/plankernelelement.h>
 #include <libplan/plannode.h>
+#include <libplan/planarray.h>
 #include <libplan/planwork.h>
 
 G_BEGIN_DECLS
@@ -68,8 +69,20 @@ PlanNode * plan_graph_add_map (PlanGraph * graph, const gchar * name,
     GError ** error);
 
 PLAN_API
+PlanNode * plan_graph_add_map_with_constants (PlanGraph * graph,
+    const gchar * name, const gchar * expr, guint n_inputs,
+    PlanNode ** inputs, PlanDType dtype, guint n_constants,
+    const gchar * const * constant_names, PlanArray ** constants,
+    GError ** error);
+
+PLAN_API
 PlanNode * plan_graph_add_reduce (PlanGraph * graph, const gchar * name,
     PlanReduceOp op, PlanReduceAxis axis, PlanNode * input, GError ** error);
+
+PLAN_API
+PlanNode * plan_graph_add_reduce_ddof (PlanGraph * graph, const gchar * name,
+    PlanReduceOp op, PlanReduceAxis axis, gdouble ddof, PlanNode * input,
+    GError ** error);
 
 PLAN_API
 PlanNode * plan_graph_add_reduce_custom (PlanGraph * graph,

@@ -525,10 +525,12 @@ fuse (PlanWork * self)
   for (i = 0; i < self->nodes->len; i++) {
     Stage *m = g_ptr_array_index (self->stages, i), *c;
 
-    if (m->node->index != i || m->kind != PLAN_NODE_MAP || !uses_inputs (m))
+    if (m->node->index != i || m->kind != PLAN_NODE_MAP || !uses_inputs (m)
+        || m->node->const_arrays != NULL)
       continue;
     c = only_consumer (self, m);
-    if (c == NULL)
+    /* Constants are bound to one planmap by name: not merged. */
+    if (c == NULL || c->node->const_arrays != NULL)
       continue;
     if (c->kind == PLAN_NODE_MAP)
       fuse_into_map (m, c);
@@ -571,6 +573,17 @@ make_map (PlanWork * self, Stage * stage, GError ** error)
   if (stage->node->dtype != PLAN_DTYPE_UNKNOWN)
     g_object_set (e, "dtype", plan_dtype_to_string (stage->node->dtype),
         NULL);
+  if (stage->node->const_arrays != NULL) {
+    GstStructure *arrays = gst_structure_new_empty ("constants");
+    guint i;
+
+    for (i = 0; i < stage->node->const_arrays->len; i++)
+      gst_structure_set (arrays, stage->node->const_names[i],
+          PLAN_TYPE_ARRAY, g_ptr_array_index (stage->node->const_arrays, i),
+          NULL);
+    g_object_set (e, "constant-arrays", arrays, NULL);
+    gst_structure_free (arrays);
+  }
   set_target (self, e);
   return e;
 }
@@ -587,7 +600,7 @@ make_reduce (PlanWork * self, Stage * stage, GError ** error)
     g_object_set (e, "expr", node->expr, "identity", node->identity, NULL);
   else
     g_object_set (e, "op", node->op, NULL);
-  g_object_set (e, "axis", node->axis, NULL);
+  g_object_set (e, "axis", node->axis, "ddof", node->ddof, NULL);
   if (stage->pre_map != NULL)
     g_object_set (e, "map", stage->pre_map, NULL);
   if (stage->pre_map_dtype != PLAN_DTYPE_UNKNOWN)
@@ -976,51 +989,92 @@ info_shape (const PlanArrayInfo * info)
   return plan_shape_to_string (info->ndim, info->shape);
 }
 
+/* A map's output: its inputs and constants broadcast as planmap
+ * broadcasts them (docs/expressions.md), rows lined up. */
 static gboolean
 infer_map (PlanNode * node, PlanArrayInfo * infos, PlanArrayInfo * out,
     GError ** error)
 {
-  guint n = node->inputs->len, n_names, n_short, i;
+  guint n = node->inputs->len, n_names, n_short, n_consts, i;
   PlanNode *first = g_ptr_array_index (node->inputs, 0);
   PlanArrayInfo *a = &infos[first->index];
   gchar **names;
-  PlanDType *dtypes;
+  const gchar **all;
+  PlanArrayInfo *all_infos;
   PlanExpr *expr;
 
   for (i = 1; i < n; i++) {
     PlanNode *other = g_ptr_array_index (node->inputs, i);
     PlanArrayInfo *b = &infos[other->index];
 
-    if (!plan_array_info_same_rows (a, b) || (a->shape[0] >= 0
-            && b->shape[0] >= 0 && a->shape[0] != b->shape[0])) {
+    if (a->ndim > 0 && b->ndim > 0 && a->shape[0] >= 0 && b->shape[0] >= 0
+        && a->shape[0] != b->shape[0]) {
       gchar *sa = info_shape (a), *sb = info_shape (b);
 
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "its inputs must "
-          "have the same shape, but '%s' has shape %s and '%s' has shape %s",
-          first->name, sa, other->name, sb);
+          "have the same number of rows, but '%s' has shape %s and '%s' has "
+          "shape %s", first->name, sa, other->name, sb);
       g_free (sa);
       g_free (sb);
       return FALSE;
     }
   }
+  if (a->ndim == 0) {
+    /* Single values: no rows to line up, no broadcasting. */
+    for (i = 1; i < n; i++) {
+      PlanArrayInfo *b = &infos[((PlanNode *) g_ptr_array_index (node->inputs,
+                  i))->index];
+      if (b->ndim != 0) {
+        gchar *sa = info_shape (a), *sb = info_shape (b);
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "its inputs must "
+            "have the same shape, but '%s' has shape %s and '%s' has shape "
+            "%s", first->name, sa, ((PlanNode *) g_ptr_array_index
+                (node->inputs, i))->name, sb);
+        g_free (sa);
+        g_free (sb);
+        return FALSE;
+      }
+    }
+  }
   names = _plan_map_input_names (n, &n_names);
   n_short = n_names - n;
-  dtypes = g_newa (PlanDType, n_names);
-  for (i = 0; i < n_names; i++)
-    dtypes[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs,
-                i < n_short ? i : i - n_short))->index].dtype;
-  if (node->dtype != PLAN_DTYPE_UNKNOWN)
-    expr = plan_expr_compile_with_dtype (node->expr, n_names,
-        (const gchar * const *) names, dtypes, node->dtype, error);
-  else
-    expr = plan_expr_compile (node->expr, n_names,
-        (const gchar * const *) names, dtypes, error);
+  n_consts = node->const_arrays ? node->const_arrays->len : 0;
+  all = g_newa (const gchar *, n_names + n_consts);
+  all_infos = g_newa (PlanArrayInfo, n_names + n_consts);
+  for (i = 0; i < n_names; i++) {
+    all[i] = names[i];
+    all_infos[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs,
+                i < n_short ? i : i - n_short))->index];
+  }
+  for (i = 0; i < n_consts; i++) {
+    all[n_names + i] = node->const_names[i];
+    all_infos[n_names + i] = *plan_array_get_info (g_ptr_array_index
+        (node->const_arrays, i));
+  }
+  if (a->ndim == 0) {
+    /* A 0-d stream has one "row" of nothing: give it one axis of one row
+     * for the compiler, and take the shape back. */
+    for (i = 0; i < n_names; i++) {
+      all_infos[i].ndim = 1;
+      all_infos[i].shape[0] = 1;
+    }
+  }
+  expr = plan_expr_compile_broadcast (node->expr, n_names + n_consts, all,
+      all_infos, n_names, node->dtype, out, error);
   g_strfreev (names);
   if (expr == NULL)
     return FALSE;
-  *out = *a;
-  out->dtype = plan_expr_get_dtype (expr);
   plan_expr_unref (expr);
+  if (a->ndim == 0) {
+    out->ndim = 0;
+    out->shape[0] = 0;
+  }
+  for (i = 1; i < n; i++)
+    if (infos[((PlanNode *) g_ptr_array_index (node->inputs, i))->index].
+        shape[0] < 0)
+      out->shape[0] = -1;
+  if (a->shape[0] < 0)
+    out->shape[0] = -1;
   return TRUE;
 }
 

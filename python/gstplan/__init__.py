@@ -53,11 +53,10 @@ _BOUNDARIES = {"constant": _P.Boundary.CONSTANT,
                "reflect": _P.Boundary.REFLECT, "mirror": _P.Boundary.MIRROR,
                "wrap": _P.Boundary.WRAP, "valid": _P.Boundary.VALID}
 
-_OPS = {"sum": _P.ReduceOp.SUM, "prod": _P.ReduceOp.PROD,
-        "min": _P.ReduceOp.MIN, "max": _P.ReduceOp.MAX,
-        "mean": _P.ReduceOp.MEAN, "argmin": _P.ReduceOp.ARGMIN,
-        "argmax": _P.ReduceOp.ARGMAX, "any": _P.ReduceOp.ANY,
-        "all": _P.ReduceOp.ALL}
+_OPS = {n: getattr(_P.ReduceOp, n.upper()) for n in (
+    "sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all",
+    "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanargmin",
+    "nanargmax", "var", "std", "nanvar", "nanstd", "count_nonzero", "ptp")}
 
 # Combiners that are built-in reductions (exact, faster): the expression a
 # lambda of x and y translates to, either way round.
@@ -356,28 +355,46 @@ class Plan:
         return self._wrap(_call(self._graph.add_source, self._name(name),
                                 ndim, _plan_dtype(dtype)))
 
-    def map(self, func, args, dtype=None, name=None):
+    def map(self, func, args, dtype=None, name=None, constants=None):
         """func(*args) elementwise: a lambda (translated to the expression
         language) or an expression string naming the arguments x, y, z, w
-        (or in0, in1, ...)."""
+        (or in0, in1, ...). constants: a dict of small arrays (numpy or
+        anything with __array_interface__) the function reads by name,
+        broadcast against every row by numpy's rules; they are copied
+        once, when the node is made."""
         args = self._inputs(args, "map")
+        consts = {}
+        for cname, value in (constants or {}).items():
+            arr = np.ascontiguousarray(_as_host_array(value, "constant '%s'"
+                                                      % cname)).copy()
+            consts[cname] = arr
         if callable(func):
             code = getattr(func, "__code__", None)
             if code is not None and code.co_argcount != len(args):
                 raise TypeError("map: the function takes %d arguments but %d "
                                 "were given" % (code.co_argcount, len(args)))
             params = [code.co_varnames[i] for i in range(code.co_argcount)]
-            func = translate(func, {p: "in%d" % i
-                                    for i, p in enumerate(params)})
-        return self._wrap(_call(self._graph.add_map, self._name(name), func,
-                                [a._node for a in args], _plan_dtype(dtype)))
+            names = {c: c for c in consts}
+            names.update({p: "in%d" % i for i, p in enumerate(params)})
+            func = translate(func, names)
+        if not consts:
+            return self._wrap(_call(self._graph.add_map, self._name(name),
+                                    func, [a._node for a in args],
+                                    _plan_dtype(dtype)))
+        return self._wrap(_call(self._graph.add_map_with_constants,
+                                self._name(name), func,
+                                [a._node for a in args], _plan_dtype(dtype),
+                                list(consts), [_wrap_host(a, False)
+                                               for a in consts.values()]))
 
-    def reduce(self, func, args, axis=None, identity=None, name=None):
+    def reduce(self, func, args, axis=None, identity=None, name=None,
+               ddof=0):
         """A reduction of args[0]: an op name ('sum', 'prod', 'min', 'max',
-        'mean', 'argmin', 'argmax', 'any', 'all'), or an associative
-        combiner of two partial results (a lambda x, y or a string), with
-        its identity. axis: None (everything), 0 (over rows) or -1 (each
-        row)."""
+        'mean', 'argmin', 'argmax', 'any', 'all', 'var', 'std', 'nansum',
+        ... as planreduce names them), or an associative combiner of two
+        partial results (a lambda x, y or a string), with its identity.
+        axis: None (everything), 0 (over rows) or -1 (each row). ddof:
+        numpy's, for 'var', 'std', 'nanvar' and 'nanstd'."""
         (source,) = self._inputs(args, "reduce")
         if axis not in _AXES:
             raise ValueError("reduce: axis must be None, 0 or -1, not %r" %
@@ -395,8 +412,9 @@ class Plan:
                 func = translate(func, {params[0]: "x", params[1]: "y"})
             op = _COMBINER_OPS.get(func)
         if op is not None:
-            return self._wrap(_call(self._graph.add_reduce, name, _OPS[op],
-                                    _AXES[axis], source._node))
+            return self._wrap(_call(self._graph.add_reduce_ddof, name,
+                                    _OPS[op], _AXES[axis], float(ddof),
+                                    source._node))
         if identity is None:
             raise ValueError("reduce: the combiner '%s' is not a built-in "
                              "reduction, so it needs identity= (its value "

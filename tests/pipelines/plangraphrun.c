@@ -15,8 +15,8 @@
  *
  * One line per step, fields separated by tabs:
  *   source   NAME NDIM DTYPE|-
- *   map      NAME IN,IN.. DTYPE|- EXPR
- *   reduce   NAME IN OP AXIS
+ *   map      NAME IN,IN.. DTYPE|- EXPR [CONST=FILE.npy,...]
+ *   reduce   NAME IN OP AXIS [DDOF]
  *   combine  NAME IN AXIS IDENTITY COMBINER
  *   stencil  NAME IN BOUNDARY CVAL WINDOW EXPR
  *   sink     NAME IN
@@ -113,6 +113,37 @@ nodes_of (PlanGraph * graph, const gchar * list, guint * n)
   return nodes;
 }
 
+/* A map line with constants: NAME=FILE.npy, comma-separated, in memory. */
+static PlanNode *
+add_map_with_constants (PlanGraph * graph, gchar ** f, guint n_in,
+    PlanNode ** in, GError ** error)
+{
+  gchar **items = g_strsplit (f[5], ",", -1);
+  guint n = g_strv_length (items), i;
+  gchar **names = g_new0 (gchar *, n + 1);
+  PlanArray **arrays = g_new0 (PlanArray *, n + 1);
+  PlanNode *node = NULL;
+
+  for (i = 0; i < n; i++) {
+    gchar **kv = g_strsplit (items[i], "=", 2);
+    names[i] = g_strdup (kv[0]);
+    arrays[i] = plan_array_load_npy (kv[1], error);
+    g_strfreev (kv);
+    if (arrays[i] == NULL)
+      goto done;
+  }
+  node = plan_graph_add_map_with_constants (graph, f[1], f[4], n_in, in,
+      dtype_of (f[3]), n, (const gchar * const *) names, arrays, error);
+done:
+  for (i = 0; i < n; i++)
+    if (arrays[i])
+      g_object_unref (arrays[i]);
+  g_free (arrays);
+  g_strfreev (names);
+  g_strfreev (items);
+  return node;
+}
+
 /* Adds the node line @f describes; FALSE with @error on failure. */
 static gboolean
 add_node (PlanGraph * graph, gchar ** f, guint n, GError ** error)
@@ -128,10 +159,16 @@ add_node (PlanGraph * graph, gchar ** f, guint n, GError ** error)
   else if (strcmp (f[0], "map") == 0 && n == 5)
     node = plan_graph_add_map (graph, f[1], f[4], n_in, in, dtype_of (f[3]),
         error);
+  else if (strcmp (f[0], "map") == 0 && n == 6)
+    node = add_map_with_constants (graph, f, n_in, in, error);
   else if (strcmp (f[0], "reduce") == 0 && n == 5)
     node = plan_graph_add_reduce (graph, f[1], enum_value
         (PLAN_TYPE_REDUCE_OP, f[3]), enum_value (PLAN_TYPE_REDUCE_AXIS, f[4]),
         in[0], error);
+  else if (strcmp (f[0], "reduce") == 0 && n == 6)
+    node = plan_graph_add_reduce_ddof (graph, f[1], enum_value
+        (PLAN_TYPE_REDUCE_OP, f[3]), enum_value (PLAN_TYPE_REDUCE_AXIS, f[4]),
+        g_ascii_strtod (f[5], NULL), in[0], error);
   else if (strcmp (f[0], "combine") == 0 && n == 6)
     node = plan_graph_add_reduce_custom (graph, f[1], f[5], f[4],
         enum_value (PLAN_TYPE_REDUCE_AXIS, f[3]), in[0], error);

@@ -145,6 +145,79 @@ def case_reductions():
     check_everywhere(nodes, {'b': b}, want, rtol=1e-12)
 
 
+def case_constants_and_broadcasting():
+    """Array constants bound from memory (plan_graph_add_map_with_constants)
+    and inputs that broadcast, row by row, against numpy."""
+    r = rng(18)
+    d = tmpdir()
+    a = (r.standard_normal((1203, 3)) * 3 + 5).astype(np.float32)
+    b = r.standard_normal((1203, 1)).astype(np.float32)
+    mean = a.mean(axis=0)
+    std = a.std(axis=0)
+    consts = 'mean=%s,std=%s' % (save(d, 'mean', mean), save(d, 'std', std))
+    nodes = [('source', 'a', 2, '-'), ('source', 'b', 2, '-'),
+             ('map', 'n', 'a', '-', '(x - mean) / std', consts),
+             ('map', 'p', 'a,b', '-', 'x * y'),
+             ('map', 'q', 'a,b', '-', '(x - mean) / std - y', consts)]
+    want = {'n': (a - mean) / std, 'p': a * b, 'q': (a - mean) / std - b}
+    check_everywhere(nodes, {'a': a, 'b': b}, want)
+    # a chain through a map with constants: it stays an element of its own
+    nodes = [('source', 'a', 2, '-'),
+             ('map', 'm', 'a', '-', 'x * 2'),
+             ('map', 'n', 'm', '-', 'x - mean', consts),
+             ('map', 'o', 'n', '-', 'x + 1')]
+    got, kernels, _, _ = compute(nodes, {'a': a}, ['o'], 'array', 'cpu')
+    assert_same(got['o'], (a * 2 - mean) + 1, 'a chain through constants')
+    if kernels != 3:
+        raise Failure('a map with constants was fused: %d kernels' % kernels)
+
+
+def case_ddof():
+    r = rng(19)
+    a = r.standard_normal((999, 4)) * 1e-3 + 1e4
+    a[::7, 2] = np.nan
+    nodes = [('source', 'a', 2, '-'),
+             ('reduce', 'v1', 'a', 'var', '0', 1),
+             ('reduce', 's2', 'a', 'std', 'all', 2.5),
+             ('reduce', 'nv', 'a', 'nanvar', '-1', 1),
+             ('reduce', 'ns', 'a', 'nanstd', '0', 0)]
+    want = {'v1': np.var(a, axis=0, ddof=1), 's2': np.std(a, ddof=2.5),
+            'nv': np.nanvar(a, axis=1, ddof=1),
+            'ns': np.nanstd(a, axis=0, ddof=0)}
+    check_everywhere(nodes, {'a': a}, want, rtol=1e-9, modes=['array'])
+
+
+def case_constant_errors():
+    d = tmpdir()
+    a = save(d, 'a', np.zeros((10, 3), np.float32))
+    c4 = save(d, 'c4', np.zeros(4, np.float32))
+    c3 = save(d, 'c3', np.zeros(3, np.float32))
+    src = [('source', 'a', 2, '-')]
+    for lines, message in [
+            (src + [('map', 'm', 'a', '-', 'x - c', 'c=' + c4),
+                    ('realize', 'cpu', 'fuse'), ('array', 'a', a)],
+             "map 'm': the shapes"),
+            (src + [('map', 'm', 'a', '-', 'x - c', 'c=%s,c=%s' % (c3, c3))],
+             "map 'm': constant 'c' is given twice"),
+            (src + [('map', 'm', 'a', '-', 'x - c', 'x=' + c3)],
+             "map 'm': the name 'x' is bound twice"),
+            (src + [('map', 'm', 'a', '-', 'x - k', 'c=' + c3)],
+             "unknown name 'k'"),
+            (src + [('reduce', 'r', 'a', 'var', '0', -1)],
+             "reduce 'r': ddof -1 is not"),
+            (src + [('reduce', 'r', 'a', 'var', '0', 'nan')],
+             "reduce 'r': ddof nan is not")]:
+        _, _, _, err = run_graph(lines, d, expect_ok=False)
+        if message not in err:
+            raise Failure('expected %r in the error, got %r' % (message, err))
+    _, _, _, err = run_graph(src[:1] + [
+        ('map', 'm', 'a', '-', 'x - c', 'c=' + c4),
+        ('realize', 'cpu', 'fuse'), ('array', 'a', a)], d, expect_ok=False)
+    for word in ['(4,)', '(10, 3)']:
+        if word not in err:
+            raise Failure('the shape error should name %s: %r' % (word, err))
+
+
 def case_stencils():
     r = rng(4)
     b = r.standard_normal(777).astype(np.float32)
@@ -281,7 +354,7 @@ def case_errors_at_dispatch():
          ('map', 'm', 'a,b', '-', 'x + y'), ('realize', 'cpu', 'fuse')]
     for lines, message in [
             (m + [('array', 'a', a), ('array', 'b', b)],
-             "map 'm': its inputs must have the same shape"),
+             "map 'm': its inputs must have the same number of rows"),
             (m + [('array', 'a', a)], "source 'b' is not bound"),
             (m + [('array', 'a', a), ('array', 'b', a), ('array', 'q', a)],
              "'q' is bound but is neither an input nor an output"),
@@ -368,6 +441,9 @@ if __name__ == '__main__':
         ('map in every mode and target', case_map),
         ('map with a cast and five inputs', case_map_cast_and_long_names),
         ('reductions', case_reductions),
+        ('constants and broadcasting', case_constants_and_broadcasting),
+        ('ddof', case_ddof),
+        ('constant and ddof errors', case_constant_errors),
         ('stencils against scipy', case_stencils),
         ('fused chains: fewer elements, same bytes', case_fused_chain),
         ('the design\'s example', case_example),

@@ -169,6 +169,35 @@ def every_node_kind_against_numpy():
 
 
 @test
+def constants_broadcasting_and_ddof():
+    A = (rng.standard_normal((700, 3)) * 2 + 9).astype(np.float32)
+    B = rng.standard_normal((700, 1)).astype(np.float32)
+    mean, std = A.mean(axis=0), A.std(axis=0)
+    plan = Plan()
+    a = plan.source(ndim=2)
+    b = plan.source(ndim=2)
+    plan.map(lambda x: (x - mean) / std, args=(a,), name="n",
+             constants={"mean": mean, "std": std})
+    plan.map("(x - mean) * y", args=(a, b), name="p",
+             constants={"mean": mean})
+    plan.reduce("var", args=(a,), axis=0, ddof=1, name="v")
+    plan.reduce("nanstd", args=(a,), ddof=1.5, name="s")
+    r = plan.realize(target="cpu").dispatch(a=A, b=B).result()
+    assert np.array_equal(r["n"], (A - mean) / std)
+    assert np.array_equal(r["p"], (A - mean) * B)
+    close(r["v"], np.var(A, axis=0, ddof=1), 1e-5)
+    close(r["s"], np.float32(np.nanstd(A, ddof=1.5)), 1e-5)
+    plan = Plan()
+    a = plan.source(ndim=2)
+    expect(PlanError, lambda: plan.reduce("std", args=(a,), ddof=-1),
+           "ddof -1")
+    plan.map("x - c", args=(a,), name="m", constants={"c": np.zeros(4)})
+    work = plan.realize(target="cpu")
+    expect(PlanError, lambda: work.dispatch(a=A).result(), "(4,)",
+           "do not broadcast")
+
+
+@test
 def lambdas_that_translate():
     k = 0.25
     A = rng.random(1000) + 0.5

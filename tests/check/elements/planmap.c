@@ -11,6 +11,8 @@
 #include <gst/check/gstharness.h>
 #include <libplan/plan.h>
 
+#include <string.h>
+
 #define F32_CAPS(shape) "array/x-raw, dtype=float32, shape=<" shape ">"
 
 /* A buffer of n float32 values first, first+1, ..., stamped with rows. */
@@ -309,6 +311,168 @@ GST_START_TEST (test_map_rejects_mismatched_shapes)
 
 GST_END_TEST;
 
+
+/* Pulls the next output buffer (waiting for it) as float32 values. */
+static GArray *
+pull_one_f32 (GstHarness * h, guint64 first_row)
+{
+  GstBuffer *buf = gst_harness_pull (h);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  GstMapInfo map;
+
+  fail_unless (buf != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), first_row);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  g_array_append_vals (out, map.data, map.size / sizeof (gfloat));
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  return out;
+}
+
+GST_START_TEST (test_map_broadcasts_inputs_row_by_row)
+{
+  MapHarness m;
+  GArray *out;
+  GstCaps *caps;
+  gchar *s;
+  guint r, c;
+
+  /* (5, 1) with (5, 3): each row's value meets the three of the other. */
+  map_harness_init (&m, "x * 10 + y", 2, F32_CAPS ("5, 1"));
+  gst_harness_set_src_caps_str (m.inputs[1], F32_CAPS ("5, 3"));
+  gst_harness_push (m.inputs[0], ramp_f32 (0, 5, 1, 1.0f));
+  gst_harness_push (m.inputs[1], ramp_f32 (0, 5, 3, 0.5f));
+  push_eos_all (&m);
+  out = pull_all_f32 (m.h, 5);
+  fail_unless_equals_int (out->len, 15);
+  for (r = 0; r < 5; r++)
+    for (c = 0; c < 3; c++)
+      fail_unless_equals_float (g_array_index (out, gfloat, r * 3 + c),
+          r * 10.0f + 0.5f * (r * 3 + c));
+  caps = gst_pad_get_current_caps (GST_ELEMENT (m.h->element)->srcpads->data);
+  s = gst_caps_to_string (caps);
+  fail_unless (strstr (s, "5, 3") != NULL, "%s", s);
+  g_free (s);
+  gst_caps_unref (caps);
+  g_array_unref (out);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+static PlanArray *
+array_f32 (guint n, const gfloat * values)
+{
+  gint64 shape[1] = { n };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 1, shape, NULL);
+
+  memcpy (plan_array_get_writable_data (a, NULL), values, n * 4);
+  return a;
+}
+
+GST_START_TEST (test_map_constants_and_live_params)
+{
+  static const gfloat mean_v[3] = { 1, 2, 3 }, std_v[3] = { 2, 4, 8 };
+  PlanArray *mean = array_f32 (3, mean_v), *std = array_f32 (3, std_v);
+  GstStructure *arrays = gst_structure_new ("constants", "mean",
+      PLAN_TYPE_ARRAY, mean, "std", PLAN_TYPE_ARRAY, std, NULL);
+  MapHarness m;
+  GArray *out;
+  guint i;
+
+  map_harness_init (&m, "(x - mean) / std * gain", 1, F32_CAPS ("-1, 3"));
+  g_object_set (m.h->element, "constant-arrays", arrays, "params",
+      "gain:float32=2", NULL);
+  gst_structure_free (arrays);
+  g_object_unref (mean);
+  g_object_unref (std);
+
+  gst_harness_push (m.h, ramp_f32 (0, 4, 3, 1.0f));
+  out = pull_one_f32 (m.h, 0);
+  fail_unless_equals_int (out->len, 12);
+  for (i = 0; i < 12; i++)
+    fail_unless_equals_float (g_array_index (out, gfloat, i),
+        ((gfloat) i - mean_v[i % 3]) / std_v[i % 3] * 2.0f);
+  g_array_unref (out);
+
+  /* While playing: the next chunk takes the new value. */
+  g_object_set (m.h->element, "params", "gain:float32=-0.5", NULL);
+  gst_harness_push (m.h, ramp_f32 (4, 4, 3, 1.0f));
+  out = pull_one_f32 (m.h, 4);
+  for (i = 0; i < 12; i++)
+    fail_unless_equals_float (g_array_index (out, gfloat, i),
+        ((gfloat) (12 + i) - mean_v[i % 3]) / std_v[i % 3] * -0.5f);
+  g_array_unref (out);
+
+  /* New names while playing are the element's error at the next chunk. */
+  g_object_set (m.h->element, "params", "other=1", NULL);
+  gst_harness_push (m.h, ramp_f32 (8, 4, 3, 1.0f));
+  {
+    gchar *text = expect_error (&m);
+    fail_unless (strstr (text, "names or dtypes") != NULL, "%s", text);
+    g_free (text);
+  }
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_rejects_bad_constants_and_params)
+{
+  static const gfloat four[4] = { 1, 2, 3, 4 };
+  PlanArray *c4 = array_f32 (4, four);
+  GstStructure *arrays = gst_structure_new ("constants", "c",
+      PLAN_TYPE_ARRAY, c4, NULL);
+  GstStructure *not_arrays = gst_structure_new ("constants", "c",
+      G_TYPE_INT, 3, NULL);
+  MapHarness m;
+  gchar *text;
+
+  /* (4,) against rows of 3 */
+  map_harness_init (&m, "x - c", 1, F32_CAPS ("-1, 3"));
+  g_object_set (m.h->element, "constant-arrays", arrays, NULL);
+  gst_harness_push (m.h, ramp_f32 (0, 2, 3, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "(4,)") != NULL, "%s", text);
+  fail_unless (strstr (text, "do not broadcast") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+
+  /* a field that is not an array */
+  map_harness_init (&m, "x - c", 1, F32_CAPS ("-1, 3"));
+  g_object_set (m.h->element, "constant-arrays", not_arrays, NULL);
+  gst_harness_push (m.h, ramp_f32 (0, 2, 3, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "not a PlanArray") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+
+  /* a malformed params string, set before the start */
+  map_harness_init (&m, "x * g", 1, F32_CAPS ("-1, 3"));
+  g_object_set (m.h->element, "params", "g:int8=300", NULL);
+  gst_harness_push (m.h, ramp_f32 (0, 2, 3, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "'g'") != NULL, "%s", text);
+  fail_unless (strstr (text, "int8") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+
+  /* a missing constants file */
+  map_harness_init (&m, "x - c", 1, F32_CAPS ("-1, 3"));
+  g_object_set (m.h->element, "constants", "c=/nonexistent/c.npy", NULL);
+  gst_harness_push (m.h, ramp_f32 (0, 2, 3, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "c.npy") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+
+  gst_structure_free (arrays);
+  gst_structure_free (not_arrays);
+  g_object_unref (c4);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_map_rejects_mismatched_lengths)
 {
   MapHarness m;
@@ -501,6 +665,9 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_dtype_property_casts);
   tcase_add_test (tc, test_map_rejects_mismatched_shapes);
   tcase_add_test (tc, test_map_rejects_mismatched_lengths);
+  tcase_add_test (tc, test_map_broadcasts_inputs_row_by_row);
+  tcase_add_test (tc, test_map_constants_and_live_params);
+  tcase_add_test (tc, test_map_rejects_bad_constants_and_params);
   tcase_add_test (tc, test_map_invalid_expression_posts_compiler_message);
   tcase_add_test (tc, test_map_unknown_name_lists_bound_names);
   tcase_add_test (tc, test_map_rejects_rows_gap);

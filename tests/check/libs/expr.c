@@ -635,6 +635,180 @@ GST_START_TEST (test_expr_error_bad_dtype_argument)
 
 GST_END_TEST;
 
+
+/* ---- broadcasting ---- */
+
+static PlanExpr *
+compile_bcast (const gchar * src, guint n, const gchar * const *bnames,
+    const PlanArrayInfo * infos, guint n_streams, PlanArrayInfo * out,
+    GError ** err)
+{
+  return plan_expr_compile_broadcast (src, n, bnames, infos, n_streams,
+      PLAN_DTYPE_UNKNOWN, out, err);
+}
+
+static void
+set_info (PlanArrayInfo * info, PlanDType d, guint ndim, gint64 a, gint64 b,
+    gint64 c)
+{
+  gint64 shape[3] = { a, b, c };
+
+  fail_unless (plan_array_info_set (info, d, ndim, shape, NULL));
+}
+
+/* x (rows, 3, 1) float64, y (rows, 1, 4) int32, c (4,) float32 and a
+ * scalar s: x * y + c - s against a plain loop, on one thread and several,
+ * for row counts that take the block gather (a range shorter than a row
+ * and a block) and the periodic one. */
+GST_START_TEST (test_expr_broadcast_values)
+{
+  const gchar *bn[] = { "x", "y", "c", "s" };
+  PlanArrayInfo infos[4], out;
+  static const guint row_counts[] = { 1, 3, 700 };
+  GError *err = NULL;
+  PlanExpr *e;
+  guint k;
+
+  set_info (&infos[0], PLAN_DTYPE_FLOAT64, 3, -1, 3, 1);
+  set_info (&infos[1], PLAN_DTYPE_INT32, 3, -1, 1, 4);
+  set_info (&infos[2], PLAN_DTYPE_FLOAT32, 1, 4, 0, 0);
+  set_info (&infos[3], PLAN_DTYPE_FLOAT64, 0, 0, 0, 0);
+  e = compile_bcast ("x * y + c - s", 4, bn, infos, 2, &out, &err);
+  fail_unless (e != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_int (out.ndim, 3);
+  fail_unless_equals_int (out.shape[1], 3);
+  fail_unless_equals_int (out.shape[2], 4);
+  fail_unless_equals_int (out.dtype, PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (plan_expr_get_dtype (e), PLAN_DTYPE_FLOAT64);
+
+  for (k = 0; k < G_N_ELEMENTS (row_counts); k++) {
+    guint rows = row_counts[k], r, a, b, threads;
+    gdouble *x = g_new (gdouble, rows * 3);
+    gint32 *y = g_new (gint32, rows * 4);
+    gfloat c[4] = { 0.5f, -1.25f, 3.0f, 7.0f };
+    gdouble s = 0.125, *got = g_new (gdouble, rows * 12);
+    gconstpointer in[4] = { x, y, c, &s };
+
+    for (r = 0; r < rows * 3; r++)
+      x[r] = r * 0.75 - 3;
+    for (r = 0; r < rows * 4; r++)
+      y[r] = (gint32) (r % 11) - 5;
+    for (threads = 1; threads <= 4; threads += 3) {
+      memset (got, 0, rows * 12 * sizeof (gdouble));
+      plan_expr_eval_parallel (e, in, got, rows * 12, threads);
+      for (r = 0; r < rows; r++)
+        for (a = 0; a < 3; a++)
+          for (b = 0; b < 4; b++) {
+            gdouble want = x[r * 3 + a] * (gdouble) y[r * 4 + b] +
+                (gdouble) c[b] - s;
+            fail_unless (got[r * 12 + a * 4 + b] == want,
+                "rows %u, threads %u, [%u, %u, %u]: %g, expected %g", rows,
+                threads, r, a, b, got[r * 12 + a * 4 + b], want);
+          }
+    }
+    g_free (x);
+    g_free (y);
+    g_free (got);
+  }
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
+/* A constant longer than a block (3000 per row) read by both gathers, an
+ * unused constant given as NULL, and a scalar alone. */
+GST_START_TEST (test_expr_broadcast_long_rows_and_unused)
+{
+  const gchar *bn[] = { "x", "c", "unused", "g" };
+  PlanArrayInfo infos[4], out;
+  guint rows, i;
+  PlanExpr *e, *only;
+
+  set_info (&infos[0], PLAN_DTYPE_FLOAT32, 2, -1, 3000, 0);
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 2, 1, 3000, 0);
+  set_info (&infos[2], PLAN_DTYPE_INT8, 1, 5, 0, 0);  /* unused: any shape */
+  set_info (&infos[3], PLAN_DTYPE_FLOAT32, 0, 0, 0, 0);
+  e = compile_bcast ("x - c * g", 4, bn, infos, 1, &out, NULL);
+  fail_unless (e != NULL);
+  fail_unless (!plan_expr_uses_name (e, 2));
+  only = compile_bcast ("g", 4, bn, infos, 1, &out, NULL);
+  fail_unless (only != NULL);
+  fail_unless_equals_int (out.shape[1], 3000);
+  for (rows = 1; rows <= 4; rows += 3) {
+    gfloat *x = g_new (gfloat, rows * 3000), *c = g_new (gfloat, 3000);
+    gfloat *got = g_new (gfloat, rows * 3000), g = 1.5f;
+    gconstpointer in[4] = { x, c, NULL, &g };
+
+    for (i = 0; i < rows * 3000; i++)
+      x[i] = i * 0.5f;
+    for (i = 0; i < 3000; i++)
+      c[i] = 3000.0f - i;
+    plan_expr_eval (e, in, got, rows * 3000);
+    for (i = 0; i < rows * 3000; i++)
+      fail_unless (got[i] == x[i] - c[i % 3000] * g, "element %u", i);
+    plan_expr_eval_parallel (only, in, got, rows * 3000, 2);
+    for (i = 0; i < rows * 3000; i++)
+      fail_unless (got[i] == g);
+    g_free (x);
+    g_free (c);
+    g_free (got);
+  }
+  plan_expr_unref (e);
+  plan_expr_unref (only);
+}
+
+GST_END_TEST;
+
+static void
+expect_bcast_error (const gchar * src, guint n, const gchar * const *bn,
+    const PlanArrayInfo * infos, guint n_streams, const gchar * needle1,
+    const gchar * needle2)
+{
+  GError *err = NULL;
+  PlanExpr *e = compile_bcast (src, n, bn, infos, n_streams, NULL, &err);
+
+  fail_unless (e == NULL, "'%s' compiled", src);
+  fail_unless (err != NULL);
+  fail_unless (strstr (err->message, needle1) != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, needle2) != NULL, "%s", err->message);
+  g_error_free (err);
+}
+
+GST_START_TEST (test_expr_broadcast_errors)
+{
+  const gchar *bn[] = { "x", "y" };
+  PlanArrayInfo infos[2];
+
+  /* streams of different numbers of axes: numpy would misalign the rows */
+  set_info (&infos[0], PLAN_DTYPE_FLOAT32, 1, 10, 0, 0);
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 2, 10, 3, 0);
+  expect_bcast_error ("x + y", 2, bn, infos, 2, "(10,)", "(10, 1)");
+  /* inner axes that differ */
+  set_info (&infos[0], PLAN_DTYPE_FLOAT32, 2, 10, 2, 0);
+  expect_bcast_error ("x + y", 2, bn, infos, 2, "(10, 2)", "(10, 3)");
+  /* a constant that does not broadcast, one along the rows, one with
+   * more axes */
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 1, 3, 0, 0);
+  expect_bcast_error ("x + y", 2, bn, infos, 1, "(3,)", "do not broadcast");
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 2, 10, 2, 0);
+  expect_bcast_error ("x + y", 2, bn, infos, 1, "(10, 2)",
+      "same for every row");
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 3, 1, 1, 2);
+  expect_bcast_error ("x + y", 2, bn, infos, 1, "(1, 1, 2)", "more axes");
+  /* no stream */
+  expect_bcast_error ("x + y", 2, bn, infos, 0, "at least one stream", "2");
+  /* a broadcast row too long to index */
+  set_info (&infos[0], PLAN_DTYPE_FLOAT32, 3, -1, 100000, 1);
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 2, 1, 100000, 0);
+  expect_bcast_error ("x + y", 2, bn, infos, 1, "(-1, 100000, 100000)",
+      "at most 67108864 elements");
+  /* a name that fails to type is the compiler's error, as ever */
+  set_info (&infos[1], PLAN_DTYPE_FLOAT32, 1, 2, 0, 0);
+  expect_bcast_error ("x + z", 2, bn, infos, 1, "unknown name", "'z'");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_error_name_bound_twice)
 {
   const gchar *n[] = { "x", "x" };
@@ -1405,6 +1579,9 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_negative_constant_shift);
   tcase_add_test (tc, test_expr_error_bad_dtype_argument);
   tcase_add_test (tc, test_expr_error_name_bound_twice);
+  tcase_add_test (tc, test_expr_broadcast_values);
+  tcase_add_test (tc, test_expr_broadcast_long_rows_and_unused);
+  tcase_add_test (tc, test_expr_broadcast_errors);
   tcase_add_test (tc, test_expr_error_name_not_identifier);
   tcase_add_test (tc, test_expr_weak_literals_keep_dtype);
   tcase_add_test (tc, test_expr_literal_only_default_dtypes);

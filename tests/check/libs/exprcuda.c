@@ -69,7 +69,18 @@ typedef struct
   PlanDType da, db;
   PlanExpr *expr;
   gchar *name;
+  gboolean bcast;               /* the names of add_bcast_case() */
 } Case;
+
+/* Broadcasting: streams a (rows, 2, 4) and b (rows, 2, 1), a constant c
+ * of shape (4,) and a scalar parameter s; a, c of dtype da, b, s of db. */
+static const gchar *const bcast_exprs[] = {
+  "a - c * b + s", "(a - c) / s", "where(b > s, a, c)", "b + c", "s", "c",
+  "b * 2", "a + b",
+};
+
+#define BCAST_ROW 8             /* elements of an output row */
+G_STATIC_ASSERT (N_VALUES % BCAST_ROW == 0);
 
 static GPtrArray *cases;
 static gchar *all_source;
@@ -104,6 +115,35 @@ add_case (const gchar * src, PlanDType da, PlanDType db)
 }
 
 static void
+add_bcast_case (const gchar * src, PlanDType da, PlanDType db)
+{
+  const gchar *names[] = { "a", "b", "c", "s" };
+  PlanArrayInfo infos[4];
+  const gint64 sa[] = { -1, 2, 4 }, sb[] = { -1, 2, 1 }, sc[] = { 4 };
+  PlanArrayInfo out;
+  PlanExpr *e;
+  Case *c;
+
+  fail_unless (plan_array_info_set (&infos[0], da, 3, sa, NULL));
+  fail_unless (plan_array_info_set (&infos[1], db, 3, sb, NULL));
+  fail_unless (plan_array_info_set (&infos[2], da, 1, sc, NULL));
+  fail_unless (plan_array_info_set (&infos[3], db, 0, NULL, NULL));
+  e = plan_expr_compile_broadcast (src, 4, names, infos, 2,
+      PLAN_DTYPE_UNKNOWN, &out, NULL);
+  if (e == NULL)
+    return;
+  fail_unless (out.ndim == 3 && out.shape[1] == 2 && out.shape[2] == 4);
+  c = g_new0 (Case, 1);
+  c->source = g_strdup (src);
+  c->da = da;
+  c->db = db;
+  c->expr = e;
+  c->bcast = TRUE;
+  c->name = g_strdup_printf ("plan_case_%u", cases->len);
+  g_ptr_array_add (cases, c);
+}
+
+static void
 build_cases (void)
 {
   GString *all;
@@ -123,6 +163,10 @@ build_cases (void)
       add_case ("a + b", i, j);
       add_case ("a < b", i, j);
       g_free (cast);
+    }
+    for (k = 0; k < G_N_ELEMENTS (bcast_exprs); k++) {
+      add_bcast_case (bcast_exprs[k], i, i);
+      add_bcast_case (bcast_exprs[k], i, PLAN_DTYPE_FLOAT64);
     }
   }
   all = g_string_new (NULL);
@@ -419,11 +463,14 @@ GST_START_TEST (test_generated_code_matches_cpu_evaluator)
   for (i = 0; i < cases->len; i++) {
     Case *c = g_ptr_array_index (cases, i);
     gchar *sym = g_strdup_printf ("%s_host", c->name);
-    gconstpointer in[2] = { inputs[c->da], others[c->db] };
+    gconstpointer in[4] = { inputs[c->da], others[c->db], others[c->da],
+      inputs[c->db] + 5 * plan_dtype_get_size (c->db)
+    };
     guint8 got[N_VALUES * 8], want[N_VALUES * 8];
     HostFunc fn = NULL;
 
     fail_unless (g_module_symbol (module, sym, (gpointer *) & fn), "%s", sym);
+    /* Broadcast cases: 16 rows of 8; b reads 32 values, c 4, s one. */
     fn (in, got, N_VALUES);
     plan_expr_eval (c->expr, in, want, N_VALUES);
     compare_case (c, got, want);

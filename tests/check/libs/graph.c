@@ -12,6 +12,7 @@
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
 
+#include <math.h>
 #include <string.h>
 
 #define N 1000
@@ -384,6 +385,77 @@ GST_START_TEST (test_launch_string_parses)
 
 GST_END_TEST;
 
+
+/* Constants from memory: a map with a 2-element constant over (N, 2)
+ * inputs, kept out of fusion, its arrays referenced by the node; a
+ * reduction with ddof; and their errors. */
+GST_START_TEST (test_graph_constants_and_ddof)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 2, PLAN_DTYPE_FLOAT32, NULL);
+  gint64 two[] = { 2 }, shape[] = { 100, 2 };
+  PlanArray *c = plan_array_new (PLAN_DTYPE_FLOAT32, 1, two, NULL);
+  PlanArray *input = plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, NULL);
+  gfloat *fc = plan_array_get_writable_data (c, NULL);
+  gfloat *fa = plan_array_get_writable_data (input, NULL);
+  const gchar *names[] = { "c", "c" };
+  PlanArray *arrays[] = { c, c };
+  PlanNode *m, *r;
+  PlanWork *work;
+  PlanBindings *bindings;
+  PlanFuture *future;
+  GError *error = NULL;
+  const gfloat *out;
+  gdouble mean = 0, ss = 0;
+  gint i;
+
+  fc[0] = 10;
+  fc[1] = -1;
+  for (i = 0; i < 200; i++)
+    fa[i] = i * 0.25f;
+  m = plan_graph_add_map_with_constants (g, "m", "x * c", 1, &a,
+      PLAN_DTYPE_UNKNOWN, 1, names, arrays, &error);
+  fail_unless (m != NULL, "%s", error ? error->message : "");
+  r = plan_graph_add_reduce_ddof (g, "v", PLAN_REDUCE_OP_VAR,
+      PLAN_REDUCE_AXIS_ALL, 1.0, a, &error);
+  fail_unless (r != NULL);
+
+  fail_if (plan_graph_add_map_with_constants (g, "m2", "x * c", 1, &a,
+          PLAN_DTYPE_UNKNOWN, 2, names, arrays, &error));
+  assert_error_contains (error, "constant 'c' is given twice");
+  g_clear_error (&error);
+  fail_if (plan_graph_add_reduce_ddof (g, "v2", PLAN_REDUCE_OP_STD,
+          PLAN_REDUCE_AXIS_ALL, -0.5, a, &error));
+  assert_error_contains (error, "ddof -0.5");
+  g_clear_error (&error);
+
+  work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error);
+  fail_unless (work != NULL, "%s", error ? error->message : "");
+  bindings = plan_bindings_new ();
+  plan_bindings_set_array (bindings, "a", input);
+  future = plan_work_dispatch (work, bindings, &error);
+  fail_unless (future != NULL);
+  fail_unless (plan_future_wait (future, -1, &error), "%s",
+      error ? error->message : "");
+  out = plan_array_get_data (plan_future_get_result (future, "m"), NULL);
+  for (i = 0; i < 200; i++) {
+    fail_unless_equals_float (out[i], fa[i] * fc[i % 2]);
+    mean += fa[i] / 200.0;
+  }
+  for (i = 0; i < 200; i++)
+    ss += (fa[i] - mean) * (fa[i] - mean);
+  fail_unless (fabs (*(const gfloat *) plan_array_get_data
+          (plan_future_get_result (future, "v"), NULL) - ss / 199) < 1e-3);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (g);
+  g_object_unref (input);
+  g_object_unref (c);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_dispatch_example_in_memory)
 {
   PlanGraph *g = example_graph ();
@@ -459,7 +531,7 @@ GST_START_TEST (test_dispatch_binding_errors)
   plan_bindings_set_array (bindings, "b", short_b);
   fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
   assert_error_contains (error, "map 'c': its inputs must have the same "
-      "shape, but 'a' has shape (1000,) and 'b' has shape (999,)");
+      "number of rows, but 'a' has shape (1000,) and 'b' has shape (999,)");
   g_clear_error (&error);
 
   plan_bindings_set_array (bindings, "b", a);
@@ -1040,6 +1112,7 @@ graph_suite (void)
   tcase_add_test (tc, test_realize_fuses_chains);
   tcase_add_test (tc, test_launch_string_parses);
   tcase_add_test (tc, test_dispatch_example_in_memory);
+  tcase_add_test (tc, test_graph_constants_and_ddof);
   tcase_add_test (tc, test_dispatch_hundred_times);
   tcase_add_test (tc, test_dispatch_binding_errors);
   tcase_add_test (tc, test_dispatch_while_running_is_busy);
