@@ -766,9 +766,28 @@ print_stats (gdouble run_s)
 
 /* ---- the graph ------------------------------------------------------ */
 
-/* GStreamer's dot dump, without the addresses of objects in properties
- * (a sink's last-sample): they change from run to run and mean nothing in
- * a picture. */
+/* Numbers the addresses GStreamer names the graph's nodes with, in order
+ * of appearance. */
+static gboolean
+number_address (const GMatchInfo * match, GString * out, gpointer user_data)
+{
+  GHashTable *seen = user_data;
+  gchar *address = g_match_info_fetch (match, 1);
+  gpointer n = g_hash_table_lookup (seen, address);
+
+  if (n == NULL) {
+    n = GUINT_TO_POINTER (g_hash_table_size (seen) + 1);
+    g_hash_table_insert (seen, address, n);
+  } else {
+    g_free (address);
+  }
+  g_string_append_printf (out, "_%u", GPOINTER_TO_UINT (n));
+  return FALSE;
+}
+
+/* GStreamer's dot dump, the same from run to run: the objects' addresses
+ * in node names become numbers, and properties that hold an address (a
+ * sink's last-sample) are left out, meaning nothing in a picture. */
 static gchar *
 graph_text (GstElement * pipeline)
 {
@@ -777,13 +796,21 @@ graph_text (GstElement * pipeline)
       GST_DEBUG_GRAPH_SHOW_NON_DEFAULT_PARAMS);
   GRegex *pointer = g_regex_new ("\\\\n[a-z0-9-]+=\\(\\([A-Za-z]+\\*\\) "
       "(0x[0-9a-f]+|NULL)\\)", 0, 0, NULL);
+  GRegex *node = g_regex_new ("_(0x[0-9a-f]+)", 0, 0, NULL);
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
   gchar *clean = g_regex_replace_literal (pointer, dot, -1, 0, "", 0, NULL);
+  gchar *numbered = clean ? g_regex_replace_eval (node, clean, -1, 0, 0,
+      number_address, seen, NULL) : NULL;
 
+  g_hash_table_unref (seen);
+  g_regex_unref (node);
   g_regex_unref (pointer);
-  if (clean == NULL)
+  g_free (clean);
+  if (numbered == NULL)
     return dot;
   g_free (dot);
-  return clean;
+  return numbered;
 }
 
 static gboolean
