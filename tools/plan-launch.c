@@ -408,7 +408,7 @@ progress_totals (Run * run, SourceProgress * sum, gboolean * all_finished)
 static gchar *
 format_eta (gdouble s)
 {
-  gint t = (gint) ceil (s);
+  gint t = (gint) (s + 0.5);
 
   if (t < 60)
     return g_strdup_printf ("%d s", t);
@@ -661,6 +661,57 @@ handle_element_message (Run * run, GstMessage * msg)
     g_ptr_array_add (run->result_order, g_strdup (element));
   g_hash_table_insert (run->results, g_strdup (element),
       gst_structure_copy (s));
+}
+
+/* The results in the order of the elements in the pipeline description
+ * (a bin lists its children last added first), whatever order the
+ * reductions finished in. */
+static void
+print_results (Run * run)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (run->pipeline));
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GValue item = G_VALUE_INIT;
+  gboolean done = FALSE;
+  guint i;
+
+  while (!done) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:
+        g_ptr_array_insert (names, 0,
+            gst_object_get_name (g_value_get_object (&item)));
+        g_value_reset (&item);
+        break;
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        g_ptr_array_set_size (names, 0);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  /* the ones found in the pipeline, then any other (from a bin that
+   * went away) in the order they came */
+  for (i = 0; i < names->len; i++) {
+    GstStructure *s = g_hash_table_lookup (run->results,
+        g_ptr_array_index (names, i));
+
+    if (s) {
+      print_result (s);
+      g_hash_table_remove (run->results, g_ptr_array_index (names, i));
+    }
+  }
+  for (i = 0; i < run->result_order->len; i++) {
+    GstStructure *s = g_hash_table_lookup (run->results,
+        g_ptr_array_index (run->result_order, i));
+
+    if (s)
+      print_result (s);
+  }
+  g_ptr_array_unref (names);
 }
 
 /* ---- statistics ----------------------------------------------------- */
@@ -1170,7 +1221,6 @@ main (int argc, char **argv)
   Run run = { 0, };
   gdouble seconds = 0;
   gint status;
-  guint i;
 
   if (wants_help (argc, argv)) {
     g_print ("%s", help_text);
@@ -1259,9 +1309,7 @@ main (int argc, char **argv)
     status = 128 + run.signal_number;
 
   if (!quiet && status == EXIT_OK)
-    for (i = 0; i < run.result_order->len; i++)
-      print_result (g_hash_table_lookup (run.results,
-              g_ptr_array_index (run.result_order, i)));
+    print_results (&run);
   if (stats)
     print_stats (seconds);
   /* Before NULL, so that the caps are still there. */
