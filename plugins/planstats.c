@@ -46,6 +46,10 @@
  * rows are counted where the caps are `array/x-raw`. Bins (whose pushes go
  * through ghost pads to their children) are left out.
  *
+ * The rows of elements that were destroyed stay, so the table grows with
+ * every element a process makes while the tracer is on: it is a tool for
+ * runs, not for long-lived processes.
+ *
  * With `GST_DEBUG=planstats:4` the tracer also logs one line per element
  * when a top-level pipeline goes from PAUSED to READY.
  */
@@ -158,15 +162,21 @@ element_stats_free (gpointer data)
   g_free (s);
 }
 
-/* With the lock held. */
+/* The stats of @element, made on its first push. What is read from the
+ * element (its name, factory, flags) is read without the tracer's lock,
+ * so that no element lock is ever taken under it. */
 static ElementStats *
 lookup (PlanStatsTracer * self, GstElement * element)
 {
-  ElementStats *s = g_hash_table_lookup (self->elements, element);
+  ElementStats *s, *found;
   GstElementFactory *factory;
 
-  if (s != NULL)
-    return s;
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_lookup (self->elements, element);
+  g_mutex_unlock (&self->lock);
+  if (found != NULL)
+    return found;
+
   s = g_new0 (ElementStats, 1);
   s->name = gst_object_get_name (GST_OBJECT (element));
   factory = gst_element_get_factory (element);
@@ -176,10 +186,21 @@ lookup (PlanStatsTracer * self, GstElement * element)
   s->is_bin = GST_IS_BIN (element);
   s->threaded = -1;
   s->first = GST_CLOCK_TIME_NONE;
-  g_hash_table_insert (self->elements, element, s);
-  g_ptr_array_add (self->order, s);
-  GST_DEBUG ("first push of %s (%s)", s->name, s->factory);
-  return s;
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_lookup (self->elements, element);
+  if (found == NULL) {
+    g_hash_table_insert (self->elements, element, s);
+    g_ptr_array_add (self->order, s);
+    found = s;
+    s = NULL;
+  }
+  g_mutex_unlock (&self->lock);
+  if (s)
+    element_stats_free (s);     /* another thread made it first */
+  else
+    GST_DEBUG ("first push of %s (%s)", found->name, found->factory);
+  return found;
 }
 
 /* Whether @element runs its own streaming thread behind its sink pads: a
@@ -258,9 +279,18 @@ push_pre (PlanStatsTracer * self, GstClockTime ts, GstPad * pad,
   ElementStats *src = NULL, *dst = NULL;
   Frame frame = { 0, };
 
-  g_mutex_lock (&self->lock);
-  if (from) {
+  if (from)
     src = lookup (self, from);
+  if (to) {
+    dst = lookup (self, to);
+    /* once per element; two threads finding the same is harmless */
+    if (g_atomic_int_get (&dst->threaded) < 0)
+      g_atomic_int_set (&dst->threaded, is_threaded (to));
+    frame.use_cpu = g_atomic_int_get (&dst->threaded) > 0;
+  }
+
+  g_mutex_lock (&self->lock);
+  if (src) {
     src->buffers_out += n_buffers;
     src->bytes_out += n_bytes;
     if (out_row)
@@ -281,15 +311,11 @@ push_pre (PlanStatsTracer * self, GstClockTime ts, GstPad * pad,
     }
     t->loop = src;
   }
-  if (to) {
-    dst = lookup (self, to);
+  if (dst) {
     dst->buffers_in += n_buffers;
     dst->bytes_in += n_bytes;
     if (out_row)
       dst->rows_in += n_bytes / out_row;
-    if (dst->threaded < 0)
-      dst->threaded = is_threaded (to);
-    frame.use_cpu = dst->threaded > 0;
   }
   g_mutex_unlock (&self->lock);
 
@@ -385,6 +411,20 @@ do_push_event_post (GstTracer * tracer, GstClockTime ts, GstPad * pad,
 {
   if (GST_PAD_IS_SRC (pad))
     push_post (PLAN_STATS_TRACER (tracer), ts);
+}
+
+/* A destroyed element's address may be reused by a new one: its row stays
+ * in the table, under its name, and the address is forgotten. */
+static void
+do_object_destroyed (GstTracer * tracer, GstClockTime ts, GstObject * object)
+{
+  PlanStatsTracer *self = PLAN_STATS_TRACER (tracer);
+
+  if (!GST_IS_ELEMENT (object))
+    return;
+  g_mutex_lock (&self->lock);
+  g_hash_table_remove (self->elements, object);
+  g_mutex_unlock (&self->lock);
 }
 
 static GstStructure *
@@ -526,6 +566,8 @@ plan_stats_tracer_init (PlanStatsTracer * self)
       G_CALLBACK (do_push_event_pre));
   gst_tracing_register_hook (tracer, "pad-push-event-post",
       G_CALLBACK (do_push_event_post));
+  gst_tracing_register_hook (tracer, "object-destroyed",
+      G_CALLBACK (do_object_destroyed));
   gst_tracing_register_hook (tracer, "element-change-state-post",
       G_CALLBACK (do_change_state_post));
 }
