@@ -1242,6 +1242,12 @@ main (int argc, char **argv)
     return EXIT_USAGE;
   }
   g_option_context_free (ctx);
+  /* --help after options that take a value (plan-launch -t 5 --help) */
+  if (argc >= 2 && (g_str_equal (argv[1], "--help")
+          || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "-?"))) {
+    g_print ("%s", help_text);
+    return EXIT_OK;
+  }
   /* The tracer is created by gst_init, from GST_TRACERS. */
   if (stats)
     enable_stats_tracer ();

@@ -92,6 +92,9 @@ def test_help_is_a_manual():
             raise Failure('%s not in --help' % option)
     if err:
         raise Failure('--help wrote to stderr: %r' % err)
+    out2, _ = run(['-q', '-t', '5', '--help'])
+    if out2 != out:
+        raise Failure('--help after options gave another text')
 
 
 def test_usage_errors():
