@@ -49,9 +49,15 @@ def inspected_properties(name):
 def own_properties(name):
     """The properties the element's own classes define (the plugin's and
     libplan's types, named Plan...), not GStreamer's base classes'."""
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst
+    try:
+        import gi
+        gi.require_version('Gst', '1.0')
+        from gi.repository import Gst
+    except (ImportError, ValueError) as e:
+        raise Failure('GStreamer through GObject introspection is needed to '
+                      'tell an element\'s own properties from its base '
+                      'classes\' (python3-gi, gir1.2-gstreamer-1.0: '
+                      'tools/bootstrap.sh installs them): %s' % e)
     Gst.init(None)
     e = Gst.ElementFactory.make(name, None)
     if e is None:
