@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #ifndef PLAN_PIPELINES_DIR
@@ -421,7 +422,8 @@ format_eta (gdouble s)
  * and 250 ms at most, so between two the rows done stand still); the ETA
  * counts down from there. */
 static gchar *
-progress_text (Run * run, const SourceProgress * sum, gboolean finished)
+progress_text (Run * run, const SourceProgress * sum, gboolean finished,
+    gboolean compact)
 {
   gint64 now = g_get_monotonic_time ();
   gdouble elapsed = (run->progress_time - run->progress_start) / 1e6;
@@ -446,8 +448,9 @@ progress_text (Run * run, const SourceProgress * sum, gboolean finished)
     gint percent = sum->rows_total ?
         (gint) (sum->rows_done * 100 / sum->rows_total) : 100;
 
-    text = g_strdup_printf ("%3d %%  %s/%s rows  %s/%s  %s/s  ETA %s",
-        percent, rows, rows_total, bytes, bytes_total, speed, eta);
+    text = compact ? g_strdup_printf ("%3d %%  %s/s  ETA %s", percent,
+        speed, eta) : g_strdup_printf ("%3d %%  %s/%s rows  %s/%s  %s/s  "
+        "ETA %s", percent, rows, rows_total, bytes, bytes_total, speed, eta);
     g_free (rows_total);
     g_free (bytes_total);
     g_free (eta);
@@ -483,14 +486,32 @@ show_progress (Run * run, gboolean force)
     memset (bar + filled, sum.has_total || finished ? '.' : '?',
         width - filled);
     bar[width] = '\0';
-    text = progress_text (run, &sum, finished);
+    text = progress_text (run, &sum, finished, FALSE);
+    /* A line longer than the terminal would wrap, and \r would then
+     * redraw only its last part: the short form (percent, speed, ETA),
+     * cut to the width if need be. */
+    {
+      struct winsize ws;
+      gsize room;
+
+      if (!finished && ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0
+          && ws.ws_col > 0) {
+        room = ws.ws_col > width + 4 ? ws.ws_col - width - 4 : 0;
+        if (strlen (text) > room) {
+          g_free (text);
+          text = progress_text (run, &sum, finished, TRUE);
+        }
+        if (strlen (text) > room)
+          text[room] = '\0';
+      }
+    }
     /* \r and erase to the end of the line: the bar redraws in place. */
     g_printerr ("\r\033[K[%s] %s%s", bar, text, finished ? "\n" : "");
     run->bar_shown = !finished;
   } else {
     if (!finished && !force && now - run->last_line < G_USEC_PER_SEC)
       return;
-    text = progress_text (run, &sum, finished);
+    text = progress_text (run, &sum, finished, FALSE);
     g_printerr ("progress: %s%s\n", finished ? "done: " : "", text);
   }
   run->last_line = now;

@@ -35,10 +35,13 @@ def run(args, expect=0, env=None, timeout=60):
     return p.stdout, p.stderr
 
 
-def run_in_pty(args, timeout=60):
-    """Runs plan-launch on a pseudo-terminal (script -q -e -c); returns what
-    the terminal got, stdout and stderr together."""
+def run_in_pty(args, timeout=60, columns=None):
+    """Runs plan-launch on a pseudo-terminal (script -q -e -c), of
+    `columns` columns if given; returns what the terminal got, stdout and
+    stderr together."""
     cmd = ' '.join(shlex_quote(a) for a in [LAUNCH] + [str(a) for a in args])
+    if columns:
+        cmd = 'stty cols %d; %s' % (columns, cmd)
     p = subprocess.run(['script', '-q', '-e', '-c', cmd, '/dev/null'],
                        capture_output=True, timeout=timeout,
                        stdin=subprocess.DEVNULL)
@@ -226,6 +229,20 @@ def test_progress_bar_on_terminal():
     # The result comes after the finished bar, on a line of its own.
     if not re.search(r'\n[^\r\n]*: sum = ', out):
         raise Failure('no result line: %r' % out[-400:])
+
+
+def test_progress_bar_fits_a_narrow_terminal():
+    if shutil.which('script') is None:
+        raise Failure('script(1) (util-linux) is needed for the terminal test')
+    d, path, a = array_file((5000, 3))
+    out = run_in_pty(slow_words(path), columns=60)
+    bars = re.findall(r'\r\x1b\[K(\[[#.?]{30}\] [^\r\n]*)', out)
+    middle = [b for b in bars if 'ETA' in b]
+    if not middle:
+        raise Failure('no bar with an ETA on 60 columns: %r' % bars)
+    for b in middle:
+        if len(b) > 59 or not re.search(r' %  .+/s  ETA \d+ s$', b):
+            raise Failure('bar %r on 60 columns' % b)
 
 
 def test_quiet_prints_nothing():
@@ -420,6 +437,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_plan_found_by_name_and_environment,
     test_progress_lines_without_terminal,
     test_progress_bar_on_terminal,
+    test_progress_bar_fits_a_narrow_terminal,
     test_quiet_prints_nothing,
     test_messages_as_before,
     test_stats_names_the_slow_element,
