@@ -436,6 +436,20 @@ plan_array_src_get_info (PlanArraySrc * src, PlanArrayInfo * info)
   return ok;
 }
 
+/* A run of progress messages over rows [@first, @end) (@end -1: not
+ * known), from the streaming thread or with it stopped; a run still going
+ * is canceled. */
+static void
+begin_progress (PlanArraySrc * self, guint64 first, gint64 end)
+{
+  gchar *what = g_strdup_printf ("the %s of %s", self->run_array ? "array" :
+      "reader", GST_OBJECT_NAME (self));
+
+  plan_progress_begin (self->progress, what, first, end,
+      plan_array_info_get_row_size (&self->run_info));
+  g_free (what);
+}
+
 static gboolean
 plan_array_src_start (GstBaseSrc * src)
 {
@@ -443,7 +457,7 @@ plan_array_src_start (GstBaseSrc * src)
   gboolean bound;
   guint blocksize;
   gsize row_size;
-  gchar *desc, *what;
+  gchar *desc;
 
   GST_OBJECT_LOCK (self);
   bound = get_info_unlocked (self, &self->run_info);
@@ -460,11 +474,7 @@ plan_array_src_start (GstBaseSrc * src)
   self->chunk_rows = MAX (1, (blocksize ? blocksize : DEFAULT_CHUNK_SIZE) /
       row_size);
   self->next_row = 0;
-  what = g_strdup_printf ("the %s of %s", self->run_array ? "array" :
-      "reader", GST_OBJECT_NAME (self));
-  plan_progress_begin (self->progress, what, 0,
-      plan_array_info_get_n_rows (&self->run_info), row_size);
-  g_free (what);
+  begin_progress (self, 0, plan_array_info_get_n_rows (&self->run_info));
   desc = plan_array_info_to_string (&self->run_info);
   GST_INFO_OBJECT (self, "streaming %s from %s, %" G_GSIZE_FORMAT " rows a "
       "buffer", desc, self->run_array ? "an array" : "a reader",
