@@ -47,6 +47,7 @@
 #include <libplan/plannvrtc.h>
 #include <libplan/planuploader.h>
 #include <libplan/planstencilkernel.h>
+#include <libplan/planprogress.h>
 #endif
 
 G_BEGIN_DECLS

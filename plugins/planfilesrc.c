@@ -89,6 +89,7 @@
 
 #include "planfilesrc.h"
 #include "planfileuri.h"
+#include <libplan/planprogress.h>
 
 #include <string.h>
 
@@ -166,20 +167,9 @@ struct _PlanFileSrc
 
   /* progress messages; streaming thread only, and stop() once the
    * streaming thread has stopped */
-  gboolean progress_pending;    /* reading, start not yet posted */
-  gboolean progress_active;     /* start posted, not yet finished */
-  guint64 progress_first;       /* the run's first and end rows */
-  guint64 progress_end;
-  guint64 progress_position;    /* the end of the last chunk read */
-  guint64 progress_rows;        /* rows done at the last message */
-  GstClockTime progress_time;   /* progress_clock's time then */
-  GstClock *progress_clock;
+  PlanProgress *progress;
 };
 
-/* Continue messages come no more often than every PROGRESS_PERCENT of the
- * rows and every PROGRESS_INTERVAL, whichever is rarer. */
-#define PROGRESS_PERCENT 1
-#define PROGRESS_INTERVAL (250 * GST_MSECOND)
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
@@ -349,6 +339,7 @@ plan_file_src_init (PlanFileSrc * self)
   self->io_mode = DEFAULT_IO_MODE;
   g_mutex_init (&self->io_lock);
   self->reader = plan_file_reader_new ();
+  self->progress = plan_progress_new (GST_ELEMENT (self), "read");
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
 }
 
@@ -359,7 +350,8 @@ plan_file_src_dispose (GObject * object)
 
   gst_clear_object (&self->reader);
   gst_clear_object (&self->allocator);
-  gst_clear_object (&self->progress_clock);
+  if (self->progress)
+    plan_progress_reset_clock (self->progress);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -373,6 +365,7 @@ plan_file_src_finalize (GObject * object)
   g_free (self->shape_str);
   g_clear_error (&self->shape_error);
   g_mutex_clear (&self->io_lock);
+  plan_progress_free (self->progress);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -575,139 +568,6 @@ post_read_error (PlanFileSrc * self, const GError * err)
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message), (NULL));
 }
 
-/* The pipeline clock once the element has one, the system clock before;
- * when the clock changes the interval starts again. */
-static gboolean
-progress_interval_passed (PlanFileSrc * self)
-{
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
-  GstClockTime now;
-  gboolean passed;
-
-  if (clock == NULL)
-    clock = gst_system_clock_obtain ();
-  now = gst_clock_get_time (clock);
-  passed = clock == self->progress_clock
-      && now >= self->progress_time + PROGRESS_INTERVAL;
-  if (passed || clock != self->progress_clock)
-    self->progress_time = now;
-  gst_object_replace ((GstObject **) & self->progress_clock,
-      GST_OBJECT (clock));
-  gst_object_unref (clock);
-  return passed;
-}
-
-static void
-post_progress (PlanFileSrc * self, GstProgressType type)
-{
-  guint64 total = self->progress_end - self->progress_first;
-  guint64 done = self->progress_position - self->progress_first;
-  guint64 row_size = plan_file_reader_get_row_size (self->reader);
-  gint percent = total == 0 ? 100 : (gint) (done * 100 / total);
-  GstMessage *msg;
-  gchar *location, *text;
-
-  GST_OBJECT_LOCK (self);
-  location = g_strdup (self->location);
-  GST_OBJECT_UNLOCK (self);
-  switch (type) {
-    case GST_PROGRESS_TYPE_START:
-      text = g_strdup_printf ("Reading %" G_GUINT64_FORMAT " rows of '%s'",
-          total, location);
-      break;
-    case GST_PROGRESS_TYPE_COMPLETE:
-      text = g_strdup_printf ("Read %" G_GUINT64_FORMAT " rows of '%s'",
-          done, location);
-      break;
-    case GST_PROGRESS_TYPE_ERROR:
-      text = g_strdup_printf ("Reading '%s' failed after %" G_GUINT64_FORMAT
-          " of %" G_GUINT64_FORMAT " rows", location, done, total);
-      break;
-    case GST_PROGRESS_TYPE_CANCELED:
-      text = g_strdup_printf ("Reading '%s' stopped after %" G_GUINT64_FORMAT
-          " of %" G_GUINT64_FORMAT " rows", location, done, total);
-      break;
-    default:
-      text = g_strdup_printf ("Read %" G_GUINT64_FORMAT " of %"
-          G_GUINT64_FORMAT " rows of '%s' (%d %%)", done, total, location,
-          percent);
-      break;
-  }
-  msg = gst_message_new_progress (GST_OBJECT (self), type, "read", text);
-  gst_structure_set (gst_message_writable_structure (msg),
-      "rows-done", G_TYPE_UINT64, done, "rows-total", G_TYPE_UINT64, total,
-      "bytes-done", G_TYPE_UINT64, done * row_size,
-      "bytes-total", G_TYPE_UINT64, total * row_size,
-      "percent", G_TYPE_INT, percent, NULL);
-  GST_LOG_OBJECT (self, "progress: %s", text);
-  gst_element_post_message (GST_ELEMENT (self), msg);
-  self->progress_rows = done;
-  self->progress_pending = FALSE;
-  self->progress_active = type == GST_PROGRESS_TYPE_START
-      || type == GST_PROGRESS_TYPE_CONTINUE;
-  g_free (text);
-  g_free (location);
-}
-
-/* Posts the start message of a run once the element is PLAYING, or when
- * the run ends (@ending) before it got there. Applications such as
- * gst-launch-1.0 take a start message during preroll for an operation that
- * must finish before they set PLAYING, and reading a file to its end needs
- * PLAYING: a start posted in PAUSED would keep them waiting for ever. */
-static void
-maybe_start_progress (PlanFileSrc * self, gboolean ending)
-{
-  gboolean playing;
-
-  if (!self->progress_pending)
-    return;
-  GST_OBJECT_LOCK (self);
-  playing = GST_STATE (self) == GST_STATE_PLAYING;
-  GST_OBJECT_UNLOCK (self);
-  if (!playing && !ending)
-    return;
-  progress_interval_passed (self);
-  post_progress (self, GST_PROGRESS_TYPE_START);
-}
-
-/* The end of a run: complete, error or canceled. */
-static void
-finish_progress (PlanFileSrc * self, GstProgressType type)
-{
-  if (type == GST_PROGRESS_TYPE_COMPLETE)
-    self->progress_position = self->progress_end;
-  if (type != GST_PROGRESS_TYPE_CANCELED)
-    maybe_start_progress (self, TRUE);
-  if (self->progress_active)
-    post_progress (self, type);
-  self->progress_pending = FALSE;
-}
-
-/* Called after each chunk: a continue message when both enough rows and
- * enough time have passed, complete after the last chunk (GstBaseSrc ends
- * the stream at the segment's stop without asking for another). */
-static void
-update_progress (PlanFileSrc * self, guint64 position)
-{
-  guint64 total = self->progress_end - self->progress_first;
-  guint64 step = MAX (1, (total * PROGRESS_PERCENT + 99) / 100);
-  guint64 done;
-
-  if (!self->progress_pending && !self->progress_active)
-    return;
-  self->progress_position = CLAMP (position, self->progress_first,
-      self->progress_end);
-  done = self->progress_position - self->progress_first;
-  if (done >= total) {
-    finish_progress (self, GST_PROGRESS_TYPE_COMPLETE);
-    return;
-  }
-  maybe_start_progress (self, FALSE);
-  if (self->progress_active && done >= self->progress_rows + step
-      && progress_interval_passed (self))
-    post_progress (self, GST_PROGRESS_TYPE_CONTINUE);
-}
-
 static gboolean
 open_reader (PlanFileSrc * self, const gchar * location,
     PlanFileFormat format, const PlanArrayInfo * raw_info, guint64 offset,
@@ -812,8 +672,8 @@ plan_file_src_stop (GstBaseSrc * src)
   GST_OBJECT_UNLOCK (self);
 
   /* The streaming thread has stopped: its progress state is ours. */
-  finish_progress (self, GST_PROGRESS_TYPE_CANCELED);
-  gst_clear_object (&self->progress_clock);
+  plan_progress_finish (self->progress, GST_PROGRESS_TYPE_CANCELED);
+  plan_progress_reset_clock (self->progress);
 
   g_mutex_lock (&self->io_lock);
   plan_file_reader_close (self->reader);
@@ -922,6 +782,7 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   GError *err = NULL;
   PlanFileIoMode io_mode;
   guint64 n_rows;
+  gchar *what;
 
   GST_OBJECT_LOCK (self);
   io_mode = self->io_mode;
@@ -942,13 +803,13 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   GST_OBJECT_UNLOCK (self);
 
   /* A seek ends the run before it and starts another. */
-  finish_progress (self, GST_PROGRESS_TYPE_CANCELED);
   n_rows = plan_file_reader_get_n_rows (self->reader);
-  self->progress_first = MIN (first, n_rows);
-  self->progress_end = MAX (self->progress_first, MIN (end, n_rows));
-  self->progress_position = self->progress_first;
-  self->progress_rows = 0;
-  self->progress_pending = TRUE;
+  GST_OBJECT_LOCK (self);
+  what = g_strdup_printf ("'%s'", self->location);
+  GST_OBJECT_UNLOCK (self);
+  plan_progress_begin (self->progress, what, MIN (first, n_rows),
+      MIN (end, n_rows), plan_file_reader_get_row_size (self->reader));
+  g_free (what);
   return TRUE;
 }
 
@@ -1161,18 +1022,18 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       GST_OBJECT_UNLOCK (self);
       GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
           GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
-      update_progress (self, GST_BUFFER_OFFSET_END (*buffer));
+      plan_progress_update (self->progress, GST_BUFFER_OFFSET_END (*buffer));
       break;
     case GST_FLOW_FLUSHING:
       GST_DEBUG_OBJECT (self, "flushing");
       break;
     case GST_FLOW_EOS:
       GST_DEBUG_OBJECT (self, "all rows read");
-      finish_progress (self, GST_PROGRESS_TYPE_COMPLETE);
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:
       /* The progress message first: applications stop at the error. */
-      finish_progress (self, GST_PROGRESS_TYPE_ERROR);
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
       post_read_error (self, err);
       g_clear_error (&err);
       break;

@@ -23,6 +23,7 @@
 #include "plancustom.h"
 #include "planreduce.h"
 #include "planstencil.h"
+#include "planstats.h"
 #include "planupload.h"
 
 static gboolean
@@ -44,6 +45,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (planstencil, plugin);
   ret |= GST_ELEMENT_REGISTER (planupload, plugin);
   ret |= GST_TYPE_FIND_REGISTER (npy, plugin);
+  ret |= gst_tracer_register (plugin, "planstats", PLAN_TYPE_STATS_TRACER);
 
   plan_init ();
 

@@ -20,7 +20,8 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base
   python3-numpy python3-scipy python3-numexpr
   clang libclang-rt-14-dev valgrind
-  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0)
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
+  graphviz bsdutils)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,31 +7,311 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* plan-launch: runs a pipeline description to its end, like gst-launch-1.0,
- * for scripts and tests.
+/* plan-launch: runs a plan (a pipeline description, or a .plan file with
+ * ${VAR} references) to its end, with a progress bar, the results of its
+ * reductions, per-element statistics and a picture of its graph. The
+ * manual is help_text below (plan-launch --help).
  *
- *   plan-launch [-q] [-m] [-t SECONDS] planfilesrc location=a.npy ! ...
- *
- * It exits 0 at EOS, 1 on an error (printed as gst-launch prints it, with
- * the element, the message and the debug details), 2 on a bad pipeline
- * description, and 3 when the timeout passes. -m prints element messages
- * (planreduce's results, for one); -q prints nothing but errors.
- *
- * Why not gst-launch-1.0: with GStreamer 1.22, gst-launch-1.0 sometimes
- * never returns when an aggregator-based element fails while the pipeline
- * prerolls (the stock audiomixer shows it too). A test that checks an
- * error message must not hang, so the tests run pipelines with this. */
+ * It waits for the end on a main loop with a timeout rather than the way
+ * gst-launch-1.0 1.22 does: that one sometimes never returns when an
+ * aggregator-based element fails while the pipeline prerolls, and the
+ * tests that check error messages must not hang. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <gst/gst.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#ifndef PLAN_PIPELINES_DIR
+#define PLAN_PIPELINES_DIR "/usr/local/share/gst-plan/pipelines"
+#endif
+
+enum
+{
+  EXIT_OK = 0,
+  EXIT_ERROR = 1,
+  EXIT_USAGE = 2,
+  EXIT_TIMEOUT = 3,
+  EXIT_GRAPH = 4,
+};
+
+static const gchar help_text[] =
+    "NAME\n"
+    "    plan-launch - run a gst-plan pipeline and show how it goes\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    plan-launch [OPTION...] ELEMENT [PROPERTY=VALUE...] ! ELEMENT ...\n"
+    "    plan-launch [OPTION...] FILE.plan [NAME=VALUE...]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Runs a pipeline to its end, as gst-launch-1.0 does, and shows what a\n"
+    "    person running a long array job wants to see:\n"
+    "\n"
+    "    - on standard error, while it runs, a progress bar with the rows and\n"
+    "      bytes read of the total, the throughput and the time left (ETA),\n"
+    "      from the GST_MESSAGE_PROGRESS messages that planfilesrc and\n"
+    "      planarraysrc post; when standard error is not a terminal, plain\n"
+    "      lines instead (at most one a second, and one at the end);\n"
+    "    - on standard output, when it is done, the result of every\n"
+    "      planreduce: its name, op, value(s), dtype and shape, such as\n"
+    "          total: sum = 1234.5 (float64, shape ())\n"
+    "      and then 'Execution ended after S s'.\n"
+    "\n"
+    "    The pipeline is either gst-launch-1.0's description, given as\n"
+    "    words, or a .plan file: a description written in a file, where a\n"
+    "    line starting with # is a comment and ${NAME} is replaced by the\n"
+    "    VALUE of a NAME=VALUE argument, else by the environment variable\n"
+    "    NAME; ${NAME:-TEXT} gives TEXT when neither is set. A NAME without\n"
+    "    a value is an error naming the file, the line and the name, and the\n"
+    "    file's leading comment is printed as its usage. Values go in as they\n"
+    "    are, so a file quotes them where they may hold spaces:\n"
+    "    location=\"${in}\". A FILE.plan that is not a path to a file is\n"
+    "    looked for in $PLAN_PIPELINES_DIR and then in the installed\n"
+    "    pipelines (" PLAN_PIPELINES_DIR ").\n"
+    "\n"
+    "OPTIONS\n"
+    "    -q, --quiet\n"
+    "        No progress, no results, no timing: only errors and warnings.\n"
+    "        Use it when the pipeline writes to standard output (fdsink).\n"
+    "    -m, --messages\n"
+    "        Also print every element message as it comes, as\n"
+    "        'Got message from element \"NAME\": STRUCTURE'.\n"
+    "    -s, --stats\n"
+    "        When done, print a table (on standard error) of every element:\n"
+    "        the buffers, rows and bytes it took in (a source: it pushed),\n"
+    "        the time spent in it, its throughput (bytes over that time), and\n"
+    "        its busy share of the run; the element with the largest share\n"
+    "        is named as the one that bounded the run. Measured by the\n"
+    "        planstats tracer of the gst-plan plugin, around every push:\n"
+    "        wall-clock time inside an element called by a push (a sink),\n"
+    "        minus the pushes it makes; the CPU time of the thread for an\n"
+    "        element with its own streaming thread (kernel elements, queue),\n"
+    "        so that waiting for input does not count; wall-clock time\n"
+    "        between the pushes of a source.\n"
+    "    -g, --graph=FILE\n"
+    "        Write the pipeline's graph when it ends (GStreamer's dot dump,\n"
+    "        with caps and the properties that were set): FILE.dot as it is,\n"
+    "        FILE.svg or FILE.png rendered with Graphviz's dot (Debian's\n"
+    "        graphviz package). Without dot the graph is written to FILE.dot\n"
+    "        beside it and plan-launch says so and exits with 4.\n"
+    "    -T, --target=cpu|cuda|auto\n"
+    "        Set the target property of every kernel element (planmap,\n"
+    "        planreduce, planstencil, plancustom) before running.\n"
+    "    -e, --eos-on-shutdown\n"
+    "        On SIGINT or SIGTERM, send EOS to the sources and wait for it\n"
+    "        to reach the sinks (a second signal stops at once), instead of\n"
+    "        stopping at once. What is downstream decides what an early end\n"
+    "        means: planfilesink refuses a stream cut short when its caps\n"
+    "        announced more rows (the output file does not appear), a\n"
+    "        planreduce over a cut stream reports an error, npymux ! filesink\n"
+    "        writes the rows that came.\n"
+    "    -t, --timeout=SECONDS\n"
+    "        Give up after SECONDS (0, the default: never).\n"
+    "    -h, --help\n"
+    "        This manual. --help-gst lists GStreamer's own options.\n"
+    "\n"
+    "SIGNALS\n"
+    "    SIGINT (Ctrl-C) and SIGTERM stop the pipeline cleanly: it is set to\n"
+    "    NULL, so planfilesink removes its temporary file and nothing appears\n"
+    "    under the output's name (see -e for the other way).\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 at EOS; 1 on an error (printed with the element, the message and\n"
+    "    the debug details); 2 on a bad command line, pipeline description\n"
+    "    or .plan file; 3 when the timeout passed; 4 when the graph could not\n"
+    "    be written; 130 after SIGINT and 143 after SIGTERM.\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    GST_PLUGIN_PATH     where to find an uninstalled gst-plan plugin\n"
+    "                        (build/plugins in a build tree)\n"
+    "    PLAN_PIPELINES_DIR  where to look for .plan files first\n"
+    "\n"
+    "EXAMPLES\n"
+    "    plan-launch planfilesrc location=a.npy ! planreduce op=sum ! fakesink\n"
+    "    plan-launch --stats --graph=map.svg planfilesrc location=a.npy ! \\\n"
+    "        planmap expr=\"2*x + 1\" ! planfilesink location=out.npy\n"
+    "    plan-launch pipelines/laplacian.plan in=img.npy out=lap.npy\n"
+    "    plan-launch -e -T cpu pipelines/reduce.plan in=big.npy\n";
+
+/* options */
 static gboolean quiet = FALSE;
 static gboolean messages = FALSE;
+static gboolean stats = FALSE;
+static gboolean eos_on_shutdown = FALSE;
 static gdouble timeout_s = 0;
+static gchar *graph_path = NULL;
+static gchar *target = NULL;
+
+/* One source's last progress message. */
+typedef struct
+{
+  guint64 rows_done, rows_total;
+  guint64 bytes_done, bytes_total;
+  gboolean has_total;
+  gboolean finished;
+} SourceProgress;
+
+typedef struct
+{
+  GMainLoop *loop;
+  GstElement *pipeline;
+  gint status;                  /* -1 while running */
+  gint signal_number;           /* the first signal, 0 if none */
+  gboolean eos_sent;
+
+  gboolean tty;
+  GHashTable *progress;         /* GstObject * (reffed) -> SourceProgress */
+  gint64 progress_start;        /* monotonic us of the run's start */
+  gint64 progress_time;         /* monotonic us of the last message */
+  gint64 last_line;             /* monotonic us of the last plain line */
+  gboolean bar_shown;
+  gboolean progress_ended;
+
+  GHashTable *results;          /* element name -> GstStructure */
+  GPtrArray *result_order;      /* element names, first result first */
+} Run;
+
+/* ---- .plan files ---------------------------------------------------- */
+
+/* The value of ${NAME}: a NAME=VALUE argument, else the environment. */
+static const gchar *
+lookup_variable (const gchar * name, gchar ** vars)
+{
+  gsize len = strlen (name);
+
+  for (; vars && *vars; vars++)
+    if (strncmp (*vars, name, len) == 0 && (*vars)[len] == '=')
+      return *vars + len + 1;
+  return g_getenv (name);
+}
+
+static void
+print_usage_comment (const gchar * path, const gchar * text)
+{
+  gchar **lines = g_strsplit (text, "\n", -1), **l;
+
+  g_printerr ("%s:\n", path);
+  for (l = lines; *l && g_str_has_prefix (*l, "#"); l++)
+    if (!g_str_has_prefix (*l, "#!"))
+      g_printerr ("  %s\n", *l + (g_str_has_prefix (*l, "# ") ? 2 : 1));
+  g_strfreev (lines);
+}
+
+/* The description in @path with comments removed and ${NAME} replaced. */
+static gchar *
+read_plan_file (const gchar * path, gchar ** vars, GError ** error)
+{
+  gchar *text = NULL, **lines, **l;
+  GString *out;
+  guint line_no = 0;
+
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return NULL;
+  out = g_string_new (NULL);
+  lines = g_strsplit (text, "\n", -1);
+  for (l = lines; *l; l++) {
+    const gchar *p = *l, *start;
+
+    line_no++;
+    if (p[strspn (p, " \t")] == '#')
+      continue;
+    while (p && *p) {
+      start = strstr (p, "${");
+      if (start == NULL) {
+        g_string_append (out, p);
+        break;
+      }
+      g_string_append_len (out, p, start - p);
+      {
+        const gchar *end = strchr (start, '}');
+        gchar *ref, *dflt, *name;
+        const gchar *value;
+        gboolean ok = TRUE;
+
+        if (end == NULL) {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+              "%s:%u: '${' without its '}'", path, line_no);
+          goto failed;
+        }
+        ref = g_strndup (start + 2, end - start - 2);
+        dflt = strstr (ref, ":-");
+        if (dflt) {
+          *dflt = '\0';
+          dflt += 2;
+        }
+        name = ref;
+        if (*name == '\0' || strspn (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen (name)) {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+              "%s:%u: '${%s}' is not a variable name (letters, digits "
+              "and _)", path, line_no, ref);
+          ok = FALSE;
+        } else {
+          value = lookup_variable (name, vars);
+          if (value == NULL)
+            value = dflt;
+          if (value == NULL) {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                "%s:%u: ${%s} is not set: give %s=VALUE after the file "
+                "name (or set it in the environment)", path, line_no, name,
+                name);
+            ok = FALSE;
+          } else {
+            g_string_append (out, value);
+          }
+        }
+        g_free (ref);
+        if (!ok)
+          goto failed;
+        p = end + 1;
+      }
+    }
+    g_string_append_c (out, '\n');
+  }
+  g_strfreev (lines);
+  g_free (text);
+  return g_string_free (out, FALSE);
+
+failed:
+  print_usage_comment (path, text);
+  g_strfreev (lines);
+  g_free (text);
+  g_string_free (out, TRUE);
+  return NULL;
+}
+
+/* @name as a path, else in $PLAN_PIPELINES_DIR, else installed. */
+static gchar *
+find_plan_file (const gchar * name)
+{
+  const gchar *dirs[] = { g_getenv ("PLAN_PIPELINES_DIR"), PLAN_PIPELINES_DIR };
+  guint i;
+
+  if (g_file_test (name, G_FILE_TEST_IS_REGULAR) || strchr (name, '/'))
+    return g_strdup (name);
+  for (i = 0; i < G_N_ELEMENTS (dirs); i++) {
+    gchar *path;
+
+    if (dirs[i] == NULL)
+      continue;
+    path = g_build_filename (dirs[i], name, NULL);
+    if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+      return path;
+    g_free (path);
+  }
+  return g_strdup (name);
+}
+
+/* ---- printing ------------------------------------------------------- */
 
 static void
 print_error (GstMessage * msg)
@@ -61,19 +341,769 @@ print_element_message (GstMessage * msg)
   g_free (name);
 }
 
-/* Waits for EOS or an error; returns the exit status. */
-static gint
-run (GstElement * pipeline)
+/* Bytes as B, KiB, MiB, GiB. */
+static gchar *
+format_bytes (gdouble bytes)
 {
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstClockTime deadline = timeout_s > 0 ?
-      gst_util_get_timestamp () + (GstClockTime) (timeout_s * GST_SECOND) :
-      GST_CLOCK_TIME_NONE;
-  gint status = -1;
+  const gchar *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+  guint u = 0;
 
+  while (bytes >= 1024 && u + 1 < G_N_ELEMENTS (units)) {
+    bytes /= 1024;
+    u++;
+  }
+  return u == 0 ? g_strdup_printf ("%.0f %s", bytes, units[u]) :
+      g_strdup_printf ("%.1f %s", bytes, units[u]);
+}
+
+static gchar *
+format_count (guint64 n)
+{
+  if (n >= 1000000000)
+    return g_strdup_printf ("%.1fG", n / 1e9);
+  if (n >= 1000000)
+    return g_strdup_printf ("%.1fM", n / 1e6);
+  if (n >= 10000)
+    return g_strdup_printf ("%.1fk", n / 1e3);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+}
+
+static gchar *
+format_duration (gdouble s)
+{
+  if (s < 0.001)
+    return g_strdup_printf ("%.0f us", s * 1e6);
+  if (s < 1)
+    return g_strdup_printf ("%.1f ms", s * 1e3);
+  if (s < 60)
+    return g_strdup_printf ("%.2f s", s);
+  return g_strdup_printf ("%d:%02d", (gint) s / 60, (gint) s % 60);
+}
+
+/* ---- progress ------------------------------------------------------- */
+
+static void
+progress_totals (Run * run, SourceProgress * sum, gboolean * all_finished)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  memset (sum, 0, sizeof (*sum));
+  sum->has_total = TRUE;
+  *all_finished = TRUE;
+  g_hash_table_iter_init (&iter, run->progress);
+  while (g_hash_table_iter_next (&iter, NULL, &value)) {
+    SourceProgress *p = value;
+
+    sum->rows_done += p->rows_done;
+    sum->bytes_done += p->bytes_done;
+    sum->rows_total += p->rows_total;
+    sum->bytes_total += p->bytes_total;
+    sum->has_total &= p->has_total;
+    *all_finished &= p->finished;
+  }
+}
+
+/* One line of progress: "45 % 900k/2.0M rows 13.7/30.5 MiB 120 MiB/s
+ * ETA 0.20 s". */
+static gchar *
+format_eta (gdouble s)
+{
+  gint t = (gint) (s + 0.5);
+
+  if (t < 60)
+    return g_strdup_printf ("%d s", t);
+  if (t < 3600)
+    return g_strdup_printf ("%d:%02d", t / 60, t % 60);
+  return g_strdup_printf ("%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* The rate is the one at the last message (sources post them every 1 %
+ * and 250 ms at most, so between two the rows done stand still); the ETA
+ * counts down from there. */
+static gchar *
+progress_text (Run * run, const SourceProgress * sum, gboolean finished,
+    gboolean compact)
+{
+  gint64 now = g_get_monotonic_time ();
+  gdouble elapsed = (run->progress_time - run->progress_start) / 1e6;
+  gdouble since = (now - run->progress_time) / 1e6;
+  gdouble rate = elapsed > 0 ? sum->bytes_done / elapsed : 0;
+  gchar *rows = format_count (sum->rows_done);
+  gchar *bytes = format_bytes (sum->bytes_done);
+  gchar *speed = format_bytes (rate);
+  gchar *text;
+
+  if (finished) {
+    gchar *t = format_duration (elapsed);
+
+    text = g_strdup_printf ("%s rows, %s read in %s, %s/s", rows, bytes, t,
+        speed);
+    g_free (t);
+  } else if (sum->has_total) {
+    gchar *rows_total = format_count (sum->rows_total);
+    gchar *bytes_total = format_bytes (sum->bytes_total);
+    gchar *eta = rate > 0 ? format_eta (MAX (0, (sum->bytes_total -
+                sum->bytes_done) / rate - since)) : g_strdup ("?");
+    gint percent = sum->rows_total ?
+        (gint) (sum->rows_done * 100 / sum->rows_total) : 100;
+
+    text = compact ? g_strdup_printf ("%3d %%  %s/s  ETA %s", percent,
+        speed, eta) : g_strdup_printf ("%3d %%  %s/%s rows  %s/%s  %s/s  "
+        "ETA %s", percent, rows, rows_total, bytes, bytes_total, speed, eta);
+    g_free (rows_total);
+    g_free (bytes_total);
+    g_free (eta);
+  } else {
+    text = g_strdup_printf ("%s rows  %s  %s/s", rows, bytes, speed);
+  }
+  g_free (rows);
+  g_free (bytes);
+  g_free (speed);
+  return text;
+}
+
+static void
+show_progress (Run * run, gboolean force)
+{
+  SourceProgress sum;
+  gboolean finished;
+  gint64 now = g_get_monotonic_time ();
+  gchar *text;
+
+  if (quiet || run->progress_ended || g_hash_table_size (run->progress) == 0)
+    return;
+  progress_totals (run, &sum, &finished);
+  if (finished)
+    run->progress_ended = TRUE;
+  if (run->tty) {
+    gchar bar[31];
+    gint width = sizeof (bar) - 1, filled;
+
+    filled = finished ? width : sum.has_total && sum.rows_total ?
+        (gint) (sum.rows_done * width / sum.rows_total) : 0;
+    memset (bar, '#', filled);
+    memset (bar + filled, sum.has_total || finished ? '.' : '?',
+        width - filled);
+    bar[width] = '\0';
+    text = progress_text (run, &sum, finished, FALSE);
+    /* A line longer than the terminal would wrap, and \r would then
+     * redraw only its last part: the short form (percent, speed, ETA),
+     * cut to the width if need be. */
+    {
+      struct winsize ws;
+      gsize room;
+
+      if (!finished && ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0
+          && ws.ws_col > 0) {
+        room = ws.ws_col > width + 4 ? ws.ws_col - width - 4 : 0;
+        if (strlen (text) > room) {
+          g_free (text);
+          text = progress_text (run, &sum, finished, TRUE);
+        }
+        if (strlen (text) > room)
+          text[room] = '\0';
+      }
+    }
+    /* \r and erase to the end of the line: the bar redraws in place. */
+    g_printerr ("\r\033[K[%s] %s%s", bar, text, finished ? "\n" : "");
+    run->bar_shown = !finished;
+  } else {
+    if (!finished && !force && now - run->last_line < G_USEC_PER_SEC)
+      return;
+    text = progress_text (run, &sum, finished, FALSE);
+    g_printerr ("progress: %s%s\n", finished ? "done: " : "", text);
+  }
+  run->last_line = now;
+  g_free (text);
+}
+
+/* Ends a bar left on the screen (an error, an interrupt) with a newline,
+ * so that what follows starts on a line of its own. */
+static void
+end_progress_line (Run * run)
+{
+  if (run->bar_shown) {
+    g_printerr ("\n");
+    run->bar_shown = FALSE;
+  }
+}
+
+static void
+handle_progress (Run * run, GstMessage * msg)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  GstObject *src = GST_MESSAGE_SRC (msg);
+  SourceProgress *p;
+  GstProgressType type;
+
+  if (!gst_structure_has_field (s, "rows-done"))
+    return;                     /* not a plan source's */
+  gst_message_parse_progress (msg, &type, NULL, NULL);
+  p = g_hash_table_lookup (run->progress, src);
+  if (p == NULL) {
+    p = g_new0 (SourceProgress, 1);
+    g_hash_table_insert (run->progress, gst_object_ref (src), p);
+  }
+  gst_structure_get_uint64 (s, "rows-done", &p->rows_done);
+  gst_structure_get_uint64 (s, "bytes-done", &p->bytes_done);
+  p->has_total = gst_structure_get_uint64 (s, "rows-total", &p->rows_total)
+      && gst_structure_get_uint64 (s, "bytes-total", &p->bytes_total);
+  p->finished = type == GST_PROGRESS_TYPE_COMPLETE;
+  run->progress_time = g_get_monotonic_time ();
+  if (type == GST_PROGRESS_TYPE_START)
+    run->progress_ended = FALSE;
+  show_progress (run, type == GST_PROGRESS_TYPE_START);
+}
+
+static gboolean
+redraw (gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (run->tty)
+    show_progress (run, FALSE);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- reduction results --------------------------------------------- */
+
+/* The shortest %g that reads back as the same value (of a float32 when
+ * @single). */
+static gchar *
+format_double (gdouble v, gboolean single)
+{
+  gint digits;
+
+  if (isnan (v))
+    return g_strdup ("nan");
+  if (isinf (v))
+    return g_strdup (v > 0 ? "inf" : "-inf");
+  for (digits = 1; digits < 17; digits++) {
+    gchar *text = g_strdup_printf ("%.*g", digits, v);
+    gdouble back = g_ascii_strtod (text, NULL);
+
+    if (single ? (gfloat) back == (gfloat) v : back == v)
+      return text;
+    g_free (text);
+  }
+  return g_strdup_printf ("%.17g", v);
+}
+
+static gchar *
+format_value (const GValue * v, gboolean single)
+{
+  if (G_VALUE_HOLDS_DOUBLE (v))
+    return format_double (g_value_get_double (v), single);
+  if (G_VALUE_HOLDS_BOOLEAN (v))
+    return g_strdup (g_value_get_boolean (v) ? "True" : "False");
+  return gst_value_serialize (v);
+}
+
+static gchar *
+format_shape (const GstStructure * s)
+{
+  const GValue *shape = gst_structure_get_value (s, "shape");
+  GString *out = g_string_new ("(");
+  guint i, n = shape && GST_VALUE_HOLDS_ARRAY (shape) ?
+      gst_value_array_get_size (shape) : 0;
+
+  for (i = 0; i < n; i++) {
+    gchar *d = gst_value_serialize (gst_value_array_get_value (shape, i));
+
+    g_string_append_printf (out, "%s%s", i ? ", " : "", d);
+    g_free (d);
+  }
+  if (n == 1)
+    g_string_append_c (out, ',');
+  g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
+static void
+print_result (const GstStructure * s)
+{
+  const gchar *element = gst_structure_get_string (s, "element");
+  const gchar *op = gst_structure_get_string (s, "op");
+  const gchar *dtype = gst_structure_get_string (s, "dtype");
+  gboolean single = g_strcmp0 (dtype, "float32") == 0
+      || g_strcmp0 (dtype, "float16") == 0;
+  const GValue *value = gst_structure_get_value (s, "value");
+  const GValue *values = gst_structure_get_value (s, "values");
+  gchar *shape = format_shape (s);
+  GString *text = g_string_new (NULL);
+
+  if (value) {
+    gchar *v = format_value (value, single);
+
+    g_string_append (text, v);
+    g_free (v);
+  } else if (values && GST_VALUE_HOLDS_ARRAY (values)) {
+    guint i, n = gst_value_array_get_size (values);
+
+    g_string_append_c (text, '[');
+    for (i = 0; i < n && i < 10; i++) {
+      gchar *v = format_value (gst_value_array_get_value (values, i), single);
+
+      g_string_append_printf (text, "%s%s", i ? ", " : "", v);
+      g_free (v);
+    }
+    if (n > 10)
+      g_string_append_printf (text, ", ... (%u values)", n);
+    g_string_append_c (text, ']');
+  } else {
+    guint64 rows = 0;
+
+    gst_structure_get_uint64 (s, "rows", &rows);
+    g_string_append_printf (text, "%" G_GUINT64_FORMAT " rows reduced, "
+        "one value each, in the output stream", rows);
+  }
+  g_print ("%s: %s = %s (%s, shape %s)\n", element ? element : "?",
+      op ? op : "?", text->str, dtype ? dtype : "?", shape);
+  g_string_free (text, TRUE);
+  g_free (shape);
+}
+
+static void
+handle_element_message (Run * run, GstMessage * msg)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  const gchar *element;
+
+  if (messages)
+    print_element_message (msg);
+  if (s == NULL || !gst_structure_has_name (s, "plan-reduce")
+      || gst_structure_has_field (s, "first-row"))
+    return;                     /* not a result, or one chunk's */
+  element = gst_structure_get_string (s, "element");
+  if (element == NULL)
+    return;
+  if (!g_hash_table_contains (run->results, element))
+    g_ptr_array_add (run->result_order, g_strdup (element));
+  g_hash_table_insert (run->results, g_strdup (element),
+      gst_structure_copy (s));
+}
+
+/* The results in the order of the elements in the pipeline description
+ * (a bin lists its children last added first), whatever order the
+ * reductions finished in. */
+static void
+print_results (Run * run)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (run->pipeline));
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GValue item = G_VALUE_INIT;
+  gboolean done = FALSE;
+  guint i;
+
+  while (!done) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:
+        g_ptr_array_insert (names, 0,
+            gst_object_get_name (g_value_get_object (&item)));
+        g_value_reset (&item);
+        break;
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        g_ptr_array_set_size (names, 0);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  /* the ones found in the pipeline, then any other (from a bin that
+   * went away) in the order they came */
+  for (i = 0; i < names->len; i++) {
+    GstStructure *s = g_hash_table_lookup (run->results,
+        g_ptr_array_index (names, i));
+
+    if (s) {
+      print_result (s);
+      g_hash_table_remove (run->results, g_ptr_array_index (names, i));
+    }
+  }
+  for (i = 0; i < run->result_order->len; i++) {
+    GstStructure *s = g_hash_table_lookup (run->results,
+        g_ptr_array_index (run->result_order, i));
+
+    if (s)
+      print_result (s);
+  }
+  g_ptr_array_unref (names);
+}
+
+/* ---- statistics ----------------------------------------------------- */
+
+static GstTracer *
+find_stats_tracer (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = tracers; l; l = l->next)
+    if (found == NULL && g_object_class_find_property (G_OBJECT_GET_CLASS
+            (l->data), "stats")
+        && g_str_equal (G_OBJECT_TYPE_NAME (l->data), "PlanStatsTracer"))
+      found = gst_object_ref (l->data);
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+static guint64
+get_u64 (const GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+
+  gst_structure_get_uint64 (s, field, &v);
+  return v;
+}
+
+static void
+print_stats (gdouble run_s)
+{
+  GstTracer *tracer = find_stats_tracer ();
+  GstStructure *all = NULL;
+  const GValue *list;
+  const gchar *bound = NULL;
+  gdouble bound_share = -1;
+  guint i, n;
+
+  if (tracer == NULL) {
+    g_printerr ("plan-launch: --stats: the planstats tracer is not loaded "
+        "(is the gst-plan plugin on GST_PLUGIN_PATH?)\n");
+    return;
+  }
+  g_object_get (tracer, "stats", &all, NULL);
+  gst_object_unref (tracer);
+  list = gst_structure_get_value (all, "elements");
+  n = gst_value_array_get_size (list);
+
+  g_printerr ("\n%-20s %-13s %8s %10s %11s %10s %12s %5s\n", "element",
+      "factory", "buffers", "rows", "bytes", "time", "throughput", "busy");
+  for (i = 0; i < n; i++) {
+    const GstStructure *s =
+        gst_value_get_structure (gst_value_array_get_value (list, i));
+    gboolean source = FALSE;
+    const gchar *dir;
+    gchar *rows, *bytes, *time, *speed, *key;
+    guint64 ns = get_u64 (s, "time"), nbytes;
+    gdouble share = run_s > 0 ? ns / 1e9 / run_s : 0;
+
+    gst_structure_get_boolean (s, "source", &source);
+    dir = source ? "out" : "in";
+    key = g_strdup_printf ("bytes-%s", dir);
+    nbytes = get_u64 (s, key);
+    g_free (key);
+    key = g_strdup_printf ("rows-%s", dir);
+    rows = format_count (get_u64 (s, key));
+    g_free (key);
+    bytes = format_bytes (nbytes);
+    time = format_duration (ns / 1e9);
+    if (ns > 0 && nbytes > 0) {
+      gchar *b = format_bytes (nbytes / (ns / 1e9));
+
+      speed = g_strdup_printf ("%s/s", b);
+      g_free (b);
+    } else {
+      speed = g_strdup ("-");
+    }
+    key = g_strdup_printf ("buffers-%s", dir);
+    g_printerr ("%-20s %-13s %8" G_GUINT64_FORMAT " %10s %11s %10s %12s "
+        "%4.0f%%\n", gst_structure_get_string (s, "name"),
+        gst_structure_get_string (s, "factory"), get_u64 (s, key), rows,
+        bytes, time, speed, share * 100);
+    g_free (key);
+    if (share > bound_share) {
+      bound_share = share;
+      bound = gst_structure_get_string (s, "name");
+    }
+    g_free (rows);
+    g_free (bytes);
+    g_free (time);
+    g_free (speed);
+  }
+  if (bound) {
+    gchar *t = format_duration (run_s);
+
+    g_printerr ("bounded by %s: busy %.0f %% of the %s run\n", bound,
+        bound_share * 100, t);
+    g_free (t);
+  }
+  g_printerr ("(buffers, rows and bytes in; pushed out for sources)\n");
+  gst_structure_free (all);
+}
+
+/* ---- the graph ------------------------------------------------------ */
+
+/* Numbers the addresses GStreamer names the graph's nodes with, in order
+ * of appearance. */
+static gboolean
+number_address (const GMatchInfo * match, GString * out, gpointer user_data)
+{
+  GHashTable *seen = user_data;
+  gchar *address = g_match_info_fetch (match, 1);
+  gpointer n = g_hash_table_lookup (seen, address);
+
+  if (n == NULL) {
+    n = GUINT_TO_POINTER (g_hash_table_size (seen) + 1);
+    g_hash_table_insert (seen, address, n);
+  } else {
+    g_free (address);
+  }
+  g_string_append_printf (out, "_%u", GPOINTER_TO_UINT (n));
+  return FALSE;
+}
+
+/* GStreamer's dot dump, the same from run to run: the objects' addresses
+ * in node names become numbers, and properties that hold an address (a
+ * sink's last-sample) are left out, meaning nothing in a picture. */
+static gchar *
+graph_text (GstElement * pipeline)
+{
+  gchar *dot = gst_debug_bin_to_dot_data (GST_BIN (pipeline),
+      GST_DEBUG_GRAPH_SHOW_CAPS_DETAILS |
+      GST_DEBUG_GRAPH_SHOW_NON_DEFAULT_PARAMS);
+  GRegex *pointer = g_regex_new ("\\\\n[a-z0-9-]+=\\(\\([A-Za-z]+\\*\\) "
+      "(0x[0-9a-f]+|NULL)\\)", 0, 0, NULL);
+  GRegex *node = g_regex_new ("_(0x[0-9a-f]+)", 0, 0, NULL);
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  gchar *clean = g_regex_replace_literal (pointer, dot, -1, 0, "", 0, NULL);
+  gchar *numbered = clean ? g_regex_replace_eval (node, clean, -1, 0, 0,
+      number_address, seen, NULL) : NULL;
+
+  g_hash_table_unref (seen);
+  g_regex_unref (node);
+  g_regex_unref (pointer);
+  g_free (clean);
+  if (numbered == NULL)
+    return dot;
+  g_free (dot);
+  return numbered;
+}
+
+static gboolean
+write_graph (GstElement * pipeline, const gchar * path)
+{
+  gchar *dot = graph_text (pipeline);
+  GError *err = NULL;
+  gboolean ok = FALSE;
+  gchar *program, *tmp = NULL;
+  const gchar *format;
+
+  if (g_str_has_suffix (path, ".dot")) {
+    ok = g_file_set_contents (path, dot, -1, &err);
+    goto done;
+  }
+  format = g_str_has_suffix (path, ".svg") ? "-Tsvg" : "-Tpng";
+  program = g_find_program_in_path ("dot");
+  if (program == NULL) {
+    tmp = g_strconcat (path, ".dot", NULL);
+    g_printerr ("plan-launch: cannot render %s: Graphviz's dot is not "
+        "installed (Debian: apt install graphviz); the graph is in %s\n",
+        path, tmp);
+    if (!g_file_set_contents (tmp, dot, -1, &err))
+      goto done;
+    goto done;
+  }
+  {
+    gint fd = g_file_open_tmp ("plan-launch-XXXXXX.dot", &tmp, &err);
+    gchar *argv[] = { program, (gchar *) format, (gchar *) "-o",
+      (gchar *) path, tmp, NULL
+    };
+    gchar *errors = NULL;
+    gint wait_status;
+
+    if (fd < 0) {
+      g_free (program);
+      goto done;
+    }
+    close (fd);
+    if (g_file_set_contents (tmp, dot, -1, &err)
+        && g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+            NULL, NULL, &errors, &wait_status, &err)) {
+      ok = g_spawn_check_wait_status (wait_status, &err);
+      if (!ok && errors && *errors)
+        g_printerr ("%s", errors);
+    }
+    g_unlink (tmp);
+    g_free (errors);
+    g_free (program);
+  }
+
+done:
+  if (err) {
+    g_printerr ("plan-launch: cannot write the graph to %s: %s\n", path,
+        err->message);
+    g_error_free (err);
+  }
+  g_free (tmp);
+  g_free (dot);
+  return ok;
+}
+
+/* ---- --target -------------------------------------------------------- */
+
+/* Sets @value on every element with a "target" enum property; returns the
+ * number set, or -1 after printing an error. */
+static gint
+set_targets (GstElement * pipeline, const gchar * value)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  gint count = 0;
+  gboolean done = FALSE;
+
+  while (!done && count >= 0) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:{
+        GstElement *e = g_value_get_object (&item);
+        GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+            (e), "target");
+
+        if (pspec && G_IS_PARAM_SPEC_ENUM (pspec)) {
+          GEnumClass *klass = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+
+          if (g_enum_get_value_by_nick (klass, value) == NULL) {
+            g_printerr ("plan-launch: --target=%s: %s takes auto, cpu or "
+                "cuda\n", value, GST_OBJECT_NAME (e));
+            count = -1;
+          } else {
+            gst_util_set_object_arg (G_OBJECT (e), "target", value);
+            count++;
+          }
+        }
+        g_value_reset (&item);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        count = 0;
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return count;
+}
+
+/* ---- running -------------------------------------------------------- */
+
+static void
+finish (Run * run, gint status)
+{
+  if (run->status < 0)
+    run->status = status;
+  g_main_loop_quit (run->loop);
+}
+
+static gboolean
+on_bus_message (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  Run *run = user_data;
+
+  switch (GST_MESSAGE_TYPE (msg)) {
+    case GST_MESSAGE_ERROR:
+      end_progress_line (run);
+      print_error (msg);
+      finish (run, EXIT_ERROR);
+      break;
+    case GST_MESSAGE_EOS:
+      finish (run, EXIT_OK);
+      break;
+    case GST_MESSAGE_ELEMENT:
+      handle_element_message (run, msg);
+      break;
+    case GST_MESSAGE_PROGRESS:
+      handle_progress (run, msg);
+      break;
+    case GST_MESSAGE_WARNING:{
+      GError *err = NULL;
+
+      gst_message_parse_warning (msg, &err, NULL);
+      end_progress_line (run);
+      g_printerr ("WARNING: %s\n", err->message);
+      g_clear_error (&err);
+      break;
+    }
+    default:
+      break;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  Run *run = user_data;
+
+  end_progress_line (run);
+  g_printerr ("ERROR: the pipeline did not finish within %g s\n", timeout_s);
+  finish (run, EXIT_TIMEOUT);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_signal (Run * run, gint signum)
+{
+  const gchar *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+
+  end_progress_line (run);
+  if (run->signal_number == 0)
+    run->signal_number = signum;
+  if (eos_on_shutdown && !run->eos_sent) {
+    g_printerr ("plan-launch: %s: sending EOS, waiting for it to reach the "
+        "sinks (again to stop at once)\n", name);
+    run->eos_sent = TRUE;
+    gst_element_send_event (run->pipeline, gst_event_new_eos ());
+    return G_SOURCE_CONTINUE;
+  }
+  g_printerr ("plan-launch: %s: stopping the pipeline; unfinished output "
+      "files are removed\n", name);
+  finish (run, 128 + run->signal_number);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigint (gpointer user_data)
+{
+  return on_signal (user_data, SIGINT);
+}
+
+static gboolean
+on_sigterm (gpointer user_data)
+{
+  return on_signal (user_data, SIGTERM);
+}
+
+/* Runs to EOS, an error, the timeout or a signal; returns the status. */
+static gint
+run_pipeline (Run * run, gdouble * seconds)
+{
+  GstBus *bus = gst_element_get_bus (run->pipeline);
+  guint watch, redraw_id, sigint_id, sigterm_id, timeout_id = 0;
+  gint64 start;
+
+  run->status = -1;
+  watch = gst_bus_add_watch (bus, on_bus_message, run);
+  redraw_id = g_timeout_add (200, redraw, run);
+  sigint_id = g_unix_signal_add (SIGINT, on_sigint, run);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_sigterm, run);
+  if (timeout_s > 0)
+    timeout_id = g_timeout_add ((guint) (timeout_s * 1000), on_timeout, run);
+
+  start = g_get_monotonic_time ();
+  /* Throughput and ETA count from here: reading starts in preroll. */
+  run->progress_start = start;
   /* An element that fails to start posts its error before the state
-   * change returns; it is printed below like any other. */
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+   * change returns; the bus watch prints it. */
+  if (gst_element_set_state (run->pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
     GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
 
@@ -83,99 +1113,247 @@ run (GstElement * pipeline)
     } else {
       g_printerr ("ERROR: the pipeline could not start\n");
     }
-    status = 1;
+    run->status = EXIT_ERROR;
+  } else {
+    g_main_loop_run (run->loop);
   }
+  *seconds = (g_get_monotonic_time () - start) / 1e6;
 
-  while (status < 0) {
-    GstClockTime wait = GST_CLOCK_TIME_NONE;
-    GstMessage *msg;
-
-    if (GST_CLOCK_TIME_IS_VALID (deadline)) {
-      GstClockTime now = gst_util_get_timestamp ();
-      wait = now < deadline ? deadline - now : 0;
-    }
-    msg = gst_bus_timed_pop_filtered (bus, wait, GST_MESSAGE_ERROR |
-        GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT | GST_MESSAGE_WARNING);
-    if (msg == NULL) {
-      g_printerr ("ERROR: the pipeline did not finish within %g s\n",
-          timeout_s);
-      status = 3;
-      break;
-    }
-    switch (GST_MESSAGE_TYPE (msg)) {
-      case GST_MESSAGE_ERROR:
-        print_error (msg);
-        status = 1;
-        break;
-      case GST_MESSAGE_EOS:
-        status = 0;
-        break;
-      case GST_MESSAGE_ELEMENT:
-        if (messages)
-          print_element_message (msg);
-        break;
-      case GST_MESSAGE_WARNING:{
-        GError *err = NULL;
-
-        gst_message_parse_warning (msg, &err, NULL);
-        g_printerr ("WARNING: %s\n", err->message);
-        g_clear_error (&err);
-        break;
-      }
-      default:
-        break;
-    }
-    gst_message_unref (msg);
-  }
-
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (timeout_id)
+    g_source_remove (timeout_id);
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_source_remove (redraw_id);
+  g_source_remove (watch);
   gst_object_unref (bus);
-  return status;
+  return run->status;
+}
+
+/* The NAME=VALUE words after a .plan file. */
+static gboolean
+check_variables (gchar ** vars)
+{
+  for (; vars && *vars; vars++) {
+    const gchar *eq = strchr (*vars, '=');
+
+    if (eq == NULL || eq == *vars) {
+      g_printerr ("plan-launch: '%s' after the .plan file is not "
+          "NAME=VALUE\n", *vars);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static GstElement *
+make_pipeline (gint argc, gchar ** argv)
+{
+  GstElement *pipeline;
+  GError *err = NULL;
+
+  if (g_str_has_suffix (argv[1], ".plan")) {
+    gchar *path = find_plan_file (argv[1]);
+    gchar *desc;
+
+    if (!check_variables (argv + 2)) {
+      g_free (path);
+      return NULL;
+    }
+    desc = read_plan_file (path, argv + 2, &err);
+    g_free (path);
+    if (desc == NULL) {
+      g_printerr ("plan-launch: %s\n", err->message);
+      g_error_free (err);
+      return NULL;
+    }
+    pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_NONE, &err);
+    g_free (desc);
+  } else {
+    pipeline = gst_parse_launchv ((const gchar **) argv + 1, &err);
+  }
+  if (pipeline == NULL || err != NULL) {
+    g_printerr ("ERROR: pipeline could not be constructed: %s\n",
+        err ? err->message : "unknown error");
+    g_clear_error (&err);
+    gst_clear_object (&pipeline);
+    return NULL;
+  }
+  /* A description of one element gives that element: wrap it. */
+  if (!GST_IS_PIPELINE (pipeline)) {
+    GstElement *bin = gst_pipeline_new (NULL);
+
+    gst_bin_add (GST_BIN (bin), pipeline);
+    pipeline = bin;
+  }
+  return pipeline;
+}
+
+/* Adds planstats to GST_TRACERS before gst_init reads it. */
+static void
+enable_stats_tracer (void)
+{
+  const gchar *tracers = g_getenv ("GST_TRACERS");
+  gchar *value = tracers && *tracers ?
+      g_strconcat (tracers, ";planstats", NULL) : g_strdup ("planstats");
+
+  g_setenv ("GST_TRACERS", value, TRUE);
+  g_free (value);
+}
+
+static gboolean
+wants_help (gint argc, gchar ** argv)
+{
+  gint i;
+
+  for (i = 1; i < argc; i++) {
+    if (g_str_equal (argv[i], "--"))
+      return FALSE;
+    if (g_str_equal (argv[i], "-h") || g_str_equal (argv[i], "--help")
+        || g_str_equal (argv[i], "-?"))
+      return TRUE;
+    if (argv[i][0] != '-')
+      return FALSE;
+  }
+  return FALSE;
 }
 
 int
 main (int argc, char **argv)
 {
   GOptionEntry entries[] = {
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only errors", NULL},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+        "No progress, results or timing: only errors", NULL},
     {"messages", 'm', 0, G_OPTION_ARG_NONE, &messages,
         "Print element messages (such as planreduce results)", NULL},
+    {"stats", 's', 0, G_OPTION_ARG_NONE, &stats,
+        "Print a table of each element's buffers, rows, bytes and time", NULL},
+    {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &graph_path,
+        "Write the pipeline graph to FILE (.svg, .png or .dot)", "FILE"},
+    {"target", 'T', 0, G_OPTION_ARG_STRING, &target,
+        "Set every kernel element's target (cpu, cuda, auto)", "TARGET"},
+    {"eos-on-shutdown", 'e', 0, G_OPTION_ARG_NONE, &eos_on_shutdown,
+        "On SIGINT or SIGTERM send EOS instead of stopping at once", NULL},
     {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout_s,
         "Give up after this many seconds (0 = never)", "SECONDS"},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("PIPELINE-DESCRIPTION");
+  GOptionContext *ctx;
   GError *err = NULL;
-  GstElement *pipeline;
-  gint64 start;
+  Run run = { 0, };
+  gdouble seconds = 0;
   gint status;
 
+  if (wants_help (argc, argv)) {
+    g_print ("%s", help_text);
+    return EXIT_OK;
+  }
+  ctx = g_option_context_new ("PIPELINE-DESCRIPTION | FILE.plan [NAME=VALUE...]");
+  g_option_context_set_summary (ctx, "Runs a gst-plan pipeline; "
+      "plan-launch --help for the manual.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  /* Options stop at the first pipeline word, so that a description's own
+   * words (a negative number) stay its own; GStreamer's own options
+   * (--gst-debug=...) are left for gst_init. */
+  g_option_context_set_strict_posix (ctx, TRUE);
+  g_option_context_set_ignore_unknown_options (ctx, TRUE);
+  g_option_context_set_help_enabled (ctx, FALSE);
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("plan-launch: %s\n", err->message);
-    return 2;
+    g_option_context_free (ctx);
+    return EXIT_USAGE;
   }
   g_option_context_free (ctx);
+  /* --help after options that take a value (plan-launch -t 5 --help) */
+  if (argc >= 2 && (g_str_equal (argv[1], "--help")
+          || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "-?"))) {
+    g_print ("%s", help_text);
+    return EXIT_OK;
+  }
+  /* The tracer is created by gst_init, from GST_TRACERS. */
+  if (stats)
+    enable_stats_tracer ();
+  if (!gst_init_check (&argc, &argv, &err)) {
+    g_printerr ("plan-launch: %s\n", err->message);
+    g_error_free (err);
+    return EXIT_USAGE;
+  }
+  if (argc >= 2 && argv[1][0] == '-' && !g_str_equal (argv[1], "--")) {
+    g_printerr ("plan-launch: unknown option %s (plan-launch --help)\n",
+        argv[1]);
+    return EXIT_USAGE;
+  }
+  if (argc >= 2 && g_str_equal (argv[1], "--")) {
+    argv[1] = argv[0];
+    argv++;
+    argc--;
+  }
   if (argc < 2) {
-    g_printerr ("usage: plan-launch [-q] [-m] [-t SECONDS] PIPELINE...\n");
-    return 2;
+    g_printerr ("usage: plan-launch [OPTION...] PIPELINE-DESCRIPTION\n"
+        "       plan-launch [OPTION...] FILE.plan [NAME=VALUE...]\n"
+        "plan-launch --help for the manual\n");
+    return EXIT_USAGE;
+  }
+  if (graph_path && !g_str_has_suffix (graph_path, ".svg")
+      && !g_str_has_suffix (graph_path, ".png")
+      && !g_str_has_suffix (graph_path, ".dot")) {
+    g_printerr ("plan-launch: --graph=%s: the file name must end in .svg, "
+        ".png or .dot\n", graph_path);
+    return EXIT_USAGE;
+  }
+  if (target && !g_str_equal (target, "cpu") && !g_str_equal (target, "cuda")
+      && !g_str_equal (target, "auto")) {
+    g_printerr ("plan-launch: --target=%s: give cpu, cuda or auto\n", target);
+    return EXIT_USAGE;
   }
 
-  pipeline = gst_parse_launchv ((const gchar **) argv + 1, &err);
-  if (pipeline == NULL || err != NULL) {
-    g_printerr ("ERROR: pipeline could not be constructed: %s\n",
-        err ? err->message : "unknown error");
-    g_clear_error (&err);
-    gst_clear_object (&pipeline);
-    return 2;
+  run.pipeline = make_pipeline (argc, argv);
+  if (run.pipeline == NULL)
+    return EXIT_USAGE;
+  if (target) {
+    gint n = set_targets (run.pipeline, target);
+
+    if (n < 0) {
+      gst_object_unref (run.pipeline);
+      return EXIT_USAGE;
+    }
+    if (n == 0)
+      g_printerr ("plan-launch: --target=%s: the pipeline has no kernel "
+          "element\n", target);
   }
 
-  start = g_get_monotonic_time ();
-  status = run (pipeline);
-  if (!quiet && status == 0)
-    g_print ("Execution ended after %.3f s\n",
-        (g_get_monotonic_time () - start) / 1e6);
-  gst_object_unref (pipeline);
+  run.loop = g_main_loop_new (NULL, FALSE);
+  run.tty = isatty (STDERR_FILENO);
+  run.progress = g_hash_table_new_full (NULL, NULL, gst_object_unref, g_free);
+  run.results = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      (GDestroyNotify) gst_structure_free);
+  run.result_order = g_ptr_array_new_with_free_func (g_free);
+
+  status = run_pipeline (&run, &seconds);
+  end_progress_line (&run);
+  /* Interrupted: whatever the pipeline did after (with -e, an error from a
+   * sink given a stream cut short), the status says so. */
+  if (run.signal_number)
+    status = 128 + run.signal_number;
+
+  if (!quiet && status == EXIT_OK)
+    print_results (&run);
+  if (stats)
+    print_stats (seconds);
+  /* Before NULL, so that the caps are still there. */
+  if (graph_path && !write_graph (run.pipeline, graph_path)
+      && status == EXIT_OK)
+    status = EXIT_GRAPH;
+
+  gst_element_set_state (run.pipeline, GST_STATE_NULL);
+  if (!quiet && status == EXIT_OK)
+    g_print ("Execution ended after %.3f s\n", seconds);
+
+  g_hash_table_unref (run.progress);
+  g_hash_table_unref (run.results);
+  g_ptr_array_unref (run.result_order);
+  g_main_loop_unref (run.loop);
+  gst_object_unref (run.pipeline);
+  g_free (graph_path);
+  g_free (target);
   return status;
 }

@@ -51,6 +51,17 @@
  * (and the old reader's destroy notify is called). One binding serves any
  * number of runs.
  *
+ * ## Progress messages
+ *
+ * Each run posts %GST_MESSAGE_PROGRESS messages with the code "read", as
+ * planfilesrc does (see #PlanProgress): start at the first buffer in
+ * PLAYING, continue at most every 1 % of the rows and 250 ms, complete
+ * at the end, error before a reader's failure is posted, canceled when
+ * stopped before the end. Their texts name "the array of NAME" or "the
+ * reader of NAME". A reader declared without a total number of rows
+ * gives messages without `rows-total` and `bytes-total` (and whose
+ * `percent` means nothing), and continue messages every 250 ms.
+ *
  * ## Errors
  *
  * - Starting with neither an array nor a reader: resource/settings.
@@ -92,6 +103,7 @@
 #include <libplan/planerror.h>
 #include <libplan/planfilereader.h>
 #include <libplan/plandevicememory.h>
+#include <libplan/planprogress.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_array_src_debug);
 #define GST_CAT_DEFAULT plan_array_src_debug
@@ -136,6 +148,8 @@ struct _PlanArraySrc
   gsize chunk_rows;
   guint64 next_row;
   guint64 stop_row;             /* array mode: the end of the segment */
+  /* progress messages: streaming thread, and stop() once it stopped */
+  PlanProgress *progress;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -210,6 +224,7 @@ plan_array_src_init (PlanArraySrc * self)
   self->blocksize = DEFAULT_BLOCKSIZE;
   plan_array_info_init (&self->reader_info);
   plan_array_info_init (&self->run_info);
+  self->progress = plan_progress_new (GST_ELEMENT (self), "read");
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
 }
 
@@ -241,6 +256,7 @@ plan_array_src_dispose (GObject * object)
   GST_OBJECT_UNLOCK (self);
   if (notify)
     notify (user_data);
+  g_clear_pointer (&self->progress, plan_progress_free);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -425,6 +441,20 @@ plan_array_src_get_info (PlanArraySrc * src, PlanArrayInfo * info)
   return ok;
 }
 
+/* A run of progress messages over rows [@first, @end) (@end -1: not
+ * known), from the streaming thread or with it stopped; a run still going
+ * is canceled. */
+static void
+begin_progress (PlanArraySrc * self, guint64 first, gint64 end)
+{
+  gchar *what = g_strdup_printf ("the %s of %s", self->run_array ? "array" :
+      "reader", GST_OBJECT_NAME (self));
+
+  plan_progress_begin (self->progress, what, first, end,
+      plan_array_info_get_row_size (&self->run_info));
+  g_free (what);
+}
+
 static gboolean
 plan_array_src_start (GstBaseSrc * src)
 {
@@ -450,6 +480,7 @@ plan_array_src_start (GstBaseSrc * src)
       row_size);
   self->next_row = 0;
   self->stop_row = G_MAXUINT64;
+  begin_progress (self, 0, plan_array_info_get_n_rows (&self->run_info));
   desc = plan_array_info_to_string (&self->run_info);
   GST_INFO_OBJECT (self, "streaming %s from %s, %" G_GSIZE_FORMAT " rows a "
       "buffer", desc, self->run_array ? "an array" : "a reader",
@@ -474,6 +505,9 @@ plan_array_src_stop (GstBaseSrc * src)
 {
   PlanArraySrc *self = PLAN_ARRAY_SRC (src);
 
+  /* The streaming thread has stopped: its progress state is ours. */
+  plan_progress_finish (self->progress, GST_PROGRESS_TYPE_CANCELED);
+  plan_progress_reset_clock (self->progress);
   g_clear_object (&self->run_array);
   self->run_func = NULL;
   self->run_user_data = NULL;
@@ -557,6 +591,7 @@ plan_array_src_do_seek (GstBaseSrc * src, GstSegment * segment)
       MIN (segment->stop, n_rows);
   segment->time = segment->start;
   segment->position = segment->start;
+  begin_progress (self, self->next_row, self->stop_row);
   GST_DEBUG_OBJECT (self, "streaming from row %" G_GUINT64_FORMAT,
       self->next_row);
   return TRUE;
@@ -742,6 +777,8 @@ read_chunk (PlanArraySrc * self, PlanArray ** chunk)
   /* ERRORS */
 read_failed:
   {
+    /* The progress message first: applications stop at the error. */
+    plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
         ("the reader of %s failed at row %" G_GUINT64_FORMAT,
             GST_OBJECT_NAME (self), self->next_row));
@@ -760,6 +797,7 @@ check_chunk (PlanArraySrc * self, PlanArray * chunk)
   gchar *got, *want;
 
   if (plan_array_get_device_memory (chunk) != NULL) {
+    plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("The reader of %s returned an array in device memory at row %"
             G_GUINT64_FORMAT "; readers give arrays in host memory",
@@ -772,6 +810,7 @@ check_chunk (PlanArraySrc * self, PlanArray * chunk)
           (guint64) total))
     return TRUE;
 
+  plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
   got = plan_array_info_to_string (info);
   want = plan_array_info_to_string (&self->run_info);
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -815,6 +854,8 @@ create_from_reader (PlanArraySrc * self, GstBuffer ** buffer)
   /* ERRORS */
 cut_short:
   {
+    /* The progress message first: applications stop at the error. */
+    plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("The reader of %s ended the stream after %" G_GUINT64_FORMAT
             " of the %" G_GINT64_FORMAT " rows it was declared with",
@@ -839,8 +880,19 @@ plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
     ret = create_from_array (self, buffer);
   else
     ret = create_from_reader (self, buffer);
-  if (ret == GST_FLOW_OK)
-    GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
-        GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
+  switch (ret) {
+    case GST_FLOW_OK:
+      GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
+          GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
+      plan_progress_update (self->progress, GST_BUFFER_OFFSET_END (*buffer));
+      break;
+    case GST_FLOW_EOS:
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
+      break;
+    default:
+      /* ended before its element error was posted; this is for the rest */
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
+      break;
+  }
   return ret;
 }

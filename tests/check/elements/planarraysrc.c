@@ -833,6 +833,239 @@ GST_START_TEST (test_src_refuses_read_rows_from_reader)
 
 GST_END_TEST;
 
+/* Progress messages: each run of planarraysrc posts them as planfilesrc
+ * does. */
+typedef struct
+{
+  GstProgressType type;
+  guint64 rows_done, bytes_done, rows_total, bytes_total;
+  gboolean has_total;
+  gint percent;
+} Progress;
+
+static void
+parse_progress (GstMessage * msg, Progress * p)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+
+  memset (p, 0, sizeof (*p));
+  gst_message_parse_progress (msg, &p->type, NULL, NULL);
+  fail_unless (gst_structure_get (s, "rows-done", G_TYPE_UINT64,
+          &p->rows_done, "bytes-done", G_TYPE_UINT64, &p->bytes_done, NULL));
+  p->has_total = gst_structure_has_field (s, "rows-total");
+  if (p->has_total)
+    fail_unless (gst_structure_get (s, "rows-total", G_TYPE_UINT64,
+            &p->rows_total, "bytes-total", G_TYPE_UINT64, &p->bytes_total,
+            "percent", G_TYPE_INT, &p->percent, NULL));
+}
+
+/* Pops every message of @bus until EOS or an error (or, with @until_start,
+ * the first progress start) and appends the progress messages to @out in
+ * order; returns the type of the message that ended it. *error_after is
+ * the number of progress messages seen before the error. */
+static GstMessageType
+collect_progress (GstBus * bus, GArray * out, gboolean until_start,
+    guint * error_after)
+{
+  for (;;) {
+    GstMessage *msg = gst_bus_timed_pop (bus, 20 * GST_SECOND);
+    GstMessageType type;
+    Progress p;
+
+    fail_unless (msg != NULL, "no EOS or error within 20 s");
+    type = GST_MESSAGE_TYPE (msg);
+    if (type == GST_MESSAGE_PROGRESS) {
+      parse_progress (msg, &p);
+      g_array_append_val (out, p);
+    }
+    if (type == GST_MESSAGE_ERROR && error_after)
+      *error_after = out->len;
+    gst_message_unref (msg);
+    if (type == GST_MESSAGE_EOS || type == GST_MESSAGE_ERROR
+        || (until_start && type == GST_MESSAGE_PROGRESS
+            && p.type == GST_PROGRESS_TYPE_START))
+      return type;
+  }
+}
+
+#define PROGRESS_AT(a, i) (&g_array_index ((a), Progress, (i)))
+
+/* A pipeline of planarraysrc "in" ! identity sleeping @sleep_us a buffer !
+ * fakesink. */
+static GstElement *
+progress_pipeline (guint sleep_us, GstElement ** src)
+{
+  gchar *desc = g_strdup_printf ("planarraysrc name=in blocksize=80 ! "
+      "identity sleep-time=%u ! fakesink sync=false", sleep_us);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+
+  fail_unless (pipeline != NULL);
+  g_free (desc);
+  *src = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+  return pipeline;
+}
+
+GST_START_TEST (test_src_array_progress_start_continue_complete)
+{
+  GstElement *src, *pipeline = progress_pipeline (5000, &src);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GArray *msgs = g_array_new (FALSE, TRUE, sizeof (Progress));
+  PlanArray *a = make_array (1000, 2);  /* 10 rows a buffer, 100 buffers */
+  guint i, continues = 0;
+  guint64 last = 0;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (collect_progress (bus, msgs, FALSE, NULL),
+      GST_MESSAGE_EOS);
+
+  /* start, continue (100 buffers of 5 ms: at least one 250 ms interval
+   * passes), complete */
+  fail_unless (msgs->len >= 3, "%u messages", msgs->len);
+  fail_unless_equals_int (PROGRESS_AT (msgs, 0)->type,
+      GST_PROGRESS_TYPE_START);
+  for (i = 0; i < msgs->len; i++) {
+    Progress *p = PROGRESS_AT (msgs, i);
+
+    fail_unless (p->has_total);
+    fail_unless_equals_uint64 (p->rows_total, 1000);
+    fail_unless_equals_uint64 (p->bytes_total, 8000);
+    fail_unless_equals_uint64 (p->bytes_done, p->rows_done * 8);
+    fail_unless_equals_int (p->percent, (gint) (p->rows_done / 10));
+    fail_unless (p->rows_done >= last);
+    if (i > 0 && i + 1 < msgs->len) {
+      fail_unless_equals_int (p->type, GST_PROGRESS_TYPE_CONTINUE);
+      /* at least 1 % (10 rows) since the last message */
+      fail_unless (p->rows_done >= last + 10);
+      continues++;
+    }
+    last = p->rows_done;
+  }
+  fail_unless (continues >= 1);
+  fail_unless_equals_int (PROGRESS_AT (msgs, msgs->len - 1)->type,
+      GST_PROGRESS_TYPE_COMPLETE);
+  fail_unless_equals_uint64 (last, 1000);
+
+  g_array_unref (msgs);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_progress_without_total)
+{
+  GstElement *src, *pipeline = progress_pipeline (0, &src);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GArray *msgs = g_array_new (FALSE, TRUE, sizeof (Progress));
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  g_ptr_array_add (r.chunks, make_array (2, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (collect_progress (bus, msgs, FALSE, NULL),
+      GST_MESSAGE_EOS);
+
+  fail_unless (msgs->len >= 2);
+  fail_unless_equals_int (PROGRESS_AT (msgs, 0)->type,
+      GST_PROGRESS_TYPE_START);
+  fail_if (PROGRESS_AT (msgs, 0)->has_total);
+  fail_unless_equals_int (PROGRESS_AT (msgs, msgs->len - 1)->type,
+      GST_PROGRESS_TYPE_COMPLETE);
+  fail_unless_equals_uint64 (PROGRESS_AT (msgs, msgs->len - 1)->rows_done, 5);
+  fail_unless_equals_uint64 (PROGRESS_AT (msgs, msgs->len - 1)->bytes_done,
+      40);
+  fail_if (PROGRESS_AT (msgs, msgs->len - 1)->has_total);
+
+  g_array_unref (msgs);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_progress_error_before_element_error)
+{
+  GstElement *src, *pipeline = progress_pipeline (0, &src);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GArray *msgs = g_array_new (FALSE, TRUE, sizeof (Progress));
+  guint error_after = 0;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  r.fail_message = "the disk is on fire";
+  set_reader (src, &r, PLAN_DTYPE_INT32, 10, 2);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (collect_progress (bus, msgs, FALSE, &error_after),
+      GST_MESSAGE_ERROR);
+
+  fail_unless (error_after >= 2);
+  fail_unless_equals_int (PROGRESS_AT (msgs, error_after - 1)->type,
+      GST_PROGRESS_TYPE_ERROR);
+  fail_unless_equals_uint64 (PROGRESS_AT (msgs, error_after - 1)->rows_done,
+      3);
+  fail_unless_equals_uint64 (PROGRESS_AT (msgs, error_after - 1)->rows_total,
+      10);
+
+  g_array_unref (msgs);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_array_progress_canceled_when_stopped)
+{
+  GstElement *src, *pipeline = progress_pipeline (20000, &src);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GArray *msgs = g_array_new (FALSE, TRUE, sizeof (Progress));
+  PlanArray *a = make_array (1000, 2);  /* 100 buffers of 20 ms */
+  GstMessage *msg;
+  Progress p;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  collect_progress (bus, msgs, TRUE, NULL);
+  fail_unless_equals_int (PROGRESS_AT (msgs, 0)->type,
+      GST_PROGRESS_TYPE_START);
+  /* READY, not NULL: the bus keeps what stop() posted. */
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  do {
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_PROGRESS);
+    fail_unless (msg != NULL, "no canceled message");
+    parse_progress (msg, &p);
+    gst_message_unref (msg);
+  } while (p.type == GST_PROGRESS_TYPE_CONTINUE);
+  fail_unless_equals_int (p.type, GST_PROGRESS_TYPE_CANCELED);
+  fail_unless (p.rows_done < 1000);
+
+  g_array_unref (msgs);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 static Suite *
 planarraysrc_suite (void)
 {
@@ -866,6 +1099,10 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_answers_read_rows_from_array);
   tcase_add_test (tc, test_src_refuses_read_rows_outside_array);
   tcase_add_test (tc, test_src_refuses_read_rows_from_reader);
+  tcase_add_test (tc, test_src_array_progress_start_continue_complete);
+  tcase_add_test (tc, test_src_reader_progress_without_total);
+  tcase_add_test (tc, test_src_reader_progress_error_before_element_error);
+  tcase_add_test (tc, test_src_array_progress_canceled_when_stopped);
   return s;
 }
 

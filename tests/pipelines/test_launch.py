@@ -1,0 +1,450 @@
+"""plan-launch, the runner: its manual, .plan files and their variables,
+the progress display on a terminal (a pseudo-terminal made by script(1))
+and off one, reduction results checked against numpy, --stats, --graph,
+--target, and SIGINT/SIGTERM leaving no output file behind."""
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import plantest  # noqa: E402
+from plantest import Failure  # noqa: E402
+
+BUILD = os.environ.get('PLAN_BUILD_DIR', 'build')
+SOURCE = os.environ.get('PLAN_SOURCE_DIR', '.')
+LAUNCH = os.path.join(BUILD, 'tools', 'plan-launch')
+PIPELINES = os.path.join(SOURCE, 'pipelines')
+RNG = np.random.default_rng(16)
+
+
+def run(args, expect=0, env=None, timeout=60):
+    """Runs plan-launch without a terminal; returns (stdout, stderr)."""
+    p = subprocess.run([LAUNCH] + [str(a) for a in args], capture_output=True,
+                       text=True, timeout=timeout, env=env)
+    if p.returncode != expect:
+        raise Failure('exit %d, expected %d: plan-launch %s\nstdout:\n%s\n'
+                      'stderr:\n%s' % (p.returncode, expect, ' '.join(
+                          map(str, args)), p.stdout, p.stderr))
+    return p.stdout, p.stderr
+
+
+def run_in_pty(args, timeout=60, columns=None):
+    """Runs plan-launch on a pseudo-terminal (script -q -e -c), of
+    `columns` columns if given; returns what the terminal got, stdout and
+    stderr together."""
+    cmd = ' '.join(shlex_quote(a) for a in [LAUNCH] + [str(a) for a in args])
+    if columns:
+        cmd = 'stty cols %d; %s' % (columns, cmd)
+    p = subprocess.run(['script', '-q', '-e', '-c', cmd, '/dev/null'],
+                       capture_output=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL)
+    out = p.stdout.decode(errors='replace')
+    if p.returncode != 0:
+        raise Failure('exit %d on a terminal: %s\n%r' % (p.returncode, cmd, out))
+    return out
+
+
+def shlex_quote(s):
+    import shlex
+    return shlex.quote(s)
+
+
+def array_file(shape, dtype=np.float32):
+    d = plantest.tmpdir()
+    a = RNG.standard_normal(shape).astype(dtype)
+    path = os.path.join(d, 'a.npy')
+    np.save(path, a)
+    return d, path, a
+
+
+# Slow enough to be seen and interrupted, fast enough for a test: 50 buffers
+# of 100 rows, each held 20 ms by identity.
+def slow_words(path, out=None, rows_per_buffer=100, sleep_us=20000):
+    words = ['planfilesrc', 'location=' + path,
+             'blocksize=%d' % (rows_per_buffer * 3 * 4), '!',
+             'identity', 'sleep-time=%d' % sleep_us, '!']
+    if out:
+        return words + ['planfilesink', 'location=' + out]
+    return words + ['planreduce', 'op=sum', '!', 'fakesink']
+
+
+RESULT = re.compile(r'^(\S+): (\S+) = (.*) \((\w+), shape (\(.*\))\)$', re.M)
+
+
+def results(stdout):
+    """{element: (op, value text, dtype, shape text)} from the result lines."""
+    return {m.group(1): m.groups()[1:] for m in RESULT.finditer(stdout)}
+
+
+def test_help_is_a_manual():
+    out, err = run(['--help'])
+    for section in ('NAME', 'SYNOPSIS', 'DESCRIPTION', 'OPTIONS', 'SIGNALS',
+                    'EXIT STATUS', 'ENVIRONMENT', 'EXAMPLES'):
+        if not re.search('^%s$' % section, out, re.M):
+            raise Failure('no %s section in --help:\n%s' % (section, out))
+    for option in ('--quiet', '--stats', '--graph', '--target',
+                   '--eos-on-shutdown', '--timeout', '${NAME}'):
+        if option not in out:
+            raise Failure('%s not in --help' % option)
+    if err:
+        raise Failure('--help wrote to stderr: %r' % err)
+    out2, _ = run(['-q', '-t', '5', '--help'])
+    if out2 != out:
+        raise Failure('--help after options gave another text')
+
+
+def test_usage_errors():
+    _, err = run([], expect=2)
+    if 'usage: plan-launch' not in err:
+        raise Failure(err)
+    _, err = run(['--bogus', 'fakesink'], expect=2)
+    if '--bogus' not in err:
+        raise Failure(err)
+    _, err = run(['--graph=g.jpg', 'fakesink'], expect=2)
+    if '.svg, .png or .dot' not in err:
+        raise Failure(err)
+    _, err = run(['--target=gpu', 'fakesink'], expect=2)
+    if 'cpu, cuda or auto' not in err:
+        raise Failure(err)
+    _, err = run(['planfilesrc', '!', 'nosuchelement'], expect=2)
+    if 'could not be constructed' not in err or 'nosuchelement' not in err:
+        raise Failure(err)
+
+
+def test_reduce_plan_prints_results():
+    d, path, a = array_file((3001, 3))
+    out, err = run([os.path.join(PIPELINES, 'reduce.plan'), 'in=' + path])
+    r = results(out)
+    if set(r) != {'sum', 'mean', 'min', 'max'}:
+        raise Failure('results: %r\n%s' % (r, out))
+    for name in r:
+        op, value, dtype, shape = r[name]
+        if op != name or dtype != 'float32' or shape != '()':
+            raise Failure('%s: %r' % (name, r[name]))
+    exact = math.fsum(a.astype(np.float64).ravel())
+    got = float(r['sum'][1])
+    # float32's rounding of the sum, printed to round-trip as a float32
+    if abs(got - exact) > max(abs(float(a.sum()) - exact), 1e-7 * abs(exact)) \
+            + np.spacing(np.float32(abs(exact))):
+        raise Failure('sum %r, exact %r' % (got, exact))
+    if np.float32(r['min'][1]) != a.min() or np.float32(r['max'][1]) != a.max():
+        raise Failure('min/max %r %r, numpy %r %r' % (r['min'][1], r['max'][1],
+                                                      a.min(), a.max()))
+    if abs(float(r['mean'][1]) - exact / a.size) > 1e-6:
+        raise Failure('mean %r, numpy %r' % (r['mean'][1], a.mean()))
+    if 'Execution ended after' not in out:
+        raise Failure(out)
+
+
+def test_plan_variable_defaults_and_columns():
+    d, path, a = array_file((500, 3))
+    out, _ = run([os.path.join(PIPELINES, 'reduce.plan'), 'in=' + path,
+                  'axis=0'])
+    op, value, dtype, shape = results(out)['max']
+    if shape != '(3,)':
+        raise Failure('axis=0 shape %s' % shape)
+    got = np.array([np.float32(v) for v in value.strip('[]').split(', ')])
+    if not np.array_equal(got, a.max(axis=0)):
+        raise Failure('column max %s, numpy %s' % (got, a.max(axis=0)))
+
+
+def test_plan_file_errors():
+    d, path, a = array_file((10, 3))
+    plan = os.path.join(PIPELINES, 'map.plan')
+    _, err = run([plan, 'out=' + d + '/o.npy'], expect=2)
+    if "map.plan:7: ${in} is not set" not in err or 'give in=VALUE' not in err:
+        raise Failure(err)
+    if 'plan-launch pipelines/map.plan in=a.npy out=b.npy' not in err:
+        raise Failure('the usage comment was not printed:\n' + err)
+    _, err = run([plan, 'in=' + path, 'nonsense'], expect=2)
+    if "'nonsense' after the .plan file is not NAME=VALUE" not in err:
+        raise Failure(err)
+    bad = os.path.join(d, 'bad.plan')
+    with open(bad, 'w') as f:
+        f.write('# a comment\nplanfilesrc location=${in ! fakesink\n')
+    _, err = run([bad], expect=2)
+    if "bad.plan:2: '${' without its '}'" not in err:
+        raise Failure(err)
+    _, err = run([os.path.join(d, 'missing.plan')], expect=2)
+    if 'missing.plan' not in err:
+        raise Failure(err)
+
+
+def test_plan_found_by_name_and_environment():
+    d, path, a = array_file((100, 3))
+    env = dict(os.environ, PLAN_PIPELINES_DIR=PIPELINES, in_file=path)
+    with open(os.path.join(d, 'env.plan'), 'w') as f:
+        f.write('planfilesrc location="${in_file}" ! planreduce name=s '
+                'op=max ! fakesink\n')
+    env['PLAN_PIPELINES_DIR'] = d
+    out, _ = run(['env.plan'], env=env)
+    if np.float32(results(out)['s'][1]) != a.max():
+        raise Failure(out)
+    env['PLAN_PIPELINES_DIR'] = PIPELINES
+    out, _ = run(['map.plan', 'in=' + path, 'out=' + d + '/o.npy',
+                  'expr=x*3'], env=env)
+    plantest.assert_same(np.load(d + '/o.npy'), a * np.float32(3), 'map.plan')
+
+
+def test_progress_lines_without_terminal():
+    d, path, a = array_file((5000, 3))
+    out, err = run(slow_words(path, rows_per_buffer=500, sleep_us=1000))
+    lines = [l for l in err.splitlines() if l.startswith('progress: ')]
+    if not lines or lines[-1].split()[1:3] != ['done:', '5000']:
+        raise Failure('progress lines: %r' % err)
+    if '\r' in err or '\x1b' in err:
+        raise Failure('terminal control characters off a terminal: %r' % err)
+    if 'MiB/s' not in lines[-1] and 'KiB/s' not in lines[-1]:
+        raise Failure(lines[-1])
+
+
+def test_progress_bar_on_terminal():
+    if shutil.which('script') is None:
+        raise Failure('script(1) (util-linux) is needed for the terminal test')
+    d, path, a = array_file((5000, 3))
+    out = run_in_pty(slow_words(path))
+    if '\r\x1b[K[' not in out:
+        raise Failure('no bar redrawn in place: %r' % out[:400])
+    bars = re.findall(r'\r\x1b\[K\[([#.?]{30})\] ([^\r\n]*)', out)
+    middle = [b for b in bars if 'ETA' in b[1]]
+    if not middle:
+        raise Failure('no bar with an ETA: %r' % bars)
+    for bar, text in middle:
+        m = re.match(r'\s*(\d+) %  (\S+)/5000 rows  (.+)/(.+)  (.+)/s  ETA ',
+                     text)
+        if not m:
+            raise Failure('bar text %r' % text)
+        # the bar and the percentage round down from the same rows
+        if abs(bar.count('#') - int(m.group(1)) * 30 / 100) > 1:
+            raise Failure('bar %r for %s %%' % (bar, m.group(1)))
+    if bars[-1][0] != '#' * 30 or not bars[-1][1].startswith('5000 rows, '):
+        raise Failure('last bar %r' % (bars[-1],))
+    # The result comes after the finished bar, on a line of its own.
+    if not re.search(r'\n[^\r\n]*: sum = ', out):
+        raise Failure('no result line: %r' % out[-400:])
+
+
+def test_progress_bar_fits_a_narrow_terminal():
+    if shutil.which('script') is None:
+        raise Failure('script(1) (util-linux) is needed for the terminal test')
+    d, path, a = array_file((5000, 3))
+    out = run_in_pty(slow_words(path), columns=60)
+    bars = re.findall(r'\r\x1b\[K(\[[#.?]{30}\] [^\r\n]*)', out)
+    middle = [b for b in bars if 'ETA' in b]
+    if not middle:
+        raise Failure('no bar with an ETA on 60 columns: %r' % bars)
+    for b in middle:
+        if len(b) > 59 or not re.search(r' %  .+/s  ETA \d+ s$', b):
+            raise Failure('bar %r on 60 columns' % b)
+
+
+def test_quiet_prints_nothing():
+    d, path, a = array_file((5000, 3))
+    out, err = run(['-q'] + slow_words(path, rows_per_buffer=1000,
+                                        sleep_us=1000))
+    if out or err:
+        raise Failure('-q printed %r %r' % (out, err))
+    if shutil.which('script'):
+        out = run_in_pty(['-q'] + slow_words(path, rows_per_buffer=1000,
+                                              sleep_us=1000))
+        if out.strip():
+            raise Failure('-q printed on a terminal: %r' % out)
+
+
+def test_messages_as_before():
+    """What the pipeline tests and benchmarks read: -m's lines and the time."""
+    d, path, a = array_file((20,), np.int32)
+    out, _ = run(['-m', 'planfilesrc', 'location=' + path, '!', 'planreduce',
+                  'name=r', 'op=max', '!', 'fakesink'])
+    if 'Got message from element "/GstPipeline:pipeline0/PlanReduce:r": ' \
+            'plan-reduce, element=(string)r' not in out:
+        raise Failure(out)
+    if not re.search(r'^Execution ended after \d+\.\d{3} s$', out, re.M):
+        raise Failure(out)
+    if results(out)['r'] != ('max', str(a.max()), 'int32', '()'):
+        raise Failure('%r' % results(out))
+
+
+STATS_ROW = re.compile(r'^(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+ \S+)\s+'
+                       r'(\S+ \S+)\s+(\S+ \S+|-)\s+(\d+)%$', re.M)
+
+
+def test_stats_names_the_slow_element():
+    d, path, a = array_file((2000, 3))
+    # identity holds each of the 20 buffers 20 ms: it bounds the run.
+    words = ['planfilesrc', 'location=' + path, 'blocksize=1200', '!',
+             'planmap', 'name=m', 'expr=x+1', '!', 'identity', 'name=slow',
+             'sleep-time=20000', '!', 'planfilesink', 'location=' + d + '/o.npy']
+    out, err = run(['--stats'] + words)
+    rows = {m.group(1): m.groups() for m in STATS_ROW.finditer(err)}
+    for name, factory in (('planfilesrc0', 'planfilesrc'), ('m', 'planmap'),
+                          ('slow', 'identity'),
+                          ('planfilesink0', 'planfilesink')):
+        if name not in rows or rows[name][1] != factory:
+            raise Failure('no row for %s:\n%s' % (name, err))
+        if rows[name][3] != '2000' or rows[name][4] != '23.4 KiB':
+            raise Failure('%s: rows %s bytes %s' % (name, rows[name][3],
+                                                    rows[name][4]))
+    if rows['planfilesrc0'][2] != '20':
+        raise Failure('planfilesrc pushed %s buffers' % rows['planfilesrc0'][2])
+    m = re.search(r'^bounded by (\S+): busy (\d+) % of the', err, re.M)
+    if not m or m.group(1) != 'slow':
+        raise Failure('not bounded by identity:\n' + err)
+    # 20 x 20 ms of sleep in a run of a little more than that
+    if not 50 <= int(m.group(2)) <= 100 or int(rows['slow'][7]) < 50:
+        raise Failure('identity busy %s %%:\n%s' % (m.group(2), err))
+    plantest.assert_same(np.load(d + '/o.npy'), a + np.float32(1), 'output')
+
+
+def test_stats_kernel_time_is_cpu_not_waiting():
+    """planreduce waits for a slow source: its time is its own work."""
+    d, path, a = array_file((5000, 3))
+    out, err = run(['--stats'] + slow_words(path, rows_per_buffer=500,
+                                            sleep_us=30000))
+    rows = {m.group(1): m.groups() for m in STATS_ROW.finditer(err)}
+    if 'planreduce0' not in rows or int(rows['planreduce0'][7]) > 20:
+        raise Failure('planreduce counted waiting as work:\n' + err)
+    if not re.search(r'^bounded by identity0:', err, re.M):
+        raise Failure(err)
+
+
+def test_graph_files():
+    d, path, a = array_file((100, 3))
+    words = ['planfilesrc', 'location=' + path, '!', 'planmap', 'name=m',
+             'expr=x*2', '!', 'planfilesink', 'location=' + d + '/o.npy']
+    run(['-q', '--graph=' + d + '/g.dot'] + words)
+    dot = open(d + '/g.dot').read()
+    for s in ('digraph', 'planfilesrc0', 'PlanMap', 'planfilesink0',
+              'array/x-raw', 'dtype: float32', 'x*2'):
+        if s not in dot:
+            raise Failure('%r not in the graph' % s)
+    if '0x' in dot:
+        raise Failure('an address in the graph: %s' %
+                      re.findall(r'.{30}0x.{10}', dot))
+    if shutil.which('dot'):
+        run(['-q', '--graph=' + d + '/g.svg'] + words)
+        svg = open(d + '/g.svg').read()
+        if '<svg' not in svg or 'planfilesrc0' not in svg:
+            raise Failure('not an SVG of the graph')
+        run(['-q', '--graph=' + d + '/g.png'] + words)
+        if open(d + '/g.png', 'rb').read(8) != b'\x89PNG\r\n\x1a\n':
+            raise Failure('not a PNG')
+    # Without Graphviz: a clear message, the .dot beside, exit status 4.
+    env = dict(os.environ, PATH=d)
+    _, err = run(['-q', '--graph=' + d + '/h.svg'] + words, expect=4, env=env)
+    if "Graphviz's dot is not installed" not in err or \
+            not os.path.exists(d + '/h.svg.dot') or os.path.exists(d + '/h.svg'):
+        raise Failure(err)
+
+
+def test_target_sets_every_kernel_element():
+    d, path, a = array_file((300, 3))
+    words = ['planfilesrc', 'location=' + path, '!', 'planmap', 'name=m',
+             'expr=x*2', '!', 'tee', 'name=t', '!', 'queue', '!',
+             'planfilesink', 'location=' + d + '/o.npy', 't.', '!', 'queue',
+             '!', 'planreduce', 'name=r', 'op=sum', '!', 'fakesink']
+    # planreduce has no device kernel: target=cuda is refused, naming it,
+    # which shows the option reached it.
+    env = dict(os.environ, GST_PLAN_DEVICE='sim')
+    _, err = run(['-q', '--target=cuda'] + words, expect=1, env=env)
+    if 'r computes on the CPU only' not in err:
+        raise Failure(err)
+    out, _ = run(['--target=cpu', '--graph=' + d + '/g.dot'] + words, env=env)
+    if open(d + '/g.dot').read().count('target=cpu') != 2:
+        raise Failure('target=cpu not on both kernel elements')
+    exact = math.fsum((a * np.float32(2)).astype(np.float64).ravel())
+    if abs(float(results(out)['r'][1]) - exact) > 1e-3:
+        raise Failure('sum %s, exact %r' % (results(out)['r'][1], exact))
+    # cuda runs on the simulated device here
+    words = ['planfilesrc', 'location=' + path, '!', 'planmap', 'expr=x*2',
+             '!', 'planmap', 'expr=x+1', '!', 'planfilesink',
+             'location=' + d + '/o.npy']
+    for target in ('cpu', 'cuda'):
+        run(['-q', '--target=' + target, '--graph=' + d + '/g.dot'] + words,
+            env=env)
+        if open(d + '/g.dot').read().count('target=' + target) != 2:
+            raise Failure('target=%s not on both maps' % target)
+        plantest.assert_same(np.load(d + '/o.npy'),
+                             a * np.float32(2) + np.float32(1),
+                             'target=' + target)
+    _, err = run(['--target=cpu', 'fakesrc', 'num-buffers=1', '!', 'fakesink'])
+    if 'no kernel element' not in err:
+        raise Failure(err)
+
+
+def interrupt(args, sig, d):
+    """Starts plan-launch, waits for its first progress line, sends sig;
+    returns (returncode, stderr)."""
+    p = subprocess.Popen([LAUNCH] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        line = p.stderr.readline()
+        while not line.startswith('progress:'):
+            if not line or time.monotonic() > deadline:
+                raise Failure('no progress line before the end: %r' % line)
+            line = p.stderr.readline()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, line + err
+
+
+def test_sigint_stops_and_leaves_no_file():
+    d, path, a = array_file((5000, 3))
+    out = d + '/o.npy'
+    rc, err = interrupt(slow_words(path, out), signal.SIGINT, d)
+    if rc != 130 or 'SIGINT: stopping the pipeline' not in err:
+        raise Failure('exit %d:\n%s' % (rc, err))
+    if sorted(os.listdir(d)) != ['a.npy']:
+        raise Failure('left behind: %s' % os.listdir(d))
+
+
+def test_sigterm_with_eos_on_shutdown():
+    d, path, a = array_file((5000, 3))
+    out = d + '/o.npy'
+    rc, err = interrupt(['-e'] + slow_words(path, out), signal.SIGTERM, d)
+    if rc != 143 or 'SIGTERM: sending EOS' not in err:
+        raise Failure('exit %d:\n%s' % (rc, err))
+    # planfilesink refuses the stream cut short: still no file.
+    if 'cut short' not in err or sorted(os.listdir(d)) != ['a.npy']:
+        raise Failure('%s\n%s' % (os.listdir(d), err))
+
+
+def test_timeout():
+    d, path, a = array_file((5000, 3))
+    _, err = run(['-q', '-t', '0.3'] + slow_words(path), expect=3)
+    if 'did not finish within 0.3 s' not in err:
+        raise Failure(err)
+
+
+plantest.run_cases([(f.__name__, f) for f in (
+    test_help_is_a_manual,
+    test_usage_errors,
+    test_reduce_plan_prints_results,
+    test_plan_variable_defaults_and_columns,
+    test_plan_file_errors,
+    test_plan_found_by_name_and_environment,
+    test_progress_lines_without_terminal,
+    test_progress_bar_on_terminal,
+    test_progress_bar_fits_a_narrow_terminal,
+    test_quiet_prints_nothing,
+    test_messages_as_before,
+    test_stats_names_the_slow_element,
+    test_stats_kernel_time_is_cpu_not_waiting,
+    test_graph_files,
+    test_target_sets_every_kernel_element,
+    test_sigint_stops_and_leaves_no_file,
+    test_sigterm_with_eos_on_shutdown,
+    test_timeout,
+)])
