@@ -46,6 +46,7 @@
 #include <libplan/planparallel.h>
 #include <libplan/plannvrtc.h>
 #include <libplan/planuploader.h>
+#include <libplan/planreducerdevice.h>
 #endif
 
 G_BEGIN_DECLS

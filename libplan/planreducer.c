@@ -3102,3 +3102,131 @@ plan_reducer_make_structure (PlanReducer * reducer,
     gst_structure_set (s, "rows", G_TYPE_UINT64, r->n_rows, NULL);
   return s;
 }
+
+/* The device's steps ------------------------------------------------------ */
+
+#include "planreducer-private.h"
+#include "planreducerdevice.h"
+
+G_STATIC_ASSERT (sizeof (Acc) == sizeof (PrkAcc));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Acc, w) == G_STRUCT_OFFSET (PrkAcc, w));
+G_STATIC_ASSERT (PRK_BLOCK == BLOCK && PRK_LANES == LANES);
+
+/**
+ * plan_reducer_get_device_steps: (skip)
+ * @reducer: a #PlanReducer
+ * @params: (out caller-allocates): the parameters of the steps of
+ *   planreducer-steps.h that compute what @reducer computes
+ * @mode: (out) (optional): the axis as run (#PLAN_REDUCE_AXIS_ROWS of 1-D
+ *   input runs as #PLAN_REDUCE_AXIS_ALL)
+ * @row_elements: (out) (optional): elements per input row
+ *
+ * Describes the reducer's block, merge, column and final functions as the
+ * device steps: the algorithm of the block function the reducer picked for
+ * its op and dtype, its final, its identity and ddof. Unstable API.
+ *
+ * Returns: %FALSE for a custom combiner, which has no such description.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
+    PlanReduceAxis * mode, gsize * row_elements)
+{
+  PlanReducer *r = reducer;
+  PlanDType dt;
+  PrkParams *p = params;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (params != NULL, FALSE);
+
+  dt = r->input.dtype;
+  memset (p, 0, sizeof (*p));
+  if (mode)
+    *mode = r->mode;
+  if (row_elements)
+    *row_elements = r->row_elements;
+  if (r->custom)
+    return FALSE;
+
+#define BLOCK_IS(table, A) if (r->block == table[dt]) p->algo = A; else
+  BLOCK_IS (isum_blocks, PRK_A_ISUM)
+      BLOCK_IS (iprod_blocks, PRK_A_IPROD)
+      BLOCK_IS (dsum_blocks, PRK_A_DSUM)
+      BLOCK_IS (ksum_blocks, PRK_A_KSUM)
+      BLOCK_IS (fprod_blocks, PRK_A_FPROD)
+      BLOCK_IS (min_blocks, PRK_A_MIN)
+      BLOCK_IS (max_blocks, PRK_A_MAX)
+      BLOCK_IS (argmin_blocks, PRK_A_ARGMIN)
+      BLOCK_IS (argmax_blocks, PRK_A_ARGMAX)
+      BLOCK_IS (any_blocks, PRK_A_ANY)
+      BLOCK_IS (all_blocks, PRK_A_ALL)
+      BLOCK_IS (nandsum_blocks, PRK_A_NANDSUM)
+      BLOCK_IS (nanksum_blocks, PRK_A_NANKSUM)
+      BLOCK_IS (nanfprod_blocks, PRK_A_NANFPROD)
+      BLOCK_IS (nanmean_blocks, PRK_A_NANMEAN)
+      BLOCK_IS (nanmin_blocks, PRK_A_NANMIN)
+      BLOCK_IS (nanmax_blocks, PRK_A_NANMAX)
+      BLOCK_IS (nanargmin_blocks, PRK_A_NANARGMIN)
+      BLOCK_IS (nanargmax_blocks, PRK_A_NANARGMAX)
+      BLOCK_IS (var_blocks, PRK_A_VAR)
+      BLOCK_IS (nanvar_blocks, PRK_A_NANVAR)
+      BLOCK_IS (nonzero_blocks, PRK_A_NONZERO)
+      BLOCK_IS (ptp_blocks, PRK_A_PTP)
+      g_return_val_if_reached (FALSE);
+#undef BLOCK_IS
+
+  if (r->final == final_u64)
+    p->final = PRK_F_U64;
+  else if (r->final == final_sum_f32 || r->final == final_sum_f64)
+    p->final = PRK_F_SUM;
+  else if (r->final == final_mean_f32 || r->final == final_mean_f64)
+    p->final = PRK_F_MEAN;
+  else if (r->final == final_prod_f32 || r->final == final_prod_f64)
+    p->final = PRK_F_PROD;
+  else if (r->final == final_nanmean_f32 || r->final == final_nanmean_f64)
+    p->final = PRK_F_NANMEAN;
+  else if (r->final == final_nanextreme_f32
+      || r->final == final_nanextreme_f64)
+    p->final = PRK_F_NANEXTREME;
+  else if (r->final == final_var_f32 || r->final == final_var_f64)
+    p->final = PRK_F_VAR;
+  else if (r->final == final_std_f32 || r->final == final_std_f64)
+    p->final = PRK_F_STD;
+  else if (r->final == final_index)
+    p->final = PRK_F_INDEX;
+  else if (r->final == final_bool)
+    p->final = PRK_F_BOOL;
+  else if (r->final == value_finals[dt])
+    p->final = PRK_F_VALUE;
+  else if (r->final == ptp_finals[dt])
+    p->final = PRK_F_PTP;
+  else
+    g_return_val_if_reached (FALSE);
+
+  p->dtype = dt;
+  p->kind = dtype_kind (dt);
+  p->out_dtype = r->output.dtype;
+  p->nan_arg = r->nan_arg;
+  p->nan_var = r->op == PLAN_REDUCE_OP_NANVAR
+      || r->op == PLAN_REDUCE_OP_NANSTD;
+  p->in_size = r->in_size;
+  p->ddof = r->ddof;
+  memcpy (&p->identity, &r->identity, sizeof (p->identity));
+  return TRUE;
+}
+
+void
+_plan_reducer_set_n_rows (PlanReducer * reducer, guint64 n_rows)
+{
+  reducer->n_rows = n_rows;
+}
+
+/* The message of plan_reducer_finish() where nanargmin/nanargmax saw only
+ * NaNs. */
+const gchar *
+_plan_reducer_get_all_nan_text (PlanReducer * reducer)
+{
+  return reducer->mode == PLAN_REDUCE_AXIS_ROWS
+      ? "a column's values are all NaN" : "every value is NaN";
+}
