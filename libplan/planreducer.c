@@ -3135,6 +3135,7 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
 {
   PlanReducer *r = reducer;
   PlanDType dt;
+  PlanReduceOp op;
   PrkParams *p = params;
 
   g_return_val_if_fail (reducer != NULL, FALSE);
@@ -3149,60 +3150,79 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
   if (r->custom)
     return FALSE;
 
-#define BLOCK_IS(table, A) if (r->block == table[dt]) p->algo = A; else
-  BLOCK_IS (isum_blocks, PRK_A_ISUM)
-      BLOCK_IS (iprod_blocks, PRK_A_IPROD)
-      BLOCK_IS (dsum_blocks, PRK_A_DSUM)
-      BLOCK_IS (ksum_blocks, PRK_A_KSUM)
-      BLOCK_IS (fprod_blocks, PRK_A_FPROD)
-      BLOCK_IS (min_blocks, PRK_A_MIN)
-      BLOCK_IS (max_blocks, PRK_A_MAX)
-      BLOCK_IS (argmin_blocks, PRK_A_ARGMIN)
-      BLOCK_IS (argmax_blocks, PRK_A_ARGMAX)
-      BLOCK_IS (any_blocks, PRK_A_ANY)
-      BLOCK_IS (all_blocks, PRK_A_ALL)
-      BLOCK_IS (nandsum_blocks, PRK_A_NANDSUM)
-      BLOCK_IS (nanksum_blocks, PRK_A_NANKSUM)
-      BLOCK_IS (nanfprod_blocks, PRK_A_NANFPROD)
-      BLOCK_IS (nanmean_blocks, PRK_A_NANMEAN)
-      BLOCK_IS (nanmin_blocks, PRK_A_NANMIN)
-      BLOCK_IS (nanmax_blocks, PRK_A_NANMAX)
-      BLOCK_IS (nanargmin_blocks, PRK_A_NANARGMIN)
-      BLOCK_IS (nanargmax_blocks, PRK_A_NANARGMAX)
-      BLOCK_IS (var_blocks, PRK_A_VAR)
-      BLOCK_IS (nanvar_blocks, PRK_A_NANVAR)
-      BLOCK_IS (nonzero_blocks, PRK_A_NONZERO)
-      BLOCK_IS (ptp_blocks, PRK_A_PTP)
-      g_return_val_if_reached (FALSE);
-#undef BLOCK_IS
-
-  if (r->final == final_u64)
-    p->final = PRK_F_U64;
-  else if (r->final == final_sum_f32 || r->final == final_sum_f64)
-    p->final = PRK_F_SUM;
-  else if (r->final == final_mean_f32 || r->final == final_mean_f64)
-    p->final = PRK_F_MEAN;
-  else if (r->final == final_prod_f32 || r->final == final_prod_f64)
-    p->final = PRK_F_PROD;
-  else if (r->final == final_nanmean_f32 || r->final == final_nanmean_f64)
-    p->final = PRK_F_NANMEAN;
-  else if (r->final == final_nanextreme_f32
-      || r->final == final_nanextreme_f64)
-    p->final = PRK_F_NANEXTREME;
-  else if (r->final == final_var_f32 || r->final == final_var_f64)
-    p->final = PRK_F_VAR;
-  else if (r->final == final_std_f32 || r->final == final_std_f64)
-    p->final = PRK_F_STD;
-  else if (r->final == final_index)
-    p->final = PRK_F_INDEX;
-  else if (r->final == final_bool)
-    p->final = PRK_F_BOOL;
-  else if (r->final == value_finals[dt])
-    p->final = PRK_F_VALUE;
-  else if (r->final == ptp_finals[dt])
-    p->final = PRK_F_PTP;
-  else
-    g_return_val_if_reached (FALSE);
+  /* The choices of select_builtin(), by op and dtype (function pointers
+   * of the target_clones block functions do not compare reliably). */
+  op = plan_dtype_is_float (dt) ? r->op : plain_op (r->op);
+  switch (op) {
+    case PLAN_REDUCE_OP_SUM:
+      p->algo = !plan_dtype_is_float (dt) ? PRK_A_ISUM
+          : needs_compensation (dt) ? PRK_A_KSUM : PRK_A_DSUM;
+      p->final = plan_dtype_is_float (dt) ? PRK_F_SUM : PRK_F_U64;
+      break;
+    case PLAN_REDUCE_OP_MEAN:
+      p->algo = needs_compensation (dt) ? PRK_A_KSUM : PRK_A_DSUM;
+      p->final = PRK_F_MEAN;
+      break;
+    case PLAN_REDUCE_OP_PROD:
+      p->algo = plan_dtype_is_float (dt) ? PRK_A_FPROD : PRK_A_IPROD;
+      p->final = plan_dtype_is_float (dt) ? PRK_F_PROD : PRK_F_U64;
+      break;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+      p->algo = op == PLAN_REDUCE_OP_MIN ? PRK_A_MIN : PRK_A_MAX;
+      p->final = PRK_F_VALUE;
+      break;
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+      p->algo = op == PLAN_REDUCE_OP_ARGMIN ? PRK_A_ARGMIN : PRK_A_ARGMAX;
+      p->final = PRK_F_INDEX;
+      break;
+    case PLAN_REDUCE_OP_ANY:
+    case PLAN_REDUCE_OP_ALL:
+      p->algo = op == PLAN_REDUCE_OP_ANY ? PRK_A_ANY : PRK_A_ALL;
+      p->final = PRK_F_BOOL;
+      break;
+    case PLAN_REDUCE_OP_NANSUM:
+      p->algo = dt == PLAN_DTYPE_FLOAT32 ? PRK_A_NANDSUM : PRK_A_NANKSUM;
+      p->final = PRK_F_SUM;
+      break;
+    case PLAN_REDUCE_OP_NANPROD:
+      p->algo = PRK_A_NANFPROD;
+      p->final = PRK_F_PROD;
+      break;
+    case PLAN_REDUCE_OP_NANMEAN:
+      p->algo = PRK_A_NANMEAN;
+      p->final = PRK_F_NANMEAN;
+      break;
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+      p->algo = op == PLAN_REDUCE_OP_NANMIN ? PRK_A_NANMIN : PRK_A_NANMAX;
+      p->final = PRK_F_NANEXTREME;
+      break;
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+      p->algo = op == PLAN_REDUCE_OP_NANARGMIN ? PRK_A_NANARGMIN :
+          PRK_A_NANARGMAX;
+      p->final = PRK_F_INDEX;
+      break;
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
+      p->algo = op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_STD ?
+          PRK_A_VAR : PRK_A_NANVAR;
+      p->final = op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_NANVAR ?
+          PRK_F_VAR : PRK_F_STD;
+      break;
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
+      p->algo = PRK_A_NONZERO;
+      p->final = PRK_F_U64;
+      break;
+    case PLAN_REDUCE_OP_PTP:
+      p->algo = PRK_A_PTP;
+      p->final = PRK_F_PTP;
+      break;
+  }
 
   p->dtype = dt;
   p->kind = dtype_kind (dt);
