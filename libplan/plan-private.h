@@ -70,6 +70,9 @@ gboolean _plan_kernel_device_launch (PlanKernelDevice * self,
     const gsize * byte_offsets, guint64 first_row, gsize n_rows,
     GstFlowReturn * ret);
 
+G_GNUC_INTERNAL
+GstFlowReturn _plan_kernel_element_take_push_flow (PlanKernelElement * self);
+
 G_END_DECLS
 
 #endif /* __PLAN_PRIVATE_H__ */

@@ -154,6 +154,8 @@ typedef struct
    * probe that keeps EOS from following it downstream */
   gint failed;
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
+  GstFlowReturn push_flow;      /* of the last push_output(), for a launch()
+                                 * that pushes itself (launch_consumes) */
 } PlanKernelElementPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlanKernelElement, plan_kernel_element,
@@ -1689,7 +1691,9 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   buffer = _plan_kernel_device_output (priv->device, buffer, &err);
   if (buffer == NULL)
     goto device_failed;
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buffer);
+  priv->push_flow = gst_aggregator_finish_buffer (GST_AGGREGATOR (self),
+      buffer);
+  return priv->push_flow;
 
   /* ERRORS */
 device_failed:
@@ -1698,8 +1702,20 @@ device_failed:
         ("Could not copy an output buffer to the device."), ("%s",
             err->message));
     g_clear_error (&err);
+    priv->push_flow = GST_FLOW_ERROR;
     return GST_FLOW_ERROR;
   }
+}
+
+/* The flow of the pushes since the last call (OK when none failed). */
+GstFlowReturn
+_plan_kernel_element_take_push_flow (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstFlowReturn ret = priv->push_flow;
+
+  priv->push_flow = GST_FLOW_OK;
+  return ret;
 }
 
 /**

@@ -159,8 +159,10 @@ struct _PlanKernelElementClass
   void (*output_range) (PlanKernelElement * self, guint64 first, gint64 end,
       guint64 * out_first, gint64 * out_end);
 
+  gboolean launch_consumes;
+
   /*< private >*/
-  gpointer _plan_reserved[9];
+  gpointer _plan_reserved[8];
 };
 
 /**
