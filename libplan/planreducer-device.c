@@ -102,6 +102,23 @@ kernel_source (void)
       NULL);
 }
 
+/**
+ * plan_device_reducer_get_cuda_source:
+ *
+ * The CUDA C of the reduction kernels: the steps of planreducer-steps.h
+ * and the __global__ functions over them, as NVRTC compiles them (with
+ * --fmad=false) for a CUDA device.
+ *
+ * Returns: (transfer full): the source
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_device_reducer_get_cuda_source (void)
+{
+  return kernel_source ();
+}
+
 static gboolean
 build_kernels (PlanDeviceReducer * dr, GError ** error)
 {
