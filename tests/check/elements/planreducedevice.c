@@ -257,6 +257,33 @@ GST_START_TEST (test_map_before_reduction_equals_cpu)
 
 GST_END_TEST;
 
+/* A custom combiner has no device kernel: target=cuda reduces it on host
+ * copies, with the CPU's result. */
+GST_START_TEST (test_custom_combiner_falls_back_to_host)
+{
+  guint8 *data = make_data (PLAN_DTYPE_INT32, 5000);
+  const gchar *cpu[] = { "expr", "max(x, y)", "identity", "-2147483648",
+    "target", "cpu", NULL
+  };
+  const gchar *gpu[] = { "expr", "max(x, y)", "identity", "-2147483648",
+    "target", "cuda", NULL
+  };
+  Outcome want, got;
+
+  run ("array/x-raw, dtype=int32, shape=<5000>", data, 5000, 4, 5000, cpu,
+      &want);
+  run ("array/x-raw, dtype=int32, shape=<5000>", data, 5000, 4, 999, gpu,
+      &got);
+  fail_unless (want.ok && got.ok, "%s", got.error);
+  fail_unless_equals_uint64 (got.bytes->len, 4);
+  fail_unless (memcmp (got.bytes->data, want.bytes->data, 4) == 0);
+  outcome_clear (&want);
+  outcome_clear (&got);
+  g_free (data);
+}
+
+GST_END_TEST;
+
 /* Only the result comes back: one device-to-host copy of the value (and
  * one of the error flag) for a whole stream, whatever its chunks. */
 GST_START_TEST (test_only_the_result_comes_back)
@@ -341,6 +368,7 @@ planreducedevice_suite (void)
   tcase_add_test (tc, test_axis_minus_1_equals_cpu);
   tcase_add_test (tc, test_map_before_reduction_equals_cpu);
   tcase_add_test (tc, test_only_the_result_comes_back);
+  tcase_add_test (tc, test_custom_combiner_falls_back_to_host);
   tcase_add_test (tc, test_failed_launch_is_an_element_error);
   tcase_add_test (tc, test_device_oom_is_an_element_error);
   return s;
