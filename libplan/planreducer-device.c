@@ -63,6 +63,55 @@ static const gchar *const kernel_names[K_N] = {
   "prk_k_finish", "prk_k_columns", "prk_k_columns_final", "prk_k_rows"
 };
 
+/* A custom combiner's kernels (kernels/cuda/reduce_custom.cuh), with the
+ * same arguments. */
+static const gchar *const custom_kernel_names[K_N] = {
+  "prk_c_blocks", "prk_c_reset", "prk_c_stage", "prk_c_push",
+  "prk_c_finish", "prk_c_columns", "prk_c_columns_final", "prk_c_rows"
+};
+
+/* The CUDA types of the expression prelude. */
+static const gchar *
+cuda_type (PlanDType d)
+{
+  static const gchar *const names[PLAN_DTYPE_N] = {
+    [PLAN_DTYPE_BOOL] = "plan_bool",[PLAN_DTYPE_INT8] = "plan_i8",
+    [PLAN_DTYPE_UINT8] = "plan_u8",[PLAN_DTYPE_INT16] = "plan_i16",
+    [PLAN_DTYPE_UINT16] = "plan_u16",[PLAN_DTYPE_INT32] = "plan_i32",
+    [PLAN_DTYPE_UINT32] = "plan_u32",[PLAN_DTYPE_INT64] = "plan_i64",
+    [PLAN_DTYPE_UINT64] = "plan_u64",[PLAN_DTYPE_FLOAT32] = "float",
+    [PLAN_DTYPE_FLOAT64] = "double",
+  };
+  return names[d];
+}
+
+/* The kernels of a custom combiner: the steps, the CUDA generated from the
+ * combiner (and from the cast of the input to the accumulator dtype), and
+ * the custom tree over them. */
+static gchar *
+custom_source (PlanReducer * reducer, PlanDType in, PlanDType acc)
+{
+  PlanExpr *combiner, *cast;
+  GString *s = g_string_new (plan_reduce_cuda_steps);
+  gchar *code;
+
+  _plan_reducer_get_custom_exprs (reducer, &combiner, &cast);
+  code = plan_expr_to_cuda (combiner, "prk_comb");
+  g_string_append_printf (s, "\n%s\n", code);
+  g_free (code);
+  if (cast) {
+    code = plan_expr_to_cuda (cast, "prk_cast");
+    g_string_append_printf (s, "%s\n#define PRK_CAST(v) prk_cast_element "
+        "(v)\n", code);
+    g_free (code);
+  } else {
+    g_string_append (s, "#define PRK_CAST(v) (v)\n");
+  }
+  g_string_append_printf (s, "#define PRK_T %s\n#define PRK_IN_T %s\n%s",
+      cuda_type (acc), cuda_type (in), plan_reduce_cuda_custom);
+  return g_string_free (s, FALSE);
+}
+
 struct _PlanDeviceReducer
 {
   PlanReducer *reducer;
@@ -119,11 +168,36 @@ plan_device_reducer_get_cuda_source (void)
   return kernel_source ();
 }
 
+/**
+ * plan_device_reducer_get_custom_cuda_source:
+ * @reducer: a custom reducer (plan_reducer_new_custom())
+ *
+ * The CUDA C of a custom combiner's reduction kernels.
+ *
+ * Returns: (transfer full) (nullable): the source, or %NULL when @reducer
+ *   is not custom
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer)
+{
+  PrkParams p;
+
+  g_return_val_if_fail (reducer != NULL, NULL);
+  if (!plan_reducer_get_device_steps (reducer, &p, NULL, NULL)
+      || p.algo != PRK_A_CUSTOM)
+    return NULL;
+  return custom_source (reducer, p.dtype, p.out_dtype);
+}
+
 static gboolean
 build_kernels (PlanDeviceReducer * dr, GError ** error)
 {
+  gboolean custom = dr->params.algo == PRK_A_CUSTOM;
   gint major = 0, minor = 0;
-  gchar *arch, *source = kernel_source ();
+  gchar *arch, *source = custom ? custom_source (dr->reducer,
+      dr->params.dtype, dr->params.out_dtype) : kernel_source ();
   GBytes *code = NULL;
   gboolean ok;
   guint i;
@@ -133,7 +207,8 @@ build_kernels (PlanDeviceReducer * dr, GError ** error)
   ok = plan_nvrtc_compile (source, arch, &code, error);
   for (i = 0; ok && i < K_N; i++) {
     dr->kernels[i] = plan_kernel_new (dr->device, g_bytes_get_data (code,
-            NULL), g_bytes_get_size (code), kernel_names[i], error);
+            NULL), g_bytes_get_size (code), custom ? custom_kernel_names[i]
+        : kernel_names[i], error);
     ok = dr->kernels[i] != NULL;
   }
   g_clear_pointer (&code, g_bytes_unref);
@@ -281,8 +356,8 @@ ensure_size (PlanDeviceReducer * dr, gpointer * ptr, gsize * len, gsize size,
  * architecture (through the on-disk cache) and loaded.
  *
  * Returns: (transfer full) (nullable): the device reducer, or %NULL with
- *   @error set: %PLAN_ERROR_UNSUPPORTED for a custom combiner or when
- *   NVRTC cannot build the kernels (the caller reduces on the host then),
+ *   @error set: %PLAN_ERROR_UNSUPPORTED when NVRTC cannot build the
+ *   kernels (the caller reduces on the host then),
  *   %PLAN_ERROR_DEVICE when device memory runs out.
  *
  * Since: 0.1
@@ -303,14 +378,8 @@ plan_device_reducer_new (PlanReducer * reducer, PlanStream * stream,
         0, "Reductions on devices");
 
   dr = g_new0 (PlanDeviceReducer, 1);
-  if (!plan_reducer_get_device_steps (reducer, &dr->params, &dr->mode,
-          &dr->row_elements)) {
-    g_free (dr);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "the custom combiner '%s' has no device kernel",
-        plan_reducer_get_name (reducer));
-    return NULL;
-  }
+  plan_reducer_get_device_steps (reducer, &dr->params, &dr->mode,
+      &dr->row_elements);
   dr->reducer = plan_reducer_ref (reducer);
   dr->stream = plan_stream_ref (stream);
   dr->device = gst_object_ref (plan_stream_get_device (stream));

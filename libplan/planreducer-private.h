@@ -15,11 +15,16 @@
 
 #include "planreducer.h"
 #include "planreducer-steps.h"
+#include "planexpr.h"
 
 G_BEGIN_DECLS
 
 G_GNUC_INTERNAL
 void _plan_reducer_set_n_rows (PlanReducer * reducer, guint64 n_rows);
+
+G_GNUC_INTERNAL
+void _plan_reducer_get_custom_exprs (PlanReducer * reducer,
+    PlanExpr ** combiner, PlanExpr ** cast);
 
 G_GNUC_INTERNAL
 const gchar *_plan_reducer_get_all_nan_text (PlanReducer * reducer);

@@ -83,7 +83,10 @@ enum
   PRK_A_MAX, PRK_A_ARGMIN, PRK_A_ARGMAX, PRK_A_ANY, PRK_A_ALL,
   PRK_A_NANDSUM, PRK_A_NANKSUM, PRK_A_NANFPROD, PRK_A_NANMEAN,
   PRK_A_NANMIN, PRK_A_NANMAX, PRK_A_NANARGMIN, PRK_A_NANARGMAX, PRK_A_VAR,
-  PRK_A_NANVAR, PRK_A_NONZERO, PRK_A_PTP
+  PRK_A_NANVAR, PRK_A_NONZERO, PRK_A_PTP,
+  /* a combiner expression: its own kernels on CUDA (reduce_custom.cuh),
+   * the CPU reducer's block and merge through PrkHooks on the host */
+  PRK_A_CUSTOM
 };
 
 /* Its final function. */
@@ -91,7 +94,8 @@ enum
 {
   PRK_F_U64, PRK_F_SUM, PRK_F_MEAN, PRK_F_PROD, PRK_F_NANMEAN,
   PRK_F_NANEXTREME, PRK_F_VAR, PRK_F_STD, PRK_F_INDEX, PRK_F_BOOL,
-  PRK_F_VALUE, PRK_F_PTP
+  PRK_F_VALUE, PRK_F_PTP,
+  PRK_F_RAW                     /* the accumulator's bytes (custom) */
 };
 
 typedef union
@@ -121,9 +125,28 @@ typedef struct
   int nan_arg;                  /* nanargmin/nanargmax: NONE is an error */
   int nan_var;                  /* nanvar/nanstd: NaN where n - ddof <= 0 */
   int in_size;
+  int out_size;
   double ddof;
   PrkAcc identity;
+  const void *hooks;            /* host only: PrkHooks of PRK_A_CUSTOM */
+  void *hook_data;
 } PrkParams;
+
+/* A custom combiner's steps on the host, from the CPU reducer. */
+typedef struct
+{
+  void (*block) (void *data, const void *x, prk_u64 n, prk_u64 base,
+      PrkAcc * out);
+  void (*merge) (void *data, PrkAcc * a, const PrkAcc * b);
+  void (*column) (void *data, PrkAcc * a, const void *x, prk_u64 c);
+} PrkHooks;
+
+#if defined(__CUDACC_RTC__)
+#define PRK_HOOK(P, name, args) ((void) 0)
+#else
+#define PRK_HOOK(P, name, args) \
+  ((const PrkHooks *) (P)->hooks)->name args
+#endif
 
 /* One lane's accumulators (what the CPU keeps in its lane arrays). */
 typedef struct
@@ -370,6 +393,15 @@ prk_eq (const PrkParams * P, PrkValue a, PrkValue b)
   return a.u == b.u;
 }
 
+PRK_HD void
+prk_copy_bytes (void *dst, const void *src, prk_u64 n)
+{
+  prk_u64 i;
+
+  for (i = 0; i < n; i++)
+    ((unsigned char *) dst)[i] = ((const unsigned char *) src)[i];
+}
+
 /* Double-double steps ------------------------------------------------------ */
 
 PRK_HD void
@@ -444,6 +476,9 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
   int is_min;
 
   switch (P->algo) {
+    case PRK_A_CUSTOM:
+      PRK_HOOK (P, merge, (P->hook_data, a, b));
+      break;
     case PRK_A_ISUM:
     case PRK_A_NONZERO:
       a->v.u += b->v.u;
@@ -925,6 +960,10 @@ prk_block (const PrkParams * P, const void *x, prk_u64 n, prk_u64 base,
   PrkMid mid;
   unsigned int l;
 
+  if (P->algo == PRK_A_CUSTOM) {
+    PRK_HOOK (P, block, (P->hook_data, x, n, base, out));
+    return;
+  }
   for (l = 0; l < PRK_LANES; l++) {
     prk_lane_init (P, &L[l], x, n, base, l);
     prk_lane_run (P, &L[l], x, n, base, l, 0, 0.0);
@@ -987,6 +1026,9 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
   PrkAcc b;
 
   switch (P->algo) {
+    case PRK_A_CUSTOM:
+      PRK_HOOK (P, column, (P->hook_data, a, x, c));
+      break;
     case PRK_A_ISUM:
       a->v.u += prk_to_u64 (P, x, c);
       break;
@@ -1140,6 +1182,9 @@ PRK_HD int
 prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
 {
   switch (P->final) {
+    case PRK_F_RAW:
+      prk_copy_bytes (out, a->v.raw, P->out_size);
+      break;
     case PRK_F_U64:
       *(prk_u64 *) out = a->v.u;
       break;
@@ -1228,7 +1273,7 @@ prk_reduce_row (const PrkParams * P, const void *x, prk_u64 n, void *out)
   prk_u64 k;
   int es = P->in_size;
 
-  if (n == 1) {
+  if (n == 1 && P->algo != PRK_A_CUSTOM) {
     acc = P->identity;
     prk_column_step (P, &acc, x, 0, 0);
     return prk_final (P, &acc, 1, out);
@@ -1248,15 +1293,6 @@ prk_reduce_row (const PrkParams * P, const void *x, prk_u64 n, void *out)
 }
 
 /* The single-thread steps of a chunk of the whole-stream reduction ------- */
-
-PRK_HD void
-prk_copy_bytes (void *dst, const void *src, prk_u64 n)
-{
-  prk_u64 i;
-
-  for (i = 0; i < n; i++)
-    ((unsigned char *) dst)[i] = ((const unsigned char *) src)[i];
-}
 
 /* Completes the staged block with @take elements of @x; when it is full
  * (@staged + @take == PRK_BLOCK), reduces it (global index @base) into the

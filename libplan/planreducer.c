@@ -3112,6 +3112,56 @@ G_STATIC_ASSERT (sizeof (Acc) == sizeof (PrkAcc));
 G_STATIC_ASSERT (G_STRUCT_OFFSET (Acc, w) == G_STRUCT_OFFSET (PrkAcc, w));
 G_STATIC_ASSERT (PRK_BLOCK == BLOCK && PRK_LANES == LANES);
 
+/* A custom combiner's steps for the device steps on the host: the CPU's
+ * own block, merge and column update. */
+static void
+hook_block (void *data, const void *x, prk_u64 n, prk_u64 base,
+    PrkAcc * out)
+{
+  PlanReducer *r = data;
+
+  block_custom (r, x, n, base, (Acc *) out, r->scratch);
+}
+
+static void
+hook_merge (void *data, PrkAcc * a, const PrkAcc * b)
+{
+  merge_custom (data, (Acc *) a, (const Acc *) b);
+}
+
+static void
+hook_column (void *data, PrkAcc * a, const void *x, prk_u64 c)
+{
+  PlanReducer *r = data;
+  const guint8 *xc = (const guint8 *) x + c * r->in_size;
+  gconstpointer inputs[2];
+  Value converted, result;
+
+  inputs[0] = a->v.raw;
+  inputs[1] = xc;
+  if (r->cast) {
+    gconstpointer cast_in[1] = { xc };
+
+    plan_expr_eval (r->cast, cast_in, converted.raw, 1);
+    inputs[1] = converted.raw;
+  }
+  plan_expr_eval (r->combiner, inputs, result.raw, 1);
+  memcpy (a->v.raw, result.raw, r->acc_size);
+}
+
+/**
+ * _plan_reducer_get_custom_exprs:
+ *
+ * The combiner and the cast (NULL when none) of a custom reducer.
+ */
+void
+_plan_reducer_get_custom_exprs (PlanReducer * reducer, PlanExpr ** combiner,
+    PlanExpr ** cast)
+{
+  *combiner = reducer->custom ? reducer->combiner : NULL;
+  *cast = reducer->custom ? reducer->cast : NULL;
+}
+
 /**
  * plan_reducer_get_device_steps: (skip)
  * @reducer: a #PlanReducer
@@ -3125,8 +3175,10 @@ G_STATIC_ASSERT (PRK_BLOCK == BLOCK && PRK_LANES == LANES);
  * device steps: the algorithm of the block function the reducer picked for
  * its op and dtype, its final, its identity and ddof. Unstable API.
  *
- * Returns: %FALSE for a custom combiner, which has no such description.
+ * For a custom combiner the algorithm is %PRK_A_CUSTOM, whose host steps
+ * call the reducer's own block and merge (through @params' hooks).
  *
+ * Returns: %TRUE
  * Since: 0.1
  */
 gboolean
@@ -3147,8 +3199,21 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
     *mode = r->mode;
   if (row_elements)
     *row_elements = r->row_elements;
-  if (r->custom)
-    return FALSE;
+  p->out_size = r->out_size;
+  if (r->custom) {
+    static const PrkHooks hooks = { hook_block, hook_merge, hook_column };
+
+    p->algo = PRK_A_CUSTOM;
+    p->final = PRK_F_RAW;
+    p->dtype = dt;
+    p->kind = dtype_kind (dt);
+    p->out_dtype = r->output.dtype;
+    p->in_size = r->in_size;
+    memcpy (&p->identity, &r->identity, sizeof (p->identity));
+    p->hooks = &hooks;
+    p->hook_data = r;
+    return TRUE;
+  }
 
   /* The choices of select_builtin(), by op and dtype (function pointers
    * of the target_clones block functions do not compare reliably). */

@@ -41,6 +41,9 @@ PLAN_API
 gchar * plan_device_reducer_get_cuda_source (void);
 
 PLAN_API
+gchar * plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer);
+
+PLAN_API
 PlanDeviceReducer * plan_device_reducer_new (PlanReducer * reducer,
     PlanStream * stream, GError ** error);
 

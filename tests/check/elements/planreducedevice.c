@@ -257,9 +257,9 @@ GST_START_TEST (test_map_before_reduction_equals_cpu)
 
 GST_END_TEST;
 
-/* A custom combiner has no device kernel: target=cuda reduces it on host
- * copies, with the CPU's result. */
-GST_START_TEST (test_custom_combiner_falls_back_to_host)
+/* A custom combiner runs on the device too (its kernels generated from
+ * the combiner), with the CPU's result: one copy comes back. */
+GST_START_TEST (test_custom_combiner_on_device)
 {
   guint8 *data = make_data (PLAN_DTYPE_INT32, 5000);
   const gchar *cpu[] = { "expr", "max(x, y)", "identity", "-2147483648",
@@ -268,12 +268,23 @@ GST_START_TEST (test_custom_combiner_falls_back_to_host)
   const gchar *gpu[] = { "expr", "max(x, y)", "identity", "-2147483648",
     "target", "cuda", NULL
   };
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  GstStructure *before, *after;
+  guint64 d2h0 = 0, d2h1 = 0;
   Outcome want, got;
 
   run ("array/x-raw, dtype=int32, shape=<5000>", data, 5000, 4, 5000, cpu,
       &want);
+  before = plan_device_get_stats (device);
   run ("array/x-raw, dtype=int32, shape=<5000>", data, 5000, 4, 999, gpu,
       &got);
+  after = plan_device_get_stats (device);
+  gst_structure_get_uint64 (before, "d2h-transfers", &d2h0);
+  gst_structure_get_uint64 (after, "d2h-transfers", &d2h1);
+  fail_unless_equals_uint64 (d2h1 - d2h0, 2);
+  gst_structure_free (before);
+  gst_structure_free (after);
+  gst_object_unref (device);
   fail_unless (want.ok && got.ok, "%s", got.error);
   fail_unless_equals_uint64 (got.bytes->len, 4);
   fail_unless (memcmp (got.bytes->data, want.bytes->data, 4) == 0);
@@ -368,7 +379,7 @@ planreducedevice_suite (void)
   tcase_add_test (tc, test_axis_minus_1_equals_cpu);
   tcase_add_test (tc, test_map_before_reduction_equals_cpu);
   tcase_add_test (tc, test_only_the_result_comes_back);
-  tcase_add_test (tc, test_custom_combiner_falls_back_to_host);
+  tcase_add_test (tc, test_custom_combiner_on_device);
   tcase_add_test (tc, test_failed_launch_is_an_element_error);
   tcase_add_test (tc, test_device_oom_is_an_element_error);
   return s;

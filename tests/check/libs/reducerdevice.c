@@ -88,6 +88,9 @@ fill (PlanDType dtype, guint8 * out, gsize n, guint seed, gsize nan_every)
   g_rand_free (rand);
 }
 
+/* When set, reduce() makes a custom reducer of this combiner. */
+static const gchar *custom_expr, *custom_identity;
+
 typedef struct
 {
   gboolean ok;
@@ -111,7 +114,9 @@ reduce (PlanDevice * device, PlanReduceOp op, PlanReduceAxis axis,
     gsize chunk, gdouble ddof, Result * res)
 {
   GError *err = NULL;
-  PlanReducer *r = plan_reducer_new (op, axis, info, &err);
+  PlanReducer *r = custom_expr ? plan_reducer_new_custom (custom_expr,
+      custom_identity, axis, info, &err) : plan_reducer_new (op, axis, info,
+      &err);
   PlanArrayInfo out;
   gsize row_size = plan_array_info_get_row_size (info), out_elements = 1;
   gsize out_size, i;
@@ -347,6 +352,80 @@ GST_START_TEST (test_failed_launch_is_an_error)
 
 GST_END_TEST;
 
+/* Custom combiners (with a cast of the input where the combiner promotes
+ * it) on the cpu and sim devices, every axis, against the CPU reducer. */
+static const struct
+{
+  PlanDType dtype;
+  const gchar *expr, *identity;
+} customs[] = {
+  {PLAN_DTYPE_FLOAT64, "x + y", "0"},
+  {PLAN_DTYPE_FLOAT32, "max(x, y)", "-inf"},
+  {PLAN_DTYPE_INT32, "x * 0.5 + y", "0"},
+  {PLAN_DTYPE_INT64, "min(x, y)", "9223372036854775807"},
+  {PLAN_DTYPE_UINT8, "x + y", "0"},
+};
+
+static void
+check_custom (const gchar * name)
+{
+  PlanDevice *device = plan_device_get (name, NULL);
+  const gint64 flat[] = { 9001 }, cols[] = { 301, 3, 5 }, rows[] = { 5,
+    4100
+  }, single[] = { 300 };
+  const struct
+  {
+    PlanReduceAxis axis;
+    guint ndim;
+    const gint64 *shape;
+    gsize chunk;
+  } layouts[] = {
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 4096},
+    {PLAN_REDUCE_AXIS_ROWS, 3, cols, 7},
+    {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
+    {PLAN_REDUCE_AXIS_INNER, 1, single, 100},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (customs); i++) {
+    for (k = 0; k < G_N_ELEMENTS (layouts); k++) {
+      PlanArrayInfo info;
+      gsize n;
+      guint8 *data;
+      Result want, got;
+
+      info_set (&info, customs[i].dtype, layouts[k].ndim, layouts[k].shape);
+      n = layouts[k].shape[0] * plan_array_info_get_row_elements (&info);
+      data = g_malloc (n * 8);
+      fill (customs[i].dtype, data, n, 3 + i, 0);
+      custom_expr = customs[i].expr;
+      custom_identity = customs[i].identity;
+      reduce (NULL, 0, layouts[k].axis, &info, data, layouts[k].shape[0],
+          layouts[k].shape[0], 0, &want);
+      reduce (device, 0, layouts[k].axis, &info, data, layouts[k].shape[0],
+          layouts[k].chunk, 0, &got);
+      custom_expr = custom_identity = NULL;
+      fail_unless (want.ok && got.ok, "%s", got.message);
+      fail_unless (memcmp (got.values, want.values, want.size) == 0,
+          "%s on %s, layout %u: not the CPU's bits", customs[i].expr,
+          plan_dtype_to_string (customs[i].dtype), k);
+      result_clear (&want);
+      result_clear (&got);
+      g_free (data);
+    }
+  }
+  gst_object_unref (device);
+}
+
+GST_START_TEST (test_custom_combiners_equal_cpu_reducer)
+{
+  check_custom ("cpu");
+  check_custom ("sim");
+}
+
+GST_END_TEST;
+
 /* NVRTC compiles the kernels for the architectures we target, and the
  * PTX rounds every operation on its own (no fma). */
 static void
@@ -382,9 +461,36 @@ check_nvrtc (const gchar * arch)
 
 GST_START_TEST (test_nvrtc_compiles_kernels)
 {
+  guint i;
+
   check_nvrtc ("sm_80");
   check_nvrtc ("sm_90");
   check_nvrtc ("compute_90");
+  if (!plan_nvrtc_load (NULL))
+    return;
+  /* the kernels of custom combiners, from their generated code: a float32
+   * max, and an int32 combiner promoted to float64 (with a cast) */
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  for (i = 1; i <= 2; i++) {
+    const gint64 shape[] = { 10 };
+    PlanArrayInfo info;
+    PlanReducer *r;
+    gchar *src;
+    GBytes *code = NULL;
+    GError *err = NULL;
+
+    info_set (&info, customs[i].dtype, 1, shape);
+    r = plan_reducer_new_custom (customs[i].expr, customs[i].identity,
+        PLAN_REDUCE_AXIS_ALL, &info, NULL);
+    src = plan_device_reducer_get_custom_cuda_source (r);
+    fail_unless (src != NULL);
+    fail_unless (plan_nvrtc_compile (src, i % 2 ? "sm_90" : "sm_80", &code,
+            &err), "%s: %s", customs[i].expr, err ? err->message : "");
+    g_bytes_unref (code);
+    g_free (src);
+    plan_reducer_unref (r);
+  }
+  g_unsetenv ("PLAN_NVRTC_CACHE");
 }
 
 GST_END_TEST;
@@ -534,6 +640,7 @@ reducerdevice_suite (void)
   tcase_add_test (tc, test_sim_device_equals_cpu_reducer);
   tcase_add_test (tc, test_empty_and_all_nan);
   tcase_add_test (tc, test_failed_launch_is_an_error);
+  tcase_add_test (tc, test_custom_combiners_equal_cpu_reducer);
   tcase_add_test (tc, test_nvrtc_compiles_kernels);
 #ifdef PLAN_NVCC
   tcase_add_test (tc, test_nvcc_host_steps_equal_cpu_reducer);
