@@ -122,6 +122,7 @@ struct _PlanReduce
   gsize last_rows;
   guint64 last_first_row;
   PlanDeviceReducer *device_reducer;    /* on a device: the reduction */
+  PlanStream *device_stream;    /* the stream it queues on */
   PlanDevice *scratch_device;   /* of map_scratch */
   gpointer map_scratch;         /* device memory for the map's result */
   gsize map_scratch_size;
@@ -380,6 +381,7 @@ static void
 plan_reduce_clear_device (PlanReduce * self)
 {
   g_clear_pointer (&self->device_reducer, plan_device_reducer_free);
+  plan_clear_stream (&self->device_stream);
   if (self->map_scratch)
     plan_device_free (self->scratch_device, self->map_scratch);
   self->map_scratch = NULL;
@@ -676,11 +678,16 @@ plan_reduce_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   GstFlowReturn ret;
   gboolean ok;
 
+  /* A new stream (the element started again, its state reset): a new
+   * device reduction on it, so that it stays in order with the inputs. */
+  if (self->device_reducer && self->device_stream != stream)
+    plan_reduce_clear_device (self);
   if (self->device_reducer == NULL) {
     self->device_reducer = plan_device_reducer_new (self->reducer, stream,
         error);
     if (self->device_reducer == NULL)
       return FALSE;
+    self->device_stream = plan_stream_ref (stream);
     GST_INFO_OBJECT (self, "reducing on %s",
         plan_device_get_name (plan_stream_get_device (stream)));
   }
