@@ -131,6 +131,13 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   output from *@out_first and sends that range downstream as the
  *   segment. Without it the output rows are the input rows (a map).
  *   (Since: 0.1)
+ * @launch_consumes: Optional, %FALSE by default. Set by a class whose
+ *   @launch consumes the rows without making output rows of them (a
+ *   reduction): @launch is then called whenever the element runs on a
+ *   device, whatever memory its output is in, with @output %NULL; the
+ *   element pushes what it produces itself (from @finish, or from @launch
+ *   with plan_kernel_element_push_output(), whose flow the base class
+ *   returns). (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
