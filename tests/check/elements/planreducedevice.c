@@ -19,6 +19,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
 #include <libplan/plan.h>
 #include <math.h>
 #include <string.h>
@@ -424,6 +425,106 @@ GST_START_TEST (test_device_oom_is_an_element_error)
 
 GST_END_TEST;
 
+/* Writes @n float64 values as a .npy file. */
+static gchar *
+write_npy (const gdouble * x, gsize n)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "planreducedevice-"
+      "restart.npy", NULL);
+  GString *h = g_string_new (NULL);
+  GByteArray *file = g_byte_array_new ();
+  guint16 len;
+
+  g_string_printf (h, "{'descr': '<f8', 'fortran_order': False, 'shape': "
+      "(%" G_GSIZE_FORMAT ",), }", n);
+  while ((10 + h->len + 1) % 64 != 0)
+    g_string_append_c (h, ' ');
+  g_string_append_c (h, '\n');
+  len = h->len;
+  g_byte_array_append (file, (const guint8 *) "\x93NUMPY\x01\x00", 8);
+  g_byte_array_append (file, (const guint8 *) &len, 2);
+  g_byte_array_append (file, (const guint8 *) h->str, h->len);
+  g_byte_array_append (file, (const guint8 *) x, n * 8);
+  fail_unless (g_file_set_contents (path, (const gchar *) file->data,
+          file->len, NULL));
+  g_byte_array_unref (file);
+  g_string_free (h, TRUE);
+  return path;
+}
+
+/* Plays @pipeline to EOS and returns the reduction's value. */
+static gdouble
+play_to_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipeline), "r");
+  GstStructure *result = NULL;
+  GstMessage *msg;
+  gdouble v = 0;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "neither EOS nor an error");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    fail ("%s (%s)", err->message, dbg);
+  }
+  gst_message_unref (msg);
+  g_object_get (r, "result", &result, NULL);
+  fail_unless (result != NULL);
+  fail_unless (gst_structure_get_double (result, "value", &v));
+  gst_structure_free (result);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (r);
+  gst_object_unref (bus);
+  return v;
+}
+
+/* The same pipeline played twice (a new stream on the device the second
+ * time) gives the CPU's sum both times. */
+GST_START_TEST (test_restart_gives_the_same_result)
+{
+  gsize n = 30011, i;
+  gdouble *x = g_new (gdouble, n), want, first, second;
+  gchar *path, *desc;
+  GstElement *pipeline;
+  PlanReducer *r;
+  PlanArrayInfo info;
+
+  for (i = 0; i < n; i++)
+    x[i] = sin ((gdouble) i) * 1e6 + 1.0 / (i + 1);
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT64;
+  info.ndim = 1;
+  info.shape[0] = n;
+  r = plan_reducer_new (PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL, &info,
+      NULL);
+  fail_unless (plan_reducer_reduce (r, x, n, &want, NULL));
+  plan_reducer_unref (r);
+  path = write_npy (x, n);
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=8000 ! "
+      "planreduce name=r op=sum target=cuda ! fakesink", path);
+  pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL);
+  first = play_to_eos (pipeline);
+  second = play_to_eos (pipeline);
+  fail_unless (memcmp (&first, &want, 8) == 0, "%.17g, not %.17g", first,
+      want);
+  fail_unless (memcmp (&second, &want, 8) == 0, "%.17g, not %.17g", second,
+      want);
+  gst_object_unref (pipeline);
+  g_unlink (path);
+  g_free (path);
+  g_free (desc);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 planreducedevice_suite (void)
 {
@@ -438,6 +539,7 @@ planreducedevice_suite (void)
   tcase_add_test (tc, test_map_before_reduction_equals_cpu);
   tcase_add_test (tc, test_only_the_result_comes_back);
   tcase_add_test (tc, test_custom_combiner_on_device);
+  tcase_add_test (tc, test_restart_gives_the_same_result);
   /* the sim device's fault injection */
   if (!on_cuda) {
     tcase_add_test (tc, test_failed_launch_is_an_element_error);
