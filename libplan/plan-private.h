@@ -79,6 +79,7 @@ gboolean _plan_kernel_device_has_device (PlanKernelDevice * self);
 G_GNUC_INTERNAL
 GstBuffer * _plan_kernel_device_alloc_output (PlanKernelDevice * self,
     gsize size, GError ** error);
+GstFlowReturn _plan_kernel_element_take_push_flow (PlanKernelElement * self);
 
 G_END_DECLS
 

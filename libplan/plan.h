@@ -48,6 +48,7 @@
 #include <libplan/planuploader.h>
 #include <libplan/planstencilkernel.h>
 #include <libplan/planprogress.h>
+#include <libplan/planreducerdevice.h>
 #endif
 
 G_BEGIN_DECLS

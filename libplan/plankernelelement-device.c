@@ -486,16 +486,18 @@ _plan_kernel_device_launch (PlanKernelDevice * self,
   GError *err = NULL;
   PlanChunk chunk;
 
-  if (self == NULL || klass->launch == NULL || !self->output_device
-      || self->launch_unsupported)
+  if (self == NULL || klass->launch == NULL || self->launch_unsupported
+      || self->device == NULL
+      || (!self->output_device && !klass->launch_consumes))
     return FALSE;
 
   if (!reap_uploads (self, &err) || !ensure_stream (self, &err)
       || !wait_inputs (self, heads, byte_offsets, n, dev, data, &err))
     goto failed;
   /* A class that pushes its own outputs (launch_pushes) allocates them
-   * with plan_kernel_element_alloc_device_output(). */
-  if (!klass->launch_pushes) {
+   * with plan_kernel_element_alloc_device_output(); a reduction
+   * (launch_consumes) makes no output rows of the chunk. */
+  if (!klass->launch_pushes && !klass->launch_consumes) {
     out = acquire (self, &self->output, n_rows * out_row, &err);
     if (out == NULL)
       goto failed;
@@ -506,6 +508,7 @@ _plan_kernel_device_launch (PlanKernelDevice * self,
   chunk.data = data;
   chunk.first_row = first_row;
   chunk.n_rows = n_rows;
+  _plan_kernel_element_take_push_flow (element);
   if (!klass->launch (element, &chunk, out ? plan_device_memory_get_pointer
           (gst_buffer_peek_memory (out, 0)) : NULL, self->stream, &err))
     goto failed;
@@ -515,7 +518,12 @@ _plan_kernel_device_launch (PlanKernelDevice * self,
     if (!plan_buffer_record_use (dev[i], self->stream, &err))
       goto failed;
   }
-  *ret = out ? plan_kernel_element_push_output (element, out) : GST_FLOW_OK;
+  if (out == NULL) {
+    /* what the pushes launch() made returned, if any */
+    *ret = _plan_kernel_element_take_push_flow (element);
+    return TRUE;
+  }
+  *ret = plan_kernel_element_push_output (element, out);
   return TRUE;
 
 failed:
@@ -527,6 +535,15 @@ failed:
     self->launch_unsupported = TRUE;
     g_clear_error (&err);
     return FALSE;
+  }
+  if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT)) {
+    /* what the data makes impossible (numpy raises), as on the host */
+    GST_ELEMENT_ERROR (element, STREAM, FAILED, ("%s", err->message),
+        ("rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, first_row,
+            first_row + n_rows - 1));
+    g_clear_error (&err);
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
   GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
       ("Could not run the kernel on %s.", plan_device_get_name

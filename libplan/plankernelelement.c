@@ -139,7 +139,9 @@ typedef struct
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* the offset of the next output row */
-  GstFlowReturn push_flow;      /* the last push's, for launch_pushes */
+  GstFlowReturn push_flow;      /* of the last push_output(), for a launch()
+                                 * that pushes itself (launch_pushes,
+                                 * launch_consumes) */
   gboolean new_range;           /* an input segment chose new rows */
   gboolean output_started;      /* a buffer or a GAP went out in the range */
   gboolean direct_output;       /* downstream gave memory for the last
@@ -1734,6 +1736,17 @@ device_failed:
     priv->push_flow = GST_FLOW_ERROR;
     return GST_FLOW_ERROR;
   }
+}
+
+/* The flow of the pushes since the last call (OK when none failed). */
+GstFlowReturn
+_plan_kernel_element_take_push_flow (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstFlowReturn ret = priv->push_flow;
+
+  priv->push_flow = GST_FLOW_OK;
+  return ret;
 }
 
 /**

@@ -139,6 +139,13 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   (plan_buffer_record_ready()) and pushes it with
  *   plan_kernel_element_push_output(). @finish then finds the stream with
  *   plan_kernel_element_get_stream(). (Since: 0.1)
+ * @launch_consumes: Optional, %FALSE by default. Set by a class whose
+ *   @launch consumes the rows without making output rows of them (a
+ *   reduction): @launch is then called whenever the element runs on a
+ *   device, whatever memory its output is in, with @output %NULL; the
+ *   element pushes what it produces itself (from @finish, or from @launch
+ *   with plan_kernel_element_push_output(), whose flow the base class
+ *   returns). (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -168,6 +175,7 @@ struct _PlanKernelElementClass
       guint64 * out_first, gint64 * out_end);
 
   gboolean launch_pushes;
+  gboolean launch_consumes;
 
   /*< private >*/
   gpointer _plan_reserved[8];

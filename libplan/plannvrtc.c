@@ -19,7 +19,11 @@
  * Compiled modules are cached in `$XDG_CACHE_HOME/gst-plan/` (see
  * g_get_user_cache_dir()), keyed by a SHA-256 of the source, the target
  * architecture, the NVRTC version and the options, so a kernel is compiled
- * once per machine. Set `PLAN_NVRTC_CACHE=0` to bypass the cache. Entries
+ * once per machine. Each entry carries its size and a SHA-256 of the
+ * module: an entry cut short or damaged is compiled again and rewritten,
+ * never loaded. plan_nvrtc_get_n_compilations() counts the compilations.
+ * Every compilation is without floating-point contraction
+ * (`--fmad=false`). Set `PLAN_NVRTC_CACHE=0` to bypass the cache. Entries
  * are written to a temporary file and renamed, so concurrent processes
  * never read a partial module.
  *
@@ -155,6 +159,51 @@ plan_nvrtc_load (GError ** error)
   return nvrtc_loaded;
 }
 
+/* Compilations done by NVRTC in this process (cache hits not counted). */
+static gint n_compilations;
+
+/* The options of every compilation, which are part of the cache key. No
+ * contraction of a * b + c into a fused multiply-add: generated code must
+ * round each operation as numpy and the CPU do. */
+#define N_OPTIONS 3
+static void
+compile_options (const gchar * arch, gchar * options[N_OPTIONS])
+{
+  options[0] = g_strdup_printf ("--gpu-architecture=%s", arch);
+  options[1] = g_strdup ("--fmad=false");
+  options[2] = g_strdup ("-DPLAN_NVRTC=1");
+}
+
+static void
+options_free (gchar * options[N_OPTIONS])
+{
+  guint i;
+
+  for (i = 0; i < N_OPTIONS; i++)
+    g_free (options[i]);
+}
+
+/* A cache entry: this header, then the module. The checksum finds an
+ * entry cut short or damaged, which is compiled again, not loaded. */
+#define CACHE_MAGIC "PLANRTC1"
+typedef struct
+{
+  gchar magic[8];
+  guint64 size;                 /* of the module */
+  guint8 sha256[32];            /* of the module */
+} CacheHeader;
+
+static void
+module_digest (gconstpointer data, gsize size, guint8 digest[32])
+{
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize len = 32;
+
+  g_checksum_update (sum, data, size);
+  g_checksum_get_digest (sum, digest, &len);
+  g_checksum_free (sum);
+}
+
 static gboolean
 arch_valid (const gchar * arch)
 {
@@ -196,8 +245,17 @@ plan_nvrtc_get_cache_path (const gchar * source, const gchar * arch)
     return NULL;
 
   sum = g_checksum_new (G_CHECKSUM_SHA256);
-  version = g_strdup_printf ("nvrtc %d.%d; options -arch=%s --fmad=false",
-      nvrtc_major, nvrtc_minor, arch);
+  {
+    gchar *options[N_OPTIONS + 1] = { NULL };
+    gchar *joined;
+
+    compile_options (arch, options);
+    joined = g_strjoinv (" ", options);
+    version = g_strdup_printf ("nvrtc %d.%d; arch %s; options %s",
+        nvrtc_major, nvrtc_minor, arch, joined);
+    g_free (joined);
+    options_free (options);
+  }
   g_checksum_update (sum, (const guchar *) version, strlen (version) + 1);
   g_checksum_update (sum, (const guchar *) source, strlen (source));
   name = g_strdup_printf ("%s.%s", g_checksum_get_string (sum),
@@ -228,10 +286,7 @@ compile_uncached (const gchar * source, const gchar * arch, GError ** error)
 {
   NvrtcProgram prog = NULL;
   NvrtcResult r;
-  gchar *arch_opt = g_strdup_printf ("--gpu-architecture=%s", arch);
-  /* No contraction of a * b + c into a fused multiply-add: the generated
-   * code must round each operation as numpy and the CPU evaluator do. */
-  const gchar *options[] = { arch_opt, "--fmad=false", "-DPLAN_NVRTC=1" };
+  gchar *options[N_OPTIONS];
   gboolean cubin = g_str_has_prefix (arch, "sm_");
   gsize size = 0;
   gchar *code = NULL, *log;
@@ -239,9 +294,14 @@ compile_uncached (const gchar * source, const gchar * arch, GError ** error)
   r = nvrtc.CreateProgram (&prog, source, "plan_expr.cu", 0, NULL, NULL);
   if (r != NVRTC_OK)
     goto create_failed;
-  r = nvrtc.CompileProgram (prog, G_N_ELEMENTS (options), options);
+  compile_options (arch, options);
+  r = nvrtc.CompileProgram (prog, N_OPTIONS, (const gchar * const *) options);
+  options_free (options);
   if (r != NVRTC_OK)
     goto compile_failed;
+  g_atomic_int_inc (&n_compilations);
+  GST_INFO ("NVRTC compiled a module for %s (%d compilations so far)", arch,
+      g_atomic_int_get (&n_compilations));
   r = cubin ? nvrtc.GetCUBINSize (prog, &size) : nvrtc.GetPTXSize (prog,
       &size);
   if (r == NVRTC_OK) {
@@ -251,16 +311,14 @@ compile_uncached (const gchar * source, const gchar * arch, GError ** error)
   if (r != NVRTC_OK)
     goto get_failed;
   nvrtc.DestroyProgram (&prog);
-  g_free (arch_opt);
-  return g_bytes_new_take (code, size);
+    return g_bytes_new_take (code, size);
 
   /* ERRORS */
 create_failed:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
         "NVRTC could not create a program: %s", nvrtc.GetErrorString (r));
-    g_free (arch_opt);
-    return NULL;
+        return NULL;
   }
 compile_failed:
   {
@@ -272,8 +330,7 @@ compile_failed:
         nvrtc.GetErrorString (r), log);
     g_free (log);
     nvrtc.DestroyProgram (&prog);
-    g_free (arch_opt);
-    return NULL;
+        return NULL;
   }
 get_failed:
   {
@@ -282,8 +339,7 @@ get_failed:
         nvrtc.GetErrorString (r));
     g_free (code);
     nvrtc.DestroyProgram (&prog);
-    g_free (arch_opt);
-    return NULL;
+        return NULL;
   }
 }
 
@@ -294,16 +350,80 @@ cache_store (const gchar * path, GBytes * code)
   GError *err = NULL;
   gsize size;
   gconstpointer data = g_bytes_get_data (code, &size);
+  CacheHeader header;
+  guint8 *entry;
 
+  memset (&header, 0, sizeof (header));
+  memcpy (header.magic, CACHE_MAGIC, sizeof (header.magic));
+  header.size = size;
+  module_digest (data, size, header.sha256);
+  entry = g_malloc (sizeof (header) + size);
+  memcpy (entry, &header, sizeof (header));
+  memcpy (entry + sizeof (header), data, size);
   /* g_file_set_contents writes a temporary file and renames it. A cache
    * that cannot be written only costs a recompilation next time. */
   if (g_mkdir_with_parents (dir, 0700) != 0
-      || !g_file_set_contents (path, data, size, &err)) {
+      || !g_file_set_contents (path, (const gchar *) entry,
+          sizeof (header) + size, &err)) {
     GST_WARNING ("could not write the NVRTC cache entry %s: %s", path,
         err ? err->message : g_strerror (errno));
     g_clear_error (&err);
   }
+  g_free (entry);
   g_free (dir);
+}
+
+/* The module of the cache entry at @path, or NULL when there is none or it
+ * is damaged (then removed, to be written again). */
+static GBytes *
+cache_load (const gchar * path)
+{
+  gchar *data = NULL;
+  gsize size = 0;
+  CacheHeader header;
+  guint8 digest[32];
+  GBytes *code;
+
+  if (!g_file_get_contents (path, &data, &size, NULL))
+    return NULL;
+  if (size < sizeof (header))
+    goto corrupt;
+  memcpy (&header, data, sizeof (header));
+  if (memcmp (header.magic, CACHE_MAGIC, sizeof (header.magic)) != 0
+      || header.size != size - sizeof (header) || header.size == 0)
+    goto corrupt;
+  module_digest (data + sizeof (header), header.size, digest);
+  if (memcmp (digest, header.sha256, sizeof (digest)) != 0)
+    goto corrupt;
+  code = g_bytes_new (data + sizeof (header), header.size);
+  g_free (data);
+  return code;
+
+corrupt:
+  GST_WARNING ("the NVRTC cache entry %s is damaged (%" G_GSIZE_FORMAT
+      " bytes, not a whole entry with a matching checksum); compiling "
+      "again", path, size);
+  g_unlink (path);
+  g_free (data);
+  return NULL;
+}
+
+/**
+ * plan_nvrtc_get_n_compilations:
+ *
+ * The number of modules NVRTC compiled in this process; a module found in
+ * the on-disk cache is not counted. The second run of a pipeline whose
+ * kernels are cached compiles nothing. Also logged at level INFO in the
+ * `plannvrtc` debug category.
+ *
+ * Returns: compilations so far
+ *
+ * Since: 0.1
+ */
+guint
+plan_nvrtc_get_n_compilations (void)
+{
+  return (guint) g_atomic_int_get (&n_compilations);
 }
 
 /**
@@ -327,8 +447,7 @@ gboolean
 plan_nvrtc_compile (const gchar * source, const gchar * arch, GBytes ** code,
     GError ** error)
 {
-  gchar *path, *data = NULL;
-  gsize size;
+  gchar *path;
   const gchar *use_cache = g_getenv ("PLAN_NVRTC_CACHE");
   gboolean cache = use_cache == NULL || g_strcmp0 (use_cache, "0") != 0;
 
@@ -346,13 +465,11 @@ plan_nvrtc_compile (const gchar * source, const gchar * arch, GBytes ** code,
     return FALSE;
 
   path = plan_nvrtc_get_cache_path (source, arch);
-  if (cache && g_file_get_contents (path, &data, &size, NULL) && size > 0) {
+  if (cache && (*code = cache_load (path)) != NULL) {
     GST_DEBUG ("cache hit %s", path);
-    *code = g_bytes_new_take (data, size);
     g_free (path);
     return TRUE;
   }
-  g_free (data);
 
   *code = compile_uncached (source, arch, error);
   if (*code != NULL && cache)

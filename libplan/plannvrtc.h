@@ -31,6 +31,9 @@ PlanKernel * plan_nvrtc_build_kernel (PlanDevice * device,
     const gchar * source, const gchar * function, GError ** error);
 
 PLAN_API
+guint plan_nvrtc_get_n_compilations (void);
+
+PLAN_API
 gchar * plan_nvrtc_get_cache_path (const gchar * source, const gchar * arch);
 
 G_END_DECLS

@@ -121,6 +121,11 @@ struct _PlanReduce
   GByteArray *last_values;      /* axis=-1: results of the last chunk */
   gsize last_rows;
   guint64 last_first_row;
+  PlanDeviceReducer *device_reducer;    /* on a device: the reduction */
+  PlanStream *device_stream;    /* the stream it queues on */
+  PlanDevice *scratch_device;   /* of map_scratch */
+  gpointer map_scratch;         /* device memory for the map's result */
+  gsize map_scratch_size;
 };
 
 G_DEFINE_TYPE (PlanReduce, plan_reduce, PLAN_TYPE_KERNEL_ELEMENT);
@@ -373,8 +378,21 @@ no_identity:
 }
 
 static void
+plan_reduce_clear_device (PlanReduce * self)
+{
+  g_clear_pointer (&self->device_reducer, plan_device_reducer_free);
+  plan_clear_stream (&self->device_stream);
+  if (self->map_scratch)
+    plan_device_free (self->scratch_device, self->map_scratch);
+  self->map_scratch = NULL;
+  self->map_scratch_size = 0;
+  gst_clear_object (&self->scratch_device);
+}
+
+static void
 plan_reduce_clear_state (PlanReduce * self)
 {
+  plan_reduce_clear_device (self);
   g_clear_pointer (&self->reducer, plan_reducer_unref);
   g_clear_pointer (&self->map_expr, plan_expr_unref);
   g_clear_pointer (&self->map_piece, g_free);
@@ -622,6 +640,107 @@ push_failed:
   }
 }
 
+/* The map's result for @n elements, on the device of @stream. */
+static gpointer
+plan_reduce_map_scratch (PlanReduce * self, PlanStream * stream, gsize size,
+    GError ** error)
+{
+  PlanDevice *device = plan_stream_get_device (stream);
+
+  if (self->map_scratch && self->map_scratch_size >= size
+      && self->scratch_device == device)
+    return self->map_scratch;
+  if (self->map_scratch)
+    plan_device_free (self->scratch_device, self->map_scratch);
+  self->map_scratch = NULL;
+  self->map_scratch_size = 0;
+  gst_clear_object (&self->scratch_device);
+  if (!plan_device_alloc (device, MAX (size, 1), &self->map_scratch, error))
+    return NULL;
+  self->scratch_device = gst_object_ref (device);
+  self->map_scratch_size = size;
+  return self->map_scratch;
+}
+
+/* On a device (target=cuda, or device memory in): the reduction runs in
+ * stream order on the device (PlanDeviceReducer), the map before it as its
+ * generated kernel (plan_expr_launch); only the result comes back, at the
+ * end (axis all and 0) or per chunk (axis -1, whose values are pushed from
+ * here). */
+static gboolean
+plan_reduce_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
+    gpointer output, PlanStream * stream, GError ** error)
+{
+  PlanReduce *self = PLAN_REDUCE (kernel);
+  gconstpointer data = chunk->data[0];
+  GstBuffer *out = NULL;
+  GstMapInfo map;
+  GstFlowReturn ret;
+  gboolean ok;
+
+  /* A new stream (the element started again, its state reset): a new
+   * device reduction on it, so that it stays in order with the inputs. */
+  if (self->device_reducer && self->device_stream != stream)
+    plan_reduce_clear_device (self);
+  if (self->device_reducer == NULL) {
+    self->device_reducer = plan_device_reducer_new (self->reducer, stream,
+        error);
+    if (self->device_reducer == NULL)
+      return FALSE;
+    self->device_stream = plan_stream_ref (stream);
+    GST_INFO_OBJECT (self, "reducing on %s",
+        plan_device_get_name (plan_stream_get_device (stream)));
+  }
+  if (self->map_expr) {
+    const PlanArrayInfo *in = plan_kernel_element_get_input_info (kernel, 0);
+    gsize n = chunk->n_rows * plan_array_info_get_row_elements (in);
+    gpointer ptrs[3];
+
+    ptrs[0] = ptrs[1] = (gpointer) data;
+    ptrs[2] = plan_reduce_map_scratch (self, stream, n *
+        plan_dtype_get_size (plan_expr_get_dtype (self->map_expr)), error);
+    if (ptrs[2] == NULL || !plan_expr_launch (self->map_expr, stream, ptrs,
+            n, plan_kernel_element_get_n_threads (kernel), error))
+      goto failed;
+    data = ptrs[2];
+  }
+
+  if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER)
+    return plan_device_reducer_push (self->device_reducer, data,
+        chunk->n_rows, NULL, error);
+
+  ret = plan_kernel_element_alloc_output (kernel, chunk->n_rows, &out);
+  if (ret != GST_FLOW_OK) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no output buffer: %s",
+        gst_flow_get_name (ret));
+    return FALSE;
+  }
+  if (!gst_buffer_map (out, &map, GST_MAP_WRITE)) {
+    gst_buffer_unref (out);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "could not map an output buffer for writing");
+    return FALSE;
+  }
+  ok = plan_device_reducer_push (self->device_reducer, data, chunk->n_rows,
+      map.data, error);
+  if (ok)
+    plan_reduce_chunk_done (self, map.data, chunk->n_rows, chunk->first_row);
+  gst_buffer_unmap (out, &map);
+  if (!ok) {
+    gst_buffer_unref (out);
+    return FALSE;
+  }
+  plan_kernel_element_push_output (kernel, out);
+  return TRUE;
+
+failed:
+  /* Not on this device after all (no NVRTC for the map, say): the host
+   * reduces every chunk, from the first. */
+  if (g_error_matches (*error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED))
+    plan_reduce_clear_device (self);
+  return FALSE;
+}
+
 /* axis=-1 without a message per chunk: the last chunk becomes the result,
  * and one message says that the @n_rows rows are reduced, without their
  * values (they are in the output stream). */
@@ -676,7 +795,9 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
     return ret;
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
-  if (!plan_reducer_finish (self->reducer, map.data, &err))
+  if (self->device_reducer ?
+      !plan_device_reducer_finish (self->device_reducer, map.data, &err) :
+      !plan_reducer_finish (self->reducer, map.data, &err))
     goto empty;
   plan_reduce_publish (self, plan_reducer_make_structure (self->reducer,
           GST_OBJECT_NAME (self), map.data, 0, 0),
@@ -726,9 +847,17 @@ static void
 plan_reduce_reset (PlanKernelElement * kernel)
 {
   PlanReduce *self = PLAN_REDUCE (kernel);
+  GError *err = NULL;
 
   if (self->reducer)
     plan_reducer_reset (self->reducer);
+  if (self->device_reducer
+      && !plan_device_reducer_reset (self->device_reducer, &err)) {
+    GST_WARNING_OBJECT (self, "the device reduction could not be reset: "
+        "%s; reducing on the host", err->message);
+    g_clear_error (&err);
+    plan_reduce_clear_device (self);
+  }
   if (self->last_values)
     g_byte_array_set_size (self->last_values, 0);
   self->last_rows = 0;
@@ -774,6 +903,8 @@ plan_reduce_class_init (PlanReduceClass * klass)
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_reduce_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_reduce_reset);
   kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_reduce_output_range);
+  kernel_class->launch = GST_DEBUG_FUNCPTR (plan_reduce_launch);
+  kernel_class->launch_consumes = TRUE;
 
   g_object_class_install_property (gobject_class, PROP_OP,
       g_param_spec_enum ("op", "Operation",

@@ -274,22 +274,51 @@ GST_START_TEST (test_nvrtc_cache_is_used)
   GError *err = NULL;
   gchar *data = NULL;
   gsize size;
+  guint n0;
 
   fail_unless (path != NULL);
   fail_unless (g_str_has_prefix (path, g_get_user_cache_dir ()));
   g_unlink (path);
+  n0 = plan_nvrtc_get_n_compilations ();
   fail_unless (plan_nvrtc_compile (src, "sm_80", &code, &err));
+  fail_unless_equals_int (plan_nvrtc_get_n_compilations (), n0 + 1);
+  /* the entry: a header (magic, size, SHA-256), then the module */
   fail_unless (g_file_get_contents (path, &data, &size, NULL));
-  fail_unless (size == g_bytes_get_size (code));
-  fail_unless (memcmp (data, g_bytes_get_data (code, NULL), size) == 0);
-  g_free (data);
-  data = NULL;
+  fail_unless_equals_uint64 (size, g_bytes_get_size (code) + 48);
+  fail_unless (memcmp (data, "PLANRTC1", 8) == 0);
+  fail_unless (memcmp (data + 48, g_bytes_get_data (code, NULL),
+          g_bytes_get_size (code)) == 0);
 
-  /* The second compilation returns what the cache holds. */
+  /* The second compilation compiles nothing: it is the cached module. */
+  fail_unless (plan_nvrtc_compile (src, "sm_80", &again, &err));
+  fail_unless_equals_int (plan_nvrtc_get_n_compilations (), n0 + 1);
+  fail_unless (g_bytes_equal (code, again));
+  g_bytes_unref (again);
+
+  /* A damaged entry (one byte of the module changed) is compiled again
+   * and rewritten, not loaded. */
+  data[48 + size / 3] ^= 0x5a;
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  fail_unless (plan_nvrtc_compile (src, "sm_80", &again, &err));
+  fail_unless_equals_int (plan_nvrtc_get_n_compilations (), n0 + 2);
+  fail_unless (g_bytes_equal (code, again));
+  g_bytes_unref (again);
+  fail_unless (plan_nvrtc_compile (src, "sm_80", &again, &err));
+  fail_unless_equals_int (plan_nvrtc_get_n_compilations (), n0 + 2);
+  g_bytes_unref (again);
+
+  /* So is one cut short, or not an entry at all. */
+  fail_unless (g_file_set_contents (path, data, size - 7, NULL));
+  fail_unless (plan_nvrtc_compile (src, "sm_80", &again, &err));
+  fail_unless_equals_int (plan_nvrtc_get_n_compilations (), n0 + 3);
+  fail_unless (g_bytes_equal (code, again));
+  g_bytes_unref (again);
   fail_unless (g_file_set_contents (path, "cached", 6, NULL));
   fail_unless (plan_nvrtc_compile (src, "sm_80", &again, &err));
-  fail_unless (g_bytes_get_size (again) == 6);
+  fail_unless_equals_int (plan_nvrtc_get_n_compilations (), n0 + 4);
+  fail_unless (g_bytes_equal (code, again));
   g_bytes_unref (again);
+  g_free (data);
 
   /* A different architecture is a different entry. */
   data = plan_nvrtc_get_cache_path (src, "sm_90");
@@ -299,6 +328,36 @@ GST_START_TEST (test_nvrtc_cache_is_used)
   g_unlink (path);
   g_bytes_unref (code);
   g_free (path);
+}
+
+GST_END_TEST;
+
+/* Generated code is compiled without contraction (--fmad=false): x*y + z
+ * is a rounded multiply and a rounded add in the PTX, never an fma. */
+GST_START_TEST (test_nvrtc_compiles_without_contraction)
+{
+  const gchar *names[] = { "x", "y" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64 };
+  PlanExpr *e = plan_expr_compile ("x*x + y", 2, names, t, NULL);
+  gchar *src = plan_expr_to_cuda (e, "nofma"), *ptx;
+  gconstpointer data;
+  GBytes *code = NULL;
+  GError *err = NULL;
+  gsize size;
+
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_unless (plan_nvrtc_compile (src, "compute_80", &code, &err), "%s",
+      err ? err->message : "");
+  data = g_bytes_get_data (code, &size);
+  ptx = g_strndup (data, size);
+  fail_unless (strstr (ptx, "mul.rn.f") != NULL, "%s", ptx);
+  fail_unless (strstr (ptx, "add.rn.f") != NULL, "%s", ptx);
+  fail_unless (strstr (ptx, "fma.") == NULL, "an fma in:\n%s", ptx);
+  g_free (ptx);
+  g_bytes_unref (code);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+  g_free (src);
+  plan_expr_unref (e);
 }
 
 GST_END_TEST;
@@ -510,6 +569,7 @@ exprcuda_suite (void)
   tcase_add_test (tc, test_nvrtc_rejects_bad_arch);
   tcase_add_test (tc, test_nvrtc_reports_compile_log);
   tcase_add_test (tc, test_nvrtc_cache_is_used);
+  tcase_add_test (tc, test_nvrtc_compiles_without_contraction);
 #ifdef PLAN_NVCC
   tcase_add_test (tc, test_generated_code_matches_cpu_evaluator);
 #endif

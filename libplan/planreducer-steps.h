@@ -1,0 +1,1375 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The steps of PlanReducer's reduction tree, for the device.
+ *
+ * Every function here is `__host__ __device__` under CUDA and plain
+ * `static inline` C otherwise, so one text is
+ *  - compiled by NVRTC into the reduction kernels
+ *    (kernels/cuda/reduce_kernel.cuh wraps them in __global__ functions,
+ *    one CUDA thread per lane of a block),
+ *  - run on the host by the sim and cpu devices (planreducer-device.c,
+ *    prk_host_* below, in the kernels' order), and
+ *  - compiled on the host, as C and with nvcc, by the tests, which compare
+ *    it with the CPU reducer (planreducer.c) bit for bit.
+ *
+ * It repeats the CPU reducer's order of operations exactly: blocks of
+ * PRK_BLOCK elements at global indices that are multiples of it, element i
+ * of a block in lane i % PRK_LANES, each lane accumulated in index order,
+ * lanes combined as the CPU combines them (pairwise halving for float sums,
+ * lane order otherwise), block results merged by the same binary counter
+ * and folded from the most recent at the end, the same TwoSum and
+ * double-double steps, the same corrected two-pass moments and Chan merge.
+ * Loads are widened (float32 to double, integers to 64 bits) where the CPU
+ * keeps the narrow type; the values and comparisons are the same. It has
+ * no includes under NVRTC and must be compiled without floating-point
+ * contraction (NVRTC --fmad=false, gcc -ffp-contract=off).
+ *
+ * The numbers of dtypes are PlanDType's. */
+
+#ifndef PLAN_REDUCER_STEPS_H
+#define PLAN_REDUCER_STEPS_H
+
+#if defined(__CUDACC__)
+#define PRK_HD static __host__ __device__ inline
+#else
+#define PRK_HD static inline
+#endif
+
+#if !defined(__CUDACC_RTC__)
+#include <math.h>
+#endif
+
+/* Each operation rounded on its own, on the host too. */
+#if !defined(__CUDACC__)
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize ("fp-contract=off")
+#endif
+#endif
+
+typedef unsigned long long prk_u64;
+typedef long long prk_i64;
+
+#define PRK_BLOCK 2048
+#define PRK_LANES 16
+#define PRK_MAX_LEVELS 64
+#define PRK_NONE (~0ull)
+/* Reducer blocks per CUDA block of the block kernel (one thread a lane). */
+#define PRK_BLOCKS_PER_CTA 8
+
+/* PlanDType */
+enum
+{
+  PRK_BOOL = 1, PRK_INT8, PRK_UINT8, PRK_INT16, PRK_UINT16, PRK_INT32,
+  PRK_UINT32, PRK_INT64, PRK_UINT64, PRK_FLOAT32, PRK_FLOAT64
+};
+
+/* Kinds: how an element enters arithmetic. */
+enum
+{ PRK_KIND_B, PRK_KIND_S, PRK_KIND_U, PRK_KIND_F };
+
+/* The block algorithm the CPU reducer picked (its block function). */
+enum
+{
+  PRK_A_ISUM, PRK_A_IPROD, PRK_A_DSUM, PRK_A_KSUM, PRK_A_FPROD, PRK_A_MIN,
+  PRK_A_MAX, PRK_A_ARGMIN, PRK_A_ARGMAX, PRK_A_ANY, PRK_A_ALL,
+  PRK_A_NANDSUM, PRK_A_NANKSUM, PRK_A_NANFPROD, PRK_A_NANMEAN,
+  PRK_A_NANMIN, PRK_A_NANMAX, PRK_A_NANARGMIN, PRK_A_NANARGMAX, PRK_A_VAR,
+  PRK_A_NANVAR, PRK_A_NONZERO, PRK_A_PTP,
+  /* a combiner expression: its own kernels on CUDA (reduce_custom.cuh),
+   * the CPU reducer's block and merge through PrkHooks on the host */
+  PRK_A_CUSTOM
+};
+
+/* Its final function. */
+enum
+{
+  PRK_F_U64, PRK_F_SUM, PRK_F_MEAN, PRK_F_PROD, PRK_F_NANMEAN,
+  PRK_F_NANEXTREME, PRK_F_VAR, PRK_F_STD, PRK_F_INDEX, PRK_F_BOOL,
+  PRK_F_VALUE, PRK_F_PTP,
+  PRK_F_RAW                     /* the accumulator's bytes (custom) */
+};
+
+typedef union
+{
+  double f;
+  prk_i64 i;
+  prk_u64 u;
+  unsigned char raw[8];
+} PrkValue;
+
+/* The CPU reducer's Acc, field for field. */
+typedef struct
+{
+  PrkValue v;
+  double lo;
+  prk_u64 index;
+  PrkValue w;
+} PrkAcc;
+
+typedef struct
+{
+  int algo;
+  int final;
+  int dtype;                    /* input */
+  int kind;                     /* of the input */
+  int out_dtype;
+  int nan_arg;                  /* nanargmin/nanargmax: NONE is an error */
+  int nan_var;                  /* nanvar/nanstd: NaN where n - ddof <= 0 */
+  int in_size;
+  int out_size;
+  double ddof;
+  PrkAcc identity;
+  const void *hooks;            /* host only: PrkHooks of PRK_A_CUSTOM */
+  void *hook_data;
+} PrkParams;
+
+/* A custom combiner's steps on the host, from the CPU reducer. */
+typedef struct
+{
+  void (*block) (void *data, const void *x, prk_u64 n, prk_u64 base,
+      PrkAcc * out);
+  void (*merge) (void *data, PrkAcc * a, const PrkAcc * b);
+  void (*column) (void *data, PrkAcc * a, const void *x, prk_u64 c);
+} PrkHooks;
+
+#if defined(__CUDACC_RTC__)
+#define PRK_HOOK(P, name, args) ((void) 0)
+#else
+#define PRK_HOOK(P, name, args) \
+  ((const PrkHooks *) (P)->hooks)->name args
+#endif
+
+/* One lane's accumulators (what the CPU keeps in its lane arrays). */
+typedef struct
+{
+  PrkValue a;                   /* sums of integers, min/max, arg value */
+  PrkValue b;                   /* ptp: the minimum */
+  double s, c, p;               /* float sums: sum, compensation, plain */
+  prk_u64 n;                    /* counts; nanmin/nanmax: seen */
+  prk_u64 idx;                  /* arg index */
+} PrkLane;
+
+typedef struct
+{
+  double m;
+  prk_u64 count;
+} PrkMid;
+
+typedef struct
+{
+  PrkAcc stack[PRK_MAX_LEVELS];
+  unsigned int levels[PRK_MAX_LEVELS];
+  unsigned int depth;
+  unsigned int pad;
+} PrkTree;
+
+/* Scalars ----------------------------------------------------------------- */
+
+PRK_HD double
+prk_bits_to_double (prk_u64 bits)
+{
+  PrkValue v;
+
+  v.u = bits;
+  return v.f;
+}
+
+#define PRK_INF prk_bits_to_double (0x7ff0000000000000ull)
+#define PRK_NAN prk_bits_to_double (0x7ff8000000000000ull)
+
+PRK_HD int
+prk_isnan (double x)
+{
+  return x != x;
+}
+
+PRK_HD int
+prk_isfinite (double x)
+{
+  return (x - x) == 0.0;
+}
+
+/* Element i of @x, as the CPU's LOAD_K gives it, widened. */
+PRK_HD double
+prk_load_f (const PrkParams * P, const void *x, prk_u64 i)
+{
+  switch (P->dtype) {
+    case PRK_BOOL:
+      return ((const unsigned char *) x)[i] != 0;
+    case PRK_INT8:
+      return ((const signed char *) x)[i];
+    case PRK_UINT8:
+      return ((const unsigned char *) x)[i];
+    case PRK_INT16:
+      return ((const short *) x)[i];
+    case PRK_UINT16:
+      return ((const unsigned short *) x)[i];
+    case PRK_INT32:
+      return ((const int *) x)[i];
+    case PRK_UINT32:
+      return ((const unsigned int *) x)[i];
+    case PRK_INT64:
+      return (double) ((const prk_i64 *) x)[i];
+    case PRK_UINT64:
+      return (double) ((const prk_u64 *) x)[i];
+    case PRK_FLOAT32:
+      return ((const float *) x)[i];
+    default:
+      return ((const double *) x)[i];
+  }
+}
+
+PRK_HD prk_i64
+prk_load_i (const PrkParams * P, const void *x, prk_u64 i)
+{
+  switch (P->dtype) {
+    case PRK_INT8:
+      return ((const signed char *) x)[i];
+    case PRK_INT16:
+      return ((const short *) x)[i];
+    case PRK_INT32:
+      return ((const int *) x)[i];
+    default:
+      return ((const prk_i64 *) x)[i];
+  }
+}
+
+PRK_HD prk_u64
+prk_load_u (const PrkParams * P, const void *x, prk_u64 i)
+{
+  switch (P->dtype) {
+    case PRK_BOOL:
+      return ((const unsigned char *) x)[i] != 0;
+    case PRK_UINT8:
+      return ((const unsigned char *) x)[i];
+    case PRK_UINT16:
+      return ((const unsigned short *) x)[i];
+    case PRK_UINT32:
+      return ((const unsigned int *) x)[i];
+    default:
+      return ((const prk_u64 *) x)[i];
+  }
+}
+
+/* TO_U64_K: integer sums and products wrap in 64 bits. */
+PRK_HD prk_u64
+prk_to_u64 (const PrkParams * P, const void *x, prk_u64 i)
+{
+  return P->kind == PRK_KIND_S ? (prk_u64) prk_load_i (P, x, i)
+      : prk_load_u (P, x, i);
+}
+
+/* x[i] != 0 in the element's own type (NaN is not zero, -0.0 is). */
+PRK_HD int
+prk_nonzero (const PrkParams * P, const void *x, prk_u64 i)
+{
+  switch (P->dtype) {
+    case PRK_FLOAT32:
+      return ((const float *) x)[i] != 0;
+    case PRK_FLOAT64:
+      return ((const double *) x)[i] != 0;
+    case PRK_INT8:
+    case PRK_INT16:
+    case PRK_INT32:
+    case PRK_INT64:
+      return prk_load_i (P, x, i) != 0;
+    default:
+      return prk_load_u (P, x, i) != 0;
+  }
+}
+
+/* The kind's value of element i in a PrkValue (VAL_K). */
+PRK_HD PrkValue
+prk_load_value (const PrkParams * P, const void *x, prk_u64 i)
+{
+  PrkValue v;
+
+  if (P->kind == PRK_KIND_F)
+    v.f = prk_load_f (P, x, i);
+  else if (P->kind == PRK_KIND_S)
+    v.i = prk_load_i (P, x, i);
+  else
+    v.u = prk_load_u (P, x, i);
+  return v;
+}
+
+/* The far ends of the input dtype's range: where min (max) lanes start. */
+PRK_HD PrkValue
+prk_dtype_max (const PrkParams * P)
+{
+  PrkValue v;
+
+  switch (P->dtype) {
+    case PRK_BOOL:
+      v.u = 1;
+      break;
+    case PRK_INT8:
+      v.i = 127;
+      break;
+    case PRK_UINT8:
+      v.u = 255;
+      break;
+    case PRK_INT16:
+      v.i = 32767;
+      break;
+    case PRK_UINT16:
+      v.u = 65535;
+      break;
+    case PRK_INT32:
+      v.i = 2147483647;
+      break;
+    case PRK_UINT32:
+      v.u = 4294967295ull;
+      break;
+    case PRK_INT64:
+      v.i = 9223372036854775807ll;
+      break;
+    case PRK_UINT64:
+      v.u = PRK_NONE;
+      break;
+    default:
+      v.f = PRK_INF;
+      break;
+  }
+  return v;
+}
+
+PRK_HD PrkValue
+prk_dtype_min (const PrkParams * P)
+{
+  PrkValue v;
+
+  switch (P->dtype) {
+    case PRK_INT8:
+      v.i = -128;
+      break;
+    case PRK_INT16:
+      v.i = -32768;
+      break;
+    case PRK_INT32:
+      v.i = -2147483647 - 1;
+      break;
+    case PRK_INT64:
+      v.i = -9223372036854775807ll - 1;
+      break;
+    case PRK_FLOAT32:
+    case PRK_FLOAT64:
+      v.f = -PRK_INF;
+      break;
+    default:
+      v.u = 0;
+      break;
+  }
+  return v;
+}
+
+/* Kind comparisons of two PrkValues: a < b, a > b. */
+PRK_HD int
+prk_lt (const PrkParams * P, PrkValue a, PrkValue b)
+{
+  if (P->kind == PRK_KIND_F)
+    return a.f < b.f;
+  if (P->kind == PRK_KIND_S)
+    return a.i < b.i;
+  return a.u < b.u;
+}
+
+PRK_HD int
+prk_eq (const PrkParams * P, PrkValue a, PrkValue b)
+{
+  if (P->kind == PRK_KIND_F)
+    return a.f == b.f;
+  if (P->kind == PRK_KIND_S)
+    return a.i == b.i;
+  return a.u == b.u;
+}
+
+PRK_HD void
+prk_copy_bytes (void *dst, const void *src, prk_u64 n)
+{
+  prk_u64 i;
+
+  for (i = 0; i < n; i++)
+    ((unsigned char *) dst)[i] = ((const unsigned char *) src)[i];
+}
+
+/* Double-double steps ------------------------------------------------------ */
+
+PRK_HD void
+prk_dd_add (PrkAcc * a, double bhi, double blo)
+{
+  double s = a->v.f + bhi, bb, e, lo;
+
+  if (!prk_isfinite (s)) {
+    a->v.f = s;
+    a->lo = 0.0;
+    return;
+  }
+  bb = s - a->v.f;
+  e = (a->v.f - (s - bb)) + (bhi - bb);
+  lo = e + (a->lo + blo);
+  a->v.f = s + lo;
+  a->lo = lo - (a->v.f - s);
+}
+
+PRK_HD void
+prk_two_sum (double a, double b, double *hi, double *lo)
+{
+  double s = a + b, bb = s - a;
+
+  *lo = (a - (s - bb)) + (b - bb);
+  *hi = s;
+}
+
+/* Pairwise halving of 16 lane values (lanes_sum); @v is overwritten. */
+PRK_HD double
+prk_lanes_sum (double *v)
+{
+  unsigned int w, l;
+
+  for (w = PRK_LANES / 2; w > 0; w /= 2)
+    for (l = 0; l < w; l++)
+      v[l] = v[l] + v[l + w];
+  return v[0];
+}
+
+PRK_HD void
+prk_lanes_sum_compensated (double *s, double *c, PrkAcc * out)
+{
+  unsigned int w, l;
+
+  for (w = PRK_LANES / 2; w > 0; w /= 2) {
+    for (l = 0; l < w; l++) {
+      double a = s[l], b = s[l + w], t = a + b, z = t - a;
+
+      c[l] = (c[l] + c[l + w]) + ((a - (t - z)) + (b - z));
+      s[l] = t;
+    }
+  }
+  out->v.f = s[0] + c[0];
+  out->lo = c[0] - (out->v.f - s[0]);
+  out->index = 0;
+}
+
+/* Merges: a = a (+) b, a holding the earlier elements -------------------- */
+
+PRK_HD void
+prk_merge_minmax_f (PrkValue * a, PrkValue b, int is_min)
+{
+  if (!prk_isnan (a->f) && ((is_min ? b.f < a->f : b.f > a->f)
+          || prk_isnan (b.f)))
+    a->f = b.f;
+}
+
+PRK_HD void
+prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
+{
+  int is_min;
+
+  switch (P->algo) {
+    case PRK_A_CUSTOM:
+      PRK_HOOK (P, merge, (P->hook_data, a, b));
+      break;
+    case PRK_A_ISUM:
+    case PRK_A_NONZERO:
+      a->v.u += b->v.u;
+      break;
+    case PRK_A_IPROD:
+      a->v.u *= b->v.u;
+      break;
+    case PRK_A_DSUM:
+    case PRK_A_KSUM:
+    case PRK_A_NANDSUM:
+    case PRK_A_NANKSUM:
+      prk_dd_add (a, b->v.f, b->lo);
+      break;
+    case PRK_A_NANMEAN:
+      prk_dd_add (a, b->v.f, b->lo);
+      a->index += b->index;
+      break;
+    case PRK_A_FPROD:
+    case PRK_A_NANFPROD:
+      a->v.f *= b->v.f;
+      break;
+    case PRK_A_ANY:
+      a->v.u |= b->v.u;
+      break;
+    case PRK_A_ALL:
+      a->v.u &= b->v.u;
+      break;
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+      is_min = P->algo == PRK_A_MIN;
+      if (P->kind == PRK_KIND_F)
+        prk_merge_minmax_f (&a->v, b->v, is_min);
+      else if (is_min ? prk_lt (P, b->v, a->v) : prk_lt (P, a->v, b->v))
+        a->v = b->v;
+      break;
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:{
+      int take;
+
+      is_min = P->algo == PRK_A_ARGMIN;
+      if (P->kind == PRK_KIND_F && (prk_isnan (a->v.f)
+              || prk_isnan (b->v.f))) {
+        int an = prk_isnan (a->v.f), bn = prk_isnan (b->v.f);
+
+        take = bn && (!an || b->index < a->index);
+      } else {
+        take = (is_min ? prk_lt (P, b->v, a->v) : prk_lt (P, a->v, b->v))
+            || (prk_eq (P, b->v, a->v) && b->index < a->index);
+      }
+      if (take)
+        *a = *b;
+      break;
+    }
+    case PRK_A_NANMIN:
+      if (b->v.f < a->v.f)
+        a->v.f = b->v.f;
+      a->index |= b->index;
+      break;
+    case PRK_A_NANMAX:
+      if (b->v.f > a->v.f)
+        a->v.f = b->v.f;
+      a->index |= b->index;
+      break;
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:
+      if (b->index == PRK_NONE)
+        break;
+      if (a->index == PRK_NONE || (P->algo == PRK_A_NANARGMIN ?
+              b->v.f < a->v.f : b->v.f > a->v.f)
+          || (b->v.f == a->v.f && b->index < a->index))
+        *a = *b;
+      break;
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      double n, delta, f, g, h;
+
+      if (b->index == 0)
+        break;
+      if (a->index == 0) {
+        *a = *b;
+        break;
+      }
+      n = (double) (a->index + b->index);
+      delta = (b->v.f - a->v.f) + (b->w.f - a->w.f);
+      f = (double) b->index / n;
+      g = delta * f;
+      prk_two_sum (a->v.f, a->w.f + g, &a->v.f, &a->w.f);
+      if (!prk_isfinite (a->v.f))
+        a->w.f = 0;
+      h = delta * delta;
+      h = h * ((double) a->index * f);
+      a->lo = (a->lo + b->lo) + h;
+      a->index += b->index;
+      break;
+    }
+    case PRK_A_PTP:
+      if (P->kind == PRK_KIND_F) {
+        prk_merge_minmax_f (&a->v, b->v, 0);
+        prk_merge_minmax_f (&a->w, b->w, 1);
+      } else {
+        if (prk_lt (P, a->v, b->v))
+          a->v = b->v;
+        if (prk_lt (P, b->w, a->w))
+          a->w = b->w;
+      }
+      break;
+  }
+}
+
+/* Lanes of a block -------------------------------------------------------- */
+
+/* Whether the block needs the second pass (the moments). */
+PRK_HD int
+prk_two_pass (const PrkParams * P)
+{
+  return P->algo == PRK_A_VAR || P->algo == PRK_A_NANVAR;
+}
+
+/* Lane @l of a block of @n elements at @x, whose first has global index
+ * @base: its start values. */
+PRK_HD void
+prk_lane_init (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
+    prk_u64 base, unsigned int l)
+{
+  L->a.u = 0;
+  L->b.u = 0;
+  L->s = L->c = L->p = 0.0;
+  L->n = 0;
+  L->idx = PRK_NONE;
+  switch (P->algo) {
+    case PRK_A_IPROD:
+    case PRK_A_ALL:
+      L->a.u = 1;
+      break;
+    case PRK_A_FPROD:
+    case PRK_A_NANFPROD:
+      L->s = 1.0;
+      break;
+    case PRK_A_MIN:
+      L->a = prk_dtype_max (P);
+      break;
+    case PRK_A_MAX:
+      L->a = prk_dtype_min (P);
+      break;
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+      if (l < n) {
+        L->a = prk_load_value (P, x, l);
+        L->idx = base + l;
+      } else if (P->algo == PRK_A_ARGMIN) {
+        L->a = prk_dtype_max (P);
+      } else {
+        L->a = prk_dtype_min (P);
+      }
+      break;
+    case PRK_A_NANMIN:
+    case PRK_A_NANARGMIN:
+      L->a.f = PRK_INF;
+      break;
+    case PRK_A_NANMAX:
+    case PRK_A_NANARGMAX:
+      L->a.f = -PRK_INF;
+      break;
+    case PRK_A_PTP:
+      L->a = prk_dtype_min (P);
+      L->b = prk_dtype_max (P);
+      break;
+    default:
+      break;
+  }
+}
+
+/* Runs lane @l over its elements l, l + 16, ... of the block, in index
+ * order: @pass 0, or 1 (the deviations from the block mean @m). */
+PRK_HD void
+prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
+    prk_u64 base, unsigned int l, int pass, double m)
+{
+  prk_u64 i = l;
+
+  if (P->algo == PRK_A_ARGMIN || P->algo == PRK_A_ARGMAX)
+    i = l + PRK_LANES;
+  for (; i < n; i += PRK_LANES) {
+    switch (P->algo) {
+      case PRK_A_ISUM:
+        L->a.u += prk_to_u64 (P, x, i);
+        break;
+      case PRK_A_IPROD:
+        L->a.u *= prk_to_u64 (P, x, i);
+        break;
+      case PRK_A_DSUM:
+        L->s += prk_load_f (P, x, i);
+        break;
+      case PRK_A_KSUM:
+      case PRK_A_NANKSUM:
+      case PRK_A_NANDSUM:
+      case PRK_A_NANMEAN:{
+        double v = prk_load_f (P, x, i), t, z;
+
+        if (P->algo != PRK_A_KSUM) {
+          if (P->algo == PRK_A_NANMEAN)
+            L->n += v == v;
+          v = v == v ? v : 0.0;
+        }
+        L->p += v;
+        t = L->s + v;
+        z = t - L->s;
+        L->c += (L->s - (t - z)) + (v - z);
+        L->s = t;
+        break;
+      }
+      case PRK_A_FPROD:
+        L->s *= prk_load_f (P, x, i);
+        break;
+      case PRK_A_NANFPROD:{
+        double v = prk_load_f (P, x, i);
+
+        L->s *= v == v ? v : 1.0;
+        break;
+      }
+      case PRK_A_MIN:
+      case PRK_A_MAX:{
+        PrkValue v = prk_load_value (P, x, i);
+        int is_min = P->algo == PRK_A_MIN;
+
+        if (P->kind == PRK_KIND_F) {
+          if ((is_min ? v.f < L->a.f : v.f > L->a.f) || v.f != v.f)
+            L->a = v;
+        } else if (is_min ? prk_lt (P, v, L->a) : prk_lt (P, L->a, v)) {
+          L->a = v;
+        }
+        break;
+      }
+      case PRK_A_ARGMIN:
+      case PRK_A_ARGMAX:{
+        PrkValue v = prk_load_value (P, x, i);
+        int take = P->algo == PRK_A_ARGMIN ? prk_lt (P, v, L->a)
+            : prk_lt (P, L->a, v);
+
+        if (P->kind == PRK_KIND_F && !take)
+          take = v.f != v.f && L->a.f == L->a.f;
+        if (take) {
+          L->a = v;
+          L->idx = base + i;
+        }
+        break;
+      }
+      case PRK_A_ANY:
+        L->a.u |= (prk_u64) prk_nonzero (P, x, i);
+        break;
+      case PRK_A_ALL:
+        L->a.u &= (prk_u64) prk_nonzero (P, x, i);
+        break;
+      case PRK_A_NONZERO:
+        L->a.u += (prk_u64) prk_nonzero (P, x, i);
+        break;
+      case PRK_A_NANMIN:
+      case PRK_A_NANMAX:{
+        double v = prk_load_f (P, x, i);
+
+        if (P->algo == PRK_A_NANMIN ? v < L->a.f : v > L->a.f)
+          L->a.f = v;
+        L->n |= (prk_u64) (v == v);
+        break;
+      }
+      case PRK_A_NANARGMIN:
+      case PRK_A_NANARGMAX:{
+        double v = prk_load_f (P, x, i);
+        int take = (P->algo == PRK_A_NANARGMIN ? v < L->a.f : v > L->a.f)
+            || (v == v && L->idx == PRK_NONE);
+
+        if (take) {
+          L->a.f = v;
+          L->idx = base + i;
+        }
+        break;
+      }
+      case PRK_A_VAR:
+      case PRK_A_NANVAR:{
+        double v = prk_load_f (P, x, i);
+        int ok = P->algo == PRK_A_VAR || v == v;
+
+        if (pass == 0) {
+          L->s += ok ? v : 0.0;
+          L->n += (prk_u64) ok;
+        } else {
+          double d = ok ? v - m : 0.0;
+          double dd = d * d;
+
+          L->c += d;
+          L->p += dd;
+        }
+        break;
+      }
+      case PRK_A_PTP:{
+        PrkValue v = prk_load_value (P, x, i);
+
+        if (P->kind == PRK_KIND_F) {
+          if (v.f > L->a.f || v.f != v.f)
+            L->a = v;
+          if (v.f < L->b.f || v.f != v.f)
+            L->b = v;
+        } else {
+          if (prk_lt (P, L->a, v))
+            L->a = v;
+          if (prk_lt (P, v, L->b))
+            L->b = v;
+        }
+        break;
+      }
+    }
+  }
+}
+
+/* Between the passes of the moments: the block's count and mean of its
+ * float64 lane sums. */
+PRK_HD void
+prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
+{
+  double sum[PRK_LANES];
+  unsigned int k;
+
+  mid->count = 0;
+  mid->m = 0.0;
+  if (!prk_two_pass (P))
+    return;
+  for (k = 0; k < PRK_LANES; k++) {
+    mid->count += L[k].n;
+    sum[k] = L[k].s;
+  }
+  if (mid->count == 0)
+    return;
+  mid->m = prk_lanes_sum (sum) / (double) mid->count;
+}
+
+/* Combines the 16 lanes of a block into its result, as the CPU's block
+ * functions do. */
+PRK_HD void
+prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
+    PrkAcc * out)
+{
+  double v[PRK_LANES], w[PRK_LANES];
+  PrkAcc a;
+  unsigned int k;
+
+  out->v.u = 0;
+  out->lo = 0.0;
+  out->index = 0;
+  out->w.u = 0;
+  a = *out;
+  switch (P->algo) {
+    case PRK_A_ISUM:
+    case PRK_A_NONZERO:
+      for (k = 0; k < PRK_LANES; k++)
+        out->v.u += L[k].a.u;
+      break;
+    case PRK_A_IPROD:
+      out->v.u = 1;
+      for (k = 0; k < PRK_LANES; k++)
+        out->v.u *= L[k].a.u;
+      break;
+    case PRK_A_ANY:
+      for (k = 0; k < PRK_LANES; k++)
+        out->v.u |= L[k].a.u;
+      break;
+    case PRK_A_ALL:
+      out->v.u = 1;
+      for (k = 0; k < PRK_LANES; k++)
+        out->v.u &= L[k].a.u;
+      break;
+    case PRK_A_DSUM:
+      for (k = 0; k < PRK_LANES; k++)
+        v[k] = L[k].s;
+      out->v.f = prk_lanes_sum (v);
+      break;
+    case PRK_A_NANDSUM:
+      for (k = 0; k < PRK_LANES; k++)
+        v[k] = L[k].p;
+      out->v.f = prk_lanes_sum (v);
+      break;
+    case PRK_A_KSUM:
+    case PRK_A_NANKSUM:
+    case PRK_A_NANMEAN:
+      if (P->algo == PRK_A_NANMEAN && P->dtype != PRK_FLOAT64) {
+        /* float32 nanmean: plain float64 lanes */
+        for (k = 0; k < PRK_LANES; k++)
+          v[k] = L[k].p;
+        out->v.f = prk_lanes_sum (v);
+      } else {
+        for (k = 0; k < PRK_LANES; k++) {
+          v[k] = L[k].s;
+          w[k] = L[k].c;
+        }
+        prk_lanes_sum_compensated (v, w, out);
+        if (!prk_isfinite (out->v.f) || !prk_isfinite (out->lo)) {
+          for (k = 0; k < PRK_LANES; k++)
+            v[k] = L[k].p;
+          out->v.f = prk_lanes_sum (v);
+          out->lo = 0.0;
+        }
+      }
+      if (P->algo == PRK_A_NANMEAN) {
+        out->index = 0;
+        for (k = 0; k < PRK_LANES; k++)
+          out->index += L[k].n;
+      }
+      break;
+    case PRK_A_FPROD:
+    case PRK_A_NANFPROD:
+      out->v.f = 1.0;
+      for (k = 0; k < PRK_LANES; k++)
+        out->v.f *= L[k].s;
+      break;
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:
+      out->v = L[0].a;
+      out->index = L[0].idx;
+      for (k = 1; k < PRK_LANES; k++) {
+        a.v = L[k].a;
+        a.index = L[k].idx;
+        prk_merge (P, out, &a);
+      }
+      break;
+    case PRK_A_NANMIN:
+    case PRK_A_NANMAX:
+      out->v = L[0].a;
+      out->index = L[0].n;
+      for (k = 1; k < PRK_LANES; k++) {
+        a.v = L[k].a;
+        a.index = L[k].n;
+        prk_merge (P, out, &a);
+      }
+      break;
+    case PRK_A_PTP:
+      out->v = L[0].a;
+      out->w = L[0].b;
+      for (k = 1; k < PRK_LANES; k++) {
+        a.v = L[k].a;
+        a.w = L[k].b;
+        prk_merge (P, out, &a);
+      }
+      break;
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      double nn, S1, S2;
+
+      if (mid->count == 0)
+        break;
+      nn = (double) mid->count;
+      for (k = 0; k < PRK_LANES; k++) {
+        v[k] = L[k].c;
+        w[k] = L[k].p;
+      }
+      S1 = prk_lanes_sum (v);
+      S2 = prk_lanes_sum (w);
+      out->index = mid->count;
+      prk_two_sum (mid->m, S1 / nn, &out->v.f, &out->w.f);
+      if (!prk_isfinite (out->v.f))
+        out->w.f = 0;
+      out->lo = S2 - (S1 * S1) / nn;
+      if (out->lo < 0)
+        out->lo = 0;
+      break;
+    }
+  }
+}
+
+/* A whole block on one thread, lane by lane: what the block kernel's 16
+ * threads compute. */
+PRK_HD void
+prk_block (const PrkParams * P, const void *x, prk_u64 n, prk_u64 base,
+    PrkAcc * out)
+{
+  PrkLane L[PRK_LANES];
+  PrkMid mid;
+  unsigned int l;
+
+  if (P->algo == PRK_A_CUSTOM) {
+    PRK_HOOK (P, block, (P->hook_data, x, n, base, out));
+    return;
+  }
+  for (l = 0; l < PRK_LANES; l++) {
+    prk_lane_init (P, &L[l], x, n, base, l);
+    prk_lane_run (P, &L[l], x, n, base, l, 0, 0.0);
+  }
+  prk_block_mid (P, L, &mid);
+  if (prk_two_pass (P) && mid.count > 0)
+    for (l = 0; l < PRK_LANES; l++)
+      prk_lane_run (P, &L[l], x, n, base, l, 1, mid.m);
+  prk_block_end (P, L, &mid, out);
+}
+
+/* The tree ------------------------------------------------------------- */
+
+PRK_HD void
+prk_tree_push (const PrkParams * P, PrkTree * t, const PrkAcc * block)
+{
+  PrkAcc acc = *block;
+  unsigned int level = 0;
+
+  while (t->depth > 0 && t->levels[t->depth - 1] == level) {
+    PrkAcc merged = t->stack[t->depth - 1];
+
+    prk_merge (P, &merged, &acc);
+    acc = merged;
+    level++;
+    t->depth--;
+  }
+  t->stack[t->depth] = acc;
+  t->levels[t->depth] = level;
+  t->depth++;
+}
+
+PRK_HD void
+prk_tree_fold (const PrkParams * P, const PrkTree * t,
+    const PrkAcc * partial, PrkAcc * out)
+{
+  int i = (int) t->depth - 1;
+  PrkAcc acc;
+
+  if (partial != 0)
+    acc = *partial;
+  else if (i >= 0)
+    acc = t->stack[i--];
+  else
+    acc = P->identity;
+  for (; i >= 0; i--) {
+    PrkAcc merged = t->stack[i];
+
+    prk_merge (P, &merged, &acc);
+    acc = merged;
+  }
+  *out = acc;
+}
+
+/* Columns (axis 0): folds element @x[c] of row @row_index into @a. */
+PRK_HD void
+prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
+    prk_u64 row_index)
+{
+  PrkAcc b;
+
+  switch (P->algo) {
+    case PRK_A_CUSTOM:
+      PRK_HOOK (P, column, (P->hook_data, a, x, c));
+      break;
+    case PRK_A_ISUM:
+      a->v.u += prk_to_u64 (P, x, c);
+      break;
+    case PRK_A_IPROD:
+      a->v.u *= prk_to_u64 (P, x, c);
+      break;
+    case PRK_A_NONZERO:
+      a->v.u += (prk_u64) prk_nonzero (P, x, c);
+      break;
+    case PRK_A_ANY:
+      a->v.u |= (prk_u64) prk_nonzero (P, x, c);
+      break;
+    case PRK_A_ALL:
+      a->v.u &= (prk_u64) prk_nonzero (P, x, c);
+      break;
+    case PRK_A_FPROD:
+      a->v.f *= prk_load_f (P, x, c);
+      break;
+    case PRK_A_NANFPROD:{
+      double v = prk_load_f (P, x, c);
+
+      a->v.f *= v == v ? v : 1.0;
+      break;
+    }
+    case PRK_A_DSUM:
+    case PRK_A_KSUM:
+    case PRK_A_NANDSUM:
+    case PRK_A_NANKSUM:
+    case PRK_A_NANMEAN:{
+      double v = prk_load_f (P, x, c), t, z;
+      int nan_op = P->algo != PRK_A_DSUM && P->algo != PRK_A_KSUM;
+
+      if (nan_op) {
+        a->index += v == v;
+        v = v == v ? v : 0.0;
+      }
+      t = a->v.f + v;
+      z = t - a->v.f;
+      a->lo += prk_isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0;
+      a->v.f = t;
+      break;
+    }
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+      b.v = prk_load_value (P, x, c);
+      b.index = row_index;
+      prk_merge (P, a, &b);
+      break;
+    case PRK_A_PTP:
+      b.v = prk_load_value (P, x, c);
+      b.w = b.v;
+      prk_merge (P, a, &b);
+      break;
+    case PRK_A_NANMIN:
+    case PRK_A_NANMAX:
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:{
+      double v = prk_load_f (P, x, c);
+      int ok = v == v;
+
+      b.v.f = ok ? v : P->identity.v.f;
+      b.index = ok ? (P->nan_arg ? row_index : 1) : P->identity.index;
+      prk_merge (P, a, &b);
+      break;
+    }
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      double v = prk_load_f (P, x, c), d, e;
+
+      if (P->algo == PRK_A_NANVAR && v != v)
+        break;
+      a->index++;
+      d = (v - a->v.f) - a->w.f;
+      prk_two_sum (a->v.f, a->w.f + d / (double) a->index, &a->v.f,
+          &a->w.f);
+      if (!prk_isfinite (a->v.f))
+        a->w.f = 0;
+      e = d * ((v - a->v.f) - a->w.f);
+      a->lo += e;
+      break;
+    }
+  }
+}
+
+/* Finals ------------------------------------------------------------------ */
+
+PRK_HD double
+prk_variance (const PrkParams * P, const PrkAcc * a)
+{
+  double dof = (double) a->index - P->ddof;
+
+  if (P->nan_var)
+    return dof > 0 ? a->lo / dof : PRK_NAN;
+  return a->lo / (dof > 0.0 ? dof : 0.0);
+}
+
+/* Stores @d in the float output dtype. */
+PRK_HD void
+prk_store_float (const PrkParams * P, double d, void *out)
+{
+  if (P->out_dtype == PRK_FLOAT32)
+    *(float *) out = (float) d;
+  else
+    *(double *) out = d;
+}
+
+/* Stores the kind's value @v in the input dtype (min, max). */
+PRK_HD void
+prk_store_value (const PrkParams * P, PrkValue v, void *out)
+{
+  switch (P->dtype) {
+    case PRK_BOOL:
+    case PRK_UINT8:
+      *(unsigned char *) out = (unsigned char) v.u;
+      break;
+    case PRK_INT8:
+      *(signed char *) out = (signed char) v.i;
+      break;
+    case PRK_INT16:
+      *(short *) out = (short) v.i;
+      break;
+    case PRK_UINT16:
+      *(unsigned short *) out = (unsigned short) v.u;
+      break;
+    case PRK_INT32:
+      *(int *) out = (int) v.i;
+      break;
+    case PRK_UINT32:
+      *(unsigned int *) out = (unsigned int) v.u;
+      break;
+    case PRK_INT64:
+      *(prk_i64 *) out = v.i;
+      break;
+    case PRK_UINT64:
+      *(prk_u64 *) out = v.u;
+      break;
+    case PRK_FLOAT32:
+      *(float *) out = (float) v.f;
+      break;
+    default:
+      *(double *) out = v.f;
+      break;
+  }
+}
+
+/* Writes the result of @a, over @count elements, in the output dtype;
+ * returns 1 where nanargmin/nanargmax saw only NaNs (an error). */
+PRK_HD int
+prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
+{
+  switch (P->final) {
+    case PRK_F_RAW:
+      prk_copy_bytes (out, a->v.raw, P->out_size);
+      break;
+    case PRK_F_U64:
+      *(prk_u64 *) out = a->v.u;
+      break;
+    case PRK_F_SUM:
+      prk_store_float (P, a->v.f + a->lo, out);
+      break;
+    case PRK_F_MEAN:
+      prk_store_float (P, (a->v.f + a->lo) / (double) count, out);
+      break;
+    case PRK_F_PROD:
+      prk_store_float (P, a->v.f, out);
+      break;
+    case PRK_F_NANMEAN:
+      prk_store_float (P, (a->v.f + a->lo) / (double) a->index, out);
+      break;
+    case PRK_F_NANEXTREME:
+      if (P->out_dtype == PRK_FLOAT32)
+        *(float *) out = a->index ? (float) a->v.f : (float) PRK_NAN;
+      else
+        *(double *) out = a->index ? a->v.f : PRK_NAN;
+      break;
+    case PRK_F_VAR:
+      prk_store_float (P, prk_variance (P, a), out);
+      break;
+    case PRK_F_STD:
+      prk_store_float (P, sqrt (prk_variance (P, a)), out);
+      break;
+    case PRK_F_INDEX:
+      *(prk_i64 *) out = (prk_i64) a->index;
+      break;
+    case PRK_F_BOOL:
+      *(unsigned char *) out = a->v.u != 0;
+      break;
+    case PRK_F_VALUE:
+      prk_store_value (P, a->v, out);
+      break;
+    case PRK_F_PTP:{
+      PrkValue d;
+
+      if (P->kind == PRK_KIND_F) {
+        if (P->dtype == PRK_FLOAT32) {
+          float r = (float) a->v.f - (float) a->w.f;
+
+          *(float *) out = r;
+        } else {
+          *(double *) out = a->v.f - a->w.f;
+        }
+        break;
+      }
+      if (P->kind == PRK_KIND_S)
+        d.u = (prk_u64) a->v.i - (prk_u64) a->w.i;
+      else
+        d.u = a->v.u - a->w.u;
+      /* the difference's low bits, in the dtype */
+      switch (P->dtype) {
+        case PRK_INT8:
+        case PRK_UINT8:
+          *(unsigned char *) out = (unsigned char) d.u;
+          break;
+        case PRK_INT16:
+        case PRK_UINT16:
+          *(unsigned short *) out = (unsigned short) d.u;
+          break;
+        case PRK_INT32:
+        case PRK_UINT32:
+          *(unsigned int *) out = (unsigned int) d.u;
+          break;
+        default:
+          *(prk_u64 *) out = d.u;
+          break;
+      }
+      break;
+    }
+  }
+  return P->nan_arg && a->index == PRK_NONE;
+}
+
+/* One row of @n elements (axis -1): the block tree of a whole stream over
+ * the row, or, for rows of one element, the column step from the
+ * identity, as the CPU does. Returns prk_final's flag. */
+PRK_HD int
+prk_reduce_row (const PrkParams * P, const void *x, prk_u64 n, void *out)
+{
+  PrkTree t;
+  PrkAcc block, acc;
+  prk_u64 k;
+  int es = P->in_size;
+
+  if (n == 1 && P->algo != PRK_A_CUSTOM) {
+    acc = P->identity;
+    prk_column_step (P, &acc, x, 0, 0);
+    return prk_final (P, &acc, 1, out);
+  }
+  t.depth = 0;
+  for (k = 0; k + PRK_BLOCK <= n; k += PRK_BLOCK) {
+    prk_block (P, (const char *) x + k * es, PRK_BLOCK, k, &block);
+    prk_tree_push (P, &t, &block);
+  }
+  if (k < n) {
+    prk_block (P, (const char *) x + k * es, n - k, k, &block);
+    prk_tree_fold (P, &t, &block, &acc);
+  } else {
+    prk_tree_fold (P, &t, 0, &acc);
+  }
+  return prk_final (P, &acc, n, out);
+}
+
+/* The single-thread steps of a chunk of the whole-stream reduction ------- */
+
+/* Completes the staged block with @take elements of @x; when it is full
+ * (@staged + @take == PRK_BLOCK), reduces it (global index @base) into the
+ * tree. */
+PRK_HD void
+prk_step_stage (const PrkParams * P, PrkTree * t, void *staging,
+    const void *x, prk_u64 staged, prk_u64 take, prk_u64 base)
+{
+  PrkAcc block;
+
+  prk_copy_bytes ((char *) staging + staged * P->in_size, x,
+      take * P->in_size);
+  if (staged + take == PRK_BLOCK) {
+    prk_block (P, staging, PRK_BLOCK, base, &block);
+    prk_tree_push (P, t, &block);
+  }
+}
+
+/* Pushes @n_blocks block results in order, then stages the chunk's tail of
+ * @n_tail elements. */
+PRK_HD void
+prk_step_push (const PrkParams * P, PrkTree * t, const PrkAcc * results,
+    prk_u64 n_blocks, void *staging, const void *tail, prk_u64 n_tail)
+{
+  prk_u64 k;
+
+  for (k = 0; k < n_blocks; k++)
+    prk_tree_push (P, t, &results[k]);
+  prk_copy_bytes (staging, tail, n_tail * P->in_size);
+}
+
+/* The end of the stream: the partial block of @staged elements (global
+ * index @base), the pending results folded, the final value. */
+PRK_HD int
+prk_step_finish (const PrkParams * P, const PrkTree * t,
+    const void *staging, prk_u64 staged, prk_u64 base, prk_u64 count,
+    void *out)
+{
+  PrkAcc block, acc;
+
+  if (staged > 0) {
+    prk_block (P, staging, staged, base, &block);
+    prk_tree_fold (P, t, &block, &acc);
+  } else {
+    prk_tree_fold (P, t, 0, &acc);
+  }
+  return prk_final (P, &acc, count, out);
+}
+
+#ifndef __CUDACC_RTC__
+/* The kernels on one host thread, in the kernels' order ---------------- */
+
+/* The block kernel: results[k] of the k-th whole block at @x. */
+PRK_HD void
+prk_host_blocks (const PrkParams * P, const void *x, prk_u64 n_blocks,
+    prk_u64 base, PrkAcc * results)
+{
+  prk_u64 k;
+
+  for (k = 0; k < n_blocks; k++)
+    prk_block (P, (const char *) x + k * PRK_BLOCK * P->in_size, PRK_BLOCK,
+        base + k * PRK_BLOCK, &results[k]);
+}
+
+/* The column kernel: @n_rows rows of @n_cols elements into @cols. */
+PRK_HD void
+prk_host_columns (const PrkParams * P, PrkAcc * cols, prk_u64 n_cols,
+    const void *x, prk_u64 n_rows, prk_u64 first_row)
+{
+  prk_u64 c, r;
+
+  for (c = 0; c < n_cols; c++)
+    for (r = 0; r < n_rows; r++)
+      prk_column_step (P, &cols[c], (const char *) x + r * n_cols *
+          P->in_size, c, first_row + r);
+}
+
+#endif /* !__CUDACC_RTC__ */
+
+#endif /* PLAN_REDUCER_STEPS_H */

@@ -1,0 +1,502 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The device reduction against the CPU reducer, bit for bit, for every op,
+ * dtype and axis and several chunkings:
+ * on the cpu and sim devices, where PlanDeviceReducer runs the steps of
+ * planreducer-steps.h as host kernels in the CUDA kernels' order. The
+ * CUDA side (NVRTC, nvcc) is in reducercuda.c. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gmodule.h>
+#include <glib/gstdio.h>
+#include <libplan/plan.h>
+#include <math.h>
+#include <string.h>
+
+static const PlanReduceOp all_ops[] = {
+  PLAN_REDUCE_OP_SUM, PLAN_REDUCE_OP_PROD, PLAN_REDUCE_OP_MIN,
+  PLAN_REDUCE_OP_MAX, PLAN_REDUCE_OP_MEAN, PLAN_REDUCE_OP_ARGMIN,
+  PLAN_REDUCE_OP_ARGMAX, PLAN_REDUCE_OP_ANY, PLAN_REDUCE_OP_ALL,
+  PLAN_REDUCE_OP_NANSUM, PLAN_REDUCE_OP_NANPROD, PLAN_REDUCE_OP_NANMIN,
+  PLAN_REDUCE_OP_NANMAX, PLAN_REDUCE_OP_NANMEAN, PLAN_REDUCE_OP_NANARGMIN,
+  PLAN_REDUCE_OP_NANARGMAX, PLAN_REDUCE_OP_VAR, PLAN_REDUCE_OP_STD,
+  PLAN_REDUCE_OP_NANVAR, PLAN_REDUCE_OP_NANSTD,
+  PLAN_REDUCE_OP_COUNT_NONZERO, PLAN_REDUCE_OP_PTP,
+};
+
+/* Values of @dtype that exercise the compensation, the NaN rules and the
+ * ties of arg ops; @nan_every: a NaN every that many elements (floats), 0
+ * for none. */
+static void
+fill (PlanDType dtype, guint8 * out, gsize n, guint seed, gsize nan_every)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    gdouble d = g_rand_double_range (rand, -1.0, 1.0);
+    gint32 k = g_rand_int_range (rand, -120, 120);
+
+    if (i % 97 == 5)
+      d *= 1e12;
+    if (i % 31 == 7)
+      d = 0.0;
+    switch (dtype) {
+      case PLAN_DTYPE_BOOL:
+        out[i] = (guint8) (k > -30 ? (k & 3) : 0);
+        break;
+      case PLAN_DTYPE_INT8:
+      case PLAN_DTYPE_UINT8:
+        ((gint8 *) out)[i] = (gint8) k;
+        break;
+      case PLAN_DTYPE_INT16:
+      case PLAN_DTYPE_UINT16:
+        ((gint16 *) out)[i] = (gint16) (k * 250);
+        break;
+      case PLAN_DTYPE_INT32:
+      case PLAN_DTYPE_UINT32:
+        ((gint32 *) out)[i] = k * 17000000;
+        break;
+      case PLAN_DTYPE_INT64:
+      case PLAN_DTYPE_UINT64:
+        ((gint64 *) out)[i] = (gint64) k * G_GINT64_CONSTANT (70000000000000000);
+        break;
+      case PLAN_DTYPE_FLOAT32:
+        ((gfloat *) out)[i] = (nan_every && i % nan_every == 3) ? NAN
+            : (gfloat) (1e3 + d);
+        break;
+      default:
+        ((gdouble *) out)[i] = (nan_every && i % nan_every == 3) ? NAN
+            : 1e9 + d * (i % 5 == 0 ? 1e-7 : 1.0);
+        break;
+    }
+  }
+  g_rand_free (rand);
+}
+
+/* When set, reduce() makes a custom reducer of this combiner. */
+static const gchar *custom_expr, *custom_identity;
+
+typedef struct
+{
+  gboolean ok;
+  gchar *message;
+  guint8 *values;
+  gsize size;
+} Result;
+
+static void
+result_clear (Result * r)
+{
+  g_free (r->message);
+  g_free (r->values);
+}
+
+/* Reduces @data (@n_rows rows of @info) in chunks of @chunk rows, on the
+ * CPU (@device NULL) or on @device. */
+static void
+reduce (PlanDevice * device, PlanReduceOp op, PlanReduceAxis axis,
+    const PlanArrayInfo * info, const guint8 * data, gsize n_rows,
+    gsize chunk, gdouble ddof, Result * res)
+{
+  GError *err = NULL;
+  PlanReducer *r = custom_expr ? plan_reducer_new_custom (custom_expr,
+      custom_identity, axis, info, &err) : plan_reducer_new (op, axis, info,
+      &err);
+  PlanArrayInfo out;
+  gsize row_size = plan_array_info_get_row_size (info), out_elements = 1;
+  gsize out_size, i;
+  guint d;
+
+  fail_unless (r != NULL, "%s", err ? err->message : "");
+  plan_reducer_set_ddof (r, ddof);
+  plan_reducer_get_output_info (r, &out);
+  out_size = plan_dtype_get_size (out.dtype);
+  if (axis == PLAN_REDUCE_AXIS_INNER)
+    out_elements = n_rows;
+  else
+    for (d = 0; d < out.ndim; d++)
+      out_elements *= out.shape[d];
+  res->size = out_elements * out_size;
+  res->values = g_malloc0 (MAX (res->size, 1));
+  res->ok = TRUE;
+  res->message = NULL;
+
+  if (device == NULL) {
+    for (i = 0; i < n_rows && res->ok; i += chunk) {
+      gsize n = MIN (chunk, n_rows - i);
+
+      res->ok = plan_reducer_push (r, data + i * row_size, n,
+          axis == PLAN_REDUCE_AXIS_INNER ? res->values + i * out_size : NULL,
+          &err);
+    }
+    if (res->ok)
+      res->ok = plan_reducer_finish (r, res->values, &err);
+  } else {
+    PlanStream *stream = plan_stream_new (device, &err);
+    PlanDeviceReducer *dr;
+    gpointer dptr = NULL;
+
+    fail_unless (stream != NULL);
+    dr = plan_device_reducer_new (r, stream, &err);
+    fail_unless (dr != NULL, "%s", err ? err->message : "");
+    fail_unless (plan_device_alloc (device, MAX (n_rows * row_size, 1),
+            &dptr, &err));
+    fail_unless (plan_device_copy (device, PLAN_COPY_HOST_TO_DEVICE, dptr,
+            data, n_rows * row_size, &err));
+    for (i = 0; i < n_rows && res->ok; i += chunk) {
+      gsize n = MIN (chunk, n_rows - i);
+
+      res->ok = plan_device_reducer_push (dr, (guint8 *) dptr + i * row_size,
+          n, axis == PLAN_REDUCE_AXIS_INNER ? res->values + i * out_size :
+          NULL, &err);
+    }
+    if (res->ok)
+      res->ok = plan_device_reducer_finish (dr, axis ==
+          PLAN_REDUCE_AXIS_INNER ? NULL : res->values, &err);
+    plan_device_reducer_free (dr);
+    plan_device_free (device, dptr);
+    plan_stream_unref (stream);
+  }
+  if (!res->ok)
+    res->message = g_strdup (err->message);
+  g_clear_error (&err);
+  plan_reducer_unref (r);
+}
+
+static void
+info_set (PlanArrayInfo * info, PlanDType dtype, guint ndim,
+    const gint64 * shape)
+{
+  guint i;
+
+  plan_array_info_init (info);
+  info->dtype = dtype;
+  info->ndim = ndim;
+  for (i = 0; i < ndim; i++)
+    info->shape[i] = shape[i];
+}
+
+/* Every op and dtype on @device for @axis over arrays of @ndim dims. */
+static guint
+compare_all (PlanDevice * device, PlanReduceAxis axis, guint ndim,
+    const gint64 * shape, const gsize * chunks, guint n_chunks)
+{
+  guint n_cases = 0, o, c, v;
+  PlanDType dt;
+
+  for (dt = PLAN_DTYPE_BOOL; dt < PLAN_DTYPE_N; dt++) {
+    PlanArrayInfo info;
+    gsize n_rows = shape[0], n;
+    guint8 *data;
+
+    info_set (&info, dt, ndim, shape);
+    n = n_rows * plan_array_info_get_row_elements (&info);
+    data = g_malloc (n * plan_dtype_get_size (dt));
+    for (v = 0; v < 2; v++) {
+      /* v 1: NaNs among the values of floats */
+      if (v == 1 && !plan_dtype_is_float (dt))
+        continue;
+      fill (dt, data, n, 17 + dt * 3 + v, v ? 11 : 0);
+      for (o = 0; o < G_N_ELEMENTS (all_ops); o++) {
+        PlanReduceOp op = all_ops[o];
+        Result want;
+
+        if (op == PLAN_REDUCE_OP_PTP && dt == PLAN_DTYPE_BOOL)
+          continue;
+        reduce (NULL, op, axis, &info, data, n_rows, n_rows, 1.0, &want);
+        for (c = 0; c < n_chunks; c++) {
+          Result got;
+
+          reduce (device, op, axis, &info, data, n_rows, chunks[c], 1.0,
+              &got);
+          fail_unless (got.ok == want.ok, "%s on %s, axis %d, chunks of %"
+              G_GSIZE_FORMAT ": %s / %s", plan_reducer_get_name
+              (plan_reducer_new (op, axis, &info, NULL)),
+              plan_dtype_to_string (dt), axis, chunks[c],
+              got.message ? got.message : "ok",
+              want.message ? want.message : "ok");
+          if (want.ok)
+            fail_unless (memcmp (got.values, want.values, want.size) == 0,
+                "op %d on %s, axis 0x%x, chunks of %" G_GSIZE_FORMAT
+                ", NaNs %u: not the CPU's bits", op,
+                plan_dtype_to_string (dt), axis, chunks[c], v);
+          else
+            fail_unless (g_strcmp0 (got.message, want.message) == 0,
+                "%s / %s", got.message, want.message);
+          result_clear (&got);
+          n_cases++;
+        }
+        result_clear (&want);
+      }
+    }
+    g_free (data);
+  }
+  return n_cases;
+}
+
+static void
+check_device (const gchar * name)
+{
+  PlanDevice *device = plan_device_get (name, NULL);
+  /* 1-D: blocks, a staged tail and blocks completed across chunks */
+  const gint64 flat[] = { 9001 };
+  const gsize flat_chunks[] = { 9001, 4096, 777, 2047 };
+  /* axis 0 over rows of 3 x 5, and of 1-D rows (as axis all) */
+  const gint64 cols[] = { 301, 3, 5 };
+  const gsize col_chunks[] = { 301, 7, 64 };
+  /* axis -1: rows over more than a block, and rows of one element */
+  const gint64 rows[] = { 5, 4100 };
+  const gsize row_chunks[] = { 5, 2 };
+  const gint64 single[] = { 3000 };
+  const gsize single_chunks[] = { 3000, 1000 };
+  guint n = 0;
+
+  fail_unless (device != NULL);
+  n += compare_all (device, PLAN_REDUCE_AXIS_ALL, 1, flat, flat_chunks, 4);
+  n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 3, cols, col_chunks, 3);
+  n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 1, flat, flat_chunks, 2);
+  n += compare_all (device, PLAN_REDUCE_AXIS_INNER, 2, rows, row_chunks, 2);
+  n += compare_all (device, PLAN_REDUCE_AXIS_INNER, 1, single,
+      single_chunks, 2);
+  fail_unless (n > 2000, "%u cases", n);
+  gst_object_unref (device);
+}
+
+/* Every op on four dtypes and every axis, once, small: what the memory
+ * checkers run (the exhaustive tests are too slow under valgrind). */
+GST_START_TEST (test_every_op_on_sim_small)
+{
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  const PlanDType some[] = { PLAN_DTYPE_BOOL, PLAN_DTYPE_INT32,
+    PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64
+  };
+  const gint64 flat[] = { 4500 }, cols[] = { 40, 3 }, rows[] = { 3, 2100 };
+  const struct
+  {
+    PlanReduceAxis axis;
+    guint ndim;
+    const gint64 *shape;
+    gsize chunk;
+  } layouts[] = {
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 1500},
+    {PLAN_REDUCE_AXIS_ROWS, 2, cols, 7},
+    {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
+  };
+  guint d, o, k, n_cases = 0;
+
+  for (d = 0; d < G_N_ELEMENTS (some); d++) {
+    for (k = 0; k < G_N_ELEMENTS (layouts); k++) {
+      PlanArrayInfo info;
+      gsize n_rows = layouts[k].shape[0], n;
+      guint8 *data;
+
+      info_set (&info, some[d], layouts[k].ndim, layouts[k].shape);
+      n = n_rows * plan_array_info_get_row_elements (&info);
+      data = g_malloc (n * 8);
+      fill (some[d], data, n, 11 + d, 7);
+      for (o = 0; o < G_N_ELEMENTS (all_ops); o++) {
+        Result want, got;
+
+        if (all_ops[o] == PLAN_REDUCE_OP_PTP && some[d] == PLAN_DTYPE_BOOL)
+          continue;
+        reduce (NULL, all_ops[o], layouts[k].axis, &info, data, n_rows,
+            n_rows, 1.0, &want);
+        reduce (device, all_ops[o], layouts[k].axis, &info, data, n_rows,
+            layouts[k].chunk, 1.0, &got);
+        fail_unless (got.ok == want.ok);
+        if (want.ok)
+          fail_unless (memcmp (got.values, want.values, want.size) == 0,
+              "op %d on %s, layout %u", all_ops[o],
+              plan_dtype_to_string (some[d]), k);
+        result_clear (&want);
+        result_clear (&got);
+        n_cases++;
+      }
+      g_free (data);
+    }
+  }
+  fail_unless (n_cases > 200);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cpu_device_equals_cpu_reducer)
+{
+  check_device ("cpu");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sim_device_equals_cpu_reducer)
+{
+  check_device ("sim");
+}
+
+GST_END_TEST;
+
+/* What each op reduces to on a stream of nothing, and numpy's errors. */
+GST_START_TEST (test_empty_and_all_nan)
+{
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  PlanArrayInfo info;
+  const gint64 shape[] = { 4 };
+  gdouble nans[4] = { NAN, NAN, NAN, NAN };
+  Result got, want;
+
+  info_set (&info, PLAN_DTYPE_FLOAT64, 1, shape);
+  reduce (device, PLAN_REDUCE_OP_NANARGMAX, PLAN_REDUCE_AXIS_ALL, &info,
+      (guint8 *) nans, 4, 3, 0, &got);
+  reduce (NULL, PLAN_REDUCE_OP_NANARGMAX, PLAN_REDUCE_AXIS_ALL, &info,
+      (guint8 *) nans, 4, 4, 0, &want);
+  fail_if (got.ok);
+  fail_unless (strstr (got.message, "All-NaN") != NULL, "%s", got.message);
+  fail_unless (g_strcmp0 (got.message, want.message) == 0);
+  result_clear (&got);
+  result_clear (&want);
+
+  reduce (device, PLAN_REDUCE_OP_MIN, PLAN_REDUCE_AXIS_ALL, &info,
+      (guint8 *) nans, 0, 1, 0, &got);
+  fail_if (got.ok);
+  fail_unless (strstr (got.message, "empty stream") != NULL, "%s",
+      got.message);
+  result_clear (&got);
+
+  reduce (device, PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL, &info,
+      (guint8 *) nans, 0, 1, 0, &got);
+  fail_unless (got.ok);
+  fail_unless (*(gdouble *) got.values == 0.0);
+  result_clear (&got);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
+/* A device kernel that fails is an error of the push, not garbage. */
+GST_START_TEST (test_failed_launch_is_an_error)
+{
+  PlanDevice *device;
+  PlanArrayInfo info;
+  const gint64 shape[] = { 5000 };
+  guint8 *data = g_malloc0 (5000 * 4);
+  Result got;
+
+  g_setenv ("GST_PLAN_SIM_FAULT", "launch:2", TRUE);
+  device = plan_device_get ("sim", NULL);
+  info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape);
+  reduce (device, PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL, &info, data,
+      5000, 1000, 0, &got);
+  fail_if (got.ok);
+  fail_unless (got.message != NULL);
+  result_clear (&got);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_SIM_FAULT");
+  g_free (data);
+}
+
+GST_END_TEST;
+
+/* Custom combiners (with a cast of the input where the combiner promotes
+ * it) on the cpu and sim devices, every axis, against the CPU reducer. */
+static const struct
+{
+  PlanDType dtype;
+  const gchar *expr, *identity;
+} customs[] = {
+  {PLAN_DTYPE_FLOAT64, "x + y", "0"},
+  {PLAN_DTYPE_FLOAT32, "max(x, y)", "-inf"},
+  {PLAN_DTYPE_INT32, "x * 0.5 + y", "0"},
+  {PLAN_DTYPE_INT64, "min(x, y)", "9223372036854775807"},
+  {PLAN_DTYPE_UINT8, "x + y", "0"},
+};
+
+static void
+check_custom (const gchar * name)
+{
+  PlanDevice *device = plan_device_get (name, NULL);
+  const gint64 flat[] = { 9001 }, cols[] = { 301, 3, 5 }, rows[] = { 5,
+    4100
+  }, single[] = { 300 };
+  const struct
+  {
+    PlanReduceAxis axis;
+    guint ndim;
+    const gint64 *shape;
+    gsize chunk;
+  } layouts[] = {
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 4096},
+    {PLAN_REDUCE_AXIS_ROWS, 3, cols, 7},
+    {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
+    {PLAN_REDUCE_AXIS_INNER, 1, single, 100},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (customs); i++) {
+    for (k = 0; k < G_N_ELEMENTS (layouts); k++) {
+      PlanArrayInfo info;
+      gsize n;
+      guint8 *data;
+      Result want, got;
+
+      info_set (&info, customs[i].dtype, layouts[k].ndim, layouts[k].shape);
+      n = layouts[k].shape[0] * plan_array_info_get_row_elements (&info);
+      data = g_malloc (n * 8);
+      fill (customs[i].dtype, data, n, 3 + i, 0);
+      custom_expr = customs[i].expr;
+      custom_identity = customs[i].identity;
+      reduce (NULL, 0, layouts[k].axis, &info, data, layouts[k].shape[0],
+          layouts[k].shape[0], 0, &want);
+      reduce (device, 0, layouts[k].axis, &info, data, layouts[k].shape[0],
+          layouts[k].chunk, 0, &got);
+      custom_expr = custom_identity = NULL;
+      fail_unless (want.ok && got.ok, "%s", got.message);
+      fail_unless (memcmp (got.values, want.values, want.size) == 0,
+          "%s on %s, layout %u: not the CPU's bits", customs[i].expr,
+          plan_dtype_to_string (customs[i].dtype), k);
+      result_clear (&want);
+      result_clear (&got);
+      g_free (data);
+    }
+  }
+  gst_object_unref (device);
+}
+
+GST_START_TEST (test_custom_combiners_equal_cpu_reducer)
+{
+  check_custom ("cpu");
+  check_custom ("sim");
+}
+
+GST_END_TEST;
+
+static Suite *
+reducerdevice_suite (void)
+{
+  Suite *s = suite_create ("planreducerdevice");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_every_op_on_sim_small);
+  tcase_add_test (tc, test_cpu_device_equals_cpu_reducer);
+  tcase_add_test (tc, test_sim_device_equals_cpu_reducer);
+  tcase_add_test (tc, test_empty_and_all_nan);
+  tcase_add_test (tc, test_failed_launch_is_an_error);
+  tcase_add_test (tc, test_custom_combiners_equal_cpu_reducer);
+  return s;
+}
+
+GST_CHECK_MAIN (reducerdevice);
