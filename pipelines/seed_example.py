@@ -7,8 +7,8 @@ result checked against numpy and scipy.
 
     meson devenv -C build /usr/bin/python3 pipelines/seed_example.py [TARGET] [N]
 
-TARGET is cpu (default), auto, or gpu (the map and stencil on the GPU;
-GST_PLAN_DEVICE=sim runs the GPU path on the simulated device). N is the
+TARGET is cpu (default), auto, or gpu (the map, reduce and stencil on the
+GPU; GST_PLAN_DEVICE=sim runs the GPU path on the simulated device). N is the
 number of elements (default 1,000,000).
 """
 import os
@@ -73,10 +73,6 @@ rng = np.random.default_rng(2026)
 A = rng.random(n, dtype=np.float32)
 B = rng.random(n, dtype=np.float32)
 F = np.empty_like(A); G = np.empty((), np.float32); H = np.empty_like(B)
-if target != "cpu":
-    # planreduce runs on the host for now: 'gpu' asks every element for
-    # the device, so the design's reduce needs 'auto' there.
-    target = "auto" if target == "gpu" else target
 
 # --- the design, line for line ---
 plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
