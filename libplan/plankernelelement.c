@@ -130,6 +130,8 @@ typedef struct
                                  * 0 when output rows are not input rows */
   gsize out_row_size;           /* of the output set up, 0 before */
   gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
+  gboolean settings_read;       /* setup() has read the properties, and
+                                 * the element computes with them */
 
   /* aggregate thread only */
   gboolean configured;
@@ -203,12 +205,60 @@ clear_pool (PlanKernelElementPrivate * priv)
   priv->pool_size = 0;
 }
 
+/**
+ * plan_kernel_element_refuse_live_set:
+ * @self: a #PlanKernelElement
+ * @pspec: the property being set
+ *
+ * Call it first in a subclass's set_property(). A property flagged
+ * %GST_PARAM_MUTABLE_READY (or without a mutability flag) is read by
+ * setup(), when the first caps arrive, so a value set while the element is
+ * PAUSED or PLAYING after that would read back as set but not be what is
+ * computed: such a set is refused instead. The property keeps its value and the element posts a
+ * warning message (library / settings) naming the property. Properties
+ * flagged %GST_PARAM_MUTABLE_PLAYING or %GST_PARAM_MUTABLE_PAUSED are never
+ * refused.
+ *
+ * Returns: %TRUE when the set is refused: return without setting.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_refuse_live_set (PlanKernelElement * self,
+    GParamSpec * pspec)
+{
+  GstState state;
+  gboolean in_use;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+  if (pspec->flags & (GST_PARAM_MUTABLE_PLAYING | GST_PARAM_MUTABLE_PAUSED))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  state = GST_STATE (self);
+  in_use = GET_PRIV (self)->settings_read;
+  GST_OBJECT_UNLOCK (self);
+  /* Until setup() has read them (the first caps), a value set still takes
+   * effect. */
+  if (state <= GST_STATE_READY || !in_use)
+    return FALSE;
+
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+      ("%s: %s cannot change while the element is %s; it keeps its value "
+          "(set it in the NULL or READY state)", GST_ELEMENT_NAME (self),
+          g_param_spec_get_name (pspec), gst_element_state_get_name (state)),
+      (NULL));
+  return TRUE;
+}
+
 static void
 plan_kernel_element_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (object);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (object),
+          pspec))
+    return;
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_TARGET:
@@ -481,7 +531,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
    * device kernel (launch) cannot honour it. */
   if (plan_kernel_element_get_target (self) == PLAN_TARGET_CUDA
       && klass->launch == NULL) {
-    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%s computes on the CPU only (it has no device kernel yet), so "
         "target=cuda cannot be honoured: set target=cpu or target=auto "
         "(which reads device memory back where it must)",
@@ -493,6 +543,9 @@ ensure_configured (PlanKernelElement * self, GList * pads)
 
   priv->slice_rows = host_slice_rows (self, priv);
   priv->configured = TRUE;
+  GST_OBJECT_LOCK (self);
+  priv->settings_read = TRUE;
+  GST_OBJECT_UNLOCK (self);
   update_seek_row_size (self, priv);
   return GST_FLOW_OK;
 
@@ -504,8 +557,11 @@ no_caps:
   }
 setup_failed:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err ? err->message :
-            "The element could not be set up for its inputs."), (NULL));
+    if (err == NULL)
+      g_set_error_literal (&err, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "The element could not be set up for its inputs.");
+    plan_element_post_error (GST_ELEMENT (self), err, __FILE__,
+        GST_FUNCTION, __LINE__);
     g_clear_error (&err);
     free_inputs (priv);
     return GST_FLOW_NOT_NEGOTIATED;
@@ -1290,11 +1346,15 @@ static gboolean
 plan_kernel_element_start (GstAggregator * agg)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (agg);
 
   GError *err = NULL;
 
   if (!check_inputs_linked (PLAN_KERNEL_ELEMENT (agg)))
     return FALSE;
+  if (klass->check_settings
+      && !klass->check_settings (PLAN_KERNEL_ELEMENT (agg), &err))
+    goto bad_settings;
   init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   free_inputs (priv);
   priv->out_rows = 0;
@@ -1309,6 +1369,13 @@ plan_kernel_element_start (GstAggregator * agg)
   return TRUE;
 
   /* ERRORS */
+bad_settings:
+  {
+    GST_ELEMENT_ERROR (agg, LIBRARY, SETTINGS, ("%s", err ? err->message :
+            "A property holds a value that cannot work."), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
 no_device:
   {
     GST_ELEMENT_ERROR (agg, RESOURCE, NOT_FOUND,
@@ -1328,6 +1395,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
   GST_OBJECT_LOCK (agg);
+  priv->settings_read = FALSE;
   priv->seek_row_size = 0;
   priv->out_row_size = 0;
   priv->out_caps_rows = -1;

@@ -131,6 +131,13 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   output from *@out_first and sends that range downstream as the
  *   segment. Without it the output rows are the input rows (a map).
  *   (Since: 0.1)
+ * @check_settings: Optional. Called when the element starts (READY to
+ *   PAUSED), before any data: return %FALSE with @error set, naming the
+ *   property and the value, when a property holds a value that cannot work
+ *   whatever the input (an expression that does not parse, a dtype that
+ *   does not exist). Properties keep what was set, so that reading them
+ *   back gives what the user wrote; the base class posts @error as a
+ *   library / settings error and the state change fails. (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -159,8 +166,10 @@ struct _PlanKernelElementClass
   void (*output_range) (PlanKernelElement * self, guint64 first, gint64 end,
       guint64 * out_first, gint64 * out_end);
 
+  gboolean (*check_settings) (PlanKernelElement * self, GError ** error);
+
   /*< private >*/
-  gpointer _plan_reserved[9];
+  gpointer _plan_reserved[8];
 };
 
 /**
@@ -210,6 +219,10 @@ PlanTarget plan_kernel_element_get_target (PlanKernelElement * self);
 
 PLAN_API
 guint plan_kernel_element_get_n_inputs (PlanKernelElement * self);
+
+PLAN_API
+gboolean plan_kernel_element_refuse_live_set (PlanKernelElement * self,
+    GParamSpec * pspec);
 
 /* The halo is an unstable building block (planhalo.h). */
 struct _PlanHalo;

@@ -1061,9 +1061,9 @@ plan_custom_class_init (PlanCustomClass * klass)
           "whole halo are computed", PLAN_TYPE_BOUNDARY, DEFAULT_BOUNDARY,
           flags));
   g_object_class_install_property (gobject_class, PROP_CVAL,
-      g_param_spec_double ("cval", "Constant value",
-          "The value of halo rows beyond the ends with boundary=constant",
-          -INFINITY, INFINITY, 0.0, flags));
+      plan_boundary_param_spec_cval ("cval", "Constant value",
+          "The value of halo rows beyond the ends with boundary=constant; "
+          "any number, inf or nan", 0.0, flags));
   g_object_class_install_property (gobject_class, PROP_PARAMS,
       g_param_spec_string ("params", "Parameters",
           "A string handed to the kernel with every chunk (its own "

@@ -427,17 +427,20 @@ set_shape_unlocked (PlanFileSrc * self, const gchar * str)
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
   guint ndim;
 
-  /* A rejected shape keeps the previous one, but is remembered so that
-   * starting fails with the parse error instead of reading the file with
-   * a shape the user did not ask for. */
+  /* A shape that does not parse is kept as given (reading it back returns
+   * it, so that an editor keeps what the user typed) and remembered, so
+   * that starting fails with the parse error instead of reading the file
+   * with a shape the user did not ask for. */
   g_clear_error (&self->shape_error);
   if (str == NULL || str[0] == '\0') {
     ndim = 1;
     shape[0] = -1;
   } else if (!parse_shape (str, &ndim, shape, &err)) {
-    GST_WARNING_OBJECT (self, "rejecting shape: %s", err->message);
+    GST_WARNING_OBJECT (self, "shape \"%s\" cannot work: %s", str,
+        err->message);
     self->shape_error = err;
-    return;
+    ndim = 1;
+    shape[0] = -1;
   }
   g_free (self->shape_str);
   self->shape_str = str && str[0] ? g_strdup (str) : NULL;

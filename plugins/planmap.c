@@ -61,7 +61,8 @@ struct _PlanMap
   /* protected by OBJECT_LOCK */
   gchar *expr;
   gchar *dtype;
-  GError *rejected;             /* why the last expr set was refused */
+  GError *rejected;             /* why expr cannot work, or NULL */
+  GError *dtype_rejected;       /* why dtype cannot work, or NULL */
 
   /* streaming thread only */
   PlanExpr *compiled;
@@ -75,6 +76,31 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planmap, "planmap", GST_RANK_NONE,
     PLAN_TYPE_MAP, GST_DEBUG_CATEGORY_INIT (plan_map_debug, "planmap", 0,
         "Elementwise array expressions"));
 
+/* A value that cannot work is kept as given (reading it back returns it,
+ * so that an editor keeps what the user typed) and remembered in @slot:
+ * plan_map_check_settings() posts it when the pipeline starts. */
+static void
+plan_map_set_checked (PlanMap * self, gchar ** field, GError ** slot,
+    const gchar * name, const gchar * s, GError * err)
+{
+  if (err != NULL) {
+    GST_WARNING_OBJECT (self, "%s \"%s\" cannot work: %s", name, s,
+        err->message);
+    /* An expression's message shows it, with a caret. */
+    if (field == &self->expr)
+      g_prefix_error (&err, "planmap %s, expr: ", GST_OBJECT_NAME (self));
+    else
+      g_prefix_error (&err, "planmap %s, %s \"%s\": ",
+          GST_OBJECT_NAME (self), name, s);
+  }
+  GST_OBJECT_LOCK (self);
+  g_clear_error (slot);
+  *slot = err;
+  g_free (*field);
+  *field = g_strdup (s);
+  GST_OBJECT_UNLOCK (self);
+}
+
 static void
 plan_map_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -83,40 +109,47 @@ plan_map_set_property (GObject * object, guint prop_id,
   const gchar *s = g_value_get_string (value);
   GError *err = NULL;
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   switch (prop_id) {
     case PROP_EXPR:
-      /* A syntax error is reported now, and posted as the element error
-       * when the pipeline starts; the previous expression is kept. */
-      if (s != NULL && !plan_expr_check (s, &err)) {
-        GST_WARNING_OBJECT (self, "rejected expr: %s", err->message);
-        GST_OBJECT_LOCK (self);
-        g_clear_error (&self->rejected);
-        self->rejected = err;
-        GST_OBJECT_UNLOCK (self);
-        break;
-      }
-      GST_OBJECT_LOCK (self);
-      g_clear_error (&self->rejected);
-      g_free (self->expr);
-      self->expr = g_strdup (s);
-      GST_OBJECT_UNLOCK (self);
+      if (s != NULL)
+        plan_expr_check (s, &err);
+      plan_map_set_checked (self, &self->expr, &self->rejected, "expr", s,
+          err);
       break;
     case PROP_DTYPE:
-      if (s != NULL && *s != '\0'
-          && plan_dtype_parse (s, &err) == PLAN_DTYPE_UNKNOWN) {
-        g_warning ("planmap %s: %s", GST_OBJECT_NAME (self), err->message);
-        g_clear_error (&err);
-        break;
-      }
-      GST_OBJECT_LOCK (self);
-      g_free (self->dtype);
-      self->dtype = (s != NULL && *s != '\0') ? g_strdup (s) : NULL;
-      GST_OBJECT_UNLOCK (self);
+      if (s != NULL && *s == '\0')
+        s = NULL;
+      if (s != NULL)
+        plan_dtype_parse (s, &err);
+      plan_map_set_checked (self, &self->dtype, &self->dtype_rejected,
+          "dtype", s, err);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+}
+
+/* An expression or a dtype that cannot work is an error at start, before
+ * any data (a missing expression is one when the inputs' caps arrive: an
+ * application may set it once the element has started). */
+static gboolean
+plan_map_check_settings (PlanKernelElement * kernel, GError ** error)
+{
+  PlanMap *self = PLAN_MAP (kernel);
+  gboolean ok = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  if (self->rejected)
+    g_propagate_error (error, g_error_copy (self->rejected));
+  else if (self->dtype_rejected)
+    g_propagate_error (error, g_error_copy (self->dtype_rejected));
+  else
+    ok = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return ok;
 }
 
 static void
@@ -165,8 +198,9 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   GST_OBJECT_LOCK (self);
   expr = g_strdup (self->expr);
   dtype = g_strdup (self->dtype);
-  if (self->rejected)
-    rejected = g_error_copy (self->rejected);
+  if (self->rejected || self->dtype_rejected)
+    rejected = g_error_copy (self->rejected ? self->rejected :
+        self->dtype_rejected);
   GST_OBJECT_UNLOCK (self);
 
   for (i = 0; i < n_short; i++) {
@@ -286,6 +320,7 @@ plan_map_finalize (GObject * object)
   g_free (self->expr);
   g_free (self->dtype);
   g_clear_error (&self->rejected);
+  g_clear_error (&self->dtype_rejected);
 
   G_OBJECT_CLASS (plan_map_parent_class)->finalize (object);
 }
@@ -322,6 +357,7 @@ plan_map_class_init (PlanMapClass * klass)
   gobject_class->get_property = plan_map_get_property;
   gobject_class->finalize = plan_map_finalize;
 
+  kernel_class->check_settings = GST_DEBUG_FUNCPTR (plan_map_check_settings);
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_map_setup);
   /* Output buffers of 1 MiB are still in the caches when planfilesink
    * copies them into the page cache: x + y from files is 10-20 % faster

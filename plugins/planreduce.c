@@ -143,46 +143,36 @@ identity_is_number (const gchar * s)
   return end != s && *end == '\0';
 }
 
-static void
-set_rejected (PlanReduce * self, GError ** slot, GError * err)
-{
-  GST_WARNING_OBJECT (self, "rejected: %s", err->message);
-  GST_OBJECT_LOCK (self);
-  g_clear_error (slot);
-  *slot = err;
-  GST_OBJECT_UNLOCK (self);
-}
-
+/* An expr or identity that cannot work is stored as given (reading it back
+ * returns it, so that an editor keeps what the user typed), reported now
+ * in the log and posted as the element error when the pipeline starts. */
 static void
 plan_reduce_set_string (PlanReduce * self, guint prop_id, const gchar * s)
 {
+  gboolean is_expr = prop_id == PROP_EXPR;
+  gchar **slot = is_expr ? &self->expr : &self->identity;
+  GError **rejected = is_expr ? &self->rejected_expr :
+      &self->rejected_identity;
   GError *err = NULL;
 
   if (s != NULL && *s == '\0')
     s = NULL;
-  /* A bad value is reported now and posted as the element error when the
-   * pipeline starts; the previous value is kept. */
-  if (prop_id == PROP_EXPR && s != NULL && !plan_expr_check (s, &err)) {
-    set_rejected (self, &self->rejected_expr, err);
-    return;
+  if (is_expr && s != NULL && !plan_expr_check (s, &err)) {
+    /* The message shows the expression, with a caret. */
+    g_prefix_error (&err, "planreduce %s, expr: ", GST_OBJECT_NAME (self));
+  } else if (!is_expr && s != NULL && !identity_is_number (s)) {
+    err = g_error_new (PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planreduce %s, identity \"%s\": not a number (nor true or false)",
+        GST_OBJECT_NAME (self), s);
   }
-  if (prop_id == PROP_IDENTITY && s != NULL && !identity_is_number (s)) {
-    set_rejected (self, &self->rejected_identity, g_error_new (PLAN_ERROR,
-            PLAN_ERROR_INVALID_ARGUMENT, "the identity '%s' is not a number "
-            "(nor true or false)", s));
-    return;
-  }
+  if (err)
+    GST_WARNING_OBJECT (self, "%s", err->message);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_EXPR) {
-    g_clear_error (&self->rejected_expr);
-    g_free (self->expr);
-    self->expr = g_strdup (s);
-  } else {
-    g_clear_error (&self->rejected_identity);
-    g_free (self->identity);
-    self->identity = g_strdup (s);
-  }
+  g_clear_error (rejected);
+  *rejected = err;
+  g_free (*slot);
+  *slot = g_strdup (s);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -221,6 +211,8 @@ plan_reduce_set_property (GObject * object, guint prop_id,
 {
   PlanReduce *self = PLAN_REDUCE (object);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   switch (prop_id) {
     case PROP_EXPR:
     case PROP_IDENTITY:
