@@ -1,0 +1,273 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* What the elements do with property values that cannot work, and with
+ * values set while they compute (docs/reliability.md, "Properties"). */
+
+#include <math.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/base/gstbasesrc.h>
+#include <libplan/plan.h>
+
+/* Builds @launch (its element under test named "e"), reads @prop back
+ * after setting it to @value, and checks that going to PAUSED fails with
+ * an error of @domain/@code saying each of the NULL-terminated needles. */
+static void
+check_refused_at_start (const gchar * launch, const gchar * prop,
+    const gchar * value, GQuark domain, gint code, ...)
+{
+  GstElement *pipe, *e;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *back = NULL;
+  const gchar *needle;
+  va_list args;
+
+  pipe = gst_parse_launch (launch, &err);
+  fail_unless (pipe != NULL && err == NULL, "%s", launch);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  gst_util_set_object_arg (G_OBJECT (e), prop, value);
+  g_object_get (e, prop, &back, NULL);
+  fail_unless_equals_string (back, value);
+  g_free (back);
+
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_poll (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR, 0);
+  fail_unless (msg != NULL, "no error for %s=%s", prop, value);
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e));
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, domain, code), "%s: %s (%s %d)", prop,
+      err->message, g_quark_to_string (err->domain), err->code);
+  va_start (args, code);
+  while ((needle = va_arg (args, const gchar *)) != NULL)
+    fail_unless (strstr (err->message, needle) != NULL, "'%s' not in: %s",
+        needle, err->message);
+  va_end (args);
+  g_error_free (err);
+  gst_message_unref (msg);
+  /* One error: the state change failed at the element that said why.
+   * (GstBaseSrc posts its own "failed to start" after any start() that
+   * fails, as with filesrc.) */
+  if (!GST_IS_BASE_SRC (e))
+    fail_unless (gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe),
+            GST_MESSAGE_ERROR) == NULL);
+
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_START_TEST (test_map_bad_dtype_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planmap name=e expr=x ! fakesink",
+      "dtype", "flaot32", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planmap e", "dtype \"flaot32\"", "float32", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_bad_expr_kept_and_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planmap name=e ! fakesink",
+      "expr", "x *", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planmap e, expr", "x *", "operand", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stencil_bad_expr_kept_and_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planstencil name=e window=\"x y z\" ! "
+      "fakesink", "expr", "x +* z", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "planstencil e, expr", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_bad_expr_and_identity_kept_and_fail_at_start)
+{
+  check_refused_at_start ("fakesrc ! planreduce name=e identity=0 ! "
+      "fakesink", "expr", "max(x,", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "planreduce e, expr", NULL);
+  check_refused_at_start ("fakesrc ! planreduce name=e expr=\"x + y\" ! "
+      "fakesink", "identity", "zero", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "identity \"zero\"", "not a number", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filesrc_bad_shape_kept_and_fails_at_start)
+{
+  check_refused_at_start ("planfilesrc name=e location=/dev/null "
+      "format=raw dtype=float32 ! fakesink", "shape", "<3,>",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "shape '<3,>'", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_upload_bad_device_kept_and_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planupload name=e ! fakesink",
+      "device", "bogus", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "device \"bogus\"", NULL);
+}
+
+GST_END_TEST;
+
+/* A valid value set after an invalid one clears it. */
+GST_START_TEST (test_good_value_after_bad_one_starts)
+{
+  GstElement *pipe, *e;
+
+  pipe = gst_parse_launch ("fakesrc num-buffers=0 ! planmap name=e ! "
+      "fakesink", NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  g_object_set (e, "expr", "x +", "dtype", "flaot32", NULL);
+  g_object_set (e, "expr", "x + 1", "dtype", "float32", NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+f32_rows (guint64 first, guint n, gfloat scale)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * sizeof (gfloat), NULL);
+  GstMapInfo map;
+  guint i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < n; i++)
+    ((gfloat *) map.data)[i] = scale * (first + i);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n;
+  return buf;
+}
+
+/* expr is read when the first caps arrive: set while PLAYING after that it
+ * would read back new and compute old. The set is refused: the value stays
+ * what is computed, and a warning names the property. n-threads
+ * (GST_PARAM_MUTABLE_PLAYING) still changes. */
+GST_START_TEST (test_map_expr_set_while_computing_is_refused)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *out;
+  GstMapInfo map;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *expr = NULL;
+  guint n_threads = 0;
+
+  gst_element_set_bus (h->element, bus);
+  /* Before the caps, a set takes effect. */
+  g_object_set (h->element, "expr", "x + 1", NULL);
+  g_object_set (h->element, "expr", "x * 2", NULL);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=float32, shape=<8>");
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (0, 4, 1)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_float (((gfloat *) map.data)[3], 6.0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "expr", "x - 100", "n-threads", 1, NULL);
+  g_object_get (h->element, "expr", &expr, "n-threads", &n_threads, NULL);
+  fail_unless_equals_string (expr, "x * 2");
+  fail_unless_equals_int (n_threads, 1);
+  g_free (expr);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS));
+  fail_unless (strstr (err->message, "expr cannot change") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (4, 4, 1)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_float (((gfloat *) map.data)[0], 8.0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* scipy takes cval=np.nan and np.inf: so do planstencil and plancustom,
+ * through GObject as through a launch line. */
+GST_START_TEST (test_cval_takes_nan_and_inf)
+{
+  const gchar *factories[] = { "planstencil", "plancustom" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (factories); i++) {
+    GstElement *e = gst_element_factory_make (factories[i], NULL);
+    GParamSpec *pspec =
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "cval");
+    gdouble v = 0;
+
+    fail_unless (G_IS_PARAM_SPEC_DOUBLE (pspec));
+    g_object_set (e, "cval", NAN, NULL);
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isnan (v), "%s: %g", factories[i], v);
+    g_object_set (e, "cval", -INFINITY, NULL);
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isinf (v) && v < 0, "%s: %g", factories[i], v);
+    gst_util_set_object_arg (G_OBJECT (e), "cval", "inf");
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isinf (v) && v > 0, "%s: %g", factories[i], v);
+    gst_util_set_object_arg (G_OBJECT (e), "cval", "nan");
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isnan (v), "%s: %g", factories[i], v);
+    g_object_set (e, "cval", 2.5, NULL);
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless_equals_float (v, 2.5);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+settings_suite (void)
+{
+  Suite *s = suite_create ("settings");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_map_bad_dtype_fails_at_start);
+  tcase_add_test (tc, test_map_bad_expr_kept_and_fails_at_start);
+  tcase_add_test (tc, test_stencil_bad_expr_kept_and_fails_at_start);
+  tcase_add_test (tc, test_reduce_bad_expr_and_identity_kept_and_fail_at_start);
+  tcase_add_test (tc, test_filesrc_bad_shape_kept_and_fails_at_start);
+  tcase_add_test (tc, test_upload_bad_device_kept_and_fails_at_start);
+  tcase_add_test (tc, test_good_value_after_bad_one_starts);
+  tcase_add_test (tc, test_map_expr_set_while_computing_is_refused);
+  tcase_add_test (tc, test_cval_takes_nan_and_inf);
+  return s;
+}
+
+GST_CHECK_MAIN (settings);
