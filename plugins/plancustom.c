@@ -177,6 +177,8 @@ plan_custom_set_property (GObject * object, guint prop_id,
   PlanCustom *self = PLAN_CUSTOM (object);
   gchar **field = string_field (self, prop_id);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   if (field) {
     set_string (self, field, value);
     return;
@@ -400,6 +402,24 @@ compile_cuda (PlanCustom * self, const gchar * arch, GError ** error)
     return NULL;
   }
   return code;
+}
+
+/* An out-dtype that is no dtype is an error at start, before any data. */
+static gboolean
+plan_custom_check_settings (PlanKernelElement * kernel, GError ** error)
+{
+  PlanCustom *self = PLAN_CUSTOM (kernel);
+  gboolean ok = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  if (self->out_dtype && plan_dtype_parse (self->out_dtype, error) ==
+      PLAN_DTYPE_UNKNOWN) {
+    g_prefix_error (error, "plancustom %s, out-dtype \"%s\": ",
+        GST_OBJECT_NAME (self), self->out_dtype);
+    ok = FALSE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  return ok;
 }
 
 static gboolean
@@ -996,6 +1016,8 @@ plan_custom_class_init (PlanCustomClass * klass)
   gobject_class->get_property = plan_custom_get_property;
   gobject_class->finalize = plan_custom_finalize;
 
+  kernel_class->check_settings =
+      GST_DEBUG_FUNCPTR (plan_custom_check_settings);
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_custom_setup);
   /* As planmap: output buffers of 1 MiB are still in the caches when the
    * next element reads them. */

@@ -123,6 +123,15 @@ GST_START_TEST (test_upload_bad_device_kept_and_fails_at_start)
 
 GST_END_TEST;
 
+GST_START_TEST (test_custom_bad_out_dtype_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! plancustom name=e kernel=k ! fakesink",
+      "out-dtype", "float16", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "plancustom e, out-dtype \"float16\"", NULL);
+}
+
+GST_END_TEST;
+
 /* A valid value set after an invalid one clears it. */
 GST_START_TEST (test_good_value_after_bad_one_starts)
 {
@@ -264,6 +273,7 @@ settings_suite (void)
   tcase_add_test (tc, test_reduce_bad_expr_and_identity_kept_and_fail_at_start);
   tcase_add_test (tc, test_filesrc_bad_shape_kept_and_fails_at_start);
   tcase_add_test (tc, test_upload_bad_device_kept_and_fails_at_start);
+  tcase_add_test (tc, test_custom_bad_out_dtype_fails_at_start);
   tcase_add_test (tc, test_good_value_after_bad_one_starts);
   tcase_add_test (tc, test_map_expr_set_while_computing_is_refused);
   tcase_add_test (tc, test_cval_takes_nan_and_inf);
