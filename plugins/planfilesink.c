@@ -20,13 +20,16 @@
  * wait to be written before the streaming thread blocks, so writing
  * overlaps the work upstream without a queue element.
  *
- * The file is written atomically: into a temporary file beside the target
- * (`.NAME.XXXXXX.part` in the same directory) that is renamed to
- * #PlanFileSink:location at end of stream, after the .npy header has been
- * completed with the final number of rows. A pipeline that fails, is
+ * The file is written atomically: into an unnamed file (O_TMPFILE) in the
+ * target's directory, linked into place at #PlanFileSink:location at end
+ * of stream after the .npy header has been completed with the final
+ * number of rows, or, on file systems without unnamed files, a temporary
+ * file beside the target (`.NAME.XXXXXX.part`) renamed there. A process
+ * killed before EOS leaves no file behind with the unnamed file. A pipeline that fails, is
  * interrupted or is stopped before EOS leaves nothing at the location, and
  * a file already there stays untouched until a successful EOS. With
- * #PlanFileSink:fsync the data is flushed to disk before the rename. A
+ * #PlanFileSink:fsync the data is flushed to disk before it is put in
+ * place. A
  * location that exists and is not a regular file (/dev/null, a FIFO) is
  * written directly. A flush (a flushing seek) starts the output over.
  *
