@@ -155,6 +155,9 @@ typedef struct
   /* atomic: set by the aggregate thread on an error, read by the src pad
    * probe that keeps EOS from following it downstream */
   gint failed;
+  /* atomic: an input said that its stream failed upstream, where the
+   * error was posted (PLAN_EVENT_STREAM_FAILED) */
+  gint upstream_failed;
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
 } PlanKernelElementPrivate;
 
@@ -399,6 +402,12 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     pad->info_changed = TRUE;
     GST_OBJECT_UNLOCK (pad);
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
+      && gst_event_has_name (event, PLAN_EVENT_STREAM_FAILED)) {
+    /* Upstream posted why its stream ends without data: no error of our
+     * own about it. Passed on, for a sink downstream. */
+    GST_DEBUG_OBJECT (apad, "upstream failed");
+    g_atomic_int_set (&GET_PRIV (agg)->upstream_failed, TRUE);
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
     /* An element upstream holds its output back: let downstream preroll
      * too, rather than have GstAggregator turn the GAP into an empty
@@ -483,6 +492,50 @@ update_seek_row_size (PlanKernelElement * self,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The rows an input will bring in its range, from its caps or else the
+ * duration upstream answers, or -1 when neither says. */
+static gint64
+expected_rows (PlanKernelPad * pad)
+{
+  gint64 n = pad->info.shape[0], end;
+
+  if (n < 0 && (!gst_pad_peer_query_duration (GST_PAD (pad),
+              GST_FORMAT_DEFAULT, &n) || n < 0))
+    return -1;
+  end = pad->range_end >= 0 ? MIN (pad->range_end, n) : n;
+  return MAX (end - (gint64) pad->range_first, 0);
+}
+
+/* Inputs whose lengths are known and differ are an error before any row
+ * is computed, not after the whole job at EOS. */
+static gboolean
+check_lengths (PlanKernelElement * self, GList * pads)
+{
+  PlanKernelPad *known = NULL;
+  gint64 known_rows = -1;
+  GList *l;
+
+  for (l = pads; l; l = l->next) {
+    gint64 rows = expected_rows (l->data);
+
+    if (rows < 0)
+      continue;
+    if (known == NULL) {
+      known = l->data;
+      known_rows = rows;
+    } else if (rows != known_rows) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Inputs have different lengths: %s has %" G_GINT64_FORMAT
+              " rows but %s has %" G_GINT64_FORMAT " rows.",
+              GST_PAD_NAME (known), known_rows, GST_PAD_NAME (l->data),
+              rows), ("known from their caps or duration, before any row "
+              "is computed"));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
@@ -523,6 +576,8 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   }
   priv->inputs = inputs;
   priv->n_inputs = n;
+  if (n > 1 && !check_lengths (self, pads))
+    goto lengths_differ;
   priv->maps = g_new0 (GstMapInfo, n);
   priv->chunk_data = g_new0 (gconstpointer, n);
 
@@ -555,6 +610,12 @@ no_caps:
     GST_DEBUG_OBJECT (self, "an input has no caps yet");
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
+lengths_differ:
+  {
+    g_atomic_int_set (&priv->failed, TRUE);
+    free_inputs (priv);
+    return GST_FLOW_ERROR;
+  }
 setup_failed:
   {
     if (err == NULL)
@@ -562,10 +623,38 @@ setup_failed:
           "The element could not be set up for its inputs.");
     plan_element_post_error (GST_ELEMENT (self), err, __FILE__,
         GST_FUNCTION, __LINE__);
+    g_atomic_int_set (&priv->failed, TRUE);
     g_clear_error (&err);
     free_inputs (priv);
     return GST_FLOW_NOT_NEGOTIATED;
   }
+}
+
+/* Posts the one negotiation error of an output that downstream does not
+ * take, naming what is offered and what is wanted (@wanted NULL: asks the
+ * peer). */
+static void
+post_refused_caps (PlanKernelElement * self, GstCaps * offered,
+    GstCaps * wanted)
+{
+  GstPad *src = GST_AGGREGATOR_SRC_PAD (self);
+  GstPad *peer = gst_pad_get_peer (src);
+  GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
+  GstCaps *peer_caps = wanted ? gst_caps_ref (wanted) :
+      gst_pad_peer_query_caps (src, NULL);
+  gchar *o = gst_caps_to_string (offered), *w = gst_caps_to_string (peer_caps);
+
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("%s produces %s, which %s does not accept: it takes %s.",
+          GST_ELEMENT_NAME (self), o, next ? GST_ELEMENT_NAME (next) :
+          "downstream", gst_caps_is_empty (peer_caps) ? "nothing" : w),
+      (NULL));
+  g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
+  g_free (o);
+  g_free (w);
+  gst_caps_unref (peer_caps);
+  gst_clear_object (&next);
+  gst_clear_object (&peer);
 }
 
 /* The aggregator asks for the source caps before the first aggregate and
@@ -589,6 +678,11 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   *ret = _plan_kernel_device_src_caps (GET_PRIV (self)->device, *ret,
       downstream);
   GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, *ret);
+  if (downstream && !gst_caps_can_intersect (*ret, downstream)) {
+    post_refused_caps (self, *ret, downstream);
+    gst_clear_caps (ret);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
   return GST_FLOW_OK;
 }
 
@@ -921,6 +1015,7 @@ static GstFlowReturn
 plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 {
   PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
   GList *pads = get_sink_pads (self), *l;
   GstBuffer **heads;
   gboolean have_all = TRUE;
@@ -958,7 +1053,7 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
   if (GET_PRIV (self)->configured && GET_PRIV (self)->new_range)
     start_range (self, pads->data);
   if (!GET_PRIV (self)->configured)
-    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto no_caps;
   else if (have_all) {
     ret = process_rows (self, pads, heads);
     if (ret == GST_FLOW_OK)
@@ -968,16 +1063,45 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
      * has data or is at EOS). */
     ret = finish_inputs (self, pads);
 
-  if (ret == GST_FLOW_NOT_NEGOTIATED)
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("An input ended before its caps were known."), (NULL));
-  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
-    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
+  /* Downstream refused the caps pushed (a push says so only as a flow). */
+  if (ret == GST_FLOW_NOT_NEGOTIATED && !g_atomic_int_get (&priv->failed)) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (self));
 
+    if (caps)
+      post_refused_caps (self, caps, NULL);
+    else
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream of %s refused its output.", GST_ELEMENT_NAME (self)),
+          (NULL));
+    gst_clear_caps (&caps);
+  }
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
+    g_atomic_int_set (&priv->failed, TRUE);
+
+done:
   for (i = 0; i < n; i++)
     gst_clear_buffer (&heads[i]);
   g_list_free_full (pads, gst_object_unref);
   return ret;
+
+  /* ERRORS */
+no_caps:
+  {
+    /* Upstream posted why its stream ended: end ours the same way, with
+     * EOS and no error of our own. */
+    if (g_atomic_int_get (&priv->upstream_failed)) {
+      ret = GST_FLOW_EOS;
+      goto done;
+    }
+    /* Unless setup() failed, which said why. */
+    if (!g_atomic_int_get (&priv->failed))
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("An input of %s ended before its caps were known: nothing "
+              "upstream sent data.", GST_ELEMENT_NAME (self)), (NULL));
+    g_atomic_int_set (&priv->failed, TRUE);
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
 }
 
 static void
@@ -1362,6 +1486,7 @@ plan_kernel_element_start (GstAggregator * agg)
   priv->direct_output = FALSE;
   priv->lending_refused = FALSE;
   g_atomic_int_set (&priv->failed, FALSE);
+  g_atomic_int_set (&priv->upstream_failed, FALSE);
   priv->device = _plan_kernel_device_new (GST_ELEMENT (agg),
       plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
   if (priv->device == NULL)

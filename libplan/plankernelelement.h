@@ -173,6 +173,18 @@ struct _PlanKernelElementClass
 };
 
 /**
+ * PLAN_EVENT_STREAM_FAILED:
+ *
+ * The name of the structure of a custom serialized downstream event
+ * (%GST_EVENT_CUSTOM_DOWNSTREAM) that an element sends before the EOS
+ * that ends a stream it could not produce, after posting the error that
+ * says why (planfilesrc, when downstream refuses its caps). Kernel
+ * elements and planfilesink then end without an error of their own about
+ * the missing data, so that the pipeline has one error. Since: 0.1
+ */
+#define PLAN_EVENT_STREAM_FAILED "plan-stream-failed"
+
+/**
  * PLAN_QUERY_OUTPUT_ROWS:
  *
  * The name of the structure of a custom downstream query

@@ -547,6 +547,15 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
   PlanFileSink *self = PLAN_FILE_SINK (sink);
   GError *err = NULL;
 
+  /* Upstream posted why its stream ends without data: write nothing, and
+   * post no error of our own about the missing data. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
+      && gst_event_has_name (event, PLAN_EVENT_STREAM_FAILED)) {
+    GST_DEBUG_OBJECT (self, "upstream failed: not writing");
+    if (self->open)
+      plan_file_writer_cancel (self->writer);
+    self->open = FALSE;
+  }
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     gboolean ret = GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
 
