@@ -88,6 +88,7 @@ struct _PlanKernelPad
   PlanArrayInfo info;
   gboolean have_info;
   gboolean info_changed;
+  gchar *variable;              /* the variable property */
 
   /* aggregate thread only */
   gsize consumed;               /* rows of the head buffer already used */
@@ -98,9 +99,81 @@ struct _PlanKernelPad
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
 
+enum
+{
+  PAD_PROP_0,
+  PAD_PROP_VARIABLE,
+};
+
+static void
+plan_kernel_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanKernelPad *pad = PLAN_KERNEL_PAD (object);
+  const gchar *s = g_value_get_string (value);
+
+  switch (prop_id) {
+    case PAD_PROP_VARIABLE:
+      GST_OBJECT_LOCK (pad);
+      g_free (pad->variable);
+      pad->variable = s && *s ? g_strdup (s) : NULL;
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_kernel_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  PlanKernelPad *pad = PLAN_KERNEL_PAD (object);
+
+  switch (prop_id) {
+    case PAD_PROP_VARIABLE:
+      GST_OBJECT_LOCK (pad);
+      g_value_set_string (value, pad->variable);
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_kernel_pad_finalize (GObject * object)
+{
+  g_free (PLAN_KERNEL_PAD (object)->variable);
+  G_OBJECT_CLASS (plan_kernel_pad_parent_class)->finalize (object);
+}
+
 static void
 plan_kernel_pad_class_init (PlanKernelPadClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->set_property = plan_kernel_pad_set_property;
+  gobject_class->get_property = plan_kernel_pad_get_property;
+  gobject_class->finalize = plan_kernel_pad_finalize;
+
+  /**
+   * PlanKernelPad:variable:
+   *
+   * The name the element's expression gives this input, for elements that
+   * name their inputs (planmap); unset, the element's own rule (planmap:
+   * `x`, `y`, `z`, `w` by pad number). Read when the input's caps arrive.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PAD_PROP_VARIABLE,
+      g_param_spec_string ("variable", "Variable",
+          "The name the expression gives this input (planmap); unset: x, y, "
+          "z, w by pad number", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 }
 
 static void
@@ -138,6 +211,7 @@ typedef struct
   guint n_inputs;
   PlanArrayInfo *inputs;        /* [n_inputs] */
   gchar **input_names;          /* [n_inputs + 1] */
+  gchar **input_variables;      /* [n_inputs + 1]: NULL where unset */
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* the offset of the next output row */
@@ -161,8 +235,15 @@ typedef struct
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
 } PlanKernelElementPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlanKernelElement, plan_kernel_element,
-    GST_TYPE_AGGREGATOR);
+static void plan_kernel_element_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+
+/* A child proxy of its sink pads, as audiomixer is: a launch line sets a
+ * pad's properties as `sink_0::variable=a`. */
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (PlanKernelElement, plan_kernel_element,
+    GST_TYPE_AGGREGATOR, G_ADD_PRIVATE (PlanKernelElement)
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        plan_kernel_element_child_proxy_init));
 
 #define GET_PRIV(self) \
     ((PlanKernelElementPrivate *) plan_kernel_element_get_instance_private ( \
@@ -191,6 +272,14 @@ static void
 free_inputs (PlanKernelElementPrivate * priv)
 {
   g_clear_pointer (&priv->inputs, g_free);
+  if (priv->input_variables) {
+    guint i;
+
+    /* As many as input_names, which has no holes. */
+    for (i = 0; priv->input_names && priv->input_names[i]; i++)
+      g_free (priv->input_variables[i]);
+    g_clear_pointer (&priv->input_variables, g_free);
+  }
   g_clear_pointer (&priv->input_names, g_strfreev);
   g_clear_pointer (&priv->maps, g_free);
   g_clear_pointer (&priv->chunk_data, g_free);
@@ -565,12 +654,14 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   free_inputs (priv);
   inputs = g_new0 (PlanArrayInfo, n);
   priv->input_names = g_new0 (gchar *, n + 1);
+  priv->input_variables = g_new0 (gchar *, n + 1);
   for (l = pads, i = 0; l; l = l->next, i++) {
     PlanKernelPad *pad = l->data;
 
     GST_OBJECT_LOCK (pad);
     inputs[i] = pad->info;
     pad->info_changed = FALSE;
+    priv->input_variables[i] = g_strdup (pad->variable);
     GST_OBJECT_UNLOCK (pad);
     priv->input_names[i] = gst_pad_get_name (GST_PAD (pad));
   }
@@ -1530,6 +1621,64 @@ plan_kernel_element_stop (GstAggregator * agg)
   return TRUE;
 }
 
+static GstPad *
+plan_kernel_element_request_new_pad (GstElement * element,
+    GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
+{
+  GstPad *pad = GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->
+      request_new_pad (element, templ, name, caps);
+
+  if (pad)
+    gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
+        GST_OBJECT_NAME (pad));
+  return pad;
+}
+
+static void
+plan_kernel_element_release_pad (GstElement * element, GstPad * pad)
+{
+  gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
+      GST_OBJECT_NAME (pad));
+  GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->release_pad (element,
+      pad);
+}
+
+static GObject *
+plan_kernel_element_child_proxy_get_child_by_index (GstChildProxy * proxy,
+    guint index)
+{
+  GObject *child;
+
+  GST_OBJECT_LOCK (proxy);
+  child = g_list_nth_data (GST_ELEMENT (proxy)->sinkpads, index);
+  if (child)
+    g_object_ref (child);
+  GST_OBJECT_UNLOCK (proxy);
+  return child;
+}
+
+static guint
+plan_kernel_element_child_proxy_get_children_count (GstChildProxy * proxy)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (proxy);
+  n = GST_ELEMENT (proxy)->numsinkpads;
+  GST_OBJECT_UNLOCK (proxy);
+  return n;
+}
+
+static void
+plan_kernel_element_child_proxy_init (gpointer g_iface, gpointer iface_data)
+{
+  GstChildProxyInterface *iface = g_iface;
+
+  iface->get_child_by_index =
+      plan_kernel_element_child_proxy_get_child_by_index;
+  iface->get_children_count =
+      plan_kernel_element_child_proxy_get_children_count;
+}
+
 static void
 plan_kernel_element_class_init (PlanKernelElementClass * klass)
 {
@@ -1546,6 +1695,10 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
 
   GST_ELEMENT_CLASS (klass)->send_event =
       GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
+  GST_ELEMENT_CLASS (klass)->request_new_pad =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_request_new_pad);
+  GST_ELEMENT_CLASS (klass)->release_pad =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_release_pad);
 
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
   agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
@@ -1994,6 +2147,30 @@ plan_kernel_element_get_input_name (PlanKernelElement * self, guint index)
 
   priv = GET_PRIV (self);
   return index < priv->n_inputs ? priv->input_names[index] : NULL;
+}
+
+/**
+ * plan_kernel_element_get_input_variable:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ *
+ * Returns: (transfer none) (nullable): the #PlanKernelPad:variable of input
+ *   @index when setup() was called, or %NULL when unset; valid in the
+ *   streaming thread.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_kernel_element_get_input_variable (PlanKernelElement * self,
+    guint index)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  priv = GET_PRIV (self);
+  return index < priv->n_inputs && priv->input_variables ?
+      priv->input_variables[index] : NULL;
 }
 
 /**

@@ -1105,7 +1105,9 @@ plan_custom_class_init (PlanCustomClass * klass)
       "Filter/Converter/Array",
       "Runs a user kernel (a C function from a library or the application, "
       "or CUDA source) on chunks of one or more arrays",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plancustom.md");
   gst_type_mark_as_plugin_api (PLAN_TYPE_CUSTOM_MODE, 0);
 }
 

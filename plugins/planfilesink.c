@@ -179,7 +179,9 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       "Sink/File/Array",
       "Writes an array to a raw or NumPy .npy file, writing behind on its "
       "own worker thread into a temporary file renamed into place at end "
-      "of stream", "gst-plan authors <dev@gst-plan.invalid>");
+      "of stream", "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesink.md");
 
   element_class->change_state = GST_DEBUG_FUNCPTR (plan_file_sink_change_state);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (plan_file_sink_set_caps);

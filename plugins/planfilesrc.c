@@ -319,7 +319,9 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
       "Source/File/Array",
       "Reads an array from a raw or NumPy .npy file in chunks of whole "
       "rows, reading ahead on its own worker thread",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesrc.md");
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (plan_file_src_change_state);

@@ -67,6 +67,8 @@ struct _PlanMap
   /* streaming thread only */
   PlanExpr *compiled;
   guint n_names;
+  guint *slots;                 /* [n_names - n_inputs]: the input of each
+                                 * name before in0, in1, ... */
   gconstpointer *inputs;        /* [n_names]: data of each bound name */
   gsize row_elements;
 };
@@ -178,20 +180,37 @@ plan_map_clear_compiled (PlanMap * self)
 {
   g_clear_pointer (&self->compiled, plan_expr_unref);
   g_clear_pointer (&self->inputs, g_free);
+  g_clear_pointer (&self->slots, g_free);
   self->n_names = 0;
 }
 
 /* Binds x, y, z, w and in0, in1, ... to the inputs and compiles the
  * expression, cast to the dtype property when one is set. */
+/* The name of input @i before in<i>: its pad's variable property, or x, y,
+ * z, w for the first four; NULL for none. */
+static const gchar *
+short_name (PlanMap * self, guint i)
+{
+  const gchar *var =
+      plan_kernel_element_get_input_variable (PLAN_KERNEL_ELEMENT (self), i);
+
+  if (var)
+    return var;
+  return i < G_N_ELEMENTS (short_names) ? short_names[i] : NULL;
+}
+
+/* Binds each input's variable (or x, y, z, w) and in0, in1, ... to the
+ * inputs and compiles the expression, cast to the dtype property when one
+ * is set. */
 static gboolean
 plan_map_compile (PlanMap * self, guint n_inputs,
     const PlanArrayInfo * inputs, GError ** error)
 {
-  guint n_short = MIN (n_inputs, G_N_ELEMENTS (short_names));
-  guint n_names = n_short + n_inputs, i;
-  const gchar **names = g_newa (const gchar *, n_names);
+  guint n_short = 0, n_names, i, j;
+  const gchar **names = g_newa (const gchar *, 2 * n_inputs);
   gchar **long_names = g_new0 (gchar *, n_inputs + 1);
-  PlanDType *dtypes = g_newa (PlanDType, n_names);
+  PlanDType *dtypes = g_newa (PlanDType, 2 * n_inputs);
+  guint *slots = g_new0 (guint, n_inputs + 1);
   gchar *expr, *dtype;
   GError *rejected = NULL;
 
@@ -203,10 +222,26 @@ plan_map_compile (PlanMap * self, guint n_inputs,
         self->dtype_rejected);
   GST_OBJECT_UNLOCK (self);
 
-  for (i = 0; i < n_short; i++) {
-    names[i] = short_names[i];
-    dtypes[i] = inputs[i].dtype;
+  for (i = 0; i < n_inputs; i++) {
+    const gchar *name = short_name (self, i);
+
+    if (name == NULL)
+      continue;
+    for (j = 0; j < n_short && rejected == NULL; j++) {
+      if (g_strcmp0 (names[j], name) == 0)
+        rejected = g_error_new (PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "planmap %s: %s and %s are both named '%s' (a pad's variable "
+            "property, or x, y, z, w by pad number): give each input its "
+            "own variable", GST_OBJECT_NAME (self),
+            plan_kernel_element_get_input_name (PLAN_KERNEL_ELEMENT (self),
+                slots[j]), plan_kernel_element_get_input_name
+            (PLAN_KERNEL_ELEMENT (self), i), name);
+    }
+    slots[n_short] = i;
+    names[n_short] = name;
+    dtypes[n_short++] = inputs[i].dtype;
   }
+  n_names = n_short + n_inputs;
   for (i = 0; i < n_inputs; i++) {
     long_names[i] = g_strdup_printf ("in%u", i);
     names[n_short + i] = long_names[i];
@@ -227,6 +262,9 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   if (self->compiled) {
     self->n_names = n_names;
     self->inputs = g_new0 (gconstpointer, n_names);
+    self->slots = slots;
+  } else {
+    g_free (slots);
   }
   g_strfreev (long_names);
   g_free (expr);
@@ -291,7 +329,7 @@ plan_map_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     goto map_failed;
 
   for (i = 0; i < n_short; i++)
-    self->inputs[i] = chunk->data[i];
+    self->inputs[i] = chunk->data[self->slots[i]];
   for (i = 0; i < chunk->n_inputs; i++)
     self->inputs[n_short + i] = chunk->data[i];
   plan_expr_eval_parallel (self->compiled, self->inputs, map.data,
@@ -337,7 +375,7 @@ plan_map_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   gpointer *ptrs = g_newa (gpointer, self->n_names + 1);
 
   for (i = 0; i < n_short; i++)
-    ptrs[i] = (gpointer) chunk->data[i];
+    ptrs[i] = (gpointer) chunk->data[self->slots[i]];
   for (i = 0; i < chunk->n_inputs; i++)
     ptrs[n_short + i] = (gpointer) chunk->data[i];
   ptrs[self->n_names] = output;
@@ -384,7 +422,9 @@ plan_map_class_init (PlanMapClass * klass)
   gst_element_class_set_static_metadata (element_class, "Array map",
       "Filter/Converter/Array",
       "Computes an expression element by element over one or more arrays "
-      "of the same shape", "gst-plan authors <dev@gst-plan.invalid>");
+      "of the same shape", "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planmap.md");
 }
 
 static void

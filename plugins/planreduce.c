@@ -859,7 +859,9 @@ plan_reduce_class_init (PlanReduceClass * klass)
       "one per column or one per row: numpy's sum, prod, min, max, mean, "
       "argmin, argmax, any, all, their nan versions, var, std, "
       "count_nonzero, ptp, or a custom combiner",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planreduce.md");
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_OP, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_AXIS, 0);
