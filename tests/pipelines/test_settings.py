@@ -125,6 +125,63 @@ def test_stencil_cval_nan_and_inf():
                             '%s %s cval=%s' % (shape, np.dtype(dtype), cval))
 
 
+def test_stencil_window_with_commas():
+    """The blank-free spelling GstPipelineStudio can write unquoted, against
+    scipy, and the same as the spelling with blanks."""
+    a, src, d = source((20, 30))
+    k = np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]], np.float32)
+    want = ndimage.correlate(a, k, mode='nearest')
+    for window in ('_,n,_;w,c,e;_,s,_', '_ n _; w c e; _ s _'):
+        dst = os.path.join(d, 'out.npy')
+        gst_launch('planfilesrc', 'location=' + src, '!', 'planstencil',
+                   'window=' + window, 'expr=n + s + e + w - 4*c',
+                   'boundary=nearest', '!', 'planfilesink', 'location=' + dst)
+        assert_same(np.load(dst), want, window)
+
+
+def test_map_pad_variables():
+    """Each pad names its variable (sink_N::variable), whatever the order
+    the pads were linked or numbered in; a name given twice is an error."""
+    d = tmpdir()
+    p, q = os.path.join(d, 'p.npy'), os.path.join(d, 'q.npy')
+    a = np.arange(50, dtype=np.float32)
+    b = (np.arange(50) * 7 % 11).astype(np.float32)
+    np.save(p, a)
+    np.save(q, b)
+    dst = os.path.join(d, 'out.npy')
+    gst_launch('planmap', 'name=m', 'expr=a - 2*b', 'sink_0::variable=b',
+               'sink_1::variable=a', '!', 'planfilesink', 'location=' + dst,
+               'planfilesrc', 'location=' + p, '!', 'm.sink_1',
+               'planfilesrc', 'location=' + q, '!', 'm.sink_0')
+    assert_same(np.load(dst), a - 2 * b, 'a - 2*b')
+    # Without variables, x and y by pad number, as before.
+    gst_launch('planmap', 'name=m', 'expr=x - 2*y', '!', 'planfilesink',
+               'location=' + dst, 'planfilesrc', 'location=' + p, '!',
+               'm.sink_1', 'planfilesrc', 'location=' + q, '!', 'm.sink_0')
+    assert_same(np.load(dst), b - 2 * a, 'x - 2*y')
+    _, out = gst_launch('planmap', 'name=m', 'expr=x - y',
+                        'sink_0::variable=y', '!', 'fakesink',
+                        'planfilesrc', 'location=' + p, '!', 'm.sink_1',
+                        'planfilesrc', 'location=' + q, '!', 'm.sink_0',
+                        expect_ok=False)
+    if "sink_0 and sink_1 are both named 'y'" not in out:
+        raise Failure('the error does not name both pads:\n%s' % out)
+
+
+def test_reduce_axis_number_refused():
+    """axis=1 (numpy's per-row axis of a 2-D array) is no nick: refused,
+    though the enum's values are 0, 1, 2."""
+    a, src, d = source((10, 4))
+    _, out = gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+                        'axis=1', '!', 'fakesink', expect_ok=False)
+    if 'could not set property "axis"' not in out:
+        raise Failure(out)
+    dst = os.path.join(d, 'out.npy')
+    gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+               'axis=-1', '!', 'planfilesink', 'location=' + dst)
+    assert_same(np.load(dst), a.sum(axis=-1), 'axis=-1')
+
+
 CASES = [
     ('planmap dtype=flaot32 fails at start', test_map_bad_dtype),
     ('planreduce map-dtype=flaot64 fails at start', test_reduce_bad_map_dtype),
@@ -135,6 +192,9 @@ CASES = [
      test_stencil_bad_window),
     ('planupload device=bogus fails at start', test_upload_bad_device),
     ('planstencil cval=nan, inf, -inf as scipy', test_stencil_cval_nan_and_inf),
+    ('a stencil window spelled with commas', test_stencil_window_with_commas),
+    ('planmap pads name their variables', test_map_pad_variables),
+    ('planreduce axis=1 is refused', test_reduce_axis_number_refused),
 ]
 
 if __name__ == '__main__':

@@ -260,6 +260,179 @@ GST_START_TEST (test_cval_takes_nan_and_inf)
 
 GST_END_TEST;
 
+/* The elements of the plugin, each once. */
+static GList *
+plan_factories (void)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "plan");
+  GList *features, *l, *out = NULL;
+
+  fail_unless (plugin != NULL);
+  features = gst_registry_get_feature_list_by_plugin (gst_registry_get (),
+      "plan");
+  for (l = features; l; l = l->next)
+    if (GST_IS_ELEMENT_FACTORY (l->data))
+      out = g_list_prepend (out, gst_object_ref (l->data));
+  gst_plugin_feature_list_free (features);
+  gst_object_unref (plugin);
+  return out;
+}
+
+/* Editors show an enum as a list by value (GstPipelineStudio uses the
+ * value as the index): every enum property's values are 0, 1, ... */
+GST_START_TEST (test_enum_values_are_small_consecutive_integers)
+{
+  GList *factories = plan_factories (), *l;
+  guint checked = 0;
+
+  for (l = factories; l; l = l->next) {
+    GstElement *e = gst_element_factory_create (l->data, NULL);
+    GParamSpec **props;
+    guint n, i;
+
+    props = g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
+    for (i = 0; i < n; i++) {
+      GEnumClass *klass;
+      guint k;
+
+      if (!G_IS_PARAM_SPEC_ENUM (props[i]))
+        continue;
+      klass = G_PARAM_SPEC_ENUM (props[i])->enum_class;
+      for (k = 0; k < klass->n_values; k++)
+        fail_unless_equals_int (klass->values[k].value, k);
+      checked++;
+    }
+    g_free (props);
+    gst_object_unref (e);
+  }
+  fail_unless (checked >= 8, "only %u enum properties", checked);
+  g_list_free_full (factories, gst_object_unref);
+}
+
+GST_END_TEST;
+
+/* With values 0, 1, 2 a number that is no nick must still not select an
+ * axis: "1" (numpy's per-row axis of a 2-D array) is refused. */
+GST_START_TEST (test_reduce_axis_takes_nicks_only)
+{
+  GValue v = G_VALUE_INIT;
+  GstElement *e = gst_element_factory_make ("planreduce", NULL);
+
+  g_value_init (&v, PLAN_TYPE_REDUCE_AXIS);
+  fail_unless (gst_value_deserialize (&v, "all"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_ALL);
+  fail_unless (gst_value_deserialize (&v, "0"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_ROWS);
+  fail_unless (gst_value_deserialize (&v, "-1"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_INNER);
+  fail_if (gst_value_deserialize (&v, "1"));
+  fail_if (gst_value_deserialize (&v, "2"));
+  fail_if (gst_value_deserialize (&v, "256"));
+  g_value_unset (&v);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* No placeholder in what gst-inspect-1.0 and editors show; each element's
+ * doc URI names its page of docs/. */
+GST_START_TEST (test_metadata_has_no_placeholders)
+{
+  GList *factories = plan_factories (), *l;
+  const gchar *src = g_getenv ("PLAN_SOURCE_DIR");
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "plan");
+
+  fail_if (strstr (gst_plugin_get_origin (plugin), ".invalid"));
+  gst_object_unref (plugin);
+  for (l = factories; l; l = l->next) {
+    GstElementFactory *f = l->data;
+    const gchar *keys[] = { GST_ELEMENT_METADATA_AUTHOR,
+      GST_ELEMENT_METADATA_LONGNAME, GST_ELEMENT_METADATA_DESCRIPTION
+    };
+    const gchar *uri = gst_element_factory_get_metadata (f,
+        GST_ELEMENT_METADATA_DOC_URI);
+    gchar *page;
+    guint k;
+
+    for (k = 0; k < G_N_ELEMENTS (keys); k++)
+      fail_if (strstr (gst_element_factory_get_metadata (f, keys[k]),
+              ".invalid"), "%s", GST_OBJECT_NAME (f));
+    fail_unless (uri != NULL, "%s has no doc URI", GST_OBJECT_NAME (f));
+    fail_unless (g_str_has_prefix (uri, "file://")
+        && g_str_has_suffix (uri, ".md"), "%s", uri);
+    if (src) {
+      gchar *base = g_path_get_basename (uri);
+
+      page = g_build_filename (src, "docs", base, NULL);
+      fail_unless (g_file_test (page, G_FILE_TEST_EXISTS), "%s: %s",
+          GST_OBJECT_NAME (f), page);
+      g_free (page);
+      g_free (base);
+    }
+  }
+  g_list_free_full (factories, gst_object_unref);
+}
+
+GST_END_TEST;
+
+/* GstPipelineStudio writes name=value unquoted: a window spelled with
+ * commas needs no blanks, and is the same window as with blanks. */
+GST_START_TEST (test_stencil_window_without_blanks)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch ("fakesrc ! planstencil name=e "
+      "window=_,n,_;w,c,e;_,s,_ expr=n+s+e+w-4*c ! fakesink", &err);
+  GstElement *e;
+  PlanWindow *a, *b;
+  gchar *w, *sa, *sb;
+
+  fail_unless (pipe != NULL && err == NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  g_object_get (e, "window", &w, NULL);
+  fail_unless_equals_string (w, "_,n,_;w,c,e;_,s,_");
+  a = plan_window_parse (w, NULL);
+  b = plan_window_parse ("_ n _; w c e; _ s _", NULL);
+  fail_unless (a != NULL && b != NULL);
+  sa = plan_window_to_string (a);
+  sb = plan_window_to_string (b);
+  fail_unless_equals_string (sa, sb);
+  g_free (sa);
+  g_free (sb);
+  plan_window_unref (a);
+  plan_window_unref (b);
+  g_free (w);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* Editors number pads in their own order: a pad's variable property names
+ * its input, set on a launch line through the element's child proxy. */
+GST_START_TEST (test_map_pad_variable_property)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch ("planmap name=m expr=a-b "
+      "sink_0::variable=b sink_1::variable=a ! fakesink "
+      "fakesrc ! m.sink_1 fakesrc ! m.sink_0", &err);
+  GstElement *m;
+  GstPad *pad;
+  gchar *var = NULL;
+
+  fail_unless (pipe != NULL && err == NULL, "%s", err ? err->message : "");
+  m = gst_bin_get_by_name (GST_BIN (pipe), "m");
+  pad = gst_element_get_static_pad (m, "sink_1");
+  fail_unless (pad != NULL);
+  g_object_get (pad, "variable", &var, NULL);
+  fail_unless_equals_string (var, "a");
+  g_free (var);
+  gst_object_unref (pad);
+  gst_object_unref (m);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static Suite *
 settings_suite (void)
 {
@@ -277,6 +450,11 @@ settings_suite (void)
   tcase_add_test (tc, test_good_value_after_bad_one_starts);
   tcase_add_test (tc, test_map_expr_set_while_computing_is_refused);
   tcase_add_test (tc, test_cval_takes_nan_and_inf);
+  tcase_add_test (tc, test_enum_values_are_small_consecutive_integers);
+  tcase_add_test (tc, test_reduce_axis_takes_nicks_only);
+  tcase_add_test (tc, test_metadata_has_no_placeholders);
+  tcase_add_test (tc, test_stencil_window_without_blanks);
+  tcase_add_test (tc, test_map_pad_variable_property);
   return s;
 }
 
