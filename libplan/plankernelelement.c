@@ -233,6 +233,8 @@ typedef struct
    * error was posted (PLAN_EVENT_STREAM_FAILED) */
   gint upstream_failed;
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
+  GstDebugCategory *cat;        /* the element's own category, for the
+                                 * decisions logged for it */
 } PlanKernelElementPrivate;
 
 static void plan_kernel_element_child_proxy_init (gpointer g_iface,
@@ -425,6 +427,25 @@ plan_kernel_element_constructed (GObject * object)
         "direction", GST_PAD_SINK, "template", templ, NULL);
     gst_element_add_pad (GST_ELEMENT (object), pad);
   }
+}
+
+/* Decisions (caps, slices, threads, target) are logged in the element's
+ * own debug category, named as its factory ("planmap"), so that
+ * GST_DEBUG=planmap:4 shows them; in the base class's without one. */
+static GstDebugCategory *
+element_category (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+
+  if (priv->cat == NULL) {
+    GstElementFactory *f = gst_element_get_factory (GST_ELEMENT (self));
+    GstDebugCategory *cat = GST_CAT_DEFAULT;
+
+    if (f)
+      GST_DEBUG_CATEGORY_GET (cat, GST_OBJECT_NAME (f));
+    priv->cat = cat;
+  }
+  return priv->cat;
 }
 
 static void
@@ -625,6 +646,33 @@ check_lengths (PlanKernelElement * self, GList * pads)
   return TRUE;
 }
 
+static void
+log_configuration (PlanKernelElement * self, PlanKernelElementPrivate * priv)
+{
+  GstDebugCategory *cat = element_category (self);
+  GstCaps *caps;
+  guint i;
+
+  for (i = 0; i < priv->n_inputs; i++) {
+    caps = plan_array_info_to_caps (&priv->inputs[i]);
+    GST_CAT_INFO_OBJECT (cat, self, "input %s: %" GST_PTR_FORMAT,
+        priv->input_names[i], caps);
+    gst_caps_unref (caps);
+  }
+  caps = plan_array_info_to_caps (&priv->output);
+  GST_CAT_INFO_OBJECT (cat, self, "output: %" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  if (priv->slice_rows == G_MAXSIZE)
+    GST_CAT_INFO_OBJECT (cat, self, "each chunk is computed whole");
+  else
+    GST_CAT_INFO_OBJECT (cat, self, "chunks are computed %" G_GSIZE_FORMAT
+        " rows at a time on the host (slices of %" G_GSIZE_FORMAT " bytes "
+        "of the widest row), each on up to %u threads", priv->slice_rows,
+        PLAN_KERNEL_ELEMENT_GET_CLASS (self)->host_slice_bytes,
+        plan_kernel_element_get_n_threads (self) ?
+        plan_kernel_element_get_n_threads (self) : g_get_num_processors ());
+}
+
 /* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
@@ -689,6 +737,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
 
   priv->slice_rows = host_slice_rows (self, priv);
   priv->configured = TRUE;
+  log_configuration (self, priv);
   GST_OBJECT_LOCK (self);
   priv->settings_read = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -768,7 +817,9 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   *ret = plan_array_info_to_caps (&GET_PRIV (self)->output);
   *ret = _plan_kernel_device_src_caps (GET_PRIV (self)->device, *ret,
       downstream);
-  GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, *ret);
+  GST_CAT_INFO_OBJECT (element_category (self), self, "output caps %"
+      GST_PTR_FORMAT " (downstream takes %" GST_PTR_FORMAT ")", *ret,
+      downstream);
   if (downstream && !gst_caps_can_intersect (*ret, downstream)) {
     post_refused_caps (self, *ret, downstream);
     gst_clear_caps (ret);
@@ -1582,6 +1633,19 @@ plan_kernel_element_start (GstAggregator * agg)
       plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
   if (priv->device == NULL)
     goto no_device;
+  {
+    guint n = plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT (agg));
+    GEnumClass *targets = g_type_class_ref (PLAN_TYPE_TARGET);
+    GEnumValue *t = g_enum_get_value (targets,
+        plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)));
+
+    GST_CAT_INFO_OBJECT (element_category (PLAN_KERNEL_ELEMENT (agg)), agg,
+        "starting: target=%s (device memory used where the data is there "
+        "or target=cuda asks for it), %u worker threads%s",
+        t ? t->value_nick : "?", n ? n : g_get_num_processors (),
+        n ? "" : " (n-threads=0: one per core)");
+    g_type_class_unref (targets);
+  }
   return TRUE;
 
   /* ERRORS */

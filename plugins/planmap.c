@@ -295,6 +295,9 @@ plan_map_setup (PlanKernelElement * kernel, guint n_inputs,
       output->shape[0] = -1;
   }
   self->row_elements = plan_array_info_get_row_elements (output);
+  GST_INFO_OBJECT (self, "expression compiled for %u inputs: %s result, "
+      "%u names bound, evaluated in one pass over each slice",
+      n_inputs, plan_dtype_to_string (output->dtype), self->n_names);
   return TRUE;
 
 shape_mismatch:

@@ -472,8 +472,11 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   }
   plan_reducer_set_ddof (self->reducer, ddof);
   plan_reducer_get_output_info (self->reducer, output);
-  GST_DEBUG_OBJECT (self, "reducing with %s (ddof %g)",
-      plan_reducer_get_name (self->reducer), ddof);
+  GST_INFO_OBJECT (self, "reducing with %s (ddof %g)%s",
+      plan_reducer_get_name (self->reducer), ddof, self->map_expr ?
+      "; the map is fused into it: each slice is mapped into a cache-sized "
+      "piece and reduced from there, the map's result never stored whole" :
+      "");
   return TRUE;
 }
 

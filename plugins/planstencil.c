@@ -341,6 +341,9 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
    * apart, where PlanHalo can (up to two axes); otherwise every row is
    * copied and padded. */
   self->unpadded = plan_halo_set_pad_inner (self->halo, FALSE);
+  GST_INFO_OBJECT (self, "halo of %u rows; %s", halo[0], self->unpadded ?
+      "rows read where they are, the row ends padded apart" :
+      "each row copied and padded");
 
   dtypes = g_newa (PlanDType, self->n_names);
   for (i = 0; i < self->n_names; i++)

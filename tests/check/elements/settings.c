@@ -433,6 +433,113 @@ GST_START_TEST (test_map_pad_variable_property)
 
 GST_END_TEST;
 
+/* The log messages of category "planmap", collected while a test runs. */
+static GString *planmap_log;
+
+static void
+collect_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (g_str_equal (gst_debug_category_get_name (category), "planmap")
+      && level <= GST_LEVEL_INFO) {
+    g_string_append (planmap_log, gst_debug_message_get (message));
+    g_string_append_c (planmap_log, '\n');
+  }
+}
+
+/* GST_DEBUG=planmap:4 says what the element decided: its target and
+ * threads, each input's caps and the output's, how chunks are sliced, the
+ * expression. (The base class used to log it all in its own category.) */
+GST_START_TEST (test_map_logs_decisions_in_its_category)
+{
+  GstHarness *h;
+  const gchar *needles[] = { "starting: target=auto", "worker threads",
+    "input sink_0: array/x-raw", "output: array/x-raw",
+    "rows at a time on the host", "expression compiled for 1 inputs"
+  };
+  guint i;
+
+  gst_debug_set_active (TRUE);
+  planmap_log = g_string_new (NULL);
+  gst_debug_set_threshold_for_name ("planmap", GST_LEVEL_INFO);
+  gst_debug_add_log_function (collect_log, NULL, NULL);
+
+  h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  g_object_set (h->element, "expr", "x * 2", NULL);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=float32, shape=<8>");
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (0, 8, 1)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_teardown (h);
+
+  gst_debug_remove_log_function (collect_log);
+  gst_debug_set_threshold_for_name ("planmap", GST_LEVEL_ERROR);
+  for (i = 0; i < G_N_ELEMENTS (needles); i++)
+    fail_unless (strstr (planmap_log->str, needles[i]) != NULL,
+        "'%s' not logged in planmap:\n%s", needles[i], planmap_log->str);
+  g_string_free (planmap_log, TRUE);
+}
+
+GST_END_TEST;
+
+/* Pushes one chunk of @caps into @h's element and returns the error it
+ * posts. */
+static GError *
+error_at_caps (GstHarness * h, const gchar * caps)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_push (h, f32_rows (0, 8, 1));
+  msg = gst_bus_poll (bus, GST_MESSAGE_ERROR, 5 * GST_SECOND);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  return err;
+}
+
+/* An expression that does not fit its inputs (a name not bound) is a
+ * settings error in every element, not a negotiation one; inputs whose
+ * shapes differ are negotiation. docs/reliability.md has the table. */
+GST_START_TEST (test_expression_errors_are_library_settings)
+{
+  const gchar *caps = "array/x-raw, dtype=float32, shape=<8>";
+  GstHarness *h;
+  GError *err;
+
+  h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  g_object_set (h->element, "expr", "x + q", NULL);
+  err = error_at_caps (h, caps);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  g_error_free (err);
+  gst_harness_teardown (h);
+
+  h = gst_harness_new ("planreduce");
+  g_object_set (h->element, "map", "x * q", NULL);
+  err = error_at_caps (h, caps);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  g_error_free (err);
+  gst_harness_teardown (h);
+
+  h = gst_harness_new ("planstencil");
+  g_object_set (h->element, "window", "x y z", "expr", "x + q", NULL);
+  err = error_at_caps (h, caps);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  g_error_free (err);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 settings_suite (void)
 {
@@ -455,6 +562,8 @@ settings_suite (void)
   tcase_add_test (tc, test_metadata_has_no_placeholders);
   tcase_add_test (tc, test_stencil_window_without_blanks);
   tcase_add_test (tc, test_map_pad_variable_property);
+  tcase_add_test (tc, test_map_logs_decisions_in_its_category);
+  tcase_add_test (tc, test_expression_errors_are_library_settings);
   return s;
 }
 
