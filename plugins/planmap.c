@@ -16,7 +16,8 @@
  * planmap evaluates an expression (see docs/expressions.md) on each element
  * of its inputs and streams the result: `out = f(a, b, ...)`. Each input is
  * a request pad `sink_%u`; in the expression the inputs are named `x`, `y`,
- * `z`, `w` in pad order (the first four) and always `in0`, `in1`, …. All
+ * `z`, `w` in pad order (the first four), or as each pad's
+ * #PlanKernelPad:variable says, and always `in0`, `in1`, …. All
  * inputs must have the same shape; their dtypes may differ and are promoted
  * as numpy promotes them. The output has the inputs' shape and the
  * expression's dtype, or the one set by #PlanMap:dtype. Whatever the
@@ -184,8 +185,6 @@ plan_map_clear_compiled (PlanMap * self)
   self->n_names = 0;
 }
 
-/* Binds x, y, z, w and in0, in1, ... to the inputs and compiles the
- * expression, cast to the dtype property when one is set. */
 /* The name of input @i before in<i>: its pad's variable property, or x, y,
  * z, w for the first four; NULL for none. */
 static const gchar *
