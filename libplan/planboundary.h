@@ -68,6 +68,11 @@ PLAN_API
 gboolean plan_boundary_fill_from_double (PlanDType dtype, gdouble cval,
     gpointer dst);
 
+PLAN_API
+GParamSpec *plan_boundary_param_spec_cval (const gchar * name,
+    const gchar * nick, const gchar * blurb, gdouble default_value,
+    GParamFlags flags);
+
 G_END_DECLS
 
 #endif /* __PLAN_BOUNDARY_H__ */

@@ -58,6 +58,18 @@ typedef enum
 PLAN_API
 GQuark plan_error_quark (void);
 
+PLAN_API
+void plan_error_get_gst_error (const GError * error, GQuark * domain,
+    gint * code);
+
+/* GstElement, without including gst.h here. */
+struct _GstElement;
+
+PLAN_API
+void plan_element_post_error (struct _GstElement * element,
+    const GError * error, const gchar * file, const gchar * function,
+    gint line);
+
 G_END_DECLS
 
 #endif /* __PLAN_ERROR_H__ */

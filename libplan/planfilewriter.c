@@ -18,9 +18,16 @@
  *
  * Use:
  *
- * 1. plan_file_writer_open() creates a temporary file beside the target,
- *    named `.NAME.XXXXXX.part` (mkstemp in the target's directory, so the
- *    final rename stays within one file system), and starts the worker.
+ * 1. plan_file_writer_open() creates the file the data goes to, in the
+ *    target's directory (so that putting it in place stays within one file
+ *    system), and starts the worker. Where the file system supports it,
+ *    the file is unnamed (`O_TMPFILE`): until it is linked into place it
+ *    has no name, and a process that dies, whatever kills it, leaves
+ *    nothing behind. Elsewhere (file systems without `O_TMPFILE`, such as
+ *    NFS, SMB, FAT, or without /proc mounted) it is a hidden temporary
+ *    file, `.NAME.XXXXXX.part` (NAME cut short when the whole would not
+ *    fit in a file name), removed on cancel but left behind by a process
+ *    killed before it could remove it.
  * 2. plan_file_writer_set_info() gives the dtype and row shape; for .npy it
  *    writes a header with room for any row count. It must come before the
  *    first chunk of a .npy file.
@@ -29,9 +36,12 @@
  *    until the worker catches up, the writer is set flushing, or writing
  *    has failed.
  * 4. plan_file_writer_finish() waits for the queue to drain, completes the
- *    .npy header with the final number of rows, optionally fsyncs, closes
- *    the file and renames it over the target. Only now does anything
- *    appear at the target, and a file that was there is replaced whole.
+ *    .npy header with the final number of rows, optionally fsyncs, and
+ *    puts the file in place: an unnamed file is linked to the target
+ *    (`linkat`), or when a file is there, linked to a short hidden name
+ *    and renamed over it; a temporary file is renamed over the target.
+ *    Only now does anything appear at the target, and a file that was
+ *    there is replaced whole.
  * 5. plan_file_writer_cancel() (after an error, or when the pipeline stops
  *    before EOS) stops the worker and unlinks the temporary file, leaving
  *    the target as it was.
@@ -90,7 +100,8 @@ struct _PlanFileWriter
 
   /* owner thread only */
   gchar *location;
-  gchar *tmp_path;              /* NULL when writing the target directly */
+  gchar *tmp_path;              /* the named temporary file, or NULL */
+  gboolean unnamed;             /* fd is an O_TMPFILE file */
   gint fd;
   PlanFileFormat format;
   gboolean sync;
@@ -314,15 +325,83 @@ writer_thread (gpointer data)
   return NULL;
 }
 
+/* The longest file name; 255 bytes on Linux's file systems. */
+static glong
+name_max (const gchar * dir)
+{
+  glong n = pathconf (dir, _PC_NAME_MAX);
+
+  return n > 0 ? n : 255;
+}
+
+/* Opens an unnamed file in @dir (O_TMPFILE), to be linked into place
+ * through /proc/self/fd at the end; -1 where the file system (or the
+ * kernel) cannot, or /proc is not there to link it through. */
+static gint
+open_unnamed (PlanFileWriter * self, const gchar * dir)
+{
+#ifdef O_TMPFILE
+  gchar *proc;
+  gint fd;
+
+  /* 0666 so that the umask decides the mode, as for any new file. */
+  fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    GST_INFO_OBJECT (self, "no unnamed file in '%s' (%s): writing a "
+        "temporary file", dir, g_strerror (errno));
+    return -1;
+  }
+  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+  if (access (proc, F_OK) < 0) {
+    GST_INFO_OBJECT (self, "no %s to link an unnamed file through: "
+        "writing a temporary file", proc);
+    close (fd);
+    fd = -1;
+  }
+  g_free (proc);
+  return fd;
+#else
+  return -1;
+#endif
+}
+
+/* ".NAME.XXXXXX.part" in @dir, NAME cut (on a character boundary) so that
+ * the whole fits in a file name. */
+static gchar *
+temp_name_for (const gchar * dir, const gchar * base)
+{
+  glong room = name_max (dir) - (glong) strlen (".XXXXXX.part") - 1;
+  gchar *cut = g_strdup (base), *name, *path;
+
+  if ((glong) strlen (cut) > room) {
+    gchar *end = cut + MAX (room, 0);
+
+    if (g_utf8_validate (cut, -1, NULL) && end > cut)
+      end = g_utf8_find_prev_char (cut, end + 1);
+    *(end ? end : cut) = '\0';
+  }
+  name = g_strdup_printf (".%s.XXXXXX.part", cut);
+  path = g_build_filename (dir, name, NULL);
+  g_free (name);
+  g_free (cut);
+  return path;
+}
+
 static gboolean
 create_temp (PlanFileWriter * self, GError ** error)
 {
   gchar *dir = g_path_get_dirname (self->location);
   gchar *base = g_path_get_basename (self->location);
-  gchar *name = g_strdup_printf (".%s.XXXXXX.part", base);
 
-  self->tmp_path = g_build_filename (dir, name, NULL);
-  g_free (name);
+  self->fd = open_unnamed (self, dir);
+  if (self->fd >= 0) {
+    self->unnamed = TRUE;
+    g_free (base);
+    g_free (dir);
+    return TRUE;
+  }
+
+  self->tmp_path = temp_name_for (dir, base);
   g_free (base);
 
   /* 0666 so that the umask decides the mode, as for any new file. */
@@ -405,8 +484,8 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     return FALSE;
   }
 
-  /* Only the temporary file of a regular target is preallocated. */
-  writer->prealloc_off = writer->tmp_path == NULL;
+  /* Only the new file of a regular target is preallocated. */
+  writer->prealloc_off = writer->tmp_path == NULL && !writer->unnamed;
   writer->prealloc_end = 0;
   g_mutex_lock (&writer->lock);
   writer->max_pending = max_pending;
@@ -421,9 +500,10 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     plan_file_writer_cancel (writer);
     return FALSE;
   }
-  GST_DEBUG_OBJECT (writer, "writing '%s' (%s) through '%s'", location,
+  GST_DEBUG_OBJECT (writer, "writing '%s' (%s) through %s%s", location,
       plan_file_format_to_string (writer->format),
-      GST_STR_NULL (writer->tmp_path));
+      writer->unnamed ? "an unnamed file" : writer->tmp_path ?
+      writer->tmp_path : "the target itself", "");
   return TRUE;
 }
 
@@ -447,8 +527,9 @@ plan_file_writer_get_format (PlanFileWriter * writer)
  * plan_file_writer_get_temp_path:
  * @writer: a #PlanFileWriter
  *
- * Returns: (transfer none) (nullable): the temporary file being written,
- *   or %NULL when none is (nothing open, or a non-regular target).
+ * Returns: (transfer none) (nullable): the named temporary file being
+ *   written, or %NULL when none is (nothing open, an unnamed file, or a
+ *   non-regular target written directly).
  *
  * Since: 0.1
  */
@@ -709,6 +790,57 @@ complete_npy_header (PlanFileWriter * self, guint64 bytes, GError ** error)
   return ok;
 }
 
+/* Links the unnamed file @fd to the location: directly when nothing is
+ * there, else to a short hidden name beside it, renamed over it, so that
+ * a file that was there is replaced whole. */
+static gboolean
+link_into_place (PlanFileWriter * self, gint fd, GError ** error)
+{
+  gchar *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+  gchar *dir, *tmp = NULL;
+  gint err = 0, tries;
+
+  if (linkat (AT_FDCWD, proc, AT_FDCWD, self->location,
+          AT_SYMLINK_FOLLOW) == 0)
+    goto done;
+  if (errno != EEXIST) {
+    err = errno;
+    goto done;
+  }
+  dir = g_path_get_dirname (self->location);
+  for (tries = 0; tries < 100; tries++) {
+    gchar name[32];
+
+    g_snprintf (name, sizeof (name), ".plan-%08x.part", g_random_int ());
+    g_free (tmp);
+    tmp = g_build_filename (dir, name, NULL);
+    if (linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+      break;
+    err = errno;
+    if (err != EEXIST)
+      break;
+  }
+  g_free (dir);
+  if (tries == 100 || (err != 0 && err != EEXIST)) {
+    g_clear_pointer (&tmp, g_free);
+    goto done;
+  }
+  err = 0;
+  if (g_rename (tmp, self->location) < 0) {
+    err = errno;
+    g_unlink (tmp);
+  }
+
+done:
+  if (err != 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not put the finished file in place at '%s': %s",
+        self->location, g_strerror (err));
+  g_free (tmp);
+  g_free (proc);
+  return err == 0;
+}
+
 /* Closes the file and puts it in place; the temporary file is gone
  * afterwards whether this succeeds or not. */
 static gboolean
@@ -725,6 +857,10 @@ close_and_rename (PlanFileWriter * self, guint64 bytes, GError ** error)
   }
   if (self->sync && fsync (fd) < 0 && errno != EINVAL) {
     set_errno_error (error, errno, "flush to disk", self->location);
+    close (fd);
+    return FALSE;
+  }
+  if (self->unnamed && !link_into_place (self, fd, error)) {
     close (fd);
     return FALSE;
   }
@@ -811,6 +947,7 @@ plan_file_writer_cancel (PlanFileWriter * writer)
     g_unlink (writer->tmp_path);
   }
   g_clear_pointer (&writer->tmp_path, g_free);
+  writer->unnamed = FALSE;
   g_clear_pointer (&writer->location, g_free);
 
   g_mutex_lock (&writer->lock);

@@ -88,6 +88,7 @@ struct _PlanKernelPad
   PlanArrayInfo info;
   gboolean have_info;
   gboolean info_changed;
+  gchar *variable;              /* the variable property */
 
   /* aggregate thread only */
   gsize consumed;               /* rows of the head buffer already used */
@@ -98,9 +99,81 @@ struct _PlanKernelPad
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
 
+enum
+{
+  PAD_PROP_0,
+  PAD_PROP_VARIABLE,
+};
+
+static void
+plan_kernel_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  PlanKernelPad *pad = PLAN_KERNEL_PAD (object);
+  const gchar *s = g_value_get_string (value);
+
+  switch (prop_id) {
+    case PAD_PROP_VARIABLE:
+      GST_OBJECT_LOCK (pad);
+      g_free (pad->variable);
+      pad->variable = s && *s ? g_strdup (s) : NULL;
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_kernel_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  PlanKernelPad *pad = PLAN_KERNEL_PAD (object);
+
+  switch (prop_id) {
+    case PAD_PROP_VARIABLE:
+      GST_OBJECT_LOCK (pad);
+      g_value_set_string (value, pad->variable);
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+plan_kernel_pad_finalize (GObject * object)
+{
+  g_free (PLAN_KERNEL_PAD (object)->variable);
+  G_OBJECT_CLASS (plan_kernel_pad_parent_class)->finalize (object);
+}
+
 static void
 plan_kernel_pad_class_init (PlanKernelPadClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->set_property = plan_kernel_pad_set_property;
+  gobject_class->get_property = plan_kernel_pad_get_property;
+  gobject_class->finalize = plan_kernel_pad_finalize;
+
+  /**
+   * PlanKernelPad:variable:
+   *
+   * The name the element's expression gives this input, for elements that
+   * name their inputs (planmap); unset, the element's own rule (planmap:
+   * `x`, `y`, `z`, `w` by pad number). Read when the input's caps arrive.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PAD_PROP_VARIABLE,
+      g_param_spec_string ("variable", "Variable",
+          "The name the expression gives this input (planmap); unset: x, y, "
+          "z, w by pad number", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 }
 
 static void
@@ -130,12 +203,15 @@ typedef struct
                                  * 0 when output rows are not input rows */
   gsize out_row_size;           /* of the output set up, 0 before */
   gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
+  gboolean settings_read;       /* setup() has read the properties, and
+                                 * the element computes with them */
 
   /* aggregate thread only */
   gboolean configured;
   guint n_inputs;
   PlanArrayInfo *inputs;        /* [n_inputs] */
   gchar **input_names;          /* [n_inputs + 1] */
+  gchar **input_variables;      /* [n_inputs + 1]: NULL where unset */
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* the offset of the next output row */
@@ -156,11 +232,23 @@ typedef struct
   /* atomic: set by the aggregate thread on an error, read by the src pad
    * probe that keeps EOS from following it downstream */
   gint failed;
+  /* atomic: an input said that its stream failed upstream, where the
+   * error was posted (PLAN_EVENT_STREAM_FAILED) */
+  gint upstream_failed;
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
+  GstDebugCategory *cat;        /* the element's own category, for the
+                                 * decisions logged for it */
 } PlanKernelElementPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (PlanKernelElement, plan_kernel_element,
-    GST_TYPE_AGGREGATOR);
+static void plan_kernel_element_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+
+/* A child proxy of its sink pads, as audiomixer is: a launch line sets a
+ * pad's properties as `sink_0::variable=a`. */
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (PlanKernelElement, plan_kernel_element,
+    GST_TYPE_AGGREGATOR, G_ADD_PRIVATE (PlanKernelElement)
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        plan_kernel_element_child_proxy_init));
 
 #define GET_PRIV(self) \
     ((PlanKernelElementPrivate *) plan_kernel_element_get_instance_private ( \
@@ -189,6 +277,14 @@ static void
 free_inputs (PlanKernelElementPrivate * priv)
 {
   g_clear_pointer (&priv->inputs, g_free);
+  if (priv->input_variables) {
+    guint i;
+
+    /* As many as input_names, which has no holes. */
+    for (i = 0; priv->input_names && priv->input_names[i]; i++)
+      g_free (priv->input_variables[i]);
+    g_clear_pointer (&priv->input_variables, g_free);
+  }
   g_clear_pointer (&priv->input_names, g_strfreev);
   g_clear_pointer (&priv->maps, g_free);
   g_clear_pointer (&priv->chunk_data, g_free);
@@ -206,12 +302,60 @@ clear_pool (PlanKernelElementPrivate * priv)
   priv->pool_size = 0;
 }
 
+/**
+ * plan_kernel_element_refuse_live_set:
+ * @self: a #PlanKernelElement
+ * @pspec: the property being set
+ *
+ * Call it first in a subclass's set_property(). A property flagged
+ * %GST_PARAM_MUTABLE_READY (or without a mutability flag) is read by
+ * setup(), when the first caps arrive, so a value set while the element is
+ * PAUSED or PLAYING after that would read back as set but not be what is
+ * computed: such a set is refused instead. The property keeps its value and the element posts a
+ * warning message (library / settings) naming the property. Properties
+ * flagged %GST_PARAM_MUTABLE_PLAYING or %GST_PARAM_MUTABLE_PAUSED are never
+ * refused.
+ *
+ * Returns: %TRUE when the set is refused: return without setting.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_refuse_live_set (PlanKernelElement * self,
+    GParamSpec * pspec)
+{
+  GstState state;
+  gboolean in_use;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+  if (pspec->flags & (GST_PARAM_MUTABLE_PLAYING | GST_PARAM_MUTABLE_PAUSED))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  state = GST_STATE (self);
+  in_use = GET_PRIV (self)->settings_read;
+  GST_OBJECT_UNLOCK (self);
+  /* Until setup() has read them (the first caps), a value set still takes
+   * effect. */
+  if (state <= GST_STATE_READY || !in_use)
+    return FALSE;
+
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+      ("%s: %s cannot change while the element is %s; it keeps its value "
+          "(set it in the NULL or READY state)", GST_ELEMENT_NAME (self),
+          g_param_spec_get_name (pspec), gst_element_state_get_name (state)),
+      (NULL));
+  return TRUE;
+}
+
 static void
 plan_kernel_element_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (object);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (object),
+          pspec))
+    return;
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_TARGET:
@@ -288,6 +432,25 @@ plan_kernel_element_constructed (GObject * object)
   }
 }
 
+/* Decisions (caps, slices, threads, target) are logged in the element's
+ * own debug category, named as its factory ("planmap"), so that
+ * GST_DEBUG=planmap:4 shows them; in the base class's without one. */
+static GstDebugCategory *
+element_category (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+
+  if (priv->cat == NULL) {
+    GstElementFactory *f = gst_element_get_factory (GST_ELEMENT (self));
+    GstDebugCategory *cat = GST_CAT_DEFAULT;
+
+    if (f)
+      GST_DEBUG_CATEGORY_GET (cat, GST_OBJECT_NAME (f));
+    priv->cat = cat;
+  }
+  return priv->cat;
+}
+
 static void
 plan_kernel_element_finalize (GObject * object)
 {
@@ -352,6 +515,12 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     pad->info_changed = TRUE;
     GST_OBJECT_UNLOCK (pad);
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
+      && gst_event_has_name (event, PLAN_EVENT_STREAM_FAILED)) {
+    /* Upstream posted why its stream ends without data: no error of our
+     * own about it. Passed on, for a sink downstream. */
+    GST_DEBUG_OBJECT (apad, "upstream failed");
+    g_atomic_int_set (&GET_PRIV (agg)->upstream_failed, TRUE);
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
     /* An element upstream holds its output back: let downstream preroll
      * too, rather than have GstAggregator turn the GAP into an empty
@@ -436,6 +605,77 @@ update_seek_row_size (PlanKernelElement * self,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The rows an input will bring in its range, from its caps or else the
+ * duration upstream answers, or -1 when neither says. */
+static gint64
+expected_rows (PlanKernelPad * pad)
+{
+  gint64 n = pad->info.shape[0], end;
+
+  if (n < 0 && (!gst_pad_peer_query_duration (GST_PAD (pad),
+              GST_FORMAT_DEFAULT, &n) || n < 0))
+    return -1;
+  end = pad->range_end >= 0 ? MIN (pad->range_end, n) : n;
+  return MAX (end - (gint64) pad->range_first, 0);
+}
+
+/* Inputs whose lengths are known and differ are an error before any row
+ * is computed, not after the whole job at EOS. */
+static gboolean
+check_lengths (PlanKernelElement * self, GList * pads)
+{
+  PlanKernelPad *known = NULL;
+  gint64 known_rows = -1;
+  GList *l;
+
+  for (l = pads; l; l = l->next) {
+    gint64 rows = expected_rows (l->data);
+
+    if (rows < 0)
+      continue;
+    if (known == NULL) {
+      known = l->data;
+      known_rows = rows;
+    } else if (rows != known_rows) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Inputs have different lengths: %s has %" G_GINT64_FORMAT
+              " rows but %s has %" G_GINT64_FORMAT " rows.",
+              GST_PAD_NAME (known), known_rows, GST_PAD_NAME (l->data),
+              rows), ("known from their caps or duration, before any row "
+              "is computed"));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void
+log_configuration (PlanKernelElement * self, PlanKernelElementPrivate * priv)
+{
+  GstDebugCategory *cat = element_category (self);
+  GstCaps *caps;
+  guint i;
+
+  for (i = 0; i < priv->n_inputs; i++) {
+    caps = plan_array_info_to_caps (&priv->inputs[i]);
+    GST_CAT_INFO_OBJECT (cat, self, "input %s: %" GST_PTR_FORMAT,
+        priv->input_names[i], caps);
+    gst_caps_unref (caps);
+  }
+  caps = plan_array_info_to_caps (&priv->output);
+  GST_CAT_INFO_OBJECT (cat, self, "output: %" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  if (priv->slice_rows == G_MAXSIZE)
+    GST_CAT_INFO_OBJECT (cat, self, "each chunk is computed whole");
+  else
+    GST_CAT_INFO_OBJECT (cat, self, "chunks are computed %" G_GSIZE_FORMAT
+        " rows at a time on the host (slices of %" G_GSIZE_FORMAT " bytes "
+        "of the widest row), each on up to %u threads", priv->slice_rows,
+        PLAN_KERNEL_ELEMENT_GET_CLASS (self)->host_slice_bytes,
+        plan_kernel_element_get_n_threads (self) ?
+        plan_kernel_element_get_n_threads (self) : g_get_num_processors ());
+}
+
 /* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
@@ -465,17 +705,21 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   free_inputs (priv);
   inputs = g_new0 (PlanArrayInfo, n);
   priv->input_names = g_new0 (gchar *, n + 1);
+  priv->input_variables = g_new0 (gchar *, n + 1);
   for (l = pads, i = 0; l; l = l->next, i++) {
     PlanKernelPad *pad = l->data;
 
     GST_OBJECT_LOCK (pad);
     inputs[i] = pad->info;
     pad->info_changed = FALSE;
+    priv->input_variables[i] = g_strdup (pad->variable);
     GST_OBJECT_UNLOCK (pad);
     priv->input_names[i] = gst_pad_get_name (GST_PAD (pad));
   }
   priv->inputs = inputs;
   priv->n_inputs = n;
+  if (n > 1 && !check_lengths (self, pads))
+    goto lengths_differ;
   priv->maps = g_new0 (GstMapInfo, n);
   priv->chunk_data = g_new0 (gconstpointer, n);
 
@@ -484,7 +728,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
    * device kernel (launch) cannot honour it. */
   if (plan_kernel_element_get_target (self) == PLAN_TARGET_CUDA
       && klass->launch == NULL) {
-    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%s computes on the CPU only (it has no device kernel yet), so "
         "target=cuda cannot be honoured: set target=cpu or target=auto "
         "(which reads device memory back where it must)",
@@ -496,6 +740,10 @@ ensure_configured (PlanKernelElement * self, GList * pads)
 
   priv->slice_rows = host_slice_rows (self, priv);
   priv->configured = TRUE;
+  log_configuration (self, priv);
+  GST_OBJECT_LOCK (self);
+  priv->settings_read = TRUE;
+  GST_OBJECT_UNLOCK (self);
   update_seek_row_size (self, priv);
   return GST_FLOW_OK;
 
@@ -505,14 +753,51 @@ no_caps:
     GST_DEBUG_OBJECT (self, "an input has no caps yet");
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
+lengths_differ:
+  {
+    g_atomic_int_set (&priv->failed, TRUE);
+    free_inputs (priv);
+    return GST_FLOW_ERROR;
+  }
 setup_failed:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err ? err->message :
-            "The element could not be set up for its inputs."), (NULL));
+    if (err == NULL)
+      g_set_error_literal (&err, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "The element could not be set up for its inputs.");
+    plan_element_post_error (GST_ELEMENT (self), err, __FILE__,
+        GST_FUNCTION, __LINE__);
+    g_atomic_int_set (&priv->failed, TRUE);
     g_clear_error (&err);
     free_inputs (priv);
     return GST_FLOW_NOT_NEGOTIATED;
   }
+}
+
+/* Posts the one negotiation error of an output that downstream does not
+ * take, naming what is offered and what is wanted (@wanted NULL: asks the
+ * peer). */
+static void
+post_refused_caps (PlanKernelElement * self, GstCaps * offered,
+    GstCaps * wanted)
+{
+  GstPad *src = GST_AGGREGATOR_SRC_PAD (self);
+  GstPad *peer = gst_pad_get_peer (src);
+  GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
+  GstCaps *peer_caps = wanted ? gst_caps_ref (wanted) :
+      gst_pad_peer_query_caps (src, NULL);
+  gchar *o = gst_caps_to_string (offered), *w = gst_caps_to_string (peer_caps);
+
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("%s produces %s, which %s does not accept: it takes %s.",
+          GST_ELEMENT_NAME (self), o, next ? GST_ELEMENT_NAME (next) :
+          "downstream", gst_caps_is_empty (peer_caps) ? "nothing" : w),
+      (NULL));
+  g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
+  g_free (o);
+  g_free (w);
+  gst_caps_unref (peer_caps);
+  gst_clear_object (&next);
+  gst_clear_object (&peer);
 }
 
 /* The aggregator asks for the source caps before the first aggregate and
@@ -535,7 +820,14 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   *ret = plan_array_info_to_caps (&GET_PRIV (self)->output);
   *ret = _plan_kernel_device_src_caps (GET_PRIV (self)->device, *ret,
       downstream);
-  GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, *ret);
+  GST_CAT_INFO_OBJECT (element_category (self), self, "output caps %"
+      GST_PTR_FORMAT " (downstream takes %" GST_PTR_FORMAT ")", *ret,
+      downstream);
+  if (downstream && !gst_caps_can_intersect (*ret, downstream)) {
+    post_refused_caps (self, *ret, downstream);
+    gst_clear_caps (ret);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
   return GST_FLOW_OK;
 }
 
@@ -875,6 +1167,7 @@ static GstFlowReturn
 plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 {
   PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
   GList *pads = get_sink_pads (self), *l;
   GstBuffer **heads;
   gboolean have_all = TRUE;
@@ -912,7 +1205,7 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
   if (GET_PRIV (self)->configured && GET_PRIV (self)->new_range)
     start_range (self, pads->data);
   if (!GET_PRIV (self)->configured)
-    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto no_caps;
   else if (have_all) {
     ret = process_rows (self, pads, heads);
     if (ret == GST_FLOW_OK)
@@ -922,16 +1215,45 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
      * has data or is at EOS). */
     ret = finish_inputs (self, pads);
 
-  if (ret == GST_FLOW_NOT_NEGOTIATED)
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("An input ended before its caps were known."), (NULL));
-  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
-    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
+  /* Downstream refused the caps pushed (a push says so only as a flow). */
+  if (ret == GST_FLOW_NOT_NEGOTIATED && !g_atomic_int_get (&priv->failed)) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (self));
 
+    if (caps)
+      post_refused_caps (self, caps, NULL);
+    else
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream of %s refused its output.", GST_ELEMENT_NAME (self)),
+          (NULL));
+    gst_clear_caps (&caps);
+  }
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
+    g_atomic_int_set (&priv->failed, TRUE);
+
+done:
   for (i = 0; i < n; i++)
     gst_clear_buffer (&heads[i]);
   g_list_free_full (pads, gst_object_unref);
   return ret;
+
+  /* ERRORS */
+no_caps:
+  {
+    /* Upstream posted why its stream ended: end ours the same way, with
+     * EOS and no error of our own. */
+    if (g_atomic_int_get (&priv->upstream_failed)) {
+      ret = GST_FLOW_EOS;
+      goto done;
+    }
+    /* Unless setup() failed, which said why. */
+    if (!g_atomic_int_get (&priv->failed))
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("An input of %s ended before its caps were known: nothing "
+              "upstream sent data.", GST_ELEMENT_NAME (self)), (NULL));
+    g_atomic_int_set (&priv->failed, TRUE);
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
 }
 
 static void
@@ -1300,11 +1622,15 @@ static gboolean
 plan_kernel_element_start (GstAggregator * agg)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (agg);
 
   GError *err = NULL;
 
   if (!check_inputs_linked (PLAN_KERNEL_ELEMENT (agg)))
     return FALSE;
+  if (klass->check_settings
+      && !klass->check_settings (PLAN_KERNEL_ELEMENT (agg), &err))
+    goto bad_settings;
   init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   free_inputs (priv);
   priv->out_rows = 0;
@@ -1312,13 +1638,34 @@ plan_kernel_element_start (GstAggregator * agg)
   priv->direct_output = FALSE;
   priv->lending_refused = FALSE;
   g_atomic_int_set (&priv->failed, FALSE);
+  g_atomic_int_set (&priv->upstream_failed, FALSE);
   priv->device = _plan_kernel_device_new (GST_ELEMENT (agg),
       plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
   if (priv->device == NULL)
     goto no_device;
+  {
+    guint n = plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT (agg));
+    GEnumClass *targets = g_type_class_ref (PLAN_TYPE_TARGET);
+    GEnumValue *t = g_enum_get_value (targets,
+        plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)));
+
+    GST_CAT_INFO_OBJECT (element_category (PLAN_KERNEL_ELEMENT (agg)), agg,
+        "starting: target=%s (device memory used where the data is there "
+        "or target=cuda asks for it), %u worker threads%s",
+        t ? t->value_nick : "?", n ? n : g_get_num_processors (),
+        n ? "" : " (n-threads=0: one per core)");
+    g_type_class_unref (targets);
+  }
   return TRUE;
 
   /* ERRORS */
+bad_settings:
+  {
+    GST_ELEMENT_ERROR (agg, LIBRARY, SETTINGS, ("%s", err ? err->message :
+            "A property holds a value that cannot work."), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
 no_device:
   {
     GST_ELEMENT_ERROR (agg, RESOURCE, NOT_FOUND,
@@ -1338,6 +1685,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
   GST_OBJECT_LOCK (agg);
+  priv->settings_read = FALSE;
   priv->seek_row_size = 0;
   priv->out_row_size = 0;
   priv->out_caps_rows = -1;
@@ -1368,6 +1716,64 @@ plan_kernel_element_propose_allocation (GstAggregator * agg,
   return TRUE;
 }
 
+static GstPad *
+plan_kernel_element_request_new_pad (GstElement * element,
+    GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
+{
+  GstPad *pad = GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->
+      request_new_pad (element, templ, name, caps);
+
+  if (pad)
+    gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
+        GST_OBJECT_NAME (pad));
+  return pad;
+}
+
+static void
+plan_kernel_element_release_pad (GstElement * element, GstPad * pad)
+{
+  gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
+      GST_OBJECT_NAME (pad));
+  GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->release_pad (element,
+      pad);
+}
+
+static GObject *
+plan_kernel_element_child_proxy_get_child_by_index (GstChildProxy * proxy,
+    guint index)
+{
+  GObject *child;
+
+  GST_OBJECT_LOCK (proxy);
+  child = g_list_nth_data (GST_ELEMENT (proxy)->sinkpads, index);
+  if (child)
+    g_object_ref (child);
+  GST_OBJECT_UNLOCK (proxy);
+  return child;
+}
+
+static guint
+plan_kernel_element_child_proxy_get_children_count (GstChildProxy * proxy)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (proxy);
+  n = GST_ELEMENT (proxy)->numsinkpads;
+  GST_OBJECT_UNLOCK (proxy);
+  return n;
+}
+
+static void
+plan_kernel_element_child_proxy_init (gpointer g_iface, gpointer iface_data)
+{
+  GstChildProxyInterface *iface = g_iface;
+
+  iface->get_child_by_index =
+      plan_kernel_element_child_proxy_get_child_by_index;
+  iface->get_children_count =
+      plan_kernel_element_child_proxy_get_children_count;
+}
+
 static void
 plan_kernel_element_class_init (PlanKernelElementClass * klass)
 {
@@ -1384,6 +1790,10 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
 
   GST_ELEMENT_CLASS (klass)->send_event =
       GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
+  GST_ELEMENT_CLASS (klass)->request_new_pad =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_request_new_pad);
+  GST_ELEMENT_CLASS (klass)->release_pad =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_release_pad);
 
   agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
   agg_class->propose_allocation =
@@ -1848,6 +2258,30 @@ plan_kernel_element_get_input_name (PlanKernelElement * self, guint index)
 
   priv = GET_PRIV (self);
   return index < priv->n_inputs ? priv->input_names[index] : NULL;
+}
+
+/**
+ * plan_kernel_element_get_input_variable:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ *
+ * Returns: (transfer none) (nullable): the #PlanKernelPad:variable of input
+ *   @index when setup() was called, or %NULL when unset; valid in the
+ *   streaming thread.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_kernel_element_get_input_variable (PlanKernelElement * self,
+    guint index)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  priv = GET_PRIV (self);
+  return index < priv->n_inputs && priv->input_variables ?
+      priv->input_variables[index] : NULL;
 }
 
 /**

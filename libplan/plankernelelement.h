@@ -146,6 +146,13 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   element pushes what it produces itself (from @finish, or from @launch
  *   with plan_kernel_element_push_output(), whose flow the base class
  *   returns). (Since: 0.1)
+ * @check_settings: Optional. Called when the element starts (READY to
+ *   PAUSED), before any data: return %FALSE with @error set, naming the
+ *   property and the value, when a property holds a value that cannot work
+ *   whatever the input (an expression that does not parse, a dtype that
+ *   does not exist). Properties keep what was set, so that reading them
+ *   back gives what the user wrote; the base class posts @error as a
+ *   library / settings error and the state change fails. (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -176,10 +183,23 @@ struct _PlanKernelElementClass
 
   gboolean launch_pushes;
   gboolean launch_consumes;
+  gboolean (*check_settings) (PlanKernelElement * self, GError ** error);
 
   /*< private >*/
-  gpointer _plan_reserved[8];
+  gpointer _plan_reserved[7];
 };
+
+/**
+ * PLAN_EVENT_STREAM_FAILED:
+ *
+ * The name of the structure of a custom serialized downstream event
+ * (%GST_EVENT_CUSTOM_DOWNSTREAM) that an element sends before the EOS
+ * that ends a stream it could not produce, after posting the error that
+ * says why (planfilesrc, when downstream refuses its caps). Kernel
+ * elements and planfilesink then end without an error of their own about
+ * the missing data, so that the pipeline has one error. Since: 0.1
+ */
+#define PLAN_EVENT_STREAM_FAILED "plan-stream-failed"
 
 /**
  * PLAN_QUERY_OUTPUT_ROWS:
@@ -242,6 +262,10 @@ gboolean plan_kernel_element_read_end_rows (PlanKernelElement * self,
     guint index, gsize n_rows, guint64 * total, GstBuffer ** buffer,
     GError ** error);
 
+PLAN_API
+gboolean plan_kernel_element_refuse_live_set (PlanKernelElement * self,
+    GParamSpec * pspec);
+
 /* The halo is an unstable building block (planhalo.h). */
 struct _PlanHalo;
 
@@ -260,6 +284,10 @@ const PlanArrayInfo *plan_kernel_element_get_output_info (PlanKernelElement *
 PLAN_API
 const gchar *plan_kernel_element_get_input_name (PlanKernelElement * self,
     guint index);
+
+PLAN_API
+const gchar *plan_kernel_element_get_input_variable (PlanKernelElement *
+    self, guint index);
 
 PLAN_API
 gboolean plan_kernel_element_get_input_range (PlanKernelElement * self,

@@ -207,6 +207,43 @@ plan_reduce_op_get_type (void)
   return type;
 }
 
+/* Strings to an axis by name or nick only: a number that is no nick
+ * ("1", "2") is refused, where GStreamer's conversion of enums would read
+ * it as a value. */
+static gboolean
+axis_deserialize (GValue * dest, const gchar * s)
+{
+  GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (dest));
+  GEnumValue *v = g_enum_get_value_by_name (klass, s);
+
+  if (v == NULL)
+    v = g_enum_get_value_by_nick (klass, s);
+  if (v)
+    g_value_set_enum (dest, v->value);
+  g_type_class_unref (klass);
+  return v != NULL;
+}
+
+static gchar *
+axis_serialize (const GValue * value)
+{
+  GEnumClass *klass = g_type_class_ref (G_VALUE_TYPE (value));
+  GEnumValue *v = g_enum_get_value (klass, g_value_get_enum (value));
+  gchar *s = g_strdup (v ? v->value_nick : NULL);
+
+  g_type_class_unref (klass);
+  return s;
+}
+
+static gint
+axis_compare (const GValue * a, const GValue * b)
+{
+  gint x = g_value_get_enum (a), y = g_value_get_enum (b);
+
+  return x < y ? GST_VALUE_LESS_THAN : x > y ? GST_VALUE_GREATER_THAN :
+      GST_VALUE_EQUAL;
+}
+
 GType
 plan_reduce_axis_get_type (void)
 {
@@ -220,6 +257,19 @@ plan_reduce_axis_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("PlanReduceAxis", values);
+
+    /* GStreamer's value tables exist once it is initialized, as it is
+     * for every element and launch line. */
+    if (gst_is_initialized ()) {
+      static GstValueTable table = {
+        .compare = axis_compare,
+        .serialize = axis_serialize,
+        .deserialize = axis_deserialize,
+      };
+
+      table.type = t;
+      gst_value_register (&table);
+    }
     g_once_init_leave (&type, t);
   }
   return type;

@@ -98,19 +98,20 @@ GType plan_reduce_op_get_type (void);
  *   `axis=tuple(range(1, ndim))`, which is `axis=-1` for 2-D input. On a
  *   1-D stream each row is one value, reduced on its own. Nick `-1`.
  *
- * Which axes a reduction runs over. The values of @PLAN_REDUCE_AXIS_ROWS
- * and @PLAN_REDUCE_AXIS_INNER are not small integers on purpose: GStreamer
- * reads an enum property given as a number by value when no nick matches,
- * so `axis=1` (numpy's per-row axis of a 2-D array) would otherwise
- * silently select another axis; it is refused instead.
+ * Which axes a reduction runs over. The values are 0, 1 and 2, in that
+ * order (editors show an enum as a list by value). GStreamer would read a
+ * number that is no nick as the value (`axis=1`, numpy's per-row axis of
+ * a 2-D array, would select @PLAN_REDUCE_AXIS_ROWS): the type has its own
+ * string conversion, which takes only the names and nicks, so that such a
+ * number is refused.
  *
  * Since: 0.1
  */
 typedef enum
 {
   PLAN_REDUCE_AXIS_ALL = 0,
-  PLAN_REDUCE_AXIS_ROWS = 0x100,
-  PLAN_REDUCE_AXIS_INNER = 0x101,
+  PLAN_REDUCE_AXIS_ROWS = 1,
+  PLAN_REDUCE_AXIS_INNER = 2,
 } PlanReduceAxis;
 
 #define PLAN_TYPE_REDUCE_AXIS (plan_reduce_axis_get_type ())

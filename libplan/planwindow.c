@@ -13,7 +13,9 @@
  * @short_description: stencil windows drawn as pictures
  *
  * A stencil's window is written as a picture of its cells: a row of cells
- * separated by blanks, rows separated by `;` or by newlines. Each cell is
+ * separated by blanks or commas, rows separated by `;` or by newlines.
+ * Commas give a spelling without blanks, `_,n,_;w,c,e;_,s,_`, for tools
+ * that write `name=value` into a launch line without quotes. Each cell is
  * either a name, which the stencil's expression uses for the value at that
  * place, or `_`, a cell the expression does not use. The middle cell is
  * the centre, the element the result is computed for:
@@ -105,10 +107,11 @@ row_clear (gpointer data)
   g_array_unref (row->tokens);
 }
 
+/* What separates cells: blanks, and commas for a picture without blanks. */
 static gboolean
 is_blank (gchar c)
 {
-  return c == ' ' || c == '\t';
+  return c == ' ' || c == '\t' || c == ',';
 }
 
 static void

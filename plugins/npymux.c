@@ -122,7 +122,9 @@ plan_npy_mux_class_init (PlanNpyMuxClass * klass)
   gst_element_class_set_static_metadata (element_class, ".npy writer",
       "Codec/Muxer/Array",
       "Writes an array stream as a NumPy .npy byte stream, header first",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/npyparse.md");
 
   element_class->change_state = GST_DEBUG_FUNCPTR (plan_npy_mux_change_state);
 }

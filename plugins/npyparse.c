@@ -156,7 +156,9 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
   gst_element_class_set_static_metadata (element_class, ".npy parser",
       "Codec/Parser/Array",
       "Parses a NumPy .npy byte stream into an array stream of whole rows",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/npyparse.md");
 
   element_class->change_state = GST_DEBUG_FUNCPTR (plan_npy_parse_change_state);
 }

@@ -177,6 +177,8 @@ plan_custom_set_property (GObject * object, guint prop_id,
   PlanCustom *self = PLAN_CUSTOM (object);
   gchar **field = string_field (self, prop_id);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   if (field) {
     set_string (self, field, value);
     return;
@@ -400,6 +402,24 @@ compile_cuda (PlanCustom * self, const gchar * arch, GError ** error)
     return NULL;
   }
   return code;
+}
+
+/* An out-dtype that is no dtype is an error at start, before any data. */
+static gboolean
+plan_custom_check_settings (PlanKernelElement * kernel, GError ** error)
+{
+  PlanCustom *self = PLAN_CUSTOM (kernel);
+  gboolean ok = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  if (self->out_dtype && plan_dtype_parse (self->out_dtype, error) ==
+      PLAN_DTYPE_UNKNOWN) {
+    g_prefix_error (error, "plancustom %s, out-dtype \"%s\": ",
+        GST_OBJECT_NAME (self), self->out_dtype);
+    ok = FALSE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  return ok;
 }
 
 static gboolean
@@ -996,6 +1016,8 @@ plan_custom_class_init (PlanCustomClass * klass)
   gobject_class->get_property = plan_custom_get_property;
   gobject_class->finalize = plan_custom_finalize;
 
+  kernel_class->check_settings =
+      GST_DEBUG_FUNCPTR (plan_custom_check_settings);
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_custom_setup);
   /* As planmap: output buffers of 1 MiB are still in the caches when the
    * next element reads them. */
@@ -1061,9 +1083,9 @@ plan_custom_class_init (PlanCustomClass * klass)
           "whole halo are computed", PLAN_TYPE_BOUNDARY, DEFAULT_BOUNDARY,
           flags));
   g_object_class_install_property (gobject_class, PROP_CVAL,
-      g_param_spec_double ("cval", "Constant value",
-          "The value of halo rows beyond the ends with boundary=constant",
-          -INFINITY, INFINITY, 0.0, flags));
+      plan_boundary_param_spec_cval ("cval", "Constant value",
+          "The value of halo rows beyond the ends with boundary=constant; "
+          "any number, inf or nan", 0.0, flags));
   g_object_class_install_property (gobject_class, PROP_PARAMS,
       g_param_spec_string ("params", "Parameters",
           "A string handed to the kernel with every chunk (its own "
@@ -1083,7 +1105,9 @@ plan_custom_class_init (PlanCustomClass * klass)
       "Filter/Converter/Array",
       "Runs a user kernel (a C function from a library or the application, "
       "or CUDA source) on chunks of one or more arrays",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plancustom.md");
   gst_type_mark_as_plugin_api (PLAN_TYPE_CUSTOM_MODE, 0);
 }
 

@@ -282,7 +282,9 @@ plan_download_class_init (PlanDownloadClass * klass)
       "Array download", "Filter/Converter/Array/Device",
       "Copies arrays from device memory to system memory, ordered after "
       "their producer by its ready event",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_download_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (plan_download_stop);

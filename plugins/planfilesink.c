@@ -20,13 +20,16 @@
  * wait to be written before the streaming thread blocks, so writing
  * overlaps the work upstream without a queue element.
  *
- * The file is written atomically: into a temporary file beside the target
- * (`.NAME.XXXXXX.part` in the same directory) that is renamed to
- * #PlanFileSink:location at end of stream, after the .npy header has been
- * completed with the final number of rows. A pipeline that fails, is
+ * The file is written atomically: into an unnamed file (O_TMPFILE) in the
+ * target's directory, linked into place at #PlanFileSink:location at end
+ * of stream after the .npy header has been completed with the final
+ * number of rows, or, on file systems without unnamed files, a temporary
+ * file beside the target (`.NAME.XXXXXX.part`) renamed there. A process
+ * killed before EOS leaves no file behind with the unnamed file. A pipeline that fails, is
  * interrupted or is stopped before EOS leaves nothing at the location, and
  * a file already there stays untouched until a successful EOS. With
- * #PlanFileSink:fsync the data is flushed to disk before the rename. A
+ * #PlanFileSink:fsync the data is flushed to disk before it is put in
+ * place. A
  * location that exists and is not a regular file (/dev/null, a FIFO) is
  * written directly. A flush (a flushing seek) starts the output over.
  *
@@ -176,7 +179,9 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       "Sink/File/Array",
       "Writes an array to a raw or NumPy .npy file, writing behind on its "
       "own worker thread into a temporary file renamed into place at end "
-      "of stream", "gst-plan authors <dev@gst-plan.invalid>");
+      "of stream", "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesink.md");
 
   element_class->change_state = GST_DEBUG_FUNCPTR (plan_file_sink_change_state);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (plan_file_sink_set_caps);
@@ -544,6 +549,15 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
   PlanFileSink *self = PLAN_FILE_SINK (sink);
   GError *err = NULL;
 
+  /* Upstream posted why its stream ends without data: write nothing, and
+   * post no error of our own about the missing data. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
+      && gst_event_has_name (event, PLAN_EVENT_STREAM_FAILED)) {
+    GST_DEBUG_OBJECT (self, "upstream failed: not writing");
+    if (self->open)
+      plan_file_writer_cancel (self->writer);
+    self->open = FALSE;
+  }
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     gboolean ret = GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
 

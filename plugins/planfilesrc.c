@@ -160,6 +160,8 @@ struct _PlanFileSrc
   gsize chunk_rows;             /* 0: the reader's choice */
   guint chunks_ahead;
   gboolean reading;             /* the reader runs from the last seek */
+  gboolean refused;             /* start() found downstream refusing the
+                                 * caps, and posted why */
   guint64 seek_first;           /* the rows the last seek asked for */
   guint64 seek_end;
   GstAllocator *allocator;      /* proposed downstream, or NULL */
@@ -197,6 +199,11 @@ static void plan_file_src_finalize (GObject * object);
 static gboolean plan_file_src_start (GstBaseSrc * src);
 static gboolean plan_file_src_stop (GstBaseSrc * src);
 static GstCaps *plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter);
+static gboolean plan_file_src_negotiate (GstBaseSrc * src);
+static void post_refused_caps (PlanFileSrc * self);
+static GstStateChangeReturn plan_file_src_change_state (GstElement * element,
+    GstStateChange transition);
+static gboolean downstream_accepts (PlanFileSrc * self);
 static gboolean plan_file_src_is_seekable (GstBaseSrc * src);
 static gboolean plan_file_src_prepare_seek_segment (GstBaseSrc * src,
     GstEvent * seek, GstSegment * segment);
@@ -302,11 +309,16 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
       "Source/File/Array",
       "Reads an array from a raw or NumPy .npy file in chunks of whole "
       "rows, reading ahead on its own worker thread",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesrc.md");
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (plan_file_src_change_state);
   basesrc_class->start = GST_DEBUG_FUNCPTR (plan_file_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_file_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_file_src_get_caps);
+  basesrc_class->negotiate = GST_DEBUG_FUNCPTR (plan_file_src_negotiate);
   basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_file_src_is_seekable);
   basesrc_class->prepare_seek_segment =
       GST_DEBUG_FUNCPTR (plan_file_src_prepare_seek_segment);
@@ -420,17 +432,20 @@ set_shape_unlocked (PlanFileSrc * self, const gchar * str)
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
   guint ndim;
 
-  /* A rejected shape keeps the previous one, but is remembered so that
-   * starting fails with the parse error instead of reading the file with
-   * a shape the user did not ask for. */
+  /* A shape that does not parse is kept as given (reading it back returns
+   * it, so that an editor keeps what the user typed) and remembered, so
+   * that starting fails with the parse error instead of reading the file
+   * with a shape the user did not ask for. */
   g_clear_error (&self->shape_error);
   if (str == NULL || str[0] == '\0') {
     ndim = 1;
     shape[0] = -1;
   } else if (!parse_shape (str, &ndim, shape, &err)) {
-    GST_WARNING_OBJECT (self, "rejecting shape: %s", err->message);
+    GST_WARNING_OBJECT (self, "shape \"%s\" cannot work: %s", str,
+        err->message);
     self->shape_error = err;
-    return;
+    ndim = 1;
+    shape[0] = -1;
   }
   g_free (self->shape_str);
   self->shape_str = str && str[0] ? g_strdup (str) : NULL;
@@ -634,6 +649,11 @@ plan_file_src_start (GstBaseSrc * src)
       plan_file_format_to_string (plan_file_reader_get_format (self->reader)),
       plan_file_reader_get_n_rows (self->reader));
   g_free (location);
+  /* Refused caps fail the state change (plan_file_src_change_state()),
+   * with this one error: a start() that fails would add GstBaseSrc's own. */
+  self->refused = !downstream_accepts (self);
+  if (self->refused)
+    post_refused_caps (self);
   return TRUE;
 
   /* ERRORS */
@@ -704,6 +724,94 @@ plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   result = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (caps);
   return result;
+}
+
+/* Posts the one negotiation error of caps downstream does not take,
+ * naming what the file holds and what downstream takes. */
+static void
+post_refused_caps (PlanFileSrc * self)
+{
+  GstPad *pad = GST_BASE_SRC_PAD (self);
+  GstCaps *offered = plan_file_src_get_caps (GST_BASE_SRC (self), NULL);
+  GstCaps *wanted = gst_pad_peer_query_caps (pad, NULL);
+  GstPad *peer = gst_pad_get_peer (pad);
+  GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
+  gchar *o = gst_caps_to_string (offered), *w = gst_caps_to_string (wanted);
+  gchar *location;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("'%s' holds %s, which %s does not accept: it takes %s.", location, o,
+          next ? GST_ELEMENT_NAME (next) : "downstream",
+          gst_caps_is_empty (wanted) ? "nothing" : w), (NULL));
+  g_free (location);
+  g_free (o);
+  g_free (w);
+  gst_clear_object (&next);
+  gst_clear_object (&peer);
+  gst_caps_unref (offered);
+  gst_caps_unref (wanted);
+}
+
+/* Whether what is linked downstream takes the file's caps; asked when
+ * starting, so that a caps filter that cannot match fails the state change
+ * at once (elements downstream are started before their sources). */
+static gboolean
+downstream_accepts (PlanFileSrc * self)
+{
+  GstPad *pad = GST_BASE_SRC_PAD (self);
+  GstCaps *caps;
+  gboolean ok;
+
+  if (!gst_pad_is_linked (pad))
+    return TRUE;
+  caps = plan_file_src_get_caps (GST_BASE_SRC (self), NULL);
+  ok = gst_pad_peer_query_accept_caps (pad, caps);
+  gst_caps_unref (caps);
+  return ok;
+}
+
+/* Caps refused later (downstream relinked or reconfigured): our error, then
+ * GstBaseSrc's own ("Internal data stream error") and EOS; the event sent
+ * first tells kernel elements and planfilesink downstream that the error
+ * is posted, so that they post none of their own about the stream
+ * without caps. */
+static gboolean
+plan_file_src_negotiate (GstBaseSrc * src)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  GstPad *pad = GST_BASE_SRC_PAD (src);
+
+  if (self->refused)
+    return TRUE;
+  if (GST_BASE_SRC_CLASS (parent_class)->negotiate (src))
+    return TRUE;
+  if (GST_PAD_IS_FLUSHING (pad) || !gst_pad_is_linked (pad))
+    return FALSE;
+  post_refused_caps (self);
+  gst_pad_push_event (pad, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new_empty (PLAN_EVENT_STREAM_FAILED)));
+  return FALSE;
+}
+
+static GstStateChangeReturn
+plan_file_src_change_state (GstElement * element, GstStateChange transition)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (element);
+  GstStateChangeReturn ret;
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+      && ret != GST_STATE_CHANGE_FAILURE && self->refused) {
+    GST_DEBUG_OBJECT (self, "downstream refuses the caps: failing");
+    /* Back to READY: stops the streaming task and closes the file. */
+    GST_ELEMENT_CLASS (parent_class)->change_state (element,
+        GST_STATE_CHANGE_PAUSED_TO_READY);
+    return GST_STATE_CHANGE_FAILURE;
+  }
+  return ret;
 }
 
 static gboolean
@@ -1011,6 +1119,9 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
   GError *err = NULL;
   GstFlowReturn ret;
 
+  /* The state change fails: stop quietly until the pipeline is stopped. */
+  if (self->refused)
+    return GST_FLOW_FLUSHING;
   if (!self->reading && !start_reading (self, self->seek_first, self->seek_end))
     return GST_FLOW_ERROR;
 

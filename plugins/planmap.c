@@ -16,7 +16,8 @@
  * planmap evaluates an expression (see docs/expressions.md) on each element
  * of its inputs and streams the result: `out = f(a, b, ...)`. Each input is
  * a request pad `sink_%u`; in the expression the inputs are named `x`, `y`,
- * `z`, `w` in pad order (the first four) and always `in0`, `in1`, …. The
+ * `z`, `w` in pad order (the first four), or as each pad's
+ * #PlanKernelPad:variable says, and always `in0`, `in1`, …. The
  * inputs' shapes broadcast by numpy's rules, row by row (`(N, 1)` with
  * `(N, 3)`); their dtypes may differ and are promoted as numpy promotes
  * them. The expression may also read array constants (#PlanMap:constants,
@@ -75,7 +76,8 @@ struct _PlanMap
   /* protected by OBJECT_LOCK */
   gchar *expr;
   gchar *dtype;
-  GError *rejected;             /* why the last expr set was refused */
+  GError *rejected;             /* why expr cannot work, or NULL */
+  GError *dtype_rejected;       /* why dtype cannot work, or NULL */
   gchar *constants;             /* "name=file.npy,..." */
   GstStructure *constant_arrays;        /* name = PlanArray */
   gchar *params;                /* as set */
@@ -86,6 +88,8 @@ struct _PlanMap
   PlanExpr *compiled;
   guint n_names;
   guint n_streams;              /* names bound to inputs come first */
+  guint *slots;                 /* [n_streams - n_inputs]: the input of each
+                                 * name before in0, in1, ... */
   gconstpointer *inputs;        /* [n_names]: data of each bound name */
   gsize row_elements;
   GArray *consts;               /* PlanMapConstant, bound after the streams */
@@ -159,6 +163,31 @@ plan_map_bind_extra (PlanMap * self, gpointer * ptrs, gboolean device)
     ptrs[k++] = &g_array_index (self->live, PlanMapParam, i).value;
 }
 
+/* A value that cannot work is kept as given (reading it back returns it,
+ * so that an editor keeps what the user typed) and remembered in @slot:
+ * plan_map_check_settings() posts it when the pipeline starts. */
+static void
+plan_map_set_checked (PlanMap * self, gchar ** field, GError ** slot,
+    const gchar * name, const gchar * s, GError * err)
+{
+  if (err != NULL) {
+    GST_WARNING_OBJECT (self, "%s \"%s\" cannot work: %s", name, s,
+        err->message);
+    /* An expression's message shows it, with a caret. */
+    if (field == &self->expr)
+      g_prefix_error (&err, "planmap %s, expr: ", GST_OBJECT_NAME (self));
+    else
+      g_prefix_error (&err, "planmap %s, %s \"%s\": ",
+          GST_OBJECT_NAME (self), name, s);
+  }
+  GST_OBJECT_LOCK (self);
+  g_clear_error (slot);
+  *slot = err;
+  g_free (*field);
+  *field = g_strdup (s);
+  GST_OBJECT_UNLOCK (self);
+}
+
 static void
 plan_map_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -168,6 +197,8 @@ plan_map_set_property (GObject * object, guint prop_id,
       : NULL;
   GError *err = NULL;
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   switch (prop_id) {
     case PROP_CONSTANTS:
       GST_OBJECT_LOCK (self);
@@ -205,38 +236,41 @@ plan_map_set_property (GObject * object, guint prop_id,
       break;
     }
     case PROP_EXPR:
-      /* A syntax error is reported now, and posted as the element error
-       * when the pipeline starts; the previous expression is kept. */
-      if (s != NULL && !plan_expr_check (s, &err)) {
-        GST_WARNING_OBJECT (self, "rejected expr: %s", err->message);
-        GST_OBJECT_LOCK (self);
-        g_clear_error (&self->rejected);
-        self->rejected = err;
-        GST_OBJECT_UNLOCK (self);
-        break;
-      }
-      GST_OBJECT_LOCK (self);
-      g_clear_error (&self->rejected);
-      g_free (self->expr);
-      self->expr = g_strdup (s);
-      GST_OBJECT_UNLOCK (self);
+      if (s != NULL)
+        plan_expr_check (s, &err);
+      plan_map_set_checked (self, &self->expr, &self->rejected, "expr", s,
+          err);
       break;
     case PROP_DTYPE:
-      if (s != NULL && *s != '\0'
-          && plan_dtype_parse (s, &err) == PLAN_DTYPE_UNKNOWN) {
-        g_warning ("planmap %s: %s", GST_OBJECT_NAME (self), err->message);
-        g_clear_error (&err);
-        break;
-      }
-      GST_OBJECT_LOCK (self);
-      g_free (self->dtype);
-      self->dtype = (s != NULL && *s != '\0') ? g_strdup (s) : NULL;
-      GST_OBJECT_UNLOCK (self);
+      if (s != NULL && *s == '\0')
+        s = NULL;
+      if (s != NULL)
+        plan_dtype_parse (s, &err);
+      plan_map_set_checked (self, &self->dtype, &self->dtype_rejected,
+          "dtype", s, err);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+}
+
+/* An expression, a dtype or params that cannot work are an error at start,
+ * before any data (a missing expression is one when the inputs' caps
+ * arrive: an application may set it once the element has started). */
+static gboolean
+plan_map_check_settings (PlanKernelElement * kernel, GError ** error)
+{
+  PlanMap *self = PLAN_MAP (kernel);
+  GError *why;
+
+  GST_OBJECT_LOCK (self);
+  why = self->rejected ? self->rejected : self->dtype_rejected ?
+      self->dtype_rejected : self->params_rejected;
+  if (why)
+    g_propagate_error (error, g_error_copy (why));
+  GST_OBJECT_UNLOCK (self);
+  return why == NULL;
 }
 
 static void
@@ -277,20 +311,35 @@ plan_map_clear_compiled (PlanMap * self)
   plan_map_free_device_constants (self);
   g_clear_pointer (&self->consts, g_array_unref);
   g_clear_pointer (&self->live, g_array_unref);
+  g_clear_pointer (&self->slots, g_free);
   self->n_names = 0;
   self->n_streams = 0;
 }
 
-/* Binds x, y, z, w and in0, in1, ... to the inputs, then the constants
- * and the params, and compiles the expression, cast to the dtype property
- * when one is set; the inputs, constants and params broadcast against
- * each other (docs/expressions.md). */
+/* The name of input @i before in<i>: its pad's variable property, or x, y,
+ * z, w for the first four; NULL for none. */
+static const gchar *
+short_name (PlanMap * self, guint i)
+{
+  const gchar *var =
+      plan_kernel_element_get_input_variable (PLAN_KERNEL_ELEMENT (self), i);
+
+  if (var)
+    return var;
+  return i < G_N_ELEMENTS (short_names) ? short_names[i] : NULL;
+}
+
+/* Binds each input's variable (or x, y, z, w) and in0, in1, ... to the
+ * inputs, then the constants and the params, and compiles the expression,
+ * cast to the dtype property when one is set; the inputs, constants and
+ * params broadcast against each other (docs/expressions.md). */
 static gboolean
 plan_map_compile (PlanMap * self, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
-  guint n_short = MIN (n_inputs, G_N_ELEMENTS (short_names));
-  guint n_streams = n_short + n_inputs, n_names, i, k;
+  guint n_short = 0, n_streams, n_names, i, j, k;
+  const gchar **short_of = g_newa (const gchar *, n_inputs);
+  guint *slots = g_new0 (guint, n_inputs + 1);
   gchar **long_names = g_new0 (gchar *, n_inputs + 1);
   const gchar **names;
   PlanArrayInfo *infos;
@@ -304,10 +353,9 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   files = g_strdup (self->constants);
   arrays = self->constant_arrays ? gst_structure_copy (self->constant_arrays)
       : NULL;
-  if (self->rejected)
-    rejected = g_error_copy (self->rejected);
-  else if (self->params_rejected)
-    rejected = g_error_copy (self->params_rejected);
+  if (self->rejected || self->dtype_rejected || self->params_rejected)
+    rejected = g_error_copy (self->rejected ? self->rejected :
+        self->dtype_rejected ? self->dtype_rejected : self->params_rejected);
   self->live = g_array_copy (self->param_set);
   for (i = 0; i < self->live->len; i++)
     g_array_index (self->live, PlanMapParam, i).name =
@@ -315,6 +363,25 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   GST_OBJECT_UNLOCK (self);
   g_array_set_clear_func (self->live, plan_map_param_clear);
 
+  for (i = 0; i < n_inputs; i++) {
+    const gchar *name = short_name (self, i);
+
+    if (name == NULL)
+      continue;
+    for (j = 0; j < n_short && rejected == NULL; j++) {
+      if (g_strcmp0 (short_of[j], name) == 0)
+        rejected = g_error_new (PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "planmap %s: %s and %s are both named '%s' (a pad's variable "
+            "property, or x, y, z, w by pad number): give each input its "
+            "own variable", GST_OBJECT_NAME (self),
+            plan_kernel_element_get_input_name (PLAN_KERNEL_ELEMENT (self),
+                slots[j]), plan_kernel_element_get_input_name
+            (PLAN_KERNEL_ELEMENT (self), i), name);
+    }
+    slots[n_short] = i;
+    short_of[n_short++] = name;
+  }
+  n_streams = n_short + n_inputs;
   if (rejected) {
     g_propagate_error (error, rejected);
     goto done;
@@ -334,8 +401,8 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   names = g_newa (const gchar *, n_names);
   infos = g_newa (PlanArrayInfo, n_names);
   for (i = 0; i < n_short; i++) {
-    names[i] = short_names[i];
-    infos[i] = inputs[i];
+    names[i] = short_of[i];
+    infos[i] = inputs[slots[i]];
   }
   for (i = 0; i < n_inputs; i++) {
     long_names[i] = g_strdup_printf ("in%u", i);
@@ -362,6 +429,8 @@ plan_map_compile (PlanMap * self, guint n_inputs,
     self->n_names = n_names;
     self->n_streams = n_streams;
     self->inputs = g_new0 (gconstpointer, n_names);
+    self->slots = slots;
+    slots = NULL;
     GST_INFO_OBJECT (self, "compiled '%s' with %u inputs, %u constants, %u "
         "params", expr, n_inputs, self->consts->len, self->live->len);
   } else if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE)) {
@@ -369,7 +438,7 @@ plan_map_compile (PlanMap * self, guint n_inputs,
     GString *pads = g_string_new (NULL);
     for (i = 0; i < n_inputs; i++)
       g_string_append_printf (pads, "%s%s is %s", i ? ", " : "",
-          i < n_short ? short_names[i] : long_names[i],
+          short_name (self, i) ? short_name (self, i) : long_names[i],
           plan_kernel_element_get_input_name (PLAN_KERNEL_ELEMENT (self), i));
     g_prefix_error (&err, "planmap %s (%s): ", GST_OBJECT_NAME (self),
         pads->str);
@@ -381,6 +450,7 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   }
 
 done:
+  g_free (slots);
   g_strfreev (long_names);
   g_free (expr);
   g_free (dtype);
@@ -433,7 +503,7 @@ plan_map_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     goto map_failed;
 
   for (i = 0; i < n_short; i++)
-    self->inputs[i] = chunk->data[i];
+    self->inputs[i] = chunk->data[self->slots[i]];
   for (i = 0; i < chunk->n_inputs; i++)
     self->inputs[n_short + i] = chunk->data[i];
   plan_map_bind_extra (self, (gpointer *) self->inputs, FALSE);
@@ -478,6 +548,7 @@ plan_map_finalize (GObject * object)
   g_free (self->expr);
   g_free (self->dtype);
   g_clear_error (&self->rejected);
+  g_clear_error (&self->dtype_rejected);
   g_free (self->constants);
   g_clear_pointer (&self->constant_arrays, gst_structure_free);
   g_free (self->params);
@@ -535,7 +606,7 @@ plan_map_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
           error))
     return FALSE;
   for (i = 0; i < n_short; i++)
-    ptrs[i] = (gpointer) chunk->data[i];
+    ptrs[i] = (gpointer) chunk->data[self->slots[i]];
   for (i = 0; i < chunk->n_inputs; i++)
     ptrs[n_short + i] = (gpointer) chunk->data[i];
   plan_map_bind_extra (self, ptrs, TRUE);
@@ -557,6 +628,7 @@ plan_map_class_init (PlanMapClass * klass)
   gobject_class->finalize = plan_map_finalize;
   element_class->change_state = GST_DEBUG_FUNCPTR (plan_map_change_state);
 
+  kernel_class->check_settings = GST_DEBUG_FUNCPTR (plan_map_check_settings);
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_map_setup);
   /* Output buffers of 1 MiB are still in the caches when planfilesink
    * copies them into the page cache: x + y from files is 10-20 % faster
@@ -608,7 +680,9 @@ plan_map_class_init (PlanMapClass * klass)
       "Filter/Converter/Array",
       "Computes an expression element by element over one or more arrays "
       "whose shapes broadcast, with array constants and live parameters",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planmap.md");
 }
 
 static void

@@ -148,46 +148,36 @@ identity_is_number (const gchar * s)
   return end != s && *end == '\0';
 }
 
-static void
-set_rejected (PlanReduce * self, GError ** slot, GError * err)
-{
-  GST_WARNING_OBJECT (self, "rejected: %s", err->message);
-  GST_OBJECT_LOCK (self);
-  g_clear_error (slot);
-  *slot = err;
-  GST_OBJECT_UNLOCK (self);
-}
-
+/* An expr or identity that cannot work is stored as given (reading it back
+ * returns it, so that an editor keeps what the user typed), reported now
+ * in the log and posted as the element error when the pipeline starts. */
 static void
 plan_reduce_set_string (PlanReduce * self, guint prop_id, const gchar * s)
 {
+  gboolean is_expr = prop_id == PROP_EXPR;
+  gchar **slot = is_expr ? &self->expr : &self->identity;
+  GError **rejected = is_expr ? &self->rejected_expr :
+      &self->rejected_identity;
   GError *err = NULL;
 
   if (s != NULL && *s == '\0')
     s = NULL;
-  /* A bad value is reported now and posted as the element error when the
-   * pipeline starts; the previous value is kept. */
-  if (prop_id == PROP_EXPR && s != NULL && !plan_expr_check (s, &err)) {
-    set_rejected (self, &self->rejected_expr, err);
-    return;
+  if (is_expr && s != NULL && !plan_expr_check (s, &err)) {
+    /* The message shows the expression, with a caret. */
+    g_prefix_error (&err, "planreduce %s, expr: ", GST_OBJECT_NAME (self));
+  } else if (!is_expr && s != NULL && !identity_is_number (s)) {
+    err = g_error_new (PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planreduce %s, identity \"%s\": not a number (nor true or false)",
+        GST_OBJECT_NAME (self), s);
   }
-  if (prop_id == PROP_IDENTITY && s != NULL && !identity_is_number (s)) {
-    set_rejected (self, &self->rejected_identity, g_error_new (PLAN_ERROR,
-            PLAN_ERROR_INVALID_ARGUMENT, "the identity '%s' is not a number "
-            "(nor true or false)", s));
-    return;
-  }
+  if (err)
+    GST_WARNING_OBJECT (self, "%s", err->message);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_EXPR) {
-    g_clear_error (&self->rejected_expr);
-    g_free (self->expr);
-    self->expr = g_strdup (s);
-  } else {
-    g_clear_error (&self->rejected_identity);
-    g_free (self->identity);
-    self->identity = g_strdup (s);
-  }
+  g_clear_error (rejected);
+  *rejected = err;
+  g_free (*slot);
+  *slot = g_strdup (s);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -226,6 +216,8 @@ plan_reduce_set_property (GObject * object, guint prop_id,
 {
   PlanReduce *self = PLAN_REDUCE (object);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   switch (prop_id) {
     case PROP_EXPR:
     case PROP_IDENTITY:
@@ -498,8 +490,11 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   }
   plan_reducer_set_ddof (self->reducer, ddof);
   plan_reducer_get_output_info (self->reducer, output);
-  GST_DEBUG_OBJECT (self, "reducing with %s (ddof %g)",
-      plan_reducer_get_name (self->reducer), ddof);
+  GST_INFO_OBJECT (self, "reducing with %s (ddof %g)%s",
+      plan_reducer_get_name (self->reducer), ddof, self->map_expr ?
+      "; the map is fused into it: each slice is mapped into a cache-sized "
+      "piece and reduced from there, the map's result never stored whole" :
+      "");
   return TRUE;
 }
 
@@ -998,7 +993,9 @@ plan_reduce_class_init (PlanReduceClass * klass)
       "one per column or one per row: numpy's sum, prod, min, max, mean, "
       "argmin, argmax, any, all, their nan versions, var, std, "
       "count_nonzero, ptp, or a custom combiner",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planreduce.md");
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_OP, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_REDUCE_AXIS, 0);

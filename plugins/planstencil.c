@@ -81,10 +81,11 @@ struct _PlanStencil
   PlanKernelElement parent;
 
   /* protected by OBJECT_LOCK */
-  PlanWindow *window;
-  GError *window_rejected;      /* why the last window set was refused */
+  PlanWindow *window;           /* window_text parsed, or NULL */
+  gchar *window_text;           /* as set */
+  GError *window_rejected;      /* why window_text cannot work, or NULL */
   gchar *expr;
-  GError *expr_rejected;        /* why the last expr set was refused */
+  GError *expr_rejected;        /* why expr cannot work, or NULL */
   PlanBoundary boundary;
   gdouble cval;
 
@@ -101,25 +102,30 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (planstencil, "planstencil",
     GST_DEBUG_CATEGORY_INIT (plan_stencil_debug, "planstencil", 0,
         "Windowed array expressions"));
 
+/* A window or an expression that cannot work is kept as given (reading it
+ * back returns it, so that an editor keeps what the user typed) and
+ * remembered: plan_stencil_check_settings() posts it when the pipeline
+ * starts. */
 static void
 plan_stencil_set_window (PlanStencil * self, const gchar * picture)
 {
   PlanWindow *window = NULL;
   GError *err = NULL;
 
-  /* A bad window is reported now, and posted as the element error when
-   * the pipeline starts; the previous window is kept. */
-  if (picture != NULL && (window = plan_window_parse (picture, &err)) == NULL)
-    GST_WARNING_OBJECT (self, "rejected window: %s", err->message);
+  if (picture != NULL && (window = plan_window_parse (picture, &err)) == NULL) {
+    GST_WARNING_OBJECT (self, "window \"%s\" cannot work: %s", picture,
+        err->message);
+    /* The message begins "window:" and shows the picture. */
+    g_prefix_error (&err, "planstencil %s, ", GST_OBJECT_NAME (self));
+  }
 
   GST_OBJECT_LOCK (self);
   g_clear_error (&self->window_rejected);
-  if (err != NULL) {
-    self->window_rejected = err;
-  } else {
-    g_clear_pointer (&self->window, plan_window_unref);
-    self->window = window;
-  }
+  self->window_rejected = err;
+  g_clear_pointer (&self->window, plan_window_unref);
+  self->window = window;
+  g_free (self->window_text);
+  self->window_text = g_strdup (picture);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -128,17 +134,18 @@ plan_stencil_set_expr (PlanStencil * self, const gchar * expr)
 {
   GError *err = NULL;
 
-  if (expr != NULL && !plan_expr_check (expr, &err))
-    GST_WARNING_OBJECT (self, "rejected expr: %s", err->message);
+  if (expr != NULL && !plan_expr_check (expr, &err)) {
+    GST_WARNING_OBJECT (self, "expr \"%s\" cannot work: %s", expr,
+        err->message);
+    /* The message shows the expression, with a caret. */
+    g_prefix_error (&err, "planstencil %s, expr: ", GST_OBJECT_NAME (self));
+  }
 
   GST_OBJECT_LOCK (self);
   g_clear_error (&self->expr_rejected);
-  if (err != NULL) {
-    self->expr_rejected = err;
-  } else {
-    g_free (self->expr);
-    self->expr = g_strdup (expr);
-  }
+  self->expr_rejected = err;
+  g_free (self->expr);
+  self->expr = g_strdup (expr);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -148,6 +155,8 @@ plan_stencil_set_property (GObject * object, guint prop_id,
 {
   PlanStencil *self = PLAN_STENCIL (object);
 
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+    return;
   switch (prop_id) {
     case PROP_WINDOW:
       plan_stencil_set_window (self, g_value_get_string (value));
@@ -180,8 +189,7 @@ plan_stencil_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_WINDOW:
-      g_value_take_string (value, self->window ?
-          plan_window_to_string (self->window) : NULL);
+      g_value_set_string (value, self->window_text);
       break;
     case PROP_EXPR:
       g_value_set_string (value, self->expr);
@@ -246,6 +254,23 @@ plan_stencil_get_config (PlanStencil * self, PlanWindow ** window,
   return ok;
 }
 
+/* A window or expression that cannot work is an error at start, before
+ * any data (a missing one when the input's caps arrive: an application
+ * may set it once the element has started). */
+static gboolean
+plan_stencil_check_settings (PlanKernelElement * kernel, GError ** error)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+  GError *why;
+
+  GST_OBJECT_LOCK (self);
+  why = self->window_rejected ? self->window_rejected : self->expr_rejected;
+  if (why)
+    g_propagate_error (error, g_error_copy (why));
+  GST_OBJECT_UNLOCK (self);
+  return why == NULL;
+}
+
 static gboolean
 plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
@@ -267,6 +292,14 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   if (self->kernel == NULL)
     goto failed;
   plan_stencil_kernel_get_output_info (self->kernel, output);
+  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
+    gchar *picture = plan_window_to_string (window);
+
+    GST_INFO_OBJECT (self, "window %s, %s boundary, %u rows lost", picture,
+        plan_boundary_to_string (boundary),
+        (guint) plan_stencil_kernel_get_rows_lost (self->kernel));
+    g_free (picture);
+  }
   return TRUE;
 
   /* ERRORS */
@@ -540,6 +573,7 @@ plan_stencil_finalize (GObject * object)
 
   plan_stencil_clear_compiled (self);
   g_clear_pointer (&self->window, plan_window_unref);
+  g_free (self->window_text);
   g_clear_error (&self->window_rejected);
   g_free (self->expr);
   g_clear_error (&self->expr_rejected);
@@ -558,6 +592,8 @@ plan_stencil_class_init (PlanStencilClass * klass)
   gobject_class->get_property = plan_stencil_get_property;
   gobject_class->finalize = plan_stencil_finalize;
 
+  kernel_class->check_settings =
+      GST_DEBUG_FUNCPTR (plan_stencil_check_settings);
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_stencil_setup);
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_stencil_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_stencil_finish);
@@ -622,14 +658,15 @@ plan_stencil_class_init (PlanStencilClass * klass)
    * PlanStencil:cval:
    *
    * The value of cells outside the array for `boundary=constant`,
-   * converted to the input's dtype (integers truncated and clamped).
+   * converted to the input's dtype (integers truncated and clamped, NaN
+   * 0). Any double, `inf`, `-inf` and `nan` included, as scipy takes.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_CVAL,
-      g_param_spec_double ("cval", "Constant value",
+      plan_boundary_param_spec_cval ("cval", "Constant value",
           "The value of cells outside the array with boundary=constant, "
-          "converted to the input dtype", -G_MAXDOUBLE, G_MAXDOUBLE,
+          "converted to the input dtype; any number, inf or nan",
           DEFAULT_CVAL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
@@ -638,7 +675,9 @@ plan_stencil_class_init (PlanStencilClass * klass)
       "Filter/Converter/Array",
       "Computes an expression over a 1-D or 2-D window around each element "
       "of an array, with scipy.ndimage's boundary modes",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planstencil.md");
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_BOUNDARY, 0);
 }

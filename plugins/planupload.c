@@ -112,6 +112,8 @@ plan_upload_start (GstBaseTransform * trans)
   self->transfers = self->bytes = self->host_waits = 0;
   GST_OBJECT_UNLOCK (self);
 
+  if (!plan_device_name_is_valid (name, &err))
+    goto bad_name;
   self->device = plan_device_get (name, &err);
   if (self->device == NULL)
     goto no_device;
@@ -126,6 +128,15 @@ plan_upload_start (GstBaseTransform * trans)
   return TRUE;
 
   /* ERRORS */
+bad_name:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("%s, device \"%s\": %s", GST_ELEMENT_NAME (self), name,
+            err->message), (NULL));
+    g_clear_error (&err);
+    g_free (name);
+    return FALSE;
+  }
 no_device:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -407,11 +418,12 @@ plan_upload_set_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_DEVICE:
+      /* A name that is no device is kept as given (reading it back
+       * returns it) and refused when the element starts. */
       if (!plan_device_name_is_valid (g_value_get_string (value), &err)) {
-        GST_WARNING_OBJECT (self, "%s; keeping '%s'", err->message,
-            self->device_name);
+        GST_WARNING_OBJECT (self, "device \"%s\" cannot work: %s",
+            g_value_get_string (value), err->message);
         g_clear_error (&err);
-        break;
       }
       GST_OBJECT_LOCK (self);
       g_free (self->device_name);
@@ -502,7 +514,9 @@ plan_upload_class_init (PlanUploadClass * klass)
       "Array upload", "Filter/Converter/Array/Device",
       "Copies arrays from system memory to device memory on its own stream "
       "without waiting, with a bounded pool of device buffers",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_upload_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (plan_upload_stop);

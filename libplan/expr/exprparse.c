@@ -24,7 +24,10 @@
 #include <string.h>
 #include <math.h>
 
-#define MAX_DEPTH 200
+/* Up to MAX_NESTING levels (parentheses, calls, operators) may nest inside
+ * the expression, which is itself the first level. */
+#define MAX_NESTING 200
+#define MAX_DEPTH (MAX_NESTING + 1)
 #define MAX_SOURCE_LEN (1 << 20)
 
 typedef enum
@@ -562,7 +565,7 @@ parse_power (Parser * p)
   len = p->tok.len;
   if (++p->depth > MAX_DEPTH) {
     parse_error (p, pos, "the expression is nested more than %d deep",
-        MAX_DEPTH);
+        MAX_NESTING);
     return NULL;
   }
   if (!next_token (p))
@@ -607,7 +610,7 @@ parse_unary (Parser * p)
 
   if (++p->depth > MAX_DEPTH) {
     parse_error (p, pos, "the expression is nested more than %d deep",
-        MAX_DEPTH);
+        MAX_NESTING);
     return NULL;
   }
   if (!next_token (p))
@@ -676,7 +679,7 @@ parse_level (Parser * p, guint level)
     }
     if (++p->depth > MAX_DEPTH) {
       parse_error (p, pos, "the expression is nested more than %d deep",
-          MAX_DEPTH);
+          MAX_NESTING);
       return NULL;
     }
     if (!next_token (p))
@@ -706,7 +709,7 @@ parse_not (Parser * p)
     return parse_level (p, 0);
   if (++p->depth > MAX_DEPTH) {
     parse_error (p, pos, "the expression is nested more than %d deep",
-        MAX_DEPTH);
+        MAX_NESTING);
     return NULL;
   }
   if (!next_token (p))
@@ -728,7 +731,7 @@ parse_logic (Parser * p, ExprOp op)
     guint pos = p->tok.pos, len = p->tok.len;
     if (++p->depth > MAX_DEPTH) {
       parse_error (p, pos, "the expression is nested more than %d deep",
-          MAX_DEPTH);
+          MAX_NESTING);
       return NULL;
     }
     if (!next_token (p))
@@ -751,7 +754,7 @@ parse_expr (Parser * p)
 
   if (++p->depth > MAX_DEPTH) {
     parse_error (p, p->tok.pos, "the expression is nested more than %d deep",
-        MAX_DEPTH);
+        MAX_NESTING);
     return NULL;
   }
   cond = parse_logic (p, EXPR_OP_LOR);

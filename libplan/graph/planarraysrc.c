@@ -207,7 +207,9 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
       "Streams an application's in-memory array, or the arrays its chunk "
       "reader returns, as rows of array/x-raw without copying them (set "
       "from C with plan_array_src_set_array or plan_array_src_set_reader)",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
+  gst_element_class_add_static_metadata (element_class,
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
 
   basesrc_class->start = GST_DEBUG_FUNCPTR (plan_array_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_array_src_stop);

@@ -88,7 +88,7 @@ example_square_class_init (ExampleSquareClass * klass)
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
       "Example square", "Filter/Converter/Array",
       "Squares every element (an example third-party element)",
-      "gst-plan authors <dev@gst-plan.invalid>");
+      "gst-plan authors");
 }
 
 static void
@@ -106,4 +106,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, examplesquare,
     "An example array element", plugin_init, "0.1", "LGPL", "example",
-    "https://gst-plan.invalid")
+    "https://example.org/examplesquare")

@@ -11,13 +11,17 @@
  * files whose path contains $PLAN_FAIL_MATCH fail the way a sick disk or a
  * full one makes them fail, which no file system at hand does on demand.
  *
- *   PLAN_FAIL_MATCH=s          only files whose path contains s
+ *   PLAN_FAIL_MATCH=s          only files whose path contains s (or one
+ *                                of s's '|'-separated parts; an unnamed
+ *                                O_TMPFILE file's path ends "(deleted)")
  *   PLAN_FAIL_WRITE=errno      write() fails once PLAN_FAIL_AFTER bytes
  *   PLAN_FAIL_AFTER=n            have been written to such files (0)
  *   PLAN_FAIL_PWRITE=errno     pwrite() fails (planfilewriter completes
  *                                the .npy header with it at EOS)
  *   PLAN_FAIL_FALLOCATE=errno  fallocate() fails
  *   PLAN_FAIL_PREAD=errno      pread() fails (planfilesrc io-mode=read)
+ *   PLAN_FAIL_TMPFILE=errno    open() of an unnamed file (O_TMPFILE) fails,
+ *                                as on a file system without them
  *
  * Only calls made through the PLT are seen: ours, not glibc's own. */
 
@@ -27,6 +31,7 @@
 #define _GNU_SOURCE
 #define _LARGEFILE64_SOURCE
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,7 +62,16 @@ matches (int fd)
   if (n < 0)
     return 0;
   path[n] = '\0';
-  return strstr (path, match) != NULL;
+  for (;;) {
+    const char *bar = strchr (match, '|');
+    size_t len = bar ? (size_t) (bar - match) : strlen (match);
+
+    if (len > 0 && memmem (path, n, match, len) != NULL)
+      return 1;
+    if (bar == NULL)
+      return 0;
+    match = bar + 1;
+  }
 }
 
 /* The errno a call named by @var should fail with on @fd, or 0. */
@@ -135,3 +149,31 @@ WRAP (int, fallocate, "PLAN_FAIL_FALLOCATE",
     (int fd, int mode, off_t offset, off_t len), (fd, mode, offset, len))
 WRAP (int, fallocate64, "PLAN_FAIL_FALLOCATE",
     (int fd, int mode, off64_t offset, off64_t len), (fd, mode, offset, len))
+
+/* open() and open64() of an unnamed file fail with $PLAN_FAIL_TMPFILE. */
+#define WRAP_OPEN(name) \
+int \
+name (const char *path, int flags, ...) \
+{ \
+  static int (*real) (const char *, int, ...); \
+  mode_t mode = 0; \
+  int err = env_int ("PLAN_FAIL_TMPFILE", 0); \
+ \
+  if (real == NULL) \
+    real = next (#name); \
+  if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) { \
+    va_list args; \
+ \
+    va_start (args, flags); \
+    mode = va_arg (args, mode_t); \
+    va_end (args); \
+  } \
+  if (err && (flags & O_TMPFILE) == O_TMPFILE) { \
+    errno = err; \
+    return -1; \
+  } \
+  return real (path, flags, mode); \
+}
+
+WRAP_OPEN (open)
+WRAP_OPEN (open64)

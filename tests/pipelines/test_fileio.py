@@ -130,15 +130,31 @@ def slow_copy(d, extra=()):
     return p, dst
 
 
+def writing(d, p):
+    """Whether process p has the file it writes open in d: unnamed
+    (O_TMPFILE: its /proc link reads '.../#inode (deleted)'), or the
+    hidden temporary file of file systems without unnamed files."""
+    if any(n.endswith('.part') for n in os.listdir(d)):
+        return True
+    fds = '/proc/%d/fd' % p.pid
+    try:
+        links = [os.readlink(os.path.join(fds, n)) for n in os.listdir(fds)]
+    except OSError:
+        return False
+    return any(t.startswith(d + '/') and t.endswith(' (deleted)')
+               for t in links)
+
+
 def wait_for_temp_file(d, p):
-    """Waits until the sink's temporary file exists, so that the stop
+    """Waits until the sink's file is being written, so that the stop
     really is mid-stream, and a little more: gst-launch-1.0 installs its
     SIGINT handler only after it has started the pipeline (until then
-    SIGINT kills it outright, which leaves the temporary file, though
-    still nothing at the location). The copy takes at least 4 s."""
+    SIGINT kills it outright, which with the fallback's temporary file
+    leaves it behind, though still nothing at the location). The copy
+    takes at least 4 s."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if any(n.endswith('.part') for n in os.listdir(d)):
+        if writing(d, p):
             time.sleep(0.5)
             return
         if p.poll() is not None:

@@ -16,6 +16,13 @@ import plantest
 from plantest import Failure
 
 ROWS = 1 << 20                  # 4 MiB of float32: several writes
+# The file being written: unnamed (O_TMPFILE, its path in /proc ends
+# "(deleted)") or, where the file system has no unnamed files, the hidden
+# temporary file.
+OUT = '.part|(deleted)'
+# As on a file system without O_TMPFILE: the writer falls back to a named
+# temporary file.
+NO_TMPFILE = {'PLAN_FAIL_TMPFILE': 95}
 
 
 def module():
@@ -50,7 +57,7 @@ def expect_failure(what, words, d, dst, old, reason, name, **fail):
         raise Failure('%s: the error does not say "%s" about %s:\n%s' %
                       (what, reason, name, out))
     plantest.assert_same(np.load(dst), old, what + ': the old output')
-    left = sorted(f for f in os.listdir(d) if f.endswith('.part'))
+    left = sorted(f for f in os.listdir(d) if f.startswith('.'))
     if left:
         raise Failure('%s: temporary files left: %s' % (what, left))
     print('ok   %s' % what)
@@ -65,17 +72,18 @@ def main():
     copy = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
             'location=' + dst]
 
-    expect_failure('EIO from write() after 1 MiB', copy, d, dst, old,
-                   'Input/output error', dst, PLAN_FAIL_MATCH='.part',
-                   PLAN_FAIL_WRITE=5, PLAN_FAIL_AFTER=1 << 20)
-    expect_failure('a disk that fills up after 2 MiB (fallocate and write '
-                   'fail with ENOSPC)', copy, d, dst, old,
-                   'No space left on device', dst, PLAN_FAIL_MATCH='.part',
-                   PLAN_FAIL_FALLOCATE=28, PLAN_FAIL_WRITE=28,
-                   PLAN_FAIL_AFTER=(2 << 20) + 100)
-    expect_failure('EIO completing the .npy header at the end', copy, d, dst,
-                   old, 'Input/output error', dst, PLAN_FAIL_MATCH='.part',
-                   PLAN_FAIL_PWRITE=5)
+    for how, extra in (('', {}), (' (temporary file)', NO_TMPFILE)):
+        expect_failure('EIO from write() after 1 MiB' + how, copy, d, dst,
+                       old, 'Input/output error', dst, PLAN_FAIL_MATCH=OUT,
+                       PLAN_FAIL_WRITE=5, PLAN_FAIL_AFTER=1 << 20, **extra)
+        expect_failure('a disk that fills up after 2 MiB (fallocate and '
+                       'write fail with ENOSPC)' + how, copy, d, dst, old,
+                       'No space left on device', dst, PLAN_FAIL_MATCH=OUT,
+                       PLAN_FAIL_FALLOCATE=28, PLAN_FAIL_WRITE=28,
+                       PLAN_FAIL_AFTER=(2 << 20) + 100, **extra)
+        expect_failure('EIO completing the .npy header at the end' + how,
+                       copy, d, dst, old, 'Input/output error', dst,
+                       PLAN_FAIL_MATCH=OUT, PLAN_FAIL_PWRITE=5, **extra)
     expect_failure('EIO reading the input (io-mode=read)',
                    ['planfilesrc', 'io-mode=read', 'location=' + src, '!',
                     'planfilesink', 'location=' + dst], d, dst, old,
@@ -84,7 +92,7 @@ def main():
 
     # Reserving blocks ahead failing is no error: the writes go on.
     for err, name in ((28, 'ENOSPC'), (95, 'EOPNOTSUPP')):
-        rc, out = run(copy, PLAN_FAIL_MATCH='.part', PLAN_FAIL_FALLOCATE=err)
+        rc, out = run(copy, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_FALLOCATE=err)
         if rc != 0:
             raise Failure('fallocate failing with %s failed the copy:\n%s' %
                           (name, out))

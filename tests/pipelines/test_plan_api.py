@@ -399,7 +399,8 @@ def case_errors_at_run():
     lines = [('source', 'a', 1, '-'), ('map', 'm', 'a', '-', 'x + 1'),
              ('sink', 'f', 'm'), ('realize', 'cpu', 'fuse'),
              ('file', 'a', big), ('file', 'f', out)]
-    env = {'PLAN_FAIL_MATCH': '.part', 'PLAN_FAIL_WRITE': '28',
+    # The file written: unnamed (O_TMPFILE) or the fallback's '.part'.
+    env = {'PLAN_FAIL_MATCH': '.part|(deleted)', 'PLAN_FAIL_WRITE': '28',
            'PLAN_FAIL_FALLOCATE': '28', 'PLAN_FAIL_AFTER': str(1 << 20)}
     _, _, _, err = run_graph(lines, d, env, expect_ok=False, preload=failio)
     if "node 'f'" not in err or 'No space left on device' not in err:

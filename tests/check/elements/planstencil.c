@@ -321,17 +321,40 @@ GST_START_TEST (test_stencil_rejects_ragged_window)
 
 GST_END_TEST;
 
-GST_START_TEST (test_stencil_rejected_window_keeps_previous)
+/* A window that does not parse reads back as given (an editor keeps what
+ * the user typed) and the element refuses to start with it. */
+GST_START_TEST (test_stencil_bad_window_kept_and_refused_at_start)
 {
-  GstElement *e = gst_element_factory_make ("planstencil", NULL);
+  GstElement *pipe, *e;
+  GstMessage *msg;
+  GError *err = NULL;
   gchar *w;
 
+  pipe = gst_parse_launch ("fakesrc ! planstencil name=s expr=x+z ! fakesink",
+      NULL);
+  fail_unless (pipe != NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "s");
   g_object_set (e, "window", "x   y z", NULL);
   g_object_set (e, "window", "x y", NULL);
   g_object_get (e, "window", &w, NULL);
-  fail_unless_equals_string (w, "x y z");
+  fail_unless_equals_string (w, "x y");
   g_free (w);
+
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_poll (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR, 0);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  fail_unless (strstr (err->message, "window") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "x y\n") != NULL || g_str_has_suffix
+      (err->message, "x y"), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (e);
+  gst_object_unref (pipe);
 }
 
 GST_END_TEST;
@@ -588,7 +611,7 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_window_larger_than_array);
   tcase_add_test (tc, test_stencil_integer_dtype_and_cval);
   tcase_add_test (tc, test_stencil_rejects_ragged_window);
-  tcase_add_test (tc, test_stencil_rejected_window_keeps_previous);
+  tcase_add_test (tc, test_stencil_bad_window_kept_and_refused_at_start);
   tcase_add_test (tc, test_stencil_rejects_2d_window_on_1d_input);
   tcase_add_test (tc, test_stencil_rejects_name_not_in_window);
   tcase_add_test (tc, test_stencil_wrap_needs_random_access_source);

@@ -462,17 +462,39 @@ GST_START_TEST (test_auto_device_follows_environment)
 
 GST_END_TEST;
 
-GST_START_TEST (test_device_property_keeps_valid_name)
+/* A name that is no device reads back as given, and the element refuses
+ * to start with it (resource / settings, naming the property and the
+ * value) instead of uploading to another device. */
+GST_START_TEST (test_device_property_bad_name_fails_at_start)
 {
-  GstElement *up = gst_element_factory_make ("planupload", NULL);
+  GstElement *pipe, *up;
+  GstMessage *msg;
+  GError *err = NULL;
   gchar *name = NULL;
 
-  g_object_set (up, "device", "sim", NULL);
+  pipe = gst_parse_launch ("fakesrc ! planupload name=up device=sim ! "
+      "fakesink", NULL);
+  fail_unless (pipe != NULL);
+  up = gst_bin_get_by_name (GST_BIN (pipe), "up");
   g_object_set (up, "device", "gpu", NULL);
   g_object_get (up, "device", &name, NULL);
-  fail_unless_equals_string (name, "sim");
+  fail_unless_equals_string (name, "gpu");
   g_free (name);
+
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_poll (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR, 0);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_SETTINGS), "%s", err->message);
+  fail_unless (strstr (err->message, "device \"gpu\"") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (up);
+  gst_object_unref (pipe);
 }
 
 GST_END_TEST;
@@ -783,7 +805,7 @@ planupload_suite (void)
   tcase_add_test (tc, test_chain_of_device_elements);
   tcase_add_test (tc, test_many_pipelines_at_once_on_one_device);
   tcase_add_test (tc, test_gigabyte_stream_in_bounded_device_memory);
-  tcase_add_test (tc, test_device_property_keeps_valid_name);
+  tcase_add_test (tc, test_device_property_bad_name_fails_at_start);
   tcase_add_test (tc, test_kernel_element_on_device_memory);
   if (sim) {
     tcase_add_test (tc, test_kernel_chain_runs_in_stream_order);

@@ -423,6 +423,39 @@ GST_START_TEST (test_expr_error_too_many_arguments)
 
 GST_END_TEST;
 
+/* docs/expressions.md: more than 200 levels of nested parentheses are
+ * refused, 200 are not. */
+GST_START_TEST (test_expr_nesting_limit_as_documented)
+{
+  guint depth;
+
+  for (depth = 199; depth <= 201; depth++) {
+    GString *s = g_string_new (NULL);
+    PlanExpr *e;
+    GError *err = NULL;
+    guint k;
+
+    for (k = 0; k < depth; k++)
+      g_string_append_c (s, '(');
+    g_string_append (s, "x");
+    for (k = 0; k < depth; k++)
+      g_string_append_c (s, ')');
+    e = plan_expr_compile (s->str, N_NAMES, names, dtypes, &err);
+    if (depth <= 200) {
+      fail_unless (e != NULL, "%u levels: %s", depth, err->message);
+      plan_expr_unref (e);
+    } else {
+      fail_unless (e == NULL);
+      fail_unless (strstr (err->message, "nested more than 200") != NULL,
+          "%s", err->message);
+      g_error_free (err);
+    }
+    g_string_free (s, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_error_nested_too_deep)
 {
   GString *s = g_string_new (NULL);
@@ -1556,6 +1589,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_bad_argument_list);
   tcase_add_test (tc, test_expr_error_too_many_arguments);
   tcase_add_test (tc, test_expr_error_nested_too_deep);
+  tcase_add_test (tc, test_expr_nesting_limit_as_documented);
   tcase_add_test (tc, test_expr_error_too_many_levels);
   tcase_add_test (tc, test_expr_error_non_ascii);
   tcase_add_test (tc, test_expr_error_multiline_names_line);

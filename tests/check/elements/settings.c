@@ -1,0 +1,570 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* What the elements do with property values that cannot work, and with
+ * values set while they compute (docs/reliability.md, "Properties"). */
+
+#include <math.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/base/gstbasesrc.h>
+#include <libplan/plan.h>
+
+/* Builds @launch (its element under test named "e"), reads @prop back
+ * after setting it to @value, and checks that going to PAUSED fails with
+ * an error of @domain/@code saying each of the NULL-terminated needles. */
+static void
+check_refused_at_start (const gchar * launch, const gchar * prop,
+    const gchar * value, GQuark domain, gint code, ...)
+{
+  GstElement *pipe, *e;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *back = NULL;
+  const gchar *needle;
+  va_list args;
+
+  pipe = gst_parse_launch (launch, &err);
+  fail_unless (pipe != NULL && err == NULL, "%s", launch);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  gst_util_set_object_arg (G_OBJECT (e), prop, value);
+  g_object_get (e, prop, &back, NULL);
+  fail_unless_equals_string (back, value);
+  g_free (back);
+
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_poll (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR, 0);
+  fail_unless (msg != NULL, "no error for %s=%s", prop, value);
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e));
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, domain, code), "%s: %s (%s %d)", prop,
+      err->message, g_quark_to_string (err->domain), err->code);
+  va_start (args, code);
+  while ((needle = va_arg (args, const gchar *)) != NULL)
+    fail_unless (strstr (err->message, needle) != NULL, "'%s' not in: %s",
+        needle, err->message);
+  va_end (args);
+  g_error_free (err);
+  gst_message_unref (msg);
+  /* One error: the state change failed at the element that said why.
+   * (GstBaseSrc posts its own "failed to start" after any start() that
+   * fails, as with filesrc.) */
+  if (!GST_IS_BASE_SRC (e))
+    fail_unless (gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe),
+            GST_MESSAGE_ERROR) == NULL);
+
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_START_TEST (test_map_bad_dtype_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planmap name=e expr=x ! fakesink",
+      "dtype", "flaot32", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planmap e", "dtype \"flaot32\"", "float32", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_map_bad_expr_kept_and_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planmap name=e ! fakesink",
+      "expr", "x *", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planmap e, expr", "x *", "operand", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stencil_bad_expr_kept_and_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planstencil name=e window=\"x y z\" ! "
+      "fakesink", "expr", "x +* z", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "planstencil e, expr", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reduce_bad_expr_and_identity_kept_and_fail_at_start)
+{
+  check_refused_at_start ("fakesrc ! planreduce name=e identity=0 ! "
+      "fakesink", "expr", "max(x,", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "planreduce e, expr", NULL);
+  check_refused_at_start ("fakesrc ! planreduce name=e expr=\"x + y\" ! "
+      "fakesink", "identity", "zero", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "identity \"zero\"", "not a number", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filesrc_bad_shape_kept_and_fails_at_start)
+{
+  check_refused_at_start ("planfilesrc name=e location=/dev/null "
+      "format=raw dtype=float32 ! fakesink", "shape", "<3,>",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "shape '<3,>'", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_upload_bad_device_kept_and_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! planupload name=e ! fakesink",
+      "device", "bogus", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "device \"bogus\"", NULL);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_custom_bad_out_dtype_fails_at_start)
+{
+  check_refused_at_start ("fakesrc ! plancustom name=e kernel=k ! fakesink",
+      "out-dtype", "float16", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "plancustom e, out-dtype \"float16\"", NULL);
+}
+
+GST_END_TEST;
+
+/* A valid value set after an invalid one clears it. */
+GST_START_TEST (test_good_value_after_bad_one_starts)
+{
+  GstElement *pipe, *e;
+
+  pipe = gst_parse_launch ("fakesrc num-buffers=0 ! planmap name=e ! "
+      "fakesink", NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  g_object_set (e, "expr", "x +", "dtype", "flaot32", NULL);
+  g_object_set (e, "expr", "x + 1", "dtype", "float32", NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+f32_rows (guint64 first, guint n, gfloat scale)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * sizeof (gfloat), NULL);
+  GstMapInfo map;
+  guint i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < n; i++)
+    ((gfloat *) map.data)[i] = scale * (first + i);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n;
+  return buf;
+}
+
+/* expr is read when the first caps arrive: set while PLAYING after that it
+ * would read back new and compute old. The set is refused: the value stays
+ * what is computed, and a warning names the property. n-threads
+ * (GST_PARAM_MUTABLE_PLAYING) still changes. */
+GST_START_TEST (test_map_expr_set_while_computing_is_refused)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *out;
+  GstMapInfo map;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *expr = NULL;
+  guint n_threads = 0;
+
+  gst_element_set_bus (h->element, bus);
+  /* Before the caps, a set takes effect. */
+  g_object_set (h->element, "expr", "x + 1", NULL);
+  g_object_set (h->element, "expr", "x * 2", NULL);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=float32, shape=<8>");
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (0, 4, 1)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_float (((gfloat *) map.data)[3], 6.0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "expr", "x - 100", "n-threads", 1, NULL);
+  g_object_get (h->element, "expr", &expr, "n-threads", &n_threads, NULL);
+  fail_unless_equals_string (expr, "x * 2");
+  fail_unless_equals_int (n_threads, 1);
+  g_free (expr);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS));
+  fail_unless (strstr (err->message, "expr cannot change") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (4, 4, 1)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_float (((gfloat *) map.data)[0], 8.0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* scipy takes cval=np.nan and np.inf: so do planstencil and plancustom,
+ * through GObject as through a launch line. */
+GST_START_TEST (test_cval_takes_nan_and_inf)
+{
+  const gchar *factories[] = { "planstencil", "plancustom" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (factories); i++) {
+    GstElement *e = gst_element_factory_make (factories[i], NULL);
+    GParamSpec *pspec =
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "cval");
+    gdouble v = 0;
+
+    fail_unless (G_IS_PARAM_SPEC_DOUBLE (pspec));
+    g_object_set (e, "cval", NAN, NULL);
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isnan (v), "%s: %g", factories[i], v);
+    g_object_set (e, "cval", -INFINITY, NULL);
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isinf (v) && v < 0, "%s: %g", factories[i], v);
+    gst_util_set_object_arg (G_OBJECT (e), "cval", "inf");
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isinf (v) && v > 0, "%s: %g", factories[i], v);
+    gst_util_set_object_arg (G_OBJECT (e), "cval", "nan");
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless (isnan (v), "%s: %g", factories[i], v);
+    g_object_set (e, "cval", 2.5, NULL);
+    g_object_get (e, "cval", &v, NULL);
+    fail_unless_equals_float (v, 2.5);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* The elements of the plugin, each once. */
+static GList *
+plan_factories (void)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "plan");
+  GList *features, *l, *out = NULL;
+
+  fail_unless (plugin != NULL);
+  features = gst_registry_get_feature_list_by_plugin (gst_registry_get (),
+      "plan");
+  for (l = features; l; l = l->next)
+    if (GST_IS_ELEMENT_FACTORY (l->data))
+      out = g_list_prepend (out, gst_object_ref (l->data));
+  gst_plugin_feature_list_free (features);
+  gst_object_unref (plugin);
+  return out;
+}
+
+/* Editors show an enum as a list by value (GstPipelineStudio uses the
+ * value as the index): every enum property's values are 0, 1, ... */
+GST_START_TEST (test_enum_values_are_small_consecutive_integers)
+{
+  GList *factories = plan_factories (), *l;
+  guint checked = 0;
+
+  for (l = factories; l; l = l->next) {
+    GstElement *e = gst_element_factory_create (l->data, NULL);
+    GParamSpec **props;
+    guint n, i;
+
+    props = g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
+    for (i = 0; i < n; i++) {
+      GEnumClass *klass;
+      guint k;
+
+      if (!G_IS_PARAM_SPEC_ENUM (props[i]))
+        continue;
+      klass = G_PARAM_SPEC_ENUM (props[i])->enum_class;
+      for (k = 0; k < klass->n_values; k++)
+        fail_unless_equals_int (klass->values[k].value, k);
+      checked++;
+    }
+    g_free (props);
+    gst_object_unref (e);
+  }
+  fail_unless (checked >= 8, "only %u enum properties", checked);
+  g_list_free_full (factories, gst_object_unref);
+}
+
+GST_END_TEST;
+
+/* With values 0, 1, 2 a number that is no nick must still not select an
+ * axis: "1" (numpy's per-row axis of a 2-D array) is refused. */
+GST_START_TEST (test_reduce_axis_takes_nicks_only)
+{
+  GValue v = G_VALUE_INIT;
+  GstElement *e = gst_element_factory_make ("planreduce", NULL);
+
+  g_value_init (&v, PLAN_TYPE_REDUCE_AXIS);
+  fail_unless (gst_value_deserialize (&v, "all"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_ALL);
+  fail_unless (gst_value_deserialize (&v, "0"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_ROWS);
+  fail_unless (gst_value_deserialize (&v, "-1"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_INNER);
+  fail_if (gst_value_deserialize (&v, "1"));
+  fail_if (gst_value_deserialize (&v, "2"));
+  fail_if (gst_value_deserialize (&v, "256"));
+  g_value_unset (&v);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* No placeholder in what gst-inspect-1.0 and editors show; each element's
+ * doc URI names its page of docs/. */
+GST_START_TEST (test_metadata_has_no_placeholders)
+{
+  GList *factories = plan_factories (), *l;
+  const gchar *src = g_getenv ("PLAN_SOURCE_DIR");
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "plan");
+
+  fail_if (strstr (gst_plugin_get_origin (plugin), ".invalid"));
+  gst_object_unref (plugin);
+  for (l = factories; l; l = l->next) {
+    GstElementFactory *f = l->data;
+    const gchar *keys[] = { GST_ELEMENT_METADATA_AUTHOR,
+      GST_ELEMENT_METADATA_LONGNAME, GST_ELEMENT_METADATA_DESCRIPTION
+    };
+    const gchar *uri = gst_element_factory_get_metadata (f,
+        GST_ELEMENT_METADATA_DOC_URI);
+    gchar *page;
+    guint k;
+
+    for (k = 0; k < G_N_ELEMENTS (keys); k++)
+      fail_if (strstr (gst_element_factory_get_metadata (f, keys[k]),
+              ".invalid"), "%s", GST_OBJECT_NAME (f));
+    fail_unless (uri != NULL, "%s has no doc URI", GST_OBJECT_NAME (f));
+    fail_unless (g_str_has_prefix (uri, "file://")
+        && g_str_has_suffix (uri, ".md"), "%s", uri);
+    if (src) {
+      gchar *base = g_path_get_basename (uri);
+
+      page = g_build_filename (src, "docs", base, NULL);
+      fail_unless (g_file_test (page, G_FILE_TEST_EXISTS), "%s: %s",
+          GST_OBJECT_NAME (f), page);
+      g_free (page);
+      g_free (base);
+    }
+  }
+  g_list_free_full (factories, gst_object_unref);
+}
+
+GST_END_TEST;
+
+/* GstPipelineStudio writes name=value unquoted: a window spelled with
+ * commas needs no blanks, and is the same window as with blanks. */
+GST_START_TEST (test_stencil_window_without_blanks)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch ("fakesrc ! planstencil name=e "
+      "window=_,n,_;w,c,e;_,s,_ expr=n+s+e+w-4*c ! fakesink", &err);
+  GstElement *e;
+  PlanWindow *a, *b;
+  gchar *w, *sa, *sb;
+
+  fail_unless (pipe != NULL && err == NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  g_object_get (e, "window", &w, NULL);
+  fail_unless_equals_string (w, "_,n,_;w,c,e;_,s,_");
+  a = plan_window_parse (w, NULL);
+  b = plan_window_parse ("_ n _; w c e; _ s _", NULL);
+  fail_unless (a != NULL && b != NULL);
+  sa = plan_window_to_string (a);
+  sb = plan_window_to_string (b);
+  fail_unless_equals_string (sa, sb);
+  g_free (sa);
+  g_free (sb);
+  plan_window_unref (a);
+  plan_window_unref (b);
+  g_free (w);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* Editors number pads in their own order: a pad's variable property names
+ * its input, set on a launch line through the element's child proxy. */
+GST_START_TEST (test_map_pad_variable_property)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch ("planmap name=m expr=a-b "
+      "sink_0::variable=b sink_1::variable=a ! fakesink "
+      "fakesrc ! m.sink_1 fakesrc ! m.sink_0", &err);
+  GstElement *m;
+  GstPad *pad;
+  gchar *var = NULL;
+
+  fail_unless (pipe != NULL && err == NULL, "%s", err ? err->message : "");
+  m = gst_bin_get_by_name (GST_BIN (pipe), "m");
+  pad = gst_element_get_static_pad (m, "sink_1");
+  fail_unless (pad != NULL);
+  g_object_get (pad, "variable", &var, NULL);
+  fail_unless_equals_string (var, "a");
+  g_free (var);
+  gst_object_unref (pad);
+  gst_object_unref (m);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* The log messages of category "planmap", collected while a test runs. */
+static GString *planmap_log;
+
+static void
+collect_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (g_str_equal (gst_debug_category_get_name (category), "planmap")
+      && level <= GST_LEVEL_INFO) {
+    g_string_append (planmap_log, gst_debug_message_get (message));
+    g_string_append_c (planmap_log, '\n');
+  }
+}
+
+/* GST_DEBUG=planmap:4 says what the element decided: its target and
+ * threads, each input's caps and the output's, how chunks are sliced, the
+ * expression. (The base class used to log it all in its own category.) */
+GST_START_TEST (test_map_logs_decisions_in_its_category)
+{
+  GstHarness *h;
+  const gchar *needles[] = { "starting: target=auto", "worker threads",
+    "input sink_0: array/x-raw", "output: array/x-raw",
+    "rows at a time on the host", "expression compiled for 1 inputs"
+  };
+  guint i;
+
+  gst_debug_set_active (TRUE);
+  planmap_log = g_string_new (NULL);
+  gst_debug_set_threshold_for_name ("planmap", GST_LEVEL_INFO);
+  gst_debug_add_log_function (collect_log, NULL, NULL);
+
+  h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  g_object_set (h->element, "expr", "x * 2", NULL);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=float32, shape=<8>");
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (0, 8, 1)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_teardown (h);
+
+  gst_debug_remove_log_function (collect_log);
+  gst_debug_set_threshold_for_name ("planmap", GST_LEVEL_ERROR);
+  for (i = 0; i < G_N_ELEMENTS (needles); i++)
+    fail_unless (strstr (planmap_log->str, needles[i]) != NULL,
+        "'%s' not logged in planmap:\n%s", needles[i], planmap_log->str);
+  g_string_free (planmap_log, TRUE);
+}
+
+GST_END_TEST;
+
+/* Pushes one chunk of @caps into @h's element and returns the error it
+ * posts. */
+static GError *
+error_at_caps (GstHarness * h, const gchar * caps)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_push (h, f32_rows (0, 8, 1));
+  msg = gst_bus_poll (bus, GST_MESSAGE_ERROR, 5 * GST_SECOND);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  return err;
+}
+
+/* An expression that does not fit its inputs (a name not bound) is a
+ * settings error in every element, not a negotiation one; inputs whose
+ * shapes differ are negotiation. docs/reliability.md has the table. */
+GST_START_TEST (test_expression_errors_are_library_settings)
+{
+  const gchar *caps = "array/x-raw, dtype=float32, shape=<8>";
+  GstHarness *h;
+  GError *err;
+
+  h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  g_object_set (h->element, "expr", "x + q", NULL);
+  err = error_at_caps (h, caps);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  g_error_free (err);
+  gst_harness_teardown (h);
+
+  h = gst_harness_new ("planreduce");
+  g_object_set (h->element, "map", "x * q", NULL);
+  err = error_at_caps (h, caps);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  g_error_free (err);
+  gst_harness_teardown (h);
+
+  h = gst_harness_new ("planstencil");
+  g_object_set (h->element, "window", "x y z", "expr", "x + q", NULL);
+  err = error_at_caps (h, caps);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  g_error_free (err);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+settings_suite (void)
+{
+  Suite *s = suite_create ("settings");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_map_bad_dtype_fails_at_start);
+  tcase_add_test (tc, test_map_bad_expr_kept_and_fails_at_start);
+  tcase_add_test (tc, test_stencil_bad_expr_kept_and_fails_at_start);
+  tcase_add_test (tc, test_reduce_bad_expr_and_identity_kept_and_fail_at_start);
+  tcase_add_test (tc, test_filesrc_bad_shape_kept_and_fails_at_start);
+  tcase_add_test (tc, test_upload_bad_device_kept_and_fails_at_start);
+  tcase_add_test (tc, test_custom_bad_out_dtype_fails_at_start);
+  tcase_add_test (tc, test_good_value_after_bad_one_starts);
+  tcase_add_test (tc, test_map_expr_set_while_computing_is_refused);
+  tcase_add_test (tc, test_cval_takes_nan_and_inf);
+  tcase_add_test (tc, test_enum_values_are_small_consecutive_integers);
+  tcase_add_test (tc, test_reduce_axis_takes_nicks_only);
+  tcase_add_test (tc, test_metadata_has_no_placeholders);
+  tcase_add_test (tc, test_stencil_window_without_blanks);
+  tcase_add_test (tc, test_map_pad_variable_property);
+  tcase_add_test (tc, test_map_logs_decisions_in_its_category);
+  tcase_add_test (tc, test_expression_errors_are_library_settings);
+  return s;
+}
+
+GST_CHECK_MAIN (settings);

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Errors that say what happened, when it happens: caps that an element
+downstream does not take are one error naming the caps offered and the
+caps wanted, and inputs whose lengths are known to differ fail before any
+row is computed. docs/reliability.md lists each behaviour with its test."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plantest import Failure, run_cases, tmpdir  # noqa: E402
+
+TIMEOUT = 30
+
+
+def gst_launch_fails(words):
+    """Runs gst-launch-1.0 (what users run); it must fail, without leaving
+    a file. Returns its output and the error lines."""
+    cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=TIMEOUT, text=True)
+    if p.returncode == 0:
+        raise Failure('exited 0: %s\n%s' % (' '.join(cmd), p.stdout))
+    errors = [line for line in p.stdout.splitlines()
+              if line.startswith('ERROR: from element')]
+    return p.stdout, errors
+
+
+def one_error(words, *needles):
+    out, errors = gst_launch_fails(words)
+    if len(errors) != 1:
+        raise Failure('%d errors, not one:\n%s' % (len(errors), out))
+    for n in needles:
+        if n not in errors[0]:
+            raise Failure('the error does not say %r:\n%s' % (n, out))
+    return errors[0]
+
+
+def files(n=1000, dtype=np.float32):
+    d = tmpdir()
+    src = os.path.join(d, 'in.npy')
+    np.save(src, np.arange(n, dtype=dtype))
+    return d, src
+
+
+def left(d):
+    return sorted(set(os.listdir(d)) - {'in.npy', 'b.npy'})
+
+
+def test_source_caps_refused():
+    """planfilesrc ! array/x-raw,dtype=float64 ! ... on a float32 file: one
+    error, from planfilesrc, naming both caps, whatever follows."""
+    for tail in (['planfilesink', 'location=OUT'],
+                 ['planmap', 'expr=x * 2', '!', 'planfilesink',
+                  'location=OUT'],
+                 ['planreduce', '!', 'fakesink']):
+        d, src = files()
+        words = ['planfilesrc', 'location=' + src, '!',
+                 'array/x-raw,dtype=float64', '!'] + \
+            [w.replace('OUT', os.path.join(d, 'out.npy')) for w in tail]
+        one_error(words, 'planfilesrc0', 'dtype=(string)float32',
+                  'capsfilter0 does not accept', 'dtype=(string)float64')
+        if left(d):
+            raise Failure('left: %s' % left(d))
+
+
+def test_kernel_output_caps_refused():
+    """planmap ! array/x-raw,dtype=float64 when the map gives float32: one
+    error from planmap naming both caps (it used to say that an input ended
+    before its caps were known)."""
+    d, src = files()
+    one_error(['planfilesrc', 'location=' + src, '!', 'planmap',
+               'expr=x * 2', '!', 'array/x-raw,dtype=float64', '!',
+               'planfilesink', 'location=' + os.path.join(d, 'out.npy')],
+              'planmap0 produces', 'dtype=(string)float32',
+              'capsfilter0 does not accept', 'dtype=(string)float64')
+    if left(d):
+        raise Failure('left: %s' % left(d))
+
+
+def test_lengths_known_to_differ_fail_at_start():
+    """Inputs of 6 and 100000 rows (their caps say so): the error comes
+    before any row is computed. The long input is slowed down by identity
+    to a chunk every 20 ms, so a check at its EOS would come after 2 s."""
+    d = tmpdir()
+    a = os.path.join(d, 'in.npy')
+    b = os.path.join(d, 'b.npy')
+    np.save(a, np.arange(6, dtype=np.float32))
+    np.save(b, np.arange(100000, dtype=np.float32))
+    t = time.monotonic()
+    one_error(['planmap', 'name=m', 'expr=x + y', '!', 'planfilesink',
+               'location=' + os.path.join(d, 'out.npy'),
+               'planfilesrc', 'location=' + a, '!', 'm.sink_0',
+               'planfilesrc', 'location=' + b, 'blocksize=4000', '!',
+               'identity', 'sleep-time=20000', '!', 'm.sink_1'],
+              'Inputs have different lengths', 'sink_0 has 6 rows',
+              'sink_1 has 100000 rows')
+    took = time.monotonic() - t
+    if took > 1.0:
+        raise Failure('the error took %.1f s: found at EOS?' % took)
+    if left(d):
+        raise Failure('left: %s' % left(d))
+
+
+CASES = [
+    ('caps a source offers and downstream refuses: one error naming both',
+     test_source_caps_refused),
+    ('caps a kernel element produces and downstream refuses: one error',
+     test_kernel_output_caps_refused),
+    ('inputs whose lengths are known to differ fail at start',
+     test_lengths_known_to_differ_fail_at_start),
+]
+
+if __name__ == '__main__':
+    run_cases(CASES)

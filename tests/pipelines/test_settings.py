@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Property values as a user types them on a gst-launch-1.0 line: values
+that cannot work are errors at start (gst-launch-1.0 exits non-zero, the
+message names the property and the value, nothing is written), and every
+value scipy takes for cval works as scipy computes it. docs/reliability.md
+lists each behaviour with its test."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+from scipy import ndimage
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plantest import Failure, assert_same, run_cases, tmpdir  # noqa: E402
+
+TIMEOUT = 60
+
+
+def gst_launch(*words, expect_ok=True):
+    """Runs gst-launch-1.0 itself (what users and editors run); returns
+    (returncode, output)."""
+    cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=TIMEOUT, text=True)
+    if expect_ok and p.returncode != 0:
+        raise Failure('failed (%d): %s\n%s' % (p.returncode, ' '.join(cmd),
+                                              p.stdout))
+    if not expect_ok and p.returncode == 0:
+        raise Failure('exited 0: %s\n%s' % (' '.join(cmd), p.stdout))
+    return p.returncode, p.stdout
+
+
+def source(shape=(100,), dtype=np.float32):
+    d = tmpdir()
+    a = (np.arange(np.prod(shape)) % 13 - 6).astype(dtype).reshape(shape)
+    path = os.path.join(d, 'in.npy')
+    np.save(path, a)
+    return a, path, d
+
+
+def expect_refused(words, *needles):
+    """The pipeline fails at start, saying each needle, and leaves its
+    directory as it was."""
+    d = os.path.dirname(words[1].split('=', 1)[1])
+    before = sorted(os.listdir(d))
+    _, out = gst_launch(*words, expect_ok=False)
+    for n in needles:
+        if n not in out:
+            raise Failure('the error does not say %r:\n%s' % (n, out))
+    if 'WARNING' in out and 'erroneous pipeline' not in out:
+        raise Failure('a warning besides the error:\n%s' % out)
+    if sorted(os.listdir(d)) != before:
+        raise Failure('files left: %s' % sorted(os.listdir(d)))
+
+
+def test_map_bad_dtype():
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, '!', 'planmap',
+                    'expr=x * 2', 'dtype=flaot32', '!', 'planfilesink',
+                    'location=' + os.path.join(d, 'out.npy')],
+                   'dtype "flaot32"', "'flaot32' is not a dtype")
+
+
+def test_reduce_bad_map_dtype():
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, '!', 'planreduce',
+                    'map=x * x', 'map-dtype=flaot64', '!', 'planfilesink',
+                    'location=' + os.path.join(d, 'out.npy')],
+                   'map-dtype "flaot64"')
+
+
+def test_filesrc_bad_enum():
+    """An enum value that is none of its nicks: gst-launch-1.0 refuses the
+    line itself, naming the property and the value."""
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, 'format=npz', '!',
+                    'planfilesink', 'location=' + os.path.join(d, 'o.npy')],
+                   'could not set property "format"', '"npz"')
+
+
+def test_map_bad_expr():
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, '!', 'planmap',
+                    'expr=x * ', '!', 'planfilesink',
+                    'location=' + os.path.join(d, 'out.npy')],
+                   'planmap0, expr:', 'x * ')
+
+
+def test_stencil_bad_window():
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, '!', 'planstencil',
+                    'window=x y', 'expr=x + y', '!', 'planfilesink',
+                    'location=' + os.path.join(d, 'out.npy')],
+                   'planstencil0, window', 'odd')
+
+
+def test_upload_bad_device():
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, '!', 'planupload',
+                    'device=bogus', '!', 'plandownload', '!', 'planfilesink',
+                    'location=' + os.path.join(d, 'out.npy')],
+                   'device "bogus"')
+
+
+def test_stencil_cval_nan_and_inf():
+    """cval=nan, inf and -inf, as scipy.ndimage.correlate computes them,
+    on 1-D and 2-D float inputs."""
+    for shape, window, weights in [
+            ((100,), 'x y z', np.ones(3)),
+            ((20, 30), '_ n _; w c e; _ s _',
+             np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]]))]:
+        for dtype in (np.float32, np.float64):
+            a, src, d = source(shape, dtype)
+            expr = 'x + y + z' if len(shape) == 1 else 'n + w + c + e + s'
+            for cval in ('nan', 'inf', '-inf', '-2.5'):
+                dst = os.path.join(d, 'out.npy')
+                gst_launch('planfilesrc', 'location=' + src, '!',
+                           'planstencil', 'window=' + window, 'expr=' + expr,
+                           'boundary=constant', 'cval=' + cval, '!',
+                           'planfilesink', 'location=' + dst)
+                want = ndimage.correlate(a, weights.astype(dtype),
+                                         mode='constant', cval=float(cval))
+                assert_same(np.load(dst), want,
+                            '%s %s cval=%s' % (shape, np.dtype(dtype), cval))
+
+
+def test_stencil_window_with_commas():
+    """The blank-free spelling GstPipelineStudio can write unquoted, against
+    scipy, and the same as the spelling with blanks."""
+    a, src, d = source((20, 30))
+    k = np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]], np.float32)
+    want = ndimage.correlate(a, k, mode='nearest')
+    for window in ('_,n,_;w,c,e;_,s,_', '_ n _; w c e; _ s _'):
+        dst = os.path.join(d, 'out.npy')
+        gst_launch('planfilesrc', 'location=' + src, '!', 'planstencil',
+                   'window=' + window, 'expr=n + s + e + w - 4*c',
+                   'boundary=nearest', '!', 'planfilesink', 'location=' + dst)
+        assert_same(np.load(dst), want, window)
+
+
+def test_map_pad_variables():
+    """Each pad names its variable (sink_N::variable), whatever the order
+    the pads were linked or numbered in; a name given twice is an error."""
+    d = tmpdir()
+    p, q = os.path.join(d, 'p.npy'), os.path.join(d, 'q.npy')
+    a = np.arange(50, dtype=np.float32)
+    b = (np.arange(50) * 7 % 11).astype(np.float32)
+    np.save(p, a)
+    np.save(q, b)
+    dst = os.path.join(d, 'out.npy')
+    gst_launch('planmap', 'name=m', 'expr=a - 2*b', 'sink_0::variable=b',
+               'sink_1::variable=a', '!', 'planfilesink', 'location=' + dst,
+               'planfilesrc', 'location=' + p, '!', 'm.sink_1',
+               'planfilesrc', 'location=' + q, '!', 'm.sink_0')
+    assert_same(np.load(dst), a - 2 * b, 'a - 2*b')
+    # Without variables, x and y by pad number, as before.
+    gst_launch('planmap', 'name=m', 'expr=x - 2*y', '!', 'planfilesink',
+               'location=' + dst, 'planfilesrc', 'location=' + p, '!',
+               'm.sink_1', 'planfilesrc', 'location=' + q, '!', 'm.sink_0')
+    assert_same(np.load(dst), b - 2 * a, 'x - 2*y')
+    _, out = gst_launch('planmap', 'name=m', 'expr=x - y',
+                        'sink_0::variable=y', '!', 'fakesink',
+                        'planfilesrc', 'location=' + p, '!', 'm.sink_1',
+                        'planfilesrc', 'location=' + q, '!', 'm.sink_0',
+                        expect_ok=False)
+    if "sink_0 and sink_1 are both named 'y'" not in out:
+        raise Failure('the error does not name both pads:\n%s' % out)
+
+
+def test_reduce_axis_number_refused():
+    """axis=1 (numpy's per-row axis of a 2-D array) is no nick: refused,
+    though the enum's values are 0, 1, 2."""
+    a, src, d = source((10, 4))
+    _, out = gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+                        'axis=1', '!', 'fakesink', expect_ok=False)
+    if 'could not set property "axis"' not in out:
+        raise Failure(out)
+    dst = os.path.join(d, 'out.npy')
+    gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+               'axis=-1', '!', 'planfilesink', 'location=' + dst)
+    assert_same(np.load(dst), a.sum(axis=-1), 'axis=-1')
+
+
+CASES = [
+    ('planmap dtype=flaot32 fails at start', test_map_bad_dtype),
+    ('planreduce map-dtype=flaot64 fails at start', test_reduce_bad_map_dtype),
+    ('an enum value that does not exist fails', test_filesrc_bad_enum),
+    ('planmap with an expression that does not parse fails at start',
+     test_map_bad_expr),
+    ('planstencil with a window that cannot work fails at start',
+     test_stencil_bad_window),
+    ('planupload device=bogus fails at start', test_upload_bad_device),
+    ('planstencil cval=nan, inf, -inf as scipy', test_stencil_cval_nan_and_inf),
+    ('a stencil window spelled with commas', test_stencil_window_with_commas),
+    ('planmap pads name their variables', test_map_pad_variables),
+    ('planreduce axis=1 is refused', test_reduce_axis_number_refused),
+]
+
+if __name__ == '__main__':
+    run_cases(CASES)
