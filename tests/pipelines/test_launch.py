@@ -350,18 +350,23 @@ def test_target_sets_every_kernel_element():
              'expr=x*2', '!', 'tee', 'name=t', '!', 'queue', '!',
              'planfilesink', 'location=' + d + '/o.npy', 't.', '!', 'queue',
              '!', 'planreduce', 'name=r', 'op=sum', '!', 'fakesink']
-    # planreduce has no device kernel: target=cuda is refused, naming it,
-    # which shows the option reached it.
+    # both kernel elements take the target (cuda on the simulated device)
+    # and compute the same sum
     env = dict(os.environ, GST_PLAN_DEVICE='sim')
-    _, err = run(['-q', '--target=cuda'] + words, expect=1, env=env)
-    if 'r computes on the CPU only' not in err:
-        raise Failure(err)
-    out, _ = run(['--target=cpu', '--graph=' + d + '/g.dot'] + words, env=env)
-    if open(d + '/g.dot').read().count('target=cpu') != 2:
-        raise Failure('target=cpu not on both kernel elements')
     exact = math.fsum((a * np.float32(2)).astype(np.float64).ravel())
-    if abs(float(results(out)['r'][1]) - exact) > 1e-3:
-        raise Failure('sum %s, exact %r' % (results(out)['r'][1], exact))
+    for target in ('cpu', 'cuda'):
+        out, _ = run(['--target=' + target, '--graph=' + d + '/g.dot'] + words,
+                     env=env)
+        if open(d + '/g.dot').read().count('target=' + target) != 2:
+            raise Failure('target=%s not on both kernel elements' % target)
+        if abs(float(results(out)['r'][1]) - exact) > 1e-3:
+            raise Failure('sum %s, exact %r' % (results(out)['r'][1], exact))
+    # without a device, target=cuda is an error naming the element
+    no_device = dict(os.environ)
+    no_device.pop('GST_PLAN_DEVICE', None)
+    _, err = run(['-q', '--target=cuda'] + words, expect=1, env=no_device)
+    if 'No device to compute on' not in err:
+        raise Failure(err)
     # cuda runs on the simulated device here
     words = ['planfilesrc', 'location=' + path, '!', 'planmap', 'expr=x*2',
              '!', 'planmap', 'expr=x+1', '!', 'planfilesink',

@@ -456,7 +456,7 @@ GST_START_TEST (test_map_logs_decisions_in_its_category)
   GstHarness *h;
   const gchar *needles[] = { "starting: target=auto", "worker threads",
     "input sink_0: array/x-raw", "output: array/x-raw",
-    "rows at a time on the host", "expression compiled for 1 inputs"
+    "rows at a time on the host", "compiled 'x * 2' with 1 inputs"
   };
   guint i;
 
