@@ -35,6 +35,7 @@
 #endif
 
 #include "planreducerdevice.h"
+#include "expr/expr-private.h"
 #include "planreducer-private.h"
 #include "planerror.h"
 #include "plannvrtc.h"
@@ -70,20 +71,6 @@ static const gchar *const custom_kernel_names[K_N] = {
   "prk_c_finish", "prk_c_columns", "prk_c_columns_final", "prk_c_rows"
 };
 
-/* The CUDA types of the expression prelude. */
-static const gchar *
-cuda_type (PlanDType d)
-{
-  static const gchar *const names[PLAN_DTYPE_N] = {
-    [PLAN_DTYPE_BOOL] = "plan_bool",[PLAN_DTYPE_INT8] = "plan_i8",
-    [PLAN_DTYPE_UINT8] = "plan_u8",[PLAN_DTYPE_INT16] = "plan_i16",
-    [PLAN_DTYPE_UINT16] = "plan_u16",[PLAN_DTYPE_INT32] = "plan_i32",
-    [PLAN_DTYPE_UINT32] = "plan_u32",[PLAN_DTYPE_INT64] = "plan_i64",
-    [PLAN_DTYPE_UINT64] = "plan_u64",[PLAN_DTYPE_FLOAT32] = "float",
-    [PLAN_DTYPE_FLOAT64] = "double",
-  };
-  return names[d];
-}
 
 /* The kernels of a custom combiner: the steps, the CUDA generated from the
  * combiner (and from the cast of the input to the accumulator dtype), and
@@ -108,7 +95,7 @@ custom_source (PlanReducer * reducer, PlanDType in, PlanDType acc)
     g_string_append (s, "#define PRK_CAST(v) (v)\n");
   }
   g_string_append_printf (s, "#define PRK_T %s\n#define PRK_IN_T %s\n%s",
-      cuda_type (acc), cuda_type (in), plan_reduce_cuda_custom);
+      _plan_cuda_type_name (acc), _plan_cuda_type_name (in), plan_reduce_cuda_custom);
   return g_string_free (s, FALSE);
 }
 

@@ -48,6 +48,7 @@
 #endif
 
 #include "planstencilkernel.h"
+#include "expr/expr-private.h"
 #include "planerror.h"
 #include "plannvrtc.h"
 #include "planparallel.h"
@@ -697,20 +698,6 @@ host_stencil_run (gpointer * ptrs, guint n_ptrs, gpointer data)
       host_stencil_lines, job);
 }
 
-static const gchar *
-ctype (PlanDType d)
-{
-  static const gchar *const names[PLAN_DTYPE_N] = {
-    [PLAN_DTYPE_BOOL] = "plan_bool",[PLAN_DTYPE_INT8] = "plan_i8",
-    [PLAN_DTYPE_UINT8] = "plan_u8",[PLAN_DTYPE_INT16] = "plan_i16",
-    [PLAN_DTYPE_UINT16] = "plan_u16",[PLAN_DTYPE_INT32] = "plan_i32",
-    [PLAN_DTYPE_UINT32] = "plan_u32",[PLAN_DTYPE_INT64] = "plan_i64",
-    [PLAN_DTYPE_UINT64] = "plan_u64",[PLAN_DTYPE_FLOAT32] = "float",
-    [PLAN_DTYPE_FLOAT64] = "double",
-  };
-  g_assert (d > PLAN_DTYPE_UNKNOWN && d < PLAN_DTYPE_N);
-  return names[d];
-}
 
 /**
  * plan_stencil_kernel_to_cuda:
@@ -766,7 +753,7 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
   loads = g_string_new (NULL);
   args = g_string_new (NULL);
   for (j = 0; j < g->n_names; j++) {
-    const gchar *t = ctype (kernel->input.dtype);
+    const gchar *t = _plan_cuda_type_name (kernel->input.dtype);
 
     g_string_append_printf (args, "%sv%u", j ? ", " : "", j);
     if (!plan_expr_uses_name (kernel->expr, j)) {
@@ -805,8 +792,8 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
   tmpl = g_string_new (plan_stencil_cuda_kernel);
   g_string_replace (tmpl, "@NAME@", function_name, 0);
   g_string_replace (tmpl, "@ELEMENT@", element, 0);
-  g_string_replace (tmpl, "@IN_T@", ctype (kernel->input.dtype), 0);
-  g_string_replace (tmpl, "@OUT_T@", ctype (kernel->output.dtype), 0);
+  g_string_replace (tmpl, "@IN_T@", _plan_cuda_type_name (kernel->input.dtype), 0);
+  g_string_replace (tmpl, "@OUT_T@", _plan_cuda_type_name (kernel->output.dtype), 0);
   g_string_replace (tmpl, "@DECOMPOSE@", decompose->str, 0);
   g_string_replace (tmpl, "@LOADS@", loads->str, 0);
   g_string_replace (tmpl, "@ARGS@", args->str, 0);

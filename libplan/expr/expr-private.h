@@ -364,6 +364,9 @@ ExprDeviceCache * _plan_expr_get_device_cache (PlanExpr * expr);
 G_GNUC_INTERNAL
 const ExprBcast * _plan_expr_get_bcast (const PlanExpr * expr, guint index);
 
+G_GNUC_INTERNAL
+const gchar * _plan_cuda_type_name (PlanDType d);
+
 G_END_DECLS
 
 #endif /* __PLAN_EXPR_PRIVATE_H__ */

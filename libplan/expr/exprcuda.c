@@ -24,8 +24,10 @@
 #include <math.h>
 #include <string.h>
 
-static const gchar *
-ctype (PlanDType d)
+/* The CUDA C type of a dtype in the expression prelude (also the
+ * stencil's and the reductions' kernels). */
+const gchar *
+_plan_cuda_type_name (PlanDType d)
 {
   static const gchar *const names[PLAN_DTYPE_N] = {
     [PLAN_DTYPE_BOOL] = "plan_bool",[PLAN_DTYPE_INT8] = "plan_i8",
@@ -200,7 +202,7 @@ c_operator (ExprOp op)
 static void
 append_const (GString * s, const ExprNode * c)
 {
-  const gchar *t = ctype (c->dtype);
+  const gchar *t = _plan_cuda_type_name (c->dtype);
 
   if (c->dtype == PLAN_DTYPE_FLOAT32) {
     gfloat f;
@@ -243,7 +245,7 @@ append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
   } else if (plan_dtype_is_float (from) && !plan_dtype_is_float (to)) {
     gint bits = (gint) plan_dtype_get_size (to) * 8;
     gboolean sgn = plan_dtype_is_signed (to);
-    const gchar *t = ctype (to);
+    const gchar *t = _plan_cuda_type_name (to);
     guint64 min = sgn ? G_GUINT64_CONSTANT (1) << (bits - 1) : 0;
     guint64 max = sgn ? min - 1 : bits == 64 ? G_MAXUINT64
         : (G_GUINT64_CONSTANT (1) << bits) - 1;
@@ -256,7 +258,7 @@ append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
         "(%s) 0x%" G_GINT64_MODIFIER "xull, (%s) 0x%" G_GINT64_MODIFIER
         "xull)", t, arg, lo, hi, t, min, t, max);
   } else {
-    g_string_append_printf (s, "(%s) %s", ctype (to), arg);
+    g_string_append_printf (s, "(%s) %s", _plan_cuda_type_name (to), arg);
   }
 }
 
@@ -333,17 +335,17 @@ gen_node (Gen * g, const ExprNode * node)
     g_string_append_printf (e, "%s (%s%s%s)", name, args[0],
         args[1] ? ", " : "", args[1] ? args[1] : "");
   } else if (node->op == EXPR_OP_BNOT) {
-    g_string_append_printf (e, "(%s) ~%s", ctype (ad), args[0]);
+    g_string_append_printf (e, "(%s) ~%s", _plan_cuda_type_name (ad), args[0]);
   } else {
     const gchar *cop = c_operator (node->op);
     g_assert (cop != NULL);
-    g_string_append_printf (e, "(%s) (%s %s %s)", ctype (node->dtype),
+    g_string_append_printf (e, "(%s) (%s %s %s)", _plan_cuda_type_name (node->dtype),
         args[0], cop, args[1]);
   }
 
   result = g_strdup_printf ("t%u", g->n_temps++);
   g_string_append_printf (g->body, "  const %s %s = %s;\n",
-      ctype (node->dtype), result, e->str);
+      _plan_cuda_type_name (node->dtype), result, e->str);
   g_string_free (e, TRUE);
   for (i = 0; i < 3; i++)
     g_free (args[i]);
@@ -413,7 +415,7 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   g_free (value);
 
   for (i = 0; i < n_names; i++) {
-    const gchar *t = ctype (dtypes[i]);
+    const gchar *t = _plan_cuda_type_name (dtypes[i]);
     const gchar *sep = i ? ", " : "";
     g_string_append_printf (elem_params, "%s%s v%u", sep, t, i);
     /* An input the expression does not read is never loaded: it may be
@@ -456,7 +458,7 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
   g_free (used);
 
   fill (tmpl, "@NAME@", function_name);
-  fill (tmpl, "@OUT_T@", ctype (root->dtype));
+  fill (tmpl, "@OUT_T@", _plan_cuda_type_name (root->dtype));
   fill (tmpl, "@ELEM_PARAMS@", elem_params->str);
   fill (tmpl, "@BODY@", g.body->str);
   fill (tmpl, "@PARAMS@", params->str);
