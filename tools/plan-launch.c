@@ -463,6 +463,11 @@ progress_text (Run * run, const SourceProgress * sum, gboolean finished,
   return text;
 }
 
+/* The progress bar's width in characters, and the least it shrinks to on
+ * a narrow terminal. */
+#define BAR_WIDTH 30
+#define MIN_BAR_WIDTH 10
+
 static void
 show_progress (Run * run, gboolean force)
 {
@@ -477,19 +482,13 @@ show_progress (Run * run, gboolean force)
   if (finished)
     run->progress_ended = TRUE;
   if (run->tty) {
-    gchar bar[31];
-    gint width = sizeof (bar) - 1, filled;
+    gchar bar[BAR_WIDTH + 1];
+    gint width = BAR_WIDTH, filled;
 
-    filled = finished ? width : sum.has_total && sum.rows_total ?
-        (gint) (sum.rows_done * width / sum.rows_total) : 0;
-    memset (bar, '#', filled);
-    memset (bar + filled, sum.has_total || finished ? '.' : '?',
-        width - filled);
-    bar[width] = '\0';
     text = progress_text (run, &sum, finished, FALSE);
     /* A line longer than the terminal would wrap, and \r would then
      * redraw only its last part: the short form (percent, speed, ETA),
-     * cut to the width if need be. */
+     * then a shorter bar, and only then the text cut to the width. */
     {
       struct winsize ws;
       gsize room;
@@ -501,10 +500,20 @@ show_progress (Run * run, gboolean force)
           g_free (text);
           text = progress_text (run, &sum, finished, TRUE);
         }
+        while (strlen (text) > room && width > MIN_BAR_WIDTH) {
+          width--;
+          room++;
+        }
         if (strlen (text) > room)
           text[room] = '\0';
       }
     }
+    filled = finished ? width : sum.has_total && sum.rows_total ?
+        (gint) (sum.rows_done * width / sum.rows_total) : 0;
+    memset (bar, '#', filled);
+    memset (bar + filled, sum.has_total || finished ? '.' : '?',
+        width - filled);
+    bar[width] = '\0';
     /* \r and erase to the end of the line: the bar redraws in place. */
     g_printerr ("\r\033[K[%s] %s%s", bar, text, finished ? "\n" : "");
     run->bar_shown = !finished;
