@@ -571,8 +571,8 @@ play_desc (const gchar * desc, gdouble * value, gchar ** error)
 
 /* A sum on the device of 31 chunks uploaded through a pool of 2 buffers,
  * with long random delays (a fixed seed), with the waits at @sites
- * removed (the sim device's test hook): whether its result has the CPU
- * reducer's bits, or an error. Each wait the reduction relies on is
+ * removed (the sim device's test hook; G_MAXUINT: as GST_PLAN_SIM_SKIP_WAIT
+ * says): whether its result has the CPU reducer's bits, or an error. Each wait the reduction relies on is
  * proven by a run without it going wrong, and with it (@sites 0) right. */
 static gboolean
 sum_is_right_without (guint sites, gchar ** what)
@@ -601,7 +601,8 @@ sum_is_right_without (guint sites, gchar ** what)
   g_setenv ("GST_PLAN_SIM_SEED", "11", TRUE);
   device = plan_device_get ("sim", NULL);
   fail_unless (device != NULL);
-  fail_unless (plan_device_sim_skip_waits (device, sites));
+  if (sites != G_MAXUINT)
+    fail_unless (plan_device_sim_skip_waits (device, sites));
   desc = g_strdup_printf ("planfilesrc location=%s blocksize=8000 ! "
       "planupload max-buffers=2 ! planreduce name=r op=sum target=cuda ! "
       "fakesink", path);
@@ -660,6 +661,20 @@ GST_START_TEST (test_missing_result_wait_is_caught)
 
 GST_END_TEST;
 
+/* The same hook from the environment, as a user would set it. */
+GST_START_TEST (test_skip_wait_from_environment)
+{
+  gchar *what = NULL;
+
+  g_setenv ("GST_PLAN_SIM_SKIP_WAIT", "result", TRUE);
+  fail_if (sum_is_right_without (G_MAXUINT, &what), "with "
+      "GST_PLAN_SIM_SKIP_WAIT=result the sum was still right: %s", what);
+  g_free (what);
+  g_unsetenv ("GST_PLAN_SIM_SKIP_WAIT");
+}
+
+GST_END_TEST;
+
 static Suite *
 planreducedevice_suite (void)
 {
@@ -682,6 +697,7 @@ planreducedevice_suite (void)
     tcase_add_test (tc, test_missing_ready_wait_is_caught);
     tcase_add_test (tc, test_missing_pool_reuse_wait_is_caught);
     tcase_add_test (tc, test_missing_result_wait_is_caught);
+    tcase_add_test (tc, test_skip_wait_from_environment);
   }
   return s;
 }
