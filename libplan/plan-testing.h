@@ -43,6 +43,8 @@ typedef enum
  *   the last use of a buffer it hands out again.
  * @PLAN_WAIT_SITE_READY: the wait of a consumer's stream on the ready
  *   event of device memory (plan_stream_wait_memory()).
+ * @PLAN_WAIT_SITE_RESULT: the host's wait for the copy of a device
+ *   reduction's result (#PlanDeviceReducer) before it reads the values.
  *
  * The places where libplan makes a stream wait on an event. The sim
  * device can be told to skip the waits of a site
@@ -53,6 +55,7 @@ typedef enum
 {
   PLAN_WAIT_SITE_POOL_REUSE = (1 << 0),
   PLAN_WAIT_SITE_READY = (1 << 1),
+  PLAN_WAIT_SITE_RESULT = (1 << 2),
 } PlanWaitSite;
 
 PLAN_API

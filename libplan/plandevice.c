@@ -312,7 +312,7 @@ plan_device_name_is_valid (const gchar * name, GError ** error)
 }
 
 /* GST_PLAN_SIM_SKIP_WAIT: a comma-separated list of wait sites
- * (pool-reuse, ready) the sim device skips, for tests. */
+ * (pool-reuse, ready, result) the sim device skips, for tests. */
 static gint
 parse_skip_waits (const gchar * value)
 {
@@ -328,6 +328,8 @@ parse_skip_waits (const gchar * value)
       sites |= PLAN_WAIT_SITE_POOL_REUSE;
     else if (g_str_equal (names[i], "ready"))
       sites |= PLAN_WAIT_SITE_READY;
+    else if (g_str_equal (names[i], "result"))
+      sites |= PLAN_WAIT_SITE_RESULT;
     else if (names[i][0] != '\0')
       GST_WARNING ("GST_PLAN_SIM_SKIP_WAIT: unknown wait site '%s'", names[i]);
   }

@@ -13,10 +13,12 @@
  * head, each output buffer). See docs/device.md.
  *
  * - Inputs in device memory (caps feature memory:PlanDevice) are brought to
- *   the host for subclasses that compute on host pointers: the element's
- *   stream waits on the buffer's ready event, copies, records a use event
- *   (so the producer's pool reuses the buffer only after the copy), and the
- *   host waits for the copy, since the subclass is about to read it.
+ *   the host for subclasses that compute on host pointers, by a download
+ *   of the transfer layer (plan_uploader_download()): the element's
+ *   input stream waits on the buffer's ready event, copies, records a use
+ *   event (so the producer's pool reuses the buffer only after the copy),
+ *   and the host waits for the copy, since the subclass is about to read
+ *   it.
  * - Subclasses with a launch() vmethod (maps) run on the device in stream
  *   order: the element's stream waits on the inputs' ready events (inputs
  *   in system memory are uploaded first, on the same stream), launch()
@@ -74,6 +76,7 @@ struct _PlanKernelDevice
   GArray *input_slots;          /* Slot, per input index, for uploads */
   gboolean launch_unsupported;  /* launch() said this device can't */
   PlanUploader *uploader;       /* uploads of outputs, on stream */
+  PlanUploader *downloads;      /* of inputs to the host, on input_stream */
 };
 
 static void
@@ -153,6 +156,7 @@ _plan_kernel_device_free (PlanKernelDevice * self)
     return;
   _plan_kernel_device_flush (self);
   g_clear_pointer (&self->uploader, plan_uploader_free);
+  g_clear_pointer (&self->downloads, plan_uploader_free);
   g_array_unref (self->inputs);
   g_array_unref (self->input_slots);
   slot_clear (&self->output);
@@ -210,6 +214,7 @@ _plan_kernel_device_src_caps (PlanKernelDevice * self, GstCaps * caps,
   return device_caps;
 }
 
+/* The input stream, and its downloads, on @device. */
 static gboolean
 ensure_input_stream (PlanKernelDevice * self, PlanDevice * device,
     GError ** error)
@@ -217,44 +222,28 @@ ensure_input_stream (PlanKernelDevice * self, PlanDevice * device,
   if (self->input_stream && plan_stream_get_device (self->input_stream) ==
       device)
     return TRUE;
+  g_clear_pointer (&self->downloads, plan_uploader_free);
   plan_clear_stream (&self->input_stream);
   self->input_stream = plan_stream_new (device, error);
-  return self->input_stream != NULL;
+  if (self->input_stream == NULL)
+    return FALSE;
+  self->downloads = plan_uploader_new (self->input_stream, 1);
+  return TRUE;
 }
 
-/* Copies every memory of @buf into @out, on the input stream. */
-static gboolean
-copy_to_host (PlanKernelDevice * self, GstBuffer * buf, guint8 * out,
-    GError ** error)
+/* The device of the first device memory of @buf. */
+static PlanDevice *
+device_of_buffer (GstBuffer * buf)
 {
   guint i, n = gst_buffer_n_memory (buf);
-  gsize offset = 0;
 
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, i);
-    GstMapInfo map;
 
-    if (plan_is_device_memory (mem)) {
-      if (!ensure_input_stream (self, plan_device_memory_get_device (mem),
-              error)
-          || !plan_device_memory_wait_ready (mem, self->input_stream, error)
-          || !plan_stream_copy (self->input_stream,
-              PLAN_COPY_DEVICE_TO_HOST, out + offset,
-              plan_device_memory_get_pointer (mem), mem->size, error)
-          || !plan_device_memory_record_use (mem, self->input_stream, error))
-        return FALSE;
-    } else if (gst_memory_map (mem, &map, GST_MAP_READ)) {
-      memcpy (out + offset, map.data, map.size);
-      gst_memory_unmap (mem, &map);
-    } else {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-          "could not map memory %u of an input buffer", i);
-      return FALSE;
-    }
-    offset += mem->size;
+    if (plan_is_device_memory (mem))
+      return plan_device_memory_get_device (mem);
   }
-  /* The subclass computes on the host: this is where it must wait. */
-  return plan_stream_synchronize (self->input_stream, error);
+  return NULL;
 }
 
 gboolean
@@ -263,8 +252,6 @@ _plan_kernel_device_input (PlanKernelDevice * self, guint index,
 {
   InputCopy *c;
   GstBuffer *host;
-  GstMapInfo map;
-  gboolean ok;
 
   if (self == NULL || !plan_buffer_is_device (*head))
     return TRUE;
@@ -273,17 +260,11 @@ _plan_kernel_device_input (PlanKernelDevice * self, guint index,
     g_array_set_size (self->inputs, index + 1);
   c = &g_array_index (self->inputs, InputCopy, index);
   if (c->device != *head) {
-    /* A new head: copy it once, however many chunks it is cut into. */
+    /* A new head: copy it once, however many chunks it is cut into. The
+     * subclass computes on the host: the download waits for the copy. */
     host = gst_buffer_new_allocate (NULL, gst_buffer_get_size (*head), NULL);
-    if (!gst_buffer_map (host, &map, GST_MAP_WRITE)) {
-      gst_buffer_unref (host);
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-          "could not map a host buffer for input %u", index);
-      return FALSE;
-    }
-    ok = copy_to_host (self, *head, map.data, error);
-    gst_buffer_unmap (host, &map);
-    if (!ok) {
+    if (!ensure_input_stream (self, device_of_buffer (*head), error)
+        || !plan_uploader_download (self->downloads, *head, host, error)) {
       gst_buffer_unref (host);
       return FALSE;
     }

@@ -39,6 +39,7 @@
 #include "planreducer-private.h"
 #include "planerror.h"
 #include "plannvrtc.h"
+#include "plan-private.h"
 #include "reduce-cuda-sources.h"
 
 #include <string.h>
@@ -128,6 +129,8 @@ struct _PlanDeviceReducer
   gsize staged;
   guint64 zero;                 /* the source of the flag's reset */
   guint64 flag_host;
+  gpointer result_host;         /* where results are copied to */
+  gsize result_host_len;
 };
 
 /* The reduction kernels' source: the steps, then the kernels. */
@@ -436,6 +439,7 @@ plan_device_reducer_free (PlanDeviceReducer * reducer)
   plan_clear_stream (&dr->stream);
   gst_clear_object (&dr->device);
   g_clear_pointer (&dr->reducer, plan_reducer_unref);
+  g_free (dr->result_host);
   g_free (dr);
 }
 
@@ -533,16 +537,29 @@ push_all (PlanDeviceReducer * dr, const guint8 * x, guint64 n,
 }
 
 /* Copies @size bytes of device memory @src to @dst and waits: where the
- * host must have the values. */
+ * host must have the values. The copy lands in host memory of ours, and
+ * only then in @dst: if the wait is skipped (the sim device's test hook,
+ * PLAN_WAIT_SITE_RESULT), the host reads stale values, but the late copy
+ * still writes memory we own until the stream is done. */
 static gboolean
 download (PlanDeviceReducer * dr, gpointer dst, gconstpointer src,
     gsize size, GError ** error)
 {
-  return plan_stream_copy (dr->stream, PLAN_COPY_DEVICE_TO_HOST, dst, src,
-      size, error)
-      && plan_stream_copy (dr->stream, PLAN_COPY_DEVICE_TO_HOST,
-      &dr->flag_host, dr->flag, sizeof (guint64), error)
-      && plan_stream_synchronize (dr->stream, error);
+  if (dr->result_host_len < size) {
+    g_free (dr->result_host);
+    dr->result_host = g_malloc0 (size);
+    dr->result_host_len = size;
+  }
+  if (!plan_stream_copy (dr->stream, PLAN_COPY_DEVICE_TO_HOST,
+          dr->result_host, src, size, error)
+      || !plan_stream_copy (dr->stream, PLAN_COPY_DEVICE_TO_HOST,
+          &dr->flag_host, dr->flag, sizeof (guint64), error))
+    return FALSE;
+  if (!plan_device_skips_wait (dr->device, PLAN_WAIT_SITE_RESULT)
+      && !plan_stream_synchronize (dr->stream, error))
+    return FALSE;
+  memcpy (dst, dr->result_host, size);
+  return TRUE;
 }
 
 static gboolean

@@ -10,7 +10,8 @@
 /**
  * SECTION:planuploader
  * @title: PlanUploader
- * @short_description: bounded asynchronous uploads on a stream
+ * @short_description: bounded asynchronous uploads, and downloads, on a
+ *   stream
  *
  * A copy from system memory to the device is queued on a stream and
  * returns at once; its source must stay valid until the copy has run.
@@ -21,9 +22,16 @@
  * the host waits for the oldest (counted in
  * plan_uploader_get_host_waits()).
  *
- * A copy that fails may still have been queued; the uploader then waits
- * for the stream before it gives the source back, so no queued copy ever
- * reads released memory.
+ * plan_uploader_download() goes the other way, for the host code that
+ * reads what comes back: the stream waits for the device memory's ready
+ * event, copies, records a use event (so that the memory's pool hands it
+ * out again only after the copy), and the host waits for the copy, since
+ * its caller reads the data next. There is nothing to bound: a download
+ * is done when it returns.
+ *
+ * A copy that fails may still have been queued; in either direction the
+ * uploader then waits for the stream before it gives the buffers back, so
+ * no queued copy ever reads or writes released memory.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -34,11 +42,17 @@
 #include "plandevicememory.h"
 #include "planerror.h"
 
+#include <string.h>
+
+/* A transfer in flight: the host buffer it reads (upload) or writes
+ * (download), mapped until the copy is done, and the buffer on the other
+ * side, held as long. */
 typedef struct
 {
   PlanEvent *done;
-  GstBuffer *source;
+  GstBuffer *host;
   GstMapInfo map;
+  GstBuffer *other;
 } Upload;
 
 struct _PlanUploader
@@ -52,11 +66,39 @@ struct _PlanUploader
 static void
 upload_free (Upload * u)
 {
-  gst_buffer_unmap (u->source, &u->map);
-  gst_buffer_unref (u->source);
+  gst_buffer_unmap (u->host, &u->map);
+  gst_buffer_unref (u->host);
+  if (u->other)
+    gst_buffer_unref (u->other);
   if (u->done)
     plan_event_unref (u->done);
   g_free (u);
+}
+
+/* A transfer of @host, mapped with @flags, or %NULL with @error set. */
+static Upload *
+upload_new (GstBuffer * host, GstMapFlags flags, GError ** error)
+{
+  Upload *u = g_new0 (Upload, 1);
+
+  if (!gst_buffer_map (host, &u->map, flags)) {
+    g_free (u);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "could not map a buffer to %s", (flags & GST_MAP_WRITE) ?
+        "download into" : "upload");
+    return NULL;
+  }
+  u->host = gst_buffer_ref (host);
+  return u;
+}
+
+/* A copy of @u failed, but may have been queued: it finishes before its
+ * buffers go. */
+static void
+upload_abandon (PlanUploader * uploader, Upload * u)
+{
+  plan_stream_synchronize (uploader->stream, NULL);
+  upload_free (u);
 }
 
 /**
@@ -179,26 +221,112 @@ plan_uploader_upload (PlanUploader * uploader, GstBuffer * source,
 
   if (!plan_uploader_reap (uploader, uploader->max_in_flight - 1, error))
     return FALSE;
-  u = g_new0 (Upload, 1);
-  if (!gst_buffer_map (source, &u->map, GST_MAP_READ)) {
-    g_free (u);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-        "could not map a buffer to upload");
+  u = upload_new (source, GST_MAP_READ, error);
+  if (u == NULL)
     return FALSE;
-  }
-  u->source = gst_buffer_ref (source);
   if (!plan_stream_copy (uploader->stream, PLAN_COPY_HOST_TO_DEVICE,
           plan_device_memory_get_pointer (device_memory), u->map.data,
           u->map.size, error)
       || (u->done = plan_stream_record (uploader->stream, error)) == NULL) {
-    /* The copy may be queued: let it finish before the source goes. */
-    plan_stream_synchronize (uploader->stream, NULL);
-    upload_free (u);
+    upload_abandon (uploader, u);
     return FALSE;
   }
   plan_device_memory_set_ready_event (device_memory, u->done);
   g_queue_push_tail (&uploader->in_flight, u);
   return TRUE;
+}
+
+/**
+ * plan_uploader_download: (skip)
+ * @uploader: an uploader
+ * @source: (transfer none): the buffer to copy: device memory of the
+ *   uploader's device, or system memory, in any mix
+ * @dest: (transfer none): a writable system-memory buffer of at least
+ *   @source's size
+ * @error: return location for an error
+ *
+ * Copies the memories of @source, in order, into @dest and waits for the
+ * copies: device memory on the uploader's stream after its ready event,
+ * with a use event recorded after the copy; system memory on the host.
+ * The bytes of @dest past @source's size are left alone.
+ *
+ * Returns: %TRUE when @dest holds @source's bytes; %FALSE with @error set
+ *   when the device failed, a memory could not be mapped or is on another
+ *   device, or a copy failed (the stream has been waited for then: nothing
+ *   queued still reads @source or writes @dest).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_uploader_download (PlanUploader * uploader, GstBuffer * source,
+    GstBuffer * dest, GError ** error)
+{
+  PlanDevice *device;
+  guint i, n;
+  gsize offset = 0;
+  gboolean queued = FALSE;
+  Upload *u;
+
+  g_return_val_if_fail (uploader != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (source), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (dest), FALSE);
+
+  if (gst_buffer_get_size (dest) < gst_buffer_get_size (source)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot download %" G_GSIZE_FORMAT " bytes into a buffer of %"
+        G_GSIZE_FORMAT, gst_buffer_get_size (source),
+        gst_buffer_get_size (dest));
+    return FALSE;
+  }
+  u = upload_new (dest, GST_MAP_WRITE, error);
+  if (u == NULL)
+    return FALSE;
+  u->other = gst_buffer_ref (source);
+  device = plan_stream_get_device (uploader->stream);
+  n = gst_buffer_n_memory (source);
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (source, i);
+    GstMapInfo map;
+
+    if (plan_is_device_memory (mem)) {
+      if (plan_device_memory_get_device (mem) != device) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+            "memory %u of the buffer to download is on %s, not on %s", i,
+            plan_device_get_name (plan_device_memory_get_device (mem)),
+            plan_device_get_name (device));
+        goto failed;
+      }
+      queued = TRUE;
+      if (!plan_device_memory_wait_ready (mem, uploader->stream, error)
+          || !plan_stream_copy (uploader->stream, PLAN_COPY_DEVICE_TO_HOST,
+              u->map.data + offset, plan_device_memory_get_pointer (mem),
+              mem->size, error)
+          || !plan_device_memory_record_use (mem, uploader->stream, error))
+        goto failed;
+    } else if (gst_memory_map (mem, &map, GST_MAP_READ)) {
+      memcpy (u->map.data + offset, map.data, map.size);
+      gst_memory_unmap (mem, &map);
+    } else {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+          "could not map memory %u of the buffer to download", i);
+      goto failed;
+    }
+    offset += mem->size;
+  }
+  /* The caller reads @dest next: this is where the host must wait. */
+  if (queued && ((u->done = plan_stream_record (uploader->stream,
+                  error)) == NULL || !plan_event_synchronize (u->done,
+                  error)))
+    goto failed;
+  upload_free (u);
+  return TRUE;
+
+failed:
+  if (queued)
+    upload_abandon (uploader, u);
+  else
+    upload_free (u);
+  return FALSE;
 }
 
 /**

@@ -25,7 +25,9 @@ G_BEGIN_DECLS
  * Asynchronous copies of system buffers into device memory on one stream,
  * with a bound on the copies in flight: each source buffer is kept mapped
  * until its copy is done, and with the bound reached the host waits for
- * the oldest. What planupload and the kernel elements' device path share.
+ * the oldest; and downloads of device buffers into system buffers on the
+ * same stream. What planupload, plandownload and the kernel elements'
+ * device path share.
  * Not thread-safe: one streaming thread uses it.
  *
  * Since: 0.1
@@ -41,6 +43,10 @@ void plan_uploader_free (PlanUploader * uploader);
 PLAN_API
 gboolean plan_uploader_upload (PlanUploader * uploader, GstBuffer * source,
     GstMemory * device_memory, GError ** error);
+
+PLAN_API
+gboolean plan_uploader_download (PlanUploader * uploader, GstBuffer * source,
+    GstBuffer * dest, GError ** error);
 
 PLAN_API
 gboolean plan_uploader_reap (PlanUploader * uploader, guint keep,

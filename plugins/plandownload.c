@@ -13,10 +13,12 @@
  * @short_description: copy arrays from device memory to system memory
  *
  * plandownload copies each buffer of an `array/x-raw(memory:PlanDevice)`
- * stream into system memory. Its own stream waits on the buffer's ready
+ * stream into system memory, through libplan's transfer layer
+ * (plan_uploader_download()): its own stream waits on the buffer's ready
  * event, copies, and records a use event on the device memory (so that the
  * buffer's pool reuses it only after the copy); then the host waits for
  * the copy, because what it pushes downstream is for host code to read.
+ * A copy that fails is waited for before the buffers are released.
  * That wait is the only host wait of the element, counted in the
  * read-only #PlanDownload:stats property with the transfers and bytes.
  *
@@ -57,6 +59,7 @@ struct _PlanDownload
 
   /* streaming thread only (STREAM_LOCK) */
   PlanStream *stream;
+  PlanUploader *downloads;      /* on stream */
 };
 
 #define plan_download_parent_class parent_class
@@ -92,6 +95,7 @@ plan_download_stop (GstBaseTransform * trans)
 {
   PlanDownload *self = PLAN_DOWNLOAD (trans);
 
+  g_clear_pointer (&self->downloads, plan_uploader_free);
   plan_clear_stream (&self->stream);
   return TRUE;
 }
@@ -150,8 +154,8 @@ plan_download_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* A stream on the device of @mem; ours, unless the input moved to another
- * device. */
+/* A stream, and its transfers, on the device of @mem; ours, unless the
+ * input moved to another device. */
 static gboolean
 ensure_stream (PlanDownload * self, GstMemory * mem, GError ** error)
 {
@@ -159,42 +163,28 @@ ensure_stream (PlanDownload * self, GstMemory * mem, GError ** error)
 
   if (self->stream && plan_stream_get_device (self->stream) == device)
     return TRUE;
+  g_clear_pointer (&self->downloads, plan_uploader_free);
   plan_clear_stream (&self->stream);
   self->stream = plan_stream_new (device, error);
-  return self->stream != NULL;
+  if (self->stream == NULL)
+    return FALSE;
+  self->downloads = plan_uploader_new (self->stream, 1);
+  GST_DEBUG_OBJECT (self, "downloading from %s", plan_device_get_name
+      (device));
+  return TRUE;
 }
 
-/* Queues the copy of every memory of @inbuf into @out on our stream. */
-static gboolean
-queue_copies (PlanDownload * self, GstBuffer * inbuf, guint8 * out,
-    GError ** error)
+/* The first device memory of @buf, or %NULL. */
+static GstMemory *
+first_device_memory (GstBuffer * buf)
 {
-  guint i, n = gst_buffer_n_memory (inbuf);
-  gsize offset = 0;
+  guint i, n = gst_buffer_n_memory (buf);
 
   for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, i);
-    GstMapInfo map;
-
-    if (plan_is_device_memory (mem)) {
-      if (!ensure_stream (self, mem, error)
-          || !plan_device_memory_wait_ready (mem, self->stream, error)
-          || !plan_stream_copy (self->stream, PLAN_COPY_DEVICE_TO_HOST,
-              out + offset, plan_device_memory_get_pointer (mem), mem->size,
-              error)
-          || !plan_device_memory_record_use (mem, self->stream, error))
-        return FALSE;
-    } else if (gst_memory_map (mem, &map, GST_MAP_READ)) {
-      memcpy (out + offset, map.data, map.size);
-      gst_memory_unmap (mem, &map);
-    } else {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-          "could not map memory %u of the input buffer", i);
-      return FALSE;
-    }
-    offset += mem->size;
+    if (plan_is_device_memory (gst_buffer_peek_memory (buf, i)))
+      return gst_buffer_peek_memory (buf, i);
   }
-  return TRUE;
+  return NULL;
 }
 
 static GstFlowReturn
@@ -203,18 +193,23 @@ plan_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   PlanDownload *self = PLAN_DOWNLOAD (trans);
   gsize size = gst_buffer_get_size (inbuf);
+  GstMemory *mem = first_device_memory (inbuf);
   GError *err = NULL;
   GstMapInfo out;
 
-  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
-    goto map_failed;
-  if (!queue_copies (self, inbuf, out.data, &err))
+  if (mem == NULL) {
+    /* nothing on a device after all: a copy on the host */
+    if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE))
+      goto map_failed;
+    gst_buffer_extract (inbuf, 0, out.data, MIN (size, out.size));
+    gst_buffer_unmap (outbuf, &out);
+    return GST_FLOW_OK;
+  }
+  /* The host hands the data downstream, to code that reads it: the
+   * download waits for the copies. */
+  if (!ensure_stream (self, mem, &err)
+      || !plan_uploader_download (self->downloads, inbuf, outbuf, &err))
     goto copy_failed;
-  /* The host hands the data downstream, to code that reads it: this is
-   * where it must wait for the copies. */
-  if (self->stream && !plan_stream_synchronize (self->stream, &err))
-    goto copy_failed;
-  gst_buffer_unmap (outbuf, &out);
 
   GST_OBJECT_LOCK (self);
   self->transfers++;
@@ -232,7 +227,6 @@ map_failed:
   }
 copy_failed:
   {
-    gst_buffer_unmap (outbuf, &out);
     GST_ELEMENT_ERROR (self, RESOURCE, READ,
         ("Could not copy a chunk from the device."), ("%s", err->message));
     g_clear_error (&err);

@@ -42,8 +42,15 @@ def launcher():
 def launch(*args, expect_ok=True, timeout=120, messages=False):
     """Runs a pipeline given as gst-launch words; returns (returncode,
     combined output). Fails the test on an unexpected outcome, and on a
-    pipeline that does not finish within `timeout` seconds."""
-    cmd = launcher() + (['-m'] if messages else ['-q']) + [str(a) for a in args]
+    pipeline that does not finish within `timeout` seconds.
+
+    With PLAN_TEST_CPU_CHECK=1 (the sim sweep, tests/pipelines/sim_sweep.py,
+    which also sets GST_PLAN_DEVICE=sim), a pipeline that succeeds is run a
+    second time on the CPU (GST_PLAN_DEVICE unset, target=cuda made
+    target=cpu), and every file its planfilesinks wrote must have the same
+    bytes as the CPU's."""
+    words = [str(a) for a in args]
+    cmd = launcher() + (['-m'] if messages else ['-q']) + words
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        timeout=timeout, text=True)
     if expect_ok and p.returncode != 0:
@@ -52,7 +59,60 @@ def launch(*args, expect_ok=True, timeout=120, messages=False):
     if not expect_ok and p.returncode == 0:
         raise Failure('pipeline should have failed: %s\n%s' %
                       (' '.join(cmd), p.stdout))
+    if (p.returncode == 0 and os.environ.get('PLAN_TEST_CPU_CHECK') == '1'
+            and os.environ.get('GST_PLAN_DEVICE')):
+        check_same_as_cpu(words, timeout)
     return p.returncode, p.stdout
+
+
+# Elements that need a device in any case: no CPU twin of their pipeline.
+DEVICE_ONLY = ('planupload', 'plandownload')
+
+
+def file_outputs(words):
+    """The indices of the location= words of the planfilesinks in a
+    pipeline description given as gst-launch words."""
+    element, found = None, []
+    for i, w in enumerate(words):
+        if w == '!' or ('.' in w and '=' not in w):
+            element = None  # a link, or a pad reference such as t.
+        elif '=' not in w:
+            element = w
+        elif element == 'planfilesink' and w.startswith('location='):
+            found.append(i)
+    return found
+
+
+def check_same_as_cpu(words, timeout):
+    """Runs `words` again with every kernel element on the CPU and
+    compares what the planfilesinks wrote, byte for byte."""
+    outs = file_outputs(words)
+    if not outs or any(w in DEVICE_ONLY for w in words):
+        return
+    twin = list(words)
+    for k, i in enumerate(outs):
+        twin[i] = '%s.cpu%d.npy' % (words[i], k)
+    twin = ['target=cpu' if w == 'target=cuda' else w for w in twin]
+    env = dict(os.environ)
+    del env['GST_PLAN_DEVICE']
+    cmd = launcher() + ['-q'] + twin
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout, text=True, env=env)
+    if p.returncode != 0:
+        raise Failure('the CPU twin failed (%d): %s\n%s' %
+                      (p.returncode, ' '.join(cmd), p.stdout))
+    for k, i in enumerate(outs):
+        dev, cpu = words[i][len('location='):], twin[i][len('location='):]
+        with open(dev, 'rb') as f:
+            a = f.read()
+        with open(cpu, 'rb') as f:
+            b = f.read()
+        os.unlink(cpu)
+        if a != b:
+            raise Failure('%s on %s (seed %s) is not the CPU\'s bytes: %s' %
+                          (dev, os.environ['GST_PLAN_DEVICE'],
+                           os.environ.get('GST_PLAN_SIM_SEED', 'drawn'),
+                           ' '.join(words)))
 
 
 def random_array(dtype, shape, rng):
@@ -91,7 +151,11 @@ def assert_same(got, want, what, rtol=0.0):
 
 def run_cases(cases):
     """Runs (name, function) pairs; prints one line each and a summary; exits
-    non-zero when any failed."""
+    non-zero when any failed. PLAN_TEST_CASES, substrings separated by |,
+    runs only the cases whose names contain one of them."""
+    only = [w for w in os.environ.get('PLAN_TEST_CASES', '').split('|') if w]
+    if only:
+        cases = [c for c in cases if any(w in c[0] for w in only)]
     failed = 0
     for name, fn in cases:
         try:

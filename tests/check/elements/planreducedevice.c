@@ -21,8 +21,10 @@
 #include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
 #include <libplan/plan.h>
+#include <libplan/plan-testing.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 /* PLAN_TEST_DEVICE=cuda (the _cuda build): on the GPU, else on sim. */
 static gboolean on_cuda;
@@ -427,10 +429,11 @@ GST_END_TEST;
 
 /* Writes @n float64 values as a .npy file. */
 static gchar *
-write_npy (const gdouble * x, gsize n)
+write_npy (const gchar * name, const gdouble * x, gsize n)
 {
-  gchar *path = g_build_filename (g_get_tmp_dir (), "planreducedevice-"
-      "restart.npy", NULL);
+  gchar *base = g_strdup_printf ("planreducedevice-%s-%d.npy", name,
+      (gint) getpid ());
+  gchar *path = g_build_filename (g_get_tmp_dir (), base, NULL);
   GString *h = g_string_new (NULL);
   GByteArray *file = g_byte_array_new ();
   guint16 len;
@@ -449,6 +452,7 @@ write_npy (const gdouble * x, gsize n)
           file->len, NULL));
   g_byte_array_unref (file);
   g_string_free (h, TRUE);
+  g_free (base);
   return path;
 }
 
@@ -505,7 +509,7 @@ GST_START_TEST (test_restart_gives_the_same_result)
       NULL);
   fail_unless (plan_reducer_reduce (r, x, n, &want, NULL));
   plan_reducer_unref (r);
-  path = write_npy (x, n);
+  path = write_npy ("restart", x, n);
   desc = g_strdup_printf ("planfilesrc location=%s blocksize=8000 ! "
       "planreduce name=r op=sum target=cuda ! fakesink", path);
   pipeline = gst_parse_launch (desc, NULL);
@@ -521,6 +525,152 @@ GST_START_TEST (test_restart_gives_the_same_result)
   g_free (path);
   g_free (desc);
   g_free (x);
+}
+
+GST_END_TEST;
+
+/* Plays @desc (a planreduce named r) to EOS; returns whether it got there,
+ * with the value of the result in @value, or the error in @error. */
+static gboolean
+play_desc (const gchar * desc, gdouble * value, gchar ** error)
+{
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *r;
+  GstBus *bus;
+  GstStructure *result = NULL;
+  GstMessage *msg;
+  gboolean ok;
+
+  fail_unless (pipeline != NULL, "%s", desc);
+  r = gst_bin_get_by_name (GST_BIN (pipeline), "r");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "neither EOS nor an error");
+  ok = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+  if (!ok) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    *error = g_strdup (err->message);
+    g_error_free (err);
+  } else {
+    g_object_get (r, "result", &result, NULL);
+    fail_unless (result != NULL);
+    fail_unless (gst_structure_get_double (result, "value", value));
+    gst_structure_free (result);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (r);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return ok;
+}
+
+/* A sum on the device of 31 chunks uploaded through a pool of 2 buffers,
+ * with long random delays (a fixed seed), with the waits at @sites
+ * removed (the sim device's test hook; G_MAXUINT: as GST_PLAN_SIM_SKIP_WAIT
+ * says): whether its result has the CPU reducer's bits, or an error. Each wait the reduction relies on is
+ * proven by a run without it going wrong, and with it (@sites 0) right. */
+static gboolean
+sum_is_right_without (guint sites, gchar ** what)
+{
+  gsize n = 30011, i;
+  gdouble *x = g_new (gdouble, n), want, got = 0;
+  gchar *path, *desc, *error = NULL;
+  PlanDevice *device;
+  PlanReducer *r;
+  PlanArrayInfo info;
+  gboolean right;
+
+  for (i = 0; i < n; i++)
+    x[i] = cos ((gdouble) i) * 1e3 + i;
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT64;
+  info.ndim = 1;
+  info.shape[0] = n;
+  r = plan_reducer_new (PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL, &info,
+      NULL);
+  fail_unless (plan_reducer_reduce (r, x, n, &want, NULL));
+  plan_reducer_unref (r);
+  path = write_npy ("wait", x, n);
+
+  g_setenv ("GST_PLAN_SIM_MAX_DELAY_US", "2000", TRUE);
+  g_setenv ("GST_PLAN_SIM_SEED", "11", TRUE);
+  device = plan_device_get ("sim", NULL);
+  fail_unless (device != NULL);
+  if (sites != G_MAXUINT)
+    fail_unless (plan_device_sim_skip_waits (device, sites));
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=8000 ! "
+      "planupload max-buffers=2 ! planreduce name=r op=sum target=cuda ! "
+      "fakesink", path);
+  if (play_desc (desc, &got, &error)) {
+    right = memcmp (&got, &want, 8) == 0;
+    *what = g_strdup_printf ("%.17g, the CPU %.17g", got, want);
+  } else {
+    right = FALSE;
+    *what = error;
+  }
+  plan_device_sim_skip_waits (device, 0);
+  gst_object_unref (device);
+  g_unsetenv ("GST_PLAN_SIM_SEED");
+  g_unsetenv ("GST_PLAN_SIM_MAX_DELAY_US");
+  g_unlink (path);
+  g_free (path);
+  g_free (desc);
+  g_free (x);
+  return right;
+}
+
+static void
+check_wait_site (guint site)
+{
+  gchar *what = NULL;
+
+  fail_unless (sum_is_right_without (0, &what), "with every wait: %s", what);
+  g_free (what);
+  fail_if (sum_is_right_without (site, &what), "without the wait the sum "
+      "was still right: %s", what);
+  g_free (what);
+}
+
+/* The reduction's stream waits for the upload of each chunk. */
+GST_START_TEST (test_missing_ready_wait_is_caught)
+{
+  check_wait_site (PLAN_WAIT_SITE_READY);
+}
+
+GST_END_TEST;
+
+/* The upload's pool waits for the reduction's reads of a buffer before it
+ * is filled again. */
+GST_START_TEST (test_missing_pool_reuse_wait_is_caught)
+{
+  check_wait_site (PLAN_WAIT_SITE_POOL_REUSE);
+}
+
+GST_END_TEST;
+
+/* The host waits for the copy of the result before it reads it. */
+GST_START_TEST (test_missing_result_wait_is_caught)
+{
+  check_wait_site (PLAN_WAIT_SITE_RESULT);
+}
+
+GST_END_TEST;
+
+/* The same hook from the environment, as a user would set it. */
+GST_START_TEST (test_skip_wait_from_environment)
+{
+  gchar *what = NULL;
+
+  g_setenv ("GST_PLAN_SIM_SKIP_WAIT", "result", TRUE);
+  fail_if (sum_is_right_without (G_MAXUINT, &what), "with "
+      "GST_PLAN_SIM_SKIP_WAIT=result the sum was still right: %s", what);
+  g_free (what);
+  g_unsetenv ("GST_PLAN_SIM_SKIP_WAIT");
 }
 
 GST_END_TEST;
@@ -544,6 +694,10 @@ planreducedevice_suite (void)
   if (!on_cuda) {
     tcase_add_test (tc, test_failed_launch_is_an_element_error);
     tcase_add_test (tc, test_device_oom_is_an_element_error);
+    tcase_add_test (tc, test_missing_ready_wait_is_caught);
+    tcase_add_test (tc, test_missing_pool_reuse_wait_is_caught);
+    tcase_add_test (tc, test_missing_result_wait_is_caught);
+    tcase_add_test (tc, test_skip_wait_from_environment);
   }
   return s;
 }

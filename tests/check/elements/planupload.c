@@ -408,6 +408,69 @@ GST_START_TEST (test_failed_queued_copy_keeps_its_source)
 
 GST_END_TEST;
 
+/* A download whose copy fails after it was queued (the sim device's
+ * copy-queued fault on the second copy, the first being the upload): an
+ * element error of @element, and the transfer layer waits for the copy
+ * before the buffers go, so the late copy writes no freed memory (under
+ * ASan and valgrind a write into the freed output fails this test). */
+static void
+check_failed_queued_download (const gchar * tail, const gchar * message)
+{
+  PlanDevice *device = test_device ();
+  gchar *desc;
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  if (plan_device_get_kind (device) != PLAN_DEVICE_KIND_SIM) {
+    gst_object_unref (device);
+    return;
+  }
+  desc = g_strdup_printf ("planupload device=%s ! %s", test_device_name (),
+      tail);
+  h = gst_harness_new_parse (desc);
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<16, 1024>");
+  fail_unless (plan_device_sim_inject_fault (device,
+          PLAN_SIM_FAULT_COPY_QUEUED, 1));
+  gst_harness_push (h, make_chunk (4096, 0, 16, 0));
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error from %s", desc);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_READ), "%s", err->message);
+  fail_unless (strstr (err->message, message) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (desc);
+  gst_object_unref (device);
+}
+
+GST_START_TEST (test_failed_queued_download_keeps_its_buffers)
+{
+  check_failed_queued_download ("plandownload", "Could not copy a chunk "
+      "from the device");
+}
+
+GST_END_TEST;
+
+/* The same in a kernel element computing on the host from device memory:
+ * its copy of the input to the host fails after it was queued. */
+GST_START_TEST (test_failed_queued_input_copy_keeps_its_buffers)
+{
+  check_failed_queued_download ("planmap expr=\"x + 1\" target=cpu",
+      "Could not copy a buffer of input sink_0 from the device");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_missing_driver_is_an_element_error)
 {
   GstElement *up = gst_element_factory_make ("planupload", NULL);
@@ -814,6 +877,8 @@ planupload_suite (void)
     tcase_add_test (tc, test_out_of_device_memory_is_an_element_error);
     tcase_add_test (tc, test_failed_transfer_is_an_element_error);
   tcase_add_test (tc, test_failed_queued_copy_keeps_its_source);
+  tcase_add_test (tc, test_failed_queued_download_keeps_its_buffers);
+  tcase_add_test (tc, test_failed_queued_input_copy_keeps_its_buffers);
     tcase_add_test (tc, test_missing_driver_is_an_element_error);
     tcase_add_test (tc, test_auto_device_follows_environment);
   }
