@@ -85,6 +85,9 @@ struct _PlanWork
   /* Set by the runner when a run ended in PLAYING, read by the next
    * dispatch (never while one runs). */
   gboolean warm;
+
+  /* set by plan_work_dispatch() for its run, read by the runner */
+  gboolean memory_only;         /* bound to arrays only: may stay PLAYING */
   gboolean restart;             /* this run restarts a warm pipeline */
 };
 
@@ -1364,77 +1367,82 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
     g_object_set (output->element, "location", binding->location, NULL);
     return TRUE;
   }
-  if (self->restart) {
-    /* The sources' shapes are the last run's, so an output's is known
-     * exactly when it was last time. */
-    array = NULL;
-    if (binding != NULL)
-      array = g_object_ref (binding->array);
-    else if ((info->ndim == 0 || info->shape[0] >= 0)
-        && (array = _plan_array_new_uninitialized (info, error)) == NULL) {
-      g_prefix_error (error, "output '%s': ", output->name);
-      return FALSE;
-    }
-    _plan_array_sink_rebind (PLAN_ARRAY_SINK (output->element), array);
-    g_clear_object (&array);
-    return TRUE;
-  }
-  if (!ensure_element (self, &output->element, "planarraysink", error))
-    return FALSE;
-  sink = PLAN_ARRAY_SINK (output->element);
-  plan_array_sink_set_array (sink, NULL);
-  plan_array_sink_set_writer (sink, NULL, NULL, NULL);
+  array = NULL;
   if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY)
-    plan_array_sink_set_array (sink, binding->array);
-  else if (binding != NULL)
-    plan_array_sink_set_writer (sink, write_chunk,
-        _plan_binding_ref (binding), (GDestroyNotify) _plan_binding_unref);
-  else if (info->ndim == 0 || info->shape[0] >= 0) {
-    array = _plan_array_new_uninitialized (info, error);
-    if (array == NULL) {
-      g_prefix_error (error, "output '%s': ", output->name);
-      return FALSE;
-    }
-    plan_array_sink_set_array (sink, array);
-    g_object_unref (array);
+    array = g_object_ref (binding->array);
+  else if (binding == NULL && (info->ndim == 0 || info->shape[0] >= 0)
+      && (array = _plan_array_new_uninitialized (info, error)) == NULL) {
+    g_prefix_error (error, "output '%s': ", output->name);
+    return FALSE;
   }
+  if (self->restart) {
+    _plan_array_sink_rebind (PLAN_ARRAY_SINK (output->element), array);
+  } else if (ensure_element (self, &output->element, "planarraysink",
+          error)) {
+    sink = PLAN_ARRAY_SINK (output->element);
+    plan_array_sink_set_array (sink, NULL);
+    plan_array_sink_set_writer (sink, NULL, NULL, NULL);
+    if (array != NULL)
+      plan_array_sink_set_array (sink, array);
+    else if (binding != NULL)
+      plan_array_sink_set_writer (sink, write_chunk,
+          _plan_binding_ref (binding), (GDestroyNotify) _plan_binding_unref);
+  } else {
+    g_clear_object (&array);
+    return FALSE;
+  }
+  g_clear_object (&array);
   return TRUE;
 }
 
-/* Whether a dispatch on @bindings can restart the pipeline where the last
- * run left it, in PLAYING at its end, instead of cycling its states: when
- * every source is bound to an array of the dtype, shape and memory of the
- * last run's, and every output to an array or left to the future, as last
- * time. The caps then stay as they are; a flushing seek on each source
- * starts the new run (docs/plan-api.md, "Dispatching again"). */
+/* Whether @bindings give every source an array and every output an array
+ * or nothing (an array the future makes): a run of such a dispatch is in
+ * memory only, and may stay in PLAYING at its end for the next dispatch
+ * to restart (docs/plan-api.md, "Again"). */
 static gboolean
-can_restart (PlanWork * self, PlanBindings * bindings)
+binds_memory_only (PlanWork * self, PlanBindings * bindings)
 {
   guint i;
 
   for (i = 0; i < self->stages->len; i++) {
     Stage *stage = g_ptr_array_index (self->stages, i);
-    PlanBinding *binding;
-    PlanArrayInfo last;
 
-    if (stage->kind != PLAN_NODE_SOURCE)
-      continue;
-    binding = _plan_bindings_lookup (bindings, stage->node->name);
-    if (binding->kind != PLAN_BINDING_ARRAY
-        || !PLAN_IS_ARRAY_SRC (stage->element)
-        || !plan_array_src_get_info (PLAN_ARRAY_SRC (stage->element), &last)
-        || !plan_array_info_is_equal (&last,
-            plan_array_get_info (binding->array))
-        || (plan_array_get_device_memory (binding->array) != NULL) !=
-        _plan_array_src_is_on_device (PLAN_ARRAY_SRC (stage->element)))
+    if (stage->kind == PLAN_NODE_SOURCE && _plan_bindings_lookup (bindings,
+            stage->node->name)->kind != PLAN_BINDING_ARRAY)
       return FALSE;
   }
   for (i = 0; i < self->outputs->len; i++) {
     Output *output = g_ptr_array_index (self->outputs, i);
     PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
 
-    if ((binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
-        || !PLAN_IS_ARRAY_SINK (output->element))
+    if (binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether the sources of a pipeline left in PLAYING by a run in memory can
+ * take @bindings' arrays as they stand: the same dtype, shape and memory
+ * as the last run's, so that the caps stay as they are. */
+static gboolean
+same_sources (PlanWork * self, PlanBindings * bindings)
+{
+  guint i;
+
+  for (i = 0; i < self->stages->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+    PlanArraySrc *src;
+    PlanArray *array;
+    PlanArrayInfo last;
+
+    if (stage->kind != PLAN_NODE_SOURCE)
+      continue;
+    src = PLAN_ARRAY_SRC (stage->element);
+    array = _plan_bindings_lookup (bindings, stage->node->name)->array;
+    if (!plan_array_src_get_info (src, &last)
+        || !plan_array_info_is_equal (&last, plan_array_get_info (array))
+        || (plan_array_get_device_memory (array) != NULL) !=
+        _plan_array_src_is_on_device (src))
       return FALSE;
   }
   return TRUE;
@@ -1475,7 +1483,9 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
   }
   if (!infer_infos (self, infos, error))
     goto failed;
-  self->restart = self->warm && can_restart (self, bindings);
+  self->memory_only = binds_memory_only (self, bindings);
+  self->restart = self->warm && self->memory_only
+      && same_sources (self, bindings);
   if (self->warm && !self->restart) {
     GST_DEBUG_OBJECT (self->pipeline, "new bindings: stopping to rebind");
     gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
@@ -1654,29 +1664,6 @@ restart (PlanWork * self)
   return TRUE;
 }
 
-/* Whether the pipeline can stay in PLAYING after a run, to be restarted
- * by the next dispatch: when it is all in memory (file elements write and
- * rename their files on the state change). */
-static gboolean
-all_in_memory (PlanWork * self)
-{
-  guint i;
-
-  for (i = 0; i < self->stages->len; i++) {
-    Stage *stage = g_ptr_array_index (self->stages, i);
-
-    if (stage->kind == PLAN_NODE_SOURCE && !PLAN_IS_ARRAY_SRC (stage->element))
-      return FALSE;
-  }
-  for (i = 0; i < self->outputs->len; i++) {
-    Output *output = g_ptr_array_index (self->outputs, i);
-
-    if (!PLAN_IS_ARRAY_SINK (output->element))
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* Runs one dispatch on a thread of the pool: PLAYING (or a restart in
  * PLAYING) until EOS, an error or a cancel. A run in memory that ended
  * well stays in PLAYING for the next dispatch to restart; any other goes
@@ -1712,7 +1699,7 @@ run_dispatch (gpointer data, gpointer unused)
         "the plan was cancelled");
   g_clear_pointer (&message, gst_message_unref);
 
-  if (error == NULL && all_in_memory (self))
+  if (error == NULL && self->memory_only)
     warm = TRUE;
   else
     gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
