@@ -24,66 +24,7 @@
 #include <math.h>
 #include <string.h>
 
-static const PlanReduceOp all_ops[] = {
-  PLAN_REDUCE_OP_SUM, PLAN_REDUCE_OP_PROD, PLAN_REDUCE_OP_MIN,
-  PLAN_REDUCE_OP_MAX, PLAN_REDUCE_OP_MEAN, PLAN_REDUCE_OP_ARGMIN,
-  PLAN_REDUCE_OP_ARGMAX, PLAN_REDUCE_OP_ANY, PLAN_REDUCE_OP_ALL,
-  PLAN_REDUCE_OP_NANSUM, PLAN_REDUCE_OP_NANPROD, PLAN_REDUCE_OP_NANMIN,
-  PLAN_REDUCE_OP_NANMAX, PLAN_REDUCE_OP_NANMEAN, PLAN_REDUCE_OP_NANARGMIN,
-  PLAN_REDUCE_OP_NANARGMAX, PLAN_REDUCE_OP_VAR, PLAN_REDUCE_OP_STD,
-  PLAN_REDUCE_OP_NANVAR, PLAN_REDUCE_OP_NANSTD,
-  PLAN_REDUCE_OP_COUNT_NONZERO, PLAN_REDUCE_OP_PTP,
-};
-
-/* Values of @dtype that exercise the compensation, the NaN rules and the
- * ties of arg ops; @nan_every: a NaN every that many elements (floats), 0
- * for none. */
-static void
-fill (PlanDType dtype, guint8 * out, gsize n, guint seed, gsize nan_every)
-{
-  GRand *rand = g_rand_new_with_seed (seed);
-  gsize i;
-
-  for (i = 0; i < n; i++) {
-    gdouble d = g_rand_double_range (rand, -1.0, 1.0);
-    gint32 k = g_rand_int_range (rand, -120, 120);
-
-    if (i % 97 == 5)
-      d *= 1e12;
-    if (i % 31 == 7)
-      d = 0.0;
-    switch (dtype) {
-      case PLAN_DTYPE_BOOL:
-        out[i] = (guint8) (k > -30 ? (k & 3) : 0);
-        break;
-      case PLAN_DTYPE_INT8:
-      case PLAN_DTYPE_UINT8:
-        ((gint8 *) out)[i] = (gint8) k;
-        break;
-      case PLAN_DTYPE_INT16:
-      case PLAN_DTYPE_UINT16:
-        ((gint16 *) out)[i] = (gint16) (k * 250);
-        break;
-      case PLAN_DTYPE_INT32:
-      case PLAN_DTYPE_UINT32:
-        ((gint32 *) out)[i] = k * 17000000;
-        break;
-      case PLAN_DTYPE_INT64:
-      case PLAN_DTYPE_UINT64:
-        ((gint64 *) out)[i] = (gint64) k * G_GINT64_CONSTANT (70000000000000000);
-        break;
-      case PLAN_DTYPE_FLOAT32:
-        ((gfloat *) out)[i] = (nan_every && i % nan_every == 3) ? NAN
-            : (gfloat) (1e3 + d);
-        break;
-      default:
-        ((gdouble *) out)[i] = (nan_every && i % nan_every == 3) ? NAN
-            : 1e9 + d * (i % 5 == 0 ? 1e-7 : 1.0);
-        break;
-    }
-  }
-  g_rand_free (rand);
-}
+#include "reducercases.h"
 
 /* When set, reduce() makes a custom reducer of this combiner. */
 static const gchar *custom_expr, *custom_identity;
