@@ -986,6 +986,9 @@ GST_START_TEST (test_src_reader_progress_without_total)
 
   g_array_unref (msgs);
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* The reader lives on this stack: unbind it while it does, since the
+   * pipeline's last reference may go on another thread. */
+  plan_array_src_set_reader (PLAN_ARRAY_SRC (src), NULL, NULL, NULL, NULL);
   gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (pipeline);
@@ -1021,6 +1024,9 @@ GST_START_TEST (test_src_reader_progress_error_before_element_error)
 
   g_array_unref (msgs);
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* The reader lives on this stack: unbind it while it does, since the
+   * pipeline's last reference may go on another thread. */
+  plan_array_src_set_reader (PLAN_ARRAY_SRC (src), NULL, NULL, NULL, NULL);
   gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (pipeline);
