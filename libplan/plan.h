@@ -20,6 +20,7 @@
 #include <libplan/planfileformat.h>
 #include <libplan/planfilereader.h>
 #include <libplan/plankernelelement.h>
+#include <libplan/planshard.h>
 #include <libplan/planwindow.h>
 #include <libplan/planboundary.h>
 #include <libplan/plandevice.h>
@@ -48,6 +49,7 @@
 #include <libplan/planuploader.h>
 #include <libplan/planstencilkernel.h>
 #include <libplan/planprogress.h>
+#include <libplan/plancomm.h>
 #include <libplan/planreducerdevice.h>
 #endif
 

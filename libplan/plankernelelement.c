@@ -64,6 +64,7 @@
 #include "plankernelelement.h"
 #include "planerror.h"
 #include "plan-private.h"
+#include "plancomm.h"
 
 #include <string.h>
 
@@ -236,6 +237,9 @@ typedef struct
    * error was posted (PLAN_EVENT_STREAM_FAILED) */
   gint upstream_failed;
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
+  /* aggregate thread: the input is one rank's share (PLAN_EVENT_SHARD) */
+  gboolean sharded;
+  PlanShardInfo shard;
   GstDebugCategory *cat;        /* the element's own category, for the
                                  * decisions logged for it */
 } PlanKernelElementPrivate;
@@ -464,6 +468,21 @@ plan_kernel_element_finalize (GObject * object)
 
 static void preroll_downstream (PlanKernelElement * self);
 
+/* An element that fails in a sharded run tells the other ranks, so that
+ * none waits for ever for a message from this one. */
+static void
+tell_ranks (PlanKernelElement * self)
+{
+  PlanComm *comm;
+  gchar *why;
+
+  if (!GET_PRIV (self)->sharded || (comm = plan_comm_get_world (NULL)) == NULL)
+    return;
+  why = g_strdup_printf ("%s stopped with an error", GST_ELEMENT_NAME (self));
+  plan_comm_abort (comm, why);
+  g_free (why);
+}
+
 /* A segment in rows says which rows of the stream come next: the first is
  * the row the next buffer starts at (after a seek, not 0), and from the
  * next aggregate() the element starts over on them. Other formats say
@@ -486,6 +505,89 @@ set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
   GST_DEBUG_OBJECT (pad, "rows %" G_GUINT64_FORMAT " to %" G_GINT64_FORMAT
       " (%s segment)", pad->range_first, pad->range_end,
       gst_format_get_name (segment->format));
+}
+
+/* The input is one rank's share of a sharded stream: the subclass says
+ * what its output is, which goes downstream in the event's place (stored
+ * on the source pad, it follows the caps and segment there). Every input
+ * of an element must be the same share. */
+static gboolean
+take_shard (PlanKernelElement * self, GstAggregatorPad * apad,
+    GstEvent * event)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanShardInfo in, out;
+  GstEvent *forward;
+  GError *err = NULL;
+
+  if (!plan_shard_event_parse (event, &in))
+    return FALSE;
+  if (priv->sharded && (in.origin != priv->shard.origin
+          || in.n_rows != priv->shard.n_rows || in.total != priv->shard.total))
+    goto mismatch;
+  GST_INFO_OBJECT (self, "rank %u of %u: input rows %" G_GUINT64_FORMAT
+      " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT "%s", in.rank,
+      in.n_ranks, in.origin, in.n_rows, in.total,
+      in.replicated ? " (the same on every rank)" : "");
+  priv->sharded = TRUE;
+  priv->shard = in;
+  out = in;
+  if (klass->shard && !klass->shard (self, &in, &out, &err))
+    goto refused;
+  forward = plan_shard_event_new (&out);
+  gst_pad_store_sticky_event (GST_AGGREGATOR_SRC_PAD (self), forward);
+  gst_event_unref (forward);
+  return TRUE;
+
+  /* ERRORS */
+mismatch:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The inputs of %s are "
+            "different shares of their streams (input %s: rows %"
+            G_GUINT64_FORMAT " + %" G_GINT64_FORMAT ", another rows %"
+            G_GUINT64_FORMAT " + %" G_GINT64_FORMAT "): the rows would not "
+            "line up.", GST_ELEMENT_NAME (self), GST_PAD_NAME (apad),
+            in.origin, in.n_rows, priv->shard.origin, priv->shard.n_rows),
+        (NULL));
+    g_atomic_int_set (&priv->failed, TRUE);
+    tell_ranks (self);
+    return FALSE;
+  }
+refused:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s cannot run sharded: %s",
+            GST_ELEMENT_NAME (self), err->message), (NULL));
+    g_error_free (err);
+    g_atomic_int_set (&priv->failed, TRUE);
+    tell_ranks (self);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_kernel_element_get_shard:
+ * @self: a #PlanKernelElement
+ * @info: (out caller-allocates) (optional): the share its input is
+ *
+ * Call it from the aggregate thread (process(), finish()).
+ *
+ * Returns: whether the element's input is one rank's share of a stream
+ *   sharded across an MPI job
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_kernel_element_get_shard (PlanKernelElement * self, PlanShardInfo * info)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
+
+  priv = GET_PRIV (self);
+  if (info && priv->sharded)
+    *info = priv->shard;
+  return priv->sharded;
 }
 
 /* Parses caps into the pad's info; a bad caps event is a negotiation
@@ -521,6 +623,12 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
      * own about it. Passed on, for a sink downstream. */
     GST_DEBUG_OBJECT (apad, "upstream failed");
     g_atomic_int_set (&GET_PRIV (agg)->upstream_failed, TRUE);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY
+      && gst_event_has_name (event, PLAN_EVENT_SHARD)) {
+    gboolean ok = take_shard (PLAN_KERNEL_ELEMENT (agg), apad, event);
+
+    gst_event_unref (event);
+    return ok;
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
     /* An element upstream holds its output back: let downstream preroll
      * too, rather than have GstAggregator turn the GAP into an empty
@@ -1227,8 +1335,10 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
           (NULL));
     gst_clear_caps (&caps);
   }
-  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
     g_atomic_int_set (&priv->failed, TRUE);
+    tell_ranks (self);
+  }
 
 done:
   for (i = 0; i < n; i++)
@@ -1681,6 +1791,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
 
   reset_state (PLAN_KERNEL_ELEMENT (agg));
+  priv->sharded = FALSE;
   free_inputs (priv);
   clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);

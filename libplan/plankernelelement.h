@@ -13,6 +13,7 @@
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
 #include <libplan/plandevice.h>
+#include <libplan/planshard.h>
 #include <gst/base/gstaggregator.h>
 
 G_BEGIN_DECLS
@@ -153,6 +154,12 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   does not exist). Properties keep what was set, so that reading them
  *   back gives what the user wrote; the base class posts @error as a
  *   library / settings error and the state change fails. (Since: 0.1)
+ * @shard: optional: the input is one rank's share of a stream sharded
+ *   across an MPI job (a #PLAN_EVENT_SHARD event, before its first rows):
+ *   prepare to work across the ranks and fill @output with what the
+ *   output is, or return %FALSE with @error set. Without it the output is
+ *   sharded as the input. A failure of the element in a sharded run tells
+ *   the other ranks (plan_comm_abort()). (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -184,9 +191,11 @@ struct _PlanKernelElementClass
   gboolean launch_pushes;
   gboolean launch_consumes;
   gboolean (*check_settings) (PlanKernelElement * self, GError ** error);
+  gboolean (*shard) (PlanKernelElement * self, const PlanShardInfo * input,
+      PlanShardInfo * output, GError ** error);
 
   /*< private >*/
-  gpointer _plan_reserved[7];
+  gpointer _plan_reserved[6];
 };
 
 /**
@@ -227,6 +236,10 @@ gboolean plan_query_parse_output_rows (GstQuery * query, guint64 * offset,
 
 PLAN_API
 void plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer);
+
+PLAN_API
+gboolean plan_kernel_element_get_shard (PlanKernelElement * self,
+    PlanShardInfo * info);
 
 PLAN_API
 void plan_kernel_element_class_add_pad_templates (PlanKernelElementClass *

@@ -78,8 +78,10 @@
 
 #define LANES PLAN_REDUCER_LANES
 #define BLOCK PLAN_REDUCER_BLOCK_SIZE
-/* Enough levels for 2^64 blocks. */
+/* Enough levels for 2^64 blocks; a run that starts inside the stream (a
+ * shard) may hold two nodes of each level. */
 #define MAX_LEVELS 64
+#define STACK_SIZE (2 * MAX_LEVELS)
 /* Blocks per task of the worker threads: 512 Ki elements. The block loops
  * outrun reading (tens of GB/s a core), so workers only pay when a chunk is
  * large; with smaller chunks waking one would cost more than it saves, and
@@ -150,13 +152,27 @@ struct _PlanReducer
   /* caller's thread only (the streaming thread of an element) */
   guint n_threads;
   guint64 n_rows;
-  guint64 n_blocks;             /* complete blocks pushed (mode ALL) */
+  guint64 n_blocks;             /* the global index of the next block
+                                 * (mode ALL) */
   guint8 *staging;              /* [BLOCK] input elements (mode ALL) */
   gsize staged;
   gpointer scratch;             /* for blocks reduced on this thread */
-  Acc stack[MAX_LEVELS];
-  guint levels[MAX_LEVELS];
+  Acc stack[STACK_SIZE];
+  guint levels[STACK_SIZE];
+  guint64 starts[STACK_SIZE];   /* the first block of each node */
   guint depth;
+  /* A shard of a longer stream (plan_reducer_set_origin()): the current
+   * run of rows starts at global row run_first; mode ALL keeps the
+   * elements before its first whole block raw in head. Runs before the
+   * current one are serialized in runs. */
+  guint64 next_row;             /* global index of the next row */
+  guint64 run_first;
+  guint64 run_rows;
+  guint8 *head;                 /* [BLOCK] */
+  gsize head_len;
+  gsize head_want;
+  GByteArray *runs;
+  guint n_runs;
   Acc *results;                 /* block results of one chunk */
   gsize results_len;
   Acc *cols;                    /* [row_elements] (mode ROWS) */
@@ -2374,6 +2390,9 @@ plan_reducer_unref (PlanReducer * reducer)
   g_clear_pointer (&reducer->cast, plan_expr_unref);
   g_free (reducer->name);
   g_free (reducer->staging);
+  g_free (reducer->head);
+  if (reducer->runs)
+    g_byte_array_unref (reducer->runs);
   g_free (reducer->scratch);
   g_free (reducer->results);
   g_free (reducer->cols);
@@ -2527,6 +2546,14 @@ plan_reducer_reset (PlanReducer * reducer)
   reducer->n_blocks = 0;
   reducer->staged = 0;
   reducer->depth = 0;
+  reducer->next_row = 0;
+  reducer->run_first = 0;
+  reducer->run_rows = 0;
+  reducer->head_len = 0;
+  reducer->head_want = 0;
+  reducer->n_runs = 0;
+  if (reducer->runs)
+    g_byte_array_set_size (reducer->runs, 0);
   if (reducer->cols) {
     for (c = 0; c < reducer->row_elements; c++)
       reducer->cols[c] = reducer->identity;
@@ -2547,26 +2574,42 @@ typedef struct
 {
   Acc *stack;
   guint *levels;
+  guint64 *starts;
   guint depth;
 } Tree;
 
+/* Pushes the node of @level that covers the blocks from @start: it merges
+ * with the top of the stack while that is its left sibling (a node of the
+ * same level, an even one of its level). From block 0 this is a binary
+ * counter; from elsewhere (a shard) it makes the nodes that a run from 0
+ * makes, so that shards' nodes merge into the single run's tree. */
 static void
-tree_push (const PlanReducer * r, Tree * t, const Acc * block)
+tree_push_node (const PlanReducer * r, Tree * t, const Acc * node,
+    guint level, guint64 start)
 {
-  Acc acc = *block;
-  guint level = 0;
+  Acc acc = *node;
 
-  while (t->depth > 0 && t->levels[t->depth - 1] == level) {
+  while (t->depth > 0 && t->levels[t->depth - 1] == level
+      && ((t->starts[t->depth - 1] >> level) & 1) == 0) {
     Acc merged = t->stack[t->depth - 1];
 
     r->merge (r, &merged, &acc);
     acc = merged;
+    start = t->starts[t->depth - 1];
     level++;
     t->depth--;
   }
+  g_assert (t->depth < STACK_SIZE);
   t->stack[t->depth] = acc;
   t->levels[t->depth] = level;
+  t->starts[t->depth] = start;
   t->depth++;
+}
+
+static void
+tree_push (const PlanReducer * r, Tree * t, const Acc * block, guint64 index)
+{
+  tree_push_node (r, t, block, 0, index);
 }
 
 /* Folds the pending results, most recent first, after @partial (the last,
@@ -2599,14 +2642,15 @@ static void
 reduce_contiguous (const PlanReducer * r, const guint8 * data, gsize n,
     Acc * out, gpointer scratch)
 {
-  Acc stack[MAX_LEVELS], block;
-  guint levels[MAX_LEVELS];
-  Tree t = { stack, levels, 0 };
+  Acc stack[STACK_SIZE], block;
+  guint levels[STACK_SIZE];
+  guint64 starts[STACK_SIZE];
+  Tree t = { stack, levels, starts, 0 };
   gsize k;
 
   for (k = 0; k + BLOCK <= n; k += BLOCK) {
     r->block (r, data + k * r->in_size, BLOCK, k, &block, scratch);
-    tree_push (r, &t, &block);
+    tree_push (r, &t, &block, k / BLOCK);
   }
   if (k < n) {
     r->block (r, data + k * r->in_size, n - k, k, &block, scratch);
@@ -2648,9 +2692,22 @@ blocks_func (gsize begin, gsize end, gpointer user_data)
 static void
 push_all (PlanReducer * r, const guint8 * data, gsize n)
 {
-  Tree t = { r->stack, r->levels, r->depth };
+  Tree t = { r->stack, r->levels, r->starts, r->depth };
   gsize es = r->in_size, n_blocks, k;
   Acc block;
+
+  /* A shard's elements before its first whole block are kept as they
+   * are, for the rank that holds the rest of that block. */
+  if (r->head_len < r->head_want) {
+    gsize take = MIN (n, r->head_want - r->head_len);
+
+    memcpy (r->head + r->head_len * es, data, take * es);
+    r->head_len += take;
+    data += take * es;
+    n -= take;
+    if (n == 0)
+      return;
+  }
 
   if (r->staged > 0) {
     gsize take = MIN (n, BLOCK - r->staged);
@@ -2662,7 +2719,7 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
     if (r->staged < BLOCK)
       return;
     r->block (r, r->staging, BLOCK, r->n_blocks * BLOCK, &block, r->scratch);
-    tree_push (r, &t, &block);
+    tree_push (r, &t, &block, r->n_blocks);
     r->n_blocks++;
     r->staged = 0;
   }
@@ -2678,7 +2735,7 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
     plan_parallel_for (r->n_threads, n_blocks, BLOCK_GRAIN, blocks_func,
         &job);
     for (k = 0; k < n_blocks; k++)
-      tree_push (r, &t, &r->results[k]);
+      tree_push (r, &t, &r->results[k], r->n_blocks + k);
     r->n_blocks += n_blocks;
   }
 
@@ -2764,7 +2821,7 @@ columns_func (gsize begin, gsize end, gpointer user_data)
 
   for (i = 0; i < job->n_rows; i++)
     r->column (r, r->cols, begin, end, job->data + i * row_size,
-        r->n_rows + i, scratch);
+        r->next_row + i, scratch);
   g_free (scratch);
 }
 
@@ -2821,12 +2878,16 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
       else
         plan_parallel_for (r->n_threads, n_rows, grain, rows_func, &job);
       r->n_rows += n_rows;
+      r->next_row += n_rows;
+      r->run_rows += n_rows;
       if (job.all_nan)
         goto all_nan;
       return TRUE;
     }
   }
   r->n_rows += n_rows;
+  r->next_row += n_rows;
+  r->run_rows += n_rows;
   return TRUE;
 
   /* ERRORS */
@@ -2904,6 +2965,8 @@ plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
 
   if (r->mode == PLAN_REDUCE_AXIS_INNER)
     return TRUE;
+  if (r->n_runs > 0 || r->run_first > 0)
+    goto sharded;
   if (r->n_rows == 0 && !r->custom && !plan_reduce_op_has_identity (r->op))
     goto empty;
 
@@ -2923,6 +2986,7 @@ plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
 
   t.stack = r->stack;
   t.levels = r->levels;
+  t.starts = r->starts;
   t.depth = r->depth;
   if (r->staged > 0) {
     r->block (r, r->staging, r->staged, r->n_blocks * BLOCK, &block,
@@ -2953,6 +3017,481 @@ empty:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "cannot compute %s of an empty stream: %s has no identity "
         "(numpy: %s)", r->name, r->name, numpy_op_name (r->op));
+    return FALSE;
+  }
+sharded:
+  {
+    /* Rows from elsewhere than row 0: one shard's result is no result. */
+    GBytes *part = plan_reducer_export (r);
+    gboolean ok = plan_reducer_finish_parts (r, &part, 1, out, error);
+
+    g_bytes_unref (part);
+    return ok;
+  }
+}
+
+/* Shards -----------------------------------------------------------------
+ *
+ * A reducer given the rows of one shard of a stream (from global row
+ * plan_reducer_set_origin()) keeps what the single run's tree needs from
+ * it: the nodes of the blocks wholly inside the shard and, raw, the
+ * elements of the blocks it shares with its neighbours. The parts of all
+ * shards then rebuild exactly the tree of one run over the whole stream
+ * (plan_reducer_finish_parts()), so that the result is bit-identical to
+ * it whatever the shards. With PLAN_REDUCE_AXIS_ROWS each shard's column
+ * states are merged in row order instead. */
+
+#define PART_MAGIC 0x706c7264u    /* "plrd" */
+
+typedef struct
+{
+  guint64 first_row;
+  guint64 n_rows;
+  const guint8 *head;           /* mode ALL: elements before the first block */
+  guint64 head_len;
+  guint32 depth;
+  const guint8 *nodes;          /* depth x (level, start, Acc) */
+  const guint8 *tail;           /* elements after the last whole block */
+  guint64 tail_len;
+  const guint8 *cols;           /* mode ROWS: row_elements Acc */
+  const guint8 *cols_raw;       /* custom: row_elements x acc_size */
+} Run;
+
+static void
+append (GByteArray * out, gconstpointer data, gsize size)
+{
+  g_byte_array_append (out, data, size);
+}
+
+static void
+append_u64 (GByteArray * out, guint64 v)
+{
+  append (out, &v, sizeof v);
+}
+
+/* Serializes the current run to @out. */
+static void
+serialize_run (PlanReducer * r, GByteArray * out)
+{
+  guint32 depth = r->depth;
+  guint i;
+
+  append_u64 (out, r->run_first);
+  append_u64 (out, r->run_rows);
+  if (r->mode == PLAN_REDUCE_AXIS_ALL) {
+    append_u64 (out, r->head_len);
+    append (out, r->head, r->head_len * r->in_size);
+    append (out, &depth, sizeof depth);
+    for (i = 0; i < r->depth; i++) {
+      guint32 level = r->levels[i];
+
+      append (out, &level, sizeof level);
+      append_u64 (out, r->starts[i]);
+      append (out, &r->stack[i], sizeof (Acc));
+    }
+    append_u64 (out, r->staged);
+    append (out, r->staging, r->staged * r->in_size);
+  } else {
+    append (out, r->cols, r->row_elements * sizeof (Acc));
+    if (r->custom)
+      append (out, r->cols_raw, r->row_elements * r->acc_size);
+  }
+}
+
+/* Empties the current run's state. */
+static void
+clear_run (PlanReducer * r)
+{
+  gsize c;
+
+  r->depth = 0;
+  r->staged = 0;
+  r->head_len = 0;
+  r->run_rows = 0;
+  if (r->cols) {
+    for (c = 0; c < r->row_elements; c++)
+      r->cols[c] = r->identity;
+  }
+  if (r->cols_raw) {
+    for (c = 0; c < r->row_elements; c++)
+      memcpy (r->cols_raw + c * r->acc_size, r->identity.v.raw, r->acc_size);
+  }
+}
+
+/**
+ * plan_reducer_set_origin:
+ * @reducer: a #PlanReducer
+ * @first_row: the global row of the next row pushed
+ *
+ * Says that the rows pushed from now on are the rows of a longer stream
+ * from @first_row on: one rank's share of a stream sharded across an MPI
+ * job, say. A reducer that was given rows from elsewhere than row 0 keeps
+ * what the other shards need to complete its result, plan_reducer_export()
+ * gives it, and plan_reducer_finish_parts() on one rank combines every
+ * shard's part into the result of the whole stream, bit-identical to one
+ * reducer given every row (with #PLAN_REDUCE_AXIS_ALL; with
+ * #PLAN_REDUCE_AXIS_ROWS the shards' column states are merged in row
+ * order). Called again, it starts a new run of rows (rows that wrap
+ * around to the stream's start); plan_reducer_reset() forgets it all.
+ * Not for #PLAN_REDUCE_AXIS_INNER, whose results are per row anyway.
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_set_origin (PlanReducer * reducer, guint64 first_row)
+{
+  PlanReducer *r = reducer;
+
+  g_return_if_fail (reducer != NULL);
+
+  if (r->run_rows > 0) {
+    if (r->runs == NULL)
+      r->runs = g_byte_array_new ();
+    serialize_run (r, r->runs);
+    r->n_runs++;
+  }
+  clear_run (r);
+  r->run_first = first_row;
+  r->next_row = first_row;
+  if (r->mode == PLAN_REDUCE_AXIS_ALL) {
+    guint64 g0 = first_row * r->row_elements;
+
+    r->head_want = (BLOCK - g0 % BLOCK) % BLOCK;
+    r->n_blocks = (g0 + r->head_want) / BLOCK;
+    if (r->head == NULL && r->head_want > 0)
+      r->head = g_malloc (BLOCK * r->in_size);
+  }
+}
+
+/**
+ * plan_reducer_export:
+ * @reducer: a #PlanReducer
+ *
+ * Returns: (transfer full): what plan_reducer_finish_parts() needs of the
+ *   rows given so far, in this machine's byte order
+ *
+ * Since: 0.1
+ */
+GBytes *
+plan_reducer_export (PlanReducer * reducer)
+{
+  PlanReducer *r = reducer;
+  GByteArray *out;
+  guint32 header[2];
+
+  g_return_val_if_fail (reducer != NULL, NULL);
+
+  out = g_byte_array_new ();
+  header[0] = PART_MAGIC;
+  header[1] = r->n_runs + (r->run_rows > 0 ? 1 : 0);
+  append (out, header, sizeof header);
+  if (r->runs)
+    append (out, r->runs->data, r->runs->len);
+  if (r->run_rows > 0)
+    serialize_run (r, out);
+  return g_byte_array_free_to_bytes (out);
+}
+
+typedef struct
+{
+  const guint8 *p;
+  const guint8 *end;
+  gboolean bad;
+} Reader;
+
+static const guint8 *
+take (Reader * rd, gsize size)
+{
+  const guint8 *p = rd->p;
+
+  if (rd->bad || (gsize) (rd->end - rd->p) < size) {
+    rd->bad = TRUE;
+    return NULL;
+  }
+  rd->p += size;
+  return p;
+}
+
+static guint64
+take_u64 (Reader * rd)
+{
+  const guint8 *p = take (rd, sizeof (guint64));
+  guint64 v = 0;
+
+  if (p)
+    memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static gboolean
+parse_part (PlanReducer * r, GBytes * part, GArray * runs)
+{
+  gsize size;
+  Reader rd;
+  const guint8 *h;
+  guint32 header[2], i;
+
+  rd.p = g_bytes_get_data (part, &size);
+  rd.end = rd.p + size;
+  rd.bad = FALSE;
+  h = take (&rd, sizeof header);
+  if (h == NULL)
+    return FALSE;
+  memcpy (header, h, sizeof header);
+  if (header[0] != PART_MAGIC)
+    return FALSE;
+  for (i = 0; i < header[1] && !rd.bad; i++) {
+    Run run = { 0, };
+    guint32 depth = 0;
+    const guint8 *d;
+
+    run.first_row = take_u64 (&rd);
+    run.n_rows = take_u64 (&rd);
+    if (r->mode == PLAN_REDUCE_AXIS_ALL) {
+      run.head_len = take_u64 (&rd);
+      if (run.head_len > BLOCK)
+        return FALSE;
+      run.head = take (&rd, run.head_len * r->in_size);
+      d = take (&rd, sizeof depth);
+      if (d)
+        memcpy (&depth, d, sizeof depth);
+      if (depth > STACK_SIZE)
+        return FALSE;
+      run.depth = depth;
+      run.nodes = take (&rd, depth * (sizeof (guint32) + sizeof (guint64) +
+              sizeof (Acc)));
+      run.tail_len = take_u64 (&rd);
+      if (run.tail_len > BLOCK)
+        return FALSE;
+      run.tail = take (&rd, run.tail_len * r->in_size);
+    } else {
+      run.cols = take (&rd, r->row_elements * sizeof (Acc));
+      if (r->custom)
+        run.cols_raw = take (&rd, r->row_elements * r->acc_size);
+    }
+    if (!rd.bad)
+      g_array_append_val (runs, run);
+  }
+  return !rd.bad && rd.p == rd.end;
+}
+
+static gint
+compare_runs (gconstpointer a, gconstpointer b)
+{
+  const Run *x = a, *y = b;
+
+  return x->first_row < y->first_row ? -1 : x->first_row > y->first_row;
+}
+
+/* Mode ALL: elements in stream order into the staging block, whose
+ * complete blocks join the tree. */
+typedef struct
+{
+  PlanReducer *r;
+  Tree t;
+  guint8 *stage;
+  gsize staged;
+  guint64 pos;                  /* the global index of the next element */
+} Assembly;
+
+static void
+feed_raw (Assembly * a, const guint8 * data, gsize n)
+{
+  PlanReducer *r = a->r;
+  gsize es = r->in_size;
+
+  while (n > 0) {
+    gsize take_n = MIN (n, BLOCK - a->staged);
+
+    memcpy (a->stage + a->staged * es, data, take_n * es);
+    a->staged += take_n;
+    a->pos += take_n;
+    data += take_n * es;
+    n -= take_n;
+    if (a->staged == BLOCK) {
+      Acc block;
+
+      r->block (r, a->stage, BLOCK, a->pos - BLOCK, &block, r->scratch);
+      tree_push (r, &a->t, &block, (a->pos - BLOCK) / BLOCK);
+      a->staged = 0;
+    }
+  }
+}
+
+static gboolean
+assemble_all (PlanReducer * r, GArray * runs, Acc * out)
+{
+  Acc stack[STACK_SIZE];
+  guint levels[STACK_SIZE];
+  guint64 starts[STACK_SIZE];
+  Assembly a = { r, {stack, levels, starts, 0}, NULL, 0, 0 };
+  guint i, k;
+
+  a.stage = g_malloc (BLOCK * r->in_size);
+  for (i = 0; i < runs->len; i++) {
+    const Run *run = &g_array_index (runs, Run, i);
+    const guint8 *node = run->nodes;
+
+    feed_raw (&a, run->head, run->head_len);
+    for (k = 0; k < run->depth; k++) {
+      guint32 level;
+      guint64 start;
+      Acc acc;
+
+      memcpy (&level, node, sizeof level);
+      memcpy (&start, node + sizeof level, sizeof start);
+      memcpy (&acc, node + sizeof level + sizeof start, sizeof acc);
+      node += sizeof level + sizeof start + sizeof acc;
+      /* A node starts at a block the elements so far end at. */
+      if (a.staged != 0 || level >= 64 || start * BLOCK != a.pos)
+        goto misaligned;
+      tree_push_node (r, &a.t, &acc, level, start);
+      a.pos += ((guint64) BLOCK) << level;
+    }
+    feed_raw (&a, run->tail, run->tail_len);
+  }
+  if (a.staged > 0) {
+    Acc partial;
+
+    r->block (r, a.stage, a.staged, a.pos - a.staged, &partial, r->scratch);
+    tree_fold (r, &a.t, &partial, out);
+  } else {
+    tree_fold (r, &a.t, NULL, out);
+  }
+  g_free (a.stage);
+  return TRUE;
+
+misaligned:
+  g_free (a.stage);
+  return FALSE;
+}
+
+/**
+ * plan_reducer_finish_parts:
+ * @reducer: a #PlanReducer of the same op, axis and input as the ones
+ *   that made @parts
+ * @parts: (array length=n_parts): what plan_reducer_export() gave on each
+ *   shard, in any order
+ * @n_parts: the number of parts
+ * @out: where the result goes, as for plan_reducer_finish()
+ * @error: return location for a #GError
+ *
+ * Computes the result of the whole stream from its shards' parts, which
+ * must cover its rows from 0 with neither gap nor overlap. @reducer's own
+ * rows are not used: give its part among @parts.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: as plan_reducer_finish(), or
+ *   parts that are not a reducer's or leave rows out
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_finish_parts (PlanReducer * reducer, GBytes ** parts,
+    guint n_parts, gpointer out, GError ** error)
+{
+  PlanReducer *r = reducer;
+  GArray *runs;
+  guint64 expected = 0, n_rows;
+  Acc acc;
+  guint i;
+  gsize c;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (parts != NULL || n_parts == 0, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_return_val_if_fail (r->mode != PLAN_REDUCE_AXIS_INNER, FALSE);
+
+  runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  for (i = 0; i < n_parts; i++)
+    if (!parse_part (r, parts[i], runs))
+      goto bad_part;
+  g_array_sort (runs, compare_runs);
+  for (i = 0; i < runs->len; i++) {
+    const Run *run = &g_array_index (runs, Run, i);
+
+    if (run->first_row != expected)
+      goto gap;
+    expected += run->n_rows;
+  }
+  n_rows = expected;
+  if (n_rows == 0 && !r->custom && !plan_reduce_op_has_identity (r->op))
+    goto empty;
+
+  if (r->mode == PLAN_REDUCE_AXIS_ROWS) {
+    for (c = 0; c < r->row_elements; c++) {
+      guint8 *o = (guint8 *) out + c * r->out_size;
+
+      acc = r->identity;
+      for (i = 0; i < runs->len; i++) {
+        const Run *run = &g_array_index (runs, Run, i);
+        Acc b;
+
+        memcpy (&b, run->cols + c * sizeof (Acc), sizeof b);
+        if (r->custom)
+          memcpy (b.v.raw, run->cols_raw + c * r->acc_size, r->acc_size);
+        if (i == 0)
+          acc = b;
+        else
+          r->merge (r, &acc, &b);
+      }
+      if (r->custom)
+        memcpy (o, acc.v.raw, r->out_size);
+      else
+        r->final (r, &acc, n_rows, o);
+      if (r->nan_arg && acc.index == G_MAXUINT64)
+        goto all_nan;
+    }
+    g_array_unref (runs);
+    return TRUE;
+  }
+
+  if (!assemble_all (r, runs, &acc))
+    goto bad_part;
+  g_array_unref (runs);
+  if (r->custom)
+    memcpy (out, acc.v.raw, r->out_size);
+  else
+    r->final (r, &acc, n_rows * r->row_elements, out);
+  if (r->nan_arg && acc.index == G_MAXUINT64)
+    goto all_nan_done;
+  return TRUE;
+
+  /* ERRORS */
+bad_part:
+  {
+    g_array_unref (runs);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a part to combine is not the state of a %s reducer of this input",
+        r->name);
+    return FALSE;
+  }
+gap:
+  {
+    const Run *run = &g_array_index (runs, Run, i);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the shards of %s do not cover the stream: after row %"
+        G_GUINT64_FORMAT " comes a shard from row %" G_GUINT64_FORMAT,
+        r->name, expected, run->first_row);
+    g_array_unref (runs);
+    return FALSE;
+  }
+empty:
+  {
+    g_array_unref (runs);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s of an empty stream: %s has no identity "
+        "(numpy: %s)", r->name, r->name, numpy_op_name (r->op));
+    return FALSE;
+  }
+all_nan:
+  g_array_unref (runs);
+all_nan_done:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s: %s (numpy: All-NaN slice encountered)", r->name,
+        r->mode == PLAN_REDUCE_AXIS_ROWS ? "a column's values are all NaN"
+        : "every value is NaN");
     return FALSE;
   }
 }

@@ -221,6 +221,16 @@ PLAN_API
 void plan_reducer_reset (PlanReducer * reducer);
 
 PLAN_API
+void plan_reducer_set_origin (PlanReducer * reducer, guint64 first_row);
+
+PLAN_API
+GBytes * plan_reducer_export (PlanReducer * reducer);
+
+PLAN_API
+gboolean plan_reducer_finish_parts (PlanReducer * reducer, GBytes ** parts,
+    guint n_parts, gpointer out, GError ** error);
+
+PLAN_API
 gboolean plan_reducer_reduce (PlanReducer * reducer, gconstpointer data,
     gsize n_rows, gpointer out, GError ** error);
 

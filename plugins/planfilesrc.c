@@ -90,6 +90,7 @@
 #include "planfilesrc.h"
 #include "planfileuri.h"
 #include <libplan/planprogress.h>
+#include <libplan/plancomm.h>
 
 #include <string.h>
 
@@ -111,6 +112,7 @@ enum
   PROP_LENGTH,
   PROP_MAX_CHUNKS,
   PROP_IO_MODE,
+  PROP_SHARD,
 };
 
 #define DEFAULT_LOCATION NULL
@@ -124,6 +126,7 @@ enum
 #define DEFAULT_LENGTH -1
 #define DEFAULT_MAX_CHUNKS 4
 #define DEFAULT_IO_MODE PLAN_FILE_IO_MODE_AUTO
+#define DEFAULT_SHARD PLAN_SHARD_NONE
 
 #define MAX_BLOCKSIZE (1 << 30)
 #define MAX_MAX_CHUNKS 1024
@@ -145,11 +148,15 @@ struct _PlanFileSrc
   gint64 length;
   guint max_chunks;
   PlanFileIoMode io_mode;
+  PlanShardMode shard;
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
   gboolean opened;
   guint64 position;             /* rows pushed, or the seek start */
+  gboolean sharded;             /* this rank's share of the rows */
+  PlanShardInfo shard_info;
+  gboolean shard_sent;          /* streaming thread: the event is stored */
 
   /* the reader is opened and closed with io_lock held, so that queries
    * reading rows on other threads never see it half closed */
@@ -303,6 +310,25 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
           "pages, read-only, no copy)", PLAN_TYPE_FILE_IO_MODE,
           DEFAULT_IO_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSrc:shard:
+   *
+   * With "mpi", the process is one rank of an MPI job (started by
+   * `mpirun`) and reads only its share of the rows that offset and length
+   * select: contiguous, balanced, in rank order (see docs/mpi.md). The
+   * stream then says so downstream, and planreduce, planstencil and
+   * planfilesink combine, exchange and write across the ranks so that the
+   * job's results are those of one process reading every row.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_SHARD,
+      g_param_spec_enum ("shard", "Sharding",
+          "none (read every row selected) or mpi (each rank of an MPI job "
+          "reads its share of them, and the elements downstream work "
+          "across the ranks)", PLAN_TYPE_SHARD_MODE, DEFAULT_SHARD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Array file source",
@@ -347,6 +373,7 @@ plan_file_src_init (PlanFileSrc * self)
   self->blocksize = DEFAULT_BLOCKSIZE;
   self->offset = DEFAULT_OFFSET;
   self->length = DEFAULT_LENGTH;
+  self->shard = DEFAULT_SHARD;
   self->max_chunks = DEFAULT_MAX_CHUNKS;
   self->io_mode = DEFAULT_IO_MODE;
   g_mutex_init (&self->io_lock);
@@ -481,6 +508,9 @@ plan_file_src_set_property (GObject * object, guint prop_id,
     case PROP_OFFSET:
       self->offset = g_value_get_uint64 (value);
       break;
+    case PROP_SHARD:
+      self->shard = g_value_get_enum (value);
+      break;
     case PROP_LENGTH:
       self->length = g_value_get_int64 (value);
       break;
@@ -522,6 +552,9 @@ plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_OFFSET:
       g_value_set_uint64 (value, self->offset);
+      break;
+    case PROP_SHARD:
+      g_value_set_enum (value, self->shard);
       break;
     case PROP_LENGTH:
       g_value_set_int64 (value, self->length);
@@ -599,6 +632,37 @@ open_reader (PlanFileSrc * self, const gchar * location,
   return ok;
 }
 
+/* shard=mpi: narrows the reader's window to this rank's share of the
+ * rows selected (which start at file row @offset). */
+static gboolean
+take_share (PlanFileSrc * self, guint64 offset, GError ** error)
+{
+  PlanComm *comm = plan_comm_get_world (error);
+  PlanShardInfo *info = &self->shard_info;
+  guint64 first, count;
+
+  if (comm == NULL)
+    return FALSE;
+  info->rank = plan_comm_get_rank (comm);
+  info->n_ranks = plan_comm_get_size (comm);
+  info->total = plan_file_reader_get_n_rows (self->reader);
+  info->replicated = FALSE;
+  plan_shard_split (info->total, info->n_ranks, info->rank, &first, &count);
+  info->origin = first;
+  info->n_rows = count;
+  g_mutex_lock (&self->io_lock);
+  if (!plan_file_reader_set_window (self->reader, offset + first, count,
+          error)) {
+    g_mutex_unlock (&self->io_lock);
+    return FALSE;
+  }
+  g_mutex_unlock (&self->io_lock);
+  GST_INFO_OBJECT (self, "rank %u of %u: rows %" G_GUINT64_FORMAT " to %"
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, info->rank, info->n_ranks,
+      first, first + count, info->total);
+  return TRUE;
+}
+
 static gboolean
 plan_file_src_start (GstBaseSrc * src)
 {
@@ -610,6 +674,7 @@ plan_file_src_start (GstBaseSrc * src)
   guint64 offset;
   gint64 length;
   guint blocksize;
+  PlanShardMode shard;
 
   plan_array_info_init (&raw_info);
   GST_OBJECT_LOCK (self);
@@ -622,6 +687,7 @@ plan_file_src_start (GstBaseSrc * src)
   offset = self->offset;
   length = self->length;
   blocksize = self->blocksize;
+  shard = self->shard;
   self->chunks_ahead = self->max_chunks;
   GST_OBJECT_UNLOCK (self);
 
@@ -631,6 +697,10 @@ plan_file_src_start (GstBaseSrc * src)
     goto no_location;
   if (!open_reader (self, location, format, &raw_info, offset, length, &err))
     goto open_failed;
+  self->sharded = shard == PLAN_SHARD_MPI;
+  self->shard_sent = FALSE;
+  if (self->sharded && !take_share (self, offset, &err))
+    goto shard_failed;
 
   plan_file_reader_get_info (self->reader, &info);
   self->chunk_rows = blocksize == 0 ? 0 : MAX (1, blocksize /
@@ -678,6 +748,18 @@ open_failed:
     post_read_error (self, err);
     g_error_free (err);
     g_free (location);
+    return FALSE;
+  }
+shard_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Cannot read a share of '%s' (shard=mpi): %s", location,
+            err->message), (NULL));
+    g_error_free (err);
+    g_free (location);
+    g_mutex_lock (&self->io_lock);
+    plan_file_reader_close (self->reader);
+    g_mutex_unlock (&self->io_lock);
     return FALSE;
   }
 }
@@ -1124,6 +1206,15 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
     return GST_FLOW_FLUSHING;
   if (!self->reading && !start_reading (self, self->seek_first, self->seek_end))
     return GST_FLOW_ERROR;
+  /* Stored, it goes downstream with the other sticky events, after the
+   * segment, before the first rows. */
+  if (self->sharded && !self->shard_sent) {
+    GstEvent *event = plan_shard_event_new (&self->shard_info);
+
+    gst_pad_store_sticky_event (GST_BASE_SRC_PAD (src), event);
+    gst_event_unref (event);
+    self->shard_sent = TRUE;
+  }
 
   ret = plan_file_reader_pop (self->reader, buffer, &err);
   switch (ret) {

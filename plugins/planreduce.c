@@ -55,6 +55,7 @@
 
 #include "planreduce.h"
 #include <libplan/planexpr.h>
+#include <libplan/plancomm.h>
 
 #include <string.h>
 
@@ -126,6 +127,11 @@ struct _PlanReduce
   PlanDevice *scratch_device;   /* of map_scratch */
   gpointer map_scratch;         /* device memory for the map's result */
   gsize map_scratch_size;
+  /* sharded (axis all or 0): the global row the next input row is */
+  gboolean sharded;
+  PlanShardInfo shard;
+  guint64 next_global;
+  gboolean origin_set;
 };
 
 G_DEFINE_TYPE (PlanReduce, plan_reduce, PLAN_TYPE_KERNEL_ELEMENT);
@@ -329,6 +335,9 @@ plan_reduce_start (GstAggregator * agg)
   GError *rejected = NULL;
   gboolean no_identity;
   gchar *expr;
+
+  self->sharded = FALSE;
+  self->origin_set = FALSE;
 
   GST_OBJECT_LOCK (self);
   if (self->rejected_expr)
@@ -589,6 +598,126 @@ plan_reduce_push (PlanReduce * self, const guint8 * data, gsize n_rows,
   return TRUE;
 }
 
+/* Sharded: the reducer learns where in the whole stream the rows are; a
+ * run of rows that wraps around the stream's end (a stencil's last rank
+ * with boundary=wrap) is two runs. */
+static void
+plan_reduce_push_shard (PlanReduce * self, const PlanChunk * chunk)
+{
+  const PlanArrayInfo *in =
+      plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
+  gsize row_size = plan_array_info_get_row_size (in);
+  const guint8 *data = chunk->data[0];
+  guint64 total = MAX (self->shard.total, 1);
+  guint64 global = (self->shard.origin + chunk->first_row) % total;
+  gsize n = chunk->n_rows;
+
+  while (n > 0) {
+    gsize take = MIN ((guint64) n, total - global);
+
+    if (!self->origin_set || global != self->next_global) {
+      GST_DEBUG_OBJECT (self, "rows from global row %" G_GUINT64_FORMAT,
+          global);
+      plan_reducer_set_origin (self->reducer, global);
+      self->origin_set = TRUE;
+    }
+    plan_reduce_push (self, data, take, NULL, NULL);
+    data += take * row_size;
+    n -= take;
+    self->next_global = (global + take) % total;
+    global = self->next_global;
+  }
+}
+
+/* Sharded (axis all or 0): rank 0 combines every rank's part into the
+ * result and sends it to every rank; a rank that cannot (the job failed
+ * elsewhere) says why. The result, or an error message, is a status byte
+ * then its bytes. */
+static gboolean
+plan_reduce_combine (PlanReduce * self, gpointer out, gsize out_size,
+    GError ** error)
+{
+  PlanComm *comm = plan_comm_get_world (error);
+  GBytes *part, **parts = NULL, *verdict = NULL;
+  const guint8 *v;
+  gsize n;
+  gint tag;
+  guint i;
+
+  if (comm == NULL)
+    return FALSE;
+  tag = plan_comm_tag (GST_OBJECT_NAME (self), PLAN_COMM_REDUCE);
+  part = plan_reducer_export (self->reducer);
+  GST_DEBUG_OBJECT (self, "rank %u: a part of %" G_GSIZE_FORMAT " bytes",
+      plan_comm_get_rank (comm), g_bytes_get_size (part));
+  if (!plan_comm_gather (comm, tag, part, &parts, NULL, error)) {
+    g_bytes_unref (part);
+    return FALSE;
+  }
+  g_bytes_unref (part);
+  if (parts != NULL) {
+    guint8 *msg = g_malloc (1 + out_size);
+    GError *err = NULL;
+
+    if (plan_reducer_finish_parts (self->reducer, parts,
+            plan_comm_get_size (comm), msg + 1, &err)) {
+      msg[0] = 1;
+      verdict = g_bytes_new_take (msg, 1 + out_size);
+    } else {
+      g_free (msg);
+      msg = (guint8 *) g_strdup_printf ("%c%s", 0, err->message);
+      verdict = g_bytes_new_take (msg, 1 + strlen (err->message));
+      g_error_free (err);
+    }
+    for (i = 0; i < plan_comm_get_size (comm); i++)
+      g_bytes_unref (parts[i]);
+    g_free (parts);
+  }
+  part = plan_comm_broadcast (comm, tag, verdict, NULL, error);
+  if (verdict)
+    g_bytes_unref (verdict);
+  if (part == NULL)
+    return FALSE;
+  v = g_bytes_get_data (part, &n);
+  if (n >= 1 && v[0] == 1 && n == 1 + out_size) {
+    memcpy (out, v + 1, out_size);
+    g_bytes_unref (part);
+    return TRUE;
+  }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "%.*s",
+      (int) (n > 0 ? n - 1 : 0), n > 0 ? (const gchar *) v + 1 : "");
+  g_bytes_unref (part);
+  return FALSE;
+}
+
+/* Sharded: a reduction of the whole or of the rows has the same result on
+ * every rank; per row, the output rows are the input's. */
+static gboolean
+plan_reduce_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
+    PlanShardInfo * output, GError ** error)
+{
+  PlanReduce *self = PLAN_REDUCE (kernel);
+  PlanReduceAxis axis;
+
+  GST_OBJECT_LOCK (self);
+  axis = self->axis;
+  GST_OBJECT_UNLOCK (self);
+  *output = *input;
+  self->sharded = FALSE;
+  if (axis == PLAN_REDUCE_AXIS_INNER)
+    return TRUE;
+  if (input->replicated)
+    return TRUE;
+  self->sharded = TRUE;
+  self->shard = *input;
+  self->origin_set = FALSE;
+  output->origin = 0;
+  output->n_rows = -1;
+  output->total = 0;
+  output->replicated = TRUE;
+  return TRUE;
+}
+
 static GstFlowReturn
 plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
 {
@@ -599,7 +728,10 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   GError *err = NULL;
 
   if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER) {
-    plan_reduce_push (self, chunk->data[0], chunk->n_rows, NULL, NULL);
+    if (self->sharded)
+      plan_reduce_push_shard (self, chunk);
+    else
+      plan_reduce_push (self, chunk->data[0], chunk->n_rows, NULL, NULL);
     return GST_FLOW_OK;
   }
 
@@ -672,6 +804,12 @@ plan_reduce_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   GstMapInfo map;
   GstFlowReturn ret;
   gboolean ok;
+
+  if (self->sharded) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "a reduction sharded across ranks runs on the host");
+    return FALSE;
+  }
 
   /* A new stream (the element started again, its state reset): a new
    * device reduction on it, so that it stays in order with the inputs. */
@@ -777,6 +915,7 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
   PlanReduce *self = PLAN_REDUCE (kernel);
   const PlanArrayInfo *info = plan_kernel_element_get_output_info (kernel);
   GError *err = NULL;
+  GstStructure *s;
   GstBuffer *out;
   GstMapInfo map;
   GstFlowReturn ret;
@@ -790,13 +929,19 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
     return ret;
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
-  if (self->device_reducer ?
+  if (self->sharded) {
+    if (!plan_reduce_combine (self, map.data, map.size, &err))
+      goto empty;
+  } else if (self->device_reducer ?
       !plan_device_reducer_finish (self->device_reducer, map.data, &err) :
       !plan_reducer_finish (self->reducer, map.data, &err))
     goto empty;
-  plan_reduce_publish (self, plan_reducer_make_structure (self->reducer,
-          GST_OBJECT_NAME (self), map.data, 0, 0),
-      plan_reduce_get_post_messages (self));
+  s = plan_reducer_make_structure (self->reducer, GST_OBJECT_NAME (self),
+      map.data, 0, 0);
+  if (self->sharded)
+    gst_structure_set (s, "rows", G_TYPE_UINT64, self->shard.total,
+        "ranks", G_TYPE_UINT, self->shard.n_ranks, NULL);
+  plan_reduce_publish (self, s, plan_reduce_get_post_messages (self));
   gst_buffer_unmap (out, &map);
   return plan_kernel_element_push_output (kernel, out);
 
@@ -857,6 +1002,7 @@ plan_reduce_reset (PlanKernelElement * kernel)
     g_byte_array_set_size (self->last_values, 0);
   self->last_rows = 0;
   self->posted = FALSE;
+  self->origin_set = FALSE;
 }
 
 static void
@@ -898,6 +1044,7 @@ plan_reduce_class_init (PlanReduceClass * klass)
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_reduce_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_reduce_reset);
   kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_reduce_output_range);
+  kernel_class->shard = GST_DEBUG_FUNCPTR (plan_reduce_shard);
   kernel_class->launch = GST_DEBUG_FUNCPTR (plan_reduce_launch);
   kernel_class->launch_consumes = TRUE;
 

@@ -1,0 +1,545 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanComm: point-to-point messages between the ranks of an MPI job for
+ * sharded elements (see the PlanShard section in planshard.c). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plancomm.h"
+#include <libplan/planerror.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#if HAVE_MPI
+#include <mpi.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (plan_shard_debug);
+#define GST_CAT_DEFAULT plan_shard_debug
+
+/* Tags: 8,000 owners x 4 purposes stay below MPI's least upper bound for
+ * tags (32,767); the abort message has a tag of its own above them. */
+#define N_OWNER_TAGS 8000
+#define ABORT_TAG 32001
+
+/**
+ * plan_comm_tag:
+ * @owner: the name of the element that sends or receives the message
+ * @purpose: what the message is for
+ *
+ * Returns: the tag of @owner's messages for @purpose, the same on every
+ *   rank
+ *
+ * Since: 0.1
+ */
+gint
+plan_comm_tag (const gchar * owner, PlanCommPurpose purpose)
+{
+  g_return_val_if_fail (owner != NULL, 0);
+
+  /* g_str_hash is djb2: stable across processes and builds. */
+  return (gint) ((g_str_hash (owner) % N_OWNER_TAGS) * 4 + purpose);
+}
+
+/* The connection ------------------------------------------------------- */
+
+typedef struct
+{
+  GBytes *data;
+#if HAVE_MPI
+  MPI_Request request;
+#endif
+} Pending;
+
+struct _PlanComm
+{
+  guint rank;
+  guint size;
+  GMutex lock;
+  GArray *pending;              /* Pending: sends not known complete */
+  gchar *failure;               /* why the job failed, once it has */
+  gboolean aborted;             /* this rank told the others */
+  guint64 bytes_sent;
+};
+
+/**
+ * plan_comm_available:
+ *
+ * Returns: whether this build of libplan can run sharded over MPI
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_comm_available (void)
+{
+  return HAVE_MPI;
+}
+
+#if HAVE_MPI
+static PlanComm *world;
+
+/* Sends that completed are let go. Called with the lock. */
+static void
+reap_sends (PlanComm * comm)
+{
+  guint i = 0;
+
+  while (i < comm->pending->len) {
+    Pending *p = &g_array_index (comm->pending, Pending, i);
+    int done = 0;
+
+    MPI_Test (&p->request, &done, MPI_STATUS_IGNORE);
+    if (done) {
+      g_bytes_unref (p->data);
+      g_array_remove_index_fast (comm->pending, i);
+    } else {
+      i++;
+    }
+  }
+}
+
+/* At exit: MPI wants every rank to finalize. Sends no rank will receive
+ * (after a failure) are abandoned rather than waited for. */
+static void
+finalize_world (void)
+{
+  int finalized = 0;
+  gboolean failed;
+
+  MPI_Finalized (&finalized);
+  if (finalized || world == NULL)
+    return;
+  g_mutex_lock (&world->lock);
+  reap_sends (world);
+  failed = world->failure != NULL;
+  if (!failed && world->pending->len > 0) {
+    /* Every message of a run that succeeded has a receiver. */
+    guint i;
+
+    for (i = 0; i < world->pending->len; i++)
+      MPI_Wait (&g_array_index (world->pending, Pending, i).request,
+          MPI_STATUS_IGNORE);
+  }
+  g_mutex_unlock (&world->lock);
+  MPI_Finalize ();
+}
+
+static gboolean
+init_world (GError ** error)
+{
+  int initialized = 0, provided = 0, rank = 0, size = 1;
+
+  MPI_Initialized (&initialized);
+  if (!initialized) {
+    if (MPI_Init_thread (NULL, NULL, MPI_THREAD_MULTIPLE, &provided)
+        != MPI_SUCCESS)
+      goto init_failed;
+    atexit (finalize_world);
+  } else {
+    MPI_Query_thread (&provided);
+  }
+  if (provided < MPI_THREAD_MULTIPLE)
+    goto no_threads;
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  MPI_Comm_size (MPI_COMM_WORLD, &size);
+  world = g_new0 (PlanComm, 1);
+  world->rank = rank;
+  world->size = size;
+  g_mutex_init (&world->lock);
+  world->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  GST_INFO ("rank %d of %d", rank, size);
+  return TRUE;
+
+  /* ERRORS */
+init_failed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "MPI could not be initialised (MPI_Init_thread failed)");
+    return FALSE;
+  }
+no_threads:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "the MPI library gives thread level %d, and sharded elements talk "
+        "from their own streaming threads: it needs MPI_THREAD_MULTIPLE "
+        "(%d)", provided, MPI_THREAD_MULTIPLE);
+    return FALSE;
+  }
+}
+#endif
+
+/**
+ * plan_comm_get_world:
+ * @error: return location for a #GError
+ *
+ * Initialises MPI on first use (with MPI_THREAD_MULTIPLE; MPI is
+ * finalised when the process exits) and returns the connection to every
+ * rank of the job. A process not started by `mpirun` is a job of one
+ * rank.
+ *
+ * Returns: (transfer none): the process's connection, or %NULL with
+ *   @error set (a build without MPI, or MPI failed to start)
+ *
+ * Since: 0.1
+ */
+PlanComm *
+plan_comm_get_world (GError ** error)
+{
+#if HAVE_MPI
+  static GMutex init_lock;
+  static gboolean tried;
+  static GError *init_error;
+  PlanComm *comm;
+
+  g_mutex_lock (&init_lock);
+  if (!tried) {
+    GST_DEBUG_CATEGORY_INIT (plan_shard_debug, "planshard", 0,
+        "gst-plan: runs sharded across MPI ranks");
+    tried = TRUE;
+    init_world (&init_error);
+  }
+  comm = world;
+  if (comm == NULL)
+    g_propagate_error (error, g_error_copy (init_error));
+  g_mutex_unlock (&init_lock);
+  return comm;
+#else
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+      "this build of gst-plan has no MPI support (build it with Open MPI's "
+      "libopenmpi-dev installed, or -Dmpi=enabled)");
+  return NULL;
+#endif
+}
+
+/**
+ * plan_comm_get_rank:
+ * @comm: a #PlanComm
+ *
+ * Returns: this process's rank, from 0
+ *
+ * Since: 0.1
+ */
+guint
+plan_comm_get_rank (PlanComm * comm)
+{
+  g_return_val_if_fail (comm != NULL, 0);
+  return comm->rank;
+}
+
+/**
+ * plan_comm_get_size:
+ * @comm: a #PlanComm
+ *
+ * Returns: the number of ranks of the job
+ *
+ * Since: 0.1
+ */
+guint
+plan_comm_get_size (PlanComm * comm)
+{
+  g_return_val_if_fail (comm != NULL, 1);
+  return comm->size;
+}
+
+/**
+ * plan_comm_get_bytes_sent:
+ * @comm: a #PlanComm
+ *
+ * Returns: the bytes this rank has sent to others so far
+ *
+ * Since: 0.1
+ */
+guint64
+plan_comm_get_bytes_sent (PlanComm * comm)
+{
+  guint64 n;
+
+  g_return_val_if_fail (comm != NULL, 0);
+  g_mutex_lock (&comm->lock);
+  n = comm->bytes_sent;
+  g_mutex_unlock (&comm->lock);
+  return n;
+}
+
+/**
+ * plan_comm_send:
+ * @comm: a #PlanComm
+ * @peer: the rank to send to, not this one
+ * @tag: the message's tag (plan_comm_tag())
+ * @data: (transfer none): the message
+ *
+ * Starts sending @data to @peer and returns at once; @data is kept until
+ * the send is done. Messages with the same peer and tag arrive in the
+ * order they were sent.
+ *
+ * Since: 0.1
+ */
+void
+plan_comm_send (PlanComm * comm, guint peer, gint tag, GBytes * data)
+{
+#if HAVE_MPI
+  Pending p;
+  gsize size;
+  gconstpointer bytes;
+
+  g_return_if_fail (comm != NULL && data != NULL);
+  g_return_if_fail (peer < comm->size && peer != comm->rank);
+
+  p.data = g_bytes_ref (data);
+  bytes = g_bytes_get_data (data, &size);
+  g_return_if_fail (size <= G_MAXINT);
+  g_mutex_lock (&comm->lock);
+  MPI_Isend (bytes, (int) size, MPI_BYTE, (int) peer, tag, MPI_COMM_WORLD,
+      &p.request);
+  g_array_append_val (comm->pending, p);
+  comm->bytes_sent += size;
+  reap_sends (comm);
+  g_mutex_unlock (&comm->lock);
+  GST_LOG ("sent %" G_GSIZE_FORMAT " bytes to rank %u, tag %d", size, peer,
+      tag);
+#endif
+}
+
+#if HAVE_MPI
+/* Takes a message that matched a probe. */
+static GBytes *
+take_message (MPI_Message * message, MPI_Status * status)
+{
+  int count = 0;
+  guint8 *buf;
+
+  MPI_Get_count (status, MPI_BYTE, &count);
+  buf = g_malloc (MAX (count, 1));
+  MPI_Mrecv (buf, count, MPI_BYTE, message, MPI_STATUS_IGNORE);
+  return g_bytes_new_take (buf, count);
+}
+
+/* Whether the job has failed: a rank said so. Called with the lock. */
+static gboolean
+check_failed (PlanComm * comm)
+{
+  MPI_Message message;
+  MPI_Status status;
+  int found = 0;
+
+  if (comm->failure != NULL)
+    return TRUE;
+  MPI_Improbe (MPI_ANY_SOURCE, ABORT_TAG, MPI_COMM_WORLD, &found, &message,
+      &status);
+  if (found) {
+    GBytes *why = take_message (&message, &status);
+    gsize n;
+    const gchar *text = g_bytes_get_data (why, &n);
+
+    comm->failure = g_strdup_printf ("rank %d failed: %.*s",
+        status.MPI_SOURCE, (int) n, text);
+    g_bytes_unref (why);
+    GST_WARNING ("%s", comm->failure);
+  }
+  return comm->failure != NULL;
+}
+#endif
+
+/**
+ * plan_comm_recv:
+ * @comm: a #PlanComm
+ * @peer: the rank to receive from, not this one
+ * @tag: the message's tag
+ * @cancellable: (nullable): a #GCancellable to stop waiting
+ * @error: return location for a #GError
+ *
+ * Waits for the next message from @peer with @tag. It fails, rather than
+ * waits for ever, when another rank fails (plan_comm_abort()) or
+ * @cancellable is cancelled.
+ *
+ * Returns: (transfer full): the message, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+GBytes *
+plan_comm_recv (PlanComm * comm, guint peer, gint tag,
+    GCancellable * cancellable, GError ** error)
+{
+#if HAVE_MPI
+  gulong delay = 10;
+
+  g_return_val_if_fail (comm != NULL, NULL);
+  g_return_val_if_fail (peer < comm->size && peer != comm->rank, NULL);
+
+  for (;;) {
+    MPI_Message message;
+    MPI_Status status;
+    int found = 0;
+
+    if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      return NULL;
+    g_mutex_lock (&comm->lock);
+    MPI_Improbe ((int) peer, tag, MPI_COMM_WORLD, &found, &message, &status);
+    if (found) {
+      GBytes *data = take_message (&message, &status);
+
+      g_mutex_unlock (&comm->lock);
+      GST_LOG ("received %" G_GSIZE_FORMAT " bytes from rank %u, tag %d",
+          g_bytes_get_size (data), peer, tag);
+      return data;
+    }
+    if (check_failed (comm))
+      goto failed;
+    reap_sends (comm);
+    g_mutex_unlock (&comm->lock);
+    /* Polling, so that a failure or a cancellation is seen: from 10 us
+     * to 1 ms between looks. */
+    g_usleep (delay);
+    delay = MIN (delay * 2, 1000);
+  }
+
+failed:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s", comm->failure);
+  g_mutex_unlock (&comm->lock);
+  return NULL;
+#else
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+      "this build of gst-plan has no MPI support");
+  return NULL;
+#endif
+}
+
+static void
+free_parts (GBytes ** parts, guint n)
+{
+  guint r;
+
+  for (r = 0; r < n; r++)
+    if (parts[r])
+      g_bytes_unref (parts[r]);
+  g_free (parts);
+}
+
+/**
+ * plan_comm_gather:
+ * @comm: a #PlanComm
+ * @tag: the messages' tag
+ * @mine: (transfer none): this rank's part
+ * @all: (out) (optional) (array) (transfer full): on rank 0, every rank's
+ *   part, in rank order (free each, then the array); %NULL elsewhere
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Collects a part from every rank on rank 0.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (see plan_comm_recv())
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_comm_gather (PlanComm * comm, gint tag, GBytes * mine, GBytes *** all,
+    GCancellable * cancellable, GError ** error)
+{
+  GBytes **parts;
+  guint r;
+
+  g_return_val_if_fail (comm != NULL && mine != NULL, FALSE);
+
+  if (all)
+    *all = NULL;
+  if (comm->rank != 0) {
+    plan_comm_send (comm, 0, tag, mine);
+    return TRUE;
+  }
+  parts = g_new0 (GBytes *, comm->size);
+  parts[0] = g_bytes_ref (mine);
+  for (r = 1; r < comm->size; r++) {
+    parts[r] = plan_comm_recv (comm, r, tag, cancellable, error);
+    if (parts[r] == NULL)
+      goto failed;
+  }
+  if (all) {
+    *all = parts;
+    return TRUE;
+  }
+  free_parts (parts, comm->size);
+  return TRUE;
+
+failed:
+  free_parts (parts, comm->size);
+  return FALSE;
+}
+
+/**
+ * plan_comm_broadcast:
+ * @comm: a #PlanComm
+ * @tag: the message's tag
+ * @data: (transfer none) (nullable): on rank 0, what to send; ignored
+ *   elsewhere
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Sends @data from rank 0 to every rank.
+ *
+ * Returns: (transfer full): @data on every rank, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+GBytes *
+plan_comm_broadcast (PlanComm * comm, gint tag, GBytes * data,
+    GCancellable * cancellable, GError ** error)
+{
+  guint r;
+
+  g_return_val_if_fail (comm != NULL, NULL);
+
+  if (comm->rank != 0)
+    return plan_comm_recv (comm, 0, tag, cancellable, error);
+  g_return_val_if_fail (data != NULL, NULL);
+  for (r = 1; r < comm->size; r++)
+    plan_comm_send (comm, r, tag, data);
+  return g_bytes_ref (data);
+}
+
+/**
+ * plan_comm_abort:
+ * @comm: a #PlanComm
+ * @why: what went wrong on this rank
+ *
+ * Tells every other rank that this one failed, once: their waits for
+ * messages then fail with @why. Elements call it when they fail in a
+ * sharded run, so that no rank waits for ever for one that stopped.
+ *
+ * Since: 0.1
+ */
+void
+plan_comm_abort (PlanComm * comm, const gchar * why)
+{
+#if HAVE_MPI
+  GBytes *data;
+  guint r;
+
+  g_return_if_fail (comm != NULL && why != NULL);
+
+  g_mutex_lock (&comm->lock);
+  if (comm->aborted) {
+    g_mutex_unlock (&comm->lock);
+    return;
+  }
+  comm->aborted = TRUE;
+  if (comm->failure == NULL)
+    comm->failure = g_strdup_printf ("rank %u failed: %s", comm->rank, why);
+  g_mutex_unlock (&comm->lock);
+  GST_WARNING ("telling the other ranks: %s", why);
+  data = g_bytes_new (why, strlen (why));
+  for (r = 0; r < comm->size; r++)
+    if (r != comm->rank)
+      plan_comm_send (comm, r, ABORT_TAG, data);
+  g_bytes_unref (data);
+#endif
+}
