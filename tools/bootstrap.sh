@@ -21,7 +21,8 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   python3-numpy python3-scipy python3-numexpr
   clang libclang-rt-14-dev valgrind
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
-  graphviz bsdutils)
+  graphviz bsdutils
+  openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${packages[@]}"; do
