@@ -50,6 +50,7 @@
 #include <libplan/planstencilkernel.h>
 #include <libplan/planprogress.h>
 #include <libplan/plancomm.h>
+#include <libplan/planshardwriter.h>
 #include <libplan/planreducerdevice.h>
 #endif
 

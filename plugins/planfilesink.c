@@ -61,6 +61,8 @@
 
 #include "planfilesink.h"
 #include "planfileuri.h"
+#include <libplan/plancomm.h>
+#include <libplan/planshardwriter.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_file_sink_debug);
 #define GST_CAT_DEFAULT plan_file_sink_debug
@@ -72,12 +74,50 @@ enum
   PROP_FORMAT,
   PROP_MAX_PENDING,
   PROP_FSYNC,
+  PROP_SHARD_OUTPUT,
 };
+
+/**
+ * PlanShardOutput:
+ * @PLAN_SHARD_OUTPUT_SHARED: one file, each rank writing its rows at
+ *   their place
+ * @PLAN_SHARD_OUTPUT_PER_RANK: one file per rank, `NAME.rankR-of-N.EXT`
+ *
+ * What planfilesink writes when its stream is one rank's share of a
+ * sharded run.
+ */
+typedef enum
+{
+  PLAN_SHARD_OUTPUT_SHARED,
+  PLAN_SHARD_OUTPUT_PER_RANK,
+} PlanShardOutput;
+
+#define PLAN_TYPE_SHARD_OUTPUT (plan_shard_output_get_type ())
+static GType
+plan_shard_output_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_SHARD_OUTPUT_SHARED, "One file, each rank writing its rows at "
+          "their place", "shared"},
+    {PLAN_SHARD_OUTPUT_PER_RANK, "One file per rank, NAME.rankR-of-N.EXT",
+        "per-rank"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanShardOutput", values);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 #define DEFAULT_LOCATION NULL
 #define DEFAULT_FORMAT PLAN_FILE_FORMAT_AUTO
 #define DEFAULT_MAX_PENDING 4
 #define DEFAULT_FSYNC FALSE
+#define DEFAULT_SHARD_OUTPUT PLAN_SHARD_OUTPUT_SHARED
 
 #define MAX_MAX_PENDING 1024
 
@@ -90,6 +130,7 @@ struct _PlanFileSink
   PlanFileFormat format;
   guint max_pending;
   gboolean fsync;
+  PlanShardOutput shard_output;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -103,6 +144,14 @@ struct _PlanFileSink
   guint64 rows_received;
   PlanArrayInfo info;           /* of the caps, kept for a restart */
   gboolean have_info;
+  /* a sharded stream (PLAN_EVENT_SHARD): this rank's rows go into the
+   * shared file, or its own file, or (a result every rank has) nowhere
+   * but on rank 0 */
+  gboolean sharded;
+  PlanShardInfo shard;
+  PlanShardWriter *shard_writer;
+  gchar *rank_location;         /* per-rank: this rank's file */
+  gboolean discard;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -173,6 +222,25 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           "that it survives a crash of the machine", DEFAULT_FSYNC,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSink:shard-output:
+   *
+   * When the stream is one rank's share of a run sharded across an MPI
+   * job (planfilesrc shard=mpi upstream): "shared" writes one file, each
+   * rank its rows at their place, put in place when every rank has
+   * succeeded; "per-rank" writes one file per rank, `out.rank1-of-4.npy`
+   * for `out.npy`. A result every rank has (a whole reduction) is written
+   * by rank 0 alone. Unsharded streams ignore it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_SHARD_OUTPUT,
+      g_param_spec_enum ("shard-output", "Sharded output",
+          "In a run sharded across MPI ranks: shared (one file, each rank "
+          "writing its rows at their place) or per-rank (one file per rank, "
+          "NAME.rankR-of-N.EXT)", PLAN_TYPE_SHARD_OUTPUT,
+          DEFAULT_SHARD_OUTPUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
@@ -192,12 +260,14 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
   basesink_class->unlock_stop = GST_DEBUG_FUNCPTR (plan_file_sink_unlock_stop);
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_OUTPUT, 0);
 }
 
 static void
 plan_file_sink_init (PlanFileSink * self)
 {
   self->location = DEFAULT_LOCATION;
+  self->shard_output = DEFAULT_SHARD_OUTPUT;
   self->format = DEFAULT_FORMAT;
   self->max_pending = DEFAULT_MAX_PENDING;
   self->fsync = DEFAULT_FSYNC;
@@ -222,6 +292,7 @@ plan_file_sink_finalize (GObject * object)
   PlanFileSink *self = PLAN_FILE_SINK (object);
 
   g_free (self->location);
+  g_free (self->rank_location);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -270,6 +341,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_FSYNC:
       self->fsync = g_value_get_boolean (value);
       break;
+    case PROP_SHARD_OUTPUT:
+      self->shard_output = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -296,6 +370,9 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FSYNC:
       g_value_set_boolean (value, self->fsync);
+      break;
+    case PROP_SHARD_OUTPUT:
+      g_value_set_enum (value, self->shard_output);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -352,8 +429,11 @@ open_writer (PlanFileSink * self)
   gboolean fsync;
 
   GST_OBJECT_LOCK (self);
-  location = g_strdup (self->location);
+  location = g_strdup (self->rank_location ? self->rank_location :
+      self->location);
   format = self->format;
+  if (format == PLAN_FILE_FORMAT_AUTO && self->rank_location)
+    format = plan_file_format_from_location (self->location);
   max_pending = self->max_pending;
   fsync = self->fsync;
   GST_OBJECT_UNLOCK (self);
@@ -402,6 +482,8 @@ cancel_writer (PlanFileSink * self)
         "partial file");
   plan_file_writer_cancel (self->writer);
   self->open = FALSE;
+  /* Before its verdict, a failure of this rank: the others are told. */
+  g_clear_pointer (&self->shard_writer, plan_shard_writer_free);
 }
 
 static GstStateChangeReturn
@@ -412,6 +494,9 @@ plan_file_sink_change_state (GstElement * element, GstStateChange transition)
 
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     self->have_info = FALSE;
+    self->sharded = FALSE;
+    self->discard = FALSE;
+    g_clear_pointer (&self->rank_location, g_free);
     if (!open_writer (self))
       return GST_STATE_CHANGE_FAILURE;
   }
@@ -476,6 +561,128 @@ restart_writer (PlanFileSink * self)
   }
 }
 
+/* A sharded stream: what this rank writes, and where. */
+static gboolean
+take_shard (PlanFileSink * self, GstEvent * event)
+{
+  PlanShardOutput mode;
+  PlanComm *comm;
+  GError *err = NULL;
+  gchar *location;
+  PlanFileFormat format;
+  gboolean fsync;
+
+  if (!plan_shard_event_parse (event, &self->shard) || self->sharded)
+    return TRUE;
+  self->sharded = TRUE;
+  GST_OBJECT_LOCK (self);
+  mode = self->shard_output;
+  location = g_strdup (self->location);
+  format = self->format;
+  fsync = self->fsync;
+  GST_OBJECT_UNLOCK (self);
+  if (format == PLAN_FILE_FORMAT_AUTO)
+    format = plan_file_format_from_location (location);
+
+  if (self->shard.replicated && mode == PLAN_SHARD_OUTPUT_SHARED) {
+    /* Every rank has the same rows: rank 0 writes them. */
+    if (self->shard.rank != 0) {
+      GST_INFO_OBJECT (self, "rank %u: rank 0 writes the result",
+          self->shard.rank);
+      cancel_writer (self);
+      self->discard = TRUE;
+    }
+    g_free (location);
+    return TRUE;
+  }
+  cancel_writer (self);
+  if (mode == PLAN_SHARD_OUTPUT_PER_RANK) {
+    self->rank_location = plan_shard_rank_location (location,
+        self->shard.rank, self->shard.n_ranks);
+    GST_INFO_OBJECT (self, "rank %u: writing '%s'", self->shard.rank,
+        self->rank_location);
+    g_free (location);
+    if (!open_writer (self))
+      return FALSE;
+    if (self->have_info) {
+      if (!plan_file_writer_set_info (self->writer, &self->info, &err))
+        goto failed;
+      self->row_size = plan_array_info_get_row_size (&self->info);
+      self->caps_rows = plan_array_info_get_n_rows (&self->info);
+    }
+    return TRUE;
+  }
+  if (!self->have_info) {
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "a sharded stream without caps");
+    goto failed;
+  }
+  if ((comm = plan_comm_get_world (&err)) == NULL)
+    goto failed;
+  GST_INFO_OBJECT (self, "rank %u of %u: rows %" G_GUINT64_FORMAT " + %"
+      G_GINT64_FORMAT " of the %" G_GUINT64_FORMAT " of '%s'",
+      self->shard.rank, self->shard.n_ranks, self->shard.origin,
+      self->shard.n_rows, self->shard.total, location);
+  self->shard_writer = plan_shard_writer_new (comm, GST_OBJECT_NAME (self),
+      location, format, &self->info, self->shard.total, fsync, &err);
+  if (self->shard_writer == NULL)
+    goto failed;
+  self->open = TRUE;
+  g_free (location);
+  return TRUE;
+
+failed:
+  post_write_error (self, err);
+  g_error_free (err);
+  g_free (location);
+  cancel_writer (self);
+  return FALSE;
+}
+
+/* Rows of a sharded stream at their global place; a run of rows that
+ * wraps around the stream's end is written in two. */
+static GstFlowReturn
+render_shared (PlanFileSink * self, GstBuffer * buffer)
+{
+  guint64 total = MAX (self->shard.total, 1);
+  guint64 row = (self->shard.origin + (GST_BUFFER_OFFSET_IS_VALID (buffer) ?
+          GST_BUFFER_OFFSET (buffer) : self->next_row)) % total;
+  GError *err = NULL;
+  GstMapInfo map;
+  gsize n, done = 0;
+
+  if (self->row_size == 0 || !gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not map a buffer for writing."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  n = map.size / self->row_size;
+  while (done < n) {
+    gsize take = MIN ((guint64) (n - done), total - row);
+
+    if (!plan_shard_writer_write (self->shard_writer, row,
+            map.data + done * self->row_size, take, &err)) {
+      PlanComm *comm = plan_comm_get_world (NULL);
+
+      gst_buffer_unmap (buffer, &map);
+      /* The other ranks learn why, before the writer tells them that this
+       * one stopped. */
+      if (comm)
+        plan_comm_abort (comm, err->message);
+      post_write_error (self, err);
+      g_error_free (err);
+      cancel_writer (self);
+      return GST_FLOW_ERROR;
+    }
+    done += take;
+    row = (row + take) % total;
+  }
+  gst_buffer_unmap (buffer, &map);
+  self->rows_received += n;
+  self->next_row += n;
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
@@ -483,6 +690,10 @@ plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GError *err = NULL;
   GstFlowReturn ret;
 
+  if (self->discard)
+    return GST_FLOW_OK;
+  if (self->shard_writer)
+    return render_shared (self, buffer);
   if (GST_BUFFER_OFFSET_IS_VALID (buffer)
       && GST_BUFFER_OFFSET (buffer) != self->next_row)
     GST_WARNING_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
@@ -514,6 +725,11 @@ check_complete (PlanFileSink * self)
   GstSegment *segment = &GST_BASE_SINK (self)->segment;
   gint64 expected = self->caps_rows;
   gchar *location;
+
+  /* A rank's share says how many rows it has (a stencil's ranks have
+   * others than their input's). */
+  if (self->sharded && self->shard.n_rows >= 0)
+    expected = self->shard.n_rows;
 
   if (expected < 0)
     return TRUE;
@@ -557,6 +773,39 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
     if (self->open)
       plan_file_writer_cancel (self->writer);
     self->open = FALSE;
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY
+      && gst_event_has_name (event, PLAN_EVENT_SHARD) && !take_shard (self,
+          event)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && self->sharded) {
+    /* A seek in a sharded run would be each rank's own. */
+    GST_WARNING_OBJECT (self, "flushed in a sharded run: the shared output "
+        "is not started over");
+    return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->shard_writer) {
+    gboolean ok;
+
+    self->open = FALSE;
+    if (!check_complete (self)) {
+      cancel_writer (self);
+      gst_event_unref (event);
+      return FALSE;
+    }
+    ok = plan_shard_writer_finish (self->shard_writer, &err);
+    g_clear_pointer (&self->shard_writer, plan_shard_writer_free);
+    if (!ok) {
+      post_write_error (self, err);
+      g_error_free (err);
+      gst_event_unref (event);
+      return FALSE;
+    }
+    GST_INFO_OBJECT (self, "rank %u: the shared output is in place",
+        self->shard.rank);
+    return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     gboolean ret = GST_BASE_SINK_CLASS (parent_class)->event (sink, event);

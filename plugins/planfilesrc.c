@@ -1236,6 +1236,12 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
     default:
       /* The progress message first: applications stop at the error. */
       plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
+      if (self->sharded && err) {
+        PlanComm *comm = plan_comm_get_world (NULL);
+
+        if (comm)
+          plan_comm_abort (comm, err->message);
+      }
       post_read_error (self, err);
       g_clear_error (&err);
       break;

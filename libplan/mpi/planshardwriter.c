@@ -1,0 +1,465 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanShardWriter: one output file that the ranks of an MPI job write
+ * together, each its rows at their place.
+ *
+ * 1. Rank 0 creates a hidden temporary file next to the output
+ *    (".NAME.XXXXXX.part"), writes the .npy header for the whole array,
+ *    sizes the file, and sends its name to the other ranks.
+ * 2. Every rank writes its rows with pwrite() at their offset.
+ * 3. At the end each rank sends rank 0 its outcome (the rows it wrote, or
+ *    why it failed); rank 0 renames the file over the output when every
+ *    rank succeeded and the rows add up to the whole, removes it
+ *    otherwise, and sends every rank the verdict. So when any rank sees
+ *    success, the file is in place; a failure anywhere leaves nothing
+ *    under the output's name.
+ *
+ * The temporary file needs a name (the ranks open it), so unlike
+ * planfilesink's own writer it stays behind if rank 0 is killed. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planshardwriter.h"
+#include <libplan/plannpy.h>
+#include <libplan/planerror.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+struct _PlanShardWriter
+{
+  PlanComm *comm;
+  gchar *location;
+  gchar *tmp_path;              /* rank 0: the file it made */
+  gint fd;
+  gint name_tag;                /* the name, then the verdict, from rank 0 */
+  gint done_tag;                /* each rank's outcome, to rank 0 */
+  gsize row_size;
+  gsize header_size;
+  guint64 total;
+  guint64 rows_written;
+  gboolean sync;
+  gboolean finished;
+};
+
+static gboolean
+set_io_error (GError ** error, const gchar * what, const gchar * path)
+{
+  int e = errno;
+
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+      "could not %s '%s': %s", what, path, g_strerror (e));
+  return FALSE;
+}
+
+/* Rank 0: the temporary file, with its header, at its full size. */
+static gboolean
+create_file (PlanShardWriter * w, PlanFileFormat format,
+    const PlanArrayInfo * info, GError ** error)
+{
+  gchar *dir = g_path_get_dirname (w->location);
+  gchar *base = g_path_get_basename (w->location);
+  gchar *name = g_strdup_printf (".%s.XXXXXX.part", base);
+  guint8 *header = NULL;
+
+  w->tmp_path = g_build_filename (dir, name, NULL);
+  g_free (dir);
+  g_free (base);
+  g_free (name);
+  w->fd = g_mkstemp_full (w->tmp_path, O_RDWR | O_CLOEXEC, 0666);
+  if (w->fd < 0) {
+    set_io_error (error, "create a temporary file for", w->location);
+    g_clear_pointer (&w->tmp_path, g_free);
+    return FALSE;
+  }
+  if (format == PLAN_FILE_FORMAT_NPY) {
+    PlanArrayInfo whole = *info;
+
+    whole.shape[0] = w->total;
+    header = g_malloc (w->header_size);
+    if (!plan_npy_write_header (&whole, header, w->header_size, error))
+      goto failed;
+    if (pwrite (w->fd, header, w->header_size, 0) != (gssize) w->header_size) {
+      set_io_error (error, "write the header of", w->tmp_path);
+      goto failed;
+    }
+  }
+  if (ftruncate (w->fd, w->header_size + w->total * w->row_size) != 0) {
+    set_io_error (error, "size", w->tmp_path);
+    goto failed;
+  }
+  g_free (header);
+  return TRUE;
+
+failed:
+  g_free (header);
+  close (w->fd);
+  w->fd = -1;
+  g_unlink (w->tmp_path);
+  g_clear_pointer (&w->tmp_path, g_free);
+  return FALSE;
+}
+
+/**
+ * plan_shard_writer_new:
+ * @comm: the job's #PlanComm
+ * @owner: the name of the element writing (the same on every rank); it
+ *   tags the writer's messages
+ * @location: the output file
+ * @format: %PLAN_FILE_FORMAT_NPY or %PLAN_FILE_FORMAT_RAW
+ * @info: the dtype and row shape of the array (its outermost extent is
+ *   ignored)
+ * @total_rows: the rows of the whole array, across the ranks
+ * @sync: whether each rank fsync()s its rows before the file is renamed
+ * @error: return location for a #GError
+ *
+ * Starts writing @location together with the other ranks, which must
+ * all call this with the same arguments. Rank 0 creates the file; the
+ * others open it when they first write.
+ *
+ * Returns: (transfer full): a writer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+PlanShardWriter *
+plan_shard_writer_new (PlanComm * comm, const gchar * owner,
+    const gchar * location, PlanFileFormat format, const PlanArrayInfo * info,
+    guint64 total_rows, gboolean sync, GError ** error)
+{
+  PlanShardWriter *w;
+  guint r;
+
+  g_return_val_if_fail (comm != NULL && owner != NULL, NULL);
+  g_return_val_if_fail (location != NULL && info != NULL, NULL);
+
+  w = g_new0 (PlanShardWriter, 1);
+  w->comm = comm;
+  w->location = g_strdup (location);
+  w->fd = -1;
+  w->name_tag = plan_comm_tag (owner, PLAN_COMM_OUTPUT);
+  w->done_tag = plan_comm_tag (owner, PLAN_COMM_OUTPUT_DONE);
+  w->row_size = plan_array_info_get_row_size (info);
+  w->total = total_rows;
+  w->sync = sync;
+  if (format == PLAN_FILE_FORMAT_NPY) {
+    PlanArrayInfo whole = *info;
+
+    /* Every rank writes its rows after the header rank 0 writes. */
+    whole.shape[0] = total_rows;
+    w->header_size = plan_npy_get_header_size (&whole);
+  }
+  if (plan_comm_get_rank (comm) == 0) {
+    GBytes *name;
+
+    if (!create_file (w, format, info, error)) {
+      plan_comm_abort (comm, (*error)->message);
+      plan_shard_writer_free (w);
+      return NULL;
+    }
+    name = g_bytes_new (w->tmp_path, strlen (w->tmp_path) + 1);
+    for (r = 1; r < plan_comm_get_size (comm); r++)
+      plan_comm_send (comm, r, w->name_tag, name);
+    g_bytes_unref (name);
+  }
+  return w;
+}
+
+/* The other ranks: the file rank 0 made. */
+static gboolean
+ensure_open (PlanShardWriter * w, GError ** error)
+{
+  GBytes *name;
+  gsize n;
+  const gchar *path;
+
+  if (w->fd >= 0 || w->tmp_path != NULL)
+    return w->fd >= 0;
+  name = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+  if (name == NULL)
+    return FALSE;
+  path = g_bytes_get_data (name, &n);
+  w->tmp_path = g_strndup (path, n);
+  g_bytes_unref (name);
+  w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
+  if (w->fd < 0)
+    return set_io_error (error, "open the shared output", w->tmp_path);
+  return TRUE;
+}
+
+/**
+ * plan_shard_writer_write:
+ * @writer: a #PlanShardWriter
+ * @row: the global row of the first row
+ * @data: (array): @n_rows rows
+ * @n_rows: the number of rows; with @row no more than the total
+ * @error: return location for a #GError
+ *
+ * Writes rows at their place in the file.
+ *
+ * Returns: %TRUE, or %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_shard_writer_write (PlanShardWriter * writer, guint64 row,
+    gconstpointer data, gsize n_rows, GError ** error)
+{
+  PlanShardWriter *w = writer;
+  const guint8 *p = data;
+  gsize left = n_rows * w->row_size;
+  goffset at = w->header_size + row * w->row_size;
+
+  g_return_val_if_fail (writer != NULL, FALSE);
+
+  if (row + n_rows > w->total) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rows %"
+        G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " are past the %"
+        G_GUINT64_FORMAT " rows of '%s'", row, row + n_rows, w->total,
+        w->location);
+    return FALSE;
+  }
+  if (!ensure_open (w, error))
+    return FALSE;
+  while (left > 0) {
+    gssize done = pwrite (w->fd, p, left, at);
+
+    if (done < 0 && errno == EINTR)
+      continue;
+    if (done <= 0)
+      return set_io_error (error, "write", w->tmp_path);
+    p += done;
+    at += done;
+    left -= done;
+  }
+  w->rows_written += n_rows;
+  return TRUE;
+}
+
+/* An outcome: status byte, rows written, then a message. */
+static GBytes *
+outcome_new (gboolean ok, guint64 rows, const gchar * message)
+{
+  gsize len = message ? strlen (message) : 0;
+  guint8 *b = g_malloc (1 + sizeof rows + len);
+
+  b[0] = ok;
+  memcpy (b + 1, &rows, sizeof rows);
+  if (len)
+    memcpy (b + 1 + sizeof rows, message, len);
+  return g_bytes_new_take (b, 1 + sizeof rows + len);
+}
+
+static gboolean
+outcome_parse (GBytes * outcome, guint64 * rows, gchar ** message)
+{
+  gsize n;
+  const guint8 *b = g_bytes_get_data (outcome, &n);
+
+  *rows = 0;
+  *message = NULL;
+  if (n < 1 + sizeof (guint64)) {
+    *message = g_strdup ("a malformed outcome");
+    return FALSE;
+  }
+  memcpy (rows, b + 1, sizeof (guint64));
+  if (n > 1 + sizeof (guint64))
+    *message = g_strndup ((const gchar *) b + 1 + sizeof (guint64),
+        n - 1 - sizeof (guint64));
+  return b[0] == 1;
+}
+
+/* This rank's part: its rows on disk, the file closed. */
+static gboolean
+close_own (PlanShardWriter * w, GError ** error)
+{
+  gboolean ok = TRUE;
+
+  if (w->fd < 0)
+    return TRUE;
+  if (w->sync && fsync (w->fd) != 0)
+    ok = set_io_error (error, "sync", w->tmp_path);
+  if (close (w->fd) != 0 && ok)
+    ok = set_io_error (error, "close", w->tmp_path);
+  w->fd = -1;
+  return ok;
+}
+
+/* Rank 0: every rank's outcome, then the verdict. */
+static GBytes *
+decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
+{
+  guint n = plan_comm_get_size (w->comm), r;
+  guint64 rows = w->rows_written;
+  GString *why = g_string_new (NULL);
+  gboolean ok = own_ok;
+  GBytes *verdict;
+
+  if (!own_ok)
+    g_string_append_printf (why, "rank 0: %s", own_why);
+  for (r = 1; r < n; r++) {
+    GError *err = NULL;
+    GBytes *outcome = plan_comm_recv (w->comm, r, w->done_tag, NULL, &err);
+    guint64 their_rows;
+    gchar *their_why;
+
+    if (outcome == NULL) {
+      if (why->len == 0)
+        g_string_append (why, err->message);
+      g_error_free (err);
+      ok = FALSE;
+      break;
+    }
+    if (!outcome_parse (outcome, &their_rows, &their_why)) {
+      if (why->len == 0)
+        g_string_append_printf (why, "rank %u: %s", r,
+            their_why ? their_why : "failed");
+      ok = FALSE;
+    }
+    rows += their_rows;
+    g_free (their_why);
+    g_bytes_unref (outcome);
+  }
+  if (ok && rows != w->total) {
+    g_string_append_printf (why, "the ranks wrote %" G_GUINT64_FORMAT
+        " rows of %" G_GUINT64_FORMAT, rows, w->total);
+    ok = FALSE;
+  }
+  if (ok && g_rename (w->tmp_path, w->location) != 0) {
+    int e = errno;
+
+    g_string_append_printf (why, "could not rename '%s' to '%s': %s",
+        w->tmp_path, w->location, g_strerror (e));
+    ok = FALSE;
+  }
+  if (!ok)
+    g_unlink (w->tmp_path);
+  verdict = outcome_new (ok, rows, why->str);
+  g_string_free (why, TRUE);
+  for (r = 1; r < n; r++)
+    plan_comm_send (w->comm, r, w->name_tag, verdict);
+  return verdict;
+}
+
+/**
+ * plan_shard_writer_finish:
+ * @writer: a #PlanShardWriter
+ * @error: return location for a #GError
+ *
+ * Ends this rank's part and waits for the job's verdict: every rank must
+ * call it (or fail, which plan_shard_writer_free() tells the others).
+ *
+ * Returns: %TRUE when the whole file is in place, or %FALSE with @error
+ *   set, saying which rank failed and why; the output is then not written
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_shard_writer_finish (PlanShardWriter * writer, GError ** error)
+{
+  PlanShardWriter *w = writer;
+  GError *err = NULL;
+  GBytes *verdict;
+  guint64 rows;
+  gchar *why;
+  gboolean own_ok;
+
+  g_return_val_if_fail (writer != NULL, FALSE);
+
+  own_ok = (plan_comm_get_rank (w->comm) == 0 || ensure_open (w, &err))
+      && close_own (w, &err);
+  w->finished = TRUE;
+  if (plan_comm_get_rank (w->comm) == 0) {
+    verdict = decide (w, own_ok, err ? err->message : NULL);
+  } else {
+    GBytes *outcome = outcome_new (own_ok, w->rows_written,
+        err ? err->message : NULL);
+
+    plan_comm_send (w->comm, 0, w->done_tag, outcome);
+    g_bytes_unref (outcome);
+    verdict = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+    if (verdict == NULL) {
+      g_clear_error (&err);
+      return FALSE;
+    }
+  }
+  g_clear_error (&err);
+  if (outcome_parse (verdict, &rows, &why)) {
+    g_free (why);
+    g_bytes_unref (verdict);
+    return TRUE;
+  }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "'%s' was not written: %s",
+      w->location, why ? why : "a rank failed");
+  g_free (why);
+  g_bytes_unref (verdict);
+  return FALSE;
+}
+
+/**
+ * plan_shard_writer_free:
+ * @writer: (transfer full): a #PlanShardWriter
+ *
+ * Frees @writer. Before plan_shard_writer_finish() this is a failure of
+ * this rank: the others are told, and rank 0 removes the file.
+ *
+ * Since: 0.1
+ */
+void
+plan_shard_writer_free (PlanShardWriter * writer)
+{
+  PlanShardWriter *w = writer;
+
+  if (w == NULL)
+    return;
+  if (w->fd >= 0)
+    close (w->fd);
+  if (!w->finished) {
+    gchar *why = g_strdup_printf ("stopped before writing all its rows of "
+        "'%s'", w->location);
+
+    plan_comm_abort (w->comm, why);
+    g_free (why);
+    if (plan_comm_get_rank (w->comm) == 0 && w->tmp_path)
+      g_unlink (w->tmp_path);
+  }
+  g_free (w->tmp_path);
+  g_free (w->location);
+  g_free (w);
+}
+
+/**
+ * plan_shard_rank_location:
+ * @location: an output file
+ * @rank: a rank
+ * @n_ranks: the number of ranks
+ *
+ * Returns: (transfer full): the file of @rank when each rank writes its
+ *   own: `out.npy` becomes `out.rank1-of-4.npy` (the rank's number
+ *   before the extension, or at the end without one)
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_shard_rank_location (const gchar * location, guint rank, guint n_ranks)
+{
+  const gchar *slash = strrchr (location, '/');
+  const gchar *dot = strrchr (location, '.');
+
+  if (dot == NULL || (slash && dot < slash) || dot == (slash ? slash + 1 :
+          location))
+    return g_strdup_printf ("%s.rank%u-of-%u", location, rank, n_ranks);
+  return g_strdup_printf ("%.*s.rank%u-of-%u%s", (int) (dot - location),
+      location, rank, n_ranks, dot);
+}
