@@ -426,6 +426,30 @@ free_parts (GBytes ** parts, guint n)
 }
 
 /**
+ * plan_comm_dup_failure:
+ * @comm: a #PlanComm
+ *
+ * Returns: (transfer full) (nullable): why the job failed, when a rank
+ *   has said so (plan_comm_abort()), or %NULL
+ *
+ * Since: 0.1
+ */
+gchar *
+plan_comm_dup_failure (PlanComm * comm)
+{
+  gchar *why = NULL;
+
+  g_return_val_if_fail (comm != NULL, NULL);
+#if HAVE_MPI
+  g_mutex_lock (&comm->lock);
+  if (check_failed (comm))
+    why = g_strdup (comm->failure);
+  g_mutex_unlock (&comm->lock);
+#endif
+  return why;
+}
+
+/**
  * plan_comm_gather:
  * @comm: a #PlanComm
  * @tag: the messages' tag

@@ -83,6 +83,9 @@ GBytes * plan_comm_broadcast (PlanComm * comm, gint tag, GBytes * data,
     GCancellable * cancellable, GError ** error);
 
 PLAN_API
+gchar * plan_comm_dup_failure (PlanComm * comm);
+
+PLAN_API
 void plan_comm_abort (PlanComm * comm, const gchar * why);
 
 PLAN_API

@@ -193,8 +193,17 @@ ensure_open (PlanShardWriter * w, GError ** error)
   w->tmp_path = g_strndup (path, n);
   g_bytes_unref (name);
   w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
-  if (w->fd < 0)
+  if (w->fd < 0) {
+    /* Gone because the job failed elsewhere: say that. */
+    gchar *why = plan_comm_dup_failure (w->comm);
+
+    if (why) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s", why);
+      g_free (why);
+      return FALSE;
+    }
     return set_io_error (error, "open the shared output", w->tmp_path);
+  }
   return TRUE;
 }
 

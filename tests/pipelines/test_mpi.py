@@ -1,0 +1,216 @@
+"""Plans sharded across MPI ranks (planfilesrc shard=mpi), launched by
+mpirun with 1 to 4 ranks on this machine: every output must have the bytes
+of the single-process run (and numpy's values), and a rank failing in the
+middle must fail the job on every rank, with no output left."""
+import glob
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+import plantest
+from plantest import Failure
+
+RANKS = (1, 2, 3, 4)
+MPIRUN = shutil.which('mpirun')
+
+
+def mpirun(n, words, env=None, rank_env=None, expect_ok=True):
+    """Runs the pipeline on n ranks. rank_env: {rank: {VAR: value}} set on
+    that rank only."""
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', str(n)]
+    launch = plantest.launcher() + ['-q'] + [str(w) for w in words]
+    if rank_env:
+        script = ''.join('if [ "$OMPI_COMM_WORLD_RANK" = %d ]; then export %s; fi; '
+                         % (r, ' '.join('%s=%s' % kv for kv in e.items()))
+                         for r, e in rank_env.items())
+        cmd += ['sh', '-c', script + 'exec "$@"', 'sh'] + launch
+    else:
+        cmd += launch
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, env=dict(os.environ, **(env or {})))
+    if expect_ok and p.returncode != 0:
+        raise Failure('%d ranks failed (%d): %s\n%s' % (n, p.returncode,
+                                                        ' '.join(words), p.stdout))
+    if not expect_ok and p.returncode == 0:
+        raise Failure('%d ranks should have failed: %s' % (n, ' '.join(words)))
+    return p.stdout
+
+
+def same_bytes(a, b, what):
+    with open(a, 'rb') as fa, open(b, 'rb') as fb:
+        if fa.read() != fb.read():
+            raise Failure('%s: %s differs from the single-process %s' % (what, a, b))
+
+
+D = plantest.tmpdir()
+rng = np.random.default_rng(17)
+V32 = os.path.join(D, 'v32.npy')
+M64 = os.path.join(D, 'm64.npy')
+# Odd lengths: the ranks' shares differ, and blocks of the reduction tree
+# straddle the ranks.
+np.save(V32, (rng.standard_normal(200003) * 10.0 ** rng.integers(-3, 4, 200003))
+        .astype(np.float32))
+m = rng.standard_normal((10001, 5))
+m[rng.integers(0, 10001, 40), rng.integers(0, 5, 40)] = np.nan
+np.save(M64, m)
+
+
+def test_map_shared_output():
+    a = np.load(M64)
+    single = os.path.join(D, 'map1.npy')
+    plantest.launch('planfilesrc', 'location=%s' % M64, '!', 'planmap',
+                    'expr=x*2+x*x', '!', 'planfilesink',
+                    'location=%s' % single)
+    plantest.assert_same(np.load(single), a * 2 + a * a, 'map, one process')
+    for n in RANKS:
+        out = os.path.join(D, 'map-%d.npy' % n)
+        mpirun(n, ['planfilesrc', 'location=%s' % M64, 'shard=mpi', '!', 'planmap',
+                   'expr=x*2+x*x', '!', 'planfilesink', 'location=%s' % out])
+        same_bytes(out, single, 'map on %d ranks' % n)
+    if glob.glob(os.path.join(D, '.*.part')):
+        raise Failure('temporary files left: %s' % glob.glob(os.path.join(D, '.*')))
+
+
+def test_map_per_rank_files():
+    a = np.load(V32)
+    n = 3
+    out = os.path.join(D, 'pr.npy')
+    mpirun(n, ['planfilesrc', 'location=%s' % V32, 'shard=mpi', '!', 'planmap',
+               'expr=x - 1', '!', 'planfilesink', 'location=%s' % out,
+               'shard-output=per-rank'])
+    parts = [np.load(os.path.join(D, 'pr.rank%d-of-%d.npy' % (r, n))) for r in range(n)]
+    sizes = [len(p) for p in parts]
+    if sizes != [66668, 66668, 66667]:
+        raise Failure('per-rank shares %s, expected contiguous balanced shares' % sizes)
+    plantest.assert_same(np.concatenate(parts), a - np.float32(1), 'per-rank files')
+
+
+OPS = ['sum', 'prod', 'min', 'max', 'mean', 'argmin', 'argmax', 'any', 'all',
+       'nansum', 'nanprod', 'nanmin', 'nanmax', 'nanmean', 'var', 'std',
+       'nanvar', 'nanstd', 'count_nonzero', 'ptp']
+
+
+# With axis=0 these accumulate each column in row order; across ranks the
+# ranks' column states are merged instead.
+ROWS_MERGED = ('var', 'std', 'nanvar', 'nanstd', 'prod', 'nanprod')
+
+
+def reduce_words(src, axes, shard):
+    """One pipeline: every op and axis (and a custom combiner) on a tee,
+    each result to its own file."""
+    words = ['planfilesrc', 'location=%s' % src] + (['shard=mpi'] if shard else [])
+    words += ['!', 'tee', 'name=t']
+    files = []
+    branches = [('op=%s' % op, op) for op in OPS]
+    branches.append(('expr=x+y*0.5 identity=0', 'custom'))
+    for axis in axes:
+        for props, name in branches:
+            if name in ('custom',) and axis != 'all':
+                continue
+            f = '%s-%s' % (name, axis)
+            files.append(f)
+            words += ['t.', '!', 'queue', '!', 'planreduce'] + props.split() + [
+                'axis=%s' % axis, '!', 'planfilesink', 'location=%s' % f]
+    return words, files
+
+
+def test_reductions_bit_identical():
+    # Whole reductions of float32 and of 2-D float64 (with NaNs); per-column
+    # (axis=0) and per-row (axis=-1) reductions of the 2-D array.
+    for src, axes in ((V32, ['all']), (M64, ['all', '0', '-1'])):
+        words, files = reduce_words(src, axes, False)
+        base = os.path.join(D, 'red-1p')
+        os.makedirs(base, exist_ok=True)
+        plantest.launch(*[w if not w.startswith('location=') or w.endswith('.npy')
+                          else 'location=%s/%s.npy' % (base, w[9:]) for w in words])
+        if src == V32:
+            a = np.load(src).astype(np.float64)
+            want = np.float32(math.fsum(a))
+            if np.load('%s/sum-all.npy' % base) != want:
+                raise Failure('the single-process float32 sum is not the correctly '
+                              'rounded %r' % want)
+        for n in RANKS[1:]:
+            d = os.path.join(D, 'red-%dp' % n)
+            os.makedirs(d, exist_ok=True)
+            words_n, _ = reduce_words(src, axes, True)
+            mpirun(n, [w if not w.startswith('location=') or w.endswith('.npy')
+                       else 'location=%s/%s.npy' % (d, w[9:]) for w in words_n])
+            for f in files:
+                what = '%s of %s on %d ranks' % (f, os.path.basename(src), n)
+                if f.split('-')[0] in ROWS_MERGED and f.endswith('-0'):
+                    # Per column, each rank's state is merged in rank order
+                    # (docs/mpi.md): within a few ulps, not bit for bit.
+                    plantest.assert_same(np.load('%s/%s.npy' % (d, f)),
+                                         np.load('%s/%s.npy' % (base, f)), what,
+                                         rtol=1e-13)
+                else:
+                    same_bytes('%s/%s.npy' % (d, f), '%s/%s.npy' % (base, f), what)
+
+
+def test_reduce_result_on_every_rank():
+    out = mpirun(3, ['-m', 'planfilesrc', 'location=%s' % V32, 'shard=mpi', '!',
+                     'planreduce', 'op=max', '!', 'fakesink'])
+    lines = [l for l in out.splitlines() if 'plan-reduce' in l]
+    want = 'value=(double)%r' % float(np.load(V32).max())
+    if len(lines) != 3 or not all(want in l and 'rows=(guint64)200003' in l
+                                  for l in lines):
+        raise Failure('expected the whole result (%s, 200003 rows) posted on each '
+                      'of 3 ranks:\n%s' % (want, '\n'.join(lines)))
+
+
+def test_failing_rank_fails_the_job():
+    failio = os.path.join(os.environ['PLAN_BUILD_DIR'], 'tests', 'pipelines',
+                          'libfailio.so')
+    out = os.path.join(D, 'fail.npy')
+    for n, bad in ((2, 1), (4, 2)):
+        text = mpirun(n, ['planfilesrc', 'location=%s' % M64, 'shard=mpi', '!',
+                          'planmap', 'expr=x * 3', '!', 'planfilesink',
+                          'location=%s' % out],
+                      rank_env={bad: {'LD_PRELOAD': failio, 'PLAN_FAIL_MATCH': 'fail.npy',
+                                      'PLAN_FAIL_PWRITE': '28'}},
+                      expect_ok=False)
+        if 'No space left on device' not in text:
+            raise Failure('the failing rank did not say why:\n%s' % text)
+        told = text.count('rank %d failed' % bad)
+        if told < n - 1:
+            raise Failure('%d of the %d other ranks said rank %d failed:\n%s'
+                          % (told, n - 1, bad, text))
+        left = [f for f in os.listdir(D) if f.startswith('fail') or 'fail.npy' in f]
+        if left:
+            raise Failure('a failed job left %s' % left)
+
+
+def test_without_mpi_build():
+    # The same pipeline outside mpirun is a job of one rank.
+    out = os.path.join(D, 'solo.npy')
+    plantest.launch('planfilesrc', 'location=%s' % V32, 'shard=mpi', '!',
+                    'planfilesink', 'location=%s' % out)
+    same_bytes(out, V32, 'shard=mpi without mpirun')
+
+
+def main():
+    if MPIRUN is None:
+        print('skip: no mpirun (Open MPI: openmpi-bin)')
+        return 77
+    probe = subprocess.run(plantest.launcher() + ['-q', 'planfilesrc', 'location=%s' % V32,
+                                                  'shard=mpi', '!', 'fakesink'],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if 'no MPI support' in probe.stdout:
+        print('skip: this build has no MPI support')
+        return 77
+    plantest.run_cases([
+        ('a map on 1-4 ranks writes the single-process file', test_map_shared_output),
+        ('one file per rank, balanced contiguous shares', test_map_per_rank_files),
+        ('every reduce op and axis on 1-4 ranks is bit-identical',
+         test_reductions_bit_identical),
+        ('the result is posted on every rank', test_reduce_result_on_every_rank),
+        ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
+        ('shard=mpi outside mpirun', test_without_mpi_build),
+    ])
+
+
+sys.exit(main())
