@@ -359,6 +359,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_IO_MODE, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_DTYPE, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_MODE, 0);
 }
 
 static void

@@ -56,8 +56,8 @@ case "$mode" in
     status=0
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     if grep -q '^#define HAVE_CUDA 1' build/config.h; then
-      echo "== CPU-only configuration (-Dcuda=disabled)"
-      configure build-cpu -Dcuda=disabled
+      echo "== CPU-only configuration, without MPI (-Dcuda=disabled -Dmpi=disabled)"
+      configure build-cpu -Dcuda=disabled -Dmpi=disabled
       # The fuzz targets do not depend on CUDA; they ran above.
       meson test -C build-cpu --print-errorlogs --num-processes 2 --no-suite fuzz || status=1
     fi
