@@ -897,10 +897,12 @@ plan_file_src_change_state (GstElement * element, GstStateChange transition)
   return ret;
 }
 
+/* A rank's share of a sharded run is not seekable: a seek would be each
+ * rank's own, and the elements across the ranks would not agree. */
 static gboolean
 plan_file_src_is_seekable (GstBaseSrc * src)
 {
-  return TRUE;
+  return !PLAN_FILE_SRC (src)->sharded;
 }
 
 /* Converts between rows (DEFAULT) and bytes of array data. */
@@ -1148,7 +1150,7 @@ answer_seeking (PlanFileSrc * self, GstQuery * query)
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     return FALSE;
-  gst_query_set_seeking (query, format, TRUE, 0, end);
+  gst_query_set_seeking (query, format, !self->sharded, 0, end);
   return TRUE;
 }
 

@@ -184,6 +184,44 @@ def test_failing_rank_fails_the_job():
             raise Failure('a failed job left %s' % left)
 
 
+SEEK_SCRIPT = """
+import sys, gi
+gi.require_version('Gst', '1.0')
+from gi.repository import Gst
+Gst.init(None)
+p = Gst.parse_launch(sys.argv[1])
+p.set_state(Gst.State.PAUSED)
+p.get_state(10 * Gst.SECOND)
+ok = p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH, Gst.SeekType.SET, 10,
+            Gst.SeekType.SET, 20)
+p.set_state(Gst.State.PLAYING)
+m = p.get_bus().timed_pop_filtered(30 * Gst.SECOND,
+                                   Gst.MessageType.EOS | Gst.MessageType.ERROR)
+p.set_state(Gst.State.NULL)
+print('seek', ok, 'end', m.type.first_value_nick if m else None)
+"""
+
+
+def test_seek_refused_when_sharded():
+    # Each rank's seek would be its own: refused, and the run goes on to
+    # its end with the whole result.
+    out = os.path.join(D, 'seek-sum.npy')
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', '2',
+           '/usr/bin/python3', '-c', SEEK_SCRIPT,
+           'planfilesrc location=%s shard=mpi ! planmap expr=x*2 ! planreduce '
+           'op=sum ! planfilesink location=%s' % (V32, out)]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120)
+    if p.returncode != 0 or p.stdout.count('seek False end eos') != 2:
+        raise Failure('expected the seek refused and EOS on both ranks:\n%s'
+                      % p.stdout)
+    one = os.path.join(D, 'seek-sum-1.npy')
+    plantest.launch('planfilesrc', 'location=%s' % V32, '!', 'planmap', 'expr=x*2',
+                    '!', 'planreduce', 'op=sum', '!', 'planfilesink',
+                    'location=%s' % one)
+    same_bytes(out, one, 'the sum after a refused seek')
+
+
 def test_without_mpi_build():
     # The same pipeline outside mpirun is a job of one rank.
     out = os.path.join(D, 'solo.npy')
@@ -209,6 +247,8 @@ def main():
          test_reductions_bit_identical),
         ('the result is posted on every rank', test_reduce_result_on_every_rank),
         ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
+        ('a seek in a sharded run is refused, the run ends whole',
+         test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
     ])
 
