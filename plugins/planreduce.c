@@ -127,7 +127,8 @@ struct _PlanReduce
   PlanDevice *scratch_device;   /* of map_scratch */
   gpointer map_scratch;         /* device memory for the map's result */
   gsize map_scratch_size;
-  /* sharded (axis all or 0): the global row the next input row is */
+  /* sharded (axis all or 0): the global row after the last one pushed,
+   * not wrapped around the stream's end */
   gboolean sharded;
   PlanShardInfo shard;
   guint64 next_global;
@@ -624,8 +625,10 @@ plan_reduce_push_shard (PlanReduce * self, const PlanChunk * chunk)
     plan_reduce_push (self, data, take, NULL, NULL);
     data += take * row_size;
     n -= take;
-    self->next_global = (global + take) % total;
-    global = self->next_global;
+    /* Not wrapped: rows that go on at row 0 are a new run, also when
+     * they come in a chunk of their own. */
+    self->next_global = global + take;
+    global = self->next_global % total;
   }
 }
 
