@@ -293,6 +293,7 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
+  PlanArrayInfo input;
   PlanBoundary boundary;
   PlanWindow *window;
   gchar *expr;
@@ -303,7 +304,12 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     return FALSE;
   self->active_window = window;
 
-  self->kernel = plan_stencil_kernel_new (window, expr, &inputs[0], boundary,
+  input = inputs[0];
+  /* A share's rows are not the whole stream's: with boundary=valid, a
+   * share shorter than the window is no error. */
+  if (self->sharded)
+    input.shape[0] = -1;
+  self->kernel = plan_stencil_kernel_new (window, expr, &input, boundary,
       cval, error);
   g_free (expr);
   if (self->kernel == NULL)
