@@ -377,16 +377,18 @@ set_too_few_rows (PlanStencil * self, PlanWindow * window, guint64 n_rows,
   gchar *picture = plan_window_to_string (window);
   guint64 most = in->total / (2 * (guint64) self->shard_h);
 
+  most = MAX (most, 1);
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-      "rank %u of %u has %" G_GUINT64_FORMAT " rows (global rows %"
-      G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-      ") but the window \"%s\" reaches %u rows beyond its centre along the "
-      "first axis: each rank of a sharded stencil sends its first %u rows "
-      "to rank %u, so every rank needs at least %u rows; run at most %"
-      G_GUINT64_FORMAT " ranks for %" G_GUINT64_FORMAT " rows", in->rank,
-      in->n_ranks, n_rows, in->origin, in->origin + n_rows, in->total,
-      picture, self->shard_h, 2 * self->shard_h, self->prev_rank,
-      2 * self->shard_h, MAX (most, 1), in->total);
+      "rank %u of %u has %" G_GUINT64_FORMAT " row%s, from global row %"
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", but the window \"%s\" "
+      "reaches %u row%s beyond its centre along the first axis: each rank "
+      "of a sharded stencil sends its first %u rows to rank %u, so every "
+      "rank needs at least %u rows; run at most %" G_GUINT64_FORMAT
+      " rank%s for %" G_GUINT64_FORMAT " rows", in->rank, in->n_ranks,
+      n_rows, n_rows == 1 ? "" : "s", in->origin, in->total, picture,
+      self->shard_h, self->shard_h == 1 ? "" : "s", 2 * self->shard_h,
+      self->prev_rank, 2 * self->shard_h, most, most == 1 ? "" : "s",
+      in->total);
   g_free (picture);
 }
 

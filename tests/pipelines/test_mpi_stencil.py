@@ -204,8 +204,10 @@ def test_too_few_rows():
                       '!', 'planstencil', 'window=a b c d e', 'expr=a + e',
                       'boundary=nearest', '!', 'planfilesink',
                       'location=%s/out.{rank}.npy' % d], expect_ok=False)
-    for want in ('rank 1 of 3 has 2 rows', 'window "a b c d e"',
-                 'at least 4 rows', 'at most 1 ranks for 5 rows'):
+    for want in ('rank 1 of 3 has 2 rows, from global row 2 of 5',
+                 'rank 2 of 3 has 1 row, from global row 4 of 5',
+                 'window "a b c d e" reaches 2 rows', 'at least 4 rows',
+                 'at most 1 rank for 5 rows'):
         if want not in out:
             raise Failure('the error does not say %r:\n%s' % (want, out))
     left = [f for f in os.listdir(d) if f.startswith('out.')]
