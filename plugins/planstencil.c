@@ -37,6 +37,14 @@
  * upstream for them with the #PLAN_QUERY_READ_ROWS query, which planfilesrc
  * answers.
  *
+ * Behind `planfilesrc shard=mpi`, in a job started by `mpirun`, each rank
+ * computes the outputs of its share of the rows: it sends its first rows
+ * to the rank before it as soon as it has them, and at the end of its
+ * rows appends the first rows of the rank after it (with `boundary=wrap`
+ * the last rank's is rank 0), so that the ranks' outputs in rank order
+ * are the single-process output; only the global ends are padded. Each
+ * rank needs at least twice the window's half height of rows.
+ *
  * On a device (`target=cuda`, or `target=auto` with the input in device
  * memory, and the output going to device memory), each chunk is computed
  * by a kernel on the element's stream, generated from the expression
@@ -545,8 +553,12 @@ plan_stencil_recv_tail (PlanStencil * self, GError ** error)
   GBytes *tail;
 
   if (self->next_rank == self->shard.rank) {
-    /* Its own first rows; it had them, or it failed already. */
-    g_return_val_if_fail (self->own_head != NULL, NULL);
+    /* wrap on one rank: its own first rows */
+    if (self->own_head == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the stream ended before its first %u rows", 2 * self->shard_h);
+      return NULL;
+    }
     return g_bytes_ref (self->own_head);
   }
   if ((comm = plan_comm_get_world (error)) == NULL)
