@@ -660,13 +660,18 @@ plan_reduce_combine (PlanReduce * self, gpointer out, gsize out_size,
   g_bytes_unref (part);
   if (parts != NULL) {
     guint8 *msg = g_malloc (1 + out_size);
+    gpointer result = g_malloc (MAX (out_size, 1));
     GError *err = NULL;
 
+    /* The result in memory aligned for its type, then after the byte. */
     if (plan_reducer_finish_parts (self->reducer, parts,
-            plan_comm_get_size (comm), msg + 1, &err)) {
+            plan_comm_get_size (comm), result, &err)) {
       msg[0] = 1;
+      memcpy (msg + 1, result, out_size);
+      g_free (result);
       verdict = g_bytes_new_take (msg, 1 + out_size);
     } else {
+      g_free (result);
       g_free (msg);
       msg = (guint8 *) g_strdup_printf ("%c%s", 0, err->message);
       verdict = g_bytes_new_take (msg, 1 + strlen (err->message));
