@@ -7,8 +7,9 @@ be, byte for byte, what the single-process pipeline writes (which
 test_stencil.py checks against scipy). Every boundary mode, 1-D and 2-D
 inputs, windows of radius 1 and 2 along the first axis, chunks smaller and
 larger than the rows exchanged; planstencil ! planreduce op=sum must post
-the single-process value bit for bit on every rank; a rank with too few
-rows for the window fails the job on every rank with a message naming it.
+the single-process value bit for bit on every rank; rows in device memory
+(the sim device) give the same rows; a rank with too few rows for the
+window fails the job on every rank with a message naming it.
 
 Skipped (77) when mpirun is not installed or the build has no MPI."""
 import os
@@ -61,12 +62,12 @@ def mpi_command(n_ranks, words):
             '-np', str(n_ranks), 'sh', '-c', 'exec ' + ' '.join(parts)]
 
 
-def run_mpi(n_ranks, words, expect_ok=True):
+def run_mpi(n_ranks, words, expect_ok=True, env=None):
     cmd = mpi_command(n_ranks, words)
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=TIMEOUT,
-                           text=True)
+                           text=True, env=env)
     except subprocess.TimeoutExpired:
         raise Failure('mpirun -np %d did not finish in %d s: %s' %
                       (n_ranks, TIMEOUT, ' '.join(words)))
@@ -194,6 +195,29 @@ def case_reduce(config, n_ranks, seed):
     return run
 
 
+def test_device_memory():
+    """Rows in device memory (the sim device): a sharded stencil computes
+    on the host, and gives the same rows."""
+    config = CONFIGS[3]
+    d = tmpdir()
+    src = d + '/in.npy'
+    np.save(src, input_array(config, 11))
+    launch(*chain(src, config, 'wrap', [
+        'planfilesink', 'location=%s/single.npy' % d], False))
+    words = chain(src, config, 'wrap', [
+        'plandownload', '!', 'planfilesink',
+        'location=%s/out.{rank}.npy' % d], True)
+    at = words.index('planstencil')
+    words[at:at] = ['planupload', '!']
+    env = dict(os.environ, GST_PLAN_DEVICE='sim')
+    run_mpi(2, words, env=env)
+    got = np.roll(np.concatenate([np.load('%s/out.%d.npy' % (d, r))
+                                  for r in range(2)]), config[5], axis=0)
+    if got.tobytes() != np.load(d + '/single.npy').tobytes():
+        raise Failure('through device memory, 2 ranks: not the single '
+                      'process output')
+
+
 def test_too_few_rows():
     """5 rows on 3 ranks (2, 2, 1) and a window reaching 2 rows: each rank
     sends 4 rows, which no rank has; the job fails on every rank, in time,
@@ -266,6 +290,7 @@ def main():
                       case_reduce(CONFIGS[3], n, 100 + n)))
     cases.append(('1-D stencil ! planreduce op=sum, 3 ranks',
                   case_reduce(CONFIGS[1], 3, 7)))
+    cases.append(('rows in device memory, 2 ranks, wrap', test_device_memory))
     cases.append(('a rank with too few rows fails every rank',
                   test_too_few_rows))
     cases.append(('wrap on one rank with too few rows',
