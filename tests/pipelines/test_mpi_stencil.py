@@ -80,6 +80,43 @@ def run_mpi(n_ranks, words, expect_ok=True, env=None):
     return p.stdout
 
 
+# Whether planfilesink places a sharded stream's rows in one shared file
+# (its shard-output property; one file per rank when asked); without it,
+# each rank writes the file its location names.
+SHARED_SINK = False
+
+
+def find_shared_sink():
+    p = subprocess.run(['gst-inspect-1.0', 'planfilesink'],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=TIMEOUT, text=True)
+    return 'shard-output' in p.stdout
+
+
+def per_rank_sink(d, name):
+    """planfilesink words writing one file per rank (rank_file())."""
+    if SHARED_SINK:
+        return ['planfilesink', 'shard-output=per-rank',
+                'location=%s/%s.npy' % (d, name)]
+    return ['planfilesink', 'location=%s/%s.{rank}.npy' % (d, name)]
+
+
+def rank_file(d, name, rank, n_ranks):
+    if SHARED_SINK:
+        return '%s/%s.rank%d-of-%d.npy' % (d, name, rank, n_ranks)
+    return '%s/%s.%d.npy' % (d, name, rank)
+
+
+def assert_bytes(got, want, what):
+    if got.dtype != want.dtype or got.shape != want.shape:
+        raise Failure('%s: got %s %s, the single process %s %s' %
+                      (what, got.dtype, got.shape, want.dtype, want.shape))
+    if got.tobytes() != want.tobytes():
+        bad = np.argwhere(got != want)
+        raise Failure('%s: %d values differ from the single process, first '
+                      'at %s' % (what, len(bad), bad[0].tolist()))
+
+
 def row_bytes(shape, dtype):
     return np.dtype(dtype).itemsize * int(np.prod(shape[1:], dtype=np.int64))
 
@@ -117,14 +154,17 @@ def case_files(config, n_ranks, seed):
         for mode in MODES:
             single += chain(src, config, mode, [
                 'planfilesink', 'location=%s/%s.npy' % (d, mode)], False)
-            sharded += chain(src, config, mode, [
-                'planfilesink',
-                'location=%s/%s.{rank}.npy' % (d, mode)], True)
+            sharded += chain(src, config, mode, per_rank_sink(d, mode), True)
+            if SHARED_SINK:
+                # The same rows at their global places in one file.
+                sharded += chain(src, config, mode, [
+                    'planfilesink',
+                    'location=%s/%s.shared.npy' % (d, mode)], True)
         launch(*single)
         run_mpi(n_ranks, sharded)
         for mode in MODES:
             want = np.load('%s/%s.npy' % (d, mode))
-            parts = [np.load('%s/%s.%d.npy' % (d, mode, r))
+            parts = [np.load(rank_file(d, mode, r, n_ranks))
                      for r in range(n_ranks)]
             got = np.concatenate(parts)
             if mode == 'wrap':
@@ -132,15 +172,10 @@ def case_files(config, n_ranks, seed):
                 got = np.roll(got, h, axis=0)
             what = '%s, %s, %d ranks (rows per rank %s)' % (
                 config[0], mode, n_ranks, [len(p) for p in parts])
-            if got.dtype != want.dtype or got.shape != want.shape:
-                raise Failure('%s: got %s %s, the single process %s %s' %
-                              (what, got.dtype, got.shape, want.dtype,
-                               want.shape))
-            if got.tobytes() != want.tobytes():
-                bad = np.argwhere(got != want)
-                raise Failure('%s: %d values differ from the single process, '
-                              'first at %s' % (what, len(bad),
-                                               bad[0].tolist()))
+            assert_bytes(got, want, what)
+            if SHARED_SINK:
+                assert_bytes(np.load('%s/%s.shared.npy' % (d, mode)), want,
+                             what + ', one shared file')
     return run
 
 
@@ -166,12 +201,11 @@ def case_reduce(config, n_ranks, seed):
         np.save(src, input_array(config, seed))
         single, sharded = [], []
         for mode in MODES:
-            sink = ['planreduce', 'name=sum_%s' % mode, 'op=sum', '!',
-                    'planfilesink']
-            single += chain(src, config, mode, sink + [
-                'location=%s/%s.npy' % (d, mode)], False)
-            sharded += chain(src, config, mode, sink + [
-                'location=%s/%s.{rank}.npy' % (d, mode)], True)
+            reduce = ['planreduce', 'name=sum_%s' % mode, 'op=sum', '!']
+            single += chain(src, config, mode, reduce + [
+                'planfilesink', 'location=%s/%s.npy' % (d, mode)], False)
+            sharded += chain(src, config, mode,
+                             reduce + per_rank_sink(d, mode), True)
         _, out = launch(*single, messages=True)
         want = reduce_values(out)
         got = reduce_values(run_mpi(n_ranks, sharded))
@@ -188,7 +222,7 @@ def case_reduce(config, n_ranks, seed):
             # The result written on every rank is the single process's.
             single_bytes = np.load('%s/%s.npy' % (d, mode)).tobytes()
             for r in range(n_ranks):
-                if np.load('%s/%s.%d.npy' % (d, mode, r)).tobytes() != \
+                if np.load(rank_file(d, mode, r, n_ranks)).tobytes() != \
                         single_bytes:
                     raise Failure('%s, %s, %d ranks: rank %d wrote another '
                                   'sum' % (config[0], mode, n_ranks, r))
@@ -204,14 +238,13 @@ def test_device_memory():
     np.save(src, input_array(config, 11))
     launch(*chain(src, config, 'wrap', [
         'planfilesink', 'location=%s/single.npy' % d], False))
-    words = chain(src, config, 'wrap', [
-        'plandownload', '!', 'planfilesink',
-        'location=%s/out.{rank}.npy' % d], True)
+    words = chain(src, config, 'wrap', ['plandownload', '!'] +
+                  per_rank_sink(d, 'out'), True)
     at = words.index('planstencil')
     words[at:at] = ['planupload', '!']
     env = dict(os.environ, GST_PLAN_DEVICE='sim')
     run_mpi(2, words, env=env)
-    got = np.roll(np.concatenate([np.load('%s/out.%d.npy' % (d, r))
+    got = np.roll(np.concatenate([np.load(rank_file(d, 'out', r, 2))
                                   for r in range(2)]), config[5], axis=0)
     if got.tobytes() != np.load(d + '/single.npy').tobytes():
         raise Failure('through device memory, 2 ranks: not the single '
@@ -226,8 +259,8 @@ def test_too_few_rows():
     np.save(d + '/in.npy', np.arange(5.0))
     out = run_mpi(3, ['planfilesrc', 'location=%s/in.npy' % d, 'shard=mpi',
                       '!', 'planstencil', 'window=a b c d e', 'expr=a + e',
-                      'boundary=nearest', '!', 'planfilesink',
-                      'location=%s/out.{rank}.npy' % d], expect_ok=False)
+                      'boundary=nearest', '!'] + per_rank_sink(d, 'out'),
+                 expect_ok=False)
     for want in ('rank 1 of 3 has 2 rows, from global row 2 of 5',
                  'rank 2 of 3 has 1 row, from global row 4 of 5',
                  'window "a b c d e" reaches 2 rows', 'at least 4 rows',
@@ -280,6 +313,8 @@ def main():
     if not ok:
         print('this build has no MPI support: skipped')
         sys.exit(77)
+    global SHARED_SINK
+    SHARED_SINK = find_shared_sink()
     cases = []
     for i, config in enumerate(CONFIGS):
         for n in RANKS:
