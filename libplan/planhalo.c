@@ -40,6 +40,12 @@
  * first output: plan_halo_needs_end_rows() says when, and the caller hands
  * them over with plan_halo_set_end_rows() (a source that can read rows out
  * of order can provide them).
+ *
+ * A stream that is one piece of a longer one (one rank's share of rows
+ * sharded across processes) has real rows, not boundary cells, beyond its
+ * ends: with plan_halo_set_context_rows() its first or last halo rows are
+ * context, read by the outputs next to them but with no output of their
+ * own, and nothing is padded along the first axis at that end.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -100,6 +106,10 @@ struct _PlanHalo
   gsize n_end;
   guint64 total;
   gboolean have_end;
+
+  /* plan_halo_set_context_rows(): the first / last h[0] rows are context */
+  gboolean lead_context;
+  gboolean trail_context;
 };
 
 static gboolean
@@ -340,8 +350,9 @@ plan_halo_reset (PlanHalo * halo)
   halo->received = 0;
   /* Only the padding modes with a halo along the first axis have rows
    * before row 0 to fill. */
-  halo->started = halo->boundary == PLAN_BOUNDARY_VALID || halo->h[0] == 0;
-  if (halo->boundary == PLAN_BOUNDARY_VALID) {
+  halo->started = halo->boundary == PLAN_BOUNDARY_VALID || halo->h[0] == 0
+      || halo->lead_context;
+  if (halo->boundary == PLAN_BOUNDARY_VALID || halo->lead_context) {
     halo->base = 0;
     halo->next_c = halo->h[0];
   } else {
@@ -425,6 +436,45 @@ plan_halo_set_pad_inner (PlanHalo * halo, gboolean pad_inner)
   }
   plan_halo_reset (halo);
   return halo->edges_by_caller;
+}
+
+/**
+ * plan_halo_set_context_rows:
+ * @halo: a #PlanHalo
+ * @leading: %TRUE when the stream's first rows follow rows of a longer
+ *   stream that come elsewhere
+ * @trailing: %TRUE when the stream's last rows are followed by rows of a
+ *   longer stream that come elsewhere
+ *
+ * Makes the stream one piece of a longer one (a rank's share of rows
+ * sharded across processes, with its neighbours' rows around it). With
+ * @leading, the first halo rows along the first axis are context: the
+ * outputs next to them read them, but they have no output of their own
+ * and no boundary rows are made before them (with %PLAN_BOUNDARY_WRAP no
+ * end rows are asked for); output row 0 is centred on input row `h`. With
+ * @trailing, likewise the last halo rows: plan_halo_finish() makes no
+ * boundary rows after them. A stream with context rows at both ends so
+ * has `2 h` fewer output rows than input rows, one at one end `h` fewer.
+ * With %PLAN_BOUNDARY_VALID, where no boundary rows are made anyway, the
+ * rows are the same; a piece too short to have any output is then no
+ * error at plan_halo_finish() (the whole stream is the caller's to
+ * check).
+ *
+ * The halo along the other axes is unchanged. Call it before the first
+ * plan_halo_push() of a stream: it starts the stream over
+ * (plan_halo_reset()), and it stays for the streams after.
+ *
+ * Since: 0.1
+ */
+void
+plan_halo_set_context_rows (PlanHalo * halo, gboolean leading,
+    gboolean trailing)
+{
+  g_return_if_fail (halo != NULL);
+
+  halo->lead_context = leading;
+  halo->trail_context = trailing;
+  plan_halo_reset (halo);
 }
 
 /**
@@ -627,6 +677,15 @@ block_geometry (PlanHalo * halo, PlanHaloBlock * block)
   return offset;
 }
 
+/* The centre row of output row 0: the rows before it have no output of
+ * their own with boundary=valid and when they are context. */
+static gint64
+first_centre (PlanHalo * halo)
+{
+  return halo->boundary == PLAN_BOUNDARY_VALID || halo->lead_context ?
+      halo->h[0] : 0;
+}
+
 /* Makes a block of the outputs centred on rows [next_c, c_end), read
  * from @rows, whose first row is row @rows_first of the stream (the work
  * block when @rows is NULL). Returns FALSE when there are none. */
@@ -644,7 +703,7 @@ take_block (PlanHalo * halo, gint64 c_end, const guint8 * rows,
   }
   block->n_rows = c_end - halo->next_c;
   block->shape[0] = block->n_rows;
-  block->first_row = halo->next_c - (halo->h[0] - halo->pad[0]);
+  block->first_row = halo->next_c - first_centre (halo);
   block->origin = rows + (halo->next_c - rows_first) * halo->prow_bytes +
       offset * halo->esize;
   halo->next_c = c_end;
@@ -676,7 +735,7 @@ plan_halo_needs_end_rows (PlanHalo * halo, gsize n_rows, gsize * n_end_rows)
   if (n_end_rows)
     *n_end_rows = halo->h[0];
   return halo->boundary == PLAN_BOUNDARY_WRAP && halo->h[0] > 0
-      && !halo->have_end && !halo->started
+      && !halo->lead_context && !halo->have_end && !halo->started
       && halo->received + n_rows > halo->h[0];
 }
 
@@ -776,7 +835,8 @@ append_rows (PlanHalo * halo, const guint8 * rows, gsize n_rows)
 {
   ensure_work_rows (halo, halo->received + n_rows - halo->base + halo->h[0]);
   pad_rows (halo, rows, work_row (halo, halo->received), n_rows);
-  if (halo->boundary == PLAN_BOUNDARY_WRAP && halo->n_first < halo->h[0])
+  if (halo->boundary == PLAN_BOUNDARY_WRAP && !halo->trail_context
+      && halo->n_first < halo->h[0])
     keep_first_rows (halo, rows, n_rows);
   halo->received += n_rows;
 }
@@ -895,7 +955,9 @@ plan_halo_finish (PlanHalo * halo, PlanHaloBlock * blocks, guint * n_blocks,
   if (halo->have_end && halo->total != (guint64) n)
     goto wrong_total;
   if (halo->boundary == PLAN_BOUNDARY_VALID) {
-    if (n < 2 * (gint64) halo->h[0] + 1)
+    /* A piece of a longer stream may have no output at all. */
+    if (n < 2 * (gint64) halo->h[0] + 1 && !halo->lead_context
+        && !halo->trail_context)
       goto too_short;
     return TRUE;
   }
@@ -908,6 +970,12 @@ plan_halo_finish (PlanHalo * halo, PlanHaloBlock * blocks, guint * n_blocks,
   if (!halo->started) {
     fill_virtual_rows (halo, -(gint64) halo->h[0], halo->h[0], n);
     halo->started = TRUE;
+  }
+  if (halo->trail_context) {
+    /* The last rows were context: their outputs came with the pushes. */
+    if (take_block (halo, n - halo->h[0], NULL, 0, blocks))
+      *n_blocks = 1;
+    return TRUE;
   }
   fill_virtual_rows (halo, n, halo->h[0], n);
   if (take_block (halo, n, NULL, 0, blocks))

@@ -101,6 +101,10 @@ PLAN_API
 gboolean plan_halo_set_pad_inner (PlanHalo * halo, gboolean pad_inner);
 
 PLAN_API
+void plan_halo_set_context_rows (PlanHalo * halo, gboolean leading,
+    gboolean trailing);
+
+PLAN_API
 guint plan_halo_get_edges (PlanHalo * halo, const PlanHaloBlock * block,
     PlanHaloBlock * edges);
 

@@ -922,8 +922,12 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   if (pads != NULL)
     flow = ensure_configured (self, pads);
   g_list_free_full (pads, gst_object_unref);
-  if (flow != GST_FLOW_OK)
+  if (flow != GST_FLOW_OK) {
+    /* A rank whose element cannot be set up stops the others too. */
+    if (g_atomic_int_get (&GET_PRIV (self)->failed))
+      tell_ranks (self);
     return flow;
+  }
 
   *ret = plan_array_info_to_caps (&GET_PRIV (self)->output);
   *ret = _plan_kernel_device_src_caps (GET_PRIV (self)->device, *ret,

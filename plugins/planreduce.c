@@ -127,7 +127,8 @@ struct _PlanReduce
   PlanDevice *scratch_device;   /* of map_scratch */
   gpointer map_scratch;         /* device memory for the map's result */
   gsize map_scratch_size;
-  /* sharded (axis all or 0): the global row the next input row is */
+  /* sharded (axis all or 0): the global row after the last one pushed,
+   * not wrapped around the stream's end */
   gboolean sharded;
   PlanShardInfo shard;
   guint64 next_global;
@@ -624,8 +625,10 @@ plan_reduce_push_shard (PlanReduce * self, const PlanChunk * chunk)
     plan_reduce_push (self, data, take, NULL, NULL);
     data += take * row_size;
     n -= take;
-    self->next_global = (global + take) % total;
-    global = self->next_global;
+    /* Not wrapped: rows that go on at row 0 are a new run, also when
+     * they come in a chunk of their own. */
+    self->next_global = global + take;
+    global = self->next_global % total;
   }
 }
 
@@ -657,13 +660,18 @@ plan_reduce_combine (PlanReduce * self, gpointer out, gsize out_size,
   g_bytes_unref (part);
   if (parts != NULL) {
     guint8 *msg = g_malloc (1 + out_size);
+    gpointer result = g_malloc (MAX (out_size, 1));
     GError *err = NULL;
 
+    /* The result in memory aligned for its type, then after the byte. */
     if (plan_reducer_finish_parts (self->reducer, parts,
-            plan_comm_get_size (comm), msg + 1, &err)) {
+            plan_comm_get_size (comm), result, &err)) {
       msg[0] = 1;
+      memcpy (msg + 1, result, out_size);
+      g_free (result);
       verdict = g_bytes_new_take (msg, 1 + out_size);
     } else {
+      g_free (result);
       g_free (msg);
       msg = (guint8 *) g_strdup_printf ("%c%s", 0, err->message);
       verdict = g_bytes_new_take (msg, 1 + strlen (err->message));

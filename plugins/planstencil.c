@@ -37,6 +37,14 @@
  * upstream for them with the #PLAN_QUERY_READ_ROWS query, which planfilesrc
  * answers.
  *
+ * Behind `planfilesrc shard=mpi`, in a job started by `mpirun`, each rank
+ * computes the outputs of its share of the rows: it sends its first rows
+ * to the rank before it as soon as it has them, and at the end of its
+ * rows appends the first rows of the rank after it (with `boundary=wrap`
+ * the last rank's is rank 0), so that the ranks' outputs in rank order
+ * are the single-process output; only the global ends are padded. Each
+ * rank needs at least twice the window's half height of rows.
+ *
  * On a device (`target=cuda`, or `target=auto` with the input in device
  * memory, and the output going to device memory), each chunk is computed
  * by a kernel on the element's stream, generated from the expression
@@ -58,6 +66,9 @@
 #endif
 
 #include "planstencil.h"
+#include <libplan/plancomm.h>
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
 #define GST_CAT_DEFAULT plan_stencil_debug
@@ -94,6 +105,20 @@ struct _PlanStencil
   PlanStencilKernel *kernel;    /* the stencil, on the host or the device */
   gboolean on_device;           /* this stream's rows went to launch() */
   GstFlowReturn push_flow;      /* of the last device output pushed */
+
+  /* streaming thread only: the input is one rank's share of a sharded
+   * stream (plan_stencil_shard()) */
+  gboolean sharded;
+  PlanShardInfo shard;          /* the input's share */
+  guint shard_h;                /* the halo rows along the first axis */
+  gboolean send_head;           /* the first 2h rows go to rank prev_rank */
+  gboolean recv_tail;           /* the first 2h rows of rank next_rank follow */
+  guint prev_rank, next_rank;
+  gint64 rows_delta;            /* output rows less input rows */
+  gboolean context_set;         /* the halo knows its context rows */
+  GByteArray *head;             /* the first input rows, until 2h are sent */
+  gboolean head_done;
+  GBytes *own_head;             /* wrap on one rank: the rows sent to itself */
 };
 
 G_DEFINE_TYPE (PlanStencil, plan_stencil, PLAN_TYPE_KERNEL_ELEMENT);
@@ -276,6 +301,7 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
+  PlanArrayInfo input;
   PlanBoundary boundary;
   PlanWindow *window;
   gchar *expr;
@@ -286,12 +312,19 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     return FALSE;
   self->active_window = window;
 
-  self->kernel = plan_stencil_kernel_new (window, expr, &inputs[0], boundary,
+  input = inputs[0];
+  /* A share's rows are not the whole stream's: with boundary=valid, a
+   * share shorter than the window is no error. */
+  if (self->sharded)
+    input.shape[0] = -1;
+  self->kernel = plan_stencil_kernel_new (window, expr, &input, boundary,
       cval, error);
   g_free (expr);
   if (self->kernel == NULL)
     goto failed;
   plan_stencil_kernel_get_output_info (self->kernel, output);
+  if (self->sharded && inputs[0].shape[0] >= 0)
+    output->shape[0] = MAX (inputs[0].shape[0] + self->rows_delta, 0);
   if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
     gchar *picture = plan_window_to_string (window);
 
@@ -311,6 +344,239 @@ failed:
   }
 }
 
+/* Sharded across MPI ranks ------------------------------------------- */
+
+/* The window's halo along the first axis for the input the pad's caps
+ * describe. */
+static gboolean
+plan_stencil_first_axis_halo (PlanStencil * self, PlanWindow * window,
+    guint * h, GError ** error)
+{
+  guint halo[PLAN_ARRAY_MAX_DIMS];
+  PlanArrayInfo info;
+  GstCaps *caps = NULL;
+  GstPad *sinkpad;
+  gboolean ok;
+
+  sinkpad = gst_element_get_static_pad (GST_ELEMENT (self), "sink");
+  if (sinkpad) {
+    caps = gst_pad_get_current_caps (sinkpad);
+    gst_object_unref (sinkpad);
+  }
+  if (caps == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the share of rows came before the input's caps");
+    return FALSE;
+  }
+  ok = plan_array_info_from_caps (&info, caps, error)
+      && plan_halo_size_for_window (window, &info, halo, error);
+  gst_caps_unref (caps);
+  if (ok)
+    *h = halo[0];
+  return ok;
+}
+
+/* A rank that sends its first 2h rows must have them. */
+static void
+set_too_few_rows (PlanStencil * self, PlanWindow * window, guint64 n_rows,
+    GError ** error)
+{
+  const PlanShardInfo *in = &self->shard;
+  gchar *picture = plan_window_to_string (window);
+  guint64 most = in->total / (2 * (guint64) self->shard_h);
+
+  most = MAX (most, 1);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+      "rank %u of %u has %" G_GUINT64_FORMAT " row%s, from global row %"
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", but the window \"%s\" "
+      "reaches %u row%s beyond its centre along the first axis: each rank "
+      "of a sharded stencil sends its first %u rows to rank %u, so every "
+      "rank needs at least %u rows; run at most %" G_GUINT64_FORMAT
+      " rank%s for %" G_GUINT64_FORMAT " rows", in->rank, in->n_ranks,
+      n_rows, n_rows == 1 ? "" : "s", in->origin, in->total, picture,
+      self->shard_h, self->shard_h == 1 ? "" : "s", 2 * self->shard_h,
+      self->prev_rank, 2 * self->shard_h, most, most == 1 ? "" : "s",
+      in->total);
+  g_free (picture);
+}
+
+/* The input is rank k's share of a sharded stream, global rows [o, o + n)
+ * of N. Each rank but the first (every rank with wrap) sends its first 2h
+ * rows to rank k - 1 (mod the ranks) and reads its first h rows as
+ * context, with no output of their own; each rank but the last (every
+ * rank with wrap) appends the next rank's first 2h rows at its end and
+ * reads the last h of them as context. So every output row is computed by
+ * one rank, from the rows the whole array has around it, in the order of
+ * the rows; only the global ends have boundary rows. */
+static gboolean
+plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
+    PlanShardInfo * output, GError ** error)
+{
+  PlanStencil *self = PLAN_STENCIL (kernel);
+  PlanBoundary boundary;
+  PlanWindow *window;
+  gchar *expr;
+  gdouble cval;
+  guint h = 0;
+  gboolean wrap, valid, lead;
+  gint64 lost;
+
+  self->sharded = FALSE;
+  *output = *input;
+  if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
+          error))
+    return FALSE;
+  g_free (expr);
+  if (!plan_stencil_first_axis_halo (self, window, &h, error)) {
+    plan_window_unref (window);
+    return FALSE;
+  }
+  wrap = boundary == PLAN_BOUNDARY_WRAP;
+  valid = boundary == PLAN_BOUNDARY_VALID;
+
+  if (input->replicated) {
+    /* Every rank has the whole stream: computed whole on each. */
+    if (valid) {
+      output->total = MAX ((gint64) input->total - 2 * (gint64) h, 0);
+      output->n_rows = output->total;
+    }
+    GST_INFO_OBJECT (self, "the input is the same on every rank: computed "
+        "whole on each");
+    plan_window_unref (window);
+    return TRUE;
+  }
+
+  self->shard = *input;
+  self->shard_h = h;
+  self->send_head = h > 0 && (input->rank > 0 || wrap);
+  self->recv_tail = h > 0 && (input->rank + 1 < input->n_ranks || wrap);
+  self->prev_rank = (input->rank + input->n_ranks - 1) % input->n_ranks;
+  self->next_rank = (input->rank + 1) % input->n_ranks;
+  lead = self->send_head;
+  /* valid has no boundary rows: its first and last h rows are always
+   * context. */
+  lost = valid ? 2 * (gint64) h : (lead ? h : 0) + (self->recv_tail ? h : 0);
+  self->rows_delta = (self->recv_tail ? 2 * (gint64) h : 0) - lost;
+  self->context_set = FALSE;
+  self->head_done = FALSE;
+  self->sharded = TRUE;
+
+  if (self->send_head && input->n_rows >= 0
+      && input->n_rows < 2 * (gint64) h) {
+    set_too_few_rows (self, window, input->n_rows, error);
+    self->sharded = FALSE;
+    plan_window_unref (window);
+    return FALSE;
+  }
+  plan_window_unref (window);
+
+  output->origin = valid ? input->origin : input->origin + (lead ? h : 0);
+  output->total = valid ? MAX ((gint64) input->total - 2 * (gint64) h, 0) :
+      input->total;
+  if (output->total > 0)
+    output->origin %= output->total;
+  output->n_rows = input->n_rows < 0 ? -1 :
+      MAX (input->n_rows + self->rows_delta, 0);
+  GST_INFO_OBJECT (self, "rank %u of %u, %u halo rows: %s%s; output rows %"
+      G_GUINT64_FORMAT " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT,
+      input->rank, input->n_ranks, h, self->send_head ?
+      "sends its first rows to the previous rank" : "sends nothing",
+      self->recv_tail ? ", appends the next rank's first rows" : "",
+      output->origin, output->n_rows, output->total);
+  return TRUE;
+}
+
+/* Once, before the first rows of the stream go into the halo. */
+static void
+plan_stencil_shard_prepare (PlanStencil * self, PlanHalo * halo)
+{
+  if (self->context_set)
+    return;
+  plan_halo_set_context_rows (halo, self->send_head, self->recv_tail);
+  self->context_set = TRUE;
+  self->head_done = !self->send_head;
+  if (self->head)
+    g_byte_array_set_size (self->head, 0);
+  g_clear_pointer (&self->own_head, g_bytes_unref);
+}
+
+/* Collects the first 2h input rows and sends them to the previous rank as
+ * soon as they are all here (before the chunk that completes them is
+ * computed, so that they travel while this rank computes). */
+static gboolean
+plan_stencil_send_head (PlanStencil * self, const PlanChunk * chunk,
+    GError ** error)
+{
+  gsize row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
+      (PLAN_KERNEL_ELEMENT (self), 0));
+  gsize want = 2 * (gsize) self->shard_h * row, take;
+  PlanComm *comm;
+  GBytes *bytes;
+
+  if (self->head_done)
+    return TRUE;
+  if (self->head == NULL)
+    self->head = g_byte_array_new ();
+  take = MIN (chunk->n_rows * row, want - self->head->len);
+  g_byte_array_append (self->head, chunk->data[0], take);
+  if (self->head->len < want)
+    return TRUE;
+
+  bytes = g_byte_array_free_to_bytes (self->head);
+  self->head = NULL;
+  self->head_done = TRUE;
+  if (self->prev_rank == self->shard.rank) {
+    /* wrap on one rank: its own first rows follow its last */
+    self->own_head = bytes;
+    return TRUE;
+  }
+  if ((comm = plan_comm_get_world (error)) == NULL) {
+    g_bytes_unref (bytes);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "sending the first %u rows (%" G_GSIZE_FORMAT
+      " bytes) to rank %u", 2 * self->shard_h, want, self->prev_rank);
+  plan_comm_send (comm, self->prev_rank, plan_comm_tag (GST_OBJECT_NAME
+          (self), PLAN_COMM_HALO), bytes);
+  g_bytes_unref (bytes);
+  return TRUE;
+}
+
+/* The next rank's first 2h rows, which this rank's last outputs need. */
+static GBytes *
+plan_stencil_recv_tail (PlanStencil * self, GError ** error)
+{
+  gsize row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
+      (PLAN_KERNEL_ELEMENT (self), 0));
+  gsize want = 2 * (gsize) self->shard_h * row;
+  PlanComm *comm;
+  GBytes *tail;
+
+  if (self->next_rank == self->shard.rank) {
+    /* wrap on one rank: its own first rows */
+    if (self->own_head == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the stream ended before its first %u rows", 2 * self->shard_h);
+      return NULL;
+    }
+    return g_bytes_ref (self->own_head);
+  }
+  if ((comm = plan_comm_get_world (error)) == NULL)
+    return NULL;
+  GST_DEBUG_OBJECT (self, "waiting for the first %u rows of rank %u",
+      2 * self->shard_h, self->next_rank);
+  tail = plan_comm_recv (comm, self->next_rank, plan_comm_tag
+      (GST_OBJECT_NAME (self), PLAN_COMM_HALO), NULL, error);
+  if (tail && g_bytes_get_size (tail) != want) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "rank %u sent %" G_GSIZE_FORMAT " bytes of halo rows, not the %"
+        G_GSIZE_FORMAT " of its first %u rows", self->next_rank,
+        g_bytes_get_size (tail), want, 2 * self->shard_h);
+    g_clear_pointer (&tail, g_bytes_unref);
+  }
+  return tail;
+}
+
 /* Valid mode has no output for the halo's rows at either end of the rows
  * it computes on; the other modes an output row per input row. */
 static void
@@ -320,6 +586,11 @@ plan_stencil_output_range (PlanKernelElement * kernel, guint64 first,
   PlanStencil *self = PLAN_STENCIL (kernel);
 
   *out_first = first;
+  if (self->sharded) {
+    /* A share: the rows received and those of context too. */
+    *out_end = end < 0 ? -1 : MAX ((gint64) first, end + self->rows_delta);
+    return;
+  }
   *out_end = end < 0 ? -1 : MAX ((gint64) first, end -
       (gint64) plan_stencil_kernel_get_rows_lost (self->kernel));
 }
@@ -378,8 +649,14 @@ plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   if (self->on_device)
     goto mixed;
   plan_halo_set_n_threads (halo, plan_kernel_element_get_n_threads (kernel));
-  if (!plan_kernel_element_fill_halo_end (kernel, 0, halo, chunk->n_rows,
-          &err))
+  if (self->sharded) {
+    /* The neighbours give what lies beyond the share's ends: no rows are
+     * read out of order from upstream. */
+    plan_stencil_shard_prepare (self, halo);
+    if (!plan_stencil_send_head (self, chunk, &err))
+      goto failed;
+  } else if (!plan_kernel_element_fill_halo_end (kernel, 0, halo,
+          chunk->n_rows, &err))
     goto failed;
   /* The blocks may read the chunk in place: they are computed before this
    * returns and the base class releases the chunk. */
@@ -484,6 +761,11 @@ plan_stencil_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
 
+  if (self->sharded) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "a stencil sharded across ranks runs on the host");
+    return FALSE;
+  }
   /* Until the device holds rows of the stream, an error saying the
    * device cannot (no NVRTC, no out-of-order source for wrap) falls back
    * to the host, which reports what it cannot do itself. */
@@ -507,6 +789,59 @@ failed:
           PLAN_ERROR_UNSUPPORTED))
     (*error)->code = PLAN_ERROR_DEVICE;
   return FALSE;
+}
+
+/* The end of a share: the next rank's first rows go after this one's,
+ * so that the last outputs have what follows them. */
+static GstFlowReturn
+plan_stencil_finish_share (PlanStencil * self, guint64 n_rows)
+{
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanHalo *halo = plan_stencil_kernel_get_halo (self->kernel);
+  GstFlowReturn ret;
+  GError *err = NULL;
+  GBytes *tail;
+  guint n_blocks;
+
+  plan_stencil_shard_prepare (self, halo);
+  if (!self->head_done)
+    goto too_few_rows;
+  if (!self->recv_tail)
+    return GST_FLOW_OK;
+  if ((tail = plan_stencil_recv_tail (self, &err)) == NULL)
+    goto no_tail;
+  if (!plan_halo_push (halo, g_bytes_get_data (tail, NULL), 2 * self->shard_h,
+          blocks, &n_blocks, &err)) {
+    g_bytes_unref (tail);
+    goto halo_failed;
+  }
+  ret = plan_stencil_push_blocks (self, blocks, n_blocks);
+  g_bytes_unref (tail);
+  return ret;
+
+  /* ERRORS */
+too_few_rows:
+  {
+    set_too_few_rows (self, self->active_window, n_rows, &err);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("planstencil %s cannot run "
+            "sharded: %s", GST_OBJECT_NAME (self), err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+no_tail:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("planstencil %s on rank %u did "
+            "not get the halo rows of rank %u: %s", GST_OBJECT_NAME (self),
+            self->shard.rank, self->next_rank, err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+halo_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
 }
 
 static GstFlowReturn
@@ -533,6 +868,12 @@ plan_stencil_finish (PlanKernelElement * kernel, guint64 n_rows)
     if (!plan_stencil_push_device (self, stream, n_out, TRUE, NULL, 0, &err))
       goto device_failed;
     return self->push_flow;
+  }
+  if (self->sharded) {
+    GstFlowReturn ret = plan_stencil_finish_share (self, n_rows);
+
+    if (ret != GST_FLOW_OK)
+      return ret;
   }
   if (!plan_halo_finish (plan_stencil_kernel_get_halo (self->kernel), blocks,
           &n_blocks, &err))
@@ -564,6 +905,17 @@ plan_stencil_reset (PlanKernelElement * kernel)
   if (self->kernel)
     plan_stencil_kernel_reset (self->kernel);
   self->on_device = FALSE;
+  /* A new stream: the halo learns its context rows again. */
+  self->context_set = FALSE;
+}
+
+static gboolean
+plan_stencil_start (GstAggregator * agg)
+{
+  PlanStencil *self = PLAN_STENCIL (agg);
+
+  self->sharded = FALSE;
+  return GST_AGGREGATOR_CLASS (plan_stencil_parent_class)->start (agg);
 }
 
 static void
@@ -572,6 +924,9 @@ plan_stencil_finalize (GObject * object)
   PlanStencil *self = PLAN_STENCIL (object);
 
   plan_stencil_clear_compiled (self);
+  if (self->head)
+    g_byte_array_unref (self->head);
+  g_clear_pointer (&self->own_head, g_bytes_unref);
   g_clear_pointer (&self->window, plan_window_unref);
   g_free (self->window_text);
   g_clear_error (&self->window_rejected);
@@ -587,6 +942,7 @@ plan_stencil_class_init (PlanStencilClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   PlanKernelElementClass *kernel_class = PLAN_KERNEL_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
 
   gobject_class->set_property = plan_stencil_set_property;
   gobject_class->get_property = plan_stencil_get_property;
@@ -601,6 +957,8 @@ plan_stencil_class_init (PlanStencilClass * klass)
   kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_stencil_output_range);
   kernel_class->launch = GST_DEBUG_FUNCPTR (plan_stencil_launch);
   kernel_class->launch_pushes = TRUE;
+  kernel_class->shard = GST_DEBUG_FUNCPTR (plan_stencil_shard);
+  agg_class->start = GST_DEBUG_FUNCPTR (plan_stencil_start);
   /* Slices small enough that the output is still in cache when
    * planfilesink copies it, large enough for one core's work rule to keep
    * a Laplacian on one thread while the writer has the other core

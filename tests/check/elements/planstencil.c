@@ -598,6 +598,67 @@ GST_START_TEST (test_stencil_seek_drops_device_halo)
 
 GST_END_TEST;
 
+/* The share of the rows a sharded stencil passes on (no rows flow: the
+ * halo exchange, and an error, which tells the other ranks, need the
+ * ranks of an MPI job: test_mpi_stencil.py runs them). 10 rows on 3 ranks are rows 0-3, 4-6 and 7-9; the window reaches
+ * one row beyond its centre. */
+static void
+check_shard (const gchar * boundary, guint rank, guint64 origin,
+    gint64 n_rows, guint64 want_origin, gint64 want_rows, guint64 want_total)
+{
+  PlanShardInfo in = { rank, 3, origin, n_rows, 10, FALSE }, out;
+  GstEvent *ev = NULL;
+  StencilHarness s;
+  GstPad *srcpad;
+  guint i;
+
+  stencil_harness_init (&s, "x; y; z", "x - 2*y + z", boundary,
+      "array/x-raw, dtype=float32, shape=<4, 2>");
+  fail_unless (gst_harness_push_event (s.h, plan_shard_event_new (&in)));
+  /* The aggregator takes serialized events on its own thread. */
+  srcpad = gst_element_get_static_pad (s.h->element, "src");
+  for (i = 0; i < 500 && ev == NULL; i++) {
+    ev = gst_pad_get_sticky_event (srcpad, GST_EVENT_CUSTOM_DOWNSTREAM_STICKY,
+        0);
+    if (ev == NULL)
+      g_usleep (10000);
+  }
+  gst_object_unref (srcpad);
+  fail_unless (ev != NULL, "%s rank %u: no share passed on", boundary, rank);
+  fail_unless (plan_shard_event_parse (ev, &out));
+  gst_event_unref (ev);
+  fail_unless_equals_int (out.rank, rank);
+  fail_unless_equals_int (out.n_ranks, 3);
+  fail_unless (!out.replicated);
+  fail_unless (out.origin == want_origin && out.n_rows == want_rows
+      && out.total == want_total, "%s rank %u: output rows %" G_GUINT64_FORMAT
+      " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT ", expected %"
+      G_GUINT64_FORMAT " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT,
+      boundary, rank, out.origin, out.n_rows, out.total, want_origin,
+      want_rows, want_total);
+  stencil_harness_teardown (&s);
+}
+
+GST_START_TEST (test_stencil_shard_moves_rows)
+{
+  /* Rank 0 computes h rows more (the next rank's first), the last h
+   * fewer; the boundary rule pads the global ends only. */
+  check_shard ("constant", 0, 0, 4, 0, 5, 10);
+  check_shard ("constant", 1, 4, 3, 5, 3, 10);
+  check_shard ("constant", 2, 7, 3, 8, 2, 10);
+  check_shard ("mirror", 2, 7, 3, 8, 2, 10);
+  /* wrap: every rank from its row h on, the last ending with row 0 */
+  check_shard ("wrap", 0, 0, 4, 1, 4, 10);
+  check_shard ("wrap", 1, 4, 3, 5, 3, 10);
+  check_shard ("wrap", 2, 7, 3, 8, 3, 10);
+  /* valid: output row = centre row - h, the last rank 2h fewer */
+  check_shard ("valid", 0, 0, 4, 0, 4, 8);
+  check_shard ("valid", 1, 4, 3, 4, 3, 8);
+  check_shard ("valid", 2, 7, 3, 7, 1, 8);
+}
+
+GST_END_TEST;
+
 static Suite *
 planstencil_suite (void)
 {
@@ -621,6 +682,7 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_cuda_target_on_sim);
   tcase_add_test (tc, test_stencil_seek_drops_halo);
   tcase_add_test (tc, test_stencil_seek_drops_device_halo);
+  tcase_add_test (tc, test_stencil_shard_moves_rows);
   return s;
 }
 

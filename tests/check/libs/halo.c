@@ -546,6 +546,150 @@ GST_START_TEST (test_halo_wrap_needs_end_rows)
 
 GST_END_TEST;
 
+/* A stream sharded into @n_pieces contiguous pieces, each with the rows
+ * around it as a sharded stencil has them: a piece after another (or any
+ * with wrap) starts with h[0] rows of context, and a piece before another
+ * (or any with wrap) ends with the first 2 h[0] rows of the next piece,
+ * the last h[0] of them context. Every piece's blocks must be the whole
+ * array's outputs at their global rows, and together cover each once. */
+static void
+check_pieces (PlanBoundary b, guint ndim, const gint64 * shape,
+    const guint * h, gsize chunk, guint n_pieces, gboolean unpadded)
+{
+  gsize row = 1, total;
+  gint32 *data;
+  guint k, i, wrap = b == PLAN_BOUNDARY_WRAP, valid = b == PLAN_BOUNDARY_VALID;
+  gint64 n_all = shape[0], h0 = h[0], first = 0, covered = 0;
+  Stream st;
+
+  stream_init (&st, b, ndim, shape, h, chunk);
+  for (i = 1; i < ndim; i++)
+    row *= shape[i];
+  total = n_all * row;
+  data = g_new (gint32, total);
+  for (i = 0; i < total; i++)
+    data[i] = i;
+
+  for (k = 0; k < n_pieces; k++) {
+    gint64 n = n_all / n_pieces + (k < n_all % n_pieces), m, r, origin;
+    gboolean lead = h0 > 0 && (k > 0 || wrap);
+    gboolean trail = h0 > 0 && (k + 1 < n_pieces || wrap);
+    PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+    PlanArrayInfo info;
+    gint64 pshape[3];
+    gint32 *piece;
+    gsize pushed = 0;
+    guint64 next_out = 0;
+    guint n_blocks, n_pushes = 0;
+    gboolean done = FALSE;
+    GError *err = NULL;
+
+    m = n + (trail ? 2 * h0 : 0);
+    piece = g_new (gint32, m * row);
+    for (r = 0; r < m; r++)
+      memcpy (piece + r * row, data + ((first + r) % n_all) * row,
+          row * sizeof (gint32));
+    memcpy (pshape, shape, sizeof (pshape[0]) * ndim);
+    pshape[0] = -1;
+    fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, ndim, pshape,
+            NULL));
+    st.halo = plan_halo_new (&info, h, b, CVAL, &err);
+    fail_unless (st.halo != NULL, "%s", err ? err->message : "");
+    st.unpadded = unpadded && plan_halo_set_pad_inner (st.halo, FALSE);
+    plan_halo_set_context_rows (st.halo, lead, trail);
+    origin = valid ? first : first + (lead ? h0 : 0);
+    GST_INFO ("%u-D %" G_GINT64_FORMAT " rows, halo %u, piece %u of %u, "
+        "chunk %" G_GSIZE_FORMAT ", %s", ndim, n_all, h[0], k, n_pieces,
+        chunk, unpadded ? "unpadded" : "padded");
+
+    while (!done) {
+      gsize c = chunk_size (chunk, n_pushes++);
+
+      c = MIN (c, (gsize) (m - pushed));
+
+      if (c > 0) {
+        fail_if (plan_halo_needs_end_rows (st.halo, c, NULL));
+        fail_unless (plan_halo_push (st.halo, piece + pushed * row, c,
+                blocks, &n_blocks, &err), "%s", err ? err->message : "");
+        pushed += c;
+      } else {
+        fail_unless (plan_halo_finish (st.halo, blocks, &n_blocks, &err),
+            "%s", err ? err->message : "");
+        done = TRUE;
+      }
+      for (i = 0; i < n_blocks; i++) {
+        fail_unless_equals_uint64 (blocks[i].first_row, next_out);
+        check_block (&st, &blocks[i], origin + next_out);
+        next_out += blocks[i].n_rows;
+      }
+    }
+    fail_unless_equals_uint64 (next_out, valid ? m - 2 * h0 :
+        m - (lead ? h0 : 0) - (trail ? h0 : 0));
+    covered += next_out;
+    plan_halo_free (st.halo);
+    g_free (piece);
+    first += n;
+  }
+  fail_unless_equals_int64 (covered, st.out_shape[0]);
+  g_free (data);
+}
+
+GST_START_TEST (test_halo_context_rows_pieces)
+{
+  static const gint64 shapes[][2] = { {12, 1}, {17, 5}, {24, 3} };
+  static const guint halos[][2] = { {1, 1}, {2, 1}, {1, 0}, {3, 2} };
+  guint m, c, s, hi, p, u;
+
+  for (m = 0; m < G_N_ELEMENTS (all_modes); m++)
+    for (c = 0; c < G_N_ELEMENTS (chunks); c++)
+      for (s = 0; s < G_N_ELEMENTS (shapes); s++)
+        for (hi = 0; hi < G_N_ELEMENTS (halos); hi++)
+          for (p = 1; p <= 4; p++)
+            for (u = 0; u < 2; u++) {
+              /* Each piece has at least 2 h[0] rows, as a sharded stencil
+               * asks; 1-D streams along the first axis too. */
+              if (shapes[s][0] / p < 2 * halos[hi][0]
+                  || !valid_fits (all_modes[m], shapes[s], halos[hi]))
+                continue;
+              check_pieces (all_modes[m], 2, shapes[s], halos[hi], chunks[c],
+                  p, u);
+              check_pieces (all_modes[m], 1, shapes[s], halos[hi], chunks[c],
+                  p, u);
+            }
+}
+
+GST_END_TEST;
+
+/* A piece too short for any valid output is no error: the whole stream
+ * is the caller's to check. Without context, it is. */
+GST_START_TEST (test_halo_context_rows_valid_empty_piece)
+{
+  PlanArrayInfo info;
+  gint64 shape[1] = { -1 };
+  guint h[1] = { 2 };
+  gfloat rows[4] = { 0 };
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  PlanHalo *halo;
+  GError *err = NULL;
+  guint n_blocks;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 1, shape, NULL));
+  halo = plan_halo_new (&info, h, PLAN_BOUNDARY_VALID, 0, NULL);
+  plan_halo_set_context_rows (halo, TRUE, FALSE);
+  fail_unless (plan_halo_push (halo, rows, 4, blocks, &n_blocks, NULL));
+  fail_unless_equals_int (n_blocks, 0);
+  fail_unless (plan_halo_finish (halo, blocks, &n_blocks, &err));
+  fail_unless_equals_int (n_blocks, 0);
+  plan_halo_set_context_rows (halo, FALSE, FALSE);
+  fail_unless (plan_halo_push (halo, rows, 4, blocks, &n_blocks, NULL));
+  fail_if (plan_halo_finish (halo, blocks, &n_blocks, &err));
+  fail_unless (strstr (err->message, "4 rows") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  plan_halo_free (halo);
+}
+
+GST_END_TEST;
+
 static Suite *
 halo_suite (void)
 {
@@ -565,6 +709,8 @@ halo_suite (void)
   tcase_add_test (tc, test_halo_valid_rejects_short_axis);
   tcase_add_test (tc, test_halo_valid_rejects_short_stream);
   tcase_add_test (tc, test_halo_wrap_needs_end_rows);
+  tcase_add_test (tc, test_halo_context_rows_pieces);
+  tcase_add_test (tc, test_halo_context_rows_valid_empty_piece);
   return s;
 }
 
