@@ -649,7 +649,7 @@ plan_reduce_combine (PlanReduce * self, gpointer out, gsize out_size,
 
   if (comm == NULL)
     return FALSE;
-  tag = plan_comm_tag (GST_OBJECT_NAME (self), PLAN_COMM_REDUCE);
+  tag = plan_comm_tag (comm, GST_OBJECT_NAME (self), PLAN_COMM_REDUCE);
   part = plan_reducer_export (self->reducer);
   GST_DEBUG_OBJECT (self, "rank %u: a part of %" G_GSIZE_FORMAT " bytes",
       plan_comm_get_rank (comm), g_bytes_get_size (part));

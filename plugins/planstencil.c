@@ -536,7 +536,7 @@ plan_stencil_send_head (PlanStencil * self, const PlanChunk * chunk,
   }
   GST_DEBUG_OBJECT (self, "sending the first %u rows (%" G_GSIZE_FORMAT
       " bytes) to rank %u", 2 * self->shard_h, want, self->prev_rank);
-  plan_comm_send (comm, self->prev_rank, plan_comm_tag (GST_OBJECT_NAME
+  plan_comm_send (comm, self->prev_rank, plan_comm_tag (comm, GST_OBJECT_NAME
           (self), PLAN_COMM_HALO), bytes);
   g_bytes_unref (bytes);
   return TRUE;
@@ -565,8 +565,8 @@ plan_stencil_recv_tail (PlanStencil * self, GError ** error)
     return NULL;
   GST_DEBUG_OBJECT (self, "waiting for the first %u rows of rank %u",
       2 * self->shard_h, self->next_rank);
-  tail = plan_comm_recv (comm, self->next_rank, plan_comm_tag
-      (GST_OBJECT_NAME (self), PLAN_COMM_HALO), NULL, error);
+  tail = plan_comm_recv (comm, self->next_rank, plan_comm_tag (comm,
+          GST_OBJECT_NAME (self), PLAN_COMM_HALO), NULL, error);
   if (tail && g_bytes_get_size (tail) != want) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
         "rank %u sent %" G_GSIZE_FORMAT " bytes of halo rows, not the %"

@@ -27,13 +27,15 @@
 GST_DEBUG_CATEGORY_STATIC (plan_shard_debug);
 #define GST_CAT_DEFAULT plan_shard_debug
 
-/* Tags: 8,000 owners x 4 purposes stay below MPI's least upper bound for
- * tags (32,767); the abort message has a tag of its own above them. */
-#define N_OWNER_TAGS 8000
-#define ABORT_TAG 32001
+/* Tags: the abort message has tag 0; owners x 4 purposes take the tags
+ * above it up to the MPI library's MPI_TAG_UB (2^31 - 1 for Open MPI; at
+ * least 32,767 anywhere), so that two elements' names rarely share a tag. */
+#define ABORT_TAG 0
+static guint n_owner_tags = 8000;
 
 /**
  * plan_comm_tag:
+ * @comm: the #PlanComm the message goes through
  * @owner: the name of the element that sends or receives the message
  * @purpose: what the message is for
  *
@@ -43,12 +45,12 @@ GST_DEBUG_CATEGORY_STATIC (plan_shard_debug);
  * Since: 0.1
  */
 gint
-plan_comm_tag (const gchar * owner, PlanCommPurpose purpose)
+plan_comm_tag (PlanComm * comm, const gchar * owner, PlanCommPurpose purpose)
 {
-  g_return_val_if_fail (owner != NULL, 0);
+  g_return_val_if_fail (comm != NULL && owner != NULL, 0);
 
   /* g_str_hash is djb2: stable across processes and builds. */
-  return (gint) ((g_str_hash (owner) % N_OWNER_TAGS) * 4 + purpose);
+  return (gint) (4 + (g_str_hash (owner) % n_owner_tags) * 4 + purpose);
 }
 
 /* The connection ------------------------------------------------------- */
@@ -157,6 +159,14 @@ init_world (GError ** error)
     goto no_threads;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
+  {
+    int *ub = NULL, found = 0;
+
+    /* The same library on every rank gives every rank the same bound. */
+    MPI_Comm_get_attr (MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
+    if (found && ub && *ub > 32767)
+      n_owner_tags = (guint) ((*ub - 4) / 4);
+  }
   world = g_new0 (PlanComm, 1);
   world->rank = rank;
   world->size = size;

@@ -65,7 +65,8 @@ PLAN_API
 guint plan_comm_get_size (PlanComm * comm);
 
 PLAN_API
-gint plan_comm_tag (const gchar * owner, PlanCommPurpose purpose);
+gint plan_comm_tag (PlanComm * comm, const gchar * owner,
+    PlanCommPurpose purpose);
 
 PLAN_API
 void plan_comm_send (PlanComm * comm, guint peer, gint tag, GBytes * data);

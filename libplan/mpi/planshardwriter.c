@@ -148,8 +148,8 @@ plan_shard_writer_new (PlanComm * comm, const gchar * owner,
   w->comm = comm;
   w->location = g_strdup (location);
   w->fd = -1;
-  w->name_tag = plan_comm_tag (owner, PLAN_COMM_OUTPUT);
-  w->done_tag = plan_comm_tag (owner, PLAN_COMM_OUTPUT_DONE);
+  w->name_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT);
+  w->done_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT_DONE);
   w->row_size = plan_array_info_get_row_size (info);
   w->total = total_rows;
   w->sync = sync;
@@ -176,6 +176,30 @@ plan_shard_writer_new (PlanComm * comm, const gchar * owner,
   return w;
 }
 
+static gboolean outcome_parse (GBytes * outcome, guint64 * rows,
+    gchar ** message);
+
+/* Rank 0 removed the file before this rank opened it: the job failed
+ * elsewhere, and rank 0's verdict (or the failed rank's own word) says
+ * why. */
+static gboolean
+gone (PlanShardWriter * w, GError ** error)
+{
+  GBytes *verdict = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+  guint64 rows;
+  gchar *why;
+
+  if (verdict == NULL)
+    return FALSE;
+  outcome_parse (verdict, &rows, &why);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "'%s' was not written: %s",
+      w->location, why ? why : "a rank failed");
+  g_free (why);
+  g_bytes_unref (verdict);
+  w->finished = TRUE;
+  return FALSE;
+}
+
 /* The other ranks: the file rank 0 made. */
 static gboolean
 ensure_open (PlanShardWriter * w, GError ** error)
@@ -193,17 +217,10 @@ ensure_open (PlanShardWriter * w, GError ** error)
   w->tmp_path = g_strndup (path, n);
   g_bytes_unref (name);
   w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
-  if (w->fd < 0) {
-    /* Gone because the job failed elsewhere: say that. */
-    gchar *why = plan_comm_dup_failure (w->comm);
-
-    if (why) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s", why);
-      g_free (why);
-      return FALSE;
-    }
+  if (w->fd < 0 && errno == ENOENT)
+    return gone (w, error);
+  if (w->fd < 0)
     return set_io_error (error, "open the shared output", w->tmp_path);
-  }
   return TRUE;
 }
 
