@@ -49,6 +49,7 @@
 #include <libplan/planstencilkernel.h>
 #include <libplan/planprogress.h>
 #include <libplan/planreducerdevice.h>
+#include <libplan/plansink.h>
 #endif
 
 G_BEGIN_DECLS
