@@ -235,6 +235,9 @@ typedef struct
   /* atomic: an input said that its stream failed upstream, where the
    * error was posted (PLAN_EVENT_STREAM_FAILED) */
   gint upstream_failed;
+  /* atomic: flushing seeks on their way through the element (src_event),
+   * read by the same probe */
+  gint seeking;
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
   GstDebugCategory *cat;        /* the element's own category, for the
                                  * decisions logged for it */
@@ -395,16 +398,30 @@ plan_kernel_element_get_property (GObject * object, guint prop_id,
 /* GstAggregator sends EOS downstream after an error flow. A sink that
  * commits its output on EOS (planfilesink renames its file into place)
  * would then keep a partial result, so an element that failed never sends
- * EOS. */
+ * EOS.
+ *
+ * Nor while a flushing seek goes through: from the moment GstAggregator
+ * starts one until its streaming thread has stopped, it drops the buffers
+ * that thread finishes (gst_aggregator_finish_buffer() says OK) but still
+ * sends the EOS that follows them, before the flush reaches downstream.
+ * The sink would take the range so cut short, rows missing at its end,
+ * for a whole one (planfilesink refuses it: fewer rows than announced).
+ * The flush that follows drops that range anyway. */
 static GstPadProbeReturn
 drop_eos_after_error (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   PlanKernelElementPrivate *priv = data;
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
-      && g_atomic_int_get (&priv->failed)) {
+  if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    return GST_PAD_PROBE_OK;
+  if (g_atomic_int_get (&priv->failed)) {
     GST_DEBUG_OBJECT (pad, "not sending EOS after an error");
+    return GST_PAD_PROBE_DROP;
+  }
+  if (g_atomic_int_get (&priv->seeking) > 0) {
+    GST_DEBUG_OBJECT (pad, "not sending the EOS of a range a flushing seek "
+        "ends (its last output may have been dropped)");
     return GST_PAD_PROBE_DROP;
   }
   return GST_PAD_PROBE_OK;
@@ -1367,13 +1384,29 @@ refuse:
 static gboolean
 plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
-    event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
-    if (event == NULL)
-      return FALSE;
-  }
-  return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+  PlanKernelElementPrivate *priv = GET_PRIV (agg);
+  GstSeekFlags flags;
+  gboolean ret;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+        (agg, event);
+
+  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
+  if (event == NULL)
+    return FALSE;
+  gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
+  if (!(flags & GST_SEEK_FLAG_FLUSH))
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+        (agg, event);
+
+  /* Set before GstAggregator starts the seek (and drops output), cleared
+   * once it is done: the flush has gone through by then. */
+  g_atomic_int_inc (&priv->seeking);
+  ret = GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
       (agg, event);
+  g_atomic_int_add (&priv->seeking, -1);
+  return ret;
 }
 
 /* The duration of the output, in rows or bytes of the output: the rows

@@ -164,21 +164,16 @@ def test_flush_storm_playing_spells():
                     p.set_state(Gst.State.PLAYING)
                     time.sleep(float(rng.random()) * 0.002)
                     pause(p, name)
-                # The EOS messages of ranges that ended while playing.
-                # Through a kernel element a range interrupted by PAUSED
-                # may end early, rarely: planfilesink refuses it as cut
-                # short. A race of its own, not the one tested here; the
-                # ranges played to their end must be exact.
+                # The EOS messages of ranges that ended while playing; no
+                # error (a range the seek after it interrupts is not taken
+                # for one cut short).
                 while True:
                     msg = bus.pop()
                     if msg is None:
                         break
                     if msg.type == Gst.MessageType.ERROR:
-                        err = msg.parse_error()[0]
-                        if not element or not err.matches(
-                                Gst.StreamError.quark(),
-                                Gst.StreamError.FAILED):
-                            raise Failure('%s: %s' % (name, err.message))
+                        raise Failure('%s, check %d: %s' % (
+                            name, c, msg.parse_error()[0].message))
                 start = int(rng.integers(0, len(a) // 2))
                 stop = int(rng.integers(start + 100, len(a)))
                 seqnum = seek_rows(p, start, stop, name)
