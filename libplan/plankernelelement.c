@@ -235,9 +235,11 @@ typedef struct
   /* atomic: an input said that its stream failed upstream, where the
    * error was posted (PLAN_EVENT_STREAM_FAILED) */
   gint upstream_failed;
-  /* atomic: flushing seeks on their way through the element (src_event),
+  /* atomic: a flushing seek is on its way through the element, from
+   * src_event until the flush (flush()) or, when there is none, its end;
    * read by the same probe */
   gint seeking;
+  guint32 seek_seqnum;          /* the last flushing seek's; OBJECT_LOCK */
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
   GstDebugCategory *cat;        /* the element's own category, for the
                                  * decisions logged for it */
@@ -419,7 +421,7 @@ drop_eos_after_error (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     GST_DEBUG_OBJECT (pad, "not sending EOS after an error");
     return GST_PAD_PROBE_DROP;
   }
-  if (g_atomic_int_get (&priv->seeking) > 0) {
+  if (g_atomic_int_get (&priv->seeking)) {
     GST_DEBUG_OBJECT (pad, "not sending the EOS of a range a flushing seek "
         "ends (its last output may have been dropped)");
     return GST_PAD_PROBE_DROP;
@@ -1400,12 +1402,19 @@ plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
         (agg, event);
 
-  /* Set before GstAggregator starts the seek (and drops output), cleared
-   * once it is done: the flush has gone through by then. */
-  g_atomic_int_inc (&priv->seeking);
+  /* Set before GstAggregator starts the seek (and drops output); cleared
+   * by the flush, before the range sought starts (its EOS must pass), or
+   * after a seek that flushed nothing. A seek that comes again (by a
+   * second sink) GstAggregator drops: it sets nothing. */
+  GST_OBJECT_LOCK (agg);
+  if (gst_event_get_seqnum (event) != priv->seek_seqnum) {
+    priv->seek_seqnum = gst_event_get_seqnum (event);
+    g_atomic_int_set (&priv->seeking, 1);
+  }
+  GST_OBJECT_UNLOCK (agg);
   ret = GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
       (agg, event);
-  g_atomic_int_add (&priv->seeking, -1);
+  g_atomic_int_set (&priv->seeking, 0);
   return ret;
 }
 
@@ -1556,6 +1565,7 @@ init_output_segment (PlanKernelElement * self)
 static GstFlowReturn
 plan_kernel_element_flush (GstAggregator * agg)
 {
+  g_atomic_int_set (&GET_PRIV (agg)->seeking, 0);
   g_atomic_int_set (&GET_PRIV (agg)->failed, FALSE);
   reset_state (PLAN_KERNEL_ELEMENT (agg));
   _plan_kernel_device_flush (GET_PRIV (agg)->device);
