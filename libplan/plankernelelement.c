@@ -236,6 +236,11 @@ typedef struct
   /* atomic: an input said that its stream failed upstream, where the
    * error was posted (PLAN_EVENT_STREAM_FAILED) */
   gint upstream_failed;
+  /* atomic: a flushing seek is on its way through the element, from
+   * src_event until the flush (flush()) or, when there is none, its end;
+   * read by the same probe */
+  gint seeking;
+  guint32 seek_seqnum;          /* the last flushing seek's; OBJECT_LOCK */
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
   /* aggregate thread: the input is one rank's share (PLAN_EVENT_SHARD) */
   gboolean sharded;
@@ -399,16 +404,30 @@ plan_kernel_element_get_property (GObject * object, guint prop_id,
 /* GstAggregator sends EOS downstream after an error flow. A sink that
  * commits its output on EOS (planfilesink renames its file into place)
  * would then keep a partial result, so an element that failed never sends
- * EOS. */
+ * EOS.
+ *
+ * Nor while a flushing seek goes through: from the moment GstAggregator
+ * starts one until its streaming thread has stopped, it drops the buffers
+ * that thread finishes (gst_aggregator_finish_buffer() says OK) but still
+ * sends the EOS that follows them, before the flush reaches downstream.
+ * The sink would take the range so cut short, rows missing at its end,
+ * for a whole one (planfilesink refuses it: fewer rows than announced).
+ * The flush that follows drops that range anyway. */
 static GstPadProbeReturn
 drop_eos_after_error (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   PlanKernelElementPrivate *priv = data;
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
-      && g_atomic_int_get (&priv->failed)) {
+  if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    return GST_PAD_PROBE_OK;
+  if (g_atomic_int_get (&priv->failed)) {
     GST_DEBUG_OBJECT (pad, "not sending EOS after an error");
+    return GST_PAD_PROBE_DROP;
+  }
+  if (g_atomic_int_get (&priv->seeking)) {
+    GST_DEBUG_OBJECT (pad, "not sending the EOS of a range a flushing seek "
+        "ends (its last output may have been dropped)");
     return GST_PAD_PROBE_DROP;
   }
   return GST_PAD_PROBE_OK;
@@ -1481,13 +1500,36 @@ refuse:
 static gboolean
 plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
-    event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
-    if (event == NULL)
-      return FALSE;
+  PlanKernelElementPrivate *priv = GET_PRIV (agg);
+  GstSeekFlags flags;
+  gboolean ret;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+        (agg, event);
+
+  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
+  if (event == NULL)
+    return FALSE;
+  gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
+  if (!(flags & GST_SEEK_FLAG_FLUSH))
+    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+        (agg, event);
+
+  /* Set before GstAggregator starts the seek (and drops output); cleared
+   * by the flush, before the range sought starts (its EOS must pass), or
+   * after a seek that flushed nothing. A seek that comes again (by a
+   * second sink) GstAggregator drops: it sets nothing. */
+  GST_OBJECT_LOCK (agg);
+  if (gst_event_get_seqnum (event) != priv->seek_seqnum) {
+    priv->seek_seqnum = gst_event_get_seqnum (event);
+    g_atomic_int_set (&priv->seeking, 1);
   }
-  return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
+  GST_OBJECT_UNLOCK (agg);
+  ret = GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
       (agg, event);
+  g_atomic_int_set (&priv->seeking, 0);
+  return ret;
 }
 
 /* The duration of the output, in rows or bytes of the output: the rows
@@ -1637,6 +1679,7 @@ init_output_segment (PlanKernelElement * self)
 static GstFlowReturn
 plan_kernel_element_flush (GstAggregator * agg)
 {
+  g_atomic_int_set (&GET_PRIV (agg)->seeking, 0);
   g_atomic_int_set (&GET_PRIV (agg)->failed, FALSE);
   reset_state (PLAN_KERNEL_ELEMENT (agg));
   _plan_kernel_device_flush (GET_PRIV (agg)->device);

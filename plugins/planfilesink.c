@@ -703,16 +703,33 @@ plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   if (GST_BUFFER_OFFSET_END_IS_VALID (buffer))
     self->next_row = GST_BUFFER_OFFSET_END (buffer);
 
-  if (self->row_size > 0)
-    self->rows_received += gst_buffer_get_size (buffer) / self->row_size;
-  ret = plan_file_writer_write (self->writer, gst_buffer_ref (buffer), &err);
+  /* unlock() wakes a write waiting for room in the queue both for a flush
+   * and for PLAYING to PAUSED: the chunk then waits in preroll, as
+   * GstBaseSink asks, and is written on PLAYING, or dropped on a flush.
+   * (A writer that is not open, after a failed restart, says FLUSHING
+   * too: the stream stops there.) */
+  while ((ret = plan_file_writer_write (self->writer, gst_buffer_ref (buffer),
+              &err)) == GST_FLOW_FLUSHING && self->open) {
+    GST_DEBUG_OBJECT (self, "woken while waiting for the writer: waiting "
+        "in preroll");
+    ret = gst_base_sink_wait_preroll (sink);
+    if (ret != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT (self, "flushing");
+      return ret;
+    }
+  }
   if (ret == GST_FLOW_FLUSHING) {
-    GST_DEBUG_OBJECT (self, "flushing");
-  } else if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "no file open: not writing");
+    return ret;
+  }
+  if (ret != GST_FLOW_OK) {
     post_write_error (self, err);
     g_clear_error (&err);
+    return ret;
   }
-  return ret;
+  if (self->row_size > 0)
+    self->rows_received += gst_buffer_get_size (buffer) / self->row_size;
+  return GST_FLOW_OK;
 }
 
 /* GstBaseSrc pushes EOS after a fatal flow error, upstream of it or in
@@ -807,9 +824,14 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
         self->shard.rank);
     return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
   }
+  /* A flush also takes back an EOS message from before it that a bin
+   * above still holds (posted while the pipeline was leaving PLAYING): it
+   * would end the pipeline at its next PLAYING, before the rows that
+   * follow the flush are written. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     gboolean ret = GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
 
+    plan_sink_forget_eos (GST_ELEMENT (sink));
     restart_writer (self);
     return ret;
   }

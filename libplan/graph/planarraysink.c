@@ -105,6 +105,7 @@
 
 #include <libplan/planerror.h>
 #include <libplan/plankernelelement.h>
+#include <libplan/plansink.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -1036,6 +1037,10 @@ plan_array_sink_event (GstBaseSink * sink, GstEvent * event)
 {
   PlanArraySink *self = PLAN_ARRAY_SINK (sink);
 
+  /* An EOS message from before a flush that a bin above still holds
+   * would end the pipeline at its next PLAYING, before the new run. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    plan_sink_forget_eos (GST_ELEMENT (sink));
   /* The result must be there before the EOS message goes out, since
    * applications fetch it as soon as they see that message. */
   if ((GST_EVENT_TYPE (event) == GST_EVENT_EOS && !finish_run (self))

@@ -828,6 +828,34 @@ GST_START_TEST (test_sink_fills_caller_array_from_source)
 
 GST_END_TEST;
 
+/* A flush takes back the sink's EOS message that the pipeline still holds
+ * (posted while the pipeline went to PAUSED): PLAYING after the flush
+ * posts no EOS from before it. */
+GST_START_TEST (test_sink_flush_forgets_eos_held_by_the_pipeline)
+{
+  GstElement *p = gst_pipeline_new ("p");
+  GstElement *sink = make_sink ();
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GstMessage *eos = gst_message_new_eos (GST_OBJECT (sink));
+
+  gst_bin_add (GST_BIN (p), sink);
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_message_set_seqnum (eos, 4242);
+  fail_unless (gst_element_post_message (sink, eos));
+  fail_unless (gst_pad_send_event (pad, gst_event_new_flush_start ()));
+  fail_unless (gst_pad_send_event (pad, gst_event_new_flush_stop (TRUE)));
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_bus_pop_filtered (GST_ELEMENT_BUS (p),
+          GST_MESSAGE_EOS) == NULL, "the EOS from before the flush");
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 planarraysink_suite (void)
 {
@@ -860,6 +888,7 @@ planarraysink_suite (void)
   tcase_add_test (tc, test_sink_sync_and_async_off);
   tcase_add_test (tc, test_sink_reuse_across_two_runs);
   tcase_add_test (tc, test_sink_fills_caller_array_from_source);
+  tcase_add_test (tc, test_sink_flush_forgets_eos_held_by_the_pipeline);
   return s;
 }
 

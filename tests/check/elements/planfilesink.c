@@ -398,6 +398,144 @@ GST_START_TEST (test_sink_flush_starts_the_file_over)
 
 GST_END_TEST;
 
+/* A flush takes back the sink's EOS message that the pipeline still holds
+ * (as when a range ends while the pipeline goes to PAUSED, the flushing
+ * seek that follows made in PAUSED): at PLAYING the pipeline's EOS is the
+ * range sought's, with its seqnum, once its file is in place. */
+GST_START_TEST (test_sink_flush_forgets_eos_held_by_the_pipeline)
+{
+  gchar *in = tmp_path ("in.npy"), *out = tmp_path ("out.npy");
+  const gint64 shape[2] = { 100, 2 };
+  PlanArrayInfo info;
+  GstElement *p, *sink;
+  GstMessage *msg, *eos;
+  GstEvent *seek;
+  guint32 seqnum;
+  gchar *desc, *contents;
+  gsize len, header_size;
+  guint8 *file;
+  guint i;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
+          NULL));
+  header_size = plan_npy_get_header_size (&info);
+  file = g_malloc (header_size + 100 * 2 * 4);
+  fail_unless (plan_npy_write_header (&info, file, header_size, NULL));
+  for (i = 0; i < 100 * 2; i++)
+    ((gfloat *) (file + header_size))[i] = i * 0.25f;
+  fail_unless (g_file_set_contents (in, (gchar *) file,
+          header_size + 100 * 2 * 4, NULL));
+  g_free (file);
+
+  desc = g_strdup_printf ("planfilesrc location=%s ! planfilesink name=sink "
+      "location=%s", in, out);
+  p = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (p != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+
+  eos = gst_message_new_eos (GST_OBJECT (sink));
+  gst_message_set_seqnum (eos, 4242);
+  fail_unless (gst_element_post_message (sink, eos));
+  seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+      GST_SEEK_TYPE_SET, 10, GST_SEEK_TYPE_SET, 40);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_element_send_event (p, seek));
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless (gst_message_get_seqnum (msg) == seqnum, "the EOS from before "
+      "the flush (seqnum %u)", gst_message_get_seqnum (msg));
+  gst_message_unref (msg);
+
+  fail_unless (g_file_get_contents (out, &contents, &len, NULL));
+  fail_unless (plan_npy_parse_header ((guint8 *) contents, len, &info,
+          &header_size, NULL));
+  fail_unless_equals_int64 (info.shape[0], 30);
+  fail_unless_equals_int (len - header_size, 30 * 2 * 4);
+  for (i = 0; i < 30 * 2; i++)
+    fail_unless_equals_float (((gfloat *) (contents + header_size))[i],
+        (20 + i) * 0.25f);
+  g_free (contents);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (in);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+/* PLAYING to PAUSED wakes the sink waiting for its writer (a queue of one
+ * chunk, one row per chunk): it holds that chunk until PLAYING rather
+ * than dropping it and stopping the stream. 40 pauses, then every row
+ * written once, in order. */
+GST_START_TEST (test_sink_pause_while_waiting_for_the_writer)
+{
+  gchar *in = tmp_path ("in.npy"), *out = tmp_path ("out.npy");
+  const gint64 shape[2] = { 4000, 2 };
+  PlanArrayInfo info;
+  GstElement *p;
+  GstMessage *msg;
+  gchar *desc, *contents;
+  gsize len, header_size;
+  guint8 *file;
+  guint i;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
+          NULL));
+  header_size = plan_npy_get_header_size (&info);
+  file = g_malloc (header_size + 4000 * 2 * 4);
+  fail_unless (plan_npy_write_header (&info, file, header_size, NULL));
+  for (i = 0; i < 4000 * 2; i++)
+    ((gfloat *) (file + header_size))[i] = i * 0.25f;
+  fail_unless (g_file_set_contents (in, (gchar *) file,
+          header_size + 4000 * 2 * 4, NULL));
+  g_free (file);
+
+  desc = g_strdup_printf ("planfilesrc location=%s blocksize=8 ! "
+      "planfilesink location=%s max-pending=1", in, out);
+  p = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (p != NULL);
+  for (i = 0; i < 40; i++) {
+    fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    g_usleep (g_random_int_range (0, 1000));
+    fail_unless (gst_element_set_state (p, GST_STATE_PAUSED) !=
+        GST_STATE_CHANGE_FAILURE);
+    fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+            10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  }
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "the stream stopped at a pause");
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  fail_unless (g_file_get_contents (out, &contents, &len, NULL));
+  fail_unless (plan_npy_parse_header ((guint8 *) contents, len, &info,
+          &header_size, NULL));
+  fail_unless_equals_int64 (info.shape[0], 4000);
+  check_float_data ((guint8 *) contents + header_size, len - header_size,
+      4000, 2);
+  g_free (contents);
+  gst_object_unref (p);
+  g_free (in);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_creates_nothing_before_paused)
 {
   GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
@@ -697,6 +835,8 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_eos_replaces_existing_file);
   tcase_add_test (tc, test_sink_sync_is_off_by_default);
   tcase_add_test (tc, test_sink_flush_starts_the_file_over);
+  tcase_add_test (tc, test_sink_flush_forgets_eos_held_by_the_pipeline);
+  tcase_add_test (tc, test_sink_pause_while_waiting_for_the_writer);
   tcase_add_test (tc, test_sink_stream_cut_short_is_not_written);
   tcase_add_test (tc, test_sink_creates_nothing_before_paused);
   tcase_add_test (tc, test_sink_uri_handler);

@@ -339,63 +339,215 @@ stencil_at (guint64 a, guint64 b, guint64 i)
   return x + z;
 }
 
+/* What the storms run between planfilesrc and planfilesink: nothing, map,
+ * reduce and stencil. */
+enum
+{
+  THROUGH_NOTHING,
+  THROUGH_MAP,
+  THROUGH_REDUCE,
+  THROUGH_STENCIL,
+  N_THROUGH
+};
+
+static const gchar *const through[N_THROUGH] = { "",
+  "planmap expr=\"x * 3\" ! ", "planreduce op=sum ! ",
+  "planstencil window=\"x _ z\" expr=\"x + z\" ! "
+};
+
+/* The output at @out is that of rows [a, b) through @e. */
+static void
+check_range_output (const gchar * out, guint e, guint64 a, guint64 b)
+{
+  gdouble *values;
+  gsize n;
+  guint64 i;
+
+  values = read_output (out, &n);
+  if (e == THROUGH_REDUCE) {
+    gdouble sum = 0;
+
+    for (i = a; i < b; i++)
+      sum += in_value (i);
+    fail_unless_equals_int (n, 1);
+    fail_unless_equals_float (values[0], sum);
+  } else {
+    fail_unless (n == b - a, "%s: %" G_GSIZE_FORMAT " rows, not the %"
+        G_GUINT64_FORMAT " of [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+        ")", through[e], n, b - a, a, b);
+    for (i = a; i < b; i++)
+      fail_unless_equals_float (values[i - a], e == THROUGH_MAP ?
+          in_value (i) * 3 : e == THROUGH_STENCIL ? stencil_at (a, b, i) :
+          in_value (i));
+  }
+  g_free (values);
+}
+
+/* A flushing seek to rows [start, stop); returns its seqnum, which the
+ * EOS message of the range carries. */
+static guint32
+seek_rows (GstElement * p, gint64 start, gint64 stop)
+{
+  GstEvent *seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT,
+      GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, start, GST_SEEK_TYPE_SET, stop);
+  guint32 seqnum = gst_event_get_seqnum (seek);
+
+  fail_unless (gst_element_send_event (p, seek), "seek to [%" G_GINT64_FORMAT
+      ", %" G_GINT64_FORMAT ") refused", start, stop);
+  return seqnum;
+}
+
+static void
+pause_and_wait (GstElement * p)
+{
+  fail_if (gst_element_set_state (p, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND) !=
+      GST_STATE_CHANGE_SUCCESS);
+}
+
 /* Fifty flushing seeks in a row in PAUSED, to ranges all over the array,
  * with no wait between them, then a last one: the output is the last
  * range's, as computed here, through map, reduce and stencil. (Seeks while
  * playing, every few chunks: test_stress.py.) */
 GST_START_TEST (test_flush_storm)
 {
-  const gchar *elements[] = { "planmap expr=\"x * 3\"",
-    "planreduce op=sum", "planstencil window=\"x _ z\" expr=\"x + z\""
-  };
   const guint64 a = 321, b = 1777;
   guint e, k;
 
-  for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+  for (e = THROUGH_MAP; e < N_THROUGH; e++) {
     gchar *out = g_build_filename (tmpdir, "storm.npy", NULL);
-    GstElement *p = launch ("planfilesrc location=%s blocksize=800 ! %s ! "
-        "planfilesink location=%s", input, elements[e], out);
-    GRand *rand = g_rand_new_with_seed (e + 1);
+    GstElement *p = launch ("planfilesrc location=%s blocksize=800 ! %s"
+        "planfilesink location=%s", input, through[e], out);
+    GRand *rand = g_rand_new_with_seed (e);
     GstMessage *msg;
-    gdouble *values;
-    gsize n;
-    guint64 i;
 
-    fail_if (gst_element_set_state (p, GST_STATE_PAUSED) ==
-        GST_STATE_CHANGE_FAILURE);
-    fail_if (gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND) ==
-        GST_STATE_CHANGE_FAILURE);
+    pause_and_wait (p);
     for (k = 0; k < 50; k++) {
       gint64 start = g_rand_int_range (rand, 0, ROWS - 10);
       gint64 stop = g_rand_int_range (rand, start + 5, ROWS);
 
-      fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_DEFAULT,
-              GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, start,
-              GST_SEEK_TYPE_SET, stop), "%s: seek %u", elements[e], k);
+      seek_rows (p, start, stop);
     }
-    fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_DEFAULT,
-            GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, a, GST_SEEK_TYPE_SET, b));
+    seek_rows (p, a, b);
     msg = run_to_end (p, GST_STATE_PAUSED);
     fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s",
-        elements[e]);
+        through[e]);
     gst_message_unref (msg);
     gst_element_set_state (p, GST_STATE_NULL);
 
-    values = read_output (out, &n);
-    if (e == 1) {
-      gdouble sum = 0;
+    check_range_output (out, e, a, b);
+    g_rand_free (rand);
+    gst_object_unref (p);
+    g_free (out);
+  }
+}
 
-      for (i = a; i < b; i++)
-        sum += in_value (i);
-      fail_unless_equals_int (n, 1);
-      fail_unless_equals_float (values[0], sum);
-    } else {
-      fail_unless_equals_int (n, b - a);
-      for (i = a; i < b; i++)
-        fail_unless_equals_float (values[i - a], e == 0 ?
-            in_value (i) * 3 : stencil_at (a, b, i));
+GST_END_TEST;
+
+/* Flushing seeks in PAUSED, each followed by a spell of PLAYING of up to
+ * 2 ms and PAUSED again, so that ranges end (EOS) while the pipeline
+ * plays, while it goes to PAUSED (GstBin then keeps the sink's EOS
+ * message past the flush that follows) and not at all; then a last range
+ * played to its end. Ten times per pipeline: each last range ends with
+ * its own EOS (the seqnum of its seek), never an earlier range's, and the
+ * output is its rows, through nothing, map, reduce and stencil. */
+#define SPELLS 3
+#define CHECKS 10
+
+GST_START_TEST (test_flush_storm_playing_spells)
+{
+  guint e, c, k;
+
+  for (e = 0; e < N_THROUGH; e++) {
+    gchar *out = g_build_filename (tmpdir, "spells.npy", NULL);
+    GstElement *p = launch ("planfilesrc location=%s blocksize=800 ! %s"
+        "planfilesink location=%s", input, through[e], out);
+    GstBus *bus = GST_ELEMENT_BUS (p);
+    GRand *rand = g_rand_new_with_seed (100 + e);
+
+    pause_and_wait (p);
+    for (c = 0; c < CHECKS; c++) {
+      gint64 a, b;
+      guint32 seqnum;
+      GstMessage *msg;
+
+      for (k = 0; k < SPELLS; k++) {
+        gint64 start = g_rand_int_range (rand, 0, ROWS - 10);
+
+        seek_rows (p, start, g_rand_int_range (rand, start + 5, ROWS));
+        fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+            GST_STATE_CHANGE_FAILURE);
+        g_usleep (g_rand_int_range (rand, 0, 2000));
+        pause_and_wait (p);
+      }
+      /* The EOS messages of ranges that ended while playing; no error
+       * (a range the seek after it interrupts is not taken for one cut
+       * short). */
+      while ((msg = gst_bus_pop (bus))) {
+        if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+          GError *err = NULL;
+          gchar *debug = NULL;
+
+          gst_message_parse_error (msg, &err, &debug);
+          fail ("%scheck %u: %s (%s)", through[e], c, err->message,
+              GST_STR_NULL (debug));
+        }
+        gst_message_unref (msg);
+      }
+
+      a = g_rand_int_range (rand, 0, ROWS / 2);
+      b = g_rand_int_range (rand, a + 100, ROWS);
+      seqnum = seek_rows (p, a, b);
+      msg = run_to_end (p, GST_STATE_PAUSED);
+      fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s",
+          through[e]);
+      fail_unless (gst_message_get_seqnum (msg) == seqnum, "%scheck %u: "
+          "the EOS of an earlier range (seqnum %u), not of rows [%"
+          G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") (seqnum %u)", through[e],
+          c, gst_message_get_seqnum (msg), a, b, seqnum);
+      gst_message_unref (msg);
+      check_range_output (out, e, a, b);
+      pause_and_wait (p);
     }
-    g_free (values);
+    gst_element_set_state (p, GST_STATE_NULL);
+    g_rand_free (rand);
+    gst_object_unref (p);
+    g_free (out);
+  }
+}
+
+GST_END_TEST;
+
+/* PLAYING and PAUSED in turn, 40 spells of up to 2 ms, while the sink
+ * writes one chunk at a time behind (max-pending=1: it often waits for
+ * its writer when PAUSED comes), then PLAYING to the end: every row is
+ * written once, in order, through nothing, map, reduce and stencil. */
+GST_START_TEST (test_pause_storm)
+{
+  guint e, k;
+
+  for (e = 0; e < N_THROUGH; e++) {
+    gchar *out = g_build_filename (tmpdir, "pause.npy", NULL);
+    GstElement *p = launch ("planfilesrc location=%s blocksize=8 ! %s"
+        "planfilesink location=%s max-pending=1", input, through[e], out);
+    GRand *rand = g_rand_new_with_seed (200 + e);
+    GstMessage *msg;
+
+    pause_and_wait (p);
+    for (k = 0; k < 40; k++) {
+      fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+          GST_STATE_CHANGE_FAILURE);
+      g_usleep (g_rand_int_range (rand, 0, 2000));
+      pause_and_wait (p);
+    }
+    msg = run_to_end (p, GST_STATE_PAUSED);
+    fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s",
+        through[e]);
+    gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+
+    check_range_output (out, e, 0, ROWS);
     g_rand_free (rand);
     gst_object_unref (p);
     g_free (out);
@@ -417,6 +569,8 @@ stress_suite (void)
   tcase_add_test (tc, test_many_pipelines_at_once);
   tcase_add_test (tc, test_eos_storm);
   tcase_add_test (tc, test_flush_storm);
+  tcase_add_test (tc, test_flush_storm_playing_spells);
+  tcase_add_test (tc, test_pause_storm);
   return s;
 }
 
