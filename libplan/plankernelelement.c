@@ -247,6 +247,9 @@ typedef struct
   PlanShardInfo shard;
   GstDebugCategory *cat;        /* the element's own category, for the
                                  * decisions logged for it */
+  /* taken by the aggregate thread around each pop of an input buffer and
+   * by release_pad around the base class's release (see pop_input) */
+  GMutex pop_lock;
 } PlanKernelElementPrivate;
 
 static void plan_kernel_element_child_proxy_init (gpointer g_iface,
@@ -481,6 +484,7 @@ plan_kernel_element_finalize (GObject * object)
 
   free_inputs (priv);
   clear_pool (priv);
+  g_mutex_clear (&priv->pop_lock);
 
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
 }
@@ -1002,6 +1006,25 @@ check_complete (PlanKernelElement * self, PlanKernelPad * pad)
   return FALSE;
 }
 
+/* Takes the input buffer of @pad that a peek returned. GstAggregator
+ * before 1.22.7 (Debian 12 has 1.22.0) drops the reference a peek left
+ * on a pad without the pad's lock when the pad is released: a release
+ * from another thread (a harness teardown, an application unlinking an
+ * input) while the pop hands that reference over unrefs the buffer twice,
+ * and the head aggregate() still holds is freed under it. Pops and the
+ * base class's release take turns on pop_lock. */
+static GstBuffer *
+pop_input (PlanKernelElement * self, PlanKernelPad * pad)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstBuffer *buf;
+
+  g_mutex_lock (&priv->pop_lock);
+  buf = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad));
+  g_mutex_unlock (&priv->pop_lock);
+  return buf;
+}
+
 /* Every input has ended: check that they have the same length, then let
  * the subclass push what it held back. Inputs still holding rows are
  * drained, so that the error names both lengths. */
@@ -1018,7 +1041,7 @@ finish_inputs (PlanKernelElement * self, GList * pads)
     PlanKernelPad *pad = l->data;
     GstBuffer *buf;
 
-    while ((buf = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad)))) {
+    while ((buf = pop_input (self, pad))) {
       pad->next_row += gst_buffer_get_size (buf) /
           plan_array_info_get_row_size (&pad->info) - pad->consumed;
       pad->consumed = 0;
@@ -1187,7 +1210,9 @@ advance:
     pad->next_row += n_rows;
     if (pad->consumed * plan_array_info_get_row_size (&pad->info) ==
         gst_buffer_get_size (heads[i])) {
-      gst_aggregator_pad_drop_buffer (GST_AGGREGATOR_PAD (pad));
+      GstBuffer *used = pop_input (self, pad);
+
+      gst_clear_buffer (&used);
       pad->consumed = 0;
       *dropped = TRUE;
     }
@@ -1887,13 +1912,19 @@ plan_kernel_element_request_new_pad (GstElement * element,
   return pad;
 }
 
+/* The base class's release waits for an aggregate() that is popping an
+ * input buffer (see pop_input). */
 static void
 plan_kernel_element_release_pad (GstElement * element, GstPad * pad)
 {
+  PlanKernelElementPrivate *priv = GET_PRIV (element);
+
   gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
       GST_OBJECT_NAME (pad));
+  g_mutex_lock (&priv->pop_lock);
   GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->release_pad (element,
       pad);
+  g_mutex_unlock (&priv->pop_lock);
 }
 
 static GObject *
@@ -2007,6 +2038,7 @@ plan_kernel_element_init (PlanKernelElement * self)
   priv->target = DEFAULT_TARGET;
   priv->n_threads = DEFAULT_N_THREADS;
   priv->out_caps_rows = -1;
+  g_mutex_init (&priv->pop_lock);
   init_output_segment (self);
 }
 

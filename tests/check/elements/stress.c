@@ -296,6 +296,14 @@ GST_START_TEST (test_eos_storm)
 
       fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
           GST_STATE_CHANGE_FAILURE);
+      /* The storm hits a pipeline that plays, as `gst-launch-1.0 -e` sends
+       * its EOS. While the sink prerolls, GStreamer itself deadlocks:
+       * gst_element_send_event() holds the pipeline's state lock, the
+       * source (a GstBaseSrc) waits under it for its streaming thread,
+       * that thread waits behind the prerolled sink, and the sink waits
+       * for PLAYING, which the bin can only set with that lock. */
+      fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+              10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
       for (k = 0; k < 20; k++) {
         gst_element_send_event (p, gst_event_new_eos ());
         g_usleep (200);
