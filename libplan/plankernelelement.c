@@ -1650,6 +1650,15 @@ plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
     return answer_duration (self, query);
   if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
     return answer_position (self, query);
+  /* Rows read out of order upstream are the input's, not this element's
+   * output: a stencil with boundary=wrap behind it must not take them for
+   * its own input's last rows. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CUSTOM
+      && plan_query_parse_read_rows (query, NULL, NULL)) {
+    GST_DEBUG_OBJECT (self, "not answering %s: the rows upstream reads are "
+        "not this element's output", PLAN_QUERY_READ_ROWS);
+    return FALSE;
+  }
   if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
         (agg, query);
@@ -2608,16 +2617,25 @@ plan_kernel_element_read_end_rows (PlanKernelElement * self, guint index,
   n_rows = MIN (n_rows, *total);
   query = plan_query_new_read_rows (end - n_rows, n_rows);
   ok = gst_pad_peer_query (sinkpad, query);
-  gst_object_unref (sinkpad);
   if (!ok) {
+    GstPad *peer = gst_pad_get_peer (sinkpad);
+    GstElement *up = peer ? gst_pad_get_parent_element (peer) : NULL;
+
     gst_query_unref (query);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "boundary=wrap along the streaming axis needs a source that can "
-        "read rows out of order, such as planfilesrc; upstream did not give "
-        "the last %" G_GSIZE_FORMAT " rows (the %s query was not answered)",
-        n_rows, PLAN_QUERY_READ_ROWS);
+        "boundary=wrap along the streaming axis needs the last %"
+        G_GSIZE_FORMAT " rows of its input before the first output, read "
+        "out of order from a source such as planfilesrc or planarraysrc; "
+        "%s%s cannot give them (behind a kernel element the rows read would "
+        "not be its output: put the stencil first, or shard the run with "
+        "planfilesrc shard=mpi, whose ranks pass them on)", n_rows,
+        up ? "" : "upstream", up ? GST_OBJECT_NAME (up) : "");
+    gst_clear_object (&up);
+    gst_clear_object (&peer);
+    gst_object_unref (sinkpad);
     return FALSE;
   }
+  gst_object_unref (sinkpad);
   *buffer = plan_query_get_read_rows_buffer (query);
   gst_query_unref (query);
   if (*buffer == NULL || gst_buffer_get_size (*buffer) !=

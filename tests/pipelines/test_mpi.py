@@ -184,6 +184,46 @@ def test_failing_rank_fails_the_job():
             raise Failure('a failed job left %s' % left)
 
 
+def test_chained_map_stencil_reduce():
+    # map -> stencil -> (the stencil's rows to one shared file, and their
+    # sum and max per column), every boundary mode along the first axis,
+    # against one process running the map to a file and the stencil on it
+    # (behind a kernel element, wrap cannot read its input's last rows out
+    # of order in one process; the ranks pass them on).
+    src = os.path.join(D, 'chain.npy')
+    mapped = os.path.join(D, 'chain-mapped.npy')
+    np.save(src, np.random.default_rng(3).standard_normal((3001, 9)))
+    plantest.launch('planfilesrc', 'location=%s' % src, '!', 'planmap', 'expr=x*x-1',
+                    '!', 'planfilesink', 'location=%s' % mapped)
+    stencil = ['planstencil', 'window=_,n,_;w,c,e;_,s,_', 'expr=n+s+e+w-4*c']
+
+    def tail(mode, tag):
+        return (stencil + ['boundary=%s' % mode, '!', 'tee', 'name=t',
+                           't.', '!', 'queue', '!', 'planfilesink',
+                           'location=%s/chain-%s-%s.npy' % (D, mode, tag),
+                           't.', '!', 'queue', '!', 'planreduce', 'op=sum', '!',
+                           'planfilesink',
+                           'location=%s/chain-sum-%s-%s.npy' % (D, mode, tag),
+                           't.', '!', 'queue', '!', 'planreduce', 'op=max', 'axis=0',
+                           '!', 'planfilesink',
+                           'location=%s/chain-max-%s-%s.npy' % (D, mode, tag)])
+    for mode in ('constant', 'nearest', 'reflect', 'mirror', 'wrap', 'valid'):
+        plantest.launch(*(['planfilesrc', 'location=%s' % mapped, '!'] +
+                          tail(mode, '1p')))
+        for n in RANKS:
+            mpirun(n, ['planfilesrc', 'location=%s' % src, 'shard=mpi', '!', 'planmap',
+                       'expr=x*x-1', '!'] + tail(mode, '%dp' % n))
+            for kind in ('chain', 'chain-sum', 'chain-max'):
+                same_bytes('%s/%s-%s-%dp.npy' % (D, kind, mode, n),
+                           '%s/%s-%s-1p.npy' % (D, kind, mode),
+                           '%s with boundary=%s on %d ranks' % (kind, mode, n))
+    _, out = plantest.launch('planfilesrc', 'location=%s' % src, '!', 'planmap',
+                             'expr=x*x-1', '!', *stencil, 'boundary=wrap', '!',
+                             'fakesink', expect_ok=False)
+    if 'planmap0 cannot give them' not in out:
+        raise Failure('wrap behind planmap in one process: no clear error:\n%s' % out)
+
+
 SEEK_SCRIPT = """
 import sys, gi
 gi.require_version('Gst', '1.0')
@@ -249,6 +289,8 @@ def main():
          test_reductions_bit_identical),
         ('the result is posted on every rank', test_reduce_result_on_every_rank),
         ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
+        ('map -> stencil -> file, sum and max on 1-4 ranks, every boundary mode',
+         test_chained_map_stencil_reduce),
         ('a seek in a sharded run is refused, the run ends whole',
          test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
