@@ -127,6 +127,12 @@ run (const gchar * caps, const guint8 * data, gsize n_rows, gsize row_size,
     GstEvent *ev;
     gboolean eos = FALSE;
 
+    /* Events first: the buffers before an EOS seen here are queued by
+     * then, and the pull below takes them. */
+    while ((ev = gst_harness_try_pull_event (h)) != NULL) {
+      eos = eos || GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+      gst_event_unref (ev);
+    }
     while ((buf = gst_harness_try_pull (h)) != NULL) {
       GstMapInfo map;
 
@@ -134,10 +140,6 @@ run (const gchar * caps, const guint8 * data, gsize n_rows, gsize row_size,
       g_byte_array_append (o->bytes, map.data, map.size);
       gst_buffer_unmap (buf, &map);
       gst_buffer_unref (buf);
-    }
-    while ((ev = gst_harness_try_pull_event (h)) != NULL) {
-      eos = eos || GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-      gst_event_unref (ev);
     }
     msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     if (msg) {
