@@ -24,6 +24,9 @@
  * The temporary file needs a name (the ranks open it), so unlike
  * planfilesink's own writer it stays behind if rank 0 is killed. */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -100,6 +103,16 @@ create_file (PlanShardWriter * w, PlanFileFormat format,
     set_io_error (error, "size", w->tmp_path);
     goto failed;
   }
+#ifdef __linux__
+  /* Its blocks reserved at once, rather than found for each write of a
+   * sparse file (and a full disk is seen now); where the file system
+   * cannot, the writes find them. */
+  if (fallocate (w->fd, FALLOC_FL_KEEP_SIZE, 0, w->header_size +
+          w->total * w->row_size) != 0 && errno == ENOSPC) {
+    set_io_error (error, "reserve the space of", w->tmp_path);
+    goto failed;
+  }
+#endif
   g_free (header);
   return TRUE;
 
