@@ -1383,12 +1383,12 @@ plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
           (NULL));
     gst_clear_caps (&caps);
   }
-  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
     g_atomic_int_set (&priv->failed, TRUE);
-    tell_ranks (self);
-  }
 
 done:
+  if (g_atomic_int_get (&priv->failed))
+    tell_ranks (self);
   for (i = 0; i < n; i++)
     gst_clear_buffer (&heads[i]);
   g_list_free_full (pads, gst_object_unref);

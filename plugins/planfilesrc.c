@@ -651,6 +651,16 @@ take_share (PlanFileSrc * self, guint64 offset, GError ** error)
   plan_shard_split (info->total, info->n_ranks, info->rank, &first, &count);
   info->origin = first;
   info->n_rows = count;
+  if (count == 0) {
+    /* Elements of a stream without rows never learn its caps: every rank
+     * needs rows. The others are told, rather than left waiting. */
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has no "
+        "rows: %" G_GUINT64_FORMAT " rows are shared among %u ranks; run at "
+        "most %" G_GUINT64_FORMAT " ranks", info->rank, info->n_ranks,
+        info->total, info->n_ranks, MAX (info->total, 1));
+    plan_comm_abort (comm, (*error)->message);
+    return FALSE;
+  }
   g_mutex_lock (&self->io_lock);
   if (!plan_file_reader_set_window (self->reader, offset + first, count,
           error)) {

@@ -571,8 +571,13 @@ plan_comm_abort (PlanComm * comm, const gchar * why)
     return;
   }
   comm->aborted = TRUE;
-  if (comm->failure == NULL)
-    comm->failure = g_strdup_printf ("rank %u failed: %s", comm->rank, why);
+  /* A failure that came from another rank reached every rank from there:
+   * passing it on would only wrap its message in this rank's. */
+  if (check_failed (comm)) {
+    g_mutex_unlock (&comm->lock);
+    return;
+  }
+  comm->failure = g_strdup_printf ("rank %u failed: %s", comm->rank, why);
   g_mutex_unlock (&comm->lock);
   GST_WARNING ("telling the other ranks: %s", why);
   data = g_bytes_new (why, strlen (why));

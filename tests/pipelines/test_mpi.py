@@ -224,6 +224,21 @@ def test_chained_map_stencil_reduce():
         raise Failure('wrap behind planmap in one process: no clear error:\n%s' % out)
 
 
+def test_more_ranks_than_rows():
+    # A rank without rows is refused (its elements would never learn the
+    # stream's caps), and every rank says why; nothing is written.
+    src = os.path.join(D, 'tiny.npy')
+    out = os.path.join(D, 'tiny-out.npy')
+    np.save(src, np.arange(3.0))
+    text = mpirun(4, ['planfilesrc', 'location=%s' % src, 'shard=mpi', '!', 'planmap',
+                      'expr=x+1', '!', 'planfilesink', 'location=%s' % out],
+                  expect_ok=False)
+    if text.count('rank 3 of 4 has no rows') < 4:
+        raise Failure('not every rank said that rank 3 has no rows:\n%s' % text)
+    if os.path.exists(out):
+        raise Failure('a refused job wrote %s' % out)
+
+
 SEEK_SCRIPT = """
 import sys, gi
 gi.require_version('Gst', '1.0')
@@ -291,6 +306,7 @@ def main():
         ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
         ('map -> stencil -> file, sum and max on 1-4 ranks, every boundary mode',
          test_chained_map_stencil_reduce),
+        ('more ranks than rows: refused on every rank', test_more_ranks_than_rows),
         ('a seek in a sharded run is refused, the run ends whole',
          test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
