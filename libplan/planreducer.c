@@ -2527,6 +2527,26 @@ plan_reducer_get_n_rows (PlanReducer * reducer)
   return reducer->n_rows;
 }
 
+/* Empties the current run's state. */
+static void
+clear_run (PlanReducer * r)
+{
+  gsize c;
+
+  r->depth = 0;
+  r->staged = 0;
+  r->head_len = 0;
+  r->run_rows = 0;
+  if (r->cols) {
+    for (c = 0; c < r->row_elements; c++)
+      r->cols[c] = r->identity;
+  }
+  if (r->cols_raw) {
+    for (c = 0; c < r->row_elements; c++)
+      memcpy (r->cols_raw + c * r->acc_size, r->identity.v.raw, r->acc_size);
+  }
+}
+
 /**
  * plan_reducer_reset:
  * @reducer: a #PlanReducer
@@ -2538,31 +2558,17 @@ plan_reducer_get_n_rows (PlanReducer * reducer)
 void
 plan_reducer_reset (PlanReducer * reducer)
 {
-  gsize c;
-
   g_return_if_fail (reducer != NULL);
 
+  clear_run (reducer);
   reducer->n_rows = 0;
   reducer->n_blocks = 0;
-  reducer->staged = 0;
-  reducer->depth = 0;
   reducer->next_row = 0;
   reducer->run_first = 0;
-  reducer->run_rows = 0;
-  reducer->head_len = 0;
   reducer->head_want = 0;
   reducer->n_runs = 0;
   if (reducer->runs)
     g_byte_array_set_size (reducer->runs, 0);
-  if (reducer->cols) {
-    for (c = 0; c < reducer->row_elements; c++)
-      reducer->cols[c] = reducer->identity;
-  }
-  if (reducer->cols_raw) {
-    for (c = 0; c < reducer->row_elements; c++)
-      memcpy (reducer->cols_raw + c * reducer->acc_size,
-          reducer->identity.v.raw, reducer->acc_size);
-  }
 }
 
 /* The tree ----------------------------------------------------------------
@@ -3095,26 +3101,6 @@ serialize_run (PlanReducer * r, GByteArray * out)
     append (out, r->cols, r->row_elements * sizeof (Acc));
     if (r->custom)
       append (out, r->cols_raw, r->row_elements * r->acc_size);
-  }
-}
-
-/* Empties the current run's state. */
-static void
-clear_run (PlanReducer * r)
-{
-  gsize c;
-
-  r->depth = 0;
-  r->staged = 0;
-  r->head_len = 0;
-  r->run_rows = 0;
-  if (r->cols) {
-    for (c = 0; c < r->row_elements; c++)
-      r->cols[c] = r->identity;
-  }
-  if (r->cols_raw) {
-    for (c = 0; c < r->row_elements; c++)
-      memcpy (r->cols_raw + c * r->acc_size, r->identity.v.raw, r->acc_size);
   }
 }
 

@@ -536,29 +536,37 @@ plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
  * follow are a new stream, written to a new temporary file that replaces
  * the one written so far, with the caps kept (they are not sent again).
  * A non-regular target (a FIFO, /dev/null) keeps what it was sent. */
-static void
-restart_writer (PlanFileSink * self)
+/* A new file in place of the one written so far, with the caps kept
+ * (they are not sent again). Posts the error when it cannot. */
+static gboolean
+reopen_writer (PlanFileSink * self)
 {
   GError *err = NULL;
 
+  cancel_writer (self);
+  if (!open_writer (self))
+    return FALSE;
+  if (!self->have_info)
+    return TRUE;
+  if (!plan_file_writer_set_info (self->writer, &self->info, &err)) {
+    post_write_error (self, err);
+    g_error_free (err);
+    cancel_writer (self);
+    return FALSE;
+  }
+  self->row_size = plan_array_info_get_row_size (&self->info);
+  self->caps_rows = plan_array_info_get_n_rows (&self->info);
+  return TRUE;
+}
+
+static void
+restart_writer (PlanFileSink * self)
+{
   if (self->open && self->rows_received == 0)
     return;
   GST_DEBUG_OBJECT (self, "flushed after %" G_GUINT64_FORMAT " rows: "
       "starting the file over", self->rows_received);
-  cancel_writer (self);
-  if (!open_writer (self))
-    return;
-  if (self->have_info && !plan_file_writer_set_info (self->writer,
-          &self->info, &err)) {
-    post_write_error (self, err);
-    g_error_free (err);
-    cancel_writer (self);
-    return;
-  }
-  if (self->have_info) {
-    self->row_size = plan_array_info_get_row_size (&self->info);
-    self->caps_rows = plan_array_info_get_n_rows (&self->info);
-  }
+  reopen_writer (self);
 }
 
 /* A sharded stream: what this rank writes, and where. */
@@ -602,15 +610,7 @@ take_shard (PlanFileSink * self, GstEvent * event)
     GST_INFO_OBJECT (self, "rank %u: writing '%s'", self->shard.rank,
         self->rank_location);
     g_free (location);
-    if (!open_writer (self))
-      return FALSE;
-    if (self->have_info) {
-      if (!plan_file_writer_set_info (self->writer, &self->info, &err))
-        goto failed;
-      self->row_size = plan_array_info_get_row_size (&self->info);
-      self->caps_rows = plan_array_info_get_n_rows (&self->info);
-    }
-    return TRUE;
+    return reopen_writer (self);
   }
   if (!self->have_info) {
     g_set_error (&err, PLAN_ERROR, PLAN_ERROR_SHAPE,

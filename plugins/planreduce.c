@@ -130,7 +130,6 @@ struct _PlanReduce
   /* sharded (axis all or 0): the global row after the last one pushed,
    * not wrapped around the stream's end */
   gboolean sharded;
-  PlanShardInfo shard;
   guint64 next_global;
   gboolean origin_set;
 };
@@ -609,9 +608,13 @@ plan_reduce_push_shard (PlanReduce * self, const PlanChunk * chunk)
       plan_kernel_element_get_input_info (PLAN_KERNEL_ELEMENT (self), 0);
   gsize row_size = plan_array_info_get_row_size (in);
   const guint8 *data = chunk->data[0];
-  guint64 total = MAX (self->shard.total, 1);
-  guint64 global = (self->shard.origin + chunk->first_row) % total;
+  PlanShardInfo shard;
+  guint64 total, global;
   gsize n = chunk->n_rows;
+
+  plan_kernel_element_get_shard (PLAN_KERNEL_ELEMENT (self), &shard);
+  total = MAX (shard.total, 1);
+  global = (shard.origin + chunk->first_row) % total;
 
   while (n > 0) {
     gsize take = MIN ((guint64) n, total - global);
@@ -717,7 +720,6 @@ plan_reduce_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
   if (input->replicated)
     return TRUE;
   self->sharded = TRUE;
-  self->shard = *input;
   self->origin_set = FALSE;
   output->origin = 0;
   output->n_rows = -1;
@@ -946,9 +948,13 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
     goto empty;
   s = plan_reducer_make_structure (self->reducer, GST_OBJECT_NAME (self),
       map.data, 0, 0);
-  if (self->sharded)
-    gst_structure_set (s, "rows", G_TYPE_UINT64, self->shard.total,
-        "ranks", G_TYPE_UINT, self->shard.n_ranks, NULL);
+  if (self->sharded) {
+    PlanShardInfo shard;
+
+    plan_kernel_element_get_shard (kernel, &shard);
+    gst_structure_set (s, "rows", G_TYPE_UINT64, shard.total,
+        "ranks", G_TYPE_UINT, shard.n_ranks, NULL);
+  }
   plan_reduce_publish (self, s, plan_reduce_get_post_messages (self));
   gst_buffer_unmap (out, &map);
   return plan_kernel_element_push_output (kernel, out);

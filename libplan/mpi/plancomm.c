@@ -71,21 +71,7 @@ struct _PlanComm
   GArray *pending;              /* Pending: sends not known complete */
   gchar *failure;               /* why the job failed, once it has */
   gboolean aborted;             /* this rank told the others */
-  guint64 bytes_sent;
 };
-
-/**
- * plan_comm_available:
- *
- * Returns: whether this build of libplan can run sharded over MPI
- *
- * Since: 0.1
- */
-gboolean
-plan_comm_available (void)
-{
-  return HAVE_MPI;
-}
 
 #if HAVE_MPI
 static PlanComm *world;
@@ -267,26 +253,6 @@ plan_comm_get_size (PlanComm * comm)
 }
 
 /**
- * plan_comm_get_bytes_sent:
- * @comm: a #PlanComm
- *
- * Returns: the bytes this rank has sent to others so far
- *
- * Since: 0.1
- */
-guint64
-plan_comm_get_bytes_sent (PlanComm * comm)
-{
-  guint64 n;
-
-  g_return_val_if_fail (comm != NULL, 0);
-  g_mutex_lock (&comm->lock);
-  n = comm->bytes_sent;
-  g_mutex_unlock (&comm->lock);
-  return n;
-}
-
-/**
  * plan_comm_send:
  * @comm: a #PlanComm
  * @peer: the rank to send to, not this one
@@ -317,7 +283,6 @@ plan_comm_send (PlanComm * comm, guint peer, gint tag, GBytes * data)
   MPI_Isend (bytes, (int) size, MPI_BYTE, (int) peer, tag, MPI_COMM_WORLD,
       &p.request);
   g_array_append_val (comm->pending, p);
-  comm->bytes_sent += size;
   reap_sends (comm);
   g_mutex_unlock (&comm->lock);
   GST_LOG ("sent %" G_GSIZE_FORMAT " bytes to rank %u, tag %d", size, peer,
@@ -438,30 +403,6 @@ free_parts (GBytes ** parts, guint n)
     if (parts[r])
       g_bytes_unref (parts[r]);
   g_free (parts);
-}
-
-/**
- * plan_comm_dup_failure:
- * @comm: a #PlanComm
- *
- * Returns: (transfer full) (nullable): why the job failed, when a rank
- *   has said so (plan_comm_abort()), or %NULL
- *
- * Since: 0.1
- */
-gchar *
-plan_comm_dup_failure (PlanComm * comm)
-{
-  gchar *why = NULL;
-
-  g_return_val_if_fail (comm != NULL, NULL);
-#if HAVE_MPI
-  g_mutex_lock (&comm->lock);
-  if (check_failed (comm))
-    why = g_strdup (comm->failure);
-  g_mutex_unlock (&comm->lock);
-#endif
-  return why;
 }
 
 /**

@@ -53,9 +53,6 @@ typedef enum
 } PlanCommPurpose;
 
 PLAN_API
-gboolean plan_comm_available (void);
-
-PLAN_API
 PlanComm * plan_comm_get_world (GError ** error);
 
 PLAN_API
@@ -84,13 +81,7 @@ GBytes * plan_comm_broadcast (PlanComm * comm, gint tag, GBytes * data,
     GCancellable * cancellable, GError ** error);
 
 PLAN_API
-gchar * plan_comm_dup_failure (PlanComm * comm);
-
-PLAN_API
 void plan_comm_abort (PlanComm * comm, const gchar * why);
-
-PLAN_API
-guint64 plan_comm_get_bytes_sent (PlanComm * comm);
 
 G_END_DECLS
 

@@ -28,7 +28,7 @@
  * then fails too, with the first rank's reason.
  *
  * This build talks MPI when it was configured with MPI (`-Dmpi=enabled`,
- * or found by `auto`); plan_comm_available() says.
+ * or found by `auto`); without it plan_comm_get_world() says so.
  */
 
 #ifdef HAVE_CONFIG_H
