@@ -119,6 +119,9 @@ struct _PlanDeviceReducer
   gpointer results;             /* PrkAcc [results_len] */
   gsize results_len;
   gpointer cols;                /* PrkAcc [row_elements] (mode ROWS) */
+  gpointer nodes;               /* PrkAcc [nodes_slots][row_elements]: the
+                                 * columns' trees (mode ROWS) */
+  guint nodes_slots;
   gpointer out;                 /* results [out_len bytes] */
   gsize out_len;
   gpointer flag;                /* prk_u64: an all-NaN slice */
@@ -246,16 +249,22 @@ host_step_run (gpointer * ptrs, guint n_ptrs, gpointer data)
       *(guint64 *) ptrs[3] = prk_step_finish (P, ptrs[0], ptrs[1], s->a,
           s->b, s->c, ptrs[2]);
       break;
-    case K_COLUMNS:            /* cols, x; a n_cols, b n_rows, c first_row */
-      prk_host_columns (P, ptrs[0], s->a, ptrs[1], s->b, s->c);
+    case K_COLUMNS:            /* cols, nodes, x; a n_cols, b n_rows,
+                                 * c first_row */
+      prk_host_columns (P, ptrs[0], ptrs[1], s->a, ptrs[2], s->b, s->c);
       break;
-    case K_COLUMNS_FINAL:      /* cols, out, flag; a n_cols, b count,
+    case K_COLUMNS_FINAL:{     /* cols, nodes, out, flag; a n_cols, b count,
                                  * c out_size */
-      for (r = 0; r < s->a; r++)
-        if (prk_final (P, (PrkAcc *) ptrs[0] + r, s->b, (guint8 *) ptrs[1]
-                + r * s->c))
-          *(guint64 *) ptrs[2] = 1;
+      PrkAcc acc;
+
+      for (r = 0; r < s->a; r++) {
+        prk_column_fold (P, ptrs[1], s->a, r, (PrkAcc *) ptrs[0] + r, s->b,
+            &acc);
+        if (prk_final (P, &acc, s->b, (guint8 *) ptrs[2] + r * s->c))
+          *(guint64 *) ptrs[3] = 1;
+      }
       break;
+    }
     case K_ROWS:               /* x, out, flag; a n_rows, b row_elements,
                                  * c out_size */
       for (r = 0; r < s->a; r++)
@@ -335,6 +344,37 @@ ensure_size (PlanDeviceReducer * dr, gpointer * ptr, gsize * len, gsize size,
   return TRUE;
 }
 
+/* Makes room in the columns' trees for the nodes of @n_blocks blocks:
+ * one slot per bit of the block count. The nodes so far are copied on the
+ * stream, so the kernels queued before and after see them in order. */
+static gboolean
+ensure_nodes (PlanDeviceReducer * dr, guint64 n_blocks, GError ** error)
+{
+  gsize slot_size = dr->row_elements * sizeof (PrkAcc);
+  guint slots = 1;
+  gpointer nodes = NULL;
+
+  while (slots < 64 && (n_blocks >> slots) != 0)
+    slots++;
+  if (dr->nodes && dr->nodes_slots >= slots)
+    return TRUE;
+  slots = MAX (slots, 2 * dr->nodes_slots);
+  slots = MIN (slots, 64);
+  if (!device_alloc (dr, slots * slot_size, &nodes, error))
+    return FALSE;
+  if (dr->nodes && !plan_stream_copy (dr->stream, PLAN_COPY_DEVICE_TO_DEVICE,
+          nodes, dr->nodes, dr->nodes_slots * slot_size, error)) {
+    device_clear (dr, &nodes);
+    return FALSE;
+  }
+  device_clear (dr, &dr->nodes);
+  dr->nodes = nodes;
+  dr->nodes_slots = slots;
+  GST_DEBUG ("%s: room for %u tree nodes a column", plan_reducer_get_name
+      (dr->reducer), slots);
+  return TRUE;
+}
+
 /**
  * plan_device_reducer_new:
  * @reducer: the reduction, set up for its input (its ddof is read now)
@@ -390,7 +430,8 @@ plan_device_reducer_new (PlanReducer * reducer, PlanStream * stream,
           error)
       || !device_alloc (dr, sizeof (guint64), &dr->flag, error)
       || !device_alloc (dr, dr->mode == PLAN_REDUCE_AXIS_ROWS ?
-          dr->row_elements * sizeof (PrkAcc) : 8, &dr->cols, error))
+          dr->row_elements * sizeof (PrkAcc) : 8, &dr->cols, error)
+      || (dr->mode == PLAN_REDUCE_AXIS_ROWS && !ensure_nodes (dr, 1, error)))
     goto failed;
   if (dr->mode != PLAN_REDUCE_AXIS_INNER && !ensure_size (dr, &dr->out,
           &dr->out_len, (dr->mode == PLAN_REDUCE_AXIS_ROWS ?
@@ -431,6 +472,7 @@ plan_device_reducer_free (PlanDeviceReducer * reducer)
     device_clear (dr, &dr->staging);
     device_clear (dr, &dr->results);
     device_clear (dr, &dr->cols);
+    device_clear (dr, &dr->nodes);
     device_clear (dr, &dr->out);
     device_clear (dr, &dr->flag);
   }
@@ -607,11 +649,19 @@ plan_device_reducer_push (PlanDeviceReducer * reducer, gconstpointer rows,
       ok = push_all (dr, rows, n_rows * dr->row_elements, error);
       break;
     case PLAN_REDUCE_AXIS_ROWS:{
-      gpointer ptrs[2] = { dr->cols, (gpointer) rows };
+      gpointer ptrs[3];
       guint64 sc[3] = { n_cols, n_rows, dr->n_rows };
-      gpointer args[5] = { &ptrs[0], &sc[0], &ptrs[1], &sc[1], &sc[2] };
+      gpointer args[6] = { &ptrs[0], &ptrs[1], &sc[0], &ptrs[2], &sc[1],
+        &sc[2]
+      };
 
-      ok = queue_step (dr, K_COLUMNS, ptrs, 2, sc, 3, args, 5, n_cols, 128,
+      if (!ensure_nodes (dr, (dr->n_rows + n_rows) / dr->params.col_rows,
+              error))
+        return FALSE;
+      ptrs[0] = dr->cols;
+      ptrs[1] = dr->nodes;
+      ptrs[2] = (gpointer) rows;
+      ok = queue_step (dr, K_COLUMNS, ptrs, 3, sc, 3, args, 6, n_cols, 128,
           error);
       break;
     }
@@ -706,11 +756,13 @@ plan_device_reducer_finish (PlanDeviceReducer * reducer, gpointer out,
     ok = queue_step (dr, K_FINISH, ptrs, 4, sc, 3, args, 7, 1, 1, error)
         && download (dr, out, dr->out, dr->out_size, error);
   } else {
-    gpointer ptrs[3] = { dr->cols, dr->out, dr->flag };
+    gpointer ptrs[4] = { dr->cols, dr->nodes, dr->out, dr->flag };
     guint64 sc[3] = { dr->row_elements, dr->n_rows, dr->out_size };
-    gpointer args[5] = { &ptrs[0], &sc[0], &sc[1], &ptrs[1], &ptrs[2] };
+    gpointer args[6] = { &ptrs[0], &ptrs[1], &sc[0], &sc[1], &ptrs[2],
+      &ptrs[3]
+    };
 
-    ok = queue_step (dr, K_COLUMNS_FINAL, ptrs, 3, sc, 3, args, 5,
+    ok = queue_step (dr, K_COLUMNS_FINAL, ptrs, 4, sc, 3, args, 6,
         dr->row_elements, 128, error)
         && download (dr, out, dr->out, dr->row_elements * dr->out_size,
         error);

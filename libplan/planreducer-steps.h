@@ -127,6 +127,7 @@ typedef struct
   int in_size;
   int out_size;
   double ddof;
+  prk_u64 col_rows;             /* axis 0: rows per column block */
   PrkAcc identity;
   const void *hooks;            /* host only: PrkHooks of PRK_A_CUSTOM */
   void *hook_data;
@@ -1018,6 +1019,69 @@ prk_tree_fold (const PrkParams * P, const PrkTree * t,
   *out = acc;
 }
 
+/* Column blocks (axis 0) ----------------------------------------------
+ *
+ * Each column is cut into blocks of P->col_rows rows, from row 0; a block
+ * is accumulated row by row and the block results of a column are merged
+ * by the same binary counter as the blocks of the whole stream. The tree's
+ * nodes are stored by stack slot, slot i of column c at nodes[i * n_cols +
+ * c]: after k blocks the slots hold the nodes of the set bits of k, the
+ * highest level in slot 0. */
+
+PRK_HD unsigned int
+prk_popcount (prk_u64 k)
+{
+  unsigned int n = 0;
+
+  for (; k != 0; k &= k - 1)
+    n++;
+  return n;
+}
+
+/* Pushes @cur, the finished block @k of column @c, and starts the next
+ * block at the identity. */
+PRK_HD void
+prk_column_push (const PrkParams * P, PrkAcc * nodes, prk_u64 n_cols,
+    prk_u64 c, PrkAcc * cur, prk_u64 k)
+{
+  unsigned int slot = prk_popcount (k);
+  PrkAcc node = *cur;
+  prk_u64 carry;
+
+  for (carry = k; carry & 1; carry >>= 1) {
+    PrkAcc merged = nodes[(prk_u64) --slot * n_cols + c];
+
+    prk_merge (P, &merged, &node);
+    node = merged;
+  }
+  nodes[(prk_u64) slot * n_cols + c] = node;
+  *cur = P->identity;
+}
+
+/* Column @c's state after @n_rows rows: the open block @cur (when the
+ * rows end inside one), then the nodes, most recent first. */
+PRK_HD void
+prk_column_fold (const PrkParams * P, const PrkAcc * nodes, prk_u64 n_cols,
+    prk_u64 c, const PrkAcc * cur, prk_u64 n_rows, PrkAcc * out)
+{
+  int i = (int) prk_popcount (n_rows / P->col_rows) - 1;
+  PrkAcc acc;
+
+  if (n_rows % P->col_rows != 0)
+    acc = *cur;
+  else if (i >= 0)
+    acc = nodes[(prk_u64) i-- * n_cols + c];
+  else
+    acc = P->identity;
+  for (; i >= 0; i--) {
+    PrkAcc merged = nodes[(prk_u64) i * n_cols + c];
+
+    prk_merge (P, &merged, &acc);
+    acc = merged;
+  }
+  *out = acc;
+}
+
 /* Columns (axis 0): folds element @x[c] of row @row_index into @a. */
 PRK_HD void
 prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
@@ -1357,17 +1421,23 @@ prk_host_blocks (const PrkParams * P, const void *x, prk_u64 n_blocks,
         base + k * PRK_BLOCK, &results[k]);
 }
 
-/* The column kernel: @n_rows rows of @n_cols elements into @cols. */
+/* The column kernel: @n_rows rows of @n_cols elements from row
+ * @first_row into the open blocks @cols and the trees @nodes. */
 PRK_HD void
-prk_host_columns (const PrkParams * P, PrkAcc * cols, prk_u64 n_cols,
-    const void *x, prk_u64 n_rows, prk_u64 first_row)
+prk_host_columns (const PrkParams * P, PrkAcc * cols, PrkAcc * nodes,
+    prk_u64 n_cols, const void *x, prk_u64 n_rows, prk_u64 first_row)
 {
   prk_u64 c, r;
 
   for (c = 0; c < n_cols; c++)
-    for (r = 0; r < n_rows; r++)
+    for (r = 0; r < n_rows; r++) {
+      prk_u64 g = first_row + r;
+
       prk_column_step (P, &cols[c], (const char *) x + r * n_cols *
-          P->in_size, c, first_row + r);
+          P->in_size, c, g);
+      if ((g + 1) % P->col_rows == 0)
+        prk_column_push (P, nodes, n_cols, c, &cols[c], g / P->col_rows);
+    }
 }
 
 #endif /* !__CUDACC_RTC__ */

@@ -55,10 +55,12 @@
  * results are merged as double-double numbers, so that a sum is far more
  * accurate than numpy's pairwise sum. Variances are reduced per block in two
  * passes (the corrected two-pass algorithm) and merged with Chan's update in
- * the same tree. With #PLAN_REDUCE_AXIS_ROWS each column is
- * accumulated in row order (compensated for floats), threads taking
- * columns; with #PLAN_REDUCE_AXIS_INNER each row is reduced by the same
- * block tree as a whole stream, threads taking rows.
+ * the same tree. With #PLAN_REDUCE_AXIS_ROWS each column is cut into
+ * blocks of rows (about #PLAN_REDUCER_BLOCK_SIZE * 8 elements a block,
+ * from row 0), accumulated row by row within a block (compensated for
+ * floats), and a column's block results are merged by the same binary
+ * counter, threads taking columns; with #PLAN_REDUCE_AXIS_INNER each row is
+ * reduced by the same block tree as a whole stream, threads taking rows.
  *
  * docs/planreduce.md describes the design and the result dtypes.
  */
@@ -89,6 +91,9 @@
 #define BLOCK_GRAIN 256
 /* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
 #define COLUMN_GRAIN 1024
+/* Elements of a column block with PLAN_REDUCE_AXIS_ROWS (rows of all the
+ * columns): a block of a column is this divided by the row's elements. */
+#define COLUMN_BLOCK (8 * BLOCK)
 
 /* One value of any result or accumulator dtype; custom combiners keep the
  * raw bytes of their dtype at the start. */
@@ -162,9 +167,9 @@ struct _PlanReducer
   guint64 starts[STACK_SIZE];   /* the first block of each node */
   guint depth;
   /* A shard of a longer stream (plan_reducer_set_origin()): the current
-   * run of rows starts at global row run_first; mode ALL keeps the
-   * elements before its first whole block raw in head. Runs before the
-   * current one are serialized in runs. */
+   * run of rows starts at global row run_first; it keeps the elements
+   * (mode ALL) or rows (mode ROWS) before its first whole block raw in
+   * head. Runs before the current one are serialized in runs. */
   guint64 next_row;             /* global index of the next row */
   guint64 run_first;
   guint64 run_rows;
@@ -175,8 +180,13 @@ struct _PlanReducer
   guint n_runs;
   Acc *results;                 /* block results of one chunk */
   gsize results_len;
-  Acc *cols;                    /* [row_elements] (mode ROWS) */
+  /* Mode ROWS: the open block of each column, and the columns' trees,
+   * whose shape (one for all columns) is in levels, starts and depth. */
+  gsize col_rows;               /* rows per column block */
+  Acc *cols;                    /* [row_elements] */
   guint8 *cols_raw;             /* custom: [row_elements] accumulator dtype */
+  Acc *col_nodes;               /* [col_slots][row_elements] */
+  guint col_slots;
 };
 
 G_DEFINE_BOXED_TYPE (PlanReducer, plan_reducer, plan_reducer_ref,
@@ -2202,6 +2212,7 @@ reducer_init_state (PlanReducer * r, PlanDType out_dtype)
       r->output.ndim = r->input.ndim - 1;
       for (i = 1; i < r->input.ndim; i++)
         r->output.shape[i - 1] = r->input.shape[i];
+      r->col_rows = MAX (1, COLUMN_BLOCK / MAX (r->row_elements, 1));
       r->cols = g_new0 (Acc, r->row_elements);
       if (r->custom)
         r->cols_raw = g_malloc (r->row_elements * r->acc_size);
@@ -2397,6 +2408,7 @@ plan_reducer_unref (PlanReducer * reducer)
   g_free (reducer->results);
   g_free (reducer->cols);
   g_free (reducer->cols_raw);
+  g_free (reducer->col_nodes);
   g_free (reducer);
 }
 
@@ -2584,32 +2596,46 @@ typedef struct
   guint depth;
 } Tree;
 
-/* Pushes the node of @level that covers the blocks from @start: it merges
- * with the top of the stack while that is its left sibling (a node of the
- * same level, an even one of its level). From block 0 this is a binary
- * counter; from elsewhere (a shard) it makes the nodes that a run from 0
- * makes, so that shards' nodes merge into the single run's tree. */
+/* Places the node of @level that covers the blocks from @start in the
+ * shape of @t: it merges with the top of the stack while that is its left
+ * sibling (a node of the same level, an even one of its level). From
+ * block 0 this is a binary counter; from elsewhere (a shard) it makes the
+ * nodes that a run from 0 makes, so that shards' nodes merge into the
+ * single run's tree. Returns how many nodes it merges with: those in the
+ * slots from depth - 1 after it on; it ends in slot depth - 1. */
+static guint
+tree_place (Tree * t, guint level, guint64 start)
+{
+  guint merges = 0;
+
+  while (t->depth > 0 && t->levels[t->depth - 1] == level
+      && ((t->starts[t->depth - 1] >> level) & 1) == 0) {
+    start = t->starts[t->depth - 1];
+    level++;
+    t->depth--;
+    merges++;
+  }
+  g_assert (t->depth < STACK_SIZE);
+  t->levels[t->depth] = level;
+  t->starts[t->depth] = start;
+  t->depth++;
+  return merges;
+}
+
 static void
 tree_push_node (const PlanReducer * r, Tree * t, const Acc * node,
     guint level, guint64 start)
 {
+  guint slot = t->depth, merges = tree_place (t, level, start);
   Acc acc = *node;
 
-  while (t->depth > 0 && t->levels[t->depth - 1] == level
-      && ((t->starts[t->depth - 1] >> level) & 1) == 0) {
-    Acc merged = t->stack[t->depth - 1];
+  while (merges-- > 0) {
+    Acc merged = t->stack[--slot];
 
     r->merge (r, &merged, &acc);
     acc = merged;
-    start = t->starts[t->depth - 1];
-    level++;
-    t->depth--;
   }
-  g_assert (t->depth < STACK_SIZE);
-  t->stack[t->depth] = acc;
-  t->levels[t->depth] = level;
-  t->starts[t->depth] = start;
-  t->depth++;
+  t->stack[slot] = acc;
 }
 
 static void
@@ -2810,11 +2836,105 @@ push_single_elements (PlanReducer * r, const guint8 * data, gsize n_rows,
 
 /* Mode ROWS: threads take columns ---------------------------------------- */
 
+/* Mode ROWS: column blocks and their trees -------------------------------
+ *
+ * Column c's open block is cols[c] (a custom combiner's value in
+ * cols_raw), its tree's node in slot i is nodes[i * row_elements + c]. */
+
+static Acc
+column_open (const PlanReducer * r, const Acc * cols, const guint8 * raw,
+    gsize c)
+{
+  Acc a = cols[c];
+
+  if (raw)
+    memcpy (a.v.raw, raw + c * r->acc_size, r->acc_size);
+  return a;
+}
+
+static void
+column_set_open (const PlanReducer * r, Acc * cols, guint8 * raw, gsize c,
+    const Acc * a)
+{
+  cols[c] = *a;
+  if (raw)
+    memcpy (raw + c * r->acc_size, a->v.raw, r->acc_size);
+}
+
+static void
+ensure_slots (Acc ** nodes, guint * slots, guint need, gsize row_elements)
+{
+  if (need > *slots) {
+    *nodes = g_renew (Acc, *nodes, (gsize) need * row_elements);
+    *slots = need;
+  }
+}
+
+/* Pushes the open blocks of columns [c0, c1) into their trees, as a node
+ * that goes to @slot after merging with the @merges nodes from there on
+ * (tree_place()), and opens the next blocks. */
+static void
+columns_push (const PlanReducer * r, Acc * cols, guint8 * raw, Acc * nodes,
+    gsize c0, gsize c1, guint slot, guint merges)
+{
+  gsize w = r->row_elements, c;
+  guint i;
+
+  for (c = c0; c < c1; c++) {
+    Acc acc = column_open (r, cols, raw, c);
+
+    for (i = slot + merges; i > slot; i--) {
+      Acc merged = nodes[(i - 1) * w + c];
+
+      r->merge (r, &merged, &acc);
+      acc = merged;
+    }
+    nodes[slot * w + c] = acc;
+    column_set_open (r, cols, raw, c, &r->identity);
+  }
+}
+
+/* Column @c's result: its open block when @open, then the nodes of its
+ * tree of @depth slots, most recent first (as tree_fold()). */
+static void
+column_fold (const PlanReducer * r, const Acc * cols, const guint8 * raw,
+    const Acc * nodes, guint depth, gboolean open, gsize c, Acc * out)
+{
+  gsize w = r->row_elements;
+  gint i = (gint) depth - 1;
+  Acc acc;
+
+  if (open)
+    acc = column_open (r, cols, raw, c);
+  else if (i >= 0)
+    acc = nodes[i-- * w + c];
+  else
+    acc = r->identity;
+  for (; i >= 0; i--) {
+    Acc merged = nodes[i * w + c];
+
+    r->merge (r, &merged, &acc);
+    acc = merged;
+  }
+  *out = acc;
+}
+
+/* A column block that ends after row @end of a chunk. */
+typedef struct
+{
+  gsize end;
+  guint slot;
+  guint merges;
+} ColumnPush;
+
 typedef struct
 {
   PlanReducer *r;
   const guint8 *data;
   gsize n_rows;
+  guint64 first_row;
+  const ColumnPush *pushes;
+  gsize n_pushes;
 } ColumnsJob;
 
 static void
@@ -2822,13 +2942,64 @@ columns_func (gsize begin, gsize end, gpointer user_data)
 {
   ColumnsJob *job = user_data;
   PlanReducer *r = job->r;
-  gsize row_size = r->row_elements * r->in_size, i;
+  gsize row_size = r->row_elements * r->in_size, i, j = 0;
   gpointer scratch = scratch_new (r, 2 * (end - begin));
 
-  for (i = 0; i < job->n_rows; i++)
+  for (i = 0; i < job->n_rows; i++) {
     r->column (r, r->cols, begin, end, job->data + i * row_size,
-        r->next_row + i, scratch);
+        job->first_row + i, scratch);
+    if (j < job->n_pushes && job->pushes[j].end == i + 1) {
+      columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
+          job->pushes[j].slot, job->pushes[j].merges);
+      j++;
+    }
+  }
   g_free (scratch);
+}
+
+static void
+push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
+{
+  gsize row_size = r->row_elements * r->in_size, n_pushes = 0;
+  guint64 g = r->next_row, b, R = r->col_rows;
+  Tree t = { NULL, r->levels, r->starts, r->depth };
+  ColumnPush *pushes;
+  ColumnsJob job;
+  guint need = r->depth;
+
+  /* A shard's rows before its first whole column block are kept as they
+   * are, for the rank that holds the rest of that block. */
+  if (r->head_len < r->head_want) {
+    gsize take = MIN (n_rows, r->head_want - r->head_len);
+
+    memcpy (r->head + r->head_len * row_size, data, take * row_size);
+    r->head_len += take;
+    data += take * row_size;
+    n_rows -= take;
+    g += take;
+    if (n_rows == 0)
+      return;
+  }
+
+  /* The trees' shape changes on the caller's thread; the threads then
+   * follow it, each in its columns. */
+  pushes = g_new (ColumnPush, (g + n_rows) / R - g / R + 1);
+  for (b = (g / R + 1) * R; b <= g + n_rows; b += R) {
+    ColumnPush *p = &pushes[n_pushes++];
+    guint depth = t.depth;
+
+    p->end = b - g;
+    p->merges = tree_place (&t, 0, b / R - 1);
+    p->slot = depth - p->merges;
+    need = MAX (need, t.depth);
+  }
+  ensure_slots (&r->col_nodes, &r->col_slots, need, r->row_elements);
+  job = (ColumnsJob) {
+  r, data, n_rows, g, pushes, n_pushes};
+  plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
+      columns_func, &job);
+  r->depth = t.depth;
+  g_free (pushes);
 }
 
 /**
@@ -2866,13 +3037,9 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
     case PLAN_REDUCE_AXIS_ALL:
       push_all (r, rows, n_rows * r->row_elements);
       break;
-    case PLAN_REDUCE_AXIS_ROWS:{
-      ColumnsJob job = { r, rows, n_rows };
-
-      plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
-          columns_func, &job);
+    case PLAN_REDUCE_AXIS_ROWS:
+      push_columns (r, rows, n_rows);
       break;
-    }
     case PLAN_REDUCE_AXIS_INNER:{
       RowsJob job = { r, rows, out, 0 };
       gsize grain = MAX (1, BLOCK * BLOCK_GRAIN / r->row_elements);
@@ -2911,6 +3078,21 @@ no_out:
         " rows", n_rows);
     return FALSE;
   }
+}
+
+/* Writes column @c's result to @out; FALSE when nanargmin or nanargmax
+ * found only NaNs in it. */
+static gboolean
+final_column (const PlanReducer * r, const Acc * acc, guint64 n_rows,
+    gpointer out, gsize c)
+{
+  guint8 *o = (guint8 *) out + c * r->out_size;
+
+  if (r->custom)
+    memcpy (o, acc->v.raw, r->out_size);
+  else
+    r->final (r, acc, n_rows, o);
+  return !(r->nan_arg && acc->index == G_MAXUINT64);
 }
 
 static const gchar *
@@ -2978,13 +3160,9 @@ plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
 
   if (r->mode == PLAN_REDUCE_AXIS_ROWS) {
     for (c = 0; c < r->row_elements; c++) {
-      guint8 *o = (guint8 *) out + c * r->out_size;
-
-      if (r->custom)
-        memcpy (o, r->cols_raw + c * r->acc_size, r->out_size);
-      else
-        r->final (r, &r->cols[c], r->n_rows, o);
-      if (r->nan_arg && r->cols[c].index == G_MAXUINT64)
+      column_fold (r, r->cols, r->cols_raw, r->col_nodes, r->depth,
+          r->n_rows % r->col_rows != 0, c, &acc);
+      if (!final_column (r, &acc, r->n_rows, out, c))
         goto all_nan;
     }
     return TRUE;
@@ -3041,11 +3219,12 @@ sharded:
  * A reducer given the rows of one shard of a stream (from global row
  * plan_reducer_set_origin()) keeps what the single run's tree needs from
  * it: the nodes of the blocks wholly inside the shard and, raw, the
- * elements of the blocks it shares with its neighbours. The parts of all
- * shards then rebuild exactly the tree of one run over the whole stream
- * (plan_reducer_finish_parts()), so that the result is bit-identical to
- * it whatever the shards. With PLAN_REDUCE_AXIS_ROWS each shard's column
- * states are merged in row order instead. */
+ * elements of the block it shares with the shard before it; the block it
+ * shares with the shard after it is kept raw (mode ALL) or as its open
+ * column blocks (mode ROWS, which the next shard's raw rows continue). The
+ * parts of all shards then rebuild exactly the tree of one run over the
+ * whole stream (plan_reducer_finish_parts()), so that the result is
+ * bit-identical to it whatever the shards. */
 
 #define PART_MAGIC 0x706c7264u    /* "plrd" */
 
@@ -3053,12 +3232,13 @@ typedef struct
 {
   guint64 first_row;
   guint64 n_rows;
-  const guint8 *head;           /* mode ALL: elements before the first block */
+  const guint8 *head;           /* elements (rows) before the first block */
   guint64 head_len;
   guint32 depth;
-  const guint8 *nodes;          /* depth x (level, start, Acc) */
-  const guint8 *tail;           /* elements after the last whole block */
-  guint64 tail_len;
+  const guint8 *nodes;          /* depth x (level, start, Acc x columns) */
+  const guint8 *tail;           /* mode ALL: elements after the last whole
+                                 * block */
+  guint64 tail_len;             /* mode ROWS: the rows in cols */
   const guint8 *cols;           /* mode ROWS: row_elements Acc */
   const guint8 *cols_raw;       /* custom: row_elements x acc_size */
 } Run;
@@ -3079,25 +3259,33 @@ append_u64 (GByteArray * out, guint64 v)
 static void
 serialize_run (PlanReducer * r, GByteArray * out)
 {
+  gboolean all = r->mode == PLAN_REDUCE_AXIS_ALL;
+  gsize head_size = all ? r->in_size : r->row_elements * r->in_size;
+  gsize width = all ? 1 : r->row_elements;
   guint32 depth = r->depth;
   guint i;
 
   append_u64 (out, r->run_first);
   append_u64 (out, r->run_rows);
-  if (r->mode == PLAN_REDUCE_AXIS_ALL) {
-    append_u64 (out, r->head_len);
-    append (out, r->head, r->head_len * r->in_size);
-    append (out, &depth, sizeof depth);
-    for (i = 0; i < r->depth; i++) {
-      guint32 level = r->levels[i];
+  append_u64 (out, r->head_len);
+  append (out, r->head, r->head_len * head_size);
+  append (out, &depth, sizeof depth);
+  for (i = 0; i < r->depth; i++) {
+    guint32 level = r->levels[i];
 
-      append (out, &level, sizeof level);
-      append_u64 (out, r->starts[i]);
-      append (out, &r->stack[i], sizeof (Acc));
-    }
+    append (out, &level, sizeof level);
+    append_u64 (out, r->starts[i]);
+    append (out, all ? &r->stack[i] : &r->col_nodes[i * width],
+        width * sizeof (Acc));
+  }
+  if (all) {
     append_u64 (out, r->staged);
     append (out, r->staging, r->staged * r->in_size);
   } else {
+    /* The open blocks hold the rows since the last block boundary, unless
+     * every row so far went to head. */
+    append_u64 (out, r->head_len < r->head_want ? 0 :
+        r->next_row % r->col_rows);
     append (out, r->cols, r->row_elements * sizeof (Acc));
     if (r->custom)
       append (out, r->cols_raw, r->row_elements * r->acc_size);
@@ -3115,9 +3303,7 @@ serialize_run (PlanReducer * r, GByteArray * out)
  * what the other shards need to complete its result, plan_reducer_export()
  * gives it, and plan_reducer_finish_parts() on one rank combines every
  * shard's part into the result of the whole stream, bit-identical to one
- * reducer given every row (with #PLAN_REDUCE_AXIS_ALL; with
- * #PLAN_REDUCE_AXIS_ROWS the shards' column states are merged in row
- * order). Called again, it starts a new run of rows (rows that wrap
+ * reducer given every row. Called again, it starts a new run of rows (rows that wrap
  * around to the stream's start); plan_reducer_reset() forgets it all.
  * Not for #PLAN_REDUCE_AXIS_INNER, whose results are per row anyway.
  *
@@ -3146,6 +3332,10 @@ plan_reducer_set_origin (PlanReducer * reducer, guint64 first_row)
     r->n_blocks = (g0 + r->head_want) / BLOCK;
     if (r->head == NULL && r->head_want > 0)
       r->head = g_malloc (BLOCK * r->in_size);
+  } else if (r->mode == PLAN_REDUCE_AXIS_ROWS) {
+    r->head_want = (r->col_rows - first_row % r->col_rows) % r->col_rows;
+    if (r->head == NULL && r->head_want > 0)
+      r->head = g_malloc (r->col_rows * r->row_elements * r->in_size);
   }
 }
 
@@ -3212,6 +3402,9 @@ take_u64 (Reader * rd)
 static gboolean
 parse_part (PlanReducer * r, GBytes * part, GArray * runs)
 {
+  gboolean all = r->mode == PLAN_REDUCE_AXIS_ALL;
+  gsize head_size = all ? r->in_size : r->row_elements * r->in_size;
+  gsize width = all ? 1 : r->row_elements;
   gsize size;
   Reader rd;
   const guint8 *h;
@@ -3233,22 +3426,22 @@ parse_part (PlanReducer * r, GBytes * part, GArray * runs)
 
     run.first_row = take_u64 (&rd);
     run.n_rows = take_u64 (&rd);
-    if (r->mode == PLAN_REDUCE_AXIS_ALL) {
-      run.head_len = take_u64 (&rd);
-      if (run.head_len > BLOCK)
-        return FALSE;
-      run.head = take (&rd, run.head_len * r->in_size);
-      d = take (&rd, sizeof depth);
-      if (d)
-        memcpy (&depth, d, sizeof depth);
-      if (depth > STACK_SIZE)
-        return FALSE;
-      run.depth = depth;
-      run.nodes = take (&rd, depth * (sizeof (guint32) + sizeof (guint64) +
-              sizeof (Acc)));
-      run.tail_len = take_u64 (&rd);
-      if (run.tail_len > BLOCK)
-        return FALSE;
+    run.head_len = take_u64 (&rd);
+    if (run.head_len > (all ? BLOCK : r->col_rows))
+      return FALSE;
+    run.head = take (&rd, run.head_len * head_size);
+    d = take (&rd, sizeof depth);
+    if (d)
+      memcpy (&depth, d, sizeof depth);
+    if (depth > STACK_SIZE)
+      return FALSE;
+    run.depth = depth;
+    run.nodes = take (&rd, depth * (sizeof (guint32) + sizeof (guint64) +
+            width * sizeof (Acc)));
+    run.tail_len = take_u64 (&rd);
+    if (run.tail_len > (all ? BLOCK : r->col_rows))
+      return FALSE;
+    if (all) {
       run.tail = take (&rd, run.tail_len * r->in_size);
     } else {
       run.cols = take (&rd, r->row_elements * sizeof (Acc));
@@ -3352,6 +3545,100 @@ misaligned:
   return FALSE;
 }
 
+/* Mode ROWS: each run's raw rows continue the open blocks, its nodes join
+ * the columns' trees, and its open blocks are the next run's to continue.
+ * The open blocks live in @r's cols and cols_raw while it runs (a custom
+ * combiner's column function folds into cols_raw), and are given back. */
+static gboolean
+assemble_columns (PlanReducer * r, GArray * runs, Acc * results)
+{
+  gsize w = r->row_elements, row_size = w * r->in_size, c;
+  guint64 R = r->col_rows, pos = 0, fill = 0;
+  guint levels[STACK_SIZE];
+  guint64 starts[STACK_SIZE];
+  Tree t = { NULL, levels, starts, 0 };
+  Acc *own_cols = r->cols, *cols = g_new (Acc, w), *nodes = NULL;
+  guint8 *own_raw = r->cols_raw, *raw = NULL;
+  gpointer scratch = scratch_new (r, 2 * w);
+  gboolean ok = FALSE;
+  guint slots = 0, i, k;
+
+  if (r->custom)
+    raw = g_malloc (w * r->acc_size);
+  for (c = 0; c < w; c++)
+    column_set_open (r, cols, raw, c, &r->identity);
+  r->cols = cols;
+  r->cols_raw = raw;
+  for (i = 0; i < runs->len; i++) {
+    const Run *run = &g_array_index (runs, Run, i);
+    const guint8 *node = run->nodes;
+
+    for (k = 0; k < run->head_len; k++) {
+      r->column (r, cols, 0, w, run->head + k * row_size, pos, scratch);
+      pos++;
+      fill++;
+      if (pos % R == 0) {
+        guint depth = t.depth, merges = tree_place (&t, 0, pos / R - 1);
+
+        ensure_slots (&nodes, &slots, t.depth, w);
+        columns_push (r, cols, raw, nodes, 0, w, depth - merges, merges);
+        fill = 0;
+      }
+    }
+    for (k = 0; k < run->depth; k++) {
+      guint32 level;
+      guint64 start;
+      guint depth = t.depth, merges;
+
+      memcpy (&level, node, sizeof level);
+      memcpy (&start, node + sizeof level, sizeof start);
+      node += sizeof level + sizeof start;
+      /* A node starts at a block the rows so far end at. */
+      if (fill != 0 || level >= 64 || start * R != pos)
+        goto done;
+      for (c = 0; c < w; c++) {
+        Acc acc;
+
+        memcpy (&acc, node + c * sizeof (Acc), sizeof acc);
+        column_set_open (r, cols, raw, c, &acc);
+      }
+      node += w * sizeof (Acc);
+      merges = tree_place (&t, level, start);
+      ensure_slots (&nodes, &slots, t.depth, w);
+      columns_push (r, cols, raw, nodes, 0, w, depth - merges, merges);
+      pos += R << level;
+    }
+    if (run->tail_len > 0) {
+      if (fill != 0 || pos % R != 0)
+        goto done;
+      for (c = 0; c < w; c++) {
+        Acc acc;
+
+        memcpy (&acc, run->cols + c * sizeof (Acc), sizeof acc);
+        if (raw)
+          memcpy (acc.v.raw, run->cols_raw + c * r->acc_size, r->acc_size);
+        column_set_open (r, cols, raw, c, &acc);
+      }
+      fill = run->tail_len;
+      pos += fill;
+    }
+    if (pos != run->first_row + run->n_rows)
+      goto done;
+  }
+  for (c = 0; c < w; c++)
+    column_fold (r, cols, raw, nodes, t.depth, fill > 0, c, &results[c]);
+  ok = TRUE;
+
+done:
+  r->cols = own_cols;
+  r->cols_raw = own_raw;
+  g_free (cols);
+  g_free (raw);
+  g_free (nodes);
+  g_free (scratch);
+  return ok;
+}
+
 /**
  * plan_reducer_finish_parts:
  * @reducer: a #PlanReducer of the same op, axis and input as the ones
@@ -3404,29 +3691,18 @@ plan_reducer_finish_parts (PlanReducer * reducer, GBytes ** parts,
     goto empty;
 
   if (r->mode == PLAN_REDUCE_AXIS_ROWS) {
-    for (c = 0; c < r->row_elements; c++) {
-      guint8 *o = (guint8 *) out + c * r->out_size;
+    Acc *results = g_new (Acc, r->row_elements);
+    gboolean nan_column = FALSE;
 
-      acc = r->identity;
-      for (i = 0; i < runs->len; i++) {
-        const Run *run = &g_array_index (runs, Run, i);
-        Acc b;
-
-        memcpy (&b, run->cols + c * sizeof (Acc), sizeof b);
-        if (r->custom)
-          memcpy (b.v.raw, run->cols_raw + c * r->acc_size, r->acc_size);
-        if (i == 0)
-          acc = b;
-        else
-          r->merge (r, &acc, &b);
-      }
-      if (r->custom)
-        memcpy (o, acc.v.raw, r->out_size);
-      else
-        r->final (r, &acc, n_rows, o);
-      if (r->nan_arg && acc.index == G_MAXUINT64)
-        goto all_nan;
+    if (!assemble_columns (r, runs, results)) {
+      g_free (results);
+      goto bad_part;
     }
+    for (c = 0; c < r->row_elements; c++)
+      nan_column |= !final_column (r, &results[c], n_rows, out, c);
+    g_free (results);
+    if (nan_column)
+      goto all_nan;
     g_array_unref (runs);
     return TRUE;
   }
@@ -3775,6 +4051,7 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
   if (row_elements)
     *row_elements = r->row_elements;
   p->out_size = r->out_size;
+  p->col_rows = MAX (r->col_rows, 1);
   if (r->custom) {
     static const PrkHooks hooks = { hook_block, hook_merge, hook_column };
 

@@ -173,9 +173,11 @@ prk_c_finish (PrkParams P, const PrkTree * t, const char *staging,
   *flag = 0;
 }
 
-/* axis 0: one thread per column, rows in order. */
+/* axis 0: one thread per column, rows in order, each column block pushed
+ * into the column's tree as it ends (prk_column_push() with the
+ * combiner). */
 extern "C" __global__ void
-prk_c_columns (PrkParams P, PrkAcc * cols, prk_u64 n_cols,
+prk_c_columns (PrkParams P, PrkAcc * cols, PrkAcc * nodes, prk_u64 n_cols,
     const PRK_IN_T * x, prk_u64 n_rows, prk_u64 first_row)
 {
   prk_u64 c, r;
@@ -184,21 +186,46 @@ prk_c_columns (PrkParams P, PrkAcc * cols, prk_u64 n_cols,
       c += (prk_u64) gridDim.x * blockDim.x) {
     PRK_T v = prk_c_get (&cols[c]);
 
-    for (r = 0; r < n_rows; r++)
+    for (r = 0; r < n_rows; r++) {
+      prk_u64 g = first_row + r, carry;
+      unsigned int slot;
+
       v = prk_comb_element (v, PRK_CAST (x[r * n_cols + c]));
+      if ((g + 1) % P.col_rows != 0)
+        continue;
+      slot = prk_popcount (g / P.col_rows);
+      for (carry = g / P.col_rows; carry & 1; carry >>= 1)
+        v = prk_comb_element (prk_c_get (&nodes[(prk_u64) --slot * n_cols
+                    + c]), v);
+      prk_c_set (&nodes[(prk_u64) slot * n_cols + c], v);
+      v = prk_c_get (&P.identity);
+    }
     prk_c_set (&cols[c], v);
   }
 }
 
 extern "C" __global__ void
-prk_c_columns_final (PrkParams P, const PrkAcc * cols, prk_u64 n_cols,
-    prk_u64 count, PRK_T * out, prk_u64 * flag)
+prk_c_columns_final (PrkParams P, const PrkAcc * cols, const PrkAcc * nodes,
+    prk_u64 n_cols, prk_u64 count, PRK_T * out, prk_u64 * flag)
 {
   prk_u64 c;
 
   for (c = (prk_u64) blockIdx.x * blockDim.x + threadIdx.x; c < n_cols;
-      c += (prk_u64) gridDim.x * blockDim.x)
-    out[c] = prk_c_get (&cols[c]);
+      c += (prk_u64) gridDim.x * blockDim.x) {
+    int i = (int) prk_popcount (count / P.col_rows) - 1;
+    PRK_T acc;
+
+    if (count % P.col_rows != 0)
+      acc = prk_c_get (&cols[c]);
+    else if (i >= 0)
+      acc = prk_c_get (&nodes[(prk_u64) i-- * n_cols + c]);
+    else
+      acc = prk_c_get (&P.identity);
+    for (; i >= 0; i--)
+      acc = prk_comb_element (prk_c_get (&nodes[(prk_u64) i * n_cols + c]),
+          acc);
+    out[c] = acc;
+  }
 }
 
 /* axis -1: one thread per row, the row's own block tree. */

@@ -77,23 +77,32 @@ prk_k_finish (PrkParams P, const PrkTree * t, const char *staging,
       out);
 }
 
-/* One thread per column, rows in order. */
+/* One thread per column, rows in order, each column block pushed into
+ * the column's tree as it ends. */
 extern "C" __global__ void
-prk_k_columns (PrkParams P, PrkAcc * cols, prk_u64 n_cols, const char *x,
-    prk_u64 n_rows, prk_u64 first_row)
+prk_k_columns (PrkParams P, PrkAcc * cols, PrkAcc * nodes, prk_u64 n_cols,
+    const char *x, prk_u64 n_rows, prk_u64 first_row)
 {
   prk_u64 c, r;
 
   for (c = (prk_u64) blockIdx.x * blockDim.x + threadIdx.x; c < n_cols;
-      c += (prk_u64) gridDim.x * blockDim.x)
-    for (r = 0; r < n_rows; r++)
-      prk_column_step (&P, &cols[c], x + r * n_cols * P.in_size, c,
-          first_row + r);
+      c += (prk_u64) gridDim.x * blockDim.x) {
+    PrkAcc cur = cols[c];
+
+    for (r = 0; r < n_rows; r++) {
+      prk_u64 g = first_row + r;
+
+      prk_column_step (&P, &cur, x + r * n_cols * P.in_size, c, g);
+      if ((g + 1) % P.col_rows == 0)
+        prk_column_push (&P, nodes, n_cols, c, &cur, g / P.col_rows);
+    }
+    cols[c] = cur;
+  }
 }
 
 extern "C" __global__ void
-prk_k_columns_final (PrkParams P, const PrkAcc * cols, prk_u64 n_cols,
-    prk_u64 count, char *out, prk_u64 * flag)
+prk_k_columns_final (PrkParams P, const PrkAcc * cols, const PrkAcc * nodes,
+    prk_u64 n_cols, prk_u64 count, char *out, prk_u64 * flag)
 {
   prk_u64 c;
   int out_size = P.out_dtype == PRK_FLOAT64 || P.out_dtype == PRK_INT64
@@ -102,9 +111,13 @@ prk_k_columns_final (PrkParams P, const PrkAcc * cols, prk_u64 n_cols,
       : P.out_dtype == PRK_INT16 || P.out_dtype == PRK_UINT16 ? 2 : 1;
 
   for (c = (prk_u64) blockIdx.x * blockDim.x + threadIdx.x; c < n_cols;
-      c += (prk_u64) gridDim.x * blockDim.x)
-    if (prk_final (&P, &cols[c], count, out + c * out_size))
+      c += (prk_u64) gridDim.x * blockDim.x) {
+    PrkAcc acc;
+
+    prk_column_fold (&P, nodes, n_cols, c, &cols[c], count, &acc);
+    if (prk_final (&P, &acc, count, out + c * out_size))
       *flag = 1;
+  }
 }
 
 /* One thread per row. */

@@ -197,6 +197,10 @@ check_device (const gchar * name)
   /* axis 0 over rows of 3 x 5, and of 1-D rows (as axis all) */
   const gint64 cols[] = { 301, 3, 5 };
   const gsize col_chunks[] = { 301, 7, 64 };
+  /* axis 0 over more rows than a column block (2340 rows of 7): the
+   * columns' trees, and chunks ending at a block's end */
+  const gint64 tall[] = { 5001, 7 };
+  const gsize tall_chunks[] = { 5001, 2340, 1000 };
   /* axis -1: rows over more than a block, and rows of one element */
   const gint64 rows[] = { 5, 4100 };
   const gsize row_chunks[] = { 5, 2 };
@@ -207,6 +211,7 @@ check_device (const gchar * name)
   fail_unless (device != NULL);
   n += compare_all (device, PLAN_REDUCE_AXIS_ALL, 1, flat, flat_chunks, 4);
   n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 3, cols, col_chunks, 3);
+  n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 2, tall, tall_chunks, 3);
   n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 1, flat, flat_chunks, 2);
   n += compare_all (device, PLAN_REDUCE_AXIS_INNER, 2, rows, row_chunks, 2);
   n += compare_all (device, PLAN_REDUCE_AXIS_INNER, 1, single,
@@ -224,6 +229,7 @@ GST_START_TEST (test_every_op_on_sim_small)
     PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64
   };
   const gint64 flat[] = { 4500 }, cols[] = { 40, 3 }, rows[] = { 3, 2100 };
+  const gint64 tall[] = { 2400, 7 };
   const struct
   {
     PlanReduceAxis axis;
@@ -233,6 +239,7 @@ GST_START_TEST (test_every_op_on_sim_small)
   } layouts[] = {
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 1500},
     {PLAN_REDUCE_AXIS_ROWS, 2, cols, 7},
+    {PLAN_REDUCE_AXIS_ROWS, 2, tall, 700},
     {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
   };
   guint d, o, k, n_cases = 0;

@@ -102,11 +102,11 @@ check_split (PlanReduceOp op, PlanReduceAxis axis, const PlanArrayInfo * info,
 }
 
 static void
-check_op (PlanReduceOp op, PlanReduceAxis axis, PlanDType dtype,
-    guint n_cols, GRand * rand)
+check_op_of (PlanReduceOp op, PlanReduceAxis axis, PlanDType dtype,
+    guint n_cols, gsize n_elements, GRand * rand)
 {
   PlanArrayInfo info;
-  gint64 shape[2] = { N_ELEMENTS / n_cols, n_cols };
+  gint64 shape[2] = { n_elements / n_cols, n_cols };
   PlanArrayInfo out_info;
   PlanReducer *whole;
   guint8 *data, *want;
@@ -135,6 +135,13 @@ check_op (PlanReduceOp op, PlanReduceAxis axis, PlanDType dtype,
   g_free (want);
 }
 
+static void
+check_op (PlanReduceOp op, PlanReduceAxis axis, PlanDType dtype,
+    guint n_cols, GRand * rand)
+{
+  check_op_of (op, axis, dtype, n_cols, N_ELEMENTS, rand);
+}
+
 GST_START_TEST (test_every_op_in_shards_equals_one_run)
 {
   GRand *rand = g_rand_new_with_seed (3);
@@ -156,19 +163,30 @@ GST_START_TEST (test_every_op_in_shards_equals_one_run)
 
 GST_END_TEST;
 
-/* Per column, the exact ops merge exactly. */
-GST_START_TEST (test_exact_column_ops_in_shards)
+/* Per column too, every op: a column's blocks of rows (16384 elements of
+ * the row's columns) and their tree are rebuilt from the shards. */
+GST_START_TEST (test_every_column_op_in_shards_equals_one_run)
 {
-  static const PlanReduceOp exact[] = {
-    PLAN_REDUCE_OP_MIN, PLAN_REDUCE_OP_MAX, PLAN_REDUCE_OP_ARGMIN,
-    PLAN_REDUCE_OP_ARGMAX, PLAN_REDUCE_OP_ANY, PLAN_REDUCE_OP_ALL,
-    PLAN_REDUCE_OP_COUNT_NONZERO, PLAN_REDUCE_OP_PTP, PLAN_REDUCE_OP_SUM,
+  static const PlanDType some[] = {
+    PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT32,
   };
   GRand *rand = g_rand_new_with_seed (5);
-  guint o;
+  guint d, o;
 
-  for (o = 0; o < G_N_ELEMENTS (exact); o++)
-    check_op (exact[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_INT32, 7, rand);
+  for (o = 0; o < G_N_ELEMENTS (all_ops); o++) {
+    /* Blocks of 2340 rows of 7: nine and an open one, three levels. */
+    for (d = 0; d < G_N_ELEMENTS (some); d++)
+      check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, some[d], 7,
+          8 * N_ELEMENTS, rand);
+    /* Blocks of 2048 rows of 8, ending with the last row. */
+    check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT64, 8,
+        8 * 2048 * 5, rand);
+    /* A block a row. */
+    check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT32,
+        16387, 16387 * 9, rand);
+  }
+  check_op_of ((PlanReduceOp) - 1, PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT64,
+      7, 8 * N_ELEMENTS, rand);
   g_rand_free (rand);
 }
 
@@ -268,7 +286,7 @@ reducershard_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_op_in_shards_equals_one_run);
-  tcase_add_test (tc, test_exact_column_ops_in_shards);
+  tcase_add_test (tc, test_every_column_op_in_shards_equals_one_run);
   tcase_add_test (tc, test_wrapped_shard);
   tcase_add_test (tc, test_bad_parts_are_refused);
   return s;
