@@ -56,10 +56,10 @@
  * accurate than numpy's pairwise sum. Variances are reduced per block in two
  * passes (the corrected two-pass algorithm) and merged with Chan's update in
  * the same tree. With #PLAN_REDUCE_AXIS_ROWS each column is cut into
- * blocks of rows (about #PLAN_REDUCER_BLOCK_SIZE * 8 elements a block,
- * from row 0), accumulated row by row within a block (compensated for
- * floats), and a column's block results are merged by the same binary
- * counter, threads taking columns; with #PLAN_REDUCE_AXIS_INNER each row is
+ * blocks of rows (#PLAN_REDUCER_BLOCK_SIZE * 32 elements a block, at
+ * least 64 rows, from row 0), accumulated row by row within a block
+ * (compensated for floats), and a column's block results are merged by
+ * the same binary counter, threads taking columns; with #PLAN_REDUCE_AXIS_INNER each row is
  * reduced by the same block tree as a whole stream, threads taking rows.
  *
  * docs/planreduce.md describes the design and the result dtypes.
@@ -70,6 +70,7 @@
 #endif
 
 #include "planreducer.h"
+#include "plan-testing.h"
 #include "planerror.h"
 #include "planexpr.h"
 #include "planparallel.h"
@@ -91,9 +92,11 @@
 #define BLOCK_GRAIN 256
 /* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
 #define COLUMN_GRAIN 1024
-/* Elements of a column block with PLAN_REDUCE_AXIS_ROWS (rows of all the
- * columns): a block of a column is this divided by the row's elements. */
-#define COLUMN_BLOCK (8 * BLOCK)
+/* Rows of a column block with PLAN_REDUCE_AXIS_ROWS: COLUMN_BLOCK elements
+ * of the row's columns, and at least COLUMN_BLOCK_ROWS rows (a block's end
+ * costs a merge a column). */
+#define COLUMN_BLOCK (32 * BLOCK)
+#define COLUMN_BLOCK_ROWS 64
 
 /* One value of any result or accumulator dtype; custom combiners keep the
  * raw bytes of their dtype at the start. */
@@ -2212,7 +2215,8 @@ reducer_init_state (PlanReducer * r, PlanDType out_dtype)
       r->output.ndim = r->input.ndim - 1;
       for (i = 1; i < r->input.ndim; i++)
         r->output.shape[i - 1] = r->input.shape[i];
-      r->col_rows = MAX (1, COLUMN_BLOCK / MAX (r->row_elements, 1));
+      r->col_rows = MAX (COLUMN_BLOCK_ROWS, COLUMN_BLOCK /
+          MAX (r->row_elements, 1));
       r->cols = g_new0 (Acc, r->row_elements);
       if (r->custom)
         r->cols_raw = g_malloc (r->row_elements * r->acc_size);
@@ -2427,6 +2431,18 @@ plan_reducer_set_n_threads (PlanReducer * reducer, guint n_threads)
   g_return_if_fail (reducer != NULL);
 
   reducer->n_threads = n_threads;
+}
+
+/* plan-testing.h */
+void
+plan_reducer_testing_set_column_rows (PlanReducer * reducer, gsize rows)
+{
+  g_return_if_fail (reducer != NULL);
+  g_return_if_fail (reducer->mode == PLAN_REDUCE_AXIS_ROWS);
+  g_return_if_fail (rows > 0);
+  g_return_if_fail (reducer->n_rows == 0 && reducer->head == NULL);
+
+  reducer->col_rows = rows;
 }
 
 /**
@@ -2942,17 +2958,19 @@ columns_func (gsize begin, gsize end, gpointer user_data)
 {
   ColumnsJob *job = user_data;
   PlanReducer *r = job->r;
-  gsize row_size = r->row_elements * r->in_size, i, j = 0;
+  gsize row_size = r->row_elements * r->in_size, i = 0, j;
   gpointer scratch = scratch_new (r, 2 * (end - begin));
 
-  for (i = 0; i < job->n_rows; i++) {
-    r->column (r, r->cols, begin, end, job->data + i * row_size,
-        job->first_row + i, scratch);
-    if (j < job->n_pushes && job->pushes[j].end == i + 1) {
+  /* The rows up to each block's end, then that block's push. */
+  for (j = 0; j <= job->n_pushes; j++) {
+    gsize stop = j < job->n_pushes ? job->pushes[j].end : job->n_rows;
+
+    for (; i < stop; i++)
+      r->column (r, r->cols, begin, end, job->data + i * row_size,
+          job->first_row + i, scratch);
+    if (j < job->n_pushes)
       columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
           job->pushes[j].slot, job->pushes[j].merges);
-      j++;
-    }
   }
   g_free (scratch);
 }

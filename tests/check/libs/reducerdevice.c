@@ -21,6 +21,7 @@
 #include <gmodule.h>
 #include <glib/gstdio.h>
 #include <libplan/plan.h>
+#include <libplan/plan-testing.h>
 #include <math.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@
 
 /* When set, reduce() makes a custom reducer of this combiner. */
 static const gchar *custom_expr, *custom_identity;
+/* When set, the rows of a column block of the reducers reduce() makes. */
+static gsize column_rows;
 
 typedef struct
 {
@@ -61,6 +64,8 @@ reduce (PlanDevice * device, PlanReduceOp op, PlanReduceAxis axis,
   guint d;
 
   fail_unless (r != NULL, "%s", err ? err->message : "");
+  if (column_rows && axis == PLAN_REDUCE_AXIS_ROWS && info->ndim > 1)
+    plan_reducer_testing_set_column_rows (r, column_rows);
   plan_reducer_set_ddof (r, ddof);
   plan_reducer_get_output_info (r, &out);
   out_size = plan_dtype_get_size (out.dtype);
@@ -197,10 +202,10 @@ check_device (const gchar * name)
   /* axis 0 over rows of 3 x 5, and of 1-D rows (as axis all) */
   const gint64 cols[] = { 301, 3, 5 };
   const gsize col_chunks[] = { 301, 7, 64 };
-  /* axis 0 over more rows than a column block (2340 rows of 7): the
-   * columns' trees, and chunks ending at a block's end */
+  /* axis 0 over many column blocks (of 37 rows): the columns' trees, and
+   * chunks ending at a block's end */
   const gint64 tall[] = { 5001, 7 };
-  const gsize tall_chunks[] = { 5001, 2340, 1000 };
+  const gsize tall_chunks[] = { 5001, 37 * 20, 1000 };
   /* axis -1: rows over more than a block, and rows of one element */
   const gint64 rows[] = { 5, 4100 };
   const gsize row_chunks[] = { 5, 2 };
@@ -211,7 +216,9 @@ check_device (const gchar * name)
   fail_unless (device != NULL);
   n += compare_all (device, PLAN_REDUCE_AXIS_ALL, 1, flat, flat_chunks, 4);
   n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 3, cols, col_chunks, 3);
+  column_rows = 37;
   n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 2, tall, tall_chunks, 3);
+  column_rows = 0;
   n += compare_all (device, PLAN_REDUCE_AXIS_ROWS, 1, flat, flat_chunks, 2);
   n += compare_all (device, PLAN_REDUCE_AXIS_INNER, 2, rows, row_chunks, 2);
   n += compare_all (device, PLAN_REDUCE_AXIS_INNER, 1, single,
@@ -254,6 +261,8 @@ GST_START_TEST (test_every_op_on_sim_small)
       n = n_rows * plan_array_info_get_row_elements (&info);
       data = g_malloc (n * 8);
       fill (some[d], data, n, 11 + d, 7);
+      /* The tall layout in column blocks of 37 rows. */
+      column_rows = layouts[k].shape == tall ? 37 : 0;
       for (o = 0; o < G_N_ELEMENTS (all_ops); o++) {
         Result want, got;
 
@@ -275,6 +284,7 @@ GST_START_TEST (test_every_op_on_sim_small)
       g_free (data);
     }
   }
+  column_rows = 0;
   fail_unless (n_cases > 200);
   gst_object_unref (device);
 }
@@ -376,7 +386,7 @@ check_custom (const gchar * name)
   PlanDevice *device = plan_device_get (name, NULL);
   const gint64 flat[] = { 9001 }, cols[] = { 301, 3, 5 }, rows[] = { 5,
     4100
-  }, single[] = { 300 };
+  }, single[] = { 300 }, tall[] = { 2400, 7 };
   const struct
   {
     PlanReduceAxis axis;
@@ -387,6 +397,7 @@ check_custom (const gchar * name)
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 4096},
     {PLAN_REDUCE_AXIS_ROWS, 3, cols, 7},
+    {PLAN_REDUCE_AXIS_ROWS, 2, tall, 333},
     {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
     {PLAN_REDUCE_AXIS_INNER, 1, single, 100},
   };
@@ -405,11 +416,13 @@ check_custom (const gchar * name)
       fill (customs[i].dtype, data, n, 3 + i, 0);
       custom_expr = customs[i].expr;
       custom_identity = customs[i].identity;
+      column_rows = layouts[k].shape == tall ? 37 : 0;
       reduce (NULL, 0, layouts[k].axis, &info, data, layouts[k].shape[0],
           layouts[k].shape[0], 0, &want);
       reduce (device, 0, layouts[k].axis, &info, data, layouts[k].shape[0],
           layouts[k].chunk, 0, &got);
       custom_expr = custom_identity = NULL;
+      column_rows = 0;
       fail_unless (want.ok && got.ok, "%s", got.message);
       fail_unless (memcmp (got.values, want.values, want.size) == 0,
           "%s on %s, layout %u: not the CPU's bits", customs[i].expr,

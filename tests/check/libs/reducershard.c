@@ -13,6 +13,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
+#include <libplan/plan-testing.h>
 #include <string.h>
 
 #include "reducercases.h"
@@ -24,6 +25,9 @@ static const PlanDType dtypes[] = {
   PLAN_DTYPE_BOOL,
 };
 
+/* When set, the rows of a column block of the reducers made. */
+static gsize column_rows;
+
 static PlanReducer *
 make (PlanReduceOp op, PlanReduceAxis axis, const PlanArrayInfo * info)
 {
@@ -33,6 +37,8 @@ make (PlanReduceOp op, PlanReduceAxis axis, const PlanArrayInfo * info)
       plan_reducer_new (op, axis, info, &err);
 
   fail_unless (r != NULL, "%s", err ? err->message : "");
+  if (column_rows && axis == PLAN_REDUCE_AXIS_ROWS && info->ndim > 1)
+    plan_reducer_testing_set_column_rows (r, column_rows);
   return r;
 }
 
@@ -163,8 +169,8 @@ GST_START_TEST (test_every_op_in_shards_equals_one_run)
 
 GST_END_TEST;
 
-/* Per column too, every op: a column's blocks of rows (16384 elements of
- * the row's columns) and their tree are rebuilt from the shards. */
+/* Per column too, every op: a column's blocks of rows and their tree are
+ * rebuilt from the shards. */
 GST_START_TEST (test_every_column_op_in_shards_equals_one_run)
 {
   static const PlanDType some[] = {
@@ -174,19 +180,29 @@ GST_START_TEST (test_every_column_op_in_shards_equals_one_run)
   guint d, o;
 
   for (o = 0; o < G_N_ELEMENTS (all_ops); o++) {
-    /* Blocks of 2340 rows of 7: nine and an open one, three levels. */
+    /* Blocks of 41 rows of 7: 69 and an open one, seven levels; shards
+     * and chunks end anywhere in them. */
+    column_rows = 41;
     for (d = 0; d < G_N_ELEMENTS (some); d++)
       check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, some[d], 7,
-          8 * N_ELEMENTS, rand);
-    /* Blocks of 2048 rows of 8, ending with the last row. */
+          N_ELEMENTS, rand);
+    /* Blocks of 64 rows of 8, ending with the last row. */
+    column_rows = 64;
     check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT64, 8,
-        8 * 2048 * 5, rand);
+        8 * 64 * 37, rand);
     /* A block a row. */
-    check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT32,
-        16387, 16387 * 9, rand);
+    column_rows = 1;
+    check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT32, 13,
+        13 * 301, rand);
+    /* The default blocks (9362 rows of 7): two and an open one. */
+    column_rows = 0;
+    check_op_of (all_ops[o], PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT64, 7,
+        7 * 20011, rand);
   }
+  column_rows = 41;
   check_op_of ((PlanReduceOp) - 1, PLAN_REDUCE_AXIS_ROWS, PLAN_DTYPE_FLOAT64,
-      7, 8 * N_ELEMENTS, rand);
+      7, N_ELEMENTS, rand);
+  column_rows = 0;
   g_rand_free (rand);
 }
 
