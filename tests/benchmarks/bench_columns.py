@@ -4,8 +4,12 @@ var of a float32 (N, C) file (512 MiB by default) for rows of 8 and of 256
 columns, by planreduce against numpy on the whole file (a memory map,
 `a.sum(axis=0)` etc.) and numpy chunked (1 MiB chunks read with fromfile,
 each chunk's per-column sums added; var from per-chunk moments merged
-with Chan's formula). With --other BUILD the same planreduce pipelines
-also run on a second build, side by side (to compare two versions). Every
+with Chan's formula), and PlanReducer in process on the same values in
+memory (columns_inproc, which leaves out reading the file and where the
+heap puts the accumulators, on which gst-launch-1.0 runs vary by up to
+1.7x with rows of 256). With --other BUILD the same pipelines (and
+columns_inproc, when that build has it) also run on a second build, side
+by side (to compare two versions). Every
 contender reads the same file from the page cache; each is timed as the
 best of --repeat runs, the contenders interleaved.
 
@@ -64,6 +68,16 @@ def planreduce(build, path, op):
     return t
 
 
+def inproc(build, cols, op):
+    exe = os.path.join(os.path.abspath(build), 'tests', 'benchmarks',
+                       'columns_inproc')
+    if not os.path.exists(exe):
+        return None
+    p = subprocess.run([exe, str(cols), op, str(args.mib), '1'],
+                       stdout=subprocess.PIPE, text=True, check=True)
+    return float(p.stdout)
+
+
 def numpy_whole(path, op):
     t = time.perf_counter()
     a = np.load(path, mmap_mode='r')
@@ -118,14 +132,25 @@ for cols in (8, 256):
             contenders.append(('planreduce (%s)' % args.other,
                                lambda: planreduce(args.other, path, op)))
         contenders += [('numpy whole file', lambda: numpy_whole(path, op)),
-                       ('numpy chunked', lambda: numpy_chunked(path, op))]
+                       ('numpy chunked', lambda: numpy_chunked(path, op)),
+                       ('in process', lambda: inproc(args.build, cols, op))]
+        if args.other:
+            contenders.append(('in process (%s)' % args.other,
+                               lambda: inproc(args.other, cols, op)))
         best = {name: float('inf') for name, _ in contenders}
         for _ in range(args.repeat):
             for name, run in contenders:
-                best[name] = min(best[name], run())
-        ours = best['planreduce']
+                t = run()
+                best[name] = min(best[name], t if t is not None else best[name])
         for name, _ in contenders:
-            ratio = '' if name == 'planreduce' else '  %.2fx' % (best[name] / ours)
+            if best[name] == float('inf'):
+                continue
+            # Ratios: another contender's time over ours (above 1: ours
+            # is faster), in process against in process.
+            base = best['in process' if name.startswith('in process')
+                        else 'planreduce']
+            ratio = ('' if name in ('planreduce', 'in process')
+                     else '  %.2fx' % (best[name] / base))
             print('  %-5s %-34s %.3f s%s' % (op, name, best[name], ratio))
     os.unlink(path)
 os.rmdir(tmp)
