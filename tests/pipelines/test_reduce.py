@@ -578,6 +578,24 @@ def test_empty_min_fails_as_numpy():
             raise Failure('a failed reduction left o.npy behind')
 
 
+def test_columns_over_many_blocks():
+    """axis=0 over many column blocks (docs/planreduce.md: blocks of
+    max(64, 65536 / row elements) rows, merged by a tree): every op against
+    numpy, rows of 3 (21845 rows a block) and of 300 (218 rows a block),
+    NaNs among the floats."""
+    rng = np.random.default_rng(23)
+    for dtype, shape in (('float64', (100003, 3)), ('float32', (100003, 3)),
+                         ('int32', (100003, 3)), ('float32', (8000, 300))):
+        a = random_array(dtype, shape, rng)
+        if a.dtype.kind == 'f':
+            a[rng.integers(0, shape[0], 500), rng.integers(0, shape[1], 500)] = np.nan
+        test_array(a, ops=[o for o in OPS + NEW_OPS
+                           if o not in ('prod', 'nanprod', 'nanargmin', 'nanargmax')],
+                   axes=['0'], name='cb', chunk_rows=(4096, 21845, 997))
+        test_array(prod_friendly(a), ops=['prod', 'nanprod', 'nanargmin', 'nanargmax'],
+                   axes=['0'], name='cbp', chunk_rows=(4096, 21845, 997))
+
+
 def test_message_and_result():
     d = tmpdir()
     np.save(d + '/a.npy', np.arange(10, dtype=np.int16))
@@ -605,7 +623,8 @@ cases += [(f.__name__, f) for f in (
     test_nanargmin_all_nan_fails_as_numpy, test_ptp_of_bool_fails_as_numpy,
     test_invalid_expr_shows_compiler_message, test_unknown_op_fails,
     test_combiner_without_identity_fails, test_empty_min_fails_as_numpy,
-    test_message_and_result, test_map_float32_as_planmap_and_numpy,
+    test_message_and_result, test_columns_over_many_blocks,
+    test_map_float32_as_planmap_and_numpy,
     test_map_int32_as_planmap_and_numpy, test_map_with_custom_combiner,
     test_invalid_map_shows_compiler_message, test_map_naming_y_fails)]
 if len(sys.argv) > 1:
