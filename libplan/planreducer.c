@@ -2850,9 +2850,7 @@ push_single_elements (PlanReducer * r, const guint8 * data, gsize n_rows,
   return ok;
 }
 
-/* Mode ROWS: threads take columns ---------------------------------------- */
-
-/* Mode ROWS: column blocks and their trees -------------------------------
+/* Mode ROWS: column blocks and their trees, threads taking columns -------
  *
  * Column c's open block is cols[c] (a custom combiner's value in
  * cols_raw), its tree's node in slot i is nodes[i * row_elements + c]. */
@@ -3012,8 +3010,12 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
     need = MAX (need, t.depth);
   }
   ensure_slots (&r->col_nodes, &r->col_slots, need, r->row_elements);
-  job = (ColumnsJob) {
-  r, data, n_rows, g, pushes, n_pushes};
+  job.r = r;
+  job.data = data;
+  job.n_rows = n_rows;
+  job.first_row = g;
+  job.pushes = pushes;
+  job.n_pushes = n_pushes;
   plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
       columns_func, &job);
   r->depth = t.depth;
@@ -3256,7 +3258,8 @@ typedef struct
   const guint8 *nodes;          /* depth x (level, start, Acc x columns) */
   const guint8 *tail;           /* mode ALL: elements after the last whole
                                  * block */
-  guint64 tail_len;             /* mode ROWS: the rows in cols */
+  guint64 tail_len;             /* elements in tail (mode ALL), rows in
+                                 * cols (mode ROWS) */
   const guint8 *cols;           /* mode ROWS: row_elements Acc */
   const guint8 *cols_raw;       /* custom: row_elements x acc_size */
 } Run;
@@ -3321,8 +3324,9 @@ serialize_run (PlanReducer * r, GByteArray * out)
  * what the other shards need to complete its result, plan_reducer_export()
  * gives it, and plan_reducer_finish_parts() on one rank combines every
  * shard's part into the result of the whole stream, bit-identical to one
- * reducer given every row. Called again, it starts a new run of rows (rows that wrap
- * around to the stream's start); plan_reducer_reset() forgets it all.
+ * reducer given every row. Called again, it starts a new run of rows
+ * (rows that wrap around to the stream's start); plan_reducer_reset()
+ * forgets it all.
  * Not for #PLAN_REDUCE_AXIS_INNER, whose results are per row anyway.
  *
  * Since: 0.1
