@@ -274,6 +274,8 @@ for target in cpu cuda; do
     planfilesrc location="$tmp/y.npy" ! m. > "$tmp/t-map-$target" || echo fail > "$tmp/t-map-$target"
   timed planfilesrc location="$tmp/x.npy" ! planreduce op=sum target=$target \
     ! plandownload ! planfilesink location="$tmp/sum-$target.npy" > "$tmp/t-sum-$target" || echo failed > "$tmp/t-sum-$target"
+  timed planfilesrc location="$tmp/x.npy" ! planreduce op=var axis=0 target=$target \
+    ! plandownload ! planfilesink location="$tmp/var0-$target.npy" > "$tmp/t-var0-$target" || echo failed > "$tmp/t-var0-$target"
   timed planfilesrc location="$tmp/x.npy" ! planstencil "$lap" "$lapx" boundary=nearest \
     target=$target ! plandownload ! planfilesink location="$tmp/lap-$target.npy" > "$tmp/t-lap-$target" || echo fail > "$tmp/t-lap-$target"
 done
@@ -282,6 +284,7 @@ timed planfilesrc location="$tmp/x.npy" ! planupload ! plandownload \
 compare "planupload ! plandownload" "$tmp/x.npy" "$tmp/copy-$device.npy"
 compare "planmap x + y" "$tmp/map-cpu.npy" "$tmp/map-cuda.npy"
 compare "planreduce sum" "$tmp/sum-cpu.npy" "$tmp/sum-cuda.npy"
+compare "planreduce var axis=0" "$tmp/var0-cpu.npy" "$tmp/var0-cuda.npy"
 compare "planstencil Laplacian" "$tmp/lap-cpu.npy" "$tmp/lap-cuda.npy"
 
 echo "== pipeline figures (wall time of gst-launch-1.0, GB/s of input read)"
