@@ -127,6 +127,10 @@ typedef void (*MergeFunc) (const PlanReducer * r, Acc * a, const Acc * b);
 /* Folds one row into the accumulators @cols of columns [c0, c1). */
 typedef void (*ColumnFunc) (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
     gconstpointer row, guint64 row_index, gpointer scratch);
+/* Folds @n_rows rows, @row_size bytes apart, into the fields v.f and lo
+ * of the accumulators of columns [c0, c1), each field an array. */
+typedef void (*ColumnRowsFunc) (gdouble * restrict v, gdouble * restrict lo,
+    const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, gsize c1);
 /* Writes the result of @a, over @count elements, in the result dtype. */
 typedef void (*FinalFunc) (const PlanReducer * r, const Acc * a, guint64 count, gpointer out);
 
@@ -149,6 +153,8 @@ struct _PlanReducer
   BlockFunc block;
   MergeFunc merge;
   ColumnFunc column;
+  ColumnRowsFunc column_rows;   /* the column function over many rows, or
+                                 * NULL */
   FinalFunc final;
   Acc identity;
   gdouble ddof;                 /* var, std, nanvar, nanstd */
@@ -1083,6 +1089,65 @@ DEFINE_INTEGER (uint64, guint64, U);
 DEFINE_NAN_FLOAT (float32, gfloat);
 DEFINE_NAN_FLOAT (float64, gdouble);
 
+/* Column loops over many rows (PLAN_REDUCE_AXIS_ROWS) --------------------
+ *
+ * The column functions of sums and products again, over the rows of a
+ * chunk at once and with each accumulator field in an array of its own:
+ * contiguous arrays rather than 32-byte accumulators, which halves the time
+ * of wide rows (and the compiler vectorises the integer loops). Each
+ * column gets the same operations in the same order as above, so the bits
+ * are the same. v and lo hold the fields v.f and lo of the columns
+ * [c0, c1). The nan versions gained nothing this way and are left out. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZE __attribute__ ((optimize ("tree-vectorize", \
+            "vect-cost-model=dynamic")))
+#else
+#define VECTORIZE
+#endif
+
+#define DEFINE_COLUMN_ROWS(name, T, K) \
+  static void BLOCK_CLONES VECTORIZE \
+  rows_ksum_##name (gdouble * restrict v, gdouble * restrict lo, \
+      const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, \
+      gsize c1) \
+  { \
+    gsize i, c, w = c1 - c0; \
+    for (i = 0; i < n_rows; i++) { \
+      const T *restrict x = (const T *) (rows + i * row_size) + c0; \
+      for (c = 0; c < w; c++) { \
+        gdouble y = (gdouble) LOAD_##K (x[c]); \
+        gdouble t = v[c] + y; \
+        gdouble z = t - v[c]; \
+        lo[c] += isfinite (t) ? (v[c] - (t - z)) + (y - z) : 0.0; \
+        v[c] = t; \
+      } \
+    } \
+  } \
+  static void BLOCK_CLONES VECTORIZE \
+  rows_fprod_##name (gdouble * restrict v, gdouble * restrict lo, \
+      const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, \
+      gsize c1) \
+  { \
+    gsize i, c, w = c1 - c0; \
+    for (i = 0; i < n_rows; i++) { \
+      const T *restrict x = (const T *) (rows + i * row_size) + c0; \
+      for (c = 0; c < w; c++) \
+        v[c] *= (gdouble) LOAD_##K (x[c]); \
+    } \
+  }
+
+DEFINE_COLUMN_ROWS (boolean, guint8, B);
+DEFINE_COLUMN_ROWS (int8, gint8, S);
+DEFINE_COLUMN_ROWS (uint8, guint8, U);
+DEFINE_COLUMN_ROWS (int16, gint16, S);
+DEFINE_COLUMN_ROWS (uint16, guint16, U);
+DEFINE_COLUMN_ROWS (int32, gint32, S);
+DEFINE_COLUMN_ROWS (uint32, guint32, U);
+DEFINE_COLUMN_ROWS (int64, gint64, S);
+DEFINE_COLUMN_ROWS (uint64, guint64, U);
+DEFINE_COLUMN_ROWS (float32, gfloat, F);
+DEFINE_COLUMN_ROWS (float64, gdouble, F);
+
 static void
 merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
 {
@@ -1551,6 +1616,9 @@ FLOAT_ENTRIES (column_nanfprod_);
 static const ColumnFunc nanmerge_columns[PLAN_DTYPE_N] =
 FLOAT_ENTRIES (column_nanmerge_);
 
+static const ColumnRowsFunc ksum_rows[PLAN_DTYPE_N] = ENTRIES (rows_ksum_);
+static const ColumnRowsFunc fprod_rows[PLAN_DTYPE_N] = ENTRIES (rows_fprod_);
+
 static const BlockFunc var_blocks[PLAN_DTYPE_N] = ENTRIES (block_var_);
 static const BlockFunc nanvar_blocks[PLAN_DTYPE_N] = ENTRIES (block_nanvar_);
 static const ColumnFunc var_columns[PLAN_DTYPE_N] = ENTRIES (column_var_);
@@ -1700,6 +1768,7 @@ select_sum (PlanReducer * r, PlanDType dt)
   r->block = needs_compensation (dt) ? ksum_blocks[dt] : dsum_blocks[dt];
   r->merge = merge_dd;
   r->column = ksum_columns[dt];
+  r->column_rows = ksum_rows[dt];
   if (r->op == PLAN_REDUCE_OP_SUM)
     r->final = is_f32 ? final_sum_f32 : final_sum_f64;
   else
@@ -1713,6 +1782,7 @@ select_prod (PlanReducer * r, PlanDType dt)
     r->block = fprod_blocks[dt];
     r->merge = merge_mul_f;
     r->column = fprod_columns[dt];
+    r->column_rows = fprod_rows[dt];
     r->final = dt == PLAN_DTYPE_FLOAT32 ? final_prod_f32 : final_prod_f64;
     r->identity.v.f = 1.0;
   } else {
@@ -2951,13 +3021,72 @@ typedef struct
   gsize n_pushes;
 } ColumnsJob;
 
+/* Moves the fields of the open blocks of columns [c0, c1) between the
+ * accumulators and arrays of their own (ColumnRowsFunc). */
+static void
+columns_to_arrays (const Acc * cols, gsize c0, gsize c1, gdouble * v,
+    gdouble * lo)
+{
+  gsize c;
+
+  for (c = c0; c < c1; c++) {
+    v[c - c0] = cols[c].v.f;
+    lo[c - c0] = cols[c].lo;
+  }
+}
+
+static void
+columns_from_arrays (Acc * cols, gsize c0, gsize c1, const gdouble * v,
+    const gdouble * lo)
+{
+  gsize c;
+
+  for (c = c0; c < c1; c++) {
+    cols[c].v.f = v[c - c0];
+    cols[c].lo = lo[c - c0];
+  }
+}
+
+/* columns_func with the loops over many rows: the rows up to each block's
+ * end in one call, the open blocks in arrays meanwhile. */
+static void
+columns_rows_func (ColumnsJob * job, gsize begin, gsize end)
+{
+  PlanReducer *r = job->r;
+  gsize row_size = r->row_elements * r->in_size, w = end - begin, i = 0, j;
+  gdouble *v = g_new (gdouble, 2 * w), *lo = v + w;
+
+  columns_to_arrays (r->cols, begin, end, v, lo);
+  for (j = 0; j <= job->n_pushes; j++) {
+    gsize stop = j < job->n_pushes ? job->pushes[j].end : job->n_rows;
+
+    r->column_rows (v, lo, job->data + i * row_size, stop - i, row_size,
+        begin, end);
+    i = stop;
+    if (j < job->n_pushes) {
+      columns_from_arrays (r->cols, begin, end, v, lo);
+      columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
+          job->pushes[j].slot, job->pushes[j].merges);
+      columns_to_arrays (r->cols, begin, end, v, lo);
+    }
+  }
+  columns_from_arrays (r->cols, begin, end, v, lo);
+  g_free (v);
+}
+
 static void
 columns_func (gsize begin, gsize end, gpointer user_data)
 {
   ColumnsJob *job = user_data;
   PlanReducer *r = job->r;
   gsize row_size = r->row_elements * r->in_size, i = 0, j;
-  gpointer scratch = scratch_new (r, 2 * (end - begin));
+  gpointer scratch;
+
+  if (r->column_rows) {
+    columns_rows_func (job, begin, end);
+    return;
+  }
+  scratch = scratch_new (r, 2 * (end - begin));
 
   /* The rows up to each block's end, then that block's push. */
   for (j = 0; j <= job->n_pushes; j++) {
