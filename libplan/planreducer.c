@@ -1105,36 +1105,30 @@ DEFINE_NAN_FLOAT (float64, gdouble);
 #define VECTORIZE
 #endif
 
-#define DEFINE_COLUMN_ROWS(name, T, K) \
+/* A ColumnRowsFunc @fn running BODY for each row's x[c], c in [0, w). */
+#define COLUMN_ROWS_FUNC(fn, T, BODY) \
   static void BLOCK_CLONES VECTORIZE \
-  rows_ksum_##name (gdouble * restrict v, gdouble * restrict lo, \
-      const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, \
-      gsize c1) \
+  fn (gdouble * restrict v, gdouble * restrict lo, const guint8 * rows, \
+      gsize n_rows, gsize row_size, gsize c0, gsize c1) \
   { \
     gsize i, c, w = c1 - c0; \
     for (i = 0; i < n_rows; i++) { \
       const T *restrict x = (const T *) (rows + i * row_size) + c0; \
       for (c = 0; c < w; c++) { \
-        gdouble y = (gdouble) LOAD_##K (x[c]); \
-        gdouble t = v[c] + y; \
-        gdouble z = t - v[c]; \
-        lo[c] += isfinite (t) ? (v[c] - (t - z)) + (y - z) : 0.0; \
-        v[c] = t; \
+        BODY; \
       } \
     } \
-  } \
-  static void BLOCK_CLONES VECTORIZE \
-  rows_fprod_##name (gdouble * restrict v, gdouble * restrict lo, \
-      const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, \
-      gsize c1) \
-  { \
-    gsize i, c, w = c1 - c0; \
-    for (i = 0; i < n_rows; i++) { \
-      const T *restrict x = (const T *) (rows + i * row_size) + c0; \
-      for (c = 0; c < w; c++) \
-        v[c] *= (gdouble) LOAD_##K (x[c]); \
-    } \
   }
+
+#define DEFINE_COLUMN_ROWS(name, T, K) \
+  COLUMN_ROWS_FUNC (rows_ksum_##name, T, \
+      gdouble y = (gdouble) LOAD_##K (x[c]); \
+      gdouble t = v[c] + y; \
+      gdouble z = t - v[c]; \
+      lo[c] += isfinite (t) ? (v[c] - (t - z)) + (y - z) : 0.0; \
+      v[c] = t) \
+  COLUMN_ROWS_FUNC (rows_fprod_##name, T, \
+      v[c] *= (gdouble) LOAD_##K (x[c]))
 
 DEFINE_COLUMN_ROWS (boolean, guint8, B);
 DEFINE_COLUMN_ROWS (int8, gint8, S);
@@ -3047,58 +3041,48 @@ columns_from_arrays (Acc * cols, gsize c0, gsize c1, const gdouble * v,
   }
 }
 
-/* columns_func with the loops over many rows: the rows up to each block's
- * end in one call, the open blocks in arrays meanwhile. */
-static void
-columns_rows_func (ColumnsJob * job, gsize begin, gsize end)
-{
-  PlanReducer *r = job->r;
-  gsize row_size = r->row_elements * r->in_size, w = end - begin, i = 0, j;
-  gdouble *v = g_new (gdouble, 2 * w), *lo = v + w;
-
-  columns_to_arrays (r->cols, begin, end, v, lo);
-  for (j = 0; j <= job->n_pushes; j++) {
-    gsize stop = j < job->n_pushes ? job->pushes[j].end : job->n_rows;
-
-    r->column_rows (v, lo, job->data + i * row_size, stop - i, row_size,
-        begin, end);
-    i = stop;
-    if (j < job->n_pushes) {
-      columns_from_arrays (r->cols, begin, end, v, lo);
-      columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
-          job->pushes[j].slot, job->pushes[j].merges);
-      columns_to_arrays (r->cols, begin, end, v, lo);
-    }
-  }
-  columns_from_arrays (r->cols, begin, end, v, lo);
-  g_free (v);
-}
-
+/* The rows up to each block's end, then that block's push; with
+ * r->column_rows the rows of a segment in one call, the open blocks'
+ * fields in arrays meanwhile. */
 static void
 columns_func (gsize begin, gsize end, gpointer user_data)
 {
   ColumnsJob *job = user_data;
   PlanReducer *r = job->r;
-  gsize row_size = r->row_elements * r->in_size, i = 0, j;
-  gpointer scratch;
+  gsize row_size = r->row_elements * r->in_size, w = end - begin, i = 0, j;
+  gpointer scratch = NULL;
+  gdouble *v = NULL, *lo = NULL;
 
   if (r->column_rows) {
-    columns_rows_func (job, begin, end);
-    return;
+    v = g_new (gdouble, 2 * w);
+    lo = v + w;
+    columns_to_arrays (r->cols, begin, end, v, lo);
+  } else {
+    scratch = scratch_new (r, 2 * w);
   }
-  scratch = scratch_new (r, 2 * (end - begin));
-
-  /* The rows up to each block's end, then that block's push. */
   for (j = 0; j <= job->n_pushes; j++) {
     gsize stop = j < job->n_pushes ? job->pushes[j].end : job->n_rows;
 
+    if (v) {
+      r->column_rows (v, lo, job->data + i * row_size, stop - i, row_size,
+          begin, end);
+      i = stop;
+    }
     for (; i < stop; i++)
       r->column (r, r->cols, begin, end, job->data + i * row_size,
           job->first_row + i, scratch);
-    if (j < job->n_pushes)
-      columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
-          job->pushes[j].slot, job->pushes[j].merges);
+    if (j == job->n_pushes)
+      break;
+    if (v)
+      columns_from_arrays (r->cols, begin, end, v, lo);
+    columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
+        job->pushes[j].slot, job->pushes[j].merges);
+    if (v)
+      columns_to_arrays (r->cols, begin, end, v, lo);
   }
+  if (v)
+    columns_from_arrays (r->cols, begin, end, v, lo);
+  g_free (v);
   g_free (scratch);
 }
 
