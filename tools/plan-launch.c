@@ -24,6 +24,7 @@
 #include <gst/gst.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -115,20 +116,27 @@ static const gchar help_text[] =
     "        planreduce over a cut stream reports an error, npymux ! filesink\n"
     "        writes the rows that came.\n"
     "    -t, --timeout=SECONDS\n"
-    "        Give up after SECONDS (0, the default: never).\n"
+    "        Give up after SECONDS (0, the default: never). The pipeline is\n"
+    "        then stopped as for SIGINT (see SIGNALS).\n"
     "    -h, --help\n"
     "        This manual. --help-gst lists GStreamer's own options.\n"
     "\n"
     "SIGNALS\n"
     "    SIGINT (Ctrl-C) and SIGTERM stop the pipeline cleanly: it is set to\n"
     "    NULL, so planfilesink removes its temporary file and nothing appears\n"
-    "    under the output's name (see -e for the other way).\n"
+    "    under the output's name (see -e for the other way). Stopping waits\n"
+    "    for each element to leave the chunk it computes; when that takes more\n"
+    "    than 5 s after a signal, the timeout or an error (code that cannot\n"
+    "    be interrupted, such as a plancustom kernel that never returns),\n"
+    "    plan-launch says so and exits at once with the status below.\n"
     "\n"
     "EXIT STATUS\n"
     "    0 at EOS; 1 on an error (printed with the element, the message and\n"
-    "    the debug details); 2 on a bad command line, pipeline description\n"
-    "    or .plan file; 3 when the timeout passed; 4 when the graph could not\n"
-    "    be written; 130 after SIGINT and 143 after SIGTERM.\n"
+    "    the debug details), and when the results could not be written to\n"
+    "    standard output (a full disk, /dev/full); 2 on a bad command line,\n"
+    "    pipeline description or .plan file; 3 when the timeout passed; 4\n"
+    "    when the graph could not be written; 130 after SIGINT and 143 after\n"
+    "    SIGTERM.\n"
     "\n"
     "ENVIRONMENT\n"
     "    GST_PLUGIN_PATH     where to find an uninstalled gst-plan plugin\n"
@@ -165,6 +173,7 @@ typedef struct
   GMainLoop *loop;
   GstElement *pipeline;
   gint status;                  /* -1 while running */
+  guint timeout_id;             /* the -t source, 0 when none or gone */
   gint signal_number;           /* the first signal, 0 if none */
   gboolean eos_sent;
 
@@ -1002,6 +1011,92 @@ set_targets (GstElement * pipeline, const gchar * value)
   return count;
 }
 
+/* ---- standard output ------------------------------------------------ */
+
+/* The first error writing standard output, 0 while there is none: results
+ * that could not be printed (a full disk, /dev/full, a closed descriptor)
+ * make the run fail rather than end as if they had been read. */
+static gint stdout_errno = 0;
+
+static void
+print_to_stdout (const gchar * text)
+{
+  errno = 0;
+  if ((fputs (text, stdout) == EOF || fflush (stdout) != 0)
+      && stdout_errno == 0)
+    stdout_errno = errno ? errno : EIO;
+}
+
+/* ---- stopping ------------------------------------------------------- */
+
+/* After a timeout or a signal the pipeline is set to NULL, which waits for
+ * every streaming thread to leave the element it is in. Code that never
+ * returns (a plancustom kernel in an endless loop) cannot be interrupted
+ * from outside, so plan-launch gives the pipeline this long and then ends
+ * the process itself. */
+#define STOP_GRACE_S 5
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean stopped;             /* protected by lock */
+  gint status;                  /* construct-only */
+  const gchar *why;             /* construct-only */
+} StopWatch;
+
+static gpointer
+stop_watch_thread (gpointer data)
+{
+  StopWatch *w = data;
+  gint64 end = g_get_monotonic_time () + STOP_GRACE_S * G_TIME_SPAN_SECOND;
+  gboolean stopped;
+
+  g_mutex_lock (&w->lock);
+  while (!w->stopped && g_cond_wait_until (&w->cond, &w->lock, end));
+  stopped = w->stopped;
+  g_mutex_unlock (&w->lock);
+  if (!stopped) {
+    g_printerr ("plan-launch: the pipeline did not stop within %d s of %s: "
+        "an element's thread is busy in code that cannot be interrupted "
+        "(such as a plancustom kernel that never returns); exiting without "
+        "waiting for it (exit status %d)\n", STOP_GRACE_S, w->why, w->status);
+    /* Unfinished outputs: planfilesink's unnamed files vanish with the
+     * process; nothing else would be done by exit(). */
+    _exit (w->status);
+  }
+  return NULL;
+}
+
+/* Sets the pipeline to NULL; after a run that did not reach EOS, ends the
+ * process with @status when that does not finish within STOP_GRACE_S. */
+static void
+stop_pipeline (Run * run, gint status)
+{
+  StopWatch w = { 0, };
+  GThread *thread = NULL;
+
+  if (run->signal_number || status == EXIT_TIMEOUT || status == EXIT_ERROR) {
+    g_mutex_init (&w.lock);
+    g_cond_init (&w.cond);
+    w.status = status;
+    w.why = run->signal_number == SIGINT ? "SIGINT" :
+        run->signal_number == SIGTERM ? "SIGTERM" :
+        status == EXIT_TIMEOUT ? "the timeout" : "the error";
+    thread = g_thread_new ("plan-launch-stop", stop_watch_thread, &w);
+  }
+  gst_element_set_state (run->pipeline, GST_STATE_NULL);
+  if (thread) {
+    g_mutex_lock (&w.lock);
+    w.stopped = TRUE;
+    g_cond_signal (&w.cond);
+    g_mutex_unlock (&w.lock);
+    g_thread_join (thread);
+    g_mutex_clear (&w.lock);
+    g_cond_clear (&w.cond);
+  }
+}
+
 /* ---- running -------------------------------------------------------- */
 
 static void
@@ -1052,6 +1147,8 @@ on_timeout (gpointer user_data)
 {
   Run *run = user_data;
 
+  /* Removed by returning G_SOURCE_REMOVE: not again at the end. */
+  run->timeout_id = 0;
   end_progress_line (run);
   g_printerr ("ERROR: the pipeline did not finish within %g s\n", timeout_s);
   finish (run, EXIT_TIMEOUT);
@@ -1096,7 +1193,7 @@ static gint
 run_pipeline (Run * run, gdouble * seconds)
 {
   GstBus *bus = gst_element_get_bus (run->pipeline);
-  guint watch, redraw_id, sigint_id, sigterm_id, timeout_id = 0;
+  guint watch, redraw_id, sigint_id, sigterm_id;
   gint64 start;
 
   run->status = -1;
@@ -1105,7 +1202,8 @@ run_pipeline (Run * run, gdouble * seconds)
   sigint_id = g_unix_signal_add (SIGINT, on_sigint, run);
   sigterm_id = g_unix_signal_add (SIGTERM, on_sigterm, run);
   if (timeout_s > 0)
-    timeout_id = g_timeout_add ((guint) (timeout_s * 1000), on_timeout, run);
+    run->timeout_id = g_timeout_add ((guint) (timeout_s * 1000), on_timeout,
+        run);
 
   start = g_get_monotonic_time ();
   /* Throughput and ETA count from here: reading starts in preroll. */
@@ -1128,8 +1226,9 @@ run_pipeline (Run * run, gdouble * seconds)
   }
   *seconds = (g_get_monotonic_time () - start) / 1e6;
 
-  if (timeout_id)
-    g_source_remove (timeout_id);
+  if (run->timeout_id)
+    g_source_remove (run->timeout_id);
+  run->timeout_id = 0;
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
   g_source_remove (redraw_id);
@@ -1252,9 +1351,10 @@ main (int argc, char **argv)
   gdouble seconds = 0;
   gint status;
 
+  g_set_print_handler (print_to_stdout);
   if (wants_help (argc, argv)) {
     g_print ("%s", help_text);
-    return EXIT_OK;
+    return stdout_errno ? EXIT_ERROR : EXIT_OK;
   }
   ctx = g_option_context_new ("PIPELINE-DESCRIPTION | FILE.plan [NAME=VALUE...]");
   g_option_context_set_summary (ctx, "Runs a gst-plan pipeline; "
@@ -1276,7 +1376,7 @@ main (int argc, char **argv)
   if (argc >= 2 && (g_str_equal (argv[1], "--help")
           || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "-?"))) {
     g_print ("%s", help_text);
-    return EXIT_OK;
+    return stdout_errno ? EXIT_ERROR : EXIT_OK;
   }
   /* The tracer is created by gst_init, from GST_TRACERS. */
   if (stats)
@@ -1353,9 +1453,15 @@ main (int argc, char **argv)
       && status == EXIT_OK)
     status = EXIT_GRAPH;
 
-  gst_element_set_state (run.pipeline, GST_STATE_NULL);
+  stop_pipeline (&run, status);
   if (!quiet && status == EXIT_OK)
     g_print ("Execution ended after %.3f s\n", seconds);
+  if (stdout_errno != 0) {
+    g_printerr ("plan-launch: could not write the results to standard "
+        "output: %s\n", g_strerror (stdout_errno));
+    if (status == EXIT_OK)
+      status = EXIT_ERROR;
+  }
 
   g_hash_table_unref (run.progress);
   g_hash_table_unref (run.results);

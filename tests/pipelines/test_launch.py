@@ -433,6 +433,75 @@ def test_timeout():
     _, err = run(['-q', '-t', '0.3'] + slow_words(path), expect=3)
     if 'did not finish within 0.3 s' not in err:
         raise Failure(err)
+    # The timeout's source is removed once, by itself: no GLib-CRITICAL
+    # "Source ID ... was not found" when the run ends.
+    if 'CRITICAL' in err or 'was not found' in err:
+        raise Failure('the timeout is reported with a warning from GLib:\n'
+                      + err)
+
+
+def test_timeout_ends_a_kernel_that_never_returns():
+    # A plancustom kernel that never returns cannot be interrupted: after
+    # the timeout plan-launch gives the pipeline 5 s to stop, then ends the
+    # process itself with the timeout's status and says why.
+    d, path, a = array_file((100, 3))
+    kernels = os.path.join(BUILD, 'tests', 'examples')
+    t0 = time.monotonic()
+    _, err = run(['-q', '-t', '0.5', 'planfilesrc', 'location=' + path, '!',
+                  'plancustom', 'library=' + kernels + '/libfailing.so',
+                  'symbol=never_returns', '!', 'fakesink'], expect=3,
+                 timeout=120)
+    if ('did not finish within 0.5 s' not in err
+            or 'did not stop within 5 s of the timeout' not in err
+            or 'cannot be interrupted' not in err):
+        raise Failure(err)
+    # Not a timing assertion: only that it ended by itself, long before
+    # the subprocess timeout above would have.
+    print('     ended %.1f s after the start' % (time.monotonic() - t0))
+
+
+def test_sigterm_ends_a_kernel_that_never_returns():
+    d, path, a = array_file((100, 3))
+    kernels = os.path.join(BUILD, 'tests', 'examples')
+    p = subprocess.Popen([LAUNCH, '-q', 'planfilesrc', 'location=' + path,
+                          '!', 'plancustom',
+                          'library=' + kernels + '/libfailing.so',
+                          'symbol=never_returns', '!', 'fakesink'],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        # The kernel is called once the pipeline plays; a signal before
+        # that is handled the same way.
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 143 or 'SIGTERM: stopping the pipeline' not in err:
+        raise Failure('exit %d:\n%s' % (p.returncode, err))
+    if 'did not stop within 5 s of SIGTERM' not in err:
+        raise Failure('no reason given:\n' + err)
+
+
+def test_results_that_cannot_be_written_are_an_error():
+    # stdout on /dev/full: the reduction's value is not printed, so the run
+    # fails, with the reason on stderr.
+    d, path, a = array_file((1000, 3))
+    with open('/dev/full', 'w') as full:
+        p = subprocess.run([LAUNCH, 'planfilesrc', 'location=' + path, '!',
+                            'planreduce', 'op=sum', '!', 'fakesink'],
+                           stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    if p.returncode != 1 or ('could not write the results to standard '
+                             'output: No space left on device') not in p.stderr:
+        raise Failure('exit %d:\n%s' % (p.returncode, p.stderr))
+    with open('/dev/full', 'w') as full:
+        p = subprocess.run([LAUNCH, '--help'], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+    if p.returncode != 1:
+        raise Failure('--help to /dev/full: exit %d' % p.returncode)
 
 
 plantest.run_cases([(f.__name__, f) for f in (
@@ -454,4 +523,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_sigint_stops_and_leaves_no_file,
     test_sigterm_with_eos_on_shutdown,
     test_timeout,
+    test_timeout_ends_a_kernel_that_never_returns,
+    test_sigterm_ends_a_kernel_that_never_returns,
+    test_results_that_cannot_be_written_are_an_error,
 )])

@@ -1,5 +1,5 @@
-/* A kernel that fails at a given row (params), and one declared without
- * PLAN_CUSTOM_EXPORT, for the error tests. */
+/* A kernel that fails at a given row (params), one declared without
+ * PLAN_CUSTOM_EXPORT, and one that never returns, for the error tests. */
 #include <libplan/plan.h>
 #include <stdlib.h>
 
@@ -30,5 +30,14 @@ G_MODULE_EXPORT gint future (PlanCustomChunk * chunk);
 G_MODULE_EXPORT gint
 future (PlanCustomChunk * chunk)
 {
+  return 0;
+}
+
+/* Never returns (sleeping, so as not to take a CPU from the tests around
+ * it): what stopping a pipeline cannot interrupt. */
+PLAN_CUSTOM_EXPORT (never_returns)
+{
+  for (;;)
+    g_usleep (G_USEC_PER_SEC / 10);
   return 0;
 }
