@@ -46,6 +46,14 @@
  *    before EOS) stops the worker and unlinks the temporary file, leaving
  *    the target as it was.
  *
+ * A file already at the target that this user could not open for writing
+ * (a read-only file, 0444, of this user or another) is not replaced,
+ * although the directory's permissions would let a rename do it: open
+ * and finish fail with %G_FILE_ERROR_ACCES and the file is left as it
+ * is, as `cp`, numpy and GStreamer's filesink leave it.
+ * plan_file_writer_set_replace_read_only() replaces it anyway, as `mv`
+ * does.
+ *
  * When the target exists and is not a regular file (a device such as
  * /dev/null, or a FIFO) it is written directly, without a temporary file:
  * there is nothing to rename.
@@ -105,6 +113,7 @@ struct _PlanFileWriter
   gint fd;
   PlanFileFormat format;
   gboolean sync;
+  gboolean replace_read_only;
   PlanArrayInfo info;
   gboolean have_info;
   gsize row_size;
@@ -425,6 +434,26 @@ create_temp (PlanFileWriter * self, GError ** error)
   return TRUE;
 }
 
+/* Whether the file at the location, if any, may be replaced: one this
+ * user could not open for writing is refused (unless told otherwise),
+ * although renaming over it needs only the directory's permission. */
+static gboolean
+check_replaceable (PlanFileWriter * self, GError ** error)
+{
+  gint err;
+
+  if (self->replace_read_only
+      || faccessat (AT_FDCWD, self->location, W_OK, AT_EACCESS) == 0)
+    return TRUE;
+  err = errno;
+  if (err != EACCES && err != EPERM)
+    return TRUE;                /* not there, or what opening it will say */
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not write '%s': %s: the file there is read-only for this user, "
+      "and it is left as it is", self->location, g_strerror (err));
+  return FALSE;
+}
+
 static gboolean
 open_target (PlanFileWriter * self, GError ** error)
 {
@@ -444,6 +473,8 @@ open_target (PlanFileWriter * self, GError ** error)
     }
     return TRUE;
   }
+  if (!check_replaceable (self, error))
+    return FALSE;
   return create_temp (self, error);
 }
 
@@ -538,6 +569,29 @@ plan_file_writer_get_temp_path (PlanFileWriter * writer)
 {
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), NULL);
   return writer->tmp_path;
+}
+
+/**
+ * plan_file_writer_set_replace_read_only:
+ * @writer: a #PlanFileWriter
+ * @replace: whether to replace a file at the location that this user
+ *   could not open for writing
+ *
+ * By default a file already at the location that this user may not
+ * write (mode 0444, or another user's) is not replaced: open and finish
+ * fail with %G_FILE_ERROR_ACCES and leave it as it is. With @replace
+ * %TRUE it is replaced whole at finish, as `mv` replaces it, wherever the
+ * directory's permissions allow. Taken at the next
+ * plan_file_writer_open().
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_replace_read_only (PlanFileWriter * writer,
+    gboolean replace)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+  writer->replace_read_only = replace;
 }
 
 /**
@@ -857,6 +911,11 @@ close_and_rename (PlanFileWriter * self, guint64 bytes, GError ** error)
   }
   if (self->sync && fsync (fd) < 0 && errno != EINVAL) {
     set_errno_error (error, errno, "flush to disk", self->location);
+    close (fd);
+    return FALSE;
+  }
+  /* A file made read-only at the location while this one was written. */
+  if ((self->unnamed || self->tmp_path) && !check_replaceable (self, error)) {
     close (fd);
     return FALSE;
   }

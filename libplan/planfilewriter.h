@@ -49,6 +49,10 @@ PLAN_API
 const gchar * plan_file_writer_get_temp_path (PlanFileWriter * writer);
 
 PLAN_API
+void plan_file_writer_set_replace_read_only (PlanFileWriter * writer,
+    gboolean replace);
+
+PLAN_API
 gboolean plan_file_writer_set_info (PlanFileWriter * writer,
     const PlanArrayInfo * info, GError ** error);
 

@@ -75,6 +75,7 @@ enum
   PROP_MAX_PENDING,
   PROP_FSYNC,
   PROP_SHARD_OUTPUT,
+  PROP_REPLACE_READ_ONLY,
 };
 
 /**
@@ -118,6 +119,7 @@ plan_shard_output_get_type (void)
 #define DEFAULT_MAX_PENDING 4
 #define DEFAULT_FSYNC FALSE
 #define DEFAULT_SHARD_OUTPUT PLAN_SHARD_OUTPUT_SHARED
+#define DEFAULT_REPLACE_READ_ONLY FALSE
 
 #define MAX_MAX_PENDING 1024
 
@@ -131,6 +133,7 @@ struct _PlanFileSink
   guint max_pending;
   gboolean fsync;
   PlanShardOutput shard_output;
+  gboolean replace_read_only;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -241,6 +244,23 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           "NAME.rankR-of-N.EXT)", PLAN_TYPE_SHARD_OUTPUT,
           DEFAULT_SHARD_OUTPUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSink:replace-read-only:
+   *
+   * Whether to replace a file at the location that this user could not
+   * open for writing (read-only, or another user's), as `mv` does when
+   * the directory's permissions allow it. By default such a file is left
+   * as it is and the element fails to start (resource / open-write), as
+   * `cp`, numpy and filesink refuse it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_REPLACE_READ_ONLY,
+      g_param_spec_boolean ("replace-read-only", "Replace read-only files",
+          "Replace a file at the location that this user may not write "
+          "(where the directory allows it) instead of refusing to",
+          DEFAULT_REPLACE_READ_ONLY, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
@@ -271,6 +291,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->format = DEFAULT_FORMAT;
   self->max_pending = DEFAULT_MAX_PENDING;
   self->fsync = DEFAULT_FSYNC;
+  self->replace_read_only = DEFAULT_REPLACE_READ_ONLY;
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
@@ -344,6 +365,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_SHARD_OUTPUT:
       self->shard_output = g_value_get_enum (value);
       break;
+    case PROP_REPLACE_READ_ONLY:
+      self->replace_read_only = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -373,6 +397,9 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SHARD_OUTPUT:
       g_value_set_enum (value, self->shard_output);
+      break;
+    case PROP_REPLACE_READ_ONLY:
+      g_value_set_boolean (value, self->replace_read_only);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -426,7 +453,7 @@ open_writer (PlanFileSink * self)
   gchar *location;
   PlanFileFormat format;
   guint max_pending;
-  gboolean fsync;
+  gboolean fsync, replace_read_only;
 
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->rank_location ? self->rank_location :
@@ -436,10 +463,12 @@ open_writer (PlanFileSink * self)
     format = plan_file_format_from_location (self->location);
   max_pending = self->max_pending;
   fsync = self->fsync;
+  replace_read_only = self->replace_read_only;
   GST_OBJECT_UNLOCK (self);
 
   if (location == NULL || location[0] == '\0')
     goto no_location;
+  plan_file_writer_set_replace_read_only (self->writer, replace_read_only);
   if (!plan_file_writer_open (self->writer, location, format, max_pending,
           fsync, &err))
     goto open_failed;

@@ -175,6 +175,74 @@ def test_replaces_whole_file_without_tmpfile():
         raise Failure('left behind: %s' % os.listdir(d))
 
 
+NOBODY = 65534
+
+
+def unprivileged():
+    """(preexec_fn, uid): running as root, the pipeline runs as nobody, who
+    is refused what a user is refused (root may write any file); otherwise
+    as this user."""
+    if os.geteuid() != 0:
+        return None, os.geteuid()
+
+    def drop():
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    return drop, NOBODY
+
+
+def launch_as_user(d, words, extra=None):
+    """Runs gst-launch-1.0 as unprivileged() in @d (made writable for it);
+    returns (returncode, output)."""
+    drop, _ = unprivileged()
+    os.chmod(d, 0o777)
+    env = env_with(extra)
+    env['GST_REGISTRY_1_0'] = os.path.join(d, 'registry.bin')
+    p = subprocess.run(['gst-launch-1.0', '-q'] + [str(w) for w in words],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=TIMEOUT, text=True, env=env, preexec_fn=drop,
+                       cwd=d)
+    os.unlink(env['GST_REGISTRY_1_0'])
+    return p.returncode, p.stdout
+
+
+def test_read_only_output_is_not_replaced():
+    """A file at the location that the user could not open for writing
+    (0444, theirs or another's) is left as it is, as cp, np.save and
+    filesink leave it, although the directory would let a rename replace
+    it; with and without O_TMPFILE. replace-read-only=true replaces it."""
+    _, uid = unprivileged()
+    for owner in sorted({0, uid}):
+        for extra in (None, NO_TMPFILE):
+            d = tmpdir()
+            a, src = source(d, rows=1000)
+            dst = os.path.join(d, 'out.npy')
+            old = np.arange(7.0)
+            np.save(dst, old)
+            os.chown(dst, owner, -1)
+            os.chmod(dst, 0o444)
+            os.chmod(src, 0o444)
+            job = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                   'location=' + dst]
+            rc, out = launch_as_user(d, job, extra)
+            what = 'owner %d, %s' % (owner, 'no O_TMPFILE' if extra else
+                                     'O_TMPFILE')
+            if rc == 0 or "Could not write '%s': Permission denied: the " \
+                    "file there is read-only for this user" % dst not in out:
+                raise Failure('%s: exit %d:\n%s' % (what, rc, out))
+            assert_same(np.load(dst), old, what + ': the file kept')
+            if sorted(os.listdir(d)) != ['in.npy', 'out.npy']:
+                raise Failure('%s: left behind: %s' % (what, os.listdir(d)))
+            rc, out = launch_as_user(d, job + ['replace-read-only=true'], extra)
+            if rc != 0:
+                raise Failure('%s, replace-read-only=true: exit %d:\n%s' %
+                              (what, rc, out))
+            assert_same(np.load(dst), a, what + ': replaced when asked to')
+            if sorted(os.listdir(d)) != ['in.npy', 'out.npy']:
+                raise Failure('%s: left behind: %s' % (what, os.listdir(d)))
+
+
 CASES = [
     ('SIGTERM to gst-launch-1.0 leaves nothing', test_sigterm_leaves_nothing),
     ('SIGKILL to gst-launch-1.0 leaves nothing', test_sigkill_leaves_nothing),
@@ -183,6 +251,7 @@ CASES = [
     ('basenames of 243 to 255 bytes', test_long_basenames),
     ('without O_TMPFILE, a file is replaced whole',
      test_replaces_whole_file_without_tmpfile),
+    ('a read-only output is not replaced', test_read_only_output_is_not_replaced),
 ]
 
 if __name__ == '__main__':
