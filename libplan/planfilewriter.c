@@ -56,7 +56,13 @@
  *
  * When the target exists and is not a regular file (a device such as
  * /dev/null, or a FIFO) it is written directly, without a temporary file:
- * there is nothing to rename.
+ * there is nothing to rename. A FIFO is a stream: open only starts the
+ * worker, which opens the FIFO when a reader has opened it (an ordinary
+ * open would block the caller until then) and writes it as the reader
+ * takes the data; while it waits, cancel (or set_flushing during finish)
+ * ends the wait. A .npy header goes first, so it must say the number of
+ * rows from the start: set_info needs them (`shape[0]`), and finish
+ * checks that as many came.
  *
  * Without @sync the data is not forced to disk before the rename: after a
  * crash of the machine (not of the program) the target may be empty or
@@ -83,8 +89,10 @@
 #include "planerror.h"
 
 #include <glib/gstdio.h>
+#include <gio/gio.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -110,6 +118,10 @@ struct _PlanFileWriter
   gchar *location;
   gchar *tmp_path;              /* the named temporary file, or NULL */
   gboolean unnamed;             /* fd is an O_TMPFILE file */
+  gboolean stream;              /* a FIFO or socket, opened by the worker */
+  gint64 header_rows;           /* a stream's .npy header: the rows it says */
+  /* the worker's while it runs (a stream is opened by the worker), the
+   * owner's otherwise */
   gint fd;
   PlanFileFormat format;
   gboolean sync;
@@ -138,6 +150,7 @@ struct _PlanFileWriter
   GQueue queue;                 /* of GstBuffer, at most max_pending */
   guint max_pending;
   gboolean running;             /* more chunks may come */
+  gboolean cancelled;           /* a stream's wait must end */
   gboolean flushing;
   guint64 bytes_written;
   GError *error;
@@ -257,6 +270,93 @@ off:
   self->prealloc_off = TRUE;
 }
 
+/* Whether a stream's wait must end: the writer was cancelled, or it is
+ * finishing (no more chunks) and the sink was told to unlock, as when the
+ * pipeline stops during EOS. Waits up to 50 ms for that first; the waits
+ * between are for a reader, so they need not be woken more precisely. */
+static gboolean
+stream_wait_aborted (PlanFileWriter * self)
+{
+  gboolean aborted;
+
+  g_mutex_lock (&self->lock);
+  aborted = self->cancelled || (self->flushing && !self->running);
+  if (!aborted) {
+    g_cond_wait_until (&self->work_cond, &self->lock,
+        g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
+    aborted = self->cancelled || (self->flushing && !self->running);
+  }
+  g_mutex_unlock (&self->lock);
+  return aborted;
+}
+
+static void
+set_stream_aborted (PlanFileWriter * self, GError ** error,
+    const gchar * waiting_for)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+      "Stopped writing '%s' while waiting for %s", self->location,
+      waiting_for);
+}
+
+/* Opens the FIFO at the location for writing once a reader has it open,
+ * without blocking: an open() of a FIFO with no reader would wait where
+ * nothing can interrupt it. Worker thread. */
+static gboolean
+open_stream (PlanFileWriter * self, GError ** error)
+{
+  for (;;) {
+    gint fd = open (self->location, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd >= 0) {
+      GST_DEBUG_OBJECT (self, "'%s' has a reader: writing", self->location);
+      self->fd = fd;
+      return TRUE;
+    }
+    if (errno != ENXIO && errno != EINTR) {
+      set_errno_error (error, errno, "open for writing", self->location);
+      return FALSE;
+    }
+    if (stream_wait_aborted (self)) {
+      set_stream_aborted (self, error, "a reader to open it");
+      return FALSE;
+    }
+  }
+}
+
+/* write_full() for a stream opened O_NONBLOCK: waits for room as the
+ * reader takes the data, ending the wait when the writer is cancelled.
+ * Worker thread. */
+static gboolean
+write_stream (PlanFileWriter * self, const guint8 * data, gsize size,
+    GError ** error)
+{
+  while (size > 0) {
+    gssize n = write (self->fd, data, size);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN) {
+      struct pollfd pfd = { self->fd, POLLOUT, 0 };
+
+      if (poll (&pfd, 1, 0) > 0)
+        continue;
+      if (stream_wait_aborted (self)) {
+        set_stream_aborted (self, error, "its reader to take the data");
+        return FALSE;
+      }
+      continue;
+    }
+    if (n <= 0) {
+      set_errno_error (error, n < 0 ? errno : EIO, "write to", self->location);
+      return FALSE;
+    }
+    data += n;
+    size -= n;
+  }
+  return TRUE;
+}
+
 static gboolean
 write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
 {
@@ -268,8 +368,12 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
         "Could not write to '%s': cannot map a buffer", self->location);
     return FALSE;
   }
-  preallocate (self, map.size);
-  ok = write_full (self->fd, map.data, map.size, self->location, error);
+  if (self->stream) {
+    ok = write_stream (self, map.data, map.size, error);
+  } else {
+    preallocate (self, map.size);
+    ok = write_full (self->fd, map.data, map.size, self->location, error);
+  }
   gst_buffer_unmap (buffer, &map);
   return ok;
 }
@@ -286,6 +390,22 @@ writer_thread (gpointer data)
   sigemptyset (&pipe_set);
   sigaddset (&pipe_set, SIGPIPE);
   pthread_sigmask (SIG_BLOCK, &pipe_set, NULL);
+
+  if (self->stream) {
+    GError *err = NULL;
+
+    if (!open_stream (self, &err)) {
+      GstBuffer *buffer;
+
+      g_mutex_lock (&self->lock);
+      self->error = err;
+      while ((buffer = g_queue_pop_head (&self->queue)))
+        gst_buffer_unref (buffer);
+      g_cond_broadcast (&self->space_cond);
+      g_mutex_unlock (&self->lock);
+      return NULL;
+    }
+  }
 
   g_mutex_lock (&self->lock);
   for (;;) {
@@ -315,7 +435,9 @@ writer_thread (gpointer data)
     if (wake)
       g_cond_broadcast (&self->space_cond);
 
-    size = gst_buffer_get_size (buffer);
+    /* A stream's .npy header comes through the queue: not array data. */
+    size = GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_HEADER) ? 0 :
+        gst_buffer_get_size (buffer);
     write_buffer (self, buffer, &err);
     gst_buffer_unref (buffer);
 
@@ -464,8 +586,18 @@ open_target (PlanFileWriter * self, GError ** error)
         "Could not write '%s': it is a directory", self->location);
     return FALSE;
   }
+  if (stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode)) {
+    /* Opened by the worker once it has a reader; what would stop that
+     * open is said now. */
+    if (faccessat (AT_FDCWD, self->location, W_OK, AT_EACCESS) < 0) {
+      set_errno_error (error, errno, "open for writing", self->location);
+      return FALSE;
+    }
+    self->stream = TRUE;
+    return TRUE;
+  }
   if (stat (self->location, &st) == 0 && !S_ISREG (st.st_mode)) {
-    /* A device or FIFO: nothing to rename, write it directly. */
+    /* A device: nothing to rename, write it directly. */
     self->fd = open (self->location, O_WRONLY | O_CLOEXEC);
     if (self->fd < 0) {
       set_errno_error (error, errno, "open for writing", self->location);
@@ -521,6 +653,7 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   g_mutex_lock (&writer->lock);
   writer->max_pending = max_pending;
   writer->running = TRUE;
+  writer->cancelled = FALSE;
   writer->flushing = FALSE;
   writer->bytes_written = 0;
   g_mutex_unlock (&writer->lock);
@@ -534,7 +667,8 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   GST_DEBUG_OBJECT (writer, "writing '%s' (%s) through %s%s", location,
       plan_file_format_to_string (writer->format),
       writer->unnamed ? "an unnamed file" : writer->tmp_path ?
-      writer->tmp_path : "the target itself", "");
+      writer->tmp_path : "the target itself",
+      writer->stream ? ", a FIFO opened when it has a reader" : "");
   return TRUE;
 }
 
@@ -594,6 +728,39 @@ plan_file_writer_set_replace_read_only (PlanFileWriter * writer,
   writer->replace_read_only = replace;
 }
 
+/* A FIFO's .npy header cannot be completed at the end: it says the rows
+ * the caps announce, and goes to the worker ahead of the first chunk. */
+static gboolean
+queue_stream_header (PlanFileWriter * self, const PlanArrayInfo * info,
+    GError ** error)
+{
+  GstBuffer *buffer;
+  guint8 *header;
+
+  if (info->ndim > 0 && info->shape[0] < 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "Could not write '%s': it is a FIFO, where a .npy header is written "
+        "first and cannot be completed at the end, and the number of rows "
+        "is not known when the stream starts (write raw data to it, "
+        "format=raw)", self->location);
+    return FALSE;
+  }
+  self->header_rows = info->ndim > 0 ? info->shape[0] : 1;
+  self->header_size = plan_npy_get_header_size (info);
+  header = g_malloc (self->header_size);
+  if (!plan_npy_write_header (info, header, self->header_size, error)) {
+    g_free (header);
+    return FALSE;
+  }
+  buffer = gst_buffer_new_wrapped (header, self->header_size);
+  GST_BUFFER_FLAG_SET (buffer, GST_BUFFER_FLAG_HEADER);
+  g_mutex_lock (&self->lock);
+  g_queue_push_tail (&self->queue, buffer);
+  g_mutex_unlock (&self->lock);
+  g_cond_signal (&self->work_cond);
+  return TRUE;
+}
+
 /**
  * plan_file_writer_set_info:
  * @writer: a #PlanFileWriter with a file open
@@ -617,7 +784,7 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   gboolean ok;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
-  g_return_val_if_fail (writer->fd >= 0, FALSE);
+  g_return_val_if_fail (writer->fd >= 0 || writer->stream, FALSE);
   g_return_val_if_fail (info != NULL, FALSE);
 
   if (writer->have_info) {
@@ -634,6 +801,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   if (writer->bytes_queued > 0)
     goto late;
 
+  if (writer->stream)
+    return queue_stream_header (writer, info, error);
   writer->header_size = plan_npy_get_header_size (info);
   header = g_malloc (writer->header_size);
   writer->info.shape[0] = 0;
@@ -794,6 +963,7 @@ stop_worker (PlanFileWriter * self, gboolean drop)
   g_mutex_lock (&self->lock);
   self->running = FALSE;
   if (drop) {
+    self->cancelled = TRUE;
     while ((buffer = g_queue_pop_head (&self->queue)))
       gst_buffer_unref (buffer);
   }
@@ -825,6 +995,15 @@ complete_npy_header (PlanFileWriter * self, guint64 bytes, GError ** error)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
         "Could not write '%s': a 0-d array needs exactly one value, the "
         "stream had %" G_GUINT64_FORMAT, self->location, rows);
+    return FALSE;
+  }
+  if (self->stream) {
+    if ((gint64) rows == self->header_rows)
+      return TRUE;
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': the .npy header sent to the FIFO said %"
+        G_GINT64_FORMAT " rows, but %" G_GUINT64_FORMAT " came",
+        self->location, self->header_rows, rows);
     return FALSE;
   }
   if (info.ndim > 0)
@@ -960,7 +1139,7 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
   gboolean ok = TRUE;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
-  g_return_val_if_fail (writer->fd >= 0, FALSE);
+  g_return_val_if_fail (writer->fd >= 0 || writer->stream, FALSE);
 
   stop_worker (writer, FALSE);
   g_mutex_lock (&writer->lock);
@@ -1007,6 +1186,8 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   }
   g_clear_pointer (&writer->tmp_path, g_free);
   writer->unnamed = FALSE;
+  writer->stream = FALSE;
+  writer->header_rows = 0;
   g_clear_pointer (&writer->location, g_free);
 
   g_mutex_lock (&writer->lock);

@@ -60,6 +60,8 @@
 #endif
 
 #include "planfilesink.h"
+
+#include <gio/gio.h>
 #include "planfileuri.h"
 #include <libplan/plancomm.h>
 #include <libplan/planshardwriter.h>
@@ -412,6 +414,12 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 post_write_error (PlanFileSink * self, const GError * err)
 {
+  /* The pipeline stopped while the writer waited for a FIFO's reader:
+   * shutdown, not an error. */
+  if (g_error_matches (err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    GST_DEBUG_OBJECT (self, "%s", err->message);
+    return;
+  }
   if (err->domain == G_FILE_ERROR) {
     switch (err->code) {
       case G_FILE_ERROR_NOENT:

@@ -86,6 +86,89 @@ def test_fifo_without_writer_is_refused_at_once():
 
 # -- seeks and flushes through kernel elements -----------------------------
 
+LAUNCH = os.path.join(os.environ.get('PLAN_BUILD_DIR', 'build'), 'tools',
+                      'plan-launch')
+
+
+def fifo_job(words):
+    """Runs plan-launch with @words in the background; returns the Popen."""
+    import subprocess
+    return subprocess.Popen([LAUNCH, '-q'] + words,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+
+
+def test_fifo_output_without_reader_can_be_stopped():
+    # No reader: the pipeline starts and waits for one, and a signal or the
+    # timeout ends it at once (an ordinary open() of the FIFO would block
+    # the state change where nothing could interrupt it).
+    import signal
+    import subprocess
+    a, src, _ = source()
+    d = tmpdir()
+    fifo = os.path.join(d, 'out.f32')
+    os.mkfifo(fifo)
+    job = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + fifo]
+    p = subprocess.run([LAUNCH, '-q', '-t', '0.5'] + job, timeout=HANG,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if p.returncode != 3 or 'did not finish within 0.5 s' not in p.stdout \
+            or 'did not stop' in p.stdout:
+        raise Failure('timeout: exit %d\n%s' % (p.returncode, p.stdout))
+    p = fifo_job(job)
+    try:
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=HANG)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 143 or 'did not stop' in out:
+        raise Failure('SIGTERM: exit %d\n%s' % (p.returncode, out))
+    if sorted(os.listdir(d)) != ['out.f32']:
+        raise Failure('left behind: %s' % os.listdir(d))
+
+
+def read_fifo_later(fifo, delay):
+    """Opens @fifo for reading after @delay s on a thread; returns a
+    function that gives what was read."""
+    import threading
+    got = []
+
+    def reader():
+        time.sleep(delay)
+        with open(fifo, 'rb') as f:
+            got.append(f.read())
+    t = threading.Thread(target=reader)
+    t.start()
+
+    def result():
+        t.join(HANG)
+        return got[0] if got else None
+    return result
+
+
+def test_fifo_output_is_a_stream():
+    # A reader that comes later gets the whole array, raw or .npy (whose
+    # header, written first, says the rows the caps announce).
+    import io
+    a, src, _ = source(rows=20000)
+    d = tmpdir()
+    for name in ('out.f32', 'out.npy'):
+        fifo = os.path.join(d, name)
+        os.mkfifo(fifo)
+        result = read_fifo_later(fifo, 0.3)
+        launch('planfilesrc', 'location=' + src, 'blocksize=4000', '!',
+               'planmap', 'expr=x + 1', '!', 'planfilesink',
+               'location=' + fifo, timeout=HANG)
+        data = result()
+        got = np.load(io.BytesIO(data)) if name.endswith('.npy') else \
+            np.frombuffer(data, np.float32)
+        assert_same(got, a + 1, 'through the FIFO ' + name)
+
+
 def gst():
     """GStreamer through python3-gi, initialised once."""
     import gi
@@ -401,6 +484,9 @@ CASES = [
      test_reduce_without_input_fails_at_start),
     ('a FIFO without a writer is refused at once',
      test_fifo_without_writer_is_refused_at_once),
+    ('a FIFO output without a reader can be stopped',
+     test_fifo_output_without_reader_can_be_stopped),
+    ('a FIFO output is written as a stream', test_fifo_output_is_a_stream),
     ('row seeks through map, reduce and stencil, in PAUSED and PLAYING',
      test_row_seeks),
     ('TIME seeks refused, the pipeline goes on to EOS',

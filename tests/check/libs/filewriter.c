@@ -465,6 +465,39 @@ GST_START_TEST (test_writer_resumes_when_drained)
 
 GST_END_TEST;
 
+/* A FIFO without a reader: open returns at once (an ordinary open() would
+ * block until a reader came), chunks queue, and cancel ends the worker's
+ * wait for a reader. A .npy header needs the rows from the start. */
+GST_START_TEST (test_writer_fifo_without_reader_does_not_block)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *fifo = g_build_filename (tmpdir, "out.npy", NULL);
+  PlanArrayInfo info;
+  GError *err = NULL;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_RAW, 2, FALSE,
+          NULL));
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (64, 1), NULL),
+      GST_FLOW_OK);
+  plan_file_writer_cancel (w);
+
+  /* .npy with an unknown number of rows: refused, with the reason. */
+  fail_unless (plan_file_writer_open (w, fifo, PLAN_FILE_FORMAT_NPY, 2, FALSE,
+          NULL));
+  info_1d (&info, PLAN_DTYPE_FLOAT32);
+  fail_if (plan_file_writer_set_info (w, &info, &err));
+  fail_unless (err != NULL && strstr (err->message, "it is a FIFO")
+      && strstr (err->message, "the number of rows is not known"));
+  g_clear_error (&err);
+  plan_file_writer_cancel (w);
+
+  g_free (fifo);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
 static Suite *
 filewriter_suite (void)
 {
@@ -482,6 +515,7 @@ filewriter_suite (void)
   tcase_add_test (tc, test_writer_preallocates_and_gives_back);
   tcase_add_test (tc, test_writer_blocks_when_pending_is_full);
   tcase_add_test (tc, test_writer_resumes_when_drained);
+  tcase_add_test (tc, test_writer_fifo_without_reader_does_not_block);
   return s;
 }
 
