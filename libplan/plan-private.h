@@ -36,6 +36,33 @@ gboolean plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
 G_GNUC_INTERNAL
 GstBuffer * _plan_query_get_buffer (GstQuery * query);
 
+/* planzip.c: the zip container of .npz files. */
+typedef struct
+{
+  gchar *name;
+  guint16 flags;
+  guint16 method;               /* 0: stored, 8: deflated */
+  guint32 crc;
+  guint64 csize;                /* the bytes in the archive */
+  guint64 usize;                /* the bytes of the member itself */
+  guint64 header_offset;        /* of its local header */
+  guint64 data_offset;          /* of its data, once located */
+} PlanZipEntry;
+
+G_GNUC_INTERNAL
+gboolean _plan_zip_has_magic (const guint8 * data, gsize size);
+
+G_GNUC_INTERNAL
+GPtrArray * _plan_zip_read_directory (gint fd, guint64 file_size,
+    GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zip_locate_data (gint fd, guint64 file_size,
+    PlanZipEntry * entry, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_zip_entry_free (PlanZipEntry * entry);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

@@ -10,10 +10,11 @@
 /**
  * SECTION:planfileformat
  * @title: PlanFileFormat
- * @short_description: the array file formats: raw and .npy
+ * @short_description: the array file formats: raw, .npy and .npz
  *
  * #PlanFileFormat is registered as a #GEnum (#PLAN_TYPE_FILE_FORMAT) with
- * the nicks "auto", "raw" and "npy", so element properties use it directly.
+ * the nicks "auto", "raw", "npy" and "npz", so element properties use it
+ * directly.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -29,10 +30,12 @@ plan_file_format_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {PLAN_FILE_FORMAT_AUTO, "Automatic: .npy by magic (reading) or by the "
-          ".npy extension (writing), raw otherwise", "auto"},
+    {PLAN_FILE_FORMAT_AUTO, "Automatic: .npy or .npz by magic (reading) or "
+          ".npy by the extension (writing), raw otherwise", "auto"},
     {PLAN_FILE_FORMAT_RAW, "Raw array data, C order, little-endian", "raw"},
     {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
+    {PLAN_FILE_FORMAT_NPZ, "One array of a NumPy .npz file (reading only)",
+          "npz"},
     {0, NULL, NULL}
   };
 
@@ -47,7 +50,7 @@ plan_file_format_get_type (void)
  * plan_file_format_to_string:
  * @format: a #PlanFileFormat
  *
- * Returns: (transfer none): "auto", "raw" or "npy".
+ * Returns: (transfer none): "auto", "raw", "npy" or "npz".
  *
  * Since: 0.1
  */
@@ -59,6 +62,8 @@ plan_file_format_to_string (PlanFileFormat format)
       return "raw";
     case PLAN_FILE_FORMAT_NPY:
       return "npy";
+    case PLAN_FILE_FORMAT_NPZ:
+      return "npz";
     default:
       return "auto";
   }
@@ -69,7 +74,8 @@ plan_file_format_to_string (PlanFileFormat format)
  * @location: (nullable): a file name
  *
  * Returns: %PLAN_FILE_FORMAT_NPY when @location ends in ".npy" (in any
- *   case), %PLAN_FILE_FORMAT_RAW otherwise.
+ *   case), %PLAN_FILE_FORMAT_NPZ when it ends in ".npz",
+ *   %PLAN_FILE_FORMAT_RAW otherwise.
  *
  * Since: 0.1
  */
@@ -80,5 +86,7 @@ plan_file_format_from_location (const gchar * location)
 
   if (len >= 4 && g_ascii_strcasecmp (location + len - 4, ".npy") == 0)
     return PLAN_FILE_FORMAT_NPY;
+  if (len >= 4 && g_ascii_strcasecmp (location + len - 4, ".npz") == 0)
+    return PLAN_FILE_FORMAT_NPZ;
   return PLAN_FILE_FORMAT_RAW;
 }

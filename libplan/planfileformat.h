@@ -17,11 +17,13 @@ G_BEGIN_DECLS
 /**
  * PlanFileFormat:
  * @PLAN_FILE_FORMAT_AUTO: choose by the content (readers: .npy when the
- *   file starts with the .npy magic) or by the name (writers: .npy when the
- *   name ends in ".npy")
+ *   file starts with the .npy magic, .npz when it starts as a zip archive)
+ *   or by the name (writers: .npy when the name ends in ".npy")
  * @PLAN_FILE_FORMAT_RAW: the bare array data, C order, native byte order;
  *   the dtype and shape come from elsewhere
  * @PLAN_FILE_FORMAT_NPY: NumPy's .npy format: a header, then the data
+ * @PLAN_FILE_FORMAT_NPZ: NumPy's .npz format, a zip archive of .npy files
+ *   (stored or deflated); one of them is read. Readers only.
  *
  * The layouts of array files that #PlanFileReader and #PlanFileWriter (and
  * the planfilesrc and planfilesink elements) read and write.
@@ -33,6 +35,7 @@ typedef enum
   PLAN_FILE_FORMAT_AUTO,
   PLAN_FILE_FORMAT_RAW,
   PLAN_FILE_FORMAT_NPY,
+  PLAN_FILE_FORMAT_NPZ,
 } PlanFileFormat;
 
 #define PLAN_TYPE_FILE_FORMAT (plan_file_format_get_type ())

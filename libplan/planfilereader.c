@@ -12,7 +12,7 @@
  * @title: PlanFileReader
  * @short_description: chunked read-ahead of array files on a worker thread
  *
- * A #PlanFileReader reads a raw or .npy array file in chunks of whole rows
+ * A #PlanFileReader reads a raw, .npy or .npz array file in chunks of whole rows
  * on a worker thread of its own, ahead of its consumer, so that reading
  * overlaps the work downstream. It is what planfilesrc is a thin wrapper
  * of, and what any other element that reads array files can use.
@@ -49,6 +49,14 @@
  * thread (or under the owner's lock); set_flushing and read_rows from any
  * thread.
  *
+ * An array of a .npz file (numpy's savez() and savez_compressed()) is read
+ * in place: a stored member exactly like a .npy file (mapped or read),
+ * a deflated one through zlib into the pool's buffers, inflated once, in
+ * order. Its CRC-32 is checked when a read reaches the member's end; a
+ * stored member's is not (mapped pages are never all looked at). Reading
+ * a deflated member out of order (a seek, plan_file_reader_read_rows())
+ * inflates it again from its start up to the rows asked for.
+ *
  * Errors from system calls are in the %G_FILE_ERROR domain, with the file
  * name and the system's message; errors in the file's layout are in the
  * %PLAN_ERROR domain, also with the file name.
@@ -69,6 +77,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <zlib.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
 #define GST_CAT_DEFAULT plan_file_reader_debug
@@ -93,9 +102,27 @@ GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
 #define AUTO_CHUNK_MAPPED ((gsize) 8 << 20)
 #define AUTO_CHUNK_READ ((gsize) 1 << 20)
 
+/* Compressed .npz members are read through this much of the file at a
+ * time, and rows skipped to reach a later row are inflated into a scratch
+ * buffer of this size. */
+#define INFLATE_IN_SIZE ((gsize) 256 << 10)
+#define INFLATE_SKIP_SIZE ((gsize) 256 << 10)
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
+
+/* The state of inflating a deflated .npz member from its start. */
+typedef struct
+{
+  z_stream zs;
+  gboolean ready;               /* inflateInit2() done */
+  guint64 in_pos;               /* compressed bytes read */
+  guint64 out_pos;              /* member bytes produced */
+  guint32 crc;                  /* of the member bytes produced */
+  guint8 *in;                   /* INFLATE_IN_SIZE */
+  guint8 *skip;                 /* INFLATE_SKIP_SIZE, when needed */
+} Inflater;
 
 struct _PlanFileReader
 {
@@ -106,7 +133,17 @@ struct _PlanFileReader
   gint fd;
   PlanFileFormat format;
   PlanArrayInfo file_info;
+  /* The .npy stream: at file byte stream_start, stream_size bytes (the
+   * file, or a .npz member). data_offset counts from the file's start,
+   * except for a deflated member, where it counts member bytes. */
+  guint64 stream_start;
+  guint64 stream_size;
   guint64 data_offset;
+  gchar *member;                /* as set: the .npz member to open */
+  gchar *member_name;           /* the one open, as the archive names it */
+  gboolean deflated;
+  guint64 member_csize;         /* a deflated member's compressed size */
+  guint32 member_crc;
   guint64 file_rows;
   gsize row_size;
   guint64 window_first;
@@ -121,6 +158,9 @@ struct _PlanFileReader
   PlanFileIoMode io_mode;       /* as set */
   PlanFileIoMode used_mode;     /* READ or MMAP: chosen at start */
   GThread *thread;
+
+  /* worker thread only, and the owner's open while it is stopped */
+  Inflater *inflater;
 
   /* worker thread only: the window chunks are cut from in MMAP mode */
   GstMemory *window;
@@ -194,6 +234,7 @@ plan_file_reader_finalize (GObject * object)
   PlanFileReader *self = PLAN_FILE_READER (object);
 
   plan_file_reader_close (self);
+  g_free (self->member);
   gst_clear_object (&self->allocator);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
@@ -260,45 +301,189 @@ drop_pool (PlanFileReader * self)
   }
 }
 
+static Inflater *
+inflater_new (void)
+{
+  Inflater *inf = g_new0 (Inflater, 1);
+
+  inf->in = g_malloc (INFLATE_IN_SIZE);
+  return inf;
+}
+
+static void
+inflater_free (Inflater * inf)
+{
+  if (inf == NULL)
+    return;
+  if (inf->ready)
+    inflateEnd (&inf->zs);
+  g_free (inf->in);
+  g_free (inf->skip);
+  g_free (inf);
+}
+
+static void
+set_corrupt_member_error (PlanFileReader * self, GError ** error,
+    const gchar * why)
+{
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "Could not read from "
+      "'%s': its member '%s' is corrupt: %s", self->filename,
+      self->member_name, why);
+}
+
 static gboolean
-read_npy_header (PlanFileReader * self, guint64 file_size, GError ** error)
+inflater_restart (PlanFileReader * self, Inflater * inf, GError ** error)
+{
+  gint r = inf->ready ? inflateReset (&inf->zs) :
+      inflateInit2 (&inf->zs, -MAX_WBITS);
+
+  if (r != Z_OK) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "Could not read from "
+        "'%s': cannot start inflating its member '%s' (zlib error %d)",
+        self->filename, self->member_name, r);
+    return FALSE;
+  }
+  inf->ready = TRUE;
+  inf->zs.avail_in = 0;
+  inf->in_pos = inf->out_pos = 0;
+  inf->crc = crc32 (0, NULL, 0);
+  return TRUE;
+}
+
+/* Inflates the next @size member bytes into @dest. The member's CRC is
+ * checked when the last of its bytes comes out. */
+static gboolean
+inflate_next (PlanFileReader * self, Inflater * inf, guint8 * dest,
+    gsize size, GError ** error)
+{
+  gchar *why;
+
+  while (size > 0) {
+    guint avail = MIN (size, (gsize) 1 << 30);
+    gint r;
+
+    if (inf->zs.avail_in == 0) {
+      gsize k = MIN (INFLATE_IN_SIZE, self->member_csize - inf->in_pos);
+
+      if (k == 0)
+        goto ends_early;
+      if (!read_full (self, inf->in, k, self->stream_start + inf->in_pos,
+              error))
+        return FALSE;
+      inf->in_pos += k;
+      inf->zs.next_in = inf->in;
+      inf->zs.avail_in = k;
+    }
+    inf->zs.next_out = dest;
+    inf->zs.avail_out = avail;
+    r = inflate (&inf->zs, Z_NO_FLUSH);
+    avail -= inf->zs.avail_out;
+    inf->crc = crc32 (inf->crc, dest, avail);
+    inf->out_pos += avail;
+    dest += avail;
+    size -= avail;
+    if (r == Z_STREAM_END && size > 0)
+      goto ends_early;
+    if (r != Z_OK && r != Z_STREAM_END && !(r == Z_BUF_ERROR
+            && inf->zs.avail_in == 0)) {
+      why = g_strdup_printf ("its compressed data is invalid near byte %"
+          G_GUINT64_FORMAT " of it (%s)", inf->in_pos - inf->zs.avail_in,
+          inf->zs.msg ? inf->zs.msg : zError (r));
+      set_corrupt_member_error (self, error, why);
+      g_free (why);
+      return FALSE;
+    }
+  }
+  if (inf->out_pos == self->stream_size && inf->crc != self->member_crc) {
+    set_corrupt_member_error (self, error, "its CRC-32 does not match the "
+        "archive's directory");
+    return FALSE;
+  }
+  return TRUE;
+
+ends_early:
+  {
+    why = g_strdup_printf ("its compressed data ends after %" G_GUINT64_FORMAT
+        " of its %" G_GUINT64_FORMAT " bytes", inf->out_pos,
+        self->stream_size);
+    set_corrupt_member_error (self, error, why);
+    g_free (why);
+    return FALSE;
+  }
+}
+
+/* Inflates member bytes @pos to @pos + @size into @dest, going on from
+ * where @inf stopped when it can, from the member's start otherwise. */
+static gboolean
+inflate_at (PlanFileReader * self, Inflater * inf, guint8 * dest, gsize size,
+    guint64 pos, GError ** error)
+{
+  if ((!inf->ready || pos < inf->out_pos)
+      && !inflater_restart (self, inf, error))
+    return FALSE;
+  if (pos > inf->out_pos && inf->skip == NULL)
+    inf->skip = g_malloc (INFLATE_SKIP_SIZE);
+  while (pos > inf->out_pos) {
+    if (!inflate_next (self, inf, inf->skip, MIN (INFLATE_SKIP_SIZE,
+                pos - inf->out_pos), error))
+      return FALSE;
+  }
+  return inflate_next (self, inf, dest, size, error);
+}
+
+/* Reads @size bytes of the .npy stream (the file, or the .npz member) at
+ * @pos of it; @inf inflates a deflated member. */
+static gboolean
+read_stream (PlanFileReader * self, Inflater * inf, guint8 * dest,
+    gsize size, guint64 pos, GError ** error)
+{
+  if (self->deflated)
+    return inflate_at (self, inf, dest, size, pos, error);
+  return read_full (self, dest, size, self->stream_start + pos, error);
+}
+
+static gboolean
+read_npy_header (PlanFileReader * self, GError ** error)
 {
   guint8 pre[PLAN_NPY_PREAMBLE_SIZE];
   guint8 *header;
-  gsize pre_size = MIN (file_size, sizeof (pre)), header_size;
+  gsize pre_size = MIN (self->stream_size, sizeof (pre)), header_size;
   gboolean ok;
 
-  if (!read_full (self, pre, pre_size, 0, error))
+  if (!read_stream (self, self->inflater, pre, pre_size, 0, error))
     return FALSE;
   if (!plan_npy_parse_preamble (pre, pre_size, NULL, &header_size, error))
     return FALSE;
-  if (header_size > file_size) {
+  if (header_size > self->stream_size) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
         "truncated .npy header: it says %" G_GSIZE_FORMAT " bytes but the "
-        "file has %" G_GUINT64_FORMAT, header_size, file_size);
+        "%s has %" G_GUINT64_FORMAT, header_size, self->member_name ?
+        "member" : "file", self->stream_size);
     return FALSE;
   }
   header = g_malloc (header_size);
-  ok = read_full (self, header, header_size, 0, error)
+  ok = read_stream (self, self->inflater, header, header_size, 0, error)
       && plan_npy_parse_header (header, header_size, &self->file_info, NULL,
       error);
   g_free (header);
-  self->data_offset = header_size;
+  self->data_offset = (self->deflated ? 0 : self->stream_start) + header_size;
   return ok;
 }
 
 static gboolean
-check_npy_size (PlanFileReader * self, guint64 file_size, GError ** error)
+check_npy_size (PlanFileReader * self, GError ** error)
 {
   guint64 rows = plan_array_info_get_n_rows (&self->file_info);
-  guint64 data = file_size - self->data_offset;
+  guint64 data = self->stream_size - (self->data_offset -
+      (self->deflated ? 0 : self->stream_start));
 
   if (self->row_size > 0 && rows > data / self->row_size) {
     gchar *s = plan_array_info_to_string (&self->file_info);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "the file is truncated: its header says %s, %" G_GUINT64_FORMAT
+        "the %s is truncated: its header says %s, %" G_GUINT64_FORMAT
         " rows of %" G_GSIZE_FORMAT " bytes, but only %" G_GUINT64_FORMAT
-        " bytes of data follow the header", s, rows, self->row_size, data);
+        " bytes of data follow the header", self->member_name ? "member" :
+        "file", s, rows, self->row_size, data);
     g_free (s);
     return FALSE;
   }
@@ -348,26 +533,205 @@ mismatch:
   }
 }
 
+/* A .npz member matches @member by its name in the archive or, as numpy's
+ * np.load() names them, by that name without ".npy". */
+static gboolean
+member_matches (const PlanZipEntry * e, const gchar * member)
+{
+  gsize n = strlen (e->name);
+
+  if (strcmp (e->name, member) == 0)
+    return TRUE;
+  return n > 4 && g_str_has_suffix (e->name, ".npy")
+      && strlen (member) == n - 4 && strncmp (e->name, member, n - 4) == 0;
+}
+
+/* "'a', 'b' and 'c'", numpy's names of the arrays, the first 20 of them. */
+static gchar *
+list_members (GPtrArray * entries)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < entries->len && i < 20; i++) {
+    const PlanZipEntry *e = g_ptr_array_index (entries, i);
+    gsize n = strlen (e->name);
+
+    if (i > 0)
+      g_string_append (s, i + 1 == entries->len ? " and " : ", ");
+    g_string_append_printf (s, "'%.*s'", (gint) (g_str_has_suffix (e->name,
+                ".npy") ? n - 4 : n), e->name);
+  }
+  if (entries->len > 20)
+    g_string_append_printf (s, " and %u more", entries->len - 20);
+  return g_string_free (s, FALSE);
+}
+
+static PlanZipEntry *
+choose_member (PlanFileReader * self, GPtrArray * entries, GError ** error)
+{
+  gchar *names;
+  guint i;
+
+  /* Folders are entries too; they hold no array. */
+  for (i = entries->len; i > 0; i--) {
+    const PlanZipEntry *e = g_ptr_array_index (entries, i - 1);
+    if (g_str_has_suffix (e->name, "/"))
+      g_ptr_array_remove_index (entries, i - 1);
+  }
+  if (self->member == NULL && entries->len == 1)
+    return g_ptr_array_steal_index (entries, 0);
+  for (i = 0; self->member && i < entries->len; i++) {
+    if (member_matches (g_ptr_array_index (entries, i), self->member))
+      return g_ptr_array_steal_index (entries, i);
+  }
+
+  if (entries->len == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "it is a zip archive (.npz) with no arrays in it");
+    return NULL;
+  }
+  names = list_members (entries);
+  if (self->member)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
+        "array named '%s'; its arrays are %s", self->member, names);
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it holds "
+        "%u arrays, %s; name the one to read as the member", entries->len,
+        names);
+  g_free (names);
+  return NULL;
+}
+
+/* Finds the member to read in the .npz's directory and reads the .npy
+ * header at its start. */
+static gboolean
+open_npz (PlanFileReader * self, guint64 file_size, GError ** error)
+{
+  GPtrArray *entries = _plan_zip_read_directory (self->fd, file_size, error);
+  PlanZipEntry *e;
+  gboolean ok = FALSE;
+
+  if (entries == NULL)
+    return FALSE;
+  e = choose_member (self, entries, error);
+  g_ptr_array_unref (entries);
+  if (e == NULL)
+    return FALSE;
+  self->member_name = g_strdup (e->name);
+  if (!_plan_zip_locate_data (self->fd, file_size, e, error))
+    goto done;
+  if (e->flags & 1)
+    goto encrypted;
+  if (e->method != 0 && e->method != 8)
+    goto bad_method;
+  if (e->method == 0 && e->csize != e->usize)
+    goto bad_sizes;
+
+  self->deflated = e->method == 8;
+  self->stream_start = e->data_offset;
+  self->stream_size = e->usize;
+  self->member_csize = e->csize;
+  self->member_crc = e->crc;
+  if (self->deflated)
+    self->inflater = inflater_new ();
+  ok = read_npy_header (self, error);
+  if (!ok)
+    g_prefix_error (error, "its member '%s': ", e->name);
+  goto done;
+
+encrypted:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its member '%s' "
+      "is encrypted", e->name);
+  goto done;
+bad_method:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its member '%s' "
+      "is compressed with zip method %u; only stored (0) and deflated (8) "
+      "members are read, as numpy's savez and savez_compressed write them",
+      e->name, e->method);
+  goto done;
+bad_sizes:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its stored member "
+      "'%s' has %" G_GUINT64_FORMAT " bytes in the archive but says it has %"
+      G_GUINT64_FORMAT "; the archive is corrupt", e->name, e->csize,
+      e->usize);
+  goto done;
+done:
+  _plan_zip_entry_free (e);
+  return ok;
+}
+
+/* Files that start with these bytes are never taken for raw array data
+ * unless the raw format is asked for: the first bytes of raw data being
+ * one of them by chance is far less likely than a user pointing at the
+ * wrong kind of file. The HDF5 signature may also follow a user block of
+ * 512 bytes or more; only the common case, at byte 0, is looked for. */
+static const struct
+{
+  const gchar *magic;
+  guint size;
+  const gchar *what;
+} known_magics[] = {
+  {"\x89HDF\r\n\x1a\n", 8, "an HDF5 (or NetCDF-4) file"},
+  {"CDF\x01", 4, "a NetCDF classic file"},
+  {"CDF\x02", 4, "a NetCDF 64-bit offset file"},
+  {"CDF\x05", 4, "a NetCDF 64-bit data file"},
+  {"\x1f\x8b\x08", 3, "a gzip-compressed file"},
+  {"\x28\xb5\x2f\xfd", 4, "a zstd-compressed file"},
+  {"\xfd" "7zXZ\x00", 6, "an xz-compressed file"},
+  {"BZh", 3, "a bzip2-compressed file"},
+  {"\x89PNG\r\n\x1a\n", 8, "a PNG image"},
+  {"PAR1", 4, "a Parquet file"},
+  {"SIMPLE  =", 9, "a FITS file"},
+};
+
+#define MAGIC_PEEK 16
+
+static PlanFileFormat
+format_from_magic (const guint8 * magic, gsize n, const gchar ** what)
+{
+  guint i;
+
+  *what = NULL;
+  if (plan_npy_has_magic (magic, n))
+    return PLAN_FILE_FORMAT_NPY;
+  if (_plan_zip_has_magic (magic, n))
+    return PLAN_FILE_FORMAT_NPZ;
+  for (i = 0; i < G_N_ELEMENTS (known_magics); i++) {
+    if (n >= known_magics[i].size
+        && memcmp (magic, known_magics[i].magic, known_magics[i].size) == 0)
+      *what = known_magics[i].what;
+  }
+  return PLAN_FILE_FORMAT_RAW;
+}
+
 static gboolean
 open_layout (PlanFileReader * self, PlanFileFormat format,
     const PlanArrayInfo * raw_info, guint64 file_size, GError ** error)
 {
+  const gchar *what = NULL;
+
+  self->stream_start = 0;
+  self->stream_size = file_size;
   if (format == PLAN_FILE_FORMAT_AUTO) {
-    guint8 magic[PLAN_NPY_MAGIC_SIZE];
+    guint8 magic[MAGIC_PEEK];
     gsize n = MIN (file_size, sizeof (magic));
 
     if (!read_full (self, magic, n, 0, error))
       return FALSE;
-    format = plan_npy_has_magic (magic, n) ? PLAN_FILE_FORMAT_NPY :
-        PLAN_FILE_FORMAT_RAW;
+    format = format_from_magic (magic, n, &what);
+    if (what)
+      goto known_magic;
   }
   self->format = format;
 
-  if (format == PLAN_FILE_FORMAT_NPY) {
-    if (!read_npy_header (self, file_size, error))
-      return FALSE;
+  if (format == PLAN_FILE_FORMAT_NPZ && !open_npz (self, file_size, error))
+    return FALSE;
+  if (format == PLAN_FILE_FORMAT_NPY && !read_npy_header (self, error))
+    return FALSE;
+  if (format == PLAN_FILE_FORMAT_NPY || format == PLAN_FILE_FORMAT_NPZ) {
     self->row_size = plan_array_info_get_row_size (&self->file_info);
-    return check_npy_size (self, file_size, error);
+    return check_npy_size (self, error);
   }
 
   if (raw_info == NULL || raw_info->dtype == PLAN_DTYPE_UNKNOWN) {
@@ -378,6 +742,14 @@ open_layout (PlanFileReader * self, PlanFileFormat format,
   self->data_offset = 0;
   self->row_size = plan_array_info_get_row_size (raw_info);
   return check_raw_size (self, raw_info, file_size, error);
+
+known_magic:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it is %s, not "
+        ".npy, .npz or raw array data; to read its bytes as raw data "
+        "anyway, ask for the raw format", what);
+    return FALSE;
+  }
 }
 
 /**
@@ -385,16 +757,21 @@ open_layout (PlanFileReader * self, PlanFileFormat format,
  * @reader: a #PlanFileReader
  * @filename: the file to read
  * @format: its format; %PLAN_FILE_FORMAT_AUTO reads it as .npy when it
- *   starts with the .npy magic and as raw otherwise
+ *   starts with the .npy magic, as .npz when it starts as a zip archive,
+ *   refuses it when it starts with the signature of another known format
+ *   (HDF5, NetCDF, gzip, zstd, xz, bzip2, PNG, Parquet, FITS) and reads it
+ *   as raw otherwise
  * @raw_info: (nullable): the dtype and shape of a raw file; `shape[0]` -1
- *   means as many rows as the file holds. Ignored for .npy files.
+ *   means as many rows as the file holds. Ignored for .npy and .npz files.
  * @error: return location for a #GError
  *
  * Opens @filename, reads its layout and checks that the file size matches
  * it: a raw file must hold a whole number of rows (exactly `shape[0]` when
  * given), a .npy file at least the rows its header says (bytes after them
- * are ignored with a warning, as numpy does). The window is set to the
- * whole file. Any file open before is closed first.
+ * are ignored with a warning, as numpy does). A .npz file is a zip archive
+ * of .npy files: the member chosen with plan_file_reader_set_member() is
+ * read, stored or deflated. The window is set to the whole array. Any file
+ * open before is closed first.
  *
  * Returns: %TRUE on success.
  *
@@ -504,15 +881,20 @@ plan_file_reader_close (PlanFileReader * reader)
   plan_array_info_init (&reader->file_info);
   reader->file_rows = reader->window_rows = reader->window_first = 0;
   reader->row_size = 0;
-  reader->data_offset = 0;
+  reader->data_offset = reader->stream_start = reader->stream_size = 0;
+  g_clear_pointer (&reader->member_name, g_free);
+  g_clear_pointer (&reader->inflater, inflater_free);
+  reader->deflated = FALSE;
+  reader->member_csize = 0;
+  reader->member_crc = 0;
 }
 
 /**
  * plan_file_reader_get_format:
  * @reader: a #PlanFileReader with a file open
  *
- * Returns: the format of the open file, %PLAN_FILE_FORMAT_RAW or
- *   %PLAN_FILE_FORMAT_NPY.
+ * Returns: the format of the open file, %PLAN_FILE_FORMAT_RAW,
+ *   %PLAN_FILE_FORMAT_NPY or %PLAN_FILE_FORMAT_NPZ.
  *
  * Since: 0.1
  */
@@ -521,6 +903,45 @@ plan_file_reader_get_format (PlanFileReader * reader)
 {
   g_return_val_if_fail (PLAN_IS_FILE_READER (reader), PLAN_FILE_FORMAT_AUTO);
   return reader->format;
+}
+
+/**
+ * plan_file_reader_set_member:
+ * @reader: a #PlanFileReader
+ * @member: (nullable): the array of a .npz file to read, or %NULL for its
+ *   only array
+ *
+ * Chooses the array that the next plan_file_reader_open() of a .npz file
+ * reads, by its name in the archive ("temps.npy") or, as numpy's np.load()
+ * names it, without ".npy" ("temps"). With %NULL, a .npz must hold exactly
+ * one array. Opening a .npz without an array of that name fails with an
+ * error that lists the names it has. Other formats ignore it.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_set_member (PlanFileReader * reader, const gchar * member)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+
+  g_free (reader->member);
+  reader->member = g_strdup (member);
+}
+
+/**
+ * plan_file_reader_get_member:
+ * @reader: a #PlanFileReader
+ *
+ * Returns: (transfer none) (nullable): the name of the .npz member open,
+ *   as the archive names it, or %NULL when the file open is not a .npz.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_file_reader_get_member (PlanFileReader * reader)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_READER (reader), NULL);
+  return reader->member_name;
 }
 
 /**
@@ -629,8 +1050,8 @@ plan_file_reader_get_row_size (PlanFileReader * reader)
 /* Reads @n_rows window rows from @row into @buffer, which is large enough,
  * and sets its size and offsets. Any thread. */
 static gboolean
-read_rows_into (PlanFileReader * self, GstBuffer * buffer, guint64 row,
-    guint64 n_rows, GError ** error)
+read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
+    guint64 row, guint64 n_rows, GError ** error)
 {
   GstMapInfo map;
   gsize size = n_rows * self->row_size, offset, max_size;
@@ -646,8 +1067,12 @@ read_rows_into (PlanFileReader * self, GstBuffer * buffer, guint64 row,
         " bytes", self->filename, size);
     return FALSE;
   }
-  ok = read_full (self, map.data, size, self->data_offset +
-      (self->window_first + row) * self->row_size, error);
+  if (self->deflated)
+    ok = inflate_at (self, inf, map.data, size, self->data_offset +
+        (self->window_first + row) * self->row_size, error);
+  else
+    ok = read_full (self, map.data, size, self->data_offset +
+        (self->window_first + row) * self->row_size, error);
   gst_buffer_unmap (buffer, &map);
 
   GST_BUFFER_OFFSET (buffer) = row;
@@ -858,7 +1283,8 @@ reader_thread (gpointer data)
       /* The pool never blocks: it has no maximum, and the queue bounds
        * what the worker holds. Only a deactivated pool fails. */
       buffer = acquire_chunk (self);
-      if (buffer && !read_rows_into (self, buffer, row, n, &err))
+      if (buffer && !read_rows_into (self, self->inflater, buffer, row, n,
+              &err))
         gst_clear_buffer (&buffer);
     }
 
@@ -1038,7 +1464,7 @@ choose_io_mode (PlanFileReader * self)
 
   if (self->io_mode != PLAN_FILE_IO_MODE_AUTO)
     return self->io_mode;
-  if (self->allocator != NULL)
+  if (self->allocator != NULL || self->deflated)
     return PLAN_FILE_IO_MODE_READ;
   probe = mmap (NULL, CHUNK_ALIGN + 1, PROT_READ, MAP_SHARED, self->fd, 0);
   if (probe == MAP_FAILED) {
@@ -1077,6 +1503,12 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   g_return_val_if_fail (max_chunks > 0, FALSE);
 
   plan_file_reader_stop (reader);
+  if (reader->deflated && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': its member '%s' is compressed, and compressed data cannot be "
+        "mapped; read it instead", reader->filename, reader->member_name);
+    return FALSE;
+  }
   end_row = MIN (end_row, reader->window_rows);
   first_row = MIN (first_row, end_row);
   reader->used_mode = choose_io_mode (reader);
@@ -1242,6 +1674,7 @@ plan_file_reader_read_rows (PlanFileReader * reader, guint64 first_row,
     guint64 n_rows, GError ** error)
 {
   GstBuffer *buffer;
+  Inflater *inf = NULL;
 
   g_return_val_if_fail (PLAN_IS_FILE_READER (reader), NULL);
   g_return_val_if_fail (reader->fd >= 0, NULL);
@@ -1253,8 +1686,13 @@ plan_file_reader_read_rows (PlanFileReader * reader, guint64 first_row,
   buffer = gst_buffer_new_allocate (NULL, n_rows * reader->row_size, NULL);
   if (buffer == NULL)
     goto no_buffer;
-  if (!read_rows_into (reader, buffer, first_row, n_rows, error))
+  /* The worker's inflater is its own; a deflated member is inflated again
+   * from its start here. */
+  if (reader->deflated)
+    inf = inflater_new ();
+  if (!read_rows_into (reader, inf, buffer, first_row, n_rows, error))
     gst_clear_buffer (&buffer);
+  inflater_free (inf);
   return buffer;
 
   /* ERRORS */

@@ -96,6 +96,13 @@ PLAN_API
 PlanFileFormat plan_file_reader_get_format (PlanFileReader * reader);
 
 PLAN_API
+void plan_file_reader_set_member (PlanFileReader * reader,
+    const gchar * member);
+
+PLAN_API
+const gchar * plan_file_reader_get_member (PlanFileReader * reader);
+
+PLAN_API
 const PlanArrayInfo * plan_file_reader_get_file_info (PlanFileReader * reader);
 
 PLAN_API

@@ -113,6 +113,7 @@ enum
   PROP_MAX_CHUNKS,
   PROP_IO_MODE,
   PROP_SHARD,
+  PROP_MEMBER,
 };
 
 #define DEFAULT_LOCATION NULL
@@ -127,6 +128,7 @@ enum
 #define DEFAULT_MAX_CHUNKS 4
 #define DEFAULT_IO_MODE PLAN_FILE_IO_MODE_AUTO
 #define DEFAULT_SHARD PLAN_SHARD_NONE
+#define DEFAULT_MEMBER NULL
 
 #define MAX_BLOCKSIZE (1 << 30)
 #define MAX_MAX_CHUNKS 1024
@@ -149,6 +151,7 @@ struct _PlanFileSrc
   guint max_chunks;
   PlanFileIoMode io_mode;
   PlanShardMode shard;
+  gchar *member;
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
@@ -238,13 +241,14 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "File location",
-          "The array file to read (raw or .npy)", DEFAULT_LOCATION,
+          "The array file to read (raw, .npy or .npz)", DEFAULT_LOCATION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "File format",
-          "The layout of the file: auto reads .npy when the file starts "
-          "with the .npy magic and raw otherwise", PLAN_TYPE_FILE_FORMAT,
+          "The layout of the file: auto reads .npy or .npz by the file's "
+          "first bytes, refuses other known formats (HDF5, gzip, ...) and "
+          "reads raw otherwise", PLAN_TYPE_FILE_FORMAT,
           DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
@@ -322,6 +326,23 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    *
    * Since: 0.1
    */
+  /**
+   * PlanFileSrc:member:
+   *
+   * The array of a .npz file to read, by numpy's name for it (the key
+   * np.load() gives, "temps") or its name in the archive ("temps.npy").
+   * Unset, a .npz must hold exactly one array. A name the file does not
+   * have fails the start with an error that lists the names it has.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_MEMBER,
+      g_param_spec_string ("member", "Array of a .npz",
+          "The array of a .npz file to read, by its numpy name (\"temps\" "
+          "or \"temps.npy\"); unset: the file's only array. Ignored for "
+          "other formats", DEFAULT_MEMBER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SHARD,
       g_param_spec_enum ("shard", "Sharding",
           "none (read every row selected) or mpi (each rank of an MPI job "
@@ -402,6 +423,7 @@ plan_file_src_finalize (GObject * object)
   PlanFileSrc *self = PLAN_FILE_SRC (object);
 
   g_free (self->location);
+  g_free (self->member);
   g_free (self->shape_str);
   g_clear_error (&self->shape_error);
   g_mutex_clear (&self->io_lock);
@@ -512,6 +534,10 @@ plan_file_src_set_property (GObject * object, guint prop_id,
     case PROP_SHARD:
       self->shard = g_value_get_enum (value);
       break;
+    case PROP_MEMBER:
+      g_free (self->member);
+      self->member = g_value_dup_string (value);
+      break;
     case PROP_LENGTH:
       self->length = g_value_get_int64 (value);
       break;
@@ -566,6 +592,9 @@ plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_IO_MODE:
       g_value_set_enum (value, self->io_mode);
       break;
+    case PROP_MEMBER:
+      g_value_set_string (value, self->member);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -619,12 +648,14 @@ post_read_error (PlanFileSrc * self, const GError * err)
 
 static gboolean
 open_reader (PlanFileSrc * self, const gchar * location,
-    PlanFileFormat format, const PlanArrayInfo * raw_info, guint64 offset,
-    gint64 length, GError ** error)
+    PlanFileFormat format, const gchar * member,
+    const PlanArrayInfo * raw_info, guint64 offset, gint64 length,
+    GError ** error)
 {
   gboolean ok;
 
   g_mutex_lock (&self->io_lock);
+  plan_file_reader_set_member (self->reader, member);
   ok = plan_file_reader_open (self->reader, location, format, raw_info, error)
       && plan_file_reader_set_window (self->reader, offset, length, error);
   if (!ok)
@@ -680,7 +711,7 @@ plan_file_src_start (GstBaseSrc * src)
   PlanFileSrc *self = PLAN_FILE_SRC (src);
   PlanArrayInfo raw_info, info;
   GError *err = NULL;
-  gchar *location;
+  gchar *location, *member;
   PlanFileFormat format;
   guint64 offset;
   gint64 length;
@@ -694,6 +725,7 @@ plan_file_src_start (GstBaseSrc * src)
   else if (self->dtype != PLAN_DTYPE_UNKNOWN)
     plan_array_info_set (&raw_info, self->dtype, self->ndim, self->shape, &err);
   location = g_strdup (self->location);
+  member = g_strdup (self->member);
   format = self->format;
   offset = self->offset;
   length = self->length;
@@ -706,7 +738,8 @@ plan_file_src_start (GstBaseSrc * src)
     goto bad_settings;
   if (location == NULL || location[0] == '\0')
     goto no_location;
-  if (!open_reader (self, location, format, &raw_info, offset, length, &err))
+  if (!open_reader (self, location, format, member, &raw_info, offset, length,
+          &err))
     goto open_failed;
   self->sharded = shard == PLAN_SHARD_MPI;
   self->shard_sent = FALSE;
@@ -730,6 +763,7 @@ plan_file_src_start (GstBaseSrc * src)
       plan_file_format_to_string (plan_file_reader_get_format (self->reader)),
       plan_file_reader_get_n_rows (self->reader));
   g_free (location);
+  g_free (member);
   /* Refused caps fail the state change (plan_file_src_change_state()),
    * with this one error: a start() that fails would add GstBaseSrc's own. */
   self->refused = !downstream_accepts (self);
@@ -745,6 +779,7 @@ bad_settings:
             err->message), (NULL));
     g_error_free (err);
     g_free (location);
+    g_free (member);
     return FALSE;
   }
 no_location:
@@ -752,6 +787,7 @@ no_location:
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No file name specified for reading."), (NULL));
     g_free (location);
+    g_free (member);
     return FALSE;
   }
 open_failed:
@@ -759,6 +795,7 @@ open_failed:
     post_read_error (self, err);
     g_error_free (err);
     g_free (location);
+    g_free (member);
     return FALSE;
   }
 shard_failed:
@@ -768,6 +805,7 @@ shard_failed:
             err->message), (NULL));
     g_error_free (err);
     g_free (location);
+    g_free (member);
     g_mutex_lock (&self->io_lock);
     plan_file_reader_close (self->reader);
     g_mutex_unlock (&self->io_lock);

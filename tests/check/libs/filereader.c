@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static gchar *path;
 /* The tests of the "read" and "mmap" cases run in each mode. */
@@ -473,6 +474,301 @@ GST_START_TEST (test_query_helpers_round_trip)
 
 GST_END_TEST;
 
+/* .npz: a zip archive of .npy files, built here the way numpy's savez
+ * (stored) and savez_compressed (deflated) write it: members "a.npy" (the
+ * int32 values 0..99) and "b.npy" (the same, negated). */
+static void
+put16 (GByteArray * b, guint v)
+{
+  guint8 x[2] = { v & 0xff, v >> 8 };
+  g_byte_array_append (b, x, 2);
+}
+
+static void
+put32 (GByteArray * b, guint32 v)
+{
+  put16 (b, v & 0xffff);
+  put16 (b, v >> 16);
+}
+
+static GBytes *
+npy_bytes (gint sign)
+{
+  PlanArrayInfo info;
+  const gint64 shape[1] = { 100 };
+  gsize header;
+  guint8 *data;
+  gint32 *v;
+  gint i;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 1, shape, NULL));
+  header = plan_npy_get_header_size (&info);
+  data = g_malloc (header + 400);
+  fail_unless (plan_npy_write_header (&info, data, header, NULL));
+  v = (gint32 *) (data + header);
+  for (i = 0; i < 100; i++)
+    v[i] = sign * i;
+  return g_bytes_new_take (data, header + 400);
+}
+
+static GBytes *
+deflate_raw (GBytes * in)
+{
+  z_stream zs = { 0 };
+  gsize size;
+  const guint8 *data = g_bytes_get_data (in, &size);
+  guint8 *out = g_malloc (size + 1024);
+
+  fail_unless (deflateInit2 (&zs, 6, Z_DEFLATED, -MAX_WBITS, 8,
+          Z_DEFAULT_STRATEGY) == Z_OK);
+  zs.next_in = (guint8 *) data;
+  zs.avail_in = size;
+  zs.next_out = out;
+  zs.avail_out = size + 1024;
+  fail_unless (deflate (&zs, Z_FINISH) == Z_STREAM_END);
+  size = zs.total_out;
+  deflateEnd (&zs);
+  return g_bytes_new_take (out, size);
+}
+
+static void
+write_npz (gboolean deflated)
+{
+  GByteArray *zip = g_byte_array_new (), *dir = g_byte_array_new ();
+  const gchar *names[2] = { "a.npy", "b.npy" };
+  guint i, dir_offset;
+
+  for (i = 0; i < 2; i++) {
+    GBytes *npy = npy_bytes (i == 0 ? 1 : -1);
+    GBytes *stored = deflated ? deflate_raw (npy) : g_bytes_ref (npy);
+    gsize usize, csize;
+    const guint8 *u = g_bytes_get_data (npy, &usize);
+    const guint8 *c = g_bytes_get_data (stored, &csize);
+    guint32 crc = crc32 (0, u, usize);
+    guint offset = zip->len;
+
+    put32 (zip, 0x04034b50);
+    put16 (zip, 20);
+    put16 (zip, 0);
+    put16 (zip, deflated ? 8 : 0);
+    put32 (zip, 0);
+    put32 (zip, crc);
+    put32 (zip, csize);
+    put32 (zip, usize);
+    put16 (zip, 5);
+    put16 (zip, 0);
+    g_byte_array_append (zip, (const guint8 *) names[i], 5);
+    g_byte_array_append (zip, c, csize);
+
+    put32 (dir, 0x02014b50);
+    put16 (dir, 20);
+    put16 (dir, 20);
+    put16 (dir, 0);
+    put16 (dir, deflated ? 8 : 0);
+    put32 (dir, 0);
+    put32 (dir, crc);
+    put32 (dir, csize);
+    put32 (dir, usize);
+    put16 (dir, 5);
+    put16 (dir, 0);
+    put16 (dir, 0);
+    put16 (dir, 0);
+    put16 (dir, 0);
+    put32 (dir, 0);
+    put32 (dir, offset);
+    g_byte_array_append (dir, (const guint8 *) names[i], 5);
+    g_bytes_unref (npy);
+    g_bytes_unref (stored);
+  }
+  dir_offset = zip->len;
+  g_byte_array_append (zip, dir->data, dir->len);
+  put32 (zip, 0x06054b50);
+  put16 (zip, 0);
+  put16 (zip, 0);
+  put16 (zip, 2);
+  put16 (zip, 2);
+  put32 (zip, dir->len);
+  put32 (zip, dir_offset);
+  put16 (zip, 0);
+
+  fail_unless (g_file_set_contents (path, (const gchar *) zip->data,
+          zip->len, NULL));
+  g_byte_array_unref (zip);
+  g_byte_array_unref (dir);
+}
+
+static PlanFileReader *
+open_npz (gboolean deflated, const gchar * member)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  write_npz (deflated);
+  plan_file_reader_set_member (r, member);
+  fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (plan_file_reader_get_format (r),
+      PLAN_FILE_FORMAT_NPZ);
+  fail_unless_equals_uint64 (plan_file_reader_get_n_rows (r), 100);
+  return r;
+}
+
+static void
+check_npz_member (gboolean deflated)
+{
+  PlanFileReader *r = open_npz (deflated, "a");
+  GstBuffer *buf;
+  guint row;
+
+  fail_unless_equals_string (plan_file_reader_get_member (r), "a.npy");
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 30, 2, NULL));
+  for (row = 0; row < 100; row += 30) {
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+    check_chunk (buf, row, MIN (30, 100 - row), row);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_EOS);
+
+  /* Back to an earlier row (a deflated member inflates from its start
+   * again), and rows read beside the worker. */
+  fail_unless (plan_file_reader_start (r, 45, 60, 10, 2, NULL));
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+  check_chunk (buf, 45, 10, 45);
+  gst_buffer_unref (buf);
+  buf = plan_file_reader_read_rows (r, 90, 10, NULL);
+  fail_unless (buf != NULL);
+  check_chunk (buf, 90, 10, 90);
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+  check_chunk (buf, 55, 5, 55);
+  gst_buffer_unref (buf);
+  gst_object_unref (r);
+}
+
+GST_START_TEST (test_npz_stored_member_reads_like_npy)
+{
+  check_npz_member (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npz_deflated_member_inflates_in_order_and_back)
+{
+  check_npz_member (TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npz_member_by_archive_name)
+{
+  PlanFileReader *r = open_npz (TRUE, "b.npy");
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  buf = plan_file_reader_read_rows (r, 99, 1, NULL);
+  fail_unless (buf != NULL);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (((gint32 *) map.data)[0], -99);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npz_wrong_member_names_the_members)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  write_npz (TRUE);
+  plan_file_reader_set_member (r, "c");
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "no array named 'c'") != NULL, "%s",
+      err->message);
+  fail_unless (strstr (err->message, "'a' and 'b'") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+
+  plan_file_reader_set_member (r, NULL);
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL, &err));
+  fail_unless (strstr (err->message, "holds 2 arrays") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npz_corrupt_deflate_stream_is_an_error)
+{
+  PlanFileReader *r;
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstFlowReturn ret;
+  gchar *data;
+  gsize size;
+
+  /* Member "a.npy" starts at byte 0: its local header (35 bytes), then
+   * its deflated data; bytes well inside the data are overwritten. */
+  write_npz (TRUE);
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  memset (data + 35 + 20, 0xff, 8);
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  g_free (data);
+
+  r = plan_file_reader_new ();
+  plan_file_reader_set_member (r, "a");
+  /* The header may still inflate; the data cannot. */
+  if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL, &err)) {
+    fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 100, 1, NULL));
+    while ((ret = plan_file_reader_pop (r, &buf, &err)) == GST_FLOW_OK)
+      gst_buffer_unref (buf);
+    fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  }
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT));
+  fail_unless (strstr (err->message, "'a.npy' is corrupt") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_auto_refuses_known_formats_as_raw)
+{
+  static const gchar *magics[] = { "\x89HDF\r\n\x1a\n", "\x1f\x8b\x08",
+    "\x28\xb5\x2f\xfd", "CDF\x01"
+  };
+  PlanFileReader *r = plan_file_reader_new ();
+  PlanArrayInfo info;
+  const gint64 shape[1] = { -1 };
+  GError *err = NULL;
+  guint8 data[64] = { 0 };
+  guint i;
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT8, 1, shape, NULL));
+  for (i = 0; i < G_N_ELEMENTS (magics); i++) {
+    memcpy (data, magics[i], strlen (magics[i]));
+    fail_unless (g_file_set_contents (path, (gchar *) data, sizeof (data),
+            NULL));
+    fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, &info,
+            &err));
+    fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+    fail_unless (strstr (err->message, "ask for the raw format") != NULL,
+        "%s", err->message);
+    g_clear_error (&err);
+    /* Asked for, the raw format reads the bytes as they are. */
+    fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_RAW, &info,
+            NULL));
+    fail_unless_equals_uint64 (plan_file_reader_get_n_rows (r), 64);
+  }
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 filereader_suite (void)
 {
@@ -499,6 +795,12 @@ filereader_suite (void)
   tcase_add_test (modes[1], test_mapped_chunks_are_readonly_views_of_the_file);
   tcase_add_test (modes[1], test_mapped_chunks_cross_windows);
   tcase_add_test (modes[1], test_mapped_file_truncated_while_read_is_an_error);
+  tcase_add_test (modes[0], test_npz_stored_member_reads_like_npy);
+  tcase_add_test (modes[0], test_npz_deflated_member_inflates_in_order_and_back);
+  tcase_add_test (modes[0], test_npz_member_by_archive_name);
+  tcase_add_test (modes[0], test_npz_wrong_member_names_the_members);
+  tcase_add_test (modes[0], test_npz_corrupt_deflate_stream_is_an_error);
+  tcase_add_test (modes[0], test_auto_refuses_known_formats_as_raw);
   return s;
 }
 

@@ -1,0 +1,252 @@
+"""planfilesrc reading one array of a .npz file (numpy's savez and
+savez_compressed) against np.load: every dtype, 1-D to 4-D, stored and
+deflated, shards, seeks back into a deflated member; the errors of a wrong
+member name, a corrupt or truncated archive; and the raw-file heuristic
+never taking a zip, HDF5 or compressed file for raw data."""
+import gzip
+import os
+import zipfile
+
+import numpy as np
+
+import plantest
+from plantest import Failure, launch
+
+RNG = np.random.default_rng(20261202)
+BLOCKSIZE = 1000
+SAVERS = {'stored': np.savez, 'deflated': np.savez_compressed}
+
+
+def expect_error(words, *texts):
+    rc, out = launch(*words, expect_ok=False)
+    for t in texts:
+        if t not in out:
+            raise Failure('expected %r in the error of %s:\n%s' %
+                          (t, ' '.join(words), out))
+    return out
+
+
+def read_member(path, out, *props):
+    launch('planfilesrc', 'location=' + path, 'blocksize=%d' % BLOCKSIZE,
+           *props, '!', 'planfilesink', 'location=' + out)
+    return np.load(out)
+
+
+SHAPES = [(0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
+
+
+def every_dtype_and_rank():
+    """Every dtype in two shapes, every shape in two dtypes, in one archive
+    per dtype (members after the first start deep in the file)."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+    for kind, save in SAVERS.items():
+        for i, dtype in enumerate(plantest.DTYPES):
+            shapes = SHAPES if dtype in ('bool', 'float64') else \
+                [SHAPES[i % len(SHAPES)], SHAPES[(i + 3) % len(SHAPES)]]
+            arrays = {'a%d_%d' % (len(s), s[0]):
+                      plantest.random_array(dtype, s, RNG) for s in shapes}
+            path = os.path.join(d, '%s-%s.npz' % (kind, dtype))
+            save(path, **arrays)
+            with np.load(path) as z:
+                for name in arrays:
+                    got = read_member(path, out, 'member=' + name)
+                    plantest.assert_same(got, z[name], '%s %s %s' %
+                                         (kind, dtype, name))
+
+
+def only_member_is_the_default():
+    d = plantest.tmpdir()
+    a = plantest.random_array('float32', (5000, 3), RNG)
+    for kind, save in SAVERS.items():
+        path = os.path.join(d, kind + '.npz')
+        save(path, a)
+        got = read_member(path, os.path.join(d, 'out.npy'))
+        plantest.assert_same(got, a, kind + ' only member')
+        # The archive's own name of it works too.
+        got = read_member(path, os.path.join(d, 'out.npy'),
+                          'member=arr_0.npy')
+        plantest.assert_same(got, a, kind + ' arr_0.npy')
+
+
+def shards_and_io_modes():
+    d = plantest.tmpdir()
+    a = plantest.random_array('int32', (4099, 7), RNG)
+    for kind, save in SAVERS.items():
+        path = os.path.join(d, kind + '.npz')
+        save(path, x=a, y=a[:10])
+        modes = ['auto', 'read'] + (['mmap'] if kind == 'stored' else [])
+        for mode in modes:
+            for offset, length in [(0, -1), (1000, 17), (4000, -1),
+                                   (4098, 1), (10, 0)]:
+                got = read_member(path, os.path.join(d, 'out.npy'),
+                                  'member=x', 'io-mode=' + mode,
+                                  'offset=%d' % offset, 'length=%d' % length)
+                want = a[offset:] if length < 0 else a[offset:offset + length]
+                plantest.assert_same(got, want, '%s %s rows %d+%d' %
+                                     (kind, mode, offset, length))
+
+
+def wrap_stencil_reads_back():
+    """planstencil boundary=wrap asks the source for the rows at the other
+    end (the plan-read-rows query): a deflated member is inflated again
+    from its start for them."""
+    d = plantest.tmpdir()
+    a = RNG.standard_normal((3001, 5))
+    for kind, save in SAVERS.items():
+        path = os.path.join(d, kind + '.npz')
+        save(path, grid=a)
+        out = os.path.join(d, 'out.npy')
+        launch('planfilesrc', 'location=' + path, 'member=grid',
+               'blocksize=%d' % (a.itemsize * 5 * 100), '!',
+               'planstencil', 'window=n; c; s', 'expr=n + s - 2*c',
+               'boundary=wrap', '!', 'planfilesink', 'location=' + out)
+        p = np.pad(a, ((1, 1), (0, 0)), mode='wrap')
+        plantest.assert_same(np.load(out), p[:-2] + p[2:] - 2 * p[1:-1],
+                             kind + ' wrap')
+
+
+def zip64_records_read():
+    """Members past 4 GiB, or archives with many of them, have their sizes
+    and offsets in zip64 records; zipfile writes them for small archives
+    too when its limits are lowered."""
+    d = plantest.tmpdir()
+    a = plantest.random_array('uint16', (3000, 2), RNG)
+    path = os.path.join(d, 'z64.npz')
+    limit, count = zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT
+    zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = 100, 1
+    try:
+        np.savez_compressed(path, first=a[:5], second=a)
+    finally:
+        zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = limit, count
+    with open(path, 'rb') as f:
+        if b'PK\x06\x06' not in f.read():
+            raise Failure('zipfile wrote no zip64 end record')
+    got = read_member(path, os.path.join(d, 'out.npy'), 'member=second')
+    plantest.assert_same(got, a, 'zip64')
+
+
+def wrong_member_lists_the_names():
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'two.npz')
+    np.savez(path, temps=np.zeros(3), rain=np.ones(2))
+    out = os.path.join(d, 'out.npy')
+    expect_error(['planfilesrc', 'location=' + path, 'member=wind', '!',
+                  'planfilesink', 'location=' + out],
+                 "no array named 'wind'", "'temps' and 'rain'")
+    expect_error(['planfilesrc', 'location=' + path, '!',
+                  'planfilesink', 'location=' + out],
+                 "holds 2 arrays, 'temps' and 'rain'")
+    empty = os.path.join(d, 'empty.npz')
+    np.savez(empty)
+    expect_error(['planfilesrc', 'location=' + empty, '!',
+                  'planfilesink', 'location=' + out], 'no arrays in it')
+    if os.path.exists(out):
+        raise Failure('an output was written')
+
+
+def corrupt_member_fails():
+    d = plantest.tmpdir()
+    a = RNG.standard_normal((20000, 4))
+    path = os.path.join(d, 'c.npz')
+    np.savez_compressed(path, a=a)
+    data = bytearray(open(path, 'rb').read())
+    out = os.path.join(d, 'out.npy')
+    # Garbage in the middle of the deflate stream.
+    bad = bytearray(data)
+    mid = len(bad) // 2
+    bad[mid:mid + 64] = bytes(range(64))
+    open(path, 'wb').write(bad)
+    expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                  'location=' + out], "member 'a.npy' is corrupt")
+    # A directory CRC that does not match the data.
+    bad = bytearray(data)
+    cd = bad.rindex(b'PK\x01\x02')
+    bad[cd + 16] ^= 0xff
+    open(path, 'wb').write(bad)
+    expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                  'location=' + out], 'CRC-32 does not match')
+    if os.path.exists(out):
+        raise Failure('an output was written from a corrupt member')
+
+
+def truncated_archive_fails():
+    d = plantest.tmpdir()
+    path = os.path.join(d, 't.npz')
+    np.savez(path, a=np.arange(1000.0))
+    data = open(path, 'rb').read()
+    out = os.path.join(d, 'out.npy')
+    for keep in [len(data) - 10, len(data) // 2, 30]:
+        open(path, 'wb').write(data[:keep])
+        expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                      'location=' + out], 'truncated')
+    if os.path.exists(out):
+        raise Failure('an output was written from a truncated archive')
+
+
+def known_formats_are_not_raw():
+    """A file that starts as HDF5, gzip or another known format is refused
+    even with a dtype given, unless format=raw says to read its bytes."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+    raw = np.arange(4096, dtype=np.uint8)
+    cases = {
+        'h5': (b'\x89HDF\r\n\x1a\n' + bytes(4088), 'an HDF5'),
+        'gz': (gzip.compress(raw.tobytes()), 'gzip-compressed'),
+        'nc': (b'CDF\x01' + bytes(4092), 'NetCDF classic'),
+    }
+    for name, (data, text) in cases.items():
+        path = os.path.join(d, 'f.' + name)
+        open(path, 'wb').write(data)
+        expect_error(['planfilesrc', 'location=' + path, 'dtype=uint8', '!',
+                      'planfilesink', 'location=' + out], text,
+                     'ask for the raw format')
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % name)
+        launch('planfilesrc', 'location=' + path, 'dtype=uint8',
+               'format=raw', '!', 'planfilesink', 'location=' + out)
+        plantest.assert_same(np.load(out), np.frombuffer(data, np.uint8),
+                             name + ' as raw')
+        os.unlink(out)
+    # A zip that is not a .npz (no .npy inside) is not raw data either.
+    path = os.path.join(d, 'notes.zip')
+    with zipfile.ZipFile(path, 'w') as z:
+        z.writestr('notes.txt', 'hello')
+    expect_error(['planfilesrc', 'location=' + path, 'dtype=uint8', '!',
+                  'planfilesink', 'location=' + out], 'notes.txt')
+
+
+def npz_is_not_written():
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.npy')
+    np.save(src, np.arange(10.0))
+    out = os.path.join(d, 'out.npz')
+    for props in [[], ['format=npz']]:
+        expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                      'location=' + out] + props, '.npz files are read')
+    if os.path.exists(out):
+        raise Failure('a .npz name was written')
+
+
+def compressed_member_cannot_be_mapped():
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'c.npz')
+    np.savez_compressed(path, a=np.arange(100.0))
+    expect_error(['planfilesrc', 'location=' + path, 'io-mode=mmap', '!',
+                  'planfilesink', 'location=' + os.path.join(d, 'o.npy')],
+                 'compressed data cannot be mapped')
+
+
+plantest.run_cases([
+    ('every dtype and rank, stored and deflated', every_dtype_and_rank),
+    ('the only member is the default', only_member_is_the_default),
+    ('shards and io modes', shards_and_io_modes),
+    ('wrap stencil reads rows back', wrap_stencil_reads_back),
+    ('zip64 records', zip64_records_read),
+    ('a wrong member lists the names', wrong_member_lists_the_names),
+    ('a corrupt member fails', corrupt_member_fails),
+    ('a truncated archive fails', truncated_archive_fails),
+    ('known formats are not raw data', known_formats_are_not_raw),
+    ('.npz is not written', npz_is_not_written),
+    ('a compressed member cannot be mapped', compressed_member_cannot_be_mapped),
+])
