@@ -72,7 +72,8 @@ def check(name, got, want, exact=True):
 rng = np.random.default_rng(2026)
 A = rng.random(n, dtype=np.float32)
 B = rng.random(n, dtype=np.float32)
-F = np.empty_like(A); G = np.empty((), np.float32); H = np.empty_like(B)
+# g as the design allocates it: an array of one element
+F = np.empty_like(A); G = np.empty(1, np.float32); H = np.empty_like(B)
 
 # --- the design, line for line ---
 plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
@@ -84,7 +85,7 @@ future = work.dispatch(a=A, b=B, f=F, g=G, h=H); future.wait()
 # ---
 
 want_f, want_g, want_h = expected(A, B)
-ok = check("f", F, want_f) & check("g", G, want_g, exact=False) & \
+ok = check("f", F, want_f) & check("g", G[0], want_g, exact=False) & \
     check("h", H, want_h)
 
 # --- the IO form: the same work, streamed from and to files ---

@@ -26,10 +26,17 @@
  *   one value.
  * - With a reader, each array the reader returns is pushed as one buffer;
  *   the reader is called from the streaming thread each time downstream
- *   wants more, so it is paced by the pipeline. An array of no rows is
- *   skipped. %NULL without an error ends the stream; when the reader was
- *   declared with a total number of rows, the stream ends once that many
- *   rows have come, without another call.
+ *   wants more, so it is paced by the pipeline. %NULL without an error, or
+ *   an array of no rows, ends the stream (as a read() at the end of a file
+ *   gives nothing); when the reader was declared with a total number of
+ *   rows, the stream ends once that many rows have come, without another
+ *   call.
+ * - A reader's arrays are streamed without a copy, so their memory must
+ *   stay unchanged while the plan holds them (until their last reference
+ *   is dropped). A reader that refills one buffer (the readinto pattern)
+ *   while the plan still holds the rows it returned last is refused:
+ *   each array is checked against the memory of the chunks still in use
+ *   downstream when the reader returns, and an overlap is an error.
  *
  * The caps are `array/x-raw, dtype=..., shape=<N, ...>`, where N is the
  * number of rows of the array, the total declared with the reader, or -1
@@ -69,7 +76,8 @@
  * - A reader that returns an array of another dtype or row shape than it
  *   was declared with, or more rows than its declared total:
  *   stream/format, naming both. Fewer rows than the declared total:
- *   stream/failed.
+ *   stream/failed. An array over memory the plan still used when the
+ *   reader was called: stream/failed, naming both rows.
  *
  * ## Example of use from C
  *
@@ -148,6 +156,8 @@ struct _PlanArraySrc
   gsize chunk_rows;
   guint64 next_row;
   guint64 stop_row;             /* array mode: the end of the segment */
+  GPtrArray *live;              /* reader mode: LiveChunk, pushed and
+                                 * maybe still in use downstream */
   /* progress messages: streaming thread, and stop() once it stopped */
   PlanProgress *progress;
 };
@@ -227,6 +237,8 @@ plan_array_src_init (PlanArraySrc * self)
   plan_array_info_init (&self->reader_info);
   plan_array_info_init (&self->run_info);
   self->progress = plan_progress_new (GST_ELEMENT (self), "read");
+  self->live = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_atomic_rc_box_release);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
 }
 
@@ -259,6 +271,7 @@ plan_array_src_dispose (GObject * object)
   if (notify)
     notify (user_data);
   g_clear_pointer (&self->progress, plan_progress_free);
+  g_clear_pointer (&self->live, g_ptr_array_unref);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -513,6 +526,7 @@ plan_array_src_stop (GstBaseSrc * src)
   g_clear_object (&self->run_array);
   self->run_func = NULL;
   self->run_user_data = NULL;
+  g_ptr_array_set_size (self->live, 0);
   return TRUE;
 }
 
@@ -630,6 +644,47 @@ _plan_array_src_rebind (PlanArraySrc * src, PlanArray * array)
   g_clear_object (&old);
 }
 
+/* The memory of a chunk a reader returned, shared by the source's list
+ * and the buffer over it; `alive` is cleared when the buffer's memory is
+ * freed (on whichever thread drops it last). */
+typedef struct
+{
+  guintptr start, end;
+  guint64 first_row;
+  gint alive;
+} LiveChunk;
+
+typedef struct
+{
+  PlanArray *array;
+  LiveChunk *live;
+} ChunkHold;
+
+static void
+chunk_hold_free (gpointer data)
+{
+  ChunkHold *hold = data;
+
+  g_atomic_int_set (&hold->live->alive, 0);
+  g_atomic_rc_box_release (hold->live);
+  g_object_unref (hold->array);
+  g_free (hold);
+}
+
+/* Forgets the chunks nothing downstream holds any more. */
+static void
+prune_live (PlanArraySrc * self)
+{
+  guint i;
+
+  for (i = self->live->len; i-- > 0;) {
+    LiveChunk *live = g_ptr_array_index (self->live, i);
+
+    if (!g_atomic_int_get (&live->alive))
+      g_ptr_array_remove_index_fast (self->live, i);
+  }
+}
+
 /* A buffer over rows [@first, @first + @n_rows) of @array, without a copy:
  * read-only memory holding a reference to @array. */
 static GstBuffer *
@@ -740,6 +795,29 @@ plan_array_src_query (GstBaseSrc * src, GstQuery * query)
   return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
 }
 
+/* A buffer over the whole of a reader's @chunk, whose memory is tracked
+ * until the buffer is freed. */
+static GstBuffer *
+wrap_chunk (PlanArraySrc * self, PlanArray * chunk)
+{
+  gsize size = plan_array_get_size (chunk);
+  gpointer data = (gpointer) plan_array_get_data (chunk, NULL);
+  ChunkHold *hold = g_new (ChunkHold, 1);
+  GstBuffer *buffer;
+
+  hold->array = g_object_ref (chunk);
+  hold->live = g_atomic_rc_box_new0 (LiveChunk);
+  hold->live->start = (guintptr) data;
+  hold->live->end = (guintptr) data + size;
+  hold->live->first_row = self->next_row;
+  hold->live->alive = 1;
+  g_ptr_array_add (self->live, g_atomic_rc_box_acquire (hold->live));
+  /* The memory is flagged read-only, so nothing writes through the cast. */
+  buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, data, size,
+      0, size, hold, chunk_hold_free);
+  return buffer;
+}
+
 static GstFlowReturn
 create_from_array (PlanArraySrc * self, GstBuffer ** buffer)
 {
@@ -757,18 +835,21 @@ create_from_array (PlanArraySrc * self, GstBuffer ** buffer)
   return GST_FLOW_OK;
 }
 
-/* Calls the reader until it gives rows, the end or an error. */
+/* Calls the reader once: rows, the end (NULL, or an array of no rows, as
+ * a read() at the end of a file gives no bytes) or an error. */
 static GstFlowReturn
 read_chunk (PlanArraySrc * self, PlanArray ** chunk)
 {
   GError *err = NULL;
 
-  do {
-    if (*chunk)
-      GST_LOG_OBJECT (self, "skipping an array of no rows");
+  prune_live (self);
+  *chunk = self->run_func (self->next_row, self->run_user_data, &err);
+  if (*chunk && plan_array_get_n_rows (*chunk) == 0
+      && plan_array_get_info (*chunk)->ndim > 0) {
+    GST_DEBUG_OBJECT (self, "an array of no rows at row %" G_GUINT64_FORMAT
+        ": the end", self->next_row);
     g_clear_object (chunk);
-    *chunk = self->run_func (self->next_row, self->run_user_data, &err);
-  } while (*chunk && plan_array_get_n_rows (*chunk) == 0);
+  }
 
   if (*chunk)
     return GST_FLOW_OK;
@@ -789,6 +870,40 @@ read_failed:
   }
 }
 
+/* Whether @chunk's memory overlaps a chunk that is still in use
+ * downstream: the reader wrote over rows the plan had not finished with
+ * (the readinto pattern, one buffer refilled), so the run cannot give the
+ * right answer. Chunks that were released while the reader ran are not
+ * held against it: their memory may have been freed and allocated again
+ * for this chunk, which is no reuse. */
+static gboolean
+reuses_memory (PlanArraySrc * self, PlanArray * chunk)
+{
+  guintptr start = (guintptr) plan_array_get_data (chunk, NULL);
+  guintptr end = start + plan_array_get_size (chunk);
+  guint i;
+
+  for (i = 0; i < self->live->len; i++) {
+    LiveChunk *live = g_ptr_array_index (self->live, i);
+
+    if (start < live->end && live->start < end && end > start
+        && g_atomic_int_get (&live->alive)) {
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("The reader of %s returned at row %" G_GUINT64_FORMAT " memory "
+              "that the rows it returned at row %" G_GUINT64_FORMAT " still "
+              "use: it refilled a buffer the plan had not finished with. "
+              "Return new memory for each chunk, or copy it (in Python: "
+              "IO.connect(..., copy=True))", GST_OBJECT_NAME (self),
+              self->next_row, live->first_row),
+          ("bytes %p-%p overlap %p-%p", (gpointer) start, (gpointer) end,
+              (gpointer) live->start, (gpointer) live->end));
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 /* Checks a reader's array against the declared dtype, row shape and total
  * number of rows. */
 static gboolean
@@ -806,6 +921,8 @@ check_chunk (PlanArraySrc * self, PlanArray * chunk)
             GST_OBJECT_NAME (self), self->next_row), (NULL));
     return FALSE;
   }
+  if (reuses_memory (self, chunk))
+    return FALSE;
   if (info->dtype == self->run_info.dtype
       && plan_array_info_same_rows (info, &self->run_info)
       && (total < 0 || self->next_row + plan_array_get_n_rows (chunk) <=
@@ -846,7 +963,7 @@ create_from_reader (PlanArraySrc * self, GstBuffer ** buffer)
     goto bad_chunk;
 
   n_rows = plan_array_get_n_rows (chunk);
-  *buffer = wrap_rows (chunk, 0, n_rows);
+  *buffer = wrap_chunk (self, chunk);
   GST_BUFFER_OFFSET (*buffer) = self->next_row;
   GST_BUFFER_OFFSET_END (*buffer) = self->next_row + n_rows;
   self->next_row += n_rows;

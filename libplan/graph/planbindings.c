@@ -119,10 +119,13 @@ binding_new (PlanBindings * self, const gchar * name, PlanBindingKind kind)
  * @bindings: a #PlanBindings
  * @name: a source's or an output's name
  * @array: the array: read in place for a source; for an output, written
- *   into, and then of the output's exact dtype and shape
+ *   into, and then of the output's exact dtype and shape (a single value
+ *   or a reduction's values: its dtype and number of elements)
  *
  * Binds @name to an in-memory array. The dispatch keeps a reference to
- * @array while it runs.
+ * @array while it runs. An output array must not share memory with a
+ * source's array, a map's constant or another output's array: the
+ * dispatch refuses it.
  *
  * Since: 0.1
  */

@@ -210,9 +210,10 @@ _plan_future_complete (PlanFuture * future, GError * error)
  * from any thread.
  *
  * Returns: %TRUE when the run succeeded; %FALSE with @error set when it
- *   failed (the element's error, prefixed with the node's name), was
- *   cancelled (%G_IO_ERROR_CANCELLED) or is still running after
- *   @timeout_us (%G_IO_ERROR_TIMED_OUT).
+ *   failed (the element's error, prefixed with the node's name) or was
+ *   cancelled (%G_IO_ERROR_CANCELLED); %FALSE without an error when it is
+ *   still running after @timeout_us (plan_future_is_done() tells the two
+ *   apart too).
  *
  * Since: 0.1
  */
@@ -232,14 +233,9 @@ plan_future_wait (PlanFuture * future, gint64 timeout_us, GError ** error)
     else
       ok = g_cond_wait_until (&future->cond, &future->lock, end);
   }
-  if (!future->done) {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-        "the plan is still running after %" G_GINT64_FORMAT " µs",
-        timeout_us);
-  } else if (future->error != NULL) {
+  /* Still running after the timeout: no error, the run has not failed. */
+  if (future->done && future->error != NULL)
     g_propagate_error (error, g_error_copy (future->error));
-    ok = FALSE;
-  }
   ok = future->done && future->error == NULL;
   g_mutex_unlock (&future->lock);
   return ok;

@@ -844,6 +844,17 @@ _plan_work_new (PlanGraph * graph, PlanTarget target, PlanRealizeFlags flags,
   guint i;
 
   self->target = target;
+  /* Every kernel on the device: without one, say so now rather than when
+   * the first run starts its elements. */
+  if (target == PLAN_TARGET_CUDA) {
+    PlanDevice *device = plan_device_get ("cuda", error);
+
+    if (device == NULL) {
+      g_prefix_error (error, "target cuda: ");
+      goto failed;
+    }
+    g_object_unref (device);
+  }
   for (i = 0; i < nodes->len; i++)
     g_ptr_array_add (self->nodes, g_object_ref (g_ptr_array_index (nodes,
                 i)));
@@ -1194,6 +1205,33 @@ infer_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
   return TRUE;
 }
 
+static gint64
+n_elements (const PlanArrayInfo * info)
+{
+  gint64 n = 1;
+  guint i;
+
+  for (i = 0; i < info->ndim; i++)
+    n *= info->shape[i];
+  return n;
+}
+
+/* Whether the array of @have may take the result of @info under another
+ * shape: a single value, or a reduction's values, go into any array of
+ * the same dtype and number of elements (a (1,) array for a scalar), as
+ * numpy's `out=` of a reduction takes a reshaped array. */
+static gboolean
+reshapes_into (Output * output, const PlanArrayInfo * have,
+    const PlanArrayInfo * info)
+{
+  if (have->dtype != info->dtype
+      || (info->ndim > 0 && info->shape[0] < 0))
+    return FALSE;
+  if (info->ndim != 0 && output->producer->kind != PLAN_NODE_REDUCE)
+    return FALSE;
+  return n_elements (have) == n_elements (info);
+}
+
 static gboolean
 check_output (Output * output, PlanBinding * binding,
     const PlanArrayInfo * info, GError ** error)
@@ -1226,6 +1264,8 @@ check_output (Output * output, PlanBinding * binding,
       && (info->ndim == 0 || info->shape[0] < 0
           || info->shape[0] == have->shape[0]))
     return TRUE;
+  if (reshapes_into (output, have, info))
+    return TRUE;
   want_s = info_shape (info);
   have_s = info_shape (have);
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "output '%s' is %s of "
@@ -1235,6 +1275,78 @@ check_output (Output * output, PlanBinding * binding,
   g_free (want_s);
   g_free (have_s);
   return FALSE;
+}
+
+/* The host memory @array spans, [*start, *end); FALSE for device memory
+ * and empty arrays. */
+static gboolean
+host_range (PlanArray * array, guintptr * start, guintptr * end)
+{
+  if (array == NULL || plan_array_get_device_memory (array) != NULL
+      || plan_array_get_size (array) == 0)
+    return FALSE;
+  *start = plan_array_get_address (array);
+  *end = *start + plan_array_get_size (array);
+  return TRUE;
+}
+
+/* Outputs are written while the inputs are still read (a tee hands the
+ * same rows to several nodes, a reduction reads to the end): an output
+ * array that shares memory with an input, a map's constant or another
+ * output would give wrong results, so it is refused, as the address
+ * ranges say (numpy's may_share_memory). */
+static gboolean
+check_overlaps (PlanWork * self, PlanBindings * bindings, GError ** error)
+{
+  guint i, j, k;
+
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+    guintptr start, end, s, e;
+
+    if (binding == NULL || binding->kind != PLAN_BINDING_ARRAY
+        || !host_range (binding->array, &start, &end))
+      continue;
+    for (j = 0; j < self->nodes->len; j++) {
+      PlanNode *node = g_ptr_array_index (self->nodes, j);
+      PlanBinding *other = _plan_bindings_lookup (bindings, node->name);
+
+      if (node->kind == PLAN_NODE_SOURCE && other != NULL
+          && other->kind == PLAN_BINDING_ARRAY
+          && host_range (other->array, &s, &e) && s < end && start < e) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "output '%s' shares memory with the input '%s': outputs are "
+            "written while the inputs are still read, so an output must "
+            "not overlap an input; bind a separate array", output->name,
+            node->name);
+        return FALSE;
+      }
+      for (k = 0; node->const_arrays && k < node->const_arrays->len; k++) {
+        if (host_range (g_ptr_array_index (node->const_arrays, k), &s, &e)
+            && s < end && start < e) {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+              "output '%s' shares memory with the constant '%s' of map "
+              "'%s'; bind a separate array", output->name,
+              node->const_names[k], node->name);
+          return FALSE;
+        }
+      }
+    }
+    for (j = 0; j < i; j++) {
+      Output *first = g_ptr_array_index (self->outputs, j);
+      PlanBinding *other = _plan_bindings_lookup (bindings, first->name);
+
+      if (other != NULL && other->kind == PLAN_BINDING_ARRAY
+          && host_range (other->array, &s, &e) && s < end && start < e) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "outputs '%s' and '%s' share memory; bind each to an array of "
+            "its own", first->name, output->name);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------------
@@ -1368,7 +1480,22 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
     return TRUE;
   }
   array = NULL;
-  if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY)
+  if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY
+      && (info->ndim == 0 ? plan_array_get_info (binding->array)->ndim != 0
+          : !plan_array_info_same_rows (plan_array_get_info
+              (binding->array), info))) {
+    /* A scalar or reduction bound to an array of another shape and the
+     * same size (check_output): the sink writes a view of it in the
+     * result's shape. */
+    array = plan_array_new_wrapped (plan_array_get_writable_data
+        (binding->array, NULL), plan_array_get_size (binding->array),
+        info->dtype, info->ndim, info->shape,
+        g_object_ref (binding->array), g_object_unref, error);
+    if (array == NULL) {
+      g_prefix_error (error, "output '%s': ", output->name);
+      return FALSE;
+    }
+  } else if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY)
     array = g_object_ref (binding->array);
   else if (binding == NULL && (info->ndim == 0 || info->shape[0] >= 0)
       && (array = _plan_array_new_uninitialized (info, error)) == NULL) {
@@ -1498,6 +1625,8 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
                 output->name), &infos[output->node->index], error))
       goto failed;
   }
+  if (!check_overlaps (self, bindings, error))
+    goto failed;
 
   for (i = 0; i < self->nodes->len; i++) {
     PlanNode *node = g_ptr_array_index (self->nodes, i);

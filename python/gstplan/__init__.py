@@ -24,6 +24,7 @@ import linecache
 import ast
 import os
 import threading
+import time
 
 import gi
 
@@ -101,6 +102,37 @@ def _shell_quote(value):
 
 def _plan_error(e):
     return PlanError(e.message, e.domain, e.code)
+
+
+class _Errors:
+    """The Python exceptions raised by readers, writers and kernels, which
+    the runs they stopped raise again from wait(). A callback's exception
+    travels through libplan as a GError whose message is `Type: text`; a
+    failed run takes the exception its own message names, so that runs
+    queued one after another each raise their own."""
+
+    LIMIT = 32
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._items = []
+
+    def raise_from(self, exc):
+        """Records exc and raises the GError that carries it to libplan."""
+        text = "%s: %s" % (type(exc).__name__, exc)
+        with self._lock:
+            self._items.append((text, exc))
+            del self._items[:-self.LIMIT]
+        raise GLib.Error(text) from None
+
+    def take(self, message):
+        """The exception the run's error message names, if any."""
+        with self._lock:
+            for i, (text, exc) in enumerate(self._items):
+                if text in message:
+                    del self._items[i]
+                    return exc
+        return None
 
 
 def _call(func, *args):
@@ -286,6 +318,10 @@ def _assigned_name(depth=2):
     return None
 
 
+#: custom()'s default kernel: called without one, it is a decorator.
+_DECORATE = object()
+
+
 class Node:
     """A node of a Plan: a source, a map, a reduction, a stencil or a sink.
     Any node can be bound as an output at dispatch, by its name."""
@@ -323,7 +359,7 @@ class Plan:
         self._graph = _P.Graph.new()
         self._nodes = {}
         self._registered = []
-        self._kernel_errors = []
+        self._kernel_errors = _Errors()
 
     def _wrap(self, gnode):
         key = gnode.get_name()
@@ -453,7 +489,7 @@ class Plan:
                                 window, func, _BOUNDARIES[boundary],
                                 float(cval), source._node))
 
-    def custom(self, kernel, args, mode="map", out_dtype=None,
+    def custom(self, kernel=_DECORATE, args=None, mode="map", out_dtype=None,
                out_shape=None, halo=0, boundary="reflect", cval=0.0,
                params=None, state_size=0, init=None, finish=None,
                name=None, **properties):
@@ -463,6 +499,13 @@ class Plan:
         the process. Other kernels come as plancustom's properties:
         custom(None, args, library='./libk.so', symbol='k') or
         cuda_source='k.cu', cuda_function='k' (underscores for dashes).
+        Without a kernel, custom(args=...) is a decorator: the function it
+        decorates is the kernel, and the name it is defined under becomes
+        the node (its name is the function's)::
+
+            @plan.custom(args=(a,), out_dtype=np.float64)
+            def soft(x):
+                return np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
 
         A Python function in mode='map' is called as kernel(*inputs) with
         numpy views of a chunk's rows (each input with `halo` rows before
@@ -471,6 +514,30 @@ class Plan:
         out_shape, filled with `init` first, default 0) in place; `finish`,
         if given, is called as finish(acc) at the end. Python kernels run
         one chunk at a time holding the GIL: correct, not fast."""
+        if args is None:
+            raise TypeError(
+                "custom: args= is missing: give the nodes the kernel reads, "
+                "as in plan.custom(kernel, args=(a,)) with a Python function "
+                "(or None with library=/symbol= or cuda_source=/"
+                "cuda_function=, or a registered kernel's name), or use it "
+                "as a decorator over a def: @plan.custom(args=(a,))")
+        if kernel is _DECORATE:
+            options = dict(mode=mode, out_dtype=out_dtype,
+                           out_shape=out_shape, halo=halo,
+                           boundary=boundary, cval=cval, params=params,
+                           state_size=state_size, init=init, finish=finish,
+                           **properties)
+
+            def decorate(func):
+                if not callable(func):
+                    raise TypeError("custom: @plan.custom(args=...) "
+                                    "decorates a function, not %r" % (func,))
+                fname = getattr(func, "__name__", "")
+                return self.custom(func, args, name=name if name is not None
+                                   else fname if fname.isidentifier() and
+                                   self._graph.get_node(fname) is None
+                                   else None, **options)
+            return decorate
         ins = self._inputs(args, "custom")
         name = self._name(name)
         props = {"mode": mode, "halo": halo, "boundary": boundary,
@@ -519,9 +586,10 @@ class Plan:
                                   for a in inputs])
                     np.copyto(out, rows, casting="same_kind")
                 return True
-            except Exception as e:
-                errors.append(e)
-                raise GLib.Error("%s: %s" % (type(e).__name__, e)) from None
+            except BaseException as e:
+                # SystemExit and KeyboardInterrupt too: they end the run
+                # and are raised as themselves by wait()
+                errors.raise_from(e)
         if _P.custom_is_registered(reg):
             _P.custom_unregister(reg)
         _call(_P.custom_register_arrays, reg, call, None)
@@ -697,10 +765,6 @@ class Work:
             self._last_calls = calls
         return self._last_bindings, keep, given
 
-    def _run_errors(self):
-        del self._plan._kernel_errors[:]
-        return self._plan._kernel_errors
-
     def dispatch(self, **arrays):
         """Starts a run with these inputs and outputs (by node name, or by
         the caller's variable names of the nodes); returns a Future.
@@ -714,11 +778,11 @@ class Work:
                 bindings, keep, given = self._bindings(arrays, frame)
             finally:
                 del frame
-        return self._start(bindings, keep, given, self._run_errors())
+        return self._start(bindings, keep, given, ())
 
     def _start(self, bindings, keep, given, errors):
         future = Future(self, _call(self._work.dispatch, bindings), keep,
-                        given, errors)
+                        given, (self._plan._kernel_errors,) + tuple(errors))
         return future
 
 
@@ -747,6 +811,11 @@ class _Recorder:
         return bindings
 
 
+#: How long wait() blocks in libplan before Python looks at its signals:
+#: the bound on the time a Ctrl-C takes to interrupt a wait.
+_SLICE_US = 20000
+
+
 class Future:
     """A run in flight. wait() for it (or `await` it), then read the
     outputs: the arrays given to dispatch() were written in place, the
@@ -758,23 +827,47 @@ class Future:
         self._keep = keep
         self._given = given
         self._errors = errors
+        self._exception = None
         self._results = None
+        self._writers = ()
 
     def wait(self, timeout=None):
         """Waits until the run ends (at most timeout seconds: returns False
-        if it has not); raises the run's error, or the exception a reader
-        or writer raised."""
-        us = -1 if timeout is None else int(timeout * 1e6)
+        if it has not); raises the run's error, or the exception a reader,
+        writer or kernel raised. Signals are handled while it waits: a
+        Ctrl-C raises KeyboardInterrupt at once and cancels the run."""
+        deadline = None if timeout is None else \
+            time.monotonic() + max(0.0, timeout)
+        error = None
         try:
-            done = self._future.wait(us)
-        except GLib.Error as e:
-            self._keep = []
-            if self._errors:
-                raise self._errors[0] from _plan_error(e)
-            raise _plan_error(e) from None
-        if done:
-            self._keep = []
-        return done
+            while True:
+                us = _SLICE_US if deadline is None else max(0, min(
+                    _SLICE_US, int((deadline - time.monotonic()) * 1e6)))
+                try:
+                    # False without an error: still running
+                    if self._future.wait(us):
+                        break
+                except GLib.Error as e:
+                    error = e
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+        except BaseException:
+            # KeyboardInterrupt (or another exception a signal handler
+            # raised) between two slices of the wait: the run is cancelled
+            self._future.cancel()
+            raise
+        self._keep = []
+        if error is not None:
+            if self._exception is None:
+                for errors in self._errors:
+                    self._exception = errors.take(error.message)
+                    if self._exception is not None:
+                        break
+            if self._exception is not None:
+                raise self._exception from _plan_error(error)
+            raise _plan_error(error) from None
+        return True
 
     def done(self):
         return self._future.is_done()
@@ -796,14 +889,19 @@ class Future:
 
     def result(self, name=None):
         """The output `name` as a numpy array (a 0-d reduction as a numpy
-        scalar), or a dict of every output. Waits for the run first."""
+        scalar), the path of an output bound to a file, or a dict of every
+        output. Waits for the run first."""
         self.wait()
         if self._results is None:
             results = {}
+            for n, value in self._given.items():
+                if isinstance(value, (str, os.PathLike)):
+                    results[n] = os.fspath(value)
+                elif isinstance(value, RawFile):
+                    results[n] = value.path
             for n in self._future.get_result_names():
                 if n in self._given and self._given[n] is not None and \
-                        not isinstance(self._given[n], (str, os.PathLike,
-                                                        RawFile)):
+                        n not in results:
                     results[n] = self._given[n]
                     continue
                 parray = self._future.get_result(n)
@@ -818,43 +916,137 @@ class Future:
         if isinstance(name, Node):
             name = name.name
         if name not in self._results:
+            if name in self._writers:
+                raise KeyError("%r went to a writer, which was given its rows "
+                               "as they came: the run keeps no result of it"
+                               % (name,))
             raise KeyError("%r is not an output of the run (%s)" %
                            (name, ", ".join(self._results)))
         return self._results[name]
 
     def __await__(self):
-        loop = asyncio.get_running_loop()
-        yield from loop.run_in_executor(None, self.wait).__await__()
+        return self._wait_async().__await__()
+
+    def _block(self):
+        try:
+            self._future.wait(-1)
+        except GLib.Error:
+            pass
+
+    async def _wait_async(self):
+        if not self._future.is_done():
+            loop = asyncio.get_running_loop()
+            try:
+                await loop.run_in_executor(None, self._block)
+            except BaseException:
+                # the awaiting task was cancelled (asyncio.wait_for's
+                # timeout, task.cancel(), Ctrl-C under asyncio.run): so is
+                # the run
+                self._future.cancel()
+                raise
+        self.wait()
         return self
 
 
 # Streaming through application readers and writers
+
+def _describe(func):
+    return getattr(func, "__qualname__", None) or type(func).__name__
+
+
+def _describe_value(value):
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return "a %s (%s)" % (type(value).__name__, text)
+
+
+def _owner(arr):
+    """The object that owns an array's memory: the end of its chain of
+    bases (an ndarray, an mmap, a bytearray ...)."""
+    while isinstance(arr, np.ndarray) and arr.base is not None:
+        arr = arr.base
+    return arr
+
+
+def _release_chunk(data):
+    """libplan is done with a reader's chunk."""
+    rows, release, token = data
+    release(token)
+
+
+def _check_reuse(rows, in_use, name, reader, first_row):
+    """A reader that refilled memory libplan still held when it was called
+    (the readinto pattern): the same owner, overlapping bytes."""
+    owner = _owner(rows)
+    start = rows.ctypes.data
+    end = start + rows.nbytes
+    for held_owner, s, e, row in in_use:
+        if held_owner is owner and s < end and start < e:
+            raise ValueError(
+                "the reader of '%s' (%s) returned at row %d the memory of "
+                "the rows it returned at row %d, which the plan had not "
+                "finished with: return a new array for each chunk, or "
+                "connect it with copy=True" % (name, _describe(reader),
+                                               first_row, row))
+
 
 class IO:
     """Binds sources to readers and outputs to writers, then runs: the
     original design's IO(work).connect(a, reader) ... start() ... wait().
 
     A reader is a callable reader(first_row) returning the next rows (any
-    number, as a numpy array) or None at the end, or an iterable of
-    arrays. A writer is a callable writer(rows, first_row). Files (a path)
-    and whole arrays are accepted too, as in dispatch()."""
+    number, as a numpy array) or None (or an array of no rows) at the end,
+    or an iterable of arrays. A writer is a callable writer(rows,
+    first_row). Files (a path) and whole arrays are accepted too, as in
+    dispatch()."""
 
     def __init__(self, work):
         self._work = work
         self._connections = {}
         self._future = None
-        self._errors = []
+        self._errors = _Errors()
 
-    def connect(self, node, endpoint, dtype=None, shape=None):
+    def connect(self, node, endpoint, dtype=None, shape=None, copy=False):
+        """Connects the input or output node to endpoint. copy=True (for
+        a reader) copies each chunk as it comes, so that the reader may
+        refill one buffer (the readinto pattern); without it, the arrays a
+        reader returns are streamed in place and must stay unchanged while
+        the plan uses them."""
         name = node.name if isinstance(node, Node) else node
         if name not in self._work.input_names and \
                 name not in self._work.output_names:
             raise KeyError("%r is neither an input nor an output of the plan"
                            % (name,))
-        self._connections[name] = (endpoint, dtype, shape)
+        self._connections[name] = (endpoint, dtype, shape, copy)
         return self
 
-    def _reader(self, name, endpoint, dtype, shape, bindings, keep):
+    @staticmethod
+    def _chunk(rows, name, reader, first_row):
+        """The reader's rows as a host array, or a TypeError naming the
+        reader and what it returned."""
+        arr = None
+        if not isinstance(rows, (str, bytes, list, tuple, dict)):
+            try:
+                arr = _as_host_array(rows, "the chunk of '%s' at row %d" %
+                                     (name, first_row))
+            except TypeError:
+                arr = None
+        if arr is None:
+            raise TypeError(
+                "the reader of '%s' (%s) returned %s at row %d: a reader "
+                "returns the next rows as an array (numpy, or anything with "
+                "__array_interface__ or the buffer protocol), or None at the "
+                "end" % (name, _describe(reader), _describe_value(rows),
+                         first_row))
+        if arr.ndim == 0:
+            raise TypeError(
+                "the reader of '%s' (%s) returned a 0-d array at row %d: a "
+                "chunk has rows (an array of at least one axis)" %
+                (name, _describe(reader), first_row))
+        return arr
+
+    def _reader(self, name, endpoint, dtype, shape, copy, bindings, keep):
         if callable(endpoint):
             next_rows = endpoint
         else:
@@ -868,28 +1060,45 @@ class IO:
             # Learn the stream's dtype and inner shape from its first chunk.
             first = next_rows(0)
             if first is not None:
-                first = _as_host_array(first, "the first chunk of '%s'" %
-                                       name)
+                first = self._chunk(first, name, endpoint, 0)
                 dtype = dtype if dtype is not None else first.dtype
                 shape = shape if shape is not None else \
                     (-1,) + first.shape[1:]
-                pending.append(first)
+                pending.append(np.array(first) if copy else first)
             elif dtype is None:
                 raise ValueError("the reader of '%s' returned nothing: give "
                                  "dtype= and shape=" % name)
             else:
                 shape = (0,) if shape is None else shape
+        # The chunks libplan still holds: token -> (the memory's owner,
+        # first byte, end, first row).
+        held = {}
+        counter = [0]
+
+        def release(token):
+            held.pop(token, None)
 
         def read(first_row, _user_data=None):
             try:
+                in_use = list(held.values())
                 rows = pending.pop() if pending else next_rows(first_row)
                 if rows is None:
                     return None
-                rows = _as_host_array(rows, "a chunk of '%s'" % name)
-                return _wrap_host(rows, False)
-            except Exception as e:
-                errors.append(e)
-                raise GLib.Error("%s: %s" % (type(e).__name__, e)) from None
+                rows = self._chunk(rows, name, endpoint, first_row)
+                if copy:
+                    rows = np.array(rows)
+                elif rows.nbytes:
+                    _check_reuse(rows, in_use, name, endpoint, first_row)
+                counter[0] += 1
+                token = counter[0]
+                held[token] = (_owner(rows), rows.ctypes.data,
+                               rows.ctypes.data + rows.nbytes, first_row)
+                return _call(_P.Array.new_wrapped, None, rows.ctypes.data,
+                             rows.nbytes, _plan_dtype(rows.dtype),
+                             [int(n) for n in rows.shape], False,
+                             _release_chunk, (rows, release, token))
+            except BaseException as e:
+                errors.raise_from(e)
 
         keep.append(read)
         bindings.set_reader(name, _plan_dtype(dtype),
@@ -900,11 +1109,14 @@ class IO:
 
         def write(chunk, first_row, _user_data=None):
             try:
-                endpoint(_to_numpy(chunk, readonly=True), first_row)
+                rows = _to_numpy(chunk, readonly=True)
+                # a single value (a reduction's) comes as one row, so that
+                # rows always have a first axis: len(rows) is 1
+                endpoint(rows.reshape(1) if rows.ndim == 0 else rows,
+                         first_row)
                 return True
-            except Exception as e:
-                errors.append(e)
-                raise GLib.Error("%s: %s" % (type(e).__name__, e)) from None
+            except BaseException as e:
+                errors.raise_from(e)
 
         keep.append(write)
         bindings.set_writer(name, write, None)
@@ -915,10 +1127,12 @@ class IO:
         bindings = _P.Bindings.new()
         keep = []
         given = {}
-        # one list for the readers', writers' and Python kernels' errors
-        self._errors = work._run_errors()
+        writers = []
+        # the readers' and writers' errors, for this run's future
+        self._errors = _Errors()
         work._next_wrapped = {}
-        for name, (endpoint, dtype, shape) in self._connections.items():
+        for name, (endpoint, dtype, shape, copy) in \
+                self._connections.items():
             is_input = name in work.input_names
             if callable(endpoint) or (is_input and not isinstance(
                     endpoint, (str, os.PathLike, np.ndarray)) and
@@ -926,9 +1140,11 @@ class IO:
                     not hasattr(endpoint, "__array_interface__") and
                     not hasattr(endpoint, "__cuda_array_interface__")):
                 if is_input:
-                    self._reader(name, endpoint, dtype, shape, bindings, keep)
+                    self._reader(name, endpoint, dtype, shape, copy,
+                                 bindings, keep)
                 else:
                     self._writer(name, endpoint, bindings, keep)
+                    writers.append(name)
             else:
                 work._bind(bindings, name, endpoint, keep)
                 given[name] = endpoint
@@ -936,10 +1152,13 @@ class IO:
         if missing:
             raise ValueError("IO: connect the input%s %s first" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
-        self._future = work._start(bindings, keep, given, self._errors)
+        self._future = work._start(bindings, keep, given, (self._errors,))
+        self._future._writers = tuple(writers)
         return self._future
 
     def wait(self, timeout=None):
+        """Waits for the run, as Future.wait(): True when it is done, False
+        when timeout seconds passed first."""
         if self._future is None:
             raise RuntimeError("IO.wait() before IO.start()")
         return self._future.wait(timeout)

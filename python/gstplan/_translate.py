@@ -15,6 +15,7 @@ which names the file and line of the function.
 
 import ast
 import inspect
+import linecache
 import math
 import numbers
 import textwrap
@@ -78,33 +79,58 @@ def _where(func):
     return "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
+# How many lines after its first a lambda's source is looked for in (inspect
+# gives only the first line of a lambda whose body is on the next).
+_LAMBDA_LINES = 40
+
+
+def _parse_trees(source):
+    source = textwrap.dedent(source)
+    try:
+        return [ast.parse(source)]
+    except SyntaxError:
+        # A lambda is usually part of a larger statement that inspect cuts
+        # at line boundaries: parse each lambda on its own, as the longest
+        # text from its keyword that is an expression.
+        return list(_lambda_trees(source))
+
+
+def _no_source(func, why):
+    return TranslationError(
+        "%s: Python keeps no source for %r (%s), as for a function typed at "
+        "the interactive prompt or given to python -c: pass the expression "
+        "as a string instead (plan.map(\"x + y\", args=(a, b)) names the "
+        "arguments x, y, z, w), or define the function in a file" %
+        (_where(func), func, why))
+
+
 def _function_node(func):
     """The ast node (Lambda or FunctionDef) of func's source."""
     try:
         lines, first = inspect.getsourcelines(func)
     except (OSError, TypeError) as e:
-        raise TranslationError(
-            "%s: cannot read the source of %r (%s); pass the expression as a "
-            "string instead" % (_where(func), func, e)) from None
-    source = textwrap.dedent("".join(lines))
-    trees = []
-    try:
-        trees.append(ast.parse(source))
-    except SyntaxError:
-        # A lambda is usually part of a larger statement that inspect cuts
-        # at line boundaries: parse each lambda on its own, as the longest
-        # text from its keyword that is an expression.
-        trees = list(_lambda_trees(source))
+        raise _no_source(func, e) from None
+    code = func.__code__
+    args = [code.co_varnames[i] for i in range(code.co_argcount)]
+    want = ast.Lambda if func.__name__ == "<lambda>" else ast.FunctionDef
+
+    def find(trees):
+        return [n for tree in trees for n in ast.walk(tree)
+                if isinstance(n, want) and [a.arg for a in n.args.args] ==
+                args and (want is ast.Lambda or n.name == func.__name__)]
+    trees = _parse_trees("".join(lines))
+    found = find(trees)
+    if not found and want is ast.Lambda:
+        # a lambda whose body goes on past the lines inspect gave
+        more = linecache.getlines(code.co_filename)[
+            first - 1:first - 1 + _LAMBDA_LINES]
+        if len(more) > len(lines):
+            trees = _parse_trees("".join(more))
+            found = find(trees)
     if not trees:
         raise TranslationError(
             "%s: cannot parse the source of the function; pass the expression "
             "as a string instead" % _where(func))
-    code = func.__code__
-    args = [code.co_varnames[i] for i in range(code.co_argcount)]
-    want = ast.Lambda if func.__name__ == "<lambda>" else ast.FunctionDef
-    found = [n for tree in trees for n in ast.walk(tree) if isinstance(n, want)
-             and [a.arg for a in n.args.args] == args
-             and (want is ast.Lambda or n.name == func.__name__)]
     if not found:
         raise TranslationError(
             "%s: cannot find the function in its source line; pass the "
@@ -123,7 +149,8 @@ def _lambda_trees(source):
         ends = [i for i, ch in enumerate(source) if i > start and ch in ",)]}\n"]
         for end in reversed(ends + [len(source)]):
             try:
-                tree = ast.parse(source[start:end], mode="eval")
+                # in parentheses, so that the body may go on the next lines
+                tree = ast.parse("(" + source[start:end] + "\n)", mode="eval")
             except SyntaxError:
                 continue
             if isinstance(tree.body, ast.Lambda):

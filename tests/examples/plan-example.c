@@ -71,10 +71,10 @@ build_plan (GError ** error)
   ab[1] = b;
   c = b ? plan_graph_add_map (plan, "c", "x + y", 2, ab, PLAN_DTYPE_UNKNOWN,
       error) : NULL;
-  d = c ? plan_graph_add_reduce_custom (plan, "d", "x + y", "0",
+  d = c ? plan_graph_add_reduce (plan, "d", PLAN_REDUCE_OP_SUM,
       PLAN_REDUCE_AXIS_ALL, a, error) : NULL;
   e = d ? plan_graph_add_stencil (plan, "e", "x y _", "x + y",
-      PLAN_BOUNDARY_CONSTANT, 0.0, b, error) : NULL;
+      PLAN_BOUNDARY_REFLECT, 0.0, b, error) : NULL;
   if (e == NULL || !plan_graph_add_sink (plan, "f", c, error)
       || !plan_graph_add_sink (plan, "g", d, error)
       || !plan_graph_add_sink (plan, "h", e, error))

@@ -217,7 +217,38 @@ def check_index_and_pictures():
         raise Failure('\n'.join(problems))
 
 
+def c_calls(text):
+    """The plan_graph_add_* calls of C text, without spaces, `&` or the
+    left-hand side, so that the README's lines and the example's compare."""
+    calls = re.findall(r'(plan_graph_add_\w+\s*\([^;]*\))', text)
+    return [re.sub(r'[\s&]', '', c) for c in calls]
+
+
+def check_readme_examples_agree():
+    """The README's C example builds what tests/examples/plan-example.c
+    builds (which test_plan_api checks against numpy, with the Python
+    example's meaning: a sum and a reflected stencil), so the README's C
+    and Python examples compute the same thing."""
+    readme = open(os.path.join(SOURCE, 'README.md')).read()
+    c_block = re.search(r'```c\n(.*?)```', readme, re.S).group(1)
+    example = open(os.path.join(SOURCE, 'tests', 'examples',
+                                'plan-example.c')).read()
+    built = c_calls(example)
+    problems = ['README.md builds %s, which plan-example.c does not' % c
+                for c in c_calls(c_block) if c not in built]
+    if 'plan.reduce(lambda x, y: x + y' in readme and \
+            'PLAN_REDUCE_OP_SUM' not in c_block:
+        problems.append('README.md: the Python example\'s reduce is a sum, '
+                        'the C example\'s is not')
+    if 'PLAN_BOUNDARY_REFLECT' not in c_block:
+        problems.append('README.md: the Python example\'s stencil reflects '
+                        '(the default), the C example\'s does not')
+    if problems:
+        raise Failure('\n'.join(problems))
+
+
 plantest.run_cases([
+    ('README\'s C and Python examples agree', check_readme_examples_agree),
     ('element pages', check_element_pages),
     ('tables render', check_tables_render),
     ('no references outside the tree', check_no_references_outside),

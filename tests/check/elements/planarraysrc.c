@@ -437,12 +437,14 @@ GST_START_TEST (test_src_reader_chunks_in_row_order)
 
 GST_END_TEST;
 
-GST_START_TEST (test_src_reader_empty_chunk_is_skipped)
+GST_START_TEST (test_src_reader_empty_chunk_ends_stream)
 {
   GstElement *src = make_src ();
   GstHarness *h;
   Reader r;
 
+  /* An array of no rows is the end, as NULL is: the reader is not called
+   * again (a reader returning empty arrays for ever used to spin). */
   reader_init (&r);
   g_ptr_array_add (r.chunks, make_array (2, 2));
   g_ptr_array_add (r.chunks, make_array (0, 2));
@@ -451,14 +453,94 @@ GST_START_TEST (test_src_reader_empty_chunk_is_skipped)
   h = src_harness (src, NULL);
 
   gst_buffer_unref (pull_rows (h, 0, 2));
-  gst_buffer_unref (pull_rows (h, 2, 3));
   expect_eos (h);
-  fail_unless_equals_int (r.calls, 4);
-  fail_unless_equals_uint64 (r.first_rows[2], 2);
+  fail_unless_equals_int (r.calls, 2);
+  fail_unless_equals_uint64 (r.first_rows[1], 2);
 
   teardown_harness (h, NULL);
   gst_object_unref (src);
   reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_empty_chunk_before_total_is_error)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (2, 2));
+  g_ptr_array_add (r.chunks, make_array (0, 2));
+  set_reader (src, &r, PLAN_DTYPE_INT32, 5, 2);
+  h = src_harness (src, &bus);
+
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "ended the stream after 2 of the 5 rows");
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_refilled_buffer_is_error)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (3, 2);
+  GstBuffer *held;
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  /* The same array returned again while the plan still holds the rows it
+   * returned first (here: the harness's queue, and `held`). */
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, g_object_ref (a));
+  g_ptr_array_add (r.chunks, g_object_ref (a));
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, &bus);
+
+  held = pull_rows (h, 0, 3);
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "reader of in", "at row 3", "rows it returned at row 0 still use",
+      "copy");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_buffer_unref (held);
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_src_reader_views_of_one_array_are_not_reuse)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (6, 2);
+  GstHarness *h;
+  Reader r;
+
+  /* Rows 0-2 and 3-5 of one array: the same allocation, no overlap. */
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, plan_array_new_rows (a, 0, 3, NULL));
+  g_ptr_array_add (r.chunks, plan_array_new_rows (a, 3, 3, NULL));
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, NULL);
+
+  gst_buffer_unref (pull_rows (h, 0, 3));
+  gst_buffer_unref (pull_rows (h, 3, 6));
+  expect_eos (h);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  reader_clear (&r);
+  g_object_unref (a);
 }
 
 GST_END_TEST;
@@ -1088,7 +1170,10 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_0d_array_is_one_buffer);
   tcase_add_test (tc, test_src_empty_array_sends_only_eos);
   tcase_add_test (tc, test_src_reader_chunks_in_row_order);
-  tcase_add_test (tc, test_src_reader_empty_chunk_is_skipped);
+  tcase_add_test (tc, test_src_reader_empty_chunk_ends_stream);
+  tcase_add_test (tc, test_src_reader_empty_chunk_before_total_is_error);
+  tcase_add_test (tc, test_src_reader_refilled_buffer_is_error);
+  tcase_add_test (tc, test_src_reader_views_of_one_array_are_not_reuse);
   tcase_add_test (tc, test_src_reader_known_total_ends_without_another_call);
   tcase_add_test (tc, test_src_reader_error_is_element_error);
   tcase_add_test (tc, test_src_reader_wrong_dtype_is_format_error);

@@ -1,0 +1,447 @@
+#!/usr/bin/python3
+"""gstplan as applications use it: the seed's program as written, waits
+that time out, Ctrl-C and asyncio cancellation, outputs that overlap
+inputs, readers that refill one buffer, return nothing for ever or the
+wrong thing, Python callbacks that exit, and the smaller edges (lambdas
+over several lines, 0-d rows for writers, results of file outputs, a
+missing device at realize). Every result is checked against numpy."""
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+import numpy as np
+
+import gstplan
+from gstplan import IO, Plan, PlanError, TranslationError
+
+rng = np.random.default_rng(25)
+TESTS = []
+
+
+def test(func):
+    TESTS.append(func)
+    return func
+
+
+def expect(exc, func, *needles):
+    try:
+        func()
+    except exc as e:
+        for n in needles:
+            assert n in str(e), "%r not in %r" % (n, str(e))
+        return e
+    raise AssertionError("%s was not raised" % exc.__name__)
+
+
+def seed_plan():
+    plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
+    c = plan.map(lambda x, y: x + y, args=(a, b)); d = plan.reduce(lambda x, y: x + y, args=(a,))
+    e = plan.stencil("x y _", lambda x, y: x + y, args=(b,))
+    f = plan.sink(c); g = plan.sink(d); h = plan.sink(e)
+    return plan
+
+
+def slow_reader(n_chunks, rows=1000, pause=0.2, dtype=np.float32):
+    """A reader of n_chunks chunks of ones, pause seconds each."""
+    def read(first_row):
+        if first_row >= n_chunks * rows:
+            return None
+        time.sleep(pause)
+        return np.ones(rows, dtype)
+    return read
+
+
+def sum_plan():
+    plan = Plan(); a = plan.source(ndim=1)
+    s = plan.reduce("sum", args=(a,))
+    return plan, a
+
+
+@test
+def seed_program_as_written():
+    """g = np.empty(1): a (1,) array takes the reduction's one value; on
+    float32 data (np.empty(1, np.float32)) and float64 data (np.empty(1))."""
+    for dtype in (np.float32, np.float64):
+        plan = seed_plan()
+        work = plan.realize(target='cpu')
+        A = rng.random(10007).astype(dtype); B = rng.random(10007).astype(dtype)
+        F = np.empty_like(A); G = np.empty(1, dtype); H = np.empty_like(B)
+        for _ in range(2):   # the second dispatch restarts the pipeline
+            G[:] = -1
+            future = work.dispatch(a=A, b=B, f=F, g=G, h=H); future.wait()
+            assert np.array_equal(F, A + B)
+            np.testing.assert_allclose(G[0], A.astype(np.float64).sum(),
+                                       rtol=1e-6)
+            assert np.array_equal(H, np.concatenate([B[:1], B[:-1]]) + B)
+            assert future.result('g') is G
+    # a reduction per column into an array of the same size, other shape
+    plan = Plan(); a = plan.source(ndim=2)
+    s = plan.reduce("sum", args=(a,), axis=0)
+    work = plan.realize(target='cpu')
+    A = rng.random((100, 3))
+    S = np.empty((1, 3))
+    work.dispatch(a=A, s=S).wait()
+    np.testing.assert_allclose(S[0], A.sum(axis=0), rtol=1e-12)
+    # other sizes are still refused, and maps never reshape
+    expect(PlanError, lambda: work.dispatch(a=A, s=np.empty(2)),
+           "output 's' is float64 of shape (3,)", "shape (2,)")
+    plan = Plan(); a = plan.source(ndim=1); m = plan.map("x + 1", args=(a,))
+    work = plan.realize(target='cpu')
+    expect(PlanError, lambda: work.dispatch(a=np.ones(4), m=np.empty((2, 2))),
+           "output 'm'", "shape (2, 2)")
+
+
+@test
+def bare_custom_says_what_to_pass_and_decorates():
+    plan = Plan(); a = plan.source(ndim=1)
+    expect(TypeError, lambda: plan.custom(), "args=", "@plan.custom(args=(a,))")
+
+    @plan.custom(args=(a,))
+    def twice(x):
+        return 2 * x
+    assert isinstance(twice, gstplan.Node) and twice.name == "twice"
+    work = plan.realize(target='cpu')
+    A = rng.random(5000)
+    assert np.array_equal(work.dispatch(a=A).result('twice'), 2 * A)
+
+
+@test
+def waits_time_out_with_false():
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    io = IO(work); io.connect(a, slow_reader(20))
+    future = io.start()
+    t = time.monotonic()
+    assert io.wait(timeout=0.05) is False
+    assert future.wait(timeout=0.05) is False
+    assert future.wait(timeout=0) is False
+    assert time.monotonic() - t < 2
+    assert not future.done()
+    future.cancel()
+    expect(PlanError, lambda: future.wait(timeout=10), "cancelled")
+    # and True once done
+    io = IO(work); io.connect(a, slow_reader(2, pause=0))
+    future = io.start()
+    assert future.wait(timeout=30) is True
+    assert future.result('s') == 2000
+
+
+def interrupt_after(seconds):
+    """SIGINT to this process after seconds; returns when it was sent."""
+    sent = []
+
+    def fire():
+        time.sleep(seconds)
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Thread(target=fire, daemon=True).start()
+    return sent
+
+
+def check_interrupted(how):
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    io = IO(work); io.connect(a, slow_reader(40, pause=0.1))
+    future = io.start()
+    sent = interrupt_after(0.3)
+    try:
+        how(io, future)
+    except KeyboardInterrupt:
+        late = time.monotonic() - sent[0]
+    else:
+        raise AssertionError("%s: no KeyboardInterrupt" % how.__name__)
+    # raised within the bound (20 ms slices; generous for a loaded machine)
+    assert late < 0.1 * 5, "%s: KeyboardInterrupt %.3f s late" % (
+        how.__name__, late)
+    # and the run was cancelled, long before its 4 s
+    expect(PlanError, lambda: future.wait(timeout=3), "cancelled")
+    return late
+
+
+@test
+def ctrl_c_interrupts_waits_and_cancels():
+    def wait(io, future):
+        future.wait()
+
+    def io_wait(io, future):
+        io.wait()
+
+    def result(io, future):
+        future.result()
+
+    def awaited(io, future):
+        async def main():
+            await future
+        asyncio.run(main())
+    for how in (wait, io_wait, result, awaited):
+        check_interrupted(how)
+
+
+@test
+def asyncio_cancel_cancels_the_run():
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    io = IO(work); io.connect(a, slow_reader(40, pause=0.1))
+    future = io.start()
+
+    async def main():
+        try:
+            await asyncio.wait_for(future, 0.2)
+        except asyncio.TimeoutError:
+            return True
+        return False
+    t = time.monotonic()
+    assert asyncio.run(main())
+    expect(PlanError, lambda: future.wait(timeout=3), "cancelled")
+    assert time.monotonic() - t < 3
+
+    # task.cancel() too
+    io = IO(work); io.connect(a, slow_reader(40, pause=0.1))
+    future = io.start()
+
+    async def cancel_task():
+        task = asyncio.ensure_future(future)
+        await asyncio.sleep(0.2)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return True
+        return False
+    assert asyncio.run(cancel_task())
+    expect(PlanError, lambda: future.wait(timeout=3), "cancelled")
+
+
+@test
+def outputs_overlapping_inputs_are_refused():
+    plan = seed_plan()
+    work = plan.realize(target='cpu')
+    A = rng.random(5000, dtype=np.float32); B = rng.random(5000, dtype=np.float32)
+    for bad, what in ((dict(f=A), "input 'a'"), (dict(f=B[:]), "input 'b'"),
+                      (dict(g=A[7:8]), "input 'a'"),
+                      (dict(h=B.view(np.float32)), "input 'b'")):
+        assert any(np.shares_memory(v, A) or np.shares_memory(v, B)
+                   for v in bad.values())
+        expect(PlanError, lambda: work.dispatch(a=A, b=B, **bad),
+               "shares memory with the %s" % what)
+    F = np.empty(5000, np.float32)
+    expect(PlanError, lambda: work.dispatch(a=A, b=B, f=F, h=F),
+           "outputs 'f' and 'h' share memory")
+    # nothing was touched, and a good dispatch still runs right
+    r = work.dispatch(a=A, b=B, f=F).result()
+    assert np.array_equal(F, A + B)
+    np.testing.assert_allclose(r['g'], A.astype(np.float64).sum(), rtol=1e-6)
+
+
+def refilling_reader(data, rows, buf):
+    """The readinto pattern: one buffer, refilled for every chunk."""
+    def read(first_row):
+        if first_row >= len(data):
+            return None
+        n = min(rows, len(data) - first_row)
+        buf[:n] = data[first_row:first_row + n]
+        return buf[:n]
+    return read
+
+
+@test
+def readers_that_refill_one_buffer():
+    """A reader that refills its buffer while the plan still holds the last
+    chunk is an error (never a wrong sum); with copy=True it is correct."""
+    data = rng.random(20000)
+    plan = Plan(); a = plan.source(ndim=1)
+
+    def slow(x):
+        time.sleep(0.02)
+        return x * 2
+    k = plan.custom(slow, args=(a,))
+    s = plan.reduce("sum", args=(a,))
+    work = plan.realize(target='cpu')
+    io = IO(work)
+    io.connect(a, refilling_reader(data, 1000, np.empty(1000)))
+    io.start()
+    e = expect(ValueError, lambda: io.wait(timeout=60), "reader of 'a'",
+               "had not finished with", "copy=True")
+    io = IO(work)
+    io.connect(a, refilling_reader(data, 1000, np.empty(1000)), copy=True)
+    io.start(); assert io.wait(timeout=60)
+    assert np.array_equal(io.future.result('k'), data * 2)
+    np.testing.assert_allclose(io.future.result('s'), data.sum(), rtol=1e-12)
+    # views of different rows of one array are no reuse
+    io = IO(work)
+    io.connect(a, lambda r: data[r:r + 1000] if r < len(data) else None)
+    io.start(); assert io.wait(timeout=60)
+    assert np.array_equal(io.future.result('k'), data * 2)
+
+
+@test
+def readers_returning_nothing_or_the_wrong_thing():
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    # empty chunks end the stream (a reader returning them for ever used to
+    # spin): the rows before count
+    calls = [0]
+
+    def empties(first_row):
+        calls[0] += 1
+        return np.ones(100, np.float32) if first_row < 300 else \
+            np.empty(0, np.float32)
+    io = IO(work); io.connect(a, empties)
+    io.start(); assert io.wait(timeout=30)
+    assert io.future.result('s') == 300 and calls[0] == 4, calls
+    # a list or a string: a TypeError naming the reader
+    for value, kind in (([1.0, 2.0], "list"), ("abc", "str")):
+        def bad_reader(first_row, value=value):
+            return np.ones(4, np.float32) if first_row == 0 else value
+        io = IO(work); io.connect(a, bad_reader)
+        io.start()
+        expect(TypeError, lambda: io.wait(timeout=30), "bad_reader",
+               "returned a %s" % kind, "at row 4")
+
+        def first_bad(first_row, value=value):
+            return value
+        io = IO(work); io.connect(a, first_bad)
+        expect(TypeError, io.start, "first_bad", "returned a %s" % kind)
+
+
+@test
+def python_callbacks_that_exit():
+    """SystemExit and KeyboardInterrupt raised by a kernel or a reader end
+    the run, and wait() raises them as themselves."""
+    plan = Plan(); a = plan.source(ndim=1)
+
+    def exits(x):
+        sys.exit(3)
+    k = plan.custom(exits, args=(a,))
+    work = plan.realize(target='cpu')
+    f = work.dispatch(a=np.ones(100))
+    e = expect(SystemExit, lambda: f.wait(timeout=30))
+    assert e.code == 3
+
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    for exc in (SystemExit, KeyboardInterrupt):
+        def reader(first_row, exc=exc):
+            if first_row == 0:
+                return np.ones(10, np.float32)
+            raise exc()
+        io = IO(work); io.connect(a, reader)
+        io.start()
+        expect(exc, lambda: io.wait(timeout=30))
+        assert io.future.done()
+
+
+@test
+def lambda_over_several_lines():
+    plan = Plan(); x = plan.source(ndim=1); y = plan.source(ndim=1)
+    m = plan.map(
+        lambda u, v:
+        u*2 + v, args=(x, y))
+    assert gstplan.translate(
+        lambda u, v:
+            u - v) == "u - v"
+    work = plan.realize(target='cpu')
+    X = rng.random(100); Y = rng.random(100)
+    assert np.array_equal(work.dispatch(x=X, y=Y).result('m'), X * 2 + Y)
+
+
+@test
+def lambda_without_source_says_what_to_do():
+    code = ("from gstplan import Plan\n"
+            "plan = Plan(); a = plan.source(ndim=1)\n"
+            "plan.map(lambda x: x * 2, args=(a,))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode != 0
+    for n in ("TranslationError", "python -c", "pass the expression as a "
+              "string", "define the function in a file"):
+        assert n in p.stderr, (n, p.stderr)
+
+
+@test
+def writer_of_a_single_value_gets_one_row():
+    """The docs' writer (out[first_row:first_row + len(rows)] = rows) on a
+    reduction's output."""
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    out = np.zeros(1, np.float64)
+    got = []
+
+    def writer(rows, first_row):
+        got.append(rows.shape)
+        out[first_row:first_row + len(rows)] = rows
+    io = IO(work); io.connect(a, np.arange(10.0)); io.connect('s', writer)
+    io.start(); assert io.wait(timeout=30)
+    assert got == [(1,)] and out[0] == 45.0
+    expect(KeyError, lambda: io.future.result('s'), "went to a writer")
+
+
+@test
+def result_of_a_file_output_is_its_path():
+    import tempfile
+    d = tempfile.mkdtemp()
+    plan, a = sum_plan()
+    work = plan.realize(target='cpu')
+    path = os.path.join(d, "s.npy")
+    f = work.dispatch(a=np.arange(10.0), s=path)
+    assert f.result('s') == path
+    assert f.result()['s'] == path
+    assert np.load(path) == 45.0
+
+
+@test
+def missing_device_is_reported_at_realize():
+    if os.environ.get("GST_PLAN_DEVICE"):
+        return
+    try:
+        gstplan._P.Device.get("cuda")
+        return   # a real GPU: nothing to report
+    except Exception:
+        pass
+    plan, a = sum_plan()
+    expect(PlanError, lambda: plan.realize(target='gpu'), "target cuda",
+           "GST_PLAN_DEVICE=sim")
+    plan.realize(target='cpu')
+
+
+@test
+def seed_program_on_the_sim_device():
+    if os.environ.get("GST_PLAN_DEVICE") != "sim":
+        return
+    plan = seed_plan()
+    work = plan.realize(target='gpu')
+    A = rng.random(5003, dtype=np.float32); B = rng.random(5003, dtype=np.float32)
+    F = np.empty_like(A); G = np.empty(1, np.float32); H = np.empty_like(B)
+    future = work.dispatch(a=A, b=B, f=F, g=G, h=H); future.wait()
+    assert np.array_equal(F, A + B)
+    np.testing.assert_allclose(G[0], A.astype(np.float64).sum(), rtol=1e-6)
+    assert np.array_equal(H, np.concatenate([B[:1], B[:-1]]) + B)
+
+
+def main():
+    sim = len(sys.argv) > 1 and sys.argv[1] == "sim"
+    tests = [seed_program_on_the_sim_device] if sim else TESTS
+    failed = 0
+    for t in tests:
+        try:
+            t()
+            print("ok   %s" % t.__name__)
+        except BaseException:
+            failed += 1
+            print("FAIL %s" % t.__name__)
+            traceback.print_exc()
+    if not sim:
+        env = dict(os.environ, GST_PLAN_DEVICE="sim")
+        p = subprocess.run([sys.executable, __file__, "sim"], env=env)
+        failed += p.returncode != 0
+    print("%d failed" % failed)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
