@@ -42,8 +42,10 @@ plan_custom_mode_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {PLAN_CUSTOM_MODE_MAP, "PLAN_CUSTOM_MODE_MAP", "map"},
-    {PLAN_CUSTOM_MODE_REDUCE, "PLAN_CUSTOM_MODE_REDUCE", "reduce"},
+    {PLAN_CUSTOM_MODE_MAP, "Map: each chunk's rows in, as many rows out",
+        "map"},
+    {PLAN_CUSTOM_MODE_REDUCE,
+        "Reduce: every chunk accumulated into one result", "reduce"},
     {0, NULL, NULL},
   };
 
@@ -58,9 +60,11 @@ plan_custom_phase_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {PLAN_CUSTOM_PHASE_CHUNK, "PLAN_CUSTOM_PHASE_CHUNK", "chunk"},
-    {PLAN_CUSTOM_PHASE_INIT, "PLAN_CUSTOM_PHASE_INIT", "init"},
-    {PLAN_CUSTOM_PHASE_FINISH, "PLAN_CUSTOM_PHASE_FINISH", "finish"},
+    {PLAN_CUSTOM_PHASE_CHUNK, "A chunk of rows", "chunk"},
+    {PLAN_CUSTOM_PHASE_INIT, "Before the first chunk: set the accumulator",
+        "init"},
+    {PLAN_CUSTOM_PHASE_FINISH,
+        "After the last chunk: finalize the accumulator", "finish"},
     {0, NULL, NULL},
   };
 

@@ -645,6 +645,9 @@ plan_device_reducer_push (PlanDeviceReducer * reducer, gconstpointer rows,
   if (n_rows == 0)
     return TRUE;
   switch (dr->mode) {
+    case PLAN_REDUCE_AXIS_1:   /* made INNER when the reducer is made */
+      g_assert_not_reached ();
+      break;
     case PLAN_REDUCE_AXIS_ALL:
       ok = push_all (dr, rows, n_rows * dr->row_elements, error);
       break;

@@ -287,6 +287,8 @@ plan_reduce_axis_get_type (void)
     {PLAN_REDUCE_AXIS_ALL, "Everything, to one value", "all"},
     {PLAN_REDUCE_AXIS_ROWS, "Along the rows: one value per column", "0"},
     {PLAN_REDUCE_AXIS_INNER, "Within each row: one value per row", "-1"},
+    {PLAN_REDUCE_AXIS_1, "Numpy's axis 1 of a 2-D stream: the same as -1",
+        "1"},
     {0, NULL, NULL}
   };
 
@@ -2232,8 +2234,13 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
       || input->dtype >= PLAN_DTYPE_N)
     goto bad_input;
   if (axis != PLAN_REDUCE_AXIS_ALL && axis != PLAN_REDUCE_AXIS_ROWS
-      && axis != PLAN_REDUCE_AXIS_INNER)
+      && axis != PLAN_REDUCE_AXIS_INNER && axis != PLAN_REDUCE_AXIS_1)
     goto bad_axis;
+  /* numpy's axis=1 is the rows' inner axis only on 2-D arrays. */
+  if (axis == PLAN_REDUCE_AXIS_1 && input->ndim != 2)
+    goto axis_1_not_2d;
+  if (axis == PLAN_REDUCE_AXIS_1)
+    axis = PLAN_REDUCE_AXIS_INNER;
 
   r = g_new0 (PlanReducer, 1);
   r->ref_count = 1;
@@ -2259,6 +2266,14 @@ bad_axis:
         "%d is not a reduction axis", (gint) axis);
     return NULL;
   }
+axis_1_not_2d:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "axis=1 is numpy's axis of a 2-D stream's rows, and this stream has "
+        "%u dimension%s: use axis=-1 to reduce each row over all its inner "
+        "axes, or 0 or all", input->ndim, input->ndim == 1 ? "" : "s");
+    return NULL;
+  }
 }
 
 /* Sets the output info from the mode and result dtype, and allocates the
@@ -2271,6 +2286,9 @@ reducer_init_state (PlanReducer * r, PlanDType out_dtype)
   plan_array_info_init (&r->output);
   r->output.dtype = out_dtype;
   switch (r->mode) {
+    case PLAN_REDUCE_AXIS_1:   /* made INNER when the reducer is made */
+      g_assert_not_reached ();
+      break;
     case PLAN_REDUCE_AXIS_ALL:
       r->output.ndim = 0;
       r->staging = g_malloc (BLOCK * r->in_size);
@@ -3167,6 +3185,9 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
     return TRUE;
 
   switch (r->mode) {
+    case PLAN_REDUCE_AXIS_1:   /* made INNER when the reducer is made */
+      g_assert_not_reached ();
+      break;
     case PLAN_REDUCE_AXIS_ALL:
       push_all (r, rows, n_rows * r->row_elements);
       break;

@@ -97,13 +97,17 @@ GType plan_reduce_op_get_type (void);
  *   value per row, giving a stream of shape (N,); numpy's
  *   `axis=tuple(range(1, ndim))`, which is `axis=-1` for 2-D input. On a
  *   1-D stream each row is one value, reduced on its own. Nick `-1`.
+ * @PLAN_REDUCE_AXIS_1: numpy's `axis=1`, which on a 2-D stream is the
+ *   same as @PLAN_REDUCE_AXIS_INNER (and is run as it: the reducer's axis
+ *   is then @PLAN_REDUCE_AXIS_INNER); refused on a stream of another
+ *   number of dimensions, where numpy's axis 1 is not the rows' inner
+ *   axes. Nick `1`.
  *
- * Which axes a reduction runs over. The values are 0, 1 and 2, in that
+ * Which axes a reduction runs over. The values are 0, 1, 2 and 3, in that
  * order (editors show an enum as a list by value). GStreamer would read a
- * number that is no nick as the value (`axis=1`, numpy's per-row axis of
- * a 2-D array, would select @PLAN_REDUCE_AXIS_ROWS): the type has its own
- * string conversion, which takes only the names and nicks, so that such a
- * number is refused.
+ * number that is no nick as the value (`axis=2` would select
+ * @PLAN_REDUCE_AXIS_INNER): the type has its own string conversion, which
+ * takes only the names and nicks, so that such a number is refused.
  *
  * Since: 0.1
  */
@@ -112,6 +116,7 @@ typedef enum
   PLAN_REDUCE_AXIS_ALL = 0,
   PLAN_REDUCE_AXIS_ROWS = 1,
   PLAN_REDUCE_AXIS_INNER = 2,
+  PLAN_REDUCE_AXIS_1 = 3,
 } PlanReduceAxis;
 
 #define PLAN_TYPE_REDUCE_AXIS (plan_reduce_axis_get_type ())

@@ -95,7 +95,12 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (PLAN_NPY_CAPS_MEDIA_TYPE));
 
 #define plan_npy_mux_parent_class parent_class
-G_DEFINE_TYPE (PlanNpyMux, plan_npy_mux, GST_TYPE_ELEMENT);
+/* The type is registered as NpyMux, so that an element made without a name
+ * is named after its factory (npymux0), as GStreamer names it from the type
+ * name. */
+typedef PlanNpyMux NpyMux;
+typedef PlanNpyMuxClass NpyMuxClass;
+G_DEFINE_TYPE_EXTENDED (NpyMux, plan_npy_mux, GST_TYPE_ELEMENT, 0, {});
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (npymux, "npymux",
     GST_RANK_NONE, PLAN_TYPE_NPY_MUX,
     GST_DEBUG_CATEGORY_INIT (plan_npy_mux_debug, "npymux", 0,
@@ -122,7 +127,7 @@ plan_npy_mux_class_init (PlanNpyMuxClass * klass)
   gst_element_class_set_static_metadata (element_class, ".npy writer",
       "Codec/Muxer/Array",
       "Writes an array stream as a NumPy .npy byte stream, header first",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/npyparse.md");
 

@@ -112,7 +112,12 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (PLAN_ARRAY_CAPS_ANY));
 
 #define plan_npy_parse_parent_class parent_class
-G_DEFINE_TYPE (PlanNpyParse, plan_npy_parse, GST_TYPE_ELEMENT);
+/* The type is registered as NpyParse, so that an element made without a name
+ * is named after its factory (npyparse0), as GStreamer names it from the type
+ * name. */
+typedef PlanNpyParse NpyParse;
+typedef PlanNpyParseClass NpyParseClass;
+G_DEFINE_TYPE_EXTENDED (NpyParse, plan_npy_parse, GST_TYPE_ELEMENT, 0, {});
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (npyparse, "npyparse",
     GST_RANK_PRIMARY, PLAN_TYPE_NPY_PARSE,
     GST_DEBUG_CATEGORY_INIT (plan_npy_parse_debug, "npyparse", 0,
@@ -156,7 +161,7 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
   gst_element_class_set_static_metadata (element_class, ".npy parser",
       "Codec/Parser/Array",
       "Parses a NumPy .npy byte stream into an array stream of whole rows",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/npyparse.md");
 

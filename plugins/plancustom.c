@@ -67,6 +67,7 @@ enum
   PROP_CUDA,
   PROP_CUDA_FUNCTION,
   PROP_BLOCK_SIZE,
+  PROP_BLOCK_SIZE_DEPRECATED,
   PROP_MODE,
   PROP_OUT_DTYPE,
   PROP_OUT_SHAPE,
@@ -186,6 +187,7 @@ plan_custom_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BLOCK_SIZE:
+    case PROP_BLOCK_SIZE_DEPRECATED:
       self->block_size = g_value_get_uint (value);
       break;
     case PROP_MODE:
@@ -228,6 +230,7 @@ plan_custom_get_property (GObject * object, guint prop_id, GValue * value,
   }
   switch (prop_id) {
     case PROP_BLOCK_SIZE:
+    case PROP_BLOCK_SIZE_DEPRECATED:
       g_value_set_uint (value, self->block_size);
       break;
     case PROP_MODE:
@@ -1053,10 +1056,15 @@ plan_custom_class_init (PlanCustomClass * klass)
           "The extern \"C\" __global__ function of the CUDA source, taking "
           "a plan_chunk by value", NULL, flags));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
-      g_param_spec_uint ("block-size", "CUDA block size",
+      g_param_spec_uint ("blocksize", "CUDA block size",
           "Threads per block of the CUDA kernel's launch; the grid covers "
           "the chunk's rows (at most 65535 blocks: loop with "
           "PLAN_FOR_EACH_ROW)", 32, 1024, DEFAULT_BLOCK_SIZE, flags));
+  /* The old spelling, kept working. */
+  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE_DEPRECATED,
+      g_param_spec_uint ("block-size", "CUDA block size (deprecated)",
+          "Deprecated spelling of blocksize", 32, 1024, DEFAULT_BLOCK_SIZE,
+          flags | G_PARAM_DEPRECATED));
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "map: as many rows out as in; reduce: one result array "
@@ -1105,7 +1113,7 @@ plan_custom_class_init (PlanCustomClass * klass)
       "Filter/Converter/Array",
       "Runs a user kernel (a C function from a library or the application, "
       "or CUDA source) on chunks of one or more arrays",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plancustom.md");
   gst_type_mark_as_plugin_api (PLAN_TYPE_CUSTOM_MODE, 0);

@@ -276,7 +276,7 @@ plan_download_class_init (PlanDownloadClass * klass)
       "Array download", "Filter/Converter/Array/Device",
       "Copies arrays from device memory to system memory, ordered after "
       "their producer by its ready event",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
 

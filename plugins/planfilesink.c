@@ -269,7 +269,7 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       "Sink/File/Array",
       "Writes an array to a raw or NumPy .npy file, writing behind on its "
       "own worker thread into a temporary file renamed into place at end "
-      "of stream", "gst-plan authors");
+      "of stream", PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesink.md");
 

@@ -356,7 +356,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
       "Source/File/Array",
       "Reads an array from a raw or NumPy .npy file in chunks of whole "
       "rows, reading ahead on its own worker thread",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesrc.md");
 

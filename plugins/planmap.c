@@ -680,7 +680,7 @@ plan_map_class_init (PlanMapClass * klass)
       "Filter/Converter/Array",
       "Computes an expression element by element over one or more arrays "
       "whose shapes broadcast, with array constants and live parameters",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planmap.md");
 }

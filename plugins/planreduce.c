@@ -715,7 +715,7 @@ plan_reduce_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
   GST_OBJECT_UNLOCK (self);
   *output = *input;
   self->sharded = FALSE;
-  if (axis == PLAN_REDUCE_AXIS_INNER)
+  if (axis == PLAN_REDUCE_AXIS_INNER || axis == PLAN_REDUCE_AXIS_1)
     return TRUE;
   if (input->replicated)
     return TRUE;
@@ -1154,7 +1154,7 @@ plan_reduce_class_init (PlanReduceClass * klass)
       "one per column or one per row: numpy's sum, prod, min, max, mean, "
       "argmin, argmax, any, all, their nan versions, var, std, "
       "count_nonzero, ptp, or a custom combiner",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planreduce.md");
 

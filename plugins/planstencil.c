@@ -1033,7 +1033,7 @@ plan_stencil_class_init (PlanStencilClass * klass)
       "Filter/Converter/Array",
       "Computes an expression over a 1-D or 2-D window around each element "
       "of an array, with scipy.ndimage's boundary modes",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planstencil.md");
 

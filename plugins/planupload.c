@@ -514,7 +514,7 @@ plan_upload_class_init (PlanUploadClass * klass)
       "Array upload", "Filter/Converter/Array/Device",
       "Copies arrays from system memory to device memory on its own stream "
       "without waiting, with a bounded pool of device buffers",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
 

@@ -120,6 +120,9 @@ static const gchar help_text[] =
     "        then stopped as for SIGINT (see SIGNALS).\n"
     "    -h, --help\n"
     "        This manual. --help-gst lists GStreamer's own options.\n"
+    "    --version\n"
+    "        Print plan-launch's version (that of gst-plan) and the version\n"
+    "        of the GStreamer library it runs with, and exit.\n"
     "\n"
     "SIGNALS\n"
     "    SIGINT (Ctrl-C) and SIGTERM stop the pipeline cleanly: it is set to\n"
@@ -1308,21 +1311,34 @@ enable_stats_tracer (void)
   g_free (value);
 }
 
-static gboolean
+/* The first of --help (-h, -?) and --version among the options before
+ * the pipeline: "help", "version", or NULL. */
+static const gchar *
 wants_help (gint argc, gchar ** argv)
 {
   gint i;
 
   for (i = 1; i < argc; i++) {
     if (g_str_equal (argv[i], "--"))
-      return FALSE;
+      return NULL;
     if (g_str_equal (argv[i], "-h") || g_str_equal (argv[i], "--help")
         || g_str_equal (argv[i], "-?"))
-      return TRUE;
+      return "help";
+    if (g_str_equal (argv[i], "--version"))
+      return "version";
     if (argv[i][0] != '-')
-      return FALSE;
+      return NULL;
   }
-  return FALSE;
+  return NULL;
+}
+
+static void
+print_version (void)
+{
+  gchar *gst = gst_version_string ();
+
+  g_print ("plan-launch %s (%s)\n%s\n", VERSION, GST_PACKAGE_NAME, gst);
+  g_free (gst);
 }
 
 int
@@ -1347,12 +1363,18 @@ main (int argc, char **argv)
   };
   GOptionContext *ctx;
   GError *err = NULL;
+  const gchar *asked;
   Run run = { 0, };
   gdouble seconds = 0;
   gint status;
 
   g_set_print_handler (print_to_stdout);
-  if (wants_help (argc, argv)) {
+  asked = wants_help (argc, argv);
+  if (asked && g_str_equal (asked, "version")) {
+    print_version ();
+    return stdout_errno ? EXIT_ERROR : EXIT_OK;
+  }
+  if (asked) {
     g_print ("%s", help_text);
     return stdout_errno ? EXIT_ERROR : EXIT_OK;
   }
@@ -1376,6 +1398,10 @@ main (int argc, char **argv)
   if (argc >= 2 && (g_str_equal (argv[1], "--help")
           || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "-?"))) {
     g_print ("%s", help_text);
+    return stdout_errno ? EXIT_ERROR : EXIT_OK;
+  }
+  if (argc >= 2 && g_str_equal (argv[1], "--version")) {
+    print_version ();
     return stdout_errno ? EXIT_ERROR : EXIT_OK;
   }
   /* The tracer is created by gst_init, from GST_TRACERS. */

@@ -191,7 +191,7 @@ plan_array_sink_class_init (PlanArraySinkClass * klass)
       "new one, or hands its chunks to the application's writer without "
       "copying them (set from C with plan_array_sink_set_array or "
       "plan_array_sink_set_writer; the result is plan_array_sink_get_array)",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
 

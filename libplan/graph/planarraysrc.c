@@ -217,7 +217,7 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
       "Streams an application's in-memory array, or the arrays its chunk "
       "reader returns, as rows of array/x-raw without copying them (set "
       "from C with plan_array_src_set_array or plan_array_src_set_reader)",
-      "gst-plan authors");
+      PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
 

@@ -705,6 +705,7 @@ reduced_ndim (PlanReduceAxis axis, guint ndim)
     case PLAN_REDUCE_AXIS_ROWS:
       return ndim > 0 ? ndim - 1 : 0;
     case PLAN_REDUCE_AXIS_INNER:
+    case PLAN_REDUCE_AXIS_1:
       return 1;
     default:
       return 0;
@@ -720,8 +721,8 @@ check_axis (PlanReduceAxis axis, GError ** error)
   if (v != NULL)
     return TRUE;
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-      "%d is not an axis: use all, 0 (along the rows) or -1 (within each "
-      "row)", axis);
+      "%d is not an axis: use all, 0 (along the rows), -1 (within each "
+      "row) or 1 (within each row of a 2-D stream)", axis);
   return FALSE;
 }
 

@@ -1103,9 +1103,9 @@ infer_reduce (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
   if (reducer == NULL)
     return FALSE;
   plan_reducer_get_output_info (reducer, out);
-  plan_reducer_unref (reducer);
-  if (node->axis == PLAN_REDUCE_AXIS_INNER)
+  if (plan_reducer_get_axis (reducer) == PLAN_REDUCE_AXIS_INNER)
     out->shape[0] = in->shape[0];
+  plan_reducer_unref (reducer);
   return TRUE;
 }
 

@@ -78,7 +78,8 @@ def _by_nick(enum, nick):
 
 _AXES = {None: _by_nick(_P.ReduceAxis, "all"),
          0: _by_nick(_P.ReduceAxis, "0"),
-         -1: _by_nick(_P.ReduceAxis, "-1")}
+         -1: _by_nick(_P.ReduceAxis, "-1"),
+         1: _by_nick(_P.ReduceAxis, "1")}
 
 
 class PlanError(Exception):
@@ -429,11 +430,12 @@ class Plan:
         'mean', 'argmin', 'argmax', 'any', 'all', 'var', 'std', 'nansum',
         ... as planreduce names them), or an associative combiner of two
         partial results (a lambda x, y or a string), with its identity.
-        axis: None (everything), 0 (over rows) or -1 (each row). ddof:
+        axis: None (everything), 0 (over rows), -1 (each row) or 1 (each
+        row of a 2-D input, numpy's axis 1 there). ddof:
         numpy's, for 'var', 'std', 'nanvar' and 'nanstd'."""
         (source,) = self._inputs(args, "reduce")
         if axis not in _AXES:
-            raise ValueError("reduce: axis must be None, 0 or -1, not %r" %
+            raise ValueError("reduce: axis must be None, 0, -1 or 1, not %r" %
                              (axis,))
         name = self._name(name)
         if isinstance(func, str) and func in _OPS:

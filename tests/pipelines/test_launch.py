@@ -101,6 +101,29 @@ def test_help_is_a_manual():
         raise Failure('--help after options gave another text')
 
 
+def project_version():
+    with open(os.path.join(SOURCE, 'meson.build')) as f:
+        return re.search(r"version\s*:\s*'([^']+)'", f.read()).group(1)
+
+
+def test_version():
+    version = project_version()
+    for args in (['--version'], ['-q', '-t', '5', '--version']):
+        out, err = run(args)
+        lines = out.splitlines()
+        if len(lines) != 2 or lines[0] != 'plan-launch %s (gst-plan)' % version \
+                or not re.match(r'GStreamer 1\.\d+\.\d+', lines[1]) or err:
+            raise Failure('plan-launch %s gave %r (stderr %r)' % (
+                ' '.join(args), out, err))
+    # The plugin says the same version to gst-inspect-1.0.
+    p = subprocess.run(['gst-inspect-1.0', 'plan'], capture_output=True,
+                       text=True, timeout=60)
+    if not re.search(r'^\s*Version\s+%s$' % re.escape(version), p.stdout,
+                     re.M):
+        raise Failure('gst-inspect-1.0 plan shows no version %s:\n%s' % (
+            version, p.stdout))
+
+
 def test_usage_errors():
     _, err = run([], expect=2)
     if 'usage: plan-launch' not in err:
@@ -506,6 +529,7 @@ def test_results_that_cannot_be_written_are_an_error():
 
 plantest.run_cases([(f.__name__, f) for f in (
     test_help_is_a_manual,
+    test_version,
     test_usage_errors,
     test_reduce_plan_prints_results,
     test_plan_variable_defaults_and_columns,

@@ -325,10 +325,83 @@ GST_START_TEST (test_reduce_axis_takes_nicks_only)
   fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_ROWS);
   fail_unless (gst_value_deserialize (&v, "-1"));
   fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_INNER);
-  fail_if (gst_value_deserialize (&v, "1"));
+  fail_unless (gst_value_deserialize (&v, "1"));
+  fail_unless_equals_int (g_value_get_enum (&v), PLAN_REDUCE_AXIS_1);
   fail_if (gst_value_deserialize (&v, "2"));
+  fail_if (gst_value_deserialize (&v, "3"));
   fail_if (gst_value_deserialize (&v, "256"));
   g_value_unset (&v);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* What editors show of an element before it is named: an element made
+ * without a name is named after its factory (npyparse0, as GStreamer's
+ * own), every enum value's description reads as words (not a C name), and
+ * block sizes are spelled blocksize, any other spelling being a deprecated
+ * alias of it. */
+GST_START_TEST (test_names_enums_and_spellings_for_editors)
+{
+  GList *factories = plan_factories (), *l;
+  guint enums = 0;
+
+  for (l = factories; l; l = l->next) {
+    const gchar *factory = GST_OBJECT_NAME (l->data);
+    GstElement *e = gst_element_factory_create (l->data, NULL);
+    gchar *name = gst_object_get_name (GST_OBJECT (e));
+    GParamSpec **props;
+    guint n, i;
+
+    fail_unless (g_str_has_prefix (name, factory)
+        && name[strlen (factory)] != '\0'
+        && strspn (name + strlen (factory), "0123456789") ==
+        strlen (name + strlen (factory)), "%s made without a name is %s",
+        factory, name);
+    g_free (name);
+    props = g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
+    for (i = 0; i < n; i++) {
+      const gchar *prop = g_param_spec_get_name (props[i]);
+
+      /* Ours: GStreamer's base classes' enums are as GStreamer made them. */
+      if (G_IS_PARAM_SPEC_ENUM (props[i])
+          && g_str_has_prefix (g_type_name (props[i]->value_type), "Plan")) {
+        GEnumClass *klass = G_PARAM_SPEC_ENUM (props[i])->enum_class;
+        guint k;
+
+        for (k = 0; k < klass->n_values; k++)
+          fail_if (g_regex_match_simple ("^[A-Z0-9_]+$|[A-Z]+_[A-Z_]+",
+                  klass->values[k].value_name, 0, 0), "%s:%s value %s: %s",
+              factory, prop, klass->values[k].value_nick,
+              klass->values[k].value_name);
+        enums++;
+      }
+      if (g_str_equal (prop, "block-size") || g_str_equal (prop, "block_size"))
+        fail_unless ((props[i]->flags & G_PARAM_DEPRECATED)
+            && g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+                "blocksize"), "%s:%s", factory, prop);
+    }
+    g_free (props);
+    gst_object_unref (e);
+  }
+  fail_unless (enums > 0);
+  g_list_free_full (factories, gst_object_unref);
+}
+
+GST_END_TEST;
+
+/* plancustom's old block-size sets and reads blocksize. */
+GST_START_TEST (test_custom_block_size_alias)
+{
+  GstElement *e = gst_element_factory_make ("plancustom", NULL);
+  guint v = 0;
+
+  gst_util_set_object_arg (G_OBJECT (e), "block-size", "64");
+  g_object_get (e, "blocksize", &v, NULL);
+  fail_unless_equals_int (v, 64);
+  g_object_set (e, "blocksize", 512, NULL);
+  g_object_get (e, "block-size", &v, NULL);
+  fail_unless_equals_int (v, 512);
   gst_object_unref (e);
 }
 
@@ -357,6 +430,12 @@ GST_START_TEST (test_metadata_has_no_placeholders)
     for (k = 0; k < G_N_ELEMENTS (keys); k++)
       fail_if (strstr (gst_element_factory_get_metadata (f, keys[k]),
               ".invalid"), "%s", GST_OBJECT_NAME (f));
+    /* The author names a contact, "Name <address>", as GStreamer's own
+     * elements do. */
+    fail_unless (g_regex_match_simple ("^[^<>@]+ <[^<>@ ]+@[^<>@ ]+\\.[a-z]+>$",
+            gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_AUTHOR),
+            0, 0), "%s: author \"%s\"", GST_OBJECT_NAME (f),
+        gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_AUTHOR));
     fail_unless (uri != NULL, "%s has no doc URI", GST_OBJECT_NAME (f));
     fail_unless (g_str_has_prefix (uri, "file://")
         && g_str_has_suffix (uri, ".md"), "%s", uri);
@@ -560,6 +639,8 @@ settings_suite (void)
   tcase_add_test (tc, test_enum_values_are_small_consecutive_integers);
   tcase_add_test (tc, test_reduce_axis_takes_nicks_only);
   tcase_add_test (tc, test_metadata_has_no_placeholders);
+  tcase_add_test (tc, test_names_enums_and_spellings_for_editors);
+  tcase_add_test (tc, test_custom_block_size_alias);
   tcase_add_test (tc, test_stencil_window_without_blanks);
   tcase_add_test (tc, test_map_pad_variable_property);
   tcase_add_test (tc, test_map_logs_decisions_in_its_category);
