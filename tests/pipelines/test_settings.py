@@ -168,18 +168,25 @@ def test_map_pad_variables():
         raise Failure('the error does not name both pads:\n%s' % out)
 
 
-def test_reduce_axis_number_refused():
-    """axis=1 (numpy's per-row axis of a 2-D array) is no nick: refused,
-    though the enum's values are 0, 1, 2."""
+def test_reduce_axis_1():
+    """axis=1 is numpy's per-row axis of a 2-D stream (as -1) and refused on
+    a 3-D one, where numpy's axis 1 is not each row's inner axes; a number
+    that is no nick (2) is refused as the property is set."""
     a, src, d = source((10, 4))
-    _, out = gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+    for axis in ('1', '-1'):
+        dst = os.path.join(d, 'out%s.npy' % axis)
+        gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+                   'axis=' + axis, '!', 'planfilesink', 'location=' + dst)
+        assert_same(np.load(dst), a.sum(axis=1), 'axis=' + axis)
+    b, src3, _ = source((5, 2, 3))
+    _, out = gst_launch('planfilesrc', 'location=' + src3, '!', 'planreduce',
                         'axis=1', '!', 'fakesink', expect_ok=False)
+    if 'axis=1' not in out or '3 dimensions' not in out:
+        raise Failure(out)
+    _, out = gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
+                        'axis=2', '!', 'fakesink', expect_ok=False)
     if 'could not set property "axis"' not in out:
         raise Failure(out)
-    dst = os.path.join(d, 'out.npy')
-    gst_launch('planfilesrc', 'location=' + src, '!', 'planreduce',
-               'axis=-1', '!', 'planfilesink', 'location=' + dst)
-    assert_same(np.load(dst), a.sum(axis=-1), 'axis=-1')
 
 
 CASES = [
@@ -194,7 +201,7 @@ CASES = [
     ('planstencil cval=nan, inf, -inf as scipy', test_stencil_cval_nan_and_inf),
     ('a stencil window spelled with commas', test_stencil_window_with_commas),
     ('planmap pads name their variables', test_map_pad_variables),
-    ('planreduce axis=1 is refused', test_reduce_axis_number_refused),
+    ('planreduce axis=1 on 2-D, refused on 3-D', test_reduce_axis_1),
 ]
 
 if __name__ == '__main__':
