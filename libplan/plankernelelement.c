@@ -221,6 +221,11 @@ typedef struct
                                  * launch_consumes) */
   gboolean new_range;           /* an input segment chose new rows */
   gboolean output_started;      /* a buffer or a GAP went out in the range */
+  gboolean discont;             /* the next buffer pushed is the first of a
+                                 * stream, a range or after a flush */
+  guint32 segment_seqnum;       /* of the last input segment (a seek's
+                                 * answer carries the seek's), which the
+                                 * output's answers */
   gboolean direct_output;       /* downstream gave memory for the last
                                  * output (PLAN_QUERY_OUTPUT_ROWS) */
   guint n_unpushed;             /* outputs allocated and not pushed yet */
@@ -667,6 +672,7 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
      * previous segment and before those of this one. */
     gst_event_parse_segment (event, &segment);
     set_input_range (PLAN_KERNEL_ELEMENT (agg), pad, segment);
+    GET_PRIV (agg)->segment_seqnum = gst_event_get_seqnum (event);
   }
 
   return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->sink_event
@@ -1282,6 +1288,7 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
   priv->out_rows = out_first;
   priv->n_unpushed = 0;
   priv->output_started = FALSE;
+  priv->discont = TRUE;
 
   gst_segment_init (&segment, GST_FORMAT_DEFAULT);
   segment.start = segment.time = segment.position = out_first;
@@ -1305,6 +1312,7 @@ preroll_downstream (PlanKernelElement * self)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (self);
+  GstEvent *event;
   GstSegment segment;
 
   if (priv->output_started || !priv->configured
@@ -1315,8 +1323,16 @@ preroll_downstream (PlanKernelElement * self)
   segment = GST_AGGREGATOR_PAD (srcpad)->segment;
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "no output yet: a GAP lets downstream preroll");
-  gst_pad_push_event (srcpad, gst_event_new_segment (&segment));
-  gst_pad_push_event (srcpad, gst_event_new_gap (0, GST_CLOCK_TIME_NONE));
+  /* Both answer the input's segment (GstAggregator gives the segment it
+   * sends with the first buffer the same seqnum). */
+  event = gst_event_new_segment (&segment);
+  if (priv->segment_seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, priv->segment_seqnum);
+  gst_pad_push_event (srcpad, event);
+  event = gst_event_new_gap (0, GST_CLOCK_TIME_NONE);
+  if (priv->segment_seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, priv->segment_seqnum);
+  gst_pad_push_event (srcpad, event);
 }
 
 static GstFlowReturn
@@ -1432,6 +1448,7 @@ reset_state (PlanKernelElement * self)
   GET_PRIV (self)->out_rows = 0;
   GET_PRIV (self)->new_range = FALSE;
   GET_PRIV (self)->output_started = FALSE;
+  GET_PRIV (self)->discont = TRUE;
   GET_PRIV (self)->n_unpushed = 0;
   GET_PRIV (self)->direct_output = FALSE;
   GET_PRIV (self)->lending_refused = FALSE;
@@ -1826,6 +1843,8 @@ plan_kernel_element_start (GstAggregator * agg)
   free_inputs (priv);
   priv->out_rows = 0;
   priv->n_unpushed = 0;
+  priv->discont = TRUE;
+  priv->segment_seqnum = GST_SEQNUM_INVALID;
   priv->direct_output = FALSE;
   priv->lending_refused = FALSE;
   g_atomic_int_set (&priv->failed, FALSE);
@@ -2321,6 +2340,16 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   priv = GET_PRIV (self);
   n_rows = gst_buffer_get_size (buffer) /
       plan_array_info_get_row_size (&priv->output);
+  /* The first buffer of the stream, of a range (after a segment) or after
+   * a flush says that it follows nothing. */
+  if (priv->discont) {
+    buffer = gst_buffer_make_writable (buffer);
+    GST_BUFFER_FLAG_SET (buffer, GST_BUFFER_FLAG_DISCONT);
+    priv->discont = FALSE;
+  } else if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DISCONT)) {
+    buffer = gst_buffer_make_writable (buffer);
+    GST_BUFFER_FLAG_UNSET (buffer, GST_BUFFER_FLAG_DISCONT);
+  }
   GST_BUFFER_OFFSET (buffer) = priv->out_rows;
   GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
   priv->out_rows += n_rows;

@@ -73,6 +73,7 @@ struct _PlanNpyMux
   gboolean have_caps;
   PlanArrayInfo info;
   GstSegment segment;           /* upstream's, in rows */
+  guint32 seqnum;               /* upstream segment's, which ours answers */
   gboolean header_sent;
   gboolean rewrite;             /* the header is completed at EOS */
   gint64 expected;              /* rows announced, -1 when unknown */
@@ -161,6 +162,7 @@ reset (PlanNpyMux * self)
   self->rewrite = FALSE;
   self->expected = -1;
   gst_segment_init (&self->segment, GST_FORMAT_DEFAULT);
+  self->seqnum = GST_SEQNUM_INVALID;
   GST_OBJECT_LOCK (self);
   self->rows = 0;
   self->bytes = 0;
@@ -242,7 +244,24 @@ make_header (PlanNpyMux * self, gint64 rows)
   }
   GST_BUFFER_OFFSET (buf) = 0;
   GST_BUFFER_OFFSET_END (buf) = self->header_size;
+  /* It follows a segment of its own: nothing before it in the stream. */
+  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   return buf;
+}
+
+/* A segment in bytes from byte 0, answering the upstream event of
+ * @seqnum (when valid). */
+static gboolean
+push_segment (PlanNpyMux * self, guint32 seqnum)
+{
+  GstSegment segment;
+  GstEvent *event;
+
+  gst_segment_init (&segment, GST_FORMAT_BYTES);
+  event = gst_event_new_segment (&segment);
+  if (seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, seqnum);
+  return gst_pad_push_event (self->srcpad, event);
 }
 
 /* Before the first row (or at EOS without rows): decides how the row
@@ -250,7 +269,6 @@ make_header (PlanNpyMux * self, gint64 rows)
 static GstFlowReturn
 send_header (PlanNpyMux * self)
 {
-  GstSegment segment;
   GstBuffer *header;
   gchar *desc;
 
@@ -267,8 +285,7 @@ send_header (PlanNpyMux * self)
       self->header_size, self->rewrite ? "rewritten at EOS with the row count"
       : "with the announced row count");
 
-  gst_segment_init (&segment, GST_FORMAT_BYTES);
-  gst_pad_push_event (self->srcpad, gst_event_new_segment (&segment));
+  push_segment (self, self->seqnum);
   header = make_header (self, MAX (self->expected, 0));
   if (header == NULL)
     return GST_FLOW_ERROR;
@@ -354,9 +371,8 @@ too_many:
 /* At EOS: the header when no row came, the check of the row count, and
  * the rewritten header when the count was not known at the start. */
 static gboolean
-finish (PlanNpyMux * self)
+finish (PlanNpyMux * self, guint32 seqnum)
 {
-  GstSegment segment;
   GstBuffer *header;
   guint64 rows;
 
@@ -373,8 +389,8 @@ finish (PlanNpyMux * self)
 
   GST_DEBUG_OBJECT (self, "rewriting the header with %" G_GUINT64_FORMAT
       " rows", rows);
-  gst_segment_init (&segment, GST_FORMAT_BYTES);
-  if (!gst_pad_push_event (self->srcpad, gst_event_new_segment (&segment)))
+  /* Under the EOS's seqnum: the EOS that follows ends this segment. */
+  if (!push_segment (self, seqnum))
     goto seek_failed;
   if ((header = make_header (self, rows)) == NULL)
     return FALSE;
@@ -458,10 +474,11 @@ plan_npy_mux_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
     case GST_EVENT_SEGMENT:
       /* Ours is in bytes and goes out with the header. */
       gst_event_copy_segment (event, &self->segment);
+      self->seqnum = gst_event_get_seqnum (event);
       gst_event_unref (event);
       return TRUE;
     case GST_EVENT_EOS:
-      if (!finish (self)) {
+      if (!finish (self, gst_event_get_seqnum (event))) {
         gst_event_unref (event);
         return FALSE;
       }

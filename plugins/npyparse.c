@@ -99,6 +99,10 @@ struct _PlanNpyParse
   gsize chunk_rows;
   gsize align;                  /* the memory alignment of a dtype */
   gboolean trailing_logged;
+  gboolean discont;             /* the next chunk is the first pushed */
+  guint32 seqnum;               /* of upstream's segment, which ours
+                                 * stands for: the EOS that ends upstream's
+                                 * ends ours too */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -244,6 +248,8 @@ reset (PlanNpyParse * self)
   gst_adapter_clear (self->adapter);
   self->bytes_in = 0;
   self->trailing_logged = FALSE;
+  self->discont = TRUE;
+  self->seqnum = GST_SEQNUM_INVALID;
   GST_OBJECT_LOCK (self);
   self->have_header = FALSE;
   self->rows_out = 0;
@@ -280,6 +286,7 @@ static gboolean
 start_array (PlanNpyParse * self, const PlanArrayInfo * info)
 {
   GstSegment segment;
+  GstEvent *event;
   GstCaps *caps;
   guint blocksize;
   gboolean ok;
@@ -309,7 +316,11 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   }
   gst_segment_init (&segment, GST_FORMAT_DEFAULT);
   segment.duration = self->n_rows;
-  gst_pad_push_event (self->srcpad, gst_event_new_segment (&segment));
+  event = gst_event_new_segment (&segment);
+  if (self->seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, self->seqnum);
+  gst_pad_push_event (self->srcpad, event);
+  self->discont = TRUE;
   return TRUE;
 }
 
@@ -432,6 +443,11 @@ push_rows (PlanNpyParse * self, gboolean at_eos)
       return GST_FLOW_ERROR;
     GST_BUFFER_OFFSET (buf) = rows_out;
     GST_BUFFER_OFFSET_END (buf) = rows_out + n;
+    if (self->discont)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    else
+      GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
+    self->discont = FALSE;
     GST_OBJECT_LOCK (self);
     self->rows_out = rows_out + n;
     GST_OBJECT_UNLOCK (self);
@@ -545,9 +561,15 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   gboolean have_header;
 
   switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_CAPS:
     case GST_EVENT_SEGMENT:
-      /* Ours come from the header: caps in rows, a segment in rows. */
+      /* Ours, in rows, goes out with the header under this one's seqnum
+       * (and a new one, sent after a flush, is upstream's answer to a
+       * seek: ours answers it too). */
+      self->seqnum = gst_event_get_seqnum (event);
+      gst_event_unref (event);
+      return TRUE;
+    case GST_EVENT_CAPS:
+      /* Ours come from the header. */
       gst_event_unref (event);
       return TRUE;
     case GST_EVENT_EOS:

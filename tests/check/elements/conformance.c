@@ -1,0 +1,358 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* What GStreamer's design asks of every element's output, checked on real
+ * pipelines by a probe before the sink (the rules gst-validate's monitors
+ * check, here without it): the first buffer after a stream start, a
+ * segment or a flush carries DISCONT, and every event an element makes in
+ * answer to another (the segment and GAP after a seek, the segment that
+ * stands for upstream's, the EOS that ends it) carries that event's
+ * seqnum. */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define ROWS 200
+#define COLS 10
+
+static gchar *tmpdir;
+static gchar *input;            /* ROWS x COLS float32 */
+
+static void
+setup (void)
+{
+  const gint64 shape[2] = { ROWS, COLS };
+  gsize header, size = ROWS * COLS * sizeof (gfloat);
+  PlanArrayInfo info;
+  gfloat *data;
+  guint8 *file;
+  guint i;
+
+  tmpdir = g_dir_make_tmp ("conformance-XXXXXX", NULL);
+  fail_unless (tmpdir != NULL);
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
+          NULL));
+  header = plan_npy_get_header_size (&info);
+  file = g_malloc (header + size);
+  fail_unless (plan_npy_write_header (&info, file, header, NULL));
+  data = (gfloat *) (file + header);
+  for (i = 0; i < ROWS * COLS; i++)
+    data[i] = (gfloat) (i % 13) - 6;
+  input = g_build_filename (tmpdir, "in.npy", NULL);
+  fail_unless (g_file_set_contents (input, (gchar *) file, header + size,
+          NULL));
+  g_free (file);
+}
+
+static void
+teardown (void)
+{
+  g_unlink (input);
+  g_rmdir (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+  g_clear_pointer (&input, g_free);
+}
+
+/* What the sink received, as the probe saw it. */
+typedef struct
+{
+  GMutex lock;
+  gboolean pending_discont;     /* a buffer is due with DISCONT */
+  guint missing_discont;        /* buffers that came without it */
+  guint n_buffers;
+  guint n_segments;
+  guint32 segment_seqnum;       /* the last segment's */
+  guint32 bad_seqnum;           /* an event's seqnum that was not... */
+  guint32 want_seqnum;          /* ...this one, or 0 */
+  gchar *bad_event;             /* which event that was */
+  guint32 expect;               /* every segment, GAP and EOS from now on
+                                 * answers the event of this seqnum, or 0 */
+  gboolean gap;
+  gboolean eos;
+} Watch;
+
+static void
+check_seqnum (Watch * w, GstEvent * event, guint32 want)
+{
+  if (w->bad_event == NULL && want != GST_SEQNUM_INVALID
+      && gst_event_get_seqnum (event) != want) {
+    w->bad_event = g_strdup (GST_EVENT_TYPE_NAME (event));
+    w->bad_seqnum = gst_event_get_seqnum (event);
+    w->want_seqnum = want;
+  }
+}
+
+static GstPadProbeReturn
+watch_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Watch *w = data;
+
+  g_mutex_lock (&w->lock);
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+    if (w->pending_discont && !GST_BUFFER_FLAG_IS_SET (buf,
+            GST_BUFFER_FLAG_DISCONT))
+      w->missing_discont++;
+    w->pending_discont = FALSE;
+    w->n_buffers++;
+  } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_BOTH) {
+    GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+
+    switch (GST_EVENT_TYPE (event)) {
+      case GST_EVENT_STREAM_START:
+      case GST_EVENT_FLUSH_STOP:
+        w->pending_discont = TRUE;
+        break;
+      case GST_EVENT_SEGMENT:
+        check_seqnum (w, event, w->expect);
+        w->pending_discont = TRUE;
+        w->n_segments++;
+        w->segment_seqnum = gst_event_get_seqnum (event);
+        break;
+      case GST_EVENT_GAP:
+        w->gap = TRUE;
+        check_seqnum (w, event, w->expect);
+        check_seqnum (w, event, w->segment_seqnum);
+        break;
+      case GST_EVENT_EOS:
+        w->eos = TRUE;
+        check_seqnum (w, event, w->expect);
+        check_seqnum (w, event, w->segment_seqnum);
+        break;
+      default:
+        break;
+    }
+  }
+  g_mutex_unlock (&w->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstElement *
+make_pipeline (const gchar * elements, Watch * w)
+{
+  gchar *desc = g_strdup_printf ("%s ! fakesink name=out sync=false",
+      elements);
+  GError *err = NULL;
+  GstElement *pipeline, *sink;
+  GstPad *pad;
+  gchar *with_input, **parts;
+
+  /* "IN" stands for the input file. */
+  parts = g_strsplit (desc, "IN", -1);
+  with_input = g_strjoinv (input, parts);
+  g_strfreev (parts);
+  pipeline = gst_parse_launch (with_input, &err);
+  fail_unless (pipeline != NULL, "%s: %s", with_input, err ? err->message :
+      "?");
+  g_clear_error (&err);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  pad = gst_element_get_static_pad (sink, "sink");
+  memset (w, 0, sizeof (*w));
+  g_mutex_init (&w->lock);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      watch_probe, w, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  g_free (desc);
+  g_free (with_input);
+  return pipeline;
+}
+
+static void
+run_to_eos (GstElement * pipeline, const gchar * what)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE, "%s: could not play", what);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no EOS", what);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", what, err->message);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+static void
+free_pipeline (GstElement * pipeline, Watch * w)
+{
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+  g_free (w->bad_event);
+  g_mutex_clear (&w->lock);
+}
+
+/* A pipeline through each element that makes its own buffers. */
+static gchar **
+pipelines (void)
+{
+  gchar *softmax = g_build_filename (g_getenv ("PLAN_BUILD_DIR"), "tests",
+      "examples", "libsoftmax.so", NULL);
+  gchar *custom = g_strdup_printf ("planfilesrc location=IN blocksize=1600 "
+      "! plancustom library=%s symbol=softmax", softmax);
+  const gchar *list[] = {
+    "planfilesrc location=IN blocksize=1600 ! planmap expr=\"2*x\"",
+    "planfilesrc location=IN blocksize=1600 ! planreduce op=sum",
+    "planfilesrc location=IN blocksize=1600 ! planreduce op=max axis=0",
+    "planfilesrc location=IN blocksize=1600 ! planreduce op=mean axis=-1",
+    "planfilesrc location=IN blocksize=1600 ! planstencil "
+        "window=\"_ n _; w c e; _ s _\" expr=\"n + s + e + w - 4*c\"",
+    custom,
+    "filesrc location=IN blocksize=1000 ! npyparse blocksize=1600",
+    "planfilesrc location=IN blocksize=1600 ! npymux",
+    "filesrc location=IN blocksize=1000 ! npyparse blocksize=1600 ! "
+        "planmap expr=\"x + 1\" ! npymux",
+    NULL
+  };
+  gchar **ret = g_strdupv ((gchar **) list);
+
+  g_free (custom);
+  g_free (softmax);
+  return ret;
+}
+
+/* Played from the start: the first buffer says DISCONT, and the EOS
+ * carries the seqnum of the segment it ends. */
+GST_START_TEST (test_first_buffer_is_discont_and_eos_ends_the_segment)
+{
+  gchar **list = pipelines ();
+  guint i;
+
+  for (i = 0; list[i]; i++) {
+    GstElement *pipeline;
+    Watch w;
+
+    pipeline = make_pipeline (list[i], &w);
+    run_to_eos (pipeline, list[i]);
+    fail_unless (w.n_buffers > 0, "%s: no buffer", list[i]);
+    fail_unless (w.missing_discont == 0, "%s: %u buffers "
+        "after a stream start or segment without DISCONT", list[i],
+        w.missing_discont);
+    fail_unless (w.bad_event == NULL, "%s: %s with seqnum %u, not the "
+        "segment's %u", list[i], w.bad_event, w.bad_seqnum, w.want_seqnum);
+    free_pipeline (pipeline, &w);
+  }
+  g_strfreev (list);
+}
+
+GST_END_TEST;
+
+/* A flushing row seek in PAUSED: what follows the flush (the segment, a
+ * reduction's GAP, the EOS) carries the seek's seqnum, and the first
+ * buffer after it says DISCONT. */
+GST_START_TEST (test_seek_answers_carry_its_seqnum)
+{
+  gchar **list = pipelines ();
+  guint i;
+
+  /* npyparse and npymux do not seek: the first six. */
+  for (i = 0; i < 6; i++) {
+    GstElement *pipeline;
+    GstEvent *seek;
+    guint32 seqnum;
+    Watch w;
+
+    pipeline = make_pipeline (list[i], &w);
+    fail_if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+        GST_STATE_CHANGE_FAILURE);
+    fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+            10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+    seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH
+        | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET, 50, GST_SEEK_TYPE_SET,
+        150);
+    seqnum = gst_event_get_seqnum (seek);
+    g_mutex_lock (&w.lock);
+    w.n_buffers = 0;
+    w.n_segments = 0;
+    w.segment_seqnum = GST_SEQNUM_INVALID;
+    w.expect = seqnum;
+    g_mutex_unlock (&w.lock);
+    fail_unless (gst_element_send_event (pipeline, seek), "%s: seek refused",
+        list[i]);
+    run_to_eos (pipeline, list[i]);
+
+    fail_unless (w.n_segments > 0, "%s: no segment after the seek", list[i]);
+    fail_unless (w.segment_seqnum == seqnum, "%s: the "
+        "segment after the seek has seqnum %u, the seek's is %u", list[i],
+        w.segment_seqnum, seqnum);
+    fail_unless (w.n_buffers > 0, "%s: no buffer after the seek", list[i]);
+    fail_unless (w.missing_discont == 0, "%s: %u buffers "
+        "after a flush or segment without DISCONT", list[i],
+        w.missing_discont);
+    fail_unless (w.bad_event == NULL, "%s: %s with seqnum %u, not the "
+        "segment's %u", list[i], w.bad_event, w.bad_seqnum, w.want_seqnum);
+    free_pipeline (pipeline, &w);
+  }
+  g_strfreev (list);
+}
+
+GST_END_TEST;
+
+/* Every segment a reduction sends after a seek, its preroll segment
+ * included, is the seek's answer. */
+GST_START_TEST (test_reduce_preroll_segment_and_gap_carry_the_seqnum)
+{
+  GstElement *pipeline;
+  GstEvent *seek;
+  guint32 seqnum;
+  Watch w;
+
+  pipeline = make_pipeline ("planfilesrc location=IN blocksize=1600 ! "
+      "planreduce op=sum", &w);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+      GST_SEEK_TYPE_SET, 20, GST_SEEK_TYPE_NONE, -1);
+  seqnum = gst_event_get_seqnum (seek);
+  g_mutex_lock (&w.lock);
+  w.gap = FALSE;
+  w.expect = seqnum;
+  g_mutex_unlock (&w.lock);
+  fail_unless (gst_element_send_event (pipeline, seek));
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  g_mutex_lock (&w.lock);
+  fail_unless (w.gap, "no GAP after the seek");
+  fail_unless (w.bad_event == NULL, "%s with seqnum %u after the seek, whose "
+      "seqnum is %u", w.bad_event, w.bad_seqnum, w.want_seqnum);
+  g_mutex_unlock (&w.lock);
+  free_pipeline (pipeline, &w);
+}
+
+GST_END_TEST;
+
+static Suite *
+conformance_suite (void)
+{
+  Suite *s = suite_create ("conformance");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_first_buffer_is_discont_and_eos_ends_the_segment);
+  tcase_add_test (tc, test_seek_answers_carry_its_seqnum);
+  tcase_add_test (tc, test_reduce_preroll_segment_and_gap_carry_the_seqnum);
+  return s;
+}
+
+GST_CHECK_MAIN (conformance);
