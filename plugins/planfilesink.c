@@ -834,6 +834,15 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
     gst_event_unref (event);
     return FALSE;
   }
+  /* A segment in rows says which row comes first (after a seek, the row
+   * sought): rows from there follow on, they are no gap. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT && !self->sharded) {
+    const GstSegment *segment;
+
+    gst_event_parse_segment (event, &segment);
+    if (segment->format == GST_FORMAT_DEFAULT)
+      self->next_row = segment->start;
+  }
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && self->sharded) {
     /* A seek in a sharded run would be each rank's own. */
     GST_WARNING_OBJECT (self, "flushed in a sharded run: the shared output "

@@ -362,6 +362,61 @@ GST_END_TEST;
 /* A flushing seek after rows were written starts the file over: what is
  * put in place holds the rows after the seek only, as many as the new
  * segment announces, and one temporary file is left at any time. */
+/* The warnings planfilesink logs, while a test counts them. */
+static gint sink_warnings;
+
+static void
+count_sink_warnings (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (level == GST_LEVEL_WARNING
+      && g_strcmp0 (gst_debug_category_get_name (category),
+          "planfilesink") == 0)
+    g_atomic_int_inc (&sink_warnings);
+}
+
+/* After a flushing seek to rows 6..10 the rows come from row 6: they
+ * follow the segment's start, and no warning takes them for a gap (rows
+ * out of order still get one). */
+GST_START_TEST (test_sink_rows_after_a_seek_are_no_gap)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<10, 2>");
+  GstDebugLevel was = gst_debug_get_default_threshold ();
+  GstSegment segment;
+
+  gst_debug_set_threshold_for_name ("planfilesink", GST_LEVEL_WARNING);
+  gst_debug_add_log_function (count_sink_warnings, NULL, NULL);
+  g_atomic_int_set (&sink_warnings, 0);
+  gst_harness_play (h);
+  push_rows (h, 0, 3, 2);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = 6;
+  segment.stop = 10;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  push_rows (h, 6, 2, 2);
+  push_rows (h, 8, 2, 2);
+  fail_unless_equals_int (g_atomic_int_get (&sink_warnings), 0);
+
+  /* A real gap is still told. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  push_rows (h, 8, 2, 2);
+  fail_unless_equals_int (g_atomic_int_get (&sink_warnings), 1);
+
+  gst_debug_remove_log_function (count_sink_warnings);
+  gst_debug_set_threshold_for_name ("planfilesink", was);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_flush_starts_the_file_over)
 {
   gchar *path = tmp_path ("out.npy");
@@ -835,6 +890,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_eos_replaces_existing_file);
   tcase_add_test (tc, test_sink_sync_is_off_by_default);
   tcase_add_test (tc, test_sink_flush_starts_the_file_over);
+  tcase_add_test (tc, test_sink_rows_after_a_seek_are_no_gap);
   tcase_add_test (tc, test_sink_flush_forgets_eos_held_by_the_pipeline);
   tcase_add_test (tc, test_sink_pause_while_waiting_for_the_writer);
   tcase_add_test (tc, test_sink_stream_cut_short_is_not_written);
