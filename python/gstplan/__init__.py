@@ -26,14 +26,57 @@ import os
 import threading
 import time
 
-import gi
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
-gi.require_version("GLib", "2.0")
-gi.require_version("Gst", "1.0")
-gi.require_version("Plan", "1.0")
+
+def _missing(what, package, pip=None):
+    """The ImportError for a dependency that is not there, naming the
+    package that provides it."""
+    text = ("gstplan needs %s: install Debian's %s (apt-get install %s)"
+            % (what, package, package))
+    if pip:
+        text += (", and in a virtual environment create it with "
+                 "--system-site-packages (or pip install %s)" % pip)
+    return ImportError(text)
+
+
+try:
+    import gi
+except ImportError:
+    raise _missing("PyGObject (the gi module)", "python3-gi",
+                   "PyGObject") from None
+try:
+    import numpy as np
+except ImportError:
+    raise _missing("numpy", "python3-numpy", "numpy") from None
+
+# An installed gstplan (meson install, a .deb, a wheel) carries
+# _installed.py: where libplan, its typelib and the plugin are, relative
+# to this directory. Run from the source tree, `meson devenv` sets the
+# variables instead.
+if os.path.exists(os.path.join(_HERE, "_installed.py")):
+    from . import _installed
+
+    gi.require_version("GIRepository", "2.0")
+    from gi.repository import GIRepository  # noqa: E402
+
+    GIRepository.Repository.prepend_search_path(
+        os.path.normpath(os.path.join(_HERE, _installed.TYPELIB_DIR)))
+    GIRepository.Repository.prepend_library_path(
+        os.path.normpath(os.path.join(_HERE, _installed.LIBDIR)))
+    _PLUGIN_DIR = os.path.normpath(os.path.join(_HERE, _installed.PLUGIN_DIR))
+else:
+    _PLUGIN_DIR = None
+
+for _ns, _version, _package in (("GLib", "2.0", "gir1.2-glib-2.0"),
+                                ("Gst", "1.0", "gir1.2-gstreamer-1.0"),
+                                ("Plan", "1.0", "gir1.2-plan-1.0")):
+    try:
+        gi.require_version(_ns, _version)
+    except ValueError:
+        raise _missing("the GObject-introspection data of %s %s"
+                       % (_ns, _version), _package) from None
 from gi.repository import GLib, Gst, Plan as _P  # noqa: E402
-
-import numpy as np  # noqa: E402
 
 from ._translate import TranslationError, translate  # noqa: E402
 
@@ -42,6 +85,11 @@ __all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
            "TranslationError", "translate", "TARGETS"]
 
 Gst.init(None)
+# The installed plugin, where GStreamer does not look by itself (a prefix
+# other than /usr, a wheel): added to this process's registry unless a
+# plan plugin is already known (the system's, or GST_PLUGIN_PATH's).
+if _PLUGIN_DIR and Gst.Registry.get().find_plugin("plan") is None:
+    Gst.Registry.get().scan_path(_PLUGIN_DIR)
 _P.init()
 
 #: The targets realize() takes: 'gpu' is the original design's word for

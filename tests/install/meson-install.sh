@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# `meson install` works as installed: the build is installed into a scratch
+# DESTDIR (the default prefix, /usr/local, moved under it), and everything
+# then runs from /tmp with a fresh GStreamer registry and none of the
+# project's variables: no LD_LIBRARY_PATH, GI_TYPELIB_PATH or PYTHONPATH
+# to the build, and of GStreamer's only GST_PLUGIN_PATH, the one variable
+# docs/install.md says a /usr/local install needs. Checks the plugin in
+# gst-inspect-1.0 and gst-launch-1.0, each element's Doc-uri page, a C
+# program built through the installed plan-1.0.pc, and gstplan imported
+# from where it was installed.
+#
+#   tests/install/meson-install.sh BUILD-DIR
+set -euo pipefail
+build=$(cd "${1:-${PLAN_BUILD_DIR:?}}" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail () { echo "FAIL: $*" >&2; exit 1; }
+
+meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
+prefix=$(meson introspect "$build" --buildoptions | /usr/bin/python3 -c \
+  'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+root=$tmp/root$prefix
+libdir=$(dirname "$(find "$root" -name 'libplan-1.0.so.0' | head -n1)")
+[ -d "$libdir" ] || fail "libplan-1.0.so.0 was not installed"
+plugindir=$libdir/gstreamer-1.0
+[ -f "$plugindir/libgstplan.so" ] || fail "no plugin in $plugindir"
+readelf -d "$plugindir/libgstplan.so" | grep -q 'R.*PATH.*\[\$ORIGIN/\.\.\]' ||
+  fail "the plugin has no RUNPATH \$ORIGIN/.."
+
+# A clean environment: what a user's shell has, nothing of the build.
+clean=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$tmp/home"
+  GST_REGISTRY_1_0="$tmp/registry.bin")
+mkdir -p "$tmp/home"
+gst=("${clean[@]}" GST_PLUGIN_PATH="$plugindir")
+cd /tmp
+
+# The plugin loads (libplan found through RUNPATH) and says its version.
+"${gst[@]}" gst-inspect-1.0 planmap > "$tmp/planmap.txt" 2>&1 ||
+  { cat "$tmp/planmap.txt"; fail "gst-inspect-1.0 planmap"; }
+version=$(sed -n "s/^  version : '\([^']*\)',$/\1/p" "$src/meson.build")
+"${gst[@]}" gst-inspect-1.0 plan > "$tmp/plan.txt"
+grep -q "Filename *$plugindir/libgstplan.so" "$tmp/plan.txt" ||
+  fail "gst-inspect-1.0 plan did not load the installed plugin"
+grep -Eq "^  Version +$version\$" "$tmp/plan.txt" || fail "no version $version"
+# Every element's Doc-uri is a page that was installed.
+elements=$(sed -n 's/^  \([a-z0-9]*\): .*/\1/p' "$tmp/plan.txt")
+[ -n "$elements" ] || fail "no elements listed"
+for e in $elements; do
+  uri=$("${gst[@]}" gst-inspect-1.0 "$e" | sed -n 's/^  Doc-uri *//p')
+  case "$uri" in
+    file://"$prefix"/*) ;;
+    *) fail "$e: Doc-uri '$uri' is not an installed file under $prefix" ;;
+  esac
+  [ -f "$tmp/root${uri#file://}" ] || fail "$e: $uri was not installed"
+done
+
+# gst-launch-1.0 of a map pipeline, checked against numpy.
+/usr/bin/python3 -c "import numpy as np; np.save('$tmp/in.npy', np.arange(1000, dtype=np.float32).reshape(-1, 4))"
+"${gst[@]}" gst-launch-1.0 -q planfilesrc location="$tmp/in.npy" ! \
+  planmap expr="x * 2 + 1" ! planfilesink location="$tmp/out.npy"
+/usr/bin/python3 -c "
+import numpy as np
+a = np.load('$tmp/in.npy'); b = np.load('$tmp/out.npy')
+assert b.dtype == a.dtype and np.array_equal(b, a * 2 + 1), b"
+
+# plan-launch runs from where it was installed.
+"${gst[@]}" "$root/bin/plan-launch" --version | grep -q "^plan-launch $version " ||
+  fail "plan-launch --version"
+
+# The .pc file: no requirement beyond GStreamer's and GLib's (Open MPI's
+# development files need not be there), and a C program builds with it.
+pc=$libdir/pkgconfig/plan-1.0.pc
+if grep -Eq '^Requires.private:|ompi|mpi' "$pc"; then
+  cat "$pc"; fail "plan-1.0.pc requires more than GStreamer and GLib"
+fi
+mkdir -p "$tmp/pc"
+sed "s|^prefix=.*|prefix=$root|" "$pc" > "$tmp/pc/plan-1.0.pc"
+pkgconf=("${clean[@]}" PKG_CONFIG_PATH="$tmp/pc")
+cc -Wall -Werror -o "$tmp/linkcheck" "$src/tests/install/linkcheck.c" \
+  $("${pkgconf[@]}" pkg-config --cflags --libs plan-1.0) \
+  -Wl,-rpath,"$("${pkgconf[@]}" pkg-config --variable=libdir plan-1.0)"
+"${gst[@]}" "$tmp/linkcheck" | grep -q "made planmap0" || fail "the C program"
+
+# gstplan from where it was installed: the directory Debian's python3
+# searches under the prefix, and nothing else set (it finds libplan, the
+# typelib and the plugin itself).
+pkg=$(find "$root" -path '*/gstplan/__init__.py' | head -n1)
+if [ -z "$pkg" ]; then
+  # Built without introspection: no typelib, no gstplan.
+  [ ! -f "$build/libplan/Plan-1.0.typelib" ] || fail "gstplan was not installed"
+  echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch and pkg-config work from $prefix (no introspection)"
+  exit 0
+fi
+pydir=$(dirname "$(dirname "$pkg")")
+if [ "$prefix" = /usr/local ]; then
+  want=$(/usr/bin/python3 -c 'import sys; print([p for p in sys.path if p.startswith("/usr/local/") and p.endswith("dist-packages")][0])')
+  [ "$pydir" = "$root${want#/usr/local}" ] ||
+    fail "gstplan in $pydir, not where /usr/bin/python3 looks ($want)"
+fi
+"${clean[@]}" PYTHONPATH="$pydir" /usr/bin/python3 "$src/pipelines/seed_example.py" cpu 20000 > "$tmp/seed.txt" 2>&1 ||
+  { cat "$tmp/seed.txt"; fail "the seed example"; }
+grep -q "all match" "$tmp/seed.txt" || { cat "$tmp/seed.txt"; fail "the seed example"; }
+"${clean[@]}" PYTHONPATH="$pydir" /usr/bin/python3 -c "
+import gstplan
+assert gstplan.__file__.startswith('$pydir'), gstplan.__file__
+from gi.repository import Gst
+plugin = Gst.Registry.get().find_plugin('plan')
+assert plugin.get_filename().startswith('$plugindir'), plugin.get_filename()"
+echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch, pkg-config and gstplan work from $prefix"
