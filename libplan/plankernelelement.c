@@ -246,6 +246,8 @@ typedef struct
    * read by the same probe */
   gint seeking;
   guint32 seek_seqnum;          /* the last flushing seek's; OBJECT_LOCK */
+  GstEvent *pending_seek;       /* a byte seek that came before the output's
+                                 * row size was known; OBJECT_LOCK */
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
   /* aggregate thread: the input is one rank's share (PLAN_EVENT_SHARD) */
   gboolean sharded;
@@ -489,6 +491,7 @@ plan_kernel_element_finalize (GObject * object)
 
   free_inputs (priv);
   clear_pool (priv);
+  gst_clear_event (&priv->pending_seek);
   g_mutex_clear (&priv->pop_lock);
 
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
@@ -813,6 +816,39 @@ log_configuration (PlanKernelElement * self, PlanKernelElementPrivate * priv)
         plan_kernel_element_get_n_threads (self) : g_get_num_processors ());
 }
 
+static gboolean plan_kernel_element_src_event (GstAggregator * agg,
+    GstEvent * event);
+
+/* Makes the byte seek that waited for the output's row size, from another
+ * thread than the streaming thread that set it (the flush it starts stops
+ * that thread). */
+static void
+send_pending_seek (GstElement * element, gpointer data)
+{
+  GstEvent *seek = data;
+
+  GST_DEBUG_OBJECT (element, "making the byte seek that waited for caps");
+  if (!plan_kernel_element_src_event (GST_AGGREGATOR (element),
+          gst_event_ref (seek)))
+    GST_WARNING_OBJECT (element, "upstream refused the byte seek made "
+        "once the caps were known");
+}
+
+static void
+make_pending_seek (PlanKernelElement * self)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstEvent *seek;
+
+  GST_OBJECT_LOCK (self);
+  seek = priv->pending_seek;
+  priv->pending_seek = NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (seek != NULL)
+    gst_element_call_async (GST_ELEMENT (self), send_pending_seek, seek,
+        (GDestroyNotify) gst_event_unref);
+}
+
 /* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
@@ -882,6 +918,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   priv->settings_read = TRUE;
   GST_OBJECT_UNLOCK (self);
   update_seek_row_size (self, priv);
+  make_pending_seek (self);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -1490,20 +1527,47 @@ upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
  * here, a seek leaves the pipeline as it was: nothing is flushed, and it
  * runs on to EOS. */
 static GstEvent *
-prepare_seek (PlanKernelElement * self, GstEvent * event)
+prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
 {
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
   GstSeekType start_type, stop_type;
   GstSeekFlags flags;
   GstFormat format;
   gint64 start, stop, first, end;
+  gboolean unknown;
   gdouble rate;
   gsize row;
 
+  *queued = FALSE;
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
   GST_OBJECT_LOCK (self);
-  row = GET_PRIV (self)->seek_row_size;
+  row = priv->seek_row_size;
+  unknown = priv->out_row_size == 0;
   GST_OBJECT_UNLOCK (self);
+
+  /* Bytes of the output become rows once its caps say how long a row is
+   * (a seek made as soon as the pipeline is in PAUSED comes before them
+   * when the sinks do not preroll): it waits for them, and is made then
+   * (send_pending_seek). Only where output rows are input rows whatever
+   * the settings (no output_range()): a reduction's is refused at once. */
+  if (rate > 0.0 && format == GST_FORMAT_BYTES && unknown
+      && PLAN_KERNEL_ELEMENT_GET_CLASS (self)->output_range == NULL
+      && upstream_seekable (self, &first, &end)) {
+    GST_OBJECT_LOCK (self);
+    /* (Unless the caps came meanwhile.) */
+    *queued = priv->out_row_size == 0;
+    if (*queued)
+      gst_event_replace (&priv->pending_seek, event);
+    row = priv->seek_row_size;
+    GST_OBJECT_UNLOCK (self);
+    if (*queued) {
+      GST_DEBUG_OBJECT (self, "a byte seek before the output's caps: made "
+          "once they are known");
+      gst_event_unref (event);
+      return NULL;
+    }
+  }
 
   if (rate <= 0.0)
     goto refuse;
@@ -1544,15 +1608,15 @@ plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
   GstSeekFlags flags;
-  gboolean ret;
+  gboolean ret, queued;
 
   if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
         (agg, event);
 
-  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event);
+  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event, &queued);
   if (event == NULL)
-    return FALSE;
+    return queued;
   gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
   if (!(flags & GST_SEEK_FLAG_FLUSH))
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
@@ -1897,6 +1961,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
   GST_OBJECT_LOCK (agg);
   priv->settings_read = FALSE;
+  gst_clear_event (&priv->pending_seek);
   priv->seek_row_size = 0;
   priv->out_row_size = 0;
   priv->out_caps_rows = -1;

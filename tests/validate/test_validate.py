@@ -85,6 +85,12 @@ PIPELINES = [
      'planreduce op=sum ! fakesink async=false planfilesrc location=a.npy ! '
      'm.sink_0 planfilesrc location=b.npy ! m.sink_1', {},
      lambda: 2 * A * B + np.sin(A)),
+    ('map of two inputs, tee, reduce, sinks that preroll',
+     'planmap name=m expr="2*x*y + sin(x)" ! tee name=t ! queue ! '
+     'planfilesink async=true location=OUT t. ! queue ! planreduce op=sum ! '
+     'planfilesink async=true location=OUT.sum.npy '
+     'planfilesrc location=a.npy ! m.sink_0 planfilesrc location=b.npy ! '
+     'm.sink_1', {}, lambda: 2 * A * B + np.sin(A)),
     ('reduce sum', 'planfilesrc location=m.npy ! planreduce op=sum ! '
      'planfilesink location=OUT', {}, lambda: np.array(M.sum())),
     ('reduce max axis=0', 'planfilesrc location=m.npy ! planreduce op=max '

@@ -69,7 +69,10 @@ typedef struct
   gboolean pending_discont;     /* a buffer is due with DISCONT */
   guint missing_discont;        /* buffers that came without it */
   guint n_buffers;
+  guint64 first_offset;         /* of the first buffer counted */
+  guint64 rows;                 /* in the buffers counted */
   guint n_segments;
+  guint n_flushes;
   guint32 segment_seqnum;       /* the last segment's */
   guint32 bad_seqnum;           /* an event's seqnum that was not... */
   guint32 want_seqnum;          /* ...this one, or 0 */
@@ -104,13 +107,21 @@ watch_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
             GST_BUFFER_FLAG_DISCONT))
       w->missing_discont++;
     w->pending_discont = FALSE;
-    w->n_buffers++;
+    if (w->n_buffers++ == 0)
+      w->first_offset = GST_BUFFER_OFFSET (buf);
+    w->rows += GST_BUFFER_OFFSET_END (buf) - GST_BUFFER_OFFSET (buf);
   } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_BOTH) {
     GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
 
     switch (GST_EVENT_TYPE (event)) {
-      case GST_EVENT_STREAM_START:
       case GST_EVENT_FLUSH_STOP:
+        /* The buffers counted are those after the last flush. */
+        w->n_buffers = 0;
+        w->rows = 0;
+        w->n_flushes++;
+        w->pending_discont = TRUE;
+        break;
+      case GST_EVENT_STREAM_START:
         w->pending_discont = TRUE;
         break;
       case GST_EVENT_SEGMENT:
@@ -341,6 +352,92 @@ GST_START_TEST (test_reduce_preroll_segment_and_gap_carry_the_seqnum)
 
 GST_END_TEST;
 
+/* Holds the caps planfilesrc sends until the seek has been made. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean seek_made;
+} CapsGate;
+
+static GstPadProbeReturn
+hold_caps (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  CapsGate *gate = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) != GST_EVENT_CAPS)
+    return GST_PAD_PROBE_OK;
+  g_mutex_lock (&gate->lock);
+  while (!gate->seek_made)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+/* With sinks that do not preroll (planfilesink's default), PAUSED is
+ * reached before any caps; a byte seek made then (rows 50 to 150, in
+ * bytes of the output) is taken, waits for the caps, and selects those
+ * rows: the output starts at row 50, DISCONT, and has 100 rows. */
+GST_START_TEST (test_byte_seek_before_caps_is_made_once_they_are_known)
+{
+  CapsGate gate;
+  GstElement *pipeline, *src;
+  GstEvent *seek;
+  GstPad *pad;
+  guint32 seqnum;
+  Watch w;
+  /* float32 rows of COLS, times 2: planmap's output */
+  const gint64 row = COLS * sizeof (gfloat);
+
+  pipeline = make_pipeline ("planfilesrc name=src location=IN "
+      "blocksize=1600 ! planmap expr=\"2*x\"", &w);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  g_object_set (src, "async", FALSE, NULL);
+  gst_object_unref (src);
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.seek_made = FALSE;
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, hold_caps,
+      &gate, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  seek = gst_event_new_seek (1.0, GST_FORMAT_BYTES, GST_SEEK_FLAG_FLUSH,
+      GST_SEEK_TYPE_SET, 50 * row, GST_SEEK_TYPE_SET, 150 * row);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_element_send_event (pipeline, seek),
+      "a byte seek before the caps was refused");
+  g_mutex_lock (&gate.lock);
+  gate.seek_made = TRUE;
+  g_cond_signal (&gate.cond);
+  g_mutex_unlock (&gate.lock);
+  run_to_eos (pipeline, "byte seek before caps");
+
+  g_mutex_lock (&w.lock);
+  fail_unless (w.n_flushes == 1, "%u flushes", w.n_flushes);
+  fail_unless (w.n_buffers > 0);
+  fail_unless_equals_uint64 (w.first_offset, 50);
+  fail_unless_equals_uint64 (w.rows, 100);
+  fail_unless (w.missing_discont == 0, "%u buffers without DISCONT",
+      w.missing_discont);
+  /* The segment after the flush (the last) answers the seek, and the EOS
+   * ends it. */
+  fail_unless (w.segment_seqnum == seqnum, "segment with seqnum %u, the "
+      "seek's is %u", w.segment_seqnum, seqnum);
+  fail_unless (w.bad_event == NULL, "%s with seqnum %u, not %u", w.bad_event,
+      w.bad_seqnum, w.want_seqnum);
+  g_mutex_unlock (&w.lock);
+  free_pipeline (pipeline, &w);
+  g_cond_clear (&gate.cond);
+  g_mutex_clear (&gate.lock);
+}
+
+GST_END_TEST;
+
 static Suite *
 conformance_suite (void)
 {
@@ -352,6 +449,7 @@ conformance_suite (void)
   tcase_add_test (tc, test_first_buffer_is_discont_and_eos_ends_the_segment);
   tcase_add_test (tc, test_seek_answers_carry_its_seqnum);
   tcase_add_test (tc, test_reduce_preroll_segment_and_gap_carry_the_seqnum);
+  tcase_add_test (tc, test_byte_seek_before_caps_is_made_once_they_are_known);
   return s;
 }
 
