@@ -63,6 +63,36 @@ gboolean _plan_zip_locate_data (gint fd, guint64 file_size,
 G_GNUC_INTERNAL
 void _plan_zip_entry_free (PlanZipEntry * entry);
 
+/* planmappedfile.c: mapped windows of a file that a truncation cannot
+ * crash (a fault there reads zeros and marks the file as changed). */
+typedef struct _PlanMappedFile PlanMappedFile;
+
+G_GNUC_INTERNAL
+PlanMappedFile * _plan_mapped_file_new (const gchar * filename, gint fd,
+    guint64 size);
+G_GNUC_INTERNAL
+PlanMappedFile * _plan_mapped_file_ref (PlanMappedFile * file);
+G_GNUC_INTERNAL
+void _plan_mapped_file_unref (PlanMappedFile * file);
+/* A read-only GstMemory of @size bytes of the file from @offset; NULL
+ * without @error set when too many windows are mapped (read instead). */
+G_GNUC_INTERNAL
+GstMemory * _plan_mapped_file_map (PlanMappedFile * file, guint64 offset,
+    gsize size, GError ** error);
+G_GNUC_INTERNAL
+gboolean _plan_mapped_file_check (PlanMappedFile * file, GError ** error);
+G_GNUC_INTERNAL
+void _plan_mapped_file_set_changed_error (PlanMappedFile * file,
+    GError ** error);
+/* FALSE with @error set when @buffer holds pages of a mapped file that
+ * changed while it was read: its data is not the file's. Any thread. */
+G_GNUC_INTERNAL
+gboolean _plan_buffer_check_mapped (GstBuffer * buffer, GError ** error);
+/* The mapped file whose pages @buffer holds, or NULL: a system call that
+ * read them and failed with EFAULT read pages the file no longer has. */
+G_GNUC_INTERNAL
+PlanMappedFile * _plan_buffer_get_mapped_file (GstBuffer * buffer);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

@@ -149,6 +149,11 @@ struct _PlanFileReader
   guint64 window_first;
   guint64 window_rows;
 
+  /* owner thread only; read-only while the worker runs: the file as
+   * opened, to tell at the end whether it changed */
+  PlanMappedFile *mapped;
+  struct stat opened;
+
   /* owner thread only */
   GstBufferPool *pool;
   gsize pool_chunk_rows;
@@ -279,10 +284,14 @@ read_full (PlanFileReader * self, guint8 * dest, gsize size, guint64 offset,
       return FALSE;
     }
     if (n == 0) {
+      struct stat st;
+
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-          "Could not read from '%s': the file ended at byte %"
-          G_GUINT64_FORMAT "; was it truncated while being read?",
-          self->filename, offset);
+          "'%s' changed while it was read: it now ends at byte %"
+          G_GUINT64_FORMAT " (it had %" G_GUINT64_FORMAT " bytes), and what "
+          "was read of it is not used", self->filename,
+          fstat (self->fd, &st) == 0 ? (guint64) st.st_size : offset,
+          (guint64) self->opened.st_size);
       return FALSE;
     }
     dest += n;
@@ -809,6 +818,8 @@ plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
 
   if (!open_layout (reader, format, raw_info, st.st_size, &err))
     goto bad_layout;
+  reader->opened = st;
+  reader->mapped = _plan_mapped_file_new (filename, reader->fd, st.st_size);
 
   reader->window_first = 0;
   reader->window_rows = reader->file_rows;
@@ -877,6 +888,7 @@ plan_file_reader_close (PlanFileReader * reader)
   if (reader->fd >= 0)
     close (reader->fd);
   reader->fd = -1;
+  g_clear_pointer (&reader->mapped, _plan_mapped_file_unref);
   g_clear_pointer (&reader->filename, g_free);
   plan_array_info_init (&reader->file_info);
   reader->file_rows = reader->window_rows = reader->window_first = 0;
@@ -1089,21 +1101,6 @@ too_small:
   }
 }
 
-typedef struct
-{
-  gpointer base;
-  gsize size;
-} MappedWindow;
-
-static void
-unmap_window (gpointer data)
-{
-  MappedWindow *m = data;
-
-  munmap (m->base, m->size);
-  g_free (m);
-}
-
 static void
 drop_window (PlanFileReader * self)
 {
@@ -1122,60 +1119,50 @@ data_end (PlanFileReader * self)
       self->row_size;
 }
 
-/* Maps a window of the file that holds the bytes @start to @end. Worker
- * thread. */
+/* Maps a window of the file that holds the bytes @start to @end; FALSE
+ * without @error set when no more windows can be guarded (the chunk is
+ * read instead). Worker thread. */
 static gboolean
 map_window (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
 {
-  MappedWindow *m;
   struct stat st;
   guint64 wstart = start & ~(MAP_ALIGN - 1), wend;
-  gpointer base;
+  GstMapInfo map;
 
   drop_window (self);
 
-  /* A file that shrank would make touching its pages fail with SIGBUS. */
+  /* A file that shrank already: say so rather than map what is gone. */
   if (fstat (self->fd, &st) < 0) {
     set_errno_error (error, errno, "read from", self->filename);
     return FALSE;
   }
-  if ((guint64) st.st_size < end)
-    goto truncated;
+  if ((guint64) st.st_size < end) {
+    _plan_mapped_file_set_changed_error (self->mapped, error);
+    return FALSE;
+  }
 
   wend = MAX (end, wstart + MAP_MIN_SPAN);
   wend = (wend + MAP_ALIGN - 1) & ~(MAP_ALIGN - 1);
   wend = MIN (wend, (data_end (self) + CHUNK_ALIGN) & ~(guint64) CHUNK_ALIGN);
   wend = MAX (wend, end);
 
-  base = mmap (NULL, wend - wstart, PROT_READ, MAP_SHARED, self->fd, wstart);
-  if (base == MAP_FAILED) {
-    set_errno_error (error, errno, "map", self->filename);
+  /* Guarded: a truncation later makes a touch of these pages read zeros
+   * and mark the file, rather than kill the process with SIGBUS. */
+  self->window = _plan_mapped_file_map (self->mapped, wstart, wend - wstart,
+      error);
+  if (self->window == NULL)
     return FALSE;
-  }
+  gst_memory_map (self->window, &map, GST_MAP_READ);
+  self->window_base = map.data;
+  gst_memory_unmap (self->window, &map);
   /* Page faults on it read ahead more. (MADV_WILLNEED would too, but
    * costs a walk over the pages when they are cached, as they mostly are.) */
-  madvise (base, wend - wstart, MADV_SEQUENTIAL);
-
-  m = g_new (MappedWindow, 1);
-  m->base = base;
-  m->size = wend - wstart;
-  self->window = gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, base,
-      m->size, 0, m->size, m, unmap_window);
-  self->window_base = base;
+  madvise (self->window_base, wend - wstart, MADV_SEQUENTIAL);
   self->window_start = wstart;
   self->window_end = wend;
   GST_LOG_OBJECT (self, "mapped bytes %" G_GUINT64_FORMAT "-%"
       G_GUINT64_FORMAT, wstart, wend);
   return TRUE;
-
-truncated:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-        "Could not read from '%s': the file ended at byte %" G_GUINT64_FORMAT
-        " before byte %" G_GUINT64_FORMAT "; was it truncated while being "
-        "read?", self->filename, (guint64) st.st_size, end);
-    return FALSE;
-  }
 }
 
 /* Maps the pages of @start to @end in, reading them if they are not
@@ -1200,10 +1187,7 @@ populate (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
       return TRUE;
     }
     if (errno == EFAULT) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-          "Could not read from '%s': bytes %" G_GUINT64_FORMAT "-%"
-          G_GUINT64_FORMAT " are no longer in the file; was it truncated "
-          "while being read?", self->filename, start, end);
+      _plan_mapped_file_set_changed_error (self->mapped, error);
       return FALSE;
     }
     set_errno_error (error, errno, "read from", self->filename);
@@ -1225,8 +1209,14 @@ map_rows (PlanFileReader * self, guint64 row, guint64 n_rows, GError ** error)
   if (size > 0) {
     if (self->window == NULL || start < self->window_start
         || start + size > self->window_end) {
-      if (!map_window (self, start, start + size, error))
+      GError *err = NULL;
+
+      if (!map_window (self, start, start + size, &err)) {
+        if (err == NULL)
+          goto not_mapped;
+        g_propagate_error (error, err);
         goto failed;
+      }
     }
     if (!populate (self, start, start + size, error))
       goto failed;
@@ -1240,6 +1230,14 @@ map_rows (PlanFileReader * self, guint64 row, guint64 n_rows, GError ** error)
 failed:
   gst_buffer_unref (buffer);
   return NULL;
+
+not_mapped:
+  gst_buffer_unref (buffer);
+  /* Every guarded window of the process is in use: this chunk is read. */
+  buffer = gst_buffer_new_allocate (NULL, size, NULL);
+  if (!read_rows_into (self, self->inflater, buffer, row, n_rows, error))
+    gst_clear_buffer (&buffer);
+  return buffer;
 }
 
 static GstBuffer *
@@ -1548,6 +1546,46 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   return TRUE;
 }
 
+/* Whether the file is still the one opened, as long and as written as
+ * then: checked at the end, so that a file cut short, written to or
+ * replaced while it was read is an error rather than a result made of two
+ * files (or, mapped, of zeros). */
+static gboolean
+check_unchanged (PlanFileReader * self, GError ** error)
+{
+  struct stat st, now;
+
+  if (!_plan_mapped_file_check (self->mapped, error))
+    return FALSE;
+  if (fstat (self->fd, &st) < 0) {
+    set_errno_error (error, errno, "read from", self->filename);
+    return FALSE;
+  }
+  /* A deflated member is read up to the end of its compressed bytes. */
+  if ((guint64) st.st_size < (self->deflated ? self->stream_start +
+          self->member_csize : data_end (self))) {
+    _plan_mapped_file_set_changed_error (self->mapped, error);
+    return FALSE;
+  }
+  if (st.st_mtim.tv_sec != self->opened.st_mtim.tv_sec
+      || st.st_mtim.tv_nsec != self->opened.st_mtim.tv_nsec) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "'%s' changed while it was read: it was written to (its "
+        "modification time changed), and what was read of it is not used",
+        self->filename);
+    return FALSE;
+  }
+  if (stat (self->filename, &now) < 0 || now.st_ino != st.st_ino
+      || now.st_dev != st.st_dev) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "'%s' changed while it was read: it was replaced by another file "
+        "(or removed), and what was read of the one before is not used",
+        self->filename);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /**
  * plan_file_reader_pop:
  * @reader: a #PlanFileReader
@@ -1585,7 +1623,7 @@ plan_file_reader_pop (PlanFileReader * reader, GstBuffer ** buffer,
       g_propagate_error (error, g_error_copy (reader->error));
       ret = GST_FLOW_ERROR;
     } else if (reader->eos) {
-      ret = GST_FLOW_EOS;
+      ret = check_unchanged (reader, error) ? GST_FLOW_EOS : GST_FLOW_ERROR;
     } else if (!reader->running) {
       ret = GST_FLOW_FLUSHING;
     } else {
@@ -1595,6 +1633,11 @@ plan_file_reader_pop (PlanFileReader * reader, GstBuffer ** buffer,
     break;
   }
   g_mutex_unlock (&reader->lock);
+  /* A chunk touched downstream after the file shrank. */
+  if (ret == GST_FLOW_OK && !_plan_mapped_file_check (reader->mapped, error)) {
+    gst_clear_buffer (buffer);
+    ret = GST_FLOW_ERROR;
+  }
   return ret;
 }
 

@@ -84,6 +84,7 @@
 #include "config.h"
 #endif
 
+#include "plan-private.h"
 #include "planfilewriter.h"
 #include "plannpy.h"
 #include "planerror.h"
@@ -374,6 +375,14 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
     preallocate (self, map.size);
     ok = write_full (self->fd, map.data, map.size, self->location, error);
   }
+  /* write() from pages of a mapped input that was cut short meanwhile
+   * fails with EFAULT: the input changed, the output is fine. */
+  if (!ok && g_error_matches (*error, G_FILE_ERROR, G_FILE_ERROR_FAULT)
+      && _plan_buffer_get_mapped_file (buffer)) {
+    g_clear_error (error);
+    _plan_mapped_file_set_changed_error (_plan_buffer_get_mapped_file
+        (buffer), error);
+  }
   gst_buffer_unmap (buffer, &map);
   return ok;
 }
@@ -438,7 +447,10 @@ writer_thread (gpointer data)
     /* A stream's .npy header comes through the queue: not array data. */
     size = GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_HEADER) ? 0 :
         gst_buffer_get_size (buffer);
-    write_buffer (self, buffer, &err);
+    /* Pages of an input file cut short meanwhile were written as zeros:
+     * the output is not what was read. */
+    if (write_buffer (self, buffer, &err))
+      _plan_buffer_check_mapped (buffer, &err);
     gst_buffer_unref (buffer);
 
     g_mutex_lock (&self->lock);

@@ -1242,6 +1242,11 @@ process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
   chunk.first_row = ((PlanKernelPad *) pads->data)->next_row;
   chunk.n_rows = n_rows;
   ret = klass->process (self, &chunk);
+  /* Inputs that are pages of a file another process cut short meanwhile
+   * read zeros where the file ended: the result is not the file's. */
+  for (i = 0; i < n_mapped && ret == GST_FLOW_OK; i++)
+    if (!_plan_buffer_check_mapped (heads[i], &err))
+      goto input_changed;
 
 advance:
   for (l = pads, i = 0; l; l = l->next, i++) {
@@ -1263,6 +1268,17 @@ advance:
   return ret;
 
   /* ERRORS */
+input_changed:
+  {
+    GstPad *changed = g_list_nth_data (pads, i);
+
+    for (i = 0; i < n_mapped; i++)
+      gst_buffer_unmap (heads[i], &priv->maps[i]);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
+        ("input %s", GST_PAD_NAME (changed)));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
 map_failed:
   {
     for (i = 0; i < n_mapped; i++)

@@ -1295,6 +1295,12 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       }
       post_read_error (self, err);
       g_clear_error (&err);
+      /* GstBaseSrc sends EOS after the error; every row may have come
+       * before it (a file found changed at the end): what follows must
+       * not take the stream for a whole one. */
+      gst_pad_push_event (GST_BASE_SRC_PAD (self),
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty (PLAN_EVENT_STREAM_FAILED)));
       break;
   }
   return ret;

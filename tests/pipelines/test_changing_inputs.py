@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Input files that change while planfilesrc reads them: cut short to their
+header, written again in place (np.save over them), or replaced by another
+file. In every io-mode (mapped chunks: a truncation takes their pages away
+under the elements that read them, which used to kill the process with
+SIGBUS), through a kernel element and straight into planfilesink's writer:
+the pipeline fails with an error naming the input and what became of it,
+nothing is written, and the process is not killed. docs/reliability.md
+lists each behaviour with its test."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plantest import Failure, launcher, run_cases, tmpdir  # noqa: E402
+
+ROWS = 1 << 20                  # 4 MiB of float32
+CHUNK = 1 << 16                 # bytes per chunk: 64 chunks
+TIMEOUT = 120
+
+
+def start(src, dst, io_mode, through_map):
+    """Starts planfilesrc ! identity (30 ms a chunk: 2 s in all) ! [planmap]
+    ! planfilesink and waits until the source has the file open and the
+    job has gone on a little."""
+    words = ['planfilesrc', 'location=' + src, 'io-mode=' + io_mode,
+             'blocksize=%d' % CHUNK, 'max-chunks=2', '!',
+             'identity', 'sleep-time=30000', '!']
+    if through_map:
+        words += ['planmap', 'expr=x * 2', '!']
+    words += ['planfilesink', 'location=' + dst]
+    p = subprocess.Popen(launcher() + ['-q'] + words, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not has_open(p.pid, src):
+        if p.poll() is not None or time.monotonic() > deadline:
+            p.kill()
+            raise Failure('the job did not open %s: %s' % (src, p.stdout.read()))
+        time.sleep(0.01)
+    # A few chunks in: some passed, some in flight, most to come.
+    time.sleep(0.3)
+    return p
+
+
+def has_open(pid, path):
+    try:
+        for fd in os.listdir('/proc/%d/fd' % pid):
+            try:
+                if os.readlink('/proc/%d/fd/%s' % (pid, fd)) == path:
+                    return True
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return False
+
+
+def finish(p, what, d, *needles):
+    out, _ = p.communicate(timeout=TIMEOUT)
+    if p.returncode in (-signal.SIGBUS, 128 + signal.SIGBUS):
+        raise Failure('%s: killed by SIGBUS\n%s' % (what, out))
+    if p.returncode == 0:
+        raise Failure('%s: the pipeline succeeded\n%s' % (what, out))
+    for n in needles:
+        if n not in out:
+            raise Failure('%s: the error does not say %r:\n%s' % (what, n, out))
+    left = sorted(set(os.listdir(d)) - {'in.npy', 'other.npy'})
+    if left:
+        raise Failure('%s: written or left behind: %s\n%s' % (what, left, out))
+    print('     %s: %s' % (what, [line for line in out.splitlines()
+                                   if 'changed while' in line][0].strip()))
+
+
+ALL = [(m, t) for m in ('auto', 'mmap', 'read') for t in (True, False)]
+# A change found at the end (the whole job's time): two of the ways.
+SOME = [('mmap', True), ('read', False)]
+
+
+def cases_of(change, ways):
+    for io_mode, through_map in ways:
+        d = tmpdir()
+        src = os.path.join(d, 'in.npy')
+        a = np.arange(ROWS, dtype=np.float32)
+        np.save(src, a)
+        p = start(src, os.path.join(d, 'out.npy'), io_mode, through_map)
+        try:
+            needles = change(src, a)
+            finish(p, 'io-mode=%s%s' % (io_mode, ', planmap' if through_map
+                                         else ''), d, *needles)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_truncated_to_its_header():
+    def change(src, a):
+        os.truncate(src, 128)
+        return ["'%s' changed while it was read: it now ends at byte 128" %
+                src]
+    cases_of(change, ALL)
+
+
+def test_written_again_in_place():
+    # np.save opens the file with O_TRUNC and writes it again: the same
+    # size at the end, other data.
+    def change(src, a):
+        np.save(src, a + 1)
+        return ["'%s' changed while it was read" % src]
+    cases_of(change, SOME)
+
+
+def test_replaced_by_another_file():
+    def change(src, a):
+        other = os.path.join(os.path.dirname(src), 'other.npy')
+        np.save(other, a + 1)
+        os.replace(other, src)
+        return ["'%s' changed while it was read: it was replaced by another "
+                "file" % src]
+    cases_of(change, SOME[::-1])
+
+
+if __name__ == '__main__':
+    run_cases([
+        ('an input cut short to its header', test_truncated_to_its_header),
+        ('an input written again in place', test_written_again_in_place),
+        ('an input replaced by another file', test_replaced_by_another_file),
+    ])
