@@ -19,7 +19,8 @@
  * against the graph, starts the pipeline and returns a #PlanFuture at
  * once. When the future is done, the work can be dispatched again, on the
  * same or other bindings, without rebuilding the pipeline; a dispatch
- * while another one runs is refused with %PLAN_ERROR_BUSY.
+ * while another one runs waits its turn (at most
+ * plan_work_get_max_queued() of them), and futures complete in order.
  *
  * The pipeline runs on GStreamer's streaming threads; a runner thread of
  * libplan's sets its states and waits on its bus, so the caller's thread
@@ -40,6 +41,25 @@
 /* Buffers a queue after a tee holds: enough for one branch to run ahead
  * of another by a few chunks, and bounded. */
 #define BRANCH_QUEUE_BUFFERS 4
+
+/* Dispatches that may wait behind a running one, unless set otherwise. */
+#define DEFAULT_MAX_QUEUED 64
+
+/* A dispatch waiting for the run before it to end: checked already, bound
+ * and started by the runner, in order. */
+typedef struct
+{
+  PlanFuture *future;
+  PlanBindings *bindings;
+} Pending;
+
+static void
+pending_free (Pending * pending)
+{
+  g_object_unref (pending->future);
+  g_object_unref (pending->bindings);
+  g_free (pending);
+}
 
 /* One element of the pipeline that computes, or an input. */
 typedef struct _Stage Stage;
@@ -79,9 +99,15 @@ struct _PlanWork
   GString *links;               /* the links, in gst-launch syntax */
 
   GMutex dispatch_lock;         /* held through plan_work_dispatch() */
+  /* dispatch_lock: every node's output for the sources of the last
+   * bindings that checked out, so that a dispatch on sources of the same
+   * dtypes and shapes does not compile the expressions again */
+  PlanArrayInfo *known_infos;
   GMutex lock;
   /* protected by lock */
   PlanFuture *running;          /* the dispatch that is running */
+  GQueue pending;               /* Pending: dispatches waiting their turn */
+  guint max_queued;
   /* Set by the runner when a run ended in PLAYING, read by the next
    * dispatch (never while one runs). */
   gboolean warm;
@@ -139,6 +165,7 @@ plan_work_finalize (GObject * object)
   free_stages (self);
   g_ptr_array_unref (self->nodes);
   g_string_free (self->links, TRUE);
+  g_free (self->known_infos);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->dispatch_lock);
   G_OBJECT_CLASS (plan_work_parent_class)->finalize (object);
@@ -155,6 +182,8 @@ plan_work_init (PlanWork * self)
 {
   g_mutex_init (&self->lock);
   g_mutex_init (&self->dispatch_lock);
+  g_queue_init (&self->pending);
+  self->max_queued = DEFAULT_MAX_QUEUED;
   self->stages = g_ptr_array_new ();
   self->outputs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       output_free);
@@ -1205,6 +1234,34 @@ infer_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
   return TRUE;
 }
 
+/* infer_infos(), or what it gave last time for sources of the same dtypes
+ * and shapes (nothing else it reads changes between dispatches). */
+static gboolean
+infer_known_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
+{
+  gboolean same = self->known_infos != NULL;
+  guint i;
+
+  for (i = 0; same && i < self->nodes->len; i++) {
+    PlanNode *node = g_ptr_array_index (self->nodes, i);
+
+    if (node->kind == PLAN_NODE_SOURCE)
+      same = plan_array_info_is_equal (&infos[i], &self->known_infos[i]);
+  }
+  if (same) {
+    memcpy (infos, self->known_infos, sizeof (PlanArrayInfo) *
+        self->nodes->len);
+    return TRUE;
+  }
+  if (!infer_infos (self, infos, error))
+    return FALSE;
+  if (self->known_infos == NULL)
+    self->known_infos = g_new (PlanArrayInfo, self->nodes->len);
+  memcpy (self->known_infos, infos, sizeof (PlanArrayInfo) *
+      self->nodes->len);
+  return TRUE;
+}
+
 static gint64
 n_elements (const PlanArrayInfo * info)
 {
@@ -1575,18 +1632,19 @@ same_sources (PlanWork * self, PlanBindings * bindings)
   return TRUE;
 }
 
-/* Checks @bindings against the graph and sets up the end elements; returns
- * the rows the sources will produce (-1 when not known), or -2 on error. */
+/* Checks @bindings against the graph, touching nothing (a dispatch that
+ * waits behind a running one is checked while that one runs): fills
+ * @infos, each node's output, and returns the rows the sources will
+ * produce (-1 when not known), or -2 on error. */
 static gint64
-prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
+check_bindings (PlanWork * self, PlanBindings * bindings,
+    PlanArrayInfo * infos, GError ** error)
 {
-  PlanArrayInfo *infos = g_new0 (PlanArrayInfo, self->nodes->len);
   gint64 total = 0;
   guint i;
 
-  self->restart = FALSE;
   if (!check_binding_names (self, bindings, error))
-    goto failed;
+    return -2;
   for (i = 0; i < self->nodes->len; i++) {
     PlanNode *node = g_ptr_array_index (self->nodes, i);
     PlanBinding *binding;
@@ -1598,17 +1656,43 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
           "source '%s' is not bound: give it an array, a file or a reader",
           node->name);
-      goto failed;
+      return -2;
     }
     if (!source_info (node, binding, &infos[i], error)) {
       g_prefix_error (error, "source '%s': ", node->name);
-      goto failed;
+      return -2;
     }
     if (total >= 0)
       total = infos[i].ndim == 0 ? total + 1 : infos[i].shape[0] < 0 ? -1 :
           total + infos[i].shape[0];
   }
-  if (!infer_infos (self, infos, error))
+  if (!infer_known_infos (self, infos, error))
+    return -2;
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+
+    if (!check_output (output, _plan_bindings_lookup (bindings,
+                output->name), &infos[output->node->index], error))
+      return -2;
+  }
+  if (!check_overlaps (self, bindings, error))
+    return -2;
+  return total;
+}
+
+/* Checks @bindings against the graph and sets up the end elements; returns
+ * the rows the sources will produce (-1 when not known), or -2 on error.
+ * Only with no run going. */
+static gint64
+prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
+{
+  PlanArrayInfo *infos = g_new0 (PlanArrayInfo, self->nodes->len);
+  gint64 total;
+  guint i;
+
+  self->restart = FALSE;
+  total = check_bindings (self, bindings, infos, error);
+  if (total < -1)
     goto failed;
   self->memory_only = binds_memory_only (self, bindings);
   self->restart = self->warm && self->memory_only
@@ -1618,15 +1702,6 @@ prepare (PlanWork * self, PlanBindings * bindings, GError ** error)
     gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
   }
   self->warm = FALSE;
-  for (i = 0; i < self->outputs->len; i++) {
-    Output *output = g_ptr_array_index (self->outputs, i);
-
-    if (!check_output (output, _plan_bindings_lookup (bindings,
-                output->name), &infos[output->node->index], error))
-      goto failed;
-  }
-  if (!check_overlaps (self, bindings, error))
-    goto failed;
 
   for (i = 0; i < self->nodes->len; i++) {
     PlanNode *node = g_ptr_array_index (self->nodes, i);
@@ -1793,57 +1868,107 @@ restart (PlanWork * self)
   return TRUE;
 }
 
-/* Runs one dispatch on a thread of the pool: PLAYING (or a restart in
- * PLAYING) until EOS, an error or a cancel. A run in memory that ended
- * well stays in PLAYING for the next dispatch to restart; any other goes
- * back to READY. */
+/* The next dispatch of the queue, bound and ready to run (the work's
+ * running one), or NULL when none is waiting. Dispatches whose bindings
+ * no longer fit (a file changed meanwhile) end here with their error.
+ * Called by the runner with dispatch_lock held. */
+static PlanFuture *
+next_pending (PlanWork * self)
+{
+  for (;;) {
+    Pending *pending;
+    PlanFuture *future;
+    GError *error = NULL;
+    GstBus *bus;
+
+    g_mutex_lock (&self->lock);
+    pending = g_queue_pop_head (&self->pending);
+    if (pending != NULL)
+      self->running = g_object_ref (pending->future);
+    g_mutex_unlock (&self->lock);
+    if (pending == NULL)
+      return NULL;
+
+    future = g_object_ref (pending->future);
+    if (prepare (self, pending->bindings, &error) >= -1) {
+      bus = gst_pipeline_get_bus (self->pipeline);
+      gst_bus_set_flushing (bus, TRUE);
+      gst_bus_set_flushing (bus, FALSE);
+      gst_object_unref (bus);
+      pending_free (pending);
+      return future;
+    }
+    g_mutex_lock (&self->lock);
+    g_clear_object (&self->running);
+    g_mutex_unlock (&self->lock);
+    _plan_future_complete (future, error);
+    g_object_unref (future);
+    pending_free (pending);
+  }
+}
+
+/* Runs dispatches on a thread of the pool, one after another while any
+ * wait: PLAYING (or a restart in PLAYING) until EOS, an error or a cancel.
+ * A run in memory that ended well stays in PLAYING for the next dispatch
+ * to restart; any other goes back to READY. The next queued dispatch is
+ * bound before this one's future completes, so that futures complete in
+ * the order of their dispatches. */
 static void
 run_dispatch (gpointer data, gpointer unused)
 {
   PlanFuture *future = data;
   PlanWork *self = PLAN_WORK (_plan_future_get_work (future));
   GstBus *bus = gst_pipeline_get_bus (self->pipeline);
-  GstMessage *message = NULL;
-  GError *error = NULL;
-  gboolean warm = FALSE;
 
-  if (self->restart) {
-    if (restart (self))
-      message = wait_for_end (bus);
-    else
+  while (future != NULL) {
+    GstMessage *message = NULL;
+    GError *error = NULL;
+    gboolean warm = FALSE;
+    PlanFuture *next;
+
+    if (self->restart) {
+      if (restart (self))
+        message = wait_for_end (bus);
+      else
+        message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    } else if (gst_element_set_state (GST_ELEMENT (self->pipeline),
+            GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
       message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  } else if (gst_element_set_state (GST_ELEMENT (self->pipeline),
-          GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-    message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  else
-    message = wait_for_end (bus);
+    else
+      message = wait_for_end (bus);
 
-  if (message == NULL)
-    error = g_error_new (PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the pipeline "
-        "could not start, and no element said why");
-  else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR)
-    error = element_error (self, message);
-  else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_APPLICATION)
-    error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-        "the plan was cancelled");
-  g_clear_pointer (&message, gst_message_unref);
+    if (message == NULL)
+      error = g_error_new (PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the pipeline "
+          "could not start, and no element said why");
+    else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR)
+      error = element_error (self, message);
+    else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_APPLICATION)
+      error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+          "the plan was cancelled");
+    g_clear_pointer (&message, gst_message_unref);
 
-  if (error == NULL && self->memory_only)
-    warm = TRUE;
-  else
-    gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
-  if (error == NULL)
-    collect_results (self, future);
-  GST_DEBUG_OBJECT (self->pipeline, "dispatch done: %s",
-      error ? error->message : "ok");
+    if (error == NULL && self->memory_only)
+      warm = TRUE;
+    else
+      gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_READY);
+    if (error == NULL)
+      collect_results (self, future);
+    GST_DEBUG_OBJECT (self->pipeline, "dispatch done: %s",
+        error ? error->message : "ok");
 
-  g_mutex_lock (&self->lock);
-  g_clear_object (&self->running);
-  self->warm = warm;
-  g_mutex_unlock (&self->lock);
-  _plan_future_complete (future, error);
+    g_mutex_lock (&self->dispatch_lock);
+    g_mutex_lock (&self->lock);
+    g_clear_object (&self->running);
+    self->warm = warm;
+    g_mutex_unlock (&self->lock);
+    next = next_pending (self);
+    g_mutex_unlock (&self->dispatch_lock);
+
+    _plan_future_complete (future, error);
+    g_object_unref (future);
+    future = next;
+  }
   gst_object_unref (bus);
-  g_object_unref (future);
   g_object_unref (self);
 }
 
@@ -1861,14 +1986,32 @@ runner_pool (void)
 void
 _plan_work_cancel (PlanWork * self, PlanFuture * future)
 {
+  Pending *pending = NULL;
+  GList *l;
+
   g_mutex_lock (&self->lock);
   if (self->running == future) {
     GST_DEBUG_OBJECT (self->pipeline, "cancelling");
     gst_element_post_message (GST_ELEMENT (self->pipeline),
         gst_message_new_application (GST_OBJECT (self->pipeline),
             gst_structure_new_empty ("plan-cancel")));
+  } else {
+    for (l = self->pending.head; l != NULL; l = l->next) {
+      if (((Pending *) l->data)->future == future) {
+        pending = l->data;
+        g_queue_delete_link (&self->pending, l);
+        break;
+      }
+    }
   }
   g_mutex_unlock (&self->lock);
+  /* A dispatch still waiting its turn never starts. */
+  if (pending != NULL) {
+    GST_DEBUG_OBJECT (self->pipeline, "cancelled a queued dispatch");
+    _plan_future_complete (future, g_error_new (G_IO_ERROR,
+            G_IO_ERROR_CANCELLED, "the plan was cancelled before it started"));
+    pending_free (pending);
+  }
 }
 
 /**
@@ -1879,12 +2022,19 @@ _plan_work_cancel (PlanWork * self, PlanFuture * future)
  * @error: return location for an error
  *
  * Checks @bindings against the graph (every source bound; names, dtypes,
- * numbers of axes, lengths, and output arrays of the exact dtype and
- * shape) and starts the plan. Returns at once.
+ * numbers of axes, lengths, output arrays of the exact dtype and shape
+ * that share no memory with an input) and starts the plan. Returns at
+ * once.
+ *
+ * While another dispatch of @work runs, the new one waits its turn: its
+ * bindings are checked now, and it starts when the runs dispatched before
+ * it have ended; futures complete in the order of their dispatches. At
+ * most plan_work_get_max_queued() dispatches wait at a time.
  *
  * Returns: (transfer full) (nullable): the future of the run, or %NULL
- *   with @error set, before anything runs: %PLAN_ERROR_BUSY while another
- *   dispatch of @work runs, or the binding's error naming its node.
+ *   with @error set, before anything runs: %PLAN_ERROR_BUSY when as many
+ *   dispatches as allowed wait already, or the binding's error naming its
+ *   node.
  *
  * Since: 0.1
  */
@@ -1896,24 +2046,55 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
   PlanFuture *future;
   GstBus *bus;
   gint64 total;
+  gboolean busy;
 
   g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
   g_return_val_if_fail (bindings == NULL || PLAN_IS_BINDINGS (bindings),
       NULL);
 
+  if (bindings == NULL)
+    bindings = empty = plan_bindings_new ();
   g_mutex_lock (&work->dispatch_lock);
   g_mutex_lock (&work->lock);
-  if (work->running != NULL) {
+  busy = work->running != NULL;
+  if (busy && g_queue_get_length (&work->pending) >= work->max_queued) {
     g_mutex_unlock (&work->lock);
     g_mutex_unlock (&work->dispatch_lock);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_BUSY, "the work is still "
-        "running its last dispatch: wait for its future first");
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_BUSY, "the work has %u "
+        "dispatches waiting behind the running one, as many as it takes "
+        "(plan_work_set_max_queued): wait for a future first",
+        work->max_queued);
+    g_clear_object (&empty);
     return NULL;
   }
   g_mutex_unlock (&work->lock);
 
-  if (bindings == NULL)
-    bindings = empty = plan_bindings_new ();
+  if (busy) {
+    /* Checked now, bound and started by the runner in its turn. The
+     * runner takes dispatch_lock before it looks at the queue, so the
+     * run cannot end unnoticed meanwhile. */
+    PlanArrayInfo *infos = g_new0 (PlanArrayInfo, work->nodes->len);
+    Pending *pending;
+
+    total = check_bindings (work, bindings, infos, error);
+    g_free (infos);
+    if (total < -1) {
+      g_mutex_unlock (&work->dispatch_lock);
+      g_clear_object (&empty);
+      return NULL;
+    }
+    future = _plan_future_new (G_OBJECT (work), total);
+    pending = g_new (Pending, 1);
+    pending->future = g_object_ref (future);
+    pending->bindings = g_object_ref (bindings);
+    g_mutex_lock (&work->lock);
+    g_queue_push_tail (&work->pending, pending);
+    g_mutex_unlock (&work->lock);
+    g_mutex_unlock (&work->dispatch_lock);
+    g_clear_object (&empty);
+    return future;
+  }
+
   total = prepare (work, bindings, error);
   g_clear_object (&empty);
   if (total < -1) {
@@ -1936,6 +2117,49 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
   g_thread_pool_push (runner_pool (), g_object_ref (future), NULL);
   g_mutex_unlock (&work->dispatch_lock);
   return future;
+}
+
+/**
+ * plan_work_set_max_queued:
+ * @work: a #PlanWork
+ * @max_queued: how many dispatches may wait behind the running one; 0
+ *   refuses a dispatch while one runs
+ *
+ * Bounds the queue of dispatches (64 by default): a dispatch beyond it is
+ * refused with %PLAN_ERROR_BUSY. Each waiting dispatch holds its bindings
+ * (and so its arrays) until it has run.
+ *
+ * Since: 0.1
+ */
+void
+plan_work_set_max_queued (PlanWork * work, guint max_queued)
+{
+  g_return_if_fail (PLAN_IS_WORK (work));
+
+  g_mutex_lock (&work->lock);
+  work->max_queued = max_queued;
+  g_mutex_unlock (&work->lock);
+}
+
+/**
+ * plan_work_get_max_queued:
+ * @work: a #PlanWork
+ *
+ * Returns: how many dispatches may wait behind the running one.
+ *
+ * Since: 0.1
+ */
+guint
+plan_work_get_max_queued (PlanWork * work)
+{
+  guint max_queued;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), 0);
+
+  g_mutex_lock (&work->lock);
+  max_queued = work->max_queued;
+  g_mutex_unlock (&work->lock);
+  return max_queued;
 }
 
 /**

@@ -45,6 +45,12 @@ PlanFuture * plan_work_dispatch_finish (PlanWork * work,
     GAsyncResult * result, GError ** error);
 
 PLAN_API
+void plan_work_set_max_queued (PlanWork * work, guint max_queued);
+
+PLAN_API
+guint plan_work_get_max_queued (PlanWork * work);
+
+PLAN_API
 GstPipeline * plan_work_get_pipeline (PlanWork * work);
 
 PLAN_API

@@ -676,8 +676,9 @@ class Plan:
 # Running
 
 class Work:
-    """A realized plan: dispatch it as often as you like, one run at a
-    time."""
+    """A realized plan: dispatch it as often as you like. Runs go one at a
+    time; a dispatch while one runs waits its turn (at most max_queued
+    of them), and their futures complete in order."""
 
     def __init__(self, plan, work, target):
         self._plan = plan
@@ -705,6 +706,19 @@ class Work:
     @property
     def n_kernels(self):
         return self._work.get_n_kernels()
+
+    @property
+    def max_queued(self):
+        """How many dispatches may wait behind the running one (64 by
+        default; 0: a dispatch while one runs is refused)."""
+        return self._work.get_max_queued()
+
+    @max_queued.setter
+    def max_queued(self, value):
+        if not isinstance(value, int) or value < 0:
+            raise ValueError("max_queued is a number of dispatches, 0 or "
+                             "more, not %r" % (value,))
+        self._work.set_max_queued(value)
 
     def _key(self, key, frame):
         if key in self.input_names or key in self.output_names:

@@ -218,6 +218,36 @@ def asyncio_cancel_cancels_the_run():
 
 
 @test
+def queued_dispatches_complete_in_order():
+    plan = Plan(); a = plan.source(ndim=1); m = plan.map("x * 2", args=(a,))
+    work = plan.realize(target='cpu')
+    assert work.max_queued == 64
+    work.max_queued = 3
+    io = IO(work); io.connect(a, slow_reader(3, pause=0.1, dtype=np.float64))
+    first = io.start()
+    # checked at once, even when it would wait
+    expect(PlanError, lambda: work.dispatch(a=np.ones((2, 2))), "shape (2, 2)")
+    arrays = [rng.random(1000) for _ in range(3)]
+    futures = [work.dispatch(a=A) for A in arrays]
+    assert not first.done() and not any(f.done() for f in futures)
+    e = expect(PlanError, lambda: work.dispatch(a=arrays[0]), "3 dispatches "
+               "waiting")
+    futures[1].cancel()
+    expect(PlanError, lambda: futures[1].wait(timeout=0), "cancelled")
+    futures[2].wait(timeout=30)
+    assert first.done() and futures[0].done()
+    assert np.array_equal(first.result('m'), np.full(3000, 2.0))
+    assert np.array_equal(futures[0].result('m'), arrays[0] * 2)
+    assert np.array_equal(futures[2].result('m'), arrays[2] * 2)
+    # 1,000 queued dispatches of one work, each its own result
+    work.max_queued = 1000
+    arrays = [np.full(100, float(i)) for i in range(1000)]
+    futures = [work.dispatch(a=A) for A in arrays]
+    for i, f in enumerate(futures):
+        assert np.array_equal(f.result('m'), arrays[i] * 2), i
+
+
+@test
 def outputs_overlapping_inputs_are_refused():
     plan = seed_plan()
     work = plan.realize(target='cpu')

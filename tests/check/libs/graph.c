@@ -711,30 +711,117 @@ gated_bindings (Gate * gate)
   return bindings;
 }
 
-GST_START_TEST (test_dispatch_while_running_is_busy)
+static PlanBindings *
+ramp_bindings (gdouble scale, PlanArray ** a)
+{
+  PlanBindings *bindings = plan_bindings_new ();
+
+  *a = ramp (PLAN_DTYPE_FLOAT32, N, scale);
+  plan_bindings_set_array (bindings, "a", *a);
+  return bindings;
+}
+
+static void
+check_ramp_plus_one (PlanFuture * future, gdouble scale)
+{
+  PlanArray *m = plan_future_get_result (future, "m");
+  const gfloat *f;
+  gint64 i;
+
+  fail_unless (m != NULL);
+  f = plan_array_get_data (m, NULL);
+  for (i = 0; i < N; i++)
+    fail_unless_equals_float (f[i], (gfloat) (i * scale) + 1);
+}
+
+/* Dispatches while one runs wait their turn, checked at once, bounded,
+ * cancellable while they wait, and complete in order. */
+GST_START_TEST (test_dispatch_while_running_queues)
 {
   Gate gate = { };
   PlanWork *work = one_map_work ();
-  PlanBindings *bindings = gated_bindings (&gate);
-  PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+  PlanBindings *gated = gated_bindings (&gate), *b2, *b3, *b4, *bad;
+  PlanArray *a2, *a3, *a4, *wrong;
+  PlanFuture *f1, *f2, *f3, *f4;
   GError *error = NULL;
+  gint64 shape[] = { 4, 2 };
 
-  fail_unless (future != NULL);
-  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  fail_unless_equals_int (plan_work_get_max_queued (work), 64);
+  plan_work_set_max_queued (work, 2);
+  f1 = plan_work_dispatch (work, gated, NULL);
+  fail_unless (f1 != NULL);
+  b2 = ramp_bindings (2, &a2);
+  b3 = ramp_bindings (3, &a3);
+  b4 = ramp_bindings (4, &a4);
+  f2 = plan_work_dispatch (work, b2, &error);
+  fail_unless (f2 != NULL, "%s", error ? error->message : "");
+  f3 = plan_work_dispatch (work, b3, NULL);
+  fail_unless (f3 != NULL);
+
+  /* the bound */
+  fail_unless (plan_work_dispatch (work, b4, &error) == NULL);
+  fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_BUSY));
+  assert_error_contains (error, "2 dispatches waiting");
+  g_clear_error (&error);
+
+  /* bindings are checked when dispatched, not when their turn comes */
+  bad = plan_bindings_new ();
+  wrong = plan_array_new (PLAN_DTYPE_FLOAT32, 2, shape, NULL);
+  plan_bindings_set_array (bad, "a", wrong);
+  plan_work_set_max_queued (work, 3);
+  fail_unless (plan_work_dispatch (work, bad, &error) == NULL);
+  assert_error_contains (error, "source 'a': it takes arrays of 1 axes");
+  g_clear_error (&error);
+  plan_work_set_max_queued (work, 2);
+
+  /* a waiting dispatch cancelled never starts, and frees its place */
+  plan_future_cancel (f3);
+  fail_unless (plan_future_is_done (f3));
+  fail_unless (!plan_future_wait (f3, 0, &error));
+  fail_unless (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  g_clear_error (&error);
+  fail_unless (!plan_future_is_done (f1));
+  f4 = plan_work_dispatch (work, b4, &error);
+  fail_unless (f4 != NULL, "%s", error ? error->message : "");
+
+  gate_open (&gate);
+  fail_unless (plan_future_wait (f4, -1, &error), "%s",
+      error ? error->message : "");
+  /* in order: the ones before are done */
+  fail_unless (plan_future_is_done (f1) && plan_future_is_done (f2));
+  fail_unless (plan_future_wait (f1, 0, NULL));
+  fail_unless_equals_int64 (plan_array_get_n_rows (plan_future_get_result
+          (f1, "m")), 1000);
+  fail_unless (plan_future_wait (f2, 0, NULL));
+  check_ramp_plus_one (f2, 2);
+  check_ramp_plus_one (f4, 4);
+
+  /* no queue: a dispatch while one runs is refused */
+  gate.release = FALSE;
+  gate.calls = 0;
+  plan_work_set_max_queued (work, 0);
+  g_object_unref (f1);
+  f1 = plan_work_dispatch (work, gated, NULL);
+  fail_unless (f1 != NULL);
+  fail_unless (plan_work_dispatch (work, b2, &error) == NULL);
   fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_BUSY));
   g_clear_error (&error);
   gate_open (&gate);
-  fail_unless (plan_future_wait (future, -1, NULL));
-  fail_unless_equals_int64 (plan_array_get_n_rows (plan_future_get_result
-          (future, "m")), 1000);
-  g_object_unref (future);
+  fail_unless (plan_future_wait (f1, -1, NULL));
 
-  /* Once done, the work takes the next dispatch. */
-  future = plan_work_dispatch (work, bindings, NULL);
-  fail_unless (future != NULL);
-  fail_unless (plan_future_wait (future, -1, NULL));
-  g_object_unref (future);
-  g_object_unref (bindings);
+  g_object_unref (f1);
+  g_object_unref (f2);
+  g_object_unref (f3);
+  g_object_unref (f4);
+  g_object_unref (gated);
+  g_object_unref (b2);
+  g_object_unref (b3);
+  g_object_unref (b4);
+  g_object_unref (bad);
+  g_object_unref (a2);
+  g_object_unref (a3);
+  g_object_unref (a4);
+  g_object_unref (wrong);
   g_object_unref (work);
 }
 
@@ -1213,7 +1300,7 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_binding_errors);
   tcase_add_test (tc, test_dispatch_reduction_into_array_of_its_size);
   tcase_add_test (tc, test_dispatch_overlapping_output_refused);
-  tcase_add_test (tc, test_dispatch_while_running_is_busy);
+  tcase_add_test (tc, test_dispatch_while_running_queues);
   tcase_add_test (tc, test_wait_timeout_then_cancel);
   tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
   tcase_add_test (tc, test_dispatch_async_cancellable);
