@@ -929,6 +929,73 @@ GST_START_TEST (test_dispatch_async_cancellable)
 
 GST_END_TEST;
 
+/* A reader of 100-row chunks that takes 10 ms a chunk, for 1,000 chunks:
+ * a run of ten seconds. */
+static PlanArray *
+slow_read (guint64 first_row, gpointer user_data, GError ** error)
+{
+  gint64 n = 100;
+
+  g_atomic_int_inc ((gint *) user_data);
+  if (first_row >= 100000)
+    return NULL;
+  g_usleep (10000);
+  return plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, error);
+}
+
+typedef struct
+{
+  GCancellable *cancellable;
+  gint64 cancelled_at;
+} CancelLater;
+
+static gboolean
+cancel_later (gpointer data)
+{
+  CancelLater *c = data;
+
+  c->cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (c->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+/* A GCancellable triggered 200 ms into a long run ends it promptly: the
+ * callback comes within the bound a reader's call allows, not at the end
+ * of the run. */
+GST_START_TEST (test_dispatch_async_cancel_is_prompt)
+{
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = plan_bindings_new ();
+  CancelLater c = { g_cancellable_new (), 0 };
+  AsyncResult r = { g_main_loop_new (NULL, FALSE), };
+  gint64 rows = -1, late;
+  gint calls = 0;
+
+  plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
+      slow_read, &calls, NULL);
+  plan_work_dispatch_async (work, bindings, c.cancellable, dispatched, &r);
+  g_timeout_add (200, cancel_later, &c);
+  g_main_loop_run (r.loop);
+  late = g_get_monotonic_time () - c.cancelled_at;
+  GST_INFO ("cancelled after %d reader calls; the callback came %"
+      G_GINT64_FORMAT " us after the cancel", g_atomic_int_get (&calls), late);
+  fail_unless (c.cancelled_at > 0);
+  fail_unless (r.future == NULL);
+  fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  /* 10 ms per reader call; a generous bound for a loaded machine and
+   * valgrind, far below the run's ten seconds */
+  fail_unless (late < 2 * G_USEC_PER_SEC, "the callback came %" G_GINT64_FORMAT
+      " us after the cancel", late);
+  fail_unless (g_atomic_int_get (&calls) < 900);
+  g_clear_error (&r.error);
+  g_main_loop_unref (r.loop);
+  g_object_unref (c.cancellable);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_run_error_names_node)
 {
   PlanGraph *g = plan_graph_new ();
@@ -1304,6 +1371,7 @@ graph_suite (void)
   tcase_add_test (tc, test_wait_timeout_then_cancel);
   tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
   tcase_add_test (tc, test_dispatch_async_cancellable);
+  tcase_add_test (tc, test_dispatch_async_cancel_is_prompt);
   tcase_add_test (tc, test_run_error_names_node);
   tcase_add_test (tc, test_fusion_keeps_hex_literals);
   tcase_add_test (tc, test_fusion_skips_constant_maps);
