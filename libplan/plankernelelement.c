@@ -96,6 +96,8 @@ struct _PlanKernelPad
   guint64 next_row;             /* index of the next row expected */
   guint64 range_first;          /* the rows the segment selects: */
   gint64 range_end;             /* [first, end), end -1 to the end */
+  guint64 range_time;           /* the segment's stream position of its
+                                 * first row (its time, in rows) */
 };
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
@@ -248,6 +250,8 @@ typedef struct
   guint32 seek_seqnum;          /* the last flushing seek's; OBJECT_LOCK */
   GstEvent *pending_seek;       /* a byte seek that came before the output's
                                  * row size was known; OBJECT_LOCK */
+  guint n_seeks;                /* seeks received; OBJECT_LOCK */
+  guint pending_seek_n;         /* the pending seek's number among them */
   PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
   /* aggregate thread: the input is one rank's share (PLAN_EVENT_SHARD) */
   gboolean sharded;
@@ -526,9 +530,12 @@ set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
     pad->range_first = segment->start;
     pad->range_end = segment->stop == GST_CLOCK_TIME_NONE ? -1 :
         (gint64) MAX (segment->stop, segment->start);
+    pad->range_time = segment->time == GST_CLOCK_TIME_NONE ?
+        segment->start : segment->time;
   } else {
     pad->range_first = 0;
     pad->range_end = -1;
+    pad->range_time = 0;
   }
   pad->next_row = pad->range_first;
   pad->consumed = 0;
@@ -819,17 +826,39 @@ log_configuration (PlanKernelElement * self, PlanKernelElementPrivate * priv)
 static gboolean plan_kernel_element_src_event (GstAggregator * agg,
     GstEvent * event);
 
+typedef struct
+{
+  GstEvent *seek;
+  guint n;                      /* its number among the seeks received */
+} PendingSeek;
+
+static void
+pending_seek_free (PendingSeek * pending)
+{
+  gst_event_unref (pending->seek);
+  g_free (pending);
+}
+
 /* Makes the byte seek that waited for the output's row size, from another
  * thread than the streaming thread that set it (the flush it starts stops
- * that thread). */
+ * that thread), unless a later seek came meanwhile: that one stands. */
 static void
 send_pending_seek (GstElement * element, gpointer data)
 {
-  GstEvent *seek = data;
+  PendingSeek *pending = data;
+  gboolean superseded;
 
+  GST_OBJECT_LOCK (element);
+  superseded = GET_PRIV (element)->n_seeks != pending->n;
+  GST_OBJECT_UNLOCK (element);
+  if (superseded) {
+    GST_DEBUG_OBJECT (element, "a later seek came: the byte seek that "
+        "waited for caps is not made");
+    return;
+  }
   GST_DEBUG_OBJECT (element, "making the byte seek that waited for caps");
   if (!plan_kernel_element_src_event (GST_AGGREGATOR (element),
-          gst_event_ref (seek)))
+          gst_event_ref (pending->seek)))
     GST_WARNING_OBJECT (element, "upstream refused the byte seek made "
         "once the caps were known");
 }
@@ -838,15 +867,19 @@ static void
 make_pending_seek (PlanKernelElement * self)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
-  GstEvent *seek;
+  PendingSeek *pending = NULL;
 
   GST_OBJECT_LOCK (self);
-  seek = priv->pending_seek;
-  priv->pending_seek = NULL;
+  if (priv->pending_seek != NULL) {
+    pending = g_new (PendingSeek, 1);
+    pending->seek = priv->pending_seek;
+    pending->n = priv->pending_seek_n;
+    priv->pending_seek = NULL;
+  }
   GST_OBJECT_UNLOCK (self);
-  if (seek != NULL)
-    gst_element_call_async (GST_ELEMENT (self), send_pending_seek, seek,
-        (GDestroyNotify) gst_event_unref);
+  if (pending != NULL)
+    gst_element_call_async (GST_ELEMENT (self), send_pending_seek, pending,
+        (GDestroyNotify) pending_seek_free);
 }
 
 /* Calls setup() when an input's caps changed. */
@@ -1343,8 +1376,13 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
   priv->output_started = FALSE;
   priv->discont = TRUE;
 
+  /* In output rows; its time is the input's: the position in the stream
+   * its first row stands for (a reduction's one result row 0 stands for
+   * the rows from the first sought), as a decoder's output keeps its
+   * input's stream time. */
   gst_segment_init (&segment, GST_FORMAT_DEFAULT);
-  segment.start = segment.time = segment.position = out_first;
+  segment.start = segment.position = out_first;
+  segment.time = first->range_time;
   segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE : (guint64) out_end;
   gst_aggregator_update_segment (GST_AGGREGATOR (self), &segment);
   GST_DEBUG_OBJECT (self, "input rows %" G_GUINT64_FORMAT " to %"
@@ -1496,6 +1534,7 @@ reset_state (PlanKernelElement * self)
     pad->next_row = 0;
     pad->range_first = 0;
     pad->range_end = -1;
+    pad->range_time = 0;
   }
   g_list_free_full (pads, gst_object_unref);
   GET_PRIV (self)->out_rows = 0;
@@ -1553,6 +1592,7 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
   gboolean unknown;
   gdouble rate;
   gsize row;
+  guint n;
 
   *queued = FALSE;
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
@@ -1560,6 +1600,9 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
   GST_OBJECT_LOCK (self);
   row = priv->seek_row_size;
   unknown = priv->out_row_size == 0;
+  /* A seek supersedes one still waiting for caps. */
+  n = ++priv->n_seeks;
+  gst_clear_event (&priv->pending_seek);
   GST_OBJECT_UNLOCK (self);
 
   /* Bytes of the output become rows once its caps say how long a row is
@@ -1572,9 +1615,11 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
       && upstream_seekable (self, &first, &end)) {
     GST_OBJECT_LOCK (self);
     /* (Unless the caps came meanwhile.) */
-    *queued = priv->out_row_size == 0;
-    if (*queued)
+    *queued = priv->out_row_size == 0 && priv->n_seeks == n;
+    if (*queued) {
       gst_event_replace (&priv->pending_seek, event);
+      priv->pending_seek_n = n;
+    }
     row = priv->seek_row_size;
     GST_OBJECT_UNLOCK (self);
     if (*queued) {

@@ -189,6 +189,74 @@ def check_state_changes(name, words, env):
                   (i + 1, x[0], x[1], x[2]))
 
 
+# Seeks from tests/validate/seekdriver.c, a C driver under validate's
+# monitors (gst_validate_monitor_factory_create on the pipeline): name,
+# paused or playing, pipeline (OUT: the output), seeks, numpy's output over
+# the last range. Row seeks are accurate; byte seeks are not, since
+# validate compares an accurate seek's start with the time of the segment
+# that follows whatever its format, and a byte seek is answered by a
+# segment in rows.
+SEEKS = [
+    ('planmap, row seeks in PAUSED', 'paused',
+     'planfilesrc location=a.npy blocksize=40000 ! planmap expr="2*x + 1" ! '
+     'planfilesink location=OUT', ['rows:100:5000', 'rows:2000:30000'],
+     lambda: (2 * A + 1)[2000:30000]),
+    ('planmap, byte seeks while playing', 'playing',
+     'planfilesrc location=a.npy blocksize=40000 ! planmap expr="2*x" '
+     'dtype=float64 ! planfilesink location=OUT',
+     ['bytes:800:80000', 'bytes:16000:400000'],
+     lambda: (2 * A.astype(np.float64))[2000:50000]),
+    ('planmap of two inputs, row seek while playing', 'playing',
+     'planmap name=m expr="x - y" ! planfilesink location=OUT '
+     'planfilesrc location=a.npy blocksize=40000 ! m.sink_0 '
+     'planfilesrc location=b.npy blocksize=40000 ! m.sink_1',
+     ['rows:3000:-1'], lambda: (A - B)[3000:]),
+    ('planreduce sum, row seeks in PAUSED', 'paused',
+     'planfilesrc location=m.npy blocksize=4800 ! planreduce op=sum ! '
+     'planfilesink location=OUT', ['rows:100:5000', 'rows:50:17000'],
+     lambda: np.array(M[50:17000].sum())),
+    ('planreduce max axis=0, row seek in PAUSED', 'paused',
+     'planfilesrc location=m.npy blocksize=4800 ! planreduce op=max axis=0 ! '
+     'planfilesink location=OUT', ['rows:50:170'],
+     lambda: M[50:170].max(axis=0)),
+    ('planreduce mean axis=-1, byte seek in PAUSED', 'paused',
+     'planfilesrc location=m.npy blocksize=4800 ! planreduce op=mean '
+     'axis=-1 ! planfilesink location=OUT', ['rows:7:900',
+                                             'bytes:800:80000'],
+     lambda: M[100:10000].mean(axis=-1)),
+    ('planstencil 2-D, row seeks in PAUSED', 'paused',
+     'planfilesrc location=img.npy blocksize=8000 ! planstencil '
+     'window="_ n _; w c e; _ s _" expr="n + s + e + w - 4*c" '
+     'boundary=nearest ! planfilesink location=OUT',
+     ['rows:10:40', 'rows:50:170'], lambda: laplacian(IMG[50:170])),
+]
+
+
+def check_seeks(name, mode, words, seeks, want):
+    driver = os.environ.get('PLAN_SEEK_DRIVER')
+    if not driver or not os.access(driver, os.X_OK):
+        raise Failure('the seek driver was not built (gst-validate\'s '
+                      'library was not found when meson set up the build)')
+    out = path('seek.npy')
+    if os.path.exists(out):
+        os.unlink(out)
+    cmd = [driver, mode, words.replace('OUT', out)] + seeks
+    p = subprocess.run(cmd, cwd=D, env=ENV, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120)
+    if p.returncode != 0:
+        raise Failure('%s (%d):\n%s' % (' '.join(cmd), p.returncode,
+                                         p.stdout[-4000:]))
+    got = np.load(out)
+    expected = want().astype(got.dtype)
+    if got.shape != expected.shape:
+        raise Failure('%s: shape %s, numpy\'s %s' % (name, got.shape,
+                                                     expected.shape))
+    tol = 1e-5 * max(1.0, float(np.abs(expected).max()))
+    if not np.allclose(got, expected, rtol=1e-5, atol=tol):
+        raise Failure('%s: largest difference from numpy %g' %
+                      (name, np.abs(got - expected).max()))
+
+
 CASES = []
 for name, words, env, want in PIPELINES:
     CASES.append(('no issue: ' + name,
@@ -197,6 +265,11 @@ for name, words, env, want in PIPELINES:
 for name, words, env, want in PIPELINES:
     CASES.append(('change_state_intensive x%d: %s' % (REPEATS, name),
                   lambda w=words, e=env, n=name: check_state_changes(n, w, e)))
+
+for name, mode, words, seeks, want in SEEKS:
+    CASES.append(('seeks under validate: ' + name,
+                  lambda n=name, m=mode, w=words, k=seeks, f=want:
+                  check_seeks(n, m, w, k, f)))
 
 if __name__ == '__main__':
     if TOOL is None:

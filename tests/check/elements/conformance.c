@@ -74,6 +74,7 @@ typedef struct
   guint n_segments;
   guint n_flushes;
   guint32 segment_seqnum;       /* the last segment's */
+  guint64 segment_time;         /* the last segment's time */
   guint32 bad_seqnum;           /* an event's seqnum that was not... */
   guint32 want_seqnum;          /* ...this one, or 0 */
   gchar *bad_event;             /* which event that was */
@@ -129,6 +130,12 @@ watch_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
         w->pending_discont = TRUE;
         w->n_segments++;
         w->segment_seqnum = gst_event_get_seqnum (event);
+        {
+          const GstSegment *segment;
+
+          gst_event_parse_segment (event, &segment);
+          w->segment_time = segment->time;
+        }
         break;
       case GST_EVENT_GAP:
         w->gap = TRUE;
@@ -266,9 +273,10 @@ GST_START_TEST (test_first_buffer_is_discont_and_eos_ends_the_segment)
 
 GST_END_TEST;
 
-/* A flushing row seek in PAUSED: what follows the flush (the segment, a
- * reduction's GAP, the EOS) carries the seek's seqnum, and the first
- * buffer after it says DISCONT. */
+/* A flushing, accurate row seek in PAUSED: what follows the flush (the
+ * segment, a reduction's GAP, the EOS) carries the seek's seqnum, the
+ * segment's time is the row sought, and the first buffer after it says
+ * DISCONT. */
 GST_START_TEST (test_seek_answers_carry_its_seqnum)
 {
   gchar **list = pipelines ();
@@ -304,6 +312,11 @@ GST_START_TEST (test_seek_answers_carry_its_seqnum)
     fail_unless (w.segment_seqnum == seqnum, "%s: the "
         "segment after the seek has seqnum %u, the seek's is %u", list[i],
         w.segment_seqnum, seqnum);
+    /* An accurate seek's segment has the time sought, whatever rows the
+     * element outputs for it (a reduction's one result is row 0). */
+    fail_unless (w.segment_time == 50, "%s: the segment after an accurate "
+        "seek to row 50 has time %" G_GUINT64_FORMAT, list[i],
+        w.segment_time);
     fail_unless (w.n_buffers > 0, "%s: no buffer after the seek", list[i]);
     fail_unless (w.missing_discont == 0, "%s: %u buffers "
         "after a flush or segment without DISCONT", list[i],
