@@ -478,6 +478,77 @@ plan_nvrtc_compile (const gchar * source, const gchar * arch, GBytes ** code,
   return *code != NULL;
 }
 
+/* The kernels (".entry NAME(") that PTX text defines. */
+static GPtrArray *
+ptx_entries (const gchar * ptx, gsize size)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const gchar *p = ptx, *end = ptx + size;
+
+  while (p < end && (p = g_strstr_len (p, end - p, ".entry")) != NULL) {
+    const gchar *name;
+
+    p += strlen (".entry");
+    while (p < end && g_ascii_isspace (*p))
+      p++;
+    name = p;
+    while (p < end && (g_ascii_isalnum (*p) || *p == '_' || *p == '$'))
+      p++;
+    if (p > name)
+      g_ptr_array_add (names, g_strndup (name, p - name));
+  }
+  return names;
+}
+
+/**
+ * plan_nvrtc_check_function:
+ * @source: CUDA C
+ * @function: the `extern "C" __global__` function @source must define
+ * @error: return location for a #GError
+ *
+ * Compiles @source with NVRTC to PTX for a common architecture (through
+ * the on-disk cache, as plan_nvrtc_compile()) and checks that it defines
+ * the kernel @function, so that a compile error or a name that is not
+ * there is found when an element is set up, without a device.
+ *
+ * Returns: %TRUE when it does; otherwise %FALSE with @error set: the
+ *   compiler's error, or %PLAN_ERROR_INVALID_ARGUMENT naming @function
+ *   and the kernels the source defines.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_nvrtc_check_function (const gchar * source, const gchar * function,
+    GError ** error)
+{
+  GBytes *code = NULL;
+  GPtrArray *names;
+  gboolean found = FALSE;
+  guint i;
+
+  g_return_val_if_fail (source != NULL && function != NULL, FALSE);
+
+  if (!plan_nvrtc_compile (source, "compute_80", &code, error))
+    return FALSE;
+  names = ptx_entries (g_bytes_get_data (code, NULL), g_bytes_get_size (code));
+  for (i = 0; i < names->len && !found; i++)
+    found = g_str_equal (g_ptr_array_index (names, i), function);
+  if (!found) {
+    gchar *list;
+
+    g_ptr_array_add (names, NULL);
+    list = g_strjoinv (", ", (gchar **) names->pdata);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the CUDA source defines no kernel '%s' (an extern \"C\" "
+        "__global__ function); it defines %s", function,
+        *list ? list : "none");
+    g_free (list);
+  }
+  g_ptr_array_unref (names);
+  g_bytes_unref (code);
+  return found;
+}
+
 /**
  * plan_nvrtc_build_kernel:
  * @device: a CUDA device

@@ -27,6 +27,10 @@ gboolean plan_nvrtc_compile (const gchar * source, const gchar * arch,
     GBytes ** code, GError ** error);
 
 PLAN_API
+gboolean plan_nvrtc_check_function (const gchar * source,
+    const gchar * function, GError ** error);
+
+PLAN_API
 PlanKernel * plan_nvrtc_build_kernel (PlanDevice * device,
     const gchar * source, const gchar * function, GError ** error);
 

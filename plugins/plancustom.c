@@ -391,22 +391,6 @@ plan_custom_resolve (PlanCustom * self, GError ** error)
   return ok;
 }
 
-/* Compiles the CUDA source for @arch with NVRTC (cached on disk), so that
- * a compile error is reported with NVRTC's log, line numbers in the
- * user's source. */
-static GBytes *
-compile_cuda (PlanCustom * self, const gchar * arch, GError ** error)
-{
-  GBytes *code = NULL;
-
-  if (!plan_nvrtc_compile (self->cuda_code, arch, &code, error)) {
-    g_prefix_error (error, "plancustom %s: %s for %s: ",
-        GST_OBJECT_NAME (self), self->cuda_name, arch);
-    return NULL;
-  }
-  return code;
-}
-
 /* An out-dtype that is no dtype is an error at start, before any data. */
 static gboolean
 plan_custom_check_settings (PlanKernelElement * kernel, GError ** error)
@@ -544,14 +528,15 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
     self->accumulator = g_malloc0 (MAX (self->output.row_size, 1));
 
   /* CUDA source is compiled now, for a common architecture, so that its
-   * errors are reported at start even without a GPU; the device's own
+   * errors, and a function it does not define, are reported at start
+   * whichever target runs, even without a GPU; the device's own
    * architecture is compiled when it is first used. */
-  if (self->cuda_code && plan_nvrtc_load (NULL)) {
-    GBytes *code = compile_cuda (self, "sm_80", error);
-
-    if (code == NULL)
-      goto failed;
-    g_bytes_unref (code);
+  if (self->cuda_code && plan_nvrtc_load (NULL)
+      && !plan_nvrtc_check_function (self->cuda_code, self->function,
+          error)) {
+    g_prefix_error (error, "plancustom %s: %s: ", GST_OBJECT_NAME (self),
+        self->cuda_name);
+    goto failed;
   }
   GST_INFO_OBJECT (self, "kernel %s%s%s, mode %s, halo %u, %u inputs, "
       "output %s", self->kernel ? plan_custom_kernel_get_name (self->kernel)

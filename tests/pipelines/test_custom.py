@@ -202,6 +202,14 @@ def errors():
     fails(d, x, ['cuda-source=' + src, 'cuda-function=k', 'library=' + lib('failing'),
                  'symbol=fail_at'], 'bad.cu(3)')
     fails(d, x, ['cuda-source=' + src], 'cuda-function')
+    # A function the source does not define: an error at start, also when
+    # the CPU kernel given with it is what runs.
+    for target in ('cpu', 'auto'):
+        fails(d, x, ['cuda-source=' + os.path.join(CUDA_DIR, 'softmax.cu'),
+                     'cuda-function=sofmtax', 'library=' + lib('softmax'),
+                     'symbol=softmax', 'target=' + target],
+              "softmax.cu: the CUDA source defines no kernel 'sofmtax'",
+              'it defines softmax')
 
 
 cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
