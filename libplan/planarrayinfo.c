@@ -117,7 +117,9 @@ plan_array_info_init (PlanArrayInfo * info)
  *
  * Validates and stores a dtype and shape: at most #PLAN_ARRAY_MAX_DIMS
  * axes, inner axes of at least one element, the outermost axis -1 or more,
- * and rows that fit in memory.
+ * rows that fit in memory, and at most %G_MAXINT64 bytes in all (the
+ * largest file offset), so that no product of the axes overflows: a shape
+ * that is too large is a %PLAN_ERROR_INVALID_ARGUMENT that says so.
  *
  * Returns: %TRUE on success; on failure @info is unchanged.
  *
@@ -147,6 +149,8 @@ plan_array_info_set (PlanArrayInfo * info, PlanDType dtype, guint ndim,
       goto too_large;
     row_bytes *= shape[i];
   }
+  if (ndim > 0 && shape[0] > 0 && (guint64) shape[0] > G_MAXINT64 / row_bytes)
+    goto too_large_total;
 
   plan_array_info_init (info);
   info->dtype = dtype;
@@ -190,7 +194,17 @@ too_large:
   {
     gchar *s = plan_shape_to_string (ndim, shape);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "shape %s: one row is too large to hold in memory", s);
+        "the shape %s is too large: one row would not fit in memory", s);
+    g_free (s);
+    return FALSE;
+  }
+too_large_total:
+  {
+    gchar *s = plan_shape_to_string (ndim, shape);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the shape %s is too large: %s data would take more than %"
+        G_GINT64_FORMAT " bytes, the most a file or a stream can hold", s,
+        plan_dtype_to_string (dtype), G_MAXINT64);
     g_free (s);
     return FALSE;
   }
@@ -298,7 +312,10 @@ bad_shape:
  * @info: a valid #PlanArrayInfo
  *
  * Returns: (transfer full): fixed `array/x-raw` caps describing @info.
- *   Axes that fit in a 32-bit int are written as int, larger ones as int64.
+ *   The axes are all of one type, as GStreamer wants the values of an
+ *   array: int when every axis fits in a 32-bit int (so that caps written
+ *   by hand, such as `shape=<-1, 3>`, intersect with them), and int64
+ *   for every axis when one does not.
  *
  * Since: 0.1
  */
@@ -307,15 +324,18 @@ plan_array_info_to_caps (const PlanArrayInfo * info)
 {
   GValue shape = G_VALUE_INIT;
   GstCaps *caps;
+  gboolean wide = FALSE;
   guint i;
 
   g_return_val_if_fail (info != NULL, NULL);
 
+  for (i = 0; i < info->ndim; i++)
+    wide |= info->shape[i] < G_MININT || info->shape[i] > G_MAXINT;
   gst_value_array_init (&shape, info->ndim);
   for (i = 0; i < info->ndim; i++) {
     GValue v = G_VALUE_INIT;
 
-    if (info->shape[i] >= G_MININT && info->shape[i] <= G_MAXINT) {
+    if (!wide) {
       g_value_init (&v, G_TYPE_INT);
       g_value_set_int (&v, (gint) info->shape[i]);
     } else {

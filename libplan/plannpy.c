@@ -385,6 +385,7 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
     gsize * header_size, GError ** error)
 {
   Header h = { {0}, };
+  GError *err = NULL;
   Cursor c;
   guint version;
   gsize total;
@@ -410,8 +411,8 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
   /* For fewer than two axes both orders lay the data out the same way. */
   if (h.fortran_order && h.ndim > 1)
     goto fortran;
-  if (!plan_array_info_set (info, dtype, h.ndim, h.shape, error))
-    return FALSE;
+  if (!plan_array_info_set (info, dtype, h.ndim, h.shape, &err))
+    goto bad_shape;
   if (header_size)
     *header_size = total;
   return TRUE;
@@ -435,6 +436,14 @@ fortran:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
         "Fortran-ordered .npy arrays are not supported; save the array "
         "with numpy.ascontiguousarray() first");
+    return FALSE;
+  }
+bad_shape:
+  {
+    /* A shape that cannot exist is a corrupt header, not a setting. */
+    if (err->domain == PLAN_ERROR && err->code == PLAN_ERROR_INVALID_ARGUMENT)
+      err->code = PLAN_ERROR_FORMAT;
+    g_propagate_error (error, err);
     return FALSE;
   }
 }

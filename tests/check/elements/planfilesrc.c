@@ -1323,10 +1323,18 @@ GST_START_TEST (test_src_npy_data_shorter_than_shape)
 {
   gchar *path = write_npy ("s.npy", 1,
       "{'descr': '<f8', 'fortran_order': False, "
-      "'shape': (4611686018427387904, 3), }", "01234567", 8);
+      "'shape': (1099511627776, 3), }", "01234567", 8);
 
   expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
       "truncated");
+  g_free (path);
+  /* A shape whose data would take more than G_MAXINT64 bytes is not
+   * compared with the file's size: it cannot exist. */
+  path = write_npy ("s.npy", 1,
+      "{'descr': '<f8', 'fortran_order': False, "
+      "'shape': (4611686018427387904, 3), }", "01234567", 8);
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "the shape (4611686018427387904, 3) is too large");
   g_free (path);
 }
 

@@ -10,6 +10,8 @@
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
 
+#include <string.h>
+
 GST_START_TEST (test_dtype_names_round_trip)
 {
   gint i;
@@ -214,6 +216,79 @@ GST_START_TEST (test_array_caps_rejects_invalid)
 
 GST_END_TEST;
 
+GST_START_TEST (test_array_caps_large_axes_one_type)
+{
+  PlanArrayInfo info, back;
+  gint64 shape[] = { G_GINT64_CONSTANT (2147483653), 2, 3 };
+  const GValue *axes;
+  GstCaps *caps;
+  guint i;
+
+  /* A 32-bit row count with a wide inner axis, and the other way round:
+   * every axis of the caps is int64, and the shape reads back whole. */
+  for (i = 0; i < 2; i++) {
+    if (i == 1) {
+      shape[0] = 5;
+      shape[2] = G_GINT64_CONSTANT (3000000000);
+    }
+    fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT8, 3, shape,
+            NULL));
+    caps = plan_array_info_to_caps (&info);
+    axes = gst_structure_get_value (gst_caps_get_structure (caps, 0),
+        "shape");
+    fail_unless_equals_int (gst_value_array_get_size (axes), 3);
+    fail_unless (G_VALUE_HOLDS_INT64 (gst_value_array_get_value (axes, 0)));
+    fail_unless (G_VALUE_HOLDS_INT64 (gst_value_array_get_value (axes, 1)));
+    fail_unless (G_VALUE_HOLDS_INT64 (gst_value_array_get_value (axes, 2)));
+    fail_unless (plan_array_info_from_caps (&back, caps, NULL));
+    fail_unless (plan_array_info_is_equal (&info, &back));
+    gst_caps_unref (caps);
+  }
+
+  /* Axes that fit stay int, to intersect with caps written by hand. */
+  shape[0] = G_MAXINT;
+  shape[2] = 3;
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT8, 3, shape, NULL));
+  caps = plan_array_info_to_caps (&info);
+  axes = gst_structure_get_value (gst_caps_get_structure (caps, 0), "shape");
+  fail_unless (G_VALUE_HOLDS_INT (gst_value_array_get_value (axes, 0)));
+  fail_unless (G_VALUE_HOLDS_INT (gst_value_array_get_value (axes, 2)));
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_array_shape_too_large)
+{
+  /* Data of more than G_MAXINT64 bytes, whose product wraps to 0, and
+   * whose product overflows only with the dtype's size. */
+  const gint64 shapes[][3] = {
+    {G_GINT64_CONSTANT (4294967296), G_GINT64_CONSTANT (4294967296), 1},
+    {G_GINT64_CONSTANT (4611686018427387904), 4, 1},
+    {G_GINT64_CONSTANT (1152921504606846976), 1, 1},
+    {G_MAXINT64, 2, 1},
+  };
+  const PlanDType dtypes[] = {
+    PLAN_DTYPE_INT8, PLAN_DTYPE_INT8, PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT8
+  };
+  PlanArrayInfo info;
+  gint64 ok[] = { G_MAXINT64 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (shapes); i++) {
+    GError *err = NULL;
+
+    fail_if (plan_array_info_set (&info, dtypes[i], 2, shapes[i], &err));
+    fail_unless (err != NULL && strstr (err->message, "is too large") != NULL,
+        "%u: %s", i, err ? err->message : "no error");
+    g_error_free (err);
+  }
+  /* The most bytes there can be. */
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT8, 1, ok, NULL));
+}
+
+GST_END_TEST;
+
 static Suite *
 arrayinfo_suite (void)
 {
@@ -231,6 +306,8 @@ arrayinfo_suite (void)
   tcase_add_test (tc, test_array_caps_round_trip);
   tcase_add_test (tc, test_array_caps_zero_d_and_large);
   tcase_add_test (tc, test_array_caps_rejects_invalid);
+  tcase_add_test (tc, test_array_caps_large_axes_one_type);
+  tcase_add_test (tc, test_array_shape_too_large);
   return s;
 }
 

@@ -106,12 +106,31 @@ GST_START_TEST (test_npy_header_has_room_for_any_row_count)
   guint8 header[256];
   gsize size;
 
+  PlanArrayInfo back;
+  GError *err = NULL;
+
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT64, 2, shape, NULL));
+  size = plan_npy_get_header_size (&info);
+  /* The most rows of 24 bytes there can be. */
+  info.shape[0] = G_MAXINT64 / 24;
+  fail_unless (plan_npy_write_header (&info, header, size, NULL));
+  fail_unless (plan_npy_parse_header (header, size, &back, NULL, NULL));
+  fail_unless_equals_int64 (back.shape[0], G_MAXINT64 / 24);
+  /* G_MAXINT64 rows fit in the header, and reading it back says that the
+   * shape is too large. */
+  info.shape[0] = G_MAXINT64;
+  fail_unless (plan_npy_write_header (&info, header, size, NULL));
+  fail_if (plan_npy_parse_header (header, size, &back, NULL, &err));
+  fail_unless (strstr (err->message, "(9223372036854775807, 3) is too large")
+      != NULL, "%s", err->message);
+  g_error_free (err);
+  /* The same row count of int8 is a valid shape. */
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT8, 1, shape, NULL));
   size = plan_npy_get_header_size (&info);
   info.shape[0] = G_MAXINT64;
   fail_unless (plan_npy_write_header (&info, header, size, NULL));
-  fail_unless (plan_npy_parse_header (header, size, &info, NULL, NULL));
-  fail_unless_equals_int64 (info.shape[0], G_MAXINT64);
+  fail_unless (plan_npy_parse_header (header, size, &back, NULL, NULL));
+  fail_unless_equals_int64 (back.shape[0], G_MAXINT64);
 }
 
 GST_END_TEST;
@@ -173,6 +192,41 @@ GST_START_TEST (test_npy_preamble_errors)
 
 GST_END_TEST;
 
+/* A header whose shape's data cannot exist: its product wraps to 0 in 64
+ * bits, or overflows. */
+GST_START_TEST (test_npy_shape_too_large)
+{
+  const gchar *shapes[] = {
+    "(4294967296, 4294967296)", "(9223372036854775807, 2)",
+    "(2, 2, 2, 4611686018427387904)",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (shapes); i++) {
+    gchar *dict = g_strdup_printf ("{'descr': '|i1', 'fortran_order': "
+        "False, 'shape': %s, }", shapes[i]);
+    gsize len = 10 + strlen (dict) + 1;
+    guint8 *h = g_malloc (len);
+    PlanArrayInfo info;
+    GError *err = NULL;
+
+    memcpy (h, "\x93NUMPY\x01\x00", 8);
+    h[8] = (len - 10) & 0xff;
+    h[9] = (len - 10) >> 8;
+    memcpy (h + 10, dict, strlen (dict));
+    h[len - 1] = '\n';
+    fail_if (plan_npy_parse_header (h, len, &info, NULL, &err));
+    fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT));
+    fail_unless (strstr (err->message, "is too large") != NULL, "%s",
+        err->message);
+    g_error_free (err);
+    g_free (h);
+    g_free (dict);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 npy_suite (void)
 {
@@ -187,6 +241,7 @@ npy_suite (void)
   tcase_add_test (tc, test_npy_accepts_fortran_order_for_1d);
   tcase_add_test (tc, test_npy_preamble_errors);
   tcase_add_test (tc, test_npy_header_at_odd_address);
+  tcase_add_test (tc, test_npy_shape_too_large);
   return s;
 }
 
