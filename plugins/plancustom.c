@@ -92,7 +92,7 @@ struct _PlanCustom
   gchar *cuda_function;
   guint block_size;
   PlanCustomMode mode;
-  gchar *out_dtype;
+  PlanDType out_dtype;          /* PLAN_DTYPE_UNKNOWN: the first input's */
   gchar *out_shape;
   guint halo_rows;
   PlanBoundary boundary;
@@ -149,8 +149,6 @@ string_field (PlanCustom * self, guint prop_id)
       return &self->cuda;
     case PROP_CUDA_FUNCTION:
       return &self->cuda_function;
-    case PROP_OUT_DTYPE:
-      return &self->out_dtype;
     case PROP_OUT_SHAPE:
       return &self->out_shape;
     case PROP_PARAMS:
@@ -189,6 +187,9 @@ plan_custom_set_property (GObject * object, guint prop_id,
     case PROP_BLOCK_SIZE:
     case PROP_BLOCK_SIZE_DEPRECATED:
       self->block_size = g_value_get_uint (value);
+      break;
+    case PROP_OUT_DTYPE:
+      self->out_dtype = g_value_get_enum (value);
       break;
     case PROP_MODE:
       self->mode = g_value_get_enum (value);
@@ -232,6 +233,9 @@ plan_custom_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_BLOCK_SIZE:
     case PROP_BLOCK_SIZE_DEPRECATED:
       g_value_set_uint (value, self->block_size);
+      break;
+    case PROP_OUT_DTYPE:
+      g_value_set_enum (value, self->out_dtype);
       break;
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
@@ -391,30 +395,12 @@ plan_custom_resolve (PlanCustom * self, GError ** error)
   return ok;
 }
 
-/* An out-dtype that is no dtype is an error at start, before any data. */
-static gboolean
-plan_custom_check_settings (PlanKernelElement * kernel, GError ** error)
-{
-  PlanCustom *self = PLAN_CUSTOM (kernel);
-  gboolean ok = TRUE;
-
-  GST_OBJECT_LOCK (self);
-  if (self->out_dtype && plan_dtype_parse (self->out_dtype, error) ==
-      PLAN_DTYPE_UNKNOWN) {
-    g_prefix_error (error, "plancustom %s, out-dtype \"%s\": ",
-        GST_OBJECT_NAME (self), self->out_dtype);
-    ok = FALSE;
-  }
-  GST_OBJECT_UNLOCK (self);
-  return ok;
-}
-
 static gboolean
 plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
 {
   PlanCustom *self = PLAN_CUSTOM (kernel);
-  gchar *out_dtype, *out_shape;
+  gchar *out_shape;
   PlanDType dtype;
   guint halo, i;
   PlanBoundary boundary;
@@ -427,7 +413,7 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
     return FALSE;
 
   GST_OBJECT_LOCK (self);
-  out_dtype = g_strdup (self->out_dtype);
+  dtype = self->out_dtype;
   out_shape = g_strdup (self->out_shape);
   self->active_mode = self->mode;
   halo = self->halo_rows;
@@ -471,13 +457,6 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   }
 
   /* The output: out-dtype and out-shape, by default the first input's. */
-  dtype = PLAN_DTYPE_UNKNOWN;
-  if (out_dtype && (dtype = plan_dtype_parse (out_dtype, error)) ==
-      PLAN_DTYPE_UNKNOWN) {
-    g_prefix_error (error, "plancustom %s: out-dtype: ",
-        GST_OBJECT_NAME (self));
-    goto failed;
-  }
   if (!plan_custom_get_output_info (self->active_mode, dtype, out_shape,
           n_inputs, inputs, output, error)) {
     g_prefix_error (error, "plancustom %s: ", GST_OBJECT_NAME (self));
@@ -551,7 +530,6 @@ failed:
   plan_custom_clear (self);
   ok = FALSE;
 done:
-  g_free (out_dtype);
   g_free (out_shape);
   return ok;
 }
@@ -984,7 +962,6 @@ plan_custom_finalize (GObject * object)
   g_free (self->cuda_source);
   g_free (self->cuda);
   g_free (self->cuda_function);
-  g_free (self->out_dtype);
   g_free (self->out_shape);
   g_free (self->params);
 
@@ -1004,8 +981,6 @@ plan_custom_class_init (PlanCustomClass * klass)
   gobject_class->get_property = plan_custom_get_property;
   gobject_class->finalize = plan_custom_finalize;
 
-  kernel_class->check_settings =
-      GST_DEBUG_FUNCPTR (plan_custom_check_settings);
   kernel_class->setup = GST_DEBUG_FUNCPTR (plan_custom_setup);
   /* As planmap: output buffers of 1 MiB are still in the caches when the
    * next element reads them. */
@@ -1056,9 +1031,10 @@ plan_custom_class_init (PlanCustomClass * klass)
           "accumulated over the stream and pushed at its end",
           PLAN_TYPE_CUSTOM_MODE, DEFAULT_MODE, flags));
   g_object_class_install_property (gobject_class, PROP_OUT_DTYPE,
-      g_param_spec_string ("out-dtype", "Output dtype",
+      g_param_spec_enum ("out-dtype", "Output dtype",
           "The dtype of the output (bool, int8 ... uint64, float32, "
-          "float64); unset: the first input's", NULL, flags));
+          "float64); unknown (the default): the first input's",
+          PLAN_TYPE_DTYPE, PLAN_DTYPE_UNKNOWN, flags));
   g_object_class_install_property (gobject_class, PROP_OUT_SHAPE,
       g_param_spec_string ("out-shape", "Output shape",
           "map: the shape of one output row (\"3\", \"4,4\", \"()\" for "

@@ -52,7 +52,7 @@ GST_DEBUG_CATEGORY (plan_map_debug);
 #define GST_CAT_DEFAULT plan_map_debug
 
 #define DEFAULT_EXPR NULL
-#define DEFAULT_DTYPE NULL
+#define DEFAULT_DTYPE PLAN_DTYPE_UNKNOWN
 
 enum
 {
@@ -75,9 +75,8 @@ struct _PlanMap
 
   /* protected by OBJECT_LOCK */
   gchar *expr;
-  gchar *dtype;
+  PlanDType dtype;              /* PLAN_DTYPE_UNKNOWN: the expression's */
   GError *rejected;             /* why expr cannot work, or NULL */
-  GError *dtype_rejected;       /* why dtype cannot work, or NULL */
   gchar *constants;             /* "name=file.npy,..." */
   GstStructure *constant_arrays;        /* name = PlanArray */
   gchar *params;                /* as set */
@@ -242,12 +241,9 @@ plan_map_set_property (GObject * object, guint prop_id,
           err);
       break;
     case PROP_DTYPE:
-      if (s != NULL && *s == '\0')
-        s = NULL;
-      if (s != NULL)
-        plan_dtype_parse (s, &err);
-      plan_map_set_checked (self, &self->dtype, &self->dtype_rejected,
-          "dtype", s, err);
+      GST_OBJECT_LOCK (self);
+      self->dtype = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -265,8 +261,7 @@ plan_map_check_settings (PlanKernelElement * kernel, GError ** error)
   GError *why;
 
   GST_OBJECT_LOCK (self);
-  why = self->rejected ? self->rejected : self->dtype_rejected ?
-      self->dtype_rejected : self->params_rejected;
+  why = self->rejected ? self->rejected : self->params_rejected;
   if (why)
     g_propagate_error (error, g_error_copy (why));
   GST_OBJECT_UNLOCK (self);
@@ -285,7 +280,7 @@ plan_map_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->expr);
       break;
     case PROP_DTYPE:
-      g_value_set_string (value, self->dtype);
+      g_value_set_enum (value, self->dtype);
       break;
     case PROP_CONSTANTS:
       g_value_set_string (value, self->constants);
@@ -343,19 +338,20 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   gchar **long_names = g_new0 (gchar *, n_inputs + 1);
   const gchar **names;
   PlanArrayInfo *infos;
-  gchar *expr, *dtype, *files;
+  gchar *expr, *files;
+  PlanDType dtype;
   GstStructure *arrays;
   GError *rejected = NULL, *err = NULL;
 
   GST_OBJECT_LOCK (self);
   expr = g_strdup (self->expr);
-  dtype = g_strdup (self->dtype);
+  dtype = self->dtype;
   files = g_strdup (self->constants);
   arrays = self->constant_arrays ? gst_structure_copy (self->constant_arrays)
       : NULL;
-  if (self->rejected || self->dtype_rejected || self->params_rejected)
+  if (self->rejected || self->params_rejected)
     rejected = g_error_copy (self->rejected ? self->rejected :
-        self->dtype_rejected ? self->dtype_rejected : self->params_rejected);
+        self->params_rejected);
   self->live = g_array_copy (self->param_set);
   for (i = 0; i < self->live->len; i++)
     g_array_index (self->live, PlanMapParam, i).name =
@@ -424,7 +420,7 @@ plan_map_compile (PlanMap * self, guint n_inputs,
   }
 
   self->compiled = plan_expr_compile_broadcast (expr, n_names, names, infos,
-      n_streams, plan_dtype_from_string (dtype), output, &err);
+      n_streams, dtype, output, &err);
   if (self->compiled) {
     self->n_names = n_names;
     self->n_streams = n_streams;
@@ -453,7 +449,6 @@ done:
   g_free (slots);
   g_strfreev (long_names);
   g_free (expr);
-  g_free (dtype);
   g_free (files);
   if (arrays)
     gst_structure_free (arrays);
@@ -546,9 +541,7 @@ plan_map_finalize (GObject * object)
 
   plan_map_clear_compiled (self);
   g_free (self->expr);
-  g_free (self->dtype);
   g_clear_error (&self->rejected);
-  g_clear_error (&self->dtype_rejected);
   g_free (self->constants);
   g_clear_pointer (&self->constant_arrays, gst_structure_free);
   g_free (self->params);
@@ -645,10 +638,11 @@ plan_map_class_init (PlanMapClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
-      g_param_spec_string ("dtype", "Output dtype",
+      g_param_spec_enum ("dtype", "Output dtype",
           "Cast the result to this numpy dtype (bool, int8 ... uint64, "
-          "float32, float64); empty or unset keeps the expression's dtype",
-          DEFAULT_DTYPE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          "float32, float64); unknown (the default) keeps the expression's "
+          "dtype", PLAN_TYPE_DTYPE, DEFAULT_DTYPE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
   g_object_class_install_property (gobject_class, PROP_CONSTANTS,

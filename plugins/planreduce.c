@@ -69,7 +69,7 @@ GST_DEBUG_CATEGORY_STATIC (plan_reduce_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_CHUNK_MESSAGES FALSE
 #define DEFAULT_MAP NULL
-#define DEFAULT_MAP_DTYPE NULL
+#define DEFAULT_MAP_DTYPE PLAN_DTYPE_UNKNOWN
 #define DEFAULT_DDOF 0.0
 
 /* The map is evaluated into a scratch piece of about this many bytes of
@@ -105,12 +105,11 @@ struct _PlanReduce
   gboolean post_messages;
   gboolean chunk_messages;
   gchar *map;
-  gchar *map_dtype;
+  PlanDType map_dtype;          /* PLAN_DTYPE_UNKNOWN: the map's own */
   gdouble ddof;
   GError *rejected_expr;        /* why the last expr set was refused */
   GError *rejected_identity;    /* why the last identity set was refused */
   GError *rejected_map;         /* why the map set is refused */
-  GError *rejected_map_dtype;   /* why the map-dtype set is refused */
   GstStructure *result;
 
   /* streaming thread only */
@@ -187,32 +186,26 @@ plan_reduce_set_string (PlanReduce * self, guint prop_id, const gchar * s)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The map and its dtype are stored as given, so that reading them back
- * gives what was written; one that cannot work is reported now and posted
- * as the element error when the pipeline starts. */
+/* The map is stored as given, so that reading it back gives what was
+ * written; one that cannot work is reported now and posted as the element
+ * error when the pipeline starts. */
 static void
-plan_reduce_set_map (PlanReduce * self, guint prop_id, const gchar * s)
+plan_reduce_set_map (PlanReduce * self, const gchar * s)
 {
-  gboolean is_map = prop_id == PROP_MAP;
-  gchar **slot = is_map ? &self->map : &self->map_dtype;
-  GError **rejected = is_map ? &self->rejected_map : &self->rejected_map_dtype;
   GError *err = NULL;
 
   if (s != NULL && *s == '\0')
     s = NULL;
-  if (s != NULL && is_map)
+  if (s != NULL)
     plan_expr_check (s, &err);
-  else if (s != NULL)
-    plan_dtype_parse (s, &err);
   if (err)
-    GST_WARNING_OBJECT (self, "rejected %s \"%s\": %s",
-        is_map ? "map" : "map-dtype", s, err->message);
+    GST_WARNING_OBJECT (self, "rejected map \"%s\": %s", s, err->message);
 
   GST_OBJECT_LOCK (self);
-  g_free (*slot);
-  *slot = g_strdup (s);
-  g_clear_error (rejected);
-  *rejected = err;
+  g_free (self->map);
+  self->map = g_strdup (s);
+  g_clear_error (&self->rejected_map);
+  self->rejected_map = err;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -230,8 +223,12 @@ plan_reduce_set_property (GObject * object, guint prop_id,
       plan_reduce_set_string (self, prop_id, g_value_get_string (value));
       break;
     case PROP_MAP:
+      plan_reduce_set_map (self, g_value_get_string (value));
+      break;
     case PROP_MAP_DTYPE:
-      plan_reduce_set_map (self, prop_id, g_value_get_string (value));
+      GST_OBJECT_LOCK (self);
+      self->map_dtype = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_OP:
       GST_OBJECT_LOCK (self);
@@ -300,7 +297,7 @@ plan_reduce_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->map);
       break;
     case PROP_MAP_DTYPE:
-      g_value_set_string (value, self->map_dtype);
+      g_value_set_enum (value, self->map_dtype);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -309,20 +306,18 @@ plan_reduce_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Returns why the map or map-dtype set cannot work, naming the element
- * and the property, or NULL.
+/* Returns why the map set cannot work, naming the element and the
+ * property, or NULL.
  * Must be called with OBJECT_LOCK held */
 static GError *
 plan_reduce_get_map_rejection_unlocked (PlanReduce * self)
 {
-  GError *why = self->rejected_map ? self->rejected_map :
-      self->rejected_map_dtype;
+  GError *why = self->rejected_map;
 
   if (why == NULL)
     return NULL;
-  return g_error_new (why->domain, why->code, "planreduce %s, %s \"%s\": %s",
-      GST_OBJECT_NAME (self), self->rejected_map ? "map" : "map-dtype",
-      self->rejected_map ? self->map : self->map_dtype, why->message);
+  return g_error_new (why->domain, why->code, "planreduce %s, map \"%s\": %s",
+      GST_OBJECT_NAME (self), self->map, why->message);
 }
 
 /* Refuses to start with settings that cannot work whatever the input: a
@@ -411,13 +406,14 @@ plan_reduce_setup_map (PlanReduce * self, const PlanArrayInfo * input,
 {
   static const gchar *const names[] = { "x", "in0" };
   const PlanDType dtypes[] = { input->dtype, input->dtype };
-  gchar *map, *map_dtype;
+  gchar *map;
+  PlanDType map_dtype;
   GError *rejected;
   gsize row_bytes;
 
   GST_OBJECT_LOCK (self);
   map = g_strdup (self->map);
-  map_dtype = g_strdup (self->map_dtype);
+  map_dtype = self->map_dtype;
   /* The map may have been set again since the start. */
   rejected = plan_reduce_get_map_rejection_unlocked (self);
   GST_OBJECT_UNLOCK (self);
@@ -425,16 +421,13 @@ plan_reduce_setup_map (PlanReduce * self, const PlanArrayInfo * input,
   *mapped = *input;
   if (rejected)
     goto rejected;
-  if (map == NULL) {
-    g_free (map_dtype);
+  if (map == NULL)
     return TRUE;
-  }
   self->map_expr = plan_expr_compile_with_dtype (map, G_N_ELEMENTS (names),
-      names, dtypes, plan_dtype_from_string (map_dtype), error);
+      names, dtypes, map_dtype, error);
   if (self->map_expr == NULL)
     goto compile_failed;
   g_free (map);
-  g_free (map_dtype);
 
   mapped->dtype = plan_expr_get_dtype (self->map_expr);
   row_bytes = plan_array_info_get_row_elements (mapped) *
@@ -448,7 +441,6 @@ rejected:
   {
     g_propagate_error (error, rejected);
     g_free (map);
-    g_free (map_dtype);
     return FALSE;
   }
 compile_failed:
@@ -456,7 +448,6 @@ compile_failed:
     g_prefix_error (error, "planreduce %s, map \"%s\": ",
         GST_OBJECT_NAME (self), map);
     g_free (map);
-    g_free (map_dtype);
     return FALSE;
   }
 }
@@ -1028,11 +1019,9 @@ plan_reduce_finalize (GObject * object)
   g_free (self->expr);
   g_free (self->identity);
   g_free (self->map);
-  g_free (self->map_dtype);
   g_clear_error (&self->rejected_expr);
   g_clear_error (&self->rejected_identity);
   g_clear_error (&self->rejected_map);
-  g_clear_error (&self->rejected_map_dtype);
   if (self->result)
     gst_structure_free (self->result);
 
@@ -1140,10 +1129,11 @@ plan_reduce_class_init (PlanReduceClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAP_DTYPE,
-      g_param_spec_string ("map-dtype", "Map dtype",
+      g_param_spec_enum ("map-dtype", "Map dtype",
           "Cast the map's result to this numpy dtype (bool, int8 ... uint64, "
-          "float32, float64) before reducing, as planmap's dtype; empty or "
-          "unset keeps the map's own dtype", DEFAULT_MAP_DTYPE,
+          "float32, float64) before reducing, as planmap's dtype; unknown "
+          "(the default) keeps the map's own dtype", PLAN_TYPE_DTYPE,
+          DEFAULT_MAP_DTYPE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 

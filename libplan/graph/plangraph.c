@@ -1086,14 +1086,8 @@ _plan_custom_node_output (PlanNode * node, const PlanArrayInfo * inputs,
   const GValue *mode = _plan_node_get_prop (node, "mode");
   const GValue *dtype = _plan_node_get_prop (node, "out-dtype");
   const GValue *shape = _plan_node_get_prop (node, "out-shape");
-  PlanDType d = PLAN_DTYPE_UNKNOWN;
+  PlanDType d = dtype ? g_value_get_enum (dtype) : PLAN_DTYPE_UNKNOWN;
 
-  if (dtype && g_value_get_string (dtype) && (d =
-          plan_dtype_parse (g_value_get_string (dtype), error)) ==
-      PLAN_DTYPE_UNKNOWN) {
-    g_prefix_error (error, "out-dtype: ");
-    return FALSE;
-  }
   return plan_custom_get_output_info (mode ? g_value_get_enum (mode) :
       PLAN_CUSTOM_MODE_MAP, d, shape ? g_value_get_string (shape) : NULL,
       node->inputs->len, inputs, output, error);

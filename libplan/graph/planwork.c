@@ -603,8 +603,7 @@ make_map (PlanWork * self, Stage * stage, GError ** error)
     return NULL;
   g_object_set (e, "expr", stage->expr, NULL);
   if (stage->node->dtype != PLAN_DTYPE_UNKNOWN)
-    g_object_set (e, "dtype", plan_dtype_to_string (stage->node->dtype),
-        NULL);
+    g_object_set (e, "dtype", stage->node->dtype, NULL);
   if (stage->node->const_arrays != NULL) {
     GstStructure *arrays = gst_structure_new_empty ("constants");
     guint i;
@@ -636,8 +635,7 @@ make_reduce (PlanWork * self, Stage * stage, GError ** error)
   if (stage->pre_map != NULL)
     g_object_set (e, "map", stage->pre_map, NULL);
   if (stage->pre_map_dtype != PLAN_DTYPE_UNKNOWN)
-    g_object_set (e, "map-dtype", plan_dtype_to_string
-        (stage->pre_map_dtype), NULL);
+    g_object_set (e, "map-dtype", stage->pre_map_dtype, NULL);
   set_target (self, e);
   return e;
 }

@@ -55,11 +55,13 @@ def expect_refused(words, *needles):
 
 
 def test_map_bad_dtype():
+    """dtype is an enum (PlanDType): a name that is no dtype is refused
+    with the line itself, naming the property and the value."""
     _, src, d = source()
     expect_refused(['planfilesrc', 'location=' + src, '!', 'planmap',
                     'expr=x * 2', 'dtype=flaot32', '!', 'planfilesink',
                     'location=' + os.path.join(d, 'out.npy')],
-                   'dtype "flaot32"', "'flaot32' is not a dtype")
+                   'could not set property "dtype"', '"flaot32"')
 
 
 def test_reduce_bad_map_dtype():
@@ -67,7 +69,7 @@ def test_reduce_bad_map_dtype():
     expect_refused(['planfilesrc', 'location=' + src, '!', 'planreduce',
                     'map=x * x', 'map-dtype=flaot64', '!', 'planfilesink',
                     'location=' + os.path.join(d, 'out.npy')],
-                   'map-dtype "flaot64"')
+                   'could not set property "map-dtype"', '"flaot64"')
 
 
 def test_filesrc_bad_enum():
@@ -190,8 +192,8 @@ def test_reduce_axis_1():
 
 
 CASES = [
-    ('planmap dtype=flaot32 fails at start', test_map_bad_dtype),
-    ('planreduce map-dtype=flaot64 fails at start', test_reduce_bad_map_dtype),
+    ('planmap dtype=flaot32 is refused', test_map_bad_dtype),
+    ('planreduce map-dtype=flaot64 is refused', test_reduce_bad_map_dtype),
     ('an enum value that does not exist fails', test_filesrc_bad_enum),
     ('planmap with an expression that does not parse fails at start',
      test_map_bad_expr),

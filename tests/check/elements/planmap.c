@@ -261,7 +261,7 @@ GST_START_TEST (test_map_dtype_property_casts)
   GstMapInfo map;
 
   map_harness_init (&m, "x * 1.5", 1, F32_CAPS ("4"));
-  g_object_set (m.h->element, "dtype", "int16", NULL);
+  g_object_set (m.h->element, "dtype", PLAN_DTYPE_INT16, NULL);
   gst_harness_push (m.h, ramp_f32 (0, 4, 1, 1.0f));
   buf = gst_harness_pull (m.h);
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
