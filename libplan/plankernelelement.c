@@ -2117,6 +2117,23 @@ plan_kernel_element_child_proxy_init (gpointer g_iface, gpointer iface_data)
       plan_kernel_element_child_proxy_get_children_count;
 }
 
+/* An element upstream asking for the memory its output rows go to gets
+ * none here: this element's output is not its input, so the memory
+ * downstream lends for this element's output (which the default handler
+ * would pass on) would be written by both, and a stencil would read
+ * cells it had already overwritten. */
+static gboolean
+plan_kernel_element_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * query)
+{
+  if (plan_query_parse_output_rows (query, NULL, NULL, NULL)) {
+    GST_LOG_OBJECT (pad, "not passing on a query for output rows");
+    return FALSE;
+  }
+  return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->sink_query
+      (agg, pad, query);
+}
+
 static void
 plan_kernel_element_class_init (PlanKernelElementClass * klass)
 {
@@ -2144,6 +2161,7 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
   agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
   agg_class->src_query = GST_DEBUG_FUNCPTR (plan_kernel_element_src_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_query);
   agg_class->flush = GST_DEBUG_FUNCPTR (plan_kernel_element_flush);
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (plan_kernel_element_update_src_caps);

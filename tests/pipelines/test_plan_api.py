@@ -248,6 +248,27 @@ def case_stencils():
         raise Failure('wrap on a reader: %r' % err)
 
 
+def case_stencil_after_stencil():
+    """Stencils in a row, with every binding: a kernel element between
+    another and a sink that lends its array must not pass the lending on
+    (both would write the array, the later one reading cells the earlier
+    had overwritten)."""
+    img = rng(10).standard_normal((37, 29))
+    want = img
+    nodes = [('source', 'img', 2, '-')]
+    for k in range(3):
+        p = np.pad(want, 1, mode='edge')
+        want = 0.2 * (p[1:-1, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] +
+                      p[2:, 1:-1] + p[:-2, 1:-1])
+        nodes.append(('stencil', 's%d' % k, nodes[-1][1], 'nearest', 0,
+                      '_ n _; w c e; _ s _', '0.2*(c + w + e + s + n)'))
+    nodes.append(('map', 'm', 'img', '-', 'x * 2'))
+    nodes.append(('stencil', 'ms', 'm', 'reflect', 0, 'a b c', 'a - c'))
+    p = np.pad(img * 2, ((0, 0), (1, 1)), mode='symmetric')
+    check_everywhere(nodes, {'img': img}, {'s2': want, 'ms': p[:, :-2] -
+                                           p[:, 2:]}, rtol=1e-12)
+
+
 def case_fused_chain():
     """map -> map -> sum and map -> map fuse into one element each; the
     results are bit-identical to the unfused pipeline and to numpy's
@@ -448,6 +469,7 @@ if __name__ == '__main__':
         ('ddof', case_ddof),
         ('constant and ddof errors', case_constant_errors),
         ('stencils against scipy', case_stencils),
+        ('stencil after stencil or map', case_stencil_after_stencil),
         ('fused chains: fewer elements, same bytes', case_fused_chain),
         ('the design\'s example', case_example),
         ('launch string round trip', case_launch_string_round_trip),
