@@ -119,6 +119,27 @@ struct _PlanStencilKernel
   gboolean have_end;
   guint64 received;
   gint64 next_c;                /* the next output's centre row */
+
+  /* Iterations: the next application of the window, to this one's
+   * output (NULL on the last); the fields below are the first's. */
+  PlanStencilKernel *next;
+  guint iterations;             /* in the chain from this one on */
+  guint8 *tmp;                  /* host: this application's outputs */
+  gsize tmp_size;
+  gpointer dev_tmp;             /* device: this application's outputs */
+  gsize dev_tmp_size;
+  guint finish_phase;           /* host: how far plan_stencil_kernel_finish() is */
+
+  /* wrap along the streaming axis over several iterations, on the host:
+   * the stream goes through as the middle of its periodic extension,
+   * every application reading its first and last rows as context. */
+  gboolean wrap_chain;
+  guint8 *prefix;               /* the extension's rows before row 0 */
+  guint8 *joined;               /* the prefix and the first chunk */
+  GByteArray *head;             /* the stream's first rows */
+  guint64 host_total;
+  guint64 host_received;
+  gboolean have_prefix;
 };
 
 /* What the worker threads share to evaluate one block line by line. */
@@ -244,12 +265,161 @@ plan_stencil_kernel_new (const PlanWindow * window, const gchar * expr,
   self->output.dtype = plan_expr_get_dtype (self->expr);
   self->geom.out_esize = plan_dtype_get_size (self->output.dtype);
   self->rows_lost = boundary == PLAN_BOUNDARY_VALID ? 2 * halo[0] : 0;
+  self->iterations = 1;
   plan_stencil_kernel_reset (self);
   return self;
 
 failed:
   plan_stencil_kernel_free (self);
   return NULL;
+}
+
+/* The application of the window whose output is the chain's. */
+static PlanStencilKernel *
+last_stage (PlanStencilKernel * self)
+{
+  while (self->next)
+    self = self->next;
+  return self;
+}
+
+/**
+ * plan_stencil_kernel_new_iterated:
+ * @window: the window
+ * @expr: the expression, in the names of @window's cells
+ * @input: the input array's dtype and shape (`shape[0]` may be -1)
+ * @boundary: what cells outside the array hold
+ * @cval: their value with %PLAN_BOUNDARY_CONSTANT
+ * @iterations: how many times the window is applied, 1 to
+ *   #PLAN_STENCIL_MAX_ITERATIONS
+ * @error: return location for an error
+ *
+ * The stencil applied @iterations times, each application to the output
+ * of the one before, with the boundary rule applied to each: the same
+ * bits as @iterations stencils in a row (each with its own input's dtype
+ * and shape, and @cval converted to it), with a halo of @iterations times
+ * the window's along the streaming axis. On the host each chunk goes
+ * through every application before the next chunk comes, so that the
+ * rows in between stay in the cache. With %PLAN_BOUNDARY_WRAP along the
+ * streaming axis and more than one iteration, it needs the stream's last
+ * @iterations times the halo rows before the first output
+ * (plan_stencil_kernel_host_needs_end_rows()) and computes on the host
+ * only.
+ *
+ * Returns: (transfer full) (nullable): the stencil, or %NULL with @error
+ *   set, as plan_stencil_kernel_new() (an application after the first
+ *   names itself: with %PLAN_BOUNDARY_VALID the array may become shorter
+ *   than the window)
+ *
+ * Since: 0.1
+ */
+PlanStencilKernel *
+plan_stencil_kernel_new_iterated (const PlanWindow * window,
+    const gchar * expr, const PlanArrayInfo * input, PlanBoundary boundary,
+    gdouble cval, guint iterations, GError ** error)
+{
+  PlanStencilKernel *self, *stage, *prev;
+  guint i;
+
+  g_return_val_if_fail (iterations >= 1, NULL);
+
+  if (iterations > PLAN_STENCIL_MAX_ITERATIONS) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%u iterations; a stencil is applied at most %u times", iterations,
+        PLAN_STENCIL_MAX_ITERATIONS);
+    return NULL;
+  }
+  self = plan_stencil_kernel_new (window, expr, input, boundary, cval, error);
+  if (self == NULL)
+    return NULL;
+  prev = self;
+  for (i = 1; i < iterations; i++) {
+    stage = plan_stencil_kernel_new (window, expr, &prev->output, boundary,
+        cval, error);
+    if (stage == NULL)
+      goto failed;
+    prev->next = stage;
+    prev = stage;
+  }
+  self->iterations = iterations;
+  self->wrap_chain = iterations > 1 && boundary == PLAN_BOUNDARY_WRAP
+      && self->geom.halo[0] > 0;
+  if (self->wrap_chain) {
+    for (stage = self; stage; stage = stage->next)
+      plan_halo_set_context_rows (stage->halo, TRUE, TRUE);
+  }
+  return self;
+
+failed:
+  g_prefix_error (error, "application %u of %u (iterations=%u), on the "
+      "output of the one before: ", i + 1, iterations, iterations);
+  plan_stencil_kernel_free (self);
+  return NULL;
+}
+
+/**
+ * plan_stencil_kernel_get_iterations:
+ * @kernel: a #PlanStencilKernel
+ *
+ * Returns: how many times the window is applied
+ *
+ * Since: 0.1
+ */
+guint
+plan_stencil_kernel_get_iterations (PlanStencilKernel * kernel)
+{
+  g_return_val_if_fail (kernel != NULL, 1);
+
+  return kernel->iterations;
+}
+
+/**
+ * plan_stencil_kernel_get_first_axis_halo:
+ * @kernel: a #PlanStencilKernel
+ *
+ * Returns: how many rows beyond an output's own row along the streaming
+ *   axis its value depends on, on each side: the window's half height
+ *   (its half width on a 1-D input, 0 for a one-row window on more
+ *   axes) times the iterations
+ *
+ * Since: 0.1
+ */
+guint
+plan_stencil_kernel_get_first_axis_halo (PlanStencilKernel * kernel)
+{
+  g_return_val_if_fail (kernel != NULL, 0);
+
+  return kernel->geom.halo[0] * kernel->iterations;
+}
+
+/**
+ * plan_stencil_kernel_set_context_rows:
+ * @kernel: a #PlanStencilKernel
+ * @leading: the stream's first rows are context
+ * @trailing: the stream's last rows are context
+ *
+ * Makes the stream one piece of a longer one, as a rank's share is: for
+ * every application of the window, plan_halo_set_context_rows() (the
+ * first and last plan_stencil_kernel_get_first_axis_halo() rows of the
+ * stream have no output of their own and no boundary rows are made at
+ * that end). Call it before the first rows of a stream; with
+ * %PLAN_BOUNDARY_WRAP the caller then gives the rows around the piece
+ * itself.
+ *
+ * Since: 0.1
+ */
+void
+plan_stencil_kernel_set_context_rows (PlanStencilKernel * kernel,
+    gboolean leading, gboolean trailing)
+{
+  PlanStencilKernel *stage;
+
+  g_return_if_fail (kernel != NULL);
+
+  kernel->wrap_chain = FALSE;
+  for (stage = kernel; stage; stage = stage->next)
+    plan_halo_set_context_rows (stage->halo, leading, trailing);
+  plan_stencil_kernel_reset (kernel);
 }
 
 static void
@@ -283,7 +453,15 @@ plan_stencil_kernel_free (PlanStencilKernel * kernel)
 {
   g_return_if_fail (kernel != NULL);
 
+  g_clear_pointer (&kernel->next, plan_stencil_kernel_free);
   free_device_rows (kernel);
+  if (kernel->dev_tmp)
+    plan_device_free (kernel->device, kernel->dev_tmp);
+  g_free (kernel->tmp);
+  g_free (kernel->prefix);
+  g_free (kernel->joined);
+  if (kernel->head)
+    g_byte_array_unref (kernel->head);
   plan_clear_kernel (&kernel->cuda);
   gst_clear_object (&kernel->device);
   g_clear_pointer (&kernel->halo, plan_halo_free);
@@ -301,7 +479,8 @@ plan_stencil_kernel_free (PlanStencilKernel * kernel)
  * @output: (out caller-allocates): the output array's dtype and shape
  *
  * The input's shape (shrunk by twice the halo along each axis with
- * %PLAN_BOUNDARY_VALID), in the expression's dtype.
+ * %PLAN_BOUNDARY_VALID, for each iteration), in the expression's dtype
+ * (for the last iteration's input).
  *
  * Since: 0.1
  */
@@ -311,7 +490,7 @@ plan_stencil_kernel_get_output_info (PlanStencilKernel * kernel,
 {
   g_return_if_fail (kernel != NULL && output != NULL);
 
-  *output = kernel->output;
+  *output = last_stage (kernel)->output;
 }
 
 /**
@@ -319,17 +498,21 @@ plan_stencil_kernel_get_output_info (PlanStencilKernel * kernel,
  * @kernel: a #PlanStencilKernel
  *
  * Returns: how many fewer output rows than input rows the stream has:
- *   twice the halo along the streaming axis with %PLAN_BOUNDARY_VALID,
- *   else 0
+ *   twice the halo along the streaming axis times the iterations with
+ *   %PLAN_BOUNDARY_VALID, else 0
  *
  * Since: 0.1
  */
 guint
 plan_stencil_kernel_get_rows_lost (PlanStencilKernel * kernel)
 {
+  guint lost = 0;
+
   g_return_val_if_fail (kernel != NULL, 0);
 
-  return kernel->rows_lost;
+  for (; kernel; kernel = kernel->next)
+    lost += kernel->rows_lost;
+  return lost;
 }
 
 /**
@@ -345,8 +528,10 @@ plan_stencil_kernel_set_n_threads (PlanStencilKernel * kernel,
 {
   g_return_if_fail (kernel != NULL);
 
-  kernel->n_threads = n_threads;
-  plan_halo_set_n_threads (kernel->halo, n_threads);
+  for (; kernel; kernel = kernel->next) {
+    kernel->n_threads = n_threads;
+    plan_halo_set_n_threads (kernel->halo, n_threads);
+  }
 }
 
 /**
@@ -363,6 +548,16 @@ plan_stencil_kernel_reset (PlanStencilKernel * kernel)
 {
   g_return_if_fail (kernel != NULL);
 
+  if (kernel->next)
+    plan_stencil_kernel_reset (kernel->next);
+  kernel->finish_phase = 0;
+  kernel->host_received = 0;
+  kernel->host_total = 0;
+  kernel->have_prefix = FALSE;
+  g_clear_pointer (&kernel->prefix, g_free);
+  g_clear_pointer (&kernel->joined, g_free);
+  if (kernel->head)
+    g_byte_array_set_size (kernel->head, 0);
   plan_halo_reset (kernel->halo);
   free_device_rows (kernel);
   kernel->cur = 0;
@@ -381,8 +576,10 @@ plan_stencil_kernel_reset (PlanStencilKernel * kernel)
  * @kernel: a #PlanStencilKernel
  *
  * Returns: (transfer none): the #PlanHalo that pads the rows for the host
- *   computation: push the rows into it and give its blocks to
- *   plan_stencil_kernel_eval()
+ *   computation of the first application of the window; with one
+ *   iteration, push the rows into it and give its blocks to
+ *   plan_stencil_kernel_eval() (plan_stencil_kernel_push() does that for
+ *   any number)
  *
  * Since: 0.1
  */
@@ -527,11 +724,24 @@ eval_block (PlanStencilKernel * self, const PlanHaloBlock * block,
       MAX (1, LINE_GRAIN_ELEMENTS / job.line_len), eval_lines, &job);
 }
 
+static void
+eval_stage (PlanStencilKernel * self, const PlanHaloBlock * blocks,
+    guint n_blocks, guint8 * out)
+{
+  gsize row_size, n_rows = 0;
+  guint i;
+
+  row_size = plan_array_info_get_row_size (&self->output);
+  for (i = 0; i < n_blocks; n_rows += blocks[i].n_rows, i++)
+    eval_block (self, &blocks[i], out + n_rows * row_size);
+}
+
 /**
  * plan_stencil_kernel_eval:
  * @kernel: a #PlanStencilKernel
  * @blocks: (array length=n_blocks): blocks of consecutive output rows
- *   that the kernel's #PlanHalo gave
+ *   that plan_stencil_kernel_push() or plan_stencil_kernel_finish() gave
+ *   (with one iteration, or the kernel's #PlanHalo)
  * @n_blocks: their number
  * @out: host memory for all their output rows, one after the other
  *
@@ -544,15 +754,322 @@ void
 plan_stencil_kernel_eval (PlanStencilKernel * kernel,
     const PlanHaloBlock * blocks, guint n_blocks, gpointer out)
 {
-  gsize row_size, n_rows = 0;
-  guint i;
-
   g_return_if_fail (kernel != NULL);
   g_return_if_fail (n_blocks == 0 || (blocks != NULL && out != NULL));
 
-  row_size = plan_array_info_get_row_size (&kernel->output);
-  for (i = 0; i < n_blocks; n_rows += blocks[i].n_rows, i++)
-    eval_block (kernel, &blocks[i], (guint8 *) out + n_rows * row_size);
+  eval_stage (last_stage (kernel), blocks, n_blocks, out);
+}
+
+/* Computes @blocks of an application before the last into its output
+ * rows, after the @n_kept rows already there; returns the rows there. */
+static gsize
+eval_append (PlanStencilKernel * self, const PlanHaloBlock * blocks,
+    guint n_blocks, gsize n_kept)
+{
+  gsize row_size = plan_array_info_get_row_size (&self->output);
+  gsize n_rows = n_kept;
+  guint i;
+
+  for (i = 0; i < n_blocks; i++)
+    n_rows += blocks[i].n_rows;
+  if (MAX (n_rows, 1) * row_size > self->tmp_size) {
+    self->tmp_size = MAX (n_rows, 1) * row_size;
+    self->tmp = g_realloc (self->tmp, self->tmp_size);
+  }
+  eval_stage (self, blocks, n_blocks, self->tmp + n_kept * row_size);
+  return n_rows;
+}
+
+/* Pushes rows into the application @self and its output through the
+ * ones after it; the last one's blocks are the caller's. */
+static gboolean
+chain_push (PlanStencilKernel * self, const guint8 * rows, gsize n_rows,
+    PlanHaloBlock * blocks, guint * n_blocks, GError ** error)
+{
+  for (;;) {
+    if (!plan_halo_push (self->halo, rows, n_rows, blocks, n_blocks, error))
+      return FALSE;
+    if (self->next == NULL)
+      return TRUE;
+    n_rows = eval_append (self, blocks, *n_blocks, 0);
+    rows = self->tmp;
+    self = self->next;
+  }
+}
+
+/* The row of the periodic extension of a stream of @total rows at @row,
+ * among the stream's @n_have rows from @first on. */
+static const guint8 *
+periodic_row (const guint8 * have, guint64 first, gint64 row, guint64 total,
+    gsize row_size)
+{
+  gint64 at = row % (gint64) total;
+
+  if (at < 0)
+    at += total;
+  return have + (at - (gint64) first) * row_size;
+}
+
+/**
+ * plan_stencil_kernel_host_needs_end_rows:
+ * @kernel: a #PlanStencilKernel
+ * @n_rows: the rows of the next chunk
+ * @n_end_rows: (out) (optional): how many of the stream's last rows it
+ *   needs
+ *
+ * With %PLAN_BOUNDARY_WRAP and a halo along the streaming axis, the first
+ * outputs on the host need the stream's last rows (the window's half
+ * height of them, times the iterations): when this says so, give them
+ * with plan_stencil_kernel_host_set_end_rows() before pushing the chunk.
+ *
+ * Returns: %TRUE when the end rows are needed before pushing @n_rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_host_needs_end_rows (PlanStencilKernel * kernel,
+    gsize n_rows, gsize * n_end_rows)
+{
+  g_return_val_if_fail (kernel != NULL, FALSE);
+
+  if (!kernel->wrap_chain)
+    return plan_halo_needs_end_rows (kernel->halo, n_rows, n_end_rows);
+  if (n_end_rows)
+    *n_end_rows = plan_stencil_kernel_get_first_axis_halo (kernel);
+  return !kernel->have_prefix && kernel->host_received == 0 && n_rows > 0;
+}
+
+/**
+ * plan_stencil_kernel_host_set_end_rows:
+ * @kernel: a #PlanStencilKernel
+ * @total_rows: the number of rows of the whole stream
+ * @rows: (array): the last @n_rows rows of the stream
+ * @n_rows: their number: what plan_stencil_kernel_host_needs_end_rows()
+ *   asked, or all rows of a shorter stream
+ * @error: return location for an error
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @n_rows is not what
+ *   was asked
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_host_set_end_rows (PlanStencilKernel * kernel,
+    guint64 total_rows, gconstpointer rows, gsize n_rows, GError ** error)
+{
+  gsize row_size, want;
+  gint64 r;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+
+  if (!kernel->wrap_chain)
+    return plan_halo_set_end_rows (kernel->halo, total_rows, rows, n_rows,
+        error);
+  want = plan_stencil_kernel_get_first_axis_halo (kernel);
+  if (n_rows > total_rows || n_rows != MIN (want, total_rows)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "got %" G_GSIZE_FORMAT " of the last rows of a stream of %"
+        G_GUINT64_FORMAT " rows but wrap over %u iterations needs its last "
+        "%" G_GSIZE_FORMAT " rows", n_rows, total_rows, kernel->iterations,
+        want);
+    return FALSE;
+  }
+  /* The rows before row 0: the stream's last ones, repeated when the
+   * stream is shorter than them. */
+  row_size = plan_array_info_get_row_size (&kernel->input);
+  g_free (kernel->prefix);
+  kernel->prefix = g_malloc (MAX (want, 1) * row_size);
+  for (r = 0; r < (gint64) want && total_rows > 0; r++)
+    memcpy (kernel->prefix + r * row_size, periodic_row (rows,
+            total_rows - n_rows, r - (gint64) want, total_rows, row_size),
+        row_size);
+  kernel->host_total = total_rows;
+  kernel->have_prefix = TRUE;
+  return TRUE;
+}
+
+/* wrap over several iterations: the first chunk goes after the rows
+ * before row 0, and the stream's first rows are kept to follow its
+ * last. */
+static gboolean
+wrap_chain_push (PlanStencilKernel * self, const guint8 * rows,
+    gsize n_rows, PlanHaloBlock * blocks, guint * n_blocks, GError ** error)
+{
+  gsize row_size = plan_array_info_get_row_size (&self->input);
+  gsize want = plan_stencil_kernel_get_first_axis_halo (self), take;
+  gboolean ok;
+
+  *n_blocks = 0;
+  if (n_rows == 0)
+    return TRUE;
+  if (!self->have_prefix) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "boundary=wrap along the first axis over %u iterations needs the "
+        "last %" G_GSIZE_FORMAT " rows of the stream before the first "
+        "output, and they were not given", self->iterations, want);
+    return FALSE;
+  }
+  if (self->head == NULL)
+    self->head = g_byte_array_new ();
+  take = MIN (n_rows, want - MIN (want, self->head->len / row_size));
+  g_byte_array_append (self->head, rows, take * row_size);
+  g_clear_pointer (&self->joined, g_free);
+  if (self->host_received == 0) {
+    self->joined = g_malloc ((want + n_rows) * row_size);
+    memcpy (self->joined, self->prefix, want * row_size);
+    memcpy (self->joined + want * row_size, rows, n_rows * row_size);
+    ok = chain_push (self, self->joined, want + n_rows, blocks, n_blocks,
+        error);
+  } else {
+    ok = chain_push (self, rows, n_rows, blocks, n_blocks, error);
+  }
+  self->host_received += n_rows;
+  return ok;
+}
+
+/**
+ * plan_stencil_kernel_push:
+ * @kernel: a #PlanStencilKernel
+ * @rows: (array): the next @n_rows rows of the stream, C-contiguous
+ * @n_rows: the number of rows
+ * @blocks: (out caller-allocates) (array fixed-size=2): room for
+ *   #PLAN_HALO_MAX_BLOCKS blocks
+ * @n_blocks: (out): how many blocks of outputs can now be computed with
+ *   plan_stencil_kernel_eval(), 0 when none can yet
+ * @error: return location for an error
+ *
+ * The host computation: takes the next rows and says which outputs are
+ * now complete, as plan_halo_push() does; with several iterations, the
+ * applications before the last are computed here. The blocks may read
+ * @rows in place and are valid until the next call.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (the end rows that
+ *   plan_stencil_kernel_host_needs_end_rows() asked for were not given)
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_push (PlanStencilKernel * kernel, gconstpointer rows,
+    gsize n_rows, PlanHaloBlock * blocks, guint * n_blocks, GError ** error)
+{
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL && n_blocks != NULL, FALSE);
+
+  if (kernel->wrap_chain)
+    return wrap_chain_push (kernel, rows, n_rows, blocks, n_blocks, error);
+  return chain_push (kernel, rows, n_rows, blocks, n_blocks, error);
+}
+
+/* The end of the stream through every application but the last, whose
+ * blocks of the rows that completes are the caller's. */
+static gboolean
+chain_finish (PlanStencilKernel * self, PlanHaloBlock * blocks,
+    guint * n_blocks, GError ** error)
+{
+  const guint8 *carry = NULL;
+  gsize n_carry = 0, n;
+
+  for (; self->next; self = self->next) {
+    n = 0;
+    if (n_carry > 0) {
+      if (!plan_halo_push (self->halo, carry, n_carry, blocks, n_blocks,
+              error))
+        return FALSE;
+      n = eval_append (self, blocks, *n_blocks, 0);
+    }
+    if (!plan_halo_finish (self->halo, blocks, n_blocks, error))
+      return FALSE;
+    n_carry = eval_append (self, blocks, *n_blocks, n);
+    carry = self->tmp;
+  }
+  *n_blocks = 0;
+  return n_carry == 0 || plan_halo_push (self->halo, carry, n_carry, blocks,
+      n_blocks, error);
+}
+
+/* wrap over several iterations: the stream's first rows after its
+ * last. */
+static gboolean
+wrap_chain_tail (PlanStencilKernel * self, PlanHaloBlock * blocks,
+    guint * n_blocks, GError ** error)
+{
+  gsize row_size = plan_array_info_get_row_size (&self->input);
+  gsize want = plan_stencil_kernel_get_first_axis_halo (self), have;
+  guint8 *tail;
+  gint64 r;
+  gboolean ok;
+
+  *n_blocks = 0;
+  if (self->host_received == 0)
+    return TRUE;
+  if (self->host_received != self->host_total) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the stream has %" G_GUINT64_FORMAT " rows but its source said %"
+        G_GUINT64_FORMAT " when asked for its last rows for boundary=wrap",
+        self->host_received, self->host_total);
+    return FALSE;
+  }
+  have = self->head->len / row_size;
+  tail = g_malloc (want * row_size);
+  for (r = 0; r < (gint64) want; r++)
+    memcpy (tail + r * row_size, periodic_row (self->head->data, 0, r,
+            MIN (have, self->host_total), row_size), row_size);
+  g_clear_pointer (&self->joined, g_free);
+  self->joined = tail;
+  ok = chain_push (self, tail, want, blocks, n_blocks, error);
+  return ok;
+}
+
+/**
+ * plan_stencil_kernel_finish:
+ * @kernel: a #PlanStencilKernel
+ * @blocks: (out caller-allocates) (array fixed-size=2): room for
+ *   #PLAN_HALO_MAX_BLOCKS blocks
+ * @n_blocks: (out): how many blocks hold last outputs; 0 once there are
+ *   no more
+ * @error: return location for an error
+ *
+ * Ends the stream on the host, as plan_halo_finish() does: gives the
+ * blocks of the output rows still held back, in up to three parts with
+ * several iterations. Compute each part with plan_stencil_kernel_eval()
+ * and call this again, until it gives no block.
+ * plan_stencil_kernel_reset() starts a new stream.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: with %PLAN_BOUNDARY_VALID a
+ *   stream shorter than the window, with %PLAN_BOUNDARY_WRAP a stream
+ *   whose length differs from the total given with the end rows
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_finish (PlanStencilKernel * kernel,
+    PlanHaloBlock * blocks, guint * n_blocks, GError ** error)
+{
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL && n_blocks != NULL, FALSE);
+
+  *n_blocks = 0;
+  while (*n_blocks == 0 && kernel->finish_phase < 3) {
+    gboolean ok = TRUE;
+
+    switch (kernel->finish_phase++) {
+      case 0:
+        if (kernel->wrap_chain)
+          ok = wrap_chain_tail (kernel, blocks, n_blocks, error);
+        break;
+      case 1:
+        if (kernel->next)
+          ok = chain_finish (kernel, blocks, n_blocks, error);
+        break;
+      default:
+        ok = plan_halo_finish (last_stage (kernel)->halo, blocks, n_blocks,
+            error);
+        break;
+    }
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- the device computation ---- */
@@ -835,6 +1352,15 @@ plan_stencil_kernel_prepare (PlanStencilKernel * kernel, PlanDevice * device,
   g_return_val_if_fail (kernel != NULL, FALSE);
   g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
 
+  if (kernel->wrap_chain) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "boundary=wrap along the streaming axis over %u iterations is "
+        "computed on the host", kernel->iterations);
+    return FALSE;
+  }
+  if (kernel->next && !plan_stencil_kernel_prepare (kernel->next, device,
+          error))
+    return FALSE;
   if (kernel->device == device)
     return TRUE;
   if (kernel->device != NULL) {
@@ -870,6 +1396,15 @@ centre_end (PlanStencilKernel * self, guint64 received)
   return (gint64) received - (gint64) self->geom.halo[0];
 }
 
+/* The output rows of one application for @n_rows more rows. */
+static gsize
+stage_push_rows (PlanStencilKernel * self, gsize n_rows)
+{
+  gint64 end = centre_end (self, self->received + n_rows);
+
+  return end > self->next_c ? end - self->next_c : 0;
+}
+
 /**
  * plan_stencil_kernel_push_rows:
  * @kernel: a #PlanStencilKernel
@@ -883,12 +1418,11 @@ centre_end (PlanStencilKernel * self, guint64 received)
 gsize
 plan_stencil_kernel_push_rows (PlanStencilKernel * kernel, gsize n_rows)
 {
-  gint64 end;
-
   g_return_val_if_fail (kernel != NULL, 0);
 
-  end = centre_end (kernel, kernel->received + n_rows);
-  return end > kernel->next_c ? end - kernel->next_c : 0;
+  for (; kernel; kernel = kernel->next)
+    n_rows = stage_push_rows (kernel, n_rows);
+  return n_rows;
 }
 
 /**
@@ -916,7 +1450,7 @@ plan_stencil_kernel_needs_end_rows (PlanStencilKernel * kernel, gsize n_rows,
     *n_end_rows = kernel->geom.halo[0];
   return kernel->boundary == PLAN_BOUNDARY_WRAP && kernel->geom.halo[0] > 0
       && !kernel->have_end && kernel->next_c == 0
-      && plan_stencil_kernel_push_rows (kernel, n_rows) > 0;
+      && stage_push_rows (kernel, n_rows) > 0;
 }
 
 /**
@@ -1091,6 +1625,53 @@ keep_rows (PlanStencilKernel * self, PlanStream * stream,
   return TRUE;
 }
 
+/* Device memory for @n_out output rows of an application before the
+ * last, the next one's input: kept from chunk to chunk, as the work on
+ * the stream reads it in order. */
+static gboolean
+stage_output (PlanStencilKernel * self, gsize n_out, gpointer * out,
+    GError ** error)
+{
+  gsize size = MAX (n_out, 1) * self->geom.out_row_elems *
+      self->geom.out_esize;
+
+  if (size > self->dev_tmp_size) {
+    /* Freeing lets the work queued on it finish first. */
+    if (self->dev_tmp)
+      plan_device_free (self->device, self->dev_tmp);
+    self->dev_tmp = NULL;
+    self->dev_tmp_size = 0;
+    if (!plan_device_alloc (self->device, size, &self->dev_tmp, error))
+      return FALSE;
+    self->dev_tmp_size = size;
+  }
+  *out = self->dev_tmp;
+  return TRUE;
+}
+
+/* One application: the kernel for @n_out output rows, then the copies of
+ * the rows later windows need. */
+static gboolean
+stage_launch (PlanStencilKernel * self, PlanStream * stream,
+    gconstpointer rows, gsize n_rows, gsize n_out, gpointer out,
+    GError ** error)
+{
+  gint64 n_stream;
+
+  if (n_rows == 0)
+    return TRUE;
+  n_stream = self->have_end ? (gint64) self->total :
+      (gint64) (self->received + n_rows);
+  if (n_out > 0 && !launch_rows (self, stream, rows, n_rows, n_out,
+          n_stream, out, error))
+    return FALSE;
+  if (!keep_rows (self, stream, rows, n_rows, error))
+    return FALSE;
+  self->received += n_rows;
+  self->next_c += n_out;
+  return TRUE;
+}
+
 /**
  * plan_stencil_kernel_launch:
  * @kernel: a #PlanStencilKernel
@@ -1120,8 +1701,8 @@ gboolean
 plan_stencil_kernel_launch (PlanStencilKernel * kernel, PlanStream * stream,
     gconstpointer rows, gsize n_rows, gpointer out, GError ** error)
 {
+  gpointer stage_out;
   gsize n_out;
-  gint64 n_stream;
 
   g_return_val_if_fail (kernel != NULL, FALSE);
   g_return_val_if_fail (stream != NULL, FALSE);
@@ -1138,17 +1719,51 @@ plan_stencil_kernel_launch (PlanStencilKernel * kernel, PlanStream * stream,
         kernel->geom.halo[0]);
     return FALSE;
   }
-  n_out = plan_stencil_kernel_push_rows (kernel, n_rows);
-  g_return_val_if_fail (n_out == 0 || out != NULL, FALSE);
-  n_stream = kernel->have_end ? (gint64) kernel->total :
-      (gint64) (kernel->received + n_rows);
-  if (n_out > 0 && !launch_rows (kernel, stream, rows, n_rows, n_out,
-          n_stream, out, error))
+  g_return_val_if_fail (plan_stencil_kernel_push_rows (kernel, n_rows) == 0
+      || out != NULL, FALSE);
+  for (; kernel; kernel = kernel->next) {
+    n_out = stage_push_rows (kernel, n_rows);
+    stage_out = out;
+    if (kernel->next && !stage_output (kernel, n_out, &stage_out, error))
+      return FALSE;
+    if (!stage_launch (kernel, stream, rows, n_rows, n_out, stage_out,
+            error))
+      return FALSE;
+    rows = stage_out;
+    n_rows = n_out;
+  }
+  return TRUE;
+}
+
+/* How many output rows one application gives at the end of the stream
+ * when @n_more rows still come to it. */
+static gboolean
+stage_finish_rows (PlanStencilKernel * self, gsize n_more, gsize * n_rows,
+    GError ** error)
+{
+  guint64 n = self->received + n_more;
+
+  *n_rows = 0;
+  if (self->have_end && self->total != n) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the stream has %" G_GUINT64_FORMAT " rows but its source said %"
+        G_GUINT64_FORMAT " when asked for its last rows for boundary=wrap",
+        n, self->total);
     return FALSE;
-  if (!keep_rows (kernel, stream, rows, n_rows, error))
-    return FALSE;
-  kernel->received += n_rows;
-  kernel->next_c += n_out;
+  }
+  if (self->boundary == PLAN_BOUNDARY_VALID) {
+    if (n < 2 * (guint64) self->geom.halo[0] + 1) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the stream has %" G_GUINT64_FORMAT " rows but the window spans "
+          "%u along the first axis; with boundary=valid the output would be "
+          "empty", n, 2 * self->geom.halo[0] + 1);
+      return FALSE;
+    }
+    *n_rows = stage_push_rows (self, n_more);
+    return TRUE;
+  }
+  if ((gint64) n > self->next_c)
+    *n_rows = n - self->next_c;
   return TRUE;
 }
 
@@ -1171,31 +1786,15 @@ gboolean
 plan_stencil_kernel_finish_rows (PlanStencilKernel * kernel, gsize * n_rows,
     GError ** error)
 {
-  guint64 n;
+  gsize n_more = 0;
 
   g_return_val_if_fail (kernel != NULL && n_rows != NULL, FALSE);
 
-  n = kernel->received;
-  *n_rows = 0;
-  if (kernel->have_end && kernel->total != n) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "the stream has %" G_GUINT64_FORMAT " rows but its source said %"
-        G_GUINT64_FORMAT " when asked for its last rows for boundary=wrap",
-        n, kernel->total);
-    return FALSE;
-  }
-  if (kernel->boundary == PLAN_BOUNDARY_VALID) {
-    if (n < 2 * (guint64) kernel->geom.halo[0] + 1) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-          "the stream has %" G_GUINT64_FORMAT " rows but the window spans "
-          "%u along the first axis; with boundary=valid the output would be "
-          "empty", n, 2 * kernel->geom.halo[0] + 1);
+  for (; kernel; kernel = kernel->next) {
+    if (!stage_finish_rows (kernel, n_more, n_rows, error))
       return FALSE;
-    }
-    return TRUE;
+    n_more = *n_rows;
   }
-  if ((gint64) n > kernel->next_c)
-    *n_rows = n - kernel->next_c;
   return TRUE;
 }
 
@@ -1218,19 +1817,34 @@ gboolean
 plan_stencil_kernel_launch_finish (PlanStencilKernel * kernel,
     PlanStream * stream, gpointer out, GError ** error)
 {
-  gsize n_out;
+  gconstpointer rows = NULL;
+  gsize n_more = 0, n_out, n_push;
+  gpointer stage_out;
 
   g_return_val_if_fail (kernel != NULL, FALSE);
   g_return_val_if_fail (stream != NULL, FALSE);
 
-  if (!plan_stencil_kernel_finish_rows (kernel, &n_out, error))
-    return FALSE;
-  if (n_out == 0)
-    return TRUE;
-  g_return_val_if_fail (out != NULL && kernel->device != NULL, FALSE);
-  if (!launch_rows (kernel, stream, NULL, 0, n_out, kernel->received, out,
-          error))
-    return FALSE;
-  kernel->next_c += n_out;
+  for (; kernel; kernel = kernel->next) {
+    if (!stage_finish_rows (kernel, n_more, &n_out, error))
+      return FALSE;
+    stage_out = out;
+    if (kernel->next && !stage_output (kernel, n_out, &stage_out, error))
+      return FALSE;
+    g_return_val_if_fail (n_out == 0 || (stage_out != NULL
+            && kernel->device != NULL), FALSE);
+    /* The rows the application before gave at the end, then the rows
+     * after the stream's end. */
+    n_push = stage_push_rows (kernel, n_more);
+    if (!stage_launch (kernel, stream, rows, n_more, n_push, stage_out,
+            error))
+      return FALSE;
+    if (n_out > n_push && !launch_rows (kernel, stream, NULL, 0,
+            n_out - n_push, kernel->received, (guint8 *) stage_out + n_push *
+            kernel->geom.out_row_elems * kernel->geom.out_esize, error))
+      return FALSE;
+    kernel->next_c += n_out - n_push;
+    rows = stage_out;
+    n_more = n_out;
+  }
   return TRUE;
 }

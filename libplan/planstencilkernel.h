@@ -36,13 +36,38 @@ G_BEGIN_DECLS
  */
 typedef struct _PlanStencilKernel PlanStencilKernel;
 
+/**
+ * PLAN_STENCIL_MAX_ITERATIONS:
+ *
+ * The most times plan_stencil_kernel_new_iterated() applies a window.
+ *
+ * Since: 0.1
+ */
+#define PLAN_STENCIL_MAX_ITERATIONS 1024
+
 PLAN_API
 PlanStencilKernel * plan_stencil_kernel_new (const PlanWindow * window,
     const gchar * expr, const PlanArrayInfo * input, PlanBoundary boundary,
     gdouble cval, GError ** error);
 
 PLAN_API
+PlanStencilKernel * plan_stencil_kernel_new_iterated (
+    const PlanWindow * window, const gchar * expr,
+    const PlanArrayInfo * input, PlanBoundary boundary, gdouble cval,
+    guint iterations, GError ** error);
+
+PLAN_API
 void plan_stencil_kernel_free (PlanStencilKernel * kernel);
+
+PLAN_API
+guint plan_stencil_kernel_get_iterations (PlanStencilKernel * kernel);
+
+PLAN_API
+guint plan_stencil_kernel_get_first_axis_halo (PlanStencilKernel * kernel);
+
+PLAN_API
+void plan_stencil_kernel_set_context_rows (PlanStencilKernel * kernel,
+    gboolean leading, gboolean trailing);
 
 PLAN_API
 void plan_stencil_kernel_get_output_info (PlanStencilKernel * kernel,
@@ -60,6 +85,23 @@ void plan_stencil_kernel_reset (PlanStencilKernel * kernel);
 
 PLAN_API
 PlanHalo * plan_stencil_kernel_get_halo (PlanStencilKernel * kernel);
+
+PLAN_API
+gboolean plan_stencil_kernel_host_needs_end_rows (PlanStencilKernel * kernel,
+    gsize n_rows, gsize * n_end_rows);
+
+PLAN_API
+gboolean plan_stencil_kernel_host_set_end_rows (PlanStencilKernel * kernel,
+    guint64 total_rows, gconstpointer rows, gsize n_rows, GError ** error);
+
+PLAN_API
+gboolean plan_stencil_kernel_push (PlanStencilKernel * kernel,
+    gconstpointer rows, gsize n_rows, PlanHaloBlock * blocks,
+    guint * n_blocks, GError ** error);
+
+PLAN_API
+gboolean plan_stencil_kernel_finish (PlanStencilKernel * kernel,
+    PlanHaloBlock * blocks, guint * n_blocks, GError ** error);
 
 PLAN_API
 void plan_stencil_kernel_eval (PlanStencilKernel * kernel,

@@ -32,6 +32,11 @@
  * of each row; large chunks are split across the element's worker
  * threads.
  *
+ * With #PlanStencil:iterations N the window is applied N times, each time
+ * to the output of the time before, as N elements in a row would (the
+ * same bytes), each chunk going through the N applications while it is in
+ * the cache; the halo along the streaming axis is N times the window's.
+ *
  * `boundary=wrap` with a window of several rows (or a 1-D input) needs the
  * last rows of the stream before its first output: the element asks
  * upstream for them with the #PLAN_QUERY_READ_ROWS query, which planfilesrc
@@ -58,6 +63,9 @@
  * gst-launch-1.0 planfilesrc location=img.npy ! \
  *     planstencil window="_ n _; w c e; _ s _" expr="n + s + e + w - 4*c" \
  *     boundary=nearest ! planfilesink location=lap.npy
+ * gst-launch-1.0 planfilesrc location=u0.npy ! \
+ *     planstencil window="_ n _; w c e; _ s _" expr="0.2*(c + w + e + s + n)" \
+ *     boundary=nearest iterations=8 ! planfilesink location=u8.npy
  * ]|
  */
 
@@ -77,6 +85,7 @@ GST_DEBUG_CATEGORY_STATIC (plan_stencil_debug);
 #define DEFAULT_EXPR NULL
 #define DEFAULT_BOUNDARY PLAN_BOUNDARY_CONSTANT
 #define DEFAULT_CVAL 0.0
+#define DEFAULT_ITERATIONS 1
 
 enum
 {
@@ -85,6 +94,7 @@ enum
   PROP_EXPR,
   PROP_BOUNDARY,
   PROP_CVAL,
+  PROP_ITERATIONS,
 };
 
 struct _PlanStencil
@@ -99,6 +109,7 @@ struct _PlanStencil
   GError *expr_rejected;        /* why expr cannot work, or NULL */
   PlanBoundary boundary;
   gdouble cval;
+  guint iterations;
 
   /* streaming thread only */
   PlanWindow *active_window;
@@ -174,6 +185,12 @@ plan_stencil_set_expr (PlanStencil * self, const gchar * expr)
   GST_OBJECT_UNLOCK (self);
 }
 
+static gboolean
+iterations_ok (guint iterations)
+{
+  return iterations >= 1 && iterations <= PLAN_STENCIL_MAX_ITERATIONS;
+}
+
 static void
 plan_stencil_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -197,6 +214,17 @@ plan_stencil_set_property (GObject * object, guint prop_id,
     case PROP_CVAL:
       GST_OBJECT_LOCK (self);
       self->cval = g_value_get_double (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_ITERATIONS:
+      /* Kept as given, so that reading it back returns it; a count that
+       * cannot work fails the start (plan_stencil_check_settings()). */
+      if (!iterations_ok (g_value_get_uint (value)))
+        GST_WARNING_OBJECT (self, "iterations=%u cannot work: a stencil is "
+            "applied 1 to %u times", g_value_get_uint (value),
+            PLAN_STENCIL_MAX_ITERATIONS);
+      GST_OBJECT_LOCK (self);
+      self->iterations = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -224,6 +252,9 @@ plan_stencil_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_CVAL:
       g_value_set_double (value, self->cval);
+      break;
+    case PROP_ITERATIONS:
+      g_value_set_uint (value, self->iterations);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -254,7 +285,8 @@ prefix_window_error (PlanStencil * self, PlanWindow * window, GError ** error)
 /* Copies the properties, reporting the first one missing or refused. */
 static gboolean
 plan_stencil_get_config (PlanStencil * self, PlanWindow ** window,
-    gchar ** expr, PlanBoundary * boundary, gdouble * cval, GError ** error)
+    gchar ** expr, PlanBoundary * boundary, gdouble * cval,
+    guint * iterations, GError ** error)
 {
   gboolean ok = TRUE;
 
@@ -275,6 +307,7 @@ plan_stencil_get_config (PlanStencil * self, PlanWindow ** window,
   *expr = ok ? g_strdup (self->expr) : NULL;
   *boundary = self->boundary;
   *cval = self->cval;
+  *iterations = self->iterations;
   GST_OBJECT_UNLOCK (self);
   return ok;
 }
@@ -287,12 +320,20 @@ plan_stencil_check_settings (PlanKernelElement * kernel, GError ** error)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
   GError *why;
+  guint iterations;
 
   GST_OBJECT_LOCK (self);
   why = self->window_rejected ? self->window_rejected : self->expr_rejected;
   if (why)
     g_propagate_error (error, g_error_copy (why));
+  iterations = self->iterations;
   GST_OBJECT_UNLOCK (self);
+  if (why == NULL && !iterations_ok (iterations)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planstencil %s, iterations=%u: a stencil is applied 1 to %u times",
+        GST_OBJECT_NAME (self), iterations, PLAN_STENCIL_MAX_ITERATIONS);
+    return FALSE;
+  }
   return why == NULL;
 }
 
@@ -306,9 +347,13 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   PlanWindow *window;
   gchar *expr;
   gdouble cval;
+  guint iterations;
 
   plan_stencil_clear_compiled (self);
-  if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval, error))
+  if (!plan_stencil_check_settings (kernel, error))
+    return FALSE;
+  if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
+          &iterations, error))
     return FALSE;
   self->active_window = window;
 
@@ -317,8 +362,8 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
    * share shorter than the window is no error. */
   if (self->sharded)
     input.shape[0] = -1;
-  self->kernel = plan_stencil_kernel_new (window, expr, &input, boundary,
-      cval, error);
+  self->kernel = plan_stencil_kernel_new_iterated (window, expr, &input,
+      boundary, cval, iterations, error);
   g_free (expr);
   if (self->kernel == NULL)
     goto failed;
@@ -328,8 +373,9 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO) {
     gchar *picture = plan_window_to_string (window);
 
-    GST_INFO_OBJECT (self, "window %s, %s boundary, %u rows lost", picture,
-        plan_boundary_to_string (boundary),
+    GST_INFO_OBJECT (self, "window %s, %s boundary, %u iteration%s, %u rows "
+        "lost", picture, plan_boundary_to_string (boundary), iterations,
+        iterations == 1 ? "" : "s",
         (guint) plan_stencil_kernel_get_rows_lost (self->kernel));
     g_free (picture);
   }
@@ -347,10 +393,10 @@ failed:
 /* Sharded across MPI ranks ------------------------------------------- */
 
 /* The window's halo along the first axis for the input the pad's caps
- * describe. */
+ * describe, times the iterations. */
 static gboolean
 plan_stencil_first_axis_halo (PlanStencil * self, PlanWindow * window,
-    guint * h, GError ** error)
+    guint iterations, guint * h, GError ** error)
 {
   guint halo[PLAN_ARRAY_MAX_DIMS];
   PlanArrayInfo info;
@@ -372,7 +418,7 @@ plan_stencil_first_axis_halo (PlanStencil * self, PlanWindow * window,
       && plan_halo_size_for_window (window, &info, halo, error);
   gst_caps_unref (caps);
   if (ok)
-    *h = halo[0];
+    *h = halo[0] * iterations;
   return ok;
 }
 
@@ -384,19 +430,28 @@ set_too_few_rows (PlanStencil * self, PlanWindow * window, guint64 n_rows,
   const PlanShardInfo *in = &self->shard;
   gchar *picture = plan_window_to_string (window);
   guint64 most = in->total / (2 * (guint64) self->shard_h);
+  gchar *times;
+  guint iterations;
+
+  GST_OBJECT_LOCK (self);
+  iterations = self->iterations;
+  GST_OBJECT_UNLOCK (self);
+  times = iterations > 1 ? g_strdup_printf (" applied %u times",
+      iterations) : g_strdup ("");
 
   most = MAX (most, 1);
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
       "rank %u of %u has %" G_GUINT64_FORMAT " row%s, from global row %"
-      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", but the window \"%s\" "
+      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", but the window \"%s\"%s "
       "reaches %u row%s beyond its centre along the first axis: each rank "
       "of a sharded stencil sends its first %u rows to rank %u, so every "
       "rank needs at least %u rows; run at most %" G_GUINT64_FORMAT
       " rank%s for %" G_GUINT64_FORMAT " rows", in->rank, in->n_ranks,
       n_rows, n_rows == 1 ? "" : "s", in->origin, in->total, picture,
-      self->shard_h, self->shard_h == 1 ? "" : "s", 2 * self->shard_h,
+      times, self->shard_h, self->shard_h == 1 ? "" : "s", 2 * self->shard_h,
       self->prev_rank, 2 * self->shard_h, most, most == 1 ? "" : "s",
       in->total);
+  g_free (times);
   g_free (picture);
 }
 
@@ -417,17 +472,17 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
   PlanWindow *window;
   gchar *expr;
   gdouble cval;
-  guint h = 0;
+  guint h = 0, iterations;
   gboolean wrap, valid, lead;
   gint64 lost;
 
   self->sharded = FALSE;
   *output = *input;
   if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
-          error))
+          &iterations, error))
     return FALSE;
   g_free (expr);
-  if (!plan_stencil_first_axis_halo (self, window, &h, error)) {
+  if (!plan_stencil_first_axis_halo (self, window, iterations, &h, error)) {
     plan_window_unref (window);
     return FALSE;
   }
@@ -488,11 +543,12 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
 
 /* Once, before the first rows of the stream go into the halo. */
 static void
-plan_stencil_shard_prepare (PlanStencil * self, PlanHalo * halo)
+plan_stencil_shard_prepare (PlanStencil * self)
 {
   if (self->context_set)
     return;
-  plan_halo_set_context_rows (halo, self->send_head, self->recv_tail);
+  plan_stencil_kernel_set_context_rows (self->kernel, self->send_head,
+      self->recv_tail);
   self->context_set = TRUE;
   self->head_done = !self->send_head;
   if (self->head)
@@ -637,31 +693,72 @@ map_failed:
   }
 }
 
+/* Gives the stencil the stream's last rows when boundary=wrap needs them
+ * for its first output: read out of order from upstream; on a device
+ * (@stream) uploaded once. */
+static gboolean
+plan_stencil_end_rows (PlanStencil * self, PlanStream * stream,
+    gsize n_rows, GError ** error)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  gsize row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
+      (kernel, 0));
+  GstBuffer *buffer;
+  GstMapInfo map;
+  guint64 total;
+  gsize n_end;
+  gboolean ok;
+
+  if (stream ? !plan_stencil_kernel_needs_end_rows (self->kernel, n_rows,
+          &n_end) : !plan_stencil_kernel_host_needs_end_rows (self->kernel,
+          n_rows, &n_end))
+    return TRUE;
+  if (!plan_kernel_element_read_end_rows (kernel, 0, n_end, &total, &buffer,
+          error))
+    return FALSE;
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    gst_buffer_unref (buffer);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "could not map the last rows upstream gave (for boundary=wrap)");
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "the last %" G_GSIZE_FORMAT " of %"
+      G_GUINT64_FORMAT " rows for boundary=wrap", map.size / row, total);
+  if (stream)
+    ok = plan_stencil_kernel_set_end_rows (self->kernel, stream, total,
+        map.data, map.size / row, error);
+  else
+    ok = plan_stencil_kernel_host_set_end_rows (self->kernel, total,
+        map.data, map.size / row, error);
+  gst_buffer_unmap (buffer, &map);
+  gst_buffer_unref (buffer);
+  return ok;
+}
+
 static GstFlowReturn
 plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
-  PlanHalo *halo = plan_stencil_kernel_get_halo (self->kernel);
   GError *err = NULL;
   guint n_blocks;
 
   if (self->on_device)
     goto mixed;
-  plan_halo_set_n_threads (halo, plan_kernel_element_get_n_threads (kernel));
+  plan_stencil_kernel_set_n_threads (self->kernel,
+      plan_kernel_element_get_n_threads (kernel));
   if (self->sharded) {
     /* The neighbours give what lies beyond the share's ends: no rows are
      * read out of order from upstream. */
-    plan_stencil_shard_prepare (self, halo);
+    plan_stencil_shard_prepare (self);
     if (!plan_stencil_send_head (self, chunk, &err))
       goto failed;
-  } else if (!plan_kernel_element_fill_halo_end (kernel, 0, halo,
-          chunk->n_rows, &err))
+  } else if (!plan_stencil_end_rows (self, NULL, chunk->n_rows, &err))
     goto failed;
   /* The blocks may read the chunk in place: they are computed before this
    * returns and the base class releases the chunk. */
-  if (!plan_halo_push (halo, chunk->data[0], chunk->n_rows, blocks,
-          &n_blocks, &err))
+  if (!plan_stencil_kernel_push (self->kernel, chunk->data[0], chunk->n_rows,
+          blocks, &n_blocks, &err))
     goto failed;
   return plan_stencil_push_blocks (self, blocks, n_blocks);
 
@@ -679,42 +776,6 @@ mixed:
             "host.", GST_OBJECT_NAME (self)), (NULL));
     return GST_FLOW_ERROR;
   }
-}
-
-/* Gives the device the stream's last rows when boundary=wrap needs them
- * for its first output: read out of order from upstream, uploaded once. */
-static gboolean
-plan_stencil_device_end_rows (PlanStencil * self, PlanStream * stream,
-    gsize n_rows, GError ** error)
-{
-  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
-  GstBuffer *buffer;
-  GstMapInfo map;
-  guint64 total;
-  gsize n_end;
-  gboolean ok;
-
-  if (!plan_stencil_kernel_needs_end_rows (self->kernel, n_rows, &n_end))
-    return TRUE;
-  if (!plan_kernel_element_read_end_rows (kernel, 0, n_end, &total, &buffer,
-          error))
-    return FALSE;
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
-    gst_buffer_unref (buffer);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-        "could not map the last rows upstream gave (for boundary=wrap)");
-    return FALSE;
-  }
-  GST_DEBUG_OBJECT (self, "uploading the last %" G_GSIZE_FORMAT " of %"
-      G_GUINT64_FORMAT " rows for boundary=wrap", map.size /
-      plan_array_info_get_row_size (plan_kernel_element_get_input_info
-          (kernel, 0)), total);
-  ok = plan_stencil_kernel_set_end_rows (self->kernel, stream, total,
-      map.data, map.size / plan_array_info_get_row_size
-      (plan_kernel_element_get_input_info (kernel, 0)), error);
-  gst_buffer_unmap (buffer, &map);
-  gst_buffer_unref (buffer);
-  return ok;
 }
 
 /* Queues the output rows the device kernel computes, into a buffer of
@@ -774,7 +835,7 @@ plan_stencil_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
     goto failed;
   plan_stencil_kernel_set_n_threads (self->kernel,
       plan_kernel_element_get_n_threads (kernel));
-  if (!plan_stencil_device_end_rows (self, stream, chunk->n_rows, error))
+  if (!plan_stencil_end_rows (self, stream, chunk->n_rows, error))
     goto failed;
   if (!self->on_device)
     GST_INFO_OBJECT (self, "computing on %s", plan_device_get_name
@@ -797,21 +858,20 @@ static GstFlowReturn
 plan_stencil_finish_share (PlanStencil * self, guint64 n_rows)
 {
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
-  PlanHalo *halo = plan_stencil_kernel_get_halo (self->kernel);
   GstFlowReturn ret;
   GError *err = NULL;
   GBytes *tail;
   guint n_blocks;
 
-  plan_stencil_shard_prepare (self, halo);
+  plan_stencil_shard_prepare (self);
   if (!self->head_done)
     goto too_few_rows;
   if (!self->recv_tail)
     return GST_FLOW_OK;
   if ((tail = plan_stencil_recv_tail (self, &err)) == NULL)
     goto no_tail;
-  if (!plan_halo_push (halo, g_bytes_get_data (tail, NULL), 2 * self->shard_h,
-          blocks, &n_blocks, &err)) {
+  if (!plan_stencil_kernel_push (self->kernel, g_bytes_get_data (tail, NULL),
+          2 * self->shard_h, blocks, &n_blocks, &err)) {
     g_bytes_unref (tail);
     goto halo_failed;
   }
@@ -875,10 +935,17 @@ plan_stencil_finish (PlanKernelElement * kernel, guint64 n_rows)
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  if (!plan_halo_finish (plan_stencil_kernel_get_halo (self->kernel), blocks,
-          &n_blocks, &err))
-    goto finish_failed;
-  return plan_stencil_push_blocks (self, blocks, n_blocks);
+  /* With several iterations the last rows come in parts. */
+  do {
+    GstFlowReturn ret;
+
+    if (!plan_stencil_kernel_finish (self->kernel, blocks, &n_blocks, &err))
+      goto finish_failed;
+    ret = plan_stencil_push_blocks (self, blocks, n_blocks);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  } while (n_blocks > 0);
+  return GST_FLOW_OK;
 
   /* ERRORS */
 finish_failed:
@@ -1028,6 +1095,27 @@ plan_stencil_class_init (PlanStencilClass * klass)
           DEFAULT_CVAL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  /**
+   * PlanStencil:iterations:
+   *
+   * How many times the window is applied, each time to the output of the
+   * time before, with the boundary rule applied each time: the same
+   * output as that many planstencil elements in a row, with a halo of
+   * that many times the window's along the streaming axis.
+   *
+   * Since: 0.1
+   */
+  /* The spec takes any count, so that one that cannot work (0, too many)
+   * reaches set_property and fails the start, rather than GLib's range
+   * check keeping the old value with a warning. */
+  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
+      g_param_spec_uint ("iterations", "Iterations",
+          "How many times the window is applied, 1 to 1024, each time to "
+          "the output of the time before (the same as that many planstencil "
+          "elements in a row)", 0, G_MAXUINT, DEFAULT_ITERATIONS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   plan_kernel_element_class_add_pad_templates (kernel_class, FALSE);
   gst_element_class_set_static_metadata (element_class, "Array stencil",
       "Filter/Converter/Array",
@@ -1047,4 +1135,5 @@ plan_stencil_init (PlanStencil * self)
   self->expr = DEFAULT_EXPR;
   self->boundary = DEFAULT_BOUNDARY;
   self->cval = DEFAULT_CVAL;
+  self->iterations = DEFAULT_ITERATIONS;
 }

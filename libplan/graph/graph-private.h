@@ -33,6 +33,7 @@ struct _PlanNode
   gchar *expr;                  /* map, stencil; a reduction's combiner */
   gchar *identity;              /* a custom reduction's */
   gchar *window;                /* stencil */
+  guint iterations;             /* stencil */
   PlanReduceOp op;
   PlanReduceAxis axis;
   PlanBoundary boundary;

@@ -926,6 +926,36 @@ plan_graph_add_stencil (PlanGraph * graph, const gchar * name,
     const gchar * window, const gchar * expr, PlanBoundary boundary,
     gdouble cval, PlanNode * input, GError ** error)
 {
+  return plan_graph_add_stencil_iterated (graph, name, window, expr,
+      boundary, cval, 1, input, error);
+}
+
+/**
+ * plan_graph_add_stencil_iterated:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @window: the window's picture (docs/planstencil.md), such as `x y _`
+ * @expr: the expression over the window's names
+ * @boundary: how cells outside the array are read
+ * @cval: the value outside the array for %PLAN_BOUNDARY_CONSTANT
+ * @iterations: how many times the window is applied, each time to the
+ *   output of the time before (1 to #PLAN_STENCIL_MAX_ITERATIONS)
+ * @input: the array
+ * @error: return location for an error
+ *
+ * Adds a stencil applied @iterations times: planstencil `window=@window
+ * expr=@expr boundary=@boundary cval=@cval iterations=@iterations`, the
+ * same result as @iterations stencil nodes in a row.
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_stencil_iterated (PlanGraph * graph, const gchar * name,
+    const gchar * window, const gchar * expr, PlanBoundary boundary,
+    gdouble cval, guint iterations, PlanNode * input, GError ** error)
+{
   PlanNode *node;
   gboolean ok = TRUE;
 
@@ -940,10 +970,16 @@ plan_graph_add_stencil (PlanGraph * graph, const gchar * name,
   node->expr = g_strdup (expr);
   node->boundary = boundary;
   node->cval = cval;
+  node->iterations = iterations;
   if (g_enum_get_value (g_type_class_ref (PLAN_TYPE_BOUNDARY),
           boundary) == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%d is not a boundary mode", boundary);
+    ok = FALSE;
+  } else if (iterations < 1 || iterations > PLAN_STENCIL_MAX_ITERATIONS) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "stencil '%s': %u iterations; a stencil is applied 1 to %u times",
+        node->name, iterations, PLAN_STENCIL_MAX_ITERATIONS);
     ok = FALSE;
   } else {
     ok = check_stencil (node, input, error);

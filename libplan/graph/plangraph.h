@@ -95,6 +95,12 @@ PlanNode * plan_graph_add_stencil (PlanGraph * graph, const gchar * name,
     gdouble cval, PlanNode * input, GError ** error);
 
 PLAN_API
+PlanNode * plan_graph_add_stencil_iterated (PlanGraph * graph,
+    const gchar * name, const gchar * window, const gchar * expr,
+    PlanBoundary boundary, gdouble cval, guint iterations, PlanNode * input,
+    GError ** error);
+
+PLAN_API
 PlanNode * plan_graph_add_custom (PlanGraph * graph, const gchar * name,
     guint n_inputs, PlanNode ** inputs, const gchar * properties,
     GError ** error);

@@ -649,7 +649,8 @@ make_stencil (PlanWork * self, Stage * stage, GError ** error)
   if (e == NULL)
     return NULL;
   g_object_set (e, "window", node->window, "expr", node->expr,
-      "boundary", node->boundary, "cval", node->cval, NULL);
+      "boundary", node->boundary, "cval", node->cval, "iterations",
+      node->iterations, NULL);
   set_target (self, e);
   return e;
 }
@@ -1136,9 +1137,10 @@ infer_reduce (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
   return TRUE;
 }
 
+/* One application of a stencil node's window. */
 static gboolean
-infer_stencil (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
-    GError ** error)
+infer_stencil_once (PlanNode * node, const PlanArrayInfo * in,
+    PlanArrayInfo * out, GError ** error)
 {
   PlanWindow *window = plan_window_parse (node->window, error);
   guint halo[PLAN_ARRAY_MAX_DIMS], n, i;
@@ -1166,6 +1168,26 @@ infer_stencil (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
   g_clear_pointer (&h, plan_halo_free);
   plan_window_unref (window);
   return expr != NULL;
+}
+
+/* Each application reads the output of the one before. */
+static gboolean
+infer_stencil (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
+    GError ** error)
+{
+  PlanArrayInfo cur = *in;
+  guint i;
+
+  for (i = 0; i < node->iterations; i++) {
+    if (!infer_stencil_once (node, &cur, out, error)) {
+      if (node->iterations > 1)
+        g_prefix_error (error, "application %u of %u (iterations=%u): ",
+            i + 1, node->iterations, node->iterations);
+      return FALSE;
+    }
+    cur = *out;
+  }
+  return TRUE;
 }
 
 static gboolean

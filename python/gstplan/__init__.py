@@ -511,11 +511,13 @@ class Plan:
                                 str(identity), _AXES[axis], source._node))
 
     def stencil(self, window, func, args, boundary="reflect", cval=0.0,
-                name=None):
+                name=None, iterations=1):
         """A stencil over args[0]: window names the cells of the
         neighbourhood ('x y _': the row before, the row itself; '_' cells
         are not read), func combines them; its arguments are the window's
-        names in order (or take the window's names)."""
+        names in order (or take the window's names). With iterations=N
+        the window is applied N times, each time to the result of the
+        time before (the same as N stencils in a row)."""
         (source,) = self._inputs(args, "stencil")
         if boundary not in _BOUNDARIES:
             raise ValueError("stencil: boundary must be one of %s, not %r" %
@@ -535,9 +537,13 @@ class Plan:
                                 "neither the window's names %s nor as many" %
                                 (params, cells))
             func = translate(func, names)
-        return self._wrap(_call(self._graph.add_stencil, self._name(name),
-                                window, func, _BOUNDARIES[boundary],
-                                float(cval), source._node))
+        if isinstance(iterations, bool) or not isinstance(iterations, int):
+            raise TypeError("stencil: iterations must be an int, not %r" %
+                            (iterations,))
+        return self._wrap(_call(self._graph.add_stencil_iterated,
+                                self._name(name), window, func,
+                                _BOUNDARIES[boundary], float(cval),
+                                iterations, source._node))
 
     def custom(self, kernel=_DECORATE, args=None, mode="map", out_dtype=None,
                out_shape=None, halo=0, boundary="reflect", cval=0.0,

@@ -18,7 +18,7 @@
  *   map      NAME IN,IN.. DTYPE|- EXPR [CONST=FILE.npy,...]
  *   reduce   NAME IN OP AXIS [DDOF]
  *   combine  NAME IN AXIS IDENTITY COMBINER
- *   stencil  NAME IN BOUNDARY CVAL WINDOW EXPR
+ *   stencil  NAME IN BOUNDARY CVAL WINDOW EXPR [ITERATIONS]
  *   sink     NAME IN
  *   realize  cpu|cuda|auto fuse|nofuse
  *   array    NAME FILE.npy      (a source's array, read from FILE; an
@@ -176,6 +176,10 @@ add_node (PlanGraph * graph, gchar ** f, guint n, GError ** error)
     node = plan_graph_add_stencil (graph, f[1], f[5], f[6],
         enum_value (PLAN_TYPE_BOUNDARY, f[3]), g_ascii_strtod (f[4], NULL),
         in[0], error);
+  else if (strcmp (f[0], "stencil") == 0 && n == 8)
+    node = plan_graph_add_stencil_iterated (graph, f[1], f[5], f[6],
+        enum_value (PLAN_TYPE_BOUNDARY, f[3]), g_ascii_strtod (f[4], NULL),
+        (guint) g_ascii_strtoull (f[7], NULL, 10), in[0], error);
   else if (strcmp (f[0], "sink") == 0 && n == 3)
     node = plan_graph_add_sink (graph, f[1], in[0], error);
   else {

@@ -29,8 +29,8 @@ RANKS = [1, 2, 3, 4]
 TIMEOUT = 60
 
 # (name, shape, dtype, window, expression, halo rows along the first axis,
-#  rows per chunk): expressions that weigh every cell differently, so that
-# a row out of place cannot give the right value.
+#  rows per chunk[, iterations]): expressions that weigh every cell
+# differently, so that a row out of place cannot give the right value.
 CONFIGS = [
     ('1-D radius 1', (23,), 'float64', 'a b c', 'a - 2*b + 3.5*c', 1, 3),
     ('1-D radius 2', (29,), 'float64', 'a b c d e',
@@ -43,6 +43,12 @@ CONFIGS = [
      'a; b; c; d; e', 'a - b + 2*c - 3*d + e', 2, 0),
     ('2-D one-row window (no rows exchanged)', (13, 7), 'float32', 'x y z',
      'x - 2*y + 0.25*z', 0, 2),
+    # Applied several times: the halo exchanged is the window's times the
+    # iterations.
+    ('1-D radius 1, 3 iterations', (31,), 'float64', 'a b c',
+     '0.25*a + 0.5*b - 0.125*c', 3, 2, 3),
+    ('2-D radius 1, 2 iterations, int16 to float64', (23, 6), 'int16',
+     '_ n _; w c e; _ s _', '(n - 2*s + e + 3*w) / 7 - c', 2, 3, 2),
 ]
 
 
@@ -123,15 +129,17 @@ def row_bytes(shape, dtype):
 
 def chain(src, config, mode, sink_words, sharded):
     """One planfilesrc ! planstencil ! ... chain of gst-launch words."""
-    _, shape, dtype, window, expr, _, chunk = config
+    _, shape, dtype, window, expr, _, chunk = config[:7]
     words = ['planfilesrc', 'location=' + src]
     if chunk:
         words.append('blocksize=%d' % (row_bytes(shape, dtype) * chunk))
     if sharded:
         words.append('shard=mpi')
     words += ['!', 'planstencil', 'window=' + window, 'expr=' + expr,
-              'boundary=' + mode, '!'] + sink_words
-    return words
+              'boundary=' + mode]
+    if len(config) > 7:
+        words.append('iterations=%d' % config[7])
+    return words + ['!'] + sink_words
 
 
 def input_array(config, seed):
@@ -272,6 +280,22 @@ def test_too_few_rows():
         raise Failure('a failed job left %s' % left)
 
 
+def test_too_few_rows_for_iterations():
+    """12 rows on 3 ranks and a 3-wide window applied 3 times: each rank
+    sends 6 rows and has 4; the message says the window's reach is the
+    iterations'."""
+    d = tmpdir()
+    np.save(d + '/in.npy', np.arange(12.0))
+    out = run_mpi(3, ['planfilesrc', 'location=%s/in.npy' % d, 'shard=mpi',
+                      '!', 'planstencil', 'window=a b c', 'expr=a + c',
+                      'boundary=nearest', 'iterations=3', '!'] +
+                  per_rank_sink(d, 'out'), expect_ok=False)
+    for want in ('rank 1 of 3 has 4 rows', 'applied 3 times reaches 3 rows',
+                 'at least 6 rows', 'at most 2 ranks for 12 rows'):
+        if want not in out:
+            raise Failure('the error does not say %r:\n%s' % (want, out))
+
+
 def test_wrap_one_rank_too_few_rows():
     """boundary=wrap on one rank sends its first 2h rows to itself: a
     stream shorter than that is an error, not garbage."""
@@ -328,6 +352,8 @@ def main():
     cases.append(('rows in device memory, 2 ranks, wrap', test_device_memory))
     cases.append(('a rank with too few rows fails every rank',
                   test_too_few_rows))
+    cases.append(('too few rows for the iterations',
+                  test_too_few_rows_for_iterations))
     cases.append(('wrap on one rank with too few rows',
                   test_wrap_one_rank_too_few_rows))
     run_cases(cases)

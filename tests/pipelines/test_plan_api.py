@@ -269,6 +269,47 @@ def case_stencil_after_stencil():
                                            p[:, 2:]}, rtol=1e-12)
 
 
+def case_iterated_stencil():
+    """iterations=4 of a Jacobi step: the bytes of four stencil nodes in
+    a row (themselves numpy's repeated step, with arrays bound too); the
+    output shrinks by 3 halos with valid and 3 iterations; 0 iterations
+    is refused when the node is added."""
+    img = rng(9).standard_normal((37, 29))
+    step = ('_ n _; w c e; _ s _', '0.2*(c + w + e + s + n)')
+    want = img
+    for _ in range(4):
+        p = np.pad(want, 1, mode='edge')
+        want = 0.2 * (p[1:-1, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] +
+                      p[2:, 1:-1] + p[:-2, 1:-1])
+    chained = [('source', 'img', 2, '-')]
+    prev = 'img'
+    for k in range(4):
+        chained.append(('stencil', 's%d' % k, prev, 'nearest', 0) + step)
+        prev = 's%d' % k
+    got, _, _, _ = compute(chained, {'img': img}, ['s3'], 'array', 'cpu')
+    iterated = [('source', 'img', 2, '-'),
+                ('stencil', 'j', 'img', 'nearest', 0) + step + (4,)]
+    check_everywhere(iterated, {'img': img}, {'j': got['s3']})
+    assert_same(got['s3'], want, 'four Jacobi steps', rtol=1e-12)
+    valid = [('source', 'img', 2, '-'),
+             ('stencil', 'v', 'img', 'valid', 0) + step + (3,)]
+    check_everywhere(valid, {'img': img}, {'v': valid_steps(img, 3)},
+                     rtol=1e-12, modes=['array'])
+    d = tmpdir()
+    _, _, _, err = run_graph([('source', 'img', 2, '-'),
+                              ('stencil', 'z', 'img', 'nearest', 0) + step +
+                              (0,)], d, expect_ok=False)
+    if "stencil 'z'" not in err or 'iterations' not in err:
+        raise Failure('0 iterations: %r' % err)
+
+
+def valid_steps(a, n):
+    for _ in range(n):
+        a = 0.2 * (a[1:-1, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] +
+                   a[2:, 1:-1] + a[:-2, 1:-1])
+    return a
+
+
 def case_fused_chain():
     """map -> map -> sum and map -> map fuse into one element each; the
     results are bit-identical to the unfused pipeline and to numpy's
@@ -470,6 +511,7 @@ if __name__ == '__main__':
         ('constant and ddof errors', case_constant_errors),
         ('stencils against scipy', case_stencils),
         ('stencil after stencil or map', case_stencil_after_stencil),
+        ('iterated stencil', case_iterated_stencil),
         ('fused chains: fewer elements, same bytes', case_fused_chain),
         ('the design\'s example', case_example),
         ('launch string round trip', case_launch_string_round_trip),

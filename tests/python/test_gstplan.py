@@ -169,6 +169,26 @@ def every_node_kind_against_numpy():
 
 
 @test
+def iterated_stencil():
+    A = rng.standard_normal((300, 40))
+    plan = gstplan.Plan()
+    a = plan.source(ndim=2, dtype=np.float64)
+    plan.stencil("_ n _; w c e; _ s _", "0.2*(c + w + e + s + n)", args=(a,),
+                 boundary="nearest", iterations=8, name="j")
+    r = plan.realize(target="cpu").dispatch(a=A).result()
+    want = A
+    for _ in range(8):
+        p = np.pad(want, 1, mode="edge")
+        want = 0.2 * (p[1:-1, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] +
+                      p[2:, 1:-1] + p[:-2, 1:-1])
+    close(r["j"], want, 1e-12)
+    expect(PlanError, lambda: plan.stencil("x y z", "x + y", args=(a,),
+                                           iterations=0), "iterations")
+    expect(TypeError, lambda: plan.stencil("x y z", "x + y", args=(a,),
+                                           iterations=2.5), "iterations")
+
+
+@test
 def constants_broadcasting_and_ddof():
     A = (rng.standard_normal((700, 3)) * 2 + 9).astype(np.float32)
     B = rng.standard_normal((700, 1)).astype(np.float32)

@@ -250,6 +250,150 @@ GST_START_TEST (test_stencil_valid_output_shape_shrinks)
 
 GST_END_TEST;
 
+/* iterations=3 of a 3-wide window: the first output needs 3 rows beyond
+ * it, and the values are the window applied three times (constant 0
+ * outside, each time). */
+GST_START_TEST (test_stencil_iterations_delay_output_by_their_halo)
+{
+  StencilHarness s;
+  gfloat *in = ramp (12, 1.0f), cur[12], next[12];
+  GstBuffer *buf;
+  GByteArray *out;
+  gint64 i, k;
+
+  stencil_harness_init (&s, "x y z", "x + 2*y + z", "constant",
+      "array/x-raw, dtype=float32, shape=<12>");
+  g_object_set (s.h->element, "iterations", 3, NULL);
+  /* Four rows complete the first output only. */
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 3)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (s.h), 0);
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 3, 1)),
+      GST_FLOW_OK);
+  buf = gst_harness_pull (s.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 1);
+  gst_buffer_unref (buf);
+  stencil_harness_teardown (&s);
+
+  stencil_harness_init (&s, "x y z", "x + 2*y + z", "constant",
+      "array/x-raw, dtype=float32, shape=<12>");
+  g_object_set (s.h->element, "iterations", 3, NULL);
+  out = push_and_pull (&s, in, 4, 12, 5, 12);
+  memcpy (cur, in, sizeof (cur));
+  for (k = 0; k < 3; k++) {
+    for (i = 0; i < 12; i++)
+      next[i] = (i > 0 ? cur[i - 1] : 0.0f) + 2 * cur[i] +
+          (i < 11 ? cur[i + 1] : 0.0f);
+    memcpy (cur, next, sizeof (cur));
+  }
+  for (i = 0; i < 12; i++)
+    fail_unless_equals_float (((gfloat *) out->data)[i], cur[i]);
+  g_byte_array_unref (out);
+  stencil_harness_teardown (&s);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+/* valid: each application shrinks both axes, and the caps say so. */
+GST_START_TEST (test_stencil_iterations_valid_shrink_each_time)
+{
+  StencilHarness s;
+  gfloat *in = ramp (10 * 7, 1.0f), cur[10 * 7], next[10 * 7];
+  GByteArray *out;
+  GstCaps *caps;
+  gchar *str;
+  gint64 k, r, c, rows, cols;
+
+  for (r = 0; r < 10 * 7; r++)
+    cur[r] = in[r] * in[r] * 0.5f;
+
+  stencil_harness_init (&s, "_ n _; w c e; _ s _", "n + s + e + w - 4*c",
+      "valid", "array/x-raw, dtype=float32, shape=<10, 7>");
+  g_object_set (s.h->element, "iterations", 2, NULL);
+  out = push_and_pull (&s, cur, 7 * 4, 10, 3, 6);
+  caps = gst_pad_get_current_caps (s.h->sinkpad);
+  str = gst_caps_to_string (caps);
+  fail_unless (strstr (str, "6, 3") != NULL, "%s", str);
+  g_free (str);
+  gst_caps_unref (caps);
+  fail_unless_equals_int (out->len, 6 * 3 * 4);
+  /* The Laplacian of the 10 x 7 input (8 x 5), then of that (6 x 3). */
+  for (k = 0, rows = 10, cols = 7; k < 2; k++, rows -= 2, cols -= 2) {
+    for (r = 1; r + 1 < rows; r++)
+      for (c = 1; c + 1 < cols; c++)
+        next[(r - 1) * (cols - 2) + c - 1] = cur[(r - 1) * cols + c] +
+            cur[(r + 1) * cols + c] + cur[r * cols + c + 1] +
+            cur[r * cols + c - 1] - 4 * cur[r * cols + c];
+    memcpy (cur, next, sizeof (next));
+  }
+  for (r = 0; r < 6 * 3; r++)
+    fail_unless_equals_float (((gfloat *) out->data)[r], cur[r]);
+  g_byte_array_unref (out);
+  stencil_harness_teardown (&s);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stencil_iterations_property)
+{
+  GstElement *e = gst_element_factory_make ("planstencil", NULL);
+  GParamSpecUInt *spec = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "iterations"));
+  guint n;
+
+  fail_unless_equals_int (spec->default_value, 1);
+  fail_unless (spec->parent_instance.flags & GST_PARAM_MUTABLE_READY);
+  g_object_set (e, "iterations", 8, NULL);
+  g_object_get (e, "iterations", &n, NULL);
+  fail_unless_equals_int (n, 8);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* 0 and more than the most are kept as set (read back as typed) and fail
+ * the start with a settings error naming the value. */
+GST_START_TEST (test_stencil_iterations_out_of_range_refused_at_start)
+{
+  guint bad[] = { 0, PLAN_STENCIL_MAX_ITERATIONS + 1 }, i, n;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstElement *pipe, *e;
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *want;
+
+    pipe = gst_parse_launch ("fakesrc ! planstencil name=s window=\"x y z\" "
+        "expr=x+z ! fakesink", NULL);
+    fail_unless (pipe != NULL);
+    e = gst_bin_get_by_name (GST_BIN (pipe), "s");
+    g_object_set (e, "iterations", bad[i], NULL);
+    g_object_get (e, "iterations", &n, NULL);
+    fail_unless_equals_int (n, bad[i]);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_poll (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR, 0);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, NULL);
+    fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+            GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+    want = g_strdup_printf ("iterations=%u: a stencil is applied 1 to %u "
+        "times", bad[i], PLAN_STENCIL_MAX_ITERATIONS);
+    fail_unless (strstr (err->message, want) != NULL, "%s", err->message);
+    g_free (want);
+    g_error_free (err);
+    gst_message_unref (msg);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (e);
+    gst_object_unref (pipe);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stencil_window_larger_than_array)
 {
   StencilHarness s;
@@ -669,6 +813,10 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_1d_delays_output_by_halo);
   tcase_add_test (tc, test_stencil_2d_laplacian_every_mode_one_row_chunks);
   tcase_add_test (tc, test_stencil_valid_output_shape_shrinks);
+  tcase_add_test (tc, test_stencil_iterations_delay_output_by_their_halo);
+  tcase_add_test (tc, test_stencil_iterations_valid_shrink_each_time);
+  tcase_add_test (tc, test_stencil_iterations_property);
+  tcase_add_test (tc, test_stencil_iterations_out_of_range_refused_at_start);
   tcase_add_test (tc, test_stencil_window_larger_than_array);
   tcase_add_test (tc, test_stencil_integer_dtype_and_cval);
   tcase_add_test (tc, test_stencil_rejects_ragged_window);
