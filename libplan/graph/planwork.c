@@ -75,6 +75,11 @@ struct _Stage
   GstElement *element;          /* in the pipeline */
   GstElement *tee;              /* when the output has several branches */
   guint n_branches;
+  /* a map run on the caller's thread (dispatch_lock): the expression as
+   * planmap compiles it, for inputs of direct_key's dtypes and shapes */
+  PlanExpr *direct_expr;
+  PlanArrayInfo *direct_key;
+  PlanArrayInfo direct_out;
 };
 
 /* An output: a sink node, or a node no other node takes. */
@@ -112,6 +117,12 @@ struct _PlanWork
    * dispatch (never while one runs). */
   gboolean warm;
 
+  /* construct-only: whether small dispatches in memory may run on the
+   * caller's thread (a CPU plan of maps only), and up to how many
+   * elements per map */
+  gboolean direct;
+  gsize direct_max;
+
   /* set by plan_work_dispatch() for its run, read by the runner */
   gboolean memory_only;         /* bound to arrays only: may stay PLAYING */
   gboolean restart;             /* this run restarts a warm pipeline */
@@ -125,6 +136,8 @@ stage_free (Stage * stage)
   g_free (stage->expr);
   g_free (stage->pre_map);
   g_ptr_array_unref (stage->inputs);
+  g_clear_pointer (&stage->direct_expr, plan_expr_unref);
+  g_free (stage->direct_key);
   g_free (stage);
 }
 
@@ -774,6 +787,7 @@ link_to (PlanWork * self, Stage * producer, GstPad * sinkpad, GError ** error)
 }
 
 static void count_source_rows (PlanWork * self, GstElement * element);
+static void decide_direct (PlanWork * self);
 
 static gboolean
 make_elements (PlanWork * self, GError ** error)
@@ -895,8 +909,10 @@ _plan_work_new (PlanGraph * graph, PlanTarget target, PlanRealizeFlags flags,
           (NULL)));
   if (!make_elements (self, error) || !link_elements (self, error))
     goto failed;
-  GST_DEBUG_OBJECT (self->pipeline, "realized %u nodes as %u kernels",
-      self->nodes->len, plan_work_get_n_kernels (self));
+  decide_direct (self);
+  GST_DEBUG_OBJECT (self->pipeline, "realized %u nodes as %u kernels%s",
+      self->nodes->len, plan_work_get_n_kernels (self), self->direct ?
+      "; small dispatches in memory run on the caller's thread" : "");
   return self;
 
 failed:
@@ -2034,6 +2050,205 @@ _plan_work_cancel (PlanWork * self, PlanFuture * future)
   }
 }
 
+/* ---------------------------------------------------------------------
+ * Dispatch: small runs on the caller's thread
+ * --------------------------------------------------------------------- */
+
+/* Elements per map below which a dispatch in memory of a plan of maps on
+ * the CPU is computed on the caller's thread: there a map costs a few
+ * microseconds, against the hundreds a run of the pipeline costs in
+ * thread wake-ups. PLAN_DIRECT_MAX_ELEMENTS overrides it (0: never). */
+#define DIRECT_MAX_ELEMENTS (64 * 1024)
+
+static void
+decide_direct (PlanWork * self)
+{
+  const gchar *env = g_getenv ("PLAN_DIRECT_MAX_ELEMENTS");
+  guint i;
+
+  self->direct_max = env ? g_ascii_strtoull (env, NULL, 10) :
+      DIRECT_MAX_ELEMENTS;
+  self->direct = self->target == PLAN_TARGET_CPU && self->direct_max > 0;
+  for (i = 0; i < self->nodes->len && self->direct; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+
+    if (stage->node->index != i || stage->fused)
+      continue;
+    if (stage->kind != PLAN_NODE_SOURCE && stage->kind != PLAN_NODE_MAP)
+      self->direct = FALSE;
+  }
+}
+
+/* Whether @bindings make a run that the caller's thread computes: every
+ * source a host array with rows, every output an array or left to the
+ * future, every map's output small. */
+static gboolean
+runs_direct (PlanWork * self, PlanBindings * bindings,
+    const PlanArrayInfo * infos)
+{
+  guint i;
+
+  if (!self->direct)
+    return FALSE;
+  for (i = 0; i < self->nodes->len; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+    PlanBinding *binding;
+
+    if (stage->node->index != i || stage->fused)
+      continue;
+    if (infos[i].ndim == 0 || infos[i].shape[0] < 0)
+      return FALSE;
+    if (stage->kind == PLAN_NODE_SOURCE) {
+      binding = _plan_bindings_lookup (bindings, stage->node->name);
+      if (binding->kind != PLAN_BINDING_ARRAY
+          || plan_array_get_device_memory (binding->array) != NULL)
+        return FALSE;
+    } else if (plan_array_info_get_n_rows (&infos[i]) *
+        plan_array_info_get_row_elements (&infos[i]) > self->direct_max)
+      return FALSE;
+  }
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+
+    if (binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The expression of the map @stage as planmap compiles it for inputs of
+ * @in (its properties as make_map() sets them: expr, dtype, the constant
+ * arrays; x, y, z, w and in0, in1, ... for the inputs), kept while the
+ * inputs keep their dtypes and shapes. */
+static PlanExpr *
+direct_expr (Stage * stage, const PlanArrayInfo * in, GError ** error)
+{
+  guint n = stage->inputs->len, n_names, n_short, n_consts, i;
+  PlanNode *node = stage->node;
+  gchar **names;
+  const gchar **all;
+  PlanArrayInfo *all_infos;
+
+  if (stage->direct_expr != NULL
+      && memcmp (stage->direct_key, in, sizeof (PlanArrayInfo) * n) == 0)
+    return stage->direct_expr;
+  g_clear_pointer (&stage->direct_expr, plan_expr_unref);
+  g_free (stage->direct_key);
+  stage->direct_key = g_memdup2 (in, sizeof (PlanArrayInfo) * n);
+
+  names = _plan_map_input_names (n, &n_names);
+  n_short = n_names - n;
+  n_consts = node->const_arrays ? node->const_arrays->len : 0;
+  all = g_newa (const gchar *, n_names + n_consts);
+  all_infos = g_newa (PlanArrayInfo, n_names + n_consts);
+  for (i = 0; i < n_names; i++) {
+    all[i] = names[i];
+    all_infos[i] = in[i < n_short ? i : i - n_short];
+  }
+  for (i = 0; i < n_consts; i++) {
+    all[n_names + i] = node->const_names[i];
+    all_infos[n_names + i] = *plan_array_get_info (g_ptr_array_index
+        (node->const_arrays, i));
+  }
+  stage->direct_expr = plan_expr_compile_broadcast (stage->expr,
+      n_names + n_consts, all, all_infos, n_names, node->dtype,
+      &stage->direct_out, error);
+  g_strfreev (names);
+  if (stage->direct_expr == NULL)
+    g_prefix_error (error, "map '%s': ", node->name);
+  return stage->direct_expr;
+}
+
+/* Runs @bindings' maps on this thread, one after another, each over the
+ * whole arrays, and completes @future with the results. The same
+ * expression and evaluator as planmap's, over the same rows: the same
+ * bytes. */
+static gboolean
+run_direct (PlanWork * self, PlanBindings * bindings, PlanFuture * future,
+    GError ** error)
+{
+  guint n = self->nodes->len, i, j;
+  PlanArray **results = g_new0 (PlanArray *, n);
+  gboolean ok = TRUE;
+
+  for (i = 0; i < n && ok; i++) {
+    Stage *stage = g_ptr_array_index (self->stages, i);
+    guint n_in = stage->inputs->len, n_names, n_short;
+    PlanArrayInfo *in;
+    gconstpointer *ptrs;
+    PlanExpr *expr;
+    PlanArray *out = NULL;
+
+    if (stage->node->index != i || stage->fused)
+      continue;
+    if (stage->kind == PLAN_NODE_SOURCE) {
+      results[i] = g_object_ref (_plan_bindings_lookup (bindings,
+              stage->node->name)->array);
+      continue;
+    }
+    in = g_newa (PlanArrayInfo, n_in);
+    for (j = 0; j < n_in; j++)
+      in[j] = *plan_array_get_info (results[((Stage *)
+                  g_ptr_array_index (stage->inputs, j))->node->index]);
+    expr = direct_expr (stage, in, error);
+    if (expr == NULL) {
+      ok = FALSE;
+      break;
+    }
+    /* Straight into the array of the first output it makes, if bound. */
+    for (j = 0; j < self->outputs->len && out == NULL; j++) {
+      Output *output = g_ptr_array_index (self->outputs, j);
+      PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+
+      if (output->producer == stage && binding != NULL)
+        out = g_object_ref (binding->array);
+    }
+    if (out == NULL
+        && (out = _plan_array_new_uninitialized (&stage->direct_out,
+                error)) == NULL) {
+      ok = FALSE;
+      break;
+    }
+    n_names = plan_expr_get_n_names (expr);
+    n_short = n_names - n_in - (stage->node->const_arrays ?
+        stage->node->const_arrays->len : 0);
+    ptrs = g_newa (gconstpointer, n_names + 1);
+    for (j = 0; j < n_names; j++) {
+      if (j < n_short + n_in) {
+        Stage *s = g_ptr_array_index (stage->inputs, j < n_short ? j :
+            j - n_short);
+        ptrs[j] = plan_array_get_data (results[s->node->index], NULL);
+      } else {
+        ptrs[j] = plan_array_get_data (g_ptr_array_index
+            (stage->node->const_arrays, j - n_short - n_in), NULL);
+      }
+    }
+    plan_expr_eval (expr, ptrs, plan_array_get_writable_data (out, NULL),
+        plan_array_info_get_n_rows (&stage->direct_out) *
+        plan_array_info_get_row_elements (&stage->direct_out));
+    results[i] = out;
+  }
+
+  for (i = 0; i < self->outputs->len && ok; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+    PlanArray *result = results[output->producer->node->index];
+
+    /* A second output of the same map: its own array, a copy. */
+    if (binding != NULL && binding->array != result) {
+      memcpy (plan_array_get_writable_data (binding->array, NULL),
+          plan_array_get_data (result, NULL), plan_array_get_size (result));
+      result = binding->array;
+    }
+    _plan_future_set_result (future, output->name, result);
+  }
+  for (i = 0; i < n; i++)
+    g_clear_object (&results[i]);
+  g_free (results);
+  return ok;
+}
+
 /**
  * plan_work_dispatch:
  * @work: a #PlanWork
@@ -2113,6 +2328,30 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
     g_mutex_unlock (&work->dispatch_lock);
     g_clear_object (&empty);
     return future;
+  }
+
+  if (work->direct) {
+    PlanArrayInfo *infos = g_new0 (PlanArrayInfo, work->nodes->len);
+
+    total = check_bindings (work, bindings, infos, error);
+    if (total >= 0 && runs_direct (work, bindings, infos)) {
+      GError *run_error = NULL;
+
+      g_free (infos);
+      future = _plan_future_new (G_OBJECT (work), total);
+      if (run_direct (work, bindings, future, &run_error))
+        _plan_future_add_rows (future, total);
+      g_mutex_unlock (&work->dispatch_lock);
+      g_clear_object (&empty);
+      _plan_future_complete (future, run_error);
+      return future;
+    }
+    g_free (infos);
+    if (total < -1) {
+      g_mutex_unlock (&work->dispatch_lock);
+      g_clear_object (&empty);
+      return NULL;
+    }
   }
 
   total = prepare (work, bindings, error);

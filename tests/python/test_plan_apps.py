@@ -249,6 +249,60 @@ def queued_dispatches_complete_in_order():
         assert np.array_equal(f.result('m'), arrays[i] * 2), i
 
 
+def realize_without_direct(plan):
+    """plan realized with small dispatches going through the pipeline."""
+    os.environ["PLAN_DIRECT_MAX_ELEMENTS"] = "0"
+    try:
+        return plan.realize(target='cpu')
+    finally:
+        del os.environ["PLAN_DIRECT_MAX_ELEMENTS"]
+
+
+@test
+def small_map_dispatches_run_on_the_callers_thread():
+    """A small dispatch in memory of a plan of maps is done when dispatch()
+    returns, with the same bytes as the pipeline gives; large ones and
+    other plans still run through the pipeline."""
+    plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
+    i = plan.source(ndim=2)
+    m1 = plan.map(lambda x, y: x * y + np.sin(x), args=(a, b))
+    m2 = plan.map(lambda x: x / 3 - 1, args=(m1,), dtype=np.float32)
+    m3 = plan.map(lambda x, y: x // 7 + y, args=(i, a))
+    m4 = plan.map("(x - mean) / std", args=(a,), constants={
+        "mean": np.array([0.1, 0.2, 0.3]),
+        "std": np.array([1., 2., 3.], np.float32)})
+    m5 = plan.map("x % 5", args=(i,), dtype=np.int16)
+    m6 = plan.map("x + 1", args=(m5,))
+    direct = plan.realize(target='cpu')
+    piped = realize_without_direct(plan)
+    for rows in (500, 40000):
+        A = rng.random((rows, 3), dtype=np.float32)
+        B = rng.random((rows, 1))
+        I = rng.integers(-100, 100, (rows, 3)).astype(np.int32)
+        f = direct.dispatch(a=A, b=B, i=I)
+        assert f.done() == (rows == 500)
+        got = f.result()
+        want = piped.dispatch(a=A, b=B, i=I).result()
+        assert sorted(got) == sorted(want) == ["m2", "m3", "m4", "m6"]
+        for k in got:
+            assert got[k].dtype == want[k].dtype and \
+                got[k].shape == want[k].shape, k
+            assert got[k].tobytes() == want[k].tobytes(), k
+        np.testing.assert_allclose(got["m2"], ((A * B + np.sin(A)) / 3 - 1)
+                                   .astype(np.float32), rtol=1e-6)
+        assert np.array_equal(got["m6"], (I % 5).astype(np.int16) + 1)
+    # into the caller's arrays, two outputs of one map, and errors as before
+    plan = Plan(); a = plan.source(ndim=1); m = plan.map("x * 2", args=(a,))
+    f = plan.sink(m); g = plan.sink(m)
+    work = plan.realize(target='cpu')
+    A = rng.random(1000); F = np.empty(1000); G = np.empty(1000)
+    fut = work.dispatch(a=A, f=F, g=G)
+    assert fut.done() and fut.result('f') is F and fut.result('g') is G
+    assert np.array_equal(F, 2 * A) and np.array_equal(G, 2 * A)
+    assert fut.progress == 1.0
+    expect(PlanError, lambda: work.dispatch(a=A, f=A), "shares memory")
+
+
 @test
 def outputs_overlapping_inputs_are_refused():
     plan = seed_plan()

@@ -827,6 +827,48 @@ GST_START_TEST (test_dispatch_while_running_queues)
 
 GST_END_TEST;
 
+/* A small dispatch of a plan of maps in memory is computed by
+ * plan_work_dispatch() itself: the future is done when it returns. */
+GST_START_TEST (test_small_map_dispatch_is_done_at_once)
+{
+  PlanWork *work = one_map_work ();
+  PlanArray *a;
+  PlanBindings *bindings = ramp_bindings (3, &a);
+  gint64 n = N;
+  PlanArray *m = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  PlanFuture *future;
+  GstState state;
+  guint k;
+
+  /* unbound, then into an array, twice each */
+  for (k = 0; k < 4; k++) {
+    if (k == 2)
+      plan_bindings_set_array (bindings, "m", m);
+    future = plan_work_dispatch (work, bindings, NULL);
+    fail_unless (future != NULL);
+    fail_unless (plan_future_is_done (future));
+    fail_unless (plan_future_wait (future, 0, NULL));
+    check_ramp_plus_one (future, 3);
+    if (k >= 2)
+      fail_unless (plan_future_get_result (future, "m") == m);
+    fail_unless_equals_float (plan_future_get_progress (future, NULL, NULL),
+        1.0);
+    g_object_unref (future);
+  }
+  /* the pipeline was not started */
+  gst_element_get_state (GST_ELEMENT (plan_work_get_pipeline (work)), &state,
+      NULL, 0);
+  fail_unless (state == GST_STATE_NULL, "%s",
+      gst_element_state_get_name (state));
+
+  g_object_unref (bindings);
+  g_object_unref (a);
+  g_object_unref (m);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_wait_timeout_then_cancel)
 {
   Gate gate = { };
@@ -1368,6 +1410,7 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_reduction_into_array_of_its_size);
   tcase_add_test (tc, test_dispatch_overlapping_output_refused);
   tcase_add_test (tc, test_dispatch_while_running_queues);
+  tcase_add_test (tc, test_small_map_dispatch_is_done_at_once);
   tcase_add_test (tc, test_wait_timeout_then_cancel);
   tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
   tcase_add_test (tc, test_dispatch_async_cancellable);
