@@ -310,6 +310,48 @@ def valid_steps(a, n):
     return a
 
 
+def polybench_jacobi_2d(n, tsteps):
+    """PolyBench's jacobi-2d run by its C loops (tests/pipelines/
+    jacobi_ref.c): the final A."""
+    exe = os.environ.get('PLAN_JACOBI_REF')
+    if not exe:
+        raise Failure('PLAN_JACOBI_REF is not set (meson sets it)')
+    out = os.path.join(tmpdir(), 'ref.npy')
+    subprocess.run([exe, '2d', str(n), str(tsteps), out], check=True)
+    return np.load(out)
+
+
+def case_polybench_jacobi_2d():
+    """PolyBench's jacobi-2d as a plan, byte for byte its C loops: each
+    half step is a stencil over the whole array with NaN outside
+    (cval=nan), which makes the edges NaN and leaves the interior exact,
+    then a map that keeps the array's own edges (never written by the
+    kernel: A's and B's initial values) where the stencil gave NaN."""
+    n, tsteps = 30, 20
+    i, j = np.mgrid[0:n, 0:n].astype(np.float64)
+    a0 = (i * (j + 2) + 2) / n
+    b0 = (i * (j + 3) + 3) / n
+    nodes = [('source', 'A', 2, 'float64'), ('source', 'B', 2, 'float64')]
+    cur = 'A'
+    for t in range(tsteps):
+        for half, keep in (('b', 'B'), ('a', 'A')):
+            nodes.append(('stencil', 's%s%d' % (half, t), cur, 'constant',
+                          'nan', '_ n _; w c e; _ s _',
+                          '0.2 * (c + w + e + s + n)'))
+            cur = '%s%d' % (half, t)
+            nodes.append(('map', cur, 's%s%d,%s' % (half, t, keep), '-',
+                          'where(isnan(x), y, x)'))
+    want = polybench_jacobi_2d(n, tsteps)
+    for mode in ('array', 'file'):
+        for target in ('cpu', 'sim'):
+            got, _, _, _ = compute(nodes, {'A': a0, 'B': b0}, [cur], mode,
+                                   target)
+            if got[cur].tobytes() != want.tobytes():
+                raise Failure('jacobi-2d (%s, %s): %d values differ from '
+                              'the C loops' % (mode, target, np.count_nonzero(
+                                  got[cur] != want)))
+
+
 def case_fused_chain():
     """map -> map -> sum and map -> map fuse into one element each; the
     results are bit-identical to the unfused pipeline and to numpy's
@@ -512,6 +554,7 @@ if __name__ == '__main__':
         ('stencils against scipy', case_stencils),
         ('stencil after stencil or map', case_stencil_after_stencil),
         ('iterated stencil', case_iterated_stencil),
+        ('PolyBench jacobi-2d', case_polybench_jacobi_2d),
         ('fused chains: fewer elements, same bytes', case_fused_chain),
         ('the design\'s example', case_example),
         ('launch string round trip', case_launch_string_round_trip),
