@@ -341,6 +341,43 @@ info_shape (const PlanArrayInfo * info)
   return plan_shape_to_string (info->ndim, info->shape);
 }
 
+static gboolean broadcast (PlanExpr * expr, const PlanArrayInfo * infos,
+    guint n_streams, PlanArrayInfo * out_info, GError ** error);
+
+/* Streams of 0-d arrays: each is one row of one element, so they are
+ * broadcast as streams of shape (1,) and the result is 0-d. A 0-d stream
+ * beside streams with axes keeps the rule that streams have the same
+ * number of axes. */
+static gboolean
+broadcast_zero_d (PlanExpr * expr, const PlanArrayInfo * infos,
+    guint n_streams, PlanArrayInfo * out_info, GError ** error)
+{
+  PlanArrayInfo *rows = g_memdup2 (infos,
+      sizeof (PlanArrayInfo) * expr->n_names);
+  gboolean ok;
+  guint i;
+
+  for (i = 0; i < n_streams; i++) {
+    if (rows[i].ndim != 0) {
+      gchar *s = info_shape (&infos[i]);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the shapes () of '%s' and %s of '%s' do not broadcast: streams "
+          "line up row by row, so they need the same number of axes, and a "
+          "0-d stream is one value", expr->names[0], s, expr->names[i]);
+      g_free (s);
+      g_free (rows);
+      return FALSE;
+    }
+    rows[i].ndim = 1;
+    rows[i].shape[0] = 1;
+  }
+  ok = broadcast (expr, rows, n_streams, out_info, error);
+  g_free (rows);
+  if (ok && out_info)
+    out_info->ndim = 0;
+  return ok;
+}
+
 /* numpy's rules, with the rows of the streams lined up: the streams (the
  * first @n_streams names) have the same number of axes, the first being
  * the rows, and their other axes broadcast against each other; the other
@@ -365,12 +402,8 @@ broadcast (PlanExpr * expr, const PlanArrayInfo * infos, guint n_streams,
     return FALSE;
   }
   nd = infos[0].ndim;
-  if (nd == 0) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "stream '%s' has no axes; a stream has at least its rows",
-        expr->names[0]);
-    return FALSE;
-  }
+  if (nd == 0)
+    return broadcast_zero_d (expr, infos, n_streams, out_info, error);
   k = nd - 1;                   /* inner axes */
   for (a = 0; a < k; a++) {
     out[a] = 1;

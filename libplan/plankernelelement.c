@@ -757,7 +757,7 @@ update_seek_row_size (PlanKernelElement * self,
 static gint64
 expected_rows (PlanKernelPad * pad)
 {
-  gint64 n = pad->info.shape[0], end;
+  gint64 n = plan_array_info_get_n_rows (&pad->info), end;
 
   if (n < 0 && (!gst_pad_peer_query_duration (GST_PAD (pad),
               GST_FORMAT_DEFAULT, &n) || n < 0))
@@ -2718,7 +2718,7 @@ static gboolean
 input_rows (PlanKernelElement * self, guint index, GstPad * sinkpad,
     const PlanArrayInfo * info, guint64 * first, gint64 * end)
 {
-  gint64 total = info->shape[0];
+  gint64 total = plan_array_info_get_n_rows (info);
 
   plan_kernel_element_get_input_range (self, index, first, end);
   if (total < 0

@@ -128,6 +128,83 @@ def test_map_teed_into_file_and_reduction():
     assert_same(np.load(d + '/max.npy'), np.max(a * 2), 'teed reduction')
 
 
+def with_device(target, fn):
+    """Runs fn with GST_PLAN_DEVICE=sim for target=cuda (the GPU paths on
+    the CPU), as it is otherwise."""
+    if target == 'cpu':
+        return fn()
+    old = os.environ.get('GST_PLAN_DEVICE')
+    os.environ['GST_PLAN_DEVICE'] = 'sim'
+    try:
+        return fn()
+    finally:
+        if old is None:
+            del os.environ['GST_PLAN_DEVICE']
+        else:
+            os.environ['GST_PLAN_DEVICE'] = old
+
+
+def test_zero_d_arrays():
+    """A 0-d array (what a reduction writes) is one element: a map over a
+    0-d .npy, over two of them, and over a reduction's result, on the CPU
+    and on the (simulated) device, give numpy's 0-d results."""
+    d = tmpdir()
+    np.save(d + '/z.npy', np.array(3.5))
+    np.save(d + '/w.npy', np.array(-1.25))
+    np.save(d + '/i.npy', np.array(7, np.int16))
+    a = (np.arange(1000) % 89 - 30).astype(np.float64)
+    np.save(d + '/a.npy', a)
+    out = d + '/out.npy'
+    for target in ('cpu', 'cuda'):
+        t = 'target=' + target
+        with_device(target, lambda: launch(
+            'planfilesrc', 'location=%s/z.npy' % d, '!', 'planmap', t,
+            'expr=2 * x + 1', '!', 'planfilesink', 'location=' + out))
+        assert_same(np.load(out), 2 * np.array(3.5) + 1, '0-d map ' + target)
+        with_device(target, lambda: launch(
+            'planfilesrc', 'location=%s/i.npy' % d, '!', 'planmap', t,
+            'expr=x * x', '!', 'planfilesink', 'location=' + out))
+        assert_same(np.load(out), np.array(49, np.int16),
+                    '0-d int16 map ' + target)
+        with_device(target, lambda: launch(
+            'planmap', 'name=m', t, 'expr=x * y + x', '!', 'planfilesink',
+            'location=' + out,
+            'planfilesrc', 'location=%s/z.npy' % d, '!', 'm.sink_0',
+            'planfilesrc', 'location=%s/w.npy' % d, '!', 'm.sink_1'))
+        assert_same(np.load(out), np.array(3.5 * -1.25 + 3.5),
+                    'map of two 0-d inputs ' + target)
+        with_device(target, lambda: launch(
+            'planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce', t,
+            'op=sum', '!', 'planmap', t, 'expr=x / 1000', '!',
+            'planfilesink', 'location=' + out))
+        assert_same(np.load(out), np.array(a.sum() / 1000),
+                    'planreduce ! planmap ' + target)
+
+
+def test_zero_d_errors_kept():
+    """Where a 0-d stream cannot work, the error says why: beside a stream
+    with axes in one map (the streams line up row by row), and under a
+    stencil (a window needs an axis)."""
+    d = tmpdir()
+    np.save(d + '/z.npy', np.array(3.5))
+    np.save(d + '/one.npy', np.array([2.0]))
+    _, out = launch('planmap', 'name=m', 'expr=x * y', '!', 'planfilesink',
+                    'location=%s/out.npy' % d,
+                    'planfilesrc', 'location=%s/z.npy' % d, '!', 'm.sink_0',
+                    'planfilesrc', 'location=%s/one.npy' % d, '!', 'm.sink_1',
+                    expect_ok=False)
+    if 'the shapes () of \'x\' and (1,) of \'y\' do not broadcast' not in out:
+        raise Failure('the error does not name both shapes:\n' + out)
+    _, out = launch('planfilesrc', 'location=%s/z.npy' % d, '!',
+                    'planstencil', 'window=w,c,e', 'expr=w + c + e', '!',
+                    'planfilesink', 'location=%s/out.npy' % d,
+                    expect_ok=False)
+    if 'of shape (), has 0 axes' not in out:
+        raise Failure('the stencil does not say why:\n' + out)
+    if os.path.exists(d + '/out.npy'):
+        raise Failure('a failed pipeline left out.npy behind')
+
+
 cases = []
 for n in (1, 2, 3, 5):
     for dtype in DTYPES:
@@ -142,5 +219,7 @@ cases += [
     ('mismatched shapes', test_mismatched_shapes_fail),
     ('invalid expression', test_invalid_expression_is_reported),
     ('map teed into a file and a reduction', test_map_teed_into_file_and_reduction),
+    ('0-d arrays, CPU and sim device', test_zero_d_arrays),
+    ('0-d arrays: errors where they cannot work', test_zero_d_errors_kept),
 ]
 run_cases(cases)

@@ -569,9 +569,25 @@ def design_example_sim():
         assert np.array_equal(r["h"], np.concatenate([B[:1], B[:-1]]) + B)
 
 
+@test
+def zero_d_arrays():
+    # A 0-d array is one element: a map over one, and a map over a
+    # reduction's result, on the CPU (and on the sim device, below).
+    plan = Plan(); a = plan.source(ndim=0)
+    plan.map(lambda x: 2 * x + 1, args=(a,), name="m")
+    r = plan.realize(target="auto").dispatch(a=np.array(3.5)).result("m")
+    close(r, 2 * np.array(3.5) + 1)
+    plan = Plan(); a = plan.source(ndim=1)
+    s = plan.reduce("sum", args=(a,))
+    plan.map(lambda x: x / 1000, args=(s,), name="m")
+    A = rng.random(5000)
+    r = plan.realize(target="auto").dispatch(a=A).result("m")
+    close(r, A.sum() / 1000, rtol=1e-12)
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
-        tests = [sim_device_arrays, design_example_sim]
+        tests = [sim_device_arrays, design_example_sim, zero_d_arrays]
     else:
         tests = TESTS
     failed = 0

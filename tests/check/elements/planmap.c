@@ -650,6 +650,35 @@ GST_START_TEST (test_map_unlinked_src_fails_not_linked)
 
 GST_END_TEST;
 
+/* A 0-d stream (a reduction's result) is one row of one element: the map
+ * of two such inputs is 0-d, its row numbered 0..1. */
+GST_START_TEST (test_map_zero_d_inputs)
+{
+  MapHarness m;
+  GstCaps *caps;
+  GArray *out;
+  const GValue *shape;
+
+  map_harness_init (&m, "x * y + 1", 2, F32_CAPS (""));
+  fail_unless_equals_int (gst_harness_push (m.inputs[0],
+          ramp_f32 (0, 1, 1, 1.0f)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[1],
+          ramp_f32 (0, 1, 1, 1.0f)), GST_FLOW_OK);
+  push_eos_all (&m);
+  out = pull_all_f32 (m.h, 1);
+  fail_unless_equals_int (out->len, 1);
+  fail_unless_equals_float (g_array_index (out, gfloat, 0), 1.0f);
+  g_array_unref (out);
+  caps = gst_pad_get_current_caps (m.h->sinkpad);
+  shape = gst_structure_get_value (gst_caps_get_structure (caps, 0), "shape");
+  fail_unless (shape != NULL && GST_VALUE_HOLDS_ARRAY (shape));
+  fail_unless_equals_int (gst_value_array_get_size (shape), 0);
+  gst_caps_unref (caps);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 static Suite *
 planmap_suite (void)
 {
@@ -674,6 +703,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_flush_restarts_rows);
   tcase_add_test (tc, test_map_without_linked_inputs_fails_at_start);
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
+  tcase_add_test (tc, test_map_zero_d_inputs);
   return s;
 }
 
