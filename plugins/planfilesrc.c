@@ -738,6 +738,11 @@ plan_file_src_start (GstBaseSrc * src)
     goto bad_settings;
   if (location == NULL || location[0] == '\0')
     goto no_location;
+  /* The ranks of an MPI job, sharded or not, agree on the plan first:
+   * ranks that differ would wait for each other, or combine different
+   * results. */
+  if (!plan_comm_check_plan (GST_ELEMENT (self), &err))
+    goto plans_differ;
   if (!open_reader (self, location, format, member, &raw_info, offset, length,
           &err))
     goto open_failed;
@@ -793,6 +798,14 @@ no_location:
 open_failed:
   {
     post_read_error (self, err);
+    g_error_free (err);
+    g_free (location);
+    g_free (member);
+    return FALSE;
+  }
+plans_differ:
+  {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, ("%s", err->message), (NULL));
     g_error_free (err);
     g_free (location);
     g_free (member);

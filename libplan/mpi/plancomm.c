@@ -528,3 +528,334 @@ plan_comm_abort (PlanComm * comm, const gchar * why)
   g_bytes_unref (data);
 #endif
 }
+
+/* The same plan on every rank --------------------------------------------- */
+
+/* Whether the process was started as one of several ranks, by the
+ * environment MPI launchers give their processes: Open MPI's mpirun, and
+ * the PMI of MPICH's hydra and Slurm's srun. */
+static gboolean
+launched_as_ranks (void)
+{
+  const gchar *vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (vars); i++) {
+    const gchar *v = g_getenv (vars[i]);
+
+    if (v && g_ascii_strtoull (v, NULL, 10) > 1)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A property value as a pipeline description would write it, or NULL for
+ * values that are not settings (objects, pointers). */
+static gchar *
+describe_value (const GValue * value)
+{
+  GType t = G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value));
+
+  if (t == G_TYPE_OBJECT || t == G_TYPE_POINTER || t == G_TYPE_PARAM
+      || (t == G_TYPE_BOXED && G_VALUE_TYPE (value) != GST_TYPE_CAPS
+          && G_VALUE_TYPE (value) != GST_TYPE_STRUCTURE))
+    return NULL;
+  return gst_value_serialize (value);
+}
+
+/* One line: the element's path and factory, the properties set to other
+ * than their defaults, and where its source pads lead. */
+static gchar *
+describe_element (GstElement * element)
+{
+  GstElementFactory *factory = gst_element_get_factory (element);
+  gchar *path = gst_object_get_path_string (GST_OBJECT (element));
+  GString *line = g_string_new (path);
+  GParamSpec **specs;
+  GList *l;
+  guint i, n;
+
+  g_string_append_printf (line, " (%s)", factory ?
+      GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (element));
+  specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (element), &n);
+  for (i = 0; i < n; i++) {
+    GParamSpec *p = specs[i];
+    GValue v = G_VALUE_INIT;
+    gchar *text;
+
+    if ((p->flags & G_PARAM_READWRITE) != G_PARAM_READWRITE
+        || (p->flags & G_PARAM_DEPRECATED) || g_str_equal (p->name, "name"))
+      continue;
+    g_value_init (&v, p->value_type);
+    g_object_get_property (G_OBJECT (element), p->name, &v);
+    if (!g_param_value_defaults (p, &v) && (text = describe_value (&v))) {
+      g_string_append_printf (line, " %s=%s", p->name, text);
+      g_free (text);
+    }
+    g_value_unset (&v);
+  }
+  g_free (specs);
+
+  GST_OBJECT_LOCK (element);
+  for (l = element->srcpads; l; l = l->next) {
+    GstPad *peer = gst_pad_get_peer (l->data);
+    GstElement *to = peer ? gst_pad_get_parent_element (peer) : NULL;
+
+    if (to) {
+      gchar *to_path = gst_object_get_path_string (GST_OBJECT (to));
+
+      g_string_append_printf (line, " %s->%s.%s", GST_PAD_NAME (l->data),
+          to_path, GST_PAD_NAME (peer));
+      g_free (to_path);
+      gst_object_unref (to);
+    }
+    gst_clear_object (&peer);
+  }
+  GST_OBJECT_UNLOCK (element);
+  g_free (path);
+  return g_string_free (line, FALSE);
+}
+
+static gint
+compare_lines (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const gchar **) a, *(const gchar **) b);
+}
+
+/* The pipeline @element is in, one line per element, sorted. */
+static gchar *
+describe_pipeline (GstElement * element)
+{
+  GstObject *top = gst_object_ref (GST_OBJECT (element)), *parent;
+  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  GValue item = G_VALUE_INIT;
+  GstIterator *it;
+  gboolean done = FALSE;
+  gchar *text;
+
+  while ((parent = gst_object_get_parent (top))) {
+    gst_object_unref (top);
+    top = parent;
+  }
+  g_ptr_array_add (lines, describe_element (GST_ELEMENT (top)));
+  it = GST_IS_BIN (top) ? gst_bin_iterate_recurse (GST_BIN (top)) : NULL;
+  while (it && !done) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:
+        g_ptr_array_add (lines, describe_element (g_value_get_object (&item)));
+        g_value_reset (&item);
+        break;
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        g_ptr_array_set_size (lines, 1);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  if (it)
+    gst_iterator_free (it);
+  gst_object_unref (top);
+  g_ptr_array_sort (lines, compare_lines);
+  g_ptr_array_add (lines, NULL);
+  text = g_strjoinv ("\n", (gchar **) lines->pdata);
+  g_ptr_array_unref (lines);
+  return text;
+}
+
+/* The words of @a that @b lacks, a property missing from @b said as
+ * its default ("op=(default)"). */
+static gchar *
+words_only_in (gchar ** a, gchar ** b)
+{
+  GString *out = g_string_new (NULL);
+  guint i;
+
+  for (i = 1; a[i]; i++) {
+    gboolean found = FALSE;
+    guint j;
+
+    for (j = 1; b[j] && !found; j++)
+      found = g_str_equal (a[i], b[j]);
+    if (!found)
+      g_string_append_printf (out, "%s%s", out->len ? " " : "", a[i]);
+  }
+  for (i = 1; b[i]; i++) {
+    const gchar *eq = strchr (b[i], '=');
+    gboolean named = FALSE;
+    guint j;
+
+    for (j = 1; a[j] && eq && !named; j++)
+      named = strncmp (a[j], b[i], eq - b[i] + 1) == 0;
+    if (eq && !named)
+      g_string_append_printf (out, "%s%.*s=(default)", out->len ? " " : "",
+          (gint) (eq - b[i]), b[i]);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* What differs between rank 0's line @mine and rank @r's @theirs. */
+static gchar *
+describe_difference (guint r, const gchar * mine, const gchar * theirs)
+{
+  gchar **a, **b, *only_theirs, *only_mine, *text;
+
+  if (mine == NULL || theirs == NULL
+      || strcspn (mine, " ") != strcspn (theirs, " ")
+      || strncmp (mine, theirs, strcspn (mine, " ")) != 0)
+    return g_strdup_printf ("rank %u has %s%s%s where rank 0 has %s%s%s", r,
+        theirs ? "'" : "", theirs ? theirs : "no more elements",
+        theirs ? "'" : "", mine ? "'" : "", mine ? mine : "no more elements",
+        mine ? "'" : "");
+  /* The same element, set or linked differently. */
+  a = g_strsplit (mine, " ", -1);
+  b = g_strsplit (theirs, " ", -1);
+  only_theirs = words_only_in (b, a);
+  only_mine = words_only_in (a, b);
+  text = g_strdup_printf ("%s has %s on rank %u but %s on rank 0", a[0],
+      only_theirs, r, only_mine);
+  g_free (only_theirs);
+  g_free (only_mine);
+  g_strfreev (a);
+  g_strfreev (b);
+  return text;
+}
+
+/* Rank 0: "" when every rank's description is rank 0's, else what
+ * differs, the first line that does. */
+static gchar *
+compare_plans (GBytes ** parts, guint n)
+{
+  gchar **mine = g_strsplit (g_bytes_get_data (parts[0], NULL), "\n", -1);
+  gchar *verdict = NULL;
+  guint r, i;
+
+  for (r = 1; r < n && verdict == NULL; r++) {
+    gchar **theirs = g_strsplit (g_bytes_get_data (parts[r], NULL), "\n", -1);
+
+    for (i = 0; verdict == NULL && (mine[i] || theirs[i]); i++) {
+      gchar *what;
+
+      if (g_strcmp0 (mine[i], theirs[i]) == 0)
+        continue;
+      what = describe_difference (r, mine[i], theirs[i]);
+      verdict = g_strdup_printf ("the ranks do not run the same plan: %s "
+          "(every rank must run the same pipeline: the same elements, "
+          "properties and links)", what);
+      g_free (what);
+    }
+    g_strfreev (theirs);
+  }
+  g_strfreev (mine);
+  return verdict ? verdict : g_strdup ("");
+}
+
+/* On the top-level bin: the verdict, a GError (or one with an empty
+ * message when the plans agree). */
+static GQuark
+checked_quark (void)
+{
+  return g_quark_from_static_string ("plan-comm-plan-checked");
+}
+
+static GstObject *
+top_level (GstElement * element)
+{
+  GstObject *top = gst_object_ref (GST_OBJECT (element)), *parent;
+
+  while ((parent = gst_object_get_parent (top))) {
+    gst_object_unref (top);
+    top = parent;
+  }
+  return top;
+}
+
+/* Rank 0 gathers the descriptions and tells every rank its verdict. */
+static gboolean
+exchange_plans (PlanComm * comm, GstElement * element, GError ** error)
+{
+  gchar *text = describe_pipeline (element);
+  GBytes *mine, **all = NULL, *verdict = NULL, *got = NULL;
+  gint tag = plan_comm_tag (comm, "plan check", PLAN_COMM_OUTPUT);
+  gboolean ok = FALSE;
+
+  GST_DEBUG ("this rank's plan:\n%s", text);
+  mine = g_bytes_new_take (text, strlen (text) + 1);
+  if (!plan_comm_gather (comm, tag, mine, &all, NULL, error))
+    goto done;
+  if (all) {
+    gchar *v = compare_plans (all, plan_comm_get_size (comm));
+
+    free_parts (all, plan_comm_get_size (comm));
+    verdict = g_bytes_new_take (v, strlen (v) + 1);
+  }
+  got = plan_comm_broadcast (comm, tag, verdict, NULL, error);
+  if (got == NULL)
+    goto done;
+  ok = *(const gchar *) g_bytes_get_data (got, NULL) == '\0';
+  if (!ok)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "%s",
+        (const gchar *) g_bytes_get_data (got, NULL));
+
+done:
+  g_clear_pointer (&got, g_bytes_unref);
+  g_clear_pointer (&verdict, g_bytes_unref);
+  g_bytes_unref (mine);
+  return ok;
+}
+
+/**
+ * plan_comm_check_plan:
+ * @element: an element of the pipeline to check
+ * @error: return location for a #GError
+ *
+ * In a process started as one of several ranks of an MPI job (by
+ * `mpirun`, `srun`, ...), checks once per pipeline that every rank runs
+ * the same plan: each rank describes its pipeline (every element's name
+ * and factory, the properties set to other than their defaults, the
+ * links) and rank 0 compares them. Ranks whose plans differ would wait
+ * for each other's messages for ever, or combine results of different
+ * computations. Every rank must call it (planfilesrc does when it starts,
+ * sharded or not), and every rank gets the same verdict.
+ *
+ * Outside such a job, or in a build without MPI, it returns %TRUE at once.
+ *
+ * Returns: %TRUE when the plans agree; otherwise %FALSE with @error set
+ *   (%PLAN_ERROR_INVALID_ARGUMENT), naming the first rank whose plan
+ *   differs from rank 0's and the first line of the description that
+ *   does, on every rank.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_comm_check_plan (GstElement * element, GError ** error)
+{
+  GstObject *top;
+  const GError *known;
+  PlanComm *comm;
+  GError *err = NULL;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+
+  if (!launched_as_ranks ())
+    return TRUE;
+  comm = plan_comm_get_world (NULL);
+  if (comm == NULL || plan_comm_get_size (comm) < 2)
+    return TRUE;
+  /* Once per pipeline: the first of its elements to ask exchanges. */
+  top = top_level (element);
+  known = g_object_get_qdata (G_OBJECT (top), checked_quark ());
+  if (known == NULL) {
+    exchange_plans (comm, element, &err);
+    known = err ? err : g_error_new_literal (PLAN_ERROR, PLAN_ERROR_IO, "");
+    g_object_set_qdata_full (G_OBJECT (top), checked_quark (),
+        (gpointer) known, (GDestroyNotify) g_error_free);
+  }
+  gst_object_unref (top);
+  if (*known->message == '\0')
+    return TRUE;
+  g_propagate_error (error, g_error_copy (known));
+  return FALSE;
+}

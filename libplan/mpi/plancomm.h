@@ -83,6 +83,9 @@ GBytes * plan_comm_broadcast (PlanComm * comm, gint tag, GBytes * data,
 PLAN_API
 void plan_comm_abort (PlanComm * comm, const gchar * why);
 
+PLAN_API
+gboolean plan_comm_check_plan (GstElement * element, GError ** error);
+
 G_END_DECLS
 
 #endif /* __PLAN_COMM_H__ */

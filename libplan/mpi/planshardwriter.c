@@ -22,7 +22,11 @@
  *    under the output's name.
  *
  * The temporary file needs a name (the ranks open it), so unlike
- * planfilesink's own writer it stays behind if rank 0 is killed. */
+ * planfilesink's own writer it stays behind if rank 0 is killed by a
+ * signal it cannot handle (SIGKILL). When a rank dies, mpirun ends the
+ * others with SIGTERM, which gst-launch-1.0 does not handle: while rank 0
+ * has the file, a SIGTERM (or SIGHUP, SIGINT) handler removes it first,
+ * then does what was done before (the default: the process ends). */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -37,9 +41,78 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+
+/* Rank 0's temporary files, removed when a signal ends the process. */
+#define N_TEMP_SLOTS 64
+static gchar *temp_slots[N_TEMP_SLOTS];       /* atomic */
+static const int cleanup_signals[] = { SIGTERM, SIGHUP, SIGINT };
+static struct sigaction previous_actions[G_N_ELEMENTS (cleanup_signals)];
+
+static void
+on_ending_signal (int sig, siginfo_t * info, void *context)
+{
+  struct sigaction *previous = NULL;
+  guint i;
+
+  for (i = 0; i < N_TEMP_SLOTS; i++) {
+    gchar *path = g_atomic_pointer_get (&temp_slots[i]);
+
+    if (path)
+      unlink (path);
+  }
+  for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    if (cleanup_signals[i] == sig)
+      previous = &previous_actions[i];
+  if (previous == NULL)
+    return;
+  if (previous->sa_flags & SA_SIGINFO) {
+    if (previous->sa_sigaction)
+      previous->sa_sigaction (sig, info, context);
+  } else if (previous->sa_handler == SIG_DFL) {
+    /* What the signal would have done: end the process. */
+    sigaction (sig, previous, NULL);
+    raise (sig);
+  } else if (previous->sa_handler != SIG_IGN) {
+    previous->sa_handler (sig);
+  }
+}
+
+/* Removes @path if a signal ends the process before it is forgotten. */
+static void
+remember_temp (gchar * path)
+{
+  static gsize installed = 0;
+  guint i;
+
+  if (g_once_init_enter (&installed)) {
+    struct sigaction action;
+
+    memset (&action, 0, sizeof (action));
+    action.sa_sigaction = on_ending_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset (&action.sa_mask);
+    for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+      sigaction (cleanup_signals[i], &action, &previous_actions[i]);
+    g_once_init_leave (&installed, 1);
+  }
+  for (i = 0; i < N_TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&temp_slots[i], NULL, path))
+      return;
+}
+
+static void
+forget_temp (gchar * path)
+{
+  guint i;
+
+  for (i = 0; i < N_TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&temp_slots[i], path, NULL))
+      return;
+}
 
 struct _PlanShardWriter
 {
@@ -114,6 +187,7 @@ create_file (PlanShardWriter * w, PlanFileFormat format,
   }
 #endif
   g_free (header);
+  remember_temp (w->tmp_path);
   return TRUE;
 
 failed:
@@ -375,6 +449,7 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
         " rows of %" G_GUINT64_FORMAT, rows, w->total);
     ok = FALSE;
   }
+  forget_temp (w->tmp_path);
   if (ok && g_rename (w->tmp_path, w->location) != 0) {
     int e = errno;
 
@@ -473,6 +548,8 @@ plan_shard_writer_free (PlanShardWriter * writer)
     if (plan_comm_get_rank (w->comm) == 0 && w->tmp_path)
       g_unlink (w->tmp_path);
   }
+  if (w->tmp_path)
+    forget_temp (w->tmp_path);
   g_free (w->tmp_path);
   g_free (w->location);
   g_free (w);

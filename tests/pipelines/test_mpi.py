@@ -275,6 +275,110 @@ def test_without_mpi_build():
     same_bytes(out, V32, 'shard=mpi without mpirun')
 
 
+def mpmd(*rank_words, timeout=60):
+    """Runs one pipeline per rank (mpirun's MPMD form, one rank each);
+    returns (returncode, output). A job that hangs fails the test."""
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe']
+    for i, words in enumerate(rank_words):
+        cmd += ([':'] if i else []) + ['-np', '1'] + plantest.launcher() + \
+            ['-q'] + [str(w) for w in words]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Failure('the job hung: %s' % ' '.join(cmd))
+    return p.returncode, p.stdout
+
+
+def test_ranks_must_run_the_same_plan():
+    # Each difference fails every rank at start, naming it, where the job
+    # gave a wrong result (sum on one rank, max on the other) or hung.
+    src = ['planfilesrc', 'location=%s' % V32, 'shard=mpi', '!']
+    red = ['planreduce', 'op=sum', '!', 'fakesink']
+    cases = [
+        (src + red, src + ['planreduce', 'op=max', '!', 'fakesink'],
+         'planreduce0 has op=max on rank 1 but op=(default) on rank 0'),
+        (src + red, src + ['planstencil', 'window=w c e', 'expr=w + c + e',
+                           '!', 'fakesink'],
+         'planfilesrc0 has src->/GstPipeline:pipeline0/PlanStencil:'
+         'planstencil0.sink on rank 1'),
+        (src + red, src + ['planreduce', 'name=total', 'op=sum', '!',
+                           'fakesink'],
+         'planfilesrc0 has src->/GstPipeline:pipeline0/PlanReduce:total.sink '
+         'on rank 1'),
+        (src + red, src[:2] + ['!'] + red,
+         'planfilesrc0 has shard=(default) on rank 1 but shard=mpi on rank 0'),
+    ]
+    for a, b, needle in cases:
+        rc, text = mpmd(a, b)
+        if rc == 0 or 'the ranks do not run the same plan' not in text \
+                or needle not in text:
+            raise Failure('exit %d, expected an error saying %r:\n%s' %
+                          (rc, needle, text))
+        if text.count('the ranks do not run the same plan') < 2:
+            raise Failure('not every rank said so:\n%s' % text)
+    # The same plan given twice this way runs.
+    rc, text = mpmd(src + red, src + red)
+    if rc != 0:
+        raise Failure('the same plan on both ranks failed:\n%s' % text)
+
+
+def rank_pid(launcher, rank):
+    for q in os.listdir('/proc'):
+        if not q.isdigit():
+            continue
+        try:
+            cmd = open('/proc/%s/cmdline' % q).read()
+            env = open('/proc/%s/environ' % q).read().split('\0')
+        except OSError:
+            continue
+        if launcher in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
+                and 'killme.npy' in cmd:
+            return int(q)
+    return None
+
+
+def test_killed_rank_leaves_no_temporary_file():
+    # Rank 1 or 2 killed while the ranks write the shared output: mpirun
+    # ends the others with SIGTERM, which gst-launch-1.0 does not handle;
+    # rank 0 removes its .NAME.XXXXXX.part all the same.
+    import signal
+    import time
+    gst = shutil.which('gst-launch-1.0')
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'killme.npy')
+    for sig, victim in ((signal.SIGKILL, 1), (signal.SIGTERM, 2)):
+        cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', '3',
+               gst, '-q', 'planfilesrc', 'location=%s' % V32, 'shard=mpi',
+               'blocksize=4000', '!', 'identity', 'sleep-time=50000', '!',
+               'planmap', 'expr=x * 2', '!', 'planfilesink',
+               'location=%s' % out]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            pid = None
+            while pid is None or not glob.glob(d + '/.killme.npy.*.part'):
+                if p.poll() is not None or time.monotonic() > deadline:
+                    raise Failure('no shared output being written: %s' %
+                                  (p.stdout.read() if p.poll() is not None
+                                   else 'timeout'))
+                time.sleep(0.05)
+                pid = pid or rank_pid('gst-launch-1.0', victim)
+            os.kill(pid, sig)
+            text, _ = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if p.returncode == 0:
+            raise Failure('the job ended well after rank %d was killed' %
+                          victim)
+        if os.listdir(d):
+            raise Failure('%s to rank %d left %s' % (sig.name, victim,
+                                                    os.listdir(d)))
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -298,6 +402,10 @@ def main():
         ('a seek in a sharded run is refused, the run ends whole',
          test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
+        ('ranks that run different plans fail together at start',
+         test_ranks_must_run_the_same_plan),
+        ('a rank killed mid-write: no temporary file left',
+         test_killed_rank_leaves_no_temporary_file),
     ])
 
 
