@@ -77,7 +77,9 @@ struct _Stage
   guint n_branches;
   /* a map run on the caller's thread (dispatch_lock): the expression as
    * planmap compiles it, for inputs of direct_key's dtypes and shapes */
-  PlanExpr *direct_expr;
+  PlanExpr *direct_expr;         /* a map's; a reduction's fused map */
+  PlanReducer *direct_reducer;
+  PlanStencilKernel *direct_stencil;
   PlanArrayInfo *direct_key;
   PlanArrayInfo direct_out;
 };
@@ -137,6 +139,8 @@ stage_free (Stage * stage)
   g_free (stage->pre_map);
   g_ptr_array_unref (stage->inputs);
   g_clear_pointer (&stage->direct_expr, plan_expr_unref);
+  g_clear_pointer (&stage->direct_reducer, plan_reducer_unref);
+  g_clear_pointer (&stage->direct_stencil, plan_stencil_kernel_free);
   g_free (stage->direct_key);
   g_free (stage);
 }
@@ -2054,10 +2058,11 @@ _plan_work_cancel (PlanWork * self, PlanFuture * future)
  * Dispatch: small runs on the caller's thread
  * --------------------------------------------------------------------- */
 
-/* Elements per map below which a dispatch in memory of a plan of maps on
- * the CPU is computed on the caller's thread: there a map costs a few
- * microseconds, against the hundreds a run of the pipeline costs in
- * thread wake-ups. PLAN_DIRECT_MAX_ELEMENTS overrides it (0: never). */
+/* Elements per node below which a dispatch in memory of a plan of maps,
+ * reductions and stencils on the CPU is computed on the caller's thread:
+ * there a node costs a few microseconds, against the hundreds a run of
+ * the pipeline costs in thread wake-ups. PLAN_DIRECT_MAX_ELEMENTS
+ * overrides it (0: never). */
 #define DIRECT_MAX_ELEMENTS (64 * 1024)
 
 static void
@@ -2074,19 +2079,20 @@ decide_direct (PlanWork * self)
 
     if (stage->node->index != i || stage->fused)
       continue;
-    if (stage->kind != PLAN_NODE_SOURCE && stage->kind != PLAN_NODE_MAP)
+    if (stage->kind == PLAN_NODE_CUSTOM)
       self->direct = FALSE;
   }
 }
 
 /* Whether @bindings make a run that the caller's thread computes: every
  * source a host array with rows, every output an array or left to the
- * future, every map's output small. */
+ * future, every node's input and output small, and only a reduction's
+ * output a single value. */
 static gboolean
 runs_direct (PlanWork * self, PlanBindings * bindings,
     const PlanArrayInfo * infos)
 {
-  guint i;
+  guint i, j;
 
   if (!self->direct)
     return FALSE;
@@ -2096,14 +2102,26 @@ runs_direct (PlanWork * self, PlanBindings * bindings,
 
     if (stage->node->index != i || stage->fused)
       continue;
-    if (infos[i].ndim == 0 || infos[i].shape[0] < 0)
+    if (stage->kind != PLAN_NODE_REDUCE
+        && (infos[i].ndim == 0 || infos[i].shape[0] < 0))
       return FALSE;
     if (stage->kind == PLAN_NODE_SOURCE) {
       binding = _plan_bindings_lookup (bindings, stage->node->name);
       if (binding->kind != PLAN_BINDING_ARRAY
           || plan_array_get_device_memory (binding->array) != NULL)
         return FALSE;
-    } else if (plan_array_info_get_n_rows (&infos[i]) *
+      continue;
+    }
+    for (j = 0; j < stage->inputs->len; j++) {
+      const PlanArrayInfo *in = &infos[((Stage *) g_ptr_array_index
+              (stage->inputs, j))->node->index];
+
+      if (in->ndim == 0 || in->shape[0] < 0
+          || plan_array_info_get_n_rows (in) *
+          plan_array_info_get_row_elements (in) > self->direct_max)
+        return FALSE;
+    }
+    if (infos[i].ndim > 0 && plan_array_info_get_n_rows (&infos[i]) *
         plan_array_info_get_row_elements (&infos[i]) > self->direct_max)
       return FALSE;
   }
@@ -2117,25 +2135,35 @@ runs_direct (PlanWork * self, PlanBindings * bindings,
   return TRUE;
 }
 
-/* The expression of the map @stage as planmap compiles it for inputs of
- * @in (its properties as make_map() sets them: expr, dtype, the constant
- * arrays; x, y, z, w and in0, in1, ... for the inputs), kept while the
- * inputs keep their dtypes and shapes. */
-static PlanExpr *
-direct_expr (Stage * stage, const PlanArrayInfo * in, GError ** error)
+/* Forgets what @stage kept for inputs other than @in; TRUE when it kept
+ * something for these. */
+static gboolean
+direct_keep (Stage * stage, const PlanArrayInfo * in)
+{
+  guint n = stage->inputs->len;
+
+  if (stage->direct_key != NULL
+      && memcmp (stage->direct_key, in, sizeof (PlanArrayInfo) * n) == 0)
+    return TRUE;
+  g_clear_pointer (&stage->direct_expr, plan_expr_unref);
+  g_clear_pointer (&stage->direct_reducer, plan_reducer_unref);
+  g_clear_pointer (&stage->direct_stencil, plan_stencil_kernel_free);
+  g_free (stage->direct_key);
+  stage->direct_key = g_memdup2 (in, sizeof (PlanArrayInfo) * n);
+  return FALSE;
+}
+
+/* The map @stage as planmap sets itself up for inputs of @in (its
+ * properties as make_map() sets them: expr, dtype, the constant arrays;
+ * x, y, z, w and in0, in1, ... for the inputs). */
+static gboolean
+direct_map_setup (Stage * stage, const PlanArrayInfo * in, GError ** error)
 {
   guint n = stage->inputs->len, n_names, n_short, n_consts, i;
   PlanNode *node = stage->node;
   gchar **names;
   const gchar **all;
   PlanArrayInfo *all_infos;
-
-  if (stage->direct_expr != NULL
-      && memcmp (stage->direct_key, in, sizeof (PlanArrayInfo) * n) == 0)
-    return stage->direct_expr;
-  g_clear_pointer (&stage->direct_expr, plan_expr_unref);
-  g_free (stage->direct_key);
-  stage->direct_key = g_memdup2 (in, sizeof (PlanArrayInfo) * n);
 
   names = _plan_map_input_names (n, &n_names);
   n_short = n_names - n;
@@ -2155,30 +2183,209 @@ direct_expr (Stage * stage, const PlanArrayInfo * in, GError ** error)
       n_names + n_consts, all, all_infos, n_names, node->dtype,
       &stage->direct_out, error);
   g_strfreev (names);
-  if (stage->direct_expr == NULL)
-    g_prefix_error (error, "map '%s': ", node->name);
-  return stage->direct_expr;
+  return stage->direct_expr != NULL;
 }
 
-/* Runs @bindings' maps on this thread, one after another, each over the
- * whole arrays, and completes @future with the results. The same
- * expression and evaluator as planmap's, over the same rows: the same
- * bytes. */
+/* The reduction @stage as planreduce sets itself up (make_reduce()'s
+ * properties: op or combiner and identity, axis, ddof, and the map fused
+ * into it, compiled as planreduce compiles its map). */
 static gboolean
-run_direct (PlanWork * self, PlanBindings * bindings, PlanFuture * future,
+direct_reduce_setup (Stage * stage, const PlanArrayInfo * in,
     GError ** error)
+{
+  static const gchar *const names[] = { "x", "in0" };
+  PlanNode *node = stage->node;
+  PlanArrayInfo reduced = *in;
+
+  if (stage->pre_map != NULL) {
+    const PlanDType dtypes[] = { in->dtype, in->dtype };
+
+    stage->direct_expr = plan_expr_compile_with_dtype (stage->pre_map,
+        G_N_ELEMENTS (names), names, dtypes, stage->pre_map_dtype, error);
+    if (stage->direct_expr == NULL)
+      return FALSE;
+    reduced.dtype = plan_expr_get_dtype (stage->direct_expr);
+  }
+  stage->direct_reducer = node->expr != NULL ?
+      plan_reducer_new_custom (node->expr, node->identity, node->axis,
+      &reduced, error) : plan_reducer_new (node->op, node->axis, &reduced,
+      error);
+  if (stage->direct_reducer == NULL)
+    return FALSE;
+  plan_reducer_set_ddof (stage->direct_reducer, node->ddof);
+  plan_reducer_set_n_threads (stage->direct_reducer, 1);
+  plan_reducer_get_output_info (stage->direct_reducer, &stage->direct_out);
+  if (node->axis == PLAN_REDUCE_AXIS_INNER)
+    stage->direct_out.shape[0] = in->shape[0];
+  return TRUE;
+}
+
+/* The stencil @stage as planstencil sets itself up (make_stencil()'s
+ * properties). */
+static gboolean
+direct_stencil_setup (Stage * stage, const PlanArrayInfo * in,
+    GError ** error)
+{
+  PlanNode *node = stage->node;
+  PlanWindow *window = plan_window_parse (node->window, error);
+
+  if (window == NULL)
+    return FALSE;
+  stage->direct_stencil = plan_stencil_kernel_new_iterated (window,
+      node->expr, in, node->boundary, node->cval, node->iterations, error);
+  plan_window_unref (window);
+  if (stage->direct_stencil == NULL)
+    return FALSE;
+  plan_stencil_kernel_set_n_threads (stage->direct_stencil, 1);
+  plan_stencil_kernel_get_output_info (stage->direct_stencil,
+      &stage->direct_out);
+  return TRUE;
+}
+
+/* The array output @i of @stage's result goes to: the bound array (a
+ * view of it in the result's shape, as bind_output() makes), a new one, or
+ * NULL for none bound. */
+static PlanArray *
+direct_target (PlanWork * self, PlanBindings * bindings, Stage * stage,
+    GError ** error)
+{
+  const PlanArrayInfo *info = &stage->direct_out;
+  guint i;
+
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+    const PlanArrayInfo *have;
+
+    if (output->producer != stage || binding == NULL)
+      continue;
+    have = plan_array_get_info (binding->array);
+    if (info->ndim == 0 ? have->ndim == 0 : plan_array_info_same_rows (have,
+            info))
+      return g_object_ref (binding->array);
+    return plan_array_new_wrapped (plan_array_get_writable_data
+        (binding->array, NULL), plan_array_get_size (binding->array),
+        info->dtype, info->ndim, info->shape, g_object_ref (binding->array),
+        g_object_unref, error);
+  }
+  return _plan_array_new_uninitialized (info, error);
+}
+
+/* Computes @stage from @ins, its inputs' arrays, into @out. */
+static gboolean
+direct_compute (Stage * stage, PlanArray ** ins, PlanArray * out,
+    GError ** error)
+{
+  const PlanArrayInfo *in = plan_array_get_info (ins[0]);
+  gsize n_rows = plan_array_info_get_n_rows (in);
+  guint8 *dest = plan_array_get_writable_data (out, NULL);
+  gconstpointer data = plan_array_get_data (ins[0], NULL);
+  guint n_in = stage->inputs->len, j;
+
+  switch (stage->kind) {
+    case PLAN_NODE_MAP:{
+      guint n_names = plan_expr_get_n_names (stage->direct_expr);
+      guint n_short = n_names - n_in - (stage->node->const_arrays ?
+          stage->node->const_arrays->len : 0);
+      gconstpointer *ptrs = g_newa (gconstpointer, n_names + 1);
+
+      for (j = 0; j < n_names; j++)
+        ptrs[j] = j < n_short + n_in ?
+            plan_array_get_data (ins[j < n_short ? j : j - n_short], NULL) :
+            plan_array_get_data (g_ptr_array_index (stage->node->const_arrays,
+                j - n_short - n_in), NULL);
+      plan_expr_eval (stage->direct_expr, ptrs, dest,
+          plan_array_info_get_n_rows (&stage->direct_out) *
+          plan_array_info_get_row_elements (&stage->direct_out));
+      return TRUE;
+    }
+    case PLAN_NODE_REDUCE:{
+      PlanReducer *reducer = stage->direct_reducer;
+      gboolean inner = stage->node->axis == PLAN_REDUCE_AXIS_INNER;
+      PlanArray *mapped = NULL;
+      gboolean ok;
+
+      plan_reducer_reset (reducer);
+      if (stage->direct_expr != NULL) {
+        PlanArrayInfo info = *in;
+        gconstpointer inputs[2] = { data, data };
+
+        info.dtype = plan_expr_get_dtype (stage->direct_expr);
+        mapped = _plan_array_new_uninitialized (&info, error);
+        if (mapped == NULL)
+          return FALSE;
+        plan_expr_eval (stage->direct_expr, inputs,
+            plan_array_get_writable_data (mapped, NULL),
+            n_rows * plan_array_info_get_row_elements (in));
+        data = plan_array_get_data (mapped, NULL);
+      }
+      ok = plan_reducer_push (reducer, data, n_rows, inner ? dest : NULL,
+          error) && (inner || plan_reducer_finish (reducer, dest, error));
+      g_clear_object (&mapped);
+      return ok;
+    }
+    case PLAN_NODE_STENCIL:{
+      PlanStencilKernel *kernel = stage->direct_stencil;
+      PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+      gsize row = plan_array_info_get_row_size (in);
+      gsize out_row = plan_array_info_get_row_size (&stage->direct_out);
+      gsize n_end, done = 0, total = plan_array_info_get_n_rows
+          (&stage->direct_out);
+      guint n_blocks, k;
+      gboolean first = TRUE;
+
+      plan_stencil_kernel_reset (kernel);
+      if (plan_stencil_kernel_host_needs_end_rows (kernel, n_rows, &n_end)
+          && !plan_stencil_kernel_host_set_end_rows (kernel, n_rows,
+              (const guint8 *) data + (n_rows - n_end) * row, n_end, error))
+        return FALSE;
+      do {
+        if (first ? !plan_stencil_kernel_push (kernel, data, n_rows, blocks,
+                &n_blocks, error) : !plan_stencil_kernel_finish (kernel,
+                blocks, &n_blocks, error))
+          return FALSE;
+        for (k = 0; k < n_blocks; k++) {
+          if (done + blocks[k].n_rows > total) {
+            g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "the stencil "
+                "gave more rows than it said it would");
+            return FALSE;
+          }
+        }
+        plan_stencil_kernel_eval (kernel, blocks, n_blocks, dest +
+            done * out_row);
+        for (k = 0; k < n_blocks; k++)
+          done += blocks[k].n_rows;
+        if (first) {
+          first = FALSE;
+          n_blocks = 1;
+        }
+      } while (n_blocks > 0);
+      return done == total;
+    }
+    default:
+      return FALSE;
+  }
+}
+
+/* Runs @bindings' nodes on this thread, one after another, each over the
+ * whole arrays, with the same kernels set up as the elements set them up
+ * (planmap's expression and evaluator, planreduce's reducer, planstencil's
+ * stencil kernel), and gives @future the results. FALSE when anything
+ * goes wrong: the caller runs the pipeline instead, which says what (the
+ * outputs it wrote are written again). */
+static gboolean
+run_direct (PlanWork * self, PlanBindings * bindings, PlanFuture * future)
 {
   guint n = self->nodes->len, i, j;
   PlanArray **results = g_new0 (PlanArray *, n);
+  GError *error = NULL;
   gboolean ok = TRUE;
 
   for (i = 0; i < n && ok; i++) {
     Stage *stage = g_ptr_array_index (self->stages, i);
-    guint n_in = stage->inputs->len, n_names, n_short;
+    guint n_in = stage->inputs->len;
     PlanArrayInfo *in;
-    gconstpointer *ptrs;
-    PlanExpr *expr;
-    PlanArray *out = NULL;
+    PlanArray **ins;
 
     if (stage->node->index != i || stage->fused)
       continue;
@@ -2188,46 +2395,25 @@ run_direct (PlanWork * self, PlanBindings * bindings, PlanFuture * future,
       continue;
     }
     in = g_newa (PlanArrayInfo, n_in);
-    for (j = 0; j < n_in; j++)
-      in[j] = *plan_array_get_info (results[((Stage *)
-                  g_ptr_array_index (stage->inputs, j))->node->index]);
-    expr = direct_expr (stage, in, error);
-    if (expr == NULL) {
-      ok = FALSE;
-      break;
+    ins = g_newa (PlanArray *, n_in);
+    for (j = 0; j < n_in; j++) {
+      ins[j] = results[((Stage *) g_ptr_array_index (stage->inputs,
+                  j))->node->index];
+      in[j] = *plan_array_get_info (ins[j]);
     }
-    /* Straight into the array of the first output it makes, if bound. */
-    for (j = 0; j < self->outputs->len && out == NULL; j++) {
-      Output *output = g_ptr_array_index (self->outputs, j);
-      PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
-
-      if (output->producer == stage && binding != NULL)
-        out = g_object_ref (binding->array);
-    }
-    if (out == NULL
-        && (out = _plan_array_new_uninitialized (&stage->direct_out,
-                error)) == NULL) {
-      ok = FALSE;
-      break;
-    }
-    n_names = plan_expr_get_n_names (expr);
-    n_short = n_names - n_in - (stage->node->const_arrays ?
-        stage->node->const_arrays->len : 0);
-    ptrs = g_newa (gconstpointer, n_names + 1);
-    for (j = 0; j < n_names; j++) {
-      if (j < n_short + n_in) {
-        Stage *s = g_ptr_array_index (stage->inputs, j < n_short ? j :
-            j - n_short);
-        ptrs[j] = plan_array_get_data (results[s->node->index], NULL);
-      } else {
-        ptrs[j] = plan_array_get_data (g_ptr_array_index
-            (stage->node->const_arrays, j - n_short - n_in), NULL);
+    if (!direct_keep (stage, in)) {
+      ok = stage->kind == PLAN_NODE_MAP ? direct_map_setup (stage, in,
+          &error) : stage->kind == PLAN_NODE_REDUCE ?
+          direct_reduce_setup (stage, in, &error) :
+          direct_stencil_setup (stage, in, &error);
+      if (!ok) {
+        g_clear_pointer (&stage->direct_key, g_free);
+        break;
       }
     }
-    plan_expr_eval (expr, ptrs, plan_array_get_writable_data (out, NULL),
-        plan_array_info_get_n_rows (&stage->direct_out) *
-        plan_array_info_get_row_elements (&stage->direct_out));
-    results[i] = out;
+    results[i] = direct_target (self, bindings, stage, &error);
+    ok = results[i] != NULL && direct_compute (stage, ins, results[i],
+        &error);
   }
 
   for (i = 0; i < self->outputs->len && ok; i++) {
@@ -2235,14 +2421,19 @@ run_direct (PlanWork * self, PlanBindings * bindings, PlanFuture * future,
     PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
     PlanArray *result = results[output->producer->node->index];
 
-    /* A second output of the same map: its own array, a copy. */
-    if (binding != NULL && binding->array != result) {
+    /* A second output of the same node: its own array, a copy. */
+    if (binding != NULL && plan_array_get_address (binding->array) !=
+        plan_array_get_address (result)) {
       memcpy (plan_array_get_writable_data (binding->array, NULL),
           plan_array_get_data (result, NULL), plan_array_get_size (result));
       result = binding->array;
     }
     _plan_future_set_result (future, output->name, result);
   }
+  if (!ok)
+    GST_DEBUG_OBJECT (self->pipeline, "running on the pipeline instead: %s",
+        error ? error->message : "?");
+  g_clear_error (&error);
   for (i = 0; i < n; i++)
     g_clear_object (&results[i]);
   g_free (results);
@@ -2335,16 +2526,16 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
 
     total = check_bindings (work, bindings, infos, error);
     if (total >= 0 && runs_direct (work, bindings, infos)) {
-      GError *run_error = NULL;
-
-      g_free (infos);
       future = _plan_future_new (G_OBJECT (work), total);
-      if (run_direct (work, bindings, future, &run_error))
+      if (run_direct (work, bindings, future)) {
+        g_free (infos);
         _plan_future_add_rows (future, total);
-      g_mutex_unlock (&work->dispatch_lock);
-      g_clear_object (&empty);
-      _plan_future_complete (future, run_error);
-      return future;
+        g_mutex_unlock (&work->dispatch_lock);
+        g_clear_object (&empty);
+        _plan_future_complete (future, NULL);
+        return future;
+      }
+      g_object_unref (future);
     }
     g_free (infos);
     if (total < -1) {

@@ -83,7 +83,13 @@ def dispatch_again_restarts_or_cycles():
     c = plan.map(lambda x, y: x * y - x, args=(a, b)); d = plan.reduce(lambda x, y: x + y, args=(a,))
     e = plan.stencil("x y z", lambda x, y, z: x - 2 * y + z, args=(b,), boundary="wrap")
     f = plan.sink(c); g = plan.sink(d); h = plan.sink(e)
-    work = plan.realize(target='cpu')
+    # small dispatches in memory would run on this thread: these go
+    # through the pipeline
+    os.environ["PLAN_DIRECT_MAX_ELEMENTS"] = "0"
+    try:
+        work = plan.realize(target='cpu')
+    finally:
+        del os.environ["PLAN_DIRECT_MAX_ELEMENTS"]
     tmp = tempfile.mkdtemp()
 
     def check(n, out, bind):

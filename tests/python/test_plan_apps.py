@@ -304,6 +304,58 @@ def small_map_dispatches_run_on_the_callers_thread():
 
 
 @test
+def small_dispatches_of_reductions_and_stencils_too():
+    """Reductions (every op, every axis, a fused map, a combiner, ddof)
+    and stencils (every boundary, iterations) run on the caller's thread
+    for small arrays, with the bytes the pipeline gives; the seed's plan
+    among them."""
+    plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=1)
+    for op in ("sum", "prod", "min", "max", "mean", "argmin", "argmax",
+               "any", "all", "nansum", "nanmean", "var", "std", "nanstd",
+               "count_nonzero", "ptp"):
+        for axis in (None, 0, -1):
+            plan.reduce(op, args=(a,), axis=axis, name="r_%s_%s" % (
+                op, {None: "all", 0: "rows", -1: "each"}[axis]))
+    plan.reduce("var", args=(a,), ddof=1, name="var1")
+    sq = plan.map("x*x + 1", args=(b,), name="sq")
+    plan.reduce("sum", args=(sq,), name="sumsq")
+    plan.reduce(lambda x, y: max(abs(x), abs(y)), args=(b,), identity=0,
+                name="cust")
+    for bd in ("constant", "nearest", "reflect", "mirror", "wrap", "valid"):
+        plan.stencil("x y z", lambda x, y, z: x - 2*y + z, args=(b,),
+                     boundary=bd, cval=1.5, name="s_" + bd)
+        plan.stencil("_ n _; w c e; _ s _", "n + s + e + w - 4*c", args=(a,),
+                     boundary=bd, name="s2_" + bd)
+    direct = plan.realize(target='cpu')
+    piped = realize_without_direct(plan)
+    for rows in (3, 300):
+        A = rng.random((rows, 3)); B = rng.random(rows).astype(np.float32)
+        A[rows // 2, 1] = np.nan
+        f = direct.dispatch(a=A, b=B)
+        assert f.done()
+        got = f.result()
+        want = piped.dispatch(a=A, b=B).result()
+        assert sorted(got) == sorted(want) and len(got) == 63
+        for k in got:
+            g, w = np.asarray(got[k]), np.asarray(want[k])
+            assert g.dtype == w.dtype and g.shape == w.shape, k
+            assert g.tobytes() == w.tobytes(), k
+    np.testing.assert_allclose(got["r_sum_each"], A.sum(axis=-1))
+    np.testing.assert_allclose(got["s_reflect"], np.concatenate(
+        [B[:1], B[:-1]]) - 2 * B + np.concatenate([B[1:], B[-1:]]),
+        rtol=1e-6)
+    # the seed's plan, and a reduction bound to a (1,) array
+    work = seed_plan().realize(target='cpu')
+    A = rng.random(1000, dtype=np.float32); B = rng.random(1000, dtype=np.float32)
+    F = np.empty_like(A); G = np.empty(1, np.float32); H = np.empty_like(B)
+    future = work.dispatch(a=A, b=B, f=F, g=G, h=H)
+    assert future.done()
+    assert np.array_equal(F, A + B)
+    np.testing.assert_allclose(G[0], A.astype(np.float64).sum(), rtol=1e-6)
+    assert np.array_equal(H, np.concatenate([B[:1], B[:-1]]) + B)
+
+
+@test
 def outputs_overlapping_inputs_are_refused():
     plan = seed_plan()
     work = plan.realize(target='cpu')
