@@ -39,8 +39,14 @@
  * Fortran order, structured dtypes, version 4) or truncated header, and a
  * stream that ends before the rows its header announces are element errors
  * (stream/format or stream/wrong-type) naming the cause and the byte or
- * row where the stream stopped. Bytes after the array data are ignored, as
- * numpy and planfilesrc ignore them.
+ * row where the stream stopped.
+ *
+ * ## After the array
+ *
+ * A stream holds one array. Bytes after its data (another .npy file, from
+ * multifilesrc over numbered files or files joined by cat, or anything
+ * else) are an error that says what they are, posted as soon as they
+ * arrive: they are never dropped.
  *
  * ## Example launch lines
  * |[
@@ -98,7 +104,7 @@ struct _PlanNpyParse
   gsize row_size;
   gsize chunk_rows;
   gsize align;                  /* the memory alignment of a dtype */
-  gboolean trailing_logged;
+  gboolean refused;             /* bytes after the array were an error */
   gboolean discont;             /* the next chunk is the first pushed */
   guint32 seqnum;               /* of upstream's segment, which ours
                                  * stands for: the EOS that ends upstream's
@@ -247,7 +253,7 @@ reset (PlanNpyParse * self)
 {
   gst_adapter_clear (self->adapter);
   self->bytes_in = 0;
-  self->trailing_logged = FALSE;
+  self->refused = FALSE;
   self->discont = TRUE;
   self->seqnum = GST_SEQNUM_INVALID;
   GST_OBJECT_LOCK (self);
@@ -279,6 +285,31 @@ post_header_error (PlanNpyParse * self, const GError * err)
   else
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Cannot read this .npy stream: %s", err->message), (NULL));
+}
+
+/* Another array after the first's data, in the same stream (multifilesrc
+ * over .npy files, files concatenated by cat): an error that says so, not
+ * a stream that silently ends with the first. */
+static gboolean
+refuse_next_array (PlanNpyParse * self, const PlanArrayInfo * info)
+{
+  PlanArrayInfo first;
+  gchar *had, *got;
+
+  GST_OBJECT_LOCK (self);
+  first = self->info;
+  GST_OBJECT_UNLOCK (self);
+  had = plan_array_info_to_string (&first);
+  got = plan_array_info_to_string (info);
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("The .npy stream holds another array after the data of the first, at "
+          "byte %" G_GUINT64_FORMAT ": %s after %s. npyparse reads one array "
+          "per stream, and does not drop what follows it: read each file "
+          "with its own planfilesrc (or filesrc and npyparse).",
+          self->bytes_in, got, had), (NULL));
+  g_free (had);
+  g_free (got);
+  return FALSE;
 }
 
 /* Sends caps and a segment in rows for the array the header describes. */
@@ -324,10 +355,13 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   return TRUE;
 }
 
-/* Reads the header once all of it is in the adapter. Returns FALSE after
- * posting an error; sets @done once the header has been read. */
+/* Reads the header once all of it is in the adapter: the first array's,
+ * or with @next what follows an array's data, which is an error either
+ * way. Returns FALSE after posting an error; sets @done once the header
+ * has been read. */
 static gboolean
-parse_header (PlanNpyParse * self, gboolean at_eos, gboolean * done)
+parse_header (PlanNpyParse * self, gboolean at_eos, gboolean next,
+    gboolean * done)
 {
   gsize avail = gst_adapter_available (self->adapter);
   gsize header_size;
@@ -339,6 +373,10 @@ parse_header (PlanNpyParse * self, gboolean at_eos, gboolean * done)
   if (avail < PLAN_NPY_PREAMBLE_SIZE && !at_eos)
     return TRUE;
   data = gst_adapter_map (self->adapter, MIN (avail, PLAN_NPY_PREAMBLE_SIZE));
+  if (next && !plan_npy_has_magic (data, MIN (avail, PLAN_NPY_PREAMBLE_SIZE))) {
+    gst_adapter_unmap (self->adapter);
+    goto trailing;
+  }
   if (!plan_npy_parse_preamble (data, MIN (avail, PLAN_NPY_PREAMBLE_SIZE),
           NULL, &header_size, &err)) {
     gst_adapter_unmap (self->adapter);
@@ -355,16 +393,33 @@ parse_header (PlanNpyParse * self, gboolean at_eos, gboolean * done)
     goto bad_header;
   }
   gst_adapter_unmap (self->adapter);
+  *done = TRUE;
+  if (next)
+    return refuse_next_array (self, &info);
   gst_adapter_flush (self->adapter, header_size);
   self->bytes_in = header_size;
-  *done = TRUE;
   return start_array (self, &info);
 
   /* ERRORS */
 bad_header:
   {
-    post_header_error (self, err);
+    if (next)
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Cannot read the array after the first in this .npy stream, at "
+              "byte %" G_GUINT64_FORMAT ": %s", self->bytes_in, err->message),
+          (NULL));
+    else
+      post_header_error (self, err);
     g_error_free (err);
+    return FALSE;
+  }
+trailing:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The .npy stream goes on after its array's data, from byte %"
+            G_GUINT64_FORMAT ", with bytes that are not another .npy array "
+            "(%" G_GSIZE_FORMAT " bytes or more): they would be lost.",
+            self->bytes_in, avail), (NULL));
     return FALSE;
   }
 }
@@ -458,22 +513,6 @@ push_rows (PlanNpyParse * self, gboolean at_eos)
   return ret;
 }
 
-/* Everything after the array's data is ignored. */
-static void
-drop_trailing (PlanNpyParse * self)
-{
-  gsize avail = gst_adapter_available (self->adapter);
-
-  if (avail == 0)
-    return;
-  if (!self->trailing_logged)
-    GST_WARNING_OBJECT (self, "ignoring the bytes after the array data, "
-        "from byte %" G_GUINT64_FORMAT, self->bytes_in);
-  self->trailing_logged = TRUE;
-  self->bytes_in += avail;
-  gst_adapter_clear (self->adapter);
-}
-
 static GstFlowReturn
 process (PlanNpyParse * self, gboolean at_eos)
 {
@@ -481,11 +520,13 @@ process (PlanNpyParse * self, gboolean at_eos)
   guint64 n_rows, rows_out;
   GstFlowReturn ret;
 
+  if (self->refused)
+    return GST_FLOW_ERROR;
   GST_OBJECT_LOCK (self);
   have_header = self->have_header;
   GST_OBJECT_UNLOCK (self);
   if (!have_header) {
-    if (!parse_header (self, at_eos, &done))
+    if (!parse_header (self, at_eos, FALSE, &done))
       return GST_FLOW_ERROR;
     if (!done)
       return GST_FLOW_OK;
@@ -496,8 +537,15 @@ process (PlanNpyParse * self, gboolean at_eos)
   n_rows = self->n_rows;
   rows_out = self->rows_out;
   GST_OBJECT_UNLOCK (self);
-  if (ret == GST_FLOW_OK && rows_out == n_rows)
-    drop_trailing (self);
+  /* Bytes after the array's data: what they are is said in the error,
+   * once, and the stream does not end as if whole. */
+  if (ret == GST_FLOW_OK && rows_out == n_rows
+      && gst_adapter_available (self->adapter) > 0) {
+    if (!parse_header (self, at_eos, TRUE, &done)) {
+      self->refused = TRUE;
+      return GST_FLOW_ERROR;
+    }
+  }
   return ret;
 }
 

@@ -183,6 +183,32 @@ def unsupported_files_fail():
     expect_parse_error(b'', 'empty')
 
 
+def bytes_after_the_array_fail():
+    """Two .npy files one after another (what multifilesrc over f%d.npy or
+    cat f0.npy f1.npy gives npyparse), and junk after an array: an error
+    naming what follows the first array, exit non-zero, and no result of
+    the first array alone passed off as the stream's."""
+    a, b = np.arange(6, dtype=np.int64), np.arange(6, 12, dtype=np.int64)
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'two.npy')
+    with open(path, 'wb') as f:
+        f.write(npy_bytes(a) + npy_bytes(b))
+    for words in (['filesrc', 'location=' + path],
+                  ['filesrc', 'location=' + path, 'blocksize=7']):
+        p = subprocess.run(plantest.launcher() + words + [
+            '!', 'npyparse', '!', 'planreduce', 'op=sum', '!', 'fakesink'],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+            text=True)
+        if p.returncode == 0 or 'sum = ' in p.stdout:
+            raise Failure('a result of the first array alone: %s' % p.stdout)
+        if ('holds another array after the data of the first, at byte 176: '
+                'int64 (6,) after int64 (6,)') not in p.stdout:
+            raise Failure('no clear error: %s' % p.stdout)
+    expect_parse_error(npy_bytes(a) + b'junk', 'goes on after its array\'s '
+                       'data, from byte 176, with bytes that are not another '
+                       '.npy array')
+
+
 def main():
     plantest.run_cases([
         ('gst-typefind-1.0 reports application/x-npy', typefind),
@@ -199,6 +225,7 @@ def main():
          unknown_length_into_a_pipe_fails),
         ('truncated streams fail', truncated_stream_fails),
         ('unsupported .npy files fail', unsupported_files_fail),
+        ('bytes after the array fail', bytes_after_the_array_fail),
     ])
 
 

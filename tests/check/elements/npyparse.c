@@ -369,27 +369,68 @@ GST_START_TEST (test_parse_1d_fortran_order_is_read)
 
 GST_END_TEST;
 
-GST_START_TEST (test_parse_ignores_bytes_after_the_data)
+/* Pushes @array's bytes then @after's, then EOS: the rows of @array come
+ * out, then one error about what follows them, and no EOS (the stream is
+ * not whole). Returns the error's message. */
+static gchar *
+expect_rows_then_error (GBytes * array, GBytes * after)
 {
-  GBytes *good = float_npy (4, 3);
-  GByteArray *arr = g_byte_array_new ();
-  GBytes *bytes;
+  GstMessage *msg;
   GstBuffer *buf;
+  GError *err = NULL;
+  gchar *text;
   Parse p;
 
-  g_byte_array_append (arr, g_bytes_get_data (good, NULL),
-      g_bytes_get_size (good));
-  g_byte_array_append (arr, (const guint8 *) "trailing junk", 13);
-  bytes = g_byte_array_free_to_bytes (arr);
   parse_setup (&p, 0);
-  fail_unless_equals_int (push_bytes (&p, bytes, 9, TRUE), GST_FLOW_OK);
+  fail_unless_equals_int (push_bytes (&p, array, 9, FALSE), GST_FLOW_OK);
+  fail_unless_equals_int (push_bytes (&p, after, 9, TRUE), GST_FLOW_ERROR);
   buf = gst_harness_pull (p.h);
   check_float_rows (buf, 0, 4, 3);
   gst_buffer_unref (buf);
-  fail_unless (got_eos (p.h));
+  fail_if (got_eos (p.h));
+  msg = gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT), "%s", err->message);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  /* Posted once, though EOS came after. */
   fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
   parse_teardown (&p);
-  g_bytes_unref (bytes);
+  return text;
+}
+
+GST_START_TEST (test_parse_refuses_bytes_after_the_data)
+{
+  GBytes *good = float_npy (4, 3);
+  GBytes *junk = g_bytes_new_static ("trailing junk", 13);
+  gchar *text = expect_rows_then_error (good, junk);
+
+  fail_unless (strstr (text, "goes on after its array's data, from byte "
+          "176, with bytes that are not another .npy array") != NULL, "%s",
+      text);
+  g_free (text);
+  g_bytes_unref (junk);
+  g_bytes_unref (good);
+}
+
+GST_END_TEST;
+
+/* multifilesrc over .npy files, or files joined by cat: the second array
+ * is named in an error, not dropped. */
+GST_START_TEST (test_parse_refuses_a_second_array)
+{
+  GBytes *good = float_npy (4, 3);
+  GBytes *second = float_npy (2, 3);
+  gchar *text = expect_rows_then_error (good, second);
+
+  fail_unless (strstr (text, "holds another array after the data of the "
+          "first, at byte 176: float32 (2, 3) after float32 (4, 3)") != NULL,
+      "%s", text);
+  g_free (text);
+  g_bytes_unref (second);
   g_bytes_unref (good);
 }
 
@@ -600,7 +641,8 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_empty_array_sends_caps_and_eos);
   tcase_add_test (tc, test_parse_versions_2_and_3);
   tcase_add_test (tc, test_parse_1d_fortran_order_is_read);
-  tcase_add_test (tc, test_parse_ignores_bytes_after_the_data);
+  tcase_add_test (tc, test_parse_refuses_bytes_after_the_data);
+  tcase_add_test (tc, test_parse_refuses_a_second_array);
   tcase_add_test (tc, test_parse_answers_queries_in_rows_and_bytes);
   tcase_add_test (tc, test_parse_not_npy);
   tcase_add_test (tc, test_parse_empty_stream);
