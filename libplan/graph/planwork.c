@@ -91,6 +91,9 @@ typedef struct
   Stage *producer;
   PlanNode *node;
   GstElement *element;          /* planarraysink or planfilesink */
+  /* set by a dispatch (no run going), read by its run: the caller's array
+   * of a wider dtype that the result is cast into at the end */
+  PlanArray *cast_to;
 } Output;
 
 struct _PlanWork
@@ -148,6 +151,7 @@ stage_free (Stage * stage)
 static void
 output_free (Output * output)
 {
+  g_clear_object (&output->cast_to);
   g_free (output->name);
   g_free (output);
 }
@@ -1313,15 +1317,41 @@ n_elements (const PlanArrayInfo * info)
   return n;
 }
 
+/* Whether numpy's "safe" casting takes @from to @to: no value changes (an
+ * integer to a wider one or to float64, float32 to float64, bool to any). */
+static gboolean
+casts_safely (PlanDType from, PlanDType to)
+{
+  gsize fs = plan_dtype_get_size (from), ts = plan_dtype_get_size (to);
+  gboolean f_uint = from == PLAN_DTYPE_UINT8 || from == PLAN_DTYPE_UINT16
+      || from == PLAN_DTYPE_UINT32 || from == PLAN_DTYPE_UINT64;
+  gboolean t_uint = to == PLAN_DTYPE_UINT8 || to == PLAN_DTYPE_UINT16
+      || to == PLAN_DTYPE_UINT32 || to == PLAN_DTYPE_UINT64;
+  gboolean f_float = from == PLAN_DTYPE_FLOAT32 || from == PLAN_DTYPE_FLOAT64;
+  gboolean t_float = to == PLAN_DTYPE_FLOAT32 || to == PLAN_DTYPE_FLOAT64;
+
+  if (from == to || from == PLAN_DTYPE_BOOL)
+    return TRUE;
+  if (to == PLAN_DTYPE_BOOL || (f_float && !t_float))
+    return FALSE;
+  if (t_float)
+    return f_float ? ts > fs : to == PLAN_DTYPE_FLOAT64 || fs <= 2;
+  /* integers */
+  if (f_uint == t_uint)
+    return ts > fs;
+  return !t_uint && ts > fs;
+}
+
 /* Whether the array of @have may take the result of @info under another
- * shape: a single value, or a reduction's values, go into any array of
- * the same dtype and number of elements (a (1,) array for a scalar), as
- * numpy's `out=` of a reduction takes a reshaped array. */
+ * shape or a wider dtype: a single value, or a reduction's values, go
+ * into any array of the same number of elements (a (1,) array for a
+ * scalar) and of a dtype the result casts to safely (float64 for a
+ * float32 sum), as numpy's `out=` of a reduction does. */
 static gboolean
 reshapes_into (Output * output, const PlanArrayInfo * have,
     const PlanArrayInfo * info)
 {
-  if (have->dtype != info->dtype
+  if (!casts_safely (info->dtype, have->dtype)
       || (info->ndim > 0 && info->shape[0] < 0))
     return FALSE;
   if (info->ndim != 0 && output->producer->kind != PLAN_NODE_REDUCE)
@@ -1577,7 +1607,18 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
     return TRUE;
   }
   array = NULL;
+  g_clear_object (&output->cast_to);
   if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY
+      && plan_array_get_dtype (binding->array) != info->dtype) {
+    /* A reduction into a wider dtype (check_output): computed into an
+     * array of its own dtype, cast into the caller's at the end. */
+    array = _plan_array_new_uninitialized (info, error);
+    if (array == NULL) {
+      g_prefix_error (error, "output '%s': ", output->name);
+      return FALSE;
+    }
+    output->cast_to = g_object_ref (binding->array);
+  } else if (binding != NULL && binding->kind == PLAN_BINDING_ARRAY
       && (info->ndim == 0 ? plan_array_get_info (binding->array)->ndim != 0
           : !plan_array_info_same_rows (plan_array_get_info
               (binding->array), info))) {
@@ -1828,6 +1869,23 @@ element_error (PlanWork * self, GstMessage * message)
   return out;
 }
 
+/* Writes @from's values into @to, of the same number of elements and a
+ * wider dtype, converted as a map's cast converts them. */
+static void
+cast_into (PlanArray * from, PlanArray * to)
+{
+  static const gchar *const names[] = { "x" };
+  PlanDType dtype = plan_array_get_dtype (from);
+  PlanExpr *expr = plan_expr_compile_with_dtype ("x", 1, names, &dtype,
+      plan_array_get_dtype (to), NULL);
+  gconstpointer in[1] = { plan_array_get_data (from, NULL) };
+
+  g_return_if_fail (expr != NULL);
+  plan_expr_eval (expr, in, plan_array_get_writable_data (to, NULL),
+      plan_array_get_size (from) / plan_dtype_get_size (dtype));
+  plan_expr_unref (expr);
+}
+
 static void
 collect_results (PlanWork * self, PlanFuture * future)
 {
@@ -1840,10 +1898,12 @@ collect_results (PlanWork * self, PlanFuture * future)
     if (!PLAN_IS_ARRAY_SINK (output->element))
       continue;
     array = plan_array_sink_get_array (PLAN_ARRAY_SINK (output->element));
-    if (array != NULL) {
+    if (array != NULL && output->cast_to != NULL) {
+      cast_into (array, output->cast_to);
+      _plan_future_set_result (future, output->name, output->cast_to);
+    } else if (array != NULL)
       _plan_future_set_result (future, output->name, array);
-      g_object_unref (array);
-    }
+    g_clear_object (&array);
   }
 }
 
@@ -2257,7 +2317,8 @@ direct_target (PlanWork * self, PlanBindings * bindings, Stage * stage,
     PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
     const PlanArrayInfo *have;
 
-    if (output->producer != stage || binding == NULL)
+    if (output->producer != stage || binding == NULL
+        || plan_array_get_dtype (binding->array) != info->dtype)
       continue;
     have = plan_array_get_info (binding->array);
     if (info->ndim == 0 ? have->ndim == 0 : plan_array_info_same_rows (have,
@@ -2421,11 +2482,16 @@ run_direct (PlanWork * self, PlanBindings * bindings, PlanFuture * future)
     PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
     PlanArray *result = results[output->producer->node->index];
 
-    /* A second output of the same node: its own array, a copy. */
+    /* A second output of the same node: its own array, a copy; an array
+     * of a wider dtype: a cast. */
     if (binding != NULL && plan_array_get_address (binding->array) !=
         plan_array_get_address (result)) {
-      memcpy (plan_array_get_writable_data (binding->array, NULL),
-          plan_array_get_data (result, NULL), plan_array_get_size (result));
+      if (plan_array_get_dtype (binding->array) ==
+          plan_array_get_dtype (result))
+        memcpy (plan_array_get_writable_data (binding->array, NULL),
+            plan_array_get_data (result, NULL), plan_array_get_size (result));
+      else
+        cast_into (result, binding->array);
       result = binding->array;
     }
     _plan_future_set_result (future, output->name, result);

@@ -79,6 +79,24 @@ def seed_program_as_written():
                                        rtol=1e-6)
             assert np.array_equal(H, np.concatenate([B[:1], B[:-1]]) + B)
             assert future.result('g') is G
+    # np.empty(1) as the seed writes it: float64, for float32 data too (a
+    # safe cast, as numpy's out= of a sum takes), in both kinds of run
+    for work in (seed_plan().realize(target='cpu'),
+                 realize_without_direct(seed_plan())):
+        A = rng.random(10007, dtype=np.float32); B = rng.random(10007, dtype=np.float32)
+        F = np.empty_like(A); G = np.empty(1); H = np.empty_like(B)
+        for _ in range(2):
+            future = work.dispatch(a=A, b=B, f=F, g=G, h=H); future.wait()
+            want = work.dispatch(a=A, b=B).result('g')
+            assert G[0] == np.float64(want), (G[0], want)
+            assert future.result('g') is G
+        # a cast that could lose values is refused
+        expect(PlanError, lambda: work.dispatch(
+            a=A.astype(np.float64), b=B.astype(np.float64),
+            g=np.empty(1, np.float32)), "output 'g' is float64")
+        expect(PlanError, lambda: work.dispatch(a=A, b=B,
+                                                f=np.empty(10007)),
+               "output 'f' is float32")
     # a reduction per column into an array of the same size, other shape
     plan = Plan(); a = plan.source(ndim=2)
     s = plan.reduce("sum", args=(a,), axis=0)

@@ -595,6 +595,28 @@ GST_START_TEST (test_dispatch_reduction_into_array_of_its_size)
       "is bound to a float32 array of shape (2,)");
   g_clear_error (&error);
 
+  /* a float64 array takes the float32 sum, cast (numpy's safe casting);
+   * an int16 one does not */
+  {
+    PlanArray *g64 = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &one, NULL);
+    PlanArray *g16 = plan_array_new (PLAN_DTYPE_INT16, 1, &one, NULL);
+
+    plan_bindings_set_array (bindings, "g", g64);
+    future = plan_work_dispatch (work, bindings, &error);
+    fail_unless (future != NULL, "%s", error ? error->message : "");
+    fail_unless (plan_future_wait (future, -1, NULL));
+    fail_unless (plan_future_get_result (future, "g") == g64);
+    fail_unless_equals_float (*(const gdouble *) plan_array_get_data (g64,
+            NULL), (gfloat) sum);
+    g_object_unref (future);
+    plan_bindings_set_array (bindings, "g", g16);
+    fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+    assert_error_contains (error, "output 'g' is float32 of shape ()");
+    g_clear_error (&error);
+    g_object_unref (g64);
+    g_object_unref (g16);
+  }
+
   g_object_unref (bindings);
   g_object_unref (a);
   g_object_unref (g1);
