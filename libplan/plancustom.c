@@ -574,8 +574,9 @@ parse_shape (const gchar * text, guint * ndim, gint64 * shape, GError ** error)
  * @error: return location for an error
  *
  * The output of plancustom (and of the plan API's custom nodes): in map
- * mode as many rows as the inputs, each of @out_shape; in reduce mode one
- * array of @out_shape.
+ * mode as many rows as the inputs, each of @out_shape (0-d inputs without
+ * @out_shape give a 0-d output: one element, as they are); in reduce mode
+ * one array of @out_shape.
  *
  * Returns: %TRUE on success, %FALSE with @error set for an out-shape that
  *   does not parse or gives no valid array.
@@ -589,6 +590,7 @@ plan_custom_get_output_info (PlanCustomMode mode, PlanDType out_dtype,
 {
   gint64 shape[PLAN_ARRAY_MAX_DIMS] = { 0, };
   guint ndim = 0, i;
+  gboolean zero_d;
 
   g_return_val_if_fail (n_inputs > 0 && inputs != NULL, FALSE);
   g_return_val_if_fail (output != NULL, FALSE);
@@ -604,17 +606,19 @@ plan_custom_get_output_info (PlanCustomMode mode, PlanDType out_dtype,
     for (i = 0; i < ndim; i++)
       shape[i] = inputs[0].shape[i + 1];
   }
-  if (mode == PLAN_CUSTOM_MODE_MAP) {
-    /* A row of out-shape per input row. */
+  for (i = 0, zero_d = !out_shape; i < n_inputs; i++)
+    zero_d &= inputs[i].ndim == 0;
+  if (mode == PLAN_CUSTOM_MODE_MAP && !zero_d) {
+    /* A row of out-shape per input row (a 0-d input is one row). */
     if (ndim + 1 > PLAN_ARRAY_MAX_DIMS) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
           "out-shape has too many axes: at most %d", PLAN_ARRAY_MAX_DIMS - 1);
       return FALSE;
     }
     memmove (&shape[1], shape, ndim * sizeof (gint64));
-    shape[0] = inputs[0].shape[0];
+    shape[0] = plan_array_info_get_n_rows (&inputs[0]);
     for (i = 1; i < n_inputs; i++)
-      if (inputs[i].shape[0] != inputs[0].shape[0])
+      if (plan_array_info_get_n_rows (&inputs[i]) != shape[0])
         shape[0] = -1;
     ndim++;
   }

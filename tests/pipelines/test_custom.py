@@ -212,8 +212,25 @@ def errors():
               'it defines softmax')
 
 
+def zero_d():
+    # A 0-d input (a reduction's result) is one element: a map kernel over
+    # it gives a 0-d output, read from a .npy and after planreduce.
+    d = tmpdir()
+    got = run(d, np.array(1.5, np.float32), ['library=' + lib('axpb'),
+                                             'symbol=axpb'])
+    assert_same(got, np.array(4.0, np.float32), 'axpb over a 0-d array')
+    x = rng.standard_normal(1001).astype(np.float32)
+    src = save(d, 'x', x)
+    out = os.path.join(d, 'out.npy')
+    launch('planfilesrc', 'location=' + src, '!', 'planreduce', 'op=max', '!',
+           'plancustom', 'library=' + lib('axpb'), 'symbol=axpb', '!',
+           'planfilesink', 'location=' + out)
+    assert_same(np.load(out), x.max() * np.float32(2) + np.float32(1),
+                'planreduce ! plancustom')
+
+
 cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
          ('prefix_sum', prefix_sum), ('halo', halo), ('halo_valid', halo_valid),
          ('errors', errors),
-         ('softmax_cuda_on_sim', softmax_cuda_on_sim)]
+         ('softmax_cuda_on_sim', softmax_cuda_on_sim), ('zero_d', zero_d)]
 run_cases(cases)
