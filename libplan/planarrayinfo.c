@@ -231,7 +231,9 @@ value_get_int64 (const GValue * v, gint64 * out)
  * @error: return location for a #GError
  *
  * Parses and validates fixed array caps. A missing `shape` field means a
- * 1-D array of unknown length.
+ * 1-D array of unknown length. An optional `rate` (a fraction, rows per
+ * second, as audio's `rate` counts samples) says the rows are sampled in
+ * time; it must be positive.
  *
  * Returns: %TRUE on success.
  *
@@ -243,8 +245,9 @@ plan_array_info_from_caps (PlanArrayInfo * info, const GstCaps * caps,
 {
   const GstStructure *s;
   const gchar *dtype_name;
-  const GValue *shape_value;
+  const GValue *shape_value, *rate_value;
   gint64 shape[PLAN_ARRAY_MAX_DIMS] = { -1 };
+  gint rate_n = 0, rate_d = 1;
   guint ndim = 1, i;
   PlanDType dtype;
 
@@ -277,7 +280,20 @@ plan_array_info_from_caps (PlanArrayInfo * info, const GstCaps * caps,
         goto bad_shape;
     }
   }
-  return plan_array_info_set (info, dtype, ndim, shape, error);
+  rate_value = gst_structure_get_value (s, "rate");
+  if (rate_value != NULL) {
+    if (!GST_VALUE_HOLDS_FRACTION (rate_value))
+      goto bad_rate;
+    rate_n = gst_value_get_fraction_numerator (rate_value);
+    rate_d = gst_value_get_fraction_denominator (rate_value);
+    if (rate_n <= 0 || rate_d <= 0)
+      goto bad_rate;
+  }
+  if (!plan_array_info_set (info, dtype, ndim, shape, error))
+    return FALSE;
+  info->rate_n = rate_n;
+  info->rate_d = rate_n > 0 ? rate_d : 0;
+  return TRUE;
 
   /* ERRORS */
 not_fixed:
@@ -303,6 +319,13 @@ bad_shape:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "the shape field of array caps must be an array of integers such as "
         "<-1, 3>: %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+bad_rate:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the rate field of array caps must be a positive fraction of rows "
+        "per second such as 1000/1: %" GST_PTR_FORMAT, caps);
     return FALSE;
   }
 }
@@ -349,6 +372,9 @@ plan_array_info_to_caps (const PlanArrayInfo * info)
       "dtype", G_TYPE_STRING, plan_dtype_to_string (info->dtype), NULL);
   gst_caps_set_value (caps, "shape", &shape);
   g_value_unset (&shape);
+  if (info->rate_n > 0)
+    gst_caps_set_simple (caps, "rate", GST_TYPE_FRACTION, info->rate_n,
+        info->rate_d, NULL);
   return caps;
 }
 
@@ -357,7 +383,7 @@ plan_array_info_to_caps (const PlanArrayInfo * info)
  * @a: a #PlanArrayInfo
  * @b: a #PlanArrayInfo
  *
- * Returns: whether @a and @b have the same dtype and shape.
+ * Returns: whether @a and @b have the same dtype, shape and rate.
  *
  * Since: 0.1
  */
@@ -365,7 +391,67 @@ gboolean
 plan_array_info_is_equal (const PlanArrayInfo * a, const PlanArrayInfo * b)
 {
   return plan_array_info_same_rows (a, b) && a->dtype == b->dtype
-      && (a->ndim == 0 || a->shape[0] == b->shape[0]);
+      && (a->ndim == 0 || a->shape[0] == b->shape[0])
+      && (gint64) a->rate_n * MAX (b->rate_d, 1) ==
+      (gint64) b->rate_n * MAX (a->rate_d, 1);
+}
+
+/**
+ * plan_array_info_has_rate:
+ * @info: a #PlanArrayInfo
+ *
+ * Returns: whether the rows of @info are sampled in time (`rate`).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_info_has_rate (const PlanArrayInfo * info)
+{
+  g_return_val_if_fail (info != NULL, FALSE);
+
+  return info->rate_n > 0 && info->rate_d > 0;
+}
+
+/**
+ * plan_array_info_rows_to_time:
+ * @info: a #PlanArrayInfo
+ * @rows: a number of rows, or a row index
+ *
+ * Returns: the time of @rows rows at the rate of @info (row @rows starts
+ *   then), or %GST_CLOCK_TIME_NONE without a rate.
+ *
+ * Since: 0.1
+ */
+GstClockTime
+plan_array_info_rows_to_time (const PlanArrayInfo * info, guint64 rows)
+{
+  g_return_val_if_fail (info != NULL, GST_CLOCK_TIME_NONE);
+
+  if (!plan_array_info_has_rate (info))
+    return GST_CLOCK_TIME_NONE;
+  return gst_util_uint64_scale (rows, GST_SECOND * (guint64) info->rate_d,
+      info->rate_n);
+}
+
+/**
+ * plan_array_info_time_to_rows:
+ * @info: a #PlanArrayInfo
+ * @time: a time from the stream's start
+ *
+ * Returns: the row sampled at @time (the row whose span holds it), or -1
+ *   without a rate or a valid time.
+ *
+ * Since: 0.1
+ */
+gint64
+plan_array_info_time_to_rows (const PlanArrayInfo * info, GstClockTime time)
+{
+  g_return_val_if_fail (info != NULL, -1);
+
+  if (!plan_array_info_has_rate (info) || !GST_CLOCK_TIME_IS_VALID (time))
+    return -1;
+  return (gint64) gst_util_uint64_scale (time, info->rate_n,
+      GST_SECOND * (guint64) info->rate_d);
 }
 
 /**

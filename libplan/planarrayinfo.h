@@ -61,9 +61,13 @@ typedef struct
   PlanDType dtype;
   guint ndim;
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  /* rows per second (the caps' optional `rate`), or rate_n 0: not sampled
+   * in time */
+  gint rate_n;
+  gint rate_d;
 
   /*< private >*/
-  gpointer _plan_reserved[4];
+  gpointer _plan_reserved[3];
 } PlanArrayInfo;
 
 #define PLAN_TYPE_ARRAY_INFO (plan_array_info_get_type ())
@@ -100,6 +104,17 @@ gboolean plan_array_info_is_equal (const PlanArrayInfo * a,
 PLAN_API
 gboolean plan_array_info_same_rows (const PlanArrayInfo * a,
     const PlanArrayInfo * b);
+
+PLAN_API
+gboolean plan_array_info_has_rate (const PlanArrayInfo * info);
+
+PLAN_API
+GstClockTime plan_array_info_rows_to_time (const PlanArrayInfo * info,
+    guint64 rows);
+
+PLAN_API
+gint64 plan_array_info_time_to_rows (const PlanArrayInfo * info,
+    GstClockTime time);
 
 PLAN_API
 gsize plan_array_info_get_row_elements (const PlanArrayInfo * info);

@@ -205,6 +205,8 @@ typedef struct
   gsize seek_row_size;          /* bytes per output row for byte seeks, or
                                  * 0 when output rows are not input rows */
   gsize out_row_size;           /* of the output set up, 0 before */
+  PlanArrayInfo out_time;       /* the output's rate (for queries and
+                                 * seeks in time), rate_n 0 without */
   gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
   gboolean settings_read;       /* setup() has read the properties, and
                                  * the element computes with them */
@@ -745,9 +747,22 @@ update_seek_row_size (PlanKernelElement * self,
 
   if (klass->output_range)
     klass->output_range (self, 3, 10, &first, &end);
+  /* Rows sampled in time keep their rate where output rows are input rows
+   * (maps, stencils, per-row reductions: as many rows, from the same
+   * first); a reduction of many rows into one, or a valid stencil's rows
+   * shifted by its halo, have none. Unless setup() gave the output a rate
+   * of its own. */
+  if (!plan_array_info_has_rate (&priv->output) && priv->n_inputs > 0
+      && first == 3 && end == 10 && priv->output.ndim > 0
+      && priv->inputs[0].ndim > 0
+      && priv->output.shape[0] == priv->inputs[0].shape[0]) {
+    priv->output.rate_n = priv->inputs[0].rate_n;
+    priv->output.rate_d = priv->inputs[0].rate_d;
+  }
   GST_OBJECT_LOCK (self);
   priv->seek_row_size = first == 3 && end == 10 ? row : 0;
   priv->out_row_size = row;
+  priv->out_time = priv->output;
   priv->out_caps_rows = plan_array_info_get_n_rows (&priv->output);
   GST_OBJECT_UNLOCK (self);
 }
@@ -1589,6 +1604,7 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
   GstSeekFlags flags;
   GstFormat format;
   gint64 start, stop, first, end;
+  PlanArrayInfo time;
   gboolean unknown;
   gdouble rate;
   gsize row;
@@ -1600,6 +1616,7 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
   GST_OBJECT_LOCK (self);
   row = priv->seek_row_size;
   unknown = priv->out_row_size == 0;
+  time = priv->out_time;
   /* A seek supersedes one still waiting for caps. */
   n = ++priv->n_seeks;
   gst_clear_event (&priv->pending_seek);
@@ -1632,7 +1649,22 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
 
   if (rate <= 0.0)
     goto refuse;
-  if (format == GST_FORMAT_BYTES && row > 0) {
+  /* Time, for rows sampled in time, where output rows are input rows: the
+   * rows sampled from the start to (not including) the stop. */
+  if (format == GST_FORMAT_TIME && row > 0
+      && plan_array_info_has_rate (&time)) {
+    GstEvent *rows;
+
+    if (start_type != GST_SEEK_TYPE_NONE && start > 0)
+      start = plan_array_info_time_to_rows (&time, start);
+    if (stop_type != GST_SEEK_TYPE_NONE && stop > 0)
+      stop = plan_array_info_time_to_rows (&time, stop + plan_array_info_rows_to_time (&time, 1) - 1);
+    rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags, start_type,
+        start, stop_type, stop);
+    gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
+    gst_event_unref (event);
+    event = rows;
+  } else if (format == GST_FORMAT_BYTES && row > 0) {
     GstEvent *rows;
 
     if (start_type != GST_SEEK_TYPE_NONE && start > 0)
@@ -1708,6 +1740,7 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
 {
   PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
   PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanArrayInfo time;
   GstFormat format;
   gint64 rows, in_rows;
   gsize row;
@@ -1718,8 +1751,13 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
   GST_OBJECT_LOCK (self);
   row = priv->out_row_size;
   rows = priv->out_caps_rows;
+  time = priv->out_time;
   GST_OBJECT_UNLOCK (self);
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES))
+  /* Time only for rows sampled in time. */
+  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
+    return FALSE;
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+          && format != GST_FORMAT_TIME))
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
         (GST_AGGREGATOR (self), query);
 
@@ -1740,8 +1778,12 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
       rows -= out_first;
     }
   }
-  gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
-      rows * (gint64) row : rows);
+  if (format == GST_FORMAT_TIME)
+    gst_query_set_duration (query, format,
+        plan_array_info_rows_to_time (&time, rows));
+  else
+    gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
+        rows * (gint64) row : rows);
   return TRUE;
 }
 
@@ -1751,6 +1793,7 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
 static gboolean
 answer_position (PlanKernelElement * self, GstQuery * query)
 {
+  PlanArrayInfo time;
   GstFormat format;
   gint64 rows;
   gsize row;
@@ -1760,8 +1803,12 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   gst_query_parse_position (query, &format, NULL);
   GST_OBJECT_LOCK (self);
   row = GET_PRIV (self)->seek_row_size;
+  time = GET_PRIV (self)->out_time;
   GST_OBJECT_UNLOCK (self);
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES))
+  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
+    return FALSE;
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+          && format != GST_FORMAT_TIME))
     return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
         (GST_AGGREGATOR (self), query);
 
@@ -1771,8 +1818,12 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   g_list_free_full (pads, gst_object_unref);
   if (!ok)
     return FALSE;
-  gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
-      rows * (gint64) row : rows);
+  if (format == GST_FORMAT_TIME)
+    gst_query_set_position (query, format,
+        plan_array_info_rows_to_time (&time, rows));
+  else
+    gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
+        rows * (gint64) row : rows);
   return TRUE;
 }
 
@@ -1786,6 +1837,7 @@ plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   GstFormat format;
   gint64 start = 0, end = -1;
   gboolean seekable = FALSE;
+  PlanArrayInfo time;
   gsize row;
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
@@ -1808,13 +1860,20 @@ plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
   GST_OBJECT_LOCK (self);
   row = GET_PRIV (self)->seek_row_size;
+  time = GET_PRIV (self)->out_time;
   GST_OBJECT_UNLOCK (self);
-  if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0))
+  if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0)
+      || (format == GST_FORMAT_TIME && row > 0
+          && plan_array_info_has_rate (&time)))
     seekable = upstream_seekable (self, &start, &end);
   if (seekable && format == GST_FORMAT_BYTES) {
     start *= (gint64) row;
     if (end > 0)
       end *= (gint64) row;
+  } else if (seekable && format == GST_FORMAT_TIME) {
+    start = plan_array_info_rows_to_time (&time, start);
+    if (end > 0)
+      end = plan_array_info_rows_to_time (&time, end);
   }
   gst_query_set_seeking (query, format, seekable, seekable ? start : -1,
       seekable ? end : -1);
@@ -2026,6 +2085,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   priv->seek_row_size = 0;
   priv->out_row_size = 0;
   priv->out_caps_rows = -1;
+  plan_array_info_init (&priv->out_time);
   GST_OBJECT_UNLOCK (agg);
   /* GstAggregator has just reset it to TIME. */
   init_output_segment (PLAN_KERNEL_ELEMENT (agg));
@@ -2210,6 +2270,7 @@ plan_kernel_element_init (PlanKernelElement * self)
   priv->target = DEFAULT_TARGET;
   priv->n_threads = DEFAULT_N_THREADS;
   priv->out_caps_rows = -1;
+  plan_array_info_init (&priv->out_time);
   g_mutex_init (&priv->pop_lock);
   init_output_segment (self);
 }
@@ -2496,6 +2557,22 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   }
   GST_BUFFER_OFFSET (buffer) = priv->out_rows;
   GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
+  /* Rows sampled in time: the chunk's time and length. */
+  if (plan_array_info_has_rate (&priv->output)) {
+    GstClockTime pts = plan_array_info_rows_to_time (&priv->output,
+        priv->out_rows);
+
+    if (!gst_buffer_is_writable (buffer))
+      buffer = gst_buffer_make_writable (buffer);
+    GST_BUFFER_PTS (buffer) = pts;
+    GST_BUFFER_DURATION (buffer) = plan_array_info_rows_to_time
+        (&priv->output, priv->out_rows + n_rows) - pts;
+  } else if (GST_BUFFER_PTS_IS_VALID (buffer)
+      || GST_BUFFER_DURATION_IS_VALID (buffer)) {
+    buffer = gst_buffer_make_writable (buffer);
+    GST_BUFFER_PTS (buffer) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION (buffer) = GST_CLOCK_TIME_NONE;
+  }
   priv->out_rows += n_rows;
   priv->output_started = TRUE;
   if (priv->n_unpushed > 0)

@@ -114,6 +114,7 @@ enum
   PROP_IO_MODE,
   PROP_SHARD,
   PROP_MEMBER,
+  PROP_RATE,
 };
 
 #define DEFAULT_LOCATION NULL
@@ -152,6 +153,8 @@ struct _PlanFileSrc
   PlanFileIoMode io_mode;
   PlanShardMode shard;
   gchar *member;
+  gint rate_n;                  /* rows per second, 0: none */
+  gint rate_d;
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
@@ -341,6 +344,23 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
           "The array of a .npz file to read, by its numpy name (\"temps\" "
           "or \"temps.npy\"); unset: the file's only array. Ignored for "
           "other formats", DEFAULT_MEMBER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSrc:rate:
+   *
+   * Rows per second, for arrays sampled in time (sensor, radio, seismic
+   * data): the caps carry it as `rate`, buffers carry timestamps, and the
+   * stream answers position, duration and seeks in time. 0/1: not
+   * sampled in time (positions and seeks in rows and bytes only).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_RATE,
+      gst_param_spec_fraction ("rate", "Rate",
+          "Rows per second of an array sampled in time (the caps' rate: "
+          "buffers then have timestamps, and positions and seeks work in "
+          "time); 0/1: not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SHARD,
@@ -538,6 +558,10 @@ plan_file_src_set_property (GObject * object, guint prop_id,
       g_free (self->member);
       self->member = g_value_dup_string (value);
       break;
+    case PROP_RATE:
+      self->rate_n = gst_value_get_fraction_numerator (value);
+      self->rate_d = gst_value_get_fraction_denominator (value);
+      break;
     case PROP_LENGTH:
       self->length = g_value_get_int64 (value);
       break;
@@ -594,6 +618,9 @@ plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MEMBER:
       g_value_set_string (value, self->member);
+      break;
+    case PROP_RATE:
+      gst_value_set_fraction (value, self->rate_n, MAX (self->rate_d, 1));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -717,6 +744,7 @@ plan_file_src_start (GstBaseSrc * src)
   gint64 length;
   guint blocksize;
   PlanShardMode shard;
+  gint rate_n, rate_d;
 
   plan_array_info_init (&raw_info);
   GST_OBJECT_LOCK (self);
@@ -731,6 +759,8 @@ plan_file_src_start (GstBaseSrc * src)
   length = self->length;
   blocksize = self->blocksize;
   shard = self->shard;
+  rate_n = self->rate_n;
+  rate_d = self->rate_d;
   self->chunks_ahead = self->max_chunks;
   GST_OBJECT_UNLOCK (self);
 
@@ -752,6 +782,8 @@ plan_file_src_start (GstBaseSrc * src)
     goto shard_failed;
 
   plan_file_reader_get_info (self->reader, &info);
+  info.rate_n = rate_n;
+  info.rate_d = rate_n > 0 ? rate_d : 0;
   self->chunk_rows = blocksize == 0 ? 0 : MAX (1, blocksize /
       MAX (plan_file_reader_get_row_size (self->reader), 1));
   self->reading = FALSE;
@@ -979,13 +1011,26 @@ convert_unlocked (PlanFileSrc * self, GstFormat from, gint64 value,
   }
   if (!self->opened || row_size == 0)
     return FALSE;
-  if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
+  /* Time, with a rate, through rows. */
+  if (from == GST_FORMAT_TIME) {
+    if ((value = plan_array_info_time_to_rows (&self->info, value)) < 0)
+      return FALSE;
+    from = GST_FORMAT_DEFAULT;
+  }
+  if (from == to)
+    *result = value;
+  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
     *result = value * (gint64) row_size;
   else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT)
     *result = value / (gint64) row_size;
+  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_TIME)
+    *result = plan_array_info_rows_to_time (&self->info, value / (gint64)
+        row_size);
+  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_TIME)
+    *result = plan_array_info_rows_to_time (&self->info, value);
   else
     return FALSE;
-  return TRUE;
+  return *result != -1 || to != GST_FORMAT_TIME;
 }
 
 static gboolean
@@ -1157,7 +1202,8 @@ answer_position_or_duration (PlanFileSrc * self, GstQuery * query)
     gst_query_parse_position (query, &format, NULL);
   else
     gst_query_parse_duration (query, &format, NULL);
-  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES)
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+      && format != GST_FORMAT_TIME)
     return FALSE;
 
   GST_OBJECT_LOCK (self);
@@ -1205,7 +1251,8 @@ answer_seeking (PlanFileSrc * self, GstQuery * query)
   gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
   GST_OBJECT_LOCK (self);
   ok = self->opened && (format == GST_FORMAT_DEFAULT
-      || format == GST_FORMAT_BYTES) && convert_unlocked (self,
+      || format == GST_FORMAT_BYTES || (format == GST_FORMAT_TIME
+          && plan_array_info_has_rate (&self->info))) && convert_unlocked (self,
       GST_FORMAT_DEFAULT, plan_array_info_get_n_rows (&self->info), format,
       &end);
   GST_OBJECT_UNLOCK (self);
@@ -1286,6 +1333,16 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       GST_OBJECT_LOCK (self);
       self->position = GST_BUFFER_OFFSET_END (*buffer);
       GST_OBJECT_UNLOCK (self);
+      /* Rows sampled in time: each chunk's time and length. */
+      if (plan_array_info_has_rate (&self->info)) {
+        GstClockTime pts = plan_array_info_rows_to_time (&self->info,
+            GST_BUFFER_OFFSET (*buffer));
+
+        *buffer = gst_buffer_make_writable (*buffer);
+        GST_BUFFER_PTS (*buffer) = pts;
+        GST_BUFFER_DURATION (*buffer) = plan_array_info_rows_to_time
+            (&self->info, GST_BUFFER_OFFSET_END (*buffer)) - pts;
+      }
       GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
           GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
       plan_progress_update (self->progress, GST_BUFFER_OFFSET_END (*buffer));

@@ -451,6 +451,54 @@ GST_START_TEST (test_byte_seek_before_caps_is_made_once_they_are_known)
 
 GST_END_TEST;
 
+/* The caps' rate: parsed, written back, refused when not a positive
+ * fraction; rows and times convert through it. */
+GST_START_TEST (test_rate_in_array_caps)
+{
+  PlanArrayInfo info;
+  GError *err = NULL;
+  GstCaps *caps, *back;
+
+  caps = gst_caps_from_string ("array/x-raw, dtype=float32, shape=<10, 2>, "
+      "rate=(fraction)3/2");
+  fail_unless (plan_array_info_from_caps (&info, caps, &err));
+  fail_unless (plan_array_info_has_rate (&info));
+  fail_unless_equals_int (info.rate_n, 3);
+  fail_unless_equals_int (info.rate_d, 2);
+  back = plan_array_info_to_caps (&info);
+  fail_unless (gst_caps_is_equal (caps, back), "%" GST_PTR_FORMAT, back);
+  /* 1.5 rows a second: row 3 starts at 2 s, 2.5 s falls in row 3. */
+  fail_unless_equals_uint64 (plan_array_info_rows_to_time (&info, 3),
+      2 * GST_SECOND);
+  fail_unless_equals_int64 (plan_array_info_time_to_rows (&info,
+          5 * GST_SECOND / 2), 3);
+  gst_caps_unref (back);
+  gst_caps_unref (caps);
+
+  caps = gst_caps_from_string ("array/x-raw, dtype=float32, shape=<10>");
+  fail_unless (plan_array_info_from_caps (&info, caps, &err));
+  fail_if (plan_array_info_has_rate (&info));
+  fail_unless_equals_uint64 (plan_array_info_rows_to_time (&info, 3),
+      GST_CLOCK_TIME_NONE);
+  fail_unless_equals_int64 (plan_array_info_time_to_rows (&info, 0), -1);
+  gst_caps_unref (caps);
+
+  caps = gst_caps_from_string ("array/x-raw, dtype=float32, rate=(fraction)"
+      "0/1");
+  fail_if (plan_array_info_from_caps (&info, caps, &err));
+  fail_unless (strstr (err->message, "rate") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string ("array/x-raw, dtype=float32, rate=1000");
+  fail_if (plan_array_info_from_caps (&info, caps, &err));
+  fail_unless (strstr (err->message, "positive fraction") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 static Suite *
 conformance_suite (void)
 {
@@ -463,6 +511,7 @@ conformance_suite (void)
   tcase_add_test (tc, test_seek_answers_carry_its_seqnum);
   tcase_add_test (tc, test_reduce_preroll_segment_and_gap_carry_the_seqnum);
   tcase_add_test (tc, test_byte_seek_before_caps_is_made_once_they_are_known);
+  tcase_add_test (tc, test_rate_in_array_caps);
   return s;
 }
 

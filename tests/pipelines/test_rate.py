@@ -1,0 +1,240 @@
+"""Arrays sampled in time: planfilesrc's rate goes into the caps (`rate`),
+through planmap, planstencil and plancustom unchanged, through planreduce
+as the reduction changes rows; buffers carry timestamps of their rows;
+position and duration are answered in time, and seeks in time select the
+rows sampled in the range (against numpy). Without a rate, time is
+refused at once, as before."""
+import os
+import sys
+import threading
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import plantest  # noqa: E402
+from plantest import Failure  # noqa: E402
+
+HANG = 30
+BUILD = os.environ.get('PLAN_BUILD_DIR', 'build')
+D = plantest.tmpdir()
+rng = np.random.default_rng(8)
+M = rng.standard_normal((5000, 3))      # 5 s at 1000 rows a second
+SRC = os.path.join(D, 'm.npy')
+np.save(SRC, M)
+
+
+def gst():
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    if not Gst.is_initialized():
+        Gst.init(None)
+    return Gst
+
+
+def pipeline(element, rate='1000/1', out=None, blocksize=2400):
+    """planfilesrc rate=RATE ! element ! planfilesink (or fakesink)."""
+    Gst = gst()
+    sink = ('planfilesink name=sink location=%s' % out if out else
+            'fakesink name=sink signal-handoffs=true')
+    rate_words = 'rate=%s' % rate if rate else ''
+    return Gst.parse_launch('planfilesrc name=src location=%s blocksize=%d '
+                            '%s ! %s ! %s' % (SRC, blocksize, rate_words,
+                                              element, sink))
+
+
+def run_to_eos(p):
+    Gst = gst()
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(
+        HANG * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if msg is None:
+        raise Failure('no EOS within %d s' % HANG)
+    if msg.type == Gst.MessageType.ERROR:
+        raise Failure(msg.parse_error()[0].message)
+
+
+def sink_caps(element, rate='1000/1'):
+    """The caps at the sink, and the (pts, duration, offset, offset_end)
+    of every buffer it received."""
+    Gst = gst()
+    p = pipeline(element, rate)
+    got = []
+
+    def handoff(sink, buf, pad):
+        got.append((buf.pts, buf.duration, buf.offset, buf.offset_end))
+    p.get_by_name('sink').connect('handoff', handoff)
+    caps = []
+
+    def on_caps(pad, info):
+        ev = info.get_event()
+        if ev.type == Gst.EventType.CAPS:
+            caps.append(ev.parse_caps().get_structure(0))
+        return Gst.PadProbeReturn.OK
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.EVENT_DOWNSTREAM, on_caps)
+    run_to_eos(p)
+    if not caps:
+        raise Failure('%s: no caps at the sink' % element)
+    return caps[-1], got
+
+
+def rate_of(s):
+    ok, n, d = s.get_fraction('rate')
+    return (n, d) if ok else None
+
+
+def test_rate_through_elements():
+    """The rate is the caps' as each element changes rows: kept by maps,
+    stencils, custom kernels and per-row reductions, dropped by a reduction
+    of many rows into one."""
+    softmax = os.path.join(BUILD, 'tests', 'examples', 'libsoftmax.so')
+    cases = [
+        ('planmap expr="2*x"', (1000, 1)),
+        ('planstencil window="a _ b" expr="a + b"', (1000, 1)),
+        ('planmap expr="x" dtype=float32 ! plancustom library=%s '
+         'symbol=softmax' % softmax, (1000, 1)),
+        ('planreduce op=mean axis=-1', (1000, 1)),
+        ('planreduce op=sum', None),
+        ('planreduce op=max axis=0', None),
+    ]
+    for element, want in cases:
+        s, _ = sink_caps(element)
+        if rate_of(s) != want:
+            raise Failure('%s: rate %s at the sink, expected %s (%s)' %
+                          (element, rate_of(s), want, s.to_string()))
+    s, _ = sink_caps('planmap expr="2*x"', rate=None)
+    if rate_of(s) is not None:
+        raise Failure('a rate without one asked: %s' % s.to_string())
+
+
+def test_buffers_carry_time():
+    """Each buffer's timestamp is its first row's time, its duration its
+    rows' (1000 rows a second: rows 0-800 are 0 s to 0.8 s); without a
+    rate, none."""
+    Gst = gst()
+    for element in ('planmap expr="2*x"', 'planreduce op=mean axis=-1'):
+        _, bufs = sink_caps(element, rate='1000/1')
+        if not bufs:
+            raise Failure('%s: no buffers' % element)
+        for pts, dur, off, end in bufs:
+            if pts != off * Gst.MSECOND or dur != (end - off) * Gst.MSECOND:
+                raise Failure('%s: rows %d-%d at %s for %s' %
+                              (element, off, end, pts, dur))
+    _, bufs = sink_caps('planmap expr="2*x"', rate='3/2')
+    pts, dur, off, end = bufs[1]
+    if pts != Gst.util_uint64_scale(off, 2 * Gst.SECOND, 3):
+        raise Failure('rate 3/2: row %d at %s' % (off, pts))
+    _, bufs = sink_caps('planmap expr="2*x"', rate=None)
+    if any(b[0] != Gst.CLOCK_TIME_NONE for b in bufs):
+        raise Failure('timestamps without a rate: %s' % bufs[:2])
+
+
+def query_in(p, name, fmt):
+    Gst = gst()
+    pad = p.get_by_name(name).get_static_pad('src')
+    ok, dur = pad.query_duration(fmt)
+    okp, pos = pad.query_position(fmt)
+    return (dur if ok else None), (pos if okp else None)
+
+
+def test_time_queries():
+    """Duration and position in time, at the source and after a map; none
+    after a whole reduction, nor anywhere without a rate."""
+    Gst = gst()
+    p = pipeline('planmap name=k expr="2*x" ! planreduce name=r op=sum')
+    p.set_state(Gst.State.PAUSED)
+    p.get_state(HANG * Gst.SECOND)
+    for name in ('src', 'k'):
+        dur, pos = query_in(p, name, Gst.Format.TIME)
+        if dur != 5 * Gst.SECOND or pos is None or pos > dur:
+            raise Failure('%s: duration %s, position %s in time' %
+                          (name, dur, pos))
+    dur, _ = query_in(p, 'r', Gst.Format.TIME)
+    if dur is not None:
+        raise Failure('a whole reduction answered a duration in time: %s' %
+                      dur)
+    p.set_state(Gst.State.NULL)
+    p = pipeline('planmap name=k expr="2*x"', rate=None)
+    p.set_state(Gst.State.PAUSED)
+    p.get_state(HANG * Gst.SECOND)
+    dur, _ = query_in(p, 'k', Gst.Format.TIME)
+    p.set_state(Gst.State.NULL)
+    if dur is not None:
+        raise Failure('a duration in time without a rate: %s' % dur)
+
+
+def seek_time(element, start, stop, rate='1000/1', playing=False):
+    """A flushing seek in time on planfilesrc ! element ! planfilesink in
+    PAUSED (or PLAYING); returns (what it returned, the output)."""
+    Gst = gst()
+    out = os.path.join(D, 'out.npy')
+    if os.path.exists(out):
+        os.unlink(out)
+    p = pipeline(element, rate, out)
+    arrived = threading.Event()
+
+    def seen(pad, info):
+        arrived.set()
+        return Gst.PadProbeReturn.OK
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM, seen)
+    p.set_state(Gst.State.PLAYING if playing else Gst.State.PAUSED)
+    if not arrived.wait(HANG):
+        raise Failure('nothing reached the sink')
+    ok = p.seek(1.0, Gst.Format.TIME, Gst.SeekFlags.FLUSH, Gst.SeekType.SET,
+                start, Gst.SeekType.SET, stop)
+    run_to_eos(p)
+    return ok, np.load(out)
+
+
+def test_time_seeks():
+    """A seek from 1.2 s to 2.5 s selects rows 1200 to 2500 at 1000 rows a
+    second, through each element, as numpy slices them; a reduction's
+    result is over those rows."""
+    Gst = gst()
+    s = Gst.MSECOND
+    cases = [
+        ('planmap expr="2*x"', lambda a: 2 * a),
+        ('planreduce op=mean axis=-1', lambda a: a.mean(axis=-1)),
+        ('planstencil window="a; _; b" expr="a + b" boundary=nearest',
+         lambda a: np.vstack([a[:1], a[:-1]]) + np.vstack([a[1:], a[-1:]])),
+    ]
+    for element, f in cases:
+        for playing in (False, True):
+            ok, got = seek_time(element, 1200 * s, 2500 * s, playing=playing)
+            if not ok:
+                raise Failure('%s: time seek refused' % element)
+            plantest.assert_same(got, f(M[1200:2500]), element, rtol=1e-12)
+    ok, got = seek_time('planmap expr="x"', 333 * s + 1, 1000 * s - 1,
+                        rate='3/1')
+    # At 3 rows a second row 0 spans 0 to 1/3 s and holds 0.333 s; the
+    # rows that start before 1 s are 0, 1 and 2.
+    if not ok:
+        raise Failure('time seek at rate 3 refused')
+    plantest.assert_same(got, M[0:3], 'rate 3: 0.333 s to 1 s')
+
+
+def test_time_refused_without_rate():
+    """Without a rate, a seek in time is refused and the whole stream is
+    written."""
+    Gst = gst()
+    ok, got = seek_time('planmap expr="x"', Gst.SECOND, 2 * Gst.SECOND,
+                        rate=None)
+    if ok:
+        raise Failure('a time seek without a rate was accepted')
+    plantest.assert_same(got, M, 'after a refused time seek')
+
+
+CASES = [
+    ('the rate through each element', test_rate_through_elements),
+    ('buffers carry their rows\' time', test_buffers_carry_time),
+    ('duration and position in time', test_time_queries),
+    ('seeks in time through map, per-row reduce and stencil',
+     test_time_seeks),
+    ('time refused without a rate', test_time_refused_without_rate),
+]
+
+if __name__ == '__main__':
+    plantest.run_cases(CASES)
