@@ -65,6 +65,10 @@ GST_DEBUG_CATEGORY_STATIC (plan_stencil_kernel_debug);
 /* Outputs per task of the worker threads, when the work is split by line. */
 #define LINE_GRAIN_ELEMENTS 16384
 
+/* With several iterations, the input rows that go through the
+ * applications before the last one at a time (docs/performance.md). */
+#define TEMPORAL_BLOCK_BYTES (64 << 10)
+
 /* Where each cell of an output comes from, for the device path. */
 typedef struct
 {
@@ -129,6 +133,8 @@ struct _PlanStencilKernel
   gpointer dev_tmp;             /* device: this application's outputs */
   gsize dev_tmp_size;
   guint finish_phase;           /* host: how far plan_stencil_kernel_finish() is */
+  guint8 *gathered;             /* host: the last application's input */
+  gsize gathered_size;
 
   /* wrap along the streaming axis over several iterations, on the host:
    * the stream goes through as the middle of its periodic extension,
@@ -458,6 +464,7 @@ plan_stencil_kernel_free (PlanStencilKernel * kernel)
   if (kernel->dev_tmp)
     plan_device_free (kernel->device, kernel->dev_tmp);
   g_free (kernel->tmp);
+  g_free (kernel->gathered);
   g_free (kernel->prefix);
   g_free (kernel->joined);
   if (kernel->head)
@@ -781,20 +788,68 @@ eval_append (PlanStencilKernel * self, const PlanHaloBlock * blocks,
 }
 
 /* Pushes rows into the application @self and its output through the
- * ones after it; the last one's blocks are the caller's. */
+ * ones after it up to @last (excluded), whose input they become: the
+ * rows @last gets, in @last's input memory. */
+static gboolean
+push_through (PlanStencilKernel * self, PlanStencilKernel * last,
+    const guint8 * rows, gsize n_rows, const guint8 ** out, gsize * n_out,
+    GError ** error)
+{
+  PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+  guint n_blocks;
+
+  for (; self != last; self = self->next) {
+    if (!plan_halo_push (self->halo, rows, n_rows, blocks, &n_blocks, error))
+      return FALSE;
+    n_rows = eval_append (self, blocks, n_blocks, 0);
+    rows = self->tmp;
+  }
+  *out = rows;
+  *n_out = n_rows;
+  return TRUE;
+}
+
+/* Pushes rows into the application @self and its output through the
+ * ones after it; the last one's blocks are the caller's. Temporal
+ * blocking: the rows go through the applications before the last in
+ * pieces of TEMPORAL_BLOCK_BYTES, each piece through all of them while
+ * it is in the cache, and what the one before the last gives is gathered
+ * for the last, which computes into the caller's memory. */
 static gboolean
 chain_push (PlanStencilKernel * self, const guint8 * rows, gsize n_rows,
     PlanHaloBlock * blocks, guint * n_blocks, GError ** error)
 {
-  for (;;) {
-    if (!plan_halo_push (self->halo, rows, n_rows, blocks, n_blocks, error))
+  PlanStencilKernel *last = last_stage (self);
+  gsize row_size, piece, done, n_out, n_gathered = 0, out_row;
+  const guint8 *out;
+
+  if (self == last)
+    return plan_halo_push (self->halo, rows, n_rows, blocks, n_blocks,
+        error);
+  row_size = plan_array_info_get_row_size (&self->input);
+  out_row = plan_array_info_get_row_size (&last->input);
+  piece = MAX (TEMPORAL_BLOCK_BYTES / MAX (row_size, 1), 1);
+  for (done = 0; done < n_rows || done == 0; done += piece) {
+    if (!push_through (self, last, rows + done * row_size,
+            MIN (piece, n_rows - done), &out, &n_out, error))
       return FALSE;
-    if (self->next == NULL)
-      return TRUE;
-    n_rows = eval_append (self, blocks, *n_blocks, 0);
-    rows = self->tmp;
-    self = self->next;
+    if (n_rows <= piece && n_gathered == 0) {
+      /* One piece: the last application reads its rows where they are. */
+      return plan_halo_push (last->halo, out, n_out, blocks, n_blocks,
+          error);
+    }
+    if ((n_gathered + n_out) * out_row > self->gathered_size) {
+      self->gathered_size = MAX ((n_gathered + n_out) * out_row,
+          2 * self->gathered_size);
+      self->gathered = g_realloc (self->gathered, self->gathered_size);
+    }
+    memcpy (self->gathered + n_gathered * out_row, out, n_out * out_row);
+    n_gathered += n_out;
+    if (n_rows == 0)
+      break;
   }
+  return plan_halo_push (last->halo, self->gathered, n_gathered, blocks,
+      n_blocks, error);
 }
 
 /* The row of the periodic extension of a stream of @total rows at @row,

@@ -130,6 +130,29 @@ def case_wrap(kind, n, device):
     return check
 
 
+def case_in_pieces(mode):
+    """Rows of 16 KiB: a chunk goes through the applications before the
+    last in pieces of a few rows (temporal blocking), gathered for the
+    last; the same bytes as 3 elements in a row."""
+    def check():
+        window, expr = WINDOWS['2d'][:2]
+        a = np.random.default_rng(5).standard_normal((150, 2048))
+        if mode == 'wrap':
+            d = tmpdir()
+            want = a
+            for _ in range(3):
+                path = os.path.join(d, 'step.npy')
+                np.save(path, want)
+                want = run(want, window, expr, mode, 100000, src=path)
+        else:
+            want = run(a, window, expr, mode, 100000, chained=3)
+        for block_rows in (100000, 37, 1):
+            got = run(a, window, expr, mode, block_rows, iterations=3)
+            assert_bits(got, want, 'rows of 16 KiB, %s, chunks of %d rows' %
+                        (mode, block_rows))
+    return check
+
+
 def test_wrap_shorter_than_halo():
     """A stream of 3 rows, 4 iterations of a 5-wide window: the rows
     before and after it repeat periodically, as numpy's wrap padding."""
@@ -241,6 +264,8 @@ def main():
                       case_wrap(kind, 3, False)))
         cases.append(('%s wrap iterations=2 sim device' % kind,
                       case_wrap(kind, 2, True)))
+    for mode in ('nearest', 'valid', 'wrap'):
+        cases.append(('in pieces, %s' % mode, case_in_pieces(mode)))
     cases.append(('wrap over a stream shorter than the halo',
                   test_wrap_shorter_than_halo))
     cases.append(('valid: an application with nothing left',
