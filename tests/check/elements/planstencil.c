@@ -662,20 +662,22 @@ seek_rows (GstHarness * h, guint64 first, guint64 end)
  * boundary mode pads the range's edges, the output is numbered from row 6
  * and its segment says so. */
 static void
-check_seek_drops_halo (const gchar * target)
+check_seek_drops_halo (const gchar * target, guint iterations)
 {
   StencilHarness s;
-  gfloat *in = ramp (10, 1.0f);
+  gfloat *in = ramp (10, 1.0f), cur[4], nxt[4];
   const GstSegment *segment = NULL;
   GByteArray *out = g_byte_array_new ();
   GstBuffer *buf;
   GstEvent *ev;
   guint64 next = 6;
+  guint k;
   gint i;
 
   stencil_harness_init (&s, "x _ z", "x + z", "constant",
       "array/x-raw, dtype=float32, shape=<10>");
   gst_util_set_object_arg (G_OBJECT (s.h->element), "target", target);
+  g_object_set (s.h->element, "iterations", iterations, NULL);
   fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 5)),
       GST_FLOW_OK);
   buf = gst_harness_pull (s.h);
@@ -714,11 +716,15 @@ check_seek_drops_halo (const gchar * target)
   }
   fail_unless_equals_uint64 (next, 10);
   fail_unless_equals_int (out->len, 4 * sizeof (gfloat));
-  for (i = 0; i < 4; i++) {
-    gfloat want = (i > 0 ? in[6 + i - 1] : 0.0f) + (i < 3 ? in[6 + i + 1] :
-        0.0f);
-    fail_unless_equals_float (((gfloat *) out->data)[i], want);
+  /* The stencil applied @iterations times to rows 6..9 alone. */
+  memcpy (cur, in + 6, sizeof (cur));
+  for (k = 0; k < iterations; k++) {
+    for (i = 0; i < 4; i++)
+      nxt[i] = (i > 0 ? cur[i - 1] : 0.0f) + (i < 3 ? cur[i + 1] : 0.0f);
+    memcpy (cur, nxt, sizeof (cur));
   }
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_float (((gfloat *) out->data)[i], cur[i]);
   g_byte_array_unref (out);
   stencil_harness_teardown (&s);
   g_free (in);
@@ -726,7 +732,18 @@ check_seek_drops_halo (const gchar * target)
 
 GST_START_TEST (test_stencil_seek_drops_halo)
 {
-  check_seek_drops_halo ("cpu");
+  check_seek_drops_halo ("cpu", 1);
+}
+
+GST_END_TEST;
+
+/* With iterations every application's halo is dropped. */
+GST_START_TEST (test_stencil_seek_drops_every_iterations_halo)
+{
+  check_seek_drops_halo ("cpu", 3);
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  check_seek_drops_halo ("cuda", 3);
+  g_unsetenv ("GST_PLAN_DEVICE");
 }
 
 GST_END_TEST;
@@ -736,7 +753,7 @@ GST_END_TEST;
 GST_START_TEST (test_stencil_seek_drops_device_halo)
 {
   g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
-  check_seek_drops_halo ("cuda");
+  check_seek_drops_halo ("cuda", 1);
   g_unsetenv ("GST_PLAN_DEVICE");
 }
 
@@ -830,6 +847,7 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_cuda_target_on_sim);
   tcase_add_test (tc, test_stencil_seek_drops_halo);
   tcase_add_test (tc, test_stencil_seek_drops_device_halo);
+  tcase_add_test (tc, test_stencil_seek_drops_every_iterations_halo);
   tcase_add_test (tc, test_stencil_shard_moves_rows);
   return s;
 }
