@@ -291,6 +291,17 @@ def case_iterated_stencil():
                 ('stencil', 'j', 'img', 'nearest', 0) + step + (4,)]
     check_everywhere(iterated, {'img': img}, {'j': got['s3']})
     assert_same(got['s3'], want, 'four Jacobi steps', rtol=1e-12)
+    # wrap reads the last rows of the bound array or file out of order,
+    # 3 times the window's.
+    periodic = img
+    for _ in range(3):
+        p = np.pad(periodic, 1, mode='wrap')
+        periodic = 0.2 * (p[1:-1, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] +
+                          p[2:, 1:-1] + p[:-2, 1:-1])
+    wrap = [('source', 'img', 2, '-'),
+            ('stencil', 'w', 'img', 'wrap', 0) + step + (3,)]
+    check_everywhere(wrap, {'img': img}, {'w': periodic}, rtol=1e-12,
+                     modes=['array', 'file'])
     valid = [('source', 'img', 2, '-'),
              ('stencil', 'v', 'img', 'valid', 0) + step + (3,)]
     check_everywhere(valid, {'img': img}, {'v': valid_steps(img, 3)},
