@@ -3,6 +3,10 @@
 #
 #   tools/bootstrap.sh demo    install what is missing, build, run pipelines/demo.sh
 #   tools/bootstrap.sh test    install what is missing, build, run every test
+#   tools/bootstrap.sh packages    install what is missing, then build and test
+#                              the Debian packages and the Python wheel from a
+#                              clean copy of the tree (installs them into /usr
+#                              and purges them again: a throwaway machine)
 #
 # Idempotent: packages already installed are not reinstalled, an existing
 # build directory is reconfigured rather than recreated. The CUDA toolkit is
@@ -24,7 +28,10 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   graphviz bsdutils
   libjson-glib-dev  # gst-validate's build (.ci/run), for tests/validate
   openmpi-bin libopenmpi-dev
-  zlib1g-dev)
+  zlib1g-dev
+  ccache
+  build-essential debhelper dh-python dpkg-dev fakeroot lintian man-db
+  python3-mesonpy python3-venv python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -47,6 +54,18 @@ configure () {
   fi
   ninja -C "$dir"
 }
+
+case "$mode" in
+  packages)
+    # The Debian packages, then the wheel; each from its own clean copy.
+    status=0
+    echo "== Debian packages (tests/install/debs.sh)"
+    tests/install/debs.sh || status=1
+    echo "== pip install . (tests/install/wheel.sh)"
+    tests/install/wheel.sh || status=1
+    exit $status
+    ;;
+esac
 
 configure build
 
@@ -82,7 +101,7 @@ case "$mode" in
     exit $status
     ;;
   *)
-    echo "usage: $0 demo|test" >&2
+    echo "usage: $0 demo|test|packages" >&2
     exit 2
     ;;
 esac

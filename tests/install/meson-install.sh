@@ -67,6 +67,9 @@ assert b.dtype == a.dtype and np.array_equal(b, a * 2 + 1), b"
 # plan-launch runs from where it was installed.
 "${gst[@]}" "$root/bin/plan-launch" --version | grep -q "^plan-launch $version " ||
   fail "plan-launch --version"
+# and its manual page, made from --help.
+man -l "$root/share/man/man1/plan-launch.1" 2>/dev/null | grep -q "plan-launch - run a gst-plan pipeline" ||
+  fail "no manual page for plan-launch"
 
 # The .pc file: no requirement beyond GStreamer's and GLib's (Open MPI's
 # development files need not be there), and a C program builds with it.
