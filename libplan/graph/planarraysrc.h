@@ -28,9 +28,14 @@ G_BEGIN_DECLS
  * downstream wants more rows: a slow reader slows the plan, and a fast one
  * is held back by a slow consumer, so memory stays bounded.
  *
+ * The array is streamed without a copy: its memory must stay unchanged
+ * until its last reference is dropped. Returning memory that rows
+ * returned earlier still occupy downstream (one buffer refilled) is an
+ * error of the run.
+ *
  * Returns: (transfer full) (nullable): the next rows; %NULL without
- *   setting @error at the end of the stream, %NULL with @error set on
- *   failure.
+ *   setting @error (or an array of no rows) at the end of the stream,
+ *   %NULL with @error set on failure.
  *
  * Since: 0.1
  */
