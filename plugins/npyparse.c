@@ -564,6 +564,7 @@ finish (PlanNpyParse * self)
 {
   guint64 n_rows, rows_out;
   gboolean have_header;
+  GstFlowReturn ret;
   gsize avail;
 
   GST_OBJECT_LOCK (self);
@@ -571,7 +572,14 @@ finish (PlanNpyParse * self)
   GST_OBJECT_UNLOCK (self);
   if (!have_header && gst_adapter_available (self->adapter) == 0)
     goto empty;
-  if (process (self, TRUE) != GST_FLOW_OK)
+  ret = process (self, TRUE);
+  /* Downstream wanted no more rows (fakesink num-buffers, a sink at its
+   * segment's stop): the stream still ends, with the EOS passed on. */
+  if (ret == GST_FLOW_EOS) {
+    GST_DEBUG_OBJECT (self, "downstream is done: passing EOS on");
+    return TRUE;
+  }
+  if (ret != GST_FLOW_OK)
     return FALSE;
 
   GST_OBJECT_LOCK (self);

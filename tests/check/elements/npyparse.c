@@ -12,7 +12,9 @@
 #include <gst/base/gsttypefindhelper.h>
 #include <libplan/plan.h>
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A .npy file's bytes: the dict text, padded as numpy pads it, then
  * @size bytes of data. */
@@ -436,6 +438,47 @@ GST_START_TEST (test_parse_refuses_a_second_array)
 
 GST_END_TEST;
 
+/* A sink that wants no more (fakesink num-buffers=1) answers the rows with
+ * EOS; the EOS that upstream sends then still reaches it, and the pipeline
+ * ends instead of waiting for ever. */
+GST_START_TEST (test_parse_passes_eos_on_when_downstream_is_done)
+{
+  GBytes *bytes = float_npy (300000, 3);
+  gchar *path = NULL, *desc;
+  GError *error = NULL;
+  GstElement *pipeline;
+  GstMessage *msg;
+  GstBus *bus;
+  gint fd;
+
+  fd = g_file_open_tmp ("npyparse-XXXXXX.npy", &path, &error);
+  fail_unless (fd >= 0, "%s", error ? error->message : "");
+  close (fd);
+  fail_unless (g_file_set_contents (path, g_bytes_get_data (bytes, NULL),
+          g_bytes_get_size (bytes), NULL));
+  desc = g_strdup_printf ("filesrc location=%s ! npyparse ! "
+      "fakesink num-buffers=1", path);
+  pipeline = gst_parse_launch (desc, &error);
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no EOS within 30 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  g_unlink (path);
+  g_free (path);
+  g_free (desc);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_parse_answers_queries_in_rows_and_bytes)
 {
   GBytes *whole = float_npy (10, 3);
@@ -644,6 +687,7 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_refuses_bytes_after_the_data);
   tcase_add_test (tc, test_parse_refuses_a_second_array);
   tcase_add_test (tc, test_parse_answers_queries_in_rows_and_bytes);
+  tcase_add_test (tc, test_parse_passes_eos_on_when_downstream_is_done);
   tcase_add_test (tc, test_parse_not_npy);
   tcase_add_test (tc, test_parse_empty_stream);
   tcase_add_test (tc, test_parse_truncated_preamble);
