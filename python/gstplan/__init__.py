@@ -194,14 +194,24 @@ def _call(func, *args):
 
 # dtypes
 
+_PLAN_DTYPES = {}
+
+
 def _plan_dtype(dtype):
     if dtype is None:
         return _P.DType.UNKNOWN
+    try:
+        return _PLAN_DTYPES[dtype]
+    except (KeyError, TypeError):
+        pass
     dt = np.dtype(dtype)
     d = _P.dtype_from_string(dt.name)
     if d == _P.DType.UNKNOWN:
         raise TypeError("dtype %s is not one libplan streams (bool, int8 ... "
                         "uint64, float32, float64)" % dt)
+    if dt.byteorder in "=|":
+        # every array binds through here: look each dtype up once
+        _PLAN_DTYPES[dtype] = d
     return d
 
 

@@ -491,6 +491,13 @@ def python_callbacks_that_exit():
         expect(exc, lambda: io.wait(timeout=30))
         assert io.future.done()
 
+        def writer(rows, first_row, exc=exc):
+            raise exc()
+        io = IO(work); io.connect(a, np.ones(10, np.float32))
+        io.connect('s', writer)
+        io.start()
+        expect(exc, lambda: io.wait(timeout=30))
+
 
 @test
 def lambda_over_several_lines():
