@@ -19,10 +19,17 @@
  * outside. A one-row window runs along the last axis, a taller one over
  * the last two.
  *
- * On the host, the rows go through the kernel's #PlanHalo
- * (plan_stencil_kernel_get_halo()) and plan_stencil_kernel_eval()
- * computes the blocks it hands out, on shifted views with no test at the
- * edges, split across worker threads.
+ * On the host, the rows go in with plan_stencil_kernel_push() (through
+ * the kernel's #PlanHalo) and plan_stencil_kernel_eval() computes the
+ * blocks it hands out, on shifted views with no test at the edges, split
+ * across worker threads; plan_stencil_kernel_finish() gives the last
+ * ones.
+ *
+ * plan_stencil_kernel_new_iterated() applies the window several times,
+ * each time to the output of the time before: on the host the rows go
+ * through the applications before the last in small pieces, each piece
+ * through all of them while it is in the cache (temporal blocking); on a
+ * device each chunk's kernels are queued one after the other.
  *
  * On a device, plan_stencil_kernel_launch() takes each chunk in device
  * memory and queues, on a stream, the kernel for the output rows the
