@@ -1323,12 +1323,10 @@ static gboolean
 casts_safely (PlanDType from, PlanDType to)
 {
   gsize fs = plan_dtype_get_size (from), ts = plan_dtype_get_size (to);
-  gboolean f_uint = from == PLAN_DTYPE_UINT8 || from == PLAN_DTYPE_UINT16
-      || from == PLAN_DTYPE_UINT32 || from == PLAN_DTYPE_UINT64;
-  gboolean t_uint = to == PLAN_DTYPE_UINT8 || to == PLAN_DTYPE_UINT16
-      || to == PLAN_DTYPE_UINT32 || to == PLAN_DTYPE_UINT64;
-  gboolean f_float = from == PLAN_DTYPE_FLOAT32 || from == PLAN_DTYPE_FLOAT64;
-  gboolean t_float = to == PLAN_DTYPE_FLOAT32 || to == PLAN_DTYPE_FLOAT64;
+  gboolean f_uint = plan_dtype_is_integer (from) && !plan_dtype_is_signed (from);
+  gboolean t_uint = plan_dtype_is_integer (to) && !plan_dtype_is_signed (to);
+  gboolean f_float = plan_dtype_is_float (from);
+  gboolean t_float = plan_dtype_is_float (to);
 
   if (from == to || from == PLAN_DTYPE_BOOL)
     return TRUE;
@@ -1660,6 +1658,23 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
   return TRUE;
 }
 
+/* Whether @bindings give every output an array or nothing (an array the
+ * future makes). */
+static gboolean
+outputs_in_memory (PlanWork * self, PlanBindings * bindings)
+{
+  guint i;
+
+  for (i = 0; i < self->outputs->len; i++) {
+    Output *output = g_ptr_array_index (self->outputs, i);
+    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
+
+    if (binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Whether @bindings give every source an array and every output an array
  * or nothing (an array the future makes): a run of such a dispatch is in
  * memory only, and may stay in PLAYING at its end for the next dispatch
@@ -1676,14 +1691,7 @@ binds_memory_only (PlanWork * self, PlanBindings * bindings)
             stage->node->name)->kind != PLAN_BINDING_ARRAY)
       return FALSE;
   }
-  for (i = 0; i < self->outputs->len; i++) {
-    Output *output = g_ptr_array_index (self->outputs, i);
-    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
-
-    if (binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
-      return FALSE;
-  }
-  return TRUE;
+  return outputs_in_memory (self, bindings);
 }
 
 /* Whether the sources of a pipeline left in PLAYING by a run in memory can
@@ -2185,14 +2193,7 @@ runs_direct (PlanWork * self, PlanBindings * bindings,
         plan_array_info_get_row_elements (&infos[i]) > self->direct_max)
       return FALSE;
   }
-  for (i = 0; i < self->outputs->len; i++) {
-    Output *output = g_ptr_array_index (self->outputs, i);
-    PlanBinding *binding = _plan_bindings_lookup (bindings, output->name);
-
-    if (binding != NULL && binding->kind != PLAN_BINDING_ARRAY)
-      return FALSE;
-  }
-  return TRUE;
+  return outputs_in_memory (self, bindings);
 }
 
 /* Forgets what @stage kept for inputs other than @in; TRUE when it kept
