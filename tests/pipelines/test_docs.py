@@ -145,6 +145,33 @@ def check_tables_render():
         raise Failure('\n'.join(problems))
 
 
+def check_code_fences():
+    """A code block opens with ``` and a language at most, and closes with
+    ``` alone on its line: text after a closing fence leaves the block
+    open, and the rest of the page renders as code."""
+    problems = []
+    for path in PAGES:
+        in_code = False
+        n = 0
+        for n, line in enumerate(open(path), 1):
+            if not line.startswith('```'):
+                continue
+            rest = line[3:].strip()
+            if in_code and rest:
+                problems.append('%s:%d: text after a closing fence: %s' % (
+                    os.path.relpath(path, SOURCE), n, line.strip()))
+            elif not in_code and not re.match(r'^[\w+-]*$', rest):
+                problems.append('%s:%d: an opening fence with more than a '
+                                'language: %s' % (os.path.relpath(
+                                    path, SOURCE), n, line.strip()))
+            in_code = not in_code
+        if in_code:
+            problems.append('%s: a code block left open at the end' %
+                            os.path.relpath(path, SOURCE))
+    if problems:
+        raise Failure('\n'.join(problems))
+
+
 def check_no_references_outside():
     bad = [(r'DESIGN\.md', 'a file not in the tree'),
            (r'[Ii]ssue\s+#?\d+', 'an issue'),
@@ -251,6 +278,7 @@ plantest.run_cases([
     ('README\'s C and Python examples agree', check_readme_examples_agree),
     ('element pages', check_element_pages),
     ('tables render', check_tables_render),
+    ('code blocks close', check_code_fences),
     ('no references outside the tree', check_no_references_outside),
     ('figures only in performance.md', check_figures_in_performance_md),
     ('index and pictures', check_index_and_pictures),
