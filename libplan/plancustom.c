@@ -32,7 +32,10 @@
 #include "planerror.h"
 #include "planarrayinfo.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_custom_debug);
 #define GST_CAT_DEFAULT plan_custom_debug
@@ -541,6 +544,273 @@ plan_custom_kernel_call (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
   if (chunk->error == message)
     chunk->error = NULL;
   return FALSE;
+}
+
+/* Checking mode --------------------------------------------------------- */
+
+/* Bytes of canary before and after a checked kernel's output. */
+#define CANARY_SIZE 4096
+#define CANARY_BYTE 0xa5
+#define N_INPUT_SLOTS 256
+
+/* An input copy given to a checked kernel, read-only: a write faults, and
+ * the SIGSEGV handler makes the page writable, notes where, and lets the
+ * kernel go on (it writes into the copy only). */
+typedef struct
+{
+  guint8 *base;
+  gsize size;                   /* mapped, whole pages */
+  gpointer written;             /* atomic: GSIZE_TO_POINTER of the first
+                                 * byte written, G_MAXSIZE while none */
+} InputCopy;
+
+static InputCopy *input_slots[N_INPUT_SLOTS];  /* atomic */
+static struct sigaction previous_segv;
+static gsize check_page_size;
+
+static void
+on_sigsegv (int sig, siginfo_t * info, void *context)
+{
+  guint8 *addr = info->si_addr;
+  guint i;
+
+  for (i = 0; i < N_INPUT_SLOTS && info->si_code > 0; i++) {
+    InputCopy *c = g_atomic_pointer_get (&input_slots[i]);
+    guint8 *page;
+
+    if (c == NULL || addr < c->base || addr >= c->base + c->size)
+      continue;
+    page = (guint8 *) ((guintptr) addr & ~(guintptr) (check_page_size - 1));
+    if (mprotect (page, check_page_size, PROT_READ | PROT_WRITE) < 0)
+      break;
+    g_atomic_pointer_compare_and_exchange (&c->written,
+        GSIZE_TO_POINTER (G_MAXSIZE), GSIZE_TO_POINTER (addr - c->base));
+    return;
+  }
+  if (previous_segv.sa_flags & SA_SIGINFO) {
+    if (previous_segv.sa_sigaction) {
+      previous_segv.sa_sigaction (sig, info, context);
+      return;
+    }
+  } else if (previous_segv.sa_handler != SIG_DFL
+      && previous_segv.sa_handler != SIG_IGN) {
+    previous_segv.sa_handler (sig);
+    return;
+  }
+  /* The fault happens again with the default action: the process ends as
+   * it would have. */
+  sigaction (SIGSEGV, &previous_segv, NULL);
+  if (info->si_code <= 0)
+    raise (SIGSEGV);
+}
+
+static void
+install_segv_handler (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    struct sigaction action;
+
+    check_page_size = sysconf (_SC_PAGESIZE);
+    memset (&action, 0, sizeof (action));
+    action.sa_sigaction = on_sigsegv;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset (&action.sa_mask);
+    sigaction (SIGSEGV, &action, &previous_segv);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/* A read-only copy of @size bytes at @data, or NULL (too many at once, or
+ * no memory): that input is then given as it is. */
+static InputCopy *
+input_copy_new (gconstpointer data, gsize size)
+{
+  InputCopy *c = g_new0 (InputCopy, 1);
+  guint i;
+
+  c->size = MAX ((size + check_page_size - 1) & ~(check_page_size - 1),
+      check_page_size);
+  c->base = mmap (NULL, c->size, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+      MAP_ANONYMOUS, -1, 0);
+  if (c->base == MAP_FAILED) {
+    g_free (c);
+    return NULL;
+  }
+  memcpy (c->base, data, size);
+  mprotect (c->base, c->size, PROT_READ);
+  c->written = GSIZE_TO_POINTER (G_MAXSIZE);
+  for (i = 0; i < N_INPUT_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&input_slots[i], NULL, c))
+      return c;
+  munmap (c->base, c->size);
+  g_free (c);
+  return NULL;
+}
+
+/* Where the kernel wrote first, or G_MAXSIZE; frees @c. */
+static gsize
+input_copy_free (InputCopy * c)
+{
+  gsize written = GPOINTER_TO_SIZE (g_atomic_pointer_get (&c->written));
+  guint i;
+
+  for (i = 0; i < N_INPUT_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&input_slots[i], c, NULL))
+      break;
+  munmap (c->base, c->size);
+  g_free (c);
+  return written;
+}
+
+/* The output's size: the chunk's rows, or a reduction's whole result. */
+static gsize
+output_size (const PlanCustomChunk * chunk)
+{
+  if (chunk->mode == PLAN_CUSTOM_MODE_REDUCE)
+    return chunk->output->row_size;
+  return chunk->n_rows * chunk->output->row_size;
+}
+
+/* What the kernel wrote around its output, as a sentence, or NULL. */
+static gchar *
+check_canaries (const guint8 * scratch, gsize size)
+{
+  const guint8 *after = scratch + CANARY_SIZE + size;
+  gsize first = CANARY_SIZE, last = 0, i;
+
+  for (i = 0; i < CANARY_SIZE; i++)
+    if (scratch[i] != CANARY_BYTE) {
+      first = i;
+      break;
+    }
+  for (i = CANARY_SIZE; i > 0; i--)
+    if (after[i - 1] != CANARY_BYTE) {
+      last = i;
+      break;
+    }
+  if (first < CANARY_SIZE && last > 0)
+    return g_strdup_printf ("%" G_GSIZE_FORMAT " bytes before the start and %"
+        G_GSIZE_FORMAT " bytes after the end", CANARY_SIZE - first, last);
+  if (first < CANARY_SIZE)
+    return g_strdup_printf ("%" G_GSIZE_FORMAT " bytes before the start",
+        CANARY_SIZE - first);
+  if (last > 0)
+    return g_strdup_printf ("%" G_GSIZE_FORMAT " bytes after the end", last);
+  return NULL;
+}
+
+/**
+ * plan_custom_kernel_call_checked: (skip)
+ * @kernel: a kernel
+ * @chunk: what to compute, as for plan_custom_kernel_call()
+ * @error: return location for an error
+ *
+ * Calls @kernel on @chunk as plan_custom_kernel_call() does, on copies of
+ * its buffers that show the common mistakes of a C kernel instead of
+ * letting them corrupt memory or crash later: each input (with its halo
+ * rows) is a copy in read-only pages, and a write into it is caught (the
+ * page is made writable and the kernel goes on in the copy); the output
+ * (a map's rows, a reduction's accumulator) lies between 4 KiB of canary
+ * bytes before and after, checked after the call. The output is copied
+ * back after the call. A registered kernel that takes arrays (Python) is
+ * called as it is.
+ *
+ * Costs a copy of the inputs and of the output per call, and a page
+ * mapping per input.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set to the kernel's
+ *   failure, or to what it wrote where it must not: `The custom kernel k
+ *   wrote outside its output (16 bytes after the end), in the call for
+ *   rows 0 to 999`, or `... wrote into its input 0, which it may only
+ *   read (at byte 8 of the rows it was given) ...`.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
+    PlanCustomChunk * chunk, GError ** error)
+{
+  const PlanCustomBuffer *real_inputs = chunk->inputs;
+  const PlanCustomBuffer *real_output = chunk->output;
+  PlanCustomBuffer *inputs = NULL, output;
+  InputCopy **copies = NULL;
+  guint8 *scratch = NULL;
+  gsize out_size = 0;
+  gchar *outside = NULL;
+  gssize written = 0;
+  guint i, bad_input = 0;
+  gboolean ok, wrote_input = FALSE;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (chunk != NULL, FALSE);
+
+  if (kernel->registration && kernel->registration->array_func)
+    return plan_custom_kernel_call (kernel, chunk, error);
+  install_segv_handler ();
+
+  if (chunk->n_inputs > 0) {
+    inputs = g_new (PlanCustomBuffer, chunk->n_inputs);
+    copies = g_new0 (InputCopy *, chunk->n_inputs);
+  }
+  for (i = 0; i < chunk->n_inputs; i++) {
+    gsize before = chunk->halo * real_inputs[i].row_size;
+    gsize size = (chunk->n_rows + 2 * chunk->halo) * real_inputs[i].row_size;
+
+    inputs[i] = real_inputs[i];
+    copies[i] = input_copy_new ((const guint8 *) real_inputs[i].data - before,
+        size);
+    if (copies[i])
+      inputs[i].data = copies[i]->base + before;
+  }
+  if (real_output) {
+    output = *real_output;
+    out_size = output_size (chunk);
+    scratch = g_malloc (out_size + 2 * CANARY_SIZE);
+    memset (scratch, CANARY_BYTE, CANARY_SIZE);
+    memcpy (scratch + CANARY_SIZE, real_output->data, out_size);
+    memset (scratch + CANARY_SIZE + out_size, CANARY_BYTE, CANARY_SIZE);
+    output.data = scratch + CANARY_SIZE;
+    chunk->output = &output;
+  }
+  chunk->inputs = inputs;
+
+  ok = plan_custom_kernel_call (kernel, chunk, error);
+
+  chunk->inputs = real_inputs;
+  chunk->output = real_output;
+  for (i = 0; i < chunk->n_inputs; i++) {
+    gsize w = copies[i] ? input_copy_free (copies[i]) : G_MAXSIZE;
+
+    if (w != G_MAXSIZE && !wrote_input) {
+      written = (gssize) w - (gssize) (chunk->halo * real_inputs[i].row_size);
+      bad_input = i;
+      wrote_input = TRUE;
+    }
+  }
+  if (scratch) {
+    outside = check_canaries (scratch, out_size);
+    memcpy (real_output->data, scratch + CANARY_SIZE, out_size);
+    g_free (scratch);
+  }
+  if (ok && outside)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The custom kernel %s wrote outside its output (%s), in the call "
+        "for rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, kernel->name,
+        outside, chunk->first_row, chunk->first_row + chunk->n_rows);
+  else if (ok && wrote_input)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The custom kernel %s wrote into its input %u, which it may only "
+        "read (at byte %" G_GSSIZE_FORMAT " of the rows it was given), in "
+        "the call for rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
+        kernel->name, bad_input, written, chunk->first_row,
+        chunk->first_row + chunk->n_rows);
+  ok = ok && outside == NULL && !wrote_input;
+  g_free (outside);
+  g_free (copies);
+  g_free (inputs);
+  return ok;
 }
 
 /* out-shape as the user writes it: "()" (or empty) for no axes, else

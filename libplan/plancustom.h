@@ -276,6 +276,10 @@ gboolean plan_custom_kernel_call (PlanCustomKernel * kernel,
     PlanCustomChunk * chunk, GError ** error);
 
 PLAN_API
+gboolean plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
+    PlanCustomChunk * chunk, GError ** error);
+
+PLAN_API
 gboolean plan_custom_get_output_info (PlanCustomMode mode,
     PlanDType out_dtype, const gchar * out_shape, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error);

@@ -77,6 +77,7 @@ enum
   PROP_PARAMS,
   PROP_STATE_SIZE,
   PROP_PARALLEL,
+  PROP_CHECK,
 };
 
 struct _PlanCustom
@@ -100,6 +101,7 @@ struct _PlanCustom
   gchar *params;
   guint state_size;
   gboolean parallel;
+  gboolean check;
 
   /* streaming thread only, from setup */
   PlanCustomKernel *kernel;     /* the CPU kernel, or NULL */
@@ -121,6 +123,8 @@ struct _PlanCustom
   guint8 *accumulator;          /* reduce mode */
   gboolean initialized;         /* reduce mode: INIT called */
   gboolean active_parallel;     /* rows split across threads */
+  gboolean active_check;        /* check mode: the property or
+                                 * PLAN_CUSTOM_CHECK=1 */
 };
 
 /* The padded blocks of one input's rows (plan_halo_push()). */
@@ -209,6 +213,9 @@ plan_custom_set_property (GObject * object, guint prop_id,
     case PROP_PARALLEL:
       self->parallel = g_value_get_boolean (value);
       break;
+    case PROP_CHECK:
+      self->check = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -254,6 +261,9 @@ plan_custom_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PARALLEL:
       g_value_set_boolean (value, self->parallel);
+      break;
+    case PROP_CHECK:
+      g_value_set_boolean (value, self->check);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -422,6 +432,8 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   state_size = self->state_size;
   self->active_params = g_strdup (self->params);
   self->active_parallel = self->parallel;
+  self->active_check = self->check
+      || g_strcmp0 (g_getenv ("PLAN_CUSTOM_CHECK"), "1") == 0;
   GST_OBJECT_UNLOCK (self);
 
   if (self->active_parallel && (self->active_mode != PLAN_CUSTOM_MODE_MAP
@@ -546,6 +558,15 @@ chunk_init (PlanCustom * self, PlanCustomChunk * c, PlanCustomPhase phase)
   c->halo = self->halo;
 }
 
+/* The CPU kernel, checked in check mode. Any thread. */
+static gboolean
+kernel_call (PlanCustom * self, PlanCustomChunk * c, GError ** error)
+{
+  return self->active_check ?
+      plan_custom_kernel_call_checked (self->kernel, c, error) :
+      plan_custom_kernel_call (self->kernel, c, error);
+}
+
 static gboolean
 call_kernel (PlanCustom * self, PlanCustomChunk * c)
 {
@@ -558,7 +579,7 @@ call_kernel (PlanCustom * self, PlanCustomChunk * c)
             "it on a CUDA device", GST_OBJECT_NAME (self)), (NULL));
     return FALSE;
   }
-  if (plan_custom_kernel_call (self->kernel, c, &err))
+  if (kernel_call (self, c, &err))
     return TRUE;
   GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s", err->message), (NULL));
   g_clear_error (&err);
@@ -614,7 +635,7 @@ split_range (gsize begin, gsize end, gpointer user_data)
   c.output = &output;
   c.n_rows = end - begin;
   c.first_row = s->first_row + begin;
-  if (!plan_custom_kernel_call (self->kernel, &c, &err)) {
+  if (!kernel_call (self, &c, &err)) {
     g_mutex_lock (&s->lock);
     if (s->error == NULL)
       s->error = err;
@@ -855,7 +876,7 @@ host_kernel (gpointer * ptrs, guint n_ptrs, gpointer data)
   c.output = &output;
   c.n_rows = job->n_rows;
   c.first_row = job->first_row;
-  if (!plan_custom_kernel_call (self->kernel, &c, &err)) {
+  if (!kernel_call (self, &c, &err)) {
     /* Reported from the device's thread as an element error, which stops
      * the pipeline. */
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s", err->message), (NULL));
@@ -1068,6 +1089,25 @@ plan_custom_class_init (PlanCustomClass * klass)
       g_param_spec_uint ("state-size", "State size",
           "Bytes of state the kernel keeps across chunks, zero-filled at "
           "the start and after a flush", 0, MAX_STATE_SIZE, 0, flags));
+  /**
+   * PlanCustom:check:
+   *
+   * Check mode, for developing a C kernel: each call gets copies of its
+   * inputs in read-only pages (a write into one is caught and reported)
+   * and its output between canary bytes checked after the call, so that
+   * writes outside the kernel's buffers are an error naming the kernel
+   * rather than memory corrupted or a crash later. Costs a copy of every
+   * buffer per call. The environment variable PLAN_CUSTOM_CHECK=1 turns
+   * it on for every plancustom.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_CHECK,
+      g_param_spec_boolean ("check", "Check the kernel",
+          "Give the kernel copies of its buffers (inputs read-only, the "
+          "output between canaries) and check them after each call: slower, "
+          "for developing a kernel (PLAN_CUSTOM_CHECK=1 turns it on "
+          "everywhere)", FALSE, flags));
 
   plan_kernel_element_class_add_pad_templates (kernel_class, TRUE);
   gst_element_class_set_static_metadata (element_class, "Array custom kernel",

@@ -229,8 +229,39 @@ def zero_d():
                 'planreduce ! plancustom')
 
 
+def check_mode():
+    # Check mode (PLAN_CUSTOM_CHECK=1, which the test environment sets, or
+    # check=true): writes outside the output, before it, into an input or
+    # past a reduction's accumulator are errors naming the kernel and what
+    # it did, where they went unseen (exit 0) or crashed.
+    d = tmpdir()
+    x = np.arange(1000.0)
+    on = {'PLAN_CUSTOM_CHECK': '1'}
+    fails(d, x, ['library=' + lib('failing'), 'symbol=overrun_after'],
+          'The custom kernel overrun_after in', 'wrote outside its output '
+          '(16 bytes after the end)', env=on)
+    fails(d, x, ['library=' + lib('failing'), 'symbol=overrun_before'],
+          'wrote outside its output (64 bytes before the start)', env=on)
+    fails(d, x, ['library=' + lib('failing'), 'symbol=writes_input'],
+          'wrote into its input 0, which it may only read (at byte 8 of the '
+          'rows it was given)', env=on)
+    fails(d, x, ['library=' + lib('failing'), 'symbol=reduce_overrun',
+                 'mode=reduce', 'out-shape=4'],
+          'wrote outside its output (16 bytes after the end)', env=on)
+    # The property alone, without the environment variable.
+    fails(d, x, ['library=' + lib('failing'), 'symbol=overrun_after',
+                 'check=true'], '16 bytes after the end',
+          env={'PLAN_CUSTOM_CHECK': '0'})
+    # A kernel that keeps to its buffers gives numpy's result, in check
+    # mode and with threads.
+    y = rng.standard_normal((5000, 16)).astype(np.float32)
+    got = run(d, y, ['library=' + lib('softmax'), 'symbol=softmax',
+                     'parallel=true'], env=on)
+    assert_same(got, softmax_np(y), 'softmax checked', rtol=2e-6)
+
+
 cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
          ('prefix_sum', prefix_sum), ('halo', halo), ('halo_valid', halo_valid),
-         ('errors', errors),
+         ('errors', errors), ('check_mode', check_mode),
          ('softmax_cuda_on_sim', softmax_cuda_on_sim), ('zero_d', zero_d)]
 run_cases(cases)

@@ -41,3 +41,48 @@ PLAN_CUSTOM_EXPORT (never_returns)
     g_usleep (G_USEC_PER_SEC / 10);
   return 0;
 }
+
+/* The mistakes plancustom's check mode catches (docs/plancustom.md). */
+
+/* A copy that writes 16 bytes past the end of its output. */
+PLAN_CUSTOM_EXPORT (overrun_after)
+{
+  gsize n = chunk->n_rows * chunk->output->row_size;
+  guint8 *out = chunk->output->data;
+
+  memcpy (out, chunk->inputs[0].data, n);
+  memset (out + n, 0x55, 16);
+  return 0;
+}
+
+/* A copy that writes 64 bytes before the start of its output. */
+PLAN_CUSTOM_EXPORT (overrun_before)
+{
+  gsize n = chunk->n_rows * chunk->output->row_size;
+  guint8 *out = chunk->output->data;
+
+  memcpy (out, chunk->inputs[0].data, n);
+  memset (out - 64, 0x55, 64);
+  return 0;
+}
+
+/* A copy that also doubles its input in place (inputs are read-only). */
+PLAN_CUSTOM_EXPORT (writes_input)
+{
+  gsize n = chunk->n_rows * chunk->output->row_size;
+  guint8 *in = (guint8 *) chunk->inputs[0].data;
+
+  memcpy (chunk->output->data, in, n);
+  in[8] = 0x55;
+  return 0;
+}
+
+/* A reduction that writes 16 bytes past its accumulator. */
+PLAN_CUSTOM_EXPORT (reduce_overrun)
+{
+  guint8 *acc = chunk->output->data;
+
+  if (chunk->phase == PLAN_CUSTOM_PHASE_CHUNK)
+    memset (acc + chunk->output->row_size, 0x55, 16);
+  return 0;
+}
