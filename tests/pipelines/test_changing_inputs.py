@@ -2,7 +2,7 @@
 """Input files that change while planfilesrc reads them: cut short to their
 header, written again in place (np.save over them), or replaced by another
 file. In every io-mode (mapped chunks: a truncation takes their pages away
-under the elements that read them, which used to kill the process with
+under the elements that read them, which would kill the process with
 SIGBUS), through a kernel element and straight into planfilesink's writer:
 the pipeline fails with an error naming the input and what became of it,
 nothing is written, and the process is not killed. docs/reliability.md

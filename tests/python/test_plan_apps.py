@@ -439,8 +439,8 @@ def readers_that_refill_one_buffer():
 def readers_returning_nothing_or_the_wrong_thing():
     plan, a = sum_plan()
     work = plan.realize(target='cpu')
-    # empty chunks end the stream (a reader returning them for ever used to
-    # spin): the rows before count
+    # empty chunks end the stream (a reader returning them for ever would
+    # otherwise spin): the rows before count
     calls = [0]
 
     def empties(first_row):

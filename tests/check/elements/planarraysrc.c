@@ -444,7 +444,8 @@ GST_START_TEST (test_src_reader_empty_chunk_ends_stream)
   Reader r;
 
   /* An array of no rows is the end, as NULL is: the reader is not called
-   * again (a reader returning empty arrays for ever used to spin). */
+   * again (a reader returning empty arrays for ever would otherwise keep
+   * the source spinning). */
   reader_init (&r);
   g_ptr_array_add (r.chunks, make_array (2, 2));
   g_ptr_array_add (r.chunks, make_array (0, 2));
