@@ -36,6 +36,7 @@
 #endif
 
 #include "plandownload.h"
+#include "planupload.h"
 
 #include <string.h>
 
@@ -255,27 +256,6 @@ plan_download_get_property (GObject * object, guint prop_id, GValue * value,
   }
 }
 
-/* Pads are deactivated source first: in between, an event that upstream
- * sends finds our source pad flushing. GStreamer's own rule for sticky
- * events applies (gst_pad_push_event ignores a failed sticky push): it is
- * no error, and the buffer behind it is told FLUSHING. Answering FALSE
- * would make upstream's push an ERROR that nobody explains. */
-static gboolean
-plan_download_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  gboolean sticky = GST_EVENT_IS_STICKY (event)
-      && GST_EVENT_TYPE (event) != GST_EVENT_EOS;
-
-  if (GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event))
-    return TRUE;
-  if (sticky && GST_PAD_IS_FLUSHING (trans->srcpad)) {
-    GST_DEBUG_OBJECT (trans, "source pad flushing: a sticky event not "
-        "passed on is no error");
-    return TRUE;
-  }
-  return FALSE;
-}
-
 static void
 plan_download_class_init (PlanDownloadClass * klass)
 {
@@ -302,7 +282,7 @@ plan_download_class_init (PlanDownloadClass * klass)
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_download_start);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (plan_download_sink_event);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (plan_transfer_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (plan_download_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (plan_download_transform_caps);

@@ -478,18 +478,21 @@ plan_upload_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* Pads are deactivated source first: in between, an event that upstream
- * sends finds our source pad flushing. GStreamer's own rule for sticky
- * events applies (gst_pad_push_event ignores a failed sticky push): it is
- * no error, and the buffer behind it is told FLUSHING. Answering FALSE
- * would make upstream's push an ERROR that nobody explains. */
-static gboolean
-plan_upload_sink_event (GstBaseTransform * trans, GstEvent * event)
+/* planupload's and plandownload's sink_event. Pads are deactivated
+ * source first: in between, an event that upstream sends finds our source
+ * pad flushing. GStreamer's own rule for sticky events applies
+ * (gst_pad_push_event ignores a failed sticky push): it is no error, and
+ * the buffer behind it is told FLUSHING. Answering FALSE would make
+ * upstream's push an ERROR that nobody explains. */
+gboolean
+plan_transfer_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
+  GstBaseTransformClass *parent =
+      g_type_class_peek_parent (G_OBJECT_GET_CLASS (trans));
   gboolean sticky = GST_EVENT_IS_STICKY (event)
       && GST_EVENT_TYPE (event) != GST_EVENT_EOS;
 
-  if (GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event))
+  if (parent->sink_event (trans, event))
     return TRUE;
   if (sticky && GST_PAD_IS_FLUSHING (trans->srcpad)) {
     GST_DEBUG_OBJECT (trans, "source pad flushing: a sticky event not "
@@ -540,7 +543,7 @@ plan_upload_class_init (PlanUploadClass * klass)
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_upload_start);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (plan_upload_sink_event);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (plan_transfer_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (plan_upload_stop);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (plan_upload_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (plan_upload_set_caps);

@@ -21,6 +21,12 @@ G_DECLARE_FINAL_TYPE (PlanUpload, plan_upload, PLAN, UPLOAD,
 
 GST_ELEMENT_REGISTER_DECLARE (planupload);
 
+/* planupload's and plandownload's GstBaseTransform sink_event: a sticky
+ * event that meets the source pad flushing while the element stops is no
+ * error. */
+gboolean plan_transfer_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+
 G_END_DECLS
 
 #endif /* __PLAN_UPLOAD_H__ */
