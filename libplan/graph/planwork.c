@@ -1055,18 +1055,55 @@ info_shape (const PlanArrayInfo * info)
   return plan_shape_to_string (info->ndim, info->shape);
 }
 
+/* Compiles the map expression @text of @node over @n inputs of @ins and
+ * the node's constant arrays, as planmap compiles it: x, y, z, w and in0,
+ * in1, ... for the inputs, the constants by name. With @one_row (0-d
+ * inputs) each input is given to the compiler as one axis of one row. */
+static PlanExpr *
+compile_map (PlanNode * node, const gchar * text, guint n,
+    const PlanArrayInfo * ins, gboolean one_row, PlanArrayInfo * out,
+    GError ** error)
+{
+  guint n_names, n_short, n_consts, i;
+  gchar **names;
+  const gchar **all;
+  PlanArrayInfo *all_infos;
+  PlanExpr *expr;
+
+  names = _plan_map_input_names (n, &n_names);
+  n_short = n_names - n;
+  n_consts = node->const_arrays ? node->const_arrays->len : 0;
+  all = g_newa (const gchar *, n_names + n_consts);
+  all_infos = g_newa (PlanArrayInfo, n_names + n_consts);
+  for (i = 0; i < n_names; i++) {
+    all[i] = names[i];
+    all_infos[i] = ins[i < n_short ? i : i - n_short];
+    if (one_row) {
+      all_infos[i].ndim = 1;
+      all_infos[i].shape[0] = 1;
+    }
+  }
+  for (i = 0; i < n_consts; i++) {
+    all[n_names + i] = node->const_names[i];
+    all_infos[n_names + i] = *plan_array_get_info (g_ptr_array_index
+        (node->const_arrays, i));
+  }
+  expr = plan_expr_compile_broadcast (text, n_names + n_consts, all,
+      all_infos, n_names, node->dtype, out, error);
+  g_strfreev (names);
+  return expr;
+}
+
 /* A map's output: its inputs and constants broadcast as planmap
  * broadcasts them (docs/expressions.md), rows lined up. */
 static gboolean
 infer_map (PlanNode * node, PlanArrayInfo * infos, PlanArrayInfo * out,
     GError ** error)
 {
-  guint n = node->inputs->len, n_names, n_short, n_consts, i;
+  guint n = node->inputs->len, i;
   PlanNode *first = g_ptr_array_index (node->inputs, 0);
   PlanArrayInfo *a = &infos[first->index];
-  gchar **names;
-  const gchar **all;
-  PlanArrayInfo *all_infos;
+  PlanArrayInfo *ins;
   PlanExpr *expr;
 
   for (i = 1; i < n; i++) {
@@ -1102,32 +1139,13 @@ infer_map (PlanNode * node, PlanArrayInfo * infos, PlanArrayInfo * out,
       }
     }
   }
-  names = _plan_map_input_names (n, &n_names);
-  n_short = n_names - n;
-  n_consts = node->const_arrays ? node->const_arrays->len : 0;
-  all = g_newa (const gchar *, n_names + n_consts);
-  all_infos = g_newa (PlanArrayInfo, n_names + n_consts);
-  for (i = 0; i < n_names; i++) {
-    all[i] = names[i];
-    all_infos[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs,
-                i < n_short ? i : i - n_short))->index];
-  }
-  for (i = 0; i < n_consts; i++) {
-    all[n_names + i] = node->const_names[i];
-    all_infos[n_names + i] = *plan_array_get_info (g_ptr_array_index
-        (node->const_arrays, i));
-  }
-  if (a->ndim == 0) {
-    /* A 0-d stream has one "row" of nothing: give it one axis of one row
-     * for the compiler, and take the shape back. */
-    for (i = 0; i < n_names; i++) {
-      all_infos[i].ndim = 1;
-      all_infos[i].shape[0] = 1;
-    }
-  }
-  expr = plan_expr_compile_broadcast (node->expr, n_names + n_consts, all,
-      all_infos, n_names, node->dtype, out, error);
-  g_strfreev (names);
+  ins = g_newa (PlanArrayInfo, n);
+  for (i = 0; i < n; i++)
+    ins[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs,
+                i))->index];
+  /* A 0-d stream has one "row" of nothing: give it one axis of one row
+   * for the compiler, and take the shape back. */
+  expr = compile_map (node, node->expr, n, ins, a->ndim == 0, out, error);
   if (expr == NULL)
     return FALSE;
   plan_expr_unref (expr);
@@ -2220,30 +2238,8 @@ direct_keep (Stage * stage, const PlanArrayInfo * in)
 static gboolean
 direct_map_setup (Stage * stage, const PlanArrayInfo * in, GError ** error)
 {
-  guint n = stage->inputs->len, n_names, n_short, n_consts, i;
-  PlanNode *node = stage->node;
-  gchar **names;
-  const gchar **all;
-  PlanArrayInfo *all_infos;
-
-  names = _plan_map_input_names (n, &n_names);
-  n_short = n_names - n;
-  n_consts = node->const_arrays ? node->const_arrays->len : 0;
-  all = g_newa (const gchar *, n_names + n_consts);
-  all_infos = g_newa (PlanArrayInfo, n_names + n_consts);
-  for (i = 0; i < n_names; i++) {
-    all[i] = names[i];
-    all_infos[i] = in[i < n_short ? i : i - n_short];
-  }
-  for (i = 0; i < n_consts; i++) {
-    all[n_names + i] = node->const_names[i];
-    all_infos[n_names + i] = *plan_array_get_info (g_ptr_array_index
-        (node->const_arrays, i));
-  }
-  stage->direct_expr = plan_expr_compile_broadcast (stage->expr,
-      n_names + n_consts, all, all_infos, n_names, node->dtype,
-      &stage->direct_out, error);
-  g_strfreev (names);
+  stage->direct_expr = compile_map (stage->node, stage->expr,
+      stage->inputs->len, in, FALSE, &stage->direct_out, error);
   return stage->direct_expr != NULL;
 }
 
