@@ -93,6 +93,24 @@ gboolean _plan_buffer_check_mapped (GstBuffer * buffer, GError ** error);
 G_GNUC_INTERNAL
 PlanMappedFile * _plan_buffer_get_mapped_file (GstBuffer * buffer);
 
+/* planh5.c, with HDF5 only: one dataset of an HDF5 file. */
+typedef struct _PlanH5Dataset PlanH5Dataset;
+
+G_GNUC_INTERNAL
+PlanH5Dataset * _plan_h5_dataset_open (const gchar * filename,
+    const gchar * path, PlanArrayInfo * info, guint64 * align_rows,
+    guint64 * data_offset, GError ** error);
+
+G_GNUC_INTERNAL
+const gchar * _plan_h5_dataset_get_path (PlanH5Dataset * d);
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first,
+    guint64 n_rows, guint8 * dest, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_h5_dataset_close (PlanH5Dataset * d);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

@@ -13,8 +13,8 @@
  * @short_description: the array file formats: raw, .npy and .npz
  *
  * #PlanFileFormat is registered as a #GEnum (#PLAN_TYPE_FILE_FORMAT) with
- * the nicks "auto", "raw", "npy" and "npz", so element properties use it
- * directly.
+ * the nicks "auto", "raw", "npy", "npz" and "hdf5", so element properties
+ * use it directly.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -36,6 +36,8 @@ plan_file_format_get_type (void)
     {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
     {PLAN_FILE_FORMAT_NPZ, "One array of a NumPy .npz file (reading only)",
           "npz"},
+    {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file "
+          "(reading only)", "hdf5"},
     {0, NULL, NULL}
   };
 
@@ -50,7 +52,7 @@ plan_file_format_get_type (void)
  * plan_file_format_to_string:
  * @format: a #PlanFileFormat
  *
- * Returns: (transfer none): "auto", "raw", "npy" or "npz".
+ * Returns: (transfer none): "auto", "raw", "npy", "npz" or "hdf5".
  *
  * Since: 0.1
  */
@@ -64,6 +66,8 @@ plan_file_format_to_string (PlanFileFormat format)
       return "npy";
     case PLAN_FILE_FORMAT_NPZ:
       return "npz";
+    case PLAN_FILE_FORMAT_HDF5:
+      return "hdf5";
     default:
       return "auto";
   }
@@ -75,6 +79,7 @@ plan_file_format_to_string (PlanFileFormat format)
  *
  * Returns: %PLAN_FILE_FORMAT_NPY when @location ends in ".npy" (in any
  *   case), %PLAN_FILE_FORMAT_NPZ when it ends in ".npz",
+ *   %PLAN_FILE_FORMAT_HDF5 when it ends in ".h5", ".hdf5" or ".nc",
  *   %PLAN_FILE_FORMAT_RAW otherwise.
  *
  * Since: 0.1
@@ -88,5 +93,9 @@ plan_file_format_from_location (const gchar * location)
     return PLAN_FILE_FORMAT_NPY;
   if (len >= 4 && g_ascii_strcasecmp (location + len - 4, ".npz") == 0)
     return PLAN_FILE_FORMAT_NPZ;
+  if ((len >= 3 && g_ascii_strcasecmp (location + len - 3, ".h5") == 0)
+      || (len >= 5 && g_ascii_strcasecmp (location + len - 5, ".hdf5") == 0)
+      || (len >= 3 && g_ascii_strcasecmp (location + len - 3, ".nc") == 0))
+    return PLAN_FILE_FORMAT_HDF5;
   return PLAN_FILE_FORMAT_RAW;
 }

@@ -24,6 +24,9 @@ G_BEGIN_DECLS
  * @PLAN_FILE_FORMAT_NPY: NumPy's .npy format: a header, then the data
  * @PLAN_FILE_FORMAT_NPZ: NumPy's .npz format, a zip archive of .npy files
  *   (stored or deflated); one of them is read. Readers only.
+ * @PLAN_FILE_FORMAT_HDF5: one dataset of an HDF5 file (NetCDF-4 files are
+ *   HDF5 files), read through libhdf5; only when gst-plan is built with
+ *   HDF5. Readers only.
  *
  * The layouts of array files that #PlanFileReader and #PlanFileWriter (and
  * the planfilesrc and planfilesink elements) read and write.
@@ -36,6 +39,7 @@ typedef enum
   PLAN_FILE_FORMAT_RAW,
   PLAN_FILE_FORMAT_NPY,
   PLAN_FILE_FORMAT_NPZ,
+  PLAN_FILE_FORMAT_HDF5,
 } PlanFileFormat;
 
 #define PLAN_TYPE_FILE_FORMAT (plan_file_format_get_type ())

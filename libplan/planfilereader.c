@@ -140,6 +140,10 @@ struct _PlanFileReader
   guint64 stream_size;
   guint64 data_offset;
   gchar *member;                /* as set: the .npz member to open */
+  gchar *dataset;               /* as set: the HDF5 dataset to open */
+  PlanH5Dataset *h5;            /* an HDF5 dataset read through libhdf5 */
+  guint64 align_rows;           /* chunks end at multiples of it (file
+                                 * rows): whole HDF5 chunks */
   gchar *member_name;           /* the one open, as the archive names it */
   gboolean deflated;
   guint64 member_csize;         /* a deflated member's compressed size */
@@ -224,6 +228,7 @@ static void
 plan_file_reader_init (PlanFileReader * self)
 {
   self->fd = -1;
+  self->align_rows = 1;
   self->io_mode = PLAN_FILE_IO_MODE_AUTO;
   self->used_mode = PLAN_FILE_IO_MODE_AUTO;
   gst_allocation_params_init (&self->params);
@@ -240,6 +245,7 @@ plan_file_reader_finalize (GObject * object)
 
   plan_file_reader_close (self);
   g_free (self->member);
+  g_free (self->dataset);
   gst_clear_object (&self->allocator);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
@@ -670,6 +676,50 @@ done:
   return ok;
 }
 
+/* An HDF5 dataset: read through libhdf5, or, when its bytes lie in the
+ * file as they are in memory, like a .npy. */
+static gboolean
+open_h5 (PlanFileReader * self, guint64 file_size, GError ** error)
+{
+#if HAVE_HDF5
+  guint64 offset, rows;
+
+  self->h5 = _plan_h5_dataset_open (self->filename, self->dataset,
+      &self->file_info, &self->align_rows, &offset, error);
+  if (self->h5 == NULL)
+    return FALSE;
+  self->member_name = g_strdup (_plan_h5_dataset_get_path (self->h5));
+  self->row_size = plan_array_info_get_row_size (&self->file_info);
+  rows = plan_array_info_get_n_rows (&self->file_info);
+  self->file_rows = rows;
+  if (offset != G_MAXUINT64) {
+    if (offset > file_size || (self->row_size > 0
+            && rows > (file_size - offset) / self->row_size))
+      goto truncated;
+    self->data_offset = self->stream_start = offset;
+    self->stream_size = rows * self->row_size;
+    self->align_rows = 1;
+    g_clear_pointer (&self->h5, _plan_h5_dataset_close);
+  }
+  return TRUE;
+
+truncated:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its dataset '%s' "
+        "(%" G_GUINT64_FORMAT " rows of %" G_GSIZE_FORMAT " bytes at byte %"
+        G_GUINT64_FORMAT ") does not fit in the file of %" G_GUINT64_FORMAT
+        " bytes; it is truncated", self->member_name, rows, self->row_size,
+        offset, file_size);
+    return FALSE;
+  }
+#else
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it is an HDF5 "
+      "(or NetCDF-4) file, and this gst-plan was built without HDF5 "
+      "(install libhdf5-dev and build it again)");
+  return FALSE;
+#endif
+}
+
 /* Files that start with these bytes are never taken for raw array data
  * unless the raw format is asked for: the first bytes of raw data being
  * one of them by chance is far less likely than a user pointing at the
@@ -681,7 +731,6 @@ static const struct
   guint size;
   const gchar *what;
 } known_magics[] = {
-  {"\x89HDF\r\n\x1a\n", 8, "an HDF5 (or NetCDF-4) file"},
   {"CDF\x01", 4, "a NetCDF classic file"},
   {"CDF\x02", 4, "a NetCDF 64-bit offset file"},
   {"CDF\x05", 4, "a NetCDF 64-bit data file"},
@@ -706,12 +755,31 @@ format_from_magic (const guint8 * magic, gsize n, const gchar ** what)
     return PLAN_FILE_FORMAT_NPY;
   if (_plan_zip_has_magic (magic, n))
     return PLAN_FILE_FORMAT_NPZ;
+  if (n >= 8 && memcmp (magic, "\x89HDF\r\n\x1a\n", 8) == 0)
+    return PLAN_FILE_FORMAT_HDF5;
   for (i = 0; i < G_N_ELEMENTS (known_magics); i++) {
     if (n >= known_magics[i].size
         && memcmp (magic, known_magics[i].magic, known_magics[i].size) == 0)
       *what = known_magics[i].what;
   }
   return PLAN_FILE_FORMAT_RAW;
+}
+
+/* HDF5 files may start with a user block of 512, 1024, 2048 ... bytes;
+ * the signature then follows it, as libhdf5 looks for it. */
+static gboolean
+has_hdf5_user_block (PlanFileReader * self, guint64 file_size)
+{
+  guint64 at;
+  guint8 sig[8];
+
+  for (at = 512; at + 8 <= file_size; at *= 2) {
+    if (!read_full (self, sig, 8, at, NULL))
+      return FALSE;
+    if (memcmp (sig, "\x89HDF\r\n\x1a\n", 8) == 0)
+      return TRUE;
+  }
+  return FALSE;
 }
 
 static gboolean
@@ -731,9 +799,14 @@ open_layout (PlanFileReader * self, PlanFileFormat format,
     format = format_from_magic (magic, n, &what);
     if (what)
       goto known_magic;
+    if (format == PLAN_FILE_FORMAT_RAW && has_hdf5_user_block (self,
+            file_size))
+      format = PLAN_FILE_FORMAT_HDF5;
   }
   self->format = format;
 
+  if (format == PLAN_FILE_FORMAT_HDF5)
+    return open_h5 (self, file_size, error);
   if (format == PLAN_FILE_FORMAT_NPZ && !open_npz (self, file_size, error))
     return FALSE;
   if (format == PLAN_FILE_FORMAT_NPY && !read_npy_header (self, error))
@@ -896,6 +969,10 @@ plan_file_reader_close (PlanFileReader * reader)
   reader->data_offset = reader->stream_start = reader->stream_size = 0;
   g_clear_pointer (&reader->member_name, g_free);
   g_clear_pointer (&reader->inflater, inflater_free);
+#if HAVE_HDF5
+  g_clear_pointer (&reader->h5, _plan_h5_dataset_close);
+#endif
+  reader->align_rows = 1;
   reader->deflated = FALSE;
   reader->member_csize = 0;
   reader->member_crc = 0;
@@ -941,11 +1018,34 @@ plan_file_reader_set_member (PlanFileReader * reader, const gchar * member)
 }
 
 /**
+ * plan_file_reader_set_dataset:
+ * @reader: a #PlanFileReader
+ * @dataset: (nullable): the path of the dataset of an HDF5 file to read
+ *   ("/group/temps"), or %NULL for its only dataset
+ *
+ * Chooses the dataset that the next plan_file_reader_open() of an HDF5
+ * (or NetCDF-4) file reads. With %NULL, the file must hold exactly one
+ * dataset. Opening a file without that dataset fails with an error that
+ * lists the datasets it has. Other formats ignore it.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_set_dataset (PlanFileReader * reader, const gchar * dataset)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+
+  g_free (reader->dataset);
+  reader->dataset = g_strdup (dataset);
+}
+
+/**
  * plan_file_reader_get_member:
  * @reader: a #PlanFileReader
  *
  * Returns: (transfer none) (nullable): the name of the .npz member open,
- *   as the archive names it, or %NULL when the file open is not a .npz.
+ *   as the archive names it, or the path of the HDF5 dataset open, or
+ *   %NULL when the file open is neither.
  *
  * Since: 0.1
  */
@@ -1082,6 +1182,14 @@ read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
   if (self->deflated)
     ok = inflate_at (self, inf, map.data, size, self->data_offset +
         (self->window_first + row) * self->row_size, error);
+#if HAVE_HDF5
+  else if (self->h5) {
+    ok = _plan_h5_dataset_read_rows (self->h5, self->window_first + row,
+        n_rows, map.data, error);
+    if (!ok)
+      g_prefix_error (error, "Could not read from '%s': ", self->filename);
+  }
+#endif
   else
     ok = read_full (self, map.data, size, self->data_offset +
         (self->window_first + row) * self->row_size, error);
@@ -1272,6 +1380,11 @@ reader_thread (gpointer data)
     }
     row = self->next_row;
     n = MIN (self->chunk_rows, self->end_row - row);
+    /* Ends at a multiple of the chunk size in file rows, so that a window
+     * that starts inside an HDF5 chunk still reads each one once. */
+    if (self->align_rows > 1)
+      n = MIN (n, self->chunk_rows - (self->window_first + row) %
+          self->chunk_rows);
     self->next_row += n;
     g_mutex_unlock (&self->lock);
 
@@ -1462,7 +1575,7 @@ choose_io_mode (PlanFileReader * self)
 
   if (self->io_mode != PLAN_FILE_IO_MODE_AUTO)
     return self->io_mode;
-  if (self->allocator != NULL || self->deflated)
+  if (self->allocator != NULL || self->deflated || self->h5)
     return PLAN_FILE_IO_MODE_READ;
   probe = mmap (NULL, CHUNK_ALIGN + 1, PROT_READ, MAP_SHARED, self->fd, 0);
   if (probe == MAP_FAILED) {
@@ -1507,6 +1620,13 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
         "mapped; read it instead", reader->filename, reader->member_name);
     return FALSE;
   }
+  if (reader->h5 && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': its dataset '%s' is chunked, compressed or not in the "
+        "machine's byte order, so it cannot be mapped; read it instead",
+        reader->filename, reader->member_name);
+    return FALSE;
+  }
   end_row = MIN (end_row, reader->window_rows);
   first_row = MIN (first_row, end_row);
   reader->used_mode = choose_io_mode (reader);
@@ -1515,6 +1635,10 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
         AUTO_CHUNK_MAPPED : AUTO_CHUNK_READ) / MAX (reader->row_size, 1);
   /* A chunk never needs to be larger than what there is to read. */
   chunk_rows = MAX (1, MIN (chunk_rows, reader->window_rows));
+  /* Whole HDF5 chunks: each is read and decompressed once. */
+  if (reader->align_rows > 1)
+    chunk_rows = MAX (reader->align_rows, chunk_rows / reader->align_rows *
+        reader->align_rows);
   if (reader->used_mode == PLAN_FILE_IO_MODE_MMAP)
     drop_pool (reader);
   else if (!ensure_pool (reader, chunk_rows, max_chunks, error))

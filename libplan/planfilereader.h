@@ -100,6 +100,10 @@ void plan_file_reader_set_member (PlanFileReader * reader,
     const gchar * member);
 
 PLAN_API
+void plan_file_reader_set_dataset (PlanFileReader * reader,
+    const gchar * dataset);
+
+PLAN_API
 const gchar * plan_file_reader_get_member (PlanFileReader * reader);
 
 PLAN_API

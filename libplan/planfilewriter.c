@@ -627,8 +627,9 @@ open_target (PlanFileWriter * self, GError ** error)
  * @writer: a #PlanFileWriter
  * @location: the file to write
  * @format: its format; %PLAN_FILE_FORMAT_AUTO writes .npy when @location
- *   ends in ".npy", refuses a name ending in ".npz" and writes raw
- *   otherwise; %PLAN_FILE_FORMAT_NPZ is refused
+ *   ends in ".npy", refuses a name ending in ".npz", ".h5", ".hdf5" or
+ *   ".nc" and writes raw otherwise; %PLAN_FILE_FORMAT_NPZ and
+ *   %PLAN_FILE_FORMAT_HDF5 are refused
  * @max_pending: the most chunks waiting to be written before
  *   plan_file_writer_write() blocks, at least 1
  * @sync: whether to fsync() the file before it is renamed into place
@@ -654,11 +655,13 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->location = g_strdup (location);
   writer->format = format == PLAN_FILE_FORMAT_AUTO ?
       plan_file_format_from_location (location) : format;
-  if (writer->format == PLAN_FILE_FORMAT_NPZ) {
-    /* Raw bytes under a .npz name would be a file nothing reads. */
+  if (writer->format == PLAN_FILE_FORMAT_NPZ
+      || writer->format == PLAN_FILE_FORMAT_HDF5) {
+    /* Raw bytes under such a name would be a file nothing reads. */
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': .npz files are read, not written; write a .npy file (or "
-        "ask for the raw format to write raw data under this name)", location);
+        "write '%s': %s files are read, not written; write a .npy file (or "
+        "ask for the raw format to write raw data under this name)", location,
+        writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz" : "HDF5");
     plan_file_writer_cancel (writer);
     return FALSE;
   }

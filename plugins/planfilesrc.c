@@ -10,10 +10,13 @@
 /**
  * SECTION:element-planfilesrc
  * @title: planfilesrc
- * @short_description: read an array file (raw or .npy) in chunks of rows
+ * @short_description: read an array file (raw, .npy, .npz, HDF5) in chunks
+ *   of rows
  *
- * planfilesrc reads an array from a NumPy .npy file or a raw binary file
- * and pushes it as `array/x-raw` buffers of whole rows. A worker thread of
+ * planfilesrc reads an array from a NumPy .npy file, one array of a .npz
+ * file (#PlanFileSrc:member), one dataset of an HDF5 or NetCDF-4 file
+ * (#PlanFileSrc:dataset) or a raw binary file and pushes it as
+ * `array/x-raw` buffers of whole rows. A worker thread of
  * its own reads ahead (#PlanFileReader): up to #PlanFileSrc:max-chunks
  * chunks of #PlanFileSrc:blocksize bytes wait for downstream, so reading
  * overlaps the work of the rest of the pipeline without a queue element,
@@ -21,6 +24,13 @@
  *
  * - .npy files (versions 1.0, 2.0 and 3.0, C order, little-endian, bool,
  *   integer or float dtypes) describe themselves.
+ * - .npz members are read in place, stored ones like .npy files, deflated
+ *   ones inflated on the worker.
+ * - HDF5 datasets are read through libhdf5 (when gst-plan is built with
+ *   it), buffers holding whole chunks of a chunked dataset.
+ * - A file that starts with the signature of another known format (gzip,
+ *   zstd, ...) is never read as raw data unless #PlanFileSrc:format is
+ *   "raw".
  * - Raw files need #PlanFileSrc:dtype and, for more than one axis,
  *   #PlanFileSrc:shape; the outermost axis may be left out or -1 and is
  *   then the number of rows the file holds.
@@ -76,6 +86,10 @@
  * gst-launch-1.0 planfilesrc location=in.npy ! planfilesink location=out.npy
  * ]| Copies a .npy file.
  * |[
+ * gst-launch-1.0 planfilesrc location=data.h5 dataset=/obs/temps ! \
+ *     planreduce op=mean ! fakesink
+ * ]| The mean of an HDF5 dataset.
+ * |[
  * gst-launch-1.0 planfilesrc location=in.f32 dtype=float32 shape="(-1, 3)" \
  *     offset=1000 length=500 ! planfilesink location=shard.npy
  * ]| Reads rows 1000 to 1499 of a raw float32 file of 3 columns into a .npy.
@@ -115,6 +129,7 @@ enum
   PROP_SHARD,
   PROP_MEMBER,
   PROP_RATE,
+  PROP_DATASET,
 };
 
 #define DEFAULT_LOCATION NULL
@@ -130,6 +145,7 @@ enum
 #define DEFAULT_IO_MODE PLAN_FILE_IO_MODE_AUTO
 #define DEFAULT_SHARD PLAN_SHARD_NONE
 #define DEFAULT_MEMBER NULL
+#define DEFAULT_DATASET NULL
 
 #define MAX_BLOCKSIZE (1 << 30)
 #define MAX_MAX_CHUNKS 1024
@@ -155,6 +171,7 @@ struct _PlanFileSrc
   gchar *member;
   gint rate_n;                  /* rows per second, 0: none */
   gint rate_d;
+  gchar *dataset;
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
@@ -244,13 +261,14 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "File location",
-          "The array file to read (raw, .npy or .npz)", DEFAULT_LOCATION,
+          "The array file to read (raw, .npy, .npz, HDF5 or NetCDF-4)",
+          DEFAULT_LOCATION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "File format",
-          "The layout of the file: auto reads .npy or .npz by the file's "
-          "first bytes, refuses other known formats (HDF5, gzip, ...) and "
+          "The layout of the file: auto reads .npy, .npz or HDF5 by the "
+          "file's first bytes, refuses other known formats (gzip, ...) and "
           "reads raw otherwise", PLAN_TYPE_FILE_FORMAT,
           DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -363,6 +381,23 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
           "time); 0/1: not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSrc:dataset:
+   *
+   * The dataset of an HDF5 file (or the variable of a NetCDF-4 file) to
+   * read, by its path ("/group/temps"). Unset, the file must hold exactly
+   * one dataset. A path the file does not have fails the start with an
+   * error that lists the datasets it has.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DATASET,
+      g_param_spec_string ("dataset", "HDF5 dataset",
+          "The dataset of an HDF5 or NetCDF-4 file to read, by its path "
+          "(\"/group/temps\"); unset: the file's only dataset. Ignored for "
+          "other formats", DEFAULT_DATASET,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SHARD,
       g_param_spec_enum ("shard", "Sharding",
           "none (read every row selected) or mpi (each rank of an MPI job "
@@ -444,6 +479,7 @@ plan_file_src_finalize (GObject * object)
 
   g_free (self->location);
   g_free (self->member);
+  g_free (self->dataset);
   g_free (self->shape_str);
   g_clear_error (&self->shape_error);
   g_mutex_clear (&self->io_lock);
@@ -562,6 +598,10 @@ plan_file_src_set_property (GObject * object, guint prop_id,
       self->rate_n = gst_value_get_fraction_numerator (value);
       self->rate_d = gst_value_get_fraction_denominator (value);
       break;
+    case PROP_DATASET:
+      g_free (self->dataset);
+      self->dataset = g_value_dup_string (value);
+      break;
     case PROP_LENGTH:
       self->length = g_value_get_int64 (value);
       break;
@@ -622,6 +662,9 @@ plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_RATE:
       gst_value_set_fraction (value, self->rate_n, MAX (self->rate_d, 1));
       break;
+    case PROP_DATASET:
+      g_value_set_string (value, self->dataset);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -675,7 +718,7 @@ post_read_error (PlanFileSrc * self, const GError * err)
 
 static gboolean
 open_reader (PlanFileSrc * self, const gchar * location,
-    PlanFileFormat format, const gchar * member,
+    PlanFileFormat format, const gchar * member, const gchar * dataset,
     const PlanArrayInfo * raw_info, guint64 offset, gint64 length,
     GError ** error)
 {
@@ -683,6 +726,7 @@ open_reader (PlanFileSrc * self, const gchar * location,
 
   g_mutex_lock (&self->io_lock);
   plan_file_reader_set_member (self->reader, member);
+  plan_file_reader_set_dataset (self->reader, dataset);
   ok = plan_file_reader_open (self->reader, location, format, raw_info, error)
       && plan_file_reader_set_window (self->reader, offset, length, error);
   if (!ok)
@@ -738,7 +782,7 @@ plan_file_src_start (GstBaseSrc * src)
   PlanFileSrc *self = PLAN_FILE_SRC (src);
   PlanArrayInfo raw_info, info;
   GError *err = NULL;
-  gchar *location, *member;
+  gchar *location, *member, *dataset;
   PlanFileFormat format;
   guint64 offset;
   gint64 length;
@@ -754,6 +798,7 @@ plan_file_src_start (GstBaseSrc * src)
     plan_array_info_set (&raw_info, self->dtype, self->ndim, self->shape, &err);
   location = g_strdup (self->location);
   member = g_strdup (self->member);
+  dataset = g_strdup (self->dataset);
   format = self->format;
   offset = self->offset;
   length = self->length;
@@ -773,8 +818,8 @@ plan_file_src_start (GstBaseSrc * src)
    * results. */
   if (!plan_comm_check_plan (GST_ELEMENT (self), &err))
     goto plans_differ;
-  if (!open_reader (self, location, format, member, &raw_info, offset, length,
-          &err))
+  if (!open_reader (self, location, format, member, dataset, &raw_info,
+          offset, length, &err))
     goto open_failed;
   self->sharded = shard == PLAN_SHARD_MPI;
   self->shard_sent = FALSE;
@@ -801,6 +846,7 @@ plan_file_src_start (GstBaseSrc * src)
       plan_file_reader_get_n_rows (self->reader));
   g_free (location);
   g_free (member);
+  g_free (dataset);
   /* Refused caps fail the state change (plan_file_src_change_state()),
    * with this one error: a start() that fails would add GstBaseSrc's own. */
   self->refused = !downstream_accepts (self);
@@ -817,6 +863,7 @@ bad_settings:
     g_error_free (err);
     g_free (location);
     g_free (member);
+    g_free (dataset);
     return FALSE;
   }
 no_location:
@@ -825,6 +872,7 @@ no_location:
         ("No file name specified for reading."), (NULL));
     g_free (location);
     g_free (member);
+    g_free (dataset);
     return FALSE;
   }
 open_failed:
@@ -833,6 +881,7 @@ open_failed:
     g_error_free (err);
     g_free (location);
     g_free (member);
+    g_free (dataset);
     return FALSE;
   }
 plans_differ:
@@ -841,6 +890,7 @@ plans_differ:
     g_error_free (err);
     g_free (location);
     g_free (member);
+    g_free (dataset);
     return FALSE;
   }
 shard_failed:
@@ -851,6 +901,7 @@ shard_failed:
     g_error_free (err);
     g_free (location);
     g_free (member);
+    g_free (dataset);
     g_mutex_lock (&self->io_lock);
     plan_file_reader_close (self->reader);
     g_mutex_unlock (&self->io_lock);

@@ -16,6 +16,7 @@
 #include "npymux.h"
 #include "npyparse.h"
 #include "npytypefind.h"
+#include "h5typefind.h"
 #include "plandownload.h"
 #include "planfilesink.h"
 #include "planfilesrc.h"
@@ -45,6 +46,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (planstencil, plugin);
   ret |= GST_ELEMENT_REGISTER (planupload, plugin);
   ret |= GST_TYPE_FIND_REGISTER (npy, plugin);
+  ret |= GST_TYPE_FIND_REGISTER (hdf5, plugin);
   ret |= gst_tracer_register (plugin, "planstats", PLAN_TYPE_STATS_TRACER);
 
   plan_init ();

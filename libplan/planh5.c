@@ -1,0 +1,481 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* One dataset of an HDF5 (or NetCDF-4) file, read row block by row block
+ * through libhdf5: its dtype and shape, its chunking, and hyperslabs of
+ * whole rows. PlanFileReader's worker calls it for the chunks it makes.
+ * Built only with HDF5 (HAVE_HDF5). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plan-private.h"
+#include "planerror.h"
+
+#include <string.h>
+#include <hdf5.h>
+
+/* Debian's libhdf5 is thread-safe, with a lock of its own around every
+ * call; others may not be. Each sequence of calls on a dataset holds this
+ * lock, so that a build without thread safety is safe too. */
+static GRecMutex h5_lock;
+
+/* A row block with whole HDF5 chunks is at most this large; a dataset
+ * whose chunks span more per row of chunks is read in blocks that cut
+ * through chunks. */
+#define MAX_ALIGNED_BLOCK ((guint64) 256 << 20)
+
+struct _PlanH5Dataset
+{
+  hid_t file;
+  hid_t dset;
+  hid_t mem_type;
+  gchar *path;
+  gint ndim;
+  hsize_t dims[PLAN_ARRAY_MAX_DIMS];
+};
+
+static void
+h5_enter (void)
+{
+  g_rec_mutex_lock (&h5_lock);
+  /* HDF5 prints its error stack to stderr unless told not to; the stack
+   * is per thread, so each thread is told. */
+  H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+}
+
+static void
+h5_leave (void)
+{
+  g_rec_mutex_unlock (&h5_lock);
+}
+
+static herr_t
+collect_error (unsigned n, const H5E_error2_t * e, void *data)
+{
+  GString *s = data;
+
+  if (n >= 3 || e->desc == NULL || e->desc[0] == '\0')
+    return 0;
+  if (s->len > 0)
+    g_string_append (s, "; ");
+  g_string_append (s, e->desc);
+  return 0;
+}
+
+/* The innermost messages of HDF5's error stack of this thread: where the
+ * library found the problem ("truncated file: eof = ...", "can't open
+ * object", "filter returned failure during read"). */
+static gchar *
+h5_error_text (void)
+{
+  GString *s = g_string_new (NULL);
+
+  H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, collect_error, s);
+  H5Eclear2 (H5E_DEFAULT);
+  if (s->len == 0)
+    g_string_append (s, "the HDF5 library gave no reason");
+  return g_string_free (s, FALSE);
+}
+
+typedef struct
+{
+  GPtrArray *paths;
+} VisitData;
+
+static herr_t
+visit_link (hid_t group, const char *name, const H5L_info_t * info,
+    void *data)
+{
+  VisitData *v = data;
+  hid_t obj;
+
+  if (info->type != H5L_TYPE_HARD)
+    return 0;
+  obj = H5Oopen (group, name, H5P_DEFAULT);
+  if (obj < 0) {
+    H5Eclear2 (H5E_DEFAULT);
+    return 0;
+  }
+  if (H5Iget_type (obj) == H5I_DATASET)
+    g_ptr_array_add (v->paths, g_strconcat ("/", name, NULL));
+  H5Oclose (obj);
+  return 0;
+}
+
+/* The paths of the file's datasets, in name order. */
+static GPtrArray *
+list_datasets (hid_t file)
+{
+  VisitData v = { g_ptr_array_new_with_free_func (g_free) };
+
+  if (H5Lvisit (file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v) < 0)
+    H5Eclear2 (H5E_DEFAULT);
+  return v.paths;
+}
+
+static gchar *
+join_paths (GPtrArray * paths)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < paths->len && i < 20; i++) {
+    if (i > 0)
+      g_string_append (s, i + 1 == paths->len ? " and " : ", ");
+    g_string_append_printf (s, "'%s'", (gchar *) g_ptr_array_index (paths,
+            i));
+  }
+  if (paths->len > 20)
+    g_string_append_printf (s, " and %u more", paths->len - 20);
+  return g_string_free (s, FALSE);
+}
+
+/* Which dataset to open: @path, or the file's only one. */
+static gchar *
+choose_dataset (hid_t file, const gchar * path, GError ** error)
+{
+  GPtrArray *paths;
+  gchar *names, *chosen = NULL;
+  hid_t obj = -1;
+  H5I_type_t type = H5I_BADID;
+
+  if (path) {
+    if (H5Lexists (file, path, H5P_DEFAULT) > 0
+        && (obj = H5Oopen (file, path, H5P_DEFAULT)) >= 0) {
+      type = H5Iget_type (obj);
+      H5Oclose (obj);
+    }
+    H5Eclear2 (H5E_DEFAULT);
+    if (type == H5I_DATASET)
+      return path[0] == '/' ? g_strdup (path) : g_strconcat ("/", path, NULL);
+  }
+
+  paths = list_datasets (file);
+  if (path == NULL && paths->len == 1) {
+    chosen = g_strdup (g_ptr_array_index (paths, 0));
+    g_ptr_array_unref (paths);
+    return chosen;
+  }
+  names = join_paths (paths);
+  if (paths->len == 0)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is an "
+        "HDF5 file with no datasets in it");
+  else if (path == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it holds "
+        "%u datasets, %s; name the one to read as the dataset", paths->len,
+        names);
+  else if (type != H5I_BADID)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is a "
+        "group, not a dataset; its datasets are %s", path, names);
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
+        "dataset '%s'; its datasets are %s", path, names);
+  g_free (names);
+  g_ptr_array_unref (paths);
+  return NULL;
+}
+
+/* h5py's bool: an enum of int8 with FALSE = 0 and TRUE = 1. */
+static gboolean
+is_h5py_bool (hid_t type)
+{
+  hid_t base = H5Tget_super (type);
+  gboolean ok = base >= 0 && H5Tget_size (base) == 1
+      && H5Tget_nmembers (type) == 2;
+  gchar *n0 = ok ? H5Tget_member_name (type, 0) : NULL;
+  gchar *n1 = ok ? H5Tget_member_name (type, 1) : NULL;
+  gint8 v0 = -1, v1 = -1;
+
+  ok = ok && n0 && n1 && strcmp (n0, "FALSE") == 0
+      && strcmp (n1, "TRUE") == 0 && H5Tget_member_value (type, 0, &v0) >= 0
+      && H5Tget_member_value (type, 1, &v1) >= 0 && v0 == 0 && v1 == 1;
+  if (base >= 0)
+    H5Tclose (base);
+  H5free_memory (n0);
+  H5free_memory (n1);
+  return ok;
+}
+
+static const gchar *
+class_name (H5T_class_t c)
+{
+  switch (c) {
+    case H5T_TIME:
+      return "time";
+    case H5T_STRING:
+      return "string";
+    case H5T_BITFIELD:
+      return "bitfield";
+    case H5T_OPAQUE:
+      return "opaque";
+    case H5T_COMPOUND:
+      return "compound (a record, or h5py's complex numbers)";
+    case H5T_REFERENCE:
+      return "reference";
+    case H5T_ENUM:
+      return "enum";
+    case H5T_VLEN:
+      return "variable-length";
+    case H5T_ARRAY:
+      return "array";
+    default:
+      return "unknown";
+  }
+}
+
+/* The dtype of a file type, and the native type HDF5 converts it to (byte
+ * order included). */
+static gboolean
+map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
+    gboolean * native, GError ** error)
+{
+  H5T_class_t c = H5Tget_class (type);
+  gsize size = H5Tget_size (type);
+
+  if (c == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8)) {
+    static const PlanDType s[] = { 0, PLAN_DTYPE_INT8, PLAN_DTYPE_INT16, 0,
+      PLAN_DTYPE_INT32, 0, 0, 0, PLAN_DTYPE_INT64
+    };
+    static const PlanDType u[] = { 0, PLAN_DTYPE_UINT8, PLAN_DTYPE_UINT16, 0,
+      PLAN_DTYPE_UINT32, 0, 0, 0, PLAN_DTYPE_UINT64
+    };
+    gboolean sign = H5Tget_sign (type) == H5T_SGN_2;
+    *dtype = sign ? s[size] : u[size];
+    *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
+  } else if (c == H5T_FLOAT && (size == 4 || size == 8)) {
+    *dtype = size == 4 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
+    *mem_type = H5Tcopy (size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
+  } else if (c == H5T_ENUM && is_h5py_bool (type)) {
+    *dtype = PLAN_DTYPE_BOOL;
+    *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
+  } else if (c == H5T_FLOAT) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
+        "are %" G_GSIZE_FORMAT "-byte floats (float%" G_GSIZE_FORMAT "), "
+        "which gst-plan does not support; convert the dataset to float32 or "
+        "float64", size, size * 8);
+    return FALSE;
+  } else {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
+        "are of the HDF5 %s type class, which gst-plan does not support; "
+        "only integers, float32, float64 and h5py's bool are read",
+        c == H5T_INTEGER ? "integer (of an odd size)" : class_name (c));
+    return FALSE;
+  }
+  *native = *mem_type >= 0 && H5Tequal (type, *mem_type) > 0;
+  return *mem_type >= 0;
+}
+
+static gboolean
+read_shape (PlanH5Dataset * d, GError ** error)
+{
+  hid_t space = H5Dget_space (d->dset);
+  H5S_class_t c = space >= 0 ? H5Sget_simple_extent_type (space) :
+      H5S_NO_CLASS;
+  gint ndim = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
+  gboolean ok = FALSE;
+
+  if (c == H5S_NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it has a null "
+        "dataspace (an attribute-like dataset with no elements at all)");
+  } else if (ndim < 0) {
+    gchar *why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "cannot read its "
+        "shape: %s", why);
+    g_free (why);
+  } else if (ndim > PLAN_ARRAY_MAX_DIMS) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it has %d axes;"
+        " at most %d are supported", ndim, PLAN_ARRAY_MAX_DIMS);
+  } else {
+    d->ndim = ndim;
+    H5Sget_simple_extent_dims (space, d->dims, NULL);
+    ok = TRUE;
+  }
+  if (space >= 0)
+    H5Sclose (space);
+  return ok;
+}
+
+/* The rows per row block that holds whole chunks (the chunks' first axis),
+ * or 1 for a contiguous dataset or chunks too large for that. */
+static guint64
+chunk_rows (PlanH5Dataset * d, gsize row_size)
+{
+  hid_t dcpl = H5Dget_create_plist (d->dset);
+  hsize_t cdims[PLAN_ARRAY_MAX_DIMS];
+  guint64 rows = 1;
+
+  if (dcpl >= 0 && d->ndim > 0 && H5Pget_layout (dcpl) == H5D_CHUNKED
+      && H5Pget_chunk (dcpl, d->ndim, cdims) == d->ndim
+      && cdims[0] * row_size <= MAX_ALIGNED_BLOCK)
+    rows = MAX (cdims[0], 1);
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  return rows;
+}
+
+void
+_plan_h5_dataset_close (PlanH5Dataset * d)
+{
+  if (d == NULL)
+    return;
+  h5_enter ();
+  if (d->mem_type >= 0)
+    H5Tclose (d->mem_type);
+  if (d->dset >= 0)
+    H5Dclose (d->dset);
+  if (d->file >= 0)
+    H5Fclose (d->file);
+  H5Eclear2 (H5E_DEFAULT);
+  h5_leave ();
+  g_free (d->path);
+  g_free (d);
+}
+
+/**
+ * _plan_h5_dataset_open:
+ * @filename: an HDF5 file
+ * @path: (nullable): the dataset's path in it, or %NULL for its only one
+ * @info: (out): the dataset's dtype and shape
+ * @align_rows: (out): the rows of a block of whole chunks (1: any rows)
+ * @data_offset: (out): the file offset of the data when it is stored as
+ *   it is in memory (contiguous, no filter, native byte order), so that
+ *   it can be read like a .npy; G_MAXUINT64 otherwise
+ * @error: return location for a #GError (without the file's name)
+ *
+ * Returns: (transfer full): the open dataset, or %NULL.
+ */
+PlanH5Dataset *
+_plan_h5_dataset_open (const gchar * filename, const gchar * path,
+    PlanArrayInfo * info, guint64 * align_rows, guint64 * data_offset,
+    GError ** error)
+{
+  PlanH5Dataset *d = g_new0 (PlanH5Dataset, 1);
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  hid_t type = -1, dcpl;
+  PlanDType dtype;
+  gboolean native = FALSE, ok = FALSE;
+  gchar *why;
+  gint i;
+
+  d->file = d->dset = d->mem_type = -1;
+  h5_enter ();
+  d->file = H5Fopen (filename, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (d->file < 0)
+    goto not_opened;
+  d->path = choose_dataset (d->file, path, error);
+  if (d->path == NULL)
+    goto done;
+  d->dset = H5Dopen2 (d->file, d->path, H5P_DEFAULT);
+  if (d->dset < 0)
+    goto not_opened;
+  type = H5Dget_type (d->dset);
+  if (type < 0 || !map_type (type, &dtype, &d->mem_type, &native, error)
+      || !read_shape (d, error))
+    goto in_dataset;
+  for (i = 0; i < d->ndim; i++)
+    shape[i] = d->dims[i];
+  if (!plan_array_info_set (info, dtype, d->ndim, shape, error))
+    goto in_dataset;
+  *align_rows = chunk_rows (d, plan_array_info_get_row_size (info));
+
+  *data_offset = G_MAXUINT64;
+  dcpl = H5Dget_create_plist (d->dset);
+  if (native && dcpl >= 0 && H5Pget_layout (dcpl) == H5D_CONTIGUOUS
+      && H5Pget_nfilters (dcpl) == 0 && H5Dget_offset (d->dset) != HADDR_UNDEF)
+    *data_offset = H5Dget_offset (d->dset);
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  H5Eclear2 (H5E_DEFAULT);
+  ok = TRUE;
+  goto done;
+
+not_opened:
+  why = h5_error_text ();
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot open %s: "
+      "%s", d->path ? "its dataset" : "it", why);
+  g_free (why);
+  goto done;
+in_dataset:
+  g_prefix_error (error, "its dataset '%s': ", d->path);
+  goto done;
+done:
+  if (type >= 0)
+    H5Tclose (type);
+  h5_leave ();
+  if (!ok) {
+    _plan_h5_dataset_close (d);
+    d = NULL;
+  }
+  return d;
+}
+
+const gchar *
+_plan_h5_dataset_get_path (PlanH5Dataset * d)
+{
+  return d->path;
+}
+
+/**
+ * _plan_h5_dataset_read_rows:
+ * @d: an open dataset
+ * @first: its first row to read
+ * @n_rows: the number of rows
+ * @dest: room for them, C order
+ * @error: return location for a #GError (without the file's name)
+ *
+ * Reads a hyperslab of whole rows, converting the file's byte order and
+ * undoing its filters. Any thread.
+ */
+gboolean
+_plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first, guint64 n_rows,
+    guint8 * dest, GError ** error)
+{
+  hsize_t start[PLAN_ARRAY_MAX_DIMS] = { 0 }, count[PLAN_ARRAY_MAX_DIMS];
+  hid_t fspace = -1, mspace = -1;
+  herr_t r = -1;
+  gchar *why;
+  gint i;
+
+  for (i = 0; i < d->ndim; i++) {
+    count[i] = d->dims[i];
+    if (d->dims[i] == 0)
+      return TRUE;
+  }
+  if (n_rows == 0)
+    return TRUE;
+
+  h5_enter ();
+  if (d->ndim == 0) {
+    r = H5Dread (d->dset, d->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest);
+  } else {
+    start[0] = first;
+    count[0] = n_rows;
+    fspace = H5Dget_space (d->dset);
+    mspace = H5Screate_simple (d->ndim, count, NULL);
+    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab (fspace,
+            H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
+      r = H5Dread (d->dset, d->mem_type, mspace, fspace, H5P_DEFAULT, dest);
+  }
+  if (r < 0) {
+    why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot read "
+        "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " of its dataset "
+        "'%s' (a corrupt chunk, or a filter this libhdf5 lacks?): %s", first,
+        first + n_rows, d->path, why);
+    g_free (why);
+  }
+  if (mspace >= 0)
+    H5Sclose (mspace);
+  if (fspace >= 0)
+    H5Sclose (fspace);
+  h5_leave ();
+  return r >= 0;
+}

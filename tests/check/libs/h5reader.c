@@ -1,0 +1,225 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanFileReader on HDF5 datasets written here with libhdf5: whole chunks
+ * per buffer, rows beside the worker, contiguous datasets read like .npy,
+ * and the errors of a missing dataset and an unsupported type. */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <hdf5.h>
+
+static gchar *path;
+
+/* /chunked: int32 0..99 in chunks of 30 rows, deflated; /g/contig: the
+ * same, contiguous; /half: 4 float16 values. */
+static void
+setup (void)
+{
+  hsize_t dims[1] = { 100 }, cdims[1] = { 30 };
+  gint32 v[100];
+  hid_t file, space, dcpl, group, dset, half;
+  gint fd, i;
+
+  for (i = 0; i < 100; i++)
+    v[i] = i;
+  fd = g_file_open_tmp ("h5reader-XXXXXX.h5", &path, NULL);
+  fail_unless (fd >= 0);
+  close (fd);
+
+  file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  fail_unless (file >= 0);
+  space = H5Screate_simple (1, dims, NULL);
+  dcpl = H5Pcreate (H5P_DATASET_CREATE);
+  H5Pset_chunk (dcpl, 1, cdims);
+  H5Pset_deflate (dcpl, 4);
+  dset = H5Dcreate2 (file, "chunked", H5T_STD_I32LE, space, H5P_DEFAULT,
+      dcpl, H5P_DEFAULT);
+  fail_unless (H5Dwrite (dset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
+          H5P_DEFAULT, v) >= 0);
+  H5Dclose (dset);
+  group = H5Gcreate2 (file, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  dset = H5Dcreate2 (group, "contig", H5T_STD_I32LE, space, H5P_DEFAULT,
+      H5P_DEFAULT, H5P_DEFAULT);
+  fail_unless (H5Dwrite (dset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
+          H5P_DEFAULT, v) >= 0);
+  H5Dclose (dset);
+  H5Gclose (group);
+  dims[0] = 4;
+  H5Sclose (space);
+  space = H5Screate_simple (1, dims, NULL);
+  half = H5Tcopy (H5T_IEEE_F32LE);
+  H5Tset_fields (half, 15, 10, 5, 0, 10);
+  H5Tset_size (half, 2);
+  H5Tset_ebias (half, 15);
+  dset = H5Dcreate2 (file, "half", half, space, H5P_DEFAULT, H5P_DEFAULT,
+      H5P_DEFAULT);
+  fail_unless (dset >= 0);
+  H5Dclose (dset);
+  H5Tclose (half);
+  H5Pclose (dcpl);
+  H5Sclose (space);
+  H5Fclose (file);
+}
+
+static void
+teardown (void)
+{
+  g_unlink (path);
+  g_clear_pointer (&path, g_free);
+}
+
+static PlanFileReader *
+open_dataset (const gchar * dataset)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  plan_file_reader_set_dataset (r, dataset);
+  fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (plan_file_reader_get_format (r),
+      PLAN_FILE_FORMAT_HDF5);
+  return r;
+}
+
+static void
+check_chunk (GstBuffer * buf, guint row0, guint n, guint value0)
+{
+  GstMapInfo map;
+  guint i;
+
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), row0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), row0 + n);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, n * 4);
+  for (i = 0; i < n && ((gint32 *) map.data)[i] == (gint32) (value0 + i);)
+    i++;
+  fail_unless (i == n, "row %u holds %d, not %u", row0 + i,
+      i < n ? ((gint32 *) map.data)[i] : 0, value0 + i);
+  gst_buffer_unmap (buf, &map);
+}
+
+GST_START_TEST (test_h5_chunked_buffers_hold_whole_chunks)
+{
+  PlanFileReader *r = open_dataset ("/chunked");
+  static const guint first[] = { 0, 20, 50, 80 }, last[] = { 20, 50, 80, 85 };
+  GstBuffer *buf;
+  guint i;
+
+  fail_unless_equals_string (plan_file_reader_get_member (r), "/chunked");
+  /* A window from file row 10: the first buffer ends at the chunk
+   * boundary (file row 30), the others hold whole chunks. 40 rows asked
+   * for become 30. */
+  fail_unless (plan_file_reader_set_window (r, 10, 85, NULL));
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 40, 2, NULL));
+  for (i = 0; i < G_N_ELEMENTS (first); i++) {
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+    check_chunk (buf, first[i], last[i] - first[i], 10 + first[i]);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_EOS);
+
+  buf = plan_file_reader_read_rows (r, 75, 5, NULL);
+  fail_unless (buf != NULL);
+  check_chunk (buf, 75, 5, 85);
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (plan_file_reader_get_io_mode (r),
+      PLAN_FILE_IO_MODE_READ);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_h5_contiguous_dataset_is_mapped)
+{
+  PlanFileReader *r = open_dataset ("g/contig");
+  GstBuffer *buf;
+
+  fail_unless_equals_string (plan_file_reader_get_member (r), "/g/contig");
+  plan_file_reader_set_io_mode (r, PLAN_FILE_IO_MODE_MMAP);
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 0, 2, NULL));
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+  check_chunk (buf, 0, 100, 0);
+  fail_unless_equals_int (plan_file_reader_get_io_mode (r),
+      PLAN_FILE_IO_MODE_MMAP);
+  gst_buffer_unref (buf);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_h5_chunked_dataset_cannot_be_mapped)
+{
+  PlanFileReader *r = open_dataset ("chunked");
+  GError *err = NULL;
+
+  plan_file_reader_set_io_mode (r, PLAN_FILE_IO_MODE_MMAP);
+  fail_if (plan_file_reader_start (r, 0, G_MAXUINT64, 0, 2, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_h5_missing_dataset_lists_the_datasets)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  plan_file_reader_set_dataset (r, "/nope");
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "no dataset '/nope'; its datasets are "
+          "'/chunked', '/g/contig' and '/half'") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_h5_float16_is_refused)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  plan_file_reader_set_dataset (r, "half");
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_HDF5, NULL,
+          &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  fail_unless (strstr (err->message, "'/half'") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "float16") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+static Suite *
+h5reader_suite (void)
+{
+  Suite *s = suite_create ("h5reader");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_h5_chunked_buffers_hold_whole_chunks);
+  tcase_add_test (tc, test_h5_contiguous_dataset_is_mapped);
+  tcase_add_test (tc, test_h5_chunked_dataset_cannot_be_mapped);
+  tcase_add_test (tc, test_h5_missing_dataset_lists_the_datasets);
+  tcase_add_test (tc, test_h5_float16_is_refused);
+  return s;
+}
+
+GST_CHECK_MAIN (h5reader);

@@ -1,0 +1,332 @@
+"""planfilesrc reading HDF5 datasets (and NetCDF-4 variables) against h5py:
+every dtype, 1-D to 4-D and 0-d, contiguous and chunked (chunks that do not
+divide the shape, larger than a buffer, of one row), compressed, big-endian,
+empty; shards and seeks; and the errors of a missing dataset, a corrupt
+chunk, a truncated file, a filter libhdf5 lacks and an unsupported dtype."""
+import os
+import sys
+
+import numpy as np
+
+import plantest
+from plantest import Failure, launch
+
+try:
+    import h5py
+except ImportError:
+    print('h5py (python3-h5py) is not installed')
+    sys.exit(77)
+
+RNG = np.random.default_rng(20261203)
+BLOCKSIZE = 1000
+
+
+def skip_without_hdf5():
+    """gst-plan may be built without HDF5 (-Dhdf5=disabled)."""
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'probe.h5')
+    with h5py.File(path, 'w') as f:
+        f['x'] = np.arange(3)
+    try:
+        launch('planfilesrc', 'location=' + path, '!', 'fakesink')
+    except Failure as e:
+        if 'built without HDF5' not in str(e):
+            raise
+        print('gst-plan is built without HDF5')
+        sys.exit(77)
+
+
+def expect_error(words, *texts):
+    rc, out = launch(*words, expect_ok=False)
+    for t in texts:
+        if t not in out:
+            raise Failure('expected %r in the error of %s:\n%s' %
+                          (t, ' '.join(words), out))
+    return out
+
+
+def read(path, out, *props, blocksize=BLOCKSIZE):
+    launch('planfilesrc', 'location=' + path, 'blocksize=%d' % blocksize,
+           *props, '!', 'planfilesink', 'location=' + out)
+    return np.load(out)
+
+
+# Shapes and chunk shapes: chunks that do not divide the shape, chunks of
+# one row, a chunk of more rows than a buffer of BLOCKSIZE bytes.
+LAYOUTS = [
+    ((997,), None),
+    ((997,), (100,)),
+    ((250, 3), (1, 3)),
+    ((250, 3), (64, 2)),
+    ((61, 2, 5), (7, 2, 3)),
+    ((13, 3, 1, 4), (13, 2, 1, 3)),
+    ((300, 7), (300, 7)),
+]
+
+
+def every_dtype_and_layout():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    for i, dtype in enumerate(plantest.DTYPES):
+        layouts = LAYOUTS if dtype in ('bool', 'float32') else \
+            [LAYOUTS[i % len(LAYOUTS)], LAYOUTS[(i + 3) % len(LAYOUTS)]]
+        with h5py.File(path, 'w') as f:
+            for j, (shape, chunks) in enumerate(layouts):
+                a = plantest.random_array(dtype, shape, RNG)
+                f.create_dataset('g/d%d' % j, data=a, chunks=chunks)
+                f.create_dataset('g/z%d' % j, data=a, chunks=chunks or True,
+                                 compression='gzip', shuffle=True)
+                if dtype != 'bool':
+                    f.create_dataset('be%d' % j, data=a.astype(
+                        np.dtype(dtype).newbyteorder('>')), chunks=chunks)
+        with h5py.File(path, 'r') as f:
+            names = []
+            f.visititems(lambda n, o: names.append(n)
+                         if isinstance(o, h5py.Dataset) else None)
+            for name in names:
+                got = read(path, out, 'dataset=/' + name)
+                want = f[name][...]
+                plantest.assert_same(got, want.astype(want.dtype.newbyteorder(
+                    '=')), '%s %s %s' % (dtype, name, f[name].chunks))
+
+
+def scalar_and_empty():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    with h5py.File(path, 'w') as f:
+        f['scalar'] = np.float64(2.5)
+        f.create_dataset('empty', shape=(0,), dtype='int32')
+        f.create_dataset('empty2', shape=(0, 3), dtype='float32',
+                         chunks=(4, 3), maxshape=(None, 3),
+                         compression='gzip')
+        f.create_dataset('noinner', shape=(5, 0), dtype='uint8')
+        # Chunks never written read as the fill value.
+        f.create_dataset('unwritten', shape=(40, 2), dtype='int16',
+                         chunks=(8, 2), fillvalue=-7)
+    with h5py.File(path, 'r') as f:
+        for name in ['scalar', 'empty', 'empty2', 'unwritten']:
+            got = read(path, out, 'dataset=' + name)
+            plantest.assert_same(got, f[name][()] if name == 'scalar'
+                                 else f[name][...], name)
+    # An inner axis of length 0 is refused as it is in a .npy.
+    expect_error(['planfilesrc', 'location=' + path, 'dataset=noinner', '!',
+                  'planfilesink', 'location=' + out],
+                 "its dataset '/noinner': shape (5, 0): axis 1 has 0 elements")
+
+
+def shards_seeks_and_io_modes():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    a = plantest.random_array('int32', (4099, 7), RNG)
+    with h5py.File(path, 'w') as f:
+        f['contig'] = a
+        f.create_dataset('chunked', data=a, chunks=(300, 4),
+                         compression='gzip')
+    for name in ['contig', 'chunked']:
+        modes = ['auto', 'read'] + (['mmap'] if name == 'contig' else [])
+        for mode in modes:
+            for offset, length in [(0, -1), (1000, 17), (250, 700),
+                                   (4098, 1), (10, 0)]:
+                got = read(path, out, 'dataset=/' + name, 'io-mode=' + mode,
+                           'offset=%d' % offset, 'length=%d' % length)
+                want = a[offset:] if length < 0 else a[offset:offset + length]
+                plantest.assert_same(got, want, '%s %s rows %d+%d' %
+                                     (name, mode, offset, length))
+
+
+def buffer_rows(words):
+    """The (OFFSET, OFFSET_END) of each buffer a source description sends
+    to an appsink."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    Gst.init(None)
+    pipeline = Gst.parse_launch(' '.join(words) + ' ! appsink name=s sync=false')
+    sink = pipeline.get_by_name('s')
+    pipeline.set_state(Gst.State.PLAYING)
+    rows = []
+    while True:
+        sample = sink.emit('pull-sample')
+        if sample is None:
+            break
+        buf = sample.get_buffer()
+        rows.append((buf.offset, buf.offset_end))
+    pipeline.set_state(Gst.State.NULL)
+    return rows
+
+
+def chunks_read_whole():
+    """Buffers end at multiples of the dataset's chunk rows, so that each
+    chunk is decompressed once: with chunks of 300 rows, a blocksize of
+    1000 rows makes buffers of 900, and a shard from file row 250 starts
+    with the 650 rows to file row 900."""
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'in.h5')
+    a = np.arange(4099 * 7, dtype=np.int32).reshape(4099, 7)
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('chunked', data=a, chunks=(300, 4))
+    rows = buffer_rows(['planfilesrc', 'location=' + path, 'offset=250',
+                        'blocksize=%d' % (1000 * 28)])
+    want = [(0, 650), (650, 1550), (1550, 2450), (2450, 3350), (3350, 3849)]
+    if rows != want:
+        raise Failure('buffers of rows %s, expected %s' % (rows, want))
+
+
+def wrap_stencil_reads_back():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    a = RNG.standard_normal((3001, 5))
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('grid', data=a, chunks=(64, 5), compression='gzip')
+    launch('planfilesrc', 'location=' + path, 'dataset=/grid',
+           'blocksize=%d' % (a.itemsize * 5 * 100), '!',
+           'planstencil', 'window=n; c; s', 'expr=n + s - 2*c',
+           'boundary=wrap', '!', 'planfilesink', 'location=' + out)
+    p = np.pad(a, ((1, 1), (0, 0)), mode='wrap')
+    plantest.assert_same(np.load(out), p[:-2] + p[2:] - 2 * p[1:-1], 'wrap')
+
+
+def netcdf4_variable():
+    try:
+        import netCDF4
+    except ImportError:
+        print('     (netCDF4 not installed: NetCDF-4 not tried)')
+        return
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'climate.nc'), os.path.join(d, 'out.npy')
+    a = RNG.standard_normal((50, 4, 6)).astype(np.float32)
+    with netCDF4.Dataset(path, 'w', format='NETCDF4') as nc:
+        nc.createDimension('time', None)
+        nc.createDimension('lat', 4)
+        nc.createDimension('lon', 6)
+        v = nc.createVariable('temps', 'f4', ('time', 'lat', 'lon'),
+                              zlib=True, chunksizes=(7, 4, 6))
+        v[:] = a
+    plantest.assert_same(read(path, out, 'dataset=/temps'), a, 'NetCDF-4')
+
+
+def missing_dataset_lists_the_names():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    with h5py.File(path, 'w') as f:
+        f['temps'] = np.zeros(3)
+        f['g/rain'] = np.ones(2)
+    expect_error(['planfilesrc', 'location=' + path, 'dataset=/wind', '!',
+                  'planfilesink', 'location=' + out],
+                 "no dataset '/wind'", "'/g/rain' and '/temps'")
+    expect_error(['planfilesrc', 'location=' + path, 'dataset=/g', '!',
+                  'planfilesink', 'location=' + out],
+                 "'/g' is a group, not a dataset")
+    expect_error(['planfilesrc', 'location=' + path, '!',
+                  'planfilesink', 'location=' + out], 'holds 2 datasets')
+    if os.path.exists(out):
+        raise Failure('an output was written')
+
+
+def corrupt_chunk_fails():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    a = RNG.standard_normal((2000, 8))
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('x', data=a, chunks=(100, 8), compression='gzip')
+    with h5py.File(path, 'r') as f:
+        info = f['x'].id.get_chunk_info(7)
+    data = bytearray(open(path, 'rb').read())
+    data[info.byte_offset + 10:info.byte_offset + 60] = bytes(50)
+    open(path, 'wb').write(data)
+    # In buffers of one chunk each, the error names the rows of the
+    # corrupt one.
+    expect_error(['planfilesrc', 'location=' + path, 'blocksize=6400', '!',
+                  'planfilesink', 'location=' + out],
+                 "cannot read rows 700-800 of its dataset '/x'",
+                 'inflate() failed')
+    if os.path.exists(out):
+        raise Failure('an output was written from a corrupt chunk')
+
+
+def truncated_file_fails():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('x', data=np.arange(100000.0), chunks=(1000,))
+    data = open(path, 'rb').read()
+    open(path, 'wb').write(data[:len(data) // 2])
+    expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                  'location=' + out], 'HDF5 cannot open it', 'truncated')
+    if os.path.exists(out):
+        raise Failure('an output was written from a truncated file')
+
+
+def unsupported_dtype_and_filter_fail():
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    with h5py.File(path, 'w') as f:
+        f['half'] = np.ones(4, np.float16)
+        f['cplx'] = np.ones(4, np.complex64)
+        f['text'] = np.array([b'ab', b'cd'])
+        # h5py's own LZF filter: libhdf5 alone does not have it.
+        f.create_dataset('lzf', data=np.arange(1000.0), chunks=(100,),
+                         compression='lzf')
+    for name, text in [('half', 'float16'), ('cplx', 'compound'),
+                       ('text', 'string'), ('lzf', 'filter')]:
+        expect_error(['planfilesrc', 'location=' + path, 'dataset=' + name,
+                      '!', 'planfilesink', 'location=' + out], text,
+                     "'/%s'" % name)
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % name)
+
+
+def h5_is_not_written():
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.npy')
+    np.save(src, np.arange(10.0))
+    for name in ['out.h5', 'out.nc']:
+        out = os.path.join(d, name)
+        expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                      'location=' + out], 'HDF5 files are read')
+        if os.path.exists(out):
+            raise Failure('%s was written' % name)
+
+
+def typefinder_reports_hdf5():
+    """filesrc ! typefind says application/x-hdf5 (GStreamer's own
+    typefinders alone take this file for MPEG video), also after a user
+    block of 512 bytes."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    Gst.init(None)
+    d = plantest.tmpdir()
+    for userblock in [0, 512]:
+        path = os.path.join(d, 'u%d.h5' % userblock)
+        with h5py.File(path, 'w', userblock_size=userblock) as f:
+            f['x'] = np.arange(10.0)
+        pipeline = Gst.parse_launch('filesrc location=%s ! typefind name=t '
+                                    '! fakesink' % path)
+        pipeline.set_state(Gst.State.PAUSED)
+        pipeline.get_state(10 * Gst.SECOND)
+        caps = pipeline.get_by_name('t').get_property('caps')
+        pipeline.set_state(Gst.State.NULL)
+        if caps is None or caps.to_string() != 'application/x-hdf5':
+            raise Failure('user block %d: typefind says %s' %
+                          (userblock, caps and caps.to_string()))
+        # planfilesrc reads a file with a user block too.
+        got = read(path, os.path.join(d, 'out.npy'))
+        plantest.assert_same(got, np.arange(10.0), 'user block %d' % userblock)
+
+
+skip_without_hdf5()
+plantest.run_cases([
+    ('every dtype and layout', every_dtype_and_layout),
+    ('scalar, empty and unwritten datasets', scalar_and_empty),
+    ('shards, seeks and io modes', shards_seeks_and_io_modes),
+    ('chunks are read whole', chunks_read_whole),
+    ('wrap stencil reads rows back', wrap_stencil_reads_back),
+    ('a NetCDF-4 variable', netcdf4_variable),
+    ('a missing dataset lists the names', missing_dataset_lists_the_names),
+    ('a corrupt chunk fails', corrupt_chunk_fails),
+    ('a truncated file fails', truncated_file_fails),
+    ('unsupported dtypes and filters fail', unsupported_dtype_and_filter_fail),
+    ('HDF5 is not written', h5_is_not_written),
+    ('the typefinder reports HDF5', typefinder_reports_hdf5),
+])
