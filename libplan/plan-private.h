@@ -111,6 +111,20 @@ gboolean _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first,
 G_GNUC_INTERNAL
 void _plan_h5_dataset_close (PlanH5Dataset * d);
 
+typedef struct _PlanH5Writer PlanH5Writer;
+
+G_GNUC_INTERNAL
+PlanH5Writer * _plan_h5_writer_create (const gchar * filename,
+    const gchar * path, const PlanArrayInfo * info, guint64 chunk_rows,
+    guint gzip_level, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
+    guint64 n_rows, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_writer_close (PlanH5Writer * w, GError ** error);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

@@ -12,9 +12,14 @@
  * @title: PlanFileWriter
  * @short_description: atomic write-behind of array files on a worker thread
  *
- * A #PlanFileWriter writes chunks of an array to a raw or .npy file on a
- * worker thread of its own, behind its producer, and puts the file in
+ * A #PlanFileWriter writes chunks of an array to a raw, .npy or HDF5 file
+ * on a worker thread of its own, behind its producer, and puts the file in
  * place atomically. It is what planfilesink is a thin wrapper of.
+ *
+ * An HDF5 file is written through libhdf5 (when gst-plan is built with
+ * it) into a named temporary file (libhdf5 opens files by name), with one
+ * chunked dataset created by plan_file_writer_set_info() and grown by each
+ * chunk; plan_file_writer_set_dataset() names it and sets its layout.
  *
  * Use:
  *
@@ -133,6 +138,12 @@ struct _PlanFileWriter
   gsize header_size;
   guint64 bytes_queued;
   GThread *thread;
+  /* HDF5 output: the dataset's path and layout as set, and the file
+   * (created once the dtype is known; the worker's while it runs) */
+  gchar *dataset;
+  guint64 h5_chunk_rows;
+  guint h5_gzip_level;
+  PlanH5Writer *h5;
 
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */
@@ -185,6 +196,7 @@ plan_file_writer_finalize (GObject * object)
   PlanFileWriter *self = PLAN_FILE_WRITER (object);
 
   plan_file_writer_cancel (self);
+  g_free (self->dataset);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->work_cond);
   g_cond_clear (&self->space_cond);
@@ -369,7 +381,16 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
         "Could not write to '%s': cannot map a buffer", self->location);
     return FALSE;
   }
-  if (self->stream) {
+  if (self->format == PLAN_FILE_FORMAT_HDF5) {
+#if HAVE_HDF5
+    ok = _plan_h5_writer_append (self->h5, map.data, self->row_size ?
+        map.size / self->row_size : 0, error);
+    if (!ok)
+      g_prefix_error (error, "Could not write to '%s': ", self->location);
+#else
+    g_assert_not_reached ();
+#endif
+  } else if (self->stream) {
     ok = write_stream (self, map.data, map.size, error);
   } else {
     preallocate (self, map.size);
@@ -536,7 +557,9 @@ create_temp (PlanFileWriter * self, GError ** error)
   gchar *dir = g_path_get_dirname (self->location);
   gchar *base = g_path_get_basename (self->location);
 
-  self->fd = open_unnamed (self, dir);
+  /* libhdf5 opens the file by its name. */
+  self->fd = self->format == PLAN_FILE_FORMAT_HDF5 ? -1 :
+      open_unnamed (self, dir);
   if (self->fd >= 0) {
     self->unnamed = TRUE;
     g_free (base);
@@ -627,9 +650,10 @@ open_target (PlanFileWriter * self, GError ** error)
  * @writer: a #PlanFileWriter
  * @location: the file to write
  * @format: its format; %PLAN_FILE_FORMAT_AUTO writes .npy when @location
- *   ends in ".npy", refuses a name ending in ".npz", ".h5", ".hdf5" or
- *   ".nc" and writes raw otherwise; %PLAN_FILE_FORMAT_NPZ and
- *   %PLAN_FILE_FORMAT_HDF5 are refused
+ *   ends in ".npy", HDF5 when it ends in ".h5", ".hdf5" or ".nc" (see
+ *   plan_file_writer_set_dataset()), refuses a name ending in ".npz" and
+ *   writes raw otherwise; %PLAN_FILE_FORMAT_NPZ is refused, and so is
+ *   %PLAN_FILE_FORMAT_HDF5 without HDF5 support or to a FIFO or device
  * @max_pending: the most chunks waiting to be written before
  *   plan_file_writer_write() blocks, at least 1
  * @sync: whether to fsync() the file before it is renamed into place
@@ -655,24 +679,25 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->location = g_strdup (location);
   writer->format = format == PLAN_FILE_FORMAT_AUTO ?
       plan_file_format_from_location (location) : format;
-  if (writer->format == PLAN_FILE_FORMAT_NPZ
-      || writer->format == PLAN_FILE_FORMAT_HDF5) {
-    /* Raw bytes under such a name would be a file nothing reads. */
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': %s files are read, not written; write a .npy file (or "
-        "ask for the raw format to write raw data under this name)", location,
-        writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz" : "HDF5");
-    plan_file_writer_cancel (writer);
-    return FALSE;
-  }
+  if (writer->format == PLAN_FILE_FORMAT_NPZ)
+    goto npz;
+#if !HAVE_HDF5
+  if (writer->format == PLAN_FILE_FORMAT_HDF5)
+    goto no_hdf5;
+#endif
   writer->sync = sync;
   if (!open_target (writer, error)) {
     plan_file_writer_cancel (writer);
     return FALSE;
   }
 
-  /* Only the new file of a regular target is preallocated. */
-  writer->prealloc_off = writer->tmp_path == NULL && !writer->unnamed;
+  if (writer->format == PLAN_FILE_FORMAT_HDF5 && writer->tmp_path == NULL)
+    goto not_regular;
+
+  /* Only the new file of a regular target is preallocated, and not for
+   * libhdf5, which writes it itself. */
+  writer->prealloc_off = (writer->tmp_path == NULL && !writer->unnamed)
+      || writer->format == PLAN_FILE_FORMAT_HDF5;
   writer->prealloc_end = 0;
   g_mutex_lock (&writer->lock);
   writer->max_pending = max_pending;
@@ -694,14 +719,72 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
       writer->tmp_path : "the target itself",
       writer->stream ? ", a FIFO opened when it has a reader" : "");
   return TRUE;
+
+  /* ERRORS */
+npz:
+  {
+    /* Raw bytes under such a name would be a file nothing reads. */
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': .npz files are read, not written; write a .npy file (or "
+        "ask for the raw format to write raw data under this name)", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+#if !HAVE_HDF5
+no_hdf5:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': this gst-plan was built without HDF5 (install "
+        "libhdf5-dev and build it again), so HDF5 files are not written; "
+        "write a .npy file (or ask for the raw format to write raw data "
+        "under this name)", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+#endif
+not_regular:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': an HDF5 file is written with random access, so it must "
+        "be a regular file, not a FIFO or a device", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+}
+
+/**
+ * plan_file_writer_set_dataset:
+ * @writer: a #PlanFileWriter
+ * @dataset: (nullable): the path of the dataset an HDF5 file gets
+ *   ("/group/temps"; groups on the way are created), %NULL for "/data"
+ * @chunk_rows: the rows of the dataset's chunks, 0 for about 1 MiB of rows
+ * @gzip_level: 0 for no compression, 1 to 9 for deflate (gzip) at that
+ *   level, with the shuffle filter before it
+ *
+ * Chooses the dataset and layout of the HDF5 files the next
+ * plan_file_writer_open() writes. Other formats ignore it.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_dataset (PlanFileWriter * writer, const gchar * dataset,
+    guint64 chunk_rows, guint gzip_level)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+  g_return_if_fail (gzip_level <= 9);
+
+  g_free (writer->dataset);
+  writer->dataset = g_strdup (dataset);
+  writer->h5_chunk_rows = chunk_rows;
+  writer->h5_gzip_level = gzip_level;
 }
 
 /**
  * plan_file_writer_get_format:
  * @writer: a #PlanFileWriter with a file open
  *
- * Returns: the format being written, %PLAN_FILE_FORMAT_RAW or
- *   %PLAN_FILE_FORMAT_NPY.
+ * Returns: the format being written, %PLAN_FILE_FORMAT_RAW,
+ *   %PLAN_FILE_FORMAT_NPY or %PLAN_FILE_FORMAT_HDF5.
  *
  * Since: 0.1
  */
@@ -820,6 +903,16 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   writer->info = *info;
   writer->have_info = TRUE;
   writer->row_size = plan_array_info_get_row_size (info);
+#if HAVE_HDF5
+  if (writer->format == PLAN_FILE_FORMAT_HDF5) {
+    writer->h5 = _plan_h5_writer_create (writer->tmp_path, writer->dataset ?
+        writer->dataset : "/data", info, writer->h5_chunk_rows,
+        writer->h5_gzip_level, error);
+    if (writer->h5 == NULL)
+      g_prefix_error (error, "Could not write '%s': ", writer->location);
+    return writer->h5 != NULL;
+  }
+#endif
   if (writer->format != PLAN_FILE_FORMAT_NPY)
     return TRUE;
   if (writer->bytes_queued > 0)
@@ -884,7 +977,8 @@ plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
   g_return_val_if_fail (GST_IS_BUFFER (buffer), GST_FLOW_ERROR);
 
   size = gst_buffer_get_size (buffer);
-  if (writer->format == PLAN_FILE_FORMAT_NPY && !writer->have_info)
+  if ((writer->format == PLAN_FILE_FORMAT_NPY
+          || writer->format == PLAN_FILE_FORMAT_HDF5) && !writer->have_info)
     goto no_info;
   if (writer->row_size > 0 && size % writer->row_size != 0)
     goto partial_rows;
@@ -1047,6 +1141,36 @@ complete_npy_header (PlanFileWriter * self, guint64 bytes, GError ** error)
   return ok;
 }
 
+#if HAVE_HDF5
+/* Closes the HDF5 file, which writes what libhdf5 holds of it. */
+static gboolean
+finish_h5 (PlanFileWriter * self, guint64 bytes, GError ** error)
+{
+  guint64 rows = self->row_size ? bytes / self->row_size : 0;
+  PlanH5Writer *h5 = self->h5;
+
+  self->h5 = NULL;
+  if (!self->have_info) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "Could not write '%s': the stream ended before its dtype and shape "
+        "were known", self->location);
+    return FALSE;
+  }
+  if (self->info.ndim == 0 && rows != 1) {
+    _plan_h5_writer_close (h5, NULL);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': a 0-d array needs exactly one value, the "
+        "stream had %" G_GUINT64_FORMAT, self->location, rows);
+    return FALSE;
+  }
+  if (!_plan_h5_writer_close (h5, error)) {
+    g_prefix_error (error, "Could not write '%s': ", self->location);
+    return FALSE;
+  }
+  return TRUE;
+}
+#endif
+
 /* Links the unnamed file @fd to the location: directly when nothing is
  * there, else to a short hidden name beside it, renamed over it, so that
  * a file that was there is replaced whole. */
@@ -1176,6 +1300,10 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
 
   if (ok && writer->format == PLAN_FILE_FORMAT_NPY)
     ok = complete_npy_header (writer, bytes, error);
+#if HAVE_HDF5
+  if (ok && writer->format == PLAN_FILE_FORMAT_HDF5)
+    ok = finish_h5 (writer, bytes, error);
+#endif
   if (ok)
     ok = close_and_rename (writer, bytes, error);
   if (ok)
@@ -1201,6 +1329,10 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
 
   stop_worker (writer, TRUE);
+#if HAVE_HDF5
+  _plan_h5_writer_close (writer->h5, NULL);
+  writer->h5 = NULL;
+#endif
   if (writer->fd >= 0)
     close (writer->fd);
   writer->fd = -1;

@@ -43,6 +43,10 @@ gboolean plan_file_writer_open (PlanFileWriter * writer,
     gboolean sync, GError ** error);
 
 PLAN_API
+void plan_file_writer_set_dataset (PlanFileWriter * writer,
+    const gchar * dataset, guint64 chunk_rows, guint gzip_level);
+
+PLAN_API
 PlanFileFormat plan_file_writer_get_format (PlanFileWriter * writer);
 
 PLAN_API

@@ -479,3 +479,247 @@ _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first, guint64 n_rows,
   h5_leave ();
   return r >= 0;
 }
+
+/* Writing: one new dataset in a new file, grown row block by row block. */
+struct _PlanH5Writer
+{
+  hid_t file;
+  hid_t dset;
+  hid_t mem_type;
+  gchar *path;
+  gint ndim;
+  hsize_t dims[PLAN_ARRAY_MAX_DIMS];    /* the rows written so far first */
+};
+
+/* The file type of a dtype (little-endian, as h5py and numpy write on
+ * this machine) and its memory type; bool is h5py's enum of int8. */
+static gboolean
+dtype_types (PlanDType dtype, hid_t * file_type, hid_t * mem_type)
+{
+  gint8 v;
+
+  switch (dtype) {
+    case PLAN_DTYPE_BOOL:
+      *file_type = H5Tenum_create (H5T_NATIVE_INT8);
+      v = 0;
+      H5Tenum_insert (*file_type, "FALSE", &v);
+      v = 1;
+      H5Tenum_insert (*file_type, "TRUE", &v);
+      *mem_type = H5Tcopy (*file_type);
+      return TRUE;
+    case PLAN_DTYPE_INT8:
+      *file_type = H5Tcopy (H5T_STD_I8LE);
+      break;
+    case PLAN_DTYPE_UINT8:
+      *file_type = H5Tcopy (H5T_STD_U8LE);
+      break;
+    case PLAN_DTYPE_INT16:
+      *file_type = H5Tcopy (H5T_STD_I16LE);
+      break;
+    case PLAN_DTYPE_UINT16:
+      *file_type = H5Tcopy (H5T_STD_U16LE);
+      break;
+    case PLAN_DTYPE_INT32:
+      *file_type = H5Tcopy (H5T_STD_I32LE);
+      break;
+    case PLAN_DTYPE_UINT32:
+      *file_type = H5Tcopy (H5T_STD_U32LE);
+      break;
+    case PLAN_DTYPE_INT64:
+      *file_type = H5Tcopy (H5T_STD_I64LE);
+      break;
+    case PLAN_DTYPE_UINT64:
+      *file_type = H5Tcopy (H5T_STD_U64LE);
+      break;
+    case PLAN_DTYPE_FLOAT32:
+      *file_type = H5Tcopy (H5T_IEEE_F32LE);
+      break;
+    case PLAN_DTYPE_FLOAT64:
+      *file_type = H5Tcopy (H5T_IEEE_F64LE);
+      break;
+    default:
+      return FALSE;
+  }
+  *mem_type = H5Tget_native_type (*file_type, H5T_DIR_ASCEND);
+  return TRUE;
+}
+
+/**
+ * _plan_h5_writer_create:
+ * @filename: the file to create (replacing what is there)
+ * @path: the dataset's path; groups on the way are created
+ * @info: its dtype and row shape (`shape[0]` is ignored)
+ * @chunk_rows: the rows of a chunk, 0 for about 1 MiB of rows
+ * @gzip_level: 0 for no compression, 1 to 9 for deflate with shuffle
+ * @error: return location for a #GError (without the file's name)
+ *
+ * Creates the file and an empty dataset that grows along its first axis
+ * (a 0-d array is a scalar dataset).
+ *
+ * Returns: (transfer full): the writer, or %NULL.
+ */
+PlanH5Writer *
+_plan_h5_writer_create (const gchar * filename, const gchar * path,
+    const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
+    GError ** error)
+{
+  PlanH5Writer *w = g_new0 (PlanH5Writer, 1);
+  hsize_t maxdims[PLAN_ARRAY_MAX_DIMS], cdims[PLAN_ARRAY_MAX_DIMS];
+  hid_t file_type = -1, space = -1, dcpl = -1, lcpl = -1;
+  gsize row_size = plan_array_info_get_row_size (info);
+  gboolean ok = FALSE;
+  gchar *why;
+  guint i;
+
+  w->file = w->dset = w->mem_type = -1;
+  w->path = path[0] == '/' ? g_strdup (path) : g_strconcat ("/", path, NULL);
+  w->ndim = info->ndim;
+  h5_enter ();
+  if (!dtype_types (info->dtype, &file_type, &w->mem_type))
+    goto no_type;
+  w->file = H5Fcreate (filename, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (w->file < 0)
+    goto failed;
+  dcpl = H5Pcreate (H5P_DATASET_CREATE);
+  lcpl = H5Pcreate (H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group (lcpl, 1);
+  if (info->ndim == 0) {
+    space = H5Screate (H5S_SCALAR);
+  } else {
+    for (i = 0; i < info->ndim; i++) {
+      w->dims[i] = cdims[i] = maxdims[i] = info->shape[i];
+    }
+    w->dims[0] = 0;
+    maxdims[0] = H5S_UNLIMITED;
+    if (chunk_rows == 0)
+      chunk_rows = MAX (1, ((gsize) 1 << 20) / MAX (row_size, 1));
+    cdims[0] = chunk_rows;
+    space = H5Screate_simple (info->ndim, w->dims, maxdims);
+    H5Pset_chunk (dcpl, info->ndim, cdims);
+    if (gzip_level > 0) {
+      H5Pset_shuffle (dcpl);
+      H5Pset_deflate (dcpl, gzip_level);
+    }
+  }
+  w->dset = H5Dcreate2 (w->file, w->path, file_type, space, lcpl, dcpl,
+      H5P_DEFAULT);
+  if (w->dset < 0)
+    goto failed;
+  ok = TRUE;
+  goto done;
+
+no_type:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "HDF5 files of "
+      "dtype %s are not written", plan_dtype_to_string (info->dtype));
+  goto done;
+failed:
+  why = h5_error_text ();
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot create %s: %s",
+      w->file < 0 ? "the file" : "the dataset", why);
+  g_free (why);
+  goto done;
+done:
+  if (file_type >= 0)
+    H5Tclose (file_type);
+  if (space >= 0)
+    H5Sclose (space);
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  if (lcpl >= 0)
+    H5Pclose (lcpl);
+  h5_leave ();
+  if (!ok) {
+    _plan_h5_writer_close (w, NULL);
+    w = NULL;
+  }
+  return w;
+}
+
+/**
+ * _plan_h5_writer_append:
+ * @w: a writer
+ * @data: whole rows, C order
+ * @n_rows: their number (for a 0-d array, 1, once)
+ * @error: return location for a #GError (without the file's name)
+ *
+ * Grows the dataset by @n_rows and writes them. Any thread.
+ */
+gboolean
+_plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
+    guint64 n_rows, GError ** error)
+{
+  hsize_t start[PLAN_ARRAY_MAX_DIMS] = { 0 }, count[PLAN_ARRAY_MAX_DIMS];
+  hid_t fspace = -1, mspace = -1;
+  herr_t r = -1;
+  gchar *why;
+  gint i;
+
+  if (n_rows == 0)
+    return TRUE;
+  h5_enter ();
+  if (w->ndim == 0) {
+    r = H5Dwrite (w->dset, w->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  } else {
+    for (i = 0; i < w->ndim; i++)
+      count[i] = w->dims[i];
+    start[0] = w->dims[0];
+    count[0] = n_rows;
+    w->dims[0] += n_rows;
+    if (H5Dset_extent (w->dset, w->dims) >= 0
+        && (fspace = H5Dget_space (w->dset)) >= 0
+        && (mspace = H5Screate_simple (w->ndim, count, NULL)) >= 0
+        && H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count,
+            NULL) >= 0)
+      r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
+  }
+  if (r < 0) {
+    why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
+        "to its dataset '%s': %s", w->path, why);
+    g_free (why);
+  }
+  if (mspace >= 0)
+    H5Sclose (mspace);
+  if (fspace >= 0)
+    H5Sclose (fspace);
+  h5_leave ();
+  return r >= 0;
+}
+
+/**
+ * _plan_h5_writer_close:
+ * @w: (transfer full) (nullable): a writer
+ * @error: (nullable): where closing's failure is said; %NULL when the
+ *   file is abandoned anyway
+ *
+ * Closes the dataset and the file, which writes what libhdf5 still holds.
+ *
+ * Returns: %TRUE when all was written.
+ */
+gboolean
+_plan_h5_writer_close (PlanH5Writer * w, GError ** error)
+{
+  gboolean ok = TRUE;
+  gchar *why;
+
+  if (w == NULL)
+    return TRUE;
+  h5_enter ();
+  if (w->mem_type >= 0)
+    H5Tclose (w->mem_type);
+  if (w->dset >= 0 && H5Dclose (w->dset) < 0)
+    ok = FALSE;
+  if (w->file >= 0 && H5Fclose (w->file) < 0)
+    ok = FALSE;
+  if (!ok && error) {
+    why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot finish the "
+        "file: %s", why);
+    g_free (why);
+  }
+  H5Eclear2 (H5E_DEFAULT);
+  h5_leave ();
+  g_free (w->path);
+  g_free (w);
+  return ok;
+}

@@ -10,12 +10,14 @@
 /**
  * SECTION:element-planfilesink
  * @title: planfilesink
- * @short_description: write an array stream to a raw or .npy file,
+ * @short_description: write an array stream to a raw, .npy or HDF5 file,
  *   atomically
  *
  * planfilesink writes the `array/x-raw` stream it receives to a file, as
- * NumPy .npy or as raw data (#PlanFileSink:format; by default .npy when
- * the location ends in ".npy"). A worker thread of its own writes behind
+ * NumPy .npy, as one dataset of a new HDF5 file (#PlanFileSink:dataset,
+ * #PlanFileSink:chunk-rows, #PlanFileSink:compression) or as raw data
+ * (#PlanFileSink:format; by default .npy when the location ends in ".npy",
+ * HDF5 when it ends in ".h5", ".hdf5" or ".nc"). A worker thread of its own writes behind
  * the pipeline (#PlanFileWriter): up to #PlanFileSink:max-pending chunks
  * wait to be written before the streaming thread blocks, so writing
  * overlaps the work upstream without a queue element.
@@ -78,6 +80,9 @@ enum
   PROP_FSYNC,
   PROP_SHARD_OUTPUT,
   PROP_REPLACE_READ_ONLY,
+  PROP_DATASET,
+  PROP_CHUNK_ROWS,
+  PROP_COMPRESSION,
 };
 
 /**
@@ -122,6 +127,9 @@ plan_shard_output_get_type (void)
 #define DEFAULT_FSYNC FALSE
 #define DEFAULT_SHARD_OUTPUT PLAN_SHARD_OUTPUT_SHARED
 #define DEFAULT_REPLACE_READ_ONLY FALSE
+#define DEFAULT_DATASET NULL
+#define DEFAULT_CHUNK_ROWS 0
+#define DEFAULT_COMPRESSION 0
 
 #define MAX_MAX_PENDING 1024
 
@@ -136,6 +144,9 @@ struct _PlanFileSink
   gboolean fsync;
   PlanShardOutput shard_output;
   gboolean replace_read_only;
+  gchar *dataset;
+  guint64 chunk_rows;
+  guint compression;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -264,12 +275,40 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           DEFAULT_REPLACE_READ_ONLY, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 
+  /**
+   * PlanFileSink:dataset:
+   *
+   * The path of the dataset an HDF5 output gets ("/group/temps"; groups
+   * on the way are created); unset, "/data". Other formats ignore it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DATASET,
+      g_param_spec_string ("dataset", "HDF5 dataset",
+          "The path of the dataset an HDF5 output (a location ending in "
+          ".h5, .hdf5 or .nc, or format=hdf5) gets; unset: /data",
+          DEFAULT_DATASET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CHUNK_ROWS,
+      g_param_spec_uint64 ("chunk-rows", "HDF5 chunk rows",
+          "The rows of an HDF5 output's chunks (whole rows: the inner axes "
+          "are not split); 0: about 1 MiB of rows", 0, G_MAXUINT32,
+          DEFAULT_CHUNK_ROWS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_COMPRESSION,
+      g_param_spec_uint ("compression", "HDF5 compression level",
+          "An HDF5 output's compression: 0 none, 1 (fastest) to 9 (smallest) "
+          "gzip (deflate) with the shuffle filter, which h5py, NetCDF and "
+          "every HDF5 reader decode", 0, 9, DEFAULT_COMPRESSION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
       "Sink/File/Array",
-      "Writes an array to a raw or NumPy .npy file, writing behind on its "
-      "own worker thread into a temporary file renamed into place at end "
-      "of stream", PLAN_CONTACT);
+      "Writes an array to a raw, NumPy .npy or HDF5 file, writing behind on "
+      "its own worker thread into a temporary file renamed into place at "
+      "end of stream", PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesink.md");
 
@@ -316,6 +355,7 @@ plan_file_sink_finalize (GObject * object)
 
   g_free (self->location);
   g_free (self->rank_location);
+  g_free (self->dataset);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -370,6 +410,16 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_REPLACE_READ_ONLY:
       self->replace_read_only = g_value_get_boolean (value);
       break;
+    case PROP_DATASET:
+      g_free (self->dataset);
+      self->dataset = g_value_dup_string (value);
+      break;
+    case PROP_CHUNK_ROWS:
+      self->chunk_rows = g_value_get_uint64 (value);
+      break;
+    case PROP_COMPRESSION:
+      self->compression = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -402,6 +452,15 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_REPLACE_READ_ONLY:
       g_value_set_boolean (value, self->replace_read_only);
+      break;
+    case PROP_DATASET:
+      g_value_set_string (value, self->dataset);
+      break;
+    case PROP_CHUNK_ROWS:
+      g_value_set_uint64 (value, self->chunk_rows);
+      break;
+    case PROP_COMPRESSION:
+      g_value_set_uint (value, self->compression);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -458,9 +517,10 @@ static gboolean
 open_writer (PlanFileSink * self)
 {
   GError *err = NULL;
-  gchar *location;
+  gchar *location, *dataset;
   PlanFileFormat format;
-  guint max_pending;
+  guint max_pending, compression;
+  guint64 chunk_rows;
   gboolean fsync, replace_read_only;
 
   GST_OBJECT_LOCK (self);
@@ -472,11 +532,17 @@ open_writer (PlanFileSink * self)
   max_pending = self->max_pending;
   fsync = self->fsync;
   replace_read_only = self->replace_read_only;
+  dataset = g_strdup (self->dataset);
+  chunk_rows = self->chunk_rows;
+  compression = self->compression;
   GST_OBJECT_UNLOCK (self);
 
   if (location == NULL || location[0] == '\0')
     goto no_location;
   plan_file_writer_set_replace_read_only (self->writer, replace_read_only);
+  plan_file_writer_set_dataset (self->writer, dataset, chunk_rows,
+      compression);
+  g_free (dataset);
   if (!plan_file_writer_open (self->writer, location, format, max_pending,
           fsync, &err))
     goto open_failed;
@@ -498,6 +564,7 @@ no_location:
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No file name specified for writing."), (NULL));
     g_free (location);
+    g_free (dataset);
     return FALSE;
   }
 open_failed:
@@ -652,6 +719,14 @@ take_shard (PlanFileSink * self, GstEvent * event)
   if (!self->have_info) {
     g_set_error (&err, PLAN_ERROR, PLAN_ERROR_SHAPE,
         "a sharded stream without caps");
+    goto failed;
+  }
+  if (format == PLAN_FILE_FORMAT_HDF5) {
+    /* Ranks writing one HDF5 file need parallel HDF5 (MPI-IO). */
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not write "
+        "'%s': the ranks of a sharded run do not write one HDF5 file; write "
+        "a .npy file, or one HDF5 file per rank (shard-output=per-rank)",
+        location);
     goto failed;
   }
   if ((comm = plan_comm_get_world (&err)) == NULL)

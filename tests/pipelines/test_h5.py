@@ -276,16 +276,101 @@ def unsupported_dtype_and_filter_fail():
             raise Failure('%s: an output was written' % name)
 
 
-def h5_is_not_written():
+SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
+
+
+def sink_writes_what_h5py_reads():
+    """planfilesink into HDF5: every dtype, 0-d to 4-D, empty, chunked in
+    odd chunk rows, compressed or not; h5py reads what was sent."""
     d = plantest.tmpdir()
     src = os.path.join(d, 'in.npy')
-    np.save(src, np.arange(10.0))
+    for i, dtype in enumerate(plantest.DTYPES):
+        shapes = SINK_SHAPES if dtype in ('bool', 'float64') else \
+            [SINK_SHAPES[i % len(SINK_SHAPES)],
+             SINK_SHAPES[(i + 2) % len(SINK_SHAPES)]]
+        for j, shape in enumerate(shapes):
+            a = plantest.random_array(dtype, shape, RNG)
+            np.save(src, a)
+            out = os.path.join(d, 'out.h5')
+            props = ['dataset=/g/%s' % dtype]
+            if (i + j) % 2:
+                props += ['compression=6', 'chunk-rows=7']
+            launch('planfilesrc', 'location=' + src, 'blocksize=1000', '!',
+                   'planfilesink', 'location=' + out, *props)
+            with h5py.File(out, 'r') as f:
+                ds = f['g/' + dtype]
+                plantest.assert_same(ds[()], a, 'h5 sink %s %s %s' %
+                                     (dtype, shape, props))
+                if (i + j) % 2 and a.ndim > 0:
+                    if ds.chunks[0] != 7 or ds.compression != 'gzip' or \
+                            not ds.shuffle:
+                        raise Failure('layout %s %s %s' % (
+                            ds.chunks, ds.compression, ds.shuffle))
+    if sorted(os.listdir(d)) != ['in.npy', 'out.h5']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+
+
+def h5_to_h5_and_default_name():
+    """An HDF5 dataset copied into a new HDF5 file, through a map; the
+    dataset is /data unless named. A NetCDF name is HDF5 too."""
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.h5')
+    a = RNG.standard_normal((5000, 4)).astype(np.float32)
+    with h5py.File(src, 'w') as f:
+        f.create_dataset('x', data=a, chunks=(333, 4), compression='gzip')
     for name in ['out.h5', 'out.nc']:
         out = os.path.join(d, name)
-        expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
-                      'location=' + out], 'HDF5 files are read')
-        if os.path.exists(out):
-            raise Failure('%s was written' % name)
+        launch('planfilesrc', 'location=' + src, '!', 'planmap',
+               'expr=2*x + 1', '!', 'planfilesink', 'location=' + out)
+        with h5py.File(out, 'r') as f:
+            plantest.assert_same(f['data'][...], 2 * a + 1, name)
+
+
+def failed_run_leaves_old_file():
+    """A run that fails (a corrupt chunk upstream) leaves no new file and
+    the file that was at the location as it was; the temporary is gone."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.h5')
+    a = RNG.standard_normal((2000, 8))
+    with h5py.File(src, 'w') as f:
+        f.create_dataset('x', data=a, chunks=(100, 8), compression='gzip')
+        info = f['x'].id.get_chunk_info(15)
+    data = bytearray(open(src, 'rb').read())
+    data[info.byte_offset + 10:info.byte_offset + 60] = bytes(50)
+    open(src, 'wb').write(data)
+    with h5py.File(out, 'w') as f:
+        f['old'] = np.arange(5)
+    before = open(out, 'rb').read()
+    expect_error(['planfilesrc', 'location=' + src, 'blocksize=6400', '!',
+                  'planfilesink', 'location=' + out], 'cannot read rows')
+    if open(out, 'rb').read() != before:
+        raise Failure('the file at the location changed')
+    if sorted(os.listdir(d)) != ['in.h5', 'out.h5']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+
+
+def existing_file_is_replaced_whole():
+    """A new HDF5 output replaces the file at the location whole, as every
+    planfilesink output does: datasets that were there are gone."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    np.save(src, np.arange(10, dtype=np.int16))
+    with h5py.File(out, 'w') as f:
+        f['old'] = np.arange(5)
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + out, 'dataset=new')
+    with h5py.File(out, 'r') as f:
+        if sorted(f.keys()) != ['new']:
+            raise Failure('datasets %s' % sorted(f.keys()))
+
+
+def h5_sink_refuses_a_fifo():
+    d = plantest.tmpdir()
+    src, fifo = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    np.save(src, np.arange(10.0))
+    os.mkfifo(fifo)
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                  'location=' + fifo], 'must be a regular file')
 
 
 def typefinder_reports_hdf5():
@@ -327,6 +412,10 @@ plantest.run_cases([
     ('a corrupt chunk fails', corrupt_chunk_fails),
     ('a truncated file fails', truncated_file_fails),
     ('unsupported dtypes and filters fail', unsupported_dtype_and_filter_fail),
-    ('HDF5 is not written', h5_is_not_written),
+    ('the sink writes what h5py reads', sink_writes_what_h5py_reads),
+    ('HDF5 to HDF5, default dataset name', h5_to_h5_and_default_name),
+    ('a failed run leaves the old file', failed_run_leaves_old_file),
+    ('an existing file is replaced whole', existing_file_is_replaced_whole),
+    ('the HDF5 sink refuses a FIFO', h5_sink_refuses_a_fifo),
     ('the typefinder reports HDF5', typefinder_reports_hdf5),
 ])

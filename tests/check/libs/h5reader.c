@@ -9,7 +9,8 @@
 
 /* PlanFileReader on HDF5 datasets written here with libhdf5: whole chunks
  * per buffer, rows beside the worker, contiguous datasets read like .npy,
- * and the errors of a missing dataset and an unsupported type. */
+ * and the errors of a missing dataset and an unsupported type; and
+ * PlanFileWriter writing a dataset that the reader reads back. */
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
@@ -206,6 +207,57 @@ GST_START_TEST (test_h5_float16_is_refused)
 
 GST_END_TEST;
 
+GST_START_TEST (test_h5_writer_output_reads_back)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  PlanFileReader *r;
+  PlanArrayInfo info;
+  const gint64 shape[1] = { -1 };
+  gchar *out = g_strconcat (path, ".out.h5", NULL);
+  GError *err = NULL;
+  GstBuffer *buf;
+  gint32 *v;
+  guint i;
+
+  plan_file_writer_set_dataset (w, "/g/out", 16, 3);
+  fail_unless (plan_file_writer_open (w, out, PLAN_FILE_FORMAT_AUTO, 2, FALSE,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (plan_file_writer_get_format (w),
+      PLAN_FILE_FORMAT_HDF5);
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 1, shape, NULL));
+  fail_unless (plan_file_writer_set_info (w, &info, &err), "%s",
+      err ? err->message : "");
+  for (i = 0; i < 2; i++) {
+    guint j;
+
+    v = g_new (gint32, 50);
+    for (j = 0; j < 50; j++)
+      v[j] = i * 50 + j;
+    fail_unless_equals_int (plan_file_writer_write (w,
+            gst_buffer_new_wrapped (v, 200), NULL), GST_FLOW_OK);
+  }
+  /* Nothing at the location before the end. */
+  fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
+  fail_unless (plan_file_writer_finish (w, &err), "%s",
+      err ? err->message : "");
+  gst_object_unref (w);
+
+  r = plan_file_reader_new ();
+  fail_unless (plan_file_reader_open (r, out, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_string (plan_file_reader_get_member (r), "/g/out");
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 100, 2, NULL));
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+  /* Chunks of 16 rows: 100 rows asked for become 96. */
+  check_chunk (buf, 0, 96, 0);
+  gst_buffer_unref (buf);
+  gst_object_unref (r);
+  g_unlink (out);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 static Suite *
 h5reader_suite (void)
 {
@@ -219,6 +271,7 @@ h5reader_suite (void)
   tcase_add_test (tc, test_h5_chunked_dataset_cannot_be_mapped);
   tcase_add_test (tc, test_h5_missing_dataset_lists_the_datasets);
   tcase_add_test (tc, test_h5_float16_is_refused);
+  tcase_add_test (tc, test_h5_writer_output_reads_back);
   return s;
 }
 
