@@ -1685,9 +1685,11 @@ check_unchanged (PlanFileReader * self, GError ** error)
     set_errno_error (error, errno, "read from", self->filename);
     return FALSE;
   }
-  /* A deflated member is read up to the end of its compressed bytes. */
-  if ((guint64) st.st_size < (self->deflated ? self->stream_start +
-          self->member_csize : data_end (self))) {
+  /* A deflated member is read up to the end of its compressed bytes; the
+   * chunks of an HDF5 dataset lie anywhere (libhdf5 says when one is
+   * missing). */
+  if (self->h5 == NULL && (guint64) st.st_size < (self->deflated ?
+          self->stream_start + self->member_csize : data_end (self))) {
     _plan_mapped_file_set_changed_error (self->mapped, error);
     return FALSE;
   }
