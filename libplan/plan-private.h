@@ -125,6 +125,24 @@ gboolean _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
 G_GNUC_INTERNAL
 gboolean _plan_h5_writer_close (PlanH5Writer * w, GError ** error);
 
+/* planzarr.c, with Zarr only: one array of a Zarr v2 directory store. */
+typedef struct _PlanZarrArray PlanZarrArray;
+
+G_GNUC_INTERNAL
+PlanZarrArray * _plan_zarr_array_open (const gchar * store,
+    const gchar * path, PlanArrayInfo * info, guint64 * align_rows,
+    GError ** error);
+
+G_GNUC_INTERNAL
+const gchar * _plan_zarr_array_get_path (PlanZarrArray * z);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
+    guint64 n_rows, guint8 * dest, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_zarr_array_close (PlanZarrArray * z);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

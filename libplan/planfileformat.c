@@ -13,8 +13,8 @@
  * @short_description: the array file formats: raw, .npy and .npz
  *
  * #PlanFileFormat is registered as a #GEnum (#PLAN_TYPE_FILE_FORMAT) with
- * the nicks "auto", "raw", "npy", "npz" and "hdf5", so element properties
- * use it directly.
+ * the nicks "auto", "raw", "npy", "npz", "hdf5" and "zarr", so element
+ * properties use it directly.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -38,6 +38,8 @@ plan_file_format_get_type (void)
           "npz"},
     {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file "
           "(reading only)", "hdf5"},
+    {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr v2 directory store "
+          "(reading only)", "zarr"},
     {0, NULL, NULL}
   };
 
@@ -52,7 +54,7 @@ plan_file_format_get_type (void)
  * plan_file_format_to_string:
  * @format: a #PlanFileFormat
  *
- * Returns: (transfer none): "auto", "raw", "npy", "npz" or "hdf5".
+ * Returns: (transfer none): "auto", "raw", "npy", "npz", "hdf5" or "zarr".
  *
  * Since: 0.1
  */
@@ -68,6 +70,8 @@ plan_file_format_to_string (PlanFileFormat format)
       return "npz";
     case PLAN_FILE_FORMAT_HDF5:
       return "hdf5";
+    case PLAN_FILE_FORMAT_ZARR:
+      return "zarr";
     default:
       return "auto";
   }
@@ -80,6 +84,7 @@ plan_file_format_to_string (PlanFileFormat format)
  * Returns: %PLAN_FILE_FORMAT_NPY when @location ends in ".npy" (in any
  *   case), %PLAN_FILE_FORMAT_NPZ when it ends in ".npz",
  *   %PLAN_FILE_FORMAT_HDF5 when it ends in ".h5", ".hdf5" or ".nc",
+ *   %PLAN_FILE_FORMAT_ZARR when it ends in ".zarr",
  *   %PLAN_FILE_FORMAT_RAW otherwise.
  *
  * Since: 0.1
@@ -97,5 +102,7 @@ plan_file_format_from_location (const gchar * location)
       || (len >= 5 && g_ascii_strcasecmp (location + len - 5, ".hdf5") == 0)
       || (len >= 3 && g_ascii_strcasecmp (location + len - 3, ".nc") == 0))
     return PLAN_FILE_FORMAT_HDF5;
+  if (len >= 5 && g_ascii_strcasecmp (location + len - 5, ".zarr") == 0)
+    return PLAN_FILE_FORMAT_ZARR;
   return PLAN_FILE_FORMAT_RAW;
 }

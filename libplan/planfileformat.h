@@ -27,6 +27,9 @@ G_BEGIN_DECLS
  * @PLAN_FILE_FORMAT_HDF5: one dataset of an HDF5 file (NetCDF-4 files are
  *   HDF5 files), read through libhdf5; only when gst-plan is built with
  *   HDF5. Readers only.
+ * @PLAN_FILE_FORMAT_ZARR: one array of a Zarr v2 directory store (the
+ *   location is the directory); only when gst-plan is built with Zarr.
+ *   Readers only.
  *
  * The layouts of array files that #PlanFileReader and #PlanFileWriter (and
  * the planfilesrc and planfilesink elements) read and write.
@@ -40,6 +43,7 @@ typedef enum
   PLAN_FILE_FORMAT_NPY,
   PLAN_FILE_FORMAT_NPZ,
   PLAN_FILE_FORMAT_HDF5,
+  PLAN_FILE_FORMAT_ZARR,
 } PlanFileFormat;
 
 #define PLAN_TYPE_FILE_FORMAT (plan_file_format_get_type ())

@@ -142,6 +142,7 @@ struct _PlanFileReader
   gchar *member;                /* as set: the .npz member to open */
   gchar *dataset;               /* as set: the HDF5 dataset to open */
   PlanH5Dataset *h5;            /* an HDF5 dataset read through libhdf5 */
+  PlanZarrArray *zarr;          /* a Zarr array, read chunk by chunk */
   guint64 align_rows;           /* chunks end at multiples of it (file
                                  * rows): whole HDF5 chunks */
   gchar *member_name;           /* the one open, as the archive names it */
@@ -720,6 +721,30 @@ truncated:
 #endif
 }
 
+/* A directory: a Zarr v2 array (or a group of them), read chunk by chunk
+ * through libplan's own reader of the specification. */
+static gboolean
+open_zarr (PlanFileReader * self, GError ** error)
+{
+#if HAVE_ZARR
+  self->format = PLAN_FILE_FORMAT_ZARR;
+  self->zarr = _plan_zarr_array_open (self->filename, self->dataset,
+      &self->file_info, &self->align_rows, error);
+  if (self->zarr == NULL)
+    return FALSE;
+  self->member_name = g_strdup (_plan_zarr_array_get_path (self->zarr));
+  self->row_size = plan_array_info_get_row_size (&self->file_info);
+  self->file_rows = plan_array_info_get_n_rows (&self->file_info);
+  self->data_offset = self->stream_start = self->stream_size = 0;
+  return TRUE;
+#else
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "it is a directory "
+      "(and this gst-plan was built without Zarr, so it is not read as a "
+      "Zarr store: install libjson-glib-dev and build it again)");
+  return FALSE;
+#endif
+}
+
 /* Files that start with these bytes are never taken for raw array data
  * unless the raw format is asked for: the first bytes of raw data being
  * one of them by chance is far less likely than a user pointing at the
@@ -881,16 +906,23 @@ plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
     goto open_failed;
   if (fstat (reader->fd, &st) < 0)
     goto open_failed;
-  if (S_ISDIR (st.st_mode))
-    goto is_dir;
-  if (!S_ISREG (st.st_mode))
-    goto not_regular;
-  if (fcntl (reader->fd, F_SETFL, fcntl (reader->fd, F_GETFL) & ~O_NONBLOCK)
-      < 0)
-    goto open_failed;
-
-  if (!open_layout (reader, format, raw_info, st.st_size, &err))
-    goto bad_layout;
+  if (S_ISDIR (st.st_mode)) {
+    /* A directory may be a Zarr store. */
+    if (format != PLAN_FILE_FORMAT_AUTO && format != PLAN_FILE_FORMAT_ZARR)
+      goto is_dir;
+    if (!open_zarr (reader, &err))
+      goto bad_layout;
+  } else {
+    if (!S_ISREG (st.st_mode))
+      goto not_regular;
+    if (fcntl (reader->fd, F_SETFL, fcntl (reader->fd,
+                F_GETFL) & ~O_NONBLOCK) < 0)
+      goto open_failed;
+    if (format == PLAN_FILE_FORMAT_ZARR)
+      goto not_zarr;
+    if (!open_layout (reader, format, raw_info, st.st_size, &err))
+      goto bad_layout;
+  }
   reader->opened = st;
   reader->mapped = _plan_mapped_file_new (filename, reader->fd, st.st_size);
 
@@ -916,6 +948,13 @@ is_dir:
   {
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
         "Could not read '%s': it is a directory", filename);
+    plan_file_reader_close (reader);
+    return FALSE;
+  }
+not_zarr:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "Could not read '%s': "
+        "it is a file, and a Zarr store is a directory", filename);
     plan_file_reader_close (reader);
     return FALSE;
   }
@@ -971,6 +1010,9 @@ plan_file_reader_close (PlanFileReader * reader)
   g_clear_pointer (&reader->inflater, inflater_free);
 #if HAVE_HDF5
   g_clear_pointer (&reader->h5, _plan_h5_dataset_close);
+#endif
+#if HAVE_ZARR
+  g_clear_pointer (&reader->zarr, _plan_zarr_array_close);
 #endif
   reader->align_rows = 1;
   reader->deflated = FALSE;
@@ -1185,6 +1227,14 @@ read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
 #if HAVE_HDF5
   else if (self->h5) {
     ok = _plan_h5_dataset_read_rows (self->h5, self->window_first + row,
+        n_rows, map.data, error);
+    if (!ok)
+      g_prefix_error (error, "Could not read from '%s': ", self->filename);
+  }
+#endif
+#if HAVE_ZARR
+  else if (self->zarr) {
+    ok = _plan_zarr_array_read_rows (self->zarr, self->window_first + row,
         n_rows, map.data, error);
     if (!ok)
       g_prefix_error (error, "Could not read from '%s': ", self->filename);
@@ -1575,7 +1625,7 @@ choose_io_mode (PlanFileReader * self)
 
   if (self->io_mode != PLAN_FILE_IO_MODE_AUTO)
     return self->io_mode;
-  if (self->allocator != NULL || self->deflated || self->h5)
+  if (self->allocator != NULL || self->deflated || self->h5 || self->zarr)
     return PLAN_FILE_IO_MODE_READ;
   probe = mmap (NULL, CHUNK_ALIGN + 1, PROT_READ, MAP_SHARED, self->fd, 0);
   if (probe == MAP_FAILED) {
@@ -1618,6 +1668,12 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
         "'%s': its member '%s' is compressed, and compressed data cannot be "
         "mapped; read it instead", reader->filename, reader->member_name);
+    return FALSE;
+  }
+  if (reader->zarr && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': a Zarr array is read chunk file by chunk file, and cannot be "
+        "mapped; read it instead", reader->filename);
     return FALSE;
   }
   if (reader->h5 && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
@@ -1688,7 +1744,8 @@ check_unchanged (PlanFileReader * self, GError ** error)
   /* A deflated member is read up to the end of its compressed bytes; the
    * chunks of an HDF5 dataset lie anywhere (libhdf5 says when one is
    * missing). */
-  if (self->h5 == NULL && (guint64) st.st_size < (self->deflated ?
+  if (self->h5 == NULL && self->zarr == NULL && (guint64) st.st_size <
+      (self->deflated ?
           self->stream_start + self->member_csize : data_end (self))) {
     _plan_mapped_file_set_changed_error (self->mapped, error);
     return FALSE;

@@ -651,8 +651,9 @@ open_target (PlanFileWriter * self, GError ** error)
  * @location: the file to write
  * @format: its format; %PLAN_FILE_FORMAT_AUTO writes .npy when @location
  *   ends in ".npy", HDF5 when it ends in ".h5", ".hdf5" or ".nc" (see
- *   plan_file_writer_set_dataset()), refuses a name ending in ".npz" and
- *   writes raw otherwise; %PLAN_FILE_FORMAT_NPZ is refused, and so is
+ *   plan_file_writer_set_dataset()), refuses a name ending in ".npz" or
+ *   ".zarr" and writes raw otherwise; %PLAN_FILE_FORMAT_NPZ and
+ *   %PLAN_FILE_FORMAT_ZARR are refused, and so is
  *   %PLAN_FILE_FORMAT_HDF5 without HDF5 support or to a FIFO or device
  * @max_pending: the most chunks waiting to be written before
  *   plan_file_writer_write() blocks, at least 1
@@ -679,7 +680,8 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->location = g_strdup (location);
   writer->format = format == PLAN_FILE_FORMAT_AUTO ?
       plan_file_format_from_location (location) : format;
-  if (writer->format == PLAN_FILE_FORMAT_NPZ)
+  if (writer->format == PLAN_FILE_FORMAT_NPZ
+      || writer->format == PLAN_FILE_FORMAT_ZARR)
     goto npz;
 #if !HAVE_HDF5
   if (writer->format == PLAN_FILE_FORMAT_HDF5)
@@ -725,8 +727,10 @@ npz:
   {
     /* Raw bytes under such a name would be a file nothing reads. */
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': .npz files are read, not written; write a .npy file (or "
-        "ask for the raw format to write raw data under this name)", location);
+        "write '%s': %s are read, not written; write a .npy or HDF5 file (or "
+        "ask for the raw format to write raw data under this name)", location,
+        writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz files" :
+        "Zarr stores");
     plan_file_writer_cancel (writer);
     return FALSE;
   }

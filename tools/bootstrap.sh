@@ -29,6 +29,7 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   libjson-glib-dev  # gst-validate's build (.ci/run), for tests/validate
   openmpi-bin libopenmpi-dev
   zlib1g-dev libhdf5-dev python3-h5py python3-netcdf4
+  libzstd-dev libblosc-dev python3-zarr
   ccache
   build-essential debhelper dh-python dpkg-dev fakeroot lintian man-db
   python3-mesonpy python3-venv python3-pip)
@@ -77,8 +78,8 @@ case "$mode" in
     status=0
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     if grep -q '^#define HAVE_CUDA 1' build/config.h; then
-      echo "== CPU-only configuration, without MPI and HDF5 (-Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled)"
-      configure build-cpu -Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled
+      echo "== CPU-only configuration, without MPI, HDF5 and Zarr (-Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled)"
+      configure build-cpu -Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled
       # The fuzz targets do not depend on CUDA; they ran above.
       meson test -C build-cpu --print-errorlogs --num-processes 2 --no-suite fuzz || status=1
     fi

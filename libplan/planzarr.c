@@ -1,0 +1,762 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* A Zarr v2 array in a directory store, read row block by row block: its
+ * .zarray metadata (json-glib), and its chunks, one file each, decoded
+ * with zlib, zstd or blosc into whole rows. A missing chunk is the fill
+ * value, as the specification says. Built only with Zarr (HAVE_ZARR). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plan-private.h"
+#include "planerror.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <json-glib/json-glib.h>
+#include <zlib.h>
+#if HAVE_ZSTD
+#include <zstd.h>
+#endif
+#if HAVE_BLOSC
+#include <blosc.h>
+#endif
+
+/* Metadata files larger than this are taken as corrupt. */
+#define MAX_METADATA_SIZE (1 << 20)
+
+typedef enum
+{
+  CODEC_NONE,
+  CODEC_ZLIB,
+  CODEC_GZIP,
+  CODEC_ZSTD,
+  CODEC_BLOSC,
+} Codec;
+
+struct _PlanZarrArray
+{
+  gchar *dir;                   /* the array's directory */
+  gchar *path;                  /* its path in the store, "/" for the root */
+  PlanDType dtype;
+  gsize itemsize;
+  gboolean swap;                /* big-endian elements */
+  gint ndim;
+  guint64 shape[PLAN_ARRAY_MAX_DIMS];
+  guint64 chunks[PLAN_ARRAY_MAX_DIMS];
+  gchar separator;
+  Codec codec;
+  guint8 fill[8];
+  gsize chunk_bytes;
+
+  /* the scratch of one chunk; taken by whoever reads */
+  GMutex lock;
+  guint8 *chunk;
+  guint8 *raw;
+  gsize raw_size;
+};
+
+static gchar *
+read_metadata (const gchar * file, GError ** error)
+{
+  gchar *text = NULL;
+  gsize size;
+
+  if (!g_file_get_contents (file, &text, &size, error))
+    return NULL;
+  if (size > MAX_METADATA_SIZE) {
+    g_free (text);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' has %"
+        G_GSIZE_FORMAT " bytes; Zarr metadata of more than 1 MiB is taken "
+        "as corrupt", file, size);
+    return NULL;
+  }
+  return text;
+}
+
+/* The arrays under @dir (paths relative to the store's root @root), for
+ * an error that lists them. */
+static void
+find_arrays (const gchar * root, const gchar * dir, GPtrArray * out,
+    guint depth)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+
+  if (d == NULL || depth > 8) {
+    if (d)
+      g_dir_close (d);
+    return;
+  }
+  while ((name = g_dir_read_name (d)) && out->len < 100) {
+    gchar *sub = g_build_filename (dir, name, NULL);
+    gchar *zarray = g_build_filename (sub, ".zarray", NULL);
+
+    if (g_file_test (zarray, G_FILE_TEST_IS_REGULAR))
+      g_ptr_array_add (out, g_strconcat ("/", sub + strlen (root) + 1, NULL));
+    else if (g_file_test (sub, G_FILE_TEST_IS_DIR))
+      find_arrays (root, sub, out, depth + 1);
+    g_free (zarray);
+    g_free (sub);
+  }
+  g_dir_close (d);
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const gchar **) a, *(const gchar **) b);
+}
+
+static gchar *
+join_names (GPtrArray * names)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  g_ptr_array_sort (names, compare_names);
+  for (i = 0; i < names->len && i < 20; i++) {
+    if (i > 0)
+      g_string_append (s, i + 1 == names->len ? " and " : ", ");
+    g_string_append_printf (s, "'%s'", (gchar *) g_ptr_array_index (names,
+            i));
+  }
+  if (names->len > 20)
+    g_string_append_printf (s, " and %u more", names->len - 20);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+is_array (const gchar * dir)
+{
+  gchar *zarray = g_build_filename (dir, ".zarray", NULL);
+  gboolean ok = g_file_test (zarray, G_FILE_TEST_IS_REGULAR);
+
+  g_free (zarray);
+  return ok;
+}
+
+/* The array's directory: the array @path of the store, or, without a
+ * path, the store itself when it is an array, else its only array. */
+static gchar *
+choose_array (const gchar * store, const gchar * path, gchar ** chosen,
+    GError ** error)
+{
+  const gchar *rel = path ? path + strspn (path, "/") : NULL;
+  gchar *dir, *names;
+  GPtrArray *found;
+
+  if (rel) {
+    dir = g_build_filename (store, rel, NULL);
+    if (is_array (dir)) {
+      *chosen = g_strconcat ("/", rel, NULL);
+      return dir;
+    }
+    g_free (dir);
+  } else if (is_array (store)) {
+    *chosen = g_strdup ("/");
+    return g_strdup (store);
+  }
+
+  found = g_ptr_array_new_with_free_func (g_free);
+  find_arrays (store, store, found, 0);
+  if (path == NULL && found->len == 1) {
+    *chosen = g_strdup (g_ptr_array_index (found, 0));
+    dir = g_build_filename (store, *chosen + 1, NULL);
+    g_ptr_array_unref (found);
+    return dir;
+  }
+  names = join_names (found);
+  if (found->len == 0)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "it is a "
+        "directory, and no Zarr v2 array (.zarray) is in it%s", path ? "" :
+        " (a Zarr v3 store, zarr.json, is not read)");
+  else if (path == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is a "
+        "Zarr group of %u arrays, %s; name the one to read as the dataset",
+        found->len, names);
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
+        "Zarr array '%s'; its arrays are %s", path, names);
+  g_free (names);
+  g_ptr_array_unref (found);
+  return NULL;
+}
+
+static gboolean
+parse_dtype (PlanZarrArray * z, const gchar * s, GError ** error)
+{
+  static const struct
+  {
+    const gchar *code;
+    PlanDType dtype;
+  } codes[] = {
+    {"b1", PLAN_DTYPE_BOOL}, {"i1", PLAN_DTYPE_INT8}, {"u1", PLAN_DTYPE_UINT8},
+    {"i2", PLAN_DTYPE_INT16}, {"u2", PLAN_DTYPE_UINT16},
+    {"i4", PLAN_DTYPE_INT32}, {"u4", PLAN_DTYPE_UINT32},
+    {"i8", PLAN_DTYPE_INT64}, {"u8", PLAN_DTYPE_UINT64},
+    {"f4", PLAN_DTYPE_FLOAT32}, {"f8", PLAN_DTYPE_FLOAT64},
+  };
+  guint i;
+
+  if (s && strlen (s) == 3 && strchr ("<>|", s[0])) {
+    for (i = 0; i < G_N_ELEMENTS (codes); i++) {
+      if (strcmp (s + 1, codes[i].code) == 0) {
+        z->dtype = codes[i].dtype;
+        z->itemsize = s[2] - '0';
+        z->swap = s[0] == '>' && z->itemsize > 1;
+        return TRUE;
+      }
+    }
+  }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its dtype '%s' "
+      "is not supported; only bool, integers, float32 and float64 are read",
+      s ? s : "(not a string)");
+  return FALSE;
+}
+
+static gboolean
+parse_axes (JsonObject * o, const gchar * key, guint64 * out, gint * n,
+    GError ** error)
+{
+  JsonNode *node = json_object_get_member (o, key);
+  JsonArray *a;
+  guint i;
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    goto bad;
+  a = json_node_get_array (node);
+  if (json_array_get_length (a) > PLAN_ARRAY_MAX_DIMS) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it has %u "
+        "axes; at most %d are supported", json_array_get_length (a),
+        PLAN_ARRAY_MAX_DIMS);
+    return FALSE;
+  }
+  *n = json_array_get_length (a);
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    if (json_node_get_value_type (e) != G_TYPE_INT64
+        || json_node_get_int (e) < 0)
+      goto bad;
+    out[i] = json_node_get_int (e);
+  }
+  return TRUE;
+
+bad:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
+      "valid '%s' (a list of non-negative integers)", key);
+  return FALSE;
+}
+
+static gboolean
+parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
+{
+  JsonNode *node = json_object_get_member (o, "compressor");
+  JsonNode *filters = json_object_get_member (o, "filters");
+  const gchar *id = NULL;
+
+  if (filters && !JSON_NODE_HOLDS_NULL (filters)
+      && !(JSON_NODE_HOLDS_ARRAY (filters)
+          && json_array_get_length (json_node_get_array (filters)) == 0)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it has filters "
+        "(delta, scale-offset, ...), which are not supported; write it "
+        "without filters");
+    return FALSE;
+  }
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node)) {
+    z->codec = CODEC_NONE;
+    return TRUE;
+  }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    id = json_object_get_string_member_with_default (json_node_get_object
+        (node), "id", NULL);
+  if (g_strcmp0 (id, "zlib") == 0)
+    z->codec = CODEC_ZLIB;
+  else if (g_strcmp0 (id, "gzip") == 0)
+    z->codec = CODEC_GZIP;
+#if HAVE_ZSTD
+  else if (g_strcmp0 (id, "zstd") == 0)
+    z->codec = CODEC_ZSTD;
+#endif
+#if HAVE_BLOSC
+  else if (g_strcmp0 (id, "blosc") == 0)
+    z->codec = CODEC_BLOSC;
+#endif
+  else {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its compressor "
+        "'%s' is not supported; zlib, gzip%s%s and none are read",
+        id ? id : "(no id)", HAVE_ZSTD ? ", zstd" : "",
+        HAVE_BLOSC ? ", blosc" : "");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The fill value's bytes, in the machine's byte order. */
+static gboolean
+parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
+{
+  JsonNode *node = json_object_get_member (o, "fill_value");
+  gdouble d = 0;
+  gint64 i = 0;
+  gboolean is_float = z->dtype == PLAN_DTYPE_FLOAT32
+      || z->dtype == PLAN_DTYPE_FLOAT64;
+
+  memset (z->fill, 0, sizeof (z->fill));
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (json_node_get_value_type (node) == G_TYPE_STRING) {
+    const gchar *s = json_node_get_string (node);
+
+    if (g_strcmp0 (s, "NaN") == 0)
+      d = NAN;
+    else if (g_strcmp0 (s, "Infinity") == 0)
+      d = INFINITY;
+    else if (g_strcmp0 (s, "-Infinity") == 0)
+      d = -INFINITY;
+    else
+      goto bad;
+    if (!is_float)
+      goto bad;
+  } else if (json_node_get_value_type (node) == G_TYPE_BOOLEAN) {
+    i = json_node_get_boolean (node);
+    d = i;
+  } else if (json_node_get_value_type (node) == G_TYPE_INT64) {
+    i = json_node_get_int (node);
+    d = i;
+  } else if (json_node_get_value_type (node) == G_TYPE_DOUBLE) {
+    d = json_node_get_double (node);
+    i = (gint64) d;
+  } else {
+    goto bad;
+  }
+
+  switch (z->dtype) {
+    case PLAN_DTYPE_FLOAT32:{
+      gfloat f = d;
+      memcpy (z->fill, &f, 4);
+      break;
+    }
+    case PLAN_DTYPE_FLOAT64:
+      memcpy (z->fill, &d, 8);
+      break;
+    default:
+      /* Little-endian machine: the low bytes of the integer. */
+      memcpy (z->fill, &i, z->itemsize);
+      break;
+  }
+  return TRUE;
+
+bad:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value does "
+      "not fit its dtype");
+  return FALSE;
+}
+
+static gboolean
+parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonObject *o;
+  gint n_chunks = 0;
+  const gchar *order, *sep;
+  gboolean ok = FALSE;
+  gint i;
+
+  if (!json_parser_load_from_data (parser, text, -1, error))
+    goto done;
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    goto not_object;
+  o = json_node_get_object (json_parser_get_root (parser));
+  if (json_object_get_int_member_with_default (o, "zarr_format", 0) != 2)
+    goto bad_format;
+  order = json_object_get_string_member_with_default (o, "order", "C");
+  if (g_strcmp0 (order, "C") != 0)
+    goto bad_order;
+  sep = json_object_get_string_member_with_default (o,
+      "dimension_separator", ".");
+  if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
+    goto bad_separator;
+  z->separator = sep[0];
+  if (!parse_dtype (z, json_object_get_string_member_with_default (o,
+              "dtype", NULL), error)
+      || !parse_axes (o, "shape", z->shape, &z->ndim, error)
+      || !parse_axes (o, "chunks", z->chunks, &n_chunks, error)
+      || !parse_codec (z, o, error) || !parse_fill (z, o, error))
+    goto done;
+  if (n_chunks != z->ndim)
+    goto bad_chunks;
+  z->chunk_bytes = z->itemsize;
+  for (i = 0; i < z->ndim; i++) {
+    if (z->chunks[i] == 0 || z->chunks[i] > ((guint64) 1 << 32)
+        || z->chunk_bytes > ((gsize) 1 << 31) / z->chunks[i])
+      goto bad_chunks;
+    z->chunk_bytes *= z->chunks[i];
+  }
+  ok = TRUE;
+  goto done;
+
+not_object:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray is not a "
+      "JSON object");
+  goto done;
+bad_format:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its .zarray says "
+      "zarr_format %" G_GINT64_FORMAT "; only Zarr v2 is read",
+      json_object_get_int_member_with_default (o, "zarr_format", 0));
+  goto done;
+bad_order:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "
+      "order '%s'; only C order is read", order ? order : "?");
+  goto done;
+bad_separator:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its "
+      "dimension_separator '%s' is neither '.' nor '/'", sep ? sep : "?");
+  goto done;
+bad_chunks:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunks do not fit "
+      "its shape (one positive length per axis, at most 2 GiB a chunk)");
+  goto done;
+done:
+  g_object_unref (parser);
+  return ok;
+}
+
+void
+_plan_zarr_array_close (PlanZarrArray * z)
+{
+  if (z == NULL)
+    return;
+  g_free (z->dir);
+  g_free (z->path);
+  g_free (z->chunk);
+  g_free (z->raw);
+  g_mutex_clear (&z->lock);
+  g_free (z);
+}
+
+/**
+ * _plan_zarr_array_open:
+ * @store: a directory: a Zarr v2 array, or a group holding arrays
+ * @path: (nullable): the array's path in the group, %NULL for the store
+ *   itself or the group's only array
+ * @info: (out): the array's dtype and shape
+ * @align_rows: (out): the rows of a row of chunks
+ * @error: return location for a #GError (without the store's name)
+ *
+ * Returns: (transfer full): the open array, or %NULL.
+ */
+PlanZarrArray *
+_plan_zarr_array_open (const gchar * store, const gchar * path,
+    PlanArrayInfo * info, guint64 * align_rows, GError ** error)
+{
+  PlanZarrArray *z = g_new0 (PlanZarrArray, 1);
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  gchar *zarray = NULL, *text = NULL;
+  gint i;
+
+  g_mutex_init (&z->lock);
+  z->dir = choose_array (store, path, &z->path, error);
+  if (z->dir == NULL)
+    goto failed;
+  zarray = g_build_filename (z->dir, ".zarray", NULL);
+  text = read_metadata (zarray, error);
+  if (text == NULL || !parse_zarray (z, text, error))
+    goto in_array;
+  for (i = 0; i < z->ndim; i++)
+    shape[i] = z->shape[i];
+  if (!plan_array_info_set (info, z->dtype, z->ndim, shape, error))
+    goto in_array;
+  /* Buffers of whole chunk rows, unless that is more than 256 MiB. */
+  *align_rows = z->ndim > 0 && z->chunks[0] *
+      plan_array_info_get_row_size (info) <= ((guint64) 256 << 20) ?
+      z->chunks[0] : 1;
+  g_free (zarray);
+  g_free (text);
+  return z;
+
+in_array:
+  g_prefix_error (error, "its Zarr array '%s': ", z->path);
+failed:
+  g_free (zarray);
+  g_free (text);
+  _plan_zarr_array_close (z);
+  return NULL;
+}
+
+const gchar *
+_plan_zarr_array_get_path (PlanZarrArray * z)
+{
+  return z->path;
+}
+
+/* Reads the file of a chunk whole into z->raw; FALSE without an error
+ * when there is none (the fill value). */
+static gboolean
+read_chunk_file (PlanZarrArray * z, const gchar * file, gsize * size,
+    gboolean * missing, GError ** error)
+{
+  gint fd = open (file, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  gsize done = 0;
+
+  *missing = FALSE;
+  if (fd < 0 && errno == ENOENT) {
+    *missing = TRUE;
+    return TRUE;
+  }
+  if (fd < 0 || fstat (fd, &st) < 0)
+    goto failed;
+  if ((guint64) st.st_size > z->chunk_bytes + (16 << 20) + z->chunk_bytes / 2)
+    goto too_large;
+  if (z->raw_size < (gsize) st.st_size) {
+    g_free (z->raw);
+    z->raw = g_malloc (MAX (st.st_size, 1));
+    z->raw_size = st.st_size;
+  }
+  while (done < (gsize) st.st_size) {
+    gssize n = read (fd, z->raw + done, st.st_size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      goto failed;
+    done += n;
+  }
+  close (fd);
+  *size = done;
+  return TRUE;
+
+failed:
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+      "cannot read its chunk '%s': %s", file, g_strerror (errno));
+  if (fd >= 0)
+    close (fd);
+  return FALSE;
+too_large:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' has %"
+      G_GUINT64_FORMAT " bytes, far more than a chunk of %" G_GSIZE_FORMAT
+      " bytes can take; it is corrupt", file, (guint64) st.st_size,
+      z->chunk_bytes);
+  close (fd);
+  return FALSE;
+}
+
+static gboolean
+inflate_chunk (PlanZarrArray * z, gsize size, gboolean gzip)
+{
+  z_stream zs = { 0 };
+  gboolean ok;
+
+  if (inflateInit2 (&zs, gzip ? 16 + MAX_WBITS : MAX_WBITS) != Z_OK)
+    return FALSE;
+  zs.next_in = z->raw;
+  zs.avail_in = size;
+  zs.next_out = z->chunk;
+  zs.avail_out = z->chunk_bytes;
+  ok = inflate (&zs, Z_FINISH) == Z_STREAM_END && zs.avail_out == 0;
+  inflateEnd (&zs);
+  return ok;
+}
+
+/* Decodes z->raw into z->chunk, which gets exactly chunk_bytes. */
+static gboolean
+decode_chunk (PlanZarrArray * z, const gchar * file, gsize size,
+    GError ** error)
+{
+  gboolean ok = FALSE;
+
+  switch (z->codec) {
+    case CODEC_NONE:
+      ok = size == z->chunk_bytes;
+      if (ok)
+        memcpy (z->chunk, z->raw, size);
+      break;
+    case CODEC_ZLIB:
+    case CODEC_GZIP:
+      ok = inflate_chunk (z, size, z->codec == CODEC_GZIP);
+      break;
+#if HAVE_ZSTD
+    case CODEC_ZSTD:{
+      gsize n = ZSTD_decompress (z->chunk, z->chunk_bytes, z->raw, size);
+      ok = !ZSTD_isError (n) && n == z->chunk_bytes;
+      break;
+    }
+#endif
+#if HAVE_BLOSC
+    case CODEC_BLOSC:{
+      size_t nbytes = 0;
+      ok = blosc_cbuffer_validate (z->raw, size, &nbytes) == 0
+          && nbytes == z->chunk_bytes
+          && blosc_decompress_ctx (z->raw, z->chunk, z->chunk_bytes, 1)
+          == (gint) z->chunk_bytes;
+      break;
+    }
+#endif
+    default:
+      break;
+  }
+  if (!ok)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' (%"
+        G_GSIZE_FORMAT " bytes) does not decode to %" G_GSIZE_FORMAT
+        " bytes; it is corrupt", file, size, z->chunk_bytes);
+  return ok;
+}
+
+/* Loads chunk @idx into z->chunk: decoded, or the fill value. */
+static gboolean
+load_chunk (PlanZarrArray * z, const guint64 * idx, GError ** error)
+{
+  GString *key = g_string_new (NULL);
+  gchar *file;
+  gsize size = 0, i;
+  gboolean missing, ok;
+  gint d;
+
+  for (d = 0; d < z->ndim; d++)
+    g_string_append_printf (key, "%s%" G_GUINT64_FORMAT, d ? (z->separator
+            == '/' ? "/" : ".") : "", idx[d]);
+  if (z->ndim == 0)
+    g_string_append (key, "0");
+  file = g_build_filename (z->dir, key->str, NULL);
+  g_string_free (key, TRUE);
+  if (z->chunk == NULL)
+    z->chunk = g_malloc (z->chunk_bytes);
+  ok = read_chunk_file (z, file, &size, &missing, error);
+  if (ok && missing) {
+    for (i = 0; i < z->chunk_bytes; i += z->itemsize)
+      memcpy (z->chunk + i, z->fill, z->itemsize);
+  } else if (ok) {
+    ok = decode_chunk (z, file, size, error);
+    if (ok && z->swap) {
+      for (i = 0; i < z->chunk_bytes; i += z->itemsize) {
+        guint8 *p = z->chunk + i;
+        gsize a, b;
+        for (a = 0, b = z->itemsize - 1; a < b; a++, b--) {
+          guint8 t = p[a];
+          p[a] = p[b];
+          p[b] = t;
+        }
+      }
+    }
+  }
+  g_free (file);
+  return ok;
+}
+
+/* Copies the part of the loaded chunk @idx that lies in rows [@first,
+ * @end) into @dest, which holds those rows of the whole array. */
+static void
+copy_from_chunk (PlanZarrArray * z, const guint64 * idx, guint64 first,
+    guint64 end, guint8 * dest)
+{
+  guint64 lo[PLAN_ARRAY_MAX_DIMS], hi[PLAN_ARRAY_MAX_DIMS];
+  guint64 pos[PLAN_ARRAY_MAX_DIMS];
+  gsize astride[PLAN_ARRAY_MAX_DIMS], cstride[PLAN_ARRAY_MAX_DIMS];
+  gint d, last = z->ndim - 1;
+  gsize run;
+
+  astride[last] = cstride[last] = z->itemsize;
+  for (d = last - 1; d >= 0; d--) {
+    astride[d] = astride[d + 1] * z->shape[d + 1];
+    cstride[d] = cstride[d + 1] * z->chunks[d + 1];
+  }
+  for (d = 0; d < z->ndim; d++) {
+    lo[d] = idx[d] * z->chunks[d];
+    hi[d] = MIN (lo[d] + z->chunks[d], z->shape[d]);
+  }
+  lo[0] = MAX (lo[0], first);
+  hi[0] = MIN (hi[0], end);
+  if (lo[0] >= hi[0])
+    return;
+  run = (hi[last] - lo[last]) * z->itemsize;
+  memcpy (pos, lo, sizeof (lo));
+  /* Every run along the last axis, the other axes counted like digits. */
+  for (;;) {
+    gsize a = (pos[0] - first) * astride[0], c = 0;
+
+    for (d = 1; d < z->ndim; d++)
+      a += pos[d] * astride[d];
+    for (d = 0; d < z->ndim; d++)
+      c += (pos[d] - idx[d] * z->chunks[d]) * cstride[d];
+    memcpy (dest + a, z->chunk + c, run);
+    for (d = last - 1; d >= 0; d--) {
+      if (++pos[d] < hi[d])
+        break;
+      pos[d] = lo[d];
+    }
+    if (d < 0)
+      break;
+  }
+}
+
+/**
+ * _plan_zarr_array_read_rows:
+ * @z: an open array
+ * @first: its first row to read
+ * @n_rows: the number of rows
+ * @dest: room for them, C order
+ * @error: return location for a #GError (without the store's name)
+ *
+ * Reads whole rows: every chunk they touch is read and decoded once. Any
+ * thread (the chunk scratch is taken under a lock).
+ */
+gboolean
+_plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
+    guint64 n_rows, guint8 * dest, GError ** error)
+{
+  guint64 idx[PLAN_ARRAY_MAX_DIMS] = { 0 }, nchunks[PLAN_ARRAY_MAX_DIMS];
+  gboolean ok = TRUE;
+  gint d;
+
+  if (n_rows == 0)
+    return TRUE;
+  g_mutex_lock (&z->lock);
+  if (z->ndim == 0) {
+    ok = load_chunk (z, idx, error);
+    if (ok)
+      memcpy (dest, z->chunk, z->itemsize);
+    g_mutex_unlock (&z->lock);
+    return ok;
+  }
+  for (d = 0; d < z->ndim; d++) {
+    nchunks[d] = (z->shape[d] + z->chunks[d] - 1) / z->chunks[d];
+    if (nchunks[d] == 0) {
+      g_mutex_unlock (&z->lock);
+      return TRUE;
+    }
+  }
+  for (idx[0] = first / z->chunks[0];
+      ok && idx[0] * z->chunks[0] < first + n_rows; idx[0]++) {
+    for (d = 1; d < z->ndim; d++)
+      idx[d] = 0;
+    for (;;) {
+      ok = load_chunk (z, idx, error);
+      if (!ok)
+        break;
+      copy_from_chunk (z, idx, first, first + n_rows, dest);
+      for (d = z->ndim - 1; d >= 1; d--) {
+        if (++idx[d] < nchunks[d])
+          break;
+        idx[d] = 0;
+      }
+      if (d < 1)
+        break;
+    }
+  }
+  g_mutex_unlock (&z->lock);
+  if (!ok)
+    g_prefix_error (error, "its Zarr array '%s': ", z->path);
+  return ok;
+}

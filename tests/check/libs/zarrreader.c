@@ -1,0 +1,175 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanFileReader on a Zarr v2 array written here: zlib chunks that do not
+ * divide the shape, a missing chunk read as the fill value, buffers of
+ * whole chunk rows, rows beside the worker, and a corrupt chunk. */
+
+#include <gst/check/gstcheck.h>
+#include <libplan/plan.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <zlib.h>
+
+static gchar *store;
+
+/* A (10, 3) int32 array, value 10 * row + column, in chunks of (4, 2),
+ * zlib-compressed; chunk 1.1 (rows 4-7, column 2) is not written and
+ * reads as the fill value -1. */
+static void
+write_chunk (guint i, guint j)
+{
+  gint32 v[8];
+  guint8 packed[256];
+  uLongf size = sizeof (packed);
+  gchar *name, *file;
+  guint r, c;
+
+  for (r = 0; r < 4; r++)
+    for (c = 0; c < 2; c++)
+      v[r * 2 + c] = 10 * (i * 4 + r) + j * 2 + c;
+  fail_unless (compress2 (packed, &size, (guint8 *) v, sizeof (v), 5) == Z_OK);
+  name = g_strdup_printf ("%u.%u", i, j);
+  file = g_build_filename (store, name, NULL);
+  fail_unless (g_file_set_contents (file, (gchar *) packed, size, NULL));
+  g_free (file);
+  g_free (name);
+}
+
+static void
+setup (void)
+{
+  gchar *meta;
+  guint i, j;
+
+  store = g_dir_make_tmp ("zarrreader-XXXXXX", NULL);
+  fail_unless (store != NULL);
+  meta = g_build_filename (store, ".zarray", NULL);
+  fail_unless (g_file_set_contents (meta, "{\"zarr_format\": 2, "
+          "\"shape\": [10, 3], \"chunks\": [4, 2], \"dtype\": \"<i4\", "
+          "\"compressor\": {\"id\": \"zlib\", \"level\": 5}, "
+          "\"fill_value\": -1, \"order\": \"C\", \"filters\": null}", -1,
+          NULL));
+  g_free (meta);
+  for (i = 0; i < 3; i++)
+    for (j = 0; j < 2; j++)
+      if (!(i == 1 && j == 1))
+        write_chunk (i, j);
+}
+
+static void
+teardown (void)
+{
+  GDir *d = g_dir_open (store, 0, NULL);
+  const gchar *name;
+
+  while ((name = g_dir_read_name (d))) {
+    gchar *file = g_build_filename (store, name, NULL);
+    g_unlink (file);
+    g_free (file);
+  }
+  g_dir_close (d);
+  g_rmdir (store);
+  g_clear_pointer (&store, g_free);
+}
+
+static gint32
+expected (guint row, guint col)
+{
+  return row >= 4 && row < 8 && col == 2 ? -1 : (gint32) (10 * row + col);
+}
+
+static void
+check_rows (GstBuffer * buf, guint row0, guint n, guint window_first)
+{
+  GstMapInfo map;
+  guint r, c;
+
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), row0);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), row0 + n);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, n * 12);
+  for (r = 0; r < n; r++)
+    for (c = 0; c < 3; c++)
+      fail_unless_equals_int (((gint32 *) map.data)[r * 3 + c],
+          expected (window_first + row0 + r, c));
+  gst_buffer_unmap (buf, &map);
+}
+
+GST_START_TEST (test_zarr_rows_chunk_aligned_with_fill)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  static const guint first[] = { 0, 2, 6 }, last[] = { 2, 6, 8 };
+  GError *err = NULL;
+  GstBuffer *buf;
+  guint i;
+
+  fail_unless (plan_file_reader_open (r, store, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (plan_file_reader_get_format (r),
+      PLAN_FILE_FORMAT_ZARR);
+  fail_unless_equals_string (plan_file_reader_get_member (r), "/");
+  /* File rows 2 to 9: buffers end at multiples of 4 file rows. */
+  fail_unless (plan_file_reader_set_window (r, 2, -1, NULL));
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 5, 2, NULL));
+  for (i = 0; i < G_N_ELEMENTS (first); i++) {
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+    check_rows (buf, first[i], last[i] - first[i], 2);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_EOS);
+  buf = plan_file_reader_read_rows (r, 3, 3, NULL);
+  fail_unless (buf != NULL);
+  check_rows (buf, 3, 3, 2);
+  gst_buffer_unref (buf);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_zarr_corrupt_chunk_is_an_error)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *file = g_build_filename (store, "2.0", NULL);
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstFlowReturn ret;
+
+  fail_unless (g_file_set_contents (file, "not zlib at all", -1, NULL));
+  fail_unless (plan_file_reader_open (r, store, PLAN_FILE_FORMAT_ZARR, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 4, 2, NULL));
+  while ((ret = plan_file_reader_pop (r, &buf, &err)) == GST_FLOW_OK)
+    gst_buffer_unref (buf);
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT));
+  fail_unless (strstr (err->message, "2.0' (15 bytes) does not decode to "
+          "32 bytes") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  g_free (file);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+static Suite *
+zarrreader_suite (void)
+{
+  Suite *s = suite_create ("zarrreader");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_zarr_rows_chunk_aligned_with_fill);
+  tcase_add_test (tc, test_zarr_corrupt_chunk_is_an_error);
+  return s;
+}
+
+GST_CHECK_MAIN (zarrreader);
