@@ -1615,6 +1615,18 @@ plan_file_reader_get_io_mode (PlanFileReader * reader)
   return reader->used_mode;
 }
 
+/* Whether the data starts at a byte that is not a multiple of the
+ * element size (a stored .npz member or a contiguous HDF5 dataset may):
+ * chunks mapped from there would hold misaligned elements, which
+ * downstream loops must not be given. */
+static gboolean
+misaligned (PlanFileReader * self)
+{
+  gsize item = plan_dtype_get_size (self->file_info.dtype);
+
+  return item > 1 && self->data_offset % item != 0;
+}
+
 /* In AUTO mode, maps unless chunks should go to memory of the allocator's
  * or the file's filesystem cannot map it (a mapping of its first page
  * fails); a failure to map later is an error like a failed read. */
@@ -1627,6 +1639,12 @@ choose_io_mode (PlanFileReader * self)
     return self->io_mode;
   if (self->allocator != NULL || self->deflated || self->h5 || self->zarr)
     return PLAN_FILE_IO_MODE_READ;
+  if (misaligned (self)) {
+    GST_INFO_OBJECT (self, "the data of '%s' starts at byte %" G_GUINT64_FORMAT
+        ", not a multiple of its elements' size; reading it", self->filename,
+        self->data_offset);
+    return PLAN_FILE_IO_MODE_READ;
+  }
   probe = mmap (NULL, CHUNK_ALIGN + 1, PROT_READ, MAP_SHARED, self->fd, 0);
   if (probe == MAP_FAILED) {
     GST_INFO_OBJECT (self, "cannot map '%s' (%s); reading it",
@@ -1668,6 +1686,14 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
         "'%s': its member '%s' is compressed, and compressed data cannot be "
         "mapped; read it instead", reader->filename, reader->member_name);
+    return FALSE;
+  }
+  if (reader->io_mode == PLAN_FILE_IO_MODE_MMAP && misaligned (reader)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': its array data starts at byte %" G_GUINT64_FORMAT ", which is "
+        "not a multiple of its elements' size, and mapped chunks would hold "
+        "misaligned elements; read it instead", reader->filename,
+        reader->data_offset);
     return FALSE;
   }
   if (reader->zarr && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {

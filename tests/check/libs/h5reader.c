@@ -29,7 +29,7 @@ setup (void)
 {
   hsize_t dims[1] = { 100 }, cdims[1] = { 30 };
   gint32 v[100];
-  hid_t file, space, dcpl, group, dset, half;
+  hid_t file, fapl, space, dcpl, group, dset, half;
   gint fd, i;
 
   for (i = 0; i < 100; i++)
@@ -38,7 +38,11 @@ setup (void)
   fail_unless (fd >= 0);
   close (fd);
 
-  file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  /* Data at multiples of 64 bytes: the contiguous dataset can be mapped. */
+  fapl = H5Pcreate (H5P_FILE_ACCESS);
+  H5Pset_alignment (fapl, 1, 64);
+  file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose (fapl);
   fail_unless (file >= 0);
   space = H5Screate_simple (1, dims, NULL);
   dcpl = H5Pcreate (H5P_DATASET_CREATE);
