@@ -385,17 +385,18 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    * PlanFileSrc:dataset:
    *
    * The dataset of an HDF5 file (or the variable of a NetCDF-4 file) to
-   * read, by its path ("/group/temps"). Unset, the file must hold exactly
-   * one dataset. A path the file does not have fails the start with an
-   * error that lists the datasets it has.
+   * read, by its path ("/group/temps"), or the array of a Zarr group, by
+   * its path in the group. Unset, the file must hold exactly one dataset
+   * (a Zarr store may be an array itself). A path the file does not have
+   * fails the start with an error that lists the datasets it has.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_DATASET,
-      g_param_spec_string ("dataset", "HDF5 dataset",
-          "The dataset of an HDF5 or NetCDF-4 file to read, by its path "
-          "(\"/group/temps\"); unset: the file's only dataset. Ignored for "
-          "other formats", DEFAULT_DATASET,
+      g_param_spec_string ("dataset", "HDF5 dataset or Zarr array",
+          "The dataset of an HDF5 or NetCDF-4 file, or the array of a Zarr "
+          "group, to read, by its path (\"/group/temps\"); unset: the "
+          "file's only one. Ignored for other formats", DEFAULT_DATASET,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SHARD,
