@@ -26,7 +26,7 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   clang libclang-rt-14-dev valgrind
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
   graphviz bsdutils
-  libjson-glib-dev  # gst-validate's build (.ci/run), for tests/validate
+  libjson-glib-dev  # gst-validate's build (.ci/run), for tests/validate; Zarr metadata
   openmpi-bin libopenmpi-dev
   zlib1g-dev libhdf5-dev python3-h5py python3-netcdf4
   libzstd-dev libblosc-dev python3-zarr
