@@ -77,6 +77,59 @@ def test_map_shared_output():
         raise Failure('temporary files left: %s' % glob.glob(os.path.join(D, '.*')))
 
 
+def format_copies():
+    """M64 as a deflated .npz member, a chunked gzip HDF5 dataset and a
+    blosc Zarr array, where h5py and zarr are there; chunks of odd rows,
+    so that the ranks' shares start and end inside chunks."""
+    a = np.load(M64)
+    out = {}
+    npz = os.path.join(D, 'm64.npz')
+    np.savez_compressed(npz, m=a)
+    out['npz'] = npz
+    try:
+        import h5py
+        h5 = os.path.join(D, 'm64.h5')
+        with h5py.File(h5, 'w') as f:
+            f.create_dataset('m', data=a, chunks=(1001, 3), compression='gzip')
+        out['hdf5'] = h5
+    except ImportError:
+        pass
+    try:
+        import numcodecs
+        import zarr
+        zs = os.path.join(D, 'm64.zarr')
+        zarr.array(a, chunks=(777, 5), store=zs, compressor=numcodecs.Blosc())
+        out['zarr'] = zs
+    except ImportError:
+        pass
+    return out
+
+
+def test_formats_sharded():
+    """planfilesrc shard=mpi on a .npz member, an HDF5 dataset and a Zarr
+    array: on 1-4 ranks, the shared output has the bytes of the
+    single-process run; a shared HDF5 output is refused on every rank."""
+    single = os.path.join(D, 'fmt1.npy')
+    plantest.launch('planfilesrc', 'location=%s' % M64, '!', 'planmap',
+                    'expr=x*2+x*x', '!', 'planfilesink',
+                    'location=%s' % single)
+    for name, src in format_copies().items():
+        for n in RANKS:
+            out = os.path.join(D, 'fmt-%s-%d.npy' % (name, n))
+            mpirun(n, ['planfilesrc', 'location=%s' % src, 'shard=mpi', '!',
+                       'planmap', 'expr=x*2+x*x', '!', 'planfilesink',
+                       'location=%s' % out])
+            same_bytes(out, single, '%s on %d ranks' % (name, n))
+    text = mpirun(2, ['planfilesrc', 'location=%s' % M64, 'shard=mpi', '!',
+                      'planfilesink', 'location=%s' % os.path.join(D, 'x.h5')],
+                  expect_ok=False)
+    if 'do not write one HDF5 file' not in text:
+        raise Failure('a shared HDF5 output was not refused as it should:\n'
+                      + text)
+    if os.path.exists(os.path.join(D, 'x.h5')):
+        raise Failure('a shared HDF5 output was written')
+
+
 def test_map_per_rank_files():
     a = np.load(V32)
     n = 3
@@ -392,6 +445,7 @@ def main():
     plantest.run_cases([
         ('a map on 1-4 ranks writes the single-process file', test_map_shared_output),
         ('one file per rank, balanced contiguous shares', test_map_per_rank_files),
+        ('.npz, HDF5 and Zarr sources on 1-4 ranks', test_formats_sharded),
         ('every reduce op and axis on 1-4 ranks is bit-identical',
          test_reductions_bit_identical),
         ('the result is posted on every rank', test_reduce_result_on_every_rank),
