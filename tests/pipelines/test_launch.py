@@ -483,6 +483,19 @@ def test_timeout_ends_a_kernel_that_never_returns():
     print('     ended %.1f s after the start' % (time.monotonic() - t0))
 
 
+def thread_named(pid, name):
+    """Whether process @pid has a thread called @name (GStreamer names a
+    pad's streaming thread after the pad, cut to 15 bytes)."""
+    try:
+        for t in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/comm' % (pid, t)) as f:
+                if f.read().strip() == name[:15]:
+                    return True
+    except OSError:
+        pass
+    return False
+
+
 def test_sigterm_ends_a_kernel_that_never_returns():
     d, path, a = array_file((100, 3))
     kernels = os.path.join(BUILD, 'tests', 'examples')
@@ -493,9 +506,15 @@ def test_sigterm_ends_a_kernel_that_never_returns():
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     try:
-        # The kernel is called once the pipeline plays; a signal before
-        # that is handled the same way.
-        time.sleep(0.5)
+        # Once the element's streaming thread runs (the kernel is called
+        # there), plan-launch handles signals: a SIGTERM before would end
+        # it by the default action.
+        deadline = time.monotonic() + 60
+        while not thread_named(p.pid, 'plancustom0:src'):
+            if p.poll() is not None or time.monotonic() > deadline:
+                raise Failure('the kernel never ran')
+            time.sleep(0.05)
+        time.sleep(0.2)
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=60)
     finally:

@@ -98,6 +98,18 @@ def fifo_job(words):
                             text=True)
 
 
+def writer_thread_runs(pid):
+    """Whether process @pid has PlanFileWriter's thread."""
+    try:
+        for t in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/comm' % (pid, t)) as f:
+                if f.read().strip() == 'planfilewriter':
+                    return True
+    except OSError:
+        pass
+    return False
+
+
 def test_fifo_output_without_reader_can_be_stopped():
     # No reader: the pipeline starts and waits for one, and a signal or the
     # timeout ends it at once (an ordinary open() of the FIFO would block
@@ -118,7 +130,14 @@ def test_fifo_output_without_reader_can_be_stopped():
         raise Failure('timeout: exit %d\n%s' % (p.returncode, p.stdout))
     p = fifo_job(job)
     try:
-        time.sleep(0.5)
+        # Once the writer's thread waits for a reader, plan-launch handles
+        # signals (a SIGTERM before would end it by the default action).
+        deadline = time.monotonic() + HANG
+        while not writer_thread_runs(p.pid):
+            if p.poll() is not None or time.monotonic() > deadline:
+                raise Failure('planfilesink did not start')
+            time.sleep(0.05)
+        time.sleep(0.2)
         p.send_signal(signal.SIGTERM)
         out, _ = p.communicate(timeout=HANG)
     finally:
