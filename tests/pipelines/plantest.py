@@ -149,6 +149,19 @@ def assert_same(got, want, what, rtol=0.0):
                        got[tuple(bad[0])], want[tuple(bad[0])]))
 
 
+def assert_bits(got, want, what):
+    """Same dtype, same shape and the same bytes (NaN payloads and the
+    sign of zeros included)."""
+    if got.dtype != want.dtype or got.shape != want.shape:
+        raise Failure('%s: got %s %s, expected %s %s' %
+                      (what, got.dtype, got.shape, want.dtype, want.shape))
+    if got.tobytes() != want.tobytes():
+        bad = np.flatnonzero(got.reshape(-1).view(np.uint8) !=
+                             want.reshape(-1).view(np.uint8))
+        raise Failure('%s: %d bytes differ, first at byte %d' %
+                      (what, len(bad), bad[0]))
+
+
 def run_cases(cases):
     """Runs (name, function) pairs; prints one line each and a summary; exits
     non-zero when any failed. PLAN_TEST_CASES, substrings separated by |,

@@ -12,7 +12,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, launch, run_cases, tmpdir  # noqa: E402
+from plantest import (Failure, assert_bits, launch, run_cases,  # noqa: E402
+                      tmpdir)
 
 MODES = ['constant', 'nearest', 'reflect', 'mirror', 'valid']
 
@@ -72,17 +73,6 @@ def launch_on(device, words):
     finally:
         os.environ.clear()
         os.environ.update(env)
-
-
-def assert_bits(got, want, what):
-    if got.dtype != want.dtype or got.shape != want.shape:
-        raise Failure('%s: got %s %s, expected %s %s' %
-                      (what, got.dtype, got.shape, want.dtype, want.shape))
-    if got.tobytes() != want.tobytes():
-        bad = np.flatnonzero(got.reshape(-1).view(np.uint8) !=
-                             want.reshape(-1).view(np.uint8))
-        raise Failure('%s: %d bytes differ, first at byte %d' %
-                      (what, len(bad), bad[0]))
 
 
 def sample(kind, seed):
