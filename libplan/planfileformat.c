@@ -30,14 +30,15 @@ plan_file_format_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {PLAN_FILE_FORMAT_AUTO, "Automatic: .npy or .npz by magic (reading) or "
-          ".npy by the extension (writing), raw otherwise", "auto"},
+    {PLAN_FILE_FORMAT_AUTO, "Automatic: reading, .npy, .npz or HDF5 by the "
+          "file's first bytes and Zarr for a directory; writing, .npy or HDF5 "
+          "(.h5, .hdf5, .nc) by the extension; raw otherwise", "auto"},
     {PLAN_FILE_FORMAT_RAW, "Raw array data, C order, little-endian", "raw"},
     {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
     {PLAN_FILE_FORMAT_NPZ, "One array of a NumPy .npz file (reading only)",
           "npz"},
-    {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file "
-          "(reading only)", "hdf5"},
+    {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file",
+          "hdf5"},
     {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr v2 directory store "
           "(reading only)", "zarr"},
     {0, NULL, NULL}
