@@ -40,6 +40,25 @@
  * hundred bytes per array. */
 #define MAX_DIRECTORY_SIZE ((guint64) 64 << 20)
 
+static guint16
+get16 (const guint8 * p)
+{
+  return p[0] | (p[1] << 8);
+}
+
+static guint32
+get32 (const guint8 * p)
+{
+  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) |
+      ((guint32) p[3] << 24);
+}
+
+static guint64
+get64 (const guint8 * p)
+{
+  return get32 (p) | ((guint64) get32 (p + 4) << 32);
+}
+
 /**
  * _plan_zip_has_magic:
  * @data: the first bytes of a file
@@ -51,8 +70,7 @@
 gboolean
 _plan_zip_has_magic (const guint8 * data, gsize size)
 {
-  return size >= 4 && (GST_READ_UINT32_LE (data) == SIG_LOCAL
-      || GST_READ_UINT32_LE (data) == SIG_END);
+  return size >= 4 && (get32 (data) == SIG_LOCAL || get32 (data) == SIG_END);
 }
 
 static gboolean
@@ -106,8 +124,8 @@ find_end (gint fd, guint64 file_size, guint8 end[END_SIZE],
     return FALSE;
   }
   for (i = n - END_SIZE; i >= 0; i--) {
-    if (GST_READ_UINT32_LE (tail + i) == SIG_END
-        && (gsize) i + END_SIZE + GST_READ_UINT16_LE (tail + i + 20) == n) {
+    if (get32 (tail + i) == SIG_END
+        && (gsize) i + END_SIZE + get16 (tail + i + 20) == n) {
       memcpy (end, tail + i, END_SIZE);
       *end_offset = file_size - n + i;
       g_free (tail);
@@ -134,17 +152,17 @@ read_end64 (gint fd, guint64 end_offset, guint64 * n_entries,
 
   if (end_offset < LOCATOR_SIZE
       || !read_at (fd, loc, LOCATOR_SIZE, end_offset - LOCATOR_SIZE, error)
-      || GST_READ_UINT32_LE (loc) != SIG_END64_LOCATOR)
+      || get32 (loc) != SIG_END64_LOCATOR)
     goto bad;
-  rec_offset = GST_READ_UINT64_LE (loc + 8);
+  rec_offset = get64 (loc + 8);
   if (rec_offset > end_offset - LOCATOR_SIZE
       || end_offset - LOCATOR_SIZE - rec_offset < END64_SIZE
       || !read_at (fd, rec, END64_SIZE, rec_offset, error)
-      || GST_READ_UINT32_LE (rec) != SIG_END64)
+      || get32 (rec) != SIG_END64)
     goto bad;
-  *n_entries = GST_READ_UINT64_LE (rec + 32);
-  *dir_size = GST_READ_UINT64_LE (rec + 40);
-  *dir_offset = GST_READ_UINT64_LE (rec + 48);
+  *n_entries = get64 (rec + 32);
+  *dir_size = get64 (rec + 40);
+  *dir_offset = get64 (rec + 48);
   return TRUE;
 
 bad:
@@ -164,8 +182,7 @@ apply_zip64 (PlanZipEntry * e, const guint8 * extra, gsize size,
   gsize i = 0;
 
   while (i + 4 <= size) {
-    guint16 id = GST_READ_UINT16_LE (extra + i);
-    guint16 len = GST_READ_UINT16_LE (extra + i + 2);
+    guint16 id = get16 (extra + i), len = get16 (extra + i + 2);
     const guint8 *p = extra + i + 4;
     gsize k = 0;
 
@@ -175,19 +192,19 @@ apply_zip64 (PlanZipEntry * e, const guint8 * extra, gsize size,
       if (usize32 == G_MAXUINT32) {
         if (k + 8 > len)
           return FALSE;
-        e->usize = GST_READ_UINT64_LE (p + k);
+        e->usize = get64 (p + k);
         k += 8;
       }
       if (csize32 == G_MAXUINT32) {
         if (k + 8 > len)
           return FALSE;
-        e->csize = GST_READ_UINT64_LE (p + k);
+        e->csize = get64 (p + k);
         k += 8;
       }
       if (offset32 == G_MAXUINT32) {
         if (k + 8 > len)
           return FALSE;
-        e->header_offset = GST_READ_UINT64_LE (p + k);
+        e->header_offset = get64 (p + k);
       }
       return TRUE;
     }
@@ -211,27 +228,26 @@ parse_directory (const guint8 * dir, gsize size, guint64 n_entries,
     guint16 name_len, extra_len, comment_len;
     PlanZipEntry *e;
 
-    if (size - pos < CENTRAL_SIZE || GST_READ_UINT32_LE (p) != SIG_CENTRAL)
+    if (size - pos < CENTRAL_SIZE || get32 (p) != SIG_CENTRAL)
       goto bad_entry;
-    name_len = GST_READ_UINT16_LE (p + 28);
-    extra_len = GST_READ_UINT16_LE (p + 30);
-    comment_len = GST_READ_UINT16_LE (p + 32);
+    name_len = get16 (p + 28);
+    extra_len = get16 (p + 30);
+    comment_len = get16 (p + 32);
     if (size - pos - CENTRAL_SIZE < (gsize) name_len + extra_len + comment_len)
       goto bad_entry;
     if (memchr (p + CENTRAL_SIZE, 0, name_len))
       goto bad_entry;
     e = g_new0 (PlanZipEntry, 1);
     e->name = g_strndup ((const gchar *) p + CENTRAL_SIZE, name_len);
-    e->flags = GST_READ_UINT16_LE (p + 8);
-    e->method = GST_READ_UINT16_LE (p + 10);
-    e->crc = GST_READ_UINT32_LE (p + 16);
-    e->csize = GST_READ_UINT32_LE (p + 20);
-    e->usize = GST_READ_UINT32_LE (p + 24);
-    e->header_offset = GST_READ_UINT32_LE (p + 42);
+    e->flags = get16 (p + 8);
+    e->method = get16 (p + 10);
+    e->crc = get32 (p + 16);
+    e->csize = get32 (p + 20);
+    e->usize = get32 (p + 24);
+    e->header_offset = get32 (p + 42);
     g_ptr_array_add (entries, e);
     if (!apply_zip64 (e, p + CENTRAL_SIZE + name_len, extra_len,
-            GST_READ_UINT32_LE (p + 24), GST_READ_UINT32_LE (p + 20),
-            GST_READ_UINT32_LE (p + 42)))
+            get32 (p + 24), get32 (p + 20), get32 (p + 42)))
       goto bad_entry;
     pos += CENTRAL_SIZE + name_len + extra_len + comment_len;
   }
@@ -266,11 +282,11 @@ _plan_zip_read_directory (gint fd, guint64 file_size, GError ** error)
 
   if (!find_end (fd, file_size, end, &end_offset, error))
     return NULL;
-  if (GST_READ_UINT16_LE (end + 4) != 0 || GST_READ_UINT16_LE (end + 6) != 0)
+  if (get16 (end + 4) != 0 || get16 (end + 6) != 0)
     goto multi_disk;
-  n_entries = GST_READ_UINT16_LE (end + 10);
-  dir_size = GST_READ_UINT32_LE (end + 12);
-  dir_offset = GST_READ_UINT32_LE (end + 16);
+  n_entries = get16 (end + 10);
+  dir_size = get32 (end + 12);
+  dir_offset = get32 (end + 16);
   if ((n_entries == G_MAXUINT16 || dir_size == G_MAXUINT32
           || dir_offset == G_MAXUINT32)
       && !read_end64 (fd, end_offset, &n_entries, &dir_size, &dir_offset,
@@ -330,10 +346,10 @@ _plan_zip_locate_data (gint fd, guint64 file_size, PlanZipEntry * entry,
     goto truncated;
   if (!read_at (fd, local, LOCAL_SIZE, entry->header_offset, error))
     return FALSE;
-  if (GST_READ_UINT32_LE (local) != SIG_LOCAL)
+  if (get32 (local) != SIG_LOCAL)
     goto bad_header;
-  start = entry->header_offset + LOCAL_SIZE +
-      GST_READ_UINT16_LE (local + 26) + GST_READ_UINT16_LE (local + 28);
+  start = entry->header_offset + LOCAL_SIZE + get16 (local + 26) +
+      get16 (local + 28);
   if (start > file_size || entry->csize > file_size - start)
     goto truncated;
   entry->data_offset = start;
