@@ -290,12 +290,30 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           ".h5, .hdf5 or .nc, or format=hdf5) gets; unset: /data",
           DEFAULT_DATASET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSink:chunk-rows:
+   *
+   * The rows of each chunk of an HDF5 output: a chunk holds whole rows
+   * (the inner axes are not split), so that readers read it row block by
+   * row block. 0 picks about 1 MiB of rows. Other formats ignore it.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CHUNK_ROWS,
       g_param_spec_uint64 ("chunk-rows", "HDF5 chunk rows",
           "The rows of an HDF5 output's chunks (whole rows: the inner axes "
           "are not split); 0: about 1 MiB of rows", 0, G_MAXUINT32,
           DEFAULT_CHUNK_ROWS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanFileSink:compression:
+   *
+   * An HDF5 output's compression level: 0 stores the chunks as they are,
+   * 1 (fastest) to 9 (smallest) deflates them (gzip) after the shuffle
+   * filter, which every HDF5 reader decodes. Other formats ignore it.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_COMPRESSION,
       g_param_spec_uint ("compression", "HDF5 compression level",
           "An HDF5 output's compression: 0 none, 1 (fastest) to 9 (smallest) "
