@@ -268,8 +268,9 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "File format",
           "The layout of the file: auto reads .npy, .npz or HDF5 by the "
-          "file's first bytes, refuses other known formats (gzip, ...) and "
-          "reads raw otherwise", PLAN_TYPE_FILE_FORMAT,
+          "file's first bytes and a directory as a Zarr store, refuses other "
+          "known formats (gzip, ...) and reads raw otherwise",
+          PLAN_TYPE_FILE_FORMAT,
           DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
