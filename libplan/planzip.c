@@ -40,6 +40,9 @@
  * hundred bytes per array. */
 #define MAX_DIRECTORY_SIZE ((guint64) 64 << 20)
 
+/* Little-endian fields, read byte by byte: zip records sit at any byte,
+ * and GST_READ_UINT*_LE load whole words where the CPU allows unaligned
+ * access, which UBSan reports as misaligned loads. */
 static guint16
 get16 (const guint8 * p)
 {
