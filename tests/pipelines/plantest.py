@@ -65,6 +65,17 @@ def launch(*args, expect_ok=True, timeout=120, messages=False):
     return p.returncode, p.stdout
 
 
+def expect_error(words, *texts):
+    """Runs a pipeline that must fail, with each of texts in its output;
+    returns the output."""
+    rc, out = launch(*words, expect_ok=False)
+    for t in texts:
+        if t not in out:
+            raise Failure('expected %r in the error of %s:\n%s' %
+                          (t, ' '.join(words), out))
+    return out
+
+
 # Elements that need a device in any case: no CPU twin of their pipeline.
 DEVICE_ONLY = ('planupload', 'plandownload')
 

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 import plantest
-from plantest import Failure, launch
+from plantest import Failure, expect_error, launch
 
 try:
     import h5py
@@ -34,15 +34,6 @@ def skip_without_hdf5():
             raise
         print('gst-plan is built without HDF5')
         sys.exit(77)
-
-
-def expect_error(words, *texts):
-    rc, out = launch(*words, expect_ok=False)
-    for t in texts:
-        if t not in out:
-            raise Failure('expected %r in the error of %s:\n%s' %
-                          (t, ' '.join(words), out))
-    return out
 
 
 def read(path, out, *props, blocksize=BLOCKSIZE):

@@ -10,20 +10,11 @@ import zipfile
 import numpy as np
 
 import plantest
-from plantest import Failure, launch
+from plantest import Failure, expect_error, launch
 
 RNG = np.random.default_rng(20261202)
 BLOCKSIZE = 1000
 SAVERS = {'stored': np.savez, 'deflated': np.savez_compressed}
-
-
-def expect_error(words, *texts):
-    rc, out = launch(*words, expect_ok=False)
-    for t in texts:
-        if t not in out:
-            raise Failure('expected %r in the error of %s:\n%s' %
-                          (t, ' '.join(words), out))
-    return out
 
 
 def read_member(path, out, *props):

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import plantest
-from plantest import Failure, launch
+from plantest import Failure, expect_error, launch
 
 try:
     import numcodecs
@@ -56,15 +56,6 @@ def skip_without_zarr():
             raise
         print('gst-plan is built without Zarr')
         sys.exit(77)
-
-
-def expect_error(words, *texts):
-    rc, out = launch(*words, expect_ok=False)
-    for t in texts:
-        if t not in out:
-            raise Failure('expected %r in the error of %s:\n%s' %
-                          (t, ' '.join(words), out))
-    return out
 
 
 def read(path, out, *props):
