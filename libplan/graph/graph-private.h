@@ -72,6 +72,9 @@ typedef struct
   PlanBindingKind kind;
   PlanArray *array;
   gchar *location;
+  gboolean in_container;        /* file: an array of a .npz, HDF5 or Zarr
+                                 * file, by dataset (NULL: its only one) */
+  gchar *dataset;
   PlanArrayInfo info;           /* raw file, reader */
   PlanChunkReadFunc read;
   PlanChunkWriteFunc write;

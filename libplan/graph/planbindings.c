@@ -67,6 +67,7 @@ _plan_binding_unref (PlanBinding * binding)
     binding->notify (binding->user_data);
   g_clear_object (&binding->array);
   g_free (binding->location);
+  g_free (binding->dataset);
   g_free (binding);
 }
 
@@ -162,6 +163,39 @@ plan_bindings_set_file (PlanBindings * bindings, const gchar * name,
 
   binding_new (bindings, name, PLAN_BINDING_FILE)->location =
       g_strdup (location);
+}
+
+/**
+ * plan_bindings_set_file_dataset:
+ * @bindings: a #PlanBindings
+ * @name: a source's or an output's name
+ * @location: the file: for a source, a `.npy`, `.npz`, HDF5 (NetCDF-4) file
+ *   or a Zarr store's directory; for an output, an HDF5 file (by its
+ *   extension `.h5`, `.hdf5` or `.nc`), or any name planfilesink takes
+ * @dataset: (nullable): the array in the file: a `.npz` member ("temps"),
+ *   an HDF5 dataset's path ("/obs/temps"), a Zarr group's array; %NULL for
+ *   the file's only one (a source) or "/data" (an HDF5 output)
+ *
+ * Binds @name to one array of a file that holds several, read by
+ * planfilesrc (its format chosen by the file's content, its `member` and
+ * `dataset` set to @dataset) or written by planfilesink (its `dataset`).
+ *
+ * Since: 0.1
+ */
+void
+plan_bindings_set_file_dataset (PlanBindings * bindings, const gchar * name,
+    const gchar * location, const gchar * dataset)
+{
+  PlanBinding *binding;
+
+  g_return_if_fail (PLAN_IS_BINDINGS (bindings));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (location != NULL);
+
+  binding = binding_new (bindings, name, PLAN_BINDING_FILE);
+  binding->location = g_strdup (location);
+  binding->in_container = TRUE;
+  binding->dataset = g_strdup (dataset);
 }
 
 /**

@@ -45,6 +45,10 @@ void plan_bindings_set_file (PlanBindings * bindings, const gchar * name,
     const gchar * location);
 
 PLAN_API
+void plan_bindings_set_file_dataset (PlanBindings * bindings,
+    const gchar * name, const gchar * location, const gchar * dataset);
+
+PLAN_API
 void plan_bindings_set_raw_file (PlanBindings * bindings, const gchar * name,
     const gchar * location, PlanDType dtype, guint ndim,
     const gint64 * shape);

@@ -998,9 +998,11 @@ file_info (PlanBinding * binding, PlanArrayInfo * info, GError ** error)
   gboolean raw = binding->kind == PLAN_BINDING_RAW_FILE;
   gboolean ok;
 
+  plan_file_reader_set_member (reader, binding->dataset);
+  plan_file_reader_set_dataset (reader, binding->dataset);
   ok = plan_file_reader_open (reader, binding->location, raw ?
-      PLAN_FILE_FORMAT_RAW : PLAN_FILE_FORMAT_NPY, raw ? &binding->info :
-      NULL, error);
+      PLAN_FILE_FORMAT_RAW : binding->in_container ? PLAN_FILE_FORMAT_AUTO :
+      PLAN_FILE_FORMAT_NPY, raw ? &binding->info : NULL, error);
   if (ok)
     *info = *plan_file_reader_get_file_info (reader);
   plan_file_reader_close (reader);
@@ -1593,6 +1595,12 @@ bind_source (PlanWork * self, Stage * stage, PlanBinding * binding,
   }
   if (!ensure_element (self, &stage->element, "planfilesrc", error))
     return FALSE;
+  if (binding->kind == PLAN_BINDING_FILE && binding->in_container) {
+    g_object_set (stage->element, "location", binding->location, "format",
+        PLAN_FILE_FORMAT_AUTO, "member", binding->dataset, "dataset",
+        binding->dataset, NULL);
+    return TRUE;
+  }
   if (binding->kind == PLAN_BINDING_FILE) {
     g_object_set (stage->element, "location", binding->location, "format",
         PLAN_FILE_FORMAT_NPY, NULL);
@@ -1620,6 +1628,8 @@ bind_output (PlanWork * self, Output * output, PlanBinding * binding,
     if (!ensure_element (self, &output->element, "planfilesink", error))
       return FALSE;
     g_object_set (output->element, "location", binding->location, NULL);
+    if (binding->in_container && binding->dataset)
+      g_object_set (output->element, "dataset", binding->dataset, NULL);
     return TRUE;
   }
   array = NULL;

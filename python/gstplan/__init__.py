@@ -341,6 +341,37 @@ class RawFile:
         return "RawFile(%r, %s, %s)" % (self.path, self.dtype, self.shape)
 
 
+# Files holding several arrays: "file:array" names one of them.
+_CONTAINERS = (".npz", ".h5", ".hdf5", ".nc", ".zarr")
+
+
+def _file_dataset(value):
+    """(path, dataset) when value names an array in a file that holds
+    several: "data.h5:/temps", "data.npz:temps", "store.zarr:obs/t", an
+    h5py Dataset or a zarr Array of a directory store; None otherwise (a
+    plain path, which may still be a .npz, HDF5 or Zarr file of one
+    array: then (path, None))."""
+    module = type(value).__module__ or ""
+    if module.startswith("h5py") and hasattr(value, "file") and \
+            hasattr(value, "name"):
+        return value.file.filename, value.name
+    if module.startswith("zarr") and hasattr(value, "store"):
+        root = getattr(value.store, "path", None)
+        if root is None:
+            raise ValueError("a zarr array is bound by its directory store; "
+                             "%r is not in one" % (value,))
+        return os.fspath(root), (getattr(value, "path", "") or None)
+    if not isinstance(value, (str, os.PathLike)):
+        return None
+    text = os.fspath(value)
+    for i in range(len(text) - 1, 0, -1):
+        if text[i] == ":" and text[:i].lower().endswith(_CONTAINERS):
+            return text[:i], text[i + 1:] or None
+    if text.lower().rstrip("/").endswith(_CONTAINERS):
+        return text, None
+    return None
+
+
 # The graph
 
 def _assigned_name(depth=2):
@@ -768,6 +799,10 @@ class Work:
                 raise ValueError("the input '%s' needs an array, a file or a "
                                  "reader" % name)
             return
+        in_file = _file_dataset(value)
+        if in_file is not None:
+            bindings.set_file_dataset(name, in_file[0], in_file[1])
+            return
         if isinstance(value, (str, os.PathLike)):
             bindings.set_file(name, os.fspath(value))
             return
@@ -878,6 +913,9 @@ class _Recorder:
 
     def set_file(self, name, location):
         self.calls.append(("set_file", name, location))
+
+    def set_file_dataset(self, name, location, dataset):
+        self.calls.append(("set_file_dataset", name, location, dataset))
 
     def set_raw_file(self, name, location, dtype, shape):
         self.calls.append(("set_raw_file", name, location, dtype,

@@ -591,6 +591,53 @@ def zero_d_arrays():
     close(r, A.sum() / 1000, rtol=1e-12)
 
 
+@test
+def arrays_in_files_bound_by_name():
+    """An input bound to one array of a .npz, an HDF5 file or a Zarr store
+    ("file:array", or an h5py/zarr object), and an output bound to an HDF5
+    dataset, against numpy."""
+    tmp = tempfile.mkdtemp()
+    A = rng.standard_normal((3001, 4)).astype(np.float32)
+    plan = Plan(); a = plan.source(ndim=2)
+    b = plan.map(lambda x: 2 * x + 1, args=(a,)); out = plan.sink(b)
+    work = plan.realize(target="cpu")
+    npz = os.path.join(tmp, "w.npz")
+    np.savez_compressed(npz, other=np.zeros(3), temps=A)
+    inputs = [npz + ":temps"]
+    try:
+        import h5py
+        h5 = os.path.join(tmp, "w.h5")
+        with h5py.File(h5, "w") as f:
+            f.create_dataset("obs/temps", data=A, chunks=(100, 4),
+                             compression="gzip")
+            f["other"] = np.zeros(3)
+        inputs.append(h5 + ":/obs/temps")
+        h5file = h5py.File(h5, "r")
+        inputs.append(h5file["obs/temps"])
+    except ImportError:
+        h5py = None
+    try:
+        import zarr
+        store = os.path.join(tmp, "w.zarr")
+        g = zarr.open_group(store, mode="w")
+        g.create_dataset("obs/temps", data=A, chunks=(333, 3))
+        g.create_dataset("other", data=np.zeros(3))
+        inputs += [store + ":obs/temps", g["obs/temps"]]
+    except ImportError:
+        pass
+    for given in inputs:
+        r = work.dispatch(a=given).result("out")
+        assert np.array_equal(r, 2 * A + 1), given
+    expect(PlanError, lambda: work.dispatch(a=npz + ":wind").result(),
+           "no array named 'wind'", "'other' and 'temps'")
+    if h5py is not None:
+        h5file.close()
+        dest = os.path.join(tmp, "out.h5")
+        work.dispatch(a=A, out=dest + ":/result/x").wait()
+        with h5py.File(dest, "r") as f:
+            assert np.array_equal(f["result/x"][...], 2 * A + 1)
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
         tests = [sim_device_arrays, design_example_sim, zero_d_arrays]
