@@ -434,6 +434,48 @@ plan_array_info_rows_to_time (const PlanArrayInfo * info, guint64 rows)
 }
 
 /**
+ * plan_array_info_get_segment_rows:
+ * @info: the stream's #PlanArrayInfo
+ * @segment: a segment of the stream
+ * @first: (out): the first row the segment selects
+ * @end: (out): one past the last row it selects, or -1 for all after
+ *   @first
+ *
+ * The rows a segment selects: a segment in rows (%GST_FORMAT_DEFAULT)
+ * says them; one in time, for rows sampled in time, selects those sampled
+ * from its start (the row whose span holds it) to before its stop.
+ *
+ * Returns: whether @segment selects rows; %FALSE (other formats, time
+ *   without a rate) means the whole stream.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_info_get_segment_rows (const PlanArrayInfo * info,
+    const GstSegment * segment, guint64 * first, gint64 * end)
+{
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (segment != NULL, FALSE);
+
+  *first = 0;
+  *end = -1;
+  if (segment->format == GST_FORMAT_DEFAULT) {
+    *first = segment->start;
+    if (segment->stop != GST_CLOCK_TIME_NONE)
+      *end = (gint64) MAX (segment->stop, segment->start);
+    return TRUE;
+  }
+  if (segment->format != GST_FORMAT_TIME || !plan_array_info_has_rate (info))
+    return FALSE;
+  *first = plan_array_info_time_to_rows (info, segment->start);
+  if (segment->stop != GST_CLOCK_TIME_NONE)
+    *end = MAX ((gint64) gst_util_uint64_scale_ceil (segment->stop,
+            info->rate_n, GST_SECOND * (guint64) info->rate_d),
+        (gint64) * first);
+  return TRUE;
+}
+
+/**
  * plan_array_info_time_to_rows:
  * @info: a #PlanArrayInfo
  * @time: a time from the stream's start

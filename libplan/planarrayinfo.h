@@ -117,6 +117,10 @@ gint64 plan_array_info_time_to_rows (const PlanArrayInfo * info,
     GstClockTime time);
 
 PLAN_API
+gboolean plan_array_info_get_segment_rows (const PlanArrayInfo * info,
+    const GstSegment * segment, guint64 * first, gint64 * end);
+
+PLAN_API
 gsize plan_array_info_get_row_elements (const PlanArrayInfo * info);
 
 PLAN_API

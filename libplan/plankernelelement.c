@@ -98,6 +98,7 @@ struct _PlanKernelPad
   gint64 range_end;             /* [first, end), end -1 to the end */
   guint64 range_time;           /* the segment's stream position of its
                                  * first row (its time, in rows) */
+  GstSegment in_segment;        /* the last segment, as it came */
 };
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
@@ -182,6 +183,7 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
 static void
 plan_kernel_pad_init (PlanKernelPad * pad)
 {
+  gst_segment_init (&pad->in_segment, GST_FORMAT_DEFAULT);
   pad->range_end = -1;
 }
 
@@ -528,12 +530,16 @@ static void
 set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
     const GstSegment * segment)
 {
-  if (segment->format == GST_FORMAT_DEFAULT) {
-    pad->range_first = segment->start;
-    pad->range_end = segment->stop == GST_CLOCK_TIME_NONE ? -1 :
-        (gint64) MAX (segment->stop, segment->start);
-    pad->range_time = segment->time == GST_CLOCK_TIME_NONE ?
-        segment->start : segment->time;
+  gst_segment_copy_into (segment, &pad->in_segment);
+  if (plan_array_info_get_segment_rows (&pad->info, segment,
+          &pad->range_first, &pad->range_end)) {
+    if (segment->format == GST_FORMAT_DEFAULT)
+      pad->range_time = segment->time == GST_CLOCK_TIME_NONE ?
+          segment->start : segment->time;
+    else
+      pad->range_time = plan_array_info_time_to_rows (&pad->info,
+          segment->time == GST_CLOCK_TIME_NONE ? segment->start :
+          segment->time);
   } else {
     pad->range_first = 0;
     pad->range_end = -1;
@@ -1399,6 +1405,24 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
   segment.start = segment.position = out_first;
   segment.time = first->range_time;
   segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE : (guint64) out_end;
+  /* Rows sampled in time: the same in time, so that sinks can sync to
+   * the buffers' timestamps; an input segment in time whose rows are the
+   * output's goes on as it came (a seek's exact start kept). */
+  if (plan_array_info_has_rate (&priv->output)) {
+    if (first->in_segment.format == GST_FORMAT_TIME
+        && out_first == first->range_first && out_end == first->range_end) {
+      gst_segment_copy_into (&first->in_segment, &segment);
+    } else {
+      gst_segment_init (&segment, GST_FORMAT_TIME);
+      segment.start = segment.position =
+          plan_array_info_rows_to_time (&priv->output, out_first);
+      segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE :
+          plan_array_info_rows_to_time (&priv->output, out_end);
+      segment.time = first->in_segment.format == GST_FORMAT_TIME ?
+          first->in_segment.time :
+          plan_array_info_rows_to_time (&priv->output, first->range_time);
+    }
+  }
   gst_aggregator_update_segment (GST_AGGREGATOR (self), &segment);
   GST_DEBUG_OBJECT (self, "input rows %" G_GUINT64_FORMAT " to %"
       G_GINT64_FORMAT " make output rows %" G_GUINT64_FORMAT " to %"
@@ -1653,17 +1677,9 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
    * rows sampled from the start to (not including) the stop. */
   if (format == GST_FORMAT_TIME && row > 0
       && plan_array_info_has_rate (&time)) {
-    GstEvent *rows;
-
-    if (start_type != GST_SEEK_TYPE_NONE && start > 0)
-      start = plan_array_info_time_to_rows (&time, start);
-    if (stop_type != GST_SEEK_TYPE_NONE && stop > 0)
-      stop = plan_array_info_time_to_rows (&time, stop + plan_array_info_rows_to_time (&time, 1) - 1);
-    rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags, start_type,
-        start, stop_type, stop);
-    gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
-    gst_event_unref (event);
-    event = rows;
+    /* Output rows are input rows, at the input's rate: the same time
+     * upstream, whose segment in time comes back with the seek's exact
+     * start. */
   } else if (format == GST_FORMAT_BYTES && row > 0) {
     GstEvent *rows;
 

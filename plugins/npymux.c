@@ -197,10 +197,17 @@ expected_rows (PlanNpyMux * self)
     rows = -1;
   if (rows < 0)
     return -1;
-  if (segment->format == GST_FORMAT_DEFAULT) {
-    if (segment->stop != GST_CLOCK_TIME_NONE)
-      rows = MIN ((guint64) rows, segment->stop);
-    rows = MAX (0, rows - (gint64) segment->start);
+  /* The rows the segment selects: in rows, or in time at the caps' rate. */
+  {
+    guint64 first;
+    gint64 end;
+
+    if (plan_array_info_get_segment_rows (&self->info, segment, &first,
+            &end)) {
+      if (end >= 0)
+        rows = MIN (rows, end);
+      rows = MAX (0, rows - (gint64) first);
+    }
   }
   return rows;
 }

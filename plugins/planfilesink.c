@@ -882,10 +882,17 @@ check_complete (PlanFileSink * self)
   if (expected < 0)
     return TRUE;
   GST_OBJECT_LOCK (self);
-  if (segment->format == GST_FORMAT_DEFAULT) {
-    if (segment->stop != GST_CLOCK_TIME_NONE)
-      expected = MIN ((guint64) expected, segment->stop);
-    expected = MAX (0, expected - (gint64) segment->start);
+  /* The rows the segment selects: in rows, or in time at the caps' rate. */
+  {
+    guint64 first;
+    gint64 end;
+
+    if (plan_array_info_get_segment_rows (&self->info, segment, &first,
+            &end)) {
+      if (end >= 0)
+        expected = MIN (expected, end);
+      expected = MAX (0, expected - (gint64) first);
+    }
   }
   location = g_strdup (self->location);
   GST_OBJECT_UNLOCK (self);
@@ -932,10 +939,13 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
    * sought): rows from there follow on, they are no gap. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT && !self->sharded) {
     const GstSegment *segment;
+    guint64 first;
+    gint64 end;
 
     gst_event_parse_segment (event, &segment);
-    if (segment->format == GST_FORMAT_DEFAULT)
-      self->next_row = segment->start;
+    if (plan_array_info_get_segment_rows (&self->info, segment, &first,
+            &end))
+      self->next_row = first;
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && self->sharded) {
     /* A seek in a sharded run would be each rank's own. */

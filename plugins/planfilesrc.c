@@ -172,6 +172,7 @@ struct _PlanFileSrc
   gint rate_n;                  /* rows per second, 0: none */
   gint rate_d;
   gchar *dataset;
+  guint32 segment_seqnum;       /* of the last segment pushed; atomic */
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
@@ -238,6 +239,8 @@ static gboolean plan_file_src_is_seekable (GstBaseSrc * src);
 static gboolean plan_file_src_prepare_seek_segment (GstBaseSrc * src,
     GstEvent * seek, GstSegment * segment);
 static gboolean plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment);
+static gboolean plan_file_src_send_event (GstElement * element,
+    GstEvent * event);
 static gboolean plan_file_src_query (GstBaseSrc * src, GstQuery * query);
 static gboolean plan_file_src_decide_allocation (GstBaseSrc * src,
     GstQuery * query);
@@ -417,6 +420,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesrc.md");
 
+  element_class->send_event = GST_DEBUG_FUNCPTR (plan_file_src_send_event);
   element_class->change_state =
       GST_DEBUG_FUNCPTR (plan_file_src_change_state);
   basesrc_class->start = GST_DEBUG_FUNCPTR (plan_file_src_start);
@@ -440,9 +444,37 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_MODE, 0);
 }
 
+static GstPadProbeReturn
+note_segment (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+    g_atomic_int_set (&PLAN_FILE_SRC (data)->segment_seqnum,
+        gst_event_get_seqnum (event));
+  return GST_PAD_PROBE_OK;
+}
+
+/* An EOS sent to the element (an application ending the stream early)
+ * ends the segment under way: GstBaseSrc pushes it as it came, so it gets
+ * that segment's seqnum, as the EOS at the end of the rows has. */
+static gboolean
+plan_file_src_send_event (GstElement * element, GstEvent * event)
+{
+  guint32 seqnum = g_atomic_int_get (&PLAN_FILE_SRC (element)->segment_seqnum);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && seqnum != GST_SEQNUM_INVALID) {
+    event = gst_event_make_writable (event);
+    gst_event_set_seqnum (event, seqnum);
+  }
+  return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
+}
+
 static void
 plan_file_src_init (PlanFileSrc * self)
 {
+  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, note_segment, self, NULL);
   self->location = DEFAULT_LOCATION;
   self->format = DEFAULT_FORMAT;
   self->dtype = DEFAULT_DTYPE;
@@ -841,6 +873,10 @@ plan_file_src_start (GstBaseSrc * src)
   self->opened = TRUE;
   self->position = 0;
   GST_OBJECT_UNLOCK (self);
+  /* Rows sampled in time go out in a segment in time (sinks can sync to
+   * it, players' seek bars speak it); others in rows. */
+  gst_base_src_set_format (src, plan_array_info_has_rate (&info) ?
+      GST_FORMAT_TIME : GST_FORMAT_DEFAULT);
 
   GST_INFO_OBJECT (self, "reading '%s' (%s): %" G_GUINT64_FORMAT " rows",
       location,
@@ -1094,6 +1130,7 @@ plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
   GstSeekType start_type, stop_type;
   GstSeekFlags flags;
   GstFormat format;
+  GstFormat to;
   gint64 start, stop;
   gdouble rate;
   gboolean ok;
@@ -1103,14 +1140,18 @@ plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
   if (rate <= 0.0)
     goto bad_rate;
 
+  /* Into the segment's format: time for rows sampled in time (a seek in
+   * time keeps its exact start), rows otherwise. */
   GST_OBJECT_LOCK (self);
-  ok = convert_unlocked (self, format, start, GST_FORMAT_DEFAULT, &start)
-      && convert_unlocked (self, format, stop, GST_FORMAT_DEFAULT, &stop);
+  to = plan_array_info_has_rate (&self->info) ? GST_FORMAT_TIME :
+      GST_FORMAT_DEFAULT;
+  ok = convert_unlocked (self, format, start, to, &start)
+      && convert_unlocked (self, format, stop, to, &stop);
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     goto bad_format;
 
-  return gst_segment_do_seek (segment, rate, GST_FORMAT_DEFAULT, flags,
+  return gst_segment_do_seek (segment, rate, to, flags,
       start_type, start, stop_type, stop, NULL);
 
   /* ERRORS */
@@ -1170,18 +1211,19 @@ plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment)
 {
   PlanFileSrc *self = PLAN_FILE_SRC (src);
   guint64 n_rows = plan_file_reader_get_n_rows (self->reader);
-  guint64 stop = n_rows;
+  guint64 stop = n_rows, first;
+  gint64 end;
 
-  if (segment->format != GST_FORMAT_DEFAULT)
+  if (!plan_array_info_get_segment_rows (&self->info, segment, &first, &end))
     return FALSE;
-  if (segment->stop != GST_CLOCK_TIME_NONE)
-    stop = MIN (segment->stop, n_rows);
+  if (end >= 0)
+    stop = MIN ((guint64) end, n_rows);
   segment->time = segment->start;
   GST_DEBUG_OBJECT (self, "reading rows %" G_GUINT64_FORMAT " to %"
-      G_GUINT64_FORMAT, segment->start, stop);
+      G_GUINT64_FORMAT, first, stop);
   /* The reader restarts at the next create(), after negotiation has
    * chosen the memory to read into. */
-  self->seek_first = MIN (segment->start, stop);
+  self->seek_first = MIN (first, stop);
   self->seek_end = stop;
   self->reading = FALSE;
   GST_OBJECT_LOCK (self);

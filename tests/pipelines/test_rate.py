@@ -216,6 +216,43 @@ def test_time_seeks():
     plantest.assert_same(got, M[0:3], 'rate 3: 0.333 s to 1 s')
 
 
+def segment_at_sink(element, rate):
+    Gst = gst()
+    p = pipeline(element, rate)
+    segs = []
+
+    def on_event(pad, info):
+        ev = info.get_event()
+        if ev.type == Gst.EventType.SEGMENT:
+            segs.append(ev.parse_segment())
+        return Gst.PadProbeReturn.OK
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.EVENT_DOWNSTREAM, on_event)
+    run_to_eos(p)
+    return segs[-1]
+
+
+def test_segments_in_time():
+    """Rows sampled in time go in segments in time (sinks can sync to
+    them), from the source and after map, stencil and a per-row reduction;
+    in rows after a whole reduction and without a rate."""
+    Gst = gst()
+    chain = ('planmap expr="2*x" ! planstencil window="a; _; b" '
+             'expr="a + b" ! planreduce op=mean axis=-1')
+    seg = segment_at_sink(chain, '1000/1')
+    if seg.format != Gst.Format.TIME or seg.stop not in (
+            Gst.CLOCK_TIME_NONE, 5 * Gst.SECOND):
+        raise Failure('after %s: %s' % (chain, seg.to_string()
+                                         if hasattr(seg, 'to_string')
+                                         else (seg.format, seg.stop)))
+    for element, rate in (('planreduce op=sum', '1000/1'),
+                          ('planmap expr="x"', None)):
+        seg = segment_at_sink(element, rate)
+        if seg.format != Gst.Format.DEFAULT:
+            raise Failure('%s (rate %s): a segment in %s' %
+                          (element, rate, seg.format))
+
+
 def test_time_refused_without_rate():
     """Without a rate, a seek in time is refused and the whole stream is
     written."""
@@ -233,6 +270,7 @@ CASES = [
     ('duration and position in time', test_time_queries),
     ('seeks in time through map, per-row reduce and stencil',
      test_time_seeks),
+    ('segments in time', test_segments_in_time),
     ('time refused without a rate', test_time_refused_without_rate),
 ]
 

@@ -54,7 +54,9 @@ A = rng.standard_normal(100000).astype(np.float32)
 B = rng.standard_normal(100000).astype(np.float32)
 IMG = rng.standard_normal((300, 200)).astype(np.float32)
 M = rng.standard_normal((20000, 6)).astype(np.float64)
-for name, arr in [('a', A), ('b', B), ('img', IMG), ('m', M)]:
+# 10 s at 1000 rows a second, for the scenarios that play in time.
+T = rng.standard_normal((10000, 4)).astype(np.float32)
+for name, arr in [('a', A), ('b', B), ('img', IMG), ('m', M), ('t', T)]:
     np.save(os.path.join(D, name + '.npy'), arr)
 SOFTMAX = os.path.join(BUILD, 'tests', 'examples', 'libsoftmax.so')
 
@@ -257,6 +259,26 @@ def check_seeks(name, mode, words, seeks, want):
                       (name, np.abs(got - expected).max()))
 
 
+# GStreamer's standard scenarios, which seek and wait in time, on rows
+# sampled in time (planfilesrc rate=1000/1) through map, stencil and a
+# per-row reduction, played to a sink that syncs to the clock: each takes
+# the time it plays (about 50 s in all).
+SCENARIOS = ['play_15s', 'pause_resume', 'seek_forward', 'seek_backward',
+             'seek_with_stop', 'simple_seeks', 'scrub_forward_seeking']
+RATE_PIPELINE = ('planfilesrc location=t.npy rate=1000/1 blocksize=1600 ! '
+                 'planmap expr="2*x" ! planstencil window="a; _; b" '
+                 'expr="a + b" ! planreduce op=mean axis=-1 ! '
+                 'fakesink sync=true')
+
+
+def check_scenario(scenario):
+    rc, text, issues = validate(RATE_PIPELINE, {}, scenario)
+    found = re.search(r'^Issues found: (\d+)', text, re.M)
+    if rc != 0 or found is None or int(found.group(1)) != 0 or issues:
+        raise Failure('gst-validate-1.0 --set-scenario %s %s (%d): %s\n%s' %
+                      (scenario, RATE_PIPELINE, rc, issues, text[-3000:]))
+
+
 CASES = []
 for name, words, env, want in PIPELINES:
     CASES.append(('no issue: ' + name,
@@ -270,6 +292,10 @@ for name, mode, words, seeks, want in SEEKS:
     CASES.append(('seeks under validate: ' + name,
                   lambda n=name, m=mode, w=words, k=seeks, f=want:
                   check_seeks(n, m, w, k, f)))
+
+for scenario in SCENARIOS:
+    CASES.append(('%s on rows sampled in time' % scenario,
+                  lambda sc=scenario: check_scenario(sc)))
 
 if __name__ == '__main__':
     if TOOL is None:
