@@ -76,6 +76,7 @@ enum
 {
   PROP_0,
   PROP_BLOCKSIZE,
+  PROP_RATE,
 };
 
 #define DEFAULT_BLOCKSIZE (1 << 20)
@@ -90,6 +91,8 @@ struct _PlanNpyParse
 
   /* properties, protected by OBJECT_LOCK */
   guint blocksize;
+  gint rate_n;                  /* rows per second, 0: none */
+  gint rate_d;
 
   /* set when the header has been read, protected by OBJECT_LOCK: queries
    * read them on other threads */
@@ -165,6 +168,22 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
           "rows (at least one row)", 1, MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * PlanNpyParse:rate:
+   *
+   * Rows per second, for arrays sampled in time: the caps carry it as
+   * `rate`, buffers carry timestamps, the segment is in time, and position
+   * and duration are answered in time too. 0/1: not sampled in time.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_RATE,
+      gst_param_spec_fraction ("rate", "Rate",
+          "Rows per second of an array sampled in time (the caps' rate: "
+          "buffers then have timestamps, and the segment, position and "
+          "duration are in time); 0/1: not sampled in time", 0, 1,
+          G_MAXINT, 1, 0, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -222,6 +241,12 @@ plan_npy_parse_set_property (GObject * object, guint prop_id,
       self->blocksize = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_RATE:
+      GST_OBJECT_LOCK (self);
+      self->rate_n = gst_value_get_fraction_numerator (value);
+      self->rate_d = gst_value_get_fraction_denominator (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -238,6 +263,11 @@ plan_npy_parse_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_BLOCKSIZE:
       GST_OBJECT_LOCK (self);
       g_value_set_uint (value, self->blocksize);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_RATE:
+      GST_OBJECT_LOCK (self);
+      gst_value_set_fraction (value, self->rate_n, MAX (self->rate_d, 1));
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -325,6 +355,9 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   GST_OBJECT_LOCK (self);
   blocksize = self->blocksize;
   self->info = *info;
+  self->info.rate_n = self->rate_n;
+  self->info.rate_d = self->rate_n > 0 ? self->rate_d : 0;
+  info = &self->info;
   self->n_rows = plan_array_info_get_n_rows (info);
   self->rows_out = 0;
   self->have_header = TRUE;
@@ -345,8 +378,14 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
         ("downstream refused the array caps"));
     return FALSE;
   }
-  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
-  segment.duration = self->n_rows;
+  /* In time for rows sampled in time, in rows otherwise. */
+  if (plan_array_info_has_rate (info)) {
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    segment.duration = plan_array_info_rows_to_time (info, self->n_rows);
+  } else {
+    gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+    segment.duration = self->n_rows;
+  }
   event = gst_event_new_segment (&segment);
   if (self->seqnum != GST_SEQNUM_INVALID)
     gst_event_set_seqnum (event, self->seqnum);
@@ -498,6 +537,12 @@ push_rows (PlanNpyParse * self, gboolean at_eos)
       return GST_FLOW_ERROR;
     GST_BUFFER_OFFSET (buf) = rows_out;
     GST_BUFFER_OFFSET_END (buf) = rows_out + n;
+    if (plan_array_info_has_rate (&self->info)) {
+      GST_BUFFER_PTS (buf) = plan_array_info_rows_to_time (&self->info,
+          rows_out);
+      GST_BUFFER_DURATION (buf) = plan_array_info_rows_to_time (&self->info,
+          rows_out + n) - GST_BUFFER_PTS (buf);
+    }
     if (self->discont)
       GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
     else
@@ -685,6 +730,9 @@ convert_unlocked (PlanNpyParse * self, GstFormat from, gint64 value,
     *result = value * row_size;
   else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT && row_size > 0)
     *result = value / row_size;
+  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_TIME
+      && plan_array_info_has_rate (&self->info))
+    *result = plan_array_info_rows_to_time (&self->info, value);
   else
     return FALSE;
   return TRUE;
@@ -702,7 +750,8 @@ answer_position_or_duration (PlanNpyParse * self, GstQuery * query)
     gst_query_parse_duration (query, &format, NULL);
   else
     gst_query_parse_position (query, &format, NULL);
-  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES)
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+      && format != GST_FORMAT_TIME)
     return FALSE;
   GST_OBJECT_LOCK (self);
   ok = convert_unlocked (self, GST_FORMAT_DEFAULT,

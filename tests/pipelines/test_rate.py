@@ -253,6 +253,46 @@ def test_segments_in_time():
                           (element, rate, seg.format))
 
 
+def test_npyparse_rate():
+    """npyparse's rate: caps, timestamps, a segment and a duration in
+    time, through planmap."""
+    Gst = gst()
+    p = Gst.parse_launch('filesrc location=%s ! npyparse name=parse '
+                         'rate=1000/1 blocksize=24000 ! planmap expr="2*x" '
+                         '! fakesink name=sink signal-handoffs=true' % SRC)
+    got, segs, caps = [], [], []
+
+    def handoff(sink, buf, pad):
+        got.append((buf.pts, buf.duration, buf.offset, buf.offset_end))
+
+    def on_event(pad, info):
+        ev = info.get_event()
+        if ev.type == Gst.EventType.SEGMENT:
+            segs.append(ev.parse_segment().format)
+        elif ev.type == Gst.EventType.CAPS:
+            caps.append(ev.parse_caps().get_structure(0))
+        return Gst.PadProbeReturn.OK
+    sink = p.get_by_name('sink')
+    sink.connect('handoff', handoff)
+    sink.get_static_pad('sink').add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM,
+                                          on_event)
+    p.set_state(Gst.State.PAUSED)
+    p.get_state(HANG * Gst.SECOND)
+    ok, dur = p.get_by_name('parse').get_static_pad('src').query_duration(
+        Gst.Format.TIME)
+    if not ok or dur != 5 * Gst.SECOND:
+        raise Failure('npyparse rate=1000/1: duration %s in time' % dur)
+    run_to_eos(p)
+    if not caps or rate_of(caps[-1]) != (1000, 1):
+        raise Failure('npyparse rate=1000/1: caps %s' % caps)
+    if segs[-1] != Gst.Format.TIME:
+        raise Failure('npyparse rate=1000/1: a segment in %s' % segs[-1])
+    for pts, dur, off, end in got:
+        if pts != off * Gst.MSECOND or dur != (end - off) * Gst.MSECOND:
+            raise Failure('npyparse: rows %d-%d at %s for %s' %
+                          (off, end, pts, dur))
+
+
 def test_time_refused_without_rate():
     """Without a rate, a seek in time is refused and the whole stream is
     written."""
@@ -271,6 +311,7 @@ CASES = [
     ('seeks in time through map, per-row reduce and stencil',
      test_time_seeks),
     ('segments in time', test_segments_in_time),
+    ('npyparse rate', test_npyparse_rate),
     ('time refused without a rate', test_time_refused_without_rate),
 ]
 
