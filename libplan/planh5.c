@@ -423,6 +423,27 @@ _plan_h5_dataset_get_path (PlanH5Dataset * d)
   return d->path;
 }
 
+/* Selects rows @first to @first + @n_rows of a dataset whose extent is
+ * @dims in its file space (*@fspace), and a memory space of their shape
+ * (*@mspace); the caller closes both where they are >= 0. Must be called
+ * between h5_enter () and h5_leave (). */
+static gboolean
+select_rows (hid_t dset, gint ndim, const hsize_t * dims, guint64 first,
+    guint64 n_rows, hid_t * fspace, hid_t * mspace)
+{
+  hsize_t start[PLAN_ARRAY_MAX_DIMS] = { 0 }, count[PLAN_ARRAY_MAX_DIMS];
+  gint i;
+
+  for (i = 0; i < ndim; i++)
+    count[i] = dims[i];
+  start[0] = first;
+  count[0] = n_rows;
+  *fspace = H5Dget_space (dset);
+  *mspace = H5Screate_simple (ndim, count, NULL);
+  return *fspace >= 0 && *mspace >= 0 && H5Sselect_hyperslab (*fspace,
+      H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
+}
+
 /**
  * _plan_h5_dataset_read_rows:
  * @d: an open dataset
@@ -438,32 +459,23 @@ gboolean
 _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first, guint64 n_rows,
     guint8 * dest, GError ** error)
 {
-  hsize_t start[PLAN_ARRAY_MAX_DIMS] = { 0 }, count[PLAN_ARRAY_MAX_DIMS];
   hid_t fspace = -1, mspace = -1;
   herr_t r = -1;
   gchar *why;
   gint i;
 
-  for (i = 0; i < d->ndim; i++) {
-    count[i] = d->dims[i];
+  for (i = 0; i < d->ndim; i++)
     if (d->dims[i] == 0)
       return TRUE;
-  }
   if (n_rows == 0)
     return TRUE;
 
   h5_enter ();
-  if (d->ndim == 0) {
+  if (d->ndim == 0)
     r = H5Dread (d->dset, d->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest);
-  } else {
-    start[0] = first;
-    count[0] = n_rows;
-    fspace = H5Dget_space (d->dset);
-    mspace = H5Screate_simple (d->ndim, count, NULL);
-    if (fspace >= 0 && mspace >= 0 && H5Sselect_hyperslab (fspace,
-            H5S_SELECT_SET, start, NULL, count, NULL) >= 0)
-      r = H5Dread (d->dset, d->mem_type, mspace, fspace, H5P_DEFAULT, dest);
-  }
+  else if (select_rows (d->dset, d->ndim, d->dims, first, n_rows, &fspace,
+          &mspace))
+    r = H5Dread (d->dset, d->mem_type, mspace, fspace, H5P_DEFAULT, dest);
   if (r < 0) {
     why = h5_error_text ();
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot read "
@@ -648,11 +660,9 @@ gboolean
 _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
     guint64 n_rows, GError ** error)
 {
-  hsize_t start[PLAN_ARRAY_MAX_DIMS] = { 0 }, count[PLAN_ARRAY_MAX_DIMS];
   hid_t fspace = -1, mspace = -1;
   herr_t r = -1;
   gchar *why;
-  gint i;
 
   if (n_rows == 0)
     return TRUE;
@@ -660,16 +670,10 @@ _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
   if (w->ndim == 0) {
     r = H5Dwrite (w->dset, w->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
   } else {
-    for (i = 0; i < w->ndim; i++)
-      count[i] = w->dims[i];
-    start[0] = w->dims[0];
-    count[0] = n_rows;
     w->dims[0] += n_rows;
     if (H5Dset_extent (w->dset, w->dims) >= 0
-        && (fspace = H5Dget_space (w->dset)) >= 0
-        && (mspace = H5Screate_simple (w->ndim, count, NULL)) >= 0
-        && H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count,
-            NULL) >= 0)
+        && select_rows (w->dset, w->ndim, w->dims, w->dims[0] - n_rows,
+            n_rows, &fspace, &mspace))
       r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
   }
   if (r < 0) {
