@@ -2154,12 +2154,15 @@ _plan_work_cancel (PlanWork * self, PlanFuture * future)
  * Dispatch: small runs on the caller's thread
  * --------------------------------------------------------------------- */
 
-/* Elements per node below which a dispatch in memory of a plan of maps,
+/* Elements per node up to which a dispatch in memory of a plan of maps,
  * reductions and stencils on the CPU is computed on the caller's thread:
- * there a node costs a few microseconds, against the hundreds a run of
- * the pipeline costs in thread wake-ups. PLAN_DIRECT_MAX_ELEMENTS
- * overrides it (0: never). */
-#define DIRECT_MAX_ELEMENTS (64 * 1024)
+ * there a node costs a few microseconds more than its loop, against the
+ * hundreds a run of the pipeline costs in thread wake-ups, and a map
+ * large enough to share is split across the worker pool as planmap splits
+ * a chunk. 4 Mi elements (32 MiB of float64): past that the pipeline's
+ * threads (reading, computing and writing nodes at once) win over one
+ * node after another. PLAN_DIRECT_MAX_ELEMENTS overrides it (0: never). */
+#define DIRECT_MAX_ELEMENTS ((gsize) 4 << 20)
 
 static void
 decide_direct (PlanWork * self)
@@ -2362,9 +2365,9 @@ direct_compute (Stage * stage, PlanArray ** ins, PlanArray * out,
             plan_array_get_data (ins[j < n_short ? j : j - n_short], NULL) :
             plan_array_get_data (g_ptr_array_index (stage->node->const_arrays,
                 j - n_short - n_in), NULL);
-      plan_expr_eval (stage->direct_expr, ptrs, dest,
+      plan_expr_eval_parallel (stage->direct_expr, ptrs, dest,
           plan_array_info_get_n_rows (&stage->direct_out) *
-          plan_array_info_get_row_elements (&stage->direct_out));
+          plan_array_info_get_row_elements (&stage->direct_out), 0);
       return TRUE;
     }
     case PLAN_NODE_REDUCE:{

@@ -12,6 +12,10 @@
  *
  *   bench_plan add MIB REPEAT       x + y on two MIB float32 arrays, into a
  *                                   caller's array and into the future's
+ *   bench_plan add64 N REPEAT       x + y on two N-element float64 arrays
+ *                                   into a caller's array, REPEAT
+ *                                   dispatches (the mid-size job of
+ *                                   run-all)
  *   bench_plan latency N CYCLES     dispatch -> wait of the design's example
  *                                   on N-element arrays, next to bare
  *                                   GStreamer pipelines' state cycles
@@ -268,6 +272,57 @@ bench_add (gint64 mib, guint repeat)
 
   g_object_unref (bound);
   g_object_unref (unbound);
+  g_object_unref (work);
+  g_object_unref (graph);
+  g_object_unref (out);
+  g_object_unref (a);
+  g_object_unref (b);
+}
+
+/* ---------------------------------------------------------------------
+ * add64: f = a + b on float64 arrays of N elements, into a caller's array
+ * --------------------------------------------------------------------- */
+
+static void
+bench_add64 (gint64 n, guint repeat)
+{
+  GError *err = NULL;
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, &err);
+  PlanArray *b = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, &err);
+  PlanArray *out = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, &err);
+  PlanGraph *graph = add_graph ();
+  PlanWork *work = realize (graph, PLAN_REALIZE_NONE);
+  PlanBindings *bound = plan_bindings_new ();
+  gdouble *t = g_new (gdouble, MAX (repeat, 1));
+  gdouble *x, *y, *z;
+  gint64 i;
+  guint r;
+
+  if (a == NULL || b == NULL || out == NULL)
+    die ("allocating the arrays", err);
+  x = plan_array_get_writable_data (a, NULL);
+  y = plan_array_get_writable_data (b, NULL);
+  z = plan_array_get_writable_data (out, NULL);
+  for (i = 0; i < n; i++) {
+    x[i] = (gdouble) (i % 1000) * 0.001;
+    y[i] = (gdouble) (i % 7);
+    z[i] = 0.0;
+  }
+  plan_bindings_set_array (bound, "a", a);
+  plan_bindings_set_array (bound, "b", b);
+  plan_bindings_set_array (bound, "f", out);
+  for (r = 0; r < 10; r++)
+    run_once (work, bound, NULL);
+  for (r = 0; r < repeat; r++)
+    t[r] = run_once (work, bound, NULL);
+  for (i = 0; i < n; i++)
+    if (z[i] != x[i] + y[i])
+      die ("x + y gave a wrong value", NULL);
+  print_latency ("plan-add64", t, MAX (repeat, 1));
+  g_print ("result plan-add64-min %.9f\n", t[0]);
+
+  g_free (t);
+  g_object_unref (bound);
   g_object_unref (work);
   g_object_unref (graph);
   g_object_unref (out);
@@ -721,6 +776,8 @@ main (int argc, char **argv)
   plan_init ();
   if (argc == 4 && strcmp (what, "add") == 0)
     bench_add (atoll (argv[2]), atoi (argv[3]));
+  else if (argc == 4 && strcmp (what, "add64") == 0)
+    bench_add64 (atoll (argv[2]), atoi (argv[3]));
   else if (argc == 4 && strcmp (what, "latency") == 0)
     bench_latency (atoll (argv[2]), atoi (argv[3]));
   else if (argc == 4 && strcmp (what, "example") == 0)
@@ -728,7 +785,8 @@ main (int argc, char **argv)
   else if (argc == 4 && strcmp (what, "fusion") == 0)
     bench_fusion (argv[2], atoi (argv[3]));
   else {
-    g_printerr ("usage: %s add MIB REPEAT | latency N CYCLES | "
+    g_printerr ("usage: %s add MIB REPEAT | add64 N REPEAT | "
+        "latency N CYCLES | "
         "example MIB REPEAT | fusion FILE.npy REPEAT\n", argv[0]);
     return 2;
   }

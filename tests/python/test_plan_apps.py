@@ -278,8 +278,9 @@ def realize_without_direct(plan):
 
 @test
 def small_map_dispatches_run_on_the_callers_thread():
-    """A small dispatch in memory of a plan of maps is done when dispatch()
-    returns, with the same bytes as the pipeline gives; large ones and
+    """A dispatch in memory of a plan of maps of up to 4 Mi elements a node
+    is done when dispatch() returns, with the same bytes as the pipeline
+    gives (a mid-size one's maps split across threads); larger ones and
     other plans still run through the pipeline."""
     plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
     i = plan.source(ndim=2)
@@ -293,12 +294,13 @@ def small_map_dispatches_run_on_the_callers_thread():
     m6 = plan.map("x + 1", args=(m5,))
     direct = plan.realize(target='cpu')
     piped = realize_without_direct(plan)
-    for rows in (500, 40000):
+    # 4 Mi elements a node at most: 1.4 million rows of 3 are past it
+    for rows in (500, 40000, 1400000):
         A = rng.random((rows, 3), dtype=np.float32)
         B = rng.random((rows, 1))
         I = rng.integers(-100, 100, (rows, 3)).astype(np.int32)
         f = direct.dispatch(a=A, b=B, i=I)
-        assert f.done() == (rows == 500)
+        assert f.done() == (rows < 1400000)
         got = f.result()
         want = piped.dispatch(a=A, b=B, i=I).result()
         assert sorted(got) == sorted(want) == ["m2", "m3", "m4", "m6"]
