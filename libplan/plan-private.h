@@ -116,7 +116,7 @@ typedef struct _PlanH5Writer PlanH5Writer;
 G_GNUC_INTERNAL
 PlanH5Writer * _plan_h5_writer_create (const gchar * filename,
     const gchar * path, const PlanArrayInfo * info, guint64 chunk_rows,
-    guint gzip_level, GError ** error);
+    guint gzip_level, gboolean add, GError ** error);
 
 G_GNUC_INTERNAL
 gboolean _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,

@@ -10,11 +10,12 @@
 /**
  * SECTION:planfileformat
  * @title: PlanFileFormat
- * @short_description: the array file formats: raw, .npy and .npz
+ * @short_description: the array file formats: raw, .npy, .npz, HDF5, Zarr
  *
  * #PlanFileFormat is registered as a #GEnum (#PLAN_TYPE_FILE_FORMAT) with
- * the nicks "auto", "raw", "npy", "npz", "hdf5" and "zarr", so element
- * properties use it directly.
+ * the nicks "auto", "raw", "npy", "npz", "hdf5" and "zarr", and
+ * #PlanFileMode (#PLAN_TYPE_FILE_MODE) with "replace" and "add", so element
+ * properties use them directly.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -46,6 +47,26 @@ plan_file_format_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("PlanFileFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+plan_file_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_FILE_MODE_REPLACE, "Replace the file at the location whole, "
+          "atomically", "replace"},
+    {PLAN_FILE_MODE_ADD, "Add the dataset to the HDF5 file at the location "
+          "(a new file when there is none), keeping its other datasets; a "
+          "dataset of the same path is replaced", "add"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanFileMode", values);
     g_once_init_leave (&type, t);
   }
   return type;

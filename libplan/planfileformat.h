@@ -25,8 +25,8 @@ G_BEGIN_DECLS
  * @PLAN_FILE_FORMAT_NPZ: NumPy's .npz format, a zip archive of .npy files
  *   (stored or deflated); one of them is read. Readers only.
  * @PLAN_FILE_FORMAT_HDF5: one dataset of an HDF5 file (NetCDF-4 files are
- *   HDF5 files), read through libhdf5; only when gst-plan is built with
- *   HDF5. Readers only.
+ *   HDF5 files), read and written through libhdf5; only when gst-plan is
+ *   built with HDF5.
  * @PLAN_FILE_FORMAT_ZARR: one array of a Zarr v2 directory store (the
  *   location is the directory); only when gst-plan is built with Zarr.
  *   Readers only.
@@ -55,6 +55,28 @@ const gchar * plan_file_format_to_string (PlanFileFormat format);
 
 PLAN_API
 PlanFileFormat plan_file_format_from_location (const gchar * location);
+
+/**
+ * PlanFileMode:
+ * @PLAN_FILE_MODE_REPLACE: the output replaces whatever is at the location,
+ *   whole and atomically
+ * @PLAN_FILE_MODE_ADD: the output is one dataset added to the HDF5 file at
+ *   the location, whose other datasets, groups and attributes are kept (a
+ *   dataset of the same path is replaced); a new file when there is none
+ *
+ * What a writer does with a file already at its location.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_FILE_MODE_REPLACE,
+  PLAN_FILE_MODE_ADD,
+} PlanFileMode;
+
+#define PLAN_TYPE_FILE_MODE (plan_file_mode_get_type ())
+PLAN_API
+GType plan_file_mode_get_type (void);
 
 G_END_DECLS
 

@@ -20,6 +20,12 @@
  * it) into a named temporary file (libhdf5 opens files by name), with one
  * chunked dataset created by plan_file_writer_set_info() and grown by each
  * chunk; plan_file_writer_set_dataset() names it and sets its layout.
+ * With plan_file_writer_set_mode() %PLAN_FILE_MODE_ADD the temporary
+ * file starts as a copy of the HDF5 file at the location (a reflink where
+ * the file system shares blocks: Btrfs, XFS), the dataset is added to the
+ * copy (one of the same path deleted first), and the copy replaces the
+ * file at finish: its other datasets are kept, and a failure at any point
+ * leaves the file as it was.
  *
  * Use:
  *
@@ -103,9 +109,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h>
+#endif
 
 /* Blocks are reserved in steps of this many bytes ahead of the writes. On
  * ext4 a write() into reserved blocks costs about 0.6 of one that
@@ -144,6 +154,8 @@ struct _PlanFileWriter
   guint64 h5_chunk_rows;
   guint h5_gzip_level;
   PlanH5Writer *h5;
+  PlanFileMode mode;
+  gboolean h5_add;              /* the temporary file is a copy to add to */
 
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */
@@ -551,6 +563,79 @@ temp_name_for (const gchar * dir, const gchar * base)
   return path;
 }
 
+/* Copies the regular file at the location into the new file @fd, which
+ * gets its mode: a reflink (FICLONE) where the file system shares blocks,
+ * else copy_file_range() (in the kernel), else read() and write().
+ * Nothing there is nothing to copy. */
+static gboolean
+copy_existing (PlanFileWriter * self, gint fd, GError ** error)
+{
+  gint src = open (self->location, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  guint8 *buf = NULL;
+  gint err = 0;
+
+  if (src < 0 && errno == ENOENT)
+    return TRUE;
+  if (src < 0 || fstat (src, &st) < 0) {
+    err = errno;
+    goto failed;
+  }
+#ifdef FICLONE
+  if (ioctl (fd, FICLONE, src) == 0)
+    goto copied;
+#endif
+  for (;;) {
+    gssize n = copy_file_range (src, NULL, fd, NULL, (gsize) 1 << 30, 0);
+
+    if (n == 0)
+      goto copied;
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL
+            || errno == EOPNOTSUPP) && lseek (fd, 0, SEEK_CUR) == 0)
+      break;
+    if (n < 0) {
+      err = errno;
+      goto failed;
+    }
+  }
+  buf = g_malloc (1 << 20);
+  for (;;) {
+    gssize n = read (src, buf, 1 << 20);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      err = errno;
+      goto failed;
+    }
+    if (n == 0)
+      break;
+    if (!write_full (fd, buf, n, self->location, error))
+      goto failed;
+  }
+copied:
+  if (fchmod (fd, st.st_mode & 07777) < 0) {
+    err = errno;
+    goto failed;
+  }
+  g_free (buf);
+  close (src);
+  self->h5_add = TRUE;
+  return TRUE;
+
+failed:
+  if (err != 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not add to '%s': cannot copy it to add the dataset to: %s",
+        self->location, g_strerror (err));
+  g_free (buf);
+  if (src >= 0)
+    close (src);
+  return FALSE;
+}
+
 static gboolean
 create_temp (PlanFileWriter * self, GError ** error)
 {
@@ -588,6 +673,9 @@ create_temp (PlanFileWriter * self, GError ** error)
     return FALSE;
   }
   g_free (dir);
+  if (self->format == PLAN_FILE_FORMAT_HDF5 && self->mode ==
+      PLAN_FILE_MODE_ADD)
+    return copy_existing (self, self->fd, error);
   return TRUE;
 }
 
@@ -687,6 +775,9 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   if (writer->format == PLAN_FILE_FORMAT_HDF5)
     goto no_hdf5;
 #endif
+  if (writer->mode == PLAN_FILE_MODE_ADD
+      && writer->format != PLAN_FILE_FORMAT_HDF5)
+    goto no_add;
   writer->sync = sync;
   if (!open_target (writer, error)) {
     plan_file_writer_cancel (writer);
@@ -731,6 +822,15 @@ npz:
         "ask for the raw format to write raw data under this name)", location,
         writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz files" :
         "Zarr stores");
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+no_add:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': the add mode adds a dataset to an HDF5 file; a %s file "
+        "holds one array, so it is replaced whole (mode replace)", location,
+        plan_file_format_to_string (writer->format));
     plan_file_writer_cancel (writer);
     return FALSE;
   }
@@ -781,6 +881,33 @@ plan_file_writer_set_dataset (PlanFileWriter * writer, const gchar * dataset,
   writer->dataset = g_strdup (dataset);
   writer->h5_chunk_rows = chunk_rows;
   writer->h5_gzip_level = gzip_level;
+}
+
+/**
+ * plan_file_writer_set_mode:
+ * @writer: a #PlanFileWriter
+ * @mode: what the next plan_file_writer_open() does with a file at its
+ *   location
+ *
+ * %PLAN_FILE_MODE_REPLACE (the default) replaces it whole.
+ * %PLAN_FILE_MODE_ADD, for HDF5 output only, adds the dataset to it: the
+ * file is copied beside itself (a reflink where the file system shares
+ * blocks, a full copy elsewhere, which costs the time and the room of the
+ * file), the dataset is written into the copy (a dataset of the same path
+ * deleted first; a group there is an error) and the copy, which has the
+ * file's mode, replaces the file at plan_file_writer_finish(). A failure
+ * or a cancel at any point leaves the file as it was; a file that is not
+ * HDF5 is an error, and is left as it is. Without a file at the location,
+ * it is created as in %PLAN_FILE_MODE_REPLACE.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_mode (PlanFileWriter * writer, PlanFileMode mode)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+
+  writer->mode = mode;
 }
 
 /**
@@ -911,7 +1038,7 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   if (writer->format == PLAN_FILE_FORMAT_HDF5) {
     writer->h5 = _plan_h5_writer_create (writer->tmp_path, writer->dataset ?
         writer->dataset : "/data", info, writer->h5_chunk_rows,
-        writer->h5_gzip_level, error);
+        writer->h5_gzip_level, writer->h5_add, error);
     if (writer->h5 == NULL)
       g_prefix_error (error, "Could not write '%s': ", writer->location);
     return writer->h5 != NULL;
@@ -1347,6 +1474,7 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   g_clear_pointer (&writer->tmp_path, g_free);
   writer->unnamed = FALSE;
   writer->stream = FALSE;
+  writer->h5_add = FALSE;
   writer->header_rows = 0;
   g_clear_pointer (&writer->location, g_free);
 

@@ -47,6 +47,9 @@ void plan_file_writer_set_dataset (PlanFileWriter * writer,
     const gchar * dataset, guint64 chunk_rows, guint gzip_level);
 
 PLAN_API
+void plan_file_writer_set_mode (PlanFileWriter * writer, PlanFileMode mode);
+
+PLAN_API
 PlanFileFormat plan_file_writer_get_format (PlanFileWriter * writer);
 
 PLAN_API

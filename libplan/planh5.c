@@ -492,7 +492,8 @@ _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first, guint64 n_rows,
   return r >= 0;
 }
 
-/* Writing: one new dataset in a new file, grown row block by row block. */
+/* Writing: one new dataset in a new file, or added to a copy of a file,
+ * grown row block by row block. */
 struct _PlanH5Writer
 {
   hid_t file;
@@ -556,24 +557,80 @@ dtype_types (PlanDType dtype, hid_t * file_type, hid_t * mem_type)
   return TRUE;
 }
 
+/* Makes room for a new dataset at @path of @file: a dataset there is
+ * deleted (the file's other objects stay); anything else there, or on the
+ * way to it, that is not a group is an error. Must be called between
+ * h5_enter () and h5_leave (). */
+static gboolean
+clear_dataset_path (hid_t file, const gchar * path, GError ** error)
+{
+  gchar **parts = g_strsplit (path + 1, "/", -1);
+  GString *at = g_string_new (NULL);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; ok && parts[i]; i++) {
+    hid_t obj;
+    H5I_type_t type;
+
+    if (parts[i][0] == '\0')
+      continue;
+    g_string_append_printf (at, "/%s", parts[i]);
+    if (H5Lexists (file, at->str, H5P_DEFAULT) <= 0) {
+      H5Eclear2 (H5E_DEFAULT);
+      break;                    /* created with the dataset */
+    }
+    obj = H5Oopen (file, at->str, H5P_DEFAULT);
+    type = obj >= 0 ? H5Iget_type (obj) : H5I_BADID;
+    if (obj >= 0)
+      H5Oclose (obj);
+    if (parts[i + 1] == NULL && type == H5I_DATASET) {
+      if (H5Ldelete (file, at->str, H5P_DEFAULT) < 0) {
+        gchar *why = h5_error_text ();
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot delete "
+            "the dataset '%s' it replaces: %s", at->str, why);
+        g_free (why);
+        ok = FALSE;
+      }
+    } else if (parts[i + 1] == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is "
+          "a %s in the file, not a dataset; it is not replaced", at->str,
+          type == H5I_GROUP ? "group" : "named type or a broken link");
+      ok = FALSE;
+    } else if (type != H5I_GROUP) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is "
+          "a %s in the file, not a group, so '%s' cannot be made in it",
+          at->str, type == H5I_DATASET ? "dataset" : "named type or a broken "
+          "link", path);
+      ok = FALSE;
+    }
+  }
+  H5Eclear2 (H5E_DEFAULT);
+  g_string_free (at, TRUE);
+  g_strfreev (parts);
+  return ok;
+}
+
 /**
  * _plan_h5_writer_create:
- * @filename: the file to create (replacing what is there)
+ * @filename: the file to create (replacing what is there), or to add to
  * @path: the dataset's path; groups on the way are created
  * @info: its dtype and row shape (`shape[0]` is ignored)
  * @chunk_rows: the rows of a chunk, 0 for about 1 MiB of rows
  * @gzip_level: 0 for no compression, 1 to 9 for deflate with shuffle
+ * @add: whether @filename is an HDF5 file to add the dataset to (one at
+ *   @path deleted first) rather than one to create
  * @error: return location for a #GError (without the file's name)
  *
- * Creates the file and an empty dataset that grows along its first axis
- * (a 0-d array is a scalar dataset).
+ * Creates the file (or opens it) and an empty dataset that grows along
+ * its first axis (a 0-d array is a scalar dataset).
  *
  * Returns: (transfer full): the writer, or %NULL.
  */
 PlanH5Writer *
 _plan_h5_writer_create (const gchar * filename, const gchar * path,
     const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
-    GError ** error)
+    gboolean add, GError ** error)
 {
   PlanH5Writer *w = g_new0 (PlanH5Writer, 1);
   hsize_t maxdims[PLAN_ARRAY_MAX_DIMS], cdims[PLAN_ARRAY_MAX_DIMS];
@@ -589,7 +646,15 @@ _plan_h5_writer_create (const gchar * filename, const gchar * path,
   h5_enter ();
   if (!dtype_types (info->dtype, &file_type, &w->mem_type))
     goto no_type;
-  w->file = H5Fcreate (filename, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (add) {
+    w->file = H5Fopen (filename, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (w->file < 0)
+      goto not_h5;
+    if (!clear_dataset_path (w->file, w->path, error))
+      goto done;
+  } else {
+    w->file = H5Fcreate (filename, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  }
   if (w->file < 0)
     goto failed;
   dcpl = H5Pcreate (H5P_DATASET_CREATE);
@@ -623,6 +688,13 @@ _plan_h5_writer_create (const gchar * filename, const gchar * path,
 no_type:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "HDF5 files of "
       "dtype %s are not written", plan_dtype_to_string (info->dtype));
+  goto done;
+not_h5:
+  why = h5_error_text ();
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "the file there is not "
+      "an HDF5 file libhdf5 can open to add a dataset to (%s); it is left as "
+      "it is", why);
+  g_free (why);
   goto done;
 failed:
   why = h5_error_text ();

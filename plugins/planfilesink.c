@@ -83,6 +83,7 @@ enum
   PROP_DATASET,
   PROP_CHUNK_ROWS,
   PROP_COMPRESSION,
+  PROP_FILE_MODE,
 };
 
 /**
@@ -130,6 +131,7 @@ plan_shard_output_get_type (void)
 #define DEFAULT_DATASET NULL
 #define DEFAULT_CHUNK_ROWS 0
 #define DEFAULT_COMPRESSION 0
+#define DEFAULT_FILE_MODE PLAN_FILE_MODE_REPLACE
 
 #define MAX_MAX_PENDING 1024
 
@@ -147,6 +149,7 @@ struct _PlanFileSink
   gchar *dataset;
   guint64 chunk_rows;
   guint compression;
+  PlanFileMode file_mode;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -322,6 +325,27 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  /**
+   * PlanFileSink:file-mode:
+   *
+   * What becomes of a file already at the location: replace (the default)
+   * replaces it whole, atomically; add, for HDF5 output, adds the dataset
+   * to it and keeps its other datasets, groups and attributes (a dataset
+   * of the same path is replaced). The file is copied beside itself (a
+   * reflink on Btrfs and XFS, a full copy elsewhere), the dataset written
+   * into the copy, and the copy renamed over the file at end of stream, so
+   * a failure leaves the file as it was.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_FILE_MODE,
+      g_param_spec_enum ("file-mode", "Existing file",
+          "What becomes of a file at the location: replace it whole, or add "
+          "the dataset to it (HDF5 only; its other datasets are kept, one of "
+          "the same path is replaced)", PLAN_TYPE_FILE_MODE, DEFAULT_FILE_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
       "Sink/File/Array",
@@ -341,6 +365,7 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_MODE, 0);
 }
 
 static void
@@ -352,6 +377,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->max_pending = DEFAULT_MAX_PENDING;
   self->fsync = DEFAULT_FSYNC;
   self->replace_read_only = DEFAULT_REPLACE_READ_ONLY;
+  self->file_mode = DEFAULT_FILE_MODE;
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
@@ -439,6 +465,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_COMPRESSION:
       self->compression = g_value_get_uint (value);
       break;
+    case PROP_FILE_MODE:
+      self->file_mode = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -480,6 +509,9 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_COMPRESSION:
       g_value_set_uint (value, self->compression);
+      break;
+    case PROP_FILE_MODE:
+      g_value_set_enum (value, self->file_mode);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -539,6 +571,7 @@ open_writer (PlanFileSink * self)
   gchar *location, *dataset;
   PlanFileFormat format;
   guint max_pending, compression;
+  PlanFileMode file_mode;
   guint64 chunk_rows;
   gboolean fsync, replace_read_only;
 
@@ -554,6 +587,7 @@ open_writer (PlanFileSink * self)
   dataset = g_strdup (self->dataset);
   chunk_rows = self->chunk_rows;
   compression = self->compression;
+  file_mode = self->file_mode;
   GST_OBJECT_UNLOCK (self);
 
   if (location == NULL || location[0] == '\0')
@@ -561,6 +595,7 @@ open_writer (PlanFileSink * self)
   plan_file_writer_set_replace_read_only (self->writer, replace_read_only);
   plan_file_writer_set_dataset (self->writer, dataset, chunk_rows,
       compression);
+  plan_file_writer_set_mode (self->writer, file_mode);
   g_free (dataset);
   if (!plan_file_writer_open (self->writer, location, format, max_pending,
           fsync, &err))

@@ -355,6 +355,100 @@ def existing_file_is_replaced_whole():
             raise Failure('datasets %s' % sorted(f.keys()))
 
 
+def add_mode_keeps_the_other_datasets():
+    """file-mode=add adds the dataset to the HDF5 file there: its other
+    datasets, groups and attributes stay as h5py wrote them, a dataset of
+    the same path is replaced, groups on the way are made, the file keeps
+    its mode; without a file there, a new one is written."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    a = RNG.standard_normal((700, 3)).astype(np.float32)
+    np.save(src, a)
+    old = RNG.integers(0, 100, (50, 2)).astype(np.int64)
+    with h5py.File(out, 'w') as f:
+        f.attrs['title'] = 'run 7'
+        f['keep/x'] = old
+        f['keep/x'].attrs['units'] = 'K'
+        f.create_dataset('g/t', data=np.arange(4.0), chunks=(2,),
+                         compression='gzip')
+    os.chmod(out, 0o640)
+    for dataset, want in [('/g/t', a), ('/g/new/deep', a)]:
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, 'file-mode=add', 'dataset=' + dataset,
+               'compression=3', 'chunk-rows=64')
+        with h5py.File(out, 'r') as f:
+            plantest.assert_same(f[dataset][...], want, 'added ' + dataset)
+            plantest.assert_same(f['keep/x'][...], old, 'kept dataset')
+            if f.attrs['title'] != 'run 7' or \
+                    f['keep/x'].attrs['units'] != 'K':
+                raise Failure('attributes lost: %s' % dict(f.attrs))
+            if dataset == '/g/new/deep' and f['g/t'].shape != a.shape:
+                raise Failure('the dataset added first is gone')
+    if os.stat(out).st_mode & 0o777 != 0o640:
+        raise Failure('mode %o' % (os.stat(out).st_mode & 0o777))
+    fresh = os.path.join(d, 'fresh.h5')
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + fresh, 'file-mode=add', 'dataset=v')
+    with h5py.File(fresh, 'r') as f:
+        if list(f.keys()) != ['v']:
+            raise Failure('new file holds %s' % list(f.keys()))
+        plantest.assert_same(f['v'][...], a, 'add to no file')
+    if sorted(os.listdir(d)) != ['fresh.h5', 'in.npy', 'out.h5']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+
+
+def add_mode_failures_leave_the_file():
+    """In add mode, a run that fails upstream, a group or a dataset in the
+    way, a file that is not HDF5 and a non-HDF5 format each fail with a
+    clear error and leave the file byte for byte as it was."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    np.save(src, np.arange(3000, dtype=np.float64))
+    bad = os.path.join(d, 'bad.h5')
+    with h5py.File(bad, 'w') as f:
+        f.create_dataset('x', data=RNG.standard_normal(2000), chunks=(100,),
+                         compression='gzip')
+        info = f['x'].id.get_chunk_info(7)
+    data = bytearray(open(bad, 'rb').read())
+    data[info.byte_offset + 10:info.byte_offset + 60] = bytes(50)
+    open(bad, 'wb').write(data)
+    with h5py.File(out, 'w') as f:
+        f['grp/x'] = np.arange(5)
+        f['old'] = np.arange(7)
+    before = open(out, 'rb').read()
+    cases = [
+        (['planfilesrc', 'location=' + bad, 'blocksize=800', '!',
+          'planfilesink', 'location=' + out, 'file-mode=add',
+          'dataset=/old'], ['cannot read rows']),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + out, 'file-mode=add', 'dataset=/grp'],
+         ["'/grp' is a group in the file, not a dataset"]),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + out, 'file-mode=add', 'dataset=/old/sub'],
+         ["'/old' is a dataset in the file, not a group"]),
+    ]
+    for words, texts in cases:
+        expect_error(words, *texts)
+        if open(out, 'rb').read() != before:
+            raise Failure('%s changed the file' % ' '.join(words))
+    text = os.path.join(d, 'notes.h5')
+    open(text, 'w').write('not HDF5\n')
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                  'location=' + text, 'file-mode=add'],
+                 'not an HDF5 file', 'it is left as it is')
+    if open(text).read() != 'not HDF5\n':
+        raise Failure('the file that is not HDF5 changed')
+    npy = os.path.join(d, 'out.npy')
+    np.save(npy, np.arange(3))
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                  'location=' + npy, 'file-mode=add'],
+                 'the add mode adds a dataset to an HDF5 file')
+    plantest.assert_same(np.load(npy), np.arange(3), 'npy left as it was')
+    if sorted(os.listdir(d)) != ['bad.h5', 'in.npy', 'notes.h5', 'out.h5',
+                                 'out.npy']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+
+
 def h5_sink_refuses_a_fifo():
     d = plantest.tmpdir()
     src, fifo = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
@@ -407,6 +501,8 @@ plantest.run_cases([
     ('HDF5 to HDF5, default dataset name', h5_to_h5_and_default_name),
     ('a failed run leaves the old file', failed_run_leaves_old_file),
     ('an existing file is replaced whole', existing_file_is_replaced_whole),
+    ('add mode keeps the other datasets', add_mode_keeps_the_other_datasets),
+    ('add mode failures leave the file', add_mode_failures_leave_the_file),
     ('the HDF5 sink refuses a FIFO', h5_sink_refuses_a_fifo),
     ('the typefinder reports HDF5', typefinder_reports_hdf5),
 ])
