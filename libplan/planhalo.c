@@ -173,8 +173,8 @@ make_fill (PlanHalo * halo)
  * @error: return location for an error
  *
  * Lays @window onto @input's axes as planstencil does: a one-row window
- * onto the last axis, a taller one onto the last two: the @halo to give
- * plan_halo_new().
+ * onto the last axis, a taller one onto the last two, one of several
+ * planes onto the last three: the @halo to give plan_halo_new().
  *
  * Returns: %TRUE, or %FALSE with @error set when @input has too few axes
  *   for the window.
@@ -186,25 +186,34 @@ plan_halo_size_for_window (const PlanWindow * window, const PlanArrayInfo * inpu
     guint * halo, GError ** error)
 {
   guint ndim = input->ndim, height = plan_window_get_height (window);
+  guint depth = plan_window_get_depth (window);
   gchar *shape;
 
-  if (ndim == 0 || (height > 1 && ndim < 2))
+  if (ndim == 0 || (height > 1 && ndim < 2) || (depth > 1 && ndim < 3))
     goto too_few_axes;
   memset (halo, 0, sizeof (guint) * PLAN_ARRAY_MAX_DIMS);
   halo[ndim - 1] = plan_window_get_width (window) / 2;
   if (height > 1)
     halo[ndim - 2] = height / 2;
+  if (depth > 1)
+    halo[ndim - 3] = depth / 2;
   return TRUE;
 
   /* ERRORS */
 too_few_axes:
   {
     shape = plan_shape_to_string (input->ndim, input->shape);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "the window has %u rows but the input, of shape %s, has %u %s; "
-        "a window of several rows needs an input of at least 2 axes, a "
-        "one-row window at least 1", height, shape, ndim,
-        ndim == 1 ? "axis" : "axes");
+    if (depth > 1)
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the window has %u planes but the input, of shape %s, has %u %s; "
+          "a window of several planes needs an input of at least 3 axes",
+          depth, shape, ndim, ndim == 1 ? "axis" : "axes");
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the window has %u rows but the input, of shape %s, has %u %s; "
+          "a window of several rows needs an input of at least 2 axes, a "
+          "one-row window at least 1", height, shape, ndim,
+          ndim == 1 ? "axis" : "axes");
     g_free (shape);
     return FALSE;
   }

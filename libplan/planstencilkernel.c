@@ -185,12 +185,14 @@ map_window (PlanStencilKernel * self, const guint * halo)
   self->deltas = g_malloc0_n (MAX (self->n_names, 1), sizeof (*self->deltas));
   self->offsets = g_new0 (gssize, MAX (self->n_names, 1));
   for (i = 0; i < self->n_names; i++) {
-    gint dy, dx;
+    gint dz, dy, dx;
 
-    plan_window_get_offset (self->window, i, &dy, &dx);
+    plan_window_get_offset_3d (self->window, i, &dz, &dy, &dx);
     self->deltas[i][ndim - 1] = dx;
     if (ndim >= 2)
       self->deltas[i][ndim - 2] = dy;
+    if (ndim >= 3)
+      self->deltas[i][ndim - 3] = dz;
   }
 
   memset (g, 0, sizeof (*g));

@@ -38,6 +38,18 @@
  * downwards, dx cells to the right. For `x y _`, x is at (0, -1) and y at
  * (0, 0).
  *
+ * A window over three axes (z, y, x) is drawn as its planes, each a 2-D
+ * picture as above, separated by `|`, from the first plane (dz = -1 for
+ * three planes) to the last. The 7-point 3-D cross:
+ *
+ * |[
+ *   _ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ | _ _ _; _ f _; _ _ _
+ * ]|
+ *
+ * Every plane has as many rows as the first, the number of planes is odd
+ * and at most #PLAN_WINDOW_MAX_SIZE; plan_window_get_offset_3d() gives a
+ * name's (dz, dy, dx).
+ *
  * Errors are reported in the #PLAN_ERROR domain with the code
  * %PLAN_ERROR_SYNTAX, and their message shows the window with a `^` under
  * the cell or row at fault.
@@ -57,8 +69,10 @@ struct _PlanWindow
   gint ref_count;
   guint width;
   guint height;
+  guint depth;
   guint n_names;
   gchar **names;                /* NULL-terminated, reading order */
+  gint *dz;
   gint *dy;
   gint *dx;
 };
@@ -96,7 +110,16 @@ typedef struct
 {
   gchar *text;                  /* the row, without surrounding blanks */
   GArray *tokens;               /* of Token */
+  guint plane;                  /* the plane it is in, from 0 */
+  guint index;                  /* its row within the plane, from 0 */
 } Row;
+
+/* The rows of all planes, in order, and the number of planes. */
+typedef struct
+{
+  GArray *rows;                 /* of Row */
+  guint n_planes;
+} Picture;
 
 static void
 row_clear (gpointer data)
@@ -135,35 +158,79 @@ row_tokenize (Row * row)
   }
 }
 
-/* Splits at ';', '\n' and '\r' and drops blank rows before the first and
- * after the last non-blank row. */
-static GArray *
-split_rows (const gchar * picture)
+/* Splits a plane's text at ';', '\n' and '\r' into @rows, dropping
+ * blank rows before the first and after the last non-blank row; returns
+ * how many rows it added. */
+static guint
+split_rows (const gchar * start, const gchar * end, guint plane,
+    GArray * rows)
 {
-  GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
-  const gchar *start = picture, *p;
+  const gchar *p;
+  guint first = rows->len, n;
 
-  g_array_set_clear_func (rows, row_clear);
-  for (p = picture;; p++) {
-    if (*p == ';' || *p == '\n' || *p == '\r' || *p == '\0') {
+  for (p = start;; p++) {
+    if (p == end || *p == ';' || *p == '\n' || *p == '\r') {
       Row row;
 
       row.text = g_strstrip (g_strndup (start, p - start));
       row.tokens = g_array_new (FALSE, FALSE, sizeof (Token));
+      row.plane = plane;
       row_tokenize (&row);
       g_array_append_val (rows, row);
-      if (*p == '\0')
+      if (p == end)
         break;
       start = p + 1;
     }
   }
 
-  while (rows->len > 0
+  while (rows->len > first
       && g_array_index (rows, Row, rows->len - 1).tokens->len == 0)
     g_array_remove_index (rows, rows->len - 1);
-  while (rows->len > 0 && g_array_index (rows, Row, 0).tokens->len == 0)
-    g_array_remove_index (rows, 0);
-  return rows;
+  while (rows->len > first
+      && g_array_index (rows, Row, first).tokens->len == 0)
+    g_array_remove_index (rows, first);
+  for (n = first; n < rows->len; n++)
+    g_array_index (rows, Row, n).index = n - first;
+  return rows->len - first;
+}
+
+/* Splits the picture into planes at '|' and each plane into rows. A
+ * picture without '|' is one plane. Returns FALSE with @empty_plane set
+ * to a plane that has no cells, when there are several planes. */
+static gboolean
+split_picture (const gchar * picture, Picture * pic, guint * empty_plane)
+{
+  const gchar *start = picture, *p;
+  gboolean ok = TRUE;
+
+  pic->rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  g_array_set_clear_func (pic->rows, row_clear);
+  pic->n_planes = 0;
+  for (p = picture;; p++) {
+    if (*p == '|' || *p == '\0') {
+      if (split_rows (start, p, pic->n_planes, pic->rows) == 0 && ok
+          && (*p == '|' || pic->n_planes > 0)) {
+        *empty_plane = pic->n_planes;
+        ok = FALSE;
+      }
+      pic->n_planes++;
+      if (*p == '\0')
+        break;
+      start = p + 1;
+    }
+  }
+  return ok;
+}
+
+/* "row 2" in a picture of one plane, "plane 3, row 2" in one of several. */
+static gchar *
+row_label (GArray * rows, guint r)
+{
+  Row *row = &g_array_index (rows, Row, r);
+
+  if (g_array_index (rows, Row, rows->len - 1).plane == 0)
+    return g_strdup_printf ("row %u", row->index + 1);
+  return g_strdup_printf ("plane %u, row %u", row->plane + 1, row->index + 1);
 }
 
 /* The window as the user wrote it, one row per line, with a marker line
@@ -178,6 +245,8 @@ render_window (GArray * rows, gint mark_row, guint mark_col, gsize mark_len)
   for (r = 0; r < rows->len; r++) {
     Row *row = &g_array_index (rows, Row, r);
 
+    if (r > 0 && row->plane != g_array_index (rows, Row, r - 1).plane)
+      g_string_append (s, "\n    |");
     g_string_append_printf (s, "\n    %s", row->text);
     if ((gint) r == mark_row) {
       gsize i;
@@ -245,27 +314,28 @@ check_cells (GArray * rows, GError ** error)
 
     for (c = 0; c < row->tokens->len; c++) {
       Token *t = &g_array_index (row->tokens, Token, c);
-      gchar *name;
+      gchar *name, *where;
       gboolean reserved;
 
       if (token_is_unused (t))
         continue;
       name = g_strndup (t->text, t->len);
+      where = row_label (rows, r);
+      reserved = FALSE;
       if (!token_is_identifier (t)) {
         set_window_error (error, rows, r, t->col, t->len,
-            "'%s' (row %u, cell %u) is not a name; cells are names "
+            "'%s' (%s, cell %u) is not a name; cells are names "
             "(letters, digits and '_', not starting with a digit) or '_' "
-            "for a cell not used", name, r + 1, c + 1);
-        g_free (name);
-        return FALSE;
-      }
-      reserved = plan_window_name_is_reserved (name);
-      if (reserved) {
+            "for a cell not used", name, where, c + 1);
+        reserved = TRUE;
+      } else if (plan_window_name_is_reserved (name)) {
         set_window_error (error, rows, r, t->col, t->len,
-            "'%s' (row %u, cell %u) is a reserved word of the expression "
+            "'%s' (%s, cell %u) is a reserved word of the expression "
             "language (a dtype, function or constant) and cannot name a "
-            "cell", name, r + 1, c + 1);
+            "cell", name, where, c + 1);
+        reserved = TRUE;
       }
+      g_free (where);
       g_free (name);
       if (reserved)
         return FALSE;
@@ -274,45 +344,74 @@ check_cells (GArray * rows, GError ** error)
   return TRUE;
 }
 
-/* Checks that every row is as wide as the first, and the sizes. */
+/* Checks that every row is as wide as the first, that every plane has as
+ * many rows as the first, and the sizes. */
 static gboolean
-check_shape (GArray * rows, GError ** error)
+check_shape (Picture * pic, GError ** error)
 {
+  GArray *rows = pic->rows;
   guint width = g_array_index (rows, Row, 0).tokens->len;
+  guint height = 0, depth = pic->n_planes;
   guint r;
+  gchar *where;
 
-  for (r = 1; r < rows->len; r++) {
+  for (r = 0; r < rows->len; r++) {
     Row *row = &g_array_index (rows, Row, r);
     guint n = row->tokens->len;
 
+    if (row->plane == 0)
+      height = row->index + 1;
     if (n == width)
       continue;
+    where = row_label (rows, r);
     if (n == 0) {
       set_window_error (error, rows, r, 0, 1,
-          "row %u is empty; every row needs %u cells", r + 1, width);
+          "%s is empty; every row needs %u cells", where, width);
     } else if (n < width) {
       set_window_error (error, rows, r, strlen (row->text) + 1, 1,
-          "row %u has %u cells but row 1 has %u; every row must have as "
-          "many cells as the first", r + 1, n, width);
+          "%s has %u cells but row 1 has %u; every row must have as "
+          "many cells as the first", where, n, width);
     } else {
       Token *t = &g_array_index (row->tokens, Token, width);
       set_window_error (error, rows, r, t->col, strlen (row->text) - t->col,
-          "row %u has %u cells but row 1 has %u; every row must have as "
-          "many cells as the first", r + 1, n, width);
+          "%s has %u cells but row 1 has %u; every row must have as "
+          "many cells as the first", where, n, width);
     }
+    g_free (where);
     return FALSE;
+  }
+  for (r = 0; r < rows->len; r++) {
+    Row *row = &g_array_index (rows, Row, r);
+    gboolean last = r + 1 == rows->len
+        || g_array_index (rows, Row, r + 1).plane != row->plane;
+
+    if (last && row->index + 1 != height) {
+      set_window_error (error, rows, r, 0, strlen (row->text),
+          "plane %u has %u rows but plane 1 has %u; every plane must "
+          "have as many rows as the first", row->plane + 1, row->index + 1,
+          height);
+      return FALSE;
+    }
   }
 
-  if (width % 2 == 0 || rows->len % 2 == 0) {
-    set_window_error (error, rows, -1, 0, 0,
-        "the window is %u cells wide and %u rows tall; both must be odd so "
-        "that the window has a middle cell, its centre", width, rows->len);
+  if (width % 2 == 0 || height % 2 == 0 || depth % 2 == 0) {
+    if (depth > 1)
+      set_window_error (error, rows, -1, 0, 0,
+          "the window is %u cells wide, %u rows tall and %u planes deep; "
+          "all three must be odd so that the window has a middle cell, its "
+          "centre", width, height, depth);
+    else
+      set_window_error (error, rows, -1, 0, 0,
+          "the window is %u cells wide and %u rows tall; both must be odd "
+          "so that the window has a middle cell, its centre", width, height);
     return FALSE;
   }
-  if (width > PLAN_WINDOW_MAX_SIZE || rows->len > PLAN_WINDOW_MAX_SIZE) {
+  if (width > PLAN_WINDOW_MAX_SIZE || height > PLAN_WINDOW_MAX_SIZE
+      || depth > PLAN_WINDOW_MAX_SIZE) {
     set_window_error (error, rows, -1, 0, 0,
-        "the window is %u cells wide and %u rows tall; the most is %d along "
-        "each axis", width, rows->len, PLAN_WINDOW_MAX_SIZE);
+        "the window is %u cells wide, %u rows tall and %u planes deep; the "
+        "most is %d along each axis", width, height, depth,
+        PLAN_WINDOW_MAX_SIZE);
     return FALSE;
   }
   return TRUE;
@@ -345,10 +444,14 @@ check_duplicates (GArray * rows, GError ** error)
         for (c2 = 0; c2 < end; c2++) {
           if (token_equal (t, &g_array_index (tokens2, Token, c2))) {
             gchar *name = g_strndup (t->text, t->len);
+            gchar *first = row_label (rows, r2), *second = row_label (rows, r);
+
             set_window_error (error, rows, r, t->col, t->len,
-                "'%s' names two cells, row %u cell %u and row %u cell %u; "
-                "each name may be used once", name, r2 + 1, c2 + 1, r + 1,
+                "'%s' names two cells, %s cell %u and %s cell %u; "
+                "each name may be used once", name, first, c2 + 1, second,
                 c + 1);
+            g_free (first);
+            g_free (second);
             g_free (name);
             return FALSE;
           }
@@ -360,28 +463,33 @@ check_duplicates (GArray * rows, GError ** error)
 }
 
 static PlanWindow *
-window_from_rows (GArray * rows)
+window_from_rows (Picture * pic)
 {
+  GArray *rows = pic->rows;
   PlanWindow *window = g_new0 (PlanWindow, 1);
-  guint r, c, n = 0;
+  guint r, c, n = 0, cells;
 
   window->ref_count = 1;
-  window->height = rows->len;
+  window->depth = pic->n_planes;
+  window->height = rows->len / pic->n_planes;
   window->width = g_array_index (rows, Row, 0).tokens->len;
-  window->names = g_new0 (gchar *, window->width * window->height + 1);
-  window->dy = g_new0 (gint, window->width * window->height);
-  window->dx = g_new0 (gint, window->width * window->height);
+  cells = window->width * window->height * window->depth;
+  window->names = g_new0 (gchar *, cells + 1);
+  window->dz = g_new0 (gint, cells);
+  window->dy = g_new0 (gint, cells);
+  window->dx = g_new0 (gint, cells);
 
   for (r = 0; r < rows->len; r++) {
-    GArray *tokens = g_array_index (rows, Row, r).tokens;
+    Row *row = &g_array_index (rows, Row, r);
 
-    for (c = 0; c < tokens->len; c++) {
-      Token *t = &g_array_index (tokens, Token, c);
+    for (c = 0; c < row->tokens->len; c++) {
+      Token *t = &g_array_index (row->tokens, Token, c);
 
       if (token_is_unused (t))
         continue;
       window->names[n] = g_strndup (t->text, t->len);
-      window->dy[n] = (gint) r - (gint) (window->height / 2);
+      window->dz[n] = (gint) row->plane - (gint) (window->depth / 2);
+      window->dy[n] = (gint) row->index - (gint) (window->height / 2);
       window->dx[n] = (gint) c - (gint) (window->width / 2);
       n++;
     }
@@ -392,7 +500,8 @@ window_from_rows (GArray * rows)
 
 /**
  * plan_window_parse:
- * @picture: the window drawn as rows of cells
+ * @picture: the window drawn as rows of cells (planes of rows of cells,
+ *   separated by `|`, for a window over three axes)
  * @error: return location for a #GError
  *
  * Parses a window picture (see the section description for the syntax).
@@ -407,23 +516,25 @@ PlanWindow *
 plan_window_parse (const gchar * picture, GError ** error)
 {
   PlanWindow *window = NULL;
-  GArray *rows;
+  Picture pic;
+  guint empty_plane = 0;
 
   g_return_val_if_fail (picture != NULL, NULL);
 
-  rows = split_rows (picture);
-  if (rows->len == 0)
+  if (!split_picture (picture, &pic, &empty_plane))
+    goto no_plane;
+  if (pic.rows->len == 0)
     goto empty;
-  if (!check_shape (rows, error) || !check_cells (rows, error)
-      || !check_duplicates (rows, error))
+  if (!check_shape (&pic, error) || !check_cells (pic.rows, error)
+      || !check_duplicates (pic.rows, error))
     goto done;
 
-  window = window_from_rows (rows);
+  window = window_from_rows (&pic);
   if (window->n_names == 0)
     goto no_names;
 
 done:
-  g_array_unref (rows);
+  g_array_unref (pic.rows);
   return window;
 
   /* ERRORS */
@@ -432,16 +543,26 @@ empty:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SYNTAX,
         "window: the window is empty; draw its cells, for example "
         "\"x y z\" or \"_ n _; w c e; _ s _\"");
-    g_array_unref (rows);
+    g_array_unref (pic.rows);
+    return NULL;
+  }
+no_plane:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SYNTAX,
+        "window: plane %u of the picture \"%s\" is empty; planes are "
+        "separated by '|' and each is drawn as rows of cells, for example "
+        "\"_ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ | _ _ _; _ f _; _ _ _\"",
+        empty_plane + 1, picture);
+    g_array_unref (pic.rows);
     return NULL;
   }
 no_names:
   {
-    set_window_error (error, rows, -1, 0, 0,
+    set_window_error (error, pic.rows, -1, 0, 0,
         "no cell of the window has a name, so the expression could use "
         "none; name the cells it uses");
     g_clear_pointer (&window, plan_window_unref);
-    g_array_unref (rows);
+    g_array_unref (pic.rows);
     return NULL;
   }
 }
@@ -479,6 +600,7 @@ plan_window_unref (PlanWindow * window)
   if (!g_atomic_int_dec_and_test (&window->ref_count))
     return;
   g_strfreev (window->names);
+  g_free (window->dz);
   g_free (window->dy);
   g_free (window->dx);
   g_free (window);
@@ -514,6 +636,23 @@ plan_window_get_height (const PlanWindow * window)
   g_return_val_if_fail (window != NULL, 0);
 
   return window->height;
+}
+
+/**
+ * plan_window_get_depth:
+ * @window: a #PlanWindow
+ *
+ * Returns: the number of planes of @window, odd; 1 for a 1-D or 2-D
+ *   window, more for one drawn as planes separated by `|`
+ *
+ * Since: 0.1
+ */
+guint
+plan_window_get_depth (const PlanWindow * window)
+{
+  g_return_val_if_fail (window != NULL, 0);
+
+  return window->depth;
 }
 
 /**
@@ -578,6 +717,33 @@ plan_window_get_offset (const PlanWindow * window, guint index, gint * dy,
 }
 
 /**
+ * plan_window_get_offset_3d:
+ * @window: a #PlanWindow
+ * @index: a name's index, below plan_window_get_n_names()
+ * @dz: (out) (optional): the plane offset from the centre, negative for
+ *   the planes drawn before the centre's; 0 in a window of one plane
+ * @dy: (out) (optional): the row offset from the centre, negative above
+ * @dx: (out) (optional): the column offset from the centre, negative to
+ *   the left
+ *
+ * Returns: %TRUE when @index names a cell
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_window_get_offset_3d (const PlanWindow * window, guint index, gint * dz,
+    gint * dy, gint * dx)
+{
+  g_return_val_if_fail (window != NULL, FALSE);
+
+  if (index >= window->n_names)
+    return FALSE;
+  if (dz)
+    *dz = window->dz[index];
+  return plan_window_get_offset (window, index, dy, dx);
+}
+
+/**
  * plan_window_lookup:
  * @window: a #PlanWindow
  * @name: a cell name
@@ -605,7 +771,8 @@ plan_window_lookup (const PlanWindow * window, const gchar * name)
  * @window: a #PlanWindow
  *
  * Draws @window in the canonical form: cells separated by one space, rows
- * by "; ". plan_window_parse() reads it back to an equal window.
+ * by "; ", planes by " | ". plan_window_parse() reads it back to an equal
+ * window.
  *
  * Returns: (transfer full): the picture
  *
@@ -615,24 +782,31 @@ gchar *
 plan_window_to_string (const PlanWindow * window)
 {
   GString *s;
-  guint r, c, n = 0;
+  guint p, r, c, n = 0;
 
   g_return_val_if_fail (window != NULL, NULL);
 
   s = g_string_new (NULL);
-  for (r = 0; r < window->height; r++) {
-    if (r > 0)
-      g_string_append (s, "; ");
-    for (c = 0; c < window->width; c++) {
-      gint dy = (gint) r - (gint) (window->height / 2);
-      gint dx = (gint) c - (gint) (window->width / 2);
+  for (p = 0; p < window->depth; p++) {
+    gint dz = (gint) p - (gint) (window->depth / 2);
 
-      if (c > 0)
-        g_string_append_c (s, ' ');
-      if (n < window->n_names && window->dy[n] == dy && window->dx[n] == dx)
-        g_string_append (s, window->names[n++]);
-      else
-        g_string_append_c (s, '_');
+    if (p > 0)
+      g_string_append (s, " | ");
+    for (r = 0; r < window->height; r++) {
+      if (r > 0)
+        g_string_append (s, "; ");
+      for (c = 0; c < window->width; c++) {
+        gint dy = (gint) r - (gint) (window->height / 2);
+        gint dx = (gint) c - (gint) (window->width / 2);
+
+        if (c > 0)
+          g_string_append_c (s, ' ');
+        if (n < window->n_names && window->dz[n] == dz && window->dy[n] == dy
+            && window->dx[n] == dx)
+          g_string_append (s, window->names[n++]);
+        else
+          g_string_append_c (s, '_');
+      }
     }
   }
   return g_string_free (s, FALSE);

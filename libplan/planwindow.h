@@ -53,6 +53,9 @@ PLAN_API
 guint plan_window_get_height (const PlanWindow * window);
 
 PLAN_API
+guint plan_window_get_depth (const PlanWindow * window);
+
+PLAN_API
 guint plan_window_get_n_names (const PlanWindow * window);
 
 PLAN_API
@@ -61,6 +64,10 @@ const gchar * const * plan_window_get_names (const PlanWindow * window);
 PLAN_API
 gboolean plan_window_get_offset (const PlanWindow * window, guint index,
     gint * dy, gint * dx);
+
+PLAN_API
+gboolean plan_window_get_offset_3d (const PlanWindow * window, guint index,
+    gint * dz, gint * dy, gint * dx);
 
 PLAN_API
 gint plan_window_lookup (const PlanWindow * window, const gchar * name);

@@ -18,7 +18,9 @@
  * (see #PlanWindow): `"x y _"` is three cells wide, x the left neighbour,
  * y the element itself; `"_ n _; w c e; _ s _"` is the 5-point cross of a
  * 2-D Laplacian. A one-row window runs along the last axis; a window of
- * several rows covers the last two axes. Cells outside the array are made
+ * several rows covers the last two axes; a window of several planes,
+ * drawn as 2-D pictures separated by `|`, covers the last three (a volume
+ * `(z, y, x)` streamed plane by plane). Cells outside the array are made
  * by the #PlanStencil:boundary rule, with scipy.ndimage's names and
  * meanings, or with `valid` the output only covers the places where the
  * window fits and shrinks accordingly.
@@ -66,6 +68,10 @@
  * gst-launch-1.0 planfilesrc location=u0.npy ! \
  *     planstencil window="_ n _; w c e; _ s _" expr="0.2*(c + w + e + s + n)" \
  *     boundary=nearest iterations=8 ! planfilesink location=u8.npy
+ * gst-launch-1.0 planfilesrc location=volume.npy ! \
+ *     planstencil window="_ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ | _ _ _; _ f _; _ _ _" \
+ *     expr="b + f + n + s + e + w - 6*c" boundary=reflect ! \
+ *     planfilesink location=lap.npy
  * ]|
  */
 
@@ -1044,8 +1050,9 @@ plan_stencil_class_init (PlanStencilClass * klass)
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_string ("window", "Window",
           "The window as a picture of named cells, rows separated by ';' "
-          "or newlines, '_' for a cell not used, the middle cell the "
-          "centre; for example \"x y z\" or \"_ n _; w c e; _ s _\"",
+          "or newlines, planes (a window over three axes) by '|', '_' for "
+          "a cell not used, the middle cell the centre; for example "
+          "\"x y z\" or \"_ n _; w c e; _ s _\"",
           DEFAULT_WINDOW, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 

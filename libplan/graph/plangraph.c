@@ -899,6 +899,14 @@ check_stencil (PlanNode * node, PlanNode * input, GError ** error)
         plan_window_get_height (window), input->name, input->ndim);
     ok = FALSE;
   }
+  if (ok && plan_window_get_depth (window) > 1 && input->ndim < 3) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "the window has %u planes but the input '%s' has %u %s; a window "
+        "of several planes needs an input of at least 3 axes",
+        plan_window_get_depth (window), input->name, input->ndim,
+        input->ndim == 1 ? "axis" : "axes");
+    ok = FALSE;
+  }
   plan_window_unref (window);
   return ok;
 }

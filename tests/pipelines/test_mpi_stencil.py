@@ -4,8 +4,8 @@ mpirun with 1, 2, 3 and 4 ranks on this machine: each rank writes its
 output rows to a file of its own; the files in rank order (rotated by the
 halo with boundary=wrap, whose last rank ends with global rows 0..h-1) must
 be, byte for byte, what the single-process pipeline writes (which
-test_stencil.py checks against scipy). Every boundary mode, 1-D and 2-D
-inputs, windows of radius 1 and 2 along the first axis, chunks smaller and
+test_stencil.py checks against scipy). Every boundary mode, 1-D, 2-D and
+3-D inputs (a window over three axes), windows of radius 1 and 2 along the first axis, chunks smaller and
 larger than the rows exchanged; planstencil ! planreduce op=sum must post
 the single-process value bit for bit on every rank; rows in device memory
 (the sim device) give the same rows; a rank with too few rows for the
@@ -49,6 +49,10 @@ CONFIGS = [
      '0.25*a + 0.5*b - 0.125*c', 3, 2, 3),
     ('2-D radius 1, 2 iterations, int16 to float64', (23, 6), 'int16',
      '_ n _; w c e; _ s _', '(n - 2*s + e + 3*w) / 7 - c', 2, 3, 2),
+    # A window over the three axes of a volume: planes are exchanged.
+    ('3-D 7-point, 2 iterations', (17, 6, 5), 'float64',
+     '_ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ | _ _ _; _ f _; _ _ _',
+     '0.25*b - 0.5*f + n + 0.125*s + e - 0.375*w - c', 2, 3, 2),
 ]
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """planstencil target=cuda on the sim device (GST_PLAN_DEVICE=sim) against
 planstencil target=cpu on the same file: the same bits for every boundary
-mode, 1-D and 2-D windows, several chunk sizes, with the halo kept in
+mode, 1-D, 2-D and 3-D windows, several chunk sizes, with the halo kept in
 device memory between chunks; and the device-resident plan upload ! map !
 stencil ! download. The CPU target itself is checked against scipy in
 test_stencil.py."""
@@ -21,12 +21,16 @@ WINDOWS = {
     '2d': ('_ n _; w c e; _ s _', 'n + s + e + w - 4*c'),
     '2d5': ('p q _ _ _; _ n _ _ _; w c e _ r; _ s _ _ _; _ _ _ _ t',
             'p*q + n + s + e + w - 4*c + r - t'),
+    # over the three axes of a volume, 2 planes each side
+    '3d': ('_ _ _; _ a _; _ _ _ | _ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ '
+           '| _ _ _; _ f _; _ _ _ | _ _ _; _ g _; _ _ _',
+           'a - g + b*f + n + s + e + w - 6*c'),
 }
 
 
 # A one-row window on a 2-D input runs along its rows (no halo along the
 # streaming axis); a 2-D window on a 3-D input covers each plane.
-SHAPES = {'1d': (53,), 'rows': (37, 11), 'planes': (9, 8, 7)}
+SHAPES = {'1d': (53,), 'rows': (37, 11), 'planes': (9, 8, 7), '3d': (9, 8, 7)}
 
 
 def run(a, window, expr, boundary, block_rows, device, seed=1):

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """planstencil iterations=N against N planstencil elements in a row, byte
-for byte: every boundary mode, 1-D and 2-D windows, an expression that
+for byte: every boundary mode, 1-D, 2-D and 3-D windows, an expression that
 changes the dtype, chunks from one row to the whole array, on the CPU and
 on the sim device. boundary=wrap along the streaming axis, which a second
 element in a row cannot do, against N pipelines file to file. And the
@@ -26,6 +26,9 @@ WINDOWS = {
     'dtype': ('_ n _; w c e; _ s _', '(n + s + e + w) / 3', (23, 9)),
     # A one-row window on a 2-D input: no halo along the streaming axis.
     'rows': ('x y z', 'x - 2*y + z', (19, 15)),
+    # A window over the three axes of a volume.
+    '3d': ('_ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ | _ _ _; _ f _; _ _ _',
+           '0.125*(b + f + n + s + e + w) + 0.25*c', (13, 8, 9)),
 }
 
 
@@ -245,7 +248,7 @@ def main():
     cases = []
     for kind in WINDOWS:
         for mode in MODES:
-            for n in (2, 3):
+            for n in ((3,) if kind == '3d' else (2, 3)):
                 cases.append(('%s %s iterations=%d' % (kind, mode, n),
                               case_same_as_chained(kind, mode, n, False)))
             cases.append(('%s %s iterations=3 sim device' % (kind, mode),

@@ -376,6 +376,34 @@ def small_dispatches_of_reductions_and_stencils_too():
 
 
 @test
+def stencils_over_volumes():
+    """A window of planes separated by '|' over a 3-D source: the 7-point
+    Laplacian, dispatched and piped, against scipy.ndimage.correlate; on
+    a 2-D source the node is refused naming the axes."""
+    from scipy import ndimage
+    window = "_ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ | _ _ _; _ f _; _ _ _"
+    plan = Plan(); v = plan.source(ndim=3)
+    for bd in ("reflect", "wrap", "valid"):
+        plan.stencil(window, "b + f + n + s + e + w - 6*c", args=(v,),
+                     boundary=bd, name="lap_" + bd)
+    k = np.zeros((3, 3, 3)); k[1, 1, 1] = -6
+    for z, y, x in ((0, 1, 1), (2, 1, 1), (1, 0, 1), (1, 2, 1), (1, 1, 0),
+                    (1, 1, 2)):
+        k[z, y, x] = 1
+    V = rng.random((7, 5, 6))
+    for work in (plan.realize(target='cpu'), realize_without_direct(plan)):
+        got = work.dispatch(v=V).result()
+        for bd in ("reflect", "wrap"):
+            np.testing.assert_allclose(got["lap_" + bd], ndimage.correlate(
+                V, k, mode=bd), atol=1e-12)
+        np.testing.assert_allclose(got["lap_valid"], ndimage.correlate(
+            V, k, mode="constant")[1:-1, 1:-1, 1:-1], atol=1e-12)
+    flat = Plan(); a = flat.source(ndim=2)
+    expect(PlanError, lambda: flat.stencil(window, "c", args=(a,)),
+           "3 planes", "2 axes")
+
+
+@test
 def outputs_overlapping_inputs_are_refused():
     plan = seed_plan()
     work = plan.realize(target='cpu')

@@ -8,12 +8,13 @@
  */
 
 /* The generated CUDA stencil kernels (PlanStencilKernel):
- * - they compile with NVRTC for sm_80 and sm_90, every boundary mode, 1-D
- *   and 2-D windows (skipped without libnvrtc);
+ * - they compile with NVRTC for sm_80 and sm_90, every boundary mode, 1-D,
+ *   2-D and 3-D windows (skipped without libnvrtc);
  * - the same source compiled for the host by nvcc (PLAN_EXPR_HOST_ENTRY)
  *   gives the CPU stencil's bits, every boundary mode, for a 1-D window,
- *   a 5 x 5 window on a 2-D array and on the planes of a 3-D one (skipped
- *   without nvcc). */
+ *   a 5 x 5 window on a 2-D array and on the planes of a 3-D one, and a
+ *   3 x 3 x 5 window over the three axes of a 3-D array (skipped without
+ *   nvcc). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -32,6 +33,10 @@ static const gchar *const windows[][2] = {
   {"_ n _; w c e; _ s _", "n + s + e + w - 4*c"},
   {"p q _ _ _; _ n _ _ _; w c e _ r; _ s _ _ _; _ _ _ _ t",
       "p*q + n + s + e + w - 4*c + r - t"},
+  /* over the three axes of a 3-D array, reaching 2 cells along x */
+  {"_ _ _ _ _; _ _ b _ _; _ _ _ _ _ | _ _ n _ _; w v c e x; _ _ s _ _ | "
+        "_ _ _ _ _; _ _ f _ _; _ _ _ _ _",
+      "b - f + n*s + e + w - 6*c + v - x"},
 };
 
 static PlanStencilKernel *
@@ -48,7 +53,7 @@ make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows,
   info.ndim = w == 0 ? 1 : 2;
   info.shape[0] = rows;
   info.shape[1] = 13;
-  if (planes) {
+  if (planes || w == 3) {
     /* a 2-D window on each plane of a 3-D array */
     info.ndim = 3;
     info.shape[1] = 6;
@@ -163,16 +168,14 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
   gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
   guint b;
 
-  /* the 1-D window and the 5 x 5 one, which reaches two cells along
-   * both axes: the 3 x 3 cross adds nothing but compile time */
   guint c;
 
   /* the 1-D window, the 5 x 5 one, which reaches two cells along both
-   * axes, and the 5 x 5 one on the planes of a 3-D array (the 3 x 3 cross
-   * adds nothing but compile time) */
-  for (c = 0; c < 3; c++) {
-    guint w = c == 0 ? 0 : 2;
-    gboolean planes = c == 2;
+   * axes, the 5 x 5 one on the planes of a 3-D array and the 3-D window
+   * over its three axes (the 3 x 3 cross adds nothing but compile time) */
+  for (c = 0; c < 4; c++) {
+    guint w = c == 0 ? 0 : c == 3 ? 3 : 2;
+    gboolean planes = c >= 2;
 
     for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
       const gsize rows = 29;
@@ -198,7 +201,7 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
       PlanArrayInfo out_info;
       Segs segs;
       /* valid: the first centre row is the halo along the rows */
-      guint h = b == PLAN_BOUNDARY_VALID && !planes ? 2 : 0;
+      guint h = b != PLAN_BOUNDARY_VALID ? 0 : c == 3 ? 1 : planes ? 0 : 2;
 
       for (i = 0; i < rows * cols; i++)
         in[i] = sin (i * 0.37) * 10 + i % 7;

@@ -240,6 +240,85 @@ GST_START_TEST (test_window_boxed_type)
 
 GST_END_TEST;
 
+GST_START_TEST (test_window_3d_planes)
+{
+  PlanWindow *w = plan_window_parse ("_ _ _; _ b _; _ _ _ | _ n _; w c e; "
+      "_ s _ |\n _ _ _\n _ f _\n _ _ _\n", NULL);
+  PlanWindow *w2;
+  gint dz = 99, dy = 99, dx = 99;
+  gchar *s, *s2;
+
+  fail_unless (w != NULL);
+  fail_unless_equals_int (plan_window_get_depth (w), 3);
+  fail_unless_equals_int (plan_window_get_height (w), 3);
+  fail_unless_equals_int (plan_window_get_width (w), 3);
+  fail_unless_equals_int (plan_window_get_n_names (w), 7);
+  fail_unless (plan_window_get_offset_3d (w, plan_window_lookup (w, "b"),
+          &dz, &dy, &dx));
+  fail_unless (dz == -1 && dy == 0 && dx == 0);
+  fail_unless (plan_window_get_offset_3d (w, plan_window_lookup (w, "f"),
+          &dz, &dy, &dx));
+  fail_unless (dz == 1 && dy == 0 && dx == 0);
+  fail_unless (plan_window_get_offset_3d (w, plan_window_lookup (w, "n"),
+          &dz, &dy, &dx));
+  fail_unless (dz == 0 && dy == -1 && dx == 0);
+  fail_unless (plan_window_get_offset_3d (w, plan_window_lookup (w, "e"),
+          &dz, &dy, &dx));
+  fail_unless (dz == 0 && dy == 0 && dx == 1);
+  /* the 2-D offset of a cell of another plane is its place in its plane */
+  check_cell (w, "f", 0, 0);
+  fail_if (plan_window_get_offset_3d (w, 7, &dz, NULL, NULL));
+
+  s = plan_window_to_string (w);
+  fail_unless_equals_string (s, "_ _ _; _ b _; _ _ _ | _ n _; w c e; _ s _ "
+      "| _ _ _; _ f _; _ _ _");
+  w2 = plan_window_parse (s, NULL);
+  s2 = plan_window_to_string (w2);
+  fail_unless_equals_string (s2, s);
+  g_free (s);
+  g_free (s2);
+  plan_window_unref (w2);
+  plan_window_unref (w);
+
+  /* one row per plane: a window along z and x; commas for cells */
+  w = plan_window_parse ("_,a,_|l,c,r|_,z,_", NULL);
+  fail_unless (w != NULL);
+  fail_unless_equals_int (plan_window_get_depth (w), 3);
+  fail_unless_equals_int (plan_window_get_height (w), 1);
+  fail_unless (plan_window_get_offset_3d (w, plan_window_lookup (w, "z"),
+          &dz, &dy, &dx));
+  fail_unless (dz == 1 && dy == 0 && dx == 0);
+  plan_window_unref (w);
+
+  /* a 2-D window has one plane, every cell at dz 0 */
+  w = plan_window_parse ("x y _", NULL);
+  fail_unless_equals_int (plan_window_get_depth (w), 1);
+  fail_unless (plan_window_get_offset_3d (w, 0, &dz, NULL, NULL));
+  fail_unless_equals_int (dz, 0);
+  plan_window_unref (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_window_3d_rejects)
+{
+  check_error ("a b c; d e f; g h i | j k l", "plane 2 has 1 rows but plane "
+      "1 has 3", "\n    g h i\n    |\n    j k l\n    ^~~~~", NULL);
+  check_error ("a | b | c | d", "4 planes deep", "odd", NULL);
+  check_error ("a b c | d e", "plane 2, row 1 has 2 cells but row 1 has 3",
+      NULL);
+  check_error ("a _ _ | _ b _ | _ _ a", "'a' names two cells, plane 1, row 1 "
+      "cell 1 and plane 3, row 1 cell 3", NULL);
+  check_error ("a | | b", "plane 2 of the picture", "is empty", NULL);
+  check_error ("a b c |", "plane 2 of the picture", "is empty", NULL);
+  check_error ("| x", "plane 1 of the picture", "is empty", NULL);
+  check_error ("_ | _ | _", "no cell of the window has a name", NULL);
+  check_error ("a | max | c", "'max' (plane 2, row 1, cell 1) is a reserved",
+      NULL);
+}
+
+GST_END_TEST;
+
 static Suite *
 window_suite (void)
 {
@@ -261,6 +340,8 @@ window_suite (void)
   tcase_add_test (tc, test_window_rejects_empty_and_unnamed);
   tcase_add_test (tc, test_window_rejects_too_large);
   tcase_add_test (tc, test_window_boxed_type);
+  tcase_add_test (tc, test_window_3d_planes);
+  tcase_add_test (tc, test_window_3d_rejects);
   return s;
 }
 
