@@ -26,8 +26,8 @@
 #ifndef __PLAN_DEVICE_BACKEND_H__
 #define __PLAN_DEVICE_BACKEND_H__
 
-#include "../plandevice.h"
-#include "../plan-testing.h"
+#include "plandevice.h"
+#include "libplan/core/plan-testing.h"
 
 G_BEGIN_DECLS
 

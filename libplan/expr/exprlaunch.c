@@ -17,9 +17,9 @@
 #endif
 
 #include "planexpr.h"
-#include "planerror.h"
-#include "plandevice.h"
-#include "plannvrtc.h"
+#include <libplan/planerror.h>
+#include <libplan/plandevice.h>
+#include <libplan/plannvrtc.h>
 #include "expr-private.h"
 
 #include <string.h>

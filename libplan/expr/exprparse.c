@@ -18,7 +18,7 @@
 #endif
 
 #include "expr-private.h"
-#include "libplan/planerror.h"
+#include <libplan/planerror.h>
 
 #include <stdarg.h>
 #include <string.h>

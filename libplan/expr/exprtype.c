@@ -19,7 +19,7 @@
 #endif
 
 #include "expr-private.h"
-#include "libplan/planerror.h"
+#include <libplan/planerror.h>
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #ifndef __PLAN_GRAPH_PRIVATE_H__
 #define __PLAN_GRAPH_PRIVATE_H__
 
-#include "plan-private.h"
+#include "libplan/core/plan-private.h"
 
 G_BEGIN_DECLS
 

@@ -17,7 +17,7 @@
 #endif
 
 #include "libplan/device/plandevice-backend.h"
-#include "libplan/device/cuda/plancuda-private.h"
+#include "plancuda-private.h"
 
 #include <errno.h>
 #include <string.h>

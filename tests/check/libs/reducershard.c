@@ -13,7 +13,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
-#include <libplan/plan-testing.h>
+#include <libplan/core/plan-testing.h>
 #include <string.h>
 
 #include "reducercases.h"

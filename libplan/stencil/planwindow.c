@@ -60,7 +60,7 @@
 #endif
 
 #include "planwindow.h"
-#include "planerror.h"
+#include <libplan/planerror.h>
 
 #include <string.h>
 

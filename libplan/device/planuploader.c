@@ -40,7 +40,7 @@
 
 #include "planuploader.h"
 #include "plandevicememory.h"
-#include "planerror.h"
+#include <libplan/planerror.h>
 
 #include <string.h>
 

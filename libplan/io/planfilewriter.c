@@ -95,10 +95,10 @@
 #include "config.h"
 #endif
 
-#include "plan-private.h"
+#include "libplan/core/plan-private.h"
 #include "planfilewriter.h"
 #include "plannpy.h"
-#include "planerror.h"
+#include <libplan/planerror.h>
 
 #include <glib/gstdio.h>
 #include <gio/gio.h>

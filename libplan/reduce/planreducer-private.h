@@ -15,7 +15,7 @@
 
 #include "planreducer.h"
 #include "planreducer-steps.h"
-#include "planexpr.h"
+#include <libplan/planexpr.h>
 
 G_BEGIN_DECLS
 

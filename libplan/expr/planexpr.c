@@ -47,9 +47,9 @@
 #endif
 
 #include "planexpr.h"
-#include "planerror.h"
-#include "planparallel.h"
-#include "expr/expr-private.h"
+#include <libplan/planerror.h>
+#include <libplan/planparallel.h>
+#include "expr-private.h"
 
 #include <string.h>
 

@@ -70,10 +70,10 @@
 #endif
 
 #include "planreducer.h"
-#include "plan-testing.h"
-#include "planerror.h"
-#include "planexpr.h"
-#include "planparallel.h"
+#include "libplan/core/plan-testing.h"
+#include <libplan/planerror.h>
+#include <libplan/planexpr.h>
+#include <libplan/planparallel.h>
 #include <libplan/planarray.h>
 
 #include <math.h>

@@ -35,11 +35,11 @@
 #endif
 
 #include "planreducerdevice.h"
-#include "expr/expr-private.h"
+#include "libplan/expr/expr-private.h"
 #include "planreducer-private.h"
-#include "planerror.h"
-#include "plannvrtc.h"
-#include "plan-private.h"
+#include <libplan/planerror.h>
+#include <libplan/plannvrtc.h>
+#include "libplan/core/plan-private.h"
 #include "reduce-cuda-sources.h"
 
 #include <string.h>

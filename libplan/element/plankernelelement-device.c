@@ -38,7 +38,7 @@
 #include "config.h"
 #endif
 
-#include "plan-private.h"
+#include "libplan/core/plan-private.h"
 
 #include <string.h>
 

@@ -48,8 +48,8 @@
 #endif
 
 #include "plandevicememory.h"
-#include "planerror.h"
-#include "plan-private.h"
+#include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
 
 #include <string.h>
 

@@ -29,8 +29,8 @@
 #endif
 
 #include "plancustom.h"
-#include "planerror.h"
-#include "planarrayinfo.h"
+#include <libplan/planerror.h>
+#include <libplan/planarrayinfo.h>
 
 #include <signal.h>
 #include <string.h>

@@ -43,7 +43,7 @@
 #endif
 
 #include "plannpy.h"
-#include "planerror.h"
+#include <libplan/planerror.h>
 
 #include <string.h>
 #include <errno.h>

@@ -39,9 +39,9 @@
 #endif
 
 #include "plandevice.h"
-#include "planerror.h"
-#include "plan-private.h"
-#include "libplan/device/plandevice-backend.h"
+#include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
+#include "plandevice-backend.h"
 
 #include <errno.h>
 #include <string.h>

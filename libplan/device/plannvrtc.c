@@ -35,7 +35,7 @@
 #endif
 
 #include "plannvrtc.h"
-#include "planerror.h"
+#include <libplan/planerror.h>
 
 #include <gmodule.h>
 #include <glib/gstdio.h>

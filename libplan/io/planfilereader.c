@@ -66,9 +66,9 @@
 #include "config.h"
 #endif
 
-#include "plan-private.h"
+#include "libplan/core/plan-private.h"
 #include "plannpy.h"
-#include "planerror.h"
+#include <libplan/planerror.h>
 
 #include <errno.h>
 #include <fcntl.h>

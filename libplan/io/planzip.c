@@ -16,8 +16,8 @@
 #include "config.h"
 #endif
 
-#include "plan-private.h"
-#include "planerror.h"
+#include "libplan/core/plan-private.h"
+#include <libplan/planerror.h>
 
 #include <errno.h>
 #include <string.h>

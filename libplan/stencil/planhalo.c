@@ -53,8 +53,8 @@
 #endif
 
 #include "planhalo.h"
-#include "planerror.h"
-#include "planparallel.h"
+#include <libplan/planerror.h>
+#include <libplan/planparallel.h>
 
 #include <string.h>
 

@@ -55,10 +55,10 @@
 #endif
 
 #include "planstencilkernel.h"
-#include "expr/expr-private.h"
-#include "planerror.h"
-#include "plannvrtc.h"
-#include "planparallel.h"
+#include "libplan/expr/expr-private.h"
+#include <libplan/planerror.h>
+#include <libplan/plannvrtc.h>
+#include <libplan/planparallel.h>
 #include "stencil-cuda-sources.h"
 
 #include <string.h>

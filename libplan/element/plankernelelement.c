@@ -62,9 +62,9 @@
 #endif
 
 #include "plankernelelement.h"
-#include "planerror.h"
-#include "plan-private.h"
-#include "plancomm.h"
+#include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
+#include <libplan/plancomm.h>
 
 #include <string.h>
 

@@ -41,7 +41,7 @@
 
 #include "planbufferpool.h"
 #include "plandevicememory.h"
-#include "plan-private.h"
+#include "libplan/core/plan-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (plan_buffer_pool_debug);
 #define GST_CAT_DEFAULT plan_buffer_pool_debug
