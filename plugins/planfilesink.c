@@ -10,14 +10,16 @@
 /**
  * SECTION:element-planfilesink
  * @title: planfilesink
- * @short_description: write an array stream to a raw, .npy or HDF5 file,
- *   atomically
+ * @short_description: write an array stream to a raw, .npy or HDF5 file
+ *   or a Zarr store, atomically
  *
  * planfilesink writes the `array/x-raw` stream it receives to a file, as
- * NumPy .npy, as one dataset of a new HDF5 file (#PlanFileSink:dataset,
- * #PlanFileSink:chunk-rows, #PlanFileSink:compression) or as raw data
- * (#PlanFileSink:format; by default .npy when the location ends in ".npy",
- * HDF5 when it ends in ".h5", ".hdf5" or ".nc"). A worker thread of its own writes behind
+ * NumPy .npy, as one dataset of an HDF5 file or one array of a Zarr v2
+ * store (#PlanFileSink:dataset, #PlanFileSink:chunk-rows,
+ * #PlanFileSink:compression, #PlanFileSink:codec, #PlanFileSink:file-mode)
+ * or as raw data (#PlanFileSink:format; by default .npy when the location
+ * ends in ".npy", HDF5 when it ends in ".h5", ".hdf5" or ".nc", Zarr when
+ * it ends in ".zarr"). A worker thread of its own writes behind
  * the pipeline (#PlanFileWriter): up to #PlanFileSink:max-pending chunks
  * wait to be written before the streaming thread blocks, so writing
  * overlaps the work upstream without a queue element.
@@ -84,6 +86,7 @@ enum
   PROP_CHUNK_ROWS,
   PROP_COMPRESSION,
   PROP_FILE_MODE,
+  PROP_CODEC,
 };
 
 /**
@@ -132,6 +135,7 @@ plan_shard_output_get_type (void)
 #define DEFAULT_CHUNK_ROWS 0
 #define DEFAULT_COMPRESSION 0
 #define DEFAULT_FILE_MODE PLAN_FILE_MODE_REPLACE
+#define DEFAULT_CODEC PLAN_FILE_CODEC_AUTO
 
 #define MAX_MAX_PENDING 1024
 
@@ -150,6 +154,7 @@ struct _PlanFileSink
   guint64 chunk_rows;
   guint compression;
   PlanFileMode file_mode;
+  PlanFileCodec codec;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -283,45 +288,51 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * PlanFileSink:dataset:
    *
    * The path of the dataset an HDF5 output gets ("/group/temps"; groups
-   * on the way are created); unset, "/data". Other formats ignore it.
+   * on the way are created); unset, "/data". For a Zarr output, the path
+   * of the array in the store's group; unset, the store is the array.
+   * Other formats ignore it.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_DATASET,
-      g_param_spec_string ("dataset", "HDF5 dataset",
+      g_param_spec_string ("dataset", "HDF5 dataset or Zarr array",
           "The path of the dataset an HDF5 output (a location ending in "
-          ".h5, .hdf5 or .nc, or format=hdf5) gets; unset: /data",
+          ".h5, .hdf5 or .nc, or format=hdf5) gets, unset /data; or of the "
+          "array in a Zarr output's group (.zarr), unset the store itself",
           DEFAULT_DATASET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /**
    * PlanFileSink:chunk-rows:
    *
-   * The rows of each chunk of an HDF5 output: a chunk holds whole rows
-   * (the inner axes are not split), so that readers read it row block by
-   * row block. 0 picks about 1 MiB of rows. Other formats ignore it.
+   * The rows of each chunk of an HDF5 or Zarr output: a chunk holds whole
+   * rows (the inner axes are not split), so that readers read it row block
+   * by row block. 0 picks about 1 MiB of rows. Other formats ignore it.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_CHUNK_ROWS,
-      g_param_spec_uint64 ("chunk-rows", "HDF5 chunk rows",
-          "The rows of an HDF5 output's chunks (whole rows: the inner axes "
-          "are not split); 0: about 1 MiB of rows", 0, G_MAXUINT32,
+      g_param_spec_uint64 ("chunk-rows", "Chunk rows",
+          "The rows of an HDF5 or Zarr output's chunks (whole rows: the inner "
+          "axes are not split); 0: about 1 MiB of rows", 0, G_MAXUINT32,
           DEFAULT_CHUNK_ROWS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /**
    * PlanFileSink:compression:
    *
-   * An HDF5 output's compression level: 0 stores the chunks as they are,
-   * 1 (fastest) to 9 (smallest) deflates them (gzip) after the shuffle
-   * filter, which every HDF5 reader decodes. Other formats ignore it.
+   * An HDF5 or Zarr output's compression level: 0 stores the chunks as
+   * they are, 1 (fastest) to 9 (smallest) compresses them with
+   * #PlanFileSink:codec: by default gzip after the shuffle filter for HDF5
+   * (which every HDF5 reader decodes) and zstd for Zarr. Other formats
+   * ignore it.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_COMPRESSION,
-      g_param_spec_uint ("compression", "HDF5 compression level",
-          "An HDF5 output's compression: 0 none, 1 (fastest) to 9 (smallest) "
-          "gzip (deflate) with the shuffle filter, which h5py, NetCDF and "
-          "every HDF5 reader decode", 0, 9, DEFAULT_COMPRESSION,
+      g_param_spec_uint ("compression", "Compression level",
+          "An HDF5 or Zarr output's compression: 0 none, 1 (fastest) to 9 "
+          "(smallest) with the codec (HDF5: gzip with the shuffle filter, "
+          "which every HDF5 reader decodes; Zarr: zstd)", 0, 9,
+          DEFAULT_COMPRESSION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
@@ -334,24 +345,44 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * of the same path is replaced). The file is copied beside itself (a
    * reflink on Btrfs and XFS, a full copy elsewhere), the dataset written
    * into the copy, and the copy renamed over the file at end of stream, so
-   * a failure leaves the file as it was.
+   * a failure leaves the file as it was. For Zarr output, add adds the
+   * array to the group at the location, written beside and renamed into
+   * place; the store's other arrays are not touched.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_FILE_MODE,
       g_param_spec_enum ("file-mode", "Existing file",
           "What becomes of a file at the location: replace it whole, or add "
-          "the dataset to it (HDF5 only; its other datasets are kept, one of "
-          "the same path is replaced)", PLAN_TYPE_FILE_MODE, DEFAULT_FILE_MODE,
+          "the dataset to it (HDF5, or an array to a Zarr group; the others "
+          "are kept, one of the same path is replaced)", PLAN_TYPE_FILE_MODE, DEFAULT_FILE_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * PlanFileSink:codec:
+   *
+   * How the chunks of a compressed output (#PlanFileSink:compression above
+   * 0) are compressed: auto is gzip after the shuffle filter for HDF5 and
+   * zstd for Zarr; gzip; zstd, blosc-lz4 and blosc-zstd (blosc with byte
+   * shuffle) for Zarr only.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_CODEC,
+      g_param_spec_enum ("codec", "Compressor",
+          "How a compressed output's chunks are compressed: auto (HDF5: gzip "
+          "with shuffle; Zarr: zstd), gzip, or for Zarr zstd, blosc-lz4, "
+          "blosc-zstd", PLAN_TYPE_FILE_CODEC, DEFAULT_CODEC,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
       "Sink/File/Array",
-      "Writes an array to a raw, NumPy .npy or HDF5 file, writing behind on "
-      "its own worker thread into a temporary file renamed into place at "
-      "end of stream", PLAN_CONTACT);
+      "Writes an array to a raw, NumPy .npy or HDF5 file or a Zarr store, "
+      "writing behind on its own worker thread into a temporary file "
+      "renamed into place at end of stream", PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesink.md");
 
@@ -366,6 +397,7 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_FORMAT, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_OUTPUT, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_MODE, 0);
+  gst_type_mark_as_plugin_api (PLAN_TYPE_FILE_CODEC, 0);
 }
 
 static void
@@ -378,6 +410,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->fsync = DEFAULT_FSYNC;
   self->replace_read_only = DEFAULT_REPLACE_READ_ONLY;
   self->file_mode = DEFAULT_FILE_MODE;
+  self->codec = DEFAULT_CODEC;
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
@@ -468,6 +501,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_FILE_MODE:
       self->file_mode = g_value_get_enum (value);
       break;
+    case PROP_CODEC:
+      self->codec = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -512,6 +548,9 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FILE_MODE:
       g_value_set_enum (value, self->file_mode);
+      break;
+    case PROP_CODEC:
+      g_value_set_enum (value, self->codec);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -572,6 +611,7 @@ open_writer (PlanFileSink * self)
   PlanFileFormat format;
   guint max_pending, compression;
   PlanFileMode file_mode;
+  PlanFileCodec codec;
   guint64 chunk_rows;
   gboolean fsync, replace_read_only;
 
@@ -588,6 +628,7 @@ open_writer (PlanFileSink * self)
   chunk_rows = self->chunk_rows;
   compression = self->compression;
   file_mode = self->file_mode;
+  codec = self->codec;
   GST_OBJECT_UNLOCK (self);
 
   if (location == NULL || location[0] == '\0')
@@ -596,6 +637,7 @@ open_writer (PlanFileSink * self)
   plan_file_writer_set_dataset (self->writer, dataset, chunk_rows,
       compression);
   plan_file_writer_set_mode (self->writer, file_mode);
+  plan_file_writer_set_codec (self->writer, codec);
   g_free (dataset);
   if (!plan_file_writer_open (self->writer, location, format, max_pending,
           fsync, &err))
@@ -775,12 +817,12 @@ take_shard (PlanFileSink * self, GstEvent * event)
         "a sharded stream without caps");
     goto failed;
   }
-  if (format == PLAN_FILE_FORMAT_HDF5) {
+  if (format == PLAN_FILE_FORMAT_HDF5 || format == PLAN_FILE_FORMAT_ZARR) {
     /* Ranks writing one HDF5 file need parallel HDF5 (MPI-IO). */
     g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not write "
-        "'%s': the ranks of a sharded run do not write one HDF5 file; write "
-        "a .npy file, or one HDF5 file per rank (shard-output=per-rank)",
-        location);
+        "'%s': the ranks of a sharded run do not write one %s; write a .npy "
+        "file, or one per rank (shard-output=per-rank)", location,
+        format == PLAN_FILE_FORMAT_HDF5 ? "HDF5 file" : "Zarr store");
     goto failed;
   }
   if ((comm = plan_comm_get_world (&err)) == NULL)

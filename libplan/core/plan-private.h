@@ -143,6 +143,20 @@ gboolean _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
 G_GNUC_INTERNAL
 void _plan_zarr_array_close (PlanZarrArray * z);
 
+typedef struct _PlanZarrWriter PlanZarrWriter;
+
+G_GNUC_INTERNAL
+PlanZarrWriter * _plan_zarr_writer_create (const gchar * dir,
+    const PlanArrayInfo * info, guint64 chunk_rows, PlanFileCodec codec,
+    guint level, gboolean sync, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_writer_append (PlanZarrWriter * w, const guint8 * data,
+    guint64 n_rows, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_writer_close (PlanZarrWriter * w, GError ** error);
+
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;
 

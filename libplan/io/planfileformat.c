@@ -32,16 +32,17 @@ plan_file_format_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {PLAN_FILE_FORMAT_AUTO, "Automatic: reading, .npy, .npz or HDF5 by the "
-          "file's first bytes and Zarr for a directory; writing, .npy or HDF5 "
-          "(.h5, .hdf5, .nc) by the extension; raw otherwise", "auto"},
+          "file's first bytes and Zarr for a directory; writing, .npy, HDF5 "
+          "(.h5, .hdf5, .nc) or Zarr (.zarr) by the extension; raw otherwise",
+          "auto"},
     {PLAN_FILE_FORMAT_RAW, "Raw array data, C order, little-endian", "raw"},
     {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
     {PLAN_FILE_FORMAT_NPZ, "One array of a NumPy .npz file (reading only)",
           "npz"},
     {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file",
           "hdf5"},
-    {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr v2 directory store "
-          "(reading only)", "zarr"},
+    {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr v2 directory store",
+          "zarr"},
     {0, NULL, NULL}
   };
 
@@ -59,9 +60,10 @@ plan_file_mode_get_type (void)
   static const GEnumValue values[] = {
     {PLAN_FILE_MODE_REPLACE, "Replace the file at the location whole, "
           "atomically", "replace"},
-    {PLAN_FILE_MODE_ADD, "Add the dataset to the HDF5 file at the location "
-          "(a new file when there is none), keeping its other datasets; a "
-          "dataset of the same path is replaced", "add"},
+    {PLAN_FILE_MODE_ADD, "Add the dataset to the HDF5 file (or the array "
+          "to the Zarr group) at the location, a new one when there is none, "
+          "keeping its other datasets; one of the same path is replaced",
+          "add"},
     {0, NULL, NULL}
   };
 
@@ -70,6 +72,55 @@ plan_file_mode_get_type (void)
     g_once_init_leave (&type, t);
   }
   return type;
+}
+
+GType
+plan_file_codec_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PLAN_FILE_CODEC_AUTO, "The format's usual one: gzip with shuffle for "
+          "HDF5, zstd for Zarr", "auto"},
+    {PLAN_FILE_CODEC_GZIP, "gzip (deflate; HDF5 shuffles first)", "gzip"},
+    {PLAN_FILE_CODEC_ZSTD, "Zstandard (Zarr only)", "zstd"},
+    {PLAN_FILE_CODEC_BLOSC_LZ4, "blosc with byte shuffle and LZ4 (Zarr only)",
+          "blosc-lz4"},
+    {PLAN_FILE_CODEC_BLOSC_ZSTD, "blosc with byte shuffle and Zstandard "
+          "(Zarr only)", "blosc-zstd"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("PlanFileCodec", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * plan_file_codec_to_string:
+ * @codec: a #PlanFileCodec
+ *
+ * Returns: (transfer none): "auto", "gzip", "zstd", "blosc-lz4" or
+ *   "blosc-zstd".
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_file_codec_to_string (PlanFileCodec codec)
+{
+  switch (codec) {
+    case PLAN_FILE_CODEC_GZIP:
+      return "gzip";
+    case PLAN_FILE_CODEC_ZSTD:
+      return "zstd";
+    case PLAN_FILE_CODEC_BLOSC_LZ4:
+      return "blosc-lz4";
+    case PLAN_FILE_CODEC_BLOSC_ZSTD:
+      return "blosc-zstd";
+    default:
+      return "auto";
+  }
 }
 
 /**

@@ -29,7 +29,6 @@ G_BEGIN_DECLS
  *   built with HDF5.
  * @PLAN_FILE_FORMAT_ZARR: one array of a Zarr v2 directory store (the
  *   location is the directory); only when gst-plan is built with Zarr.
- *   Readers only.
  *
  * The layouts of array files that #PlanFileReader and #PlanFileWriter (and
  * the planfilesrc and planfilesink elements) read and write.
@@ -62,7 +61,9 @@ PlanFileFormat plan_file_format_from_location (const gchar * location);
  *   whole and atomically
  * @PLAN_FILE_MODE_ADD: the output is one dataset added to the HDF5 file at
  *   the location, whose other datasets, groups and attributes are kept (a
- *   dataset of the same path is replaced); a new file when there is none
+ *   dataset of the same path is replaced), or one array added to the Zarr
+ *   group there, whose other arrays are kept (an array of the same path is
+ *   replaced); a new file or store when there is none
  *
  * What a writer does with a file already at its location.
  *
@@ -77,6 +78,37 @@ typedef enum
 #define PLAN_TYPE_FILE_MODE (plan_file_mode_get_type ())
 PLAN_API
 GType plan_file_mode_get_type (void);
+
+/**
+ * PlanFileCodec:
+ * @PLAN_FILE_CODEC_AUTO: the format's usual one: gzip (deflate) after the
+ *   shuffle filter for HDF5, zstd for Zarr
+ * @PLAN_FILE_CODEC_GZIP: gzip (deflate); HDF5 puts the shuffle filter first
+ * @PLAN_FILE_CODEC_ZSTD: Zstandard (Zarr only)
+ * @PLAN_FILE_CODEC_BLOSC_LZ4: blosc with byte shuffle and LZ4 (Zarr only)
+ * @PLAN_FILE_CODEC_BLOSC_ZSTD: blosc with byte shuffle and Zstandard (Zarr
+ *   only)
+ *
+ * How a writer compresses the chunks of a chunked format when its level is
+ * above 0.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_FILE_CODEC_AUTO,
+  PLAN_FILE_CODEC_GZIP,
+  PLAN_FILE_CODEC_ZSTD,
+  PLAN_FILE_CODEC_BLOSC_LZ4,
+  PLAN_FILE_CODEC_BLOSC_ZSTD,
+} PlanFileCodec;
+
+#define PLAN_TYPE_FILE_CODEC (plan_file_codec_get_type ())
+PLAN_API
+GType plan_file_codec_get_type (void);
+
+PLAN_API
+const gchar * plan_file_codec_to_string (PlanFileCodec codec);
 
 G_END_DECLS
 

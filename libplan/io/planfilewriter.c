@@ -27,6 +27,14 @@
  * file at finish: its other datasets are kept, and a failure at any point
  * leaves the file as it was.
  *
+ * A Zarr v2 array (when gst-plan is built with Zarr) is written into a
+ * hidden temporary directory beside the store (`.NAME.XXXXXX.part`), its
+ * chunks encoded and written by a pool of threads as rows come and its
+ * .zarray last; at finish the directory is renamed into place, exchanged
+ * with a store that is there (`renameat2`), which is then removed. With
+ * %PLAN_FILE_MODE_ADD the temporary directory is the new array's, made in
+ * the group it goes to, and the store's other arrays stay.
+ *
  * Use:
  *
  * 1. plan_file_writer_open() creates the file the data goes to, in the
@@ -155,7 +163,15 @@ struct _PlanFileWriter
   guint h5_gzip_level;
   PlanH5Writer *h5;
   PlanFileMode mode;
+  PlanFileCodec codec;
   gboolean h5_add;              /* the temporary file is a copy to add to */
+  /* Zarr output: the temporary directory (the new store, or with the add
+   * mode the new array), where it goes at finish, the array's directory
+   * in it, and the array (the worker's while it runs) */
+  gchar *tmp_dir;
+  gchar *zarr_target;
+  gchar *zarr_array_dir;
+  PlanZarrWriter *zarr;
 
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */
@@ -396,6 +412,15 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
   if (self->format == PLAN_FILE_FORMAT_HDF5) {
 #if HAVE_HDF5
     ok = _plan_h5_writer_append (self->h5, map.data, self->row_size ?
+        map.size / self->row_size : 0, error);
+    if (!ok)
+      g_prefix_error (error, "Could not write to '%s': ", self->location);
+#else
+    g_assert_not_reached ();
+#endif
+  } else if (self->format == PLAN_FILE_FORMAT_ZARR) {
+#if HAVE_ZARR
+    ok = _plan_zarr_writer_append (self->zarr, map.data, self->row_size ?
         map.size / self->row_size : 0, error);
     if (!ok)
       g_prefix_error (error, "Could not write to '%s': ", self->location);
@@ -733,6 +758,271 @@ open_target (PlanFileWriter * self, GError ** error)
   return create_temp (self, error);
 }
 
+#if HAVE_ZARR
+static gboolean
+has_file (const gchar * dir, const gchar * name)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  gboolean ok = g_file_test (path, G_FILE_TEST_EXISTS);
+
+  g_free (path);
+  return ok;
+}
+
+/* Removes the directory tree @path (our temporary one), not following
+ * symbolic links. */
+static void
+remove_tree (const gchar * path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *name;
+  struct stat st;
+
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *sub = g_build_filename (path, name, NULL);
+
+    if (lstat (sub, &st) == 0 && S_ISDIR (st.st_mode))
+      remove_tree (sub);
+    else
+      g_unlink (sub);
+    g_free (sub);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (path);
+}
+
+static gboolean
+write_zgroup (PlanFileWriter * self, const gchar * dir, GError ** error)
+{
+  static const gchar zgroup[] = "{\n    \"zarr_format\": 2\n}\n";
+  gchar *file = g_build_filename (dir, ".zgroup", NULL);
+  gboolean ok = g_file_set_contents (file, zgroup, -1, error);
+
+  if (!ok)
+    g_prefix_error (error, "Could not write '%s': ", self->location);
+  g_free (file);
+  return ok;
+}
+
+/* Makes the groups of @rel's path under @root that are missing (a
+ * directory with a .zgroup each), checking that none on the way is an
+ * array; @rel's last part is not made. */
+static gboolean
+make_groups (PlanFileWriter * self, const gchar * root, const gchar * rel,
+    GError ** error)
+{
+  gchar **parts = g_strsplit (rel, "/", -1);
+  gchar *dir = g_strdup (root);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; ok && parts[i] && parts[i + 1]; i++) {
+    gchar *sub;
+
+    if (parts[i][0] == '\0')
+      continue;
+    sub = g_build_filename (dir, parts[i], NULL);
+    g_free (dir);
+    dir = sub;
+    if (has_file (dir, ".zarray")) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could "
+          "not write '%s': '%s' in it is a Zarr array, not a group, so '%s' "
+          "cannot be made in it", self->location, dir + strlen (root), rel);
+      ok = FALSE;
+    } else if (g_mkdir (dir, 0777) < 0 && errno != EEXIST) {
+      set_errno_error (error, errno, "make the group", dir);
+      ok = FALSE;
+    } else if (!has_file (dir, ".zgroup")) {
+      ok = write_zgroup (self, dir, error);
+    }
+  }
+  g_free (dir);
+  g_strfreev (parts);
+  return ok;
+}
+
+/* A new temporary directory beside @path. */
+static gchar *
+make_temp_dir (PlanFileWriter * self, const gchar * path, GError ** error)
+{
+  gchar *dir = g_path_get_dirname (path);
+  gchar *base = g_path_get_basename (path);
+  gchar *tmp = temp_name_for (dir, base);
+
+  g_free (base);
+  if (g_mkdtemp_full (tmp, 0777) == NULL) {
+    gint err = errno;
+
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not write '%s': cannot create a directory in '%s': %s",
+        self->location, dir, g_strerror (err));
+    g_clear_pointer (&tmp, g_free);
+  }
+  g_free (dir);
+  return tmp;
+}
+
+/* The Zarr store's temporary directory and where it goes: the whole store
+ * (replace, or add without a store there), or the array added to the
+ * group at the location. */
+static gboolean
+open_zarr_target (PlanFileWriter * self, GError ** error)
+{
+  const gchar *rel = self->dataset ? self->dataset + strspn (self->dataset,
+      "/") : "";
+  struct stat st;
+  gboolean exists = stat (self->location, &st) == 0;
+
+  if (exists && !S_ISDIR (st.st_mode))
+    goto not_dir;
+  if (exists && !check_replaceable (self, error))
+    return FALSE;
+
+  if (self->mode == PLAN_FILE_MODE_ADD && exists) {
+    if (!has_file (self->location, ".zgroup"))
+      goto not_group;
+    if (rel[0] == '\0')
+      goto no_name;
+    if (!make_groups (self, self->location, rel, error))
+      return FALSE;
+    self->zarr_target = g_build_filename (self->location, rel, NULL);
+    if (g_file_test (self->zarr_target, G_FILE_TEST_EXISTS)
+        && !has_file (self->zarr_target, ".zarray"))
+      goto not_array;
+    self->tmp_dir = make_temp_dir (self, self->zarr_target, error);
+    self->zarr_array_dir = g_strdup (self->tmp_dir);
+    return self->tmp_dir != NULL;
+  }
+
+  if (exists && !has_file (self->location, ".zarray")
+      && !has_file (self->location, ".zgroup")
+      && !has_file (self->location, "zarr.json"))
+    goto not_store;
+  self->zarr_target = g_strdup (self->location);
+  self->tmp_dir = make_temp_dir (self, self->location, error);
+  if (self->tmp_dir == NULL)
+    return FALSE;
+  self->zarr_array_dir = g_build_filename (self->tmp_dir, rel, NULL);
+  if (rel[0] == '\0')
+    return TRUE;
+  if (!write_zgroup (self, self->tmp_dir, error)
+      || !make_groups (self, self->tmp_dir, rel, error))
+    return FALSE;
+  if (g_mkdir (self->zarr_array_dir, 0777) < 0) {
+    set_errno_error (error, errno, "make the array", self->zarr_array_dir);
+    return FALSE;
+  }
+  return TRUE;
+
+not_dir:
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR, "Could not write "
+      "'%s': it is a file, not a Zarr store (a directory); it is left as it "
+      "is", self->location);
+  return FALSE;
+not_group:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+      "add to '%s': it is %s, not a Zarr group (a directory with a .zgroup), "
+      "so no array is added to it; it is left as it is", self->location,
+      has_file (self->location, ".zarray") ? "a Zarr array" :
+      has_file (self->location, "zarr.json") ? "a Zarr v3 store" :
+      "a directory that is not a Zarr store");
+  return FALSE;
+no_name:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+      "add to '%s': name the array to add to the group as the dataset",
+      self->location);
+  return FALSE;
+not_array:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+      "add to '%s': '/%s' in it is not a Zarr array (a group?), so it is not "
+      "replaced", self->location, rel);
+  return FALSE;
+not_store:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+      "write '%s': it is a directory that is not a Zarr store (no .zarray, "
+      ".zgroup or zarr.json in it), so it is not replaced; it is left as it "
+      "is", self->location);
+  return FALSE;
+}
+
+/* Renames the finished directory to its target, exchanging it with one
+ * that is there (removed afterwards). */
+static gboolean
+put_dir_in_place (PlanFileWriter * self, GError ** error)
+{
+  gchar *old = NULL;
+  gint err = 0;
+
+  if (!g_file_test (self->zarr_target, G_FILE_TEST_EXISTS)) {
+    if (g_rename (self->tmp_dir, self->zarr_target) < 0)
+      err = errno;
+    goto done;
+  }
+#ifdef RENAME_EXCHANGE
+  if (renameat2 (AT_FDCWD, self->tmp_dir, AT_FDCWD, self->zarr_target,
+          RENAME_EXCHANGE) == 0) {
+    remove_tree (self->tmp_dir);
+    goto done;
+  }
+  if (errno != EINVAL && errno != ENOSYS) {
+    err = errno;
+    goto done;
+  }
+#endif
+  /* No exchange on this file system: the old one moved aside first. */
+  old = g_strconcat (self->tmp_dir, ".old", NULL);
+  if (g_rename (self->zarr_target, old) < 0) {
+    err = errno;
+    goto done;
+  }
+  if (g_rename (self->tmp_dir, self->zarr_target) < 0) {
+    err = errno;
+    g_rename (old, self->zarr_target);
+    goto done;
+  }
+  remove_tree (old);
+
+done:
+  if (err != 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not put the finished Zarr array in place at '%s': %s",
+        self->zarr_target, g_strerror (err));
+  else
+    g_clear_pointer (&self->tmp_dir, g_free);
+  g_free (old);
+  return err == 0;
+}
+
+/* Writes the last chunk and the .zarray, and puts the store in place. */
+static gboolean
+finish_zarr (PlanFileWriter * self, guint64 bytes, GError ** error)
+{
+  guint64 rows = self->row_size ? bytes / self->row_size : 0;
+  PlanZarrWriter *zarr = self->zarr;
+
+  self->zarr = NULL;
+  if (!self->have_info) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "Could not write '%s': the stream ended before its dtype and shape "
+        "were known", self->location);
+    return FALSE;
+  }
+  if (self->info.ndim == 0 && rows != 1) {
+    _plan_zarr_writer_close (zarr, NULL);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': a 0-d array needs exactly one value, the "
+        "stream had %" G_GUINT64_FORMAT, self->location, rows);
+    return FALSE;
+  }
+  if (!_plan_zarr_writer_close (zarr, error)) {
+    g_prefix_error (error, "Could not write '%s': ", self->location);
+    return FALSE;
+  }
+  return put_dir_in_place (self, error);
+}
+#endif
+
 /**
  * plan_file_writer_open:
  * @writer: a #PlanFileWriter
@@ -768,17 +1058,33 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->location = g_strdup (location);
   writer->format = format == PLAN_FILE_FORMAT_AUTO ?
       plan_file_format_from_location (location) : format;
-  if (writer->format == PLAN_FILE_FORMAT_NPZ
-      || writer->format == PLAN_FILE_FORMAT_ZARR)
+  if (writer->format == PLAN_FILE_FORMAT_NPZ)
     goto npz;
+#if !HAVE_ZARR
+  if (writer->format == PLAN_FILE_FORMAT_ZARR)
+    goto npz;
+#endif
 #if !HAVE_HDF5
   if (writer->format == PLAN_FILE_FORMAT_HDF5)
     goto no_hdf5;
 #endif
   if (writer->mode == PLAN_FILE_MODE_ADD
-      && writer->format != PLAN_FILE_FORMAT_HDF5)
+      && writer->format != PLAN_FILE_FORMAT_HDF5
+      && writer->format != PLAN_FILE_FORMAT_ZARR)
     goto no_add;
+  if (writer->h5_gzip_level > 0 && writer->format == PLAN_FILE_FORMAT_HDF5
+      && writer->codec != PLAN_FILE_CODEC_AUTO
+      && writer->codec != PLAN_FILE_CODEC_GZIP)
+    goto h5_codec;
   writer->sync = sync;
+#if HAVE_ZARR
+  if (writer->format == PLAN_FILE_FORMAT_ZARR) {
+    if (!open_zarr_target (writer, error)) {
+      plan_file_writer_cancel (writer);
+      return FALSE;
+    }
+  } else
+#endif
   if (!open_target (writer, error)) {
     plan_file_writer_cancel (writer);
     return FALSE;
@@ -790,7 +1096,8 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   /* Only the new file of a regular target is preallocated, and not for
    * libhdf5, which writes it itself. */
   writer->prealloc_off = (writer->tmp_path == NULL && !writer->unnamed)
-      || writer->format == PLAN_FILE_FORMAT_HDF5;
+      || writer->format == PLAN_FILE_FORMAT_HDF5
+      || writer->format == PLAN_FILE_FORMAT_ZARR;
   writer->prealloc_end = 0;
   g_mutex_lock (&writer->lock);
   writer->max_pending = max_pending;
@@ -818,19 +1125,31 @@ npz:
   {
     /* Raw bytes under such a name would be a file nothing reads. */
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': %s are read, not written; write a .npy or HDF5 file (or "
-        "ask for the raw format to write raw data under this name)", location,
-        writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz files" :
-        "Zarr stores");
+        "write '%s': %s; write a .npy or HDF5 file (or ask for the raw format "
+        "to write raw data under this name)", location,
+        writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz files are read, not "
+        "written" : "this gst-plan was built without Zarr (install "
+        "libjson-glib-dev and build it again), so Zarr stores are not "
+        "written");
     plan_file_writer_cancel (writer);
     return FALSE;
   }
 no_add:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': the add mode adds a dataset to an HDF5 file; a %s file "
-        "holds one array, so it is replaced whole (mode replace)", location,
+        "write '%s': the add mode adds a dataset to an HDF5 file (or an "
+        "array to a Zarr group); a %s file holds one array, so it is "
+        "replaced whole (mode replace)", location,
         plan_file_format_to_string (writer->format));
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+h5_codec:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': HDF5 output is compressed with gzip (the codec every "
+        "HDF5 reader has), not %s", location,
+        plan_file_codec_to_string (writer->codec));
     plan_file_writer_cancel (writer);
     return FALSE;
   }
@@ -884,6 +1203,27 @@ plan_file_writer_set_dataset (PlanFileWriter * writer, const gchar * dataset,
 }
 
 /**
+ * plan_file_writer_set_codec:
+ * @writer: a #PlanFileWriter
+ * @codec: how the chunks of the HDF5 or Zarr outputs the next
+ *   plan_file_writer_open() writes are compressed, when the level set by
+ *   plan_file_writer_set_dataset() is above 0
+ *
+ * %PLAN_FILE_CODEC_AUTO (the default) is gzip after the shuffle filter
+ * for HDF5 and zstd for Zarr. HDF5 takes only that and
+ * %PLAN_FILE_CODEC_GZIP: open fails on the others.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_codec (PlanFileWriter * writer, PlanFileCodec codec)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+
+  writer->codec = codec;
+}
+
+/**
  * plan_file_writer_set_mode:
  * @writer: a #PlanFileWriter
  * @mode: what the next plan_file_writer_open() does with a file at its
@@ -899,6 +1239,13 @@ plan_file_writer_set_dataset (PlanFileWriter * writer, const gchar * dataset,
  * or a cancel at any point leaves the file as it was; a file that is not
  * HDF5 is an error, and is left as it is. Without a file at the location,
  * it is created as in %PLAN_FILE_MODE_REPLACE.
+ *
+ * For Zarr output %PLAN_FILE_MODE_ADD adds the array named by the
+ * dataset to the Zarr group at the location: the groups on the way that
+ * are missing are made, the array is written into a temporary directory
+ * in its group and renamed into place at finish, exchanged with an array
+ * of the same path (a group there is an error). The store's other arrays
+ * are not copied nor touched.
  *
  * Since: 0.1
  */
@@ -940,7 +1287,7 @@ const gchar *
 plan_file_writer_get_temp_path (PlanFileWriter * writer)
 {
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), NULL);
-  return writer->tmp_path;
+  return writer->tmp_path ? writer->tmp_path : writer->tmp_dir;
 }
 
 /**
@@ -1022,7 +1369,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   gboolean ok;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
-  g_return_val_if_fail (writer->fd >= 0 || writer->stream, FALSE);
+  g_return_val_if_fail (writer->fd >= 0 || writer->stream || writer->tmp_dir,
+      FALSE);
   g_return_val_if_fail (info != NULL, FALSE);
 
   if (writer->have_info) {
@@ -1042,6 +1390,16 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
     if (writer->h5 == NULL)
       g_prefix_error (error, "Could not write '%s': ", writer->location);
     return writer->h5 != NULL;
+  }
+#endif
+#if HAVE_ZARR
+  if (writer->format == PLAN_FILE_FORMAT_ZARR) {
+    writer->zarr = _plan_zarr_writer_create (writer->zarr_array_dir, info,
+        writer->h5_chunk_rows, writer->codec, writer->h5_gzip_level,
+        writer->sync, error);
+    if (writer->zarr == NULL)
+      g_prefix_error (error, "Could not write '%s': ", writer->location);
+    return writer->zarr != NULL;
   }
 #endif
   if (writer->format != PLAN_FILE_FORMAT_NPY)
@@ -1109,7 +1467,8 @@ plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
 
   size = gst_buffer_get_size (buffer);
   if ((writer->format == PLAN_FILE_FORMAT_NPY
-          || writer->format == PLAN_FILE_FORMAT_HDF5) && !writer->have_info)
+          || writer->format == PLAN_FILE_FORMAT_HDF5
+          || writer->format == PLAN_FILE_FORMAT_ZARR) && !writer->have_info)
     goto no_info;
   if (writer->row_size > 0 && size % writer->row_size != 0)
     goto partial_rows;
@@ -1418,7 +1777,8 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
   gboolean ok = TRUE;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
-  g_return_val_if_fail (writer->fd >= 0 || writer->stream, FALSE);
+  g_return_val_if_fail (writer->fd >= 0 || writer->stream || writer->tmp_dir,
+      FALSE);
 
   stop_worker (writer, FALSE);
   g_mutex_lock (&writer->lock);
@@ -1434,6 +1794,11 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
 #if HAVE_HDF5
   if (ok && writer->format == PLAN_FILE_FORMAT_HDF5)
     ok = finish_h5 (writer, bytes, error);
+#endif
+#if HAVE_ZARR
+  if (ok && writer->format == PLAN_FILE_FORMAT_ZARR)
+    ok = finish_zarr (writer, bytes, error);
+  else
 #endif
   if (ok)
     ok = close_and_rename (writer, bytes, error);
@@ -1464,6 +1829,17 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   _plan_h5_writer_close (writer->h5, NULL);
   writer->h5 = NULL;
 #endif
+#if HAVE_ZARR
+  _plan_zarr_writer_close (writer->zarr, NULL);
+  writer->zarr = NULL;
+  if (writer->tmp_dir) {
+    GST_DEBUG_OBJECT (writer, "removing '%s'", writer->tmp_dir);
+    remove_tree (writer->tmp_dir);
+  }
+#endif
+  g_clear_pointer (&writer->tmp_dir, g_free);
+  g_clear_pointer (&writer->zarr_target, g_free);
+  g_clear_pointer (&writer->zarr_array_dir, g_free);
   if (writer->fd >= 0)
     close (writer->fd);
   writer->fd = -1;

@@ -47,6 +47,10 @@ void plan_file_writer_set_dataset (PlanFileWriter * writer,
     const gchar * dataset, guint64 chunk_rows, guint gzip_level);
 
 PLAN_API
+void plan_file_writer_set_codec (PlanFileWriter * writer,
+    PlanFileCodec codec);
+
+PLAN_API
 void plan_file_writer_set_mode (PlanFileWriter * writer, PlanFileMode mode);
 
 PLAN_API

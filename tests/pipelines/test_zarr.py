@@ -3,7 +3,9 @@ zarr-python: every dtype, 1-D to 4-D, chunks that do not divide the shape,
 larger than a buffer or of one row, the codecs none, zlib, gzip, zstd and
 blosc (lz4, zstd), big-endian, '/' separators, fill values for missing
 chunks, shards and seeks; and the errors of a missing array, a corrupt
-chunk, an unsupported codec, dtype or order."""
+chunk, an unsupported codec, dtype or order. And planfilesink writing
+Zarr v2 stores that zarr-python reads: every dtype and codec, groups, the
+add mode, and failures that leave what was there."""
 import os
 import shutil
 import sys
@@ -204,16 +206,163 @@ def unsupported_metadata_fails():
                   'location=' + out], 'Zarr v3')
 
 
-def zarr_is_not_written():
+SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
+SINK_CODECS = ['none', 'zstd', 'gzip', 'blosc-lz4', 'blosc-zstd']
+
+
+def sink_writes_what_zarr_reads():
+    """planfilesink into a Zarr v2 store: every dtype, 0-d to 4-D, empty,
+    chunks of odd rows (the last one partial), every codec; zarr-python
+    reads what was sent, with the chunks and compressor asked for, and
+    planfilesrc reads it back; nothing is left beside the store."""
     d = plantest.tmpdir()
     src = os.path.join(d, 'in.npy')
-    np.save(src, np.arange(10.0))
     out = os.path.join(d, 'out.zarr')
+    for i, dtype in enumerate(plantest.DTYPES):
+        shapes = SINK_SHAPES if dtype in ('bool', 'float32') else \
+            [SINK_SHAPES[i % len(SINK_SHAPES)],
+             SINK_SHAPES[(i + 3) % len(SINK_SHAPES)]]
+        for j, shape in enumerate(shapes):
+            a = plantest.random_array(dtype, shape, RNG)
+            np.save(src, a)
+            codec = SINK_CODECS[(i + j) % len(SINK_CODECS)]
+            props = ['chunk-rows=7']
+            if codec != 'none':
+                props += ['compression=4', 'codec=' + codec]
+            launch('planfilesrc', 'location=' + src, 'blocksize=1000', '!',
+                   'planfilesink', 'location=' + out, *props)
+            z = zarr.open(out, mode='r')
+            what = 'zarr sink %s %s %s' % (dtype, shape, codec)
+            plantest.assert_same(z[...], a, what)
+            if a.ndim > 0 and z.chunks != (7,) + a.shape[1:] and \
+                    not (0 in a.shape[1:]):
+                raise Failure('%s: chunks %s' % (what, z.chunks))
+            want = {'none': None, 'zstd': 'zstd', 'gzip': 'gzip',
+                    'blosc-lz4': 'blosc', 'blosc-zstd': 'blosc'}[codec]
+            got = z.compressor.codec_id if z.compressor else None
+            if got != want or (want == 'blosc' and z.compressor.cname !=
+                               codec.split('-')[1]):
+                raise Failure('%s: compressor %s' % (what, z.compressor))
+            plantest.assert_same(read(out, os.path.join(d, 'back.npy')), a,
+                                 what + ' read back')
+            os.unlink(os.path.join(d, 'back.npy'))
+    if sorted(os.listdir(d)) != ['in.npy', 'out.zarr']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+
+
+def sink_groups_replace_and_add():
+    """An array at a path makes a group store; a store there is replaced
+    whole; file-mode=add adds an array to a group made by zarr-python,
+    keeping its other arrays and attributes and replacing one of the same
+    path; the default format of a .zarr name is Zarr."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'g.zarr')
+    a = RNG.standard_normal((300, 5)).astype(np.float64)
+    np.save(src, a)
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + out, 'dataset=/obs/t', 'compression=1')
+    g = zarr.open_group(out, mode='r')
+    plantest.assert_same(g['obs/t'][...], a, 'array in a group')
+    # A store there is replaced whole.
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + out, 'dataset=/x')
+    if sorted(zarr.open_group(out, mode='r').keys()) != ['x']:
+        raise Failure('the store was not replaced whole')
+    # Added to a group zarr-python wrote.
+    shutil.rmtree(out)
+    g = zarr.open_group(out, mode='w')
+    g.attrs['title'] = 'run 7'
+    old = g.create_dataset('keep', data=np.arange(10), chunks=(3,))
+    g.create_dataset('sub/t', data=np.zeros(4), chunks=(2,))
+    old.attrs['units'] = 'K'
+    for path in ['sub/t', 'sub/new/deep']:
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, 'file-mode=add', 'dataset=' + path,
+               'compression=2', 'codec=blosc-lz4')
+        g = zarr.open_group(out, mode='r')
+        plantest.assert_same(g[path][...], a, 'added ' + path)
+        plantest.assert_same(g['keep'][...], np.arange(10), 'kept array')
+        if g.attrs['title'] != 'run 7' or g['keep'].attrs['units'] != 'K':
+            raise Failure('attributes lost')
+    if g['sub/t'].shape != a.shape:
+        raise Failure('the array added first is gone')
+    if sorted(os.listdir(d)) != ['g.zarr', 'in.npy'] or \
+            [n for n in os.listdir(os.path.join(out, 'sub'))
+             if n.startswith('.') and n != '.zgroup']:
+        raise Failure('files left behind')
+
+
+def sink_failures_leave_the_store():
+    """A run that fails upstream, a directory that is not a Zarr store, a
+    file, adding to an array or onto a group, adding without a name and
+    shards writing one store each fail with a clear error and leave what
+    was there as it was."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'g.zarr')
+    np.save(src, np.arange(3000, dtype=np.float32))
+    bad = os.path.join(d, 'bad.zarr')
+    zarr.array(RNG.standard_normal(2000), chunks=(100,), store=bad,
+               compressor=numcodecs.Zstd(level=1))
+    open(os.path.join(bad, '7'), 'wb').write(b'not zstd at all')
+    g = zarr.open_group(out, mode='w')
+    g.create_dataset('old', data=np.arange(7.0), chunks=(2,))
+    g.create_dataset('grp/x', data=np.arange(3))
+    plain = os.path.join(d, 'plain')
+    os.mkdir(plain)
+    open(os.path.join(plain, 'notes.txt'), 'w').write('mine')
+    afile = os.path.join(d, 'file.zarr')
+    open(afile, 'w').write('a file')
+
+    def snapshot():
+        files = {}
+        for root in [out, plain]:
+            for dirpath, _, names in os.walk(root):
+                for n in names:
+                    p = os.path.join(dirpath, n)
+                    files[p] = open(p, 'rb').read()
+        return files, open(afile).read()
+
+    before = snapshot()
+    cases = [
+        (['planfilesrc', 'location=' + bad, 'blocksize=800', '!',
+          'planfilesink', 'location=' + out], ['is corrupt']),
+        (['planfilesrc', 'location=' + bad, 'blocksize=800', '!',
+          'planfilesink', 'location=' + out, 'file-mode=add',
+          'dataset=old'], ['is corrupt']),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + plain, 'format=zarr'],
+         ['is a directory that is not a Zarr store', 'left as it is']),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + afile], ['it is a file, not a Zarr store']),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + out, 'file-mode=add', 'dataset=grp'],
+         ["'/grp' in it is not a Zarr array"]),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + out, 'file-mode=add', 'dataset=old/x'],
+         ['is a Zarr array, not a group']),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + out, 'file-mode=add'],
+         ['name the array to add']),
+        (['planfilesrc', 'location=' + src, '!', 'planfilesink',
+          'location=' + os.path.join(out, 'old'), 'format=zarr',
+          'file-mode=add', 'dataset=y'],
+         ['it is a Zarr array, not a Zarr group']),
+    ]
+    for words, texts in cases:
+        expect_error(words, *texts)
+        if snapshot() != before:
+            raise Failure('%s changed what was there' % ' '.join(words))
+    h5 = os.path.join(d, 'x.h5')
     expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
-                  'location=' + out], 'Zarr stores are read')
-    if os.path.exists(out):
-        raise Failure('a .zarr was written')
-    shutil.rmtree(d, ignore_errors=True)
+                  'location=' + h5, 'compression=1', 'codec=zstd'],
+                 'HDF5 output is compressed with gzip')
+    left = sorted(n for n in os.listdir(d))
+    if left != ['bad.zarr', 'file.zarr', 'g.zarr', 'in.npy', 'plain']:
+        raise Failure('files left behind: %s' % left)
+    hidden = [os.path.join(p, n) for p, dirs, _ in os.walk(out)
+              for n in dirs if n.startswith('.')]
+    if hidden:
+        raise Failure('temporary directories left: %s' % hidden)
 
 
 skip_without_zarr()
@@ -224,5 +373,7 @@ plantest.run_cases([
     ('a missing array lists the names', missing_array_lists_the_names),
     ('corrupt and truncated chunks fail', corrupt_and_truncated_chunks_fail),
     ('unsupported metadata fails', unsupported_metadata_fails),
-    ('Zarr is not written', zarr_is_not_written),
+    ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
+    ('groups, replace and add', sink_groups_replace_and_add),
+    ('sink failures leave the store', sink_failures_leave_the_store),
 ])

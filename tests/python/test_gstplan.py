@@ -608,7 +608,7 @@ def built_with(work, given, what):
 def arrays_in_files_bound_by_name():
     """An input bound to one array of a .npz, an HDF5 file or a Zarr store
     ("file:array", or an h5py/zarr object), and an output bound to an HDF5
-    dataset, against numpy."""
+    dataset or a Zarr group's array, against numpy."""
     tmp = tempfile.mkdtemp()
     A = rng.standard_normal((3001, 4)).astype(np.float32)
     plan = Plan(); a = plan.source(ndim=2)
@@ -632,6 +632,7 @@ def arrays_in_files_bound_by_name():
         inputs.append(h5 + ":/obs/temps")
         h5file = h5py.File(h5, "r")
         inputs.append(h5file["obs/temps"])
+    zarr_out = False
     try:
         import zarr
         store = os.path.join(tmp, "w.zarr")
@@ -640,6 +641,7 @@ def arrays_in_files_bound_by_name():
         g.create_dataset("other", data=np.zeros(3))
         if built_with(work, store + ":obs/temps", "Zarr"):
             inputs += [store + ":obs/temps", g["obs/temps"]]
+            zarr_out = True
     except ImportError:
         pass
     for given in inputs:
@@ -653,6 +655,11 @@ def arrays_in_files_bound_by_name():
         work.dispatch(a=A, out=dest + ":/result/x").wait()
         with h5py.File(dest, "r") as f:
             assert np.array_equal(f["result/x"][...], 2 * A + 1)
+    if zarr_out:
+        dest = os.path.join(tmp, "out.zarr")
+        work.dispatch(a=A, out=dest + ":result/x").wait()
+        got = zarr.open_group(dest, mode="r")["result/x"][...]
+        assert np.array_equal(got, 2 * A + 1)
 
 
 def main():
