@@ -214,7 +214,8 @@ def sink_writes_what_zarr_reads():
     """planfilesink into a Zarr v2 store: every dtype, 0-d to 4-D, empty,
     chunks of odd rows (the last one partial), every codec; zarr-python
     reads what was sent, with the chunks and compressor asked for, and
-    planfilesrc reads it back; nothing is left beside the store."""
+    planfilesrc reads the first of each dtype back; nothing is left beside
+    the store."""
     d = plantest.tmpdir()
     src = os.path.join(d, 'in.npy')
     out = os.path.join(d, 'out.zarr')
@@ -243,9 +244,10 @@ def sink_writes_what_zarr_reads():
             if got != want or (want == 'blosc' and z.compressor.cname !=
                                codec.split('-')[1]):
                 raise Failure('%s: compressor %s' % (what, z.compressor))
-            plantest.assert_same(read(out, os.path.join(d, 'back.npy')), a,
-                                 what + ' read back')
-            os.unlink(os.path.join(d, 'back.npy'))
+            if j == 0:
+                back = os.path.join(d, 'back.npy')
+                plantest.assert_same(read(out, back), a, what + ' read back')
+                os.unlink(back)
     if sorted(os.listdir(d)) != ['in.npy', 'out.zarr']:
         raise Failure('files left behind: %s' % sorted(os.listdir(d)))
 
