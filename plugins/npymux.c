@@ -376,10 +376,14 @@ too_many:
 }
 
 /* At EOS: the header when no row came, the check of the row count, and
- * the rewritten header when the count was not known at the start. */
+ * the rewritten header when the count was not known at the start, or when
+ * the stream was ended early on purpose (PLAN_EOS_ENDED_EARLY) before the
+ * rows the header announced: then the output is the rows received, which
+ * needs a sink that seeks back to byte 0. */
 static gboolean
-finish (PlanNpyMux * self, guint32 seqnum)
+finish (PlanNpyMux * self, GstEvent * eos)
 {
+  guint32 seqnum = gst_event_get_seqnum (eos);
   GstBuffer *header;
   guint64 rows;
 
@@ -389,9 +393,15 @@ finish (PlanNpyMux * self, guint32 seqnum)
   rows = self->rows;
   GST_OBJECT_UNLOCK (self);
   if (!self->rewrite) {
-    if (rows != (guint64) self->expected)
+    if (rows == (guint64) self->expected)
+      return TRUE;
+    if (!plan_eos_is_ended_early (eos, NULL))
       goto cut_short;
-    return TRUE;
+    if (!downstream_seekable (self))
+      goto ended_early_unseekable;
+    GST_INFO_OBJECT (self, "the stream was ended early after %"
+        G_GUINT64_FORMAT " of %" G_GINT64_FORMAT " rows", rows,
+        self->expected);
   }
 
   GST_DEBUG_OBJECT (self, "rewriting the header with %" G_GUINT64_FORMAT
@@ -406,6 +416,16 @@ finish (PlanNpyMux * self, guint32 seqnum)
   return TRUE;
 
   /* ERRORS */
+ended_early_unseekable:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, MUX,
+        ("The stream was ended after %" G_GUINT64_FORMAT " of the %"
+            G_GINT64_FORMAT " rows it announced, which the .npy header "
+            "already says, and downstream cannot seek back to rewrite it: "
+            "the output is not a valid .npy file.", rows, self->expected),
+        (NULL));
+    return FALSE;
+  }
 cut_short:
   {
     GST_ELEMENT_ERROR (self, STREAM, MUX,
@@ -485,7 +505,7 @@ plan_npy_mux_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       gst_event_unref (event);
       return TRUE;
     case GST_EVENT_EOS:
-      if (!finish (self, gst_event_get_seqnum (event))) {
+      if (!finish (self, event)) {
         gst_event_unref (event);
         return FALSE;
       }

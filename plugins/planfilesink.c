@@ -1065,8 +1065,17 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
   /* The file must be in place before the EOS message goes out, since
    * applications read it as soon as they see that message. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->open) {
+    guint64 end_row;
+
     self->open = FALSE;
-    if (!check_complete (self)) {
+    /* An EOS that ends the stream early on purpose (the application sent
+     * it to the source): the file holds the rows received, its header
+     * says how many. */
+    if (plan_eos_is_ended_early (event, &end_row))
+      GST_INFO_OBJECT (self, "the stream was ended early at row %"
+          G_GUINT64_FORMAT ": writing the %" G_GUINT64_FORMAT " rows "
+          "received", end_row, self->rows_received);
+    else if (!check_complete (self)) {
       plan_file_writer_cancel (self->writer);
       gst_event_unref (event);
       return FALSE;

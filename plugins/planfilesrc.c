@@ -444,28 +444,45 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_MODE, 0);
 }
 
+/* Notes the seqnum of each segment, and completes the mark of an EOS the
+ * application sent: the streaming thread pushes it after the last buffer
+ * it pushed, so the row it ends at is known only here. */
 static GstPadProbeReturn
 note_segment (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
+  PlanFileSrc *self = PLAN_FILE_SRC (data);
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  guint64 end_row;
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
-    g_atomic_int_set (&PLAN_FILE_SRC (data)->segment_seqnum,
-        gst_event_get_seqnum (event));
+    g_atomic_int_set (&self->segment_seqnum, gst_event_get_seqnum (event));
+  else if (plan_eos_is_ended_early (event, NULL)) {
+    GST_OBJECT_LOCK (self);
+    end_row = self->position;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "the application ends the stream at row %"
+        G_GUINT64_FORMAT, end_row);
+    GST_PAD_PROBE_INFO_DATA (info) = plan_eos_mark_ended_early (event,
+        end_row);
+  }
   return GST_PAD_PROBE_OK;
 }
 
 /* An EOS sent to the element (an application ending the stream early)
  * ends the segment under way: GstBaseSrc pushes it as it came, so it gets
- * that segment's seqnum, as the EOS at the end of the rows has. */
+ * that segment's seqnum, as the EOS at the end of the rows has. It is
+ * marked as ending the stream on purpose (PLAN_EOS_ENDED_EARLY), so that
+ * the elements downstream give their results over the rows sent rather
+ * than take the stream for one cut short. */
 static gboolean
 plan_file_src_send_event (GstElement * element, GstEvent * event)
 {
   guint32 seqnum = g_atomic_int_get (&PLAN_FILE_SRC (element)->segment_seqnum);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && seqnum != GST_SEQNUM_INVALID) {
-    event = gst_event_make_writable (event);
-    gst_event_set_seqnum (event, seqnum);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    event = plan_eos_mark_ended_early (event, 0);
+    if (seqnum != GST_SEQNUM_INVALID)
+      gst_event_set_seqnum (event, seqnum);
   }
   return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
 }

@@ -23,7 +23,9 @@
  *   handed to process() as a #PlanChunk of pointers into the inputs'
  *   buffers, without copying, whatever chunk sizes each input uses;
  * - checks: buffers of whole rows, row offsets without gaps, the same
- *   number of rows on every input at EOS (an error naming both lengths);
+ *   number of rows on every input at EOS (an error naming both lengths),
+ *   every row announced unless an EOS ended the stream early on purpose
+ *   (#PLAN_EOS_ENDED_EARLY: the result is then over the rows received);
  * - output: buffers from a pool, stamped with row offsets;
  * - preroll: a GAP event downstream while the rows seen gave no output;
  * - seeking in rows (a seek in TIME is refused) and flushing: after a
@@ -99,6 +101,8 @@ struct _PlanKernelPad
   guint64 range_time;           /* the segment's stream position of its
                                  * first row (its time, in rows) */
   GstSegment in_segment;        /* the last segment, as it came */
+  gboolean ended_early;         /* its EOS ended the stream on purpose
+                                 * (PLAN_EOS_ENDED_EARLY) */
 };
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
@@ -247,6 +251,9 @@ typedef struct
   /* atomic: an input said that its stream failed upstream, where the
    * error was posted (PLAN_EVENT_STREAM_FAILED) */
   gint upstream_failed;
+  /* atomic: the result was given over inputs that ended early on purpose
+   * (PLAN_EOS_ENDED_EARLY): the src pad probe marks the EOS that follows */
+  gint ended_early;
   /* atomic: a flushing seek is on its way through the element, from
    * src_event until the flush (flush()) or, when there is none, its end;
    * read by the same probe */
@@ -448,6 +455,15 @@ drop_eos_after_error (GstPad * pad, GstPadProbeInfo * info, gpointer data)
         "ends (its last output may have been dropped)");
     return GST_PAD_PROBE_DROP;
   }
+  /* The inputs ended early on purpose and the output ends where they did:
+   * say so downstream, where the output's rows are counted (this runs in
+   * the aggregate thread, which pushed them). */
+  if (g_atomic_int_get (&priv->ended_early)) {
+    GST_DEBUG_OBJECT (pad, "EOS ends the output early, at row %"
+        G_GUINT64_FORMAT, priv->out_rows);
+    GST_PAD_PROBE_INFO_DATA (info) =
+        plan_eos_mark_ended_early (event, priv->out_rows);
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -547,6 +563,8 @@ set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
   }
   pad->next_row = pad->range_first;
   pad->consumed = 0;
+  pad->ended_early = FALSE;
+  g_atomic_int_set (&GET_PRIV (self)->ended_early, FALSE);
   GET_PRIV (self)->new_range = TRUE;
   GST_DEBUG_OBJECT (pad, "rows %" G_GUINT64_FORMAT " to %" G_GINT64_FORMAT
       " (%s segment)", pad->range_first, pad->range_end,
@@ -642,7 +660,11 @@ static gboolean
 plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    /* Serialized: after the last rows of the input. */
+    PLAN_KERNEL_PAD (apad)->ended_early =
+        plan_eos_is_ended_early (event, NULL);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
     PlanArrayInfo info;
     GstCaps *caps;
@@ -1124,13 +1146,19 @@ pop_input (PlanKernelElement * self, PlanKernelPad * pad)
 
 /* Every input has ended: check that they have the same length, then let
  * the subclass push what it held back. Inputs still holding rows are
- * drained, so that the error names both lengths. */
+ * drained, so that the error names both lengths.
+ *
+ * An input whose EOS ended it early on purpose (PLAN_EOS_ENDED_EARLY:
+ * the application ended the stream at its source) is no truncation: the
+ * result is over the rows every input gave, which may then differ in
+ * length (each source stopped where the EOS found it). */
 static GstFlowReturn
 finish_inputs (PlanKernelElement * self, GList * pads)
 {
   PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
   PlanKernelPad *first = pads->data;
-  gboolean all_eos = TRUE;
+  gboolean all_eos = TRUE, early = FALSE;
+  guint64 n_rows = G_MAXUINT64;
   GstFlowReturn ret = GST_FLOW_OK;
   GList *l;
 
@@ -1149,18 +1177,32 @@ finish_inputs (PlanKernelElement * self, GList * pads)
   if (!all_eos)
     return GST_FLOW_OK;
 
-  for (l = pads->next; l; l = l->next) {
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    early |= pad->ended_early;
+    n_rows = MIN (n_rows, pad->next_row - pad->range_first);
+  }
+  for (l = pads->next; l && !early; l = l->next) {
     PlanKernelPad *pad = l->data;
 
     if (pad->next_row - pad->range_first !=
         first->next_row - first->range_first)
       goto length_mismatch;
   }
-  for (l = pads; l; l = l->next)
-    if (!check_complete (self, l->data))
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    if (pad->ended_early)
+      GST_INFO_OBJECT (pad, "ended early on purpose after %" G_GUINT64_FORMAT
+          " rows", pad->next_row - pad->range_first);
+    else if (!check_complete (self, pad))
       return GST_FLOW_ERROR;
+  }
+  if (early)
+    g_atomic_int_set (&GET_PRIV (self)->ended_early, TRUE);
   if (klass->finish)
-    ret = klass->finish (self, first->next_row - first->range_first);
+    ret = klass->finish (self, n_rows);
   return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
 
 length_mismatch:
@@ -1574,8 +1616,10 @@ reset_state (PlanKernelElement * self)
     pad->range_first = 0;
     pad->range_end = -1;
     pad->range_time = 0;
+    pad->ended_early = FALSE;
   }
   g_list_free_full (pads, gst_object_unref);
+  g_atomic_int_set (&GET_PRIV (self)->ended_early, FALSE);
   GET_PRIV (self)->out_rows = 0;
   GET_PRIV (self)->new_range = FALSE;
   GET_PRIV (self)->output_started = FALSE;
@@ -2049,6 +2093,7 @@ plan_kernel_element_start (GstAggregator * agg)
   priv->lending_refused = FALSE;
   g_atomic_int_set (&priv->failed, FALSE);
   g_atomic_int_set (&priv->upstream_failed, FALSE);
+  g_atomic_int_set (&priv->ended_early, FALSE);
   priv->device = _plan_kernel_device_new (GST_ELEMENT (agg),
       plan_kernel_element_get_target (PLAN_KERNEL_ELEMENT (agg)), &err);
   if (priv->device == NULL)
@@ -2360,6 +2405,60 @@ borrow_output (PlanKernelElement * self, PlanKernelElementPrivate * priv,
       " into %s memory", priv->out_rows, n_rows, buffer ? "downstream's" :
       "pool");
   return buffer;
+}
+
+/**
+ * plan_eos_mark_ended_early:
+ * @eos: (transfer full): an EOS event
+ * @end_row: the row at which the stream ends (GST_BUFFER_OFFSET_END of the
+ *   last buffer sent before @eos, 0 when none was)
+ *
+ * Marks @eos as ending its stream early on purpose (#PLAN_EOS_ENDED_EARLY):
+ * the elements after it give their results over the rows they received
+ * rather than taking the stream for one cut short. A source marks the EOS
+ * an application sends it; a kernel element marks the EOS that follows
+ * such inputs.
+ *
+ * Returns: (transfer full): @eos, or a writable copy of it, marked.
+ * Since: 0.1
+ */
+GstEvent *
+plan_eos_mark_ended_early (GstEvent * eos, guint64 end_row)
+{
+  g_return_val_if_fail (GST_IS_EVENT (eos), eos);
+  g_return_val_if_fail (GST_EVENT_TYPE (eos) == GST_EVENT_EOS, eos);
+
+  eos = gst_event_make_writable (eos);
+  gst_structure_set (gst_event_writable_structure (eos), PLAN_EOS_ENDED_EARLY,
+      G_TYPE_UINT64, end_row, NULL);
+  return eos;
+}
+
+/**
+ * plan_eos_is_ended_early:
+ * @eos: an event
+ * @end_row: (out) (optional): where the row at which the stream ends goes
+ *
+ * Returns: whether @eos is an EOS that ends its stream early on purpose
+ * (plan_eos_mark_ended_early()).
+ * Since: 0.1
+ */
+gboolean
+plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row)
+{
+  const GstStructure *s;
+  guint64 row = 0;
+
+  g_return_val_if_fail (GST_IS_EVENT (eos), FALSE);
+
+  if (GST_EVENT_TYPE (eos) != GST_EVENT_EOS)
+    return FALSE;
+  s = gst_event_get_structure (eos);
+  if (s == NULL || !gst_structure_get_uint64 (s, PLAN_EOS_ENDED_EARLY, &row))
+    return FALSE;
+  if (end_row)
+    *end_row = row;
+  return TRUE;
 }
 
 /*

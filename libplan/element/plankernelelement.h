@@ -211,6 +211,28 @@ struct _PlanKernelElementClass
 #define PLAN_EVENT_STREAM_FAILED "plan-stream-failed"
 
 /**
+ * PLAN_EOS_ENDED_EARLY:
+ *
+ * The name of a #guint64 field in the structure of an EOS event that ends
+ * a stream on purpose before its last row: the application sent the EOS
+ * to the source (gst_element_send_event(), `gst-launch-1.0 -e` and
+ * Ctrl-C, gst-validate's scenarios). The value is the row at which the
+ * stream ends (GST_BUFFER_OFFSET_END of the last buffer sent before it).
+ * planfilesrc marks such an EOS; kernel elements then give their result
+ * over the rows received and mark the EOS they send on; planfilesink and
+ * npymux write an array of the rows received. An EOS without the field
+ * that comes before the rows announced is a stream cut short (an error
+ * upstream, a source's num-buffers), an error. Since: 0.1
+ */
+#define PLAN_EOS_ENDED_EARLY "plan-ended-early"
+
+PLAN_API
+GstEvent *plan_eos_mark_ended_early (GstEvent * eos, guint64 end_row);
+
+PLAN_API
+gboolean plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row);
+
+/**
  * PLAN_QUERY_OUTPUT_ROWS:
  *
  * The name of the structure of a custom downstream query

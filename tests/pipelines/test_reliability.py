@@ -490,6 +490,120 @@ def test_shard_is_not_truncation():
     assert_same(np.load(dst), np.asarray(a[100:400].sum()), 'a shard\'s sum')
 
 
+# -- streams the application ends early ------------------------------------
+
+def run_ended_early(branches, rows=10000, rate=1000):
+    """planfilesrc (rows sampled at rate, played in time by a planmap
+    branch whose sink syncs) teed into branches, each a (launch text,
+    output path) pair; once 300 rows have been written the application
+    sends EOS to the pipeline. Returns (the input array, the rows the
+    source sent, the EOS each output got (name -> the plan-ended-early
+    row or None), the error message or None)."""
+    import threading
+    Gst = gst()
+    d = tmpdir()
+    a = np.random.default_rng(5).standard_normal((rows, 3))
+    src, played = os.path.join(d, 'in.npy'), os.path.join(d, 'played.npy')
+    np.save(src, a)
+    text = ('planfilesrc location=%s rate=%d/1 blocksize=%d ! tee name=t '
+            't. ! queue ! planmap expr="2*x" ! planfilesink name=played '
+            'sync=true location=%s ' % (src, rate, 50 * a[0].nbytes, played))
+    for i, (branch, path) in enumerate(branches):
+        text += 't. ! queue ! ' + branch % {'out': path, 'name': 'out%d' % i}
+        text += ' '
+    p = Gst.parse_launch(text)
+    written, ends = threading.Event(), {}
+    count = [0]
+
+    def on_data(pad, info):
+        name = pad.get_parent_element().get_name()
+        if info.type & Gst.PadProbeType.BUFFER:
+            if name != 'played':
+                return Gst.PadProbeReturn.OK
+            count[0] += info.get_buffer().get_size() // a[0].nbytes
+            if count[0] >= 300:
+                written.set()
+        elif info.get_event().type == Gst.EventType.EOS:
+            s = info.get_event().get_structure()
+            ok, row = s.get_uint64('plan-ended-early') if s else (False, 0)
+            ends[name] = row if ok else None
+        return Gst.PadProbeReturn.OK
+    names = ['played'] + ['out%d' % i for i in range(len(branches))]
+    for name in names:
+        p.get_by_name(name).get_static_pad('sink').add_probe(
+            Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM,
+            on_data)
+    p.set_state(Gst.State.PLAYING)
+    if not written.wait(HANG):
+        p.set_state(Gst.State.NULL)
+        raise Failure('no rows were written')
+    p.send_event(Gst.Event.new_eos())
+    msg = p.get_bus().timed_pop_filtered(
+        HANG * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if msg is None:
+        raise Failure('no EOS within %d s of the EOS sent' % HANG)
+    error = msg.parse_error()[0].message \
+        if msg.type == Gst.MessageType.ERROR else None
+    got = np.load(played) if error is None else None
+    n = len(got) if got is not None else None
+    if got is not None:
+        if not 300 <= n < rows:
+            raise Failure('the stream ended after %d of %d rows: not where '
+                          'the EOS was sent' % (n, rows))
+        assert_same(got, 2 * a[:n], 'planmap over the rows sent')
+        if ends.get('played') != n:
+            raise Failure('the EOS at the map\'s sink says %r, not row %d' %
+                          (ends.get('played'), n))
+    return a, n, ends, error
+
+
+def test_eos_sent_by_the_application():
+    """An EOS the application sends ends the stream where it arrives (as
+    gst-launch-1.0 -e and Ctrl-C do): planmap, planreduce, planfilesink
+    and npymux into a seekable sink give their results over the rows the
+    source sent, and the EOS says at which row the stream ended."""
+    d = tmpdir()
+    total, mean, npy = (os.path.join(d, n)
+                        for n in ('sum.npy', 'mean.npy', 'mux.npy'))
+    a, n, ends, error = run_ended_early([
+        ('planreduce op=sum ! planfilesink name=%(name)s location=%(out)s',
+         total),
+        ('planreduce op=mean axis=-1 ! planfilesink name=%(name)s '
+         'location=%(out)s', mean),
+        ('npymux ! filesink name=%(name)s location=%(out)s', npy)])
+    if error is not None:
+        raise Failure('an EOS sent mid-stream gave an error: ' + error)
+    assert_same(np.load(total), np.asarray(a[:n].sum()), 'the sum of the rows sent',
+                rtol=1e-12)
+    if ends.get('out0') != 1:
+        raise Failure('the EOS after the sum says %r, not row 1' %
+                      ends.get('out0'))
+    assert_same(np.load(mean), a[:n].mean(axis=-1), 'row means', rtol=1e-12)
+    assert_same(np.load(npy), a[:n], 'npymux\'s .npy of the rows sent')
+
+
+def test_eos_sent_by_the_application_to_an_unseekable_npymux():
+    """npymux has written a header of every row; downstream cannot seek
+    back to say fewer: a clear error, not a .npy that lies."""
+    _, _, _, error = run_ended_early([
+        ('npymux ! fakesink name=%(name)s', None)])
+    if error is None or 'cannot seek back to rewrite it' not in error:
+        raise Failure('npymux into fakesink ended early: %r' % error)
+
+
+def test_truncated_stream_into_planfilesink_is_an_error():
+    """An EOS that no application sent (num-buffers) before the rows
+    announced: planfilesink writes nothing, and says why."""
+    a, src, d = source(rows=1000)
+    dst = os.path.join(d, 'out.npy')
+    expect_error(['planfilesrc', 'location=' + src, 'blocksize=400',
+                  'num-buffers=1', '!', 'planfilesink', 'location=' + dst],
+                 'ended after 100 of the 1000 rows it announced')
+    if os.path.exists(dst):
+        raise Failure('a stream cut short left ' + dst)
+
+
 CASES = [
     ('planreduce without a sink fails: not linked',
      test_reduce_without_sink_fails_not_linked),
@@ -520,6 +634,12 @@ CASES = [
     ('a stream cut short (num-buffers) is an error',
      test_truncated_stream_is_an_error),
     ('a shard is not a stream cut short', test_shard_is_not_truncation),
+    ('an EOS the application sends ends the stream there',
+     test_eos_sent_by_the_application),
+    ('an EOS the application sends to an unseekable npymux is an error',
+     test_eos_sent_by_the_application_to_an_unseekable_npymux),
+    ('a stream cut short into planfilesink is an error',
+     test_truncated_stream_into_planfilesink_is_an_error),
 ]
 
 if __name__ == '__main__':
