@@ -141,7 +141,7 @@ enum
 #define DEFAULT_BLOCKSIZE 0
 #define DEFAULT_OFFSET 0
 #define DEFAULT_LENGTH -1
-#define DEFAULT_MAX_CHUNKS 4
+#define DEFAULT_MAX_CHUNKS 2
 #define DEFAULT_IO_MODE PLAN_FILE_IO_MODE_AUTO
 #define DEFAULT_SHARD PLAN_SHARD_NONE
 #define DEFAULT_MEMBER NULL
@@ -295,7 +295,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
       g_param_spec_uint ("blocksize", "Chunk size",
           "The size of the chunks, in bytes, rounded down to whole rows (at "
-          "least one row); 0 for 8 MiB when the file is mapped and 1 MiB "
+          "least one row); 0 for 2 MiB when the file is mapped and 1 MiB "
           "when it is read (see io-mode)", 0, MAX_BLOCKSIZE,
           DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

@@ -79,6 +79,14 @@ void _plan_mapped_file_unref (PlanMappedFile * file);
 G_GNUC_INTERNAL
 GstMemory * _plan_mapped_file_map (PlanMappedFile * file, guint64 offset,
     gsize size, GError ** error);
+/* A read-only GstMemory of @size bytes of @window (made by
+ * _plan_mapped_file_map()) from @offset, holding the window: a chunk.
+ * When it is freed, the whole pages of its bytes leave the process's
+ * resident memory (they stay in the page cache), so a reader's memory
+ * counts the chunks in flight rather than the windows. */
+G_GNUC_INTERNAL
+GstMemory * _plan_mapped_file_share (GstMemory * window, gsize offset,
+    gsize size);
 G_GNUC_INTERNAL
 gboolean _plan_mapped_file_check (PlanMappedFile * file, GError ** error);
 G_GNUC_INTERNAL

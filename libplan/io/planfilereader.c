@@ -94,12 +94,13 @@ GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
 #define MAP_MIN_SPAN ((guint64) 8 << 20)
 
 /* The chunk size that plan_file_reader_start() chooses when asked to.
- * Mapped chunks cost no copy and no memory of their own, so they are
- * larger, which makes the work per chunk downstream rarer; read chunks are
- * copied, and a size that stays in the caches between the copy in and the
- * copy out is best. Both measured with tests/benchmarks/bench_fileio.sh and
- * bench_map.py (docs/planfilesrc.md). */
-#define AUTO_CHUNK_MAPPED ((gsize) 8 << 20)
+ * Mapped chunks cost no copy, but their pages are resident while they are
+ * in flight: 2 MiB keeps a two-input map under 64 MiB resident, where
+ * 8 MiB made the work per chunk downstream rarer at about 150 MiB
+ * (docs/performance.md, "Memory footprint"); read chunks are copied, and
+ * a size that stays in the caches between the copy in and the copy out is
+ * best (tests/benchmarks/bench_fileio.sh). */
+#define AUTO_CHUNK_MAPPED ((gsize) 2 << 20)
 #define AUTO_CHUNK_READ ((gsize) 1 << 20)
 
 /* Compressed .npz members are read through this much of the file at a
@@ -1378,7 +1379,7 @@ map_rows (PlanFileReader * self, guint64 row, guint64 n_rows, GError ** error)
     }
     if (!populate (self, start, start + size, error))
       goto failed;
-    gst_buffer_append_memory (buffer, gst_memory_share (self->window,
+    gst_buffer_append_memory (buffer, _plan_mapped_file_share (self->window,
             start - self->window_start, size));
   }
   GST_BUFFER_OFFSET (buffer) = row;

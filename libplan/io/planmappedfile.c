@@ -210,6 +210,50 @@ _plan_mapped_file_map (PlanMappedFile * file, guint64 offset, gsize size,
   return mem;
 }
 
+typedef struct
+{
+  GstMemory *window;
+  guint8 *data;
+  gsize size;
+} Chunk;
+
+/* The chunk's whole pages are let go of: the next touch of one (a
+ * neighbouring chunk sharing it is still in use, say) maps it again from
+ * the page cache, so the mapping reads what it read before. */
+static void
+chunk_free (gpointer data)
+{
+  Chunk *c = data;
+  guintptr first = ((guintptr) c->data + page_size - 1) & ~(guintptr)
+      (page_size - 1);
+  guintptr end = ((guintptr) c->data + c->size) & ~(guintptr) (page_size - 1);
+
+  if (end > first)
+    madvise ((gpointer) first, end - first, MADV_DONTNEED);
+  gst_memory_unref (c->window);
+  g_free (c);
+}
+
+GstMemory *
+_plan_mapped_file_share (GstMemory * window, gsize offset, gsize size)
+{
+  Region *r = gst_mini_object_get_qdata (GST_MINI_OBJECT (window),
+      region_quark);
+  Chunk *c = g_new (Chunk, 1);
+  GstMemory *mem;
+
+  g_return_val_if_fail (r != NULL, NULL);
+  c->window = gst_memory_ref (window);
+  c->data = r->base + window->offset + offset;
+  c->size = size;
+  mem = gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, c->data, size, 0,
+      size, c, chunk_free);
+  /* _plan_buffer_get_mapped_file() finds the file from the chunk, and from
+   * shares of it (whose parent it is). */
+  gst_mini_object_set_qdata (GST_MINI_OBJECT (mem), region_quark, r, NULL);
+  return mem;
+}
+
 /* Sets @error to what became of the file, read through its descriptor
  * (the file that was read, even if another was put at its name since). */
 void

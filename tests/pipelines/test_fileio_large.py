@@ -8,7 +8,7 @@ memory, in both of planfilesrc's io modes.
   mapped, and count in the RSS only while mapped. The process's own memory
   (RssAnon, sampled every 10 ms) must stay under MAX_RSS_MIB, and all of
   its RSS, mapped pages included, under MAX_MAPPED_RSS_MIB: the chunks in
-  flight (8 MiB each), not the file.
+  flight (2 MiB each by default), not the file.
 
 Slow: it writes and reads 2.2 GiB per mode; the files are deleted
 afterwards. Skipped (77) when the temporary directory has too little free
