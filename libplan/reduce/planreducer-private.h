@@ -7,8 +7,9 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Between the CPU reducer and its device twin (planreducer-device.c);
- * not installed. */
+/* What the files of PlanReducer (planreducer*.c) share, and what the
+ * CPU reducer and its device twin (planreducer-device.c) share; not
+ * installed. */
 
 #ifndef __PLAN_REDUCER_PRIVATE_H__
 #define __PLAN_REDUCER_PRIVATE_H__
@@ -18,6 +19,230 @@
 #include <libplan/planexpr.h>
 
 G_BEGIN_DECLS
+
+#define LANES PLAN_REDUCER_LANES
+#define BLOCK PLAN_REDUCER_BLOCK_SIZE
+/* Enough levels for 2^64 blocks; a run that starts inside the stream (a
+ * shard) may hold two nodes of each level. */
+#define MAX_LEVELS 64
+#define STACK_SIZE (2 * MAX_LEVELS)
+/* Blocks per task of the worker threads: 512 Ki elements. The block loops
+ * outrun reading (tens of GB/s a core), so workers only pay when a chunk is
+ * large; with smaller chunks waking one would cost more than it saves, and
+ * take the core that reads the file. */
+#define BLOCK_GRAIN 256
+/* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
+#define COLUMN_GRAIN 1024
+/* Rows of a column block with PLAN_REDUCE_AXIS_ROWS: COLUMN_BLOCK elements
+ * of the row's columns, and at least COLUMN_BLOCK_ROWS rows (a block's end
+ * costs a merge a column). */
+#define COLUMN_BLOCK (32 * BLOCK)
+#define COLUMN_BLOCK_ROWS 64
+
+/* One value of any result or accumulator dtype; custom combiners keep the
+ * raw bytes of their dtype at the start. */
+typedef union
+{
+  gdouble f;
+  gint64 i;
+  guint64 u;
+  guint8 raw[8];
+} Value;
+
+/* A partial result: the value (the high part of a double-double sum), the
+ * low part of a sum, and the index of an argmin/argmax; for the moments
+ * the mean, M2 and the count (see DEFINE_BLOCK_MOMENTS). */
+typedef struct
+{
+  Value v;
+  gdouble lo;
+  guint64 index;
+  Value w;                      /* ptp: the minimum (v is the maximum) */
+} Acc;
+
+/* Reduces @n (1 .. BLOCK) contiguous elements whose first has index @base. */
+typedef void (*BlockFunc) (const PlanReducer * r, gconstpointer in, gsize n,
+    guint64 base, Acc * out, gpointer scratch);
+/* a = a (+) b, where a holds earlier elements than b, or lanes. */
+typedef void (*MergeFunc) (const PlanReducer * r, Acc * a, const Acc * b);
+/* Folds one row into the accumulators @cols of columns [c0, c1). */
+typedef void (*ColumnFunc) (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch);
+/* Folds @n_rows rows, @row_size bytes apart, into the fields v.f and lo
+ * of the accumulators of columns [c0, c1), each field an array. */
+typedef void (*ColumnRowsFunc) (gdouble * restrict v, gdouble * restrict lo,
+    const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, gsize c1);
+/* Writes the result of @a, over @count elements, in the result dtype. */
+typedef void (*FinalFunc) (const PlanReducer * r, const Acc * a, guint64 count, gpointer out);
+
+struct _PlanReducer
+{
+  gint ref_count;
+
+  /* construct-only, no lock */
+  gboolean custom;
+  PlanReduceOp op;
+  PlanReduceAxis axis;          /* as asked */
+  PlanReduceAxis mode;          /* as run: ROWS on 0-d and 1-D input is ALL */
+  gchar *name;
+  PlanArrayInfo input;
+  PlanArrayInfo output;
+  gsize in_size;                /* bytes per input element */
+  gsize acc_size;               /* bytes per element of a custom combiner */
+  gsize out_size;               /* bytes per result element */
+  gsize row_elements;
+  BlockFunc block;
+  MergeFunc merge;
+  ColumnFunc column;
+  ColumnRowsFunc column_rows;   /* the column function over many rows, or
+                                 * NULL */
+  FinalFunc final;
+  Acc identity;
+  gdouble ddof;                 /* var, std, nanvar, nanstd */
+  gboolean nan_arg;             /* nanargmin, nanargmax: an all-NaN slice
+                                 * is an error */
+  PlanExpr *combiner;           /* custom: f(x, y) in the accumulator dtype */
+  PlanExpr *cast;               /* custom: input to accumulator dtype, or NULL */
+
+  /* caller's thread only (the streaming thread of an element) */
+  guint n_threads;
+  guint64 n_rows;
+  guint64 n_blocks;             /* the global index of the next block
+                                 * (mode ALL) */
+  guint8 *staging;              /* [BLOCK] input elements (mode ALL) */
+  gsize staged;
+  gpointer scratch;             /* for blocks reduced on this thread */
+  Acc stack[STACK_SIZE];
+  guint levels[STACK_SIZE];
+  guint64 starts[STACK_SIZE];   /* the first block of each node */
+  guint depth;
+  /* A shard of a longer stream (plan_reducer_set_origin()): the current
+   * run of rows starts at global row run_first; it keeps the elements
+   * (mode ALL) or rows (mode ROWS) before its first whole block raw in
+   * head. Runs before the current one are serialized in runs. */
+  guint64 next_row;             /* global index of the next row */
+  guint64 run_first;
+  guint64 run_rows;
+  guint8 *head;                 /* [BLOCK] */
+  gsize head_len;
+  gsize head_want;
+  GByteArray *runs;
+  guint n_runs;
+  Acc *results;                 /* block results of one chunk */
+  gsize results_len;
+  /* Mode ROWS: the open block of each column, and the columns' trees,
+   * whose shape (one for all columns) is in levels, starts and depth. */
+  gsize col_rows;               /* rows per column block */
+  Acc *cols;                    /* [row_elements] */
+  guint8 *cols_raw;             /* custom: [row_elements] accumulator dtype */
+  Acc *col_nodes;               /* [col_slots][row_elements] */
+  guint col_slots;
+};
+
+/* The ops and dtypes (planreducer-ops.c). */
+
+typedef enum
+{
+  KIND_B,
+  KIND_S,
+  KIND_U,
+  KIND_F,
+} Kind;
+
+G_GNUC_INTERNAL
+Kind _plan_reducer_dtype_kind (PlanDType dtype);
+
+G_GNUC_INTERNAL
+gboolean _plan_reducer_needs_compensation (PlanDType dtype);
+
+G_GNUC_INTERNAL
+PlanReduceOp _plan_reducer_plain_op (PlanReduceOp op);
+
+G_GNUC_INTERNAL
+void _plan_reducer_select_builtin (PlanReducer * r);
+
+G_GNUC_INTERNAL
+void _plan_reducer_block_custom (const PlanReducer * r, gconstpointer in,
+    gsize n, guint64 base, Acc * out, gpointer scratch);
+
+G_GNUC_INTERNAL
+void _plan_reducer_merge_custom (const PlanReducer * r, Acc * a, const Acc * b);
+
+G_GNUC_INTERNAL
+void _plan_reducer_column_custom (PlanReducer * r, Acc * cols, gsize c0,
+    gsize c1, gconstpointer row, guint64 row_index, gpointer scratch);
+
+G_GNUC_INTERNAL
+gboolean _plan_reducer_parse_identity (const gchar * text, PlanDType dtype,
+    Value * value, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_reducer_compile_custom (PlanReducer * r, const gchar * combiner,
+    GError ** error);
+
+/* The merge tree (planreducer-tree.c): a binary counter over block
+ * results; a stack of nodes with their levels and first blocks. */
+
+typedef struct
+{
+  Acc *stack;
+  guint *levels;
+  guint64 *starts;
+  guint depth;
+} Tree;
+
+G_GNUC_INTERNAL
+guint _plan_reducer_tree_place (Tree * t, guint level, guint64 start);
+
+G_GNUC_INTERNAL
+void _plan_reducer_tree_push_node (const PlanReducer * r, Tree * t,
+    const Acc * node, guint level, guint64 start);
+
+G_GNUC_INTERNAL
+void _plan_reducer_tree_push (const PlanReducer * r, Tree * t,
+    const Acc * block, guint64 index);
+
+G_GNUC_INTERNAL
+void _plan_reducer_tree_fold (const PlanReducer * r, const Tree * t,
+    const Acc * partial, Acc * out);
+
+G_GNUC_INTERNAL
+void _plan_reducer_reduce_contiguous (const PlanReducer * r,
+    const guint8 * data, gsize n, Acc * out, gpointer scratch);
+
+G_GNUC_INTERNAL
+gpointer _plan_reducer_scratch_new (const PlanReducer * r, gsize n_elements);
+
+/* Column blocks and results of mode ROWS (planreducer-modes.c). */
+
+G_GNUC_INTERNAL
+void _plan_reducer_column_set_open (const PlanReducer * r, Acc * cols,
+    guint8 * raw, gsize c, const Acc * a);
+
+G_GNUC_INTERNAL
+void _plan_reducer_ensure_slots (Acc ** nodes, guint * slots, guint need,
+    gsize row_elements);
+
+G_GNUC_INTERNAL
+void _plan_reducer_columns_push (const PlanReducer * r, Acc * cols,
+    guint8 * raw, Acc * nodes, gsize c0, gsize c1, guint slot, guint merges);
+
+G_GNUC_INTERNAL
+void _plan_reducer_column_fold (const PlanReducer * r, const Acc * cols,
+    const guint8 * raw, const Acc * nodes, guint depth, gboolean open, gsize c,
+    Acc * out);
+
+G_GNUC_INTERNAL
+gboolean _plan_reducer_final_column (const PlanReducer * r, const Acc * acc,
+    guint64 n_rows, gpointer out, gsize c);
+
+G_GNUC_INTERNAL
+const gchar *_plan_reducer_numpy_op_name (PlanReduceOp op);
+
+/* Construction (planreducer.c). */
+
+G_GNUC_INTERNAL
+void _plan_reducer_clear_run (PlanReducer * r);
 
 G_GNUC_INTERNAL
 void _plan_reducer_set_n_rows (PlanReducer * reducer, guint64 n_rows);

@@ -17,7 +17,7 @@
  *  - run on the host by the sim and cpu devices (planreducer-device.c,
  *    prk_host_* below, in the kernels' order), and
  *  - compiled on the host, as C and with nvcc, by the tests, which compare
- *    it with the CPU reducer (planreducer.c) bit for bit.
+ *    it with the CPU reducer (planreducer-ops.c) bit for bit.
  *
  * It repeats the CPU reducer's order of operations exactly: blocks of
  * PRK_BLOCK elements at global indices that are multiples of it, element i

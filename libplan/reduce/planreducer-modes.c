@@ -1,0 +1,597 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanReducer: pushing rows in its three modes (ALL, INNER, ROWS)
+ * and finishing. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planreducer-private.h"
+#include "libplan/core/plan-testing.h"
+#include <libplan/planerror.h>
+#include <libplan/planexpr.h>
+#include <libplan/planparallel.h>
+#include <libplan/planarray.h>
+
+#include <math.h>
+#include <string.h>
+
+/* Mode ALL: worker threads reduce whole blocks of a chunk -------------- */
+
+typedef struct
+{
+  const PlanReducer *r;
+  const guint8 *data;
+  guint64 base;
+} BlocksJob;
+
+static void
+blocks_func (gsize begin, gsize end, gpointer user_data)
+{
+  BlocksJob *job = user_data;
+  const PlanReducer *r = job->r;
+  gpointer scratch = _plan_reducer_scratch_new (r, 2 * BLOCK);
+  gsize k;
+
+  for (k = begin; k < end; k++)
+    r->block (r, job->data + k * BLOCK * r->in_size, BLOCK,
+        job->base + k * BLOCK, &r->results[k], scratch);
+  g_free (scratch);
+}
+
+static void
+push_all (PlanReducer * r, const guint8 * data, gsize n)
+{
+  Tree t = { r->stack, r->levels, r->starts, r->depth };
+  gsize es = r->in_size, n_blocks, k;
+  Acc block;
+
+  /* A shard's elements before its first whole block are kept as they
+   * are, for the rank that holds the rest of that block. */
+  if (r->head_len < r->head_want) {
+    gsize take = MIN (n, r->head_want - r->head_len);
+
+    memcpy (r->head + r->head_len * es, data, take * es);
+    r->head_len += take;
+    data += take * es;
+    n -= take;
+    if (n == 0)
+      return;
+  }
+
+  if (r->staged > 0) {
+    gsize take = MIN (n, BLOCK - r->staged);
+
+    memcpy (r->staging + r->staged * es, data, take * es);
+    r->staged += take;
+    data += take * es;
+    n -= take;
+    if (r->staged < BLOCK)
+      return;
+    r->block (r, r->staging, BLOCK, r->n_blocks * BLOCK, &block, r->scratch);
+    _plan_reducer_tree_push (r, &t, &block, r->n_blocks);
+    r->n_blocks++;
+    r->staged = 0;
+  }
+
+  n_blocks = n / BLOCK;
+  if (n_blocks > 0) {
+    BlocksJob job = { r, data, r->n_blocks * BLOCK };
+
+    if (n_blocks > r->results_len) {
+      r->results = g_renew (Acc, r->results, n_blocks);
+      r->results_len = n_blocks;
+    }
+    plan_parallel_for (r->n_threads, n_blocks, BLOCK_GRAIN, blocks_func,
+        &job);
+    for (k = 0; k < n_blocks; k++)
+      _plan_reducer_tree_push (r, &t, &r->results[k], r->n_blocks + k);
+    r->n_blocks += n_blocks;
+  }
+
+  r->staged = n - n_blocks * BLOCK;
+  memcpy (r->staging, data + n_blocks * BLOCK * es, r->staged * es);
+  r->depth = t.depth;
+}
+
+/* Mode INNER: threads take rows ------------------------------------------ */
+
+typedef struct
+{
+  const PlanReducer *r;
+  const guint8 *data;
+  guint8 *out;
+  gint all_nan;                 /* a row of nanargmin/nanargmax was all NaN */
+} RowsJob;
+
+static void
+rows_func (gsize begin, gsize end, gpointer user_data)
+{
+  RowsJob *job = user_data;
+  const PlanReducer *r = job->r;
+  gsize row_size = r->row_elements * r->in_size, i;
+  gpointer scratch = _plan_reducer_scratch_new (r, 2 * BLOCK);
+  Acc acc;
+
+  for (i = begin; i < end; i++) {
+    _plan_reducer_reduce_contiguous (r, job->data + i * row_size, r->row_elements, &acc,
+        scratch);
+    if (r->custom)
+      memcpy (job->out + i * r->out_size, acc.v.raw, r->out_size);
+    else
+      r->final (r, &acc, r->row_elements, job->out + i * r->out_size);
+    if (r->nan_arg && acc.index == G_MAXUINT64)
+      g_atomic_int_set (&job->all_nan, 1);
+  }
+  g_free (scratch);
+}
+
+/* Mode INNER on rows of one element: each element is reduced on its own.
+ * That is a column update of identities by one row holding the whole
+ * chunk, which gives what the block tree gives for one element, without
+ * its per-row cost. */
+static gboolean
+push_single_elements (PlanReducer * r, const guint8 * data, gsize n_rows,
+    guint8 * out)
+{
+  gboolean ok = TRUE;
+  gsize i;
+
+  if (n_rows > r->results_len) {
+    r->results = g_renew (Acc, r->results, n_rows);
+    r->results_len = n_rows;
+  }
+  for (i = 0; i < n_rows; i++)
+    r->results[i] = r->identity;
+  r->column (r, r->results, 0, n_rows, data, 0, NULL);
+  for (i = 0; i < n_rows; i++) {
+    r->final (r, &r->results[i], 1, out + i * r->out_size);
+    if (r->nan_arg && r->results[i].index == G_MAXUINT64)
+      ok = FALSE;
+  }
+  return ok;
+}
+
+/* Mode ROWS: column blocks and their trees, threads taking columns -------
+ *
+ * Column c's open block is cols[c] (a custom combiner's value in
+ * cols_raw), its tree's node in slot i is nodes[i * row_elements + c]. */
+
+static Acc
+column_open (const PlanReducer * r, const Acc * cols, const guint8 * raw,
+    gsize c)
+{
+  Acc a = cols[c];
+
+  if (raw)
+    memcpy (a.v.raw, raw + c * r->acc_size, r->acc_size);
+  return a;
+}
+
+void
+_plan_reducer_column_set_open (const PlanReducer * r, Acc * cols, guint8 * raw, gsize c,
+    const Acc * a)
+{
+  cols[c] = *a;
+  if (raw)
+    memcpy (raw + c * r->acc_size, a->v.raw, r->acc_size);
+}
+
+void
+_plan_reducer_ensure_slots (Acc ** nodes, guint * slots, guint need, gsize row_elements)
+{
+  if (need > *slots) {
+    *nodes = g_renew (Acc, *nodes, (gsize) need * row_elements);
+    *slots = need;
+  }
+}
+
+/* Pushes the open blocks of columns [c0, c1) into their trees, as a node
+ * that goes to @slot after merging with the @merges nodes from there on
+ * (_plan_reducer_tree_place()), and opens the next blocks. */
+void
+_plan_reducer_columns_push (const PlanReducer * r, Acc * cols, guint8 * raw, Acc * nodes,
+    gsize c0, gsize c1, guint slot, guint merges)
+{
+  gsize w = r->row_elements, c;
+  guint i;
+
+  for (c = c0; c < c1; c++) {
+    Acc acc = column_open (r, cols, raw, c);
+
+    for (i = slot + merges; i > slot; i--) {
+      Acc merged = nodes[(i - 1) * w + c];
+
+      r->merge (r, &merged, &acc);
+      acc = merged;
+    }
+    nodes[slot * w + c] = acc;
+    _plan_reducer_column_set_open (r, cols, raw, c, &r->identity);
+  }
+}
+
+/* Column @c's result: its open block when @open, then the nodes of its
+ * tree of @depth slots, most recent first (as _plan_reducer_tree_fold()). */
+void
+_plan_reducer_column_fold (const PlanReducer * r, const Acc * cols, const guint8 * raw,
+    const Acc * nodes, guint depth, gboolean open, gsize c, Acc * out)
+{
+  gsize w = r->row_elements;
+  gint i = (gint) depth - 1;
+  Acc acc;
+
+  if (open)
+    acc = column_open (r, cols, raw, c);
+  else if (i >= 0)
+    acc = nodes[i-- * w + c];
+  else
+    acc = r->identity;
+  for (; i >= 0; i--) {
+    Acc merged = nodes[i * w + c];
+
+    r->merge (r, &merged, &acc);
+    acc = merged;
+  }
+  *out = acc;
+}
+
+/* A column block that ends after row @end of a chunk. */
+typedef struct
+{
+  gsize end;
+  guint slot;
+  guint merges;
+} ColumnPush;
+
+typedef struct
+{
+  PlanReducer *r;
+  const guint8 *data;
+  gsize n_rows;
+  guint64 first_row;
+  const ColumnPush *pushes;
+  gsize n_pushes;
+} ColumnsJob;
+
+/* Moves the fields of the open blocks of columns [c0, c1) between the
+ * accumulators and arrays of their own (ColumnRowsFunc). */
+static void
+columns_to_arrays (const Acc * cols, gsize c0, gsize c1, gdouble * v,
+    gdouble * lo)
+{
+  gsize c;
+
+  for (c = c0; c < c1; c++) {
+    v[c - c0] = cols[c].v.f;
+    lo[c - c0] = cols[c].lo;
+  }
+}
+
+static void
+columns_from_arrays (Acc * cols, gsize c0, gsize c1, const gdouble * v,
+    const gdouble * lo)
+{
+  gsize c;
+
+  for (c = c0; c < c1; c++) {
+    cols[c].v.f = v[c - c0];
+    cols[c].lo = lo[c - c0];
+  }
+}
+
+/* The rows up to each block's end, then that block's push; with
+ * r->column_rows the rows of a segment in one call, the open blocks'
+ * fields in arrays meanwhile. */
+static void
+columns_func (gsize begin, gsize end, gpointer user_data)
+{
+  ColumnsJob *job = user_data;
+  PlanReducer *r = job->r;
+  gsize row_size = r->row_elements * r->in_size, w = end - begin, i = 0, j;
+  gpointer scratch = NULL;
+  gdouble *v = NULL, *lo = NULL;
+
+  if (r->column_rows) {
+    v = g_new (gdouble, 2 * w);
+    lo = v + w;
+    columns_to_arrays (r->cols, begin, end, v, lo);
+  } else {
+    scratch = _plan_reducer_scratch_new (r, 2 * w);
+  }
+  for (j = 0; j <= job->n_pushes; j++) {
+    gsize stop = j < job->n_pushes ? job->pushes[j].end : job->n_rows;
+
+    if (v) {
+      r->column_rows (v, lo, job->data + i * row_size, stop - i, row_size,
+          begin, end);
+      i = stop;
+    }
+    for (; i < stop; i++)
+      r->column (r, r->cols, begin, end, job->data + i * row_size,
+          job->first_row + i, scratch);
+    if (j == job->n_pushes)
+      break;
+    if (v)
+      columns_from_arrays (r->cols, begin, end, v, lo);
+    _plan_reducer_columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
+        job->pushes[j].slot, job->pushes[j].merges);
+    if (v)
+      columns_to_arrays (r->cols, begin, end, v, lo);
+  }
+  if (v)
+    columns_from_arrays (r->cols, begin, end, v, lo);
+  g_free (v);
+  g_free (scratch);
+}
+
+static void
+push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
+{
+  gsize row_size = r->row_elements * r->in_size, n_pushes = 0;
+  guint64 g = r->next_row, b, R = r->col_rows;
+  Tree t = { NULL, r->levels, r->starts, r->depth };
+  ColumnPush *pushes;
+  ColumnsJob job;
+  guint need = r->depth;
+
+  /* A shard's rows before its first whole column block are kept as they
+   * are, for the rank that holds the rest of that block. */
+  if (r->head_len < r->head_want) {
+    gsize take = MIN (n_rows, r->head_want - r->head_len);
+
+    memcpy (r->head + r->head_len * row_size, data, take * row_size);
+    r->head_len += take;
+    data += take * row_size;
+    n_rows -= take;
+    g += take;
+    if (n_rows == 0)
+      return;
+  }
+
+  /* The trees' shape changes on the caller's thread; the threads then
+   * follow it, each in its columns. */
+  pushes = g_new (ColumnPush, (g + n_rows) / R - g / R + 1);
+  for (b = (g / R + 1) * R; b <= g + n_rows; b += R) {
+    ColumnPush *p = &pushes[n_pushes++];
+    guint depth = t.depth;
+
+    p->end = b - g;
+    p->merges = _plan_reducer_tree_place (&t, 0, b / R - 1);
+    p->slot = depth - p->merges;
+    need = MAX (need, t.depth);
+  }
+  _plan_reducer_ensure_slots (&r->col_nodes, &r->col_slots, need, r->row_elements);
+  job.r = r;
+  job.data = data;
+  job.n_rows = n_rows;
+  job.first_row = g;
+  job.pushes = pushes;
+  job.n_pushes = n_pushes;
+  plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
+      columns_func, &job);
+  r->depth = t.depth;
+  g_free (pushes);
+}
+
+/**
+ * plan_reducer_push:
+ * @reducer: a #PlanReducer
+ * @rows: (array) (element-type guint8): @n_rows rows of the input,
+ *   C-contiguous
+ * @n_rows: the number of rows
+ * @out: (nullable): with #PLAN_REDUCE_AXIS_INNER, room for @n_rows results
+ *   of the output dtype, which are written there; %NULL otherwise
+ * @error: return location for a #GError
+ *
+ * Reduces the next @n_rows rows of the stream. Call it from one thread at
+ * a time; it runs the reducer's worker threads and returns when they are
+ * done. With #PLAN_REDUCE_AXIS_INNER the result of each row is written to
+ * @out at once; otherwise it is kept until plan_reducer_finish().
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @out is missing.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
+    gpointer out, GError ** error)
+{
+  PlanReducer *r = reducer;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL || n_rows == 0, FALSE);
+
+  if (n_rows == 0)
+    return TRUE;
+
+  switch (r->mode) {
+    case PLAN_REDUCE_AXIS_1:   /* made INNER when the reducer is made */
+      g_assert_not_reached ();
+      break;
+    case PLAN_REDUCE_AXIS_ALL:
+      push_all (r, rows, n_rows * r->row_elements);
+      break;
+    case PLAN_REDUCE_AXIS_ROWS:
+      push_columns (r, rows, n_rows);
+      break;
+    case PLAN_REDUCE_AXIS_INNER:{
+      RowsJob job = { r, rows, out, 0 };
+      gsize grain = MAX (1, BLOCK * BLOCK_GRAIN / r->row_elements);
+
+      if (out == NULL)
+        goto no_out;
+      if (r->row_elements == 1 && !r->custom)
+        job.all_nan = !push_single_elements (r, rows, n_rows, out);
+      else
+        plan_parallel_for (r->n_threads, n_rows, grain, rows_func, &job);
+      r->n_rows += n_rows;
+      r->next_row += n_rows;
+      r->run_rows += n_rows;
+      if (job.all_nan)
+        goto all_nan;
+      return TRUE;
+    }
+  }
+  r->n_rows += n_rows;
+  r->next_row += n_rows;
+  r->run_rows += n_rows;
+  return TRUE;
+
+  /* ERRORS */
+all_nan:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s of a row whose values are all NaN (numpy: "
+        "All-NaN slice encountered)", r->name);
+    return FALSE;
+  }
+no_out:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a reduction of each row needs an output for %" G_GSIZE_FORMAT
+        " rows", n_rows);
+    return FALSE;
+  }
+}
+
+/* Writes column @c's result to @out; FALSE when nanargmin or nanargmax
+ * found only NaNs in it. */
+gboolean
+_plan_reducer_final_column (const PlanReducer * r, const Acc * acc, guint64 n_rows,
+    gpointer out, gsize c)
+{
+  guint8 *o = (guint8 *) out + c * r->out_size;
+
+  if (r->custom)
+    memcpy (o, acc->v.raw, r->out_size);
+  else
+    r->final (r, acc, n_rows, o);
+  return !(r->nan_arg && acc->index == G_MAXUINT64);
+}
+
+const gchar *
+_plan_reducer_numpy_op_name (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_MIN:
+      return "zero-size array to reduction operation minimum which has no "
+          "identity";
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_PTP:
+      return "zero-size array to reduction operation maximum which has no "
+          "identity";
+    case PLAN_REDUCE_OP_NANMIN:
+      return "zero-size array to reduction operation fmin which has no "
+          "identity";
+    case PLAN_REDUCE_OP_NANMAX:
+      return "zero-size array to reduction operation fmax which has no "
+          "identity";
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_NANARGMIN:
+      return "attempt to get argmin of an empty sequence";
+    default:
+      return "attempt to get argmax of an empty sequence";
+  }
+}
+
+/**
+ * plan_reducer_finish:
+ * @reducer: a #PlanReducer
+ * @out: (nullable): room for the result (the output info's number of
+ *   elements, of its dtype); may be %NULL with #PLAN_REDUCE_AXIS_INNER
+ * @error: return location for a #GError
+ *
+ * Completes the reduction at the end of the stream and writes the result
+ * to @out (nothing with #PLAN_REDUCE_AXIS_INNER, whose results were
+ * written by plan_reducer_push()). The reducer keeps its state; call
+ * plan_reducer_reset() before reducing another stream.
+ *
+ * Returns: %TRUE, or %FALSE with @error set when the stream was empty and
+ *   the op has no identity (min, max, argmin, argmax, their nan versions,
+ *   ptp), or when nanargmin or nanargmax found only NaNs (in a column with
+ *   #PLAN_REDUCE_AXIS_ROWS), as numpy raises.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
+{
+  PlanReducer *r = reducer;
+  Tree t;
+  Acc acc, block;
+  gsize c;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (out != NULL || r->mode == PLAN_REDUCE_AXIS_INNER,
+      FALSE);
+
+  if (r->mode == PLAN_REDUCE_AXIS_INNER)
+    return TRUE;
+  if (r->n_runs > 0 || r->run_first > 0)
+    goto sharded;
+  if (r->n_rows == 0 && !r->custom && !plan_reduce_op_has_identity (r->op))
+    goto empty;
+
+  if (r->mode == PLAN_REDUCE_AXIS_ROWS) {
+    for (c = 0; c < r->row_elements; c++) {
+      _plan_reducer_column_fold (r, r->cols, r->cols_raw, r->col_nodes, r->depth,
+          r->n_rows % r->col_rows != 0, c, &acc);
+      if (!_plan_reducer_final_column (r, &acc, r->n_rows, out, c))
+        goto all_nan;
+    }
+    return TRUE;
+  }
+
+  t.stack = r->stack;
+  t.levels = r->levels;
+  t.starts = r->starts;
+  t.depth = r->depth;
+  if (r->staged > 0) {
+    r->block (r, r->staging, r->staged, r->n_blocks * BLOCK, &block,
+        r->scratch);
+    _plan_reducer_tree_fold (r, &t, &block, &acc);
+  } else {
+    _plan_reducer_tree_fold (r, &t, NULL, &acc);
+  }
+  if (r->custom)
+    memcpy (out, acc.v.raw, r->out_size);
+  else
+    r->final (r, &acc, r->n_rows * r->row_elements, out);
+  if (r->nan_arg && acc.index == G_MAXUINT64)
+    goto all_nan;
+  return TRUE;
+
+  /* ERRORS */
+all_nan:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s: %s (numpy: All-NaN slice encountered)", r->name,
+        r->mode == PLAN_REDUCE_AXIS_ROWS ? "a column's values are all NaN"
+        : "every value is NaN");
+    return FALSE;
+  }
+empty:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "cannot compute %s of an empty stream: %s has no identity "
+        "(numpy: %s)", r->name, r->name, _plan_reducer_numpy_op_name (r->op));
+    return FALSE;
+  }
+sharded:
+  {
+    /* Rows from elsewhere than row 0: one shard's result is no result. */
+    GBytes *part = plan_reducer_export (r);
+    gboolean ok = plan_reducer_finish_parts (r, &part, 1, out, error);
+
+    g_bytes_unref (part);
+    return ok;
+  }
+}

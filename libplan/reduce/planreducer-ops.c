@@ -1,0 +1,1928 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanReducer: the loops of every op and dtype (blocks, merges,
+ * columns, finals), their tables, and the choice of them for an op and a
+ * dtype; custom combiners. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planreducer-private.h"
+#include "libplan/core/plan-testing.h"
+#include <libplan/planerror.h>
+#include <libplan/planexpr.h>
+#include <libplan/planparallel.h>
+#include <libplan/planarray.h>
+
+#include <math.h>
+#include <string.h>
+
+/* The block loops are compiled for the widest vectors the CPU has (chosen
+ * once, when the library loads). Every clone does the same IEEE operations
+ * on the same lanes in the same order, and none contracts a multiply and
+ * an add, so they give bit-identical results (build with
+ * -DPLAN_REDUCER_NO_CLONES to compare). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute) \
+    && !defined(PLAN_REDUCER_NO_CLONES)
+#if __has_attribute (target_clones) && !defined(__clang__)
+#define BLOCK_CLONES __attribute__ ((target_clones ("avx512f", "avx2", \
+            "default")))
+#elif __has_attribute (target_clones)
+/* clang 14 fails to select some AVX-512 integer compares in these loops. */
+#define BLOCK_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#endif
+#endif
+#ifndef BLOCK_CLONES
+#define BLOCK_CLONES
+#endif
+
+/* Lane loops --------------------------------------------------------------
+ *
+ * LANE_LOOP runs BODY for i in [start, n) with l = i % LANES. The inner loop
+ * has a fixed trip count, which the compiler vectorises even under its
+ * cheapest cost model; the remainder runs the same body on the first lanes.
+ * @start must be a multiple of LANES. */
+#define LANE_LOOP(start, n, ...) \
+  G_STMT_START { \
+    gsize j_, l; \
+    for (j_ = (start); j_ + LANES <= (n); j_ += LANES) { \
+      for (l = 0; l < LANES; l++) { \
+        const gsize i = j_ + l; \
+        __VA_ARGS__; \
+      } \
+    } \
+    for (l = 0; j_ + l < (n); l++) { \
+      const gsize i = j_ + l; \
+      __VA_ARGS__; \
+    } \
+  } G_STMT_END
+
+/* How an element enters arithmetic, by kind: B(ool), S(igned), U(nsigned),
+ * F(loat). Bools count as 0 or 1 whatever byte they hold. */
+#define LOAD_B(x) ((guint8) ((x) != 0))
+#define LOAD_S(x) (x)
+#define LOAD_U(x) (x)
+#define LOAD_F(x) (x)
+
+#define TO_U64_B(x) ((guint64) ((x) != 0))
+#define TO_U64_S(x) ((guint64) (gint64) (x))
+#define TO_U64_U(x) ((guint64) (x))
+
+/* Where a kind's min/max/argmin/argmax live in a Value. */
+#define VAL_B(acc) ((acc)->v.u)
+#define VAL_S(acc) ((acc)->v.i)
+#define VAL_U(acc) ((acc)->v.u)
+#define VAL_F(acc) ((acc)->v.f)
+
+/* Double-double addition, a += (bhi, blo). Infinities and NaNs make the
+ * error terms meaningless, so they fall back to the plain sum. */
+static inline void
+dd_add (Acc * a, gdouble bhi, gdouble blo)
+{
+  gdouble s = a->v.f + bhi, bb, e, lo;
+
+  if (!isfinite (s)) {
+    a->v.f = s;
+    a->lo = 0.0;
+    return;
+  }
+  bb = s - a->v.f;
+  e = (a->v.f - (s - bb)) + (bhi - bb);
+  lo = e + (a->lo + blo);
+  a->v.f = s + lo;
+  a->lo = lo - (a->v.f - s);
+}
+
+/* Combines float64 lanes pairwise (16 -> 8 -> 4 -> 2 -> 1), a fixed order
+ * whose levels vectorise; @v is overwritten. */
+static inline void
+lanes_sum (gdouble * v, Acc * out)
+{
+  guint w, l;
+
+  for (w = LANES / 2; w > 0; w /= 2)
+    for (l = 0; l < w; l++)
+      v[l] = v[l] + v[l + w];
+  out->v.f = v[0];
+  out->lo = 0.0;
+  out->index = 0;
+}
+
+/* The same with compensated lanes @s, @c: each pairwise addition's rounding
+ * error (TwoSum) joins the compensations. Gives a double-double. */
+static inline void
+lanes_sum_compensated (gdouble * s, gdouble * c, Acc * out)
+{
+  guint w, l;
+
+  for (w = LANES / 2; w > 0; w /= 2) {
+    for (l = 0; l < w; l++) {
+      gdouble a = s[l], b = s[l + w], t = a + b, z = t - a;
+
+      c[l] = (c[l] + c[l + w]) + ((a - (t - z)) + (b - z));
+      s[l] = t;
+    }
+  }
+  out->v.f = s[0] + c[0];
+  out->lo = c[0] - (out->v.f - s[0]);
+  out->index = 0;
+}
+
+/* Merges --------------------------------------------------------------- */
+
+static void
+merge_add_u64 (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u += b->v.u;
+}
+
+static void
+merge_mul_u64 (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u *= b->v.u;
+}
+
+static void
+merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  dd_add (a, b->v.f, b->lo);
+}
+
+static void
+merge_mul_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.f *= b->v.f;
+}
+
+static void
+merge_or (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u |= b->v.u;
+}
+
+static void
+merge_and (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  a->v.u &= b->v.u;
+}
+
+/* The first NaN wins; otherwise the smaller (larger) value. */
+static void
+merge_min_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (!isnan (a->v.f) && (b->v.f < a->v.f || isnan (b->v.f)))
+    a->v.f = b->v.f;
+}
+
+static void
+merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (!isnan (a->v.f) && (b->v.f > a->v.f || isnan (b->v.f)))
+    a->v.f = b->v.f;
+}
+
+#define DEFINE_MERGE_MINMAX_INT(K, field) \
+  static void \
+  merge_min_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field < a->v.field) \
+      a->v.field = b->v.field; \
+  } \
+  static void \
+  merge_max_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field > a->v.field) \
+      a->v.field = b->v.field; \
+  }
+
+DEFINE_MERGE_MINMAX_INT (S, i);
+DEFINE_MERGE_MINMAX_INT (U, u);
+
+/* Arg merges see lanes as well as blocks, so equal values are decided by
+ * the smaller index: the first occurrence, as numpy. */
+static void
+merge_argmin_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  gboolean an = isnan (a->v.f), bn = isnan (b->v.f), take;
+
+  if (an || bn)
+    take = bn && (!an || b->index < a->index);
+  else
+    take = b->v.f < a->v.f || (b->v.f == a->v.f && b->index < a->index);
+  if (take)
+    *a = *b;
+}
+
+static void
+merge_argmax_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  gboolean an = isnan (a->v.f), bn = isnan (b->v.f), take;
+
+  if (an || bn)
+    take = bn && (!an || b->index < a->index);
+  else
+    take = b->v.f > a->v.f || (b->v.f == a->v.f && b->index < a->index);
+  if (take)
+    *a = *b;
+}
+
+#define DEFINE_MERGE_ARG_INT(K, field) \
+  static void \
+  merge_argmin_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field < a->v.field \
+        || (b->v.field == a->v.field && b->index < a->index)) \
+      *a = *b; \
+  } \
+  static void \
+  merge_argmax_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field > a->v.field \
+        || (b->v.field == a->v.field && b->index < a->index)) \
+      *a = *b; \
+  }
+
+DEFINE_MERGE_ARG_INT (S, i);
+DEFINE_MERGE_ARG_INT (U, u);
+
+/* Block functions, per dtype ------------------------------------------- */
+
+/* Sums of integers and bools wrap in 64 bits, as numpy's: exact, so any
+ * order gives the same result. */
+#define DEFINE_BLOCK_ISUM(name, T, K) \
+  static void BLOCK_CLONES \
+  block_isum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] += TO_U64_##K (x[i])); \
+    for (k = 0; k < LANES; k++) \
+      s += lane[k]; \
+    out->v.u = s; \
+  }
+
+#define DEFINE_BLOCK_IPROD(name, T, K) \
+  static void BLOCK_CLONES \
+  block_iprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES], s = 1; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1; \
+    LANE_LOOP (0, n, lane[l] *= TO_U64_##K (x[i])); \
+    for (k = 0; k < LANES; k++) \
+      s *= lane[k]; \
+    out->v.u = s; \
+  }
+
+/* Sums in float64 lanes: for float32 and the integers up to 32 bits, whose
+ * lane sums of BLOCK / LANES elements lose nothing or next to nothing. */
+#define DEFINE_BLOCK_DSUM(name, T, K) \
+  static void BLOCK_CLONES \
+  block_dsum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES] = { 0 }; \
+    LANE_LOOP (0, n, lane[l] += (gdouble) LOAD_##K (x[i])); \
+    lanes_sum (lane, out); \
+  }
+
+/* Compensated float64 lanes, for float64 and 64-bit integers: each lane
+ * adds with TwoSum, which gives the rounding error of every addition
+ * exactly whatever the magnitudes, and sums those errors apart (Ogita,
+ * Rump and Oishi's Sum2; unlike Kahan's compensation it does not lose the
+ * error when a large value follows). A block holding infinities or NaNs
+ * (which make the error terms meaningless) is summed again plainly, which
+ * gives IEEE's answer for them. */
+#define DEFINE_BLOCK_KSUM(name, T, K) \
+  static void BLOCK_CLONES \
+  block_ksum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble s[LANES] = { 0 }, c[LANES] = { 0 }; \
+    LANE_LOOP (0, n, \
+        gdouble v = (gdouble) LOAD_##K (x[i]); \
+        gdouble t = s[l] + v; \
+        gdouble z = t - s[l]; \
+        c[l] += (s[l] - (t - z)) + (v - z); \
+        s[l] = t); \
+    lanes_sum_compensated (s, c, out); \
+    if (!isfinite (out->v.f) || !isfinite (out->lo)) \
+      block_dsum_##name (r, in, n, base, out, scratch); \
+  }
+
+#define DEFINE_BLOCK_FPROD(name, T, K) \
+  static void BLOCK_CLONES \
+  block_fprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES], p = 1.0; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1.0; \
+    LANE_LOOP (0, n, lane[l] *= (gdouble) x[i]); \
+    for (k = 0; k < LANES; k++) \
+      p *= lane[k]; \
+    out->v.f = p; \
+  }
+
+/* Min and max: a NaN, once in a lane, stays. */
+#define MIN_STEP_F(m, x) ((m) = ((x) < (m) || (x) != (x)) ? (x) : (m))
+#define MAX_STEP_F(m, x) ((m) = ((x) > (m) || (x) != (x)) ? (x) : (m))
+#define MIN_STEP_S(m, x) ((m) = (x) < (m) ? (x) : (m))
+#define MAX_STEP_S(m, x) ((m) = (x) > (m) ? (x) : (m))
+#define MIN_STEP_U MIN_STEP_S
+#define MAX_STEP_U MAX_STEP_S
+#define MIN_STEP_B MIN_STEP_S
+#define MAX_STEP_B MAX_STEP_S
+
+#define DEFINE_BLOCK_MINMAX(name, T, K, MINV, MAXV) \
+  static void BLOCK_CLONES \
+  block_min_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = MAXV; \
+    LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MIN_STEP_##K (lane[l], v)); \
+    VAL_##K (out) = lane[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = lane[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  static void BLOCK_CLONES \
+  block_max_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = MINV; \
+    LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MAX_STEP_##K (lane[l], v)); \
+    VAL_##K (out) = lane[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = lane[k]; \
+      r->merge (r, out, &a); \
+    } \
+  }
+
+/* Argmin and argmax: a lane starts at its first element, takes strictly
+ * better values (and a first NaN), so each lane keeps its first
+ * occurrence; lanes are merged with ties going to the smaller index. */
+#define ARG_TAKE_MIN_F(x, m) ((x) < (m) || ((x) != (x) && (m) == (m)))
+#define ARG_TAKE_MAX_F(x, m) ((x) > (m) || ((x) != (x) && (m) == (m)))
+#define ARG_TAKE_MIN_S(x, m) ((x) < (m))
+#define ARG_TAKE_MAX_S(x, m) ((x) > (m))
+#define ARG_TAKE_MIN_U ARG_TAKE_MIN_S
+#define ARG_TAKE_MAX_U ARG_TAKE_MAX_S
+#define ARG_TAKE_MIN_B ARG_TAKE_MIN_S
+#define ARG_TAKE_MAX_B ARG_TAKE_MAX_S
+
+#define DEFINE_BLOCK_ARG(which, WHICH, name, T, K, EMPTY) \
+  static void BLOCK_CLONES \
+  block_arg##which##_##name (const PlanReducer * r, gconstpointer in, \
+      gsize n, guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint64 idx[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) { \
+      lane[k] = k < n ? LOAD_##K (x[k]) : EMPTY; \
+      idx[k] = k < n ? base + k : G_MAXUINT64; \
+    } \
+    LANE_LOOP (LANES, n, \
+        T v = LOAD_##K (x[i]); \
+        gboolean take = ARG_TAKE_##WHICH##_##K (v, lane[l]); \
+        lane[l] = take ? v : lane[l]; \
+        idx[l] = take ? base + i : idx[l]); \
+    VAL_##K (out) = lane[0]; \
+    out->index = idx[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = lane[k]; \
+      a.index = idx[k]; \
+      r->merge (r, out, &a); \
+    } \
+  }
+
+#define DEFINE_BLOCK_ANYALL(name, T) \
+  static void BLOCK_CLONES \
+  block_any_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint8 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] |= (x[i] != 0)); \
+    for (k = 0; k < LANES; k++) \
+      s |= lane[k]; \
+    out->v.u = s; \
+  } \
+  static void BLOCK_CLONES \
+  block_all_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint8 lane[LANES], s = 1; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1; \
+    LANE_LOOP (0, n, lane[l] &= (x[i] != 0)); \
+    for (k = 0; k < LANES; k++) \
+      s &= lane[k]; \
+    out->v.u = s; \
+  }
+
+/* Column functions (PLAN_REDUCE_AXIS_ROWS): each column is its own
+ * sequence, accumulated in row order. */
+#define DEFINE_COLUMNS(name, T, K) \
+  static void \
+  column_fprod_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.f *= (gdouble) LOAD_##K (x[c]); \
+  } \
+  static void \
+  column_ksum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) { \
+      Acc *a = &cols[c]; \
+      gdouble v = (gdouble) LOAD_##K (x[c]); \
+      gdouble t = a->v.f + v; \
+      gdouble z = t - a->v.f; \
+      a->lo += isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0; \
+      a->v.f = t; \
+    } \
+  } \
+  static void \
+  column_merge_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    for (c = c0; c < c1; c++) { \
+      VAL_##K (&a) = LOAD_##K (x[c]); \
+      r->merge (r, &cols[c], &a); \
+    } \
+  } \
+  static void \
+  column_arg_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    a.index = row_index; \
+    for (c = c0; c < c1; c++) { \
+      VAL_##K (&a) = LOAD_##K (x[c]); \
+      r->merge (r, &cols[c], &a); \
+    } \
+  } \
+  static void \
+  column_any_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.u |= (x[c] != 0); \
+  } \
+  static void \
+  column_all_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.u &= (x[c] != 0); \
+  }
+
+/* Integer sums and products, which wrap in 64 bits. */
+#define DEFINE_INTEGER(name, T, K) \
+  DEFINE_BLOCK_ISUM (name, T, K) \
+  DEFINE_BLOCK_IPROD (name, T, K) \
+  static void \
+  column_isum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.u += TO_U64_##K (x[c]); \
+  } \
+  static void \
+  column_iprod_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.u *= TO_U64_##K (x[c]); \
+  }
+
+#define DEFINE_FINAL_VALUE(name, T, K) \
+  static void \
+  final_value_##name (const PlanReducer * r, const Acc * a, guint64 count, gpointer out) \
+  { \
+    *(T *) out = (T) VAL_##K (a); \
+  }
+
+#define DEFINE_DTYPE(name, T, K, MINV, MAXV, EMPTY_MIN, EMPTY_MAX) \
+  DEFINE_BLOCK_DSUM (name, T, K) \
+  DEFINE_BLOCK_KSUM (name, T, K) \
+  DEFINE_BLOCK_FPROD (name, T, K) \
+  DEFINE_BLOCK_MINMAX (name, T, K, MINV, MAXV) \
+  DEFINE_BLOCK_ARG (min, MIN, name, T, K, EMPTY_MIN) \
+  DEFINE_BLOCK_ARG (max, MAX, name, T, K, EMPTY_MAX) \
+  DEFINE_BLOCK_ANYALL (name, T) \
+  DEFINE_COLUMNS (name, T, K) \
+  DEFINE_FINAL_VALUE (name, T, K)
+
+/* Lanes of min/max start at the identity of the kind; the Value of a bool
+ * or unsigned lane is v.u, of a signed one v.i, of a float one v.f. */
+DEFINE_DTYPE (boolean, guint8, B, 0, 1, 1, 0);
+DEFINE_DTYPE (int8, gint8, S, G_MININT8, G_MAXINT8, G_MAXINT8, G_MININT8);
+DEFINE_DTYPE (uint8, guint8, U, 0, G_MAXUINT8, G_MAXUINT8, 0);
+DEFINE_DTYPE (int16, gint16, S, G_MININT16, G_MAXINT16, G_MAXINT16,
+    G_MININT16);
+DEFINE_DTYPE (uint16, guint16, U, 0, G_MAXUINT16, G_MAXUINT16, 0);
+DEFINE_DTYPE (int32, gint32, S, G_MININT32, G_MAXINT32, G_MAXINT32,
+    G_MININT32);
+DEFINE_DTYPE (uint32, guint32, U, 0, G_MAXUINT32, G_MAXUINT32, 0);
+DEFINE_DTYPE (int64, gint64, S, G_MININT64, G_MAXINT64, G_MAXINT64,
+    G_MININT64);
+DEFINE_DTYPE (uint64, guint64, U, 0, G_MAXUINT64, G_MAXUINT64, 0);
+DEFINE_DTYPE (float32, gfloat, F, -INFINITY, INFINITY, INFINITY, -INFINITY);
+DEFINE_DTYPE (float64, gdouble, F, -INFINITY, INFINITY, INFINITY, -INFINITY);
+
+DEFINE_INTEGER (boolean, guint8, B);
+DEFINE_INTEGER (int8, gint8, S);
+DEFINE_INTEGER (uint8, guint8, U);
+DEFINE_INTEGER (int16, gint16, S);
+DEFINE_INTEGER (uint16, guint16, U);
+DEFINE_INTEGER (int32, gint32, S);
+DEFINE_INTEGER (uint32, guint32, U);
+DEFINE_INTEGER (int64, gint64, S);
+DEFINE_INTEGER (uint64, guint64, U);
+
+/* numpy's nan-aware reductions, moments, count_nonzero and ptp --------- */
+
+/* The variance loops multiply and add; like every block loop they must
+ * round each operation on its own, in every clone (a fused multiply-add
+ * would change the bits between instruction sets). */
+#if defined(__clang__)
+#define NO_CONTRACT
+#define NO_CONTRACT_BODY _Pragma ("clang fp contract(off)")
+#elif defined(__GNUC__)
+#define NO_CONTRACT __attribute__ ((optimize ("fp-contract=off")))
+#define NO_CONTRACT_BODY
+#else
+#define NO_CONTRACT
+#define NO_CONTRACT_BODY
+#endif
+
+/* A NaN counts as @id (0 for sums, 1 for products). */
+#define NAN_AS(x, id) ((x) == (x) ? (gdouble) (x) : (id))
+
+/* Where the second value of ptp (the minimum) lives. */
+#define WVAL_B(acc) ((acc)->w.u)
+#define WVAL_S(acc) ((acc)->w.i)
+#define WVAL_U(acc) ((acc)->w.u)
+#define WVAL_F(acc) ((acc)->w.f)
+
+/* nansum, nanprod, nanmean, nanmin, nanmax, nanargmin, nanargmax of
+ * floats (on integers and bools they are the plain ops). The counts of
+ * values that are not NaN live in Acc.index. */
+#define DEFINE_NAN_FLOAT(name, T) \
+  static void BLOCK_CLONES \
+  block_nandsum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES] = { 0 }; \
+    LANE_LOOP (0, n, lane[l] += NAN_AS (x[i], 0.0)); \
+    lanes_sum (lane, out); \
+  } \
+  static void BLOCK_CLONES \
+  block_nanksum_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble s[LANES] = { 0 }, c[LANES] = { 0 }; \
+    LANE_LOOP (0, n, \
+        gdouble v = NAN_AS (x[i], 0.0); \
+        gdouble t = s[l] + v; \
+        gdouble z = t - s[l]; \
+        c[l] += (s[l] - (t - z)) + (v - z); \
+        s[l] = t); \
+    lanes_sum_compensated (s, c, out); \
+    if (!isfinite (out->v.f) || !isfinite (out->lo)) \
+      block_nandsum_##name (r, in, n, base, out, scratch); \
+  } \
+  static void BLOCK_CLONES \
+  block_nanfprod_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    gdouble lane[LANES], p = 1.0; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = 1.0; \
+    LANE_LOOP (0, n, lane[l] *= NAN_AS (x[i], 1.0)); \
+    for (k = 0; k < LANES; k++) \
+      p *= lane[k]; \
+    out->v.f = p; \
+  } \
+  static void BLOCK_CLONES \
+  block_nancount_##name (gconstpointer in, gsize n, Acc * out) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] += (x[i] == x[i])); \
+    for (k = 0; k < LANES; k++) \
+      s += lane[k]; \
+    out->index = s; \
+  } \
+  static void \
+  block_nanmean_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    if (sizeof (T) == 8) \
+      block_nanksum_##name (r, in, n, base, out, scratch); \
+    else \
+      block_nandsum_##name (r, in, n, base, out, scratch); \
+    block_nancount_##name (in, n, out); \
+  } \
+  static void BLOCK_CLONES \
+  block_nanmin_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint8 seen[LANES] = { 0 }; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = INFINITY; \
+    LANE_LOOP (0, n, T v = x[i]; lane[l] = v < lane[l] ? v : lane[l]; \
+        seen[l] |= (v == v)); \
+    out->v.f = lane[0]; \
+    out->index = seen[0]; \
+    for (k = 1; k < LANES; k++) { \
+      a.v.f = lane[k]; \
+      a.index = seen[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  static void BLOCK_CLONES \
+  block_nanmax_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint8 seen[LANES] = { 0 }; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) \
+      lane[k] = -INFINITY; \
+    LANE_LOOP (0, n, T v = x[i]; lane[l] = v > lane[l] ? v : lane[l]; \
+        seen[l] |= (v == v)); \
+    out->v.f = lane[0]; \
+    out->index = seen[0]; \
+    for (k = 1; k < LANES; k++) { \
+      a.v.f = lane[k]; \
+      a.index = seen[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  DEFINE_BLOCK_NANARG (min, <, INFINITY, name, T) \
+  DEFINE_BLOCK_NANARG (max, >, -INFINITY, name, T) \
+  static void \
+  column_nanksum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) { \
+      Acc *a = &cols[c]; \
+      gdouble v = NAN_AS (x[c], 0.0); \
+      gdouble t = a->v.f + v; \
+      gdouble z = t - a->v.f; \
+      a->lo += isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0; \
+      a->v.f = t; \
+      a->index += x[c] == x[c]; \
+    } \
+  } \
+  static void \
+  column_nanfprod_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.f *= NAN_AS (x[c], 1.0); \
+  } \
+  static void \
+  column_nanmerge_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    for (c = c0; c < c1; c++) { \
+      gboolean ok = x[c] == x[c]; \
+      a.v.f = ok ? x[c] : r->identity.v.f; \
+      a.index = ok ? (r->op == PLAN_REDUCE_OP_NANARGMIN \
+          || r->op == PLAN_REDUCE_OP_NANARGMAX ? row_index : 1) \
+          : r->identity.index; \
+      r->merge (r, &cols[c], &a); \
+    } \
+  }
+
+/* nanargmin, nanargmax: a lane takes its first value that is not NaN and
+ * then strictly better ones; a lane that saw only NaNs keeps the index
+ * G_MAXUINT64 (none). */
+#define DEFINE_BLOCK_NANARG(which, CMP, EMPTY, name, T) \
+  static void BLOCK_CLONES \
+  block_nanarg##which##_##name (const PlanReducer * r, gconstpointer in, \
+      gsize n, guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T lane[LANES]; \
+    guint64 idx[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) { \
+      lane[k] = EMPTY; \
+      idx[k] = G_MAXUINT64; \
+    } \
+    LANE_LOOP (0, n, \
+        T v = x[i]; \
+        gboolean take = (v CMP lane[l]) \
+            || (v == v && idx[l] == G_MAXUINT64); \
+        lane[l] = take ? v : lane[l]; \
+        idx[l] = take ? base + i : idx[l]); \
+    out->v.f = lane[0]; \
+    out->index = idx[0]; \
+    for (k = 1; k < LANES; k++) { \
+      a.v.f = lane[k]; \
+      a.index = idx[k]; \
+      r->merge (r, out, &a); \
+    } \
+  }
+
+DEFINE_NAN_FLOAT (float32, gfloat);
+DEFINE_NAN_FLOAT (float64, gdouble);
+
+/* Column loops over many rows (PLAN_REDUCE_AXIS_ROWS) --------------------
+ *
+ * The column functions of sums and products again, over the rows of a
+ * chunk at once and with each accumulator field in an array of its own:
+ * contiguous arrays rather than 32-byte accumulators, which halves the time
+ * of wide rows (and the compiler vectorises the integer loops). Each
+ * column gets the same operations in the same order as above, so the bits
+ * are the same. v and lo hold the fields v.f and lo of the columns
+ * [c0, c1). The nan versions gained nothing this way and are left out. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZE __attribute__ ((optimize ("tree-vectorize", \
+            "vect-cost-model=dynamic")))
+#else
+#define VECTORIZE
+#endif
+
+/* A ColumnRowsFunc @fn running BODY for each row's x[c], c in [0, w). */
+#define COLUMN_ROWS_FUNC(fn, T, BODY) \
+  static void BLOCK_CLONES VECTORIZE \
+  fn (gdouble * restrict v, gdouble * restrict lo, const guint8 * rows, \
+      gsize n_rows, gsize row_size, gsize c0, gsize c1) \
+  { \
+    gsize i, c, w = c1 - c0; \
+    for (i = 0; i < n_rows; i++) { \
+      const T *restrict x = (const T *) (rows + i * row_size) + c0; \
+      for (c = 0; c < w; c++) { \
+        BODY; \
+      } \
+    } \
+  }
+
+#define DEFINE_COLUMN_ROWS(name, T, K) \
+  COLUMN_ROWS_FUNC (rows_ksum_##name, T, \
+      gdouble y = (gdouble) LOAD_##K (x[c]); \
+      gdouble t = v[c] + y; \
+      gdouble z = t - v[c]; \
+      lo[c] += isfinite (t) ? (v[c] - (t - z)) + (y - z) : 0.0; \
+      v[c] = t) \
+  COLUMN_ROWS_FUNC (rows_fprod_##name, T, \
+      v[c] *= (gdouble) LOAD_##K (x[c]))
+
+DEFINE_COLUMN_ROWS (boolean, guint8, B);
+DEFINE_COLUMN_ROWS (int8, gint8, S);
+DEFINE_COLUMN_ROWS (uint8, guint8, U);
+DEFINE_COLUMN_ROWS (int16, gint16, S);
+DEFINE_COLUMN_ROWS (uint16, guint16, U);
+DEFINE_COLUMN_ROWS (int32, gint32, S);
+DEFINE_COLUMN_ROWS (uint32, guint32, U);
+DEFINE_COLUMN_ROWS (int64, gint64, S);
+DEFINE_COLUMN_ROWS (uint64, guint64, U);
+DEFINE_COLUMN_ROWS (float32, gfloat, F);
+DEFINE_COLUMN_ROWS (float64, gdouble, F);
+
+static void
+merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  dd_add (a, b->v.f, b->lo);
+  a->index += b->index;
+}
+
+/* Values that are not NaN on both sides; index: whether any was seen. */
+static void
+merge_nanmin (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->v.f < a->v.f)
+    a->v.f = b->v.f;
+  a->index |= b->index;
+}
+
+static void
+merge_nanmax (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->v.f > a->v.f)
+    a->v.f = b->v.f;
+  a->index |= b->index;
+}
+
+static void
+merge_nanargmin (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->index == G_MAXUINT64)
+    return;
+  if (a->index == G_MAXUINT64 || b->v.f < a->v.f
+      || (b->v.f == a->v.f && b->index < a->index))
+    *a = *b;
+}
+
+static void
+merge_nanargmax (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (b->index == G_MAXUINT64)
+    return;
+  if (a->index == G_MAXUINT64 || b->v.f > a->v.f
+      || (b->v.f == a->v.f && b->index < a->index))
+    *a = *b;
+}
+
+/* Moments: Acc.index is the count, v.f + w.f the mean as a double-double
+ * number, and lo the sum of squared deviations from it (M2). A block is
+ * reduced in two passes over the block, which is in cache: the mean m of
+ * its float64 lane sums, then the deviations from m, whose sum S1 corrects
+ * the mean (to m + S1/n, kept as the pair) and M2 (the corrected two-pass
+ * algorithm); blocks are merged with Chan, Golub and LeVeque's pairwise
+ * update, in the fixed tree of the sums. The mean's second word keeps the
+ * differences of block means exact when the mean is large against the
+ * spread (1e9 + N(0, 1) keeps 15 digits of its variance, where one word
+ * would lose 6). With @NAN_SKIP, NaNs are left out (nanvar). */
+
+/* a + b as a double-double (hi, lo), whatever their magnitudes. */
+static inline void NO_CONTRACT
+two_sum (gdouble a, gdouble b, gdouble * hi, gdouble * lo)
+{
+  gdouble s = a + b, bb = s - a;
+
+  *lo = (a - (s - bb)) + (b - bb);
+  *hi = s;
+}
+#define DEFINE_BLOCK_MOMENTS(name, T, K, NAN_SKIP, tag) \
+  static void BLOCK_CLONES NO_CONTRACT \
+  block_##tag##_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    NO_CONTRACT_BODY \
+    const T *x = in; \
+    gdouble sum[LANES] = { 0 }, s1[LANES] = { 0 }, s2[LANES] = { 0 }; \
+    guint64 cnt[LANES] = { 0 }, count = 0; \
+    gdouble m, S1, S2, nn; \
+    Acc t; \
+    guint k; \
+    LANE_LOOP (0, n, \
+        gdouble v = (gdouble) LOAD_##K (x[i]); \
+        gboolean ok = !(NAN_SKIP) || v == v; \
+        sum[l] += ok ? v : 0.0; \
+        cnt[l] += ok); \
+    for (k = 0; k < LANES; k++) \
+      count += cnt[k]; \
+    if (count == 0) { \
+      memset (out, 0, sizeof (*out)); \
+      return; \
+    } \
+    nn = (gdouble) count; \
+    lanes_sum (sum, &t); \
+    m = t.v.f / nn; \
+    LANE_LOOP (0, n, \
+        gdouble v = (gdouble) LOAD_##K (x[i]); \
+        gboolean ok = !(NAN_SKIP) || v == v; \
+        gdouble d = ok ? v - m : 0.0; \
+        gdouble dd = d * d; \
+        s1[l] += d; \
+        s2[l] += dd); \
+    lanes_sum (s1, &t); \
+    S1 = t.v.f; \
+    lanes_sum (s2, &t); \
+    S2 = t.v.f; \
+    out->index = count; \
+    two_sum (m, S1 / nn, &out->v.f, &out->w.f); \
+    if (!isfinite (out->v.f)) \
+      out->w.f = 0; \
+    out->lo = S2 - (S1 * S1) / nn; \
+    if (out->lo < 0) \
+      out->lo = 0; \
+  } \
+  static void NO_CONTRACT \
+  column_##tag##_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    NO_CONTRACT_BODY \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) { \
+      Acc *a = &cols[c]; \
+      gdouble v = (gdouble) LOAD_##K (x[c]), d, e; \
+      if ((NAN_SKIP) && v != v) \
+        continue; \
+      a->index++; \
+      d = (v - a->v.f) - a->w.f; \
+      two_sum (a->v.f, a->w.f + d / (gdouble) a->index, &a->v.f, &a->w.f); \
+      if (!isfinite (a->v.f)) \
+        a->w.f = 0; \
+      e = d * ((v - a->v.f) - a->w.f); \
+      a->lo += e; \
+    } \
+  }
+
+/* Chan's merge; a holds the earlier elements. */
+static void NO_CONTRACT
+merge_moments (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  NO_CONTRACT_BODY gdouble n, delta, f, g, h;
+
+  if (b->index == 0)
+    return;
+  if (a->index == 0) {
+    *a = *b;
+    return;
+  }
+  n = (gdouble) (a->index + b->index);
+  delta = (b->v.f - a->v.f) + (b->w.f - a->w.f);
+  f = (gdouble) b->index / n;
+  g = delta * f;
+  two_sum (a->v.f, a->w.f + g, &a->v.f, &a->w.f);
+  if (!isfinite (a->v.f))
+    a->w.f = 0;
+  h = delta * delta;
+  h = h * ((gdouble) a->index * f);
+  a->lo = (a->lo + b->lo) + h;
+  a->index += b->index;
+}
+
+/* count_nonzero (NaN is not zero, -0.0 is) and ptp (max - min in the
+ * dtype, with wrap-around for integers as numpy's; NaN if any is NaN). */
+#define DEFINE_COUNT_PTP(name, T, K, MINV, MAXV) \
+  static void BLOCK_CLONES \
+  block_nonzero_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    guint64 lane[LANES] = { 0 }, s = 0; \
+    guint k; \
+    LANE_LOOP (0, n, lane[l] += (x[i] != 0)); \
+    for (k = 0; k < LANES; k++) \
+      s += lane[k]; \
+    out->v.u = s; \
+  } \
+  static void \
+  column_nonzero_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.u += (x[c] != 0); \
+  } \
+  static void BLOCK_CLONES \
+  block_ptp_##name (const PlanReducer * r, gconstpointer in, gsize n, \
+      guint64 base, Acc * out, gpointer scratch) \
+  { \
+    const T *x = in; \
+    T mx[LANES], mn[LANES]; \
+    Acc a; \
+    guint k; \
+    for (k = 0; k < LANES; k++) { \
+      mx[k] = MINV; \
+      mn[k] = MAXV; \
+    } \
+    LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MAX_STEP_##K (mx[l], v); \
+        MIN_STEP_##K (mn[l], v)); \
+    VAL_##K (out) = mx[0]; \
+    WVAL_##K (out) = mn[0]; \
+    for (k = 1; k < LANES; k++) { \
+      VAL_##K (&a) = mx[k]; \
+      WVAL_##K (&a) = mn[k]; \
+      r->merge (r, out, &a); \
+    } \
+  } \
+  static void \
+  column_ptp_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    Acc a; \
+    for (c = c0; c < c1; c++) { \
+      VAL_##K (&a) = LOAD_##K (x[c]); \
+      WVAL_##K (&a) = LOAD_##K (x[c]); \
+      r->merge (r, &cols[c], &a); \
+    } \
+  } \
+  static void \
+  final_ptp_##name (const PlanReducer * r, const Acc * a, guint64 count, \
+      gpointer out) \
+  { \
+    *(T *) out = PTP_##K (T, a); \
+  }
+
+/* max - min in T: floats subtract in T (as numpy, rounded once); integers
+ * wrap. */
+#define PTP_F(T, a) ((T) ((T) (a)->v.f - (T) (a)->w.f))
+#define PTP_S(T, a) ((T) ((guint64) (a)->v.i - (guint64) (a)->w.i))
+#define PTP_U(T, a) ((T) ((a)->v.u - (a)->w.u))
+#define PTP_B(T, a) ((T) ((a)->v.u - (a)->w.u))
+
+#define DEFINE_MOMENTS_AND_COUNTS(name, T, K, MINV, MAXV) \
+  DEFINE_BLOCK_MOMENTS (name, T, K, FALSE, var) \
+  DEFINE_BLOCK_MOMENTS (name, T, K, K_IS_F_##K, nanvar) \
+  DEFINE_COUNT_PTP (name, T, K, MINV, MAXV)
+
+#define K_IS_F_B 0
+#define K_IS_F_S 0
+#define K_IS_F_U 0
+#define K_IS_F_F 1
+
+DEFINE_MOMENTS_AND_COUNTS (boolean, guint8, B, 0, 1);
+DEFINE_MOMENTS_AND_COUNTS (int8, gint8, S, G_MININT8, G_MAXINT8);
+DEFINE_MOMENTS_AND_COUNTS (uint8, guint8, U, 0, G_MAXUINT8);
+DEFINE_MOMENTS_AND_COUNTS (int16, gint16, S, G_MININT16, G_MAXINT16);
+DEFINE_MOMENTS_AND_COUNTS (uint16, guint16, U, 0, G_MAXUINT16);
+DEFINE_MOMENTS_AND_COUNTS (int32, gint32, S, G_MININT32, G_MAXINT32);
+DEFINE_MOMENTS_AND_COUNTS (uint32, guint32, U, 0, G_MAXUINT32);
+DEFINE_MOMENTS_AND_COUNTS (int64, gint64, S, G_MININT64, G_MAXINT64);
+DEFINE_MOMENTS_AND_COUNTS (uint64, guint64, U, 0, G_MAXUINT64);
+DEFINE_MOMENTS_AND_COUNTS (float32, gfloat, F, -INFINITY, INFINITY);
+DEFINE_MOMENTS_AND_COUNTS (float64, gdouble, F, -INFINITY, INFINITY);
+
+#define DEFINE_MERGE_PTP_INT(K, field) \
+  static void \
+  merge_ptp_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  { \
+    if (b->v.field > a->v.field) \
+      a->v.field = b->v.field; \
+    if (b->w.field < a->w.field) \
+      a->w.field = b->w.field; \
+  }
+
+DEFINE_MERGE_PTP_INT (S, i);
+DEFINE_MERGE_PTP_INT (U, u);
+
+static void
+merge_ptp_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  if (!isnan (a->v.f) && (b->v.f > a->v.f || isnan (b->v.f)))
+    a->v.f = b->v.f;
+  if (!isnan (a->w.f) && (b->w.f < a->w.f || isnan (b->w.f)))
+    a->w.f = b->w.f;
+}
+
+/* Finals ---------------------------------------------------------------- */
+
+static void
+final_u64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(guint64 *) out = a->v.u;
+}
+
+static void
+final_sum_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gfloat *) out = (gfloat) (a->v.f + a->lo);
+}
+
+static void
+final_sum_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gdouble *) out = a->v.f + a->lo;
+}
+
+/* The mean of nothing is 0 / 0, NaN, as numpy's (which also warns). */
+static void
+final_mean_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) count);
+}
+
+static void
+final_mean_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gdouble *) out = (a->v.f + a->lo) / (gdouble) count;
+}
+
+static void
+final_prod_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gfloat *) out = (gfloat) a->v.f;
+}
+
+static void
+final_prod_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gdouble *) out = a->v.f;
+}
+
+/* nanmean: the sum of the values that are not NaN over their count (NaN
+ * when there is none, as numpy, which also warns). */
+static void
+final_nanmean_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) a->index);
+}
+
+static void
+final_nanmean_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = (a->v.f + a->lo) / (gdouble) a->index;
+}
+
+/* nanmin, nanmax: NaN when every value is NaN (numpy warns). */
+static void
+final_nanextreme_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = a->index ? (gfloat) a->v.f : NAN;
+}
+
+static void
+final_nanextreme_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = a->index ? a->v.f : NAN;
+}
+
+/* var: M2 / max(n - ddof, 0), as numpy (0 / 0 is NaN for no values, and a
+ * positive M2 over 0 is inf); nanvar: NaN where n - ddof <= 0, as
+ * numpy's. std is the square root, taken in float64. */
+static gdouble
+variance (const PlanReducer * r, const Acc * a)
+{
+  gdouble dof = (gdouble) a->index - r->ddof;
+
+  if (r->op == PLAN_REDUCE_OP_NANVAR || r->op == PLAN_REDUCE_OP_NANSTD)
+    return dof > 0 ? a->lo / dof : NAN;
+  return a->lo / MAX (dof, 0.0);
+}
+
+static void
+final_var_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = (gfloat) variance (r, a);
+}
+
+static void
+final_var_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = variance (r, a);
+}
+
+static void
+final_std_f32 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gfloat *) out = (gfloat) sqrt (variance (r, a));
+}
+
+static void
+final_std_f64 (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  *(gdouble *) out = sqrt (variance (r, a));
+}
+
+static void
+final_index (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(gint64 *) out = (gint64) a->index;
+}
+
+static void
+final_bool (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
+{
+  *(guint8 *) out = a->v.u != 0;
+}
+
+/* Kernel tables, indexed by input dtype ---------------------------------- */
+
+#define ENTRIES(prefix) { NULL, prefix##boolean, prefix##int8, \
+    prefix##uint8, prefix##int16, prefix##uint16, prefix##int32, \
+    prefix##uint32, prefix##int64, prefix##uint64, prefix##float32, \
+    prefix##float64 }
+
+/* Integer-only tables have no float entries. */
+#define INTEGER_ENTRIES(prefix) { NULL, prefix##boolean, prefix##int8, \
+    prefix##uint8, prefix##int16, prefix##uint16, prefix##int32, \
+    prefix##uint32, prefix##int64, prefix##uint64, NULL, NULL }
+
+static const BlockFunc isum_blocks[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (block_isum_);
+static const BlockFunc iprod_blocks[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (block_iprod_);
+static const BlockFunc dsum_blocks[PLAN_DTYPE_N] = ENTRIES (block_dsum_);
+static const BlockFunc ksum_blocks[PLAN_DTYPE_N] = ENTRIES (block_ksum_);
+static const BlockFunc fprod_blocks[PLAN_DTYPE_N] = ENTRIES (block_fprod_);
+static const BlockFunc min_blocks[PLAN_DTYPE_N] = ENTRIES (block_min_);
+static const BlockFunc max_blocks[PLAN_DTYPE_N] = ENTRIES (block_max_);
+static const BlockFunc argmin_blocks[PLAN_DTYPE_N] = ENTRIES (block_argmin_);
+static const BlockFunc argmax_blocks[PLAN_DTYPE_N] = ENTRIES (block_argmax_);
+static const BlockFunc any_blocks[PLAN_DTYPE_N] = ENTRIES (block_any_);
+static const BlockFunc all_blocks[PLAN_DTYPE_N] = ENTRIES (block_all_);
+
+static const ColumnFunc isum_columns[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (column_isum_);
+static const ColumnFunc iprod_columns[PLAN_DTYPE_N] =
+INTEGER_ENTRIES (column_iprod_);
+static const ColumnFunc fprod_columns[PLAN_DTYPE_N] = ENTRIES (column_fprod_);
+static const ColumnFunc ksum_columns[PLAN_DTYPE_N] = ENTRIES (column_ksum_);
+static const ColumnFunc merge_columns[PLAN_DTYPE_N] = ENTRIES (column_merge_);
+static const ColumnFunc arg_columns[PLAN_DTYPE_N] = ENTRIES (column_arg_);
+static const ColumnFunc any_columns[PLAN_DTYPE_N] = ENTRIES (column_any_);
+static const ColumnFunc all_columns[PLAN_DTYPE_N] = ENTRIES (column_all_);
+
+static const FinalFunc value_finals[PLAN_DTYPE_N] = ENTRIES (final_value_);
+
+/* Float-only tables (the nan ops of integers are the plain ops). */
+#define FLOAT_ENTRIES(prefix) { NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+    NULL, NULL, NULL, prefix##float32, prefix##float64 }
+
+static const BlockFunc nandsum_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nandsum_);
+static const BlockFunc nanksum_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanksum_);
+static const BlockFunc nanfprod_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanfprod_);
+static const BlockFunc nanmean_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanmean_);
+static const BlockFunc nanmin_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanmin_);
+static const BlockFunc nanmax_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanmax_);
+static const BlockFunc nanargmin_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanargmin_);
+static const BlockFunc nanargmax_blocks[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (block_nanargmax_);
+static const ColumnFunc nanksum_columns[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (column_nanksum_);
+static const ColumnFunc nanfprod_columns[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (column_nanfprod_);
+static const ColumnFunc nanmerge_columns[PLAN_DTYPE_N] =
+FLOAT_ENTRIES (column_nanmerge_);
+
+static const ColumnRowsFunc ksum_rows[PLAN_DTYPE_N] = ENTRIES (rows_ksum_);
+static const ColumnRowsFunc fprod_rows[PLAN_DTYPE_N] = ENTRIES (rows_fprod_);
+
+static const BlockFunc var_blocks[PLAN_DTYPE_N] = ENTRIES (block_var_);
+static const BlockFunc nanvar_blocks[PLAN_DTYPE_N] = ENTRIES (block_nanvar_);
+static const ColumnFunc var_columns[PLAN_DTYPE_N] = ENTRIES (column_var_);
+static const ColumnFunc nanvar_columns[PLAN_DTYPE_N] =
+ENTRIES (column_nanvar_);
+static const BlockFunc nonzero_blocks[PLAN_DTYPE_N] =
+ENTRIES (block_nonzero_);
+static const ColumnFunc nonzero_columns[PLAN_DTYPE_N] =
+ENTRIES (column_nonzero_);
+static const BlockFunc ptp_blocks[PLAN_DTYPE_N] = ENTRIES (block_ptp_);
+static const ColumnFunc ptp_columns[PLAN_DTYPE_N] = ENTRIES (column_ptp_);
+static const FinalFunc ptp_finals[PLAN_DTYPE_N] = ENTRIES (final_ptp_);
+
+Kind
+_plan_reducer_dtype_kind (PlanDType dtype)
+{
+  if (dtype == PLAN_DTYPE_BOOL)
+    return KIND_B;
+  if (plan_dtype_is_float (dtype))
+    return KIND_F;
+  return plan_dtype_is_signed (dtype) ? KIND_S : KIND_U;
+}
+
+/* Whether sums of @dtype need compensated lanes: float64 and the 64-bit
+ * integers (for mean), whose values do not all fit a float64 exactly. */
+gboolean
+_plan_reducer_needs_compensation (PlanDType dtype)
+{
+  return dtype == PLAN_DTYPE_FLOAT64 || dtype == PLAN_DTYPE_INT64
+      || dtype == PLAN_DTYPE_UINT64;
+}
+
+/**
+ * plan_reduce_op_get_result_dtype:
+ * @op: a #PlanReduceOp
+ * @input: the input dtype
+ *
+ * The dtype numpy gives the result of @op on @input: sum and prod of bools
+ * and signed integers are int64, of unsigned integers uint64, of floats
+ * the float dtype; min and max keep the dtype; mean is float64 for bools
+ * and integers and keeps float dtypes; argmin and argmax are int64; any
+ * and all are bool. The nan ops have the dtypes of the plain ones; var,
+ * std, nanvar and nanstd those of mean; count_nonzero is int64; ptp keeps
+ * the dtype and is not defined for bool (numpy cannot subtract bools).
+ *
+ * Returns: the result dtype, or %PLAN_DTYPE_UNKNOWN for an unknown input.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
+{
+  if (input <= PLAN_DTYPE_UNKNOWN || input >= PLAN_DTYPE_N)
+    return PLAN_DTYPE_UNKNOWN;
+
+  switch (op) {
+    case PLAN_REDUCE_OP_SUM:
+    case PLAN_REDUCE_OP_PROD:
+    case PLAN_REDUCE_OP_NANSUM:
+    case PLAN_REDUCE_OP_NANPROD:
+      if (plan_dtype_is_float (input))
+        return input;
+      return _plan_reducer_dtype_kind (input) == KIND_U ? PLAN_DTYPE_UINT64 :
+          PLAN_DTYPE_INT64;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+      return input;
+    case PLAN_REDUCE_OP_PTP:
+      return input == PLAN_DTYPE_BOOL ? PLAN_DTYPE_UNKNOWN : input;
+    case PLAN_REDUCE_OP_MEAN:
+    case PLAN_REDUCE_OP_NANMEAN:
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
+      return plan_dtype_is_float (input) ? input : PLAN_DTYPE_FLOAT64;
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
+      return PLAN_DTYPE_INT64;
+    case PLAN_REDUCE_OP_ANY:
+    case PLAN_REDUCE_OP_ALL:
+      return PLAN_DTYPE_BOOL;
+  }
+  return PLAN_DTYPE_UNKNOWN;
+}
+
+/**
+ * plan_reduce_op_has_identity:
+ * @op: a #PlanReduceOp
+ *
+ * Whether @op has a value for an empty input, as in numpy: sum (0), prod
+ * (1), mean (NaN), any (false) and all (true) do, and so do nansum (0),
+ * nanprod (1), nanmean, var, std, nanvar, nanstd (NaN) and count_nonzero
+ * (0); min, max, argmin, argmax, their nan versions and ptp do not, and
+ * reducing nothing with them is an error.
+ *
+ * Returns: %TRUE when @op has a result for no elements.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reduce_op_has_identity (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+    case PLAN_REDUCE_OP_PTP:
+      return FALSE;
+    default:
+      return TRUE;
+  }
+}
+
+/* Sums and means: integer sums wrap in 64 bits; float sums and every mean
+ * are compensated float64 sums. */
+static void
+select_sum (PlanReducer * r, PlanDType dt)
+{
+  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+
+  if (r->op == PLAN_REDUCE_OP_SUM && !plan_dtype_is_float (dt)) {
+    r->block = isum_blocks[dt];
+    r->merge = merge_add_u64;
+    r->column = isum_columns[dt];
+    r->final = final_u64;
+    return;
+  }
+  r->block = _plan_reducer_needs_compensation (dt) ? ksum_blocks[dt] : dsum_blocks[dt];
+  r->merge = merge_dd;
+  r->column = ksum_columns[dt];
+  r->column_rows = ksum_rows[dt];
+  if (r->op == PLAN_REDUCE_OP_SUM)
+    r->final = is_f32 ? final_sum_f32 : final_sum_f64;
+  else
+    r->final = is_f32 ? final_mean_f32 : final_mean_f64;
+}
+
+static void
+select_prod (PlanReducer * r, PlanDType dt)
+{
+  if (plan_dtype_is_float (dt)) {
+    r->block = fprod_blocks[dt];
+    r->merge = merge_mul_f;
+    r->column = fprod_columns[dt];
+    r->column_rows = fprod_rows[dt];
+    r->final = dt == PLAN_DTYPE_FLOAT32 ? final_prod_f32 : final_prod_f64;
+    r->identity.v.f = 1.0;
+  } else {
+    r->block = iprod_blocks[dt];
+    r->merge = merge_mul_u64;
+    r->column = iprod_columns[dt];
+    r->final = final_u64;
+    r->identity.v.u = 1;
+  }
+}
+
+/* min, max, argmin, argmax: merges by kind (B, S, U, F), and an identity
+ * at the far end of the kind's range. */
+static void
+select_extreme (PlanReducer * r, PlanDType dt)
+{
+  static const MergeFunc min_merges[] = { merge_min_U, merge_min_S,
+    merge_min_U, merge_min_f
+  };
+  static const MergeFunc max_merges[] = { merge_max_U, merge_max_S,
+    merge_max_U, merge_max_f
+  };
+  static const MergeFunc argmin_merges[] = { merge_argmin_U, merge_argmin_S,
+    merge_argmin_U, merge_argmin_f
+  };
+  static const MergeFunc argmax_merges[] = { merge_argmax_U, merge_argmax_S,
+    merge_argmax_U, merge_argmax_f
+  };
+  gboolean is_min = r->op == PLAN_REDUCE_OP_MIN
+      || r->op == PLAN_REDUCE_OP_ARGMIN;
+  gboolean is_arg = r->op == PLAN_REDUCE_OP_ARGMIN
+      || r->op == PLAN_REDUCE_OP_ARGMAX;
+  Kind kind = _plan_reducer_dtype_kind (dt);
+
+  if (is_arg) {
+    r->merge = is_min ? argmin_merges[kind] : argmax_merges[kind];
+    r->block = is_min ? argmin_blocks[dt] : argmax_blocks[dt];
+    r->column = arg_columns[dt];
+    r->final = final_index;
+  } else {
+    r->merge = is_min ? min_merges[kind] : max_merges[kind];
+    r->block = is_min ? min_blocks[dt] : max_blocks[dt];
+    r->column = merge_columns[dt];
+    r->final = value_finals[dt];
+  }
+  if (kind == KIND_F)
+    r->identity.v.f = is_min ? INFINITY : -INFINITY;
+  else if (kind == KIND_S)
+    r->identity.v.i = is_min ? G_MAXINT64 : G_MININT64;
+  else
+    r->identity.v.u = is_min ? G_MAXUINT64 : 0;
+}
+
+/* The nan ops of floats (of integers and bools they are the plain ops,
+ * picked by the caller). */
+static void
+select_nan (PlanReducer * r, PlanDType dt)
+{
+  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+
+  switch (r->op) {
+    case PLAN_REDUCE_OP_NANSUM:
+      r->block = is_f32 ? nandsum_blocks[dt] : nanksum_blocks[dt];
+      r->merge = merge_dd;
+      r->column = nanksum_columns[dt];
+      r->final = is_f32 ? final_sum_f32 : final_sum_f64;
+      break;
+    case PLAN_REDUCE_OP_NANPROD:
+      r->block = nanfprod_blocks[dt];
+      r->merge = merge_mul_f;
+      r->column = nanfprod_columns[dt];
+      r->final = is_f32 ? final_prod_f32 : final_prod_f64;
+      r->identity.v.f = 1.0;
+      break;
+    case PLAN_REDUCE_OP_NANMEAN:
+      r->block = nanmean_blocks[dt];
+      r->merge = merge_dd_count;
+      r->column = nanksum_columns[dt];
+      r->final = is_f32 ? final_nanmean_f32 : final_nanmean_f64;
+      break;
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:{
+      gboolean is_min = r->op == PLAN_REDUCE_OP_NANMIN;
+
+      r->block = is_min ? nanmin_blocks[dt] : nanmax_blocks[dt];
+      r->merge = is_min ? merge_nanmin : merge_nanmax;
+      r->column = nanmerge_columns[dt];
+      r->final = is_f32 ? final_nanextreme_f32 : final_nanextreme_f64;
+      r->identity.v.f = is_min ? INFINITY : -INFINITY;
+      break;
+    }
+    default:{
+      gboolean is_min = r->op == PLAN_REDUCE_OP_NANARGMIN;
+
+      r->block = is_min ? nanargmin_blocks[dt] : nanargmax_blocks[dt];
+      r->merge = is_min ? merge_nanargmin : merge_nanargmax;
+      r->column = nanmerge_columns[dt];
+      r->final = final_index;
+      r->identity.v.f = is_min ? INFINITY : -INFINITY;
+      r->identity.index = G_MAXUINT64;
+      r->nan_arg = TRUE;
+      break;
+    }
+  }
+}
+
+/* var, std, nanvar, nanstd. */
+static void
+select_moments (PlanReducer * r, PlanDType dt)
+{
+  gboolean nan = r->op == PLAN_REDUCE_OP_NANVAR
+      || r->op == PLAN_REDUCE_OP_NANSTD;
+  gboolean is_std = r->op == PLAN_REDUCE_OP_STD
+      || r->op == PLAN_REDUCE_OP_NANSTD;
+  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
+
+  r->block = nan ? nanvar_blocks[dt] : var_blocks[dt];
+  r->merge = merge_moments;
+  r->column = nan ? nanvar_columns[dt] : var_columns[dt];
+  if (is_std)
+    r->final = is_f32 ? final_std_f32 : final_std_f64;
+  else
+    r->final = is_f32 ? final_var_f32 : final_var_f64;
+}
+
+static void
+select_ptp (PlanReducer * r, PlanDType dt)
+{
+  static const MergeFunc merges[] = { merge_ptp_U, merge_ptp_S,
+    merge_ptp_U, merge_ptp_f
+  };
+  Kind kind = _plan_reducer_dtype_kind (dt);
+
+  r->block = ptp_blocks[dt];
+  r->merge = merges[kind];
+  r->column = ptp_columns[dt];
+  r->final = ptp_finals[dt];
+  if (kind == KIND_F) {
+    r->identity.v.f = -INFINITY;
+    r->identity.w.f = INFINITY;
+  } else if (kind == KIND_S) {
+    r->identity.v.i = G_MININT64;
+    r->identity.w.i = G_MAXINT64;
+  } else {
+    r->identity.v.u = 0;
+    r->identity.w.u = G_MAXUINT64;
+  }
+}
+
+/* The plain op a nan op is on integers and bools, which have no NaN. */
+PlanReduceOp
+_plan_reducer_plain_op (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_NANSUM:
+      return PLAN_REDUCE_OP_SUM;
+    case PLAN_REDUCE_OP_NANPROD:
+      return PLAN_REDUCE_OP_PROD;
+    case PLAN_REDUCE_OP_NANMIN:
+      return PLAN_REDUCE_OP_MIN;
+    case PLAN_REDUCE_OP_NANMAX:
+      return PLAN_REDUCE_OP_MAX;
+    case PLAN_REDUCE_OP_NANMEAN:
+      return PLAN_REDUCE_OP_MEAN;
+    case PLAN_REDUCE_OP_NANARGMIN:
+      return PLAN_REDUCE_OP_ARGMIN;
+    case PLAN_REDUCE_OP_NANARGMAX:
+      return PLAN_REDUCE_OP_ARGMAX;
+    default:
+      return op;
+  }
+}
+
+/* Picks the functions of a built-in op for the input dtype, and its
+ * identity. */
+void
+_plan_reducer_select_builtin (PlanReducer * r)
+{
+  PlanDType dt = r->input.dtype;
+  PlanReduceOp op = r->op;
+
+  memset (&r->identity, 0, sizeof (r->identity));
+  if (_plan_reducer_plain_op (op) != op) {
+    if (plan_dtype_is_float (dt)) {
+      select_nan (r, dt);
+      return;
+    }
+    /* The plain op's functions test r->op: run as it. */
+    r->op = _plan_reducer_plain_op (op);
+    _plan_reducer_select_builtin (r);
+    r->op = op;
+    return;
+  }
+  switch (r->op) {
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
+      select_moments (r, dt);
+      break;
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
+      r->block = nonzero_blocks[dt];
+      r->merge = merge_add_u64;
+      r->column = nonzero_columns[dt];
+      r->final = final_u64;
+      break;
+    case PLAN_REDUCE_OP_PTP:
+      select_ptp (r, dt);
+      break;
+    default:
+      break;
+  }
+  switch (r->op) {
+    case PLAN_REDUCE_OP_SUM:
+    case PLAN_REDUCE_OP_MEAN:
+      select_sum (r, dt);
+      break;
+    case PLAN_REDUCE_OP_PROD:
+      select_prod (r, dt);
+      break;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+      select_extreme (r, dt);
+      break;
+    case PLAN_REDUCE_OP_ANY:
+      r->block = any_blocks[dt];
+      r->merge = merge_or;
+      r->column = any_columns[dt];
+      r->final = final_bool;
+      break;
+    case PLAN_REDUCE_OP_ALL:
+      r->block = all_blocks[dt];
+      r->merge = merge_and;
+      r->column = all_columns[dt];
+      r->final = final_bool;
+      r->identity.v.u = 1;
+      break;
+    default:
+      break;
+  }
+}
+
+/* Custom combiners ------------------------------------------------------- */
+
+static gsize
+next_pow2 (gsize n)
+{
+  gsize p = 1;
+
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+/* A block of a custom combiner: the elements, padded with the identity to
+ * the next power of two, are combined pairwise by halves, so that each
+ * level is one vectorised evaluation of the combiner. The shape of the tree
+ * depends only on @n. @scratch holds two blocks of the accumulator dtype. */
+void
+_plan_reducer_block_custom (const PlanReducer * r, gconstpointer in, gsize n,
+    guint64 base, Acc * out, gpointer scratch)
+{
+  gsize es = r->acc_size, p = next_pow2 (n), k;
+  guint8 *cur = scratch, *other = cur + BLOCK * es, *tmp;
+  gconstpointer inputs[2];
+
+  if (r->cast) {
+    inputs[0] = in;
+    plan_expr_eval (r->cast, inputs, cur, n);
+  } else {
+    memcpy (cur, in, n * es);
+  }
+  for (k = n; k < p; k++)
+    memcpy (cur + k * es, r->identity.v.raw, es);
+  while (p > 1) {
+    p /= 2;
+    inputs[0] = cur;
+    inputs[1] = cur + p * es;
+    plan_expr_eval (r->combiner, inputs, other, p);
+    tmp = cur;
+    cur = other;
+    other = tmp;
+  }
+  memset (out, 0, sizeof (*out));
+  memcpy (out->v.raw, cur, es);
+}
+
+void
+_plan_reducer_merge_custom (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  gconstpointer inputs[2] = { a->v.raw, b->v.raw };
+  Value result;
+
+  plan_expr_eval (r->combiner, inputs, result.raw, 1);
+  memcpy (a->v.raw, result.raw, r->acc_size);
+}
+
+/* @scratch holds 2 * (c1 - c0) elements of the accumulator dtype. */
+void
+_plan_reducer_column_custom (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch)
+{
+  gsize es = r->acc_size, n = c1 - c0;
+  guint8 *converted = scratch, *result = converted + n * es;
+  gconstpointer inputs[2];
+
+  inputs[0] = r->cols_raw + c0 * es;
+  if (r->cast) {
+    gconstpointer cast_in[1] = { (const guint8 *) row + c0 * r->in_size };
+
+    plan_expr_eval (r->cast, cast_in, converted, n);
+    inputs[1] = converted;
+  } else {
+    inputs[1] = (const guint8 *) row + c0 * es;
+  }
+  plan_expr_eval (r->combiner, inputs, result, n);
+  memcpy (r->cols_raw + c0 * es, result, n * es);
+}
+
+/* Stores the low bits of @v as one element of the integer @dtype. */
+static void
+store_integer (PlanDType dtype, guint64 v, Value * value)
+{
+  guint8 u8 = (guint8) v;
+  guint16 u16 = (guint16) v;
+  guint32 u32 = (guint32) v;
+
+  switch (plan_dtype_get_size (dtype)) {
+    case 1:
+      memcpy (value->raw, &u8, 1);
+      break;
+    case 2:
+      memcpy (value->raw, &u16, 2);
+      break;
+    case 4:
+      memcpy (value->raw, &u32, 4);
+      break;
+    default:
+      value->u = v;
+      break;
+  }
+}
+
+/* Parses @text as one value of @dtype, into @value. */
+gboolean
+_plan_reducer_parse_identity (const gchar * text, PlanDType dtype, Value * value,
+    GError ** error)
+{
+  gchar *end = NULL;
+
+  memset (value, 0, sizeof (*value));
+  if (dtype == PLAN_DTYPE_BOOL) {
+    if (g_ascii_strcasecmp (text, "true") == 0 || g_strcmp0 (text, "1") == 0)
+      value->raw[0] = 1;
+    else if (g_ascii_strcasecmp (text, "false") != 0
+        && g_strcmp0 (text, "0") != 0)
+      goto bad;
+  } else if (plan_dtype_is_float (dtype)) {
+    gdouble d = g_ascii_strtod (text, &end);
+
+    if (end == text || *end != '\0')
+      goto bad;
+    if (dtype == PLAN_DTYPE_FLOAT32) {
+      gfloat f = (gfloat) d;
+      memcpy (value->raw, &f, sizeof (f));
+    } else {
+      value->f = d;
+    }
+  } else if (plan_dtype_is_signed (dtype)) {
+    gint bits = 8 * plan_dtype_get_size (dtype);
+    gint64 max = bits == 64 ? G_MAXINT64 : ((gint64) 1 << (bits - 1)) - 1;
+    gint64 v;
+
+    if (!g_ascii_string_to_signed (text, 10, -max - 1, max, &v, NULL))
+      goto bad;
+    store_integer (dtype, (guint64) v, value);
+  } else {
+    gint bits = 8 * plan_dtype_get_size (dtype);
+    guint64 max = bits == 64 ? G_MAXUINT64 : ((guint64) 1 << bits) - 1;
+    guint64 v;
+
+    if (!g_ascii_string_to_unsigned (text, 10, 0, max, &v, NULL))
+      goto bad;
+    store_integer (dtype, v, value);
+  }
+  return TRUE;
+
+  /* ERRORS */
+bad:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the identity '%s' is not a valid %s value", text,
+        plan_dtype_to_string (dtype));
+    return FALSE;
+  }
+}
+
+/* Compiles f(x, y) for @input; when it gives another dtype R (say float64
+ * for `x * 0.5` on int32), compiles it again in R and converts the input
+ * to R. */
+gboolean
+_plan_reducer_compile_custom (PlanReducer * r, const gchar * combiner, GError ** error)
+{
+  static const gchar *const names[] = { "x", "y" };
+  PlanDType dtypes[2] = { r->input.dtype, r->input.dtype };
+  PlanDType acc;
+  gchar *source;
+
+  r->combiner = plan_expr_compile (combiner, 2, names, dtypes, error);
+  if (r->combiner == NULL)
+    return FALSE;
+  acc = plan_expr_get_dtype (r->combiner);
+  if (acc == r->input.dtype)
+    return TRUE;
+
+  plan_expr_unref (r->combiner);
+  dtypes[0] = dtypes[1] = acc;
+  r->combiner = plan_expr_compile (combiner, 2, names, dtypes, error);
+  if (r->combiner == NULL)
+    return FALSE;
+  if (plan_expr_get_dtype (r->combiner) != acc)
+    goto not_closed;
+
+  source = g_strdup_printf ("%s(x)", plan_dtype_to_string (acc));
+  r->cast = plan_expr_compile (source, 1, names, &r->input.dtype, error);
+  g_free (source);
+  return r->cast != NULL;
+
+  /* ERRORS */
+not_closed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE,
+        "the combiner '%s' must give the dtype of its arguments: on %s it "
+        "gives %s, and on %s it gives %s", combiner,
+        plan_dtype_to_string (r->input.dtype), plan_dtype_to_string (acc),
+        plan_dtype_to_string (acc),
+        plan_dtype_to_string (plan_expr_get_dtype (r->combiner)));
+    return FALSE;
+  }
+}

@@ -1,0 +1,238 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* PlanReducer: its algorithm as the device steps of
+ * planreducer-steps.h. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "planreducer-private.h"
+#include "libplan/core/plan-testing.h"
+#include <libplan/planerror.h>
+#include <libplan/planexpr.h>
+#include <libplan/planparallel.h>
+#include <libplan/planarray.h>
+
+#include <math.h>
+#include <string.h>
+
+/* The device's steps ------------------------------------------------------ */
+
+#include "planreducerdevice.h"
+
+G_STATIC_ASSERT (sizeof (Acc) == sizeof (PrkAcc));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Acc, w) == G_STRUCT_OFFSET (PrkAcc, w));
+G_STATIC_ASSERT (PRK_BLOCK == BLOCK && PRK_LANES == LANES);
+
+/* A custom combiner's steps for the device steps on the host: the CPU's
+ * own block, merge and column update. */
+static void
+hook_block (void *data, const void *x, prk_u64 n, prk_u64 base,
+    PrkAcc * out)
+{
+  PlanReducer *r = data;
+
+  _plan_reducer_block_custom (r, x, n, base, (Acc *) out, r->scratch);
+}
+
+static void
+hook_merge (void *data, PrkAcc * a, const PrkAcc * b)
+{
+  _plan_reducer_merge_custom (data, (Acc *) a, (const Acc *) b);
+}
+
+static void
+hook_column (void *data, PrkAcc * a, const void *x, prk_u64 c)
+{
+  PlanReducer *r = data;
+  const guint8 *xc = (const guint8 *) x + c * r->in_size;
+  gconstpointer inputs[2];
+  Value converted, result;
+
+  inputs[0] = a->v.raw;
+  inputs[1] = xc;
+  if (r->cast) {
+    gconstpointer cast_in[1] = { xc };
+
+    plan_expr_eval (r->cast, cast_in, converted.raw, 1);
+    inputs[1] = converted.raw;
+  }
+  plan_expr_eval (r->combiner, inputs, result.raw, 1);
+  memcpy (a->v.raw, result.raw, r->acc_size);
+}
+
+/**
+ * _plan_reducer_get_custom_exprs:
+ *
+ * The combiner and the cast (NULL when none) of a custom reducer.
+ */
+void
+_plan_reducer_get_custom_exprs (PlanReducer * reducer, PlanExpr ** combiner,
+    PlanExpr ** cast)
+{
+  *combiner = reducer->custom ? reducer->combiner : NULL;
+  *cast = reducer->custom ? reducer->cast : NULL;
+}
+
+/**
+ * plan_reducer_get_device_steps: (skip)
+ * @reducer: a #PlanReducer
+ * @params: (out caller-allocates): the parameters of the steps of
+ *   planreducer-steps.h that compute what @reducer computes
+ * @mode: (out) (optional): the axis as run (#PLAN_REDUCE_AXIS_ROWS of 1-D
+ *   input runs as #PLAN_REDUCE_AXIS_ALL)
+ * @row_elements: (out) (optional): elements per input row
+ *
+ * Describes the reducer's block, merge, column and final functions as the
+ * device steps: the algorithm of the block function the reducer picked for
+ * its op and dtype, its final, its identity and ddof. Unstable API.
+ *
+ * For a custom combiner the algorithm is %PRK_A_CUSTOM, whose host steps
+ * call the reducer's own block and merge (through @params' hooks).
+ *
+ * Returns: %TRUE
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
+    PlanReduceAxis * mode, gsize * row_elements)
+{
+  PlanReducer *r = reducer;
+  PlanDType dt;
+  PlanReduceOp op;
+  PrkParams *p = params;
+
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (params != NULL, FALSE);
+
+  dt = r->input.dtype;
+  memset (p, 0, sizeof (*p));
+  if (mode)
+    *mode = r->mode;
+  if (row_elements)
+    *row_elements = r->row_elements;
+  p->out_size = r->out_size;
+  p->col_rows = MAX (r->col_rows, 1);
+  if (r->custom) {
+    static const PrkHooks hooks = { hook_block, hook_merge, hook_column };
+
+    p->algo = PRK_A_CUSTOM;
+    p->final = PRK_F_RAW;
+    p->dtype = dt;
+    p->kind = _plan_reducer_dtype_kind (dt);
+    p->out_dtype = r->output.dtype;
+    p->in_size = r->in_size;
+    memcpy (&p->identity, &r->identity, sizeof (p->identity));
+    p->hooks = &hooks;
+    p->hook_data = r;
+    return TRUE;
+  }
+
+  /* The choices of _plan_reducer_select_builtin(), by op and dtype (function pointers
+   * of the target_clones block functions do not compare reliably). */
+  op = plan_dtype_is_float (dt) ? r->op : _plan_reducer_plain_op (r->op);
+  switch (op) {
+    case PLAN_REDUCE_OP_SUM:
+      p->algo = !plan_dtype_is_float (dt) ? PRK_A_ISUM
+          : _plan_reducer_needs_compensation (dt) ? PRK_A_KSUM : PRK_A_DSUM;
+      p->final = plan_dtype_is_float (dt) ? PRK_F_SUM : PRK_F_U64;
+      break;
+    case PLAN_REDUCE_OP_MEAN:
+      p->algo = _plan_reducer_needs_compensation (dt) ? PRK_A_KSUM : PRK_A_DSUM;
+      p->final = PRK_F_MEAN;
+      break;
+    case PLAN_REDUCE_OP_PROD:
+      p->algo = plan_dtype_is_float (dt) ? PRK_A_FPROD : PRK_A_IPROD;
+      p->final = plan_dtype_is_float (dt) ? PRK_F_PROD : PRK_F_U64;
+      break;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+      p->algo = op == PLAN_REDUCE_OP_MIN ? PRK_A_MIN : PRK_A_MAX;
+      p->final = PRK_F_VALUE;
+      break;
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+      p->algo = op == PLAN_REDUCE_OP_ARGMIN ? PRK_A_ARGMIN : PRK_A_ARGMAX;
+      p->final = PRK_F_INDEX;
+      break;
+    case PLAN_REDUCE_OP_ANY:
+    case PLAN_REDUCE_OP_ALL:
+      p->algo = op == PLAN_REDUCE_OP_ANY ? PRK_A_ANY : PRK_A_ALL;
+      p->final = PRK_F_BOOL;
+      break;
+    case PLAN_REDUCE_OP_NANSUM:
+      p->algo = dt == PLAN_DTYPE_FLOAT32 ? PRK_A_NANDSUM : PRK_A_NANKSUM;
+      p->final = PRK_F_SUM;
+      break;
+    case PLAN_REDUCE_OP_NANPROD:
+      p->algo = PRK_A_NANFPROD;
+      p->final = PRK_F_PROD;
+      break;
+    case PLAN_REDUCE_OP_NANMEAN:
+      p->algo = PRK_A_NANMEAN;
+      p->final = PRK_F_NANMEAN;
+      break;
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+      p->algo = op == PLAN_REDUCE_OP_NANMIN ? PRK_A_NANMIN : PRK_A_NANMAX;
+      p->final = PRK_F_NANEXTREME;
+      break;
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+      p->algo = op == PLAN_REDUCE_OP_NANARGMIN ? PRK_A_NANARGMIN :
+          PRK_A_NANARGMAX;
+      p->final = PRK_F_INDEX;
+      break;
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
+      p->algo = op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_STD ?
+          PRK_A_VAR : PRK_A_NANVAR;
+      p->final = op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_NANVAR ?
+          PRK_F_VAR : PRK_F_STD;
+      break;
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
+      p->algo = PRK_A_NONZERO;
+      p->final = PRK_F_U64;
+      break;
+    case PLAN_REDUCE_OP_PTP:
+      p->algo = PRK_A_PTP;
+      p->final = PRK_F_PTP;
+      break;
+  }
+
+  p->dtype = dt;
+  p->kind = _plan_reducer_dtype_kind (dt);
+  p->out_dtype = r->output.dtype;
+  p->nan_arg = r->nan_arg;
+  p->nan_var = r->op == PLAN_REDUCE_OP_NANVAR
+      || r->op == PLAN_REDUCE_OP_NANSTD;
+  p->in_size = r->in_size;
+  p->ddof = r->ddof;
+  memcpy (&p->identity, &r->identity, sizeof (p->identity));
+  return TRUE;
+}
+
+void
+_plan_reducer_set_n_rows (PlanReducer * reducer, guint64 n_rows)
+{
+  reducer->n_rows = n_rows;
+}
+
+/* The message of plan_reducer_finish() where nanargmin/nanargmax saw only
+ * NaNs. */
+const gchar *
+_plan_reducer_get_all_nan_text (PlanReducer * reducer)
+{
+  return reducer->mode == PLAN_REDUCE_AXIS_ROWS
+      ? "a column's values are all NaN" : "every value is NaN";
+}
