@@ -278,8 +278,9 @@ GST_START_TEST (test_many_pipelines_at_once)
 GST_END_TEST;
 
 /* EOS sent to a playing pipeline again and again, through map, reduce
- * and stencil: every run ends (the EOS message, or the error of a stream
- * cut short, which it is), never a hang, and the next run is right. */
+ * and stencil: every run ends with the EOS message (an EOS the application
+ * sends ends the stream on purpose where it reaches planfilesrc, no
+ * truncation), never a hang or an error, and the next run is right. */
 GST_START_TEST (test_eos_storm)
 {
   const gchar *elements[] = { "planmap expr=\"x + 1\"",
@@ -313,9 +314,7 @@ GST_START_TEST (test_eos_storm)
         GError *err = NULL;
 
         gst_message_parse_error (msg, &err, NULL);
-        fail_unless (g_error_matches (err, GST_STREAM_ERROR,
-                GST_STREAM_ERROR_FAILED), "%s: %s", elements[e],
-            err->message);
+        fail ("%s, run %u: %s", elements[e], run, err->message);
         g_error_free (err);
       }
       gst_message_unref (msg);
