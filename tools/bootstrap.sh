@@ -68,6 +68,17 @@ case "$mode" in
     ;;
 esac
 
+# zarr-python 3 (PyPI; Debian 12 has zarr 2) writes and reads the Zarr v3
+# stores of tests/pipelines/test_zarr.py, in a virtual environment of its
+# own (it needs a newer numpy than Debian's). Without the network the v3
+# cases are skipped, saying so.
+zarr3=${XDG_CACHE_HOME:-$HOME/.cache}/gst-plan/zarr3
+if ! "$zarr3/bin/python" -c 'import zarr, sys; sys.exit(zarr.__version__[0] != "3")' 2>/dev/null; then
+  echo "== zarr 3 into $zarr3"
+  { python3 -m venv --clear "$zarr3" && "$zarr3/bin/pip" install -q 'zarr>=3,<4'; } ||
+    echo "== zarr 3 could not be installed: the Zarr v3 tests will be skipped"
+fi
+
 configure build
 
 case "$mode" in

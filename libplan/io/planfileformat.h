@@ -27,7 +27,7 @@ G_BEGIN_DECLS
  * @PLAN_FILE_FORMAT_HDF5: one dataset of an HDF5 file (NetCDF-4 files are
  *   HDF5 files), read and written through libhdf5; only when gst-plan is
  *   built with HDF5.
- * @PLAN_FILE_FORMAT_ZARR: one array of a Zarr v2 directory store (the
+ * @PLAN_FILE_FORMAT_ZARR: one array of a Zarr directory store, v2 or v3 (the
  *   location is the directory); only when gst-plan is built with Zarr.
  *
  * The layouts of array files that #PlanFileReader and #PlanFileWriter (and

@@ -722,8 +722,8 @@ truncated:
 #endif
 }
 
-/* A directory: a Zarr v2 array (or a group of them), read chunk by chunk
- * through libplan's own reader of the specification. */
+/* A directory: a Zarr v2 or v3 array (or a group of them), read chunk by
+ * chunk through libplan's own reader of the specification. */
 static gboolean
 open_zarr (PlanFileReader * self, GError ** error)
 {

@@ -7,12 +7,12 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* A Zarr v2 array in a directory store, read row block by row block: its
- * .zarray metadata (json-glib), and its chunks, one file each, decoded
- * with zlib, zstd or blosc into whole rows. A missing chunk is the fill
- * value, as the specification says. And written: chunks of whole rows,
- * encoded and written by a pool of threads, the .zarray last. Built only
- * with Zarr (HAVE_ZARR). */
+/* A Zarr array in a directory store, read row block by row block: its
+ * v2 .zarray or v3 zarr.json metadata (json-glib), and its chunks, one
+ * file each, decoded with zlib, zstd or blosc (and a v3 CRC32C checked)
+ * into whole rows. A missing chunk is the fill value, as the specification
+ * says. And written (v2): chunks of whole rows, encoded and written by a
+ * pool of threads, the .zarray last. Built only with Zarr (HAVE_ZARR). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -59,6 +59,9 @@ struct _PlanZarrArray
   guint64 shape[PLAN_ARRAY_MAX_DIMS];
   guint64 chunks[PLAN_ARRAY_MAX_DIMS];
   gchar separator;
+  gboolean v3;                  /* zarr.json */
+  gboolean key_prefix;          /* v3's default chunk keys, "c/0/1" */
+  gboolean crc32c;              /* v3: a CRC32C after the encoded bytes */
   Codec codec;
   guint8 fill[8];
   gsize chunk_bytes;
@@ -88,6 +91,8 @@ read_metadata (const gchar * file, GError ** error)
   return text;
 }
 
+static gboolean is_array (const gchar * dir);
+
 /* The arrays under @dir (paths relative to the store's root @root), for
  * an error that lists them. */
 static void
@@ -104,13 +109,13 @@ find_arrays (const gchar * root, const gchar * dir, GPtrArray * out,
   }
   while ((name = g_dir_read_name (d)) && out->len < 100) {
     gchar *sub = g_build_filename (dir, name, NULL);
-    gchar *zarray = g_build_filename (sub, ".zarray", NULL);
 
-    if (g_file_test (zarray, G_FILE_TEST_IS_REGULAR))
+    if (!g_file_test (sub, G_FILE_TEST_IS_DIR))
+      ;
+    else if (is_array (sub))
       g_ptr_array_add (out, g_strconcat ("/", sub + strlen (root) + 1, NULL));
-    else if (g_file_test (sub, G_FILE_TEST_IS_DIR))
+    else
       find_arrays (root, sub, out, depth + 1);
-    g_free (zarray);
     g_free (sub);
   }
   g_dir_close (d);
@@ -140,6 +145,31 @@ join_names (GPtrArray * names)
   return g_string_free (s, FALSE);
 }
 
+/* Whether @dir holds a v3 zarr.json whose node_type is "array". */
+static gboolean
+is_v3_array (const gchar * dir)
+{
+  gchar *file = g_build_filename (dir, "zarr.json", NULL);
+  gchar *text = NULL;
+  gsize size;
+  gboolean ok = FALSE;
+
+  if (g_file_get_contents (file, &text, &size, NULL)
+      && size <= MAX_METADATA_SIZE) {
+    JsonParser *parser = json_parser_new ();
+
+    if (json_parser_load_from_data (parser, text, size, NULL)
+        && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+      ok = g_strcmp0 (json_object_get_string_member_with_default
+          (json_node_get_object (json_parser_get_root (parser)),
+              "node_type", NULL), "array") == 0;
+    g_object_unref (parser);
+  }
+  g_free (text);
+  g_free (file);
+  return ok;
+}
+
 static gboolean
 is_array (const gchar * dir)
 {
@@ -147,7 +177,7 @@ is_array (const gchar * dir)
   gboolean ok = g_file_test (zarray, G_FILE_TEST_IS_REGULAR);
 
   g_free (zarray);
-  return ok;
+  return ok || is_v3_array (dir);
 }
 
 /* The array's directory: the array @path of the store, or, without a
@@ -183,8 +213,8 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
   names = join_names (found);
   if (found->len == 0)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "it is a "
-        "directory, and no Zarr v2 array (.zarray) is in it%s", path ? "" :
-        " (a Zarr v3 store, zarr.json, is not read)");
+        "directory, and no Zarr array (a .zarray, or a zarr.json of an "
+        "array) is in it");
   else if (path == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is a "
         "Zarr group of %u arrays, %s; name the one to read as the dataset",
@@ -257,7 +287,7 @@ parse_axes (JsonObject * o, const gchar * key, guint64 * out, gint * n,
   return TRUE;
 
 bad:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its metadata has no "
       "valid '%s' (a list of non-negative integers)", key);
   return FALSE;
 }
@@ -322,6 +352,15 @@ parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
   if (json_node_get_value_type (node) == G_TYPE_STRING) {
     const gchar *s = json_node_get_string (node);
 
+    if (s && g_str_has_prefix (s, "0x") && is_float
+        && strlen (s) == 2 + 2 * z->itemsize
+        && strspn (s + 2, "0123456789abcdefABCDEF") == 2 * z->itemsize) {
+      /* v3: the value's bits, big-endian hex. */
+      guint64 bits = g_ascii_strtoull (s + 2, NULL, 16);
+
+      memcpy (z->fill, &bits, z->itemsize);
+      return TRUE;
+    }
     if (g_strcmp0 (s, "NaN") == 0)
       d = NAN;
     else if (g_strcmp0 (s, "Infinity") == 0)
@@ -367,6 +406,23 @@ bad:
   return FALSE;
 }
 
+/* The bytes of a chunk; FALSE when a chunk length is 0 or a chunk would
+ * be over 2 GiB. */
+static gboolean
+size_chunks (PlanZarrArray * z)
+{
+  gint i;
+
+  z->chunk_bytes = z->itemsize;
+  for (i = 0; i < z->ndim; i++) {
+    if (z->chunks[i] == 0 || z->chunks[i] > ((guint64) 1 << 32)
+        || z->chunk_bytes > ((gsize) 1 << 31) / z->chunks[i])
+      return FALSE;
+    z->chunk_bytes *= z->chunks[i];
+  }
+  return TRUE;
+}
+
 static gboolean
 parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
 {
@@ -375,7 +431,6 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   gint n_chunks = 0;
   const gchar *order, *sep;
   gboolean ok = FALSE;
-  gint i;
 
   if (!json_parser_load_from_data (parser, text, -1, error))
     goto done;
@@ -398,15 +453,8 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
       || !parse_axes (o, "chunks", z->chunks, &n_chunks, error)
       || !parse_codec (z, o, error) || !parse_fill (z, o, error))
     goto done;
-  if (n_chunks != z->ndim)
+  if (n_chunks != z->ndim || !size_chunks (z))
     goto bad_chunks;
-  z->chunk_bytes = z->itemsize;
-  for (i = 0; i < z->ndim; i++) {
-    if (z->chunks[i] == 0 || z->chunks[i] > ((guint64) 1 << 32)
-        || z->chunk_bytes > ((gsize) 1 << 31) / z->chunks[i])
-      goto bad_chunks;
-    z->chunk_bytes *= z->chunks[i];
-  }
   ok = TRUE;
   goto done;
 
@@ -430,6 +478,219 @@ bad_separator:
 bad_chunks:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunks do not fit "
       "its shape (one positive length per axis, at most 2 GiB a chunk)");
+  goto done;
+done:
+  g_object_unref (parser);
+  return ok;
+}
+
+/* v3: one codec of the "codecs" list. */
+static gboolean
+parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
+    GError ** error)
+{
+  const gchar *name = json_object_get_string_member_with_default (codec,
+      "name", NULL);
+  JsonNode *cn = json_object_get_member (codec, "configuration");
+  JsonObject *conf = cn && JSON_NODE_HOLDS_OBJECT (cn) ?
+      json_node_get_object (cn) : NULL;
+
+  if (g_strcmp0 (name, "bytes") == 0) {
+    const gchar *endian = conf ?
+        json_object_get_string_member_with_default (conf, "endian",
+        "little") : "little";
+
+    if (g_strcmp0 (endian, "little") != 0 && g_strcmp0 (endian, "big") != 0)
+      goto bad;
+    z->swap = g_strcmp0 (endian, "big") == 0 && z->itemsize > 1;
+    *have_bytes = TRUE;
+    return TRUE;
+  }
+  if (g_strcmp0 (name, "transpose") == 0 && !*have_bytes && conf) {
+    JsonNode *on = json_object_get_member (conf, "order");
+    JsonArray *order = on && JSON_NODE_HOLDS_ARRAY (on) ?
+        json_node_get_array (on) : NULL;
+    guint i;
+
+    /* Only the order that changes nothing is C order. */
+    for (i = 0; order && i < json_array_get_length (order); i++)
+      if (json_array_get_int_element (order, i) != i)
+        order = NULL;
+    if (order && json_array_get_length (order) == (guint) z->ndim)
+      return TRUE;
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are "
+        "transposed (the transpose codec); only C order is read");
+    return FALSE;
+  }
+  if (!*have_bytes)
+    goto unsupported;
+  if (z->crc32c)
+    goto unsupported;           /* a checksum is the last codec */
+  if (g_strcmp0 (name, "crc32c") == 0) {
+    z->crc32c = TRUE;
+    return TRUE;
+  }
+  if (z->codec != CODEC_NONE)
+    goto unsupported;           /* one compressor */
+  if (g_strcmp0 (name, "gzip") == 0)
+    z->codec = CODEC_GZIP;
+#if HAVE_ZSTD
+  else if (g_strcmp0 (name, "zstd") == 0)
+    z->codec = CODEC_ZSTD;
+#endif
+#if HAVE_BLOSC
+  else if (g_strcmp0 (name, "blosc") == 0)
+    z->codec = CODEC_BLOSC;
+#endif
+  else
+    goto unsupported;
+  return TRUE;
+
+bad:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec '%s' has "
+      "a configuration that is not valid", name);
+  return FALSE;
+unsupported:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its codec '%s' "
+      "is not supported%s; bytes (after transpose in C order), then gzip%s%s "
+      "and crc32c are read", name ? name : "(no name)",
+      g_strcmp0 (name, "sharding_indexed") == 0 ? " (sharded arrays are not "
+      "read)" : "", HAVE_ZSTD ? ", zstd" : "", HAVE_BLOSC ? ", blosc" : "");
+  return FALSE;
+}
+
+/* A Zarr v3 zarr.json of an array. */
+static gboolean
+parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
+{
+  static const struct
+  {
+    const gchar *name;
+    PlanDType dtype;
+  } types[] = {
+    {"bool", PLAN_DTYPE_BOOL}, {"int8", PLAN_DTYPE_INT8},
+    {"uint8", PLAN_DTYPE_UINT8}, {"int16", PLAN_DTYPE_INT16},
+    {"uint16", PLAN_DTYPE_UINT16}, {"int32", PLAN_DTYPE_INT32},
+    {"uint32", PLAN_DTYPE_UINT32}, {"int64", PLAN_DTYPE_INT64},
+    {"uint64", PLAN_DTYPE_UINT64}, {"float32", PLAN_DTYPE_FLOAT32},
+    {"float64", PLAN_DTYPE_FLOAT64},
+  };
+  JsonParser *parser = json_parser_new ();
+  JsonObject *o, *grid = NULL, *gconf = NULL, *keys = NULL, *kconf = NULL;
+  JsonNode *n;
+  JsonArray *codecs;
+  const gchar *dtype, *kname, *sep;
+  gboolean ok = FALSE, have_bytes = FALSE;
+  gint n_chunks = 0;
+  guint i;
+
+  z->v3 = TRUE;
+  if (!json_parser_load_from_data (parser, text, -1, error))
+    goto done;
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    goto not_object;
+  o = json_node_get_object (json_parser_get_root (parser));
+  if (json_object_get_int_member_with_default (o, "zarr_format", 0) != 3)
+    goto bad_format;
+
+  dtype = json_object_get_string_member_with_default (o, "data_type", NULL);
+  for (i = 0; i < G_N_ELEMENTS (types); i++)
+    if (g_strcmp0 (dtype, types[i].name) == 0)
+      break;
+  if (i == G_N_ELEMENTS (types))
+    goto bad_dtype;
+  z->dtype = types[i].dtype;
+  z->itemsize = plan_dtype_get_size (z->dtype);
+
+  n = json_object_get_member (o, "chunk_grid");
+  if (n && JSON_NODE_HOLDS_OBJECT (n))
+    grid = json_node_get_object (n);
+  n = grid ? json_object_get_member (grid, "configuration") : NULL;
+  if (n && JSON_NODE_HOLDS_OBJECT (n))
+    gconf = json_node_get_object (n);
+  if (grid == NULL || g_strcmp0 (json_object_get_string_member_with_default
+          (grid, "name", NULL), "regular") != 0 || gconf == NULL)
+    goto bad_grid;
+  if (!parse_axes (o, "shape", z->shape, &z->ndim, error)
+      || !parse_axes (gconf, "chunk_shape", z->chunks, &n_chunks, error))
+    goto done;
+  if (n_chunks != z->ndim || !size_chunks (z))
+    goto bad_chunks;
+
+  n = json_object_get_member (o, "chunk_key_encoding");
+  if (n && JSON_NODE_HOLDS_OBJECT (n))
+    keys = json_node_get_object (n);
+  n = keys ? json_object_get_member (keys, "configuration") : NULL;
+  if (n && JSON_NODE_HOLDS_OBJECT (n))
+    kconf = json_node_get_object (n);
+  kname = keys ? json_object_get_string_member_with_default (keys, "name",
+      NULL) : NULL;
+  if (g_strcmp0 (kname, "default") != 0 && g_strcmp0 (kname, "v2") != 0)
+    goto bad_keys;
+  z->key_prefix = g_strcmp0 (kname, "default") == 0;
+  sep = kconf ? json_object_get_string_member_with_default (kconf,
+      "separator", NULL) : NULL;
+  if (sep == NULL)
+    sep = z->key_prefix ? "/" : ".";
+  if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
+    goto bad_keys;
+  z->separator = sep[0];
+
+  n = json_object_get_member (o, "codecs");
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
+    goto bad_codecs;
+  codecs = json_node_get_array (n);
+  z->codec = CODEC_NONE;
+  for (i = 0; i < json_array_get_length (codecs); i++) {
+    JsonNode *c = json_array_get_element (codecs, i);
+
+    if (!JSON_NODE_HOLDS_OBJECT (c))
+      goto bad_codecs;
+    if (!parse_v3_codec (z, json_node_get_object (c), &have_bytes, error))
+      goto done;
+  }
+  if (!have_bytes)
+    goto bad_codecs;
+  if (json_object_get_member (o, "fill_value") == NULL)
+    goto no_fill;
+  ok = parse_fill (z, o, error);
+  goto done;
+
+not_object:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zarr.json is not "
+      "a JSON object");
+  goto done;
+bad_format:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its zarr.json "
+      "says zarr_format %" G_GINT64_FORMAT "; Zarr v2 (.zarray) and v3 are "
+      "read", json_object_get_int_member_with_default (o, "zarr_format", 0));
+  goto done;
+bad_dtype:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its data_type "
+      "'%s' is not supported; only bool, integers, float32 and float64 are "
+      "read", dtype ? dtype : "(not a string)");
+  goto done;
+bad_grid:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunk_grid "
+      "is not a regular grid with a chunk_shape; only regular grids are "
+      "read");
+  goto done;
+bad_chunks:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunks do not fit "
+      "its shape (one positive length per axis, at most 2 GiB a chunk)");
+  goto done;
+bad_keys:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its "
+      "chunk_key_encoding is not 'default' or 'v2' with the separator '/' "
+      "or '.'");
+  goto done;
+bad_codecs:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codecs are not a "
+      "list with the bytes codec in it");
+  goto done;
+no_fill:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zarr.json has no "
+      "fill_value");
   goto done;
 done:
   g_object_unref (parser);
@@ -474,9 +735,17 @@ _plan_zarr_array_open (const gchar * store, const gchar * path,
   if (z->dir == NULL)
     goto failed;
   zarray = g_build_filename (z->dir, ".zarray", NULL);
-  text = read_metadata (zarray, error);
-  if (text == NULL || !parse_zarray (z, text, error))
-    goto in_array;
+  if (!g_file_test (zarray, G_FILE_TEST_EXISTS)) {
+    g_free (zarray);
+    zarray = g_build_filename (z->dir, "zarr.json", NULL);
+    text = read_metadata (zarray, error);
+    if (text == NULL || !parse_zarr_json (z, text, error))
+      goto in_array;
+  } else {
+    text = read_metadata (zarray, error);
+    if (text == NULL || !parse_zarray (z, text, error))
+      goto in_array;
+  }
   for (i = 0; i < z->ndim; i++)
     shape[i] = z->shape[i];
   if (!plan_array_info_set (info, z->dtype, z->ndim, shape, error))
@@ -572,12 +841,48 @@ inflate_chunk (PlanZarrArray * z, gsize size, gboolean gzip)
   return ok;
 }
 
+/* CRC-32C (Castagnoli, reflected), as v3's crc32c codec appends it. */
+static guint32
+crc32c (const guint8 * data, gsize size)
+{
+  static guint32 table[256];
+  static gsize ready = 0;
+  guint32 crc = 0xffffffff;
+  gsize i;
+
+  if (g_once_init_enter (&ready)) {
+    guint32 n, k, c;
+
+    for (n = 0; n < 256; n++) {
+      c = n;
+      for (k = 0; k < 8; k++)
+        c = c & 1 ? 0x82f63b78 ^ (c >> 1) : c >> 1;
+      table[n] = c;
+    }
+    g_once_init_leave (&ready, 1);
+  }
+  for (i = 0; i < size; i++)
+    crc = table[(crc ^ data[i]) & 0xff] ^ (crc >> 8);
+  return crc ^ 0xffffffff;
+}
+
 /* Decodes z->raw into z->chunk, which gets exactly chunk_bytes. */
 static gboolean
 decode_chunk (PlanZarrArray * z, const gchar * file, gsize size,
     GError ** error)
 {
   gboolean ok = FALSE;
+
+  if (z->crc32c) {
+    if (size < 4 || crc32c (z->raw, size - 4) != GST_READ_UINT32_LE (z->raw +
+            size - 4)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' (%"
+          G_GSIZE_FORMAT " bytes) fails its CRC32C checksum; it is corrupt",
+          file, size);
+      return FALSE;
+    }
+    size -= 4;
+  }
 
   switch (z->codec) {
     case CODEC_NONE:
@@ -626,10 +931,12 @@ load_chunk (PlanZarrArray * z, const guint64 * idx, GError ** error)
   gboolean missing, ok;
   gint d;
 
+  if (z->key_prefix)
+    g_string_append_c (key, 'c');
   for (d = 0; d < z->ndim; d++)
-    g_string_append_printf (key, "%s%" G_GUINT64_FORMAT, d ? (z->separator
-            == '/' ? "/" : ".") : "", idx[d]);
-  if (z->ndim == 0)
+    g_string_append_printf (key, "%s%" G_GUINT64_FORMAT, d || z->key_prefix ?
+        (z->separator == '/' ? "/" : ".") : "", idx[d]);
+  if (z->ndim == 0 && !z->key_prefix)
     g_string_append (key, "0");
   file = g_build_filename (z->dir, key->str, NULL);
   g_string_free (key, TRUE);

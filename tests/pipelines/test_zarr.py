@@ -8,6 +8,7 @@ Zarr v2 stores that zarr-python reads: every dtype and codec, groups, the
 add mode, and failures that leave what was there."""
 import os
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -197,13 +198,148 @@ def unsupported_metadata_fails():
                       'planfilesink', 'location=' + out], text)
         if os.path.exists(out):
             raise Failure('%s: an output was written' % name)
-    # A Zarr v3 store is not read.
+    # A Zarr v3 zarr.json with no data_type or codecs.
     v3 = os.path.join(d, 'v3.zarr')
     os.mkdir(v3)
     open(os.path.join(v3, 'zarr.json'), 'w').write(
         '{"zarr_format": 3, "node_type": "array"}')
     expect_error(['planfilesrc', 'location=' + v3, '!', 'planfilesink',
-                  'location=' + out], 'Zarr v3')
+                  'location=' + out], "data_type '(not a string)'")
+
+
+# Zarr v3: stores written by zarr-python 3, which Debian 12 lacks;
+# tools/bootstrap.sh installs it into a virtual environment of its own.
+ZARR3 = os.environ.get('PLAN_ZARR3_PYTHON') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
+    'gst-plan', 'zarr3', 'bin', 'python')
+
+# Run by zarr 3's python in the directory given: writes v3 stores and, for
+# each, the array zarr 3 reads back from it (want-NAME.npy).
+V3_WRITER = r"""
+import sys, numpy as np, zarr
+from zarr.codecs import (BloscCodec, BytesCodec, Crc32cCodec, GzipCodec,
+                         ZstdCodec)
+rng = np.random.default_rng(int(sys.argv[1]))
+DTYPES = sys.argv[2].split(',')
+COMPRESSORS = {
+    'none': None, 'zstd': [ZstdCodec(level=3)], 'gzip': [GzipCodec(level=5)],
+    'blosc-lz4': [BloscCodec(cname='lz4', clevel=5, shuffle='shuffle')],
+    'blosc-zstd': [BloscCodec(cname='zstd', clevel=3, shuffle='bitshuffle')],
+    'zstd-crc32c': [ZstdCodec(level=1), Crc32cCodec()],
+}
+LAYOUTS = [((997,), (100,)), ((250, 3), (1, 3)), ((61, 2, 5), (7, 2, 3)),
+           ((13, 3, 1, 4), (13, 2, 1, 3)), ((0, 4), (5, 4)), ((), ())]
+names = []
+for i, dtype in enumerate(DTYPES):
+    for j, (shape, chunks) in enumerate(LAYOUTS):
+        if dtype not in ('bool', 'float32') and j % 3 != i % 3:
+            continue
+        comp = list(COMPRESSORS)[(i + j) % len(COMPRESSORS)]
+        endian = 'big' if (i + j) % 4 == 1 else 'little'
+        keys = ({'name': 'v2', 'separator': '.'} if (i + j) % 3 == 2 else
+                {'name': 'default', 'separator': '/' if j % 2 else '.'})
+        if dtype == 'bool':
+            a = rng.integers(0, 2, shape).astype(bool)
+        elif dtype.startswith('float'):
+            a = rng.standard_normal(shape).astype(dtype)
+        else:
+            info = np.iinfo(dtype)
+            a = rng.integers(info.min, info.max, shape, dtype=dtype,
+                             endpoint=True)
+        name = 'a%d_%d.zarr' % (i, j)
+        fill = {'bool': True}.get(dtype, 7)
+        z = zarr.create_array(name, shape=shape, chunks=chunks,
+                              dtype=dtype, compressors=COMPRESSORS[comp],
+                              serializer=BytesCodec(endian=endian),
+                              chunk_key_encoding=keys, fill_value=fill)
+        # Rows past the first half stay unwritten: the fill value.
+        if a.ndim:
+            z[:(shape[0] + 1) // 2] = a[:(shape[0] + 1) // 2]
+        else:
+            z[...] = a
+        np.save('want-%s.npy' % name, zarr.open_array(name, mode='r')[...])
+        names.append('%s %s %s %s %s' % (name, dtype, comp, endian,
+                                         keys['name']))
+g = zarr.open_group('group.zarr', mode='w')
+g.create_array('obs/t', shape=(50, 2), chunks=(7, 2), dtype='float64',
+               fill_value=float('nan'))[:20] = rng.standard_normal((20, 2))
+g.create_array('other', shape=(3,), dtype='int8')[:] = 1
+np.save('want-group.npy', g['obs/t'][...])
+z = zarr.create_array('sharded.zarr', shape=(100,), chunks=(10,),
+                      shards=(50,), dtype='int32')
+z[:] = np.arange(100)
+z = zarr.create_array('crc.zarr', shape=(100,), chunks=(10,), dtype='int32',
+                      compressors=[Crc32cCodec()])
+z[:] = np.arange(100)
+z = zarr.create_array('half.zarr', shape=(10,), dtype='float16')
+z[:] = 1
+print('\n'.join(names))
+"""
+
+
+V3_STORES = []
+
+
+def zarr3_stores():
+    """(the directory of the v3 stores V3_WRITER wrote, their names and
+    what they are), written once; None without zarr 3."""
+    if V3_STORES:
+        return V3_STORES[0]
+    if not os.access(ZARR3, os.X_OK):
+        print('     zarr 3 is not installed (tools/bootstrap.sh installs it '
+              'in %s): the v3 cases are skipped' % os.path.dirname(ZARR3))
+        return None
+    d = plantest.tmpdir()
+    p = subprocess.run([ZARR3, '-c', V3_WRITER, '20261205',
+                        ','.join(plantest.DTYPES)], cwd=d,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Failure('zarr 3 could not write the stores:\n' + p.stderr)
+    V3_STORES.append((d, [line.split() for line in p.stdout.splitlines()]))
+    return V3_STORES[0]
+
+
+def v3_every_dtype_codec_and_layout():
+    """Zarr v3 stores that zarr-python 3 wrote: every dtype, 0-d to 4-D,
+    empty, the codecs bytes (little- and big-endian), zstd, gzip, blosc
+    (lz4, zstd), crc32c, default and v2 chunk keys with either separator,
+    fill values for the chunks never written, an array in a group; each
+    read as zarr 3 reads it."""
+    if zarr3_stores() is None:
+        return
+    d, stores = zarr3_stores()
+    out = os.path.join(plantest.tmpdir(), 'out.npy')
+    for name, *what in stores:
+        got = read(os.path.join(d, name), out)
+        want = np.load(os.path.join(d, 'want-%s.npy' % name))
+        plantest.assert_same(got, want, 'v3 %s %s' % (name, what))
+    got = read(os.path.join(d, 'group.zarr'), out, 'dataset=obs/t')
+    plantest.assert_same(got, np.load(os.path.join(d, 'want-group.npy')),
+                         'v3 group')
+    expect_error(['planfilesrc', 'location=' + os.path.join(d, 'group.zarr'),
+                  '!', 'fakesink'], "'/obs/t' and '/other'")
+
+
+def v3_unsupported_and_corrupt_fail():
+    """A sharded v3 array, a float16 one and a chunk whose CRC32C does not
+    match fail, naming what is wrong."""
+    if zarr3_stores() is None:
+        return
+    d = zarr3_stores()[0]
+    out = os.path.join(plantest.tmpdir(), 'out.npy')
+    chunk = os.path.join(d, 'crc.zarr', 'c', '3')
+    data = bytearray(open(chunk, 'rb').read())
+    data[5] ^= 0x40
+    open(chunk, 'wb').write(data)
+    for name, texts in [('sharded.zarr', ["codec 'sharding_indexed'",
+                                          'sharded arrays are not read']),
+                        ('half.zarr', ["data_type 'float16'"]),
+                        ('crc.zarr', ["chunk", "fails its CRC32C checksum"])]:
+        expect_error(['planfilesrc', 'location=' + os.path.join(d, name), '!',
+                      'planfilesink', 'location=' + out], *texts)
+        if os.path.exists(out):
+            raise Failure('%s: a file was written' % name)
+
 
 
 SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
@@ -375,6 +511,8 @@ plantest.run_cases([
     ('a missing array lists the names', missing_array_lists_the_names),
     ('corrupt and truncated chunks fail', corrupt_and_truncated_chunks_fail),
     ('unsupported metadata fails', unsupported_metadata_fails),
+    ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
+    ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
     ('groups, replace and add', sink_groups_replace_and_add),
     ('sink failures leave the store', sink_failures_leave_the_store),
