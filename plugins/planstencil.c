@@ -343,6 +343,107 @@ plan_stencil_check_settings (PlanKernelElement * kernel, GError ** error)
   return why == NULL;
 }
 
+/* The windows of the inputs after the first (request pads): a pad's
+ * window property, or its centre named by its variable (or `in<N>`).
+ * Fills @windows[1 ..]; FALSE with @error set naming the pad. */
+static gboolean
+plan_stencil_input_windows (PlanStencil * self, guint n_inputs,
+    PlanWindow ** windows, GError ** error)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  guint i;
+
+  if (plan_kernel_element_get_input_window (kernel, 0) != NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planstencil %s: the window of %s is the element's window "
+        "property; a pad's window is for the request pads sink_N",
+        GST_OBJECT_NAME (self), plan_kernel_element_get_input_name (kernel,
+            0));
+    return FALSE;
+  }
+  for (i = 1; i < n_inputs; i++) {
+    const gchar *picture = plan_kernel_element_get_input_window (kernel, i);
+    const gchar *variable = plan_kernel_element_get_input_variable (kernel,
+        i);
+    gchar *centre = NULL;
+
+    if (picture == NULL)
+      picture = centre = variable ? g_strdup (variable) :
+          g_strdup_printf ("in%u", i);
+    windows[i] = plan_window_parse (picture, error);
+    if (windows[i] == NULL) {
+      g_prefix_error (error, "planstencil %s, input %s (%s \"%s\"): ",
+          GST_OBJECT_NAME (self), plan_kernel_element_get_input_name (kernel,
+              i), centre ? "variable" : "window", picture);
+      g_free (centre);
+      return FALSE;
+    }
+    g_free (centre);
+  }
+  return TRUE;
+}
+
+/* Prefixes @error with the element, the inputs and their windows. */
+static void
+prefix_inputs_error (PlanStencil * self, guint n_inputs,
+    PlanWindow ** windows, GError ** error)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < n_inputs; i++) {
+    gchar *picture = plan_window_to_string (windows[i]);
+
+    g_string_append_printf (s, "%sinput %u is %s, window \"%s\"",
+        i ? "; " : "", i, plan_kernel_element_get_input_name (kernel, i),
+        picture);
+    g_free (picture);
+  }
+  g_prefix_error (error, "planstencil %s (%s): ", GST_OBJECT_NAME (self),
+      s->str);
+  g_string_free (s, TRUE);
+}
+
+/* Several inputs: each with its window, one output. */
+static gboolean
+plan_stencil_setup_inputs (PlanStencil * self, guint n_inputs,
+    const PlanArrayInfo * inputs, const gchar * expr, PlanBoundary boundary,
+    gdouble cval, guint iterations, PlanArrayInfo * output, GError ** error)
+{
+  PlanWindow **windows = g_new0 (PlanWindow *, n_inputs);
+  gboolean ok = FALSE;
+  guint i;
+
+  windows[0] = plan_window_ref (self->active_window);
+  if (iterations != 1) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "planstencil %s, iterations=%u with %u inputs: iterations apply the "
+        "window to the stencil's own output, which is one array; a "
+        "stencil of several inputs is applied once (chain elements for "
+        "more steps)", GST_OBJECT_NAME (self), iterations, n_inputs);
+    goto done;
+  }
+  if (!plan_stencil_input_windows (self, n_inputs, windows, error))
+    goto done;
+  self->kernel = plan_stencil_kernel_new_inputs (n_inputs,
+      (const PlanWindow * const *) windows, inputs, expr, boundary, cval,
+      error);
+  if (self->kernel == NULL) {
+    prefix_inputs_error (self, n_inputs, windows, error);
+    goto done;
+  }
+  plan_stencil_kernel_get_output_info (self->kernel, output);
+  ok = TRUE;
+
+done:
+  for (i = 0; i < n_inputs; i++)
+    if (windows[i])
+      plan_window_unref (windows[i]);
+  g_free (windows);
+  return ok;
+}
+
 static gboolean
 plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
     const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
@@ -362,6 +463,16 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
           &iterations, error))
     return FALSE;
   self->active_window = window;
+
+  if (n_inputs > 1) {
+    gboolean ok = plan_stencil_setup_inputs (self, n_inputs, inputs, expr,
+        boundary, cval, iterations, output, error);
+
+    g_free (expr);
+    if (!ok)
+      plan_stencil_clear_compiled (self);
+    return ok;
+  }
 
   input = inputs[0];
   /* A share's rows are not the whole stream's: with boundary=valid, a
@@ -484,6 +595,13 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
 
   self->sharded = FALSE;
   *output = *input;
+  if (GST_ELEMENT (self)->numsinkpads > 1) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "planstencil %s has %u inputs; a stencil of several inputs does "
+        "not run sharded across MPI ranks: run it in one process",
+        GST_OBJECT_NAME (self), (guint) GST_ELEMENT (self)->numsinkpads);
+    return FALSE;
+  }
   if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
           &iterations, error))
     return FALSE;
@@ -707,37 +825,42 @@ plan_stencil_end_rows (PlanStencil * self, PlanStream * stream,
     gsize n_rows, GError ** error)
 {
   PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
-  gsize row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
-      (kernel, 0));
+  guint n_inputs = plan_stencil_kernel_get_n_inputs (self->kernel), i;
   GstBuffer *buffer;
   GstMapInfo map;
   guint64 total;
-  gsize n_end;
-  gboolean ok;
+  gsize n_end, row;
+  gboolean ok = TRUE;
 
   if (stream ? !plan_stencil_kernel_needs_end_rows (self->kernel, n_rows,
           &n_end) : !plan_stencil_kernel_host_needs_end_rows (self->kernel,
           n_rows, &n_end))
     return TRUE;
-  if (!plan_kernel_element_read_end_rows (kernel, 0, n_end, &total, &buffer,
-          error))
-    return FALSE;
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+  /* Each input's last rows, from its own upstream. */
+  for (i = 0; ok && i < n_inputs; i++) {
+    row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
+        (kernel, i));
+    if (!plan_kernel_element_read_end_rows (kernel, i, n_end, &total,
+            &buffer, error))
+      return FALSE;
+    if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+      gst_buffer_unref (buffer);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+          "could not map the last rows upstream gave (for boundary=wrap)");
+      return FALSE;
+    }
+    GST_DEBUG_OBJECT (self, "the last %" G_GSIZE_FORMAT " of %"
+        G_GUINT64_FORMAT " rows of input %u for boundary=wrap",
+        map.size / row, total, i);
+    if (stream)
+      ok = plan_stencil_kernel_set_end_rows (self->kernel, stream, total,
+          map.data, map.size / row, error);
+    else
+      ok = plan_stencil_kernel_host_set_input_end_rows (self->kernel, i,
+          total, map.data, map.size / row, error);
+    gst_buffer_unmap (buffer, &map);
     gst_buffer_unref (buffer);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-        "could not map the last rows upstream gave (for boundary=wrap)");
-    return FALSE;
   }
-  GST_DEBUG_OBJECT (self, "the last %" G_GSIZE_FORMAT " of %"
-      G_GUINT64_FORMAT " rows for boundary=wrap", map.size / row, total);
-  if (stream)
-    ok = plan_stencil_kernel_set_end_rows (self->kernel, stream, total,
-        map.data, map.size / row, error);
-  else
-    ok = plan_stencil_kernel_host_set_end_rows (self->kernel, total,
-        map.data, map.size / row, error);
-  gst_buffer_unmap (buffer, &map);
-  gst_buffer_unref (buffer);
   return ok;
 }
 
@@ -763,8 +886,8 @@ plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     goto failed;
   /* The blocks may read the chunk in place: they are computed before this
    * returns and the base class releases the chunk. */
-  if (!plan_stencil_kernel_push (self->kernel, chunk->data[0], chunk->n_rows,
-          blocks, &n_blocks, &err))
+  if (!plan_stencil_kernel_push_inputs (self->kernel, chunk->data,
+          chunk->n_rows, blocks, &n_blocks, &err))
     goto failed;
   return plan_stencil_push_blocks (self, blocks, n_blocks);
 
@@ -1124,11 +1247,23 @@ plan_stencil_class_init (PlanStencilClass * klass)
           GST_PARAM_MUTABLE_READY));
 
   plan_kernel_element_class_add_pad_templates (kernel_class, FALSE);
+  /* More inputs on request pads, each with its window (the pad's window
+   * property) or its centre (its variable), the same caps as sink. */
+  {
+    GstPadTemplate *sink = gst_element_class_get_pad_template (element_class,
+        "sink");
+    GstCaps *caps = gst_pad_template_get_caps (sink);
+
+    gst_element_class_add_pad_template (element_class,
+        gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
+            GST_PAD_REQUEST, caps, PLAN_TYPE_KERNEL_PAD));
+    gst_caps_unref (caps);
+  }
   gst_element_class_set_static_metadata (element_class, "Array stencil",
       "Filter/Converter/Array",
-      "Computes an expression over a 1-D or 2-D window around each element "
-      "of an array, with scipy.ndimage's boundary modes",
-      PLAN_CONTACT);
+      "Computes an expression over a 1-D, 2-D or 3-D window around each "
+      "element of an array (and of more arrays on request pads), with "
+      "scipy.ndimage's boundary modes", PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planstencil.md");
 

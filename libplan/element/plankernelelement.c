@@ -92,6 +92,7 @@ struct _PlanKernelPad
   gboolean have_info;
   gboolean info_changed;
   gchar *variable;              /* the variable property */
+  gchar *window;                /* the window property */
 
   /* aggregate thread only */
   gsize consumed;               /* rows of the head buffer already used */
@@ -111,6 +112,7 @@ enum
 {
   PAD_PROP_0,
   PAD_PROP_VARIABLE,
+  PAD_PROP_WINDOW,
 };
 
 static void
@@ -125,6 +127,12 @@ plan_kernel_pad_set_property (GObject * object, guint prop_id,
       GST_OBJECT_LOCK (pad);
       g_free (pad->variable);
       pad->variable = s && *s ? g_strdup (s) : NULL;
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    case PAD_PROP_WINDOW:
+      GST_OBJECT_LOCK (pad);
+      g_free (pad->window);
+      pad->window = s && *s ? g_strdup (s) : NULL;
       GST_OBJECT_UNLOCK (pad);
       break;
     default:
@@ -145,6 +153,11 @@ plan_kernel_pad_get_property (GObject * object, guint prop_id,
       g_value_set_string (value, pad->variable);
       GST_OBJECT_UNLOCK (pad);
       break;
+    case PAD_PROP_WINDOW:
+      GST_OBJECT_LOCK (pad);
+      g_value_set_string (value, pad->window);
+      GST_OBJECT_UNLOCK (pad);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -155,6 +168,7 @@ static void
 plan_kernel_pad_finalize (GObject * object)
 {
   g_free (PLAN_KERNEL_PAD (object)->variable);
+  g_free (PLAN_KERNEL_PAD (object)->window);
   G_OBJECT_CLASS (plan_kernel_pad_parent_class)->finalize (object);
 }
 
@@ -180,6 +194,25 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
       g_param_spec_string ("variable", "Variable",
           "The name the expression gives this input (planmap); unset: x, y, "
           "z, w by pad number", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * PlanKernelPad:window:
+   *
+   * For elements that read a window of cells around each element of this
+   * input (planstencil's request pads): the window's picture, whose cell
+   * names the expression uses (docs/planstencil.md); unset, the input's
+   * element at the centre, named by #PlanKernelPad:variable. Read when
+   * the input's caps arrive; elements that take no window ignore it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PAD_PROP_WINDOW,
+      g_param_spec_string ("window", "Window",
+          "The window of this input's cells, as a picture (planstencil's "
+          "request pads); unset: the element at the centre, named by "
+          "variable", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 }
@@ -223,6 +256,7 @@ typedef struct
   PlanArrayInfo *inputs;        /* [n_inputs] */
   gchar **input_names;          /* [n_inputs + 1] */
   gchar **input_variables;      /* [n_inputs + 1]: NULL where unset */
+  gchar **input_windows;        /* [n_inputs + 1]: NULL where unset */
   PlanArrayInfo output;
   gsize slice_rows;             /* the most rows per process() on the host */
   guint64 out_rows;             /* the offset of the next output row */
@@ -315,9 +349,12 @@ free_inputs (PlanKernelElementPrivate * priv)
     guint i;
 
     /* As many as input_names, which has no holes. */
-    for (i = 0; priv->input_names && priv->input_names[i]; i++)
+    for (i = 0; priv->input_names && priv->input_names[i]; i++) {
       g_free (priv->input_variables[i]);
+      g_free (priv->input_windows[i]);
+    }
     g_clear_pointer (&priv->input_variables, g_free);
+    g_clear_pointer (&priv->input_windows, g_free);
   }
   g_clear_pointer (&priv->input_names, g_strfreev);
   g_clear_pointer (&priv->maps, g_free);
@@ -955,6 +992,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   inputs = g_new0 (PlanArrayInfo, n);
   priv->input_names = g_new0 (gchar *, n + 1);
   priv->input_variables = g_new0 (gchar *, n + 1);
+  priv->input_windows = g_new0 (gchar *, n + 1);
   for (l = pads, i = 0; l; l = l->next, i++) {
     PlanKernelPad *pad = l->data;
 
@@ -962,6 +1000,7 @@ ensure_configured (PlanKernelElement * self, GList * pads)
     inputs[i] = pad->info;
     pad->info_changed = FALSE;
     priv->input_variables[i] = g_strdup (pad->variable);
+    priv->input_windows[i] = g_strdup (pad->window);
     GST_OBJECT_UNLOCK (pad);
     priv->input_names[i] = gst_pad_get_name (GST_PAD (pad));
   }
@@ -2846,6 +2885,30 @@ plan_kernel_element_get_input_variable (PlanKernelElement * self,
   priv = GET_PRIV (self);
   return index < priv->n_inputs && priv->input_variables ?
       priv->input_variables[index] : NULL;
+}
+
+/**
+ * plan_kernel_element_get_input_window:
+ * @self: a #PlanKernelElement
+ * @index: an input, in pad order
+ *
+ * Returns: (transfer none) (nullable): the #PlanKernelPad:window of input
+ *   @index when setup() was called, or %NULL when unset; valid in the
+ *   streaming thread.
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_kernel_element_get_input_window (PlanKernelElement * self,
+    guint index)
+{
+  PlanKernelElementPrivate *priv;
+
+  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
+
+  priv = GET_PRIV (self);
+  return index < priv->n_inputs && priv->input_windows ?
+      priv->input_windows[index] : NULL;
 }
 
 /**

@@ -325,6 +325,10 @@ const gchar *plan_kernel_element_get_input_variable (PlanKernelElement *
     self, guint index);
 
 PLAN_API
+const gchar *plan_kernel_element_get_input_window (PlanKernelElement *
+    self, guint index);
+
+PLAN_API
 gboolean plan_kernel_element_get_input_range (PlanKernelElement * self,
     guint index, guint64 * first, gint64 * end);
 

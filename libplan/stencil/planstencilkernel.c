@@ -153,6 +153,16 @@ struct _PlanStencilKernel
   guint64 host_total;
   guint64 host_received;
   gboolean have_prefix;
+
+  /* Several inputs (plan_stencil_kernel_new_inputs()), one application:
+   * each input after the first has its own halo, whose blocks match the
+   * first's block for block; each name reads one input. */
+  guint n_inputs;
+  PlanWindow **windows;         /* [n_inputs] */
+  PlanHalo **more_halos;        /* [n_inputs - 1] */
+  PlanHaloBlock (*more_blocks)[PLAN_HALO_MAX_BLOCKS];   /* [n_inputs - 1] */
+  guint *name_input;            /* [n_names]: the input a name reads */
+  gsize *name_esize;            /* [n_names]: its element size */
 };
 
 /* What the worker threads share to evaluate one block line by line. */
@@ -160,6 +170,7 @@ typedef struct
 {
   PlanStencilKernel *self;
   const PlanHaloBlock *block;
+  guint index;                  /* the block's index among the pushed ones */
   guint8 *out;
   gsize line_len;
 } LineJob;
@@ -175,24 +186,33 @@ init_debug (void)
 /* The window's offsets along the input's axes, and the geometry of the
  * device path. */
 static void
-map_window (PlanStencilKernel * self, const guint * halo)
+map_window (PlanStencilKernel * self, const PlanArrayInfo * inputs,
+    const guint * halo)
 {
   Geometry *g = &self->geom;
-  guint ndim = self->input.ndim, i, k;
+  guint ndim = self->input.ndim, i, j, k, n = 0;
   gint64 stride = 1;
 
-  self->n_names = plan_window_get_n_names (self->window);
+  self->n_names = 0;
+  for (j = 0; j < self->n_inputs; j++)
+    self->n_names += plan_window_get_n_names (self->windows[j]);
   self->deltas = g_malloc0_n (MAX (self->n_names, 1), sizeof (*self->deltas));
   self->offsets = g_new0 (gssize, MAX (self->n_names, 1));
-  for (i = 0; i < self->n_names; i++) {
-    gint dz, dy, dx;
+  self->name_input = g_new0 (guint, MAX (self->n_names, 1));
+  self->name_esize = g_new0 (gsize, MAX (self->n_names, 1));
+  for (j = 0; j < self->n_inputs; j++) {
+    for (i = 0; i < plan_window_get_n_names (self->windows[j]); i++, n++) {
+      gint dz, dy, dx;
 
-    plan_window_get_offset_3d (self->window, i, &dz, &dy, &dx);
-    self->deltas[i][ndim - 1] = dx;
-    if (ndim >= 2)
-      self->deltas[i][ndim - 2] = dy;
-    if (ndim >= 3)
-      self->deltas[i][ndim - 3] = dz;
+      plan_window_get_offset_3d (self->windows[j], i, &dz, &dy, &dx);
+      self->deltas[n][ndim - 1] = dx;
+      if (ndim >= 2)
+        self->deltas[n][ndim - 2] = dy;
+      if (ndim >= 3)
+        self->deltas[n][ndim - 3] = dz;
+      self->name_input[n] = j;
+      self->name_esize[n] = plan_dtype_get_size (inputs[j].dtype);
+    }
   }
 
   memset (g, 0, sizeof (*g));
@@ -240,39 +260,175 @@ plan_stencil_kernel_new (const PlanWindow * window, const gchar * expr,
     const PlanArrayInfo * input, PlanBoundary boundary, gdouble cval,
     GError ** error)
 {
-  PlanStencilKernel *self;
-  guint halo[PLAN_ARRAY_MAX_DIMS], i;
-  PlanDType *dtypes;
-
   g_return_val_if_fail (window != NULL, NULL);
   g_return_val_if_fail (expr != NULL, NULL);
   g_return_val_if_fail (input != NULL, NULL);
 
+  return plan_stencil_kernel_new_inputs (1, &window, input, expr, boundary,
+      cval, error);
+}
+
+/* Checks that every input has the first one's shape (the number of rows
+ * where both know it). */
+static gboolean
+check_same_shapes (guint n_inputs, const PlanArrayInfo * inputs,
+    GError ** error)
+{
+  guint j, k;
+
+  for (j = 1; j < n_inputs; j++) {
+    gboolean same = inputs[j].ndim == inputs[0].ndim;
+
+    for (k = 0; same && k < inputs[0].ndim; k++)
+      same = inputs[j].shape[k] == inputs[0].shape[k] || (k == 0
+          && (inputs[j].shape[0] < 0 || inputs[0].shape[0] < 0));
+    if (!same) {
+      gchar *a = plan_shape_to_string (inputs[0].ndim, inputs[0].shape);
+      gchar *b = plan_shape_to_string (inputs[j].ndim, inputs[j].shape);
+
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "input %u has the shape %s but input 0 has %s; the inputs of a "
+          "stencil have the same shape", j, b, a);
+      g_free (a);
+      g_free (b);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Checks that no name is a cell of two windows. */
+static gboolean
+check_names_once (guint n_inputs, const PlanWindow * const *windows,
+    GError ** error)
+{
+  guint j, j2, i;
+
+  for (j = 1; j < n_inputs; j++) {
+    const gchar *const *names = plan_window_get_names (windows[j]);
+
+    for (i = 0; names[i]; i++) {
+      for (j2 = 0; j2 < j; j2++) {
+        if (plan_window_lookup (windows[j2], names[i]) >= 0) {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_SYNTAX,
+              "'%s' names a cell of the window of input %u and one of "
+              "input %u; each name may be used once", names[i], j2, j);
+          return FALSE;
+        }
+      }
+    }
+  }
+  return TRUE;
+}
+
+/**
+ * plan_stencil_kernel_new_inputs:
+ * @n_inputs: the number of inputs, at least 1
+ * @windows: (array length=n_inputs): each input's window, whose cells name
+ *   that input's elements around the centre (a one-cell window names the
+ *   input's element at the centre)
+ * @inputs: (array length=n_inputs): the inputs' dtypes and shapes, all of
+ *   one shape (`shape[0]` may be -1)
+ * @expr: the expression, in the names of all the windows' cells
+ * @boundary: what cells outside the arrays hold
+ * @cval: their value with %PLAN_BOUNDARY_CONSTANT, converted to each
+ *   input's dtype
+ * @error: return location for an error
+ *
+ * A stencil over several arrays of the same shape that arrive row by row
+ * together (a wave equation's `u` and `u_prev`, an FDTD step's fields):
+ * each output reads the cells of every input's window around it, each
+ * input padded by @boundary, its rows held back as long as the widest
+ * window needs. On the host, push the inputs' rows together with
+ * plan_stencil_kernel_push_inputs(), and with %PLAN_BOUNDARY_WRAP along
+ * the streaming axis give each input's end rows with
+ * plan_stencil_kernel_host_set_input_end_rows(). With one input this is
+ * plan_stencil_kernel_new(). Several inputs are computed on the host:
+ * plan_stencil_kernel_prepare() says so.
+ *
+ * Returns: (transfer full) (nullable): the stencil, or %NULL with @error
+ *   set: inputs of different shapes, a name in two windows, too few axes
+ *   for a window, an axis shorter than the window with
+ *   %PLAN_BOUNDARY_VALID, or an expression that does not compile.
+ *
+ * Since: 0.1
+ */
+PlanStencilKernel *
+plan_stencil_kernel_new_inputs (guint n_inputs,
+    const PlanWindow * const *windows, const PlanArrayInfo * inputs,
+    const gchar * expr, PlanBoundary boundary, gdouble cval,
+    GError ** error)
+{
+  PlanStencilKernel *self;
+  guint halo[PLAN_ARRAY_MAX_DIMS], h[PLAN_ARRAY_MAX_DIMS], i, j, k, n = 0;
+  const gchar **names;
+  PlanDType *dtypes;
+
+  g_return_val_if_fail (n_inputs >= 1, NULL);
+  g_return_val_if_fail (windows != NULL, NULL);
+  g_return_val_if_fail (expr != NULL, NULL);
+  g_return_val_if_fail (inputs != NULL, NULL);
+
   init_debug ();
-  if (!plan_halo_size_for_window (window, input, halo, error))
+  if (!check_same_shapes (n_inputs, inputs, error)
+      || !check_names_once (n_inputs, windows, error))
     return NULL;
+  /* The halo along each axis: the widest window's. */
+  memset (halo, 0, sizeof (halo));
+  for (j = 0; j < n_inputs; j++) {
+    if (!plan_halo_size_for_window (windows[j], &inputs[j], h, error)) {
+      if (n_inputs > 1)
+        g_prefix_error (error, "input %u: ", j);
+      return NULL;
+    }
+    for (k = 0; k < PLAN_ARRAY_MAX_DIMS; k++)
+      halo[k] = MAX (halo[k], h[k]);
+  }
 
   self = g_new0 (PlanStencilKernel, 1);
-  self->window = plan_window_ref ((PlanWindow *) window);
-  self->input = *input;
+  self->window = plan_window_ref ((PlanWindow *) windows[0]);
+  self->n_inputs = n_inputs;
+  self->windows = g_new0 (PlanWindow *, n_inputs);
+  for (j = 0; j < n_inputs; j++)
+    self->windows[j] = plan_window_ref ((PlanWindow *) windows[j]);
+  self->input = inputs[0];
   self->boundary = boundary;
   self->n_threads = 1;
-  plan_boundary_fill_from_double (input->dtype, cval, self->cval);
-  map_window (self, halo);
+  plan_boundary_fill_from_double (inputs[0].dtype, cval, self->cval);
+  map_window (self, inputs, halo);
 
-  self->halo = plan_halo_new (input, halo, boundary, cval, error);
+  self->halo = plan_halo_new (&inputs[0], halo, boundary, cval, error);
   if (self->halo == NULL)
     goto failed;
   /* Rows are read where they are and only the ends of each row padded
    * apart, where PlanHalo can (up to two axes); otherwise every row is
    * copied and padded. */
   self->unpadded = plan_halo_set_pad_inner (self->halo, FALSE);
+  if (n_inputs > 1) {
+    self->more_halos = g_new0 (PlanHalo *, n_inputs - 1);
+    self->more_blocks = g_malloc0_n (n_inputs - 1,
+        sizeof (*self->more_blocks));
+  }
+  for (j = 1; j < n_inputs; j++) {
+    self->more_halos[j - 1] = plan_halo_new (&inputs[j], halo, boundary,
+        cval, error);
+    if (self->more_halos[j - 1] == NULL)
+      goto failed;
+    /* The same shape and halo: the same layout as the first's. */
+    plan_halo_set_pad_inner (self->more_halos[j - 1], !self->unpadded);
+  }
 
+  names = g_newa (const gchar *, MAX (self->n_names, 1));
   dtypes = g_newa (PlanDType, MAX (self->n_names, 1));
-  for (i = 0; i < self->n_names; i++)
-    dtypes[i] = input->dtype;
-  self->expr = plan_expr_compile (expr, self->n_names,
-      (const gchar **) plan_window_get_names (window), dtypes, error);
+  for (j = 0; j < n_inputs; j++) {
+    const gchar *const *wn = plan_window_get_names (windows[j]);
+
+    for (i = 0; wn[i]; i++, n++) {
+      names[n] = wn[i];
+      dtypes[n] = inputs[j].dtype;
+    }
+  }
+  self->expr = plan_expr_compile (expr, self->n_names, names, dtypes, error);
   if (self->expr == NULL)
     goto failed;
 
@@ -428,12 +584,15 @@ plan_stencil_kernel_set_context_rows (PlanStencilKernel * kernel,
     gboolean leading, gboolean trailing)
 {
   PlanStencilKernel *stage;
+  guint i;
 
   g_return_if_fail (kernel != NULL);
 
   kernel->wrap_chain = FALSE;
   for (stage = kernel; stage; stage = stage->next)
     plan_halo_set_context_rows (stage->halo, leading, trailing);
+  for (i = 0; i + 1 < kernel->n_inputs; i++)
+    plan_halo_set_context_rows (kernel->more_halos[i], leading, trailing);
   plan_stencil_kernel_reset (kernel);
 }
 
@@ -466,6 +625,8 @@ free_device_rows (PlanStencilKernel * self)
 void
 plan_stencil_kernel_free (PlanStencilKernel * kernel)
 {
+  guint i;
+
   g_return_if_fail (kernel != NULL);
 
   g_clear_pointer (&kernel->next, plan_stencil_kernel_free);
@@ -483,6 +644,16 @@ plan_stencil_kernel_free (PlanStencilKernel * kernel)
   g_clear_pointer (&kernel->halo, plan_halo_free);
   g_clear_pointer (&kernel->expr, plan_expr_unref);
   g_clear_pointer (&kernel->window, plan_window_unref);
+  for (i = 0; kernel->windows && i < kernel->n_inputs; i++)
+    plan_window_unref (kernel->windows[i]);
+  g_free (kernel->windows);
+  for (i = 0; kernel->more_halos && i + 1 < kernel->n_inputs; i++)
+    if (kernel->more_halos[i])
+      plan_halo_free (kernel->more_halos[i]);
+  g_free (kernel->more_halos);
+  g_free (kernel->more_blocks);
+  g_free (kernel->name_input);
+  g_free (kernel->name_esize);
   g_free (kernel->deltas);
   g_free (kernel->offsets);
   g_free (kernel->edge_out);
@@ -542,8 +713,12 @@ void
 plan_stencil_kernel_set_n_threads (PlanStencilKernel * kernel,
     guint n_threads)
 {
+  guint i;
+
   g_return_if_fail (kernel != NULL);
 
+  for (i = 0; i + 1 < kernel->n_inputs; i++)
+    plan_halo_set_n_threads (kernel->more_halos[i], n_threads);
   for (; kernel; kernel = kernel->next) {
     kernel->n_threads = n_threads;
     plan_halo_set_n_threads (kernel->halo, n_threads);
@@ -562,6 +737,8 @@ plan_stencil_kernel_set_n_threads (PlanStencilKernel * kernel,
 void
 plan_stencil_kernel_reset (PlanStencilKernel * kernel)
 {
+  guint i;
+
   g_return_if_fail (kernel != NULL);
 
   if (kernel->next)
@@ -575,6 +752,8 @@ plan_stencil_kernel_reset (PlanStencilKernel * kernel)
   if (kernel->head)
     g_byte_array_set_size (kernel->head, 0);
   plan_halo_reset (kernel->halo);
+  for (i = 0; i + 1 < kernel->n_inputs; i++)
+    plan_halo_reset (kernel->more_halos[i]);
   free_device_rows (kernel);
   kernel->cur = 0;
   kernel->n_carry = 0;
@@ -609,6 +788,33 @@ plan_stencil_kernel_get_halo (PlanStencilKernel * kernel)
 
 /* ---- the host computation, on PlanHalo blocks ---- */
 
+/* The block of input @input that matches block @index of the first
+ * input (the first input's is @block itself). */
+static const PlanHaloBlock *
+input_block (PlanStencilKernel * self, const PlanHaloBlock * block,
+    guint index, guint input)
+{
+  return input == 0 ? block : &self->more_blocks[input - 1][index];
+}
+
+/* Sets @inputs to where each name's cell of the output @at elements from
+ * the blocks' origins lies: the blocks of all inputs have one layout, in
+ * elements of each input's size. */
+static void
+cell_pointers (PlanStencilKernel * self, const PlanHaloBlock * block,
+    guint index, gssize at, gconstpointer * inputs)
+{
+  guint i;
+
+  for (i = 0; i < self->n_names; i++) {
+    const PlanHaloBlock *b = input_block (self, block, index,
+        self->name_input[i]);
+
+    inputs[i] = (const guint8 *) b->origin + (at + self->offsets[i]) *
+        (gssize) self->name_esize[i];
+  }
+}
+
 /* Evaluates the lines [begin, end) of a block that is not contiguous: one
  * line along the last axis at a time. */
 static void
@@ -618,19 +824,18 @@ eval_lines (gsize begin, gsize end, gpointer data)
   PlanStencilKernel *self = job->self;
   const PlanHaloBlock *block = job->block;
   gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
-  gsize esize = self->geom.in_esize, line, i;
+  gsize line;
 
   for (line = begin; line < end; line++) {
-    const guint8 *at = block->origin;
+    gssize at = 0;
     gsize rest = line;
     gint k;
 
     for (k = block->ndim - 2; k >= 0; k--) {
-      at += (rest % block->shape[k]) * block->strides[k] * esize;
+      at += (rest % block->shape[k]) * block->strides[k];
       rest /= block->shape[k];
     }
-    for (i = 0; i < self->n_names; i++)
-      inputs[i] = at + self->offsets[i] * esize;
+    cell_pointers (self, block, job->index, at, inputs);
     plan_expr_eval (self->expr, inputs,
         job->out + line * job->line_len * self->geom.out_esize,
         job->line_len);
@@ -641,16 +846,24 @@ eval_lines (gsize begin, gsize end, gpointer data)
  * over the garbage the contiguous run left there. */
 static void
 eval_edges (PlanStencilKernel * self, const PlanHaloBlock * block,
-    guint8 * out)
+    guint index, guint8 * out)
 {
   PlanHaloBlock edges[2];
+  PlanHaloBlock *more = NULL;
   gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
   gsize ies = self->geom.in_esize, oes = self->geom.out_esize;
   gsize w = block->shape[1], stride, h, gap, span, r;
-  guint i;
+  guint i, j;
 
   if (plan_halo_get_edges (self->halo, block, edges) != 2)
     return;
+  /* The other inputs' edges: the same layout, in memory of their halos. */
+  if (self->n_inputs > 1) {
+    more = g_newa (PlanHaloBlock, 2 * (self->n_inputs - 1));
+    for (j = 1; j < self->n_inputs; j++)
+      plan_halo_get_edges (self->more_halos[j - 1], input_block (self, block,
+              index, j), &more[2 * (j - 1)]);
+  }
   stride = edges[0].strides[0];
   h = edges[0].shape[1];
   gap = ((const guint8 *) edges[1].origin -
@@ -663,10 +876,13 @@ eval_edges (PlanStencilKernel * self, const PlanHaloBlock * block,
     self->edge_out_size = span * oes;
     self->edge_out = g_malloc (self->edge_out_size);
   }
-  for (i = 0; i < self->n_names; i++)
-    inputs[i] = (const guint8 *) edges[0].origin +
+  for (i = 0; i < self->n_names; i++) {
+    j = self->name_input[i];
+    inputs[i] = (const guint8 *) (j == 0 ? edges[0].origin :
+        more[2 * (j - 1)].origin) +
         plan_halo_block_get_offset (&edges[0], self->deltas[i]) *
-        (gssize) ies;
+        (gssize) self->name_esize[i];
+  }
   plan_expr_eval (self->expr, inputs, self->edge_out, span);
   for (r = 0; r < block->n_rows; r++) {
     memcpy (out + r * w * oes, self->edge_out + r * stride * oes, h * oes);
@@ -680,10 +896,10 @@ eval_edges (PlanStencilKernel * self, const PlanHaloBlock * block,
  * outputs near the ends of the rows. */
 static void
 eval_block_unpadded (PlanStencilKernel * self, const PlanHaloBlock * block,
-    guint8 * out)
+    guint index, guint8 * out)
 {
   gconstpointer *inputs = g_newa (gconstpointer, MAX (self->n_names, 1));
-  gsize ies = self->geom.in_esize, n = 1, skip = 0, i;
+  gsize n = 1, skip = 0, i;
   guint k;
 
   for (k = 0; k < block->ndim; k++)
@@ -693,21 +909,19 @@ eval_block_unpadded (PlanStencilKernel * self, const PlanHaloBlock * block,
     for (i = 0; i < self->n_names; i++)
       skip = MAX (skip, (gsize) ABS (self->deltas[i][1]));
   }
-  for (i = 0; i < self->n_names; i++)
-    inputs[i] = (const guint8 *) block->origin +
-        (self->offsets[i] + (gssize) skip) * (gssize) ies;
+  cell_pointers (self, block, index, skip, inputs);
   /* plan_expr_eval_parallel() keeps small or cheap blocks on this thread. */
   plan_expr_eval_parallel (self->expr, inputs, out + skip *
       self->geom.out_esize, n - 2 * skip, self->n_threads);
   if (block->ndim == 2)
-    eval_edges (self, block, out);
+    eval_edges (self, block, index, out);
 }
 
 static void
 eval_block (PlanStencilKernel * self, const PlanHaloBlock * block,
-    guint8 * out)
+    guint index, guint8 * out)
 {
-  gsize ies = self->geom.in_esize, n_lines = 1, i;
+  gsize n_lines = 1, i;
   guint k;
   LineJob job;
 
@@ -715,7 +929,7 @@ eval_block (PlanStencilKernel * self, const PlanHaloBlock * block,
     self->offsets[i] = plan_halo_block_get_offset (block, self->deltas[i]);
 
   if (self->unpadded) {
-    eval_block_unpadded (self, block, out);
+    eval_block_unpadded (self, block, index, out);
     return;
   }
   if (block->contiguous) {
@@ -724,8 +938,7 @@ eval_block (PlanStencilKernel * self, const PlanHaloBlock * block,
 
     for (k = 0; k < block->ndim; k++)
       n *= block->shape[k];
-    for (i = 0; i < self->n_names; i++)
-      inputs[i] = (const guint8 *) block->origin + self->offsets[i] * ies;
+    cell_pointers (self, block, index, 0, inputs);
     plan_expr_eval_parallel (self->expr, inputs, out, n, self->n_threads);
     return;
   }
@@ -734,6 +947,7 @@ eval_block (PlanStencilKernel * self, const PlanHaloBlock * block,
     n_lines *= block->shape[k];
   job.self = self;
   job.block = block;
+  job.index = index;
   job.out = out;
   job.line_len = block->shape[block->ndim - 1];
   plan_parallel_for (self->n_threads, n_lines,
@@ -749,7 +963,7 @@ eval_stage (PlanStencilKernel * self, const PlanHaloBlock * blocks,
 
   row_size = plan_array_info_get_row_size (&self->output);
   for (i = 0; i < n_blocks; n_rows += blocks[i].n_rows, i++)
-    eval_block (self, &blocks[i], out + n_rows * row_size);
+    eval_block (self, &blocks[i], i, out + n_rows * row_size);
 }
 
 /**
@@ -952,6 +1166,56 @@ plan_stencil_kernel_host_set_end_rows (PlanStencilKernel * kernel,
   return TRUE;
 }
 
+/**
+ * plan_stencil_kernel_host_set_input_end_rows:
+ * @kernel: a #PlanStencilKernel
+ * @input: the input's index, below the number of inputs
+ * @total_rows: the number of rows of the whole stream
+ * @rows: (array): the last @n_rows rows of input @input's stream
+ * @n_rows: their number: what plan_stencil_kernel_host_needs_end_rows()
+ *   asked, or all rows of a shorter stream
+ * @error: return location for an error
+ *
+ * plan_stencil_kernel_host_set_end_rows() for each input of a stencil of
+ * several inputs: when plan_stencil_kernel_host_needs_end_rows() asks,
+ * give every input's last rows before pushing.
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @n_rows is not what
+ *   was asked
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_host_set_input_end_rows (PlanStencilKernel * kernel,
+    guint input, guint64 total_rows, gconstpointer rows, gsize n_rows,
+    GError ** error)
+{
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (input < kernel->n_inputs, FALSE);
+
+  if (input == 0)
+    return plan_stencil_kernel_host_set_end_rows (kernel, total_rows, rows,
+        n_rows, error);
+  return plan_halo_set_end_rows (kernel->more_halos[input - 1], total_rows,
+      rows, n_rows, error);
+}
+
+/**
+ * plan_stencil_kernel_get_n_inputs:
+ * @kernel: a #PlanStencilKernel
+ *
+ * Returns: the number of inputs the stencil reads
+ *
+ * Since: 0.1
+ */
+guint
+plan_stencil_kernel_get_n_inputs (PlanStencilKernel * kernel)
+{
+  g_return_val_if_fail (kernel != NULL, 1);
+
+  return kernel->n_inputs;
+}
+
 /* wrap over several iterations: the first chunk goes after the rows
  * before row 0, and the stream's first rows are kept to follow its
  * last. */
@@ -1022,6 +1286,72 @@ plan_stencil_kernel_push (PlanStencilKernel * kernel, gconstpointer rows,
   if (kernel->wrap_chain)
     return wrap_chain_push (kernel, rows, n_rows, blocks, n_blocks, error);
   return chain_push (kernel, rows, n_rows, blocks, n_blocks, error);
+}
+
+/* The other inputs' halos gave the blocks of the first's: the same
+ * layout, the same rows. */
+static void
+check_more_blocks (PlanStencilKernel * self, const PlanHaloBlock * blocks,
+    guint n_blocks, const guint * more_n)
+{
+  guint j, i;
+
+  for (j = 1; j < self->n_inputs; j++) {
+    g_assert (more_n[j - 1] == n_blocks);
+    for (i = 0; i < n_blocks; i++)
+      g_assert (self->more_blocks[j - 1][i].first_row == blocks[i].first_row
+          && self->more_blocks[j - 1][i].n_rows == blocks[i].n_rows);
+  }
+}
+
+/**
+ * plan_stencil_kernel_push_inputs:
+ * @kernel: a #PlanStencilKernel
+ * @rows: (array): for each input, the next @n_rows rows of its stream,
+ *   C-contiguous
+ * @n_rows: the number of rows, the same for every input
+ * @blocks: (out caller-allocates) (array fixed-size=2): room for
+ *   #PLAN_HALO_MAX_BLOCKS blocks
+ * @n_blocks: (out): how many blocks of outputs can now be computed with
+ *   plan_stencil_kernel_eval(), 0 when none can yet
+ * @error: return location for an error
+ *
+ * plan_stencil_kernel_push() for a stencil of several inputs
+ * (plan_stencil_kernel_new_inputs()): the blocks are the first input's;
+ * the kernel keeps the other inputs' matching blocks for
+ * plan_stencil_kernel_eval(). They may read @rows in place and are valid
+ * until the next call.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (the end rows that
+ *   plan_stencil_kernel_host_needs_end_rows() asked for were not given)
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_push_inputs (PlanStencilKernel * kernel,
+    const gconstpointer * rows, gsize n_rows, PlanHaloBlock * blocks,
+    guint * n_blocks, GError ** error)
+{
+  guint *more_n, j;
+
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL && n_blocks != NULL, FALSE);
+
+  if (kernel->n_inputs == 1)
+    return plan_stencil_kernel_push (kernel, rows[0], n_rows, blocks,
+        n_blocks, error);
+  more_n = g_newa (guint, kernel->n_inputs - 1);
+  for (j = 1; j < kernel->n_inputs; j++) {
+    if (!plan_halo_push (kernel->more_halos[j - 1], rows[j], n_rows,
+            kernel->more_blocks[j - 1], &more_n[j - 1], error))
+      return FALSE;
+  }
+  if (!plan_halo_push (kernel->halo, rows[0], n_rows, blocks, n_blocks,
+          error))
+    return FALSE;
+  check_more_blocks (kernel, blocks, *n_blocks, more_n);
+  return TRUE;
 }
 
 /* The end of the stream through every application but the last, whose
@@ -1128,6 +1458,15 @@ plan_stencil_kernel_finish (PlanStencilKernel * kernel,
       default:
         ok = plan_halo_finish (last_stage (kernel)->halo, blocks, n_blocks,
             error);
+        if (ok && kernel->n_inputs > 1) {
+          guint *more_n = g_newa (guint, kernel->n_inputs - 1), j;
+
+          for (j = 1; ok && j < kernel->n_inputs; j++)
+            ok = plan_halo_finish (kernel->more_halos[j - 1],
+                kernel->more_blocks[j - 1], &more_n[j - 1], error);
+          if (ok)
+            check_more_blocks (kernel, blocks, *n_blocks, more_n);
+        }
         break;
     }
     if (!ok)
@@ -1311,6 +1650,7 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
 
   g_return_val_if_fail (kernel != NULL, NULL);
   g_return_val_if_fail (function_name != NULL, NULL);
+  g_return_val_if_fail (kernel->n_inputs == 1, NULL);
 
   g = &kernel->geom;
   /* The expression's template names its element function NAME_element. */
@@ -1420,6 +1760,11 @@ plan_stencil_kernel_prepare (PlanStencilKernel * kernel, PlanDevice * device,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
         "boundary=wrap along the streaming axis over %u iterations is "
         "computed on the host", kernel->iterations);
+    return FALSE;
+  }
+  if (kernel->n_inputs > 1) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "a stencil of %u inputs is computed on the host", kernel->n_inputs);
     return FALSE;
   }
   if (kernel->next && !plan_stencil_kernel_prepare (kernel->next, device,

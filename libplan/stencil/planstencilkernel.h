@@ -51,6 +51,12 @@ PlanStencilKernel * plan_stencil_kernel_new (const PlanWindow * window,
     gdouble cval, GError ** error);
 
 PLAN_API
+PlanStencilKernel * plan_stencil_kernel_new_inputs (guint n_inputs,
+    const PlanWindow * const * windows, const PlanArrayInfo * inputs,
+    const gchar * expr, PlanBoundary boundary, gdouble cval,
+    GError ** error);
+
+PLAN_API
 PlanStencilKernel * plan_stencil_kernel_new_iterated (
     const PlanWindow * window, const gchar * expr,
     const PlanArrayInfo * input, PlanBoundary boundary, gdouble cval,
@@ -61,6 +67,9 @@ void plan_stencil_kernel_free (PlanStencilKernel * kernel);
 
 PLAN_API
 guint plan_stencil_kernel_get_iterations (PlanStencilKernel * kernel);
+
+PLAN_API
+guint plan_stencil_kernel_get_n_inputs (PlanStencilKernel * kernel);
 
 PLAN_API
 guint plan_stencil_kernel_get_first_axis_halo (PlanStencilKernel * kernel);
@@ -93,6 +102,16 @@ gboolean plan_stencil_kernel_host_needs_end_rows (PlanStencilKernel * kernel,
 PLAN_API
 gboolean plan_stencil_kernel_host_set_end_rows (PlanStencilKernel * kernel,
     guint64 total_rows, gconstpointer rows, gsize n_rows, GError ** error);
+
+PLAN_API
+gboolean plan_stencil_kernel_host_set_input_end_rows (
+    PlanStencilKernel * kernel, guint input, guint64 total_rows,
+    gconstpointer rows, gsize n_rows, GError ** error);
+
+PLAN_API
+gboolean plan_stencil_kernel_push_inputs (PlanStencilKernel * kernel,
+    const gconstpointer * rows, gsize n_rows, PlanHaloBlock * blocks,
+    guint * n_blocks, GError ** error);
 
 PLAN_API
 gboolean plan_stencil_kernel_push (PlanStencilKernel * kernel,
