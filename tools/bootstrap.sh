@@ -87,6 +87,8 @@ case "$mode" in
     ;;
   test)
     status=0
+    echo "== layers: no include in libplan points up a layer (tools/check-layers.py)"
+    tools/check-layers.py || status=1
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     if grep -q '^#define HAVE_CUDA 1' build/config.h; then
       echo "== CPU-only configuration, without MPI, HDF5 and Zarr (-Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled)"

@@ -13,7 +13,7 @@
 #define __PLAN_PRIVATE_H__
 
 #include "plan.h"
-#include "plan-testing.h"
+#include "libplan/device/plan-testing.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +35,12 @@ gboolean plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
  * queries. */
 G_GNUC_INTERNAL
 GstBuffer * _plan_query_get_buffer (GstQuery * query);
+
+/* planarray.c: an array whose contents are left as they come, for
+ * results that fill it whole. */
+G_GNUC_INTERNAL
+PlanArray * _plan_array_new_uninitialized (const PlanArrayInfo * info,
+    GError ** error);
 
 /* planzip.c: the zip container of .npz files. */
 typedef struct

@@ -27,7 +27,7 @@
 #define __PLAN_DEVICE_BACKEND_H__
 
 #include "plandevice.h"
-#include "libplan/core/plan-testing.h"
+#include "plan-testing.h"
 
 G_BEGIN_DECLS
 

@@ -92,10 +92,6 @@ G_GNUC_INTERNAL
 PlanBinding * _plan_bindings_lookup (PlanBindings * bindings,
     const gchar * name);
 
-G_GNUC_INTERNAL
-PlanArray * _plan_array_new_uninitialized (const PlanArrayInfo * info,
-    GError ** error);
-
 /* planarraysrc.c, for both array elements. */
 G_GNUC_INTERNAL
 gboolean _plan_element_is_settable_unlocked (GstElement * element,

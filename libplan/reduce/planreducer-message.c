@@ -14,7 +14,6 @@
 #endif
 
 #include "planreducer-private.h"
-#include "libplan/core/plan-testing.h"
 #include <libplan/planerror.h>
 #include <libplan/planexpr.h>
 #include <libplan/planparallel.h>

@@ -254,6 +254,23 @@ void _plan_reducer_get_custom_exprs (PlanReducer * reducer,
 G_GNUC_INTERNAL
 const gchar *_plan_reducer_get_all_nan_text (PlanReducer * reducer);
 
+/* A test hook: exported so that the project's tests can drive it, never
+ * installed, not part of the API. */
+
+/**
+ * plan_reducer_testing_set_column_rows:
+ * @reducer: a #PlanReducer with #PLAN_REDUCE_AXIS_ROWS, before any row is
+ *   pushed
+ * @rows: rows per column block, at least 1
+ *
+ * Cuts the columns into blocks of @rows rows instead of the default, so
+ * that tests reach deep column trees with few rows. Its device twins made
+ * after the call use the same blocks.
+ */
+PLAN_API
+void plan_reducer_testing_set_column_rows (PlanReducer * reducer,
+    gsize rows);
+
 G_END_DECLS
 
 #endif /* __PLAN_REDUCER_PRIVATE_H__ */

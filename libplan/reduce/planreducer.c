@@ -70,7 +70,6 @@
 #endif
 
 #include "planreducer-private.h"
-#include "libplan/core/plan-testing.h"
 #include <libplan/planerror.h>
 #include <libplan/planexpr.h>
 #include <libplan/planparallel.h>
@@ -486,7 +485,7 @@ plan_reducer_set_n_threads (PlanReducer * reducer, guint n_threads)
   reducer->n_threads = n_threads;
 }
 
-/* plan-testing.h */
+/* planreducer-private.h */
 void
 plan_reducer_testing_set_column_rows (PlanReducer * reducer, gsize rows)
 {

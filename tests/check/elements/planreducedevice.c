@@ -21,7 +21,7 @@
 #include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
 #include <libplan/plan.h>
-#include <libplan/core/plan-testing.h>
+#include <libplan/device/plan-testing.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>

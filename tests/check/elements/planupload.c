@@ -14,7 +14,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <libplan/plan.h>
-#include <libplan/core/plan-testing.h>
+#include <libplan/device/plan-testing.h>
 
 #include <string.h>
 #include <sys/wait.h>

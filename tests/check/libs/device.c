@@ -17,7 +17,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
-#include <libplan/core/plan-testing.h>
+#include <libplan/device/plan-testing.h>
 
 #include <signal.h>
 #include <string.h>

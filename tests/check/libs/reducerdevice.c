@@ -21,7 +21,8 @@
 #include <gmodule.h>
 #include <glib/gstdio.h>
 #include <libplan/plan.h>
-#include <libplan/core/plan-testing.h>
+#include <libplan/device/plan-testing.h>
+#include <libplan/reduce/planreducer-private.h>
 #include <math.h>
 #include <string.h>
 

@@ -13,7 +13,8 @@
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
-#include <libplan/core/plan-testing.h>
+#include <libplan/device/plan-testing.h>
+#include <libplan/reduce/planreducer-private.h>
 #include <string.h>
 
 #include "reducercases.h"

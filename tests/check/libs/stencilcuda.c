@@ -22,7 +22,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
-#include <libplan/core/plan-testing.h>
+#include <libplan/device/plan-testing.h>
 
 #include <glib/gstdio.h>
 #include <math.h>

@@ -57,7 +57,7 @@
 #include "config.h"
 #endif
 
-#include "graph-private.h"
+#include "libplan/core/plan-private.h"
 
 #include <libplan/planerror.h>
 #include <libplan/plannpy.h>
@@ -67,7 +67,8 @@
 #include <sys/mman.h>
 #include <string.h>
 
-#define GST_CAT_DEFAULT plan_graph_debug
+GST_DEBUG_CATEGORY_STATIC (plan_array_debug);
+#define GST_CAT_DEFAULT plan_array_debug
 
 /* Owned data is aligned for vector loads, and from 1 MiB on to a page, so
  * that large arrays can be registered for DMA (pinned) as they are. */
@@ -209,6 +210,9 @@ static void
 plan_array_class_init (PlanArrayClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (plan_array_debug, "planarray", 0,
+      "arrays in memory");
 
   gobject_class->get_property = plan_array_get_property;
   gobject_class->finalize = plan_array_finalize;

@@ -14,8 +14,7 @@
 #ifndef __PLAN_TESTING_H__
 #define __PLAN_TESTING_H__
 
-#include <libplan/plandevice.h>
-#include <libplan/planreducer.h>
+#include "plandevice.h"
 
 G_BEGIN_DECLS
 
@@ -69,20 +68,6 @@ gboolean plan_device_sim_set_memory_limit (PlanDevice * device,
 
 PLAN_API
 gboolean plan_device_sim_skip_waits (PlanDevice * device, guint sites);
-
-/**
- * plan_reducer_testing_set_column_rows:
- * @reducer: a #PlanReducer with #PLAN_REDUCE_AXIS_ROWS, before any row is
- *   pushed
- * @rows: rows per column block, at least 1
- *
- * Cuts the columns into blocks of @rows rows instead of the default, so
- * that tests reach deep column trees with few rows. Its device twins made
- * after the call use the same blocks.
- */
-PLAN_API
-void plan_reducer_testing_set_column_rows (PlanReducer * reducer,
-    gsize rows);
 
 G_END_DECLS
 
