@@ -856,6 +856,21 @@ DEFINE_COLUMN_ROWS (uint64, guint64, U);
 DEFINE_COLUMN_ROWS (float32, gfloat, F);
 DEFINE_COLUMN_ROWS (float64, gdouble, F);
 
+/* Minimum and maximum of float columns: merge_min_f's and merge_max_f's
+ * test, row after row (the first NaN wins), which column_merge_ makes
+ * through a call per element; written as a select, the compiler
+ * vectorises it (lo is not used). */
+#define DEFINE_COLUMN_ROWS_EXTREME(name, T) \
+  COLUMN_ROWS_FUNC (rows_min_##name, T, \
+      gdouble y = (gdouble) x[c]; \
+      v[c] = !isnan (v[c]) && (y < v[c] || isnan (y)) ? y : v[c]) \
+  COLUMN_ROWS_FUNC (rows_max_##name, T, \
+      gdouble y = (gdouble) x[c]; \
+      v[c] = !isnan (v[c]) && (y > v[c] || isnan (y)) ? y : v[c])
+
+DEFINE_COLUMN_ROWS_EXTREME (float32, gfloat);
+DEFINE_COLUMN_ROWS_EXTREME (float64, gdouble);
+
 static void
 merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
 {
@@ -1326,6 +1341,8 @@ FLOAT_ENTRIES (column_nanmerge_);
 
 static const ColumnRowsFunc ksum_rows[PLAN_DTYPE_N] = ENTRIES (rows_ksum_);
 static const ColumnRowsFunc fprod_rows[PLAN_DTYPE_N] = ENTRIES (rows_fprod_);
+static const ColumnRowsFunc min_rows[PLAN_DTYPE_N] = FLOAT_ENTRIES (rows_min_);
+static const ColumnRowsFunc max_rows[PLAN_DTYPE_N] = FLOAT_ENTRIES (rows_max_);
 
 static const BlockFunc var_blocks[PLAN_DTYPE_N] = ENTRIES (block_var_);
 static const BlockFunc nanvar_blocks[PLAN_DTYPE_N] = ENTRIES (block_nanvar_);
@@ -1526,6 +1543,7 @@ select_extreme (PlanReducer * r, PlanDType dt)
     r->merge = is_min ? min_merges[kind] : max_merges[kind];
     r->block = is_min ? min_blocks[dt] : max_blocks[dt];
     r->column = merge_columns[dt];
+    r->column_rows = is_min ? min_rows[dt] : max_rows[dt];
     r->final = value_finals[dt];
   }
   if (kind == KIND_F)
