@@ -133,7 +133,9 @@ struct _PlanStencil
   guint prev_rank, next_rank;
   gint64 rows_delta;            /* output rows less input rows */
   gboolean context_set;         /* the halo knows its context rows */
-  GByteArray *head;             /* the first input rows, until 2h are sent */
+  GByteArray *head;             /* the first input rows, until 2h are sent:
+                                 * each input's 2h rows after the last's */
+  gsize head_rows;              /* the rows of each input in head */
   gboolean head_done;
   GBytes *own_head;             /* wrap on one rank: the rows sent to itself */
 };
@@ -465,12 +467,21 @@ plan_stencil_setup (PlanKernelElement * kernel, guint n_inputs,
   self->active_window = window;
 
   if (n_inputs > 1) {
-    gboolean ok = plan_stencil_setup_inputs (self, n_inputs, inputs, expr,
-        boundary, cval, iterations, output, error);
+    PlanArrayInfo *shares = g_memdup2 (inputs, n_inputs * sizeof (*inputs));
+    gboolean ok;
+    guint i;
 
+    /* A share's rows are not the whole stream's (as below). */
+    for (i = 0; self->sharded && i < n_inputs; i++)
+      shares[i].shape[0] = -1;
+    ok = plan_stencil_setup_inputs (self, n_inputs, shares, expr, boundary,
+        cval, iterations, output, error);
+    g_free (shares);
     g_free (expr);
     if (!ok)
       plan_stencil_clear_compiled (self);
+    else if (self->sharded && inputs[0].shape[0] >= 0)
+      output->shape[0] = MAX (inputs[0].shape[0] + self->rows_delta, 0);
     return ok;
   }
 
@@ -509,6 +520,33 @@ failed:
 
 /* Sharded across MPI ranks ------------------------------------------- */
 
+/* The caps of an input: sink's, or, before they came, those of another
+ * input (the inputs of a stencil have one shape). NULL before any. */
+static GstCaps *
+plan_stencil_input_caps (PlanStencil * self)
+{
+  GstCaps *caps = NULL;
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (self);
+  for (l = pads; l; l = l->next) {
+    GstCaps *c = gst_pad_get_current_caps (l->data);
+
+    if (c && (caps == NULL || g_strcmp0 (GST_OBJECT_NAME (l->data),
+                "sink") == 0)) {
+      gst_clear_caps (&caps);
+      caps = c;
+    } else {
+      gst_clear_caps (&c);
+    }
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return caps;
+}
+
 /* The window's halo along the first axis for the input the pad's caps
  * describe, times the iterations. */
 static gboolean
@@ -517,15 +555,10 @@ plan_stencil_first_axis_halo (PlanStencil * self, PlanWindow * window,
 {
   guint halo[PLAN_ARRAY_MAX_DIMS];
   PlanArrayInfo info;
-  GstCaps *caps = NULL;
-  GstPad *sinkpad;
+  GstCaps *caps;
   gboolean ok;
 
-  sinkpad = gst_element_get_static_pad (GST_ELEMENT (self), "sink");
-  if (sinkpad) {
-    caps = gst_pad_get_current_caps (sinkpad);
-    gst_object_unref (sinkpad);
-  }
+  caps = plan_stencil_input_caps (self);
   if (caps == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "the share of rows came before the input's caps");
@@ -537,6 +570,65 @@ plan_stencil_first_axis_halo (PlanStencil * self, PlanWindow * window,
   if (ok)
     *h = halo[0] * iterations;
   return ok;
+}
+
+/* The most rows along the first axis the windows of the request pads
+ * reach (their pads' window properties; a centre reaches none). A window
+ * that cannot work counts nothing here: setup() reports it. */
+static guint
+plan_stencil_request_pads_halo (PlanStencil * self)
+{
+  guint halo[PLAN_ARRAY_MAX_DIMS], h = 0;
+  PlanArrayInfo info;
+  GstCaps *caps;
+  GList *pads = NULL, *l;
+
+  /* The inputs have one shape: any one's caps lay the windows. */
+  caps = plan_stencil_input_caps (self);
+  if (caps == NULL || !plan_array_info_from_caps (&info, caps, NULL)) {
+    gst_clear_caps (&caps);
+    return 0;
+  }
+  gst_caps_unref (caps);
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    if (g_strcmp0 (GST_OBJECT_NAME (l->data), "sink") != 0)
+      pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (self);
+  for (l = pads; l; l = l->next) {
+    gchar *picture = NULL;
+    PlanWindow *window;
+
+    g_object_get (l->data, "window", &picture, NULL);
+    window = picture ? plan_window_parse (picture, NULL) : NULL;
+    if (window && plan_halo_size_for_window (window, &info, halo, NULL))
+      h = MAX (h, halo[0]);
+    if (window)
+      plan_window_unref (window);
+    g_free (picture);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return h;
+}
+
+/* The bytes of one row of each input together, and where input @index's
+ * rows start in a block of @n_rows rows of each (inputs one after the
+ * other). */
+static gsize
+plan_stencil_rows_bytes (PlanStencil * self, gsize n_rows, guint index,
+    gsize * at)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  guint n = plan_kernel_element_get_n_inputs (kernel), i;
+  gsize total = 0;
+
+  for (i = 0; i < n; i++) {
+    if (i == index && at)
+      *at = total;
+    total += n_rows * plan_array_info_get_row_size
+        (plan_kernel_element_get_input_info (kernel, i));
+  }
+  return total;
 }
 
 /* A rank that sends its first 2h rows must have them. */
@@ -595,13 +687,6 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
 
   self->sharded = FALSE;
   *output = *input;
-  if (GST_ELEMENT (self)->numsinkpads > 1) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "planstencil %s has %u inputs; a stencil of several inputs does "
-        "not run sharded across MPI ranks: run it in one process",
-        GST_OBJECT_NAME (self), (guint) GST_ELEMENT (self)->numsinkpads);
-    return FALSE;
-  }
   if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
           &iterations, error))
     return FALSE;
@@ -610,6 +695,7 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
     plan_window_unref (window);
     return FALSE;
   }
+  h = MAX (h, plan_stencil_request_pads_halo (self));
   wrap = boundary == PLAN_BOUNDARY_WRAP;
   valid = boundary == PLAN_BOUNDARY_VALID;
 
@@ -677,6 +763,7 @@ plan_stencil_shard_prepare (PlanStencil * self)
   self->head_done = !self->send_head;
   if (self->head)
     g_byte_array_set_size (self->head, 0);
+  self->head_rows = 0;
   g_clear_pointer (&self->own_head, g_bytes_unref);
 }
 
@@ -687,19 +774,31 @@ static gboolean
 plan_stencil_send_head (PlanStencil * self, const PlanChunk * chunk,
     GError ** error)
 {
-  gsize row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
-      (PLAN_KERNEL_ELEMENT (self), 0));
-  gsize want = 2 * (gsize) self->shard_h * row, take;
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  gsize h2 = 2 * (gsize) self->shard_h, want, take, at, row;
+  guint i;
   PlanComm *comm;
   GBytes *bytes;
 
   if (self->head_done)
     return TRUE;
-  if (self->head == NULL)
-    self->head = g_byte_array_new ();
-  take = MIN (chunk->n_rows * row, want - self->head->len);
-  g_byte_array_append (self->head, chunk->data[0], take);
-  if (self->head->len < want)
+  /* Each input's first 2h rows, one input after the other. */
+  want = plan_stencil_rows_bytes (self, h2, 0, NULL);
+  if (self->head == NULL) {
+    self->head = g_byte_array_sized_new (want);
+    self->head_rows = 0;
+  }
+  g_byte_array_set_size (self->head, want);
+  take = MIN (chunk->n_rows, h2 - self->head_rows);
+  for (i = 0; i < chunk->n_inputs; i++) {
+    row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
+        (kernel, i));
+    plan_stencil_rows_bytes (self, h2, i, &at);
+    memcpy (self->head->data + at + self->head_rows * row, chunk->data[i],
+        take * row);
+  }
+  self->head_rows += take;
+  if (self->head_rows < h2)
     return TRUE;
 
   bytes = g_byte_array_free_to_bytes (self->head);
@@ -726,9 +825,8 @@ plan_stencil_send_head (PlanStencil * self, const PlanChunk * chunk,
 static GBytes *
 plan_stencil_recv_tail (PlanStencil * self, GError ** error)
 {
-  gsize row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
-      (PLAN_KERNEL_ELEMENT (self), 0));
-  gsize want = 2 * (gsize) self->shard_h * row;
+  gsize want = plan_stencil_rows_bytes (self, 2 * (gsize) self->shard_h, 0,
+      NULL);
   PlanComm *comm;
   GBytes *tail;
 
@@ -990,7 +1088,9 @@ plan_stencil_finish_share (PlanStencil * self, guint64 n_rows)
   GstFlowReturn ret;
   GError *err = NULL;
   GBytes *tail;
-  guint n_blocks;
+  guint n_blocks, n_inputs, i;
+  gconstpointer *rows;
+  gsize at = 0;
 
   plan_stencil_shard_prepare (self);
   if (!self->head_done)
@@ -999,7 +1099,13 @@ plan_stencil_finish_share (PlanStencil * self, guint64 n_rows)
     return GST_FLOW_OK;
   if ((tail = plan_stencil_recv_tail (self, &err)) == NULL)
     goto no_tail;
-  if (!plan_stencil_kernel_push (self->kernel, g_bytes_get_data (tail, NULL),
+  n_inputs = plan_stencil_kernel_get_n_inputs (self->kernel);
+  rows = g_newa (gconstpointer, n_inputs);
+  for (i = 0; i < n_inputs; i++) {
+    plan_stencil_rows_bytes (self, 2 * self->shard_h, i, &at);
+    rows[i] = (const guint8 *) g_bytes_get_data (tail, NULL) + at;
+  }
+  if (!plan_stencil_kernel_push_inputs (self->kernel, rows,
           2 * self->shard_h, blocks, &n_blocks, &err)) {
     g_bytes_unref (tail);
     goto halo_failed;

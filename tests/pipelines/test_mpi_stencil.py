@@ -5,7 +5,7 @@ output rows to a file of its own; the files in rank order (rotated by the
 halo with boundary=wrap, whose last rank ends with global rows 0..h-1) must
 be, byte for byte, what the single-process pipeline writes (which
 test_stencil.py checks against scipy). Every boundary mode, 1-D, 2-D and
-3-D inputs (a window over three axes), windows of radius 1 and 2 along the first axis, chunks smaller and
+3-D inputs (a window over three axes), a stencil over two inputs, windows of radius 1 and 2 along the first axis, chunks smaller and
 larger than the rows exchanged; planstencil ! planreduce op=sum must post
 the single-process value bit for bit on every rank; rows in device memory
 (the sim device) give the same rows; a rank with too few rows for the
@@ -191,6 +191,49 @@ def case_files(config, n_ranks, seed):
     return run
 
 
+def case_inputs(n_ranks):
+    """A stencil over two inputs, each planfilesrc shard=mpi: the halo
+    exchanged is the wider window's (the request pad's, 2 rows), each
+    input's rows travel together; every mode, the single-process bytes."""
+    def run():
+        d = tmpdir()
+        rng = np.random.default_rng(n_ranks)
+        np.save(d + '/u.npy', rng.standard_normal((17, 5)))
+        np.save(d + '/v.npy', rng.standard_normal((17, 5)).astype(np.float32))
+        single, sharded = [], []
+
+        def words(mode, sink, shard):
+            name = 's_' + mode
+            w = ['planstencil', 'name=' + name,
+                 'window=_ n _; w c e; _ s _',
+                 'expr=n - 2*s + e + 0.5*w - c + 0.25*t - 3*b',
+                 'boundary=' + mode, 'sink_1::window=t; _; _; _; b', '!']
+            w += sink
+            for i, f in enumerate(('u', 'v')):
+                w += ['planfilesrc', 'location=%s/%s.npy' % (d, f),
+                      'blocksize=%d' % ((40, 20)[i] * 3)]
+                if shard:
+                    w.append('shard=mpi')
+                w += ['!', '%s.%s' % (name, ('sink', 'sink_1')[i])]
+            return w
+        for mode in MODES:
+            single += words(mode, ['planfilesink',
+                                   'location=%s/%s.npy' % (d, mode)], False)
+            sharded += words(mode, per_rank_sink(d, mode), True)
+        launch(*single)
+        run_mpi(n_ranks, sharded)
+        for mode in MODES:
+            want = np.load('%s/%s.npy' % (d, mode))
+            parts = [np.load(rank_file(d, mode, r, n_ranks))
+                     for r in range(n_ranks)]
+            got = np.concatenate(parts)
+            if mode == 'wrap':
+                got = np.roll(got, 2, axis=0)
+            assert_bytes(got, want, 'two inputs, %s, %d ranks (rows per rank '
+                         '%s)' % (mode, n_ranks, [len(p) for p in parts]))
+    return run
+
+
 VALUE = re.compile(r'plan-reduce, element=\(string\)(\w+),.*?'
                    r'value=\(double\)([-+0-9.eEinfa]+)')
 
@@ -348,6 +391,8 @@ def main():
         for n in RANKS:
             cases.append(('%s, %d ranks, every mode' % (config[0], n),
                           case_files(config, n, i)))
+    for n in RANKS:
+        cases.append(('two inputs, %d ranks, every mode' % n, case_inputs(n)))
     for n in RANKS:
         cases.append(('stencil ! planreduce op=sum, %d ranks' % n,
                       case_reduce(CONFIGS[3], n, 100 + n)))
