@@ -9,8 +9,9 @@ must give the same bytes (PLAN_TEST_CPU_CHECK, see plantest.launch).
 
 --quick runs a CI-sized selection of each script's cases (QUICK below);
 without it, or with --full after it (meson test's --test-args), every
-case. The scripts default to test_map, test_reduce and
-test_stencil."""
+case. The scripts default to test_map, test_reduce, test_stencil,
+test_stencil_3d (windows over volumes) and test_stencil_inputs (stencils
+over several inputs)."""
 import argparse
 import os
 import subprocess
@@ -18,7 +19,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = ['test_map', 'test_reduce', 'test_stencil']
+SCRIPTS = ['test_map', 'test_reduce', 'test_stencil', 'test_stencil_3d',
+           'test_stencil_inputs']
 
 # The CI selection: substrings of case names (plantest.run_cases), chosen
 # to cover every element's device path, several dtypes and inner shapes,
@@ -39,6 +41,12 @@ QUICK = {
                     'test_map_with_custom_combiner',
                     'test_nanargmin_all_nan_fails_as_numpy'],
     'test_stencil': None,
+    'test_stencil_3d': ['7-point nearest chunks of 3', '7-point wrap',
+                        '7-point valid chunks of 1', '5x3x3 int32 reflect',
+                        '27-point mirror chunks of 2', 'volumes of a 4-D'],
+    'test_stencil_inputs': ['1-D wave reflect chunks of 7',
+                            '2-D wave wrap chunks of 5', '2-D FDTD',
+                            '3-D wave'],
 }
 
 def main():
