@@ -217,6 +217,30 @@ def test_plan_found_by_name_and_environment():
     plantest.assert_same(np.load(d + '/o.npy'), a * np.float32(3), 'map.plan')
 
 
+def test_stencil_plans():
+    """pipelines/laplacian3d.plan and wave.plan (two fields into one
+    stencil) as written, against numpy."""
+    d = plantest.tmpdir()
+    vol = RNG.standard_normal((6, 5, 7))
+    np.save(d + '/vol.npy', vol)
+    run([os.path.join(PIPELINES, 'laplacian3d.plan'), 'in=%s/vol.npy' % d,
+         'out=%s/lap.npy' % d])
+    p = np.pad(vol, 1, mode='edge')
+    want = (p[:-2, 1:-1, 1:-1] + p[2:, 1:-1, 1:-1] + p[1:-1, :-2, 1:-1] +
+            p[1:-1, 2:, 1:-1] + p[1:-1, 1:-1, 2:] + p[1:-1, 1:-1, :-2] -
+            6 * vol)
+    plantest.assert_same(np.load(d + '/lap.npy'), want, 'laplacian3d.plan')
+    u, prev = RNG.standard_normal((9, 8)), RNG.standard_normal((9, 8))
+    np.save(d + '/u.npy', u)
+    np.save(d + '/prev.npy', prev)
+    run([os.path.join(PIPELINES, 'wave.plan'), 'u=%s/u.npy' % d,
+         'prev=%s/prev.npy' % d, 'out=%s/next.npy' % d, 'k=0.5'])
+    q = np.pad(u, 1, mode='symmetric')
+    want = 2 * u - prev + 0.5 * (q[:-2, 1:-1] + q[2:, 1:-1] + q[1:-1, 2:] +
+                                 q[1:-1, :-2] - 4 * u)
+    plantest.assert_same(np.load(d + '/next.npy'), want, 'wave.plan')
+
+
 def test_progress_lines_without_terminal():
     d, path, a = array_file((5000, 3))
     out, err = run(slow_words(path, rows_per_buffer=500, sleep_us=1000))
@@ -559,6 +583,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_plan_variable_defaults_and_columns,
     test_plan_file_errors,
     test_plan_found_by_name_and_environment,
+    test_stencil_plans,
     test_progress_lines_without_terminal,
     test_progress_bar_on_terminal,
     test_progress_bar_fits_a_narrow_terminal,
