@@ -7,9 +7,11 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Test hooks of the sim device. Exported so that the project's own tests
- * can drive them, but never installed and not part of the API: nothing
- * here is promised to stay. */
+/* Test hooks of the sim device. Never installed and not part of the API:
+ * nothing here is promised to stay. A build with tests (-Dtests, the
+ * default) exports them so that the project's own tests can drive them; a
+ * build without (the Debian packages, the wheel) keeps them out of the
+ * library's symbol table. */
 
 #ifndef __PLAN_TESTING_H__
 #define __PLAN_TESTING_H__
@@ -17,6 +19,13 @@
 #include "plandevice.h"
 
 G_BEGIN_DECLS
+
+/* PLAN_EXPORT_TEST_HOOKS: set by libplan/meson.build when tests are built. */
+#if defined(BUILDING_PLAN) && !defined(PLAN_EXPORT_TEST_HOOKS)
+#define PLAN_TEST_API G_GNUC_INTERNAL
+#else
+#define PLAN_TEST_API PLAN_API
+#endif
 
 /*
  * PlanSimFault:
@@ -58,15 +67,15 @@ typedef enum
   PLAN_WAIT_SITE_RESULT = (1 << 2),
 } PlanWaitSite;
 
-PLAN_API
+PLAN_TEST_API
 gboolean plan_device_sim_inject_fault (PlanDevice * device,
     PlanSimFault fault, gint after);
 
-PLAN_API
+PLAN_TEST_API
 gboolean plan_device_sim_set_memory_limit (PlanDevice * device,
     guint64 limit);
 
-PLAN_API
+PLAN_TEST_API
 gboolean plan_device_sim_skip_waits (PlanDevice * device, guint sites);
 
 G_END_DECLS

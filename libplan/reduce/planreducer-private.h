@@ -17,6 +17,7 @@
 #include "planreducer.h"
 #include "planreducer-steps.h"
 #include <libplan/planexpr.h>
+#include "libplan/device/plan-testing.h"
 
 G_BEGIN_DECLS
 
@@ -254,8 +255,8 @@ void _plan_reducer_get_custom_exprs (PlanReducer * reducer,
 G_GNUC_INTERNAL
 const gchar *_plan_reducer_get_all_nan_text (PlanReducer * reducer);
 
-/* A test hook: exported so that the project's tests can drive it, never
- * installed, not part of the API. */
+/* A test hook, exported as those of plan-testing.h are: only by a build
+ * with tests. */
 
 /**
  * plan_reducer_testing_set_column_rows:
@@ -267,7 +268,7 @@ const gchar *_plan_reducer_get_all_nan_text (PlanReducer * reducer);
  * that tests reach deep column trees with few rows. Its device twins made
  * after the call use the same blocks.
  */
-PLAN_API
+PLAN_TEST_API
 void plan_reducer_testing_set_column_rows (PlanReducer * reducer,
     gsize rows);
 
