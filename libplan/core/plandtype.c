@@ -13,7 +13,8 @@
  * @short_description: array element types by their numpy names
  *
  * A #PlanDType names the element type of an array the way numpy does:
- * `bool`, `int8` … `uint64`, `float32`, `float64`. It is registered as a
+ * `bool`, `int8` … `uint64`, `float32`, `float64`, `complex64`,
+ * `complex128`. It is registered as a
  * #GEnum (#PLAN_TYPE_DTYPE) so element properties can use it directly.
  */
 
@@ -33,6 +34,7 @@ typedef struct
   gsize size;
   gboolean is_float;
   gboolean is_signed;
+  gboolean is_complex;
 } DTypeDesc;
 
 /* Indexed by PlanDType. */
@@ -49,6 +51,8 @@ static const DTypeDesc dtypes[PLAN_DTYPE_N] = {
   [PLAN_DTYPE_UINT64] = {"uint64", "<u8", 8, FALSE, FALSE},
   [PLAN_DTYPE_FLOAT32] = {"float32", "<f4", 4, TRUE, TRUE},
   [PLAN_DTYPE_FLOAT64] = {"float64", "<f8", 8, TRUE, TRUE},
+  [PLAN_DTYPE_COMPLEX64] = {"complex64", "<c8", 8, FALSE, TRUE, TRUE},
+  [PLAN_DTYPE_COMPLEX128] = {"complex128", "<c16", 16, FALSE, TRUE, TRUE},
 };
 
 static gboolean
@@ -74,6 +78,8 @@ plan_dtype_get_type (void)
     {PLAN_DTYPE_UINT64, "Unsigned 64-bit integer", "uint64"},
     {PLAN_DTYPE_FLOAT32, "32-bit IEEE float", "float32"},
     {PLAN_DTYPE_FLOAT64, "64-bit IEEE float", "float64"},
+    {PLAN_DTYPE_COMPLEX64, "Complex of two 32-bit floats", "complex64"},
+    {PLAN_DTYPE_COMPLEX128, "Complex of two 64-bit floats", "complex128"},
     {0, NULL, NULL}
   };
 
@@ -127,7 +133,8 @@ plan_dtype_parse (const gchar * name, GError ** error)
   if (dtype == PLAN_DTYPE_UNKNOWN) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "'%s' is not a dtype; use one of bool, int8, uint8, int16, uint16, "
-        "int32, uint32, int64, uint64, float32, float64", name ? name : "");
+        "int32, uint32, int64, uint64, float32, float64, complex64, "
+        "complex128", name ? name : "");
   }
   return dtype;
 }
@@ -188,14 +195,49 @@ gboolean
 plan_dtype_is_integer (PlanDType dtype)
 {
   return dtype_valid (dtype) && dtype != PLAN_DTYPE_BOOL
-      && !dtypes[dtype].is_float;
+      && !dtypes[dtype].is_float && !dtypes[dtype].is_complex;
+}
+
+/**
+ * plan_dtype_is_complex:
+ * @dtype: a #PlanDType
+ *
+ * Returns: whether @dtype is complex64 or complex128.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_dtype_is_complex (PlanDType dtype)
+{
+  return dtype_valid (dtype) && dtypes[dtype].is_complex;
+}
+
+/**
+ * plan_dtype_get_real:
+ * @dtype: a #PlanDType
+ *
+ * Returns: the dtype of the real and imaginary parts of a complex @dtype
+ *   (float32 for complex64, float64 for complex128), @dtype itself for
+ *   any other.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_dtype_get_real (PlanDType dtype)
+{
+  if (dtype == PLAN_DTYPE_COMPLEX64)
+    return PLAN_DTYPE_FLOAT32;
+  if (dtype == PLAN_DTYPE_COMPLEX128)
+    return PLAN_DTYPE_FLOAT64;
+  return dtype;
 }
 
 /**
  * plan_dtype_is_signed:
  * @dtype: a #PlanDType
  *
- * Returns: whether @dtype holds negative values (signed integers, floats).
+ * Returns: whether @dtype holds negative values (signed integers, floats,
+ *   complex numbers).
  *
  * Since: 0.1
  */
@@ -240,8 +282,8 @@ plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
 
 unknown:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-      "dtype '%s' is not supported; only bool, integer and float32/float64 "
-      "arrays can be read", descr);
+      "dtype '%s' is not supported; only bool, integer, float32/float64 and "
+      "complex64/complex128 arrays can be read", descr);
   return PLAN_DTYPE_UNKNOWN;
 }
 

@@ -28,6 +28,10 @@ G_BEGIN_DECLS
  * @PLAN_DTYPE_UINT64: numpy `uint64`.
  * @PLAN_DTYPE_FLOAT32: numpy `float32`.
  * @PLAN_DTYPE_FLOAT64: numpy `float64`.
+ * @PLAN_DTYPE_COMPLEX64: numpy `complex64`: two float32, the real part
+ *   first (C's `float _Complex`).
+ * @PLAN_DTYPE_COMPLEX128: numpy `complex128`: two float64, the real part
+ *   first (C's `double _Complex`).
  *
  * Element types of arrays, named as numpy names them. Values are stored in
  * the machine's (little-endian) byte order.
@@ -48,6 +52,8 @@ typedef enum
   PLAN_DTYPE_UINT64,
   PLAN_DTYPE_FLOAT32,
   PLAN_DTYPE_FLOAT64,
+  PLAN_DTYPE_COMPLEX64,
+  PLAN_DTYPE_COMPLEX128,
 } PlanDType;
 
 /**
@@ -57,7 +63,7 @@ typedef enum
  *
  * Since: 0.1
  */
-#define PLAN_DTYPE_N (PLAN_DTYPE_FLOAT64 + 1)
+#define PLAN_DTYPE_N (PLAN_DTYPE_COMPLEX128 + 1)
 
 /**
  * PLAN_DTYPE_NAMES:
@@ -67,7 +73,7 @@ typedef enum
  * Since: 0.1
  */
 #define PLAN_DTYPE_NAMES "{ bool, int8, uint8, int16, uint16, int32, " \
-    "uint32, int64, uint64, float32, float64 }"
+    "uint32, int64, uint64, float32, float64, complex64, complex128 }"
 
 #define PLAN_TYPE_DTYPE (plan_dtype_get_type ())
 PLAN_API
@@ -90,6 +96,12 @@ gboolean plan_dtype_is_float (PlanDType dtype);
 
 PLAN_API
 gboolean plan_dtype_is_integer (PlanDType dtype);
+
+PLAN_API
+gboolean plan_dtype_is_complex (PlanDType dtype);
+
+PLAN_API
+PlanDType plan_dtype_get_real (PlanDType dtype);
 
 PLAN_API
 gboolean plan_dtype_is_signed (PlanDType dtype);

@@ -946,6 +946,12 @@ compile_full (const gchar * source, guint n_names,
           "name '%s' has no valid dtype", names[i]);
       return NULL;
     }
+    if (plan_dtype_is_complex (dtypes[i])) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+          "name '%s' is %s; expressions do not compute on complex numbers",
+          names[i], plan_dtype_to_string (dtypes[i]));
+      return NULL;
+    }
   }
 
   expr = g_new0 (PlanExpr, 1);

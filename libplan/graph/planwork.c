@@ -1338,7 +1338,8 @@ n_elements (const PlanArrayInfo * info)
 }
 
 /* Whether numpy's "safe" casting takes @from to @to: no value changes (an
- * integer to a wider one or to float64, float32 to float64, bool to any). */
+ * integer to a wider one or to float64, float32 to float64, bool to any,
+ * a real to a complex whose parts hold it, complex64 to complex128). */
 static gboolean
 casts_safely (PlanDType from, PlanDType to)
 {
@@ -1350,6 +1351,11 @@ casts_safely (PlanDType from, PlanDType to)
 
   if (from == to || from == PLAN_DTYPE_BOOL)
     return TRUE;
+  if (plan_dtype_is_complex (from) || plan_dtype_is_complex (to)) {
+    /* A complex holds what its real part's dtype holds. */
+    return plan_dtype_is_complex (to) && (plan_dtype_is_complex (from)
+        ? ts > fs : casts_safely (from, plan_dtype_get_real (to)));
+  }
   if (to == PLAN_DTYPE_BOOL || (f_float && !t_float))
     return FALSE;
   if (t_float)

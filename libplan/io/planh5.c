@@ -204,6 +204,46 @@ is_h5py_bool (hid_t type)
   return ok;
 }
 
+/* h5py's complex numbers: a compound of two floats of one size, "r" at 0
+ * and "i" after it. Returns the size of a part, or 0 for another type. */
+static gsize
+h5py_complex_part_size (hid_t type)
+{
+  gsize size = H5Tget_size (type) / 2;
+  gchar *n0 = NULL, *n1 = NULL;
+  gboolean ok = (size == 4 || size == 8) && H5Tget_nmembers (type) == 2
+      && H5Tget_member_class (type, 0) == H5T_FLOAT
+      && H5Tget_member_class (type, 1) == H5T_FLOAT
+      && H5Tget_member_offset (type, 0) == 0
+      && H5Tget_member_offset (type, 1) == size;
+  guint i;
+
+  for (i = 0; ok && i < 2; i++) {
+    hid_t m = H5Tget_member_type (type, i);
+    ok = m >= 0 && H5Tget_size (m) == size;
+    if (m >= 0)
+      H5Tclose (m);
+  }
+  n0 = ok ? H5Tget_member_name (type, 0) : NULL;
+  n1 = ok ? H5Tget_member_name (type, 1) : NULL;
+  ok = ok && n0 && n1 && strcmp (n0, "r") == 0 && strcmp (n1, "i") == 0;
+  H5free_memory (n0);
+  H5free_memory (n1);
+  return ok ? size : 0;
+}
+
+/* h5py's complex type over the float type @part. */
+static hid_t
+h5py_complex_type (hid_t part)
+{
+  gsize size = H5Tget_size (part);
+  hid_t t = H5Tcreate (H5T_COMPOUND, 2 * size);
+
+  H5Tinsert (t, "r", 0, part);
+  H5Tinsert (t, "i", size, part);
+  return t;
+}
+
 static const gchar *
 class_name (H5T_class_t c)
 {
@@ -256,6 +296,10 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
   } else if (c == H5T_ENUM && is_h5py_bool (type)) {
     *dtype = PLAN_DTYPE_BOOL;
     *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
+  } else if (c == H5T_COMPOUND && h5py_complex_part_size (type)) {
+    gboolean c64 = h5py_complex_part_size (type) == 4;
+    *dtype = c64 ? PLAN_DTYPE_COMPLEX64 : PLAN_DTYPE_COMPLEX128;
+    *mem_type = h5py_complex_type (c64 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
   } else if (c == H5T_FLOAT) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
         "are %" G_GSIZE_FORMAT "-byte floats (float%" G_GSIZE_FORMAT "), "
@@ -265,7 +309,8 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
   } else {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
         "are of the HDF5 %s type class, which gst-plan does not support; "
-        "only integers, float32, float64 and h5py's bool are read",
+        "only integers, float32, float64, h5py's bool and h5py's complex "
+        "numbers are read",
         c == H5T_INTEGER ? "integer (of an odd size)" : class_name (c));
     return FALSE;
   }
@@ -550,6 +595,14 @@ dtype_types (PlanDType dtype, hid_t * file_type, hid_t * mem_type)
     case PLAN_DTYPE_FLOAT64:
       *file_type = H5Tcopy (H5T_IEEE_F64LE);
       break;
+    case PLAN_DTYPE_COMPLEX64:
+    case PLAN_DTYPE_COMPLEX128:{
+      gboolean c64 = dtype == PLAN_DTYPE_COMPLEX64;
+      *file_type = h5py_complex_type (c64 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE);
+      *mem_type = h5py_complex_type (c64 ? H5T_NATIVE_FLOAT :
+          H5T_NATIVE_DOUBLE);
+      return TRUE;
+    }
     default:
       return FALSE;
   }

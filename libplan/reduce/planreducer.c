@@ -203,6 +203,8 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
   if (input == NULL || input->dtype <= PLAN_DTYPE_UNKNOWN
       || input->dtype >= PLAN_DTYPE_N)
     goto bad_input;
+  if (plan_dtype_is_complex (input->dtype))
+    goto complex_input;
   if (axis != PLAN_REDUCE_AXIS_ALL && axis != PLAN_REDUCE_AXIS_ROWS
       && axis != PLAN_REDUCE_AXIS_INNER && axis != PLAN_REDUCE_AXIS_1)
     goto bad_axis;
@@ -228,6 +230,13 @@ bad_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "a reduction needs a valid input array info");
+    return NULL;
+  }
+complex_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "reductions of %s arrays are not supported; reduce real(x) and "
+        "imag(x) (planmap) separately", plan_dtype_to_string (input->dtype));
     return NULL;
   }
 bad_axis:

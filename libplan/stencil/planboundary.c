@@ -269,6 +269,19 @@ plan_boundary_fill_from_double (PlanDType dtype, gdouble cval, gpointer dst)
       memcpy (dst, &cval, sizeof (cval));
       exact = TRUE;
       break;
+    case PLAN_DTYPE_COMPLEX64:{
+      /* The value is the real part; the imaginary part is 0. */
+      gfloat v[2] = { cval, 0 };
+      memcpy (dst, v, sizeof (v));
+      exact = (gdouble) v[0] == cval || (isnan (v[0]) && isnan (cval));
+      break;
+    }
+    case PLAN_DTYPE_COMPLEX128:{
+      gdouble v[2] = { cval, 0 };
+      memcpy (dst, v, sizeof (v));
+      exact = TRUE;
+      break;
+    }
     default:
       g_return_val_if_reached (FALSE);
   }

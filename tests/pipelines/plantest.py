@@ -12,6 +12,7 @@ import numpy as np
 
 DTYPES = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32',
           'int64', 'uint64', 'float32', 'float64']
+COMPLEX_DTYPES = ['complex64', 'complex128']
 
 
 class Failure(Exception):
@@ -136,21 +137,28 @@ def random_array(dtype, shape, rng):
         info = np.iinfo(dt)
         return rng.integers(info.min, info.max, size=shape, dtype=dt,
                             endpoint=True)
+    if dt.kind == 'c':
+        real = np.dtype('f%d' % (dt.itemsize // 2))
+        return (random_array(real, shape, rng) +
+                1j * random_array(real, shape, rng)).astype(dt)
     return (rng.standard_normal(shape) *
             10.0 ** rng.integers(-3, 4, size=shape)).astype(dt)
 
 
 def assert_same(got, want, what, rtol=0.0):
     """Same dtype, same shape, and equal values: exactly, or within rtol for
-    floats; NaNs match NaNs."""
+    floats and complex numbers; NaNs match NaNs."""
     if got.dtype != want.dtype:
         raise Failure('%s: dtype %s, expected %s' % (what, got.dtype, want.dtype))
     if got.shape != want.shape:
         raise Failure('%s: shape %s, expected %s' % (what, got.shape, want.shape))
-    if got.dtype.kind == 'f' and rtol > 0:
+    if got.dtype.kind in 'fc' and rtol > 0:
         ok = np.isclose(got, want, rtol=rtol, atol=0, equal_nan=True)
     elif got.dtype.kind == 'f':
         ok = (got == want) | (np.isnan(got) & np.isnan(want))
+    elif got.dtype.kind == 'c':
+        ok = (((got.real == want.real) | (np.isnan(got.real) & np.isnan(want.real)))
+              & ((got.imag == want.imag) | (np.isnan(got.imag) & np.isnan(want.imag))))
     else:
         ok = got == want
     if not np.all(ok):

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import (DTYPES, Failure, assert_same, launch, random_array,  # noqa: E402
-                      run_cases, tmpdir)
+from plantest import (COMPLEX_DTYPES, DTYPES, Failure, assert_same,  # noqa: E402
+                      launch, random_array, run_cases, tmpdir)
 
 os.environ['GST_PLAN_DEVICE'] = 'sim'
 
@@ -110,7 +110,7 @@ def test_cuda_without_driver_is_a_clear_error():
         os.environ.update(env)
 
 
-cases = [('round_trip_%s' % t, round_trip(t)) for t in DTYPES]
+cases = [('round_trip_%s' % t, round_trip(t)) for t in DTYPES + COMPLEX_DTYPES]
 cases += [('upload_device_sim_without_environment',
            test_upload_device_sim_without_environment),
           ('chain_on_device', test_chain_on_device),

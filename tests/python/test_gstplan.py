@@ -351,6 +351,26 @@ def errors_are_exceptions():
 
 
 @test
+def complex_arrays_bound_without_copies():
+    for dt in (np.complex64, np.complex128):
+        A = (rng.standard_normal((300, 4)) + 1j * rng.standard_normal((300, 4))).astype(dt)
+        plan = Plan(); a = plan.source(ndim=2); plan.sink(a, name="o")
+        work = plan.realize(target="cpu")
+        assert gstplan._wrap_host(A, False).get_address() == A.ctypes.data
+        M = np.zeros_like(A)
+        address = M.ctypes.data
+        fut = work.dispatch(a=A, o=M)
+        fut.wait()
+        assert fut.result("o") is M and M.ctypes.data == address
+        assert np.array_equal(M, A)
+        r = work.dispatch(a=A).result("o")
+        assert r.dtype == dt and np.array_equal(r, A)
+    plan = Plan(); a = plan.source(ndim=2); plan.reduce("sum", args=(a,), name="s")
+    expect(PlanError, lambda: plan.realize(target="cpu").dispatch(a=A).result("s"),
+           "reductions of complex128 arrays are not supported")
+
+
+@test
 def files_in_and_out():
     d = tempfile.mkdtemp()
     A = rng.random((3000, 5))

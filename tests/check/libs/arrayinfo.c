@@ -31,6 +31,26 @@ GST_START_TEST (test_dtype_names_round_trip)
 
 GST_END_TEST;
 
+GST_START_TEST (test_dtype_complex)
+{
+  fail_unless_equals_int (plan_dtype_get_size (PLAN_DTYPE_COMPLEX64), 8);
+  fail_unless_equals_int (plan_dtype_get_size (PLAN_DTYPE_COMPLEX128), 16);
+  fail_unless (plan_dtype_is_complex (PLAN_DTYPE_COMPLEX64));
+  fail_if (plan_dtype_is_complex (PLAN_DTYPE_FLOAT64));
+  fail_if (plan_dtype_is_float (PLAN_DTYPE_COMPLEX128));
+  fail_if (plan_dtype_is_integer (PLAN_DTYPE_COMPLEX64));
+  fail_unless_equals_int (plan_dtype_get_real (PLAN_DTYPE_COMPLEX64),
+      PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (plan_dtype_get_real (PLAN_DTYPE_COMPLEX128),
+      PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (plan_dtype_get_real (PLAN_DTYPE_INT8),
+      PLAN_DTYPE_INT8);
+  fail_unless_equals_int (plan_dtype_from_string ("complex128"),
+      PLAN_DTYPE_COMPLEX128);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_dtype_parse_rejects_unknown_name)
 {
   GError *err = NULL;
@@ -65,9 +85,20 @@ GST_START_TEST (test_dtype_npy_descr)
   fail_unless (strstr (err->message, "big-endian") != NULL);
   g_clear_error (&err);
 
-  fail_unless_equals_int (plan_dtype_from_npy_descr ("<c8", &err),
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<c8", NULL),
+      PLAN_DTYPE_COMPLEX64);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<c16", NULL),
+      PLAN_DTYPE_COMPLEX128);
+  fail_unless_equals_string (plan_dtype_to_npy_descr (PLAN_DTYPE_COMPLEX128),
+      "<c16");
+  fail_unless_equals_int (plan_dtype_from_npy_descr (">c8", &err),
       PLAN_DTYPE_UNKNOWN);
-  fail_unless (strstr (err->message, "<c8") != NULL);
+  fail_unless (strstr (err->message, "big-endian") != NULL);
+  g_clear_error (&err);
+
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<c32", &err),
+      PLAN_DTYPE_UNKNOWN);
+  fail_unless (strstr (err->message, "<c32") != NULL);
   g_clear_error (&err);
 }
 
@@ -192,7 +223,7 @@ GST_START_TEST (test_array_caps_rejects_invalid)
 {
   const gchar *bad[] = {
     "array/x-raw, shape=<4>",
-    "array/x-raw, dtype=complex64, shape=<4>",
+    "array/x-raw, dtype=complex256, shape=<4>",
     "array/x-raw, dtype=float32, shape=<4, 0>",
     "array/x-raw, dtype=float32, shape=<-3>",
     "array/x-raw, dtype=float32, shape=(string)4",
@@ -298,6 +329,7 @@ arrayinfo_suite (void)
   plan_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_dtype_names_round_trip);
+  tcase_add_test (tc, test_dtype_complex);
   tcase_add_test (tc, test_dtype_parse_rejects_unknown_name);
   tcase_add_test (tc, test_dtype_npy_descr);
   tcase_add_test (tc, test_shape_parse_numpy_forms);

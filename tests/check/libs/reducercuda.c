@@ -209,8 +209,13 @@ GST_START_TEST (test_nvcc_host_steps_equal_cpu_reducer)
 
   for (dt = PLAN_DTYPE_BOOL; dt < PLAN_DTYPE_N; dt++) {
     const gint64 shape[] = { n };
-    guint8 *data = g_malloc (n * 8);
+    guint8 *data;
     PlanArrayInfo info;
+
+    /* Complex reductions have tests of their own. */
+    if (plan_dtype_is_complex (dt))
+      continue;
+    data = g_malloc (n * 8);
 
     info_set (&info, dt, 1, shape);
     fill (dt, data, n, 99 + dt, plan_dtype_is_float (dt) ? 13 : 0);
