@@ -13,10 +13,10 @@
  * This file is compiled several times, once per instruction set
  * (-DEXPR_ISA=default, avx2, avx512 with the matching -march), and each
  * copy exports its table as _plan_expr_kernels_<isa>; libplan picks the best
- * one the CPU runs at start-up (exprprogram.c). Every loop is a plain
- * counted loop over restrict pointers that the compiler vectorises; it is
- * built with -O3 -fwrapv -fno-math-errno -fno-trapping-math, so integer
- * arithmetic wraps as numpy's does and sqrt and rounding inline.
+ * one the CPU runs at start-up (libplan/expr/exprkernels.c). Every loop is
+ * a plain counted loop over restrict pointers that the compiler vectorises;
+ * it is built with -O3 -fwrapv -fno-math-errno -fno-trapping-math, so
+ * integer arithmetic wraps as numpy's does and sqrt and rounding inline.
  *
  * Semantics are numpy's; the few differences are listed in
  * docs/expressions.md. Operands may alias the output exactly (in-place

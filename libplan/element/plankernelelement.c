@@ -59,6 +59,26 @@
  * library.
  */
 
+/* Locking
+ *
+ * Lock order, outermost first:
+ *   1. pop_lock (PlanKernelElementPrivate): held around the base class's
+ *      gst_aggregator_pad_pop_buffer() (which takes the pad's PAD_LOCK)
+ *      and its release_pad() (which takes the aggregator's SRC_LOCK, the
+ *      pad's PAD_LOCK and the element's OBJECT_LOCK); see pop_input().
+ *      Taken with no other lock held.
+ *   2. the element's OBJECT_LOCK: the properties and the seek state (the
+ *      fields marked OBJECT_LOCK in PlanKernelElementPrivate). Inside it
+ *      the device code takes the sink pads' OBJECT_LOCKs (their current
+ *      caps) and plan_device_get()'s registry lock (device_of_inputs()).
+ *   3. a pad's OBJECT_LOCK: the pad's properties.
+ * Nothing is pushed, posted, queried or handed to a subclass's vmethod
+ * with any of these held. The fields marked "aggregate thread" are only
+ * touched from aggregate() and the vmethods GstAggregator calls on that
+ * thread (or with it stopped); the atomic ones are read by the src pad's
+ * probe on other threads.
+ */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
