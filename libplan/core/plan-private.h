@@ -123,6 +123,9 @@ gboolean _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first,
     guint64 n_rows, guint8 * dest, GError ** error);
 
 G_GNUC_INTERNAL
+gboolean _plan_h5_dataset_decodes_here (PlanH5Dataset * d);
+
+G_GNUC_INTERNAL
 void _plan_h5_dataset_close (PlanH5Dataset * d);
 
 typedef struct _PlanH5Writer PlanH5Writer;

@@ -103,6 +103,10 @@ GST_DEBUG_CATEGORY_STATIC (plan_file_reader_debug);
 #define AUTO_CHUNK_MAPPED ((gsize) 2 << 20)
 #define AUTO_CHUNK_READ ((gsize) 1 << 20)
 
+/* The most workers beside the first that read and decode a Zarr array's
+ * (or a compressed HDF5 dataset's) chunks at once. */
+#define MAX_HELPERS 7
+
 /* Compressed .npz members are read through this much of the file at a
  * time, and rows skipped to reach a later row are inflated into a scratch
  * buffer of this size. */
@@ -169,6 +173,11 @@ struct _PlanFileReader
   PlanFileIoMode io_mode;       /* as set */
   PlanFileIoMode used_mode;     /* READ or MMAP: chosen at start */
   GThread *thread;
+  /* more workers beside it, for formats whose chunks are decoded (Zarr,
+   * compressed HDF5): each reads and decodes its own chunks, queued in
+   * order */
+  GThread *helpers[MAX_HELPERS];
+  guint n_helpers;
 
   /* worker thread only, and the owner's open while it is stopped */
   Inflater *inflater;
@@ -187,6 +196,8 @@ struct _PlanFileReader
   guint max_chunks;
   gsize chunk_rows;
   guint64 next_row;             /* the next row the worker reads */
+  guint64 claimed;              /* chunks the workers took to read */
+  guint64 pushed;               /* chunks queued: the next in order */
   guint64 end_row;
   gboolean running;             /* the worker should go on */
   gboolean flushing;
@@ -1409,26 +1420,32 @@ acquire_chunk (PlanFileReader * self)
   return buffer;
 }
 
-static gpointer
-reader_thread (gpointer data)
+/* Reads chunks and queues them in order, until the end, an error or a
+ * stop. The workers, any number of them. */
+static void
+read_chunks (PlanFileReader * self)
 {
-  PlanFileReader *self = data;
-
   g_mutex_lock (&self->lock);
   while (self->running) {
     GstBuffer *buffer;
     GError *err = NULL;
-    guint64 row, n;
+    guint64 row, n, seq;
 
     if (g_queue_get_length (&self->queue) >= self->max_chunks) {
       g_cond_wait (&self->cond, &self->lock);
       continue;
     }
+    if (self->error)
+      break;                    /* another worker failed */
     if (self->next_row >= self->end_row) {
-      self->eos = TRUE;
-      g_cond_broadcast (&self->cond);
+      /* The end, once what the other workers read is queued. */
+      if (self->pushed == self->claimed) {
+        self->eos = TRUE;
+        g_cond_broadcast (&self->cond);
+      }
       break;
     }
+    seq = self->claimed++;
     row = self->next_row;
     n = MIN (self->chunk_rows, self->end_row - row);
     /* Ends at a multiple of the chunk size in file rows, so that a window
@@ -1462,16 +1479,45 @@ reader_thread (gpointer data)
             "'%s': no buffer for a chunk of %" G_GUINT64_FORMAT " rows",
             self->filename, n);
       GST_WARNING_OBJECT (self, "worker stops: %s", err->message);
-      self->error = err;
+      if (self->error == NULL)
+        self->error = err;
+      else
+        g_clear_error (&err);
       g_cond_broadcast (&self->cond);
       break;
     }
+    /* Chunks are queued in the order of their rows. */
+    while (self->pushed != seq && self->running && self->error == NULL)
+      g_cond_wait (&self->cond, &self->lock);
+    if (!self->running || self->error) {
+      gst_buffer_unref (buffer);
+      break;
+    }
     g_queue_push_tail (&self->queue, buffer);
+    self->pushed++;
+    if (self->next_row >= self->end_row && self->pushed == self->claimed)
+      self->eos = TRUE;
     g_cond_broadcast (&self->cond);
   }
   g_mutex_unlock (&self->lock);
+}
+
+static gpointer
+reader_thread (gpointer data)
+{
+  PlanFileReader *self = data;
+
+  read_chunks (self);
   /* Chunks cut from the window keep it mapped while they live. */
   drop_window (self);
+  return NULL;
+}
+
+/* A worker beside the first, for a format read without the window. */
+static gpointer
+helper_thread (gpointer data)
+{
+  read_chunks (data);
   return NULL;
 }
 
@@ -1729,6 +1775,7 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
 
   g_mutex_lock (&reader->lock);
   reader->next_row = first_row;
+  reader->claimed = reader->pushed = 0;
   reader->end_row = end_row;
   reader->chunk_rows = chunk_rows;
   reader->max_chunks = max_chunks;
@@ -1749,6 +1796,26 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     reader->running = FALSE;
     g_mutex_unlock (&reader->lock);
     return FALSE;
+  }
+  /* A Zarr array's chunks, and an HDF5 dataset's that libplan decodes, are
+   * decoded on as many workers as there are processors, each a buffer of
+   * its own. */
+  reader->n_helpers = 0;
+  if (reader->zarr
+#if HAVE_HDF5
+      || (reader->h5 && _plan_h5_dataset_decodes_here (reader->h5))
+#endif
+      ) {
+    guint n = MIN (g_get_num_processors () - 1, MAX_HELPERS);
+
+    while (reader->n_helpers < n) {
+      GThread *t = g_thread_try_new ("planfilereader", helper_thread, reader,
+          NULL);
+
+      if (t == NULL)
+        break;
+      reader->helpers[reader->n_helpers++] = t;
+    }
   }
   return TRUE;
 }
@@ -1898,6 +1965,8 @@ plan_file_reader_stop (PlanFileReader * reader)
     g_thread_join (reader->thread);
     reader->thread = NULL;
   }
+  while (reader->n_helpers > 0)
+    g_thread_join (reader->helpers[--reader->n_helpers]);
 
   g_mutex_lock (&reader->lock);
   while ((buffer = g_queue_pop_head (&reader->queue)))

@@ -21,6 +21,7 @@
 
 #include <string.h>
 #include <hdf5.h>
+#include <zlib.h>
 
 /* Debian's libhdf5 is thread-safe, with a lock of its own around every
  * call; others may not be. Each sequence of calls on a dataset holds this
@@ -32,6 +33,12 @@ static GRecMutex h5_lock;
  * through chunks. */
 #define MAX_ALIGNED_BLOCK ((guint64) 256 << 20)
 
+/* The filters of a dataset whose chunks are decoded here rather than by
+ * libhdf5 (which decodes under its lock, one chunk at a time): each chunk
+ * read raw (H5Dread_chunk) under the lock, decoded outside it, so that
+ * several threads decode at once. */
+#define MAX_DIRECT_FILTERS 2
+
 struct _PlanH5Dataset
 {
   hid_t file;
@@ -40,6 +47,15 @@ struct _PlanH5Dataset
   gchar *path;
   gint ndim;
   hsize_t dims[PLAN_ARRAY_MAX_DIMS];
+
+  /* decoded here: chunks of whole rows, filtered by deflate and shuffle
+   * only, in the machine's byte order */
+  gboolean direct;
+  guint64 chunk_rows;
+  gsize row_size;
+  gsize itemsize;
+  guint n_filters;
+  H5Z_filter_t filters[MAX_DIRECT_FILTERS];     /* in the order applied */
 };
 
 static void
@@ -366,6 +382,50 @@ chunk_rows (PlanH5Dataset * d, gsize row_size)
   return rows;
 }
 
+/* Whether the dataset's chunks can be decoded here: chunked in whole rows
+ * of at most 256 MiB, filtered by deflate and shuffle only, stored in the
+ * machine's byte order. Must be called between h5_enter () and
+ * h5_leave (). */
+static void
+check_direct (PlanH5Dataset * d, gboolean native)
+{
+  hid_t dcpl = H5Dget_create_plist (d->dset);
+  hsize_t cdims[PLAN_ARRAY_MAX_DIMS];
+  gint i, n;
+
+  d->direct = FALSE;
+  if (dcpl < 0 || !native || d->ndim == 0
+      || H5Pget_layout (dcpl) != H5D_CHUNKED
+      || H5Pget_chunk (dcpl, d->ndim, cdims) != d->ndim
+      || cdims[0] * d->row_size > MAX_ALIGNED_BLOCK || d->row_size == 0)
+    goto done;
+  for (i = 1; i < d->ndim; i++)
+    if (cdims[i] != d->dims[i])
+      goto done;
+  n = H5Pget_nfilters (dcpl);
+  if (n < 0 || n > MAX_DIRECT_FILTERS)
+    goto done;
+  for (i = 0; i < n; i++) {
+    unsigned flags, cd[8];
+    size_t n_cd = G_N_ELEMENTS (cd);
+    H5Z_filter_t f = H5Pget_filter2 (dcpl, i, &flags, &n_cd, cd, 0, NULL,
+        NULL);
+
+    if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_SHUFFLE)
+      goto done;
+    if (f == H5Z_FILTER_SHUFFLE && n_cd >= 1 && cd[0] != d->itemsize)
+      goto done;
+    d->filters[i] = f;
+  }
+  d->n_filters = n;
+  d->chunk_rows = cdims[0];
+  d->direct = TRUE;
+done:
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  H5Eclear2 (H5E_DEFAULT);
+}
+
 void
 _plan_h5_dataset_close (PlanH5Dataset * d)
 {
@@ -430,6 +490,9 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
   if (!plan_array_info_set (info, dtype, d->ndim, shape, error))
     goto in_dataset;
   *align_rows = chunk_rows (d, plan_array_info_get_row_size (info));
+  d->row_size = plan_array_info_get_row_size (info);
+  d->itemsize = plan_dtype_get_size (dtype);
+  check_direct (d, native);
 
   *data_offset = G_MAXUINT64;
   dcpl = H5Dget_create_plist (d->dset);
@@ -489,6 +552,147 @@ select_rows (hid_t dset, gint ndim, const hsize_t * dims, guint64 first,
       H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
 }
 
+static gboolean read_slab (PlanH5Dataset * d, guint64 first, guint64 n_rows,
+    guint8 * dest, GError ** error);
+
+/* The shuffle filter's inverse: byte k of every element was stored in the
+ * k-th run of the chunk. */
+static void
+unshuffle (const guint8 * in, guint8 * out, gsize size, gsize itemsize)
+{
+  gsize n = size / itemsize, e, k;
+
+  for (k = 0; k < itemsize; k++) {
+    const guint8 *run = in + k * n;
+
+    for (e = 0; e < n; e++)
+      out[e * itemsize + k] = run[e];
+  }
+  memcpy (out + n * itemsize, in + n * itemsize, size - n * itemsize);
+}
+
+/* Undoes the filters of a raw chunk of @size bytes in @a (@b the same room
+ * as @a): the result, of exactly @chunk_bytes, in @a or @b, or NULL with
+ * what failed in @why. */
+static guint8 *
+decode_chunk (PlanH5Dataset * d, guint32 mask, guint8 * a, gsize size,
+    guint8 * b, gsize room, gsize chunk_bytes, const gchar ** why)
+{
+  gint i;
+
+  for (i = d->n_filters - 1; i >= 0; i--) {
+    if (mask & (1u << i))
+      continue;                 /* not applied to this chunk */
+    if (d->filters[i] == H5Z_FILTER_DEFLATE) {
+      z_stream zs = { 0 };
+      gint r;
+
+      if (inflateInit (&zs) != Z_OK) {
+        *why = "inflate() failed: no memory";
+        return NULL;
+      }
+      zs.next_in = a;
+      zs.avail_in = size;
+      zs.next_out = b;
+      zs.avail_out = room;
+      r = inflate (&zs, Z_FINISH);
+      size = zs.total_out;
+      inflateEnd (&zs);
+      if (r != Z_STREAM_END) {
+        *why = "inflate() failed";
+        return NULL;
+      }
+    } else {
+      if (size != chunk_bytes) {
+        *why = "a shuffled chunk of the wrong size";
+        return NULL;
+      }
+      unshuffle (a, b, size, d->itemsize);
+    }
+    {
+      guint8 *t = a;
+      a = b;
+      b = t;
+    }
+  }
+  if (size != chunk_bytes) {
+    *why = "the chunk decodes to the wrong size";
+    return NULL;
+  }
+  return a;
+}
+
+/* Reads rows chunk by chunk: each chunk's raw bytes under the library's
+ * lock, decoded here outside it. A chunk never written (the fill value)
+ * is read through libhdf5. */
+static gboolean
+read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
+    GError ** error)
+{
+  gsize chunk_bytes = d->chunk_rows * d->row_size;
+  gsize room = chunk_bytes + 64;
+  guint8 *a = g_malloc (room), *b = g_malloc (room);
+  guint64 c, end = first + n_rows;
+  gboolean ok = TRUE;
+
+  for (c = first / d->chunk_rows; ok && c * d->chunk_rows < end; c++) {
+    hsize_t offset[PLAN_ARRAY_MAX_DIMS] = { 0 }, stored = 0;
+    guint64 lo = MAX (first, c * d->chunk_rows);
+    guint64 hi = MIN (end, (c + 1) * d->chunk_rows);
+    const gchar *why = NULL;
+    guint32 mask = 0;
+    guint8 *out;
+    herr_t r = -1;
+
+    offset[0] = c * d->chunk_rows;
+    h5_enter ();
+    if (H5Dget_chunk_storage_size (d->dset, offset, &stored) >= 0
+        && stored > 0 && stored <= room)
+      r = H5Dread_chunk (d->dset, H5P_DEFAULT, offset, &mask, a);
+    else if (stored > room)
+      why = "a raw chunk larger than the chunk itself can be";
+    H5Eclear2 (H5E_DEFAULT);
+    h5_leave ();
+    if (r < 0 && why == NULL) {
+      /* Not written: libhdf5 gives the fill value. */
+      ok = read_slab (d, lo, hi - lo, dest + (lo - first) * d->row_size,
+          error);
+      continue;
+    }
+    out = why ? NULL : decode_chunk (d, mask, a, stored, b, room,
+        chunk_bytes, &why);
+    if (out == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot read "
+          "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " of its dataset "
+          "'%s' (a corrupt chunk, or a filter this libhdf5 lacks?): its "
+          "chunk at row %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes) "
+          "does not decode: %s", first, end, d->path, (guint64) offset[0],
+          (guint64) stored, why);
+      ok = FALSE;
+      break;
+    }
+    memcpy (dest + (lo - first) * d->row_size, out + (lo - c * d->chunk_rows) *
+        d->row_size, (hi - lo) * d->row_size);
+  }
+  g_free (a);
+  g_free (b);
+  return ok;
+}
+
+/**
+ * _plan_h5_dataset_decodes_here:
+ * @d: an open dataset
+ *
+ * Returns: whether _plan_h5_dataset_read_rows() decodes its chunks itself
+ *   (outside libhdf5's lock), so that several threads read it faster than
+ *   one.
+ */
+gboolean
+_plan_h5_dataset_decodes_here (PlanH5Dataset * d)
+{
+  return d->direct && d->n_filters > 0;
+}
+
 /**
  * _plan_h5_dataset_read_rows:
  * @d: an open dataset
@@ -500,8 +704,21 @@ select_rows (hid_t dset, gint ndim, const hsize_t * dims, guint64 first,
  * Reads a hyperslab of whole rows, converting the file's byte order and
  * undoing its filters. Any thread.
  */
+static gboolean read_direct (PlanH5Dataset * d, guint64 first,
+    guint64 n_rows, guint8 * dest, GError ** error);
+
 gboolean
 _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first, guint64 n_rows,
+    guint8 * dest, GError ** error)
+{
+  if (d->direct && n_rows > 0)
+    return read_direct (d, first, n_rows, dest, error);
+  return read_slab (d, first, n_rows, dest, error);
+}
+
+/* Reads rows through libhdf5, which decodes what it reads. */
+static gboolean
+read_slab (PlanH5Dataset * d, guint64 first, guint64 n_rows,
     guint8 * dest, GError ** error)
 {
   hid_t fspace = -1, mspace = -1;

@@ -65,13 +65,16 @@ struct _PlanZarrArray
   Codec codec;
   guint8 fill[8];
   gsize chunk_bytes;
-
-  /* the scratch of one chunk; taken by whoever reads */
-  GMutex lock;
-  guint8 *chunk;
-  guint8 *raw;
-  gsize raw_size;
 };
+
+/* The memory one read of rows decodes chunks in: each caller has its own,
+ * so that several threads read an array at once. */
+typedef struct
+{
+  guint8 *chunk;                /* a decoded chunk */
+  guint8 *raw;                  /* a chunk's file */
+  gsize raw_size;
+} Scratch;
 
 static gchar *
 read_metadata (const gchar * file, GError ** error)
@@ -704,9 +707,6 @@ _plan_zarr_array_close (PlanZarrArray * z)
     return;
   g_free (z->dir);
   g_free (z->path);
-  g_free (z->chunk);
-  g_free (z->raw);
-  g_mutex_clear (&z->lock);
   g_free (z);
 }
 
@@ -730,7 +730,7 @@ _plan_zarr_array_open (const gchar * store, const gchar * path,
   gchar *zarray = NULL, *text = NULL;
   gint i;
 
-  g_mutex_init (&z->lock);
+
   z->dir = choose_array (store, path, &z->path, error);
   if (z->dir == NULL)
     goto failed;
@@ -773,10 +773,11 @@ _plan_zarr_array_get_path (PlanZarrArray * z)
   return z->path;
 }
 
-/* Reads the file of a chunk whole into z->raw; FALSE without an error
+/* Reads the file of a chunk whole into sc->raw; FALSE without an error
  * when there is none (the fill value). */
 static gboolean
-read_chunk_file (PlanZarrArray * z, const gchar * file, gsize * size,
+read_chunk_file (PlanZarrArray * z, Scratch * sc, const gchar * file,
+    gsize * size,
     gboolean * missing, GError ** error)
 {
   gint fd = open (file, O_RDONLY | O_CLOEXEC);
@@ -792,13 +793,13 @@ read_chunk_file (PlanZarrArray * z, const gchar * file, gsize * size,
     goto failed;
   if ((guint64) st.st_size > z->chunk_bytes + (16 << 20) + z->chunk_bytes / 2)
     goto too_large;
-  if (z->raw_size < (gsize) st.st_size) {
-    g_free (z->raw);
-    z->raw = g_malloc (MAX (st.st_size, 1));
-    z->raw_size = st.st_size;
+  if (sc->raw_size < (gsize) st.st_size) {
+    g_free (sc->raw);
+    sc->raw = g_malloc (MAX (st.st_size, 1));
+    sc->raw_size = st.st_size;
   }
   while (done < (gsize) st.st_size) {
-    gssize n = read (fd, z->raw + done, st.st_size - done);
+    gssize n = read (fd, sc->raw + done, st.st_size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -825,16 +826,16 @@ too_large:
 }
 
 static gboolean
-inflate_chunk (PlanZarrArray * z, gsize size, gboolean gzip)
+inflate_chunk (PlanZarrArray * z, Scratch * sc, gsize size, gboolean gzip)
 {
   z_stream zs = { 0 };
   gboolean ok;
 
   if (inflateInit2 (&zs, gzip ? 16 + MAX_WBITS : MAX_WBITS) != Z_OK)
     return FALSE;
-  zs.next_in = z->raw;
+  zs.next_in = sc->raw;
   zs.avail_in = size;
-  zs.next_out = z->chunk;
+  zs.next_out = sc->chunk;
   zs.avail_out = z->chunk_bytes;
   ok = inflate (&zs, Z_FINISH) == Z_STREAM_END && zs.avail_out == 0;
   inflateEnd (&zs);
@@ -866,15 +867,16 @@ crc32c (const guint8 * data, gsize size)
   return crc ^ 0xffffffff;
 }
 
-/* Decodes z->raw into z->chunk, which gets exactly chunk_bytes. */
+/* Decodes sc->raw into sc->chunk, which gets exactly chunk_bytes. */
 static gboolean
-decode_chunk (PlanZarrArray * z, const gchar * file, gsize size,
+decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
+    gsize size,
     GError ** error)
 {
   gboolean ok = FALSE;
 
   if (z->crc32c) {
-    if (size < 4 || crc32c (z->raw, size - 4) != GST_READ_UINT32_LE (z->raw +
+    if (size < 4 || crc32c (sc->raw, size - 4) != GST_READ_UINT32_LE (sc->raw +
             size - 4)) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' (%"
           G_GSIZE_FORMAT " bytes) fails its CRC32C checksum; it is corrupt",
@@ -888,15 +890,15 @@ decode_chunk (PlanZarrArray * z, const gchar * file, gsize size,
     case CODEC_NONE:
       ok = size == z->chunk_bytes;
       if (ok)
-        memcpy (z->chunk, z->raw, size);
+        memcpy (sc->chunk, sc->raw, size);
       break;
     case CODEC_ZLIB:
     case CODEC_GZIP:
-      ok = inflate_chunk (z, size, z->codec == CODEC_GZIP);
+      ok = inflate_chunk (z, sc, size, z->codec == CODEC_GZIP);
       break;
 #if HAVE_ZSTD
     case CODEC_ZSTD:{
-      gsize n = ZSTD_decompress (z->chunk, z->chunk_bytes, z->raw, size);
+      gsize n = ZSTD_decompress (sc->chunk, z->chunk_bytes, sc->raw, size);
       ok = !ZSTD_isError (n) && n == z->chunk_bytes;
       break;
     }
@@ -904,9 +906,9 @@ decode_chunk (PlanZarrArray * z, const gchar * file, gsize size,
 #if HAVE_BLOSC
     case CODEC_BLOSC:{
       size_t nbytes = 0;
-      ok = blosc_cbuffer_validate (z->raw, size, &nbytes) == 0
+      ok = blosc_cbuffer_validate (sc->raw, size, &nbytes) == 0
           && nbytes == z->chunk_bytes
-          && blosc_decompress_ctx (z->raw, z->chunk, z->chunk_bytes, 1)
+          && blosc_decompress_ctx (sc->raw, sc->chunk, z->chunk_bytes, 1)
           == (gint) z->chunk_bytes;
       break;
     }
@@ -923,7 +925,8 @@ decode_chunk (PlanZarrArray * z, const gchar * file, gsize size,
 
 /* Loads chunk @idx into z->chunk: decoded, or the fill value. */
 static gboolean
-load_chunk (PlanZarrArray * z, const guint64 * idx, GError ** error)
+load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
+    GError ** error)
 {
   GString *key = g_string_new (NULL);
   gchar *file;
@@ -940,17 +943,15 @@ load_chunk (PlanZarrArray * z, const guint64 * idx, GError ** error)
     g_string_append (key, "0");
   file = g_build_filename (z->dir, key->str, NULL);
   g_string_free (key, TRUE);
-  if (z->chunk == NULL)
-    z->chunk = g_malloc (z->chunk_bytes);
-  ok = read_chunk_file (z, file, &size, &missing, error);
+  ok = read_chunk_file (z, sc, file, &size, &missing, error);
   if (ok && missing) {
     for (i = 0; i < z->chunk_bytes; i += z->itemsize)
-      memcpy (z->chunk + i, z->fill, z->itemsize);
+      memcpy (sc->chunk + i, z->fill, z->itemsize);
   } else if (ok) {
-    ok = decode_chunk (z, file, size, error);
+    ok = decode_chunk (z, sc, file, size, error);
     if (ok && z->swap) {
       for (i = 0; i < z->chunk_bytes; i += z->itemsize) {
-        guint8 *p = z->chunk + i;
+        guint8 *p = sc->chunk + i;
         gsize a, b;
         for (a = 0, b = z->itemsize - 1; a < b; a++, b--) {
           guint8 t = p[a];
@@ -967,7 +968,8 @@ load_chunk (PlanZarrArray * z, const guint64 * idx, GError ** error)
 /* Copies the part of the loaded chunk @idx that lies in rows [@first,
  * @end) into @dest, which holds those rows of the whole array. */
 static void
-copy_from_chunk (PlanZarrArray * z, const guint64 * idx, guint64 first,
+copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
+    guint64 first,
     guint64 end, guint8 * dest)
 {
   guint64 lo[PLAN_ARRAY_MAX_DIMS], hi[PLAN_ARRAY_MAX_DIMS];
@@ -999,7 +1001,7 @@ copy_from_chunk (PlanZarrArray * z, const guint64 * idx, guint64 first,
       a += pos[d] * astride[d];
     for (d = 0; d < z->ndim; d++)
       c += (pos[d] - idx[d] * z->chunks[d]) * cstride[d];
-    memcpy (dest + a, z->chunk + c, run);
+    memcpy (dest + a, sc->chunk + c, run);
     for (d = last - 1; d >= 0; d--) {
       if (++pos[d] < hi[d])
         break;
@@ -1018,43 +1020,41 @@ copy_from_chunk (PlanZarrArray * z, const guint64 * idx, guint64 first,
  * @dest: room for them, C order
  * @error: return location for a #GError (without the store's name)
  *
- * Reads whole rows: every chunk they touch is read and decoded once. Any
- * thread (the chunk scratch is taken under a lock).
+ * Reads whole rows: every chunk they touch is read and decoded once, in
+ * scratch memory of this call's own. Any thread, several at once.
  */
 gboolean
 _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
     guint64 n_rows, guint8 * dest, GError ** error)
 {
   guint64 idx[PLAN_ARRAY_MAX_DIMS] = { 0 }, nchunks[PLAN_ARRAY_MAX_DIMS];
+  Scratch sc = { NULL, NULL, 0 };
   gboolean ok = TRUE;
   gint d;
 
   if (n_rows == 0)
     return TRUE;
-  g_mutex_lock (&z->lock);
-  if (z->ndim == 0) {
-    ok = load_chunk (z, idx, error);
-    if (ok)
-      memcpy (dest, z->chunk, z->itemsize);
-    g_mutex_unlock (&z->lock);
-    return ok;
-  }
   for (d = 0; d < z->ndim; d++) {
     nchunks[d] = (z->shape[d] + z->chunks[d] - 1) / z->chunks[d];
-    if (nchunks[d] == 0) {
-      g_mutex_unlock (&z->lock);
+    if (nchunks[d] == 0)
       return TRUE;
-    }
+  }
+  sc.chunk = g_malloc (z->chunk_bytes);
+  if (z->ndim == 0) {
+    ok = load_chunk (z, &sc, idx, error);
+    if (ok)
+      memcpy (dest, sc.chunk, z->itemsize);
+    goto done;
   }
   for (idx[0] = first / z->chunks[0];
       ok && idx[0] * z->chunks[0] < first + n_rows; idx[0]++) {
     for (d = 1; d < z->ndim; d++)
       idx[d] = 0;
     for (;;) {
-      ok = load_chunk (z, idx, error);
+      ok = load_chunk (z, &sc, idx, error);
       if (!ok)
         break;
-      copy_from_chunk (z, idx, first, first + n_rows, dest);
+      copy_from_chunk (z, &sc, idx, first, first + n_rows, dest);
       for (d = z->ndim - 1; d >= 1; d--) {
         if (++idx[d] < nchunks[d])
           break;
@@ -1064,7 +1064,9 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
         break;
     }
   }
-  g_mutex_unlock (&z->lock);
+done:
+  g_free (sc.chunk);
+  g_free (sc.raw);
   if (!ok)
     g_prefix_error (error, "its Zarr array '%s': ", z->path);
   return ok;

@@ -163,6 +163,47 @@ def chunks_read_whole():
         raise Failure('buffers of rows %s, expected %s' % (rows, want))
 
 
+def chunks_decoded_on_workers():
+    """Chunks of whole rows filtered by deflate and shuffle are decoded by
+    gst-plan on several workers, not by libhdf5: shuffle alone, deflate
+    alone, both, a chunk stored without deflate (marked so in its filter
+    mask, as libhdf5 does where an optional filter fails), chunks never
+    written (the fill value), a last partial chunk, a start inside a chunk and buffers
+    of one chunk each (queued in order); each read as h5py reads it."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    a = RNG.standard_normal((5003, 6)).astype(np.float32)
+    block = RNG.standard_normal((50, 5))
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('shuffle', data=a, chunks=(100, 6), shuffle=True)
+        f.create_dataset('deflate', data=a, chunks=(100, 6),
+                         compression='gzip')
+        f.create_dataset('both', data=a, chunks=(64, 6), compression='gzip',
+                         shuffle=True)
+        masked = f.create_dataset('masked', data=np.zeros((3001, 5)),
+                                  chunks=(50, 5), compression='gzip',
+                                  shuffle=True)
+        # Shuffled (filter 0) but not deflated (filter 1).
+        shuffled = block.view(np.uint8).reshape(-1, 8).T.tobytes()
+        masked.id.write_direct_chunk((150, 0), shuffled, filter_mask=0b10)
+        part = f.create_dataset('part', shape=(1000, 3), dtype='i8',
+                                chunks=(30, 3), compression='gzip',
+                                shuffle=True, fillvalue=-7)
+        part[100:400] = np.arange(900).reshape(300, 3)
+    with h5py.File(path, 'r') as f:
+        plantest.assert_same(f['masked'][150:200], block, 'h5py, masked')
+        for name in ['shuffle', 'deflate', 'both', 'masked', 'part']:
+            want = f[name][...]
+            for props in [[], ['offset=77', 'length=%d' % (len(want) - 90)],
+                          ['blocksize=%d' % (want[:1].nbytes * 30)]]:
+                got = read(path, out, 'dataset=' + name, *props)
+                if props[:1] == ['offset=77']:
+                    want_here = want[77:len(want) - 13]
+                else:
+                    want_here = want
+                plantest.assert_same(got, want_here, '%s %s' % (name, props))
+
+
 def wrap_stencil_reads_back():
     d = plantest.tmpdir()
     path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
@@ -491,6 +532,7 @@ plantest.run_cases([
     ('scalar, empty and unwritten datasets', scalar_and_empty),
     ('shards, seeks and io modes', shards_seeks_and_io_modes),
     ('chunks are read whole', chunks_read_whole),
+    ('chunks decoded on workers', chunks_decoded_on_workers),
     ('wrap stencil reads rows back', wrap_stencil_reads_back),
     ('a NetCDF-4 variable', netcdf4_variable),
     ('a missing dataset lists the names', missing_dataset_lists_the_names),
