@@ -1469,6 +1469,12 @@ _plan_zarr_writer_create (const gchar * dir, const PlanArrayInfo * info,
         "zstd" : "blosc");
     return NULL;
   }
+  if (dtype_code (info->dtype) == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Zarr arrays of "
+        "dtype %s are not written; only bool, integers, float32 and float64 "
+        "are", plan_dtype_to_string (info->dtype));
+    return NULL;
+  }
   if (info->ndim > 0 && row_size > ((gsize) 1 << 30)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "a row of %"
         G_GSIZE_FORMAT " bytes is more than a chunk of at most 1 GiB, as "

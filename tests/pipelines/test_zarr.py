@@ -432,9 +432,9 @@ def sink_groups_replace_and_add():
 
 def sink_failures_leave_the_store():
     """A run that fails upstream, a directory that is not a Zarr store, a
-    file, adding to an array or onto a group, adding without a name and
-    shards writing one store each fail with a clear error and leave what
-    was there as it was."""
+    file, adding to an array or onto a group, adding without a name, a
+    complex dtype and an HDF5 codec other than gzip fail with a clear error
+    and leave what was there as it was."""
     d = plantest.tmpdir()
     src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'g.zarr')
     np.save(src, np.arange(3000, dtype=np.float32))
@@ -490,6 +490,11 @@ def sink_failures_leave_the_store():
         expect_error(words, *texts)
         if snapshot() != before:
             raise Failure('%s changed what was there' % ' '.join(words))
+    np.save(os.path.join(d, 'c.npy'), np.arange(4, dtype=np.complex64))
+    expect_error(['planfilesrc', 'location=' + os.path.join(d, 'c.npy'), '!',
+                  'planfilesink', 'location=' + os.path.join(d, 'c.zarr')],
+                 'Zarr arrays of dtype complex64 are not written')
+    os.unlink(os.path.join(d, 'c.npy'))
     h5 = os.path.join(d, 'x.h5')
     expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
                   'location=' + h5, 'compression=1', 'codec=zstd'],
