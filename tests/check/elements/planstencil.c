@@ -354,6 +354,40 @@ GST_START_TEST (test_stencil_iterations_property)
 
 GST_END_TEST;
 
+/* More inputs on request pads sink_%u beside the always pad sink, each
+ * with a window property (a mutable-in-READY string, read back as set). */
+GST_START_TEST (test_stencil_request_pads_have_windows)
+{
+  GstElement *e = gst_element_factory_make ("planstencil", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstPad *pad = gst_element_request_pad_simple (e, "sink_%u");
+  GParamSpec *spec;
+  gchar *window = NULL;
+
+  fail_unless (sink != NULL && pad != NULL);
+  fail_unless (gst_element_get_pad_template (e, "sink_%u") != NULL);
+  fail_unless_equals_int (GST_PAD_TEMPLATE_PRESENCE
+      (gst_element_get_pad_template (e, "sink_%u")), GST_PAD_REQUEST);
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (pad), "window");
+  fail_unless (spec != NULL && (spec->flags & GST_PARAM_MUTABLE_READY));
+  g_object_set (pad, "window", "p; _; q", NULL);
+  g_object_get (pad, "window", &window, NULL);
+  fail_unless_equals_string (window, "p; _; q");
+  g_free (window);
+  /* set through the element, as a launch line does (sink_0::window=...) */
+  gst_child_proxy_set (GST_CHILD_PROXY (e), "sink_0::window", "a b c", NULL);
+  g_object_get (pad, "window", &window, NULL);
+  fail_unless_equals_string (GST_PAD_NAME (pad), "sink_0");
+  fail_unless_equals_string (window, "a b c");
+  g_free (window);
+  gst_element_release_request_pad (e, pad);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* 0 and more than the most are kept as set (read back as typed) and fail
  * the start with a settings error naming the value. */
 GST_START_TEST (test_stencil_iterations_out_of_range_refused_at_start)
@@ -833,6 +867,7 @@ planstencil_suite (void)
   tcase_add_test (tc, test_stencil_iterations_delay_output_by_their_halo);
   tcase_add_test (tc, test_stencil_iterations_valid_shrink_each_time);
   tcase_add_test (tc, test_stencil_iterations_property);
+  tcase_add_test (tc, test_stencil_request_pads_have_windows);
   tcase_add_test (tc, test_stencil_iterations_out_of_range_refused_at_start);
   tcase_add_test (tc, test_stencil_window_larger_than_array);
   tcase_add_test (tc, test_stencil_integer_dtype_and_cval);
