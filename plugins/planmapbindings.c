@@ -186,6 +186,13 @@ plan_map_params_parse (const gchar * text, GError ** error)
         g_error_free (err);
         goto failed;
       }
+      if (plan_dtype_is_complex (m.dtype)) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+            "params: parameter '%s': a parameter is a real number or bool; "
+            "give the real and imaginary parts as two parameters and write "
+            "re + 1j * im in the expression", g_strstrip (item));
+        goto failed;
+      }
     }
     g_strstrip (item);
     if (!is_identifier (item)) {

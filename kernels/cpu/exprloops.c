@@ -689,6 +689,7 @@ fill_table (ExprKernelTable * t)
         break;
     }
   }
+  _plan_expr_complex_kernels_fill (t);
 }
 
 const ExprKernelTable *

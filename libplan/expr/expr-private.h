@@ -68,6 +68,10 @@ typedef enum
   EXPR_OP_NAN_TO_NUM,           /* floats; integers unchanged */
   EXPR_OP_RECIPROCAL,           /* 1 / x; integers truncate */
   EXPR_OP_SQUARE,               /* x ** 2, from the typing pass */
+  EXPR_OP_REAL,                 /* complex operand, real result */
+  EXPR_OP_IMAG,                 /* complex operand, real result */
+  EXPR_OP_CONJ,                 /* complex */
+  EXPR_OP_ANGLE,                /* complex operand, real result */
   EXPR_OP_CAST,
   /* binary */
   EXPR_OP_ADD,
@@ -128,10 +132,12 @@ typedef enum
   EXPR_WEAK_NONE,
   EXPR_WEAK_INT,
   EXPR_WEAK_FLOAT,
+  EXPR_WEAK_COMPLEX,            /* a Python complex (1j, 2 + 3j): c128 */
 } ExprWeak;
 
 /* A value of any dtype (or a weak literal). Weak ints use the 128-bit
- * field so that every uint64 and int64 value fits. */
+ * field so that every uint64 and int64 value fits; complex values are
+ * their real and imaginary parts. */
 typedef union
 {
   gboolean b;
@@ -139,6 +145,8 @@ typedef union
   guint64 u;
   gfloat f32;
   gdouble f64;
+  gfloat c64[2];
+  gdouble c128[2];
   __int128 big;
   guint8 bytes[16];
 } ExprValue;
@@ -293,6 +301,9 @@ typedef struct
 
 /* The table for the best instruction set this CPU has. */
 const ExprKernelTable *_plan_expr_kernels (void);
+/* Adds the complex64 and complex128 kernels (kernels/cpu/exprcomplex.c,
+ * compiled once: the same code, hence the same bits, on every CPU). */
+void _plan_expr_complex_kernels_fill (ExprKernelTable * t);
 /* Name of the instruction set the table was built for. */
 const gchar *_plan_expr_kernels_isa (void);
 

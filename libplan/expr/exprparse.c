@@ -35,6 +35,7 @@ typedef enum
   TOK_END,
   TOK_INT,
   TOK_FLOAT,
+  TOK_IMAG,
   TOK_NAME,
   TOK_OP,
   TOK_LPAREN,
@@ -53,7 +54,8 @@ typedef struct
   guint prefix;                 /* TOK_NAME: bytes of a leading "np." or
                                  * "numpy.", which the name does not
                                  * include */
-  ExprValue value;              /* TOK_INT (big), TOK_FLOAT (f64) */
+  ExprValue value;              /* TOK_INT (big), TOK_FLOAT (f64),
+                                 * TOK_IMAG (c128) */
 } Token;
 
 typedef struct
@@ -278,6 +280,17 @@ lex_number (Parser * p, guint i)
     while (g_ascii_isdigit (s[i]))
       i++;
   }
+  if ((s[i] == 'j' || s[i] == 'J') && !g_ascii_isalnum (s[i + 1])
+      && s[i + 1] != '_' && s[i + 1] != '.') {
+    /* An imaginary literal, as Python writes it: 1j, 2.5j, 1e-3J. */
+    gchar *text = g_strndup (s + start, i - start);
+    p->tok.kind = TOK_IMAG;
+    p->tok.value.c128[0] = 0.0;
+    p->tok.value.c128[1] = g_ascii_strtod (text, NULL);
+    p->tok.len = i + 1 - start;
+    g_free (text);
+    return TRUE;
+  }
   if (g_ascii_isalpha (s[i]) || s[i] == '_' || s[i] == '.') {
     parse_error (p, i, "unexpected '%c' after a number", s[i]);
     return FALSE;
@@ -499,8 +512,10 @@ parse_primary (Parser * p)
   switch (p->tok.kind) {
     case TOK_INT:
     case TOK_FLOAT:
+    case TOK_IMAG:
       node = _plan_expr_node_new (p->arena, EXPR_NODE_CONST, pos, len);
-      node->weak = p->tok.kind == TOK_INT ? EXPR_WEAK_INT : EXPR_WEAK_FLOAT;
+      node->weak = p->tok.kind == TOK_INT ? EXPR_WEAK_INT :
+          p->tok.kind == TOK_FLOAT ? EXPR_WEAK_FLOAT : EXPR_WEAK_COMPLEX;
       node->value = p->tok.value;
       return next_token (p) ? node : NULL;
     case TOK_NAME:{

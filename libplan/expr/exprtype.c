@@ -45,8 +45,12 @@ typedef enum
 typedef enum
 {
   SUGAR_NONE,
-  SUGAR_IDENTITY,               /* copy, real: the operand itself */
-  SUGAR_CONJ,                   /* conj: identity; bool becomes int8 */
+  SUGAR_IDENTITY,               /* copy: the operand itself */
+  SUGAR_REAL,                   /* real part: a real operand itself */
+  SUGAR_IMAG,                   /* imaginary part: 0 for a real operand */
+  SUGAR_CONJ,                   /* conj: a real operand itself (bool
+                                 * becomes int8) */
+  SUGAR_ANGLE,                  /* atan2 (imag, real) */
   SUGAR_ONES_LIKE,              /* a constant 1 of the operand's dtype */
   SUGAR_FABS,                   /* abs computed in float */
   SUGAR_FLOAT_POWER,            /* ** computed in float64 */
@@ -125,9 +129,11 @@ static const FuncDesc functions[] = {
   {"isfinite", EXPR_OP_ISFINITE, 1}, {"signbit", EXPR_OP_SIGNBIT, 1},
   {"nan_to_num", EXPR_OP_NAN_TO_NUM, 1},
   {"copy", EXPR_OP_NONE, 1, SUGAR_IDENTITY},
-  {"real", EXPR_OP_NONE, 1, SUGAR_IDENTITY},
-  {"conj", EXPR_OP_NONE, 1, SUGAR_CONJ},
-  {"conjugate", EXPR_OP_NONE, 1, SUGAR_CONJ},
+  {"real", EXPR_OP_REAL, 1, SUGAR_REAL},
+  {"imag", EXPR_OP_IMAG, 1, SUGAR_IMAG},
+  {"angle", EXPR_OP_ANGLE, 1, SUGAR_ANGLE},
+  {"conj", EXPR_OP_CONJ, 1, SUGAR_CONJ},
+  {"conjugate", EXPR_OP_CONJ, 1, SUGAR_CONJ},
   {"ones_like", EXPR_OP_NONE, 1, SUGAR_ONES_LIKE},
 };
 
@@ -155,7 +161,8 @@ static const gchar *const op_names[EXPR_OP_N] = {
   [EXPR_OP_SIGNBIT] = "signbit",[EXPR_OP_NAN_TO_NUM] = "nan_to_num",
   [EXPR_OP_RECIPROCAL] = "reciprocal",[EXPR_OP_COPYSIGN] = "copysign",
   [EXPR_OP_HEAVISIDE] = "heaviside",[EXPR_OP_LOGADDEXP] = "logaddexp",
-  [EXPR_OP_LOGADDEXP2] = "logaddexp2",
+  [EXPR_OP_LOGADDEXP2] = "logaddexp2",[EXPR_OP_REAL] = "real",
+  [EXPR_OP_IMAG] = "imag",[EXPR_OP_CONJ] = "conj",[EXPR_OP_ANGLE] = "angle",
   [EXPR_OP_SQUARE] = "'**'",[EXPR_OP_CAST] = "cast",[EXPR_OP_ADD] = "'+'",[EXPR_OP_SUB] = "'-'",
   [EXPR_OP_MUL] = "'*'",[EXPR_OP_DIV] = "'/'",[EXPR_OP_FLOORDIV] = "'//'",
   [EXPR_OP_MOD] = "'%'",[EXPR_OP_POW] = "'**'",[EXPR_OP_SHL] = "'<<'",
@@ -186,6 +193,10 @@ op_category (ExprOp op)
     case EXPR_OP_ABS:
     case EXPR_OP_SIGN:
     case EXPR_OP_SQUARE:
+    case EXPR_OP_REAL:
+    case EXPR_OP_IMAG:
+    case EXPR_OP_CONJ:
+    case EXPR_OP_ANGLE:
       return CAT_UNARY_SAME;
     case EXPR_OP_FLOOR:
     case EXPR_OP_CEIL:
@@ -266,6 +277,14 @@ result_type2 (PlanDType a, PlanDType b)
     return b;
   if (b == PLAN_DTYPE_BOOL)
     return a;
+  if (plan_dtype_is_complex (a) || plan_dtype_is_complex (b)) {
+    /* The complex whose parts hold the promotion of the real parts:
+     * complex64 with float32 or an 8/16-bit integer stays complex64. */
+    PlanDType r = result_type2 (plan_dtype_get_real (a),
+        plan_dtype_get_real (b));
+    return r == PLAN_DTYPE_FLOAT32 ? PLAN_DTYPE_COMPLEX64 :
+        PLAN_DTYPE_COMPLEX128;
+  }
   if (fa && fb)
     return a == PLAN_DTYPE_FLOAT64 || b == PLAN_DTYPE_FLOAT64 ?
         PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_FLOAT32;
@@ -301,7 +320,7 @@ result_type2 (PlanDType a, PlanDType b)
 static PlanDType
 float_for (PlanDType d)
 {
-  if (plan_dtype_is_float (d))
+  if (plan_dtype_is_float (d) || plan_dtype_is_complex (d))
     return d;
   return int_bits (d) <= 16 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
 }
@@ -328,7 +347,7 @@ weak_fits (__int128 v, PlanDType d)
 {
   __int128 lo, hi;
 
-  if (plan_dtype_is_float (d))
+  if (plan_dtype_is_float (d) || plan_dtype_is_complex (d))
     return TRUE;
   dtype_range (d, &lo, &hi);
   return v >= lo && v <= hi;
@@ -394,6 +413,12 @@ value_store (ExprValue * v, PlanDType d, __int128 iv, gdouble fv,
     case PLAN_DTYPE_FLOAT64:
       STORE (gdouble);
       break;
+    case PLAN_DTYPE_COMPLEX64:
+      v->c64[0] = from_float ? (gfloat) fv : (gfloat) iv;
+      break;
+    case PLAN_DTYPE_COMPLEX128:
+      v->c128[0] = from_float ? fv : (gdouble) iv;
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -435,6 +460,8 @@ bool_const (Typer * t, const ExprNode * at, gboolean b)
 static PlanDType
 weak_default (const ExprNode * n)
 {
+  if (n->weak == EXPR_WEAK_COMPLEX)
+    return PLAN_DTYPE_COMPLEX128;
   if (n->weak == EXPR_WEAK_FLOAT)
     return PLAN_DTYPE_FLOAT64;
   return n->value.big > G_MAXINT64 ? PLAN_DTYPE_UINT64 : PLAN_DTYPE_INT64;
@@ -450,6 +477,32 @@ static gdouble
 weak_as_double (const ExprNode * n)
 {
   return n->weak == EXPR_WEAK_FLOAT ? n->value.f64 : (gdouble) n->value.big;
+}
+
+/* Whether a weak literal is true (non-zero), as bool() takes it. */
+static gboolean
+weak_is_true (const ExprNode * n)
+{
+  if (n->weak == EXPR_WEAK_COMPLEX)
+    return n->value.c128[0] != 0 || n->value.c128[1] != 0;
+  return weak_as_double (n) != 0;
+}
+
+/* A typed constant result of folding back into a weak literal, the way
+ * Python's complex arithmetic leaves a complex or a float. */
+static ExprNode *
+reweaken (ExprNode * n)
+{
+  if (n == NULL || n->kind != EXPR_NODE_CONST)
+    return n;
+  if (n->dtype == PLAN_DTYPE_COMPLEX128)
+    n->weak = EXPR_WEAK_COMPLEX;
+  else if (n->dtype == PLAN_DTYPE_FLOAT64)
+    n->weak = EXPR_WEAK_FLOAT;
+  else
+    return n;
+  n->dtype = PLAN_DTYPE_UNKNOWN;
+  return n;
 }
 
 /* Evaluates an operation whose operands are all typed constants, with the
@@ -489,6 +542,23 @@ convert (Typer * t, ExprNode * n, PlanDType d)
 {
   ExprNode *c;
 
+  if (is_weak (n) && n->weak == EXPR_WEAK_COMPLEX) {
+    gdouble re = n->value.c128[0], im = n->value.c128[1];
+
+    c = const_node (t, n, d);
+    if (d == PLAN_DTYPE_BOOL) {
+      c->value.bytes[0] = re != 0 || im != 0;
+    } else if (d == PLAN_DTYPE_COMPLEX64) {
+      c->value.c64[0] = (gfloat) re;
+      c->value.c64[1] = (gfloat) im;
+    } else if (d == PLAN_DTYPE_COMPLEX128) {
+      c->value = n->value;
+    } else {
+      /* Promotion never takes a complex literal to a real dtype. */
+      g_assert_not_reached ();
+    }
+    return c;
+  }
   if (is_weak (n)) {
     c = const_node (t, n, d);
     value_store (&c->value, d, n->value.big, n->value.f64,
@@ -648,12 +718,42 @@ weak_float_fn2 (ExprOp op, gdouble x, gdouble y)
   }
 }
 
+static ExprNode *type_typed_op (Typer * t, ExprNode * n);
+
+/* An operation on literals one of which is complex: computed as on
+ * complex128 constants (the kernels' complex128 arithmetic is Python's,
+ * part by part), and weak again. */
+static ExprNode *
+fold_weak_complex (Typer * t, ExprNode * op)
+{
+  guint i;
+
+  for (i = 0; i < op->n_args; i++)
+    if (is_weak (op->args[i]))
+      op->args[i] = convert (t, op->args[i], PLAN_DTYPE_COMPLEX128);
+  return reweaken (type_typed_op (t, op));
+}
+
+static gboolean
+any_weak_complex (const ExprNode * op)
+{
+  guint i;
+
+  for (i = 0; i < op->n_args; i++)
+    if (op->args[i]->kind == EXPR_NODE_CONST
+        && op->args[i]->weak == EXPR_WEAK_COMPLEX)
+      return TRUE;
+  return FALSE;
+}
+
 static ExprNode *
 fold_weak_unary (Typer * t, ExprNode * op, ExprNode * a)
 {
   ExprNode *n;
   gboolean fl = a->weak == EXPR_WEAK_FLOAT;
 
+  if (a->weak == EXPR_WEAK_COMPLEX)
+    return fold_weak_complex (t, op);
   switch (op->op) {
     case EXPR_OP_NEG:
     case EXPR_OP_POS:
@@ -814,6 +914,8 @@ fold_weak_binary (Typer * t, ExprNode * op, ExprNode * a, ExprNode * b)
   gdouble x = weak_as_double (a), y = weak_as_double (b), m;
   ExprNode *n;
 
+  if (any_weak_complex (op))
+    return fold_weak_complex (t, op);
   switch (op->op) {
     case EXPR_OP_LT:
       return bool_const (t, op, fl ? x < y : a->value.big < b->value.big);
@@ -903,11 +1005,12 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
     gboolean compare)
 {
   PlanDType s = PLAN_DTYPE_UNKNOWN;
-  gboolean weak_float = FALSE, weak_int = FALSE;
+  gboolean weak_float = FALSE, weak_int = FALSE, weak_complex = FALSE;
   guint i;
 
   for (i = 0; i < n; i++) {
     if (is_weak (args[i])) {
+      weak_complex |= args[i]->weak == EXPR_WEAK_COMPLEX;
       weak_float |= args[i]->weak == EXPR_WEAK_FLOAT;
       weak_int |= args[i]->weak == EXPR_WEAK_INT;
     } else {
@@ -921,7 +1024,10 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
           : result_type2 (s, weak_default (args[i]));
     return s;
   }
-  if (weak_float && !plan_dtype_is_float (s))
+  /* A Python complex keeps float32 in complex64 (NEP 50). */
+  if (weak_complex && !plan_dtype_is_complex (s))
+    s = s == PLAN_DTYPE_FLOAT32 ? PLAN_DTYPE_COMPLEX64 : PLAN_DTYPE_COMPLEX128;
+  if (weak_float && !plan_dtype_is_float (s) && !plan_dtype_is_complex (s))
     s = PLAN_DTYPE_FLOAT64;
   if (weak_int && s == PLAN_DTYPE_BOOL)
     s = PLAN_DTYPE_INT64;
@@ -1001,6 +1107,62 @@ finish_op (Typer * t, ExprNode * op)
   return op;
 }
 
+/* An operation numpy does not define on complex numbers (or defines
+ * differently in its versions). */
+static ExprNode *
+complex_error (Typer * t, ExprNode * op, const gchar * hint)
+{
+  type_error (t, op->pos, "%s is not defined for complex numbers; %s",
+      _plan_expr_op_name (op->op), hint);
+  return NULL;
+}
+
+static ExprNode *
+type_unary_complex (Typer * t, ExprNode * op)
+{
+  ExprNode *a = op->args[0];
+  PlanDType d = a->dtype;
+
+  switch (op->op) {
+    case EXPR_OP_SIGN:
+      return complex_error (t, op, "numpy 1.x gives the sign of the real "
+          "part and numpy 2 z / abs(z): write the one you mean");
+    case EXPR_OP_FLOOR:
+    case EXPR_OP_CEIL:
+    case EXPR_OP_TRUNC:
+    case EXPR_OP_SIGNBIT:
+    case EXPR_OP_CBRT:
+      return complex_error (t, op, "apply it to real(z) and imag(z) "
+          "separately");
+    case EXPR_OP_BNOT:
+      return complex_error (t, op, "bitwise operations need integer or "
+          "bool operands");
+    case EXPR_OP_POS:
+      return a;
+    case EXPR_OP_LNOT:
+      op->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
+      op->dtype = PLAN_DTYPE_BOOL;
+      break;
+    case EXPR_OP_ABS:
+    case EXPR_OP_REAL:
+    case EXPR_OP_IMAG:
+    case EXPR_OP_ANGLE:
+      op->dtype = plan_dtype_get_real (d);
+      break;
+    case EXPR_OP_ISNAN:
+    case EXPR_OP_ISINF:
+    case EXPR_OP_ISFINITE:
+      op->dtype = PLAN_DTYPE_BOOL;
+      break;
+    default:
+      /* -z, z ** 2, reciprocal, conj, rint, nan_to_num and the functions
+       * sqrt ... atanh: complex results. */
+      op->dtype = d;
+      break;
+  }
+  return finish_op (t, op);
+}
+
 static ExprNode *
 type_unary (Typer * t, ExprNode * op)
 {
@@ -1011,6 +1173,8 @@ type_unary (Typer * t, ExprNode * op)
   if (is_weak (a))
     return fold_weak_unary (t, op, a);
 
+  if (plan_dtype_is_complex (d))
+    return type_unary_complex (t, op);
   if (op->op == EXPR_OP_SIGNBIT) {
     /* numpy's signbit has float loops only: integers are converted, which
      * keeps their sign. */
@@ -1079,10 +1243,97 @@ type_cast (Typer * t, ExprNode * op, PlanDType to)
     PlanDType from = weak_default (a);
     a = convert (t, a, from);
   }
+  if (plan_dtype_is_complex (a->dtype) && !plan_dtype_is_complex (to)
+      && to != PLAN_DTYPE_BOOL) {
+    gchar *text = node_text (t, a);
+    type_error (t, op->pos, "casting %s (%s) to %s would discard the "
+        "imaginary part; write real(z), imag(z) or abs(z) to say which "
+        "real number is meant", text, plan_dtype_to_string (a->dtype),
+        plan_dtype_to_string (to));
+    g_free (text);
+    return NULL;
+  }
   op->dtype = to;
   if (a->dtype == to)
     return a;
   op->args[0] = a;
+  return finish_op (t, op);
+}
+
+/* A constant 1 of dtype @d. */
+static ExprNode *
+one_const (Typer * t, const ExprNode * at, PlanDType d)
+{
+  ExprNode *k = const_node (t, at, d);
+
+  value_store (&k->value, d, 1, 1.0, FALSE);
+  return k;
+}
+
+/* Operations on operands promoted to the complex dtype @s. */
+static ExprNode *
+type_binary_complex (Typer * t, ExprNode * op, PlanDType s)
+{
+  ExprNode **args = op->args;
+  ExprOp o = op->op;
+
+  switch (o) {
+    case EXPR_OP_ADD:
+    case EXPR_OP_SUB:
+    case EXPR_OP_MUL:
+    case EXPR_OP_DIV:
+    case EXPR_OP_POW:
+    case EXPR_OP_EQ:
+    case EXPR_OP_NE:
+      break;
+    case EXPR_OP_LT:
+    case EXPR_OP_LE:
+    case EXPR_OP_GT:
+    case EXPR_OP_GE:
+      return complex_error (t, op, "complex numbers have no order: compare "
+          "real(z), imag(z) or abs(z)");
+    case EXPR_OP_MIN:
+    case EXPR_OP_MAX:
+    case EXPR_OP_FMIN:
+    case EXPR_OP_FMAX:
+      return complex_error (t, op, "complex numbers have no order: write "
+          "where(abs(a) < abs(b), a, b), or compare real(z) or imag(z)");
+    case EXPR_OP_BAND:
+    case EXPR_OP_BOR:
+    case EXPR_OP_BXOR:
+    case EXPR_OP_SHL:
+    case EXPR_OP_SHR:
+      return complex_error (t, op, "bitwise operations need integer or "
+          "bool operands");
+    default:
+      return complex_error (t, op, "apply it to real(z) and imag(z) "
+          "separately, or to abs(z)");
+  }
+  /* numpy computes z ** k for a Python number k of -1, 0, 0.5, 1 and 2 as
+   * reciprocal(z), ones, sqrt(z), z and square(z) (ndarray.__pow__'s fast
+   * path); power(z, k) and complex exponents use its complex power. */
+  if (o == EXPR_OP_POW && op->name == NULL && is_weak (args[1])
+      && !is_weak (args[0]) && args[1]->weak != EXPR_WEAK_COMPLEX) {
+    gdouble k = weak_as_double (args[1]);
+    ExprNode *z = convert (t, args[0], s);
+
+    if (k == 1)
+      return z;
+    if (k == 0)
+      return one_const (t, op, s);
+    if (k == -1 || k == 0.5 || k == 2) {
+      op->op = k == -1 ? EXPR_OP_RECIPROCAL : k == 2 ? EXPR_OP_SQUARE :
+          EXPR_OP_SQRT;
+      op->n_args = 1;
+      args[0] = z;
+      args[1] = NULL;
+      op->dtype = s;
+      return finish_op (t, op);
+    }
+  }
+  args[0] = convert (t, args[0], s);
+  args[1] = convert (t, args[1], s);
+  op->dtype = o == EXPR_OP_EQ || o == EXPR_OP_NE ? PLAN_DTYPE_BOOL : s;
   return finish_op (t, op);
 }
 
@@ -1107,6 +1358,8 @@ type_binary (Typer * t, ExprNode * op)
   s = promote (t, op, args, 2, compare);
   if (s == PLAN_DTYPE_UNKNOWN)
     return NULL;
+  if (plan_dtype_is_complex (s))
+    return type_binary_complex (t, op, s);
 
   switch (o) {
     case EXPR_OP_SUB:
@@ -1176,7 +1429,7 @@ type_where (Typer * t, ExprNode * op)
   PlanDType s;
 
   if (is_weak (args[0]) && is_weak (args[1]) && is_weak (args[2]))
-    return weak_as_double (args[0]) != 0 ? args[1] : args[2];
+    return weak_is_true (args[0]) ? args[1] : args[2];
 
   args[0] = convert (t, args[0], PLAN_DTYPE_BOOL);
   s = promote (t, op, args + 1, 2, FALSE);
@@ -1199,6 +1452,9 @@ type_clip (Typer * t, ExprNode * op)
   s = promote (t, op, args, 3, FALSE);
   if (s == PLAN_DTYPE_UNKNOWN)
     return NULL;
+  if (plan_dtype_is_complex (s))
+    return complex_error (t, op, "complex numbers have no order: clip "
+        "real(z) and imag(z), or abs(z)");
   inner = _plan_expr_node_new (t->arena, EXPR_NODE_OP, op->pos, op->len);
   inner->start = op->start;
   inner->end = op->end;
@@ -1287,9 +1543,51 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
   PlanDType d = a->dtype, f;
   gchar *text;
 
+  if (a->weak == EXPR_WEAK_COMPLEX && (sugar == SUGAR_REAL
+          || sugar == SUGAR_IMAG || sugar == SUGAR_CONJ
+          || sugar == SUGAR_ANGLE)) {
+    call->args[0] = convert (t, a, PLAN_DTYPE_COMPLEX128);
+    return reweaken (type_typed_op (t, call));
+  }
+  if (plan_dtype_is_complex (d) && !is_weak (a)) {
+    switch (sugar) {
+      case SUGAR_REAL:
+      case SUGAR_IMAG:
+      case SUGAR_CONJ:
+      case SUGAR_ANGLE:
+        return type_typed_op (t, call);
+      case SUGAR_FABS:
+      case SUGAR_DEG2RAD:
+      case SUGAR_RAD2DEG:
+        call->op = sugar == SUGAR_FABS ? EXPR_OP_ABS : EXPR_OP_MUL;
+        type_error (t, call->pos, "%s is not defined for complex numbers "
+            "(as in numpy); apply it to real(z) and imag(z), or use abs(z)",
+            call->name);
+        return NULL;
+      default:
+        break;
+    }
+  }
+
   switch (sugar) {
     case SUGAR_IDENTITY:
+    case SUGAR_REAL:
       return a;
+    case SUGAR_IMAG:
+      /* The imaginary part of a real number: 0 of its dtype (numpy). */
+      if (is_weak (a))
+        return weak_node (t, call, a->weak);
+      return const_node (t, call, d);
+    case SUGAR_ANGLE:{
+      /* numpy's angle of a real number: arctan2(0, x). */
+      ExprNode *zero = weak_node (t, call, EXPR_WEAK_INT);
+
+      call->op = EXPR_OP_ATAN2;
+      call->n_args = 2;
+      call->args[0] = zero;
+      call->args[1] = a;
+      return type_binary (t, call);
+    }
     case SUGAR_CONJ:
       /* numpy's conjugate has no bool loop: bool becomes int8. */
       return is_weak (a) ? a : convert (t, a, d == PLAN_DTYPE_BOOL ?
@@ -1297,15 +1595,15 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
     case SUGAR_ONES_LIKE:
       if (is_weak (a)) {
         k = weak_node (t, call, a->weak);
-        if (a->weak == EXPR_WEAK_FLOAT)
+        if (a->weak == EXPR_WEAK_COMPLEX)
+          k->value.c128[0] = 1.0;
+        else if (a->weak == EXPR_WEAK_FLOAT)
           k->value.f64 = 1.0;
         else
           k->value.big = 1;
         return k;
       }
-      k = const_node (t, call, d);
-      value_store (&k->value, d, 1, 1.0, FALSE);
-      return k;
+      return one_const (t, call, d);
     case SUGAR_POSITIVE:
       if (!is_weak (a) && d == PLAN_DTYPE_BOOL) {
         text = node_text (t, a);
@@ -1364,6 +1662,16 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
       return finish_op (t, call);
     case SUGAR_FLOAT_POWER:
       call->op = EXPR_OP_POW;
+      if (any_weak_complex (call) || plan_dtype_is_complex (d)
+          || plan_dtype_is_complex (call->args[1]->dtype)) {
+        /* float_power of complex numbers computes in complex128. */
+        gboolean literals = is_weak (a) && is_weak (call->args[1]);
+
+        call->args[0] = convert (t, a, PLAN_DTYPE_COMPLEX128);
+        call->args[1] = convert (t, call->args[1], PLAN_DTYPE_COMPLEX128);
+        k = type_binary (t, call);
+        return literals ? reweaken (k) : k;
+      }
       if (is_weak (a) && is_weak (call->args[1])) {
         k = weak_node (t, call, EXPR_WEAK_FLOAT);
         k->value.f64 = pow (weak_as_double (a),
@@ -1376,8 +1684,8 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
       return finish_op (t, call);
     case SUGAR_LOGICAL_XOR:
       if (is_weak (a) && is_weak (call->args[1]))
-        return bool_const (t, call, (weak_as_double (a) != 0) !=
-            (weak_as_double (call->args[1]) != 0));
+        return bool_const (t, call, weak_is_true (a) !=
+            weak_is_true (call->args[1]));
       call->op = EXPR_OP_NE;
       call->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
       call->args[1] = convert (t, call->args[1], PLAN_DTYPE_BOOL);
@@ -1508,7 +1816,13 @@ type_node (Typer * t, ExprNode * n)
         return NULL;
     }
   }
+  return type_typed_op (t, n);
+}
 
+/* Types operation @n whose arguments are typed. */
+static ExprNode *
+type_typed_op (Typer * t, ExprNode * n)
+{
   switch (op_category (n->op)) {
     case CAT_WHERE:
       return type_where (t, n);

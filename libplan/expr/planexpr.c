@@ -57,9 +57,11 @@ GST_DEBUG_CATEGORY_STATIC (plan_expr_debug);
 #define GST_CAT_DEFAULT plan_expr_debug
 
 /* Elements per block: the temporaries of a typical expression (a few
- * slots of BLOCK * 8 bytes) stay in the L1 data cache. */
+ * blocks of 8-byte elements) stay in the L1 data cache. A slot has room
+ * for the largest element (complex128); a block of a smaller dtype uses
+ * the start of its slot. */
 #define BLOCK 1024
-#define SLOT_BYTES (BLOCK * 8)
+#define SLOT_BYTES (BLOCK * 16)
 /* Smallest range handed to one thread. */
 #define GRAIN (BLOCK * 8)
 
@@ -946,12 +948,6 @@ compile_full (const gchar * source, guint n_names,
           "name '%s' has no valid dtype", names[i]);
       return NULL;
     }
-    if (plan_dtype_is_complex (dtypes[i])) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-          "name '%s' is %s; expressions do not compute on complex numbers",
-          names[i], plan_dtype_to_string (dtypes[i]));
-      return NULL;
-    }
   }
 
   expr = g_new0 (PlanExpr, 1);
@@ -979,8 +975,18 @@ compile_full (const gchar * source, guint n_names,
   root = _plan_expr_type (&expr->arena, root, error);
   if (root == NULL)
     goto failed;
-  if (out_dtype != PLAN_DTYPE_UNKNOWN)
+  if (out_dtype != PLAN_DTYPE_UNKNOWN) {
+    if (plan_dtype_is_complex (root->dtype)
+        && !plan_dtype_is_complex (out_dtype) && out_dtype != PLAN_DTYPE_BOOL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE, "the expression is "
+          "%s, and casting it to %s would discard the imaginary part; "
+          "write real(...), imag(...) or abs(...) to say which real number "
+          "is meant", plan_dtype_to_string (root->dtype),
+          plan_dtype_to_string (out_dtype));
+      goto failed;
+    }
     root = _plan_expr_cast_root (&expr->arena, root, out_dtype);
+  }
 
   expr->root = root;
   expr->dtype = root->dtype;

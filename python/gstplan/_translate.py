@@ -51,7 +51,8 @@ _FUNCTIONS = {
     "radians", "degrees", "copysign", "signbit", "heaviside", "logaddexp",
     "logaddexp2", "nan_to_num", "remainder", "mod", "true_divide",
     "floor_divide", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "conj", "real", "copy", "ones_like",
+    "logical_not", "conj", "real", "copy", "ones_like", "imag", "angle",
+    "conjugate", "complex64", "complex128",
 }
 
 # Python's casts written as calls.
@@ -217,6 +218,14 @@ class _Writer:
                 return "inf" if v > 0 else "(-inf)"
             text = repr(v)
             return "(%s)" % text if v < 0 else text
+        if isinstance(value, numbers.Complex):
+            if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+                self.fail(node, "%r: a complex constant with an infinite or "
+                          "NaN part cannot be written as a literal" % (value,))
+            im = float(value.imag)
+            return "(%s %s %rj)" % (self.constant(node, value.real),
+                                    "-" if math.copysign(1, im) < 0 else "+",
+                                    abs(im))
         self.fail(node, "%r is not a number the expression can hold" %
                   (value,))
 

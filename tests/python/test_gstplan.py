@@ -368,6 +368,13 @@ def complex_arrays_bound_without_copies():
     plan = Plan(); a = plan.source(ndim=2); plan.reduce("sum", args=(a,), name="s")
     expect(PlanError, lambda: plan.realize(target="cpu").dispatch(a=A).result("s"),
            "reductions of complex128 arrays are not supported")
+    # lambdas with complex literals and numpy's complex functions
+    plan = Plan(); a = plan.source(ndim=2)
+    plan.map(lambda z: np.abs(z * (2 - 0.5j)) + np.angle(z) + np.imag(np.conj(z)),
+             args=(a,), name="o")
+    got = plan.realize(target="cpu").dispatch(a=A).result("o")
+    want = np.abs(A * (2 - 0.5j)) + np.angle(A) + np.imag(np.conj(A))
+    assert got.dtype == np.float64 and np.allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
 @test
