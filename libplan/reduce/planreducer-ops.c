@@ -856,6 +856,36 @@ DEFINE_COLUMN_ROWS (uint64, guint64, U);
 DEFINE_COLUMN_ROWS (float32, gfloat, F);
 DEFINE_COLUMN_ROWS (float64, gdouble, F);
 
+/* Sums of what _plan_reducer_needs_compensation() leaves out (float32 and
+ * integers of up to 32 bits): plain float64 additions within a column
+ * block, as block_dsum_ does for the whole stream. A block holds at most
+ * 65,536 rows, so the integers' sums are exact and float32's rounding
+ * errors are some 2^-29 of float32's; the blocks still merge as
+ * double-doubles. The device's column step does the same. */
+#define DEFINE_COLUMN_DSUM(name, T, K) \
+  static void \
+  column_dsum_##name (PlanReducer * r, Acc * cols, gsize c0, \
+      gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
+  { \
+    const T *x = row; \
+    gsize c; \
+    for (c = c0; c < c1; c++) \
+      cols[c].v.f += (gdouble) LOAD_##K (x[c]); \
+  } \
+  COLUMN_ROWS_FUNC (rows_dsum_##name, T, v[c] += (gdouble) LOAD_##K (x[c]))
+
+DEFINE_COLUMN_DSUM (boolean, guint8, B);
+DEFINE_COLUMN_DSUM (int8, gint8, S);
+DEFINE_COLUMN_DSUM (uint8, guint8, U);
+DEFINE_COLUMN_DSUM (int16, gint16, S);
+DEFINE_COLUMN_DSUM (uint16, guint16, U);
+DEFINE_COLUMN_DSUM (int32, gint32, S);
+DEFINE_COLUMN_DSUM (uint32, guint32, U);
+DEFINE_COLUMN_DSUM (int64, gint64, S);
+DEFINE_COLUMN_DSUM (uint64, guint64, U);
+DEFINE_COLUMN_DSUM (float32, gfloat, F);
+DEFINE_COLUMN_DSUM (float64, gdouble, F);
+
 /* Minimum and maximum of float columns: merge_min_f's and merge_max_f's
  * test, row after row (the first NaN wins), which column_merge_ makes
  * through a call per element; written as a select, the compiler
@@ -1340,6 +1370,8 @@ static const ColumnFunc nanmerge_columns[PLAN_DTYPE_N] =
 FLOAT_ENTRIES (column_nanmerge_);
 
 static const ColumnRowsFunc ksum_rows[PLAN_DTYPE_N] = ENTRIES (rows_ksum_);
+static const ColumnFunc dsum_columns[PLAN_DTYPE_N] = ENTRIES (column_dsum_);
+static const ColumnRowsFunc dsum_rows[PLAN_DTYPE_N] = ENTRIES (rows_dsum_);
 static const ColumnRowsFunc fprod_rows[PLAN_DTYPE_N] = ENTRIES (rows_fprod_);
 static const ColumnRowsFunc min_rows[PLAN_DTYPE_N] = FLOAT_ENTRIES (rows_min_);
 static const ColumnRowsFunc max_rows[PLAN_DTYPE_N] = FLOAT_ENTRIES (rows_max_);
@@ -1482,10 +1514,16 @@ select_sum (PlanReducer * r, PlanDType dt)
     r->final = final_u64;
     return;
   }
-  r->block = _plan_reducer_needs_compensation (dt) ? ksum_blocks[dt] : dsum_blocks[dt];
+  if (_plan_reducer_needs_compensation (dt)) {
+    r->block = ksum_blocks[dt];
+    r->column = ksum_columns[dt];
+    r->column_rows = ksum_rows[dt];
+  } else {
+    r->block = dsum_blocks[dt];
+    r->column = dsum_columns[dt];
+    r->column_rows = dsum_rows[dt];
+  }
   r->merge = merge_dd;
-  r->column = ksum_columns[dt];
-  r->column_rows = ksum_rows[dt];
   if (r->op == PLAN_REDUCE_OP_SUM)
     r->final = is_f32 ? final_sum_f32 : final_sum_f64;
   else

@@ -1118,12 +1118,16 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
       break;
     }
     case PRK_A_DSUM:
+      /* float32 and small integers: plain float64 additions within a
+       * block, as the CPU's column_dsum_ */
+      a->v.f += prk_load_f (P, x, c);
+      break;
     case PRK_A_KSUM:
     case PRK_A_NANDSUM:
     case PRK_A_NANKSUM:
     case PRK_A_NANMEAN:{
       double v = prk_load_f (P, x, c), t, z;
-      int nan_op = P->algo != PRK_A_DSUM && P->algo != PRK_A_KSUM;
+      int nan_op = P->algo != PRK_A_KSUM;
 
       if (nan_op) {
         a->index += v == v;
