@@ -309,12 +309,12 @@ plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
 static void
 post_header_error (PlanNpyParse * self, const GError * err)
 {
-  if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED))
-    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE,
-        ("Cannot read this .npy stream: %s", err->message), (NULL));
-  else
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Cannot read this .npy stream: %s", err->message), (NULL));
+  GError *e = g_error_copy (err);
+
+  g_prefix_error (&e, "Cannot read this .npy stream: ");
+  plan_element_post_error_full (GST_ELEMENT (self), e,
+      PLAN_ERROR_CONTEXT_READ, __FILE__, GST_FUNCTION, __LINE__);
+  g_error_free (e);
 }
 
 /* Another array after the first's data, in the same stream (multifilesrc

@@ -569,35 +569,8 @@ post_write_error (PlanFileSink * self, const GError * err)
     GST_DEBUG_OBJECT (self, "%s", err->message);
     return;
   }
-  if (err->domain == G_FILE_ERROR) {
-    switch (err->code) {
-      case G_FILE_ERROR_NOENT:
-      case G_FILE_ERROR_NOTDIR:
-        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
-            ("file error %d", err->code));
-        return;
-      case G_FILE_ERROR_ACCES:
-      case G_FILE_ERROR_PERM:
-      case G_FILE_ERROR_ISDIR:
-      case G_FILE_ERROR_ROFS:
-        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", err->message),
-            ("file error %d", err->code));
-        return;
-      case G_FILE_ERROR_NOSPC:
-        GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-            ("%s", err->message), ("file error %d", err->code));
-        return;
-      default:
-        GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message),
-            ("file error %d", err->code));
-        return;
-    }
-  }
-  if (err->domain == PLAN_ERROR && err->code != PLAN_ERROR_IO) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message), (NULL));
-    return;
-  }
-  GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message), (NULL));
+  plan_element_post_error_full (GST_ELEMENT (self), err,
+      PLAN_ERROR_CONTEXT_WRITE, __FILE__, GST_FUNCTION, __LINE__);
 }
 
 /* Opens the temporary file on READY to PAUSED rather than in

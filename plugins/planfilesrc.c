@@ -727,44 +727,8 @@ plan_file_src_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 post_read_error (PlanFileSrc * self, const GError * err)
 {
-  if (err->domain == G_FILE_ERROR) {
-    switch (err->code) {
-      case G_FILE_ERROR_NOENT:
-      case G_FILE_ERROR_NOTDIR:
-        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
-            ("file error %d", err->code));
-        return;
-      case G_FILE_ERROR_ACCES:
-      case G_FILE_ERROR_PERM:
-      case G_FILE_ERROR_ISDIR:
-        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
-            ("file error %d", err->code));
-        return;
-      default:
-        GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
-            ("file error %d", err->code));
-        return;
-    }
-  }
-  if (err->domain == PLAN_ERROR) {
-    switch (err->code) {
-      case PLAN_ERROR_INVALID_ARGUMENT:
-        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
-            (NULL));
-        return;
-      case PLAN_ERROR_UNSUPPORTED:
-        GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s", err->message),
-            (NULL));
-        return;
-      case PLAN_ERROR_IO:
-        GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message), (NULL));
-        return;
-      default:
-        GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", err->message), (NULL));
-        return;
-    }
-  }
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message), (NULL));
+  plan_element_post_error_full (GST_ELEMENT (self), err,
+      PLAN_ERROR_CONTEXT_READ, __FILE__, GST_FUNCTION, __LINE__);
 }
 
 static gboolean

@@ -27,60 +27,192 @@
 
 G_DEFINE_QUARK (plan-error-quark, plan_error);
 
+/* The one table of the GStreamer errors elements post. The first row that
+ * matches the error's domain and code in the context wins. */
+typedef enum
+{
+  FROM_PLAN,                    /* PLAN_ERROR */
+  FROM_FILE,                    /* G_FILE_ERROR */
+  FROM_OTHER,                   /* any other domain */
+} From;
+
+typedef enum
+{
+  TO_CORE,
+  TO_LIBRARY,
+  TO_RESOURCE,
+  TO_STREAM,
+} To;
+
+#define IN_COMPUTE (1 << PLAN_ERROR_CONTEXT_COMPUTE)
+#define IN_READ (1 << PLAN_ERROR_CONTEXT_READ)
+#define IN_WRITE (1 << PLAN_ERROR_CONTEXT_WRITE)
+#define ANY_CODE (-1)
+
+typedef struct
+{
+  guint contexts;
+  From from;
+  gint code;                    /* or ANY_CODE */
+  To to;
+  gint gst_code;
+} ErrorRow;
+
+static const ErrorRow error_table[] = {
+  /* computing */
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_INVALID_ARGUMENT, TO_LIBRARY,
+      GST_LIBRARY_ERROR_SETTINGS},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_SYNTAX, TO_LIBRARY,
+      GST_LIBRARY_ERROR_SETTINGS},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_TYPE, TO_LIBRARY,
+      GST_LIBRARY_ERROR_SETTINGS},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_SHAPE, TO_CORE,
+      GST_CORE_ERROR_NEGOTIATION},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_FORMAT, TO_STREAM,
+      GST_STREAM_ERROR_FORMAT},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_UNSUPPORTED, TO_CORE,
+      GST_CORE_ERROR_NOT_IMPLEMENTED},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_DEVICE, TO_RESOURCE,
+      GST_RESOURCE_ERROR_FAILED},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_IO, TO_RESOURCE,
+      GST_RESOURCE_ERROR_FAILED},
+  {IN_COMPUTE, FROM_PLAN, PLAN_ERROR_BUSY, TO_RESOURCE,
+      GST_RESOURCE_ERROR_BUSY},
+  {IN_COMPUTE, FROM_PLAN, ANY_CODE, TO_CORE, GST_CORE_ERROR_FAILED},
+  {IN_COMPUTE, FROM_FILE, ANY_CODE, TO_CORE, GST_CORE_ERROR_FAILED},
+  {IN_COMPUTE, FROM_OTHER, ANY_CODE, TO_CORE, GST_CORE_ERROR_FAILED},
+  /* files: reading and writing */
+  {IN_READ | IN_WRITE, FROM_FILE, G_FILE_ERROR_NOENT, TO_RESOURCE,
+      GST_RESOURCE_ERROR_NOT_FOUND},
+  {IN_READ | IN_WRITE, FROM_FILE, G_FILE_ERROR_NOTDIR, TO_RESOURCE,
+      GST_RESOURCE_ERROR_NOT_FOUND},
+  {IN_READ, FROM_FILE, G_FILE_ERROR_ACCES, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_READ},
+  {IN_READ, FROM_FILE, G_FILE_ERROR_PERM, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_READ},
+  {IN_READ, FROM_FILE, G_FILE_ERROR_ISDIR, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_READ},
+  {IN_READ, FROM_FILE, ANY_CODE, TO_RESOURCE, GST_RESOURCE_ERROR_READ},
+  {IN_WRITE, FROM_FILE, G_FILE_ERROR_ACCES, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_WRITE},
+  {IN_WRITE, FROM_FILE, G_FILE_ERROR_PERM, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_WRITE},
+  {IN_WRITE, FROM_FILE, G_FILE_ERROR_ISDIR, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_WRITE},
+  {IN_WRITE, FROM_FILE, G_FILE_ERROR_ROFS, TO_RESOURCE,
+      GST_RESOURCE_ERROR_OPEN_WRITE},
+  {IN_WRITE, FROM_FILE, G_FILE_ERROR_NOSPC, TO_RESOURCE,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT},
+  {IN_WRITE, FROM_FILE, ANY_CODE, TO_RESOURCE, GST_RESOURCE_ERROR_WRITE},
+  /* reading: a source's settings, a stream it cannot read */
+  {IN_READ, FROM_PLAN, PLAN_ERROR_INVALID_ARGUMENT, TO_RESOURCE,
+      GST_RESOURCE_ERROR_SETTINGS},
+  {IN_READ, FROM_PLAN, PLAN_ERROR_UNSUPPORTED, TO_STREAM,
+      GST_STREAM_ERROR_WRONG_TYPE},
+  {IN_READ, FROM_PLAN, PLAN_ERROR_IO, TO_RESOURCE, GST_RESOURCE_ERROR_READ},
+  {IN_READ, FROM_PLAN, ANY_CODE, TO_STREAM, GST_STREAM_ERROR_FORMAT},
+  {IN_READ, FROM_OTHER, ANY_CODE, TO_RESOURCE, GST_RESOURCE_ERROR_FAILED},
+  /* writing: what the data cannot be written as */
+  {IN_WRITE, FROM_PLAN, PLAN_ERROR_IO, TO_RESOURCE, GST_RESOURCE_ERROR_WRITE},
+  {IN_WRITE, FROM_PLAN, ANY_CODE, TO_STREAM, GST_STREAM_ERROR_FORMAT},
+  {IN_WRITE, FROM_OTHER, ANY_CODE, TO_RESOURCE, GST_RESOURCE_ERROR_WRITE},
+};
+
+static const ErrorRow *
+error_lookup (const GError * error, PlanErrorContext context)
+{
+  From from = error->domain == PLAN_ERROR ? FROM_PLAN
+      : error->domain == G_FILE_ERROR ? FROM_FILE : FROM_OTHER;
+  guint i;
+
+  if ((guint) context > PLAN_ERROR_CONTEXT_WRITE)
+    context = PLAN_ERROR_CONTEXT_COMPUTE;
+  for (i = 0; i < G_N_ELEMENTS (error_table); i++) {
+    const ErrorRow *row = &error_table[i];
+
+    if ((row->contexts & (1u << context)) && row->from == from
+        && (row->code == ANY_CODE || row->code == error->code))
+      return row;
+  }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static GQuark
+to_quark (To to)
+{
+  switch (to) {
+    case TO_LIBRARY:
+      return GST_LIBRARY_ERROR;
+    case TO_RESOURCE:
+      return GST_RESOURCE_ERROR;
+    case TO_STREAM:
+      return GST_STREAM_ERROR;
+    case TO_CORE:
+    default:
+      return GST_CORE_ERROR;
+  }
+}
+
 /**
  * plan_error_get_gst_error:
  * @error: a #GError
  * @domain: (out): the GStreamer error domain for @error
  * @code: (out): the code in @domain
  *
- * Gives the GStreamer error an element posts for @error, the same for
- * every element (docs/reliability.md has the table): a value that does
- * not parse or cannot work (%PLAN_ERROR_INVALID_ARGUMENT,
+ * Gives the GStreamer error an element that computes posts for @error,
+ * the same for every element (docs/reliability.md has the table): a value
+ * that does not parse or cannot work (%PLAN_ERROR_INVALID_ARGUMENT,
  * %PLAN_ERROR_SYNTAX, %PLAN_ERROR_TYPE) is library / settings; inputs
  * whose shapes or dtypes do not fit together (%PLAN_ERROR_SHAPE) core /
  * negotiation; a malformed stream (%PLAN_ERROR_FORMAT) stream / format;
  * what is not supported (%PLAN_ERROR_UNSUPPORTED) core / not-implemented;
  * a device, I/O or busy failure resource / failed (busy: resource /
- * busy). Errors of other domains are core / failed.
+ * busy). Errors of other domains are core / failed. The same as
+ * plan_error_get_gst_error_full() with %PLAN_ERROR_CONTEXT_COMPUTE.
  *
  * Since: 0.1
  */
 void
 plan_error_get_gst_error (const GError * error, GQuark * domain, gint * code)
 {
+  plan_error_get_gst_error_full (error, PLAN_ERROR_CONTEXT_COMPUTE, domain,
+      code);
+}
+
+/**
+ * plan_error_get_gst_error_full:
+ * @error: a #GError
+ * @context: what the element was doing
+ * @domain: (out): the GStreamer error domain for @error
+ * @code: (out): the code in @domain
+ *
+ * Gives the GStreamer error an element posts for @error in @context, from
+ * the one table every element uses. Computing: as
+ * plan_error_get_gst_error(). Reading and writing files: a file or folder
+ * that does not exist (%G_FILE_ERROR_NOENT, %G_FILE_ERROR_NOTDIR) is
+ * resource / not-found; no permission or a directory (and, writing, a
+ * read-only file system) resource / open-read or open-write; a full disk,
+ * writing, resource / no-space-left; other file errors and
+ * %PLAN_ERROR_IO resource / read or write. Reading, a setting that does
+ * not parse (%PLAN_ERROR_INVALID_ARGUMENT) is resource / settings and an
+ * unsupported file (%PLAN_ERROR_UNSUPPORTED) stream / wrong-type; other
+ * #PLAN_ERROR codes, reading or writing, are stream / format. Errors of
+ * other domains are resource / failed reading, resource / write writing.
+ *
+ * Since: 0.1
+ */
+void
+plan_error_get_gst_error_full (const GError * error, PlanErrorContext context,
+    GQuark * domain, gint * code)
+{
+  const ErrorRow *row;
+
   g_return_if_fail (error != NULL && domain != NULL && code != NULL);
 
-  *domain = GST_CORE_ERROR;
-  *code = GST_CORE_ERROR_FAILED;
-  if (error->domain != PLAN_ERROR)
-    return;
-  switch ((PlanError) error->code) {
-    case PLAN_ERROR_INVALID_ARGUMENT:
-    case PLAN_ERROR_SYNTAX:
-    case PLAN_ERROR_TYPE:
-      *domain = GST_LIBRARY_ERROR;
-      *code = GST_LIBRARY_ERROR_SETTINGS;
-      break;
-    case PLAN_ERROR_SHAPE:
-      *code = GST_CORE_ERROR_NEGOTIATION;
-      break;
-    case PLAN_ERROR_FORMAT:
-      *domain = GST_STREAM_ERROR;
-      *code = GST_STREAM_ERROR_FORMAT;
-      break;
-    case PLAN_ERROR_UNSUPPORTED:
-      *code = GST_CORE_ERROR_NOT_IMPLEMENTED;
-      break;
-    case PLAN_ERROR_DEVICE:
-    case PLAN_ERROR_IO:
-      *domain = GST_RESOURCE_ERROR;
-      *code = GST_RESOURCE_ERROR_FAILED;
-      break;
-    case PLAN_ERROR_BUSY:
-      *domain = GST_RESOURCE_ERROR;
-      *code = GST_RESOURCE_ERROR_BUSY;
-      break;
-  }
+  row = error_lookup (error, context);
+  *domain = to_quark (row->to);
+  *code = row->gst_code;
 }
 
 /**
@@ -100,12 +232,40 @@ void
 plan_element_post_error (GstElement * element, const GError * error,
     const gchar * file, const gchar * function, gint line)
 {
+  plan_element_post_error_full (element, error, PLAN_ERROR_CONTEXT_COMPUTE,
+      file, function, line);
+}
+
+/**
+ * plan_element_post_error_full:
+ * @element: the element that failed
+ * @error: what failed, its message written for the user
+ * @context: what @element was doing
+ * @file: the source file posting (__FILE__)
+ * @function: the function posting (GST_FUNCTION)
+ * @line: the line posting (__LINE__)
+ *
+ * Posts @error as @element's error message, in the GStreamer domain
+ * plan_error_get_gst_error_full() gives for @context, with @error's
+ * message as the text; reading or writing, a file error's debug string
+ * gives its code.
+ *
+ * Since: 0.1
+ */
+void
+plan_element_post_error_full (GstElement * element, const GError * error,
+    PlanErrorContext context, const gchar * file, const gchar * function,
+    gint line)
+{
   GQuark domain;
   gint code;
+  gchar *debug = NULL;
 
   g_return_if_fail (GST_IS_ELEMENT (element) && error != NULL);
 
-  plan_error_get_gst_error (error, &domain, &code);
+  plan_error_get_gst_error_full (error, context, &domain, &code);
+  if (context != PLAN_ERROR_CONTEXT_COMPUTE && error->domain == G_FILE_ERROR)
+    debug = g_strdup_printf ("file error %d", error->code);
   gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
-      g_strdup (error->message), NULL, file, function, line);
+      g_strdup (error->message), debug, file, function, line);
 }

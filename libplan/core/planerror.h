@@ -58,9 +58,33 @@ typedef enum
 PLAN_API
 GQuark plan_error_quark (void);
 
+/**
+ * PlanErrorContext:
+ * @PLAN_ERROR_CONTEXT_COMPUTE: computing: kernel elements, the plan API.
+ * @PLAN_ERROR_CONTEXT_READ: reading a file or a byte stream (a source,
+ *   a parser).
+ * @PLAN_ERROR_CONTEXT_WRITE: writing a file (a sink).
+ *
+ * What an element was doing when an error happened: the same error code
+ * can mean another GStreamer error there (a file that is not found, a
+ * setting of a source).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_ERROR_CONTEXT_COMPUTE,
+  PLAN_ERROR_CONTEXT_READ,
+  PLAN_ERROR_CONTEXT_WRITE,
+} PlanErrorContext;
+
 PLAN_API
 void plan_error_get_gst_error (const GError * error, GQuark * domain,
     gint * code);
+
+PLAN_API
+void plan_error_get_gst_error_full (const GError * error,
+    PlanErrorContext context, GQuark * domain, gint * code);
 
 /* GstElement, without including gst.h here. */
 struct _GstElement;
@@ -69,6 +93,11 @@ PLAN_API
 void plan_element_post_error (struct _GstElement * element,
     const GError * error, const gchar * file, const gchar * function,
     gint line);
+
+PLAN_API
+void plan_element_post_error_full (struct _GstElement * element,
+    const GError * error, PlanErrorContext context, const gchar * file,
+    const gchar * function, gint line);
 
 G_END_DECLS
 
