@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Prints the include graph between libplan's layer folders and fails on an
-include that points up a layer.
+include that points up a layer, or on an element that includes a private
+header.
 
 libplan is grouped by layer, one folder each (docs/architecture.md). A file
 may include headers of its own layer and of the layers below it; an include
@@ -9,8 +10,12 @@ between folders. The two umbrella headers, core/plan.h (the public one) and
 core/plan-private.h (the private one, which includes plan.h), gather every
 layer on purpose and are left out.
 
+The elements (plugins/) and the tools (tools/) use the public API only:
+they include libplan's headers as <libplan/NAME.h>, never a private
+header by its folder path.
+
 Usage: tools/check-layers.py [--quiet] [SOURCE_ROOT]
-Exit status: 0 when no include points up, 1 otherwise.
+Exit status: 0 when the layering holds, 1 otherwise.
 """
 
 import collections
@@ -94,6 +99,23 @@ def main(argv):
                 errors.append('libplan/%s includes libplan/%s: %s/ is above '
                               '%s/' % (f, target, b, a))
 
+    for top in ('plugins', 'tools'):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in sorted(names):
+                if not n.endswith(('.c', '.h')):
+                    continue
+                p = os.path.join(d, n)
+                with open(p, encoding='utf-8') as fh:
+                    text = fh.read()
+                for quote, name in INCLUDE.findall(text):
+                    if name.startswith('libplan/') and (
+                            quote == '"' or '/' in name[len('libplan/'):]):
+                        written = ('"%s"' if quote == '"' else '<%s>') % name
+                        errors.append('%s includes %s: elements and tools '
+                                      'use the public headers, <libplan/'
+                                      'NAME.h>' % (os.path.relpath(p, root),
+                                                   written))
+
     if not quiet:
         print('libplan layers, bottom up: ' + ' < '.join(LAYERS))
         print('includes between folders (count), umbrellas %s left out:'
@@ -108,7 +130,8 @@ def main(argv):
             print('  %-8s -> %s' % (a, ', '.join(outs) if outs else '-'))
     if errors:
         print('\n'.join(errors), file=sys.stderr)
-        print('%d include(s) point up a layer' % len(errors), file=sys.stderr)
+        print('%d include(s) break the layering' % len(errors),
+              file=sys.stderr)
         return 1
     return 0
 
