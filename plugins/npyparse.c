@@ -300,6 +300,22 @@ plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
 
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
     reset (self);
+  /* The source pad pushes from the thread that calls the sink pad's chain
+   * and event functions, under the sink pad's stream lock, not its own;
+   * and a pad's activate-mode function runs before the pad waits for its
+   * stream lock. So deactivating the pads (source pad first, as GstElement
+   * does) would not wait for a call under way, which would then end after
+   * the pads were reset (gst-validate resets its monitors there, and saw
+   * an EOS without its segment, then a buffer after that EOS in the next
+   * run). The sink pad is set flushing and the call under way waited for
+   * first. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    GST_OBJECT_LOCK (self->sinkpad);
+    GST_PAD_SET_FLUSHING (self->sinkpad);
+    GST_OBJECT_UNLOCK (self->sinkpad);
+    GST_PAD_STREAM_LOCK (self->sinkpad);
+    GST_PAD_STREAM_UNLOCK (self->sinkpad);
+  }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     reset (self);

@@ -13,9 +13,11 @@
  * segment or a flush carries DISCONT, and every event an element makes in
  * answer to another (the segment and GAP after a seek, the segment that
  * stands for upstream's, the EOS that ends it) carries that event's
- * seqnum. */
+ * seqnum; an element whose source pad pushes from upstream's thread keeps
+ * that pad active until a push under way is done when it stops. */
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <libplan/plan.h>
 
 #include <glib/gstdio.h>
@@ -499,6 +501,116 @@ GST_START_TEST (test_rate_in_array_caps)
 
 GST_END_TEST;
 
+/* Going to READY while the EOS is being pushed on the source pad of an
+ * element that pushes from upstream's thread (holding its sink pad's
+ * stream lock, not its source pad's): both pads stay active until that
+ * push is done, so that nothing watching a pad sees a call end on a pad
+ * already reset (gst-validate's monitors reset a pad's state when it is
+ * deactivated, in its activate-mode function, which GstPad calls before
+ * it waits for the stream lock: they reported an EOS without a segment,
+ * then a buffer after EOS in the next run). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean in_push, release;
+} Gate;
+
+static GstPadProbeReturn
+hold_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Gate *g = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) != GST_EVENT_EOS)
+    return GST_PAD_PROBE_OK;
+  g_mutex_lock (&g->lock);
+  g->in_push = TRUE;
+  g_cond_broadcast (&g->cond);
+  while (!g->release)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static gpointer
+push_eos (gpointer data)
+{
+  gst_harness_push_event (data, gst_event_new_eos ());
+  return NULL;
+}
+
+static gpointer
+to_ready (gpointer data)
+{
+  return GINT_TO_POINTER (gst_element_set_state (data, GST_STATE_READY));
+}
+
+/* @factory gets @caps and @data, then EOS, and is stopped meanwhile. */
+static void
+check_stop_waits_for_the_push (const gchar * factory, const gchar * caps,
+    GstBuffer * data)
+{
+  GstHarness *h = gst_harness_new (factory);
+  Gate g = { 0, };
+  GstPad *src, *sink;
+  GThread *pusher, *stopper;
+  gint64 end;
+
+  g_mutex_init (&g.lock);
+  g_cond_init (&g.cond);
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless_equals_int (gst_harness_push (h, data), GST_FLOW_OK);
+  src = gst_element_get_static_pad (h->element, "src");
+  sink = gst_element_get_static_pad (h->element, "sink");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, hold_eos, &g,
+      NULL);
+  pusher = g_thread_new ("push-eos", push_eos, h);
+  g_mutex_lock (&g.lock);
+  end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  while (!g.in_push)
+    fail_unless (g_cond_wait_until (&g.cond, &g.lock, end),
+        "%s pushed no EOS", factory);
+  g_mutex_unlock (&g.lock);
+
+  stopper = g_thread_new ("to-ready", to_ready, h->element);
+  g_usleep (200 * 1000);
+  fail_unless (gst_pad_is_active (src), "%s: the source pad was "
+      "deactivated while the EOS was being pushed on it", factory);
+  fail_unless (gst_pad_is_active (sink), "%s: the sink pad was "
+      "deactivated while the EOS it received was being pushed on", factory);
+
+  g_mutex_lock (&g.lock);
+  g.release = TRUE;
+  g_cond_broadcast (&g.cond);
+  g_mutex_unlock (&g.lock);
+  /* The push ends FLUSHING: the sink pad went flushing meanwhile. */
+  g_thread_join (pusher);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (stopper)),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_if (gst_pad_is_active (src));
+  fail_if (gst_pad_is_active (sink));
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_mutex_clear (&g.lock);
+  g_cond_clear (&g.cond);
+}
+
+GST_START_TEST (test_stop_waits_for_the_push_under_way)
+{
+  gchar *bytes;
+  gsize size;
+
+  fail_unless (g_file_get_contents (input, &bytes, &size, NULL));
+  check_stop_waits_for_the_push ("npyparse", PLAN_NPY_CAPS_MEDIA_TYPE,
+      gst_buffer_new_wrapped (bytes, size));
+  check_stop_waits_for_the_push ("npymux",
+      "array/x-raw, dtype=(string)float32, shape=(int)<1, 3>",
+      gst_buffer_new_wrapped (g_malloc0 (12), 12));
+}
+
+GST_END_TEST;
+
 static Suite *
 conformance_suite (void)
 {
@@ -512,6 +624,7 @@ conformance_suite (void)
   tcase_add_test (tc, test_reduce_preroll_segment_and_gap_carry_the_seqnum);
   tcase_add_test (tc, test_byte_seek_before_caps_is_made_once_they_are_known);
   tcase_add_test (tc, test_rate_in_array_caps);
+  tcase_add_test (tc, test_stop_waits_for_the_push_under_way);
   return s;
 }
 
