@@ -583,6 +583,41 @@ def test_eos_sent_by_the_application():
     assert_same(np.load(npy), a[:n], 'npymux\'s .npy of the rows sent')
 
 
+def built_with(name):
+    """Whether gst-plan is built with HAVE_<name> (HDF5, ZARR)."""
+    config = os.path.join(os.environ.get('PLAN_BUILD_DIR', 'build'),
+                          'config.h')
+    with open(config) as f:
+        return '#define HAVE_%s 1' % name in f.read()
+
+
+def test_eos_sent_by_the_application_into_every_format():
+    """planfilesink writes the rows received in every format it writes:
+    raw, and HDF5 and Zarr where gst-plan is built with them, whose
+    datasets are created with the rows the caps announce."""
+    d = tmpdir()
+    outs = [('raw', os.path.join(d, 'o.f64'), ''),
+            ('HDF5', os.path.join(d, 'o.h5'), ''),
+            ('ZARR', os.path.join(d, 'o.zarr'), ' chunk-rows=100')]
+    outs = [o for o in outs if o[0] == 'raw' or built_with(o[0])]
+    a, n, _, error = run_ended_early([
+        ('planfilesink name=%(name)s location=%(out)s' + extra, path)
+        for _, path, extra in outs])
+    if error is not None:
+        raise Failure('an EOS sent mid-stream gave an error: ' + error)
+    for kind, path, _ in outs:
+        if kind == 'raw':
+            got = np.fromfile(path).reshape(-1, 3)
+        elif kind == 'HDF5':
+            import h5py
+            with h5py.File(path) as f:
+                got = f['data'][...]
+        else:
+            import zarr
+            got = zarr.open(path, mode='r')[...]
+        assert_same(got, a[:n], '%s output of the rows sent' % kind)
+
+
 def test_eos_sent_by_the_application_to_an_unseekable_npymux():
     """npymux has written a header of every row; downstream cannot seek
     back to say fewer: a clear error, not a .npy that lies."""
@@ -636,6 +671,8 @@ CASES = [
     ('a shard is not a stream cut short', test_shard_is_not_truncation),
     ('an EOS the application sends ends the stream there',
      test_eos_sent_by_the_application),
+    ('an EOS the application sends: raw, HDF5 and Zarr outputs',
+     test_eos_sent_by_the_application_into_every_format),
     ('an EOS the application sends to an unseekable npymux is an error',
      test_eos_sent_by_the_application_to_an_unseekable_npymux),
     ('a stream cut short into planfilesink is an error',
