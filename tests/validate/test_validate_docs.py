@@ -16,6 +16,9 @@ on a test machine are listed with the reason (SKIP lines): fragments
 sources and sinks, plugins built outside the tree. GST_PLAN_DEVICE=sim
 runs `target=cuda` without a GPU.
 
+An example that reads a file not made here fails (gst-validate reports
+that the file cannot be opened): add it to make_inputs().
+
 PLAN_TEST_CASES picks cases by name, as in the pipeline tests."""
 import glob
 import os
@@ -133,7 +136,10 @@ def plan_files():
                                               '*.plan'))):
         with open(path) as f:
             text = f.read()
-        usage = re.search(r'plan-launch \S+\.plan (.*)', text).group(1)
+        # The usage line, continued on the next comment line after a '\'.
+        usage = re.search(r'plan-launch \S+\.plan ((?:.*\\\n#)*.*)',
+                          text).group(1)
+        usage = re.sub(r'\\\n#', ' ', usage)
         values = dict(w.split('=', 1) for w in
                       shlex.split(re.sub(r'\[.*?\]', '', usage)))
         body = ' '.join(line for line in text.split('\n')
@@ -165,6 +171,9 @@ def make_inputs(d):
         'x.npy': rng.random((500, 16)).astype(np.float32),
         'signal.npy': f32(5000), 'img.npy': f32(120, 80),
         'ct.npy': f32(12, 20, 16), 'u0.npy': f32(60, 50),
+        'vol.npy': f32(12, 20, 16), 'u.npy': f32(60, 50),
+        'u_prev.npy': f32(60, 50), 'ez.npy': f32(40, 30),
+        'hx.npy': f32(40, 30), 'hy.npy': f32(40, 30),
     }
     for name, a in arrays.items():
         np.save(os.path.join(d, name), a)
@@ -351,24 +360,30 @@ def check_script(script, args):
 
 D = plantest.tmpdir()
 INPUTS = os.path.join(D, 'inputs')
-CASES, SKIPPED = [], []
-for name, command in doc_pipelines():
-    reason = skip_reason(command)
-    if reason is not None:
-        SKIPPED.append('SKIP %s: %s: %s' % (name, reason, command))
-        continue
-    CASES.append(('docs: %s: %s' % (name, command[:60]),
-                  lambda n=name, c=command: check_doc(n, c)))
-for name, text in plan_files():
-    CASES.append((name, lambda n=name, t=text: check_plan(n, t)))
-for script, args in SCRIPTS:
-    CASES.append(('pipelines/' + script,
-                  lambda s=script, a=args: check_script(s, a)))
+
+
+def cases():
+    """The cases, and the SKIP lines of the commands not run."""
+    found, skipped = [], []
+    for name, command in doc_pipelines():
+        reason = skip_reason(command)
+        if reason is not None:
+            skipped.append('SKIP %s: %s: %s' % (name, reason, command))
+            continue
+        found.append(('docs: %s: %s' % (name, command[:60]),
+                      lambda n=name, c=command: check_doc(n, c)))
+    for name, text in plan_files():
+        found.append((name, lambda n=name, t=text: check_plan(n, t)))
+    for script, args in SCRIPTS:
+        found.append(('pipelines/' + script,
+                      lambda s=script, a=args: check_script(s, a)))
+    return found, skipped
 
 if __name__ == '__main__':
     if TOOL is None:
         print('SKIP: gst-validate-1.0 not found (see test_validate).')
         sys.exit(77)
+    CASES, SKIPPED = cases()
     print('\n'.join(SKIPPED))
     os.makedirs(INPUTS)
     make_inputs(INPUTS)
