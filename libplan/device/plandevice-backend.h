@@ -81,6 +81,11 @@ struct _PlanDeviceBackend
   gint (*launch_kernel) (gpointer impl, gpointer stream, gpointer function,
       const guint grid[3], const guint block[3], guint shared_bytes,
       gpointer * args);
+
+  /* Test control (plan-testing.h); NULL where the backend has none: only
+   * sim has. */
+  void (*inject_fault) (gpointer impl, PlanSimFault fault, gint after);
+  void (*set_memory_limit) (gpointer impl, guint64 limit);
 };
 
 G_GNUC_INTERNAL extern const PlanDeviceBackend _plan_device_backend_cpu;
@@ -90,12 +95,6 @@ G_GNUC_INTERNAL extern const PlanDeviceBackend _plan_device_backend_cuda;
 G_GNUC_INTERNAL
 void _plan_device_set_error_detail (const gchar * format, ...)
     G_GNUC_PRINTF (1, 2);
-
-/* sim only: fault injection and skipped waits, see plandevice.c */
-G_GNUC_INTERNAL
-void _plan_sim_inject_fault (gpointer impl, PlanSimFault fault, gint after);
-G_GNUC_INTERNAL
-void _plan_sim_set_memory_limit (gpointer impl, guint64 limit);
 
 G_END_DECLS
 

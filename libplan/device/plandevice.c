@@ -737,9 +737,9 @@ plan_device_sim_inject_fault (PlanDevice * device, PlanSimFault fault,
 {
   g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
 
-  if (device->kind != PLAN_DEVICE_KIND_SIM)
+  if (device->backend->inject_fault == NULL)
     return FALSE;
-  _plan_sim_inject_fault (device->impl, fault, after);
+  device->backend->inject_fault (device->impl, fault, after);
   return TRUE;
 }
 
@@ -761,9 +761,9 @@ plan_device_sim_set_memory_limit (PlanDevice * device, guint64 limit)
 {
   g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
 
-  if (device->kind != PLAN_DEVICE_KIND_SIM)
+  if (device->backend->set_memory_limit == NULL)
     return FALSE;
-  _plan_sim_set_memory_limit (device->impl, limit);
+  device->backend->set_memory_limit (device->impl, limit);
   return TRUE;
 }
 

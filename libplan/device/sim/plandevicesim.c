@@ -281,8 +281,8 @@ fault_due_unlocked (SimDevice * dev, PlanSimFault fault)
   return TRUE;
 }
 
-void
-_plan_sim_inject_fault (gpointer impl, PlanSimFault fault, gint after)
+static void
+sim_inject_fault (gpointer impl, PlanSimFault fault, gint after)
 {
   SimDevice *dev = impl;
 
@@ -291,8 +291,8 @@ _plan_sim_inject_fault (gpointer impl, PlanSimFault fault, gint after)
   g_mutex_unlock (&dev->lock);
 }
 
-void
-_plan_sim_set_memory_limit (gpointer impl, guint64 limit)
+static void
+sim_set_memory_limit (gpointer impl, guint64 limit)
 {
   SimDevice *dev = impl;
 
@@ -861,4 +861,6 @@ const PlanDeviceBackend _plan_device_backend_sim = {
   .module_load = sim_module_load,
   .module_unload = sim_module_unload,
   .launch_kernel = sim_launch_kernel,
+  .inject_fault = sim_inject_fault,
+  .set_memory_limit = sim_set_memory_limit,
 };

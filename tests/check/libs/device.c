@@ -848,6 +848,10 @@ GST_START_TEST (test_cpu_backend_runs_at_once)
   fail_unless (memcmp (in, out, sizeof (in)) == 0);
   plan_event_unref (event);
   plan_device_free (device, dptr);
+  /* The sim device's test control is not the cpu backend's. */
+  fail_if (plan_device_sim_inject_fault (device, PLAN_SIM_FAULT_ALLOC, 0));
+  fail_if (plan_device_sim_set_memory_limit (device, 1));
+  fail_if (plan_device_sim_skip_waits (device, PLAN_WAIT_SITE_READY));
   plan_stream_unref (stream);
   gst_object_unref (device);
 }
