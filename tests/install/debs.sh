@@ -89,7 +89,9 @@ version=$(dpkg-query -W -f '${Version}' plan-tools)
   $("${clean[@]}" pkg-config --cflags --libs plan-1.0) || fail "a C program through pkg-config"
 "${clean[@]}" "$tmp/run/linkcheck" | grep -q "made planmap0" || fail "the C program"
 # The sim device's test hooks stay out of a library built without tests.
-hooks=$(nm -D --defined-only "$(dpkg -L libplan-1.0-0 | grep '/libplan-1\.0\.so\.0$')" |
+lib=$(dpkg -L libplan-1.0-0 | grep '/libplan-1\.0\.so\.0$' || true)
+[ -n "$lib" ] || fail "libplan-1.0-0 has no libplan-1.0.so.0"
+hooks=$(nm -D --defined-only "$lib" |
   grep -E ' (plan_device_sim_|plan_[a-z_]*_testing_)' || true)
 [ -z "$hooks" ] || fail "the packaged libplan exports test hooks: $hooks"
 "${clean[@]}" /usr/bin/python3 "$src/pipelines/seed_example.py" cpu 20000 > "$tmp/seed.txt" 2>&1 &&
