@@ -87,6 +87,7 @@ enum
   PROP_COMPRESSION,
   PROP_FILE_MODE,
   PROP_CODEC,
+  PROP_ZARR_FORMAT,
 };
 
 /**
@@ -136,6 +137,7 @@ plan_shard_output_get_type (void)
 #define DEFAULT_COMPRESSION 0
 #define DEFAULT_FILE_MODE PLAN_FILE_MODE_REPLACE
 #define DEFAULT_CODEC PLAN_FILE_CODEC_AUTO
+#define DEFAULT_ZARR_FORMAT 2
 
 #define MAX_MAX_PENDING 1024
 
@@ -155,6 +157,7 @@ struct _PlanFileSink
   guint compression;
   PlanFileMode file_mode;
   PlanFileCodec codec;
+  guint zarr_format;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -377,6 +380,23 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  /**
+   * PlanFileSink:zarr-format:
+   *
+   * The version of a Zarr output: 2 writes a .zarray and chunks named
+   * "2.0", as zarr-python 2 does; 3 a zarr.json and chunks named "c/2/0",
+   * as zarr-python 3 does. An array added to a group (file-mode=add)
+   * takes the group's version. Other formats ignore it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_ZARR_FORMAT,
+      g_param_spec_uint ("zarr-format", "Zarr version",
+          "The version of a Zarr output: 2 (.zarray) or 3 (zarr.json); an "
+          "array added to a group takes the group's", 2, 3,
+          DEFAULT_ZARR_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
       "Sink/File/Array",
@@ -411,6 +431,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->replace_read_only = DEFAULT_REPLACE_READ_ONLY;
   self->file_mode = DEFAULT_FILE_MODE;
   self->codec = DEFAULT_CODEC;
+  self->zarr_format = DEFAULT_ZARR_FORMAT;
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
@@ -504,6 +525,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_CODEC:
       self->codec = g_value_get_enum (value);
       break;
+    case PROP_ZARR_FORMAT:
+      self->zarr_format = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -552,6 +576,9 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CODEC:
       g_value_set_enum (value, self->codec);
       break;
+    case PROP_ZARR_FORMAT:
+      g_value_set_uint (value, self->zarr_format);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -585,6 +612,7 @@ open_writer (PlanFileSink * self)
   guint max_pending, compression;
   PlanFileMode file_mode;
   PlanFileCodec codec;
+  guint zarr_format;
   guint64 chunk_rows;
   gboolean fsync, replace_read_only;
 
@@ -602,6 +630,7 @@ open_writer (PlanFileSink * self)
   compression = self->compression;
   file_mode = self->file_mode;
   codec = self->codec;
+  zarr_format = self->zarr_format;
   GST_OBJECT_UNLOCK (self);
 
   if (location == NULL || location[0] == '\0')
@@ -611,6 +640,7 @@ open_writer (PlanFileSink * self)
       compression);
   plan_file_writer_set_mode (self->writer, file_mode);
   plan_file_writer_set_codec (self->writer, codec);
+  plan_file_writer_set_zarr_format (self->writer, zarr_format);
   g_free (dataset);
   if (!plan_file_writer_open (self->writer, location, format, max_pending,
           fsync, &err))

@@ -165,7 +165,14 @@ typedef struct _PlanZarrWriter PlanZarrWriter;
 G_GNUC_INTERNAL
 PlanZarrWriter * _plan_zarr_writer_create (const gchar * dir,
     const PlanArrayInfo * info, guint64 chunk_rows, PlanFileCodec codec,
-    guint level, gboolean sync, GError ** error);
+    guint level, gint version, gboolean sync, GError ** error);
+
+G_GNUC_INTERNAL
+gint _plan_zarr_node_type (const gchar * dir);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_write_group (const gchar * dir, gint version,
+    GError ** error);
 
 G_GNUC_INTERNAL
 gboolean _plan_zarr_writer_append (PlanZarrWriter * w, const guint8 * data,

@@ -41,8 +41,8 @@ plan_file_format_get_type (void)
           "npz"},
     {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file",
           "hdf5"},
-    {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr directory store (v2 or v3 "
-          "read, v2 written)", "zarr"},
+    {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr directory store, v2 or v3",
+          "zarr"},
     {0, NULL, NULL}
   };
 

@@ -172,6 +172,8 @@ struct _PlanFileWriter
   gchar *zarr_target;
   gchar *zarr_array_dir;
   PlanZarrWriter *zarr;
+  gint zarr_format;             /* as set, or the group's when adding */
+  gint zarr_format_set;
 
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */
@@ -212,6 +214,7 @@ static void
 plan_file_writer_init (PlanFileWriter * self)
 {
   self->fd = -1;
+  self->zarr_format_set = 2;
   g_mutex_init (&self->lock);
   g_cond_init (&self->work_cond);
   g_cond_init (&self->space_cond);
@@ -759,16 +762,6 @@ open_target (PlanFileWriter * self, GError ** error)
 }
 
 #if HAVE_ZARR
-static gboolean
-has_file (const gchar * dir, const gchar * name)
-{
-  gchar *path = g_build_filename (dir, name, NULL);
-  gboolean ok = g_file_test (path, G_FILE_TEST_EXISTS);
-
-  g_free (path);
-  return ok;
-}
-
 /* Removes the directory tree @path (our temporary one), not following
  * symbolic links. */
 static void
@@ -793,21 +786,17 @@ remove_tree (const gchar * path)
 }
 
 static gboolean
-write_zgroup (PlanFileWriter * self, const gchar * dir, GError ** error)
+write_group (PlanFileWriter * self, const gchar * dir, GError ** error)
 {
-  static const gchar zgroup[] = "{\n    \"zarr_format\": 2\n}\n";
-  gchar *file = g_build_filename (dir, ".zgroup", NULL);
-  gboolean ok = g_file_set_contents (file, zgroup, -1, error);
-
-  if (!ok)
-    g_prefix_error (error, "Could not write '%s': ", self->location);
-  g_free (file);
-  return ok;
+  if (_plan_zarr_write_group (dir, self->zarr_format, error))
+    return TRUE;
+  g_prefix_error (error, "Could not write '%s': ", self->location);
+  return FALSE;
 }
 
 /* Makes the groups of @rel's path under @root that are missing (a
- * directory with a .zgroup each), checking that none on the way is an
- * array; @rel's last part is not made. */
+ * directory with a .zgroup or a zarr.json each), checking that none on
+ * the way is an array; @rel's last part is not made. */
 static gboolean
 make_groups (PlanFileWriter * self, const gchar * root, const gchar * rel,
     GError ** error)
@@ -819,13 +808,15 @@ make_groups (PlanFileWriter * self, const gchar * root, const gchar * rel,
 
   for (i = 0; ok && parts[i] && parts[i + 1]; i++) {
     gchar *sub;
+    gint node;
 
     if (parts[i][0] == '\0')
       continue;
     sub = g_build_filename (dir, parts[i], NULL);
     g_free (dir);
     dir = sub;
-    if (has_file (dir, ".zarray")) {
+    node = _plan_zarr_node_type (dir);
+    if (node > 0) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could "
           "not write '%s': '%s' in it is a Zarr array, not a group, so '%s' "
           "cannot be made in it", self->location, dir + strlen (root), rel);
@@ -833,8 +824,8 @@ make_groups (PlanFileWriter * self, const gchar * root, const gchar * rel,
     } else if (g_mkdir (dir, 0777) < 0 && errno != EEXIST) {
       set_errno_error (error, errno, "make the group", dir);
       ok = FALSE;
-    } else if (!has_file (dir, ".zgroup")) {
-      ok = write_zgroup (self, dir, error);
+    } else if (node == 0) {
+      ok = write_group (self, dir, error);
     }
   }
   g_free (dir);
@@ -873,6 +864,7 @@ open_zarr_target (PlanFileWriter * self, GError ** error)
       "/") : "";
   struct stat st;
   gboolean exists = stat (self->location, &st) == 0;
+  gint node = exists ? _plan_zarr_node_type (self->location) : 0;
 
   if (exists && !S_ISDIR (st.st_mode))
     goto not_dir;
@@ -880,24 +872,24 @@ open_zarr_target (PlanFileWriter * self, GError ** error)
     return FALSE;
 
   if (self->mode == PLAN_FILE_MODE_ADD && exists) {
-    if (!has_file (self->location, ".zgroup"))
+    if (node >= 0)
       goto not_group;
     if (rel[0] == '\0')
       goto no_name;
+    /* The array is of its group's version. */
+    self->zarr_format = -node;
     if (!make_groups (self, self->location, rel, error))
       return FALSE;
     self->zarr_target = g_build_filename (self->location, rel, NULL);
     if (g_file_test (self->zarr_target, G_FILE_TEST_EXISTS)
-        && !has_file (self->zarr_target, ".zarray"))
+        && _plan_zarr_node_type (self->zarr_target) <= 0)
       goto not_array;
     self->tmp_dir = make_temp_dir (self, self->zarr_target, error);
     self->zarr_array_dir = g_strdup (self->tmp_dir);
     return self->tmp_dir != NULL;
   }
 
-  if (exists && !has_file (self->location, ".zarray")
-      && !has_file (self->location, ".zgroup")
-      && !has_file (self->location, "zarr.json"))
+  if (exists && node == 0)
     goto not_store;
   self->zarr_target = g_strdup (self->location);
   self->tmp_dir = make_temp_dir (self, self->location, error);
@@ -906,7 +898,7 @@ open_zarr_target (PlanFileWriter * self, GError ** error)
   self->zarr_array_dir = g_build_filename (self->tmp_dir, rel, NULL);
   if (rel[0] == '\0')
     return TRUE;
-  if (!write_zgroup (self, self->tmp_dir, error)
+  if (!write_group (self, self->tmp_dir, error)
       || !make_groups (self, self->tmp_dir, rel, error))
     return FALSE;
   if (g_mkdir (self->zarr_array_dir, 0777) < 0) {
@@ -922,10 +914,9 @@ not_dir:
   return FALSE;
 not_group:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
-      "add to '%s': it is %s, not a Zarr group (a directory with a .zgroup), "
-      "so no array is added to it; it is left as it is", self->location,
-      has_file (self->location, ".zarray") ? "a Zarr array" :
-      has_file (self->location, "zarr.json") ? "a Zarr v3 store" :
+      "add to '%s': it is %s, not a Zarr group (a directory with a .zgroup, "
+      "or a zarr.json of a group), so no array is added to it; it is left as "
+      "it is", self->location, node > 0 ? "a Zarr array" :
       "a directory that is not a Zarr store");
   return FALSE;
 no_name:
@@ -1077,6 +1068,7 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
       && writer->codec != PLAN_FILE_CODEC_GZIP)
     goto h5_codec;
   writer->sync = sync;
+  writer->zarr_format = writer->zarr_format_set;
 #if HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR) {
     if (!open_zarr_target (writer, error)) {
@@ -1221,6 +1213,28 @@ plan_file_writer_set_codec (PlanFileWriter * writer, PlanFileCodec codec)
   g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
 
   writer->codec = codec;
+}
+
+/**
+ * plan_file_writer_set_zarr_format:
+ * @writer: a #PlanFileWriter
+ * @zarr_format: 2 or 3: the version of the Zarr stores the next
+ *   plan_file_writer_open() writes
+ *
+ * 2 (the default) writes a `.zarray` and chunks named `2.0`, as
+ * zarr-python 2 does; 3 a `zarr.json` and chunks named `c/2/0`, as
+ * zarr-python 3 does. An array added to a group
+ * (%PLAN_FILE_MODE_ADD) takes the group's version instead.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_zarr_format (PlanFileWriter * writer, guint zarr_format)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+  g_return_if_fail (zarr_format == 2 || zarr_format == 3);
+
+  writer->zarr_format_set = zarr_format;
 }
 
 /**
@@ -1388,18 +1402,18 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
         writer->dataset : "/data", info, writer->h5_chunk_rows,
         writer->h5_gzip_level, writer->h5_add, error);
     if (writer->h5 == NULL)
-      g_prefix_error (error, "Could not write '%s': ", writer->location);
-    return writer->h5 != NULL;
+      goto not_created;
+    return TRUE;
   }
 #endif
 #if HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR) {
     writer->zarr = _plan_zarr_writer_create (writer->zarr_array_dir, info,
         writer->h5_chunk_rows, writer->codec, writer->h5_gzip_level,
-        writer->sync, error);
+        writer->zarr_format, writer->sync, error);
     if (writer->zarr == NULL)
-      g_prefix_error (error, "Could not write '%s': ", writer->location);
-    return writer->zarr != NULL;
+      goto not_created;
+    return TRUE;
   }
 #endif
   if (writer->format != PLAN_FILE_FORMAT_NPY)
@@ -1438,6 +1452,16 @@ late:
         writer->location);
     return FALSE;
   }
+#if HAVE_HDF5 || HAVE_ZARR
+not_created:
+  {
+    /* Chunks written after this fail (no_info) rather than reach a
+     * writer that is not there. */
+    writer->have_info = FALSE;
+    g_prefix_error (error, "Could not write '%s': ", writer->location);
+    return FALSE;
+  }
+#endif
 }
 
 /**

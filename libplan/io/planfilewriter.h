@@ -51,6 +51,10 @@ void plan_file_writer_set_codec (PlanFileWriter * writer,
     PlanFileCodec codec);
 
 PLAN_API
+void plan_file_writer_set_zarr_format (PlanFileWriter * writer,
+    guint zarr_format);
+
+PLAN_API
 void plan_file_writer_set_mode (PlanFileWriter * writer, PlanFileMode mode);
 
 PLAN_API

@@ -11,8 +11,8 @@
  * v2 .zarray or v3 zarr.json metadata (json-glib), and its chunks, one
  * file each, decoded with zlib, zstd or blosc (and a v3 CRC32C checked)
  * into whole rows. A missing chunk is the fill value, as the specification
- * says. And written (v2): chunks of whole rows, encoded and written by a
- * pool of threads, the .zarray last. Built only with Zarr (HAVE_ZARR). */
+ * says. And written (v2 or v3): chunks of whole rows, encoded and written
+ * by a pool of threads, the .zarray (zarr.json) last. Built only with Zarr (HAVE_ZARR). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -181,6 +181,59 @@ is_array (const gchar * dir)
 
   g_free (zarray);
   return ok || is_v3_array (dir);
+}
+
+static gboolean
+has_file (const gchar * dir, const gchar * name)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  gboolean ok = g_file_test (path, G_FILE_TEST_EXISTS);
+
+  g_free (path);
+  return ok;
+}
+
+/**
+ * _plan_zarr_node_type:
+ * @dir: a directory
+ *
+ * Returns: what @dir is in a Zarr store: 0 nothing of Zarr, 2 or 3 an
+ *   array of that version, -2 or -3 a group of that version.
+ */
+gint
+_plan_zarr_node_type (const gchar * dir)
+{
+  if (has_file (dir, ".zarray"))
+    return 2;
+  if (has_file (dir, ".zgroup"))
+    return -2;
+  if (is_v3_array (dir))
+    return 3;
+  if (has_file (dir, "zarr.json"))
+    return -3;
+  return 0;
+}
+
+/**
+ * _plan_zarr_write_group:
+ * @dir: a directory
+ * @version: 2 or 3
+ * @error: return location for a #GError
+ *
+ * Makes @dir a Zarr group of that version (its .zgroup or zarr.json).
+ */
+gboolean
+_plan_zarr_write_group (const gchar * dir, gint version, GError ** error)
+{
+  gchar *file = g_build_filename (dir, version == 3 ? "zarr.json" :
+      ".zgroup", NULL);
+  gboolean ok = g_file_set_contents (file, version == 3 ? "{\n    "
+      "\"zarr_format\": 3,\n    \"node_type\": \"group\",\n    "
+      "\"attributes\": {}\n}\n" : "{\n    \"zarr_format\": 2\n}\n", -1,
+      error);
+
+  g_free (file);
+  return ok;
 }
 
 /* The array's directory: the array @path of the store, or, without a
@@ -1089,6 +1142,7 @@ struct _PlanZarrWriter
   PlanFileCodec codec;
   guint level;
   gboolean sync;
+  gint version;                 /* 2 (.zarray) or 3 (zarr.json) */
   guint64 rows;                 /* rows appended so far */
 
   /* the chunk being filled, owner thread */
@@ -1255,6 +1309,13 @@ chunk_key (PlanZarrWriter * w, guint64 index)
   GString *key = g_string_new (NULL);
   guint d;
 
+  if (w->version == 3) {
+    /* v3's default keys: "c/2/0", "c" for a 0-d array. */
+    g_string_append (key, "c");
+    for (d = 0; d < w->info.ndim; d++)
+      g_string_append_printf (key, "/%" G_GUINT64_FORMAT, d ? 0 : index);
+    return g_string_free (key, FALSE);
+  }
   g_string_append_printf (key, "%" G_GUINT64_FORMAT, index);
   for (d = 1; d < w->info.ndim; d++)
     g_string_append (key, ".0");
@@ -1279,8 +1340,18 @@ encode_task (gpointer data, gpointer user_data)
     gchar *key = chunk_key (w, t->index);
     gchar *file = g_build_filename (w->dir, key, NULL);
 
-    enc = encode_chunk (w, t->data, w->chunk_bytes, &size);
-    if (enc == NULL)
+    if (w->version == 3 && w->info.ndim > 0) {
+      gchar *dir = g_path_get_dirname (file);
+
+      if (g_mkdir_with_parents (dir, 0777) < 0)
+        g_set_error (&err, G_FILE_ERROR, g_file_error_from_errno (errno),
+            "cannot make '%s': %s", dir, g_strerror (errno));
+      g_free (dir);
+    }
+    enc = err ? NULL : encode_chunk (w, t->data, w->chunk_bytes, &size);
+    if (err)
+      ;
+    else if (enc == NULL)
       g_set_error (&err, PLAN_ERROR, PLAN_ERROR_IO, "cannot compress its "
           "chunk '%s'", key);
     else
@@ -1380,7 +1451,94 @@ compressor_node (PlanZarrWriter * w)
   return node;
 }
 
-/* The .zarray of the array as written: its shape counts the rows. */
+static const gchar *
+v3_data_type (PlanDType dtype)
+{
+  return plan_dtype_to_string (dtype);
+}
+
+/* The codecs list of a v3 array. */
+static JsonNode *
+v3_codecs_node (PlanZarrWriter * w)
+{
+  JsonBuilder *b = json_builder_new ();
+  JsonNode *node;
+
+  json_builder_begin_array (b);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, "bytes");
+  if (plan_dtype_get_size (w->info.dtype) > 1) {
+    json_builder_set_member_name (b, "configuration");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "endian");
+    json_builder_add_string_value (b, "little");
+    json_builder_end_object (b);
+  }
+  json_builder_end_object (b);
+  if (w->level > 0) {
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "name");
+    switch (w->codec) {
+      case PLAN_FILE_CODEC_GZIP:
+        json_builder_add_string_value (b, "gzip");
+        json_builder_set_member_name (b, "configuration");
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "level");
+        json_builder_add_int_value (b, w->level);
+        json_builder_end_object (b);
+        break;
+      case PLAN_FILE_CODEC_BLOSC_LZ4:
+      case PLAN_FILE_CODEC_BLOSC_ZSTD:
+        json_builder_add_string_value (b, "blosc");
+        json_builder_set_member_name (b, "configuration");
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "cname");
+        json_builder_add_string_value (b, w->codec ==
+            PLAN_FILE_CODEC_BLOSC_LZ4 ? "lz4" : "zstd");
+        json_builder_set_member_name (b, "clevel");
+        json_builder_add_int_value (b, w->level);
+        json_builder_set_member_name (b, "shuffle");
+        json_builder_add_string_value (b, "shuffle");
+        json_builder_set_member_name (b, "typesize");
+        json_builder_add_int_value (b, plan_dtype_get_size (w->info.dtype));
+        json_builder_set_member_name (b, "blocksize");
+        json_builder_add_int_value (b, 0);
+        json_builder_end_object (b);
+        break;
+      default:
+        json_builder_add_string_value (b, "zstd");
+        json_builder_set_member_name (b, "configuration");
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "level");
+        json_builder_add_int_value (b, w->level);
+        json_builder_set_member_name (b, "checksum");
+        json_builder_add_boolean_value (b, FALSE);
+        json_builder_end_object (b);
+        break;
+    }
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  node = json_builder_get_root (b);
+  g_object_unref (b);
+  return node;
+}
+
+/* The fill value, zero, as the dtype writes it. */
+static void
+add_fill_value (JsonBuilder * b, PlanZarrWriter * w)
+{
+  if (w->info.dtype == PLAN_DTYPE_BOOL)
+    json_builder_add_boolean_value (b, FALSE);
+  else if (w->info.dtype == PLAN_DTYPE_FLOAT32
+      || w->info.dtype == PLAN_DTYPE_FLOAT64)
+    json_builder_add_double_value (b, 0.0);
+  else
+    json_builder_add_int_value (b, 0);
+}
+
+/* The metadata of the array as written: its shape counts the rows. */
 static gchar *
 zarray_text (PlanZarrWriter * w)
 {
@@ -1392,31 +1550,63 @@ zarray_text (PlanZarrWriter * w)
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "zarr_format");
-  json_builder_add_int_value (b, 2);
+  json_builder_add_int_value (b, w->version);
+  if (w->version == 3) {
+    json_builder_set_member_name (b, "node_type");
+    json_builder_add_string_value (b, "array");
+  }
   json_builder_set_member_name (b, "shape");
   json_builder_begin_array (b);
   for (d = 0; d < w->info.ndim; d++)
     json_builder_add_int_value (b, d == 0 ? (gint64) w->rows :
         w->info.shape[d]);
   json_builder_end_array (b);
-  json_builder_set_member_name (b, "chunks");
+  if (w->version == 3) {
+    json_builder_set_member_name (b, "data_type");
+    json_builder_add_string_value (b, v3_data_type (w->info.dtype));
+    json_builder_set_member_name (b, "chunk_grid");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "name");
+    json_builder_add_string_value (b, "regular");
+    json_builder_set_member_name (b, "configuration");
+    json_builder_begin_object (b);
+  }
+  json_builder_set_member_name (b, w->version == 3 ? "chunk_shape" :
+      "chunks");
   json_builder_begin_array (b);
   for (d = 0; d < w->info.ndim; d++)
     json_builder_add_int_value (b, d == 0 ? (gint64) w->chunk_rows :
         MAX (w->info.shape[d], 1));
   json_builder_end_array (b);
+  if (w->version == 3) {
+    json_builder_end_object (b);
+    json_builder_end_object (b);
+    json_builder_set_member_name (b, "chunk_key_encoding");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "name");
+    json_builder_add_string_value (b, "default");
+    json_builder_set_member_name (b, "configuration");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "separator");
+    json_builder_add_string_value (b, "/");
+    json_builder_end_object (b);
+    json_builder_end_object (b);
+    json_builder_set_member_name (b, "codecs");
+    json_builder_add_value (b, v3_codecs_node (w));
+    json_builder_set_member_name (b, "fill_value");
+    add_fill_value (b, w);
+    json_builder_set_member_name (b, "attributes");
+    json_builder_begin_object (b);
+    json_builder_end_object (b);
+    json_builder_end_object (b);
+    goto generate;
+  }
   json_builder_set_member_name (b, "dtype");
   json_builder_add_string_value (b, dtype_code (w->info.dtype));
   json_builder_set_member_name (b, "compressor");
   json_builder_add_value (b, compressor_node (w));
   json_builder_set_member_name (b, "fill_value");
-  if (w->info.dtype == PLAN_DTYPE_BOOL)
-    json_builder_add_boolean_value (b, FALSE);
-  else if (w->info.dtype == PLAN_DTYPE_FLOAT32
-      || w->info.dtype == PLAN_DTYPE_FLOAT64)
-    json_builder_add_double_value (b, 0.0);
-  else
-    json_builder_add_int_value (b, 0);
+  add_fill_value (b, w);
   json_builder_set_member_name (b, "order");
   json_builder_add_string_value (b, "C");
   json_builder_set_member_name (b, "filters");
@@ -1425,6 +1615,7 @@ zarray_text (PlanZarrWriter * w)
   json_builder_add_string_value (b, ".");
   json_builder_end_object (b);
 
+generate:
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
@@ -1442,6 +1633,7 @@ zarray_text (PlanZarrWriter * w)
  * @chunk_rows: the rows of a chunk, 0 for about 1 MiB of rows
  * @codec: the compressor when @level > 0; %PLAN_FILE_CODEC_AUTO is zstd
  * @level: 0 for none, 1 to 9
+ * @version: 2 (a .zarray, chunks "2.0") or 3 (a zarr.json, chunks "c/2/0")
  * @sync: whether each file is fsync()ed as it is written
  * @error: return location for a #GError (without the store's name)
  *
@@ -1450,8 +1642,8 @@ zarray_text (PlanZarrWriter * w)
  */
 PlanZarrWriter *
 _plan_zarr_writer_create (const gchar * dir, const PlanArrayInfo * info,
-    guint64 chunk_rows, PlanFileCodec codec, guint level, gboolean sync,
-    GError ** error)
+    guint64 chunk_rows, PlanFileCodec codec, guint level, gint version,
+    gboolean sync, GError ** error)
 {
   PlanZarrWriter *w;
   gsize row_size = plan_array_info_get_row_size (info);
@@ -1499,6 +1691,7 @@ _plan_zarr_writer_create (const gchar * dir, const PlanArrayInfo * info,
     w->chunk_bytes = plan_dtype_get_size (info->dtype);
   w->codec = codec;
   w->level = level;
+  w->version = version;
   w->sync = sync;
   w->fill = g_malloc (w->chunk_bytes);
   g_mutex_init (&w->lock);
@@ -1564,7 +1757,8 @@ free_writer (PlanZarrWriter * w)
  *   array (its directory is the caller's to remove)
  *
  * Writes the last, partial chunk (padded with the fill value), waits for
- * the pool and writes the .zarray, whose shape counts the rows appended.
+ * the pool and writes the .zarray (or zarr.json), whose shape counts the
+ * rows appended.
  *
  * Returns: %TRUE when all was written.
  */
@@ -1596,7 +1790,8 @@ _plan_zarr_writer_close (PlanZarrWriter * w, GError ** error)
   g_mutex_unlock (&w->lock);
   if (ok) {
     text = zarray_text (w);
-    file = g_build_filename (w->dir, ".zarray", NULL);
+    file = g_build_filename (w->dir, w->version == 3 ? "zarr.json" :
+        ".zarray", NULL);
     ok = write_file (file, (const guint8 *) text, strlen (text), w->sync,
         error);
     g_free (file);

@@ -388,6 +388,83 @@ def sink_writes_what_zarr_reads():
         raise Failure('files left behind: %s' % sorted(os.listdir(d)))
 
 
+# Run by zarr 3's python: reads each store named on the command line (a
+# path, or path:array in a group) and saves it as got-N.npy with its
+# codecs in codecs-N.txt.
+V3_READER = r"""
+import sys, numpy as np, zarr
+for i, spec in enumerate(sys.argv[1:]):
+    path, _, name = spec.partition(':')
+    z = zarr.open_group(path, mode='r')[name] if name else \
+        zarr.open_array(path, mode='r')
+    np.save('got-%d.npy' % i, z[...])
+    open('codecs-%d.txt' % i, 'w').write(
+        ' '.join(type(c).__name__ for c in z.metadata.codecs))
+"""
+
+
+def v3_sink_writes_what_zarr3_reads():
+    """planfilesink zarr-format=3: every dtype, 0-d to 4-D, empty, every
+    codec, an array in a group, and one added to a group zarr 3 made,
+    keeping its other array; zarr 3 reads what was sent."""
+    if zarr3_stores() is None:
+        return
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.npy')
+    specs, wants = [], []
+    for i, dtype in enumerate(plantest.DTYPES):
+        shape = SINK_SHAPES[i % len(SINK_SHAPES)]
+        a = plantest.random_array(dtype, shape, RNG)
+        np.save(src, a)
+        codec = SINK_CODECS[i % len(SINK_CODECS)]
+        out = os.path.join(d, 'o%d.zarr' % i)
+        props = ['chunk-rows=7', 'zarr-format=3']
+        if codec != 'none':
+            props += ['compression=3', 'codec=' + codec]
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, *props)
+        specs.append(out)
+        wants.append((a, codec, dtype, shape))
+    a = RNG.standard_normal((100, 3))
+    np.save(src, a)
+    grp = os.path.join(d, 'g.zarr')
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + grp, 'zarr-format=3', 'dataset=obs/t')
+    specs.append(grp + ':obs/t')
+    wants.append((a, 'none', 'group', a.shape))
+    plantest.assert_same(read(grp, os.path.join(d, 'back.npy'),
+                              'dataset=obs/t'), a, 'v3 read back')
+    made = os.path.join(d, 'made.zarr')
+    p = subprocess.run([ZARR3, '-c', 'import zarr, numpy as np; '
+                        'g = zarr.open_group(%r, mode="w"); '
+                        'g.create_array("keep", data=np.arange(5))' % made],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        raise Failure('zarr 3 could not make a group:\n' + p.stderr)
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + made, 'file-mode=add', 'dataset=sub/new',
+           'compression=2')
+    specs += [made + ':sub/new', made + ':keep']
+    wants += [(a, 'zstd', 'added', a.shape),
+              (np.arange(5), 'none', 'kept', (5,))]
+    p = subprocess.run([ZARR3, '-c', V3_READER] + specs, cwd=d,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Failure('zarr 3 could not read the stores:\n' + p.stderr)
+    for i, (a, codec, what, shape) in enumerate(wants):
+        got = np.load(os.path.join(d, 'got-%d.npy' % i))
+        plantest.assert_same(got, a, 'v3 sink %s %s %s' % (what, shape,
+                                                          codec))
+        if what == 'kept':
+            continue
+        codecs = open(os.path.join(d, 'codecs-%d.txt' % i)).read().split()
+        want = ['BytesCodec'] + {
+            'none': [], 'zstd': ['ZstdCodec'], 'gzip': ['GzipCodec'],
+            'blosc-lz4': ['BloscCodec'], 'blosc-zstd': ['BloscCodec']}[codec]
+        if codecs != want:
+            raise Failure('v3 sink %s %s: codecs %s' % (what, codec, codecs))
+
+
 def sink_groups_replace_and_add():
     """An array at a path makes a group store; a store there is replaced
     whole; file-mode=add adds an array to a group made by zarr-python,
@@ -520,5 +597,6 @@ plantest.run_cases([
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
     ('groups, replace and add', sink_groups_replace_and_add),
+    ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),
     ('sink failures leave the store', sink_failures_leave_the_store),
 ])

@@ -189,6 +189,44 @@ GST_START_TEST (test_writer_cancel_removes_temp_file)
 
 GST_END_TEST;
 
+/* A Zarr store whose array cannot be made (a complex dtype) fails at
+ * set_info; a chunk written after that fails too, rather than reach a
+ * writer that is not there, and cancel leaves nothing. */
+GST_START_TEST (test_writer_chunk_after_failed_info)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "c.zarr", NULL);
+  gint64 shape[] = { 0 };
+  PlanArrayInfo info;
+  GError *err = NULL;
+
+  if (!plan_file_writer_open (w, path, PLAN_FILE_FORMAT_ZARR, 4, FALSE,
+          &err)) {
+    /* A gst-plan built without Zarr says so. */
+    fail_unless (strstr (err->message, "built without Zarr") != NULL, "%s",
+        err->message);
+    goto done;
+  }
+  fail_unless_equals_int (count_entries (), 1);
+  plan_array_info_init (&info);
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_COMPLEX64, 1, shape,
+          NULL));
+  fail_if (plan_file_writer_set_info (w, &info, &err));
+  fail_unless (strstr (err->message, "complex64") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (16, 1), &err),
+      GST_FLOW_ERROR);
+  plan_file_writer_cancel (w);
+  fail_unless_equals_int (count_entries (), 0);
+done:
+  g_clear_error (&err);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
 /* Names as long as a file name may be (255 bytes) are written, new and
  * over a file there: the file written has no name of its own, or a
  * shortened one. */
@@ -509,6 +547,7 @@ filewriter_suite (void)
   tcase_add_test (tc, test_writer_npy_in_place_at_finish);
   tcase_add_test (tc, test_writer_file_mode_follows_umask);
   tcase_add_test (tc, test_writer_cancel_removes_temp_file);
+  tcase_add_test (tc, test_writer_chunk_after_failed_info);
   tcase_add_test (tc, test_writer_longest_names);
   tcase_add_test (tc, test_writer_rejects_partial_rows);
   tcase_add_test (tc, test_writer_reports_no_space);
