@@ -108,7 +108,8 @@ def format_copies():
 def test_formats_sharded():
     """planfilesrc shard=mpi on a .npz member, an HDF5 dataset and a Zarr
     array: on 1-4 ranks, the shared output has the bytes of the
-    single-process run; a shared HDF5 output is refused on every rank."""
+    single-process run; a shared HDF5 or Zarr output is refused on every
+    rank."""
     single = os.path.join(D, 'fmt1.npy')
     plantest.launch('planfilesrc', 'location=%s' % M64, '!', 'planmap',
                     'expr=x*2+x*x', '!', 'planfilesink',
@@ -128,6 +129,14 @@ def test_formats_sharded():
                       + text)
     if os.path.exists(os.path.join(D, 'x.h5')):
         raise Failure('a shared HDF5 output was written')
+    text = mpirun(2, ['planfilesrc', 'location=%s' % M64, 'shard=mpi', '!',
+                      'planfilesink', 'location=%s' %
+                      os.path.join(D, 'x.zarr')], expect_ok=False)
+    if 'do not write one Zarr store' not in text:
+        raise Failure('a shared Zarr output was not refused as it should:\n'
+                      + text)
+    if [n for n in os.listdir(D) if 'x.zarr' in n]:
+        raise Failure('a shared Zarr output was written')
 
 
 def test_map_per_rank_files():
