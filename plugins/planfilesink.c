@@ -358,7 +358,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       g_param_spec_enum ("file-mode", "Existing file",
           "What becomes of a file at the location: replace it whole, or add "
           "the dataset to it (HDF5, or an array to a Zarr group; the others "
-          "are kept, one of the same path is replaced)", PLAN_TYPE_FILE_MODE, DEFAULT_FILE_MODE,
+          "are kept, one of the same path is replaced)", PLAN_TYPE_FILE_MODE,
+          DEFAULT_FILE_MODE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 

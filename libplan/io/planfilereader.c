@@ -12,10 +12,17 @@
  * @title: PlanFileReader
  * @short_description: chunked read-ahead of array files on a worker thread
  *
- * A #PlanFileReader reads a raw, .npy or .npz array file in chunks of whole rows
- * on a worker thread of its own, ahead of its consumer, so that reading
- * overlaps the work downstream. It is what planfilesrc is a thin wrapper
- * of, and what any other element that reads array files can use.
+ * A #PlanFileReader reads a raw, .npy or .npz array file, an HDF5 dataset
+ * or a Zarr array in chunks of whole rows on a worker thread of its own,
+ * ahead of its consumer, so that reading overlaps the work downstream. It
+ * is what planfilesrc is a thin wrapper of, and what any other element
+ * that reads array files can use.
+ *
+ * A Zarr array's chunks, and those of an HDF5 dataset chunked in whole
+ * rows whose only filters are deflate and shuffle, are decoded by libplan
+ * on more workers, one per processor (at most 8), each reading a chunk of
+ * rows of its own; chunks are queued in row order all the same. Memory is
+ * then that of the chunks in flight plus one per worker.
  *
  * Use:
  *

@@ -12,7 +12,8 @@
  * file each, decoded with zlib, zstd or blosc (and a v3 CRC32C checked)
  * into whole rows. A missing chunk is the fill value, as the specification
  * says. And written (v2 or v3): chunks of whole rows, encoded and written
- * by a pool of threads, the .zarray (zarr.json) last. Built only with Zarr (HAVE_ZARR). */
+ * by a pool of threads, the .zarray (zarr.json) last. Built only with
+ * Zarr (HAVE_ZARR). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -830,8 +831,7 @@ _plan_zarr_array_get_path (PlanZarrArray * z)
  * when there is none (the fill value). */
 static gboolean
 read_chunk_file (PlanZarrArray * z, Scratch * sc, const gchar * file,
-    gsize * size,
-    gboolean * missing, GError ** error)
+    gsize * size, gboolean * missing, GError ** error)
 {
   gint fd = open (file, O_RDONLY | O_CLOEXEC);
   struct stat st;
