@@ -75,7 +75,7 @@ esac
 zarr3=${XDG_CACHE_HOME:-$HOME/.cache}/gst-plan/zarr3
 if ! "$zarr3/bin/python" -c 'import zarr, sys; sys.exit(zarr.__version__[0] != "3")' 2>/dev/null; then
   echo "== zarr 3 into $zarr3"
-  { python3 -m venv --clear "$zarr3" && "$zarr3/bin/pip" install -q 'zarr>=3,<4'; } ||
+  { /usr/bin/python3 -m venv --clear "$zarr3" && "$zarr3/bin/pip" install -q 'zarr>=3,<4'; } ||
     echo "== zarr 3 could not be installed: the Zarr v3 tests will be skipped"
 fi
 
