@@ -173,7 +173,9 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
    *
    * Rows per second, for arrays sampled in time: the caps carry it as
    * `rate`, buffers carry timestamps, the segment is in time, and position
-   * and duration are answered in time too. 0/1: not sampled in time.
+   * and duration are answered in time too. 0/1: the rate of the .npy
+   * header when it has one (a `rate` key), otherwise not sampled in time;
+   * a rate set here overrides the header's.
    *
    * Since: 0.1
    */
@@ -181,7 +183,8 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
       gst_param_spec_fraction ("rate", "Rate",
           "Rows per second of an array sampled in time (the caps' rate: "
           "buffers then have timestamps, and the segment, position and "
-          "duration are in time); 0/1: not sampled in time", 0, 1,
+          "duration are in time); overrides a rate in the .npy header; "
+          "0/1: the header's rate, or not sampled in time", 0, 1,
           G_MAXINT, 1, 0, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
@@ -371,8 +374,11 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   GST_OBJECT_LOCK (self);
   blocksize = self->blocksize;
   self->info = *info;
-  self->info.rate_n = self->rate_n;
-  self->info.rate_d = self->rate_n > 0 ? self->rate_d : 0;
+  /* The property overrides a rate in the header. */
+  if (self->rate_n > 0) {
+    self->info.rate_n = self->rate_n;
+    self->info.rate_d = self->rate_d;
+  }
   info = &self->info;
   self->n_rows = plan_array_info_get_n_rows (info);
   self->rows_out = 0;

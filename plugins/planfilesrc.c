@@ -373,8 +373,10 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    *
    * Rows per second, for arrays sampled in time (sensor, radio, seismic
    * data): the caps carry it as `rate`, buffers carry timestamps, and the
-   * stream answers position, duration and seeks in time. 0/1: not
-   * sampled in time (positions and seeks in rows and bytes only).
+   * stream answers position, duration and seeks in time. 0/1: the rate
+   * of the .npy file's header when it has one (a `rate` key), otherwise
+   * not sampled in time (positions and seeks in rows and bytes only); a
+   * rate set here overrides the header's.
    *
    * Since: 0.1
    */
@@ -382,7 +384,8 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
       gst_param_spec_fraction ("rate", "Rate",
           "Rows per second of an array sampled in time (the caps' rate: "
           "buffers then have timestamps, and positions and seeks work in "
-          "time); 0/1: not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
+          "time); overrides a rate in a .npy header; 0/1: the header's "
+          "rate, or not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /**
@@ -841,9 +844,12 @@ plan_file_src_start (GstBaseSrc * src)
   if (self->sharded && !take_share (self, offset, &err))
     goto shard_failed;
 
+  /* A rate in a .npy header, unless the property gives one. */
   plan_file_reader_get_info (self->reader, &info);
-  info.rate_n = rate_n;
-  info.rate_d = rate_n > 0 ? rate_d : 0;
+  if (rate_n > 0) {
+    info.rate_n = rate_n;
+    info.rate_d = rate_d;
+  }
   self->chunk_rows = blocksize == 0 ? 0 : MAX (1, blocksize /
       MAX (plan_file_reader_get_row_size (self->reader), 1));
   self->reading = FALSE;

@@ -31,6 +31,13 @@
  * other dtype are reported as %PLAN_ERROR_UNSUPPORTED; malformed headers,
  * wrong magic, absurd lengths and shapes as %PLAN_ERROR_FORMAT.
  *
+ * Besides numpy's three keys, a header may hold a `rate`: the rows per
+ * second of an array sampled in time, a quoted fraction such as `'1000/1'`
+ * or a positive number such as `1000` or `44100.0`. plan_npy_parse_header()
+ * stores it in the #PlanArrayInfo; a rate that is not a positive number is
+ * %PLAN_ERROR_FORMAT, and so is any other key. plan_npy_write_header() never
+ * writes it: numpy refuses to load a header with a key it does not know.
+ *
  * plan_npy_write_header() writes a version 1.0 header as numpy does, with
  * room reserved in the padding for the largest possible row count, so a
  * writer that does not know the number of rows at the start writes the
@@ -45,8 +52,11 @@
 #include "plannpy.h"
 #include <libplan/planerror.h>
 
+#include <gst/gst.h>
+
 #include <string.h>
 #include <errno.h>
+#include <math.h>
 
 /* The number of digits of the largest row count (G_MAXINT64). */
 #define MAX_ROW_DIGITS 19
@@ -301,8 +311,77 @@ typedef struct
   gboolean fortran_order;
   guint ndim;
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  gint rate_n;                  /* 0: no 'rate' key */
+  gint rate_d;
   guint seen;                   /* bit per key */
 } Header;
+
+/* The text of a rate: "N/D" (integers), or a positive number of rows per
+ * second, integer or decimal, made a fraction as GStreamer does. */
+static gboolean
+rate_from_text (const gchar * text, gint * n, gint * d)
+{
+  const gchar *slash = strchr (text, '/');
+  gint64 num, den = 1;
+  gdouble v;
+  gchar *end;
+
+  if (slash != NULL) {
+    gchar *head = g_strndup (text, slash - text);
+    gboolean ok = g_ascii_string_to_signed (head, 10, 1, G_MAXINT, &num, NULL)
+        && g_ascii_string_to_signed (slash + 1, 10, 1, G_MAXINT, &den, NULL);
+
+    g_free (head);
+    if (!ok)
+      return FALSE;
+  } else if (g_ascii_string_to_signed (text, 10, 1, G_MAXINT, &num, NULL)) {
+    /* an integer number of rows per second */
+  } else {
+    if (text[0] == '\0' || g_ascii_isspace (text[0]))
+      return FALSE;
+    v = g_ascii_strtod (text, &end);
+    if (*end != '\0' || !isfinite (v) || v <= 0 || v > G_MAXINT)
+      return FALSE;
+    gst_util_double_to_fraction (v, n, d);
+    return *n > 0 && *d > 0;
+  }
+  *n = (gint) num;
+  *d = (gint) den;
+  return TRUE;
+}
+
+/* 'rate': a quoted fraction such as '1000/1' or a number such as 1000 or
+ * 44100.0. */
+static gboolean
+parse_rate (Cursor * c, Header * h, GError ** error)
+{
+  gchar text[64];
+
+  skip_space (c);
+  if (c->p < c->end && (*c->p == '\'' || *c->p == '"')) {
+    if (!parse_string (c, text, sizeof (text), error))
+      return FALSE;
+  } else {
+    const gchar *s = c->p;
+
+    while (c->p < c->end && (g_ascii_isalnum (*c->p) || *c->p == '.'
+            || *c->p == '+' || *c->p == '-' || *c->p == '/'))
+      c->p++;
+    if (c->p == s || (gsize) (c->p - s) >= sizeof (text))
+      return syntax_error (c, "a number or a quoted fraction such as "
+          "'1000/1' for 'rate'", error);
+    memcpy (text, s, c->p - s);
+    text[c->p - s] = '\0';
+  }
+  if (!rate_from_text (text, &h->rate_n, &h->rate_d)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "malformed .npy header: its 'rate' is '%s'; a rate is a positive "
+        "number of rows per second (at most %d) or a fraction of positive "
+        "integers such as '1000/1'", text, G_MAXINT);
+    return FALSE;
+  }
+  return TRUE;
+}
 
 static gboolean
 parse_entry (Cursor * c, Header * h, GError ** error)
@@ -329,11 +408,14 @@ parse_entry (Cursor * c, Header * h, GError ** error)
   } else if (strcmp (key, "shape") == 0) {
     h->seen |= 4;
     return parse_shape (c, &h->ndim, h->shape, error);
+  } else if (strcmp (key, "rate") == 0) {
+    h->seen |= 8;
+    return parse_rate (c, h, error);
   }
 
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
       "malformed .npy header: unexpected key '%s'; only 'descr', "
-      "'fortran_order' and 'shape' are allowed", key);
+      "'fortran_order', 'shape' and 'rate' are allowed", key);
   return FALSE;
 }
 
@@ -354,7 +436,7 @@ parse_dict (Cursor * c, Header * h, GError ** error)
   skip_space (c);
   if (c->p != c->end)
     return syntax_error (c, "only padding after '}'", error);
-  if (h->seen != 7) {
+  if ((h->seen & 7) != 7) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
         "malformed .npy header: it lacks the key '%s'",
         !(h->seen & 1) ? "descr" : !(h->seen & 2) ? "fortran_order" : "shape");
@@ -372,7 +454,8 @@ parse_dict (Cursor * c, Header * h, GError ** error)
  * @header_size: (out) (optional): the offset of the array data in the file
  * @error: return location for a #GError
  *
- * Parses and validates a .npy header. It does not check the array data
+ * Parses and validates a .npy header; a `rate` in it is stored in @info
+ * (rows per second), which has none otherwise. It does not check the array data
  * against the file size; readers do that (the data is
  * plan_array_info_get_n_rows() × plan_array_info_get_row_size() bytes).
  *
@@ -413,6 +496,8 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
     goto fortran;
   if (!plan_array_info_set (info, dtype, h.ndim, h.shape, &err))
     goto bad_shape;
+  info->rate_n = h.rate_n;
+  info->rate_d = h.rate_n > 0 ? h.rate_d : 0;
   if (header_size)
     *header_size = total;
   return TRUE;

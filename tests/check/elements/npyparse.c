@@ -552,6 +552,50 @@ expect_error_text (GBytes * bytes, GQuark domain, gint code, const gchar * want)
   g_bytes_unref (bytes);
 }
 
+/* A 'rate' in the header makes the rows sampled in time; the property
+ * overrides it; a malformed one is an error that shows it. */
+GST_START_TEST (test_parse_rate_in_header)
+{
+  gfloat data[4] = { 0, 1, 2, 3 };
+  GBytes *bytes = npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (4,), 'rate': '100/1', }", data, sizeof (data));
+  GstBuffer *buf;
+  Parse p;
+
+  parse_setup (&p, 8);
+  fail_unless_equals_int (push_bytes (&p, bytes, 7, TRUE), GST_FLOW_OK);
+  check_caps (p.h, "array/x-raw, dtype=(string)float32, shape=(int)<4>, "
+      "rate=(fraction)100/1");
+  gst_buffer_unref (gst_harness_pull (p.h));
+  buf = gst_harness_pull (p.h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 2);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 20 * GST_MSECOND);
+  fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 20 * GST_MSECOND);
+  gst_buffer_unref (buf);
+  parse_teardown (&p);
+
+  parse_setup (&p, 8);
+  g_object_set (p.h->element, "rate", 1000, 1, NULL);
+  fail_unless_equals_int (push_bytes (&p, bytes, 7, TRUE), GST_FLOW_OK);
+  check_caps (p.h, "array/x-raw, dtype=(string)float32, shape=(int)<4>, "
+      "rate=(fraction)1000/1");
+  gst_buffer_unref (gst_harness_pull (p.h));
+  buf = gst_harness_pull (p.h);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 2 * GST_MSECOND);
+  gst_buffer_unref (buf);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+
+  expect_error_text (npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+          "'shape': (4,), 'rate': 'fast', }", data, sizeof (data)),
+      GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "'rate' is 'fast'");
+  expect_error_text (npy_bytes (1, "{'descr': '<f4', 'fortran_order': False, "
+          "'shape': (4,), 'rate': 0, }", data, sizeof (data)),
+      GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "'rate' is '0'");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_parse_not_npy)
 {
   expect_error_text (g_bytes_new_static ("PK\x03\x04 a zip file, not .npy",
@@ -696,6 +740,7 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_unsupported_version);
   tcase_add_test (tc, test_parse_big_endian);
   tcase_add_test (tc, test_parse_fortran_order);
+  tcase_add_test (tc, test_parse_rate_in_header);
   tcase_add_test (tc, test_parse_structured_dtype);
   tcase_add_test (tc, test_parse_truncated_data);
   tcase_add_test (tc, test_parse_typefinder_reports_npy);

@@ -1254,6 +1254,56 @@ GST_START_TEST (test_src_npy_missing_key)
 
 GST_END_TEST;
 
+/* A 'rate' in the .npy header: caps and timestamps have it unless the
+ * property overrides it; a malformed one fails with the file and value. */
+GST_START_TEST (test_src_npy_rate_in_header)
+{
+  gfloat data[4] = { 0, 1, 2, 3 };
+  gchar *path = write_npy ("r.npy", 1, "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (4,), 'rate': 50, }", data, sizeof (data));
+  gint override;
+
+  for (override = 0; override < 2; override++) {
+    GstHarness *h = src_harness (path);
+    GstCaps *caps;
+    GstStructure *s;
+    GstBuffer *buf;
+    gint n = 0, d = 0;
+
+    g_object_set (h->element, "blocksize", 8, NULL);
+    if (override)
+      g_object_set (h->element, "rate", 1000, 1, NULL);
+    gst_harness_play (h);
+    gst_buffer_unref (gst_harness_pull (h));
+    buf = gst_harness_pull (h);
+    caps = gst_pad_get_current_caps (h->sinkpad);
+    s = gst_caps_get_structure (caps, 0);
+    fail_unless (gst_structure_get_fraction (s, "rate", &n, &d));
+    fail_unless_equals_int (n, override ? 1000 : 50);
+    fail_unless_equals_int (d, 1);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 2);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf),
+        override ? 2 * GST_MSECOND : 40 * GST_MSECOND);
+    gst_buffer_unref (buf);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+  g_free (path);
+
+  path = write_npy ("bad-rate.npy", 1, "{'descr': '<f4', 'fortran_order': "
+      "False, 'shape': (4,), 'rate': '100/0', }", data, sizeof (data));
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "'rate' is '100/0'");
+  expect_file_error (path, "", GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "bad-rate.npy");
+  /* The property does not hide a corrupt header. */
+  expect_file_error (path, "rate=10/1", GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FORMAT, "'rate' is '100/0'");
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_src_npy_fortran_order)
 {
   gchar *path = write_npy ("f.npy", 1,
@@ -1400,6 +1450,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_npy_malformed_dict);
   tcase_add_test (tc, test_src_npy_missing_key);
   tcase_add_test (tc, test_src_npy_fortran_order);
+  tcase_add_test (tc, test_src_npy_rate_in_header);
   tcase_add_test (tc, test_src_npy_big_endian);
   tcase_add_test (tc, test_src_npy_object_dtype);
   tcase_add_test (tc, test_src_npy_structured_dtype);

@@ -227,6 +227,101 @@ GST_START_TEST (test_npy_shape_too_large)
 
 GST_END_TEST;
 
+/* A header of @dict, version 1.0, unpadded. */
+static gboolean
+parse_dict_text (const gchar * dict, PlanArrayInfo * info, GError ** err)
+{
+  gsize len = 10 + strlen (dict) + 1;
+  guint8 *h = g_malloc (len);
+  gboolean ok;
+
+  memcpy (h, "\x93NUMPY\x01\x00", 8);
+  h[8] = (len - 10) & 0xff;
+  h[9] = (len - 10) >> 8;
+  memcpy (h + 10, dict, strlen (dict));
+  h[len - 1] = '\n';
+  ok = plan_npy_parse_header (h, len, info, NULL, err);
+  g_free (h);
+  return ok;
+}
+
+/* A 'rate' beside numpy's keys: a quoted fraction or a positive number. */
+GST_START_TEST (test_npy_rate_key)
+{
+  const struct
+  {
+    const gchar *value;
+    gint n, d;
+  } good[] = {
+    {"'1000/1'", 1000, 1}, {"\"30000/1001\"", 30000, 1001}, {"100", 100, 1},
+    {"'250'", 250, 1}, {"44100.0", 44100, 1}, {"0.5", 1, 2},
+    {"1e3", 1000, 1}, {"2147483647", G_MAXINT, 1},
+  };
+  const gchar *bad[] = {
+    "'fast'", "0", "-5", "'0/1'", "'1/0'", "'-1/2'", "None", "'1/2/3'",
+    "nan", "inf", "'1000 /1'", "2147483648", "''", "1e300",
+  };
+  PlanArrayInfo info;
+  GError *err = NULL;
+  guint i;
+
+  /* None: not sampled in time. */
+  fail_unless (parse_dict_text ("{'descr': '<f4', 'fortran_order': False, "
+          "'shape': (3,), }", &info, NULL));
+  fail_if (plan_array_info_has_rate (&info));
+
+  for (i = 0; i < G_N_ELEMENTS (good); i++) {
+    gchar *dict = g_strdup_printf ("{'descr': '<f4', 'rate': %s, "
+        "'fortran_order': False, 'shape': (3, 2), }", good[i].value);
+
+    fail_unless (parse_dict_text (dict, &info, &err), "%s: %s", dict,
+        err ? err->message : "");
+    fail_unless_equals_int (info.dtype, PLAN_DTYPE_FLOAT32);
+    fail_unless_equals_int (info.ndim, 2);
+    fail_unless_equals_int64 (info.shape[0], 3);
+    fail_unless_equals_int (info.rate_n, good[i].n);
+    fail_unless_equals_int (info.rate_d, good[i].d);
+    g_free (dict);
+  }
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *dict = g_strdup_printf ("{'descr': '<f4', 'fortran_order': False, "
+        "'shape': (3,), 'rate': %s, }", bad[i]);
+    gchar *quoted = g_strdup_printf ("'%.*s'", (gint) strlen (bad[i]) -
+        (bad[i][0] == '\'' ? 2 : 0), bad[i] + (bad[i][0] == '\'' ? 1 : 0));
+
+    fail_if (parse_dict_text (dict, &info, &err), "%s", dict);
+    fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT));
+    fail_unless (strstr (err->message, "'rate' is") != NULL
+        && strstr (err->message, quoted) != NULL, "%s: %s", dict,
+        err->message);
+    g_clear_error (&err);
+    g_free (quoted);
+    g_free (dict);
+  }
+
+  /* Not a value at all; and other keys are refused as before. */
+  fail_if (parse_dict_text ("{'descr': '<f4', 'fortran_order': False, "
+          "'shape': (3,), 'rate': [100], }", &info, &err));
+  fail_unless (strstr (err->message, "for 'rate'") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (parse_dict_text ("{'descr': '<f4', 'fortran_order': False, "
+          "'shape': (3,), 'units': 'm/s', }", &info, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT));
+  fail_unless (strstr (err->message, "unexpected key 'units'") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  /* A rate does not stand for a required key. */
+  fail_if (parse_dict_text ("{'descr': '<f4', 'rate': 10, 'shape': (3,), }",
+          &info, &err));
+  fail_unless (strstr (err->message, "'fortran_order'") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
 static Suite *
 npy_suite (void)
 {
@@ -242,6 +337,7 @@ npy_suite (void)
   tcase_add_test (tc, test_npy_preamble_errors);
   tcase_add_test (tc, test_npy_header_at_odd_address);
   tcase_add_test (tc, test_npy_shape_too_large);
+  tcase_add_test (tc, test_npy_rate_key);
   return s;
 }
 
