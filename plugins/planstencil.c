@@ -951,8 +951,8 @@ plan_stencil_end_rows (PlanStencil * self, PlanStream * stream,
         G_GUINT64_FORMAT " rows of input %u for boundary=wrap",
         map.size / row, total, i);
     if (stream)
-      ok = plan_stencil_kernel_set_end_rows (self->kernel, stream, total,
-          map.data, map.size / row, error);
+      ok = plan_stencil_kernel_set_input_end_rows (self->kernel, i, stream,
+          total, map.data, map.size / row, error);
     else
       ok = plan_stencil_kernel_host_set_input_end_rows (self->kernel, i,
           total, map.data, map.size / row, error);
@@ -1009,7 +1009,7 @@ mixed:
  * the element's device pool, and pushes it. */
 static gboolean
 plan_stencil_push_device (PlanStencil * self, PlanStream * stream,
-    gsize n_out, gboolean last, gconstpointer rows, gsize n_rows,
+    gsize n_out, gboolean last, const gconstpointer * rows, gsize n_rows,
     GError ** error)
 {
   PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
@@ -1023,8 +1023,8 @@ plan_stencil_push_device (PlanStencil * self, PlanStream * stream,
   if (last)
     ok = plan_stencil_kernel_launch_finish (self->kernel, stream, dptr, error);
   else
-    ok = plan_stencil_kernel_launch (self->kernel, stream, rows, n_rows, dptr,
-        error);
+    ok = plan_stencil_kernel_launch_inputs (self->kernel, stream, rows,
+        n_rows, dptr, error);
   if (ok && out)
     ok = plan_buffer_record_ready (out, stream, error);
   if (!ok) {
@@ -1070,7 +1070,7 @@ plan_stencil_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   self->on_device = TRUE;
   return plan_stencil_push_device (self, stream,
       plan_stencil_kernel_push_rows (self->kernel, chunk->n_rows), FALSE,
-      chunk->data[0], chunk->n_rows, error);
+      chunk->data, chunk->n_rows, error);
 
 failed:
   if (self->on_device && g_error_matches (*error, PLAN_ERROR,

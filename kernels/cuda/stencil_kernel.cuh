@@ -3,7 +3,9 @@
  * Embedded at build time, after the expression's own source (prelude,
  * element function) and kernels/cuda/stencil_index.h;
  * libplan/planstencilkernel.c fills the slots written between at-signs:
- * the input and output types, the bytes of an input row, the statements
+ * the output type, the parameters that carry each input's segments and
+ * constant value (one input: segs and cval; more: segs1, cval1, ...
+ * after them), the statements
  * that split an output index into its coordinates (o1, o2, ... along the
  * inner axes; what is left is the output row) and the statements that
  * load each cell the expression reads (v0, v1, ...), each index mapped
@@ -15,8 +17,8 @@
  * last rows). */
 
 __host__ __device__ static inline void
-@NAME@_at (const plan_stencil_segs * segs, @OUT_T@ * out, long long c0,
-    unsigned long long e, long long n_stream, @IN_T@ cval)
+@NAME@_at (@SEGS_DECL@, @OUT_T@ * out, long long c0,
+    unsigned long long e, long long n_stream, @CVAL_DECL@)
 {
   unsigned long long rest = e;
   long long r;
@@ -27,20 +29,21 @@ __host__ __device__ static inline void
 }
 
 extern "C" __global__ void
-@NAME@ (plan_stencil_segs segs, @OUT_T@ *__restrict__ out, long long c0,
-    unsigned long long n, long long n_stream, @IN_T@ cval)
+@NAME@ (@SEGS_PARAMS@, @OUT_T@ *__restrict__ out, long long c0,
+    unsigned long long n, long long n_stream, @CVAL_DECL@)
 {
   unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
   unsigned long long e;
 
   for (e = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x; e < n;
       e += stride)
-    @NAME@_at (&segs, out, c0, e, n_stream, cval);
+    @NAME@_at (@SEGS_PASS@, out, c0, e, n_stream, @CVAL_PASS@);
 }
 
 #ifdef PLAN_EXPR_HOST_ENTRY
 /* The same kernel on the host, for the tests that compile the generated
- * source with nvcc and compare it with the CPU. */
+ * source with nvcc and compare it with the CPU: @segs holds each input's
+ * segments, @cval each input's constant in 16 bytes. */
 extern "C" void
 @NAME@_host (const plan_stencil_segs * segs, void *out, long long c0,
     unsigned long long n, long long n_stream, const void *cval)
@@ -48,7 +51,7 @@ extern "C" void
   unsigned long long e;
 
   for (e = 0; e < n; e++)
-    @NAME@_at (segs, (@OUT_T@ *) out, c0, e, n_stream,
-        *(const @IN_T@ *) cval);
+    @NAME@_at (@HOST_SEGS_PASS@, (@OUT_T@ *) out, c0, e, n_stream,
+        @HOST_CVAL_PASS@);
 }
 #endif

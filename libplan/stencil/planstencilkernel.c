@@ -69,6 +69,9 @@
 GST_DEBUG_CATEGORY_STATIC (plan_stencil_kernel_debug);
 #define GST_CAT_DEFAULT plan_stencil_kernel_debug
 
+/* The most inputs a stencil computes on a device (more: on the host). */
+#define DEVICE_MAX_INPUTS 8
+
 /* Outputs per task of the worker threads, when the work is split by line. */
 #define LINE_GRAIN_ELEMENTS 16384
 
@@ -163,6 +166,11 @@ struct _PlanStencilKernel
   PlanHaloBlock (*more_blocks)[PLAN_HALO_MAX_BLOCKS];   /* [n_inputs - 1] */
   guint *name_input;            /* [n_names]: the input a name reads */
   gsize *name_esize;            /* [n_names]: its element size */
+  guint8 (*cvals)[16];          /* [n_inputs]: cval in each input's dtype */
+  PlanDType *dtypes;            /* [n_inputs] */
+  /* the device rows of the inputs after the first: kernels holding only
+   * their rows' state (carry, first, end rows), the first's geometry */
+  PlanStencilKernel **dev_inputs;       /* [n_inputs - 1] */
 };
 
 /* What the worker threads share to evaluate one block line by line. */
@@ -343,8 +351,11 @@ check_names_once (guint n_inputs, const PlanWindow * const *windows,
  * plan_stencil_kernel_push_inputs(), and with %PLAN_BOUNDARY_WRAP along
  * the streaming axis give each input's end rows with
  * plan_stencil_kernel_host_set_input_end_rows(). With one input this is
- * plan_stencil_kernel_new(). Several inputs are computed on the host:
- * plan_stencil_kernel_prepare() says so.
+ * plan_stencil_kernel_new(). On a device, launch the inputs' rows together
+ * with plan_stencil_kernel_launch_inputs() (and for wrap give each
+ * input's end rows with plan_stencil_kernel_set_input_end_rows()); a
+ * device takes up to 8 inputs, plan_stencil_kernel_prepare() refuses
+ * more.
  *
  * Returns: (transfer full) (nullable): the stencil, or %NULL with @error
  *   set: inputs of different shapes, a name in two windows, too few axes
@@ -396,6 +407,25 @@ plan_stencil_kernel_new_inputs (guint n_inputs,
   self->n_threads = 1;
   plan_boundary_fill_from_double (inputs[0].dtype, cval, self->cval);
   map_window (self, inputs, halo);
+  self->cvals = g_malloc0_n (n_inputs, sizeof (*self->cvals));
+  self->dtypes = g_new0 (PlanDType, n_inputs);
+  for (j = 0; j < n_inputs; j++) {
+    plan_boundary_fill_from_double (inputs[j].dtype, cval, self->cvals[j]);
+    self->dtypes[j] = inputs[j].dtype;
+  }
+  if (n_inputs > 1)
+    self->dev_inputs = g_new0 (PlanStencilKernel *, n_inputs - 1);
+  for (j = 1; j < n_inputs; j++) {
+    PlanStencilKernel *rows = g_new0 (PlanStencilKernel, 1);
+
+    rows->geom = self->geom;
+    rows->geom.in_esize = plan_dtype_get_size (inputs[j].dtype);
+    rows->geom.in_row_bytes = self->geom.in_row_bytes / self->geom.in_esize *
+        rows->geom.in_esize;
+    rows->boundary = boundary;
+    rows->n_inputs = 1;
+    self->dev_inputs[j - 1] = rows;
+  }
 
   self->halo = plan_halo_new (&inputs[0], halo, boundary, cval, error);
   if (self->halo == NULL)
@@ -652,6 +682,16 @@ plan_stencil_kernel_free (PlanStencilKernel * kernel)
       plan_halo_free (kernel->more_halos[i]);
   g_free (kernel->more_halos);
   g_free (kernel->more_blocks);
+  for (i = 0; kernel->dev_inputs && i + 1 < kernel->n_inputs; i++) {
+    PlanStencilKernel *rows = kernel->dev_inputs[i];
+
+    free_device_rows (rows);
+    gst_clear_object (&rows->device);
+    g_free (rows);
+  }
+  g_free (kernel->dev_inputs);
+  g_free (kernel->cvals);
+  g_free (kernel->dtypes);
   g_free (kernel->name_input);
   g_free (kernel->name_esize);
   g_free (kernel->deltas);
@@ -752,8 +792,17 @@ plan_stencil_kernel_reset (PlanStencilKernel * kernel)
   if (kernel->head)
     g_byte_array_set_size (kernel->head, 0);
   plan_halo_reset (kernel->halo);
-  for (i = 0; i + 1 < kernel->n_inputs; i++)
+  for (i = 0; i + 1 < kernel->n_inputs; i++) {
+    PlanStencilKernel *rows = kernel->dev_inputs[i];
+
     plan_halo_reset (kernel->more_halos[i]);
+    free_device_rows (rows);
+    rows->cur = 0;
+    rows->n_carry = rows->n_first = rows->n_end = 0;
+    rows->total = 0;
+    rows->have_end = FALSE;
+    rows->received = 0;
+  }
   free_device_rows (kernel);
   kernel->cur = 0;
   kernel->n_carry = 0;
@@ -1483,12 +1532,17 @@ typedef struct
   PlanExpr *expr;
   Geometry geom;
   gint (*deltas)[PLAN_ARRAY_MAX_DIMS];
-  plan_stencil_segs segs;       /* firsts and counts; pointers at run */
-  guint n_segs;
+  guint n_inputs;
+  guint *name_input;            /* [n_names]: the input a name reads */
+  /* per input: firsts and counts of its segments, pointers at run */
+  plan_stencil_segs segs[DEVICE_MAX_INPUTS];
+  guint n_segs[DEVICE_MAX_INPUTS];
+  gsize row_bytes[DEVICE_MAX_INPUTS];
+  gsize esize[DEVICE_MAX_INPUTS];
+  guint8 cval[DEVICE_MAX_INPUTS][16];
   gint64 c0;
   gsize n_out;
   gint64 n_stream;
-  guint8 cval[16];
   guint n_threads;
   guint8 *out;                  /* set at run */
 } HostStencil;
@@ -1500,6 +1554,7 @@ host_stencil_free (gpointer data)
 
   plan_expr_unref (job->expr);
   g_free (job->deltas);
+  g_free (job->name_input);
   g_free (job);
 }
 
@@ -1510,6 +1565,7 @@ host_cell (const HostStencil * job, guint j, gint64 r, const gint64 * o)
 {
   const Geometry *g = &job->geom;
   gint64 row = r, at = 0;
+  guint in = job->name_input[j];
   const char *p;
   guint k;
 
@@ -1528,9 +1584,9 @@ host_cell (const HostStencil * job, guint j, gint64 r, const gint64 * o)
     }
     at += x * g->istride[k];
   }
-  p = plan_stencil_row (&job->segs, row, g->in_row_bytes);
+  p = plan_stencil_row (&job->segs[in], row, job->row_bytes[in]);
   g_assert (p != NULL);
-  return (const guint8 *) p + at * g->in_esize;
+  return (const guint8 *) p + at * job->esize[in];
 }
 
 /* Output lines [begin, end): on a 1-D array runs of rows, otherwise the
@@ -1541,24 +1597,26 @@ host_stencil_lines (gsize begin, gsize end, gpointer data)
   HostStencil *job = data;
   const Geometry *g = &job->geom;
   guint n = job->geom.n_names, j, k;
-  gsize esize = g->in_esize, len, line, x;
+  gsize len, line, x, es;
   guint8 *tmp;
   gconstpointer *inputs = g_newa (gconstpointer, MAX (n, 1));
   gint64 o[PLAN_ARRAY_MAX_DIMS] = { 0 };
 
   if (g->ndim == 1) {
     len = end - begin;
-    tmp = g_malloc (MAX (n, 1) * len * esize);
+    tmp = g_malloc (MAX (n, 1) * len * 16);
     for (j = 0; j < n; j++) {
       inputs[j] = NULL;
       if (!plan_expr_uses_name (job->expr, j))
         continue;
+      es = job->esize[job->name_input[j]];
       for (x = 0; x < len; x++) {
         const guint8 *cell = host_cell (job, j, job->c0 + begin + x, o);
 
-        memcpy (tmp + (j * len + x) * esize, cell ? cell : job->cval, esize);
+        memcpy (tmp + j * len * 16 + x * es, cell ? cell :
+            job->cval[job->name_input[j]], es);
       }
-      inputs[j] = tmp + j * len * esize;
+      inputs[j] = tmp + j * len * 16;
     }
     plan_expr_eval (job->expr, inputs, job->out + begin * g->out_esize, len);
     g_free (tmp);
@@ -1566,7 +1624,7 @@ host_stencil_lines (gsize begin, gsize end, gpointer data)
   }
 
   len = g->line_len;
-  tmp = g_malloc (MAX (n, 1) * len * esize);
+  tmp = g_malloc (MAX (n, 1) * len * 16);
   for (line = begin; line < end; line++) {
     gsize rest = line;
     gint64 r;
@@ -1581,14 +1639,16 @@ host_stencil_lines (gsize begin, gsize end, gpointer data)
       inputs[j] = NULL;
       if (!plan_expr_uses_name (job->expr, j))
         continue;
+      es = job->esize[job->name_input[j]];
       for (x = 0; x < len; x++) {
         const guint8 *cell;
 
         o[g->ndim - 1] = x;
         cell = host_cell (job, j, r, o);
-        memcpy (tmp + (j * len + x) * esize, cell ? cell : job->cval, esize);
+        memcpy (tmp + j * len * 16 + x * es, cell ? cell :
+            job->cval[job->name_input[j]], es);
       }
-      inputs[j] = tmp + j * len * esize;
+      inputs[j] = tmp + j * len * 16;
     }
     plan_expr_eval (job->expr, inputs, job->out + line * len * g->out_esize,
         len);
@@ -1602,10 +1662,11 @@ host_stencil_run (gpointer * ptrs, guint n_ptrs, gpointer data)
   HostStencil *job = data;
   const Geometry *g = &job->geom;
   gsize n_lines;
-  guint k;
+  guint i, k, at = 0;
 
-  for (k = 0; k < job->n_segs; k++)
-    job->segs.ptr[k] = ptrs[k];
+  for (i = 0; i < job->n_inputs; i++)
+    for (k = 0; k < job->n_segs[i]; k++)
+      job->segs[i].ptr[k] = ptrs[at++];
   job->out = ptrs[n_ptrs - 1];
   if (g->ndim == 1) {
     plan_parallel_for (job->n_threads, job->n_out, LINE_GRAIN_ELEMENTS,
@@ -1632,8 +1693,12 @@ host_stencil_run (gpointer * ptrs, guint n_ptrs, gpointer data)
  * outputs from centre row @c0 on, one thread per output in a grid-stride
  * loop, each cell's indices mapped by the boundary rule (the input's
  * inner shape is compiled in; @n_stream is the stream's length as far as
- * it is known). With `PLAN_EXPR_HOST_ENTRY` defined, a host function
- * `function_name_host` runs the same code on the CPU.
+ * it is known). A stencil of several inputs takes each input's segments
+ * and constant after the first's: `(segs, segs1, ..., out, c0, n,
+ * n_stream, cval, cval1, ...)`. With `PLAN_EXPR_HOST_ENTRY` defined, a
+ * host function `function_name_host (segs, out, c0, n, n_stream, cval)`
+ * runs the same code on the CPU, @segs an array of each input's
+ * segments and @cval each input's constant in 16 bytes.
  *
  * Returns: (transfer full): the source
  *
@@ -1644,13 +1709,15 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
     const gchar * function_name)
 {
   const Geometry *g;
-  GString *src, *tmpl, *decompose, *loads, *args;
+  GString *src, *tmpl, *decompose, *loads, *args, *params;
+  GString *kparams = g_string_new (NULL), *pass = g_string_new (NULL);
+  GString *host_pass = g_string_new (NULL), *cdecl = g_string_new (NULL);
+  GString *cpass = g_string_new (NULL), *host_cpass = g_string_new (NULL);
   gchar *expr_src, *element;
   guint j, k;
 
   g_return_val_if_fail (kernel != NULL, NULL);
   g_return_val_if_fail (function_name != NULL, NULL);
-  g_return_val_if_fail (kernel->n_inputs == 1, NULL);
 
   g = &kernel->geom;
   /* The expression's template names its element function NAME_element. */
@@ -1674,11 +1741,16 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
   loads = g_string_new (NULL);
   args = g_string_new (NULL);
   for (j = 0; j < g->n_names; j++) {
-    const gchar *t = _plan_cuda_type_name (kernel->input.dtype);
+    guint in = kernel->name_input[j];
+    const gchar *t = _plan_cuda_type_name (kernel->dtypes[in]);
+    gchar *segs = in ? g_strdup_printf ("segs%u", in) : g_strdup ("segs");
+    gchar *cval = in ? g_strdup_printf ("cval%u", in) : g_strdup ("cval");
 
     g_string_append_printf (args, "%sv%u", j ? ", " : "", j);
     if (!plan_expr_uses_name (kernel->expr, j)) {
       g_string_append_printf (loads, "  const %s v%u = (%s) 0;\n", t, j, t);
+      g_free (segs);
+      g_free (cval);
       continue;
     }
     g_string_append_printf (loads, "  %s v%u;\n  {\n", t, j);
@@ -1701,19 +1773,45 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
     g_string_append (loads, "    const char *p = (i0 < 0");
     for (k = 1; k < g->ndim; k++)
       g_string_append_printf (loads, " || i%u < 0", k);
-    g_string_append_printf (loads, ") ? 0 : plan_stencil_row (segs, i0, %"
-        G_GSIZE_FORMAT "ull);\n    v%u = p ? ((const %s *) p)[0", g->in_row_bytes,
-        j, t);
+    g_string_append_printf (loads, ") ? 0 : plan_stencil_row (%s, i0, %"
+        G_GSIZE_FORMAT "ull);\n    v%u = p ? ((const %s *) p)[0", segs,
+        g->in_row_bytes / g->in_esize * plan_dtype_get_size
+        (kernel->dtypes[in]), j, t);
     for (k = 1; k < g->ndim; k++)
       g_string_append_printf (loads, " + i%u * %" G_GINT64_FORMAT "ll", k,
           g->istride[k]);
-    g_string_append (loads, "] : cval;\n  }\n");
+    g_string_append_printf (loads, "] : %s;\n  }\n", cval);
+    g_free (segs);
+    g_free (cval);
+  }
+  params = g_string_new (NULL);
+  for (j = 0; j < kernel->n_inputs; j++) {
+    const gchar *t = _plan_cuda_type_name (kernel->dtypes[j]);
+    gchar *suffix = j ? g_strdup_printf ("%u", j) : g_strdup ("");
+
+    g_string_append_printf (params, "%s%s segs%s", j ? ", " : "",
+        "const plan_stencil_segs *", suffix);
+    g_string_append_printf (kparams, "%splan_stencil_segs segs%s",
+        j ? ", " : "", suffix);
+    g_string_append_printf (pass, "%s&segs%s", j ? ", " : "", suffix);
+    g_string_append_printf (host_pass, "%ssegs + %u", j ? ", " : "", j);
+    g_string_append_printf (cdecl, "%s%s cval%s", j ? ", " : "", t, suffix);
+    g_string_append_printf (cpass, "%scval%s", j ? ", " : "", suffix);
+    g_string_append_printf (host_cpass, "%s*(const %s *) ((const char *) "
+        "cval + %u)", j ? ", " : "", t, 16 * j);
+    g_free (suffix);
   }
 
   tmpl = g_string_new (plan_stencil_cuda_kernel);
   g_string_replace (tmpl, "@NAME@", function_name, 0);
   g_string_replace (tmpl, "@ELEMENT@", element, 0);
-  g_string_replace (tmpl, "@IN_T@", _plan_cuda_type_name (kernel->input.dtype), 0);
+  g_string_replace (tmpl, "@SEGS_DECL@", params->str, 0);
+  g_string_replace (tmpl, "@SEGS_PARAMS@", kparams->str, 0);
+  g_string_replace (tmpl, "@SEGS_PASS@", pass->str, 0);
+  g_string_replace (tmpl, "@HOST_SEGS_PASS@", host_pass->str, 0);
+  g_string_replace (tmpl, "@CVAL_DECL@", cdecl->str, 0);
+  g_string_replace (tmpl, "@CVAL_PASS@", cpass->str, 0);
+  g_string_replace (tmpl, "@HOST_CVAL_PASS@", host_cpass->str, 0);
   g_string_replace (tmpl, "@OUT_T@", _plan_cuda_type_name (kernel->output.dtype), 0);
   g_string_replace (tmpl, "@DECOMPOSE@", decompose->str, 0);
   g_string_replace (tmpl, "@LOADS@", loads->str, 0);
@@ -1721,6 +1819,13 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
   g_string_append (src, tmpl->str);
 
   g_string_free (tmpl, TRUE);
+  g_string_free (params, TRUE);
+  g_string_free (kparams, TRUE);
+  g_string_free (pass, TRUE);
+  g_string_free (host_pass, TRUE);
+  g_string_free (cdecl, TRUE);
+  g_string_free (cpass, TRUE);
+  g_string_free (host_cpass, TRUE);
   g_string_free (decompose, TRUE);
   g_string_free (loads, TRUE);
   g_string_free (args, TRUE);
@@ -1752,6 +1857,7 @@ plan_stencil_kernel_prepare (PlanStencilKernel * kernel, PlanDevice * device,
 {
   gchar *source;
   GError *err = NULL;
+  guint i;
 
   g_return_val_if_fail (kernel != NULL, FALSE);
   g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
@@ -1762,9 +1868,10 @@ plan_stencil_kernel_prepare (PlanStencilKernel * kernel, PlanDevice * device,
         "computed on the host", kernel->iterations);
     return FALSE;
   }
-  if (kernel->n_inputs > 1) {
+  if (kernel->n_inputs > DEVICE_MAX_INPUTS) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "a stencil of %u inputs is computed on the host", kernel->n_inputs);
+        "a stencil of %u inputs is computed on the host (a device takes "
+        "at most %u)", kernel->n_inputs, DEVICE_MAX_INPUTS);
     return FALSE;
   }
   if (kernel->next && !plan_stencil_kernel_prepare (kernel->next, device,
@@ -1793,6 +1900,8 @@ plan_stencil_kernel_prepare (PlanStencilKernel * kernel, PlanDevice * device,
     }
   }
   kernel->device = gst_object_ref (device);
+  for (i = 0; i + 1 < kernel->n_inputs; i++)
+    kernel->dev_inputs[i]->device = gst_object_ref (device);
   GST_DEBUG ("stencil on %s (%s)", plan_device_get_name (device),
       kernel->cuda ? "generated CUDA kernel" : "host kernel");
   return TRUE;
@@ -1914,39 +2023,91 @@ plan_stencil_kernel_set_end_rows (PlanStencilKernel * kernel,
   return TRUE;
 }
 
-/* Queues the computation of @n_out output rows from centre row next_c on,
- * reading rows from the kept rows, @rows (the chunk: rows [received,
- * received + @n_rows)), and the first and last rows. */
-static gboolean
-launch_rows (PlanStencilKernel * self, PlanStream * stream,
-    gconstpointer rows, gsize n_rows, gsize n_out, gint64 n_stream,
-    gpointer out, GError ** error)
+static guint
+add_segs (PlanStencilKernel * rows_of, gconstpointer rows, gsize n_rows,
+    plan_stencil_segs * segs, gpointer * ptrs)
 {
-  const Geometry *g = &self->geom;
-  plan_stencil_segs segs;
-  gpointer ptrs[PLAN_STENCIL_MAX_SEGS + 1];
-  HostStencil *job;
   guint n = 0;
 
 #define ADD_SEG(p, f, c) G_STMT_START { \
     if ((c) > 0) { \
-      segs.ptr[n] = (const char *) (p); \
-      segs.first[n] = (f); \
-      segs.count[n] = (c); \
+      segs->ptr[n] = (const char *) (p); \
+      segs->first[n] = (f); \
+      segs->count[n] = (c); \
       ptrs[n] = (gpointer) (p); \
       n++; \
     } \
   } G_STMT_END
 
-  memset (&segs, 0, sizeof (segs));
-  ADD_SEG (rows, (gint64) self->received, (gint64) n_rows);
-  ADD_SEG (self->carry[self->cur], (gint64) self->received -
-      (gint64) self->n_carry, (gint64) self->n_carry);
-  ADD_SEG (self->first, 0, (gint64) self->n_first);
-  ADD_SEG (self->end, (gint64) (self->total - self->n_end),
-      (gint64) self->n_end);
+  memset (segs, 0, sizeof (*segs));
+  ADD_SEG (rows, (gint64) rows_of->received, (gint64) n_rows);
+  ADD_SEG (rows_of->carry[rows_of->cur], (gint64) rows_of->received -
+      (gint64) rows_of->n_carry, (gint64) rows_of->n_carry);
+  ADD_SEG (rows_of->first, 0, (gint64) rows_of->n_first);
+  ADD_SEG (rows_of->end, (gint64) (rows_of->total - rows_of->n_end),
+      (gint64) rows_of->n_end);
 #undef ADD_SEG
-  segs.n = n;
+  segs->n = n;
+  return n;
+}
+
+/* The kernel holding input @j's device rows. */
+static PlanStencilKernel *
+rows_of_input (PlanStencilKernel * self, guint j)
+{
+  return j == 0 ? self : self->dev_inputs[j - 1];
+}
+
+/**
+ * plan_stencil_kernel_set_input_end_rows:
+ * @kernel: a #PlanStencilKernel prepared for a device
+ * @input: the input's index
+ * @stream: the stream the stencil runs on
+ * @total_rows: the number of rows of the whole stream
+ * @rows: (array): the last @n_rows rows of input @input, in host memory
+ * @n_rows: their number, as plan_stencil_kernel_needs_end_rows() asked
+ * @error: return location for an error
+ *
+ * plan_stencil_kernel_set_end_rows() for each input of a stencil of
+ * several inputs.
+ *
+ * Returns: %TRUE, or %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_set_input_end_rows (PlanStencilKernel * kernel,
+    guint input, PlanStream * stream, guint64 total_rows,
+    gconstpointer rows, gsize n_rows, GError ** error)
+{
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (input < kernel->n_inputs, FALSE);
+
+  return plan_stencil_kernel_set_end_rows (rows_of_input (kernel, input),
+      stream, total_rows, rows, n_rows, error);
+}
+
+/* Queues the computation of @n_out output rows from centre row next_c on,
+ * reading each input's rows from its kept rows, @rows[j] (the chunk: rows
+ * [received, received + @n_rows); @rows NULL for none), and its first and
+ * last rows. */
+static gboolean
+launch_rows (PlanStencilKernel * self, PlanStream * stream,
+    const gconstpointer * rows, gsize n_rows, gsize n_out, gint64 n_stream,
+    gpointer out, GError ** error)
+{
+  const Geometry *g = &self->geom;
+  plan_stencil_segs segs[DEVICE_MAX_INPUTS];
+  guint n_segs[DEVICE_MAX_INPUTS];
+  gpointer ptrs[DEVICE_MAX_INPUTS * PLAN_STENCIL_MAX_SEGS + 1];
+  HostStencil *job;
+  guint n = 0, j;
+
+  for (j = 0; j < self->n_inputs; j++) {
+    n_segs[j] = add_segs (rows_of_input (self, j), rows ? rows[j] : NULL,
+        rows ? n_rows : 0, &segs[j], ptrs + n);
+    n += n_segs[j];
+  }
   ptrs[n] = out;
 
   GST_LOG ("output centres %" G_GINT64_FORMAT " + %" G_GSIZE_FORMAT
@@ -1954,18 +2115,21 @@ launch_rows (PlanStencilKernel * self, PlanStream * stream,
       n_out, n, n_stream);
 
   if (self->cuda) {
-    gpointer args[6];
+    gpointer args[2 * DEVICE_MAX_INPUTS + 4];
     guint64 count = n_out * g->out_row_elems;
     gint64 c0 = self->next_c;
     const guint block[3] = { 256, 1, 1 };
     guint grid[3] = { 1, 1, 1 };
+    guint a = 0;
 
-    args[0] = &segs;
-    args[1] = &ptrs[n];
-    args[2] = &c0;
-    args[3] = &count;
-    args[4] = &n_stream;
-    args[5] = self->cval;
+    for (j = 0; j < self->n_inputs; j++)
+      args[a++] = &segs[j];
+    args[a++] = &ptrs[n];
+    args[a++] = &c0;
+    args[a++] = &count;
+    args[a++] = &n_stream;
+    for (j = 0; j < self->n_inputs; j++)
+      args[a++] = self->cvals[j];
     grid[0] = (guint) CLAMP ((count + 255) / 256, 1, 65535);
     return plan_stream_launch_kernel (stream, self->cuda, grid, block, 0,
         args, error);
@@ -1976,12 +2140,21 @@ launch_rows (PlanStencilKernel * self, PlanStream * stream,
   job->geom = *g;
   job->deltas = g_memdup2 (self->deltas, MAX (g->n_names, 1) *
       sizeof (*self->deltas));
-  job->segs = segs;
-  job->n_segs = n;
+  job->name_input = g_memdup2 (self->name_input, MAX (g->n_names, 1) *
+      sizeof (guint));
+  job->n_inputs = self->n_inputs;
+  for (j = 0; j < self->n_inputs; j++) {
+    PlanStencilKernel *rows_of = rows_of_input (self, j);
+
+    job->segs[j] = segs[j];
+    job->n_segs[j] = n_segs[j];
+    job->row_bytes[j] = rows_of->geom.in_row_bytes;
+    job->esize[j] = rows_of->geom.in_esize;
+    memcpy (job->cval[j], self->cvals[j], 16);
+  }
   job->c0 = self->next_c;
   job->n_out = n_out;
   job->n_stream = n_stream;
-  memcpy (job->cval, self->cval, sizeof (job->cval));
   job->n_threads = self->n_threads;
   return plan_stream_launch_host_kernel (stream, host_stencil_run, ptrs,
       n + 1, job, host_stencil_free, error);
@@ -2062,10 +2235,11 @@ stage_output (PlanStencilKernel * self, gsize n_out, gpointer * out,
  * the rows later windows need. */
 static gboolean
 stage_launch (PlanStencilKernel * self, PlanStream * stream,
-    gconstpointer rows, gsize n_rows, gsize n_out, gpointer out,
+    const gconstpointer * rows, gsize n_rows, gsize n_out, gpointer out,
     GError ** error)
 {
   gint64 n_stream;
+  guint j;
 
   if (n_rows == 0)
     return TRUE;
@@ -2074,9 +2248,13 @@ stage_launch (PlanStencilKernel * self, PlanStream * stream,
   if (n_out > 0 && !launch_rows (self, stream, rows, n_rows, n_out,
           n_stream, out, error))
     return FALSE;
-  if (!keep_rows (self, stream, rows, n_rows, error))
-    return FALSE;
-  self->received += n_rows;
+  for (j = 0; j < self->n_inputs; j++) {
+    PlanStencilKernel *rows_of = rows_of_input (self, j);
+
+    if (!keep_rows (rows_of, stream, rows[j], n_rows, error))
+      return FALSE;
+    rows_of->received += n_rows;
+  }
   self->next_c += n_out;
   return TRUE;
 }
@@ -2110,11 +2288,45 @@ gboolean
 plan_stencil_kernel_launch (PlanStencilKernel * kernel, PlanStream * stream,
     gconstpointer rows, gsize n_rows, gpointer out, GError ** error)
 {
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (kernel->n_inputs == 1, FALSE);
+
+  return plan_stencil_kernel_launch_inputs (kernel, stream, &rows, n_rows,
+      out, error);
+}
+
+/**
+ * plan_stencil_kernel_launch_inputs:
+ * @kernel: a #PlanStencilKernel
+ * @stream: where to queue the work, as plan_stencil_kernel_launch()
+ * @rows: (array): for each input, the next @n_rows rows of its stream, in
+ *   device memory, ready in @stream's order
+ * @n_rows: their number, the same for every input
+ * @out: (nullable): device memory for the output rows they complete
+ * @error: return location for an error
+ *
+ * plan_stencil_kernel_launch() for a stencil of several inputs
+ * (plan_stencil_kernel_new_inputs()): each input's halo rows are kept on
+ * the device; with %PLAN_BOUNDARY_WRAP along the streaming axis give each
+ * input's last rows with plan_stencil_kernel_set_input_end_rows() first.
+ *
+ * Returns: %TRUE, or %FALSE with @error set, as
+ *   plan_stencil_kernel_launch()
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stencil_kernel_launch_inputs (PlanStencilKernel * kernel,
+    PlanStream * stream, const gconstpointer * rows, gsize n_rows,
+    gpointer out, GError ** error)
+{
+  gconstpointer stage_in;
   gpointer stage_out;
   gsize n_out;
 
   g_return_val_if_fail (kernel != NULL, FALSE);
   g_return_val_if_fail (stream != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL, FALSE);
 
   if (!plan_stencil_kernel_prepare (kernel, plan_stream_get_device (stream),
           error))
@@ -2138,7 +2350,9 @@ plan_stencil_kernel_launch (PlanStencilKernel * kernel, PlanStream * stream,
     if (!stage_launch (kernel, stream, rows, n_rows, n_out, stage_out,
             error))
       return FALSE;
-    rows = stage_out;
+    /* The next application reads this one's output, its one input. */
+    stage_in = stage_out;
+    rows = &stage_in;
     n_rows = n_out;
   }
   return TRUE;
@@ -2226,7 +2440,8 @@ gboolean
 plan_stencil_kernel_launch_finish (PlanStencilKernel * kernel,
     PlanStream * stream, gpointer out, GError ** error)
 {
-  gconstpointer rows = NULL;
+  gconstpointer stage_in = NULL;
+  const gconstpointer *rows = NULL;
   gsize n_more = 0, n_out, n_push;
   gpointer stage_out;
 
@@ -2252,7 +2467,8 @@ plan_stencil_kernel_launch_finish (PlanStencilKernel * kernel,
             kernel->geom.out_row_elems * kernel->geom.out_esize, error))
       return FALSE;
     kernel->next_c += n_out - n_push;
-    rows = stage_out;
+    stage_in = stage_out;
+    rows = &stage_in;
     n_more = n_out;
   }
   return TRUE;

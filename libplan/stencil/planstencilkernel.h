@@ -144,6 +144,16 @@ gboolean plan_stencil_kernel_set_end_rows (PlanStencilKernel * kernel,
     gsize n_rows, GError ** error);
 
 PLAN_API
+gboolean plan_stencil_kernel_set_input_end_rows (PlanStencilKernel * kernel,
+    guint input, PlanStream * stream, guint64 total_rows,
+    gconstpointer rows, gsize n_rows, GError ** error);
+
+PLAN_API
+gboolean plan_stencil_kernel_launch_inputs (PlanStencilKernel * kernel,
+    PlanStream * stream, const gconstpointer * rows, gsize n_rows,
+    gpointer out, GError ** error);
+
+PLAN_API
 gboolean plan_stencil_kernel_launch (PlanStencilKernel * kernel,
     PlanStream * stream, gconstpointer rows, gsize n_rows, gpointer out,
     GError ** error);

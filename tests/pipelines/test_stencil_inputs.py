@@ -210,16 +210,22 @@ def test_mixed_dtypes_and_default_names():
 
 
 def test_sim_device_same_bytes():
-    """target=cuda on the sim device: a stencil of several inputs is
-    computed on the host from the device rows; the CPU's bytes."""
+    """upload ! planstencil target=cuda ! download on the sim device: each
+    input's halo rows kept on the device (wrap: each input's last rows
+    uploaded), inputs of two dtypes and a window on the request pad; the
+    CPU's bytes, chunks of one row and of several."""
     rng = np.random.default_rng(9)
     u = rng.standard_normal((40, 11))
-    p = rng.standard_normal((40, 11))
-    for mode in ('nearest', 'valid'):
-        want = run(*WAVE_2D, mode, [u, p], [[], ['variable=p']], 6)
-        got = run(*WAVE_2D, mode, [u, p], [[], ['variable=p']], 6,
-                  device=True)
-        assert_bits(got, want, 'sim device, %s' % mode)
+    p = rng.standard_normal((40, 11)).astype(np.float32)
+    expr = '2*c - p + 0.25*(n + s + e + w - 4*c) - 0.5*q'
+    for mode in MODES + ['valid']:
+        for rows in (1, 6):
+            want = run(WAVE_2D[0], expr, mode, [u, p], [[], ['window=_; p; q']],
+                       rows, cval=0.75)
+            got = run(WAVE_2D[0], expr, mode, [u, p], [[], ['window=_; p; q']],
+                      rows, cval=0.75, device=True)
+            assert_bits(got, want, 'sim device, %s, chunks of %d' % (mode,
+                                                                     rows))
 
 
 def failing(window, expr, arrays, props, *texts, extra=()):

@@ -14,7 +14,11 @@
  *   gives the CPU stencil's bits, every boundary mode, for a 1-D window,
  *   a 5 x 5 window on a 2-D array and on the planes of a 3-D one, and a
  *   3 x 3 x 5 window over the three axes of a 3-D array (skipped without
- *   nvcc). */
+ *   nvcc);
+ * - a stencil over two inputs of different dtypes (a wave step: a 5-point
+ *   window of float64 and a two-cell window of float32) compiles with
+ *   NVRTC in every mode and, compiled by nvcc for the host, gives the CPU
+ *   stencil's bits. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -66,6 +70,34 @@ make_kernel (guint w, PlanBoundary boundary, PlanDType dtype, gint64 rows,
   return k;
 }
 
+/* A wave step over u (float64, 5-point window) and u_prev (float32, its
+ * centre and the cell below) of @rows x 13. */
+static PlanStencilKernel *
+make_inputs_kernel (PlanBoundary boundary, gint64 rows)
+{
+  PlanWindow *w[2];
+  PlanArrayInfo info[2];
+  PlanStencilKernel *k;
+  GError *err = NULL;
+
+  w[0] = plan_window_parse ("_ n _; w c e; _ s _", NULL);
+  w[1] = plan_window_parse ("_; p; q", NULL);
+  plan_array_info_init (&info[0]);
+  info[0].dtype = PLAN_DTYPE_FLOAT64;
+  info[0].ndim = 2;
+  info[0].shape[0] = rows;
+  info[0].shape[1] = 13;
+  info[1] = info[0];
+  info[1].dtype = PLAN_DTYPE_FLOAT32;
+  k = plan_stencil_kernel_new_inputs (2, (const PlanWindow * const *) w,
+      info, "2*c - p + 0.25*(n + s + e + w - 4*c) - 0.5*q", boundary, 1.5,
+      &err);
+  fail_unless (k != NULL, "%s", err ? err->message : "");
+  plan_window_unref (w[0]);
+  plan_window_unref (w[1]);
+  return k;
+}
+
 static void
 check_nvrtc (const gchar * arch)
 {
@@ -95,6 +127,18 @@ check_nvrtc (const gchar * arch)
         plan_stencil_kernel_free (k);
       }
     }
+  }
+  for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
+    PlanStencilKernel *k = make_inputs_kernel (b, -1);
+    gchar *src = plan_stencil_kernel_to_cuda (k, "plan_stencil_kernel");
+    GBytes *code = NULL;
+
+    fail_unless (plan_nvrtc_compile (src, arch, &code, &err),
+        "two inputs, boundary %s on %s: %s", plan_boundary_to_string (b),
+        arch, err ? err->message : "");
+    g_bytes_unref (code);
+    g_free (src);
+    plan_stencil_kernel_free (k);
   }
 }
 
@@ -256,6 +300,118 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
 
 GST_END_TEST;
 
+GST_START_TEST (test_generated_inputs_stencil_matches_cpu)
+{
+#ifdef PLAN_NVCC
+  gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
+  guint b;
+
+  for (b = PLAN_BOUNDARY_CONSTANT; b <= PLAN_BOUNDARY_VALID; b++) {
+    const gsize rows = 23, cols = 13;
+    PlanStencilKernel *k = make_inputs_kernel (b, rows);
+    gchar *name = g_strdup_printf ("si_%u", b);
+    gchar *src = plan_stencil_kernel_to_cuda (k, name);
+    gchar *cu = g_strdup_printf ("%s/%s.cu", dir, name);
+    gchar *so = g_strdup_printf ("%s/%s.so", dir, name);
+    gchar *host = g_strdup_printf ("%s_host", name);
+    const gchar *argv[] = { PLAN_NVCC, "-x", "cu", "-shared", "-O1",
+      "-Xcompiler", "-fPIC", "-DPLAN_EXPR_HOST_ENTRY", "-arch=sm_80",
+      "--fmad=false", "-w", "-o", so, cu, NULL
+    };
+    gdouble *u = g_new (gdouble, rows * cols), *cpu, *gpu;
+    gfloat *p = g_new (gfloat, rows * cols);
+    guint8 cvals[2][16] = { {0} };
+    gdouble cu_val = 1.5;
+    gfloat cp_val = 1.5;
+    PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
+    gconstpointer in[2];
+    PlanArrayInfo out_info;
+    guint n_blocks, i;
+    gsize n_out = 0, n_end, out_cols;
+    gchar *errout = NULL;
+    gint status = 0;
+    GModule *module;
+    StencilHostFunc func;
+    Segs segs[2];
+    GError *err = NULL;
+    guint h = b == PLAN_BOUNDARY_VALID ? 1 : 0;
+
+    for (i = 0; i < rows * cols; i++) {
+      u[i] = sin (i * 0.37) * 10 + i % 7;
+      p[i] = (gfloat) cos (i * 0.11) * 3;
+    }
+    plan_stencil_kernel_get_output_info (k, &out_info);
+    out_cols = out_info.shape[1];
+    cpu = g_new0 (gdouble, rows * cols + 1);
+    in[0] = u;
+    in[1] = p;
+    if (plan_stencil_kernel_host_needs_end_rows (k, rows, &n_end)) {
+      fail_unless (plan_stencil_kernel_host_set_input_end_rows (k, 0, rows,
+              u + (rows - n_end) * cols, n_end, &err));
+      fail_unless (plan_stencil_kernel_host_set_input_end_rows (k, 1, rows,
+              p + (rows - n_end) * cols, n_end, &err));
+    }
+    fail_unless (plan_stencil_kernel_push_inputs (k, in, rows, blocks,
+            &n_blocks, &err), "%s", err ? err->message : "");
+    plan_stencil_kernel_eval (k, blocks, n_blocks, cpu);
+    for (i = 0; i < n_blocks; i++)
+      n_out += blocks[i].n_rows;
+    do {
+      fail_unless (plan_stencil_kernel_finish (k, blocks, &n_blocks, &err));
+      plan_stencil_kernel_eval (k, blocks, n_blocks, cpu + n_out * out_cols);
+      for (i = 0; i < n_blocks; i++)
+        n_out += blocks[i].n_rows;
+    } while (n_blocks > 0);
+
+    fail_unless (g_file_set_contents (cu, src, -1, NULL));
+    fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+            NULL, &errout, &status, NULL));
+    fail_unless (g_spawn_check_wait_status (status, NULL),
+        "nvcc failed:\n%s", errout);
+    module = g_module_open (so, G_MODULE_BIND_LAZY);
+    fail_unless (module != NULL, "%s", g_module_error ());
+    fail_unless (g_module_symbol (module, host, (gpointer *) & func));
+
+    memset (segs, 0, sizeof (segs));
+    segs[0].ptr[0] = (const char *) u;
+    segs[1].ptr[0] = (const char *) p;
+    for (i = 0; i < 2; i++) {
+      segs[i].count[0] = rows;
+      segs[i].n = 1;
+    }
+    memcpy (cvals[0], &cu_val, sizeof (cu_val));
+    memcpy (cvals[1], &cp_val, sizeof (cp_val));
+    gpu = g_new0 (gdouble, n_out * out_cols + 1);
+    func (segs, gpu, h, n_out * out_cols, rows, cvals);
+    fail_unless (memcmp (gpu, cpu, n_out * out_cols * 8) == 0,
+        "two inputs, boundary %s: the generated kernel differs from the CPU",
+        plan_boundary_to_string (b));
+
+    g_module_close (module);
+    g_unlink (cu);
+    g_unlink (so);
+    g_free (gpu);
+    g_free (cpu);
+    g_free (u);
+    g_free (p);
+    g_free (errout);
+    g_free (host);
+    g_free (so);
+    g_free (cu);
+    g_free (src);
+    g_free (name);
+    plan_stencil_kernel_free (k);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+#else
+  g_print ("nvcc not found at configure time: generated stencils not run "
+      "on the host\n");
+#endif
+}
+
+GST_END_TEST;
+
 static void
 remove_tree (const gchar * path)
 {
@@ -288,6 +444,7 @@ stencilcuda_suite (void)
   tcase_add_test (tc, test_nvrtc_compiles_stencils_sm80);
   tcase_add_test (tc, test_nvrtc_compiles_stencils_sm90);
   tcase_add_test (tc, test_generated_stencil_matches_cpu);
+  tcase_add_test (tc, test_generated_inputs_stencil_matches_cpu);
   return s;
 }
 
