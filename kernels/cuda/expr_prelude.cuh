@@ -243,6 +243,205 @@ PLAN_HD double plan_logaddexp2_d (double x, double y)
 PLAN_FLOAT_FUNCS (float, f, 0x47efffffe0000000ull)
 PLAN_FLOAT_FUNCS (double,, 0x7fefffffffffffffull)
 
+/* ---- complex numbers: the real part first, as numpy and cuComplex ---- */
+
+struct __align__ (8) plan_c64 { float re, im; };
+struct __align__ (16) plan_c128 { double re, im; };
+
+/* numpy's arithmetic (the CPU's kernels/cpu/exprcomplex.c, bit for bit);
+ * the functions by their textbook formulas over CUDA's real functions,
+ * within a few ulp of the magnitude of the result for finite arguments
+ * (docs/expressions.md). MK makes a value from its parts; LIM: where
+ * tanh of the real part is 1 in T. */
+#define PLAN_COMPLEX(C, MK, T, S, LIM) \
+  PLAN_HD C MK (T re, T im) { C z; z.re = re; z.im = im; return z; } \
+  PLAN_HD C plan_add (C a, C b) { return MK (a.re + b.re, a.im + b.im); } \
+  PLAN_HD C plan_sub (C a, C b) { return MK (a.re - b.re, a.im - b.im); } \
+  PLAN_HD C plan_mul (C a, C b) \
+  { return MK (a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); } \
+  PLAN_HD C plan_div (C a, C b) \
+  { \
+    T abr = fabs##S (b.re), abi = fabs##S (b.im), rat, scl; \
+    if (abr >= abi) { \
+      if (abr == 0 && abi == 0) return MK (a.re / abr, a.im / abr); \
+      rat = b.im / b.re; scl = (T) 1.0 / (b.re + b.im * rat); \
+      return MK ((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl); \
+    } \
+    rat = b.re / b.im; scl = (T) 1.0 / (b.im + b.re * rat); \
+    return MK ((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl); \
+  } \
+  PLAN_HD C plan_neg (C a) { return MK (-a.re, -a.im); } \
+  PLAN_HD C plan_conj (C a) { return MK (a.re, -a.im); } \
+  PLAN_HD C plan_reciprocal (C a) \
+  { \
+    T q, d; \
+    if (fabs##S (a.im) <= fabs##S (a.re)) { \
+      q = a.im / a.re; d = a.re + a.im * q; return MK (1 / d, -q / d); } \
+    q = a.re / a.im; d = a.re * q + a.im; return MK (q / d, -1 / d); \
+  } \
+  PLAN_HD T plan_abs (C a) { return hypot##S (a.re, a.im); } \
+  PLAN_HD T plan_angle (C a) { return atan2##S (a.im, a.re); } \
+  PLAN_HD plan_bool plan_eq (C a, C b) { return a.re == b.re && a.im == b.im; } \
+  PLAN_HD plan_bool plan_ne (C a, C b) { return a.re != b.re || a.im != b.im; } \
+  PLAN_HD plan_bool plan_isnan (C a) { return a.re != a.re || a.im != a.im; } \
+  PLAN_HD plan_bool plan_isinf (C a) \
+  { return plan_isinf (a.re) || plan_isinf (a.im); } \
+  PLAN_HD plan_bool plan_isfinite (C a) \
+  { return plan_isfinite (a.re) && plan_isfinite (a.im); } \
+  PLAN_HD C plan_nan_to_num (C a) \
+  { return MK (plan_nan_to_num (a.re), plan_nan_to_num (a.im)); } \
+  PLAN_HD C plan_crint (C a) { return MK (rint##S (a.re), rint##S (a.im)); } \
+  PLAN_HD C plan_cexp (C a) \
+  { \
+    T e = exp##S (a.re); \
+    if (a.im == 0) return MK (e, a.im); \
+    return MK (e * cos##S (a.im), e * sin##S (a.im)); \
+  } \
+  PLAN_HD C plan_clog (C a) \
+  { return MK (log##S (hypot##S (a.re, a.im)), atan2##S (a.im, a.re)); } \
+  PLAN_HD C plan_csqrt (C a) \
+  { \
+    T t; \
+    if (a.re == 0 && a.im == 0) return MK ((T) 0, a.im); \
+    if (plan_isinf (a.im)) return MK (fabs##S (a.im), a.im); \
+    t = sqrt##S ((fabs##S (a.re) + hypot##S (a.re, a.im)) * (T) 0.5); \
+    if (a.re >= 0) return MK (t, a.im / (2 * t)); \
+    return MK (fabs##S (a.im) / (2 * t), copysign##S (t, a.im)); \
+  } \
+  PLAN_HD C plan_csinh (C a) \
+  { return MK (sinh##S (a.re) * cos##S (a.im), cosh##S (a.re) * sin##S (a.im)); } \
+  PLAN_HD C plan_ccosh (C a) \
+  { return MK (cosh##S (a.re) * cos##S (a.im), sinh##S (a.re) * sin##S (a.im)); } \
+  PLAN_HD C plan_csin (C a) \
+  { return MK (sin##S (a.re) * cosh##S (a.im), cos##S (a.re) * sinh##S (a.im)); } \
+  PLAN_HD C plan_ccos (C a) \
+  { return MK (cos##S (a.re) * cosh##S (a.im), -(sin##S (a.re) * sinh##S (a.im))); } \
+  PLAN_HD C plan_ctanh (C a) \
+  { \
+    T t, b, s, r, d; \
+    if (fabs##S (a.re) > (T) LIM) \
+      return MK (copysign##S ((T) 1, a.re), 4 * sin##S (a.im) \
+          * cos##S (a.im) * exp##S (-2 * fabs##S (a.re))); \
+    t = tan##S (a.im); b = 1 + t * t; s = sinh##S (a.re); \
+    r = sqrt##S (1 + s * s); d = 1 + b * s * s; \
+    return MK (b * r * s / d, t / d); \
+  } \
+  PLAN_HD C plan_ctan (C a) \
+  { C t = plan_ctanh (MK (-a.im, a.re)); return MK (t.im, -t.re); } \
+  PLAN_HD C plan_clog1p_acc (C a) \
+  { \
+    /* log(1 + a) without the cancellation of 1 + a for small a: \
+     * log|1 + a| = log1p(2 re + re^2 + im^2) / 2. */ \
+    return MK (log1p##S (a.re * (2 + a.re) + a.im * a.im) * (T) 0.5, \
+        atan2##S (a.im, 1 + a.re)); \
+  } \
+  /* The inverse functions are computed for |re| + i |im| (where the \
+   * formulas do not cancel and stay off the branch cuts) and given the \
+   * signs of the operand's parts (signed zeros included): asinh, asin, \
+   * atanh and atan are odd, and they, acosh and acos commute with the \
+   * conjugate. */ \
+  PLAN_HD C plan_casinh_q (T x, T y) \
+  { \
+    /* asinh(z) = log1p(z + z*z / (1 + sqrt(1 + z*z))) */ \
+    C z = MK (x, y), zz = plan_mul (z, z), w; \
+    w = plan_csqrt (plan_add (zz, MK ((T) 1, (T) 0))); \
+    w = plan_div (zz, plan_add (w, MK ((T) 1, (T) 0))); \
+    return plan_clog1p_acc (plan_add (z, w)); \
+  } \
+  PLAN_HD C plan_catanh_q (T x, T y) \
+  { \
+    /* Kahan's form: log1p(4x / ((1 - x)^2 + y^2)) / 4 and \
+     * atan2(2y, (1 - x)(1 + x) - y^2) / 2. */ \
+    T d = (1 - x) * (1 - x) + y * y; \
+    return MK (log1p##S (4 * x / d) * (T) 0.25, \
+        atan2##S (2 * y, (1 - x) * (1 + x) - y * y) * (T) 0.5); \
+  } \
+  PLAN_HD C plan_csigns (C r, C a) \
+  { return MK (copysign##S (r.re, a.re), copysign##S (r.im, a.im)); } \
+  PLAN_HD C plan_casinh (C a) \
+  { return plan_csigns (plan_casinh_q (fabs##S (a.re), fabs##S (a.im)), a); } \
+  PLAN_HD C plan_casin (C a) \
+  { \
+    C r = plan_casinh_q (fabs##S (a.im), fabs##S (a.re)); \
+    return plan_csigns (MK (r.im, r.re), a); \
+  } \
+  PLAN_HD C plan_catanh (C a) \
+  { return plan_csigns (plan_catanh_q (fabs##S (a.re), fabs##S (a.im)), a); } \
+  PLAN_HD C plan_catan (C a) \
+  { \
+    C r = plan_catanh_q (fabs##S (a.im), fabs##S (a.re)); \
+    return plan_csigns (MK (r.im, r.re), a); \
+  } \
+  PLAN_HD C plan_cacosh (C a) \
+  { \
+    /* log(z + sqrt(z + 1) sqrt(z - 1)) on re + i |im|: imaginary part in \
+     * [0, pi], then the operand's sign. */ \
+    C one = MK ((T) 1, (T) 0), z = MK (a.re, fabs##S (a.im)), w; \
+    w = plan_mul (plan_csqrt (plan_add (z, one)), plan_csqrt (plan_sub (z, one))); \
+    w = plan_clog (plan_add (z, w)); \
+    return MK (w.re, copysign##S (w.im, a.im)); \
+  } \
+  PLAN_HD C plan_cacos (C a) \
+  { \
+    /* acos(z) = -i acosh(z) for im >= 0: real part in [0, pi], imaginary \
+     * part of the opposite sign to the operand's. */ \
+    C t = plan_cacosh (MK (a.re, fabs##S (a.im))); \
+    return MK (t.im, copysign##S (t.re, a.im) * (T) -1); \
+  } \
+  PLAN_HD C plan_cexp2 (C a) \
+  { return plan_cexp (MK (a.re * (T) 0.693147180559945309417232121458176568, \
+        a.im * (T) 0.693147180559945309417232121458176568)); } \
+  PLAN_HD C plan_clog2 (C a) \
+  { C l = plan_clog (a); return MK (l.re * (T) 1.442695040888963407359924681001892137, \
+        l.im * (T) 1.442695040888963407359924681001892137); } \
+  PLAN_HD C plan_clog10 (C a) \
+  { C l = plan_clog (a); return MK (l.re * (T) 0.434294481903251827651128918916605082, \
+        l.im * (T) 0.434294481903251827651128918916605082); } \
+  PLAN_HD C plan_cexpm1 (C a) \
+  { \
+    T h = sin##S (a.im / 2); \
+    return MK (expm1##S (a.re) * cos##S (a.im) - 2 * h * h, \
+        exp##S (a.re) * sin##S (a.im)); \
+  } \
+  PLAN_HD C plan_clog1p (C a) \
+  { \
+    T l = hypot##S (a.re + 1, a.im); \
+    return MK (log##S (l), atan2##S (a.im, a.re + 1)); \
+  } \
+  PLAN_HD C plan_pow (C a, C b) \
+  { \
+    /* numpy's: exact cases, integer exponents by squaring, else \
+     * exp(b log a). */ \
+    if (b.re == 0 && b.im == 0) return MK ((T) 1, (T) 0); \
+    if (a.re == 0 && a.im == 0) { \
+      if (b.re > 0 && b.im == 0) return MK ((T) 0, (T) 0); \
+      return MK (plan_f32_bits (0x7fc00000u), plan_f32_bits (0x7fc00000u)); \
+    } \
+    if (b.im == 0 && fabs##S (b.re) < 100 && b.re == (T) (int) b.re) { \
+      int k = (int) b.re, m = k < 0 ? -k : k, mask = 1; \
+      C p = a, q = MK ((T) 1, (T) 0); \
+      if (k == 1) return a; \
+      if (k == 2) return plan_mul (a, a); \
+      if (k == 3) return plan_mul (a, plan_mul (a, a)); \
+      for (;;) { \
+        if (m & mask) q = plan_mul (q, p); \
+        mask <<= 1; \
+        if (m < mask) break; \
+        p = plan_mul (p, p); \
+      } \
+      return k < 0 ? plan_div (MK ((T) 1, (T) 0), q) : q; \
+    } \
+    return plan_cexp (plan_mul (b, plan_clog (a))); \
+  }
+
+PLAN_COMPLEX (plan_c64, plan_c64_make, float, f, 9)
+PLAN_COMPLEX (plan_c128, plan_c128_make, double, , 22)
+
+PLAN_HD plan_c64 plan_c64_of (plan_c128 a)
+{ return plan_c64_make ((float) a.re, (float) a.im); }
+PLAN_HD plan_c128 plan_c128_of (plan_c64 a)
+{ return plan_c128_make ((double) a.re, (double) a.im); }
+
 /* ---- bool (0 or 1; inputs are normalised when loaded) ---- */
 
 PLAN_HD plan_bool plan_bool_of (plan_bool a) { return a != 0; }

@@ -35,7 +35,8 @@ _plan_cuda_type_name (PlanDType d)
     [PLAN_DTYPE_UINT16] = "plan_u16",[PLAN_DTYPE_INT32] = "plan_i32",
     [PLAN_DTYPE_UINT32] = "plan_u32",[PLAN_DTYPE_INT64] = "plan_i64",
     [PLAN_DTYPE_UINT64] = "plan_u64",[PLAN_DTYPE_FLOAT32] = "float",
-    [PLAN_DTYPE_FLOAT64] = "double",
+    [PLAN_DTYPE_FLOAT64] = "double",[PLAN_DTYPE_COMPLEX64] = "plan_c64",
+    [PLAN_DTYPE_COMPLEX128] = "plan_c128",
   };
   g_assert (d > PLAN_DTYPE_UNKNOWN && d < PLAN_DTYPE_N);
   return names[d];
@@ -199,12 +200,38 @@ c_operator (ExprOp op)
   }
 }
 
+static void append_const (GString * s, const ExprNode * c);
+
+/* A complex constant: its parts as float constants. */
+static void
+append_complex_const (GString * s, const ExprNode * c)
+{
+  ExprNode part = *c;
+  gboolean c64 = c->dtype == PLAN_DTYPE_COMPLEX64;
+  guint i;
+
+  part.dtype = c64 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
+  g_string_append_printf (s, "%s (", c64 ? "plan_c64_make" :
+      "plan_c128_make");
+  for (i = 0; i < 2; i++) {
+    memset (&part.value, 0, sizeof (part.value));
+    if (c64)
+      memcpy (part.value.bytes, &c->value.c64[i], 4);
+    else
+      memcpy (part.value.bytes, &c->value.c128[i], 8);
+    append_const (s, &part);
+    g_string_append (s, i ? ")" : ", ");
+  }
+}
+
 static void
 append_const (GString * s, const ExprNode * c)
 {
   const gchar *t = _plan_cuda_type_name (c->dtype);
 
-  if (c->dtype == PLAN_DTYPE_FLOAT32) {
+  if (plan_dtype_is_complex (c->dtype)) {
+    append_complex_const (s, c);
+  } else if (c->dtype == PLAN_DTYPE_FLOAT32) {
     gfloat f;
     guint32 bits;
     memcpy (&f, c->value.bytes, 4);
@@ -240,7 +267,17 @@ typedef struct
 static void
 append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
 {
-  if (to == PLAN_DTYPE_BOOL) {
+  if (plan_dtype_is_complex (from) && to == PLAN_DTYPE_BOOL) {
+    g_string_append_printf (s, "(plan_bool) (%s.re != 0 || %s.im != 0)", arg,
+        arg);
+  } else if (plan_dtype_is_complex (from)) {
+    /* complex64 <-> complex128: a real dtype is never cast to. */
+    g_string_append_printf (s, "%s_of (%s)", _plan_cuda_type_name (to), arg);
+  } else if (plan_dtype_is_complex (to)) {
+    const gchar *part = to == PLAN_DTYPE_COMPLEX64 ? "float" : "double";
+    g_string_append_printf (s, "%s_make ((%s) %s, (%s) 0)",
+        _plan_cuda_type_name (to), part, arg, part);
+  } else if (to == PLAN_DTYPE_BOOL) {
     g_string_append_printf (s, "(plan_bool) (%s != 0)", arg);
   } else if (plan_dtype_is_float (from) && !plan_dtype_is_float (to)) {
     gint bits = (gint) plan_dtype_get_size (to) * 8;
@@ -260,6 +297,54 @@ append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
   } else {
     g_string_append_printf (s, "(%s) %s", _plan_cuda_type_name (to), arg);
   }
+}
+
+/* An operation on complex operands: the prelude's plan_c* functions. */
+static void
+append_complex_op (GString * e, ExprOp op, gchar ** args)
+{
+  const gchar *fn = math_name (op);
+
+  switch (op) {
+    case EXPR_OP_SQUARE:
+      g_string_append_printf (e, "plan_mul (%s, %s)", args[0], args[0]);
+      return;
+    case EXPR_OP_REAL:
+      g_string_append_printf (e, "%s.re", args[0]);
+      return;
+    case EXPR_OP_IMAG:
+      g_string_append_printf (e, "%s.im", args[0]);
+      return;
+    case EXPR_OP_CONJ:
+      fn = "plan_conj";
+      break;
+    case EXPR_OP_ANGLE:
+      fn = "plan_angle";
+      break;
+    case EXPR_OP_DIV:
+      fn = "plan_div";
+      break;
+    case EXPR_OP_EQ:
+      fn = "plan_eq";
+      break;
+    case EXPR_OP_NE:
+      fn = "plan_ne";
+      break;
+    case EXPR_OP_RINT:
+      fn = "plan_crint";
+      break;
+    default:
+      if (fn != NULL) {
+        /* sqrt ... atanh: plan_csqrt ... plan_catanh */
+        g_string_append_printf (e, "plan_c%s (%s)", fn, args[0]);
+        return;
+      }
+      fn = helper_name (op);
+      break;
+  }
+  g_assert (fn != NULL);
+  g_string_append_printf (e, "%s (%s%s%s)", fn, args[0], args[1] ? ", " : "",
+      args[1] ? args[1] : "");
 }
 
 /* Emits the statements computing @node; returns the name of its value. */
@@ -290,6 +375,8 @@ gen_node (Gen * g, const ExprNode * node)
 
   if (node->op == EXPR_OP_CAST) {
     append_cast (e, ad, node->dtype, args[0]);
+  } else if (plan_dtype_is_complex (ad) && node->op != EXPR_OP_WHERE) {
+    append_complex_op (e, node->op, args);
   } else if (node->op == EXPR_OP_SQUARE) {
     g_string_append_printf (e, "plan_mul (%s, %s)", args[0], args[0]);
   } else if (node->op == EXPR_OP_WHERE) {
@@ -422,9 +509,9 @@ _plan_expr_cuda_generate (ExprNode * root, guint n_names,
      * NULL, as on the CPU. */
     if (!used[i]) {
       g_string_append_printf (params, "const %s *__restrict__ in%u,", t, i);
-      g_string_append_printf (args, "%s(%s) 0", sep, t);
-      g_string_append_printf (vec_args, "%s(%s) 0", sep, t);
-      g_string_append_printf (host_args, "%s(%s) 0", sep, t);
+      g_string_append_printf (args, "%s%s ()", sep, t);
+      g_string_append_printf (vec_args, "%s%s ()", sep, t);
+      g_string_append_printf (host_args, "%s%s ()", sep, t);
       continue;
     }
     /* A scalar parameter is an argument of the kernel, by value; a

@@ -1748,7 +1748,7 @@ plan_stencil_kernel_to_cuda (PlanStencilKernel * kernel,
 
     g_string_append_printf (args, "%sv%u", j ? ", " : "", j);
     if (!plan_expr_uses_name (kernel->expr, j)) {
-      g_string_append_printf (loads, "  const %s v%u = (%s) 0;\n", t, j, t);
+      g_string_append_printf (loads, "  const %s v%u = %s ();\n", t, j, t);
       g_free (segs);
       g_free (cval);
       continue;

@@ -185,6 +185,86 @@ build_cases (void)
   all_source = g_string_free (all, FALSE);
 }
 
+/* ---- complex numbers ---- */
+
+/* Expressions on complex a and b (and a float32 f), and the bound in ulp of
+ * the magnitude of the result that the generated code's functions keep
+ * from the CPU's (glibc's): 0 for numpy's arithmetic, which is the same
+ * operations in the same order. docs/expressions.md has these figures. */
+static const struct
+{
+  const gchar *source;
+  guint ulp;
+} complex_exprs[] = {
+  {"a + b", 0}, {"a - b", 0}, {"a * b", 0}, {"a / b", 0}, {"a ** 3", 0},
+  {"pow(a, -2)", 0}, {"-a", 0}, {"abs(a)", 0}, {"real(a)", 0},
+  {"imag(a)", 0}, {"conj(a)", 0}, {"angle(a)", 0}, {"square(a)", 0},
+  {"reciprocal(a)", 0}, {"rint(a)", 0}, {"nan_to_num(a)", 0},
+  {"a == b", 0}, {"a != b", 0}, {"isnan(a)", 0}, {"isinf(a)", 0},
+  {"isfinite(a)", 0}, {"where(real(a) > 0, a, b)", 0}, {"not a", 0},
+  {"bool(a)", 0}, {"a * 2 + 1j", 0}, {"complex128(a)", 0},
+  {"complex64(b)", 0}, {"f * 1j + a", 0}, {"a ** b", 16}, {"sqrt(a)", 4},
+  {"exp(a)", 4}, {"log(a)", 16}, {"exp2(a)", 4}, {"log2(a)", 16},
+  {"log10(a)", 16}, {"expm1(a)", 4}, {"log1p(a)", 4}, {"sin(a)", 4},
+  {"cos(a)", 4}, {"tan(a)", 16}, {"arcsin(a)", 8}, {"arccos(a)", 8},
+  {"arctan(a)", 8}, {"sinh(a)", 4}, {"cosh(a)", 4}, {"tanh(a)", 16},
+  {"arcsinh(a)", 8}, {"arccosh(a)", 8}, {"arctanh(a)", 8},
+};
+
+/* Every complex case for complex64 and complex128, in order: case i is
+ * complex_exprs[i % n] on complex64 for i < n, complex128 after. */
+static GPtrArray *
+complex_cases (gchar ** source)
+{
+  const gchar *names[] = { "a", "b", "f" };
+  GPtrArray *all = g_ptr_array_new_with_free_func (case_free);
+  GString *src = g_string_new (NULL);
+  guint d, k;
+
+  for (d = 0; d < 2; d++) {
+    PlanDType cd = d ? PLAN_DTYPE_COMPLEX128 : PLAN_DTYPE_COMPLEX64;
+    PlanDType t[] = { cd, cd, PLAN_DTYPE_FLOAT32 };
+
+    for (k = 0; k < G_N_ELEMENTS (complex_exprs); k++) {
+      Case *c = g_new0 (Case, 1);
+      GError *err = NULL;
+      gchar *one;
+
+      c->source = g_strdup (complex_exprs[k].source);
+      c->da = c->db = cd;
+      c->expr = plan_expr_compile (c->source, 3, names, t, &err);
+      fail_unless (c->expr != NULL, "%s: %s", c->source, err ? err->message :
+          "");
+      c->name = g_strdup_printf ("plan_complex_%u", all->len);
+      one = plan_expr_to_cuda (c->expr, c->name);
+      g_string_append (src, one);
+      g_free (one);
+      g_ptr_array_add (all, c);
+    }
+  }
+  *source = g_string_free (src, FALSE);
+  return all;
+}
+
+GST_START_TEST (test_nvrtc_compiles_complex_cases)
+{
+  gchar *source;
+  GPtrArray *all = complex_cases (&source);
+  GBytes *code = NULL;
+  GError *err = NULL;
+
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_unless (plan_nvrtc_compile (source, "sm_80", &code, &err), "%s",
+      err ? err->message : "");
+  fail_unless (g_bytes_get_size (code) > 1000);
+  g_bytes_unref (code);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+  g_ptr_array_unref (all);
+  g_free (source);
+}
+
+GST_END_TEST;
+
 /* ---- NVRTC ---- */
 
 static void
@@ -564,6 +644,146 @@ GST_START_TEST (test_generated_code_matches_cpu_evaluator)
 
 GST_END_TEST;
 
+/* Random finite complex values, parts of magnitudes 1e-2 to 1e2 and
+ * either sign, and a few zeros. */
+static void
+fill_complex (PlanDType d, guint8 * buf, guint n)
+{
+  guint k, p;
+
+  for (k = 0; k < n; k++) {
+    for (p = 0; p < 2; p++) {
+      gdouble v = k < 4 && ((k >> p) & 1) ? 0.0 : ldexp ((gdouble) (lcg ()
+              % 1000000) / 1e6 + 0.1, (gint) (lcg () % 14) - 7);
+      if (lcg () & 1)
+        v = -v;
+      if (d == PLAN_DTYPE_COMPLEX64) {
+        gfloat f = (gfloat) v;
+        memcpy (buf + k * 8 + p * 4, &f, 4);
+      } else {
+        memcpy (buf + k * 16 + p * 8, &v, 8);
+      }
+    }
+  }
+}
+
+/* The distance of got from want in ulp of want's magnitude (in the dtype
+ * of its parts); 0 for the same bits (NaN matching NaN). */
+static gdouble
+complex_distance (PlanDType d, const guint8 * got, const guint8 * want)
+{
+  gdouble g[2], w[2], mag, ulp;
+  guint p;
+
+  for (p = 0; p < 2; p++) {
+    if (d == PLAN_DTYPE_COMPLEX64) {
+      gfloat a, b;
+      memcpy (&a, got + 4 * p, 4);
+      memcpy (&b, want + 4 * p, 4);
+      g[p] = a;
+      w[p] = b;
+    } else {
+      memcpy (&g[p], got + 8 * p, 8);
+      memcpy (&w[p], want + 8 * p, 8);
+    }
+  }
+  if ((g[0] == w[0] || (isnan (g[0]) && isnan (w[0])))
+      && (g[1] == w[1] || (isnan (g[1]) && isnan (w[1]))))
+    return 0;
+  mag = hypot (w[0], w[1]);
+  if (d == PLAN_DTYPE_COMPLEX64)
+    ulp = nextafterf ((gfloat) mag, INFINITY) - (gfloat) mag;
+  else
+    ulp = nextafter (mag, INFINITY) - mag;
+  return MAX (fabs (g[0] - w[0]), fabs (g[1] - w[1])) / ulp;
+}
+
+GST_START_TEST (test_complex_generated_code_matches_cpu_evaluator)
+{
+  gchar *dir = g_dir_make_tmp ("plan-exprcuda-XXXXXX", NULL);
+  gchar *cu = g_build_filename (dir, "complex.cu", NULL);
+  gchar *so = g_build_filename (dir, "complex.so", NULL);
+  gchar *out = NULL, *errout = NULL, *source;
+  GPtrArray *all = complex_cases (&source);
+  gint status = 0;
+  GModule *module;
+  guint i, k;
+  const gchar *argv[] = { PLAN_NVCC, "-x", "cu", "-shared", "-O1",
+    "-Xcompiler", "-fPIC", "-DPLAN_EXPR_HOST_ENTRY", "-arch=sm_80",
+    "--fmad=false", "-w", "-o", so, cu, NULL
+  };
+  guint8 *a[2], *b[2];
+  gfloat f[N_VALUES];
+
+  fail_unless (g_file_set_contents (cu, source, -1, NULL));
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+          &out, &errout, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL), "nvcc failed:\n%s",
+      errout);
+  module = g_module_open (so, G_MODULE_BIND_LAZY);
+  fail_unless (module != NULL, "%s", g_module_error ());
+
+  for (i = 0; i < 2; i++) {
+    PlanDType d = i ? PLAN_DTYPE_COMPLEX128 : PLAN_DTYPE_COMPLEX64;
+    a[i] = g_malloc (N_VALUES * 16);
+    b[i] = g_malloc (N_VALUES * 16);
+    fill_complex (d, a[i], N_VALUES);
+    fill_complex (d, b[i], N_VALUES);
+  }
+  for (k = 0; k < N_VALUES; k++)
+    f[k] = (gfloat) ((gdouble) (lcg () % 2001) / 100.0 - 10.0);
+
+  for (i = 0; i < all->len; i++) {
+    Case *c = g_ptr_array_index (all, i);
+    guint n = G_N_ELEMENTS (complex_exprs), bound = complex_exprs[i % n].ulp;
+    guint which = i >= n;
+    gchar *sym = g_strdup_printf ("%s_host", c->name);
+    gconstpointer in[3] = { a[which], b[which], f };
+    guint8 got[N_VALUES * 16], want[N_VALUES * 16];
+    PlanDType d = plan_expr_get_dtype (c->expr);
+    gsize size = plan_dtype_get_size (d);
+    HostFunc fn = NULL;
+
+    fail_unless (g_module_symbol (module, sym, (gpointer *) & fn), "%s", sym);
+    fn (in, got, N_VALUES);
+    plan_expr_eval (c->expr, in, want, N_VALUES);
+    for (k = 0; k < N_VALUES; k++) {
+      const guint8 *g = got + k * size, *w = want + k * size;
+      if (plan_dtype_is_complex (d)) {
+        gdouble dist = complex_distance (d, g, w);
+        fail_unless (dist <= bound, "%s on %s, element %u: %.1f ulp apart "
+            "(bound %u)", c->source, plan_dtype_to_string (c->da), k, dist,
+            bound);
+      } else if (plan_dtype_is_float (d)) {
+        fail_unless (ulp_distance (d, g, w) <= bound, "%s on %s, element "
+            "%u differs", c->source, plan_dtype_to_string (c->da), k);
+      } else {
+        fail_unless (memcmp (g, w, size) == 0, "%s on %s, element %u "
+            "differs", c->source, plan_dtype_to_string (c->da), k);
+      }
+    }
+    g_free (sym);
+  }
+
+  for (i = 0; i < 2; i++) {
+    g_free (a[i]);
+    g_free (b[i]);
+  }
+  g_module_close (module);
+  g_ptr_array_unref (all);
+  g_unlink (cu);
+  g_unlink (so);
+  g_rmdir (dir);
+  g_free (cu);
+  g_free (so);
+  g_free (dir);
+  g_free (out);
+  g_free (errout);
+  g_free (source);
+}
+
+GST_END_TEST;
+
 #endif /* PLAN_NVCC */
 
 static Suite *
@@ -581,8 +801,10 @@ exprcuda_suite (void)
   tcase_add_test (tc, test_nvrtc_reports_compile_log);
   tcase_add_test (tc, test_nvrtc_cache_is_used);
   tcase_add_test (tc, test_nvrtc_compiles_without_contraction);
+  tcase_add_test (tc, test_nvrtc_compiles_complex_cases);
 #ifdef PLAN_NVCC
   tcase_add_test (tc, test_generated_code_matches_cpu_evaluator);
+  tcase_add_test (tc, test_complex_generated_code_matches_cpu_evaluator);
 #endif
   return s;
 }

@@ -101,7 +101,9 @@ make_inputs_kernel (PlanBoundary boundary, gint64 rows)
 static void
 check_nvrtc (const gchar * arch)
 {
-  PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_UINT8 };
+  PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_UINT8,
+    PLAN_DTYPE_COMPLEX128
+  };
   GError *err = NULL;
   guint w, b, d;
 
