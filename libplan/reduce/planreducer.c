@@ -235,8 +235,9 @@ bad_input:
 complex_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "reductions of %s arrays are not supported; reduce real(x) and "
-        "imag(x) (planmap) separately", plan_dtype_to_string (input->dtype));
+        "reductions of %s arrays are not supported; reduce a real map of "
+        "them (planreduce map=\"real(x)\", \"imag(x)\", \"abs(x)\" or "
+        "\"x != 0\")", plan_dtype_to_string (input->dtype));
     return NULL;
   }
 bad_axis:

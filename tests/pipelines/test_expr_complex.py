@@ -261,6 +261,27 @@ def real_output_dtype_is_refused():
                          'abs to float64', rtol=1e-6)
 
 
+def reductions_of_complex_through_a_map():
+    a = plantest.random_array('complex128', (500, 3), rng)
+    a[::7] = 0
+    src = save(a, 'in.npy')
+    plantest.expect_error(['planfilesrc', 'location=' + src, '!',
+                           'planreduce', 'op=sum', '!', 'fakesink'],
+                          'reductions of complex128 arrays are not '
+                          'supported', 'map=')
+    out = os.path.join(plantest.tmpdir(), 'out.npy')
+    for words, want in [(['map=abs(x)', 'op=max'], np.abs(a).max(axis=0)),
+                        (['map=x != 0', 'op=sum'],
+                         np.count_nonzero(a, axis=0).astype(np.int64)),
+                        (['map=real(x)', 'op=min'], a.real.min(axis=0))]:
+        launch('planfilesrc', 'location=' + src, 'blocksize=1000', '!',
+               'planreduce', *words, 'axis=0', '!', 'planfilesink',
+               'location=' + out)
+        # abs: within 2 ulp of numpy's (see ULP)
+        plantest.assert_same(np.load(out), want, ' '.join(words),
+                             rtol=1e-15 if 'abs' in words[0] else 0.0)
+
+
 def main():
     plantest.run_cases([
         ('values match numpy', values_match_numpy),
@@ -268,6 +289,8 @@ def main():
         ('errors are clear', errors_are_clear),
         ('map and stencil pipelines', map_and_stencil_pipelines),
         ('a real output dtype is refused', real_output_dtype_is_refused),
+        ('reductions of complex through a map',
+         reductions_of_complex_through_a_map),
     ])
 
 
