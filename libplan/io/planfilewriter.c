@@ -256,12 +256,25 @@ set_errno_error (GError ** error, gint err, const gchar * what,
       "Could not %s '%s': %s", what, location, g_strerror (err));
 }
 
+/* The most bytes one write() into a file is given. Linux sizes the page
+ * cache's folios by the write: a write of 128 KiB or more gets folios of
+ * 128 KiB and more, allocated as whole blocks, and on virtual machines
+ * whose guest reports free memory to the host (virtio-balloon free page
+ * reporting, by default in blocks of 128 KiB and more), those are the
+ * blocks the host took back and must back again at their first touch.
+ * Measured on the development VM, 1 GiB copied with dd: 0.55 to 1.35 s
+ * (0.36 s of system time) in 64 KiB writes, 2.7 to 8.4 s (1.1 to 2.3 s)
+ * in 128 KiB to 2 MiB writes; cp, which copies in 64 KiB pieces
+ * (splice), 1.7 to 1.9 s. Elsewhere 64 KiB costs one system call per
+ * 64 KiB (about 16,000 a GiB, some milliseconds). */
+#define WRITE_PIECE ((gsize) 64 << 10)
+
 static gboolean
 write_full (gint fd, const guint8 * data, gsize size, const gchar * location,
     GError ** error)
 {
   while (size > 0) {
-    gssize n = write (fd, data, size);
+    gssize n = write (fd, data, MIN (size, WRITE_PIECE));
 
     if (n < 0 && errno == EINTR)
       continue;

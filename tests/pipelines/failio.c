@@ -16,6 +16,9 @@
  *                                O_TMPFILE file's path ends "(deleted)")
  *   PLAN_FAIL_WRITE=errno      write() fails once PLAN_FAIL_AFTER bytes
  *   PLAN_FAIL_AFTER=n            have been written to such files (0)
+ *   PLAN_FAIL_WRITE_OVER=n     write() of more than n bytes to such files
+ *                                fails with EFBIG (to check the pieces a
+ *                                writer writes in)
  *   PLAN_FAIL_PWRITE=errno     pwrite() fails (planfilewriter completes
  *                                the .npy header with it at EOS)
  *   PLAN_FAIL_FALLOCATE=errno  fallocate() fails
@@ -98,6 +101,11 @@ write (int fd, const void *buf, size_t count)
 
   if (real == NULL)
     real = next ("write");
+  if (env_int ("PLAN_FAIL_WRITE_OVER", 0) > 0
+      && count > (size_t) env_int ("PLAN_FAIL_WRITE_OVER", 0) && matches (fd)) {
+    errno = EFBIG;
+    return -1;
+  }
   if (err) {
     long long after = atoll (getenv ("PLAN_FAIL_AFTER") ?
         getenv ("PLAN_FAIL_AFTER") : "0");
