@@ -124,6 +124,9 @@ struct _PlanKernelPad
   GstSegment in_segment;        /* the last segment, as it came */
   gboolean ended_early;         /* its EOS ended the stream on purpose
                                  * (PLAN_EOS_ENDED_EARLY) */
+
+  /* set once when constructed: GstAggregatorPad's */
+  GstPadActivateModeFunction base_activate_mode;
 };
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
@@ -184,6 +187,47 @@ plan_kernel_pad_get_property (GObject * object, guint prop_id,
   }
 }
 
+/* Deactivating a sink pad returns once the chain or event call under way
+ * on it is done. GstPad calls a pad's activate-mode function before it
+ * waits for the pad's stream lock, so without this a call under way (a
+ * CAPS event from upstream's thread, which goes on pushing while the
+ * element stops: elements change state downstream first) could still
+ * end after the function returned. Whatever watches the pad from that
+ * function saw it end on a pad already reset: gst-validate's monitors
+ * reset there, and then reported the next run's caps as "the same caps
+ * twice". GstAggregatorPad's own function runs first: it sets the pad
+ * flushing, which wakes a chain waiting for room in the pad's queue, so
+ * this waits for nothing that GstPad would not wait for right after. */
+static gboolean
+plan_kernel_pad_activate_mode (GstPad * pad, GstObject * parent,
+    GstPadMode mode, gboolean active)
+{
+  PlanKernelPad *self = PLAN_KERNEL_PAD (pad);
+
+  if (self->base_activate_mode != NULL
+      && !self->base_activate_mode (pad, parent, mode, active))
+    return FALSE;
+  if (!active) {
+    GST_PAD_STREAM_LOCK (pad);
+    GST_PAD_STREAM_UNLOCK (pad);
+  }
+  return TRUE;
+}
+
+static void
+plan_kernel_pad_constructed (GObject * object)
+{
+  PlanKernelPad *self = PLAN_KERNEL_PAD (object);
+  GstPad *pad = GST_PAD (object);
+
+  G_OBJECT_CLASS (plan_kernel_pad_parent_class)->constructed (object);
+  if (GST_PAD_IS_SINK (pad)) {
+    self->base_activate_mode = GST_PAD_ACTIVATEMODEFUNC (pad);
+    gst_pad_set_activatemode_function (pad,
+        GST_DEBUG_FUNCPTR (plan_kernel_pad_activate_mode));
+  }
+}
+
 static void
 plan_kernel_pad_finalize (GObject * object)
 {
@@ -199,6 +243,7 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
 
   gobject_class->set_property = plan_kernel_pad_set_property;
   gobject_class->get_property = plan_kernel_pad_get_property;
+  gobject_class->constructed = plan_kernel_pad_constructed;
   gobject_class->finalize = plan_kernel_pad_finalize;
 
   /**

@@ -168,10 +168,11 @@ def check_no_issue(name, words, env, want):
 
 def check_state_changes(name, words, env):
     """No error and no critical issue (what change_state_intensive asks).
-    Its lesser reports are printed, not counted: runs this fast bring out,
-    "received the same caps twice" on a sink pad (one run in two) and a
-    first buffer without DISCONT from filesrc (GstBaseSrc): races between
-    the state changes and validate's pad monitors that the runs without a
+    Its lesser reports are printed, not counted: runs this fast bring out
+    "received the same caps twice" on tee's sink pad (most runs of the
+    pipeline with a tee) and a first buffer without DISCONT from filesrc
+    (GstBaseSrc): races between the state changes and validate's pad
+    monitors in GStreamer's own elements, which the runs without a
     scenario never show."""
     desc = words.replace('OUT', path('cycles.npy'))
     for i in range(REPEATS):

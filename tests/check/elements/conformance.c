@@ -611,6 +611,133 @@ GST_START_TEST (test_stop_waits_for_the_push_under_way)
 
 GST_END_TEST;
 
+/* A kernel element going to READY while its sink pad is still handling a
+ * CAPS event from upstream's thread (upstream goes on pushing: elements
+ * change state downstream first): the sink pad's activate-mode function
+ * returns only once that call is done. gst-validate's pad monitors wrap
+ * both functions, reset the pad's state after the activate-mode function
+ * and record the caps after the event function; a call that ended after
+ * the reset left its caps recorded, and the next run's caps were reported
+ * as "the same caps twice". The wrappers here do what those do. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean in_call, release, call_done;
+  gboolean deactivated, done_when_deactivated;
+  GstPadEventFullFunction event_full;
+  GstPadEventFunction event;
+  GstPadActivateModeFunction activate_mode;
+} EventGate;
+
+static EventGate *event_gate;
+
+static GstFlowReturn
+hold_after_caps (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  EventGate *g = event_gate;
+  gboolean is_caps = GST_EVENT_TYPE (event) == GST_EVENT_CAPS;
+  GstFlowReturn ret;
+
+  if (g->event_full)
+    ret = g->event_full (pad, parent, event);
+  else
+    ret = g->event (pad, parent, event) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (is_caps) {
+    g_mutex_lock (&g->lock);
+    g->in_call = TRUE;
+    g_cond_broadcast (&g->cond);
+    while (!g->release)
+      g_cond_wait (&g->cond, &g->lock);
+    g->call_done = TRUE;
+    g_mutex_unlock (&g->lock);
+  }
+  return ret;
+}
+
+static gboolean
+watch_deactivation (GstPad * pad, GstObject * parent, GstPadMode mode,
+    gboolean active)
+{
+  EventGate *g = event_gate;
+  gboolean ret = g->activate_mode (pad, parent, mode, active);
+
+  if (!active) {
+    g_mutex_lock (&g->lock);
+    g->deactivated = TRUE;
+    g->done_when_deactivated = g->call_done;
+    g_mutex_unlock (&g->lock);
+  }
+  return ret;
+}
+
+static gpointer
+push_caps (gpointer data)
+{
+  GstHarness *h = data;
+  GstCaps *caps =
+      gst_caps_from_string ("array/x-raw, dtype=(string)float32, "
+      "shape=(int)<4>");
+
+  gst_pad_push_event (h->srcpad, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  return NULL;
+}
+
+GST_START_TEST (test_kernel_stop_waits_for_the_event_under_way)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  EventGate g = { 0, };
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink_0");
+  GThread *pusher, *stopper;
+  gint64 end;
+
+  g_mutex_init (&g.lock);
+  g_cond_init (&g.cond);
+  event_gate = &g;
+  g_object_set (h->element, "expr", "2*x", NULL);
+  g.event_full = GST_PAD_EVENTFULLFUNC (sink);
+  g.event = GST_PAD_EVENTFUNC (sink);
+  g.activate_mode = GST_PAD_ACTIVATEMODEFUNC (sink);
+  fail_unless (g.activate_mode != NULL);
+  gst_pad_set_event_full_function (sink, hold_after_caps);
+  gst_pad_set_activatemode_function (sink, watch_deactivation);
+  gst_harness_play (h);
+  fail_unless (gst_pad_push_event (h->srcpad,
+          gst_event_new_stream_start ("kernel-stop")));
+
+  pusher = g_thread_new ("push-caps", push_caps, h);
+  g_mutex_lock (&g.lock);
+  end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  while (!g.in_call)
+    fail_unless (g_cond_wait_until (&g.cond, &g.lock, end),
+        "the caps event did not reach planmap");
+  g_mutex_unlock (&g.lock);
+
+  stopper = g_thread_new ("to-ready", to_ready, h->element);
+  g_usleep (200 * 1000);
+  g_mutex_lock (&g.lock);
+  fail_if (g.deactivated, "planmap's sink pad was deactivated while the "
+      "caps event it received was still being handled");
+  g.release = TRUE;
+  g_cond_broadcast (&g.cond);
+  g_mutex_unlock (&g.lock);
+  g_thread_join (pusher);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (stopper)),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (g.deactivated);
+  fail_unless (g.done_when_deactivated);
+  fail_if (gst_pad_is_active (sink));
+
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  event_gate = NULL;
+  g_mutex_clear (&g.lock);
+  g_cond_clear (&g.cond);
+}
+
+GST_END_TEST;
+
 static Suite *
 conformance_suite (void)
 {
@@ -625,6 +752,7 @@ conformance_suite (void)
   tcase_add_test (tc, test_byte_seek_before_caps_is_made_once_they_are_known);
   tcase_add_test (tc, test_rate_in_array_caps);
   tcase_add_test (tc, test_stop_waits_for_the_push_under_way);
+  tcase_add_test (tc, test_kernel_stop_waits_for_the_event_under_way);
   return s;
 }
 
