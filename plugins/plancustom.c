@@ -163,17 +163,6 @@ string_field (PlanCustom * self, guint prop_id)
 }
 
 static void
-set_string (PlanCustom * self, gchar ** field, const GValue * value)
-{
-  const gchar *s = g_value_get_string (value);
-
-  GST_OBJECT_LOCK (self);
-  g_free (*field);
-  *field = (s != NULL && *s != '\0') ? g_strdup (s) : NULL;
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
 plan_custom_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
@@ -183,7 +172,12 @@ plan_custom_set_property (GObject * object, guint prop_id,
   if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
     return;
   if (field) {
-    set_string (self, field, value);
+    /* An empty string unsets the property; what the strings name is
+     * checked at start. */
+    const gchar *s = g_value_get_string (value);
+
+    plan_kernel_element_keep_setting (PLAN_KERNEL_ELEMENT (self), pspec->name,
+        field, (s != NULL && *s != '\0') ? s : NULL, NULL, NULL);
     return;
   }
   GST_OBJECT_LOCK (self);

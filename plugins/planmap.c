@@ -162,31 +162,6 @@ plan_map_bind_extra (PlanMap * self, gpointer * ptrs, gboolean device)
     ptrs[k++] = &g_array_index (self->live, PlanMapParam, i).value;
 }
 
-/* A value that cannot work is kept as given (reading it back returns it,
- * so that an editor keeps what the user typed) and remembered in @slot:
- * plan_map_check_settings() posts it when the pipeline starts. */
-static void
-plan_map_set_checked (PlanMap * self, gchar ** field, GError ** slot,
-    const gchar * name, const gchar * s, GError * err)
-{
-  if (err != NULL) {
-    GST_WARNING_OBJECT (self, "%s \"%s\" cannot work: %s", name, s,
-        err->message);
-    /* An expression's message shows it, with a caret. */
-    if (field == &self->expr)
-      g_prefix_error (&err, "planmap %s, expr: ", GST_OBJECT_NAME (self));
-    else
-      g_prefix_error (&err, "planmap %s, %s \"%s\": ",
-          GST_OBJECT_NAME (self), name, s);
-  }
-  GST_OBJECT_LOCK (self);
-  g_clear_error (slot);
-  *slot = err;
-  g_free (*field);
-  *field = g_strdup (s);
-  GST_OBJECT_UNLOCK (self);
-}
-
 static void
 plan_map_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -235,10 +210,13 @@ plan_map_set_property (GObject * object, guint prop_id,
       break;
     }
     case PROP_EXPR:
-      if (s != NULL)
-        plan_expr_check (s, &err);
-      plan_map_set_checked (self, &self->expr, &self->rejected, "expr", s,
-          err);
+      /* An expression that cannot work is kept as given and posted when
+       * the pipeline starts (plan_map_check_settings()); its message shows
+       * it, with a caret. */
+      if (s != NULL && !plan_expr_check (s, &err))
+        g_prefix_error (&err, "planmap %s, expr: ", GST_OBJECT_NAME (self));
+      plan_kernel_element_keep_setting (PLAN_KERNEL_ELEMENT (self), "expr",
+          &self->expr, s, &self->rejected, err);
       break;
     case PROP_DTYPE:
       GST_OBJECT_LOCK (self);

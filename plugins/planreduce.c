@@ -175,15 +175,8 @@ plan_reduce_set_string (PlanReduce * self, guint prop_id, const gchar * s)
         "planreduce %s, identity \"%s\": not a number (nor true or false)",
         GST_OBJECT_NAME (self), s);
   }
-  if (err)
-    GST_WARNING_OBJECT (self, "%s", err->message);
-
-  GST_OBJECT_LOCK (self);
-  g_clear_error (rejected);
-  *rejected = err;
-  g_free (*slot);
-  *slot = g_strdup (s);
-  GST_OBJECT_UNLOCK (self);
+  plan_kernel_element_keep_setting (PLAN_KERNEL_ELEMENT (self),
+      is_expr ? "expr" : "identity", slot, s, rejected, err);
 }
 
 /* The map is stored as given, so that reading it back gives what was
@@ -198,15 +191,8 @@ plan_reduce_set_map (PlanReduce * self, const gchar * s)
     s = NULL;
   if (s != NULL)
     plan_expr_check (s, &err);
-  if (err)
-    GST_WARNING_OBJECT (self, "rejected map \"%s\": %s", s, err->message);
-
-  GST_OBJECT_LOCK (self);
-  g_free (self->map);
-  self->map = g_strdup (s);
-  g_clear_error (&self->rejected_map);
-  self->rejected_map = err;
-  GST_OBJECT_UNLOCK (self);
+  plan_kernel_element_keep_setting (PLAN_KERNEL_ELEMENT (self), "map",
+      &self->map, s, &self->rejected_map, err);
 }
 
 static void

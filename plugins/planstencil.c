@@ -157,19 +157,15 @@ plan_stencil_set_window (PlanStencil * self, const gchar * picture)
   GError *err = NULL;
 
   if (picture != NULL && (window = plan_window_parse (picture, &err)) == NULL) {
-    GST_WARNING_OBJECT (self, "window \"%s\" cannot work: %s", picture,
-        err->message);
     /* The message begins "window:" and shows the picture. */
     g_prefix_error (&err, "planstencil %s, ", GST_OBJECT_NAME (self));
   }
 
+  plan_kernel_element_keep_setting (PLAN_KERNEL_ELEMENT (self), "window",
+      &self->window_text, picture, &self->window_rejected, err);
   GST_OBJECT_LOCK (self);
-  g_clear_error (&self->window_rejected);
-  self->window_rejected = err;
   g_clear_pointer (&self->window, plan_window_unref);
   self->window = window;
-  g_free (self->window_text);
-  self->window_text = g_strdup (picture);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -179,18 +175,11 @@ plan_stencil_set_expr (PlanStencil * self, const gchar * expr)
   GError *err = NULL;
 
   if (expr != NULL && !plan_expr_check (expr, &err)) {
-    GST_WARNING_OBJECT (self, "expr \"%s\" cannot work: %s", expr,
-        err->message);
     /* The message shows the expression, with a caret. */
     g_prefix_error (&err, "planstencil %s, expr: ", GST_OBJECT_NAME (self));
   }
-
-  GST_OBJECT_LOCK (self);
-  g_clear_error (&self->expr_rejected);
-  self->expr_rejected = err;
-  g_free (self->expr);
-  self->expr = g_strdup (expr);
-  GST_OBJECT_UNLOCK (self);
+  plan_kernel_element_keep_setting (PLAN_KERNEL_ELEMENT (self), "expr",
+      &self->expr, expr, &self->expr_rejected, err);
 }
 
 static gboolean

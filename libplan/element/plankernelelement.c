@@ -610,6 +610,48 @@ element_category (PlanKernelElement * self)
   return priv->cat;
 }
 
+/**
+ * plan_kernel_element_keep_setting:
+ * @self: a #PlanKernelElement
+ * @name: the property's name, for the log
+ * @field: (inout) (nullable): where the element keeps the property's string
+ * @value: (nullable): the string set
+ * @rejected: (inout) (nullable): where the element keeps why the string
+ *   cannot work, or %NULL for a property that is not checked
+ * @why: (transfer full) (nullable): why @value cannot work (its message as
+ *   the element will post it), or %NULL when it can
+ *
+ * Keeps a string property as given, so that reading it back returns what
+ * was written (an editor keeps what the user typed), even when it cannot
+ * work: then @why is logged as a warning naming the property and remembered
+ * in @rejected, replacing the reason remembered before, for the subclass's
+ * check_settings() to fail the start with. Call it from set_property()
+ * after checking the string; it takes the object lock.
+ *
+ * Since: 0.1
+ */
+void
+plan_kernel_element_keep_setting (PlanKernelElement * self,
+    const gchar * name, gchar ** field, const gchar * value,
+    GError ** rejected, GError * why)
+{
+  g_return_if_fail (PLAN_IS_KERNEL_ELEMENT (self));
+  g_return_if_fail (field != NULL);
+  g_return_if_fail (why == NULL || rejected != NULL);
+
+  if (why != NULL)
+    GST_CAT_WARNING_OBJECT (element_category (self), self,
+        "%s \"%s\" cannot work: %s", name, value ? value : "", why->message);
+  GST_OBJECT_LOCK (self);
+  if (rejected != NULL) {
+    g_clear_error (rejected);
+    *rejected = why;
+  }
+  g_free (*field);
+  *field = g_strdup (value);
+  GST_OBJECT_UNLOCK (self);
+}
+
 static void
 plan_kernel_element_finalize (GObject * object)
 {

@@ -301,6 +301,11 @@ PLAN_API
 gboolean plan_kernel_element_refuse_live_set (PlanKernelElement * self,
     GParamSpec * pspec);
 
+PLAN_API
+void plan_kernel_element_keep_setting (PlanKernelElement * self,
+    const gchar * name, gchar ** field, const gchar * value,
+    GError ** rejected, GError * why);
+
 /* The halo is an unstable building block (planhalo.h). */
 struct _PlanHalo;
 

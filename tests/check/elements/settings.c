@@ -69,6 +69,42 @@ check_refused_at_start (const gchar * launch, const gchar * prop,
 /* Every dtype property is the registered PlanDType enum (an editor offers
  * the list), read and written by nick; a name that is no dtype is refused
  * when it is set, as any enum value that does not exist. */
+/* The helper the elements keep checked strings with: the value as given,
+ * the reason it cannot work replaced by the next one (or cleared). */
+GST_START_TEST (test_keep_setting_keeps_value_and_reason)
+{
+  GstElement *e = gst_element_factory_make ("planmap", NULL);
+  PlanKernelElement *k;
+  gchar *field = NULL;
+  GError *rejected = NULL;
+
+  fail_unless (e != NULL);
+  k = PLAN_KERNEL_ELEMENT (e);
+  plan_kernel_element_keep_setting (k, "expr", &field, "x +", &rejected,
+      g_error_new_literal (PLAN_ERROR, PLAN_ERROR_SYNTAX, "first"));
+  fail_unless_equals_string (field, "x +");
+  fail_unless (g_error_matches (rejected, PLAN_ERROR, PLAN_ERROR_SYNTAX));
+  fail_unless_equals_string (rejected->message, "first");
+
+  plan_kernel_element_keep_setting (k, "expr", &field, "y *", &rejected,
+      g_error_new_literal (PLAN_ERROR, PLAN_ERROR_SYNTAX, "second"));
+  fail_unless_equals_string (field, "y *");
+  fail_unless_equals_string (rejected->message, "second");
+
+  plan_kernel_element_keep_setting (k, "expr", &field, "x + 1", &rejected,
+      NULL);
+  fail_unless_equals_string (field, "x + 1");
+  fail_unless (rejected == NULL);
+
+  /* An unchecked property: no reason kept anywhere. */
+  plan_kernel_element_keep_setting (k, "expr", &field, NULL, NULL, NULL);
+  fail_unless (field == NULL);
+
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_dtype_properties_are_the_dtype_enum)
 {
   const gchar *props[][2] = { {"planmap", "dtype"}, {"planreduce",
@@ -670,6 +706,7 @@ settings_suite (void)
   tcase_add_test (tc, test_map_pad_variable_property);
   tcase_add_test (tc, test_map_logs_decisions_in_its_category);
   tcase_add_test (tc, test_expression_errors_are_library_settings);
+  tcase_add_test (tc, test_keep_setting_keeps_value_and_reason);
   return s;
 }
 
