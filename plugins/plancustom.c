@@ -917,8 +917,7 @@ plan_custom_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   }
   if (plan_device_get_kind (device) == PLAN_DEVICE_KIND_CUDA) {
     PlanCustomCudaChunk c = { {0,}, };
-    gpointer args[1] = { &c };
-    guint block_size, grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
+    guint block_size;
 
     if (self->cuda_code == NULL) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
@@ -939,11 +938,8 @@ plan_custom_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
     GST_OBJECT_LOCK (self);
     block_size = self->block_size;
     GST_OBJECT_UNLOCK (self);
-    block[0] = block_size;
-    grid[0] = (guint) CLAMP ((chunk->n_rows + block_size - 1) / block_size,
-        1, 65535);
-    return plan_stream_launch_kernel (stream, self->cuda_kernel, grid, block,
-        0, args, error);
+    return plan_custom_cuda_launch (stream, self->cuda_kernel, &c,
+        block_size, error);
   }
 
   if (self->kernel == NULL) {

@@ -940,3 +940,46 @@ plan_custom_cuda_source (const gchar * source, const gchar * source_name)
       "#line 1 \"%s\"\n%s\n", PLAN_CUSTOM_CUDA_MAX_INPUTS,
       source_name ? source_name : "cuda", source);
 }
+
+/**
+ * plan_custom_cuda_launch:
+ * @stream: a stream of a CUDA device
+ * @kernel: the kernel, built from plan_custom_cuda_source() (for example
+ *   with plan_nvrtc_build_kernel())
+ * @chunk: the chunk the kernel takes by value as its `plan_chunk`: device
+ *   pointers, row sizes, rows and the first row's index
+ * @block_size: threads per block, at least 1
+ * @error: return location for a #GError, or %NULL
+ *
+ * Launches a CUDA custom kernel over one chunk on @stream, as plancustom
+ * does: blocks of @block_size threads, one thread a row, at most 65535
+ * blocks (a kernel that loops with `PLAN_FOR_EACH_ROW` covers the rows
+ * beyond). The launch is queued on @stream; @chunk may be freed on return.
+ *
+ * Returns: %TRUE when the launch was queued, %FALSE with @error set when
+ * the device refused it.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_custom_cuda_launch (PlanStream * stream, PlanKernel * kernel,
+    const PlanCustomCudaChunk * chunk, guint block_size, GError ** error)
+{
+  PlanCustomCudaChunk c;
+  gpointer args[1] = { &c };
+  guint grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
+
+  g_return_val_if_fail (stream != NULL, FALSE);
+  g_return_val_if_fail (kernel != NULL, FALSE);
+  g_return_val_if_fail (chunk != NULL, FALSE);
+  g_return_val_if_fail (block_size > 0, FALSE);
+  g_return_val_if_fail (chunk->n_inputs <= PLAN_CUSTOM_CUDA_MAX_INPUTS,
+      FALSE);
+
+  c = *chunk;
+  block[0] = block_size;
+  grid[0] = (guint) CLAMP ((chunk->n_rows + block_size - 1) / block_size,
+      1, 65535);
+  return plan_stream_launch_kernel (stream, kernel, grid, block, 0, args,
+      error);
+}

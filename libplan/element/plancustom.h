@@ -14,6 +14,7 @@
 #include <libplan/plandtype.h>
 #include <libplan/planarray.h>
 #include <libplan/planarrayinfo.h>
+#include <libplan/plandevice.h>
 #include <gmodule.h>
 
 G_BEGIN_DECLS
@@ -323,6 +324,10 @@ typedef struct
 PLAN_API
 gchar * plan_custom_cuda_source (const gchar * source,
     const gchar * source_name);
+
+PLAN_API
+gboolean plan_custom_cuda_launch (PlanStream * stream, PlanKernel * kernel,
+    const PlanCustomCudaChunk * chunk, guint block_size, GError ** error);
 
 G_END_DECLS
 
