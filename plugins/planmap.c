@@ -618,7 +618,7 @@ plan_map_class_init (PlanMapClass * klass)
   g_object_class_install_property (gobject_class, PROP_DTYPE,
       g_param_spec_enum ("dtype", "Output dtype",
           "Cast the result to this numpy dtype (bool, int8 ... uint64, "
-          "float32, float64); unknown (the default) keeps the expression's "
+          "float16, float32, float64); unknown (the default) keeps the expression's "
           "dtype", PLAN_TYPE_DTYPE, DEFAULT_DTYPE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -24,6 +24,7 @@
  */
 
 #include "libplan/expr/expr-private.h"
+#include "libplan/core/plan-private.h"
 #include "exprmath.h"
 
 #include <float.h>
@@ -337,9 +338,10 @@ k_where_b (KERNEL_ARGS)
  * the range saturate (C leaves both undefined; numpy gives what the CPU's
  * conversion instruction gives). The bounds are powers of two, exact in
  * every float type. */
-#define F2I(name, F, T, LO, HI) \
-  K1 (name, F, T, x != x ? (T) 0 : x <= (F) (LO) ? (T) (LO) \
-      : x >= (F) (HI) ? (T) ((HI) - 1) : (T) x)
+#define F2I_VALUE(F, T, LO, HI) \
+  (x != x ? (T) 0 : x <= (F) (LO) ? (T) (LO) : x >= (F) (HI) ? (T) ((HI) - 1) \
+      : (T) x)
+#define F2I(name, F, T, LO, HI) K1 (name, F, T, F2I_VALUE (F, T, LO, HI))
 
 #define CAST_FROM_FLOAT(F, fs) \
   F2I (cast_##fs##_i8, F, int8_t, -128.0, 128.0) \
@@ -359,6 +361,40 @@ CAST_FROM_FLOAT (double, f64)
 K1 (cast_f32_f64, float, double, x)
 K1 (cast_f64_f32, double, float, x)
 
+/* float16 is a storage type (the typing pass computes every operation on
+ * it in float32): it has casts, selection and nan_to_num. Its values
+ * convert exactly to float, and a float16 cast to an integer is the
+ * float's; every integer rounds to float16 through float exactly as it
+ * would directly (float holds exactly every integer below 65520, the
+ * first to become inf). */
+#define FROM_F16(name, T, value) \
+  static void k_ ## name (KERNEL_ARGS) { \
+    T *restrict o = o_; const uint16_t *restrict a = a_; size_t i; \
+    (void) b_; (void) c_; \
+    for (i = 0; i < n; i++) { float x = _plan_half_to_float (a[i]); \
+      o[i] = (T) (value); } }
+
+FROM_F16 (cast_f16_i8, int8_t, F2I_VALUE (float, int8_t, -128.0, 128.0))
+FROM_F16 (cast_f16_u8, uint8_t, F2I_VALUE (float, uint8_t, 0.0, 256.0))
+FROM_F16 (cast_f16_i16, int16_t,
+    F2I_VALUE (float, int16_t, -32768.0, 32768.0))
+FROM_F16 (cast_f16_u16, uint16_t, F2I_VALUE (float, uint16_t, 0.0, 65536.0))
+FROM_F16 (cast_f16_i32, int32_t, x != x ? 0 : x <= -65536.0f ? INT32_MIN
+    : x >= 65536.0f ? INT32_MAX : (int32_t) x)
+FROM_F16 (cast_f16_u32, uint32_t, x != x || x <= 0 ? 0 : x >= 65536.0f ?
+    UINT32_MAX : (uint32_t) x)
+FROM_F16 (cast_f16_i64, int64_t, x != x ? 0 : x <= -65536.0f ? INT64_MIN
+    : x >= 65536.0f ? INT64_MAX : (int64_t) x)
+FROM_F16 (cast_f16_u64, uint64_t, x != x || x <= 0 ? 0 : x >= 65536.0f ?
+    UINT64_MAX : (uint64_t) x)
+FROM_F16 (cast_f16_f32, float, x)
+FROM_F16 (cast_f16_f64, double, x)
+FROM_F16 (cast_f16_b, uint8_t, x != 0)
+K1 (cast_f32_f16, float, uint16_t, _plan_half_from_float (x))
+K1 (cast_f64_f16, double, uint16_t, _plan_half_from_double (x))
+K1 (nan_to_num_f16, uint16_t, uint16_t, (x & 0x7fff) > 0x7c00 ? 0
+    : (x & 0x7fff) == 0x7c00 ? (x & 0x8000) | 0x7bff : x)
+
 /* From an integer (or bool) to anything: C's conversion, which wraps. */
 #define CAST_FROM_INT(T, ts) \
   K1 (cast_##ts##_i8, T, int8_t, x) K1 (cast_##ts##_u8, T, uint8_t, x) \
@@ -366,6 +402,7 @@ K1 (cast_f64_f32, double, float, x)
   K1 (cast_##ts##_i32, T, int32_t, x) K1 (cast_##ts##_u32, T, uint32_t, x) \
   K1 (cast_##ts##_i64, T, int64_t, x) K1 (cast_##ts##_u64, T, uint64_t, x) \
   K1 (cast_##ts##_f32, T, float, x) K1 (cast_##ts##_f64, T, double, x) \
+  K1 (cast_##ts##_f16, T, uint16_t, _plan_half_from_float ((float) x)) \
   K1 (cast_##ts##_b, T, uint8_t, x != 0)
 
 #define CAST_FROM_INT_ALL(T, sfx, SIGNED, BITS) CAST_FROM_INT (T, sfx)
@@ -380,6 +417,7 @@ K1 (cast_b_i64, uint8_t, int64_t, x != 0)
 K1 (cast_b_u64, uint8_t, uint64_t, x != 0)
 K1 (cast_b_f32, uint8_t, float, x != 0)
 K1 (cast_b_f64, uint8_t, double, x != 0)
+K1 (cast_b_f16, uint8_t, uint16_t, x != 0 ? 0x3c00 : 0)
 /* A same-dtype "cast" is a copy: used when the result is a bare input. */
 #define COPY(T, sfx) K1 (copy_##sfx, T, T, x)
 COPY (uint8_t, 8)
@@ -560,6 +598,7 @@ CHAIN_KERNEL (int64_t, i64)
   t->cast[DT][D (UINT64)] = k_cast_##sfx##_u64; \
   t->cast[DT][D (FLOAT32)] = k_cast_##sfx##_f32; \
   t->cast[DT][D (FLOAT64)] = k_cast_##sfx##_f64; \
+  t->cast[DT][D (FLOAT16)] = k_cast_##sfx##_f16; \
   t->cast[DT][D (BOOL)] = k_cast_##sfx##_b;
 
 #define SET_FLOAT(DT, sfx) \
@@ -615,6 +654,27 @@ CHAIN_KERNEL (int64_t, i64)
   t->cast[DT][D (BOOL)] = k_cast_##sfx##_b;
 
 static void
+fill_float16 (ExprKernelTable * t)
+{
+  t->cast[D (FLOAT16)][D (INT8)] = k_cast_f16_i8;
+  t->cast[D (FLOAT16)][D (UINT8)] = k_cast_f16_u8;
+  t->cast[D (FLOAT16)][D (INT16)] = k_cast_f16_i16;
+  t->cast[D (FLOAT16)][D (UINT16)] = k_cast_f16_u16;
+  t->cast[D (FLOAT16)][D (INT32)] = k_cast_f16_i32;
+  t->cast[D (FLOAT16)][D (UINT32)] = k_cast_f16_u32;
+  t->cast[D (FLOAT16)][D (INT64)] = k_cast_f16_i64;
+  t->cast[D (FLOAT16)][D (UINT64)] = k_cast_f16_u64;
+  t->cast[D (FLOAT16)][D (FLOAT32)] = k_cast_f16_f32;
+  t->cast[D (FLOAT16)][D (FLOAT64)] = k_cast_f16_f64;
+  t->cast[D (FLOAT16)][D (BOOL)] = k_cast_f16_b;
+  t->cast[D (FLOAT32)][D (FLOAT16)] = k_cast_f32_f16;
+  t->cast[D (FLOAT64)][D (FLOAT16)] = k_cast_f64_f16;
+  t->cast[D (BOOL)][D (FLOAT16)] = k_cast_b_f16;
+  t->where[D (FLOAT16)] = k_where_u16;
+  t->unary[EXPR_OP_NAN_TO_NUM][D (FLOAT16)] = k_nan_to_num_f16;
+}
+
+static void
 fill_table (ExprKernelTable * t)
 {
   gint d;
@@ -631,6 +691,7 @@ fill_table (ExprKernelTable * t)
   SET_FLOAT (D (FLOAT64), f64);
   t->cast[D (FLOAT32)][D (FLOAT64)] = k_cast_f32_f64;
   t->cast[D (FLOAT64)][D (FLOAT32)] = k_cast_f64_f32;
+  fill_float16 (t);
 
   /* bool: the logical meaning of each operation, as numpy's bool loops. */
   t->binary[EXPR_OP_ADD][D (BOOL)] = k_add_b;

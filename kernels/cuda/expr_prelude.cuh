@@ -61,6 +61,99 @@ PLAN_HD double plan_f64_bits (unsigned long long b)
   return v.f;
 }
 
+/* ---- float16 ----
+ *
+ * A storage type, as on the CPU: the generated code computes every
+ * operation on it in float and rounds the result back. plan_f16 has the
+ * layout of CUDA's __half (IEEE binary16), defined here because NVRTC has
+ * no cuda_fp16.h of its own. On the device the conversions are the
+ * instructions __half2float and __float2half_rn use; on the host (the
+ * tests' element functions) the same rounding to nearest even in integer
+ * arithmetic, as libplan's CPU kernels. */
+struct __align__ (2) plan_f16
+{
+  unsigned short x;
+};
+
+PLAN_HD plan_f16 plan_f16_bits (unsigned short b)
+{
+  plan_f16 h;
+  h.x = b;
+  return h;
+}
+
+PLAN_HD float plan_f16_to_f32 (plan_f16 h)
+{
+#ifdef __CUDA_ARCH__
+  float f;
+  asm ("cvt.f32.f16 %0, %1;" : "=f" (f) : "h" (h.x));
+  return f;
+#else
+  unsigned int em = h.x & 0x7fffu, bits;
+  union { unsigned int u; float f; } sub, v;
+  sub.f = (float) em * 5.9604644775390625e-8f;        /* 2**-24 */
+  bits = em < 0x400u ? sub.u : em >= 0x7c00u ? ((em << 13) | 0x7f800000u)
+      : (em << 13) + (112u << 23);
+  v.u = bits | ((unsigned int) (h.x & 0x8000u) << 16);
+  return v.f;
+#endif
+}
+
+PLAN_HD plan_f16 plan_f32_to_f16 (float f)
+{
+  plan_f16 h;
+#ifdef __CUDA_ARCH__
+  asm ("cvt.rn.f16.f32 %0, %1;" : "=h" (h.x) : "f" (f));
+#else
+  union { unsigned int u; float f; } v, s;
+  unsigned int a, nan, r;
+  v.f = f;
+  a = v.u & 0x7fffffffu;
+  nan = 0x7c00u | ((a >> 13) & 0x3ffu);
+  nan |= (nan & 0x3ffu) == 0;
+  s.u = a;
+  s.f += 0.5f;
+  r = a > 0x7f800000u ? nan : a >= 0x477ff000u ? 0x7c00u : a >= 0x38800000u
+      ? (a - (112u << 23) + 0xfffu + ((a >> 13) & 1u)) >> 13
+      : s.u - 0x3f000000u;
+  h.x = (unsigned short) (r | ((v.u >> 16) & 0x8000u));
+#endif
+  return h;
+}
+
+/* Rounded once, as numpy rounds a float64 to float16. */
+PLAN_HD plan_f16 plan_f64_to_f16 (double d)
+{
+  plan_f16 h;
+#ifdef __CUDA_ARCH__
+  asm ("cvt.rn.f16.f64 %0, %1;" : "=h" (h.x) : "d" (d));
+#else
+  union { unsigned long long u; double f; } v, s;
+  unsigned long long a;
+  unsigned int nan, r;
+  v.f = d;
+  a = v.u & 0x7fffffffffffffffull;
+  nan = 0x7c00u | (unsigned int) ((a >> 42) & 0x3ffu);
+  nan |= (nan & 0x3ffu) == 0;
+  s.u = a;
+  s.f += 268435456.0;                                   /* 2**28 */
+  r = a > 0x7ff0000000000000ull ? nan : a >= 0x40effe0000000000ull ? 0x7c00u
+      : a >= 0x3f10000000000000ull ? (unsigned int) ((a - (1008ull << 52)
+              + ((1ull << 41) - 1) + ((a >> 42) & 1)) >> 42)
+      : (unsigned int) (s.u - 0x41b0000000000000ull);
+  h.x = (unsigned short) (r | ((v.u >> 48) & 0x8000u));
+#endif
+  return h;
+}
+
+/* NaN to 0, infinities to float16's largest finite value (65504). */
+PLAN_HD plan_f16 plan_nan_to_num (plan_f16 h)
+{
+  unsigned int m = h.x & 0x7fffu;
+  return plan_f16_bits ((unsigned short) (m > 0x7c00u ? 0u : m == 0x7c00u ?
+          (h.x & 0x8000u) | 0x7bffu : h.x));
+}
+
 /* ---- integers ---- */
 
 template <typename T> PLAN_HD T plan_add (T a, T b)

@@ -13,7 +13,7 @@
  * @short_description: array element types by their numpy names
  *
  * A #PlanDType names the element type of an array the way numpy does:
- * `bool`, `int8` … `uint64`, `float32`, `float64`, `complex64`,
+ * `bool`, `int8` … `uint64`, `float16`, `float32`, `float64`, `complex64`,
  * `complex128`. It is registered as a
  * #GEnum (#PLAN_TYPE_DTYPE) so element properties can use it directly.
  */
@@ -24,6 +24,7 @@
 
 #include "plandtype.h"
 #include "planerror.h"
+#include "plan-private.h"
 
 #include <string.h>
 
@@ -53,6 +54,7 @@ static const DTypeDesc dtypes[PLAN_DTYPE_N] = {
   [PLAN_DTYPE_FLOAT64] = {"float64", "<f8", 8, TRUE, TRUE},
   [PLAN_DTYPE_COMPLEX64] = {"complex64", "<c8", 8, FALSE, TRUE, TRUE},
   [PLAN_DTYPE_COMPLEX128] = {"complex128", "<c16", 16, FALSE, TRUE, TRUE},
+  [PLAN_DTYPE_FLOAT16] = {"float16", "<f2", 2, TRUE, TRUE, FALSE},
 };
 
 static gboolean
@@ -80,6 +82,7 @@ plan_dtype_get_type (void)
     {PLAN_DTYPE_FLOAT64, "64-bit IEEE float", "float64"},
     {PLAN_DTYPE_COMPLEX64, "Complex of two 32-bit floats", "complex64"},
     {PLAN_DTYPE_COMPLEX128, "Complex of two 64-bit floats", "complex128"},
+    {PLAN_DTYPE_FLOAT16, "16-bit IEEE float", "float16"},
     {0, NULL, NULL}
   };
 
@@ -133,7 +136,7 @@ plan_dtype_parse (const gchar * name, GError ** error)
   if (dtype == PLAN_DTYPE_UNKNOWN) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "'%s' is not a dtype; use one of bool, int8, uint8, int16, uint16, "
-        "int32, uint32, int64, uint64, float32, float64, complex64, "
+        "int32, uint32, int64, uint64, float16, float32, float64, complex64, "
         "complex128", name ? name : "");
   }
   return dtype;
@@ -172,7 +175,7 @@ plan_dtype_get_size (PlanDType dtype)
  * plan_dtype_is_float:
  * @dtype: a #PlanDType
  *
- * Returns: whether @dtype is float32 or float64.
+ * Returns: whether @dtype is float16, float32 or float64.
  *
  * Since: 0.1
  */
@@ -282,8 +285,9 @@ plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
 
 unknown:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-      "dtype '%s' is not supported; only bool, integer, float32/float64 and "
-      "complex64/complex128 arrays can be read", descr);
+      "dtype '%s' is not supported; only bool, integer, "
+      "float16/float32/float64 and complex64/complex128 arrays can be read",
+      descr);
   return PLAN_DTYPE_UNKNOWN;
 }
 
@@ -300,4 +304,38 @@ const gchar *
 plan_dtype_to_npy_descr (PlanDType dtype)
 {
   return dtype_valid (dtype) ? dtypes[dtype].npy : NULL;
+}
+
+/**
+ * plan_dtype_float16_to_double:
+ * @bits: a float16 value, as its 16 bits
+ *
+ * Converts a float16 to a double, exactly (every float16 is a double).
+ *
+ * Returns: the value of @bits.
+ *
+ * Since: 0.1
+ */
+gdouble
+plan_dtype_float16_to_double (guint16 bits)
+{
+  return _plan_half_to_float (bits);
+}
+
+/**
+ * plan_dtype_float16_from_double:
+ * @value: a double
+ *
+ * Rounds @value to the nearest float16, ties to even, as numpy's
+ * `astype(np.float16)` of a float64 does: values of magnitude 65520 and
+ * more become infinities, NaN stays NaN (with its sign).
+ *
+ * Returns: the float16, as its 16 bits.
+ *
+ * Since: 0.1
+ */
+guint16
+plan_dtype_float16_from_double (gdouble value)
+{
+  return _plan_half_from_double (value);
 }

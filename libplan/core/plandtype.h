@@ -32,6 +32,9 @@ G_BEGIN_DECLS
  *   first (C's `float _Complex`).
  * @PLAN_DTYPE_COMPLEX128: numpy `complex128`: two float64, the real part
  *   first (C's `double _Complex`).
+ * @PLAN_DTYPE_FLOAT16: numpy `float16` (IEEE 754 binary16, CUDA's
+ *   `__half`), a storage type: arithmetic on it is computed in float32 and
+ *   rounded to float16 after every operation, as numpy does.
  *
  * Element types of arrays, named as numpy names them. Values are stored in
  * the machine's (little-endian) byte order.
@@ -54,6 +57,7 @@ typedef enum
   PLAN_DTYPE_FLOAT64,
   PLAN_DTYPE_COMPLEX64,
   PLAN_DTYPE_COMPLEX128,
+  PLAN_DTYPE_FLOAT16,
 } PlanDType;
 
 /**
@@ -63,7 +67,7 @@ typedef enum
  *
  * Since: 0.1
  */
-#define PLAN_DTYPE_N (PLAN_DTYPE_COMPLEX128 + 1)
+#define PLAN_DTYPE_N (PLAN_DTYPE_FLOAT16 + 1)
 
 /**
  * PLAN_DTYPE_NAMES:
@@ -73,7 +77,8 @@ typedef enum
  * Since: 0.1
  */
 #define PLAN_DTYPE_NAMES "{ bool, int8, uint8, int16, uint16, int32, " \
-    "uint32, int64, uint64, float32, float64, complex64, complex128 }"
+    "uint32, int64, uint64, float16, float32, float64, complex64, " \
+    "complex128 }"
 
 #define PLAN_TYPE_DTYPE (plan_dtype_get_type ())
 PLAN_API
@@ -111,6 +116,12 @@ PlanDType plan_dtype_from_npy_descr (const gchar * descr, GError ** error);
 
 PLAN_API
 const gchar * plan_dtype_to_npy_descr (PlanDType dtype);
+
+PLAN_API
+gdouble plan_dtype_float16_to_double (guint16 bits);
+
+PLAN_API
+guint16 plan_dtype_float16_from_double (gdouble value);
 
 G_END_DECLS
 

@@ -36,7 +36,7 @@ _plan_cuda_type_name (PlanDType d)
     [PLAN_DTYPE_UINT32] = "plan_u32",[PLAN_DTYPE_INT64] = "plan_i64",
     [PLAN_DTYPE_UINT64] = "plan_u64",[PLAN_DTYPE_FLOAT32] = "float",
     [PLAN_DTYPE_FLOAT64] = "double",[PLAN_DTYPE_COMPLEX64] = "plan_c64",
-    [PLAN_DTYPE_COMPLEX128] = "plan_c128",
+    [PLAN_DTYPE_COMPLEX128] = "plan_c128",[PLAN_DTYPE_FLOAT16] = "plan_f16",
   };
   g_assert (d > PLAN_DTYPE_UNKNOWN && d < PLAN_DTYPE_N);
   return names[d];
@@ -231,6 +231,10 @@ append_const (GString * s, const ExprNode * c)
 
   if (plan_dtype_is_complex (c->dtype)) {
     append_complex_const (s, c);
+  } else if (c->dtype == PLAN_DTYPE_FLOAT16) {
+    guint16 h;
+    memcpy (&h, c->value.bytes, 2);
+    g_string_append_printf (s, "plan_f16_bits (0x%04x)", h);
   } else if (c->dtype == PLAN_DTYPE_FLOAT32) {
     gfloat f;
     guint32 bits;
@@ -264,10 +268,23 @@ typedef struct
   guint n_temps;
 } Gen;
 
+/* float16 is converted to float first (exactly), and everything but a
+ * float64 rounds to it from float (integers too: see exprloops.c). */
 static void
 append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
 {
-  if (plan_dtype_is_complex (from) && to == PLAN_DTYPE_BOOL) {
+  gchar *f32 = NULL;
+
+  if (from == PLAN_DTYPE_FLOAT16 && to != PLAN_DTYPE_FLOAT16) {
+    arg = f32 = g_strdup_printf ("plan_f16_to_f32 (%s)", arg);
+    from = PLAN_DTYPE_FLOAT32;
+  }
+  if (to == PLAN_DTYPE_FLOAT16) {
+    g_string_append_printf (s, from == PLAN_DTYPE_FLOAT64 ?
+        "plan_f64_to_f16 (%s)" : "plan_f32_to_f16 ((float) %s)", arg);
+  } else if (from == to) {
+    g_string_append (s, arg);
+  } else if (plan_dtype_is_complex (from) && to == PLAN_DTYPE_BOOL) {
     g_string_append_printf (s, "(plan_bool) (%s.re != 0 || %s.im != 0)", arg,
         arg);
   } else if (plan_dtype_is_complex (from)) {
@@ -297,6 +314,7 @@ append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
   } else {
     g_string_append_printf (s, "(%s) %s", _plan_cuda_type_name (to), arg);
   }
+  g_free (f32);
 }
 
 /* An operation on complex operands: the prelude's plan_c* functions. */

@@ -20,6 +20,7 @@
 
 #include "expr-private.h"
 #include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -286,13 +287,17 @@ result_type2 (PlanDType a, PlanDType b)
         PLAN_DTYPE_COMPLEX128;
   }
   if (fa && fb)
-    return a == PLAN_DTYPE_FLOAT64 || b == PLAN_DTYPE_FLOAT64 ?
-        PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_FLOAT32;
+    return int_bits (a) >= int_bits (b) ? a : b;
   if (fa || fb) {
+    /* The smallest float of at least the float's size that holds every
+     * value of the integer exactly: twice its size (float64 for 64-bit
+     * integers, which nothing holds). */
     PlanDType f = fa ? a : b, i = fa ? b : a;
     if (f == PLAN_DTYPE_FLOAT64 || int_bits (i) > 16)
       return PLAN_DTYPE_FLOAT64;
-    return PLAN_DTYPE_FLOAT32;
+    if (f == PLAN_DTYPE_FLOAT32 || int_bits (i) > 8)
+      return PLAN_DTYPE_FLOAT32;
+    return PLAN_DTYPE_FLOAT16;
   }
   if (plan_dtype_is_signed (a) == plan_dtype_is_signed (b))
     return int_bits (a) >= int_bits (b) ? a : b;
@@ -314,14 +319,16 @@ result_type2 (PlanDType a, PlanDType b)
   }
 }
 
-/* The float dtype a function of an integer operand computes in: numpy
- * picks float16 for 8-bit operands, which we do not have; float32 is the
- * smallest float that holds them exactly. */
+/* The float dtype a function of an integer operand computes in, as
+ * numpy picks it: the smallest float that holds every value exactly
+ * (float16 for bool and 8-bit integers). */
 static PlanDType
 float_for (PlanDType d)
 {
   if (plan_dtype_is_float (d) || plan_dtype_is_complex (d))
     return d;
+  if (int_bits (d) <= 8)
+    return PLAN_DTYPE_FLOAT16;
   return int_bits (d) <= 16 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
 }
 
@@ -419,6 +426,11 @@ value_store (ExprValue * v, PlanDType d, __int128 iv, gdouble fv,
     case PLAN_DTYPE_COMPLEX128:
       v->c128[0] = from_float ? fv : (gdouble) iv;
       break;
+    case PLAN_DTYPE_FLOAT16:{
+      guint16 h = _plan_half_from_double (from_float ? fv : (gdouble) iv);
+      memcpy (v->bytes, &h, 2);
+      break;
+    }
     default:
       g_assert_not_reached ();
   }
@@ -567,6 +579,10 @@ convert (Typer * t, ExprNode * n, PlanDType d)
   }
   if (n->dtype == d)
     return n;
+  /* float16 has casts to and from the real dtypes: it becomes a complex
+   * through float32, which holds it exactly. */
+  if (n->dtype == PLAN_DTYPE_FLOAT16 && plan_dtype_is_complex (d))
+    n = convert (t, n, PLAN_DTYPE_FLOAT32);
   c = _plan_expr_node_new (t->arena, EXPR_NODE_OP, n->pos, n->len);
   c->start = n->start;
   c->end = n->end;
@@ -1024,9 +1040,10 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
           : result_type2 (s, weak_default (args[i]));
     return s;
   }
-  /* A Python complex keeps float32 in complex64 (NEP 50). */
+  /* A Python complex keeps float32 (and float16) in complex64 (NEP 50). */
   if (weak_complex && !plan_dtype_is_complex (s))
-    s = s == PLAN_DTYPE_FLOAT32 ? PLAN_DTYPE_COMPLEX64 : PLAN_DTYPE_COMPLEX128;
+    s = s == PLAN_DTYPE_FLOAT32 || s == PLAN_DTYPE_FLOAT16 ?
+        PLAN_DTYPE_COMPLEX64 : PLAN_DTYPE_COMPLEX128;
   if (weak_float && !plan_dtype_is_float (s) && !plan_dtype_is_complex (s))
     s = PLAN_DTYPE_FLOAT64;
   if (weak_int && s == PLAN_DTYPE_BOOL)
@@ -1094,17 +1111,39 @@ float_operand_error (Typer * t, ExprNode * op, ExprNode ** args, guint n)
 
 static ExprNode *type_node (Typer * t, ExprNode * n);
 
+/* float16 is a storage type, as in numpy: an operation on float16
+ * operands is computed in float32 and its float result rounded to
+ * float16, which is what numpy's float16 loops do, operation by
+ * operation (for + - * / and sqrt the result is the correctly rounded
+ * float16). Only selection, casts and nan_to_num (whose largest value is
+ * float16's own) work on float16 itself. */
+static gboolean
+computes_in_float32 (const ExprNode * op)
+{
+  return op->op != EXPR_OP_CAST && op->op != EXPR_OP_WHERE
+      && op->op != EXPR_OP_NAN_TO_NUM
+      && _plan_expr_node_arg_dtype (op) == PLAN_DTYPE_FLOAT16;
+}
+
 static ExprNode *
 finish_op (Typer * t, ExprNode * op)
 {
+  gboolean narrow = FALSE;
   guint i;
 
+  if (computes_in_float32 (op)) {
+    for (i = 0; i < op->n_args; i++)
+      op->args[i] = convert (t, op->args[i], PLAN_DTYPE_FLOAT32);
+    narrow = op->dtype == PLAN_DTYPE_FLOAT16;
+    if (narrow)
+      op->dtype = PLAN_DTYPE_FLOAT32;
+  }
   op->height = 0;
   for (i = 0; i < op->n_args; i++)
     op->height = MAX (op->height, op->args[i]->height + 1);
   if (all_const (op))
-    return fold_strong (t, op);
-  return op;
+    op = fold_strong (t, op);
+  return narrow ? convert (t, op, PLAN_DTYPE_FLOAT16) : op;
 }
 
 /* An operation numpy does not define on complex numbers (or defines
@@ -1253,6 +1292,8 @@ type_cast (Typer * t, ExprNode * op, PlanDType to)
     g_free (text);
     return NULL;
   }
+  if (a->dtype == PLAN_DTYPE_FLOAT16 && plan_dtype_is_complex (to))
+    a = convert (t, a, PLAN_DTYPE_FLOAT32);
   op->dtype = to;
   if (a->dtype == to)
     return a;
@@ -1646,20 +1687,22 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
             G_PI / 180.0 : 180.0 / G_PI);
         return k;
       }
+      /* float16 is multiplied by the float32 constant, in float32, and
+       * rounded, as numpy's float16 loop does. */
       f = float_for (d);
       call->op = EXPR_OP_MUL;
       call->n_args = 2;
-      call->args[0] = convert (t, a, f);
-      if (f == PLAN_DTYPE_FLOAT32) {
+      call->dtype = f == PLAN_DTYPE_FLOAT16 ? PLAN_DTYPE_FLOAT32 : f;
+      call->args[0] = convert (t, a, call->dtype);
+      if (call->dtype == PLAN_DTYPE_FLOAT32) {
         volatile gfloat pi = (gfloat) G_PI, c180 = 180.0f;
         gfloat v = sugar == SUGAR_DEG2RAD ? pi / c180 : c180 / pi;
-        call->args[1] = float_const (t, call, f, v);
+        call->args[1] = float_const (t, call, call->dtype, v);
       } else {
         call->args[1] = float_const (t, call, f, sugar == SUGAR_DEG2RAD ?
             G_PI / 180.0 : 180.0 / G_PI);
       }
-      call->dtype = f;
-      return finish_op (t, call);
+      return convert (t, finish_op (t, call), f);
     case SUGAR_FLOAT_POWER:
       call->op = EXPR_OP_POW;
       if (any_weak_complex (call) || plan_dtype_is_complex (d)

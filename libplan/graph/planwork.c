@@ -1338,8 +1338,9 @@ n_elements (const PlanArrayInfo * info)
 }
 
 /* Whether numpy's "safe" casting takes @from to @to: no value changes (an
- * integer to a wider one or to float64, float32 to float64, bool to any,
- * a real to a complex whose parts hold it, complex64 to complex128). */
+ * integer to a wider one, to a float of twice its size or to float64, a
+ * float to a wider one, bool to any, a real to a complex whose parts hold
+ * it, complex64 to complex128). */
 static gboolean
 casts_safely (PlanDType from, PlanDType to)
 {
@@ -1359,7 +1360,7 @@ casts_safely (PlanDType from, PlanDType to)
   if (to == PLAN_DTYPE_BOOL || (f_float && !t_float))
     return FALSE;
   if (t_float)
-    return f_float ? ts > fs : to == PLAN_DTYPE_FLOAT64 || fs <= 2;
+    return f_float ? ts > fs : to == PLAN_DTYPE_FLOAT64 || 2 * fs <= ts;
   /* integers */
   if (f_uint == t_uint)
     return ts > fs;

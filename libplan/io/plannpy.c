@@ -398,7 +398,7 @@ parse_entry (Cursor * c, Header * h, GError ** error)
     if (accept_char (c, '[')) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
           "structured dtypes (record arrays) are not supported; only bool, "
-          "integer and float32/float64 arrays can be read");
+          "integer and float16/float32/float64 arrays can be read");
       return FALSE;
     }
     return parse_string (c, h->descr, sizeof (h->descr), error);

@@ -205,6 +205,8 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
     goto bad_input;
   if (plan_dtype_is_complex (input->dtype))
     goto complex_input;
+  if (input->dtype == PLAN_DTYPE_FLOAT16)
+    goto float16_input;
   if (axis != PLAN_REDUCE_AXIS_ALL && axis != PLAN_REDUCE_AXIS_ROWS
       && axis != PLAN_REDUCE_AXIS_INNER && axis != PLAN_REDUCE_AXIS_1)
     goto bad_axis;
@@ -238,6 +240,13 @@ complex_input:
         "reductions of %s arrays are not supported; reduce a real map of "
         "them (planreduce map=\"real(x)\", \"imag(x)\", \"abs(x)\" or "
         "\"x != 0\")", plan_dtype_to_string (input->dtype));
+    return NULL;
+  }
+float16_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "float16 input cannot be reduced; reduce a cast of it "
+        "(map=\"float32(x)\", which is exact)");
     return NULL;
   }
 bad_axis:

@@ -36,6 +36,7 @@
 #endif
 
 #include "planboundary.h"
+#include "libplan/core/plan-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -280,6 +281,13 @@ plan_boundary_fill_from_double (PlanDType dtype, gdouble cval, gpointer dst)
       gdouble v[2] = { cval, 0 };
       memcpy (dst, v, sizeof (v));
       exact = TRUE;
+      break;
+    }
+    case PLAN_DTYPE_FLOAT16:{
+      guint16 h = _plan_half_from_double (cval);
+      memcpy (dst, &h, sizeof (h));
+      exact = plan_dtype_float16_to_double (h) == cval
+          || (isnan (cval) && (h & 0x7fff) > 0x7c00);
       break;
     }
     default:

@@ -88,7 +88,7 @@ G_DEFINE_BOXED_TYPE (PlanWindow, plan_window, plan_window_ref,
 static const gchar *const reserved_names[] = {
   "_",
   "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-  "uint64", "float32", "float64",
+  "uint64", "float16", "float32", "float64",
   "abs", "sign", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2",
   "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
   "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "rint",

@@ -208,7 +208,7 @@ def _plan_dtype(dtype):
     d = _P.dtype_from_string(dt.name)
     if d == _P.DType.UNKNOWN:
         raise TypeError("dtype %s is not one libplan streams (bool, int8 ... "
-                        "uint64, float32, float64, complex64, complex128)" % dt)
+                        "uint64, float16, float32, float64, complex64, complex128)" % dt)
     if dt.byteorder in "=|":
         # every array binds through here: look each dtype up once
         _PLAN_DTYPES[dtype] = d

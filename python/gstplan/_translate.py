@@ -45,7 +45,7 @@ _FUNCTIONS = {
     "trunc", "rint", "round", "minimum", "min", "maximum", "max", "fmin",
     "fmax", "pow", "fmod", "hypot", "where", "clip", "isnan", "isinf",
     "isfinite", "bool", "int8", "int16", "int32", "int64", "uint8",
-    "uint16", "uint32", "uint64", "float32", "float64",
+    "uint16", "uint32", "uint64", "float16", "float32", "float64",
     # numpy's names, which the language may know as well
     "square", "reciprocal", "negative", "positive", "deg2rad", "rad2deg",
     "radians", "degrees", "copysign", "signbit", "heaviside", "logaddexp",

@@ -9,7 +9,7 @@ import numpy as np
 
 DTYPES = ['unknown', 'bool', 'int8', 'uint8', 'int16', 'uint16', 'int32',
           'uint32', 'int64', 'uint64', 'float32', 'float64', 'complex64',
-          'complex128']
+          'complex128', 'float16']
 
 
 class _GError(ctypes.Structure):

@@ -110,7 +110,8 @@ def test_cuda_without_driver_is_a_clear_error():
         os.environ.update(env)
 
 
-cases = [('round_trip_%s' % t, round_trip(t)) for t in DTYPES + COMPLEX_DTYPES]
+cases = [('round_trip_%s' % t, round_trip(t))
+         for t in DTYPES + COMPLEX_DTYPES + ['float16']]
 cases += [('upload_device_sim_without_environment',
            test_upload_device_sim_without_environment),
           ('chain_on_device', test_chain_on_device),

@@ -10,6 +10,11 @@
 #   - within a stated ulp bound for transcendental functions, against the
 #     float64 result rounded to float32 for float32 (ULP_F32 below) and
 #     against numpy for float64 (ULP_F64);
+#   - for float16, which numpy (and we) compute in float32 and round after
+#     every operation: exactly where numpy's result is the correctly
+#     rounded one, and every float16 value through every function
+#     (test_float16_every_value) within 1 ulp of numpy and of the correctly
+#     rounded result;
 # with NaN, +-inf, -0.0, subnormals, integer extremes (overflow, division
 # by zero, shifts beyond the width) among the inputs. Where the language
 # documents a difference from numpy (docs/expressions.md, "Differences from
@@ -32,9 +37,9 @@ np._set_promotion_state('weak')
 warnings.simplefilter('ignore')
 
 ALL = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32',
-       'int64', 'uint64', 'float32', 'float64']
+       'int64', 'uint64', 'float16', 'float32', 'float64']
 INTS = ALL[1:9]
-FLOATS = ['float32', 'float64']
+FLOATS = ['float16', 'float32', 'float64']
 
 # Stated accuracy of the float functions (ulp). float32 sin, cos, exp, log
 # are our own vectorised code (sin and cos within 2 ulp with FMA, 1 ulp
@@ -46,6 +51,9 @@ ULP_F64 = 4
 # vectorised code, the others glibc's (cbrt is 3 ulp off in places).
 ULP_F64_LD = {'sin': 1, 'cos': 1, 'exp': 1, 'log': 1}
 ULP_F64_LD_DEFAULT = 4
+# float16: our float32 function rounded to float16, against the float64
+# result rounded to float16.
+ULP_F16 = 1
 
 rng = np.random.default_rng(20261130)
 failures = []
@@ -127,6 +135,13 @@ def same(got, want, exact=True, ulp=0, ignore_zero_sign=False):
 
 
 def ulps(a, b):
+    if a.dtype == np.float16:
+        ia = a.view(np.uint16).astype(np.int64)
+        ib = b.view(np.uint16).astype(np.int64)
+        ia = np.where(ia & 0x8000, -(ia & 0x7fff), ia)
+        ib = np.where(ib & 0x8000, -(ib & 0x7fff), ib)
+        return np.where(np.isinf(a) != np.isinf(b), 1 << 40,
+                        np.abs(ia - ib))
     it = np.int32 if a.dtype == np.float32 else np.int64
     ia, ib = a.view(it).astype(np.int64), b.view(it).astype(np.int64)
     big = np.int64(1) << (31 if it == np.int32 else 62)
@@ -183,11 +198,20 @@ def expect_error(src, names, label):
 
 
 def float_for(dt):
-    """The dtype our float functions compute an integer operand in."""
+    """The dtype float functions compute an integer operand in (numpy's:
+    the smallest float that holds it exactly)."""
     dt = np.dtype(dt)
     if dt.kind == 'f':
         return dt
+    if dt.itemsize == 1:
+        return np.dtype('float16')
     return np.dtype('float32') if dt.itemsize <= 2 else np.dtype('float64')
+
+
+def rounded_ref(fn, ft, *args):
+    """The float64 result of fn rounded to ft, and the bound against it."""
+    ref = fn(*[a.astype(np.float64) for a in args]).astype(ft)
+    return ref, ULP_F16 if ft == np.float16 else ULP_F32_DEFAULT
 
 
 # ---- binary operators, every dtype pair ----
@@ -235,12 +259,12 @@ def check_binary(src, fn, arrays, names, da, db):
             np.ones(len(b), bool)
         arrays = {'a': a[keep], 'b': b[keep]}
         a, b = arrays['a'], arrays['b']
-    if want.dtype.kind == 'f' and np.dtype(want.dtype) == np.float16:
-        return
     want = fn(a, b)
     if want.dtype.kind == 'f' and is_pow:
         compare(src, arrays, want, label, exact=False,
-                ulp=ULP_F32_DEFAULT if want.dtype == np.float32 else ULP_F64)
+                ulp={np.dtype('float16'): ULP_F16,
+                     np.dtype('float32'): ULP_F32_DEFAULT}.get(want.dtype,
+                                                                ULP_F64))
         return
     compare(src, arrays, want, label,
             ignore_zero_sign='min' in src or 'max' in src)
@@ -285,8 +309,6 @@ def test_weak_literals():
                                 else np.float64) ** 2
             if want is None:
                 expect_error(src, {'a': dt}, dt)
-            elif want.dtype == np.float16:
-                continue
             else:
                 # a ** 2 is exact (computed as a * a, as numpy does)
                 compare(src, {'a': a}, want, dt,
@@ -342,7 +364,11 @@ def test_float_functions():
             if name in EXACT_FLOAT_FUNCS:
                 compare('%s(a)' % name, {'a': a}, fn(a.astype(ft)), label)
                 continue
-            if ft == np.float32:
+            if ft == np.float16:
+                ref, ulp = rounded_ref(fn, ft, a.astype(ft))
+                compare('%s(a)' % name, {'a': a}, ref, label, exact=False,
+                        ulp=ulp)
+            elif ft == np.float32:
                 # against the float64 result rounded to float32
                 ref = fn(a.astype(np.float64)).astype(np.float32)
                 compare('%s(a)' % name, {'a': a}, ref, label, exact=False,
@@ -364,7 +390,11 @@ def test_float_binary_functions():
             ft = float_for(np.result_type(np.dtype(da), np.dtype(db)))
         for name, fn in [('atan2', np.arctan2), ('hypot', np.hypot)]:
             label = '%s,%s' % (da, db)
-            if ft == np.float32:
+            if ft == np.float16:
+                ref, ulp = rounded_ref(fn, ft, a.astype(ft), b.astype(ft))
+                compare('%s(a, b)' % name, {'a': a, 'b': b}, ref, label,
+                        exact=False, ulp=ulp)
+            elif ft == np.float32:
                 ref = fn(a.astype(np.float64), b.astype(np.float64))
                 ref = ref.astype(np.float32)
                 compare('%s(a, b)' % name, {'a': a, 'b': b}, ref, label,
@@ -468,9 +498,7 @@ def test_numpy_aliases():
 
 
 # name, numpy function, sample kind, exact (else the float function ulp
-# bounds); numpy computes the float ones of bool and 8/16-bit integers in
-# float16, we in float32 (docs): the reference is numpy on the operand
-# converted to float_for().
+# bounds); the reference is numpy on the operand converted to float_for().
 NEW_UNARY = [
     ('square', np.square, 'any', True), ('negative', np.negative, 'any', True),
     ('positive', np.positive, 'any', True),
@@ -540,10 +568,10 @@ def test_new_binary():
                 continue
             if exact:
                 compare(src, {'a': a, 'b': b}, want, label)
-            elif want.dtype == np.float32:
-                ref = fn(x.astype(np.float64), y.astype(np.float64))
-                compare(src, {'a': a, 'b': b}, ref.astype(np.float32), label,
-                        exact=False, ulp=ULP_F32_DEFAULT)
+            elif want.dtype in (np.float16, np.float32):
+                ref, ulp = rounded_ref(fn, want.dtype, x, y)
+                compare(src, {'a': a, 'b': b}, ref, label, exact=False,
+                        ulp=ulp)
             else:
                 compare(src, {'a': a, 'b': b}, want, label, exact=False,
                         ulp=ULP_F64)
@@ -587,12 +615,105 @@ def test_benchmark_expressions():
         fail('where(x > 0, sqrt(x), -x)')
 
 
+# ---- float16: every value, against numpy's own float16 loops ----
+
+F16_EXACT = ['sqrt', 'floor', 'ceil', 'rint', 'trunc', 'absolute', 'sign',
+             'square', 'reciprocal', 'negative', 'deg2rad', 'rad2deg',
+             'nan_to_num', 'fabs']
+F16_CLOSE = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'cbrt',
+             'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh',
+             'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh']
+
+
+def f16_values():
+    return np.arange(65536, dtype=np.uint16).view(np.float16)
+
+
+def test_float16_every_value():
+    """numpy computes a float16 function in float32 and rounds the result:
+    so do we. Correctly rounded operations are bit for bit numpy's on every
+    float16 (F16_EXACT); the float32 functions of numpy and ours are each
+    within an ulp or two of float32, so their float16 results differ only
+    next to a rounding boundary of float16, by 1 ulp (F16_CLOSE; which
+    inputs depends on the CPU numpy's SIMD loops run on)."""
+    h = f16_values()
+    for name in F16_EXACT + F16_CLOSE:
+        fn = getattr(np, name)
+        label = '%s(float16, every value)' % name
+        exact = name in F16_EXACT
+        compare('%s(a)' % name, {'a': h}, fn(h), label, exact=exact,
+                ulp=0 if exact else 1)
+        if not exact and os.environ.get('PLAN_F16_COUNTS'):
+            got = run('%s(a)' % name, {'a': h})
+            print('%s: %d of 65536 differ from numpy' % (
+                name, np.count_nonzero(ulps(got, fn(h))[~np.isnan(got)])))
+        if not exact:
+            ref = fn(h.astype(np.float64)).astype(np.float16)
+            compare('%s(a)' % name, {'a': h}, ref, label + ' vs rounded',
+                    exact=False, ulp=1)
+    # binary: a sample of pairs, with every special value against the others
+    r = np.random.default_rng(7)
+    sp = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 65504,
+                   -65504, 6e-8, -6e-8, 6.1e-5, 0.5, 2048, 2049],
+                  np.float16)
+    a = np.concatenate([np.repeat(sp, len(sp)), h[r.integers(0, 65536,
+                                                             100000)]])
+    b = np.concatenate([np.tile(sp, len(sp)), h[r.integers(0, 65536,
+                                                           100000)]])
+    for src, fn in [('a + b', np.add), ('a - b', np.subtract),
+                    ('a * b', np.multiply), ('a / b', np.divide),
+                    ('a // b', np.floor_divide), ('a % b', np.remainder),
+                    ('fmod(a, b)', np.fmod), ('a ** b', np.power),
+                    ('minimum(a, b)', np.minimum),
+                    ('fmax(a, b)', np.fmax), ('copysign(a, b)',
+                                              np.copysign),
+                    ('a < b', np.less), ('a == b', np.equal)]:
+        compare(src, {'a': a, 'b': b}, fn(a, b), 'float16 ' + src,
+                ignore_zero_sign='min' in src or 'max' in src)
+    fin = ~(np.isinf(a) & np.isnan(b)) & ~(np.isnan(a) & np.isinf(b))
+    for src, fn in [('arctan2(a, b)', np.arctan2), ('hypot(a, b)', np.hypot),
+                    ('logaddexp(a, b)', np.logaddexp),
+                    ('logaddexp2(a, b)', np.logaddexp2)]:
+        # hypot(inf, nan) is inf (C99) here; numpy's float16 and float32
+        # loops give NaN (its float64 loop inf): the pairs are left out.
+        compare(src, {'a': a[fin], 'b': b[fin]}, fn(a[fin], b[fin]),
+                'float16 ' + src, exact=False, ulp=1)
+    # several operations round after each, as numpy: not once at the end
+    x, y = a[len(sp) ** 2:], b[len(sp) ** 2:]
+    compare('2*x*y + sin(x) - y / 3', {'x': x, 'y': y},
+            2 * x * y + np.sin(x) - y / 3, 'float16 chain', exact=False,
+            ulp=1)
+    compare('x * y + x', {'x': x, 'y': y}, x * y + x, 'float16 x*y + x')
+    # promotion, as numpy: float16 with 8-bit integers stays float16, with
+    # 16-bit integers and float32 becomes float32, with wider float64
+    for other, want in [('int8', 'float16'), ('uint8', 'float16'),
+                        ('bool', 'float16'), ('int16', 'float32'),
+                        ('float32', 'float32'), ('int32', 'float64'),
+                        ('float64', 'float64')]:
+        o = samples(other, len(x))[:len(x)]
+        compare('x + o', {'x': x, 'o': o}, x + o, 'float16 + ' + other)
+        if np.result_type(x, o) != np.dtype(want):
+            fail('numpy promotes float16 + %s to %s, the test expects %s'
+                 % (other, np.result_type(x, o), want))
+    compare('x * 0.1 + 3', {'x': x}, x * 0.1 + 3, 'float16 weak literals')
+    # with complex numbers: through float32, exactly, as numpy
+    z = (x[::-1] + 1j * x).astype(np.complex64)
+    for src, want in [('x + z', x + z), ('x * 1j', x * 1j),
+                      ('complex128(x)', x.astype(np.complex128))]:
+        got = run(src, {'x': x, 'z': z})
+        parts = np.float32 if want.dtype == np.complex64 else np.float64
+        if got.dtype != want.dtype or not np.array_equal(
+                got.view(parts), want.view(parts), equal_nan=True):
+            fail('float16 with complex: %s gives %s, numpy %s' % (
+                src, got.dtype, want.dtype))
+
+
 def main():
     for t in [test_binary, test_negative_integer_power, test_weak_literals,
               test_unary, test_float_functions, test_float_binary_functions,
               test_casts, test_where_and_clip, test_numpy_aliases,
               test_new_unary, test_new_binary, test_numpy_prefix_errors,
-              test_benchmark_expressions]:
+              test_benchmark_expressions, test_float16_every_value]:
         t()
         print('%s: %d checks so far, %d failures' % (t.__name__, checked,
                                                      len(failures)))

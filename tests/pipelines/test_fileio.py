@@ -26,7 +26,7 @@ def listing(d):
 
 def npy_round_trips():
     d = plantest.tmpdir()
-    for dtype in plantest.DTYPES + plantest.COMPLEX_DTYPES:
+    for dtype in plantest.DTYPES + plantest.COMPLEX_DTYPES + ["float16"]:
         for n in LENGTHS:
             for row in ROW_SHAPES:
                 a = plantest.random_array(dtype, (n,) + row, RNG)
@@ -49,7 +49,7 @@ def npy_round_trips():
 
 def raw_round_trips():
     d = plantest.tmpdir()
-    for dtype in plantest.DTYPES + plantest.COMPLEX_DTYPES:
+    for dtype in plantest.DTYPES + plantest.COMPLEX_DTYPES + ["float16"]:
         for n in LENGTHS:
             for row in ROW_SHAPES:
                 a = plantest.random_array(dtype, (n,) + row, RNG)

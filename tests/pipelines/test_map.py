@@ -207,7 +207,7 @@ def test_zero_d_errors_kept():
 
 cases = []
 for n in (1, 2, 3, 5):
-    for dtype in DTYPES:
+    for dtype in DTYPES + ["float16"]:
         for length in (0, 1, 101, 5003):
             inner = (3,) if length == 101 else ()
             cases.append(('map %d inputs %s len %d' % (n, dtype, length),

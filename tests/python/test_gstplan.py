@@ -565,6 +565,45 @@ class DeviceArray:
         self.device.free(self.ptr)
 
 
+@test
+def float16_arrays():
+    """numpy float16 arrays bind without copies; maps and stencils compute
+    as numpy does (in float32, rounded after every operation): bit for bit
+    numpy's results, on the CPU and on the simulated device."""
+    A = (rng.standard_normal((3000, 5)) * 20).astype(np.float16)
+    B = (rng.standard_normal((3000, 5)) * 20).astype(np.float16)
+    I = rng.integers(-128, 128, (3000, 5)).astype(np.int8)
+    sim = os.environ.get("GST_PLAN_DEVICE") == "sim"
+    for target in ("gpu",) if sim else ("cpu",):
+        plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
+        i = plan.source(ndim=2)
+        plan.map(lambda x, y: x * y + np.sqrt(abs(x)) - y / 3, args=(a, b), name="m")
+        plan.map("x + y", args=(a, i), name="p")
+        plan.map("float32(x) + y", args=(a, b), name="w")
+        plan.map(lambda x: np.float16(x * 0.5), args=(i,), name="c")
+        plan.stencil("_ n _; w c e; _ s _", lambda n, w, c, e, s: n + s + e + w - 4 * c,
+                     args=(a,), boundary="reflect", name="st")
+        work = plan.realize(target=target)
+        M = np.empty_like(A)
+        fut = work.dispatch(a=A, b=B, i=I, m=M)
+        r = fut.result()
+        assert r["m"] is M
+        want = {"m": A * B + np.sqrt(abs(A)) - B / 3, "p": A + I,
+                "w": A.astype(np.float32) + B, "c": (I * 0.5).astype(np.float16)}
+        wst = ((((np.pad(A, 1, mode="symmetric")[:-2, 1:-1]
+                  + np.pad(A, 1, mode="symmetric")[2:, 1:-1])
+                 + np.pad(A, 1, mode="symmetric")[1:-1, 2:])
+                + np.pad(A, 1, mode="symmetric")[1:-1, :-2]) - np.float16(4) * A)
+        want["st"] = wst
+        for k, w in want.items():
+            assert r[k].dtype == w.dtype, (target, k, r[k].dtype, w.dtype)
+            assert np.array_equal(r[k].view(np.uint8), w.view(np.uint8)), (target, k)
+    # the wrapper is the array itself
+    assert gstplan._wrap_host(A, False).get_address() == A.ctypes.data
+    plan = Plan(); a = plan.source(ndim=2); plan.reduce("sum", args=(a,), name="s")
+    expect(PlanError, lambda: plan.realize(target="cpu").dispatch(a=A).wait(), "float16")
+
+
 def sim_device_arrays():
     plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
     plan.map(lambda x, y: x * y + 1, args=(a, b), name="c")
@@ -691,7 +730,8 @@ def arrays_in_files_bound_by_name():
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
-        tests = [sim_device_arrays, design_example_sim, zero_d_arrays]
+        tests = [sim_device_arrays, design_example_sim, zero_d_arrays,
+                 float16_arrays]
     else:
         tests = TESTS
     failed = 0

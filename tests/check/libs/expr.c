@@ -143,7 +143,7 @@ GST_START_TEST (test_expr_numpy_names_and_prefix)
   fail_unless_equals_float (eval1 ("remainder(l, 2)"), 1);
   fail_unless_equals_float (eval1 ("logical_xor(b, l)"), 0);
   fail_unless_equals_int (dtype_of ("absolute(i)"), PLAN_DTYPE_INT8);
-  fail_unless_equals_int (dtype_of ("fabs(i)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("fabs(i)"), PLAN_DTYPE_FLOAT16);
   fail_unless_equals_int (dtype_of ("square(b)"), PLAN_DTYPE_INT8);
   fail_unless_equals_int (dtype_of ("conj(b)"), PLAN_DTYPE_INT8);
   fail_unless_equals_int (dtype_of ("real(b)"), PLAN_DTYPE_BOOL);
@@ -922,7 +922,7 @@ GST_START_TEST (test_expr_division_and_functions_dtypes)
   fail_unless_equals_int (dtype_of ("x / 2"), PLAN_DTYPE_FLOAT32);
   fail_unless_equals_int (dtype_of ("i // 2"), PLAN_DTYPE_INT8);
   fail_unless_equals_int (dtype_of ("x < y"), PLAN_DTYPE_BOOL);
-  fail_unless_equals_int (dtype_of ("sqrt(i)"), PLAN_DTYPE_FLOAT32);
+  fail_unless_equals_int (dtype_of ("sqrt(i)"), PLAN_DTYPE_FLOAT16);
   fail_unless_equals_int (dtype_of ("sqrt(l)"), PLAN_DTYPE_FLOAT64);
   fail_unless_equals_int (dtype_of ("atan2(u, i)"), PLAN_DTYPE_FLOAT32);
   fail_unless_equals_int (dtype_of ("floor(i)"), PLAN_DTYPE_INT8);

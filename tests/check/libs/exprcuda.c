@@ -448,6 +448,43 @@ GST_START_TEST (test_nvrtc_compiles_without_contraction)
 
 GST_END_TEST;
 
+/* float16 is loaded and stored as 16 bits and computed in float: the PTX
+ * converts with the hardware's cvt (round to nearest even going back), and
+ * a float64 is rounded to float16 once, not through float. */
+GST_START_TEST (test_nvrtc_float16_computes_in_float)
+{
+  const gchar *names[] = { "h", "d" };
+  PlanDType t[] = { PLAN_DTYPE_FLOAT16, PLAN_DTYPE_FLOAT64 };
+  PlanExpr *e = plan_expr_compile ("h * h + float16(d)", 2, names, t, NULL);
+  gchar *src = plan_expr_to_cuda (e, "half"), *ptx;
+  gconstpointer data;
+  GBytes *code = NULL;
+  GError *err = NULL;
+  gsize size;
+
+  fail_unless_equals_int (plan_expr_get_dtype (e), PLAN_DTYPE_FLOAT16);
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  fail_unless (plan_nvrtc_compile (src, "compute_80", &code, &err), "%s",
+      err ? err->message : "");
+  data = g_bytes_get_data (code, &size);
+  ptx = g_strndup (data, size);
+  fail_unless (strstr (ptx, "cvt.f32.f16") != NULL, "%s", ptx);
+  fail_unless (strstr (ptx, "mul.rn.f32") != NULL, "%s", ptx);
+  fail_unless (strstr (ptx, "cvt.rn.f16.f32") != NULL, "%s", ptx);
+  fail_unless (strstr (ptx, "cvt.rn.f16.f64") != NULL, "%s", ptx);
+  fail_unless (strstr (ptx, "ld.global.u16") != NULL
+      || strstr (ptx, "ld.global.nc.u16") != NULL
+      || strstr (ptx, "ld.global.nc.v4.u16") != NULL
+      || strstr (ptx, "ld.global.v4.u16") != NULL, "%s", ptx);
+  g_free (ptx);
+  g_bytes_unref (code);
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+  g_free (src);
+  plan_expr_unref (e);
+}
+
+GST_END_TEST;
+
 /* ---- the generated code on the host ---- */
 
 #ifdef PLAN_NVCC
@@ -477,10 +514,13 @@ fill_values (PlanDType d, guint8 * buf)
 
   for (k = 0; k < N_VALUES; k++) {
     guint8 *p = buf + k * size;
-    if (d == PLAN_DTYPE_FLOAT32 || d == PLAN_DTYPE_FLOAT64) {
+    if (plan_dtype_is_float (d)) {
       gdouble v = k < G_N_ELEMENTS (fspecial) ? fspecial[k]
           : ((gdouble) (lcg () % 20001) - 10000.0) / 100.0;
-      if (d == PLAN_DTYPE_FLOAT32) {
+      if (d == PLAN_DTYPE_FLOAT16) {
+        guint16 h = plan_dtype_float16_from_double (v);
+        memcpy (p, &h, 2);
+      } else if (d == PLAN_DTYPE_FLOAT32) {
         gfloat f = (gfloat) v;
         memcpy (p, &f, 4);
       } else {
@@ -510,7 +550,17 @@ is_inexact (const gchar * src)
 static gint64
 ulp_distance (PlanDType d, const guint8 * a, const guint8 * b)
 {
-  if (d == PLAN_DTYPE_FLOAT32) {
+  if (d == PLAN_DTYPE_FLOAT16) {
+    guint16 x, y;
+    gint64 sx, sy;
+    memcpy (&x, a, 2);
+    memcpy (&y, b, 2);
+    if ((x & 0x7fff) > 0x7c00 || (y & 0x7fff) > 0x7c00)
+      return (x & 0x7fff) > 0x7c00 && (y & 0x7fff) > 0x7c00 ? 0 : G_MAXINT64;
+    sx = (x & 0x8000) ? -(gint64) (x & 0x7fff) : (gint64) x;
+    sy = (y & 0x8000) ? -(gint64) (y & 0x7fff) : (gint64) y;
+    return ABS (sx - sy);
+  } else if (d == PLAN_DTYPE_FLOAT32) {
     gint32 x, y;
     gfloat fx, fy;
     memcpy (&fx, a, 4);
@@ -802,6 +852,7 @@ exprcuda_suite (void)
   tcase_add_test (tc, test_nvrtc_cache_is_used);
   tcase_add_test (tc, test_nvrtc_compiles_without_contraction);
   tcase_add_test (tc, test_nvrtc_compiles_complex_cases);
+  tcase_add_test (tc, test_nvrtc_float16_computes_in_float);
 #ifdef PLAN_NVCC
   tcase_add_test (tc, test_generated_code_matches_cpu_evaluator);
   tcase_add_test (tc, test_complex_generated_code_matches_cpu_evaluator);

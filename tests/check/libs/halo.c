@@ -76,6 +76,7 @@ GST_START_TEST (test_boundary_fill_from_double)
 {
   guint8 u8;
   gint16 i16;
+  guint16 h;
   gfloat f;
 
   fail_unless (plan_boundary_fill_from_double (PLAN_DTYPE_UINT8, 7, &u8));
@@ -88,6 +89,16 @@ GST_START_TEST (test_boundary_fill_from_double)
   fail_unless_equals_int (i16, -2);
   fail_unless (plan_boundary_fill_from_double (PLAN_DTYPE_FLOAT32, 0.5, &f));
   fail_unless (f == 0.5f);
+  /* float16: rounded to nearest; exact only when float16 holds it */
+  fail_unless (plan_boundary_fill_from_double (PLAN_DTYPE_FLOAT16, -1.5,
+          &h));
+  fail_unless_equals_int (h, 0xbe00);
+  fail_if (plan_boundary_fill_from_double (PLAN_DTYPE_FLOAT16, 0.1, &h));
+  fail_unless_equals_int (h, 0x2e66);
+  fail_if (plan_boundary_fill_from_double (PLAN_DTYPE_FLOAT16, 1e5, &h));
+  fail_unless_equals_int (h, 0x7c00);
+  fail_unless (plan_boundary_fill_from_double (PLAN_DTYPE_FLOAT16, NAN, &h));
+  fail_unless ((h & 0x7fff) > 0x7c00);
 }
 
 GST_END_TEST;
