@@ -57,7 +57,7 @@ def every_dtype_and_shape_through_parse_and_mux():
     """filesrc ! npyparse ! npymux ! filesink gives back numpy's file."""
     d = plantest.tmpdir()
     src, dst = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npy')
-    for dtype in plantest.DTYPES + plantest.COMPLEX_DTYPES:
+    for dtype in plantest.DTYPES + plantest.COMPLEX_DTYPES + ["float16"]:
         for shape in SHAPES:
             a = plantest.random_array(dtype, shape, RNG)
             np.save(src, a)

@@ -102,7 +102,7 @@ static void
 check_nvrtc (const gchar * arch)
 {
   PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_UINT8,
-    PLAN_DTYPE_COMPLEX128
+    PLAN_DTYPE_COMPLEX128, PLAN_DTYPE_FLOAT16
   };
   GError *err = NULL;
   guint w, b, d;
