@@ -782,12 +782,21 @@ static GstFlowReturn
 plan_custom_finish (PlanKernelElement * kernel, guint64 n_rows)
 {
   PlanCustom *self = PLAN_CUSTOM (kernel);
+  PlanStream *stream = plan_kernel_element_get_stream (kernel);
   PlanCustomChunk c;
   GstBuffer *out;
   GstFlowReturn ret;
   GError *err = NULL;
   guint i;
 
+  /* The chunks launched on the device run later, on its stream (the sim
+   * device's worker thread), and the kernel may fail there: wait for them,
+   * so that a failure fails the element instead of EOS following it. */
+  if (stream && !plan_stream_synchronize (stream, &err)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
   if (self->halos) {
     BlockSet *blocks = g_newa (BlockSet, self->n_inputs);
     guint *n_blocks = g_newa (guint, self->n_inputs);
@@ -844,6 +853,8 @@ plan_custom_reset (PlanKernelElement * kernel)
 typedef struct
 {
   PlanCustom *self;
+  PlanStream *stream;           /* not a reference: the stream runs its
+                                 * queued work before it is freed */
   gsize n_rows;
   guint64 first_row;
 } HostJob;
@@ -871,9 +882,9 @@ host_kernel (gpointer * ptrs, guint n_ptrs, gpointer data)
   c.n_rows = job->n_rows;
   c.first_row = job->first_row;
   if (!kernel_call (self, &c, &err)) {
-    /* Reported from the device's thread as an element error, which stops
-     * the pipeline. */
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s", err->message), (NULL));
+    /* The stream keeps it: the element reports it at its next chunk or
+     * before EOS, from its own thread. */
+    plan_stream_set_error (job->stream, err);
     g_clear_error (&err);
   }
 }
@@ -955,6 +966,7 @@ plan_custom_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
   ptrs[self->n_inputs] = output;
   job = g_new (HostJob, 1);
   job->self = gst_object_ref (self);
+  job->stream = stream;
   job->n_rows = chunk->n_rows;
   job->first_row = chunk->first_row;
   return plan_stream_launch_host_kernel (stream, host_kernel, ptrs,

@@ -291,6 +291,9 @@ G_GNUC_INTERNAL
 PlanStream * _plan_kernel_device_get_stream (PlanKernelDevice * self);
 
 G_GNUC_INTERNAL
+GstFlowReturn _plan_kernel_device_finish (PlanKernelDevice * self);
+
+G_GNUC_INTERNAL
 gboolean _plan_kernel_device_has_device (PlanKernelDevice * self);
 
 G_GNUC_INTERNAL

@@ -103,6 +103,8 @@ struct _PlanStream
 
   PlanDevice *device;
   gpointer handle;
+  GMutex lock;
+  GError *error;                /* the first failure of work run on it */
 };
 
 struct _PlanEvent
@@ -819,6 +821,8 @@ plan_stream_free (PlanStream * stream)
 {
   stream->device->backend->stream_free (stream->device->impl, stream->handle);
   gst_object_unref (stream->device);
+  g_clear_error (&stream->error);
+  g_mutex_clear (&stream->lock);
   g_free (stream);
 }
 
@@ -852,6 +856,7 @@ plan_stream_new (PlanDevice * device, GError ** error)
       NULL, NULL, (GstMiniObjectFreeFunction) plan_stream_free);
   stream->device = gst_object_ref (device);
   stream->handle = handle;
+  g_mutex_init (&stream->lock);
   return stream;
 }
 
@@ -937,7 +942,64 @@ plan_stream_synchronize (PlanStream * stream, GError ** error)
   device = stream->device;
   stat_add (device, STAT_HOST_WAITS, 1);
   res = device->backend->stream_synchronize (device->impl, stream->handle);
-  return device_check (device, res, error, "Synchronizing a stream");
+  if (!device_check (device, res, error, "Synchronizing a stream"))
+    return FALSE;
+  return plan_stream_check_error (stream, error);
+}
+
+/**
+ * plan_stream_set_error:
+ * @stream: a #PlanStream
+ * @error: what failed
+ *
+ * Records that work queued on @stream failed: a host kernel (see
+ * plan_stream_launch_host_kernel()) that cannot compute its chunk calls
+ * it from the stream's worker, where it may not report the failure
+ * itself. Like a CUDA kernel's fault, the failure is sticky: every later
+ * plan_stream_synchronize() and plan_stream_check_error() on @stream
+ * returns it. Only the first failure is kept. Any thread.
+ *
+ * Since: 0.1
+ */
+void
+plan_stream_set_error (PlanStream * stream, const GError * error)
+{
+  g_return_if_fail (stream != NULL);
+  g_return_if_fail (error != NULL);
+
+  g_mutex_lock (&stream->lock);
+  if (stream->error == NULL)
+    stream->error = g_error_copy (error);
+  g_mutex_unlock (&stream->lock);
+}
+
+/**
+ * plan_stream_check_error:
+ * @stream: a #PlanStream
+ * @error: where to report the failure recorded on @stream
+ *
+ * Whether the work of @stream run so far has failed (see
+ * plan_stream_set_error()), without waiting for the work still queued:
+ * plan_stream_synchronize() waits and then checks.
+ *
+ * Returns: %TRUE when no failure was recorded; %FALSE with @error set to
+ * the first one.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_stream_check_error (PlanStream * stream, GError ** error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (stream != NULL, FALSE);
+
+  g_mutex_lock (&stream->lock);
+  ok = stream->error == NULL;
+  if (!ok)
+    g_propagate_error (error, g_error_copy (stream->error));
+  g_mutex_unlock (&stream->lock);
+  return ok;
 }
 
 /**
@@ -1071,7 +1133,8 @@ plan_device_copy (PlanDevice * device, PlanCopyKind kind, gpointer dst,
  * runs on the stream's worker with @ptrs made accessible, on the cpu device
  * at once. The CUDA device cannot run host code on device memory and
  * fails with an error. When queueing fails, @destroy is called before this
- * returns.
+ * returns. A kernel that fails reports it with plan_stream_set_error():
+ * the next plan_stream_synchronize() returns the failure.
  *
  * Returns: %TRUE when queued.
  *

@@ -209,6 +209,12 @@ PLAN_API
 gboolean plan_stream_synchronize (PlanStream * stream, GError ** error);
 
 PLAN_API
+void plan_stream_set_error (PlanStream * stream, const GError * error);
+
+PLAN_API
+gboolean plan_stream_check_error (PlanStream * stream, GError ** error);
+
+PLAN_API
 gboolean plan_stream_wait_event (PlanStream * stream, PlanEvent * event,
     GError ** error);
 

@@ -428,6 +428,21 @@ device_input (PlanKernelDevice * self, guint index, GstBuffer * head,
   return dev;
 }
 
+/* Posts a failure of the work run on our stream: the kernel's own error
+ * (what the data makes impossible) as the kernel's message, anything else
+ * as the device's. */
+static void
+post_stream_error (PlanKernelDevice * self, const GError * err)
+{
+  if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT))
+    GST_ELEMENT_ERROR (self->element, LIBRARY, FAILED, ("%s", err->message),
+        (NULL));
+  else
+    GST_ELEMENT_ERROR (self->element, RESOURCE, FAILED,
+        ("Could not run the kernel on %s.", plan_device_get_name
+            (self->device)), ("%s", err->message));
+}
+
 /* Waits for the inputs on our stream and fills @data with their device
  * pointers at the chunk's first row. */
 static gboolean
@@ -472,7 +487,16 @@ _plan_kernel_device_launch (PlanKernelDevice * self,
       || (!self->output_device && !klass->launch_consumes))
     return FALSE;
 
-  if (!reap_uploads (self, &err) || !ensure_stream (self, &err)
+  if (!ensure_stream (self, &err))
+    goto failed;
+  /* A kernel that failed on the stream's worker stops the next chunk. */
+  if (!plan_stream_check_error (self->stream, &err)) {
+    post_stream_error (self, err);
+    g_clear_error (&err);
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
+  }
+  if (!reap_uploads (self, &err)
       || !wait_inputs (self, heads, byte_offsets, n, dev, data, &err))
     goto failed;
   /* A class that pushes its own outputs (launch_pushes) allocates them
@@ -532,6 +556,24 @@ failed:
   g_clear_error (&err);
   *ret = GST_FLOW_ERROR;
   return TRUE;
+}
+
+/* At the end of the stream: reports a failure recorded on our stream so
+ * far (see plan_stream_set_error()), so that the element fails instead of
+ * sending EOS. It does not wait: a subclass whose device work can fail
+ * synchronizes the stream in its finish() (as plancustom does), the other
+ * kernel elements keep their host waits to the transfer elements. */
+GstFlowReturn
+_plan_kernel_device_finish (PlanKernelDevice * self)
+{
+  GError *err = NULL;
+
+  if (self == NULL || self->stream == NULL
+      || plan_stream_check_error (self->stream, &err))
+    return GST_FLOW_OK;
+  post_stream_error (self, err);
+  g_clear_error (&err);
+  return GST_FLOW_ERROR;
 }
 
 /* The element's stream, when chunks run on the device through launch(). */

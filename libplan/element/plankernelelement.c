@@ -1349,6 +1349,10 @@ finish_inputs (PlanKernelElement * self, GList * pads)
     g_atomic_int_set (&GET_PRIV (self)->ended_early, TRUE);
   if (klass->finish)
     ret = klass->finish (self, n_rows);
+  /* Device work that failed (a host kernel on the stream's worker) is
+   * reported before EOS, which then does not follow. */
+  if (ret == GST_FLOW_OK)
+    ret = _plan_kernel_device_finish (GET_PRIV (self)->device);
   return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
 
 length_mismatch:

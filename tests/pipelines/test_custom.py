@@ -260,8 +260,38 @@ def check_mode():
     assert_same(got, softmax_np(y), 'softmax checked', rtol=2e-6)
 
 
+def failing_on_sim():
+    # On the simulated device the kernel runs later, on the stream's worker
+    # thread: its failure still fails the pipeline with the kernel's
+    # message, before EOS, and planfilesink commits no output. With small
+    # blocks the next chunk finds it; with one block, the end of the stream.
+    d = tmpdir()
+    x = np.arange(1000.0)
+    src = save(d, 'in', x)
+    out = os.path.join(d, 'out.npy')
+    sim = dict(os.environ, GST_PLAN_DEVICE='sim')
+    words = ['library=' + lib('failing'), 'symbol=fail_at', 'params=500']
+    fails(d, x, words, 'bad value near row 500', env=sim)
+    for bs in (None, 8 * 64):
+        for sink in (['fakesink'], ['planfilesink', 'location=' + out]):
+            cmd = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src] + \
+                (['blocksize=%d' % bs] if bs else []) + ['!', 'plancustom'] + \
+                words + ['!'] + sink
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=120, env=sim)
+            if p.returncode == 0 or 'bad value near row 500' not in p.stdout:
+                raise Failure('should have failed with the kernel\'s error: %s:\n%s'
+                              % (' '.join(cmd), p.stdout))
+            if os.path.exists(out):
+                raise Failure('planfilesink committed %s after the kernel failed' % out)
+    fails(d, x, ['library=' + lib('failing'), 'symbol=overrun_after'],
+          'wrote outside its output (16 bytes after the end)',
+          env=dict(sim, PLAN_CUSTOM_CHECK='1'))
+
+
 cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
          ('prefix_sum', prefix_sum), ('halo', halo), ('halo_valid', halo_valid),
          ('errors', errors), ('check_mode', check_mode),
+         ('failing_on_sim', failing_on_sim),
          ('softmax_cuda_on_sim', softmax_cuda_on_sim), ('zero_d', zero_d)]
 run_cases(cases)

@@ -830,6 +830,66 @@ GST_START_TEST (test_sim_failed_launch)
 
 GST_END_TEST;
 
+/* A host kernel that fails, as plancustom's does: on the stream's worker,
+ * where it records the failure on the stream. */
+typedef struct
+{
+  gint chunk;
+  PlanStream *stream;
+} FailingJob;
+
+static void
+failing_kernel (gpointer * ptrs, guint n_ptrs, gpointer user_data)
+{
+  FailingJob *job = user_data;
+  GError *err = g_error_new (PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+      "bad value in chunk %d", job->chunk);
+
+  plan_stream_set_error (job->stream, err);
+  g_error_free (err);
+}
+
+GST_START_TEST (test_sim_kernel_failure_reported_at_synchronize)
+{
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  PlanStream *stream = plan_stream_new (device, NULL);
+  FailingJob jobs[2];
+  GError *err = NULL;
+  gpointer dptr;
+  guint i;
+
+  fail_unless (plan_device_alloc (device, 8, &dptr, NULL));
+  /* no failure yet */
+  fail_unless (plan_stream_check_error (stream, NULL));
+  fail_unless (plan_stream_launch_host_kernel (stream, nothing, &dptr, 1,
+          NULL, NULL, NULL));
+  fail_unless (plan_stream_synchronize (stream, NULL));
+
+  /* two failing kernels: the first failure is the one kept */
+  for (i = 0; i < 2; i++) {
+    jobs[i].chunk = i + 1;
+    jobs[i].stream = stream;
+    fail_unless (plan_stream_launch_host_kernel (stream, failing_kernel,
+            &dptr, 1, &jobs[i], NULL, NULL));
+  }
+  fail_if (plan_stream_synchronize (stream, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless_equals_string (err->message, "bad value in chunk 1");
+  g_clear_error (&err);
+
+  /* sticky: later checks and synchronizations report it again */
+  fail_if (plan_stream_check_error (stream, &err));
+  fail_unless_equals_string (err->message, "bad value in chunk 1");
+  g_clear_error (&err);
+  fail_if (plan_stream_synchronize (stream, NULL));
+
+  plan_device_free (device, dptr);
+  plan_stream_unref (stream);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_backend_runs_at_once)
 {
   PlanDevice *device = plan_device_get ("cpu", NULL);
@@ -888,6 +948,7 @@ device_suite (void)
     tcase_add_test (tc, test_sim_rejects_stray_device_pointer);
     tcase_add_test (tc, test_sim_out_of_memory);
     tcase_add_test (tc, test_sim_failed_launch);
+    tcase_add_test (tc, test_sim_kernel_failure_reported_at_synchronize);
     tcase_add_test (tc, test_cpu_backend_runs_at_once);
   }
   return s;
