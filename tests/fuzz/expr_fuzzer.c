@@ -23,14 +23,16 @@
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
 #define N 37
+/* The widest element: complex128. */
+#define ELEMENT_MAX 16
 
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
   static const gchar *const names[] = { "x", "y", "i", "b", "e" };
   PlanDType dtypes[5];
-  static guint8 inputs[5][N * 8];
-  static guint8 out[N * 8];
+  static guint8 inputs[5][N * ELEMENT_MAX];
+  static guint8 out[N * ELEMENT_MAX];
   gconstpointer in[5];
   GError *err = NULL;
   PlanExpr *expr;
