@@ -27,7 +27,8 @@
  *   file     NAME FILE
  *   reader   NAME FILE.npy ROWS (chunks of ROWS rows, length unknown)
  *   writer   NAME FILE          (bare rows appended to FILE)
- *   cancel   MICROSECONDS       (cancel the run after that long)
+ *   cancel   MICROSECONDS       (cancel the run once it has made progress,
+ *                                or after that long)
  * Prints "kernels N", the launch string, and "progress DONE TOTAL".
  * Exits 1 with the error on standard error.
  */
@@ -315,7 +316,15 @@ main (int argc, char **argv)
   if (ok)
     ok = (future = plan_work_dispatch (work, bindings, &error)) != NULL;
   if (ok && cancel_after >= 0) {
-    g_usleep (cancel_after);
+    /* Cancel as soon as the run has made progress (so that it is cancelled
+     * in the middle however fast the machine), or after @cancel_after. */
+    gint64 give_up = g_get_monotonic_time () + cancel_after;
+
+    plan_future_get_progress (future, &done, &total);
+    while (done == 0 && g_get_monotonic_time () < give_up) {
+      g_usleep (1000);
+      plan_future_get_progress (future, &done, &total);
+    }
     plan_future_cancel (future);
   }
   if (ok)

@@ -539,7 +539,7 @@ def case_cancel_leaves_no_file():
     lines = [('source', 'a', 1, '-'),
              ('map', 'm', 'a', '-', 'sin(x) * cos(x) + exp(x * 0.01)'),
              ('sink', 'f', 'm'), ('realize', 'cpu', 'fuse'),
-             ('file', 'a', src), ('file', 'f', out), ('cancel', 300000)]
+             ('file', 'a', src), ('file', 'f', out), ('cancel', 5000000)]
     _, _, progress, err = run_graph(lines, d, expect_ok=False)
     if 'cancelled' not in err:
         raise Failure('cancel: %r' % err)
