@@ -373,7 +373,33 @@ typedef struct
   GMutex lock;
   GCond cond;
   gboolean seek_made;
+  gboolean flushed;
 } CapsGate;
+
+/* Holds planmap's first output until the seek's flush has come (at most
+ * 5 s): the seek is made from another thread once the caps are known, and
+ * the whole 200-row input could otherwise pass before it. */
+static GstPadProbeReturn
+hold_data (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  CapsGate *gate = data;
+  gint64 until = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&gate->lock);
+  if (info->type & GST_PAD_PROBE_TYPE_EVENT_FLUSH) {
+    if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+        GST_EVENT_FLUSH_START) {
+      gate->flushed = TRUE;
+      g_cond_broadcast (&gate->cond);
+    }
+    g_mutex_unlock (&gate->lock);
+    return GST_PAD_PROBE_OK;
+  }
+  while (!gate->flushed && g_cond_wait_until (&gate->cond, &gate->lock,
+          until));
+  g_mutex_unlock (&gate->lock);
+  return GST_PAD_PROBE_OK;
+}
 
 static GstPadProbeReturn
 hold_caps (GstPad * pad, GstPadProbeInfo * info, gpointer data)
@@ -412,6 +438,13 @@ GST_START_TEST (test_byte_seek_before_caps_is_made_once_they_are_known)
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
   gate.seek_made = FALSE;
+  gate.flushed = FALSE;
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "planmap0");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_FLUSH, hold_data, &gate, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   pad = gst_element_get_static_pad (src, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, hold_caps,
