@@ -54,7 +54,7 @@
 #endif
 
 #include "planreduce.h"
-#include <libplan/planexpr.h>
+#include <libplan/planreducemap.h>
 #include <libplan/plancomm.h>
 
 #include <string.h>
@@ -71,10 +71,6 @@ GST_DEBUG_CATEGORY_STATIC (plan_reduce_debug);
 #define DEFAULT_MAP NULL
 #define DEFAULT_MAP_DTYPE PLAN_DTYPE_UNKNOWN
 #define DEFAULT_DDOF 0.0
-
-/* The map is evaluated into a scratch piece of about this many bytes of
- * whole rows, which the reducer reads while it is still in cache. */
-#define MAP_PIECE_BYTES (64 << 10)
 
 enum
 {
@@ -114,18 +110,13 @@ struct _PlanReduce
 
   /* streaming thread only */
   PlanReducer *reducer;
-  PlanExpr *map_expr;           /* the map compiled for the input */
-  guint8 *map_piece;            /* map_piece_rows rows of the map's result */
-  gsize map_piece_rows;
+  PlanReduceMap *map_fused;     /* the map compiled for the input */
   gboolean posted;              /* a message was posted for the last chunk */
   GByteArray *last_values;      /* axis=-1: results of the last chunk */
   gsize last_rows;
   guint64 last_first_row;
   PlanDeviceReducer *device_reducer;    /* on a device: the reduction */
   PlanStream *device_stream;    /* the stream it queues on */
-  PlanDevice *scratch_device;   /* of map_scratch */
-  gpointer map_scratch;         /* device memory for the map's result */
-  gsize map_scratch_size;
   /* sharded (axis all or 0): the global row after the last one pushed,
    * not wrapped around the stream's end */
   gboolean sharded;
@@ -364,11 +355,8 @@ plan_reduce_clear_device (PlanReduce * self)
 {
   g_clear_pointer (&self->device_reducer, plan_device_reducer_free);
   plan_clear_stream (&self->device_stream);
-  if (self->map_scratch)
-    plan_device_free (self->scratch_device, self->map_scratch);
-  self->map_scratch = NULL;
-  self->map_scratch_size = 0;
-  gst_clear_object (&self->scratch_device);
+  if (self->map_fused)
+    plan_reduce_map_release_device (self->map_fused);
 }
 
 static void
@@ -376,26 +364,22 @@ plan_reduce_clear_state (PlanReduce * self)
 {
   plan_reduce_clear_device (self);
   g_clear_pointer (&self->reducer, plan_reducer_unref);
-  g_clear_pointer (&self->map_expr, plan_expr_unref);
-  g_clear_pointer (&self->map_piece, g_free);
+  g_clear_pointer (&self->map_fused, plan_reduce_map_free);
   g_clear_pointer (&self->last_values, g_byte_array_unref);
   self->last_rows = 0;
 }
 
-/* Compiles the map for @input, with the names planmap gives its first
- * input (x and in0), and gives in @mapped what is reduced: the input's
- * shape in the map's dtype (or map-dtype), or @input itself without a
- * map. */
+/* Compiles the map for @input (plan_reduce_map_new(): the names planmap
+ * gives its first input, x and in0), and gives in @mapped what is
+ * reduced: the input's shape in the map's dtype (or map-dtype), or @input
+ * itself without a map. */
 static gboolean
 plan_reduce_setup_map (PlanReduce * self, const PlanArrayInfo * input,
     PlanArrayInfo * mapped, GError ** error)
 {
-  static const gchar *const names[] = { "x", "in0" };
-  const PlanDType dtypes[] = { input->dtype, input->dtype };
   gchar *map;
   PlanDType map_dtype;
   GError *rejected;
-  gsize row_bytes;
 
   GST_OBJECT_LOCK (self);
   map = g_strdup (self->map);
@@ -409,17 +393,11 @@ plan_reduce_setup_map (PlanReduce * self, const PlanArrayInfo * input,
     goto rejected;
   if (map == NULL)
     return TRUE;
-  self->map_expr = plan_expr_compile_with_dtype (map, G_N_ELEMENTS (names),
-      names, dtypes, map_dtype, error);
-  if (self->map_expr == NULL)
+  self->map_fused = plan_reduce_map_new (map, map_dtype, input, mapped,
+      error);
+  if (self->map_fused == NULL)
     goto compile_failed;
   g_free (map);
-
-  mapped->dtype = plan_expr_get_dtype (self->map_expr);
-  row_bytes = plan_array_info_get_row_elements (mapped) *
-      plan_dtype_get_size (mapped->dtype);
-  self->map_piece_rows = MAX (1, MAP_PIECE_BYTES / MAX (row_bytes, 1));
-  self->map_piece = g_malloc (MAX (self->map_piece_rows * row_bytes, 1));
   return TRUE;
 
   /* ERRORS */
@@ -477,7 +455,7 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   plan_reducer_set_ddof (self->reducer, ddof);
   plan_reducer_get_output_info (self->reducer, output);
   GST_INFO_OBJECT (self, "reducing with %s (ddof %g)%s",
-      plan_reducer_get_name (self->reducer), ddof, self->map_expr ?
+      plan_reducer_get_name (self->reducer), ddof, self->map_fused ?
       "; the map is fused into it: each slice is mapped into a cache-sized "
       "piece and reduced from there, the map's result never stored whole" :
       "");
@@ -541,38 +519,22 @@ plan_reduce_chunk_done (PlanReduce * self, const guint8 * values,
   self->last_first_row = first_row;
 }
 
-/* Reduces the @n_rows rows at @data, or their map: that is evaluated
- * into the scratch piece a piece of whole rows at a time, and each piece
- * is reduced while it is still in cache (reducers do not depend on how
- * the rows are cut). With axis=-1, @out gets one result per row. Fails
- * only where numpy raises for a row (nanargmin of a row of NaNs). */
+/* Reduces the @n_rows rows at @data, or their map (fused into the
+ * reduction, plan_reduce_map_push()). With axis=-1, @out gets one result
+ * per row. Fails only where numpy raises for a row (nanargmin of a row of
+ * NaNs). */
 static gboolean
 plan_reduce_push (PlanReduce * self, const guint8 * data, gsize n_rows,
     guint8 * out, GError ** error)
 {
-  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
-  guint n_threads = plan_kernel_element_get_n_threads (kernel);
-  const PlanArrayInfo *in = plan_kernel_element_get_input_info (kernel, 0);
-  gsize row_elements = plan_array_info_get_row_elements (in);
-  gsize in_row = row_elements * plan_dtype_get_size (in->dtype);
-  gsize out_size = plan_dtype_get_size
-      (plan_kernel_element_get_output_info (kernel)->dtype);
-  gconstpointer inputs[2];
-  gsize i, n;
+  guint n_threads =
+      plan_kernel_element_get_n_threads (PLAN_KERNEL_ELEMENT (self));
 
   plan_reducer_set_n_threads (self->reducer, n_threads);
-  if (self->map_expr == NULL)
+  if (self->map_fused == NULL)
     return plan_reducer_push (self->reducer, data, n_rows, out, error);
-  for (i = 0; i < n_rows; i += n) {
-    n = MIN (self->map_piece_rows, n_rows - i);
-    inputs[0] = inputs[1] = data + i * in_row;
-    plan_expr_eval_parallel (self->map_expr, inputs, self->map_piece,
-        n * row_elements, n_threads);
-    if (!plan_reducer_push (self->reducer, self->map_piece, n,
-            out ? out + i * out_size : NULL, error))
-      return FALSE;
-  }
-  return TRUE;
+  return plan_reduce_map_push (self->map_fused, self->reducer, data, n_rows,
+      out, n_threads, error);
 }
 
 /* Sharded: the reducer learns where in the whole stream the rows are; a
@@ -754,33 +716,11 @@ push_failed:
   }
 }
 
-/* The map's result for @n elements, on the device of @stream. */
-static gpointer
-plan_reduce_map_scratch (PlanReduce * self, PlanStream * stream, gsize size,
-    GError ** error)
-{
-  PlanDevice *device = plan_stream_get_device (stream);
-
-  if (self->map_scratch && self->map_scratch_size >= size
-      && self->scratch_device == device)
-    return self->map_scratch;
-  if (self->map_scratch)
-    plan_device_free (self->scratch_device, self->map_scratch);
-  self->map_scratch = NULL;
-  self->map_scratch_size = 0;
-  gst_clear_object (&self->scratch_device);
-  if (!plan_device_alloc (device, MAX (size, 1), &self->map_scratch, error))
-    return NULL;
-  self->scratch_device = gst_object_ref (device);
-  self->map_scratch_size = size;
-  return self->map_scratch;
-}
-
 /* On a device (target=cuda, or device memory in): the reduction runs in
  * stream order on the device (PlanDeviceReducer), the map before it as its
- * generated kernel (plan_expr_launch); only the result comes back, at the
- * end (axis all and 0) or per chunk (axis -1, whose values are pushed from
- * here). */
+ * generated kernel (plan_reduce_map_launch()); only the result comes back,
+ * at the end (axis all and 0) or per chunk (axis -1, whose values are
+ * pushed from here). */
 static gboolean
 plan_reduce_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
     gpointer output, PlanStream * stream, GError ** error)
@@ -811,18 +751,11 @@ plan_reduce_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
     GST_INFO_OBJECT (self, "reducing on %s",
         plan_device_get_name (plan_stream_get_device (stream)));
   }
-  if (self->map_expr) {
-    const PlanArrayInfo *in = plan_kernel_element_get_input_info (kernel, 0);
-    gsize n = chunk->n_rows * plan_array_info_get_row_elements (in);
-    gpointer ptrs[3];
-
-    ptrs[0] = ptrs[1] = (gpointer) data;
-    ptrs[2] = plan_reduce_map_scratch (self, stream, n *
-        plan_dtype_get_size (plan_expr_get_dtype (self->map_expr)), error);
-    if (ptrs[2] == NULL || !plan_expr_launch (self->map_expr, stream, ptrs,
-            n, plan_kernel_element_get_n_threads (kernel), error))
+  if (self->map_fused) {
+    data = plan_reduce_map_launch (self->map_fused, stream, data,
+        chunk->n_rows, plan_kernel_element_get_n_threads (kernel), error);
+    if (data == NULL)
       goto failed;
-    data = ptrs[2];
   }
 
   if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER)

@@ -52,6 +52,7 @@
 #include <libplan/plancomm.h>
 #include <libplan/planshardwriter.h>
 #include <libplan/planreducerdevice.h>
+#include <libplan/planreducemap.h>
 #include <libplan/plansink.h>
 #endif
 

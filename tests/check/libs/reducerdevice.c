@@ -449,6 +449,162 @@ GST_START_TEST (test_custom_combiners_equal_cpu_reducer)
 
 GST_END_TEST;
 
+/* A map fused into the reduction (PlanReduceMap, what planreduce map=
+ * runs) gives the bits of the map evaluated whole and reduced after: on
+ * the host across its cache-sized pieces and the chunks, per row with
+ * axis -1, and on the sim device through the device reducer. A map that
+ * does not compile is an error. */
+static void
+map_then_reduce (PlanReduceOp op, PlanReduceAxis axis,
+    const PlanArrayInfo * info, const gfloat * data, gsize n_rows,
+    PlanDevice * device, gsize chunk, Result * fused, Result * whole)
+{
+  static const gchar *const names[] = { "x", "in0" };
+  const PlanDType dtypes[] = { info->dtype, info->dtype };
+  gsize row_size = plan_array_info_get_row_size (info);
+  gsize n_elements = n_rows * plan_array_info_get_row_elements (info);
+  PlanArrayInfo mapped, out;
+  PlanReduceMap *map;
+  PlanReducer *r;
+  PlanExpr *expr;
+  GError *err = NULL;
+  gdouble *squares;
+  gconstpointer inputs[2] = { data, data };
+  gsize out_size, i;
+
+  map = plan_reduce_map_new ("x * x", PLAN_DTYPE_FLOAT64, info, &mapped,
+      &err);
+  fail_unless (map != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_int (mapped.dtype, PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (plan_reduce_map_get_dtype (map),
+      PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (mapped.ndim, info->ndim);
+  r = plan_reducer_new (op, axis, &mapped, &err);
+  fail_unless (r != NULL, "%s", err ? err->message : "");
+  plan_reducer_get_output_info (r, &out);
+  out_size = plan_dtype_get_size (out.dtype);
+  fused->size = (axis == PLAN_REDUCE_AXIS_INNER ? n_rows : 1) * out_size;
+  fused->values = g_malloc0 (fused->size);
+  fused->message = NULL;
+  fused->ok = TRUE;
+  if (device == NULL) {
+    for (i = 0; i < n_rows && fused->ok; i += chunk)
+      fused->ok = plan_reduce_map_push (map, r,
+          (const guint8 *) data + i * row_size, MIN (chunk, n_rows - i),
+          axis == PLAN_REDUCE_AXIS_INNER ? fused->values + i * out_size :
+          NULL, 2, &err);
+    if (fused->ok && axis != PLAN_REDUCE_AXIS_INNER)
+      fused->ok = plan_reducer_finish (r, fused->values, &err);
+  } else {
+    PlanStream *stream = plan_stream_new (device, &err);
+    PlanDeviceReducer *dr = plan_device_reducer_new (r, stream, &err);
+    gpointer dptr = NULL;
+
+    fail_unless (dr != NULL, "%s", err ? err->message : "");
+    fail_unless (plan_device_alloc (device, n_rows * row_size, &dptr, &err));
+    fail_unless (plan_device_copy (device, PLAN_COPY_HOST_TO_DEVICE, dptr,
+            data, n_rows * row_size, &err));
+    for (i = 0; i < n_rows && fused->ok; i += chunk) {
+      gconstpointer m = plan_reduce_map_launch (map, stream,
+          (guint8 *) dptr + i * row_size, MIN (chunk, n_rows - i), 1, &err);
+
+      fail_unless (m != NULL, "%s", err ? err->message : "");
+      fused->ok = plan_device_reducer_push (dr, m, MIN (chunk, n_rows - i),
+          NULL, &err);
+    }
+    if (fused->ok)
+      fused->ok = plan_device_reducer_finish (dr, fused->values, &err);
+    plan_device_reducer_free (dr);
+    plan_reduce_map_release_device (map);
+    plan_device_free (device, dptr);
+    plan_stream_unref (stream);
+  }
+  fail_unless (fused->ok, "%s", err ? err->message : "");
+  plan_reduce_map_free (map);
+  plan_reducer_unref (r);
+
+  /* The map evaluated whole, then reduced in one push. */
+  expr = plan_expr_compile_with_dtype ("x * x", 2, names, dtypes,
+      PLAN_DTYPE_FLOAT64, &err);
+  fail_unless (expr != NULL, "%s", err ? err->message : "");
+  squares = g_new (gdouble, n_elements);
+  plan_expr_eval (expr, inputs, squares, n_elements);
+  r = plan_reducer_new (op, axis, &mapped, &err);
+  whole->size = fused->size;
+  whole->values = g_malloc0 (whole->size);
+  whole->message = NULL;
+  whole->ok = plan_reducer_push (r, squares, n_rows,
+      axis == PLAN_REDUCE_AXIS_INNER ? whole->values : NULL, &err);
+  if (whole->ok && axis != PLAN_REDUCE_AXIS_INNER)
+    whole->ok = plan_reducer_finish (r, whole->values, &err);
+  fail_unless (whole->ok, "%s", err ? err->message : "");
+  plan_reducer_unref (r);
+  plan_expr_unref (expr);
+  g_free (squares);
+}
+
+GST_START_TEST (test_fused_map_equals_map_then_reduce)
+{
+  /* 30001 float64 results: about four of the map's 64 KiB pieces */
+  const gint64 flat[] = { 30001 };
+  const gint64 rows[] = { 3001, 7 };
+  const PlanReduceOp ops[] = { PLAN_REDUCE_OP_SUM, PLAN_REDUCE_OP_MEAN,
+    PLAN_REDUCE_OP_ARGMAX, PLAN_REDUCE_OP_VAR
+  };
+  PlanDevice *sim = plan_device_get ("sim", NULL);
+  PlanArrayInfo info;
+  PlanReduceMap *map;
+  GError *err = NULL;
+  gfloat *data = g_new (gfloat, 30001);
+  Result fused, whole;
+  guint i;
+
+  for (i = 0; i < 30001; i++)
+    data[i] = (gfloat) sin (i * 0.37) * (1.0f + (i % 101));
+
+  info_set (&info, PLAN_DTYPE_FLOAT32, 1, flat);
+  for (i = 0; i < G_N_ELEMENTS (ops); i++) {
+    map_then_reduce (ops[i], PLAN_REDUCE_AXIS_ALL, &info, data, 30001, NULL,
+        12345, &fused, &whole);
+    fail_unless (fused.size == whole.size
+        && memcmp (fused.values, whole.values, fused.size) == 0,
+        "op %d: the fused map differs", ops[i]);
+    result_clear (&fused);
+    result_clear (&whole);
+    map_then_reduce (ops[i], PLAN_REDUCE_AXIS_ALL, &info, data, 30001, sim,
+        4096, &fused, &whole);
+    fail_unless (fused.size == whole.size
+        && memcmp (fused.values, whole.values, fused.size) == 0,
+        "op %d: the fused map on the sim device differs", ops[i]);
+    result_clear (&fused);
+    result_clear (&whole);
+  }
+
+  info_set (&info, PLAN_DTYPE_FLOAT32, 2, rows);
+  map_then_reduce (PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_INNER, &info, data,
+      3001, NULL, 1000, &fused, &whole);
+  fail_unless (fused.size == 3001 * sizeof (gdouble));
+  fail_unless (memcmp (fused.values, whole.values, fused.size) == 0);
+  result_clear (&fused);
+  result_clear (&whole);
+
+  info_set (&info, PLAN_DTYPE_FLOAT32, 1, flat);
+  map = plan_reduce_map_new ("x * ", PLAN_DTYPE_UNKNOWN, &info, &info, &err);
+  fail_unless (map == NULL);
+  fail_unless (err != NULL && err->domain == PLAN_ERROR);
+  g_clear_error (&err);
+  map = plan_reduce_map_new ("y * 2", PLAN_DTYPE_UNKNOWN, &info, &info,
+      &err);
+  fail_unless (map == NULL);
+  fail_unless (err != NULL && strstr (err->message, "y") != NULL, "%s",
+      err ? err->message : "");
+  g_clear_error (&err);
+  g_free (data);
+  gst_object_unref (sim);
+}
+
+GST_END_TEST;
+
 static Suite *
 reducerdevice_suite (void)
 {
@@ -463,6 +619,7 @@ reducerdevice_suite (void)
   tcase_add_test (tc, test_empty_and_all_nan);
   tcase_add_test (tc, test_failed_launch_is_an_error);
   tcase_add_test (tc, test_custom_combiners_equal_cpu_reducer);
+  tcase_add_test (tc, test_fused_map_equals_map_then_reduce);
   return s;
 }
 
