@@ -80,7 +80,7 @@
 #endif
 
 #include "planstencil.h"
-#include <libplan/plancomm.h>
+#include <libplan/planhaloexchange.h>
 
 #include <string.h>
 
@@ -124,20 +124,11 @@ struct _PlanStencil
   GstFlowReturn push_flow;      /* of the last device output pushed */
 
   /* streaming thread only: the input is one rank's share of a sharded
-   * stream (plan_stencil_shard()) */
+   * stream (plan_stencil_shard()), whose halo rows the neighbouring
+   * shares give */
   gboolean sharded;
-  PlanShardInfo shard;          /* the input's share */
-  guint shard_h;                /* the halo rows along the first axis */
-  gboolean send_head;           /* the first 2h rows go to rank prev_rank */
-  gboolean recv_tail;           /* the first 2h rows of rank next_rank follow */
-  guint prev_rank, next_rank;
+  PlanHaloExchange *exchange;
   gint64 rows_delta;            /* output rows less input rows */
-  gboolean context_set;         /* the halo knows its context rows */
-  GByteArray *head;             /* the first input rows, until 2h are sent:
-                                 * each input's 2h rows after the last's */
-  gsize head_rows;              /* the rows of each input in head */
-  gboolean head_done;
-  GBytes *own_head;             /* wrap on one rank: the rows sent to itself */
 };
 
 G_DEFINE_TYPE (PlanStencil, plan_stencil, PLAN_TYPE_KERNEL_ELEMENT);
@@ -600,35 +591,12 @@ plan_stencil_request_pads_halo (PlanStencil * self)
   return h;
 }
 
-/* The bytes of one row of each input together, and where input @index's
- * rows start in a block of @n_rows rows of each (inputs one after the
- * other). */
-static gsize
-plan_stencil_rows_bytes (PlanStencil * self, gsize n_rows, guint index,
-    gsize * at)
+/* What reaches the halo rows, for the exchange's errors. */
+static gchar *
+plan_stencil_reach (PlanStencil * self, PlanWindow * window)
 {
-  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
-  guint n = plan_kernel_element_get_n_inputs (kernel), i;
-  gsize total = 0;
-
-  for (i = 0; i < n; i++) {
-    if (i == index && at)
-      *at = total;
-    total += n_rows * plan_array_info_get_row_size
-        (plan_kernel_element_get_input_info (kernel, i));
-  }
-  return total;
-}
-
-/* A rank that sends its first 2h rows must have them. */
-static void
-set_too_few_rows (PlanStencil * self, PlanWindow * window, guint64 n_rows,
-    GError ** error)
-{
-  const PlanShardInfo *in = &self->shard;
   gchar *picture = plan_window_to_string (window);
-  guint64 most = in->total / (2 * (guint64) self->shard_h);
-  gchar *times;
+  gchar *times, *reach;
   guint iterations;
 
   GST_OBJECT_LOCK (self);
@@ -636,31 +604,16 @@ set_too_few_rows (PlanStencil * self, PlanWindow * window, guint64 n_rows,
   GST_OBJECT_UNLOCK (self);
   times = iterations > 1 ? g_strdup_printf (" applied %u times",
       iterations) : g_strdup ("");
-
-  most = MAX (most, 1);
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-      "rank %u of %u has %" G_GUINT64_FORMAT " row%s, from global row %"
-      G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", but the window \"%s\"%s "
-      "reaches %u row%s beyond its centre along the first axis: each rank "
-      "of a sharded stencil sends its first %u rows to rank %u, so every "
-      "rank needs at least %u rows; run at most %" G_GUINT64_FORMAT
-      " rank%s for %" G_GUINT64_FORMAT " rows", in->rank, in->n_ranks,
-      n_rows, n_rows == 1 ? "" : "s", in->origin, in->total, picture,
-      times, self->shard_h, self->shard_h == 1 ? "" : "s", 2 * self->shard_h,
-      self->prev_rank, 2 * self->shard_h, most, most == 1 ? "" : "s",
-      in->total);
+  reach = g_strdup_printf ("the window \"%s\"%s", picture, times);
   g_free (times);
   g_free (picture);
+  return reach;
 }
 
-/* The input is rank k's share of a sharded stream, global rows [o, o + n)
- * of N. Each rank but the first (every rank with wrap) sends its first 2h
- * rows to rank k - 1 (mod the ranks) and reads its first h rows as
- * context, with no output of their own; each rank but the last (every
- * rank with wrap) appends the next rank's first 2h rows at its end and
- * reads the last h of them as context. So every output row is computed by
- * one rank, from the rows the whole array has around it, in the order of
- * the rows; only the global ends have boundary rows. */
+/* The input is rank k's share of a sharded stream: the neighbouring
+ * ranks trade the halo rows of the shares' ends (PlanHaloExchange), so
+ * that every output row is computed by one rank, from the rows the whole
+ * array has around it; only the global ends have boundary rows. */
 static gboolean
 plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
     PlanShardInfo * output, GError ** error)
@@ -668,13 +621,12 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
   PlanStencil *self = PLAN_STENCIL (kernel);
   PlanBoundary boundary;
   PlanWindow *window;
-  gchar *expr;
+  gchar *expr, *reach;
   gdouble cval;
   guint h = 0, iterations;
-  gboolean wrap, valid, lead;
-  gint64 lost;
 
   self->sharded = FALSE;
+  g_clear_pointer (&self->exchange, plan_halo_exchange_free);
   *output = *input;
   if (!plan_stencil_get_config (self, &window, &expr, &boundary, &cval,
           &iterations, error))
@@ -685,12 +637,10 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
     return FALSE;
   }
   h = MAX (h, plan_stencil_request_pads_halo (self));
-  wrap = boundary == PLAN_BOUNDARY_WRAP;
-  valid = boundary == PLAN_BOUNDARY_VALID;
 
   if (input->replicated) {
     /* Every rank has the whole stream: computed whole on each. */
-    if (valid) {
+    if (boundary == PLAN_BOUNDARY_VALID) {
       output->total = MAX ((gint64) input->total - 2 * (gint64) h, 0);
       output->n_rows = output->total;
     }
@@ -700,148 +650,34 @@ plan_stencil_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
     return TRUE;
   }
 
-  self->shard = *input;
-  self->shard_h = h;
-  self->send_head = h > 0 && (input->rank > 0 || wrap);
-  self->recv_tail = h > 0 && (input->rank + 1 < input->n_ranks || wrap);
-  self->prev_rank = (input->rank + input->n_ranks - 1) % input->n_ranks;
-  self->next_rank = (input->rank + 1) % input->n_ranks;
-  lead = self->send_head;
-  /* valid has no boundary rows: its first and last h rows are always
-   * context. */
-  lost = valid ? 2 * (gint64) h : (lead ? h : 0) + (self->recv_tail ? h : 0);
-  self->rows_delta = (self->recv_tail ? 2 * (gint64) h : 0) - lost;
-  self->context_set = FALSE;
-  self->head_done = FALSE;
-  self->sharded = TRUE;
-
-  if (self->send_head && input->n_rows >= 0
-      && input->n_rows < 2 * (gint64) h) {
-    set_too_few_rows (self, window, input->n_rows, error);
-    self->sharded = FALSE;
-    plan_window_unref (window);
+  reach = plan_stencil_reach (self, window);
+  plan_window_unref (window);
+  self->exchange = plan_halo_exchange_new (GST_OBJECT_NAME (self), input, h,
+      boundary, reach);
+  g_free (reach);
+  if (!plan_halo_exchange_check_rows (self->exchange, input->n_rows, error)) {
+    g_clear_pointer (&self->exchange, plan_halo_exchange_free);
     return FALSE;
   }
-  plan_window_unref (window);
-
-  output->origin = valid ? input->origin : input->origin + (lead ? h : 0);
-  output->total = valid ? MAX ((gint64) input->total - 2 * (gint64) h, 0) :
-      input->total;
-  if (output->total > 0)
-    output->origin %= output->total;
-  output->n_rows = input->n_rows < 0 ? -1 :
-      MAX (input->n_rows + self->rows_delta, 0);
-  GST_INFO_OBJECT (self, "rank %u of %u, %u halo rows: %s%s; output rows %"
-      G_GUINT64_FORMAT " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT,
-      input->rank, input->n_ranks, h, self->send_head ?
-      "sends its first rows to the previous rank" : "sends nothing",
-      self->recv_tail ? ", appends the next rank's first rows" : "",
-      output->origin, output->n_rows, output->total);
+  self->rows_delta = plan_halo_exchange_get_rows_delta (self->exchange);
+  self->sharded = TRUE;
+  plan_halo_exchange_get_output (self->exchange, output);
   return TRUE;
 }
 
-/* Once, before the first rows of the stream go into the halo. */
+/* Before the rows of each chunk go into the halo: the first time in a
+ * stream, the exchange tells the kernel which rows are context. */
 static void
 plan_stencil_shard_prepare (PlanStencil * self)
 {
-  if (self->context_set)
-    return;
-  plan_stencil_kernel_set_context_rows (self->kernel, self->send_head,
-      self->recv_tail);
-  self->context_set = TRUE;
-  self->head_done = !self->send_head;
-  if (self->head)
-    g_byte_array_set_size (self->head, 0);
-  self->head_rows = 0;
-  g_clear_pointer (&self->own_head, g_bytes_unref);
-}
-
-/* Collects the first 2h input rows and sends them to the previous rank as
- * soon as they are all here (before the chunk that completes them is
- * computed, so that they travel while this rank computes). */
-static gboolean
-plan_stencil_send_head (PlanStencil * self, const PlanChunk * chunk,
-    GError ** error)
-{
   PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
-  gsize h2 = 2 * (gsize) self->shard_h, want, take, at, row;
-  guint i;
-  PlanComm *comm;
-  GBytes *bytes;
+  guint n = plan_kernel_element_get_n_inputs (kernel), i;
+  gsize *row_sizes = g_newa (gsize, MAX (n, 1));
 
-  if (self->head_done)
-    return TRUE;
-  /* Each input's first 2h rows, one input after the other. */
-  want = plan_stencil_rows_bytes (self, h2, 0, NULL);
-  if (self->head == NULL) {
-    self->head = g_byte_array_sized_new (want);
-    self->head_rows = 0;
-  }
-  g_byte_array_set_size (self->head, want);
-  take = MIN (chunk->n_rows, h2 - self->head_rows);
-  for (i = 0; i < chunk->n_inputs; i++) {
-    row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
-        (kernel, i));
-    plan_stencil_rows_bytes (self, h2, i, &at);
-    memcpy (self->head->data + at + self->head_rows * row, chunk->data[i],
-        take * row);
-  }
-  self->head_rows += take;
-  if (self->head_rows < h2)
-    return TRUE;
-
-  bytes = g_byte_array_free_to_bytes (self->head);
-  self->head = NULL;
-  self->head_done = TRUE;
-  if (self->prev_rank == self->shard.rank) {
-    /* wrap on one rank: its own first rows follow its last */
-    self->own_head = bytes;
-    return TRUE;
-  }
-  if ((comm = plan_comm_get_world (error)) == NULL) {
-    g_bytes_unref (bytes);
-    return FALSE;
-  }
-  GST_DEBUG_OBJECT (self, "sending the first %u rows (%" G_GSIZE_FORMAT
-      " bytes) to rank %u", 2 * self->shard_h, want, self->prev_rank);
-  plan_comm_send (comm, self->prev_rank, plan_comm_tag (comm, GST_OBJECT_NAME
-          (self), PLAN_COMM_HALO), bytes);
-  g_bytes_unref (bytes);
-  return TRUE;
-}
-
-/* The next rank's first 2h rows, which this rank's last outputs need. */
-static GBytes *
-plan_stencil_recv_tail (PlanStencil * self, GError ** error)
-{
-  gsize want = plan_stencil_rows_bytes (self, 2 * (gsize) self->shard_h, 0,
-      NULL);
-  PlanComm *comm;
-  GBytes *tail;
-
-  if (self->next_rank == self->shard.rank) {
-    /* wrap on one rank: its own first rows */
-    if (self->own_head == NULL) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-          "the stream ended before its first %u rows", 2 * self->shard_h);
-      return NULL;
-    }
-    return g_bytes_ref (self->own_head);
-  }
-  if ((comm = plan_comm_get_world (error)) == NULL)
-    return NULL;
-  GST_DEBUG_OBJECT (self, "waiting for the first %u rows of rank %u",
-      2 * self->shard_h, self->next_rank);
-  tail = plan_comm_recv (comm, self->next_rank, plan_comm_tag (comm,
-          GST_OBJECT_NAME (self), PLAN_COMM_HALO), NULL, error);
-  if (tail && g_bytes_get_size (tail) != want) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
-        "rank %u sent %" G_GSIZE_FORMAT " bytes of halo rows, not the %"
-        G_GSIZE_FORMAT " of its first %u rows", self->next_rank,
-        g_bytes_get_size (tail), want, 2 * self->shard_h);
-    g_clear_pointer (&tail, g_bytes_unref);
-  }
-  return tail;
+  for (i = 0; i < n; i++)
+    row_sizes[i] = plan_array_info_get_row_size
+        (plan_kernel_element_get_input_info (kernel, i));
+  plan_halo_exchange_start (self->exchange, self->kernel, n, row_sizes);
 }
 
 /* Valid mode has no output for the halo's rows at either end of the rows
@@ -967,7 +803,8 @@ plan_stencil_process (PlanKernelElement * kernel, const PlanChunk * chunk)
     /* The neighbours give what lies beyond the share's ends: no rows are
      * read out of order from upstream. */
     plan_stencil_shard_prepare (self);
-    if (!plan_stencil_send_head (self, chunk, &err))
+    if (!plan_halo_exchange_send_head (self->exchange, chunk->data,
+            chunk->n_rows, &err))
       goto failed;
   } else if (!plan_stencil_end_rows (self, NULL, chunk->n_rows, &err))
     goto failed;
@@ -1074,39 +911,28 @@ static GstFlowReturn
 plan_stencil_finish_share (PlanStencil * self, guint64 n_rows)
 {
   PlanHaloBlock blocks[PLAN_HALO_MAX_BLOCKS];
-  GstFlowReturn ret;
   GError *err = NULL;
-  GBytes *tail;
-  guint n_blocks, n_inputs, i;
+  guint n_blocks;
   gconstpointer *rows;
-  gsize at = 0;
+  gsize n_tail;
 
   plan_stencil_shard_prepare (self);
-  if (!self->head_done)
+  if (!plan_halo_exchange_check_head (self->exchange, n_rows, &err))
     goto too_few_rows;
-  if (!self->recv_tail)
-    return GST_FLOW_OK;
-  if ((tail = plan_stencil_recv_tail (self, &err)) == NULL)
+  rows = g_newa (gconstpointer,
+      MAX (plan_stencil_kernel_get_n_inputs (self->kernel), 1));
+  if (!plan_halo_exchange_recv_tail (self->exchange, rows, &n_tail, &err))
     goto no_tail;
-  n_inputs = plan_stencil_kernel_get_n_inputs (self->kernel);
-  rows = g_newa (gconstpointer, n_inputs);
-  for (i = 0; i < n_inputs; i++) {
-    plan_stencil_rows_bytes (self, 2 * self->shard_h, i, &at);
-    rows[i] = (const guint8 *) g_bytes_get_data (tail, NULL) + at;
-  }
-  if (!plan_stencil_kernel_push_inputs (self->kernel, rows,
-          2 * self->shard_h, blocks, &n_blocks, &err)) {
-    g_bytes_unref (tail);
+  if (n_tail == 0)
+    return GST_FLOW_OK;
+  if (!plan_stencil_kernel_push_inputs (self->kernel, rows, n_tail, blocks,
+          &n_blocks, &err))
     goto halo_failed;
-  }
-  ret = plan_stencil_push_blocks (self, blocks, n_blocks);
-  g_bytes_unref (tail);
-  return ret;
+  return plan_stencil_push_blocks (self, blocks, n_blocks);
 
   /* ERRORS */
 too_few_rows:
   {
-    set_too_few_rows (self, self->active_window, n_rows, &err);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("planstencil %s cannot run "
             "sharded: %s", GST_OBJECT_NAME (self), err->message), (NULL));
     g_clear_error (&err);
@@ -1114,9 +940,8 @@ too_few_rows:
   }
 no_tail:
   {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("planstencil %s on rank %u did "
-            "not get the halo rows of rank %u: %s", GST_OBJECT_NAME (self),
-            self->shard.rank, self->next_rank, err->message), (NULL));
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("planstencil %s %s",
+            GST_OBJECT_NAME (self), err->message), (NULL));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
@@ -1197,7 +1022,8 @@ plan_stencil_reset (PlanKernelElement * kernel)
     plan_stencil_kernel_reset (self->kernel);
   self->on_device = FALSE;
   /* A new stream: the halo learns its context rows again. */
-  self->context_set = FALSE;
+  if (self->exchange)
+    plan_halo_exchange_reset (self->exchange);
 }
 
 static gboolean
@@ -1206,6 +1032,7 @@ plan_stencil_start (GstAggregator * agg)
   PlanStencil *self = PLAN_STENCIL (agg);
 
   self->sharded = FALSE;
+  g_clear_pointer (&self->exchange, plan_halo_exchange_free);
   return GST_AGGREGATOR_CLASS (plan_stencil_parent_class)->start (agg);
 }
 
@@ -1215,9 +1042,7 @@ plan_stencil_finalize (GObject * object)
   PlanStencil *self = PLAN_STENCIL (object);
 
   plan_stencil_clear_compiled (self);
-  if (self->head)
-    g_byte_array_unref (self->head);
-  g_clear_pointer (&self->own_head, g_bytes_unref);
+  g_clear_pointer (&self->exchange, plan_halo_exchange_free);
   g_clear_pointer (&self->window, plan_window_unref);
   g_free (self->window_text);
   g_clear_error (&self->window_rejected);

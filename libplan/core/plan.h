@@ -51,6 +51,7 @@
 #include <libplan/planprogress.h>
 #include <libplan/plancomm.h>
 #include <libplan/planshardwriter.h>
+#include <libplan/planhaloexchange.h>
 #include <libplan/planreducerdevice.h>
 #include <libplan/planreducemap.h>
 #include <libplan/plansink.h>
