@@ -104,7 +104,7 @@
 #include "planfilesrc.h"
 #include "planfileuri.h"
 #include <libplan/planprogress.h>
-#include <libplan/plancomm.h>
+#include <libplan/planshardhooks.h>
 
 #include <string.h>
 
@@ -758,39 +758,21 @@ open_reader (PlanFileSrc * self, const gchar * location,
 static gboolean
 take_share (PlanFileSrc * self, guint64 offset, GError ** error)
 {
-  PlanComm *comm = plan_comm_get_world (error);
   PlanShardInfo *info = &self->shard_info;
-  guint64 first, count;
 
-  if (comm == NULL)
+  if (!plan_shard_take_share (plan_file_reader_get_n_rows (self->reader),
+          info, error))
     return FALSE;
-  info->rank = plan_comm_get_rank (comm);
-  info->n_ranks = plan_comm_get_size (comm);
-  info->total = plan_file_reader_get_n_rows (self->reader);
-  info->replicated = FALSE;
-  plan_shard_split (info->total, info->n_ranks, info->rank, &first, &count);
-  info->origin = first;
-  info->n_rows = count;
-  if (count == 0) {
-    /* Elements of a stream without rows never learn its caps: every rank
-     * needs rows. The others are told, rather than left waiting. */
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has no "
-        "rows: %" G_GUINT64_FORMAT " rows are shared among %u ranks; run at "
-        "most %" G_GUINT64_FORMAT " ranks", info->rank, info->n_ranks,
-        info->total, info->n_ranks, MAX (info->total, 1));
-    plan_comm_abort (comm, (*error)->message);
-    return FALSE;
-  }
   g_mutex_lock (&self->io_lock);
-  if (!plan_file_reader_set_window (self->reader, offset + first, count,
-          error)) {
+  if (!plan_file_reader_set_window (self->reader, offset + info->origin,
+          info->n_rows, error)) {
     g_mutex_unlock (&self->io_lock);
     return FALSE;
   }
   g_mutex_unlock (&self->io_lock);
   GST_INFO_OBJECT (self, "rank %u of %u: rows %" G_GUINT64_FORMAT " to %"
       G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, info->rank, info->n_ranks,
-      first, first + count, info->total);
+      info->origin, info->origin + (guint64) info->n_rows, info->total);
   return TRUE;
 }
 
@@ -834,7 +816,7 @@ plan_file_src_start (GstBaseSrc * src)
   /* The ranks of an MPI job, sharded or not, agree on the plan first:
    * ranks that differ would wait for each other, or combine different
    * results. */
-  if (!plan_comm_check_plan (GST_ELEMENT (self), &err))
+  if (!plan_shard_check_plan (GST_ELEMENT (self), &err))
     goto plans_differ;
   if (!open_reader (self, location, format, member, dataset, &raw_info,
           offset, length, &err))
@@ -1439,12 +1421,8 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
     default:
       /* The progress message first: applications stop at the error. */
       plan_progress_finish (self->progress, GST_PROGRESS_TYPE_ERROR);
-      if (self->sharded && err) {
-        PlanComm *comm = plan_comm_get_world (NULL);
-
-        if (comm)
-          plan_comm_abort (comm, err->message);
-      }
+      if (self->sharded && err)
+        plan_shard_abort (err->message);
       post_read_error (self, err);
       g_clear_error (&err);
       /* GstBaseSrc sends EOS after the error; every row may have come

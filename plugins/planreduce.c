@@ -55,7 +55,7 @@
 
 #include "planreduce.h"
 #include <libplan/planreducemap.h>
-#include <libplan/plancomm.h>
+#include <libplan/planshardhooks.h>
 
 #include <string.h>
 
@@ -574,72 +574,6 @@ plan_reduce_push_shard (PlanReduce * self, const PlanChunk * chunk)
   }
 }
 
-/* Sharded (axis all or 0): rank 0 combines every rank's part into the
- * result and sends it to every rank; a rank that cannot (the job failed
- * elsewhere) says why. The result, or an error message, is a status byte
- * then its bytes. */
-static gboolean
-plan_reduce_combine (PlanReduce * self, gpointer out, gsize out_size,
-    GError ** error)
-{
-  PlanComm *comm = plan_comm_get_world (error);
-  GBytes *part, **parts = NULL, *verdict = NULL;
-  const guint8 *v;
-  gsize n;
-  gint tag;
-  guint i;
-
-  if (comm == NULL)
-    return FALSE;
-  tag = plan_comm_tag (comm, GST_OBJECT_NAME (self), PLAN_COMM_REDUCE);
-  part = plan_reducer_export (self->reducer);
-  GST_DEBUG_OBJECT (self, "rank %u: a part of %" G_GSIZE_FORMAT " bytes",
-      plan_comm_get_rank (comm), g_bytes_get_size (part));
-  if (!plan_comm_gather (comm, tag, part, &parts, NULL, error)) {
-    g_bytes_unref (part);
-    return FALSE;
-  }
-  g_bytes_unref (part);
-  if (parts != NULL) {
-    guint8 *msg = g_malloc (1 + out_size);
-    gpointer result = g_malloc (MAX (out_size, 1));
-    GError *err = NULL;
-
-    /* The result in memory aligned for its type, then after the byte. */
-    if (plan_reducer_finish_parts (self->reducer, parts,
-            plan_comm_get_size (comm), result, &err)) {
-      msg[0] = 1;
-      memcpy (msg + 1, result, out_size);
-      g_free (result);
-      verdict = g_bytes_new_take (msg, 1 + out_size);
-    } else {
-      g_free (result);
-      g_free (msg);
-      msg = (guint8 *) g_strdup_printf ("%c%s", 0, err->message);
-      verdict = g_bytes_new_take (msg, 1 + strlen (err->message));
-      g_error_free (err);
-    }
-    for (i = 0; i < plan_comm_get_size (comm); i++)
-      g_bytes_unref (parts[i]);
-    g_free (parts);
-  }
-  part = plan_comm_broadcast (comm, tag, verdict, NULL, error);
-  if (verdict)
-    g_bytes_unref (verdict);
-  if (part == NULL)
-    return FALSE;
-  v = g_bytes_get_data (part, &n);
-  if (n >= 1 && v[0] == 1 && n == 1 + out_size) {
-    memcpy (out, v + 1, out_size);
-    g_bytes_unref (part);
-    return TRUE;
-  }
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "%.*s",
-      (int) (n > 0 ? n - 1 : 0), n > 0 ? (const gchar *) v + 1 : "");
-  g_bytes_unref (part);
-  return FALSE;
-}
-
 /* Sharded: a reduction of the whole or of the rows has the same result on
  * every rank; per row, the output rows are the input's. */
 static gboolean
@@ -850,7 +784,8 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE))
     goto map_failed;
   if (self->sharded) {
-    if (!plan_reduce_combine (self, map.data, map.size, &err))
+    if (!plan_shard_combine_reducer (self->reducer, GST_OBJECT_NAME (self),
+            map.data, map.size, &err))
       goto empty;
   } else if (self->device_reducer ?
       !plan_device_reducer_finish (self->device_reducer, map.data, &err) :

@@ -52,6 +52,8 @@
 #include <libplan/plancomm.h>
 #include <libplan/planshardwriter.h>
 #include <libplan/planhaloexchange.h>
+#include <libplan/planshardhooks.h>
+#include <libplan/plankernelhalo.h>
 #include <libplan/planreducerdevice.h>
 #include <libplan/planreducemap.h>
 #include <libplan/plansink.h>

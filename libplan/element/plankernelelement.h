@@ -159,7 +159,7 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   prepare to work across the ranks and fill @output with what the
  *   output is, or return %FALSE with @error set. Without it the output is
  *   sharded as the input. A failure of the element in a sharded run tells
- *   the other ranks (plan_comm_abort()). (Since: 0.1)
+ *   the other ranks (plan_shard_abort()). (Since: 0.1)
  *
  * A base class for elements that compute on array streams. It owns caps
  * negotiation of `array/x-raw`, lines up chunks of several inputs by row
@@ -305,13 +305,6 @@ PLAN_API
 void plan_kernel_element_keep_setting (PlanKernelElement * self,
     const gchar * name, gchar ** field, const gchar * value,
     GError ** rejected, GError * why);
-
-/* The halo is an unstable building block (planhalo.h). */
-struct _PlanHalo;
-
-PLAN_API
-gboolean plan_kernel_element_fill_halo_end (PlanKernelElement * self,
-    guint index, struct _PlanHalo * halo, gsize n_rows, GError ** error);
 
 PLAN_API
 const PlanArrayInfo *plan_kernel_element_get_input_info (PlanKernelElement *
