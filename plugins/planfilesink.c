@@ -597,6 +597,10 @@ post_write_error (PlanFileSink * self, const GError * err)
     GST_DEBUG_OBJECT (self, "%s", err->message);
     return;
   }
+  /* In an MPI job the other ranks may wait for this one's rows (a shared
+   * output) or messages: they are told, even when the failure comes
+   * before the stream says it is sharded. */
+  plan_comm_tell_failure (err->message);
   plan_element_post_error_full (GST_ELEMENT (self), err,
       PLAN_ERROR_CONTEXT_WRITE, __FILE__, GST_FUNCTION, __LINE__);
 }
@@ -821,22 +825,17 @@ take_shard (PlanFileSink * self, GstEvent * event)
         "a sharded stream without caps");
     goto failed;
   }
-  if (format == PLAN_FILE_FORMAT_HDF5 || format == PLAN_FILE_FORMAT_ZARR) {
-    /* Ranks writing one HDF5 file need parallel HDF5 (MPI-IO). */
-    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not write "
-        "'%s': the ranks of a sharded run do not write one %s; write a .npy "
-        "file, or one per rank (shard-output=per-rank)", location,
-        format == PLAN_FILE_FORMAT_HDF5 ? "HDF5 file" : "Zarr store");
-    goto failed;
-  }
   if ((comm = plan_comm_get_world (&err)) == NULL)
     goto failed;
   GST_INFO_OBJECT (self, "rank %u of %u: rows %" G_GUINT64_FORMAT " + %"
       G_GINT64_FORMAT " of the %" G_GUINT64_FORMAT " of '%s'",
       self->shard.rank, self->shard.n_ranks, self->shard.origin,
       self->shard.n_rows, self->shard.total, location);
-  self->shard_writer = plan_shard_writer_new (comm, GST_OBJECT_NAME (self),
-      location, format, &self->info, self->shard.total, fsync, &err);
+  /* HDF5 and Zarr: rank 0's writer, set up for the output at PAUSED (its
+   * dataset, codec, mode), makes the file and puts it in place. */
+  self->shard_writer = plan_shard_writer_new_full (comm,
+      GST_OBJECT_NAME (self), self->writer, location, format, &self->info,
+      self->shard.total, fsync, &err);
   if (self->shard_writer == NULL)
     goto failed;
   self->open = TRUE;

@@ -208,6 +208,15 @@ PlanH5Writer * _plan_h5_writer_create (const gchar * filename,
     guint gzip_level, gboolean add, GError ** error);
 
 G_GNUC_INTERNAL
+PlanH5Writer * _plan_h5_writer_create_full (const gchar * filename,
+    const gchar * path, const PlanArrayInfo * info, guint64 chunk_rows,
+    guint gzip_level, gboolean add, gint64 fixed_rows, GError ** error);
+
+G_GNUC_INTERNAL
+GArray * _plan_h5_writer_get_chunks (PlanH5Writer * w, guint64 * chunk_rows,
+    GError ** error);
+
+G_GNUC_INTERNAL
 gboolean _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
     guint64 n_rows, GError ** error);
 
@@ -252,6 +261,32 @@ gboolean _plan_zarr_writer_append (PlanZarrWriter * w, const guint8 * data,
 
 G_GNUC_INTERNAL
 gboolean _plan_zarr_writer_close (PlanZarrWriter * w, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_zarr_writer_get_layout (PlanZarrWriter * w, guint64 * chunk_rows,
+    PlanFileCodec * codec, guint * level, gint * version);
+
+G_GNUC_INTERNAL
+void _plan_zarr_writer_set_rows (PlanZarrWriter * w, guint64 rows);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_writer_write_chunk (PlanZarrWriter * w, guint64 index,
+    const guint8 * data, guint64 n_rows, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_writer_close_chunks (PlanZarrWriter * w,
+    GError ** error);
+
+/* planfilewriter.c: rank 0's part of an output shared by the ranks of an
+ * MPI job (planshardwriter.c). */
+G_GNUC_INTERNAL
+void _plan_file_writer_set_shared_rows (PlanFileWriter * writer,
+    gint64 total_rows);
+
+G_GNUC_INTERNAL
+const gchar * _plan_file_writer_get_shared_target (PlanFileWriter * writer,
+    guint64 * chunk_rows, GArray ** h5_chunks, PlanFileCodec * codec,
+    guint * level, gint * version);
 
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;

@@ -174,6 +174,12 @@ struct _PlanFileWriter
   PlanZarrWriter *zarr;
   gint zarr_format;             /* as set, or the group's when adding */
   gint zarr_format_set;
+  /* rank 0's part of an output the ranks of an MPI job share: the rows
+   * of the whole array (-1: not shared); HDF5: the chunks' places, the
+   * dataset written and closed at set_info */
+  gint64 shared_rows;
+  guint64 shared_chunk_rows;
+  GArray *shared_h5_chunks;
 
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */
@@ -215,6 +221,7 @@ plan_file_writer_init (PlanFileWriter * self)
 {
   self->fd = -1;
   self->zarr_format_set = 2;
+  self->shared_rows = -1;
   g_mutex_init (&self->lock);
   g_cond_init (&self->work_cond);
   g_cond_init (&self->space_cond);
@@ -1411,11 +1418,26 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   writer->row_size = plan_array_info_get_row_size (info);
 #if HAVE_HDF5
   if (writer->format == PLAN_FILE_FORMAT_HDF5) {
-    writer->h5 = _plan_h5_writer_create (writer->tmp_path, writer->dataset ?
-        writer->dataset : "/data", info, writer->h5_chunk_rows,
-        writer->h5_gzip_level, writer->h5_add, error);
+    if (writer->shared_rows >= 0 && writer->h5_gzip_level > 0)
+      goto shared_compressed;
+    writer->h5 = _plan_h5_writer_create_full (writer->tmp_path,
+        writer->dataset ? writer->dataset : "/data", info,
+        writer->h5_chunk_rows, writer->h5_gzip_level, writer->h5_add,
+        info->ndim > 0 ? writer->shared_rows : -1, error);
     if (writer->h5 == NULL)
       goto not_created;
+    if (writer->shared_rows >= 0 && info->ndim > 0) {
+      /* The ranks write the chunks where they are; libhdf5 is done with
+       * the file. */
+      PlanH5Writer *h5 = writer->h5;
+
+      writer->shared_h5_chunks = _plan_h5_writer_get_chunks (h5,
+          &writer->shared_chunk_rows, error);
+      writer->h5 = NULL;
+      if (!_plan_h5_writer_close (h5, writer->shared_h5_chunks ? error :
+              NULL) || writer->shared_h5_chunks == NULL)
+        goto not_created;
+    }
     return TRUE;
   }
 #endif
@@ -1426,6 +1448,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
         writer->zarr_format, writer->sync, error);
     if (writer->zarr == NULL)
       goto not_created;
+    if (writer->shared_rows >= 0)
+      _plan_zarr_writer_set_rows (writer->zarr, writer->shared_rows);
     return TRUE;
   }
 #endif
@@ -1465,6 +1489,19 @@ late:
         writer->location);
     return FALSE;
   }
+#if HAVE_HDF5
+shared_compressed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "Could not write '%s': the ranks of a sharded run write one HDF5 "
+        "file uncompressed (each rank writes its rows into the file's "
+        "chunks where they lie, which a compressed chunk has not); write "
+        "it with compression=0, or one file per rank "
+        "(shard-output=per-rank), or Zarr", writer->location);
+    writer->have_info = FALSE;
+    return FALSE;
+  }
+#endif
 #if HAVE_HDF5 || HAVE_ZARR
 not_created:
   {
@@ -1888,6 +1925,8 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   writer->unnamed = FALSE;
   writer->stream = FALSE;
   writer->h5_add = FALSE;
+  g_clear_pointer (&writer->shared_h5_chunks, g_array_unref);
+  writer->shared_chunk_rows = 0;
   writer->header_rows = 0;
   g_clear_pointer (&writer->location, g_free);
 
@@ -1900,4 +1939,63 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   writer->row_size = 0;
   writer->header_size = 0;
   plan_array_info_init (&writer->info);
+}
+
+/**
+ * _plan_file_writer_set_shared_rows:
+ * @writer: a #PlanFileWriter, not open
+ * @total_rows: the rows of the whole array, or -1
+ *
+ * Makes the HDF5 or Zarr output of the next plan_file_writer_open() that
+ * of rank 0 of an MPI job whose ranks write it together
+ * (planshardwriter.c): plan_file_writer_set_info() makes an HDF5 dataset
+ * of @total_rows rows, its chunks allocated and their places known,
+ * uncompressed, and closes it; a Zarr array's metadata, written at
+ * finish, says @total_rows rows, and its chunks are written by the
+ * ranks, not by this writer. -1 writes as usual again.
+ */
+void
+_plan_file_writer_set_shared_rows (PlanFileWriter * writer,
+    gint64 total_rows)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+
+  writer->shared_rows = total_rows;
+}
+
+/**
+ * _plan_file_writer_get_shared_target:
+ * @writer: a #PlanFileWriter opened with shared rows, its info set
+ * @chunk_rows: (out): the rows of a chunk
+ * @h5_chunks: (out) (transfer none): HDF5: the byte offsets of the
+ *   chunks in the file; Zarr: %NULL
+ * @codec: (out): Zarr: the chunks' codec
+ * @level: (out): Zarr: its level, 0 for none
+ * @version: (out): Zarr: 2 or 3
+ *
+ * Returns: (transfer none): the file (HDF5) or the array's directory
+ *   (Zarr) the ranks write into, or %NULL for another format
+ */
+const gchar *
+_plan_file_writer_get_shared_target (PlanFileWriter * writer,
+    guint64 * chunk_rows, GArray ** h5_chunks, PlanFileCodec * codec,
+    guint * level, gint * version)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), NULL);
+
+  *chunk_rows = writer->shared_chunk_rows;
+  *h5_chunks = writer->shared_h5_chunks;
+  *codec = PLAN_FILE_CODEC_AUTO;
+  *level = 0;
+  *version = 0;
+  if (writer->format == PLAN_FILE_FORMAT_HDF5)
+    return writer->tmp_path;
+#if HAVE_ZARR
+  if (writer->format == PLAN_FILE_FORMAT_ZARR && writer->zarr) {
+    _plan_zarr_writer_get_layout (writer->zarr, chunk_rows, codec, level,
+        version);
+    return writer->zarr_array_dir;
+  }
+#endif
+  return NULL;
 }

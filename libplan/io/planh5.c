@@ -287,6 +287,37 @@ class_name (H5T_class_t c)
   }
 }
 
+/* IEEE binary16, little-endian, as h5py writes numpy's float16: HDF5 has
+ * no predefined half type, so it is float32's type cut to 2 bytes with
+ * binary16's fields (sign at bit 15, 5 exponent bits at 10 biased by 15,
+ * 10 mantissa bits at 0). libhdf5 converts it to and from other floats. */
+static hid_t
+half_type (void)
+{
+  hid_t t = H5Tcopy (H5T_IEEE_F32LE);
+
+  if (t < 0 || H5Tset_fields (t, 15, 10, 5, 0, 10) < 0
+      || H5Tset_size (t, 2) < 0 || H5Tset_ebias (t, 15) < 0
+      || H5Tset_precision (t, 16) < 0) {
+    if (t >= 0)
+      H5Tclose (t);
+    return -1;
+  }
+  return t;
+}
+
+/* Whether a 2-byte float type has binary16's fields (in either byte
+ * order), not those of another 2-byte float such as bfloat16. */
+static gboolean
+is_half (hid_t type)
+{
+  size_t spos, epos, esize, mpos, msize;
+
+  return H5Tget_size (type) == 2 && H5Tget_fields (type, &spos, &epos,
+      &esize, &mpos, &msize) >= 0 && spos == 15 && epos == 10 && esize == 5
+      && mpos == 0 && msize == 10 && H5Tget_ebias (type) == 15;
+}
+
 /* The dtype of a file type, and the native type HDF5 converts it to (byte
  * order included). */
 static gboolean
@@ -309,6 +340,9 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
   } else if (c == H5T_FLOAT && (size == 4 || size == 8)) {
     *dtype = size == 4 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
     *mem_type = H5Tcopy (size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
+  } else if (c == H5T_FLOAT && is_half (type)) {
+    *dtype = PLAN_DTYPE_FLOAT16;
+    *mem_type = half_type ();
   } else if (c == H5T_ENUM && is_h5py_bool (type)) {
     *dtype = PLAN_DTYPE_BOOL;
     *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
@@ -318,15 +352,15 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
     *mem_type = h5py_complex_type (c64 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
   } else if (c == H5T_FLOAT) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
-        "are %" G_GSIZE_FORMAT "-byte floats (float%" G_GSIZE_FORMAT "), "
-        "which gst-plan does not support; convert the dataset to float32 or "
-        "float64", size, size * 8);
+        "are %" G_GSIZE_FORMAT "-byte floats%s, which gst-plan does not "
+        "support; convert the dataset to float16, float32 or float64",
+        size, size == 2 ? " that are not IEEE binary16 (bfloat16?)" : "");
     return FALSE;
   } else {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
         "are of the HDF5 %s type class, which gst-plan does not support; "
-        "only integers, float32, float64, h5py's bool and h5py's complex "
-        "numbers are read",
+        "only integers, float16, float32, float64, h5py's bool and h5py's "
+        "complex numbers are read",
         c == H5T_INTEGER ? "integer (of an odd size)" : class_name (c));
     return FALSE;
   }
@@ -764,6 +798,7 @@ struct _PlanH5Writer
   gchar *path;
   gint ndim;
   hsize_t dims[PLAN_ARRAY_MAX_DIMS];    /* the rows written so far first */
+  guint64 chunk_rows;
 };
 
 /* The file type of a dtype (little-endian, as h5py and numpy write on
@@ -812,6 +847,10 @@ dtype_types (PlanDType dtype, hid_t * file_type, hid_t * mem_type)
     case PLAN_DTYPE_FLOAT64:
       *file_type = H5Tcopy (H5T_IEEE_F64LE);
       break;
+    case PLAN_DTYPE_FLOAT16:
+      *file_type = half_type ();
+      *mem_type = half_type ();
+      return *file_type >= 0 && *mem_type >= 0;
     case PLAN_DTYPE_COMPLEX64:
     case PLAN_DTYPE_COMPLEX128:{
       gboolean c64 = dtype == PLAN_DTYPE_COMPLEX64;
@@ -902,6 +941,25 @@ _plan_h5_writer_create (const gchar * filename, const gchar * path,
     const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
     gboolean add, GError ** error)
 {
+  return _plan_h5_writer_create_full (filename, path, info, chunk_rows,
+      gzip_level, add, -1, error);
+}
+
+/**
+ * _plan_h5_writer_create_full:
+ * @fixed_rows: -1 for a dataset that grows as rows are appended; else
+ *   the rows of a dataset of that fixed size whose chunks are all
+ *   allocated in the file now (not filled), so that their places are
+ *   known (_plan_h5_writer_get_chunks()) and written there directly
+ *   without libhdf5; it is not compressed
+ *
+ * As _plan_h5_writer_create().
+ */
+PlanH5Writer *
+_plan_h5_writer_create_full (const gchar * filename, const gchar * path,
+    const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
+    gboolean add, gint64 fixed_rows, GError ** error)
+{
   PlanH5Writer *w = g_new0 (PlanH5Writer, 1);
   hsize_t maxdims[PLAN_ARRAY_MAX_DIMS], cdims[PLAN_ARRAY_MAX_DIMS];
   hid_t file_type = -1, space = -1, dcpl = -1, lcpl = -1;
@@ -940,10 +998,18 @@ _plan_h5_writer_create (const gchar * filename, const gchar * path,
     maxdims[0] = H5S_UNLIMITED;
     if (chunk_rows == 0)
       chunk_rows = MAX (1, ((gsize) 1 << 20) / MAX (row_size, 1));
+    if (fixed_rows >= 0) {
+      /* A chunk no longer than a fixed axis, as HDF5 asks. */
+      w->dims[0] = maxdims[0] = fixed_rows;
+      chunk_rows = MAX (1, MIN (chunk_rows, (guint64) fixed_rows));
+      H5Pset_alloc_time (dcpl, H5D_ALLOC_TIME_EARLY);
+      H5Pset_fill_time (dcpl, H5D_FILL_TIME_NEVER);
+    }
+    w->chunk_rows = chunk_rows;
     cdims[0] = chunk_rows;
     space = H5Screate_simple (info->ndim, w->dims, maxdims);
     H5Pset_chunk (dcpl, info->ndim, cdims);
-    if (gzip_level > 0) {
+    if (gzip_level > 0 && fixed_rows < 0) {
       H5Pset_shuffle (dcpl);
       H5Pset_deflate (dcpl, gzip_level);
     }
@@ -1030,6 +1096,56 @@ _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
     H5Sclose (fspace);
   h5_leave ();
   return r >= 0;
+}
+
+/**
+ * _plan_h5_writer_get_chunks:
+ * @w: a writer made with @fixed_rows (_plan_h5_writer_create_full())
+ * @chunk_rows: (out): the rows of a chunk
+ * @error: return location for a #GError (without the file's name)
+ *
+ * The byte offsets in the file of the dataset's chunks, in row order:
+ * chunk i holds rows from i * @chunk_rows, whole rows in C order (the
+ * last chunk, which may reach past the dataset's end, at full size). The
+ * caller writes them after _plan_h5_writer_close().
+ *
+ * Returns: (transfer full): an array of guint64, or %NULL.
+ */
+GArray *
+_plan_h5_writer_get_chunks (PlanH5Writer * w, guint64 * chunk_rows,
+    GError ** error)
+{
+  guint64 n = w->ndim > 0 && w->chunk_rows > 0 ?
+      (w->dims[0] + w->chunk_rows - 1) / w->chunk_rows : 0, i;
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+  hsize_t coord[PLAN_ARRAY_MAX_DIMS] = { 0 };
+  gboolean ok = TRUE;
+
+  *chunk_rows = w->chunk_rows;
+  h5_enter ();
+  for (i = 0; ok && i < n; i++) {
+    haddr_t addr = HADDR_UNDEF;
+    unsigned mask = 0;
+    hsize_t size = 0;
+    guint64 at;
+
+    coord[0] = i * w->chunk_rows;
+    ok = H5Dget_chunk_info_by_coord (w->dset, coord, &mask, &addr,
+        &size) >= 0 && addr != HADDR_UNDEF;
+    at = addr;
+    g_array_append_val (out, at);
+  }
+  if (!ok) {
+    gchar *why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 did not allocate "
+        "the chunks of its dataset '%s': %s", w->path, why);
+    g_free (why);
+    g_array_unref (out);
+    out = NULL;
+  }
+  H5Eclear2 (H5E_DEFAULT);
+  h5_leave ();
+  return out;
 }
 
 /**

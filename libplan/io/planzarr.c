@@ -64,7 +64,7 @@ struct _PlanZarrArray
   gboolean key_prefix;          /* v3's default chunk keys, "c/0/1" */
   gboolean crc32c;              /* v3: a CRC32C after the encoded bytes */
   Codec codec;
-  guint8 fill[8];
+  guint8 fill[16];
   gsize chunk_bytes;
 };
 
@@ -296,23 +296,25 @@ parse_dtype (PlanZarrArray * z, const gchar * s, GError ** error)
     {"i2", PLAN_DTYPE_INT16}, {"u2", PLAN_DTYPE_UINT16},
     {"i4", PLAN_DTYPE_INT32}, {"u4", PLAN_DTYPE_UINT32},
     {"i8", PLAN_DTYPE_INT64}, {"u8", PLAN_DTYPE_UINT64},
-    {"f4", PLAN_DTYPE_FLOAT32}, {"f8", PLAN_DTYPE_FLOAT64},
+    {"f2", PLAN_DTYPE_FLOAT16}, {"f4", PLAN_DTYPE_FLOAT32},
+    {"f8", PLAN_DTYPE_FLOAT64}, {"c8", PLAN_DTYPE_COMPLEX64},
+    {"c16", PLAN_DTYPE_COMPLEX128},
   };
   guint i;
 
-  if (s && strlen (s) == 3 && strchr ("<>|", s[0])) {
+  if (s && strlen (s) >= 3 && strchr ("<>|", s[0])) {
     for (i = 0; i < G_N_ELEMENTS (codes); i++) {
       if (strcmp (s + 1, codes[i].code) == 0) {
         z->dtype = codes[i].dtype;
-        z->itemsize = s[2] - '0';
+        z->itemsize = plan_dtype_get_size (z->dtype);
         z->swap = s[0] == '>' && z->itemsize > 1;
         return TRUE;
       }
     }
   }
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its dtype '%s' "
-      "is not supported; only bool, integers, float32 and float64 are read",
-      s ? s : "(not a string)");
+      "is not supported; only bool, integers, float16, float32, float64, "
+      "complex64 and complex128 are read", s ? s : "(not a string)");
   return FALSE;
 }
 
@@ -393,29 +395,62 @@ parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
   return TRUE;
 }
 
-/* The fill value's bytes, in the machine's byte order. */
+static gboolean parse_fill_node (JsonNode * node, PlanDType dtype,
+    gsize itemsize, guint8 * fill);
+
+/* The fill value's bytes, in the machine's byte order. A complex fill
+ * value is a list of its real and imaginary parts, each written as a
+ * float's. */
 static gboolean
 parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
 {
   JsonNode *node = json_object_get_member (o, "fill_value");
-  gdouble d = 0;
-  gint64 i = 0;
-  gboolean is_float = z->dtype == PLAN_DTYPE_FLOAT32
-      || z->dtype == PLAN_DTYPE_FLOAT64;
+  gboolean ok;
 
   memset (z->fill, 0, sizeof (z->fill));
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (z->dtype == PLAN_DTYPE_COMPLEX64 || z->dtype == PLAN_DTYPE_COMPLEX128) {
+    PlanDType part = z->dtype == PLAN_DTYPE_COMPLEX64 ? PLAN_DTYPE_FLOAT32 :
+        PLAN_DTYPE_FLOAT64;
+    gsize half = z->itemsize / 2;
+    JsonArray *a = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node)
+        : NULL;
+
+    ok = a && json_array_get_length (a) == 2
+        && parse_fill_node (json_array_get_element (a, 0), part, half,
+        z->fill) && parse_fill_node (json_array_get_element (a, 1), part,
+        half, z->fill + half);
+  } else {
+    ok = parse_fill_node (node, z->dtype, z->itemsize, z->fill);
+  }
+  if (!ok)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value does "
+        "not fit its dtype");
+  return ok;
+}
+
+/* One value of the fill value, of @dtype (not complex), into @fill. */
+static gboolean
+parse_fill_node (JsonNode * node, PlanDType dtype, gsize itemsize,
+    guint8 * fill)
+{
+  gdouble d = 0;
+  gint64 i = 0;
+  gboolean is_float = plan_dtype_is_float (dtype);
+
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     return TRUE;
   if (json_node_get_value_type (node) == G_TYPE_STRING) {
     const gchar *s = json_node_get_string (node);
 
     if (s && g_str_has_prefix (s, "0x") && is_float
-        && strlen (s) == 2 + 2 * z->itemsize
-        && strspn (s + 2, "0123456789abcdefABCDEF") == 2 * z->itemsize) {
+        && strlen (s) == 2 + 2 * itemsize
+        && strspn (s + 2, "0123456789abcdefABCDEF") == 2 * itemsize) {
       /* v3: the value's bits, big-endian hex. */
       guint64 bits = g_ascii_strtoull (s + 2, NULL, 16);
 
-      memcpy (z->fill, &bits, z->itemsize);
+      memcpy (fill, &bits, itemsize);
       return TRUE;
     }
     if (g_strcmp0 (s, "NaN") == 0)
@@ -441,25 +476,28 @@ parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
     goto bad;
   }
 
-  switch (z->dtype) {
+  switch (dtype) {
+    case PLAN_DTYPE_FLOAT16:{
+      guint16 h = _plan_half_from_double (d);
+      memcpy (fill, &h, 2);
+      break;
+    }
     case PLAN_DTYPE_FLOAT32:{
       gfloat f = d;
-      memcpy (z->fill, &f, 4);
+      memcpy (fill, &f, 4);
       break;
     }
     case PLAN_DTYPE_FLOAT64:
-      memcpy (z->fill, &d, 8);
+      memcpy (fill, &d, 8);
       break;
     default:
       /* Little-endian machine: the low bytes of the integer. */
-      memcpy (z->fill, &i, z->itemsize);
+      memcpy (fill, &i, itemsize);
       break;
   }
   return TRUE;
 
 bad:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value does "
-      "not fit its dtype");
   return FALSE;
 }
 
@@ -629,8 +667,9 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
     {"uint8", PLAN_DTYPE_UINT8}, {"int16", PLAN_DTYPE_INT16},
     {"uint16", PLAN_DTYPE_UINT16}, {"int32", PLAN_DTYPE_INT32},
     {"uint32", PLAN_DTYPE_UINT32}, {"int64", PLAN_DTYPE_INT64},
-    {"uint64", PLAN_DTYPE_UINT64}, {"float32", PLAN_DTYPE_FLOAT32},
-    {"float64", PLAN_DTYPE_FLOAT64},
+    {"uint64", PLAN_DTYPE_UINT64}, {"float16", PLAN_DTYPE_FLOAT16},
+    {"float32", PLAN_DTYPE_FLOAT32}, {"float64", PLAN_DTYPE_FLOAT64},
+    {"complex64", PLAN_DTYPE_COMPLEX64}, {"complex128", PLAN_DTYPE_COMPLEX128},
   };
   JsonParser *parser = json_parser_new ();
   JsonObject *o, *grid = NULL, *gconf = NULL, *keys = NULL, *kconf = NULL;
@@ -724,8 +763,9 @@ bad_format:
   goto done;
 bad_dtype:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its data_type "
-      "'%s' is not supported; only bool, integers, float32 and float64 are "
-      "read", dtype ? dtype : "(not a string)");
+      "'%s' is not supported; only bool, integers, float16, float32, "
+      "float64, complex64 and complex128 are read",
+      dtype ? dtype : "(not a string)");
   goto done;
 bad_grid:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunk_grid "
@@ -1003,10 +1043,14 @@ load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
   } else if (ok) {
     ok = decode_chunk (z, sc, file, size, error);
     if (ok && z->swap) {
-      for (i = 0; i < z->chunk_bytes; i += z->itemsize) {
+      /* A complex number's parts are swapped each on its own. */
+      gsize unit = z->dtype == PLAN_DTYPE_COMPLEX64
+          || z->dtype == PLAN_DTYPE_COMPLEX128 ? z->itemsize / 2 : z->itemsize;
+
+      for (i = 0; i < z->chunk_bytes; i += unit) {
         guint8 *p = sc->chunk + i;
         gsize a, b;
-        for (a = 0, b = z->itemsize - 1; a < b; a++, b--) {
+        for (a = 0, b = unit - 1; a < b; a++, b--) {
           guint8 t = p[a];
           p[a] = p[b];
           p[b] = t;
@@ -1192,6 +1236,12 @@ dtype_code (PlanDType dtype)
       return "<f4";
     case PLAN_DTYPE_FLOAT64:
       return "<f8";
+    case PLAN_DTYPE_FLOAT16:
+      return "<f2";
+    case PLAN_DTYPE_COMPLEX64:
+      return "<c8";
+    case PLAN_DTYPE_COMPLEX128:
+      return "<c16";
     default:
       return NULL;
   }
@@ -1525,17 +1575,24 @@ v3_codecs_node (PlanZarrWriter * w)
   return node;
 }
 
-/* The fill value, zero, as the dtype writes it. */
+/* The fill value, zero, as the dtype writes it: complex as the list of
+ * its parts, [0.0, 0.0], as zarr-python writes it. */
 static void
 add_fill_value (JsonBuilder * b, PlanZarrWriter * w)
 {
-  if (w->info.dtype == PLAN_DTYPE_BOOL)
+  if (w->info.dtype == PLAN_DTYPE_BOOL) {
     json_builder_add_boolean_value (b, FALSE);
-  else if (w->info.dtype == PLAN_DTYPE_FLOAT32
-      || w->info.dtype == PLAN_DTYPE_FLOAT64)
+  } else if (w->info.dtype == PLAN_DTYPE_COMPLEX64
+      || w->info.dtype == PLAN_DTYPE_COMPLEX128) {
+    json_builder_begin_array (b);
     json_builder_add_double_value (b, 0.0);
-  else
+    json_builder_add_double_value (b, 0.0);
+    json_builder_end_array (b);
+  } else if (plan_dtype_is_float (w->info.dtype)) {
+    json_builder_add_double_value (b, 0.0);
+  } else {
     json_builder_add_int_value (b, 0);
+  }
 }
 
 /* The metadata of the array as written: its shape counts the rows. */
@@ -1663,8 +1720,8 @@ _plan_zarr_writer_create (const gchar * dir, const PlanArrayInfo * info,
   }
   if (dtype_code (info->dtype) == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Zarr arrays of "
-        "dtype %s are not written; only bool, integers, float32 and float64 "
-        "are", plan_dtype_to_string (info->dtype));
+        "dtype %s are not written; only bool, integers, float16, float32, "
+        "float64, complex64 and complex128 are", plan_dtype_to_string (info->dtype));
     return NULL;
   }
   if (info->ndim > 0 && row_size > ((gsize) 1 << 30)) {
@@ -1737,6 +1794,61 @@ _plan_zarr_writer_append (PlanZarrWriter * w, const guint8 * data,
   return TRUE;
 }
 
+/**
+ * _plan_zarr_writer_get_layout:
+ * @w: a writer
+ *
+ * The chunks' rows (as chosen when 0 was asked for), codec, level and
+ * format version, with which another process's writer
+ * (_plan_zarr_writer_create()) writes chunks of the same array.
+ */
+void
+_plan_zarr_writer_get_layout (PlanZarrWriter * w, guint64 * chunk_rows,
+    PlanFileCodec * codec, guint * level, gint * version)
+{
+  *chunk_rows = w->chunk_rows;
+  *codec = w->codec;
+  *level = w->level;
+  *version = w->version;
+}
+
+/**
+ * _plan_zarr_writer_set_rows:
+ * @w: a writer that appends nothing
+ * @rows: the rows of the array, whose chunks others write
+ *
+ * Sets the rows the metadata that _plan_zarr_writer_close() writes says.
+ */
+void
+_plan_zarr_writer_set_rows (PlanZarrWriter * w, guint64 rows)
+{
+  w->rows = rows;
+}
+
+/**
+ * _plan_zarr_writer_write_chunk:
+ * @w: a writer that appends nothing
+ * @index: the chunk's index along the first axis
+ * @data: its rows, whole rows in C order
+ * @n_rows: their number, at most a chunk's (the rest is the fill value)
+ * @error: return location for a #GError (without the store's name)
+ *
+ * Hands the chunk to the pool, which encodes and writes it; blocks while
+ * the pool is full. Fails when an earlier chunk failed.
+ */
+gboolean
+_plan_zarr_writer_write_chunk (PlanZarrWriter * w, guint64 index,
+    const guint8 * data, guint64 n_rows, GError ** error)
+{
+  g_return_val_if_fail (n_rows <= w->chunk_rows && w->info.ndim > 0, FALSE);
+
+  memcpy (w->fill, data, n_rows * w->row_size);
+  w->fill_rows = n_rows;
+  /* submit_chunk () takes the chunk's index from the rows before it. */
+  w->rows = index * w->chunk_rows + n_rows;
+  return submit_chunk (w, error);
+}
+
 /* Waits for the pool, then frees everything. */
 static void
 free_writer (PlanZarrWriter * w)
@@ -1748,6 +1860,34 @@ free_writer (PlanZarrWriter * w)
   g_free (w->fill);
   g_free (w->dir);
   g_free (w);
+}
+
+/**
+ * _plan_zarr_writer_close_chunks:
+ * @w: (transfer full): a writer that wrote chunks
+ *   (_plan_zarr_writer_write_chunk())
+ * @error: return location for a #GError (without the store's name)
+ *
+ * Waits for the chunks written to be on disk and frees the writer,
+ * without writing metadata (another writer of the array does).
+ *
+ * Returns: %TRUE when all were written.
+ */
+gboolean
+_plan_zarr_writer_close_chunks (PlanZarrWriter * w, GError ** error)
+{
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&w->lock);
+  while (w->tasks > 0)
+    g_cond_wait (&w->done_cond, &w->lock);
+  if (w->error) {
+    g_propagate_error (error, g_error_copy (w->error));
+    ok = FALSE;
+  }
+  g_mutex_unlock (&w->lock);
+  free_writer (w);
+  return ok;
 }
 
 /**

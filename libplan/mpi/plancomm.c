@@ -549,6 +549,31 @@ launched_as_ranks (void)
   return FALSE;
 }
 
+/**
+ * plan_comm_tell_failure:
+ * @why: what went wrong on this rank
+ *
+ * When this process is one of several ranks of an MPI job (started by
+ * mpirun or srun), tells the other ranks that it failed, as
+ * plan_comm_abort() does, so that none waits for ever for a message from
+ * it; else does nothing (and starts no MPI). For an element that fails
+ * before it knows whether its stream is sharded (a sink's file that
+ * cannot be made when the caps come).
+ *
+ * Since: 0.1
+ */
+void
+plan_comm_tell_failure (const gchar * why)
+{
+  PlanComm *comm;
+
+  g_return_if_fail (why != NULL);
+
+  if (!launched_as_ranks () || (comm = plan_comm_get_world (NULL)) == NULL)
+    return;
+  plan_comm_abort (comm, why);
+}
+
 /* A property value as a pipeline description would write it, or NULL for
  * values that are not settings (objects, pointers). */
 static gchar *

@@ -84,6 +84,9 @@ PLAN_API
 void plan_comm_abort (PlanComm * comm, const gchar * why);
 
 PLAN_API
+void plan_comm_tell_failure (const gchar * why);
+
+PLAN_API
 gboolean plan_comm_check_plan (GstElement * element, GError ** error);
 
 G_END_DECLS

@@ -21,6 +21,24 @@
  *    success, the file is in place; a failure anywhere leaves nothing
  *    under the output's name.
  *
+ * An HDF5 output (plan_shard_writer_new_full()): rank 0's PlanFileWriter
+ * makes the temporary file (a copy of the file there in the add mode)
+ * with the dataset at its full size, chunked, its chunks allocated and
+ * not compressed, and closes it; rank 0 sends every rank the chunks'
+ * places in the file, and each rank writes its rows there with pwrite(),
+ * as for .npy: libhdf5 (serial) never has the file open in two
+ * processes, and the rows are written in parallel. At the verdict rank
+ * 0's PlanFileWriter puts the file in place.
+ *
+ * A Zarr output: rank 0's PlanFileWriter makes the temporary directory
+ * (or the hidden one in the group in the add mode), and every rank writes
+ * the chunks of its rows into it, compressed by a pool of threads of its
+ * own. A chunk whose rows are all this rank's is written as soon as they
+ * are; the rows of a chunk that straddles two ranks' shares (at most one
+ * at each end of a share) are kept, and sent to rank 0 at the end, which
+ * completes the chunk and writes it before the verdict; then rank 0
+ * writes the metadata and puts the directory in place.
+ *
  * The temporary file needs a name (the ranks open it), so unlike
  * planfilesink's own writer it stays behind if rank 0 is killed by a
  * signal it cannot handle (SIGKILL). When a rank dies, mpirun ends the
@@ -36,6 +54,7 @@
 #endif
 
 #include "planshardwriter.h"
+#include "libplan/core/plan-private.h"
 #include <libplan/plannpy.h>
 #include <libplan/planerror.h>
 
@@ -114,11 +133,39 @@ forget_temp (gchar * path)
       return;
 }
 
+/* Rows of a Zarr chunk that straddles shares, as far as they came. */
+typedef struct
+{
+  guint64 n_rows;               /* the chunk's rows in the array */
+  guint64 have;                 /* rows of them set */
+  guint8 *set;                  /* one byte a row: 1 when it is set */
+  guint8 *data;                 /* the chunk, whole rows */
+} Partial;
+
+/* The layout rank 0 sends with the name of an HDF5 or Zarr output,
+ * followed by n_chunks offsets (HDF5) and the name. */
+typedef struct
+{
+  guint64 chunk_rows;
+  guint32 codec;
+  guint32 level;
+  gint32 version;
+  guint32 pad;
+  guint64 n_chunks;
+} Layout;
+
+/* The first byte of a message to rank 0 on done_tag: an outcome is 0 or
+ * 1 (failed, succeeded); a Zarr chunk's rows this one. */
+#define PIECE 2
+
 struct _PlanShardWriter
 {
   PlanComm *comm;
   gchar *location;
-  gchar *tmp_path;              /* rank 0: the file it made */
+  gchar *tmp_path;              /* the file (the array's directory for
+                                 * Zarr) that rank 0 made */
+  PlanFileFormat format;
+  PlanArrayInfo info;
   gint fd;
   gint name_tag;                /* the name, then the verdict, from rank 0 */
   gint done_tag;                /* each rank's outcome, to rank 0 */
@@ -128,6 +175,13 @@ struct _PlanShardWriter
   guint64 rows_written;
   gboolean sync;
   gboolean finished;
+
+  /* HDF5 and Zarr */
+  PlanFileWriter *file_writer;  /* rank 0: metadata, and putting in place */
+  Layout layout;
+  guint64 *h5_chunks;           /* HDF5: the chunks' offsets in the file */
+  PlanZarrWriter *zarr;         /* Zarr: this rank's chunks */
+  GHashTable *partial;          /* Zarr: chunk index -> Partial */
 };
 
 static gboolean
@@ -199,6 +253,94 @@ failed:
   return FALSE;
 }
 
+static void
+partial_free (gpointer data)
+{
+  Partial *p = data;
+
+  g_free (p->set);
+  g_free (p->data);
+  g_free (p);
+}
+
+static GBytes *
+layout_message (PlanShardWriter * w)
+{
+  gsize n = w->layout.n_chunks * sizeof (guint64);
+  gsize len = strlen (w->tmp_path) + 1;
+  guint8 *b = g_malloc (sizeof (Layout) + n + len);
+
+  memcpy (b, &w->layout, sizeof (Layout));
+  if (n)
+    memcpy (b + sizeof (Layout), w->h5_chunks, n);
+  memcpy (b + sizeof (Layout) + n, w->tmp_path, len);
+  return g_bytes_new_take (b, sizeof (Layout) + n + len);
+}
+
+/* This rank's writer of Zarr chunks, into the array's directory. */
+static gboolean
+open_zarr (PlanShardWriter * w, GError ** error)
+{
+#if HAVE_ZARR
+  w->zarr = _plan_zarr_writer_create (w->tmp_path, &w->info,
+      w->layout.chunk_rows, w->layout.codec, w->layout.level,
+      w->layout.version, w->sync, error);
+  if (w->zarr == NULL) {
+    g_prefix_error (error, "Could not write '%s': ", w->location);
+    return FALSE;
+  }
+  w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      partial_free);
+  return TRUE;
+#else
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "this gst-plan "
+      "was built without Zarr");
+  return FALSE;
+#endif
+}
+
+/* Rank 0 of an HDF5 or Zarr output: the file or directory made by
+ * @file_writer, and its layout. */
+static gboolean
+create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
+    GError ** error)
+{
+  GArray *chunks = NULL;
+  PlanFileCodec codec;
+  guint level;
+  gint version;
+  const gchar *target;
+  gboolean ok;
+
+  _plan_file_writer_set_shared_rows (file_writer, w->total);
+  ok = plan_file_writer_open (file_writer, w->location, w->format, 1,
+      w->sync, error) && plan_file_writer_set_info (file_writer, &w->info,
+      error);
+  _plan_file_writer_set_shared_rows (file_writer, -1);
+  if (!ok) {
+    plan_file_writer_cancel (file_writer);
+    return FALSE;
+  }
+  w->file_writer = g_object_ref (file_writer);
+  target = _plan_file_writer_get_shared_target (file_writer,
+      &w->layout.chunk_rows, &chunks, &codec, &level, &version);
+  g_assert (target != NULL);
+  w->tmp_path = g_strdup (target);
+  w->layout.codec = codec;
+  w->layout.level = level;
+  w->layout.version = version;
+  if (w->format == PLAN_FILE_FORMAT_HDF5) {
+    w->layout.n_chunks = chunks->len;
+    w->h5_chunks = g_memdup2 (chunks->data, chunks->len * sizeof (guint64));
+    w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
+    if (w->fd < 0)
+      return set_io_error (error, "open the shared output", w->tmp_path);
+    remember_temp (w->tmp_path);
+    return TRUE;
+  }
+  return open_zarr (w, error);
+}
+
 /**
  * plan_shard_writer_new:
  * @comm: the job's #PlanComm
@@ -225,15 +367,65 @@ plan_shard_writer_new (PlanComm * comm, const gchar * owner,
     const gchar * location, PlanFileFormat format, const PlanArrayInfo * info,
     guint64 total_rows, gboolean sync, GError ** error)
 {
+  g_return_val_if_fail (format == PLAN_FILE_FORMAT_NPY
+      || format == PLAN_FILE_FORMAT_RAW, NULL);
+
+  return plan_shard_writer_new_full (comm, owner, NULL, location, format,
+      info, total_rows, sync, error);
+}
+
+/**
+ * plan_shard_writer_new_full:
+ * @comm: the job's #PlanComm
+ * @owner: the name of the element writing (the same on every rank); it
+ *   tags the writer's messages
+ * @file_writer: (nullable): for %PLAN_FILE_FORMAT_HDF5 and
+ *   %PLAN_FILE_FORMAT_ZARR on rank 0, a #PlanFileWriter that is not open,
+ *   set up for the output (its dataset, chunk rows, codec, Zarr version
+ *   and mode: plan_file_writer_set_dataset() and the others); it makes
+ *   the output's file or directory and puts it in place. Ignored on the
+ *   other ranks and for the other formats.
+ * @location: the output file (or Zarr store)
+ * @format: %PLAN_FILE_FORMAT_NPY, %PLAN_FILE_FORMAT_RAW,
+ *   %PLAN_FILE_FORMAT_HDF5 or %PLAN_FILE_FORMAT_ZARR
+ * @info: the dtype and row shape of the array (its outermost extent is
+ *   ignored)
+ * @total_rows: the rows of the whole array, across the ranks
+ * @sync: whether each rank fsync()s its rows before the file is renamed
+ * @error: return location for a #GError
+ *
+ * As plan_shard_writer_new(), for HDF5 and Zarr outputs too. An HDF5
+ * output is written uncompressed (a compressed one is refused), its
+ * chunks allocated at the start; each rank writes its rows into them.
+ * Each rank writes the Zarr chunks of its rows, compressed as
+ * @file_writer says; rank 0 completes the chunks that straddle two
+ * ranks' shares from the rows the others send it at the end.
+ *
+ * Returns: (transfer full): a writer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+PlanShardWriter *
+plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
+    PlanFileWriter * file_writer, const gchar * location,
+    PlanFileFormat format, const PlanArrayInfo * info, guint64 total_rows,
+    gboolean sync, GError ** error)
+{
   PlanShardWriter *w;
+  gboolean shaped = format == PLAN_FILE_FORMAT_HDF5
+      || format == PLAN_FILE_FORMAT_ZARR;
   guint r;
 
   g_return_val_if_fail (comm != NULL && owner != NULL, NULL);
   g_return_val_if_fail (location != NULL && info != NULL, NULL);
+  g_return_val_if_fail (!shaped || plan_comm_get_rank (comm) != 0
+      || PLAN_IS_FILE_WRITER (file_writer), NULL);
 
   w = g_new0 (PlanShardWriter, 1);
   w->comm = comm;
   w->location = g_strdup (location);
+  w->format = format;
+  w->info = *info;
   w->fd = -1;
   w->name_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT);
   w->done_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT_DONE);
@@ -247,15 +439,28 @@ plan_shard_writer_new (PlanComm * comm, const gchar * owner,
     whole.shape[0] = total_rows;
     w->header_size = plan_npy_get_header_size (&whole);
   }
+  if (shaped && (info->ndim == 0 || w->row_size == 0)) {
+    /* Never sharded: a sharded stream has rows, and a row has bytes. */
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "Could not write "
+        "'%s': the ranks of a sharded run do not write one HDF5 or Zarr "
+        "array of %s together", location, info->ndim == 0 ? "0 dimensions"
+        : "empty rows");
+    plan_comm_abort (comm, (*error)->message);
+    w->finished = TRUE;
+    plan_shard_writer_free (w);
+    return NULL;
+  }
   if (plan_comm_get_rank (comm) == 0) {
     GBytes *name;
 
-    if (!create_file (w, format, info, error)) {
+    if (!(shaped ? create_with_writer (w, file_writer, error) :
+            create_file (w, format, info, error))) {
       plan_comm_abort (comm, (*error)->message);
       plan_shard_writer_free (w);
       return NULL;
     }
-    name = g_bytes_new (w->tmp_path, strlen (w->tmp_path) + 1);
+    name = shaped ? layout_message (w) :
+        g_bytes_new (w->tmp_path, strlen (w->tmp_path) + 1);
     for (r = 1; r < plan_comm_get_size (comm); r++)
       plan_comm_send (comm, r, w->name_tag, name);
     g_bytes_unref (name);
@@ -295,14 +500,33 @@ ensure_open (PlanShardWriter * w, GError ** error)
   gsize n;
   const gchar *path;
 
-  if (w->fd >= 0 || w->tmp_path != NULL)
-    return w->fd >= 0;
+  if (w->fd >= 0 || w->zarr || w->tmp_path != NULL)
+    return w->fd >= 0 || w->zarr;
+  if (w->zarr)
+    return TRUE;
   name = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
   if (name == NULL)
     return FALSE;
   path = g_bytes_get_data (name, &n);
+  if (w->format == PLAN_FILE_FORMAT_HDF5
+      || w->format == PLAN_FILE_FORMAT_ZARR) {
+    gsize offsets;
+
+    g_assert (n >= sizeof (Layout));
+    memcpy (&w->layout, path, sizeof (Layout));
+    offsets = w->layout.n_chunks * sizeof (guint64);
+    g_assert (n >= sizeof (Layout) + offsets);
+    w->h5_chunks = g_memdup2 (path + sizeof (Layout), offsets);
+    path += sizeof (Layout) + offsets;
+    n -= sizeof (Layout) + offsets;
+  }
   w->tmp_path = g_strndup (path, n);
   g_bytes_unref (name);
+  if (w->format == PLAN_FILE_FORMAT_ZARR) {
+    if (!g_file_test (w->tmp_path, G_FILE_TEST_IS_DIR))
+      return gone (w, error);
+    return open_zarr (w, error);
+  }
   w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
   if (w->fd < 0 && errno == ENOENT)
     return gone (w, error);
@@ -325,6 +549,100 @@ ensure_open (PlanShardWriter * w, GError ** error)
  *
  * Since: 0.1
  */
+static gboolean
+pwrite_full (PlanShardWriter * w, const guint8 * p, gsize left, goffset at,
+    GError ** error)
+{
+  while (left > 0) {
+    gssize done = pwrite (w->fd, p, left, at);
+
+    if (done < 0 && errno == EINTR)
+      continue;
+    if (done <= 0)
+      return set_io_error (error, "write", w->tmp_path);
+    p += done;
+    at += done;
+    left -= done;
+  }
+  return TRUE;
+}
+
+/* The rows of Zarr chunk @index in the array. */
+static guint64
+chunk_n_rows (PlanShardWriter * w, guint64 index)
+{
+  guint64 first = index * w->layout.chunk_rows;
+
+  return MIN (w->layout.chunk_rows, w->total - first);
+}
+
+#if HAVE_ZARR
+/* Rows @at.. of chunk @index into its partial chunk; the chunk is
+ * written when it is whole. @set: which of the rows are set (NULL: all). */
+static gboolean
+add_to_partial (PlanShardWriter * w, guint64 index, guint64 at,
+    const guint8 * data, const guint8 * set, guint64 n, GError ** error)
+{
+  Partial *p = g_hash_table_lookup (w->partial, &index);
+  gboolean ok = TRUE;
+  guint64 i;
+
+  if (p == NULL) {
+    gint64 *key = g_new (gint64, 1);
+
+    *key = index;
+    p = g_new0 (Partial, 1);
+    p->n_rows = chunk_n_rows (w, index);
+    p->set = g_malloc0 (p->n_rows);
+    p->data = g_malloc0 (p->n_rows * w->row_size);
+    g_hash_table_insert (w->partial, key, p);
+  }
+  for (i = 0; i < n; i++) {
+    if (set && !set[i])
+      continue;
+    memcpy (p->data + (at + i) * w->row_size, data + i * w->row_size,
+        w->row_size);
+    p->have += !p->set[at + i];
+    p->set[at + i] = 1;
+  }
+  if (p->have == p->n_rows) {
+    ok = _plan_zarr_writer_write_chunk (w->zarr, index, p->data, p->n_rows,
+        error);
+    g_hash_table_remove (w->partial, &index);
+  }
+  return ok;
+}
+
+/* Rows into the Zarr chunks they fall in: whole chunks straight to the
+ * pool, parts of chunks kept until the rest comes. */
+static gboolean
+write_zarr (PlanShardWriter * w, guint64 row, const guint8 * data,
+    guint64 n_rows, GError ** error)
+{
+  while (n_rows > 0) {
+    guint64 index = row / w->layout.chunk_rows;
+    guint64 at = row - index * w->layout.chunk_rows;
+    guint64 in_chunk = chunk_n_rows (w, index);
+    guint64 n = MIN (n_rows, in_chunk - at);
+    gboolean ok;
+
+    if (at == 0 && n == in_chunk && !g_hash_table_contains (w->partial,
+            &index))
+      ok = _plan_zarr_writer_write_chunk (w->zarr, index, data, n, error);
+    else
+      ok = add_to_partial (w, index, at, data, NULL, n, error);
+    if (!ok) {
+      g_prefix_error (error, "Could not write '%s': ", w->location);
+      return FALSE;
+    }
+    row += n;
+    data += n * w->row_size;
+    n_rows -= n;
+  }
+  return TRUE;
+}
+#endif
+
 gboolean
 plan_shard_writer_write (PlanShardWriter * writer, guint64 row,
     gconstpointer data, gsize n_rows, GError ** error)
@@ -345,16 +663,33 @@ plan_shard_writer_write (PlanShardWriter * writer, guint64 row,
   }
   if (!ensure_open (w, error))
     return FALSE;
-  while (left > 0) {
-    gssize done = pwrite (w->fd, p, left, at);
+  if (w->format == PLAN_FILE_FORMAT_HDF5) {
+    /* Each chunk's part where the chunk lies in the file. */
+    guint64 r = row, end = row + n_rows;
 
-    if (done < 0 && errno == EINTR)
-      continue;
-    if (done <= 0)
-      return set_io_error (error, "write", w->tmp_path);
-    p += done;
-    at += done;
-    left -= done;
+    while (r < end) {
+      guint64 index = r / w->layout.chunk_rows;
+      guint64 first = index * w->layout.chunk_rows;
+      guint64 n = MIN (end, first + w->layout.chunk_rows) - r;
+
+      if (index >= w->layout.n_chunks) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "'%s' has no chunk "
+            "for row %" G_GUINT64_FORMAT, w->location, r);
+        return FALSE;
+      }
+      if (!pwrite_full (w, p, n * w->row_size, w->h5_chunks[index] +
+              (r - first) * w->row_size, error))
+        return FALSE;
+      p += n * w->row_size;
+      r += n;
+    }
+  } else if (w->format == PLAN_FILE_FORMAT_ZARR) {
+#if HAVE_ZARR
+    if (!write_zarr (w, row, p, n_rows, error))
+      return FALSE;
+#endif
+  } else if (!pwrite_full (w, p, left, at, error)) {
+    return FALSE;
   }
   w->rows_written += n_rows;
   return TRUE;
@@ -393,12 +728,29 @@ outcome_parse (GBytes * outcome, guint64 * rows, gchar ** message)
   return b[0] == 1;
 }
 
-/* This rank's part: its rows on disk, the file closed. */
+static void send_partials (PlanShardWriter * w);
+
+/* This rank's part: its rows on disk, the file closed (for Zarr, but on
+ * rank 0, its rows of shared chunks sent to rank 0, and its chunks
+ * written). */
 static gboolean
 close_own (PlanShardWriter * w, GError ** error)
 {
   gboolean ok = TRUE;
 
+#if HAVE_ZARR
+  if (w->zarr && plan_comm_get_rank (w->comm) != 0) {
+    PlanZarrWriter *zarr = w->zarr;
+
+    send_partials (w);
+    w->zarr = NULL;
+    if (!_plan_zarr_writer_close_chunks (zarr, error)) {
+      g_prefix_error (error, "Could not write '%s': ", w->location);
+      return FALSE;
+    }
+    return TRUE;
+  }
+#endif
   if (w->fd < 0)
     return TRUE;
   if (w->sync && fsync (w->fd) != 0)
@@ -407,6 +759,91 @@ close_own (PlanShardWriter * w, GError ** error)
     ok = set_io_error (error, "close", w->tmp_path);
   w->fd = -1;
   return ok;
+}
+
+/* A Zarr rank: the rows it has of chunks it does not have whole, to rank
+ * 0. */
+static void
+send_partials (PlanShardWriter * w)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  if (w->partial == NULL)
+    return;
+  g_hash_table_iter_init (&it, w->partial);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    Partial *p = value;
+    guint64 index = *(gint64 *) key;
+    gsize size = 1 + 2 * sizeof (guint64) + p->n_rows +
+        p->n_rows * w->row_size;
+    guint8 *b = g_malloc (size);
+    GBytes *piece;
+
+    b[0] = PIECE;
+    memcpy (b + 1, &index, sizeof index);
+    memcpy (b + 1 + sizeof index, &p->n_rows, sizeof p->n_rows);
+    memcpy (b + 1 + 2 * sizeof (guint64), p->set, p->n_rows);
+    memcpy (b + 1 + 2 * sizeof (guint64) + p->n_rows, p->data,
+        p->n_rows * w->row_size);
+    piece = g_bytes_new_take (b, size);
+    plan_comm_send (w->comm, 0, w->done_tag, piece);
+    g_bytes_unref (piece);
+  }
+  g_hash_table_remove_all (w->partial);
+}
+
+/* Rank 0: another rank's rows of a Zarr chunk, added to its own. */
+static gboolean
+take_piece (PlanShardWriter * w, GBytes * piece, GError ** error)
+{
+#if HAVE_ZARR
+  gsize size;
+  const guint8 *b = g_bytes_get_data (piece, &size);
+  guint64 index, n;
+
+  g_assert (size >= 1 + 2 * sizeof (guint64));
+  memcpy (&index, b + 1, sizeof index);
+  memcpy (&n, b + 1 + sizeof index, sizeof n);
+  g_assert (size == 1 + 2 * sizeof (guint64) + n + n * w->row_size);
+  if (w->zarr == NULL || index * w->layout.chunk_rows >= w->total
+      || n != chunk_n_rows (w, index)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rows of a chunk that "
+        "'%s' does not have came", w->location);
+    return FALSE;
+  }
+  return add_to_partial (w, index, 0, b + 1 + 2 * sizeof (guint64) + n,
+      b + 1 + 2 * sizeof (guint64), n, error);
+#else
+  return FALSE;
+#endif
+}
+
+/* Rank 0: the Zarr chunks done, before the verdict. */
+static gboolean
+close_zarr (PlanShardWriter * w, GError ** error)
+{
+#if HAVE_ZARR
+  PlanZarrWriter *zarr = w->zarr;
+
+  if (zarr == NULL)
+    return TRUE;
+  w->zarr = NULL;
+  if (w->partial && g_hash_table_size (w->partial) > 0) {
+    GHashTableIter it;
+    gpointer key;
+
+    g_hash_table_iter_init (&it, w->partial);
+    g_hash_table_iter_next (&it, &key, NULL);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no rank wrote some rows "
+        "of its chunk %" G_GINT64_FORMAT, *(gint64 *) key);
+    _plan_zarr_writer_close (zarr, NULL);
+    return FALSE;
+  }
+  return _plan_zarr_writer_close_chunks (zarr, error);
+#else
+  return TRUE;
+#endif
 }
 
 /* Rank 0: every rank's outcome, then the verdict. */
@@ -427,6 +864,17 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
     guint64 their_rows;
     gchar *their_why;
 
+    /* A Zarr rank's rows of chunks it shares come before its outcome. */
+    while (outcome && g_bytes_get_size (outcome) > 0 &&
+        ((const guint8 *) g_bytes_get_data (outcome, NULL))[0] == PIECE) {
+      if (ok && !take_piece (w, outcome, &err)) {
+        g_string_append_printf (why, "rank 0: %s", err->message);
+        g_clear_error (&err);
+        ok = FALSE;
+      }
+      g_bytes_unref (outcome);
+      outcome = plan_comm_recv (w->comm, r, w->done_tag, NULL, &err);
+    }
     if (outcome == NULL) {
       if (why->len == 0)
         g_string_append (why, err->message);
@@ -449,15 +897,34 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
         " rows of %" G_GUINT64_FORMAT, rows, w->total);
     ok = FALSE;
   }
+  if (w->zarr) {
+    GError *err = NULL;
+
+    if (!close_zarr (w, &err) && ok) {
+      g_string_append_printf (why, "rank 0: %s", err->message);
+      ok = FALSE;
+    }
+    g_clear_error (&err);
+  }
   forget_temp (w->tmp_path);
-  if (ok && g_rename (w->tmp_path, w->location) != 0) {
+  if (w->file_writer) {
+    GError *err = NULL;
+
+    /* The metadata, and the file or directory put in place. */
+    if (ok && !plan_file_writer_finish (w->file_writer, &err)) {
+      g_string_append_printf (why, "rank 0: %s", err->message);
+      ok = FALSE;
+    }
+    g_clear_error (&err);
+    plan_file_writer_cancel (w->file_writer);
+  } else if (ok && g_rename (w->tmp_path, w->location) != 0) {
     int e = errno;
 
     g_string_append_printf (why, "could not rename '%s' to '%s': %s",
         w->tmp_path, w->location, g_strerror (e));
     ok = FALSE;
   }
-  if (!ok)
+  if (!ok && w->file_writer == NULL)
     g_unlink (w->tmp_path);
   verdict = outcome_new (ok, rows, why->str);
   g_string_free (why, TRUE);
@@ -539,15 +1006,26 @@ plan_shard_writer_free (PlanShardWriter * writer)
     return;
   if (w->fd >= 0)
     close (w->fd);
+#if HAVE_ZARR
+  if (w->zarr)
+    _plan_zarr_writer_close (w->zarr, NULL);
+#endif
+  if (w->partial)
+    g_hash_table_unref (w->partial);
   if (!w->finished) {
     gchar *why = g_strdup_printf ("stopped before writing all its rows of "
         "'%s'", w->location);
 
     plan_comm_abort (w->comm, why);
     g_free (why);
-    if (plan_comm_get_rank (w->comm) == 0 && w->tmp_path)
+    if (w->file_writer)
+      plan_file_writer_cancel (w->file_writer);
+    else if (plan_comm_get_rank (w->comm) == 0 && w->tmp_path)
       g_unlink (w->tmp_path);
   }
+  if (w->file_writer)
+    g_object_unref (w->file_writer);
+  g_free (w->h5_chunks);
   if (w->tmp_path)
     forget_temp (w->tmp_path);
   g_free (w->tmp_path);

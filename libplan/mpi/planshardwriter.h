@@ -18,6 +18,7 @@
 #include <libplan/planarrayinfo.h>
 #include <libplan/planfileformat.h>
 #include <libplan/plancomm.h>
+#include <libplan/planfilewriter.h>
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,13 @@ PLAN_API
 PlanShardWriter * plan_shard_writer_new (PlanComm * comm, const gchar * owner,
     const gchar * location, PlanFileFormat format, const PlanArrayInfo * info,
     guint64 total_rows, gboolean sync, GError ** error);
+
+PLAN_API
+PlanShardWriter * plan_shard_writer_new_full (PlanComm * comm,
+    const gchar * owner, PlanFileWriter * file_writer,
+    const gchar * location, PlanFileFormat format,
+    const PlanArrayInfo * info, guint64 total_rows, gboolean sync,
+    GError ** error);
 
 PLAN_API
 gboolean plan_shard_writer_write (PlanShardWriter * writer, guint64 row,

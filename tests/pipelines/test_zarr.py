@@ -182,10 +182,10 @@ def unsupported_metadata_fails():
     cases = [
         ('lzma', dict(data=np.arange(10.0), compressor=numcodecs.LZMA()),
          "compressor 'lzma' is not supported"),
-        ('half', dict(data=np.arange(10, dtype=np.float16)),
-         "dtype '<f2' is not supported"),
-        ('cplx', dict(data=np.arange(10, dtype=np.complex64)),
-         "dtype '<c8' is not supported"),
+        ('bytes', dict(data=np.array([b'ab', b'cd'])),
+         "dtype '|S2' is not supported"),
+        ('dates', dict(data=np.arange(10).astype('datetime64[s]')),
+         "dtype '<M8[s]' is not supported"),
         ('fortran', dict(data=np.ones((4, 3)), order='F'),
          "order 'F'"),
         ('delta', dict(data=np.arange(10), filters=[
@@ -216,7 +216,7 @@ ZARR3 = os.environ.get('PLAN_ZARR3_PYTHON') or os.path.join(
 # Run by zarr 3's python in the directory given: writes v3 stores and, for
 # each, the array zarr 3 reads back from it (want-NAME.npy).
 V3_WRITER = r"""
-import sys, numpy as np, zarr
+import json, sys, numpy as np, zarr
 from zarr.codecs import (BloscCodec, BytesCodec, Crc32cCodec, GzipCodec,
                          ZstdCodec)
 rng = np.random.default_rng(int(sys.argv[1]))
@@ -273,6 +273,10 @@ z = zarr.create_array('crc.zarr', shape=(100,), chunks=(10,), dtype='int32',
 z[:] = np.arange(100)
 z = zarr.create_array('half.zarr', shape=(10,), dtype='float16')
 z[:] = 1
+# a data type gst-plan does not read, in place of float16, which it reads
+meta = json.load(open('half.zarr/zarr.json'))
+meta['data_type'] = 'bfloat16'
+json.dump(meta, open('half.zarr/zarr.json', 'w'))
 print('\n'.join(names))
 """
 
@@ -321,8 +325,8 @@ def v3_every_dtype_codec_and_layout():
 
 
 def v3_unsupported_and_corrupt_fail():
-    """A sharded v3 array, a float16 one and a chunk whose CRC32C does not
-    match fail, naming what is wrong."""
+    """A sharded v3 array, a bfloat16 one and a chunk whose CRC32C does
+    not match fail, naming what is wrong."""
     if zarr3_stores() is None:
         return
     d = zarr3_stores()[0]
@@ -333,7 +337,7 @@ def v3_unsupported_and_corrupt_fail():
     open(chunk, 'wb').write(data)
     for name, texts in [('sharded.zarr', ["codec 'sharding_indexed'",
                                           'sharded arrays are not read']),
-                        ('half.zarr', ["data_type 'float16'"]),
+                        ('half.zarr', ["data_type 'bfloat16'"]),
                         ('crc.zarr', ["chunk", "fails its CRC32C checksum"])]:
         expect_error(['planfilesrc', 'location=' + os.path.join(d, name), '!',
                       'planfilesink', 'location=' + out], *texts)
@@ -509,8 +513,8 @@ def sink_groups_replace_and_add():
 
 def sink_failures_leave_the_store():
     """A run that fails upstream, a directory that is not a Zarr store, a
-    file, adding to an array or onto a group, adding without a name, a
-    complex dtype and an HDF5 codec other than gzip fail with a clear error
+    file, adding to an array or onto a group, adding without a name and an
+    HDF5 codec other than gzip fail with a clear error
     and leave what was there as it was."""
     d = plantest.tmpdir()
     src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'g.zarr')
@@ -567,11 +571,6 @@ def sink_failures_leave_the_store():
         expect_error(words, *texts)
         if snapshot() != before:
             raise Failure('%s changed what was there' % ' '.join(words))
-    np.save(os.path.join(d, 'c.npy'), np.arange(4, dtype=np.complex64))
-    expect_error(['planfilesrc', 'location=' + os.path.join(d, 'c.npy'), '!',
-                  'planfilesink', 'location=' + os.path.join(d, 'c.zarr')],
-                 'Zarr arrays of dtype complex64 are not written')
-    os.unlink(os.path.join(d, 'c.npy'))
     h5 = os.path.join(d, 'x.h5')
     expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
                   'location=' + h5, 'compression=1', 'codec=zstd'],
