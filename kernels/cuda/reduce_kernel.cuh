@@ -28,7 +28,7 @@ prk_k_blocks (PrkParams P, const char *x, prk_u64 n_blocks, prk_u64 base,
     if (active) {
       prk_lane_init (&P, &lanes[t], xb, PRK_BLOCK, base + b * PRK_BLOCK, l);
       prk_lane_run (&P, &lanes[t], xb, PRK_BLOCK, base + b * PRK_BLOCK, l,
-          0, 0.0);
+          0, 0);
     }
     __syncthreads ();
     if (active && l == 0)
@@ -36,7 +36,7 @@ prk_k_blocks (PrkParams P, const char *x, prk_u64 n_blocks, prk_u64 base,
     __syncthreads ();
     if (active && prk_two_pass (&P) && mids[g].count > 0)
       prk_lane_run (&P, &lanes[t], xb, PRK_BLOCK, base + b * PRK_BLOCK, l,
-          1, mids[g].m);
+          1, &mids[g]);
     __syncthreads ();
     if (active && l == 0)
       prk_block_end (&P, &lanes[g * PRK_LANES], &mids[g], &results[b]);
@@ -105,10 +105,7 @@ prk_k_columns_final (PrkParams P, const PrkAcc * cols, const PrkAcc * nodes,
     prk_u64 n_cols, prk_u64 count, char *out, prk_u64 * flag)
 {
   prk_u64 c;
-  int out_size = P.out_dtype == PRK_FLOAT64 || P.out_dtype == PRK_INT64
-      || P.out_dtype == PRK_UINT64 ? 8 : P.out_dtype == PRK_FLOAT32
-      || P.out_dtype == PRK_INT32 || P.out_dtype == PRK_UINT32 ? 4
-      : P.out_dtype == PRK_INT16 || P.out_dtype == PRK_UINT16 ? 2 : 1;
+  int out_size = P.out_size;
 
   for (c = (prk_u64) blockIdx.x * blockDim.x + threadIdx.x; c < n_cols;
       c += (prk_u64) gridDim.x * blockDim.x) {

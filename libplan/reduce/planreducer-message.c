@@ -18,6 +18,7 @@
 #include <libplan/planexpr.h>
 #include <libplan/planparallel.h>
 #include <libplan/planarray.h>
+#include "libplan/core/plan-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -68,6 +69,32 @@ value_to_gvalue (PlanDType dtype, const guint8 * p, GValue * v)
       g_value_init (v, G_TYPE_DOUBLE);
       g_value_set_double (v, *(const gfloat *) p);
       break;
+    case PLAN_DTYPE_FLOAT16:{
+      guint16 h;
+
+      memcpy (&h, p, 2);
+      g_value_init (v, G_TYPE_DOUBLE);
+      g_value_set_double (v, _plan_half_to_float (h));
+      break;
+    }
+    case PLAN_DTYPE_COMPLEX64:
+    case PLAN_DTYPE_COMPLEX128:{
+      /* the real and imaginary parts, < re, im > */
+      GValue part = G_VALUE_INIT;
+      gint k;
+
+      gst_value_array_init (v, 2);
+      for (k = 0; k < 2; k++) {
+        g_value_init (&part, G_TYPE_DOUBLE);
+        if (dtype == PLAN_DTYPE_COMPLEX64)
+          g_value_set_double (&part, ((const gfloat *) p)[k]);
+        else
+          g_value_set_double (&part, ((const gdouble *) p)[k]);
+        gst_value_array_append_and_take_value (v, &part);
+        part = (GValue) G_VALUE_INIT;
+      }
+      break;
+    }
     default:
       g_value_init (v, G_TYPE_DOUBLE);
       g_value_set_double (v, *(const gdouble *) p);
@@ -113,7 +140,8 @@ set_shape (GstStructure * s, guint ndim, const gint64 * shape)
  * `values` (an array, in C order), and `array` (a #PlanArray of the
  * result's own dtype and shape, the form language bindings read). Values
  * are gboolean for bool results, gint64 for signed integers, guint64 for
- * unsigned ones and gdouble for floats. With #PLAN_REDUCE_AXIS_INNER there is also `first-row` (guint64);
+ * unsigned ones, gdouble for floats (float16 converted exactly) and, for
+ * complex results, an array of two gdouble, `< real, imaginary >`. With #PLAN_REDUCE_AXIS_INNER there is also `first-row` (guint64);
  * otherwise `rows` (guint64), the number of input rows reduced.
  *
  * Returns: (transfer full): a new structure.

@@ -20,6 +20,8 @@
 #include <libplan/planexpr.h>
 #include <libplan/planparallel.h>
 #include <libplan/planarray.h>
+#include "libplan/core/plan-private.h"
+#include "planreducerdevice.h"
 
 #include <math.h>
 #include <string.h>
@@ -1394,18 +1396,21 @@ _plan_reducer_dtype_kind (PlanDType dtype)
 {
   if (dtype == PLAN_DTYPE_BOOL)
     return KIND_B;
+  if (plan_dtype_is_complex (dtype))
+    return KIND_C;
   if (plan_dtype_is_float (dtype))
     return KIND_F;
   return plan_dtype_is_signed (dtype) ? KIND_S : KIND_U;
 }
 
-/* Whether sums of @dtype need compensated lanes: float64 and the 64-bit
- * integers (for mean), whose values do not all fit a float64 exactly. */
+/* Whether sums of @dtype need compensated lanes: float64 (and complex128's
+ * parts) and the 64-bit integers (for mean), whose values do not all fit a
+ * float64 exactly. */
 gboolean
 _plan_reducer_needs_compensation (PlanDType dtype)
 {
   return dtype == PLAN_DTYPE_FLOAT64 || dtype == PLAN_DTYPE_INT64
-      || dtype == PLAN_DTYPE_UINT64;
+      || dtype == PLAN_DTYPE_UINT64 || dtype == PLAN_DTYPE_COMPLEX128;
 }
 
 /**
@@ -1415,11 +1420,13 @@ _plan_reducer_needs_compensation (PlanDType dtype)
  *
  * The dtype numpy gives the result of @op on @input: sum and prod of bools
  * and signed integers are int64, of unsigned integers uint64, of floats
- * the float dtype; min and max keep the dtype; mean is float64 for bools
- * and integers and keeps float dtypes; argmin and argmax are int64; any
- * and all are bool. The nan ops have the dtypes of the plain ones; var,
- * std, nanvar and nanstd those of mean; count_nonzero is int64; ptp keeps
- * the dtype and is not defined for bool (numpy cannot subtract bools).
+ * the float or complex dtype; min and max keep the dtype; mean is float64
+ * for bools and integers and keeps float and complex dtypes; argmin and
+ * argmax are int64; any and all are bool. The nan ops have the dtypes of
+ * the plain ones; var, std, nanvar and nanstd those of mean, except that
+ * of complex input they are real (float32 for complex64, float64 for
+ * complex128); count_nonzero is int64; ptp keeps the dtype and is not
+ * defined for bool (numpy cannot subtract bools).
  *
  * Returns: the result dtype, or %PLAN_DTYPE_UNKNOWN for an unknown input.
  *
@@ -1436,7 +1443,7 @@ plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
     case PLAN_REDUCE_OP_PROD:
     case PLAN_REDUCE_OP_NANSUM:
     case PLAN_REDUCE_OP_NANPROD:
-      if (plan_dtype_is_float (input))
+      if (plan_dtype_is_float (input) || plan_dtype_is_complex (input))
         return input;
       return _plan_reducer_dtype_kind (input) == KIND_U ? PLAN_DTYPE_UINT64 :
           PLAN_DTYPE_INT64;
@@ -1449,10 +1456,14 @@ plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
       return input == PLAN_DTYPE_BOOL ? PLAN_DTYPE_UNKNOWN : input;
     case PLAN_REDUCE_OP_MEAN:
     case PLAN_REDUCE_OP_NANMEAN:
+      return plan_dtype_is_float (input) || plan_dtype_is_complex (input) ?
+          input : PLAN_DTYPE_FLOAT64;
     case PLAN_REDUCE_OP_VAR:
     case PLAN_REDUCE_OP_STD:
     case PLAN_REDUCE_OP_NANVAR:
     case PLAN_REDUCE_OP_NANSTD:
+      if (input == PLAN_DTYPE_COMPLEX64)
+        return PLAN_DTYPE_FLOAT32;
       return plan_dtype_is_float (input) ? input : PLAN_DTYPE_FLOAT64;
     case PLAN_REDUCE_OP_ARGMIN:
     case PLAN_REDUCE_OP_ARGMAX:
@@ -1712,6 +1723,151 @@ _plan_reducer_plain_op (PlanReduceOp op)
   }
 }
 
+/* Complex and float16 input --------------------------------------------
+ *
+ * Complex reductions run the steps of planreducer-steps.h, the device's
+ * text, on the CPU: one element at a time in the lanes (not vectorised),
+ * the same operations as the device's by construction. float16 input is
+ * converted to float32 (exactly) a block or a piece of a row at a time and
+ * reduced by float32's functions, which accumulate in float64 as for
+ * float32; the final rounds once to float16 through the steps' final,
+ * which the device shares. */
+
+static void
+block_steps (const PlanReducer * r, gconstpointer in, gsize n,
+    guint64 base, Acc * out, gpointer scratch)
+{
+  prk_block (&r->prk, in, n, base, (PrkAcc *) out);
+}
+
+static void
+merge_steps (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  prk_merge (&r->prk, (PrkAcc *) a, (const PrkAcc *) b);
+}
+
+static void
+column_steps (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch)
+{
+  gsize c;
+
+  for (c = c0; c < c1; c++)
+    prk_column_step (&r->prk, (PrkAcc *) & cols[c], row, c, row_index);
+}
+
+static void
+final_steps (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  PrkParams p = r->prk;
+
+  p.ddof = r->ddof;
+  prk_final (&p, (const PrkAcc *) a, count, out);
+}
+
+static void
+block_f16 (const PlanReducer * r, gconstpointer in, gsize n, guint64 base,
+    Acc * out, gpointer scratch)
+{
+  const guint16 *h = in;
+  gfloat x[BLOCK];
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    x[i] = _plan_half_to_float (h[i]);
+  r->block16 (r, x, n, base, out, scratch);
+}
+
+/* Pieces of F16_PIECE columns: column functions index the accumulators
+ * and the row alike, so a piece is run as columns [0, width) of shifted
+ * arrays. */
+#define F16_PIECE 512
+
+static void
+column_f16 (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch)
+{
+  const guint16 *h = row;
+  gfloat x[F16_PIECE];
+  gsize a, b, c;
+
+  for (a = c0; a < c1; a = b) {
+    b = MIN (c1, a + F16_PIECE);
+    for (c = a; c < b; c++)
+      x[c - a] = _plan_half_to_float (h[c]);
+    r->column16 (r, cols + a, 0, b - a, x, row_index, scratch);
+  }
+}
+
+static void
+select_complex (PlanReducer * r)
+{
+  Acc *id = &r->identity;
+
+  r->block = block_steps;
+  r->merge = merge_steps;
+  r->column = column_steps;
+  r->column_rows = NULL;
+  r->final = final_steps;
+  switch (r->op) {
+    case PLAN_REDUCE_OP_PROD:
+    case PLAN_REDUCE_OP_NANPROD:
+      id->v.f = 1.0;
+      break;
+    case PLAN_REDUCE_OP_ALL:
+      id->v.u = 1;
+      break;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_NANARGMIN:
+      id->v.f = id->im = INFINITY;
+      break;
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_NANMAX:
+    case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANARGMAX:
+      id->v.f = id->im = -INFINITY;
+      break;
+    case PLAN_REDUCE_OP_PTP:
+      id->v.f = id->im = -INFINITY;
+      id->w.f = id->lo = INFINITY;
+      break;
+    default:
+      break;
+  }
+  switch (r->op) {
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+      id->index = G_MAXUINT64;      /* none */
+      break;
+    case PLAN_REDUCE_OP_PTP:
+      id->index = G_MAXUINT64;
+      id->im_lo = -1;               /* the minimum's index: none */
+      break;
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+      id->index = id->w.u = G_MAXUINT64;
+      r->nan_arg = TRUE;
+      break;
+    default:
+      break;
+  }
+}
+
+/* The steps' parameters of a complex or float16 reducer, once it is set
+ * up. */
+void
+_plan_reducer_prepare_steps (PlanReducer * r)
+{
+  if (plan_dtype_is_complex (r->input.dtype)
+      || r->input.dtype == PLAN_DTYPE_FLOAT16)
+    plan_reducer_get_device_steps (r, &r->prk, NULL, NULL);
+}
+
 /* Picks the functions of a built-in op for the input dtype, and its
  * identity. */
 void
@@ -1721,6 +1877,23 @@ _plan_reducer_select_builtin (PlanReducer * r)
   PlanReduceOp op = r->op;
 
   memset (&r->identity, 0, sizeof (r->identity));
+  if (plan_dtype_is_complex (dt)) {
+    select_complex (r);
+    return;
+  }
+  if (dt == PLAN_DTYPE_FLOAT16) {
+    /* float32's functions over the input converted to float32 */
+    r->input.dtype = PLAN_DTYPE_FLOAT32;
+    _plan_reducer_select_builtin (r);
+    r->input.dtype = PLAN_DTYPE_FLOAT16;
+    r->block16 = r->block;
+    r->block = block_f16;
+    r->column16 = r->column;
+    r->column = column_f16;
+    r->column_rows = NULL;
+    r->final = final_steps;
+    return;
+  }
   if (_plan_reducer_plain_op (op) != op) {
     if (plan_dtype_is_float (dt)) {
       select_nan (r, dt);

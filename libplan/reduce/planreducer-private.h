@@ -52,13 +52,17 @@ typedef union
 
 /* A partial result: the value (the high part of a double-double sum), the
  * low part of a sum, and the index of an argmin/argmax; for the moments
- * the mean, M2 and the count (see DEFINE_BLOCK_MOMENTS). */
+ * the mean, M2 and the count (see DEFINE_BLOCK_MOMENTS). Complex
+ * reductions keep the imaginary parts in im and im_lo (see PrkAcc in
+ * planreducer-steps.h, whose steps compute them). */
 typedef struct
 {
   Value v;
   gdouble lo;
   guint64 index;
   Value w;                      /* ptp: the minimum (v is the maximum) */
+  gdouble im;
+  gdouble im_lo;
 } Acc;
 
 /* Reduces @n (1 .. BLOCK) contiguous elements whose first has index @base. */
@@ -104,6 +108,13 @@ struct _PlanReducer
                                  * is an error */
   PlanExpr *combiner;           /* custom: f(x, y) in the accumulator dtype */
   PlanExpr *cast;               /* custom: input to accumulator dtype, or NULL */
+  /* complex and float16 input: the steps of planreducer-steps.h (complex:
+   * block, merge, column and final; float16: the final, the block and
+   * column functions being float32's, in block16 and column16, over the
+   * input converted to float32) */
+  PrkParams prk;
+  BlockFunc block16;
+  ColumnFunc column16;
 
   /* caller's thread only (the streaming thread of an element) */
   guint n_threads;
@@ -148,6 +159,7 @@ typedef enum
   KIND_S,
   KIND_U,
   KIND_F,
+  KIND_C,
 } Kind;
 
 G_GNUC_INTERNAL
@@ -161,6 +173,9 @@ PlanReduceOp _plan_reducer_plain_op (PlanReduceOp op);
 
 G_GNUC_INTERNAL
 void _plan_reducer_select_builtin (PlanReducer * r);
+
+G_GNUC_INTERNAL
+void _plan_reducer_prepare_steps (PlanReducer * r);
 
 G_GNUC_INTERNAL
 void _plan_reducer_block_custom (const PlanReducer * r, gconstpointer in,

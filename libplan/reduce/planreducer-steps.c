@@ -29,6 +29,13 @@
 
 G_STATIC_ASSERT (sizeof (Acc) == sizeof (PrkAcc));
 G_STATIC_ASSERT (G_STRUCT_OFFSET (Acc, w) == G_STRUCT_OFFSET (PrkAcc, w));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Acc, im_lo) ==
+    G_STRUCT_OFFSET (PrkAcc, im_lo));
+G_STATIC_ASSERT ((int) PRK_FLOAT64 == (int) PLAN_DTYPE_FLOAT64
+    && (int) PRK_COMPLEX64 == (int) PLAN_DTYPE_COMPLEX64
+    && (int) PRK_COMPLEX128 == (int) PLAN_DTYPE_COMPLEX128
+    && (int) PRK_FLOAT16 == (int) PLAN_DTYPE_FLOAT16);
+G_STATIC_ASSERT (PRK_KIND_C == (int) KIND_C && PRK_KIND_F == (int) KIND_F);
 G_STATIC_ASSERT (PRK_BLOCK == BLOCK && PRK_LANES == LANES);
 
 /* A custom combiner's steps for the device steps on the host: the CPU's
@@ -105,7 +112,7 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
     PlanReduceAxis * mode, gsize * row_elements)
 {
   PlanReducer *r = reducer;
-  PlanDType dt;
+  PlanDType dt, sel;
   PlanReduceOp op;
   PrkParams *p = params;
 
@@ -136,21 +143,27 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
   }
 
   /* The choices of _plan_reducer_select_builtin(), by op and dtype (function pointers
-   * of the target_clones block functions do not compare reliably). */
-  op = plan_dtype_is_float (dt) ? r->op : _plan_reducer_plain_op (r->op);
+   * of the target_clones block functions do not compare reliably).
+   * float16 is reduced as float32 (its block functions are float32's);
+   * complex numbers, which have NaNs too, by the algorithms of floats. */
+  if (plan_dtype_is_complex (dt))
+    sel = dt == PLAN_DTYPE_COMPLEX64 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
+  else
+    sel = dt == PLAN_DTYPE_FLOAT16 ? PLAN_DTYPE_FLOAT32 : dt;
+  op = plan_dtype_is_float (sel) ? r->op : _plan_reducer_plain_op (r->op);
   switch (op) {
     case PLAN_REDUCE_OP_SUM:
-      p->algo = !plan_dtype_is_float (dt) ? PRK_A_ISUM
-          : _plan_reducer_needs_compensation (dt) ? PRK_A_KSUM : PRK_A_DSUM;
-      p->final = plan_dtype_is_float (dt) ? PRK_F_SUM : PRK_F_U64;
+      p->algo = !plan_dtype_is_float (sel) ? PRK_A_ISUM
+          : _plan_reducer_needs_compensation (sel) ? PRK_A_KSUM : PRK_A_DSUM;
+      p->final = plan_dtype_is_float (sel) ? PRK_F_SUM : PRK_F_U64;
       break;
     case PLAN_REDUCE_OP_MEAN:
-      p->algo = _plan_reducer_needs_compensation (dt) ? PRK_A_KSUM : PRK_A_DSUM;
+      p->algo = _plan_reducer_needs_compensation (sel) ? PRK_A_KSUM : PRK_A_DSUM;
       p->final = PRK_F_MEAN;
       break;
     case PLAN_REDUCE_OP_PROD:
-      p->algo = plan_dtype_is_float (dt) ? PRK_A_FPROD : PRK_A_IPROD;
-      p->final = plan_dtype_is_float (dt) ? PRK_F_PROD : PRK_F_U64;
+      p->algo = plan_dtype_is_float (sel) ? PRK_A_FPROD : PRK_A_IPROD;
+      p->final = plan_dtype_is_float (sel) ? PRK_F_PROD : PRK_F_U64;
       break;
     case PLAN_REDUCE_OP_MIN:
     case PLAN_REDUCE_OP_MAX:
@@ -168,7 +181,7 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
       p->final = PRK_F_BOOL;
       break;
     case PLAN_REDUCE_OP_NANSUM:
-      p->algo = dt == PLAN_DTYPE_FLOAT32 ? PRK_A_NANDSUM : PRK_A_NANKSUM;
+      p->algo = sel == PLAN_DTYPE_FLOAT32 ? PRK_A_NANDSUM : PRK_A_NANKSUM;
       p->final = PRK_F_SUM;
       break;
     case PLAN_REDUCE_OP_NANPROD:
@@ -182,7 +195,8 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
     case PLAN_REDUCE_OP_NANMIN:
     case PLAN_REDUCE_OP_NANMAX:
       p->algo = op == PLAN_REDUCE_OP_NANMIN ? PRK_A_NANMIN : PRK_A_NANMAX;
-      p->final = PRK_F_NANEXTREME;
+      /* complex: the first value when all are NaN, as numpy's fmin */
+      p->final = plan_dtype_is_complex (dt) ? PRK_F_VALUE : PRK_F_NANEXTREME;
       break;
     case PLAN_REDUCE_OP_NANARGMIN:
     case PLAN_REDUCE_OP_NANARGMAX:

@@ -69,12 +69,13 @@ typedef long long prk_i64;
 enum
 {
   PRK_BOOL = 1, PRK_INT8, PRK_UINT8, PRK_INT16, PRK_UINT16, PRK_INT32,
-  PRK_UINT32, PRK_INT64, PRK_UINT64, PRK_FLOAT32, PRK_FLOAT64
+  PRK_UINT32, PRK_INT64, PRK_UINT64, PRK_FLOAT32, PRK_FLOAT64,
+  PRK_COMPLEX64, PRK_COMPLEX128, PRK_FLOAT16
 };
 
 /* Kinds: how an element enters arithmetic. */
 enum
-{ PRK_KIND_B, PRK_KIND_S, PRK_KIND_U, PRK_KIND_F };
+{ PRK_KIND_B, PRK_KIND_S, PRK_KIND_U, PRK_KIND_F, PRK_KIND_C };
 
 /* The block algorithm the CPU reducer picked (its block function). */
 enum
@@ -106,13 +107,19 @@ typedef union
   unsigned char raw[8];
 } PrkValue;
 
-/* The CPU reducer's Acc, field for field. */
+/* The CPU reducer's Acc, field for field. Complex reductions keep the
+ * imaginary parts in im and im_lo: sums (v.f, lo) + i (im, im_lo); products,
+ * min, max and their arg and nan versions v.f + i im; ptp the maximum
+ * v.f + i im and the minimum w.f + i lo; the moments the mean (v.f, w.f) +
+ * i (im, im_lo) as double-doubles, M2 in lo. */
 typedef struct
 {
   PrkValue v;
   double lo;
   prk_u64 index;
   PrkValue w;
+  double im;
+  double im_lo;
 } PrkAcc;
 
 typedef struct
@@ -157,12 +164,15 @@ typedef struct
   double s, c, p;               /* float sums: sum, compensation, plain */
   prk_u64 n;                    /* counts; nanmin/nanmax: seen */
   prk_u64 idx;                  /* arg index */
+  double ai, bi, si, ci, pi;    /* complex: the imaginary parts of a, b, s,
+                                 * c, p */
 } PrkLane;
 
 typedef struct
 {
   double m;
   prk_u64 count;
+  double mi;                    /* complex: the mean's imaginary part */
 } PrkMid;
 
 typedef struct
@@ -199,6 +209,55 @@ prk_isfinite (double x)
   return (x - x) == 0.0;
 }
 
+/* float16 (numpy's, CUDA's __half bits) to double, exactly; a NaN keeps
+ * its sign and payload and is quiet, as the CPU's conversion through
+ * float makes it. */
+PRK_HD double
+prk_half_to_double (unsigned short h)
+{
+  unsigned int em = h & 0x7fffu;
+  PrkValue v;
+
+  if (em < 0x400u) {
+    v.f = (double) em * (1.0 / 16777216.0);     /* em * 2**-24, exact */
+  } else if (em >= 0x7c00u) {
+    v.u = 0x7ff0000000000000ull | ((prk_u64) (em & 0x3ffu) << 42);
+    if ((em & 0x3ffu) != 0)
+      v.u |= 0x0008000000000000ull;
+  } else {
+    v.u = ((prk_u64) ((em >> 10) - 15 + 1023) << 52)
+        | ((prk_u64) (em & 0x3ffu) << 42);
+  }
+  if (h & 0x8000u)
+    v.u |= 0x8000000000000000ull;
+  return v.f;
+}
+
+/* A double rounded once to float16 (to nearest, ties to even), as numpy's
+ * npy_double_to_half: the same bits as the CPU's conversion. */
+PRK_HD unsigned short
+prk_double_to_half (double d)
+{
+  PrkValue x, t;
+  prk_u64 a, normal, sub;
+  unsigned int nan, h;
+
+  x.f = d;
+  a = x.u & 0x7fffffffffffffffull;
+  nan = 0x7c00u | (unsigned int) ((a >> 42) & 0x3ffu);
+  nan |= (nan & 0x3ffu) == 0;
+  normal = (a - (1008ull << 52) + ((1ull << 41) - 1) + ((a >> 42) & 1))
+      >> 42;
+  /* below 2**-14: adding 2**28 rounds |d| to a multiple of 2**-24 */
+  t.u = a;
+  t.f = t.f + 268435456.0;
+  sub = t.u - 0x41b0000000000000ull;
+  h = a > 0x7ff0000000000000ull ? nan : a >= 0x40effe0000000000ull ? 0x7c00u
+      : a >= 0x3f10000000000000ull ? (unsigned int) normal
+      : (unsigned int) sub;
+  return (unsigned short) (h | (unsigned int) ((x.u >> 48) & 0x8000u));
+}
+
 /* Element i of @x, as the CPU's LOAD_K gives it, widened. */
 PRK_HD double
 prk_load_f (const PrkParams * P, const void *x, prk_u64 i)
@@ -224,8 +283,28 @@ prk_load_f (const PrkParams * P, const void *x, prk_u64 i)
       return (double) ((const prk_u64 *) x)[i];
     case PRK_FLOAT32:
       return ((const float *) x)[i];
+    case PRK_FLOAT16:
+      return prk_half_to_double (((const unsigned short *) x)[i]);
     default:
       return ((const double *) x)[i];
+  }
+}
+
+/* Complex element i of @x: its parts, widened. */
+PRK_HD void
+prk_load_c (const PrkParams * P, const void *x, prk_u64 i, double *re,
+    double *im)
+{
+  if (P->dtype == PRK_COMPLEX64) {
+    const float *f = (const float *) x + 2 * i;
+
+    *re = f[0];
+    *im = f[1];
+  } else {
+    const double *f = (const double *) x + 2 * i;
+
+    *re = f[0];
+    *im = f[1];
   }
 }
 
@@ -278,6 +357,15 @@ prk_nonzero (const PrkParams * P, const void *x, prk_u64 i)
       return ((const float *) x)[i] != 0;
     case PRK_FLOAT64:
       return ((const double *) x)[i] != 0;
+    case PRK_FLOAT16:
+      return (((const unsigned short *) x)[i] & 0x7fffu) != 0;
+    case PRK_COMPLEX64:
+    case PRK_COMPLEX128:{
+      double re, im;
+
+      prk_load_c (P, x, i, &re, &im);
+      return re != 0 || im != 0;
+    }
     case PRK_INT8:
     case PRK_INT16:
     case PRK_INT32:
@@ -364,6 +452,7 @@ prk_dtype_min (const PrkParams * P)
       break;
     case PRK_FLOAT32:
     case PRK_FLOAT64:
+    case PRK_FLOAT16:
       v.f = -PRK_INF;
       break;
     default:
@@ -405,21 +494,28 @@ prk_copy_bytes (void *dst, const void *src, prk_u64 n)
 
 /* Double-double steps ------------------------------------------------------ */
 
+/* (hi, lo) += (bhi, blo) */
+PRK_HD void
+prk_dd_add2 (double *hi, double *lo, double bhi, double blo)
+{
+  double s = *hi + bhi, bb, e, l;
+
+  if (!prk_isfinite (s)) {
+    *hi = s;
+    *lo = 0.0;
+    return;
+  }
+  bb = s - *hi;
+  e = (*hi - (s - bb)) + (bhi - bb);
+  l = e + (*lo + blo);
+  *hi = s + l;
+  *lo = l - (*hi - s);
+}
+
 PRK_HD void
 prk_dd_add (PrkAcc * a, double bhi, double blo)
 {
-  double s = a->v.f + bhi, bb, e, lo;
-
-  if (!prk_isfinite (s)) {
-    a->v.f = s;
-    a->lo = 0.0;
-    return;
-  }
-  bb = s - a->v.f;
-  e = (a->v.f - (s - bb)) + (bhi - bb);
-  lo = e + (a->lo + blo);
-  a->v.f = s + lo;
-  a->lo = lo - (a->v.f - s);
+  prk_dd_add2 (&a->v.f, &a->lo, bhi, blo);
 }
 
 PRK_HD void
@@ -461,6 +557,207 @@ prk_lanes_sum_compensated (double *s, double *c, PrkAcc * out)
   out->index = 0;
 }
 
+/* Complex ----------------------------------------------------------------
+ *
+ * numpy orders complex numbers lexicographically (the real parts, then the
+ * imaginary parts), and a number with a NaN in either part is NaN: min and
+ * max give the first NaN, argmin and argmax its index; the nan functions
+ * leave such numbers out. Sums are two float sums, in the same lanes and
+ * tree as a float's; products multiply as numpy's complex multiplication
+ * does ((a*c - b*d) + (a*d + b*c) i), in float64. */
+
+PRK_HD int
+prk_cnan (double re, double im)
+{
+  return re != re || im != im;
+}
+
+/* a < b lexicographically (neither NaN). */
+PRK_HD int
+prk_clt (double ar, double ai, double br, double bi)
+{
+  return ar < br || (ar == br && ai < bi);
+}
+
+/* (ar, ai) *= (br, bi) */
+PRK_HD void
+prk_cmul (double *ar, double *ai, double br, double bi)
+{
+  double r1 = *ar * br, r2 = *ai * bi, i1 = *ar * bi, i2 = *ai * br;
+
+  *ar = r1 - r2;
+  *ai = i1 + i2;
+}
+
+/* Whether b is strictly better than a for argmin (@is_min) or argmax. */
+PRK_HD int
+prk_cbetter (double br, double bi, double ar, double ai, int is_min)
+{
+  return is_min ? prk_clt (br, bi, ar, ai) : prk_clt (ar, ai, br, bi);
+}
+
+/* numpy's sequential order for min, max, argmin and argmax: whether b,
+ * the element of index @bx, replaces a, of index @ax (none: PRK_NONE): the
+ * first NaN (in either part) is kept, else the first smallest (largest). */
+PRK_HD int
+prk_ctake (double ar, double ai, prk_u64 ax, double br, double bi,
+    prk_u64 bx, int is_min)
+{
+  int an, bn;
+
+  if (bx == PRK_NONE)
+    return 0;
+  if (ax == PRK_NONE)
+    return 1;
+  an = prk_cnan (ar, ai);
+  bn = prk_cnan (br, bi);
+  if (an || bn)
+    return bn && (!an || bx < ax);
+  return prk_cbetter (br, bi, ar, ai, is_min)
+      || (br == ar && bi == ai && bx < ax);
+}
+
+/* ptp keeps the index of its minimum in a double (im_lo), -1 for none. */
+PRK_HD prk_u64
+prk_didx (double d)
+{
+  return d < 0 ? PRK_NONE : (prk_u64) d;
+}
+
+PRK_HD double
+prk_idxd (prk_u64 i)
+{
+  return i == PRK_NONE ? -1.0 : (double) i;
+}
+
+PRK_HD int
+prk_is_min_algo (int algo)
+{
+  return algo == PRK_A_MIN || algo == PRK_A_ARGMIN || algo == PRK_A_NANMIN
+      || algo == PRK_A_NANARGMIN;
+}
+
+/* Whether a complex reduction has steps of its own (any, all and
+ * count_nonzero test x != 0 as the real ones). */
+PRK_HD int
+prk_c_own (const PrkParams * P)
+{
+  return P->kind == PRK_KIND_C && P->algo != PRK_A_ANY
+      && P->algo != PRK_A_ALL && P->algo != PRK_A_NONZERO;
+}
+
+PRK_HD void
+prk_merge_c (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
+{
+  int is_min = prk_is_min_algo (P->algo);
+
+  switch (P->algo) {
+    case PRK_A_NANMEAN:
+      a->index += b->index;
+      /* fall through */
+    case PRK_A_DSUM:
+    case PRK_A_KSUM:
+    case PRK_A_NANDSUM:
+    case PRK_A_NANKSUM:
+      prk_dd_add2 (&a->v.f, &a->lo, b->v.f, b->lo);
+      prk_dd_add2 (&a->im, &a->im_lo, b->im, b->im_lo);
+      break;
+    case PRK_A_FPROD:
+    case PRK_A_NANFPROD:
+      prk_cmul (&a->v.f, &a->im, b->v.f, b->im);
+      break;
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+      if (prk_ctake (a->v.f, a->im, a->index, b->v.f, b->im, b->index,
+              is_min)) {
+        a->v.f = b->v.f;
+        a->im = b->im;
+        a->index = b->index;
+      }
+      break;
+    case PRK_A_PTP:
+      /* the maximum (v.f, im, index), the minimum (w.f, lo, im_lo) */
+      if (prk_ctake (a->v.f, a->im, a->index, b->v.f, b->im, b->index, 0)) {
+        a->v.f = b->v.f;
+        a->im = b->im;
+        a->index = b->index;
+      }
+      if (prk_ctake (a->w.f, a->lo, prk_didx (a->im_lo), b->w.f, b->lo,
+              prk_didx (b->im_lo), 1)) {
+        a->w.f = b->w.f;
+        a->lo = b->lo;
+        a->im_lo = b->im_lo;
+      }
+      break;
+    case PRK_A_NANMIN:
+    case PRK_A_NANMAX:{
+      /* numpy's fmin, fmax: index 0 nothing, 1 only NaNs, 2 a number;
+       * v.f, im the first NaN or the first smallest (largest) number, w.u
+       * its index */
+      int take = b->index > a->index;
+
+      if (b->index == a->index && a->index == 1)
+        take = b->w.u < a->w.u;
+      else if (b->index == a->index && a->index == 2)
+        take = prk_cbetter (b->v.f, b->im, a->v.f, a->im, is_min)
+            || (b->v.f == a->v.f && b->im == a->im && b->w.u < a->w.u);
+      if (take) {
+        a->v.f = b->v.f;
+        a->im = b->im;
+        a->index = b->index;
+        a->w.u = b->w.u;
+      }
+      break;
+    }
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:{
+      /* numpy's nanargmin is argmin with NaNs replaced by inf (nanargmax:
+       * -inf), an error when all are NaN: w.u is the index of that argmin,
+       * index the same once a number was seen, else none. */
+      int seen = a->index != PRK_NONE || b->index != PRK_NONE;
+
+      if (b->w.u != PRK_NONE && (a->w.u == PRK_NONE
+              || prk_cbetter (b->v.f, b->im, a->v.f, a->im, is_min)
+              || (b->v.f == a->v.f && b->im == a->im && b->w.u < a->w.u))) {
+        a->v.f = b->v.f;
+        a->im = b->im;
+        a->w.u = b->w.u;
+      }
+      a->index = seen ? a->w.u : PRK_NONE;
+      break;
+    }
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      double n, dr, di, f, h, h2;
+
+      if (b->index == 0)
+        break;
+      if (a->index == 0) {
+        *a = *b;
+        break;
+      }
+      n = (double) (a->index + b->index);
+      dr = (b->v.f - a->v.f) + (b->w.f - a->w.f);
+      di = (b->im - a->im) + (b->im_lo - a->im_lo);
+      f = (double) b->index / n;
+      prk_two_sum (a->v.f, a->w.f + dr * f, &a->v.f, &a->w.f);
+      if (!prk_isfinite (a->v.f))
+        a->w.f = 0;
+      prk_two_sum (a->im, a->im_lo + di * f, &a->im, &a->im_lo);
+      if (!prk_isfinite (a->im))
+        a->im_lo = 0;
+      h = dr * dr;
+      h2 = di * di;
+      h = (h + h2) * ((double) a->index * f);
+      a->lo = (a->lo + b->lo) + h;
+      a->index += b->index;
+      break;
+    }
+  }
+}
+
 /* Merges: a = a (+) b, a holding the earlier elements -------------------- */
 
 PRK_HD void
@@ -476,6 +773,10 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
 {
   int is_min;
 
+  if (prk_c_own (P)) {
+    prk_merge_c (P, a, b);
+    return;
+  }
   switch (P->algo) {
     case PRK_A_CUSTOM:
       PRK_HOOK (P, merge, (P->hook_data, a, b));
@@ -598,6 +899,303 @@ prk_two_pass (const PrkParams * P)
   return P->algo == PRK_A_VAR || P->algo == PRK_A_NANVAR;
 }
 
+/* Complex lanes: the start values of lane @l, one element @i into it, and
+ * the lanes combined. */
+PRK_HD void
+prk_lane_init_c (const PrkParams * P, PrkLane * L, const void *x,
+    prk_u64 n, prk_u64 base, unsigned int l)
+{
+  double e = prk_is_min_algo (P->algo) ? PRK_INF : -PRK_INF;
+
+  switch (P->algo) {
+    case PRK_A_FPROD:
+    case PRK_A_NANFPROD:
+      L->s = 1.0;
+      break;
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+    case PRK_A_NANMIN:
+    case PRK_A_NANMAX:
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:
+      L->a.f = L->ai = e;
+      break;
+    case PRK_A_PTP:
+      L->a.f = L->ai = -PRK_INF;
+      L->b.f = L->bi = PRK_INF;
+      L->n = PRK_NONE;
+      break;
+    default:
+      break;
+  }
+}
+
+/* One complex element (re, im), index @g, into lane @L. */
+PRK_HD void
+prk_lane_step_c (const PrkParams * P, PrkLane * L, double re, double im,
+    prk_u64 g, int pass, const PrkMid * mid)
+{
+  int is_min = prk_is_min_algo (P->algo), nan = prk_cnan (re, im);
+
+  switch (P->algo) {
+    case PRK_A_DSUM:
+      L->s += re;
+      L->si += im;
+      break;
+    case PRK_A_KSUM:
+    case PRK_A_NANKSUM:
+    case PRK_A_NANDSUM:
+    case PRK_A_NANMEAN:{
+      double t, z;
+
+      if (P->algo != PRK_A_KSUM) {
+        if (P->algo == PRK_A_NANMEAN)
+          L->n += !nan;
+        if (nan)
+          re = im = 0.0;
+      }
+      L->p += re;
+      t = L->s + re;
+      z = t - L->s;
+      L->c += (L->s - (t - z)) + (re - z);
+      L->s = t;
+      L->pi += im;
+      t = L->si + im;
+      z = t - L->si;
+      L->ci += (L->si - (t - z)) + (im - z);
+      L->si = t;
+      break;
+    }
+    case PRK_A_FPROD:
+      prk_cmul (&L->s, &L->si, re, im);
+      break;
+    case PRK_A_NANFPROD:
+      prk_cmul (&L->s, &L->si, nan ? 1.0 : re, nan ? 0.0 : im);
+      break;
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+      if (prk_ctake (L->a.f, L->ai, L->idx, re, im, g, is_min)) {
+        L->a.f = re;
+        L->ai = im;
+        L->idx = g;
+      }
+      break;
+    case PRK_A_PTP:
+      if (prk_ctake (L->a.f, L->ai, L->idx, re, im, g, 0)) {
+        L->a.f = re;
+        L->ai = im;
+        L->idx = g;
+      }
+      if (prk_ctake (L->b.f, L->bi, L->n, re, im, g, 1)) {
+        L->b.f = re;
+        L->bi = im;
+        L->n = g;
+      }
+      break;
+    case PRK_A_NANMIN:
+    case PRK_A_NANMAX:
+      /* a lane's elements come in index order: the first NaN, then the
+       * first number, then strictly better ones */
+      if (nan ? L->n == 0 : L->n < 2 || prk_cbetter (re, im, L->a.f, L->ai,
+              is_min)) {
+        L->a.f = re;
+        L->ai = im;
+        L->n = nan ? 1 : 2;
+        L->idx = g;
+      }
+      break;
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:
+      if (nan) {
+        re = is_min ? PRK_INF : -PRK_INF;
+        im = 0.0;
+      } else {
+        L->n = 1;
+      }
+      if (L->idx == PRK_NONE || prk_cbetter (re, im, L->a.f, L->ai, is_min)) {
+        L->a.f = re;
+        L->ai = im;
+        L->idx = g;
+      }
+      break;
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      int ok = P->algo == PRK_A_VAR || !nan;
+
+      if (pass == 0) {
+        L->s += ok ? re : 0.0;
+        L->si += ok ? im : 0.0;
+        L->n += (prk_u64) ok;
+      } else {
+        double dr = ok ? re - mid->m : 0.0, di = ok ? im - mid->mi : 0.0;
+        double q = dr * dr, q2 = di * di;
+
+        L->c += dr;
+        L->ci += di;
+        L->p += q + q2;
+      }
+      break;
+    }
+  }
+}
+
+/* A lane's value as an accumulator (min, max, arg and nan versions, ptp). */
+PRK_HD void
+prk_lane_acc_c (const PrkParams * P, const PrkLane * L, PrkAcc * a)
+{
+  a->v.f = L->a.f;
+  a->im = L->ai;
+  switch (P->algo) {
+    case PRK_A_ARGMIN:
+    case PRK_A_ARGMAX:
+      a->index = L->idx;
+      break;
+    case PRK_A_MIN:
+    case PRK_A_MAX:
+      a->index = L->idx;
+      break;
+    case PRK_A_NANMIN:
+    case PRK_A_NANMAX:
+      a->index = L->n;
+      a->w.u = L->idx;
+      break;
+    case PRK_A_NANARGMIN:
+    case PRK_A_NANARGMAX:
+      a->w.u = L->idx;
+      a->index = L->n ? L->idx : PRK_NONE;
+      break;
+    case PRK_A_PTP:
+      a->index = L->idx;
+      a->w.f = L->b.f;
+      a->lo = L->bi;
+      a->im_lo = prk_idxd (L->n);
+      break;
+    default:
+      break;
+  }
+}
+
+PRK_HD void
+prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
+    PrkAcc * out)
+{
+  double v[PRK_LANES], w[PRK_LANES];
+  PrkAcc a, t;
+  unsigned int k;
+
+  switch (P->algo) {
+    case PRK_A_DSUM:
+      for (k = 0; k < PRK_LANES; k++) {
+        v[k] = L[k].s;
+        w[k] = L[k].si;
+      }
+      out->v.f = prk_lanes_sum (v);
+      out->im = prk_lanes_sum (w);
+      break;
+    case PRK_A_NANDSUM:
+      for (k = 0; k < PRK_LANES; k++) {
+        v[k] = L[k].p;
+        w[k] = L[k].pi;
+      }
+      out->v.f = prk_lanes_sum (v);
+      out->im = prk_lanes_sum (w);
+      break;
+    case PRK_A_KSUM:
+    case PRK_A_NANKSUM:
+    case PRK_A_NANMEAN:
+      if (P->algo == PRK_A_NANMEAN && P->dtype != PRK_COMPLEX128) {
+        /* complex64 nanmean: plain float64 lanes */
+        for (k = 0; k < PRK_LANES; k++) {
+          v[k] = L[k].p;
+          w[k] = L[k].pi;
+        }
+        out->v.f = prk_lanes_sum (v);
+        out->im = prk_lanes_sum (w);
+      } else {
+        /* each part as a float64 sum */
+        for (k = 0; k < PRK_LANES; k++) {
+          v[k] = L[k].s;
+          w[k] = L[k].c;
+        }
+        prk_lanes_sum_compensated (v, w, out);
+        if (!prk_isfinite (out->v.f) || !prk_isfinite (out->lo)) {
+          for (k = 0; k < PRK_LANES; k++)
+            v[k] = L[k].p;
+          out->v.f = prk_lanes_sum (v);
+          out->lo = 0.0;
+        }
+        for (k = 0; k < PRK_LANES; k++) {
+          v[k] = L[k].si;
+          w[k] = L[k].ci;
+        }
+        prk_lanes_sum_compensated (v, w, &t);
+        out->im = t.v.f;
+        out->im_lo = t.lo;
+        if (!prk_isfinite (out->im) || !prk_isfinite (out->im_lo)) {
+          for (k = 0; k < PRK_LANES; k++)
+            v[k] = L[k].pi;
+          out->im = prk_lanes_sum (v);
+          out->im_lo = 0.0;
+        }
+      }
+      out->index = 0;
+      if (P->algo == PRK_A_NANMEAN)
+        for (k = 0; k < PRK_LANES; k++)
+          out->index += L[k].n;
+      break;
+    case PRK_A_FPROD:
+    case PRK_A_NANFPROD:
+      out->v.f = 1.0;
+      out->im = 0.0;
+      for (k = 0; k < PRK_LANES; k++)
+        prk_cmul (&out->v.f, &out->im, L[k].s, L[k].si);
+      break;
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      double nn, S1, S1i, S2, q, q2;
+
+      if (mid->count == 0)
+        break;
+      nn = (double) mid->count;
+      for (k = 0; k < PRK_LANES; k++) {
+        v[k] = L[k].c;
+        w[k] = L[k].ci;
+      }
+      S1 = prk_lanes_sum (v);
+      S1i = prk_lanes_sum (w);
+      for (k = 0; k < PRK_LANES; k++)
+        v[k] = L[k].p;
+      S2 = prk_lanes_sum (v);
+      out->index = mid->count;
+      prk_two_sum (mid->m, S1 / nn, &out->v.f, &out->w.f);
+      if (!prk_isfinite (out->v.f))
+        out->w.f = 0;
+      prk_two_sum (mid->mi, S1i / nn, &out->im, &out->im_lo);
+      if (!prk_isfinite (out->im))
+        out->im_lo = 0;
+      q = S1 * S1;
+      q2 = S1i * S1i;
+      out->lo = S2 - (q + q2) / nn;
+      if (out->lo < 0)
+        out->lo = 0;
+      break;
+    }
+    default:
+      /* min, max, the args, the nan versions, ptp: lane by lane */
+      prk_lane_acc_c (P, &L[0], out);
+      for (k = 1; k < PRK_LANES; k++) {
+        a = *out;
+        prk_lane_acc_c (P, &L[k], &a);
+        prk_merge_c (P, out, &a);
+      }
+      break;
+  }
+}
+
 /* Lane @l of a block of @n elements at @x, whose first has global index
  * @base: its start values. */
 PRK_HD void
@@ -607,8 +1205,13 @@ prk_lane_init (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
   L->a.u = 0;
   L->b.u = 0;
   L->s = L->c = L->p = 0.0;
+  L->ai = L->bi = L->si = L->ci = L->pi = 0.0;
   L->n = 0;
   L->idx = PRK_NONE;
+  if (prk_c_own (P)) {
+    prk_lane_init_c (P, L, x, n, base, l);
+    return;
+  }
   switch (P->algo) {
     case PRK_A_IPROD:
     case PRK_A_ALL:
@@ -653,13 +1256,24 @@ prk_lane_init (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
 }
 
 /* Runs lane @l over its elements l, l + 16, ... of the block, in index
- * order: @pass 0, or 1 (the deviations from the block mean @m). */
+ * order: @pass 0, or 1 (the deviations from the block mean @mid; NULL in
+ * pass 0). */
 PRK_HD void
 prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
-    prk_u64 base, unsigned int l, int pass, double m)
+    prk_u64 base, unsigned int l, int pass, const PrkMid * mid)
 {
   prk_u64 i = l;
+  double m = pass ? mid->m : 0.0;
 
+  if (prk_c_own (P)) {
+    for (; i < n; i += PRK_LANES) {
+      double re, im;
+
+      prk_load_c (P, x, i, &re, &im);
+      prk_lane_step_c (P, L, re, im, base + i, pass, mid);
+    }
+    return;
+  }
   if (P->algo == PRK_A_ARGMIN || P->algo == PRK_A_ARGMAX)
     i = l + PRK_LANES;
   for (; i < n; i += PRK_LANES) {
@@ -804,6 +1418,7 @@ prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
 
   mid->count = 0;
   mid->m = 0.0;
+  mid->mi = 0.0;
   if (!prk_two_pass (P))
     return;
   for (k = 0; k < PRK_LANES; k++) {
@@ -813,6 +1428,11 @@ prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
   if (mid->count == 0)
     return;
   mid->m = prk_lanes_sum (sum) / (double) mid->count;
+  if (P->kind == PRK_KIND_C) {
+    for (k = 0; k < PRK_LANES; k++)
+      sum[k] = L[k].si;
+    mid->mi = prk_lanes_sum (sum) / (double) mid->count;
+  }
 }
 
 /* Combines the 16 lanes of a block into its result, as the CPU's block
@@ -829,7 +1449,13 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
   out->lo = 0.0;
   out->index = 0;
   out->w.u = 0;
+  out->im = 0.0;
+  out->im_lo = 0.0;
   a = *out;
+  if (prk_c_own (P)) {
+    prk_block_end_c (P, L, mid, out);
+    return;
+  }
   switch (P->algo) {
     case PRK_A_ISUM:
     case PRK_A_NONZERO:
@@ -967,12 +1593,12 @@ prk_block (const PrkParams * P, const void *x, prk_u64 n, prk_u64 base,
   }
   for (l = 0; l < PRK_LANES; l++) {
     prk_lane_init (P, &L[l], x, n, base, l);
-    prk_lane_run (P, &L[l], x, n, base, l, 0, 0.0);
+    prk_lane_run (P, &L[l], x, n, base, l, 0, 0);
   }
   prk_block_mid (P, L, &mid);
   if (prk_two_pass (P) && mid.count > 0)
     for (l = 0; l < PRK_LANES; l++)
-      prk_lane_run (P, &L[l], x, n, base, l, 1, mid.m);
+      prk_lane_run (P, &L[l], x, n, base, l, 1, &mid);
   prk_block_end (P, L, &mid, out);
 }
 
@@ -1082,6 +1708,111 @@ prk_column_fold (const PrkParams * P, const PrkAcc * nodes, prk_u64 n_cols,
   *out = acc;
 }
 
+/* A complex element into a column's accumulator. */
+PRK_HD void
+prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
+    prk_u64 c, prk_u64 row_index)
+{
+  double re, im;
+  int nan, is_min = prk_is_min_algo (P->algo);
+  PrkAcc b = P->identity;
+
+  prk_load_c (P, x, c, &re, &im);
+  nan = prk_cnan (re, im);
+  switch (P->algo) {
+    case PRK_A_DSUM:
+      a->v.f += re;
+      a->im += im;
+      break;
+    case PRK_A_KSUM:
+    case PRK_A_NANDSUM:
+    case PRK_A_NANKSUM:
+    case PRK_A_NANMEAN:{
+      double t, z;
+
+      if (P->algo != PRK_A_KSUM) {
+        a->index += !nan;
+        if (nan)
+          re = im = 0.0;
+      }
+      t = a->v.f + re;
+      z = t - a->v.f;
+      a->lo += prk_isfinite (t) ? (a->v.f - (t - z)) + (re - z) : 0.0;
+      a->v.f = t;
+      t = a->im + im;
+      z = t - a->im;
+      a->im_lo += prk_isfinite (t) ? (a->im - (t - z)) + (im - z) : 0.0;
+      a->im = t;
+      break;
+    }
+    case PRK_A_FPROD:
+      prk_cmul (&a->v.f, &a->im, re, im);
+      break;
+    case PRK_A_NANFPROD:
+      prk_cmul (&a->v.f, &a->im, nan ? 1.0 : re, nan ? 0.0 : im);
+      break;
+    case PRK_A_VAR:
+    case PRK_A_NANVAR:{
+      double d, di, e, e2;
+
+      if (P->algo == PRK_A_NANVAR && nan)
+        break;
+      a->index++;
+      d = (re - a->v.f) - a->w.f;
+      di = (im - a->im) - a->im_lo;
+      prk_two_sum (a->v.f, a->w.f + d / (double) a->index, &a->v.f,
+          &a->w.f);
+      if (!prk_isfinite (a->v.f))
+        a->w.f = 0;
+      prk_two_sum (a->im, a->im_lo + di / (double) a->index, &a->im,
+          &a->im_lo);
+      if (!prk_isfinite (a->im))
+        a->im_lo = 0;
+      e = d * ((re - a->v.f) - a->w.f);
+      e2 = di * ((im - a->im) - a->im_lo);
+      a->lo += e + e2;
+      break;
+    }
+    default:
+      /* min, max, the args, the nan versions, ptp: the element as an
+       * accumulator, merged */
+      b.v.f = re;
+      b.im = im;
+      switch (P->algo) {
+        case PRK_A_MIN:
+        case PRK_A_MAX:
+        case PRK_A_ARGMIN:
+        case PRK_A_ARGMAX:
+          b.index = row_index;
+          break;
+        case PRK_A_NANMIN:
+        case PRK_A_NANMAX:
+          b.index = nan ? 1 : 2;
+          b.w.u = row_index;
+          break;
+        case PRK_A_NANARGMIN:
+        case PRK_A_NANARGMAX:
+          if (nan) {
+            b.v.f = is_min ? PRK_INF : -PRK_INF;
+            b.im = 0.0;
+          }
+          b.w.u = row_index;
+          b.index = nan ? PRK_NONE : row_index;
+          break;
+        case PRK_A_PTP:
+          b.index = row_index;
+          b.w.f = re;
+          b.lo = im;
+          b.im_lo = prk_idxd (row_index);
+          break;
+        default:
+          break;
+      }
+      prk_merge_c (P, a, &b);
+      break;
+  }
+}
+
 /* Columns (axis 0): folds element @x[c] of row @row_index into @a. */
 PRK_HD void
 prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
@@ -1089,6 +1820,10 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
 {
   PrkAcc b;
 
+  if (prk_c_own (P)) {
+    prk_column_step_c (P, a, x, c, row_index);
+    return;
+  }
   switch (P->algo) {
     case PRK_A_CUSTOM:
       PRK_HOOK (P, column, (P->hook_data, a, x, c));
@@ -1201,8 +1936,63 @@ prk_store_float (const PrkParams * P, double d, void *out)
 {
   if (P->out_dtype == PRK_FLOAT32)
     *(float *) out = (float) d;
+  else if (P->out_dtype == PRK_FLOAT16)
+    *(unsigned short *) out = prk_double_to_half (d);
   else
     *(double *) out = d;
+}
+
+/* Stores re + im i in the complex output dtype. */
+PRK_HD void
+prk_store_complex (const PrkParams * P, double re, double im, void *out)
+{
+  if (P->out_dtype == PRK_COMPLEX64) {
+    ((float *) out)[0] = (float) re;
+    ((float *) out)[1] = (float) im;
+  } else {
+    ((double *) out)[0] = re;
+    ((double *) out)[1] = im;
+  }
+}
+
+/* The complex finals; returns whether it was one. */
+PRK_HD int
+prk_final_c (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
+{
+  switch (P->final) {
+    case PRK_F_SUM:
+      prk_store_complex (P, a->v.f + a->lo, a->im + a->im_lo, out);
+      return 1;
+    case PRK_F_MEAN:
+    case PRK_F_NANMEAN:{
+      /* numpy divides the complex sum by the count as a complex number,
+       * (re + im*0) / n and (im - re*0) / n (Smith's division), so that a
+       * NaN or infinite part makes the other part NaN too */
+      double n = (double) (P->final == PRK_F_MEAN ? count : a->index);
+      double re = a->v.f + a->lo, im = a->im + a->im_lo;
+      double r0 = im * 0.0, i0 = re * 0.0;
+
+      prk_store_complex (P, (re + r0) / n, (im - i0) / n, out);
+      return 1;
+    }
+    case PRK_F_PROD:
+    case PRK_F_VALUE:
+      prk_store_complex (P, a->v.f, a->im, out);
+      return 1;
+    case PRK_F_PTP:
+      /* max - min in the dtype, as numpy */
+      if (P->dtype == PRK_COMPLEX64) {
+        float r = (float) a->v.f - (float) a->w.f;
+        float i = (float) a->im - (float) a->lo;
+
+        prk_store_complex (P, r, i, out);
+      } else {
+        prk_store_complex (P, a->v.f - a->w.f, a->im - a->lo, out);
+      }
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 /* Stores the kind's value @v in the input dtype (min, max). */
@@ -1238,6 +2028,9 @@ prk_store_value (const PrkParams * P, PrkValue v, void *out)
     case PRK_FLOAT32:
       *(float *) out = (float) v.f;
       break;
+    case PRK_FLOAT16:
+      *(unsigned short *) out = prk_double_to_half (v.f);
+      break;
     default:
       *(double *) out = v.f;
       break;
@@ -1249,6 +2042,8 @@ prk_store_value (const PrkParams * P, PrkValue v, void *out)
 PRK_HD int
 prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
 {
+  if (P->kind == PRK_KIND_C && prk_final_c (P, a, count, out))
+    return 0;
   switch (P->final) {
     case PRK_F_RAW:
       prk_copy_bytes (out, a->v.raw, P->out_size);
@@ -1271,6 +2066,9 @@ prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
     case PRK_F_NANEXTREME:
       if (P->out_dtype == PRK_FLOAT32)
         *(float *) out = a->index ? (float) a->v.f : (float) PRK_NAN;
+      else if (P->out_dtype == PRK_FLOAT16)
+        *(unsigned short *) out = a->index ? prk_double_to_half (a->v.f)
+            : (unsigned short) 0x7e00u;
       else
         *(double *) out = a->index ? a->v.f : PRK_NAN;
       break;
@@ -1297,6 +2095,11 @@ prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
           float r = (float) a->v.f - (float) a->w.f;
 
           *(float *) out = r;
+        } else if (P->dtype == PRK_FLOAT16) {
+          /* numpy subtracts float16 in float and rounds to float16 */
+          float r = (float) a->v.f - (float) a->w.f;
+
+          *(unsigned short *) out = prk_double_to_half (r);
         } else {
           *(double *) out = a->v.f - a->w.f;
         }

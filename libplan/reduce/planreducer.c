@@ -203,10 +203,6 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
   if (input == NULL || input->dtype <= PLAN_DTYPE_UNKNOWN
       || input->dtype >= PLAN_DTYPE_N)
     goto bad_input;
-  if (plan_dtype_is_complex (input->dtype))
-    goto complex_input;
-  if (input->dtype == PLAN_DTYPE_FLOAT16)
-    goto float16_input;
   if (axis != PLAN_REDUCE_AXIS_ALL && axis != PLAN_REDUCE_AXIS_ROWS
       && axis != PLAN_REDUCE_AXIS_INNER && axis != PLAN_REDUCE_AXIS_1)
     goto bad_axis;
@@ -232,21 +228,6 @@ bad_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "a reduction needs a valid input array info");
-    return NULL;
-  }
-complex_input:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "reductions of %s arrays are not supported; reduce a real map of "
-        "them (planreduce map=\"real(x)\", \"imag(x)\", \"abs(x)\" or "
-        "\"x != 0\")", plan_dtype_to_string (input->dtype));
-    return NULL;
-  }
-float16_input:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "float16 input cannot be reduced; reduce a cast of it "
-        "(map=\"float32(x)\", which is exact)");
     return NULL;
   }
 bad_axis:
@@ -345,6 +326,7 @@ plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
   r->name = g_strdup (ev->value_nick);
   _plan_reducer_select_builtin (r);
   reducer_init_state (r, plan_reduce_op_get_result_dtype (op, input->dtype));
+  _plan_reducer_prepare_steps (r);
   return r;
 
   /* ERRORS */
@@ -400,6 +382,8 @@ plan_reducer_new_custom (const gchar * combiner, const gchar * identity,
     goto no_combiner;
   if (identity == NULL || *identity == '\0')
     goto no_identity;
+  if (input != NULL && plan_dtype_is_complex (input->dtype))
+    goto complex_input;
   r = reducer_alloc (axis, input, error);
   if (r == NULL)
     return NULL;
@@ -423,6 +407,15 @@ no_combiner:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "a custom reduction needs a combiner expression in x and y, such "
         "as \"x + y\"");
+    return NULL;
+  }
+complex_input:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "a custom combiner ('%s') cannot reduce %s input: combiners run on "
+        "real and integer values only; reduce a real map of it "
+        "(map=\"real(x)\", \"imag(x)\" or \"abs(x)\") or use a built-in op",
+        combiner, plan_dtype_to_string (input->dtype));
     return NULL;
   }
 no_identity:

@@ -27,9 +27,25 @@ static const PlanReduceOp all_ops[] = {
   PLAN_REDUCE_OP_COUNT_NONZERO, PLAN_REDUCE_OP_PTP,
 };
 
+/* The float16 bits of @v, a value float16 holds exactly (0 or normal). */
+static guint16
+half_bits (gdouble v)
+{
+  guint16 sign = signbit (v) ? 0x8000 : 0;
+  gint e;
+  gdouble m;
+
+  v = fabs (v);
+  if (v == 0)
+    return sign;
+  m = frexp (v, &e);            /* v = m 2^e, m in [0.5, 1) */
+  return sign | (guint16) ((e + 14) << 10) | (guint16) ((m * 2 - 1) * 1024);
+}
+
 /* Values of @dtype that exercise the compensation, the NaN rules and the
- * ties of arg ops; @nan_every: a NaN every that many elements (floats), 0
- * for none. */
+ * ties of arg ops; @nan_every: a NaN every that many elements (floats and
+ * complex numbers, whose NaNs are in one part or the other), 0 for
+ * none. */
 static void
 fill (PlanDType dtype, guint8 * out, gsize n, guint seed, gsize nan_every)
 {
@@ -68,6 +84,35 @@ fill (PlanDType dtype, guint8 * out, gsize n, guint seed, gsize nan_every)
         ((gfloat *) out)[i] = (nan_every && i % nan_every == 3) ? NAN
             : (gfloat) (1e3 + d);
         break;
+      case PLAN_DTYPE_FLOAT16:
+        /* eighths (ties), and some large values */
+        ((guint16 *) out)[i] = (nan_every && i % nan_every == 3) ? 0x7e00
+            : half_bits (i % 97 == 5 ? k * 256.0 : k / 8.0);
+        break;
+      case PLAN_DTYPE_COMPLEX64:
+      case PLAN_DTYPE_COMPLEX128:{
+        /* real parts that tie (so that the imaginary parts order them),
+         * and large ones with small differences */
+        gdouble re = i % 3 == 0 ? (gdouble) (k / 16) : 1e3 + d;
+        gdouble im = i % 4 == 1 ? (gdouble) (k / 32) : d * 1e2;
+
+        if (dtype == PLAN_DTYPE_COMPLEX128 && i % 3 != 0)
+          re = 1e9 + d * (i % 5 == 0 ? 1e-7 : 1.0);
+        if (nan_every && i % nan_every == 3) {
+          if (i % 2)
+            re = NAN;
+          else
+            im = NAN;
+        }
+        if (dtype == PLAN_DTYPE_COMPLEX64) {
+          ((gfloat *) out)[2 * i] = (gfloat) re;
+          ((gfloat *) out)[2 * i + 1] = (gfloat) im;
+        } else {
+          ((gdouble *) out)[2 * i] = re;
+          ((gdouble *) out)[2 * i + 1] = im;
+        }
+        break;
+      }
       default:
         ((gdouble *) out)[i] = (nan_every && i % nan_every == 3) ? NAN
             : 1e9 + d * (i % 5 == 0 ? 1e-7 : 1.0);
