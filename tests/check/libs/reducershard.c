@@ -23,7 +23,8 @@
 
 static const PlanDType dtypes[] = {
   PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT32, PLAN_DTYPE_UINT8,
-  PLAN_DTYPE_BOOL,
+  PLAN_DTYPE_BOOL, PLAN_DTYPE_COMPLEX64, PLAN_DTYPE_COMPLEX128,
+  PLAN_DTYPE_FLOAT16,
 };
 
 /* When set, the rows of a column block of the reducers made. */
@@ -176,6 +177,7 @@ GST_START_TEST (test_every_column_op_in_shards_equals_one_run)
 {
   static const PlanDType some[] = {
     PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT32,
+    PLAN_DTYPE_COMPLEX128, PLAN_DTYPE_FLOAT16,
   };
   GRand *rand = g_rand_new_with_seed (5);
   guint d, o;
