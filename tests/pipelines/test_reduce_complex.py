@@ -24,7 +24,7 @@ AXES = ['all', '0', '-1']
 NO_IDENTITY = ('min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax',
                'nanargmin', 'nanargmax', 'ptp')
 DTYPES = ['complex64', 'complex128', 'float16']
-SHAPES = [(0,), (1,), (7919,), (0, 3), (257, 13), (3, 2, 4)]
+SHAPES = [(0,), (7919,), (257, 13), (3, 2, 4)]
 
 
 def axis_of(a, axis):
@@ -263,9 +263,9 @@ def test_same_bits_any_chunking():
             for f, axis, item in (('a', 'all', a.itemsize),
                                   ('m', '0', 7 * m.itemsize),
                                   ('m', '-1', 7 * m.itemsize)):
-                for i, rows in enumerate((1 << 20, 2047, 61, 1)):
+                for i, rows in enumerate((1 << 20, 61, 1)):
                     if f == 'a' and rows == 1:
-                        rows = 7
+                        rows = 2047
                     out = '%s/%s_%s_%d.npy' % (d, op, f + axis, i)
                     words += ['planfilesrc', 'location=%s/%s.npy' % (d, f),
                               'blocksize=%d' % (rows * item), '!',
