@@ -84,13 +84,13 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
   n_blocks = n / BLOCK;
   if (n_blocks > 0) {
     BlocksJob job = { r, data, r->n_blocks * BLOCK };
+    gsize grain = MAX (1, TASK_BYTES / (BLOCK * es));
 
     if (n_blocks > r->results_len) {
       r->results = g_renew (Acc, r->results, n_blocks);
       r->results_len = n_blocks;
     }
-    plan_parallel_for (r->n_threads, n_blocks, BLOCK_GRAIN, blocks_func,
-        &job);
+    plan_parallel_for (r->n_threads, n_blocks, grain, blocks_func, &job);
     for (k = 0; k < n_blocks; k++)
       _plan_reducer_tree_push (r, &t, &r->results[k], r->n_blocks + k);
     r->n_blocks += n_blocks;
@@ -331,6 +331,70 @@ columns_func (gsize begin, gsize end, gpointer user_data)
   g_free (scratch);
 }
 
+/* Narrow rows: the columns are too few to share, so the threads take
+ * column blocks instead. A chunk's rows are cut at the ends of its column
+ * blocks into segments; the first continues the open blocks, each other
+ * starts from the identity, as a block does. Every column gets the same
+ * operations in the same order as columns_func would give it; the caller
+ * then pushes the blocks into the trees in order. */
+typedef struct
+{
+  PlanReducer *r;
+  const guint8 *data;
+  gsize n_rows;
+  const ColumnPush *pushes;
+  gsize n_segments;
+  gdouble *v;                   /* [n_segments][2 * row_elements]: v, lo */
+} SegmentsJob;
+
+static void
+segments_func (gsize begin, gsize end, gpointer user_data)
+{
+  SegmentsJob *job = user_data;
+  PlanReducer *r = job->r;
+  gsize w = r->row_elements, row_size = w * r->in_size, k, c;
+
+  for (k = begin; k < end; k++) {
+    gsize first = k == 0 ? 0 : job->pushes[k - 1].end;
+    gsize stop = k + 1 < job->n_segments ? job->pushes[k].end : job->n_rows;
+    gdouble *v = job->v + k * 2 * w, *lo = v + w;
+
+    if (k == 0) {
+      columns_to_arrays (r->cols, 0, w, v, lo);
+    } else {
+      for (c = 0; c < w; c++) {
+        v[c] = r->identity.v.f;
+        lo[c] = r->identity.lo;
+      }
+    }
+    r->column_rows (v, lo, job->data + first * row_size, stop - first,
+        row_size, 0, w);
+  }
+}
+
+static void
+push_column_segments (PlanReducer * r, const guint8 * data, gsize n_rows,
+    const ColumnPush * pushes, gsize n_pushes)
+{
+  gsize w = r->row_elements, j;
+  SegmentsJob job = { r, data, n_rows, pushes, n_pushes + 1, NULL };
+
+  gsize grain = MAX (1, TASK_BYTES / (r->col_rows * w * r->in_size));
+
+  job.v = g_new (gdouble, job.n_segments * 2 * w);
+  plan_parallel_for (r->n_threads, job.n_segments, grain, segments_func,
+      &job);
+  for (j = 0; j < job.n_segments; j++) {
+    gdouble *v = job.v + j * 2 * w;
+
+    columns_from_arrays (r->cols, 0, w, v, v + w);
+    if (j < n_pushes)
+      _plan_reducer_columns_push (r, r->cols, r->cols_raw, r->col_nodes, 0,
+          w, pushes[j].slot, pushes[j].merges);
+  }
+  g_free (job.v);
+}
+
 static void
 push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
 {
@@ -368,14 +432,20 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
     need = MAX (need, t.depth);
   }
   _plan_reducer_ensure_slots (&r->col_nodes, &r->col_slots, need, r->row_elements);
-  job.r = r;
-  job.data = data;
-  job.n_rows = n_rows;
-  job.first_row = g;
-  job.pushes = pushes;
-  job.n_pushes = n_pushes;
-  plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
-      columns_func, &job);
+  if (r->column_rows && r->cols_raw == NULL && n_pushes > 0
+      && r->row_elements <= COLUMN_GRAIN && r->n_threads != 1
+      && plan_parallel_get_n_cores () > 1) {
+    push_column_segments (r, data, n_rows, pushes, n_pushes);
+  } else {
+    job.r = r;
+    job.data = data;
+    job.n_rows = n_rows;
+    job.first_row = g;
+    job.pushes = pushes;
+    job.n_pushes = n_pushes;
+    plan_parallel_for (r->n_threads, r->row_elements, COLUMN_GRAIN,
+        columns_func, &job);
+  }
   r->depth = t.depth;
   g_free (pushes);
 }

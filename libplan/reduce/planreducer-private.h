@@ -27,11 +27,16 @@ G_BEGIN_DECLS
  * shard) may hold two nodes of each level. */
 #define MAX_LEVELS 64
 #define STACK_SIZE (2 * MAX_LEVELS)
-/* Blocks per task of the worker threads: 512 Ki elements. The block loops
- * outrun reading (tens of GB/s a core), so workers only pay when a chunk is
- * large; with smaller chunks waking one would cost more than it saves, and
- * take the core that reads the file. */
+/* Blocks per task of the worker threads with PLAN_REDUCE_AXIS_INNER: 512 Ki
+ * elements. */
 #define BLOCK_GRAIN 256
+/* Input bytes per task of the worker threads reducing whole blocks
+ * (PLAN_REDUCE_AXIS_ALL) or column blocks (PLAN_REDUCE_AXIS_ROWS on narrow
+ * rows): a chunk of 2 MiB (planfilesrc's mapped chunks) is shared by two
+ * threads. A task reads its input from memory (the page cache) at some
+ * 10 GB/s, about 100 us, against a few us to wake a worker; smaller chunks
+ * stay on the calling thread. */
+#define TASK_BYTES (1 << 20)
 /* Columns per task with PLAN_REDUCE_AXIS_ROWS. */
 #define COLUMN_GRAIN 1024
 /* Rows of a column block with PLAN_REDUCE_AXIS_ROWS: COLUMN_BLOCK elements
