@@ -387,10 +387,11 @@ push_column_segments (PlanReducer * r, const guint8 * data, gsize n_rows,
   for (j = 0; j < job.n_segments; j++) {
     gdouble *v = job.v + j * 2 * w;
 
-    columns_from_arrays (r->cols, 0, w, v, v + w);
     if (j < n_pushes)
-      _plan_reducer_columns_push (r, r->cols, r->cols_raw, r->col_nodes, 0,
-          w, pushes[j].slot, pushes[j].merges);
+      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, v + w,
+          pushes[j].slot, pushes[j].merges);
+    else
+      columns_from_arrays (r->cols, 0, w, v, v + w);
   }
   g_free (job.v);
 }
