@@ -23,7 +23,7 @@
  * numpy's formulas over them. See docs/expressions.md for the accuracy.
  */
 
-#include "libplan/expr/expr-private.h"
+#include "exprtable.h"
 
 #include <complex.h>
 #include <float.h>

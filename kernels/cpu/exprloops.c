@@ -23,8 +23,8 @@
  * evaluation), never partially.
  */
 
-#include "libplan/expr/expr-private.h"
-#include "libplan/core/plan-private.h"
+#include "exprtable.h"
+#include "half.h"
 #include "exprmath.h"
 
 #include <float.h>

@@ -13,91 +13,81 @@
 #define __PLAN_PRIVATE_H__
 
 #include "plan.h"
-#include "libplan/device/plan-testing.h"
+#include "kernels/cpu/half.h"
 
 #include <string.h>
 
 G_BEGIN_DECLS
 
-/* float16 (IEEE binary16, numpy's float16) to and from float and double,
- * rounding to nearest even exactly as numpy's npy_float_to_half and
- * npy_double_to_half do (a double is rounded once, never through float):
- * NaNs stay NaN with their sign and the top bits of their payload.
- * Branch-free, so that loops over them vectorise; the expression kernels,
- * the reducer and plandtype.c share them. */
-static inline gfloat
-_plan_half_to_float (guint16 h)
-{
-  guint32 em = h & 0x7fff, bits;
-  /* A subnormal is its 10 bits times 2**-24: exact, and never a float
-   * subnormal operand (which a CPU flushing denormals would zero). */
-  gfloat sub = (gfloat) em * 0x1p-24f, f;
-  guint32 sub_bits, normal = (em << 13) + ((guint32) (127 - 15) << 23);
-  guint32 special = (em << 13) | 0x7f800000;
-
-  memcpy (&sub_bits, &sub, 4);
-  bits = em < 0x400 ? sub_bits : em >= 0x7c00 ? special : normal;
-  bits |= (guint32) (h & 0x8000) << 16;
-  memcpy (&f, &bits, 4);
-  return f;
-}
-
-static inline guint16
-_plan_half_from_float (gfloat f)
-{
-  guint32 x, a, nan, normal, sub, h;
-  gfloat sf;
-
-  memcpy (&x, &f, 4);
-  a = x & 0x7fffffff;
-  nan = 0x7c00 | ((a >> 13) & 0x3ff);
-  nan |= (nan & 0x3ff) == 0;
-  /* Rebias the exponent and round the 13 dropped bits to even. */
-  normal = (a - ((guint32) 112 << 23) + 0xfff + ((a >> 13) & 1)) >> 13;
-  /* Below 2**-14: adding 0.5 leaves round (|f| * 2**24) in the low bits,
-   * rounded to even by the addition itself. */
-  memcpy (&sf, &a, 4);
-  sf += 0.5f;
-  memcpy (&sub, &sf, 4);
-  sub -= 0x3f000000;
-  h = a > 0x7f800000 ? nan : a >= 0x477ff000 ? 0x7c00 : a >= 0x38800000 ?
-      normal : sub;
-  return (guint16) (h | ((x >> 16) & 0x8000));
-}
-
-static inline guint16
-_plan_half_from_double (gdouble d)
-{
-  guint64 x, a, normal, sub;
-  guint32 nan, h;
-  gdouble sd;
-
-  memcpy (&x, &d, 8);
-  a = x & G_GUINT64_CONSTANT (0x7fffffffffffffff);
-  nan = 0x7c00 | (guint32) ((a >> 42) & 0x3ff);
-  nan |= (nan & 0x3ff) == 0;
-  normal = (a - ((guint64) 1008 << 52) + ((G_GUINT64_CONSTANT (1) << 41) - 1)
-      + ((a >> 42) & 1)) >> 42;
-  memcpy (&sd, &a, 8);
-  sd += 0x1p28;
-  memcpy (&sub, &sd, 8);
-  sub -= G_GUINT64_CONSTANT (0x41b0000000000000);
-  h = a > G_GUINT64_CONSTANT (0x7ff0000000000000) ? nan :
-      a >= G_GUINT64_CONSTANT (0x40effe0000000000) ? 0x7c00 :
-      a >= G_GUINT64_CONSTANT (0x3f10000000000000) ? (guint32) normal :
-      (guint32) sub;
-  return (guint16) (h | ((x >> 48) & 0x8000));
-}
+/* The test hooks (device/plan-testing.h, plan_reducer_testing_*()) are
+ * exported only by a build with tests: PLAN_EXPORT_TEST_HOOKS is set by
+ * libplan/meson.build when the tests are built. */
+#if defined(BUILDING_PLAN) && !defined(PLAN_EXPORT_TEST_HOOKS)
+#define PLAN_TEST_API G_GNUC_INTERNAL
+#else
+#define PLAN_TEST_API PLAN_API
+#endif
 
 G_GNUC_INTERNAL
 void _plan_debug_init (void);
 
-/* The sim device's wait-skipping hook, at the sites that wait. */
 G_GNUC_INTERNAL
 void plan_device_count_host_wait (PlanDevice * device);
 
+/* Registers the allocators (device/); plan_init() calls them, and so does
+ * every function that needs them. */
 G_GNUC_INTERNAL
-gboolean plan_device_skips_wait (PlanDevice * device, PlanWaitSite site);
+void plan_device_memory_init_once (void);
+
+G_GNUC_INTERNAL
+void plan_host_memory_init_once (void);
+
+/* Sets the ready event of device memory (the uploader's copies). */
+G_GNUC_INTERNAL
+void plan_device_memory_set_ready_event (GstMemory * mem, PlanEvent * event);
+
+/* Releases the sources of an uploader's copies that are done, keeping at
+ * most @keep in flight (the kernel element's device outputs). */
+G_GNUC_INTERNAL
+gboolean plan_uploader_reap (PlanUploader * uploader, guint keep,
+    GError ** error);
+
+/* The threads a halo pads rows with (the stencil kernel's). */
+G_GNUC_INTERNAL
+void plan_halo_set_n_threads (PlanHalo * halo, guint n_threads);
+
+/*
+ * PlanWaitSite:
+ * @PLAN_WAIT_SITE_NONE: a wait a caller of the API asks for.
+ * @PLAN_WAIT_SITE_POOL_REUSE: the wait of a #PlanBufferPool's stream on
+ *   the last use of a buffer it hands out again.
+ * @PLAN_WAIT_SITE_READY: the wait of a consumer's stream on the ready
+ *   event of device memory (plan_device_memory_wait_ready()).
+ * @PLAN_WAIT_SITE_RESULT: the host's wait for the copy of a device
+ *   reduction's result (#PlanDeviceReducer) before it reads the values.
+ *
+ * The places where libplan itself makes a stream or the host wait for
+ * device work. The waits below pass their site on to the device backend
+ * with the wait; the sim backend can be told to drop the waits of a site
+ * (plan_device_sim_skip_waits() in plan-testing.h), which tests use to
+ * prove that they catch a missing wait. The other backends ignore it.
+ */
+typedef enum
+{
+  PLAN_WAIT_SITE_NONE = 0,
+  PLAN_WAIT_SITE_POOL_REUSE = (1 << 0),
+  PLAN_WAIT_SITE_READY = (1 << 1),
+  PLAN_WAIT_SITE_RESULT = (1 << 2),
+} PlanWaitSite;
+
+/* plan_stream_wait_event() and plan_stream_synchronize(), at @site. */
+G_GNUC_INTERNAL
+gboolean _plan_stream_wait_event_at (PlanStream * stream, PlanEvent * event,
+    PlanWaitSite site, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_stream_synchronize_at (PlanStream * stream, PlanWaitSite site,
+    GError ** error);
 
 G_GNUC_INTERNAL
 gboolean plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,

@@ -16,16 +16,9 @@
 #ifndef __PLAN_TESTING_H__
 #define __PLAN_TESTING_H__
 
-#include "plandevice.h"
+#include "libplan/core/plan-private.h"
 
 G_BEGIN_DECLS
-
-/* PLAN_EXPORT_TEST_HOOKS: set by libplan/meson.build when tests are built. */
-#if defined(BUILDING_PLAN) && !defined(PLAN_EXPORT_TEST_HOOKS)
-#define PLAN_TEST_API G_GNUC_INTERNAL
-#else
-#define PLAN_TEST_API PLAN_API
-#endif
 
 /*
  * PlanSimFault:
@@ -46,26 +39,8 @@ typedef enum
   PLAN_SIM_FAULT_COPY_QUEUED,
 } PlanSimFault;
 
-/*
- * PlanWaitSite:
- * @PLAN_WAIT_SITE_POOL_REUSE: the wait of a #PlanBufferPool's stream on
- *   the last use of a buffer it hands out again.
- * @PLAN_WAIT_SITE_READY: the wait of a consumer's stream on the ready
- *   event of device memory (plan_stream_wait_memory()).
- * @PLAN_WAIT_SITE_RESULT: the host's wait for the copy of a device
- *   reduction's result (#PlanDeviceReducer) before it reads the values.
- *
- * The places where libplan makes a stream wait on an event. The sim
- * device can be told to skip the waits of a site
- * (plan_device_sim_skip_waits()), which tests use to prove that they
- * catch a missing wait.
- */
-typedef enum
-{
-  PLAN_WAIT_SITE_POOL_REUSE = (1 << 0),
-  PLAN_WAIT_SITE_READY = (1 << 1),
-  PLAN_WAIT_SITE_RESULT = (1 << 2),
-} PlanWaitSite;
+/* The wait sites (#PlanWaitSite) are named in core/plan-private.h, where
+ * the waits of libplan use them. */
 
 PLAN_TEST_API
 gboolean plan_device_sim_inject_fault (PlanDevice * device,

@@ -56,8 +56,11 @@ struct _PlanDeviceBackend
 
   gint (*stream_new) (gpointer impl, gpointer * stream);
   void (*stream_free) (gpointer impl, gpointer stream);
-  gint (*stream_synchronize) (gpointer impl, gpointer stream);
-  gint (*stream_wait_event) (gpointer impl, gpointer stream, gpointer event);
+  /* @site names the wait (PLAN_WAIT_SITE_NONE for a caller's own) */
+  gint (*stream_synchronize) (gpointer impl, gpointer stream,
+      PlanWaitSite site);
+  gint (*stream_wait_event) (gpointer impl, gpointer stream, gpointer event,
+      PlanWaitSite site);
 
   gint (*event_new) (gpointer impl, gpointer * event);
   void (*event_free) (gpointer impl, gpointer event);
@@ -83,9 +86,11 @@ struct _PlanDeviceBackend
       gpointer * args);
 
   /* Test control (plan-testing.h); NULL where the backend has none: only
-   * sim has. */
+   * sim has. skip_waits: the waits at the sites of the mask @sites are
+   * dropped by stream_synchronize and stream_wait_event from now on. */
   void (*inject_fault) (gpointer impl, PlanSimFault fault, gint after);
   void (*set_memory_limit) (gpointer impl, guint64 limit);
+  void (*skip_waits) (gpointer impl, guint sites);
 };
 
 G_GNUC_INTERNAL extern const PlanDeviceBackend _plan_device_backend_cpu;

@@ -88,9 +88,6 @@ struct _PlanDevice
   gpointer impl;
   PlanDeviceBackendInfo info;
 
-  /* atomic */
-  gint skip_wait_sites;
-
   /* protected by stats_lock */
   GMutex stats_lock;
   guint64 stats[N_STATS];
@@ -313,32 +310,6 @@ plan_device_name_is_valid (const gchar * name, GError ** error)
   return parse_name (name, &kind, &id, error);
 }
 
-/* GST_PLAN_SIM_SKIP_WAIT: a comma-separated list of wait sites
- * (pool-reuse, ready, result) the sim device skips, for tests. */
-static gint
-parse_skip_waits (const gchar * value)
-{
-  gchar **names;
-  gint sites = 0;
-  guint i;
-
-  if (value == NULL)
-    return 0;
-  names = g_strsplit (value, ",", -1);
-  for (i = 0; names[i]; i++) {
-    if (g_str_equal (names[i], "pool-reuse"))
-      sites |= PLAN_WAIT_SITE_POOL_REUSE;
-    else if (g_str_equal (names[i], "ready"))
-      sites |= PLAN_WAIT_SITE_READY;
-    else if (g_str_equal (names[i], "result"))
-      sites |= PLAN_WAIT_SITE_RESULT;
-    else if (names[i][0] != '\0')
-      GST_WARNING ("GST_PLAN_SIM_SKIP_WAIT: unknown wait site '%s'", names[i]);
-  }
-  g_strfreev (names);
-  return sites;
-}
-
 static PlanDevice *
 device_open (PlanDeviceKind kind, gint id, GError ** error)
 {
@@ -375,9 +346,6 @@ device_open (PlanDeviceKind kind, gint id, GError ** error)
     gst_object_unref (self);
     return NULL;
   }
-  if (kind == PLAN_DEVICE_KIND_SIM)
-    self->skip_wait_sites =
-        parse_skip_waits (g_getenv ("GST_PLAN_SIM_SKIP_WAIT"));
   GST_INFO_OBJECT (self,
       "opened %s device %d: %s, %" G_GUINT64_FORMAT
       " bytes, compute capability %d.%d", backend->name, id, self->info.name,
@@ -776,7 +744,9 @@ plan_device_sim_set_memory_limit (PlanDevice * device, guint64 limit)
  *
  * Test hook: removes the stream waits libplan makes at @sites, so that a
  * test can prove it fails when a wait is missing. Only the sim device
- * honours it.
+ * honours it. The environment variable `GST_PLAN_SIM_SKIP_WAIT` (a
+ * comma-separated list of `pool-reuse`, `ready`, `result`) does the same
+ * when the device opens.
  *
  * Returns: %FALSE when @device is not the sim device.
  *
@@ -787,28 +757,10 @@ plan_device_sim_skip_waits (PlanDevice * device, guint sites)
 {
   g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
 
-  if (device->kind != PLAN_DEVICE_KIND_SIM)
+  if (device->backend->skip_waits == NULL)
     return FALSE;
-  g_atomic_int_set (&device->skip_wait_sites, (gint) sites);
+  device->backend->skip_waits (device->impl, sites);
   return TRUE;
-}
-
-/**
- * plan_device_skips_wait:
- * @device: a #PlanDevice
- * @site: a wait site
- *
- * Returns: %TRUE when a test told the sim device to skip the waits at
- *   @site (see plan_device_sim_skip_waits()).
- *
- * Since: 0.1
- */
-gboolean
-plan_device_skips_wait (PlanDevice * device, PlanWaitSite site)
-{
-  g_return_val_if_fail (PLAN_IS_DEVICE (device), FALSE);
-
-  return (g_atomic_int_get (&device->skip_wait_sites) & site) != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -934,14 +886,23 @@ plan_stream_get_device (PlanStream * stream)
 gboolean
 plan_stream_synchronize (PlanStream * stream, GError ** error)
 {
-  PlanDevice *device;
-  gint res;
-
   g_return_val_if_fail (stream != NULL, FALSE);
 
-  device = stream->device;
+  return _plan_stream_synchronize_at (stream, PLAN_WAIT_SITE_NONE, error);
+}
+
+/* plan_stream_synchronize() for a wait of libplan's own at @site, which
+ * the backend is told (the sim device may be told to skip it). */
+gboolean
+_plan_stream_synchronize_at (PlanStream * stream, PlanWaitSite site,
+    GError ** error)
+{
+  PlanDevice *device = stream->device;
+  gint res;
+
   stat_add (device, STAT_HOST_WAITS, 1);
-  res = device->backend->stream_synchronize (device->impl, stream->handle);
+  res = device->backend->stream_synchronize (device->impl, stream->handle,
+      site);
   if (!device_check (device, res, error, "Synchronizing a stream"))
     return FALSE;
   return plan_stream_check_error (stream, error);
@@ -1019,17 +980,26 @@ plan_stream_check_error (PlanStream * stream, GError ** error)
 gboolean
 plan_stream_wait_event (PlanStream * stream, PlanEvent * event, GError ** error)
 {
-  PlanDevice *device;
-  gint res;
-
   g_return_val_if_fail (stream != NULL, FALSE);
+
+  return _plan_stream_wait_event_at (stream, event, PLAN_WAIT_SITE_NONE,
+      error);
+}
+
+/* plan_stream_wait_event() for a wait of libplan's own at @site, which the
+ * backend is told (the sim device may be told to skip it). */
+gboolean
+_plan_stream_wait_event_at (PlanStream * stream, PlanEvent * event,
+    PlanWaitSite site, GError ** error)
+{
+  PlanDevice *device = stream->device;
+  gint res;
 
   if (event == NULL)
     return TRUE;
 
-  device = stream->device;
   res = device->backend->stream_wait_event (device->impl, stream->handle,
-      event->handle);
+      event->handle, site);
   return device_check (device, res, error, "Making a stream wait");
 }
 

@@ -363,14 +363,11 @@ plan_device_allocator_init (PlanDeviceAllocator * self)
   GST_OBJECT_FLAG_SET (allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
-/**
- * plan_device_memory_init_once:
+/* plan_device_memory_init_once: private to libplan.
  *
  * Registers the device memory allocator under
  * #PLAN_DEVICE_MEMORY_TYPE_NAME. plan_init() calls it; it is safe to call
  * again.
- *
- * Since: 0.1
  */
 void
 plan_device_memory_init_once (void)
@@ -481,8 +478,7 @@ plan_device_memory_get_ready_event (GstMemory * mem)
   return event;
 }
 
-/**
- * plan_device_memory_set_ready_event:
+/* plan_device_memory_set_ready_event: private to libplan.
  * @mem: a #PlanDeviceMemory
  * @event: (nullable) (transfer none): the event after the work that writes
  *   @mem, or %NULL when it is written already
@@ -490,8 +486,6 @@ plan_device_memory_get_ready_event (GstMemory * mem)
  * Sets the ready event of @mem. The use events of the previous content
  * are kept: a writer must have waited on them
  * (plan_device_memory_wait_idle()), and keeping them costs nothing.
- *
- * Since: 0.1
  */
 void
 plan_device_memory_set_ready_event (GstMemory * mem, PlanEvent * event)
@@ -605,12 +599,9 @@ plan_device_memory_wait_ready (GstMemory * mem, PlanStream * stream,
   g_return_val_if_fail (plan_is_device_memory (mem), FALSE);
   g_return_val_if_fail (stream != NULL, FALSE);
 
-  if (plan_device_skips_wait (plan_stream_get_device (stream),
-          PLAN_WAIT_SITE_READY))
-    return TRUE;
-
   event = plan_device_memory_get_ready_event (mem);
-  ret = plan_stream_wait_event (stream, event, error);
+  ret = _plan_stream_wait_event_at (stream, event, PLAN_WAIT_SITE_READY,
+      error);
   if (event)
     plan_event_unref (event);
   return ret;
@@ -620,8 +611,8 @@ plan_device_memory_wait_ready (GstMemory * mem, PlanStream * stream,
  * plan_device_memory_wait_idle:
  * @mem: a #PlanDeviceMemory
  * @stream: the stream of the next writer
- * @site: the wait site, for the sim device's test hook
- *   (plan_device_sim_skip_waits())
+ * @site: which wait of libplan's this is, told to the device backend
+ *   (the sim device's test hook may skip it)
  * @error: where to report failure
  *
  * Makes @stream wait, on the device, for the last write of @mem and all
@@ -644,9 +635,6 @@ plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
   g_return_val_if_fail (plan_is_device_memory (mem), FALSE);
   g_return_val_if_fail (stream != NULL, FALSE);
 
-  if (plan_device_skips_wait (plan_stream_get_device (stream), site))
-    return TRUE;
-
   events = g_ptr_array_new_with_free_func ((GDestroyNotify)
       plan_event_unref);
   g_mutex_lock (&self->lock);
@@ -658,7 +646,8 @@ plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
   g_mutex_unlock (&self->lock);
 
   for (i = 0; i < events->len && ret; i++)
-    ret = plan_stream_wait_event (stream, g_ptr_array_index (events, i), error);
+    ret = _plan_stream_wait_event_at (stream, g_ptr_array_index (events, i),
+        site, error);
   g_ptr_array_unref (events);
   return ret;
 }

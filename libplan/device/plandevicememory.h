@@ -64,9 +64,6 @@ G_DECLARE_FINAL_TYPE (PlanDeviceAllocator, plan_device_allocator, PLAN,
     DEVICE_ALLOCATOR, GstAllocator);
 
 PLAN_API
-void plan_device_memory_init_once (void);
-
-PLAN_API
 GstMemory * plan_device_allocator_alloc (PlanDevice * device, gsize size,
     GError ** error);
 
@@ -85,9 +82,6 @@ PlanDevice * plan_device_memory_get_device (GstMemory * mem);
 
 PLAN_API
 gpointer plan_device_memory_get_pointer (GstMemory * mem);
-
-PLAN_API
-void plan_device_memory_set_ready_event (GstMemory * mem, PlanEvent * event);
 
 PLAN_API
 gboolean plan_device_memory_record_ready (GstMemory * mem,

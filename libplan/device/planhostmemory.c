@@ -24,6 +24,7 @@
 #endif
 
 #include "planhostmemory.h"
+#include "libplan/core/plan-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (plan_host_memory_debug);
 #define GST_CAT_DEFAULT plan_host_memory_debug
@@ -173,13 +174,10 @@ plan_host_allocator_init (PlanHostAllocator * self)
   /* mem_copy stays GstAllocator's default: a copy into system memory. */
 }
 
-/**
- * plan_host_memory_init_once:
+/* plan_host_memory_init_once: private to libplan.
  *
  * Registers the pinned host allocator under #PLAN_HOST_MEMORY_TYPE_NAME.
  * plan_init() calls it; it is safe to call again.
- *
- * Since: 0.1
  */
 void
 plan_host_memory_init_once (void)

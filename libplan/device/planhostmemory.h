@@ -30,9 +30,6 @@ G_DECLARE_FINAL_TYPE (PlanHostAllocator, plan_host_allocator, PLAN,
     HOST_ALLOCATOR, GstAllocator);
 
 PLAN_API
-void plan_host_memory_init_once (void);
-
-PLAN_API
 GstAllocator * plan_host_allocator_get (void);
 
 PLAN_API

@@ -41,6 +41,7 @@
 #include "planuploader.h"
 #include "plandevicememory.h"
 #include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
 
 #include <string.h>
 
@@ -158,8 +159,7 @@ plan_uploader_set_max_in_flight (PlanUploader * uploader,
   uploader->max_in_flight = MAX (max_in_flight, 1);
 }
 
-/**
- * plan_uploader_reap: (skip)
+/* plan_uploader_reap: private to libplan.
  * @uploader: an uploader
  * @keep: how many copies may stay in flight
  * @error: return location for an error
@@ -168,8 +168,6 @@ plan_uploader_set_max_in_flight (PlanUploader * uploader,
  * @keep are in flight, waits on the host for the oldest.
  *
  * Returns: %TRUE on success, %FALSE with @error set when the device failed.
- *
- * Since: 0.1
  */
 gboolean
 plan_uploader_reap (PlanUploader * uploader, guint keep, GError ** error)

@@ -49,10 +49,6 @@ gboolean plan_uploader_download (PlanUploader * uploader, GstBuffer * source,
     GstBuffer * dest, GError ** error);
 
 PLAN_API
-gboolean plan_uploader_reap (PlanUploader * uploader, guint keep,
-    GError ** error);
-
-PLAN_API
 gboolean plan_uploader_flush (PlanUploader * uploader, GError ** error);
 
 PLAN_API

@@ -144,16 +144,13 @@ kernel_source (void)
       NULL);
 }
 
-/**
- * plan_device_reducer_get_cuda_source:
+/* plan_device_reducer_get_cuda_source: a test hook (planreducer-private.h).
  *
  * The CUDA C of the reduction kernels: the steps of planreducer-steps.h
  * and the __global__ functions over them, as NVRTC compiles them (with
  * --fmad=false) for a CUDA device.
  *
  * Returns: (transfer full): the source
- *
- * Since: 0.1
  */
 gchar *
 plan_device_reducer_get_cuda_source (void)
@@ -161,16 +158,13 @@ plan_device_reducer_get_cuda_source (void)
   return kernel_source ();
 }
 
-/**
- * plan_device_reducer_get_custom_cuda_source:
+/* plan_device_reducer_get_custom_cuda_source: a test hook (planreducer-private.h).
  * @reducer: a custom reducer (plan_reducer_new_custom())
  *
  * The CUDA C of a custom combiner's reduction kernels.
  *
  * Returns: (transfer full) (nullable): the source, or %NULL when @reducer
  *   is not custom
- *
- * Since: 0.1
  */
 gchar *
 plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer)
@@ -597,8 +591,8 @@ download (PlanDeviceReducer * dr, gpointer dst, gconstpointer src,
       || !plan_stream_copy (dr->stream, PLAN_COPY_DEVICE_TO_HOST,
           &dr->flag_host, dr->flag, sizeof (guint64), error))
     return FALSE;
-  if (!plan_device_skips_wait (dr->device, PLAN_WAIT_SITE_RESULT)
-      && !plan_stream_synchronize (dr->stream, error))
+  if (!_plan_stream_synchronize_at (dr->stream, PLAN_WAIT_SITE_RESULT,
+          error))
     return FALSE;
   memcpy (dst, dr->result_host, size);
   return TRUE;

@@ -17,7 +17,7 @@
 #include "planreducer.h"
 #include "planreducer-steps.h"
 #include <libplan/planexpr.h>
-#include "libplan/device/plan-testing.h"
+#include "libplan/core/plan-private.h"
 
 G_BEGIN_DECLS
 
@@ -280,7 +280,7 @@ void _plan_reducer_get_custom_exprs (PlanReducer * reducer,
 G_GNUC_INTERNAL
 const gchar *_plan_reducer_get_all_nan_text (PlanReducer * reducer);
 
-/* A test hook, exported as those of plan-testing.h are: only by a build
+/* Test hooks, exported as those of plan-testing.h are: only by a build
  * with tests. */
 
 /**
@@ -296,6 +296,20 @@ const gchar *_plan_reducer_get_all_nan_text (PlanReducer * reducer);
 PLAN_TEST_API
 void plan_reducer_testing_set_column_rows (PlanReducer * reducer,
     gsize rows);
+
+/* What the device reducer runs, for the tests that compile its kernels
+ * with nvcc and compare them with the CPU reducer: the steps' parameters
+ * of @reducer (planreducer-steps.c), the CUDA source of the kernels, and
+ * that of a custom reduction's combiner (planreducer-device.c). */
+PLAN_TEST_API
+gboolean plan_reducer_get_device_steps (PlanReducer * reducer,
+    PrkParams * params, PlanReduceAxis * mode, gsize * row_elements);
+
+PLAN_TEST_API
+gchar * plan_device_reducer_get_cuda_source (void);
+
+PLAN_TEST_API
+gchar * plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer);
 
 G_END_DECLS
 

@@ -88,8 +88,7 @@ _plan_reducer_get_custom_exprs (PlanReducer * reducer, PlanExpr ** combiner,
   *cast = reducer->custom ? reducer->cast : NULL;
 }
 
-/**
- * plan_reducer_get_device_steps: (skip)
+/* plan_reducer_get_device_steps: a test hook (planreducer-private.h).
  * @reducer: a #PlanReducer
  * @params: (out caller-allocates): the parameters of the steps of
  *   planreducer-steps.h that compute what @reducer computes
@@ -99,13 +98,12 @@ _plan_reducer_get_custom_exprs (PlanReducer * reducer, PlanExpr ** combiner,
  *
  * Describes the reducer's block, merge, column and final functions as the
  * device steps: the algorithm of the block function the reducer picked for
- * its op and dtype, its final, its identity and ddof. Unstable API.
+ * its op and dtype, its final, its identity and ddof.
  *
  * For a custom combiner the algorithm is %PRK_A_CUSTOM, whose host steps
  * call the reducer's own block and merge (through @params' hooks).
  *
  * Returns: %TRUE
- * Since: 0.1
  */
 gboolean
 plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,

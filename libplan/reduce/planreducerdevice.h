@@ -34,16 +34,6 @@ G_BEGIN_DECLS
 typedef struct _PlanDeviceReducer PlanDeviceReducer;
 
 PLAN_API
-gboolean plan_reducer_get_device_steps (PlanReducer * reducer,
-    PrkParams * params, PlanReduceAxis * mode, gsize * row_elements);
-
-PLAN_API
-gchar * plan_device_reducer_get_cuda_source (void);
-
-PLAN_API
-gchar * plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer);
-
-PLAN_API
 PlanDeviceReducer * plan_device_reducer_new (PlanReducer * reducer,
     PlanStream * stream, GError ** error);
 

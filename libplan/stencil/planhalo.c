@@ -54,6 +54,7 @@
 
 #include "planhalo.h"
 #include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
 #include <libplan/planparallel.h>
 
 #include <string.h>
@@ -327,12 +328,9 @@ plan_halo_get_output_info (PlanHalo * halo, PlanArrayInfo * output)
   }
 }
 
-/**
- * plan_halo_set_n_threads:
+/* plan_halo_set_n_threads: private to libplan.
  * @halo: a #PlanHalo
  * @n_threads: how many threads may pad rows, 0 for one per core
- *
- * Since: 0.1
  */
 void
 plan_halo_set_n_threads (PlanHalo * halo, guint n_threads)

@@ -92,9 +92,6 @@ PLAN_API
 void plan_halo_get_output_info (PlanHalo * halo, PlanArrayInfo * output);
 
 PLAN_API
-void plan_halo_set_n_threads (PlanHalo * halo, guint n_threads);
-
-PLAN_API
 void plan_halo_reset (PlanHalo * halo);
 
 PLAN_API

@@ -57,6 +57,7 @@
 #include "planstencilkernel.h"
 #include "libplan/expr/expr-private.h"
 #include <libplan/planerror.h>
+#include "libplan/core/plan-private.h"
 #include <libplan/plannvrtc.h>
 #include <libplan/planparallel.h>
 #include "stencil-cuda-sources.h"

@@ -94,6 +94,10 @@ lib=$(dpkg -L libplan-1.0-0 | grep '/libplan-1\.0\.so\.0$' || true)
 hooks=$(nm -D --defined-only "$lib" |
   grep -E ' (plan_device_sim_|plan_[a-z_]*_testing_)' || true)
 [ -z "$hooks" ] || fail "the packaged libplan exports test hooks: $hooks"
+# It exports exactly what its installed headers declare.
+"${clean[@]}" /usr/bin/python3 "$src/tools/check-exports.py" --no-test-hooks \
+  --api-doc "$src/docs/api.md" "$lib" $(dpkg -L libplan-1.0-dev | grep '\.h$') ||
+  fail "the packaged libplan's exports are not its installed headers' declarations"
 "${clean[@]}" /usr/bin/python3 "$src/pipelines/seed_example.py" cpu 20000 > "$tmp/seed.txt" 2>&1 &&
   grep -q "all match" "$tmp/seed.txt" || { cat "$tmp/seed.txt"; fail "the seed example"; }
 "${clean[@]}" /usr/bin/python3 -c "

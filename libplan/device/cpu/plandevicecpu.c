@@ -79,7 +79,14 @@ cpu_nothing (gpointer impl, gpointer handle)
 }
 
 static gint
-cpu_wait_event (gpointer impl, gpointer stream, gpointer event)
+cpu_synchronize (gpointer impl, gpointer stream, PlanWaitSite site)
+{
+  return 0;
+}
+
+static gint
+cpu_wait_event (gpointer impl, gpointer stream, gpointer event,
+    PlanWaitSite site)
 {
   return 0;
 }
@@ -166,7 +173,7 @@ const PlanDeviceBackend _plan_device_backend_cpu = {
   .free_host = cpu_free,
   .stream_new = cpu_stream_new,
   .stream_free = cpu_stream_free,
-  .stream_synchronize = cpu_nothing,
+  .stream_synchronize = cpu_synchronize,
   .stream_wait_event = cpu_wait_event,
   .event_new = cpu_event_new,
   .event_free = cpu_event_free,

@@ -344,7 +344,7 @@ cuda_stream_free (gpointer impl, gpointer handle)
 }
 
 static gint
-cuda_stream_synchronize (gpointer impl, gpointer handle)
+cuda_stream_synchronize (gpointer impl, gpointer handle, PlanWaitSite site)
 {
   CUresult res;
 
@@ -356,7 +356,8 @@ cuda_stream_synchronize (gpointer impl, gpointer handle)
 }
 
 static gint
-cuda_stream_wait_event (gpointer impl, gpointer stream, gpointer event)
+cuda_stream_wait_event (gpointer impl, gpointer stream, gpointer event,
+    PlanWaitSite site)
 {
   CUresult res;
 

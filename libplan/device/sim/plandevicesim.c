@@ -67,6 +67,9 @@ typedef struct
   gint fault_after[PLAN_SIM_FAULT_COPY_QUEUED + 1];
   guint n_streams;
 
+  /* atomic: a mask of the PlanWaitSite whose waits are dropped */
+  gint skip_wait_sites;
+
   /* construct-only, no lock */
   guint32 seed;
   guint max_delay_us;
@@ -215,6 +218,39 @@ parse_fault_env (SimDevice * dev)
   g_strfreev (parts);
 }
 
+/* GST_PLAN_SIM_SKIP_WAIT: a comma-separated list of wait sites
+ * (pool-reuse, ready, result) the sim device skips, for tests. */
+static gint
+parse_skip_waits (const gchar * value)
+{
+  gchar **names;
+  gint sites = 0;
+  guint i;
+
+  if (value == NULL)
+    return 0;
+  names = g_strsplit (value, ",", -1);
+  for (i = 0; names[i]; i++) {
+    if (g_str_equal (names[i], "pool-reuse"))
+      sites |= PLAN_WAIT_SITE_POOL_REUSE;
+    else if (g_str_equal (names[i], "ready"))
+      sites |= PLAN_WAIT_SITE_READY;
+    else if (g_str_equal (names[i], "result"))
+      sites |= PLAN_WAIT_SITE_RESULT;
+    else if (names[i][0] != '\0')
+      GST_WARNING ("GST_PLAN_SIM_SKIP_WAIT: unknown wait site '%s'", names[i]);
+  }
+  g_strfreev (names);
+  return sites;
+}
+
+/* Whether a test asked to drop the waits at @site. */
+static gboolean
+skips_wait (SimDevice * dev, PlanWaitSite site)
+{
+  return (g_atomic_int_get (&dev->skip_wait_sites) & site) != 0;
+}
+
 static gint
 sim_open (gint id, gpointer * impl, PlanDeviceBackendInfo * info)
 {
@@ -235,6 +271,7 @@ sim_open (gint id, gpointer * impl, PlanDeviceBackendInfo * info)
   for (i = 0; i < G_N_ELEMENTS (dev->fault_after); i++)
     dev->fault_after[i] = -1;
   parse_fault_env (dev);
+  dev->skip_wait_sites = parse_skip_waits (g_getenv ("GST_PLAN_SIM_SKIP_WAIT"));
   dev->limit = env_uint64 ("GST_PLAN_SIM_MEMORY_LIMIT", 0);
   dev->seed = (guint32) env_uint64 (PLAN_SIM_SEED_ENV, g_random_int ());
   dev->max_delay_us = (guint) env_uint64 ("GST_PLAN_SIM_MAX_DELAY_US",
@@ -289,6 +326,14 @@ sim_inject_fault (gpointer impl, PlanSimFault fault, gint after)
   g_mutex_lock (&dev->lock);
   dev->fault_after[fault] = after;
   g_mutex_unlock (&dev->lock);
+}
+
+static void
+sim_skip_waits (gpointer impl, guint sites)
+{
+  SimDevice *dev = impl;
+
+  g_atomic_int_set (&dev->skip_wait_sites, (gint) sites);
 }
 
 static void
@@ -629,11 +674,13 @@ enqueue (SimStream * stream, SimOp * op)
 }
 
 static gint
-sim_stream_synchronize (gpointer impl, gpointer handle)
+sim_stream_synchronize (gpointer impl, gpointer handle, PlanWaitSite site)
 {
   SimStream *stream = handle;
   guint64 target;
 
+  if (skips_wait (impl, site))
+    return 0;
   if (g_private_get (&current_stream) == stream)
     return -EDEADLK;
 
@@ -677,11 +724,15 @@ sim_event_record (gpointer impl, gpointer handle, gpointer stream)
 }
 
 static gint
-sim_stream_wait_event (gpointer impl, gpointer stream, gpointer handle)
+sim_stream_wait_event (gpointer impl, gpointer stream, gpointer handle,
+    PlanWaitSite site)
 {
   SimEvent *event = handle;
-  SimOp *op = g_new0 (SimOp, 1);
+  SimOp *op;
 
+  if (skips_wait (impl, site))
+    return 0;
+  op = g_new0 (SimOp, 1);
   op->type = OP_WAIT;
   op->event = g_atomic_rc_box_acquire (event);
   /* Like cuStreamWaitEvent: wait for the record queued last before now. */
@@ -863,4 +914,5 @@ const PlanDeviceBackend _plan_device_backend_sim = {
   .launch_kernel = sim_launch_kernel,
   .inject_fault = sim_inject_fault,
   .set_memory_limit = sim_set_memory_limit,
+  .skip_waits = sim_skip_waits,
 };

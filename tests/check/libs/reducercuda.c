@@ -24,6 +24,7 @@
 #include <gmodule.h>
 #include <glib/gstdio.h>
 #include <libplan/plan.h>
+#include "libplan/reduce/planreducer-private.h"
 #include <math.h>
 #include <string.h>
 
