@@ -135,7 +135,7 @@ static const gchar host_entry[] =
     "    prk_u64 chunk, void *out)\n"
     "{\n"
     "  static PrkTree t;\n"
-    "  static char staging[PRK_BLOCK * 8];\n"
+    "  static char staging[PRK_BLOCK * 16];\n"
     "  static PrkAcc results[64];\n"
     "  prk_u64 done = 0, n_blocks = 0, staged = 0, es = P->in_size;\n"
     "  t.depth = 0;\n"
