@@ -571,7 +571,7 @@ stress_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 60);
+  tcase_set_timeout (tc, 180);
   tcase_add_test (tc, test_cycles_do_not_leak);
   tcase_add_test (tc, test_many_pipelines_at_once);
   tcase_add_test (tc, test_eos_storm);
