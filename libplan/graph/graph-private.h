@@ -32,7 +32,9 @@ struct _PlanNode
   PlanDType dtype;              /* source: required, map: cast; or UNKNOWN */
   gchar *expr;                  /* map, stencil; a reduction's combiner */
   gchar *identity;              /* a custom reduction's */
-  gchar *window;                /* stencil */
+  gchar *window;                /* stencil: the (first) input's window */
+  gchar **windows;              /* a stencil of several inputs: each
+                                 * input's window, in argument order */
   guint iterations;             /* stencil */
   PlanReduceOp op;
   PlanReduceAxis axis;

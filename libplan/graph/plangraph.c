@@ -118,6 +118,7 @@ plan_node_finalize (GObject * object)
   g_free (node->expr);
   g_free (node->identity);
   g_free (node->window);
+  g_strfreev (node->windows);
   for (guint i = 0; i < node->n_props; i++)
     g_value_unset (&node->prop_values[i]);
   g_free (node->prop_values);
@@ -986,11 +987,175 @@ plan_graph_add_stencil_iterated (PlanGraph * graph, const gchar * name,
     ok = FALSE;
   } else if (iterations < 1 || iterations > PLAN_STENCIL_MAX_ITERATIONS) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "stencil '%s': %u iterations; a stencil is applied 1 to %u times",
-        node->name, iterations, PLAN_STENCIL_MAX_ITERATIONS);
+        "%u iterations; a stencil is applied 1 to %u times",
+        iterations, PLAN_STENCIL_MAX_ITERATIONS);
     ok = FALSE;
   } else {
     ok = check_stencil (node, input, error);
+  }
+  return add_node (graph, node, ok, error);
+}
+
+/* The windows of a stencil of several inputs: each parses, names no cell
+ * of another's, fits its input's axes; the inputs have as many axes; the
+ * expression compiles over all the windows' names, in input order. */
+static gboolean
+check_stencil_inputs (PlanNode * node, GError ** error)
+{
+  guint n = node->inputs->len, i, j, k, n_names = 0;
+  PlanWindow **windows = g_new0 (PlanWindow *, n);
+  const gchar **names;
+  PlanDType *known;
+  gboolean ok = TRUE;
+
+  for (j = 0; j < n && ok; j++) {
+    PlanNode *input = g_ptr_array_index (node->inputs, j);
+    PlanNode *first = g_ptr_array_index (node->inputs, 0);
+
+    if (input->ndim != first->ndim) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "its inputs have different numbers of axes: input 0 ('%s') has "
+          "%u and input %u ('%s') has %u; the inputs of a stencil have the "
+          "same shape", first->name, first->ndim, j, input->name,
+          input->ndim);
+      ok = FALSE;
+      break;
+    }
+    windows[j] = plan_window_parse (node->windows[j], error);
+    if (windows[j] == NULL) {
+      g_prefix_error (error, "the window \"%s\" of input %u ('%s'): ",
+          node->windows[j], j, input->name);
+      ok = FALSE;
+      break;
+    }
+    n_names += plan_window_get_n_names (windows[j]);
+    if (plan_window_get_height (windows[j]) > 1 && input->ndim < 2) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the window \"%s\" of input %u ('%s') has %u rows but '%s' has "
+          "%u axis; a window of several rows needs an input of at least 2 "
+          "axes", node->windows[j], j, input->name,
+          plan_window_get_height (windows[j]), input->name, input->ndim);
+      ok = FALSE;
+    } else if (plan_window_get_depth (windows[j]) > 1 && input->ndim < 3) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "the window \"%s\" of input %u ('%s') has %u planes but '%s' "
+          "has %u %s; a window of several planes needs an input of at "
+          "least 3 axes", node->windows[j], j, input->name,
+          plan_window_get_depth (windows[j]), input->name, input->ndim,
+          input->ndim == 1 ? "axis" : "axes");
+      ok = FALSE;
+    }
+    /* A name is a cell of one window only. */
+    for (k = 0; ok && k < j; k++) {
+      const gchar *const *wn = plan_window_get_names (windows[j]);
+
+      for (i = 0; ok && wn[i]; i++) {
+        if (plan_window_lookup (windows[k], wn[i]) >= 0) {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+              "'%s' names a cell of the window \"%s\" of input %u ('%s') "
+              "and one of the window \"%s\" of input %u ('%s'); a name is "
+              "a cell of one window only", wn[i], node->windows[k], k,
+              ((PlanNode *) g_ptr_array_index (node->inputs, k))->name,
+              node->windows[j], j, input->name);
+          ok = FALSE;
+        }
+      }
+    }
+  }
+  if (ok) {
+    names = g_newa (const gchar *, n_names + 1);
+    known = g_newa (PlanDType, n_names + 1);
+    n_names = 0;
+    for (j = 0; j < n; j++) {
+      const gchar *const *wn = plan_window_get_names (windows[j]);
+
+      for (i = 0; wn[i]; i++, n_names++) {
+        names[n_names] = wn[i];
+        known[n_names] = known_dtype (g_ptr_array_index (node->inputs, j));
+      }
+    }
+    names[n_names] = NULL;
+    ok = check_expr (node->expr, n_names, names, known, error);
+  }
+  for (j = 0; j < n; j++)
+    if (windows[j])
+      plan_window_unref (windows[j]);
+  g_free (windows);
+  return ok;
+}
+
+/**
+ * plan_graph_add_stencil_inputs:
+ * @graph: a #PlanGraph
+ * @name: (nullable): the node's name, or %NULL to make one up
+ * @n_inputs: the number of inputs, at least 1
+ * @inputs: (array length=n_inputs): the arrays, all of one shape
+ * @windows: (array zero-terminated=1): one window picture per input, in
+ *   the order of @inputs (docs/planstencil.md), whose cells name that
+ *   input's elements around each point; a window of one cell (`"p"`)
+ *   names the input's element at the point itself
+ * @expr: the expression over the names of all the windows' cells
+ * @boundary: how cells outside the arrays are read (for every input)
+ * @cval: the value outside the arrays for %PLAN_BOUNDARY_CONSTANT,
+ *   converted to each input's dtype
+ * @error: return location for an error
+ *
+ * Adds a stencil over several arrays of the same shape, one output from
+ * every input's window at each point: a wave equation's step reads `u`
+ * around the point and `u_prev` at it (windows `"_ n _; w c e; _ s _"`
+ * and `"p"`, expression `2*c - p + k*(n + s + e + w - 4*c)`). Realized
+ * as planstencil with the first input on `sink` (the element's `window`)
+ * and the others on the request pads `sink_1`, `sink_2`, … with their
+ * windows. With one input it is plan_graph_add_stencil().
+ *
+ * The number of windows must be @n_inputs, a name must be a cell of one
+ * window only, and the inputs must have as many axes (checked here) and
+ * the same shape (checked at dispatch).
+ *
+ * Returns: (transfer none) (nullable): the node, or %NULL with @error set.
+ *
+ * Since: 0.1
+ */
+PlanNode *
+plan_graph_add_stencil_inputs (PlanGraph * graph, const gchar * name,
+    guint n_inputs, PlanNode ** inputs, const gchar * const *windows,
+    const gchar * expr, PlanBoundary boundary, gdouble cval,
+    GError ** error)
+{
+  guint n_windows = windows ? g_strv_length ((gchar **) windows) : 0;
+  PlanNode *node;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
+  g_return_val_if_fail (expr != NULL, NULL);
+  g_return_val_if_fail (n_inputs == 0 || inputs != NULL, NULL);
+
+  node = new_node (graph, PLAN_NODE_STENCIL, name, n_inputs, inputs, error);
+  if (node == NULL)
+    return NULL;
+  node->expr = g_strdup (expr);
+  node->boundary = boundary;
+  node->cval = cval;
+  node->iterations = 1;
+  if (n_inputs == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a stencil needs at least one input");
+    ok = FALSE;
+  } else if (n_windows != n_inputs) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%u %s for %u %s; a stencil takes one window per input, in the "
+        "order of its inputs", n_windows, n_windows == 1 ? "window" :
+        "windows", n_inputs, n_inputs == 1 ? "input" : "inputs");
+    ok = FALSE;
+  } else if (g_enum_get_value (g_type_class_ref (PLAN_TYPE_BOUNDARY),
+          boundary) == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a boundary mode", boundary);
+    ok = FALSE;
+  } else {
+    node->window = g_strdup (windows[0]);
+    node->windows = g_strdupv ((gchar **) windows);
+    ok = check_stencil_inputs (node, error);
   }
   return add_node (graph, node, ok, error);
 }

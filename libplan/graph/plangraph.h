@@ -101,6 +101,12 @@ PlanNode * plan_graph_add_stencil_iterated (PlanGraph * graph,
     GError ** error);
 
 PLAN_API
+PlanNode * plan_graph_add_stencil_inputs (PlanGraph * graph,
+    const gchar * name, guint n_inputs, PlanNode ** inputs,
+    const gchar * const * windows, const gchar * expr, PlanBoundary boundary,
+    gdouble cval, GError ** error);
+
+PLAN_API
 PlanNode * plan_graph_add_custom (PlanGraph * graph, const gchar * name,
     guint n_inputs, PlanNode ** inputs, const gchar * properties,
     GError ** error);

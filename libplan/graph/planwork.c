@@ -765,6 +765,10 @@ branch_pad (PlanWork * self, Stage * stage, GError ** error)
   return ok ? gst_element_get_static_pad (queue, "src") : NULL;
 }
 
+/* The pad input @index of @stage is linked to: a map's and a custom
+ * kernel's request pad sink_<index>; a stencil's sink for its first input
+ * and the request pad sink_<index>, with the input's window, for the
+ * others. */
 static GstPad *
 input_pad (Stage * stage, guint index)
 {
@@ -772,12 +776,15 @@ input_pad (Stage * stage, guint index)
   gchar *name;
   GstPad *pad;
 
-  if (stage->kind != PLAN_NODE_MAP && stage->kind != PLAN_NODE_CUSTOM)
+  if ((stage->kind != PLAN_NODE_MAP && stage->kind != PLAN_NODE_CUSTOM)
+      && (stage->kind != PLAN_NODE_STENCIL || index == 0))
     return gst_element_get_static_pad (stage->element, "sink");
   templ = gst_element_get_pad_template (stage->element, "sink_%u");
   name = g_strdup_printf ("sink_%u", index);
   pad = gst_element_request_pad (stage->element, templ, name, NULL);
   g_free (name);
+  if (pad != NULL && stage->kind == PLAN_NODE_STENCIL)
+    g_object_set (pad, "window", stage->node->windows[index], NULL);
   return pad;
 }
 
@@ -865,8 +872,16 @@ link_elements (PlanWork * self, GError ** error)
       continue;
     for (j = 0; j < stage->inputs->len; j++) {
       GstPad *sinkpad = input_pad (stage, j);
-      gboolean ok = link_to (self, g_ptr_array_index (stage->inputs, j),
-          sinkpad, error);
+      gboolean ok;
+
+      if (sinkpad == NULL) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+            "%s did not give a pad for input %u",
+            GST_OBJECT_NAME (stage->element), j);
+        return FALSE;
+      }
+      ok = link_to (self, g_ptr_array_index (stage->inputs, j), sinkpad,
+          error);
 
       gst_object_unref (sinkpad);
       if (!ok)
@@ -1214,13 +1229,96 @@ infer_stencil_once (PlanNode * node, const PlanArrayInfo * in,
   return expr != NULL;
 }
 
-/* Each application reads the output of the one before. */
-static gboolean
-infer_stencil (PlanNode * node, const PlanArrayInfo * in, PlanArrayInfo * out,
+/* A stencil node's windows, parsed; NULL with @error set. */
+static PlanWindow **
+stencil_windows (PlanNode * node, GError ** error)
+{
+  guint n = node->inputs->len, j;
+  PlanWindow **windows = g_new0 (PlanWindow *, n);
+
+  for (j = 0; j < n; j++) {
+    windows[j] = plan_window_parse (node->windows[j], error);
+    if (windows[j] == NULL) {
+      while (j-- > 0)
+        plan_window_unref (windows[j]);
+      g_free (windows);
+      return NULL;
+    }
+  }
+  return windows;
+}
+
+static void
+stencil_windows_free (PlanWindow ** windows, guint n)
+{
+  guint j;
+
+  for (j = 0; j < n; j++)
+    plan_window_unref (windows[j]);
+  g_free (windows);
+}
+
+/* The stencil kernel of a stencil of several inputs, as planstencil makes
+ * it, for inputs of @in: the inputs must have one shape. */
+static PlanStencilKernel *
+stencil_inputs_kernel (PlanNode * node, const PlanArrayInfo * in,
     GError ** error)
 {
-  PlanArrayInfo cur = *in;
+  guint n = node->inputs->len, j, k;
+  PlanNode *first = g_ptr_array_index (node->inputs, 0);
+  PlanStencilKernel *kernel;
+  PlanWindow **windows;
+
+  for (j = 1; j < n; j++) {
+    PlanNode *other = g_ptr_array_index (node->inputs, j);
+    gboolean same = in[j].ndim == in[0].ndim;
+
+    for (k = 0; same && k < in[0].ndim; k++)
+      same = in[j].shape[k] == in[0].shape[k] || (k == 0
+          && (in[j].shape[0] < 0 || in[0].shape[0] < 0));
+    if (!same) {
+      gchar *sa = info_shape (&in[0]), *sb = info_shape (&in[j]);
+
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "its inputs must "
+          "have the same shape, but input 0 ('%s') has shape %s and input "
+          "%u ('%s') has shape %s", first->name, sa, j, other->name, sb);
+      g_free (sa);
+      g_free (sb);
+      return NULL;
+    }
+  }
+  if ((windows = stencil_windows (node, error)) == NULL)
+    return NULL;
+  kernel = plan_stencil_kernel_new_inputs (n, (const PlanWindow *const *)
+      windows, in, node->expr, node->boundary, node->cval, error);
+  stencil_windows_free (windows, n);
+  return kernel;
+}
+
+/* Each application reads the output of the one before; several inputs
+ * make one application of all their windows. */
+static gboolean
+infer_stencil (PlanNode * node, PlanArrayInfo * infos, PlanArrayInfo * out,
+    GError ** error)
+{
+  PlanArrayInfo cur = infos[((PlanNode *) g_ptr_array_index (node->inputs,
+          0))->index];
   guint i;
+
+  if (node->windows != NULL) {
+    guint n = node->inputs->len;
+    PlanArrayInfo *in = g_newa (PlanArrayInfo, n);
+    PlanStencilKernel *kernel;
+
+    for (i = 0; i < n; i++)
+      in[i] = infos[((PlanNode *) g_ptr_array_index (node->inputs,
+                  i))->index];
+    if ((kernel = stencil_inputs_kernel (node, in, error)) == NULL)
+      return FALSE;
+    plan_stencil_kernel_get_output_info (kernel, out);
+    plan_stencil_kernel_free (kernel);
+    return TRUE;
+  }
 
   for (i = 0; i < node->iterations; i++) {
     if (!infer_stencil_once (node, &cur, out, error)) {
@@ -1281,7 +1379,7 @@ infer_infos (PlanWork * self, PlanArrayInfo * infos, GError ** error)
         ok = infer_reduce (node, in, &infos[i], error);
         break;
       case PLAN_NODE_STENCIL:
-        ok = infer_stencil (node, in, &infos[i], error);
+        ok = infer_stencil (node, infos, &infos[i], error);
         break;
       case PLAN_NODE_SINK:
         infos[i] = *in;
@@ -2304,13 +2402,18 @@ direct_stencil_setup (Stage * stage, const PlanArrayInfo * in,
     GError ** error)
 {
   PlanNode *node = stage->node;
-  PlanWindow *window = plan_window_parse (node->window, error);
+  PlanWindow *window;
 
-  if (window == NULL)
-    return FALSE;
-  stage->direct_stencil = plan_stencil_kernel_new_iterated (window,
-      node->expr, in, node->boundary, node->cval, node->iterations, error);
-  plan_window_unref (window);
+  if (node->windows != NULL) {
+    stage->direct_stencil = stencil_inputs_kernel (node, in, error);
+  } else {
+    if ((window = plan_window_parse (node->window, error)) == NULL)
+      return FALSE;
+    stage->direct_stencil = plan_stencil_kernel_new_iterated (window,
+        node->expr, in, node->boundary, node->cval, node->iterations,
+        error);
+    plan_window_unref (window);
+  }
   if (stage->direct_stencil == NULL)
     return FALSE;
   plan_stencil_kernel_set_n_threads (stage->direct_stencil, 1);
@@ -2411,16 +2514,25 @@ direct_compute (Stage * stage, PlanArray ** ins, PlanArray * out,
           (&stage->direct_out);
       guint n_blocks, k;
       gboolean first = TRUE;
+      gconstpointer *rows = g_newa (gconstpointer, n_in);
 
       plan_stencil_kernel_reset (kernel);
-      if (plan_stencil_kernel_host_needs_end_rows (kernel, n_rows, &n_end)
-          && !plan_stencil_kernel_host_set_end_rows (kernel, n_rows,
-              (const guint8 *) data + (n_rows - n_end) * row, n_end, error))
-        return FALSE;
+      for (j = 0; j < n_in; j++)
+        rows[j] = plan_array_get_data (ins[j], NULL);
+      if (plan_stencil_kernel_host_needs_end_rows (kernel, n_rows, &n_end)) {
+        /* Each input's last rows, as planstencil reads them upstream. */
+        for (j = 0; j < n_in; j++) {
+          row = plan_array_info_get_row_size (plan_array_get_info (ins[j]));
+          if (!plan_stencil_kernel_host_set_input_end_rows (kernel, j,
+                  n_rows, (const guint8 *) rows[j] + (n_rows - n_end) * row,
+                  n_end, error))
+            return FALSE;
+        }
+      }
       do {
-        if (first ? !plan_stencil_kernel_push (kernel, data, n_rows, blocks,
-                &n_blocks, error) : !plan_stencil_kernel_finish (kernel,
-                blocks, &n_blocks, error))
+        if (first ? !plan_stencil_kernel_push_inputs (kernel, rows, n_rows,
+                blocks, &n_blocks, error) : !plan_stencil_kernel_finish
+            (kernel, blocks, &n_blocks, error))
           return FALSE;
         for (k = 0; k < n_blocks; k++) {
           if (done + blocks[k].n_rows > total) {
@@ -2914,6 +3026,33 @@ launch_value (const GValue * value)
   return quoted;
 }
 
+/* The windows set on a stencil's request pads: `sink_1::window="p"`. */
+static void
+append_pad_windows (GString * out, GstElement * element)
+{
+  GList *l;
+
+  GST_OBJECT_LOCK (element);
+  for (l = element->sinkpads; l != NULL; l = l->next) {
+    GValue value = G_VALUE_INIT;
+    gchar *s;
+
+    if (g_object_class_find_property (G_OBJECT_GET_CLASS (l->data),
+            "window") == NULL)
+      continue;
+    g_value_init (&value, G_TYPE_STRING);
+    g_object_get_property (l->data, "window", &value);
+    if (g_value_get_string (&value) != NULL
+        && (s = launch_value (&value)) != NULL) {
+      g_string_append_printf (out, " %s::window=%s",
+          GST_OBJECT_NAME (l->data), s);
+      g_free (s);
+    }
+    g_value_unset (&value);
+  }
+  GST_OBJECT_UNLOCK (element);
+}
+
 /* @element as gst-launch declares it: its factory, name and every
  * property that differs from a new element's (which is what the parser
  * starts from). */
@@ -2950,6 +3089,7 @@ append_element (GString * out, GstElement * element)
   }
   g_free (specs);
   gst_object_unref (gst_object_ref_sink (fresh));
+  append_pad_windows (out, element);
 }
 
 /**

@@ -558,14 +558,45 @@ class Plan:
         are not read), func combines them; its arguments are the window's
         names in order (or take the window's names). With iterations=N
         the window is applied N times, each time to the result of the
-        time before (the same as N stencils in a row)."""
-        (source,) = self._inputs(args, "stencil")
+        time before (the same as N stencils in a row).
+
+        Over several arrays of one shape, window is a list of windows,
+        one per argument, and func reads the cells of all of them (a
+        window of one cell, 'p', is that array's element at the point)::
+
+            plan.stencil(["_ n _; w c e; _ s _", "p"],
+                         lambda n, w, c, e, s, p: 2*c - p + k*(n + s + e + w - 4*c),
+                         args=(u, u_prev))
+        """
+        sources = self._inputs(args, "stencil")
+        if isinstance(window, str):
+            windows = [window]
+            if len(sources) != 1:
+                raise ValueError(
+                    "stencil: %d inputs need %d windows, a list with one "
+                    "window per input in the order of args; got the one "
+                    "window %r" % (len(sources), len(sources), window))
+        else:
+            windows = list(window)
+            if not all(isinstance(w, str) for w in windows):
+                raise TypeError("stencil: window must be a string or a list "
+                                "of strings, one per input, not %r" %
+                                (window,))
+            if len(windows) != len(sources):
+                raise ValueError(
+                    "stencil: %d windows for %d inputs; give one window per "
+                    "input, in the order of args" %
+                    (len(windows), len(sources)))
+        if not sources:
+            raise ValueError("stencil: args is empty; a stencil needs at "
+                             "least one input")
         if boundary not in _BOUNDARIES:
             raise ValueError("stencil: boundary must be one of %s, not %r" %
                              (", ".join(_BOUNDARIES), boundary))
         if callable(func):
-            cells = [c for c in window.replace(";", " ").replace(",", " ")
-                     .split() if c != "_"]
+            cells = [c for w in windows
+                     for c in w.replace(";", " ").replace(",", " ")
+                     .replace("|", " ").split() if c != "_"]
             code = getattr(func, "__code__", None)
             params = [code.co_varnames[i] for i in range(code.co_argcount)] \
                 if code else []
@@ -581,10 +612,21 @@ class Plan:
         if isinstance(iterations, bool) or not isinstance(iterations, int):
             raise TypeError("stencil: iterations must be an int, not %r" %
                             (iterations,))
-        return self._wrap(_call(self._graph.add_stencil_iterated,
-                                self._name(name), window, func,
-                                _BOUNDARIES[boundary], float(cval),
-                                iterations, source._node))
+        if len(sources) == 1:
+            return self._wrap(_call(self._graph.add_stencil_iterated,
+                                    self._name(name), windows[0], func,
+                                    _BOUNDARIES[boundary], float(cval),
+                                    iterations, sources[0]._node))
+        if iterations != 1:
+            raise ValueError(
+                "stencil: iterations=%r with %d inputs: iterations apply the "
+                "window to the stencil's own output, one array; a stencil "
+                "of several inputs is applied once (make one stencil per "
+                "step)" % (iterations, len(sources)))
+        return self._wrap(_call(self._graph.add_stencil_inputs,
+                                self._name(name), [a._node for a in sources],
+                                windows, func, _BOUNDARIES[boundary],
+                                float(cval)))
 
     def custom(self, kernel=_DECORATE, args=None, mode="map", out_dtype=None,
                out_shape=None, halo=0, boundary="reflect", cval=0.0,

@@ -195,6 +195,79 @@ def iterated_stencil():
                                            iterations=2.5), "iterations")
 
 
+def wave_and_fdtd(target):
+    """Stencils over several inputs: five steps of a 1-D wave equation
+    (u around each point, u_prev at it) and three of a 2-D FDTD (TMz) step
+    whose Ez update reads Hx and Hy and whose H updates read the new Ez,
+    against numpy."""
+    k = 0.25
+    plan = Plan()
+    u = plan.source(ndim=1); up = plan.source(ndim=1)
+    plan.stencil(["w c e", "p"], lambda w, c, e, p: 2*c - p + k*(w + e - 2*c),
+                 args=(u, up), boundary="reflect", name="nxt")
+    work = plan.realize(target=target)
+    U = np.sin(np.linspace(0, 6, 5000)); P = U.copy()
+    want_u, want_p = U.copy(), P.copy()
+    for _ in range(5):
+        U, P = work.dispatch(u=U, up=P).result("nxt"), U
+        q = np.pad(want_u, 1, mode="symmetric")
+        want_u, want_p = 2*want_u - want_p + k*(q[:-2] + q[2:] - 2*want_u), want_u
+    close(U, want_u, 1e-12)
+
+    ce, ch = 0.5, 0.4
+    plan = Plan()
+    ez = plan.source(ndim=2); hx = plan.source(ndim=2); hy = plan.source(ndim=2)
+    ez1 = plan.stencil(["ez", "hxn; hx; _", "hyw hy _"],
+                       lambda ez, hx, hxn, hy, hyw: ez + ce*((hy - hyw) - (hx - hxn)),
+                       args=(ez, hx, hy), boundary="constant")
+    hx1 = plan.stencil(["h", "_; e; es"], lambda h, e, es: h - ch*(es - e),
+                       args=(hx, ez1), boundary="constant")
+    hy1 = plan.stencil(["h", "_ e ee"], lambda h, e, ee: h + ch*(ee - e),
+                       args=(hy, ez1), boundary="constant")
+    for node in (ez1, hx1, hy1):
+        plan.sink(node, name=node.name + "_out")
+    work = plan.realize(target=target)
+    EZ = rng.standard_normal((300, 70)); HX = np.zeros_like(EZ); HY = np.zeros_like(EZ)
+    wez, whx, why = EZ, HX, HY
+    for _ in range(3):
+        r = work.dispatch(ez=EZ, hx=HX, hy=HY).result()
+        EZ, HX, HY = r["ez1_out"], r["hx1_out"], r["hy1_out"]
+        wez = wez + ce*((why - np.pad(why, ((0, 0), (1, 0)))[:, :-1])
+                        - (whx - np.pad(whx, ((1, 0), (0, 0)))[:-1]))
+        whx = whx - ch*(np.pad(wez, ((0, 1), (0, 0)))[1:] - wez)
+        why = why + ch*(np.pad(wez, ((0, 0), (0, 1)))[:, 1:] - wez)
+    for got, want in ((EZ, wez), (HX, whx), (HY, why)):
+        close(got, want, 1e-12)
+
+
+@test
+def stencil_over_several_inputs():
+    wave_and_fdtd("cpu")
+    plan = Plan()
+    a = plan.source(ndim=2); b = plan.source(ndim=2); v = plan.source(ndim=1)
+    lap = "_ n _; w c e; _ s _"
+    expect(ValueError, lambda: plan.stencil(lap, "c", args=(a, b)),
+           "2 inputs need 2 windows")
+    expect(ValueError, lambda: plan.stencil([lap], "c", args=(a, b)),
+           "1 windows for 2 inputs")
+    expect(ValueError, lambda: plan.stencil([lap, "p"], "c + p", args=(a, b),
+                                            iterations=2), "applied once")
+    expect(PlanError, lambda: plan.stencil([lap, "c"], "c", args=(a, b)),
+           "'c' names a cell of the window", "of input 1 ('b')")
+    expect(PlanError, lambda: plan.stencil(["l c r", "p"], "c + p", args=(a, v)),
+           "different numbers of axes")
+    plan = Plan()
+    a = plan.source(ndim=2); b = plan.source(ndim=2)
+    plan.stencil([lap, "p"], "c + p", args=(a, b), name="s")
+    work = plan.realize(target="cpu")
+    expect(PlanError, lambda: work.dispatch(a=np.zeros((10, 5)), b=np.zeros((10, 4))),
+           "its inputs must have the same shape", "(10, 5)", "(10, 4)")
+
+
+def stencil_over_several_inputs_sim():
+    wave_and_fdtd("gpu")
+
+
 @test
 def constants_broadcasting_and_ddof():
     A = (rng.standard_normal((700, 3)) * 2 + 9).astype(np.float32)
@@ -741,7 +814,7 @@ def arrays_in_files_bound_by_name():
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
         tests = [sim_device_arrays, design_example_sim, zero_d_arrays,
-                 float16_arrays]
+                 float16_arrays, stencil_over_several_inputs_sim]
     else:
         tests = TESTS
     failed = 0

@@ -1412,6 +1412,204 @@ GST_START_TEST (test_device_array_refused_as_output)
 
 GST_END_TEST;
 
+
+/* A stencil over several inputs: one step of a 2-D wave equation over u
+ * (a 5-point window) and u_prev (its centre), realized as planstencil
+ * with u_prev on sink_1, through the pipeline, on the caller's thread and
+ * on the simulated device; the same values as a loop here; and its
+ * errors. */
+static PlanArray *
+field (gint64 rows, gint64 cols, gdouble phase)
+{
+  gint64 shape[] = { rows, cols }, i;
+  PlanArray *array = plan_array_new (PLAN_DTYPE_FLOAT64, 2, shape, NULL);
+  gdouble *d = plan_array_get_writable_data (array, NULL);
+
+  for (i = 0; i < rows * cols; i++)
+    d[i] = sin (0.01 * i + phase) + (i % 7) * 0.125;
+  return array;
+}
+
+static const gchar *const wave_windows[] = { "_ n _; w c e; _ s _", "p",
+  NULL
+};
+
+#define WAVE_EXPR "2*c - p + 0.25*(n + s + e + w - 4*c)"
+
+/* u_next as planstencil computes it, boundary=nearest. */
+static gdouble
+wave_at (const gdouble * u, const gdouble * p, gint64 rows, gint64 cols,
+    gint64 r, gint64 c)
+{
+#define U(rr, cc) u[CLAMP (rr, 0, rows - 1) * cols + CLAMP (cc, 0, cols - 1)]
+  gdouble centre = U (r, c);
+
+  return 2 * centre - p[r * cols + c] + 0.25 * (U (r - 1, c) + U (r + 1,
+          c) + U (r, c + 1) + U (r, c - 1) - 4 * centre);
+#undef U
+}
+
+static void
+run_wave (PlanTarget target, gboolean direct)
+{
+  gint64 rows = 300, cols = 17, r, c;
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *u = plan_graph_add_source (g, "u", 2, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *up = plan_graph_add_source (g, "up", 2, PLAN_DTYPE_UNKNOWN,
+      NULL);
+  PlanNode *ins[] = { u, up };
+  PlanArray *U = field (rows, cols, 0.0), *P = field (rows, cols, 0.3), *out;
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanFuture *future;
+  PlanWork *work;
+  GError *error = NULL;
+  const gdouble *o, *du = plan_array_get_data (U, NULL);
+  const gdouble *dp = plan_array_get_data (P, NULL);
+  gchar *launch;
+
+  fail_unless (plan_graph_add_stencil_inputs (g, "step", 2, ins,
+          wave_windows, WAVE_EXPR, PLAN_BOUNDARY_NEAREST, 0.0,
+          &error) != NULL, "%s", error ? error->message : "");
+  if (!direct)
+    g_setenv ("PLAN_DIRECT_MAX_ELEMENTS", "0", TRUE);
+  work = plan_graph_realize (g, target, 0, &error);
+  g_unsetenv ("PLAN_DIRECT_MAX_ELEMENTS");
+  fail_unless (work != NULL, "%s", error ? error->message : "");
+  launch = plan_work_to_launch_string (work);
+  fail_unless (strstr (launch, "sink_1::window=p") != NULL, "%s", launch);
+  fail_unless (strstr (launch, "up. ! step.sink_1") != NULL, "%s", launch);
+  g_free (launch);
+  plan_bindings_set_array (bindings, "u", U);
+  plan_bindings_set_array (bindings, "up", P);
+  future = plan_work_dispatch (work, bindings, &error);
+  fail_unless (future != NULL, "%s", error ? error->message : "");
+  fail_unless (plan_future_wait (future, -1, &error), "%s",
+      error ? error->message : "");
+  out = plan_future_get_result (future, "step");
+  fail_unless (out != NULL);
+  fail_unless_equals_int (plan_array_get_dtype (out), PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int64 (plan_array_get_n_rows (out), rows);
+  o = plan_array_get_data (out, NULL);
+  for (r = 0; r < rows; r++)
+    for (c = 0; c < cols; c++) {
+      gdouble want = wave_at (du, dp, rows, cols, r, c);
+
+      fail_unless (fabs (o[r * cols + c] - want) <= 1e-12 * (1 + fabs (want)),
+          "(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "): %.17g, want %.17g",
+          r, c, o[r * cols + c], want);
+    }
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (U);
+  g_object_unref (P);
+  g_object_unref (g);
+}
+
+GST_START_TEST (test_stencil_inputs_wave)
+{
+  run_wave (PLAN_TARGET_CPU, TRUE);
+  run_wave (PLAN_TARGET_CPU, FALSE);
+  /* The device path, on the simulated device. */
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  run_wave (PLAN_TARGET_CUDA, FALSE);
+  g_unsetenv ("GST_PLAN_DEVICE");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stencil_inputs_errors)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 2, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *b = plan_graph_add_source (g, "b", 2, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *v = plan_graph_add_source (g, "v", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *ab[] = { a, b }, *av[] = { a, v };
+  const gchar *const one[] = { "_ n _; w c e; _ s _", NULL };
+  const gchar *const clash[] = { "_ n _; w c e; _ s _", "c", NULL };
+  const gchar *const bad[] = { "l c r", "p (", NULL };
+  const gchar *const tall[] = { "l c r", "n; p; s", NULL };
+  PlanBindings *bindings;
+  PlanWork *work;
+  PlanArray *A, *B;
+  GError *error = NULL;
+
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, ab, one, "c",
+          PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "stencil 's': 1 window for 2 inputs; a "
+      "stencil takes one window per input");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, ab, NULL, "c",
+          PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "0 windows for 2 inputs");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 0, NULL, one, "c",
+          PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "stencil 's': a stencil needs at least one "
+      "input");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, ab, clash, "c",
+          PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "stencil 's': 'c' names a cell of the "
+      "window \"_ n _; w c e; _ s _\" of input 0 ('a') and one of the "
+      "window \"c\" of input 1 ('b')");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, ab, bad, "c + p",
+          PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "stencil 's': the window \"p (\" of input 1 "
+      "('b'): ");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, av, tall, "c + p",
+          PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "its inputs have different numbers of axes: "
+      "input 0 ('a') has 2 and input 1 ('v') has 1");
+  g_clear_error (&error);
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, ab, wave_windows,
+          "c + q", PLAN_BOUNDARY_REFLECT, 0, &error) == NULL);
+  assert_error_contains (error, "unknown name 'q'");
+  g_clear_error (&error);
+
+  g_object_unref (g);
+
+  /* Shapes are known at dispatch. */
+  g = plan_graph_new ();
+  a = plan_graph_add_source (g, "a", 2, PLAN_DTYPE_UNKNOWN, NULL);
+  b = plan_graph_add_source (g, "b", 2, PLAN_DTYPE_UNKNOWN, NULL);
+  ab[0] = a;
+  ab[1] = b;
+  fail_unless (plan_graph_add_stencil_inputs (g, "s", 2, ab, wave_windows,
+          WAVE_EXPR, PLAN_BOUNDARY_REFLECT, 0, &error) != NULL);
+  work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error);
+  fail_unless (work != NULL, "%s", error ? error->message : "");
+  A = field (10, 5, 0);
+  B = field (10, 4, 0);
+  bindings = plan_bindings_new ();
+  plan_bindings_set_array (bindings, "a", A);
+  plan_bindings_set_array (bindings, "b", B);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "stencil 's': its inputs must have the same "
+      "shape, but input 0 ('a') has shape (10, 5) and input 1 ('b') has "
+      "shape (10, 4)");
+  g_clear_error (&error);
+  g_object_unref (bindings);
+  g_object_unref (B);
+  B = field (9, 5, 0);
+  bindings = plan_bindings_new ();
+  plan_bindings_set_array (bindings, "a", A);
+  plan_bindings_set_array (bindings, "b", B);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "has shape (10, 5) and input 1 ('b') has "
+      "shape (9, 5)");
+  g_clear_error (&error);
+  g_object_unref (bindings);
+  g_object_unref (A);
+  g_object_unref (B);
+  g_object_unref (work);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
 static Suite *
 graph_suite (void)
 {
@@ -1447,6 +1645,8 @@ graph_suite (void)
   tcase_add_test (tc, test_output_computed_in_place);
   tcase_add_test (tc, test_dispatch_device_array);
   tcase_add_test (tc, test_device_array_refused_as_output);
+  tcase_add_test (tc, test_stencil_inputs_wave);
+  tcase_add_test (tc, test_stencil_inputs_errors);
   return s;
 }
 
