@@ -2109,7 +2109,17 @@ _plan_reducer_parse_identity (const gchar * text, PlanDType dtype, Value * value
       goto bad;
     if (dtype == PLAN_DTYPE_FLOAT32) {
       gfloat f = (gfloat) d;
+
+      if (isfinite (d) && !isfinite (f))
+        goto bad;
       memcpy (value->raw, &f, sizeof (f));
+    } else if (dtype == PLAN_DTYPE_FLOAT16) {
+      /* the float16 nearest the number (ties to even) */
+      guint16 h = plan_dtype_float16_from_double (d);
+
+      if (isfinite (d) && (h & 0x7c00) == 0x7c00)
+        goto bad;               /* beyond float16's range */
+      memcpy (value->raw, &h, sizeof (h));
     } else {
       value->f = d;
     }

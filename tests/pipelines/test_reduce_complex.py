@@ -345,6 +345,103 @@ def test_message_values():
             raise Failure('%r not in the messages:\n%s' % (want, out))
 
 
+def custom_tree(a, f, identity, block=2048):
+    """A custom combiner's result over the flat array @a as planreduce
+    computes it: each block of 2048 padded with the identity to a power of
+    two and combined by halves, the blocks merged by a binary counter,
+    the pending results folded most recent first."""
+    def reduce_block(b):
+        p = 1
+        while p < b.size:
+            p *= 2
+        cur = np.concatenate([b, np.full(p - b.size, identity, b.dtype)])
+        while p > 1:
+            p //= 2
+            cur = f(cur[:p], cur[p:2 * p])
+        return cur[0]
+    stack = []                  # (level, value)
+    flat = a.reshape(-1)
+    k = 0
+    for k in range(0, flat.size - block + 1, block):
+        acc, level = reduce_block(flat[k:k + block]), 0
+        while stack and stack[-1][0] == level:
+            acc = f(stack.pop()[1], acc)
+            level += 1
+        stack.append((level, acc))
+    done = (flat.size // block) * block
+    if done < flat.size:
+        acc = reduce_block(flat[done:])
+    elif stack:
+        acc = stack.pop()[1]
+    else:
+        return identity
+    while stack:
+        acc = f(stack.pop()[1], acc)
+    return acc
+
+
+def test_float16_custom_combiners():
+    """Custom combiners over float16 compute in float16, as numpy's float16
+    arithmetic does (in float32, rounded to float16 after each operation):
+    max, min and products of powers of two are numpy's exactly on every
+    axis; x + y equals numpy's float16 additions in planreduce's tree, bit
+    for bit, for any chunking and thread count."""
+    rng = np.random.default_rng(17)
+    a = (rng.standard_normal(20011) * 3).astype(np.float16)
+    neg = -np.abs(a) - np.float16(1)
+    m = neg[:3001 * 5].reshape(3001, 5)
+    # signs, and ten 2s and ten 0.5s: every partial product is exact
+    pw = np.where(rng.random((701, 3)) < 0.5, -1, 1).astype(np.float16)
+    pw.reshape(-1)[rng.choice(pw.size, 20, replace=False)] *= \
+        np.repeat(np.float16([2, 0.5]), 10)
+    d = tmpdir()
+    for name, arr in (('a', a), ('neg', neg), ('m', m), ('pw', pw)):
+        np.save('%s/%s.npy' % (d, name), arr)
+    ident = {'max(x, y)': '-inf', 'min(x, y)': 'inf', 'x * y': '1',
+             'x + y': '0'}
+    runs = [('neg', 'max(x, y)', 'all'), ('a', 'min(x, y)', 'all'),
+            ('m', 'max(x, y)', '0'), ('m', 'max(x, y)', '-1'),
+            ('pw', 'x * y', 'all'), ('pw', 'x * y', '0'),
+            ('pw', 'x * y', '-1')]
+    words, outs = [], []
+    for k, (name, expr, axis) in enumerate(runs):
+        out = '%s/r%d.npy' % (d, k)
+        words += ['planfilesrc', 'location=%s/%s.npy' % (d, name),
+                  'blocksize=%d' % (2 * (61 if name != 'a' else 1000)), '!',
+                  'planreduce', 'expr=' + expr, 'identity=' + ident[expr],
+                  'axis=' + axis, 'n-threads=%d' % (k % 3), '!',
+                  'planfilesink', 'location=' + out]
+        outs.append((name, expr, axis, out))
+    sums = []
+    for i, rows in enumerate((1 << 20, 1000, 61, 1)):
+        out = '%s/s%d.npy' % (d, i)
+        words += ['planfilesrc', 'location=%s/a.npy' % d,
+                  'blocksize=%d' % (2 * rows), '!', 'planreduce',
+                  'expr=x + y', 'identity=0', 'n-threads=%d' % (i % 3), '!',
+                  'planfilesink', 'location=' + out]
+        sums.append(out)
+    launch(*words, timeout=300)
+    fns = {'max(x, y)': np.max, 'min(x, y)': np.min, 'x * y': np.prod}
+    arrays = {'a': a, 'neg': neg, 'm': m, 'pw': pw}
+    for name, expr, axis, out in outs:
+        arr = arrays[name]
+        ax = None if axis == 'all' else (0 if axis == '0' else 1)
+        assert_same(np.load(out), np.asarray(fns[expr](arr, axis=ax)),
+                    '%s axis=%s on float16 %s' % (expr, axis, arr.shape))
+    want = custom_tree(a, lambda x, y: x + y, np.float16(0))
+    for i, out in enumerate(sums):
+        got = np.load(out)
+        if got.dtype != np.float16 or got.tobytes() != want.tobytes():
+            raise Failure('x + y on float16, chunking %d: %r, numpy float16 '
+                          'in the same tree %r' % (i, got, want))
+    # an identity beyond float16's range (65504) is refused
+    _, out = launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'expr=max(x, y)', 'identity=1e5', '!', 'fakesink',
+                    expect_ok=False)
+    if "the identity '1e5' is not a valid float16 value" not in out:
+        raise Failure('identity 1e5 on float16: no clear refusal:\n' + out)
+
+
 def test_custom_combiner_on_complex_refused():
     d = tmpdir()
     np.save(d + '/c.npy', np.array([1 + 2j, 3 - 1j], np.complex128))
@@ -363,6 +460,7 @@ cases += [(f.__name__, f) for f in (
     test_all_nan_slices, test_nanargmin_takes_nan_as_inf,
     test_same_bits_any_chunking, test_complex_variance_large_mean,
     test_float16_sum_rounds_once, test_message_values,
+    test_float16_custom_combiners,
     test_custom_combiner_on_complex_refused)]
 if len(sys.argv) > 1:
     cases = [c for c in cases if any(w in c[0] for w in sys.argv[1:])]

@@ -379,6 +379,8 @@ static const struct
   {PLAN_DTYPE_INT32, "x * 0.5 + y", "0"},
   {PLAN_DTYPE_INT64, "min(x, y)", "9223372036854775807"},
   {PLAN_DTYPE_UINT8, "x + y", "0"},
+  {PLAN_DTYPE_FLOAT16, "x + y", "0"},
+  {PLAN_DTYPE_FLOAT16, "max(x, y)", "-inf"},
 };
 
 static void
