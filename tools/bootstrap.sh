@@ -29,7 +29,8 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   libjson-glib-dev  # gst-validate's build (.ci/run), for tests/validate; Zarr metadata
   openmpi-bin libopenmpi-dev
   zlib1g-dev libhdf5-dev python3-h5py python3-netcdf4
-  libzstd-dev libblosc-dev python3-zarr
+  libzstd-dev libblosc-dev libdeflate-dev python3-zarr
+  python3-dask  # tests/benchmarks: the dask.array peer of the HDF5 and Zarr jobs
   ccache
   build-essential debhelper dh-python dpkg-dev fakeroot lintian man-db
   python3-mesonpy python3-venv python3-pip)

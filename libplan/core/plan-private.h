@@ -188,6 +188,13 @@ G_GNUC_INTERNAL
 gboolean _plan_h5_dataset_decodes_here (PlanH5Dataset * d);
 
 G_GNUC_INTERNAL
+gboolean _plan_h5_dataset_maps_chunks (PlanH5Dataset * d);
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_dataset_chunk_offset (PlanH5Dataset * d, guint64 chunk,
+    guint64 * offset);
+
+G_GNUC_INTERNAL
 void _plan_h5_dataset_close (PlanH5Dataset * d);
 
 typedef struct _PlanH5Writer PlanH5Writer;

@@ -22,7 +22,9 @@
  * rows whose only filters are deflate and shuffle, are decoded by libplan
  * on more workers, one per processor (at most 8), each reading a chunk of
  * rows of its own; chunks are queued in row order all the same. Memory is
- * then that of the chunks in flight plus one per worker.
+ * then that of the chunks in flight plus one per worker. The chunks of an
+ * HDF5 dataset chunked in whole rows without filters are mapped from the
+ * file, one a buffer, where they are large enough (512 KiB).
  *
  * Use:
  *
@@ -1292,8 +1294,22 @@ drop_window (PlanFileReader * self)
 static guint64
 data_end (PlanFileReader * self)
 {
+  /* An HDF5 dataset's chunks are anywhere in the file. */
+  if (self->h5)
+    return self->opened.st_size;
   return self->data_offset + (self->window_first + self->window_rows) *
       self->row_size;
+}
+
+/* Whether the chunks of the HDF5 dataset open are mapped from the file. */
+static gboolean
+h5_maps_chunks (PlanFileReader * self)
+{
+#if HAVE_HDF5
+  return self->h5 && _plan_h5_dataset_maps_chunks (self->h5);
+#else
+  return FALSE;
+#endif
 }
 
 /* Maps a window of the file that holds the bytes @start to @end; FALSE
@@ -1383,6 +1399,20 @@ map_rows (PlanFileReader * self, guint64 row, guint64 n_rows, GError ** error)
   gsize size = n_rows * self->row_size;
   GstBuffer *buffer = gst_buffer_new ();
 
+#if HAVE_HDF5
+  if (self->h5 && size > 0) {
+    /* One HDF5 chunk (the worker cuts chunks at their bounds): mapped where
+     * the file has it, unless it was never written (the fill value) or
+     * would hold misaligned elements. */
+    guint64 file_row = self->window_first + row;
+    guint64 chunk = file_row / self->align_rows;
+
+    if (!_plan_h5_dataset_chunk_offset (self->h5, chunk, &start)
+        || start % plan_dtype_get_size (self->file_info.dtype) != 0)
+      goto not_mapped;
+    start += (file_row - chunk * self->align_rows) * self->row_size;
+  }
+#endif
   if (size > 0) {
     if (self->window == NULL || start < self->window_start
         || start + size > self->window_end) {
@@ -1691,7 +1721,8 @@ choose_io_mode (PlanFileReader * self)
 
   if (self->io_mode != PLAN_FILE_IO_MODE_AUTO)
     return self->io_mode;
-  if (self->allocator != NULL || self->deflated || self->h5 || self->zarr)
+  if (self->allocator != NULL || self->deflated || self->zarr
+      || (self->h5 && !h5_maps_chunks (self)))
     return PLAN_FILE_IO_MODE_READ;
   if (misaligned (self)) {
     GST_INFO_OBJECT (self, "the data of '%s' starts at byte %" G_GUINT64_FORMAT
@@ -1756,10 +1787,12 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
         "mapped; read it instead", reader->filename);
     return FALSE;
   }
-  if (reader->h5 && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+  if (reader->h5 && !h5_maps_chunks (reader)
+      && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
-        "'%s': its dataset '%s' is chunked, compressed or not in the "
-        "machine's byte order, so it cannot be mapped; read it instead",
+        "'%s': its dataset '%s' is compressed, not in the machine's byte "
+        "order, or chunked other than in whole rows of at least 512 KiB a "
+        "chunk, so it cannot be mapped; read it instead",
         reader->filename, reader->member_name);
     return FALSE;
   }
@@ -1775,6 +1808,9 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   if (reader->align_rows > 1)
     chunk_rows = MAX (reader->align_rows, chunk_rows / reader->align_rows *
         reader->align_rows);
+  /* Mapped HDF5 chunks: one each, wherever the file has it. */
+  if (reader->h5 && reader->used_mode == PLAN_FILE_IO_MODE_MMAP)
+    chunk_rows = reader->align_rows;
   if (reader->used_mode == PLAN_FILE_IO_MODE_MMAP)
     drop_pool (reader);
   else if (!ensure_pool (reader, chunk_rows, max_chunks, error))

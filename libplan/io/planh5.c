@@ -22,6 +22,12 @@
 #include <string.h>
 #include <hdf5.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 /* Debian's libhdf5 is thread-safe, with a lock of its own around every
  * call; others may not be. Each sequence of calls on a dataset holds this
@@ -38,6 +44,10 @@ static GRecMutex h5_lock;
  * read raw (H5Dread_chunk) under the lock, decoded outside it, so that
  * several threads decode at once. */
 #define MAX_DIRECT_FILTERS 2
+
+/* Unfiltered chunks at least this large are mapped from the file by the
+ * reader, one chunk a buffer; smaller ones are read, several a buffer. */
+#define MIN_MAPPED_CHUNK ((guint64) 512 << 10)
 
 struct _PlanH5Dataset
 {
@@ -56,7 +66,23 @@ struct _PlanH5Dataset
   gsize itemsize;
   guint n_filters;
   H5Z_filter_t filters[MAX_DIRECT_FILTERS];     /* in the order applied */
+
+  /* scratch memory of read_direct (): pairs of chunk-sized buffers, taken
+   * by a read and given back after it, so that each read does not fault
+   * in fresh pages */
+  GMutex scratch_lock;
+  GSList *scratch;
 };
+
+/* A raw chunk and room to decode it in (read_direct ()). */
+typedef struct
+{
+  guint8 *a;
+  guint8 *b;
+#if HAVE_LIBDEFLATE
+  struct libdeflate_decompressor *inflater;
+#endif
+} Scratch;
 
 static void
 h5_enter (void)
@@ -465,6 +491,19 @@ _plan_h5_dataset_close (PlanH5Dataset * d)
 {
   if (d == NULL)
     return;
+  while (d->scratch) {
+    Scratch *sc = d->scratch->data;
+
+    d->scratch = g_slist_delete_link (d->scratch, d->scratch);
+    g_free (sc->a);
+    g_free (sc->b);
+#if HAVE_LIBDEFLATE
+    if (sc->inflater)
+      libdeflate_free_decompressor (sc->inflater);
+#endif
+    g_free (sc);
+  }
+  g_mutex_clear (&d->scratch_lock);
   h5_enter ();
   if (d->mem_type >= 0)
     H5Tclose (d->mem_type);
@@ -505,6 +544,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
   gint i;
 
   d->file = d->dset = d->mem_type = -1;
+  g_mutex_init (&d->scratch_lock);
   h5_enter ();
   d->file = H5Fopen (filename, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (d->file < 0)
@@ -594,46 +634,129 @@ static gboolean read_slab (PlanH5Dataset * d, guint64 first, guint64 n_rows,
 static void
 unshuffle (const guint8 * in, guint8 * out, gsize size, gsize itemsize)
 {
-  gsize n = size / itemsize, e, k;
+  gsize n = size / itemsize, e = 0, k;
 
+#ifdef __SSE2__
+  /* 16 elements at a time: their bytes interleaved run by run, as
+   * punpck does (SSE2 is part of x86-64). */
+  if (itemsize == 4) {
+    const guint8 *r0 = in, *r1 = in + n, *r2 = in + 2 * n, *r3 = in + 3 * n;
+
+    for (; e + 16 <= n; e += 16) {
+      __m128i b0 = _mm_loadu_si128 ((const __m128i *) (r0 + e));
+      __m128i b1 = _mm_loadu_si128 ((const __m128i *) (r1 + e));
+      __m128i b2 = _mm_loadu_si128 ((const __m128i *) (r2 + e));
+      __m128i b3 = _mm_loadu_si128 ((const __m128i *) (r3 + e));
+      __m128i lo01 = _mm_unpacklo_epi8 (b0, b1), hi01 = _mm_unpackhi_epi8 (b0,
+          b1);
+      __m128i lo23 = _mm_unpacklo_epi8 (b2, b3), hi23 = _mm_unpackhi_epi8 (b2,
+          b3);
+      __m128i *o = (__m128i *) (out + e * 4);
+
+      _mm_storeu_si128 (o, _mm_unpacklo_epi16 (lo01, lo23));
+      _mm_storeu_si128 (o + 1, _mm_unpackhi_epi16 (lo01, lo23));
+      _mm_storeu_si128 (o + 2, _mm_unpacklo_epi16 (hi01, hi23));
+      _mm_storeu_si128 (o + 3, _mm_unpackhi_epi16 (hi01, hi23));
+    }
+  } else if (itemsize == 8) {
+    for (; e + 16 <= n; e += 16) {
+      __m128i b[8], t[8], u[8];
+      __m128i *o = (__m128i *) (out + e * 8);
+
+      for (k = 0; k < 8; k++)
+        b[k] = _mm_loadu_si128 ((const __m128i *) (in + k * n + e));
+      for (k = 0; k < 4; k++) {
+        t[2 * k] = _mm_unpacklo_epi8 (b[2 * k], b[2 * k + 1]);
+        t[2 * k + 1] = _mm_unpackhi_epi8 (b[2 * k], b[2 * k + 1]);
+      }
+      /* t[0], t[2], t[4], t[6]: bytes 01, 23, 45, 67 of elements 0-7 */
+      for (k = 0; k < 2; k++) {
+        u[4 * k] = _mm_unpacklo_epi16 (t[k], t[k + 2]);
+        u[4 * k + 1] = _mm_unpackhi_epi16 (t[k], t[k + 2]);
+        u[4 * k + 2] = _mm_unpacklo_epi16 (t[k + 4], t[k + 6]);
+        u[4 * k + 3] = _mm_unpackhi_epi16 (t[k + 4], t[k + 6]);
+      }
+      /* u[4k], u[4k+1]: bytes 0-3 of elements 8k..8k+7; u[4k+2], u[4k+3]:
+       * bytes 4-7 of the same */
+      for (k = 0; k < 2; k++) {
+        _mm_storeu_si128 (o + 4 * k, _mm_unpacklo_epi32 (u[4 * k],
+                u[4 * k + 2]));
+        _mm_storeu_si128 (o + 4 * k + 1, _mm_unpackhi_epi32 (u[4 * k],
+                u[4 * k + 2]));
+        _mm_storeu_si128 (o + 4 * k + 2, _mm_unpacklo_epi32 (u[4 * k + 1],
+                u[4 * k + 3]));
+        _mm_storeu_si128 (o + 4 * k + 3, _mm_unpackhi_epi32 (u[4 * k + 1],
+                u[4 * k + 3]));
+      }
+    }
+  }
+#endif
   for (k = 0; k < itemsize; k++) {
     const guint8 *run = in + k * n;
+    gsize i;
 
-    for (e = 0; e < n; e++)
-      out[e * itemsize + k] = run[e];
+    for (i = e; i < n; i++)
+      out[i * itemsize + k] = run[i];
   }
   memcpy (out + n * itemsize, in + n * itemsize, size - n * itemsize);
 }
 
 /* Undoes the filters of a raw chunk of @size bytes in @a (@b the same room
- * as @a): the result, of exactly @chunk_bytes, in @a or @b, or NULL with
+ * as @a). The result, of exactly @chunk_bytes, is written by the last
+ * filter undone into @final where it is given (the reader's memory, which
+ * saves a copy), else into @a or @b; returns where it is, or NULL with
  * what failed in @why. */
 static guint8 *
-decode_chunk (PlanH5Dataset * d, guint32 mask, guint8 * a, gsize size,
-    guint8 * b, gsize room, gsize chunk_bytes, const gchar ** why)
+decode_chunk (PlanH5Dataset * d, Scratch * sc, guint32 mask, guint8 * a,
+    gsize size, guint8 * b, gsize room, gsize chunk_bytes, guint8 * final,
+    const gchar ** why)
 {
-  gint i;
+  gint i, last = -1;
 
+  /* Filters are undone from the last applied to the first. */
+  for (i = 0; i < (gint) d->n_filters && last < 0; i++)
+    if (!(mask & (1u << i)))
+      last = i;
   for (i = d->n_filters - 1; i >= 0; i--) {
+    gboolean into_final = i == last && final != NULL;
+    guint8 *to = into_final ? final : b;
+
     if (mask & (1u << i))
       continue;                 /* not applied to this chunk */
     if (d->filters[i] == H5Z_FILTER_DEFLATE) {
       z_stream zs = { 0 };
       gint r;
 
+#if HAVE_LIBDEFLATE
+      {
+        size_t got = 0;
+
+        if (sc->inflater == NULL)
+          sc->inflater = libdeflate_alloc_decompressor ();
+        if (sc->inflater && libdeflate_zlib_decompress (sc->inflater, a, size,
+                to, into_final ? chunk_bytes : room, &got)
+            == LIBDEFLATE_SUCCESS) {
+          size = got;
+          goto undone;
+        }
+        /* zlib says what is wrong (or reads what libdeflate would not). */
+      }
+#endif
       if (inflateInit (&zs) != Z_OK) {
         *why = "inflate() failed: no memory";
         return NULL;
       }
       zs.next_in = a;
       zs.avail_in = size;
-      zs.next_out = b;
-      zs.avail_out = room;
+      zs.next_out = to;
+      zs.avail_out = into_final ? chunk_bytes : room;
       r = inflate (&zs, Z_FINISH);
       size = zs.total_out;
       inflateEnd (&zs);
       if (r != Z_STREAM_END) {
-        *why = "inflate() failed";
+        *why = into_final && r == Z_BUF_ERROR ?
+            "the chunk decodes to more than a chunk's bytes" :
+            "inflate() failed";
         return NULL;
       }
     } else {
@@ -641,9 +764,14 @@ decode_chunk (PlanH5Dataset * d, guint32 mask, guint8 * a, gsize size,
         *why = "a shuffled chunk of the wrong size";
         return NULL;
       }
-      unshuffle (a, b, size, d->itemsize);
+      unshuffle (a, to, size, d->itemsize);
     }
-    {
+#if HAVE_LIBDEFLATE
+  undone:
+#endif
+    if (into_final) {
+      a = final;
+    } else {
       guint8 *t = a;
       a = b;
       b = t;
@@ -656,16 +784,44 @@ decode_chunk (PlanH5Dataset * d, guint32 mask, guint8 * a, gsize size,
   return a;
 }
 
+static Scratch *
+take_scratch (PlanH5Dataset * d, gsize room)
+{
+  Scratch *sc = NULL;
+
+  g_mutex_lock (&d->scratch_lock);
+  if (d->scratch) {
+    sc = d->scratch->data;
+    d->scratch = g_slist_delete_link (d->scratch, d->scratch);
+  }
+  g_mutex_unlock (&d->scratch_lock);
+  if (sc == NULL) {
+    sc = g_new0 (Scratch, 1);
+    sc->a = g_malloc (room);
+    sc->b = g_malloc (room);
+  }
+  return sc;
+}
+
+static void
+give_scratch (PlanH5Dataset * d, Scratch * sc)
+{
+  g_mutex_lock (&d->scratch_lock);
+  d->scratch = g_slist_prepend (d->scratch, sc);
+  g_mutex_unlock (&d->scratch_lock);
+}
+
 /* Reads rows chunk by chunk: each chunk's raw bytes under the library's
- * lock, decoded here outside it. A chunk never written (the fill value)
- * is read through libhdf5. */
+ * lock, decoded here outside it, a whole chunk straight into @dest (an
+ * unfiltered one read there). A chunk never written (the fill value) is
+ * read through libhdf5. */
 static gboolean
 read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
     GError ** error)
 {
   gsize chunk_bytes = d->chunk_rows * d->row_size;
   gsize room = chunk_bytes + 64;
-  guint8 *a = g_malloc (room), *b = g_malloc (room);
+  Scratch *sc = take_scratch (d, room);
   guint64 c, end = first + n_rows;
   gboolean ok = TRUE;
 
@@ -673,6 +829,9 @@ read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
     hsize_t offset[PLAN_ARRAY_MAX_DIMS] = { 0 }, stored = 0;
     guint64 lo = MAX (first, c * d->chunk_rows);
     guint64 hi = MIN (end, (c + 1) * d->chunk_rows);
+    guint8 *to = dest + (lo - first) * d->row_size;
+    /* The whole chunk is wanted: it is decoded where it goes. */
+    gboolean whole = lo == c * d->chunk_rows && hi == (c + 1) * d->chunk_rows;
     const gchar *why = NULL;
     guint32 mask = 0;
     guint8 *out;
@@ -682,19 +841,21 @@ read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
     h5_enter ();
     if (H5Dget_chunk_storage_size (d->dset, offset, &stored) >= 0
         && stored > 0 && stored <= room)
-      r = H5Dread_chunk (d->dset, H5P_DEFAULT, offset, &mask, a);
+      r = H5Dread_chunk (d->dset, H5P_DEFAULT, offset, &mask,
+          whole && d->n_filters == 0 && stored == chunk_bytes ? to : sc->a);
     else if (stored > room)
       why = "a raw chunk larger than the chunk itself can be";
     H5Eclear2 (H5E_DEFAULT);
     h5_leave ();
     if (r < 0 && why == NULL) {
       /* Not written: libhdf5 gives the fill value. */
-      ok = read_slab (d, lo, hi - lo, dest + (lo - first) * d->row_size,
-          error);
+      ok = read_slab (d, lo, hi - lo, to, error);
       continue;
     }
-    out = why ? NULL : decode_chunk (d, mask, a, stored, b, room,
-        chunk_bytes, &why);
+    if (why == NULL && whole && d->n_filters == 0 && stored == chunk_bytes)
+      continue;                 /* read in place */
+    out = why ? NULL : decode_chunk (d, sc, mask, sc->a, stored, sc->b, room,
+        chunk_bytes, whole ? to : NULL, &why);
     if (out == NULL) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot read "
           "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " of its dataset "
@@ -705,12 +866,68 @@ read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
       ok = FALSE;
       break;
     }
-    memcpy (dest + (lo - first) * d->row_size, out + (lo - c * d->chunk_rows) *
-        d->row_size, (hi - lo) * d->row_size);
+    if (out != to)
+      memcpy (to, out + (lo - c * d->chunk_rows) * d->row_size,
+          (hi - lo) * d->row_size);
   }
-  g_free (a);
-  g_free (b);
+  give_scratch (d, sc);
   return ok;
+}
+
+/**
+ * _plan_h5_dataset_chunk_offset:
+ * @d: an open dataset
+ * @chunk: the index of a chunk (chunks of whole rows)
+ * @offset: (out): the file offset of its bytes
+ *
+ * Returns: whether the chunk's bytes are in the file as they are in
+ *   memory, at *@offset: the dataset maps its chunks
+ *   (_plan_h5_dataset_maps_chunks()) and this one was written. Any
+ *   thread.
+ */
+gboolean
+_plan_h5_dataset_chunk_offset (PlanH5Dataset * d, guint64 chunk,
+    guint64 * offset)
+{
+  gboolean ok = FALSE;
+#if H5_VERSION_GE(1, 10, 5)
+  hsize_t coord[PLAN_ARRAY_MAX_DIMS] = { 0 }, size = 0;
+  haddr_t addr = HADDR_UNDEF;
+  unsigned filter_mask = 0;
+
+  if (!_plan_h5_dataset_maps_chunks (d))
+    return FALSE;
+  coord[0] = chunk * d->chunk_rows;
+  h5_enter ();
+  ok = H5Dget_chunk_info_by_coord (d->dset, coord, &filter_mask, &addr,
+      &size) >= 0 && addr != HADDR_UNDEF
+      && size == d->chunk_rows * d->row_size;
+  H5Eclear2 (H5E_DEFAULT);
+  h5_leave ();
+  if (ok)
+    *offset = addr;
+#endif
+  return ok;
+}
+
+/**
+ * _plan_h5_dataset_maps_chunks:
+ * @d: an open dataset
+ *
+ * Returns: whether the dataset's chunks are stored as they are in memory
+ *   (whole rows, no filter, the machine's byte order) and large enough
+ *   (512 KiB) to be mapped from the file one by one, at
+ *   _plan_h5_dataset_chunk_offset().
+ */
+gboolean
+_plan_h5_dataset_maps_chunks (PlanH5Dataset * d)
+{
+#if H5_VERSION_GE(1, 10, 5)
+  return d->direct && d->n_filters == 0
+      && d->chunk_rows * d->row_size >= MIN_MAPPED_CHUNK;
+#else
+  return FALSE;
+#endif
 }
 
 /**

@@ -36,6 +36,9 @@
 #if HAVE_BLOSC
 #include <blosc.h>
 #endif
+#if HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 /* Metadata files larger than this are taken as corrupt. */
 #define MAX_METADATA_SIZE (1 << 20)
@@ -66,16 +69,42 @@ struct _PlanZarrArray
   Codec codec;
   guint8 fill[16];
   gsize chunk_bytes;
+
+  /* scratch memory of the reads, taken by a read and given back after
+   * it (several threads read at once, each in its own), so that a read
+   * does not fault in fresh pages */
+  GMutex scratch_lock;
+  GSList *scratch;
 };
 
-/* The memory one read of rows decodes chunks in: each caller has its own,
- * so that several threads read an array at once. */
+/* The memory one read of rows decodes chunks in. */
 typedef struct
 {
   guint8 *chunk;                /* a decoded chunk */
   guint8 *raw;                  /* a chunk's file */
   gsize raw_size;
+#if HAVE_ZSTD
+  ZSTD_DCtx *zstd;
+#endif
+#if HAVE_LIBDEFLATE
+  struct libdeflate_decompressor *inflater;
+#endif
 } Scratch;
+
+static void
+scratch_free (Scratch * sc)
+{
+  g_free (sc->chunk);
+  g_free (sc->raw);
+#if HAVE_ZSTD
+  ZSTD_freeDCtx (sc->zstd);
+#endif
+#if HAVE_LIBDEFLATE
+  if (sc->inflater)
+    libdeflate_free_decompressor (sc->inflater);
+#endif
+  g_free (sc);
+}
 
 static gchar *
 read_metadata (const gchar * file, GError ** error)
@@ -799,6 +828,8 @@ _plan_zarr_array_close (PlanZarrArray * z)
 {
   if (z == NULL)
     return;
+  g_slist_free_full (z->scratch, (GDestroyNotify) scratch_free);
+  g_mutex_clear (&z->scratch_lock);
   g_free (z->dir);
   g_free (z->path);
   g_free (z);
@@ -824,6 +855,7 @@ _plan_zarr_array_open (const gchar * store, const gchar * path,
   gchar *zarray = NULL, *text = NULL;
   gint i;
 
+  g_mutex_init (&z->scratch_lock);
 
   z->dir = choose_array (store, path, &z->path, error);
   if (z->dir == NULL)
@@ -871,13 +903,15 @@ _plan_zarr_array_get_path (PlanZarrArray * z)
  * when there is none (the fill value). */
 static gboolean
 read_chunk_file (PlanZarrArray * z, Scratch * sc, const gchar * file,
-    gsize * size, gboolean * missing, GError ** error)
+    guint8 * in_place, gsize * size, gboolean * missing, gboolean * placed,
+    GError ** error)
 {
   gint fd = open (file, O_RDONLY | O_CLOEXEC);
   struct stat st;
   gsize done = 0;
+  guint8 *to;
 
-  *missing = FALSE;
+  *missing = *placed = FALSE;
   if (fd < 0 && errno == ENOENT) {
     *missing = TRUE;
     return TRUE;
@@ -886,13 +920,21 @@ read_chunk_file (PlanZarrArray * z, Scratch * sc, const gchar * file,
     goto failed;
   if ((guint64) st.st_size > z->chunk_bytes + (16 << 20) + z->chunk_bytes / 2)
     goto too_large;
-  if (sc->raw_size < (gsize) st.st_size) {
-    g_free (sc->raw);
-    sc->raw = g_malloc (MAX (st.st_size, 1));
-    sc->raw_size = st.st_size;
+  /* A chunk stored as it is in memory goes where it is wanted. */
+  if (in_place && z->codec == CODEC_NONE && !z->crc32c
+      && (gsize) st.st_size == z->chunk_bytes) {
+    to = in_place;
+    *placed = TRUE;
+  } else {
+    if (sc->raw_size < (gsize) st.st_size) {
+      g_free (sc->raw);
+      sc->raw = g_malloc (MAX (st.st_size, 1));
+      sc->raw_size = st.st_size;
+    }
+    to = sc->raw;
   }
   while (done < (gsize) st.st_size) {
-    gssize n = read (fd, sc->raw + done, st.st_size - done);
+    gssize n = read (fd, to + done, st.st_size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -919,16 +961,31 @@ too_large:
 }
 
 static gboolean
-inflate_chunk (PlanZarrArray * z, Scratch * sc, gsize size, gboolean gzip)
+inflate_chunk (PlanZarrArray * z, Scratch * sc, gsize size, gboolean gzip,
+    guint8 * to)
 {
   z_stream zs = { 0 };
   gboolean ok;
 
+#if HAVE_LIBDEFLATE
+  {
+    size_t got = 0;
+
+    if (sc->inflater == NULL)
+      sc->inflater = libdeflate_alloc_decompressor ();
+    if (sc->inflater && (gzip ? libdeflate_gzip_decompress :
+            libdeflate_zlib_decompress) (sc->inflater, sc->raw, size, to,
+            z->chunk_bytes, &got) == LIBDEFLATE_SUCCESS
+        && got == z->chunk_bytes)
+      return TRUE;
+    /* Not decoded: zlib decides. */
+  }
+#endif
   if (inflateInit2 (&zs, gzip ? 16 + MAX_WBITS : MAX_WBITS) != Z_OK)
     return FALSE;
   zs.next_in = sc->raw;
   zs.avail_in = size;
-  zs.next_out = sc->chunk;
+  zs.next_out = to;
   zs.avail_out = z->chunk_bytes;
   ok = inflate (&zs, Z_FINISH) == Z_STREAM_END && zs.avail_out == 0;
   inflateEnd (&zs);
@@ -960,11 +1017,10 @@ crc32c (const guint8 * data, gsize size)
   return crc ^ 0xffffffff;
 }
 
-/* Decodes sc->raw into sc->chunk, which gets exactly chunk_bytes. */
+/* Decodes sc->raw into @to, which gets exactly chunk_bytes. */
 static gboolean
 decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
-    gsize size,
-    GError ** error)
+    gsize size, guint8 * to, GError ** error)
 {
   gboolean ok = FALSE;
 
@@ -983,16 +1039,21 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
     case CODEC_NONE:
       ok = size == z->chunk_bytes;
       if (ok)
-        memcpy (sc->chunk, sc->raw, size);
+        memcpy (to, sc->raw, size);
       break;
     case CODEC_ZLIB:
     case CODEC_GZIP:
-      ok = inflate_chunk (z, sc, size, z->codec == CODEC_GZIP);
+      ok = inflate_chunk (z, sc, size, z->codec == CODEC_GZIP, to);
       break;
 #if HAVE_ZSTD
     case CODEC_ZSTD:{
-      gsize n = ZSTD_decompress (sc->chunk, z->chunk_bytes, sc->raw, size);
-      ok = !ZSTD_isError (n) && n == z->chunk_bytes;
+      gsize n;
+
+      if (sc->zstd == NULL)
+        sc->zstd = ZSTD_createDCtx ();
+      n = sc->zstd ? ZSTD_decompressDCtx (sc->zstd, to, z->chunk_bytes,
+          sc->raw, size) : (gsize) - 1;
+      ok = sc->zstd && !ZSTD_isError (n) && n == z->chunk_bytes;
       break;
     }
 #endif
@@ -1001,7 +1062,7 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
       size_t nbytes = 0;
       ok = blosc_cbuffer_validate (sc->raw, size, &nbytes) == 0
           && nbytes == z->chunk_bytes
-          && blosc_decompress_ctx (sc->raw, sc->chunk, z->chunk_bytes, 1)
+          && blosc_decompress_ctx (sc->raw, to, z->chunk_bytes, 1)
           == (gint) z->chunk_bytes;
       break;
     }
@@ -1016,15 +1077,16 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
   return ok;
 }
 
-/* Loads chunk @idx into z->chunk: decoded, or the fill value. */
+/* Loads chunk @idx into @to (sc->chunk, or where the chunk goes in the
+ * reader's memory): decoded, or the fill value. */
 static gboolean
 load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
-    GError ** error)
+    guint8 * to, GError ** error)
 {
   GString *key = g_string_new (NULL);
   gchar *file;
   gsize size = 0, i;
-  gboolean missing, ok;
+  gboolean missing, placed, ok;
   gint d;
 
   if (z->key_prefix)
@@ -1036,19 +1098,20 @@ load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
     g_string_append (key, "0");
   file = g_build_filename (z->dir, key->str, NULL);
   g_string_free (key, TRUE);
-  ok = read_chunk_file (z, sc, file, &size, &missing, error);
+  ok = read_chunk_file (z, sc, file, to, &size, &missing, &placed, error);
   if (ok && missing) {
     for (i = 0; i < z->chunk_bytes; i += z->itemsize)
-      memcpy (sc->chunk + i, z->fill, z->itemsize);
+      memcpy (to + i, z->fill, z->itemsize);
   } else if (ok) {
-    ok = decode_chunk (z, sc, file, size, error);
+    if (!placed)
+      ok = decode_chunk (z, sc, file, size, to, error);
     if (ok && z->swap) {
       /* A complex number's parts are swapped each on its own. */
       gsize unit = z->dtype == PLAN_DTYPE_COMPLEX64
           || z->dtype == PLAN_DTYPE_COMPLEX128 ? z->itemsize / 2 : z->itemsize;
 
       for (i = 0; i < z->chunk_bytes; i += unit) {
-        guint8 *p = sc->chunk + i;
+        guint8 *p = to + i;
         gsize a, b;
         for (a = 0, b = unit - 1; a < b; a++, b--) {
           guint8 t = p[a];
@@ -1125,8 +1188,8 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
     guint64 n_rows, guint8 * dest, GError ** error)
 {
   guint64 idx[PLAN_ARRAY_MAX_DIMS] = { 0 }, nchunks[PLAN_ARRAY_MAX_DIMS];
-  Scratch sc = { NULL, NULL, 0 };
-  gboolean ok = TRUE;
+  Scratch *sc = NULL;
+  gboolean ok = TRUE, whole_rows = TRUE;
   gint d;
 
   if (n_rows == 0)
@@ -1135,23 +1198,43 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
     nchunks[d] = (z->shape[d] + z->chunks[d] - 1) / z->chunks[d];
     if (nchunks[d] == 0)
       return TRUE;
+    /* Chunks of whole rows lie in the rows as they are in the chunk. */
+    if (d > 0 && z->chunks[d] != z->shape[d])
+      whole_rows = FALSE;
   }
-  sc.chunk = g_malloc (z->chunk_bytes);
+  g_mutex_lock (&z->scratch_lock);
+  if (z->scratch) {
+    sc = z->scratch->data;
+    z->scratch = g_slist_delete_link (z->scratch, z->scratch);
+  }
+  g_mutex_unlock (&z->scratch_lock);
+  if (sc == NULL) {
+    sc = g_new0 (Scratch, 1);
+    sc->chunk = g_malloc (z->chunk_bytes);
+  }
   if (z->ndim == 0) {
-    ok = load_chunk (z, &sc, idx, error);
+    ok = load_chunk (z, sc, idx, sc->chunk, error);
     if (ok)
-      memcpy (dest, sc.chunk, z->itemsize);
+      memcpy (dest, sc->chunk, z->itemsize);
     goto done;
   }
   for (idx[0] = first / z->chunks[0];
       ok && idx[0] * z->chunks[0] < first + n_rows; idx[0]++) {
+    guint64 lo = idx[0] * z->chunks[0];
+
+    /* A chunk of whole rows all wanted is decoded where its rows go. */
+    if (whole_rows && lo >= first && lo + z->chunks[0] <= first + n_rows) {
+      ok = load_chunk (z, sc, idx, dest + (lo - first) * z->chunk_bytes /
+          z->chunks[0], error);
+      continue;
+    }
     for (d = 1; d < z->ndim; d++)
       idx[d] = 0;
     for (;;) {
-      ok = load_chunk (z, &sc, idx, error);
+      ok = load_chunk (z, sc, idx, sc->chunk, error);
       if (!ok)
         break;
-      copy_from_chunk (z, &sc, idx, first, first + n_rows, dest);
+      copy_from_chunk (z, sc, idx, first, first + n_rows, dest);
       for (d = z->ndim - 1; d >= 1; d--) {
         if (++idx[d] < nchunks[d])
           break;
@@ -1162,8 +1245,9 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
     }
   }
 done:
-  g_free (sc.chunk);
-  g_free (sc.raw);
+  g_mutex_lock (&z->scratch_lock);
+  z->scratch = g_slist_prepend (z->scratch, sc);
+  g_mutex_unlock (&z->scratch_lock);
   if (!ok)
     g_prefix_error (error, "its Zarr array '%s': ", z->path);
   return ok;

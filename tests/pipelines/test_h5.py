@@ -204,6 +204,49 @@ def chunks_decoded_on_workers():
                 plantest.assert_same(got, want_here, '%s %s' % (name, props))
 
 
+def unfiltered_chunks_mapped():
+    """Unfiltered chunks of whole rows, 512 KiB and more, are mapped from
+    the file one chunk a buffer (io-mode=auto and mmap), as the file has
+    them; a chunk never written is the fill value, a last partial chunk
+    ends at the dataset's end, a shard may start inside a chunk. Smaller
+    chunks cannot be mapped and say so."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    a = RNG.standard_normal((10000, 16)).astype(np.float32)
+    with h5py.File(path, 'w') as f:
+        # 8192 rows of 64 bytes: chunks of 512 KiB, the last one partial.
+        f.create_dataset('big', data=a, chunks=(8192, 16))
+        holes = f.create_dataset('holes', shape=(40000, 4), dtype='f8',
+                                 chunks=(16384, 4), fillvalue=-2.5)
+        holes[:16384] = 1.5
+        holes[32768:] = np.arange(7232 * 4).reshape(7232, 4)
+        f.create_dataset('small', data=a, chunks=(100, 16))
+    with h5py.File(path, 'r') as f:
+        for name in ['big', 'holes']:
+            want = f[name][...]
+            for mode in ['auto', 'mmap', 'read']:
+                for offset, length in [(0, -1), (8000, 300), (9000, -1),
+                                       (20000, 13000)]:
+                    if offset >= len(want):
+                        continue
+                    got = read(path, out, 'dataset=' + name,
+                               'io-mode=' + mode, 'offset=%d' % offset,
+                               'length=%d' % length)
+                    want_here = (want[offset:] if length < 0
+                                 else want[offset:offset + length])
+                    plantest.assert_same(got, want_here, '%s %s rows %d+%d'
+                                         % (name, mode, offset, length))
+        rows = buffer_rows(['planfilesrc', 'location=' + path,
+                            'dataset=big', 'offset=100'])
+        if rows != [(0, 8092), (8092, 9900)]:
+            raise Failure('mapped chunks in buffers of rows %s' % rows)
+    expect_error(['planfilesrc', 'location=' + path, 'dataset=small',
+                  'io-mode=mmap', '!', 'planfilesink', 'location=' + out],
+                 "its dataset '/small' is compressed, not in the machine's "
+                 "byte order, or chunked other than in whole rows of at "
+                 "least 512 KiB a chunk, so it cannot be mapped")
+
+
 def wrap_stencil_reads_back():
     d = plantest.tmpdir()
     path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
@@ -533,6 +576,7 @@ plantest.run_cases([
     ('shards, seeks and io modes', shards_seeks_and_io_modes),
     ('chunks are read whole', chunks_read_whole),
     ('chunks decoded on workers', chunks_decoded_on_workers),
+    ('unfiltered chunks are mapped', unfiltered_chunks_mapped),
     ('wrap stencil reads rows back', wrap_stencil_reads_back),
     ('a NetCDF-4 variable', netcdf4_variable),
     ('a missing dataset lists the names', missing_dataset_lists_the_names),
