@@ -1,8 +1,15 @@
-/* gst-plan: where a stencil's cells come from, shared by the generated
- * CUDA stencil kernel (embedded into its source) and the host kernel that
- * runs the same stencil on the cpu and sim devices (included by
- * libplan/planstencilkernel.c), so that the index arithmetic the GPU runs
- * is the arithmetic the sim tests check.
+/* gst-plan: where a stencil's cells come from, written once for every
+ * device: the boundary rule (plan_stencil_map) and the rows of a launch.
+ * The one text is
+ *  - embedded into the generated CUDA stencil kernel, which NVRTC compiles
+ *    (libplan/stencil/planstencilkernel-device.c),
+ *  - compiled as C into the host kernel that runs the same stencil on the
+ *    cpu and sim devices (libplan/stencil/planstencilkernel-private.h), and
+ *  - compiled as C into plan_boundary_map_index()
+ *    (libplan/stencil/planboundary.c), which the CPU stencil's padding and
+ *    halos use,
+ * so that the index arithmetic the GPU runs is the arithmetic the CPU and
+ * sim tests check.
  *
  * Plain C: the includer defines PLAN_STENCIL_FN (`static inline` in C,
  * `__host__ __device__ static inline` in CUDA) first. */
@@ -40,8 +47,9 @@ plan_stencil_mod (long long a, long long n)
   return r < 0 ? r + n : r;
 }
 
-/* The element a cell at @index of an axis of @n elements holds: as
- * plan_boundary_map_index(), -1 for the constant. */
+/* The element a cell at @index of an axis of @n elements holds under
+ * @boundary (scipy.ndimage's modes), -1 for the constant: the rule of
+ * plan_boundary_map_index(), which calls this. */
 PLAN_STENCIL_FN long long
 plan_stencil_map (int boundary, long long index, long long n)
 {

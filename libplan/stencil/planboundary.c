@@ -41,6 +41,19 @@
 #include <math.h>
 #include <string.h>
 
+/* The rule itself is written once, in kernels/cuda/stencil_index.h: the
+ * same text runs here, in the host stencil kernel of the cpu and sim
+ * devices, and in the CUDA stencil kernels NVRTC compiles. */
+#define PLAN_STENCIL_FN static inline
+#include "kernels/cuda/stencil_index.h"
+
+G_STATIC_ASSERT (PLAN_STENCIL_CONSTANT == PLAN_BOUNDARY_CONSTANT);
+G_STATIC_ASSERT (PLAN_STENCIL_NEAREST == PLAN_BOUNDARY_NEAREST);
+G_STATIC_ASSERT (PLAN_STENCIL_REFLECT == PLAN_BOUNDARY_REFLECT);
+G_STATIC_ASSERT (PLAN_STENCIL_MIRROR == PLAN_BOUNDARY_MIRROR);
+G_STATIC_ASSERT (PLAN_STENCIL_WRAP == PLAN_BOUNDARY_WRAP);
+G_STATIC_ASSERT (PLAN_STENCIL_VALID == PLAN_BOUNDARY_VALID);
+
 GType
 plan_boundary_get_type (void)
 {
@@ -87,14 +100,6 @@ plan_boundary_to_string (PlanBoundary boundary)
   return nick;
 }
 
-static gint64
-positive_mod (gint64 i, gint64 m)
-{
-  gint64 r = i % m;
-
-  return r < 0 ? r + m : r;
-}
-
 /**
  * plan_boundary_map_index:
  * @boundary: a #PlanBoundary
@@ -114,31 +119,9 @@ positive_mod (gint64 i, gint64 m)
 gint64
 plan_boundary_map_index (PlanBoundary boundary, gint64 index, gint64 n)
 {
-  gint64 r;
-
   g_return_val_if_fail (n > 0, -1);
 
-  if (index >= 0 && index < n)
-    return index;
-
-  switch (boundary) {
-    case PLAN_BOUNDARY_NEAREST:
-      return index < 0 ? 0 : n - 1;
-    case PLAN_BOUNDARY_REFLECT:
-      r = positive_mod (index, 2 * n);
-      return r < n ? r : 2 * n - 1 - r;
-    case PLAN_BOUNDARY_MIRROR:
-      if (n == 1)
-        return 0;
-      r = positive_mod (index, 2 * n - 2);
-      return r < n ? r : 2 * n - 2 - r;
-    case PLAN_BOUNDARY_WRAP:
-      return positive_mod (index, n);
-    case PLAN_BOUNDARY_CONSTANT:
-    case PLAN_BOUNDARY_VALID:
-    default:
-      return -1;
-  }
+  return plan_stencil_map (boundary, index, n);
 }
 
 /**
