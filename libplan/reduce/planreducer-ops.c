@@ -1831,6 +1831,136 @@ column_f16 (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
   }
 }
 
+/* Complex sums and means, vectorised: the steps' DSUM (complex64) and
+ * KSUM (complex128) lanes over the interleaved numbers. Lane l of the
+ * steps sums the real parts of elements l, l + 16, ... and, beside it, the
+ * imaginary parts; as reals, element i's parts are reals 2i and 2i + 1,
+ * so the 16 lanes are 32 accumulators k over the reals k, k + 32, ...,
+ * with the real parts in the even ones. The operations and their order
+ * are the steps' (the lanes then combined by the steps' own functions), so
+ * the bits are the device's; tests/check/libs/reducerdevice.c compares
+ * them. */
+#define CLANES (2 * PRK_LANES)
+
+static void BLOCK_CLONES VECTORIZE
+csum_lanes_c64 (const gfloat * restrict x, gsize n_reals,
+    gdouble * restrict out)
+{
+  gdouble s[CLANES] = { 0 };
+  gsize j = 0, k;
+
+  for (; j + CLANES <= n_reals; j += CLANES)
+    for (k = 0; k < CLANES; k++)
+      s[k] += (gdouble) x[j + k];
+  for (k = 0; j + k < n_reals; k++)
+    s[k] += (gdouble) x[j + k];
+  memcpy (out, s, sizeof (s));
+}
+
+static void BLOCK_CLONES VECTORIZE
+cksum_lanes_c128 (const gdouble * restrict x, gsize n_reals,
+    gdouble * restrict out)
+{
+  gdouble s[CLANES] = { 0 }, c[CLANES] = { 0 }, p[CLANES] = { 0 };
+  gsize j = 0, k;
+
+#define CKSUM_STEP(k) G_STMT_START { \
+    gdouble y = x[j + (k)], t = s[k] + y, z = t - s[k]; \
+    p[k] += y; \
+    c[k] += (s[k] - (t - z)) + (y - z); \
+    s[k] = t; \
+  } G_STMT_END
+  for (; j + CLANES <= n_reals; j += CLANES)
+    for (k = 0; k < CLANES; k++)
+      CKSUM_STEP (k);
+  for (k = 0; j + k < n_reals; k++)
+    CKSUM_STEP (k);
+#undef CKSUM_STEP
+  memcpy (out, s, sizeof (s));
+  memcpy (out + CLANES, c, sizeof (c));
+  memcpy (out + 2 * CLANES, p, sizeof (p));
+}
+
+static void
+block_csum (const PlanReducer * r, gconstpointer in, gsize n,
+    guint64 base, Acc * out, gpointer scratch)
+{
+  gdouble lanes[3 * CLANES], v[PRK_LANES], w[PRK_LANES];
+  guint k;
+
+  memset (out, 0, sizeof (*out));
+  if (r->input.dtype == PLAN_DTYPE_COMPLEX64) {
+    /* prk_block_end_c's DSUM */
+    csum_lanes_c64 (in, 2 * n, lanes);
+    for (k = 0; k < PRK_LANES; k++) {
+      v[k] = lanes[2 * k];
+      w[k] = lanes[2 * k + 1];
+    }
+    out->v.f = prk_lanes_sum (v);
+    out->im = prk_lanes_sum (w);
+    return;
+  }
+  /* prk_block_end_c's KSUM, part by part: s, c, p are lanes, lanes +
+   * CLANES and lanes + 2 CLANES */
+  cksum_lanes_c128 (in, 2 * n, lanes);
+  for (k = 0; k < 2; k++) {
+    PrkAcc t;
+    guint l;
+
+    for (l = 0; l < PRK_LANES; l++) {
+      v[l] = lanes[2 * l + k];
+      w[l] = lanes[CLANES + 2 * l + k];
+    }
+    prk_lanes_sum_compensated (v, w, &t);
+    if (!prk_isfinite (t.v.f) || !prk_isfinite (t.lo)) {
+      for (l = 0; l < PRK_LANES; l++)
+        v[l] = lanes[2 * CLANES + 2 * l + k];
+      t.v.f = prk_lanes_sum (v);
+      t.lo = 0.0;
+    }
+    if (k == 0) {
+      out->v.f = t.v.f;
+      out->lo = t.lo;
+    } else {
+      out->im = t.v.f;
+      out->im_lo = t.lo;
+    }
+  }
+}
+
+/* The columns of complex sums and means: prk_column_step_c's DSUM and
+ * KSUM, without its dispatch per element. */
+static void
+column_csum (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
+    gconstpointer row, guint64 row_index, gpointer scratch)
+{
+  gsize c;
+
+  if (r->input.dtype == PLAN_DTYPE_COMPLEX64) {
+    const gfloat *x = row;
+
+    for (c = c0; c < c1; c++) {
+      cols[c].v.f += (gdouble) x[2 * c];
+      cols[c].im += (gdouble) x[2 * c + 1];
+    }
+    return;
+  }
+  for (c = c0; c < c1; c++) {
+    const gdouble *x = (const gdouble *) row + 2 * c;
+    Acc *a = &cols[c];
+    gdouble t, z;
+
+    t = a->v.f + x[0];
+    z = t - a->v.f;
+    a->lo += prk_isfinite (t) ? (a->v.f - (t - z)) + (x[0] - z) : 0.0;
+    a->v.f = t;
+    t = a->im + x[1];
+    z = t - a->im;
+    a->im_lo += prk_isfinite (t) ? (a->im - (t - z)) + (x[1] - z) : 0.0;
+    a->im = t;
+  }
+}
+
 static void
 select_complex (PlanReducer * r)
 {
@@ -1841,6 +1971,10 @@ select_complex (PlanReducer * r)
   r->column = column_steps;
   r->column_rows = NULL;
   r->final = final_steps;
+  if (r->op == PLAN_REDUCE_OP_SUM || r->op == PLAN_REDUCE_OP_MEAN) {
+    r->block = block_csum;
+    r->column = column_csum;
+  }
   switch (r->op) {
     case PLAN_REDUCE_OP_PROD:
     case PLAN_REDUCE_OP_NANPROD:
