@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """planstencil target=cuda on the sim device (GST_PLAN_DEVICE=sim) against
 planstencil target=cpu on the same file: the same bits for every boundary
-mode, 1-D, 2-D and 3-D windows, several chunk sizes, with the halo kept in
+mode, 1-D, 2-D and 3-D windows, several chunk sizes and dtypes (float16
+among them), with the halo kept in
 device memory between chunks; and the device-resident plan upload ! map !
 stencil ! download. The CPU target itself is checked against scipy in
 test_stencil.py."""
@@ -172,6 +173,9 @@ for mode in ('constant', 'mirror', 'wrap', 'valid'):
 cases += [('2d_nearest_float32', same_as_cpu('2d', 'nearest', np.float32)),
           ('1d_wrap_int32', same_as_cpu('1d', 'wrap', np.int32)),
           ('2d5_reflect_int16', same_as_cpu('2d5', 'reflect', np.int16)),
+          # float16 computes in float32 rounded per operation on both
+          ('2d_reflect_float16', same_as_cpu('2d', 'reflect', np.float16)),
+          ('1d_wrap_float16', same_as_cpu('1d', 'wrap', np.float16)),
           ('short_streams', test_short_streams),
           ('seek_on_device', test_seek_on_device),
           ('map_then_stencil_on_device', test_map_then_stencil_on_device)]
