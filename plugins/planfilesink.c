@@ -67,8 +67,7 @@
 
 #include <gio/gio.h>
 #include "planfileuri.h"
-#include <libplan/plancomm.h>
-#include <libplan/planshardwriter.h>
+#include <libplan/planshardhooks.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_file_sink_debug);
 #define GST_CAT_DEFAULT plan_file_sink_debug
@@ -600,7 +599,7 @@ post_write_error (PlanFileSink * self, const GError * err)
   /* In an MPI job the other ranks may wait for this one's rows (a shared
    * output) or messages: they are told, even when the failure comes
    * before the stream says it is sharded. */
-  plan_comm_tell_failure (err->message);
+  plan_shard_tell_failure (err->message);
   plan_element_post_error_full (GST_ELEMENT (self), err,
       PLAN_ERROR_CONTEXT_WRITE, __FILE__, GST_FUNCTION, __LINE__);
 }
@@ -782,7 +781,6 @@ static gboolean
 take_shard (PlanFileSink * self, GstEvent * event)
 {
   PlanShardOutput mode;
-  PlanComm *comm;
   GError *err = NULL;
   gchar *location;
   PlanFileFormat format;
@@ -825,17 +823,15 @@ take_shard (PlanFileSink * self, GstEvent * event)
         "a sharded stream without caps");
     goto failed;
   }
-  if ((comm = plan_comm_get_world (&err)) == NULL)
-    goto failed;
   GST_INFO_OBJECT (self, "rank %u of %u: rows %" G_GUINT64_FORMAT " + %"
       G_GINT64_FORMAT " of the %" G_GUINT64_FORMAT " of '%s'",
       self->shard.rank, self->shard.n_ranks, self->shard.origin,
       self->shard.n_rows, self->shard.total, location);
   /* HDF5 and Zarr: rank 0's writer, set up for the output at PAUSED (its
    * dataset, codec, mode), makes the file and puts it in place. */
-  self->shard_writer = plan_shard_writer_new_full (comm,
-      GST_OBJECT_NAME (self), self->writer, location, format, &self->info,
-      self->shard.total, fsync, &err);
+  self->shard_writer = plan_shard_open_writer (GST_OBJECT_NAME (self),
+      self->writer, location, format, &self->info, self->shard.total, fsync,
+      &err);
   if (self->shard_writer == NULL)
     goto failed;
   self->open = TRUE;
@@ -873,13 +869,10 @@ render_shared (PlanFileSink * self, GstBuffer * buffer)
 
     if (!plan_shard_writer_write (self->shard_writer, row,
             map.data + done * self->row_size, take, &err)) {
-      PlanComm *comm = plan_comm_get_world (NULL);
-
       gst_buffer_unmap (buffer, &map);
       /* The other ranks learn why, before the writer tells them that this
        * one stopped. */
-      if (comm)
-        plan_comm_abort (comm, err->message);
+      plan_shard_abort (err->message);
       post_write_error (self, err);
       g_error_free (err);
       cancel_writer (self);

@@ -81,6 +81,7 @@
 
 #include "planstencil.h"
 #include <libplan/planhaloexchange.h>
+#include <libplan/plankernelhalo.h>
 
 #include <string.h>
 
@@ -740,6 +741,29 @@ map_failed:
   }
 }
 
+/* What plan_stencil_end_rows() passes plan_kernel_element_take_end_rows(). */
+typedef struct
+{
+  PlanStencil *self;
+  PlanStream *stream;
+} EndRows;
+
+static gboolean
+set_end_rows (guint index, guint64 total, gconstpointer data, gsize n_rows,
+    gpointer user_data, GError ** error)
+{
+  EndRows *e = user_data;
+
+  GST_DEBUG_OBJECT (e->self, "the last %" G_GSIZE_FORMAT " of %"
+      G_GUINT64_FORMAT " rows of input %u for boundary=wrap", n_rows, total,
+      index);
+  if (e->stream)
+    return plan_stencil_kernel_set_input_end_rows (e->self->kernel, index,
+        e->stream, total, data, n_rows, error);
+  return plan_stencil_kernel_host_set_input_end_rows (e->self->kernel, index,
+      total, data, n_rows, error);
+}
+
 /* Gives the stencil the stream's last rows when boundary=wrap needs them
  * for its first output: read out of order from upstream; on a device
  * (@stream) uploaded once. */
@@ -747,44 +771,20 @@ static gboolean
 plan_stencil_end_rows (PlanStencil * self, PlanStream * stream,
     gsize n_rows, GError ** error)
 {
-  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
   guint n_inputs = plan_stencil_kernel_get_n_inputs (self->kernel), i;
-  GstBuffer *buffer;
-  GstMapInfo map;
-  guint64 total;
-  gsize n_end, row;
-  gboolean ok = TRUE;
+  EndRows e = { self, stream };
+  gsize n_end;
 
   if (stream ? !plan_stencil_kernel_needs_end_rows (self->kernel, n_rows,
           &n_end) : !plan_stencil_kernel_host_needs_end_rows (self->kernel,
           n_rows, &n_end))
     return TRUE;
   /* Each input's last rows, from its own upstream. */
-  for (i = 0; ok && i < n_inputs; i++) {
-    row = plan_array_info_get_row_size (plan_kernel_element_get_input_info
-        (kernel, i));
-    if (!plan_kernel_element_read_end_rows (kernel, i, n_end, &total,
-            &buffer, error))
+  for (i = 0; i < n_inputs; i++)
+    if (!plan_kernel_element_take_end_rows (PLAN_KERNEL_ELEMENT (self), i,
+            n_end, set_end_rows, &e, error))
       return FALSE;
-    if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
-      gst_buffer_unref (buffer);
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-          "could not map the last rows upstream gave (for boundary=wrap)");
-      return FALSE;
-    }
-    GST_DEBUG_OBJECT (self, "the last %" G_GSIZE_FORMAT " of %"
-        G_GUINT64_FORMAT " rows of input %u for boundary=wrap",
-        map.size / row, total, i);
-    if (stream)
-      ok = plan_stencil_kernel_set_input_end_rows (self->kernel, i, stream,
-          total, map.data, map.size / row, error);
-    else
-      ok = plan_stencil_kernel_host_set_input_end_rows (self->kernel, i,
-          total, map.data, map.size / row, error);
-    gst_buffer_unmap (buffer, &map);
-    gst_buffer_unref (buffer);
-  }
-  return ok;
+  return TRUE;
 }
 
 static GstFlowReturn

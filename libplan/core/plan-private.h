@@ -93,10 +93,14 @@ G_GNUC_INTERNAL
 gboolean plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
     PlanWaitSite site, GError ** error);
 
-/* planfilereader.c: the answer of the plan-read-rows and plan-output-rows
- * queries. */
+/* planquery.c: the plan-output-rows query, which only the kernel-element
+ * base class makes and reads the answer of. */
 G_GNUC_INTERNAL
-GstBuffer * _plan_query_get_buffer (GstQuery * query);
+GstQuery * plan_query_new_output_rows (guint64 offset, guint64 n_rows,
+    gsize row_size);
+
+G_GNUC_INTERNAL
+GstBuffer * plan_query_get_output_rows_buffer (GstQuery * query);
 
 /* planarray.c: an array whose contents are left as they come, for
  * results that fill it whole. */

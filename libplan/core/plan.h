@@ -18,6 +18,7 @@
 #include <libplan/planarrayinfo.h>
 #include <libplan/plannpy.h>
 #include <libplan/planfileformat.h>
+#include <libplan/planquery.h>
 #include <libplan/planfilereader.h>
 #include <libplan/plankernelelement.h>
 #include <libplan/planshard.h>

@@ -90,11 +90,6 @@
 
 #include <string.h>
 
-static GstBuffer * plan_query_get_output_rows_buffer (GstQuery * query);
-
-static GstQuery * plan_query_new_output_rows (guint64 offset, guint64 n_rows,
-    gsize row_size);
-
 GST_DEBUG_CATEGORY_STATIC (plan_kernel_element_debug);
 #define GST_CAT_DEFAULT plan_kernel_element_debug
 
@@ -2608,92 +2603,6 @@ plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row)
   if (end_row)
     *end_row = row;
   return TRUE;
-}
-
-/*
- * plan_query_new_output_rows:
- * @offset: the first output row
- * @n_rows: the number of rows
- * @row_size: the bytes of one row
- *
- * Returns: (transfer full): a #PLAN_QUERY_OUTPUT_ROWS query.
- */
-static GstQuery *
-plan_query_new_output_rows (guint64 offset, guint64 n_rows, gsize row_size)
-{
-  return gst_query_new_custom (GST_QUERY_CUSTOM,
-      gst_structure_new (PLAN_QUERY_OUTPUT_ROWS, "offset", G_TYPE_UINT64,
-          offset, "n-rows", G_TYPE_UINT64, n_rows, "row-size", G_TYPE_UINT64,
-          (guint64) row_size, NULL));
-}
-
-/**
- * plan_query_parse_output_rows:
- * @query: a #GstQuery
- * @offset: (out) (optional): the first row asked for
- * @n_rows: (out) (optional): the number of rows
- * @row_size: (out) (optional): the bytes of one row
- *
- * Returns: whether @query is a well-formed #PLAN_QUERY_OUTPUT_ROWS query.
- *
- * Since: 0.1
- */
-gboolean
-plan_query_parse_output_rows (GstQuery * query, guint64 * offset,
-    guint64 * n_rows, gsize * row_size)
-{
-  const GstStructure *s;
-  guint64 o, n, r;
-
-  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
-
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CUSTOM)
-    return FALSE;
-  s = gst_query_get_structure (query);
-  if (s == NULL || !gst_structure_has_name (s, PLAN_QUERY_OUTPUT_ROWS)
-      || !gst_structure_get_uint64 (s, "offset", &o)
-      || !gst_structure_get_uint64 (s, "n-rows", &n)
-      || !gst_structure_get_uint64 (s, "row-size", &r))
-    return FALSE;
-  if (offset)
-    *offset = o;
-  if (n_rows)
-    *n_rows = n;
-  if (row_size)
-    *row_size = r;
-  return TRUE;
-}
-
-/**
- * plan_query_set_output_rows_buffer:
- * @query: a writable #PLAN_QUERY_OUTPUT_ROWS query
- * @buffer: (transfer none): writable host memory for the rows asked for
- *
- * Answers @query with @buffer (the query takes its own reference).
- *
- * Since: 0.1
- */
-void
-plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer)
-{
-  g_return_if_fail (GST_IS_QUERY (query));
-  g_return_if_fail (GST_IS_BUFFER (buffer));
-
-  gst_structure_set (gst_query_writable_structure (query), "buffer",
-      GST_TYPE_BUFFER, buffer, NULL);
-}
-
-/*
- * plan_query_get_output_rows_buffer:
- * @query: an answered #PLAN_QUERY_OUTPUT_ROWS query
- *
- * Returns: (transfer full) (nullable): the memory downstream lent.
- */
-static GstBuffer *
-plan_query_get_output_rows_buffer (GstQuery * query)
-{
-  g_return_val_if_fail (GST_IS_QUERY (query), NULL);
-  return _plan_query_get_buffer (query);
 }
 
 /**

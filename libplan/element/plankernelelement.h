@@ -14,6 +14,7 @@
 #include <libplan/planarrayinfo.h>
 #include <libplan/plandevice.h>
 #include <libplan/planshard.h>
+#include <libplan/planquery.h>
 #include <gst/base/gstaggregator.h>
 
 G_BEGIN_DECLS
@@ -231,33 +232,6 @@ GstEvent *plan_eos_mark_ended_early (GstEvent * eos, guint64 end_row);
 
 PLAN_API
 gboolean plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row);
-
-/**
- * PLAN_QUERY_OUTPUT_ROWS:
- *
- * The name of the structure of a custom downstream query
- * (%GST_QUERY_CUSTOM) with which a kernel element asks the element after
- * it for memory to compute output rows into: a sink that keeps the rows in
- * an array of its own (planarraysink) answers with a buffer over the place
- * where they go, and then finds them there without a copy.
- *
- * The query's structure has the #guint64 fields `offset` (the first row,
- * numbered as GST_BUFFER_OFFSET) and `n-rows`, and the #guint64
- * `row-size` (bytes per row). An answer sets a #GstBuffer field `buffer`
- * of exactly @n-rows rows, host memory, writable. The kernel element
- * asks (plan_kernel_element_alloc_output() does); a sink answers with
- * plan_query_parse_output_rows() and plan_query_set_output_rows_buffer().
- *
- * Since: 0.1
- */
-#define PLAN_QUERY_OUTPUT_ROWS "plan-output-rows"
-
-PLAN_API
-gboolean plan_query_parse_output_rows (GstQuery * query, guint64 * offset,
-    guint64 * n_rows, gsize * row_size);
-
-PLAN_API
-void plan_query_set_output_rows_buffer (GstQuery * query, GstBuffer * buffer);
 
 PLAN_API
 gboolean plan_kernel_element_get_shard (PlanKernelElement * self,

@@ -20,6 +20,30 @@
 
 G_BEGIN_DECLS
 
+/**
+ * PlanEndRowsFunc:
+ * @index: the input the rows are of
+ * @total: the number of rows input @index delivers
+ * @data: the last @n_rows of them, C order, in host memory
+ * @n_rows: how many rows @data holds: MIN (the rows asked for, @total)
+ * @user_data: what was passed with the function
+ * @error: return location for an error
+ *
+ * Takes the last rows of an input (see plan_kernel_element_take_end_rows());
+ * @data is valid only during the call.
+ *
+ * Returns: %TRUE, or %FALSE with @error set.
+ *
+ * Since: 0.1
+ */
+typedef gboolean (*PlanEndRowsFunc) (guint index, guint64 total,
+    gconstpointer data, gsize n_rows, gpointer user_data, GError ** error);
+
+PLAN_API
+gboolean plan_kernel_element_take_end_rows (PlanKernelElement * self,
+    guint index, gsize n_rows, PlanEndRowsFunc func, gpointer user_data,
+    GError ** error);
+
 PLAN_API
 gboolean plan_kernel_element_fill_halo_end (PlanKernelElement * self,
     guint index, PlanHalo * halo, gsize n_rows, GError ** error);

@@ -13,29 +13,9 @@
 #include <libplan/plan-prelude.h>
 #include <libplan/planarrayinfo.h>
 #include <libplan/planfileformat.h>
+#include <libplan/planquery.h>
 
 G_BEGIN_DECLS
-
-/**
- * PLAN_QUERY_READ_ROWS:
- *
- * The name of the structure of a custom upstream query (%GST_QUERY_CUSTOM)
- * that asks a source for some of its rows out of stream order, for example
- * the rows a stencil in wrap mode needs from the other end of the array.
- *
- * The query's structure has two #guint64 fields, `offset` (the first row)
- * and `n-rows`, counted in the source's own stream rows: row 0 is the first
- * row the source sends, the same numbering as GST_BUFFER_OFFSET. A source
- * that answers it (planfilesrc does) reads the rows synchronously, sets a
- * #GstBuffer field `buffer` holding exactly those rows (C order, the dtype
- * and row shape of its caps) and returns %TRUE. A range outside the stream
- * is not answered (%FALSE). Use plan_query_new_read_rows(),
- * plan_query_parse_read_rows(), plan_query_set_read_rows_buffer() and
- * plan_query_get_read_rows_buffer() rather than building it by hand.
- *
- * Since: 0.1
- */
-#define PLAN_QUERY_READ_ROWS "plan-read-rows"
 
 /**
  * PlanFileIoMode:
@@ -152,19 +132,6 @@ void plan_file_reader_stop (PlanFileReader * reader);
 PLAN_API
 GstBuffer * plan_file_reader_read_rows (PlanFileReader * reader,
     guint64 first_row, guint64 n_rows, GError ** error);
-
-PLAN_API
-GstQuery * plan_query_new_read_rows (guint64 offset, guint64 n_rows);
-
-PLAN_API
-gboolean plan_query_parse_read_rows (GstQuery * query, guint64 * offset,
-    guint64 * n_rows);
-
-PLAN_API
-void plan_query_set_read_rows_buffer (GstQuery * query, GstBuffer * buffer);
-
-PLAN_API
-GstBuffer * plan_query_get_read_rows_buffer (GstQuery * query);
 
 G_END_DECLS
 

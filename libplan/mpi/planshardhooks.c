@@ -17,9 +17,10 @@
  * knowing how the ranks talk (#PlanComm): a source takes its share of the
  * rows (plan_shard_take_share()) after the ranks agree on the plan
  * (plan_shard_check_plan()); a reduction combines its ranks' parts
- * (plan_shard_combine_reducer()); an element that fails tells the other
- * ranks (plan_shard_abort()), so that none waits for ever for a message
- * from it. A stencil trades its halo rows with #PlanHaloExchange. Outside
+ * (plan_shard_combine_reducer()); a sink writes its rows into one output
+ * shared by the ranks (plan_shard_open_writer()); an element that fails
+ * tells the other ranks (plan_shard_abort(), plan_shard_tell_failure()),
+ * so that none waits for ever for a message from it. A stencil trades its halo rows with #PlanHaloExchange. Outside
  * an MPI job they do what one rank alone does.
  */
 
@@ -118,6 +119,57 @@ plan_shard_abort (const gchar * why)
 
   if (comm)
     plan_comm_abort (comm, why);
+}
+
+/**
+ * plan_shard_tell_failure:
+ * @why: what went wrong on this rank
+ *
+ * As plan_shard_abort(), for an element that fails before it knows whether
+ * its stream is sharded (a sink's file that cannot be made when the caps
+ * come): when this process was started as one of several ranks of an MPI
+ * job, the other ranks are told (plan_comm_tell_failure()); else it does
+ * nothing, and starts no MPI.
+ *
+ * Since: 0.1
+ */
+void
+plan_shard_tell_failure (const gchar * why)
+{
+  plan_comm_tell_failure (why);
+}
+
+/**
+ * plan_shard_open_writer:
+ * @owner: the name of the element writing (the same on every rank)
+ * @file_writer: (nullable): as for plan_shard_writer_new_full()
+ * @location: the output file (or Zarr store)
+ * @format: the output's format, as for plan_shard_writer_new_full()
+ * @info: the dtype and row shape of the array
+ * @total_rows: the rows of the whole array, across the ranks
+ * @sync: whether each rank fsync()s its rows before the file is renamed
+ * @error: return location for a #GError
+ *
+ * The output file that every rank of this process's MPI job writes its
+ * rows into (plan_shard_writer_new_full() on the job's communicator).
+ * Every rank of the job must call it.
+ *
+ * Returns: (transfer full): a writer, or %NULL with @error set (also when
+ *   the process is not a rank of a job, or the build has no MPI)
+ *
+ * Since: 0.1
+ */
+PlanShardWriter *
+plan_shard_open_writer (const gchar * owner, PlanFileWriter * file_writer,
+    const gchar * location, PlanFileFormat format, const PlanArrayInfo * info,
+    guint64 total_rows, gboolean sync, GError ** error)
+{
+  PlanComm *comm = plan_comm_get_world (error);
+
+  if (comm == NULL)
+    return NULL;
+  return plan_shard_writer_new_full (comm, owner, file_writer, location,
+      format, info, total_rows, sync, error);
 }
 
 /**

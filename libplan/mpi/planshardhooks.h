@@ -17,6 +17,7 @@
 #include <libplan/plan-prelude.h>
 #include <libplan/planshard.h>
 #include <libplan/planreducer.h>
+#include <libplan/planshardwriter.h>
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,15 @@ gboolean plan_shard_take_share (guint64 total, PlanShardInfo * info,
 
 PLAN_API
 void plan_shard_abort (const gchar * why);
+
+PLAN_API
+void plan_shard_tell_failure (const gchar * why);
+
+PLAN_API
+PlanShardWriter * plan_shard_open_writer (const gchar * owner,
+    PlanFileWriter * file_writer, const gchar * location,
+    PlanFileFormat format, const PlanArrayInfo * info, guint64 total_rows,
+    gboolean sync, GError ** error);
 
 PLAN_API
 gboolean plan_shard_combine_reducer (PlanReducer * reducer,
