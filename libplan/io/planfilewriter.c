@@ -105,6 +105,7 @@
 
 #include "libplan/core/plan-private.h"
 #include "planfilewriter.h"
+#include "planfilewriter-private.h"
 #include "plannpy.h"
 #include <libplan/planerror.h>
 
@@ -131,78 +132,8 @@
  * tests/benchmarks/bench_fileio.sh measures. */
 #define PREALLOC_STEP ((guint64) 64 << 20)
 
-GST_DEBUG_CATEGORY_STATIC (plan_file_writer_debug);
+GST_DEBUG_CATEGORY (plan_file_writer_debug);
 #define GST_CAT_DEFAULT plan_file_writer_debug
-
-struct _PlanFileWriter
-{
-  GstObject parent;
-
-  /* owner thread only */
-  gchar *location;
-  gchar *tmp_path;              /* the named temporary file, or NULL */
-  gboolean unnamed;             /* fd is an O_TMPFILE file */
-  gboolean stream;              /* a FIFO or socket, opened by the worker */
-  gint64 header_rows;           /* a stream's .npy header: the rows it says */
-  /* the worker's while it runs (a stream is opened by the worker), the
-   * owner's otherwise */
-  gint fd;
-  PlanFileFormat format;
-  gboolean sync;
-  gboolean replace_read_only;
-  PlanArrayInfo info;
-  gboolean have_info;
-  gsize row_size;
-  gsize header_size;
-  guint64 bytes_queued;
-  GThread *thread;
-  /* HDF5 output: the dataset's path and layout as set, and the file
-   * (created once the dtype is known; the worker's while it runs) */
-  gchar *dataset;
-  guint64 h5_chunk_rows;
-  guint h5_gzip_level;
-  PlanH5Writer *h5;
-  PlanFileMode mode;
-  PlanFileCodec codec;
-  gboolean h5_add;              /* the temporary file is a copy to add to */
-  /* Zarr output: the temporary directory (the new store, or with the add
-   * mode the new array), where it goes at finish, the array's directory
-   * in it, and the array (the worker's while it runs) */
-  gchar *tmp_dir;
-  gchar *zarr_target;
-  gchar *zarr_array_dir;
-  PlanZarrWriter *zarr;
-  gint zarr_format;             /* as set, or the group's when adding */
-  gint zarr_format_set;
-  /* rank 0's part of an output the ranks of an MPI job share: the rows
-   * of the whole array (-1: not shared); HDF5: the chunks' places, the
-   * dataset written and closed at set_info */
-  gint64 shared_rows;
-  guint64 shared_chunk_rows;
-  GArray *shared_h5_chunks;
-
-  /* worker thread only, reset at open: preallocation of the file's
-   * blocks ahead of the writes */
-  gboolean prealloc_off;        /* not a regular file, or it failed */
-  guint64 prealloc_end;         /* blocks are reserved up to here */
-
-  /* protected by lock. The two sides wake each other only when the other
-   * waits, and a blocked producer only once half the queue is free: a
-   * hand-off per chunk costs futex calls and, on a virtual machine,
-   * inter-processor interrupts that show in the writer's time. */
-  GMutex lock;
-  GCond work_cond;              /* the worker waits for chunks or a stop */
-  GCond space_cond;             /* write() waits for room, flush or error */
-  gboolean worker_idle;         /* the worker waits on work_cond */
-  guint producers_waiting;      /* threads waiting on space_cond */
-  GQueue queue;                 /* of GstBuffer, at most max_pending */
-  guint max_pending;
-  gboolean running;             /* more chunks may come */
-  gboolean cancelled;           /* a stream's wait must end */
-  gboolean flushing;
-  guint64 bytes_written;
-  GError *error;
-};
 
 G_DEFINE_TYPE_WITH_CODE (PlanFileWriter, plan_file_writer, GST_TYPE_OBJECT,
     GST_DEBUG_CATEGORY_INIT (plan_file_writer_debug, "planfilewriter", 0,
@@ -255,9 +186,9 @@ plan_file_writer_new (void)
   return gst_object_ref_sink (g_object_new (PLAN_TYPE_FILE_WRITER, NULL));
 }
 
-static void
-set_errno_error (GError ** error, gint err, const gchar * what,
-    const gchar * location)
+void
+_plan_file_writer_set_errno_error (GError ** error, gint err,
+    const gchar * what, const gchar * location)
 {
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
       "Could not %s '%s': %s", what, location, g_strerror (err));
@@ -276,9 +207,9 @@ set_errno_error (GError ** error, gint err, const gchar * what,
  * 64 KiB (about 16,000 a GiB, some milliseconds). */
 #define WRITE_PIECE ((gsize) 64 << 10)
 
-static gboolean
-write_full (gint fd, const guint8 * data, gsize size, const gchar * location,
-    GError ** error)
+gboolean
+_plan_file_writer_write_full (gint fd, const guint8 * data, gsize size,
+    const gchar * location, GError ** error)
 {
   while (size > 0) {
     gssize n = write (fd, data, MIN (size, WRITE_PIECE));
@@ -286,12 +217,12 @@ write_full (gint fd, const guint8 * data, gsize size, const gchar * location,
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      set_errno_error (error, errno, "write to", location);
+      _plan_file_writer_set_errno_error (error, errno, "write to", location);
       return FALSE;
     }
     /* write() returns 0 only for size 0; guard against a loop anyway. */
     if (n == 0) {
-      set_errno_error (error, EIO, "write to", location);
+      _plan_file_writer_set_errno_error (error, EIO, "write to", location);
       return FALSE;
     }
     data += n;
@@ -301,8 +232,8 @@ write_full (gint fd, const guint8 * data, gsize size, const gchar * location,
 }
 
 /* Reserves the blocks the next @size bytes land in, with FALLOC_FL_KEEP_SIZE
- * so that the file's size is still what was written; close_and_rename()
- * gives back what was reserved past the end. A failure (a full disk, a
+ * so that the file's size is still what was written;
+ * _plan_file_writer_close_and_rename() gives back what was reserved past the end. A failure (a full disk, a
  * file system without fallocate) only stops preallocating: the write()
  * after it says what is wrong, if anything is. Worker thread. */
 static void
@@ -378,7 +309,8 @@ open_stream (PlanFileWriter * self, GError ** error)
       return TRUE;
     }
     if (errno != ENXIO && errno != EINTR) {
-      set_errno_error (error, errno, "open for writing", self->location);
+      _plan_file_writer_set_errno_error (error, errno, "open for writing",
+          self->location);
       return FALSE;
     }
     if (stream_wait_aborted (self)) {
@@ -388,8 +320,8 @@ open_stream (PlanFileWriter * self, GError ** error)
   }
 }
 
-/* write_full() for a stream opened O_NONBLOCK: waits for room as the
- * reader takes the data, ending the wait when the writer is cancelled.
+/* _plan_file_writer_write_full() for a stream opened O_NONBLOCK: waits for
+ * room as the reader takes the data, ending the wait when the writer is cancelled.
  * Worker thread. */
 static gboolean
 write_stream (PlanFileWriter * self, const guint8 * data, gsize size,
@@ -412,7 +344,8 @@ write_stream (PlanFileWriter * self, const guint8 * data, gsize size,
       continue;
     }
     if (n <= 0) {
-      set_errno_error (error, n < 0 ? errno : EIO, "write to", self->location);
+      _plan_file_writer_set_errno_error (error, n < 0 ? errno : EIO,
+          "write to", self->location);
       return FALSE;
     }
     data += n;
@@ -454,7 +387,8 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
     ok = write_stream (self, map.data, map.size, error);
   } else {
     preallocate (self, map.size);
-    ok = write_full (self->fd, map.data, map.size, self->location, error);
+    ok = _plan_file_writer_write_full (self->fd, map.data, map.size,
+        self->location, error);
   }
   /* write() from pages of a mapped input that was cut short meanwhile
    * fails with EFAULT: the input changed, the output is fine. */
@@ -549,491 +483,6 @@ writer_thread (gpointer data)
   return NULL;
 }
 
-/* The longest file name; 255 bytes on Linux's file systems. */
-static glong
-name_max (const gchar * dir)
-{
-  glong n = pathconf (dir, _PC_NAME_MAX);
-
-  return n > 0 ? n : 255;
-}
-
-/* Opens an unnamed file in @dir (O_TMPFILE), to be linked into place
- * through /proc/self/fd at the end; -1 where the file system (or the
- * kernel) cannot, or /proc is not there to link it through. */
-static gint
-open_unnamed (PlanFileWriter * self, const gchar * dir)
-{
-#ifdef O_TMPFILE
-  gchar *proc;
-  gint fd;
-
-  /* 0666 so that the umask decides the mode, as for any new file. */
-  fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    GST_INFO_OBJECT (self, "no unnamed file in '%s' (%s): writing a "
-        "temporary file", dir, g_strerror (errno));
-    return -1;
-  }
-  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
-  if (access (proc, F_OK) < 0) {
-    GST_INFO_OBJECT (self, "no %s to link an unnamed file through: "
-        "writing a temporary file", proc);
-    close (fd);
-    fd = -1;
-  }
-  g_free (proc);
-  return fd;
-#else
-  return -1;
-#endif
-}
-
-/* ".NAME.XXXXXX.part" in @dir, NAME cut (on a character boundary) so that
- * the whole fits in a file name. */
-static gchar *
-temp_name_for (const gchar * dir, const gchar * base)
-{
-  glong room = name_max (dir) - (glong) strlen (".XXXXXX.part") - 1;
-  gchar *cut = g_strdup (base), *name, *path;
-
-  if ((glong) strlen (cut) > room) {
-    gchar *end = cut + MAX (room, 0);
-
-    if (g_utf8_validate (cut, -1, NULL) && end > cut)
-      end = g_utf8_find_prev_char (cut, end + 1);
-    *(end ? end : cut) = '\0';
-  }
-  name = g_strdup_printf (".%s.XXXXXX.part", cut);
-  path = g_build_filename (dir, name, NULL);
-  g_free (name);
-  g_free (cut);
-  return path;
-}
-
-/* Copies the regular file at the location into the new file @fd, which
- * gets its mode: a reflink (FICLONE) where the file system shares blocks,
- * else copy_file_range() (in the kernel), else read() and write().
- * Nothing there is nothing to copy. */
-static gboolean
-copy_existing (PlanFileWriter * self, gint fd, GError ** error)
-{
-  gint src = open (self->location, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  guint8 *buf = NULL;
-  gint err = 0;
-
-  if (src < 0 && errno == ENOENT)
-    return TRUE;
-  if (src < 0 || fstat (src, &st) < 0) {
-    err = errno;
-    goto failed;
-  }
-#ifdef FICLONE
-  if (ioctl (fd, FICLONE, src) == 0)
-    goto copied;
-#endif
-  for (;;) {
-    gssize n = copy_file_range (src, NULL, fd, NULL, (gsize) 1 << 30, 0);
-
-    if (n == 0)
-      goto copied;
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL
-            || errno == EOPNOTSUPP) && lseek (fd, 0, SEEK_CUR) == 0)
-      break;
-    if (n < 0) {
-      err = errno;
-      goto failed;
-    }
-  }
-  buf = g_malloc (1 << 20);
-  for (;;) {
-    gssize n = read (src, buf, 1 << 20);
-
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      err = errno;
-      goto failed;
-    }
-    if (n == 0)
-      break;
-    if (!write_full (fd, buf, n, self->location, error))
-      goto failed;
-  }
-copied:
-  if (fchmod (fd, st.st_mode & 07777) < 0) {
-    err = errno;
-    goto failed;
-  }
-  g_free (buf);
-  close (src);
-  self->h5_add = TRUE;
-  return TRUE;
-
-failed:
-  if (err != 0)
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Could not add to '%s': cannot copy it to add the dataset to: %s",
-        self->location, g_strerror (err));
-  g_free (buf);
-  if (src >= 0)
-    close (src);
-  return FALSE;
-}
-
-static gboolean
-create_temp (PlanFileWriter * self, GError ** error)
-{
-  gchar *dir = g_path_get_dirname (self->location);
-  gchar *base = g_path_get_basename (self->location);
-
-  /* libhdf5 opens the file by its name. */
-  self->fd = self->format == PLAN_FILE_FORMAT_HDF5 ? -1 :
-      open_unnamed (self, dir);
-  if (self->fd >= 0) {
-    self->unnamed = TRUE;
-    g_free (base);
-    g_free (dir);
-    return TRUE;
-  }
-
-  self->tmp_path = temp_name_for (dir, base);
-  g_free (base);
-
-  /* 0666 so that the umask decides the mode, as for any new file. */
-  self->fd = g_mkstemp_full (self->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
-  if (self->fd < 0) {
-    gint err = errno;
-
-    if (err == ENOENT || err == ENOTDIR)
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-          "Could not write '%s': the directory '%s' does not exist",
-          self->location, dir);
-    else
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-          "Could not write '%s': cannot create a file in '%s': %s",
-          self->location, dir, g_strerror (err));
-    g_clear_pointer (&self->tmp_path, g_free);
-    g_free (dir);
-    return FALSE;
-  }
-  g_free (dir);
-  if (self->format == PLAN_FILE_FORMAT_HDF5 && self->mode ==
-      PLAN_FILE_MODE_ADD)
-    return copy_existing (self, self->fd, error);
-  return TRUE;
-}
-
-/* Whether the file at the location, if any, may be replaced: one this
- * user could not open for writing is refused (unless told otherwise),
- * although renaming over it needs only the directory's permission. */
-static gboolean
-check_replaceable (PlanFileWriter * self, GError ** error)
-{
-  gint err;
-
-  if (self->replace_read_only
-      || faccessat (AT_FDCWD, self->location, W_OK, AT_EACCESS) == 0)
-    return TRUE;
-  err = errno;
-  if (err != EACCES && err != EPERM)
-    return TRUE;                /* not there, or what opening it will say */
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-      "Could not write '%s': %s: the file there is read-only for this user, "
-      "and it is left as it is", self->location, g_strerror (err));
-  return FALSE;
-}
-
-static gboolean
-open_target (PlanFileWriter * self, GError ** error)
-{
-  struct stat st;
-
-  if (stat (self->location, &st) == 0 && S_ISDIR (st.st_mode)) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-        "Could not write '%s': it is a directory", self->location);
-    return FALSE;
-  }
-  if (stat (self->location, &st) == 0 && S_ISFIFO (st.st_mode)) {
-    /* Opened by the worker once it has a reader; what would stop that
-     * open is said now. */
-    if (faccessat (AT_FDCWD, self->location, W_OK, AT_EACCESS) < 0) {
-      set_errno_error (error, errno, "open for writing", self->location);
-      return FALSE;
-    }
-    self->stream = TRUE;
-    return TRUE;
-  }
-  if (stat (self->location, &st) == 0 && !S_ISREG (st.st_mode)) {
-    /* A device: nothing to rename, write it directly. */
-    self->fd = open (self->location, O_WRONLY | O_CLOEXEC);
-    if (self->fd < 0) {
-      set_errno_error (error, errno, "open for writing", self->location);
-      return FALSE;
-    }
-    return TRUE;
-  }
-  if (!check_replaceable (self, error))
-    return FALSE;
-  return create_temp (self, error);
-}
-
-#if HAVE_ZARR
-/* Removes the directory tree @path (our temporary one), not following
- * symbolic links. */
-static void
-remove_tree (const gchar * path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *name;
-  struct stat st;
-
-  while (d && (name = g_dir_read_name (d))) {
-    gchar *sub = g_build_filename (path, name, NULL);
-
-    if (lstat (sub, &st) == 0 && S_ISDIR (st.st_mode))
-      remove_tree (sub);
-    else
-      g_unlink (sub);
-    g_free (sub);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (path);
-}
-
-static gboolean
-write_group (PlanFileWriter * self, const gchar * dir, GError ** error)
-{
-  if (_plan_zarr_write_group (dir, self->zarr_format, error))
-    return TRUE;
-  g_prefix_error (error, "Could not write '%s': ", self->location);
-  return FALSE;
-}
-
-/* Makes the groups of @rel's path under @root that are missing (a
- * directory with a .zgroup or a zarr.json each), checking that none on
- * the way is an array; @rel's last part is not made. */
-static gboolean
-make_groups (PlanFileWriter * self, const gchar * root, const gchar * rel,
-    GError ** error)
-{
-  gchar **parts = g_strsplit (rel, "/", -1);
-  gchar *dir = g_strdup (root);
-  gboolean ok = TRUE;
-  guint i;
-
-  for (i = 0; ok && parts[i] && parts[i + 1]; i++) {
-    gchar *sub;
-    gint node;
-
-    if (parts[i][0] == '\0')
-      continue;
-    sub = g_build_filename (dir, parts[i], NULL);
-    g_free (dir);
-    dir = sub;
-    node = _plan_zarr_node_type (dir);
-    if (node > 0) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could "
-          "not write '%s': '%s' in it is a Zarr array, not a group, so '%s' "
-          "cannot be made in it", self->location, dir + strlen (root), rel);
-      ok = FALSE;
-    } else if (g_mkdir (dir, 0777) < 0 && errno != EEXIST) {
-      set_errno_error (error, errno, "make the group", dir);
-      ok = FALSE;
-    } else if (node == 0) {
-      ok = write_group (self, dir, error);
-    }
-  }
-  g_free (dir);
-  g_strfreev (parts);
-  return ok;
-}
-
-/* A new temporary directory beside @path. */
-static gchar *
-make_temp_dir (PlanFileWriter * self, const gchar * path, GError ** error)
-{
-  gchar *dir = g_path_get_dirname (path);
-  gchar *base = g_path_get_basename (path);
-  gchar *tmp = temp_name_for (dir, base);
-
-  g_free (base);
-  if (g_mkdtemp_full (tmp, 0777) == NULL) {
-    gint err = errno;
-
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Could not write '%s': cannot create a directory in '%s': %s",
-        self->location, dir, g_strerror (err));
-    g_clear_pointer (&tmp, g_free);
-  }
-  g_free (dir);
-  return tmp;
-}
-
-/* The Zarr store's temporary directory and where it goes: the whole store
- * (replace, or add without a store there), or the array added to the
- * group at the location. */
-static gboolean
-open_zarr_target (PlanFileWriter * self, GError ** error)
-{
-  const gchar *rel = self->dataset ? self->dataset + strspn (self->dataset,
-      "/") : "";
-  struct stat st;
-  gboolean exists = stat (self->location, &st) == 0;
-  gint node = exists ? _plan_zarr_node_type (self->location) : 0;
-
-  if (exists && !S_ISDIR (st.st_mode))
-    goto not_dir;
-  if (exists && !check_replaceable (self, error))
-    return FALSE;
-
-  if (self->mode == PLAN_FILE_MODE_ADD && exists) {
-    if (node >= 0)
-      goto not_group;
-    if (rel[0] == '\0')
-      goto no_name;
-    /* The array is of its group's version. */
-    self->zarr_format = -node;
-    if (!make_groups (self, self->location, rel, error))
-      return FALSE;
-    self->zarr_target = g_build_filename (self->location, rel, NULL);
-    if (g_file_test (self->zarr_target, G_FILE_TEST_EXISTS)
-        && _plan_zarr_node_type (self->zarr_target) <= 0)
-      goto not_array;
-    self->tmp_dir = make_temp_dir (self, self->zarr_target, error);
-    self->zarr_array_dir = g_strdup (self->tmp_dir);
-    return self->tmp_dir != NULL;
-  }
-
-  if (exists && node == 0)
-    goto not_store;
-  self->zarr_target = g_strdup (self->location);
-  self->tmp_dir = make_temp_dir (self, self->location, error);
-  if (self->tmp_dir == NULL)
-    return FALSE;
-  self->zarr_array_dir = g_build_filename (self->tmp_dir, rel, NULL);
-  if (rel[0] == '\0')
-    return TRUE;
-  if (!write_group (self, self->tmp_dir, error)
-      || !make_groups (self, self->tmp_dir, rel, error))
-    return FALSE;
-  if (g_mkdir (self->zarr_array_dir, 0777) < 0) {
-    set_errno_error (error, errno, "make the array", self->zarr_array_dir);
-    return FALSE;
-  }
-  return TRUE;
-
-not_dir:
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR, "Could not write "
-      "'%s': it is a file, not a Zarr store (a directory); it is left as it "
-      "is", self->location);
-  return FALSE;
-not_group:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
-      "add to '%s': it is %s, not a Zarr group (a directory with a .zgroup, "
-      "or a zarr.json of a group), so no array is added to it; it is left as "
-      "it is", self->location, node > 0 ? "a Zarr array" :
-      "a directory that is not a Zarr store");
-  return FALSE;
-no_name:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
-      "add to '%s': name the array to add to the group as the dataset",
-      self->location);
-  return FALSE;
-not_array:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
-      "add to '%s': '/%s' in it is not a Zarr array (a group?), so it is not "
-      "replaced", self->location, rel);
-  return FALSE;
-not_store:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
-      "write '%s': it is a directory that is not a Zarr store (no .zarray, "
-      ".zgroup or zarr.json in it), so it is not replaced; it is left as it "
-      "is", self->location);
-  return FALSE;
-}
-
-/* Renames the finished directory to its target, exchanging it with one
- * that is there (removed afterwards). */
-static gboolean
-put_dir_in_place (PlanFileWriter * self, GError ** error)
-{
-  gchar *old = NULL;
-  gint err = 0;
-
-  if (!g_file_test (self->zarr_target, G_FILE_TEST_EXISTS)) {
-    if (g_rename (self->tmp_dir, self->zarr_target) < 0)
-      err = errno;
-    goto done;
-  }
-#ifdef RENAME_EXCHANGE
-  if (renameat2 (AT_FDCWD, self->tmp_dir, AT_FDCWD, self->zarr_target,
-          RENAME_EXCHANGE) == 0) {
-    remove_tree (self->tmp_dir);
-    goto done;
-  }
-  if (errno != EINVAL && errno != ENOSYS) {
-    err = errno;
-    goto done;
-  }
-#endif
-  /* No exchange on this file system: the old one moved aside first. */
-  old = g_strconcat (self->tmp_dir, ".old", NULL);
-  if (g_rename (self->zarr_target, old) < 0) {
-    err = errno;
-    goto done;
-  }
-  if (g_rename (self->tmp_dir, self->zarr_target) < 0) {
-    err = errno;
-    g_rename (old, self->zarr_target);
-    goto done;
-  }
-  remove_tree (old);
-
-done:
-  if (err != 0)
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Could not put the finished Zarr array in place at '%s': %s",
-        self->zarr_target, g_strerror (err));
-  else
-    g_clear_pointer (&self->tmp_dir, g_free);
-  g_free (old);
-  return err == 0;
-}
-
-/* Writes the last chunk and the .zarray, and puts the store in place. */
-static gboolean
-finish_zarr (PlanFileWriter * self, guint64 bytes, GError ** error)
-{
-  guint64 rows = self->row_size ? bytes / self->row_size : 0;
-  PlanZarrWriter *zarr = self->zarr;
-
-  self->zarr = NULL;
-  if (!self->have_info) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Could not write '%s': the stream ended before its dtype and shape "
-        "were known", self->location);
-    return FALSE;
-  }
-  if (self->info.ndim == 0 && rows != 1) {
-    _plan_zarr_writer_close (zarr, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': a 0-d array needs exactly one value, the "
-        "stream had %" G_GUINT64_FORMAT, self->location, rows);
-    return FALSE;
-  }
-  if (!_plan_zarr_writer_close (zarr, error)) {
-    g_prefix_error (error, "Could not write '%s': ", self->location);
-    return FALSE;
-  }
-  return put_dir_in_place (self, error);
-}
-#endif
-
 /**
  * plan_file_writer_open:
  * @writer: a #PlanFileWriter
@@ -1091,13 +540,13 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->zarr_format = writer->zarr_format_set;
 #if HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR) {
-    if (!open_zarr_target (writer, error)) {
+    if (!_plan_file_writer_open_zarr_target (writer, error)) {
       plan_file_writer_cancel (writer);
       return FALSE;
     }
   } else
 #endif
-  if (!open_target (writer, error)) {
+  if (!_plan_file_writer_open_target (writer, error)) {
     plan_file_writer_cancel (writer);
     return FALSE;
   }
@@ -1464,8 +913,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   header = g_malloc (writer->header_size);
   writer->info.shape[0] = 0;
   ok = plan_npy_write_header (&writer->info, header, writer->header_size,
-      error) && write_full (writer->fd, header, writer->header_size,
-      writer->location, error);
+      error) && _plan_file_writer_write_full (writer->fd, header,
+      writer->header_size, writer->location, error);
   g_free (header);
   return ok;
 
@@ -1659,177 +1108,6 @@ stop_worker (PlanFileWriter * self, gboolean drop)
   }
 }
 
-static gboolean
-complete_npy_header (PlanFileWriter * self, guint64 bytes, GError ** error)
-{
-  PlanArrayInfo info = self->info;
-  guint8 *header;
-  guint64 rows = self->row_size ? bytes / self->row_size : 0;
-  gboolean ok = TRUE;
-
-  if (!self->have_info) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Could not write '%s': the stream ended before its dtype and shape "
-        "were known", self->location);
-    return FALSE;
-  }
-  if (info.ndim == 0 && rows != 1) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': a 0-d array needs exactly one value, the "
-        "stream had %" G_GUINT64_FORMAT, self->location, rows);
-    return FALSE;
-  }
-  if (self->stream) {
-    if ((gint64) rows == self->header_rows)
-      return TRUE;
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': the .npy header sent to the FIFO said %"
-        G_GINT64_FORMAT " rows, but %" G_GUINT64_FORMAT " came",
-        self->location, self->header_rows, rows);
-    return FALSE;
-  }
-  if (info.ndim > 0)
-    info.shape[0] = rows;
-
-  header = g_malloc (self->header_size);
-  if (!plan_npy_write_header (&info, header, self->header_size, error))
-    ok = FALSE;
-  while (ok && pwrite (self->fd, header, self->header_size, 0) < 0) {
-    if (errno != EINTR) {
-      set_errno_error (error, errno, "complete the .npy header of",
-          self->location);
-      ok = FALSE;
-    }
-  }
-  g_free (header);
-  return ok;
-}
-
-#if HAVE_HDF5
-/* Closes the HDF5 file, which writes what libhdf5 holds of it. */
-static gboolean
-finish_h5 (PlanFileWriter * self, guint64 bytes, GError ** error)
-{
-  guint64 rows = self->row_size ? bytes / self->row_size : 0;
-  PlanH5Writer *h5 = self->h5;
-
-  self->h5 = NULL;
-  if (!self->have_info) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Could not write '%s': the stream ended before its dtype and shape "
-        "were known", self->location);
-    return FALSE;
-  }
-  if (self->info.ndim == 0 && rows != 1) {
-    _plan_h5_writer_close (h5, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': a 0-d array needs exactly one value, the "
-        "stream had %" G_GUINT64_FORMAT, self->location, rows);
-    return FALSE;
-  }
-  if (!_plan_h5_writer_close (h5, error)) {
-    g_prefix_error (error, "Could not write '%s': ", self->location);
-    return FALSE;
-  }
-  return TRUE;
-}
-#endif
-
-/* Links the unnamed file @fd to the location: directly when nothing is
- * there, else to a short hidden name beside it, renamed over it, so that
- * a file that was there is replaced whole. */
-static gboolean
-link_into_place (PlanFileWriter * self, gint fd, GError ** error)
-{
-  gchar *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
-  gchar *dir, *tmp = NULL;
-  gint err = 0, tries;
-
-  if (linkat (AT_FDCWD, proc, AT_FDCWD, self->location,
-          AT_SYMLINK_FOLLOW) == 0)
-    goto done;
-  if (errno != EEXIST) {
-    err = errno;
-    goto done;
-  }
-  dir = g_path_get_dirname (self->location);
-  for (tries = 0; tries < 100; tries++) {
-    gchar name[32];
-
-    g_snprintf (name, sizeof (name), ".plan-%08x.part", g_random_int ());
-    g_free (tmp);
-    tmp = g_build_filename (dir, name, NULL);
-    if (linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
-      break;
-    err = errno;
-    if (err != EEXIST)
-      break;
-  }
-  g_free (dir);
-  if (tries == 100 || (err != 0 && err != EEXIST)) {
-    g_clear_pointer (&tmp, g_free);
-    goto done;
-  }
-  err = 0;
-  if (g_rename (tmp, self->location) < 0) {
-    err = errno;
-    g_unlink (tmp);
-  }
-
-done:
-  if (err != 0)
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Could not put the finished file in place at '%s': %s",
-        self->location, g_strerror (err));
-  g_free (tmp);
-  g_free (proc);
-  return err == 0;
-}
-
-/* Closes the file and puts it in place; the temporary file is gone
- * afterwards whether this succeeds or not. */
-static gboolean
-close_and_rename (PlanFileWriter * self, guint64 bytes, GError ** error)
-{
-  gint fd = self->fd;
-
-  self->fd = -1;
-  /* Gives back the blocks reserved past the end of the data. */
-  if (self->prealloc_end > 0 && ftruncate (fd, self->header_size + bytes) < 0) {
-    set_errno_error (error, errno, "write to", self->location);
-    close (fd);
-    return FALSE;
-  }
-  if (self->sync && fsync (fd) < 0 && errno != EINVAL) {
-    set_errno_error (error, errno, "flush to disk", self->location);
-    close (fd);
-    return FALSE;
-  }
-  /* A file made read-only at the location while this one was written. */
-  if ((self->unnamed || self->tmp_path) && !check_replaceable (self, error)) {
-    close (fd);
-    return FALSE;
-  }
-  if (self->unnamed && !link_into_place (self, fd, error)) {
-    close (fd);
-    return FALSE;
-  }
-  if (close (fd) < 0) {
-    set_errno_error (error, errno, "write to", self->location);
-    return FALSE;
-  }
-  if (self->tmp_path && g_rename (self->tmp_path, self->location) < 0) {
-    gint err = errno;
-
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-        "Could not move the finished file '%s' to '%s': %s",
-        self->tmp_path, self->location, g_strerror (err));
-    return FALSE;
-  }
-  g_clear_pointer (&self->tmp_path, g_free);
-  return TRUE;
-}
-
 /**
  * plan_file_writer_finish:
  * @writer: a #PlanFileWriter with a file open
@@ -1864,18 +1142,18 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
   g_mutex_unlock (&writer->lock);
 
   if (ok && writer->format == PLAN_FILE_FORMAT_NPY)
-    ok = complete_npy_header (writer, bytes, error);
+    ok = _plan_file_writer_complete_npy_header (writer, bytes, error);
 #if HAVE_HDF5
   if (ok && writer->format == PLAN_FILE_FORMAT_HDF5)
-    ok = finish_h5 (writer, bytes, error);
+    ok = _plan_file_writer_finish_h5 (writer, bytes, error);
 #endif
 #if HAVE_ZARR
   if (ok && writer->format == PLAN_FILE_FORMAT_ZARR)
-    ok = finish_zarr (writer, bytes, error);
+    ok = _plan_file_writer_finish_zarr (writer, bytes, error);
   else
 #endif
   if (ok)
-    ok = close_and_rename (writer, bytes, error);
+    ok = _plan_file_writer_close_and_rename (writer, bytes, error);
   if (ok)
     GST_DEBUG_OBJECT (writer, "wrote '%s': %" G_GUINT64_FORMAT " bytes of "
         "data", writer->location, bytes);
@@ -1908,7 +1186,7 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   writer->zarr = NULL;
   if (writer->tmp_dir) {
     GST_DEBUG_OBJECT (writer, "removing '%s'", writer->tmp_dir);
-    remove_tree (writer->tmp_dir);
+    _plan_file_writer_remove_tree (writer->tmp_dir);
   }
 #endif
   g_clear_pointer (&writer->tmp_dir, g_free);
