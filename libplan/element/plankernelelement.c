@@ -59,24 +59,27 @@
  * library.
  */
 
-/* Locking
+/* Locking, for this file and the others of PlanKernelElement
+ * (plankernelelement-aggregate.c, -seek.c, -subclass.c, -device.c; the
+ * state they share is in plankernelelement-private.h)
  *
  * Lock order, outermost first:
  *   1. pop_lock (PlanKernelElementPrivate): held around the base class's
  *      gst_aggregator_pad_pop_buffer() (which takes the pad's PAD_LOCK)
  *      and its release_pad() (which takes the aggregator's SRC_LOCK, the
- *      pad's PAD_LOCK and the element's OBJECT_LOCK); see pop_input().
- *      Taken with no other lock held.
+ *      pad's PAD_LOCK and the element's OBJECT_LOCK); see
+ *      _plan_kernel_element_pop_input(). Taken with no other lock held.
  *   2. the element's OBJECT_LOCK: the properties and the seek state (the
  *      fields marked OBJECT_LOCK in PlanKernelElementPrivate). Inside it
  *      the device code takes the sink pads' OBJECT_LOCKs (their current
  *      caps) and plan_device_get()'s registry lock (device_of_inputs()).
  *   3. a pad's OBJECT_LOCK: the pad's properties.
  * Nothing is pushed, posted, queried or handed to a subclass's vmethod
- * with any of these held. The fields marked "aggregate thread" are only
- * touched from aggregate() and the vmethods GstAggregator calls on that
- * thread (or with it stopped); the atomic ones are read by the src pad's
- * probe on other threads.
+ * with any of these held, and no function of these files expects a lock
+ * held by its caller: each takes and releases the ones it needs. The
+ * fields marked "aggregate thread" are only touched from aggregate() and
+ * the vmethods GstAggregator calls on that thread (or with it stopped);
+ * the atomic ones are read by the src pad's probe on other threads.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -86,43 +89,15 @@
 #include "plankernelelement.h"
 #include <libplan/planerror.h>
 #include "libplan/core/plan-private.h"
+#include "plankernelelement-private.h"
 #include <libplan/planshardhooks.h>
 
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (plan_kernel_element_debug);
+GST_DEBUG_CATEGORY (plan_kernel_element_debug);
 #define GST_CAT_DEFAULT plan_kernel_element_debug
 
-/* The alignment of output buffers from the pool: a page. */
-#define OUTPUT_ALIGN 4096
-
 /* PlanKernelPad ----------------------------------------------------------- */
-
-struct _PlanKernelPad
-{
-  GstAggregatorPad parent;
-
-  /* protected by OBJECT_LOCK; written on CAPS events */
-  PlanArrayInfo info;
-  gboolean have_info;
-  gboolean info_changed;
-  gchar *variable;              /* the variable property */
-  gchar *window;                /* the window property */
-
-  /* aggregate thread only */
-  gsize consumed;               /* rows of the head buffer already used */
-  guint64 next_row;             /* index of the next row expected */
-  guint64 range_first;          /* the rows the segment selects: */
-  gint64 range_end;             /* [first, end), end -1 to the end */
-  guint64 range_time;           /* the segment's stream position of its
-                                 * first row (its time, in rows) */
-  GstSegment in_segment;        /* the last segment, as it came */
-  gboolean ended_early;         /* its EOS ended the stream on purpose
-                                 * (PLAN_EOS_ENDED_EARLY) */
-
-  /* set once when constructed: GstAggregatorPad's */
-  GstPadActivateModeFunction base_activate_mode;
-};
 
 G_DEFINE_TYPE (PlanKernelPad, plan_kernel_pad, GST_TYPE_AGGREGATOR_PAD);
 
@@ -296,78 +271,6 @@ enum
   PROP_N_THREADS,
 };
 
-typedef struct
-{
-  /* protected by OBJECT_LOCK */
-  PlanTarget target;
-  guint n_threads;
-  gsize seek_row_size;          /* bytes per output row for byte seeks, or
-                                 * 0 when output rows are not input rows */
-  gsize out_row_size;           /* of the output set up, 0 before */
-  PlanArrayInfo out_time;       /* the output's rate (for queries and
-                                 * seeks in time), rate_n 0 without */
-  gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
-  gboolean settings_read;       /* setup() has read the properties, and
-                                 * the element computes with them */
-
-  /* aggregate thread only */
-  gboolean configured;
-  guint n_inputs;
-  PlanArrayInfo *inputs;        /* [n_inputs] */
-  gchar **input_names;          /* [n_inputs + 1] */
-  gchar **input_variables;      /* [n_inputs + 1]: NULL where unset */
-  gchar **input_windows;        /* [n_inputs + 1]: NULL where unset */
-  PlanArrayInfo output;
-  gsize slice_rows;             /* the most rows per process() on the host */
-  guint64 out_rows;             /* the offset of the next output row */
-  GstFlowReturn push_flow;      /* of the last push_output(), for a launch()
-                                 * that pushes itself (launch_pushes,
-                                 * launch_consumes) */
-  gboolean new_range;           /* an input segment chose new rows */
-  gboolean output_started;      /* a buffer or a GAP went out in the range */
-  gboolean discont;             /* the next buffer pushed is the first of a
-                                 * stream, a range or after a flush */
-  guint32 segment_seqnum;       /* of the last input segment (a seek's
-                                 * answer carries the seek's), which the
-                                 * output's answers */
-  gboolean direct_output;       /* downstream gave memory for the last
-                                 * output (PLAN_QUERY_OUTPUT_ROWS) */
-  guint n_unpushed;             /* outputs allocated and not pushed yet */
-  gboolean lending_refused;     /* downstream, with caps, lent nothing */
-  GstBufferPool *pool;
-  gsize pool_size;
-  GstMapInfo *maps;             /* [n_inputs] */
-  gconstpointer *chunk_data;    /* [n_inputs] */
-
-  /* atomic: set by the aggregate thread on an error, read by the src pad
-   * probe that keeps EOS from following it downstream */
-  gint failed;
-  /* atomic: an input said that its stream failed upstream, where the
-   * error was posted (PLAN_EVENT_STREAM_FAILED) */
-  gint upstream_failed;
-  /* atomic: the result was given over inputs that ended early on purpose
-   * (PLAN_EOS_ENDED_EARLY): the src pad probe marks the EOS that follows */
-  gint ended_early;
-  /* atomic: a flushing seek is on its way through the element, from
-   * src_event until the flush (flush()) or, when there is none, its end;
-   * read by the same probe */
-  gint seeking;
-  guint32 seek_seqnum;          /* the last flushing seek's; OBJECT_LOCK */
-  GstEvent *pending_seek;       /* a byte seek that came before the output's
-                                 * row size was known; OBJECT_LOCK */
-  guint n_seeks;                /* seeks received; OBJECT_LOCK */
-  guint pending_seek_n;         /* the pending seek's number among them */
-  PlanKernelDevice *device;     /* start() to stop(); plankernelelement-device.c */
-  /* aggregate thread: the input is one rank's share (PLAN_EVENT_SHARD) */
-  gboolean sharded;
-  PlanShardInfo shard;
-  GstDebugCategory *cat;        /* the element's own category, for the
-                                 * decisions logged for it */
-  /* taken by the aggregate thread around each pop of an input buffer and
-   * by release_pad around the base class's release (see pop_input) */
-  GMutex pop_lock;
-} PlanKernelElementPrivate;
-
 static void plan_kernel_element_child_proxy_init (gpointer g_iface,
     gpointer iface_data);
 
@@ -378,9 +281,17 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (PlanKernelElement, plan_kernel_element,
     G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
         plan_kernel_element_child_proxy_init));
 
-#define GET_PRIV(self) \
-    ((PlanKernelElementPrivate *) plan_kernel_element_get_instance_private ( \
-        PLAN_KERNEL_ELEMENT (self)))
+PlanKernelElementPrivate *
+_plan_kernel_element_get_private (PlanKernelElement * self)
+{
+  return plan_kernel_element_get_instance_private (self);
+}
+
+gpointer
+_plan_kernel_element_get_parent_class (void)
+{
+  return plan_kernel_element_parent_class;
+}
 
 GType
 plan_target_get_type (void)
@@ -423,8 +334,8 @@ free_inputs (PlanKernelElementPrivate * priv)
   priv->configured = FALSE;
 }
 
-static void
-clear_pool (PlanKernelElementPrivate * priv)
+void
+_plan_kernel_element_clear_pool (PlanKernelElementPrivate * priv)
 {
   if (priv->pool) {
     gst_buffer_pool_set_active (priv->pool, FALSE);
@@ -653,19 +564,17 @@ plan_kernel_element_finalize (GObject * object)
   PlanKernelElementPrivate *priv = GET_PRIV (object);
 
   free_inputs (priv);
-  clear_pool (priv);
+  _plan_kernel_element_clear_pool (priv);
   gst_clear_event (&priv->pending_seek);
   g_mutex_clear (&priv->pop_lock);
 
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
 }
 
-static void preroll_downstream (PlanKernelElement * self);
-
 /* An element that fails in a sharded run tells the other ranks, so that
  * none waits for ever for a message from this one. */
-static void
-tell_ranks (PlanKernelElement * self)
+void
+_plan_kernel_element_tell_ranks (PlanKernelElement * self)
 {
   gchar *why;
 
@@ -753,7 +662,7 @@ mismatch:
             in.origin, in.n_rows, priv->shard.origin, priv->shard.n_rows),
         (NULL));
     g_atomic_int_set (&priv->failed, TRUE);
-    tell_ranks (self);
+    _plan_kernel_element_tell_ranks (self);
     return FALSE;
   }
 refused:
@@ -762,7 +671,7 @@ refused:
             GST_ELEMENT_NAME (self), err->message), (NULL));
     g_error_free (err);
     g_atomic_int_set (&priv->failed, TRUE);
-    tell_ranks (self);
+    _plan_kernel_element_tell_ranks (self);
     return FALSE;
   }
 }
@@ -839,7 +748,7 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     /* An element upstream holds its output back: let downstream preroll
      * too, rather than have GstAggregator turn the GAP into an empty
      * buffer, which is no rows. */
-    preroll_downstream (PLAN_KERNEL_ELEMENT (agg));
+    _plan_kernel_element_preroll_downstream (PLAN_KERNEL_ELEMENT (agg));
     gst_event_unref (event);
     return TRUE;
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
@@ -871,8 +780,8 @@ compare_pad_names (gconstpointer a, gconstpointer b)
 }
 
 /* Returns the sink pads, each with a reference, in pad order. */
-static GList *
-get_sink_pads (PlanKernelElement * self)
+GList *
+_plan_kernel_element_get_sink_pads (PlanKernelElement * self)
 {
   GList *pads = NULL, *l;
 
@@ -1004,9 +913,6 @@ log_configuration (PlanKernelElement * self, PlanKernelElementPrivate * priv)
         plan_kernel_element_get_n_threads (self) : g_get_num_processors ());
 }
 
-static gboolean plan_kernel_element_src_event (GstAggregator * agg,
-    GstEvent * event);
-
 typedef struct
 {
   GstEvent *seek;
@@ -1023,8 +929,8 @@ pending_seek_free (PendingSeek * pending)
 /* Makes the byte seek that waited for the output's row size, from another
  * thread than the streaming thread that set it (the flush it starts stops
  * that thread), unless a later seek came meanwhile: that one stands. */
-static void
-send_pending_seek (GstElement * element, gpointer data)
+void
+_plan_kernel_element_send_pending_seek (GstElement * element, gpointer data)
 {
   PendingSeek *pending = data;
   gboolean superseded;
@@ -1038,7 +944,7 @@ send_pending_seek (GstElement * element, gpointer data)
     return;
   }
   GST_DEBUG_OBJECT (element, "making the byte seek that waited for caps");
-  if (!plan_kernel_element_src_event (GST_AGGREGATOR (element),
+  if (!_plan_kernel_element_src_event (GST_AGGREGATOR (element),
           gst_event_ref (pending->seek)))
     GST_WARNING_OBJECT (element, "upstream refused the byte seek made "
         "once the caps were known");
@@ -1059,7 +965,8 @@ make_pending_seek (PlanKernelElement * self)
   }
   GST_OBJECT_UNLOCK (self);
   if (pending != NULL)
-    gst_element_call_async (GST_ELEMENT (self), send_pending_seek, pending,
+    gst_element_call_async (GST_ELEMENT (self),
+        _plan_kernel_element_send_pending_seek, pending,
         (GDestroyNotify) pending_seek_free);
 }
 
@@ -1166,8 +1073,9 @@ setup_failed:
 /* Posts the one negotiation error of an output that downstream does not
  * take, naming what is offered and what is wanted (@wanted NULL: asks the
  * peer). */
-static void
-post_refused_caps (PlanKernelElement * self, GstCaps * offered,
+void
+_plan_kernel_element_post_refused_caps (PlanKernelElement * self,
+    GstCaps * offered,
     GstCaps * wanted)
 {
   GstPad *src = GST_AGGREGATOR_SRC_PAD (self);
@@ -1198,7 +1106,7 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
     GstCaps * downstream, GstCaps ** ret)
 {
   PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
-  GList *pads = get_sink_pads (self);
+  GList *pads = _plan_kernel_element_get_sink_pads (self);
   GstFlowReturn flow = GST_AGGREGATOR_FLOW_NEED_DATA;
 
   if (pads != NULL)
@@ -1207,7 +1115,7 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   if (flow != GST_FLOW_OK) {
     /* A rank whose element cannot be set up stops the others too. */
     if (g_atomic_int_get (&GET_PRIV (self)->failed))
-      tell_ranks (self);
+      _plan_kernel_element_tell_ranks (self);
     return flow;
   }
 
@@ -1218,7 +1126,7 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
       GST_PTR_FORMAT " (downstream takes %" GST_PTR_FORMAT ")", *ret,
       downstream);
   if (downstream && !gst_caps_can_intersect (*ret, downstream)) {
-    post_refused_caps (self, *ret, downstream);
+    _plan_kernel_element_post_refused_caps (self, *ret, downstream);
     gst_clear_caps (ret);
     return GST_FLOW_NOT_NEGOTIATED;
   }
@@ -1233,897 +1141,6 @@ plan_kernel_element_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
   return caps;
 }
 
-/* An input that ends before the rows its caps announce, within the rows
- * its segment selects, was cut short (an error upstream, or a source's
- * num-buffers): a result over part of it would pass for the whole, so it
- * is an error, as planfilesink makes it. A seek to a range of rows is no
- * truncation: the segment says which rows to expect. */
-static gboolean
-check_complete (PlanKernelElement * self, PlanKernelPad * pad)
-{
-  gint64 announced = plan_array_info_get_n_rows (&pad->info);
-  guint64 expected, received = pad->next_row - pad->range_first;
-
-  if (announced < 0)
-    return TRUE;
-  if (pad->range_end >= 0)
-    announced = MIN (announced, pad->range_end);
-  expected = (guint64) announced > pad->range_first ?
-      (guint64) announced - pad->range_first : 0;
-  if (received >= expected)
-    return TRUE;
-
-  GST_ELEMENT_ERROR (self, STREAM, FAILED,
-      ("Input %s of %s ended after %" G_GUINT64_FORMAT " of the %"
-          G_GUINT64_FORMAT " rows it announced: the stream was cut short (by "
-          "an error upstream, or a source's num-buffers), and a result over "
-          "part of it is not given.", GST_PAD_NAME (pad),
-          GST_ELEMENT_NAME (self), received, expected),
-      ("rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " of the segment's %"
-          G_GUINT64_FORMAT " to %" G_GINT64_FORMAT, pad->range_first,
-          pad->next_row, pad->range_first, pad->range_end));
-  return FALSE;
-}
-
-/* Takes the input buffer of @pad that a peek returned. GstAggregator
- * before 1.22.7 (Debian 12 has 1.22.0) drops the reference a peek left
- * on a pad without the pad's lock when the pad is released: a release
- * from another thread (a harness teardown, an application unlinking an
- * input) while the pop hands that reference over unrefs the buffer twice,
- * and the head aggregate() still holds is freed under it. Pops and the
- * base class's release take turns on pop_lock. */
-static GstBuffer *
-pop_input (PlanKernelElement * self, PlanKernelPad * pad)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  GstBuffer *buf;
-
-  g_mutex_lock (&priv->pop_lock);
-  buf = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad));
-  g_mutex_unlock (&priv->pop_lock);
-  return buf;
-}
-
-/* Every input has ended: check that they have the same length, then let
- * the subclass push what it held back. Inputs still holding rows are
- * drained, so that the error names both lengths.
- *
- * An input whose EOS ended it early on purpose (PLAN_EOS_ENDED_EARLY:
- * the application ended the stream at its source) is no truncation: the
- * result is over the rows every input gave, which may then differ in
- * length (each source stopped where the EOS found it). */
-static GstFlowReturn
-finish_inputs (PlanKernelElement * self, GList * pads)
-{
-  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
-  PlanKernelPad *first = pads->data;
-  gboolean all_eos = TRUE, early = FALSE;
-  guint64 n_rows = G_MAXUINT64;
-  GstFlowReturn ret = GST_FLOW_OK;
-  GList *l;
-
-  for (l = pads; l; l = l->next) {
-    PlanKernelPad *pad = l->data;
-    GstBuffer *buf;
-
-    while ((buf = pop_input (self, pad))) {
-      pad->next_row += gst_buffer_get_size (buf) /
-          plan_array_info_get_row_size (&pad->info) - pad->consumed;
-      pad->consumed = 0;
-      gst_buffer_unref (buf);
-    }
-    all_eos &= gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad));
-  }
-  if (!all_eos)
-    return GST_FLOW_OK;
-
-  for (l = pads; l; l = l->next) {
-    PlanKernelPad *pad = l->data;
-
-    early |= pad->ended_early;
-    n_rows = MIN (n_rows, pad->next_row - pad->range_first);
-  }
-  for (l = pads->next; l && !early; l = l->next) {
-    PlanKernelPad *pad = l->data;
-
-    if (pad->next_row - pad->range_first !=
-        first->next_row - first->range_first)
-      goto length_mismatch;
-  }
-  for (l = pads; l; l = l->next) {
-    PlanKernelPad *pad = l->data;
-
-    if (pad->ended_early)
-      GST_INFO_OBJECT (pad, "ended early on purpose after %" G_GUINT64_FORMAT
-          " rows", pad->next_row - pad->range_first);
-    else if (!check_complete (self, pad))
-      return GST_FLOW_ERROR;
-  }
-  if (early)
-    g_atomic_int_set (&GET_PRIV (self)->ended_early, TRUE);
-  if (klass->finish)
-    ret = klass->finish (self, n_rows);
-  /* Device work that failed (a host kernel on the stream's worker) is
-   * reported before EOS, which then does not follow. */
-  if (ret == GST_FLOW_OK)
-    ret = _plan_kernel_device_finish (GET_PRIV (self)->device);
-  return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
-
-length_mismatch:
-  {
-    PlanKernelPad *pad = l->data;
-
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
-            " rows but %s has %" G_GUINT64_FORMAT " rows.",
-            GST_PAD_NAME (first), first->next_row - first->range_first,
-            GST_PAD_NAME (pad), pad->next_row - pad->range_first), (NULL));
-    return GST_FLOW_ERROR;
-  }
-}
-
-/* Checks a head buffer: whole rows, and the row offset where we expect it.
- * Returns the number of rows not yet consumed, or 0 after posting an
- * error. */
-static gsize
-check_head (PlanKernelElement * self, PlanKernelPad * pad, GstBuffer * buf)
-{
-  gsize row_size = plan_array_info_get_row_size (&pad->info);
-  gsize size = gst_buffer_get_size (buf);
-
-  if (size % row_size != 0 || size == 0)
-    goto not_rows;
-  if (pad->consumed == 0 && GST_BUFFER_OFFSET_IS_VALID (buf)
-      && GST_BUFFER_OFFSET (buf) != pad->next_row)
-    goto gap;
-  return size / row_size - pad->consumed;
-
-  /* ERRORS */
-not_rows:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input %s sent a buffer of %" G_GSIZE_FORMAT " bytes, which is not "
-            "a whole number of rows of %" G_GSIZE_FORMAT " bytes.",
-            GST_PAD_NAME (pad), size, row_size), (NULL));
-    return 0;
-  }
-gap:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input %s skipped rows: expected row %" G_GUINT64_FORMAT
-            " but got row %" G_GUINT64_FORMAT ".", GST_PAD_NAME (pad),
-            pad->next_row, GST_BUFFER_OFFSET (buf)), (NULL));
-    return 0;
-  }
-}
-
-/* The device path (plankernelelement-device.c): hands @n_rows rows of the
- * heads to launch() when the element runs on a device. Returns FALSE when
- * the rows are to be computed by process() instead. */
-static gboolean
-launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
-    gsize n_rows, GstFlowReturn * ret)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  gsize *offsets = g_newa (gsize, priv->n_inputs);
-  GList *l;
-  guint i;
-
-  if (priv->device == NULL)
-    return FALSE;
-  for (l = pads, i = 0; l; l = l->next, i++) {
-    PlanKernelPad *pad = l->data;
-
-    offsets[i] = pad->consumed * plan_array_info_get_row_size (&pad->info);
-  }
-  /* A launch() that pushes its own outputs returns the flow of its
-   * pushes through push_flow. */
-  priv->push_flow = GST_FLOW_OK;
-  if (!_plan_kernel_device_launch (priv->device, self, heads, offsets,
-          ((PlanKernelPad *) pads->data)->next_row, n_rows, ret))
-    return FALSE;
-  if (*ret == GST_FLOW_OK)
-    *ret = priv->push_flow;
-  return TRUE;
-}
-
-/* Lines up the next rows of every input and hands them to process(), one
- * slice (or all the rows the heads share); sets @dropped when an input's
- * head buffer is used up. */
-static GstFlowReturn
-process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
-    gboolean * dropped)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
-  gsize n_rows = G_MAXSIZE;
-  GstFlowReturn ret;
-  PlanChunk chunk;
-  GError *err = NULL;
-  GList *l;
-  guint i, n_mapped = 0;
-
-  for (l = pads, i = 0; l; l = l->next, i++) {
-    gsize avail = check_head (self, l->data, heads[i]);
-
-    if (avail == 0)
-      return GST_FLOW_ERROR;
-    n_rows = MIN (n_rows, avail);
-  }
-
-  /* On a device, a subclass with launch() queues its kernel on the
-   * element's stream: nothing to map or compute here. */
-  if (launch_rows (self, pads, heads, n_rows, &ret))
-    goto advance;
-
-  /* On the host, a class may ask for large chunks in slices (see
-   * host_slice_bytes); process_rows() comes back for the rest. Slices
-   * keep an output in cache for the element that copies it on; when
-   * downstream lends the memory the output goes to, nothing copies it,
-   * and whole chunks leave the threads more work to share. */
-  if (!priv->direct_output)
-    n_rows = MIN (n_rows, priv->slice_rows);
-
-  for (l = pads, i = 0; l; l = l->next, i++, n_mapped++) {
-    PlanKernelPad *pad = l->data;
-
-    /* An input in device memory is copied to the host once per buffer. */
-    if (!_plan_kernel_device_input (priv->device, i, &heads[i], &err))
-      goto device_failed;
-    if (!gst_buffer_map (heads[i], &priv->maps[i], GST_MAP_READ))
-      goto map_failed;
-    priv->chunk_data[i] = priv->maps[i].data +
-        pad->consumed * plan_array_info_get_row_size (&pad->info);
-  }
-
-  memset (&chunk, 0, sizeof (chunk));
-  chunk.n_inputs = priv->n_inputs;
-  chunk.data = priv->chunk_data;
-  chunk.first_row = ((PlanKernelPad *) pads->data)->next_row;
-  chunk.n_rows = n_rows;
-  ret = klass->process (self, &chunk);
-  /* Inputs that are pages of a file another process cut short meanwhile
-   * read zeros where the file ended: the result is not the file's. */
-  for (i = 0; i < n_mapped && ret == GST_FLOW_OK; i++)
-    if (!_plan_buffer_check_mapped (heads[i], &err))
-      goto input_changed;
-
-advance:
-  for (l = pads, i = 0; l; l = l->next, i++) {
-    PlanKernelPad *pad = l->data;
-
-    if (i < n_mapped)
-      gst_buffer_unmap (heads[i], &priv->maps[i]);
-    pad->consumed += n_rows;
-    pad->next_row += n_rows;
-    if (pad->consumed * plan_array_info_get_row_size (&pad->info) ==
-        gst_buffer_get_size (heads[i])) {
-      GstBuffer *used = pop_input (self, pad);
-
-      gst_clear_buffer (&used);
-      pad->consumed = 0;
-      *dropped = TRUE;
-    }
-  }
-  return ret;
-
-  /* ERRORS */
-input_changed:
-  {
-    GstPad *changed = g_list_nth_data (pads, i);
-
-    for (i = 0; i < n_mapped; i++)
-      gst_buffer_unmap (heads[i], &priv->maps[i]);
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message),
-        ("input %s", GST_PAD_NAME (changed)));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
-map_failed:
-  {
-    for (i = 0; i < n_mapped; i++)
-      gst_buffer_unmap (heads[i], &priv->maps[i]);
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Could not map a buffer of input %s for reading.",
-            GST_PAD_NAME (g_list_nth_data (pads, n_mapped))), (NULL));
-    return GST_FLOW_ERROR;
-  }
-device_failed:
-  {
-    for (i = 0; i < n_mapped; i++)
-      gst_buffer_unmap (heads[i], &priv->maps[i]);
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Could not copy a buffer of input %s from the device.",
-            GST_PAD_NAME (g_list_nth_data (pads, n_mapped))), ("%s",
-            err->message));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
-}
-
-/* Works through the rows the heads share, slice after slice, until one of
- * them is used up: one aggregate() per input buffer rather than per slice,
- * which spares the aggregator's locking and wake-ups between slices. A
- * flush or an error from downstream stops it at once. */
-static GstFlowReturn
-process_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
-{
-  gboolean dropped = FALSE;
-  GstFlowReturn ret;
-
-  do
-    ret = process_slice (self, pads, heads, &dropped);
-  while (ret == GST_FLOW_OK && !dropped);
-  return ret;
-}
-
-/* The rows of the inputs' segment (the first input's; the others must
- * match it, or the row checks say where they differ) are a stream of their
- * own: the subclass starts over, the output is numbered from the first
- * output row of the range, and the output segment says which rows follow.
- * A reduction so reduces the rows a seek selected, and a stencil pads the
- * range's edges by its boundary mode rather than reading rows outside. */
-static void
-start_range (PlanKernelElement * self, PlanKernelPad * first)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
-  guint64 out_first = first->range_first;
-  gint64 out_end = first->range_end;
-  GstSegment segment;
-
-  priv->new_range = FALSE;
-  if (klass->output_range)
-    klass->output_range (self, first->range_first, first->range_end,
-        &out_first, &out_end);
-  if (klass->reset)
-    klass->reset (self);
-  priv->out_rows = out_first;
-  priv->n_unpushed = 0;
-  priv->output_started = FALSE;
-  priv->discont = TRUE;
-
-  /* In output rows; its time is the input's: the position in the stream
-   * its first row stands for (a reduction's one result row 0 stands for
-   * the rows from the first sought), as a decoder's output keeps its
-   * input's stream time. */
-  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
-  segment.start = segment.position = out_first;
-  segment.time = first->range_time;
-  segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE : (guint64) out_end;
-  /* Rows sampled in time: the same in time, so that sinks can sync to
-   * the buffers' timestamps; an input segment in time whose rows are the
-   * output's goes on as it came (a seek's exact start kept). */
-  if (plan_array_info_has_rate (&priv->output)) {
-    if (first->in_segment.format == GST_FORMAT_TIME
-        && out_first == first->range_first && out_end == first->range_end) {
-      gst_segment_copy_into (&first->in_segment, &segment);
-    } else {
-      gst_segment_init (&segment, GST_FORMAT_TIME);
-      segment.start = segment.position =
-          plan_array_info_rows_to_time (&priv->output, out_first);
-      segment.stop = out_end < 0 ? GST_CLOCK_TIME_NONE :
-          plan_array_info_rows_to_time (&priv->output, out_end);
-      segment.time = first->in_segment.format == GST_FORMAT_TIME ?
-          first->in_segment.time :
-          plan_array_info_rows_to_time (&priv->output, first->range_time);
-    }
-  }
-  gst_aggregator_update_segment (GST_AGGREGATOR (self), &segment);
-  GST_DEBUG_OBJECT (self, "input rows %" G_GUINT64_FORMAT " to %"
-      G_GINT64_FORMAT " make output rows %" G_GUINT64_FORMAT " to %"
-      G_GINT64_FORMAT, first->range_first, first->range_end, out_first,
-      out_end);
-}
-
-/* An element that holds its output back (a reduction until the end, a
- * stencil for its halo) would leave the sinks waiting for a first buffer,
- * and the pipeline in PAUSED while it computes everything. Once the rows
- * it has seen gave no output, a GAP event lets the sinks preroll: the
- * push blocks until the pipeline plays (as a buffer's would), and the rest
- * is computed in PLAYING. The segment goes first (after a flush the
- * aggregator would only send it with the first buffer). */
-static void
-preroll_downstream (PlanKernelElement * self)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (self);
-  GstEvent *event;
-  GstSegment segment;
-
-  if (priv->output_started || !priv->configured
-      || !gst_pad_has_current_caps (srcpad))
-    return;
-  priv->output_started = TRUE;
-  GST_OBJECT_LOCK (self);
-  segment = GST_AGGREGATOR_PAD (srcpad)->segment;
-  GST_OBJECT_UNLOCK (self);
-  GST_DEBUG_OBJECT (self, "no output yet: a GAP lets downstream preroll");
-  /* Both answer the input's segment (GstAggregator gives the segment it
-   * sends with the first buffer the same seqnum). */
-  event = gst_event_new_segment (&segment);
-  if (priv->segment_seqnum != GST_SEQNUM_INVALID)
-    gst_event_set_seqnum (event, priv->segment_seqnum);
-  gst_pad_push_event (srcpad, event);
-  event = gst_event_new_gap (0, GST_CLOCK_TIME_NONE);
-  if (priv->segment_seqnum != GST_SEQNUM_INVALID)
-    gst_event_set_seqnum (event, priv->segment_seqnum);
-  gst_pad_push_event (srcpad, event);
-}
-
-static GstFlowReturn
-plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
-{
-  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  GList *pads = get_sink_pads (self), *l;
-  GstBuffer **heads;
-  gboolean have_all = TRUE;
-  GstFlowReturn ret;
-  guint i, n = g_list_length (pads);
-
-  if (n == 0) {
-    g_list_free (pads);
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has no inputs.",
-            GST_ELEMENT_NAME (self)), (NULL));
-    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
-    return GST_FLOW_ERROR;
-  }
-  /* Output to nowhere: said before any work is done (a reduction would
-   * otherwise compute everything and fail silently at its only push). */
-  if (!gst_pad_is_linked (GST_AGGREGATOR_SRC_PAD (self))) {
-    g_list_free_full (pads, gst_object_unref);
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s has nothing linked downstream: "
-            "link its src pad to an element that takes its output (a sink "
-            "such as planfilesink or fakesink).", GST_ELEMENT_NAME (self)),
-        ("streaming stopped, reason not-linked"));
-    g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
-    return GST_FLOW_ERROR;
-  }
-
-  heads = g_newa (GstBuffer *, n);
-  for (l = pads, i = 0; l; l = l->next, i++) {
-    heads[i] = gst_aggregator_pad_peek_buffer (l->data);
-    have_all &= heads[i] != NULL;
-  }
-
-  /* Negotiation (update_src_caps) configures the element before the
-   * first aggregate; an input whose stream ended without caps leaves it
-   * unconfigured. */
-  if (GET_PRIV (self)->configured && GET_PRIV (self)->new_range)
-    start_range (self, pads->data);
-  if (!GET_PRIV (self)->configured)
-    goto no_caps;
-  else if (have_all) {
-    ret = process_rows (self, pads, heads);
-    if (ret == GST_FLOW_OK)
-      preroll_downstream (self);
-  } else
-    /* Some input has ended (the aggregator calls us only when every pad
-     * has data or is at EOS). */
-    ret = finish_inputs (self, pads);
-
-  /* Downstream refused the caps pushed (a push says so only as a flow). */
-  if (ret == GST_FLOW_NOT_NEGOTIATED && !g_atomic_int_get (&priv->failed)) {
-    GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (self));
-
-    if (caps)
-      post_refused_caps (self, caps, NULL);
-    else
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("Downstream of %s refused its output.", GST_ELEMENT_NAME (self)),
-          (NULL));
-    gst_clear_caps (&caps);
-  }
-  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED)
-    g_atomic_int_set (&priv->failed, TRUE);
-
-done:
-  if (g_atomic_int_get (&priv->failed))
-    tell_ranks (self);
-  for (i = 0; i < n; i++)
-    gst_clear_buffer (&heads[i]);
-  g_list_free_full (pads, gst_object_unref);
-  return ret;
-
-  /* ERRORS */
-no_caps:
-  {
-    /* Upstream posted why its stream ended: end ours the same way, with
-     * EOS and no error of our own. */
-    if (g_atomic_int_get (&priv->upstream_failed)) {
-      ret = GST_FLOW_EOS;
-      goto done;
-    }
-    /* Unless setup() failed, which said why. */
-    if (!g_atomic_int_get (&priv->failed))
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("An input of %s ended before its caps were known: nothing "
-              "upstream sent data.", GST_ELEMENT_NAME (self)), (NULL));
-    g_atomic_int_set (&priv->failed, TRUE);
-    ret = GST_FLOW_NOT_NEGOTIATED;
-    goto done;
-  }
-}
-
-static void
-reset_state (PlanKernelElement * self)
-{
-  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
-  GList *pads = get_sink_pads (self), *l;
-
-  for (l = pads; l; l = l->next) {
-    PlanKernelPad *pad = l->data;
-
-    pad->consumed = 0;
-    pad->next_row = 0;
-    pad->range_first = 0;
-    pad->range_end = -1;
-    pad->range_time = 0;
-    pad->ended_early = FALSE;
-  }
-  g_list_free_full (pads, gst_object_unref);
-  g_atomic_int_set (&GET_PRIV (self)->ended_early, FALSE);
-  GET_PRIV (self)->out_rows = 0;
-  GET_PRIV (self)->new_range = FALSE;
-  GET_PRIV (self)->output_started = FALSE;
-  GET_PRIV (self)->discont = TRUE;
-  GET_PRIV (self)->n_unpushed = 0;
-  GET_PRIV (self)->direct_output = FALSE;
-  GET_PRIV (self)->lending_refused = FALSE;
-  if (klass->reset)
-    klass->reset (self);
-}
-
-/* Whether every input's upstream can seek in rows; the first answer's
- * range in @start and @end. */
-static gboolean
-upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
-{
-  GList *pads = get_sink_pads (self), *l;
-  gboolean seekable = pads != NULL;
-
-  *start = 0;
-  *end = -1;
-  for (l = pads; l && seekable; l = l->next) {
-    GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
-    gint64 s, e;
-
-    seekable = gst_pad_peer_query (l->data, query);
-    if (seekable)
-      gst_query_parse_seeking (query, NULL, &seekable, &s, &e);
-    if (seekable && l == pads) {
-      *start = s;
-      *end = e;
-    }
-    gst_query_unref (query);
-  }
-  g_list_free_full (pads, gst_object_unref);
-  return seekable;
-}
-
-/* Turns a seek on the output into the seek in rows sent upstream, or
- * refuses it (returns NULL, having taken @event): arrays carry no
- * timestamps, so only rows (GST_FORMAT_DEFAULT) and, where output rows
- * are input rows, bytes of the output can be sought, forwards. Refused
- * here, a seek leaves the pipeline as it was: nothing is flushed, and it
- * runs on to EOS. */
-static GstEvent *
-prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  GstSeekType start_type, stop_type;
-  GstSeekFlags flags;
-  GstFormat format;
-  gint64 start, stop, first, end;
-  PlanArrayInfo time;
-  gboolean unknown;
-  gdouble rate;
-  gsize row;
-  guint n;
-
-  *queued = FALSE;
-  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
-      &stop_type, &stop);
-  GST_OBJECT_LOCK (self);
-  row = priv->seek_row_size;
-  unknown = priv->out_row_size == 0;
-  time = priv->out_time;
-  /* A seek supersedes one still waiting for caps. */
-  n = ++priv->n_seeks;
-  gst_clear_event (&priv->pending_seek);
-  GST_OBJECT_UNLOCK (self);
-
-  /* Bytes of the output become rows once its caps say how long a row is
-   * (a seek made as soon as the pipeline is in PAUSED comes before them
-   * when the sinks do not preroll): it waits for them, and is made then
-   * (send_pending_seek). Only where output rows are input rows whatever
-   * the settings (no output_range()): a reduction's is refused at once. */
-  if (rate > 0.0 && format == GST_FORMAT_BYTES && unknown
-      && PLAN_KERNEL_ELEMENT_GET_CLASS (self)->output_range == NULL
-      && upstream_seekable (self, &first, &end)) {
-    GST_OBJECT_LOCK (self);
-    /* (Unless the caps came meanwhile.) */
-    *queued = priv->out_row_size == 0 && priv->n_seeks == n;
-    if (*queued) {
-      gst_event_replace (&priv->pending_seek, event);
-      priv->pending_seek_n = n;
-    }
-    row = priv->seek_row_size;
-    GST_OBJECT_UNLOCK (self);
-    if (*queued) {
-      GST_DEBUG_OBJECT (self, "a byte seek before the output's caps: made "
-          "once they are known");
-      gst_event_unref (event);
-      return NULL;
-    }
-  }
-
-  if (rate <= 0.0)
-    goto refuse;
-  /* Time, for rows sampled in time, where output rows are input rows: the
-   * rows sampled from the start to (not including) the stop. */
-  if (format == GST_FORMAT_TIME && row > 0
-      && plan_array_info_has_rate (&time)) {
-    /* Output rows are input rows, at the input's rate: the same time
-     * upstream, whose segment in time comes back with the seek's exact
-     * start. */
-  } else if (format == GST_FORMAT_BYTES && row > 0) {
-    GstEvent *rows;
-
-    if (start_type != GST_SEEK_TYPE_NONE && start > 0)
-      start /= (gint64) row;
-    if (stop_type != GST_SEEK_TYPE_NONE && stop > 0)
-      stop /= (gint64) row;
-    rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags, start_type,
-        start, stop_type, stop);
-    gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
-    gst_event_unref (event);
-    event = rows;
-  } else if (format != GST_FORMAT_DEFAULT) {
-    goto refuse;
-  }
-  if (!upstream_seekable (self, &first, &end))
-    goto refuse;
-  GST_DEBUG_OBJECT (self, "seeking upstream to rows %" G_GINT64_FORMAT
-      " to %" G_GINT64_FORMAT, start, stop);
-  return event;
-
-refuse:
-  {
-    GST_DEBUG_OBJECT (self, "refusing a seek in %s at rate %f: only rows "
-        "(default format)%s can be sought, forwards, and only when every "
-        "input can seek", gst_format_get_name (format), rate,
-        row > 0 ? " or bytes" : "");
-    gst_event_unref (event);
-    return NULL;
-  }
-}
-
-static gboolean
-plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (agg);
-  GstSeekFlags flags;
-  gboolean ret, queued;
-
-  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
-    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
-        (agg, event);
-
-  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event, &queued);
-  if (event == NULL)
-    return queued;
-  gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
-  if (!(flags & GST_SEEK_FLAG_FLUSH))
-    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
-        (agg, event);
-
-  /* Set before GstAggregator starts the seek (and drops output); cleared
-   * by the flush, before the range sought starts (its EOS must pass), or
-   * after a seek that flushed nothing. A seek that comes again (by a
-   * second sink) GstAggregator drops: it sets nothing. */
-  GST_OBJECT_LOCK (agg);
-  if (gst_event_get_seqnum (event) != priv->seek_seqnum) {
-    priv->seek_seqnum = gst_event_get_seqnum (event);
-    g_atomic_int_set (&priv->seeking, 1);
-  }
-  GST_OBJECT_UNLOCK (agg);
-  ret = GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_event
-      (agg, event);
-  g_atomic_int_set (&priv->seeking, 0);
-  return ret;
-}
-
-/* The duration of the output, in rows or bytes of the output: the rows
- * its caps give, or else the first input's duration in rows made output
- * rows as output_range() makes them (a valid stencil's 2h fewer). Before
- * the element is set up, and in other formats, upstream answers. */
-static gboolean
-answer_duration (PlanKernelElement * self, GstQuery * query)
-{
-  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  PlanArrayInfo time;
-  GstFormat format;
-  gint64 rows, in_rows;
-  gsize row;
-  GList *pads;
-  gboolean ok;
-
-  gst_query_parse_duration (query, &format, NULL);
-  GST_OBJECT_LOCK (self);
-  row = priv->out_row_size;
-  rows = priv->out_caps_rows;
-  time = priv->out_time;
-  GST_OBJECT_UNLOCK (self);
-  /* Time only for rows sampled in time. */
-  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
-    return FALSE;
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
-          && format != GST_FORMAT_TIME))
-    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
-        (GST_AGGREGATOR (self), query);
-
-  if (rows < 0) {
-    pads = get_sink_pads (self);
-    ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
-        GST_FORMAT_DEFAULT, &in_rows) && in_rows >= 0;
-    g_list_free_full (pads, gst_object_unref);
-    if (!ok)
-      return FALSE;
-    rows = in_rows;
-    if (klass->output_range) {
-      guint64 out_first;
-
-      klass->output_range (self, 0, in_rows, &out_first, &rows);
-      if (rows < 0)
-        return FALSE;
-      rows -= out_first;
-    }
-  }
-  if (format == GST_FORMAT_TIME)
-    gst_query_set_duration (query, format,
-        plan_array_info_rows_to_time (&time, rows));
-  else
-    gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
-        rows * (gint64) row : rows);
-  return TRUE;
-}
-
-/* The position where output rows are input rows: the first input's
- * position in rows, in rows or bytes of the output. Elsewhere (a
- * reduction) upstream answers: the rows read, the progress of the job. */
-static gboolean
-answer_position (PlanKernelElement * self, GstQuery * query)
-{
-  PlanArrayInfo time;
-  GstFormat format;
-  gint64 rows;
-  gsize row;
-  GList *pads;
-  gboolean ok;
-
-  gst_query_parse_position (query, &format, NULL);
-  GST_OBJECT_LOCK (self);
-  row = GET_PRIV (self)->seek_row_size;
-  time = GET_PRIV (self)->out_time;
-  GST_OBJECT_UNLOCK (self);
-  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
-    return FALSE;
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
-          && format != GST_FORMAT_TIME))
-    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
-        (GST_AGGREGATOR (self), query);
-
-  pads = get_sink_pads (self);
-  ok = pads != NULL && gst_pad_peer_query_position (pads->data,
-      GST_FORMAT_DEFAULT, &rows) && rows >= 0;
-  g_list_free_full (pads, gst_object_unref);
-  if (!ok)
-    return FALSE;
-  if (format == GST_FORMAT_TIME)
-    gst_query_set_position (query, format,
-        plan_array_info_rows_to_time (&time, rows));
-  else
-    gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
-        rows * (gint64) row : rows);
-  return TRUE;
-}
-
-/* GstAggregator says it cannot seek; a kernel element can, in rows (and
- * in bytes where its output rows are its input rows), when its inputs
- * can. Durations are the output's. */
-static gboolean
-plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
-{
-  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
-  GstFormat format;
-  gint64 start = 0, end = -1;
-  gboolean seekable = FALSE;
-  PlanArrayInfo time;
-  gsize row;
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
-    return answer_duration (self, query);
-  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
-    return answer_position (self, query);
-  /* Rows read out of order upstream are the input's, not this element's
-   * output: a stencil with boundary=wrap behind it must not take them for
-   * its own input's last rows. */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CUSTOM
-      && plan_query_parse_read_rows (query, NULL, NULL)) {
-    GST_DEBUG_OBJECT (self, "not answering %s: the rows upstream reads are "
-        "not this element's output", PLAN_QUERY_READ_ROWS);
-    return FALSE;
-  }
-  if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
-    return GST_AGGREGATOR_CLASS (plan_kernel_element_parent_class)->src_query
-        (agg, query);
-
-  gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
-  GST_OBJECT_LOCK (self);
-  row = GET_PRIV (self)->seek_row_size;
-  time = GET_PRIV (self)->out_time;
-  GST_OBJECT_UNLOCK (self);
-  if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0)
-      || (format == GST_FORMAT_TIME && row > 0
-          && plan_array_info_has_rate (&time)))
-    seekable = upstream_seekable (self, &start, &end);
-  if (seekable && format == GST_FORMAT_BYTES) {
-    start *= (gint64) row;
-    if (end > 0)
-      end *= (gint64) row;
-  } else if (seekable && format == GST_FORMAT_TIME) {
-    start = plan_array_info_rows_to_time (&time, start);
-    if (end > 0)
-      end = plan_array_info_rows_to_time (&time, end);
-  }
-  gst_query_set_seeking (query, format, seekable, seekable ? start : -1,
-      seekable ? end : -1);
-  return TRUE;
-}
-
-/* GstAggregator applies a seek sent to the element before PAUSED to its
- * output segment, which is in rows: a seek in another format is refused
- * here rather than mixed into it. */
-static gboolean
-plan_kernel_element_send_event (GstElement * element, GstEvent * event)
-{
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
-    GstFormat format;
-
-    gst_event_parse_seek (event, NULL, &format, NULL, NULL, NULL, NULL, NULL);
-    if (format != GST_FORMAT_DEFAULT) {
-      GST_DEBUG_OBJECT (element, "refusing a seek in %s",
-          gst_format_get_name (format));
-      gst_event_unref (event);
-      return FALSE;
-    }
-  }
-  return GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->send_event
-      (element, event);
-}
-
-/* The output segment is in rows (GstAggregator starts it in TIME). */
-static void
-init_output_segment (PlanKernelElement * self)
-{
-  GST_OBJECT_LOCK (self);
-  gst_segment_init (&GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
-          (self))->segment, GST_FORMAT_DEFAULT);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static GstFlowReturn
-plan_kernel_element_flush (GstAggregator * agg)
-{
-  g_atomic_int_set (&GET_PRIV (agg)->seeking, 0);
-  g_atomic_int_set (&GET_PRIV (agg)->failed, FALSE);
-  reset_state (PLAN_KERNEL_ELEMENT (agg));
-  _plan_kernel_device_flush (GET_PRIV (agg)->device);
-  return GST_FLOW_OK;
-}
 
 /* Whether an element of @element's pipeline adds source pads as it runs
  * (a decodebin, a demuxer: "sometimes" pads), so that an input that is not
@@ -2183,7 +1200,7 @@ pipeline_may_link_later (GstElement * element)
 static gboolean
 check_inputs_linked (PlanKernelElement * self)
 {
-  GList *pads = get_sink_pads (self), *l;
+  GList *pads = _plan_kernel_element_get_sink_pads (self), *l;
   gchar *unlinked = NULL;
 
   for (l = pads; l && unlinked == NULL; l = l->next)
@@ -2227,7 +1244,7 @@ plan_kernel_element_start (GstAggregator * agg)
   if (klass->check_settings
       && !klass->check_settings (PLAN_KERNEL_ELEMENT (agg), &err))
     goto bad_settings;
-  init_output_segment (PLAN_KERNEL_ELEMENT (agg));
+  _plan_kernel_element_init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   free_inputs (priv);
   priv->out_rows = 0;
   priv->n_unpushed = 0;
@@ -2279,10 +1296,10 @@ plan_kernel_element_stop (GstAggregator * agg)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
 
-  reset_state (PLAN_KERNEL_ELEMENT (agg));
+  _plan_kernel_element_reset_state (PLAN_KERNEL_ELEMENT (agg));
   priv->sharded = FALSE;
   free_inputs (priv);
-  clear_pool (priv);
+  _plan_kernel_element_clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);
   GST_OBJECT_LOCK (agg);
   priv->settings_read = FALSE;
@@ -2293,7 +1310,7 @@ plan_kernel_element_stop (GstAggregator * agg)
   plan_array_info_init (&priv->out_time);
   GST_OBJECT_UNLOCK (agg);
   /* GstAggregator has just reset it to TIME. */
-  init_output_segment (PLAN_KERNEL_ELEMENT (agg));
+  _plan_kernel_element_init_output_segment (PLAN_KERNEL_ELEMENT (agg));
   return TRUE;
 }
 
@@ -2332,7 +1349,7 @@ plan_kernel_element_request_new_pad (GstElement * element,
 }
 
 /* The base class's release waits for an aggregate() that is popping an
- * input buffer (see pop_input). */
+ * input buffer (see _plan_kernel_element_pop_input). */
 static void
 plan_kernel_element_release_pad (GstElement * element, GstPad * pad)
 {
@@ -2414,20 +1431,20 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
   gobject_class->finalize = plan_kernel_element_finalize;
 
   GST_ELEMENT_CLASS (klass)->send_event =
-      GST_DEBUG_FUNCPTR (plan_kernel_element_send_event);
+      GST_DEBUG_FUNCPTR (_plan_kernel_element_send_event);
   GST_ELEMENT_CLASS (klass)->request_new_pad =
       GST_DEBUG_FUNCPTR (plan_kernel_element_request_new_pad);
   GST_ELEMENT_CLASS (klass)->release_pad =
       GST_DEBUG_FUNCPTR (plan_kernel_element_release_pad);
 
-  agg_class->aggregate = GST_DEBUG_FUNCPTR (plan_kernel_element_aggregate);
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (_plan_kernel_element_aggregate);
   agg_class->propose_allocation =
       GST_DEBUG_FUNCPTR (plan_kernel_element_propose_allocation);
-  agg_class->src_event = GST_DEBUG_FUNCPTR (plan_kernel_element_src_event);
-  agg_class->src_query = GST_DEBUG_FUNCPTR (plan_kernel_element_src_query);
+  agg_class->src_event = GST_DEBUG_FUNCPTR (_plan_kernel_element_src_event);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (_plan_kernel_element_src_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_event);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (plan_kernel_element_sink_query);
-  agg_class->flush = GST_DEBUG_FUNCPTR (plan_kernel_element_flush);
+  agg_class->flush = GST_DEBUG_FUNCPTR (_plan_kernel_element_flush);
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (plan_kernel_element_update_src_caps);
   agg_class->fixate_src_caps =
@@ -2477,7 +1494,7 @@ plan_kernel_element_init (PlanKernelElement * self)
   priv->out_caps_rows = -1;
   plan_array_info_init (&priv->out_time);
   g_mutex_init (&priv->pop_lock);
-  init_output_segment (self);
+  _plan_kernel_element_init_output_segment (self);
 }
 
 /**
@@ -2511,649 +1528,4 @@ plan_kernel_element_class_add_pad_templates (PlanKernelElementClass * klass,
         gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK,
             GST_PAD_ALWAYS, caps, PLAN_TYPE_KERNEL_PAD));
   gst_caps_unref (caps);
-}
-
-/* Asks downstream for the memory the next @n_rows output rows go to
- * (PLAN_QUERY_OUTPUT_ROWS). Output bound for the device is made here and
- * uploaded, so it never asks then. */
-static GstBuffer *
-borrow_output (PlanKernelElement * self, PlanKernelElementPrivate * priv,
-    gsize n_rows)
-{
-  gsize row = plan_array_info_get_row_size (&priv->output);
-  GstBuffer *buffer = NULL;
-  GstQuery *query;
-
-  priv->direct_output = FALSE;
-  if (n_rows == 0 || priv->lending_refused
-      || _plan_kernel_device_outputs_to_device (priv->device))
-    return NULL;
-  query = plan_query_new_output_rows (priv->out_rows, n_rows, row);
-  if (gst_pad_peer_query (GST_AGGREGATOR_SRC_PAD (self), query))
-    buffer = plan_query_get_output_rows_buffer (query);
-  gst_query_unref (query);
-  if (buffer != NULL && gst_buffer_get_size (buffer) != n_rows * row) {
-    GST_WARNING_OBJECT (self, "downstream lent %" G_GSIZE_FORMAT " bytes for "
-        "%" G_GSIZE_FORMAT " rows of %" G_GSIZE_FORMAT, gst_buffer_get_size
-        (buffer), n_rows, row);
-    gst_clear_buffer (&buffer);
-  }
-  priv->direct_output = buffer != NULL;
-  /* Before the first push downstream may not have its caps yet; a refusal
-   * after it is for good, and is not asked again for every chunk. */
-  if (buffer == NULL && priv->out_rows > 0) {
-    GST_DEBUG_OBJECT (self, "downstream lends no memory: using the pool");
-    priv->lending_refused = TRUE;
-  }
-  GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "+%" G_GSIZE_FORMAT
-      " into %s memory", priv->out_rows, n_rows, buffer ? "downstream's" :
-      "pool");
-  return buffer;
-}
-
-/**
- * plan_eos_mark_ended_early:
- * @eos: (transfer full): an EOS event
- * @end_row: the row at which the stream ends (GST_BUFFER_OFFSET_END of the
- *   last buffer sent before @eos, 0 when none was)
- *
- * Marks @eos as ending its stream early on purpose (#PLAN_EOS_ENDED_EARLY):
- * the elements after it give their results over the rows they received
- * rather than taking the stream for one cut short. A source marks the EOS
- * an application sends it; a kernel element marks the EOS that follows
- * such inputs.
- *
- * Returns: (transfer full): @eos, or a writable copy of it, marked.
- * Since: 0.1
- */
-GstEvent *
-plan_eos_mark_ended_early (GstEvent * eos, guint64 end_row)
-{
-  g_return_val_if_fail (GST_IS_EVENT (eos), eos);
-  g_return_val_if_fail (GST_EVENT_TYPE (eos) == GST_EVENT_EOS, eos);
-
-  eos = gst_event_make_writable (eos);
-  gst_structure_set (gst_event_writable_structure (eos), PLAN_EOS_ENDED_EARLY,
-      G_TYPE_UINT64, end_row, NULL);
-  return eos;
-}
-
-/**
- * plan_eos_is_ended_early:
- * @eos: an event
- * @end_row: (out) (optional): where the row at which the stream ends goes
- *
- * Returns: whether @eos is an EOS that ends its stream early on purpose
- * (plan_eos_mark_ended_early()).
- * Since: 0.1
- */
-gboolean
-plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row)
-{
-  const GstStructure *s;
-  guint64 row = 0;
-
-  g_return_val_if_fail (GST_IS_EVENT (eos), FALSE);
-
-  if (GST_EVENT_TYPE (eos) != GST_EVENT_EOS)
-    return FALSE;
-  s = gst_event_get_structure (eos);
-  if (s == NULL || !gst_structure_get_uint64 (s, PLAN_EOS_ENDED_EARLY, &row))
-    return FALSE;
-  if (end_row)
-    *end_row = row;
-  return TRUE;
-}
-
-/**
- * plan_kernel_element_alloc_output:
- * @self: a #PlanKernelElement
- * @n_rows: the number of rows, of the output info set up by setup()
- * @buffer: (out) (transfer full): the buffer
- *
- * Gets a buffer for the next @n_rows output rows: memory downstream lends
- * for them (#PLAN_QUERY_OUTPUT_ROWS, so a sink that keeps the rows gets
- * them without a copy), or else a buffer of the element's pool. Push the
- * buffers in the order they were allocated. Call from the streaming
- * thread (process() or finish()).
- *
- * Returns: GST_FLOW_OK, or a flow error (GST_FLOW_FLUSHING on shutdown).
- *
- * Since: 0.1
- */
-GstFlowReturn
-plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
-    GstBuffer ** buffer)
-{
-  PlanKernelElementPrivate *priv;
-  gsize size;
-  GstFlowReturn ret;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), GST_FLOW_ERROR);
-  g_return_val_if_fail (buffer != NULL, GST_FLOW_ERROR);
-
-  priv = GET_PRIV (self);
-  size = n_rows * plan_array_info_get_row_size (&priv->output);
-
-  /* Memory lent for rows out_rows... is right only for the next buffer
-   * pushed. */
-  *buffer = priv->n_unpushed == 0 ? borrow_output (self, priv, n_rows) : NULL;
-  priv->n_unpushed++;
-  if (*buffer != NULL)
-    return GST_FLOW_OK;
-
-  /* Reused pool buffers avoid faulting in fresh pages for every chunk;
-   * the pool grows to the largest chunk seen, and starts at a slice when
-   * the class slices (a stencil's first output is a slice less its halo,
-   * and a pool made for it would be thrown away at the next). They start
-   * on a page: the vector loops store whole cache lines, and the kernel
-   * copies a buffer into the page cache (planfilesink's write()) about
-   * 8 % faster from an aligned source than from GLib's 16-byte
-   * alignment. */
-  if (size > priv->pool_size || priv->pool == NULL) {
-    gsize row = plan_array_info_get_row_size (&priv->output);
-    gsize alloc = size;
-    GstAllocationParams params;
-    GstStructure *config;
-
-    /* A slice is at most host_slice_bytes, or one row. */
-    if (priv->slice_rows != G_MAXSIZE)
-      alloc = MAX (alloc, priv->slice_rows * row);
-    clear_pool (priv);
-    priv->pool = gst_buffer_pool_new ();
-    config = gst_buffer_pool_get_config (priv->pool);
-    gst_buffer_pool_config_set_params (config, NULL, MAX (alloc, 1), 0, 0);
-    gst_allocation_params_init (&params);
-    params.align = OUTPUT_ALIGN - 1;
-    gst_buffer_pool_config_set_allocator (config, NULL, &params);
-    if (!gst_buffer_pool_set_config (priv->pool, config)
-        || !gst_buffer_pool_set_active (priv->pool, TRUE))
-      goto pool_failed;
-    priv->pool_size = MAX (alloc, 1);
-  }
-
-  ret = gst_buffer_pool_acquire_buffer (priv->pool, buffer, NULL);
-  if (ret != GST_FLOW_OK) {
-    priv->n_unpushed--;
-    GST_DEBUG_OBJECT (self, "no output buffer: %s", gst_flow_get_name (ret));
-    return ret;
-  }
-  gst_buffer_set_size (*buffer, size);
-  return GST_FLOW_OK;
-
-  /* ERRORS */
-pool_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate output buffers of %" G_GSIZE_FORMAT " bytes.",
-            size), (NULL));
-    priv->n_unpushed--;
-    clear_pool (priv);
-    return GST_FLOW_ERROR;
-  }
-}
-
-/**
- * plan_kernel_element_push_output:
- * @self: a #PlanKernelElement
- * @buffer: (transfer full): whole output rows
- *
- * Stamps @buffer with the next output row offsets and pushes it
- * downstream. Call from the streaming thread.
- *
- * Returns: the flow of the push.
- *
- * Since: 0.1
- */
-GstFlowReturn
-plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
-{
-  PlanKernelElementPrivate *priv;
-  GError *err = NULL;
-  gsize n_rows;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), GST_FLOW_ERROR);
-  g_return_val_if_fail (GST_IS_BUFFER (buffer), GST_FLOW_ERROR);
-
-  priv = GET_PRIV (self);
-  n_rows = gst_buffer_get_size (buffer) /
-      plan_array_info_get_row_size (&priv->output);
-  /* The first buffer of the stream, of a range (after a segment) or after
-   * a flush says that it follows nothing. */
-  if (priv->discont) {
-    buffer = gst_buffer_make_writable (buffer);
-    GST_BUFFER_FLAG_SET (buffer, GST_BUFFER_FLAG_DISCONT);
-    priv->discont = FALSE;
-  } else if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DISCONT)) {
-    buffer = gst_buffer_make_writable (buffer);
-    GST_BUFFER_FLAG_UNSET (buffer, GST_BUFFER_FLAG_DISCONT);
-  }
-  GST_BUFFER_OFFSET (buffer) = priv->out_rows;
-  GST_BUFFER_OFFSET_END (buffer) = priv->out_rows + n_rows;
-  /* Rows sampled in time: the chunk's time and length. */
-  if (plan_array_info_has_rate (&priv->output)) {
-    GstClockTime pts = plan_array_info_rows_to_time (&priv->output,
-        priv->out_rows);
-
-    if (!gst_buffer_is_writable (buffer))
-      buffer = gst_buffer_make_writable (buffer);
-    GST_BUFFER_PTS (buffer) = pts;
-    GST_BUFFER_DURATION (buffer) = plan_array_info_rows_to_time
-        (&priv->output, priv->out_rows + n_rows) - pts;
-  } else if (GST_BUFFER_PTS_IS_VALID (buffer)
-      || GST_BUFFER_DURATION_IS_VALID (buffer)) {
-    buffer = gst_buffer_make_writable (buffer);
-    GST_BUFFER_PTS (buffer) = GST_CLOCK_TIME_NONE;
-    GST_BUFFER_DURATION (buffer) = GST_CLOCK_TIME_NONE;
-  }
-  priv->out_rows += n_rows;
-  priv->output_started = TRUE;
-  if (priv->n_unpushed > 0)
-    priv->n_unpushed--;
-  /* To device memory when the source caps say so. */
-  buffer = _plan_kernel_device_output (priv->device, buffer, &err);
-  if (buffer == NULL)
-    goto device_failed;
-  priv->push_flow = gst_aggregator_finish_buffer (GST_AGGREGATOR (self),
-      buffer);
-  return priv->push_flow;
-
-  /* ERRORS */
-device_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-        ("Could not copy an output buffer to the device."), ("%s",
-            err->message));
-    g_clear_error (&err);
-    priv->push_flow = GST_FLOW_ERROR;
-    return GST_FLOW_ERROR;
-  }
-}
-
-/* The flow of the pushes since the last call (OK when none failed). */
-GstFlowReturn
-_plan_kernel_element_take_push_flow (PlanKernelElement * self)
-{
-  PlanKernelElementPrivate *priv = GET_PRIV (self);
-  GstFlowReturn ret = priv->push_flow;
-
-  priv->push_flow = GST_FLOW_OK;
-  return ret;
-}
-
-/**
- * plan_kernel_element_get_n_threads:
- * @self: a #PlanKernelElement
- *
- * Returns: the `n-threads` property: worker threads, 0 for one per core.
- *
- * Since: 0.1
- */
-guint
-plan_kernel_element_get_n_threads (PlanKernelElement * self)
-{
-  guint n;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), 1);
-
-  GST_OBJECT_LOCK (self);
-  n = GET_PRIV (self)->n_threads;
-  GST_OBJECT_UNLOCK (self);
-  return n;
-}
-
-/**
- * plan_kernel_element_get_target:
- * @self: a #PlanKernelElement
- *
- * Returns: the `target` property.
- *
- * Since: 0.1
- */
-PlanTarget
-plan_kernel_element_get_target (PlanKernelElement * self)
-{
-  PlanTarget target;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), PLAN_TARGET_CPU);
-
-  GST_OBJECT_LOCK (self);
-  target = GET_PRIV (self)->target;
-  GST_OBJECT_UNLOCK (self);
-  return target;
-}
-
-/**
- * plan_kernel_element_get_n_inputs:
- * @self: a #PlanKernelElement
- *
- * Returns: the number of inputs set up; valid from setup() on, in the
- *   streaming thread.
- *
- * Since: 0.1
- */
-guint
-plan_kernel_element_get_n_inputs (PlanKernelElement * self)
-{
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), 0);
-
-  return GET_PRIV (self)->n_inputs;
-}
-
-/**
- * plan_kernel_element_get_input_info:
- * @self: a #PlanKernelElement
- * @index: an input, in pad order
- *
- * Returns: (transfer none) (nullable): the array info of input @index, as
- *   given to setup(); valid in the streaming thread.
- *
- * Since: 0.1
- */
-const PlanArrayInfo *
-plan_kernel_element_get_input_info (PlanKernelElement * self, guint index)
-{
-  PlanKernelElementPrivate *priv;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
-
-  priv = GET_PRIV (self);
-  return index < priv->n_inputs ? &priv->inputs[index] : NULL;
-}
-
-/**
- * plan_kernel_element_get_input_name:
- * @self: a #PlanKernelElement
- * @index: an input, in pad order
- *
- * Returns: (transfer none) (nullable): the pad name of input @index, for
- *   messages; valid in the streaming thread.
- *
- * Since: 0.1
- */
-const gchar *
-plan_kernel_element_get_input_name (PlanKernelElement * self, guint index)
-{
-  PlanKernelElementPrivate *priv;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
-
-  priv = GET_PRIV (self);
-  return index < priv->n_inputs ? priv->input_names[index] : NULL;
-}
-
-/**
- * plan_kernel_element_get_input_variable:
- * @self: a #PlanKernelElement
- * @index: an input, in pad order
- *
- * Returns: (transfer none) (nullable): the #PlanKernelPad:variable of input
- *   @index when setup() was called, or %NULL when unset; valid in the
- *   streaming thread.
- *
- * Since: 0.1
- */
-const gchar *
-plan_kernel_element_get_input_variable (PlanKernelElement * self,
-    guint index)
-{
-  PlanKernelElementPrivate *priv;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
-
-  priv = GET_PRIV (self);
-  return index < priv->n_inputs && priv->input_variables ?
-      priv->input_variables[index] : NULL;
-}
-
-/**
- * plan_kernel_element_get_input_window:
- * @self: a #PlanKernelElement
- * @index: an input, in pad order
- *
- * Returns: (transfer none) (nullable): the #PlanKernelPad:window of input
- *   @index when setup() was called, or %NULL when unset; valid in the
- *   streaming thread.
- *
- * Since: 0.1
- */
-const gchar *
-plan_kernel_element_get_input_window (PlanKernelElement * self,
-    guint index)
-{
-  PlanKernelElementPrivate *priv;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
-
-  priv = GET_PRIV (self);
-  return index < priv->n_inputs && priv->input_windows ?
-      priv->input_windows[index] : NULL;
-}
-
-/**
- * plan_kernel_element_get_output_info:
- * @self: a #PlanKernelElement
- *
- * Returns: (transfer none): the output info set by setup(); valid in the
- *   streaming thread.
- *
- * Since: 0.1
- */
-const PlanArrayInfo *
-plan_kernel_element_get_output_info (PlanKernelElement * self)
-{
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
-
-  return &GET_PRIV (self)->output;
-}
-
-/**
- * plan_kernel_element_get_input_range:
- * @self: a #PlanKernelElement
- * @index: an input, in pad order
- * @first: (out) (optional): the first row of the stream it delivers
- * @end: (out) (optional): one past its last row, or -1 when its segment
- *   runs to the end of the stream
- *
- * The rows of the stream that input @index's segment selects: all of it
- * (0 to -1) unless a seek chose a range. A subclass that needs rows
- * outside its chunks (a stencil wrapping round) asks for the range's
- * rows, not the whole stream's. Call from the streaming thread.
- *
- * Returns: %FALSE when there is no input @index.
- *
- * Since: 0.1
- */
-gboolean
-plan_kernel_element_get_input_range (PlanKernelElement * self, guint index,
-    guint64 * first, gint64 * end)
-{
-  GList *pads;
-  PlanKernelPad *pad;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
-
-  pads = get_sink_pads (self);
-  pad = g_list_nth_data (pads, index);
-  if (pad != NULL) {
-    if (first)
-      *first = pad->range_first;
-    if (end)
-      *end = pad->range_end;
-  }
-  g_list_free_full (pads, gst_object_unref);
-  return pad != NULL;
-}
-
-/* The rows [@first, @end) input @index delivers: its segment's range,
- * ended by the stream's length from the caps or upstream's duration in
- * rows. FALSE when the end is not known. */
-static gboolean
-input_rows (PlanKernelElement * self, guint index, GstPad * sinkpad,
-    const PlanArrayInfo * info, guint64 * first, gint64 * end)
-{
-  gint64 total = plan_array_info_get_n_rows (info);
-
-  plan_kernel_element_get_input_range (self, index, first, end);
-  if (total < 0
-      && !gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &total))
-    total = -1;
-  if (total >= 0)
-    *end = *end < 0 ? total : MIN (*end, total);
-  if (*end < 0)
-    return FALSE;
-  *end = MAX (*end, (gint64) * first);
-  return TRUE;
-}
-
-/**
- * plan_kernel_element_read_end_rows: (skip)
- * @self: a #PlanKernelElement
- * @index: the input
- * @n_rows: how many of the last rows are wanted
- * @total: (out): the number of rows input @index delivers (its segment's)
- * @buffer: (out) (transfer full): the last MIN (@n_rows, @total) rows, in
- *   host memory
- * @error: return location for an error
- *
- * Reads the last rows of input @index out of order from upstream, with
- * the #PLAN_QUERY_READ_ROWS query (which planfilesrc and planarraysrc
- * answer): what boundary=wrap along the streaming axis needs before the
- * first output. After a seek, the last rows of the range sought.
- * plan_kernel_element_fill_halo_end() is this for a #PlanHalo; a kernel
- * keeping its halo elsewhere (on a device) calls this.
- *
- * Returns: %TRUE on success; %FALSE with @error set when the stream's
- *   length is unknown before its end, or upstream cannot read rows out of
- *   order.
- *
- * Since: 0.1
- */
-gboolean
-plan_kernel_element_read_end_rows (PlanKernelElement * self, guint index,
-    gsize n_rows, guint64 * total, GstBuffer ** buffer, GError ** error)
-{
-  const PlanArrayInfo *info;
-  GstQuery *query;
-  GstPad *sinkpad;
-  guint64 first;
-  gint64 end;
-  gboolean ok;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
-  g_return_val_if_fail (total != NULL && buffer != NULL, FALSE);
-
-  *buffer = NULL;
-  info = plan_kernel_element_get_input_info (self, index);
-  GST_OBJECT_LOCK (self);
-  sinkpad = g_list_nth_data (GST_ELEMENT (self)->sinkpads, index);
-  if (sinkpad)
-    gst_object_ref (sinkpad);
-  GST_OBJECT_UNLOCK (self);
-  g_return_val_if_fail (sinkpad != NULL && info != NULL, FALSE);
-
-  if (!input_rows (self, index, sinkpad, info, &first, &end)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "boundary=wrap along the streaming axis needs the length of the "
-        "stream before its end, and upstream does not say it (no shape[0] "
-        "in the caps and no duration in rows)");
-    gst_object_unref (sinkpad);
-    return FALSE;
-  }
-  *total = end - (gint64) first;
-  n_rows = MIN (n_rows, *total);
-  query = plan_query_new_read_rows (end - n_rows, n_rows);
-  ok = gst_pad_peer_query (sinkpad, query);
-  if (!ok) {
-    GstPad *peer = gst_pad_get_peer (sinkpad);
-    GstElement *up = peer ? gst_pad_get_parent_element (peer) : NULL;
-
-    gst_query_unref (query);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "boundary=wrap along the streaming axis needs the last %"
-        G_GSIZE_FORMAT " rows of its input before the first output, read "
-        "out of order from a source such as planfilesrc or planarraysrc; "
-        "%s%s cannot give them (behind a kernel element the rows read would "
-        "not be its output: put the stencil first, or shard the run with "
-        "planfilesrc shard=mpi, whose ranks pass them on)", n_rows,
-        up ? "" : "upstream", up ? GST_OBJECT_NAME (up) : "");
-    gst_clear_object (&up);
-    gst_clear_object (&peer);
-    gst_object_unref (sinkpad);
-    return FALSE;
-  }
-  gst_object_unref (sinkpad);
-  *buffer = plan_query_get_read_rows_buffer (query);
-  gst_query_unref (query);
-  if (*buffer == NULL || gst_buffer_get_size (*buffer) !=
-      n_rows * plan_array_info_get_row_size (info)) {
-    gst_clear_buffer (buffer);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
-        "Upstream answered the request for the last %" G_GSIZE_FORMAT
-        " rows (for boundary=wrap) with the wrong data", n_rows);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/**
- * plan_kernel_element_alloc_device_output:
- * @self: a #PlanKernelElement whose class sets launch_pushes
- * @n_rows: the number of output rows
- * @buffer: (out) (transfer full): the buffer
- * @device_ptr: (out): its device pointer, for a kernel to write
- * @error: return location for an error
- *
- * A device buffer for @n_rows output rows, from the element's pool of
- * device buffers: the element's stream (plan_kernel_element_get_stream())
- * has been made to wait for the buffer's last use. Record its ready event
- * after the kernel that fills it, then push it with
- * plan_kernel_element_push_output(). Call from the streaming thread,
- * in launch() or finish() when the element runs on the device.
- *
- * Returns: %TRUE, or %FALSE with @error set (out of device memory, or
- *   the output not in device memory)
- *
- * Since: 0.1
- */
-gboolean
-plan_kernel_element_alloc_device_output (PlanKernelElement * self,
-    gsize n_rows, GstBuffer ** buffer, gpointer * device_ptr,
-    GError ** error)
-{
-  PlanKernelElementPrivate *priv;
-
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), FALSE);
-  g_return_val_if_fail (buffer != NULL && device_ptr != NULL, FALSE);
-
-  priv = GET_PRIV (self);
-  *buffer = _plan_kernel_device_alloc_output (priv->device, n_rows *
-      plan_array_info_get_row_size (&priv->output), error);
-  if (*buffer == NULL)
-    return FALSE;
-  *device_ptr = plan_device_memory_get_pointer (gst_buffer_peek_memory
-      (*buffer, 0));
-  return TRUE;
-}
-
-/**
- * plan_kernel_element_get_stream:
- * @self: a #PlanKernelElement
- *
- * The stream the element's launch() calls queue their work on, for a
- * class that pushes its own outputs (launch_pushes) to queue the last of
- * them from finish().
- *
- * Returns: (transfer none) (nullable): the stream, or %NULL when chunks
- *   are not computed on the device through launch() (the CPU target, an
- *   output in system memory, or a launch() that said its device cannot).
- *
- * Since: 0.1
- */
-PlanStream *
-plan_kernel_element_get_stream (PlanKernelElement * self)
-{
-  g_return_val_if_fail (PLAN_IS_KERNEL_ELEMENT (self), NULL);
-
-  return _plan_kernel_device_get_stream (GET_PRIV (self)->device);
 }

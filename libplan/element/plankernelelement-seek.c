@@ -1,0 +1,411 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Seeks, flushes and the queries PlanKernelElement answers about its
+ * output: a seek in rows (or bytes, or time at the output's rate) goes
+ * upstream to every input, a byte seek that comes before the output's row
+ * size is known waits for it; a flush resets what the inputs had lined
+ * up; duration, position and seeking are answered from upstream's, in the
+ * output's rows. The locks are those written at the top of
+ * plankernelelement.c. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "plankernelelement-private.h"
+#include <libplan/planerror.h>
+#include <libplan/planshardhooks.h>
+
+#include <string.h>
+
+#define GST_CAT_DEFAULT plan_kernel_element_debug
+
+/* GstAggregator's class, which the vmethods here chain up to. */
+#define parent_class (_plan_kernel_element_get_parent_class ())
+
+void
+_plan_kernel_element_reset_state (PlanKernelElement * self)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  GList *pads = _plan_kernel_element_get_sink_pads (self), *l;
+
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    pad->consumed = 0;
+    pad->next_row = 0;
+    pad->range_first = 0;
+    pad->range_end = -1;
+    pad->range_time = 0;
+    pad->ended_early = FALSE;
+  }
+  g_list_free_full (pads, gst_object_unref);
+  g_atomic_int_set (&GET_PRIV (self)->ended_early, FALSE);
+  GET_PRIV (self)->out_rows = 0;
+  GET_PRIV (self)->new_range = FALSE;
+  GET_PRIV (self)->output_started = FALSE;
+  GET_PRIV (self)->discont = TRUE;
+  GET_PRIV (self)->n_unpushed = 0;
+  GET_PRIV (self)->direct_output = FALSE;
+  GET_PRIV (self)->lending_refused = FALSE;
+  if (klass->reset)
+    klass->reset (self);
+}
+
+/* Whether every input's upstream can seek in rows; the first answer's
+ * range in @start and @end. */
+static gboolean
+upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
+{
+  GList *pads = _plan_kernel_element_get_sink_pads (self), *l;
+  gboolean seekable = pads != NULL;
+
+  *start = 0;
+  *end = -1;
+  for (l = pads; l && seekable; l = l->next) {
+    GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+    gint64 s, e;
+
+    seekable = gst_pad_peer_query (l->data, query);
+    if (seekable)
+      gst_query_parse_seeking (query, NULL, &seekable, &s, &e);
+    if (seekable && l == pads) {
+      *start = s;
+      *end = e;
+    }
+    gst_query_unref (query);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return seekable;
+}
+
+/* Turns a seek on the output into the seek in rows sent upstream, or
+ * refuses it (returns NULL, having taken @event): arrays carry no
+ * timestamps, so only rows (GST_FORMAT_DEFAULT) and, where output rows
+ * are input rows, bytes of the output can be sought, forwards. Refused
+ * here, a seek leaves the pipeline as it was: nothing is flushed, and it
+ * runs on to EOS. */
+static GstEvent *
+prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format;
+  gint64 start, stop, first, end;
+  PlanArrayInfo time;
+  gboolean unknown;
+  gdouble rate;
+  gsize row;
+  guint n;
+
+  *queued = FALSE;
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  GST_OBJECT_LOCK (self);
+  row = priv->seek_row_size;
+  unknown = priv->out_row_size == 0;
+  time = priv->out_time;
+  /* A seek supersedes one still waiting for caps. */
+  n = ++priv->n_seeks;
+  gst_clear_event (&priv->pending_seek);
+  GST_OBJECT_UNLOCK (self);
+
+  /* Bytes of the output become rows once its caps say how long a row is
+   * (a seek made as soon as the pipeline is in PAUSED comes before them
+   * when the sinks do not preroll): it waits for them, and is made then
+   * (_plan_kernel_element_send_pending_seek()). Only where output rows are
+   * input rows whatever the settings (no output_range()): a reduction's is
+   * refused at once. */
+  if (rate > 0.0 && format == GST_FORMAT_BYTES && unknown
+      && PLAN_KERNEL_ELEMENT_GET_CLASS (self)->output_range == NULL
+      && upstream_seekable (self, &first, &end)) {
+    GST_OBJECT_LOCK (self);
+    /* (Unless the caps came meanwhile.) */
+    *queued = priv->out_row_size == 0 && priv->n_seeks == n;
+    if (*queued) {
+      gst_event_replace (&priv->pending_seek, event);
+      priv->pending_seek_n = n;
+    }
+    row = priv->seek_row_size;
+    GST_OBJECT_UNLOCK (self);
+    if (*queued) {
+      GST_DEBUG_OBJECT (self, "a byte seek before the output's caps: made "
+          "once they are known");
+      gst_event_unref (event);
+      return NULL;
+    }
+  }
+
+  if (rate <= 0.0)
+    goto refuse;
+  /* Time, for rows sampled in time, where output rows are input rows: the
+   * rows sampled from the start to (not including) the stop. */
+  if (format == GST_FORMAT_TIME && row > 0
+      && plan_array_info_has_rate (&time)) {
+    /* Output rows are input rows, at the input's rate: the same time
+     * upstream, whose segment in time comes back with the seek's exact
+     * start. */
+  } else if (format == GST_FORMAT_BYTES && row > 0) {
+    GstEvent *rows;
+
+    if (start_type != GST_SEEK_TYPE_NONE && start > 0)
+      start /= (gint64) row;
+    if (stop_type != GST_SEEK_TYPE_NONE && stop > 0)
+      stop /= (gint64) row;
+    rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags, start_type,
+        start, stop_type, stop);
+    gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
+    gst_event_unref (event);
+    event = rows;
+  } else if (format != GST_FORMAT_DEFAULT) {
+    goto refuse;
+  }
+  if (!upstream_seekable (self, &first, &end))
+    goto refuse;
+  GST_DEBUG_OBJECT (self, "seeking upstream to rows %" G_GINT64_FORMAT
+      " to %" G_GINT64_FORMAT, start, stop);
+  return event;
+
+refuse:
+  {
+    GST_DEBUG_OBJECT (self, "refusing a seek in %s at rate %f: only rows "
+        "(default format)%s can be sought, forwards, and only when every "
+        "input can seek", gst_format_get_name (format), rate,
+        row > 0 ? " or bytes" : "");
+    gst_event_unref (event);
+    return NULL;
+  }
+}
+
+gboolean
+_plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (agg);
+  GstSeekFlags flags;
+  gboolean ret, queued;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return GST_AGGREGATOR_CLASS (parent_class)->src_event
+        (agg, event);
+
+  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event, &queued);
+  if (event == NULL)
+    return queued;
+  gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
+  if (!(flags & GST_SEEK_FLAG_FLUSH))
+    return GST_AGGREGATOR_CLASS (parent_class)->src_event
+        (agg, event);
+
+  /* Set before GstAggregator starts the seek (and drops output); cleared
+   * by the flush, before the range sought starts (its EOS must pass), or
+   * after a seek that flushed nothing. A seek that comes again (by a
+   * second sink) GstAggregator drops: it sets nothing. */
+  GST_OBJECT_LOCK (agg);
+  if (gst_event_get_seqnum (event) != priv->seek_seqnum) {
+    priv->seek_seqnum = gst_event_get_seqnum (event);
+    g_atomic_int_set (&priv->seeking, 1);
+  }
+  GST_OBJECT_UNLOCK (agg);
+  ret = GST_AGGREGATOR_CLASS (parent_class)->src_event
+      (agg, event);
+  g_atomic_int_set (&priv->seeking, 0);
+  return ret;
+}
+
+/* The duration of the output, in rows or bytes of the output: the rows
+ * its caps give, or else the first input's duration in rows made output
+ * rows as output_range() makes them (a valid stencil's 2h fewer). Before
+ * the element is set up, and in other formats, upstream answers. */
+static gboolean
+answer_duration (PlanKernelElement * self, GstQuery * query)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanArrayInfo time;
+  GstFormat format;
+  gint64 rows, in_rows;
+  gsize row;
+  GList *pads;
+  gboolean ok;
+
+  gst_query_parse_duration (query, &format, NULL);
+  GST_OBJECT_LOCK (self);
+  row = priv->out_row_size;
+  rows = priv->out_caps_rows;
+  time = priv->out_time;
+  GST_OBJECT_UNLOCK (self);
+  /* Time only for rows sampled in time. */
+  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
+    return FALSE;
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+          && format != GST_FORMAT_TIME))
+    return GST_AGGREGATOR_CLASS (parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+
+  if (rows < 0) {
+    pads = _plan_kernel_element_get_sink_pads (self);
+    ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
+        GST_FORMAT_DEFAULT, &in_rows) && in_rows >= 0;
+    g_list_free_full (pads, gst_object_unref);
+    if (!ok)
+      return FALSE;
+    rows = in_rows;
+    if (klass->output_range) {
+      guint64 out_first;
+
+      klass->output_range (self, 0, in_rows, &out_first, &rows);
+      if (rows < 0)
+        return FALSE;
+      rows -= out_first;
+    }
+  }
+  if (format == GST_FORMAT_TIME)
+    gst_query_set_duration (query, format,
+        plan_array_info_rows_to_time (&time, rows));
+  else
+    gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
+        rows * (gint64) row : rows);
+  return TRUE;
+}
+
+/* The position where output rows are input rows: the first input's
+ * position in rows, in rows or bytes of the output. Elsewhere (a
+ * reduction) upstream answers: the rows read, the progress of the job. */
+static gboolean
+answer_position (PlanKernelElement * self, GstQuery * query)
+{
+  PlanArrayInfo time;
+  GstFormat format;
+  gint64 rows;
+  gsize row;
+  GList *pads;
+  gboolean ok;
+
+  gst_query_parse_position (query, &format, NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  time = GET_PRIV (self)->out_time;
+  GST_OBJECT_UNLOCK (self);
+  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
+    return FALSE;
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+          && format != GST_FORMAT_TIME))
+    return GST_AGGREGATOR_CLASS (parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+
+  pads = _plan_kernel_element_get_sink_pads (self);
+  ok = pads != NULL && gst_pad_peer_query_position (pads->data,
+      GST_FORMAT_DEFAULT, &rows) && rows >= 0;
+  g_list_free_full (pads, gst_object_unref);
+  if (!ok)
+    return FALSE;
+  if (format == GST_FORMAT_TIME)
+    gst_query_set_position (query, format,
+        plan_array_info_rows_to_time (&time, rows));
+  else
+    gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
+        rows * (gint64) row : rows);
+  return TRUE;
+}
+
+/* GstAggregator says it cannot seek; a kernel element can, in rows (and
+ * in bytes where its output rows are its input rows), when its inputs
+ * can. Durations are the output's. */
+gboolean
+_plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
+{
+  PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
+  GstFormat format;
+  gint64 start = 0, end = -1;
+  gboolean seekable = FALSE;
+  PlanArrayInfo time;
+  gsize row;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
+    return answer_duration (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    return answer_position (self, query);
+  /* Rows read out of order upstream are the input's, not this element's
+   * output: a stencil with boundary=wrap behind it must not take them for
+   * its own input's last rows. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CUSTOM
+      && plan_query_parse_read_rows (query, NULL, NULL)) {
+    GST_DEBUG_OBJECT (self, "not answering %s: the rows upstream reads are "
+        "not this element's output", PLAN_QUERY_READ_ROWS);
+    return FALSE;
+  }
+  if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
+    return GST_AGGREGATOR_CLASS (parent_class)->src_query
+        (agg, query);
+
+  gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->seek_row_size;
+  time = GET_PRIV (self)->out_time;
+  GST_OBJECT_UNLOCK (self);
+  if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0)
+      || (format == GST_FORMAT_TIME && row > 0
+          && plan_array_info_has_rate (&time)))
+    seekable = upstream_seekable (self, &start, &end);
+  if (seekable && format == GST_FORMAT_BYTES) {
+    start *= (gint64) row;
+    if (end > 0)
+      end *= (gint64) row;
+  } else if (seekable && format == GST_FORMAT_TIME) {
+    start = plan_array_info_rows_to_time (&time, start);
+    if (end > 0)
+      end = plan_array_info_rows_to_time (&time, end);
+  }
+  gst_query_set_seeking (query, format, seekable, seekable ? start : -1,
+      seekable ? end : -1);
+  return TRUE;
+}
+
+/* GstAggregator applies a seek sent to the element before PAUSED to its
+ * output segment, which is in rows: a seek in another format is refused
+ * here rather than mixed into it. */
+gboolean
+_plan_kernel_element_send_event (GstElement * element, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    GstFormat format;
+
+    gst_event_parse_seek (event, NULL, &format, NULL, NULL, NULL, NULL, NULL);
+    if (format != GST_FORMAT_DEFAULT) {
+      GST_DEBUG_OBJECT (element, "refusing a seek in %s",
+          gst_format_get_name (format));
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_ELEMENT_CLASS (parent_class)->send_event
+      (element, event);
+}
+
+/* The output segment is in rows (GstAggregator starts it in TIME). */
+void
+_plan_kernel_element_init_output_segment (PlanKernelElement * self)
+{
+  GST_OBJECT_LOCK (self);
+  gst_segment_init (&GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
+          (self))->segment, GST_FORMAT_DEFAULT);
+  GST_OBJECT_UNLOCK (self);
+}
+
+GstFlowReturn
+_plan_kernel_element_flush (GstAggregator * agg)
+{
+  g_atomic_int_set (&GET_PRIV (agg)->seeking, 0);
+  g_atomic_int_set (&GET_PRIV (agg)->failed, FALSE);
+  _plan_kernel_element_reset_state (PLAN_KERNEL_ELEMENT (agg));
+  _plan_kernel_device_flush (GET_PRIV (agg)->device);
+  return GST_FLOW_OK;
+}
