@@ -18,16 +18,11 @@
 #include "config.h"
 #endif
 
-#include "expr-private.h"
+#include "exprtype-private.h"
 #include <libplan/planerror.h>
-#include "libplan/core/plan-private.h"
 
 #include <math.h>
 #include <string.h>
-
-#define INT128_C(hi) ((__int128) (hi))
-#define WEAK_MIN (-INT128_C (G_MAXINT64) - 1)
-#define WEAK_MAX ((__int128) G_MAXUINT64)
 
 typedef enum
 {
@@ -138,13 +133,6 @@ static const FuncDesc functions[] = {
   {"ones_like", EXPR_OP_NONE, 1, SUGAR_ONES_LIKE},
 };
 
-typedef struct
-{
-  ExprArena *arena;
-  GError **error;
-  gboolean failed;
-} Typer;
-
 static const gchar *const op_names[EXPR_OP_N] = {
   [EXPR_OP_NEG] = "unary '-'",[EXPR_OP_POS] = "unary '+'",
   [EXPR_OP_BNOT] = "'~'",[EXPR_OP_LNOT] = "'!'",
@@ -225,12 +213,8 @@ op_category (ExprOp op)
   }
 }
 
-static void
-type_error (Typer * t, guint pos, const gchar * format, ...)
-    G_GNUC_PRINTF (3, 4);
-
-static void
-type_error (Typer * t, guint pos, const gchar * format, ...)
+void
+_plan_expr_type_error (Typer * t, guint pos, const gchar * format, ...)
 {
   va_list args;
   gchar *text;
@@ -378,639 +362,6 @@ big_to_string (__int128 v)
   return g_strdup (buf + i);
 }
 
-/* ---- constants ---- */
-
-static void
-value_store (ExprValue * v, PlanDType d, __int128 iv, gdouble fv,
-    gboolean from_float)
-{
-  memset (v, 0, sizeof (*v));
-#define STORE(T) do { T x = from_float ? (T) fv : (T) iv; memcpy (v->bytes, &x, sizeof (T)); } while (0)
-  switch (d) {
-    case PLAN_DTYPE_BOOL:
-      v->bytes[0] = from_float ? fv != 0 : iv != 0;
-      break;
-    case PLAN_DTYPE_INT8:
-      STORE (gint8);
-      break;
-    case PLAN_DTYPE_UINT8:
-      STORE (guint8);
-      break;
-    case PLAN_DTYPE_INT16:
-      STORE (gint16);
-      break;
-    case PLAN_DTYPE_UINT16:
-      STORE (guint16);
-      break;
-    case PLAN_DTYPE_INT32:
-      STORE (gint32);
-      break;
-    case PLAN_DTYPE_UINT32:
-      STORE (guint32);
-      break;
-    case PLAN_DTYPE_INT64:
-      STORE (gint64);
-      break;
-    case PLAN_DTYPE_UINT64:
-      STORE (guint64);
-      break;
-    case PLAN_DTYPE_FLOAT32:
-      STORE (gfloat);
-      break;
-    case PLAN_DTYPE_FLOAT64:
-      STORE (gdouble);
-      break;
-    case PLAN_DTYPE_COMPLEX64:
-      v->c64[0] = from_float ? (gfloat) fv : (gfloat) iv;
-      break;
-    case PLAN_DTYPE_COMPLEX128:
-      v->c128[0] = from_float ? fv : (gdouble) iv;
-      break;
-    case PLAN_DTYPE_FLOAT16:{
-      guint16 h = _plan_half_from_double (from_float ? fv : (gdouble) iv);
-      memcpy (v->bytes, &h, 2);
-      break;
-    }
-    default:
-      g_assert_not_reached ();
-  }
-#undef STORE
-}
-
-static ExprNode *
-const_node (Typer * t, const ExprNode * at, PlanDType d)
-{
-  ExprNode *n = _plan_expr_node_new (t->arena, EXPR_NODE_CONST, at->pos,
-      at->len);
-
-  n->start = at->start;
-  n->end = at->end;
-  n->dtype = d;
-  n->weak = EXPR_WEAK_NONE;
-  return n;
-}
-
-static ExprNode *
-weak_node (Typer * t, const ExprNode * at, ExprWeak weak)
-{
-  ExprNode *n = const_node (t, at, PLAN_DTYPE_UNKNOWN);
-
-  n->weak = weak;
-  return n;
-}
-
-static ExprNode *
-bool_const (Typer * t, const ExprNode * at, gboolean b)
-{
-  ExprNode *n = const_node (t, at, PLAN_DTYPE_BOOL);
-
-  n->value.bytes[0] = b ? 1 : 0;
-  return n;
-}
-
-/* The dtype a weak literal takes where nothing else gives it one. */
-static PlanDType
-weak_default (const ExprNode * n)
-{
-  if (n->weak == EXPR_WEAK_COMPLEX)
-    return PLAN_DTYPE_COMPLEX128;
-  if (n->weak == EXPR_WEAK_FLOAT)
-    return PLAN_DTYPE_FLOAT64;
-  return n->value.big > G_MAXINT64 ? PLAN_DTYPE_UINT64 : PLAN_DTYPE_INT64;
-}
-
-static gboolean
-is_weak (const ExprNode * n)
-{
-  return n->kind == EXPR_NODE_CONST && n->weak != EXPR_WEAK_NONE;
-}
-
-static gdouble
-weak_as_double (const ExprNode * n)
-{
-  return n->weak == EXPR_WEAK_FLOAT ? n->value.f64 : (gdouble) n->value.big;
-}
-
-/* Whether a weak literal is true (non-zero), as bool() takes it. */
-static gboolean
-weak_is_true (const ExprNode * n)
-{
-  if (n->weak == EXPR_WEAK_COMPLEX)
-    return n->value.c128[0] != 0 || n->value.c128[1] != 0;
-  return weak_as_double (n) != 0;
-}
-
-/* A typed constant result of folding back into a weak literal, the way
- * Python's complex arithmetic leaves a complex or a float. */
-static ExprNode *
-reweaken (ExprNode * n)
-{
-  if (n == NULL || n->kind != EXPR_NODE_CONST)
-    return n;
-  if (n->dtype == PLAN_DTYPE_COMPLEX128)
-    n->weak = EXPR_WEAK_COMPLEX;
-  else if (n->dtype == PLAN_DTYPE_FLOAT64)
-    n->weak = EXPR_WEAK_FLOAT;
-  else
-    return n;
-  n->dtype = PLAN_DTYPE_UNKNOWN;
-  return n;
-}
-
-/* Evaluates an operation whose operands are all typed constants, with the
- * same CPU kernel that would run on arrays, so folding never changes a
- * result. */
-static ExprNode *
-fold_strong (Typer * t, ExprNode * op)
-{
-  ExprKernel k = _plan_expr_node_kernel (op);
-  ExprNode *n;
-  gconstpointer a[3] = { NULL, NULL, NULL };
-  guint i;
-
-  g_assert (k != NULL);
-  for (i = 0; i < op->n_args; i++)
-    a[i] = op->args[i]->value.bytes;
-  n = const_node (t, op, op->dtype);
-  k (1, n->value.bytes, a[0], a[1], a[2]);
-  return n;
-}
-
-static gboolean
-all_const (ExprNode * op)
-{
-  guint i;
-
-  for (i = 0; i < op->n_args; i++)
-    if (op->args[i]->kind != EXPR_NODE_CONST)
-      return FALSE;
-  return TRUE;
-}
-
-/* Gives @n the dtype @d: a weak literal becomes a typed constant, a typed
- * node of another dtype gets a cast. */
-static ExprNode *
-convert (Typer * t, ExprNode * n, PlanDType d)
-{
-  ExprNode *c;
-
-  if (is_weak (n) && n->weak == EXPR_WEAK_COMPLEX) {
-    gdouble re = n->value.c128[0], im = n->value.c128[1];
-
-    c = const_node (t, n, d);
-    if (d == PLAN_DTYPE_BOOL) {
-      c->value.bytes[0] = re != 0 || im != 0;
-    } else if (d == PLAN_DTYPE_COMPLEX64) {
-      c->value.c64[0] = (gfloat) re;
-      c->value.c64[1] = (gfloat) im;
-    } else if (d == PLAN_DTYPE_COMPLEX128) {
-      c->value = n->value;
-    } else {
-      /* Promotion never takes a complex literal to a real dtype. */
-      g_assert_not_reached ();
-    }
-    return c;
-  }
-  if (is_weak (n)) {
-    c = const_node (t, n, d);
-    value_store (&c->value, d, n->value.big, n->value.f64,
-        n->weak == EXPR_WEAK_FLOAT);
-    return c;
-  }
-  if (n->dtype == d)
-    return n;
-  /* float16 has casts to and from the real dtypes: it becomes a complex
-   * through float32, which holds it exactly. */
-  if (n->dtype == PLAN_DTYPE_FLOAT16 && plan_dtype_is_complex (d))
-    n = convert (t, n, PLAN_DTYPE_FLOAT32);
-  c = _plan_expr_node_new (t->arena, EXPR_NODE_OP, n->pos, n->len);
-  c->start = n->start;
-  c->end = n->end;
-  c->op = EXPR_OP_CAST;
-  c->n_args = 1;
-  c->args[0] = n;
-  c->dtype = d;
-  c->height = n->height + 1;
-  if (n->kind == EXPR_NODE_CONST)
-    return fold_strong (t, c);
-  return c;
-}
-
-/* ---- weak (literal-only) folding, with Python's semantics ---- */
-
-static gboolean
-check_weak_range (Typer * t, ExprNode * n)
-{
-  if (n->weak == EXPR_WEAK_INT && (n->value.big < WEAK_MIN
-          || n->value.big > WEAK_MAX)) {
-    type_error (t, n->pos, "the constant expression is out of the 64-bit "
-        "integer range");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static __int128
-big_floordiv (__int128 a, __int128 b)
-{
-  __int128 q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    q--;
-  return q;
-}
-
-static gdouble
-float_floordiv (gdouble a, gdouble b, gdouble * modp)
-{
-  gdouble mod = fmod (a, b), div, floordiv;
-
-  if (b == 0) {
-    *modp = mod;
-    return a / b;
-  }
-  div = (a - mod) / b;
-  if (mod != 0) {
-    if ((b < 0) != (mod < 0)) {
-      mod += b;
-      div -= 1.0;
-    }
-  } else {
-    mod = copysign (0.0, b);
-  }
-  if (div != 0) {
-    floordiv = floor (div);
-    if (div - floordiv > 0.5)
-      floordiv += 1.0;
-  } else {
-    floordiv = copysign (0.0, a / b);
-  }
-  *modp = mod;
-  return floordiv;
-}
-
-static gdouble
-weak_float_fn (ExprOp op, gdouble x)
-{
-  switch (op) {
-    case EXPR_OP_SQRT:
-      return sqrt (x);
-    case EXPR_OP_CBRT:
-      return cbrt (x);
-    case EXPR_OP_EXP:
-      return exp (x);
-    case EXPR_OP_EXP2:
-      return exp2 (x);
-    case EXPR_OP_EXPM1:
-      return expm1 (x);
-    case EXPR_OP_LOG:
-      return log (x);
-    case EXPR_OP_LOG2:
-      return log2 (x);
-    case EXPR_OP_LOG10:
-      return log10 (x);
-    case EXPR_OP_LOG1P:
-      return log1p (x);
-    case EXPR_OP_SIN:
-      return sin (x);
-    case EXPR_OP_COS:
-      return cos (x);
-    case EXPR_OP_TAN:
-      return tan (x);
-    case EXPR_OP_ASIN:
-      return asin (x);
-    case EXPR_OP_ACOS:
-      return acos (x);
-    case EXPR_OP_ATAN:
-      return atan (x);
-    case EXPR_OP_SINH:
-      return sinh (x);
-    case EXPR_OP_COSH:
-      return cosh (x);
-    case EXPR_OP_TANH:
-      return tanh (x);
-    case EXPR_OP_ASINH:
-      return asinh (x);
-    case EXPR_OP_ACOSH:
-      return acosh (x);
-    case EXPR_OP_ATANH:
-      return atanh (x);
-    case EXPR_OP_FLOOR:
-      return floor (x);
-    case EXPR_OP_CEIL:
-      return ceil (x);
-    case EXPR_OP_RINT:
-      return rint (x);
-    case EXPR_OP_TRUNC:
-      return trunc (x);
-    default:
-      g_assert_not_reached ();
-      return 0;
-  }
-}
-
-/* The float functions of two operands, in float64, as the kernels
- * compute them (kernels/cpu/exprmath.h has the shared definitions). */
-static gdouble
-weak_float_fn2 (ExprOp op, gdouble x, gdouble y)
-{
-  switch (op) {
-    case EXPR_OP_DIV:
-      return x / y;
-    case EXPR_OP_ATAN2:
-      return atan2 (x, y);
-    case EXPR_OP_HYPOT:
-      return hypot (x, y);
-    case EXPR_OP_COPYSIGN:
-      return copysign (x, y);
-    case EXPR_OP_HEAVISIDE:
-      return x < 0 ? 0.0 : x > 0 ? 1.0 : x == 0 ? y : x;
-    case EXPR_OP_LOGADDEXP:
-      return _plan_expr_logaddexp (x, y);
-    case EXPR_OP_LOGADDEXP2:
-      return _plan_expr_logaddexp2 (x, y);
-    default:
-      g_assert_not_reached ();
-      return 0;
-  }
-}
-
-static ExprNode *type_typed_op (Typer * t, ExprNode * n);
-
-/* An operation on literals one of which is complex: computed as on
- * complex128 constants (the kernels' complex128 arithmetic is Python's,
- * part by part), and weak again. */
-static ExprNode *
-fold_weak_complex (Typer * t, ExprNode * op)
-{
-  guint i;
-
-  for (i = 0; i < op->n_args; i++)
-    if (is_weak (op->args[i]))
-      op->args[i] = convert (t, op->args[i], PLAN_DTYPE_COMPLEX128);
-  return reweaken (type_typed_op (t, op));
-}
-
-static gboolean
-any_weak_complex (const ExprNode * op)
-{
-  guint i;
-
-  for (i = 0; i < op->n_args; i++)
-    if (op->args[i]->kind == EXPR_NODE_CONST
-        && op->args[i]->weak == EXPR_WEAK_COMPLEX)
-      return TRUE;
-  return FALSE;
-}
-
-static ExprNode *
-fold_weak_unary (Typer * t, ExprNode * op, ExprNode * a)
-{
-  ExprNode *n;
-  gboolean fl = a->weak == EXPR_WEAK_FLOAT;
-
-  if (a->weak == EXPR_WEAK_COMPLEX)
-    return fold_weak_complex (t, op);
-  switch (op->op) {
-    case EXPR_OP_NEG:
-    case EXPR_OP_POS:
-    case EXPR_OP_ABS:
-    case EXPR_OP_SIGN:
-      n = weak_node (t, op, a->weak);
-      if (fl) {
-        gdouble x = a->value.f64;
-        n->value.f64 = op->op == EXPR_OP_NEG ? -x : op->op == EXPR_OP_POS ? x
-            : op->op == EXPR_OP_ABS ? fabs (x)
-            : x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x;
-      } else {
-        __int128 x = a->value.big;
-        n->value.big = op->op == EXPR_OP_NEG ? -x : op->op == EXPR_OP_POS ? x
-            : op->op == EXPR_OP_ABS ? (x < 0 ? -x : x) : (x > 0) - (x < 0);
-      }
-      return check_weak_range (t, n) ? n : NULL;
-    case EXPR_OP_BNOT:
-      if (fl) {
-        type_error (t, a->pos, "'~' needs an integer or bool operand, but "
-            "the literal is a float");
-        return NULL;
-      }
-      n = weak_node (t, op, EXPR_WEAK_INT);
-      n->value.big = -a->value.big - 1;
-      return check_weak_range (t, n) ? n : NULL;
-    case EXPR_OP_LNOT:
-      return bool_const (t, op, weak_as_double (a) == 0);
-    case EXPR_OP_ISNAN:
-      return bool_const (t, op, isnan (weak_as_double (a)));
-    case EXPR_OP_ISINF:
-      return bool_const (t, op, isinf (weak_as_double (a)));
-    case EXPR_OP_ISFINITE:
-      return bool_const (t, op, isfinite (weak_as_double (a)));
-    case EXPR_OP_SIGNBIT:
-      return bool_const (t, op, signbit (weak_as_double (a)) != 0);
-    case EXPR_OP_NAN_TO_NUM:
-      if (!fl)
-        return a;
-      n = weak_node (t, op, EXPR_WEAK_FLOAT);
-      n->value.f64 = isnan (a->value.f64) ? 0.0 : isinf (a->value.f64) ?
-          copysign (G_MAXDOUBLE, a->value.f64) : a->value.f64;
-      return n;
-    case EXPR_OP_RECIPROCAL:
-      n = weak_node (t, op, a->weak);
-      if (fl)
-        n->value.f64 = 1.0 / a->value.f64;
-      else
-        n->value.big = a->value.big == 1 ? 1 : a->value.big == -1 ? -1 : 0;
-      return n;
-    case EXPR_OP_FLOOR:
-    case EXPR_OP_CEIL:
-    case EXPR_OP_RINT:
-    case EXPR_OP_TRUNC:
-      if (!fl)
-        return a;
-      /* fall through */
-    default:
-      n = weak_node (t, op, EXPR_WEAK_FLOAT);
-      n->value.f64 = weak_float_fn (op->op, weak_as_double (a));
-      return n;
-  }
-}
-
-static ExprNode *
-fold_weak_int_binary (Typer * t, ExprNode * op, __int128 x, __int128 y)
-{
-  ExprNode *n = weak_node (t, op, EXPR_WEAK_INT);
-  __int128 r = 0;
-
-  switch (op->op) {
-    case EXPR_OP_ADD:
-      r = x + y;
-      break;
-    case EXPR_OP_SUB:
-      r = x - y;
-      break;
-    case EXPR_OP_MUL:
-      if (__builtin_mul_overflow (x, y, &r))
-        r = WEAK_MAX + 1;
-      break;
-    case EXPR_OP_FLOORDIV:
-    case EXPR_OP_MOD:
-    case EXPR_OP_FMOD:
-      if (y == 0) {
-        type_error (t, op->pos, "integer division by zero in a constant "
-            "expression");
-        return NULL;
-      }
-      if (op->op == EXPR_OP_FLOORDIV)
-        r = big_floordiv (x, y);
-      else if (op->op == EXPR_OP_MOD)
-        r = x - big_floordiv (x, y) * y;
-      else
-        r = x % y;
-      break;
-    case EXPR_OP_POW:
-      if (y < 0) {
-        n->weak = EXPR_WEAK_FLOAT;
-        n->value.f64 = pow ((gdouble) x, (gdouble) y);
-        return n;
-      }
-      if (x == 0 || x == 1) {
-        r = y == 0 ? 1 : x;
-      } else if (x == -1) {
-        r = (y & 1) ? -1 : 1;
-      } else {
-        /* |x| >= 2: out of range after at most 65 steps. */
-        r = 1;
-        while (y-- > 0 && r >= WEAK_MIN && r <= WEAK_MAX)
-          r *= x;
-      }
-      break;
-    case EXPR_OP_SHL:
-    case EXPR_OP_SHR:
-      if (y < 0) {
-        type_error (t, op->args[1]->pos, "negative shift count in a "
-            "constant expression");
-        return NULL;
-      }
-      if (op->op == EXPR_OP_SHR)
-        r = y >= 100 ? (x < 0 ? -1 : 0) : x >> (gint) y;
-      else if (x == 0)
-        r = 0;
-      else if (y > 65)
-        r = WEAK_MAX + 1;
-      else if (__builtin_mul_overflow (x, (__int128) 1 << (gint) y, &r))
-        r = WEAK_MAX + 1;
-      break;
-    case EXPR_OP_BAND:
-      r = x & y;
-      break;
-    case EXPR_OP_BOR:
-      r = x | y;
-      break;
-    case EXPR_OP_BXOR:
-      r = x ^ y;
-      break;
-    case EXPR_OP_MIN:
-    case EXPR_OP_FMIN:
-      r = MIN (x, y);
-      break;
-    case EXPR_OP_MAX:
-    case EXPR_OP_FMAX:
-      r = MAX (x, y);
-      break;
-    default:
-      g_assert_not_reached ();
-  }
-  n->value.big = r;
-  return check_weak_range (t, n) ? n : NULL;
-}
-
-static ExprNode *
-fold_weak_binary (Typer * t, ExprNode * op, ExprNode * a, ExprNode * b)
-{
-  gboolean fl = a->weak == EXPR_WEAK_FLOAT || b->weak == EXPR_WEAK_FLOAT;
-  gdouble x = weak_as_double (a), y = weak_as_double (b), m;
-  ExprNode *n;
-
-  if (any_weak_complex (op))
-    return fold_weak_complex (t, op);
-  switch (op->op) {
-    case EXPR_OP_LT:
-      return bool_const (t, op, fl ? x < y : a->value.big < b->value.big);
-    case EXPR_OP_LE:
-      return bool_const (t, op, fl ? x <= y : a->value.big <= b->value.big);
-    case EXPR_OP_GT:
-      return bool_const (t, op, fl ? x > y : a->value.big > b->value.big);
-    case EXPR_OP_GE:
-      return bool_const (t, op, fl ? x >= y : a->value.big >= b->value.big);
-    case EXPR_OP_EQ:
-      return bool_const (t, op, fl ? x == y : a->value.big == b->value.big);
-    case EXPR_OP_NE:
-      return bool_const (t, op, fl ? x != y : a->value.big != b->value.big);
-    case EXPR_OP_LAND:
-      return bool_const (t, op, x != 0 && y != 0);
-    case EXPR_OP_LOR:
-      return bool_const (t, op, x != 0 || y != 0);
-    case EXPR_OP_DIV:
-    case EXPR_OP_ATAN2:
-    case EXPR_OP_HYPOT:
-    case EXPR_OP_COPYSIGN:
-    case EXPR_OP_HEAVISIDE:
-    case EXPR_OP_LOGADDEXP:
-    case EXPR_OP_LOGADDEXP2:
-      n = weak_node (t, op, EXPR_WEAK_FLOAT);
-      n->value.f64 = weak_float_fn2 (op->op, x, y);
-      return n;
-    default:
-      break;
-  }
-  if (!fl)
-    return fold_weak_int_binary (t, op, a->value.big, b->value.big);
-
-  n = weak_node (t, op, EXPR_WEAK_FLOAT);
-  switch (op->op) {
-    case EXPR_OP_ADD:
-      n->value.f64 = x + y;
-      break;
-    case EXPR_OP_SUB:
-      n->value.f64 = x - y;
-      break;
-    case EXPR_OP_MUL:
-      n->value.f64 = x * y;
-      break;
-    case EXPR_OP_FLOORDIV:
-      n->value.f64 = float_floordiv (x, y, &m);
-      break;
-    case EXPR_OP_MOD:
-      float_floordiv (x, y, &m);
-      n->value.f64 = y == 0 ? fmod (x, y) : m;
-      break;
-    case EXPR_OP_FMOD:
-      n->value.f64 = fmod (x, y);
-      break;
-    case EXPR_OP_POW:
-      n->value.f64 = pow (x, y);
-      break;
-    case EXPR_OP_MIN:
-    case EXPR_OP_MAX:
-      n->value.f64 = isnan (x) || isnan (y) ? NAN
-          : op->op == EXPR_OP_MIN ? MIN (x, y) : MAX (x, y);
-      break;
-    case EXPR_OP_FMIN:
-      n->value.f64 = fmin (x, y);
-      break;
-    case EXPR_OP_FMAX:
-      n->value.f64 = fmax (x, y);
-      break;
-    default:{
-      const ExprNode *f = a->weak == EXPR_WEAK_FLOAT ? a : b;
-      type_error (t, f->pos, "bitwise %s needs integer or bool operands, "
-          "but the literal %.*s is a float", _plan_expr_op_name (op->op),
-          (gint) f->len, t->arena->source + f->pos);
-      return NULL;
-    }
-  }
-  return n;
-}
-
 /* ---- promotion ---- */
 
 /* numpy's promotion of the operands of @op, with NEP 50 weak literals.
@@ -1063,7 +414,8 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
         s = PLAN_DTYPE_FLOAT64;
     } else {
       gchar *v = big_to_string (w->value.big);
-      type_error (t, w->pos, "the literal %s is out of range for %s, the "
+      _plan_expr_type_error (t, w->pos,
+          "the literal %s is out of range for %s, the "
           "dtype of the other operand of %s; cast explicitly", v,
           plan_dtype_to_string (s), _plan_expr_op_name (op->op));
       g_free (v);
@@ -1094,14 +446,16 @@ float_operand_error (Typer * t, ExprNode * op, ExprNode ** args, guint n)
     ExprNode *a = args[i];
     if (plan_dtype_is_float (a->dtype) || a->weak == EXPR_WEAK_FLOAT) {
       gchar *text = node_text (t, a);
-      type_error (t, a->start, "%s needs integer or bool operands, but the "
+      _plan_expr_type_error (t, a->start,
+          "%s needs integer or bool operands, but the "
           "%s %s is %s", _plan_expr_op_name (op->op), side_name (i, n), text,
           a->weak ? "a float literal" : plan_dtype_to_string (a->dtype));
       g_free (text);
       return;
     }
   }
-  type_error (t, op->pos, "%s needs integer or bool operands, but %s and "
+  _plan_expr_type_error (t, op->pos,
+      "%s needs integer or bool operands, but %s and "
       "%s have no common integer type (numpy promotes them to float64)",
       _plan_expr_op_name (op->op), plan_dtype_to_string (args[0]->dtype),
       plan_dtype_to_string (args[1]->dtype));
@@ -1133,7 +487,7 @@ finish_op (Typer * t, ExprNode * op)
 
   if (computes_in_float32 (op)) {
     for (i = 0; i < op->n_args; i++)
-      op->args[i] = convert (t, op->args[i], PLAN_DTYPE_FLOAT32);
+      op->args[i] = _plan_expr_convert (t, op->args[i], PLAN_DTYPE_FLOAT32);
     narrow = op->dtype == PLAN_DTYPE_FLOAT16;
     if (narrow)
       op->dtype = PLAN_DTYPE_FLOAT32;
@@ -1141,9 +495,9 @@ finish_op (Typer * t, ExprNode * op)
   op->height = 0;
   for (i = 0; i < op->n_args; i++)
     op->height = MAX (op->height, op->args[i]->height + 1);
-  if (all_const (op))
-    op = fold_strong (t, op);
-  return narrow ? convert (t, op, PLAN_DTYPE_FLOAT16) : op;
+  if (_plan_expr_all_const (op))
+    op = _plan_expr_fold_strong (t, op);
+  return narrow ? _plan_expr_convert (t, op, PLAN_DTYPE_FLOAT16) : op;
 }
 
 /* An operation numpy does not define on complex numbers (or defines
@@ -1151,7 +505,8 @@ finish_op (Typer * t, ExprNode * op)
 static ExprNode *
 complex_error (Typer * t, ExprNode * op, const gchar * hint)
 {
-  type_error (t, op->pos, "%s is not defined for complex numbers; %s",
+  _plan_expr_type_error (t, op->pos,
+      "%s is not defined for complex numbers; %s",
       _plan_expr_op_name (op->op), hint);
   return NULL;
 }
@@ -1179,7 +534,7 @@ type_unary_complex (Typer * t, ExprNode * op)
     case EXPR_OP_POS:
       return a;
     case EXPR_OP_LNOT:
-      op->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
+      op->args[0] = _plan_expr_convert (t, a, PLAN_DTYPE_BOOL);
       op->dtype = PLAN_DTYPE_BOOL;
       break;
     case EXPR_OP_ABS:
@@ -1210,19 +565,19 @@ type_unary (Typer * t, ExprNode * op)
   gchar *text;
 
   if (is_weak (a))
-    return fold_weak_unary (t, op, a);
+    return _plan_expr_fold_weak_unary (t, op, a);
 
   if (plan_dtype_is_complex (d))
     return type_unary_complex (t, op);
   if (op->op == EXPR_OP_SIGNBIT) {
     /* numpy's signbit has float loops only: integers are converted, which
      * keeps their sign. */
-    op->args[0] = convert (t, a, float_for (d));
+    op->args[0] = _plan_expr_convert (t, a, float_for (d));
     op->dtype = PLAN_DTYPE_BOOL;
     return finish_op (t, op);
   }
   if (op->op == EXPR_OP_RECIPROCAL && d == PLAN_DTYPE_BOOL) {
-    op->args[0] = a = convert (t, a, PLAN_DTYPE_INT8);
+    op->args[0] = a = _plan_expr_convert (t, a, PLAN_DTYPE_INT8);
     d = PLAN_DTYPE_INT8;
   }
 
@@ -1231,14 +586,15 @@ type_unary (Typer * t, ExprNode * op)
       if (op->op == EXPR_OP_POS)
         return a;
       if (op->op == EXPR_OP_LNOT) {
-        op->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
+        op->args[0] = _plan_expr_convert (t, a, PLAN_DTYPE_BOOL);
         op->dtype = PLAN_DTYPE_BOOL;
         break;
       }
       if (d == PLAN_DTYPE_BOOL && (op->op == EXPR_OP_NEG
               || op->op == EXPR_OP_SIGN)) {
         text = node_text (t, a);
-        type_error (t, op->pos, "%s is not defined for bool (as in numpy), "
+        _plan_expr_type_error (t, op->pos,
+            "%s is not defined for bool (as in numpy), "
             "but %s is bool; use '!' or '~' to negate, or cast with "
             "int8()", _plan_expr_op_name (op->op), text);
         g_free (text);
@@ -1246,7 +602,8 @@ type_unary (Typer * t, ExprNode * op)
       }
       if (op->op == EXPR_OP_BNOT && plan_dtype_is_float (d)) {
         text = node_text (t, a);
-        type_error (t, a->start, "'~' needs an integer or bool operand, but "
+        _plan_expr_type_error (t, a->start,
+            "'~' needs an integer or bool operand, but "
             "%s is %s", text, plan_dtype_to_string (d));
         g_free (text);
         return NULL;
@@ -1260,12 +617,12 @@ type_unary (Typer * t, ExprNode * op)
       break;
     case CAT_UNARY_CLASS:
       if (!plan_dtype_is_float (d))
-        return bool_const (t, op, op->op == EXPR_OP_ISFINITE);
+        return _plan_expr_bool_const (t, op, op->op == EXPR_OP_ISFINITE);
       op->dtype = PLAN_DTYPE_BOOL;
       break;
     case CAT_UNARY_FLOAT:
       op->dtype = float_for (d);
-      op->args[0] = convert (t, a, op->dtype);
+      op->args[0] = _plan_expr_convert (t, a, op->dtype);
       break;
     default:
       g_assert_not_reached ();
@@ -1280,12 +637,13 @@ type_cast (Typer * t, ExprNode * op, PlanDType to)
 
   if (is_weak (a)) {
     PlanDType from = weak_default (a);
-    a = convert (t, a, from);
+    a = _plan_expr_convert (t, a, from);
   }
   if (plan_dtype_is_complex (a->dtype) && !plan_dtype_is_complex (to)
       && to != PLAN_DTYPE_BOOL) {
     gchar *text = node_text (t, a);
-    type_error (t, op->pos, "casting %s (%s) to %s would discard the "
+    _plan_expr_type_error (t, op->pos,
+        "casting %s (%s) to %s would discard the "
         "imaginary part; write real(z), imag(z) or abs(z) to say which "
         "real number is meant", text, plan_dtype_to_string (a->dtype),
         plan_dtype_to_string (to));
@@ -1293,7 +651,7 @@ type_cast (Typer * t, ExprNode * op, PlanDType to)
     return NULL;
   }
   if (a->dtype == PLAN_DTYPE_FLOAT16 && plan_dtype_is_complex (to))
-    a = convert (t, a, PLAN_DTYPE_FLOAT32);
+    a = _plan_expr_convert (t, a, PLAN_DTYPE_FLOAT32);
   op->dtype = to;
   if (a->dtype == to)
     return a;
@@ -1305,9 +663,9 @@ type_cast (Typer * t, ExprNode * op, PlanDType to)
 static ExprNode *
 one_const (Typer * t, const ExprNode * at, PlanDType d)
 {
-  ExprNode *k = const_node (t, at, d);
+  ExprNode *k = _plan_expr_const_node (t, at, d);
 
-  value_store (&k->value, d, 1, 1.0, FALSE);
+  _plan_expr_value_store (&k->value, d, 1, 1.0, FALSE);
   return k;
 }
 
@@ -1356,7 +714,7 @@ type_binary_complex (Typer * t, ExprNode * op, PlanDType s)
   if (o == EXPR_OP_POW && op->name == NULL && is_weak (args[1])
       && !is_weak (args[0]) && args[1]->weak != EXPR_WEAK_COMPLEX) {
     gdouble k = weak_as_double (args[1]);
-    ExprNode *z = convert (t, args[0], s);
+    ExprNode *z = _plan_expr_convert (t, args[0], s);
 
     if (k == 1)
       return z;
@@ -1372,8 +730,8 @@ type_binary_complex (Typer * t, ExprNode * op, PlanDType s)
       return finish_op (t, op);
     }
   }
-  args[0] = convert (t, args[0], s);
-  args[1] = convert (t, args[1], s);
+  args[0] = _plan_expr_convert (t, args[0], s);
+  args[1] = _plan_expr_convert (t, args[1], s);
   op->dtype = o == EXPR_OP_EQ || o == EXPR_OP_NE ? PLAN_DTYPE_BOOL : s;
   return finish_op (t, op);
 }
@@ -1387,11 +745,11 @@ type_binary (Typer * t, ExprNode * op)
   PlanDType s;
 
   if (is_weak (args[0]) && is_weak (args[1]))
-    return fold_weak_binary (t, op, args[0], args[1]);
+    return _plan_expr_fold_weak_binary (t, op, args[0], args[1]);
 
   if (o == EXPR_OP_LAND || o == EXPR_OP_LOR) {
-    args[0] = convert (t, args[0], PLAN_DTYPE_BOOL);
-    args[1] = convert (t, args[1], PLAN_DTYPE_BOOL);
+    args[0] = _plan_expr_convert (t, args[0], PLAN_DTYPE_BOOL);
+    args[1] = _plan_expr_convert (t, args[1], PLAN_DTYPE_BOOL);
     op->dtype = PLAN_DTYPE_BOOL;
     return finish_op (t, op);
   }
@@ -1405,7 +763,8 @@ type_binary (Typer * t, ExprNode * op)
   switch (o) {
     case EXPR_OP_SUB:
       if (s == PLAN_DTYPE_BOOL) {
-        type_error (t, op->pos, "'-' is not defined for two bool operands "
+        _plan_expr_type_error (t, op->pos,
+            "'-' is not defined for two bool operands "
             "(as in numpy); use '^' or '!=' for exclusive or");
         return NULL;
       }
@@ -1452,13 +811,13 @@ type_binary (Typer * t, ExprNode * op)
           || (args[1]->weak == EXPR_WEAK_FLOAT && args[1]->value.f64 == 2.0))) {
     op->op = EXPR_OP_SQUARE;
     op->n_args = 1;
-    args[0] = convert (t, args[0], s);
+    args[0] = _plan_expr_convert (t, args[0], s);
     args[1] = NULL;
     op->dtype = s;
     return finish_op (t, op);
   }
-  args[0] = convert (t, args[0], s);
-  args[1] = convert (t, args[1], s);
+  args[0] = _plan_expr_convert (t, args[0], s);
+  args[1] = _plan_expr_convert (t, args[1], s);
   op->dtype = compare ? PLAN_DTYPE_BOOL : s;
   return finish_op (t, op);
 }
@@ -1472,12 +831,12 @@ type_where (Typer * t, ExprNode * op)
   if (is_weak (args[0]) && is_weak (args[1]) && is_weak (args[2]))
     return weak_is_true (args[0]) ? args[1] : args[2];
 
-  args[0] = convert (t, args[0], PLAN_DTYPE_BOOL);
+  args[0] = _plan_expr_convert (t, args[0], PLAN_DTYPE_BOOL);
   s = promote (t, op, args + 1, 2, FALSE);
   if (s == PLAN_DTYPE_UNKNOWN)
     return NULL;
-  args[1] = convert (t, args[1], s);
-  args[2] = convert (t, args[2], s);
+  args[1] = _plan_expr_convert (t, args[1], s);
+  args[2] = _plan_expr_convert (t, args[2], s);
   op->dtype = s;
   return finish_op (t, op);
 }
@@ -1501,13 +860,13 @@ type_clip (Typer * t, ExprNode * op)
   inner->end = op->end;
   inner->op = EXPR_OP_MAX;
   inner->n_args = 2;
-  inner->args[0] = convert (t, args[0], s);
-  inner->args[1] = convert (t, args[1], s);
+  inner->args[0] = _plan_expr_convert (t, args[0], s);
+  inner->args[1] = _plan_expr_convert (t, args[1], s);
   inner->dtype = s;
   op->op = EXPR_OP_MIN;
   op->n_args = 2;
   op->args[0] = finish_op (t, inner);
-  op->args[1] = convert (t, args[2], s);
+  op->args[1] = _plan_expr_convert (t, args[2], s);
   op->args[2] = NULL;
   op->dtype = s;
   return finish_op (t, op);
@@ -1558,10 +917,12 @@ unknown_function_error (Typer * t, ExprNode * call)
     }
   }
   if (best_d <= MAX (2u, (guint) strlen (call->name) / 3))
-    type_error (t, call->pos, "unknown function '%s'; did you mean '%s'?",
+    _plan_expr_type_error (t, call->pos,
+        "unknown function '%s'; did you mean '%s'?",
         call->name, best);
   else
-    type_error (t, call->pos, "unknown function '%s'; see docs/expressions.md "
+    _plan_expr_type_error (t, call->pos,
+        "unknown function '%s'; see docs/expressions.md "
         "for the functions", call->name);
 }
 
@@ -1569,9 +930,9 @@ unknown_function_error (Typer * t, ExprNode * call)
 static ExprNode *
 float_const (Typer * t, const ExprNode * at, PlanDType d, gdouble v)
 {
-  ExprNode *c = const_node (t, at, d);
+  ExprNode *c = _plan_expr_const_node (t, at, d);
 
-  value_store (&c->value, d, 0, v, TRUE);
+  _plan_expr_value_store (&c->value, d, 0, v, TRUE);
   return c;
 }
 
@@ -1587,8 +948,8 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
   if (a->weak == EXPR_WEAK_COMPLEX && (sugar == SUGAR_REAL
           || sugar == SUGAR_IMAG || sugar == SUGAR_CONJ
           || sugar == SUGAR_ANGLE)) {
-    call->args[0] = convert (t, a, PLAN_DTYPE_COMPLEX128);
-    return reweaken (type_typed_op (t, call));
+    call->args[0] = _plan_expr_convert (t, a, PLAN_DTYPE_COMPLEX128);
+    return _plan_expr_reweaken (_plan_expr_type_typed_op (t, call));
   }
   if (plan_dtype_is_complex (d) && !is_weak (a)) {
     switch (sugar) {
@@ -1596,12 +957,13 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
       case SUGAR_IMAG:
       case SUGAR_CONJ:
       case SUGAR_ANGLE:
-        return type_typed_op (t, call);
+        return _plan_expr_type_typed_op (t, call);
       case SUGAR_FABS:
       case SUGAR_DEG2RAD:
       case SUGAR_RAD2DEG:
         call->op = sugar == SUGAR_FABS ? EXPR_OP_ABS : EXPR_OP_MUL;
-        type_error (t, call->pos, "%s is not defined for complex numbers "
+        _plan_expr_type_error (t, call->pos,
+            "%s is not defined for complex numbers "
             "(as in numpy); apply it to real(z) and imag(z), or use abs(z)",
             call->name);
         return NULL;
@@ -1617,11 +979,11 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
     case SUGAR_IMAG:
       /* The imaginary part of a real number: 0 of its dtype (numpy). */
       if (is_weak (a))
-        return weak_node (t, call, a->weak);
-      return const_node (t, call, d);
+        return _plan_expr_weak_node (t, call, a->weak);
+      return _plan_expr_const_node (t, call, d);
     case SUGAR_ANGLE:{
       /* numpy's angle of a real number: arctan2(0, x). */
-      ExprNode *zero = weak_node (t, call, EXPR_WEAK_INT);
+      ExprNode *zero = _plan_expr_weak_node (t, call, EXPR_WEAK_INT);
 
       call->op = EXPR_OP_ATAN2;
       call->n_args = 2;
@@ -1631,11 +993,11 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
     }
     case SUGAR_CONJ:
       /* numpy's conjugate has no bool loop: bool becomes int8. */
-      return is_weak (a) ? a : convert (t, a, d == PLAN_DTYPE_BOOL ?
+      return is_weak (a) ? a : _plan_expr_convert (t, a, d == PLAN_DTYPE_BOOL ?
           PLAN_DTYPE_INT8 : d);
     case SUGAR_ONES_LIKE:
       if (is_weak (a)) {
-        k = weak_node (t, call, a->weak);
+        k = _plan_expr_weak_node (t, call, a->weak);
         if (a->weak == EXPR_WEAK_COMPLEX)
           k->value.c128[0] = 1.0;
         else if (a->weak == EXPR_WEAK_FLOAT)
@@ -1648,7 +1010,8 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
     case SUGAR_POSITIVE:
       if (!is_weak (a) && d == PLAN_DTYPE_BOOL) {
         text = node_text (t, a);
-        type_error (t, call->pos, "positive is not defined for bool (as in "
+        _plan_expr_type_error (t, call->pos,
+            "positive is not defined for bool (as in "
             "numpy), but %s is bool", text);
         g_free (text);
         return NULL;
@@ -1657,22 +1020,22 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
     case SUGAR_FABS:
       call->op = EXPR_OP_ABS;
       if (is_weak (a)) {
-        k = weak_node (t, call, EXPR_WEAK_FLOAT);
+        k = _plan_expr_weak_node (t, call, EXPR_WEAK_FLOAT);
         k->value.f64 = fabs (weak_as_double (a));
         return k;
       }
-      call->args[0] = convert (t, a, float_for (d));
+      call->args[0] = _plan_expr_convert (t, a, float_for (d));
       call->dtype = call->args[0]->dtype;
       return finish_op (t, call);
     case SUGAR_SQUARE:
       if (is_weak (a)) {
-        ExprNode *b = weak_node (t, a, a->weak);
+        ExprNode *b = _plan_expr_weak_node (t, a, a->weak);
         b->value = a->value;
         call->op = EXPR_OP_MUL;
-        return fold_weak_binary (t, call, a, b);
+        return _plan_expr_fold_weak_binary (t, call, a, b);
       }
       /* numpy's square has no bool loop: bool becomes int8. */
-      call->args[0] = convert (t, a, d == PLAN_DTYPE_BOOL ?
+      call->args[0] = _plan_expr_convert (t, a, d == PLAN_DTYPE_BOOL ?
           PLAN_DTYPE_INT8 : d);
       call->op = EXPR_OP_SQUARE;
       call->dtype = call->args[0]->dtype;
@@ -1682,7 +1045,7 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
       /* numpy multiplies by the constant rounded in the operand's float
        * dtype: pi/180 computed in float for float32. */
       if (is_weak (a)) {
-        k = weak_node (t, call, EXPR_WEAK_FLOAT);
+        k = _plan_expr_weak_node (t, call, EXPR_WEAK_FLOAT);
         k->value.f64 = weak_as_double (a) * (sugar == SUGAR_DEG2RAD ?
             G_PI / 180.0 : 180.0 / G_PI);
         return k;
@@ -1693,7 +1056,7 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
       call->op = EXPR_OP_MUL;
       call->n_args = 2;
       call->dtype = f == PLAN_DTYPE_FLOAT16 ? PLAN_DTYPE_FLOAT32 : f;
-      call->args[0] = convert (t, a, call->dtype);
+      call->args[0] = _plan_expr_convert (t, a, call->dtype);
       if (call->dtype == PLAN_DTYPE_FLOAT32) {
         volatile gfloat pi = (gfloat) G_PI, c180 = 180.0f;
         gfloat v = sugar == SUGAR_DEG2RAD ? pi / c180 : c180 / pi;
@@ -1702,36 +1065,37 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
         call->args[1] = float_const (t, call, f, sugar == SUGAR_DEG2RAD ?
             G_PI / 180.0 : 180.0 / G_PI);
       }
-      return convert (t, finish_op (t, call), f);
+      return _plan_expr_convert (t, finish_op (t, call), f);
     case SUGAR_FLOAT_POWER:
       call->op = EXPR_OP_POW;
-      if (any_weak_complex (call) || plan_dtype_is_complex (d)
+      if (_plan_expr_any_weak_complex (call) || plan_dtype_is_complex (d)
           || plan_dtype_is_complex (call->args[1]->dtype)) {
         /* float_power of complex numbers computes in complex128. */
         gboolean literals = is_weak (a) && is_weak (call->args[1]);
 
-        call->args[0] = convert (t, a, PLAN_DTYPE_COMPLEX128);
-        call->args[1] = convert (t, call->args[1], PLAN_DTYPE_COMPLEX128);
+        call->args[0] = _plan_expr_convert (t, a, PLAN_DTYPE_COMPLEX128);
+        call->args[1] = _plan_expr_convert (t, call->args[1],
+            PLAN_DTYPE_COMPLEX128);
         k = type_binary (t, call);
-        return literals ? reweaken (k) : k;
+        return literals ? _plan_expr_reweaken (k) : k;
       }
       if (is_weak (a) && is_weak (call->args[1])) {
-        k = weak_node (t, call, EXPR_WEAK_FLOAT);
+        k = _plan_expr_weak_node (t, call, EXPR_WEAK_FLOAT);
         k->value.f64 = pow (weak_as_double (a),
             weak_as_double (call->args[1]));
         return k;
       }
-      call->args[0] = convert (t, a, PLAN_DTYPE_FLOAT64);
-      call->args[1] = convert (t, call->args[1], PLAN_DTYPE_FLOAT64);
+      call->args[0] = _plan_expr_convert (t, a, PLAN_DTYPE_FLOAT64);
+      call->args[1] = _plan_expr_convert (t, call->args[1], PLAN_DTYPE_FLOAT64);
       call->dtype = PLAN_DTYPE_FLOAT64;
       return finish_op (t, call);
     case SUGAR_LOGICAL_XOR:
       if (is_weak (a) && is_weak (call->args[1]))
-        return bool_const (t, call, weak_is_true (a) !=
+        return _plan_expr_bool_const (t, call, weak_is_true (a) !=
             weak_is_true (call->args[1]));
       call->op = EXPR_OP_NE;
-      call->args[0] = convert (t, a, PLAN_DTYPE_BOOL);
-      call->args[1] = convert (t, call->args[1], PLAN_DTYPE_BOOL);
+      call->args[0] = _plan_expr_convert (t, a, PLAN_DTYPE_BOOL);
+      call->args[1] = _plan_expr_convert (t, call->args[1], PLAN_DTYPE_BOOL);
       call->dtype = PLAN_DTYPE_BOOL;
       return finish_op (t, call);
     default:
@@ -1754,7 +1118,8 @@ type_call (Typer * t, ExprNode * call)
   if (f == NULL && cast_to == PLAN_DTYPE_UNKNOWN) {
     for (i = 0; i < t->arena->n_names && !call->numpy_prefix; i++) {
       if (strcmp (t->arena->names[i], call->name) == 0) {
-        type_error (t, call->pos, "'%s' is a bound name, not a function",
+        _plan_expr_type_error (t, call->pos,
+            "'%s' is a bound name, not a function",
             call->name);
         return NULL;
       }
@@ -1764,7 +1129,7 @@ type_call (Typer * t, ExprNode * call)
   }
   want = f ? f->n_args : 1;
   if (call->n_args != want) {
-    type_error (t, call->pos, "'%s' takes %u argument%s, %u given",
+    _plan_expr_type_error (t, call->pos, "'%s' takes %u argument%s, %u given",
         call->name, want, want == 1 ? "" : "s", call->n_args);
     return NULL;
   }
@@ -1805,16 +1170,17 @@ type_name (Typer * t, ExprNode * n)
   }
   for (i = 0; i < G_N_ELEMENTS (consts); i++) {
     if (strcmp (consts[i].name, n->name) == 0) {
-      ExprNode *c = weak_node (t, n, EXPR_WEAK_FLOAT);
+      ExprNode *c = _plan_expr_weak_node (t, n, EXPR_WEAK_FLOAT);
       c->value.f64 = consts[i].value;
       return c;
     }
   }
   if (strcmp (n->name, "true") == 0 || strcmp (n->name, "false") == 0)
-    return bool_const (t, n, n->name[0] == 't');
+    return _plan_expr_bool_const (t, n, n->name[0] == 't');
 
   if (n->numpy_prefix) {
-    type_error (t, n->pos, "unknown numpy constant '%.*s'; numpy's pi, e, "
+    _plan_expr_type_error (t, n->pos,
+        "unknown numpy constant '%.*s'; numpy's pi, e, "
         "inf and nan are known", (gint) n->len, t->arena->source + n->pos);
     return NULL;
   }
@@ -1823,10 +1189,12 @@ type_name (Typer * t, ExprNode * n)
     g_string_append_printf (names, "%s%s", i ? ", " : "",
         t->arena->names[i]);
   if (t->arena->n_names == 0)
-    type_error (t, n->pos, "unknown name '%s'; no names are bound here",
+    _plan_expr_type_error (t, n->pos,
+        "unknown name '%s'; no names are bound here",
         n->name);
   else
-    type_error (t, n->pos, "unknown name '%s'; the bound names are %s",
+    _plan_expr_type_error (t, n->pos,
+        "unknown name '%s'; the bound names are %s",
         n->name, names->str);
   g_string_free (names, TRUE);
   return NULL;
@@ -1859,12 +1227,12 @@ type_node (Typer * t, ExprNode * n)
         return NULL;
     }
   }
-  return type_typed_op (t, n);
+  return _plan_expr_type_typed_op (t, n);
 }
 
 /* Types operation @n whose arguments are typed. */
-static ExprNode *
-type_typed_op (Typer * t, ExprNode * n)
+ExprNode *
+_plan_expr_type_typed_op (Typer * t, ExprNode * n)
 {
   switch (op_category (n->op)) {
     case CAT_WHERE:
@@ -1887,7 +1255,7 @@ _plan_expr_type (ExprArena * arena, ExprNode * root, GError ** error)
   if (r == NULL || t.failed)
     return NULL;
   if (is_weak (r))
-    r = convert (&t, r, weak_default (r));
+    r = _plan_expr_convert (&t, r, weak_default (r));
   return r;
 }
 
@@ -1896,7 +1264,7 @@ _plan_expr_cast_root (ExprArena * arena, ExprNode * root, PlanDType dtype)
 {
   Typer t = { arena, NULL, FALSE };
 
-  return convert (&t, root, dtype);
+  return _plan_expr_convert (&t, root, dtype);
 }
 
 PlanDType
