@@ -83,57 +83,13 @@
 #define VAL_U(acc) ((acc)->v.u)
 #define VAL_F(acc) ((acc)->v.f)
 
-/* Double-double addition, a += (bhi, blo). Infinities and NaNs make the
- * error terms meaningless, so they fall back to the plain sum. */
-static inline void
-dd_add (Acc * a, gdouble bhi, gdouble blo)
-{
-  gdouble s = a->v.f + bhi, bb, e, lo;
-
-  if (!isfinite (s)) {
-    a->v.f = s;
-    a->lo = 0.0;
-    return;
-  }
-  bb = s - a->v.f;
-  e = (a->v.f - (s - bb)) + (bhi - bb);
-  lo = e + (a->lo + blo);
-  a->v.f = s + lo;
-  a->lo = lo - (a->v.f - s);
-}
-
 /* Combines float64 lanes pairwise (16 -> 8 -> 4 -> 2 -> 1), a fixed order
  * whose levels vectorise; @v is overwritten. */
 static inline void
 lanes_sum (gdouble * v, Acc * out)
 {
-  guint w, l;
-
-  for (w = LANES / 2; w > 0; w /= 2)
-    for (l = 0; l < w; l++)
-      v[l] = v[l] + v[l + w];
-  out->v.f = v[0];
+  out->v.f = prk_lanes_sum (v);
   out->lo = 0.0;
-  out->index = 0;
-}
-
-/* The same with compensated lanes @s, @c: each pairwise addition's rounding
- * error (TwoSum) joins the compensations. Gives a double-double. */
-static inline void
-lanes_sum_compensated (gdouble * s, gdouble * c, Acc * out)
-{
-  guint w, l;
-
-  for (w = LANES / 2; w > 0; w /= 2) {
-    for (l = 0; l < w; l++) {
-      gdouble a = s[l], b = s[l + w], t = a + b, z = t - a;
-
-      c[l] = (c[l] + c[l + w]) + ((a - (t - z)) + (b - z));
-      s[l] = t;
-    }
-  }
-  out->v.f = s[0] + c[0];
-  out->lo = c[0] - (out->v.f - s[0]);
   out->index = 0;
 }
 
@@ -154,7 +110,7 @@ merge_mul_u64 (const PlanReducer * r, Acc * a, const Acc * b)
 static void
 merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
 {
-  dd_add (a, b->v.f, b->lo);
+  prk_dd_add (a, b->v.f, b->lo);
 }
 
 /* _plan_reducer_columns_push() for the open blocks of every column, held
@@ -178,7 +134,7 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
       Acc merged = nodes[(i - 1) * w + c];
 
       if (dd)
-        dd_add (&merged, acc.v.f, acc.lo);
+        prk_dd_add (&merged, acc.v.f, acc.lo);
       else
         r->merge (r, &merged, &acc);
       acc = merged;
@@ -206,84 +162,36 @@ merge_and (const PlanReducer * r, Acc * a, const Acc * b)
   a->v.u &= b->v.u;
 }
 
-/* The first NaN wins; otherwise the smaller (larger) value. */
-static void
-merge_min_f (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (!isnan (a->v.f) && (b->v.f < a->v.f || isnan (b->v.f)))
-    a->v.f = b->v.f;
-}
-
-static void
-merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (!isnan (a->v.f) && (b->v.f > a->v.f || isnan (b->v.f)))
-    a->v.f = b->v.f;
-}
-
-#define DEFINE_MERGE_MINMAX_INT(K, field) \
+/* The merges of planreducer-steps.h as MergeFuncs: min and max (the
+ * first NaN wins), argmin and argmax (equal values go to the smaller
+ * index, the first occurrence, as numpy), ptp, of floats (f), signed (S)
+ * and unsigned or bool (U) integers. */
+#define MERGE_FUNC(name, CALL) \
   static void \
-  merge_min_##K (const PlanReducer * r, Acc * a, const Acc * b) \
+  name (const PlanReducer * r, Acc * a, const Acc * b) \
   { \
-    if (b->v.field < a->v.field) \
-      a->v.field = b->v.field; \
-  } \
-  static void \
-  merge_max_##K (const PlanReducer * r, Acc * a, const Acc * b) \
-  { \
-    if (b->v.field > a->v.field) \
-      a->v.field = b->v.field; \
+    CALL; \
   }
 
-DEFINE_MERGE_MINMAX_INT (S, i);
-DEFINE_MERGE_MINMAX_INT (U, u);
-
-/* Arg merges see lanes as well as blocks, so equal values are decided by
- * the smaller index: the first occurrence, as numpy. */
-static void
-merge_argmin_f (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  gboolean an = isnan (a->v.f), bn = isnan (b->v.f), take;
-
-  if (an || bn)
-    take = bn && (!an || b->index < a->index);
-  else
-    take = b->v.f < a->v.f || (b->v.f == a->v.f && b->index < a->index);
-  if (take)
-    *a = *b;
-}
-
-static void
-merge_argmax_f (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  gboolean an = isnan (a->v.f), bn = isnan (b->v.f), take;
-
-  if (an || bn)
-    take = bn && (!an || b->index < a->index);
-  else
-    take = b->v.f > a->v.f || (b->v.f == a->v.f && b->index < a->index);
-  if (take)
-    *a = *b;
-}
-
-#define DEFINE_MERGE_ARG_INT(K, field) \
-  static void \
-  merge_argmin_##K (const PlanReducer * r, Acc * a, const Acc * b) \
-  { \
-    if (b->v.field < a->v.field \
-        || (b->v.field == a->v.field && b->index < a->index)) \
-      *a = *b; \
-  } \
-  static void \
-  merge_argmax_##K (const PlanReducer * r, Acc * a, const Acc * b) \
-  { \
-    if (b->v.field > a->v.field \
-        || (b->v.field == a->v.field && b->index < a->index)) \
-      *a = *b; \
-  }
-
-DEFINE_MERGE_ARG_INT (S, i);
-DEFINE_MERGE_ARG_INT (U, u);
+MERGE_FUNC (merge_min_f, prk_merge_minmax_f (&a->v, b->v, 1));
+MERGE_FUNC (merge_max_f, prk_merge_minmax_f (&a->v, b->v, 0));
+MERGE_FUNC (merge_argmin_f, prk_merge_arg_f (a, b, 1));
+MERGE_FUNC (merge_argmax_f, prk_merge_arg_f (a, b, 0));
+MERGE_FUNC (merge_ptp_f, prk_merge_ptp_f (a, b));
+MERGE_FUNC (merge_min_S, prk_merge_min_s (a, b));
+MERGE_FUNC (merge_max_S, prk_merge_max_s (a, b));
+MERGE_FUNC (merge_argmin_S, prk_merge_argmin_s (a, b));
+MERGE_FUNC (merge_argmax_S, prk_merge_argmax_s (a, b));
+MERGE_FUNC (merge_ptp_S, prk_merge_ptp_s (a, b));
+MERGE_FUNC (merge_min_U, prk_merge_min_u (a, b));
+MERGE_FUNC (merge_max_U, prk_merge_max_u (a, b));
+MERGE_FUNC (merge_argmin_U, prk_merge_argmin_u (a, b));
+MERGE_FUNC (merge_argmax_U, prk_merge_argmax_u (a, b));
+MERGE_FUNC (merge_ptp_U, prk_merge_ptp_u (a, b));
+MERGE_FUNC (merge_nanmin, prk_merge_nanminmax (a, b, 1));
+MERGE_FUNC (merge_nanmax, prk_merge_nanminmax (a, b, 0));
+MERGE_FUNC (merge_nanargmin, prk_merge_nanarg (a, b, 1));
+MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
 
 /* Block functions, per dtype ------------------------------------------- */
 
@@ -348,11 +256,8 @@ DEFINE_MERGE_ARG_INT (U, u);
     gdouble s[LANES] = { 0 }, c[LANES] = { 0 }; \
     LANE_LOOP (0, n, \
         gdouble v = (gdouble) LOAD_##K (x[i]); \
-        gdouble t = s[l] + v; \
-        gdouble z = t - s[l]; \
-        c[l] += (s[l] - (t - z)) + (v - z); \
-        s[l] = t); \
-    lanes_sum_compensated (s, c, out); \
+        prk_ksum_step (&s[l], &c[l], v)); \
+    prk_lanes_sum_compensated (s, c, out); \
     if (!isfinite (out->v.f) || !isfinite (out->lo)) \
       block_dsum_##name (r, in, n, base, out, scratch); \
   }
@@ -374,10 +279,10 @@ DEFINE_MERGE_ARG_INT (U, u);
   }
 
 /* Min and max: a NaN, once in a lane, stays. */
-#define MIN_STEP_F(m, x) ((m) = ((x) < (m) || (x) != (x)) ? (x) : (m))
-#define MAX_STEP_F(m, x) ((m) = ((x) > (m) || (x) != (x)) ? (x) : (m))
-#define MIN_STEP_S(m, x) ((m) = (x) < (m) ? (x) : (m))
-#define MAX_STEP_S(m, x) ((m) = (x) > (m) ? (x) : (m))
+#define MIN_STEP_F(m, x) ((m) = PRK_MIN_F (m, x))
+#define MAX_STEP_F(m, x) ((m) = PRK_MAX_F (m, x))
+#define MIN_STEP_S(m, x) ((m) = PRK_MIN_I (m, x))
+#define MAX_STEP_S(m, x) ((m) = PRK_MAX_I (m, x))
 #define MIN_STEP_U MIN_STEP_S
 #define MAX_STEP_U MAX_STEP_S
 #define MIN_STEP_B MIN_STEP_S
@@ -422,10 +327,10 @@ DEFINE_MERGE_ARG_INT (U, u);
 /* Argmin and argmax: a lane starts at its first element, takes strictly
  * better values (and a first NaN), so each lane keeps its first
  * occurrence; lanes are merged with ties going to the smaller index. */
-#define ARG_TAKE_MIN_F(x, m) ((x) < (m) || ((x) != (x) && (m) == (m)))
-#define ARG_TAKE_MAX_F(x, m) ((x) > (m) || ((x) != (x) && (m) == (m)))
-#define ARG_TAKE_MIN_S(x, m) ((x) < (m))
-#define ARG_TAKE_MAX_S(x, m) ((x) > (m))
+#define ARG_TAKE_MIN_F PRK_ARG_TAKE_MIN_F
+#define ARG_TAKE_MAX_F PRK_ARG_TAKE_MAX_F
+#define ARG_TAKE_MIN_S PRK_ARG_TAKE_MIN_I
+#define ARG_TAKE_MAX_S PRK_ARG_TAKE_MAX_I
 #define ARG_TAKE_MIN_U ARG_TAKE_MIN_S
 #define ARG_TAKE_MAX_U ARG_TAKE_MAX_S
 #define ARG_TAKE_MIN_B ARG_TAKE_MIN_S
@@ -508,10 +413,7 @@ DEFINE_MERGE_ARG_INT (U, u);
     for (c = c0; c < c1; c++) { \
       Acc *a = &cols[c]; \
       gdouble v = (gdouble) LOAD_##K (x[c]); \
-      gdouble t = a->v.f + v; \
-      gdouble z = t - a->v.f; \
-      a->lo += isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0; \
-      a->v.f = t; \
+      prk_ksum_column_step (&a->v.f, &a->lo, v); \
     } \
   } \
   static void \
@@ -672,11 +574,8 @@ DEFINE_INTEGER (uint64, guint64, U);
     gdouble s[LANES] = { 0 }, c[LANES] = { 0 }; \
     LANE_LOOP (0, n, \
         gdouble v = NAN_AS (x[i], 0.0); \
-        gdouble t = s[l] + v; \
-        gdouble z = t - s[l]; \
-        c[l] += (s[l] - (t - z)) + (v - z); \
-        s[l] = t); \
-    lanes_sum_compensated (s, c, out); \
+        prk_ksum_step (&s[l], &c[l], v)); \
+    prk_lanes_sum_compensated (s, c, out); \
     if (!isfinite (out->v.f) || !isfinite (out->lo)) \
       block_nandsum_##name (r, in, n, base, out, scratch); \
   } \
@@ -768,10 +667,7 @@ DEFINE_INTEGER (uint64, guint64, U);
     for (c = c0; c < c1; c++) { \
       Acc *a = &cols[c]; \
       gdouble v = NAN_AS (x[c], 0.0); \
-      gdouble t = a->v.f + v; \
-      gdouble z = t - a->v.f; \
-      a->lo += isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0; \
-      a->v.f = t; \
+      prk_ksum_column_step (&a->v.f, &a->lo, v); \
       a->index += x[c] == x[c]; \
     } \
   } \
@@ -820,8 +716,7 @@ DEFINE_INTEGER (uint64, guint64, U);
     } \
     LANE_LOOP (0, n, \
         T v = x[i]; \
-        gboolean take = (v CMP lane[l]) \
-            || (v == v && idx[l] == G_MAXUINT64); \
+        gboolean take = PRK_NANARG_TAKE (v CMP lane[l], v, idx[l]); \
         lane[l] = take ? v : lane[l]; \
         idx[l] = take ? base + i : idx[l]); \
     out->v.f = lane[0]; \
@@ -870,10 +765,7 @@ DEFINE_NAN_FLOAT (float64, gdouble);
 #define DEFINE_COLUMN_ROWS(name, T, K) \
   COLUMN_ROWS_FUNC (rows_ksum_##name, T, \
       gdouble y = (gdouble) LOAD_##K (x[c]); \
-      gdouble t = v[c] + y; \
-      gdouble z = t - v[c]; \
-      lo[c] += isfinite (t) ? (v[c] - (t - z)) + (y - z) : 0.0; \
-      v[c] = t) \
+      prk_ksum_column_step (&v[c], &lo[c], y)) \
   COLUMN_ROWS_FUNC (rows_fprod_##name, T, \
       v[c] *= (gdouble) LOAD_##K (x[c]))
 
@@ -937,45 +829,8 @@ DEFINE_COLUMN_ROWS_EXTREME (float64, gdouble);
 static void
 merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
 {
-  dd_add (a, b->v.f, b->lo);
+  prk_dd_add (a, b->v.f, b->lo);
   a->index += b->index;
-}
-
-/* Values that are not NaN on both sides; index: whether any was seen. */
-static void
-merge_nanmin (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (b->v.f < a->v.f)
-    a->v.f = b->v.f;
-  a->index |= b->index;
-}
-
-static void
-merge_nanmax (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (b->v.f > a->v.f)
-    a->v.f = b->v.f;
-  a->index |= b->index;
-}
-
-static void
-merge_nanargmin (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (b->index == G_MAXUINT64)
-    return;
-  if (a->index == G_MAXUINT64 || b->v.f < a->v.f
-      || (b->v.f == a->v.f && b->index < a->index))
-    *a = *b;
-}
-
-static void
-merge_nanargmax (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (b->index == G_MAXUINT64)
-    return;
-  if (a->index == G_MAXUINT64 || b->v.f > a->v.f
-      || (b->v.f == a->v.f && b->index < a->index))
-    *a = *b;
 }
 
 /* Moments: Acc.index is the count, v.f + w.f the mean as a double-double
@@ -1184,28 +1039,6 @@ DEFINE_MOMENTS_AND_COUNTS (int64, gint64, S, G_MININT64, G_MAXINT64);
 DEFINE_MOMENTS_AND_COUNTS (uint64, guint64, U, 0, G_MAXUINT64);
 DEFINE_MOMENTS_AND_COUNTS (float32, gfloat, F, -INFINITY, INFINITY);
 DEFINE_MOMENTS_AND_COUNTS (float64, gdouble, F, -INFINITY, INFINITY);
-
-#define DEFINE_MERGE_PTP_INT(K, field) \
-  static void \
-  merge_ptp_##K (const PlanReducer * r, Acc * a, const Acc * b) \
-  { \
-    if (b->v.field > a->v.field) \
-      a->v.field = b->v.field; \
-    if (b->w.field < a->w.field) \
-      a->w.field = b->w.field; \
-  }
-
-DEFINE_MERGE_PTP_INT (S, i);
-DEFINE_MERGE_PTP_INT (U, u);
-
-static void
-merge_ptp_f (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  if (!isnan (a->v.f) && (b->v.f > a->v.f || isnan (b->v.f)))
-    a->v.f = b->v.f;
-  if (!isnan (a->w.f) && (b->w.f < a->w.f || isnan (b->w.f)))
-    a->w.f = b->w.f;
-}
 
 /* Finals ---------------------------------------------------------------- */
 

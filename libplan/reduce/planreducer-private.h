@@ -45,30 +45,16 @@ G_BEGIN_DECLS
 #define COLUMN_BLOCK (32 * BLOCK)
 #define COLUMN_BLOCK_ROWS 64
 
-/* One value of any result or accumulator dtype; custom combiners keep the
- * raw bytes of their dtype at the start. */
-typedef union
-{
-  gdouble f;
-  gint64 i;
-  guint64 u;
-  guint8 raw[8];
-} Value;
-
-/* A partial result: the value (the high part of a double-double sum), the
- * low part of a sum, and the index of an argmin/argmax; for the moments
- * the mean, M2 and the count (see DEFINE_BLOCK_MOMENTS). Complex
- * reductions keep the imaginary parts in im and im_lo (see PrkAcc in
- * planreducer-steps.h, whose steps compute them). */
-typedef struct
-{
-  Value v;
-  gdouble lo;
-  guint64 index;
-  Value w;                      /* ptp: the minimum (v is the maximum) */
-  gdouble im;
-  gdouble im_lo;
-} Acc;
+/* One value of any result or accumulator dtype (custom combiners keep
+ * the raw bytes of their dtype at the start), and a partial result: the
+ * value (the high part of a double-double sum), the low part of a sum, and
+ * the index of an argmin/argmax; for the moments the mean, M2 and the
+ * count; ptp the minimum in w; complex reductions the imaginary parts in
+ * im and im_lo. The CPU reducer and the device steps share them: they are
+ * PrkValue and PrkAcc of planreducer-steps.h, whose steps and merges the
+ * CPU's loops call. */
+typedef PrkValue Value;
+typedef PrkAcc Acc;
 
 /* Reduces @n (1 .. BLOCK) contiguous elements whose first has index @base. */
 typedef void (*BlockFunc) (const PlanReducer * r, gconstpointer in, gsize n,

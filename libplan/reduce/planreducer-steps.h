@@ -15,7 +15,11 @@
  *    (kernels/cuda/reduce_kernel.cuh wraps them in __global__ functions,
  *    one CUDA thread per lane of a block),
  *  - run on the host by the sim and cpu devices (planreducer-device.c,
- *    prk_host_* below, in the kernels' order), and
+ *    prk_host_* below, in the kernels' order),
+ *  - called by the CPU reducer (planreducer-ops.c): its vectorised loops
+ *    run the element steps and merges of real values below on their own
+ *    lane arrays, its merge functions are these merges, its accumulator
+ *    is PrkAcc, and complex input runs these steps whole, and
  *  - compiled on the host, as C and with nvcc, by the tests, which compare
  *    it with the CPU reducer (planreducer-ops.c) bit for bit.
  *
@@ -557,6 +561,151 @@ prk_lanes_sum_compensated (double *s, double *c, PrkAcc * out)
   out->index = 0;
 }
 
+/* The element steps and merges of real values ---------------------------
+ *
+ * Written once for the CPU reducer's vectorised loops
+ * (planreducer-ops.c, which runs them on its lane arrays, in the input's
+ * own type where it keeps it) and for the lanes and merges below (the
+ * device kernels, the sim and cpu devices' host kernels). */
+
+/* A compensated lane: s += v, the addition's rounding error (TwoSum) into
+ * c (Ogita, Rump and Oishi's Sum2). */
+PRK_HD void
+prk_ksum_step (double *s, double *c, double v)
+{
+  double t = *s + v, z = t - *s;
+
+  *c += (*s - (t - z)) + (v - z);
+  *s = t;
+}
+
+/* A compensated column: the same, the error dropped once the sum is not
+ * finite. */
+PRK_HD void
+prk_ksum_column_step (double *s, double *lo, double v)
+{
+  double t = *s + v, z = t - *s;
+
+  *lo += prk_isfinite (t) ? (*s - (t - z)) + (v - z) : 0.0;
+  *s = t;
+}
+
+/* Min and max of floats (a NaN, once in, stays), of integers; @m the
+ * running value, @x the element, of any one type. */
+#define PRK_MIN_F(m, x) (((x) < (m) || (x) != (x)) ? (x) : (m))
+#define PRK_MAX_F(m, x) (((x) > (m) || (x) != (x)) ? (x) : (m))
+#define PRK_MIN_I(m, x) ((x) < (m) ? (x) : (m))
+#define PRK_MAX_I(m, x) ((x) > (m) ? (x) : (m))
+
+/* Whether an argmin (argmax) lane holding @m takes @x, a later element:
+ * strictly better, or a first NaN. */
+#define PRK_ARG_TAKE_MIN_F(x, m) ((x) < (m) || ((x) != (x) && (m) == (m)))
+#define PRK_ARG_TAKE_MAX_F(x, m) ((x) > (m) || ((x) != (x) && (m) == (m)))
+#define PRK_ARG_TAKE_MIN_I(x, m) ((x) < (m))
+#define PRK_ARG_TAKE_MAX_I(x, m) ((x) > (m))
+
+/* Whether a nanargmin (nanargmax) lane takes @x: @better (x < m, x > m),
+ * or the lane's first value that is not NaN (@idx still none). */
+#define PRK_NANARG_TAKE(better, x, idx) \
+  ((better) || ((x) == (x) && (idx) == PRK_NONE))
+
+/* a = a (+) b, a holding the earlier elements (or lanes). */
+
+/* The first NaN wins; otherwise the smaller (larger) value. */
+PRK_HD void
+prk_merge_minmax_f (PrkValue * a, PrkValue b, int is_min)
+{
+  if (!prk_isnan (a->f) && ((is_min ? b.f < a->f : b.f > a->f)
+          || prk_isnan (b.f)))
+    a->f = b.f;
+}
+
+/* Arg merges see lanes as well as blocks, so equal values are decided by
+ * the smaller index: the first occurrence, as numpy; the first NaN wins. */
+PRK_HD void
+prk_merge_arg_f (PrkAcc * a, const PrkAcc * b, int is_min)
+{
+  int an = prk_isnan (a->v.f), bn = prk_isnan (b->v.f), take;
+
+  if (an || bn)
+    take = bn && (!an || b->index < a->index);
+  else
+    take = (is_min ? b->v.f < a->v.f : b->v.f > a->v.f)
+        || (b->v.f == a->v.f && b->index < a->index);
+  if (take)
+    *a = *b;
+}
+
+/* ptp: the maximum in v, the minimum in w. */
+PRK_HD void
+prk_merge_ptp_f (PrkAcc * a, const PrkAcc * b)
+{
+  prk_merge_minmax_f (&a->v, b->v, 0);
+  prk_merge_minmax_f (&a->w, b->w, 1);
+}
+
+/* The same of signed (K s, field i) and unsigned or bool (K u, field u)
+ * integers. */
+#define PRK_DEFINE_MERGES_INT(K, field) \
+  PRK_HD void \
+  prk_merge_min_##K (PrkAcc * a, const PrkAcc * b) \
+  { \
+    if (b->v.field < a->v.field) \
+      a->v.field = b->v.field; \
+  } \
+  PRK_HD void \
+  prk_merge_max_##K (PrkAcc * a, const PrkAcc * b) \
+  { \
+    if (b->v.field > a->v.field) \
+      a->v.field = b->v.field; \
+  } \
+  PRK_HD void \
+  prk_merge_argmin_##K (PrkAcc * a, const PrkAcc * b) \
+  { \
+    if (b->v.field < a->v.field \
+        || (b->v.field == a->v.field && b->index < a->index)) \
+      *a = *b; \
+  } \
+  PRK_HD void \
+  prk_merge_argmax_##K (PrkAcc * a, const PrkAcc * b) \
+  { \
+    if (b->v.field > a->v.field \
+        || (b->v.field == a->v.field && b->index < a->index)) \
+      *a = *b; \
+  } \
+  PRK_HD void \
+  prk_merge_ptp_##K (PrkAcc * a, const PrkAcc * b) \
+  { \
+    if (b->v.field > a->v.field) \
+      a->v.field = b->v.field; \
+    if (b->w.field < a->w.field) \
+      a->w.field = b->w.field; \
+  }
+
+PRK_DEFINE_MERGES_INT (s, i)
+PRK_DEFINE_MERGES_INT (u, u)
+
+/* nanmin, nanmax: values that are not NaN on both sides; index: whether
+ * any was seen. */
+PRK_HD void
+prk_merge_nanminmax (PrkAcc * a, const PrkAcc * b, int is_min)
+{
+  if (is_min ? b->v.f < a->v.f : b->v.f > a->v.f)
+    a->v.f = b->v.f;
+  a->index |= b->index;
+}
+
+/* nanargmin, nanargmax: index none where only NaNs were seen. */
+PRK_HD void
+prk_merge_nanarg (PrkAcc * a, const PrkAcc * b, int is_min)
+{
+  if (b->index == PRK_NONE)
+    return;
+  if (a->index == PRK_NONE || (is_min ? b->v.f < a->v.f : b->v.f > a->v.f)
+      || (b->v.f == a->v.f && b->index < a->index))
+    *a = *b;
+}
+
 /* Complex ----------------------------------------------------------------
  *
  * numpy orders complex numbers lexicographically (the real parts, then the
@@ -761,14 +910,6 @@ prk_merge_c (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
 /* Merges: a = a (+) b, a holding the earlier elements -------------------- */
 
 PRK_HD void
-prk_merge_minmax_f (PrkValue * a, PrkValue b, int is_min)
-{
-  if (!prk_isnan (a->f) && ((is_min ? b.f < a->f : b.f > a->f)
-          || prk_isnan (b.f)))
-    a->f = b.f;
-}
-
-PRK_HD void
 prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
 {
   int is_min;
@@ -809,49 +950,38 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
       a->v.u &= b->v.u;
       break;
     case PRK_A_MIN:
-    case PRK_A_MAX:
-      is_min = P->algo == PRK_A_MIN;
       if (P->kind == PRK_KIND_F)
-        prk_merge_minmax_f (&a->v, b->v, is_min);
-      else if (is_min ? prk_lt (P, b->v, a->v) : prk_lt (P, a->v, b->v))
-        a->v = b->v;
+        prk_merge_minmax_f (&a->v, b->v, 1);
+      else if (P->kind == PRK_KIND_S)
+        prk_merge_min_s (a, b);
+      else
+        prk_merge_min_u (a, b);
+      break;
+    case PRK_A_MAX:
+      if (P->kind == PRK_KIND_F)
+        prk_merge_minmax_f (&a->v, b->v, 0);
+      else if (P->kind == PRK_KIND_S)
+        prk_merge_max_s (a, b);
+      else
+        prk_merge_max_u (a, b);
       break;
     case PRK_A_ARGMIN:
-    case PRK_A_ARGMAX:{
-      int take;
-
+    case PRK_A_ARGMAX:
       is_min = P->algo == PRK_A_ARGMIN;
-      if (P->kind == PRK_KIND_F && (prk_isnan (a->v.f)
-              || prk_isnan (b->v.f))) {
-        int an = prk_isnan (a->v.f), bn = prk_isnan (b->v.f);
-
-        take = bn && (!an || b->index < a->index);
-      } else {
-        take = (is_min ? prk_lt (P, b->v, a->v) : prk_lt (P, a->v, b->v))
-            || (prk_eq (P, b->v, a->v) && b->index < a->index);
-      }
-      if (take)
-        *a = *b;
+      if (P->kind == PRK_KIND_F)
+        prk_merge_arg_f (a, b, is_min);
+      else if (P->kind == PRK_KIND_S)
+        is_min ? prk_merge_argmin_s (a, b) : prk_merge_argmax_s (a, b);
+      else
+        is_min ? prk_merge_argmin_u (a, b) : prk_merge_argmax_u (a, b);
       break;
-    }
     case PRK_A_NANMIN:
-      if (b->v.f < a->v.f)
-        a->v.f = b->v.f;
-      a->index |= b->index;
-      break;
     case PRK_A_NANMAX:
-      if (b->v.f > a->v.f)
-        a->v.f = b->v.f;
-      a->index |= b->index;
+      prk_merge_nanminmax (a, b, P->algo == PRK_A_NANMIN);
       break;
     case PRK_A_NANARGMIN:
     case PRK_A_NANARGMAX:
-      if (b->index == PRK_NONE)
-        break;
-      if (a->index == PRK_NONE || (P->algo == PRK_A_NANARGMIN ?
-              b->v.f < a->v.f : b->v.f > a->v.f)
-          || (b->v.f == a->v.f && b->index < a->index))
-        *a = *b;
+      prk_merge_nanarg (a, b, P->algo == PRK_A_NANARGMIN);
       break;
     case PRK_A_VAR:
     case PRK_A_NANVAR:{
@@ -877,15 +1007,12 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
       break;
     }
     case PRK_A_PTP:
-      if (P->kind == PRK_KIND_F) {
-        prk_merge_minmax_f (&a->v, b->v, 0);
-        prk_merge_minmax_f (&a->w, b->w, 1);
-      } else {
-        if (prk_lt (P, a->v, b->v))
-          a->v = b->v;
-        if (prk_lt (P, b->w, a->w))
-          a->w = b->w;
-      }
+      if (P->kind == PRK_KIND_F)
+        prk_merge_ptp_f (a, b);
+      else if (P->kind == PRK_KIND_S)
+        prk_merge_ptp_s (a, b);
+      else
+        prk_merge_ptp_u (a, b);
       break;
   }
 }
@@ -947,9 +1074,7 @@ prk_lane_step_c (const PrkParams * P, PrkLane * L, double re, double im,
     case PRK_A_KSUM:
     case PRK_A_NANKSUM:
     case PRK_A_NANDSUM:
-    case PRK_A_NANMEAN:{
-      double t, z;
-
+    case PRK_A_NANMEAN:
       if (P->algo != PRK_A_KSUM) {
         if (P->algo == PRK_A_NANMEAN)
           L->n += !nan;
@@ -957,17 +1082,10 @@ prk_lane_step_c (const PrkParams * P, PrkLane * L, double re, double im,
           re = im = 0.0;
       }
       L->p += re;
-      t = L->s + re;
-      z = t - L->s;
-      L->c += (L->s - (t - z)) + (re - z);
-      L->s = t;
+      prk_ksum_step (&L->s, &L->c, re);
       L->pi += im;
-      t = L->si + im;
-      z = t - L->si;
-      L->ci += (L->si - (t - z)) + (im - z);
-      L->si = t;
+      prk_ksum_step (&L->si, &L->ci, im);
       break;
-    }
     case PRK_A_FPROD:
       prk_cmul (&L->s, &L->si, re, im);
       break;
@@ -1291,7 +1409,7 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_NANKSUM:
       case PRK_A_NANDSUM:
       case PRK_A_NANMEAN:{
-        double v = prk_load_f (P, x, i), t, z;
+        double v = prk_load_f (P, x, i);
 
         if (P->algo != PRK_A_KSUM) {
           if (P->algo == PRK_A_NANMEAN)
@@ -1299,10 +1417,7 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
           v = v == v ? v : 0.0;
         }
         L->p += v;
-        t = L->s + v;
-        z = t - L->s;
-        L->c += (L->s - (t - z)) + (v - z);
-        L->s = t;
+        prk_ksum_step (&L->s, &L->c, v);
         break;
       }
       case PRK_A_FPROD:
@@ -1319,22 +1434,28 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
         PrkValue v = prk_load_value (P, x, i);
         int is_min = P->algo == PRK_A_MIN;
 
-        if (P->kind == PRK_KIND_F) {
-          if ((is_min ? v.f < L->a.f : v.f > L->a.f) || v.f != v.f)
-            L->a = v;
-        } else if (is_min ? prk_lt (P, v, L->a) : prk_lt (P, L->a, v)) {
-          L->a = v;
-        }
+        if (P->kind == PRK_KIND_F)
+          L->a.f = is_min ? PRK_MIN_F (L->a.f, v.f) : PRK_MAX_F (L->a.f, v.f);
+        else if (P->kind == PRK_KIND_S)
+          L->a.i = is_min ? PRK_MIN_I (L->a.i, v.i) : PRK_MAX_I (L->a.i, v.i);
+        else
+          L->a.u = is_min ? PRK_MIN_I (L->a.u, v.u) : PRK_MAX_I (L->a.u, v.u);
         break;
       }
       case PRK_A_ARGMIN:
       case PRK_A_ARGMAX:{
         PrkValue v = prk_load_value (P, x, i);
-        int take = P->algo == PRK_A_ARGMIN ? prk_lt (P, v, L->a)
-            : prk_lt (P, L->a, v);
+        int is_min = P->algo == PRK_A_ARGMIN, take;
 
-        if (P->kind == PRK_KIND_F && !take)
-          take = v.f != v.f && L->a.f == L->a.f;
+        if (P->kind == PRK_KIND_F)
+          take = is_min ? PRK_ARG_TAKE_MIN_F (v.f, L->a.f)
+              : PRK_ARG_TAKE_MAX_F (v.f, L->a.f);
+        else if (P->kind == PRK_KIND_S)
+          take = is_min ? PRK_ARG_TAKE_MIN_I (v.i, L->a.i)
+              : PRK_ARG_TAKE_MAX_I (v.i, L->a.i);
+        else
+          take = is_min ? PRK_ARG_TAKE_MIN_I (v.u, L->a.u)
+              : PRK_ARG_TAKE_MAX_I (v.u, L->a.u);
         if (take) {
           L->a = v;
           L->idx = base + i;
@@ -1362,8 +1483,8 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_NANARGMIN:
       case PRK_A_NANARGMAX:{
         double v = prk_load_f (P, x, i);
-        int take = (P->algo == PRK_A_NANARGMIN ? v < L->a.f : v > L->a.f)
-            || (v == v && L->idx == PRK_NONE);
+        int take = PRK_NANARG_TAKE (P->algo == PRK_A_NANARGMIN ?
+            v < L->a.f : v > L->a.f, v, L->idx);
 
         if (take) {
           L->a.f = v;
@@ -1392,15 +1513,14 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
         PrkValue v = prk_load_value (P, x, i);
 
         if (P->kind == PRK_KIND_F) {
-          if (v.f > L->a.f || v.f != v.f)
-            L->a = v;
-          if (v.f < L->b.f || v.f != v.f)
-            L->b = v;
+          L->a.f = PRK_MAX_F (L->a.f, v.f);
+          L->b.f = PRK_MIN_F (L->b.f, v.f);
+        } else if (P->kind == PRK_KIND_S) {
+          L->a.i = PRK_MAX_I (L->a.i, v.i);
+          L->b.i = PRK_MIN_I (L->b.i, v.i);
         } else {
-          if (prk_lt (P, L->a, v))
-            L->a = v;
-          if (prk_lt (P, v, L->b))
-            L->b = v;
+          L->a.u = PRK_MAX_I (L->a.u, v.u);
+          L->b.u = PRK_MIN_I (L->b.u, v.u);
         }
         break;
       }
@@ -1727,24 +1847,15 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
     case PRK_A_KSUM:
     case PRK_A_NANDSUM:
     case PRK_A_NANKSUM:
-    case PRK_A_NANMEAN:{
-      double t, z;
-
+    case PRK_A_NANMEAN:
       if (P->algo != PRK_A_KSUM) {
         a->index += !nan;
         if (nan)
           re = im = 0.0;
       }
-      t = a->v.f + re;
-      z = t - a->v.f;
-      a->lo += prk_isfinite (t) ? (a->v.f - (t - z)) + (re - z) : 0.0;
-      a->v.f = t;
-      t = a->im + im;
-      z = t - a->im;
-      a->im_lo += prk_isfinite (t) ? (a->im - (t - z)) + (im - z) : 0.0;
-      a->im = t;
+      prk_ksum_column_step (&a->v.f, &a->lo, re);
+      prk_ksum_column_step (&a->im, &a->im_lo, im);
       break;
-    }
     case PRK_A_FPROD:
       prk_cmul (&a->v.f, &a->im, re, im);
       break;
@@ -1861,17 +1972,14 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
     case PRK_A_NANDSUM:
     case PRK_A_NANKSUM:
     case PRK_A_NANMEAN:{
-      double v = prk_load_f (P, x, c), t, z;
+      double v = prk_load_f (P, x, c);
       int nan_op = P->algo != PRK_A_KSUM;
 
       if (nan_op) {
         a->index += v == v;
         v = v == v ? v : 0.0;
       }
-      t = a->v.f + v;
-      z = t - a->v.f;
-      a->lo += prk_isfinite (t) ? (a->v.f - (t - z)) + (v - z) : 0.0;
-      a->v.f = t;
+      prk_ksum_column_step (&a->v.f, &a->lo, v);
       break;
     }
     case PRK_A_MIN:
