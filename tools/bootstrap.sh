@@ -93,19 +93,24 @@ case "$mode" in
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     if grep -q '^#define HAVE_CUDA 1' build/config.h; then
       echo "== CPU-only configuration, without MPI, HDF5 and Zarr (-Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled)"
-      configure build-cpu -Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled
-      # The fuzz targets do not depend on CUDA, and the CUDA code generators'
+      # Only the baseline CPU loops there (their ISA variants are the same
+      # source and were tested above): it halves the build.
+      configure build-cpu -Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled \
+        -Dfuzzing=disabled -Dcpu-isa-variants=false
+      # The fuzz targets do not depend on CUDA, the CUDA code generators'
       # tests (suite cuda: NVRTC and nvcc compiles of generated source, the
-      # same source in both configurations) ran above.
+      # same source in both configurations) and the longest end-to-end
+      # tests, of code that is the same in both (suite slow), ran above.
       meson test -C build-cpu --print-errorlogs --num-processes 2 \
-        --no-suite fuzz --no-suite cuda || status=1
+        --no-suite fuzz --no-suite cuda --no-suite slow || status=1
     fi
     echo "== memory: the unit tests under valgrind"
     meson test -C build --setup valgrind --suite check --no-suite cuda \
       --print-errorlogs --num-processes 2 || status=1
     echo "== memory: the unit tests built with AddressSanitizer and UBSan"
     configure build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dcuda=disabled -Dfuzzing=disabled -Dintrospection=disabled
+      -Dcuda=disabled -Dfuzzing=disabled -Dintrospection=disabled \
+      -Dcpu-isa-variants=false
     # In-process plugin scanning (the system scanner is not instrumented);
     # the sim device's guard test expects a real SIGSEGV; the device tests
     # ask for impossible allocations on purpose. The stress test's cycles
