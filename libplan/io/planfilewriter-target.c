@@ -281,6 +281,26 @@ _plan_file_writer_open_target (PlanFileWriter * self, GError ** error)
   return create_temp (self, error);
 }
 
+/* Whether a stream that ended after @rows rows makes an array: its dtype
+ * and shape came, and a 0-d array got exactly one value. */
+static gboolean
+check_stream_ended (PlanFileWriter * self, guint64 rows, GError ** error)
+{
+  if (!self->have_info) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "Could not write '%s': the stream ended before its dtype and shape "
+        "were known", self->location);
+    return FALSE;
+  }
+  if (self->info.ndim == 0 && rows != 1) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+        "Could not write '%s': a 0-d array needs exactly one value, the "
+        "stream had %" G_GUINT64_FORMAT, self->location, rows);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 #if HAVE_ZARR
 /* Removes the directory tree @path (our temporary one), not following
  * symbolic links. */
@@ -515,17 +535,8 @@ _plan_file_writer_finish_zarr (PlanFileWriter * self, guint64 bytes,
   PlanZarrWriter *zarr = self->zarr;
 
   self->zarr = NULL;
-  if (!self->have_info) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Could not write '%s': the stream ended before its dtype and shape "
-        "were known", self->location);
-    return FALSE;
-  }
-  if (self->info.ndim == 0 && rows != 1) {
+  if (!check_stream_ended (self, rows, error)) {
     _plan_zarr_writer_close (zarr, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': a 0-d array needs exactly one value, the "
-        "stream had %" G_GUINT64_FORMAT, self->location, rows);
     return FALSE;
   }
   if (!_plan_zarr_writer_close (zarr, error)) {
@@ -545,18 +556,8 @@ _plan_file_writer_complete_npy_header (PlanFileWriter * self, guint64 bytes,
   guint64 rows = self->row_size ? bytes / self->row_size : 0;
   gboolean ok = TRUE;
 
-  if (!self->have_info) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Could not write '%s': the stream ended before its dtype and shape "
-        "were known", self->location);
+  if (!check_stream_ended (self, rows, error))
     return FALSE;
-  }
-  if (info.ndim == 0 && rows != 1) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': a 0-d array needs exactly one value, the "
-        "stream had %" G_GUINT64_FORMAT, self->location, rows);
-    return FALSE;
-  }
   if (self->stream) {
     if ((gint64) rows == self->header_rows)
       return TRUE;
@@ -593,17 +594,8 @@ _plan_file_writer_finish_h5 (PlanFileWriter * self, guint64 bytes,
   PlanH5Writer *h5 = self->h5;
 
   self->h5 = NULL;
-  if (!self->have_info) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "Could not write '%s': the stream ended before its dtype and shape "
-        "were known", self->location);
-    return FALSE;
-  }
-  if (self->info.ndim == 0 && rows != 1) {
+  if (!check_stream_ended (self, rows, error)) {
     _plan_h5_writer_close (h5, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "Could not write '%s': a 0-d array needs exactly one value, the "
-        "stream had %" G_GUINT64_FORMAT, self->location, rows);
     return FALSE;
   }
   if (!_plan_h5_writer_close (h5, error)) {
