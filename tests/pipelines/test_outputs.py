@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, run_cases, tmpdir  # noqa: E402
+from plantest import Failure, assert_same, launch, run_cases, tmpdir  # noqa: E402
 
 TIMEOUT = 60
 # As on a file system without O_TMPFILE (NFS, FAT, ...).
@@ -243,6 +243,23 @@ def test_read_only_output_is_not_replaced():
                 raise Failure('%s: left behind: %s' % (what, os.listdir(d)))
 
 
+def test_stream_without_caps_writes_nothing():
+    """A stream that ends before any caps: a clear error for each output
+    format, and no file (in a build without HDF5 or Zarr, that format's
+    own refusal)."""
+    d = tmpdir()
+    for name, without in (('out.npy', None), ('out.zarr', 'built without Zarr'),
+                          ('out.h5', 'built without HDF5')):
+        path = os.path.join(d, name)
+        rc, out = launch('fakesrc', 'num-buffers=0', '!', 'planfilesink',
+                         'location=' + path, expect_ok=False)
+        if ('the stream ended before its dtype and shape were known'
+                not in out and (without is None or without not in out)):
+            raise Failure('%s: no clear error:\n%s' % (name, out))
+        if os.listdir(d):
+            raise Failure('%s: left %s' % (name, os.listdir(d)))
+
+
 CASES = [
     ('SIGTERM to gst-launch-1.0 leaves nothing', test_sigterm_leaves_nothing),
     ('SIGKILL to gst-launch-1.0 leaves nothing', test_sigkill_leaves_nothing),
@@ -252,6 +269,8 @@ CASES = [
     ('without O_TMPFILE, a file is replaced whole',
      test_replaces_whole_file_without_tmpfile),
     ('a read-only output is not replaced', test_read_only_output_is_not_replaced),
+    ('a stream without caps writes nothing, with a clear error',
+     test_stream_without_caps_writes_nothing),
 ]
 
 if __name__ == '__main__':
