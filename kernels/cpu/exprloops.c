@@ -362,7 +362,8 @@ K1 (cast_f32_f64, float, double, x)
 K1 (cast_f64_f32, double, float, x)
 
 /* float16 is a storage type (the typing pass computes every operation on
- * it in float32): it has casts, selection and nan_to_num. Its values
+ * it in float32, with exprhalf.c's kernels where numpy's float16 loops
+ * call the C library): it has casts, selection and nan_to_num. Its values
  * convert exactly to float, and a float16 cast to an integer is the
  * float's; every integer rounds to float16 through float exactly as it
  * would directly (float holds exactly every integer below 65520, the
@@ -388,7 +389,7 @@ FROM_F16 (cast_f16_i64, int64_t, x != x ? 0 : x <= -65536.0f ? INT64_MIN
 FROM_F16 (cast_f16_u64, uint64_t, x != x || x <= 0 ? 0 : x >= 65536.0f ?
     UINT64_MAX : (uint64_t) x)
 FROM_F16 (cast_f16_f32, float, x)
-FROM_F16 (cast_f16_f64, double, x)
+K1 (cast_f16_f64, uint16_t, double, _plan_half_to_double (x))
 FROM_F16 (cast_f16_b, uint8_t, x != 0)
 K1 (cast_f32_f16, float, uint16_t, _plan_half_from_float (x))
 K1 (cast_f64_f16, double, uint16_t, _plan_half_from_double (x))
@@ -751,6 +752,7 @@ fill_table (ExprKernelTable * t)
     }
   }
   _plan_expr_complex_kernels_fill (t);
+  _plan_expr_half_kernels_fill (t);
 }
 
 const ExprKernelTable *

@@ -7,9 +7,9 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* What the CPU inner loops of expressions (exprloops.c, exprcomplex.c)
- * and the expression compiler above them (libplan/expr/) share: the list
- * of operations, the kernels' signatures and their table. The loops
+/* What the CPU inner loops of expressions (exprloops.c, exprcomplex.c,
+ * exprhalf.c) and the expression compiler above them (libplan/expr/)
+ * share: the list of operations, the kernels' signatures and their table. The loops
  * include this and libplan's public core headers only; the compiler
  * includes it through its private header. Never installed. */
 
@@ -196,11 +196,19 @@ typedef struct
   void (*stream_fence) (void);
   /* Fused weighted sums, for the dtypes that have one (else NULL). */
   ExprChainKernel chain[PLAN_DTYPE_N];
+  /* float32 kernels of the operations that stand for a float16 one
+   * (ExprNode.numpy_f16), computed as numpy's float16 loops compute them
+   * (kernels/cpu/exprhalf.c); NULL where the float32 kernel already
+   * gives numpy's bits. */
+  ExprKernel numpy_f16[EXPR_OP_N];
 } ExprKernelTable;
 
 /* Adds the complex64 and complex128 kernels (kernels/cpu/exprcomplex.c,
  * compiled once: the same code, hence the same bits, on every CPU). */
 void _plan_expr_complex_kernels_fill (ExprKernelTable * t);
+
+/* Fills numpy_f16 (kernels/cpu/exprhalf.c, compiled once). */
+void _plan_expr_half_kernels_fill (ExprKernelTable * t);
 
 G_END_DECLS
 

@@ -42,6 +42,23 @@ _plan_half_to_float (guint16 h)
   return f;
 }
 
+/* Exactly, as numpy's npy_half_to_double: not through float, whose
+ * conversion to double would make a signalling NaN quiet. */
+static inline gdouble
+_plan_half_to_double (guint16 h)
+{
+  guint64 em = h & 0x7fff, bits, sub_bits;
+  gdouble sub = (gdouble) em * 0x1p-24, d;
+  guint64 normal = (em << 42) + ((guint64) (1023 - 15) << 52);
+  guint64 special = (em << 42) | G_GUINT64_CONSTANT (0x7ff0000000000000);
+
+  memcpy (&sub_bits, &sub, 8);
+  bits = em < 0x400 ? sub_bits : em >= 0x7c00 ? special : normal;
+  bits |= (guint64) (h & 0x8000) << 48;
+  memcpy (&d, &bits, 8);
+  return d;
+}
+
 static inline guint16
 _plan_half_from_float (gfloat f)
 {

@@ -66,10 +66,14 @@ PLAN_HD double plan_f64_bits (unsigned long long b)
  * A storage type, as on the CPU: the generated code computes every
  * operation on it in float and rounds the result back. plan_f16 has the
  * layout of CUDA's __half (IEEE binary16), defined here because NVRTC has
- * no cuda_fp16.h of its own. On the device the conversions are the
- * instructions __half2float and __float2half_rn use; on the host (the
+ * no cuda_fp16.h of its own. On the device the conversions of numbers are
+ * the instructions __half2float and __float2half_rn use; on the host (the
  * tests' element functions) the same rounding to nearest even in integer
- * arithmetic, as libplan's CPU kernels. */
+ * arithmetic, as libplan's CPU kernels. NaNs are converted by the code
+ * after the #if, on both, as numpy's npy_half_to_float and
+ * npy_float_to_half convert them: the sign and the payload (its top bits
+ * going to float16) are kept and a signalling NaN stays signalling, where
+ * the instructions would give a canonical NaN. */
 struct __align__ (2) plan_f16
 {
   unsigned short x;
@@ -82,12 +86,46 @@ PLAN_HD plan_f16 plan_f16_bits (unsigned short b)
   return h;
 }
 
+PLAN_HD unsigned int plan_bits_of_f32 (float f)
+{
+  union { unsigned int u; float f; } v;
+  v.f = f;
+  return v.u;
+}
+
+PLAN_HD unsigned long long plan_bits_of_f64 (double d)
+{
+  union { unsigned long long u; double f; } v;
+  v.f = d;
+  return v.u;
+}
+
+/* A float16 NaN's bits in float and double, and a float or double NaN's
+ * in float16 (a payload whose top 10 bits are 0 becomes 1, so that the
+ * result stays a NaN). */
+PLAN_HD float plan_f16_nan_to_f32 (unsigned short h)
+{
+  return plan_f32_bits (((unsigned int) (h & 0x8000u) << 16) | 0x7f800000u
+      | ((unsigned int) (h & 0x3ffu) << 13));
+}
+
+PLAN_HD double plan_f16_nan_to_f64 (unsigned short h)
+{
+  return plan_f64_bits (((unsigned long long) (h & 0x8000u) << 48)
+      | 0x7ff0000000000000ull | ((unsigned long long) (h & 0x3ffu) << 42));
+}
+
+PLAN_HD plan_f16 plan_f16_nan_of (unsigned int sign, unsigned int top10)
+{
+  unsigned int p = top10 & 0x3ffu;
+  return plan_f16_bits ((unsigned short) (sign | 0x7c00u | p | (p == 0u)));
+}
+
 PLAN_HD float plan_f16_to_f32 (plan_f16 h)
 {
-#ifdef __CUDA_ARCH__
   float f;
+#ifdef __CUDA_ARCH__
   asm ("cvt.f32.f16 %0, %1;" : "=f" (f) : "h" (h.x));
-  return f;
 #else
   unsigned int em = h.x & 0x7fffu, bits;
   union { unsigned int u; float f; } sub, v;
@@ -95,55 +133,63 @@ PLAN_HD float plan_f16_to_f32 (plan_f16 h)
   bits = em < 0x400u ? sub.u : em >= 0x7c00u ? ((em << 13) | 0x7f800000u)
       : (em << 13) + (112u << 23);
   v.u = bits | ((unsigned int) (h.x & 0x8000u) << 16);
-  return v.f;
+  f = v.f;
 #endif
+  return (h.x & 0x7fffu) > 0x7c00u ? plan_f16_nan_to_f32 (h.x) : f;
+}
+
+/* Exactly, as numpy's npy_half_to_double: a float16 made a float and
+ * then a double would lose a signalling NaN's bit. */
+PLAN_HD double plan_f16_to_f64 (plan_f16 h)
+{
+  return (h.x & 0x7fffu) > 0x7c00u ? plan_f16_nan_to_f64 (h.x)
+      : (double) plan_f16_to_f32 (h);
 }
 
 PLAN_HD plan_f16 plan_f32_to_f16 (float f)
 {
   plan_f16 h;
+  unsigned int u = plan_bits_of_f32 (f);
 #ifdef __CUDA_ARCH__
   asm ("cvt.rn.f16.f32 %0, %1;" : "=h" (h.x) : "f" (f));
 #else
-  union { unsigned int u; float f; } v, s;
-  unsigned int a, nan, r;
-  v.f = f;
-  a = v.u & 0x7fffffffu;
-  nan = 0x7c00u | ((a >> 13) & 0x3ffu);
-  nan |= (nan & 0x3ffu) == 0;
+  union { unsigned int u; float f; } s;
+  unsigned int a, r;
+  a = u & 0x7fffffffu;
   s.u = a;
   s.f += 0.5f;
-  r = a > 0x7f800000u ? nan : a >= 0x477ff000u ? 0x7c00u : a >= 0x38800000u
+  r = a >= 0x477ff000u ? 0x7c00u : a >= 0x38800000u
       ? (a - (112u << 23) + 0xfffu + ((a >> 13) & 1u)) >> 13
       : s.u - 0x3f000000u;
-  h.x = (unsigned short) (r | ((v.u >> 16) & 0x8000u));
+  h.x = (unsigned short) (r | ((u >> 16) & 0x8000u));
 #endif
-  return h;
+  return (u & 0x7fffffffu) > 0x7f800000u ?
+      plan_f16_nan_of ((u >> 16) & 0x8000u, u >> 13) : h;
 }
 
 /* Rounded once, as numpy rounds a float64 to float16. */
 PLAN_HD plan_f16 plan_f64_to_f16 (double d)
 {
   plan_f16 h;
+  unsigned long long u = plan_bits_of_f64 (d);
 #ifdef __CUDA_ARCH__
   asm ("cvt.rn.f16.f64 %0, %1;" : "=h" (h.x) : "d" (d));
 #else
-  union { unsigned long long u; double f; } v, s;
+  union { unsigned long long u; double f; } s;
   unsigned long long a;
-  unsigned int nan, r;
-  v.f = d;
-  a = v.u & 0x7fffffffffffffffull;
-  nan = 0x7c00u | (unsigned int) ((a >> 42) & 0x3ffu);
-  nan |= (nan & 0x3ffu) == 0;
+  unsigned int r;
+  a = u & 0x7fffffffffffffffull;
   s.u = a;
   s.f += 268435456.0;                                   /* 2**28 */
-  r = a > 0x7ff0000000000000ull ? nan : a >= 0x40effe0000000000ull ? 0x7c00u
+  r = a >= 0x40effe0000000000ull ? 0x7c00u
       : a >= 0x3f10000000000000ull ? (unsigned int) ((a - (1008ull << 52)
               + ((1ull << 41) - 1) + ((a >> 42) & 1)) >> 42)
       : (unsigned int) (s.u - 0x41b0000000000000ull);
-  h.x = (unsigned short) (r | ((v.u >> 48) & 0x8000u));
+  h.x = (unsigned short) (r | ((u >> 48) & 0x8000u));
 #endif
-  return h;
+  return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ?
+      plan_f16_nan_of ((unsigned int) (u >> 48) & 0x8000u,
+      (unsigned int) (u >> 42)) : h;
 }
 
 /* NaN to 0, infinities to float16's largest finite value (65504). */

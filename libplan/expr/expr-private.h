@@ -81,6 +81,10 @@ struct _ExprNode
   guint name_index;             /* EXPR_NODE_NAME: bound name */
   /* Filled by the typing pass. */
   PlanDType dtype;              /* result dtype (strong) */
+  /* A float32 operation standing for a float16 one (float16 operands
+   * converted, the result rounded back): computed as numpy's float16 loop
+   * computes it (ExprKernelTable.numpy_f16). */
+  gboolean numpy_f16;
   ExprWeak weak;                /* EXPR_NODE_CONST only */
   ExprValue value;              /* EXPR_NODE_CONST only */
 };

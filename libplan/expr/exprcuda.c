@@ -268,13 +268,18 @@ typedef struct
   guint n_temps;
 } Gen;
 
-/* float16 is converted to float first (exactly), and everything but a
- * float64 rounds to it from float (integers too: see exprloops.c). */
+/* float16 is converted to float first (exactly; to float64 directly, which
+ * keeps a signalling NaN's bits), and everything but a float64 rounds to
+ * it from float (integers too: see exprloops.c). */
 static void
 append_cast (GString * s, PlanDType from, PlanDType to, const gchar * arg)
 {
   gchar *f32 = NULL;
 
+  if (from == PLAN_DTYPE_FLOAT16 && to == PLAN_DTYPE_FLOAT64) {
+    g_string_append_printf (s, "plan_f16_to_f64 (%s)", arg);
+    return;
+  }
   if (from == PLAN_DTYPE_FLOAT16 && to != PLAN_DTYPE_FLOAT16) {
     arg = f32 = g_strdup_printf ("plan_f16_to_f32 (%s)", arg);
     from = PLAN_DTYPE_FLOAT32;

@@ -194,9 +194,11 @@ _plan_expr_convert (Typer * t, ExprNode * n, PlanDType d)
   if (n->dtype == d)
     return n;
   /* float16 has casts to and from the real dtypes: it becomes a complex
-   * through float32, which holds it exactly. */
+   * through the complex's part type, which holds it exactly (and keeps a
+   * NaN's bits, as numpy's casts do). */
   if (n->dtype == PLAN_DTYPE_FLOAT16 && plan_dtype_is_complex (d))
-    n = _plan_expr_convert (t, n, PLAN_DTYPE_FLOAT32);
+    n = _plan_expr_convert (t, n, d == PLAN_DTYPE_COMPLEX128 ?
+        PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_FLOAT32);
   c = _plan_expr_node_new (t->arena, EXPR_NODE_OP, n->pos, n->len);
   c->start = n->start;
   c->end = n->end;

@@ -87,6 +87,8 @@ _plan_expr_node_kernel (const ExprNode * node)
     return t->cast[d][node->dtype];
   if (node->op == EXPR_OP_WHERE)
     return t->where[d];
+  if (node->numpy_f16 && t->numpy_f16[node->op] != NULL)
+    return t->numpy_f16[node->op];
   if (node->op >= EXPR_OP_FIRST_BINARY && node->op <= EXPR_OP_LAST_BINARY)
     return t->binary[node->op][d];
   return t->unary[node->op][d];

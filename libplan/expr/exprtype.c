@@ -469,7 +469,8 @@ static ExprNode *type_node (Typer * t, ExprNode * n);
  * operands is computed in float32 and its float result rounded to
  * float16, which is what numpy's float16 loops do, operation by
  * operation (for + - * / and sqrt the result is the correctly rounded
- * float16). Only selection, casts and nan_to_num (whose largest value is
+ * float16; the functions numpy takes from the C library are the C
+ * library's, see numpy_f16). Only selection, casts and nan_to_num (whose largest value is
  * float16's own) work on float16 itself. */
 static gboolean
 computes_in_float32 (const ExprNode * op)
@@ -491,6 +492,7 @@ finish_op (Typer * t, ExprNode * op)
     narrow = op->dtype == PLAN_DTYPE_FLOAT16;
     if (narrow)
       op->dtype = PLAN_DTYPE_FLOAT32;
+    op->numpy_f16 = narrow;
   }
   op->height = 0;
   for (i = 0; i < op->n_args; i++)
@@ -651,7 +653,8 @@ type_cast (Typer * t, ExprNode * op, PlanDType to)
     return NULL;
   }
   if (a->dtype == PLAN_DTYPE_FLOAT16 && plan_dtype_is_complex (to))
-    a = _plan_expr_convert (t, a, PLAN_DTYPE_FLOAT32);
+    a = _plan_expr_convert (t, a, to == PLAN_DTYPE_COMPLEX128 ?
+        PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_FLOAT32);
   op->dtype = to;
   if (a->dtype == to)
     return a;

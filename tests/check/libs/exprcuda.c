@@ -615,6 +615,79 @@ compare_case (Case * c, const guint8 * got, const guint8 * want)
 
 typedef void (*HostFunc) (const void *const *in, void *out, guint64 n);
 
+#define N_NAN 65536
+
+/* The casts from and to float16 keep NaNs' bits as numpy's do (and the
+ * CPU's casts, which tests/pipelines/test_expr_numpy.py checks against
+ * numpy): every float16 value, and float32 and float64 NaNs of both signs
+ * with every value of the 10 payload bits float16 keeps, with and without
+ * lower bits (infinities among them). The device converts numbers with
+ * its cvt instructions, which need not keep a NaN's payload, and NaNs with
+ * the same code as the host: run here, bit for bit against the CPU. */
+static void
+check_float16_nan_casts (GModule * module)
+{
+  guint16 *h = g_new (guint16, N_NAN);
+  guint32 *f = g_new (guint32, N_NAN);
+  guint64 *d = g_new (guint64, N_NAN);
+  guint8 *got = g_malloc (N_NAN * 16), *want = g_malloc (N_NAN * 16);
+  guint i, k, n_checked = 0;
+
+  for (k = 0; k < N_NAN; k++) {
+    guint32 low = (k & 0x400) ? ((k >> 11) & 0xf) | 1 : 0;
+    h[k] = (guint16) k;
+    f[k] = ((guint32) (k & 0x8000) << 16) | 0x7f800000u
+        | ((guint32) (k & 0x3ff) << 13) | low;
+    d[k] = ((guint64) (k & 0x8000) << 48)
+        | G_GUINT64_CONSTANT (0x7ff0000000000000)
+        | ((guint64) (k & 0x3ff) << 42) | low;
+  }
+  for (i = 0; i < cases->len; i++) {
+    Case *c = g_ptr_array_index (cases, i);
+    PlanDType to = plan_expr_get_dtype (c->expr);
+    gsize size = plan_dtype_get_size (to);
+    gchar *cast = g_strdup_printf ("%s(a)", plan_dtype_to_string (to));
+    gchar *sym = g_strdup_printf ("%s_host", c->name);
+    gconstpointer in[4];
+    HostFunc fn = NULL;
+
+    in[0] = c->da == PLAN_DTYPE_FLOAT16 ? (gconstpointer) h :
+        c->da == PLAN_DTYPE_FLOAT32 ? (gconstpointer) f : (gconstpointer) d;
+    in[1] = in[2] = in[3] = in[0];
+    if (!c->bcast && strcmp (c->source, cast) == 0
+        && (c->da == PLAN_DTYPE_FLOAT16 || (to == PLAN_DTYPE_FLOAT16
+                && (c->da == PLAN_DTYPE_FLOAT32
+                    || c->da == PLAN_DTYPE_FLOAT64)))) {
+      fail_unless (g_module_symbol (module, sym, (gpointer *) & fn), "%s",
+          sym);
+      fn (in, got, N_NAN);
+      plan_expr_eval (c->expr, in, want, N_NAN);
+      for (k = 0; k < N_NAN; k++) {
+        guint64 g = 0, w = 0;
+        memcpy (&g, got + k * size, MIN (size, 8));
+        memcpy (&w, want + k * size, MIN (size, 8));
+        fail_unless (memcmp (got + k * size, want + k * size, size) == 0,
+            "%s (%s to %s) of 0x%" G_GINT64_MODIFIER "x: 0x%"
+            G_GINT64_MODIFIER "x, the CPU 0x%" G_GINT64_MODIFIER "x",
+            c->source, plan_dtype_to_string (c->da),
+            plan_dtype_to_string (to), c->da == PLAN_DTYPE_FLOAT16 ?
+            (guint64) h[k] : c->da == PLAN_DTYPE_FLOAT32 ? (guint64) f[k] :
+            d[k], g, w);
+      }
+      n_checked++;
+    }
+    g_free (sym);
+    g_free (cast);
+  }
+  /* from float16 to bool, the 8 integers, the 3 floats; to it from 2 */
+  fail_unless_equals_int (n_checked, 14);
+  g_free (h);
+  g_free (f);
+  g_free (d);
+  g_free (got);
+  g_free (want);
+}
+
 GST_START_TEST (test_generated_code_matches_cpu_evaluator)
 {
   gchar *dir = g_dir_make_tmp ("plan-exprcuda-XXXXXX", NULL);
@@ -660,6 +733,7 @@ GST_START_TEST (test_generated_code_matches_cpu_evaluator)
     compare_case (c, got, want);
     g_free (sym);
   }
+  check_float16_nan_casts (module);
 
   for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
     if (plan_dtype_is_complex (i))
