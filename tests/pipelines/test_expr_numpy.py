@@ -404,6 +404,19 @@ def test_float_functions():
                         ulp=ULP_F64_LD.get(name, ULP_F64_LD_DEFAULT))
 
 
+def test_signed_zeros():
+    """Every function of ±0, ±inf and NaN, bit for bit as numpy (NaN as
+    NaN): the ulp comparisons above do not see the sign of a zero, and the
+    odd functions keep it (sin(-0) is -0). Zeros alone too: a block with
+    an infinity or NaN may take another path (the C library's)."""
+    for dt in FLOATS:
+        for vals in [[-0.0, 0.0], [-0.0, 0.0, np.inf, -np.inf, np.nan]]:
+            a = np.array(vals * 300, dt)
+            for name, fn, _ in FLOAT_FUNCS:
+                compare('%s(a)' % name, {'a': a}, fn(a), '%s(%s) of %s' % (
+                    name, dt, vals))
+
+
 def test_float_binary_functions():
     for da, db in itertools.product(ALL, ALL):
         a, b = pairs(da, db)
@@ -777,7 +790,8 @@ def test_float16_every_value():
 
 def main():
     for t in [test_binary, test_negative_integer_power, test_weak_literals,
-              test_unary, test_float_functions, test_float_binary_functions,
+              test_unary, test_float_functions, test_signed_zeros,
+              test_float_binary_functions,
               test_casts, test_where_and_clip, test_numpy_aliases,
               test_new_unary, test_new_binary, test_numpy_prefix_errors,
               test_benchmark_expressions, test_float16_every_value]:
