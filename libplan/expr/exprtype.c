@@ -806,6 +806,27 @@ type_binary (Typer * t, ExprNode * op)
     default:
       break;
   }
+  /* numpy computes x ** k for a float array x and a Python number k of
+   * 1, -1 and 0.5 as x, reciprocal(x) and sqrt(x) (ndarray.__pow__'s fast
+   * path, as for complex numbers): sqrt(-0) is -0 and sqrt(-inf) NaN where
+   * pow gives 0 and inf, and both are correctly rounded where pow may not
+   * be. (k = 0 is ones_like(x), which pow gives too: 1 for every x.) */
+  if (o == EXPR_OP_POW && op->name == NULL && is_weak (args[1])
+      && !is_weak (args[0]) && plan_dtype_is_float (args[0]->dtype)
+      && args[1]->weak != EXPR_WEAK_COMPLEX) {
+    gdouble k = weak_as_double (args[1]);
+
+    if (k == 1)
+      return _plan_expr_convert (t, args[0], s);
+    if (k == -1 || k == 0.5) {
+      op->op = k == -1 ? EXPR_OP_RECIPROCAL : EXPR_OP_SQRT;
+      op->n_args = 1;
+      args[0] = _plan_expr_convert (t, args[0], s);
+      args[1] = NULL;
+      op->dtype = s;
+      return finish_op (t, op);
+    }
+  }
   /* x ** 2 is x * x: the same value bit for bit (pow is exact there),
    * without a call to pow per element. A unary operation keeps the tree a
    * tree (sharing x between two operands would make it a graph). */

@@ -336,6 +336,17 @@ def test_weak_literals():
                         ignore_zero_sign='maximum' in src)
 
 
+def test_float_scalar_powers():
+    """x ** k for a float x and a literal k of 0.5, -1, 0, 1, 2 is
+    ndarray.__pow__'s fast path, sqrt(x), reciprocal(x), ones, x,
+    square(x): bit for bit (sqrt(-0) is -0, sqrt(-inf) NaN)."""
+    for dt in FLOATS:
+        a = samples(dt, 600)
+        for k in ['0.5', '-1', '-1.0', '0', '1', '1.0', '2', '0.0']:
+            src = 'a ** %s' % k
+            compare(src, {'a': a}, eval(src), dt)
+
+
 # ---- unary operators and functions ----
 
 UNARY_OPS = [('-a', np.negative), ('~a', np.invert), ('!a', np.logical_not),
@@ -790,6 +801,7 @@ def test_float16_every_value():
 
 def main():
     for t in [test_binary, test_negative_integer_power, test_weak_literals,
+              test_float_scalar_powers,
               test_unary, test_float_functions, test_signed_zeros,
               test_float_binary_functions,
               test_casts, test_where_and_clip, test_numpy_aliases,
