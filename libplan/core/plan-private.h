@@ -224,6 +224,47 @@ gboolean _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
 G_GNUC_INTERNAL
 gboolean _plan_h5_writer_close (PlanH5Writer * w, GError ** error);
 
+/* planh5.c is built into a module of its own, libplan-hdf5.so, which
+ * planh5-load.c loads the first time a process opens or writes an HDF5
+ * file: libhdf5 and the libraries it links (curl, TLS, Kerberos, LDAP...)
+ * then cost nothing to a process that reads .npy files, where loading
+ * them made up some 8 ms of CPU time of every start-up. The module hands
+ * libplan this table (planh5-module.c); _plan_h5_*() above, in libplan,
+ * call through it. */
+#define PLAN_H5_MODULE_VERSION 1
+
+typedef struct
+{
+  guint version;                /* PLAN_H5_MODULE_VERSION */
+  gsize size;                   /* sizeof (PlanH5Module) */
+  PlanH5Dataset *(*dataset_open) (const gchar * filename, const gchar * path,
+      PlanArrayInfo * info, guint64 * align_rows, guint64 * data_offset,
+      GError ** error);
+  const gchar *(*dataset_get_path) (PlanH5Dataset * d);
+  gboolean (*dataset_read_rows) (PlanH5Dataset * d, guint64 first,
+      guint64 n_rows, guint8 * dest, GError ** error);
+  gboolean (*dataset_decodes_here) (PlanH5Dataset * d);
+  gboolean (*dataset_maps_chunks) (PlanH5Dataset * d);
+  gboolean (*dataset_chunk_offset) (PlanH5Dataset * d, guint64 chunk,
+      guint64 * offset);
+  void (*dataset_close) (PlanH5Dataset * d);
+  PlanH5Writer *(*writer_create) (const gchar * filename, const gchar * path,
+      const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
+      gboolean add, GError ** error);
+  PlanH5Writer *(*writer_create_full) (const gchar * filename,
+      const gchar * path, const PlanArrayInfo * info, guint64 chunk_rows,
+      guint gzip_level, gboolean add, gint64 fixed_rows, GError ** error);
+  GArray *(*writer_get_chunks) (PlanH5Writer * w, guint64 * chunk_rows,
+      GError ** error);
+  gboolean (*writer_append) (PlanH5Writer * w, const guint8 * data,
+      guint64 n_rows, GError ** error);
+  gboolean (*writer_close) (PlanH5Writer * w, GError ** error);
+} PlanH5Module;
+
+/* The module's one exported function. */
+typedef const PlanH5Module *(*PlanH5ModuleGetFunc) (void);
+#define PLAN_H5_MODULE_GET "plan_h5_module_get"
+
 /* planzarr.c, with Zarr only: one array of a Zarr v2 directory store. */
 typedef struct _PlanZarrArray PlanZarrArray;
 

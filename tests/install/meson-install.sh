@@ -64,6 +64,23 @@ import numpy as np
 a = np.load('$tmp/in.npy'); b = np.load('$tmp/out.npy')
 assert b.dtype == a.dtype and np.array_equal(b, a * 2 + 1), b"
 
+# A build with HDF5: the module libplan loads on first use was installed
+# beside it, and an HDF5 file reads through it.
+if grep -q '^#define HAVE_HDF5 1' "$build/config.h"; then
+  [ -f "$libdir/plan-1.0/libplan-hdf5.so" ] || fail "no $libdir/plan-1.0/libplan-hdf5.so"
+  if /usr/bin/python3 -c "import h5py" 2>/dev/null; then
+    /usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('$tmp/in.h5', 'w') as f:
+    f['x'] = np.arange(1000.0)"
+    "${gst[@]}" gst-launch-1.0 -q planfilesrc location="$tmp/in.h5" ! \
+      planfilesink location="$tmp/h5.npy"
+    /usr/bin/python3 -c "
+import numpy as np
+assert np.array_equal(np.load('$tmp/h5.npy'), np.arange(1000.0))"
+  fi
+fi
+
 # plan-launch runs from where it was installed.
 "${gst[@]}" "$root/bin/plan-launch" --version | grep -q "^plan-launch $version " ||
   fail "plan-launch --version"

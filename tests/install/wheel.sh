@@ -25,7 +25,7 @@ echo "== pip wheel"
   --no-index -w "$tmp/dist" "$tmp/gst-plan" > "$tmp/pip.log" 2>&1 ||
   { tail -n 60 "$tmp/pip.log"; fail "pip wheel"; }
 whl=$(ls "$tmp/dist"/gstplan-*.whl)
-/usr/bin/python3 - "$whl" <<'PY'
+/usr/bin/python3 - "$whl" "$(pkg-config --exists hdf5 && echo hdf5)" <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 for want in ("gstplan/__init__.py", "gstplan/_installed.py",
@@ -33,6 +33,10 @@ for want in ("gstplan/__init__.py", "gstplan/_installed.py",
              "gstplan/_lib/gstreamer-1.0/libgstplan.so",
              "gstplan/_lib/girepository-1.0/Plan-1.0.typelib"):
     assert want in names, (want, names)
+# Built with HDF5 where its development files are: its module beside
+# libplan, which libplan loads on first use.
+if sys.argv[2] == "hdf5":
+    assert "gstplan/_lib/plan-1.0/libplan-hdf5.so" in names, names
 print("wheel:", sys.argv[1].rsplit("/", 1)[-1], len(names), "files")
 PY
 
@@ -49,6 +53,23 @@ assert gstplan.__file__.startswith('$tmp/venv/'), gstplan.__file__
 f = Gst.Registry.get().find_plugin('plan').get_filename()
 assert f.startswith('$tmp/venv/'), f
 print('venv: gstplan and its plugin from', '$tmp/venv')"
+
+if pkg-config --exists hdf5 && /usr/bin/python3 -c "import h5py" 2>/dev/null; then
+  "${clean[@]}" "$tmp/venv/bin/python" -c "
+import gstplan, h5py, numpy as np
+from gi.repository import Gst
+with h5py.File('$tmp/in.h5', 'w') as f:
+    f['x'] = np.arange(100.0)
+p = Gst.parse_launch('planfilesrc location=$tmp/in.h5 ! planfilesink location=$tmp/h5.npy')
+p.set_state(Gst.State.PLAYING)
+m = p.get_bus().timed_pop_filtered(Gst.CLOCK_TIME_NONE,
+                                   Gst.MessageType.EOS | Gst.MessageType.ERROR)
+p.set_state(Gst.State.NULL)
+assert m.type == Gst.MessageType.EOS, m.parse_error()
+assert np.array_equal(np.load('$tmp/h5.npy'), np.arange(100.0))
+print('venv: an HDF5 file read through the HDF5 module')" ||
+    fail "reading an HDF5 file in the venv"
+fi
 
 echo "== a venv without system packages"
 "${clean[@]}" /usr/bin/python3 -m venv "$tmp/bare"

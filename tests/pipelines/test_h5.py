@@ -4,6 +4,8 @@ divide the shape, larger than a buffer, of one row), compressed, big-endian,
 empty; shards and seeks; and the errors of a missing dataset, a corrupt
 chunk, a truncated file, a filter libhdf5 lacks and an unsupported dtype."""
 import os
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -569,6 +571,51 @@ def typefinder_reports_hdf5():
         plantest.assert_same(got, np.arange(10.0), 'user block %d' % userblock)
 
 
+def hdf5_loaded_on_first_use():
+    """libhdf5 (and the libraries it links) is loaded by a process that
+    reads an HDF5 file, not by one that reads a .npy file; without the HDF5
+    module beside libplan, reading an HDF5 file fails with an error naming
+    the module (a .npy file still reads)."""
+    d = plantest.tmpdir()
+    npy, h5 = os.path.join(d, 'x.npy'), os.path.join(d, 'x.h5')
+    np.save(npy, np.arange(10.0))
+    with h5py.File(h5, 'w') as f:
+        f['x'] = np.arange(10.0)
+
+    def run(path, **env):
+        p = subprocess.run(
+            plantest.launcher() + ['-q', 'planfilesrc', 'location=' + path,
+                                   '!', 'planreduce', 'op=sum', '!',
+                                   'fakesink'],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            timeout=120, env=dict(os.environ, **env))
+        return p.returncode, p.stdout
+
+    for path, loads in [(npy, False), (h5, True)]:
+        rc, out = run(path, LD_DEBUG='files')
+        if rc != 0:
+            raise Failure('%s: rc %d\n%s' % (path, rc, out[-2000:]))
+        if ('libhdf5' in out) != loads:
+            raise Failure('%s: libhdf5 %s' % (
+                path, 'not loaded' if loads else 'loaded at start-up'))
+
+    # libplan alone in a folder the dynamic linker searches first.
+    build = os.environ.get('PLAN_BUILD_DIR')
+    lib = build and os.path.join(build, 'libplan', 'libplan-1.0.so.0')
+    if not lib or not os.path.exists(lib):
+        return
+    alone = os.path.join(d, 'alone')
+    os.mkdir(alone)
+    shutil.copy(lib, alone)
+    rc, out = run(h5, LD_LIBRARY_PATH=alone)
+    if rc == 0 or "HDF5 module (libplan-hdf5.so) could not be loaded" \
+            not in out or alone not in out:
+        raise Failure('no module: rc %d\n%s' % (rc, out))
+    rc, out = run(npy, LD_LIBRARY_PATH=alone)
+    if rc != 0:
+        raise Failure('no module, .npy: rc %d\n%s' % (rc, out))
+
+
 skip_without_hdf5()
 plantest.run_cases([
     ('every dtype and layout', every_dtype_and_layout),
@@ -591,4 +638,5 @@ plantest.run_cases([
     ('add mode failures leave the file', add_mode_failures_leave_the_file),
     ('the HDF5 sink refuses a FIFO', h5_sink_refuses_a_fifo),
     ('the typefinder reports HDF5', typefinder_reports_hdf5),
+    ('HDF5 is loaded on first use', hdf5_loaded_on_first_use),
 ])

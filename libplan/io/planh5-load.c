@@ -1,0 +1,214 @@
+/* gst-plan
+ * Copyright (C) 2026 the gst-plan authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* HDF5 on first use: libplan's _plan_h5_*() load the HDF5 module
+ * (libplan-hdf5.so, planh5.c) the first time a file is opened or
+ * written, and call through the table it hands back (plan-private.h says
+ * why). The module is looked for beside libplan: in plan-1.0/ of the
+ * directory libplan was loaded from (an installation, a wheel), then in
+ * that directory itself (the build tree). It stays loaded for the life of
+ * the process. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "libplan/core/plan-private.h"
+#include <libplan/planerror.h>
+
+#include <dlfcn.h>
+#include <gmodule.h>
+
+/* The module's file and the folder it is installed in, beside libplan:
+ * libplan/meson.build's names. */
+#define MODULE_NAME "libplan-hdf5.so"
+#define MODULE_SUBDIR "plan-1.0"
+
+static const PlanH5Module *h5;  /* set once, under load_lock */
+static gchar *load_error;       /* why it could not be loaded, once */
+static GMutex load_lock;
+
+/* The directory libplan was loaded from. */
+static gchar *
+library_dir (void)
+{
+  Dl_info info;
+
+  if (dladdr ((gpointer) library_dir, &info) == 0 || info.dli_fname == NULL)
+    return NULL;
+  return g_path_get_dirname (info.dli_fname);
+}
+
+static const PlanH5Module *
+load (GError ** error)
+{
+  const PlanH5Module *m = g_atomic_pointer_get (&h5);
+
+  if (m)
+    return m;
+
+  g_mutex_lock (&load_lock);
+  if (h5 == NULL && load_error == NULL) {
+    gchar *dir = library_dir ();
+    const gchar *const subdirs[] = { MODULE_SUBDIR, NULL };
+    GString *tried = g_string_new (NULL);
+    guint i;
+
+    for (i = 0; dir && i < G_N_ELEMENTS (subdirs) && h5 == NULL; i++) {
+      gchar *path = subdirs[i] ?
+          g_build_filename (dir, subdirs[i], MODULE_NAME, NULL) :
+          g_build_filename (dir, MODULE_NAME, NULL);
+      GModule *module;
+      gpointer get = NULL;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+        g_string_append_printf (tried, "%s'%s' (absent)",
+            tried->len ? ", " : "", path);
+        g_free (path);
+        continue;
+      }
+      module = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+      if (module == NULL) {
+        g_string_append_printf (tried, "%s'%s' (%s)", tried->len ? ", " : "",
+            path, g_module_error ());
+      } else if (!g_module_symbol (module, PLAN_H5_MODULE_GET, &get)
+          || get == NULL) {
+        g_string_append_printf (tried, "%s'%s' (no %s)",
+            tried->len ? ", " : "", path, PLAN_H5_MODULE_GET);
+        g_module_close (module);
+      } else {
+        m = ((PlanH5ModuleGetFunc) get) ();
+        if (m == NULL || m->version != PLAN_H5_MODULE_VERSION
+            || m->size != sizeof (PlanH5Module)) {
+          g_string_append_printf (tried, "%s'%s' (built from another version "
+              "of gst-plan)", tried->len ? ", " : "", path);
+          g_module_close (module);
+        } else {
+          /* Kept loaded: the table points into it. */
+          g_module_make_resident (module);
+          g_atomic_pointer_set (&h5, m);
+        }
+      }
+      g_free (path);
+    }
+    if (h5 == NULL)
+      load_error = dir ? g_string_free (tried, FALSE) :
+          g_strdup ("libplan's own directory is unknown");
+    else
+      g_string_free (tried, TRUE);
+    g_free (dir);
+  }
+  m = h5;
+  if (m == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "HDF5 files cannot be read or written: gst-plan's HDF5 module (%s) "
+        "could not be loaded: tried %s", MODULE_NAME, load_error);
+  g_mutex_unlock (&load_lock);
+  return m;
+}
+
+PlanH5Dataset *
+_plan_h5_dataset_open (const gchar * filename, const gchar * path,
+    PlanArrayInfo * info, guint64 * align_rows, guint64 * data_offset,
+    GError ** error)
+{
+  const PlanH5Module *m = load (error);
+
+  return m ? m->dataset_open (filename, path, info, align_rows, data_offset,
+      error) : NULL;
+}
+
+/* The functions on an open dataset or writer: the module is loaded. */
+
+const gchar *
+_plan_h5_dataset_get_path (PlanH5Dataset * d)
+{
+  return h5->dataset_get_path (d);
+}
+
+gboolean
+_plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first,
+    guint64 n_rows, guint8 * dest, GError ** error)
+{
+  return h5->dataset_read_rows (d, first, n_rows, dest, error);
+}
+
+gboolean
+_plan_h5_dataset_decodes_here (PlanH5Dataset * d)
+{
+  return h5->dataset_decodes_here (d);
+}
+
+gboolean
+_plan_h5_dataset_maps_chunks (PlanH5Dataset * d)
+{
+  return h5->dataset_maps_chunks (d);
+}
+
+gboolean
+_plan_h5_dataset_chunk_offset (PlanH5Dataset * d, guint64 chunk,
+    guint64 * offset)
+{
+  return h5->dataset_chunk_offset (d, chunk, offset);
+}
+
+void
+_plan_h5_dataset_close (PlanH5Dataset * d)
+{
+  if (d)
+    h5->dataset_close (d);
+}
+
+PlanH5Writer *
+_plan_h5_writer_create (const gchar * filename, const gchar * path,
+    const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
+    gboolean add, GError ** error)
+{
+  const PlanH5Module *m = load (error);
+
+  return m ? m->writer_create (filename, path, info, chunk_rows, gzip_level,
+      add, error) : NULL;
+}
+
+PlanH5Writer *
+_plan_h5_writer_create_full (const gchar * filename, const gchar * path,
+    const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
+    gboolean add, gint64 fixed_rows, GError ** error)
+{
+  const PlanH5Module *m = load (error);
+
+  return m ? m->writer_create_full (filename, path, info, chunk_rows,
+      gzip_level, add, fixed_rows, error) : NULL;
+}
+
+GArray *
+_plan_h5_writer_get_chunks (PlanH5Writer * w, guint64 * chunk_rows,
+    GError ** error)
+{
+  return h5->writer_get_chunks (w, chunk_rows, error);
+}
+
+gboolean
+_plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
+    guint64 n_rows, GError ** error)
+{
+  return h5->writer_append (w, data, n_rows, error);
+}
+
+gboolean
+_plan_h5_writer_close (PlanH5Writer * w, GError ** error)
+{
+  if (w == NULL)
+    return TRUE;
+  return h5->writer_close (w, error);
+}
