@@ -27,18 +27,70 @@
  */
 
 #include "exprtable.h"
+#include "half.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #define KERNEL_ARGS size_t n, void *restrict o_, const void *restrict a_, \
     const void *restrict b_, const void *restrict c_
 
-#define HK1(fn) \
+/* A function of one operand has 65536 float16 arguments: its results,
+ * float16(fn(float(h))) for every h, are a table of 128 KiB, filled on
+ * first use (a millisecond), and the kernel looks them up, which is faster
+ * than the C library's scalar function and gives its bits. The operand
+ * (a float16 converted to float) is one of those 65536 values; one that is
+ * not (there is none) would get fn itself. */
+enum
+{
+  T_SIN, T_COS, T_TAN, T_EXP, T_EXP2, T_EXPM1, T_LOG, T_LOG2, T_LOG10,
+  T_LOG1P, T_CBRT, T_ASIN, T_ACOS, T_ATAN, T_SINH, T_COSH, T_TANH, T_ASINH,
+  T_ACOSH, T_ATANH, T_N
+};
+
+static guint16 tables[T_N][65536];
+static gsize tables_done[T_N];
+
+static const guint16 *
+table (int k, float (*fn) (float))
+{
+  if (g_once_init_enter (&tables_done[k])) {
+    guint32 h;
+
+    for (h = 0; h < 65536; h++)
+      tables[k][h] = _plan_half_from_float (fn (_plan_half_to_float (h)));
+    g_once_init_leave (&tables_done[k], 1);
+  }
+  return tables[k];
+}
+
+/* In blocks: the operands' float16 bits first (a loop that vectorises),
+ * then the lookups. Every operand of a block is read before its results
+ * are written, so in-place evaluation is correct. */
+#define HK1(fn, k) \
   static void k_ ## fn (KERNEL_ARGS) { \
-    float *o = o_; const float *a = a_; size_t i; \
+    float *o = o_; const float *a = a_; size_t i0, i; \
+    const guint16 *t = table (k, fn); \
     (void) b_; (void) c_; \
-    for (i = 0; i < n; i++) o[i] = fn (a[i]); }
+    for (i0 = 0; i0 < n; i0 += 256) { \
+      size_t m = n - i0 < 256 ? n - i0 : 256; \
+      guint16 hb[256]; \
+      guint32 off = 0; \
+      for (i = 0; i < m; i++) { \
+        float x = a[i0 + i], back; \
+        guint32 xb, bb; \
+        hb[i] = _plan_half_from_float (x); \
+        back = _plan_half_to_float (hb[i]); \
+        memcpy (&xb, &x, 4); \
+        memcpy (&bb, &back, 4); \
+        off |= xb ^ bb; } \
+      if (G_LIKELY (off == 0)) { \
+        for (i = 0; i < m; i++) \
+          o[i0 + i] = _plan_half_to_float (t[hb[i]]); \
+      } else { \
+        for (i = 0; i < m; i++) \
+          o[i0 + i] = fn (a[i0 + i]); } } }
 
 #define HK2(fn) \
   static void k_ ## fn (KERNEL_ARGS) { \
@@ -78,10 +130,13 @@ logaddexp2_f32 (float x, float y)
   return d;
 }
 
-HK1 (sinf) HK1 (cosf) HK1 (tanf) HK1 (expf) HK1 (exp2f) HK1 (expm1f)
-HK1 (logf) HK1 (log2f) HK1 (log10f) HK1 (log1pf) HK1 (cbrtf)
-HK1 (asinf) HK1 (acosf) HK1 (atanf) HK1 (sinhf) HK1 (coshf) HK1 (tanhf)
-HK1 (asinhf) HK1 (acoshf) HK1 (atanhf)
+HK1 (sinf, T_SIN) HK1 (cosf, T_COS) HK1 (tanf, T_TAN) HK1 (expf, T_EXP)
+HK1 (exp2f, T_EXP2) HK1 (expm1f, T_EXPM1) HK1 (logf, T_LOG)
+HK1 (log2f, T_LOG2) HK1 (log10f, T_LOG10) HK1 (log1pf, T_LOG1P)
+HK1 (cbrtf, T_CBRT) HK1 (asinf, T_ASIN) HK1 (acosf, T_ACOS)
+HK1 (atanf, T_ATAN) HK1 (sinhf, T_SINH) HK1 (coshf, T_COSH)
+HK1 (tanhf, T_TANH) HK1 (asinhf, T_ASINH) HK1 (acoshf, T_ACOSH)
+HK1 (atanhf, T_ATANH)
 HK2 (atan2f) HK2 (hypotf) HK2 (powf) HK2 (logaddexp_f32)
 HK2 (logaddexp2_f32)
 
