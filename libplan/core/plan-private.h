@@ -319,6 +319,25 @@ G_GNUC_INTERNAL
 gboolean _plan_zarr_writer_close_chunks (PlanZarrWriter * w,
     GError ** error);
 
+/* libblosc's functions that planzarr.c and planzarr-writer.c call, opened
+ * the first time a blosc chunk is to be read or written rather than with
+ * libplan: loading it (with libstdc++, snappy and lz4) cost every process
+ * some 2 ms of CPU time at start-up. NULL with @error set when it cannot
+ * be opened. With HAVE_BLOSC only. */
+typedef struct
+{
+  int (*cbuffer_validate) (const void *cbuffer, size_t cbytes,
+      size_t * nbytes);
+  int (*decompress_ctx) (const void *src, void *dest, size_t destsize,
+      int numinternalthreads);
+  int (*compress_ctx) (int clevel, int doshuffle, size_t typesize,
+      size_t nbytes, const void *src, void *dest, size_t destsize,
+      const char *compressor, size_t blocksize, int numinternalthreads);
+} PlanBlosc;
+
+G_GNUC_INTERNAL
+const PlanBlosc * _plan_zarr_blosc (GError ** error);
+
 /* planfilewriter.c: rank 0's part of an output shared by the ranks of an
  * MPI job (planshardwriter.c). */
 G_GNUC_INTERNAL

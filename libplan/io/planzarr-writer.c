@@ -163,7 +163,8 @@ encode_chunk (PlanZarrWriter * w, guint8 * data, gsize size, gsize * out)
       gint n;
 
       enc = g_malloc (bound);
-      n = blosc_compress_ctx (w->level, BLOSC_SHUFFLE,
+      /* Opened by _plan_zarr_writer_create (). */
+      n = _plan_zarr_blosc (NULL)->compress_ctx (w->level, BLOSC_SHUFFLE,
           plan_dtype_get_size (w->info.dtype), size, data, enc, bound,
           w->codec == PLAN_FILE_CODEC_BLOSC_LZ4 ? "lz4" : "zstd", 0, 1);
       if (n <= 0)
@@ -583,6 +584,11 @@ _plan_zarr_writer_create (const gchar * dir, const PlanArrayInfo * info,
         "zstd" : "blosc");
     return NULL;
   }
+#if HAVE_BLOSC
+  if (level > 0 && (codec == PLAN_FILE_CODEC_BLOSC_LZ4
+          || codec == PLAN_FILE_CODEC_BLOSC_ZSTD) && !_plan_zarr_blosc (error))
+    return NULL;
+#endif
   if (dtype_code (info->dtype) == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Zarr arrays of "
         "dtype %s are not written; only bool, integers, float16, float32, "

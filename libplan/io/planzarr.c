@@ -34,9 +34,66 @@
 #endif
 #if HAVE_BLOSC
 #include <blosc.h>
+#include <dlfcn.h>
 #endif
 #if HAVE_LIBDEFLATE
 #include <libdeflate.h>
+#endif
+
+#if HAVE_BLOSC
+/* c-blosc 1.x's library, opened by this name (its soname). */
+#define BLOSC_SONAME "libblosc.so.1"
+
+static PlanBlosc blosc_fns;
+static const PlanBlosc *blosc_loaded;   /* atomic; set once, under the lock */
+static gchar *blosc_error;      /* why it could not be opened, once */
+static GMutex blosc_lock;
+
+/* The prototypes are blosc.h's. */
+G_STATIC_ASSERT (__builtin_types_compatible_p (__typeof__
+        (&blosc_cbuffer_validate), __typeof__ (blosc_fns.cbuffer_validate)));
+G_STATIC_ASSERT (__builtin_types_compatible_p (__typeof__
+        (&blosc_decompress_ctx), __typeof__ (blosc_fns.decompress_ctx)));
+G_STATIC_ASSERT (__builtin_types_compatible_p (__typeof__
+        (&blosc_compress_ctx), __typeof__ (blosc_fns.compress_ctx)));
+
+const PlanBlosc *
+_plan_zarr_blosc (GError ** error)
+{
+  const PlanBlosc *b = g_atomic_pointer_get (&blosc_loaded);
+
+  if (b)
+    return b;
+  g_mutex_lock (&blosc_lock);
+  if (blosc_loaded == NULL && blosc_error == NULL) {
+    /* Kept open for the life of the process. */
+    void *lib = dlopen (BLOSC_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+    if (lib == NULL) {
+      blosc_error = g_strdup (dlerror ());
+    } else {
+      *(void **) &blosc_fns.cbuffer_validate = dlsym (lib,
+          "blosc_cbuffer_validate");
+      *(void **) &blosc_fns.decompress_ctx = dlsym (lib,
+          "blosc_decompress_ctx");
+      *(void **) &blosc_fns.compress_ctx = dlsym (lib, "blosc_compress_ctx");
+      if (blosc_fns.cbuffer_validate && blosc_fns.decompress_ctx
+          && blosc_fns.compress_ctx) {
+        g_atomic_pointer_set (&blosc_loaded, &blosc_fns);
+      } else {
+        blosc_error = g_strdup ("it lacks blosc_cbuffer_validate, "
+            "blosc_decompress_ctx or blosc_compress_ctx");
+        dlclose (lib);
+      }
+    }
+  }
+  b = blosc_loaded;
+  if (b == NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the blosc codec "
+        "needs %s, which could not be opened: %s", BLOSC_SONAME, blosc_error);
+  g_mutex_unlock (&blosc_lock);
+  return b;
+}
 #endif
 
 /* Metadata files larger than this are taken as corrupt. */
@@ -410,8 +467,11 @@ parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
     z->codec = CODEC_ZSTD;
 #endif
 #if HAVE_BLOSC
-  else if (g_strcmp0 (id, "blosc") == 0)
+  else if (g_strcmp0 (id, "blosc") == 0) {
+    if (!_plan_zarr_blosc (error))
+      return FALSE;
     z->codec = CODEC_BLOSC;
+  }
 #endif
   else {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its compressor "
@@ -662,8 +722,11 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
     z->codec = CODEC_ZSTD;
 #endif
 #if HAVE_BLOSC
-  else if (g_strcmp0 (name, "blosc") == 0)
+  else if (g_strcmp0 (name, "blosc") == 0) {
+    if (!_plan_zarr_blosc (error))
+      return FALSE;
     z->codec = CODEC_BLOSC;
+  }
 #endif
   else
     goto unsupported;
@@ -1059,9 +1122,12 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
 #if HAVE_BLOSC
     case CODEC_BLOSC:{
       size_t nbytes = 0;
-      ok = blosc_cbuffer_validate (sc->raw, size, &nbytes) == 0
+      /* Opened when the array was (parse_codec (), parse_v3_codec ()). */
+      const PlanBlosc *b = _plan_zarr_blosc (NULL);
+
+      ok = b->cbuffer_validate (sc->raw, size, &nbytes) == 0
           && nbytes == z->chunk_bytes
-          && blosc_decompress_ctx (sc->raw, to, z->chunk_bytes, 1)
+          && b->decompress_ctx (sc->raw, to, z->chunk_bytes, 1)
           == (gint) z->chunk_bytes;
       break;
     }

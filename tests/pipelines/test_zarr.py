@@ -584,6 +584,40 @@ def sink_failures_leave_the_store():
         raise Failure('temporary directories left: %s' % hidden)
 
 
+def blosc_opened_on_first_use():
+    """libblosc is opened by a process that reads or writes blosc chunks,
+    not by one that reads a .npy file or a Zarr array of another codec."""
+    d = plantest.tmpdir()
+    npy = os.path.join(d, 'x.npy')
+    np.save(npy, np.arange(100.0))
+    zstd, blosc = os.path.join(d, 'zstd.zarr'), os.path.join(d, 'blosc.zarr')
+    zarr.array(np.arange(100.0), chunks=(30,), store=zstd,
+               compressor=CODECS['zstd'])
+    zarr.array(np.arange(100.0), chunks=(30,), store=blosc,
+               compressor=CODECS['blosc-lz4'])
+    out = os.path.join(d, 'out.zarr')
+    for words, opens in [
+            (['planfilesrc', 'location=' + npy, '!', 'fakesink'], False),
+            (['planfilesrc', 'location=' + zstd, '!', 'fakesink'], False),
+            (['planfilesrc', 'location=' + blosc, '!', 'fakesink'], True),
+            (['planfilesrc', 'location=' + npy, '!', 'planfilesink',
+              'location=' + out, 'compression=3', 'codec=blosc-zstd'],
+             True)]:
+        p = subprocess.run(plantest.launcher() + ['-q'] + words,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=120,
+                           env=dict(os.environ, LD_DEBUG='files'))
+        if p.returncode != 0:
+            raise Failure('%s: rc %d\n%s' % (' '.join(words), p.returncode,
+                                              p.stdout[-2000:]))
+        if ('libblosc' in p.stdout) != opens:
+            raise Failure('%s: libblosc %s' % (
+                ' '.join(words), 'not opened' if opens else
+                'opened though no blosc chunk was read or written'))
+    plantest.assert_same(zarr.open(out, mode='r')[...], np.arange(100.0),
+                         'blosc-zstd output')
+
+
 skip_without_zarr()
 plantest.run_cases([
     ('every dtype, layout and codec', every_dtype_layout_and_codec),
@@ -598,4 +632,5 @@ plantest.run_cases([
     ('groups, replace and add', sink_groups_replace_and_add),
     ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),
     ('sink failures leave the store', sink_failures_leave_the_store),
+    ('blosc is opened on first use', blosc_opened_on_first_use),
 ])
