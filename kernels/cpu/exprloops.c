@@ -12,8 +12,9 @@
  *
  * This file is compiled several times, once per instruction set
  * (-DEXPR_ISA=default, avx2, avx512 with the matching -march), and each
- * copy exports its table as _plan_expr_kernels_<isa>; libplan picks the best
- * one the CPU runs at start-up (libplan/expr/exprkernels.c). Every loop is
+ * copy exports its table as _plan_expr_kernels_<isa>; libplan picks the one
+ * of the widest set the CPU runs, for these loops and the reducer's alike
+ * (libplan/core/plancpuisa.c). Every loop is
  * a plain counted loop over restrict pointers that the compiler vectorises;
  * it is built with -O3 -fwrapv -fno-math-errno -fno-trapping-math, so
  * integer arithmetic wraps as numpy's does and sqrt and rounding inline.

@@ -31,6 +31,23 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 void _plan_debug_init (void);
 
+/* The copy of the CPU loops (expressions, reductions) that runs: the
+ * widest instruction set the CPU has among those built (core/plancpuisa.c).
+ * The values index the per-set tables. */
+typedef enum
+{
+  PLAN_CPU_ISA_DEFAULT,
+  PLAN_CPU_ISA_AVX2,
+  PLAN_CPU_ISA_AVX512,
+} PlanCpuIsa;
+
+G_GNUC_INTERNAL
+PlanCpuIsa _plan_cpu_isa (void);
+
+/* "default", "avx2" or "avx512". */
+G_GNUC_INTERNAL
+const gchar *_plan_cpu_isa_name (void);
+
 G_GNUC_INTERNAL
 void plan_device_count_host_wait (PlanDevice * device);
 

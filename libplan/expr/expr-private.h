@@ -130,10 +130,9 @@ const gchar *_plan_expr_op_name (ExprOp op);
 PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);
 
 
-/* The table for the best instruction set this CPU has. */
+/* The table of the instruction set the CPU loops run in
+ * (_plan_cpu_isa ()). */
 const ExprKernelTable *_plan_expr_kernels (void);
-/* Name of the instruction set the table was built for. */
-const gchar *_plan_expr_kernels_isa (void);
 
 ExprKernel _plan_expr_node_kernel (const ExprNode * node);
 

@@ -50,6 +50,7 @@
 #include <libplan/planerror.h>
 #include <libplan/planparallel.h>
 #include "expr-private.h"
+#include "libplan/core/plan-private.h"
 
 #include <string.h>
 
@@ -999,7 +1000,7 @@ compile_full (const gchar * source, guint n_names,
   GST_DEBUG ("compiled '%s' to %u instructions, %u temporaries, %u "
       "constants, result %s (%s kernels)", source, expr->n_instrs,
       expr->n_temps, expr->n_consts, plan_dtype_to_string (expr->dtype),
-      _plan_expr_kernels_isa ());
+      _plan_cpu_isa_name ());
   return expr;
 
 failed:
@@ -1159,16 +1160,17 @@ plan_expr_uses_name (const PlanExpr * expr, guint index)
 /**
  * plan_expr_get_cpu_isa:
  *
- * Returns: (transfer none): the instruction set the CPU kernels run with:
- *   "avx512", "avx2" or "default". The environment variable
- *   `PLAN_EXPR_ISA` (same values) lowers it, for tests and benchmarks.
+ * Returns: (transfer none): the instruction set the CPU kernels (the
+ *   expressions' and the reductions') run with: "avx512", "avx2" or
+ *   "default". The environment variable `PLAN_CPU_ISA` ("default" or
+ *   "avx2") lowers it, for tests and benchmarks.
  *
  * Since: 0.1
  */
 const gchar *
 plan_expr_get_cpu_isa (void)
 {
-  return _plan_expr_kernels_isa ();
+  return _plan_cpu_isa_name ();
 }
 
 /* ---- evaluation ---- */

@@ -26,22 +26,16 @@
 #include <math.h>
 #include <string.h>
 
-/* The block loops are compiled for the widest vectors the CPU has (chosen
- * once, when the library loads). Every clone does the same IEEE operations
- * on the same lanes in the same order, and none contracts a multiply and
- * an add, so they give bit-identical results (build with
- * -DPLAN_REDUCER_NO_CLONES to compare). */
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute) \
-    && !defined(PLAN_REDUCER_NO_CLONES)
-#if __has_attribute (target_clones) && !defined(__clang__)
-#define BLOCK_CLONES __attribute__ ((target_clones ("avx512f", "avx2", \
-            "default")))
-#elif __has_attribute (target_clones)
-/* clang 14 fails to select some AVX-512 integer compares in these loops. */
-#define BLOCK_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#endif
-#endif
-#ifndef BLOCK_CLONES
+/* The block loops are compiled for the widest vectors the CPU has: this
+ * file is compiled once per instruction set (planreducer-isa.h), and each
+ * copy gives its loops (BLOCK_CLONES) that set, the rest of it being the
+ * baseline's. Every copy does the same IEEE operations on the same lanes in
+ * the same order, and none contracts a multiply and an add, so they give
+ * bit-identical results (PLAN_CPU_ISA=default runs the baseline's, to
+ * compare). */
+#ifdef PLAN_CPU_ISA_TARGET
+#define BLOCK_CLONES __attribute__ ((target (PLAN_CPU_ISA_TARGET)))
+#else
 #define BLOCK_CLONES
 #endif
 

@@ -18,6 +18,7 @@
 #include "planreducer-steps.h"
 #include <libplan/planexpr.h>
 #include "libplan/core/plan-private.h"
+#include "planreducer-isa.h"
 
 G_BEGIN_DECLS
 

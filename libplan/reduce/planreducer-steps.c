@@ -140,8 +140,8 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
     return TRUE;
   }
 
-  /* The choices of _plan_reducer_select_builtin(), by op and dtype (function pointers
-   * of the target_clones block functions do not compare reliably).
+  /* The choices of _plan_reducer_select_builtin(), by op and dtype (its
+   * block functions are those of one copy per instruction set).
    * float16 is reduced as float32 (its block functions are float32's);
    * complex numbers, which have NaNs too, by the algorithms of floats. */
   if (plan_dtype_is_complex (dt))

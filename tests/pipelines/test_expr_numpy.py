@@ -820,13 +820,13 @@ def main():
 if __name__ == '__main__':
     rc = main()
     # The kernels are built once per instruction set; check the lower ones
-    # too (PLAN_EXPR_ISA only lowers the choice, never raises it).
-    if rc == 0 and 'PLAN_EXPR_ISA' not in os.environ:
+    # too (PLAN_CPU_ISA only lowers the choice, never raises it).
+    if rc == 0 and 'PLAN_CPU_ISA' not in os.environ:
         import subprocess
         for isa in ['avx2', 'default']:
-            print('== again with PLAN_EXPR_ISA=%s' % isa)
+            print('== again with PLAN_CPU_ISA=%s' % isa)
             rc = subprocess.call([sys.executable, __file__],
-                                 env=dict(os.environ, PLAN_EXPR_ISA=isa))
+                                 env=dict(os.environ, PLAN_CPU_ISA=isa))
             if rc != 0:
                 break
     sys.exit(rc)
