@@ -220,6 +220,39 @@ _plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
   return ret;
 }
 
+/* Whether a duration or position query in @format is answered here, for
+ * an output of rows of @row bytes with the rate of @time: ROWS_NONE (time
+ * asked of rows not sampled in time: no answer), ROWS_UPSTREAM (the row
+ * size is not known yet, or another format: the parent class answers) or
+ * ROWS_HERE. */
+typedef enum
+{
+  ROWS_NONE,
+  ROWS_UPSTREAM,
+  ROWS_HERE,
+} RowsAnswer;
+
+static RowsAnswer
+rows_answer (GstFormat format, gsize row, const PlanArrayInfo * time)
+{
+  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (time))
+    return ROWS_NONE;
+  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+          && format != GST_FORMAT_TIME))
+    return ROWS_UPSTREAM;
+  return ROWS_HERE;
+}
+
+/* @rows of the output in @format (rows, bytes or time). */
+static gint64
+rows_in_format (GstFormat format, gint64 rows, gsize row,
+    const PlanArrayInfo * time)
+{
+  if (format == GST_FORMAT_TIME)
+    return plan_array_info_rows_to_time (time, rows);
+  return format == GST_FORMAT_BYTES ? rows * (gint64) row : rows;
+}
+
 /* The duration of the output, in rows or bytes of the output: the rows
  * its caps give, or else the first input's duration in rows made output
  * rows as output_range() makes them (a valid stencil's 2h fewer). Before
@@ -231,6 +264,7 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   PlanArrayInfo time;
   GstFormat format;
+  RowsAnswer answer;
   gint64 rows, in_rows;
   gsize row;
   GList *pads;
@@ -242,13 +276,10 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
   rows = priv->out_caps_rows;
   time = priv->out_time;
   GST_OBJECT_UNLOCK (self);
-  /* Time only for rows sampled in time. */
-  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
-    return FALSE;
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
-          && format != GST_FORMAT_TIME))
-    return GST_AGGREGATOR_CLASS (parent_class)->src_query
-        (GST_AGGREGATOR (self), query);
+  answer = rows_answer (format, row, &time);
+  if (answer != ROWS_HERE)
+    return answer == ROWS_UPSTREAM && GST_AGGREGATOR_CLASS
+        (parent_class)->src_query (GST_AGGREGATOR (self), query);
 
   if (rows < 0) {
     pads = _plan_kernel_element_get_sink_pads (self);
@@ -267,12 +298,8 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
       rows -= out_first;
     }
   }
-  if (format == GST_FORMAT_TIME)
-    gst_query_set_duration (query, format,
-        plan_array_info_rows_to_time (&time, rows));
-  else
-    gst_query_set_duration (query, format, format == GST_FORMAT_BYTES ?
-        rows * (gint64) row : rows);
+  gst_query_set_duration (query, format,
+      rows_in_format (format, rows, row, &time));
   return TRUE;
 }
 
@@ -284,6 +311,7 @@ answer_position (PlanKernelElement * self, GstQuery * query)
 {
   PlanArrayInfo time;
   GstFormat format;
+  RowsAnswer answer;
   gint64 rows;
   gsize row;
   GList *pads;
@@ -294,12 +322,10 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   row = GET_PRIV (self)->seek_row_size;
   time = GET_PRIV (self)->out_time;
   GST_OBJECT_UNLOCK (self);
-  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (&time))
-    return FALSE;
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
-          && format != GST_FORMAT_TIME))
-    return GST_AGGREGATOR_CLASS (parent_class)->src_query
-        (GST_AGGREGATOR (self), query);
+  answer = rows_answer (format, row, &time);
+  if (answer != ROWS_HERE)
+    return answer == ROWS_UPSTREAM && GST_AGGREGATOR_CLASS
+        (parent_class)->src_query (GST_AGGREGATOR (self), query);
 
   pads = _plan_kernel_element_get_sink_pads (self);
   ok = pads != NULL && gst_pad_peer_query_position (pads->data,
@@ -307,12 +333,8 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   g_list_free_full (pads, gst_object_unref);
   if (!ok)
     return FALSE;
-  if (format == GST_FORMAT_TIME)
-    gst_query_set_position (query, format,
-        plan_array_info_rows_to_time (&time, rows));
-  else
-    gst_query_set_position (query, format, format == GST_FORMAT_BYTES ?
-        rows * (gint64) row : rows);
+  gst_query_set_position (query, format,
+      rows_in_format (format, rows, row, &time));
   return TRUE;
 }
 
@@ -355,14 +377,10 @@ _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
       || (format == GST_FORMAT_TIME && row > 0
           && plan_array_info_has_rate (&time)))
     seekable = upstream_seekable (self, &start, &end);
-  if (seekable && format == GST_FORMAT_BYTES) {
-    start *= (gint64) row;
+  if (seekable) {
+    start = rows_in_format (format, start, row, &time);
     if (end > 0)
-      end *= (gint64) row;
-  } else if (seekable && format == GST_FORMAT_TIME) {
-    start = plan_array_info_rows_to_time (&time, start);
-    if (end > 0)
-      end = plan_array_info_rows_to_time (&time, end);
+      end = rows_in_format (format, end, row, &time);
   }
   gst_query_set_seeking (query, format, seekable, seekable ? start : -1,
       seekable ? end : -1);
