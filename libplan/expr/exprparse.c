@@ -566,6 +566,20 @@ parse_primary (Parser * p)
 
 static ExprNode *parse_unary (Parser * p);
 
+/* Steps over the operator at @pos to its operand, one level deeper (the
+ * caller steps back out when the operand is parsed): FALSE, with the
+ * error set, past MAX_NESTING levels or at a token that cannot be read. */
+static gboolean
+enter_operand (Parser * p, guint pos)
+{
+  if (++p->depth > MAX_DEPTH) {
+    parse_error (p, pos, "the expression is nested more than %d deep",
+        MAX_NESTING);
+    return FALSE;
+  }
+  return next_token (p);
+}
+
 /* power := primary ['**' unary]; right associative and, as in Python,
  * tighter than a unary minus on its left: -x**2 is -(x**2). */
 static ExprNode *
@@ -578,12 +592,7 @@ parse_power (Parser * p)
     return base;
   pos = p->tok.pos;
   len = p->tok.len;
-  if (++p->depth > MAX_DEPTH) {
-    parse_error (p, pos, "the expression is nested more than %d deep",
-        MAX_NESTING);
-    return NULL;
-  }
-  if (!next_token (p))
+  if (!enter_operand (p, pos))
     return NULL;
   exponent = parse_unary (p);
   p->depth--;
@@ -623,12 +632,7 @@ parse_unary (Parser * p)
   if (op == EXPR_OP_NONE)
     return parse_power (p);
 
-  if (++p->depth > MAX_DEPTH) {
-    parse_error (p, pos, "the expression is nested more than %d deep",
-        MAX_NESTING);
-    return NULL;
-  }
-  if (!next_token (p))
+  if (!enter_operand (p, pos))
     return NULL;
   arg = parse_unary (p);
   p->depth--;
@@ -692,12 +696,7 @@ parse_level (Parser * p, guint level)
           "'(a < b) && (b < c)' or add parentheses");
       return NULL;
     }
-    if (++p->depth > MAX_DEPTH) {
-      parse_error (p, pos, "the expression is nested more than %d deep",
-          MAX_NESTING);
-      return NULL;
-    }
-    if (!next_token (p))
+    if (!enter_operand (p, pos))
       return NULL;
     rhs = parse_level (p, level + 1);
     p->depth--;
@@ -722,12 +721,7 @@ parse_not (Parser * p)
 
   if (!(tok_is_op (p, EXPR_OP_LNOT) && len == 3))
     return parse_level (p, 0);
-  if (++p->depth > MAX_DEPTH) {
-    parse_error (p, pos, "the expression is nested more than %d deep",
-        MAX_NESTING);
-    return NULL;
-  }
-  if (!next_token (p))
+  if (!enter_operand (p, pos))
     return NULL;
   arg = parse_not (p);
   p->depth--;
@@ -744,12 +738,7 @@ parse_logic (Parser * p, ExprOp op)
   lhs = op == EXPR_OP_LOR ? parse_logic (p, EXPR_OP_LAND) : parse_not (p);
   while (lhs && tok_is_op (p, op)) {
     guint pos = p->tok.pos, len = p->tok.len;
-    if (++p->depth > MAX_DEPTH) {
-      parse_error (p, pos, "the expression is nested more than %d deep",
-          MAX_NESTING);
-      return NULL;
-    }
-    if (!next_token (p))
+    if (!enter_operand (p, pos))
       return NULL;
     rhs = op == EXPR_OP_LOR ? parse_logic (p, EXPR_OP_LAND) : parse_not (p);
     p->depth--;
