@@ -652,6 +652,23 @@ plan_device_memory_wait_idle (GstMemory * mem, PlanStream * stream,
   return ret;
 }
 
+/* @func on every device memory of @buffer, up to the first that fails. */
+static gboolean
+each_device_memory (GstBuffer * buffer, PlanStream * stream,
+    gboolean (*func) (GstMemory * mem, PlanStream * stream, GError ** error),
+    GError ** error)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (plan_is_device_memory (mem) && !func (mem, stream, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /**
  * plan_buffer_wait_ready:
  * @buffer: a #GstBuffer
@@ -669,16 +686,8 @@ gboolean
 plan_buffer_wait_ready (GstBuffer * buffer, PlanStream * stream,
     GError ** error)
 {
-  guint i, n = gst_buffer_n_memory (buffer);
-
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-
-    if (plan_is_device_memory (mem)
-        && !plan_device_memory_wait_ready (mem, stream, error))
-      return FALSE;
-  }
-  return TRUE;
+  return each_device_memory (buffer, stream, plan_device_memory_wait_ready,
+      error);
 }
 
 /**
@@ -730,16 +739,8 @@ gboolean
 plan_buffer_record_use (GstBuffer * buffer, PlanStream * stream,
     GError ** error)
 {
-  guint i, n = gst_buffer_n_memory (buffer);
-
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-
-    if (plan_is_device_memory (mem)
-        && !plan_device_memory_record_use (mem, stream, error))
-      return FALSE;
-  }
-  return TRUE;
+  return each_device_memory (buffer, stream, plan_device_memory_record_use,
+      error);
 }
 
 /**
