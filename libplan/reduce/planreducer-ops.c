@@ -546,20 +546,6 @@ DEFINE_INTEGER (uint64, guint64, U);
 
 /* numpy's nan-aware reductions, moments, count_nonzero and ptp --------- */
 
-/* The variance loops multiply and add; like every block loop they must
- * round each operation on its own, in every clone (a fused multiply-add
- * would change the bits between instruction sets). */
-#if defined(__clang__)
-#define NO_CONTRACT
-#define NO_CONTRACT_BODY _Pragma ("clang fp contract(off)")
-#elif defined(__GNUC__)
-#define NO_CONTRACT __attribute__ ((optimize ("fp-contract=off")))
-#define NO_CONTRACT_BODY
-#else
-#define NO_CONTRACT
-#define NO_CONTRACT_BODY
-#endif
-
 /* A NaN counts as @id (0 for sums, 1 for products). */
 #define NAN_AS(x, id) ((x) == (x) ? (gdouble) (x) : (id))
 
@@ -849,117 +835,50 @@ merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
   a->index += b->index;
 }
 
-/* Moments: Acc.index is the count, v.f + w.f the mean as a double-double
- * number, and lo the sum of squared deviations from it (M2). A block is
- * reduced in two passes over the block, which is in cache: the mean m of
- * its float64 lane sums, then the deviations from m, whose sum S1 corrects
- * the mean (to m + S1/n, kept as the pair) and M2 (the corrected two-pass
- * algorithm); blocks are merged with Chan, Golub and LeVeque's pairwise
- * update, in the fixed tree of the sums. The mean's second word keeps the
- * differences of block means exact when the mean is large against the
- * spread (1e9 + N(0, 1) keeps 15 digits of its variance, where one word
- * would lose 6). With @NAN_SKIP, NaNs are left out (nanvar). */
-
-/* a + b as a double-double (hi, lo), whatever their magnitudes. */
-static inline void NO_CONTRACT
-two_sum (gdouble a, gdouble b, gdouble * hi, gdouble * lo)
-{
-  gdouble s = a + b, bb = s - a;
-
-  *lo = (a - (s - bb)) + (b - bb);
-  *hi = s;
-}
+/* Moments: the steps of planreducer-steps.h (prk_moments_*) in the lane
+ * loops, the block in cache for its two passes. With @NAN_SKIP, NaNs are
+ * left out (nanvar). */
 #define DEFINE_BLOCK_MOMENTS(name, T, K, NAN_SKIP, tag) \
-  static void BLOCK_CLONES NO_CONTRACT \
+  static void BLOCK_CLONES \
   block_##tag##_##name (const PlanReducer * r, gconstpointer in, gsize n, \
       guint64 base, Acc * out, gpointer scratch) \
   { \
-    NO_CONTRACT_BODY \
     const T *x = in; \
     gdouble sum[LANES] = { 0 }, s1[LANES] = { 0 }, s2[LANES] = { 0 }; \
-    guint64 cnt[LANES] = { 0 }, count = 0; \
-    gdouble m, S1, S2, nn; \
-    Acc t; \
+    prk_u64 cnt[LANES] = { 0 }, count = 0; \
+    gdouble m; \
     guint k; \
     LANE_LOOP (0, n, \
         gdouble v = (gdouble) LOAD_##K (x[i]); \
         gboolean ok = !(NAN_SKIP) || v == v; \
-        sum[l] += ok ? v : 0.0; \
-        cnt[l] += ok); \
+        prk_moments_sum_step (&sum[l], &cnt[l], v, ok)); \
     for (k = 0; k < LANES; k++) \
       count += cnt[k]; \
     if (count == 0) { \
       memset (out, 0, sizeof (*out)); \
       return; \
     } \
-    nn = (gdouble) count; \
-    lanes_sum (sum, &t); \
-    m = t.v.f / nn; \
+    m = prk_moments_mean (sum, count); \
     LANE_LOOP (0, n, \
         gdouble v = (gdouble) LOAD_##K (x[i]); \
         gboolean ok = !(NAN_SKIP) || v == v; \
-        gdouble d = ok ? v - m : 0.0; \
-        gdouble dd = d * d; \
-        s1[l] += d; \
-        s2[l] += dd); \
-    lanes_sum (s1, &t); \
-    S1 = t.v.f; \
-    lanes_sum (s2, &t); \
-    S2 = t.v.f; \
-    out->index = count; \
-    two_sum (m, S1 / nn, &out->v.f, &out->w.f); \
-    if (!isfinite (out->v.f)) \
-      out->w.f = 0; \
-    out->lo = S2 - (S1 * S1) / nn; \
-    if (out->lo < 0) \
-      out->lo = 0; \
+        prk_moments_dev_step (&s1[l], &s2[l], v, m, ok)); \
+    prk_moments_block_end (s1, s2, count, m, out); \
   } \
-  static void NO_CONTRACT \
+  static void \
   column_##tag##_##name (PlanReducer * r, Acc * cols, gsize c0, \
       gsize c1, gconstpointer row, guint64 row_index, gpointer scratch) \
   { \
-    NO_CONTRACT_BODY \
     const T *x = row; \
     gsize c; \
     for (c = c0; c < c1; c++) { \
-      Acc *a = &cols[c]; \
-      gdouble v = (gdouble) LOAD_##K (x[c]), d, e; \
-      if ((NAN_SKIP) && v != v) \
-        continue; \
-      a->index++; \
-      d = (v - a->v.f) - a->w.f; \
-      two_sum (a->v.f, a->w.f + d / (gdouble) a->index, &a->v.f, &a->w.f); \
-      if (!isfinite (a->v.f)) \
-        a->w.f = 0; \
-      e = d * ((v - a->v.f) - a->w.f); \
-      a->lo += e; \
+      gdouble v = (gdouble) LOAD_##K (x[c]); \
+      if (!(NAN_SKIP) || v == v) \
+        prk_moments_column_step (&cols[c], v); \
     } \
   }
 
-/* Chan's merge; a holds the earlier elements. */
-static void NO_CONTRACT
-merge_moments (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  NO_CONTRACT_BODY gdouble n, delta, f, g, h;
-
-  if (b->index == 0)
-    return;
-  if (a->index == 0) {
-    *a = *b;
-    return;
-  }
-  n = (gdouble) (a->index + b->index);
-  delta = (b->v.f - a->v.f) + (b->w.f - a->w.f);
-  f = (gdouble) b->index / n;
-  g = delta * f;
-  two_sum (a->v.f, a->w.f + g, &a->v.f, &a->w.f);
-  if (!isfinite (a->v.f))
-    a->w.f = 0;
-  h = delta * delta;
-  h = h * ((gdouble) a->index * f);
-  a->lo = (a->lo + b->lo) + h;
-  a->index += b->index;
-}
+MERGE_FUNC (merge_moments, prk_merge_moments (a, b));
 
 /* count_nonzero (NaN is not zero, -0.0 is) and ptp (max - min in the
  * dtype, with wrap-around for integers as numpy's; NaN if any is NaN). */

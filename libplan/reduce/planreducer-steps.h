@@ -706,6 +706,178 @@ prk_merge_nanarg (PrkAcc * a, const PrkAcc * b, int is_min)
     *a = *b;
 }
 
+/* The moments of real values (var, std, nanvar, nanstd) ------------------
+ *
+ * The accumulator: index the count, v.f + w.f the mean as a double-double
+ * number, lo the sum of squared deviations from it (M2). A block is
+ * reduced in two passes over its lanes: the mean m of their float64 sums
+ * (prk_moments_sum_step(), prk_moments_mean()), then the deviations from m
+ * (prk_moments_dev_step()), whose sum S1 corrects the mean to m + S1/n,
+ * kept as the pair, and M2 (prk_moments_block_end(): the corrected
+ * two-pass algorithm). Blocks are merged with Chan, Golub and LeVeque's
+ * pairwise update (prk_merge_moments()) in the fixed tree of the sums;
+ * axis 0 accumulates a column block row by row (Welford,
+ * prk_moments_column_step()). The mean's second word keeps the
+ * differences of block means exact when the mean is large against the
+ * spread (1e9 + N(0, 1) keeps 15 digits of its variance, where one word
+ * would lose 6).
+ *
+ * Every operation is rounded on its own (no contraction: gcc
+ * -ffp-contract=off, NVRTC --fmad=false). Where two NaNs can meet in a
+ * sum or a product, which one the result keeps (its sign and payload) is
+ * not left to the compiler, which may swap the operands of a commutative
+ * operation wherever these steps are inlined: prk_add() and prk_mul()
+ * keep the left operand's NaN, as x86 does for the order written, so the
+ * CPU reducer and every device give the same NaN. @ok: whether the value
+ * counts (not a NaN that the nan versions leave out). */
+
+/* a + b and a * b; when both are NaN, a. A NaN a meets 0 (1), which
+ * it keeps: b's bits are masked, without a branch or a choice, so that
+ * the loops of these vectorise (a choice of an operand is a branch to gcc
+ * in the cloned loops, where an operation might trap). */
+PRK_HD double
+prk_add (double a, double b)
+{
+  PrkValue x;
+
+  x.f = b;
+  x.u &= (prk_u64) (a != a) - 1;
+  return a + x.f;
+}
+
+PRK_HD double
+prk_mul (double a, double b)
+{
+  PrkValue x, one;
+
+  x.f = b;
+  one.f = 1.0;
+  x.u = (x.u & ((prk_u64) (a != a) - 1)) | (one.u & (0 - (prk_u64) (a != a)));
+  return a * x.f;
+}
+
+/* ok ? x : 0.0, by a mask (as above). */
+PRK_HD double
+prk_keep (double x, int ok)
+{
+  PrkValue m;
+
+  m.f = x;
+  m.u &= 0 - (prk_u64) (ok != 0);
+  return m.f;
+}
+
+/* prk_lanes_sum() with prk_add(). */
+PRK_HD double
+prk_lanes_sum_ordered (double *v)
+{
+  unsigned int w, l;
+
+  for (w = PRK_LANES / 2; w > 0; w /= 2)
+    for (l = 0; l < w; l++)
+      v[l] = prk_add (v[l], v[l + w]);
+  return v[0];
+}
+
+/* prk_two_sum() with prk_add() for its sum; the error term is only used
+ * when the sum is finite. */
+PRK_HD void
+prk_two_sum_ordered (double a, double b, double *hi, double *lo)
+{
+  double s = prk_add (a, b), bb = s - a;
+
+  *lo = (a - (s - bb)) + (b - bb);
+  *hi = s;
+}
+
+/* Pass 0 of a lane: its sum and count. */
+PRK_HD void
+prk_moments_sum_step (double *s, prk_u64 * n, double v, int ok)
+{
+  *s = prk_add (*s, prk_keep (v, ok));
+  *n += (prk_u64) ok;
+}
+
+/* The mean of a block's @count values from its lanes' sums @s
+ * (overwritten). */
+PRK_HD double
+prk_moments_mean (double *s, prk_u64 count)
+{
+  return prk_lanes_sum_ordered (s) / (double) count;
+}
+
+/* Pass 1 of a lane: the deviations from the block mean @m, and their
+ * squares. */
+PRK_HD void
+prk_moments_dev_step (double *s1, double *s2, double v, double m, int ok)
+{
+  double d = prk_keep (v - m, ok);
+  double dd = d * d;
+
+  *s1 = prk_add (*s1, d);
+  *s2 = prk_add (*s2, dd);
+}
+
+/* A block of @count values (more than none) with mean @m, from its lanes'
+ * sums of deviations @s1 and of their squares @s2 (both overwritten). */
+PRK_HD void
+prk_moments_block_end (double *s1, double *s2, prk_u64 count, double m,
+    PrkAcc * out)
+{
+  double nn = (double) count, S1, S2;
+
+  S1 = prk_lanes_sum_ordered (s1);
+  S2 = prk_lanes_sum_ordered (s2);
+  out->index = count;
+  prk_two_sum_ordered (m, S1 / nn, &out->v.f, &out->w.f);
+  if (!prk_isfinite (out->v.f))
+    out->w.f = 0;
+  out->lo = S2 - (S1 * S1) / nn;
+  if (out->lo < 0)
+    out->lo = 0;
+}
+
+/* Chan's merge. */
+PRK_HD void
+prk_merge_moments (PrkAcc * a, const PrkAcc * b)
+{
+  double n, delta, f, g, h;
+
+  if (b->index == 0)
+    return;
+  if (a->index == 0) {
+    *a = *b;
+    return;
+  }
+  n = (double) (a->index + b->index);
+  delta = prk_add (b->v.f - a->v.f, b->w.f - a->w.f);
+  f = (double) b->index / n;
+  g = delta * f;
+  prk_two_sum_ordered (a->v.f, prk_add (a->w.f, g), &a->v.f, &a->w.f);
+  if (!prk_isfinite (a->v.f))
+    a->w.f = 0;
+  h = delta * delta;
+  h = h * ((double) a->index * f);
+  a->lo = prk_add (prk_add (a->lo, b->lo), h);
+  a->index += b->index;
+}
+
+/* One value @v (that counts) into a column block's accumulator. */
+PRK_HD void
+prk_moments_column_step (PrkAcc * a, double v)
+{
+  double d, e;
+
+  a->index++;
+  d = (v - a->v.f) - a->w.f;
+  prk_two_sum_ordered (a->v.f, prk_add (a->w.f, d / (double) a->index),
+      &a->v.f, &a->w.f);
+  if (!prk_isfinite (a->v.f))
+    a->w.f = 0;
+  e = prk_mul (d, (v - a->v.f) - a->w.f);
+  a->lo = prk_add (a->lo, e);
+}
+
 /* Complex ----------------------------------------------------------------
  *
  * numpy orders complex numbers lexicographically (the real parts, then the
@@ -984,28 +1156,9 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
       prk_merge_nanarg (a, b, P->algo == PRK_A_NANARGMIN);
       break;
     case PRK_A_VAR:
-    case PRK_A_NANVAR:{
-      double n, delta, f, g, h;
-
-      if (b->index == 0)
-        break;
-      if (a->index == 0) {
-        *a = *b;
-        break;
-      }
-      n = (double) (a->index + b->index);
-      delta = (b->v.f - a->v.f) + (b->w.f - a->w.f);
-      f = (double) b->index / n;
-      g = delta * f;
-      prk_two_sum (a->v.f, a->w.f + g, &a->v.f, &a->w.f);
-      if (!prk_isfinite (a->v.f))
-        a->w.f = 0;
-      h = delta * delta;
-      h = h * ((double) a->index * f);
-      a->lo = (a->lo + b->lo) + h;
-      a->index += b->index;
+    case PRK_A_NANVAR:
+      prk_merge_moments (a, b);
       break;
-    }
     case PRK_A_PTP:
       if (P->kind == PRK_KIND_F)
         prk_merge_ptp_f (a, b);
@@ -1497,16 +1650,10 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
         double v = prk_load_f (P, x, i);
         int ok = P->algo == PRK_A_VAR || v == v;
 
-        if (pass == 0) {
-          L->s += ok ? v : 0.0;
-          L->n += (prk_u64) ok;
-        } else {
-          double d = ok ? v - m : 0.0;
-          double dd = d * d;
-
-          L->c += d;
-          L->p += dd;
-        }
+        if (pass == 0)
+          prk_moments_sum_step (&L->s, &L->n, v, ok);
+        else
+          prk_moments_dev_step (&L->c, &L->p, v, m, ok);
         break;
       }
       case PRK_A_PTP:{
@@ -1547,11 +1694,11 @@ prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
   }
   if (mid->count == 0)
     return;
-  mid->m = prk_lanes_sum (sum) / (double) mid->count;
+  mid->m = prk_moments_mean (sum, mid->count);
   if (P->kind == PRK_KIND_C) {
     for (k = 0; k < PRK_LANES; k++)
       sum[k] = L[k].si;
-    mid->mi = prk_lanes_sum (sum) / (double) mid->count;
+    mid->mi = prk_moments_mean (sum, mid->count);
   }
 }
 
@@ -1673,27 +1820,15 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
       }
       break;
     case PRK_A_VAR:
-    case PRK_A_NANVAR:{
-      double nn, S1, S2;
-
+    case PRK_A_NANVAR:
       if (mid->count == 0)
         break;
-      nn = (double) mid->count;
       for (k = 0; k < PRK_LANES; k++) {
         v[k] = L[k].c;
         w[k] = L[k].p;
       }
-      S1 = prk_lanes_sum (v);
-      S2 = prk_lanes_sum (w);
-      out->index = mid->count;
-      prk_two_sum (mid->m, S1 / nn, &out->v.f, &out->w.f);
-      if (!prk_isfinite (out->v.f))
-        out->w.f = 0;
-      out->lo = S2 - (S1 * S1) / nn;
-      if (out->lo < 0)
-        out->lo = 0;
+      prk_moments_block_end (v, w, mid->count, mid->m, out);
       break;
-    }
   }
 }
 
@@ -2009,18 +2144,10 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
     }
     case PRK_A_VAR:
     case PRK_A_NANVAR:{
-      double v = prk_load_f (P, x, c), d, e;
+      double v = prk_load_f (P, x, c);
 
-      if (P->algo == PRK_A_NANVAR && v != v)
-        break;
-      a->index++;
-      d = (v - a->v.f) - a->w.f;
-      prk_two_sum (a->v.f, a->w.f + d / (double) a->index, &a->v.f,
-          &a->w.f);
-      if (!prk_isfinite (a->v.f))
-        a->w.f = 0;
-      e = d * ((v - a->v.f) - a->w.f);
-      a->lo += e;
+      if (P->algo == PRK_A_VAR || v == v)
+        prk_moments_column_step (a, v);
       break;
     }
   }

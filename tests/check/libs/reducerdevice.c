@@ -292,6 +292,82 @@ GST_START_TEST (test_every_op_on_sim_small)
 
 GST_END_TEST;
 
+/* The moments of values among which NaNs of both signs and of several
+ * payloads, and infinities, meet: a NaN result has the same bits on the
+ * CPU and the sim device, on every axis and for any chunking (the steps
+ * say which NaN a sum of two keeps). */
+GST_START_TEST (test_moments_nan_bits_equal_cpu_reducer)
+{
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  const guint64 specials[] = { 0x7ff8000000000000ull, 0xfff8000000000000ull,
+    0x7ff8000000000123ull, 0xfff8000000004560ull, 0x7ff0000000000000ull,
+    0xfff0000000000000ull
+  };
+  const PlanReduceOp ops[] = { PLAN_REDUCE_OP_VAR, PLAN_REDUCE_OP_STD,
+    PLAN_REDUCE_OP_NANVAR
+  };
+  const PlanDType dtypes[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_FLOAT32 };
+  const gint64 flat[] = { 9001 }, tall[] = { 2400, 7 }, rows[] = { 5, 4100 };
+  const struct
+  {
+    PlanReduceAxis axis;
+    guint ndim;
+    const gint64 *shape;
+    gsize chunk;
+  } layouts[] = {
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
+    {PLAN_REDUCE_AXIS_ROWS, 2, tall, 700},
+    {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
+  };
+  guint d, k, o, n_nan = 0;
+
+  for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+    for (k = 0; k < G_N_ELEMENTS (layouts); k++) {
+      PlanArrayInfo info;
+      gsize n_rows = layouts[k].shape[0], n, i;
+      guint8 *data;
+
+      info_set (&info, dtypes[d], layouts[k].ndim, layouts[k].shape);
+      n = n_rows * plan_array_info_get_row_elements (&info);
+      data = g_malloc (n * 8);
+      for (i = 0; i < n; i++) {
+        gdouble v = 1e3 + (gdouble) (i % 13);
+
+        if (i % 5 == 2)
+          memcpy (&v, &specials[(i / 5) % G_N_ELEMENTS (specials)], 8);
+        if (dtypes[d] == PLAN_DTYPE_FLOAT64)
+          ((gdouble *) data)[i] = v;
+        else
+          ((gfloat *) data)[i] = (gfloat) v;
+      }
+      column_rows = layouts[k].shape == tall ? 37 : 0;
+      for (o = 0; o < G_N_ELEMENTS (ops); o++) {
+        Result want, got;
+
+        reduce (NULL, ops[o], layouts[k].axis, &info, data, n_rows, n_rows,
+            1.0, &want);
+        reduce (device, ops[o], layouts[k].axis, &info, data, n_rows,
+            layouts[k].chunk, 1.0, &got);
+        fail_unless (want.ok && got.ok);
+        fail_unless (memcmp (got.values, want.values, want.size) == 0,
+            "op %d on %s, layout %u: not the CPU's bits", ops[o],
+            plan_dtype_to_string (dtypes[d]), k);
+        if (dtypes[d] == PLAN_DTYPE_FLOAT64 && isnan (*(gdouble *)
+                want.values))
+          n_nan++;
+        result_clear (&want);
+        result_clear (&got);
+      }
+      column_rows = 0;
+      g_free (data);
+    }
+  }
+  fail_unless (n_nan >= 4, "%u NaN results", n_nan);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_device_equals_cpu_reducer)
 {
   check_device ("cpu");
@@ -611,6 +687,7 @@ reducerdevice_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_every_op_on_sim_small);
+  tcase_add_test (tc, test_moments_nan_bits_equal_cpu_reducer);
   tcase_add_test (tc, test_cpu_device_equals_cpu_reducer);
   tcase_add_test (tc, test_sim_device_equals_cpu_reducer);
   tcase_add_test (tc, test_empty_and_all_nan);
