@@ -8,8 +8,8 @@
  */
 
 /* PlanReducer: the loops of every op and dtype (blocks, merges,
- * columns, finals), their tables, and the choice of them for an op and a
- * dtype; custom combiners. */
+ * columns; the finals are the steps'), their tables, and the choice of
+ * them for an op and a dtype; custom combiners. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -499,13 +499,6 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
       cols[c].v.u *= TO_U64_##K (x[c]); \
   }
 
-#define DEFINE_FINAL_VALUE(name, T, K) \
-  static void \
-  final_value_##name (const PlanReducer * r, const Acc * a, guint64 count, gpointer out) \
-  { \
-    *(T *) out = (T) VAL_##K (a); \
-  }
-
 #define DEFINE_DTYPE(name, T, K, MINV, MAXV, EMPTY_MIN, EMPTY_MAX) \
   DEFINE_BLOCK_DSUM (name, T, K) \
   DEFINE_BLOCK_KSUM (name, T, K) \
@@ -515,7 +508,6 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
   DEFINE_BLOCK_ARG (max, MAX, name, T, K, EMPTY_MAX) \
   DEFINE_BLOCK_ANYALL (name, T) \
   DEFINE_COLUMNS (name, T, K) \
-  DEFINE_FINAL_VALUE (name, T, K)
 
 /* Lanes of min/max start at the identity of the kind; the Value of a bool
  * or unsigned lane is v.u, of a signed one v.i, of a float one v.f. */
@@ -938,20 +930,7 @@ MERGE_FUNC (merge_moments, prk_merge_moments (a, b));
       WVAL_##K (&a) = LOAD_##K (x[c]); \
       r->merge (r, &cols[c], &a); \
     } \
-  } \
-  static void \
-  final_ptp_##name (const PlanReducer * r, const Acc * a, guint64 count, \
-      gpointer out) \
-  { \
-    *(T *) out = PTP_##K (T, a); \
   }
-
-/* max - min in T: floats subtract in T (as numpy, rounded once); integers
- * wrap. */
-#define PTP_F(T, a) ((T) ((T) (a)->v.f - (T) (a)->w.f))
-#define PTP_S(T, a) ((T) ((guint64) (a)->v.i - (guint64) (a)->w.i))
-#define PTP_U(T, a) ((T) ((a)->v.u - (a)->w.u))
-#define PTP_B(T, a) ((T) ((a)->v.u - (a)->w.u))
 
 #define DEFINE_MOMENTS_AND_COUNTS(name, T, K, MINV, MAXV) \
   DEFINE_BLOCK_MOMENTS (name, T, K, FALSE, var) \
@@ -974,135 +953,6 @@ DEFINE_MOMENTS_AND_COUNTS (int64, gint64, S, G_MININT64, G_MAXINT64);
 DEFINE_MOMENTS_AND_COUNTS (uint64, guint64, U, 0, G_MAXUINT64);
 DEFINE_MOMENTS_AND_COUNTS (float32, gfloat, F, -INFINITY, INFINITY);
 DEFINE_MOMENTS_AND_COUNTS (float64, gdouble, F, -INFINITY, INFINITY);
-
-/* Finals ---------------------------------------------------------------- */
-
-static void
-final_u64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(guint64 *) out = a->v.u;
-}
-
-static void
-final_sum_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gfloat *) out = (gfloat) (a->v.f + a->lo);
-}
-
-static void
-final_sum_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gdouble *) out = a->v.f + a->lo;
-}
-
-/* The mean of nothing is 0 / 0, NaN, as numpy's (which also warns). */
-static void
-final_mean_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) count);
-}
-
-static void
-final_mean_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gdouble *) out = (a->v.f + a->lo) / (gdouble) count;
-}
-
-static void
-final_prod_f32 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gfloat *) out = (gfloat) a->v.f;
-}
-
-static void
-final_prod_f64 (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gdouble *) out = a->v.f;
-}
-
-/* nanmean: the sum of the values that are not NaN over their count (NaN
- * when there is none, as numpy, which also warns). */
-static void
-final_nanmean_f32 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gfloat *) out = (gfloat) ((a->v.f + a->lo) / (gdouble) a->index);
-}
-
-static void
-final_nanmean_f64 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gdouble *) out = (a->v.f + a->lo) / (gdouble) a->index;
-}
-
-/* nanmin, nanmax: NaN when every value is NaN (numpy warns). */
-static void
-final_nanextreme_f32 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gfloat *) out = a->index ? (gfloat) a->v.f : NAN;
-}
-
-static void
-final_nanextreme_f64 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gdouble *) out = a->index ? a->v.f : NAN;
-}
-
-/* var: M2 / max(n - ddof, 0), as numpy (0 / 0 is NaN for no values, and a
- * positive M2 over 0 is inf); nanvar: NaN where n - ddof <= 0, as
- * numpy's. std is the square root, taken in float64. */
-static gdouble
-variance (const PlanReducer * r, const Acc * a)
-{
-  gdouble dof = (gdouble) a->index - r->ddof;
-
-  if (r->op == PLAN_REDUCE_OP_NANVAR || r->op == PLAN_REDUCE_OP_NANSTD)
-    return dof > 0 ? a->lo / dof : NAN;
-  return a->lo / MAX (dof, 0.0);
-}
-
-static void
-final_var_f32 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gfloat *) out = (gfloat) variance (r, a);
-}
-
-static void
-final_var_f64 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gdouble *) out = variance (r, a);
-}
-
-static void
-final_std_f32 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gfloat *) out = (gfloat) sqrt (variance (r, a));
-}
-
-static void
-final_std_f64 (const PlanReducer * r, const Acc * a, guint64 count,
-    gpointer out)
-{
-  *(gdouble *) out = sqrt (variance (r, a));
-}
-
-static void
-final_index (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(gint64 *) out = (gint64) a->index;
-}
-
-static void
-final_bool (const PlanReducer * r, const Acc * a, guint64 count, gpointer out)
-{
-  *(guint8 *) out = a->v.u != 0;
-}
 
 /* Kernel tables, indexed by input dtype ---------------------------------- */
 
@@ -1141,7 +991,6 @@ static const ColumnFunc arg_columns[PLAN_DTYPE_N] = ENTRIES (column_arg_);
 static const ColumnFunc any_columns[PLAN_DTYPE_N] = ENTRIES (column_any_);
 static const ColumnFunc all_columns[PLAN_DTYPE_N] = ENTRIES (column_all_);
 
-static const FinalFunc value_finals[PLAN_DTYPE_N] = ENTRIES (final_value_);
 
 /* Float-only tables (the nan ops of integers are the plain ops). */
 #define FLOAT_ENTRIES(prefix) { NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
@@ -1188,7 +1037,6 @@ static const ColumnFunc nonzero_columns[PLAN_DTYPE_N] =
 ENTRIES (column_nonzero_);
 static const BlockFunc ptp_blocks[PLAN_DTYPE_N] = ENTRIES (block_ptp_);
 static const ColumnFunc ptp_columns[PLAN_DTYPE_N] = ENTRIES (column_ptp_);
-static const FinalFunc ptp_finals[PLAN_DTYPE_N] = ENTRIES (final_ptp_);
 
 Kind
 _plan_reducer_dtype_kind (PlanDType dtype)
@@ -1315,13 +1163,10 @@ plan_reduce_op_has_identity (PlanReduceOp op)
 static void
 select_sum (PlanReducer * r, PlanDType dt)
 {
-  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
-
   if (r->op == PLAN_REDUCE_OP_SUM && !plan_dtype_is_float (dt)) {
     r->block = isum_blocks[dt];
     r->merge = merge_add_u64;
     r->column = isum_columns[dt];
-    r->final = final_u64;
     return;
   }
   if (_plan_reducer_needs_compensation (dt)) {
@@ -1334,10 +1179,6 @@ select_sum (PlanReducer * r, PlanDType dt)
     r->column_rows = dsum_rows[dt];
   }
   r->merge = merge_dd;
-  if (r->op == PLAN_REDUCE_OP_SUM)
-    r->final = is_f32 ? final_sum_f32 : final_sum_f64;
-  else
-    r->final = is_f32 ? final_mean_f32 : final_mean_f64;
 }
 
 static void
@@ -1348,13 +1189,11 @@ select_prod (PlanReducer * r, PlanDType dt)
     r->merge = merge_mul_f;
     r->column = fprod_columns[dt];
     r->column_rows = fprod_rows[dt];
-    r->final = dt == PLAN_DTYPE_FLOAT32 ? final_prod_f32 : final_prod_f64;
     r->identity.v.f = 1.0;
   } else {
     r->block = iprod_blocks[dt];
     r->merge = merge_mul_u64;
     r->column = iprod_columns[dt];
-    r->final = final_u64;
     r->identity.v.u = 1;
   }
 }
@@ -1386,13 +1225,11 @@ select_extreme (PlanReducer * r, PlanDType dt)
     r->merge = is_min ? argmin_merges[kind] : argmax_merges[kind];
     r->block = is_min ? argmin_blocks[dt] : argmax_blocks[dt];
     r->column = arg_columns[dt];
-    r->final = final_index;
   } else {
     r->merge = is_min ? min_merges[kind] : max_merges[kind];
     r->block = is_min ? min_blocks[dt] : max_blocks[dt];
     r->column = merge_columns[dt];
     r->column_rows = is_min ? min_rows[dt] : max_rows[dt];
-    r->final = value_finals[dt];
   }
   if (kind == KIND_F)
     r->identity.v.f = is_min ? INFINITY : -INFINITY;
@@ -1414,20 +1251,17 @@ select_nan (PlanReducer * r, PlanDType dt)
       r->block = is_f32 ? nandsum_blocks[dt] : nanksum_blocks[dt];
       r->merge = merge_dd;
       r->column = nanksum_columns[dt];
-      r->final = is_f32 ? final_sum_f32 : final_sum_f64;
       break;
     case PLAN_REDUCE_OP_NANPROD:
       r->block = nanfprod_blocks[dt];
       r->merge = merge_mul_f;
       r->column = nanfprod_columns[dt];
-      r->final = is_f32 ? final_prod_f32 : final_prod_f64;
       r->identity.v.f = 1.0;
       break;
     case PLAN_REDUCE_OP_NANMEAN:
       r->block = nanmean_blocks[dt];
       r->merge = merge_dd_count;
       r->column = nanksum_columns[dt];
-      r->final = is_f32 ? final_nanmean_f32 : final_nanmean_f64;
       break;
     case PLAN_REDUCE_OP_NANMIN:
     case PLAN_REDUCE_OP_NANMAX:{
@@ -1436,7 +1270,6 @@ select_nan (PlanReducer * r, PlanDType dt)
       r->block = is_min ? nanmin_blocks[dt] : nanmax_blocks[dt];
       r->merge = is_min ? merge_nanmin : merge_nanmax;
       r->column = nanmerge_columns[dt];
-      r->final = is_f32 ? final_nanextreme_f32 : final_nanextreme_f64;
       r->identity.v.f = is_min ? INFINITY : -INFINITY;
       break;
     }
@@ -1446,7 +1279,6 @@ select_nan (PlanReducer * r, PlanDType dt)
       r->block = is_min ? nanargmin_blocks[dt] : nanargmax_blocks[dt];
       r->merge = is_min ? merge_nanargmin : merge_nanargmax;
       r->column = nanmerge_columns[dt];
-      r->final = final_index;
       r->identity.v.f = is_min ? INFINITY : -INFINITY;
       r->identity.index = G_MAXUINT64;
       r->nan_arg = TRUE;
@@ -1461,17 +1293,10 @@ select_moments (PlanReducer * r, PlanDType dt)
 {
   gboolean nan = r->op == PLAN_REDUCE_OP_NANVAR
       || r->op == PLAN_REDUCE_OP_NANSTD;
-  gboolean is_std = r->op == PLAN_REDUCE_OP_STD
-      || r->op == PLAN_REDUCE_OP_NANSTD;
-  gboolean is_f32 = dt == PLAN_DTYPE_FLOAT32;
 
   r->block = nan ? nanvar_blocks[dt] : var_blocks[dt];
   r->merge = merge_moments;
   r->column = nan ? nanvar_columns[dt] : var_columns[dt];
-  if (is_std)
-    r->final = is_f32 ? final_std_f32 : final_std_f64;
-  else
-    r->final = is_f32 ? final_var_f32 : final_var_f64;
 }
 
 static void
@@ -1485,7 +1310,6 @@ select_ptp (PlanReducer * r, PlanDType dt)
   r->block = ptp_blocks[dt];
   r->merge = merges[kind];
   r->column = ptp_columns[dt];
-  r->final = ptp_finals[dt];
   if (kind == KIND_F) {
     r->identity.v.f = -INFINITY;
     r->identity.w.f = INFINITY;
@@ -1529,8 +1353,8 @@ _plan_reducer_plain_op (PlanReduceOp op)
  * the same operations as the device's by construction. float16 input is
  * converted to float32 (exactly) a block or a piece of a row at a time and
  * reduced by float32's functions, which accumulate in float64 as for
- * float32; the final rounds once to float16 through the steps' final,
- * which the device shares. */
+ * float32; the final rounds once to float16 (every reducer's final is
+ * the steps'). */
 
 static void
 block_steps (const PlanReducer * r, gconstpointer in, gsize n,
@@ -1738,7 +1562,6 @@ select_complex (PlanReducer * r)
   r->merge = merge_steps;
   r->column = column_steps;
   r->column_rows = NULL;
-  r->final = final_steps;
   if (r->op == PLAN_REDUCE_OP_SUM || r->op == PLAN_REDUCE_OP_MEAN) {
     r->block = block_csum;
     r->column = column_csum;
@@ -1791,14 +1614,14 @@ select_complex (PlanReducer * r)
   }
 }
 
-/* The steps' parameters of a complex or float16 reducer, once it is set
- * up. */
+/* The steps' parameters of a built-in reducer, once it is set up, and its
+ * final: prk_final() of planreducer-steps.h, the devices' final, for
+ * every op and dtype. */
 void
 _plan_reducer_prepare_steps (PlanReducer * r)
 {
-  if (plan_dtype_is_complex (r->input.dtype)
-      || r->input.dtype == PLAN_DTYPE_FLOAT16)
-    plan_reducer_get_device_steps (r, &r->prk, NULL, NULL);
+  plan_reducer_get_device_steps (r, &r->prk, NULL, NULL);
+  r->final = final_steps;
 }
 
 /* Picks the functions of a built-in op for the input dtype, and its
@@ -1824,7 +1647,6 @@ _plan_reducer_select_builtin (PlanReducer * r)
     r->column16 = r->column;
     r->column = column_f16;
     r->column_rows = NULL;
-    r->final = final_steps;
     return;
   }
   if (_plan_reducer_plain_op (op) != op) {
@@ -1849,7 +1671,6 @@ _plan_reducer_select_builtin (PlanReducer * r)
       r->block = nonzero_blocks[dt];
       r->merge = merge_add_u64;
       r->column = nonzero_columns[dt];
-      r->final = final_u64;
       break;
     case PLAN_REDUCE_OP_PTP:
       select_ptp (r, dt);
@@ -1875,13 +1696,11 @@ _plan_reducer_select_builtin (PlanReducer * r)
       r->block = any_blocks[dt];
       r->merge = merge_or;
       r->column = any_columns[dt];
-      r->final = final_bool;
       break;
     case PLAN_REDUCE_OP_ALL:
       r->block = all_blocks[dt];
       r->merge = merge_and;
       r->column = all_columns[dt];
-      r->final = final_bool;
       r->identity.v.u = 1;
       break;
     default:

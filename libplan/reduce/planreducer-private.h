@@ -100,10 +100,11 @@ struct _PlanReducer
                                  * is an error */
   PlanExpr *combiner;           /* custom: f(x, y) in the accumulator dtype */
   PlanExpr *cast;               /* custom: input to accumulator dtype, or NULL */
-  /* complex and float16 input: the steps of planreducer-steps.h (complex:
-   * block, merge, column and final; float16: the final, the block and
-   * column functions being float32's, in block16 and column16, over the
-   * input converted to float32) */
+  /* the steps of planreducer-steps.h that compute what the reducer
+   * computes (built-in ops): every reducer's final is theirs; complex
+   * input runs their block, merge and column too; float16 input runs
+   * float32's block and column functions (block16, column16) over the
+   * input converted to float32 */
   PrkParams prk;
   BlockFunc block16;
   ColumnFunc column16;
