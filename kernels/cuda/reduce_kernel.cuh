@@ -1,6 +1,7 @@
 /* gst-plan: the reduction kernels.
  *
- * Embedded at build time after libplan/planreducer-steps.h, whose
+ * Embedded at build time after libplan/planreducer-steps.h and
+ * planreducer-steps-run.h, whose
  * __host__ __device__ steps they run: the CPU reducer's order of
  * operations, spread over threads only where the CPU's order does not
  * depend on it (the lanes of a block, the blocks of a chunk, the columns,

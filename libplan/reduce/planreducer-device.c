@@ -73,6 +73,20 @@ static const gchar *const custom_kernel_names[K_N] = {
 };
 
 
+/* The steps' text, as NVRTC compiles it: planreducer-steps.h and the
+ * run over its steps (planreducer-steps-run.h), one after the other, with
+ * no include between them. */
+static GString *
+steps_source (void)
+{
+  GString *s = g_string_new ("#define PLAN_REDUCER_STEPS_EMBEDDED 1\n");
+
+  g_string_append (s, plan_reduce_cuda_steps);
+  g_string_append_c (s, '\n');
+  g_string_append (s, plan_reduce_cuda_steps_run);
+  return s;
+}
+
 /* The kernels of a custom combiner: the steps, the CUDA generated from the
  * combiner (and from the cast of the input to the accumulator dtype), and
  * the custom tree over them. */
@@ -80,7 +94,7 @@ static gchar *
 custom_source (PlanReducer * reducer, PlanDType in, PlanDType acc)
 {
   PlanExpr *combiner, *cast;
-  GString *s = g_string_new (plan_reduce_cuda_steps);
+  GString *s = steps_source ();
   gchar *code;
 
   _plan_reducer_get_custom_exprs (reducer, &combiner, &cast);
@@ -140,8 +154,11 @@ struct _PlanDeviceReducer
 static gchar *
 kernel_source (void)
 {
-  return g_strconcat (plan_reduce_cuda_steps, "\n", plan_reduce_cuda_kernel,
-      NULL);
+  GString *s = steps_source ();
+
+  g_string_append_c (s, '\n');
+  g_string_append (s, plan_reduce_cuda_kernel);
+  return g_string_free (s, FALSE);
 }
 
 /* plan_device_reducer_get_cuda_source: a test hook (planreducer-private.h).
