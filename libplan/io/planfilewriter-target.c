@@ -304,8 +304,8 @@ check_stream_ended (PlanFileWriter * self, guint64 rows, GError ** error)
 #if HAVE_ZARR
 /* Removes the directory tree @path (our temporary one), not following
  * symbolic links. */
-void
-_plan_file_writer_remove_tree (const gchar * path)
+static void
+remove_tree (const gchar * path)
 {
   GDir *d = g_dir_open (path, 0, NULL);
   const gchar *name;
@@ -315,7 +315,7 @@ _plan_file_writer_remove_tree (const gchar * path)
     gchar *sub = g_build_filename (path, name, NULL);
 
     if (lstat (sub, &st) == 0 && S_ISDIR (st.st_mode))
-      _plan_file_writer_remove_tree (sub);
+      remove_tree (sub);
     else
       g_unlink (sub);
     g_free (sub);
@@ -323,6 +323,24 @@ _plan_file_writer_remove_tree (const gchar * path)
   if (d)
     g_dir_close (d);
   g_rmdir (path);
+}
+
+/* Removes our temporary directory @path. It is first renamed to a name
+ * only this process knows: the other ranks of an MPI job write chunks into
+ * it by its name, and one of them may still be writing after a failure
+ * elsewhere ended the job; once renamed, such a write fails instead of
+ * adding a file while the tree is being removed (which would leave it
+ * behind). */
+void
+_plan_file_writer_remove_tree (const gchar * path)
+{
+  gchar *gone = g_strconcat (path, ".gone", NULL);
+
+  if (g_rename (path, gone) == 0)
+    remove_tree (gone);
+  else
+    remove_tree (path);
+  g_free (gone);
 }
 
 static gboolean

@@ -238,6 +238,31 @@ chunk_key (PlanZarrWriter * w, guint64 index)
   return g_string_free (key, FALSE);
 }
 
+/* Makes the folders of @key ("c/2/0": c and c/2) under the store @dir,
+ * one level at a time: never @dir itself, so that a chunk written after
+ * the store was taken away (another rank's failure) fails rather than
+ * make the store again. */
+static gboolean
+make_key_dirs (const gchar * dir, const gchar * key, GError ** error)
+{
+  const gchar *slash;
+
+  for (slash = strchr (key, '/'); slash; slash = strchr (slash + 1, '/')) {
+    gchar *part = g_strndup (key, slash - key);
+    gchar *path = g_build_filename (dir, part, NULL);
+    gboolean made = g_mkdir (path, 0777) == 0 || errno == EEXIST;
+
+    if (!made)
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+          "cannot make '%s': %s", path, g_strerror (errno));
+    g_free (path);
+    g_free (part);
+    if (!made)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* A thread of the pool: encodes a chunk and writes its file. */
 static void
 encode_task (gpointer data, gpointer user_data)
@@ -256,14 +281,8 @@ encode_task (gpointer data, gpointer user_data)
     gchar *key = chunk_key (w, t->index);
     gchar *file = g_build_filename (w->dir, key, NULL);
 
-    if (w->version == 3 && w->info.ndim > 0) {
-      gchar *dir = g_path_get_dirname (file);
-
-      if (g_mkdir_with_parents (dir, 0777) < 0)
-        g_set_error (&err, G_FILE_ERROR, g_file_error_from_errno (errno),
-            "cannot make '%s': %s", dir, g_strerror (errno));
-      g_free (dir);
-    }
+    if (w->version == 3 && w->info.ndim > 0)
+      make_key_dirs (w->dir, key, &err);
     enc = err ? NULL : encode_chunk (w, t->data, w->chunk_bytes, &size);
     if (err)
       ;

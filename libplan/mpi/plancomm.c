@@ -14,7 +14,7 @@
 #include "config.h"
 #endif
 
-#include "plancomm.h"
+#include "plancomm-private.h"
 #include <libplan/planerror.h>
 
 #include <stdlib.h>
@@ -484,6 +484,35 @@ plan_comm_broadcast (PlanComm * comm, gint tag, GBytes * data,
   for (r = 1; r < comm->size; r++)
     plan_comm_send (comm, r, tag, data);
   return g_bytes_ref (data);
+}
+
+/* Whether the job is still whole: %FALSE, with @error set to the failure
+ * a rank told (or this one's own), once any rank has failed. It waits up
+ * to @wait_ms for such news: a failure this rank sees may be another's
+ * consequence (its output removed), told by a message still on its way.
+ * A build without MPI has nothing to fail. */
+gboolean
+_plan_comm_check_failed (PlanComm * comm, guint wait_ms, GError ** error)
+{
+#if HAVE_MPI
+  gint64 until = g_get_monotonic_time () + (gint64) wait_ms * 1000;
+  gboolean failed;
+
+  g_return_val_if_fail (comm != NULL, FALSE);
+
+  for (;;) {
+    g_mutex_lock (&comm->lock);
+    failed = check_failed (comm);
+    if (failed)
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s", comm->failure);
+    g_mutex_unlock (&comm->lock);
+    if (failed || g_get_monotonic_time () >= until)
+      return !failed;
+    g_usleep (1000);
+  }
+#else
+  return TRUE;
+#endif
 }
 
 /**

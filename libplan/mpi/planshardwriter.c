@@ -54,6 +54,7 @@
 #endif
 
 #include "planshardwriter.h"
+#include "plancomm-private.h"
 #include "libplan/core/plan-private.h"
 #include <libplan/plannpy.h>
 #include <libplan/planerror.h>
@@ -643,14 +644,19 @@ write_zarr (PlanShardWriter * w, guint64 row, const guint8 * data,
 }
 #endif
 
+/* How long a rank whose write failed waits to hear of a failure
+ * elsewhere that caused it. */
+#define FAILURE_NEWS_MS 3000
+
+static gboolean write_rows (PlanShardWriter * w, guint64 row,
+    const guint8 * p, gsize n_rows, GError ** error);
+
 gboolean
 plan_shard_writer_write (PlanShardWriter * writer, guint64 row,
     gconstpointer data, gsize n_rows, GError ** error)
 {
   PlanShardWriter *w = writer;
   const guint8 *p = data;
-  gsize left = n_rows * w->row_size;
-  goffset at = w->header_size + row * w->row_size;
 
   g_return_val_if_fail (writer != NULL, FALSE);
 
@@ -661,6 +667,33 @@ plan_shard_writer_write (PlanShardWriter * writer, guint64 row,
         w->location);
     return FALSE;
   }
+  /* Another rank's failure ends the job: stop writing here too (rank 0
+   * is removing the output). A write that fails here may be that removal
+   * seen first (a chunk into a store rank 0 took away): the news of the
+   * failure is then on its way, and it is the error to give. */
+  if (!_plan_comm_check_failed (w->comm, 0, error))
+    return FALSE;
+  if (!write_rows (w, row, p, n_rows, error)) {
+    GError *failure = NULL;
+
+    if (!_plan_comm_check_failed (w->comm, FAILURE_NEWS_MS, &failure)) {
+      g_clear_error (error);
+      g_propagate_error (error, failure);
+    }
+    return FALSE;
+  }
+  w->rows_written += n_rows;
+  return TRUE;
+}
+
+/* Writes @n_rows rows from @row where they go in the output. */
+static gboolean
+write_rows (PlanShardWriter * w, guint64 row, const guint8 * p, gsize n_rows,
+    GError ** error)
+{
+  gsize left = n_rows * w->row_size;
+  goffset at = w->header_size + row * w->row_size;
+
   if (!ensure_open (w, error))
     return FALSE;
   if (w->format == PLAN_FILE_FORMAT_HDF5) {
@@ -691,7 +724,6 @@ plan_shard_writer_write (PlanShardWriter * writer, guint64 row,
   } else if (!pwrite_full (w, p, left, at, error)) {
     return FALSE;
   }
-  w->rows_written += n_rows;
   return TRUE;
 }
 
