@@ -23,6 +23,25 @@
 #include <math.h>
 #include <string.h>
 
+/* A shard's elements (mode ALL) or rows (mode ROWS) before its first
+ * whole block are kept as they are, for the rank that holds the rest of
+ * that block: takes them from the @n units of @size bytes at @data.
+ * Returns whether none is left. */
+static gboolean
+keep_head (PlanReducer * r, const guint8 ** data, gsize * n, gsize size)
+{
+  gsize take;
+
+  if (r->head_len >= r->head_want)
+    return FALSE;
+  take = MIN (*n, r->head_want - r->head_len);
+  memcpy (r->head + r->head_len * size, *data, take * size);
+  r->head_len += take;
+  *data += take * size;
+  *n -= take;
+  return *n == 0;
+}
+
 /* Mode ALL: worker threads reduce whole blocks of a chunk -------------- */
 
 typedef struct
@@ -53,18 +72,8 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
   gsize es = r->in_size, n_blocks, k;
   Acc block;
 
-  /* A shard's elements before its first whole block are kept as they
-   * are, for the rank that holds the rest of that block. */
-  if (r->head_len < r->head_want) {
-    gsize take = MIN (n, r->head_want - r->head_len);
-
-    memcpy (r->head + r->head_len * es, data, take * es);
-    r->head_len += take;
-    data += take * es;
-    n -= take;
-    if (n == 0)
-      return;
-  }
+  if (keep_head (r, &data, &n, es))
+    return;
 
   if (r->staged > 0) {
     gsize take = MIN (n, BLOCK - r->staged);
@@ -401,24 +410,15 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
 {
   gsize row_size = r->row_elements * r->in_size, n_pushes = 0;
   guint64 g = r->next_row, b, R = r->col_rows;
+  gsize n_given = n_rows;
   Tree t = { NULL, r->levels, r->starts, r->depth };
   ColumnPush *pushes;
   ColumnsJob job;
   guint need = r->depth;
 
-  /* A shard's rows before its first whole column block are kept as they
-   * are, for the rank that holds the rest of that block. */
-  if (r->head_len < r->head_want) {
-    gsize take = MIN (n_rows, r->head_want - r->head_len);
-
-    memcpy (r->head + r->head_len * row_size, data, take * row_size);
-    r->head_len += take;
-    data += take * row_size;
-    n_rows -= take;
-    g += take;
-    if (n_rows == 0)
-      return;
-  }
+  if (keep_head (r, &data, &n_rows, row_size))
+    return;
+  g += n_given - n_rows;
 
   /* The trees' shape changes on the caller's thread; the threads then
    * follow it, each in its columns. */

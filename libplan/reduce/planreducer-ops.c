@@ -1477,7 +1477,7 @@ static void
 block_csum (const PlanReducer * r, gconstpointer in, gsize n,
     guint64 base, Acc * out, gpointer scratch)
 {
-  gdouble lanes[3 * CLANES], v[PRK_LANES], w[PRK_LANES];
+  gdouble lanes[3 * CLANES], v[PRK_LANES], w[PRK_LANES], u[PRK_LANES];
   guint k;
 
   memset (out, 0, sizeof (*out));
@@ -1502,14 +1502,9 @@ block_csum (const PlanReducer * r, gconstpointer in, gsize n,
     for (l = 0; l < PRK_LANES; l++) {
       v[l] = lanes[2 * l + k];
       w[l] = lanes[CLANES + 2 * l + k];
+      u[l] = lanes[2 * CLANES + 2 * l + k];
     }
-    prk_lanes_sum_compensated (v, w, &t);
-    if (!prk_isfinite (t.v.f) || !prk_isfinite (t.lo)) {
-      for (l = 0; l < PRK_LANES; l++)
-        v[l] = lanes[2 * CLANES + 2 * l + k];
-      t.v.f = prk_lanes_sum (v);
-      t.lo = 0.0;
-    }
+    prk_lanes_ksum (v, w, u, &t);
     if (k == 0) {
       out->v.f = t.v.f;
       out->lo = t.lo;

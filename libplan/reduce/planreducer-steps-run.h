@@ -300,7 +300,7 @@ PRK_HD void
 prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
     PrkAcc * out)
 {
-  double v[PRK_LANES], w[PRK_LANES];
+  double v[PRK_LANES], w[PRK_LANES], u[PRK_LANES];
   PrkAcc a, t;
   unsigned int k;
 
@@ -337,27 +337,17 @@ prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
         for (k = 0; k < PRK_LANES; k++) {
           v[k] = L[k].s;
           w[k] = L[k].c;
+          u[k] = L[k].p;
         }
-        prk_lanes_sum_compensated (v, w, out);
-        if (!prk_isfinite (out->v.f) || !prk_isfinite (out->lo)) {
-          for (k = 0; k < PRK_LANES; k++)
-            v[k] = L[k].p;
-          out->v.f = prk_lanes_sum (v);
-          out->lo = 0.0;
-        }
+        prk_lanes_ksum (v, w, u, out);
         for (k = 0; k < PRK_LANES; k++) {
           v[k] = L[k].si;
           w[k] = L[k].ci;
+          u[k] = L[k].pi;
         }
-        prk_lanes_sum_compensated (v, w, &t);
+        prk_lanes_ksum (v, w, u, &t);
         out->im = t.v.f;
         out->im_lo = t.lo;
-        if (!prk_isfinite (out->im) || !prk_isfinite (out->im_lo)) {
-          for (k = 0; k < PRK_LANES; k++)
-            v[k] = L[k].pi;
-          out->im = prk_lanes_sum (v);
-          out->im_lo = 0.0;
-        }
       }
       out->index = 0;
       if (P->algo == PRK_A_NANMEAN)
@@ -648,13 +638,28 @@ prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
   }
 }
 
+/* A lane's value as an accumulator (min, max, the args and nan
+ * versions, ptp): the fields its merge reads; the others are left as
+ * they are. */
+PRK_HD void
+prk_lane_acc (const PrkParams * P, const PrkLane * L, PrkAcc * a)
+{
+  a->v = L->a;
+  if (P->algo == PRK_A_PTP)
+    a->w = L->b;
+  else if (P->algo == PRK_A_NANMIN || P->algo == PRK_A_NANMAX)
+    a->index = L->n;
+  else
+    a->index = L->idx;
+}
+
 /* Combines the 16 lanes of a block into its result, as the CPU's block
  * functions do. */
 PRK_HD void
 prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
     PrkAcc * out)
 {
-  double v[PRK_LANES], w[PRK_LANES];
+  double v[PRK_LANES], w[PRK_LANES], u[PRK_LANES];
   PrkAcc a;
   unsigned int k;
 
@@ -711,14 +716,9 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
         for (k = 0; k < PRK_LANES; k++) {
           v[k] = L[k].s;
           w[k] = L[k].c;
+          u[k] = L[k].p;
         }
-        prk_lanes_sum_compensated (v, w, out);
-        if (!prk_isfinite (out->v.f) || !prk_isfinite (out->lo)) {
-          for (k = 0; k < PRK_LANES; k++)
-            v[k] = L[k].p;
-          out->v.f = prk_lanes_sum (v);
-          out->lo = 0.0;
-        }
+        prk_lanes_ksum (v, w, u, out);
       }
       if (P->algo == PRK_A_NANMEAN) {
         out->index = 0;
@@ -738,30 +738,13 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
     case PRK_A_ARGMAX:
     case PRK_A_NANARGMIN:
     case PRK_A_NANARGMAX:
-      out->v = L[0].a;
-      out->index = L[0].idx;
-      for (k = 1; k < PRK_LANES; k++) {
-        a.v = L[k].a;
-        a.index = L[k].idx;
-        prk_merge (P, out, &a);
-      }
-      break;
     case PRK_A_NANMIN:
     case PRK_A_NANMAX:
-      out->v = L[0].a;
-      out->index = L[0].n;
-      for (k = 1; k < PRK_LANES; k++) {
-        a.v = L[k].a;
-        a.index = L[k].n;
-        prk_merge (P, out, &a);
-      }
-      break;
     case PRK_A_PTP:
-      out->v = L[0].a;
-      out->w = L[0].b;
+      /* lane by lane, merged in lane order */
+      prk_lane_acc (P, &L[0], out);
       for (k = 1; k < PRK_LANES; k++) {
-        a.v = L[k].a;
-        a.w = L[k].b;
+        prk_lane_acc (P, &L[k], &a);
         prk_merge (P, out, &a);
       }
       break;

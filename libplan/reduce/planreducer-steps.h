@@ -568,6 +568,19 @@ prk_lanes_sum_compensated (double *s, double *c, PrkAcc * out)
   out->index = 0;
 }
 
+/* A compensated sum of 16 lanes: their sums @s and errors @c combined,
+ * or, where that is not finite, their plain sums @p (lo 0). All three are
+ * overwritten. */
+PRK_HD void
+prk_lanes_ksum (double *s, double *c, double *p, PrkAcc * out)
+{
+  prk_lanes_sum_compensated (s, c, out);
+  if (!prk_isfinite (out->v.f) || !prk_isfinite (out->lo)) {
+    out->v.f = prk_lanes_sum (p);
+    out->lo = 0.0;
+  }
+}
+
 /* The element steps and merges of real values ---------------------------
  *
  * Written once for the CPU reducer's vectorised loops
