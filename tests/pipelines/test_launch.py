@@ -433,9 +433,9 @@ def test_target_sets_every_kernel_element():
         raise Failure(err)
 
 
-def interrupt(args, sig, d):
-    """Starts plan-launch, waits for its first progress line, sends sig;
-    returns (returncode, stderr)."""
+def interrupt(args, sig, d, after=0.0):
+    """Starts plan-launch, waits for its first progress line and then
+    @after seconds, sends sig; returns (returncode, stderr)."""
     p = subprocess.Popen([LAUNCH] + args, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
@@ -445,6 +445,7 @@ def interrupt(args, sig, d):
             if not line or time.monotonic() > deadline:
                 raise Failure('no progress line before the end: %r' % line)
             line = p.stderr.readline()
+        time.sleep(after)
         p.send_signal(sig)
         out, err = p.communicate(timeout=30)
     finally:
@@ -465,9 +466,14 @@ def test_sigint_stops_and_leaves_no_file():
 
 
 def test_sigterm_with_eos_on_shutdown():
-    d, path, a = array_file((5000, 3))
+    # The first progress line comes when planfilesrc has read its first
+    # block, which GstBaseSrc drops if the EOS is already pending before
+    # it is pushed: the EOS is sent a moment later, when rows have passed
+    # (a buffer every 20 ms), and long before the 2 s stream ends.
+    d, path, a = array_file((10000, 3))
     out = d + '/o.npy'
-    rc, err = interrupt(['-e'] + slow_words(path, out), signal.SIGTERM, d)
+    rc, err = interrupt(['-e'] + slow_words(path, out), signal.SIGTERM, d,
+                        after=0.3)
     if rc != 143 or 'SIGTERM: sending EOS' not in err:
         raise Failure('exit %d:\n%s' % (rc, err))
     # The EOS ends the stream where it reaches the source, on purpose:
