@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <zlib.h>
 #if HAVE_ZSTD

@@ -254,6 +254,7 @@ failed:
   return FALSE;
 }
 
+#if HAVE_ZARR
 static void
 partial_free (gpointer data)
 {
@@ -263,6 +264,7 @@ partial_free (gpointer data)
   g_free (p->data);
   g_free (p);
 }
+#endif
 
 static GBytes *
 layout_message (PlanShardWriter * w)
@@ -569,6 +571,7 @@ pwrite_full (PlanShardWriter * w, const guint8 * p, gsize left, goffset at,
 }
 
 /* The rows of Zarr chunk @index in the array. */
+#if HAVE_ZARR
 static guint64
 chunk_n_rows (PlanShardWriter * w, guint64 index)
 {
@@ -577,7 +580,6 @@ chunk_n_rows (PlanShardWriter * w, guint64 index)
   return MIN (w->layout.chunk_rows, w->total - first);
 }
 
-#if HAVE_ZARR
 /* Rows @at.. of chunk @index into its partial chunk; the chunk is
  * written when it is whole. @set: which of the rows are set (NULL: all). */
 static gboolean
@@ -760,7 +762,9 @@ outcome_parse (GBytes * outcome, guint64 * rows, gchar ** message)
   return b[0] == 1;
 }
 
+#if HAVE_ZARR
 static void send_partials (PlanShardWriter * w);
+#endif
 
 /* This rank's part: its rows on disk, the file closed (for Zarr, but on
  * rank 0, its rows of shared chunks sent to rank 0, and its chunks
@@ -793,6 +797,7 @@ close_own (PlanShardWriter * w, GError ** error)
   return ok;
 }
 
+#if HAVE_ZARR
 /* A Zarr rank: the rows it has of chunks it does not have whole, to rank
  * 0. */
 static void
@@ -824,6 +829,7 @@ send_partials (PlanShardWriter * w)
   }
   g_hash_table_remove_all (w->partial);
 }
+#endif
 
 /* Rank 0: another rank's rows of a Zarr chunk, added to its own. */
 static gboolean

@@ -46,7 +46,7 @@ half_bits (gdouble v)
  * ties of arg ops; @nan_every: a NaN every that many elements (floats and
  * complex numbers, whose NaNs are in one part or the other), 0 for
  * none. */
-static void
+G_GNUC_UNUSED static void
 fill (PlanDType dtype, guint8 * out, gsize n, guint seed, gsize nan_every)
 {
   GRand *rand = g_rand_new_with_seed (seed);
