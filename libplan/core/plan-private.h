@@ -44,6 +44,12 @@ typedef enum
 G_GNUC_INTERNAL
 PlanCpuIsa _plan_cpu_isa (void);
 
+/* plan_parallel_for() whose workers poll for the next job for up to
+ * @linger_us before they sleep (core/planparallel.c). */
+G_GNUC_INTERNAL
+void _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
+    PlanRangeFunc func, gpointer user_data, gint64 linger_us);
+
 /* "default", "avx2" or "avx512". */
 G_GNUC_INTERNAL
 const gchar *_plan_cpu_isa_name (void);

@@ -28,8 +28,17 @@
 #endif
 
 #include "planparallel.h"
+#include "plan-private.h"
 
 #include <gst/gst.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define PLAN_CPU_RELAX() __builtin_ia32_pause ()
+#elif defined(__aarch64__)
+#define PLAN_CPU_RELAX() __asm__ __volatile__ ("yield")
+#else
+#define PLAN_CPU_RELAX() do { } while (0)
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (plan_parallel_debug);
 #define GST_CAT_DEFAULT plan_parallel_debug
@@ -47,6 +56,7 @@ typedef struct
   gint n_chunks;
   gint next;                    /* atomic: next chunk to claim */
   gint done;                    /* atomic: chunks finished */
+  gint64 linger_us;             /* how long a worker waits for the next */
   GMutex lock;
   GCond cond;                   /* signalled when done reaches n_chunks */
 } Job;
@@ -84,12 +94,41 @@ job_run (Job * job)
   }
 }
 
+/* Polls the queue for up to @linger_us before the worker goes to sleep.
+ * Waking a sleeping thread costs tens of microseconds (more on a virtual
+ * machine, where its idle core may have been handed back to the host),
+ * as much as a whole small job: a caller that dispatches one small job
+ * after another asks its workers to stay awake in between. */
+static Job *
+pop_lingering (gint64 linger_us)
+{
+  gint64 until;
+  Job *job;
+
+  if (linger_us <= 0)
+    return g_async_queue_pop (queue);
+  until = g_get_monotonic_time () + linger_us;
+  do {
+    guint i;
+
+    if ((job = g_async_queue_try_pop (queue)) != NULL)
+      return job;
+    for (i = 0; i < 64; i++)
+      PLAN_CPU_RELAX ();
+  } while (g_get_monotonic_time () < until);
+  return g_async_queue_pop (queue);
+}
+
 static gpointer
 worker_main (gpointer data)
 {
+  gint64 linger_us = 0;
+
   while (TRUE) {
-    Job *job = g_async_queue_pop (queue);
+    Job *job = pop_lingering (linger_us);
+
     job_run (job);
+    linger_us = job->linger_us;
     job_unref (job);
   }
   return NULL;
@@ -166,6 +205,23 @@ void
 plan_parallel_for (guint n_threads, gsize n, gsize grain, PlanRangeFunc func,
     gpointer user_data)
 {
+  _plan_parallel_for_lingering (n_threads, n, grain, func, user_data, 0);
+}
+
+/*
+ * _plan_parallel_for_lingering:
+ * @linger_us: how long the workers that helped keep polling for the next
+ *   job before they sleep; 0 for not at all
+ *
+ * plan_parallel_for(), for a caller that expects to come back soon with
+ * more work of the same size (an in-memory dispatch in a loop): the
+ * workers spin for up to @linger_us after this job instead of going to
+ * sleep, at the cost of that much CPU time each when no job comes.
+ */
+void
+_plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
+    PlanRangeFunc func, gpointer user_data, gint64 linger_us)
+{
   Job *job;
   guint helpers, i;
   gsize chunk;
@@ -193,6 +249,7 @@ plan_parallel_for (guint n_threads, gsize n, gsize grain, PlanRangeFunc func,
   job->ref_count = 1;
   job->func = func;
   job->user_data = user_data;
+  job->linger_us = linger_us;
   job->n = n;
   job->chunk = chunk;
   job->n_chunks = (gint) ((n + chunk - 1) / chunk);

@@ -205,6 +205,13 @@ const ExprBcast * _plan_expr_get_bcast (const PlanExpr * expr, guint index);
 G_GNUC_INTERNAL
 const gchar * _plan_cuda_type_name (PlanDType d);
 
+/* expreval.c: @expr over a whole array in memory, on all cores from a
+ * smaller size than streaming blocks use, the workers staying awake a
+ * little for the next dispatch: the plan API's direct path. */
+G_GNUC_INTERNAL
+void _plan_expr_eval_in_memory (const PlanExpr * expr,
+    const gconstpointer * inputs, gpointer out, gsize n);
+
 G_END_DECLS
 
 #endif /* __PLAN_EXPR_PRIVATE_H__ */

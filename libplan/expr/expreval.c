@@ -432,6 +432,20 @@ plan_expr_eval (const PlanExpr * expr, const gconstpointer * inputs,
  * 0.314 s): tests/benchmarks/bench_map.py, docs/planmap.md. */
 #define PARALLEL_MIN_WORK ((gsize) 2 << 20)
 
+static void
+eval_parallel (const PlanExpr * expr, const gconstpointer * inputs,
+    gpointer out, gsize n, guint n_threads, gsize min_work, gint64 linger_us)
+{
+  EvalJob job;
+
+  eval_job_init (&job, expr, inputs, out, n);
+  if (n_threads == 0)
+    n_threads = plan_parallel_get_n_cores ();
+  n_threads = MIN (n_threads, MAX (1, n * MAX (expr->cost, 1) / min_work));
+  _plan_parallel_for_lingering (n_threads, n, GRAIN, eval_range, &job,
+      linger_us);
+}
+
 /**
  * plan_expr_eval_parallel: (skip)
  * @expr: a #PlanExpr
@@ -453,17 +467,34 @@ void
 plan_expr_eval_parallel (const PlanExpr * expr, const gconstpointer * inputs,
     gpointer out, gsize n, guint n_threads)
 {
-  EvalJob job;
-
   g_return_if_fail (expr != NULL);
   g_return_if_fail (out != NULL || n == 0);
   g_return_if_fail (inputs != NULL || expr->n_names == 0);
-  eval_job_init (&job, expr, inputs, out, n);
   /* Each thread gets at least PARALLEL_MIN_WORK: waking a worker and
    * waiting for it costs more than it saves below that. */
-  if (n_threads == 0)
-    n_threads = plan_parallel_get_n_cores ();
-  n_threads = MIN (n_threads, MAX (1, n * MAX (expr->cost, 1) /
-          PARALLEL_MIN_WORK));
-  plan_parallel_for (n_threads, n, GRAIN, eval_range, &job);
+  eval_parallel (expr, inputs, out, n, n_threads, PARALLEL_MIN_WORK, 0);
+}
+
+/* For an array in memory that the caller evaluates once per dispatch,
+ * often in a loop: a thread is worth it from about 32 Ki element-costs
+ * (x + y on 64 Ki float64, 5 us a thread on the development machine;
+ * tests/benchmarks/bench_plan add64), provided the workers stay awake
+ * between dispatches, which they do for IN_MEMORY_LINGER_US. */
+#define IN_MEMORY_MIN_WORK ((gsize) 32 << 10)
+#define IN_MEMORY_LINGER_US 50
+
+/*
+ * _plan_expr_eval_in_memory:
+ *
+ * plan_expr_eval_parallel() on all cores for a whole array in memory, the
+ * plan API's direct path: threads from a smaller size than a streaming
+ * element's blocks use, and workers that wait a little for the next
+ * dispatch instead of sleeping (_plan_parallel_for_lingering()).
+ */
+void
+_plan_expr_eval_in_memory (const PlanExpr * expr,
+    const gconstpointer * inputs, gpointer out, gsize n)
+{
+  eval_parallel (expr, inputs, out, n, 0, IN_MEMORY_MIN_WORK,
+      IN_MEMORY_LINGER_US);
 }

@@ -21,6 +21,7 @@
 #endif
 
 #include "planwork-private.h"
+#include "libplan/expr/expr-private.h"
 
 #include <string.h>
 
@@ -547,9 +548,9 @@ direct_compute (Stage * stage, PlanArray ** ins, PlanArray * out,
             plan_array_get_data (ins[j < n_short ? j : j - n_short], NULL) :
             plan_array_get_data (g_ptr_array_index (stage->node->const_arrays,
                 j - n_short - n_in), NULL);
-      plan_expr_eval_parallel (stage->direct_expr, ptrs, dest,
+      _plan_expr_eval_in_memory (stage->direct_expr, ptrs, dest,
           plan_array_info_get_n_rows (&stage->direct_out) *
-          plan_array_info_get_row_elements (&stage->direct_out), 0);
+          plan_array_info_get_row_elements (&stage->direct_out));
       return TRUE;
     }
     case PLAN_NODE_REDUCE:{

@@ -891,6 +891,67 @@ GST_START_TEST (test_small_map_dispatch_is_done_at_once)
 
 GST_END_TEST;
 
+/* A map big enough to be split across the worker threads in the direct
+ * path (from 64 Ki element-operations), dispatched in a loop so that each
+ * dispatch finds the workers still polling after the last one; then, after
+ * a pause longer than they poll, asleep again. Every dispatch gives the
+ * serial result. */
+GST_START_TEST (test_direct_map_split_across_threads)
+{
+  const gint64 n = 300007;
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *ab[2];
+  PlanWork *work;
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, NULL);
+  PlanArray *b = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, NULL);
+  PlanArray *f = plan_array_new (PLAN_DTYPE_FLOAT64, 1, &n, NULL);
+  PlanBindings *bindings = plan_bindings_new ();
+  gdouble *x = plan_array_get_writable_data (a, NULL);
+  gdouble *y = plan_array_get_writable_data (b, NULL);
+  const gdouble *z = plan_array_get_data (f, NULL);
+  GError *error = NULL;
+  gint64 i;
+  guint k;
+
+  ab[0] = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  ab[1] = plan_graph_add_source (g, "b", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  fail_unless (plan_graph_add_sink (g, "f", plan_graph_add_map (g, "m",
+              "x * 3 - y", 2, ab, PLAN_DTYPE_UNKNOWN, NULL), &error), "%s",
+      error ? error->message : "");
+  work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error);
+  fail_unless (work != NULL, "%s", error ? error->message : "");
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_array (bindings, "b", b);
+  plan_bindings_set_array (bindings, "f", f);
+  for (k = 0; k < 12; k++) {
+    PlanFuture *future;
+
+    for (i = 0; i < n; i++) {
+      x[i] = (gdouble) ((i * 7 + k) % 1001) * 0.5;
+      y[i] = (gdouble) (i % 13) - k;
+    }
+    if (k == 10)
+      g_usleep (20000);
+    future = plan_work_dispatch (work, bindings, &error);
+    fail_unless (future != NULL, "%s", error ? error->message : "");
+    fail_unless (plan_future_is_done (future));
+    fail_unless (plan_future_wait (future, 0, &error), "%s",
+        error ? error->message : "");
+    for (i = 0; i < n && z[i] == x[i] * 3 - y[i]; i++);
+    fail_unless (i == n, "dispatch %u, element %" G_GINT64_FORMAT ": %.17g",
+        k, i, i < n ? z[i] : 0.0);
+    g_object_unref (future);
+  }
+  g_object_unref (bindings);
+  g_object_unref (work);
+  g_object_unref (a);
+  g_object_unref (b);
+  g_object_unref (f);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_wait_timeout_then_cancel)
 {
   Gate gate = { };
@@ -1633,6 +1694,7 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_overlapping_output_refused);
   tcase_add_test (tc, test_dispatch_while_running_queues);
   tcase_add_test (tc, test_small_map_dispatch_is_done_at_once);
+  tcase_add_test (tc, test_direct_map_split_across_threads);
   tcase_add_test (tc, test_wait_timeout_then_cancel);
   tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
   tcase_add_test (tc, test_dispatch_async_cancellable);
