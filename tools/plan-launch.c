@@ -13,9 +13,11 @@
  * manual is help_text below (plan-launch --help).
  *
  * It waits for the end on a main loop with a timeout rather than the way
- * gst-launch-1.0 1.22 does: that one sometimes never returns when an
- * aggregator-based element fails while the pipeline prerolls, and the
- * tests that check error messages must not hang. */
+ * gst-launch-1.0 1.22 does: that one quits its main loop from a bus sync
+ * handler, in the thread that posts an error, and when an element fails
+ * while the pipeline prerolls, before that loop has started, the quit is
+ * lost and it never returns; the tests that check error messages must
+ * not hang. Here the bus is read from the main loop only. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
