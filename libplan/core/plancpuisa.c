@@ -8,11 +8,11 @@
  */
 
 /* Which copy of the CPU loops runs. The expression loops
- * (kernels/cpu/exprloops.c) and the reducer's (reduce/planreducer-ops.c)
- * are compiled once per instruction set (libplan/meson.build's
- * plan_cpu_isas); this is the one place that picks the widest set the CPU
- * runs, once, for both. PLAN_CPU_ISA=default|avx2 lowers the choice (never
- * raises it), for tests and benchmarks. */
+ * (kernels/cpu/exprloops.c) and the reducer's (reduce/planreducer-ops.c
+ * and planreducer-complex.c) are compiled once per instruction set
+ * (libplan/meson.build's plan_cpu_isas); this is the one place that picks
+ * the widest set the CPU runs, once, for both. PLAN_CPU_ISA=default|avx2
+ * lowers the choice (never raises it), for tests and benchmarks. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -9,17 +9,21 @@
 
 /* The reducer's loops, once per instruction set.
  *
- * planreducer-ops.c is compiled once for each instruction set of
+ * planreducer-ops.c and planreducer-complex.c (plan_reducer_isa_sources
+ * in meson.build) are compiled once for each instruction set of
  * libplan/meson.build's plan_cpu_isas, with -DPLAN_CPU_ISA=<set>, like the
  * expression loops; a copy for a set beyond the baseline gives its block
- * loops the set as a function attribute (-DPLAN_CPU_ISA_TARGET), the rest
- * of it being compiled for the baseline, so that its merges and finals
- * give the baseline's bits. Each copy's _plan_reducer_select_builtin() is named
- * after its set (_plan_reducer_select_builtin_avx2, ...) and picks that
- * copy's loops; planreducer-isa.c calls the one of the set the CPU loops
- * run in (_plan_cpu_isa ()).
+ * loops (BLOCK_CLONES) the set as a function attribute
+ * (-DPLAN_CPU_ISA_TARGET), the rest of it being compiled for the baseline,
+ * so that its merges and finals give the baseline's bits. Each copy's
+ * _plan_reducer_select_builtin() is named after its set
+ * (_plan_reducer_select_builtin_avx2, ...) and picks that copy's loops;
+ * planreducer-isa.c calls the one of the set the CPU loops run in
+ * (_plan_cpu_isa ()). What does not depend on the set (the ops' kinds and
+ * result dtypes, the finals, custom combiners) is compiled once, in the
+ * library's other files.
  *
- * The baseline copy (PLAN_CPU_ISA=default) also provides the file's other
+ * The baseline copy (PLAN_CPU_ISA=default) also provides the files' other
  * functions under their own names. The other copies (PLAN_CPU_ISA_COPY)
  * compile them too, and this header gives them names of their own, so
  * that the copies link together: list here every function with external
@@ -42,32 +46,31 @@
 #ifdef PLAN_CPU_ISA_COPY
 #define _plan_reducer_columns_push_arrays \
   PLAN_CPU_ISA_NAME (_plan_reducer_columns_push_arrays, PLAN_CPU_ISA)
-#define _plan_reducer_dtype_kind \
-  PLAN_CPU_ISA_NAME (_plan_reducer_dtype_kind, PLAN_CPU_ISA)
-#define _plan_reducer_needs_compensation \
-  PLAN_CPU_ISA_NAME (_plan_reducer_needs_compensation, PLAN_CPU_ISA)
-#define _plan_reducer_plain_op \
-  PLAN_CPU_ISA_NAME (_plan_reducer_plain_op, PLAN_CPU_ISA)
-#define _plan_reducer_prepare_steps \
-  PLAN_CPU_ISA_NAME (_plan_reducer_prepare_steps, PLAN_CPU_ISA)
-#define _plan_reducer_block_custom \
-  PLAN_CPU_ISA_NAME (_plan_reducer_block_custom, PLAN_CPU_ISA)
-#define _plan_reducer_merge_custom \
-  PLAN_CPU_ISA_NAME (_plan_reducer_merge_custom, PLAN_CPU_ISA)
-#define _plan_reducer_column_custom \
-  PLAN_CPU_ISA_NAME (_plan_reducer_column_custom, PLAN_CPU_ISA)
-#define _plan_reducer_parse_identity \
-  PLAN_CPU_ISA_NAME (_plan_reducer_parse_identity, PLAN_CPU_ISA)
-#define _plan_reducer_compile_custom \
-  PLAN_CPU_ISA_NAME (_plan_reducer_compile_custom, PLAN_CPU_ISA)
-/* The public functions, declared again under their copy's name without
- * PLAN_API, so that the copy does not export them. */
-#define plan_reduce_op_get_result_dtype \
-  PLAN_CPU_ISA_NAME (plan_reduce_op_get_result_dtype, PLAN_CPU_ISA)
-#define plan_reduce_op_has_identity \
-  PLAN_CPU_ISA_NAME (plan_reduce_op_has_identity, PLAN_CPU_ISA)
-PlanDType plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input);
-gboolean plan_reduce_op_has_identity (PlanReduceOp op);
+#define _plan_reducer_select_complex \
+  PLAN_CPU_ISA_NAME (_plan_reducer_select_complex, PLAN_CPU_ISA)
+#define _plan_reducer_select_float16 \
+  PLAN_CPU_ISA_NAME (_plan_reducer_select_float16, PLAN_CPU_ISA)
+#endif
+
+/* The block loops are compiled for the widest vectors the CPU has: each
+ * copy gives its loops (BLOCK_CLONES) its set, the rest of it being the
+ * baseline's. Every copy does the same IEEE operations on the same lanes in
+ * the same order, and none contracts a multiply and an add, so they give
+ * bit-identical results (PLAN_CPU_ISA=default runs the baseline's, to
+ * compare). */
+#ifdef PLAN_CPU_ISA_TARGET
+#define BLOCK_CLONES __attribute__ ((target (PLAN_CPU_ISA_TARGET)))
+#else
+#define BLOCK_CLONES
+#endif
+
+/* Loops gcc vectorises only with its dynamic cost model (the column loops
+ * over many rows, the complex sums' lanes). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZE __attribute__ ((optimize ("tree-vectorize", \
+            "vect-cost-model=dynamic")))
+#else
+#define VECTORIZE
 #endif
 
 #endif /* __PLAN_REDUCER_ISA_H__ */

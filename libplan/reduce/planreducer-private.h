@@ -144,7 +144,10 @@ struct _PlanReducer
   guint col_slots;
 };
 
-/* The ops and dtypes (planreducer-ops.c). */
+/* The ops and dtypes: their kinds and nan ops (planreducer.c); the choice
+ * of their loops (planreducer-ops.c, and planreducer-complex.c for complex
+ * and float16 input); the steps' parameters and final
+ * (planreducer-steps.c). */
 
 typedef enum
 {
@@ -169,6 +172,14 @@ void _plan_reducer_select_builtin (PlanReducer * r);
 
 G_GNUC_INTERNAL
 void _plan_reducer_prepare_steps (PlanReducer * r);
+
+G_GNUC_INTERNAL
+void _plan_reducer_select_complex (PlanReducer * r);
+
+G_GNUC_INTERNAL
+void _plan_reducer_select_float16 (PlanReducer * r);
+
+/* Custom combiners (planreducer-custom.c). */
 
 G_GNUC_INTERNAL
 void _plan_reducer_block_custom (const PlanReducer * r, gconstpointer in,

@@ -8,7 +8,9 @@
  */
 
 /* PlanReducer: its algorithm as the device steps of
- * planreducer-steps.h. */
+ * planreducer-steps.h (the parameters that describe a reducer to them, a
+ * custom combiner's hooks), and every built-in reducer's final, which is
+ * theirs. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -246,4 +248,26 @@ _plan_reducer_get_all_nan_text (PlanReducer * reducer)
 {
   return reducer->mode == PLAN_REDUCE_AXIS_ROWS
       ? "a column's values are all NaN" : "every value is NaN";
+}
+
+/* Every built-in reducer's final is the steps' ----------------------------- */
+
+static void
+final_steps (const PlanReducer * r, const Acc * a, guint64 count,
+    gpointer out)
+{
+  PrkParams p = r->prk;
+
+  p.ddof = r->ddof;
+  prk_final (&p, (const PrkAcc *) a, count, out);
+}
+
+/* The steps' parameters of a built-in reducer, once it is set up, and its
+ * final: prk_final() of planreducer-steps.h, the devices' final, for
+ * every op and dtype. */
+void
+_plan_reducer_prepare_steps (PlanReducer * r)
+{
+  plan_reducer_get_device_steps (r, &r->prk, NULL, NULL);
+  r->final = final_steps;
 }

@@ -23,7 +23,8 @@
  *    one CUDA thread per lane of a block),
  *  - run on the host by the sim and cpu devices (planreducer-device.c,
  *    prk_host_* of planreducer-steps-run.h, in the kernels' order),
- *  - called by the CPU reducer (planreducer-ops.c): its vectorised loops
+ *  - called by the CPU reducer (planreducer-ops.c, planreducer-complex.c
+ *    for complex input): its vectorised loops
  *    run the element steps and merges of real values below on their own
  *    lane arrays, its merge functions are these merges, its accumulator
  *    is PrkAcc, and complex input runs these steps whole, and

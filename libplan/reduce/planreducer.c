@@ -662,3 +662,149 @@ plan_reducer_reset (PlanReducer * reducer)
   if (reducer->runs)
     g_byte_array_set_size (reducer->runs, 0);
 }
+
+/* The ops: their dtypes' kinds, result dtypes and identities --------- */
+
+Kind
+_plan_reducer_dtype_kind (PlanDType dtype)
+{
+  if (dtype == PLAN_DTYPE_BOOL)
+    return KIND_B;
+  if (plan_dtype_is_complex (dtype))
+    return KIND_C;
+  if (plan_dtype_is_float (dtype))
+    return KIND_F;
+  return plan_dtype_is_signed (dtype) ? KIND_S : KIND_U;
+}
+
+/* Whether sums of @dtype need compensated lanes: float64 (and complex128's
+ * parts) and the 64-bit integers (for mean), whose values do not all fit a
+ * float64 exactly. */
+gboolean
+_plan_reducer_needs_compensation (PlanDType dtype)
+{
+  return dtype == PLAN_DTYPE_FLOAT64 || dtype == PLAN_DTYPE_INT64
+      || dtype == PLAN_DTYPE_UINT64 || dtype == PLAN_DTYPE_COMPLEX128;
+}
+
+/**
+ * plan_reduce_op_get_result_dtype:
+ * @op: a #PlanReduceOp
+ * @input: the input dtype
+ *
+ * The dtype numpy gives the result of @op on @input: sum and prod of bools
+ * and signed integers are int64, of unsigned integers uint64, of floats
+ * the float or complex dtype; min and max keep the dtype; mean is float64
+ * for bools and integers and keeps float and complex dtypes; argmin and
+ * argmax are int64; any and all are bool. The nan ops have the dtypes of
+ * the plain ones; var, std, nanvar and nanstd those of mean, except that
+ * of complex input they are real (float32 for complex64, float64 for
+ * complex128); count_nonzero is int64; ptp keeps the dtype and is not
+ * defined for bool (numpy cannot subtract bools).
+ *
+ * Returns: the result dtype, or %PLAN_DTYPE_UNKNOWN for an unknown input.
+ *
+ * Since: 0.1
+ */
+PlanDType
+plan_reduce_op_get_result_dtype (PlanReduceOp op, PlanDType input)
+{
+  if (input <= PLAN_DTYPE_UNKNOWN || input >= PLAN_DTYPE_N)
+    return PLAN_DTYPE_UNKNOWN;
+
+  switch (op) {
+    case PLAN_REDUCE_OP_SUM:
+    case PLAN_REDUCE_OP_PROD:
+    case PLAN_REDUCE_OP_NANSUM:
+    case PLAN_REDUCE_OP_NANPROD:
+      if (plan_dtype_is_float (input) || plan_dtype_is_complex (input))
+        return input;
+      return _plan_reducer_dtype_kind (input) == KIND_U ? PLAN_DTYPE_UINT64 :
+          PLAN_DTYPE_INT64;
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+      return input;
+    case PLAN_REDUCE_OP_PTP:
+      return input == PLAN_DTYPE_BOOL ? PLAN_DTYPE_UNKNOWN : input;
+    case PLAN_REDUCE_OP_MEAN:
+    case PLAN_REDUCE_OP_NANMEAN:
+      return plan_dtype_is_float (input) || plan_dtype_is_complex (input) ?
+          input : PLAN_DTYPE_FLOAT64;
+    case PLAN_REDUCE_OP_VAR:
+    case PLAN_REDUCE_OP_STD:
+    case PLAN_REDUCE_OP_NANVAR:
+    case PLAN_REDUCE_OP_NANSTD:
+      if (input == PLAN_DTYPE_COMPLEX64)
+        return PLAN_DTYPE_FLOAT32;
+      return plan_dtype_is_float (input) ? input : PLAN_DTYPE_FLOAT64;
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+    case PLAN_REDUCE_OP_COUNT_NONZERO:
+      return PLAN_DTYPE_INT64;
+    case PLAN_REDUCE_OP_ANY:
+    case PLAN_REDUCE_OP_ALL:
+      return PLAN_DTYPE_BOOL;
+  }
+  return PLAN_DTYPE_UNKNOWN;
+}
+
+/**
+ * plan_reduce_op_has_identity:
+ * @op: a #PlanReduceOp
+ *
+ * Whether @op has a value for an empty input, as in numpy: sum (0), prod
+ * (1), mean (NaN), any (false) and all (true) do, and so do nansum (0),
+ * nanprod (1), nanmean, var, std, nanvar, nanstd (NaN) and count_nonzero
+ * (0); min, max, argmin, argmax, their nan versions and ptp do not, and
+ * reducing nothing with them is an error.
+ *
+ * Returns: %TRUE when @op has a result for no elements.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reduce_op_has_identity (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_MIN:
+    case PLAN_REDUCE_OP_MAX:
+    case PLAN_REDUCE_OP_ARGMIN:
+    case PLAN_REDUCE_OP_ARGMAX:
+    case PLAN_REDUCE_OP_NANMIN:
+    case PLAN_REDUCE_OP_NANMAX:
+    case PLAN_REDUCE_OP_NANARGMIN:
+    case PLAN_REDUCE_OP_NANARGMAX:
+    case PLAN_REDUCE_OP_PTP:
+      return FALSE;
+    default:
+      return TRUE;
+  }
+}
+
+/* The plain op a nan op is on integers and bools, which have no NaN. */
+PlanReduceOp
+_plan_reducer_plain_op (PlanReduceOp op)
+{
+  switch (op) {
+    case PLAN_REDUCE_OP_NANSUM:
+      return PLAN_REDUCE_OP_SUM;
+    case PLAN_REDUCE_OP_NANPROD:
+      return PLAN_REDUCE_OP_PROD;
+    case PLAN_REDUCE_OP_NANMIN:
+      return PLAN_REDUCE_OP_MIN;
+    case PLAN_REDUCE_OP_NANMAX:
+      return PLAN_REDUCE_OP_MAX;
+    case PLAN_REDUCE_OP_NANMEAN:
+      return PLAN_REDUCE_OP_MEAN;
+    case PLAN_REDUCE_OP_NANARGMIN:
+      return PLAN_REDUCE_OP_ARGMIN;
+    case PLAN_REDUCE_OP_NANARGMAX:
+      return PLAN_REDUCE_OP_ARGMAX;
+    default:
+      return op;
+  }
+}
