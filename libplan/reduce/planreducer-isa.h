@@ -44,8 +44,6 @@
 #endif
 
 #ifdef PLAN_CPU_ISA_COPY
-#define _plan_reducer_columns_push_arrays \
-  PLAN_CPU_ISA_NAME (_plan_reducer_columns_push_arrays, PLAN_CPU_ISA)
 #define _plan_reducer_select_complex \
   PLAN_CPU_ISA_NAME (_plan_reducer_select_complex, PLAN_CPU_ISA)
 #define _plan_reducer_select_float16 \
@@ -56,8 +54,9 @@
  * copy gives its loops (BLOCK_CLONES) its set, the rest of it being the
  * baseline's. Every copy does the same IEEE operations on the same lanes in
  * the same order, and none contracts a multiply and an add, so they give
- * bit-identical results (PLAN_CPU_ISA=default runs the baseline's, to
- * compare). */
+ * bit-identical values (PLAN_CPU_ISA=default runs the baseline's, to
+ * compare); only which NaN a sum, product or mean of differing NaNs
+ * keeps may differ (docs/planreduce.md). */
 #ifdef PLAN_CPU_ISA_TARGET
 #define BLOCK_CLONES __attribute__ ((target (PLAN_CPU_ISA_TARGET)))
 #else

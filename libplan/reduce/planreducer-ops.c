@@ -114,43 +114,6 @@ merge_mul_u64 (const PlanReducer * r, Acc * a, const Acc * b)
 }
 
 static void
-merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
-{
-  prk_dd_add (a, b->v.f, b->lo);
-}
-
-/* _plan_reducer_columns_push() for the open blocks of every column, held
- * in the arrays @v and @lo of a ColumnRowsFunc (and no custom combiner):
- * the same merges, the double-double additions of the sums inline. */
-void
-_plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
-    Acc * nodes, const gdouble * v, const gdouble * lo, guint slot,
-    guint merges)
-{
-  gsize w = r->row_elements, c;
-  gboolean dd = r->merge == merge_dd;
-  guint i;
-
-  for (c = 0; c < w; c++) {
-    Acc acc = cols[c];
-
-    acc.v.f = v[c];
-    acc.lo = lo[c];
-    for (i = slot + merges; i > slot; i--) {
-      Acc merged = nodes[(i - 1) * w + c];
-
-      if (dd)
-        prk_dd_add (&merged, acc.v.f, acc.lo);
-      else
-        r->merge (r, &merged, &acc);
-      acc = merged;
-    }
-    nodes[slot * w + c] = acc;
-    cols[c] = r->identity;
-  }
-}
-
-static void
 merge_mul_f (const PlanReducer * r, Acc * a, const Acc * b)
 {
   a->v.f *= b->v.f;
@@ -1040,7 +1003,7 @@ select_sum (PlanReducer * r, PlanDType dt)
     r->column = dsum_columns[dt];
     r->column_rows = dsum_rows[dt];
   }
-  r->merge = merge_dd;
+  r->merge = _plan_reducer_merge_dd;
 }
 
 static void
@@ -1111,7 +1074,7 @@ select_nan (PlanReducer * r, PlanDType dt)
   switch (r->op) {
     case PLAN_REDUCE_OP_NANSUM:
       r->block = is_f32 ? nandsum_blocks[dt] : nanksum_blocks[dt];
-      r->merge = merge_dd;
+      r->merge = _plan_reducer_merge_dd;
       r->column = nanksum_columns[dt];
       break;
     case PLAN_REDUCE_OP_NANPROD:

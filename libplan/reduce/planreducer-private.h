@@ -248,6 +248,9 @@ void _plan_reducer_columns_push (const PlanReducer * r, Acc * cols,
     guint8 * raw, Acc * nodes, gsize c0, gsize c1, guint slot, guint merges);
 
 G_GNUC_INTERNAL
+void _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b);
+
+G_GNUC_INTERNAL
 void _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     Acc * nodes, const gdouble * v, const gdouble * lo, guint slot,
     guint merges);

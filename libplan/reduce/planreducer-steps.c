@@ -271,3 +271,44 @@ _plan_reducer_prepare_steps (PlanReducer * r)
   plan_reducer_get_device_steps (r, &r->prk, NULL, NULL);
   r->final = final_steps;
 }
+
+/* The merge of compensated sums. One function for every instruction-set
+ * copy of the loops (compiled once), so that
+ * _plan_reducer_columns_push_arrays() knows it by its address whichever
+ * copy chose it. */
+void
+_plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  prk_dd_add (a, b->v.f, b->lo);
+}
+
+/* _plan_reducer_columns_push() for the open blocks of every column, held
+ * in the arrays @v and @lo of a ColumnRowsFunc (and no custom combiner):
+ * the same merges, the double-double additions of the sums inline. */
+void
+_plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
+    Acc * nodes, const gdouble * v, const gdouble * lo, guint slot,
+    guint merges)
+{
+  gsize w = r->row_elements, c;
+  gboolean dd = r->merge == _plan_reducer_merge_dd;
+  guint i;
+
+  for (c = 0; c < w; c++) {
+    Acc acc = cols[c];
+
+    acc.v.f = v[c];
+    acc.lo = lo[c];
+    for (i = slot + merges; i > slot; i--) {
+      Acc merged = nodes[(i - 1) * w + c];
+
+      if (dd)
+        prk_dd_add (&merged, acc.v.f, acc.lo);
+      else
+        r->merge (r, &merged, &acc);
+      acc = merged;
+    }
+    nodes[slot * w + c] = acc;
+    cols[c] = r->identity;
+  }
+}
