@@ -247,6 +247,37 @@ gboolean _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
 G_GNUC_INTERNAL
 gboolean _plan_h5_writer_close (PlanH5Writer * w, GError ** error);
 
+/* A chunked dataset's chunks and the filters libhdf5 applies to them
+ * (shuffle, deflate), for filtering chunks outside libhdf5: the ranks of
+ * an MPI job writing one compressed HDF5 output (planshardwriter.c).
+ * Plain data, the same on every rank. */
+typedef struct
+{
+  guint64 chunk_rows;
+  guint64 chunk_bytes;          /* a whole chunk, unfiltered */
+  guint32 n;                    /* filters, in the order applied */
+  guint32 id[2];                /* H5Z_FILTER_SHUFFLE (2), _DEFLATE (1) */
+  guint32 level;                /* deflate's */
+  guint32 itemsize;             /* shuffle's element size */
+  guint32 pad;
+} PlanH5Filters;
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_writer_get_filters (PlanH5Writer * w,
+    PlanH5Filters * filters, GError ** error);
+
+G_GNUC_INTERNAL
+guint8 * _plan_h5_chunk_encode (const PlanH5Filters * filters,
+    const guint8 * chunk, gsize * out_size, guint32 * mask, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_writer_write_chunk (PlanH5Writer * w, guint64 index,
+    guint32 mask, const guint8 * data, gsize size, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
+    const guint8 * data, guint64 n_rows, GError ** error);
+
 /* planh5.c is built into a module of its own, libplan-hdf5.so, which
  * planh5-load.c loads the first time a process opens or writes an HDF5
  * file: libhdf5 and the libraries it links (curl, TLS, Kerberos, LDAP...)
@@ -254,7 +285,7 @@ gboolean _plan_h5_writer_close (PlanH5Writer * w, GError ** error);
  * them made up some 8 ms of CPU time of every start-up. The module hands
  * libplan this table (planh5-module.c); _plan_h5_*() above, in libplan,
  * call through it. */
-#define PLAN_H5_MODULE_VERSION 1
+#define PLAN_H5_MODULE_VERSION 2
 
 typedef struct
 {
@@ -282,6 +313,15 @@ typedef struct
   gboolean (*writer_append) (PlanH5Writer * w, const guint8 * data,
       guint64 n_rows, GError ** error);
   gboolean (*writer_close) (PlanH5Writer * w, GError ** error);
+  gboolean (*writer_get_filters) (PlanH5Writer * w, PlanH5Filters * filters,
+      GError ** error);
+  guint8 *(*chunk_encode) (const PlanH5Filters * filters,
+      const guint8 * chunk, gsize * out_size, guint32 * mask,
+      GError ** error);
+  gboolean (*writer_write_chunk) (PlanH5Writer * w, guint64 index,
+      guint32 mask, const guint8 * data, gsize size, GError ** error);
+  gboolean (*writer_write_rows) (PlanH5Writer * w, guint64 first,
+      const guint8 * data, guint64 n_rows, GError ** error);
 } PlanH5Module;
 
 /* The module's one exported function. */
@@ -371,6 +411,19 @@ G_GNUC_INTERNAL
 const gchar * _plan_file_writer_get_shared_target (PlanFileWriter * writer,
     guint64 * chunk_rows, GArray ** h5_chunks, PlanFileCodec * codec,
     guint * level, gint * version);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_writer_get_shared_filters (PlanFileWriter * writer,
+    PlanH5Filters * filters);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_writer_write_shared_chunk (PlanFileWriter * writer,
+    guint64 index, guint32 mask, const guint8 * data, gsize size,
+    GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_writer_write_shared_rows (PlanFileWriter * writer,
+    guint64 first, const guint8 * data, guint64 n_rows, GError ** error);
 
 /* The device path of PlanKernelElement (plankernelelement-device.c). */
 typedef struct _PlanKernelDevice PlanKernelDevice;

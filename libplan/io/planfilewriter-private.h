@@ -62,11 +62,15 @@ struct _PlanFileWriter
   gint zarr_format;             /* as set, or the group's when adding */
   gint zarr_format_set;
   /* rank 0's part of an output the ranks of an MPI job share: the rows
-   * of the whole array (-1: not shared); HDF5: the chunks' places, the
-   * dataset written and closed at set_info */
+   * of the whole array (-1: not shared); HDF5 uncompressed: the chunks'
+   * places, the dataset written and closed at set_info; compressed: the
+   * dataset's filters, the dataset kept open (h5) for the chunks the
+   * ranks filter */
   gint64 shared_rows;
   guint64 shared_chunk_rows;
   GArray *shared_h5_chunks;
+  gboolean shared_h5_filtered;
+  PlanH5Filters shared_h5_filters;
 
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */

@@ -867,7 +867,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   writer->row_size = plan_array_info_get_row_size (info);
 #if HAVE_HDF5
   if (writer->format == PLAN_FILE_FORMAT_HDF5) {
-    if (writer->shared_rows >= 0 && writer->h5_gzip_level > 0)
+    if (writer->shared_rows >= 0 && G_BYTE_ORDER != G_LITTLE_ENDIAN
+        && writer->h5_gzip_level > 0)
       goto shared_compressed;
     writer->h5 = _plan_h5_writer_create_full (writer->tmp_path,
         writer->dataset ? writer->dataset : "/data", info,
@@ -875,7 +876,19 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
         info->ndim > 0 ? writer->shared_rows : -1, error);
     if (writer->h5 == NULL)
       goto not_created;
-    if (writer->shared_rows >= 0 && info->ndim > 0) {
+    if (writer->shared_rows >= 0 && info->ndim > 0
+        && writer->h5_gzip_level > 0) {
+      /* The ranks filter the chunks; this writer writes them, at the
+       * end (_plan_file_writer_write_shared_chunk()). */
+      if (!_plan_h5_writer_get_filters (writer->h5,
+              &writer->shared_h5_filters, error)) {
+        _plan_h5_writer_close (writer->h5, NULL);
+        writer->h5 = NULL;
+        goto not_created;
+      }
+      writer->shared_h5_filtered = TRUE;
+      writer->shared_chunk_rows = writer->shared_h5_filters.chunk_rows;
+    } else if (writer->shared_rows >= 0 && info->ndim > 0) {
       /* The ranks write the chunks where they are; libhdf5 is done with
        * the file. */
       PlanH5Writer *h5 = writer->h5;
@@ -942,11 +955,11 @@ late:
 shared_compressed:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "Could not write '%s': the ranks of a sharded run write one HDF5 "
-        "file uncompressed (each rank writes its rows into the file's "
-        "chunks where they lie, which a compressed chunk has not); write "
-        "it with compression=0, or one file per rank "
-        "(shard-output=per-rank), or Zarr", writer->location);
+        "Could not write '%s': the ranks of a sharded run filter the "
+        "chunks of a compressed HDF5 output in the file's byte order, "
+        "little-endian, which this machine's is not; write it with "
+        "compression=0, or one file per rank (shard-output=per-rank)",
+        writer->location);
     writer->have_info = FALSE;
     return FALSE;
   }
@@ -1204,6 +1217,7 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   writer->stream = FALSE;
   writer->h5_add = FALSE;
   g_clear_pointer (&writer->shared_h5_chunks, g_array_unref);
+  writer->shared_h5_filtered = FALSE;
   writer->shared_chunk_rows = 0;
   writer->header_rows = 0;
   g_clear_pointer (&writer->location, g_free);
@@ -1227,10 +1241,12 @@ plan_file_writer_cancel (PlanFileWriter * writer)
  * Makes the HDF5 or Zarr output of the next plan_file_writer_open() that
  * of rank 0 of an MPI job whose ranks write it together
  * (planshardwriter.c): plan_file_writer_set_info() makes an HDF5 dataset
- * of @total_rows rows, its chunks allocated and their places known,
- * uncompressed, and closes it; a Zarr array's metadata, written at
- * finish, says @total_rows rows, and its chunks are written by the
- * ranks, not by this writer. -1 writes as usual again.
+ * of @total_rows rows; uncompressed, its chunks allocated and their
+ * places known, and closes it; compressed, none allocated, kept open for
+ * the chunks the ranks filter (_plan_file_writer_write_shared_chunk());
+ * a Zarr array's metadata, written at finish, says @total_rows rows, and
+ * its chunks are written by the ranks, not by this writer. -1 writes as
+ * usual again.
  */
 void
 _plan_file_writer_set_shared_rows (PlanFileWriter * writer,
@@ -1277,3 +1293,75 @@ _plan_file_writer_get_shared_target (PlanFileWriter * writer,
 #endif
   return NULL;
 }
+
+#if HAVE_HDF5
+/**
+ * _plan_file_writer_get_shared_filters:
+ * @writer: a #PlanFileWriter opened with shared rows, its info set
+ * @filters: (out): a compressed HDF5 output's chunks and filters
+ *
+ * Returns: whether the output is an HDF5 dataset whose chunks the ranks
+ *   filter (compressed), @filters then set
+ */
+gboolean
+_plan_file_writer_get_shared_filters (PlanFileWriter * writer,
+    PlanH5Filters * filters)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
+
+  if (!writer->shared_h5_filtered)
+    return FALSE;
+  *filters = writer->shared_h5_filters;
+  return TRUE;
+}
+
+/**
+ * _plan_file_writer_write_shared_chunk:
+ * @writer: a #PlanFileWriter whose shared HDF5 output is compressed
+ * @index: the chunk
+ * @mask: the filters skipped
+ * @data: the chunk filtered (_plan_h5_chunk_encode())
+ * @size: its size
+ * @error: return location for a #GError
+ *
+ * Writes a filtered chunk into the dataset, as it is.
+ */
+gboolean
+_plan_file_writer_write_shared_chunk (PlanFileWriter * writer, guint64 index,
+    guint32 mask, const guint8 * data, gsize size, GError ** error)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
+  g_return_val_if_fail (writer->shared_h5_filtered && writer->h5, FALSE);
+
+  if (!_plan_h5_writer_write_chunk (writer->h5, index, mask, data, size,
+          error)) {
+    g_prefix_error (error, "Could not write '%s': ", writer->location);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * _plan_file_writer_write_shared_rows:
+ * @writer: a #PlanFileWriter whose shared HDF5 output is compressed
+ * @first: the first row
+ * @data: whole rows
+ * @n_rows: their number
+ * @error: return location for a #GError
+ *
+ * Writes rows into the dataset through libhdf5, which filters them.
+ */
+gboolean
+_plan_file_writer_write_shared_rows (PlanFileWriter * writer, guint64 first,
+    const guint8 * data, guint64 n_rows, GError ** error)
+{
+  g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
+  g_return_val_if_fail (writer->shared_h5_filtered && writer->h5, FALSE);
+
+  if (!_plan_h5_writer_write_rows (writer->h5, first, data, n_rows, error)) {
+    g_prefix_error (error, "Could not write '%s': ", writer->location);
+    return FALSE;
+  }
+  return TRUE;
+}
+#endif

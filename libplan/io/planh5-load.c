@@ -212,3 +212,34 @@ _plan_h5_writer_close (PlanH5Writer * w, GError ** error)
     return TRUE;
   return h5->writer_close (w, error);
 }
+
+gboolean
+_plan_h5_writer_get_filters (PlanH5Writer * w, PlanH5Filters * filters,
+    GError ** error)
+{
+  return h5->writer_get_filters (w, filters, error);
+}
+
+/* Needs no open file: the module may not be loaded yet. */
+guint8 *
+_plan_h5_chunk_encode (const PlanH5Filters * filters, const guint8 * chunk,
+    gsize * out_size, guint32 * mask, GError ** error)
+{
+  const PlanH5Module *m = load (error);
+
+  return m ? m->chunk_encode (filters, chunk, out_size, mask, error) : NULL;
+}
+
+gboolean
+_plan_h5_writer_write_chunk (PlanH5Writer * w, guint64 index, guint32 mask,
+    const guint8 * data, gsize size, GError ** error)
+{
+  return h5->writer_write_chunk (w, index, mask, data, size, error);
+}
+
+gboolean
+_plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
+    const guint8 * data, guint64 n_rows, GError ** error)
+{
+  return h5->writer_write_rows (w, first, data, n_rows, error);
+}

@@ -34,6 +34,10 @@ static const PlanH5Module table = {
   _plan_h5_writer_get_chunks,
   _plan_h5_writer_append,
   _plan_h5_writer_close,
+  _plan_h5_writer_get_filters,
+  _plan_h5_chunk_encode,
+  _plan_h5_writer_write_chunk,
+  _plan_h5_writer_write_rows,
 };
 
 G_MODULE_EXPORT const PlanH5Module *plan_h5_module_get (void);

@@ -1016,6 +1016,7 @@ struct _PlanH5Writer
   gint ndim;
   hsize_t dims[PLAN_ARRAY_MAX_DIMS];    /* the rows written so far first */
   guint64 chunk_rows;
+  gsize row_size;
 };
 
 /* The file type of a dtype (little-endian, as h5py and numpy write on
@@ -1165,10 +1166,15 @@ _plan_h5_writer_create (const gchar * filename, const gchar * path,
 /**
  * _plan_h5_writer_create_full:
  * @fixed_rows: -1 for a dataset that grows as rows are appended; else
- *   the rows of a dataset of that fixed size whose chunks are all
- *   allocated in the file now (not filled), so that their places are
- *   known (_plan_h5_writer_get_chunks()) and written there directly
- *   without libhdf5; it is not compressed
+ *   the rows the dataset has from the start. Uncompressed (@gzip_level
+ *   0), it has that fixed size and its chunks are all allocated in the
+ *   file now (not filled), so that their places are known
+ *   (_plan_h5_writer_get_chunks()) and written there directly without
+ *   libhdf5. Compressed, it is made as a growing one is (the same chunks
+ *   and filters, its first axis extendable), already that long, no chunk
+ *   allocated: its chunks are written whole, filtered by the caller
+ *   (_plan_h5_writer_write_chunk()), or as rows
+ *   (_plan_h5_writer_write_rows()).
  *
  * As _plan_h5_writer_create().
  */
@@ -1215,7 +1221,10 @@ _plan_h5_writer_create_full (const gchar * filename, const gchar * path,
     maxdims[0] = H5S_UNLIMITED;
     if (chunk_rows == 0)
       chunk_rows = MAX (1, ((gsize) 1 << 20) / MAX (row_size, 1));
-    if (fixed_rows >= 0) {
+    if (fixed_rows >= 0 && gzip_level > 0) {
+      /* Extendable as a growing one, so chunks of any rows. */
+      w->dims[0] = fixed_rows;
+    } else if (fixed_rows >= 0) {
       /* A chunk no longer than a fixed axis, as HDF5 asks. */
       w->dims[0] = maxdims[0] = fixed_rows;
       chunk_rows = MAX (1, MIN (chunk_rows, (guint64) fixed_rows));
@@ -1223,10 +1232,11 @@ _plan_h5_writer_create_full (const gchar * filename, const gchar * path,
       H5Pset_fill_time (dcpl, H5D_FILL_TIME_NEVER);
     }
     w->chunk_rows = chunk_rows;
+    w->row_size = row_size;
     cdims[0] = chunk_rows;
     space = H5Screate_simple (info->ndim, w->dims, maxdims);
     H5Pset_chunk (dcpl, info->ndim, cdims);
-    if (gzip_level > 0 && fixed_rows < 0) {
+    if (gzip_level > 0) {
       H5Pset_shuffle (dcpl);
       H5Pset_deflate (dcpl, gzip_level);
     }
@@ -1363,6 +1373,229 @@ _plan_h5_writer_get_chunks (PlanH5Writer * w, guint64 * chunk_rows,
   H5Eclear2 (H5E_DEFAULT);
   h5_leave ();
   return out;
+}
+
+/**
+ * _plan_h5_writer_get_filters:
+ * @w: a writer of a chunked dataset
+ * @filters: (out): its chunks' rows and size, and the filters libhdf5
+ *   applies to them, as the dataset says
+ * @error: return location for a #GError (without the file's name)
+ *
+ * What _plan_h5_chunk_encode() needs to filter a chunk of this dataset as
+ * libhdf5 would.
+ *
+ * Returns: %TRUE, or %FALSE when the dataset has a filter that
+ *   _plan_h5_chunk_encode() does not apply (only shuffle and deflate).
+ */
+gboolean
+_plan_h5_writer_get_filters (PlanH5Writer * w, PlanH5Filters * filters,
+    GError ** error)
+{
+  hid_t dcpl;
+  gint n, i;
+  gboolean ok = TRUE;
+
+  memset (filters, 0, sizeof (*filters));
+  filters->chunk_rows = w->chunk_rows;
+  filters->chunk_bytes = w->chunk_rows * w->row_size;
+  h5_enter ();
+  dcpl = H5Dget_create_plist (w->dset);
+  n = dcpl >= 0 ? H5Pget_nfilters (dcpl) : -1;
+  if (n < 0 || n > (gint) G_N_ELEMENTS (filters->id)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the filters of "
+        "its dataset '%s' cannot be applied outside libhdf5", w->path);
+    ok = FALSE;
+  }
+  for (i = 0; ok && i < n; i++) {
+    unsigned flags, cd[8];
+    size_t n_cd = G_N_ELEMENTS (cd);
+    H5Z_filter_t f = H5Pget_filter2 (dcpl, i, &flags, &n_cd, cd, 0, NULL,
+        NULL);
+
+    if (f == H5Z_FILTER_DEFLATE && n_cd >= 1) {
+      filters->level = cd[0];
+    } else if (f == H5Z_FILTER_SHUFFLE) {
+      /* Its element size, set when the dataset was made. */
+      filters->itemsize = n_cd >= 1 ? cd[0] : 0;
+      if (filters->itemsize == 0) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the shuffle "
+            "filter of its dataset '%s' has no element size", w->path);
+        ok = FALSE;
+      }
+    } else {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "filter %d of "
+          "its dataset '%s' cannot be applied outside libhdf5", (int) f,
+          w->path);
+      ok = FALSE;
+    }
+    filters->id[i] = f;
+  }
+  filters->n = ok ? n : 0;
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  H5Eclear2 (H5E_DEFAULT);
+  h5_leave ();
+  return ok;
+}
+
+/* The shuffle filter: byte k of every element into the k-th run of the
+ * chunk, the bytes past the last whole element as they are. */
+static void
+shuffle (const guint8 * in, guint8 * out, gsize size, gsize itemsize)
+{
+  gsize n = size / itemsize, k, i;
+
+  for (k = 0; k < itemsize; k++) {
+    guint8 *run = out + k * n;
+    const guint8 *src = in + k;
+
+    for (i = 0; i < n; i++)
+      run[i] = src[i * itemsize];
+  }
+  memcpy (out + n * itemsize, in + n * itemsize, size - n * itemsize);
+}
+
+/**
+ * _plan_h5_chunk_encode:
+ * @filters: a dataset's filters (_plan_h5_writer_get_filters())
+ * @chunk: a whole chunk, `filters->chunk_bytes` bytes, as in memory (the
+ *   file's byte order: little-endian)
+ * @out_size: (out): the size of what is returned
+ * @mask: (out): the chunk's filter mask for H5Dwrite_chunk() (the
+ *   filters skipped)
+ * @error: return location for a #GError
+ *
+ * Filters @chunk as libhdf5's pipeline does for the dataset: the shuffle
+ * filter (none for 1-byte elements) and deflate (zlib's compress2(), as
+ * libhdf5), in the dataset's order. Any thread; needs no libhdf5 call.
+ *
+ * Returns: (transfer full): the filtered chunk, or %NULL with @error set.
+ */
+guint8 *
+_plan_h5_chunk_encode (const PlanH5Filters * filters, const guint8 * chunk,
+    gsize * out_size, guint32 * mask, GError ** error)
+{
+  gsize size = filters->chunk_bytes;
+  guint8 *cur = g_memdup2 (chunk, size);
+  guint i;
+
+  *mask = 0;
+  for (i = 0; i < filters->n; i++) {
+    if (filters->id[i] == H5Z_FILTER_SHUFFLE) {
+      guint8 *next;
+
+      /* As libhdf5: nothing to do for bytes, or a chunk of less than two
+       * elements. */
+      if (filters->itemsize <= 1 || size / filters->itemsize <= 1)
+        continue;
+      next = g_malloc (size);
+      shuffle (cur, next, size, filters->itemsize);
+      g_free (cur);
+      cur = next;
+    } else if (filters->id[i] == H5Z_FILTER_DEFLATE) {
+      uLongf n = compressBound (size);
+      guint8 *next = g_malloc (n);
+      int z = compress2 (next, &n, cur, size, filters->level);
+
+      g_free (cur);
+      if (z != Z_OK) {
+        g_free (next);
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "zlib could not "
+            "deflate a chunk of %" G_GSIZE_FORMAT " bytes (%d)", size, z);
+        return NULL;
+      }
+      cur = next;
+      size = n;
+    } else {
+      g_free (cur);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "HDF5 filter "
+          "%u is not applied outside libhdf5", filters->id[i]);
+      return NULL;
+    }
+  }
+  *out_size = size;
+  return cur;
+}
+
+/**
+ * _plan_h5_writer_write_chunk:
+ * @w: a writer made compressed with @fixed_rows
+ * @index: the chunk: its first row is @index * its rows
+ * @mask: the filters skipped (_plan_h5_chunk_encode())
+ * @data: the filtered chunk
+ * @size: its size
+ * @error: return location for a #GError (without the file's name)
+ *
+ * Writes a chunk that is filtered already, as it is (H5Dwrite_chunk()).
+ */
+gboolean
+_plan_h5_writer_write_chunk (PlanH5Writer * w, guint64 index, guint32 mask,
+    const guint8 * data, gsize size, GError ** error)
+{
+  hsize_t offset[PLAN_ARRAY_MAX_DIMS] = { 0 };
+  herr_t r;
+
+  if (w->ndim == 0 || w->chunk_rows == 0 || index * w->chunk_rows >=
+      w->dims[0]) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "its dataset '%s' has no "
+        "chunk %" G_GUINT64_FORMAT, w->path, index);
+    return FALSE;
+  }
+  offset[0] = index * w->chunk_rows;
+  h5_enter ();
+  r = H5Dwrite_chunk (w->dset, H5P_DEFAULT, mask, offset, size, data);
+  if (r < 0) {
+    gchar *why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write chunk "
+        "%" G_GUINT64_FORMAT " of its dataset '%s': %s", index, w->path, why);
+    g_free (why);
+  }
+  h5_leave ();
+  return r >= 0;
+}
+
+/**
+ * _plan_h5_writer_write_rows:
+ * @w: a writer made with @fixed_rows
+ * @first: the first row
+ * @data: whole rows, C order
+ * @n_rows: their number, with @first within the dataset's rows
+ * @error: return location for a #GError (without the file's name)
+ *
+ * Writes rows at their place; libhdf5 filters their chunks.
+ */
+gboolean
+_plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
+    const guint8 * data, guint64 n_rows, GError ** error)
+{
+  hid_t fspace = -1, mspace = -1;
+  herr_t r = -1;
+
+  if (w->ndim == 0 || first + n_rows > w->dims[0]) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rows %" G_GUINT64_FORMAT
+        "-%" G_GUINT64_FORMAT " are past the end of its dataset '%s'", first,
+        first + n_rows, w->path);
+    return FALSE;
+  }
+  if (n_rows == 0)
+    return TRUE;
+  h5_enter ();
+  if (select_rows (w->dset, w->ndim, w->dims, first, n_rows, &fspace,
+          &mspace))
+    r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
+  if (r < 0) {
+    gchar *why = h5_error_text ();
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
+        "to its dataset '%s': %s", w->path, why);
+    g_free (why);
+  }
+  if (mspace >= 0)
+    H5Sclose (mspace);
+  if (fspace >= 0)
+    H5Sclose (fspace);
+  h5_leave ();
+  return r >= 0;
 }
 
 /**

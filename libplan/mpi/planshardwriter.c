@@ -23,12 +23,25 @@
  *
  * An HDF5 output (plan_shard_writer_new_full()): rank 0's PlanFileWriter
  * makes the temporary file (a copy of the file there in the add mode)
- * with the dataset at its full size, chunked, its chunks allocated and
- * not compressed, and closes it; rank 0 sends every rank the chunks'
- * places in the file, and each rank writes its rows there with pwrite(),
- * as for .npy: libhdf5 (serial) never has the file open in two
- * processes, and the rows are written in parallel. At the verdict rank
- * 0's PlanFileWriter puts the file in place.
+ * with the dataset at its full size, chunked. Uncompressed, its chunks
+ * are allocated and not filled, and the file closed; rank 0 sends every
+ * rank the chunks' places in the file, and each rank writes its rows
+ * there with pwrite(), as for .npy: libhdf5 (serial) never has the file
+ * open in two processes, and the rows are written in parallel. At the
+ * verdict rank 0's PlanFileWriter puts the file in place.
+ *
+ * A compressed HDF5 output: no chunk is allocated, and rank 0 keeps the
+ * file open; it sends every rank the dataset's filters. Each rank filters
+ * the chunks whose rows are all its own as libhdf5 would (shuffle, then
+ * deflate: _plan_h5_chunk_encode()); rank 0 writes its own into the file
+ * at once (H5Dwrite_chunk()), the others append theirs to a spool file of
+ * their own beside the temporary file (".NAME.XXXXXX.s<rank>"), with the
+ * rows they have of chunks that straddle two shares, raw, and at the end
+ * a table of what is where; they send rank 0 where the table is. Rank 0
+ * then reads the spools rank by rank, a chunk at a time: it writes each
+ * filtered chunk as it is, and completes the straddling chunks from their
+ * pieces (with its own) and writes them through libhdf5, which filters
+ * them. The spools are removed at the end whatever happens.
  *
  * A Zarr output: rank 0's PlanFileWriter makes the temporary directory
  * (or the hidden one in the group in the add mode), and every rank writes
@@ -144,20 +157,46 @@ typedef struct
 } Partial;
 
 /* The layout rank 0 sends with the name of an HDF5 or Zarr output,
- * followed by n_chunks offsets (HDF5) and the name. */
+ * followed by n_chunks offsets (HDF5 uncompressed) and the name. */
 typedef struct
 {
   guint64 chunk_rows;
   guint32 codec;
   guint32 level;
   gint32 version;
-  guint32 pad;
+  guint32 filtered;             /* HDF5 compressed: the ranks filter */
   guint64 n_chunks;
+#if HAVE_HDF5
+  PlanH5Filters filters;        /* HDF5 compressed: how */
+#endif
 } Layout;
 
 /* The first byte of a message to rank 0 on done_tag: an outcome is 0 or
- * 1 (failed, succeeded); a Zarr chunk's rows this one. */
+ * 1 (failed, succeeded); a Zarr chunk's rows this one; where a spool's
+ * table is (HDF5 compressed) SPOOL. */
 #define PIECE 2
+#define SPOOL 3
+
+/* An entry of a spool's table (HDF5 compressed): a filtered chunk, or
+ * raw rows of a chunk that straddles shares. */
+typedef struct
+{
+  guint64 index;                /* the chunk */
+  guint64 offset;               /* where its bytes are in the spool */
+  guint64 size;                 /* how many */
+  guint64 first;                /* raw rows: the first, in the chunk */
+  guint64 n_rows;               /* raw rows: how many; 0: filtered */
+  guint32 mask;                 /* filtered: the filters skipped */
+  guint32 pad;
+} SpoolEntry;
+
+/* The spool message: SPOOL, then where the table starts and its
+ * entries. */
+typedef struct
+{
+  guint64 table_offset;
+  guint64 n_entries;
+} SpoolWhere;
 
 struct _PlanShardWriter
 {
@@ -182,7 +221,16 @@ struct _PlanShardWriter
   Layout layout;
   guint64 *h5_chunks;           /* HDF5: the chunks' offsets in the file */
   PlanZarrWriter *zarr;         /* Zarr: this rank's chunks */
-  GHashTable *partial;          /* Zarr: chunk index -> Partial */
+  GHashTable *partial;          /* Zarr, HDF5 compressed: chunk index ->
+                                 * Partial */
+
+  /* HDF5 compressed (layout.filtered) */
+  gchar *spool_path;            /* the ranks but 0: their spool */
+  gint spool_fd;
+  guint64 spool_end;
+  GArray *spool_table;          /* SpoolEntry */
+  gboolean assembling;          /* rank 0: completing the chunks at the
+                                 * end, through libhdf5 */
 };
 
 static gboolean
@@ -254,7 +302,7 @@ failed:
   return FALSE;
 }
 
-#if HAVE_ZARR
+#if HAVE_ZARR || HAVE_HDF5
 static void
 partial_free (gpointer data)
 {
@@ -302,6 +350,18 @@ open_zarr (PlanShardWriter * w, GError ** error)
 #endif
 }
 
+/* The spool of @rank beside the temporary file @tmp_path
+ * (".NAME.XXXXXX.part" -> ".NAME.XXXXXX.s<rank>"). */
+G_GNUC_UNUSED static gchar *
+spool_path_for (const gchar * tmp_path, guint rank)
+{
+  gsize n = strlen (tmp_path);
+
+  if (g_str_has_suffix (tmp_path, ".part"))
+    n -= strlen (".part");
+  return g_strdup_printf ("%.*s.s%u", (int) n, tmp_path, rank);
+}
+
 /* Rank 0 of an HDF5 or Zarr output: the file or directory made by
  * @file_writer, and its layout. */
 static gboolean
@@ -332,6 +392,21 @@ create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
   w->layout.codec = codec;
   w->layout.level = level;
   w->layout.version = version;
+#if HAVE_HDF5
+  if (w->format == PLAN_FILE_FORMAT_HDF5
+      && _plan_file_writer_get_shared_filters (file_writer,
+          &w->layout.filters)) {
+    /* Compressed: libhdf5 keeps the file; this rank's whole chunks go
+     * into it as they come. */
+    w->layout.filtered = 1;
+    w->layout.chunk_rows = w->layout.filters.chunk_rows;
+    w->layout.n_chunks = 0;
+    w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+        partial_free);
+    remember_temp (w->tmp_path);
+    return TRUE;
+  }
+#endif
   if (w->format == PLAN_FILE_FORMAT_HDF5) {
     w->layout.n_chunks = chunks->len;
     w->h5_chunks = g_memdup2 (chunks->data, chunks->len * sizeof (guint64));
@@ -397,10 +472,12 @@ plan_shard_writer_new (PlanComm * comm, const gchar * owner,
  * @sync: whether each rank fsync()s its rows before the file is renamed
  * @error: return location for a #GError
  *
- * As plan_shard_writer_new(), for HDF5 and Zarr outputs too. An HDF5
- * output is written uncompressed (a compressed one is refused), its
- * chunks allocated at the start; each rank writes its rows into them.
- * Each rank writes the Zarr chunks of its rows, compressed as
+ * As plan_shard_writer_new(), for HDF5 and Zarr outputs too. An
+ * uncompressed HDF5 output has its chunks allocated at the start; each
+ * rank writes its rows into them. Each rank filters the chunks of its
+ * rows of a compressed HDF5 output and spools them beside the file, and
+ * rank 0 writes them all into it at the end (with the chunks that
+ * straddle two ranks' shares, from their rows). Each rank writes the Zarr chunks of its rows, compressed as
  * @file_writer says; rank 0 completes the chunks that straddle two
  * ranks' shares from the rows the others send it at the end.
  *
@@ -430,6 +507,7 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
   w->format = format;
   w->info = *info;
   w->fd = -1;
+  w->spool_fd = -1;
   w->name_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT);
   w->done_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT_DONE);
   w->row_size = plan_array_info_get_row_size (info);
@@ -495,6 +573,41 @@ gone (PlanShardWriter * w, GError ** error)
   return FALSE;
 }
 
+/* Whether this rank has where to write. */
+static gboolean
+is_open (PlanShardWriter * w)
+{
+  return w->fd >= 0 || w->zarr || (w->layout.filtered
+      && (w->spool_fd >= 0 || plan_comm_get_rank (w->comm) == 0));
+}
+
+/* A rank but 0 of a compressed HDF5 output: its spool, beside the file
+ * rank 0 made. */
+static gboolean
+open_spool (PlanShardWriter * w, GError ** error)
+{
+#if !HAVE_HDF5
+  g_assert_not_reached ();
+  return FALSE;
+#else
+  if (!g_file_test (w->tmp_path, G_FILE_TEST_EXISTS))
+    return gone (w, error);
+  w->spool_path = spool_path_for (w->tmp_path, plan_comm_get_rank (w->comm));
+  w->spool_fd = g_open (w->spool_path, O_RDWR | O_CREAT | O_EXCL |
+      O_CLOEXEC, 0666);
+  if (w->spool_fd < 0) {
+    set_io_error (error, "create the spool file", w->spool_path);
+    g_clear_pointer (&w->spool_path, g_free);
+    return FALSE;
+  }
+  remember_temp (w->spool_path);
+  w->spool_table = g_array_new (FALSE, FALSE, sizeof (SpoolEntry));
+  w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      partial_free);
+  return TRUE;
+#endif
+}
+
 /* The other ranks: the file rank 0 made. */
 static gboolean
 ensure_open (PlanShardWriter * w, GError ** error)
@@ -503,10 +616,8 @@ ensure_open (PlanShardWriter * w, GError ** error)
   gsize n;
   const gchar *path;
 
-  if (w->fd >= 0 || w->zarr || w->tmp_path != NULL)
-    return w->fd >= 0 || w->zarr;
-  if (w->zarr)
-    return TRUE;
+  if (is_open (w) || w->tmp_path != NULL)
+    return is_open (w);
   name = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
   if (name == NULL)
     return FALSE;
@@ -530,6 +641,8 @@ ensure_open (PlanShardWriter * w, GError ** error)
       return gone (w, error);
     return open_zarr (w, error);
   }
+  if (w->layout.filtered)
+    return open_spool (w, error);
   w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
   if (w->fd < 0 && errno == ENOENT)
     return gone (w, error);
@@ -553,16 +666,16 @@ ensure_open (PlanShardWriter * w, GError ** error)
  * Since: 0.1
  */
 static gboolean
-pwrite_full (PlanShardWriter * w, const guint8 * p, gsize left, goffset at,
-    GError ** error)
+pwrite_to (gint fd, const gchar * path, const guint8 * p, gsize left,
+    goffset at, GError ** error)
 {
   while (left > 0) {
-    gssize done = pwrite (w->fd, p, left, at);
+    gssize done = pwrite (fd, p, left, at);
 
     if (done < 0 && errno == EINTR)
       continue;
     if (done <= 0)
-      return set_io_error (error, "write", w->tmp_path);
+      return set_io_error (error, "write", path);
     p += done;
     at += done;
     left -= done;
@@ -570,14 +683,97 @@ pwrite_full (PlanShardWriter * w, const guint8 * p, gsize left, goffset at,
   return TRUE;
 }
 
-/* The rows of Zarr chunk @index in the array. */
-#if HAVE_ZARR
+static gboolean
+pwrite_full (PlanShardWriter * w, const guint8 * p, gsize left, goffset at,
+    GError ** error)
+{
+  return pwrite_to (w->fd, w->tmp_path, p, left, at, error);
+}
+
+/* The rows of Zarr or HDF5 chunk @index in the array. */
+#if HAVE_ZARR || HAVE_HDF5
 static guint64
 chunk_n_rows (PlanShardWriter * w, guint64 index)
 {
   guint64 first = index * w->layout.chunk_rows;
 
   return MIN (w->layout.chunk_rows, w->total - first);
+}
+
+#if HAVE_HDF5
+/* Appends @size bytes to this rank's spool, with their entry. */
+static gboolean
+spool (PlanShardWriter * w, const guint8 * data, gsize size,
+    SpoolEntry * entry, GError ** error)
+{
+  if (!pwrite_to (w->spool_fd, w->spool_path, data, size, w->spool_end,
+          error))
+    return FALSE;
+  entry->offset = w->spool_end;
+  entry->size = size;
+  w->spool_end += size;
+  g_array_append_val (w->spool_table, *entry);
+  return TRUE;
+}
+
+/* A whole HDF5 chunk of @n_rows rows (fewer than a chunk's at the
+ * array's end): rank 0 assembling the chunks at the end writes it
+ * through libhdf5; else it is filtered here and written (rank 0) or
+ * spooled (the others). */
+static gboolean
+h5_chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
+    guint64 n_rows, GError ** error)
+{
+  const PlanH5Filters *f = &w->layout.filters;
+  guint8 *padded = NULL, *filtered;
+  gsize size;
+  guint32 mask;
+  gboolean ok;
+
+  if (w->assembling)
+    return _plan_file_writer_write_shared_rows (w->file_writer,
+        index * w->layout.chunk_rows, data, n_rows, error);
+  if (n_rows * w->row_size < f->chunk_bytes) {
+    /* The last chunk: whole in the file, the rows past the array's end
+     * zero, as libhdf5 fills them. */
+    padded = g_malloc0 (f->chunk_bytes);
+    memcpy (padded, data, n_rows * w->row_size);
+    data = padded;
+  }
+  filtered = _plan_h5_chunk_encode (f, data, &size, &mask, error);
+  g_free (padded);
+  if (filtered == NULL) {
+    g_prefix_error (error, "Could not write '%s': ", w->location);
+    return FALSE;
+  }
+  if (plan_comm_get_rank (w->comm) == 0) {
+    ok = _plan_file_writer_write_shared_chunk (w->file_writer, index, mask,
+        filtered, size, error);
+  } else {
+    SpoolEntry e = { index, 0, 0, 0, 0, mask, 0 };
+
+    ok = spool (w, filtered, size, &e, error);
+  }
+  g_free (filtered);
+  return ok;
+}
+#endif
+
+/* Chunk @index whole, of @n_rows rows: written. */
+static gboolean
+chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
+    guint64 n_rows, GError ** error)
+{
+#if HAVE_HDF5
+  if (w->layout.filtered)
+    return h5_chunk_done (w, index, data, n_rows, error);
+#endif
+#if HAVE_ZARR
+  return _plan_zarr_writer_write_chunk (w->zarr, index, data, n_rows, error);
+#else
+  g_assert_not_reached ();
+  return FALSE;
+#endif
 }
 
 /* Rows @at.. of chunk @index into its partial chunk; the chunk is
@@ -609,17 +805,17 @@ add_to_partial (PlanShardWriter * w, guint64 index, guint64 at,
     p->set[at + i] = 1;
   }
   if (p->have == p->n_rows) {
-    ok = _plan_zarr_writer_write_chunk (w->zarr, index, p->data, p->n_rows,
-        error);
+    ok = chunk_done (w, index, p->data, p->n_rows, error);
     g_hash_table_remove (w->partial, &index);
   }
   return ok;
 }
 
-/* Rows into the Zarr chunks they fall in: whole chunks straight to the
- * pool, parts of chunks kept until the rest comes. */
+/* Rows into the Zarr or compressed HDF5 chunks they fall in: whole
+ * chunks written at once (for Zarr, by the pool), parts of chunks kept
+ * until the rest comes. */
 static gboolean
-write_zarr (PlanShardWriter * w, guint64 row, const guint8 * data,
+write_chunks (PlanShardWriter * w, guint64 row, const guint8 * data,
     guint64 n_rows, GError ** error)
 {
   while (n_rows > 0) {
@@ -631,11 +827,12 @@ write_zarr (PlanShardWriter * w, guint64 row, const guint8 * data,
 
     if (at == 0 && n == in_chunk && !g_hash_table_contains (w->partial,
             &index))
-      ok = _plan_zarr_writer_write_chunk (w->zarr, index, data, n, error);
+      ok = chunk_done (w, index, data, n, error);
     else
       ok = add_to_partial (w, index, at, data, NULL, n, error);
     if (!ok) {
-      g_prefix_error (error, "Could not write '%s': ", w->location);
+      if (w->zarr)
+        g_prefix_error (error, "Could not write '%s': ", w->location);
       return FALSE;
     }
     row += n;
@@ -698,7 +895,12 @@ write_rows (PlanShardWriter * w, guint64 row, const guint8 * p, gsize n_rows,
 
   if (!ensure_open (w, error))
     return FALSE;
-  if (w->format == PLAN_FILE_FORMAT_HDF5) {
+  if (w->format == PLAN_FILE_FORMAT_HDF5 && w->layout.filtered) {
+#if HAVE_HDF5
+    if (!write_chunks (w, row, p, n_rows, error))
+      return FALSE;
+#endif
+  } else if (w->format == PLAN_FILE_FORMAT_HDF5) {
     /* Each chunk's part where the chunk lies in the file. */
     guint64 r = row, end = row + n_rows;
 
@@ -720,7 +922,7 @@ write_rows (PlanShardWriter * w, guint64 row, const guint8 * p, gsize n_rows,
     }
   } else if (w->format == PLAN_FILE_FORMAT_ZARR) {
 #if HAVE_ZARR
-    if (!write_zarr (w, row, p, n_rows, error))
+    if (!write_chunks (w, row, p, n_rows, error))
       return FALSE;
 #endif
   } else if (!pwrite_full (w, p, left, at, error)) {
@@ -765,6 +967,9 @@ outcome_parse (GBytes * outcome, guint64 * rows, gchar ** message)
 #if HAVE_ZARR
 static void send_partials (PlanShardWriter * w);
 #endif
+#if HAVE_HDF5
+static gboolean close_spool (PlanShardWriter * w, GError ** error);
+#endif
 
 /* This rank's part: its rows on disk, the file closed (for Zarr, but on
  * rank 0, its rows of shared chunks sent to rank 0, and its chunks
@@ -786,6 +991,10 @@ close_own (PlanShardWriter * w, GError ** error)
     }
     return TRUE;
   }
+#endif
+#if HAVE_HDF5
+  if (w->spool_fd >= 0)
+    return close_spool (w, error);
 #endif
   if (w->fd < 0)
     return TRUE;
@@ -828,6 +1037,194 @@ send_partials (PlanShardWriter * w)
     g_bytes_unref (piece);
   }
   g_hash_table_remove_all (w->partial);
+}
+#endif
+
+#if HAVE_HDF5
+/* A rank but 0 of a compressed HDF5 output: the rows it has of chunks it
+ * does not have whole, then the table, into its spool; where the table
+ * is, to rank 0. */
+static gboolean
+close_spool (PlanShardWriter * w, GError ** error)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  SpoolWhere where;
+  GBytes *msg;
+  guint8 *b;
+  gboolean ok = TRUE;
+
+  g_hash_table_iter_init (&it, w->partial);
+  while (ok && g_hash_table_iter_next (&it, &key, &value)) {
+    Partial *p = value;
+    guint64 i = 0;
+
+    /* Each run of rows it has. */
+    while (ok && i < p->n_rows) {
+      SpoolEntry e = { *(gint64 *) key, 0, 0, 0, 0, 0, 0 };
+      guint64 j;
+
+      if (!p->set[i]) {
+        i++;
+        continue;
+      }
+      for (j = i; j < p->n_rows && p->set[j]; j++);
+      e.first = i;
+      e.n_rows = j - i;
+      ok = spool (w, p->data + i * w->row_size, e.n_rows * w->row_size, &e,
+          error);
+      i = j;
+    }
+  }
+  g_hash_table_remove_all (w->partial);
+  where.table_offset = w->spool_end;
+  where.n_entries = w->spool_table->len;
+  ok = ok && pwrite_to (w->spool_fd, w->spool_path,
+      (const guint8 *) w->spool_table->data,
+      w->spool_table->len * sizeof (SpoolEntry), w->spool_end, error);
+  if (close (w->spool_fd) != 0 && ok)
+    ok = set_io_error (error, "close", w->spool_path);
+  w->spool_fd = -1;
+  if (!ok)
+    return FALSE;
+  b = g_malloc (1 + sizeof where);
+  b[0] = SPOOL;
+  memcpy (b + 1, &where, sizeof where);
+  msg = g_bytes_new_take (b, 1 + sizeof where);
+  plan_comm_send (w->comm, 0, w->done_tag, msg);
+  g_bytes_unref (msg);
+  return TRUE;
+}
+
+static gboolean
+pread_full (gint fd, const gchar * path, guint8 * p, gsize left, goffset at,
+    GError ** error)
+{
+  while (left > 0) {
+    gssize done = pread (fd, p, left, at);
+
+    if (done < 0 && errno == EINTR)
+      continue;
+    if (done < 0)
+      return set_io_error (error, "read", path);
+    if (done == 0) {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "could not read "
+          "'%s': it ends before its table says", path);
+      return FALSE;
+    }
+    p += done;
+    at += done;
+    left -= done;
+  }
+  return TRUE;
+}
+
+/* The entries read at once from a spool's table. */
+#define TABLE_BLOCK 1024
+
+/* Rank 0: rank @r's spool into the file, a chunk at a time. */
+static gboolean
+take_spool (PlanShardWriter * w, guint r, const SpoolWhere * where,
+    GError ** error)
+{
+  gchar *path = spool_path_for (w->tmp_path, r);
+  const PlanH5Filters *f = &w->layout.filters;
+  guint64 n_chunks = (w->total + w->layout.chunk_rows - 1) /
+      w->layout.chunk_rows;
+  /* deflate's worst case, and then some */
+  gsize max_size = f->chunk_bytes + f->chunk_bytes / 100 + 1024;
+  SpoolEntry *table = g_new (SpoolEntry, TABLE_BLOCK);
+  guint8 *buf = NULL;
+  gsize buf_size = 0;
+  gboolean ok = TRUE;
+  guint64 done = 0;
+  gint fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    ok = set_io_error (error, "open the spool file", path);
+  while (ok && done < where->n_entries) {
+    guint64 n = MIN (TABLE_BLOCK, where->n_entries - done), i;
+
+    ok = pread_full (fd, path, (guint8 *) table, n * sizeof (SpoolEntry),
+        where->table_offset + done * sizeof (SpoolEntry), error);
+    for (i = 0; ok && i < n; i++) {
+      const SpoolEntry *e = &table[i];
+
+      if (e->index >= n_chunks || (e->n_rows == 0 && e->size > max_size)
+          || (e->n_rows > 0 && (e->first + e->n_rows > chunk_n_rows (w,
+                      e->index) || e->size != e->n_rows * w->row_size))
+          || e->offset + e->size > where->table_offset) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "the spool file '%s' "
+            "has a bad entry (chunk %" G_GUINT64_FORMAT ")", path, e->index);
+        ok = FALSE;
+        break;
+      }
+      if (e->size > buf_size) {
+        g_free (buf);
+        buf_size = e->size;
+        buf = g_malloc (buf_size);
+      }
+      ok = pread_full (fd, path, buf, e->size, e->offset, error)
+          && (e->n_rows == 0 ?
+          _plan_file_writer_write_shared_chunk (w->file_writer, e->index,
+              e->mask, buf, e->size, error) :
+          add_to_partial (w, e->index, e->first, buf, NULL, e->n_rows,
+              error));
+    }
+    done += n;
+  }
+  if (fd >= 0)
+    close (fd);
+  g_free (buf);
+  g_free (table);
+  g_free (path);
+  return ok;
+}
+
+/* Rank 0: every rank's spool into the file, and the chunks that straddle
+ * shares completed. @wheres: each rank's table (NULL for rank 0). */
+static gboolean
+assemble_h5 (PlanShardWriter * w, SpoolWhere ** wheres, GError ** error)
+{
+  guint n = plan_comm_get_size (w->comm), r;
+  gboolean ok = TRUE;
+
+  w->assembling = TRUE;
+  for (r = 1; ok && r < n; r++) {
+    if (wheres[r] == NULL) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rank %u sent no table "
+          "of its chunks", r);
+      ok = FALSE;
+    } else {
+      ok = take_spool (w, r, wheres[r], error);
+    }
+  }
+  if (ok && g_hash_table_size (w->partial) > 0) {
+    GHashTableIter it;
+    gpointer key;
+
+    g_hash_table_iter_init (&it, w->partial);
+    g_hash_table_iter_next (&it, &key, NULL);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no rank wrote some rows "
+        "of its chunk %" G_GINT64_FORMAT, *(gint64 *) key);
+    ok = FALSE;
+  }
+  g_hash_table_remove_all (w->partial);
+  return ok;
+}
+
+/* Rank 0: the spools of the other ranks removed. */
+static void
+remove_spools (PlanShardWriter * w)
+{
+  guint n = plan_comm_get_size (w->comm), r;
+
+  for (r = 1; r < n; r++) {
+    gchar *path = spool_path_for (w->tmp_path, r);
+
+    g_unlink (path);
+    g_free (path);
+  }
 }
 #endif
 
@@ -893,6 +1290,7 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
   GString *why = g_string_new (NULL);
   gboolean ok = own_ok;
   GBytes *verdict;
+  SpoolWhere **wheres = g_new0 (SpoolWhere *, n);
 
   if (!own_ok)
     g_string_append_printf (why, "rank 0: %s", own_why);
@@ -902,10 +1300,19 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
     guint64 their_rows;
     gchar *their_why;
 
-    /* A Zarr rank's rows of chunks it shares come before its outcome. */
+    /* A Zarr rank's rows of chunks it shares, or where a compressed
+     * HDF5 rank's spool table is, come before its outcome. */
     while (outcome && g_bytes_get_size (outcome) > 0 &&
-        ((const guint8 *) g_bytes_get_data (outcome, NULL))[0] == PIECE) {
-      if (ok && !take_piece (w, outcome, &err)) {
+        (((const guint8 *) g_bytes_get_data (outcome, NULL))[0] == PIECE ||
+            ((const guint8 *) g_bytes_get_data (outcome, NULL))[0] ==
+            SPOOL)) {
+      gsize size;
+      const guint8 *b = g_bytes_get_data (outcome, &size);
+
+      if (b[0] == SPOOL) {
+        if (size == 1 + sizeof (SpoolWhere) && wheres[r] == NULL)
+          wheres[r] = g_memdup2 (b + 1, sizeof (SpoolWhere));
+      } else if (ok && !take_piece (w, outcome, &err)) {
         g_string_append_printf (why, "rank 0: %s", err->message);
         g_clear_error (&err);
         ok = FALSE;
@@ -944,6 +1351,21 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
     }
     g_clear_error (&err);
   }
+#if HAVE_HDF5
+  if (w->layout.filtered) {
+    GError *err = NULL;
+
+    if (ok && !assemble_h5 (w, wheres, &err)) {
+      g_string_append_printf (why, "rank 0: %s", err->message);
+      ok = FALSE;
+    }
+    g_clear_error (&err);
+    remove_spools (w);
+  }
+#endif
+  for (r = 0; r < n; r++)
+    g_free (wheres[r]);
+  g_free (wheres);
   forget_temp (w->tmp_path);
   if (w->file_writer) {
     GError *err = NULL;
@@ -999,6 +1421,8 @@ plan_shard_writer_finish (PlanShardWriter * writer, GError ** error)
   own_ok = (plan_comm_get_rank (w->comm) == 0 || ensure_open (w, &err))
       && close_own (w, &err);
   w->finished = TRUE;
+  /* (a spool is removed by plan_shard_writer_free(), after the
+   * verdict) */
   if (plan_comm_get_rank (w->comm) == 0) {
     verdict = decide (w, own_ok, err ? err->message : NULL);
   } else {
@@ -1044,6 +1468,16 @@ plan_shard_writer_free (PlanShardWriter * writer)
     return;
   if (w->fd >= 0)
     close (w->fd);
+  if (w->spool_fd >= 0)
+    close (w->spool_fd);
+  if (w->spool_path) {
+    /* Read by rank 0 before the verdict, or of a failed job: done. */
+    g_unlink (w->spool_path);
+    forget_temp (w->spool_path);
+    g_free (w->spool_path);
+  }
+  if (w->spool_table)
+    g_array_unref (w->spool_table);
 #if HAVE_ZARR
   if (w->zarr)
     _plan_zarr_writer_close (w->zarr, NULL);

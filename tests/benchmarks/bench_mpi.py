@@ -4,6 +4,9 @@
   sum:       planreduce op=sum of a float32 file (2 GiB at --scale 1)
   laplacian: a 5-point Laplacian (boundary=nearest) of a square float32
              array (2 GiB at --scale 1), file to file
+  h5gzip:    the float32 file written to one HDF5 dataset, gzip level 1
+             after shuffle (planfilesink compression=1): sharded, each
+             rank filters its chunks and rank 0 writes them all
 
 each run as one process (no mpirun) and sharded (planfilesrc shard=mpi)
 on 1, 2 and 4 ranks with mpirun, in one run on the same files, warm page
@@ -14,6 +17,7 @@ the ranks sent each other (from the planshard debug category). On a
 oversubscription. Nothing here is a pass/fail test.
 
     tests/benchmarks/bench_mpi.py [build-dir] [--scale 1.0] [--repeat 2]
+        [--jobs sum,laplacian,h5gzip]
 """
 import argparse
 import os
@@ -45,6 +49,7 @@ def main():
     ap.add_argument('build', nargs='?', default='build')
     ap.add_argument('--scale', type=float, default=1.0)
     ap.add_argument('--repeat', type=int, default=2)
+    ap.add_argument('--jobs', default='sum,laplacian,h5gzip')
     args = ap.parse_args()
     env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(args.build, 'plugins'),
                GST_DEBUG='planshard:6', GST_DEBUG_NO_COLOR='1')
@@ -69,7 +74,12 @@ def main():
                                     'location=' + sq] + shard +
         ['!', 'planstencil', 'window=_,n,_;w,c,e;_,s,_', 'expr=n+s+e+w-4*c',
          'boundary=nearest', '!', 'planfilesink', 'location=' + out],
+        'h5gzip': lambda shard: ['gst-launch-1.0', '-q', 'planfilesrc',
+                                 'location=' + vec] + shard +
+        ['!', 'planfilesink', 'location=' + os.path.join(d, 'out.h5'),
+         'compression=1'],
     }
+    jobs = {k: v for k, v in jobs.items() if k in args.jobs.split(',')}
     print('%d float32 (%.2f GiB); %dx%d float32 (%.2f GiB); best of %d' %
           (n, n * 4 / 2 ** 30, side, side, side * side * 4 / 2 ** 30, args.repeat))
     for name, words in jobs.items():

@@ -3,8 +3,8 @@
 to 4 ranks: h5py and zarr read the values of the single-process run; Zarr
 chunks that straddle the ranks' shares (chunks larger than a share
 included), v3, a stencil whose rows wrap around, the add mode; a rank
-failing mid-run leaves no output; a compressed shared HDF5 output is
-refused on every rank."""
+failing mid-run leaves no output. (A compressed HDF5 output:
+test_mpi_h5gzip.)"""
 import json
 import os
 import shutil
@@ -81,18 +81,6 @@ def hdf5_shared():
     nothing_left('HDF5')
 
 
-def hdf5_compressed_refused():
-    out = os.path.join(D, 'z.h5')
-    text = mpirun(2, sharded(out, 'compression=4'), expect_ok=False)
-    if 'write one HDF5 file uncompressed' not in text or \
-            'rank 0 failed' not in text:
-        raise Failure('a compressed shared HDF5 output: no clear error on '
-                      'every rank:\n' + text)
-    if os.path.exists(out):
-        raise Failure('a compressed shared HDF5 output was written')
-    nothing_left('compressed HDF5')
-
-
 def zarr_shared():
     """Ranks write one Zarr v2 array, zstd-compressed, in chunks of 777
     rows (chunks straddle the shares) and of 9000 (a chunk spans three
@@ -164,9 +152,7 @@ def main():
     cases = []
     try:
         import h5py  # noqa: F401
-        cases += [('HDF5 shared by 1-4 ranks', hdf5_shared),
-                  ('a compressed shared HDF5 output is refused',
-                   hdf5_compressed_refused)]
+        cases += [('HDF5 shared by 1-4 ranks', hdf5_shared)]
     except ImportError:
         print('h5py is not installed: the HDF5 cases are skipped')
     try:

@@ -1,0 +1,171 @@
+"""One gzip-compressed HDF5 dataset written by the ranks of an MPI job
+together (planfilesink shard-output=shared compression=N), launched by
+mpirun with 1 to 4 ranks: each rank filters its chunks, rank 0 writes them
+all. h5py reads the values, chunks and filters of the single-process run:
+chunks that straddle the shares and larger than a share, the last chunk
+short, several dtypes, the add mode. A rank whose spool file cannot be
+written, or rank 0 unable to read one, fails the job on every rank and
+leaves no output and no spool file."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+import plantest
+from plantest import Failure
+
+MPIRUN = shutil.which('mpirun')
+D = plantest.tmpdir()
+SRC = os.path.join(D, 'in.npy')
+A = np.random.default_rng(30).standard_normal((20001, 3))
+np.save(SRC, A)
+WANT = A * 2 + 1
+
+
+def mpirun(n, words, rank_env=None, expect_ok=True):
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', str(n)]
+    launch = plantest.launcher() + ['-q'] + [str(w) for w in words]
+    if rank_env:
+        script = ''.join('if [ "$OMPI_COMM_WORLD_RANK" = %d ]; then export %s; '
+                         'fi; ' % (r, ' '.join('%s=%s' % kv for kv in e.items()))
+                         for r, e in rank_env.items())
+        cmd += ['sh', '-c', script + 'exec "$@"', 'sh'] + launch
+    else:
+        cmd += launch
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120)
+    if expect_ok and p.returncode != 0:
+        raise Failure('%d ranks failed (%d): %s\n%s' % (
+            n, p.returncode, ' '.join(words), p.stdout))
+    if not expect_ok and p.returncode == 0:
+        raise Failure('%d ranks should have failed: %s' % (n, ' '.join(words)))
+    return p.stdout
+
+
+def sharded(out, *props, src=SRC, kernel=('planmap', 'expr=x*2+1')):
+    middle = [*kernel, '!'] if kernel else []
+    return ['planfilesrc', 'location=' + src, 'shard=mpi', '!', *middle,
+            'planfilesink', 'location=' + out, *props]
+
+
+def nothing_left(what):
+    left = [n for n in os.listdir(D) if n.startswith('.')]
+    if left:
+        raise Failure('%s: left %s' % (what, left))
+
+
+def same_dataset(got, want, what):
+    """Values, dtype, chunks, filters and maximum shape of two h5py
+    datasets: the ranks' and the single process's."""
+    plantest.assert_same(got[...], want[...], what)
+    for attr in ('dtype', 'shape', 'chunks', 'maxshape', 'compression',
+                 'compression_opts', 'shuffle', 'fletcher32', 'scaleoffset'):
+        if getattr(got, attr) != getattr(want, attr):
+            raise Failure('%s: %s %r, the single process %r' % (
+                what, attr, getattr(got, attr), getattr(want, attr)))
+
+
+def hdf5_compressed():
+    """Ranks write one gzip-compressed HDF5 dataset (shuffle first) that
+    h5py reads as the single process's: chunks that straddle the shares
+    (777 rows), a chunk larger than a share (9000 rows of 20001 on 3 and 4
+    ranks), the last chunk short; int16 rows of 4x5 (2-byte shuffle),
+    uint8 (1 byte: shuffle does nothing, gzip alone), complex64 (h5py's
+    compound, shuffled as 8-byte elements); the add mode."""
+    import h5py
+    rng = np.random.default_rng(6)
+    i16 = os.path.join(D, 'i16.npy')
+    np.save(i16, rng.integers(-300, 300, (1001, 4, 5), dtype=np.int16))
+    u8 = os.path.join(D, 'u8.npy')
+    np.save(u8, (np.arange(12345) // 7 % 256).astype(np.uint8))
+    c64 = os.path.join(D, 'c64.npy')
+    np.save(c64, (rng.standard_normal(3333) + 1j * rng.standard_normal(
+        3333)).astype(np.complex64))
+    cases = [(SRC, ('planmap', 'expr=x*2+1'), WANT, ranks, rows, level)
+             for ranks, rows, level in ((1, 777, 4), (2, 777, 1), (4, 777, 9),
+                                        (3, 9000, 4), (4, 9000, 6))]
+    cases += [(i16, None, np.load(i16), 3, 100, 5),
+              (u8, None, np.load(u8), 4, 1000, 3),
+              (c64, None, np.load(c64), 2, 500, 2)]
+    for src, kernel, want, ranks, rows, level in cases:
+        what = 'gzip %d on %d ranks, %s in chunks of %d rows' % (
+            level, ranks, os.path.basename(src), rows)
+        props = ('dataset=/g/m', 'chunk-rows=%d' % rows,
+                 'compression=%d' % level)
+        out = os.path.join(D, 'c.h5')
+        single = os.path.join(D, 'c1.h5')
+        mpirun(ranks, sharded(out, *props, src=src, kernel=kernel))
+        plantest.launch('planfilesrc', 'location=' + src, '!',
+                        *((*kernel, '!') if kernel else ()), 'planfilesink',
+                        'location=' + single, *props)
+        with h5py.File(out, 'r') as f, h5py.File(single, 'r') as g:
+            plantest.assert_same(f['g/m'][...], want, what)
+            same_dataset(f['g/m'], g['g/m'], what)
+            if f['g/m'].compression != 'gzip' or not f['g/m'].shuffle:
+                raise Failure('%s: not gzip after shuffle' % what)
+        nothing_left(what)
+    add = os.path.join(D, 'cadd.h5')
+    with h5py.File(add, 'w') as f:
+        f['keep'] = np.arange(5)
+    mpirun(4, sharded(add, 'file-mode=add', 'dataset=/new', 'compression=4',
+                      'chunk-rows=3000'))
+    with h5py.File(add, 'r') as f:
+        plantest.assert_same(f['new'][...], WANT, 'gzip added on 4 ranks')
+        plantest.assert_same(f['keep'][...], np.arange(5), 'HDF5 kept')
+    nothing_left('compressed HDF5')
+
+
+def failures_leave_nothing():
+    """Rank 1 cannot write its spool (a full disk); rank 0 cannot read
+    rank 2's: every rank fails, no output and no spool file are left."""
+    failio = os.path.join(os.environ['PLAN_BUILD_DIR'], 'tests', 'pipelines',
+                          'libfailio.so')
+    out = os.path.join(D, 'failz.h5')
+    # (only the spool of rank 1 matches: '.failz.h5.XXXXXX.s1')
+    text = mpirun(3, sharded(out, 'chunk-rows=1000', 'compression=4'),
+                  rank_env={1: {'LD_PRELOAD': failio, 'PLAN_FAIL_MATCH': '.s1',
+                                'PLAN_FAIL_PWRITE': '28'}}, expect_ok=False)
+    if ".s1': No space left on device" not in text or \
+            text.count('rank 1 failed') < 2:
+        raise Failure('a spool that cannot be written: not told to every '
+                      'rank:\n' + text)
+    if os.path.exists(out):
+        raise Failure('failz.h5 was written by a failed job')
+    nothing_left('failz.h5')
+    out = os.path.join(D, 'failr.h5')
+    text = mpirun(3, sharded(out, 'chunk-rows=1000', 'compression=4'),
+                  rank_env={0: {'LD_PRELOAD': failio, 'PLAN_FAIL_MATCH':
+                                '.s2', 'PLAN_FAIL_PREAD': '5'}},
+                  expect_ok=False)
+    if 'Input/output error' not in text or text.count('was not written') < 3:
+        raise Failure('a spool rank 0 cannot read: not told to every '
+                      'rank:\n' + text)
+    if os.path.exists(out):
+        raise Failure('failr.h5 was written by a failed job')
+    nothing_left('failr.h5')
+
+
+def main():
+    if MPIRUN is None:
+        print('skip: no mpirun (Open MPI: openmpi-bin)')
+        return 77
+    try:
+        import h5py  # noqa: F401
+    except ImportError:
+        print('skip: h5py is not installed')
+        return 77
+    probe = subprocess.run(plantest.launcher() + [
+        '-q', 'planfilesrc', 'location=' + SRC, 'shard=mpi', '!', 'fakesink'],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if 'no MPI support' in probe.stdout:
+        print('skip: this build has no MPI support')
+        return 77
+    plantest.run_cases([
+        ('compressed HDF5 shared by 1-4 ranks', hdf5_compressed),
+        ('a failing rank leaves no output and no spool',
+         failures_leave_nothing)])
+
+
+sys.exit(main())
