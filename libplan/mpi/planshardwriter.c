@@ -79,6 +79,9 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+GST_DEBUG_CATEGORY_STATIC (plan_shard_writer_debug);
+#define GST_CAT_DEFAULT plan_shard_writer_debug
+
 /* Rank 0's temporary files, removed when a signal ends the process. */
 #define N_TEMP_SLOTS 64
 static gchar *temp_slots[N_TEMP_SLOTS];       /* atomic */
@@ -500,6 +503,10 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
   g_return_val_if_fail (location != NULL && info != NULL, NULL);
   g_return_val_if_fail (!shaped || plan_comm_get_rank (comm) != 0
       || PLAN_IS_FILE_WRITER (file_writer), NULL);
+
+  if (plan_shard_writer_debug == NULL)
+    GST_DEBUG_CATEGORY_INIT (plan_shard_writer_debug, "planshardwriter", 0,
+        "an output shared by the ranks of an MPI job");
 
   w = g_new0 (PlanShardWriter, 1);
   w->comm = comm;
@@ -1188,9 +1195,13 @@ assemble_h5 (PlanShardWriter * w, SpoolWhere ** wheres, GError ** error)
 {
   guint n = plan_comm_get_size (w->comm), r;
   gboolean ok = TRUE;
+  gint64 start = g_get_monotonic_time ();
+  guint64 entries = 0;
 
   w->assembling = TRUE;
   for (r = 1; ok && r < n; r++) {
+    if (wheres[r])
+      entries += wheres[r]->n_entries;
     if (wheres[r] == NULL) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rank %u sent no table "
           "of its chunks", r);
@@ -1210,6 +1221,9 @@ assemble_h5 (PlanShardWriter * w, SpoolWhere ** wheres, GError ** error)
     ok = FALSE;
   }
   g_hash_table_remove_all (w->partial);
+  GST_INFO ("'%s': rank 0 wrote the %" G_GUINT64_FORMAT " pieces of the "
+      "other ranks' spools in %.3f s", w->location, entries,
+      (g_get_monotonic_time () - start) / 1e6);
   return ok;
 }
 
