@@ -33,7 +33,7 @@
  * A compressed HDF5 output: no chunk is allocated, and rank 0 keeps the
  * file open; it sends every rank the dataset's filters. Each rank filters
  * the chunks whose rows are all its own as libhdf5 would (shuffle, then
- * deflate: _plan_h5_chunk_encode()); rank 0 writes its own into the file
+ * deflate: _plan_h5_chunk_encode()), on a pool of threads; rank 0 writes its own into the file
  * at once (H5Dwrite_chunk()), the others append theirs to a spool file of
  * their own beside the temporary file (".NAME.XXXXXX.s<rank>"), with the
  * rows they have of chunks that straddle two shares, raw, and at the end
@@ -234,7 +234,18 @@ struct _PlanShardWriter
   GArray *spool_table;          /* SpoolEntry */
   gboolean assembling;          /* rank 0: completing the chunks at the
                                  * end, through libhdf5 */
+  GThreadPool *pool;            /* filters and writes or spools chunks */
+  guint max_tasks;
+  GMutex lock;                  /* the pool's tasks, error, the spool's
+                                 * end and table */
+  GCond done_cond;
+  guint tasks;                  /* chunks queued or being filtered */
+  GError *pool_error;           /* the pool's first failure */
 };
+
+/* Chunks filtered at once per thread of a pool, at most (as a Zarr
+ * writer's). */
+#define CHUNKS_PER_THREAD 2
 
 static gboolean
 set_io_error (GError ** error, const gchar * what, const gchar * path)
@@ -365,6 +376,23 @@ spool_path_for (const gchar * tmp_path, guint rank)
   return g_strdup_printf ("%.*s.s%u", (int) n, tmp_path, rank);
 }
 
+#if HAVE_HDF5
+static void filter_task (gpointer data, gpointer user_data);
+
+/* The pool that filters this rank's chunks of a compressed HDF5 output,
+ * and the partial chunks. */
+static void
+start_filtering (PlanShardWriter * w)
+{
+  guint threads = CLAMP (g_get_num_processors (), 1, 16);
+
+  w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      partial_free);
+  w->max_tasks = threads * CHUNKS_PER_THREAD;
+  w->pool = g_thread_pool_new (filter_task, w, threads, FALSE, NULL);
+}
+#endif
+
 /* Rank 0 of an HDF5 or Zarr output: the file or directory made by
  * @file_writer, and its layout. */
 static gboolean
@@ -404,8 +432,7 @@ create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
     w->layout.filtered = 1;
     w->layout.chunk_rows = w->layout.filters.chunk_rows;
     w->layout.n_chunks = 0;
-    w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-        partial_free);
+    start_filtering (w);
     remember_temp (w->tmp_path);
     return TRUE;
   }
@@ -515,6 +542,8 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
   w->info = *info;
   w->fd = -1;
   w->spool_fd = -1;
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->done_cond);
   w->name_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT);
   w->done_tag = plan_comm_tag (comm, owner, PLAN_COMM_OUTPUT_DONE);
   w->row_size = plan_array_info_get_row_size (info);
@@ -609,8 +638,7 @@ open_spool (PlanShardWriter * w, GError ** error)
   }
   remember_temp (w->spool_path);
   w->spool_table = g_array_new (FALSE, FALSE, sizeof (SpoolEntry));
-  w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-      partial_free);
+  start_filtering (w);
   return TRUE;
 #endif
 }
@@ -708,19 +736,90 @@ chunk_n_rows (PlanShardWriter * w, guint64 index)
 }
 
 #if HAVE_HDF5
-/* Appends @size bytes to this rank's spool, with their entry. */
+/* Appends @size bytes to this rank's spool, with their entry. Any
+ * thread: the place is taken under the lock, written outside it. */
 static gboolean
 spool (PlanShardWriter * w, const guint8 * data, gsize size,
     SpoolEntry * entry, GError ** error)
 {
-  if (!pwrite_to (w->spool_fd, w->spool_path, data, size, w->spool_end,
-          error))
-    return FALSE;
+  g_mutex_lock (&w->lock);
   entry->offset = w->spool_end;
   entry->size = size;
   w->spool_end += size;
+  g_mutex_unlock (&w->lock);
+  if (!pwrite_to (w->spool_fd, w->spool_path, data, size, entry->offset,
+          error))
+    return FALSE;
+  g_mutex_lock (&w->lock);
   g_array_append_val (w->spool_table, *entry);
+  g_mutex_unlock (&w->lock);
   return TRUE;
+}
+
+/* A whole chunk for the pool, padded to a chunk's size. */
+typedef struct
+{
+  guint64 index;
+  guint8 *data;
+} FilterTask;
+
+/* A thread of the pool: filters a chunk, and writes it (rank 0) or
+ * spools it (the others). */
+static void
+filter_task (gpointer data, gpointer user_data)
+{
+  FilterTask *t = data;
+  PlanShardWriter *w = user_data;
+  GError *err = NULL;
+  gboolean failed;
+  guint8 *filtered = NULL;
+  gsize size;
+  guint32 mask;
+
+  g_mutex_lock (&w->lock);
+  failed = w->pool_error != NULL;
+  g_mutex_unlock (&w->lock);
+  if (!failed)
+    filtered = _plan_h5_chunk_encode (&w->layout.filters, t->data, &size,
+        &mask, &err);
+  if (filtered == NULL && err)
+    g_prefix_error (&err, "Could not write '%s': ", w->location);
+  if (filtered && plan_comm_get_rank (w->comm) == 0) {
+    _plan_file_writer_write_shared_chunk (w->file_writer, t->index, mask,
+        filtered, size, &err);
+  } else if (filtered) {
+    SpoolEntry e = { t->index, 0, 0, 0, 0, mask, 0 };
+
+    spool (w, filtered, size, &e, &err);
+  }
+  g_free (filtered);
+  g_free (t->data);
+  g_free (t);
+
+  g_mutex_lock (&w->lock);
+  if (err && w->pool_error == NULL)
+    w->pool_error = err;
+  else
+    g_clear_error (&err);
+  w->tasks--;
+  g_cond_broadcast (&w->done_cond);
+  g_mutex_unlock (&w->lock);
+}
+
+/* Waits for the pool's chunks; FALSE with the first failure. */
+static gboolean
+drain_pool (PlanShardWriter * w, GError ** error)
+{
+  gboolean ok;
+
+  g_mutex_lock (&w->lock);
+  while (w->tasks > 0)
+    g_cond_wait (&w->done_cond, &w->lock);
+  ok = w->pool_error == NULL;
+  if (!ok)
+    g_propagate_error (error, g_error_copy (w->pool_error));
+  g_mutex_unlock (&w->lock);
+  return ok;
 }
 
 /* A whole HDF5 chunk of @n_rows rows (fewer than a chunk's at the
@@ -732,37 +831,31 @@ h5_chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
     guint64 n_rows, GError ** error)
 {
   const PlanH5Filters *f = &w->layout.filters;
-  guint8 *padded = NULL, *filtered;
-  gsize size;
-  guint32 mask;
-  gboolean ok;
+  gsize bytes = n_rows * w->row_size;
+  FilterTask *t;
 
   if (w->assembling)
     return _plan_file_writer_write_shared_rows (w->file_writer,
         index * w->layout.chunk_rows, data, n_rows, error);
-  if (n_rows * w->row_size < f->chunk_bytes) {
-    /* The last chunk: whole in the file, the rows past the array's end
-     * zero, as libhdf5 fills them. */
-    padded = g_malloc0 (f->chunk_bytes);
-    memcpy (padded, data, n_rows * w->row_size);
-    data = padded;
-  }
-  filtered = _plan_h5_chunk_encode (f, data, &size, &mask, error);
-  g_free (padded);
-  if (filtered == NULL) {
-    g_prefix_error (error, "Could not write '%s': ", w->location);
+  g_mutex_lock (&w->lock);
+  while (w->tasks >= w->max_tasks && w->pool_error == NULL)
+    g_cond_wait (&w->done_cond, &w->lock);
+  if (w->pool_error) {
+    g_propagate_error (error, g_error_copy (w->pool_error));
+    g_mutex_unlock (&w->lock);
     return FALSE;
   }
-  if (plan_comm_get_rank (w->comm) == 0) {
-    ok = _plan_file_writer_write_shared_chunk (w->file_writer, index, mask,
-        filtered, size, error);
-  } else {
-    SpoolEntry e = { index, 0, 0, 0, 0, mask, 0 };
-
-    ok = spool (w, filtered, size, &e, error);
-  }
-  g_free (filtered);
-  return ok;
+  w->tasks++;
+  g_mutex_unlock (&w->lock);
+  t = g_new (FilterTask, 1);
+  t->index = index;
+  /* The last chunk whole in the file, the rows past the array's end zero,
+   * as libhdf5 fills them. */
+  t->data = g_malloc (f->chunk_bytes);
+  memcpy (t->data, data, bytes);
+  memset (t->data + bytes, 0, f->chunk_bytes - bytes);
+  g_thread_pool_push (w->pool, t, NULL);
+  return TRUE;
 }
 #endif
 
@@ -1002,6 +1095,8 @@ close_own (PlanShardWriter * w, GError ** error)
 #if HAVE_HDF5
   if (w->spool_fd >= 0)
     return close_spool (w, error);
+  if (w->pool && !drain_pool (w, error))
+    return FALSE;
 #endif
   if (w->fd < 0)
     return TRUE;
@@ -1059,7 +1154,7 @@ close_spool (PlanShardWriter * w, GError ** error)
   SpoolWhere where;
   GBytes *msg;
   guint8 *b;
-  gboolean ok = TRUE;
+  gboolean ok = drain_pool (w, error);
 
   g_hash_table_iter_init (&it, w->partial);
   while (ok && g_hash_table_iter_next (&it, &key, &value)) {
@@ -1480,6 +1575,19 @@ plan_shard_writer_free (PlanShardWriter * writer)
 
   if (w == NULL)
     return;
+  if (w->pool) {
+    /* The chunks queued are dropped (each sees the failure), those being
+     * filtered end. */
+    g_mutex_lock (&w->lock);
+    if (w->pool_error == NULL)
+      w->pool_error = g_error_new_literal (PLAN_ERROR, PLAN_ERROR_IO,
+          "stopped");
+    g_mutex_unlock (&w->lock);
+    g_thread_pool_free (w->pool, FALSE, TRUE);
+  }
+  g_clear_error (&w->pool_error);
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->done_cond);
   if (w->fd >= 0)
     close (w->fd);
   if (w->spool_fd >= 0)
