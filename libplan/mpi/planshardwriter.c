@@ -41,7 +41,8 @@
  * then reads the spools rank by rank, a chunk at a time: it writes each
  * filtered chunk as it is, and completes the straddling chunks from their
  * pieces (with its own) and writes them through libhdf5, which filters
- * them. The spools are removed at the end whatever happens.
+ * them. The spools are removed at the end whatever happens. That part
+ * is in planshardwriter-h5.c.
  *
  * A Zarr output: rank 0's PlanFileWriter makes the temporary directory
  * (or the hidden one in the group in the add mode), and every rank writes
@@ -66,9 +67,7 @@
 #include "config.h"
 #endif
 
-#include "planshardwriter.h"
-#include "plancomm-private.h"
-#include "libplan/core/plan-private.h"
+#include "planshardwriter-private.h"
 #include <libplan/plannpy.h>
 #include <libplan/planerror.h>
 
@@ -79,7 +78,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-GST_DEBUG_CATEGORY_STATIC (plan_shard_writer_debug);
+GST_DEBUG_CATEGORY (plan_shard_writer_debug);
 #define GST_CAT_DEFAULT plan_shard_writer_debug
 
 /* Rank 0's temporary files, removed when a signal ends the process. */
@@ -118,8 +117,8 @@ on_ending_signal (int sig, siginfo_t * info, void *context)
 }
 
 /* Removes @path if a signal ends the process before it is forgotten. */
-static void
-remember_temp (gchar * path)
+void
+_plan_shard_writer_remember_temp (gchar * path)
 {
   static gsize installed = 0;
   guint i;
@@ -150,105 +149,9 @@ forget_temp (gchar * path)
       return;
 }
 
-/* Rows of a Zarr chunk that straddles shares, as far as they came. */
-typedef struct
-{
-  guint64 n_rows;               /* the chunk's rows in the array */
-  guint64 have;                 /* rows of them set */
-  guint8 *set;                  /* one byte a row: 1 when it is set */
-  guint8 *data;                 /* the chunk, whole rows */
-} Partial;
-
-/* The layout rank 0 sends with the name of an HDF5 or Zarr output,
- * followed by n_chunks offsets (HDF5 uncompressed) and the name. */
-typedef struct
-{
-  guint64 chunk_rows;
-  guint32 codec;
-  guint32 level;
-  gint32 version;
-  guint32 filtered;             /* HDF5 compressed: the ranks filter */
-  guint64 n_chunks;
-#if HAVE_HDF5
-  PlanH5Filters filters;        /* HDF5 compressed: how */
-#endif
-} Layout;
-
-/* The first byte of a message to rank 0 on done_tag: an outcome is 0 or
- * 1 (failed, succeeded); a Zarr chunk's rows this one; where a spool's
- * table is (HDF5 compressed) SPOOL. */
-#define PIECE 2
-#define SPOOL 3
-
-/* An entry of a spool's table (HDF5 compressed): a filtered chunk, or
- * raw rows of a chunk that straddles shares. */
-typedef struct
-{
-  guint64 index;                /* the chunk */
-  guint64 offset;               /* where its bytes are in the spool */
-  guint64 size;                 /* how many */
-  guint64 first;                /* raw rows: the first, in the chunk */
-  guint64 n_rows;               /* raw rows: how many; 0: filtered */
-  guint32 mask;                 /* filtered: the filters skipped */
-  guint32 pad;
-} SpoolEntry;
-
-/* The spool message: SPOOL, then where the table starts and its
- * entries. */
-typedef struct
-{
-  guint64 table_offset;
-  guint64 n_entries;
-} SpoolWhere;
-
-struct _PlanShardWriter
-{
-  PlanComm *comm;
-  gchar *location;
-  gchar *tmp_path;              /* the file (the array's directory for
-                                 * Zarr) that rank 0 made */
-  PlanFileFormat format;
-  PlanArrayInfo info;
-  gint fd;
-  gint name_tag;                /* the name, then the verdict, from rank 0 */
-  gint done_tag;                /* each rank's outcome, to rank 0 */
-  gsize row_size;
-  gsize header_size;
-  guint64 total;
-  guint64 rows_written;
-  gboolean sync;
-  gboolean finished;
-
-  /* HDF5 and Zarr */
-  PlanFileWriter *file_writer;  /* rank 0: metadata, and putting in place */
-  Layout layout;
-  guint64 *h5_chunks;           /* HDF5: the chunks' offsets in the file */
-  PlanZarrWriter *zarr;         /* Zarr: this rank's chunks */
-  GHashTable *partial;          /* Zarr, HDF5 compressed: chunk index ->
-                                 * Partial */
-
-  /* HDF5 compressed (layout.filtered) */
-  gchar *spool_path;            /* the ranks but 0: their spool */
-  gint spool_fd;
-  guint64 spool_end;
-  GArray *spool_table;          /* SpoolEntry */
-  gboolean assembling;          /* rank 0: completing the chunks at the
-                                 * end, through libhdf5 */
-  GThreadPool *pool;            /* filters and writes or spools chunks */
-  guint max_tasks;
-  GMutex lock;                  /* the pool's tasks, error, the spool's
-                                 * end and table */
-  GCond done_cond;
-  guint tasks;                  /* chunks queued or being filtered */
-  GError *pool_error;           /* the pool's first failure */
-};
-
-/* Chunks filtered at once per thread of a pool, at most (as a Zarr
- * writer's). */
-#define CHUNKS_PER_THREAD 2
-
-static gboolean
-set_io_error (GError ** error, const gchar * what, const gchar * path)
+gboolean
+_plan_shard_writer_set_io_error (GError ** error, const gchar * what,
+    const gchar * path)
 {
   int e = errno;
 
@@ -273,7 +176,8 @@ create_file (PlanShardWriter * w, PlanFileFormat format,
   g_free (name);
   w->fd = g_mkstemp_full (w->tmp_path, O_RDWR | O_CLOEXEC, 0666);
   if (w->fd < 0) {
-    set_io_error (error, "create a temporary file for", w->location);
+    _plan_shard_writer_set_io_error (error, "create a temporary file for",
+        w->location);
     g_clear_pointer (&w->tmp_path, g_free);
     return FALSE;
   }
@@ -285,12 +189,13 @@ create_file (PlanShardWriter * w, PlanFileFormat format,
     if (!plan_npy_write_header (&whole, header, w->header_size, error))
       goto failed;
     if (pwrite (w->fd, header, w->header_size, 0) != (gssize) w->header_size) {
-      set_io_error (error, "write the header of", w->tmp_path);
+      _plan_shard_writer_set_io_error (error, "write the header of",
+          w->tmp_path);
       goto failed;
     }
   }
   if (ftruncate (w->fd, w->header_size + w->total * w->row_size) != 0) {
-    set_io_error (error, "size", w->tmp_path);
+    _plan_shard_writer_set_io_error (error, "size", w->tmp_path);
     goto failed;
   }
 #ifdef __linux__
@@ -299,12 +204,13 @@ create_file (PlanShardWriter * w, PlanFileFormat format,
    * cannot, the writes find them. */
   if (fallocate (w->fd, FALLOC_FL_KEEP_SIZE, 0, w->header_size +
           w->total * w->row_size) != 0 && errno == ENOSPC) {
-    set_io_error (error, "reserve the space of", w->tmp_path);
+    _plan_shard_writer_set_io_error (error, "reserve the space of",
+        w->tmp_path);
     goto failed;
   }
 #endif
   g_free (header);
-  remember_temp (w->tmp_path);
+  _plan_shard_writer_remember_temp (w->tmp_path);
   return TRUE;
 
 failed:
@@ -317,8 +223,8 @@ failed:
 }
 
 #if HAVE_ZARR || HAVE_HDF5
-static void
-partial_free (gpointer data)
+void
+_plan_shard_writer_partial_free (gpointer data)
 {
   Partial *p = data;
 
@@ -355,7 +261,7 @@ open_zarr (PlanShardWriter * w, GError ** error)
     return FALSE;
   }
   w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-      partial_free);
+      _plan_shard_writer_partial_free);
   return TRUE;
 #else
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "this gst-plan "
@@ -363,35 +269,6 @@ open_zarr (PlanShardWriter * w, GError ** error)
   return FALSE;
 #endif
 }
-
-/* The spool of @rank beside the temporary file @tmp_path
- * (".NAME.XXXXXX.part" -> ".NAME.XXXXXX.s<rank>"). */
-G_GNUC_UNUSED static gchar *
-spool_path_for (const gchar * tmp_path, guint rank)
-{
-  gsize n = strlen (tmp_path);
-
-  if (g_str_has_suffix (tmp_path, ".part"))
-    n -= strlen (".part");
-  return g_strdup_printf ("%.*s.s%u", (int) n, tmp_path, rank);
-}
-
-#if HAVE_HDF5
-static void filter_task (gpointer data, gpointer user_data);
-
-/* The pool that filters this rank's chunks of a compressed HDF5 output,
- * and the partial chunks. */
-static void
-start_filtering (PlanShardWriter * w)
-{
-  guint threads = CLAMP (g_get_num_processors (), 1, 16);
-
-  w->partial = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-      partial_free);
-  w->max_tasks = threads * CHUNKS_PER_THREAD;
-  w->pool = g_thread_pool_new (filter_task, w, threads, FALSE, NULL);
-}
-#endif
 
 /* Rank 0 of an HDF5 or Zarr output: the file or directory made by
  * @file_writer, and its layout. */
@@ -432,8 +309,8 @@ create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
     w->layout.filtered = 1;
     w->layout.chunk_rows = w->layout.filters.chunk_rows;
     w->layout.n_chunks = 0;
-    start_filtering (w);
-    remember_temp (w->tmp_path);
+    _plan_shard_writer_start_filtering (w);
+    _plan_shard_writer_remember_temp (w->tmp_path);
     return TRUE;
   }
 #endif
@@ -442,8 +319,9 @@ create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
     w->h5_chunks = g_memdup2 (chunks->data, chunks->len * sizeof (guint64));
     w->fd = g_open (w->tmp_path, O_WRONLY | O_CLOEXEC, 0);
     if (w->fd < 0)
-      return set_io_error (error, "open the shared output", w->tmp_path);
-    remember_temp (w->tmp_path);
+      return _plan_shard_writer_set_io_error (error, "open the shared output",
+          w->tmp_path);
+    _plan_shard_writer_remember_temp (w->tmp_path);
     return TRUE;
   }
   return open_zarr (w, error);
@@ -628,18 +506,7 @@ open_spool (PlanShardWriter * w, GError ** error)
 #else
   if (!g_file_test (w->tmp_path, G_FILE_TEST_EXISTS))
     return gone (w, error);
-  w->spool_path = spool_path_for (w->tmp_path, plan_comm_get_rank (w->comm));
-  w->spool_fd = g_open (w->spool_path, O_RDWR | O_CREAT | O_EXCL |
-      O_CLOEXEC, 0666);
-  if (w->spool_fd < 0) {
-    set_io_error (error, "create the spool file", w->spool_path);
-    g_clear_pointer (&w->spool_path, g_free);
-    return FALSE;
-  }
-  remember_temp (w->spool_path);
-  w->spool_table = g_array_new (FALSE, FALSE, sizeof (SpoolEntry));
-  start_filtering (w);
-  return TRUE;
+  return _plan_shard_writer_open_spool (w, error);
 #endif
 }
 
@@ -682,7 +549,8 @@ ensure_open (PlanShardWriter * w, GError ** error)
   if (w->fd < 0 && errno == ENOENT)
     return gone (w, error);
   if (w->fd < 0)
-    return set_io_error (error, "open the shared output", w->tmp_path);
+    return _plan_shard_writer_set_io_error (error, "open the shared output",
+        w->tmp_path);
   return TRUE;
 }
 
@@ -700,9 +568,9 @@ ensure_open (PlanShardWriter * w, GError ** error)
  *
  * Since: 0.1
  */
-static gboolean
-pwrite_to (gint fd, const gchar * path, const guint8 * p, gsize left,
-    goffset at, GError ** error)
+gboolean
+_plan_shard_writer_pwrite_to (gint fd, const gchar * path, const guint8 * p,
+    gsize left, goffset at, GError ** error)
 {
   while (left > 0) {
     gssize done = pwrite (fd, p, left, at);
@@ -710,7 +578,7 @@ pwrite_to (gint fd, const gchar * path, const guint8 * p, gsize left,
     if (done < 0 && errno == EINTR)
       continue;
     if (done <= 0)
-      return set_io_error (error, "write", path);
+      return _plan_shard_writer_set_io_error (error, "write", path);
     p += done;
     at += done;
     left -= done;
@@ -722,142 +590,18 @@ static gboolean
 pwrite_full (PlanShardWriter * w, const guint8 * p, gsize left, goffset at,
     GError ** error)
 {
-  return pwrite_to (w->fd, w->tmp_path, p, left, at, error);
+  return _plan_shard_writer_pwrite_to (w->fd, w->tmp_path, p, left, at, error);
 }
 
 /* The rows of Zarr or HDF5 chunk @index in the array. */
 #if HAVE_ZARR || HAVE_HDF5
-static guint64
-chunk_n_rows (PlanShardWriter * w, guint64 index)
+guint64
+_plan_shard_writer_chunk_n_rows (PlanShardWriter * w, guint64 index)
 {
   guint64 first = index * w->layout.chunk_rows;
 
   return MIN (w->layout.chunk_rows, w->total - first);
 }
-
-#if HAVE_HDF5
-/* Appends @size bytes to this rank's spool, with their entry. Any
- * thread: the place is taken under the lock, written outside it. */
-static gboolean
-spool (PlanShardWriter * w, const guint8 * data, gsize size,
-    SpoolEntry * entry, GError ** error)
-{
-  g_mutex_lock (&w->lock);
-  entry->offset = w->spool_end;
-  entry->size = size;
-  w->spool_end += size;
-  g_mutex_unlock (&w->lock);
-  if (!pwrite_to (w->spool_fd, w->spool_path, data, size, entry->offset,
-          error))
-    return FALSE;
-  g_mutex_lock (&w->lock);
-  g_array_append_val (w->spool_table, *entry);
-  g_mutex_unlock (&w->lock);
-  return TRUE;
-}
-
-/* A whole chunk for the pool, padded to a chunk's size. */
-typedef struct
-{
-  guint64 index;
-  guint8 *data;
-} FilterTask;
-
-/* A thread of the pool: filters a chunk, and writes it (rank 0) or
- * spools it (the others). */
-static void
-filter_task (gpointer data, gpointer user_data)
-{
-  FilterTask *t = data;
-  PlanShardWriter *w = user_data;
-  GError *err = NULL;
-  gboolean failed;
-  guint8 *filtered = NULL;
-  gsize size;
-  guint32 mask;
-
-  g_mutex_lock (&w->lock);
-  failed = w->pool_error != NULL;
-  g_mutex_unlock (&w->lock);
-  if (!failed)
-    filtered = _plan_h5_chunk_encode (&w->layout.filters, t->data, &size,
-        &mask, &err);
-  if (filtered == NULL && err)
-    g_prefix_error (&err, "Could not write '%s': ", w->location);
-  if (filtered && plan_comm_get_rank (w->comm) == 0) {
-    _plan_file_writer_write_shared_chunk (w->file_writer, t->index, mask,
-        filtered, size, &err);
-  } else if (filtered) {
-    SpoolEntry e = { t->index, 0, 0, 0, 0, mask, 0 };
-
-    spool (w, filtered, size, &e, &err);
-  }
-  g_free (filtered);
-  g_free (t->data);
-  g_free (t);
-
-  g_mutex_lock (&w->lock);
-  if (err && w->pool_error == NULL)
-    w->pool_error = err;
-  else
-    g_clear_error (&err);
-  w->tasks--;
-  g_cond_broadcast (&w->done_cond);
-  g_mutex_unlock (&w->lock);
-}
-
-/* Waits for the pool's chunks; FALSE with the first failure. */
-static gboolean
-drain_pool (PlanShardWriter * w, GError ** error)
-{
-  gboolean ok;
-
-  g_mutex_lock (&w->lock);
-  while (w->tasks > 0)
-    g_cond_wait (&w->done_cond, &w->lock);
-  ok = w->pool_error == NULL;
-  if (!ok)
-    g_propagate_error (error, g_error_copy (w->pool_error));
-  g_mutex_unlock (&w->lock);
-  return ok;
-}
-
-/* A whole HDF5 chunk of @n_rows rows (fewer than a chunk's at the
- * array's end): rank 0 assembling the chunks at the end writes it
- * through libhdf5; else it is filtered here and written (rank 0) or
- * spooled (the others). */
-static gboolean
-h5_chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
-    guint64 n_rows, GError ** error)
-{
-  const PlanH5Filters *f = &w->layout.filters;
-  gsize bytes = n_rows * w->row_size;
-  FilterTask *t;
-
-  if (w->assembling)
-    return _plan_file_writer_write_shared_rows (w->file_writer,
-        index * w->layout.chunk_rows, data, n_rows, error);
-  g_mutex_lock (&w->lock);
-  while (w->tasks >= w->max_tasks && w->pool_error == NULL)
-    g_cond_wait (&w->done_cond, &w->lock);
-  if (w->pool_error) {
-    g_propagate_error (error, g_error_copy (w->pool_error));
-    g_mutex_unlock (&w->lock);
-    return FALSE;
-  }
-  w->tasks++;
-  g_mutex_unlock (&w->lock);
-  t = g_new (FilterTask, 1);
-  t->index = index;
-  /* The last chunk whole in the file, the rows past the array's end zero,
-   * as libhdf5 fills them. */
-  t->data = g_malloc (f->chunk_bytes);
-  memcpy (t->data, data, bytes);
-  memset (t->data + bytes, 0, f->chunk_bytes - bytes);
-  g_thread_pool_push (w->pool, t, NULL);
-  return TRUE;
-}
-#endif
 
 /* Chunk @index whole, of @n_rows rows: written. */
 static gboolean
@@ -866,7 +610,7 @@ chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
 {
 #if HAVE_HDF5
   if (w->layout.filtered)
-    return h5_chunk_done (w, index, data, n_rows, error);
+    return _plan_shard_writer_h5_chunk_done (w, index, data, n_rows, error);
 #endif
 #if HAVE_ZARR
   return _plan_zarr_writer_write_chunk (w->zarr, index, data, n_rows, error);
@@ -878,9 +622,10 @@ chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
 
 /* Rows @at.. of chunk @index into its partial chunk; the chunk is
  * written when it is whole. @set: which of the rows are set (NULL: all). */
-static gboolean
-add_to_partial (PlanShardWriter * w, guint64 index, guint64 at,
-    const guint8 * data, const guint8 * set, guint64 n, GError ** error)
+gboolean
+_plan_shard_writer_add_to_partial (PlanShardWriter * w, guint64 index,
+    guint64 at, const guint8 * data, const guint8 * set, guint64 n,
+    GError ** error)
 {
   Partial *p = g_hash_table_lookup (w->partial, &index);
   gboolean ok = TRUE;
@@ -891,7 +636,7 @@ add_to_partial (PlanShardWriter * w, guint64 index, guint64 at,
 
     *key = index;
     p = g_new0 (Partial, 1);
-    p->n_rows = chunk_n_rows (w, index);
+    p->n_rows = _plan_shard_writer_chunk_n_rows (w, index);
     p->set = g_malloc0 (p->n_rows);
     p->data = g_malloc0 (p->n_rows * w->row_size);
     g_hash_table_insert (w->partial, key, p);
@@ -921,7 +666,7 @@ write_chunks (PlanShardWriter * w, guint64 row, const guint8 * data,
   while (n_rows > 0) {
     guint64 index = row / w->layout.chunk_rows;
     guint64 at = row - index * w->layout.chunk_rows;
-    guint64 in_chunk = chunk_n_rows (w, index);
+    guint64 in_chunk = _plan_shard_writer_chunk_n_rows (w, index);
     guint64 n = MIN (n_rows, in_chunk - at);
     gboolean ok;
 
@@ -929,7 +674,8 @@ write_chunks (PlanShardWriter * w, guint64 row, const guint8 * data,
             &index))
       ok = chunk_done (w, index, data, n, error);
     else
-      ok = add_to_partial (w, index, at, data, NULL, n, error);
+      ok = _plan_shard_writer_add_to_partial (w, index, at, data, NULL, n,
+          error);
     if (!ok) {
       if (w->zarr)
         g_prefix_error (error, "Could not write '%s': ", w->location);
@@ -1067,9 +813,6 @@ outcome_parse (GBytes * outcome, guint64 * rows, gchar ** message)
 #if HAVE_ZARR
 static void send_partials (PlanShardWriter * w);
 #endif
-#if HAVE_HDF5
-static gboolean close_spool (PlanShardWriter * w, GError ** error);
-#endif
 
 /* This rank's part: its rows on disk, the file closed (for Zarr, but on
  * rank 0, its rows of shared chunks sent to rank 0, and its chunks
@@ -1094,16 +837,16 @@ close_own (PlanShardWriter * w, GError ** error)
 #endif
 #if HAVE_HDF5
   if (w->spool_fd >= 0)
-    return close_spool (w, error);
-  if (w->pool && !drain_pool (w, error))
+    return _plan_shard_writer_close_spool (w, error);
+  if (w->pool && !_plan_shard_writer_drain_pool (w, error))
     return FALSE;
 #endif
   if (w->fd < 0)
     return TRUE;
   if (w->sync && fsync (w->fd) != 0)
-    ok = set_io_error (error, "sync", w->tmp_path);
+    ok = _plan_shard_writer_set_io_error (error, "sync", w->tmp_path);
   if (close (w->fd) != 0 && ok)
-    ok = set_io_error (error, "close", w->tmp_path);
+    ok = _plan_shard_writer_set_io_error (error, "close", w->tmp_path);
   w->fd = -1;
   return ok;
 }
@@ -1142,201 +885,6 @@ send_partials (PlanShardWriter * w)
 }
 #endif
 
-#if HAVE_HDF5
-/* A rank but 0 of a compressed HDF5 output: the rows it has of chunks it
- * does not have whole, then the table, into its spool; where the table
- * is, to rank 0. */
-static gboolean
-close_spool (PlanShardWriter * w, GError ** error)
-{
-  GHashTableIter it;
-  gpointer key, value;
-  SpoolWhere where;
-  GBytes *msg;
-  guint8 *b;
-  gboolean ok = drain_pool (w, error);
-
-  g_hash_table_iter_init (&it, w->partial);
-  while (ok && g_hash_table_iter_next (&it, &key, &value)) {
-    Partial *p = value;
-    guint64 i = 0;
-
-    /* Each run of rows it has. */
-    while (ok && i < p->n_rows) {
-      SpoolEntry e = { *(gint64 *) key, 0, 0, 0, 0, 0, 0 };
-      guint64 j;
-
-      if (!p->set[i]) {
-        i++;
-        continue;
-      }
-      for (j = i; j < p->n_rows && p->set[j]; j++);
-      e.first = i;
-      e.n_rows = j - i;
-      ok = spool (w, p->data + i * w->row_size, e.n_rows * w->row_size, &e,
-          error);
-      i = j;
-    }
-  }
-  g_hash_table_remove_all (w->partial);
-  where.table_offset = w->spool_end;
-  where.n_entries = w->spool_table->len;
-  ok = ok && pwrite_to (w->spool_fd, w->spool_path,
-      (const guint8 *) w->spool_table->data,
-      w->spool_table->len * sizeof (SpoolEntry), w->spool_end, error);
-  if (close (w->spool_fd) != 0 && ok)
-    ok = set_io_error (error, "close", w->spool_path);
-  w->spool_fd = -1;
-  if (!ok)
-    return FALSE;
-  b = g_malloc (1 + sizeof where);
-  b[0] = SPOOL;
-  memcpy (b + 1, &where, sizeof where);
-  msg = g_bytes_new_take (b, 1 + sizeof where);
-  plan_comm_send (w->comm, 0, w->done_tag, msg);
-  g_bytes_unref (msg);
-  return TRUE;
-}
-
-static gboolean
-pread_full (gint fd, const gchar * path, guint8 * p, gsize left, goffset at,
-    GError ** error)
-{
-  while (left > 0) {
-    gssize done = pread (fd, p, left, at);
-
-    if (done < 0 && errno == EINTR)
-      continue;
-    if (done < 0)
-      return set_io_error (error, "read", path);
-    if (done == 0) {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "could not read "
-          "'%s': it ends before its table says", path);
-      return FALSE;
-    }
-    p += done;
-    at += done;
-    left -= done;
-  }
-  return TRUE;
-}
-
-/* The entries read at once from a spool's table. */
-#define TABLE_BLOCK 1024
-
-/* Rank 0: rank @r's spool into the file, a chunk at a time. */
-static gboolean
-take_spool (PlanShardWriter * w, guint r, const SpoolWhere * where,
-    GError ** error)
-{
-  gchar *path = spool_path_for (w->tmp_path, r);
-  const PlanH5Filters *f = &w->layout.filters;
-  guint64 n_chunks = (w->total + w->layout.chunk_rows - 1) /
-      w->layout.chunk_rows;
-  /* deflate's worst case, and then some */
-  gsize max_size = f->chunk_bytes + f->chunk_bytes / 100 + 1024;
-  SpoolEntry *table = g_new (SpoolEntry, TABLE_BLOCK);
-  guint8 *buf = NULL;
-  gsize buf_size = 0;
-  gboolean ok = TRUE;
-  guint64 done = 0;
-  gint fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-
-  if (fd < 0)
-    ok = set_io_error (error, "open the spool file", path);
-  while (ok && done < where->n_entries) {
-    guint64 n = MIN (TABLE_BLOCK, where->n_entries - done), i;
-
-    ok = pread_full (fd, path, (guint8 *) table, n * sizeof (SpoolEntry),
-        where->table_offset + done * sizeof (SpoolEntry), error);
-    for (i = 0; ok && i < n; i++) {
-      const SpoolEntry *e = &table[i];
-
-      if (e->index >= n_chunks || (e->n_rows == 0 && e->size > max_size)
-          || (e->n_rows > 0 && (e->first + e->n_rows > chunk_n_rows (w,
-                      e->index) || e->size != e->n_rows * w->row_size))
-          || e->offset + e->size > where->table_offset) {
-        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "the spool file '%s' "
-            "has a bad entry (chunk %" G_GUINT64_FORMAT ")", path, e->index);
-        ok = FALSE;
-        break;
-      }
-      if (e->size > buf_size) {
-        g_free (buf);
-        buf_size = e->size;
-        buf = g_malloc (buf_size);
-      }
-      ok = pread_full (fd, path, buf, e->size, e->offset, error)
-          && (e->n_rows == 0 ?
-          _plan_file_writer_write_shared_chunk (w->file_writer, e->index,
-              e->mask, buf, e->size, error) :
-          add_to_partial (w, e->index, e->first, buf, NULL, e->n_rows,
-              error));
-    }
-    done += n;
-  }
-  if (fd >= 0)
-    close (fd);
-  g_free (buf);
-  g_free (table);
-  g_free (path);
-  return ok;
-}
-
-/* Rank 0: every rank's spool into the file, and the chunks that straddle
- * shares completed. @wheres: each rank's table (NULL for rank 0). */
-static gboolean
-assemble_h5 (PlanShardWriter * w, SpoolWhere ** wheres, GError ** error)
-{
-  guint n = plan_comm_get_size (w->comm), r;
-  gboolean ok = TRUE;
-  gint64 start = g_get_monotonic_time ();
-  guint64 entries = 0;
-
-  w->assembling = TRUE;
-  for (r = 1; ok && r < n; r++) {
-    if (wheres[r])
-      entries += wheres[r]->n_entries;
-    if (wheres[r] == NULL) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rank %u sent no table "
-          "of its chunks", r);
-      ok = FALSE;
-    } else {
-      ok = take_spool (w, r, wheres[r], error);
-    }
-  }
-  if (ok && g_hash_table_size (w->partial) > 0) {
-    GHashTableIter it;
-    gpointer key;
-
-    g_hash_table_iter_init (&it, w->partial);
-    g_hash_table_iter_next (&it, &key, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no rank wrote some rows "
-        "of its chunk %" G_GINT64_FORMAT, *(gint64 *) key);
-    ok = FALSE;
-  }
-  g_hash_table_remove_all (w->partial);
-  GST_INFO ("'%s': rank 0 wrote the %" G_GUINT64_FORMAT " pieces of the "
-      "other ranks' spools in %.3f s", w->location, entries,
-      (g_get_monotonic_time () - start) / 1e6);
-  return ok;
-}
-
-/* Rank 0: the spools of the other ranks removed. */
-static void
-remove_spools (PlanShardWriter * w)
-{
-  guint n = plan_comm_get_size (w->comm), r;
-
-  for (r = 1; r < n; r++) {
-    gchar *path = spool_path_for (w->tmp_path, r);
-
-    g_unlink (path);
-    g_free (path);
-  }
-}
-#endif
-
 /* Rank 0: another rank's rows of a Zarr chunk, added to its own. */
 static gboolean
 take_piece (PlanShardWriter * w, GBytes * piece, GError ** error)
@@ -1351,13 +899,14 @@ take_piece (PlanShardWriter * w, GBytes * piece, GError ** error)
   memcpy (&n, b + 1 + sizeof index, sizeof n);
   g_assert (size == 1 + 2 * sizeof (guint64) + n + n * w->row_size);
   if (w->zarr == NULL || index * w->layout.chunk_rows >= w->total
-      || n != chunk_n_rows (w, index)) {
+      || n != _plan_shard_writer_chunk_n_rows (w, index)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rows of a chunk that "
         "'%s' does not have came", w->location);
     return FALSE;
   }
-  return add_to_partial (w, index, 0, b + 1 + 2 * sizeof (guint64) + n,
-      b + 1 + 2 * sizeof (guint64), n, error);
+  return _plan_shard_writer_add_to_partial (w, index, 0,
+      b + 1 + 2 * sizeof (guint64) + n, b + 1 + 2 * sizeof (guint64), n,
+      error);
 #else
   return FALSE;
 #endif
@@ -1464,12 +1013,12 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
   if (w->layout.filtered) {
     GError *err = NULL;
 
-    if (ok && !assemble_h5 (w, wheres, &err)) {
+    if (ok && !_plan_shard_writer_assemble_h5 (w, wheres, &err)) {
       g_string_append_printf (why, "rank 0: %s", err->message);
       ok = FALSE;
     }
     g_clear_error (&err);
-    remove_spools (w);
+    _plan_shard_writer_remove_spools (w);
   }
 #endif
   for (r = 0; r < n; r++)
