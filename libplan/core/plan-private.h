@@ -224,6 +224,7 @@ gboolean _plan_h5_dataset_chunk_offset (PlanH5Dataset * d, guint64 chunk,
 G_GNUC_INTERNAL
 void _plan_h5_dataset_close (PlanH5Dataset * d);
 
+/* planh5-writer.c, with HDF5 only: one dataset written. */
 typedef struct _PlanH5Writer PlanH5Writer;
 
 G_GNUC_INTERNAL
@@ -278,13 +279,13 @@ G_GNUC_INTERNAL
 gboolean _plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
     const guint8 * data, guint64 n_rows, GError ** error);
 
-/* planh5.c is built into a module of its own, libplan-hdf5.so, which
- * planh5-load.c loads the first time a process opens or writes an HDF5
- * file: libhdf5 and the libraries it links (curl, TLS, Kerberos, LDAP...)
- * then cost nothing to a process that reads .npy files, where loading
- * them made up some 8 ms of CPU time of every start-up. The module hands
- * libplan this table (planh5-module.c); _plan_h5_*() above, in libplan,
- * call through it. */
+/* planh5.c and planh5-writer.c are built into a module of their own,
+ * libplan-hdf5.so, which planh5-load.c loads the first time a process
+ * opens or writes an HDF5 file: libhdf5 and the libraries it links (curl,
+ * TLS, Kerberos, LDAP...) then cost nothing to a process that reads .npy
+ * files, where loading them made up some 8 ms of CPU time of every
+ * start-up. The module hands libplan this table (planh5-module.c);
+ * _plan_h5_*() above, in libplan, call through it. */
 #define PLAN_H5_MODULE_VERSION 2
 
 typedef struct

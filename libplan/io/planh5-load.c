@@ -8,12 +8,12 @@
  */
 
 /* HDF5 on first use: libplan's _plan_h5_*() load the HDF5 module
- * (libplan-hdf5.so, planh5.c) the first time a file is opened or
- * written, and call through the table it hands back (plan-private.h says
- * why). The module is looked for beside libplan: in plan-1.0/ of the
- * directory libplan was loaded from (an installation, a wheel), then in
- * that directory itself (the build tree). It stays loaded for the life of
- * the process. */
+ * (libplan-hdf5.so: planh5.c, planh5-writer.c) the first time a file is
+ * opened or written, and call through the table it hands back
+ * (plan-private.h says why). The module is looked for beside libplan: in
+ * plan-1.0/ of the directory libplan was loaded from (an installation, a
+ * wheel), then in that directory itself (the build tree). It stays loaded
+ * for the life of the process. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -8,8 +8,9 @@
  */
 
 /* The entry point of the HDF5 module (libplan-hdf5.so, built from this
- * file and planh5.c): the table of planh5.c's functions that libplan
- * calls through (planh5-load.c). Nothing else of the module is exported. */
+ * file, planh5.c and planh5-writer.c): the table of their functions that
+ * libplan calls through (planh5-load.c). Nothing else of the module is
+ * exported. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

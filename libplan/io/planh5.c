@@ -10,13 +10,17 @@
 /* One dataset of an HDF5 (or NetCDF-4) file, read row block by row block
  * through libhdf5: its dtype and shape, its chunking, and hyperslabs of
  * whole rows. PlanFileReader's worker calls it for the chunks it makes.
- * Built only with HDF5 (HAVE_HDF5). */
+ * Also what the writing side (planh5-writer.c) shares with it: the lock
+ * around libhdf5, its error text, the types of float16 and h5py's complex
+ * numbers, a selection of rows. Built only with HDF5 (HAVE_HDF5), into
+ * the HDF5 module (planh5-module.c). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "libplan/core/plan-private.h"
+#include "planh5-private.h"
 #include <libplan/planerror.h>
 
 #include <string.h>
@@ -84,8 +88,8 @@ typedef struct
 #endif
 } Scratch;
 
-static void
-h5_enter (void)
+void
+_plan_h5_enter (void)
 {
   g_rec_mutex_lock (&h5_lock);
   /* HDF5 prints its error stack to stderr unless told not to; the stack
@@ -93,8 +97,8 @@ h5_enter (void)
   H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
 }
 
-static void
-h5_leave (void)
+void
+_plan_h5_leave (void)
 {
   g_rec_mutex_unlock (&h5_lock);
 }
@@ -115,8 +119,8 @@ collect_error (unsigned n, const H5E_error2_t * e, void *data)
 /* The innermost messages of HDF5's error stack of this thread: where the
  * library found the problem ("truncated file: eof = ...", "can't open
  * object", "filter returned failure during read"). */
-static gchar *
-h5_error_text (void)
+gchar *
+_plan_h5_error_text (void)
 {
   GString *s = g_string_new (NULL);
 
@@ -275,8 +279,8 @@ h5py_complex_part_size (hid_t type)
 }
 
 /* h5py's complex type over the float type @part. */
-static hid_t
-h5py_complex_type (hid_t part)
+hid_t
+_plan_h5py_complex_type (hid_t part)
 {
   gsize size = H5Tget_size (part);
   hid_t t = H5Tcreate (H5T_COMPOUND, 2 * size);
@@ -317,8 +321,8 @@ class_name (H5T_class_t c)
  * no predefined half type, so it is float32's type cut to 2 bytes with
  * binary16's fields (sign at bit 15, 5 exponent bits at 10 biased by 15,
  * 10 mantissa bits at 0). libhdf5 converts it to and from other floats. */
-static hid_t
-half_type (void)
+hid_t
+_plan_h5_half_type (void)
 {
   hid_t t = H5Tcopy (H5T_IEEE_F32LE);
 
@@ -368,14 +372,15 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
     *mem_type = H5Tcopy (size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
   } else if (c == H5T_FLOAT && is_half (type)) {
     *dtype = PLAN_DTYPE_FLOAT16;
-    *mem_type = half_type ();
+    *mem_type = _plan_h5_half_type ();
   } else if (c == H5T_ENUM && is_h5py_bool (type)) {
     *dtype = PLAN_DTYPE_BOOL;
     *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
   } else if (c == H5T_COMPOUND && h5py_complex_part_size (type)) {
     gboolean c64 = h5py_complex_part_size (type) == 4;
     *dtype = c64 ? PLAN_DTYPE_COMPLEX64 : PLAN_DTYPE_COMPLEX128;
-    *mem_type = h5py_complex_type (c64 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
+    *mem_type = _plan_h5py_complex_type (c64 ? H5T_NATIVE_FLOAT :
+        H5T_NATIVE_DOUBLE);
   } else if (c == H5T_FLOAT) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
         "are %" G_GSIZE_FORMAT "-byte floats%s, which gst-plan does not "
@@ -407,7 +412,7 @@ read_shape (PlanH5Dataset * d, GError ** error)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it has a null "
         "dataspace (an attribute-like dataset with no elements at all)");
   } else if (ndim < 0) {
-    gchar *why = h5_error_text ();
+    gchar *why = _plan_h5_error_text ();
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "cannot read its "
         "shape: %s", why);
     g_free (why);
@@ -444,8 +449,8 @@ chunk_rows (PlanH5Dataset * d, gsize row_size)
 
 /* Whether the dataset's chunks can be decoded here: chunked in whole rows
  * of at most 256 MiB, filtered by deflate and shuffle only, stored in the
- * machine's byte order. Must be called between h5_enter () and
- * h5_leave (). */
+ * machine's byte order. Must be called between _plan_h5_enter () and
+ * _plan_h5_leave (). */
 static void
 check_direct (PlanH5Dataset * d, gboolean native)
 {
@@ -504,7 +509,7 @@ _plan_h5_dataset_close (PlanH5Dataset * d)
     g_free (sc);
   }
   g_mutex_clear (&d->scratch_lock);
-  h5_enter ();
+  _plan_h5_enter ();
   if (d->mem_type >= 0)
     H5Tclose (d->mem_type);
   if (d->dset >= 0)
@@ -512,7 +517,7 @@ _plan_h5_dataset_close (PlanH5Dataset * d)
   if (d->file >= 0)
     H5Fclose (d->file);
   H5Eclear2 (H5E_DEFAULT);
-  h5_leave ();
+  _plan_h5_leave ();
   g_free (d->path);
   g_free (d);
 }
@@ -545,7 +550,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
 
   d->file = d->dset = d->mem_type = -1;
   g_mutex_init (&d->scratch_lock);
-  h5_enter ();
+  _plan_h5_enter ();
   d->file = H5Fopen (filename, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (d->file < 0)
     goto not_opened;
@@ -580,7 +585,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
   goto done;
 
 not_opened:
-  why = h5_error_text ();
+  why = _plan_h5_error_text ();
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot open %s: "
       "%s", d->path ? "its dataset" : "it", why);
   g_free (why);
@@ -591,7 +596,7 @@ in_dataset:
 done:
   if (type >= 0)
     H5Tclose (type);
-  h5_leave ();
+  _plan_h5_leave ();
   if (!ok) {
     _plan_h5_dataset_close (d);
     d = NULL;
@@ -608,10 +613,10 @@ _plan_h5_dataset_get_path (PlanH5Dataset * d)
 /* Selects rows @first to @first + @n_rows of a dataset whose extent is
  * @dims in its file space (*@fspace), and a memory space of their shape
  * (*@mspace); the caller closes both where they are >= 0. Must be called
- * between h5_enter () and h5_leave (). */
-static gboolean
-select_rows (hid_t dset, gint ndim, const hsize_t * dims, guint64 first,
-    guint64 n_rows, hid_t * fspace, hid_t * mspace)
+ * between _plan_h5_enter () and _plan_h5_leave (). */
+gboolean
+_plan_h5_select_rows (hid_t dset, gint ndim, const hsize_t * dims,
+    guint64 first, guint64 n_rows, hid_t * fspace, hid_t * mspace)
 {
   hsize_t start[PLAN_ARRAY_MAX_DIMS] = { 0 }, count[PLAN_ARRAY_MAX_DIMS];
   gint i;
@@ -838,7 +843,7 @@ read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
     herr_t r = -1;
 
     offset[0] = c * d->chunk_rows;
-    h5_enter ();
+    _plan_h5_enter ();
     if (H5Dget_chunk_storage_size (d->dset, offset, &stored) >= 0
         && stored > 0 && stored <= room)
       r = H5Dread_chunk (d->dset, H5P_DEFAULT, offset, &mask,
@@ -846,7 +851,7 @@ read_direct (PlanH5Dataset * d, guint64 first, guint64 n_rows, guint8 * dest,
     else if (stored > room)
       why = "a raw chunk larger than the chunk itself can be";
     H5Eclear2 (H5E_DEFAULT);
-    h5_leave ();
+    _plan_h5_leave ();
     if (r < 0 && why == NULL) {
       /* Not written: libhdf5 gives the fill value. */
       ok = read_slab (d, lo, hi - lo, to, error);
@@ -898,12 +903,12 @@ _plan_h5_dataset_chunk_offset (PlanH5Dataset * d, guint64 chunk,
   if (!_plan_h5_dataset_maps_chunks (d))
     return FALSE;
   coord[0] = chunk * d->chunk_rows;
-  h5_enter ();
+  _plan_h5_enter ();
   ok = H5Dget_chunk_info_by_coord (d->dset, coord, &filter_mask, &addr,
       &size) >= 0 && addr != HADDR_UNDEF
       && size == d->chunk_rows * d->row_size;
   H5Eclear2 (H5E_DEFAULT);
-  h5_leave ();
+  _plan_h5_leave ();
   if (ok)
     *offset = addr;
 #endif
@@ -983,14 +988,14 @@ read_slab (PlanH5Dataset * d, guint64 first, guint64 n_rows,
   if (n_rows == 0)
     return TRUE;
 
-  h5_enter ();
+  _plan_h5_enter ();
   if (d->ndim == 0)
     r = H5Dread (d->dset, d->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest);
-  else if (select_rows (d->dset, d->ndim, d->dims, first, n_rows, &fspace,
-          &mspace))
+  else if (_plan_h5_select_rows (d->dset, d->ndim, d->dims, first, n_rows,
+          &fspace, &mspace))
     r = H5Dread (d->dset, d->mem_type, mspace, fspace, H5P_DEFAULT, dest);
   if (r < 0) {
-    why = h5_error_text ();
+    why = _plan_h5_error_text ();
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot read "
         "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT " of its dataset "
         "'%s' (a corrupt chunk, or a filter this libhdf5 lacks?): %s", first,
@@ -1001,637 +1006,6 @@ read_slab (PlanH5Dataset * d, guint64 first, guint64 n_rows,
     H5Sclose (mspace);
   if (fspace >= 0)
     H5Sclose (fspace);
-  h5_leave ();
+  _plan_h5_leave ();
   return r >= 0;
-}
-
-/* Writing: one new dataset in a new file, or added to a copy of a file,
- * grown row block by row block. */
-struct _PlanH5Writer
-{
-  hid_t file;
-  hid_t dset;
-  hid_t mem_type;
-  gchar *path;
-  gint ndim;
-  hsize_t dims[PLAN_ARRAY_MAX_DIMS];    /* the rows written so far first */
-  guint64 chunk_rows;
-  gsize row_size;
-};
-
-/* The file type of a dtype (little-endian, as h5py and numpy write on
- * this machine) and its memory type; bool is h5py's enum of int8. */
-static gboolean
-dtype_types (PlanDType dtype, hid_t * file_type, hid_t * mem_type)
-{
-  gint8 v;
-
-  switch (dtype) {
-    case PLAN_DTYPE_BOOL:
-      *file_type = H5Tenum_create (H5T_NATIVE_INT8);
-      v = 0;
-      H5Tenum_insert (*file_type, "FALSE", &v);
-      v = 1;
-      H5Tenum_insert (*file_type, "TRUE", &v);
-      *mem_type = H5Tcopy (*file_type);
-      return TRUE;
-    case PLAN_DTYPE_INT8:
-      *file_type = H5Tcopy (H5T_STD_I8LE);
-      break;
-    case PLAN_DTYPE_UINT8:
-      *file_type = H5Tcopy (H5T_STD_U8LE);
-      break;
-    case PLAN_DTYPE_INT16:
-      *file_type = H5Tcopy (H5T_STD_I16LE);
-      break;
-    case PLAN_DTYPE_UINT16:
-      *file_type = H5Tcopy (H5T_STD_U16LE);
-      break;
-    case PLAN_DTYPE_INT32:
-      *file_type = H5Tcopy (H5T_STD_I32LE);
-      break;
-    case PLAN_DTYPE_UINT32:
-      *file_type = H5Tcopy (H5T_STD_U32LE);
-      break;
-    case PLAN_DTYPE_INT64:
-      *file_type = H5Tcopy (H5T_STD_I64LE);
-      break;
-    case PLAN_DTYPE_UINT64:
-      *file_type = H5Tcopy (H5T_STD_U64LE);
-      break;
-    case PLAN_DTYPE_FLOAT32:
-      *file_type = H5Tcopy (H5T_IEEE_F32LE);
-      break;
-    case PLAN_DTYPE_FLOAT64:
-      *file_type = H5Tcopy (H5T_IEEE_F64LE);
-      break;
-    case PLAN_DTYPE_FLOAT16:
-      *file_type = half_type ();
-      *mem_type = half_type ();
-      return *file_type >= 0 && *mem_type >= 0;
-    case PLAN_DTYPE_COMPLEX64:
-    case PLAN_DTYPE_COMPLEX128:{
-      gboolean c64 = dtype == PLAN_DTYPE_COMPLEX64;
-      *file_type = h5py_complex_type (c64 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE);
-      *mem_type = h5py_complex_type (c64 ? H5T_NATIVE_FLOAT :
-          H5T_NATIVE_DOUBLE);
-      return TRUE;
-    }
-    default:
-      return FALSE;
-  }
-  *mem_type = H5Tget_native_type (*file_type, H5T_DIR_ASCEND);
-  return TRUE;
-}
-
-/* Makes room for a new dataset at @path of @file: a dataset there is
- * deleted (the file's other objects stay); anything else there, or on the
- * way to it, that is not a group is an error. Must be called between
- * h5_enter () and h5_leave (). */
-static gboolean
-clear_dataset_path (hid_t file, const gchar * path, GError ** error)
-{
-  gchar **parts = g_strsplit (path + 1, "/", -1);
-  GString *at = g_string_new (NULL);
-  gboolean ok = TRUE;
-  guint i;
-
-  for (i = 0; ok && parts[i]; i++) {
-    hid_t obj;
-    H5I_type_t type;
-
-    if (parts[i][0] == '\0')
-      continue;
-    g_string_append_printf (at, "/%s", parts[i]);
-    if (H5Lexists (file, at->str, H5P_DEFAULT) <= 0) {
-      H5Eclear2 (H5E_DEFAULT);
-      break;                    /* created with the dataset */
-    }
-    obj = H5Oopen (file, at->str, H5P_DEFAULT);
-    type = obj >= 0 ? H5Iget_type (obj) : H5I_BADID;
-    if (obj >= 0)
-      H5Oclose (obj);
-    if (parts[i + 1] == NULL && type == H5I_DATASET) {
-      if (H5Ldelete (file, at->str, H5P_DEFAULT) < 0) {
-        gchar *why = h5_error_text ();
-        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot delete "
-            "the dataset '%s' it replaces: %s", at->str, why);
-        g_free (why);
-        ok = FALSE;
-      }
-    } else if (parts[i + 1] == NULL) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is "
-          "a %s in the file, not a dataset; it is not replaced", at->str,
-          type == H5I_GROUP ? "group" : "named type or a broken link");
-      ok = FALSE;
-    } else if (type != H5I_GROUP) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is "
-          "a %s in the file, not a group, so '%s' cannot be made in it",
-          at->str, type == H5I_DATASET ? "dataset" : "named type or a broken "
-          "link", path);
-      ok = FALSE;
-    }
-  }
-  H5Eclear2 (H5E_DEFAULT);
-  g_string_free (at, TRUE);
-  g_strfreev (parts);
-  return ok;
-}
-
-/**
- * _plan_h5_writer_create:
- * @filename: the file to create (replacing what is there), or to add to
- * @path: the dataset's path; groups on the way are created
- * @info: its dtype and row shape (`shape[0]` is ignored)
- * @chunk_rows: the rows of a chunk, 0 for about 1 MiB of rows
- * @gzip_level: 0 for no compression, 1 to 9 for deflate with shuffle
- * @add: whether @filename is an HDF5 file to add the dataset to (one at
- *   @path deleted first) rather than one to create
- * @error: return location for a #GError (without the file's name)
- *
- * Creates the file (or opens it) and an empty dataset that grows along
- * its first axis (a 0-d array is a scalar dataset).
- *
- * Returns: (transfer full): the writer, or %NULL.
- */
-PlanH5Writer *
-_plan_h5_writer_create (const gchar * filename, const gchar * path,
-    const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
-    gboolean add, GError ** error)
-{
-  return _plan_h5_writer_create_full (filename, path, info, chunk_rows,
-      gzip_level, add, -1, error);
-}
-
-/**
- * _plan_h5_writer_create_full:
- * @fixed_rows: -1 for a dataset that grows as rows are appended; else
- *   the rows the dataset has from the start. Uncompressed (@gzip_level
- *   0), it has that fixed size and its chunks are all allocated in the
- *   file now (not filled), so that their places are known
- *   (_plan_h5_writer_get_chunks()) and written there directly without
- *   libhdf5. Compressed, it is made as a growing one is (the same chunks
- *   and filters, its first axis extendable), already that long, no chunk
- *   allocated: its chunks are written whole, filtered by the caller
- *   (_plan_h5_writer_write_chunk()), or as rows
- *   (_plan_h5_writer_write_rows()).
- *
- * As _plan_h5_writer_create().
- */
-PlanH5Writer *
-_plan_h5_writer_create_full (const gchar * filename, const gchar * path,
-    const PlanArrayInfo * info, guint64 chunk_rows, guint gzip_level,
-    gboolean add, gint64 fixed_rows, GError ** error)
-{
-  PlanH5Writer *w = g_new0 (PlanH5Writer, 1);
-  hsize_t maxdims[PLAN_ARRAY_MAX_DIMS], cdims[PLAN_ARRAY_MAX_DIMS];
-  hid_t file_type = -1, space = -1, dcpl = -1, lcpl = -1;
-  gsize row_size = plan_array_info_get_row_size (info);
-  gboolean ok = FALSE;
-  gchar *why;
-  guint i;
-
-  w->file = w->dset = w->mem_type = -1;
-  w->path = path[0] == '/' ? g_strdup (path) : g_strconcat ("/", path, NULL);
-  w->ndim = info->ndim;
-  h5_enter ();
-  if (!dtype_types (info->dtype, &file_type, &w->mem_type))
-    goto no_type;
-  if (add) {
-    w->file = H5Fopen (filename, H5F_ACC_RDWR, H5P_DEFAULT);
-    if (w->file < 0)
-      goto not_h5;
-    if (!clear_dataset_path (w->file, w->path, error))
-      goto done;
-  } else {
-    w->file = H5Fcreate (filename, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  }
-  if (w->file < 0)
-    goto failed;
-  dcpl = H5Pcreate (H5P_DATASET_CREATE);
-  lcpl = H5Pcreate (H5P_LINK_CREATE);
-  H5Pset_create_intermediate_group (lcpl, 1);
-  if (info->ndim == 0) {
-    space = H5Screate (H5S_SCALAR);
-  } else {
-    for (i = 0; i < info->ndim; i++) {
-      w->dims[i] = cdims[i] = maxdims[i] = info->shape[i];
-    }
-    w->dims[0] = 0;
-    maxdims[0] = H5S_UNLIMITED;
-    if (chunk_rows == 0)
-      chunk_rows = MAX (1, ((gsize) 1 << 20) / MAX (row_size, 1));
-    if (fixed_rows >= 0 && gzip_level > 0) {
-      /* Extendable as a growing one, so chunks of any rows. */
-      w->dims[0] = fixed_rows;
-    } else if (fixed_rows >= 0) {
-      /* A chunk no longer than a fixed axis, as HDF5 asks. */
-      w->dims[0] = maxdims[0] = fixed_rows;
-      chunk_rows = MAX (1, MIN (chunk_rows, (guint64) fixed_rows));
-      H5Pset_alloc_time (dcpl, H5D_ALLOC_TIME_EARLY);
-      H5Pset_fill_time (dcpl, H5D_FILL_TIME_NEVER);
-    }
-    w->chunk_rows = chunk_rows;
-    w->row_size = row_size;
-    cdims[0] = chunk_rows;
-    space = H5Screate_simple (info->ndim, w->dims, maxdims);
-    H5Pset_chunk (dcpl, info->ndim, cdims);
-    if (gzip_level > 0) {
-      H5Pset_shuffle (dcpl);
-      H5Pset_deflate (dcpl, gzip_level);
-    }
-  }
-  w->dset = H5Dcreate2 (w->file, w->path, file_type, space, lcpl, dcpl,
-      H5P_DEFAULT);
-  if (w->dset < 0)
-    goto failed;
-  ok = TRUE;
-  goto done;
-
-no_type:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "HDF5 files of "
-      "dtype %s are not written", plan_dtype_to_string (info->dtype));
-  goto done;
-not_h5:
-  why = h5_error_text ();
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "the file there is not "
-      "an HDF5 file libhdf5 can open to add a dataset to (%s); it is left as "
-      "it is", why);
-  g_free (why);
-  goto done;
-failed:
-  why = h5_error_text ();
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot create %s: %s",
-      w->file < 0 ? "the file" : "the dataset", why);
-  g_free (why);
-  goto done;
-done:
-  if (file_type >= 0)
-    H5Tclose (file_type);
-  if (space >= 0)
-    H5Sclose (space);
-  if (dcpl >= 0)
-    H5Pclose (dcpl);
-  if (lcpl >= 0)
-    H5Pclose (lcpl);
-  h5_leave ();
-  if (!ok) {
-    _plan_h5_writer_close (w, NULL);
-    w = NULL;
-  }
-  return w;
-}
-
-/**
- * _plan_h5_writer_append:
- * @w: a writer
- * @data: whole rows, C order
- * @n_rows: their number (for a 0-d array, 1, once)
- * @error: return location for a #GError (without the file's name)
- *
- * Grows the dataset by @n_rows and writes them. Any thread.
- */
-gboolean
-_plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
-    guint64 n_rows, GError ** error)
-{
-  hid_t fspace = -1, mspace = -1;
-  herr_t r = -1;
-  gchar *why;
-
-  if (n_rows == 0)
-    return TRUE;
-  h5_enter ();
-  if (w->ndim == 0) {
-    r = H5Dwrite (w->dset, w->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-  } else {
-    w->dims[0] += n_rows;
-    if (H5Dset_extent (w->dset, w->dims) >= 0
-        && select_rows (w->dset, w->ndim, w->dims, w->dims[0] - n_rows,
-            n_rows, &fspace, &mspace))
-      r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
-  }
-  if (r < 0) {
-    why = h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
-        "to its dataset '%s': %s", w->path, why);
-    g_free (why);
-  }
-  if (mspace >= 0)
-    H5Sclose (mspace);
-  if (fspace >= 0)
-    H5Sclose (fspace);
-  h5_leave ();
-  return r >= 0;
-}
-
-/**
- * _plan_h5_writer_get_chunks:
- * @w: a writer made with @fixed_rows (_plan_h5_writer_create_full())
- * @chunk_rows: (out): the rows of a chunk
- * @error: return location for a #GError (without the file's name)
- *
- * The byte offsets in the file of the dataset's chunks, in row order:
- * chunk i holds rows from i * @chunk_rows, whole rows in C order (the
- * last chunk, which may reach past the dataset's end, at full size). The
- * caller writes them after _plan_h5_writer_close().
- *
- * Returns: (transfer full): an array of guint64, or %NULL.
- */
-GArray *
-_plan_h5_writer_get_chunks (PlanH5Writer * w, guint64 * chunk_rows,
-    GError ** error)
-{
-  guint64 n = w->ndim > 0 && w->chunk_rows > 0 ?
-      (w->dims[0] + w->chunk_rows - 1) / w->chunk_rows : 0, i;
-  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
-  hsize_t coord[PLAN_ARRAY_MAX_DIMS] = { 0 };
-  gboolean ok = TRUE;
-
-  *chunk_rows = w->chunk_rows;
-  h5_enter ();
-  for (i = 0; ok && i < n; i++) {
-    haddr_t addr = HADDR_UNDEF;
-    unsigned mask = 0;
-    hsize_t size = 0;
-    guint64 at;
-
-    coord[0] = i * w->chunk_rows;
-    ok = H5Dget_chunk_info_by_coord (w->dset, coord, &mask, &addr,
-        &size) >= 0 && addr != HADDR_UNDEF;
-    at = addr;
-    g_array_append_val (out, at);
-  }
-  if (!ok) {
-    gchar *why = h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 did not allocate "
-        "the chunks of its dataset '%s': %s", w->path, why);
-    g_free (why);
-    g_array_unref (out);
-    out = NULL;
-  }
-  H5Eclear2 (H5E_DEFAULT);
-  h5_leave ();
-  return out;
-}
-
-/**
- * _plan_h5_writer_get_filters:
- * @w: a writer of a chunked dataset
- * @filters: (out): its chunks' rows and size, and the filters libhdf5
- *   applies to them, as the dataset says
- * @error: return location for a #GError (without the file's name)
- *
- * What _plan_h5_chunk_encode() needs to filter a chunk of this dataset as
- * libhdf5 would.
- *
- * Returns: %TRUE, or %FALSE when the dataset has a filter that
- *   _plan_h5_chunk_encode() does not apply (only shuffle and deflate).
- */
-gboolean
-_plan_h5_writer_get_filters (PlanH5Writer * w, PlanH5Filters * filters,
-    GError ** error)
-{
-  hid_t dcpl;
-  gint n, i;
-  gboolean ok = TRUE;
-
-  memset (filters, 0, sizeof (*filters));
-  filters->chunk_rows = w->chunk_rows;
-  filters->chunk_bytes = w->chunk_rows * w->row_size;
-  h5_enter ();
-  dcpl = H5Dget_create_plist (w->dset);
-  n = dcpl >= 0 ? H5Pget_nfilters (dcpl) : -1;
-  if (n < 0 || n > (gint) G_N_ELEMENTS (filters->id)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the filters of "
-        "its dataset '%s' cannot be applied outside libhdf5", w->path);
-    ok = FALSE;
-  }
-  for (i = 0; ok && i < n; i++) {
-    unsigned flags, cd[8];
-    size_t n_cd = G_N_ELEMENTS (cd);
-    H5Z_filter_t f = H5Pget_filter2 (dcpl, i, &flags, &n_cd, cd, 0, NULL,
-        NULL);
-
-    if (f == H5Z_FILTER_DEFLATE && n_cd >= 1) {
-      filters->level = cd[0];
-    } else if (f == H5Z_FILTER_SHUFFLE) {
-      /* Its element size, set when the dataset was made. */
-      filters->itemsize = n_cd >= 1 ? cd[0] : 0;
-      if (filters->itemsize == 0) {
-        g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "the shuffle "
-            "filter of its dataset '%s' has no element size", w->path);
-        ok = FALSE;
-      }
-    } else {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "filter %d of "
-          "its dataset '%s' cannot be applied outside libhdf5", (int) f,
-          w->path);
-      ok = FALSE;
-    }
-    filters->id[i] = f;
-  }
-  filters->n = ok ? n : 0;
-  if (dcpl >= 0)
-    H5Pclose (dcpl);
-  H5Eclear2 (H5E_DEFAULT);
-  h5_leave ();
-  return ok;
-}
-
-/* The shuffle filter: byte k of every element into the k-th run of the
- * chunk, the bytes past the last whole element as they are. */
-static void
-shuffle (const guint8 * in, guint8 * out, gsize size, gsize itemsize)
-{
-  gsize n = size / itemsize, k, i;
-
-  for (k = 0; k < itemsize; k++) {
-    guint8 *run = out + k * n;
-    const guint8 *src = in + k;
-
-    for (i = 0; i < n; i++)
-      run[i] = src[i * itemsize];
-  }
-  memcpy (out + n * itemsize, in + n * itemsize, size - n * itemsize);
-}
-
-/**
- * _plan_h5_chunk_encode:
- * @filters: a dataset's filters (_plan_h5_writer_get_filters())
- * @chunk: a whole chunk, `filters->chunk_bytes` bytes, as in memory (the
- *   file's byte order: little-endian)
- * @out_size: (out): the size of what is returned
- * @mask: (out): the chunk's filter mask for H5Dwrite_chunk() (the
- *   filters skipped)
- * @error: return location for a #GError
- *
- * Filters @chunk as libhdf5's pipeline does for the dataset: the shuffle
- * filter (none for 1-byte elements) and deflate (zlib's compress2(), as
- * libhdf5), in the dataset's order. Any thread; needs no libhdf5 call.
- *
- * Returns: (transfer full): the filtered chunk, or %NULL with @error set.
- */
-guint8 *
-_plan_h5_chunk_encode (const PlanH5Filters * filters, const guint8 * chunk,
-    gsize * out_size, guint32 * mask, GError ** error)
-{
-  gsize size = filters->chunk_bytes;
-  guint8 *cur = g_memdup2 (chunk, size);
-  guint i;
-
-  *mask = 0;
-  for (i = 0; i < filters->n; i++) {
-    if (filters->id[i] == H5Z_FILTER_SHUFFLE) {
-      guint8 *next;
-
-      /* As libhdf5: nothing to do for bytes, or a chunk of less than two
-       * elements. */
-      if (filters->itemsize <= 1 || size / filters->itemsize <= 1)
-        continue;
-      next = g_malloc (size);
-      shuffle (cur, next, size, filters->itemsize);
-      g_free (cur);
-      cur = next;
-    } else if (filters->id[i] == H5Z_FILTER_DEFLATE) {
-      uLongf n = compressBound (size);
-      guint8 *next = g_malloc (n);
-      int z = compress2 (next, &n, cur, size, filters->level);
-
-      g_free (cur);
-      if (z != Z_OK) {
-        g_free (next);
-        g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "zlib could not "
-            "deflate a chunk of %" G_GSIZE_FORMAT " bytes (%d)", size, z);
-        return NULL;
-      }
-      cur = next;
-      size = n;
-    } else {
-      g_free (cur);
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "HDF5 filter "
-          "%u is not applied outside libhdf5", filters->id[i]);
-      return NULL;
-    }
-  }
-  *out_size = size;
-  return cur;
-}
-
-/**
- * _plan_h5_writer_write_chunk:
- * @w: a writer made compressed with @fixed_rows
- * @index: the chunk: its first row is @index * its rows
- * @mask: the filters skipped (_plan_h5_chunk_encode())
- * @data: the filtered chunk
- * @size: its size
- * @error: return location for a #GError (without the file's name)
- *
- * Writes a chunk that is filtered already, as it is (H5Dwrite_chunk()).
- */
-gboolean
-_plan_h5_writer_write_chunk (PlanH5Writer * w, guint64 index, guint32 mask,
-    const guint8 * data, gsize size, GError ** error)
-{
-  hsize_t offset[PLAN_ARRAY_MAX_DIMS] = { 0 };
-  herr_t r;
-
-  if (w->ndim == 0 || w->chunk_rows == 0 || index * w->chunk_rows >=
-      w->dims[0]) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "its dataset '%s' has no "
-        "chunk %" G_GUINT64_FORMAT, w->path, index);
-    return FALSE;
-  }
-  offset[0] = index * w->chunk_rows;
-  h5_enter ();
-  r = H5Dwrite_chunk (w->dset, H5P_DEFAULT, mask, offset, size, data);
-  if (r < 0) {
-    gchar *why = h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write chunk "
-        "%" G_GUINT64_FORMAT " of its dataset '%s': %s", index, w->path, why);
-    g_free (why);
-  }
-  h5_leave ();
-  return r >= 0;
-}
-
-/**
- * _plan_h5_writer_write_rows:
- * @w: a writer made with @fixed_rows
- * @first: the first row
- * @data: whole rows, C order
- * @n_rows: their number, with @first within the dataset's rows
- * @error: return location for a #GError (without the file's name)
- *
- * Writes rows at their place; libhdf5 filters their chunks.
- */
-gboolean
-_plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
-    const guint8 * data, guint64 n_rows, GError ** error)
-{
-  hid_t fspace = -1, mspace = -1;
-  herr_t r = -1;
-
-  if (w->ndim == 0 || first + n_rows > w->dims[0]) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rows %" G_GUINT64_FORMAT
-        "-%" G_GUINT64_FORMAT " are past the end of its dataset '%s'", first,
-        first + n_rows, w->path);
-    return FALSE;
-  }
-  if (n_rows == 0)
-    return TRUE;
-  h5_enter ();
-  if (select_rows (w->dset, w->ndim, w->dims, first, n_rows, &fspace,
-          &mspace))
-    r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
-  if (r < 0) {
-    gchar *why = h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
-        "to its dataset '%s': %s", w->path, why);
-    g_free (why);
-  }
-  if (mspace >= 0)
-    H5Sclose (mspace);
-  if (fspace >= 0)
-    H5Sclose (fspace);
-  h5_leave ();
-  return r >= 0;
-}
-
-/**
- * _plan_h5_writer_close:
- * @w: (transfer full) (nullable): a writer
- * @error: (nullable): where closing's failure is said; %NULL when the
- *   file is abandoned anyway
- *
- * Closes the dataset and the file, which writes what libhdf5 still holds.
- *
- * Returns: %TRUE when all was written.
- */
-gboolean
-_plan_h5_writer_close (PlanH5Writer * w, GError ** error)
-{
-  gboolean ok = TRUE;
-  gchar *why;
-
-  if (w == NULL)
-    return TRUE;
-  h5_enter ();
-  if (w->mem_type >= 0)
-    H5Tclose (w->mem_type);
-  if (w->dset >= 0 && H5Dclose (w->dset) < 0)
-    ok = FALSE;
-  if (w->file >= 0 && H5Fclose (w->file) < 0)
-    ok = FALSE;
-  if (!ok && error) {
-    why = h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot finish the "
-        "file: %s", why);
-    g_free (why);
-  }
-  H5Eclear2 (H5E_DEFAULT);
-  h5_leave ();
-  g_free (w->path);
-  g_free (w);
-  return ok;
 }
