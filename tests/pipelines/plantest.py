@@ -29,6 +29,13 @@ def tmpdir():
 tmpdir.keep = []
 
 
+def built_with(feature):
+    """Whether this build has an optional format ('hdf5', 'zarr'), as
+    meson tells the tests (PLAN_HAVE_HDF5, PLAN_HAVE_ZARR); outside meson,
+    assumed."""
+    return os.environ.get('PLAN_HAVE_' + feature.upper(), '1') != '0'
+
+
 def launcher():
     """The command that runs a pipeline description: the project's
     plan-launch (tools/plan-launch.c explains why not gst-launch-1.0), or

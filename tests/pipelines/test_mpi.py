@@ -88,6 +88,8 @@ def format_copies():
     out['npz'] = npz
     try:
         import h5py
+        if not plantest.built_with('hdf5'):
+            raise ImportError('this build has no HDF5')
         h5 = os.path.join(D, 'm64.h5')
         with h5py.File(h5, 'w') as f:
             f.create_dataset('m', data=a, chunks=(1001, 3), compression='gzip')
@@ -97,6 +99,8 @@ def format_copies():
     try:
         import numcodecs
         import zarr
+        if not plantest.built_with('zarr'):
+            raise ImportError('this build has no Zarr')
         zs = os.path.join(D, 'm64.zarr')
         zarr.array(a, chunks=(777, 5), store=zs, compressor=numcodecs.Blosc())
         out['zarr'] = zs

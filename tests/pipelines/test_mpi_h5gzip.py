@@ -156,6 +156,9 @@ def main():
     except ImportError:
         print('skip: h5py is not installed')
         return 77
+    if not plantest.built_with('hdf5'):
+        print('skip: this build has no HDF5')
+        return 77
     probe = subprocess.run(plantest.launcher() + [
         '-q', 'planfilesrc', 'location=' + SRC, 'shard=mpi', '!', 'fakesink'],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -571,10 +571,11 @@ def sink_failures_leave_the_store():
         expect_error(words, *texts)
         if snapshot() != before:
             raise Failure('%s changed what was there' % ' '.join(words))
-    h5 = os.path.join(d, 'x.h5')
-    expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
-                  'location=' + h5, 'compression=1', 'codec=zstd'],
-                 'HDF5 output is compressed with gzip')
+    if plantest.built_with('hdf5'):
+        h5 = os.path.join(d, 'x.h5')
+        expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                      'location=' + h5, 'compression=1', 'codec=zstd'],
+                     'HDF5 output is compressed with gzip')
     left = sorted(n for n in os.listdir(d))
     if left != ['bad.zarr', 'file.zarr', 'g.zarr', 'in.npy', 'plain']:
         raise Failure('files left behind: %s' % left)
