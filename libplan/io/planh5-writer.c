@@ -306,6 +306,38 @@ done:
   return w;
 }
 
+/* With libhdf5's lock: the error of a failed write, with libhdf5's text. */
+static void
+write_failed (PlanH5Writer * w, GError ** error)
+{
+  gchar *why = _plan_h5_error_text ();
+
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
+      "to its dataset '%s': %s", w->path, why);
+  g_free (why);
+}
+
+/* With libhdf5's lock: writes @n_rows whole rows from @first, within the
+ * dataset's current rows. */
+static gboolean
+write_selected_rows (PlanH5Writer * w, guint64 first, const guint8 * data,
+    guint64 n_rows, GError ** error)
+{
+  hid_t fspace = -1, mspace = -1;
+  herr_t r = -1;
+
+  if (_plan_h5_select_rows (w->dset, w->ndim, w->dims, first, n_rows, &fspace,
+          &mspace))
+    r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
+  if (r < 0)
+    write_failed (w, error);
+  if (mspace >= 0)
+    H5Sclose (mspace);
+  if (fspace >= 0)
+    H5Sclose (fspace);
+  return r >= 0;
+}
+
 /**
  * _plan_h5_writer_append:
  * @w: a writer
@@ -319,34 +351,26 @@ gboolean
 _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
     guint64 n_rows, GError ** error)
 {
-  hid_t fspace = -1, mspace = -1;
-  herr_t r = -1;
-  gchar *why;
+  gboolean ok;
 
   if (n_rows == 0)
     return TRUE;
   _plan_h5_enter ();
   if (w->ndim == 0) {
-    r = H5Dwrite (w->dset, w->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    ok = H5Dwrite (w->dset, w->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+        data) >= 0;
+    if (!ok)
+      write_failed (w, error);
   } else {
     w->dims[0] += n_rows;
-    if (H5Dset_extent (w->dset, w->dims) >= 0
-        && _plan_h5_select_rows (w->dset, w->ndim, w->dims, w->dims[0] - n_rows,
-            n_rows, &fspace, &mspace))
-      r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
+    ok = H5Dset_extent (w->dset, w->dims) >= 0;
+    if (ok)
+      ok = write_selected_rows (w, w->dims[0] - n_rows, data, n_rows, error);
+    else
+      write_failed (w, error);
   }
-  if (r < 0) {
-    why = _plan_h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
-        "to its dataset '%s': %s", w->path, why);
-    g_free (why);
-  }
-  if (mspace >= 0)
-    H5Sclose (mspace);
-  if (fspace >= 0)
-    H5Sclose (fspace);
   _plan_h5_leave ();
-  return r >= 0;
+  return ok;
 }
 
 /**
@@ -593,8 +617,7 @@ gboolean
 _plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
     const guint8 * data, guint64 n_rows, GError ** error)
 {
-  hid_t fspace = -1, mspace = -1;
-  herr_t r = -1;
+  gboolean ok;
 
   if (w->ndim == 0 || first + n_rows > w->dims[0]) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rows %" G_GUINT64_FORMAT
@@ -605,21 +628,9 @@ _plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
   if (n_rows == 0)
     return TRUE;
   _plan_h5_enter ();
-  if (_plan_h5_select_rows (w->dset, w->ndim, w->dims, first, n_rows, &fspace,
-          &mspace))
-    r = H5Dwrite (w->dset, w->mem_type, mspace, fspace, H5P_DEFAULT, data);
-  if (r < 0) {
-    gchar *why = _plan_h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
-        "to its dataset '%s': %s", w->path, why);
-    g_free (why);
-  }
-  if (mspace >= 0)
-    H5Sclose (mspace);
-  if (fspace >= 0)
-    H5Sclose (fspace);
+  ok = write_selected_rows (w, first, data, n_rows, error);
   _plan_h5_leave ();
-  return r >= 0;
+  return ok;
 }
 
 /**

@@ -4,6 +4,7 @@
 Each test script imports this module, runs real pipelines file to file and
 compares the results with numpy or scipy."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,33 @@ def launcher():
     if tool and os.access(tool, os.X_OK):
         return [tool]
     return ['gst-launch-1.0']
+
+
+MPIRUN = shutil.which('mpirun')
+
+
+def mpirun(n, words, env=None, rank_env=None, expect_ok=True):
+    """Runs the pipeline `words` (gst-launch words) on n ranks with
+    mpirun; returns the ranks' combined output. env: variables for every
+    rank; rank_env: {rank: {VAR: value}} set on that rank only. Fails the
+    test on an unexpected outcome."""
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', str(n)]
+    launch = launcher() + ['-q'] + [str(w) for w in words]
+    if rank_env:
+        script = ''.join('if [ "$OMPI_COMM_WORLD_RANK" = %d ]; then export %s; fi; '
+                         % (r, ' '.join('%s=%s' % kv for kv in e.items()))
+                         for r, e in rank_env.items())
+        cmd += ['sh', '-c', script + 'exec "$@"', 'sh'] + launch
+    else:
+        cmd += launch
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, env=dict(os.environ, **(env or {})))
+    if expect_ok and p.returncode != 0:
+        raise Failure('%d ranks failed (%d): %s\n%s' % (n, p.returncode,
+                                                        ' '.join(words), p.stdout))
+    if not expect_ok and p.returncode == 0:
+        raise Failure('%d ranks should have failed: %s' % (n, ' '.join(words)))
+    return p.stdout
 
 
 def launch(*args, expect_ok=True, timeout=120, messages=False):

@@ -12,32 +12,10 @@ import sys
 import numpy as np
 
 import plantest
-from plantest import Failure
+from plantest import Failure, mpirun
 
 RANKS = (1, 2, 3, 4)
-MPIRUN = shutil.which('mpirun')
-
-
-def mpirun(n, words, env=None, rank_env=None, expect_ok=True):
-    """Runs the pipeline on n ranks. rank_env: {rank: {VAR: value}} set on
-    that rank only."""
-    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', str(n)]
-    launch = plantest.launcher() + ['-q'] + [str(w) for w in words]
-    if rank_env:
-        script = ''.join('if [ "$OMPI_COMM_WORLD_RANK" = %d ]; then export %s; fi; '
-                         % (r, ' '.join('%s=%s' % kv for kv in e.items()))
-                         for r, e in rank_env.items())
-        cmd += ['sh', '-c', script + 'exec "$@"', 'sh'] + launch
-    else:
-        cmd += launch
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=120, env=dict(os.environ, **(env or {})))
-    if expect_ok and p.returncode != 0:
-        raise Failure('%d ranks failed (%d): %s\n%s' % (n, p.returncode,
-                                                        ' '.join(words), p.stdout))
-    if not expect_ok and p.returncode == 0:
-        raise Failure('%d ranks should have failed: %s' % (n, ' '.join(words)))
-    return p.stdout
+MPIRUN = plantest.MPIRUN
 
 
 def same_bytes(a, b, what):

@@ -7,41 +7,20 @@ failing mid-run leaves no output. (A compressed HDF5 output:
 test_mpi_h5gzip.)"""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 
 import plantest
-from plantest import Failure
+from plantest import Failure, mpirun
 
-MPIRUN = shutil.which('mpirun')
+MPIRUN = plantest.MPIRUN
 D = plantest.tmpdir()
 SRC = os.path.join(D, 'in.npy')
 A = np.random.default_rng(30).standard_normal((20001, 3))
 np.save(SRC, A)
 WANT = A * 2 + 1
-
-
-def mpirun(n, words, rank_env=None, expect_ok=True):
-    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', str(n)]
-    launch = plantest.launcher() + ['-q'] + [str(w) for w in words]
-    if rank_env:
-        script = ''.join('if [ "$OMPI_COMM_WORLD_RANK" = %d ]; then export %s; '
-                         'fi; ' % (r, ' '.join('%s=%s' % kv for kv in e.items()))
-                         for r, e in rank_env.items())
-        cmd += ['sh', '-c', script + 'exec "$@"', 'sh'] + launch
-    else:
-        cmd += launch
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=120)
-    if expect_ok and p.returncode != 0:
-        raise Failure('%d ranks failed (%d): %s\n%s' % (
-            n, p.returncode, ' '.join(words), p.stdout))
-    if not expect_ok and p.returncode == 0:
-        raise Failure('%d ranks should have failed: %s' % (n, ' '.join(words)))
-    return p.stdout
 
 
 def sharded(out, *props, src=SRC, kernel=('planmap', 'expr=x*2+1')):
