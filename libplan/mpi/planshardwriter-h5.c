@@ -369,16 +369,8 @@ _plan_shard_writer_assemble_h5 (PlanShardWriter * w, SpoolWhere ** wheres,
       ok = take_spool (w, r, wheres[r], error);
     }
   }
-  if (ok && g_hash_table_size (w->partial) > 0) {
-    GHashTableIter it;
-    gpointer key;
-
-    g_hash_table_iter_init (&it, w->partial);
-    g_hash_table_iter_next (&it, &key, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no rank wrote some rows "
-        "of its chunk %" G_GINT64_FORMAT, *(gint64 *) key);
-    ok = FALSE;
-  }
+  if (ok)
+    ok = _plan_shard_writer_check_partials_complete (w, error);
   g_hash_table_remove_all (w->partial);
   GST_INFO ("'%s': rank 0 wrote the %" G_GUINT64_FORMAT " pieces of the "
       "other ranks' spools in %.3f s", w->location, entries,

@@ -139,6 +139,10 @@ G_GNUC_INTERNAL
 gboolean _plan_shard_writer_add_to_partial (PlanShardWriter * w,
     guint64 index, guint64 at, const guint8 * data, const guint8 * set,
     guint64 n, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_shard_writer_check_partials_complete (PlanShardWriter * w,
+    GError ** error);
 #endif
 
 #if HAVE_HDF5

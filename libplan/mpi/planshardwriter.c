@@ -620,6 +620,24 @@ chunk_done (PlanShardWriter * w, guint64 index, const guint8 * data,
 #endif
 }
 
+/* Rank 0, at the end: every chunk shared by ranks was completed (a chunk
+ * still in w->partial lacks some rows no rank wrote). */
+gboolean
+_plan_shard_writer_check_partials_complete (PlanShardWriter * w,
+    GError ** error)
+{
+  GHashTableIter it;
+  gpointer key;
+
+  if (w->partial == NULL || g_hash_table_size (w->partial) == 0)
+    return TRUE;
+  g_hash_table_iter_init (&it, w->partial);
+  g_hash_table_iter_next (&it, &key, NULL);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no rank wrote some rows "
+      "of its chunk %" G_GINT64_FORMAT, *(gint64 *) key);
+  return FALSE;
+}
+
 /* Rows @at.. of chunk @index into its partial chunk; the chunk is
  * written when it is whole. @set: which of the rows are set (NULL: all). */
 gboolean
@@ -922,14 +940,7 @@ close_zarr (PlanShardWriter * w, GError ** error)
   if (zarr == NULL)
     return TRUE;
   w->zarr = NULL;
-  if (w->partial && g_hash_table_size (w->partial) > 0) {
-    GHashTableIter it;
-    gpointer key;
-
-    g_hash_table_iter_init (&it, w->partial);
-    g_hash_table_iter_next (&it, &key, NULL);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "no rank wrote some rows "
-        "of its chunk %" G_GINT64_FORMAT, *(gint64 *) key);
+  if (!_plan_shard_writer_check_partials_complete (w, error)) {
     _plan_zarr_writer_close (zarr, NULL);
     return FALSE;
   }
