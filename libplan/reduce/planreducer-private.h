@@ -252,8 +252,7 @@ void _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b);
 
 G_GNUC_INTERNAL
 void _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
-    Acc * nodes, const gdouble * v, const gdouble * lo, guint slot,
-    guint merges);
+    Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges);
 
 G_GNUC_INTERNAL
 void _plan_reducer_column_fold (const PlanReducer * r, const Acc * cols,

@@ -284,16 +284,48 @@ _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
 
 /* _plan_reducer_columns_push() for the open blocks of every column, held
  * in the arrays @v and @lo of a ColumnRowsFunc (and no custom combiner):
- * the same merges, the double-double additions of the sums inline. */
+ * the same merges. The double-double additions of the sums run a level
+ * of the tree at a time over every column, in @v and @lo (which they
+ * overwrite): independent columns side by side rather than one column's
+ * chain of merges after another's, the same operations on each. */
 void
 _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
-    Acc * nodes, const gdouble * v, const gdouble * lo, guint slot,
-    guint merges)
+    Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges)
 {
   gsize w = r->row_elements, c;
-  gboolean dd = r->merge == _plan_reducer_merge_dd;
+  Acc *dst = nodes + (gsize) slot * w;
   guint i;
 
+  if (r->merge == _plan_reducer_merge_dd) {
+    for (i = slot + merges; i > slot; i--) {
+      const Acc *node = nodes + (gsize) (i - 1) * w;
+
+      for (c = 0; c < w; c++) {
+        gdouble hi = node[c].v.f, l = node[c].lo;
+
+        /* A NaN block keeps its own NaN (its sign and payload), as the
+         * merge through accumulators gives on the CPU and the devices:
+         * the compiler may order the addition's operands either way. */
+        if (G_UNLIKELY (isnan (v[c]))) {
+          lo[c] = 0.0;
+          continue;
+        }
+        prk_dd_add2 (&hi, &l, v[c], lo[c]);
+        v[c] = hi;
+        lo[c] = l;
+      }
+    }
+    /* The node's other fields: the last merged node's, which is @dst
+     * itself, or without merges the open block's. */
+    for (c = 0; c < w; c++) {
+      if (merges == 0)
+        dst[c] = cols[c];
+      dst[c].v.f = v[c];
+      dst[c].lo = lo[c];
+      cols[c] = r->identity;
+    }
+    return;
+  }
   for (c = 0; c < w; c++) {
     Acc acc = cols[c];
 
@@ -302,13 +334,10 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     for (i = slot + merges; i > slot; i--) {
       Acc merged = nodes[(i - 1) * w + c];
 
-      if (dd)
-        prk_dd_add (&merged, acc.v.f, acc.lo);
-      else
-        r->merge (r, &merged, &acc);
+      r->merge (r, &merged, &acc);
       acc = merged;
     }
-    nodes[slot * w + c] = acc;
+    dst[c] = acc;
     cols[c] = r->identity;
   }
 }
