@@ -264,6 +264,19 @@ _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
 
   job_run (job);
 
+  /* A lingering caller waits for the helpers' last chunks awake as well:
+   * sleeping on the condition would cost it the wake-up the workers'
+   * lingering saves. */
+  if (linger_us > 0 && g_atomic_int_get (&job->done) < job->n_chunks) {
+    gint64 until = g_get_monotonic_time () + linger_us;
+
+    do {
+      for (i = 0; i < 64; i++)
+        PLAN_CPU_RELAX ();
+    } while (g_atomic_int_get (&job->done) < job->n_chunks
+        && g_get_monotonic_time () < until);
+  }
+
   g_mutex_lock (&job->lock);
   while (g_atomic_int_get (&job->done) < job->n_chunks)
     g_cond_wait (&job->cond, &job->lock);
