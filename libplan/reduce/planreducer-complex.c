@@ -182,7 +182,9 @@ block_csum (const PlanReducer * r, gconstpointer in, gsize n,
 }
 
 /* The columns of complex sums and means: prk_column_step_c's DSUM and
- * KSUM, without its dispatch per element. */
+ * KSUM, without its dispatch per element. Over many rows they run as the
+ * column loops of the parts' real dtype (planreducer-ops.c,
+ * select_complex_sum_rows()), which do the same steps. */
 static void
 column_csum (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
     gconstpointer row, guint64 row_index, gpointer scratch)
@@ -215,7 +217,8 @@ column_csum (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
 }
 
 /* Picks the functions of a built-in op for complex input, and its
- * identity. */
+ * identity; the caller adds the column loops over many rows of sums and
+ * means. */
 void
 _plan_reducer_select_complex (PlanReducer * r)
 {

@@ -64,10 +64,14 @@
 #endif
 
 /* Loops gcc vectorises only with its dynamic cost model (the column loops
- * over many rows, the complex sums' lanes). */
+ * over many rows, the complex sums' lanes), and, where a loop selects
+ * between values one of which takes floating-point operations (the
+ * compensated column sums' error, kept only while the sum is finite),
+ * only when it may compute both (no-trapping-math: no program of ours
+ * reads the floating-point exception flags; the values are the same). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define VECTORIZE __attribute__ ((optimize ("tree-vectorize", \
-            "vect-cost-model=dynamic")))
+            "vect-cost-model=dynamic", "no-trapping-math")))
 #else
 #define VECTORIZE
 #endif

@@ -270,29 +270,28 @@ typedef struct
 } ColumnsJob;
 
 /* Moves the fields of the open blocks of columns [c0, c1) between the
- * accumulators and arrays of their own (ColumnRowsFunc). */
+ * accumulators and arrays of their own (ColumnRowsFunc), @parts fields
+ * a column in each (_plan_reducer_column_parts()). */
 static void
-columns_to_arrays (const Acc * cols, gsize c0, gsize c1, gdouble * v,
-    gdouble * lo)
+columns_to_arrays (const Acc * cols, gsize c0, gsize c1, gsize parts,
+    gdouble * v, gdouble * lo)
 {
   gsize c;
 
-  for (c = c0; c < c1; c++) {
-    v[c - c0] = cols[c].v.f;
-    lo[c - c0] = cols[c].lo;
-  }
+  for (c = c0; c < c1; c++)
+    _plan_reducer_column_to_arrays (&cols[c], parts, v + (c - c0) * parts,
+        lo + (c - c0) * parts);
 }
 
 static void
-columns_from_arrays (Acc * cols, gsize c0, gsize c1, const gdouble * v,
-    const gdouble * lo)
+columns_from_arrays (Acc * cols, gsize c0, gsize c1, gsize parts,
+    const gdouble * v, const gdouble * lo)
 {
   gsize c;
 
-  for (c = c0; c < c1; c++) {
-    cols[c].v.f = v[c - c0];
-    cols[c].lo = lo[c - c0];
-  }
+  for (c = c0; c < c1; c++)
+    _plan_reducer_column_from_arrays (&cols[c], parts, v + (c - c0) * parts,
+        lo + (c - c0) * parts);
 }
 
 /* The rows up to each block's end, then that block's push; with
@@ -304,13 +303,14 @@ columns_func (gsize begin, gsize end, gpointer user_data)
   ColumnsJob *job = user_data;
   PlanReducer *r = job->r;
   gsize row_size = r->row_elements * r->in_size, w = end - begin, i = 0, j;
+  gsize parts = _plan_reducer_column_parts (r);
   gpointer scratch = NULL;
   gdouble *v = NULL, *lo = NULL;
 
   if (r->column_rows) {
-    v = g_new (gdouble, 2 * w);
-    lo = v + w;
-    columns_to_arrays (r->cols, begin, end, v, lo);
+    v = g_new (gdouble, 2 * parts * w);
+    lo = v + parts * w;
+    columns_to_arrays (r->cols, begin, end, parts, v, lo);
   } else {
     scratch = _plan_reducer_scratch_new (r, 2 * w);
   }
@@ -319,7 +319,7 @@ columns_func (gsize begin, gsize end, gpointer user_data)
 
     if (v) {
       r->column_rows (v, lo, job->data + i * row_size, stop - i, row_size,
-          begin, end);
+          parts * begin, parts * end);
       i = stop;
     }
     for (; i < stop; i++)
@@ -328,14 +328,14 @@ columns_func (gsize begin, gsize end, gpointer user_data)
     if (j == job->n_pushes)
       break;
     if (v)
-      columns_from_arrays (r->cols, begin, end, v, lo);
+      columns_from_arrays (r->cols, begin, end, parts, v, lo);
     _plan_reducer_columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
         job->pushes[j].slot, job->pushes[j].merges);
     if (v)
-      columns_to_arrays (r->cols, begin, end, v, lo);
+      columns_to_arrays (r->cols, begin, end, parts, v, lo);
   }
   if (v)
-    columns_from_arrays (r->cols, begin, end, v, lo);
+    columns_from_arrays (r->cols, begin, end, parts, v, lo);
   g_free (v);
   g_free (scratch);
 }
@@ -353,7 +353,9 @@ typedef struct
   gsize n_rows;
   const ColumnPush *pushes;
   gsize n_segments;
-  gdouble *v;                   /* [n_segments][2 * row_elements]: v, lo */
+  gsize parts;                  /* _plan_reducer_column_parts() */
+  gdouble *v;                   /* [n_segments][2][parts * row_elements]:
+                                 * v, lo */
 } SegmentsJob;
 
 static void
@@ -362,22 +364,22 @@ segments_func (gsize begin, gsize end, gpointer user_data)
   SegmentsJob *job = user_data;
   PlanReducer *r = job->r;
   gsize w = r->row_elements, row_size = w * r->in_size, k, c;
+  gsize parts = job->parts;
 
   for (k = begin; k < end; k++) {
     gsize first = k == 0 ? 0 : job->pushes[k - 1].end;
     gsize stop = k + 1 < job->n_segments ? job->pushes[k].end : job->n_rows;
-    gdouble *v = job->v + k * 2 * w, *lo = v + w;
+    gdouble *v = job->v + k * 2 * parts * w, *lo = v + parts * w;
 
     if (k == 0) {
-      columns_to_arrays (r->cols, 0, w, v, lo);
+      columns_to_arrays (r->cols, 0, w, parts, v, lo);
     } else {
-      for (c = 0; c < w; c++) {
-        v[c] = r->identity.v.f;
-        lo[c] = r->identity.lo;
-      }
+      for (c = 0; c < w; c++)
+        _plan_reducer_column_to_arrays (&r->identity, parts, v + c * parts,
+            lo + c * parts);
     }
     r->column_rows (v, lo, job->data + first * row_size, stop - first,
-        row_size, 0, w);
+        row_size, 0, parts * w);
   }
 }
 
@@ -385,22 +387,21 @@ static void
 push_column_segments (PlanReducer * r, const guint8 * data, gsize n_rows,
     const ColumnPush * pushes, gsize n_pushes)
 {
-  gsize w = r->row_elements, j;
-  SegmentsJob job = { r, data, n_rows, pushes, n_pushes + 1, NULL };
-
+  gsize parts = _plan_reducer_column_parts (r), w = r->row_elements, j;
+  SegmentsJob job = { r, data, n_rows, pushes, n_pushes + 1, parts, NULL };
   gsize grain = MAX (1, TASK_BYTES / (r->col_rows * w * r->in_size));
 
-  job.v = g_new (gdouble, job.n_segments * 2 * w);
+  job.v = g_new (gdouble, job.n_segments * 2 * parts * w);
   plan_parallel_for (r->n_threads, job.n_segments, grain, segments_func,
       &job);
   for (j = 0; j < job.n_segments; j++) {
-    gdouble *v = job.v + j * 2 * w;
+    gdouble *v = job.v + j * 2 * parts * w, *lo = v + parts * w;
 
     if (j < n_pushes)
-      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, v + w,
+      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
           pushes[j].slot, pushes[j].merges);
     else
-      columns_from_arrays (r->cols, 0, w, v, v + w);
+      columns_from_arrays (r->cols, 0, w, parts, v, lo);
   }
   g_free (job.v);
 }

@@ -702,10 +702,32 @@ DEFINE_NAN_FLOAT (float64, gdouble);
     } \
   }
 
+/* Which NaN a sum keeps where both operands of an addition are NaNs: x86
+ * keeps the first one's, and gcc puts either first, in a vectorised loop
+ * not always the same in its body and its epilogue, nor in each
+ * instruction set's copy. The steps below say which they keep, as the
+ * scalar steps they stand for did (prk_ksum_column_step() and
+ * column_csum), so that their bits do not depend on the compiler:
+ * KSUM_COLUMN_STEP the sum's (a NaN sum is one an addition made, quiet),
+ * DSUM_COLUMN_STEP the element's (a NaN @y made float64 is quiet). */
+#define DSUM_COLUMN_STEP(s, y) ((s) = (y) != (y) ? (y) : (s) + (y))
+
+/* prk_ksum_column_step (&s, &lo, y) written out: gcc inlines no function
+ * into one of another optimize attribute (VECTORIZE), and a call per
+ * element is neither vectorised nor cheap. The same operations: the
+ * error, computed whether or not it is kept, is dropped (0.0 added) once
+ * the sum is not finite, as prk_isfinite() tells. */
+#define KSUM_COLUMN_STEP(s, lo, y) G_STMT_START { \
+    gdouble t_ = (s) != (s) ? (s) : (s) + (y), z_ = t_ - (s); \
+    gdouble e_ = ((s) - (t_ - z_)) + ((y) - z_); \
+    (lo) += (t_ - t_) == 0.0 ? e_ : 0.0; \
+    (s) = t_; \
+  } G_STMT_END
+
 #define DEFINE_COLUMN_ROWS(name, T, K) \
   COLUMN_ROWS_FUNC (rows_ksum_##name, T, \
       gdouble y = (gdouble) LOAD_##K (x[c]); \
-      prk_ksum_column_step (&v[c], &lo[c], y)) \
+      KSUM_COLUMN_STEP (v[c], lo[c], y)) \
   COLUMN_ROWS_FUNC (rows_fprod_##name, T, \
       v[c] *= (gdouble) LOAD_##K (x[c]))
 
@@ -750,6 +772,14 @@ DEFINE_COLUMN_DSUM (int64, gint64, S);
 DEFINE_COLUMN_DSUM (uint64, guint64, U);
 DEFINE_COLUMN_DSUM (float32, gfloat, F);
 DEFINE_COLUMN_DSUM (float64, gdouble, F);
+
+/* complex64's over the parts (select_complex_sum_rows()): float32's
+ * additions, keeping the element's NaN as column_csum does; float32's own
+ * leave that to the compiler, whose choice differs by instruction set
+ * (docs/planreduce.md), and are kept as they are. */
+COLUMN_ROWS_FUNC (rows_dsum_complex64, gfloat,
+    gdouble y = (gdouble) x[c];
+    DSUM_COLUMN_STEP (v[c], y))
 
 /* Minimum and maximum of float columns: merge_min_f's and merge_max_f's
  * test, row after row (the first NaN wins), which column_merge_ makes
@@ -1147,6 +1177,20 @@ select_ptp (PlanReducer * r, PlanDType dt)
   }
 }
 
+/* Complex sums and means over many rows: column_csum's steps on the
+ * real and imaginary parts alike, those of the real sums of the parts'
+ * dtype, DSUM for complex64's float32 parts and KSUM for complex128's
+ * float64 ones (as the device's steps choose). Their column loops run on
+ * the parts as the columns of a real row twice as wide
+ * (_plan_reducer_column_parts()), each column's steps in the same order
+ * and keeping the same NaN, so the bits are column_csum's. */
+static void
+select_complex_sum_rows (PlanReducer * r, PlanDType dt)
+{
+  r->column_rows = dt == PLAN_DTYPE_COMPLEX64 ? rows_dsum_complex64
+      : ksum_rows[PLAN_DTYPE_FLOAT64];
+}
+
 /* Picks the functions of a built-in op for the input dtype, and its
  * identity. */
 void
@@ -1158,6 +1202,8 @@ _plan_reducer_select_builtin (PlanReducer * r)
   memset (&r->identity, 0, sizeof (r->identity));
   if (plan_dtype_is_complex (dt)) {
     _plan_reducer_select_complex (r);
+    if (op == PLAN_REDUCE_OP_SUM || op == PLAN_REDUCE_OP_MEAN)
+      select_complex_sum_rows (r, dt);
     return;
   }
   if (dt == PLAN_DTYPE_FLOAT16) {

@@ -66,7 +66,8 @@ typedef void (*MergeFunc) (const PlanReducer * r, Acc * a, const Acc * b);
 typedef void (*ColumnFunc) (PlanReducer * r, Acc * cols, gsize c0, gsize c1,
     gconstpointer row, guint64 row_index, gpointer scratch);
 /* Folds @n_rows rows, @row_size bytes apart, into the fields v.f and lo
- * of the accumulators of columns [c0, c1), each field an array. */
+ * of the accumulators of columns [c0, c1), each field an array. Complex
+ * sums run a real one over the parts (_plan_reducer_column_parts()). */
 typedef void (*ColumnRowsFunc) (gdouble * restrict v, gdouble * restrict lo,
     const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, gsize c1);
 /* Writes the result of @a, over @count elements, in the result dtype. */
@@ -246,6 +247,44 @@ void _plan_reducer_ensure_slots (Acc ** nodes, guint * slots, guint need,
 G_GNUC_INTERNAL
 void _plan_reducer_columns_push (const PlanReducer * r, Acc * cols,
     guint8 * raw, Acc * nodes, gsize c0, gsize c1, guint slot, guint merges);
+
+/* The arrays of a ColumnRowsFunc hold @parts fields of an accumulator
+ * in each of v and lo: 1 for real input, v.f and lo; 2 for complex input,
+ * whose sums run the column loops of their parts' real dtype over the
+ * real and imaginary parts, interleaved as in the input (row elements
+ * 2c and 2c + 1 of a row twice as wide): v.f and im in v, lo and im_lo in
+ * lo. */
+static inline gsize
+_plan_reducer_column_parts (const PlanReducer * r)
+{
+  return plan_dtype_is_complex (r->input.dtype) ? 2 : 1;
+}
+
+/* Accumulator @a to its entries @v[0 .. parts) and @lo[0 .. parts), and
+ * back. */
+static inline void
+_plan_reducer_column_to_arrays (const Acc * a, gsize parts, gdouble * v,
+    gdouble * lo)
+{
+  v[0] = a->v.f;
+  lo[0] = a->lo;
+  if (parts == 2) {
+    v[1] = a->im;
+    lo[1] = a->im_lo;
+  }
+}
+
+static inline void
+_plan_reducer_column_from_arrays (Acc * a, gsize parts, const gdouble * v,
+    const gdouble * lo)
+{
+  a->v.f = v[0];
+  a->lo = lo[0];
+  if (parts == 2) {
+    a->im = v[1];
+    a->im_lo = lo[1];
+  }
+}
 
 G_GNUC_INTERNAL
 void _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b);

@@ -284,15 +284,17 @@ _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
 
 /* _plan_reducer_columns_push() for the open blocks of every column, held
  * in the arrays @v and @lo of a ColumnRowsFunc (and no custom combiner):
- * the same merges. The double-double additions of the sums run a level
- * of the tree at a time over every column, in @v and @lo (which they
- * overwrite): independent columns side by side rather than one column's
- * chain of merges after another's, the same operations on each. */
+ * the same merges. The double-double additions of the real sums run a
+ * level of the tree at a time over every column, in @v and @lo (which
+ * they overwrite): independent columns side by side rather than one
+ * column's chain of merges after another's, the same operations on each.
+ * Other merges (complex sums, whose arrays hold two parts a column:
+ * _plan_reducer_column_parts()) go column by column. */
 void
 _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges)
 {
-  gsize w = r->row_elements, c;
+  gsize w = r->row_elements, parts = _plan_reducer_column_parts (r), c;
   Acc *dst = nodes + (gsize) slot * w;
   guint i;
 
@@ -329,8 +331,8 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
   for (c = 0; c < w; c++) {
     Acc acc = cols[c];
 
-    acc.v.f = v[c];
-    acc.lo = lo[c];
+    _plan_reducer_column_from_arrays (&acc, parts, v + c * parts,
+        lo + c * parts);
     for (i = slot + merges; i > slot; i--) {
       Acc merged = nodes[(i - 1) * w + c];
 

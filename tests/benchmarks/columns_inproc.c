@@ -8,10 +8,11 @@
  */
 
 /* A per-column reduction (axis=0) in process: PlanReducer over an
- * in-memory float32 array of MIB MiB in rows of COLS, pushed in 1 MiB
- * chunks on 2 threads, best of REPEAT. Run by bench_columns.py.
+ * in-memory array of MIB MiB in rows of COLS elements of DTYPE (default
+ * float32), pushed in 1 MiB chunks on 2 threads, best of REPEAT. Run by
+ * bench_columns.py.
  *
- *     columns_inproc COLS OP [MIB [REPEAT]]
+ *     columns_inproc COLS OP [MIB [REPEAT [DTYPE]]]
  */
 
 #include <libplan/plan.h>
@@ -26,7 +27,8 @@ main (int argc, char **argv)
   PlanReducer *r;
   GEnumValue *value;
   GError *err = NULL;
-  gsize cols, rows, chunk, i;
+  PlanDType dtype = PLAN_DTYPE_FLOAT32;
+  gsize cols, rows, chunk, size, i;
   gint64 shape[2];
   gdouble best = G_MAXDOUBLE;
   gfloat *data;
@@ -34,7 +36,7 @@ main (int argc, char **argv)
   gint repeat, k;
 
   if (argc < 3) {
-    g_printerr ("usage: %s COLS OP [MIB [REPEAT]]\n", argv[0]);
+    g_printerr ("usage: %s COLS OP [MIB [REPEAT [DTYPE]]]\n", argv[0]);
     return 2;
   }
   cols = MAX (1, g_ascii_strtoull (argv[1], NULL, 10));
@@ -45,17 +47,33 @@ main (int argc, char **argv)
     return 2;
   }
   op = value->value;
-  rows = ((argc > 3 ? g_ascii_strtoull (argv[3], NULL, 10) : 512) << 20) / 4
-      / cols;
+  if (argc > 5
+      && (dtype = plan_dtype_parse (argv[5], &err)) == PLAN_DTYPE_UNKNOWN) {
+    g_printerr ("%s\n", err->message);
+    return 2;
+  }
+  if (dtype != PLAN_DTYPE_FLOAT32 && dtype != PLAN_DTYPE_FLOAT64
+      && dtype != PLAN_DTYPE_COMPLEX64 && dtype != PLAN_DTYPE_COMPLEX128) {
+    g_printerr ("DTYPE is float32, float64, complex64 or complex128\n");
+    return 2;
+  }
+  size = plan_dtype_get_size (dtype);
+  rows = ((argc > 3 ? g_ascii_strtoull (argv[3], NULL, 10) : 512) << 20)
+      / size / cols;
   repeat = argc > 4 ? atoi (argv[4]) : 3;
-  chunk = MAX (1, (1u << 20) / 4 / cols);
+  chunk = MAX (1, (1u << 20) / size / cols);
   shape[0] = rows;
   shape[1] = cols;
-  plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape, NULL);
-  data = g_malloc (rows * cols * sizeof (gfloat));
-  for (i = 0; i < rows * cols; i++)
+  plan_array_info_set (&info, dtype, 2, shape, NULL);
+  data = g_malloc (rows * cols * size);
+  /* float32 values, or the parts of complex64 ones; float64 and
+   * complex128 have the first half of them made float64 */
+  for (i = 0; i < rows * cols * size / 4; i++)
     data[i] = 1.0f + (i % 7) * 1e-6f;
-  out = g_malloc (cols * 8);
+  if (dtype == PLAN_DTYPE_FLOAT64 || dtype == PLAN_DTYPE_COMPLEX128)
+    for (i = rows * cols * size / 8; i-- > 0;)
+      ((gdouble *) data)[i] = data[i];
+  out = g_malloc (cols * 16);
   r = plan_reducer_new (op, PLAN_REDUCE_AXIS_ROWS, &info, &err);
   if (r == NULL) {
     g_printerr ("%s\n", err->message);
@@ -67,8 +85,8 @@ main (int argc, char **argv)
 
     plan_reducer_reset (r);
     for (i = 0; i < rows; i += chunk)
-      plan_reducer_push (r, data + i * cols, MIN (chunk, rows - i), NULL,
-          NULL);
+      plan_reducer_push (r, (guint8 *) data + i * cols * size,
+          MIN (chunk, rows - i), NULL, NULL);
     plan_reducer_finish (r, out, NULL);
     best = MIN (best, (g_get_monotonic_time () - t) / 1e6);
   }
