@@ -44,11 +44,21 @@ keep_head (PlanReducer * r, const guint8 ** data, gsize * n, gsize size)
 
 /* Mode ALL: worker threads reduce whole blocks of a chunk -------------- */
 
+/* Each task reduces its blocks and merges them into the nodes they make
+ * of the run's tree (aligned groups of 2^level blocks, the same merges in
+ * the same order as pushing block after block), held in a stack of its
+ * own that starts at its first block's result slot: a node covers at
+ * least one block, so the stack never reaches the next task's. The caller
+ * then pushes each task's nodes, in order, into the run's tree. */
 typedef struct
 {
   const PlanReducer *r;
   const guint8 *data;
-  guint64 base;
+  guint64 first_block;          /* the run's index of the chunk's block 0 */
+  guint *levels;                /* [n_blocks]: each task's nodes' */
+  guint64 *starts;
+  gsize *n_nodes;               /* [n_blocks]: at a task's first block */
+  gsize *end;                   /* [n_blocks]: at a task's first block */
 } BlocksJob;
 
 static void
@@ -57,11 +67,20 @@ blocks_func (gsize begin, gsize end, gpointer user_data)
   BlocksJob *job = user_data;
   const PlanReducer *r = job->r;
   gpointer scratch = _plan_reducer_scratch_new (r, 2 * BLOCK);
+  Tree t = { &r->results[begin], &job->levels[begin], &job->starts[begin],
+    0
+  };
   gsize k;
 
-  for (k = begin; k < end; k++)
+  for (k = begin; k < end; k++) {
+    Acc block;
+
     r->block (r, job->data + k * BLOCK * r->in_size, BLOCK,
-        job->base + k * BLOCK, &r->results[k], scratch);
+        (job->first_block + k) * BLOCK, &block, scratch);
+    _plan_reducer_tree_push (r, &t, &block, job->first_block + k);
+  }
+  job->n_nodes[begin] = t.depth;
+  job->end[begin] = end;
   g_free (scratch);
 }
 
@@ -69,7 +88,7 @@ static void
 push_all (PlanReducer * r, const guint8 * data, gsize n)
 {
   Tree t = { r->stack, r->levels, r->starts, r->depth };
-  gsize es = r->in_size, n_blocks, k;
+  gsize es = r->in_size, n_blocks, k, i;
   Acc block;
 
   if (keep_head (r, &data, &n, es))
@@ -92,17 +111,26 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
 
   n_blocks = n / BLOCK;
   if (n_blocks > 0) {
-    BlocksJob job = { r, data, r->n_blocks * BLOCK };
+    BlocksJob job = { r, data, r->n_blocks };
     gsize grain = MAX (1, TASK_BYTES / (BLOCK * es));
 
     if (n_blocks > r->results_len) {
       r->results = g_renew (Acc, r->results, n_blocks);
       r->results_len = n_blocks;
     }
+    job.levels = g_new (guint, n_blocks);
+    job.starts = g_new (guint64, n_blocks);
+    job.n_nodes = g_new (gsize, 2 * n_blocks);
+    job.end = job.n_nodes + n_blocks;
     plan_parallel_for (r->n_threads, n_blocks, grain, blocks_func, &job);
-    for (k = 0; k < n_blocks; k++)
-      _plan_reducer_tree_push (r, &t, &r->results[k], r->n_blocks + k);
+    for (k = 0; k < n_blocks; k = job.end[k])
+      for (i = k; i < k + job.n_nodes[k]; i++)
+        _plan_reducer_tree_push_node (r, &t, &r->results[i], job.levels[i],
+            job.starts[i]);
     r->n_blocks += n_blocks;
+    g_free (job.levels);
+    g_free (job.starts);
+    g_free (job.n_nodes);
   }
 
   r->staged = n - n_blocks * BLOCK;
