@@ -197,6 +197,7 @@ struct _PlanFileSrc
   guint64 seek_end;
   GstAllocator *allocator;      /* proposed downstream, or NULL */
   GstAllocationParams params;
+  guint downstream_chunk_bytes;  /* asked for in the allocation query */
 
   /* progress messages; streaming thread only, and stop() once the
    * streaming thread has stopped */
@@ -295,8 +296,9 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
       g_param_spec_uint ("blocksize", "Chunk size",
           "The size of the chunks, in bytes, rounded down to whole rows (at "
-          "least one row); 0 for 2 MiB when the file is mapped and 1 MiB "
-          "when it is read (see io-mode)", 0, MAX_BLOCKSIZE,
+          "least one row); 0 for 2 MiB when the file is mapped, or what "
+          "downstream asks for (planreduce: 8 MiB), and 1 MiB when it is "
+          "read (see io-mode)", 0, MAX_BLOCKSIZE,
           DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1153,6 +1155,8 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   plan_file_reader_stop (self->reader);
   plan_file_reader_set_allocator (self->reader, self->allocator, &self->params);
   plan_file_reader_set_io_mode (self->reader, io_mode);
+  plan_file_reader_set_mapped_chunk_size (self->reader,
+      self->downstream_chunk_bytes);
   if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
           self->chunks_ahead, &err)) {
     post_read_error (self, err);
@@ -1215,6 +1219,20 @@ plan_file_src_decide_allocation (GstBaseSrc * src, GstQuery * query)
   gst_allocation_params_init (&params);
   if (gst_query_get_n_allocation_params (query) > 0)
     gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  /* A size without a pool is the chunk size downstream would like (a
+   * reduction asks for large ones); a pool of its own is not used. */
+  self->downstream_chunk_bytes = 0;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    GstBufferPool *pool = NULL;
+    guint size = 0;
+
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, NULL, NULL);
+    if (pool == NULL && size > 0) {
+      self->downstream_chunk_bytes = MIN (size, MAX_BLOCKSIZE);
+      GST_DEBUG_OBJECT (self, "downstream asks for chunks of %u bytes", size);
+    }
+    gst_clear_object (&pool);
+  }
   while (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_remove_nth_allocation_pool (query, 0);
 

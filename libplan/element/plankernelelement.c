@@ -1316,17 +1316,26 @@ plan_kernel_element_stop (GstAggregator * agg)
 
 /* An element computing on a device offers pinned host memory upstream:
  * a source that reads into it (planfilesrc) makes the uploads of its
- * chunks true asynchronous copies. */
+ * chunks true asynchronous copies. One computing on the CPU asks for the
+ * chunk size of its class, if it has one. */
 static gboolean
 plan_kernel_element_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query)
 {
+  gsize chunk_bytes = PLAN_KERNEL_ELEMENT_GET_CLASS (agg)->input_chunk_bytes;
   GstAllocator *allocator;
   GstCaps *caps = NULL;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!_plan_kernel_device_has_device (GET_PRIV (agg)->device)
-      || (caps != NULL && plan_caps_is_device (caps)))
+  if (!_plan_kernel_device_has_device (GET_PRIV (agg)->device)) {
+    if (chunk_bytes > 0 && chunk_bytes <= G_MAXUINT) {
+      gst_query_add_allocation_pool (query, NULL, (guint) chunk_bytes, 0, 0);
+      GST_DEBUG_OBJECT (pad, "asking upstream for chunks of %" G_GSIZE_FORMAT
+          " bytes", chunk_bytes);
+    }
+    return TRUE;
+  }
+  if (caps != NULL && plan_caps_is_device (caps))
     return TRUE;
   allocator = plan_host_allocator_get ();
   gst_query_add_allocation_param (query, allocator, NULL);

@@ -148,6 +148,14 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   element pushes what it produces itself (from @finish, or from @launch
  *   with plan_kernel_element_push_output(), whose flow the base class
  *   returns). (Since: 0.1)
+ * @input_chunk_bytes: Optional, 0 by default. The size of the chunks the
+ *   element would like from upstream when it computes on the CPU, offered
+ *   in the allocation query as a pool size without a pool: a source that
+ *   chooses its own chunk size (planfilesrc with `blocksize=0`, mapping a
+ *   file) takes it. Larger chunks mean fewer hand-offs between threads per
+ *   byte and more of the file mapped at a time: worth it for an element
+ *   that only accumulates (a reduction), not one that makes output of the
+ *   same size. (Since: 0.1)
  * @check_settings: Optional. Called when the element starts (READY to
  *   PAUSED), before any data: return %FALSE with @error set, naming the
  *   property and the value, when a property holds a value that cannot work
@@ -194,9 +202,10 @@ struct _PlanKernelElementClass
   gboolean (*check_settings) (PlanKernelElement * self, GError ** error);
   gboolean (*shard) (PlanKernelElement * self, const PlanShardInfo * input,
       PlanShardInfo * output, GError ** error);
+  gsize input_chunk_bytes;
 
   /*< private >*/
-  gpointer _plan_reserved[6];
+  gpointer _plan_reserved[5];
 };
 
 /**

@@ -115,6 +115,10 @@ PLAN_API
 PlanFileIoMode plan_file_reader_get_io_mode (PlanFileReader * reader);
 
 PLAN_API
+void plan_file_reader_set_mapped_chunk_size (PlanFileReader * reader,
+    gsize bytes);
+
+PLAN_API
 gboolean plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     guint64 end_row, gsize chunk_rows, guint max_chunks, GError ** error);
 
