@@ -20,6 +20,16 @@ class Failure(Exception):
     pass
 
 
+def gst():
+    """GStreamer through python3-gi, initialised once."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst
+    if not Gst.is_initialized():
+        Gst.init(None)
+    return Gst
+
+
 def tmpdir():
     """A temporary directory removed when the process exits."""
     d = tempfile.TemporaryDirectory(prefix='plan-test-')

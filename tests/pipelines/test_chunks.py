@@ -10,25 +10,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import plantest  # noqa: E402
-from plantest import Failure  # noqa: E402
+from plantest import Failure, gst  # noqa: E402
 
 MIB = 1 << 20
 D = plantest.tmpdir()
 rng = np.random.default_rng(5)
 # 40 MiB of float32 rows of 8, and 4 KiB: five 8 MiB chunks and the rest.
-
 X = rng.standard_normal(((40 * MIB + 4096) // 32, 8)).astype(np.float32)
 SRC = os.path.join(D, 'x.npy')
 np.save(SRC, X)
-
-
-def gst():
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst
-    if not Gst.is_initialized():
-        Gst.init(None)
-    return Gst
 
 
 def chunk_sizes(src_words, downstream, out=None):

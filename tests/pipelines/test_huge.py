@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, launcher, run_cases, tmpdir  # noqa: E402
+from plantest import Failure, assert_same, gst, launcher, run_cases, tmpdir  # noqa: E402
 
 N = 2 ** 31 + 5             # rows: past the largest 32-bit int
 EDGE = 64                   # rows of known values at each end
@@ -219,15 +219,6 @@ print(f.result('out').tolist())
 # -- rows past 2**31 of (2**31 + 5, 2), sought ------------------------------
 
 SOUGHT = (2 ** 31 - 11, N)     # the last 16 rows, across row 2**31
-
-
-def gst():
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst
-    if not Gst.is_initialized():
-        Gst.init(None)
-    return Gst
 
 
 def run_sought(element):

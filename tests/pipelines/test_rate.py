@@ -12,7 +12,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import plantest  # noqa: E402
-from plantest import Failure  # noqa: E402
+from plantest import Failure, gst  # noqa: E402
 
 HANG = 30
 BUILD = os.environ.get('PLAN_BUILD_DIR', 'build')
@@ -21,15 +21,6 @@ rng = np.random.default_rng(8)
 M = rng.standard_normal((5000, 3))      # 5 s at 1000 rows a second
 SRC = os.path.join(D, 'm.npy')
 np.save(SRC, M)
-
-
-def gst():
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst
-    if not Gst.is_initialized():
-        Gst.init(None)
-    return Gst
 
 
 def pipeline(element, rate='1000/1', out=None, blocksize=2400):

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, launch, run_cases, tmpdir  # noqa: E402
+from plantest import Failure, assert_same, gst, launch, run_cases, tmpdir  # noqa: E402
 
 # A pipeline that hangs fails its test after this many seconds; one that
 # works ends in well under a second.
@@ -186,16 +186,6 @@ def test_fifo_output_is_a_stream():
         got = np.load(io.BytesIO(data)) if name.endswith('.npy') else \
             np.frombuffer(data, np.float32)
         assert_same(got, a + 1, 'through the FIFO ' + name)
-
-
-def gst():
-    """GStreamer through python3-gi, initialised once."""
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst
-    if not Gst.is_initialized():
-        Gst.init(None)
-    return Gst
 
 
 def run_seek(element, a, state, fmt, start, stop, chunk_rows=100):

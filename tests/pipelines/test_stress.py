@@ -14,21 +14,12 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, run_cases, tmpdir  # noqa: E402
+from plantest import Failure, assert_same, gst, run_cases, tmpdir  # noqa: E402
 
 HANG = 20
 CHUNK = 50                      # rows per chunk
 SEEKS = 12                      # seeks per run, each after EVERY chunks
 EVERY = 3
-
-
-def gst():
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst
-    if not Gst.is_initialized():
-        Gst.init(None)
-    return Gst
 
 
 def stencil_sum(b):
