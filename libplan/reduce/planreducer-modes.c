@@ -52,23 +52,19 @@ keep_head (PlanReducer * r, const guint8 ** data, gsize * n, gsize size)
  * then pushes each task's nodes, in order, into the run's tree. */
 typedef struct
 {
-  const PlanReducer *r;
+  PlanReducer *r;
   const guint8 *data;
   guint64 first_block;          /* the run's index of the chunk's block 0 */
-  guint *levels;                /* [n_blocks]: each task's nodes' */
-  guint64 *starts;
-  gsize *n_nodes;               /* [n_blocks]: at a task's first block */
-  gsize *end;                   /* [n_blocks]: at a task's first block */
 } BlocksJob;
 
 static void
 blocks_func (gsize begin, gsize end, gpointer user_data)
 {
   BlocksJob *job = user_data;
-  const PlanReducer *r = job->r;
+  PlanReducer *r = job->r;
   gpointer scratch = _plan_reducer_scratch_new (r, 2 * BLOCK);
-  Tree t = { &r->results[begin], &job->levels[begin], &job->starts[begin],
-    0
+  Tree t = { &r->results[begin], &r->task_levels[begin],
+    &r->task_starts[begin], 0
   };
   gsize k;
 
@@ -79,8 +75,8 @@ blocks_func (gsize begin, gsize end, gpointer user_data)
         (job->first_block + k) * BLOCK, &block, scratch);
     _plan_reducer_tree_push (r, &t, &block, job->first_block + k);
   }
-  job->n_nodes[begin] = t.depth;
-  job->end[begin] = end;
+  r->task_nodes[begin] = t.depth;
+  r->task_ends[begin] = end;
   g_free (scratch);
 }
 
@@ -118,19 +114,19 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
       r->results = g_renew (Acc, r->results, n_blocks);
       r->results_len = n_blocks;
     }
-    job.levels = g_new (guint, n_blocks);
-    job.starts = g_new (guint64, n_blocks);
-    job.n_nodes = g_new (gsize, 2 * n_blocks);
-    job.end = job.n_nodes + n_blocks;
+    if (n_blocks > r->blocks_len) {
+      r->task_levels = g_renew (guint, r->task_levels, n_blocks);
+      r->task_starts = g_renew (guint64, r->task_starts, n_blocks);
+      r->task_nodes = g_renew (gsize, r->task_nodes, 2 * n_blocks);
+      r->task_ends = r->task_nodes + n_blocks;
+      r->blocks_len = n_blocks;
+    }
     plan_parallel_for (r->n_threads, n_blocks, grain, blocks_func, &job);
-    for (k = 0; k < n_blocks; k = job.end[k])
-      for (i = k; i < k + job.n_nodes[k]; i++)
-        _plan_reducer_tree_push_node (r, &t, &r->results[i], job.levels[i],
-            job.starts[i]);
+    for (k = 0; k < n_blocks; k = r->task_ends[k])
+      for (i = k; i < k + r->task_nodes[k]; i++)
+        _plan_reducer_tree_push_node (r, &t, &r->results[i],
+            r->task_levels[i], r->task_starts[i]);
     r->n_blocks += n_blocks;
-    g_free (job.levels);
-    g_free (job.starts);
-    g_free (job.n_nodes);
   }
 
   r->staged = n - n_blocks * BLOCK;

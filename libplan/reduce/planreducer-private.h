@@ -136,6 +136,13 @@ struct _PlanReducer
   guint n_runs;
   Acc *results;                 /* block results of one chunk */
   gsize results_len;
+  /* Mode ALL, the tree nodes the tasks of one chunk make of their blocks
+   * (planreducer-modes.c, push_all()): [blocks_len] each */
+  guint *task_levels;
+  guint64 *task_starts;
+  gsize *task_nodes;            /* at a task's first block: its nodes */
+  gsize *task_ends;             /* at a task's first block: its end */
+  gsize blocks_len;
   /* Mode ROWS: the open block of each column, and the columns' trees,
    * whose shape (one for all columns) is in levels, starts and depth. */
   gsize col_rows;               /* rows per column block */

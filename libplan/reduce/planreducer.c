@@ -474,6 +474,9 @@ plan_reducer_unref (PlanReducer * reducer)
     g_byte_array_unref (reducer->runs);
   g_free (reducer->scratch);
   g_free (reducer->results);
+  g_free (reducer->task_levels);
+  g_free (reducer->task_starts);
+  g_free (reducer->task_nodes);
   g_free (reducer->cols);
   g_free (reducer->cols_raw);
   g_free (reducer->col_nodes);
