@@ -195,6 +195,13 @@ gboolean _plan_buffer_check_mapped (GstBuffer * buffer, GError ** error);
  * read them and failed with EFAULT read pages the file no longer has. */
 G_GNUC_INTERNAL
 PlanMappedFile * _plan_buffer_get_mapped_file (GstBuffer * buffer);
+/* TRUE when the @size bytes at @data, mapped from @buffer, are pages of a
+ * mapped file: then @fd reads that file (it is not to be closed) and the
+ * bytes are those from @offset, unchanged (the pages are read-only), so a
+ * system call can copy them from the file itself. Any thread. */
+G_GNUC_INTERNAL
+gboolean _plan_buffer_find_file_range (GstBuffer * buffer,
+    const guint8 * data, gsize size, gint * fd, guint64 * offset);
 
 /* planh5.c, with HDF5 only: one dataset of an HDF5 file. */
 typedef struct _PlanH5Dataset PlanH5Dataset;

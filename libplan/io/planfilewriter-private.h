@@ -75,6 +75,7 @@ struct _PlanFileWriter
   /* worker thread only, reset at open: preallocation of the file's
    * blocks ahead of the writes */
   gboolean prealloc_off;        /* not a regular file, or it failed */
+  gboolean no_copy_range;       /* copy_file_range() failed for the files */
   guint64 prealloc_end;         /* blocks are reserved up to here */
 
   /* protected by lock. The two sides wake each other only when the other

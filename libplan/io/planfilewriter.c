@@ -354,6 +354,53 @@ write_stream (PlanFileWriter * self, const guint8 * data, gsize size,
   return TRUE;
 }
 
+/* Writes the @size bytes at @data, pages of a mapped input file, with
+ * copy_file_range() from that file: the kernel copies them from page cache
+ * to page cache, and the process neither touches them nor makes a system
+ * call for each 64 KiB. FALSE without @error set, and nothing written,
+ * where the two files' file systems cannot (no later chunk tries then).
+ * Worker thread. */
+static gboolean
+copy_file_pages (PlanFileWriter * self, GstBuffer * buffer,
+    const guint8 * data, gsize size, GError ** error)
+{
+  guint64 offset;
+  loff_t in;
+  gint src;
+  gsize done = 0;
+
+  if (self->no_copy_range || size == 0
+      || !_plan_buffer_find_file_range (buffer, data, size, &src, &offset))
+    return FALSE;
+  in = (loff_t) offset;
+  while (done < size) {
+    gssize n = copy_file_range (src, &in, self->fd, NULL, size - done, 0);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && done == 0 && (errno == EXDEV || errno == ENOSYS
+            || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF)) {
+      GST_INFO_OBJECT (self, "copy_file_range() into '%s' failed (%s): "
+          "writing the data", self->location, g_strerror (errno));
+      self->no_copy_range = TRUE;
+      return FALSE;
+    }
+    if (n < 0) {
+      _plan_file_writer_set_errno_error (error, errno, "write to",
+          self->location);
+      return TRUE;
+    }
+    if (n == 0) {
+      /* The input ends before the bytes it had when it was mapped. */
+      _plan_mapped_file_set_changed_error (_plan_buffer_get_mapped_file
+          (buffer), error);
+      return TRUE;
+    }
+    done += n;
+  }
+  return TRUE;
+}
+
 static gboolean
 write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
 {
@@ -387,8 +434,11 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
     ok = write_stream (self, map.data, map.size, error);
   } else {
     preallocate (self, map.size);
-    ok = _plan_file_writer_write_full (self->fd, map.data, map.size,
-        self->location, error);
+    if (copy_file_pages (self, buffer, map.data, map.size, error))
+      ok = *error == NULL;
+    else
+      ok = _plan_file_writer_write_full (self->fd, map.data, map.size,
+          self->location, error);
   }
   /* write() from pages of a mapped input that was cut short meanwhile
    * fails with EFAULT: the input changed, the output is fine. */

@@ -59,6 +59,7 @@ typedef struct
 {
   guint8 *base;                 /* construct-only */
   gsize size;                   /* construct-only */
+  guint64 offset;               /* construct-only: in the file */
   PlanMappedFile *file;         /* construct-only, a reference */
   guint slot;
 } Region;
@@ -200,6 +201,7 @@ _plan_mapped_file_map (PlanMappedFile * file, guint64 offset, gsize size,
   }
   /* Fields first: the handler reads them once it finds the region. */
   r->size = size;
+  r->offset = offset;
   r->file = _plan_mapped_file_ref (file);
   r->slot = i;
   g_atomic_pointer_set (&r->base, base);
@@ -309,4 +311,30 @@ _plan_buffer_check_mapped (GstBuffer * buffer, GError ** error)
 {
   return _plan_mapped_file_check (_plan_buffer_get_mapped_file (buffer),
       error);
+}
+
+gboolean
+_plan_buffer_find_file_range (GstBuffer * buffer, const guint8 * data,
+    gsize size, gint * fd, guint64 * offset)
+{
+  guint i, n;
+
+  if (region_quark == 0 || buffer == NULL)
+    return FALSE;
+  n = gst_buffer_n_memory (buffer);
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    Region *r;
+
+    if (mem->parent)
+      mem = mem->parent;
+    r = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), region_quark);
+    if (r && data >= r->base && size <= r->size
+        && (gsize) (data - r->base) <= r->size - size) {
+      *fd = r->file->fd;
+      *offset = r->offset + (guint64) (data - r->base);
+      return TRUE;
+    }
+  }
+  return FALSE;
 }

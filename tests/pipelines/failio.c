@@ -14,11 +14,13 @@
  *   PLAN_FAIL_MATCH=s          only files whose path contains s (or one
  *                                of s's '|'-separated parts; an unnamed
  *                                O_TMPFILE file's path ends "(deleted)")
- *   PLAN_FAIL_WRITE=errno      write() fails once PLAN_FAIL_AFTER bytes
- *   PLAN_FAIL_AFTER=n            have been written to such files (0)
- *   PLAN_FAIL_WRITE_OVER=n     write() of more than n bytes to such files
- *                                fails with EFBIG (to check the pieces a
- *                                writer writes in)
+ *   PLAN_FAIL_WRITE=errno      write() and copy_file_range() fail once
+ *   PLAN_FAIL_AFTER=n            PLAN_FAIL_AFTER bytes have been written
+ *                                to such files (0)
+ *   PLAN_FAIL_WRITE_OVER=n     write() or copy_file_range() of more than
+ *                                n bytes to such files fails with EFBIG
+ *                                (to check the pieces a writer writes in)
+ *   PLAN_FAIL_COPY_RANGE=errno copy_file_range() into such files fails
  *   PLAN_FAIL_PWRITE=errno     pwrite() fails (planfilewriter completes
  *                                the .npy header with it at EOS)
  *   PLAN_FAIL_FALLOCATE=errno  fallocate() fails
@@ -92,19 +94,21 @@ next (const char *symbol)
   return dlsym (RTLD_NEXT, symbol);
 }
 
-ssize_t
-write (int fd, const void *buf, size_t count)
+static long long written;       /* bytes written to matching files */
+
+/* For a call that writes @count bytes to @fd: FALSE with errno set when it
+ * is to fail ($PLAN_FAIL_WRITE once $PLAN_FAIL_AFTER bytes are written),
+ * else TRUE with @count cut to what may be written before that. */
+static int
+may_write (int fd, size_t * count)
 {
-  static ssize_t (*real) (int, const void *, size_t);
-  static long long written;
   int err = failure ("PLAN_FAIL_WRITE", fd);
 
-  if (real == NULL)
-    real = next ("write");
   if (env_int ("PLAN_FAIL_WRITE_OVER", 0) > 0
-      && count > (size_t) env_int ("PLAN_FAIL_WRITE_OVER", 0) && matches (fd)) {
+      && *count > (size_t) env_int ("PLAN_FAIL_WRITE_OVER", 0)
+      && matches (fd)) {
     errno = EFBIG;
-    return -1;
+    return 0;
   }
   if (err) {
     long long after = atoll (getenv ("PLAN_FAIL_AFTER") ?
@@ -113,14 +117,48 @@ write (int fd, const void *buf, size_t count)
 
     if (done >= after) {
       errno = err;
-      return -1;
+      return 0;
     }
     /* A short write up to the limit, as a disk filling up gives. */
-    if ((long long) count > after - done)
-      count = after - done;
-    __atomic_add_fetch (&written, (long long) count, __ATOMIC_SEQ_CST);
+    if ((long long) *count > after - done)
+      *count = after - done;
+    __atomic_add_fetch (&written, (long long) *count, __ATOMIC_SEQ_CST);
   }
+  return 1;
+}
+
+ssize_t
+write (int fd, const void *buf, size_t count)
+{
+  static ssize_t (*real) (int, const void *, size_t);
+
+  if (real == NULL)
+    real = next ("write");
+  if (!may_write (fd, &count))
+    return -1;
   return real (fd, buf, count);
+}
+
+/* The writes and their failures apply to the copies as well, and
+ * $PLAN_FAIL_COPY_RANGE makes the call itself fail, as file systems that
+ * cannot copy between the two files make it fail. */
+ssize_t
+copy_file_range (int fd_in, off64_t * off_in, int fd_out, off64_t * off_out,
+    size_t len, unsigned int flags)
+{
+  static ssize_t (*real) (int, off64_t *, int, off64_t *, size_t,
+      unsigned int);
+  int err = failure ("PLAN_FAIL_COPY_RANGE", fd_out);
+
+  if (real == NULL)
+    real = next ("copy_file_range");
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  if (!may_write (fd_out, &len))
+    return -1;
+  return real (fd_in, off_in, fd_out, off_out, len, flags);
 }
 
 /* Each wrapper fails with the errno its variable names, on matching files,

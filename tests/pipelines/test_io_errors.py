@@ -23,6 +23,10 @@ OUT = '.part|(deleted)'
 # As on a file system without O_TMPFILE: the writer falls back to a named
 # temporary file.
 NO_TMPFILE = {'PLAN_FAIL_TMPFILE': 95}
+# As between two file systems that cannot copy from one to the other: a
+# chunk that is the input's own pages is written with write() instead of
+# copy_file_range().
+NO_COPY_RANGE = {'PLAN_FAIL_COPY_RANGE': 18}
 
 
 def module():
@@ -72,7 +76,8 @@ def main():
     copy = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
             'location=' + dst]
 
-    for how, extra in (('', {}), (' (temporary file)', NO_TMPFILE)):
+    for how, extra in (('', {}), (' (temporary file)', NO_TMPFILE),
+                       (' (no copy_file_range)', NO_COPY_RANGE)):
         expect_failure('EIO from write() after 1 MiB' + how, copy, d, dst,
                        old, 'Input/output error', dst, PLAN_FAIL_MATCH=OUT,
                        PLAN_FAIL_WRITE=5, PLAN_FAIL_AFTER=1 << 20, **extra)
@@ -100,18 +105,40 @@ def main():
         np.save(dst, old)
         print('ok   fallocate failing with %s: the copy is complete' % name)
 
+    # A chunk that is pages of the input file is copied by the kernel
+    # (copy_file_range), and a failure there is the write's failure.
+    expect_failure('EIO from copy_file_range()', copy, d, dst, old,
+                   'Input/output error', dst, PLAN_FAIL_MATCH=OUT,
+                   PLAN_FAIL_COPY_RANGE=5)
+    for err, name in ((18, 'EXDEV'), (95, 'EOPNOTSUPP')):
+        rc, out = run(copy, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_COPY_RANGE=err)
+        if rc != 0:
+            raise Failure('copy_file_range() failing with %s failed the '
+                          'copy:\n%s' % (name, out))
+        plantest.assert_same(np.load(dst), a, 'copy with write()')
+        np.save(dst, old)
+        print('ok   copy_file_range() failing with %s: written instead'
+              % name)
+
     # planfilesink writes a file in pieces of at most 64 KiB (larger
     # writes make the kernel allocate large page-cache folios, which cost
     # the most on virtual machines that report free memory to the host).
-    rc, out = run(copy, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_WRITE_OVER=65536)
-    if rc != 0:
-        raise Failure('a copy wrote more than 64 KiB in one write():\n%s'
-                      % out)
-    plantest.assert_same(np.load(dst), a, 'copy in 64 KiB writes')
-    np.save(dst, old)
+    # (The kernel's copy_file_range() moves 64 KiB at a time itself.)
+    for words, what in ((copy, 'copy'),
+                        (['planfilesrc', 'location=' + src, '!', 'planmap',
+                          'expr=x + 1', '!', 'planfilesink',
+                          'location=' + dst], 'map')):
+        rc, out = run(words, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_WRITE_OVER=65536,
+                      **NO_COPY_RANGE)
+        if rc != 0:
+            raise Failure('a %s wrote more than 64 KiB in one write():\n%s'
+                          % (what, out))
+        plantest.assert_same(np.load(dst), a + (what == 'map'),
+                             what + ' in 64 KiB writes')
+        np.save(dst, old)
     expect_failure('a write() over 1 KiB refused (the module works)', copy,
                    d, dst, old, 'File too large', dst, PLAN_FAIL_MATCH=OUT,
-                   PLAN_FAIL_WRITE_OVER=1024)
+                   PLAN_FAIL_WRITE_OVER=1024, **NO_COPY_RANGE)
     print('ok   a copy writes in pieces of at most 64 KiB')
 
     # The module really fails the calls it is asked to: the same copy
