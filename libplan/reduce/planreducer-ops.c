@@ -164,6 +164,30 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
 
 /* Block functions, per dtype ------------------------------------------- */
 
+/* The same merges called directly, for a block's lanes: by kind (B, S,
+ * U, F), as select_extreme() and select_ptp() pick r->merge. */
+#define MERGE_MIN_F(a, b) prk_merge_minmax_f (&(a)->v, (b)->v, 1)
+#define MERGE_MAX_F(a, b) prk_merge_minmax_f (&(a)->v, (b)->v, 0)
+#define MERGE_MIN_S prk_merge_min_s
+#define MERGE_MAX_S prk_merge_max_s
+#define MERGE_MIN_U prk_merge_min_u
+#define MERGE_MAX_U prk_merge_max_u
+#define MERGE_MIN_B MERGE_MIN_U
+#define MERGE_MAX_B MERGE_MAX_U
+#define MERGE_ARGMIN_F(a, b) prk_merge_arg_f (a, b, 1)
+#define MERGE_ARGMAX_F(a, b) prk_merge_arg_f (a, b, 0)
+#define MERGE_ARGMIN_S prk_merge_argmin_s
+#define MERGE_ARGMAX_S prk_merge_argmax_s
+#define MERGE_ARGMIN_U prk_merge_argmin_u
+#define MERGE_ARGMAX_U prk_merge_argmax_u
+#define MERGE_ARGMIN_B MERGE_ARGMIN_U
+#define MERGE_ARGMAX_B MERGE_ARGMAX_U
+#define MERGE_PTP_F prk_merge_ptp_f
+#define MERGE_PTP_S prk_merge_ptp_s
+#define MERGE_PTP_U prk_merge_ptp_u
+#define MERGE_PTP_B MERGE_PTP_U
+
+
 /* Sums of integers and bools wrap in 64 bits, as numpy's: exact, so any
  * order gives the same result. */
 #define DEFINE_BLOCK_ISUM(name, T, K) \
@@ -272,7 +296,7 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
     VAL_##K (out) = lane[0]; \
     for (k = 1; k < LANES; k++) { \
       VAL_##K (&a) = lane[k]; \
-      r->merge (r, out, &a); \
+      MERGE_MIN_##K (out, &a); \
     } \
   } \
   static void BLOCK_CLONES \
@@ -289,7 +313,7 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
     VAL_##K (out) = lane[0]; \
     for (k = 1; k < LANES; k++) { \
       VAL_##K (&a) = lane[k]; \
-      r->merge (r, out, &a); \
+      MERGE_MAX_##K (out, &a); \
     } \
   }
 
@@ -329,7 +353,7 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
     for (k = 1; k < LANES; k++) { \
       VAL_##K (&a) = lane[k]; \
       a.index = idx[k]; \
-      r->merge (r, out, &a); \
+      MERGE_ARG##WHICH##_##K (out, &a); \
     } \
   }
 
@@ -579,7 +603,7 @@ DEFINE_INTEGER (uint64, guint64, U);
     for (k = 1; k < LANES; k++) { \
       a.v.f = lane[k]; \
       a.index = seen[k]; \
-      r->merge (r, out, &a); \
+      prk_merge_nanminmax (out, &a, 1); \
     } \
   } \
   static void BLOCK_CLONES \
@@ -600,7 +624,7 @@ DEFINE_INTEGER (uint64, guint64, U);
     for (k = 1; k < LANES; k++) { \
       a.v.f = lane[k]; \
       a.index = seen[k]; \
-      r->merge (r, out, &a); \
+      prk_merge_nanminmax (out, &a, 0); \
     } \
   } \
   DEFINE_BLOCK_NANARG (min, <, INFINITY, name, T) \
@@ -647,6 +671,10 @@ DEFINE_INTEGER (uint64, guint64, U);
 /* nanargmin, nanargmax: a lane takes its first value that is not NaN and
  * then strictly better ones; a lane that saw only NaNs keeps the index
  * G_MAXUINT64 (none). */
+/* prk_merge_nanarg()'s is_min for DEFINE_BLOCK_NANARG's @which. */
+#define NANARG_IS_min 1
+#define NANARG_IS_max 0
+
 #define DEFINE_BLOCK_NANARG(which, CMP, EMPTY, name, T) \
   static void BLOCK_CLONES \
   block_nanarg##which##_##name (const PlanReducer * r, gconstpointer in, \
@@ -671,7 +699,7 @@ DEFINE_INTEGER (uint64, guint64, U);
     for (k = 1; k < LANES; k++) { \
       a.v.f = lane[k]; \
       a.index = idx[k]; \
-      r->merge (r, out, &a); \
+      prk_merge_nanarg (out, &a, NANARG_IS_##which); \
     } \
   }
 
@@ -891,7 +919,7 @@ MERGE_FUNC (merge_moments, prk_merge_moments (a, b));
     for (k = 1; k < LANES; k++) { \
       VAL_##K (&a) = mx[k]; \
       WVAL_##K (&a) = mn[k]; \
-      r->merge (r, out, &a); \
+      MERGE_PTP_##K (out, &a); \
     } \
   } \
   static void \
