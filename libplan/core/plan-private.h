@@ -286,6 +286,27 @@ G_GNUC_INTERNAL
 gboolean _plan_h5_writer_write_rows (PlanH5Writer * w, guint64 first,
     const guint8 * data, guint64 n_rows, GError ** error);
 
+/* libplan's modules (core/planmodule.c): shared libraries loaded the first
+ * time a process needs them, each handing libplan a table of its
+ * functions that starts with this header. */
+typedef struct
+{
+  guint version;                /* the module's table version */
+  gsize size;                   /* the size of its table */
+} PlanModuleHeader;
+
+/* Loads the module @name (libplan-NAME.so) from beside libplan and returns
+ * the table its function @get_symbol hands back, when that table has
+ * @version and @size; else %NULL, with @tried set to the paths tried and
+ * why each failed (free it). @global: the module's libraries are made
+ * available to those loaded after them (Open MPI's components need
+ * libmpi's symbols). The module stays loaded. Not thread-safe: the caller
+ * loads each module once, under a lock of its own. */
+G_GNUC_INTERNAL
+gconstpointer _plan_module_load (const gchar * name,
+    const gchar * get_symbol, guint version, gsize size, gboolean global,
+    gchar ** tried);
+
 /* planh5.c and planh5-writer.c are built into a module of their own,
  * libplan-hdf5.so, which planh5-load.c loads the first time a process
  * opens or writes an HDF5 file: libhdf5 and the libraries it links (curl,
@@ -299,6 +320,7 @@ typedef struct
 {
   guint version;                /* PLAN_H5_MODULE_VERSION */
   gsize size;                   /* sizeof (PlanH5Module) */
+  /* the header above is PlanModuleHeader's */
   PlanH5Dataset *(*dataset_open) (const gchar * filename, const gchar * path,
       PlanArrayInfo * info, guint64 * align_rows, guint64 * data_offset,
       GError ** error);

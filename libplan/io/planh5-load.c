@@ -10,44 +10,21 @@
 /* HDF5 on first use: libplan's _plan_h5_*() load the HDF5 module
  * (libplan-hdf5.so: planh5.c, planh5-writer.c) the first time a file is
  * opened or written, and call through the table it hands back
- * (plan-private.h says why). The module is looked for beside libplan: in
- * plan-1.0/ of the directory libplan was loaded from (an installation, a
- * wheel), then in that directory itself (the build tree). It stays loaded
- * for the life of the process. */
+ * (plan-private.h says why). core/planmodule.c finds and loads it. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #include "libplan/core/plan-private.h"
 #include <libplan/planerror.h>
 
-#include <dlfcn.h>
-#include <gmodule.h>
-
-/* The module's file and the folder it is installed in, beside libplan:
- * libplan/meson.build's names. */
+/* The module's file: libplan/meson.build's name. */
 #define MODULE_NAME "libplan-hdf5.so"
-#define MODULE_SUBDIR "plan-1.0"
 
 static const PlanH5Module *h5;  /* set once, under load_lock */
 static gchar *load_error;       /* why it could not be loaded, once */
 static GMutex load_lock;
-
-/* The directory libplan was loaded from. */
-static gchar *
-library_dir (void)
-{
-  Dl_info info;
-
-  if (dladdr ((gpointer) library_dir, &info) == 0 || info.dli_fname == NULL)
-    return NULL;
-  return g_path_get_dirname (info.dli_fname);
-}
 
 static const PlanH5Module *
 load (GError ** error)
@@ -59,54 +36,10 @@ load (GError ** error)
 
   g_mutex_lock (&load_lock);
   if (h5 == NULL && load_error == NULL) {
-    gchar *dir = library_dir ();
-    const gchar *const subdirs[] = { MODULE_SUBDIR, NULL };
-    GString *tried = g_string_new (NULL);
-    guint i;
-
-    for (i = 0; dir && i < G_N_ELEMENTS (subdirs) && h5 == NULL; i++) {
-      gchar *path = subdirs[i] ?
-          g_build_filename (dir, subdirs[i], MODULE_NAME, NULL) :
-          g_build_filename (dir, MODULE_NAME, NULL);
-      GModule *module;
-      gpointer get = NULL;
-
-      if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
-        g_string_append_printf (tried, "%s'%s' (absent)",
-            tried->len ? ", " : "", path);
-        g_free (path);
-        continue;
-      }
-      module = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
-      if (module == NULL) {
-        g_string_append_printf (tried, "%s'%s' (%s)", tried->len ? ", " : "",
-            path, g_module_error ());
-      } else if (!g_module_symbol (module, PLAN_H5_MODULE_GET, &get)
-          || get == NULL) {
-        g_string_append_printf (tried, "%s'%s' (no %s)",
-            tried->len ? ", " : "", path, PLAN_H5_MODULE_GET);
-        g_module_close (module);
-      } else {
-        m = ((PlanH5ModuleGetFunc) get) ();
-        if (m == NULL || m->version != PLAN_H5_MODULE_VERSION
-            || m->size != sizeof (PlanH5Module)) {
-          g_string_append_printf (tried, "%s'%s' (built from another version "
-              "of gst-plan)", tried->len ? ", " : "", path);
-          g_module_close (module);
-        } else {
-          /* Kept loaded: the table points into it. */
-          g_module_make_resident (module);
-          g_atomic_pointer_set (&h5, m);
-        }
-      }
-      g_free (path);
-    }
-    if (h5 == NULL)
-      load_error = dir ? g_string_free (tried, FALSE) :
-          g_strdup ("libplan's own directory is unknown");
-    else
-      g_string_free (tried, TRUE);
-    g_free (dir);
+    m = _plan_module_load (MODULE_NAME, PLAN_H5_MODULE_GET,
+        PLAN_H5_MODULE_VERSION, sizeof (PlanH5Module), FALSE, &load_error);
+    if (m)
+      g_atomic_pointer_set (&h5, m);
   }
   m = h5;
   if (m == NULL)

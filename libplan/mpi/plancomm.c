@@ -8,21 +8,20 @@
  */
 
 /* PlanComm: point-to-point messages between the ranks of an MPI job for
- * sharded elements (see the PlanShard section in planshard.c). */
+ * sharded elements (see the PlanShard section in planshard.c). The MPI
+ * calls are in the MPI module (plancomm-module.c), loaded the first time
+ * the communicator is asked for. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include "libplan/core/plan-private.h"
 #include "plancomm-private.h"
 #include <libplan/planerror.h>
 
 #include <stdlib.h>
 #include <string.h>
-
-#if HAVE_MPI
-#include <mpi.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (plan_shard_debug);
 #define GST_CAT_DEFAULT plan_shard_debug
@@ -58,9 +57,7 @@ plan_comm_tag (PlanComm * comm, const gchar * owner, PlanCommPurpose purpose)
 typedef struct
 {
   GBytes *data;
-#if HAVE_MPI
-  MPI_Request request;
-#endif
+  PlanMpiRequest request;
 } Pending;
 
 struct _PlanComm
@@ -74,7 +71,11 @@ struct _PlanComm
 };
 
 #if HAVE_MPI
+/* The module's file: libplan/meson.build's name. */
+#define MODULE_NAME "libplan-mpi.so"
+
 static PlanComm *world;
+static const PlanMpiModule *mpi;        /* set once, with world */
 
 /* Sends that completed are let go. Called with the lock. */
 static void
@@ -84,10 +85,8 @@ reap_sends (PlanComm * comm)
 
   while (i < comm->pending->len) {
     Pending *p = &g_array_index (comm->pending, Pending, i);
-    int done = 0;
 
-    MPI_Test (&p->request, &done, MPI_STATUS_IGNORE);
-    if (done) {
+    if (mpi->test (&p->request)) {
       g_bytes_unref (p->data);
       g_array_remove_index_fast (comm->pending, i);
     } else {
@@ -104,11 +103,9 @@ static gboolean check_failed (PlanComm * comm);
 static void
 finalize_world (void)
 {
-  int finalized = 0;
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
-  MPI_Finalized (&finalized);
-  if (finalized || world == NULL)
+  if (mpi->finalized () || world == NULL)
     return;
   g_mutex_lock (&world->lock);
   for (;;) {
@@ -124,58 +121,41 @@ finalize_world (void)
     GST_WARNING ("rank %u: %u messages not received by their ranks",
         world->rank, world->pending->len);
   g_mutex_unlock (&world->lock);
-  MPI_Finalize ();
+  mpi->finalize ();
 }
 
 static gboolean
 init_world (GError ** error)
 {
-  int initialized = 0, provided = 0, rank = 0, size = 1;
+  gchar *tried = NULL;
+  gboolean started = FALSE, ok;
+  guint rank = 0, size = 1;
+  gint ub = 0;
 
-  MPI_Initialized (&initialized);
-  if (!initialized) {
-    if (MPI_Init_thread (NULL, NULL, MPI_THREAD_MULTIPLE, &provided)
-        != MPI_SUCCESS)
-      goto init_failed;
+  mpi = _plan_module_load (MODULE_NAME, PLAN_MPI_MODULE_GET,
+      PLAN_MPI_MODULE_VERSION, sizeof (PlanMpiModule), TRUE, &tried);
+  if (mpi == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "MPI cannot be used: gst-plan's MPI module (%s) could not be "
+        "loaded: tried %s", MODULE_NAME, tried);
+    g_free (tried);
+    return FALSE;
+  }
+  ok = mpi->init (&started, &rank, &size, &ub, error);
+  if (started)
     atexit (finalize_world);
-  } else {
-    MPI_Query_thread (&provided);
-  }
-  if (provided < MPI_THREAD_MULTIPLE)
-    goto no_threads;
-  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-  MPI_Comm_size (MPI_COMM_WORLD, &size);
-  {
-    int *ub = NULL, found = 0;
-
-    /* The same library on every rank gives every rank the same bound. */
-    MPI_Comm_get_attr (MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
-    if (found && ub && *ub > 32767)
-      n_owner_tags = (guint) ((*ub - 4) / 4);
-  }
+  if (!ok)
+    return FALSE;
+  /* The same library on every rank gives every rank the same bound. */
+  if (ub > 32767)
+    n_owner_tags = (guint) ((ub - 4) / 4);
   world = g_new0 (PlanComm, 1);
   world->rank = rank;
   world->size = size;
   g_mutex_init (&world->lock);
   world->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
-  GST_INFO ("rank %d of %d", rank, size);
+  GST_INFO ("rank %u of %u", rank, size);
   return TRUE;
-
-  /* ERRORS */
-init_failed:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "MPI could not be initialised (MPI_Init_thread failed)");
-    return FALSE;
-  }
-no_threads:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "the MPI library gives thread level %d, and sharded elements talk "
-        "from their own streaming threads: it needs MPI_THREAD_MULTIPLE "
-        "(%d)", provided, MPI_THREAD_MULTIPLE);
-    return FALSE;
-  }
 }
 #endif
 
@@ -280,8 +260,7 @@ plan_comm_send (PlanComm * comm, guint peer, gint tag, GBytes * data)
   bytes = g_bytes_get_data (data, &size);
   g_return_if_fail (size <= G_MAXINT);
   g_mutex_lock (&comm->lock);
-  MPI_Isend (bytes, (int) size, MPI_BYTE, (int) peer, tag, MPI_COMM_WORLD,
-      &p.request);
+  mpi->isend (bytes, (gint) size, (gint) peer, tag, &p.request);
   g_array_append_val (comm->pending, p);
   reap_sends (comm);
   g_mutex_unlock (&comm->lock);
@@ -291,38 +270,22 @@ plan_comm_send (PlanComm * comm, guint peer, gint tag, GBytes * data)
 }
 
 #if HAVE_MPI
-/* Takes a message that matched a probe. */
-static GBytes *
-take_message (MPI_Message * message, MPI_Status * status)
-{
-  int count = 0;
-  guint8 *buf;
-
-  MPI_Get_count (status, MPI_BYTE, &count);
-  buf = g_malloc (MAX (count, 1));
-  MPI_Mrecv (buf, count, MPI_BYTE, message, MPI_STATUS_IGNORE);
-  return g_bytes_new_take (buf, count);
-}
-
 /* Whether the job has failed: a rank said so. Called with the lock. */
 static gboolean
 check_failed (PlanComm * comm)
 {
-  MPI_Message message;
-  MPI_Status status;
-  int found = 0;
+  GBytes *why;
+  gint source = 0;
 
   if (comm->failure != NULL)
     return TRUE;
-  MPI_Improbe (MPI_ANY_SOURCE, ABORT_TAG, MPI_COMM_WORLD, &found, &message,
-      &status);
-  if (found) {
-    GBytes *why = take_message (&message, &status);
+  why = mpi->improbe (PLAN_MPI_ANY_SOURCE, ABORT_TAG, &source);
+  if (why) {
     gsize n;
     const gchar *text = g_bytes_get_data (why, &n);
 
-    comm->failure = g_strdup_printf ("rank %d failed: %.*s",
-        status.MPI_SOURCE, (int) n, text);
+    comm->failure = g_strdup_printf ("rank %d failed: %.*s", source,
+        (int) n, text);
     g_bytes_unref (why);
     GST_WARNING ("%s", comm->failure);
   }
@@ -357,17 +320,13 @@ plan_comm_recv (PlanComm * comm, guint peer, gint tag,
   g_return_val_if_fail (peer < comm->size && peer != comm->rank, NULL);
 
   for (;;) {
-    MPI_Message message;
-    MPI_Status status;
-    int found = 0;
+    GBytes *data;
 
     if (g_cancellable_set_error_if_cancelled (cancellable, error))
       return NULL;
     g_mutex_lock (&comm->lock);
-    MPI_Improbe ((int) peer, tag, MPI_COMM_WORLD, &found, &message, &status);
-    if (found) {
-      GBytes *data = take_message (&message, &status);
-
+    data = mpi->improbe ((gint) peer, tag, NULL);
+    if (data) {
       g_mutex_unlock (&comm->lock);
       GST_LOG ("received %" G_GSIZE_FORMAT " bytes from rank %u, tag %d",
           g_bytes_get_size (data), peer, tag);

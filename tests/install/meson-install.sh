@@ -81,6 +81,20 @@ assert np.array_equal(np.load('$tmp/h5.npy'), np.arange(1000.0))"
   fi
 fi
 
+# A build with MPI: libplan does not link Open MPI; the module that does,
+# loaded when a plan is sharded, was installed beside it, and a sharded
+# run (one rank, outside mpirun) works through it.
+if grep -q '^#define HAVE_MPI 1' "$build/config.h"; then
+  [ -f "$libdir/plan-1.0/libplan-mpi.so" ] || fail "no $libdir/plan-1.0/libplan-mpi.so"
+  if readelf -d "$libdir/libplan-1.0.so.0" | grep -q 'NEEDED.*libmpi'; then
+    fail "libplan-1.0.so.0 links libmpi (it is the MPI module's to load)"
+  fi
+  "${gst[@]}" gst-launch-1.0 -q planfilesrc location="$tmp/in.npy" shard=mpi ! \
+    planfilesink location="$tmp/mpi.npy" ||
+    fail "a sharded run through the installed MPI module"
+  cmp -s "$tmp/in.npy" "$tmp/mpi.npy" || fail "the sharded run's output differs"
+fi
+
 # plan-launch runs from where it was installed.
 "${gst[@]}" "$root/bin/plan-launch" --version | grep -q "^plan-launch $version " ||
   fail "plan-launch --version"

@@ -305,6 +305,47 @@ def test_without_mpi_build():
     same_bytes(out, V32, 'shard=mpi without mpirun')
 
 
+def test_mpi_loaded_on_first_use():
+    """Open MPI is loaded by a process that asks for its communicator
+    (shard=mpi), not by one that runs no sharded plan; without the MPI
+    module beside libplan, shard=mpi fails with an error naming the module
+    and where it was looked for (a plan without it still runs)."""
+    d = plantest.tmpdir()
+
+    def run(shard, **env):
+        words = ['planfilesrc', 'location=%s' % V32] + \
+            (['shard=mpi'] if shard else []) + \
+            ['!', 'planreduce', 'op=sum', '!', 'fakesink']
+        p = subprocess.run(plantest.launcher() + ['-q'] + words,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=120, env=dict(os.environ, **env))
+        return p.returncode, p.stdout
+
+    for shard in (False, True):
+        rc, out = run(shard, LD_DEBUG='files')
+        if rc != 0:
+            raise Failure('shard=mpi %s: rc %d\n%s' % (shard, rc, out[-2000:]))
+        if ('libmpi.so' in out) != shard:
+            raise Failure('libmpi %s' % ('not loaded by shard=mpi' if shard
+                                         else 'loaded at start-up'))
+
+    # libplan alone in a folder the dynamic linker searches first.
+    build = os.environ.get('PLAN_BUILD_DIR')
+    lib = build and os.path.join(build, 'libplan', 'libplan-1.0.so.0')
+    if not lib or not os.path.exists(lib):
+        return
+    alone = os.path.join(d, 'alone')
+    os.mkdir(alone)
+    shutil.copy(lib, alone)
+    rc, out = run(True, LD_LIBRARY_PATH=alone)
+    if rc == 0 or "MPI module (libplan-mpi.so) could not be loaded" \
+            not in out or os.path.join(alone, 'libplan-mpi.so') not in out:
+        raise Failure('no module: rc %d\n%s' % (rc, out))
+    rc, out = run(False, LD_LIBRARY_PATH=alone)
+    if rc != 0:
+        raise Failure('no module, not sharded: rc %d\n%s' % (rc, out))
+
+
 def mpmd(*rank_words, timeout=60):
     """Runs one pipeline per rank (mpirun's MPMD form, one rank each);
     returns (returncode, output). A job that hangs fails the test."""
@@ -433,6 +474,7 @@ def main():
         ('a seek in a sharded run is refused, the run ends whole',
          test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
+        ('Open MPI is loaded on first use', test_mpi_loaded_on_first_use),
         ('ranks that run different plans fail together at start',
          test_ranks_must_run_the_same_plan),
         ('a rank killed mid-write: no temporary file left',
