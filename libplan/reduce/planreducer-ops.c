@@ -142,8 +142,6 @@ merge_and (const PlanReducer * r, Acc * a, const Acc * b)
     CALL; \
   }
 
-MERGE_FUNC (merge_min_f, prk_merge_minmax_f (&a->v, b->v, 1));
-MERGE_FUNC (merge_max_f, prk_merge_minmax_f (&a->v, b->v, 0));
 MERGE_FUNC (merge_argmin_f, prk_merge_arg_f (a, b, 1));
 MERGE_FUNC (merge_argmax_f, prk_merge_arg_f (a, b, 0));
 MERGE_FUNC (merge_ptp_f, prk_merge_ptp_f (a, b));
@@ -809,8 +807,8 @@ COLUMN_ROWS_FUNC (rows_dsum_complex64, gfloat,
     gdouble y = (gdouble) x[c];
     DSUM_COLUMN_STEP (v[c], y))
 
-/* Minimum and maximum of float columns: merge_min_f's and merge_max_f's
- * test, row after row (the first NaN wins), which column_merge_ makes
+/* Minimum and maximum of float columns: _plan_reducer_merge_min_f's and
+ * _plan_reducer_merge_max_f's test, row after row (the first NaN wins), which column_merge_ makes
  * through a call per element; written as a select, the compiler
  * vectorises it (lo is not used). */
 #define DEFINE_COLUMN_ROWS_EXTREME(name, T) \
@@ -1087,10 +1085,10 @@ static void
 select_extreme (PlanReducer * r, PlanDType dt)
 {
   static const MergeFunc min_merges[] = { merge_min_U, merge_min_S,
-    merge_min_U, merge_min_f
+    merge_min_U, _plan_reducer_merge_min_f
   };
   static const MergeFunc max_merges[] = { merge_max_U, merge_max_S,
-    merge_max_U, merge_max_f
+    merge_max_U, _plan_reducer_merge_max_f
   };
   static const MergeFunc argmin_merges[] = { merge_argmin_U, merge_argmin_S,
     merge_argmin_U, merge_argmin_f

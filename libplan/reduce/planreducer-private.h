@@ -295,6 +295,12 @@ _plan_reducer_column_from_arrays (Acc * a, gsize parts, const gdouble * v,
 
 G_GNUC_INTERNAL
 void _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b);
+G_GNUC_INTERNAL
+void _plan_reducer_merge_min_f (const PlanReducer * r, Acc * a,
+    const Acc * b);
+G_GNUC_INTERNAL
+void _plan_reducer_merge_max_f (const PlanReducer * r, Acc * a,
+    const Acc * b);
 
 G_GNUC_INTERNAL
 void _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,

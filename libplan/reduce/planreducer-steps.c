@@ -282,12 +282,41 @@ _plan_reducer_merge_dd (const PlanReducer * r, Acc * a, const Acc * b)
   prk_dd_add (a, b->v.f, b->lo);
 }
 
+/* The merges of float minima and maxima (the first NaN wins), known by
+ * their addresses in the same way. */
+void
+_plan_reducer_merge_min_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  prk_merge_minmax_f (&a->v, b->v, 1);
+}
+
+void
+_plan_reducer_merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
+{
+  prk_merge_minmax_f (&a->v, b->v, 0);
+}
+
+/* A level of float minima or maxima: @v[c] (the later blocks) merged into
+ * @node[c] (the earlier ones), as prk_merge_minmax_f(), in @v. */
+static void
+merge_extreme_level (const Acc * node, gdouble * v, gsize w, gboolean is_min)
+{
+  gsize c;
+
+  for (c = 0; c < w; c++) {
+    gdouble a = node[c].v.f, b = v[c];
+
+    v[c] = !isnan (a) && ((is_min ? b < a : b > a) || isnan (b)) ? b : a;
+  }
+}
+
 /* _plan_reducer_columns_push() for the open blocks of every column, held
  * in the arrays @v and @lo of a ColumnRowsFunc (and no custom combiner):
  * the same merges. The double-double additions of the real sums run a
  * level of the tree at a time over every column, in @v and @lo (which
  * they overwrite): independent columns side by side rather than one
- * column's chain of merges after another's, the same operations on each.
+ * column's chain of merges after another's, the same operations on each;
+ * so do float minima and maxima, in @v.
  * Other merges (complex sums, whose arrays hold two parts a column:
  * _plan_reducer_column_parts()) go column by column. */
 void
@@ -298,6 +327,23 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
   Acc *dst = nodes + (gsize) slot * w;
   guint i;
 
+  if (r->merge == _plan_reducer_merge_min_f
+      || r->merge == _plan_reducer_merge_max_f) {
+    for (i = slot + merges; i > slot; i--)
+      merge_extreme_level (nodes + (gsize) (i - 1) * w, v, w,
+          r->merge == _plan_reducer_merge_min_f);
+    /* As below: the last merged node's other fields, or the open
+     * block's. */
+    for (c = 0; c < w; c++) {
+      if (merges == 0) {
+        dst[c] = cols[c];
+        dst[c].lo = lo[c];
+      }
+      dst[c].v.f = v[c];
+      cols[c] = r->identity;
+    }
+    return;
+  }
   if (r->merge == _plan_reducer_merge_dd) {
     for (i = slot + merges; i > slot; i--) {
       const Acc *node = nodes + (gsize) (i - 1) * w;
