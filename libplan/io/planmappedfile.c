@@ -285,8 +285,10 @@ _plan_mapped_file_check (PlanMappedFile * file, GError ** error)
   return FALSE;
 }
 
-PlanMappedFile *
-_plan_buffer_get_mapped_file (GstBuffer * buffer)
+/* The region whose pages @buffer holds, or NULL; with @data, the one that
+ * holds the @size bytes at @data. */
+static Region *
+buffer_region (GstBuffer * buffer, const guint8 * data, gsize size)
 {
   guint i, n;
 
@@ -300,10 +302,19 @@ _plan_buffer_get_mapped_file (GstBuffer * buffer)
     if (mem->parent)
       mem = mem->parent;
     r = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), region_quark);
-    if (r)
-      return r->file;
+    if (r && (data == NULL || (data >= r->base && size <= r->size
+                && (gsize) (data - r->base) <= r->size - size)))
+      return r;
   }
   return NULL;
+}
+
+PlanMappedFile *
+_plan_buffer_get_mapped_file (GstBuffer * buffer)
+{
+  Region *r = buffer_region (buffer, NULL, 0);
+
+  return r ? r->file : NULL;
 }
 
 gboolean
@@ -317,24 +328,11 @@ gboolean
 _plan_buffer_find_file_range (GstBuffer * buffer, const guint8 * data,
     gsize size, gint * fd, guint64 * offset)
 {
-  guint i, n;
+  Region *r = data ? buffer_region (buffer, data, size) : NULL;
 
-  if (region_quark == 0 || buffer == NULL)
+  if (r == NULL)
     return FALSE;
-  n = gst_buffer_n_memory (buffer);
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-    Region *r;
-
-    if (mem->parent)
-      mem = mem->parent;
-    r = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), region_quark);
-    if (r && data >= r->base && size <= r->size
-        && (gsize) (data - r->base) <= r->size - size) {
-      *fd = r->file->fd;
-      *offset = r->offset + (guint64) (data - r->base);
-      return TRUE;
-    }
-  }
-  return FALSE;
+  *fd = r->file->fd;
+  *offset = r->offset + (guint64) (data - r->base);
+  return TRUE;
 }

@@ -47,6 +47,20 @@ def built_with(feature):
     return os.environ.get('PLAN_HAVE_' + feature.upper(), '1') != '0'
 
 
+def libplan_alone(d):
+    """A folder in @d holding a copy of the build's libplan and nothing
+    else (no module beside it), for LD_LIBRARY_PATH; None without a build
+    directory."""
+    build = os.environ.get('PLAN_BUILD_DIR')
+    lib = build and os.path.join(build, 'libplan', 'libplan-1.0.so.0')
+    if not lib or not os.path.exists(lib):
+        return None
+    alone = os.path.join(d, 'alone')
+    os.mkdir(alone)
+    shutil.copy(lib, alone)
+    return alone
+
+
 def launcher():
     """The command that runs a pipeline description: the project's
     plan-launch (tools/plan-launch.c explains why not gst-launch-1.0), or

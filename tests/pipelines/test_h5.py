@@ -4,7 +4,6 @@ divide the shape, larger than a buffer, of one row), compressed, big-endian,
 empty; shards and seeks; and the errors of a missing dataset, a corrupt
 chunk, a truncated file, a filter libhdf5 lacks and an unsupported dtype."""
 import os
-import shutil
 import subprocess
 import sys
 
@@ -600,13 +599,9 @@ def hdf5_loaded_on_first_use():
                 path, 'not loaded' if loads else 'loaded at start-up'))
 
     # libplan alone in a folder the dynamic linker searches first.
-    build = os.environ.get('PLAN_BUILD_DIR')
-    lib = build and os.path.join(build, 'libplan', 'libplan-1.0.so.0')
-    if not lib or not os.path.exists(lib):
+    alone = plantest.libplan_alone(d)
+    if alone is None:
         return
-    alone = os.path.join(d, 'alone')
-    os.mkdir(alone)
-    shutil.copy(lib, alone)
     rc, out = run(h5, LD_LIBRARY_PATH=alone)
     if rc == 0 or "HDF5 module (libplan-hdf5.so) could not be loaded" \
             not in out or alone not in out:

@@ -330,13 +330,9 @@ def test_mpi_loaded_on_first_use():
                                          else 'loaded at start-up'))
 
     # libplan alone in a folder the dynamic linker searches first.
-    build = os.environ.get('PLAN_BUILD_DIR')
-    lib = build and os.path.join(build, 'libplan', 'libplan-1.0.so.0')
-    if not lib or not os.path.exists(lib):
+    alone = plantest.libplan_alone(d)
+    if alone is None:
         return
-    alone = os.path.join(d, 'alone')
-    os.mkdir(alone)
-    shutil.copy(lib, alone)
     rc, out = run(True, LD_LIBRARY_PATH=alone)
     if rc == 0 or "MPI module (libplan-mpi.so) could not be loaded" \
             not in out or os.path.join(alone, 'libplan-mpi.so') not in out:
