@@ -242,6 +242,7 @@ static gboolean plan_file_src_prepare_seek_segment (GstBaseSrc * src,
 static gboolean plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment);
 static gboolean plan_file_src_send_event (GstElement * element,
     GstEvent * event);
+static gboolean plan_file_src_event (GstBaseSrc * src, GstEvent * event);
 static gboolean plan_file_src_query (GstBaseSrc * src, GstQuery * query);
 static gboolean plan_file_src_decide_allocation (GstBaseSrc * src,
     GstQuery * query);
@@ -436,6 +437,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   basesrc_class->prepare_seek_segment =
       GST_DEBUG_FUNCPTR (plan_file_src_prepare_seek_segment);
   basesrc_class->do_seek = GST_DEBUG_FUNCPTR (plan_file_src_do_seek);
+  basesrc_class->event = GST_DEBUG_FUNCPTR (plan_file_src_event);
   basesrc_class->query = GST_DEBUG_FUNCPTR (plan_file_src_query);
   basesrc_class->decide_allocation =
       GST_DEBUG_FUNCPTR (plan_file_src_decide_allocation);
@@ -473,6 +475,34 @@ note_segment (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* A seek backwards (rate <= 0) is refused before GstBaseSrc flushes
+ * anything: it asks prepare_seek_segment() only about a seek in another
+ * format than its segment's, and one in rows (or in time, with a rate)
+ * would go straight to do_seek() and play the rows forwards under a
+ * segment that says backwards. */
+static gboolean
+refuse_backwards (PlanFileSrc * self, GstEvent * event)
+{
+  gdouble rate;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return FALSE;
+  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
+  if (rate > 0.0)
+    return FALSE;
+  GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
+      "%f", rate);
+  return TRUE;
+}
+
+static gboolean
+plan_file_src_event (GstBaseSrc * src, GstEvent * event)
+{
+  if (refuse_backwards (PLAN_FILE_SRC (src), event))
+    return FALSE;
+  return GST_BASE_SRC_CLASS (parent_class)->event (src, event);
+}
+
 /* An EOS sent to the element (an application ending the stream early)
  * ends the segment under way: GstBaseSrc pushes it as it came, so it gets
  * that segment's seqnum, as the EOS at the end of the rows has. It is
@@ -484,6 +514,10 @@ plan_file_src_send_event (GstElement * element, GstEvent * event)
 {
   guint32 seqnum = g_atomic_int_get (&PLAN_FILE_SRC (element)->segment_seqnum);
 
+  if (refuse_backwards (PLAN_FILE_SRC (element), event)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
     event = plan_eos_mark_ended_early (event, 0);
     if (seqnum != GST_SEQNUM_INVALID)
@@ -1187,7 +1221,9 @@ plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment)
   guint64 stop = n_rows, first;
   gint64 end;
 
-  if (!plan_array_info_get_segment_rows (&self->info, segment, &first, &end))
+  if (segment->rate <= 0.0
+      || !plan_array_info_get_segment_rows (&self->info, segment, &first,
+          &end))
     return FALSE;
   if (end >= 0)
     stop = MIN ((guint64) end, n_rows);

@@ -186,6 +186,9 @@ static gboolean plan_array_src_is_seekable (GstBaseSrc * src);
 static gboolean plan_array_src_do_seek (GstBaseSrc * src,
     GstSegment * segment);
 static gboolean plan_array_src_query (GstBaseSrc * src, GstQuery * query);
+static gboolean plan_array_src_event (GstBaseSrc * src, GstEvent * event);
+static gboolean plan_array_src_send_event (GstElement * element,
+    GstEvent * event);
 static GstFlowReturn plan_array_src_create (GstBaseSrc * src, guint64 offset,
     guint size, GstBuffer ** buffer);
 
@@ -221,12 +224,14 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
 
+  element_class->send_event = GST_DEBUG_FUNCPTR (plan_array_src_send_event);
   basesrc_class->start = GST_DEBUG_FUNCPTR (plan_array_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_array_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_array_src_get_caps);
   basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_array_src_is_seekable);
   basesrc_class->do_seek = GST_DEBUG_FUNCPTR (plan_array_src_do_seek);
   basesrc_class->query = GST_DEBUG_FUNCPTR (plan_array_src_query);
+  basesrc_class->event = GST_DEBUG_FUNCPTR (plan_array_src_event);
   basesrc_class->create = GST_DEBUG_FUNCPTR (plan_array_src_create);
 }
 
@@ -558,6 +563,43 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return result;
 }
 
+/* A seek backwards (rate <= 0) is refused before GstBaseSrc flushes
+ * anything: a seek in rows, the segment's format, goes straight to
+ * do_seek(), and the rows would be pushed forwards under a segment that
+ * says backwards. */
+static gboolean
+refuse_backwards (PlanArraySrc * self, GstEvent * event)
+{
+  gdouble rate;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return FALSE;
+  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
+  if (rate > 0.0)
+    return FALSE;
+  GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
+      "%f", rate);
+  return TRUE;
+}
+
+static gboolean
+plan_array_src_event (GstBaseSrc * src, GstEvent * event)
+{
+  if (refuse_backwards (PLAN_ARRAY_SRC (src), event))
+    return FALSE;
+  return GST_BASE_SRC_CLASS (parent_class)->event (src, event);
+}
+
+static gboolean
+plan_array_src_send_event (GstElement * element, GstEvent * event)
+{
+  if (refuse_backwards (PLAN_ARRAY_SRC (element), event)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
+  return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
+}
+
 /* Called from the streaming thread, and from the thread of a seek while
  * the streaming thread is paused. */
 static gboolean
@@ -583,6 +625,8 @@ plan_array_src_do_seek (GstBaseSrc * src, GstSegment * segment)
   PlanArray *old = NULL;
   guint64 n_rows;
 
+  if (segment->rate <= 0.0)
+    return FALSE;
   if (self->run_func != NULL)
     return segment->start == 0;
 

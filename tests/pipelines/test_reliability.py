@@ -378,6 +378,57 @@ def test_seek_in_two_input_map():
     assert_same(np.load(dst), b + 2 * b, 'x + 2 * y after a seek')
 
 
+def test_backward_seeks_refused_by_the_source():
+    """planfilesrc plays forwards only. A seek with a negative rate in its
+    own format (rows, or time where the rows have a rate), which GstBaseSrc
+    hands to the element without asking it to prepare the segment, is
+    refused before anything is flushed, sent to the pipeline in PAUSED or
+    PLAYING or to the source itself in READY; the pipeline goes on to EOS
+    with every row, in order (it once played rows forwards under a segment
+    of rate -1)."""
+    Gst = gst()
+    a, src, d = source(rows=1000, cols=2)
+    dst = os.path.join(d, 'out.npy')
+    cases = [('rows, PAUSED', '', Gst.State.PAUSED, Gst.Format.DEFAULT, 100,
+              500),
+             ('rows, PLAYING', '', Gst.State.PLAYING, Gst.Format.DEFAULT, 100,
+              500),
+             ('time, PAUSED', ' rate=100/1', Gst.State.PAUSED,
+              Gst.Format.TIME, Gst.SECOND, 5 * Gst.SECOND),
+             ('rows, sent to the source in READY', '', Gst.State.READY,
+              Gst.Format.DEFAULT, 100, 500)]
+    for what, rate, state, fmt, start, stop in cases:
+        if os.path.exists(dst):
+            os.unlink(dst)
+        p = Gst.parse_launch('planfilesrc name=src blocksize=800 location=%s%s'
+                             ' ! planfilesink location=%s' % (src, rate, dst))
+        flushes = []
+        p.get_by_name('src').get_static_pad('src').add_probe(
+            Gst.PadProbeType.EVENT_FLUSH,
+            lambda pad, info: (flushes.append(1), Gst.PadProbeReturn.OK)[1])
+        p.set_state(state)
+        p.get_state(HANG * Gst.SECOND)
+        seek = Gst.Event.new_seek(-1.0, fmt, Gst.SeekFlags.FLUSH,
+                                  Gst.SeekType.SET, start, Gst.SeekType.SET,
+                                  stop)
+        if state == Gst.State.READY:
+            ok = p.get_by_name('src').send_event(seek)
+        else:
+            ok = p.send_event(seek)
+        p.set_state(Gst.State.PLAYING)
+        msg = p.get_bus().timed_pop_filtered(
+            HANG * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+        p.set_state(Gst.State.NULL)
+        if ok:
+            raise Failure('%s: a backward seek was accepted' % what)
+        if flushes:
+            raise Failure('%s: the refused seek flushed the pipeline' % what)
+        if msg is None or msg.type != Gst.MessageType.EOS:
+            raise Failure('%s: no EOS: %s' %
+                          (what, msg and msg.parse_error()[0].message))
+        assert_same(np.load(dst), a, what)
+
+
 # -- preroll ---------------------------------------------------------------
 
 def test_reduction_prerolls_before_computing():
@@ -653,6 +704,8 @@ CASES = [
     ('a byte seek through planreduce is refused',
      test_byte_seek_refused_through_reduce),
     ('a row seek through a map of two inputs', test_seek_in_two_input_map),
+    ('backward seeks refused by planfilesrc, nothing flushed',
+     test_backward_seeks_refused_by_the_source),
     ('a reduction prerolls before computing', test_reduction_prerolls_before_computing),
     ('duration and position of each element\'s output',
      test_duration_and_position_of_the_output),

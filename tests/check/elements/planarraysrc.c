@@ -835,6 +835,36 @@ GST_START_TEST (test_src_seeks_in_rows_with_array)
 
 GST_END_TEST;
 
+/* Forwards only: a seek with a negative rate, in rows (the segment's
+ * format, which GstBaseSrc does not ask the element to prepare), is
+ * refused before anything is flushed, sent upstream or to the element. */
+GST_START_TEST (test_src_refuses_backward_seeks)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 1);
+  GstHarness *h;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 10));
+  expect_eos (h);
+
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (-1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 3, GST_SEEK_TYPE_SET, 7)));
+  fail_if (gst_element_send_event (src,
+          gst_event_new_seek (-2.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1)));
+  fail_unless_equals_int (gst_harness_events_in_queue (h), 0);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 /* A reader streams forward only. */
 GST_START_TEST (test_src_with_reader_is_not_seekable)
 {
@@ -1187,6 +1217,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_in_rows_and_bytes);
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_seeks_in_rows_with_array);
+  tcase_add_test (tc, test_src_refuses_backward_seeks);
   tcase_add_test (tc, test_src_with_reader_is_not_seekable);
   tcase_add_test (tc, test_src_answers_read_rows_from_array);
   tcase_add_test (tc, test_src_refuses_read_rows_outside_array);
