@@ -191,8 +191,9 @@ struct _PlanFileSrc
   gsize chunk_rows;             /* 0: the reader's choice */
   guint chunks_ahead;
   gboolean reading;             /* the reader runs from the last seek */
-  gboolean refused;             /* start() found downstream refusing the
-                                 * caps, and posted why */
+  gboolean failed;              /* start() could not open the file, or
+                                 * found downstream refusing the caps, and
+                                 * posted why: the state change fails */
   guint64 seek_first;           /* the rows the last seek asked for */
   guint64 seek_end;
   GstAllocator *allocator;      /* proposed downstream, or NULL */
@@ -812,6 +813,18 @@ take_share (PlanFileSrc * self, guint64 offset, GError ** error)
   return TRUE;
 }
 
+/* start() has posted the error that says why the file cannot be read:
+ * it succeeds all the same, and the state change fails after it
+ * (plan_file_src_change_state()). A start() that failed would make
+ * GstBaseSrc post an error of its own after ours, "state change failed
+ * and some element failed to post a proper error message". */
+static gboolean
+start_failed (PlanFileSrc * self)
+{
+  self->failed = TRUE;
+  return TRUE;
+}
+
 static gboolean
 plan_file_src_start (GstBaseSrc * src)
 {
@@ -892,8 +905,8 @@ plan_file_src_start (GstBaseSrc * src)
   g_free (dataset);
   /* Refused caps fail the state change (plan_file_src_change_state()),
    * with this one error: a start() that fails would add GstBaseSrc's own. */
-  self->refused = !downstream_accepts (self);
-  if (self->refused)
+  self->failed = !downstream_accepts (self);
+  if (self->failed)
     post_refused_caps (self);
   return TRUE;
 
@@ -907,7 +920,7 @@ bad_settings:
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return FALSE;
+    return start_failed (self);
   }
 no_location:
   {
@@ -916,7 +929,7 @@ no_location:
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return FALSE;
+    return start_failed (self);
   }
 open_failed:
   {
@@ -925,7 +938,7 @@ open_failed:
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return FALSE;
+    return start_failed (self);
   }
 plans_differ:
   {
@@ -934,7 +947,7 @@ plans_differ:
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return FALSE;
+    return start_failed (self);
   }
 shard_failed:
   {
@@ -948,7 +961,7 @@ shard_failed:
     g_mutex_lock (&self->io_lock);
     plan_file_reader_close (self->reader);
     g_mutex_unlock (&self->io_lock);
-    return FALSE;
+    return start_failed (self);
   }
 }
 
@@ -1054,7 +1067,7 @@ plan_file_src_negotiate (GstBaseSrc * src)
   PlanFileSrc *self = PLAN_FILE_SRC (src);
   GstPad *pad = GST_BASE_SRC_PAD (src);
 
-  if (self->refused)
+  if (self->failed)
     return TRUE;
   if (GST_BASE_SRC_CLASS (parent_class)->negotiate (src))
     return TRUE;
@@ -1074,8 +1087,9 @@ plan_file_src_change_state (GstElement * element, GstStateChange transition)
 
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED
-      && ret != GST_STATE_CHANGE_FAILURE && self->refused) {
-    GST_DEBUG_OBJECT (self, "downstream refuses the caps: failing");
+      && ret != GST_STATE_CHANGE_FAILURE && self->failed) {
+    GST_DEBUG_OBJECT (self, "the file cannot be read, or downstream "
+        "refuses its caps: failing");
     /* Back to READY: stops the streaming task and closes the file. */
     GST_ELEMENT_CLASS (parent_class)->change_state (element,
         GST_STATE_CHANGE_PAUSED_TO_READY);
@@ -1431,7 +1445,7 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
   GstFlowReturn ret;
 
   /* The state change fails: stop quietly until the pipeline is stopped. */
-  if (self->refused)
+  if (self->failed)
     return GST_FLOW_FLUSHING;
   if (!self->reading && !start_reading (self, self->seek_first, self->seek_end))
     return GST_FLOW_ERROR;

@@ -264,6 +264,58 @@ def errors_name_the_file():
         raise Failure('unclear error for a big-endian file: %s' % out)
 
 
+def gst_launch_errors_are_one_clear_error():
+    """What gst-launch-1.0 prints for a file that cannot be read or
+    written, or an expression that does not parse: one ERROR, from the
+    element that failed, saying what and where; an exit code that is not
+    0; no GLib warning or critical. (planfilesrc posted a second error
+    after its own, GstBaseSrc's "state change failed and some element
+    failed to post a proper error message", as filesrc does.)"""
+    d = plantest.tmpdir()
+    good = os.path.join(d, 'good.npy')
+    np.save(good, np.arange(12, dtype=np.float32).reshape(4, 3))
+    garbage = os.path.join(d, 'garbage.npy')
+    with open(garbage, 'wb') as f:
+        f.write(b'this is not an array')
+    truncated = os.path.join(d, 'truncated.npy')
+    with open(good, 'rb') as f:
+        head = f.read(100)
+    with open(truncated, 'wb') as f:
+        f.write(head)
+    out = os.path.join(d, 'out.npy')
+    missing = os.path.join(d, 'missing.npy')
+    cases = [
+        ('a missing file', ['planfilesrc', 'location=' + missing],
+         'planfilesrc0', [missing, 'No such file']),
+        ('a directory', ['planfilesrc', 'location=' + d], 'planfilesrc0',
+         [d, 'is a directory']),
+        ('a malformed .npy', ['planfilesrc', 'format=npy',
+                              'location=' + garbage], 'planfilesrc0',
+         [garbage, 'not a .npy file']),
+        ('a truncated .npy', ['planfilesrc', 'location=' + truncated],
+         'planfilesrc0', [truncated, 'truncated .npy header']),
+        ('an expression that does not parse',
+         ['planfilesrc', 'location=' + good, '!', 'planmap', 'expr=2*x +'],
+         'planmap0', ['expr', 'column']),
+    ]
+    for what, words, element, needles in cases:
+        rc, text = gst_launch_fails(*(words + ['!', 'planfilesink',
+                                               'location=' + out]))
+        errors = [line for line in text.splitlines()
+                  if line.startswith('ERROR: from element')]
+        if len(errors) != 1 or element not in errors[0]:
+            raise Failure('%s: %d errors, not one from %s:\n%s' %
+                          (what, len(errors), element, text))
+        for n in needles:
+            if n not in errors[0]:
+                raise Failure('%s: the error does not say %r: %s' %
+                              (what, n, errors[0]))
+        if 'CRITICAL' in text or 'WARNING' in text:
+            raise Failure('%s: a GLib warning or critical:\n%s' % (what, text))
+        if os.path.exists(out):
+            raise Failure('%s: %s was written' % (what, out))
+
+
 plantest.run_cases([
     ('npy_round_trips', npy_round_trips),
     ('raw_round_trips', raw_round_trips),
@@ -277,4 +329,6 @@ plantest.run_cases([
     ('failed_pipeline_keeps_existing_file', failed_pipeline_keeps_existing_file),
     ('full_disk_is_reported', full_disk_is_reported),
     ('errors_name_the_file', errors_name_the_file),
+    ('gst_launch_errors_are_one_clear_error',
+     gst_launch_errors_are_one_clear_error),
 ])

@@ -429,6 +429,56 @@ def test_backward_seeks_refused_by_the_source():
         assert_same(np.load(dst), a, what)
 
 
+def test_elements_reused_after_an_error():
+    """One pipeline, set right after each error and played again from
+    NULL: a file that is missing, then a good one, then one that is not an
+    array, then an expression that does not parse, then the good ones
+    again. Each failure is one error, from the element that failed; each
+    good run writes numpy's result."""
+    Gst = gst()
+    a, src, d = source(rows=1000, cols=2)
+    bad = os.path.join(d, 'bad.npy')
+    with open(bad, 'wb') as f:
+        f.write(b'not an array')
+    dst = os.path.join(d, 'out.npy')
+    p = Gst.parse_launch('planfilesrc name=src ! planmap name=map ! '
+                         'planfilesink location=%s' % dst)
+    runs = [(os.path.join(d, 'missing.npy'), 'x + 1', 'src'),
+            (src, 'x + 1', None), (bad, 'x + 1', 'src'),
+            (src, '2 * x +', 'map'), (src, '2 * x', None)]
+    try:
+        for location, expr, failing in runs:
+            what = '%s, %s' % (os.path.basename(location), expr)
+            if os.path.exists(dst):
+                os.unlink(dst)
+            p.get_by_name('src').set_property('location', location)
+            p.get_by_name('map').set_property('expr', expr)
+            p.set_state(Gst.State.PLAYING)
+            bus = p.get_bus()
+            msg = bus.timed_pop_filtered(
+                HANG * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+            more = bus.pop_filtered(Gst.MessageType.ERROR)
+            p.set_state(Gst.State.NULL)
+            if msg is None:
+                raise Failure('%s: neither EOS nor error' % what)
+            if failing is None:
+                if msg.type != Gst.MessageType.EOS:
+                    raise Failure('%s: %s' % (what,
+                                              msg.parse_error()[0].message))
+                want = a + 1 if expr == 'x + 1' else 2 * a
+                assert_same(np.load(dst), want, what)
+                continue
+            if msg.type != Gst.MessageType.ERROR or \
+                    msg.src != p.get_by_name(failing):
+                raise Failure('%s: no error from %s: %s' % (what, failing,
+                                                            msg.type))
+            if more is not None:
+                raise Failure('%s: a second error: %s' %
+                              (what, more.parse_error()[0].message))
+    finally:
+        p.set_state(Gst.State.NULL)
+
+
 # -- preroll ---------------------------------------------------------------
 
 def test_reduction_prerolls_before_computing():
@@ -706,6 +756,8 @@ CASES = [
     ('a row seek through a map of two inputs', test_seek_in_two_input_map),
     ('backward seeks refused by planfilesrc, nothing flushed',
      test_backward_seeks_refused_by_the_source),
+    ('elements reused after an error, from NULL',
+     test_elements_reused_after_an_error),
     ('a reduction prerolls before computing', test_reduction_prerolls_before_computing),
     ('duration and position of each element\'s output',
      test_duration_and_position_of_the_output),
