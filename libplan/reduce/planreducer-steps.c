@@ -227,8 +227,10 @@ plan_reducer_get_device_steps (PlanReducer * reducer, PrkParams * params,
   p->kind = _plan_reducer_dtype_kind (dt);
   p->out_dtype = r->output.dtype;
   p->nan_arg = r->nan_arg;
-  p->nan_var = r->op == PLAN_REDUCE_OP_NANVAR
-      || r->op == PLAN_REDUCE_OP_NANSTD;
+  /* numpy's nanvar of integers and bools is its var: inf, not NaN, where
+   * n - ddof <= 0 (they have no NaN, so it takes the plain path). */
+  p->nan_var = (r->op == PLAN_REDUCE_OP_NANVAR
+      || r->op == PLAN_REDUCE_OP_NANSTD) && plan_dtype_is_float (sel);
   p->in_size = r->in_size;
   p->ddof = r->ddof;
   memcpy (&p->identity, &r->identity, sizeof (p->identity));

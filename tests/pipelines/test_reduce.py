@@ -86,7 +86,10 @@ def check_result(got, a, op, axis, what, ddof=0):
     if op in MOMENT_OPS:
         # numpy computes float32 moments in float32, we in float64 and
         # round once: compare with numpy's float64 moments, rounded.
-        ref = numpy_reduce(a.astype(np.float64), op, axis, ddof)
+        # (numpy's nanvar of integers is its var: keep that op for them.)
+        ref = numpy_reduce(a.astype(np.float64),
+                           op if a.dtype.kind in 'fc' else op.replace('nan', ''),
+                           axis, ddof)
         assert_same(got, ref.astype(got.dtype), what,
                     rtol=4e-7 if got.dtype == np.float32 else 1e-12)
         return
@@ -285,6 +288,12 @@ def test_ddof():
         test_array(m, ops=MOMENT_OPS, name='dd', ddof=ddof)
     test_array(rng.integers(-50, 50, 1001).astype(np.int16), ops=MOMENT_OPS,
                name='di', ddof=1)
+    # numpy's nanvar of integers and bools is its var: inf where
+    # n - ddof <= 0 and the values spread, not nanvar's NaN.
+    for a in (np.array([[3, -4, 7], [1, 1, 1]], np.int16),
+              np.array([True, False, True])):
+        for ddof in (3, 5):
+            test_array(a, ops=MOMENT_OPS, name='dn', ddof=ddof)
 
 
 def test_variance_large_mean_small_spread():
