@@ -782,7 +782,16 @@ type_binary (Typer * t, ExprNode * op)
     case EXPR_OP_HEAVISIDE:
     case EXPR_OP_LOGADDEXP:
     case EXPR_OP_LOGADDEXP2:
-      s = float_for (s);
+      /* These have float loops only, and numpy takes the first one both
+       * operands cast to safely: each operand's own float, the wider of
+       * the two. That is the promotion's float but for a signed and an
+       * unsigned integer: atan2 of int8 and uint8 is float16 (int16, their
+       * promotion, would make it float32). */
+      if (!is_weak (args[0]) && !is_weak (args[1]))
+        s = result_type2 (float_for (args[0]->dtype),
+            float_for (args[1]->dtype));
+      else
+        s = float_for (s);
       break;
     case EXPR_OP_BAND:
     case EXPR_OP_BOR:
