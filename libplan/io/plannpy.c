@@ -305,6 +305,21 @@ parse_shape (Cursor * c, guint * ndim, gint64 * shape, GError ** error)
   return TRUE;
 }
 
+/* Whether an array of @shape has the same bytes in C and Fortran order. */
+static gboolean
+same_in_both_orders (guint ndim, const gint64 * shape)
+{
+  guint i, longer = 0;
+
+  for (i = 0; i < ndim; i++) {
+    if (shape[i] == 0)
+      return TRUE;
+    if (shape[i] > 1)
+      longer++;
+  }
+  return longer <= 1;
+}
+
 typedef struct
 {
   gchar descr[64];
@@ -398,7 +413,8 @@ parse_entry (Cursor * c, Header * h, GError ** error)
     if (accept_char (c, '[')) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
           "structured dtypes (record arrays) are not supported; only bool, "
-          "integer and float16/float32/float64 arrays can be read");
+          "integer, float16/float32/float64 and complex64/complex128 arrays "
+          "can be read");
       return FALSE;
     }
     return parse_string (c, h->descr, sizeof (h->descr), error);
@@ -491,8 +507,11 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
   dtype = plan_dtype_from_npy_descr (h.descr, error);
   if (dtype == PLAN_DTYPE_UNKNOWN)
     return FALSE;
-  /* For fewer than two axes both orders lay the data out the same way. */
-  if (h.fortran_order && h.ndim > 1)
+  /* Where fewer than two axes have more than one element (a 1-D array,
+   * (n, 1), (1, n), no elements), both orders lay the data out the same
+   * way: writers of column-major arrays (Julia's NPZ) mark those Fortran
+   * too. */
+  if (h.fortran_order && !same_in_both_orders (h.ndim, h.shape))
     goto fortran;
   if (!plan_array_info_set (info, dtype, h.ndim, h.shape, &err))
     goto bad_shape;

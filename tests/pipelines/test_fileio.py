@@ -234,6 +234,39 @@ def full_disk_is_reported():
         raise Failure('files left on the full disk: %s' % p.stdout)
 
 
+def fortran_flag_where_orders_agree():
+    """A .npy marked fortran_order=True (as column-major writers such as
+    Julia's NPZ mark every array) whose shape lays out the same bytes in
+    both orders is read; one that does not is refused, naming the file;
+    and a structured dtype's error lists every dtype that is read."""
+    from numpy.lib import format as npf
+    d = plantest.tmpdir()
+    src, dst = os.path.join(d, 'f.npy'), os.path.join(d, 'out.npy')
+    for shape in [(5, 1), (1, 5), (1, 1), (0, 3), (2, 1, 1), (4, 3)]:
+        a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        with open(src, 'wb') as f:
+            header = npf.header_data_from_array_1_0(a)
+            header['fortran_order'] = True
+            npf.write_array_header_1_0(f, header)
+            f.write(a.tobytes(order='F'))
+        if shape == (4, 3):
+            _, out = launch('planfilesrc', 'location=' + src, '!',
+                            'planfilesink', 'location=' + dst,
+                            expect_ok=False)
+            if 'Fortran-ordered' not in out or src not in out:
+                raise Failure('unclear error for Fortran order: %s' % out)
+            continue
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + dst)
+        plantest.assert_same(np.load(dst), np.load(src),
+                             'Fortran-flagged %s' % (shape,))
+    np.save(src, np.zeros(3, dtype=[('a', '<i4'), ('b', '<f8')]))
+    _, out = launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+                    'location=' + dst, expect_ok=False)
+    if 'structured dtypes' not in out or 'complex64' not in out:
+        raise Failure('unclear error for a structured dtype: %s' % out)
+
+
 def gst_launch_fails(*args):
     """Runs gst-launch-1.0 itself, as a user would, expecting a failure;
     returns what it printed."""
@@ -329,6 +362,7 @@ plantest.run_cases([
     ('failed_pipeline_keeps_existing_file', failed_pipeline_keeps_existing_file),
     ('full_disk_is_reported', full_disk_is_reported),
     ('errors_name_the_file', errors_name_the_file),
+    ('fortran_flag_where_orders_agree', fortran_flag_where_orders_agree),
     ('gst_launch_errors_are_one_clear_error',
      gst_launch_errors_are_one_clear_error),
 ])
