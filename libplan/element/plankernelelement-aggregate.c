@@ -149,9 +149,12 @@ length_mismatch:
 
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
-            " rows but %s has %" G_GUINT64_FORMAT " rows.",
+            " rows but %s has %" G_GUINT64_FORMAT " rows.%s",
             GST_PAD_NAME (first), first->next_row - first->range_first,
-            GST_PAD_NAME (pad), pad->next_row - pad->range_first), (NULL));
+            GST_PAD_NAME (pad), pad->next_row - pad->range_first,
+            _plan_kernel_element_lengths_hint (first->next_row -
+                first->range_first, pad->next_row - pad->range_first)),
+        (NULL));
     return GST_FLOW_ERROR;
   }
 }

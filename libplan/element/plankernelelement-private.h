@@ -150,6 +150,9 @@ G_GNUC_INTERNAL
 void _plan_kernel_element_tell_ranks (PlanKernelElement * self);
 
 G_GNUC_INTERNAL
+const gchar *_plan_kernel_element_lengths_hint (guint64 a, guint64 b);
+
+G_GNUC_INTERNAL
 void _plan_kernel_element_post_refused_caps (PlanKernelElement * self,
     GstCaps * offered, GstCaps * wanted);
 

@@ -856,6 +856,20 @@ expected_rows (PlanKernelPad * pad)
   return MAX (end - (gint64) pad->range_first, 0);
 }
 
+/* What follows "Inputs have different lengths" where one input has one
+ * row and the other more: numpy would broadcast a (1, n) array against an
+ * (m, n) one, and inputs here meet row for row. */
+const gchar *
+_plan_kernel_element_lengths_hint (guint64 a, guint64 b)
+{
+  if ((a == 1) == (b == 1))
+    return "";
+  return " Rows are not broadcast: inputs meet row for row, so a one-row "
+      "input is not repeated for every row as numpy would repeat it; give "
+      "values that every row shares as a constant instead (planmap's "
+      "constants).";
+}
+
 /* Inputs whose lengths are known and differ are an error before any row
  * is computed, not after the whole job at EOS. */
 static gboolean
@@ -876,9 +890,9 @@ check_lengths (PlanKernelElement * self, GList * pads)
     } else if (rows != known_rows) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("Inputs have different lengths: %s has %" G_GINT64_FORMAT
-              " rows but %s has %" G_GINT64_FORMAT " rows.",
+              " rows but %s has %" G_GINT64_FORMAT " rows.%s",
               GST_PAD_NAME (known), known_rows, GST_PAD_NAME (l->data),
-              rows), ("known from their caps or duration, before any row "
+              rows, _plan_kernel_element_lengths_hint (known_rows, rows)), ("known from their caps or duration, before any row "
               "is computed"));
       return FALSE;
     }

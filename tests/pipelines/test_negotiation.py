@@ -107,6 +107,23 @@ def test_lengths_known_to_differ_fail_at_start():
         raise Failure('left: %s' % left(d))
 
 
+def test_one_row_against_many_says_rows_do_not_broadcast():
+    """numpy broadcasts a (1, 4) array against a (3, 4) one; streams meet
+    row for row, and the error says so and what to do instead."""
+    d = tmpdir()
+    a, b = os.path.join(d, 'in.npy'), os.path.join(d, 'b.npy')
+    np.save(a, np.ones((1, 4), np.float32))
+    np.save(b, np.ones((3, 4), np.float32))
+    one_error(['planmap', 'name=m', 'expr=x + y', '!', 'planfilesink',
+               'location=' + os.path.join(d, 'out.npy'),
+               'planfilesrc', 'location=' + a, '!', 'm.sink_0',
+               'planfilesrc', 'location=' + b, '!', 'm.sink_1'],
+              'sink_0 has 1 rows but sink_1 has 3 rows',
+              'Rows are not broadcast', 'constant')
+    if left(d):
+        raise Failure('left: %s' % left(d))
+
+
 CASES = [
     ('caps a source offers and downstream refuses: one error naming both',
      test_source_caps_refused),
@@ -114,6 +131,8 @@ CASES = [
      test_kernel_output_caps_refused),
     ('inputs whose lengths are known to differ fail at start',
      test_lengths_known_to_differ_fail_at_start),
+    ('a one-row input against many rows: the error says rows do not '
+     'broadcast', test_one_row_against_many_says_rows_do_not_broadcast),
 ]
 
 if __name__ == '__main__':
