@@ -256,8 +256,11 @@ plan_dtype_is_signed (PlanDType dtype)
  * @error: return location for a #GError
  *
  * Maps a .npy type descriptor to a dtype. The byte-order mark may be '<',
- * '|' or '=' (this machine is little-endian); '>' for a multi-byte type is
- * reported as unsupported.
+ * '|' or '=' (this machine is little-endian), or absent (native, as numpy
+ * reads it); '>' for a multi-byte type is reported as unsupported. After
+ * it, a kind and a size ("f4", numpy's own spelling) or one of numpy's
+ * type characters ('?', 'b', 'B', 'h', 'H', 'i', 'I', 'l', 'L', 'q', 'Q',
+ * 'e', 'f', 'd', 'F', 'D'), which other writers use.
  *
  * Returns: the dtype, or %PLAN_DTYPE_UNKNOWN with @error set.
  *
@@ -266,15 +269,37 @@ plan_dtype_is_signed (PlanDType dtype)
 PlanDType
 plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
 {
+  /* numpy's type characters, as kind and size ('l' is C's long) */
+  static const struct
+  {
+    gchar c;
+    const gchar *ks;
+  } chars[] = {
+    {'?', "b1"}, {'b', "i1"}, {'B', "u1"}, {'h', "i2"}, {'H', "u2"},
+    {'i', "i4"}, {'I', "u4"}, {'l', sizeof (long) == 8 ? "i8" : "i4"},
+    {'L', sizeof (long) == 8 ? "u8" : "u4"}, {'q', "i8"}, {'Q', "u8"},
+    {'e', "f2"}, {'f', "f4"}, {'d', "f8"}, {'F', "c8"}, {'D', "c16"},
+  };
+  const gchar *ks = descr;
+  gchar order = '=';
   gint i;
 
-  if (strlen (descr) < 3 || strchr ("<>|=", descr[0]) == NULL)
+  if (*ks != '\0' && strchr ("<>|=", *ks) != NULL)
+    order = *ks++;
+  if (ks[0] != '\0' && ks[1] == '\0') {
+    for (i = 0; i < (gint) G_N_ELEMENTS (chars); i++)
+      if (chars[i].c == ks[0]) {
+        ks = chars[i].ks;
+        break;
+      }
+  }
+  if (strlen (ks) < 2)
     goto unknown;
 
   for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
-    if (strcmp (dtypes[i].npy + 1, descr + 1) != 0)
+    if (strcmp (dtypes[i].npy + 1, ks) != 0)
       continue;
-    if (descr[0] == '>' && dtypes[i].size > 1) {
+    if (order == '>' && dtypes[i].size > 1) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
           "big-endian dtype '%s' is not supported; convert the array with "
           "numpy's astype('%s') first", descr, dtypes[i].npy);

@@ -267,6 +267,26 @@ def fortran_flag_where_orders_agree():
         raise Failure('unclear error for a structured dtype: %s' % out)
 
 
+def descr_spellings_numpy_reads():
+    """A .npy whose descr is not numpy's own spelling but one np.load
+    reads (no byte-order mark, numpy's type characters, as other writers
+    write them) is read as numpy reads it."""
+    d = plantest.tmpdir()
+    src, dst = os.path.join(d, 'w.npy'), os.path.join(d, 'out.npy')
+    for descr, dtype in [('f8', '<f8'), ('<e', '<f2'), ('|?', '|b1'),
+                         ('<i', '<i4'), ('<F', '<c8')]:
+        text = "{'descr': '%s', 'fortran_order': False, 'shape': (5,), }" \
+            % descr
+        text += ' ' * (63 - (10 + len(text)) % 64) + '\n'
+        data = np.arange(5).astype(dtype)
+        with open(src, 'wb') as f:
+            f.write(b'\x93NUMPY\x01\x00' + len(text).to_bytes(2, 'little')
+                    + text.encode() + data.tobytes())
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + dst)
+        plantest.assert_same(np.load(dst), np.load(src), 'descr ' + descr)
+
+
 def gst_launch_fails(*args):
     """Runs gst-launch-1.0 itself, as a user would, expecting a failure;
     returns what it printed."""
@@ -363,6 +383,7 @@ plantest.run_cases([
     ('full_disk_is_reported', full_disk_is_reported),
     ('errors_name_the_file', errors_name_the_file),
     ('fortran_flag_where_orders_agree', fortran_flag_where_orders_agree),
+    ('descr_spellings_numpy_reads', descr_spellings_numpy_reads),
     ('gst_launch_errors_are_one_clear_error',
      gst_launch_errors_are_one_clear_error),
 ])

@@ -101,6 +101,36 @@ GST_START_TEST (test_dtype_npy_descr)
       PLAN_DTYPE_UNKNOWN);
   fail_unless (strstr (err->message, "<c32") != NULL);
   g_clear_error (&err);
+
+  /* What numpy reads besides its own spelling: no byte-order mark
+   * (native), and its type characters, which other writers use. */
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("f8", NULL),
+      PLAN_DTYPE_FLOAT64);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<e", NULL),
+      PLAN_DTYPE_FLOAT16);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("|?", NULL),
+      PLAN_DTYPE_BOOL);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<H", NULL),
+      PLAN_DTYPE_UINT16);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("=q", NULL),
+      PLAN_DTYPE_INT64);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<D", NULL),
+      PLAN_DTYPE_COMPLEX128);
+  fail_unless_equals_int (plan_dtype_from_npy_descr (">d", &err),
+      PLAN_DTYPE_UNKNOWN);
+  fail_unless (strstr (err->message, "big-endian dtype '>d'") != NULL);
+  fail_unless (strstr (err->message, "astype('<f8')") != NULL);
+  g_clear_error (&err);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<g", &err),
+      PLAN_DTYPE_UNKNOWN);
+  fail_unless (strstr (err->message, "'<g' is not supported") != NULL);
+  g_clear_error (&err);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("", &err),
+      PLAN_DTYPE_UNKNOWN);
+  g_clear_error (&err);
+  fail_unless_equals_int (plan_dtype_from_npy_descr ("<", &err),
+      PLAN_DTYPE_UNKNOWN);
+  g_clear_error (&err);
 }
 
 GST_END_TEST;
