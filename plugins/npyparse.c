@@ -237,6 +237,15 @@ plan_npy_parse_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   PlanNpyParse *self = PLAN_NPY_PARSE (object);
+  gboolean have_header;
+
+  /* The settings apply from the header on: before it, a set still takes
+   * effect. */
+  GST_OBJECT_LOCK (self);
+  have_header = self->have_header;
+  GST_OBJECT_UNLOCK (self);
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, have_header))
+    return;
 
   switch (prop_id) {
     case PROP_BLOCKSIZE:

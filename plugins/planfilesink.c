@@ -487,6 +487,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
 {
   PlanFileSink *self = PLAN_FILE_SINK (object);
 
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+    return;
+
   if (prop_id == PROP_LOCATION) {
     plan_file_sink_set_location (self, g_value_get_string (value), NULL);
     return;

@@ -416,6 +416,9 @@ plan_upload_set_property (GObject * object, guint prop_id,
   PlanUpload *self = PLAN_UPLOAD (object);
   GError *err = NULL;
 
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+    return;
+
   switch (prop_id) {
     case PROP_DEVICE:
       /* A name that is no device is kept as given (reading it back

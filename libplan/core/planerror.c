@@ -269,3 +269,47 @@ plan_element_post_error_full (GstElement * element, const GError * error,
   gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
       g_strdup (error->message), debug, file, function, line);
 }
+
+/**
+ * plan_element_refuse_live_set:
+ * @element: the element whose property is being set
+ * @pspec: the property
+ * @in_use: whether @element has read its settings: a source or a sink from
+ *   its start (READY to PAUSED) on, a parser once it has read the header
+ *   they apply to
+ *
+ * Call it first in the set_property() of an element that is no
+ * #PlanKernelElement (those call plan_kernel_element_refuse_live_set()). A
+ * property flagged %GST_PARAM_MUTABLE_READY ("changeable only in NULL or
+ * READY state") set while @element is PAUSED or PLAYING and @in_use would
+ * read back as set but not be what the element works with: the set is
+ * refused instead. The property keeps its value and @element posts a
+ * warning message (library / settings) naming it, as kernel elements do.
+ * Other properties are never refused.
+ *
+ * Returns: %TRUE when the set is refused: return without setting.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_element_refuse_live_set (GstElement * element, GParamSpec * pspec,
+    gboolean in_use)
+{
+  GstState state;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  if (!in_use || !(pspec->flags & GST_PARAM_MUTABLE_READY))
+    return FALSE;
+  GST_OBJECT_LOCK (element);
+  state = GST_STATE (element);
+  GST_OBJECT_UNLOCK (element);
+  if (state <= GST_STATE_READY)
+    return FALSE;
+
+  GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS,
+      ("%s: %s cannot change while the element is %s; it keeps its value "
+          "(set it in the NULL or READY state)", GST_ELEMENT_NAME (element),
+          g_param_spec_get_name (pspec), gst_element_state_get_name (state)),
+      (NULL));
+  return TRUE;
+}

@@ -99,6 +99,10 @@ void plan_element_post_error_full (struct _GstElement * element,
     const GError * error, PlanErrorContext context, const gchar * file,
     const gchar * function, gint line);
 
+PLAN_API
+gboolean plan_element_refuse_live_set (struct _GstElement * element,
+    GParamSpec * pspec, gboolean in_use);
+
 G_END_DECLS
 
 #endif /* __PLAN_ERROR_H__ */

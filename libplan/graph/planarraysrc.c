@@ -287,6 +287,9 @@ plan_array_src_set_property (GObject * object, guint prop_id,
 {
   PlanArraySrc *self = PLAN_ARRAY_SRC (object);
 
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+    return;
+
   switch (prop_id) {
     case PROP_BLOCKSIZE:
       GST_OBJECT_LOCK (self);

@@ -865,6 +865,42 @@ GST_START_TEST (test_src_refuses_backward_seeks)
 
 GST_END_TEST;
 
+/* blocksize is read as the source starts: set while it plays, it is
+ * refused with a warning and keeps its value. */
+GST_START_TEST (test_src_blocksize_set_while_playing_is_refused)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 1);
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  guint blocksize = 0;
+
+  g_object_set (src, "blocksize", 8, NULL);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, &bus);
+  g_object_set (src, "blocksize", 16, NULL);
+  g_object_get (src, "blocksize", &blocksize, NULL);
+  fail_unless_equals_int (blocksize, 8);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS));
+  fail_unless (strstr (err->message, "blocksize cannot change") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_buffer_unref (pull_rows (h, 0, 2));
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 /* A reader streams forward only. */
 GST_START_TEST (test_src_with_reader_is_not_seekable)
 {
@@ -1218,6 +1254,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_seeks_in_rows_with_array);
   tcase_add_test (tc, test_src_refuses_backward_seeks);
+  tcase_add_test (tc, test_src_blocksize_set_while_playing_is_refused);
   tcase_add_test (tc, test_src_with_reader_is_not_seekable);
   tcase_add_test (tc, test_src_answers_read_rows_from_array);
   tcase_add_test (tc, test_src_refuses_read_rows_outside_array);

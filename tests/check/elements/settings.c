@@ -17,6 +17,8 @@
 #include <gst/base/gstbasesrc.h>
 #include <libplan/plan.h>
 
+#include <glib/gstdio.h>
+
 /* Builds @launch (its element under test named "e"), reads @prop back
  * after setting it to @value, and checks that going to PAUSED fails with
  * an error of @domain/@code saying each of the NULL-terminated needles. */
@@ -282,6 +284,128 @@ GST_START_TEST (test_map_expr_set_while_computing_is_refused)
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Takes the next warning from @bus: library / settings, saying that
+ * @prop cannot change. */
+static void
+expect_refused_set (GstBus * bus, const gchar * prop)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  GError *err = NULL;
+  gchar *want = g_strdup_printf ("%s cannot change while the element is "
+      "PAUSED", prop);
+
+  fail_unless (msg != NULL, "no warning for %s", prop);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  fail_unless (strstr (err->message, want) != NULL, "%s", err->message);
+  g_error_free (err);
+  g_free (want);
+  gst_message_unref (msg);
+}
+
+/* Sources, sinks, the parser and the upload read their settings as they
+ * start: a property changeable only in NULL or READY, set while PAUSED,
+ * is refused as the kernel elements refuse it (it kept the value
+ * given, silently unused, or was ignored without a word); set in READY
+ * again, it takes effect. */
+GST_START_TEST (test_source_and_sink_settings_set_while_running_are_refused)
+{
+  const gint64 shape[2] = { 4, 3 };
+  gchar *dir = g_dir_make_tmp ("settings-XXXXXX", NULL);
+  gchar *in = g_build_filename (dir, "in.npy", NULL);
+  gchar *out = g_build_filename (dir, "out.npy", NULL);
+  gchar *launch, *location = NULL;
+  PlanArrayInfo info;
+  guint8 file[128 + 48] = { 0 };
+  GstElement *pipe, *src, *sink, *parse, *up;
+  GstBus *bus;
+  GError *err = NULL;
+  guint blocksize = 0, compression = 9, max_buffers = 0;
+  guint64 offset = 9;
+
+  fail_unless (dir != NULL);
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT32, 2, shape,
+          NULL));
+  fail_unless_equals_int (plan_npy_get_header_size (&info), 128);
+  fail_unless (plan_npy_write_header (&info, file, 128, NULL));
+  fail_unless (g_file_set_contents (in, (gchar *) file, sizeof file, NULL));
+
+  launch = g_strdup_printf ("planfilesrc name=src location=%s blocksize=12 "
+      "! planupload name=up device=sim ! plandownload ! "
+      "planfilesink name=sink location=%s "
+      "filesrc location=%s ! npyparse name=parse blocksize=24 ! fakesink",
+      in, out, in);
+  pipe = gst_parse_launch (launch, &err);
+  g_free (launch);
+  fail_unless (pipe != NULL && err == NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  parse = gst_bin_get_by_name (GST_BIN (pipe), "parse");
+  up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+  bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+
+  g_object_set (src, "location", out, NULL);
+  expect_refused_set (bus, "location");
+  g_object_set (src, "blocksize", 24, "offset", (guint64) 2, NULL);
+  expect_refused_set (bus, "blocksize");
+  expect_refused_set (bus, "offset");
+  g_object_set (sink, "location", in, "compression", 3, NULL);
+  expect_refused_set (bus, "location");
+  expect_refused_set (bus, "compression");
+  g_object_set (parse, "blocksize", 12, NULL);
+  expect_refused_set (bus, "blocksize");
+  g_object_set (up, "max-buffers", 2, NULL);
+  expect_refused_set (bus, "max-buffers");
+
+  g_object_get (src, "location", &location, "blocksize", &blocksize,
+      "offset", &offset, NULL);
+  fail_unless_equals_string (location, in);
+  fail_unless_equals_int (blocksize, 12);
+  fail_unless_equals_uint64 (offset, 0);
+  g_free (location);
+  g_object_get (sink, "location", &location, "compression", &compression,
+      NULL);
+  fail_unless_equals_string (location, out);
+  fail_unless_equals_int (compression, 0);
+  g_free (location);
+  g_object_get (parse, "blocksize", &blocksize, NULL);
+  fail_unless_equals_int (blocksize, 24);
+  g_object_get (up, "max-buffers", &max_buffers, NULL);
+  fail_unless_equals_int (max_buffers, 4);
+
+  /* In READY they are set. */
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (src, "offset", (guint64) 2, NULL);
+  g_object_set (parse, "blocksize", 12, NULL);
+  g_object_get (src, "offset", &offset, NULL);
+  g_object_get (parse, "blocksize", &blocksize, NULL);
+  fail_unless_equals_uint64 (offset, 2);
+  fail_unless_equals_int (blocksize, 12);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (parse);
+  gst_object_unref (up);
+  gst_object_unref (pipe);
+  g_unlink (in);
+  g_unlink (out);
+  g_rmdir (dir);
+  g_free (in);
+  g_free (out);
+  g_free (dir);
 }
 
 GST_END_TEST;
@@ -695,6 +819,8 @@ settings_suite (void)
   tcase_add_test (tc, test_upload_bad_device_kept_and_fails_at_start);
   tcase_add_test (tc, test_good_value_after_bad_one_starts);
   tcase_add_test (tc, test_map_expr_set_while_computing_is_refused);
+  tcase_add_test (tc,
+      test_source_and_sink_settings_set_while_running_are_refused);
   tcase_add_test (tc, test_cval_takes_nan_and_inf);
   tcase_add_test (tc, test_enum_values_are_small_consecutive_integers);
   tcase_add_test (tc, test_reduce_axis_takes_nicks_only);
