@@ -373,16 +373,27 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
 {
   PlanDType s = PLAN_DTYPE_UNKNOWN;
   gboolean weak_float = FALSE, weak_int = FALSE, weak_complex = FALSE;
-  guint i;
+  guint i, pass;
 
-  for (i = 0; i < n; i++) {
-    if (is_weak (args[i])) {
-      weak_complex |= args[i]->weak == EXPR_WEAK_COMPLEX;
-      weak_float |= args[i]->weak == EXPR_WEAK_FLOAT;
-      weak_int |= args[i]->weak == EXPR_WEAK_INT;
-    } else {
-      s = s == PLAN_DTYPE_UNKNOWN ? args[i]->dtype : result_type2 (s,
-          args[i]->dtype);
+  /* numpy's result_type of several dtypes is not the pairwise fold: a
+   * float meets each integer on its own, so that result_type(int8, uint8,
+   * float16) is float16, where (int8 + uint8) + float16 would be float32.
+   * Folding the floats and complex numbers first gives numpy's dtype (for
+   * every three or four of them); for two the order does not matter. */
+  for (pass = 0; pass < 2; pass++) {
+    for (i = 0; i < n; i++) {
+      PlanDType d = args[i]->dtype;
+
+      if (is_weak (args[i])) {
+        if (pass == 0) {
+          weak_complex |= args[i]->weak == EXPR_WEAK_COMPLEX;
+          weak_float |= args[i]->weak == EXPR_WEAK_FLOAT;
+          weak_int |= args[i]->weak == EXPR_WEAK_INT;
+        }
+      } else if ((plan_dtype_is_float (d) || plan_dtype_is_complex (d))
+          == (pass == 0)) {
+        s = s == PLAN_DTYPE_UNKNOWN ? d : result_type2 (s, d);
+      }
     }
   }
   if (s == PLAN_DTYPE_UNKNOWN) {

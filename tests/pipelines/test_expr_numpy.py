@@ -507,6 +507,18 @@ def test_where_and_clip():
         want = np.clip(a, lo, hi)
         compare('clip(a, %d, %d)' % (lo, hi), {'a': a}, want, dt,
                 ignore_zero_sign=True)
+    # Three arrays: numpy's result_type of the three, which is not the
+    # pairwise one (int8, uint8, float16 is float16, not float32).
+    for da, db, dc in [('int8', 'uint8', 'float16'),
+                       ('uint16', 'int8', 'float32'),
+                       ('float16', 'int16', 'uint16'),
+                       ('int32', 'uint32', 'float32'), ('int8', 'uint8', 'int8')]:
+        a = np.arange(-20, 20).astype(da) if da[0] != 'u' else np.arange(40).astype(da)
+        lo = np.full(40, 3).astype(db)
+        hi = np.full(40, 12.5 if np.dtype(dc).kind == 'f' else 12).astype(dc)
+        compare('clip(a, b, c)', {'a': a, 'b': lo, 'c': hi},
+                np.clip(a, lo, hi), '%s,%s,%s' % (da, db, dc),
+                ignore_zero_sign=True)
 
 
 # ---- numpy's names, the np. prefix and the ufuncs added for them ----

@@ -983,6 +983,13 @@ GST_START_TEST (test_expr_division_and_functions_dtypes)
   fail_unless_equals_int (dtype_of ("logaddexp(b, i)"), PLAN_DTYPE_FLOAT16);
   fail_unless_equals_int (dtype_of ("atan2(i, 2)"), PLAN_DTYPE_FLOAT16);
   fail_unless_equals_int (dtype_of ("atan2(u, x)"), PLAN_DTYPE_FLOAT32);
+  /* numpy's result_type of three: a float meets each integer on its own */
+  fail_unless_equals_int (dtype_of ("clip(i, u, float16(x))"),
+      PLAN_DTYPE_FLOAT16);
+  fail_unless_equals_int (dtype_of ("clip(float16(x), i, u)"),
+      PLAN_DTYPE_FLOAT16);
+  fail_unless_equals_int (dtype_of ("clip(i, u, l)"), PLAN_DTYPE_INT64);
+  fail_unless_equals_int (dtype_of ("clip(i, u, i)"), PLAN_DTYPE_INT16);
   fail_unless_equals_int (dtype_of ("floor(i)"), PLAN_DTYPE_INT8);
   fail_unless_equals_int (dtype_of ("isnan(i)"), PLAN_DTYPE_BOOL);
   fail_unless_equals_int (dtype_of ("abs(b)"), PLAN_DTYPE_BOOL);
