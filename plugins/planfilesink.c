@@ -234,7 +234,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       g_param_spec_enum ("format", "File format",
           "The layout to write: auto writes .npy when the location ends in "
           "\".npy\", HDF5 when it ends in \".h5\", \".hdf5\" or \".nc\", "
-          "and raw otherwise", PLAN_TYPE_FILE_FORMAT,
+          "a Zarr store when it ends in \".zarr\", and raw otherwise; "
+          "npz is read only", PLAN_TYPE_FILE_FORMAT,
           DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_PENDING,

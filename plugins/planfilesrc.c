@@ -267,7 +267,8 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "File location",
-          "The array file to read (raw, .npy, .npz, HDF5 or NetCDF-4)",
+          "The array file to read (raw, .npy, .npz, HDF5 or NetCDF-4), or "
+          "the directory of a Zarr store",
           DEFAULT_LOCATION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -421,8 +422,9 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Array file source",
       "Source/File/Array",
-      "Reads an array from a raw or NumPy .npy file in chunks of whole "
-      "rows, reading ahead on its own worker thread",
+      "Reads an array from a raw, NumPy .npy or .npz, HDF5 or NetCDF-4 "
+      "file or a Zarr store in chunks of whole rows, reading ahead on its "
+      "own worker thread",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planfilesrc.md");

@@ -639,6 +639,37 @@ GST_START_TEST (test_metadata_has_no_placeholders)
 
 GST_END_TEST;
 
+/* What gst-inspect-1.0 says of the file elements names every format they
+ * read or write (planfilesrc described itself as reading raw and .npy
+ * files only; planfilesink's format left out Zarr). */
+GST_START_TEST (test_file_elements_name_their_formats)
+{
+  GstElementFactory *f = gst_element_factory_find ("planfilesrc");
+  GstElement *src = gst_element_factory_make ("planfilesrc", NULL);
+  GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
+  const gchar *words[] = { ".npy", ".npz", "HDF5", "NetCDF-4", "Zarr" };
+  const gchar *text;
+  guint i;
+
+  fail_unless (f != NULL && src != NULL && sink != NULL);
+  text = gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_DESCRIPTION);
+  for (i = 0; i < G_N_ELEMENTS (words); i++)
+    fail_unless (strstr (text, words[i]) != NULL, "%s: %s", words[i], text);
+  text = g_param_spec_get_blurb (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (src), "location"));
+  for (i = 0; i < G_N_ELEMENTS (words); i++)
+    fail_unless (strstr (text, words[i]) != NULL, "%s: %s", words[i], text);
+  text = g_param_spec_get_blurb (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (sink), "format"));
+  fail_unless (strstr (text, ".zarr") != NULL, "%s", text);
+  fail_unless (strstr (text, ".h5") != NULL, "%s", text);
+  gst_object_unref (f);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
 /* GstPipelineStudio writes name=value unquoted: a window spelled with
  * commas needs no blanks, and is the same window as with blanks. */
 GST_START_TEST (test_stencil_window_without_blanks)
@@ -825,6 +856,7 @@ settings_suite (void)
   tcase_add_test (tc, test_enum_values_are_small_consecutive_integers);
   tcase_add_test (tc, test_reduce_axis_takes_nicks_only);
   tcase_add_test (tc, test_metadata_has_no_placeholders);
+  tcase_add_test (tc, test_file_elements_name_their_formats);
   tcase_add_test (tc, test_names_enums_and_spellings_for_editors);
   tcase_add_test (tc, test_custom_block_size_alias);
   tcase_add_test (tc, test_stencil_window_without_blanks);
