@@ -591,10 +591,35 @@ redraw (gpointer user_data)
 
 /* ---- reduction results --------------------------------------------- */
 
-/* The shortest %g that reads back as the same value (of a float32 when
- * @single). */
+/* How many bits the float values of a result have: the shortest text
+ * that reads back as the same value is that of this precision. */
+typedef enum
+{
+  PRECISION_DOUBLE,
+  PRECISION_SINGLE,
+  PRECISION_HALF,
+} Precision;
+
+/* The float16 nearest @d (ties to even), as a double. */
+static gdouble
+round_to_half (gdouble d)
+{
+  gdouble a = fabs (d), spacing;
+  gint e;
+
+  if (isnan (d) || isinf (d))
+    return d;
+  if (a >= 65520.0)
+    return copysign (INFINITY, d);
+  frexp (a, &e);                /* a in [2^(e-1), 2^e) */
+  /* 11 significant bits; below 2^-14 the subnormals' spacing, 2^-24 */
+  spacing = ldexp (1.0, MAX (e, -13) - 11);
+  return copysign (nearbyint (a / spacing) * spacing, d);
+}
+
+/* The shortest %g that reads back as the same value of @precision. */
 static gchar *
-format_double (gdouble v, gboolean single)
+format_double (gdouble v, Precision precision)
 {
   gint digits;
 
@@ -605,21 +630,45 @@ format_double (gdouble v, gboolean single)
   for (digits = 1; digits < 17; digits++) {
     gchar *text = g_strdup_printf ("%.*g", digits, v);
     gdouble back = g_ascii_strtod (text, NULL);
+    gboolean same = precision == PRECISION_HALF ?
+        round_to_half (back) == round_to_half (v) :
+        precision == PRECISION_SINGLE ? (gfloat) back == (gfloat) v :
+        back == v;
 
-    if (single ? (gfloat) back == (gfloat) v : back == v)
+    if (same)
       return text;
     g_free (text);
   }
   return g_strdup_printf ("%.17g", v);
 }
 
+/* A complex value (an array of its real and imaginary parts) as numpy
+ * prints one: (1+2.5j). */
 static gchar *
-format_value (const GValue * v, gboolean single)
+format_complex (const GValue * v, Precision precision)
+{
+  gdouble re = g_value_get_double (gst_value_array_get_value (v, 0));
+  gdouble im = g_value_get_double (gst_value_array_get_value (v, 1));
+  gchar *r = format_double (re, precision);
+  gchar *i = format_double (fabs (im), precision);
+  gchar *text = g_strdup_printf ("(%s%s%sj)", r,
+      signbit (im) && !isnan (im) ? "-" : "+", isnan (im) ? "nan" : i);
+
+  g_free (r);
+  g_free (i);
+  return text;
+}
+
+static gchar *
+format_value (const GValue * v, Precision precision)
 {
   if (G_VALUE_HOLDS_DOUBLE (v))
-    return format_double (g_value_get_double (v), single);
+    return format_double (g_value_get_double (v), precision);
   if (G_VALUE_HOLDS_BOOLEAN (v))
     return g_strdup (g_value_get_boolean (v) ? "True" : "False");
+  if (GST_VALUE_HOLDS_ARRAY (v) && gst_value_array_get_size (v) == 2
+      && G_VALUE_HOLDS_DOUBLE (gst_value_array_get_value (v, 0)))
+    return format_complex (v, precision);
   return gst_value_serialize (v);
 }
 
@@ -649,15 +698,17 @@ print_result (const GstStructure * s)
   const gchar *element = gst_structure_get_string (s, "element");
   const gchar *op = gst_structure_get_string (s, "op");
   const gchar *dtype = gst_structure_get_string (s, "dtype");
-  gboolean single = g_strcmp0 (dtype, "float32") == 0
-      || g_strcmp0 (dtype, "float16") == 0;
+  Precision precision = g_strcmp0 (dtype, "float16") == 0 ? PRECISION_HALF
+      : g_strcmp0 (dtype, "float32") == 0
+      || g_strcmp0 (dtype, "complex64") == 0 ? PRECISION_SINGLE :
+      PRECISION_DOUBLE;
   const GValue *value = gst_structure_get_value (s, "value");
   const GValue *values = gst_structure_get_value (s, "values");
   gchar *shape = format_shape (s);
   GString *text = g_string_new (NULL);
 
   if (value) {
-    gchar *v = format_value (value, single);
+    gchar *v = format_value (value, precision);
 
     g_string_append (text, v);
     g_free (v);
@@ -666,7 +717,8 @@ print_result (const GstStructure * s)
 
     g_string_append_c (text, '[');
     for (i = 0; i < n && i < 10; i++) {
-      gchar *v = format_value (gst_value_array_get_value (values, i), single);
+      gchar *v = format_value (gst_value_array_get_value (values, i),
+          precision);
 
       g_string_append_printf (text, "%s%s", i ? ", " : "", v);
       g_free (v);

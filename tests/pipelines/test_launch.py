@@ -167,6 +167,28 @@ def test_reduce_plan_prints_results():
         raise Failure(out)
 
 
+def test_results_print_as_numpy_prints_them():
+    """A complex result is printed as numpy prints one, (1+2.1j), not as
+    the message's array of two doubles; float16 and complex64 values with
+    the digits that read back as the same value of their dtype."""
+    d = plantest.tmpdir()
+    cases = [(np.array([1 + 2j, 0.1j], np.complex64), '(1+2.1j)', 'complex64'),
+             (np.array([1 - 2.5j, 0.1j], np.complex128), '(1-2.4j)',
+              'complex128'),
+             (np.array([0.1, 0.2, 3.14159], np.float16), '3.441', 'float16')]
+    for k, (a, text, dtype) in enumerate(cases):
+        path = os.path.join(d, 'r%d.npy' % k)
+        np.save(path, a)
+        out, err = run(['planfilesrc', 'location=' + path, '!', 'planreduce',
+                        'name=r', 'op=sum', '!', 'fakesink'])
+        want = 'r: sum = %s (%s, shape ())' % (text, dtype)
+        if want not in out:
+            raise Failure('expected %r in:\n%s' % (want, out))
+        if np.dtype(dtype).type(complex(text) if 'j' in text else
+                                float(text)) != a.sum():
+            raise Failure('%s is not numpy\'s %r' % (text, a.sum()))
+
+
 def test_plan_variable_defaults_and_columns():
     d, path, a = array_file((500, 3))
     out, _ = run([os.path.join(PIPELINES, 'reduce.plan'), 'in=' + path,
@@ -585,7 +607,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_help_is_a_manual,
     test_version,
     test_usage_errors,
-    test_reduce_plan_prints_results,
+    test_reduce_plan_prints_results, test_results_print_as_numpy_prints_them,
     test_plan_variable_defaults_and_columns,
     test_plan_file_errors,
     test_plan_found_by_name_and_environment,
