@@ -1054,7 +1054,10 @@ class Future:
         self.wait()
         if self._results is None:
             results = {}
+            outputs = self._work.output_names
             for n, value in self._given.items():
+                if n not in outputs:
+                    continue    # an input (a file or array read): no result
                 if isinstance(value, (str, os.PathLike)):
                     results[n] = os.fspath(value)
                 elif isinstance(value, RawFile):

@@ -463,8 +463,13 @@ def files_in_and_out():
     np.save(os.path.join(d, "a.npy"), A)
     plan = Plan(); a = plan.source(ndim=2); s = plan.sink(plan.map(lambda x: x * x, args=(a,)))
     work = plan.realize(target="cpu")
-    work.dispatch(a=os.path.join(d, "a.npy"), s=os.path.join(d, "s.npy")).wait()
+    fut = work.dispatch(a=os.path.join(d, "a.npy"), s=os.path.join(d, "s.npy"))
+    fut.wait()
     assert np.array_equal(np.load(os.path.join(d, "s.npy")), A * A)
+    # the outputs are the output's path only: an input read from a file
+    # is no result of the run
+    assert fut.result() == {"s": os.path.join(d, "s.npy")}, fut.result()
+    expect(KeyError, lambda: fut.result("a"), "'a' is not an output of the run (s)")
     # files of bare data, dtype and shape given (-1: from the size)
     A.tofile(os.path.join(d, "a.raw"))
     work.dispatch(a=gstplan.RawFile(os.path.join(d, "a.raw"), np.float64, (-1, 5)),
