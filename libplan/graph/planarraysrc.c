@@ -154,6 +154,8 @@ struct _PlanArraySrc
   gpointer run_user_data;
   PlanArrayInfo run_info;
   gsize chunk_rows;
+  gboolean failed;              /* start() posted why it cannot run: the
+                                 * state change fails after it */
   guint64 next_row;
   guint64 stop_row;             /* array mode: the end of the segment */
   GPtrArray *live;              /* reader mode: LiveChunk, pushed and
@@ -187,6 +189,9 @@ static gboolean plan_array_src_do_seek (GstBaseSrc * src,
     GstSegment * segment);
 static gboolean plan_array_src_query (GstBaseSrc * src, GstQuery * query);
 static gboolean plan_array_src_event (GstBaseSrc * src, GstEvent * event);
+static gboolean plan_array_src_negotiate (GstBaseSrc * src);
+static GstStateChangeReturn plan_array_src_change_state (GstElement *
+    element, GstStateChange transition);
 static gboolean plan_array_src_send_event (GstElement * element,
     GstEvent * event);
 static GstFlowReturn plan_array_src_create (GstBaseSrc * src, guint64 offset,
@@ -225,6 +230,9 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
       GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
 
   element_class->send_event = GST_DEBUG_FUNCPTR (plan_array_src_send_event);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (plan_array_src_change_state);
+  basesrc_class->negotiate = GST_DEBUG_FUNCPTR (plan_array_src_negotiate);
   basesrc_class->start = GST_DEBUG_FUNCPTR (plan_array_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_array_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_array_src_get_caps);
@@ -495,6 +503,7 @@ plan_array_src_start (GstBaseSrc * src)
   blocksize = self->blocksize;
   GST_OBJECT_UNLOCK (self);
 
+  self->failed = !bound;
   if (!bound)
     goto not_bound;
 
@@ -519,8 +528,39 @@ not_bound:
             GST_OBJECT_NAME (self)),
         ("call plan_array_src_set_array() or plan_array_src_set_reader() "
             "before starting"));
-    return FALSE;
+    /* Succeeds: the state change fails after it
+     * (plan_array_src_change_state()), with this one error. A start()
+     * that failed would make GstBaseSrc post an error of its own, "state
+     * change failed and some element failed to post a proper error
+     * message". */
+    return TRUE;
   }
+}
+
+/* Nothing to negotiate when start() failed: the state change fails. */
+static gboolean
+plan_array_src_negotiate (GstBaseSrc * src)
+{
+  if (PLAN_ARRAY_SRC (src)->failed)
+    return TRUE;
+  return GST_BASE_SRC_CLASS (parent_class)->negotiate (src);
+}
+
+static GstStateChangeReturn
+plan_array_src_change_state (GstElement * element, GstStateChange transition)
+{
+  PlanArraySrc *self = PLAN_ARRAY_SRC (element);
+  GstStateChangeReturn ret;
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+      && ret != GST_STATE_CHANGE_FAILURE && self->failed) {
+    /* Back to READY: stops the streaming task. */
+    GST_ELEMENT_CLASS (parent_class)->change_state (element,
+        GST_STATE_CHANGE_PAUSED_TO_READY);
+    return GST_STATE_CHANGE_FAILURE;
+  }
+  return ret;
 }
 
 static gboolean
@@ -630,6 +670,9 @@ plan_array_src_do_seek (GstBaseSrc * src, GstSegment * segment)
 
   if (segment->rate <= 0.0)
     return FALSE;
+  /* start() failed: the state change fails after it. */
+  if (self->failed)
+    return TRUE;
   if (self->run_func != NULL)
     return segment->start == 0;
 
@@ -1042,6 +1085,9 @@ plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
   PlanArraySrc *self = PLAN_ARRAY_SRC (src);
   GstFlowReturn ret;
 
+  /* The state change fails: stop quietly until the element is stopped. */
+  if (self->failed)
+    return GST_FLOW_FLUSHING;
   if (self->run_array)
     ret = create_from_array (self, buffer);
   else

@@ -716,7 +716,22 @@ GST_START_TEST (test_src_without_binding_fails_to_start)
       GST_STATE_CHANGE_FAILURE);
   EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "planarraysrc in has no array or reader bound");
+  /* That one only: not GstBaseSrc's "state change failed and some element
+   * failed to post a proper error message" after it. */
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
   gst_element_set_state (src, GST_STATE_NULL);
+  /* Bound, the same element starts. */
+  {
+    PlanArray *a = make_array (4, 1);
+    GstHarness *h;
+
+    plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+    h = src_harness (src, NULL);
+    gst_buffer_unref (pull_rows (h, 0, 4));
+    expect_eos (h);
+    teardown_harness (h, NULL);
+    g_object_unref (a);
+  }
   gst_element_set_bus (src, NULL);
   gst_object_unref (bus);
   gst_object_unref (src);
