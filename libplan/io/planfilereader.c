@@ -86,6 +86,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include <unistd.h>
 #include <zlib.h>
 
@@ -267,6 +270,24 @@ drop_pool (PlanFileReader * self)
  *
  * Since: 0.1
  */
+/* A file of /proc or /sys is a regular file whose size says nothing of
+ * its contents (0 for /proc/cpuinfo, 4096 for a sysfs attribute): read
+ * as an array of that size, it would be empty or padded, silently. */
+static gboolean
+on_kernel_fs (gint fd)
+{
+#ifdef __linux__
+  struct statfs fs;
+
+  if (fstatfs (fd, &fs) < 0)
+    return FALSE;
+  return fs.f_type == 0x9fa0 /* PROC_SUPER_MAGIC */
+      || fs.f_type == 0x62656572 /* SYSFS_MAGIC */ ;
+#else
+  return FALSE;
+#endif
+}
+
 gboolean
 plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
     PlanFileFormat format, const PlanArrayInfo * raw_info, GError ** error)
@@ -298,6 +319,8 @@ plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
   } else {
     if (!S_ISREG (st.st_mode))
       goto not_regular;
+    if (on_kernel_fs (reader->fd))
+      goto kernel_file;
     if (fcntl (reader->fd, F_SETFL, fcntl (reader->fd,
                 F_GETFL) & ~O_NONBLOCK) < 0)
       goto open_failed;
@@ -351,6 +374,15 @@ not_regular:
         S_ISFIFO (st.st_mode) ? "a FIFO (named pipe)" : S_ISCHR (st.st_mode)
         || S_ISBLK (st.st_mode) ? "a device" : S_ISSOCK (st.st_mode) ?
         "a socket" : "special");
+    plan_file_reader_close (reader);
+    return FALSE;
+  }
+kernel_file:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "Could not read '%s': it is a file of the kernel's /proc or /sys, "
+        "whose size is not known until it is read, and array files must "
+        "have a known size (copy the data to a file first)", filename);
     plan_file_reader_close (reader);
     return FALSE;
   }
