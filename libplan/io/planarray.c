@@ -615,6 +615,68 @@ plan_array_new_for_address (PlanDevice * device, guintptr address,
 }
 
 /**
+ * plan_array_new_for_owner:
+ * @device: (nullable): the device that owns the memory, %NULL for host
+ *   memory
+ * @address: where the array's elements are, C-contiguous: a host address,
+ *   or a device pointer of @device
+ * @size: the size of the elements in bytes: exactly the number of elements
+ *   times the size of @dtype
+ * @dtype: the element type
+ * @ndim: the number of axes, 0 for a single value
+ * @shape: (array length=ndim) (nullable): the shape, outermost axis first
+ * @writable: whether the plan may write the memory (only then may the
+ *   array be an output); ignored for device memory
+ * @owner: (transfer none): an object that keeps the memory valid: the
+ *   array holds a reference to it and drops it when the array and
+ *   everything made from it are gone
+ * @error: return location for a #GError
+ *
+ * As plan_array_new_for_address(), with the memory's owner held as an
+ * object reference instead of a release callback. Language bindings whose
+ * callbacks cost something per call (PyGObject makes, and with
+ * gobject-introspection 1.74 leaks part of, a closure for each callback it
+ * passes) wrap every array with this: the owner (a Python object holding
+ * a numpy array) lives as long as libplan uses the memory.
+ *
+ * Returns: (transfer full): a new array over the memory, or %NULL with
+ *   @error set (and no reference to @owner kept) for a wrong size or shape.
+ *
+ * Since: 0.1
+ */
+PlanArray *
+plan_array_new_for_owner (PlanDevice * device, guintptr address, gsize size,
+    PlanDType dtype, guint ndim, const gint64 * shape, gboolean writable,
+    GObject * owner, GError ** error)
+{
+  PlanArray *self;
+
+  g_return_val_if_fail (device == NULL || PLAN_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (G_IS_OBJECT (owner), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (address == 0 && (size > 0 || device)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The array's address is 0 (NULL)");
+    return NULL;
+  }
+  g_object_ref (owner);
+  if (device)
+    self = plan_array_new_device (device, GSIZE_TO_POINTER (address), size,
+        dtype, ndim, shape, owner, g_object_unref, error);
+  else
+    self = plan_array_new_wrapped (GSIZE_TO_POINTER (address), size, dtype,
+        ndim, shape, owner, g_object_unref, error);
+  if (!self) {
+    g_object_unref (owner);
+    return NULL;
+  }
+  if (!device)
+    self->writable = writable;
+  return self;
+}
+
+/**
  * plan_array_get_address:
  * @array: a #PlanArray
  *

@@ -59,6 +59,12 @@ PlanArray * plan_array_new_for_address (PlanDevice * device,
     gpointer user_data, GDestroyNotify notify, GError ** error);
 
 PLAN_API
+PlanArray * plan_array_new_for_owner (PlanDevice * device,
+    guintptr address, gsize size, PlanDType dtype, guint ndim,
+    const gint64 * shape, gboolean writable, GObject * owner,
+    GError ** error);
+
+PLAN_API
 guintptr plan_array_get_address (PlanArray * array);
 
 PLAN_API

@@ -19,12 +19,14 @@ objects as device memory on ``target='cuda'``). See docs/python.md.
 """
 
 import asyncio
+import functools
 import inspect
 import linecache
 import ast
 import os
 import threading
 import time
+import weakref
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -76,7 +78,7 @@ for _ns, _version, _package in (("GLib", "2.0", "gir1.2-glib-2.0"),
     except ValueError:
         raise _missing("the GObject-introspection data of %s %s"
                        % (_ns, _version), _package) from None
-from gi.repository import GLib, Gst, Plan as _P  # noqa: E402
+from gi.repository import GLib, GObject, Gst, Plan as _P  # noqa: E402
 
 from ._translate import TranslationError, translate  # noqa: E402
 
@@ -221,10 +223,27 @@ def _numpy_dtype(plan_dtype):
 
 # Arrays: numpy and friends <-> PlanArray, without copies.
 
-def _keep(owner):
-    """The release callback of a wrapped array: holding owner (through
-    PyGObject's closure) until libplan says the memory is free."""
-    pass
+class _Owner(GObject.Object):
+    """What keeps a wrapped array's memory alive: libplan holds a reference
+    to it (plan_array_new_for_owner) until the memory is free, and
+    PyGObject keeps the Python object, with its `memory` (the numpy array
+    or the device array's owner), alive as long as libplan does. An object
+    rather than a release callback: PyGObject makes a closure for each
+    callback it passes, and gobject-introspection 1.74 leaks part of it, so
+    a callback per array grew the process by about 100 bytes for each
+    array bound and each chunk a reader returned."""
+
+
+def _owned(device, address, nbytes, dtype, shape, writable, memory,
+           released=None):
+    """A PlanArray over memory kept alive by `memory`; `released()` (if
+    given) is called once libplan no longer uses it."""
+    owner = _Owner()
+    owner.memory = memory
+    if released is not None:
+        weakref.finalize(owner, released)
+    return _call(_P.Array.new_for_owner, device, address, nbytes, dtype,
+                 shape, writable, owner)
 
 
 class _View:
@@ -294,9 +313,8 @@ def _wrap_host(arr, writable):
     """A PlanArray over a numpy array's memory; the numpy array is kept
     alive until libplan releases it."""
     shape = [int(s) for s in arr.shape]
-    return _call(_P.Array.new_wrapped, None, arr.ctypes.data, arr.nbytes,
-                 _plan_dtype(arr.dtype), shape,
-                 writable and arr.flags.writeable, _keep, arr)
+    return _owned(None, arr.ctypes.data, arr.nbytes, _plan_dtype(arr.dtype),
+                  shape, writable and arr.flags.writeable, arr)
 
 
 class _CudaArray:
@@ -322,9 +340,8 @@ class _CudaArray:
 
 
 def _wrap_device(cuda, device):
-    return _call(_P.Array.new_wrapped, device, cuda.ptr, cuda.nbytes,
-                 _plan_dtype(cuda.dtype), list(cuda.shape),
-                 not cuda.readonly, _keep, cuda.owner)
+    return _owned(device, cuda.ptr, cuda.nbytes, _plan_dtype(cuda.dtype),
+                  list(cuda.shape), not cuda.readonly, cuda.owner)
 
 
 class RawFile:
@@ -1132,12 +1149,6 @@ def _owner(arr):
     return arr
 
 
-def _release_chunk(data):
-    """libplan is done with a reader's chunk."""
-    rows, release, token = data
-    release(token)
-
-
 def _check_reuse(rows, in_use, name, reader, first_row):
     """A reader that refilled memory libplan still held when it was called
     (the readinto pattern): the same owner, overlapping bytes."""
@@ -1256,10 +1267,10 @@ class IO:
                 token = counter[0]
                 held[token] = (_owner(rows), rows.ctypes.data,
                                rows.ctypes.data + rows.nbytes, first_row)
-                return _call(_P.Array.new_wrapped, None, rows.ctypes.data,
-                             rows.nbytes, _plan_dtype(rows.dtype),
-                             [int(n) for n in rows.shape], False,
-                             _release_chunk, (rows, release, token))
+                return _owned(None, rows.ctypes.data, rows.nbytes,
+                              _plan_dtype(rows.dtype),
+                              [int(n) for n in rows.shape], False, rows,
+                              functools.partial(release, token))
             except BaseException as e:
                 errors.raise_from(e)
 

@@ -404,6 +404,48 @@ def arrays_kept_alive_until_done():
     assert (sys.getrefcount(A), sys.getrefcount(O)) == (r0, o0)
 
 
+def rss_kib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+@test
+def memory_flat_over_many_arrays_and_chunks():
+    """Each array bound and each chunk a reader returns is wrapped for
+    libplan; the wrapping leaked about 100 bytes each (a PyGObject closure
+    per release callback), 1.4 MB over 5,000 dispatches of three fresh
+    arrays. The process must not grow with their number."""
+    plan = Plan(); a = plan.source(ndim=1); b = plan.source(ndim=1)
+    f = plan.sink(plan.map(lambda x, y: x + y, args=(a, b)))
+    work = plan.realize(target="cpu")
+
+    def dispatches(n):
+        for _ in range(n):
+            A = np.random.rand(64); B = np.random.rand(64); F = np.empty(64)
+            work.dispatch(a=A, b=B, f=F).wait()
+        assert np.array_equal(F, A + B)
+    data = np.random.rand(40000)
+
+    def chunks():                   # one run, 20,000 chunks of 2 rows
+        io = IO(work)
+        io.connect(a, lambda r: data[r:r + 2] if r < len(data) else None)
+        io.connect(b, data); io.start(); io.wait()
+        assert np.array_equal(io.future.result("f"), 2 * data)
+    # warm up: the first runs' threads grow the allocator's arenas
+    dispatches(300); chunks()
+    gc.collect()
+    r0 = rss_kib()
+    dispatches(2500)
+    gc.collect()
+    r1 = rss_kib()
+    chunks()
+    gc.collect()
+    r2 = rss_kib()
+    # before the fix: about +600 KiB and +2000 KiB
+    assert r1 - r0 < 300, "2500 dispatches grew the process by %d KiB" % (r1 - r0)
+    assert r2 - r1 < 300, "20000 chunks grew the process by %d KiB" % (r2 - r1)
+
+
 @test
 def errors_are_exceptions():
     plan = Plan(); a = plan.source(ndim=1)

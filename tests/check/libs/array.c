@@ -203,6 +203,51 @@ GST_START_TEST (test_array_wrapped_rejects_unknown_rows)
 
 GST_END_TEST;
 
+static void
+owner_gone (gpointer data, GObject * where_the_object_was)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* plan_array_new_for_owner holds a reference to the owner until the array
+ * and every view of it are gone, and keeps none when it fails. */
+GST_START_TEST (test_array_for_owner_holds_the_owner)
+{
+  gint32 values[6] = { 1, 2, 3, 4, 5, 6 };
+  gint64 shape[] = { 3, 2 };
+  GObject *owner = g_object_new (G_TYPE_OBJECT, NULL);
+  gboolean finalized = FALSE;
+  GError *err = NULL;
+  PlanArray *a, *rows;
+
+  g_object_weak_ref (owner, owner_gone, &finalized);
+  a = plan_array_new_for_owner (NULL, GPOINTER_TO_SIZE (values),
+      sizeof (values), PLAN_DTYPE_INT32, 2, shape, FALSE, owner, &err);
+  fail_unless (a != NULL, "%s", err ? err->message : "");
+  fail_unless (plan_array_get_data (a, NULL) == values);
+  fail_if (plan_array_is_writable (a));
+  rows = plan_array_new_rows (a, 1, 2, NULL);
+  fail_unless (rows != NULL);
+  g_object_unref (owner);
+  g_object_unref (a);
+  fail_if (finalized);          /* the view still uses the memory */
+  g_object_unref (rows);
+  fail_unless (finalized);
+
+  owner = g_object_new (G_TYPE_OBJECT, NULL);
+  finalized = FALSE;
+  g_object_weak_ref (owner, owner_gone, &finalized);
+  fail_unless (plan_array_new_for_owner (NULL, GPOINTER_TO_SIZE (values),
+          sizeof (values) - 4, PLAN_DTYPE_INT32, 2, shape, TRUE, owner,
+          &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  g_clear_error (&err);
+  g_object_unref (owner);
+  fail_unless (finalized);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_array_wrapped_0d)
 {
   gfloat value = 2.5f;
@@ -397,6 +442,7 @@ array_suite (void)
   tcase_add_test (tc, test_array_wrapped_size_mismatch);
   tcase_add_test (tc, test_array_wrapped_rejects_unknown_rows);
   tcase_add_test (tc, test_array_wrapped_0d);
+  tcase_add_test (tc, test_array_for_owner_holds_the_owner);
   tcase_add_test (tc, test_array_from_bytes_is_read_only);
   tcase_add_test (tc, test_array_from_bytes_holds_the_bytes);
   tcase_add_test (tc, test_array_from_bytes_size_mismatch);
