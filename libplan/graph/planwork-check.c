@@ -135,7 +135,8 @@ _plan_work_source_info (PlanNode * node, PlanBinding * binding,
   if (info->ndim != node->ndim) {
     s = plan_shape_to_string (info->ndim, info->shape);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "it takes arrays of %u "
-        "axes but is bound to one of shape %s", node->ndim, s);
+        "%s but is bound to one of shape %s", node->ndim,
+        node->ndim == 1 ? "axis" : "axes", s);
     g_free (s);
     return FALSE;
   }

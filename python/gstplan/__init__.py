@@ -223,6 +223,15 @@ def _numpy_dtype(plan_dtype):
 
 # Arrays: numpy and friends <-> PlanArray, without copies.
 
+def _real(value, what, name):
+    """value as a float, or a TypeError naming the argument."""
+    if not isinstance(value, (int, float, np.integer, np.floating,
+                              np.bool_)):
+        raise TypeError("%s: %s must be a real number (an int or a float, "
+                        "inf and nan too), not %r" % (what, name, value))
+    return float(value)
+
+
 class _Owner(GObject.Object):
     """What keeps a wrapped array's memory alive: libplan holds a reference
     to it (plan_array_new_for_owner) until the memory is free, and
@@ -586,6 +595,7 @@ class Plan:
                          args=(u, u_prev))
         """
         sources = self._inputs(args, "stencil")
+        cval = _real(cval, "stencil", "cval")
         if isinstance(window, str):
             windows = [window]
             if len(sources) != 1:

@@ -454,6 +454,13 @@ def errors_are_exceptions():
     expect(PlanError, lambda: plan.stencil("x y (", "x", args=(a,)), "window")
     m = plan.map("x * 2", args=(a,))
     work = plan.realize(target="cpu")
+    # cval: a real number, the argument named when it is not
+    for bad in ("x", None, 1j, [1.0]):
+        expect(TypeError, lambda: plan.stencil("l c r", "l + r", args=(a,),
+                                               boundary="constant", cval=bad),
+               "stencil: cval must be a real number", repr(bad))
+    expect(PlanError, lambda: work.dispatch(a=np.zeros((3, 3))).wait(),
+           "source 'a': it takes arrays of 1 axis but is bound to one of shape (3, 3)")
     expect(ValueError, lambda: work.dispatch(), "input a is not bound")
     expect(ValueError, lambda: work.dispatch(a=np.zeros((10, 3))[:, 0]), "not C-contiguous")
     expect(PlanError, lambda: work.dispatch(a=np.zeros((4, 4))).wait(), "a")

@@ -792,7 +792,7 @@ GST_START_TEST (test_dispatch_while_running_queues)
   plan_bindings_set_array (bad, "a", wrong);
   plan_work_set_max_queued (work, 3);
   fail_unless (plan_work_dispatch (work, bad, &error) == NULL);
-  assert_error_contains (error, "source 'a': it takes arrays of 1 axes");
+  assert_error_contains (error, "source 'a': it takes arrays of 1 axis but is bound to one of shape");
   g_clear_error (&error);
   plan_work_set_max_queued (work, 2);
 
