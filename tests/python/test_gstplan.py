@@ -441,9 +441,10 @@ def memory_flat_over_many_arrays_and_chunks():
     chunks()
     gc.collect()
     r2 = rss_kib()
-    # before the fix: about +600 KiB and +2000 KiB
+    # before the fix: about +590 KiB and +2200 to +2600 KiB; after it 0 and
+    # +100 to +400 KiB (the reader run's threads' arenas)
     assert r1 - r0 < 300, "2500 dispatches grew the process by %d KiB" % (r1 - r0)
-    assert r2 - r1 < 300, "20000 chunks grew the process by %d KiB" % (r2 - r1)
+    assert r2 - r1 < 1024, "20000 chunks grew the process by %d KiB" % (r2 - r1)
 
 
 @test
