@@ -593,6 +593,17 @@ direct_compute (Stage * stage, PlanArray ** ins, PlanArray * out,
       for (j = 0; j < n_in; j++)
         rows[j] = plan_array_get_data (ins[j], NULL);
       if (plan_stencil_kernel_host_needs_end_rows (kernel, n_rows, &n_end)) {
+        /* planstencil reads them from a source only: behind a kernel
+         * element the pipeline fails, and so must this (the pipeline
+         * then runs and says why), or the same plan would work on small
+         * arrays and fail on large ones. */
+        for (j = 0; j < n_in; j++)
+          if (((Stage *) g_ptr_array_index (stage->inputs, j))->kind !=
+              PLAN_NODE_SOURCE) {
+            g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+                "boundary=wrap along the streaming axis behind a kernel");
+            return FALSE;
+          }
         /* Each input's last rows, as planstencil reads them upstream. */
         for (j = 0; j < n_in; j++) {
           row = plan_array_info_get_row_size (plan_array_get_info (ins[j]));

@@ -448,6 +448,28 @@ def memory_flat_over_many_arrays_and_chunks():
 
 
 @test
+def wrap_behind_a_map_fails_at_every_size():
+    """boundary=wrap along the streaming axis needs the input's last rows
+    read out of order, which a map cannot give: the pipeline fails, and a
+    small dispatch (computed on the calling thread) must fail the same
+    way rather than work on small arrays only."""
+    plan = Plan(); a = plan.source(ndim=1)
+    m = plan.map("x * 2", args=(a,))
+    s = plan.stencil("l c r", "l - r", args=(m,), boundary="wrap")
+    work = plan.realize(target="cpu")
+    for n in (1000, (4 << 20) + 1):
+        expect(PlanError, lambda: work.dispatch(a=np.ones(n)).wait(),
+               "boundary=wrap along the streaming axis needs the last 1 rows",
+               "m cannot give them")
+    # the stencil first, reading the source, wraps at every size
+    plan = Plan(); a = plan.source(ndim=1)
+    s = plan.stencil("l c r", "l - r", args=(a,), boundary="wrap")
+    work = plan.realize(target="cpu")
+    A = rng.random(1000)
+    assert np.array_equal(work.dispatch(a=A).result("s"), np.roll(A, 1) - np.roll(A, -1))
+
+
+@test
 def errors_are_exceptions():
     plan = Plan(); a = plan.source(ndim=1)
     e = expect(PlanError, lambda: plan.map("x + * 2", args=(a,)), "^")
