@@ -163,11 +163,12 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
   gobject_class->finalize = plan_npy_parse_finalize;
 
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
-      g_param_spec_uint ("blocksize", "Chunk size",
+      plan_param_spec_checked_range (g_param_spec_uint ("blocksize",
+          "Chunk size",
           "The size of the chunks pushed, in bytes, rounded down to whole "
           "rows (at least one row)", 1, MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   /**
    * PlanNpyParse:rate:
    *
@@ -244,7 +245,9 @@ plan_npy_parse_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   have_header = self->have_header;
   GST_OBJECT_UNLOCK (self);
-  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, have_header))
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, have_header)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (object), pspec,
+          value))
     return;
 
   switch (prop_id) {
@@ -310,8 +313,18 @@ plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
   PlanNpyParse *self = PLAN_NPY_PARSE (element);
   GstStateChangeReturn ret;
 
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    GError *err = NULL;
+
+    /* A number out of its property's range, before anything reads it. */
+    if (!plan_element_check_ranges (element, &err)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+          (NULL));
+      g_error_free (err);
+      return GST_STATE_CHANGE_FAILURE;
+    }
     reset (self);
+  }
   /* The source pad pushes from the thread that calls the sink pad's chain
    * and event functions, under the sink pad's stream lock, not its own;
    * and a pad's activate-mode function runs before the pad waits for its

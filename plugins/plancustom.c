@@ -169,7 +169,8 @@ plan_custom_set_property (GObject * object, guint prop_id,
   PlanCustom *self = PLAN_CUSTOM (object);
   gchar **field = string_field (self, prop_id);
 
-  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (self), pspec, value))
     return;
   if (field) {
     /* An empty string unsets the property; what the strings name is
@@ -1039,15 +1040,17 @@ plan_custom_class_init (PlanCustomClass * klass)
           "The extern \"C\" __global__ function of the CUDA source, taking "
           "a plan_chunk by value", NULL, flags));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
-      g_param_spec_uint ("blocksize", "CUDA block size",
+      plan_param_spec_checked_range (g_param_spec_uint ("blocksize",
+          "CUDA block size",
           "Threads per block of the CUDA kernel's launch; the grid covers "
           "the chunk's rows (at most 65535 blocks: loop with "
-          "PLAN_FOR_EACH_ROW)", 32, 1024, DEFAULT_BLOCK_SIZE, flags));
+          "PLAN_FOR_EACH_ROW)", 32, 1024, DEFAULT_BLOCK_SIZE, flags)));
   /* The old spelling, kept working. */
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE_DEPRECATED,
-      g_param_spec_uint ("block-size", "CUDA block size (deprecated)",
+      plan_param_spec_checked_range (g_param_spec_uint ("block-size",
+          "CUDA block size (deprecated)",
           "Deprecated spelling of blocksize", 32, 1024, DEFAULT_BLOCK_SIZE,
-          flags | G_PARAM_DEPRECATED));
+          flags | G_PARAM_DEPRECATED)));
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "map: as many rows out as in; reduce: one result array "
@@ -1064,10 +1067,10 @@ plan_custom_class_init (PlanCustomClass * klass)
           "one value per row); reduce: the result's shape; unset: the "
           "first input's row shape", NULL, flags));
   g_object_class_install_property (gobject_class, PROP_HALO,
-      g_param_spec_uint ("halo", "Halo rows",
+      plan_param_spec_checked_range (g_param_spec_uint ("halo", "Halo rows",
           "mode=map: rows the kernel reads before and after each chunk, "
           "filled by boundary at the ends of the stream", 0, MAX_HALO, 0,
-          flags));
+          flags)));
   g_object_class_install_property (gobject_class, PROP_BOUNDARY,
       g_param_spec_enum ("boundary", "Boundary",
           "How halo rows beyond the stream's ends are filled (constant, "
@@ -1088,9 +1091,10 @@ plan_custom_class_init (PlanCustomClass * klass)
           "threads at once (n-threads), each call on some rows of a chunk; "
           "mode=map without state-size only", FALSE, flags));
   g_object_class_install_property (gobject_class, PROP_STATE_SIZE,
-      g_param_spec_uint ("state-size", "State size",
+      plan_param_spec_checked_range (g_param_spec_uint ("state-size",
+          "State size",
           "Bytes of state the kernel keeps across chunks, zero-filled at "
-          "the start and after a flush", 0, MAX_STATE_SIZE, 0, flags));
+          "the start and after a flush", 0, MAX_STATE_SIZE, 0, flags)));
   /**
    * PlanCustom:check:
    *

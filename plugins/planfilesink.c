@@ -239,11 +239,12 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_PENDING,
-      g_param_spec_uint ("max-pending", "Write-behind depth",
+      plan_param_spec_checked_range (g_param_spec_uint ("max-pending",
+          "Write-behind depth",
           "The most chunks waiting to be written before the streaming "
           "thread blocks", 1, MAX_MAX_PENDING, DEFAULT_MAX_PENDING,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_FSYNC,
       g_param_spec_boolean ("fsync", "Flush to disk",
           "Flush the file to disk (fsync) before renaming it into place, so "
@@ -314,11 +315,12 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_CHUNK_ROWS,
-      g_param_spec_uint64 ("chunk-rows", "Chunk rows",
+      plan_param_spec_checked_range (g_param_spec_uint64 ("chunk-rows",
+          "Chunk rows",
           "The rows of an HDF5 or Zarr output's chunks (whole rows: the inner "
           "axes are not split); 0: about 1 MiB of rows", 0, G_MAXUINT32,
           DEFAULT_CHUNK_ROWS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   /**
    * PlanFileSink:compression:
    *
@@ -331,13 +333,14 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_COMPRESSION,
-      g_param_spec_uint ("compression", "Compression level",
+      plan_param_spec_checked_range (g_param_spec_uint ("compression",
+          "Compression level",
           "An HDF5 or Zarr output's compression: 0 none, 1 (fastest) to 9 "
           "(smallest) with the codec (HDF5: gzip with the shuffle filter, "
           "which every HDF5 reader decodes; Zarr: zstd)", 0, 9,
           DEFAULT_COMPRESSION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
 
   /**
    * PlanFileSink:file-mode:
@@ -392,11 +395,12 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_ZARR_FORMAT,
-      g_param_spec_uint ("zarr-format", "Zarr version",
+      plan_param_spec_checked_range (g_param_spec_uint ("zarr-format",
+          "Zarr version",
           "The version of a Zarr output: 2 (.zarray) or 3 (zarr.json); an "
           "array added to a group takes the group's", 2, 3,
           DEFAULT_ZARR_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
@@ -488,7 +492,9 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
 {
   PlanFileSink *self = PLAN_FILE_SINK (object);
 
-  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (object), pspec,
+          value))
     return;
 
   if (prop_id == PROP_LOCATION) {
@@ -624,6 +630,13 @@ open_writer (PlanFileSink * self)
   guint64 chunk_rows;
   gboolean fsync, replace_read_only;
 
+  /* A number out of its property's range, before anything reads it. */
+  if (!plan_element_check_ranges (GST_ELEMENT (self), &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->rank_location ? self->rank_location :
       self->location);

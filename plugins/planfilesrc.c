@@ -297,33 +297,36 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   /* This replaces GstBaseSrc's blocksize, which defaults to 4096 bytes and
    * means bytes per pull; here it is the read-ahead chunk size. */
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
-      g_param_spec_uint ("blocksize", "Chunk size",
+      plan_param_spec_checked_range (g_param_spec_uint ("blocksize",
+          "Chunk size",
           "The size of the chunks, in bytes, rounded down to whole rows (at "
           "least one row); 0 for 2 MiB when the file is mapped, or what "
           "downstream asks for (planreduce: 8 MiB), and 1 MiB when it is "
           "read (see io-mode)", 0, MAX_BLOCKSIZE,
           DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
-      g_param_spec_uint64 ("offset", "First row",
+      plan_param_spec_checked_range (g_param_spec_uint64 ("offset", "First row",
           "The first row of the file to read (a shard); stream row 0 is "
           "this row", 0, G_MAXINT64, DEFAULT_OFFSET,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_LENGTH,
-      g_param_spec_int64 ("length", "Number of rows",
+      plan_param_spec_checked_range (g_param_spec_int64 ("length",
+          "Number of rows",
           "The number of rows to read from offset, -1 for all to the end of "
           "the file; a shard reaching past the end is cut there", -1,
           G_MAXINT64, DEFAULT_LENGTH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_MAX_CHUNKS,
-      g_param_spec_uint ("max-chunks", "Read-ahead depth",
+      plan_param_spec_checked_range (g_param_spec_uint ("max-chunks",
+          "Read-ahead depth",
           "The most chunks read ahead of downstream (memory used is about "
           "max-chunks x blocksize)", 1, MAX_MAX_CHUNKS, DEFAULT_MAX_CHUNKS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   /**
    * PlanFileSrc:io-mode:
    *
@@ -658,7 +661,9 @@ plan_file_src_set_property (GObject * object, guint prop_id,
 {
   PlanFileSrc *self = PLAN_FILE_SRC (object);
 
-  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (object), pspec,
+          value))
     return;
 
   if (prop_id == PROP_LOCATION) {
@@ -844,6 +849,13 @@ plan_file_src_start (GstBaseSrc * src)
   PlanShardMode shard;
   gint rate_n, rate_d;
 
+  /* A number out of its property's range, before anything reads it. */
+  if (!plan_element_check_ranges (GST_ELEMENT (self), &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return start_failed (self);
+  }
   plan_array_info_init (&raw_info);
   GST_OBJECT_LOCK (self);
   if (self->shape_error)

@@ -192,7 +192,8 @@ plan_reduce_set_property (GObject * object, guint prop_id,
 {
   PlanReduce *self = PLAN_REDUCE (object);
 
-  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (self), pspec, value))
     return;
   switch (prop_id) {
     case PROP_EXPR:
@@ -980,12 +981,13 @@ plan_reduce_class_init (PlanReduceClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DDOF,
-      g_param_spec_double ("ddof", "Delta degrees of freedom",
+      plan_param_spec_checked_range (g_param_spec_double ("ddof",
+          "Delta degrees of freedom",
           "numpy's ddof of var, std, nanvar and nanstd: they divide by "
           "n - ddof (0: the population variance, 1: the sample variance); "
           "other ops ignore it", 0.0, 1e18, DEFAULT_DDOF,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_MAP_DTYPE,
       g_param_spec_enum ("map-dtype", "Map dtype",
           "Cast the map's result to this numpy dtype (bool, int8 ... uint64, "

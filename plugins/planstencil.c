@@ -174,19 +174,14 @@ plan_stencil_set_expr (PlanStencil * self, const gchar * expr)
       &self->expr, expr, &self->expr_rejected, err);
 }
 
-static gboolean
-iterations_ok (guint iterations)
-{
-  return iterations >= 1 && iterations <= PLAN_STENCIL_MAX_ITERATIONS;
-}
-
 static void
 plan_stencil_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   PlanStencil *self = PLAN_STENCIL (object);
 
-  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec))
+  if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (self), pspec)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (self), pspec, value))
     return;
   switch (prop_id) {
     case PROP_WINDOW:
@@ -206,12 +201,8 @@ plan_stencil_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       break;
     case PROP_ITERATIONS:
-      /* Kept as given, so that reading it back returns it; a count that
-       * cannot work fails the start (plan_stencil_check_settings()). */
-      if (!iterations_ok (g_value_get_uint (value)))
-        GST_WARNING_OBJECT (self, "iterations=%u cannot work: a stencil is "
-            "applied 1 to %u times", g_value_get_uint (value),
-            PLAN_STENCIL_MAX_ITERATIONS);
+      /* A count out of range is kept as given, so that reading it back
+       * returns it, and fails the start (plan_element_check_ranges()). */
       GST_OBJECT_LOCK (self);
       self->iterations = g_value_get_uint (value);
       GST_OBJECT_UNLOCK (self);
@@ -309,20 +300,14 @@ plan_stencil_check_settings (PlanKernelElement * kernel, GError ** error)
 {
   PlanStencil *self = PLAN_STENCIL (kernel);
   GError *why;
-  guint iterations;
 
+  /* iterations out of 1 to PLAN_STENCIL_MAX_ITERATIONS has failed the
+   * start before (plan_element_check_ranges()). */
   GST_OBJECT_LOCK (self);
   why = self->window_rejected ? self->window_rejected : self->expr_rejected;
   if (why)
     g_propagate_error (error, g_error_copy (why));
-  iterations = self->iterations;
   GST_OBJECT_UNLOCK (self);
-  if (why == NULL && !iterations_ok (iterations)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "planstencil %s, iterations=%u: a stencil is applied 1 to %u times",
-        GST_OBJECT_NAME (self), iterations, PLAN_STENCIL_MAX_ITERATIONS);
-    return FALSE;
-  }
   return why == NULL;
 }
 
@@ -1159,12 +1144,13 @@ plan_stencil_class_init (PlanStencilClass * klass)
    * reaches set_property and fails the start, rather than GLib's range
    * check keeping the old value with a warning. */
   g_object_class_install_property (gobject_class, PROP_ITERATIONS,
-      g_param_spec_uint ("iterations", "Iterations",
-          "How many times the window is applied, 1 to 1024, each time to "
-          "the output of the time before (the same as that many planstencil "
-          "elements in a row)", 0, G_MAXUINT, DEFAULT_ITERATIONS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+      plan_param_spec_checked_range (g_param_spec_uint ("iterations",
+              "Iterations", "How many times the window is applied, each "
+              "time to the output of the time before (the same as that many "
+              "planstencil elements in a row)", 1,
+              PLAN_STENCIL_MAX_ITERATIONS, DEFAULT_ITERATIONS,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
 
   plan_kernel_element_class_add_pad_templates (kernel_class, FALSE);
   /* More inputs on request pads, each with its window (the pad's window

@@ -107,6 +107,13 @@ plan_upload_start (GstBaseTransform * trans)
   GError *err = NULL;
   gchar *name;
 
+  /* A number out of its property's range, before anything reads it. */
+  if (!plan_element_check_ranges (GST_ELEMENT (self), &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   name = g_strdup (self->device_name);
   self->transfers = self->bytes = self->host_waits = 0;
@@ -416,7 +423,9 @@ plan_upload_set_property (GObject * object, guint prop_id,
   PlanUpload *self = PLAN_UPLOAD (object);
   GError *err = NULL;
 
-  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (object), pspec,
+          value))
     return;
 
   switch (prop_id) {
@@ -523,12 +532,13 @@ plan_upload_class_init (PlanUploadClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_BUFFERS,
-      g_param_spec_uint ("max-buffers", "Maximum buffers",
+      plan_param_spec_checked_range (g_param_spec_uint ("max-buffers",
+          "Maximum buffers",
           "Device buffers in the pool, and copies in flight at most: the "
           "bound on the device memory this element uses", 1, 1024,
           DEFAULT_MAX_BUFFERS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since the element started: transfers, bytes and "

@@ -25,6 +25,8 @@
 
 #include <gst/gst.h>
 
+#include <math.h>
+
 G_DEFINE_QUARK (plan-error-quark, plan_error);
 
 /* The one table of the GStreamer errors elements post. The first row that
@@ -312,4 +314,271 @@ plan_element_refuse_live_set (GstElement * element, GParamSpec * pspec,
           g_param_spec_get_name (pspec), gst_element_state_get_name (state)),
       (NULL));
   return TRUE;
+}
+
+/* The valid range of a property made with plan_param_spec_checked_range():
+ * a #GParamSpec of the same type with the real bounds. */
+static GQuark
+valid_range_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark)) {
+    GQuark q = g_quark_from_static_string ("plan-param-spec-valid-range");
+
+    g_once_init_leave (&quark, q);
+  }
+  return (GQuark) quark;
+}
+
+/* @range's bounds, written for the user. */
+static void
+range_bounds_to_strings (GParamSpec * range, gchar ** min, gchar ** max)
+{
+  GType type = G_PARAM_SPEC_VALUE_TYPE (range);
+
+  if (type == G_TYPE_UINT) {
+    *min = g_strdup_printf ("%u", G_PARAM_SPEC_UINT (range)->minimum);
+    *max = g_strdup_printf ("%u", G_PARAM_SPEC_UINT (range)->maximum);
+  } else if (type == G_TYPE_INT) {
+    *min = g_strdup_printf ("%d", G_PARAM_SPEC_INT (range)->minimum);
+    *max = g_strdup_printf ("%d", G_PARAM_SPEC_INT (range)->maximum);
+  } else if (type == G_TYPE_UINT64) {
+    *min = g_strdup_printf ("%" G_GUINT64_FORMAT,
+        G_PARAM_SPEC_UINT64 (range)->minimum);
+    *max = g_strdup_printf ("%" G_GUINT64_FORMAT,
+        G_PARAM_SPEC_UINT64 (range)->maximum);
+  } else if (type == G_TYPE_INT64) {
+    *min = g_strdup_printf ("%" G_GINT64_FORMAT,
+        G_PARAM_SPEC_INT64 (range)->minimum);
+    *max = g_strdup_printf ("%" G_GINT64_FORMAT,
+        G_PARAM_SPEC_INT64 (range)->maximum);
+  } else if (type == G_TYPE_DOUBLE) {
+    *min = g_strdup_printf ("%g", G_PARAM_SPEC_DOUBLE (range)->minimum);
+    *max = g_strdup_printf ("%g", G_PARAM_SPEC_DOUBLE (range)->maximum);
+  } else {
+    g_assert (type == G_TYPE_FLOAT);
+    *min = g_strdup_printf ("%g", G_PARAM_SPEC_FLOAT (range)->minimum);
+    *max = g_strdup_printf ("%g", G_PARAM_SPEC_FLOAT (range)->maximum);
+  }
+}
+
+/**
+ * plan_param_spec_checked_range:
+ * @range: (transfer floating): a numeric property (#GParamSpecUInt,
+ *   #GParamSpecInt, #GParamSpecUInt64, #GParamSpecInt64,
+ *   #GParamSpecDouble or #GParamSpecFloat) with its valid range
+ *
+ * GLib refuses a value outside a property's range before the element sees
+ * it, with a warning, and the program carries on with the old value. An
+ * element installs instead the property this returns: the same name,
+ * nick, default and flags, the whole range of its type, and @range's
+ * blurb followed by the valid range ("(valid: 1 to 64)"), which
+ * gst-inspect-1.0 shows. Any value of the type is then stored; the
+ * element's set_property() calls plan_element_refuse_out_of_range() first,
+ * and its start calls plan_element_check_ranges(), which fails with an
+ * error naming the element, the property, the value and the valid range.
+ *
+ * Returns: (transfer floating): the property to install
+ *
+ * Since: 0.1
+ */
+GParamSpec *
+plan_param_spec_checked_range (GParamSpec * range)
+{
+  GParamSpec *wide;
+  GType type;
+  const gchar *name, *nick, *blurb;
+  gchar *min, *max, *text;
+  GParamFlags flags;
+
+  g_return_val_if_fail (G_IS_PARAM_SPEC (range), NULL);
+  type = G_PARAM_SPEC_VALUE_TYPE (range);
+  g_return_val_if_fail (type == G_TYPE_UINT || type == G_TYPE_INT
+      || type == G_TYPE_UINT64 || type == G_TYPE_INT64
+      || type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT, NULL);
+
+  g_param_spec_ref_sink (range);
+  range_bounds_to_strings (range, &min, &max);
+  name = g_param_spec_get_name (range);
+  nick = g_intern_string (g_param_spec_get_nick (range));
+  text = g_strdup_printf ("%s (valid: %s to %s)",
+      g_param_spec_get_blurb (range), min, max);
+  /* Interned: the property lives as long as its class, for good. */
+  blurb = g_intern_string (text);
+  g_free (text);
+  g_free (min);
+  g_free (max);
+  flags = range->flags & ~(G_PARAM_STATIC_NICK | G_PARAM_STATIC_BLURB);
+  flags |= G_PARAM_STATIC_NICK | G_PARAM_STATIC_BLURB;
+
+  if (type == G_TYPE_UINT)
+    wide = g_param_spec_uint (name, nick, blurb, 0, G_MAXUINT,
+        G_PARAM_SPEC_UINT (range)->default_value, flags);
+  else if (type == G_TYPE_INT)
+    wide = g_param_spec_int (name, nick, blurb, G_MININT, G_MAXINT,
+        G_PARAM_SPEC_INT (range)->default_value, flags);
+  else if (type == G_TYPE_UINT64)
+    wide = g_param_spec_uint64 (name, nick, blurb, 0, G_MAXUINT64,
+        G_PARAM_SPEC_UINT64 (range)->default_value, flags);
+  else if (type == G_TYPE_INT64)
+    wide = g_param_spec_int64 (name, nick, blurb, G_MININT64, G_MAXINT64,
+        G_PARAM_SPEC_INT64 (range)->default_value, flags);
+  else if (type == G_TYPE_DOUBLE)
+    wide = g_param_spec_double (name, nick, blurb, -G_MAXDOUBLE, G_MAXDOUBLE,
+        G_PARAM_SPEC_DOUBLE (range)->default_value, flags);
+  else
+    wide = g_param_spec_float (name, nick, blurb, -G_MAXFLOAT, G_MAXFLOAT,
+        G_PARAM_SPEC_FLOAT (range)->default_value, flags);
+  g_param_spec_set_qdata_full (wide, valid_range_quark (), range,
+      (GDestroyNotify) g_param_spec_unref);
+  return wide;
+}
+
+/* Whether @value is in the valid range of @pspec (TRUE for a property
+ * without one). NaN is in no range. */
+static gboolean
+value_in_valid_range (GParamSpec * pspec, const GValue * value)
+{
+  GParamSpec *range = g_param_spec_get_qdata (pspec, valid_range_quark ());
+  GValue copy = G_VALUE_INIT;
+  gboolean ok;
+
+  if (range == NULL)
+    return TRUE;
+  if (G_VALUE_HOLDS_DOUBLE (value) && isnan (g_value_get_double (value)))
+    return FALSE;
+  if (G_VALUE_HOLDS_FLOAT (value) && isnan (g_value_get_float (value)))
+    return FALSE;
+  g_value_init (&copy, G_VALUE_TYPE (value));
+  g_value_copy (value, &copy);
+  /* TRUE when it had to change the value: out of range. */
+  ok = !g_param_value_validate (range, &copy);
+  g_value_unset (&copy);
+  return ok;
+}
+
+/* "planfilesrc src0: max-chunks=0 is out of range: valid values are 1 to
+ * 4096" */
+static gchar *
+out_of_range_message (GstElement * element, GParamSpec * pspec,
+    const GValue * value)
+{
+  GParamSpec *range = g_param_spec_get_qdata (pspec, valid_range_quark ());
+  GstElementFactory *factory = gst_element_get_factory (element);
+  gchar *contents, *min, *max, *message;
+
+  if (G_VALUE_HOLDS_DOUBLE (value))
+    contents = g_strdup_printf ("%g", g_value_get_double (value));
+  else if (G_VALUE_HOLDS_FLOAT (value))
+    contents = g_strdup_printf ("%g", g_value_get_float (value));
+  else
+    contents = g_strdup_value_contents (value);
+  range_bounds_to_strings (range, &min, &max);
+  message = g_strdup_printf ("%s %s: %s=%s is out of range: valid values "
+      "are %s to %s",
+      factory ? GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (element),
+      GST_ELEMENT_NAME (element), g_param_spec_get_name (pspec), contents,
+      min, max);
+  g_free (contents);
+  g_free (min);
+  g_free (max);
+  return message;
+}
+
+/**
+ * plan_element_refuse_out_of_range:
+ * @element: the element whose property is being set
+ * @pspec: the property
+ * @value: the value being set
+ *
+ * Call it in set_property(), after plan_element_refuse_live_set() or
+ * plan_kernel_element_refuse_live_set(), for properties made with
+ * plan_param_spec_checked_range(). A value in the valid range is never
+ * refused. Outside it, while @element is NULL or READY, the value is kept
+ * as given (so that reading it back returns it) with a debug-log warning,
+ * and the start fails (plan_element_check_ranges()). While @element is
+ * PAUSED or PLAYING there is no start left to fail: the set is refused,
+ * the property keeps its value, and @element posts a warning message
+ * (library / settings) naming the property, the value and the valid
+ * range.
+ *
+ * Returns: %TRUE when the set is refused: return without setting.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_element_refuse_out_of_range (GstElement * element, GParamSpec * pspec,
+    const GValue * value)
+{
+  GstState state;
+  gchar *message;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (G_IS_PARAM_SPEC (pspec) && value != NULL, FALSE);
+  if (value_in_valid_range (pspec, value))
+    return FALSE;
+
+  message = out_of_range_message (element, pspec, value);
+  GST_OBJECT_LOCK (element);
+  state = GST_STATE (element);
+  GST_OBJECT_UNLOCK (element);
+  if (state <= GST_STATE_READY) {
+    GST_WARNING_OBJECT (element, "%s; the start will fail", message);
+    g_free (message);
+    return FALSE;
+  }
+  GST_ELEMENT_WARNING (element, LIBRARY, SETTINGS,
+      ("%s; it keeps its value", message), (NULL));
+  g_free (message);
+  return TRUE;
+}
+
+/**
+ * plan_element_check_ranges:
+ * @element: an element
+ * @error: return location for the error
+ *
+ * Checks every property of @element made with
+ * plan_param_spec_checked_range(): an element calls it when it starts,
+ * before it reads its settings, and fails the start with @error (posted
+ * with plan_element_post_error(): library / settings).
+ *
+ * Returns: %TRUE when every value is in its valid range; otherwise %FALSE
+ *   with @error (%PLAN_ERROR_INVALID_ARGUMENT) naming the element, the
+ *   first property out of range, its value and the valid range.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_element_check_ranges (GstElement * element, GError ** error)
+{
+  GParamSpec **pspecs;
+  guint n, i;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  pspecs = g_object_class_list_properties (G_OBJECT_GET_CLASS (element), &n);
+  for (i = 0; i < n && ok; i++) {
+    GValue value = G_VALUE_INIT;
+
+    /* A deprecated spelling reads the same value as its new one. */
+    if (g_param_spec_get_qdata (pspecs[i], valid_range_quark ()) == NULL
+        || (pspecs[i]->flags & G_PARAM_DEPRECATED))
+      continue;
+    g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspecs[i]));
+    g_object_get_property (G_OBJECT (element), g_param_spec_get_name
+        (pspecs[i]), &value);
+    if (!value_in_valid_range (pspecs[i], &value)) {
+      gchar *message = out_of_range_message (element, pspecs[i], &value);
+
+      g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          message);
+      g_free (message);
+      ok = FALSE;
+    }
+    g_value_unset (&value);
+  }
+  g_free (pspecs);
+  return ok;
 }

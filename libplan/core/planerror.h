@@ -103,6 +103,17 @@ PLAN_API
 gboolean plan_element_refuse_live_set (struct _GstElement * element,
     GParamSpec * pspec, gboolean in_use);
 
+PLAN_API
+GParamSpec * plan_param_spec_checked_range (GParamSpec * range);
+
+PLAN_API
+gboolean plan_element_refuse_out_of_range (struct _GstElement * element,
+    GParamSpec * pspec, const GValue * value);
+
+PLAN_API
+gboolean plan_element_check_ranges (struct _GstElement * element,
+    GError ** error);
+
 G_END_DECLS
 
 #endif /* __PLAN_ERROR_H__ */

@@ -396,7 +396,9 @@ plan_kernel_element_set_property (GObject * object, guint prop_id,
   PlanKernelElementPrivate *priv = GET_PRIV (object);
 
   if (plan_kernel_element_refuse_live_set (PLAN_KERNEL_ELEMENT (object),
-          pspec))
+          pspec)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (object), pspec,
+          value))
     return;
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
@@ -1255,6 +1257,9 @@ plan_kernel_element_start (GstAggregator * agg)
 
   if (!check_inputs_linked (PLAN_KERNEL_ELEMENT (agg)))
     return FALSE;
+  /* A number out of its property's range, first: nothing reads it before. */
+  if (!plan_element_check_ranges (GST_ELEMENT (agg), &err))
+    goto bad_settings;
   if (klass->check_settings
       && !klass->check_settings (PLAN_KERNEL_ELEMENT (agg), &err))
     goto bad_settings;
@@ -1497,10 +1502,10 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "Worker threads for CPU work (0 = one per core)", 0, 1024,
-          DEFAULT_N_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+      plan_param_spec_checked_range (g_param_spec_uint ("n-threads",
+              "Threads", "Worker threads for CPU work (0 = one per core)",
+              0, 1024, DEFAULT_N_THREADS, G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
 
   gst_type_mark_as_plugin_api (PLAN_TYPE_KERNEL_ELEMENT, 0);
   gst_type_mark_as_plugin_api (PLAN_TYPE_KERNEL_PAD, 0);

@@ -211,13 +211,14 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
   /* This replaces GstBaseSrc's blocksize, which defaults to 4096 bytes and
    * means bytes per pull; here it is the chunk size in array mode. */
   g_object_class_install_property (gobject_class, PROP_BLOCKSIZE,
-      g_param_spec_uint ("blocksize", "Chunk size",
+      plan_param_spec_checked_range (g_param_spec_uint ("blocksize",
+          "Chunk size",
           "The size of the buffers pushed from an array, in bytes, rounded "
           "down to whole rows (at least one row); 0 for 32 MiB. Buffers from "
           "a reader are the arrays it returns, whatever their size", 0,
           MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Array source",
@@ -295,7 +296,9 @@ plan_array_src_set_property (GObject * object, guint prop_id,
 {
   PlanArraySrc *self = PLAN_ARRAY_SRC (object);
 
-  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE))
+  if (plan_element_refuse_live_set (GST_ELEMENT (object), pspec, TRUE)
+      || plan_element_refuse_out_of_range (GST_ELEMENT (object), pspec,
+          value))
     return;
 
   switch (prop_id) {
@@ -494,7 +497,17 @@ plan_array_src_start (GstBaseSrc * src)
   guint blocksize;
   gsize row_size;
   gchar *desc;
+  GError *err = NULL;
 
+  /* A number out of its property's range, before anything reads it; the
+   * state change fails after it, as for an array not bound. */
+  if (!plan_element_check_ranges (GST_ELEMENT (self), &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    self->failed = TRUE;
+    return TRUE;
+  }
   GST_OBJECT_LOCK (self);
   bound = get_info_unlocked (self, &self->run_info);
   self->run_array = self->array ? g_object_ref (self->array) : NULL;

@@ -354,10 +354,28 @@ def gst_launch_errors_are_one_clear_error():
         ('an expression that does not parse',
          ['planfilesrc', 'location=' + good, '!', 'planmap', 'expr=2*x +'],
          'planmap0', ['expr', 'column']),
+        # A number outside its property's range: GLib would refuse it with
+        # a warning and run with the old value.
+        ('a read-ahead depth out of range',
+         ['planfilesrc', 'location=' + good, 'max-chunks=0'], 'planfilesrc0',
+         ['planfilesrc0', 'max-chunks=0', 'valid values are 1 to 1024']),
+        ('a thread count out of range',
+         ['planfilesrc', 'location=' + good, '!', 'planmap', 'expr=x',
+          'n-threads=5000'], 'planmap0',
+         ['planmap0', 'n-threads=5000', 'valid values are 0 to 1024']),
+        ('a negative ddof',
+         ['planfilesrc', 'location=' + good, '!', 'planreduce', 'op=var',
+          'ddof=-1'], 'planreduce0',
+         ['planreduce0', 'ddof=-1', 'valid values are 0 to 1e+18']),
+        ('a write-behind depth out of range',
+         ['planfilesrc', 'location=' + good, '!', 'planfilesink',
+          'location=' + out, 'max-pending=0'], 'planfilesink0',
+         ['planfilesink0', 'max-pending=0', 'valid values are 1 to 1024']),
     ]
     for what, words, element, needles in cases:
-        rc, text = gst_launch_fails(*(words + ['!', 'planfilesink',
-                                               'location=' + out]))
+        if 'planfilesink' not in words:
+            words = words + ['!', 'planfilesink', 'location=' + out]
+        rc, text = gst_launch_fails(*words)
         errors = [line for line in text.splitlines()
                   if line.startswith('ERROR: from element')]
         if len(errors) != 1 or element not in errors[0]:

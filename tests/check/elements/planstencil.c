@@ -414,8 +414,8 @@ GST_START_TEST (test_stencil_iterations_out_of_range_refused_at_start)
     gst_message_parse_error (msg, &err, NULL);
     fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
             GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
-    want = g_strdup_printf ("iterations=%u: a stencil is applied 1 to %u "
-        "times", bad[i], PLAN_STENCIL_MAX_ITERATIONS);
+    want = g_strdup_printf ("planstencil s: iterations=%u is out of range: "
+        "valid values are 1 to %u", bad[i], PLAN_STENCIL_MAX_ITERATIONS);
     fail_unless (strstr (err->message, want) != NULL, "%s", err->message);
     g_free (want);
     g_error_free (err);

@@ -37,7 +37,14 @@ check_refused_at_start (const gchar * launch, const gchar * prop,
   fail_unless (pipe != NULL && err == NULL, "%s", launch);
   e = gst_bin_get_by_name (GST_BIN (pipe), "e");
   gst_util_set_object_arg (G_OBJECT (e), prop, value);
-  g_object_get (e, prop, &back, NULL);
+  {
+    GValue v = G_VALUE_INIT;
+
+    g_object_get_property (G_OBJECT (e), prop, &v);
+    back = G_VALUE_HOLDS_STRING (&v) ? g_value_dup_string (&v) :
+        gst_value_serialize (&v);
+    g_value_unset (&v);
+  }
   fail_unless_equals_string (back, value);
   g_free (back);
 
@@ -195,6 +202,187 @@ GST_START_TEST (test_upload_bad_device_kept_and_fails_at_start)
 
 GST_END_TEST;
 
+/* A number outside its property's valid range is kept as given (GLib's
+ * own range check would refuse it with a warning, and the element would
+ * run with the old value) and fails the start, naming the element, the
+ * property, the value and the valid range. */
+GST_START_TEST (test_number_out_of_range_kept_and_fails_at_start)
+{
+  const gchar *src = "planfilesrc name=e location=/dev/null format=raw "
+      "dtype=uint8 ! fakesink";
+  const gchar *sink = "fakesrc ! planfilesink name=e location=/dev/null";
+  const gchar *custom = "fakesrc ! plancustom name=e ! fakesink";
+
+  check_refused_at_start (src, "max-chunks", "0", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "planfilesrc e: max-chunks=0 is out of "
+      "range: valid values are 1 to 1024", NULL);
+  check_refused_at_start (src, "blocksize", "1073741825",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "blocksize=1073741825", "valid values are 0 to 1073741824", NULL);
+  check_refused_at_start (src, "offset", "9223372036854775808",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "offset=9223372036854775808",
+      "valid values are 0 to 9223372036854775807", NULL);
+  check_refused_at_start (src, "length", "-2", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "length=-2",
+      "valid values are -1 to 9223372036854775807", NULL);
+  check_refused_at_start (sink, "max-pending", "0", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "planfilesink e: max-pending=0", NULL);
+  check_refused_at_start (sink, "compression", "10", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "compression=10",
+      "valid values are 0 to 9", NULL);
+  check_refused_at_start (sink, "zarr-format", "4", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "zarr-format=4", "valid values are 2 to 3",
+      NULL);
+  check_refused_at_start (sink, "chunk-rows", "4294967296",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "chunk-rows=4294967296", "valid values are 0 to 4294967295", NULL);
+  check_refused_at_start ("fakesrc ! npyparse name=e ! fakesink",
+      "blocksize", "0", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "npyparse e: blocksize=0", "valid values are 1 to 1073741824", NULL);
+  check_refused_at_start ("fakesrc ! planupload name=e ! fakesink",
+      "max-buffers", "0", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "planupload e: max-buffers=0", "valid values are 1 to 1024", NULL);
+  check_refused_at_start ("planarraysrc name=e ! fakesink", "blocksize",
+      "4294967295", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "planarraysrc e: blocksize=4294967295", NULL);
+  check_refused_at_start ("fakesrc ! planmap name=e expr=x ! fakesink",
+      "n-threads", "1025", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planmap e: n-threads=1025 is out of range: valid values are 0 to "
+      "1024", NULL);
+  check_refused_at_start ("fakesrc ! planreduce name=e op=var ! fakesink",
+      "ddof", "-1", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planreduce e: ddof=-1 is out of range: valid values are 0 to 1e+18",
+      NULL);
+  check_refused_at_start (custom, "blocksize", "16", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "plancustom e: blocksize=16",
+      "valid values are 32 to 1024", NULL);
+  check_refused_at_start (custom, "halo", "4097", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "halo=4097", "valid values are 0 to 4096",
+      NULL);
+  check_refused_at_start (custom, "state-size", "1048577", GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "state-size=1048577", NULL);
+}
+
+GST_END_TEST;
+
+/* Whether @pspec, numeric, spans its whole type (the doubles: all finite
+ * values at least). */
+static gboolean
+spans_its_type (GParamSpec * pspec)
+{
+  GType t = G_PARAM_SPEC_VALUE_TYPE (pspec);
+
+  if (t == G_TYPE_UINT)
+    return G_PARAM_SPEC_UINT (pspec)->minimum == 0
+        && G_PARAM_SPEC_UINT (pspec)->maximum == G_MAXUINT;
+  if (t == G_TYPE_INT)
+    return G_PARAM_SPEC_INT (pspec)->minimum == G_MININT
+        && G_PARAM_SPEC_INT (pspec)->maximum == G_MAXINT;
+  if (t == G_TYPE_UINT64)
+    return G_PARAM_SPEC_UINT64 (pspec)->minimum == 0
+        && G_PARAM_SPEC_UINT64 (pspec)->maximum == G_MAXUINT64;
+  if (t == G_TYPE_INT64)
+    return G_PARAM_SPEC_INT64 (pspec)->minimum == G_MININT64
+        && G_PARAM_SPEC_INT64 (pspec)->maximum == G_MAXINT64;
+  if (t == G_TYPE_ULONG)
+    return G_PARAM_SPEC_ULONG (pspec)->minimum == 0
+        && G_PARAM_SPEC_ULONG (pspec)->maximum == G_MAXULONG;
+  if (t == G_TYPE_LONG)
+    return G_PARAM_SPEC_LONG (pspec)->minimum == G_MINLONG
+        && G_PARAM_SPEC_LONG (pspec)->maximum == G_MAXLONG;
+  if (t == G_TYPE_UCHAR)
+    return G_PARAM_SPEC_UCHAR (pspec)->minimum == 0
+        && G_PARAM_SPEC_UCHAR (pspec)->maximum == G_MAXUINT8;
+  if (t == G_TYPE_CHAR)
+    return G_PARAM_SPEC_CHAR (pspec)->minimum == G_MININT8
+        && G_PARAM_SPEC_CHAR (pspec)->maximum == G_MAXINT8;
+  if (t == G_TYPE_DOUBLE)
+    return G_PARAM_SPEC_DOUBLE (pspec)->minimum <= -G_MAXDOUBLE
+        && G_PARAM_SPEC_DOUBLE (pspec)->maximum >= G_MAXDOUBLE;
+  if (t == G_TYPE_FLOAT)
+    return G_PARAM_SPEC_FLOAT (pspec)->minimum <= -G_MAXFLOAT
+        && G_PARAM_SPEC_FLOAT (pspec)->maximum >= G_MAXFLOAT;
+  return TRUE;                  /* not a number */
+}
+
+/* Fails for each writable property of @type, defined by gst-plan (not
+ * inherited from GStreamer), that is a number with a range narrower than
+ * its type; returns how many properties it looked at. */
+static guint
+check_properties_span_their_types (GType type, const gchar * factory)
+{
+  GObjectClass *klass = g_type_class_ref (type);
+  GParamSpec **pspecs;
+  guint n, i, looked = 0;
+
+  pspecs = g_object_class_list_properties (klass, &n);
+  for (i = 0; i < n; i++) {
+    const gchar *owner = g_type_name (pspecs[i]->owner_type);
+
+    if (!(pspecs[i]->flags & G_PARAM_WRITABLE)
+        || g_str_has_prefix (owner, "Gst") || g_str_equal (owner, "GObject"))
+      continue;
+    looked++;
+    fail_unless (spans_its_type (pspecs[i]), "%s (%s): property %s has a "
+        "range narrower than its type: GLib would refuse a value out of it "
+        "with a warning and carry on. Make it with "
+        "plan_param_spec_checked_range().", factory, owner,
+        g_param_spec_get_name (pspecs[i]));
+  }
+  g_free (pspecs);
+  g_type_class_unref (klass);
+  return looked;
+}
+
+/* Every numeric property of every gst-plan element and of its pads spans
+ * its type, so that a value out of its valid range reaches the element
+ * and fails its start, rather than GLib warning and keeping the old
+ * value; its blurb then says the valid range. A property added later
+ * with a narrow range fails here. */
+GST_START_TEST (test_numeric_properties_span_their_types)
+{
+  GList *features, *l;
+  guint n_elements = 0, looked = 0;
+
+  features = gst_registry_get_feature_list_by_plugin (gst_registry_get (),
+      "plan");
+  for (l = features; l; l = l->next) {
+    GstElementFactory *factory;
+    GstPluginFeature *loaded;
+    GstElementClass *klass;
+    GList *t;
+
+    if (!GST_IS_ELEMENT_FACTORY (l->data))
+      continue;
+    loaded = gst_plugin_feature_load (l->data);
+    fail_unless (loaded != NULL);
+    factory = GST_ELEMENT_FACTORY (loaded);
+    n_elements++;
+    looked += check_properties_span_their_types
+        (gst_element_factory_get_element_type (factory),
+        GST_OBJECT_NAME (factory));
+    klass = g_type_class_ref (gst_element_factory_get_element_type
+        (factory));
+    for (t = gst_element_class_get_pad_template_list (klass); t;
+        t = t->next) {
+      GType pad_type = GST_PAD_TEMPLATE_GTYPE (t->data);
+
+      if (pad_type != G_TYPE_NONE && pad_type != GST_TYPE_PAD)
+        looked += check_properties_span_their_types (pad_type,
+            GST_OBJECT_NAME (factory));
+    }
+    g_type_class_unref (klass);
+    gst_object_unref (loaded);
+  }
+  gst_plugin_feature_list_free (features);
+  /* The plugin was found, and its elements have properties. */
+  fail_unless (n_elements >= 10, "%u elements", n_elements);
+  fail_unless (looked >= 30, "%u properties", looked);
+}
+
+GST_END_TEST;
+
 /* A valid value set after an invalid one clears it. */
 GST_START_TEST (test_good_value_after_bad_one_starts)
 {
@@ -280,6 +468,52 @@ GST_START_TEST (test_map_expr_set_while_computing_is_refused)
   fail_unless_equals_float (((gfloat *) map.data)[0], 8.0);
   gst_buffer_unmap (out, &map);
   gst_buffer_unref (out);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A thread count out of range set while the element computes has no
+ * start left to fail: the set is refused with a warning naming the
+ * property, the value and the valid range, and the old value stays. */
+GST_START_TEST (test_number_out_of_range_set_while_computing_is_refused)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  guint n_threads = 0;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "expr", "x * 2", "n-threads", 2, NULL);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=float32, shape=<8>");
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (0, 4, 1)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+
+  g_object_set (h->element, "n-threads", 5000, NULL);
+  g_object_get (h->element, "n-threads", &n_threads, NULL);
+  fail_unless_equals_int (n_threads, 2);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS));
+  fail_unless (strstr (err->message, "n-threads=5000 is out of range: "
+          "valid values are 0 to 1024; it keeps its value") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  /* In range, it takes effect while computing. */
+  g_object_set (h->element, "n-threads", 3, NULL);
+  g_object_get (h->element, "n-threads", &n_threads, NULL);
+  fail_unless_equals_int (n_threads, 3);
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (4, 4, 1)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
 
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
@@ -849,6 +1083,10 @@ settings_suite (void)
   tcase_add_test (tc, test_filesrc_bad_shape_kept_and_fails_at_start);
   tcase_add_test (tc, test_upload_bad_device_kept_and_fails_at_start);
   tcase_add_test (tc, test_good_value_after_bad_one_starts);
+  tcase_add_test (tc, test_number_out_of_range_kept_and_fails_at_start);
+  tcase_add_test (tc, test_numeric_properties_span_their_types);
+  tcase_add_test (tc,
+      test_number_out_of_range_set_while_computing_is_refused);
   tcase_add_test (tc, test_map_expr_set_while_computing_is_refused);
   tcase_add_test (tc,
       test_source_and_sink_settings_set_while_running_are_refused);
