@@ -294,15 +294,22 @@ def _as_host_array(value, what):
         arr = np.asarray(value)
     else:
         return None
+    # A copy of an output would take the results, not the caller's array.
+    out = what.startswith("output")
     if not arr.flags.c_contiguous:
         raise ValueError("%s is not C-contiguous (strides %s): gstplan binds "
-                         "arrays without copying; pass "
-                         "np.ascontiguousarray(...) to copy it" %
-                         (what, arr.strides))
+                         "arrays without copying; %s" % (
+                             what, arr.strides,
+                             "bind a C-contiguous array (np.empty(shape, "
+                             "dtype)), or none, and copy the result into "
+                             "yours" if out else
+                             "pass np.ascontiguousarray(...) to copy it"))
     if arr.dtype.byteorder not in "=|" and arr.dtype.itemsize > 1:
-        raise ValueError("%s has non-native byte order (%s); pass "
-                         "arr.astype(arr.dtype.newbyteorder('='))" %
-                         (what, arr.dtype))
+        raise ValueError("%s has non-native byte order (%s); %s" % (
+            what, arr.dtype,
+            "bind an array of native byte order, or none, and copy the "
+            "result into yours" if out else
+            "pass arr.astype(arr.dtype.newbyteorder('='))"))
     return arr
 
 
