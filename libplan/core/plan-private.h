@@ -50,6 +50,12 @@ G_GNUC_INTERNAL
 void _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
     PlanRangeFunc func, gpointer user_data, gint64 linger_us);
 
+/* Whether @value is within the valid range a property made with
+ * plan_param_spec_checked_range() records (core/planerror.c). */
+G_GNUC_INTERNAL
+gboolean _plan_param_value_in_valid_range (GParamSpec * pspec,
+    const GValue * value);
+
 /* "default", "avx2" or "avx512". */
 G_GNUC_INTERNAL
 const gchar *_plan_cpu_isa_name (void);

@@ -22,6 +22,7 @@
 #endif
 
 #include "planerror.h"
+#include "plan-private.h"
 
 #include <gst/gst.h>
 
@@ -436,9 +437,10 @@ plan_param_spec_checked_range (GParamSpec * range)
 }
 
 /* Whether @value is in the valid range of @pspec (TRUE for a property
- * without one). NaN is in no range. */
-static gboolean
-value_in_valid_range (GParamSpec * pspec, const GValue * value)
+ * without one). NaN is in no range. Also what the plan API's custom nodes
+ * check their settings with when they are added. */
+gboolean
+_plan_param_value_in_valid_range (GParamSpec * pspec, const GValue * value)
 {
   GParamSpec *range = g_param_spec_get_qdata (pspec, valid_range_quark ());
   GValue copy = G_VALUE_INIT;
@@ -516,7 +518,7 @@ plan_element_refuse_out_of_range (GstElement * element, GParamSpec * pspec,
 
   g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
   g_return_val_if_fail (G_IS_PARAM_SPEC (pspec) && value != NULL, FALSE);
-  if (value_in_valid_range (pspec, value))
+  if (_plan_param_value_in_valid_range (pspec, value))
     return FALSE;
 
   message = out_of_range_message (element, pspec, value);
@@ -569,7 +571,7 @@ plan_element_check_ranges (GstElement * element, GError ** error)
     g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspecs[i]));
     g_object_get_property (G_OBJECT (element), g_param_spec_get_name
         (pspecs[i]), &value);
-    if (!value_in_valid_range (pspecs[i], &value)) {
+    if (!_plan_param_value_in_valid_range (pspecs[i], &value)) {
       gchar *message = out_of_range_message (element, pspecs[i], &value);
 
       g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,

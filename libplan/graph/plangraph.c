@@ -1263,6 +1263,8 @@ none:
     g_value_init (&node->prop_values[i], G_PARAM_SPEC_VALUE_TYPE (pspec));
     if (!gst_value_deserialize_with_pspec (&node->prop_values[i], eq + 1,
             pspec) || g_param_value_validate (pspec,
+            &node->prop_values[i])
+        || !_plan_param_value_in_valid_range (pspec,
             &node->prop_values[i])) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
           "'%s' is not a valid %s", eq + 1, words[i]);
