@@ -481,30 +481,10 @@ note_segment (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* A seek backwards (rate <= 0) is refused before GstBaseSrc flushes
- * anything: it asks prepare_seek_segment() only about a seek in another
- * format than its segment's, and one in rows (or in time, with a rate)
- * would go straight to do_seek() and play the rows forwards under a
- * segment that says backwards. */
-static gboolean
-refuse_backwards (PlanFileSrc * self, GstEvent * event)
-{
-  gdouble rate;
-
-  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
-    return FALSE;
-  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
-  if (rate > 0.0)
-    return FALSE;
-  GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
-      "%f", rate);
-  return TRUE;
-}
-
 static gboolean
 plan_file_src_event (GstBaseSrc * src, GstEvent * event)
 {
-  if (refuse_backwards (PLAN_FILE_SRC (src), event))
+  if (plan_element_refuse_backward_seek (GST_ELEMENT (src), event))
     return FALSE;
   return GST_BASE_SRC_CLASS (parent_class)->event (src, event);
 }
@@ -520,7 +500,7 @@ plan_file_src_send_event (GstElement * element, GstEvent * event)
 {
   guint32 seqnum = g_atomic_int_get (&PLAN_FILE_SRC (element)->segment_seqnum);
 
-  if (refuse_backwards (PLAN_FILE_SRC (element), event)) {
+  if (plan_element_refuse_backward_seek (element, event)) {
     gst_event_unref (event);
     return FALSE;
   }

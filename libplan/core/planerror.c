@@ -274,6 +274,42 @@ plan_element_post_error_full (GstElement * element, const GError * error,
 }
 
 /**
+ * plan_element_refuse_backward_seek:
+ * @element: a source that plays its rows forwards only
+ * @event: an event sent to it or to its source pad
+ *
+ * Call it first in the event() and send_event() of a #GstBaseSrc that can
+ * seek forwards only. #GstBaseSrc asks prepare_seek_segment() only about a
+ * seek in another format than its segment's: one in the segment's own
+ * format (rows, or time with a rate) goes straight to do_seek(), and the
+ * rows would be pushed forwards under a segment that says backwards. A seek
+ * with a rate of 0 or less is refused here, before anything is flushed,
+ * and logged.
+ *
+ * Returns: %TRUE when @event is such a seek: refuse it (return %FALSE,
+ *   and from send_event() unref it first).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
+{
+  gdouble rate;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (GST_IS_EVENT (event), FALSE);
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return FALSE;
+  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
+  if (rate > 0.0)
+    return FALSE;
+  GST_WARNING_OBJECT (element, "only forward playback is supported, not "
+      "rate %f", rate);
+  return TRUE;
+}
+
+/**
  * plan_element_refuse_live_set:
  * @element: the element whose property is being set
  * @pspec: the property

@@ -86,8 +86,9 @@ PLAN_API
 void plan_error_get_gst_error_full (const GError * error,
     PlanErrorContext context, GQuark * domain, gint * code);
 
-/* GstElement, without including gst.h here. */
+/* GstElement and GstEvent, without including gst.h here. */
 struct _GstElement;
+struct _GstEvent;
 
 PLAN_API
 void plan_element_post_error (struct _GstElement * element,
@@ -98,6 +99,10 @@ PLAN_API
 void plan_element_post_error_full (struct _GstElement * element,
     const GError * error, PlanErrorContext context, const gchar * file,
     const gchar * function, gint line);
+
+PLAN_API
+gboolean plan_element_refuse_backward_seek (struct _GstElement * element,
+    struct _GstEvent * event);
 
 PLAN_API
 gboolean plan_element_refuse_live_set (struct _GstElement * element,

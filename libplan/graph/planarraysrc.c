@@ -619,29 +619,10 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return result;
 }
 
-/* A seek backwards (rate <= 0) is refused before GstBaseSrc flushes
- * anything: a seek in rows, the segment's format, goes straight to
- * do_seek(), and the rows would be pushed forwards under a segment that
- * says backwards. */
-static gboolean
-refuse_backwards (PlanArraySrc * self, GstEvent * event)
-{
-  gdouble rate;
-
-  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
-    return FALSE;
-  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
-  if (rate > 0.0)
-    return FALSE;
-  GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
-      "%f", rate);
-  return TRUE;
-}
-
 static gboolean
 plan_array_src_event (GstBaseSrc * src, GstEvent * event)
 {
-  if (refuse_backwards (PLAN_ARRAY_SRC (src), event))
+  if (plan_element_refuse_backward_seek (GST_ELEMENT (src), event))
     return FALSE;
   return GST_BASE_SRC_CLASS (parent_class)->event (src, event);
 }
@@ -649,7 +630,7 @@ plan_array_src_event (GstBaseSrc * src, GstEvent * event)
 static gboolean
 plan_array_src_send_event (GstElement * element, GstEvent * event)
 {
-  if (refuse_backwards (PLAN_ARRAY_SRC (element), event)) {
+  if (plan_element_refuse_backward_seek (element, event)) {
     gst_event_unref (event);
     return FALSE;
   }
