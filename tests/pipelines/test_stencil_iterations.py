@@ -52,6 +52,9 @@ def run(a, window, expr, mode, block_rows, iterations=1, chained=1,
         np.save(src, a)
     out = os.path.join(d, 'out.npy')
     row = a.itemsize * (int(np.prod(a.shape[1:])) if a.ndim > 1 else 1)
+    # More rows than the array has means the whole array in one chunk:
+    # blocksize stays within planfilesrc's range (at most 1 GiB).
+    block_rows = min(block_rows, max(1, a.shape[0] if a.ndim else 1))
     words = ['planfilesrc', 'location=%s' % src,
              'blocksize=%d' % (row * block_rows), '!']
     if device:
