@@ -550,6 +550,32 @@ release_free (gpointer data)
   g_free (r);
 }
 
+/* What plan_array_new_for_address() and plan_array_new_for_owner() share:
+ * @address as host or device memory, @notify (@data) called when the
+ * array is gone; NULL (@notify not called) on error. */
+static PlanArray *
+wrap_address (PlanDevice * device, guintptr address, gsize size,
+    PlanDType dtype, guint ndim, const gint64 * shape, gboolean writable,
+    gpointer data, GDestroyNotify notify, GError ** error)
+{
+  PlanArray *self;
+
+  if (address == 0 && (size > 0 || device)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The array's address is 0 (NULL)");
+    return NULL;
+  }
+  if (device)
+    self = plan_array_new_device (device, GSIZE_TO_POINTER (address), size,
+        dtype, ndim, shape, data, notify, error);
+  else
+    self = plan_array_new_wrapped (GSIZE_TO_POINTER (address), size, dtype,
+        ndim, shape, data, notify, error);
+  if (self && !device)
+    self->writable = writable;
+  return self;
+}
+
 /**
  * plan_array_new_for_address: (rename-to plan_array_new_wrapped)
  * @device: (nullable): the device that owns the memory, %NULL for host
@@ -590,27 +616,14 @@ plan_array_new_for_address (PlanDevice * device, guintptr address,
   g_return_val_if_fail (device == NULL || PLAN_IS_DEVICE (device), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (address == 0 && (size > 0 || device)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "The array's address is 0 (NULL)");
-    return NULL;
-  }
   r = g_new0 (Release, 1);
   r->release = release;
   r->user_data = user_data;
   r->notify = notify;
-  if (device)
-    self = plan_array_new_device (device, GSIZE_TO_POINTER (address), size,
-        dtype, ndim, shape, r, release_free, error);
-  else
-    self = plan_array_new_wrapped (GSIZE_TO_POINTER (address), size, dtype,
-        ndim, shape, r, release_free, error);
-  if (!self) {
+  self = wrap_address (device, address, size, dtype, ndim, shape, writable,
+      r, release_free, error);
+  if (!self)
     g_free (r);
-    return NULL;
-  }
-  if (!device)
-    self->writable = writable;
   return self;
 }
 
@@ -655,24 +668,10 @@ plan_array_new_for_owner (PlanDevice * device, guintptr address, gsize size,
   g_return_val_if_fail (G_IS_OBJECT (owner), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (address == 0 && (size > 0 || device)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "The array's address is 0 (NULL)");
-    return NULL;
-  }
-  g_object_ref (owner);
-  if (device)
-    self = plan_array_new_device (device, GSIZE_TO_POINTER (address), size,
-        dtype, ndim, shape, owner, g_object_unref, error);
-  else
-    self = plan_array_new_wrapped (GSIZE_TO_POINTER (address), size, dtype,
-        ndim, shape, owner, g_object_unref, error);
-  if (!self) {
+  self = wrap_address (device, address, size, dtype, ndim, shape, writable,
+      g_object_ref (owner), g_object_unref, error);
+  if (!self)
     g_object_unref (owner);
-    return NULL;
-  }
-  if (!device)
-    self->writable = writable;
   return self;
 }
 
