@@ -260,7 +260,12 @@ plan_dtype_is_signed (PlanDType dtype)
  * reads it); '>' for a multi-byte type is reported as unsupported. After
  * it, a kind and a size ("f4", numpy's own spelling) or one of numpy's
  * type characters ('?', 'b', 'B', 'h', 'H', 'i', 'I', 'l', 'L', 'q', 'Q',
- * 'e', 'f', 'd', 'F', 'D'), which other writers use.
+ * 'e', 'f', 'd', 'F', 'D', and 'p', 'P' for pointer-sized integers),
+ * which other writers use; or, without a byte-order mark, one of the
+ * names numpy knows them by: the dtype's name ("float32", "uint8",
+ * "bool"), with numpy's aliases ("bool_", "float", "double", "single",
+ * "half", "int", "long", "intc", "short", "byte", "ubyte", "complex",
+ * "cfloat", "csingle" ...).
  *
  * Returns: the dtype, or %PLAN_DTYPE_UNKNOWN with @error set.
  *
@@ -279,11 +284,46 @@ plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
     {'i', "i4"}, {'I', "u4"}, {'l', sizeof (long) == 8 ? "i8" : "i4"},
     {'L', sizeof (long) == 8 ? "u8" : "u4"}, {'q', "i8"}, {'Q', "u8"},
     {'e', "f2"}, {'f', "f4"}, {'d', "f8"}, {'F', "c8"}, {'D', "c16"},
+    {'p', sizeof (gpointer) == 8 ? "i8" : "i4"},
+    {'P', sizeof (gpointer) == 8 ? "u8" : "u4"},
+  };
+  /* numpy's names of them, read without a byte-order mark ('long' and the
+   * pointer-sized ones, as C has them here) */
+  static const struct
+  {
+    const gchar *name;
+    const gchar *ks;
+  } names[] = {
+    {"bool", "b1"}, {"bool_", "b1"}, {"bool8", "b1"},
+    {"int8", "i1"}, {"byte", "i1"}, {"uint8", "u1"}, {"ubyte", "u1"},
+    {"int16", "i2"}, {"short", "i2"}, {"uint16", "u2"}, {"ushort", "u2"},
+    {"int32", "i4"}, {"intc", "i4"}, {"uint32", "u4"}, {"uintc", "u4"},
+    {"int64", "i8"}, {"longlong", "i8"}, {"uint64", "u8"},
+    {"ulonglong", "u8"},
+    {"int", sizeof (long) == 8 ? "i8" : "i4"},
+    {"int_", sizeof (long) == 8 ? "i8" : "i4"},
+    {"long", sizeof (long) == 8 ? "i8" : "i4"},
+    {"uint", sizeof (long) == 8 ? "u8" : "u4"},
+    {"ulong", sizeof (long) == 8 ? "u8" : "u4"},
+    {"intp", sizeof (gpointer) == 8 ? "i8" : "i4"},
+    {"int0", sizeof (gpointer) == 8 ? "i8" : "i4"},
+    {"uintp", sizeof (gpointer) == 8 ? "u8" : "u4"},
+    {"uint0", sizeof (gpointer) == 8 ? "u8" : "u4"},
+    {"float16", "f2"}, {"half", "f2"}, {"float32", "f4"}, {"single", "f4"},
+    {"float64", "f8"}, {"float", "f8"}, {"float_", "f8"}, {"double", "f8"},
+    {"complex64", "c8"}, {"csingle", "c8"}, {"singlecomplex", "c8"},
+    {"complex128", "c16"}, {"complex", "c16"}, {"complex_", "c16"},
+    {"cfloat", "c16"}, {"cdouble", "c16"},
   };
   const gchar *ks = descr;
   gchar order = '=';
   gint i;
 
+  for (i = 0; i < (gint) G_N_ELEMENTS (names); i++)
+    if (strcmp (descr, names[i].name) == 0) {
+      ks = names[i].ks;
+      goto known;
+    }
   if (*ks != '\0' && strchr ("<>|=", *ks) != NULL)
     order = *ks++;
   if (ks[0] != '\0' && ks[1] == '\0') {
@@ -296,6 +336,7 @@ plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
   if (strlen (ks) < 2)
     goto unknown;
 
+known:
   for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
     if (strcmp (dtypes[i].npy + 1, ks) != 0)
       continue;
@@ -309,11 +350,17 @@ plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
   }
 
 unknown:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-      "dtype '%s' is not supported; only bool, integer, "
-      "float16/float32/float64 and complex64/complex128 arrays can be read",
-      descr);
-  return PLAN_DTYPE_UNKNOWN;
+  {
+    /* A header's text may hold any byte. */
+    gchar *escaped = g_strescape (descr, NULL);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "dtype '%s' is not supported; only bool, integer, "
+        "float16/float32/float64 and complex64/complex128 arrays can be "
+        "read", escaped);
+    g_free (escaped);
+    return PLAN_DTYPE_UNKNOWN;
+  }
 }
 
 /**

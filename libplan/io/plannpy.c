@@ -22,7 +22,12 @@
  * ]|
  *
  * padded with spaces and ended by a newline so that the data starts at a
- * multiple of #PLAN_NPY_ALIGN bytes.
+ * multiple of #PLAN_NPY_ALIGN bytes. The text is read as numpy reads it,
+ * as a Python literal (ast.literal_eval): any quotes, string prefixes,
+ * escapes, comments, spacing and key order, parentheses, integers in any
+ * base; Python 2's long integers (`10L`) in versions 1.0 and 2.0; the
+ * dtype by its descr or one of numpy's names of it. Spellings numpy
+ * refuses, such as `(10)` for a shape, are %PLAN_ERROR_FORMAT.
  *
  * libplan reads versions 1.0, 2.0 and 3.0 (3.0 only differs in allowing
  * UTF-8 in the text, which a supported header never needs) of arrays in C
@@ -57,9 +62,6 @@
 #include <string.h>
 #include <errno.h>
 #include <math.h>
-
-/* The number of digits of the largest row count (G_MAXINT64). */
-#define MAX_ROW_DIGITS 19
 
 /**
  * plan_npy_has_magic:
@@ -169,19 +171,36 @@ empty:
   }
 }
 
-/* A cursor over the header text, for the small dict-literal parser. */
+/* A cursor over the header text, for the small parser of the Python
+ * literals numpy reads a header with (ast.literal_eval). */
 typedef struct
 {
   const gchar *start;
   const gchar *p;
   const gchar *end;
+  guint version;                /* the file's major version */
 } Cursor;
 
+/* What Python's tokenizer skips between tokens: spaces, tabs, form feeds,
+ * line ends, comments and a backslash that joins two lines (not the
+ * vertical tab, which it refuses). */
 static void
 skip_space (Cursor * c)
 {
-  while (c->p < c->end && g_ascii_isspace (*c->p))
-    c->p++;
+  while (c->p < c->end) {
+    if (*c->p == ' ' || *c->p == '\t' || *c->p == '\f' || *c->p == '\n'
+        || *c->p == '\r') {
+      c->p++;
+    } else if (*c->p == '#') {
+      while (c->p < c->end && *c->p != '\n' && *c->p != '\r')
+        c->p++;
+    } else if (*c->p == '\\' && c->end - c->p >= 2
+        && (c->p[1] == '\n' || c->p[1] == '\r')) {
+      c->p += 2;
+    } else {
+      break;
+    }
+  }
 }
 
 static gboolean
@@ -209,123 +228,427 @@ syntax_error (Cursor * c, const gchar * expected, GError ** error)
   return FALSE;
 }
 
-/* A Python string literal without escapes, in single or double quotes. */
-static gboolean
-parse_string (Cursor * c, gchar * out, gsize out_size, GError ** error)
+/* The literals a header holds. A value's items are parsed and checked for
+ * syntax whatever they are; what is kept of them is what the keys need. */
+typedef enum
 {
-  const gchar *s;
+  VALUE_STRING,
+  VALUE_INT,
+  VALUE_BOOL,
+  VALUE_NONE,
+  VALUE_TUPLE,
+  VALUE_LIST,
+  VALUE_DICT,
+} ValueKind;
+
+/* Longer strings are kept cut, for error messages. */
+#define MAX_STRING 64
+/* Brackets nested deeper are refused, as Python's tokenizer refuses them,
+ * so the parser's stack is bounded. */
+#define MAX_DEPTH 200
+
+typedef struct
+{
+  ValueKind kind;
+  gchar str[MAX_STRING];        /* STRING, NUL-terminated */
+  gsize len;                    /* STRING: its length, even beyond str */
+  gint64 num;                   /* INT; BOOL: 0 or 1 */
+  gboolean sign;                /* INT: written with a '+' or '-' */
+  guint n_items;                /* TUPLE, LIST, DICT */
+  gboolean all_ints;            /* TUPLE: every item an INT */
+  gint64 items[PLAN_ARRAY_MAX_DIMS];    /* TUPLE: its first INT items */
+} Value;
+
+static gboolean
+is_name_char (gchar ch)
+{
+  return g_ascii_isalnum (ch) || ch == '_' || (guchar) ch >= 0x80;
+}
+
+/* The length of the prefix (r, u, b, f, as Python allows them) of a
+ * string literal at @p, or -1 where none starts there. */
+static gint
+string_prefix (const Cursor * c, const gchar * p)
+{
+  gint n = 0;
+
+  while (n < 2 && p + n < c->end && p[n] != '\0'
+      && strchr ("rRuUbBfF", p[n]) != NULL)
+    n++;
+  if (p + n >= c->end || (p[n] != '\'' && p[n] != '"'))
+    return -1;
+  return n;
+}
+
+static void
+put_bytes (Value * v, const gchar * bytes, gsize n)
+{
+  if (v->len + n < MAX_STRING)
+    memcpy (v->str + v->len, bytes, n);
+  else if (v->len < MAX_STRING)
+    v->str[v->len] = '\0';
+  v->len += n;
+}
+
+static void
+put_unichar (Value * v, gunichar u)
+{
+  gchar utf8[6];
+
+  put_bytes (v, utf8, g_unichar_to_utf8 (u, utf8));
+}
+
+/* A backslash escape of a string that is not raw, at the backslash. */
+static gboolean
+parse_escape (Cursor * c, Value * v, GError ** error)
+{
+  const gchar *p = c->p + 1;
+  gunichar u = 0;
+  gint i, digits = 0;
+
+  switch (*p) {
+    case '\n':
+      c->p += 2;
+      return TRUE;
+    case '\r':
+      c->p += 2;
+      if (c->p < c->end && *c->p == '\n')
+        c->p++;
+      return TRUE;
+    case '\\':
+    case '\'':
+    case '"':
+      u = *p;
+      break;
+    case 'a':
+      u = 7;
+      break;
+    case 'b':
+      u = 8;
+      break;
+    case 'f':
+      u = 12;
+      break;
+    case 'n':
+      u = 10;
+      break;
+    case 'r':
+      u = 13;
+      break;
+    case 't':
+      u = 9;
+      break;
+    case 'v':
+      u = 11;
+      break;
+    case 'x':
+      digits = 2;
+      break;
+    case 'u':
+      digits = 4;
+      break;
+    case 'U':
+      digits = 8;
+      break;
+    case 'N':
+      return syntax_error (c, "a string without named escapes (\\N{...})",
+          error);
+    default:
+      if (*p >= '0' && *p <= '7') {
+        for (i = 0; i < 3 && p + i < c->end && p[i] >= '0' && p[i] <= '7';
+            i++)
+          u = u * 8 + (p[i] - '0');
+        c->p = p + i;
+        goto put;
+      }
+      /* Python keeps the backslash of an escape it does not know. */
+      put_bytes (v, "\\", 1);
+      c->p++;
+      return TRUE;
+  }
+  if (digits == 0) {
+    c->p += 2;
+    goto put;
+  }
+  for (i = 0; i < digits; i++) {
+    if (p + 1 + i >= c->end || !g_ascii_isxdigit (p[1 + i])) {
+      c->p = p + 1 + i;
+      return syntax_error (c, "the hexadecimal digits of an escape", error);
+    }
+    u = u * 16 + g_ascii_xdigit_value (p[1 + i]);
+  }
+  if (u > 0x10ffff)
+    return syntax_error (c, "an escape of at most \\U0010ffff", error);
+  c->p = p + 1 + digits;
+
+put:
+  if (u == 0)
+    return syntax_error (c, "a string without NUL characters", error);
+  put_unichar (v, u);
+  return TRUE;
+}
+
+/* One string literal, in single, double or triple quotes, with Python's
+ * prefixes and escapes; appended to @v. */
+static gboolean
+parse_string_literal (Cursor * c, Value * v, GError ** error)
+{
+  gint i, n = string_prefix (c, c->p);
+  gboolean raw = FALSE, bytes = FALSE, fmt = FALSE, uni = FALSE, triple;
   gchar quote;
 
-  skip_space (c);
-  if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
-    return syntax_error (c, "a quoted string", error);
-  quote = *c->p++;
-  s = c->p;
-  while (c->p < c->end && *c->p != quote && *c->p != '\\')
-    c->p++;
-  if (c->p >= c->end || *c->p != quote || (gsize) (c->p - s) >= out_size)
-    return syntax_error (c, "a short string without escapes", error);
-  memcpy (out, s, c->p - s);
-  out[c->p - s] = '\0';
-  c->p++;
-  return TRUE;
-}
+  for (i = 0; i < n; i++) {
+    gchar l = g_ascii_tolower (c->p[i]);
 
-static gboolean
-parse_bool (Cursor * c, gboolean * out, GError ** error)
-{
-  skip_space (c);
-  if (c->end - c->p >= 4 && strncmp (c->p, "True", 4) == 0) {
-    c->p += 4;
-    *out = TRUE;
-  } else if (c->end - c->p >= 5 && strncmp (c->p, "False", 5) == 0) {
-    c->p += 5;
-    *out = FALSE;
-  } else {
-    return syntax_error (c, "True or False", error);
+    raw |= l == 'r';
+    bytes |= l == 'b';
+    fmt |= l == 'f';
+    uni |= l == 'u';
   }
+  if (n == 2 && (!raw || bytes == fmt || uni))
+    return syntax_error (c, "a string literal", error);
+  if (bytes)
+    return syntax_error (c, "a str literal, not bytes (b'...')", error);
+  if (fmt)
+    return syntax_error (c, "a str literal, not an f-string", error);
+  c->p += n;
+  quote = *c->p;
+  triple = c->end - c->p >= 3 && c->p[1] == quote && c->p[2] == quote;
+  c->p += triple ? 3 : 1;
+
+  for (;;) {
+    if (c->p >= c->end)
+      return syntax_error (c, "the end of a string", error);
+    if (*c->p == quote && (!triple || (c->end - c->p >= 3
+                && c->p[1] == quote && c->p[2] == quote))) {
+      c->p += triple ? 3 : 1;
+      return TRUE;
+    }
+    if (!triple && (*c->p == '\n' || *c->p == '\r'))
+      return syntax_error (c, "the end of a string before the end of the "
+          "line", error);
+    if (*c->p == '\\' && c->end - c->p >= 2) {
+      if (raw) {
+        put_bytes (v, c->p, 2);
+        c->p += 2;
+      } else if (!parse_escape (c, v, error)) {
+        return FALSE;
+      }
+      continue;
+    }
+    put_bytes (v, c->p, 1);
+    c->p++;
+  }
+}
+
+/* A string, of one literal or of several side by side, which Python
+ * joins. */
+static gboolean
+parse_strings (Cursor * c, Value * v, GError ** error)
+{
+  v->kind = VALUE_STRING;
+  v->len = 0;
+  do {
+    if (!parse_string_literal (c, v, error))
+      return FALSE;
+    skip_space (c);
+  } while (c->p < c->end && string_prefix (c, c->p) >= 0);
+  v->str[MIN (v->len, MAX_STRING - 1)] = '\0';
   return TRUE;
 }
 
+/* An integer literal as Python writes it: decimal, 0x, 0o or 0b, with
+ * underscores between digits; before version 3.0, numpy also reads
+ * Python 2's long integers, with an L after the digits. */
 static gboolean
-parse_axis (Cursor * c, gint64 * out, GError ** error)
+parse_int (Cursor * c, Value * v, GError ** error)
 {
-  guint64 v = 0;
-  const gchar *digits;
+  const gchar *s = c->p, *p = c->p;
+  guint base = 10, digits = 0;
+  guint64 n = 0;
 
-  skip_space (c);
-  digits = c->p;
-  while (c->p < c->end && g_ascii_isdigit (*c->p)) {
-    guint d = *c->p - '0';
+  if (c->end - p >= 2 && p[0] == '0' && p[1] != '\0'
+      && strchr ("xXoObB", p[1]) != NULL) {
+    base = g_ascii_tolower (p[1]) == 'x' ? 16 :
+        g_ascii_tolower (p[1]) == 'o' ? 8 : 2;
+    p += 2;
+    if (p < c->end && *p == '_')
+      p++;
+  }
+  while (p < c->end && is_name_char (*p)) {
+    gint d = g_ascii_isdigit (*p) ? *p - '0' :
+        g_ascii_isxdigit (*p) ? g_ascii_xdigit_value (*p) : 99;
 
-    if (v > ((guint64) G_MAXINT64 - d) / 10)
+    if (*p == '_' && digits > 0 && p + 1 < c->end && *(p - 1) != '_'
+        && is_name_char (p[1]) && p[1] != '_') {
+      p++;
+      continue;
+    }
+    if (d >= (gint) base)
+      break;
+    /* Decimal integers other than 0 do not start with 0. */
+    if (base == 10 && digits > 0 && n == 0 && d != 0)
+      goto bad;
+    if (n > ((guint64) G_MAXINT64 - d) / base)
       goto absurd;
-    v = v * 10 + d;
-    c->p++;
+    n = n * base + d;
+    digits++;
+    p++;
   }
-  if (c->p == digits)
-    return syntax_error (c, "a non-negative integer axis length", error);
-  /* Python 2 wrote long integers with an L suffix. */
-  if (c->p < c->end && *c->p == 'L')
-    c->p++;
-  *out = (gint64) v;
+  if (c->version < 3 && p < c->end && *p == 'L')
+    p++;
+  if (digits == 0 || (p < c->end && (is_name_char (*p) || *p == '.')))
+    goto bad;
+  /* numpy drops every name L after a number: "5 L" and "5L L" too. */
+  while (c->version < 3) {
+    c->p = p;
+    skip_space (c);
+    if (c->p >= c->end || *c->p != 'L'
+        || (c->end - c->p > 1 && is_name_char (c->p[1])))
+      break;
+    p = c->p + 1;
+  }
+  c->p = p;
+  v->kind = VALUE_INT;
+  v->num = (gint64) n;
+  v->sign = FALSE;
   return TRUE;
 
+bad:
+  c->p = s;
+  return syntax_error (c, "an integer", error);
 absurd:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
-        "corrupt .npy header: an axis length of more than %d digits",
-        MAX_ROW_DIGITS);
+        "corrupt .npy header: an axis length (or other integer) larger "
+        "than %" G_GINT64_FORMAT,
+        G_MAXINT64);
     return FALSE;
   }
 }
 
-static gboolean
-parse_shape (Cursor * c, guint * ndim, gint64 * shape, GError ** error)
-{
-  guint n = 0;
+static gboolean parse_value (Cursor * c, Value * v, guint depth,
+    GError ** error);
 
-  if (!accept_char (c, '('))
-    return syntax_error (c, "a tuple for 'shape'", error);
-  while (!accept_char (c, ')')) {
-    if (n > 0 && !accept_char (c, ','))
-      return syntax_error (c, "',' or ')' in 'shape'", error);
-    if (accept_char (c, ')'))
-      break;
-    if (n == PLAN_ARRAY_MAX_DIMS) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-          ".npy arrays of more than %d axes are not supported",
-          PLAN_ARRAY_MAX_DIMS);
-      return FALSE;
+/* The items of a tuple, list or dict up to @close; @v's kind is set by the
+ * caller. @first: where the first item is kept; @comma: whether a comma
+ * followed the last item. */
+static gboolean
+parse_items (Cursor * c, gchar close, Value * v, Value * first,
+    gboolean * comma, guint depth, GError ** error)
+{
+  Value item;
+
+  v->n_items = 0;
+  v->all_ints = TRUE;
+  *comma = FALSE;
+  for (;;) {
+    if (accept_char (c, close))
+      return TRUE;
+    if (v->n_items > 0) {
+      if (!accept_char (c, ','))
+        return syntax_error (c, close == ')' ? "',' or ')'" :
+            close == ']' ? "',' or ']'" : "',' or '}'", error);
+      *comma = TRUE;
+      if (accept_char (c, close))
+        return TRUE;
     }
-    if (!parse_axis (c, &shape[n++], error))
+    *comma = FALSE;
+    if (!parse_value (c, &item, depth + 1, error))
       return FALSE;
+    if (close == '}') {
+      if (!accept_char (c, ':'))
+        return syntax_error (c, "':' after a key", error);
+      if (!parse_value (c, &item, depth + 1, error))
+        return FALSE;
+    }
+    if (v->n_items == 0)
+      *first = item;
+    if (item.kind != VALUE_INT)
+      v->all_ints = FALSE;
+    else if (v->n_items < PLAN_ARRAY_MAX_DIMS)
+      v->items[v->n_items] = item.num;
+    v->n_items++;
   }
-  *ndim = n;
-  return TRUE;
 }
 
-/* Whether an array of @shape has the same bytes in C and Fortran order. */
+/* A literal: a string, an integer, True, False, None, a tuple, a list or a
+ * dict, in parentheses or not. */
 static gboolean
-same_in_both_orders (guint ndim, const gint64 * shape)
+parse_value (Cursor * c, Value * v, guint depth, GError ** error)
 {
-  guint i, longer = 0;
+  const gchar *s;
+  gboolean comma;
 
-  for (i = 0; i < ndim; i++) {
-    if (shape[i] == 0)
-      return TRUE;
-    if (shape[i] > 1)
-      longer++;
+  skip_space (c);
+  s = c->p;
+  if (depth > MAX_DEPTH)
+    return syntax_error (c, "brackets nested less deeply", error);
+  if (c->p >= c->end)
+    return syntax_error (c, "a value", error);
+
+  if (*c->p == '(') {
+    Value first;
+
+    c->p++;
+    v->kind = VALUE_TUPLE;
+    if (!parse_items (c, ')', v, &first, &comma, depth, error))
+      return FALSE;
+    /* (x) is x; (x,) is a tuple. */
+    if (v->n_items == 1 && !comma)
+      *v = first;
+    return TRUE;
   }
-  return longer <= 1;
+  if (*c->p == '[' || *c->p == '{') {
+    Value first;
+    gchar close = *c->p == '[' ? ']' : '}';
+
+    c->p++;
+    v->kind = close == ']' ? VALUE_LIST : VALUE_DICT;
+    return parse_items (c, close, v, &first, &comma, depth, error);
+  }
+  if (*c->p == '+' || *c->p == '-') {
+    gboolean minus = *c->p == '-';
+
+    c->p++;
+    if (!parse_value (c, v, depth + 1, error))
+      return FALSE;
+    if (v->kind != VALUE_INT || v->sign) {
+      c->p = s;
+      return syntax_error (c, "a number after the sign", error);
+    }
+    v->sign = TRUE;
+    if (minus)
+      v->num = -v->num;
+    return TRUE;
+  }
+  if (g_ascii_isdigit (*c->p))
+    return parse_int (c, v, error);
+  if (string_prefix (c, c->p) >= 0)
+    return parse_strings (c, v, error);
+  while (c->p < c->end && is_name_char (*c->p))
+    c->p++;
+  if (c->p - s == 4 && strncmp (s, "True", 4) == 0) {
+    v->kind = VALUE_BOOL;
+    v->num = 1;
+  } else if (c->p - s == 5 && strncmp (s, "False", 5) == 0) {
+    v->kind = VALUE_BOOL;
+    v->num = 0;
+  } else if (c->p - s == 4 && strncmp (s, "None", 4) == 0) {
+    v->kind = VALUE_NONE;
+  } else {
+    c->p = s;
+    return syntax_error (c, "a string, an integer, a tuple, True or False",
+        error);
+  }
+  return TRUE;
 }
 
 typedef struct
 {
-  gchar descr[64];
-  gboolean fortran_order;
-  guint ndim;
-  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  Value descr;
+  Value fortran_order;
+  Value shape;
   gint rate_n;                  /* 0: no 'rate' key */
   gint rate_d;
   guint seen;                   /* bit per key */
@@ -370,12 +693,18 @@ rate_from_text (const gchar * text, gint * n, gint * d)
 static gboolean
 parse_rate (Cursor * c, Header * h, GError ** error)
 {
-  gchar text[64];
+  gchar text[MAX_STRING];
+  gchar *escaped;
 
   skip_space (c);
-  if (c->p < c->end && (*c->p == '\'' || *c->p == '"')) {
-    if (!parse_string (c, text, sizeof (text), error))
+  if (string_prefix (c, c->p) >= 0) {
+    Value v;
+
+    if (!parse_strings (c, &v, error))
       return FALSE;
+    if (v.len >= MAX_STRING)
+      return syntax_error (c, "a shorter 'rate'", error);
+    memcpy (text, v.str, v.len + 1);
   } else {
     const gchar *s = c->p;
 
@@ -389,66 +718,87 @@ parse_rate (Cursor * c, Header * h, GError ** error)
     text[c->p - s] = '\0';
   }
   if (!rate_from_text (text, &h->rate_n, &h->rate_d)) {
+    escaped = g_strescape (text, NULL);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
         "malformed .npy header: its 'rate' is '%s'; a rate is a positive "
         "number of rows per second (at most %d) or a fraction of positive "
-        "integers such as '1000/1'", text, G_MAXINT);
+        "integers such as '1000/1'", escaped, G_MAXINT);
+    g_free (escaped);
     return FALSE;
   }
   return TRUE;
 }
 
+/* A key and its value. numpy's keys are checked once the whole dict is
+ * read: as in Python, the last of keys given twice counts. */
 static gboolean
 parse_entry (Cursor * c, Header * h, GError ** error)
 {
-  gchar key[32];
+  const gchar *at;
+  Value key;
+  gchar *escaped;
 
-  if (!parse_string (c, key, sizeof (key), error))
+  skip_space (c);
+  at = c->p;
+  if (!parse_value (c, &key, 0, error))
     return FALSE;
+  if (key.kind != VALUE_STRING) {
+    c->p = at;
+    return syntax_error (c, "a key in quotes ('descr', 'fortran_order', "
+        "'shape' or 'rate')", error);
+  }
   if (!accept_char (c, ':'))
     return syntax_error (c, "':' after a key", error);
 
-  if (strcmp (key, "descr") == 0) {
+  if (strcmp (key.str, "descr") == 0) {
     h->seen |= 1;
-    if (accept_char (c, '[')) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-          "structured dtypes (record arrays) are not supported; only bool, "
-          "integer, float16/float32/float64 and complex64/complex128 arrays "
-          "can be read");
-      return FALSE;
-    }
-    return parse_string (c, h->descr, sizeof (h->descr), error);
-  } else if (strcmp (key, "fortran_order") == 0) {
+    return parse_value (c, &h->descr, 0, error);
+  } else if (strcmp (key.str, "fortran_order") == 0) {
     h->seen |= 2;
-    return parse_bool (c, &h->fortran_order, error);
-  } else if (strcmp (key, "shape") == 0) {
+    return parse_value (c, &h->fortran_order, 0, error);
+  } else if (strcmp (key.str, "shape") == 0) {
     h->seen |= 4;
-    return parse_shape (c, &h->ndim, h->shape, error);
-  } else if (strcmp (key, "rate") == 0) {
+    return parse_value (c, &h->shape, 0, error);
+  } else if (strcmp (key.str, "rate") == 0) {
     h->seen |= 8;
     return parse_rate (c, h, error);
   }
 
+  escaped = g_strescape (key.str, NULL);
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
-      "malformed .npy header: unexpected key '%s'; only 'descr', "
-      "'fortran_order', 'shape' and 'rate' are allowed", key);
+      "malformed .npy header: unexpected key '%s%s'; only 'descr', "
+      "'fortran_order', 'shape' and 'rate' are allowed", escaped,
+      key.len >= MAX_STRING ? "..." : "");
+  g_free (escaped);
   return FALSE;
 }
 
 static gboolean
 parse_dict (Cursor * c, Header * h, GError ** error)
 {
+  guint n = 0, parens = 0;
+
+  /* ({...}) is the dict too. */
+  while (parens < MAX_DEPTH && accept_char (c, '('))
+    parens++;
   if (!accept_char (c, '{'))
     return syntax_error (c, "'{'", error);
-  while (!accept_char (c, '}')) {
-    if (!parse_entry (c, h, error))
-      return FALSE;
-    if (!accept_char (c, ',')) {
+  for (;;) {
+    if (accept_char (c, '}'))
+      break;
+    if (n > 0) {
+      if (!accept_char (c, ','))
+        return syntax_error (c, "',' or '}'", error);
       if (accept_char (c, '}'))
         break;
-      return syntax_error (c, "',' or '}'", error);
     }
+    if (!parse_entry (c, h, error))
+      return FALSE;
+    n++;
   }
+  for (; parens > 0; parens--)
+    if (!accept_char (c, ')'))
+      return syntax_error (c, "')'", error);
   skip_space (c);
   if (c->p != c->end)
     return syntax_error (c, "only padding after '}'", error);
@@ -459,6 +809,68 @@ parse_dict (Cursor * c, Header * h, GError ** error)
     return FALSE;
   }
   return TRUE;
+}
+
+/* numpy's three keys, as numpy checks them. */
+static gboolean
+check_header (const Header * h, GError ** error)
+{
+  guint i;
+
+  if (h->descr.kind == VALUE_LIST || h->descr.kind == VALUE_DICT) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "structured dtypes (record arrays) are not supported; only bool, "
+        "integer, float16/float32/float64 and complex64/complex128 arrays "
+        "can be read");
+    return FALSE;
+  }
+  if (h->descr.kind != VALUE_STRING) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "malformed .npy header: its 'descr' is not a dtype in quotes, such "
+        "as '<f4'");
+    return FALSE;
+  }
+  if (h->fortran_order.kind != VALUE_BOOL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "malformed .npy header: its 'fortran_order' is not True or False");
+    return FALSE;
+  }
+  if (h->shape.kind != VALUE_TUPLE || !h->shape.all_ints) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "malformed .npy header: its 'shape' is not a tuple of integers, "
+        "such as (1000, 3), (5,) or ()");
+    return FALSE;
+  }
+  if (h->shape.n_items > PLAN_ARRAY_MAX_DIMS) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        ".npy arrays of more than %d axes are not supported",
+        PLAN_ARRAY_MAX_DIMS);
+    return FALSE;
+  }
+  for (i = 0; i < h->shape.n_items; i++) {
+    if (h->shape.items[i] < 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+          "malformed .npy header: its 'shape' has a negative axis length, "
+          "%" G_GINT64_FORMAT, h->shape.items[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Whether an array of @shape has the same bytes in C and Fortran order. */
+static gboolean
+same_in_both_orders (guint ndim, const gint64 * shape)
+{
+  guint i, longer = 0;
+
+  for (i = 0; i < ndim; i++) {
+    if (shape[i] == 0)
+      return TRUE;
+    if (shape[i] > 1)
+      longer++;
+  }
+  return longer <= 1;
 }
 
 /**
@@ -498,22 +910,25 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
     goto truncated;
 
   c.start = c.p = (const gchar *) data + (version == 1 ? 10 : 12);
+  c.version = version;
   c.end = (const gchar *) data + total;
   if (memchr (c.start, '\0', c.end - c.start) != NULL)
     goto nul_byte;
-  if (!parse_dict (&c, &h, error))
+  if (!parse_dict (&c, &h, error) || !check_header (&h, error))
     return FALSE;
 
-  dtype = plan_dtype_from_npy_descr (h.descr, error);
+  dtype = plan_dtype_from_npy_descr (h.descr.str, error);
   if (dtype == PLAN_DTYPE_UNKNOWN)
     return FALSE;
   /* Where fewer than two axes have more than one element (a 1-D array,
    * (n, 1), (1, n), no elements), both orders lay the data out the same
    * way: writers of column-major arrays (Julia's NPZ) mark those Fortran
    * too. */
-  if (h.fortran_order && !same_in_both_orders (h.ndim, h.shape))
+  if (h.fortran_order.num
+      && !same_in_both_orders (h.shape.n_items, h.shape.items))
     goto fortran;
-  if (!plan_array_info_set (info, dtype, h.ndim, h.shape, &err))
+  if (!plan_array_info_set (info, dtype, h.shape.n_items, h.shape.items,
+          &err))
     goto bad_shape;
   info->rate_n = h.rate_n;
   info->rate_d = h.rate_n > 0 ? h.rate_d : 0;

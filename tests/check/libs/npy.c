@@ -245,6 +245,190 @@ parse_dict_text (const gchar * dict, PlanArrayInfo * info, GError ** err)
   return ok;
 }
 
+/* A header of @dict in format @version, unpadded; the length (< 64 KiB)
+ * in two bytes and, from version 2.0, two zero bytes. */
+static gboolean
+parse_dict_version (guint version, const gchar * dict, PlanArrayInfo * info,
+    GError ** err)
+{
+  gsize prefix = version == 1 ? 10 : 12, n = strlen (dict);
+  gsize len = prefix + n + 1;
+  guint8 *h = g_malloc (len);
+  gboolean ok;
+
+  memcpy (h, "\x93NUMPY", 6);
+  h[6] = version;
+  h[7] = 0;
+  h[8] = (len - prefix) & 0xff;
+  h[9] = (len - prefix) >> 8;
+  if (prefix == 12)
+    h[10] = h[11] = 0;
+  memcpy (h + prefix, dict, n);
+  h[len - 1] = '\n';
+  ok = plan_npy_parse_header (h, len, info, NULL, err);
+  g_free (h);
+  return ok;
+}
+
+/* Headers spelt as numpy reads them (ast.literal_eval, and Python 2's
+ * long integers before version 3.0), and spellings numpy refuses, which
+ * are malformed headers here too. */
+GST_START_TEST (test_npy_python_literal_spellings)
+{
+  const struct
+  {
+    guint version;
+    const gchar *dict;
+    PlanDType dtype;
+    guint ndim;
+    gint64 rows;
+  } good[] = {
+    {1, "{'descr': u'<f4', 'fortran_order': False, 'shape': (5,), }",
+        PLAN_DTYPE_FLOAT32, 1, 5},
+    {1, "{u'descr': U'<f4', u'fortran_order': False, u'shape': (5L, 2L)}",
+        PLAN_DTYPE_FLOAT32, 2, 5},
+    {2, "{'descr': r'<f8', 'fortran_order': False, 'shape': (5 L,)}",
+        PLAN_DTYPE_FLOAT64, 1, 5},
+    {1, "{ 'shape' :\t( 7 , 3 , ) ,\n 'fortran_order'  :  False , "
+          "'descr' : '<i2' , }", PLAN_DTYPE_INT16, 2, 7},
+    {3, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
+        PLAN_DTYPE_FLOAT32, 0, 0},
+    {1, "{'descr': '\\x3cf4', 'fortran_order': False, 'shape': (5,)}",
+        PLAN_DTYPE_FLOAT32, 1, 5},
+    {1, "{'descr': '\\074u\\u0031', 'fortran_order': False, 'shape': (5,)}",
+        PLAN_DTYPE_UINT8, 1, 5},
+    {1, "{'descr': '<' \"c\" '''16''', 'fortran_order': False, "
+          "'shape': (5,)}", PLAN_DTYPE_COMPLEX128, 1, 5},
+    {1, "{'descr': 'float32', 'fortran_order': (False), 'shape': ((5),)}",
+        PLAN_DTYPE_FLOAT32, 1, 5},
+    {1, "{'descr': 'double', 'fortran_order': False, 'shape': ((5, 2))}",
+        PLAN_DTYPE_FLOAT64, 2, 5},
+    {1, "{'descr': 'bool', 'fortran_order': False, 'shape': (0x1_0, +2)}",
+        PLAN_DTYPE_BOOL, 2, 16},
+    {1, "{'descr': '<f4', # comment\n 'fortran_order': False, \\\n"
+          "'shape': (-0, 0o7, 0b11, 1_0)} # comment", PLAN_DTYPE_FLOAT32, 4,
+        0},
+    {1, "({'descr': [('a', '<i4')], 'descr': '<u2', 'fortran_order': False, "
+          "'shape': (5,)})", PLAN_DTYPE_UINT16, 1, 5},
+  };
+  const struct
+  {
+    guint version;
+    const gchar *dict;
+    gint code;
+    const gchar *text;
+  } bad[] = {
+    /* numpy: "shape is not valid: 5" */
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5), }",
+        PLAN_ERROR_FORMAT, "'shape' is not a tuple of integers"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': [5], }",
+        PLAN_ERROR_FORMAT, "'shape' is not a tuple of integers"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (True,), }",
+        PLAN_ERROR_FORMAT, "'shape' is not a tuple of integers"},
+    /* Python 3 has no leading zeros, nor long integers in version 3.0 */
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (05,), }",
+        PLAN_ERROR_FORMAT, "expected an integer at character 52"},
+    {3, "{'descr': '<f4', 'fortran_order': False, 'shape': (5L,), }",
+        PLAN_ERROR_FORMAT, "expected an integer at character 52"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1__0,), }",
+        PLAN_ERROR_FORMAT, "expected an integer"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5.0,), }",
+        PLAN_ERROR_FORMAT, "expected an integer"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (--5,), }",
+        PLAN_ERROR_FORMAT, "a number after the sign"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
+        PLAN_ERROR_FORMAT, "negative axis length"},
+    {1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "'fortran_order' is not True or False"},
+    {1, "{'descr': b'<f4', 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "not bytes"},
+    {1, "{'descr': ur'<f4', 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "a string literal"},
+    {1, "{'descr': '<f4\\x00', 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "without NUL"},
+    {1, "{'descr': '\\x3', 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "hexadecimal digits"},
+    {1, "{'descr': '<f4\n', 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "end of a string"},
+    {1, "{'descr': 5, 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "'descr' is not a dtype in quotes"},
+    {1, "{'descr': '<f4',, 'fortran_order': False, 'shape': (5,), }",
+        PLAN_ERROR_FORMAT, "at character 17"},
+    {1, "{1: '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (5,)}",
+        PLAN_ERROR_FORMAT, "a key in quotes"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)} x",
+        PLAN_ERROR_FORMAT, "only padding after '}'"},
+    {1, "{'descr': [('a', '<i4'), ('b', '<f8')], 'fortran_order': False, "
+          "'shape': (5,)}", PLAN_ERROR_UNSUPPORTED, "structured dtypes"},
+    {1, "{'descr': {'names': ['a'], 'formats': ['<f4']}, "
+          "'fortran_order': False, 'shape': (5,)}", PLAN_ERROR_UNSUPPORTED,
+        "structured dtypes"},
+    {1, "{'descr': '>f8', 'fortran_order': False, 'shape': (5,)}",
+        PLAN_ERROR_UNSUPPORTED, "big-endian dtype '>f8'"},
+    {1, "{'descr': '<float32', 'fortran_order': False, 'shape': (5,)}",
+        PLAN_ERROR_UNSUPPORTED, "dtype '<float32' is not supported"},
+    {1, "{'descr': '\\xe9', 'fortran_order': False, 'shape': (5,)}",
+        PLAN_ERROR_UNSUPPORTED, "dtype '\\303\\251' is not supported"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (good); i++) {
+    PlanArrayInfo info;
+    GError *err = NULL;
+
+    fail_unless (parse_dict_version (good[i].version, good[i].dict, &info,
+            &err), "%s: %s", good[i].dict, err ? err->message : "");
+    fail_unless_equals_int (info.dtype, good[i].dtype);
+    fail_unless_equals_int (info.ndim, good[i].ndim);
+    if (good[i].ndim > 0)
+      fail_unless_equals_int64 (info.shape[0], good[i].rows);
+  }
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    PlanArrayInfo info;
+    GError *err = NULL;
+
+    fail_if (parse_dict_version (bad[i].version, bad[i].dict, &info, &err),
+        "%s", bad[i].dict);
+    fail_unless (g_error_matches (err, PLAN_ERROR, bad[i].code), "%s: %s",
+        bad[i].dict, err->message);
+    fail_unless (strstr (err->message, bad[i].text) != NULL, "%s: %s",
+        bad[i].dict, err->message);
+    g_error_free (err);
+  }
+
+  /* Brackets nested as deep as Python reads them, and deeper: an error,
+   * not a stack overflow. */
+  for (i = 0; i < 2; i++) {
+    guint depth = i == 0 ? 150 : 30000;
+    GString *s = g_string_new ("{'descr': '<f4', 'fortran_order': False, "
+        "'shape': (");
+    PlanArrayInfo info;
+    GError *err = NULL;
+    gboolean ok;
+    guint j;
+
+    for (j = 0; j < depth; j++)
+      g_string_append_c (s, '(');
+    g_string_append_c (s, '5');
+    for (j = 0; j < depth; j++)
+      g_string_append_c (s, ')');
+    g_string_append (s, ",)}");
+    ok = parse_dict_version (2, s->str, &info, &err);
+    if (i == 0) {
+      fail_unless (ok, "%s", err ? err->message : "");
+      fail_unless_equals_int64 (info.shape[0], 5);
+    } else {
+      fail_if (ok);
+      fail_unless (strstr (err->message, "nested less deeply") != NULL, "%s",
+          err->message);
+      g_error_free (err);
+    }
+    g_string_free (s, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 /* A 'rate' beside numpy's keys: a quoted fraction or a positive number. */
 GST_START_TEST (test_npy_rate_key)
 {
@@ -338,6 +522,7 @@ npy_suite (void)
   tcase_add_test (tc, test_npy_header_at_odd_address);
   tcase_add_test (tc, test_npy_shape_too_large);
   tcase_add_test (tc, test_npy_rate_key);
+  tcase_add_test (tc, test_npy_python_literal_spellings);
   return s;
 }
 
