@@ -152,6 +152,9 @@ struct _PlanArraySink
   gsize alloc_capacity;         /* bytes */
   PlanArray *alloc_array;       /* MODE_ALLOCATE, when the length was known
                                  * ahead: owns alloc_data, lent upstream */
+  guint64 seg_first;            /* the first row the segment selects: the
+                                 * stream's row that goes to row 0 */
+  gint64 seg_end;               /* one past its last, -1: to the end */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -424,6 +427,8 @@ begin_run (PlanArraySink * self)
   else
     self->mode = MODE_ALLOCATE;
   self->have_info = FALSE;
+  self->seg_first = 0;
+  self->seg_end = -1;
   return TRUE;
 
   /* ERRORS */
@@ -643,8 +648,10 @@ lendable_array (PlanArraySink * self, guint64 offset, guint64 n_rows,
   const PlanArrayInfo *info;
   gint64 rows;
 
-  if (array == NULL)
+  if (array == NULL || offset < self->seg_first)
     return NULL;
+  /* The stream's rows from the segment's first go from row 0. */
+  offset -= self->seg_first;
   info = plan_array_get_info (array);
   rows = info->ndim == 0 ? 1 : info->shape[0];
   if (plan_array_info_get_row_size (info) != row_size
@@ -669,6 +676,7 @@ plan_array_sink_query (GstBaseSink * sink, GstQuery * query)
   array = lendable_array (self, offset, n_rows, row_size);
   if (array == NULL)
     return FALSE;
+  offset -= self->seg_first;
   data = plan_array_get_writable_data (array, NULL);
   buffer = gst_buffer_new_wrapped_full (0, data + offset * row_size,
       n_rows * row_size, 0, n_rows * row_size, g_object_ref (array),
@@ -826,8 +834,10 @@ plan_array_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   first = self->n_rows;
   GST_OBJECT_UNLOCK (self);
+  /* Buffers carry the stream's row index; after a seek, the segment's
+   * first row is the output's row 0. */
   if (GST_BUFFER_OFFSET_IS_VALID (buffer)
-      && GST_BUFFER_OFFSET (buffer) != first)
+      && GST_BUFFER_OFFSET (buffer) != self->seg_first + first)
     goto out_of_order;
   if (n == 0)
     return GST_FLOW_OK;
@@ -874,9 +884,9 @@ out_of_order:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("%s received rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
-            " after %" G_GUINT64_FORMAT " rows: rows are missing or out "
-            "of order", GST_OBJECT_NAME (self), GST_BUFFER_OFFSET (buffer),
-            GST_BUFFER_OFFSET (buffer) + n, first), (NULL));
+            " where row %" G_GUINT64_FORMAT " was due: rows are missing or "
+            "out of order", GST_OBJECT_NAME (self), GST_BUFFER_OFFSET (buffer),
+            GST_BUFFER_OFFSET (buffer) + n, self->seg_first + first), (NULL));
     return GST_FLOW_ERROR;
   }
 too_many_values:
@@ -957,6 +967,11 @@ finish_run (PlanArraySink * self)
     expected = plan_array_info_get_n_rows (&self->info);
   else if (self->mode == MODE_ALLOCATE)
     goto no_caps;
+  /* After a seek, the rows its segment selects. */
+  if (self->seg_end >= 0 && (expected < 0 || self->seg_end < expected))
+    expected = self->seg_end;
+  if (expected >= 0)
+    expected = MAX (0, expected - (gint64) self->seg_first);
   if (expected >= 0 && n_rows < (guint64) expected)
     goto cut_short;
 
@@ -1048,6 +1063,22 @@ plan_array_sink_event (GstBaseSink * sink, GstEvent * event)
           && !restart_run (self))) {
     gst_event_unref (event);
     return FALSE;
+  }
+  /* A segment in rows (or in time, for rows sampled in time) says which
+   * rows come: those of a seek's range, collected from row 0. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT && self->have_info) {
+    const GstSegment *segment;
+    guint64 first;
+    gint64 end;
+
+    gst_event_parse_segment (event, &segment);
+    if (plan_array_info_get_segment_rows (&self->info, segment, &first,
+            &end)) {
+      self->seg_first = first;
+      self->seg_end = end;
+      GST_DEBUG_OBJECT (self, "rows %" G_GUINT64_FORMAT " to %"
+          G_GINT64_FORMAT " of the stream go from row 0", first, end);
+    }
   }
   return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
 }

@@ -300,8 +300,118 @@ GST_START_TEST (test_sink_rows_out_of_order)
   fail_unless_equals_int (push_rows (h, 0, 2, 2), GST_FLOW_OK);
   fail_unless_equals_int (push_rows (h, 3, 2, 2), GST_FLOW_ERROR);
   EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-      "rows 3-5 after 2 rows");
+      "rows 3-5 where row 2 was due");
 
+  teardown_harness (h, bus);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
+/* Sends a segment selecting rows [start, stop) of the stream (stop -1: to
+ * its end), as a source answers a seek in rows. */
+static void
+push_row_segment (GstHarness * h, guint64 start, gint64 stop)
+{
+  GstSegment segment;
+
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = segment.position = start;
+  segment.stop = stop < 0 ? GST_CLOCK_TIME_NONE : (guint64) stop;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+}
+
+/* Checks that @a is int32 (@rows, @cols) holding rows @from.. of
+ * make_rows()'s stream. */
+static void
+check_rows (PlanArray * a, guint64 from, gint64 rows, gint64 cols)
+{
+  const gint32 *v;
+  const gint64 *shape;
+  guint ndim;
+  gint64 i;
+
+  fail_unless (a != NULL);
+  shape = plan_array_get_shape (a, &ndim);
+  fail_unless_equals_int (ndim, 2);
+  fail_unless_equals_int64 (shape[0], rows);
+  v = plan_array_get_data (a, NULL);
+  for (i = 0; i < rows * cols; i++)
+    fail_unless_equals_int (v[i], from * cols + i);
+}
+
+/* A seek's range of rows (the segment after a flushing seek) is collected
+ * from row 0, its buffers carrying the stream's row indices; its end is
+ * the stream's end. gst-validate's seek scenarios through planarraysink
+ * failed with "received rows 2500-2600 after 0 rows". */
+GST_START_TEST (test_sink_collects_the_rows_a_seek_selects)
+{
+  GstElement *sink = make_sink ();
+  PlanArray *result, *target;
+  GstHarness *h;
+  GstBus *bus;
+
+  h = sink_harness (sink, INT32_CAPS ("<10, 2>"), &bus);
+  push_row_segment (h, 4, 9);
+  fail_unless_equals_int (push_rows (h, 4, 3, 2), GST_FLOW_OK);
+  fail_unless_equals_int (push_rows (h, 7, 2, 2), GST_FLOW_OK);
+  fail_unless (push_eos (h));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  result = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  check_rows (result, 4, 5, 2);
+  g_object_unref (result);
+
+  /* A flush and a seek to rows 2 to the end. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  push_row_segment (h, 2, -1);
+  fail_unless_equals_int (push_rows (h, 2, 5, 2), GST_FLOW_OK);
+  fail_unless_equals_int (push_rows (h, 7, 3, 2), GST_FLOW_OK);
+  fail_unless (push_eos (h));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  result = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  check_rows (result, 2, 8, 2);
+  g_object_unref (result);
+
+  /* Fewer rows than the range selects: cut short. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  push_row_segment (h, 3, 8);
+  fail_unless_equals_int (push_rows (h, 3, 2, 2), GST_FLOW_OK);
+  fail_if (push_eos (h));
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "ended after 2 of the 5 rows");
+
+  /* Rows that are not the range's: out of order. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  push_row_segment (h, 4, -1);
+  fail_unless_equals_int (push_rows (h, 5, 2, 2), GST_FLOW_ERROR);
+  EXPECT_ERROR (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "rows 5-7 where row 4 was due");
+  teardown_harness (h, bus);
+  gst_object_unref (sink);
+
+  /* Into the caller's array: the range from its row 0. */
+  sink = make_sink ();
+  target = new_array (PLAN_DTYPE_INT32, 10, 2);
+  plan_array_sink_set_array (PLAN_ARRAY_SINK (sink), target);
+  h = sink_harness (sink, INT32_CAPS ("<10, 2>"), &bus);
+  push_row_segment (h, 3, 6);
+  fail_unless_equals_int (push_rows (h, 3, 3, 2), GST_FLOW_OK);
+  fail_unless (push_eos (h));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  result = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  fail_unless (result == target);
+  {
+    const gint32 *v = plan_array_get_data (target, NULL);
+    gint i;
+
+    for (i = 0; i < 6; i++)
+      fail_unless_equals_int (v[i], 6 + i);
+  }
+  g_object_unref (result);
+  g_object_unref (target);
   teardown_harness (h, bus);
   gst_object_unref (sink);
 }
@@ -889,6 +999,7 @@ planarraysink_suite (void)
   tcase_add_test (tc, test_sink_reuse_across_two_runs);
   tcase_add_test (tc, test_sink_fills_caller_array_from_source);
   tcase_add_test (tc, test_sink_flush_forgets_eos_held_by_the_pipeline);
+  tcase_add_test (tc, test_sink_collects_the_rows_a_seek_selects);
   return s;
 }
 
