@@ -9,7 +9,8 @@
 
 /* Seeks a pipeline in rows or bytes under gst-validate's monitors.
  *
- *   seekdriver paused|playing PIPELINE SEEK...
+ *   seekdriver [--array NAME=IN.npy]... [--collect NAME=OUT.npy]...
+ *       paused|playing|cycles PIPELINE SEEK...
  *
  * Each SEEK is rows:START:STOP or bytes:START:STOP (STOP -1: to the end),
  * made as a flushing seek on the pipeline, accurate in rows. In `paused` every
@@ -21,11 +22,21 @@
  * pads). test_validate.py checks the files the pipeline writes against
  * numpy.
  *
+ * `cycles` first takes the pipeline from NULL to PLAYING and back 40
+ * times, as gst-validate's change_state_intensive does, at random moments
+ * of the run, then plays it as `playing`.
+ *
+ * planarraysrc and planarraysink, which an application feeds, are driven
+ * here: --array binds the array of a .npy file to the planarraysrc named
+ * NAME (plan_array_src_set_array), --collect saves the array the
+ * planarraysink named NAME collected to a .npy file at the EOS.
+ *
  * Prints every issue validate reported; exits 0 when there was none, 1
  * when there were issues, a seek was refused or the pipeline failed. */
 
 #include <gst/gst.h>
 #include <gst/validate/validate.h>
+#include <libplan/plan.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +152,87 @@ wait_eos (GstElement * pipeline, guint32 seqnum)
   return eos;
 }
 
+/* Binds each NAME=IN.npy of @arrays to the planarraysrc NAME. */
+static gboolean
+bind_arrays (GstElement * pipeline, GPtrArray * arrays)
+{
+  guint i;
+
+  for (i = 0; i < arrays->len; i++) {
+    gchar **kv = g_strsplit (arrays->pdata[i], "=", 2);
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), kv[0]);
+    GError *err = NULL;
+    PlanArray *array = kv[1] ? plan_array_load_npy (kv[1], &err) : NULL;
+    gboolean ok = src && PLAN_IS_ARRAY_SRC (src) && array;
+
+    if (ok)
+      plan_array_src_set_array (PLAN_ARRAY_SRC (src), array);
+    else
+      g_printerr ("--array %s: %s\n", (gchar *) arrays->pdata[i],
+          err ? err->message : "no planarraysrc of that name");
+    g_clear_error (&err);
+    if (array)
+      g_object_unref (array);
+    gst_clear_object (&src);
+    g_strfreev (kv);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Saves what the planarraysink of each NAME=OUT.npy of @collects
+ * collected. */
+static gboolean
+save_collected (GstElement * pipeline, GPtrArray * collects)
+{
+  guint i;
+
+  for (i = 0; i < collects->len; i++) {
+    gchar **kv = g_strsplit (collects->pdata[i], "=", 2);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), kv[0]);
+    PlanArray *array = sink && PLAN_IS_ARRAY_SINK (sink) ?
+        plan_array_sink_get_array (PLAN_ARRAY_SINK (sink)) : NULL;
+    GError *err = NULL;
+    gboolean ok = array && kv[1] && plan_array_save_npy (array, kv[1], &err);
+
+    if (!ok)
+      g_printerr ("--collect %s: %s\n", (gchar *) collects->pdata[i],
+          err ? err->message : "no array collected");
+    g_clear_error (&err);
+    if (array)
+      g_object_unref (array);
+    gst_clear_object (&sink);
+    g_strfreev (kv);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* change_state_intensive's cycles: PLAYING, then NULL a random moment
+ * later (up to 20 ms: most cycles end before or while data flows). */
+static gboolean
+state_cycles (GstElement * pipeline, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE) {
+      g_printerr ("cycle %u: the pipeline did not start\n", i + 1);
+      return FALSE;
+    }
+    g_usleep (g_random_int_range (0, 20000));
+    if (gst_element_set_state (pipeline, GST_STATE_NULL) ==
+        GST_STATE_CHANGE_FAILURE) {
+      g_printerr ("cycle %u: the pipeline did not stop\n", i + 1);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -148,7 +240,8 @@ main (int argc, char **argv)
   GstValidateMonitor *monitor;
   GstElement *pipeline;
   GError *err = NULL;
-  gboolean playing, ok = TRUE;
+  gboolean playing, cycles, ok = TRUE;
+  GPtrArray *arrays = g_ptr_array_new (), *collects = g_ptr_array_new ();
   guint32 last_seqnum = GST_SEQNUM_INVALID;
   GList *reports, *l;
   guint n_reports;
@@ -156,19 +249,31 @@ main (int argc, char **argv)
 
   gst_init (&argc, &argv);
   gst_validate_init ();
-  if (argc < 4 || (strcmp (argv[1], "paused") != 0
-          && strcmp (argv[1], "playing") != 0)) {
-    g_printerr ("usage: %s paused|playing PIPELINE rows|bytes:START:STOP...\n",
-        argv[0]);
+  while (argc >= 3 && (strcmp (argv[1], "--array") == 0
+          || strcmp (argv[1], "--collect") == 0)) {
+    g_ptr_array_add (strcmp (argv[1], "--array") == 0 ? arrays : collects,
+        argv[2]);
+    argc -= 2;
+    argv += 2;
+  }
+  if (argc < 3 || (strcmp (argv[1], "paused") != 0
+          && strcmp (argv[1], "playing") != 0
+          && strcmp (argv[1], "cycles") != 0)) {
+    g_printerr ("usage: seekdriver [--array NAME=IN.npy]... "
+        "[--collect NAME=OUT.npy]... paused|playing|cycles PIPELINE "
+        "rows|bytes:START:STOP...\n");
     return 2;
   }
-  playing = strcmp (argv[1], "playing") == 0;
+  cycles = strcmp (argv[1], "cycles") == 0;
+  playing = cycles || strcmp (argv[1], "playing") == 0;
   pipeline = gst_parse_launch (argv[2], &err);
   if (pipeline == NULL) {
     g_printerr ("%s: %s\n", argv[2], err->message);
     g_error_free (err);
     return 2;
   }
+  if (!bind_arrays (pipeline, arrays))
+    return 2;
   runner = gst_validate_runner_new ();
   monitor = gst_validate_monitor_factory_create (GST_OBJECT (pipeline),
       runner, NULL);
@@ -179,10 +284,12 @@ main (int argc, char **argv)
     gst_iterator_free (sinks);
   }
 
-  if (gst_element_set_state (pipeline, playing ? GST_STATE_PLAYING :
-          GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE
-      || gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND) ==
-      GST_STATE_CHANGE_FAILURE) {
+  if (cycles)
+    ok = state_cycles (pipeline, 40);
+  if (ok && (gst_element_set_state (pipeline, playing ? GST_STATE_PLAYING :
+              GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE
+          || gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND) ==
+          GST_STATE_CHANGE_FAILURE)) {
     g_printerr ("the pipeline did not start\n");
     ok = FALSE;
   }
@@ -211,6 +318,8 @@ main (int argc, char **argv)
   }
   if (ok)
     ok = wait_eos (pipeline, last_seqnum);
+  if (ok)
+    ok = save_collected (pipeline, collects);
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   reports = gst_validate_runner_get_reports (runner);
@@ -223,6 +332,8 @@ main (int argc, char **argv)
   gst_object_unref (monitor);
   gst_object_unref (pipeline);
   gst_object_unref (runner);
+  g_ptr_array_unref (arrays);
+  g_ptr_array_unref (collects);
   gst_validate_deinit ();
   return ok && n_reports == 0 ? 0 : 1;
 }

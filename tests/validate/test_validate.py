@@ -234,7 +234,48 @@ SEEKS = [
 ]
 
 
-def check_seeks(name, mode, words, seeks, want):
+# planarraysrc and planarraysink, which an application feeds: the driver
+# binds a.npy's array to the planarraysrc `src` and saves what the
+# planarraysink `sink` collected (--array, --collect). `cycles`: 40 state
+# cycles as change_state_intensive makes them, then a run to EOS. The
+# seeks through planarraysink failed before it took a seek's range
+# ("received rows 2000-12000 after 0 rows"). A seek without a stop keeps
+# the stop of the segment before (GStreamer's GST_SEEK_TYPE_NONE).
+ARRAYS = ['--array', 'src=a.npy', '--collect', 'sink=OUT']
+ARRAY_SEEKS = [
+    ('planarraysrc, planmap, planarraysink, no seek', 'playing', ARRAYS,
+     'planarraysrc name=src blocksize=40000 ! planmap expr="2*x + 1" ! '
+     'planarraysink name=sink', [], lambda: 2 * A + 1),
+    ('planarraysrc, planmap, planarraysink, state cycles', 'cycles', ARRAYS,
+     'planarraysrc name=src blocksize=40000 ! planmap expr="2*x + 1" ! '
+     'planarraysink name=sink', [], lambda: 2 * A + 1),
+    ('planarraysrc, planmap, planarraysink, row seeks in PAUSED', 'paused',
+     ARRAYS, 'planarraysrc name=src blocksize=40000 ! planmap '
+     'expr="2*x + 1" ! planarraysink name=sink',
+     ['rows:100:5000', 'rows:2000:30000'], lambda: (2 * A + 1)[2000:30000]),
+    ('planarraysrc, planarraysink, row seeks while playing',
+     'playing', ARRAYS, 'planarraysrc name=src blocksize=40000 ! '
+     'planarraysink name=sink', ['rows:100:5000', 'rows:2000:60000'],
+     lambda: A[2000:60000]),
+    ('planarraysrc, planreduce sum, planarraysink, row seeks in PAUSED',
+     'paused', ['--array', 'src=m.npy', '--collect', 'sink=OUT'],
+     'planarraysrc name=src blocksize=4800 ! planreduce op=sum ! '
+     'planarraysink name=sink', ['rows:100:5000', 'rows:50:17000'],
+     lambda: np.array(M[50:17000].sum())),
+    ('planarraysrc, planstencil 2-D, planarraysink, row seeks in PAUSED',
+     'paused', ['--array', 'src=img.npy', '--collect', 'sink=OUT'],
+     'planarraysrc name=src blocksize=8000 ! planstencil '
+     'window="_ n _; w c e; _ s _" expr="n + s + e + w - 4*c" '
+     'boundary=nearest ! planarraysink name=sink',
+     ['rows:10:40', 'rows:50:170'], lambda: laplacian(IMG[50:170])),
+    ('planfilesrc, planmap, planarraysink, row seeks in PAUSED', 'paused',
+     ['--collect', 'sink=OUT'], 'planfilesrc location=a.npy '
+     'blocksize=40000 ! planmap expr="2*x" ! planarraysink name=sink',
+     ['rows:0:5000', 'rows:3000:-1'], lambda: (2 * A)[3000:5000]),
+]
+
+
+def check_seeks(name, mode, words, seeks, want, options=()):
     driver = os.environ.get('PLAN_SEEK_DRIVER')
     if not driver or not os.access(driver, os.X_OK):
         raise Failure('the seek driver was not built (gst-validate\'s '
@@ -242,7 +283,8 @@ def check_seeks(name, mode, words, seeks, want):
     out = path('seek.npy')
     if os.path.exists(out):
         os.unlink(out)
-    cmd = [driver, mode, words.replace('OUT', out)] + seeks
+    cmd = [driver] + [o.replace('OUT', out) for o in options] + \
+        [mode, words.replace('OUT', out)] + seeks
     p = subprocess.run(cmd, cwd=D, env=ENV, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=120)
     if p.returncode != 0:
@@ -271,12 +313,20 @@ RATE_PIPELINE = ('planfilesrc location=t.npy rate=1000/1 blocksize=1600 ! '
                  'fakesink sync=true')
 
 
-def check_scenario(scenario):
-    rc, text, issues = validate(RATE_PIPELINE, {}, scenario)
+# The same into planarraysink, which collects each range sought (it failed
+# every seek but to row 0).
+ARRAY_SINK_SCENARIOS = ['seek_forward', 'simple_seeks']
+ARRAY_SINK_PIPELINE = ('planfilesrc location=t.npy rate=1000/1 '
+                       'blocksize=1600 ! planmap expr="2*x" ! '
+                       'planarraysink sync=true async=true')
+
+
+def check_scenario(scenario, pipeline=RATE_PIPELINE):
+    rc, text, issues = validate(pipeline, {}, scenario)
     found = re.search(r'^Issues found: (\d+)', text, re.M)
     if rc != 0 or found is None or int(found.group(1)) != 0 or issues:
         raise Failure('gst-validate-1.0 --set-scenario %s %s (%d): %s\n%s' %
-                      (scenario, RATE_PIPELINE, rc, issues, text[-3000:]))
+                      (scenario, pipeline, rc, issues, text[-3000:]))
 
 
 CASES = []
@@ -293,9 +343,17 @@ for name, mode, words, seeks, want in SEEKS:
                   lambda n=name, m=mode, w=words, k=seeks, f=want:
                   check_seeks(n, m, w, k, f)))
 
+for name, mode, options, words, seeks, want in ARRAY_SEEKS:
+    CASES.append(('seeks under validate: ' + name,
+                  lambda n=name, m=mode, w=words, k=seeks, f=want,
+                  o=options: check_seeks(n, m, w, k, f, o)))
+
 for scenario in SCENARIOS:
     CASES.append(('%s on rows sampled in time' % scenario,
                   lambda sc=scenario: check_scenario(sc)))
+for scenario in ARRAY_SINK_SCENARIOS:
+    CASES.append(('%s on rows sampled in time into planarraysink' % scenario,
+                  lambda sc=scenario: check_scenario(sc, ARRAY_SINK_PIPELINE)))
 
 if __name__ == '__main__':
     if TOOL is None:
