@@ -342,7 +342,10 @@ _plan_zip_locate_data (gint fd, guint64 file_size, PlanZipEntry * entry,
     GError ** error)
 {
   guint8 local[LOCAL_SIZE];
+  gchar *name;
+  gsize name_len;
   guint64 start;
+  gboolean got, same;
 
   if (entry->header_offset > file_size
       || file_size - entry->header_offset < LOCAL_SIZE)
@@ -355,6 +358,21 @@ _plan_zip_locate_data (gint fd, guint64 file_size, PlanZipEntry * entry,
       get16 (local + 28);
   if (start > file_size || entry->csize > file_size - start)
     goto truncated;
+  /* The local header names the member too: another name means the
+   * directory points at another member's data (or at garbage), which
+   * would be read as this member's. */
+  name_len = get16 (local + 26);
+  if (name_len != strlen (entry->name))
+    goto other_name;
+  name = g_malloc (MAX (name_len, 1));
+  got = read_at (fd, (guint8 *) name, name_len, entry->header_offset +
+      LOCAL_SIZE, error);
+  same = got && memcmp (name, entry->name, name_len) == 0;
+  g_free (name);
+  if (!got)
+    return FALSE;
+  if (!same)
+    goto other_name;
   entry->data_offset = start;
   return TRUE;
 
@@ -372,6 +390,14 @@ bad_header:
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "member '%s' of the "
         "zip archive has no valid local header at byte %" G_GUINT64_FORMAT
         "; the archive is corrupt", entry->name, entry->header_offset);
+    return FALSE;
+  }
+other_name:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "member '%s' of the "
+        "zip archive has a local header at byte %" G_GUINT64_FORMAT " that "
+        "names another member; the archive is corrupt", entry->name,
+        entry->header_offset);
     return FALSE;
   }
 }

@@ -763,6 +763,42 @@ GST_START_TEST (test_npz_corrupt_deflate_stream_is_an_error)
 
 GST_END_TEST;
 
+/* The directory's entry of "b.npy" made to point at the local header of
+ * "a.npy" (byte 0): "b" would read a's values. */
+GST_START_TEST (test_npz_entry_pointing_at_another_member_is_an_error)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+  gchar *data, *entry;
+  gsize size;
+
+  write_npz (FALSE);
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  /* The second (last) central directory entry, 46 + 5 bytes before the
+   * end record (22 bytes); its header offset at byte 42. */
+  entry = data + size - 22 - 51;
+  fail_unless (memcmp (entry, "PK\x01\x02", 4) == 0);
+  fail_unless (memcmp (entry + 46, "b.npy", 5) == 0);
+  memset (entry + 42, 0, 4);
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  g_free (data);
+
+  plan_file_reader_set_member (r, "b");
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT));
+  fail_unless (strstr (err->message, "member 'b.npy' of the zip archive has "
+          "a local header at byte 0 that names another member") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  /* "a", whose entry is right, still reads. */
+  plan_file_reader_set_member (r, "a");
+  fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_auto_refuses_known_formats_as_raw)
 {
   static const gchar *magics[] = { "\xfd" "7zXZ", "\x1f\x8b\x08",
@@ -865,6 +901,8 @@ filereader_suite (void)
   tcase_add_test (modes[0], test_npz_misaligned_member_is_read_not_mapped);
   tcase_add_test (modes[0], test_npz_wrong_member_names_the_members);
   tcase_add_test (modes[0], test_npz_corrupt_deflate_stream_is_an_error);
+  tcase_add_test (modes[0],
+      test_npz_entry_pointing_at_another_member_is_an_error);
   tcase_add_test (modes[0], test_auto_refuses_known_formats_as_raw);
   tcase_add_test (modes[1], test_mapped_chunk_of_a_truncated_file_is_no_sigbus);
   return s;
