@@ -162,22 +162,104 @@ scratch_free (Scratch * sc)
   g_free (sc);
 }
 
+/* What a file that is not a regular one is, for an error. */
+static const gchar *
+file_kind (mode_t mode)
+{
+  return S_ISDIR (mode) ? "a directory" : S_ISFIFO (mode) ?
+      "a FIFO (named pipe)" : S_ISCHR (mode) || S_ISBLK (mode) ? "a device" :
+      S_ISSOCK (mode) ? "a socket" : "not a regular file";
+}
+
+/* Opens a file of the store for reading, only when it is a regular file:
+ * an open() of a FIFO would wait for a writer (without O_NONBLOCK), and a
+ * read of a FIFO or a device would wait or never end. Returns the file
+ * descriptor, or -1 with @error set (and errno, ENOENT when there is no
+ * such file; 0 when it is not a regular file). */
+static gint
+open_regular (const gchar * file, struct stat *st, GError ** error)
+{
+  gint fd = open (file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  gint saved;
+
+  if (fd < 0 || fstat (fd, st) < 0) {
+    saved = errno;
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "'%s' cannot be opened: %s", file, g_strerror (saved));
+    if (fd >= 0)
+      close (fd);
+    errno = saved;
+    return -1;
+  }
+  if (!S_ISREG (st->st_mode)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' is %s, not a "
+        "regular file", file, file_kind (st->st_mode));
+    close (fd);
+    errno = 0;
+    return -1;
+  }
+  return fd;
+}
+
+/* Reads all of @fd, of @size bytes, into @dest. */
+static gboolean
+read_all (gint fd, guint8 * dest, gsize size, gsize * done)
+{
+  *done = 0;
+  while (*done < size) {
+    gssize n = read (fd, dest + *done, size - *done);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return FALSE;
+    if (n == 0) {
+      errno = 0;                /* shrunk while read */
+      return FALSE;
+    }
+    *done += n;
+  }
+  return TRUE;
+}
+
+/* A metadata file, NUL-terminated, with its size in *@size_out. */
+static gchar *
+read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
+{
+  struct stat st;
+  gint fd = open_regular (file, &st, error);
+  gchar *text;
+  gsize done;
+
+  if (fd < 0)
+    return NULL;
+  if (st.st_size > MAX_METADATA_SIZE) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' has %"
+        G_GUINT64_FORMAT " bytes; Zarr metadata of more than 1 MiB is taken "
+        "as corrupt", file, (guint64) st.st_size);
+    close (fd);
+    return NULL;
+  }
+  text = g_malloc (st.st_size + 1);
+  if (!read_all (fd, (guint8 *) text, st.st_size, &done)) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+        "cannot read '%s': %s", file, errno ? g_strerror (errno) :
+        "it shrank while it was read");
+    g_free (text);
+    close (fd);
+    return NULL;
+  }
+  close (fd);
+  text[done] = '\0';
+  if (size_out)
+    *size_out = done;
+  return text;
+}
+
 static gchar *
 read_metadata (const gchar * file, GError ** error)
 {
-  gchar *text = NULL;
-  gsize size;
-
-  if (!g_file_get_contents (file, &text, &size, error))
-    return NULL;
-  if (size > MAX_METADATA_SIZE) {
-    g_free (text);
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' has %"
-        G_GSIZE_FORMAT " bytes; Zarr metadata of more than 1 MiB is taken "
-        "as corrupt", file, size);
-    return NULL;
-  }
-  return text;
+  return read_metadata_file (file, NULL, error);
 }
 
 static gboolean is_array (const gchar * dir);
@@ -239,12 +321,12 @@ static gboolean
 is_v3_array (const gchar * dir)
 {
   gchar *file = g_build_filename (dir, "zarr.json", NULL);
-  gchar *text = NULL;
+  gchar *text;
   gsize size;
   gboolean ok = FALSE;
 
-  if (g_file_get_contents (file, &text, &size, NULL)
-      && size <= MAX_METADATA_SIZE) {
+  text = read_metadata_file (file, &size, NULL);
+  if (text) {
     JsonParser *parser = json_parser_new ();
 
     if (json_parser_load_from_data (parser, text, size, NULL)
@@ -968,18 +1050,22 @@ read_chunk_file (PlanZarrArray * z, Scratch * sc, const gchar * file,
     guint8 * in_place, gsize * size, gboolean * missing, gboolean * placed,
     GError ** error)
 {
-  gint fd = open (file, O_RDONLY | O_CLOEXEC);
   struct stat st;
+  gint fd;
   gsize done = 0;
   guint8 *to;
 
   *missing = *placed = FALSE;
+  fd = open_regular (file, &st, error);
   if (fd < 0 && errno == ENOENT) {
+    g_clear_error (error);
     *missing = TRUE;
     return TRUE;
   }
-  if (fd < 0 || fstat (fd, &st) < 0)
-    goto failed;
+  if (fd < 0) {
+    g_prefix_error (error, "its chunk ");
+    return FALSE;
+  }
   if ((guint64) st.st_size > z->chunk_bytes + (16 << 20) + z->chunk_bytes / 2)
     goto too_large;
   /* A chunk stored as it is in memory goes where it is wanted. */
@@ -995,23 +1081,17 @@ read_chunk_file (PlanZarrArray * z, Scratch * sc, const gchar * file,
     }
     to = sc->raw;
   }
-  while (done < (gsize) st.st_size) {
-    gssize n = read (fd, to + done, st.st_size - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      goto failed;
-    done += n;
-  }
+  if (!read_all (fd, to, st.st_size, &done))
+    goto failed;
   close (fd);
   *size = done;
   return TRUE;
 
 failed:
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
-      "cannot read its chunk '%s': %s", file, g_strerror (errno));
-  if (fd >= 0)
-    close (fd);
+      "cannot read its chunk '%s': %s", file, errno ? g_strerror (errno) :
+      "it shrank while it was read");
+  close (fd);
   return FALSE;
 too_large:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' has %"

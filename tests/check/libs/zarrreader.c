@@ -16,6 +16,8 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static gchar *store;
@@ -159,6 +161,89 @@ GST_START_TEST (test_zarr_corrupt_chunk_is_an_error)
 
 GST_END_TEST;
 
+/* A chunk that is a FIFO: its open() would wait for a writer, and its
+ * read for data, forever; it is an error naming it. */
+GST_START_TEST (test_zarr_fifo_chunk_is_an_error)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *file = g_build_filename (store, "0.0", NULL);
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstFlowReturn ret;
+
+  fail_unless (g_unlink (file) == 0);
+  fail_unless (mkfifo (file, 0600) == 0);
+  fail_unless (plan_file_reader_open (r, store, PLAN_FILE_FORMAT_ZARR, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 4, 2, NULL));
+  while ((ret = plan_file_reader_pop (r, &buf, &err)) == GST_FLOW_OK)
+    gst_buffer_unref (buf);
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  fail_unless (strstr (err->message, "0.0' is a FIFO (named pipe), not a "
+          "regular file") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  g_free (file);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
+/* Removes @dir and what is in it; symbolic links are removed, not
+ * followed. */
+static void
+remove_tree (const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *sub = g_build_filename (dir, name, NULL);
+
+    if (g_file_test (sub, G_FILE_TEST_IS_DIR)
+        && !g_file_test (sub, G_FILE_TEST_IS_SYMLINK))
+      remove_tree (sub);
+    else
+      g_unlink (sub);
+    g_free (sub);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+}
+
+/* A store whose zarr.json is a FIFO: reading it to see whether it is an
+ * array's would wait for a writer; it is no array. */
+GST_START_TEST (test_zarr_fifo_metadata_is_an_error)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *dir = g_dir_make_tmp ("zarrfifo-XXXXXX", NULL);
+  gchar *json = g_build_filename (dir, "zarr.json", NULL);
+  gchar *zarray = g_build_filename (dir, ".zarray", NULL);
+  GError *err = NULL;
+
+  fail_unless (mkfifo (json, 0600) == 0);
+  fail_if (plan_file_reader_open (r, dir, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err));
+  fail_unless (strstr (err->message, "no Zarr array") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  /* Nor is a v2 .zarray that is a FIFO. */
+  fail_unless (g_unlink (json) == 0);
+  fail_unless (mkfifo (zarray, 0600) == 0);
+  fail_if (plan_file_reader_open (r, dir, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err));
+  fail_unless (strstr (err->message, "no Zarr array") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  remove_tree (dir);
+  g_free (zarray);
+  g_free (json);
+  g_free (dir);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 zarrreader_suite (void)
 {
@@ -169,6 +254,8 @@ zarrreader_suite (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, test_zarr_rows_chunk_aligned_with_fill);
   tcase_add_test (tc, test_zarr_corrupt_chunk_is_an_error);
+  tcase_add_test (tc, test_zarr_fifo_chunk_is_an_error);
+  tcase_add_test (tc, test_zarr_fifo_metadata_is_an_error);
   return s;
 }
 
