@@ -265,19 +265,27 @@ read_metadata (const gchar * file, GError ** error)
 static gboolean is_array (const gchar * dir);
 
 /* The arrays under @dir (paths relative to the store's root @root), for
- * an error that lists them. */
+ * an error that lists them. Each directory is looked in once (@seen holds
+ * their device and inode numbers), so that symbolic links that loop back
+ * ("a -> .", several of them) do not make the walk endless. */
 static void
 find_arrays (const gchar * root, const gchar * dir, GPtrArray * out,
-    guint depth)
+    guint depth, GHashTable * seen)
 {
-  GDir *d = g_dir_open (dir, 0, NULL);
+  struct stat st;
+  gchar *key;
+  GDir *d;
   const gchar *name;
 
-  if (d == NULL || depth > 8) {
-    if (d)
-      g_dir_close (d);
+  if (depth > 8 || stat (dir, &st) < 0)
     return;
-  }
+  key = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+      (guint64) st.st_dev, (guint64) st.st_ino);
+  if (!g_hash_table_add (seen, key))
+    return;
+  d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
   while ((name = g_dir_read_name (d)) && out->len < 100) {
     gchar *sub = g_build_filename (dir, name, NULL);
 
@@ -286,7 +294,7 @@ find_arrays (const gchar * root, const gchar * dir, GPtrArray * out,
     else if (is_array (sub))
       g_ptr_array_add (out, g_strconcat ("/", sub + strlen (root) + 1, NULL));
     else
-      find_arrays (root, sub, out, depth + 1);
+      find_arrays (root, sub, out, depth + 1, seen);
     g_free (sub);
   }
   g_dir_close (d);
@@ -413,6 +421,7 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
   const gchar *rel = path ? path + strspn (path, "/") : NULL;
   gchar *dir, *names;
   GPtrArray *found;
+  GHashTable *seen;
 
   if (rel) {
     dir = g_build_filename (store, rel, NULL);
@@ -427,7 +436,9 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
   }
 
   found = g_ptr_array_new_with_free_func (g_free);
-  find_arrays (store, store, found, 0);
+  seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  find_arrays (store, store, found, 0, seen);
+  g_hash_table_unref (seen);
   if (path == NULL && found->len == 1) {
     *chosen = g_strdup (g_ptr_array_index (found, 0));
     dir = g_build_filename (store, *chosen + 1, NULL);

@@ -244,6 +244,34 @@ GST_START_TEST (test_zarr_fifo_metadata_is_an_error)
 
 GST_END_TEST;
 
+/* A directory of eight links to itself: a walk that follows them all to
+ * its depth limit would look in 8^9 directories; each is looked in once,
+ * so the error comes at once. */
+GST_START_TEST (test_zarr_symlink_loops_end)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *dir = g_dir_make_tmp ("zarrloop-XXXXXX", NULL);
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < 8; i++) {
+    gchar *link = g_strdup_printf ("%s/loop%u", dir, i);
+
+    fail_unless (symlink (".", link) == 0);
+    g_free (link);
+  }
+  fail_if (plan_file_reader_open (r, dir, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err));
+  fail_unless (strstr (err->message, "no Zarr array") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  remove_tree (dir);
+  g_free (dir);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 zarrreader_suite (void)
 {
@@ -256,6 +284,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_corrupt_chunk_is_an_error);
   tcase_add_test (tc, test_zarr_fifo_chunk_is_an_error);
   tcase_add_test (tc, test_zarr_fifo_metadata_is_an_error);
+  tcase_add_test (tc, test_zarr_symlink_loops_end);
   return s;
 }
 
