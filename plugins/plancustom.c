@@ -44,6 +44,7 @@
 #endif
 
 #include "plancustom.h"
+#include "planpadsettings.h"
 
 #include <math.h>
 #include <string.h>
@@ -414,7 +415,8 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
   gboolean ok;
 
   plan_custom_clear (self);
-  if (!plan_custom_resolve (self, error))
+  if (!plan_refuse_unread_pad_settings (kernel, "plancustom", n_inputs,
+          FALSE, FALSE, error) || !plan_custom_resolve (self, error))
     return FALSE;
 
   GST_OBJECT_LOCK (self);

@@ -47,6 +47,7 @@
 
 #include "planmap.h"
 #include "planmapbindings.h"
+#include "planpadsettings.h"
 
 GST_DEBUG_CATEGORY (plan_map_debug);
 #define GST_CAT_DEFAULT plan_map_debug
@@ -441,6 +442,9 @@ plan_map_setup (PlanKernelElement * kernel, guint n_inputs,
   guint i;
 
   plan_map_clear_compiled (self);
+  if (!plan_refuse_unread_pad_settings (kernel, "planmap", n_inputs, TRUE,
+          FALSE, error))
+    return FALSE;
   if (!plan_map_compile (self, n_inputs, inputs, output, error)) {
     plan_map_clear_compiled (self);
     return FALSE;

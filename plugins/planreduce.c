@@ -54,6 +54,7 @@
 #endif
 
 #include "planreduce.h"
+#include "planpadsettings.h"
 #include <libplan/planreducemap.h>
 #include <libplan/planshardhooks.h>
 
@@ -427,6 +428,10 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
   PlanReduceAxis axis;
   gchar *expr, *identity;
   gdouble ddof;
+
+  if (!plan_refuse_unread_pad_settings (kernel, "planreduce", n_inputs,
+          FALSE, FALSE, error))
+    return FALSE;
 
   GST_OBJECT_LOCK (self);
   op = self->op;

@@ -227,8 +227,9 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
    */
   g_object_class_install_property (gobject_class, PAD_PROP_VARIABLE,
       g_param_spec_string ("variable", "Variable",
-          "The name the expression gives this input (planmap); unset: x, y, "
-          "z, w by pad number", NULL,
+          "The name the expression gives this input (planmap; planstencil: "
+          "its centre cell); unset: x, y, z, w by pad number. Elements that "
+          "read no variable (planreduce, plancustom) refuse it", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
@@ -239,7 +240,10 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
    * input (planstencil's request pads): the window's picture, whose cell
    * names the expression uses (docs/planstencil.md); unset, the input's
    * element at the centre, named by #PlanKernelPad:variable. Read when
-   * the input's caps arrive; elements that take no window ignore it.
+   * the input's caps arrive. gst-plan's elements that read no window
+   * (planmap, planreduce, plancustom) refuse one set, and those that read
+   * no variable (planreduce, plancustom) refuse a variable, when the caps
+   * arrive.
    *
    * Since: 0.1
    */
@@ -247,7 +251,7 @@ plan_kernel_pad_class_init (PlanKernelPadClass * klass)
       g_param_spec_string ("window", "Window",
           "The window of this input's cells, as a picture (planstencil's "
           "request pads); unset: the element at the centre, named by "
-          "variable", NULL,
+          "variable. Elements that read no window refuse it", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 }

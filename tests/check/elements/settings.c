@@ -1069,6 +1069,58 @@ GST_START_TEST (test_expression_errors_are_library_settings)
 
 GST_END_TEST;
 
+/* Every kernel element's sink pads have PlanKernelPad's variable and
+ * window; one an element does not read (planmap: window; planreduce and
+ * plancustom: both) fails at negotiation naming the pad and the value,
+ * instead of being ignored. */
+GST_START_TEST (test_pad_settings_an_element_does_not_read_are_refused)
+{
+  const struct
+  {
+    const gchar *factory;
+    const gchar *pad;
+    const gchar *prop;
+  } cases[] = {
+    {"planmap", "sink_0", "window"},
+    {"planreduce", "sink", "variable"},
+    {"planreduce", "sink", "window"},
+    {"plancustom", "sink_0", "variable"},
+    {"plancustom", "sink_0", "window"},
+  };
+  const gchar *caps = "array/x-raw, dtype=float32, shape=<8>";
+  gchar *softmax = g_build_filename (g_getenv ("PLAN_BUILD_DIR"), "tests",
+      "examples", "libsoftmax.so", NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *h = gst_harness_new_with_padnames (cases[i].factory,
+        cases[i].pad, "src");
+    GstPad *pad = gst_element_get_static_pad (h->element, cases[i].pad);
+    gchar *needle = g_strdup_printf ("its pad %s has %s=\"a b\", which %s "
+        "does not read", cases[i].pad, cases[i].prop, cases[i].factory);
+    GError *err;
+
+    if (strcmp (cases[i].factory, "planmap") == 0)
+      g_object_set (h->element, "expr", "2*x", NULL);
+    else if (strcmp (cases[i].factory, "plancustom") == 0)
+      g_object_set (h->element, "library", softmax, "symbol", "softmax",
+          NULL);
+    g_object_set (pad, cases[i].prop, "a b", NULL);
+    err = error_at_caps (h, caps);
+    fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+            GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+    fail_unless (strstr (err->message, needle) != NULL, "'%s' not in %s",
+        needle, err->message);
+    g_error_free (err);
+    g_free (needle);
+    gst_object_unref (pad);
+    gst_harness_teardown (h);
+  }
+  g_free (softmax);
+}
+
+GST_END_TEST;
+
 static Suite *
 settings_suite (void)
 {
@@ -1101,6 +1153,7 @@ settings_suite (void)
   tcase_add_test (tc, test_map_pad_variable_property);
   tcase_add_test (tc, test_map_logs_decisions_in_its_category);
   tcase_add_test (tc, test_expression_errors_are_library_settings);
+  tcase_add_test (tc, test_pad_settings_an_element_does_not_read_are_refused);
   tcase_add_test (tc, test_keep_setting_keeps_value_and_reason);
   return s;
 }
