@@ -388,7 +388,7 @@ GST_END_TEST;
 typedef struct
 {
   PlanFileWriter *w;
-  GstFlowReturn ret;
+  GstFlowReturn ret;            /* atomic: read while the thread runs */
 } WriteCall;
 
 static gpointer
@@ -396,7 +396,8 @@ write_in_thread (gpointer data)
 {
   WriteCall *call = data;
 
-  call->ret = plan_file_writer_write (call->w, bytes (65536, 0), NULL);
+  g_atomic_int_set (&call->ret, plan_file_writer_write (call->w,
+          bytes (65536, 0), NULL));
   return NULL;
 }
 
@@ -434,7 +435,8 @@ write_blocked (PlanFileWriter * w, WriteCall * call)
   call->ret = GST_FLOW_CUSTOM_ERROR;
   thread = g_thread_new ("writer-test", write_in_thread, call);
   g_usleep (G_USEC_PER_SEC / 5);
-  fail_unless_equals_int (call->ret, GST_FLOW_CUSTOM_ERROR);
+  fail_unless_equals_int (g_atomic_int_get (&call->ret),
+      GST_FLOW_CUSTOM_ERROR);
   return thread;
 }
 
