@@ -162,6 +162,44 @@ scratch_free (Scratch * sc)
   g_free (sc);
 }
 
+/* The string member @key of @o; @dflt when it is absent or null, NULL
+ * when it is of another type (json-glib's own getters warn on an object
+ * or a list, and give their default for it). */
+static const gchar *
+member_string (JsonObject * o, const gchar * key, const gchar * dflt)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return dflt;
+  if (json_node_get_value_type (n) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (n);
+}
+
+/* The integer member @key of @o; @dflt when it is absent or not an
+ * integer. */
+static gint64
+member_int (JsonObject * o, const gchar * key, gint64 dflt)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_INT64)
+    return dflt;
+  return json_node_get_int (n);
+}
+
+/* The root of parsed metadata when it is an object, else NULL (an empty
+ * document has no root at all). */
+static JsonObject *
+root_object (JsonParser * parser)
+{
+  JsonNode *root = json_parser_get_root (parser);
+
+  return root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root)
+      : NULL;
+}
+
 /* What a file that is not a regular one is, for an error. */
 static const gchar *
 file_kind (mode_t mode)
@@ -338,10 +376,9 @@ is_v3_array (const gchar * dir)
     JsonParser *parser = json_parser_new ();
 
     if (json_parser_load_from_data (parser, text, size, NULL)
-        && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-      ok = g_strcmp0 (json_object_get_string_member_with_default
-          (json_node_get_object (json_parser_get_root (parser)),
-              "node_type", NULL), "array") == 0;
+        && root_object (parser))
+      ok = g_strcmp0 (member_string (root_object (parser), "node_type",
+              NULL), "array") == 0;
     g_object_unref (parser);
   }
   g_free (text);
@@ -549,8 +586,7 @@ parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
     return TRUE;
   }
   if (JSON_NODE_HOLDS_OBJECT (node))
-    id = json_object_get_string_member_with_default (json_node_get_object
-        (node), "id", NULL);
+    id = member_string (json_node_get_object (node), "id", NULL);
   if (g_strcmp0 (id, "zlib") == 0)
     z->codec = CODEC_ZLIB;
   else if (g_strcmp0 (id, "gzip") == 0)
@@ -710,21 +746,19 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
 
   if (!json_parser_load_from_data (parser, text, -1, error))
     goto done;
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  o = root_object (parser);
+  if (o == NULL)
     goto not_object;
-  o = json_node_get_object (json_parser_get_root (parser));
-  if (json_object_get_int_member_with_default (o, "zarr_format", 0) != 2)
+  if (member_int (o, "zarr_format", 0) != 2)
     goto bad_format;
-  order = json_object_get_string_member_with_default (o, "order", "C");
+  order = member_string (o, "order", "C");
   if (g_strcmp0 (order, "C") != 0)
     goto bad_order;
-  sep = json_object_get_string_member_with_default (o,
-      "dimension_separator", ".");
+  sep = member_string (o, "dimension_separator", ".");
   if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
     goto bad_separator;
   z->separator = sep[0];
-  if (!parse_dtype (z, json_object_get_string_member_with_default (o,
-              "dtype", NULL), error)
+  if (!parse_dtype (z, member_string (o, "dtype", NULL), error)
       || !parse_axes (o, "shape", z->shape, &z->ndim, error)
       || !parse_axes (o, "chunks", z->chunks, &n_chunks, error)
       || !parse_codec (z, o, error) || !parse_fill (z, o, error))
@@ -741,7 +775,7 @@ not_object:
 bad_format:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its .zarray says "
       "zarr_format %" G_GINT64_FORMAT "; only Zarr v2 is read",
-      json_object_get_int_member_with_default (o, "zarr_format", 0));
+      member_int (o, "zarr_format", 0));
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "
@@ -765,16 +799,14 @@ static gboolean
 parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
     GError ** error)
 {
-  const gchar *name = json_object_get_string_member_with_default (codec,
-      "name", NULL);
+  const gchar *name = member_string (codec, "name", NULL);
   JsonNode *cn = json_object_get_member (codec, "configuration");
   JsonObject *conf = cn && JSON_NODE_HOLDS_OBJECT (cn) ?
       json_node_get_object (cn) : NULL;
 
   if (g_strcmp0 (name, "bytes") == 0) {
-    const gchar *endian = conf ?
-        json_object_get_string_member_with_default (conf, "endian",
-        "little") : "little";
+    const gchar *endian = conf ? member_string (conf, "endian", "little") :
+        "little";
 
     if (g_strcmp0 (endian, "little") != 0 && g_strcmp0 (endian, "big") != 0)
       goto bad;
@@ -789,9 +821,13 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
     guint i;
 
     /* Only the order that changes nothing is C order. */
-    for (i = 0; order && i < json_array_get_length (order); i++)
-      if (json_array_get_int_element (order, i) != i)
+    for (i = 0; order && i < json_array_get_length (order); i++) {
+      JsonNode *e = json_array_get_element (order, i);
+
+      if (json_node_get_value_type (e) != G_TYPE_INT64
+          || json_node_get_int (e) != i)
         order = NULL;
+    }
     if (order && json_array_get_length (order) == (guint) z->ndim)
       return TRUE;
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are "
@@ -867,13 +903,13 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
   z->v3 = TRUE;
   if (!json_parser_load_from_data (parser, text, -1, error))
     goto done;
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  o = root_object (parser);
+  if (o == NULL)
     goto not_object;
-  o = json_node_get_object (json_parser_get_root (parser));
-  if (json_object_get_int_member_with_default (o, "zarr_format", 0) != 3)
+  if (member_int (o, "zarr_format", 0) != 3)
     goto bad_format;
 
-  dtype = json_object_get_string_member_with_default (o, "data_type", NULL);
+  dtype = member_string (o, "data_type", NULL);
   for (i = 0; i < G_N_ELEMENTS (types); i++)
     if (g_strcmp0 (dtype, types[i].name) == 0)
       break;
@@ -888,8 +924,8 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
   n = grid ? json_object_get_member (grid, "configuration") : NULL;
   if (n && JSON_NODE_HOLDS_OBJECT (n))
     gconf = json_node_get_object (n);
-  if (grid == NULL || g_strcmp0 (json_object_get_string_member_with_default
-          (grid, "name", NULL), "regular") != 0 || gconf == NULL)
+  if (grid == NULL || g_strcmp0 (member_string (grid, "name", NULL),
+          "regular") != 0 || gconf == NULL)
     goto bad_grid;
   if (!parse_axes (o, "shape", z->shape, &z->ndim, error)
       || !parse_axes (gconf, "chunk_shape", z->chunks, &n_chunks, error))
@@ -903,13 +939,11 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
   n = keys ? json_object_get_member (keys, "configuration") : NULL;
   if (n && JSON_NODE_HOLDS_OBJECT (n))
     kconf = json_node_get_object (n);
-  kname = keys ? json_object_get_string_member_with_default (keys, "name",
-      NULL) : NULL;
+  kname = keys ? member_string (keys, "name", NULL) : NULL;
   if (g_strcmp0 (kname, "default") != 0 && g_strcmp0 (kname, "v2") != 0)
     goto bad_keys;
   z->key_prefix = g_strcmp0 (kname, "default") == 0;
-  sep = kconf ? json_object_get_string_member_with_default (kconf,
-      "separator", NULL) : NULL;
+  sep = kconf ? member_string (kconf, "separator", NULL) : NULL;
   if (sep == NULL)
     sep = z->key_prefix ? "/" : ".";
   if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
@@ -943,7 +977,7 @@ not_object:
 bad_format:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its zarr.json "
       "says zarr_format %" G_GINT64_FORMAT "; Zarr v2 (.zarray) and v3 are "
-      "read", json_object_get_int_member_with_default (o, "zarr_format", 0));
+      "read", member_int (o, "zarr_format", 0));
   goto done;
 bad_dtype:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its data_type "

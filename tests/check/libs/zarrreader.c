@@ -272,6 +272,62 @@ GST_START_TEST (test_zarr_symlink_loops_end)
 
 GST_END_TEST;
 
+/* Opening a store whose only file is @name with @text in it fails with
+ * an error holding @expected, and without a warning (the check runs make
+ * GLib's criticals fatal). */
+static void
+check_bad_metadata (const gchar * name, const gchar * text,
+    const gchar * expected)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *dir = g_dir_make_tmp ("zarrmeta-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, name, NULL);
+  GError *err = NULL;
+
+  fail_unless (g_file_set_contents (file, text, -1, NULL));
+  fail_if (plan_file_reader_open (r, dir, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s was read", text);
+  fail_unless (strstr (err->message, expected) != NULL, "%s: %s", text,
+      err->message);
+  g_clear_error (&err);
+  remove_tree (dir);
+  g_free (file);
+  g_free (dir);
+  gst_object_unref (r);
+}
+
+#define V2_START "{\"zarr_format\": 2, \"shape\": [10], \"chunks\": [4], "
+#define V3_START "{\"zarr_format\": 3, \"node_type\": \"array\", " \
+  "\"shape\": [10], \"data_type\": \"int32\", \"chunk_grid\": {\"name\": " \
+  "\"regular\", \"configuration\": {\"chunk_shape\": [4]}}, " \
+  "\"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": 0, "
+
+/* Metadata with a list or an object where a string or a number belongs,
+ * or no JSON at all: json-glib's getters warned about these and gave
+ * their default, so that an "order" of {} read as C order. */
+GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
+{
+  check_bad_metadata (".zarray", "", "its .zarray is not a JSON object");
+  check_bad_metadata (".zarray", V2_START "\"dtype\": [[\"a\", \"<f4\"]], "
+      "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\"}",
+      "its dtype '(not a string)' is not supported");
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"compressor\": null, \"fill_value\": 0, \"order\": {}}",
+      "its chunks are in order '?'; only C order is read");
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\", "
+      "\"dimension_separator\": [\"/\"]}", "its dimension_separator '?'");
+  check_bad_metadata (".zarray", "{\"zarr_format\": {}}",
+      "says zarr_format 0; only Zarr v2 is read");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"transpose\", \"configuration\": {\"order\": [{}]}}, "
+      "{\"name\": \"bytes\"}]}", "its chunks are transposed");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "[\"bytes\"]}]}", "its codec '(no name)' is not supported");
+}
+
+GST_END_TEST;
+
 static Suite *
 zarrreader_suite (void)
 {
@@ -285,6 +341,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_fifo_chunk_is_an_error);
   tcase_add_test (tc, test_zarr_fifo_metadata_is_an_error);
   tcase_add_test (tc, test_zarr_symlink_loops_end);
+  tcase_add_test (tc, test_zarr_metadata_of_wrong_types_is_an_error);
   return s;
 }
 
