@@ -98,6 +98,10 @@ _plan_zarr_blosc (GError ** error)
 
 /* Metadata files larger than this are taken as corrupt. */
 #define MAX_METADATA_SIZE (1 << 20)
+/* Nor are lists and objects nested deeper than this: json-glib parses
+ * them recursively, and a file of a million '[' would overflow the
+ * stack; metadata nests a few levels. */
+#define MAX_METADATA_DEPTH 256
 
 typedef enum
 {
@@ -260,6 +264,35 @@ read_all (gint fd, guint8 * dest, gsize size, gsize * done)
   return TRUE;
 }
 
+/* Whether @text nests lists and objects more than MAX_METADATA_DEPTH
+ * deep (brackets inside strings not counted). */
+static gboolean
+nested_too_deep (const gchar * text, gsize size)
+{
+  gboolean in_string = FALSE;
+  guint depth = 0;
+  gsize i;
+
+  for (i = 0; i < size; i++) {
+    gchar c = text[i];
+
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+    } else if (c == '"') {
+      in_string = TRUE;
+    } else if (c == '[' || c == '{') {
+      if (++depth > MAX_METADATA_DEPTH)
+        return TRUE;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return FALSE;
+}
+
 /* A metadata file, NUL-terminated, with its size in *@size_out. */
 static gchar *
 read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
@@ -289,6 +322,13 @@ read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
   }
   close (fd);
   text[done] = '\0';
+  if (nested_too_deep (text, done)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' nests lists "
+        "and objects more than %d deep; Zarr metadata nested so deep is "
+        "taken as corrupt", file, MAX_METADATA_DEPTH);
+    g_free (text);
+    return NULL;
+  }
   if (size_out)
     *size_out = done;
   return text;

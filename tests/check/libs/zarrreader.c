@@ -328,6 +328,21 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
 
 GST_END_TEST;
 
+/* Metadata of 100000 nested lists: json-glib, which parses them
+ * recursively, overflowed the stack. */
+GST_START_TEST (test_zarr_deeply_nested_metadata_is_an_error)
+{
+  gchar *deep = g_strnfill (100000, '[');
+
+  check_bad_metadata (".zarray", deep, ".zarray' nests lists and objects "
+      "more than 256 deep; Zarr metadata nested so deep is taken as "
+      "corrupt");
+  check_bad_metadata ("zarr.json", deep, "no Zarr array");
+  g_free (deep);
+}
+
+GST_END_TEST;
+
 static Suite *
 zarrreader_suite (void)
 {
@@ -342,6 +357,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_fifo_metadata_is_an_error);
   tcase_add_test (tc, test_zarr_symlink_loops_end);
   tcase_add_test (tc, test_zarr_metadata_of_wrong_types_is_an_error);
+  tcase_add_test (tc, test_zarr_deeply_nested_metadata_is_an_error);
   return s;
 }
 
