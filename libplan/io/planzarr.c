@@ -728,6 +728,11 @@ parse_fill_node (JsonNode * node, PlanDType dtype, gsize itemsize,
     d = i;
   } else if (json_node_get_value_type (node) == G_TYPE_DOUBLE) {
     d = json_node_get_double (node);
+    /* An integer's fill value beyond int64 (1e300) has no integer part
+     * to take: its cast would be undefined. */
+    if (!is_float && !(d >= -9223372036854775808.0
+            && d < 9223372036854775808.0))
+      goto bad;
     i = (gint64) d;
   } else {
     goto bad;

@@ -324,6 +324,10 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
       "{\"name\": \"bytes\"}]}", "its chunks are transposed");
   check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
       "[\"bytes\"]}]}", "its codec '(no name)' is not supported");
+  /* An integer fill value no int64 holds (as zarr-python refuses it). */
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"compressor\": null, \"fill_value\": 1e300, \"order\": \"C\"}",
+      "its fill_value does not fit its dtype");
 }
 
 GST_END_TEST;
