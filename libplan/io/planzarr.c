@@ -1257,8 +1257,14 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
   gboolean ok = FALSE;
 
   if (z->crc32c) {
-    if (size < 4 || crc32c (sc->raw, size - 4) != GST_READ_UINT32_LE (sc->raw +
-            size - 4)) {
+    /* The stored checksum, little-endian, byte by byte: it follows the
+     * encoded bytes at any address (GST_READ_UINT32_LE would load a
+     * misaligned word, which UBSan reports). */
+    const guint8 *t = size >= 4 ? sc->raw + size - 4 : NULL;
+
+    if (t == NULL || crc32c (sc->raw, size - 4) != ((guint32) t[0]
+            | (guint32) t[1] << 8 | (guint32) t[2] << 16
+            | (guint32) t[3] << 24)) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' (%"
           G_GSIZE_FORMAT " bytes) fails its CRC32C checksum; it is corrupt",
           file, size);
