@@ -914,6 +914,10 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
   c.end = (const gchar *) data + total;
   if (memchr (c.start, '\0', c.end - c.start) != NULL)
     goto nul_byte;
+  /* Version 3.0's text is UTF-8 (numpy decodes it so); before, Latin-1,
+   * where any byte is a character. */
+  if (version == 3 && !g_utf8_validate_len (c.start, c.end - c.start, NULL))
+    goto not_utf8;
   if (!parse_dict (&c, &h, error) || !check_header (&h, error))
     return FALSE;
 
@@ -948,6 +952,16 @@ nul_byte:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
         "malformed .npy header: it contains a NUL byte");
+    return FALSE;
+  }
+not_utf8:
+  {
+    const gchar *bad;
+
+    g_utf8_validate_len (c.start, c.end - c.start, &bad);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
+        "malformed .npy header: a version 3.0 header is UTF-8 text, but "
+        "byte %d of its text is not", (gint) (bad - c.start) + 1);
     return FALSE;
   }
 fortran:

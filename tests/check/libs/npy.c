@@ -310,6 +310,10 @@ GST_START_TEST (test_npy_python_literal_spellings)
         0},
     {1, "({'descr': [('a', '<i4')], 'descr': '<u2', 'fortran_order': False, "
           "'shape': (5,)})", PLAN_DTYPE_UINT16, 1, 5},
+    {2, "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)} # \xff",
+        PLAN_DTYPE_FLOAT32, 1, 5},
+    {3, "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)} # \xc3\xa9",
+        PLAN_DTYPE_FLOAT32, 1, 5},
   };
   const struct
   {
@@ -369,6 +373,9 @@ GST_START_TEST (test_npy_python_literal_spellings)
         PLAN_ERROR_UNSUPPORTED, "dtype '<float32' is not supported"},
     {1, "{'descr': '\\xe9', 'fortran_order': False, 'shape': (5,)}",
         PLAN_ERROR_UNSUPPORTED, "dtype '\\303\\251' is not supported"},
+    /* Version 3.0 is UTF-8, which numpy decodes; 1.0 and 2.0 Latin-1. */
+    {3, "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)} # \xff",
+        PLAN_ERROR_FORMAT, "byte 59 of its text is not"},
   };
   guint i;
 
