@@ -225,11 +225,28 @@ static gchar *
 read_plan_file (const gchar * path, gchar ** vars, GError ** error)
 {
   gchar *text = NULL, **lines, **l;
+  const gchar *bad;
   GString *out;
   guint line_no = 0;
+  gsize size;
 
-  if (!g_file_get_contents (path, &text, NULL, error))
+  if (!g_file_get_contents (path, &text, &size, error))
     return NULL;
+  /* A NUL byte would end the text early, and what follows it would be
+   * dropped without a word; bytes that are not UTF-8 make no pipeline
+   * description. Either means it is not a pipeline file. */
+  if (!g_utf8_validate_len (text, size, &bad)) {
+    const gchar *p;
+
+    for (p = text, line_no = 1; p < bad; p++)
+      line_no += *p == '\n';
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+        "%s:%u: %s at byte %" G_GSIZE_FORMAT ": it is not a text file of a "
+        "pipeline description", path, line_no, *bad == '\0' ? "a NUL byte" :
+        "bytes that are not UTF-8", (gsize) (bad - text));
+    g_free (text);
+    return NULL;
+  }
   out = g_string_new (NULL);
   lines = g_strsplit (text, "\n", -1);
   for (l = lines; *l; l++) {

@@ -221,6 +221,23 @@ def test_plan_file_errors():
     _, err = run([os.path.join(d, 'missing.plan')], expect=2)
     if 'missing.plan' not in err:
         raise Failure(err)
+    # A NUL byte ended the description there, and the pipeline before it
+    # ran as if it were all; bytes that are not UTF-8 made an "empty
+    # pipeline".
+    cut = os.path.join(d, 'cut.plan')
+    with open(cut, 'wb') as f:
+        f.write(b'planfilesrc location=%s ! planreduce op=sum ! fakesink\n'
+                b'\0 ! planmap expr=x\n' % path.encode())
+    out, err = run([cut], expect=2)
+    if 'cut.plan:2: a NUL byte at byte' not in err or 'sum =' in out:
+        raise Failure(out + err)
+    latin = os.path.join(d, 'latin.plan')
+    with open(latin, 'wb') as f:
+        f.write(b'# caf\xe9\nplanfilesrc location=%s ! fakesink\n' %
+                path.encode())
+    _, err = run([latin], expect=2)
+    if 'latin.plan:1: bytes that are not UTF-8 at byte 5' not in err:
+        raise Failure(err)
 
 
 def test_plan_found_by_name_and_environment():
