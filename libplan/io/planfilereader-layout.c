@@ -529,6 +529,7 @@ _plan_file_reader_open_layout (PlanFileReader * self, PlanFileFormat format,
     const PlanArrayInfo * raw_info, guint64 file_size, GError ** error)
 {
   const gchar *what = NULL;
+  PlanArrayInfo checked;
 
   self->stream_start = 0;
   self->stream_size = file_size;
@@ -563,6 +564,12 @@ _plan_file_reader_open_layout (PlanFileReader * self, PlanFileFormat format,
         "it is a raw file (no .npy header), so its dtype must be given");
     return FALSE;
   }
+  /* A layout made by hand (the plan API's raw file bindings) is checked
+   * as planfilesrc checks its shape: an inner axis of 0 made the row
+   * size 0 (a division by zero), and one too large overflowed it. */
+  if (!plan_array_info_set (&checked, raw_info->dtype, raw_info->ndim,
+          raw_info->shape, error))
+    return FALSE;
   self->data_offset = 0;
   self->row_size = plan_array_info_get_row_size (raw_info);
   return check_raw_size (self, raw_info, file_size, error);

@@ -799,6 +799,46 @@ GST_START_TEST (test_npz_entry_pointing_at_another_member_is_an_error)
 
 GST_END_TEST;
 
+/* A raw layout made by hand, as the plan API's raw file bindings pass
+ * theirs, is checked as planfilesrc's shape is: an inner axis of 0 made
+ * the row size 0 (a division by zero, SIGFPE), one of -1 or 2^62
+ * float32 elements a wrapped row size. */
+GST_START_TEST (test_raw_layout_is_checked)
+{
+  static const gint64 shapes[][2] = { {3, 0}, {-1, 0}, {-1, -1},
+  {-1, (gint64) 1 << 62}, {-3, 4}
+  };
+  static const gchar *why[] = { "axis 1 has 0 elements",
+    "axis 1 has 0 elements", "axis 1 has -1 elements",
+    "one row would not fit in memory", "the outermost axis has -3 rows"
+  };
+  PlanFileReader *r = plan_file_reader_new ();
+  guint8 data[48] = { 0 };
+  GError *err = NULL;
+  guint i;
+
+  fail_unless (g_file_set_contents (path, (gchar *) data, sizeof (data),
+          NULL));
+  for (i = 0; i < G_N_ELEMENTS (shapes); i++) {
+    PlanArrayInfo info;
+
+    plan_array_info_init (&info);
+    info.dtype = PLAN_DTYPE_FLOAT32;
+    info.ndim = 2;
+    info.shape[0] = shapes[i][0];
+    info.shape[1] = shapes[i][1];
+    fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_RAW, &info,
+            &err));
+    fail_unless (g_error_matches (err, PLAN_ERROR,
+            PLAN_ERROR_INVALID_ARGUMENT), "%s", err->message);
+    fail_unless (strstr (err->message, why[i]) != NULL, "%s", err->message);
+    g_clear_error (&err);
+  }
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_auto_refuses_known_formats_as_raw)
 {
   static const gchar *magics[] = { "\xfd" "7zXZ", "\x1f\x8b\x08",
@@ -904,6 +944,7 @@ filereader_suite (void)
   tcase_add_test (modes[0],
       test_npz_entry_pointing_at_another_member_is_an_error);
   tcase_add_test (modes[0], test_auto_refuses_known_formats_as_raw);
+  tcase_add_test (modes[0], test_raw_layout_is_checked);
   tcase_add_test (modes[1], test_mapped_chunk_of_a_truncated_file_is_no_sigbus);
   return s;
 }
