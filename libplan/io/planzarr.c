@@ -489,6 +489,20 @@ _plan_zarr_write_group (const gchar * dir, gint version, GError ** error)
   return ok;
 }
 
+/* Whether a part of @path between its slashes is "." or "..". */
+static gboolean
+has_dot_part (const gchar * path)
+{
+  gchar **parts = g_strsplit (path, "/", -1);
+  gboolean dot = FALSE;
+  guint i;
+
+  for (i = 0; parts[i]; i++)
+    dot |= strcmp (parts[i], ".") == 0 || strcmp (parts[i], "..") == 0;
+  g_strfreev (parts);
+  return dot;
+}
+
 /* The array's directory: the array @path of the store, or, without a
  * path, the store itself when it is an array, else its only array. */
 static gchar *
@@ -500,6 +514,13 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
   GPtrArray *found;
   GHashTable *seen;
 
+  if (rel && has_dot_part (rel)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is "
+        "not the path of an array in a Zarr store: a part of it is '.' or "
+        "'..', which Zarr's node names may not be (it would lead outside the "
+        "store, or around it)", path);
+    return NULL;
+  }
   if (rel) {
     dir = g_build_filename (store, rel, NULL);
     if (is_array (dir)) {

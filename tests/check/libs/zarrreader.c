@@ -430,6 +430,40 @@ GST_START_TEST (test_zarr_v3_crc32c_at_any_address)
 
 GST_END_TEST;
 
+/* A dataset path with '..' in it named an array outside the store (the
+ * store's sibling); '.' and '..' are no Zarr node names. */
+GST_START_TEST (test_zarr_dataset_path_stays_in_the_store)
+{
+  static const gchar *paths[] = { "../x", "/a/../../x", ".", "a/./b" };
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *base = g_path_get_basename (store);
+  gchar *up;
+  GError *err = NULL;
+  guint i;
+
+  /* The store itself, reached from a group beside it. */
+  up = g_strconcat ("../", base, NULL);
+  plan_file_reader_set_dataset (r, up);
+  fail_if (plan_file_reader_open (r, store, PLAN_FILE_FORMAT_ZARR, NULL,
+          &err));
+  fail_unless (strstr (err->message, "is not the path of an array in a Zarr "
+          "store: a part of it is '.' or '..'") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  for (i = 0; i < G_N_ELEMENTS (paths); i++) {
+    plan_file_reader_set_dataset (r, paths[i]);
+    fail_if (plan_file_reader_open (r, store, PLAN_FILE_FORMAT_ZARR, NULL,
+            &err));
+    fail_unless (g_error_matches (err, PLAN_ERROR,
+            PLAN_ERROR_INVALID_ARGUMENT), "%s", err->message);
+    g_clear_error (&err);
+  }
+  g_free (up);
+  g_free (base);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 zarrreader_suite (void)
 {
@@ -446,6 +480,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_metadata_of_wrong_types_is_an_error);
   tcase_add_test (tc, test_zarr_deeply_nested_metadata_is_an_error);
   tcase_add_test (tc, test_zarr_v3_crc32c_at_any_address);
+  tcase_add_test (tc, test_zarr_dataset_path_stays_in_the_store);
   return s;
 }
 
