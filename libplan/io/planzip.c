@@ -241,7 +241,10 @@ parse_directory (const guint8 * dir, gsize size, guint64 n_entries,
     if (memchr (p + CENTRAL_SIZE, 0, name_len))
       goto bad_entry;
     e = g_new0 (PlanZipEntry, 1);
-    e->name = g_strndup ((const gchar *) p + CENTRAL_SIZE, name_len);
+    /* In UTF-8, as names go into messages and are matched with a
+     * member property, which is UTF-8: a byte that is not becomes
+     * U+FFFD. */
+    e->name = g_utf8_make_valid ((const gchar *) p + CENTRAL_SIZE, name_len);
     e->flags = get16 (p + 8);
     e->method = get16 (p + 10);
     e->crc = get32 (p + 16);
@@ -342,7 +345,7 @@ _plan_zip_locate_data (gint fd, guint64 file_size, PlanZipEntry * entry,
     GError ** error)
 {
   guint8 local[LOCAL_SIZE];
-  gchar *name;
+  gchar *name, *valid;
   gsize name_len;
   guint64 start;
   gboolean got, same;
@@ -362,15 +365,18 @@ _plan_zip_locate_data (gint fd, guint64 file_size, PlanZipEntry * entry,
    * directory points at another member's data (or at garbage), which
    * would be read as this member's. */
   name_len = get16 (local + 26);
-  if (name_len != strlen (entry->name))
-    goto other_name;
   name = g_malloc (MAX (name_len, 1));
   got = read_at (fd, (guint8 *) name, name_len, entry->header_offset +
       LOCAL_SIZE, error);
-  same = got && memcmp (name, entry->name, name_len) == 0;
-  g_free (name);
-  if (!got)
+  if (!got) {
+    g_free (name);
     return FALSE;
+  }
+  /* Made UTF-8 as the directory's name was (parse_directory ()). */
+  valid = g_utf8_make_valid (name, name_len);
+  same = strcmp (valid, entry->name) == 0;
+  g_free (valid);
+  g_free (name);
   if (!same)
     goto other_name;
   entry->data_offset = start;

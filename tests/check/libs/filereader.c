@@ -799,6 +799,40 @@ GST_START_TEST (test_npz_entry_pointing_at_another_member_is_an_error)
 
 GST_END_TEST;
 
+/* A member's name with a byte that is not UTF-8 ("a\xff" in both its
+ * headers): error messages quote it in UTF-8, and the member still reads
+ * by its name so made valid. */
+GST_START_TEST (test_npz_member_name_not_utf8)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+  gchar *data;
+  gsize size;
+
+  write_npz (FALSE);
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  /* "a.npy" at byte 30 of the local header (at 0) and 46 of the first
+   * central entry (the end record's 22 bytes and two of 51 before it). */
+  fail_unless (memcmp (data + 30, "a.npy", 5) == 0);
+  fail_unless (memcmp (data + size - 22 - 2 * 51 + 46, "a.npy", 5) == 0);
+  data[31] = data[size - 22 - 2 * 51 + 47] = (gchar) 0xff;
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  g_free (data);
+
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL, &err));
+  fail_unless (g_utf8_validate (err->message, -1, NULL), "%s", err->message);
+  fail_unless (strstr (err->message, "'a\xef\xbf\xbdnpy' and 'b'") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  plan_file_reader_set_member (r, "a\xef\xbf\xbdnpy");
+  fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_uint64 (plan_file_reader_get_n_rows (r), 100);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 /* A raw layout made by hand, as the plan API's raw file bindings pass
  * theirs, is checked as planfilesrc's shape is: an inner axis of 0 made
  * the row size 0 (a division by zero, SIGFPE), one of -1 or 2^62
@@ -945,6 +979,7 @@ filereader_suite (void)
       test_npz_entry_pointing_at_another_member_is_an_error);
   tcase_add_test (modes[0], test_auto_refuses_known_formats_as_raw);
   tcase_add_test (modes[0], test_raw_layout_is_checked);
+  tcase_add_test (modes[0], test_npz_member_name_not_utf8);
   tcase_add_test (modes[1], test_mapped_chunk_of_a_truncated_file_is_no_sigbus);
   return s;
 }
