@@ -1,0 +1,305 @@
+"""planfilesrc on damaged and hostile files: a small, fixed corpus of
+mutations of files numpy, h5py and zarr write (truncations, overwritten
+header, directory and chunk bytes), and the inputs the hostile-input audit
+found defects with (a .npz entry pointing at another member's data, a Zarr
+chunk that is a FIFO, symbolic links that loop, metadata nested 100000
+deep, a v3 crc32c after an odd number of bytes).
+
+Each input is read by `plan-launch planfilesrc location=F ! planreduce
+op=sum ! fakesink`, and must either fail with one clear error (exit status
+1, one ERROR line naming the file, no GLib critical or warning, within 20
+s), or succeed with numpy's sum of what numpy (np.load, h5py, zarr) reads
+from the same file. Deterministic and quick (about a hundred runs)."""
+import json
+import os
+import re
+import struct
+import subprocess
+import zlib
+
+import numpy as np
+
+import plantest
+from plantest import Failure
+
+A = (np.arange(300, dtype=np.float32).reshape(100, 3) / 7).astype(np.float32)
+TIMEOUT = 20
+
+
+def run(location):
+    """(exit status, output) of the reduction of @location."""
+    cmd = plantest.launcher() + ['planfilesrc', 'location=' + location, '!',
+                                 'planreduce', 'op=sum', '!', 'fakesink']
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           errors='replace', timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure('%s: no end within %d s' % (location, TIMEOUT))
+    return p.returncode, p.stdout
+
+
+def oracle_sum(path, kind):
+    """numpy's sum of what its readers read from @path, or None when they
+    refuse it."""
+    try:
+        if kind == 'npy':
+            a = np.load(path)
+        elif kind == 'npz':
+            with np.load(path) as z:
+                a = z[z.files[0]]
+        elif kind == 'h5':
+            import h5py
+            with h5py.File(path, 'r') as f:
+                a = f['a'][()]
+        else:
+            import zarr
+            a = zarr.open(path, 'r')[...]
+        return float(np.sum(a, dtype=np.float64))
+    except Exception:  # noqa: BLE001 - any refusal is the oracle's answer
+        return None
+
+
+def check(path, kind, what):
+    """@path fails cleanly, or reads as numpy reads it."""
+    rc, out = run(path)
+    bad = [l for l in out.splitlines() if re.search(
+        r'CRITICAL|-WARNING \*\*|runtime error|Sanitizer', l)]
+    if bad:
+        raise Failure('%s: %s' % (what, '\n'.join(bad)))
+    if rc == 0:
+        m = re.search(r'sum = (\S+)', out)
+        want = oracle_sum(path, kind)
+        if m is None or want is None:
+            raise Failure('%s: read with exit status 0 (%s), where numpy '
+                          'refuses it:\n%s' % (what, m and m.group(1), out))
+        got = float(m.group(1))
+        if not (np.isnan(got) and np.isnan(want)) and \
+                abs(got - want) > 1e-3 * max(1.0, abs(want)):
+            raise Failure('%s: sum %r, numpy %r' % (what, got, want))
+        return
+    errors = [l for l in out.splitlines() if l.startswith('ERROR')]
+    if rc != 1 or len(errors) != 1 or path not in errors[0]:
+        raise Failure('%s: exit status %d, not one error naming the file:\n%s'
+                      % (what, rc, out))
+
+
+def mutants(data, offsets, overwrites):
+    """Truncations at @offsets (from the end when negative) and 0xff bytes
+    written over @overwrites (offset, length)."""
+    n = len(data)
+    for o in offsets:
+        o = o % n
+        yield 'cut at %d' % o, data[:o]
+    for o, k in overwrites:
+        o = o % n
+        yield '%d bytes 0xff at %d' % (k, o), \
+            data[:o] + b'\xff' * k + data[o + k:]
+
+
+def file_corpus(name, kind, data, offsets, overwrites):
+    d = plantest.tmpdir()
+    for what, mutant in mutants(data, offsets, overwrites):
+        path = os.path.join(d, name)
+        with open(path, 'wb') as f:
+            f.write(mutant)
+        check(path, kind, '%s, %s' % (name, what))
+
+
+def npy_corpus():
+    d = plantest.tmpdir()
+    np.save(os.path.join(d, 'a.npy'), A)
+    with open(os.path.join(d, 'a.npy'), 'rb') as f:
+        data = f.read()
+    # The magic, version, header length, header text, its end and the data.
+    file_corpus('a.npy', 'npy', data, [0, 1, 6, 8, 9, 10, 60, 127, 128, 129,
+                                       -1],
+                [(6, 1), (7, 1), (8, 2), (20, 4), (45, 1), (60, 8),
+                 (126, 2)])
+
+
+def npz_corpus():
+    d = plantest.tmpdir()
+    for name, save in [('s.npz', np.savez), ('c.npz', np.savez_compressed)]:
+        save(os.path.join(d, name), a=A)
+        with open(os.path.join(d, name), 'rb') as f:
+            data = f.read()
+        # Local header, member data, the central directory (its sizes,
+        # offset and name), the end record.
+        file_corpus(name, 'npz', data, [4, 30, 100, 300, -60, -22, -1],
+                    [(0, 4), (18, 4), (26, 2), (60, 8), (-22 - 46 - 5 + 20, 4),
+                     (-22 - 46 - 5 + 42, 4), (-22 - 5 + 1, 1), (-6, 4),
+                     (-10, 4)])
+
+
+def npz_entry_pointing_at_another_member():
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'two.npz')
+    np.savez(path, a=np.arange(10.0), b=np.arange(10.0, 20.0))
+    with open(path, 'rb') as f:
+        data = bytearray(f.read())
+    second = data.find(b'PK\x01\x02', data.find(b'PK\x01\x02') + 4)
+    struct.pack_into('<I', data, second + 42, 0)
+    with open(path, 'wb') as f:
+        f.write(data)
+    # Member b, whose entry points at a's local header.
+    cmd = plantest.launcher() + ['planfilesrc', 'location=' + path,
+                                 'member=b', '!', 'planreduce', 'op=sum', '!',
+                                 'fakesink']
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=TIMEOUT)
+    if p.returncode != 1 or 'names another member' not in p.stdout:
+        raise Failure('b read as a: %d\n%s' % (p.returncode, p.stdout))
+
+
+def h5_corpus():
+    if not plantest.built_with('hdf5'):
+        return
+    try:
+        import h5py
+    except ImportError:
+        return
+    d = plantest.tmpdir()
+    for name, opts in [('contig.h5', {}),
+                       ('gzip.h5', dict(chunks=(10, 3), compression='gzip',
+                                        shuffle=True))]:
+        with h5py.File(os.path.join(d, name), 'w') as f:
+            f.create_dataset('a', data=A, **opts)
+        with open(os.path.join(d, name), 'rb') as f:
+            data = f.read()
+        # The superblock, the root group's and the dataset's object
+        # headers, the chunk index, the data.
+        file_corpus(name, 'h5', data, [8, 96, 512, 800, 1400, 2000, -1200,
+                                       -1],
+                    [(0, 8), (8, 4), (40, 8), (96, 8), (800, 8), (1000, 8),
+                     (1200, 8), (1400, 8), (-600, 8)])
+
+
+def zarr_store(d, name):
+    """A v2 zlib store of A in chunks of (16, 2) by zarr, or None."""
+    try:
+        import numcodecs
+        import zarr
+    except ImportError:
+        return None
+    path = os.path.join(d, name)
+    z = zarr.open(path, mode='w', shape=A.shape, chunks=(16, 2),
+                  dtype=A.dtype, compressor=numcodecs.Zlib())
+    z[:] = A
+    return path
+
+
+def zarr_corpus():
+    if not plantest.built_with('zarr'):
+        return
+    d = plantest.tmpdir()
+    store = zarr_store(d, 'z.zarr')
+    if store is None:
+        return
+    meta_path = os.path.join(store, '.zarray')
+    with open(meta_path) as f:
+        meta = json.load(f)
+    chunk_path = os.path.join(store, '1.0')
+    with open(chunk_path, 'rb') as f:
+        chunk = f.read()
+    edits = [('shape', [100, 0]), ('shape', [-1, 3]), ('shape', [2 ** 63, 3]),
+             ('chunks', [0, 2]), ('chunks', [2 ** 40, 2 ** 40]),
+             ('chunks', [16]), ('dtype', [['a', '<f4']]), ('dtype', '<U4'),
+             ('order', {}), ('fill_value', 1e300), ('compressor', {'id': 5}),
+             ('dimension_separator', ['/']), ('zarr_format', '2')]
+    for key, value in edits:
+        with open(meta_path, 'w') as f:
+            json.dump(dict(meta, **{key: value}), f)
+        check(store, 'zarr', 'z.zarr, %s %r' % (key, value))
+    for text in ['', '[' * 100000, '{"zarr_format": 2']:
+        with open(meta_path, 'w') as f:
+            f.write(text)
+        check(store, 'zarr', 'z.zarr, .zarray %r' % text[:10])
+    with open(meta_path, 'w') as f:
+        json.dump(meta, f)
+    for what, mutant in mutants(chunk, [0, 1, len(chunk) // 2],
+                                [(0, 2), (len(chunk) // 2, 4)]):
+        with open(chunk_path, 'wb') as f:
+            f.write(mutant)
+        check(store, 'zarr', 'z.zarr, chunk 1.0 %s' % what)
+    # A chunk that is a FIFO: an error at once, not a wait for a writer.
+    os.unlink(chunk_path)
+    os.mkfifo(chunk_path)
+    rc, out = run(store)
+    if rc != 1 or 'is a FIFO (named pipe), not a regular file' not in out:
+        raise Failure('FIFO chunk: %d\n%s' % (rc, out))
+
+
+def zarr_symlink_loops():
+    if not plantest.built_with('zarr'):
+        return
+    d = plantest.tmpdir()
+    for i in range(8):
+        os.symlink('.', os.path.join(d, 'loop%d' % i))
+    rc, out = run(d)
+    if rc != 1 or 'no Zarr array' not in out:
+        raise Failure('symbolic link loops: %d\n%s' % (rc, out))
+
+
+def crc32c(data):
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = 0x82f63b78 ^ (crc >> 1) if crc & 1 else crc >> 1
+    return crc ^ 0xffffffff
+
+
+def zarr_v3_crc32c():
+    """A v3 array, gzip then crc32c, written here: read as written, and a
+    chunk whose checksum does not match is an error."""
+    if not plantest.built_with('zarr'):
+        return
+    d = plantest.tmpdir()
+    store = os.path.join(d, 'v3.zarr')
+    os.makedirs(os.path.join(store, 'c'))
+    with open(os.path.join(store, 'zarr.json'), 'w') as f:
+        json.dump({'zarr_format': 3, 'node_type': 'array', 'shape': [100, 3],
+                   'data_type': 'float32', 'fill_value': 0.0,
+                   'chunk_grid': {'name': 'regular', 'configuration':
+                                  {'chunk_shape': [16, 3]}},
+                   'chunk_key_encoding': {'name': 'default'},
+                   'codecs': [{'name': 'bytes',
+                               'configuration': {'endian': 'little'}},
+                              {'name': 'gzip', 'configuration': {'level': 5}},
+                              {'name': 'crc32c'}]}, f)
+    odd = False
+    for i in range(7):
+        block = np.zeros((16, 3), np.float32)
+        part = A[i * 16:(i + 1) * 16]
+        block[:len(part)] = part
+        c = zlib.compressobj(5, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        enc = c.compress(block.tobytes()) + c.flush()
+        odd |= len(enc) % 4 != 0
+        os.makedirs(os.path.join(store, 'c', str(i)))
+        with open(os.path.join(store, 'c', str(i), '0'), 'wb') as f:
+            f.write(enc + struct.pack('<I', crc32c(enc)))
+    if not odd:
+        raise Failure('no chunk of an odd size: the case is not made')
+    rc, out = run(store)
+    m = re.search(r'sum = (\S+)', out)
+    if rc != 0 or m is None or \
+            abs(float(m.group(1)) - float(A.sum(dtype=np.float64))) > 1e-2:
+        raise Failure('v3 crc32c: %d\n%s' % (rc, out))
+    with open(os.path.join(store, 'c', '3', '0'), 'r+b') as f:
+        f.seek(5)
+        f.write(b'\x00\x01')
+    rc, out = run(store)
+    if rc != 1 or 'fails its CRC32C checksum' not in out:
+        raise Failure('corrupt v3 chunk: %d\n%s' % (rc, out))
+
+
+plantest.run_cases([
+    ('.npy mutations', npy_corpus),
+    ('.npz mutations, stored and deflated', npz_corpus),
+    ('a .npz entry pointing at another member', npz_entry_pointing_at_another_member),
+    ('HDF5 mutations, contiguous and gzip', h5_corpus),
+    ('Zarr metadata and chunk mutations', zarr_corpus),
+    ('Zarr symbolic link loops', zarr_symlink_loops),
+    ('Zarr v3 crc32c', zarr_v3_crc32c),
+])
