@@ -164,6 +164,7 @@ struct _PlanFileSink
 
   /* streaming thread only (STREAM_LOCK) */
   gboolean open;
+  gboolean upstream_failed;     /* PLAN_EVENT_STREAM_FAILED came */
   guint64 next_row;
   gsize row_size;
   gint64 caps_rows;             /* rows the caps announce, -1 unknown */
@@ -718,6 +719,7 @@ plan_file_sink_change_state (GstElement * element, GstStateChange transition)
 
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     self->have_info = FALSE;
+    self->upstream_failed = FALSE;
     self->sharded = FALSE;
     self->discard = FALSE;
     g_clear_pointer (&self->rank_location, g_free);
@@ -743,6 +745,14 @@ plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   PlanArrayInfo info;
   GError *err = NULL;
 
+  /* Caps may still come after upstream said its stream failed and the
+   * file was given up (an aggregator such as planmap forwards the failure
+   * at once and sets its own caps after): there is nothing to write them
+   * to, and nothing to say. */
+  if (self->upstream_failed) {
+    GST_DEBUG_OBJECT (self, "caps after upstream failed: not writing");
+    return TRUE;
+  }
   if (!plan_array_info_from_caps (&info, caps, &err)
       || !plan_file_writer_set_info (self->writer, &info, &err)) {
     post_write_error (self, err);
@@ -767,6 +777,7 @@ reopen_writer (PlanFileSink * self)
 {
   GError *err = NULL;
 
+  self->upstream_failed = FALSE;
   cancel_writer (self);
   if (!open_writer (self))
     return FALSE;
@@ -911,7 +922,8 @@ plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GError *err = NULL;
   GstFlowReturn ret;
 
-  if (self->discard)
+  /* After upstream failed, rows that still come are not written. */
+  if (self->discard || self->upstream_failed)
     return GST_FLOW_OK;
   if (self->shard_writer)
     return render_shared (self, buffer);
@@ -1018,6 +1030,7 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
     if (self->open)
       plan_file_writer_cancel (self->writer);
     self->open = FALSE;
+    self->upstream_failed = TRUE;
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY
       && gst_event_has_name (event, PLAN_EVENT_SHARD) && !take_shard (self,

@@ -359,6 +359,44 @@ GST_START_TEST (test_sink_stream_cut_short_is_not_written)
 
 GST_END_TEST;
 
+/* Upstream's stream failed (planfilesrc on a corrupt file) and an
+ * aggregator between (planmap) forwarded that at once, then set its caps
+ * and ended: the caps came to a file already given up, which crashed the
+ * sink (a NULL error posted). Nothing is written and nothing said. */
+GST_START_TEST (test_sink_caps_after_upstream_failed)
+{
+  gchar *path = tmp_path ("out.npy");
+  GstElement *sink = gst_element_factory_make ("planfilesink", NULL);
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *buf;
+
+  g_object_set (sink, "location", path, "async", FALSE, NULL);
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_object_unref (sink);
+  gst_element_set_bus (h->element, bus);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("failed")));
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty (PLAN_EVENT_STREAM_FAILED))));
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<10>");
+  buf = gst_buffer_new_allocate (NULL, 4 * 4, NULL);
+  gst_buffer_memset (buf, 0, 0, 4 * 4);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  fail_unless_equals_int (count_files (), 0);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A flushing seek after rows were written starts the file over: what is
  * put in place holds the rows after the seek only, as many as the new
  * segment announces, and one temporary file is left at any time. */
@@ -894,6 +932,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_flush_forgets_eos_held_by_the_pipeline);
   tcase_add_test (tc, test_sink_pause_while_waiting_for_the_writer);
   tcase_add_test (tc, test_sink_stream_cut_short_is_not_written);
+  tcase_add_test (tc, test_sink_caps_after_upstream_failed);
   tcase_add_test (tc, test_sink_creates_nothing_before_paused);
   tcase_add_test (tc, test_sink_uri_handler);
   tcase_add_test (tc, test_sink_missing_directory);
