@@ -111,10 +111,14 @@ _plan_kernel_device_new (GstElement * element, PlanTarget target,
 {
   PlanKernelDevice *self;
   PlanDevice *device = NULL;
+  static gsize debug_done = 0;
 
-  if (plan_kernel_device_debug == NULL)
+  /* Elements start on threads of their own: once, for all of them. */
+  if (g_once_init_enter (&debug_done)) {
     GST_DEBUG_CATEGORY_INIT (plan_kernel_device_debug, "plankerneldevice", 0,
         "Device path of PlanKernelElement");
+    g_once_init_leave (&debug_done, 1);
+  }
 
   if (target == PLAN_TARGET_CUDA
       || (target == PLAN_TARGET_AUTO && device_forced ())) {

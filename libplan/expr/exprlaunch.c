@@ -141,6 +141,7 @@ gboolean
 plan_expr_launch (PlanExpr * expr, PlanStream * stream, gpointer * ptrs,
     gsize n, guint n_threads, GError ** error)
 {
+  static gsize debug_done = 0;
   PlanDevice *device;
   HostLaunch *job;
 
@@ -148,9 +149,12 @@ plan_expr_launch (PlanExpr * expr, PlanStream * stream, gpointer * ptrs,
   g_return_val_if_fail (stream != NULL, FALSE);
   g_return_val_if_fail (ptrs != NULL, FALSE);
 
-  if (G_UNLIKELY (plan_expr_launch_debug == NULL))
+  /* Launched from every element's thread: once, for all of them. */
+  if (g_once_init_enter (&debug_done)) {
     GST_DEBUG_CATEGORY_INIT (plan_expr_launch_debug, "planexprlaunch", 0,
         "Expressions on devices");
+    g_once_init_leave (&debug_done, 1);
+  }
   device = plan_stream_get_device (stream);
   if (plan_device_get_kind (device) == PLAN_DEVICE_KIND_CUDA) {
     /* The generated kernel takes one pointer per bound name, the output

@@ -85,6 +85,7 @@ PlanHaloExchange *
 plan_halo_exchange_new (const gchar * owner, const PlanShardInfo * input,
     guint halo_rows, PlanBoundary boundary, const gchar * reach)
 {
+  static gsize debug_done = 0;
   PlanHaloExchange *ex;
   gboolean wrap = boundary == PLAN_BOUNDARY_WRAP;
   gboolean valid = boundary == PLAN_BOUNDARY_VALID;
@@ -95,8 +96,12 @@ plan_halo_exchange_new (const gchar * owner, const PlanShardInfo * input,
   g_return_val_if_fail (owner != NULL, NULL);
   g_return_val_if_fail (input != NULL && input->n_ranks > 0, NULL);
 
-  GST_DEBUG_CATEGORY_INIT (plan_halo_exchange_debug, "planhaloexchange", 0,
-      "Halo rows between ranks");
+  /* Stencils start on threads of their own: once, for all of them. */
+  if (g_once_init_enter (&debug_done)) {
+    GST_DEBUG_CATEGORY_INIT (plan_halo_exchange_debug, "planhaloexchange", 0,
+        "Halo rows between ranks");
+    g_once_init_leave (&debug_done, 1);
+  }
 
   ex = g_new0 (PlanHaloExchange, 1);
   ex->owner = g_strdup (owner);

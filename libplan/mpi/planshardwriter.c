@@ -399,6 +399,7 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
     PlanFileFormat format, const PlanArrayInfo * info, guint64 total_rows,
     gboolean sync, GError ** error)
 {
+  static gsize debug_done = 0;
   PlanShardWriter *w;
   gboolean shaped = format == PLAN_FILE_FORMAT_HDF5
       || format == PLAN_FILE_FORMAT_ZARR;
@@ -409,9 +410,12 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
   g_return_val_if_fail (!shaped || plan_comm_get_rank (comm) != 0
       || PLAN_IS_FILE_WRITER (file_writer), NULL);
 
-  if (plan_shard_writer_debug == NULL)
+  /* Sinks start on threads of their own: once, for all of them. */
+  if (g_once_init_enter (&debug_done)) {
     GST_DEBUG_CATEGORY_INIT (plan_shard_writer_debug, "planshardwriter", 0,
         "an output shared by the ranks of an MPI job");
+    g_once_init_leave (&debug_done, 1);
+  }
 
   w = g_new0 (PlanShardWriter, 1);
   w->comm = comm;

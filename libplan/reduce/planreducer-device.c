@@ -410,13 +410,17 @@ plan_device_reducer_new (PlanReducer * reducer, PlanStream * stream,
   PlanDeviceReducer *dr;
   PlanArrayInfo out;
   GError *err = NULL;
+  static gsize debug_done = 0;
 
   g_return_val_if_fail (reducer != NULL, NULL);
   g_return_val_if_fail (stream != NULL, NULL);
 
-  if (plan_reducer_device_debug == NULL)
+  /* Elements start on threads of their own: once, for all of them. */
+  if (g_once_init_enter (&debug_done)) {
     GST_DEBUG_CATEGORY_INIT (plan_reducer_device_debug, "planreducerdevice",
         0, "Reductions on devices");
+    g_once_init_leave (&debug_done, 1);
+  }
 
   dr = g_new0 (PlanDeviceReducer, 1);
   plan_reducer_get_device_steps (reducer, &dr->params, &dr->mode,

@@ -59,12 +59,17 @@
 GST_DEBUG_CATEGORY (plan_stencil_kernel_debug);
 #define GST_CAT_DEFAULT plan_stencil_kernel_debug
 
+/* Kernels are made on the elements' threads: once, for all of them. */
 static void
 init_debug (void)
 {
-  if (G_UNLIKELY (plan_stencil_kernel_debug == NULL))
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
     GST_DEBUG_CATEGORY_INIT (plan_stencil_kernel_debug, "planstencilkernel",
         0, "Stencils on the host and on devices");
+    g_once_init_leave (&done, 1);
+  }
 }
 
 /* The window's offsets along the input's axes, and the geometry of the
