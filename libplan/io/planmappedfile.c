@@ -67,7 +67,7 @@ typedef struct
 static Region *slots[N_SLOTS];       /* atomic */
 static struct sigaction previous_action;
 static gsize page_size;
-static GQuark region_quark;
+static GQuark region_quark;         /* atomic: set once, read anywhere */
 
 static void
 on_sigbus (int sig, siginfo_t * info, void *context)
@@ -119,7 +119,8 @@ install_handler (void)
     struct sigaction action;
 
     page_size = sysconf (_SC_PAGESIZE);
-    region_quark = g_quark_from_static_string ("plan-mapped-region");
+    g_atomic_int_set (&region_quark,
+        g_quark_from_static_string ("plan-mapped-region"));
     memset (&action, 0, sizeof (action));
     action.sa_sigaction = on_sigbus;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -290,9 +291,11 @@ _plan_mapped_file_check (PlanMappedFile * file, GError ** error)
 static Region *
 buffer_region (GstBuffer * buffer, const guint8 * data, gsize size)
 {
+  /* Any thread, while another may map its first window. */
+  GQuark quark = g_atomic_int_get (&region_quark);
   guint i, n;
 
-  if (region_quark == 0 || buffer == NULL)
+  if (quark == 0 || buffer == NULL)
     return NULL;                /* nothing was ever mapped */
   n = gst_buffer_n_memory (buffer);
   for (i = 0; i < n; i++) {
@@ -301,7 +304,7 @@ buffer_region (GstBuffer * buffer, const guint8 * data, gsize size)
 
     if (mem->parent)
       mem = mem->parent;
-    r = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), region_quark);
+    r = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), quark);
     if (r && (data == NULL || (data >= r->base && size <= r->size
                 && (gsize) (data - r->base) <= r->size - size)))
       return r;
