@@ -902,7 +902,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
   gboolean ok;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
-  g_return_val_if_fail (writer->fd >= 0 || writer->stream || writer->tmp_dir,
+  /* A stream's descriptor is the worker's, which opens it: not read here. */
+  g_return_val_if_fail (writer->stream || writer->fd >= 0 || writer->tmp_dir,
       FALSE);
   g_return_val_if_fail (info != NULL, FALSE);
 
@@ -1192,7 +1193,8 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
   gboolean ok = TRUE;
 
   g_return_val_if_fail (PLAN_IS_FILE_WRITER (writer), FALSE);
-  g_return_val_if_fail (writer->fd >= 0 || writer->stream || writer->tmp_dir,
+  /* A stream's descriptor is the worker's, which opens it: not read here. */
+  g_return_val_if_fail (writer->stream || writer->fd >= 0 || writer->tmp_dir,
       FALSE);
 
   stop_worker (writer, FALSE);
