@@ -420,9 +420,24 @@ read_shape (PlanH5Dataset * d, GError ** error)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it has %d axes;"
         " at most %d are supported", ndim, PLAN_ARRAY_MAX_DIMS);
   } else {
+    hsize_t max[PLAN_ARRAY_MAX_DIMS];
+    gint i;
+
     d->ndim = ndim;
-    H5Sget_simple_extent_dims (space, d->dims, NULL);
+    H5Sget_simple_extent_dims (space, d->dims, max);
     ok = TRUE;
+    /* An extent beyond the dataset's maximum is no dataset libhdf5
+     * writes: a corrupt dataspace, whose rows (never written, read as
+     * the fill value) could number 2^56. */
+    for (i = 0; ok && i < ndim; i++) {
+      if (max[i] != H5S_UNLIMITED && d->dims[i] > max[i]) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its dataspace "
+            "is corrupt: axis %d has %" G_GUINT64_FORMAT " elements, more "
+            "than its maximum of %" G_GUINT64_FORMAT, i,
+            (guint64) d->dims[i], (guint64) max[i]);
+        ok = FALSE;
+      }
+    }
   }
   if (space >= 0)
     H5Sclose (space);

@@ -213,6 +213,61 @@ GST_START_TEST (test_h5_bfloat16_is_refused)
 
 GST_END_TEST;
 
+/* A dataspace whose extent was overwritten past its maximum (100 rows
+ * said to be 2^56): h5py opens it, and its rows, never written, would be
+ * read as the fill value for ever. */
+GST_START_TEST (test_h5_extent_beyond_its_maximum_is_an_error)
+{
+  static const guint8 dims[32] = { 100, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
+    0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0
+  };
+  hsize_t shape[2] = { 100, 3 }, cdims[2] = { 10, 3 };
+  PlanFileReader *r = plan_file_reader_new ();
+  hid_t file, space, dcpl, dset;
+  gint32 v[300] = { 0 };
+  GError *err = NULL;
+  gchar *data;
+  guint8 *at;
+  gsize size, i;
+
+  file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  fail_unless (file >= 0);
+  space = H5Screate_simple (2, shape, shape);
+  dcpl = H5Pcreate (H5P_DATASET_CREATE);
+  H5Pset_chunk (dcpl, 2, cdims);
+  dset = H5Dcreate2 (file, "a", H5T_STD_I32LE, space, H5P_DEFAULT, dcpl,
+      H5P_DEFAULT);
+  fail_unless (H5Dwrite (dset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
+          H5P_DEFAULT, v) >= 0);
+  H5Dclose (dset);
+  H5Pclose (dcpl);
+  H5Sclose (space);
+  H5Fclose (file);
+
+  /* The dataspace message: the extent (100, 3), then its maximum. */
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  at = NULL;
+  for (i = 0; at == NULL && i + sizeof (dims) <= size; i++)
+    if (memcmp (data + i, dims, sizeof (dims)) == 0)
+      at = (guint8 *) data + i;
+  fail_unless (at != NULL);
+  at[7] = 1;                    /* 100 + 2^56 rows */
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  g_free (data);
+
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_FORMAT), "%s",
+      err->message);
+  fail_unless (strstr (err->message, "its dataspace is corrupt: axis 0 has "
+          "72057594037928036 elements, more than its maximum of 100") !=
+      NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_h5_writer_output_reads_back)
 {
   PlanFileWriter *w = plan_file_writer_new ();
@@ -278,6 +333,7 @@ h5reader_suite (void)
   tcase_add_test (tc, test_h5_missing_dataset_lists_the_datasets);
   tcase_add_test (tc, test_h5_bfloat16_is_refused);
   tcase_add_test (tc, test_h5_writer_output_reads_back);
+  tcase_add_test (tc, test_h5_extent_beyond_its_maximum_is_an_error);
   return s;
 }
 
