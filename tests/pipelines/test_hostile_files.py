@@ -173,6 +173,19 @@ def h5_corpus():
                                        -1],
                     [(0, 8), (8, 4), (40, 8), (96, 8), (800, 8), (1000, 8),
                      (1200, 8), (1400, 8), (-600, 8)])
+    # The dataspace's extent made 2^56 + 100 rows, beyond its maximum of
+    # 100: rows no chunk holds would be read as the fill value for ever.
+    path = os.path.join(d, 'gzip.h5')
+    with open(path, 'rb') as f:
+        data = bytearray(f.read())
+    extent = struct.pack('<4Q', 100, 3, 100, 3)
+    at = data.find(extent)
+    if at < 0:
+        raise Failure('no dataspace message of (100, 3) in gzip.h5')
+    data[at + 7] = 1
+    with open(path, 'wb') as f:
+        f.write(data)
+    check(path, 'h5', 'gzip.h5, extent beyond its maximum')
 
 
 def zarr_store(d, name):
