@@ -810,6 +810,12 @@ map_rows (PlanFileReader * self, guint64 row, guint64 n_rows, GError ** error)
         || start % plan_dtype_get_size (self->file_info.dtype) != 0)
       goto not_mapped;
     start += (file_row - chunk * self->align_rows) * self->row_size;
+    /* A chunk index that points past the end of the file (a corrupt
+     * one) is libhdf5's to report: a mapping there would read as a file
+     * cut short while it was read. */
+    if (start > (guint64) self->opened.st_size
+        || size > (guint64) self->opened.st_size - start)
+      goto not_mapped;
   }
 #endif
   if (size > 0) {

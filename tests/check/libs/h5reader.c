@@ -268,6 +268,80 @@ GST_START_TEST (test_h5_extent_beyond_its_maximum_is_an_error)
 
 GST_END_TEST;
 
+/* Chunks of 1 MiB, unfiltered, are mapped from the file: one whose
+ * address in the chunk index was overwritten to lie past the end of the
+ * file is libhdf5's error ("addr overflow"), not a file said to have
+ * changed while it was read. */
+GST_START_TEST (test_h5_mapped_chunk_past_the_end_is_hdf5s_error)
+{
+  hsize_t shape[2] = { 4, 262144 }, cdims[2] = { 1, 262144 };
+  hsize_t coord[2] = { 2, 0 }, chunk_size = 0;
+  PlanFileReader *r = plan_file_reader_new ();
+  hid_t file, space, dcpl, dset;
+  haddr_t addr = HADDR_UNDEF;
+  unsigned mask = 0;
+  gfloat *v = g_new0 (gfloat, 4 * 262144);
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstFlowReturn ret;
+  guint64 far;
+  gchar *data;
+  gsize size, i;
+  gboolean patched = FALSE;
+
+  file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  fail_unless (file >= 0);
+  space = H5Screate_simple (2, shape, NULL);
+  dcpl = H5Pcreate (H5P_DATASET_CREATE);
+  H5Pset_chunk (dcpl, 2, cdims);
+  dset = H5Dcreate2 (file, "a", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl,
+      H5P_DEFAULT);
+  fail_unless (H5Dwrite (dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
+          H5P_DEFAULT, v) >= 0);
+  fail_unless (H5Dget_chunk_info_by_coord (dset, coord, &mask, &addr,
+          &chunk_size) >= 0);
+  H5Dclose (dset);
+  H5Pclose (dcpl);
+  H5Sclose (space);
+  H5Fclose (file);
+  g_free (v);
+
+  /* The index holds the chunk's address, little-endian, before the data
+   * of the first chunk. */
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  far = (guint64) size + (16 << 20);
+  for (i = 0; !patched && i + 8 <= MIN (size, 4096); i++) {
+    guint64 x;
+
+    memcpy (&x, data + i, 8);
+    if (GUINT64_FROM_LE (x) == addr) {
+      x = GUINT64_TO_LE (far);
+      memcpy (data + i, &x, 8);
+      patched = TRUE;
+    }
+  }
+  fail_unless (patched);
+  fail_unless (g_file_set_contents (path, data, size, NULL));
+  g_free (data);
+
+  plan_file_reader_set_io_mode (r, PLAN_FILE_IO_MODE_MMAP);
+  fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, 0, 1, &err), "%s",
+      err ? err->message : "");
+  while ((ret = plan_file_reader_pop (r, &buf, &err)) == GST_FLOW_OK)
+    gst_buffer_unref (buf);
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  fail_unless (strstr (err->message, "HDF5 cannot read rows 2-3 of its "
+          "dataset '/a'") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "changed while") == NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_h5_writer_output_reads_back)
 {
   PlanFileWriter *w = plan_file_writer_new ();
@@ -334,6 +408,7 @@ h5reader_suite (void)
   tcase_add_test (tc, test_h5_bfloat16_is_refused);
   tcase_add_test (tc, test_h5_writer_output_reads_back);
   tcase_add_test (tc, test_h5_extent_beyond_its_maximum_is_an_error);
+  tcase_add_test (tc, test_h5_mapped_chunk_past_the_end_is_hdf5s_error);
   return s;
 }
 
