@@ -10,7 +10,10 @@
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void
 set_flag (gpointer data)
@@ -408,6 +411,55 @@ GST_START_TEST (test_array_reuses_large_blocks)
 
 GST_END_TEST;
 
+/* plan_array_load_npy() of a FIFO (planmap's constants="w=fifo.npy")
+ * waited for a writer for ever, and one of /dev/zero read until memory
+ * ran out: a file that is not regular is refused at once. A regular
+ * .npy still loads. */
+GST_START_TEST (test_array_load_npy_refuses_special_files)
+{
+  gchar *dir = g_dir_make_tmp ("arrayload-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "w.npy", NULL);
+  gchar *file = g_build_filename (dir, "a.npy", NULL);
+  const gint64 shape[1] = { 3 };
+  const gfloat v[3] = { 1, 2, 3 };
+  GError *err = NULL;
+  PlanArray *a;
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  fail_if (plan_array_load_npy (fifo, &err));
+  fail_unless (strstr (err->message, "is a FIFO (named pipe), not a regular "
+          "file") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  fail_if (plan_array_load_npy ("/dev/zero", &err));
+  fail_unless (strstr (err->message, "is a device") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (plan_array_load_npy (dir, &err));
+  fail_unless (strstr (err->message, "is a directory") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+
+  a = plan_array_new_wrapped ((gpointer) v, sizeof (v), PLAN_DTYPE_FLOAT32, 1,
+      shape, NULL, NULL, NULL);
+  fail_unless (a != NULL);
+  fail_unless (plan_array_save_npy (a, file, NULL));
+  g_object_unref (a);
+  a = plan_array_load_npy (file, &err);
+  fail_unless (a != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_float (((const gfloat *) plan_array_get_data (a,
+              NULL))[2], 3.0f);
+  g_object_unref (a);
+
+  g_unlink (fifo);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (file);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_array_rows_outside_refused)
 {
   gint64 n = 10;
@@ -450,6 +502,7 @@ array_suite (void)
   tcase_add_test (tc, test_array_rows_view_shares_memory);
   tcase_add_test (tc, test_array_rows_outside_refused);
   tcase_add_test (tc, test_array_reuses_large_blocks);
+  tcase_add_test (tc, test_array_load_npy_refuses_special_files);
   return s;
 }
 
