@@ -585,7 +585,7 @@ describe_element (GstElement * element)
   gchar *path = gst_object_get_path_string (GST_OBJECT (element));
   GString *line = g_string_new (path);
   GParamSpec **specs;
-  GList *l;
+  GList *pads = NULL, *l;
   guint i, n;
 
   g_string_append_printf (line, " (%s)", factory ?
@@ -609,8 +609,16 @@ describe_element (GstElement * element)
   }
   g_free (specs);
 
+  /* The pads are taken under the element's lock and followed without it,
+   * so that no other object's lock (a peer's, its element's, the bins
+   * above) is taken while the element's is held: GStreamer takes those in
+   * other orders, and the two could deadlock. */
   GST_OBJECT_LOCK (element);
-  for (l = element->srcpads; l; l = l->next) {
+  for (l = element->srcpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (element);
+  pads = g_list_reverse (pads);
+  for (l = pads; l; l = l->next) {
     GstPad *peer = gst_pad_get_peer (l->data);
     GstElement *to = peer ? gst_pad_get_parent_element (peer) : NULL;
 
@@ -624,7 +632,7 @@ describe_element (GstElement * element)
     }
     gst_clear_object (&peer);
   }
-  GST_OBJECT_UNLOCK (element);
+  g_list_free_full (pads, gst_object_unref);
   g_free (path);
   return g_string_free (line, FALSE);
 }
