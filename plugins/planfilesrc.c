@@ -807,10 +807,19 @@ take_share (PlanFileSrc * self, guint64 offset, GError ** error)
  * it succeeds all the same, and the state change fails after it
  * (plan_file_src_change_state()). A start() that failed would make
  * GstBaseSrc post an error of its own after ours, "state change failed
- * and some element failed to post a proper error message". */
+ * and some element failed to post a proper error message".
+ *
+ * In an MPI job the other ranks are told @why: one rank's file may be
+ * missing or different where the others' are fine, and they would wait
+ * for ever for this rank (in the plan's check, a share's agreement, a
+ * reduction or the shared output). */
 static gboolean
-start_failed (PlanFileSrc * self)
+start_failed (PlanFileSrc * self, const gchar * why)
 {
+  gchar *text = g_strdup_printf ("%s: %s", GST_ELEMENT_NAME (self), why);
+
+  plan_shard_tell_failure (text);
+  g_free (text);
   self->failed = TRUE;
   return TRUE;
 }
@@ -833,8 +842,9 @@ plan_file_src_start (GstBaseSrc * src)
   if (!plan_element_check_ranges (GST_ELEMENT (self), &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
         (NULL));
+    start_failed (self, err->message);
     g_error_free (err);
-    return start_failed (self);
+    return TRUE;
   }
   plan_array_info_init (&raw_info);
   GST_OBJECT_LOCK (self);
@@ -902,9 +912,12 @@ plan_file_src_start (GstBaseSrc * src)
   g_free (dataset);
   /* Refused caps fail the state change (plan_file_src_change_state()),
    * with this one error: a start() that fails would add GstBaseSrc's own. */
-  self->failed = !downstream_accepts (self);
-  if (self->failed)
+  if (!downstream_accepts (self)) {
     post_refused_caps (self);
+    return start_failed (self, "the elements downstream refused the "
+        "stream's caps");
+  }
+  self->failed = FALSE;
   return TRUE;
 
   /* ERRORS */
@@ -913,11 +926,12 @@ bad_settings:
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Invalid settings for reading '%s': %s", GST_STR_NULL (location),
             err->message), (NULL));
+    start_failed (self, err->message);
     g_error_free (err);
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return start_failed (self);
+    return TRUE;
   }
 no_location:
   {
@@ -926,31 +940,34 @@ no_location:
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return start_failed (self);
+    return start_failed (self, "no file name specified for reading");
   }
 open_failed:
   {
     post_read_error (self, err);
+    start_failed (self, err->message);
     g_error_free (err);
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return start_failed (self);
+    return TRUE;
   }
 plans_differ:
   {
     GST_ELEMENT_ERROR (self, CORE, FAILED, ("%s", err->message), (NULL));
+    start_failed (self, err->message);
     g_error_free (err);
     g_free (location);
     g_free (member);
     g_free (dataset);
-    return start_failed (self);
+    return TRUE;
   }
 shard_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Cannot read a share of '%s' (shard=mpi): %s", location,
             err->message), (NULL));
+    start_failed (self, err->message);
     g_error_free (err);
     g_free (location);
     g_free (member);
@@ -958,7 +975,7 @@ shard_failed:
     g_mutex_lock (&self->io_lock);
     plan_file_reader_close (self->reader);
     g_mutex_unlock (&self->io_lock);
-    return start_failed (self);
+    return TRUE;
   }
 }
 

@@ -446,6 +446,79 @@ def test_killed_rank_leaves_no_temporary_file():
                                                     os.listdir(d)))
 
 
+def own_view(n, words, rank, mounts, timeout=60):
+    """Runs `words` on n ranks, rank `rank` in a mount namespace of its
+    own where the shell commands `mounts` ran first: the view of a host
+    whose files differ from the others'. Returns (returncode, output); a
+    job that hangs fails the test."""
+    script = ('if [ "$OMPI_COMM_WORLD_RANK" = %d ]; then exec unshare -m sh -c '
+              '\'%s && exec "$@"\' sh "$@"; fi; exec "$@"'
+              % (rank, ' && '.join(mounts)))
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', str(n),
+           'sh', '-c', script, 'sh'] + plantest.launcher() + ['-q'] + \
+        [str(w) for w in words]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    try:
+        text, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # mpirun passes SIGTERM on to the ranks; SIGKILL would leave them.
+        p.terminate()
+        try:
+            p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+        raise Failure('the job hung: %s' % ' '.join(cmd))
+    return p.returncode, text
+
+
+def can_mount():
+    """Whether this process may give a child a mount namespace of its own
+    (root, or a user namespace's root)."""
+    d = plantest.tmpdir()
+    p = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount -t tmpfs tmpfs %s' % d],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return p.returncode == 0
+
+
+def view_dirs():
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in'), os.path.join(d, 'out')
+    os.mkdir(src)
+    os.mkdir(out)
+    return d, src, out
+
+
+def expect_every_rank(n, rc, text, needle, out_dir):
+    if rc == 0:
+        raise Failure('the job ended well:\n%s' % text)
+    if text.count(needle) < n:
+        raise Failure('not every rank of %d said %r:\n%s' % (n, needle, text))
+    if os.listdir(out_dir):
+        raise Failure('a failed job left %s' % os.listdir(out_dir))
+
+
+def test_input_missing_on_one_rank():
+    # Rank 1 cannot open its input (its host lacks the file): every rank
+    # fails, naming rank 1 and why, where the others waited for ever.
+    if not can_mount():
+        print('  (skipped: no mount namespace for one rank)')
+        return
+    d, src, out = view_dirs()
+    shutil.copy(M64, os.path.join(src, 'm.npy'))
+    for n, tail in ((2, ['planmap', 'expr=x * 3', '!', 'planfilesink',
+                         'location=%s/o.npy' % out]),
+                    (3, ['planreduce', 'op=sum', '!', 'planfilesink',
+                         'location=%s/o.npy' % out])):
+        rc, text = own_view(n, ['planfilesrc', 'location=%s/m.npy' % src,
+                                'shard=mpi', '!'] + tail, 1,
+                            ['mount -t tmpfs tmpfs %s' % src])
+        expect_every_rank(n, rc, text, "Could not open '%s/m.npy'" % src, out)
+        if text.count('rank 1 failed') < n - 1:
+            raise Failure('the other ranks did not name rank 1:\n%s' % text)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -475,6 +548,8 @@ def main():
          test_ranks_must_run_the_same_plan),
         ('a rank killed mid-write: no temporary file left',
          test_killed_rank_leaves_no_temporary_file),
+        ('the input missing on one rank: every rank fails, naming it',
+         test_input_missing_on_one_rank),
     ])
 
 
