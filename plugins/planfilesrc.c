@@ -786,9 +786,34 @@ static gboolean
 take_share (PlanFileSrc * self, guint64 offset, GError ** error)
 {
   PlanShardInfo *info = &self->shard_info;
+  guint64 n_rows = plan_file_reader_get_n_rows (self->reader);
+  PlanArrayInfo array;
+  gchar *row_shape, *what;
+  GError *err = NULL;
+  gboolean same;
 
-  if (!plan_shard_take_share (plan_file_reader_get_n_rows (self->reader),
-          info, error))
+  /* Every rank must read the same array: a copy of the input that
+   * differs on one host would share rows that do not line up, or write
+   * rows of another dtype into the shared output. */
+  plan_file_reader_get_info (self->reader, &array);
+  row_shape = plan_shape_to_string (array.ndim > 0 ? array.ndim - 1 : 0,
+      array.shape + 1);
+  what = g_strdup_printf ("%" G_GUINT64_FORMAT " rows of %s %s", n_rows,
+      plan_dtype_to_string (array.dtype), row_shape);
+  same = plan_shard_check_same (GST_ELEMENT_NAME (self), what, &err);
+  g_free (row_shape);
+  g_free (what);
+  if (!same) {
+    if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT))
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "the ranks do not read the same array: %s (every rank must read "
+          "the same file)", err->message);
+    else
+      g_propagate_error (error, g_steal_pointer (&err));
+    g_clear_error (&err);
+    return FALSE;
+  }
+  if (!plan_shard_take_share (n_rows, info, error))
     return FALSE;
   g_mutex_lock (&self->io_lock);
   if (!plan_file_reader_set_window (self->reader, offset + info->origin,

@@ -17,8 +17,10 @@
  * knowing how the ranks talk (#PlanComm): a source takes its share of the
  * rows (plan_shard_take_share()) after the ranks agree on the plan
  * (plan_shard_check_plan()); a reduction combines its ranks' parts
- * (plan_shard_combine_reducer()); a sink writes its rows into one output
- * shared by the ranks (plan_shard_open_writer()); an element that fails
+ * (plan_shard_combine_reducer()); the ranks check that they agree on what
+ * must be the same everywhere (plan_shard_check_same()); a sink writes
+ * its rows into one output shared by the ranks (plan_shard_open_writer());
+ * an element that fails
  * tells the other ranks (plan_shard_abort(), plan_shard_tell_failure()),
  * so that none waits for ever for a message from it. A stencil trades its halo rows with #PlanHaloExchange. Outside
  * an MPI job they do what one rank alone does.
@@ -100,6 +102,86 @@ plan_shard_take_share (guint64 total, PlanShardInfo * info, GError ** error)
     return FALSE;
   }
   return TRUE;
+}
+
+/**
+ * plan_shard_check_same:
+ * @owner: the name of the element asking (the same on every rank); it
+ *   tags the messages
+ * @what: what this rank has that every rank must have the same (a
+ *   sharded source's dtype and rows, say)
+ * @error: return location for a #GError
+ *
+ * In a job of several ranks, checks that every rank has the same @what:
+ * rank 0 gathers them, compares them with its own, and tells every rank
+ * the verdict. Every rank of the job must call it. Ranks that read
+ * different copies of an input (a file at the same path on several hosts)
+ * would otherwise share rows that do not line up, or write rows of
+ * another dtype into the same output. In a job of one rank it returns
+ * %TRUE at once.
+ *
+ * Returns: %TRUE when every rank has @what; otherwise %FALSE with @error
+ *   set on every rank: %PLAN_ERROR_INVALID_ARGUMENT, "rank 1 has X where
+ *   rank 0 has Y" (the first rank that differs), or why another rank
+ *   failed (or the process is not a rank of a job, or the build has no
+ *   MPI)
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_shard_check_same (const gchar * owner, const gchar * what,
+    GError ** error)
+{
+  PlanComm *comm = plan_comm_get_world (error);
+  GBytes *mine, **all = NULL, *verdict = NULL, *got;
+  gchar *key;
+  gint tag;
+  guint r, n;
+  gboolean ok;
+
+  g_return_val_if_fail (owner != NULL && what != NULL, FALSE);
+
+  if (comm == NULL)
+    return FALSE;
+  n = plan_comm_get_size (comm);
+  if (n < 2)
+    return TRUE;
+  key = g_strdup_printf ("%s: the same", owner);
+  tag = plan_comm_tag (comm, key, PLAN_COMM_OUTPUT);
+  g_free (key);
+  mine = g_bytes_new (what, strlen (what) + 1);
+  ok = plan_comm_gather (comm, tag, mine, &all, NULL, error);
+  g_bytes_unref (mine);
+  if (!ok)
+    return FALSE;
+  if (all) {
+    gchar *v = NULL;
+
+    for (r = 1; r < n && v == NULL; r++) {
+      const gchar *theirs = g_bytes_get_data (all[r], NULL);
+
+      if (g_strcmp0 (theirs, what) != 0)
+        v = g_strdup_printf ("rank %u has %s where rank 0 has %s", r, theirs,
+            what);
+    }
+    for (r = 0; r < n; r++)
+      g_bytes_unref (all[r]);
+    g_free (all);
+    if (v == NULL)
+      v = g_strdup ("");
+    verdict = g_bytes_new_take (v, strlen (v) + 1);
+  }
+  got = plan_comm_broadcast (comm, tag, verdict, NULL, error);
+  if (verdict)
+    g_bytes_unref (verdict);
+  if (got == NULL)
+    return FALSE;
+  ok = *(const gchar *) g_bytes_get_data (got, NULL) == '\0';
+  if (!ok)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "%s",
+        (const gchar *) g_bytes_get_data (got, NULL));
+  g_bytes_unref (got);
+  return ok;
 }
 
 /**

@@ -29,6 +29,10 @@ gboolean plan_shard_take_share (guint64 total, PlanShardInfo * info,
     GError ** error);
 
 PLAN_API
+gboolean plan_shard_check_same (const gchar * owner, const gchar * what,
+    GError ** error);
+
+PLAN_API
 void plan_shard_abort (const gchar * why);
 
 PLAN_API

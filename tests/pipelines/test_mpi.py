@@ -519,6 +519,35 @@ def test_input_missing_on_one_rank():
             raise Failure('the other ranks did not name rank 1:\n%s' % text)
 
 
+def test_input_differs_on_one_rank():
+    # Rank 1's copy of the input has another dtype, or fewer rows: the
+    # ranks refuse at start, every one naming the difference, where the
+    # job wrote rank 1's float32 rows into the float64 file (and reported
+    # success) or summed rows that do not line up.
+    if not can_mount():
+        print('  (skipped: no mount namespace for one rank)')
+        return
+    d, src, out = view_dirs()
+    a = np.load(M64)
+    np.save(os.path.join(src, 'm.npy'), a)
+    np.save(os.path.join(d, 'f32.npy'), a.astype(np.float32))
+    np.save(os.path.join(d, 'short.npy'), a[:50000])
+    cases = ((2, 'f32.npy', ['planmap', 'expr=x * 3'],
+              'rank 1 has 60001 rows of float32 (5,) where rank 0 has 60001 rows '
+              'of float64 (5,)'),
+             (3, 'short.npy', ['planreduce', 'op=sum'],
+              'rank 1 has 50000 rows of float64 (5,) where rank 0 has 60001 rows '
+              'of float64 (5,)'))
+    for n, other, element, needle in cases:
+        rc, text = own_view(n, ['planfilesrc', 'location=%s/m.npy' % src,
+                                'shard=mpi', '!'] + element +
+                            ['!', 'planfilesink', 'location=%s/o.npy' % out], 1,
+                            ['mount --bind %s/%s %s/m.npy' % (d, other, src)])
+        expect_every_rank(n, rc, text, needle, out)
+        if text.count('the ranks do not read the same array') < n:
+            raise Failure('not every rank said why:\n%s' % text)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -550,6 +579,8 @@ def main():
          test_killed_rank_leaves_no_temporary_file),
         ('the input missing on one rank: every rank fails, naming it',
          test_input_missing_on_one_rank),
+        ('the input differs on one rank: every rank refuses it at start',
+         test_input_differs_on_one_rank),
     ])
 
 
