@@ -470,16 +470,34 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
 static gboolean outcome_parse (GBytes * outcome, guint64 * rows,
     gchar ** message);
 
-/* Rank 0 removed the file before this rank opened it: the job failed
- * elsewhere, and rank 0's verdict (or the failed rank's own word) says
- * why. */
+/* How long a rank whose file is gone, or whose write failed, waits to
+ * hear of a failure elsewhere that caused it. */
+#define FAILURE_NEWS_MS 3000
+
+/* The file rank 0 made is not there. Either rank 0 removed it before this
+ * rank opened it: the job failed elsewhere, and rank 0's verdict (or the
+ * failed rank's own word) says why; rank 0 removes it only after telling
+ * the ranks of the failure, so that word comes. Or this rank does not see
+ * the directory rank 0 made it in (a host without the file system the
+ * output is on): no rank will ever tell, and this rank fails, telling the
+ * others, who would wait for its rows for ever. */
 static gboolean
 gone (PlanShardWriter * w, GError ** error)
 {
-  GBytes *verdict = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+  GBytes *verdict;
   guint64 rows;
   gchar *why;
 
+  if (_plan_comm_check_failed (w->comm, FAILURE_NEWS_MS, NULL)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "rank %u does not "
+        "see the shared output '%s' that rank 0 made: every rank must see "
+        "the output's directory (one file system shared by the ranks)",
+        plan_comm_get_rank (w->comm), w->tmp_path);
+    plan_comm_abort (w->comm, (*error)->message);
+    w->finished = TRUE;
+    return FALSE;
+  }
+  verdict = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
   if (verdict == NULL)
     return FALSE;
   outcome_parse (verdict, &rows, &why);
@@ -711,9 +729,6 @@ write_chunks (PlanShardWriter * w, guint64 row, const guint8 * data,
 }
 #endif
 
-/* How long a rank whose write failed waits to hear of a failure
- * elsewhere that caused it. */
-#define FAILURE_NEWS_MS 3000
 
 static gboolean write_rows (PlanShardWriter * w, guint64 row,
     const guint8 * p, gsize n_rows, GError ** error);

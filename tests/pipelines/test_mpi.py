@@ -548,6 +548,23 @@ def test_input_differs_on_one_rank():
             raise Failure('not every rank said why:\n%s' % text)
 
 
+def test_output_unseen_by_one_rank():
+    # Rank 1 does not see the directory rank 0 made the shared output's
+    # temporary file in (its host lacks the shared file system): every
+    # rank fails naming rank 1, where rank 1 waited for a verdict that
+    # never came and rank 0 for rank 1's rows.
+    if not can_mount():
+        print('  (skipped: no mount namespace for one rank)')
+        return
+    d, src, out = view_dirs()
+    for n in (2, 3):
+        rc, text = own_view(n, ['planfilesrc', 'location=%s' % M64, 'shard=mpi',
+                                '!', 'planmap', 'expr=x * 3', '!', 'planfilesink',
+                                'location=%s/o.npy' % out], 1,
+                            ['mount -t tmpfs tmpfs %s' % out])
+        expect_every_rank(n, rc, text, 'rank 1 does not see the shared output', out)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -581,6 +598,8 @@ def main():
          test_input_missing_on_one_rank),
         ('the input differs on one rank: every rank refuses it at start',
          test_input_differs_on_one_rank),
+        ('the output unseen by one rank: every rank fails, naming it',
+         test_output_unseen_by_one_rank),
     ])
 
 
