@@ -94,10 +94,17 @@ plan_shard_take_share (guint64 total, PlanShardInfo * info, GError ** error)
   if (count == 0) {
     /* Elements of a stream without rows never learn its caps: every rank
      * needs rows. The others are told, rather than left waiting. */
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has no "
-        "rows: %" G_GUINT64_FORMAT " rows are shared among %u ranks; run at "
-        "most %" G_GUINT64_FORMAT " ranks", info->rank, info->n_ranks,
-        info->total, info->n_ranks, MAX (info->total, 1));
+    if (info->total == 0)
+      /* No number of ranks would do. */
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has "
+          "no rows: the array has none, and a sharded run needs a row on "
+          "every rank; read it without shard=mpi", info->rank,
+          info->n_ranks);
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has "
+          "no rows: %" G_GUINT64_FORMAT " rows are shared among %u ranks; "
+          "run at most %" G_GUINT64_FORMAT " ranks", info->rank,
+          info->n_ranks, info->total, info->n_ranks, info->total);
     plan_comm_abort (comm, (*error)->message);
     return FALSE;
   }

@@ -252,6 +252,20 @@ def test_more_ranks_than_rows():
         raise Failure('not every rank said that rank 3 has no rows:\n%s' % text)
     if os.path.exists(out):
         raise Failure('a refused job wrote %s' % out)
+    # An array without rows: no number of ranks would do, and the error
+    # says so (it advised "run at most 1 ranks", on 1 rank too).
+    empty = os.path.join(D, 'empty.npy')
+    np.save(empty, np.zeros((0, 3)))
+    words = ['planfilesrc', 'location=%s' % empty, 'shard=mpi', '!', 'planreduce',
+             'op=sum', '!', 'planfilesink', 'location=%s' % out]
+    needle = 'the array has none, and a sharded run needs a row on every rank; ' \
+        'read it without shard=mpi'
+    text = mpirun(2, words, expect_ok=False)
+    if text.count(needle) < 2 or 'at most' in text:
+        raise Failure('no rows on 2 ranks: not every rank said %r:\n%s' % (needle, text))
+    plantest.expect_error(words, 'rank 0 of 1 has no rows: ' + needle)
+    if os.path.exists(out):
+        raise Failure('a refused job wrote %s' % out)
 
 
 SEEK_SCRIPT = """
