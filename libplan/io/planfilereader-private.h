@@ -122,6 +122,11 @@ struct _PlanFileReader
   gboolean flushing;
   gboolean eos;
   GError *error;
+  /* A stored .npz member read whole, in order, from its first row: the
+   * CRC-32 of its chunks queued so far, which cover rows 0 to crc_rows. */
+  gboolean crc_check;
+  guint32 crc;
+  guint64 crc_rows;
 };
 
 /* planfilereader.c */
@@ -134,6 +139,14 @@ gboolean _plan_file_reader_read_full (PlanFileReader * self, guint8 * dest,
     gsize size, guint64 offset, GError ** error);
 
 /* planfilereader-layout.c */
+G_GNUC_INTERNAL
+guint32 _plan_file_reader_crc32 (guint32 crc, const guint8 * data,
+    gsize size);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_reader_check_member_crc (PlanFileReader * self,
+    guint32 data_crc, GError ** error);
+
 G_GNUC_INTERNAL
 gboolean _plan_file_reader_open_layout (PlanFileReader * self,
     PlanFileFormat format, const PlanArrayInfo * raw_info, guint64 file_size,

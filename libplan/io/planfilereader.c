@@ -61,10 +61,14 @@
  * An array of a .npz file (numpy's savez() and savez_compressed()) is read
  * in place: a stored member exactly like a .npy file (mapped or read),
  * a deflated one through zlib into the pool's buffers, inflated once, in
- * order. Its CRC-32 is checked when a read reaches the member's end; a
- * stored member's is not (mapped pages are never all looked at). Reading
- * a deflated member out of order (a seek, plan_file_reader_read_rows())
- * inflates it again from its start up to the rows asked for.
+ * order. Its CRC-32 is checked when a read reaches the member's end. A
+ * stored member's is checked when the worker read every row of it in
+ * order from the first (no window, no later first row): each chunk's CRC
+ * is computed where it is read or mapped, and they are combined in row
+ * order; a mismatch is an error in place of %GST_FLOW_EOS. A read of some
+ * rows cannot check it. Reading a deflated member out of order (a seek,
+ * plan_file_reader_read_rows()) inflates it again from its start up to
+ * the rows asked for.
  *
  * Errors from system calls are in the %G_FILE_ERROR domain, with the file
  * name and the system's message; errors in the file's layout are in the
@@ -862,6 +866,44 @@ acquire_chunk (PlanFileReader * self)
   return buffer;
 }
 
+/* The CRC-32 of a chunk's bytes. Worker thread. */
+static guint32
+buffer_crc (GstBuffer * buffer)
+{
+  guint32 crc = 0;
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    GstMapInfo map;
+
+    if (!gst_memory_map (mem, &map, GST_MAP_READ))
+      continue;                 /* then it mismatches */
+    crc = _plan_file_reader_crc32 (crc, map.data, map.size);
+    gst_memory_unmap (mem, &map);
+  }
+  return crc;
+}
+
+/* The last chunk is queued: the end of the stream, or, when a stored .npz
+ * member was read whole and its CRC-32 is not the archive directory's, an
+ * error in place of it (a file that changed while it was read says so
+ * first). Called with the lock held. */
+static void
+finish (PlanFileReader * self)
+{
+  GError *err = NULL;
+
+  if (self->crc_check && self->crc_rows == self->file_rows
+      && (!_plan_mapped_file_check (self->mapped, &err)
+          || !_plan_file_reader_check_member_crc (self, self->crc, &err))) {
+    GST_WARNING_OBJECT (self, "%s", err->message);
+    self->error = err;
+    return;
+  }
+  self->eos = TRUE;
+}
+
 /* Reads chunks and queues them in order, until the end, an error or a
  * stop. The workers, any number of them. */
 static void
@@ -872,6 +914,7 @@ read_chunks (PlanFileReader * self)
     GstBuffer *buffer;
     GError *err = NULL;
     guint64 row, n, seq;
+    guint32 crc = 0;
 
     if (g_queue_get_length (&self->queue) >= self->max_chunks) {
       g_cond_wait (&self->cond, &self->lock);
@@ -881,8 +924,8 @@ read_chunks (PlanFileReader * self)
       break;                    /* another worker failed */
     if (self->next_row >= self->end_row) {
       /* The end, once what the other workers read is queued. */
-      if (self->pushed == self->claimed) {
-        self->eos = TRUE;
+      if (self->pushed == self->claimed && !self->eos && !self->error) {
+        finish (self);
         g_cond_broadcast (&self->cond);
       }
       break;
@@ -908,6 +951,10 @@ read_chunks (PlanFileReader * self)
               &err))
         gst_clear_buffer (&buffer);
     }
+    /* Each chunk's CRC where it is read, while its bytes are at hand;
+     * they are combined in row order as chunks are queued. */
+    if (buffer && self->crc_check)
+      crc = buffer_crc (buffer);
 
     g_mutex_lock (&self->lock);
     if (!self->running) {
@@ -937,8 +984,12 @@ read_chunks (PlanFileReader * self)
     }
     g_queue_push_tail (&self->queue, buffer);
     self->pushed++;
+    if (self->crc_check) {
+      self->crc = crc32_combine (self->crc, crc, n * self->row_size);
+      self->crc_rows += n;
+    }
     if (self->next_row >= self->end_row && self->pushed == self->claimed)
-      self->eos = TRUE;
+      finish (self);
     g_cond_broadcast (&self->cond);
   }
   g_mutex_unlock (&self->lock);
@@ -1257,6 +1308,16 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   reader->flushing = FALSE;
   reader->eos = FALSE;
   g_clear_error (&reader->error);
+  /* A stored .npz member's CRC-32 covers all of it: it is checked when
+   * every row is read, in order, from the first; a window, a later first
+   * row or an earlier end cannot check it. (A deflated member's is checked
+   * as it is inflated.) */
+  reader->crc_check = reader->format == PLAN_FILE_FORMAT_NPZ
+      && !reader->deflated && reader->window_first == 0
+      && reader->window_rows == reader->file_rows && first_row == 0
+      && end_row == reader->window_rows;
+  reader->crc = 0;
+  reader->crc_rows = 0;
   g_mutex_unlock (&reader->lock);
 
   GST_DEBUG_OBJECT (reader, "%s rows %" G_GUINT64_FORMAT "-%"

@@ -126,10 +126,11 @@ def npz_corpus():
             data = f.read()
         # Local header, member data, the central directory (its sizes,
         # offset and name), the end record.
+        # The last, a byte of the array data of s.npz (its CRC-32 tells).
         file_corpus(name, 'npz', data, [4, 30, 100, 300, -60, -22, -1],
                     [(0, 4), (18, 4), (26, 2), (60, 8), (-22 - 46 - 5 + 20, 4),
                      (-22 - 46 - 5 + 42, 4), (-22 - 5 + 1, 1), (-6, 4),
-                     (-10, 4)])
+                     (-10, 4), (400, 1)])
 
 
 def npz_entry_pointing_at_another_member():

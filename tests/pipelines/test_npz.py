@@ -6,6 +6,7 @@ never taking a zip, HDF5 or compressed file for raw data."""
 import gzip
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -201,6 +202,70 @@ def corrupt_member_fails():
         raise Failure('an output was written from a corrupt member')
 
 
+def flip_data_byte(path, name, at):
+    """Flips one bit of byte @at of member @name's array data; returns the
+    member's CRC-32 as the directory has it and as its bytes now are."""
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(name)
+    assert info.compress_type == zipfile.ZIP_STORED
+    start = data_offset(path, name)
+    data = bytearray(open(path, 'rb').read())
+    local = info.header_offset
+    member = local + 30 + int.from_bytes(data[local + 26:local + 28],
+                                         'little') + \
+        int.from_bytes(data[local + 28:local + 30], 'little')
+    data[start + at] ^= 0x01
+    open(path, 'wb').write(data)
+    return info.CRC, zlib.crc32(data[member:member + info.file_size])
+
+
+def stored_member_crc_checked():
+    """A stored member with one data byte changed is refused, as np.load
+    refuses it (zipfile: Bad CRC-32), mapped and read, in one chunk or many,
+    with one error naming the file, the member and both CRCs, and no output
+    written; the intact archive reads. A read of some of the rows cannot
+    check the member, and reads them."""
+    d = plantest.tmpdir()
+    a = RNG.standard_normal((20000, 4))
+    path = os.path.join(d, 's.npz')
+    out = os.path.join(d, 'out.npy')
+    # A name that puts the data at a multiple of 8 bytes, so that it maps.
+    for n in range(1, 9):
+        name = 'x' * n
+        np.savez(path, other=np.zeros(3), **{name: a})
+        if data_offset(path, name + '.npy') % 8 == 0:
+            break
+    else:
+        raise Failure('no name of 1 to 8 bytes aligns the data')
+    for mode in ['mmap', 'read']:
+        for blocksize in ['blocksize=%d' % BLOCKSIZE, 'blocksize=0']:
+            np.savez(path, other=np.zeros(3), **{name: a})
+            got = read_member(path, out, 'member=' + name, 'io-mode=' + mode,
+                              blocksize)
+            plantest.assert_same(got, a, 'intact stored member')
+            os.unlink(out)
+            want, now = flip_data_byte(path, name + '.npy', 12345)
+            try:
+                with np.load(path) as z:
+                    z[name]
+            except zipfile.BadZipFile as e:
+                if 'CRC' not in str(e):
+                    raise Failure('numpy refuses it otherwise: %s' % e)
+            else:
+                raise Failure('numpy reads the changed member')
+            expect_error(['planfilesrc', 'location=' + path,
+                          'member=' + name, 'io-mode=' + mode, blocksize, '!',
+                          'planfilesink', 'location=' + out],
+                         "'%s'" % path, "member '%s.npy' is corrupt" % name,
+                         'CRC-32 does not match',
+                         '0x%08x read, 0x%08x in the directory' % (now, want))
+            if os.path.exists(out):
+                raise Failure('an output was written from a corrupt member')
+    # The first rows, before the changed byte: read, not checked.
+    got = read_member(path, out, 'member=' + name, 'length=100')
+    plantest.assert_same(got, a[:100], 'the first rows of a changed member')
+
+
 def truncated_archive_fails():
     d = plantest.tmpdir()
     path = os.path.join(d, 't.npz')
@@ -280,6 +345,7 @@ plantest.run_cases([
     ('zip64 records', zip64_records_read),
     ('a wrong member lists the names', wrong_member_lists_the_names),
     ('a corrupt member fails', corrupt_member_fails),
+    ('a stored member\'s CRC-32 is checked', stored_member_crc_checked),
     ('a truncated archive fails', truncated_archive_fails),
     ('known formats are not raw data', known_formats_are_not_raw),
     ('.npz is not written', npz_is_not_written),

@@ -844,6 +844,33 @@ def built_with(work, given, what):
 
 
 @test
+def changed_stored_npz_member_is_refused():
+    """An input bound to a stored .npz member with one data byte changed
+    fails as np.load fails on it (its CRC-32), naming the file and the
+    member; the intact one reads."""
+    import zipfile
+    tmp = tempfile.mkdtemp()
+    A = rng.standard_normal((3001, 4)).astype(np.float32)
+    plan = Plan(); a = plan.source(ndim=2)
+    b = plan.map(lambda x: 2 * x + 1, args=(a,)); out = plan.sink(b)
+    work = plan.realize(target="cpu")
+    npz = os.path.join(tmp, "s.npz")
+    np.savez(npz, temps=A)
+    assert np.array_equal(work.dispatch(a=npz).result("out"), 2 * A + 1)
+    data = bytearray(open(npz, "rb").read())
+    data[len(data) // 2] ^= 0x10
+    open(npz, "wb").write(data)
+    try:
+        with np.load(npz) as z:
+            z["temps"]
+        raise AssertionError("numpy reads the changed member")
+    except zipfile.BadZipFile as e:
+        assert "CRC" in str(e), e
+    expect(PlanError, lambda: work.dispatch(a=npz).result("out"),
+           npz, "'temps.npy' is corrupt", "CRC-32 does not match")
+
+
+@test
 def arrays_in_files_bound_by_name():
     """An input bound to one array of a .npz, an HDF5 file or a Zarr store
     ("file:array", or an h5py/zarr object), and an output bound to an HDF5
