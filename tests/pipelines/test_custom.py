@@ -193,6 +193,17 @@ def errors():
                  'out-shape=0'], 'out-shape')
     fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
                  'out-dtype=flaot32'], 'out-dtype', 'flaot32')
+    # A cuda-source that is not a regular file is refused at once (a FIFO
+    # without a writer would wait for one), as is one that is missing.
+    fifo = os.path.join(d, 'k.cu')
+    os.mkfifo(fifo)
+    for src, why in [(fifo, 'a FIFO (named pipe), not a regular file'),
+                     (d, 'a directory, not a regular file'),
+                     (os.path.join(d, 'none.cu'), 'No such file')]:
+        fails(d, x, ['cuda-source=' + src, 'cuda-function=k',
+                     'library=' + lib('softmax'), 'symbol=softmax',
+                     'target=cpu'], 'cuda-source: ' + src, why)
+    os.unlink(fifo)
     if not have_nvrtc():
         print('     (no libnvrtc here: the CUDA compile error is not checked)')
         return
