@@ -99,6 +99,37 @@ def mpirun(n, words, env=None, rank_env=None, expect_ok=True):
     return p.stdout
 
 
+def run_or_show_threads(cmd, timeout):
+    """subprocess.run(cmd) with stdout and stderr together; a process still
+    running after `timeout` seconds is a Failure that shows where each of
+    its threads waits (gdb's backtraces, where gdb is installed and may
+    attach), so that a rare hang can be told from a slow machine."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        threads = 'gdb is not installed: no backtraces'
+        if shutil.which('gdb'):
+            try:
+                threads = subprocess.run(
+                    ['gdb', '-batch', '-nx', '-p', str(proc.pid),
+                     '-ex', 'thread apply all bt'],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    text=True, timeout=60).stdout
+            except subprocess.TimeoutExpired:
+                threads = 'gdb did not finish within 60 s'
+        proc.kill()
+        out, _ = proc.communicate()
+        shown = ' '.join(cmd)
+        if len(shown) > 2000:
+            shown = shown[:2000] + ' ...'
+        raise Failure('pipeline did not finish within %g s: %s\n%s\n'
+                      'its threads:\n%s' % (timeout, shown, out[-4000:],
+                                            threads[-30000:]))
+    return subprocess.CompletedProcess(cmd, proc.returncode, out)
+
+
 def launch(*args, expect_ok=True, timeout=120, messages=False):
     """Runs a pipeline given as gst-launch words; returns (returncode,
     combined output). Fails the test on an unexpected outcome, and on a
@@ -111,8 +142,7 @@ def launch(*args, expect_ok=True, timeout=120, messages=False):
     bytes as the CPU's."""
     words = [str(a) for a in args]
     cmd = launcher() + (['-m'] if messages else ['-q']) + words
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=timeout, text=True)
+    p = run_or_show_threads(cmd, timeout)
     if expect_ok and p.returncode != 0:
         raise Failure('pipeline failed (%d): %s\n%s' %
                       (p.returncode, ' '.join(cmd), p.stdout))
