@@ -46,12 +46,8 @@
 #include "plancustom.h"
 #include "planpadsettings.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_custom_element_debug);
 #define GST_CAT_DEFAULT plan_custom_element_debug
@@ -316,62 +312,24 @@ describe (PlanCustomBuffer * buf, const PlanArrayInfo * info,
   }
 }
 
-/* The text of the regular file @path. A FIFO would wait for a writer (in
- * its open() without O_NONBLOCK, then in its reads), and a device such as
- * /dev/zero never ends: both are refused, as planfilesrc refuses them. */
+/* The text of the regular file @path (FIFOs and devices refused, as
+ * planfilesrc refuses them), its errors naming the element and property.
+ * A FIFO or a directory here is a wrong setting (a resource error), not a
+ * stream of the wrong type as it is for an input file. */
 static gchar *
 read_cuda_source (PlanCustom * self, const gchar * path, GError ** error)
 {
-  gint fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  struct stat st;
-  gchar *text = NULL;
-  gsize done = 0;
-  gint err;
+  GError *err = NULL;
+  gchar *text;
 
-  if (fd < 0 || fstat (fd, &st) < 0)
-    goto failed;
-  if (!S_ISREG (st.st_mode)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "plancustom %s: cuda-source: %s: it is %s, not a regular file",
-        GST_OBJECT_NAME (self), path, S_ISDIR (st.st_mode) ? "a directory" :
-        S_ISFIFO (st.st_mode) ? "a FIFO (named pipe)" : S_ISCHR (st.st_mode)
-        || S_ISBLK (st.st_mode) ? "a device" : "special");
-    close (fd);
+  if (!plan_file_get_regular_contents (path, &text, NULL, &err)) {
+    if (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED))
+      err->code = PLAN_ERROR_INVALID_ARGUMENT;
+    g_propagate_prefixed_error (error, err, "plancustom %s: cuda-source: ",
+        GST_OBJECT_NAME (self));
     return NULL;
   }
-  text = g_try_malloc ((gsize) st.st_size + 1);
-  if (text == NULL) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "plancustom %s: "
-        "cuda-source: %s: cannot allocate %" G_GUINT64_FORMAT " bytes to "
-        "read it", GST_OBJECT_NAME (self), path, (guint64) st.st_size);
-    close (fd);
-    return NULL;
-  }
-  while (done < (gsize) st.st_size) {
-    gssize n = read (fd, text + done, st.st_size - done);
-
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      err = n == 0 ? EIO : errno;
-      g_free (text);
-      errno = err;
-      goto failed;
-    }
-    done += n;
-  }
-  text[done] = '\0';
-  close (fd);
   return text;
-
-failed:
-  err = errno;
-  if (fd >= 0)
-    close (fd);
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-      "plancustom %s: cuda-source: %s: cannot read it: %s",
-      GST_OBJECT_NAME (self), path, g_strerror (err));
-  return NULL;
 }
 
 /* Resolves the kernel(s) the properties name, once per start. */

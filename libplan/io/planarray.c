@@ -60,16 +60,12 @@
 #include "libplan/core/plan-private.h"
 
 #include <libplan/planerror.h>
+#include <libplan/planfileformat.h>
 #include <libplan/plannpy.h>
 #include <libplan/plandevicememory.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <string.h>
-#include <unistd.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_array_debug);
 #define GST_CAT_DEFAULT plan_array_debug
@@ -892,61 +888,6 @@ plan_array_get_bytes (PlanArray * array)
  *
  * Since: 0.1
  */
-/* The whole of the regular file @path. A FIFO would wait for a writer
- * (its open() without O_NONBLOCK, then its reads), and a device such as
- * /dev/zero never ends: both are refused, as planfilesrc refuses them. */
-static gchar *
-read_regular_file (const gchar * path, gsize * size, GError ** error)
-{
-  gint fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  struct stat st;
-  gchar *contents;
-  gsize done = 0;
-  gint saved;
-
-  if (fd < 0 || fstat (fd, &st) < 0)
-    goto failed;
-  if (!S_ISREG (st.st_mode)) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "%s: it is %s, "
-        "not a regular file", path, S_ISDIR (st.st_mode) ? "a directory" :
-        S_ISFIFO (st.st_mode) ? "a FIFO (named pipe)" : S_ISCHR (st.st_mode)
-        || S_ISBLK (st.st_mode) ? "a device" : "special");
-    close (fd);
-    return NULL;
-  }
-  contents = g_try_malloc (MAX (st.st_size, 1));
-  if (contents == NULL) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s: cannot allocate %"
-        G_GUINT64_FORMAT " bytes to read it", path, (guint64) st.st_size);
-    close (fd);
-    return NULL;
-  }
-  while (done < (gsize) st.st_size) {
-    gssize n = read (fd, contents + done, st.st_size - done);
-
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      saved = n == 0 ? EIO : errno;
-      g_free (contents);
-      errno = saved;
-      goto failed;
-    }
-    done += n;
-  }
-  close (fd);
-  *size = done;
-  return contents;
-
-failed:
-  saved = errno;
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-      "Could not read '%s': %s", path, g_strerror (saved));
-  if (fd >= 0)
-    close (fd);
-  return NULL;
-}
-
 PlanArray *
 plan_array_load_npy (const gchar * path, GError ** error)
 {
@@ -957,8 +898,7 @@ plan_array_load_npy (const gchar * path, GError ** error)
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  contents = read_regular_file (path, &size, error);
-  if (contents == NULL)
+  if (!plan_file_get_regular_contents (path, &contents, &size, error))
     return NULL;
   if (!plan_npy_parse_header ((const guint8 *) contents, size, &info,
           &header_size, error))

@@ -24,7 +24,13 @@
 
 #include "planfileformat.h"
 
+#include <libplan/planerror.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 GType
 plan_file_format_get_type (void)
@@ -178,4 +184,98 @@ plan_file_format_from_location (const gchar * location)
   if (len >= 5 && g_ascii_strcasecmp (location + len - 5, ".zarr") == 0)
     return PLAN_FILE_FORMAT_ZARR;
   return PLAN_FILE_FORMAT_RAW;
+}
+
+/* What a file that is not a regular one is, for an error. */
+static const gchar *
+file_kind (mode_t mode)
+{
+  return S_ISDIR (mode) ? "a directory" : S_ISFIFO (mode) ?
+      "a FIFO (named pipe)" : S_ISCHR (mode) || S_ISBLK (mode) ? "a device" :
+      S_ISSOCK (mode) ? "a socket" : "a special file";
+}
+
+/**
+ * plan_file_get_regular_contents:
+ * @path: (type filename): the file
+ * @contents: (out) (array length=length) (element-type guint8) (transfer full):
+ *   the file's bytes, followed by a NUL byte not counted in @length; free
+ *   with g_free()
+ * @length: (out) (optional): where to store the number of bytes read
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads the whole of the regular file @path, as g_file_get_contents()
+ * does, but refuses anything else before reading a byte: a FIFO would wait
+ * for a writer (in its open() and then in its reads), a device such as
+ * /dev/zero never ends, and a directory has no contents. Those give
+ * %PLAN_ERROR_UNSUPPORTED ("PATH: it is a FIFO (named pipe), not a regular
+ * file"); a file that cannot be opened or read gives a #G_FILE_ERROR
+ * ("PATH: cannot read it: No such file or directory"), as does one that
+ * shrinks while it is read.
+ *
+ * libplan reads .npy files (plan_array_load_npy()) and the plancustom
+ * element its CUDA sources with it.
+ *
+ * Returns: %TRUE with @contents set, or %FALSE with @error set.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_file_get_regular_contents (const gchar * path, gchar ** contents,
+    gsize * length, GError ** error)
+{
+  gint fd;
+  struct stat st;
+  gchar *data;
+  gsize done = 0;
+  gint saved;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (contents != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* O_NONBLOCK: an open() of a FIFO without a writer returns at once. */
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0 || fstat (fd, &st) < 0)
+    goto failed;
+  if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "%s: it is %s, "
+        "not a regular file", path, file_kind (st.st_mode));
+    close (fd);
+    return FALSE;
+  }
+  data = g_try_malloc ((gsize) st.st_size + 1);
+  if (data == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "%s: cannot allocate %"
+        G_GUINT64_FORMAT " bytes to read it", path, (guint64) st.st_size);
+    close (fd);
+    return FALSE;
+  }
+  while (done < (gsize) st.st_size) {
+    gssize n = read (fd, data + done, st.st_size - done);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      saved = n == 0 ? EIO : errno;
+      g_free (data);
+      errno = saved;
+      goto failed;
+    }
+    done += n;
+  }
+  close (fd);
+  data[done] = '\0';
+  *contents = data;
+  if (length)
+    *length = done;
+  return TRUE;
+
+failed:
+  saved = errno;
+  if (fd >= 0)
+    close (fd);
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+      "%s: cannot read it: %s", path, g_strerror (saved));
+  return FALSE;
 }

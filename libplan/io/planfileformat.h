@@ -110,6 +110,10 @@ GType plan_file_codec_get_type (void);
 PLAN_API
 const gchar * plan_file_codec_to_string (PlanFileCodec codec);
 
+PLAN_API
+gboolean plan_file_get_regular_contents (const gchar * path,
+    gchar ** contents, gsize * length, GError ** error);
+
 G_END_DECLS
 
 #endif /* __PLAN_FILE_FORMAT_H__ */
