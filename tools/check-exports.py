@@ -3,7 +3,8 @@
 declare with PLAN_API (and, in a build with tests, the test hooks of its
 private headers, declared with PLAN_TEST_API), and that docs/api.md puts
 every installed header in the class its header says: stable, or unstable
-(a header that warns unless PLAN_USE_UNSTABLE_API is defined).
+(a header that warns unless PLAN_USE_UNSTABLE_API is defined) and gives
+the library's counts of exported functions in its table.
 
 Prints the count of exported functions of each class.
 
@@ -58,6 +59,34 @@ def doc_classes(path):
                 for name in HEADER_NAME.findall(line):
                     classes.setdefault(name, set()).add(section)
     return classes
+
+
+# The rows of docs/api.md's table of exported functions, by their label.
+COUNT_ROW = re.compile(r'^\|\s*(stable|unstable|test hooks|exported by the '
+                       r'packages and the wheel)\b[^|]*\|\s*(\d+)\s*\|', re.M)
+
+
+def doc_counts(path, counts, hooks):
+    """The differences between the counts docs/api.md gives and those of
+    the library, as errors."""
+    with open(path) as f:
+        rows = dict(COUNT_ROW.findall(f.read()))
+    have = {'stable': counts.get('stable', 0),
+            'unstable': counts.get('unstable', 0),
+            'exported by the packages and the wheel':
+            counts.get('stable', 0) + counts.get('unstable', 0)}
+    if hooks:
+        have['test hooks'] = counts.get('test hook', 0)
+    errors = []
+    for label, n in have.items():
+        if label not in rows:
+            errors.append('%s: no "%s" row in its table of exported functions'
+                          % (path, label))
+        elif int(rows[label]) != n:
+            errors.append('%s: its table of exported functions gives %s '
+                          'for "%s"; the library has %d'
+                          % (path, rows[label], label, n))
+    return errors
 
 
 def main(argv):
@@ -148,6 +177,8 @@ def main(argv):
           ', '.join('%d %s' % (counts[k], k) for k in
                     ('stable', 'unstable', 'test hook', 'undeclared')
                     if k in counts)))
+    if api_doc:
+        errors += doc_counts(api_doc, counts, hooks)
     n_headers = {c: sum(1 for v in header_class.values() if v == c)
                  for c in ('stable', 'unstable', 'any')}
     print('installed headers: %d stable, %d unstable (and %d that declare '
