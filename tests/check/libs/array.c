@@ -460,6 +460,62 @@ GST_START_TEST (test_array_load_npy_refuses_special_files)
 
 GST_END_TEST;
 
+/* plan_file_get_regular_contents(): the bytes and their length, a NUL
+ * after them; an empty file; what is missing or not regular refused with
+ * the codes and messages its documentation gives. */
+GST_START_TEST (test_file_get_regular_contents)
+{
+  gchar *dir = g_dir_make_tmp ("regular-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "k.cu", NULL);
+  gchar *none = g_build_filename (dir, "none.cu", NULL);
+  gchar *fifo = g_build_filename (dir, "p", NULL);
+  const gchar text[] = "a\0b\nc";
+  GError *err = NULL;
+  gchar *got = NULL;
+  gsize n = 99;
+
+  fail_unless (g_file_set_contents (file, text, sizeof (text) - 1, NULL));
+  fail_unless (plan_file_get_regular_contents (file, &got, &n, &err));
+  fail_unless_equals_uint64 (n, sizeof (text) - 1);
+  fail_unless (memcmp (got, text, n) == 0 && got[n] == '\0');
+  g_free (got);
+
+  fail_unless (g_file_set_contents (file, "", 0, NULL));
+  fail_unless (plan_file_get_regular_contents (file, &got, NULL, &err));
+  fail_unless (got[0] == '\0');
+  g_free (got);
+
+  got = NULL;
+  fail_if (plan_file_get_regular_contents (none, &got, &n, &err));
+  fail_unless (got == NULL);
+  fail_unless (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT));
+  fail_unless (g_str_has_prefix (err->message, none) &&
+      strstr (err->message, ": cannot read it: ") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  fail_if (plan_file_get_regular_contents (fifo, &got, &n, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  fail_unless (g_str_has_suffix (err->message, ": it is a FIFO (named pipe), "
+          "not a regular file"), "%s", err->message);
+  g_clear_error (&err);
+  fail_if (plan_file_get_regular_contents ("/dev/null", &got, &n, &err));
+  fail_unless_equals_string (err->message,
+      "/dev/null: it is a device, not a regular file");
+  g_clear_error (&err);
+
+  g_unlink (fifo);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (none);
+  g_free (file);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_array_rows_outside_refused)
 {
   gint64 n = 10;
@@ -503,6 +559,7 @@ array_suite (void)
   tcase_add_test (tc, test_array_rows_outside_refused);
   tcase_add_test (tc, test_array_reuses_large_blocks);
   tcase_add_test (tc, test_array_load_npy_refuses_special_files);
+  tcase_add_test (tc, test_file_get_regular_contents);
   return s;
 }
 
