@@ -364,6 +364,27 @@ big_to_string (__int128 v)
 
 /* ---- promotion ---- */
 
+/* Operations numpy has float loops for only (true division and these
+ * functions): a Python int meets the float loop's dtype, not the integer
+ * operand's, so a literal outside the integer's range is no error there
+ * (numpy 2 and 1.24's weak promotion: np.uint8 array / -5 is float64). */
+static gboolean
+float_loop_only (ExprOp o)
+{
+  switch (o) {
+    case EXPR_OP_DIV:
+    case EXPR_OP_ATAN2:
+    case EXPR_OP_HYPOT:
+    case EXPR_OP_COPYSIGN:
+    case EXPR_OP_HEAVISIDE:
+    case EXPR_OP_LOGADDEXP:
+    case EXPR_OP_LOGADDEXP2:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
 /* numpy's promotion of the operands of @op, with NEP 50 weak literals.
  * For comparisons a literal outside the other operand's range widens the
  * comparison instead of failing (the answer is still exact). */
@@ -413,7 +434,8 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
 
   for (i = 0; i < n; i++) {
     ExprNode *w = args[i];
-    if (!is_weak (w) || w->weak != EXPR_WEAK_INT || weak_fits (w->value.big, s))
+    if (!is_weak (w) || w->weak != EXPR_WEAK_INT || weak_fits (w->value.big, s)
+        || float_loop_only (op->op))
       continue;
     if (compare) {
       if (weak_fits (w->value.big, PLAN_DTYPE_INT64)
