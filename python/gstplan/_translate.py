@@ -14,6 +14,7 @@ which names the file and line of the function.
 """
 
 import ast
+import dis
 import inspect
 import linecache
 import math
@@ -29,7 +30,7 @@ class TranslationError(ValueError):
 
 # numpy's and math's names for the language's functions, where they differ.
 _RENAMES = {
-    "absolute": "abs", "fabs": "abs",
+    "absolute": "abs",
     "arcsin": "asin", "arccos": "acos", "arctan": "atan",
     "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh",
     "arctanh": "atanh", "power": "pow", "amin": "min", "amax": "max",
@@ -39,9 +40,9 @@ _RENAMES = {
 # Functions the language has (a call of anything else is refused here, with
 # the lambda's line, rather than by the compiler).
 _FUNCTIONS = {
-    "abs", "sign", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2",
-    "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil",
+    "abs", "fabs", "sign", "sqrt", "cbrt", "exp", "exp2", "expm1", "log",
+    "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
+    "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil",
     "trunc", "rint", "round", "minimum", "min", "maximum", "max", "fmin",
     "fmax", "pow", "fmod", "hypot", "where", "clip", "isnan", "isinf",
     "isfinite", "bool", "int8", "int16", "int32", "int64", "uint8",
@@ -59,6 +60,27 @@ _FUNCTIONS = {
 _BUILTIN_CASTS = {"float": "float64", "int": "int64", "bool": "bool"}
 
 _MODULES = {"math", "numpy", "cmath"}
+
+_DTYPE_NAMES = {
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+}
+
+
+def _numpy():
+    import sys
+    return sys.modules.get("numpy")
+
+
+def np_bool():
+    """numpy's bool scalar type, or a type nothing is an instance of."""
+    np = _numpy()
+    return np.bool_ if np is not None else type(None)
+
+
+def is_numpy_scalar(value):
+    np = _numpy()
+    return np is not None and isinstance(value, np.generic)
 
 _BINOPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
@@ -139,8 +161,14 @@ def _function_node(func):
     if len(found) > 1:
         # Several lambdas of the same arguments on one line: tell them apart
         # by their compiled bodies.
-        same = [n for n in found if _same_code(n, code)]
-        found = same or found
+        same = [n for n in found if _same_code(n, code)] or found
+        if len({ast.dump(n) for n in same}) != 1:
+            raise TranslationError(
+                "%s: several functions of the arguments (%s) are defined "
+                "there and their compiled code does not tell which this one "
+                "is; put each on a line of its own, or pass the expression "
+                "as a string" % (_where(func), ", ".join(args)))
+        found = same
     return found[0], first - 1
 
 
@@ -162,7 +190,29 @@ def _lambda_trees(source):
         start = source.find("lambda", start + 1)
 
 
+def _instructions(code):
+    """code's instructions, as far as they do not depend on where it was
+    compiled: Python 3.11 loads a method of a name its module imports
+    (np.sin) with LOAD_GLOBAL and LOAD_ATTR, and of any other name with
+    LOAD_METHOD, and a name the lambda closes over with LOAD_DEREF, so a
+    lambda compiled apart from its module differs there."""
+    ops = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("RESUME", "NOP", "CACHE", "PRECALL", "PUSH_NULL",
+                          "COPY_FREE_VARS", "MAKE_CELL"):
+            continue
+        name = ins.opname
+        if name == "LOAD_METHOD":
+            name = "LOAD_ATTR"
+        elif name in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME",
+                      "LOAD_CLASSDEREF"):
+            name = "LOAD_OUTER"
+        ops.append((name, repr(ins.argval)))
+    return ops
+
+
 def _same_code(node, code):
+    """Whether the lambda (or def) of node compiles to code."""
     try:
         expr = ast.Expression(body=node if isinstance(node, ast.Lambda)
                               else ast.Lambda(args=node.args, body=node.body))
@@ -170,9 +220,10 @@ def _same_code(node, code):
     except (SyntaxError, TypeError, ValueError):
         return False
     inner = [c for c in compiled.co_consts if inspect.iscode(c)]
-    return bool(inner) and (inner[0].co_code, inner[0].co_names,
-                            inner[0].co_consts) == (code.co_code, code.co_names,
-                                                    code.co_consts)
+    # (the names are in the instructions: co_names differs by the names
+    # a closure holds)
+    return bool(inner) and (_instructions(inner[0]), inner[0].co_consts) == \
+        (_instructions(code), code.co_consts)
 
 
 class _Writer:
@@ -206,8 +257,17 @@ class _Writer:
         return False, None
 
     def constant(self, node, value):
-        if isinstance(value, bool):
+        if isinstance(value, (bool, np_bool())):
             return "true" if value else "false"
+        if is_numpy_scalar(value):
+            # A numpy scalar keeps its dtype (NEP 50, as numpy 2 and
+            # numpy 1.24's weak promotion take it: float32 array *
+            # np.float64(0.5) is float64), where a Python number is weak.
+            name = value.dtype.name
+            if name not in _DTYPE_NAMES:
+                self.fail(node, "%r: the expression has no dtype %s" %
+                          (value, name))
+            return "%s(%s)" % (name, self.constant(node, value.item()))
         if isinstance(value, numbers.Integral):
             return "(%d)" % int(value) if value < 0 else "%d" % int(value)
         if isinstance(value, numbers.Real):
@@ -246,7 +306,8 @@ class _Writer:
         found, value = self.lookup(node.id)
         if not found:
             self.fail(node, "unknown name '%s'" % node.id)
-        if isinstance(value, (numbers.Number, bool)) and not callable(value):
+        if (isinstance(value, (numbers.Number, bool)) or
+                is_numpy_scalar(value)) and not callable(value):
             return self.constant(node, value)
         self.fail(node, "'%s' is a %s, not a number: a function may only "
                   "close over numbers" % (node.id, type(value).__name__))

@@ -328,6 +328,53 @@ def lambdas_that_translate():
     close(plan.realize(target="cpu").dispatch(a=A, b=B).result("out"), A - B)
 
 
+K64 = np.float64(0.5)
+K32 = np.float32(2.5)
+KI8 = np.int8(100)
+
+
+@test
+def lambdas_with_numpy_types():
+    """numpy scalars a lambda reads keep their dtype (NEP 50: float32 *
+    np.float64(0.5) is float64), Python numbers are weak; np.fabs is a
+    float result, as numpy's; two lambdas on one line calling numpy are
+    told apart."""
+    X = np.array([1.5, -2.25, 3.0, np.nan], np.float32)
+    I = np.array([-128, -3, 2, 100], np.int8)
+    # numpy 2's promotion; numpy 1.24 has it behind a switch
+    state = getattr(np, "_get_promotion_state", lambda: None)()
+    if state is not None:
+        np._set_promotion_state("weak")
+    try:
+        with np.errstate(all="ignore"):
+            cases = [(lambda x: x * K64, X, X * K64),
+                     (lambda x: x * 0.5, X, X * 0.5),
+                     (lambda x: x * K32, I, I * K32),
+                     (lambda x: x + KI8, I, I + KI8),
+                     (lambda x: np.fabs(x), I, np.fabs(I)),
+                     (lambda x: math.fabs(x) + x, X, np.fabs(X) + X)]
+    finally:
+        if state is not None:
+            np._set_promotion_state(state)
+    with np.errstate(all="ignore"):
+        for fn, arr, want in cases:
+            plan = Plan(); a = plan.source()
+            plan.map(fn, args=(a,), name="out")
+            got = plan.realize(target="cpu").dispatch(a=arr).result("out")
+            assert got.dtype == want.dtype, (gstplan.translate(fn), got.dtype,
+                                             want.dtype)
+            np.testing.assert_array_equal(got, want)
+    pair = [lambda x: np.sqrt(x) + 1, lambda x: np.sin(x) * 2]
+    assert [gstplan.translate(f) for f in pair] == ["sqrt(x) + 1",
+                                                    "sin(x) * 2"]
+
+    def closures():
+        k = 0.25
+        return [lambda x: x * k + np.sin(x), lambda x: x / k - math.cos(x)]
+    assert [gstplan.translate(f) for f in closures()] == [
+        "(x * 0.25) + sin(x)", "(x / 0.25) - cos(x)"]
+
+
 @test
 def lambdas_that_are_refused():
     plan = Plan(); a = plan.source()
