@@ -253,22 +253,56 @@ rows_in_format (GstFormat format, gint64 rows, gsize row,
   return format == GST_FORMAT_BYTES ? rows * (gint64) row : rows;
 }
 
-/* The duration of the output, in rows or bytes of the output: the rows
- * its caps give, or else the first input's duration in rows made output
- * rows as output_range() makes them (a valid stencil's 2h fewer). Before
- * the element is set up, and in other formats, upstream answers. */
+/* The duration of the output in rows: the rows its caps give, or else the
+ * first input's duration in rows made output rows as output_range() makes
+ * them (a valid stencil's 2h fewer); -1 when not known. With @in_rows,
+ * the first input's duration in rows there (-1 when not known). */
+static gint64
+output_rows (PlanKernelElement * self, gint64 caps_rows, gint64 * in_rows)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  gint64 rows, upstream = -1;
+  GList *pads;
+  gboolean ok = FALSE;
+
+  if (caps_rows < 0 || in_rows != NULL) {
+    pads = _plan_kernel_element_get_sink_pads (self);
+    ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
+        GST_FORMAT_DEFAULT, &upstream) && upstream >= 0;
+    g_list_free_full (pads, gst_object_unref);
+    if (!ok)
+      upstream = -1;
+  }
+  if (in_rows != NULL)
+    *in_rows = upstream;
+  if (caps_rows >= 0)
+    return caps_rows;
+  if (!ok)
+    return -1;
+  rows = upstream;
+  if (klass->output_range) {
+    guint64 out_first;
+
+    klass->output_range (self, 0, upstream, &out_first, &rows);
+    if (rows < 0)
+      return -1;
+    rows -= out_first;
+  }
+  return rows;
+}
+
+/* The duration of the output, in rows or bytes of the output (or time at
+ * its rate). Before the element is set up, and in other formats, upstream
+ * answers. */
 static gboolean
 answer_duration (PlanKernelElement * self, GstQuery * query)
 {
-  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   PlanArrayInfo time;
   GstFormat format;
   RowsAnswer answer;
-  gint64 rows, in_rows;
+  gint64 rows;
   gsize row;
-  GList *pads;
-  gboolean ok;
 
   gst_query_parse_duration (query, &format, NULL);
   GST_OBJECT_LOCK (self);
@@ -281,46 +315,41 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
     return answer == ROWS_UPSTREAM && GST_AGGREGATOR_CLASS
         (parent_class)->src_query (GST_AGGREGATOR (self), query);
 
-  if (rows < 0) {
-    pads = _plan_kernel_element_get_sink_pads (self);
-    ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
-        GST_FORMAT_DEFAULT, &in_rows) && in_rows >= 0;
-    g_list_free_full (pads, gst_object_unref);
-    if (!ok)
-      return FALSE;
-    rows = in_rows;
-    if (klass->output_range) {
-      guint64 out_first;
-
-      klass->output_range (self, 0, in_rows, &out_first, &rows);
-      if (rows < 0)
-        return FALSE;
-      rows -= out_first;
-    }
-  }
+  rows = output_rows (self, rows, NULL);
+  if (rows < 0)
+    return FALSE;
   gst_query_set_duration (query, format,
       rows_in_format (format, rows, row, &time));
   return TRUE;
 }
 
-/* The position where output rows are input rows: the first input's
- * position in rows, in rows or bytes of the output. Elsewhere (a
- * reduction) upstream answers: the rows read, the progress of the job. */
+/* The position of the output, in its rows or bytes (or time at its rate),
+ * never past its duration: where output rows are input rows, the first
+ * input's position in rows; where output_range() maps input rows to
+ * output rows (a valid stencil), the output rows the rows read give; and
+ * where the output stands for all the rows (a reduction of the rows or of
+ * everything), the share of the input read, as that share of the
+ * output's rows or bytes: the progress of the job. Before the element is
+ * set up, and in other formats, upstream answers. */
 static gboolean
 answer_position (PlanKernelElement * self, GstQuery * query)
 {
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
   PlanArrayInfo time;
   GstFormat format;
   RowsAnswer answer;
-  gint64 rows;
-  gsize row;
+  gint64 rows, caps_rows, out_rows, in_rows, total;
+  gsize row, seek_row;
   GList *pads;
   gboolean ok;
 
   gst_query_parse_position (query, &format, NULL);
   GST_OBJECT_LOCK (self);
-  row = GET_PRIV (self)->seek_row_size;
-  time = GET_PRIV (self)->out_time;
+  row = priv->out_row_size;
+  seek_row = priv->seek_row_size;
+  caps_rows = priv->out_caps_rows;
+  time = priv->out_time;
   GST_OBJECT_UNLOCK (self);
   answer = rows_answer (format, row, &time);
   if (answer != ROWS_HERE)
@@ -333,14 +362,72 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   g_list_free_full (pads, gst_object_unref);
   if (!ok)
     return FALSE;
+
+  if (seek_row == 0) {
+    guint64 out_first = 0;
+    gint64 out_end = -1;
+
+    if (klass->output_range)
+      klass->output_range (self, 0, rows, &out_first, &out_end);
+    if (out_end >= 0) {
+      rows = MAX (out_end - (gint64) out_first, 0);
+    } else {
+      out_rows = output_rows (self, caps_rows, &in_rows);
+      if (out_rows < 0 || in_rows < 0)
+        return FALSE;
+      total = rows_in_format (format, out_rows, row, &time);
+      gst_query_set_position (query, format, in_rows == 0 ? total :
+          (gint64) gst_util_uint64_scale (MIN (rows, in_rows), total,
+              in_rows));
+      return TRUE;
+    }
+  }
   gst_query_set_position (query, format,
       rows_in_format (format, rows, row, &time));
   return TRUE;
 }
 
+/* Converts between rows, bytes of the output and time at its rate; other
+ * formats, or before the element is set up, upstream converts. */
+static gboolean
+answer_convert (PlanKernelElement * self, GstQuery * query)
+{
+  GstFormat src_format, dest_format;
+  gint64 src_value, rows;
+  PlanArrayInfo time;
+  gsize row;
+
+  gst_query_parse_convert (query, &src_format, &src_value, &dest_format,
+      NULL);
+  GST_OBJECT_LOCK (self);
+  row = GET_PRIV (self)->out_row_size;
+  time = GET_PRIV (self)->out_time;
+  GST_OBJECT_UNLOCK (self);
+  if (rows_answer (src_format, row, &time) == ROWS_UPSTREAM
+      || rows_answer (dest_format, row, &time) == ROWS_UPSTREAM)
+    return GST_AGGREGATOR_CLASS (parent_class)->src_query
+        (GST_AGGREGATOR (self), query);
+  if (src_format == dest_format || src_value == -1) {
+    gst_query_set_convert (query, src_format, src_value, dest_format,
+        src_value);
+    return TRUE;
+  }
+  if (rows_answer (src_format, row, &time) == ROWS_NONE
+      || rows_answer (dest_format, row, &time) == ROWS_NONE || src_value < 0)
+    return FALSE;
+  if (src_format == GST_FORMAT_TIME)
+    rows = plan_array_info_time_to_rows (&time, src_value);
+  else
+    rows = src_format == GST_FORMAT_BYTES ? src_value / (gint64) row :
+        src_value;
+  gst_query_set_convert (query, src_format, src_value, dest_format,
+      rows_in_format (dest_format, rows, row, &time));
+  return TRUE;
+}
+
 /* GstAggregator says it cannot seek; a kernel element can, in rows (and
  * in bytes where its output rows are its input rows), when its inputs
- * can. Durations are the output's. */
+ * can. Durations, positions and conversions are the output's. */
 gboolean
 _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
 {
@@ -355,6 +442,8 @@ _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
     return answer_duration (self, query);
   if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
     return answer_position (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONVERT)
+    return answer_convert (self, query);
   /* Rows read out of order upstream are the input's, not this element's
    * output: a stencil with boundary=wrap behind it must not take them for
    * its own input's last rows. */

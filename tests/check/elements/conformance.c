@@ -771,6 +771,83 @@ GST_START_TEST (test_kernel_stop_waits_for_the_event_under_way)
 
 GST_END_TEST;
 
+/* Position, duration and conversions at the sink, in rows and bytes: each
+ * answered, in the output's own rows and bytes (a reduction's result, a
+ * valid stencil's rows), so a position never passes the duration, in
+ * PAUSED with a chunk or two read and at the EOS, where it is the
+ * duration. Before, a reduction of the rows or of everything and a valid
+ * stencil answered the rows and bytes read upstream (300 rows of an output
+ * of 6), and converted rows to bytes at the input's row size. */
+static void
+check_position_and_duration (GstElement * pipeline, const gchar * what,
+    gboolean at_eos)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  gint64 rows, bytes, pos_rows, pos_bytes, ten_rows;
+
+  fail_unless (gst_pad_peer_query_duration (pad, GST_FORMAT_DEFAULT, &rows)
+      && rows > 0, "%s: no duration in rows", what);
+  fail_unless (gst_pad_peer_query_duration (pad, GST_FORMAT_BYTES, &bytes)
+      && bytes > 0 && bytes % rows == 0, "%s: duration of %" G_GINT64_FORMAT
+      " rows in %" G_GINT64_FORMAT " bytes", what, rows, bytes);
+  fail_unless (gst_pad_peer_query_position (pad, GST_FORMAT_DEFAULT,
+          &pos_rows), "%s: no position in rows", what);
+  fail_unless (gst_pad_peer_query_position (pad, GST_FORMAT_BYTES,
+          &pos_bytes), "%s: no position in bytes", what);
+  fail_unless (pos_rows >= 0 && pos_rows <= rows, "%s: position %"
+      G_GINT64_FORMAT " rows, duration %" G_GINT64_FORMAT, what, pos_rows,
+      rows);
+  fail_unless (pos_bytes >= 0 && pos_bytes <= bytes, "%s: position %"
+      G_GINT64_FORMAT " bytes, duration %" G_GINT64_FORMAT, what, pos_bytes,
+      bytes);
+  if (at_eos) {
+    fail_unless (pos_rows == rows && pos_bytes == bytes, "%s: at EOS, "
+        "position %" G_GINT64_FORMAT " rows (%" G_GINT64_FORMAT " bytes) of %"
+        G_GINT64_FORMAT " (%" G_GINT64_FORMAT ")", what, pos_rows, pos_bytes,
+        rows, bytes);
+  }
+  fail_unless (gst_pad_peer_query_convert (pad, GST_FORMAT_DEFAULT, 10,
+          GST_FORMAT_BYTES, &ten_rows), "%s: no conversion", what);
+  fail_unless (ten_rows == 10 * (bytes / rows), "%s: 10 rows of %"
+      G_GINT64_FORMAT " bytes converted to %" G_GINT64_FORMAT " bytes", what,
+      bytes / rows, ten_rows);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+}
+
+GST_START_TEST (test_position_never_passes_the_duration)
+{
+  const gchar *list[] = {
+    "planfilesrc location=IN blocksize=400 ! planmap expr=\"2*x\" "
+        "dtype=float64",
+    "planfilesrc location=IN blocksize=400 ! planreduce op=sum",
+    "planfilesrc location=IN blocksize=400 ! planreduce op=max axis=0",
+    "planfilesrc location=IN blocksize=400 ! planreduce op=mean axis=-1",
+    "planfilesrc location=IN blocksize=400 ! planstencil "
+        "window=\"a; _; _; _; b\" expr=\"a + b\" boundary=valid",
+    NULL
+  };
+  guint i;
+
+  for (i = 0; list[i]; i++) {
+    GstElement *pipeline;
+    Watch w;
+
+    pipeline = make_pipeline (list[i], &w);
+    fail_if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+        GST_STATE_CHANGE_FAILURE);
+    fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+            10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+    check_position_and_duration (pipeline, list[i], FALSE);
+    run_to_eos (pipeline, list[i]);
+    check_position_and_duration (pipeline, list[i], TRUE);
+    free_pipeline (pipeline, &w);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 conformance_suite (void)
 {
@@ -786,6 +863,7 @@ conformance_suite (void)
   tcase_add_test (tc, test_rate_in_array_caps);
   tcase_add_test (tc, test_stop_waits_for_the_push_under_way);
   tcase_add_test (tc, test_kernel_stop_waits_for_the_event_under_way);
+  tcase_add_test (tc, test_position_never_passes_the_duration);
   return s;
 }
 
