@@ -222,9 +222,12 @@ _plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
 
 /* Whether a duration or position query in @format is answered here, for
  * an output of rows of @row bytes with the rate of @time: ROWS_NONE (time
- * asked of rows not sampled in time: no answer), ROWS_UPSTREAM (the row
- * size is not known yet, or another format: the parent class answers) or
- * ROWS_HERE. */
+ * asked of rows not sampled in time, or rows, bytes or time before the
+ * output is known: no answer), ROWS_UPSTREAM (another format: the parent
+ * class answers) or ROWS_HERE. Before the output's caps upstream's rows
+ * and bytes would be the input's (a reduction's input rows, a float32
+ * input's bytes for a float64 output), so nothing is answered until
+ * setup, which posts a duration-changed message. */
 typedef enum
 {
   ROWS_NONE,
@@ -235,11 +238,12 @@ typedef enum
 static RowsAnswer
 rows_answer (GstFormat format, gsize row, const PlanArrayInfo * time)
 {
-  if (format == GST_FORMAT_TIME && !plan_array_info_has_rate (time))
-    return ROWS_NONE;
-  if (row == 0 || (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
-          && format != GST_FORMAT_TIME))
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+      && format != GST_FORMAT_TIME)
     return ROWS_UPSTREAM;
+  if (row == 0 || (format == GST_FORMAT_TIME
+          && !plan_array_info_has_rate (time)))
+    return ROWS_NONE;
   return ROWS_HERE;
 }
 
@@ -292,7 +296,7 @@ output_rows (PlanKernelElement * self, gint64 caps_rows, gint64 * in_rows)
 }
 
 /* The duration of the output, in rows or bytes of the output (or time at
- * its rate). Before the element is set up, and in other formats, upstream
+ * its rate); none before the element is set up; in other formats upstream
  * answers. */
 static gboolean
 answer_duration (PlanKernelElement * self, GstQuery * query)
@@ -329,8 +333,8 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
  * output rows (a valid stencil), the output rows the rows read give; and
  * where the output stands for all the rows (a reduction of the rows or of
  * everything), the share of the input read, as that share of the
- * output's rows or bytes: the progress of the job. Before the element is
- * set up, and in other formats, upstream answers. */
+ * output's rows or bytes: the progress of the job. None before the
+ * element is set up; in other formats upstream answers. */
 static gboolean
 answer_position (PlanKernelElement * self, GstQuery * query)
 {
@@ -387,8 +391,8 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   return TRUE;
 }
 
-/* Converts between rows, bytes of the output and time at its rate; other
- * formats, or before the element is set up, upstream converts. */
+/* Converts between rows, bytes of the output and time at its rate (not
+ * before the element is set up); other formats upstream converts. */
 static gboolean
 answer_convert (PlanKernelElement * self, GstQuery * query)
 {

@@ -846,6 +846,10 @@ update_seek_row_size (PlanKernelElement * self,
   priv->out_time = priv->output;
   priv->out_caps_rows = plan_array_info_get_n_rows (&priv->output);
   GST_OBJECT_UNLOCK (self);
+  /* Duration and position are answered from now on, in the output's
+   * terms: an application that asked before asks again. */
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_duration_changed (GST_OBJECT (self)));
 }
 
 /* The rows an input will bring in its range, from its caps or else the

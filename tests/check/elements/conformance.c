@@ -848,6 +848,95 @@ GST_START_TEST (test_position_never_passes_the_duration)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+hold_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return GST_PAD_PROBE_OK;
+}
+
+/* Before its output's caps a kernel element does not know its output's
+ * rows and bytes: it answers no duration in rows or bytes (upstream's
+ * would be its input's: 200 rows for a sum's one, 8000 bytes of float32
+ * for 16000 of float64), and once set up it posts duration-changed and
+ * answers its own. */
+GST_START_TEST (test_no_duration_before_the_output_is_known)
+{
+  const struct
+  {
+    const gchar *desc;
+    gint64 rows, bytes;
+  } list[] = {
+    {"planfilesrc name=src location=IN ! planreduce name=k op=sum", 1, 4},
+    {"planfilesrc name=src location=IN ! planmap name=k expr=\"2*x\" "
+          "dtype=float64", ROWS, ROWS * COLS * 8},
+    {"planfilesrc name=src location=IN ! planstencil name=k "
+          "window=\"a; _; _; _; b\" expr=\"a + b\" boundary=valid",
+        ROWS - 4, (ROWS - 4) * COLS * 4},
+    {NULL, 0, 0}
+  };
+  guint i;
+
+  for (i = 0; list[i].desc; i++) {
+    GstElement *pipeline, *src, *sink, *k;
+    GstPad *pad, *sinkpad;
+    GstMessage *msg;
+    GstBus *bus;
+    gulong probe;
+    gint64 v;
+    Watch w;
+
+    pipeline = make_pipeline (list[i].desc, &w);
+    src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+    sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+    k = gst_bin_get_by_name (GST_BIN (pipeline), "k");
+    g_object_set (sink, "async", FALSE, NULL);
+    pad = gst_element_get_static_pad (src, "src");
+    sinkpad = gst_element_get_static_pad (sink, "sink");
+    /* Nothing reaches the kernel element: it has no caps. */
+    probe = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BLOCK |
+        GST_PAD_PROBE_TYPE_DATA_DOWNSTREAM, hold_probe, NULL, NULL);
+    fail_unless_equals_int (gst_element_set_state (pipeline,
+            GST_STATE_PAUSED), GST_STATE_CHANGE_SUCCESS);
+    fail_unless (gst_pad_query_duration (pad, GST_FORMAT_DEFAULT, &v)
+        && v == ROWS, "%s: the source does not know its rows", list[i].desc);
+    fail_if (gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT, &v),
+        "%s: a duration of %" G_GINT64_FORMAT " rows before the output's "
+        "caps", list[i].desc, v);
+    fail_if (gst_pad_peer_query_duration (sinkpad, GST_FORMAT_BYTES, &v),
+        "%s: a duration of %" G_GINT64_FORMAT " bytes before the output's "
+        "caps", list[i].desc, v);
+    fail_if (gst_pad_peer_query_position (sinkpad, GST_FORMAT_BYTES, &v),
+        "%s: a position of %" G_GINT64_FORMAT " bytes before the output's "
+        "caps", list[i].desc, v);
+
+    bus = gst_element_get_bus (pipeline);
+    gst_pad_remove_probe (pad, probe);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_DURATION_CHANGED | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) ==
+        GST_MESSAGE_DURATION_CHANGED && GST_MESSAGE_SRC (msg) ==
+        GST_OBJECT (k), "%s: no duration-changed from the element",
+        list[i].desc);
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+    fail_unless (gst_pad_peer_query_duration (sinkpad, GST_FORMAT_DEFAULT,
+            &v) && v == list[i].rows, "%s: duration %" G_GINT64_FORMAT
+        " rows", list[i].desc, v);
+    fail_unless (gst_pad_peer_query_duration (sinkpad, GST_FORMAT_BYTES,
+            &v) && v == list[i].bytes, "%s: duration %" G_GINT64_FORMAT
+        " bytes", list[i].desc, v);
+    run_to_eos (pipeline, list[i].desc);
+    gst_object_unref (sinkpad);
+    gst_object_unref (pad);
+    gst_object_unref (k);
+    gst_object_unref (sink);
+    gst_object_unref (src);
+    free_pipeline (pipeline, &w);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 conformance_suite (void)
 {
@@ -864,6 +953,7 @@ conformance_suite (void)
   tcase_add_test (tc, test_stop_waits_for_the_push_under_way);
   tcase_add_test (tc, test_kernel_stop_waits_for_the_event_under_way);
   tcase_add_test (tc, test_position_never_passes_the_duration);
+  tcase_add_test (tc, test_no_duration_before_the_output_is_known);
   return s;
 }
 
