@@ -844,6 +844,28 @@ plan_custom_finish (PlanKernelElement * kernel, guint64 n_rows)
   return plan_kernel_element_push_output (kernel, out);
 }
 
+/* In map mode the output rows are the input rows; in reduce mode the one
+ * result stands for all of them (as a reduction's, planreduce.c). The
+ * mode changes only in NULL or READY. */
+static void
+plan_custom_output_range (PlanKernelElement * kernel, guint64 first,
+    gint64 end, guint64 * out_first, gint64 * out_end)
+{
+  PlanCustom *self = PLAN_CUSTOM (kernel);
+  PlanCustomMode mode;
+
+  GST_OBJECT_LOCK (self);
+  mode = self->mode;
+  GST_OBJECT_UNLOCK (self);
+  if (mode == PLAN_CUSTOM_MODE_MAP) {
+    *out_first = first;
+    *out_end = end;
+  } else {
+    *out_first = 0;
+    *out_end = -1;
+  }
+}
+
 static void
 plan_custom_reset (PlanKernelElement * kernel)
 {
@@ -1021,6 +1043,7 @@ plan_custom_class_init (PlanCustomClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_custom_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_custom_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_custom_reset);
+  kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_custom_output_range);
   kernel_class->launch = GST_DEBUG_FUNCPTR (plan_custom_launch);
 
   g_object_class_install_property (gobject_class, PROP_KERNEL,

@@ -675,6 +675,11 @@ plan_stencil_output_range (PlanKernelElement * kernel, guint64 first,
   PlanStencil *self = PLAN_STENCIL (kernel);
 
   *out_first = first;
+  /* Before setup the rows lost are not known yet. */
+  if (self->kernel == NULL) {
+    *out_end = -1;
+    return;
+  }
   if (self->sharded) {
     /* A share: the rows received and those of context too. */
     *out_end = end < 0 ? -1 : MAX ((gint64) first, end + self->rows_delta);

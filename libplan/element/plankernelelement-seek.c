@@ -86,6 +86,21 @@ upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
   return seekable;
 }
 
+/* Whether the output rows are the input rows before the element is set
+ * up: no output_range(), or one that keeps rows as they are whatever the
+ * caps (plancustom in map mode). */
+static gboolean
+rows_are_input_rows (PlanKernelElement * self)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  guint64 first = 3;
+  gint64 end = 10;
+
+  if (klass->output_range)
+    klass->output_range (self, 3, 10, &first, &end);
+  return first == 3 && end == 10;
+}
+
 /* Turns a seek on the output into the seek in rows sent upstream, or
  * refuses it (returns NULL, having taken @event): arrays carry no
  * timestamps, so only rows (GST_FORMAT_DEFAULT) and, where output rows
@@ -122,11 +137,11 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
    * (a seek made as soon as the pipeline is in PAUSED comes before them
    * when the sinks do not preroll): it waits for them, and is made then
    * (_plan_kernel_element_send_pending_seek()). Only where output rows are
-   * input rows whatever the settings (no output_range()): a reduction's is
+   * input rows whatever the caps (rows_are_input_rows()): a reduction's is
    * refused at once. */
   if (rate > 0.0 && format == GST_FORMAT_BYTES && unknown
-      && PLAN_KERNEL_ELEMENT_GET_CLASS (self)->output_range == NULL
-      && upstream_seekable (self, &first, &end)) {
+      && rows_are_input_rows (self) && upstream_seekable (self, &first,
+          &end)) {
     GST_OBJECT_LOCK (self);
     /* (Unless the caps came meanwhile.) */
     *queued = priv->out_row_size == 0 && priv->n_seeks == n;

@@ -807,6 +807,19 @@ check_position_and_duration (GstElement * pipeline, const gchar * what,
         G_GINT64_FORMAT " (%" G_GINT64_FORMAT ")", what, pos_rows, pos_bytes,
         rows, bytes);
   }
+  /* Bytes are sought only where they are the output's: then up to its
+   * duration. */
+  {
+    GstQuery *query = gst_query_new_seeking (GST_FORMAT_BYTES);
+    gboolean seekable = FALSE;
+    gint64 end = -1;
+
+    if (gst_pad_peer_query (pad, query))
+      gst_query_parse_seeking (query, NULL, &seekable, NULL, &end);
+    gst_query_unref (query);
+    fail_unless (!seekable || end == bytes, "%s: seekable in bytes up to %"
+        G_GINT64_FORMAT " of %" G_GINT64_FORMAT, what, end, bytes);
+  }
   fail_unless (gst_pad_peer_query_convert (pad, GST_FORMAT_DEFAULT, 10,
           GST_FORMAT_BYTES, &ten_rows), "%s: no conversion", what);
   fail_unless (ten_rows == 10 * (bytes / rows), "%s: 10 rows of %"
@@ -816,8 +829,23 @@ check_position_and_duration (GstElement * pipeline, const gchar * what,
   gst_object_unref (sink);
 }
 
+/* plancustom mode=reduce: a histogram of 8 bins (libhistogram.so). */
+static gchar *
+custom_reduce (void)
+{
+  gchar *lib = g_build_filename (g_getenv ("PLAN_BUILD_DIR"), "tests",
+      "examples", "libhistogram.so", NULL);
+  gchar *ret = g_strdup_printf ("planfilesrc location=IN blocksize=400 ! "
+      "plancustom mode=reduce library=%s symbol=histogram out-dtype=int64 "
+      "out-shape=8 params=\"-6 7\"", lib);
+
+  g_free (lib);
+  return ret;
+}
+
 GST_START_TEST (test_position_never_passes_the_duration)
 {
+  gchar *custom = custom_reduce ();
   const gchar *list[] = {
     "planfilesrc location=IN blocksize=400 ! planmap expr=\"2*x\" "
         "dtype=float64",
@@ -826,6 +854,7 @@ GST_START_TEST (test_position_never_passes_the_duration)
     "planfilesrc location=IN blocksize=400 ! planreduce op=mean axis=-1",
     "planfilesrc location=IN blocksize=400 ! planstencil "
         "window=\"a; _; _; _; b\" expr=\"a + b\" boundary=valid",
+    custom,
     NULL
   };
   guint i;
@@ -844,6 +873,7 @@ GST_START_TEST (test_position_never_passes_the_duration)
     check_position_and_duration (pipeline, list[i], TRUE);
     free_pipeline (pipeline, &w);
   }
+  g_free (custom);
 }
 
 GST_END_TEST;
