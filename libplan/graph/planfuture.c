@@ -183,10 +183,14 @@ _plan_future_complete (PlanFuture * future, GError * error)
   g_cond_broadcast (&future->cond);
   g_mutex_unlock (&future->lock);
 
-  /* Waits for a handler running on another thread, and drops its
-   * reference to the future. */
+  /* Drops the handler's reference to the future. Not with
+   * g_cancellable_disconnect(), which waits for the emission to end: a
+   * cancel of a dispatch that waits its turn completes it from the
+   * handler itself, which would wait for itself. A handler running on
+   * another thread meanwhile holds its own reference, and finds the
+   * future done. */
   if (cancellable != NULL) {
-    g_cancellable_disconnect (cancellable, cancelled_id);
+    g_signal_handler_disconnect (cancellable, cancelled_id);
     g_object_unref (cancellable);
   }
 

@@ -183,50 +183,63 @@ _plan_work_restart (PlanWork * self)
 }
 
 /* The next dispatch of the queue, bound and ready to run (the work's
- * running one), or NULL when none is waiting. Dispatches whose bindings
- * no longer fit (a file changed meanwhile) end here with their error.
- * Called by the runner with dispatch_lock held. */
+ * running one), or NULL when none is waiting (the work then has none
+ * running). Dispatches whose bindings no longer fit (a file changed
+ * meanwhile) end here with their error. Called by the runner with
+ * dispatch_lock held, once the run before has completed its future: until
+ * then that future stays the running one, so that a dispatch made
+ * meanwhile waits its turn instead of starting (or, computed on the
+ * caller's thread, completing) before it.
+ *
+ * The bus is flushed and the running dispatch changed under the lock that
+ * plan_future_cancel() posts its message under: a cancel of the run
+ * before is dropped, and one of the next dispatch, made as soon as it
+ * becomes the running one, is kept. */
 static PlanFuture *
-next_pending (PlanWork * self)
+next_pending (PlanWork * self, gboolean warm)
 {
+  GstBus *bus = gst_pipeline_get_bus (self->pipeline);
+  PlanFuture *future = NULL;
+
   for (;;) {
     Pending *pending;
-    PlanFuture *future;
     GError *error = NULL;
-    GstBus *bus;
 
     g_mutex_lock (&self->lock);
+    gst_bus_set_flushing (bus, TRUE);
+    gst_bus_set_flushing (bus, FALSE);
+    g_clear_object (&self->running);
+    self->warm = warm;
     pending = g_queue_pop_head (&self->pending);
     if (pending != NULL)
       self->running = g_object_ref (pending->future);
     g_mutex_unlock (&self->lock);
     if (pending == NULL)
-      return NULL;
+      break;
 
     future = g_object_ref (pending->future);
     if (_plan_work_prepare (self, pending->bindings, &error) >= -1) {
-      bus = gst_pipeline_get_bus (self->pipeline);
-      gst_bus_set_flushing (bus, TRUE);
-      gst_bus_set_flushing (bus, FALSE);
-      gst_object_unref (bus);
       _plan_work_pending_free (pending);
-      return future;
+      break;
     }
-    g_mutex_lock (&self->lock);
-    g_clear_object (&self->running);
-    g_mutex_unlock (&self->lock);
+    /* It ran nothing: the pipeline is as the run before left it, or
+     * stopped (_plan_work_prepare() then set warm to FALSE). */
+    warm = self->warm;
     _plan_future_complete (future, error);
-    g_object_unref (future);
+    g_clear_object (&future);
     _plan_work_pending_free (pending);
   }
+  gst_object_unref (bus);
+  return future;
 }
 
 /* Runs dispatches on a thread of the pool, one after another while any
  * wait: PLAYING (or a restart in PLAYING) until EOS, an error or a cancel.
  * A run in memory that ended well stays in PLAYING for the next dispatch
- * to restart; any other goes back to READY. The next queued dispatch is
- * bound before this one's future completes, so that futures complete in
- * the order of their dispatches. */
+ * to restart; any other goes back to READY. Each future completes before
+ * the next dispatch is taken from the queue, and stays the running one
+ * until then, so that futures complete in the order of their dispatches
+ * and no run starts before the future of the one before has completed. */
 static void
 run_dispatch (gpointer data, gpointer unused)
 {
@@ -270,16 +283,13 @@ run_dispatch (gpointer data, gpointer unused)
     GST_DEBUG_OBJECT (self->pipeline, "dispatch done: %s",
         error ? error->message : "ok");
 
-    g_mutex_lock (&self->dispatch_lock);
-    g_mutex_lock (&self->lock);
-    g_clear_object (&self->running);
-    self->warm = warm;
-    g_mutex_unlock (&self->lock);
-    next = next_pending (self);
-    g_mutex_unlock (&self->dispatch_lock);
-
+    /* Completed while still the running one: see next_pending(). */
     _plan_future_complete (future, error);
     g_object_unref (future);
+
+    g_mutex_lock (&self->dispatch_lock);
+    next = next_pending (self, warm);
+    g_mutex_unlock (&self->dispatch_lock);
     future = next;
   }
   gst_object_unref (bus);

@@ -20,7 +20,8 @@
  * once. When the future is done, the work can be dispatched again, on the
  * same or other bindings, without rebuilding the pipeline; a dispatch
  * while another one runs waits its turn (at most
- * plan_work_get_max_queued() of them), and futures complete in order.
+ * plan_work_get_max_queued() of them), and futures complete in order: a
+ * run starts once the future before it has completed.
  *
  * The pipeline runs on GStreamer's streaming threads; a runner thread of
  * libplan's sets its states and waits on its bus, so the caller's thread
@@ -501,9 +502,13 @@ failed:
  * once.
  *
  * While another dispatch of @work runs, the new one waits its turn: its
- * bindings are checked now, and it starts when the runs dispatched before
- * it have ended; futures complete in the order of their dispatches. At
- * most plan_work_get_max_queued() dispatches wait at a time.
+ * bindings are checked now, and it starts when the futures of the
+ * dispatches before it have completed (done, and an async dispatch's
+ * callback on its way); futures complete in the order of their
+ * dispatches, but for one cancelled while it waits, which ends at once.
+ * At most plan_work_get_max_queued() dispatches wait at a time; the
+ * first dispatch made once the running one's future is done is taken
+ * even when that is 0.
  *
  * Returns: (transfer full) (nullable): the future of the run, or %NULL
  *   with @error set, before anything runs: %PLAN_ERROR_BUSY when as many
@@ -531,7 +536,11 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
   g_mutex_lock (&work->dispatch_lock);
   g_mutex_lock (&work->lock);
   busy = work->running != NULL;
-  if (busy && g_queue_get_length (&work->pending) >= work->max_queued) {
+  /* A run that has completed its future stays the running one until its
+   * runner takes the next dispatch (see next_pending()): a dispatch then
+   * waits its turn, but not behind it. */
+  if (busy && g_queue_get_length (&work->pending) >= work->max_queued +
+      (plan_future_is_done (work->running) ? 1 : 0)) {
     g_mutex_unlock (&work->lock);
     g_mutex_unlock (&work->dispatch_lock);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_BUSY, "the work has %u "
@@ -578,9 +587,12 @@ plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
       if (_plan_work_run_direct (work, bindings, future)) {
         g_free (infos);
         _plan_future_add_rows (future, total);
+        /* Before the next dispatch can start: futures complete in the
+         * order of their dispatches. No callback or cancellable is
+         * attached yet, so completing is quick. */
+        _plan_future_complete (future, NULL);
         g_mutex_unlock (&work->dispatch_lock);
         g_clear_object (&empty);
-        _plan_future_complete (future, NULL);
         return future;
       }
       g_object_unref (future);

@@ -849,6 +849,196 @@ GST_START_TEST (test_dispatch_while_running_queues)
 
 GST_END_TEST;
 
+/* A reader of ten rows, for dispatches that run on the pipeline: it says
+ * when it has given its end (the run then ends at once), and, at its first
+ * call, whether the future it is told to look at was done by then. */
+typedef struct
+{
+  gint ended;                   /* atomic */
+  gint chunks;                  /* 0: one chunk of 10 rows; else 1-ms chunks */
+  PlanFuture *before;           /* the dispatch before, or NULL */
+  gint started_early;           /* atomic: it was not done at the start */
+} EndReader;
+
+static PlanArray *
+end_read (guint64 first_row, gpointer user_data, GError ** error)
+{
+  EndReader *r = user_data;
+  gint64 n = 10;
+
+  if (first_row == 0 && r->before != NULL
+      && !plan_future_is_done (r->before))
+    g_atomic_int_set (&r->started_early, 1);
+  if (first_row >= (guint64) MAX (r->chunks, 1) * n) {
+    g_atomic_int_set (&r->ended, 1);
+    return NULL;
+  }
+  if (r->chunks > 0)
+    g_usleep (1000);
+  return plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, error);
+}
+
+static PlanBindings *
+end_bindings (EndReader * reader)
+{
+  PlanBindings *bindings = plan_bindings_new ();
+  gint64 rows = -1;
+
+  plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
+      end_read, reader, NULL);
+  return bindings;
+}
+
+/* Spins until @reader has given its end, then for a while that grows with
+ * @k: dispatches made at many points of the end of a run. */
+static void
+spin_past_end (EndReader * reader, guint k)
+{
+  gint64 until;
+
+  while (!g_atomic_int_get (&reader->ended));
+  until = g_get_monotonic_time () + (k * 37) % 1500;
+  while (g_get_monotonic_time () < until);
+}
+
+/* A dispatch made as a run ends, before its future is done, neither
+ * starts nor completes before that future: whether it is computed on the
+ * caller's thread (a small map in memory) or runs on the pipeline. Without
+ * a queue (max-queued 0) it is refused while the run goes, and is taken at
+ * the first try that is not refused. */
+GST_START_TEST (test_dispatch_as_run_ends_keeps_order)
+{
+  PlanWork *work = one_map_work ();
+  EndReader first = { 0 }, second = { 0 };
+  PlanBindings *pipelined = end_bindings (&first);
+  PlanBindings *next_pipelined = end_bindings (&second);
+  PlanArray *a;
+  PlanBindings *small = ramp_bindings (2, &a);
+  GError *error = NULL;
+  guint k, early = 0, refused = 0;
+  PlanFuture *f1, *f2;
+
+  plan_work_set_max_queued (work, 0);
+  for (k = 0; k < 200; k++) {
+    g_atomic_int_set (&first.ended, 0);
+    f1 = plan_work_dispatch (work, pipelined, &error);
+    fail_unless (f1 != NULL, "%s", error ? error->message : "");
+    second.before = f1;
+    g_atomic_int_set (&second.started_early, 0);
+    spin_past_end (&first, k);
+    while ((f2 = plan_work_dispatch (work, k % 2 ? small : next_pipelined,
+                &error)) == NULL) {
+      fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_BUSY),
+          "%s", error->message);
+      g_clear_error (&error);
+      refused++;
+    }
+    /* done at once, computed here: the one before must be done too */
+    if (plan_future_is_done (f2) && !plan_future_is_done (f1))
+      early++;
+    fail_unless (plan_future_wait (f2, -1, &error), "%s",
+        error ? error->message : "");
+    if (g_atomic_int_get (&second.started_early))
+      early++;
+    fail_unless (plan_future_wait (f1, 0, NULL));
+    if (k % 2)
+      check_ramp_plus_one (f2, 2);
+    second.before = NULL;
+    g_object_unref (f1);
+    g_object_unref (f2);
+  }
+  GST_INFO ("%u dispatches refused while a run went", refused);
+  fail_unless_equals_int (early, 0);
+
+  g_object_unref (pipelined);
+  g_object_unref (next_pipelined);
+  g_object_unref (small);
+  g_object_unref (a);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GArray *order;                /* guint: the dispatches, as they completed */
+  guint n_left;
+  GError *error;                /* the first failure */
+} AsyncOrder;
+
+typedef struct
+{
+  AsyncOrder *all;
+  guint index;
+} AsyncOne;
+
+static void
+dispatched_in_order (GObject * source, GAsyncResult * result,
+    gpointer user_data)
+{
+  AsyncOne *one = user_data;
+  GError *error = NULL;
+  PlanFuture *future = plan_work_dispatch_finish (PLAN_WORK (source), result,
+      &error);
+
+  g_array_append_val (one->all->order, one->index);
+  if (future == NULL && one->all->error == NULL)
+    one->all->error = error;
+  else
+    g_clear_error (&error);
+  g_clear_object (&future);
+  one->all->n_left--;
+  g_free (one);
+}
+
+static void
+dispatch_async_numbered (PlanWork * work, PlanBindings * bindings,
+    AsyncOrder * all, guint index)
+{
+  AsyncOne *one = g_new (AsyncOne, 1);
+
+  one->all = all;
+  one->index = index;
+  all->n_left++;
+  plan_work_dispatch_async (work, bindings, NULL, dispatched_in_order, one);
+}
+
+/* The callbacks of plan_work_dispatch_async() come in the order of the
+ * dispatches, also for a small dispatch (computed on the caller's thread)
+ * made as the run before it ends. */
+GST_START_TEST (test_dispatch_async_callbacks_in_order)
+{
+  PlanWork *work = one_map_work ();
+  EndReader reader = { 0 };
+  PlanBindings *pipelined = end_bindings (&reader);
+  PlanArray *a;
+  PlanBindings *small = ramp_bindings (2, &a);
+  AsyncOrder all = { g_array_new (FALSE, FALSE, sizeof (guint)), 0, NULL };
+  guint k, i;
+
+  for (k = 0; k < 200; k++) {
+    g_atomic_int_set (&reader.ended, 0);
+    dispatch_async_numbered (work, pipelined, &all, 2 * k);
+    spin_past_end (&reader, k);
+    dispatch_async_numbered (work, small, &all, 2 * k + 1);
+    while (g_main_context_iteration (NULL, FALSE));
+  }
+  while (all.n_left > 0)
+    g_main_context_iteration (NULL, TRUE);
+  fail_unless (all.error == NULL, "%s", all.error ? all.error->message : "");
+  fail_unless_equals_int (all.order->len, 400);
+  for (i = 0; i < all.order->len; i++)
+    fail_unless_equals_int (g_array_index (all.order, guint, i), i);
+
+  g_array_unref (all.order);
+  g_object_unref (pipelined);
+  g_object_unref (small);
+  g_object_unref (a);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
 /* A small dispatch of a plan of maps in memory is computed by
  * plan_work_dispatch() itself: the future is done when it returns. */
 GST_START_TEST (test_small_map_dispatch_is_done_at_once)
@@ -1049,6 +1239,211 @@ GST_START_TEST (test_dispatch_async_cancellable)
   g_main_loop_unref (r.loop);
   g_object_unref (cancellable);
   g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+static gpointer
+cancel_thread (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return GINT_TO_POINTER (1);
+}
+
+/* A GCancellable of a dispatch that waits its turn, triggered: the
+ * dispatch is taken out of the queue and its callback says cancelled. */
+GST_START_TEST (test_dispatch_async_cancel_while_waiting)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *gated = gated_bindings (&gate);
+  PlanArray *a;
+  PlanBindings *small = ramp_bindings (2, &a);
+  GCancellable *cancellable = g_cancellable_new ();
+  AsyncResult r = { g_main_loop_new (NULL, FALSE), };
+  PlanFuture *f1 = plan_work_dispatch (work, gated, NULL);
+  GThread *thread;
+  gint64 end;
+
+  fail_unless (f1 != NULL);
+  plan_work_dispatch_async (work, small, cancellable, dispatched, &r);
+  /* on a thread of its own: a deadlock fails the test, not the suite */
+  thread = g_thread_new ("cancel", cancel_thread, cancellable);
+  end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!g_cancellable_is_cancelled (cancellable)
+      && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  while (r.future == NULL && r.error == NULL
+      && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE);
+  fail_unless (r.error != NULL || r.future != NULL,
+      "no callback 5 s after the cancel of a waiting dispatch");
+  fail_unless (r.future == NULL);
+  fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED),
+      "%s", r.error->message);
+  g_clear_error (&r.error);
+  fail_unless (g_thread_join (thread) != NULL);
+  fail_unless (!plan_future_is_done (f1));
+  gate_open (&gate);
+  fail_unless (plan_future_wait (f1, -1, NULL));
+
+  g_object_unref (f1);
+  g_main_loop_unref (r.loop);
+  g_object_unref (cancellable);
+  g_object_unref (gated);
+  g_object_unref (small);
+  g_object_unref (a);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+/* A "cancelled" handler that holds the emission (which
+ * g_cancellable_disconnect() waits for) for 300 ms. */
+static void
+hold_emission (GCancellable * cancellable, gpointer held)
+{
+  g_atomic_int_set ((gint *) held, 1);
+  g_usleep (300000);
+}
+
+/* The callback of an async dispatch is on its way before the work takes
+ * the next dispatch. Here the end of a run is held up: its cancellable's
+ * emission is held on another thread, which completing the future waits
+ * for. Without a queue, dispatches are refused until the run before has
+ * completed; the first one taken finds that run's callback ready. */
+GST_START_TEST (test_dispatch_async_callback_before_next_dispatch)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *gated = gated_bindings (&gate);
+  PlanArray *a;
+  PlanBindings *small = ramp_bindings (2, &a);
+  GCancellable *cancellable = g_cancellable_new ();
+  AsyncResult r = { g_main_loop_new (NULL, FALSE), };
+  GError *error = NULL;
+  PlanFuture *f2;
+  GThread *thread;
+  gint held = 0;
+
+  plan_work_set_max_queued (work, 0);
+  plan_work_dispatch_async (work, gated, cancellable, dispatched, &r);
+  g_signal_connect (cancellable, "cancelled", G_CALLBACK (hold_emission),
+      &held);
+  thread = g_thread_new ("cancel", cancel_thread, cancellable);
+  while (!g_atomic_int_get (&held))
+    g_usleep (1000);
+  gate_open (&gate);
+  while ((f2 = plan_work_dispatch (work, small, &error)) == NULL) {
+    fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_BUSY),
+        "%s", error->message);
+    g_clear_error (&error);
+  }
+  fail_unless (plan_future_is_done (f2));
+  while (g_main_context_iteration (NULL, FALSE));
+  fail_unless (r.future != NULL || r.error != NULL, "the work took a "
+      "dispatch before the callback of the one before was on its way");
+  fail_unless (g_thread_join (thread) != NULL);
+  check_ramp_plus_one (f2, 2);
+
+  g_clear_object (&r.future);
+  g_clear_error (&r.error);
+  g_object_unref (f2);
+  g_main_loop_unref (r.loop);
+  g_object_unref (cancellable);
+  g_object_unref (gated);
+  g_object_unref (small);
+  g_object_unref (a);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
+/* Cancels @future from the log line the runner writes as it binds a
+ * dispatch that waited, after a run in memory (docs/plan-api.md,
+ * "Again"): at the first moment it is the running dispatch. */
+typedef struct
+{
+  GThread *test_thread;
+  PlanFuture *future;           /* atomic */
+  gint fired;                   /* atomic */
+  gint on_test_thread;          /* atomic */
+} CancelOnRebind;
+
+static void
+cancel_on_rebind (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  CancelOnRebind *c = user_data;
+  gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  PlanFuture *future;
+
+  if (strcmp (gst_debug_category_get_name (category), "plangraph") != 0
+      || strstr (gst_debug_message_get (message), "new bindings: stopping")
+      == NULL || g_atomic_int_get (&c->fired))
+    return;
+  g_atomic_int_set (&c->fired, 1);
+  /* bound by plan_work_dispatch() itself: the run before had ended */
+  if (g_thread_self () == c->test_thread) {
+    g_atomic_int_set (&c->on_test_thread, 1);
+    return;
+  }
+  while ((future = g_atomic_pointer_get (&c->future)) == NULL
+      && g_get_monotonic_time () < end)
+    g_usleep (100);
+  if (future != NULL)
+    plan_future_cancel (future);
+}
+
+/* A dispatch that waited, cancelled as soon as it is the running one
+ * (while the runner binds it), ends cancelled: the cancel is not lost
+ * with the messages of the run before. */
+GST_START_TEST (test_cancel_as_waiting_dispatch_is_bound)
+{
+  PlanWork *work;
+  gint64 n = 1 << 20;
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+  PlanBindings *in_memory = plan_bindings_new ();
+  EndReader reader = { 0 };
+  PlanBindings *long_run = end_bindings (&reader);
+  CancelOnRebind c = { g_thread_self (), NULL, 0, 0 };
+  GError *error = NULL;
+  PlanFuture *f1, *f2;
+
+  /* on the pipeline, which stays PLAYING after a run in memory */
+  g_setenv ("PLAN_DIRECT_MAX_ELEMENTS", "0", TRUE);
+  work = one_map_work ();
+  g_unsetenv ("PLAN_DIRECT_MAX_ELEMENTS");
+  plan_bindings_set_array (in_memory, "a", a);
+  /* 100 chunks of 1 ms: a lost cancel lets it run to its end */
+  reader.chunks = 100;
+  gst_debug_set_threshold_for_name ("plangraph", GST_LEVEL_DEBUG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (cancel_on_rebind, &c, NULL);
+
+  f1 = plan_work_dispatch (work, in_memory, NULL);
+  f2 = plan_work_dispatch (work, long_run, NULL);
+  fail_unless (f1 != NULL && f2 != NULL);
+  g_atomic_pointer_set (&c.future, f2);
+  fail_unless (plan_future_wait (f1, -1, NULL));
+  fail_unless (!plan_future_wait (f2, -1, &error), "not cancelled");
+  fail_unless (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED),
+      "%s", error->message);
+  g_clear_error (&error);
+  fail_unless (g_atomic_int_get (&c.fired), "the runner did not rebind");
+  fail_unless (!g_atomic_int_get (&c.on_test_thread), "the first run "
+      "ended before the second dispatch: it did not wait");
+
+  gst_debug_remove_log_function (cancel_on_rebind);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  gst_debug_set_threshold_for_name ("plangraph", GST_LEVEL_NONE);
+  g_object_unref (f1);
+  g_object_unref (f2);
+  g_object_unref (in_memory);
+  g_object_unref (long_run);
+  g_object_unref (a);
   g_object_unref (work);
 }
 
@@ -1693,6 +2088,11 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_reduction_into_array_of_its_size);
   tcase_add_test (tc, test_dispatch_overlapping_output_refused);
   tcase_add_test (tc, test_dispatch_while_running_queues);
+  tcase_add_test (tc, test_dispatch_as_run_ends_keeps_order);
+  tcase_add_test (tc, test_dispatch_async_callbacks_in_order);
+  tcase_add_test (tc, test_dispatch_async_cancel_while_waiting);
+  tcase_add_test (tc, test_dispatch_async_callback_before_next_dispatch);
+  tcase_add_test (tc, test_cancel_as_waiting_dispatch_is_bound);
   tcase_add_test (tc, test_small_map_dispatch_is_done_at_once);
   tcase_add_test (tc, test_direct_map_split_across_threads);
   tcase_add_test (tc, test_wait_timeout_then_cancel);
