@@ -164,6 +164,30 @@ gboolean _plan_zip_locate_data (gint fd, guint64 file_size,
 G_GNUC_INTERNAL
 void _plan_zip_entry_free (PlanZipEntry * entry);
 
+/* planfaultslots.c: fixed tables of address ranges that a signal handler
+ * looks up while other threads add and remove theirs (no lock, no memory
+ * freed under it). Zero-initialized; never freed. */
+typedef struct
+{
+  gint owned;                   /* atomic: claimed */
+  gint seq;                     /* atomic: odd while the slot is written */
+  gpointer base;                /* atomic: NULL when no range */
+  gpointer end;                 /* atomic */
+  gpointer data;                /* atomic: the owner's */
+  gpointer mark;                /* atomic: the handler's, NULL until set */
+} PlanFaultSlot;
+
+G_GNUC_INTERNAL
+gint _plan_fault_slots_claim (PlanFaultSlot * slots, guint n_slots);
+G_GNUC_INTERNAL
+void _plan_fault_slots_publish (PlanFaultSlot * slot, gpointer base,
+    gsize size, gpointer data);
+G_GNUC_INTERNAL
+gpointer _plan_fault_slots_release (PlanFaultSlot * slot);
+G_GNUC_INTERNAL
+PlanFaultSlot * _plan_fault_slots_find (PlanFaultSlot * slots,
+    guint n_slots, gconstpointer addr, gpointer * data);
+
 /* planmappedfile.c: mapped windows of a file that a truncation cannot
  * crash (a fault there reads zeros and marks the file as changed). */
 typedef struct _PlanMappedFile PlanMappedFile;

@@ -29,6 +29,7 @@
 #endif
 
 #include "plancustom.h"
+#include "libplan/core/plan-private.h"
 #include <libplan/planerror.h>
 #include <libplan/planarrayinfo.h>
 
@@ -560,11 +561,13 @@ typedef struct
 {
   guint8 *base;
   gsize size;                   /* mapped, whole pages */
-  gpointer written;             /* atomic: GSIZE_TO_POINTER of the first
-                                 * byte written, G_MAXSIZE while none */
+  PlanFaultSlot *slot;          /* its range, for the handler; the slot's
+                                 * mark is 1 + the first byte written */
 } InputCopy;
 
-static InputCopy *input_slots[N_INPUT_SLOTS];  /* atomic */
+/* The handler reads these slots only (planfaultslots.c), never an
+ * InputCopy, which another thread may free while it runs. */
+static PlanFaultSlot input_slots[N_INPUT_SLOTS];
 static struct sigaction previous_segv;
 static gsize check_page_size;
 
@@ -572,20 +575,19 @@ static void
 on_sigsegv (int sig, siginfo_t * info, void *context)
 {
   guint8 *addr = info->si_addr;
-  guint i;
+  PlanFaultSlot *slot;
+  gpointer base;
 
-  for (i = 0; i < N_INPUT_SLOTS && info->si_code > 0; i++) {
-    InputCopy *c = g_atomic_pointer_get (&input_slots[i]);
-    guint8 *page;
+  if (info->si_code > 0 && (slot = _plan_fault_slots_find (input_slots,
+              N_INPUT_SLOTS, addr, &base)) != NULL) {
+    guint8 *page = (guint8 *) ((guintptr) addr & ~(guintptr)
+        (check_page_size - 1));
 
-    if (c == NULL || addr < c->base || addr >= c->base + c->size)
-      continue;
-    page = (guint8 *) ((guintptr) addr & ~(guintptr) (check_page_size - 1));
-    if (mprotect (page, check_page_size, PROT_READ | PROT_WRITE) < 0)
-      break;
-    g_atomic_pointer_compare_and_exchange (&c->written,
-        GSIZE_TO_POINTER (G_MAXSIZE), GSIZE_TO_POINTER (addr - c->base));
-    return;
+    if (mprotect (page, check_page_size, PROT_READ | PROT_WRITE) == 0) {
+      g_atomic_pointer_compare_and_exchange (&slot->mark, NULL,
+          GSIZE_TO_POINTER (addr - (guint8 *) base + 1));
+      return;
+    }
   }
   if (previous_segv.sa_flags & SA_SIGINFO) {
     if (previous_segv.sa_sigaction) {
@@ -627,41 +629,37 @@ install_segv_handler (void)
 static InputCopy *
 input_copy_new (gconstpointer data, gsize size)
 {
-  InputCopy *c = g_new0 (InputCopy, 1);
-  guint i;
+  InputCopy *c;
+  gint i = _plan_fault_slots_claim (input_slots, N_INPUT_SLOTS);
 
+  if (i < 0)
+    return NULL;
+  c = g_new0 (InputCopy, 1);
   c->size = MAX ((size + check_page_size - 1) & ~(check_page_size - 1),
       check_page_size);
   c->base = mmap (NULL, c->size, PROT_READ | PROT_WRITE, MAP_PRIVATE |
       MAP_ANONYMOUS, -1, 0);
   if (c->base == MAP_FAILED) {
+    _plan_fault_slots_release (&input_slots[i]);
     g_free (c);
     return NULL;
   }
   memcpy (c->base, data, size);
   mprotect (c->base, c->size, PROT_READ);
-  c->written = GSIZE_TO_POINTER (G_MAXSIZE);
-  for (i = 0; i < N_INPUT_SLOTS; i++)
-    if (g_atomic_pointer_compare_and_exchange (&input_slots[i], NULL, c))
-      return c;
-  munmap (c->base, c->size);
-  g_free (c);
-  return NULL;
+  c->slot = &input_slots[i];
+  _plan_fault_slots_publish (c->slot, c->base, c->size, c->base);
+  return c;
 }
 
 /* Where the kernel wrote first, or G_MAXSIZE; frees @c. */
 static gsize
 input_copy_free (InputCopy * c)
 {
-  gsize written = GPOINTER_TO_SIZE (g_atomic_pointer_get (&c->written));
-  guint i;
+  gpointer mark = _plan_fault_slots_release (c->slot);
 
-  for (i = 0; i < N_INPUT_SLOTS; i++)
-    if (g_atomic_pointer_compare_and_exchange (&input_slots[i], c, NULL))
-      break;
   munmap (c->base, c->size);
   g_free (c);
-  return written;
+  return mark ? GPOINTER_TO_SIZE (mark) - 1 : G_MAXSIZE;
 }
 
 /* The output's size: the chunk's rows, or a reduction's whole result. */

@@ -61,10 +61,13 @@ typedef struct
   gsize size;                   /* construct-only */
   guint64 offset;               /* construct-only: in the file */
   PlanMappedFile *file;         /* construct-only, a reference */
-  guint slot;
+  PlanFaultSlot *slot;          /* construct-only: where the handler finds
+                                 * it */
 } Region;
 
-static Region *slots[N_SLOTS];       /* atomic */
+/* The handler reads these slots only (planfaultslots.c), never a Region,
+ * which another thread may free while it runs. */
+static PlanFaultSlot slots[N_SLOTS];
 static struct sigaction previous_action;
 static gsize page_size;
 static GQuark region_quark;         /* atomic: set once, read anywhere */
@@ -73,22 +76,23 @@ static void
 on_sigbus (int sig, siginfo_t * info, void *context)
 {
   guint8 *addr = info->si_addr;
-  guint i;
+  PlanMappedFile *file;
 
-  for (i = 0; i < N_SLOTS && info->si_code > 0; i++) {
-    Region *r = g_atomic_pointer_get (&slots[i]);
-    guint8 *page;
-
-    if (r == NULL || addr < r->base || addr >= r->base + r->size)
-      continue;
+  /* A window's slot holds its file as long as a thread may touch its
+   * pages (published before they are handed out, released after the last
+   * is given back), so the file is there to mark. */
+  if (info->si_code > 0
+      && _plan_fault_slots_find (slots, N_SLOTS, addr,
+          (gpointer *) & file) != NULL) {
     /* The page went away with the end of the file: zeros in its place,
      * and the file marked, so that the data read is refused. */
-    page = (guint8 *) ((guintptr) addr & ~(guintptr) (page_size - 1));
+    guint8 *page = (guint8 *) ((guintptr) addr & ~(guintptr) (page_size - 1));
+
     if (mmap (page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
-            MAP_FIXED, -1, 0) == MAP_FAILED)
-      break;
-    g_atomic_int_set (&r->file->changed, 1);
-    return;
+            MAP_FIXED, -1, 0) != MAP_FAILED) {
+      g_atomic_int_set (&file->changed, 1);
+      return;
+    }
   }
 
   /* Not ours: what was there before. */
@@ -166,7 +170,7 @@ region_free (gpointer data)
   Region *r = data;
 
   /* Out of the table before the pages go. */
-  g_atomic_pointer_set (&slots[r->slot], NULL);
+  _plan_fault_slots_release (r->slot);
   munmap (r->base, r->size);
   _plan_mapped_file_unref (r->file);
   g_free (r);
@@ -179,33 +183,29 @@ _plan_mapped_file_map (PlanMappedFile * file, guint64 offset, gsize size,
   GstMemory *mem;
   Region *r;
   gpointer base;
-  guint i;
+  gint i;
 
   install_handler ();
-  r = g_new0 (Region, 1);
-  for (i = 0; i < N_SLOTS; i++)
-    if (g_atomic_pointer_compare_and_exchange (&slots[i], NULL, r))
-      break;
-  if (i == N_SLOTS) {
-    g_free (r);
+  i = _plan_fault_slots_claim (slots, N_SLOTS);
+  if (i < 0)
     return NULL;                /* no error: the caller reads instead */
-  }
   base = mmap (NULL, size, PROT_READ, MAP_SHARED, file->fd, offset);
   if (base == MAP_FAILED) {
     gint err = errno;
 
-    g_atomic_pointer_set (&slots[i], NULL);
-    g_free (r);
+    _plan_fault_slots_release (&slots[i]);
     g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
         "Could not map '%s': %s", file->filename, g_strerror (err));
     return NULL;
   }
-  /* Fields first: the handler reads them once it finds the region. */
+  r = g_new0 (Region, 1);
+  r->base = base;
   r->size = size;
   r->offset = offset;
   r->file = _plan_mapped_file_ref (file);
-  r->slot = i;
-  g_atomic_pointer_set (&r->base, base);
+  r->slot = &slots[i];
+  /* Before any thread is given the pages. */
+  _plan_fault_slots_publish (r->slot, base, size, r->file);
 
   mem = gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, base, size, 0,
       size, r, region_free);

@@ -943,6 +943,108 @@ GST_START_TEST (test_mapped_chunk_of_a_truncated_file_is_no_sigbus)
 
 GST_END_TEST;
 
+/* A thread that maps and frees windows of an intact file, round after
+ * round, until told to stop; it notes the first error it is given. */
+typedef struct
+{
+  const gchar *path;
+  gint stop;                    /* atomic */
+  guint rounds;
+  gchar *error;
+} Churn;
+
+static gpointer
+churn_windows (gpointer data)
+{
+  Churn *c = data;
+
+  while (!g_atomic_int_get (&c->stop)) {
+    PlanFileReader *r = open_npy (c->path);
+    GError *err = NULL;
+    GstBuffer *buf;
+    GstFlowReturn ret;
+
+    if (!plan_file_reader_start (r, 0, G_MAXUINT64, 1 << 14, 2, &err)) {
+      c->error = g_strdup (err->message);
+      g_error_free (err);
+      gst_object_unref (r);
+      break;
+    }
+    while ((ret = plan_file_reader_pop (r, &buf, &err)) == GST_FLOW_OK)
+      gst_buffer_unref (buf);
+    gst_object_unref (r);
+    if (ret != GST_FLOW_EOS) {
+      c->error = g_strdup (err ? err->message : gst_flow_get_name (ret));
+      g_clear_error (&err);
+      break;
+    }
+    c->rounds++;
+  }
+  return NULL;
+}
+
+/* Faults in the windows of a truncated file while two threads map and
+ * free windows of an intact one, so that the SIGBUS handler looks through
+ * the table of windows as they come and go: every fault reads zeros and
+ * marks the truncated file, the intact one is never taken for changed,
+ * and nothing crashes (the handler reads no window that another thread
+ * frees meanwhile; under AddressSanitizer that would be a report). */
+GST_START_TEST (test_sigbus_while_windows_come_and_go)
+{
+  const guint n = 1 << 18;      /* 1 MiB */
+  gchar *intact = write_big_npy (n);
+  Churn churn[2] = { {intact, 0, 0, NULL}, {intact, 0, 0, NULL} };
+  GThread *threads[2];
+  gint64 end = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  guint i, faulted = 0;
+
+  for (i = 0; i < 2; i++)
+    threads[i] = g_thread_new ("churn", churn_windows, &churn[i]);
+  do {
+    gchar *big = write_big_npy (n);
+    PlanFileReader *r = open_npy (big);
+    GError *err = NULL;
+    GstBuffer *head, *buf;
+    GstMapInfo map;
+    guint64 sum = 0;
+    gsize j;
+
+    fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, n, 1, NULL));
+    fail_unless_equals_int (plan_file_reader_pop (r, &head, NULL),
+        GST_FLOW_OK);
+    fail_unless (truncate (big, 128) == 0);
+    fail_unless (gst_buffer_map (head, &map, GST_MAP_READ));
+    for (j = 0; j < map.size; j += 4096)
+      sum += map.data[j];
+    gst_buffer_unmap (head, &map);
+    fail_unless_equals_uint64 (sum, 0);
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, &err),
+        GST_FLOW_ERROR);
+    fail_unless (strstr (err->message, "changed while it was read: it now "
+            "ends at byte 128") != NULL, "%s", err->message);
+    g_error_free (err);
+    gst_buffer_unref (head);
+    gst_object_unref (r);
+    g_unlink (big);
+    g_free (big);
+    faulted++;
+  } while (g_get_monotonic_time () < end);
+  for (i = 0; i < 2; i++) {
+    g_atomic_int_set (&churn[i].stop, 1);
+    g_thread_join (threads[i]);
+    fail_unless (churn[i].error == NULL, "the intact file: %s",
+        churn[i].error);
+    fail_unless (churn[i].rounds > 0);
+  }
+  GST_INFO ("%u truncated files read, %u + %u windows of the intact one "
+      "mapped and freed meanwhile", faulted, churn[0].rounds,
+      churn[1].rounds);
+  g_unlink (intact);
+  g_free (intact);
+}
+
+GST_END_TEST;
+
 static Suite *
 filereader_suite (void)
 {
@@ -981,6 +1083,7 @@ filereader_suite (void)
   tcase_add_test (modes[0], test_raw_layout_is_checked);
   tcase_add_test (modes[0], test_npz_member_name_not_utf8);
   tcase_add_test (modes[1], test_mapped_chunk_of_a_truncated_file_is_no_sigbus);
+  tcase_add_test (modes[1], test_sigbus_while_windows_come_and_go);
   return s;
 }
 
