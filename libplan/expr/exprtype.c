@@ -772,6 +772,39 @@ type_binary_complex (Typer * t, ExprNode * op, PlanDType s)
   return finish_op (t, op);
 }
 
+/* An int64 compared with an integer literal from 2**63 to 2**64 - 1: no
+ * integer dtype holds both, and float64 would round the largest int64
+ * values up to 2**63, so that 2**63 - 1 < 2**63 would be false. Every
+ * int64 is below such a literal, so compare with int64's largest value
+ * instead, by the operator that gives the same answer: x < L, x <= L and
+ * x != L are true, which x <= MAX is; x > L, x >= L and x == L false,
+ * which x > MAX is (mirrored with the literal on the left). Exact, as
+ * numpy 2 compares a Python int. */
+static void
+exact_int64_against_big_literal (ExprNode * op)
+{
+  ExprOp o = op->op;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    ExprNode *w = op->args[i], *v = op->args[1 - i];
+    gboolean truth;
+
+    if (!is_weak (w) || w->weak != EXPR_WEAK_INT || w->value.big <= G_MAXINT64
+        || is_weak (v) || v->dtype != PLAN_DTYPE_INT64)
+      continue;
+    if (i == 1) {
+      truth = o == EXPR_OP_LT || o == EXPR_OP_LE || o == EXPR_OP_NE;
+      op->op = truth ? EXPR_OP_LE : EXPR_OP_GT;
+    } else {
+      truth = o == EXPR_OP_GT || o == EXPR_OP_GE || o == EXPR_OP_NE;
+      op->op = truth ? EXPR_OP_GE : EXPR_OP_LT;
+    }
+    w->value.big = G_MAXINT64;
+    return;
+  }
+}
+
 static ExprNode *
 type_binary (Typer * t, ExprNode * op)
 {
@@ -790,6 +823,8 @@ type_binary (Typer * t, ExprNode * op)
     return finish_op (t, op);
   }
 
+  if (compare)
+    exact_int64_against_big_literal (op);
   s = promote (t, op, args, 2, compare);
   if (s == PLAN_DTYPE_UNKNOWN)
     return NULL;

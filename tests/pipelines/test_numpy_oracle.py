@@ -398,6 +398,33 @@ def test_out_of_range_literal_in_float_loops():
                             else 3e-7)
 
 
+def test_comparisons_with_out_of_range_literals():
+    """A literal outside the integer operand's range compares exactly, as
+    numpy 2 compares Python ints: int64 against 2**63 to 2**64 - 1 was
+    computed in float64, where 2**63 - 1 rounds to 2**63 and compared equal
+    to it."""
+    for dt in ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64',
+               'uint64']:
+        info = np.iinfo(dt)
+        x = int_samples(dt)
+        lits = sorted({0, 1000, -1000, 2 ** 63 - 1, 2 ** 63, 2 ** 63 + 1,
+                       2 ** 64 - 1, -2 ** 63, info.max, info.max + 1,
+                       info.min - 1, 2 ** 53 + 1})
+        lits = [v for v in lits if -2 ** 63 <= v <= 2 ** 64 - 1]
+        for lit in lits:
+            for op in ['<', '<=', '>', '>=', '==', '!=']:
+                for src, fn in [('x %s %d' % (op, lit),
+                                 lambda v: eval('%d %s %d' % (v, op, lit))),
+                                ('(%d) %s x' % (lit, op),
+                                 lambda v: eval('%d %s %d' % (lit, op, v)))]:
+                    want = np.array([fn(int(v)) for v in x])
+                    got = Expr(src, {'x': x.dtype}).eval({'x': x})
+                    same_values(got, want, '%s on %s' % (src, dt), {'x': x})
+    x = int_samples('int64')
+    map_file('(x < 9223372036854775808) & (x != 18446744073709551615)', x, x,
+             'int64', np.ones(len(x), bool))
+
+
 # ---- random expressions through the evaluator ----
 
 BINOPS = {'+': np.add, '-': np.subtract, '*': np.multiply,
@@ -626,5 +653,6 @@ def test_random_expressions():
 cases = [('reduce ' + dt, reduce_case(dt)) for dt in ALL]
 cases += [(f.__name__, f) for f in (
     test_integer_arithmetic, test_float_semantics,
-    test_out_of_range_literal_in_float_loops, test_random_expressions)]
+    test_out_of_range_literal_in_float_loops,
+    test_comparisons_with_out_of_range_literals, test_random_expressions)]
 run_cases(cases)
