@@ -297,6 +297,23 @@ class _Writer:
                       "function calls)" % type(node).__name__)
         return method(node)
 
+    def number(self, node):
+        """The Python number node stands for (a literal, a signed literal
+        or a name holding a number), or None."""
+        if isinstance(node, ast.Constant) and isinstance(
+                node.value, (int, float, complex)):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(
+                node.op, (ast.USub, ast.UAdd)):
+            v = self.number(node.operand)
+            return None if v is None else -v if isinstance(
+                node.op, ast.USub) else v
+        if isinstance(node, ast.Name) and node.id not in self.names:
+            found, value = self.lookup(node.id)
+            if found and isinstance(value, numbers.Number):
+                return value
+        return None
+
     def visit_Constant(self, node):
         return self.constant(node, node.value)
 
@@ -383,6 +400,15 @@ class _Writer:
                     "math", "numpy") and hasattr(value, "__name__"):
                 name = value.__name__   # from math import sin
             elif name in _BUILTIN_CASTS:
+                number = self.number(node.args[0]) if len(node.args) == 1 \
+                    and value in (float, int, bool) else None
+                if number is not None:
+                    # float(2) is a Python float: a weak literal, as numpy
+                    # takes it, not a float64 constant
+                    try:
+                        return self.constant(node, value(number))
+                    except (TypeError, ValueError, OverflowError) as e:
+                        self.fail(node, "%s(%r): %s" % (name, number, e))
                 name = _BUILTIN_CASTS[name]
         else:
             self.fail(node, "only functions of math, numpy and the built-ins "

@@ -336,9 +336,9 @@ KI8 = np.int8(100)
 @test
 def lambdas_with_numpy_types():
     """numpy scalars a lambda reads keep their dtype (NEP 50: float32 *
-    np.float64(0.5) is float64), Python numbers are weak; np.fabs is a
-    float result, as numpy's; two lambdas on one line calling numpy are
-    told apart."""
+    np.float64(0.5) is float64), Python numbers are weak, float(2) and
+    int(3) too; np.fabs is a float result, as numpy's; two lambdas on one
+    line calling numpy are told apart."""
     X = np.array([1.5, -2.25, 3.0, np.nan], np.float32)
     I = np.array([-128, -3, 2, 100], np.int8)
     # numpy 2's promotion; numpy 1.24 has it behind a switch
@@ -352,7 +352,9 @@ def lambdas_with_numpy_types():
                      (lambda x: x * K32, I, I * K32),
                      (lambda x: x + KI8, I, I + KI8),
                      (lambda x: np.fabs(x), I, np.fabs(I)),
-                     (lambda x: math.fabs(x) + x, X, np.fabs(X) + X)]
+                     (lambda x: math.fabs(x) + x, X, np.fabs(X) + X),
+                     (lambda x: x * float(2) + int(3), X, X * 2.0 + 3),
+                     (lambda x: x + int(-2.7), I, I + int(-2.7))]
     finally:
         if state is not None:
             np._set_promotion_state(state)
