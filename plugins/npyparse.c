@@ -107,7 +107,9 @@ struct _PlanNpyParse
   gsize row_size;
   gsize chunk_rows;
   gsize align;                  /* the memory alignment of a dtype */
-  gboolean refused;             /* bytes after the array were an error */
+  gboolean refused;             /* the header, or bytes after the array,
+                                 * were an error, posted once: the EOS
+                                 * that follows does not repeat it */
   gboolean discont;             /* the next chunk is the first pushed */
   guint32 seqnum;               /* of upstream's segment, which ours
                                  * stands for: the EOS that ends upstream's
@@ -615,8 +617,10 @@ process (PlanNpyParse * self, gboolean at_eos)
   have_header = self->have_header;
   GST_OBJECT_UNLOCK (self);
   if (!have_header) {
-    if (!parse_header (self, at_eos, FALSE, &done))
+    if (!parse_header (self, at_eos, FALSE, &done)) {
+      self->refused = TRUE;
       return GST_FLOW_ERROR;
+    }
     if (!done)
       return GST_FLOW_OK;
   }
