@@ -78,6 +78,8 @@ struct _PlanNpyMux
   gboolean rewrite;             /* the header is completed at EOS */
   gint64 expected;              /* rows announced, -1 when unknown */
   gsize header_size;
+  GstFlowReturn failed;         /* what downstream returned when a push
+                                 * failed (not linked, an error), or OK */
 
   /* protected by OBJECT_LOCK: queries read them on other threads */
   guint64 rows;                 /* rows written */
@@ -161,6 +163,7 @@ reset (PlanNpyMux * self)
   self->header_sent = FALSE;
   self->rewrite = FALSE;
   self->expected = -1;
+  self->failed = GST_FLOW_OK;
   gst_segment_init (&self->segment, GST_FORMAT_DEFAULT);
   self->seqnum = GST_SEQNUM_INVALID;
   GST_OBJECT_LOCK (self);
@@ -342,6 +345,21 @@ length_unknown:
   }
 }
 
+/* A push that failed downstream (not linked, not negotiated, an error) is
+ * remembered: the stream is over, and its EOS, which upstream still sends
+ * (GstBaseSrc does after posting the failure), is no second error. */
+static GstFlowReturn
+remember_failure (PlanNpyMux * self, GstFlowReturn ret)
+{
+  if (ret < GST_FLOW_OK && ret != GST_FLOW_FLUSHING && ret != GST_FLOW_EOS
+      && self->failed == GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "downstream returned %s", gst_flow_get_name
+        (ret));
+    self->failed = ret;
+  }
+  return ret;
+}
+
 static GstFlowReturn
 plan_npy_mux_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
 {
@@ -350,7 +368,12 @@ plan_npy_mux_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
   GstFlowReturn ret;
   guint64 rows, bytes;
 
-  if (!self->header_sent && (ret = send_header (self)) != GST_FLOW_OK) {
+  if (self->failed != GST_FLOW_OK) {
+    gst_buffer_unref (buffer);
+    return self->failed;
+  }
+  if (!self->header_sent && (ret = remember_failure (self,
+              send_header (self))) != GST_FLOW_OK) {
     gst_buffer_unref (buffer);
     return ret;
   }
@@ -368,7 +391,7 @@ plan_npy_mux_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
   buffer = gst_buffer_make_writable (buffer);
   GST_BUFFER_OFFSET (buffer) = bytes;
   GST_BUFFER_OFFSET_END (buffer) = bytes + size;
-  return gst_pad_push (self->srcpad, buffer);
+  return remember_failure (self, gst_pad_push (self->srcpad, buffer));
 
   /* ERRORS */
 not_rows:
@@ -403,6 +426,11 @@ finish (PlanNpyMux * self, GstEvent * eos)
   GstBuffer *header;
   guint64 rows;
 
+  if (self->failed != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "dropping the EOS of a stream downstream "
+        "failed (%s)", gst_flow_get_name (self->failed));
+    return FALSE;
+  }
   if (!self->header_sent && send_header (self) != GST_FLOW_OK)
     return FALSE;
   GST_OBJECT_LOCK (self);

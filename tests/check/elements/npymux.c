@@ -342,6 +342,59 @@ GST_START_TEST (test_mux_fewer_rows_than_announced)
 
 GST_END_TEST;
 
+/* Downstream refuses a push: the buffer's flow, what GstPad returns when
+ * nothing is linked. */
+static GstPadProbeReturn
+refuse_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GPOINTER_TO_INT (data);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* When downstream fails a push (not linked, an error), whoever sees the
+ * failure says so (GstBaseSrc: "Internal data stream error"); the EOS
+ * upstream sends after it is no second error from npymux ("The stream
+ * ended after 0 of the 5 rows it announced", as before), and does not
+ * pass on. */
+GST_START_TEST (test_mux_downstream_failure_is_no_second_error)
+{
+  const GstFlowReturn flows[] = { GST_FLOW_NOT_LINKED, GST_FLOW_ERROR,
+    GST_FLOW_NOT_NEGOTIATED
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (flows); i++) {
+    GstMessage *msg;
+    GstPad *src;
+    Mux m;
+
+    mux_setup (&m, "array/x-raw, dtype=(string)float32, shape=(int)<5, 3>",
+        TRUE);
+    src = gst_element_get_static_pad (m.h->element, "src");
+    gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, refuse_buffers,
+        GINT_TO_POINTER (flows[i]), NULL);
+    fail_unless_equals_int (gst_harness_push (m.h, float_rows (0, 2, 3)),
+        flows[i]);
+    fail_unless_equals_int (gst_harness_push (m.h, float_rows (2, 2, 3)),
+        flows[i]);
+    gst_harness_push_event (m.h, gst_event_new_eos ());
+    msg = gst_bus_pop_filtered (m.bus, GST_MESSAGE_ERROR);
+    if (msg != NULL) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("%s downstream: npymux posted '%s'", gst_flow_get_name
+          (flows[i]), err->message);
+    }
+    fail_if (got_eos (m.h), "%s downstream: the EOS passed on",
+        gst_flow_get_name (flows[i]));
+    gst_object_unref (src);
+    mux_teardown (&m);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_mux_partial_row)
 {
   Mux m;
@@ -410,6 +463,7 @@ npymux_suite (void)
   tcase_add_test (tc, test_mux_more_rows_than_announced);
   tcase_add_test (tc, test_mux_fewer_rows_than_announced);
   tcase_add_test (tc, test_mux_partial_row);
+  tcase_add_test (tc, test_mux_downstream_failure_is_no_second_error);
   tcase_add_test (tc, test_mux_caps_change_after_header);
   tcase_add_test (tc, test_mux_refuses_seeks);
   return s;
