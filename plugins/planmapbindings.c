@@ -78,6 +78,10 @@ parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
     if (dtype == PLAN_DTYPE_FLOAT32) {
       gfloat f = (gfloat) d;
       memcpy (value, &f, 4);
+    } else if (dtype == PLAN_DTYPE_FLOAT16) {
+      /* rounded once, to nearest, as numpy's np.float16(0.1) */
+      guint16 h = plan_dtype_float16_from_double (d);
+      memcpy (value, &h, 2);
     } else {
       memcpy (value, &d, 8);
     }

@@ -258,6 +258,16 @@ def test_params_values_and_dtypes():
     assert_same(got, (i >> p(3, 'i2')) + p(200, 'u1'), 'integer params')
     got = run_map('where(flag, x, -x)', [i], ['params=flag:bool=false'])
     assert_same(got, np.where(False, i, -i), 'a bool param')
+    # a float16 param is numpy's np.float16 of the value, on the CPU and
+    # the device (it was read as the low 16 bits of a float64: 1.0 gave 0)
+    h = random_array('float16', (2000, 3), rng)
+    for where in ({}, {'GST_PLAN_DEVICE': 'sim'}):
+        for v in ('0.1', '1', '-3.5', '70000'):
+            got = run_map('x * g + 1', [h],
+                          ['params=g:float16=%s' % v] +
+                          (['target=cuda'] if where else []), env=where)
+            assert_same(got, h * p(float(v), 'f2') + np.float16(1),
+                        'a float16 param of %s %s' % (v, where))
 
 
 def test_params_with_constants_and_broadcast():
