@@ -375,7 +375,9 @@ def draw_case(rng, i):
         mode = 'wrap'
     cval = float(rng.choice([0.0, 2.0, -1.5, 7.75, 1e3, np.nan, np.inf,
                              -np.inf, 0.1, -0.0, 1e300, 2.0**63, 2.0**64,
-                             -2.0**63 - 4096]))
+                             -2.0**63 - 4096,
+                             # float16 from the double, not through float32
+                             1 + 2.0**-11 + 2.0**-40]))
     a = random_array(dtype, shape, rng, special=bool(rng.integers(0, 3) == 0))
     row = a.itemsize * int(np.prod(shape[1:]))
     block = [None, row, 2 * row, 3 * row + a.itemsize,
@@ -606,6 +608,13 @@ def case_large():
             stencils.append(Stencil(a4, cells4, mode, 0.25,
                                     block=4 * 30 * 70 * 3 + 4,
                                     what='27-point'))
+            # temporal blocking: pieces of 64 KiB through every application
+            stencils.append(Stencil(a1[:300007].astype(np.float64), cells1,
+                                    mode, 0.5, 5, block=8 * 65537 + 8,
+                                    expr_kind='mean', what='1-D iterated'))
+            stencils.append(Stencil(a4, cells4[:7], mode, 0.5, 4,
+                                    block=4 * 30 * 70 * 2 + 8,
+                                    what='volume iterated'))
         outs = run_all(stencils, per_launch=12, threads=2)
         for s, got in zip(stencils, outs):
             check_numpy(s, got)
@@ -660,6 +669,56 @@ def case_custom_halo():
     return run
 
 
+def run_one(a, window, expr, **props):
+    d = tmpdir()
+    np.save(d + '/a.npy', a)
+    launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planstencil',
+           'window=' + window, 'expr=' + expr,
+           *['%s=%s' % (k, v) for k, v in props.items()],
+           '!', 'planfilesink', 'location=%s/o.npy' % d)
+    return np.load(d + '/o.npy')
+
+
+def case_documented_differences():
+    """The differences from scipy.ndimage that docs/planstencil.md
+    ("Against scipy.ndimage") states, with its figures."""
+    def run():
+        a = np.array([1, 2, 3], np.int16)
+        got = run_one(a, 'a b c', 'a + b + c', boundary='constant',
+                      cval=-1.5)
+        assert_same(got, np.array([2, 6, 4], np.int16), 'int16 cval=-1.5')
+        assert_same(ndimage.correlate(a, [1, 1, 1], mode='constant',
+                                      cval=-1.5),
+                    np.array([1, 6, 3], np.int16), 'scipy int16 cval=-1.5')
+        a = np.array([1, 2, 4, 7, -5], np.int16)
+        got = run_one(a, 'a b c', '(a + b + c) / 3', boundary='nearest')
+        p = np.pad(a, 1, 'edge')
+        assert_same(got, (p[:-2] + p[1:-1] + p[2:]) / 3, 'int16 mean')
+        assert_same(ndimage.correlate(a, [1 / 3] * 3, mode='nearest'),
+                    np.array([1, 2, 4, 1, -1], np.int16), 'scipy mean')
+        a = np.array([1, np.nan, 3, 0, 5, 2])
+        got = run_one(a, 'a b c', 'max(max(a, b), c)', boundary='nearest')
+        assert_same(got, np.array([np.nan, np.nan, np.nan, 5, 5, 5]), 'max')
+        got = run_one(a, 'a b c', 'fmax(fmax(a, b), c)', boundary='nearest')
+        want = ndimage.maximum_filter(a, 3, mode='nearest')
+        assert_same(want, np.array([1, 3, 3, 5, 5, 5.0]), 'scipy max')
+        assert_same(got, want, 'fmax')
+        a = np.array([True, True, True])
+        for cval, edge in ((0.0, False), (0.5, True), (np.nan, True)):
+            got = run_one(a, 'a b c', 'a & b & c', boundary='constant',
+                          cval=cval)
+            assert_same(got, np.array([edge, True, edge]),
+                        'bool cval=%r' % cval)
+        d = tmpdir()
+        np.save(d + '/a.npy', np.arange(3.0))
+        expect_error(['planfilesrc', 'location=%s/a.npy' % d, '!',
+                      'planstencil', 'window=a b c', 'expr=a+b+c',
+                      'boundary=grid-wrap', '!',
+                      'planfilesink', 'location=%s/o.npy' % d],
+                     'boundary')
+    return run
+
+
 def case_errors():
     """Windows scipy takes but planstencil does not draw: an even picture
     (use '_' cells to place an even window, as the other cases do), and
@@ -692,7 +751,8 @@ def main():
         cases += [('random seed 3 on the sim device',
                    case_random(3, 60, device=True)),
                   ('large arrays, threads, slices', case_large()),
-                  ('plancustom halo', case_custom_halo())]
+                  ('plancustom halo', case_custom_halo()),
+                  ('documented differences', case_documented_differences())]
         cases += [('modes against scipy', case_modes_scipy()),
                   ('filters against scipy', case_filters()),
                   ('iterations against scipy', case_iterations_scipy()),
