@@ -801,6 +801,18 @@ size_chunks (PlanZarrArray * z)
   return TRUE;
 }
 
+/* Whether a chunk lays out its elements the same way in C and Fortran
+ * order: fewer than two of its axes are longer than 1. */
+static gboolean
+chunk_same_in_both_orders (const PlanZarrArray * z)
+{
+  gint i, longer = 0;
+
+  for (i = 0; i < z->ndim; i++)
+    longer += z->chunks[i] > 1;
+  return longer < 2;
+}
+
 static gboolean
 parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
 {
@@ -818,7 +830,7 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   if (member_int (o, "zarr_format", 0) != 2)
     goto bad_format;
   order = member_string (o, "order", "C");
-  if (g_strcmp0 (order, "C") != 0)
+  if (g_strcmp0 (order, "C") != 0 && g_strcmp0 (order, "F") != 0)
     goto bad_order;
   sep = member_string (o, "dimension_separator", ".");
   if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
@@ -831,6 +843,10 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
     goto done;
   if (n_chunks != z->ndim || !size_chunks (z))
     goto bad_chunks;
+  /* A chunk with fewer than two axes longer than 1 ((100, 1), (1, 100),
+   * 1-D) has the same bytes in both orders, as a .npy has. */
+  if (order[0] == 'F' && !chunk_same_in_both_orders (z))
+    goto bad_order;
   ok = TRUE;
   goto done;
 
@@ -845,7 +861,8 @@ bad_format:
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "
-      "order '%s'; only C order is read", order ? order : "?");
+      "order '%s'; only C order is read (or Fortran order where a chunk has "
+      "at most one axis longer than 1)", order ? order : "?");
   goto done;
 bad_separator:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its "

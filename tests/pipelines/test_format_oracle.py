@@ -265,8 +265,9 @@ def zarr_arrays():
     """zarr-python's v2 arrays: every dtype, big-endian ones, every
     compressor gst-plan reads (and the others refused by name), both
     dimension separators, fill values with chunks missing, partial edge
-    chunks, chunks larger than the array, 0-d and empty arrays, groups; Fortran
-    order refused."""
+    chunks, chunks larger than the array, 0-d and empty arrays, groups;
+    Fortran order where the chunks have one axis longer than 1 (the same
+    bytes as C order), refused otherwise."""
     d = plantest.tmpdir()
     out = os.path.join(d, 'out.npy')
     n = [0]
@@ -329,6 +330,10 @@ def zarr_arrays():
     check('empty', z, path)
     path, z = make(values('float32', (3, 100000)), chunks=(1, 30000))
     check('wide rows', z, path)
+    for shape, chunks in [((30, 1), (7, 1)), ((4, 9), (1, 4)), ((20,), (6,)),
+                          ((5, 6, 2), (1, 6, 1))]:
+        path, z = make(values('int32', shape), chunks=chunks, order='F')
+        check('order F, chunks %s' % (chunks,), z, path)
     path, z = make(big, chunks=(10, 3), order='F')
     refused(path, '', "order 'F'")
     path, z = make(big, chunks=(10, 7), filters=[numcodecs.Delta('f8')])
