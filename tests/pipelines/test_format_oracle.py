@@ -8,14 +8,16 @@ carries each format to each other one. The parts whose Python library is
 missing, or that this gst-plan is built without, are skipped.
 
 The pipelines run in this process (GStreamer through python3-gi), which
-keeps some three hundred of them within seconds."""
+keeps some three hundred of them within seconds; the one case that must not
+share libhdf5 with h5py (a filter h5py registers in it) runs in
+plan-launch."""
 import os
 import sys
 
 import numpy as np
 
 import plantest
-from plantest import Failure
+from plantest import Failure, expect_error
 
 try:
     import h5py
@@ -261,6 +263,32 @@ def h5_layouts_and_filters():
     refused(path, 'dataset=/str', 'string')
 
 
+def h5_missing_filter_named():
+    """A dataset stored through a filter libhdf5 lacks (h5py's own lzf,
+    which h5py adds to the libhdf5 of its process only) is refused at the
+    start, naming the filter, rather than with libhdf5's plugin search
+    when its first chunk is read. Runs in plan-launch: in this process
+    h5py has given libhdf5 its lzf. A dataset with no chunk stored needs
+    no filter and reads as its fill value."""
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'lzf.h5')
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('l', data=np.arange(1000.0), chunks=(100,),
+                         compression='lzf')
+        f.create_dataset('unwritten', shape=(50,), chunks=(10,), dtype='i4',
+                         compression='lzf', fillvalue=3)
+    out = os.path.join(d, 'out.npy')
+    expect_error(['planfilesrc', 'location=' + path, 'dataset=/l', '!',
+                  'planfilesink', 'location=' + out],
+                 "its dataset '/l'", "HDF5 filter 32000 'lzf'",
+                 'which this libhdf5 does not have')
+    if os.path.exists(out):
+        raise Failure('lzf: an output was written')
+    plantest.launch('planfilesrc', 'location=' + path, 'dataset=/unwritten',
+                    '!', 'planfilesink', 'location=' + out)
+    same(np.load(out), np.full(50, 3, 'i4'), 'lzf never written')
+
+
 def zarr_arrays():
     """zarr-python's v2 arrays: every dtype, big-endian ones, every
     compressor gst-plan reads (and the others refused by name), both
@@ -479,7 +507,8 @@ if h5py is None:
 elif not plantest.built_with('hdf5'):
     print('     gst-plan is built without HDF5: the HDF5 cases are skipped')
 else:
-    cases.append(('h5 layouts and filters', h5_layouts_and_filters))
+    cases += [('h5 layouts and filters', h5_layouts_and_filters),
+              ('h5 missing filter named', h5_missing_filter_named)]
 if zarr is None:
     print('     zarr (python3-zarr) is not installed: the Zarr cases are '
           'skipped')
