@@ -119,6 +119,8 @@ struct _PlanZarrArray
   PlanDType dtype;
   gsize itemsize;
   gboolean swap;                /* big-endian elements */
+  gboolean fortran;             /* chunks in Fortran order (first axis
+                                 * fastest), where that is not C order */
   gint ndim;
   guint64 shape[PLAN_ARRAY_MAX_DIMS];
   guint64 chunks[PLAN_ARRAY_MAX_DIMS];
@@ -844,9 +846,9 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   if (n_chunks != z->ndim || !size_chunks (z))
     goto bad_chunks;
   /* A chunk with fewer than two axes longer than 1 ((100, 1), (1, 100),
-   * 1-D) has the same bytes in both orders, as a .npy has. */
-  if (order[0] == 'F' && !chunk_same_in_both_orders (z))
-    goto bad_order;
+   * 1-D) has the same bytes in both orders, as a .npy has; others are
+   * transposed as they are copied out (copy_from_chunk ()). */
+  z->fortran = order[0] == 'F' && !chunk_same_in_both_orders (z);
   ok = TRUE;
   goto done;
 
@@ -861,8 +863,7 @@ bad_format:
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "
-      "order '%s'; only C order is read (or Fortran order where a chunk has "
-      "at most one axis longer than 1)", order ? order : "?");
+      "order '%s'; only C and F order are read", order ? order : "?");
   goto done;
 bad_separator:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its "
@@ -1422,6 +1423,12 @@ copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
     astride[d] = astride[d + 1] * z->shape[d + 1];
     cstride[d] = cstride[d + 1] * z->chunks[d + 1];
   }
+  if (z->fortran) {
+    /* The first axis varies fastest in the chunk. */
+    cstride[0] = z->itemsize;
+    for (d = 1; d <= last; d++)
+      cstride[d] = cstride[d - 1] * z->chunks[d - 1];
+  }
   for (d = 0; d < z->ndim; d++) {
     lo[d] = idx[d] * z->chunks[d];
     hi[d] = MIN (lo[d] + z->chunks[d], z->shape[d]);
@@ -1440,7 +1447,14 @@ copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
       a += pos[d] * astride[d];
     for (d = 0; d < z->ndim; d++)
       c += (pos[d] - idx[d] * z->chunks[d]) * cstride[d];
-    memcpy (dest + a, sc->chunk + c, run);
+    if (!z->fortran) {
+      memcpy (dest + a, sc->chunk + c, run);
+    } else {
+      gsize k;
+
+      for (k = 0; k < run; k += z->itemsize, c += cstride[last])
+        memcpy (dest + a + k, sc->chunk + c, z->itemsize);
+    }
     for (d = last - 1; d >= 0; d--) {
       if (++pos[d] < hi[d])
         break;
@@ -1477,8 +1491,9 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
     nchunks[d] = (z->shape[d] + z->chunks[d] - 1) / z->chunks[d];
     if (nchunks[d] == 0)
       return TRUE;
-    /* Chunks of whole rows lie in the rows as they are in the chunk. */
-    if (d > 0 && z->chunks[d] != z->shape[d])
+    /* Chunks of whole rows lie in the rows as they are in the chunk
+     * (in C order). */
+    if ((d > 0 && z->chunks[d] != z->shape[d]) || z->fortran)
       whole_rows = FALSE;
   }
   g_mutex_lock (&z->scratch_lock);

@@ -294,8 +294,8 @@ def zarr_arrays():
     compressor gst-plan reads (and the others refused by name), both
     dimension separators, fill values with chunks missing, partial edge
     chunks, chunks larger than the array, 0-d and empty arrays, groups;
-    Fortran order where the chunks have one axis longer than 1 (the same
-    bytes as C order), refused otherwise."""
+    Fortran order (chunks transposed as they are read), whole and as a
+    shard."""
     d = plantest.tmpdir()
     out = os.path.join(d, 'out.npy')
     n = [0]
@@ -358,12 +358,23 @@ def zarr_arrays():
     check('empty', z, path)
     path, z = make(values('float32', (3, 100000)), chunks=(1, 30000))
     check('wide rows', z, path)
-    for shape, chunks in [((30, 1), (7, 1)), ((4, 9), (1, 4)), ((20,), (6,)),
-                          ((5, 6, 2), (1, 6, 1))]:
-        path, z = make(values('int32', shape), chunks=chunks, order='F')
-        check('order F, chunks %s' % (chunks,), z, path)
-    path, z = make(big, chunks=(10, 3), order='F')
-    refused(path, '', "order 'F'")
+    for dtype, shape, chunks, c in [
+            ('int32', (30, 1), (7, 1), None), ('int32', (4, 9), (1, 4), None),
+            ('int32', (20,), (6,), None), ('int32', (5, 6, 2), (1, 6, 1), None),
+            ('float64', (103, 7), (10, 3), None),
+            ('>c16', (41, 5), (8, 5), numcodecs.Zstd(1)),
+            ('uint16', (23, 4, 3), (5, 3, 2), numcodecs.Blosc('lz4', shuffle=1)),
+            ('bool', (64, 6), (64, 6), numcodecs.Zlib(1))]:
+        path, z = make(values(dtype, shape), chunks=chunks, order='F',
+                       compressor=c)
+        check('order F, %s chunks %s' % (dtype, chunks), z, path)
+        copy(path, out, 'offset=3 length=11 blocksize=8')
+        same(np.load(out), z[3:14], 'order F, %s chunks %s, a shard' %
+             (dtype, chunks))
+    path, z = make(shape=(30, 4), chunks=(7, 3), dtype='float32', order='F',
+                   fill_value=-2.5)
+    z[8:20, 1:] = values('float32', (12, 3))
+    check('order F, chunks missing', z, path)
     path, z = make(big, chunks=(10, 7), filters=[numcodecs.Delta('f8')])
     refused(path, '', 'filters')
     path, z = make(np.array(['a', 'bc']), chunks=(1,))

@@ -186,8 +186,6 @@ def unsupported_metadata_fails():
          "dtype '|S2' is not supported"),
         ('dates', dict(data=np.arange(10).astype('datetime64[s]')),
          "dtype '<M8[s]' is not supported"),
-        ('fortran', dict(data=np.ones((4, 3)), order='F'),
-         "order 'F'"),
         ('delta', dict(data=np.arange(10), filters=[
             numcodecs.Delta(dtype='i8')]), 'filters'),
     ]

@@ -313,7 +313,7 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
       "its dtype '(not a string)' is not supported");
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"fill_value\": 0, \"order\": {}}",
-      "its chunks are in order '?'; only C order is read");
+      "its chunks are in order '?'; only C and F order are read");
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\", "
       "\"dimension_separator\": [\"/\"]}", "its dimension_separator '?'");
