@@ -509,6 +509,46 @@ def round_trips():
                 same(zarr.open(out, mode='r')[...], a, what)
 
 
+def special_float_bits():
+    """-0.0, infinities, subnormals and NaNs with payloads (and a sign)
+    keep their bits through every output format and back, and the
+    reference readers see the same bits."""
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.npy')
+    back = os.path.join(d, 'back.npy')
+    outs = {'npy': np.load,
+            'raw': None}
+    if h5py is not None and plantest.built_with('hdf5'):
+        def read_h5(p):
+            with h5py.File(p, 'r') as f:
+                return f['data'][()]
+        outs['h5'] = read_h5
+    if zarr is not None and plantest.built_with('zarr'):
+        outs['zarr'] = lambda p: zarr.open(p, mode='r')[...]
+    for dtype in ['float16', 'float32', 'float64', 'complex64', 'complex128']:
+        real = np.dtype('f%d' % (np.dtype(dtype).itemsize //
+                                 (2 if dtype.startswith('complex') else 1)))
+        uint = np.dtype('u%d' % real.itemsize)
+        with np.errstate(all='ignore'):
+            bits = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40,
+                             5e-324, 6e-8], real).view(uint)
+        sign = np.array(1, uint) << np.array(real.itemsize * 8 - 1, uint)
+        bits = np.append(bits, [bits[4] | np.array(1, uint),
+                                bits[4] | np.array(2, uint) | sign]).astype(uint)
+        a = bits.view(real)
+        if real != np.dtype(dtype):
+            a = np.stack([a, a[::-1]], -1).copy().view(dtype).ravel()
+        np.save(src, a)
+        for fmt, read in outs.items():
+            out = os.path.join(d, 'out.' + fmt)
+            copy(src, out)
+            copy(out, back, 'dtype=' + dtype if fmt == 'raw' else '')
+            plantest.assert_bits(np.load(back), a, '%s through %s' %
+                                 (dtype, fmt))
+            got = np.fromfile(out, dtype) if read is None else read(out)
+            plantest.assert_bits(got, a, '%s in %s' % (dtype, fmt))
+
+
 cases = [('npy every dtype and layout', npy_every_dtype_and_layout),
          ('npy refused by name', npy_refused_by_name),
          ('npz members', npz_members)]
@@ -529,7 +569,8 @@ else:
     cases.append(('zarr arrays', zarr_arrays))
 cases += [('sink every format and dtype', sink_every_format_and_dtype),
           ('sink after planmap and options', sink_after_planmap_and_options),
-          ('round trips', round_trips)]
+          ('round trips', round_trips),
+          ('special float bits', special_float_bits)]
 
 if __name__ == '__main__':
     plantest.run_cases(cases)
