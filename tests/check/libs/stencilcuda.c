@@ -16,6 +16,9 @@
  *   a 5 x 5 window on a 2-D array and on the planes of a 3-D one, and a
  *   3 x 3 x 5 window over the three axes of a 3-D array (skipped without
  *   nvcc);
+ * - int8 (sums that wrap), float16 and complex64, compiled by nvcc for the
+ *   host, give the CPU stencil's bytes with a constant and a reflected
+ *   edge;
  * - a stencil over two inputs of different dtypes (a wave step: a 5-point
  *   window of float64 and a two-cell window of float32) compiles with
  *   NVRTC in every mode and, compiled by nvcc for the host, gives the CPU
@@ -286,6 +289,94 @@ GST_START_TEST (test_generated_stencil_matches_cpu)
 
 GST_END_TEST;
 
+/* The generated kernel in the dtypes whose arithmetic is not float64's:
+ * int8 sums that wrap around, float16 rounded after each operation,
+ * complex64, each with cval 1.5 (int8: 1) and a reflected edge, compiled
+ * by nvcc for the host, against the CPU stencil's bytes. */
+GST_START_TEST (test_generated_stencil_dtypes_match_cpu)
+{
+#ifdef PLAN_NVCC
+  const PlanDType dtypes[] = { PLAN_DTYPE_INT8, PLAN_DTYPE_FLOAT16,
+    PLAN_DTYPE_COMPLEX64
+  };
+  const PlanBoundary modes[] = { PLAN_BOUNDARY_CONSTANT,
+    PLAN_BOUNDARY_REFLECT
+  };
+  gchar *dir = g_dir_make_tmp ("plan-stencilcuda-XXXXXX", NULL);
+  guint d, m;
+
+  for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+    for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+      const gsize rows = 29;
+      PlanStencilKernel *k = make_kernel (0, modes[m], dtypes[d], rows,
+          FALSE);
+      gchar *name = g_strdup_printf ("dt_%u_%u", d, m);
+      gchar *src = plan_stencil_kernel_to_cuda (k, name);
+      gchar *cu = g_strdup_printf ("%s/%s.cu", dir, name);
+      gchar *so = g_strdup_printf ("%s/%s.so", dir, name);
+      gchar *host = g_strdup_printf ("%s_host", name);
+      gsize es = plan_dtype_get_size (dtypes[d]), n_cpu, i, out_es;
+      guint8 *in = g_malloc (rows * es), *cpu, *gpu, cval[16] = { 0 };
+      GModule *module;
+      StencilHostFunc func;
+      PlanArrayInfo out_info;
+      Segs segs;
+
+      /* bytes that make every value of the dtype: int8 sums overflow */
+      for (i = 0; i < rows * es; i++)
+        in[i] = (guint8) (i * 97 + 31);
+      if (dtypes[d] != PLAN_DTYPE_INT8) {
+        /* finite values: an exponent below the maximum */
+        for (i = 0; i < rows * es; i += es == 2 ? 2 : 4)
+          in[i + (es == 2 ? 1 : 3)] &= 0x3f;
+      }
+      plan_boundary_fill_from_double (dtypes[d], 1.5, cval);
+      cpu = cpu_stencil (k, in, rows, &n_cpu);
+      fail_unless (n_cpu == rows);
+
+      nvcc_compile_host (cu, so, src, "-fPIC", "-DPLAN_EXPR_HOST_ENTRY");
+      module = g_module_open (so, G_MODULE_BIND_LAZY);
+      fail_unless (module != NULL, "%s", g_module_error ());
+      fail_unless (g_module_symbol (module, host, (gpointer *) & func));
+
+      plan_stencil_kernel_get_output_info (k, &out_info);
+      out_es = plan_dtype_get_size (out_info.dtype);
+      gpu = g_malloc0 (n_cpu * out_es + 1);
+      memset (&segs, 0, sizeof (segs));
+      segs.ptr[0] = (const char *) in;
+      segs.first[0] = 0;
+      segs.count[0] = rows;
+      segs.n = 1;
+      func (&segs, gpu, 0, n_cpu, rows, cval);
+      fail_unless (memcmp (gpu, cpu, n_cpu * out_es) == 0,
+          "dtype %s, boundary %s: the generated kernel differs from the CPU",
+          plan_dtype_to_string (dtypes[d]),
+          plan_boundary_to_string (modes[m]));
+
+      g_module_close (module);
+      g_unlink (cu);
+      g_unlink (so);
+      g_free (gpu);
+      g_free (cpu);
+      g_free (in);
+      g_free (host);
+      g_free (so);
+      g_free (cu);
+      g_free (src);
+      g_free (name);
+      plan_stencil_kernel_free (k);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
+#else
+  g_print ("nvcc not found at configure time: generated stencils not run "
+      "on the host\n");
+#endif
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_generated_inputs_stencil_matches_cpu)
 {
 #ifdef PLAN_NVCC
@@ -418,6 +509,7 @@ stencilcuda_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_nvrtc_compiles_stencils_sm90);
   tcase_add_test (tc, test_generated_stencil_matches_cpu);
+  tcase_add_test (tc, test_generated_stencil_dtypes_match_cpu);
   tcase_add_test (tc, test_generated_inputs_stencil_matches_cpu);
   return s;
 }
