@@ -115,11 +115,13 @@ case "$mode" in
     # the sim device's guard test expects a real SIGSEGV; the device tests
     # ask for impossible allocations on purpose. The stress test's cycles
     # are fewer there: ASan makes each slower, and the 10,000 ran above.
+    # The timeouts are doubled for the same reason (libs/halo takes 40 s
+    # alone on a quiet machine against its 120, and more beside another).
     PLAN_STRESS_CYCLES=2000 GST_REGISTRY_FORK=no \
     ASAN_OPTIONS=handle_segv=0:allocator_may_return_null=1:detect_leaks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-asan --suite check --no-suite cuda \
-      --print-errorlogs --num-processes 2 || status=1
+      --print-errorlogs --num-processes 2 --timeout-multiplier 2 || status=1
     tools/test-summary.py build build-cpu build-asan
     exit $status
     ;;
