@@ -343,10 +343,11 @@ GST_START_TEST (test_mux_fewer_rows_than_announced)
 GST_END_TEST;
 
 /* Downstream refuses a push: the buffer's flow, what GstPad returns when
- * nothing is linked. */
+ * nothing is linked. A probe that returns HANDLED owns the buffer. */
 static GstPadProbeReturn
 refuse_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
+  gst_buffer_unref (GST_PAD_PROBE_INFO_BUFFER (info));
   GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GPOINTER_TO_INT (data);
   return GST_PAD_PROBE_HANDLED;
 }
