@@ -573,18 +573,13 @@ _plan_expr_fold_weak_binary (Typer * t, ExprNode * op, ExprNode * a,
       return _plan_expr_bool_const (t, op, x != 0 && y != 0);
     case EXPR_OP_LOR:
       return _plan_expr_bool_const (t, op, x != 0 || y != 0);
-    case EXPR_OP_DIV:
-    case EXPR_OP_ATAN2:
-    case EXPR_OP_HYPOT:
-    case EXPR_OP_COPYSIGN:
-    case EXPR_OP_HEAVISIDE:
-    case EXPR_OP_LOGADDEXP:
-    case EXPR_OP_LOGADDEXP2:
-      n = _plan_expr_weak_node (t, op, EXPR_WEAK_FLOAT);
-      n->value.f64 = weak_float_fn2 (op->op, x, y);
-      return n;
     default:
       break;
+  }
+  if (op_is_float_only (op->op)) {
+    n = _plan_expr_weak_node (t, op, EXPR_WEAK_FLOAT);
+    n->value.f64 = weak_float_fn2 (op->op, x, y);
+    return n;
   }
   if (!fl)
     return fold_weak_int_binary (t, op, a->value.big, b->value.big);

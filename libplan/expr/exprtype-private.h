@@ -54,6 +54,27 @@ weak_as_double (const ExprNode * n)
   return n->weak == EXPR_WEAK_FLOAT ? n->value.f64 : (gdouble) n->value.big;
 }
 
+/* Operations numpy has float loops for only: true division and the
+ * binary functions below. Their result is a float whatever the operands,
+ * and a Python int meets the float loop's dtype, not the integer
+ * operand's. */
+static inline gboolean
+op_is_float_only (ExprOp o)
+{
+  switch (o) {
+    case EXPR_OP_DIV:
+    case EXPR_OP_ATAN2:
+    case EXPR_OP_HYPOT:
+    case EXPR_OP_COPYSIGN:
+    case EXPR_OP_HEAVISIDE:
+    case EXPR_OP_LOGADDEXP:
+    case EXPR_OP_LOGADDEXP2:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
 /* Whether a weak literal is true (non-zero), as bool() takes it. */
 static inline gboolean
 weak_is_true (const ExprNode * n)

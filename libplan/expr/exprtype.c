@@ -364,27 +364,6 @@ big_to_string (__int128 v)
 
 /* ---- promotion ---- */
 
-/* Operations numpy has float loops for only (true division and these
- * functions): a Python int meets the float loop's dtype, not the integer
- * operand's, so a literal outside the integer's range is no error there
- * (numpy 2 and 1.24's weak promotion: np.uint8 array / -5 is float64). */
-static gboolean
-float_loop_only (ExprOp o)
-{
-  switch (o) {
-    case EXPR_OP_DIV:
-    case EXPR_OP_ATAN2:
-    case EXPR_OP_HYPOT:
-    case EXPR_OP_COPYSIGN:
-    case EXPR_OP_HEAVISIDE:
-    case EXPR_OP_LOGADDEXP:
-    case EXPR_OP_LOGADDEXP2:
-      return TRUE;
-    default:
-      return FALSE;
-  }
-}
-
 /* numpy's promotion of the operands of @op, with NEP 50 weak literals.
  * For comparisons a literal outside the other operand's range widens the
  * comparison instead of failing (the answer is still exact). */
@@ -435,7 +414,7 @@ promote (Typer * t, ExprNode * op, ExprNode ** args, guint n,
   for (i = 0; i < n; i++) {
     ExprNode *w = args[i];
     if (!is_weak (w) || w->weak != EXPR_WEAK_INT || weak_fits (w->value.big, s)
-        || float_loop_only (op->op))
+        || op_is_float_only (op->op))
       continue;
     if (compare) {
       if (weak_fits (w->value.big, PLAN_DTYPE_INT64)
@@ -831,6 +810,20 @@ type_binary (Typer * t, ExprNode * op)
   if (plan_dtype_is_complex (s))
     return type_binary_complex (t, op, s);
 
+  /* The float-only functions (all but true division, below) have float
+   * loops only, and numpy takes the first one both operands cast to
+   * safely: each operand's own float, the wider of the two. That is the
+   * promotion's float but for a signed and an unsigned integer: atan2 of
+   * int8 and uint8 is float16 (int16, their promotion, would make it
+   * float32). */
+  if (op_is_float_only (o) && o != EXPR_OP_DIV) {
+    if (!is_weak (args[0]) && !is_weak (args[1]))
+      s = result_type2 (float_for (args[0]->dtype),
+          float_for (args[1]->dtype));
+    else
+      s = float_for (s);
+  }
+
   switch (o) {
     case EXPR_OP_SUB:
       if (s == PLAN_DTYPE_BOOL) {
@@ -843,23 +836,6 @@ type_binary (Typer * t, ExprNode * op)
     case EXPR_OP_DIV:
       if (!plan_dtype_is_float (s))
         s = PLAN_DTYPE_FLOAT64;
-      break;
-    case EXPR_OP_ATAN2:
-    case EXPR_OP_HYPOT:
-    case EXPR_OP_COPYSIGN:
-    case EXPR_OP_HEAVISIDE:
-    case EXPR_OP_LOGADDEXP:
-    case EXPR_OP_LOGADDEXP2:
-      /* These have float loops only, and numpy takes the first one both
-       * operands cast to safely: each operand's own float, the wider of
-       * the two. That is the promotion's float but for a signed and an
-       * unsigned integer: atan2 of int8 and uint8 is float16 (int16, their
-       * promotion, would make it float32). */
-      if (!is_weak (args[0]) && !is_weak (args[1]))
-        s = result_type2 (float_for (args[0]->dtype),
-            float_for (args[1]->dtype));
-      else
-        s = float_for (s);
       break;
     case EXPR_OP_BAND:
     case EXPR_OP_BOR:
