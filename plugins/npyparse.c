@@ -17,7 +17,8 @@
  * as `array/x-raw` buffers of whole rows, the same caps, chunks and
  * GST_BUFFER_OFFSET / OFFSET_END row numbering as planfilesrc: the header
  * is parsed with libplan's .npy parser, so the same dtypes, shapes and
- * versions are read and the same ones are refused.
+ * versions are read and the same ones are refused (and Fortran order,
+ * below).
  *
  * Upstream buffers may have any size; npyparse collects them and sends
  * chunks of #PlanNpyParse:blocksize bytes rounded down to whole rows (the
@@ -35,8 +36,14 @@
  *
  * ## Errors
  *
- * A stream that is not a .npy file, a malformed, unsupported (big-endian,
- * Fortran order, structured dtypes, version 4) or truncated header, and a
+ * Big-endian arrays are read: their elements are byte-swapped into the
+ * machine's order as each chunk is copied out of the stream. Fortran
+ * order (where two or more axes have more than one element) is refused: a
+ * stream's first row is spread over the whole array, so only the whole
+ * array could be transposed; planfilesrc reads such files.
+ *
+ * A stream that is not a .npy file, a malformed, unsupported (Fortran
+ * order, structured dtypes, version 4) or truncated header, and a
  * stream that ends before the rows its header announces are element errors
  * (stream/format or stream/wrong-type) naming the cause and the byte or
  * row where the stream stopped.
@@ -107,6 +114,7 @@ struct _PlanNpyParse
   gsize row_size;
   gsize chunk_rows;
   gsize align;                  /* the memory alignment of a dtype */
+  gboolean swap;                /* big-endian elements, swapped in chunks */
   gboolean refused;             /* the header, or bytes after the array,
                                  * were an error, posted once: the EOS
                                  * that follows does not repeat it */
@@ -451,6 +459,7 @@ parse_header (PlanNpyParse * self, gboolean at_eos, gboolean next,
   gsize avail = gst_adapter_available (self->adapter);
   gsize header_size;
   PlanArrayInfo info;
+  PlanNpyLayout layout;
   GError *err = NULL;
   const guint8 *data;
 
@@ -472,17 +481,29 @@ parse_header (PlanNpyParse * self, gboolean at_eos, gboolean next,
     return TRUE;
 
   data = gst_adapter_map (self->adapter, MIN (avail, header_size));
-  if (!plan_npy_parse_header (data, MIN (avail, header_size), &info, NULL,
-          &err)) {
+  /* Big-endian elements are swapped chunk by chunk; Fortran order would
+   * need the whole array before the first row. */
+  if (!plan_npy_parse_header_full (data, MIN (avail, header_size),
+          PLAN_NPY_LAYOUT_BIG_ENDIAN | PLAN_NPY_LAYOUT_FORTRAN, &info, NULL,
+          &layout, &err)) {
     gst_adapter_unmap (self->adapter);
     goto bad_header;
   }
   gst_adapter_unmap (self->adapter);
+  if ((layout & PLAN_NPY_LAYOUT_FORTRAN) && !next) {
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its array is in "
+        "Fortran order, whose first row is spread over the whole stream, "
+        "and npyparse does not hold a whole array to transpose it; read the "
+        "file with planfilesrc, which does, or save the array with "
+        "numpy.ascontiguousarray() first");
+    goto bad_header;
+  }
   *done = TRUE;
   if (next)
     return refuse_next_array (self, &info);
   gst_adapter_flush (self->adapter, header_size);
   self->bytes_in = header_size;
+  self->swap = (layout & PLAN_NPY_LAYOUT_BIG_ENDIAN) != 0;
   return start_array (self, &info);
 
   /* ERRORS */
@@ -510,7 +531,9 @@ trailing:
 }
 
 /* A chunk of @n_rows rows from the adapter, in one memory aligned to its
- * dtype: planmap and the other kernel elements read elements in place. */
+ * dtype: planmap and the other kernel elements read elements in place.
+ * Big-endian elements are swapped in a copy: upstream's memory may be
+ * shared, or a file's mapped pages. */
 static GstBuffer *
 take_chunk (PlanNpyParse * self, gsize n_rows)
 {
@@ -522,16 +545,21 @@ take_chunk (PlanNpyParse * self, gsize n_rows)
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
   aligned = ((guintptr) map.data) % self->align == 0;
-  if (!aligned) {
+  if (!aligned || self->swap) {
     GstAllocationParams params;
+    GstMapInfo out;
     GstBuffer *copy;
 
-    GST_LOG_OBJECT (self, "copying %" G_GSIZE_FORMAT " bytes to align them",
-        size);
+    GST_LOG_OBJECT (self, "copying %" G_GSIZE_FORMAT " bytes to %s them",
+        size, self->swap ? "byte-swap" : "align");
     gst_allocation_params_init (&params);
     params.align = 63;
     copy = gst_buffer_new_allocate (NULL, size, &params);
-    gst_buffer_fill (copy, 0, map.data, size);
+    gst_buffer_map (copy, &out, GST_MAP_WRITE);
+    memcpy (out.data, map.data, size);
+    if (self->swap)
+      plan_dtype_swap_bytes (self->info.dtype, out.data, size);
+    gst_buffer_unmap (copy, &out);
     gst_buffer_unmap (buf, &map);
     gst_buffer_unref (buf);
     buf = copy;

@@ -22,8 +22,11 @@
  * overlaps the work of the rest of the pipeline without a queue element,
  * and memory stays bounded whatever the file size.
  *
- * - .npy files (versions 1.0, 2.0 and 3.0, C order, little-endian, bool,
- *   integer or float dtypes) describe themselves.
+ * - .npy files (versions 1.0, 2.0 and 3.0, bool, integer, float or
+ *   complex dtypes) describe themselves. Big-endian elements are
+ *   byte-swapped and Fortran-ordered arrays transposed as they are read,
+ *   into the machine's byte order and C order; such files are read, never
+ *   mapped.
  * - .npz members are read in place, stored ones like .npy files, deflated
  *   ones inflated on the worker.
  * - HDF5 datasets are read through libhdf5 (when gst-plan is built with
@@ -333,7 +336,9 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    * How chunks get their bytes: "mmap" hands out the file's page-cache
    * pages read-only, without a copy; "read" copies them into buffers with
    * pread(); "auto" maps unless downstream proposed memory of its own
-   * (pinned host memory for planupload, say) or the file cannot be mapped.
+   * (pinned host memory for planupload, say) or the file cannot be mapped
+   * (compressed data, big-endian or Fortran-ordered .npy arrays: "mmap"
+   * is an error for them).
    * A mapped file that another process truncates while a chunk of it is in
    * use makes the reader of that chunk crash with SIGBUS; choose "read" for
    * files that may change while they are read.

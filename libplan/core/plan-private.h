@@ -131,6 +131,23 @@ GstQuery * plan_query_new_output_rows (guint64 offset, guint64 n_rows,
 G_GNUC_INTERNAL
 GstBuffer * plan_query_get_output_rows_buffer (GstQuery * query);
 
+/* plandtype.c: plan_dtype_from_npy_descr(), which with @big_endian takes
+ * '>' too and says whether the elements are big-endian. */
+G_GNUC_INTERNAL
+PlanDType _plan_dtype_from_npy_descr (const gchar * descr,
+    gboolean * big_endian, GError ** error);
+
+/* plannpy.c: rows [@first_row, @first_row + @n_rows) of an array of
+ * @info (all its rows) stored in Fortran order, into @dest in C order.
+ * @runs holds the runs of inner indices (all axes but the first, the
+ * second varying fastest) @first_run to @first_run + @n_runs: each run is
+ * the chunk's @n_rows elements of one inner index, and runs start
+ * @run_stride bytes apart. */
+G_GNUC_INTERNAL
+void _plan_npy_fortran_scatter (const PlanArrayInfo * info,
+    guint64 first_run, guint64 n_runs, const guint8 * runs, gsize run_stride,
+    guint64 n_rows, guint8 * dest);
+
 /* planarray.c: an array whose contents are left as they come, for
  * results that fill it whole. */
 G_GNUC_INTERNAL

@@ -274,6 +274,16 @@ plan_dtype_is_signed (PlanDType dtype)
 PlanDType
 plan_dtype_from_npy_descr (const gchar * descr, GError ** error)
 {
+  return _plan_dtype_from_npy_descr (descr, NULL, error);
+}
+
+/* plan_dtype_from_npy_descr(), which with @big_endian accepts a '>'
+ * byte-order mark too and says whether the elements are big-endian (FALSE
+ * for single bytes, which have no byte order). */
+PlanDType
+_plan_dtype_from_npy_descr (const gchar * descr, gboolean * big_endian,
+    GError ** error)
+{
   /* numpy's type characters, as kind and size ('l' is C's long) */
   static const struct
   {
@@ -340,7 +350,9 @@ known:
   for (i = PLAN_DTYPE_BOOL; i < PLAN_DTYPE_N; i++) {
     if (strcmp (dtypes[i].npy + 1, ks) != 0)
       continue;
-    if (order == '>' && dtypes[i].size > 1) {
+    if (big_endian)
+      *big_endian = order == '>' && dtypes[i].size > 1;
+    if (order == '>' && dtypes[i].size > 1 && big_endian == NULL) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
           "big-endian dtype '%s' is not supported; convert the array with "
           "numpy's astype('%s') first", descr, dtypes[i].npy);
@@ -360,6 +372,63 @@ unknown:
         "read", escaped);
     g_free (escaped);
     return PLAN_DTYPE_UNKNOWN;
+  }
+}
+
+/**
+ * plan_dtype_swap_bytes:
+ * @dtype: a #PlanDType
+ * @data: (array length=size) (element-type guint8): elements of @dtype
+ * @size: the number of bytes in @data, a multiple of the size of @dtype
+ *
+ * Reverses the byte order of every element in @data, in place: turns
+ * big-endian elements into the machine's (little-endian) ones and back.
+ * The real and imaginary parts of a complex number are swapped each on its
+ * own, as numpy stores them; single-byte elements are left as they are.
+ * Every bit is kept, NaN payloads included.
+ *
+ * Since: 0.1
+ */
+void
+plan_dtype_swap_bytes (PlanDType dtype, gpointer data, gsize size)
+{
+  gsize unit, i;
+  guint8 *p = data;
+
+  g_return_if_fail (dtype_valid (dtype));
+  g_return_if_fail (data != NULL || size == 0);
+  g_return_if_fail (size % dtypes[dtype].size == 0);
+
+  unit = dtypes[dtype].is_complex ? dtypes[dtype].size / 2 : dtypes[dtype].size;
+  switch (unit) {
+    case 1:
+      break;
+    case 2:
+      for (i = 0; i < size; i += 2) {
+        guint16 v;
+        memcpy (&v, p + i, 2);
+        v = GUINT16_SWAP_LE_BE (v);
+        memcpy (p + i, &v, 2);
+      }
+      break;
+    case 4:
+      for (i = 0; i < size; i += 4) {
+        guint32 v;
+        memcpy (&v, p + i, 4);
+        v = GUINT32_SWAP_LE_BE (v);
+        memcpy (p + i, &v, 4);
+      }
+      break;
+    case 8:
+      for (i = 0; i < size; i += 8) {
+        guint64 v;
+        memcpy (&v, p + i, 8);
+        v = GUINT64_SWAP_LE_BE (v);
+        memcpy (p + i, &v, 8);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
   }
 }
 

@@ -118,6 +118,9 @@ PLAN_API
 const gchar * plan_dtype_to_npy_descr (PlanDType dtype);
 
 PLAN_API
+void plan_dtype_swap_bytes (PlanDType dtype, gpointer data, gsize size);
+
+PLAN_API
 gdouble plan_dtype_float16_to_double (guint16 bits);
 
 PLAN_API

@@ -879,7 +879,9 @@ plan_array_get_bytes (PlanArray * array)
  * @error: return location for an error
  *
  * Reads a whole .npy file into a new, writable array, as numpy's
- * `np.load` does. For files larger than memory, bind the file to a source
+ * `np.load` does: big-endian elements are byte-swapped to the machine's
+ * order, and a Fortran-ordered array is transposed into C order (through
+ * a second copy of its data). For files larger than memory, bind the file to a source
  * instead (plan_bindings_set_file()), which streams it.
  *
  * Returns: (transfer full) (nullable): the array, or %NULL with @error set
@@ -892,21 +894,41 @@ PlanArray *
 plan_array_load_npy (const gchar * path, GError ** error)
 {
   PlanArrayInfo info;
+  PlanNpyLayout layout;
   gsize size, header_size;
   gchar *contents;
-  PlanArray *array;
+  PlanArray *array, *file;
 
   g_return_val_if_fail (path != NULL, NULL);
 
   if (!plan_file_get_regular_contents (path, &contents, &size, error))
     return NULL;
-  if (!plan_npy_parse_header ((const guint8 *) contents, size, &info,
-          &header_size, error))
+  if (!plan_npy_parse_header_full ((const guint8 *) contents, size,
+          PLAN_NPY_LAYOUT_BIG_ENDIAN | PLAN_NPY_LAYOUT_FORTRAN, &info,
+          &header_size, &layout, error))
     goto failed;
   array = plan_array_new_wrapped (contents + header_size, size - header_size,
       info.dtype, info.ndim, info.shape, contents, g_free, error);
   if (array == NULL)
     goto failed;
+  if (layout & PLAN_NPY_LAYOUT_FORTRAN) {
+    /* The file's bytes, all its runs at once, scattered into C order. */
+    file = array;
+    array = _plan_array_new_uninitialized (&info, error);
+    if (array == NULL) {
+      g_object_unref (file);
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+    _plan_npy_fortran_scatter (&info, 0,
+        plan_array_info_get_row_size (&info) / plan_dtype_get_size
+        (info.dtype), file->data, plan_array_info_get_n_rows (&info) *
+        plan_dtype_get_size (info.dtype), plan_array_info_get_n_rows (&info),
+        array->data);
+    g_object_unref (file);
+  }
+  if (layout & PLAN_NPY_LAYOUT_BIG_ENDIAN)
+    plan_dtype_swap_bytes (info.dtype, array->data, array->size);
   return array;
 
 failed:

@@ -276,8 +276,9 @@ read_npy_header (PlanFileReader * self, GError ** error)
   }
   header = g_malloc (header_size);
   ok = read_stream (self, self->inflater, header, header_size, 0, error)
-      && plan_npy_parse_header (header, header_size, &self->file_info, NULL,
-      error);
+      && plan_npy_parse_header_full (header, header_size,
+      PLAN_NPY_LAYOUT_BIG_ENDIAN | PLAN_NPY_LAYOUT_FORTRAN, &self->file_info,
+      NULL, &self->npy_layout, error);
   g_free (header);
   self->data_offset = (self->deflated ? 0 : self->stream_start) + header_size;
   return ok;

@@ -17,6 +17,7 @@
 
 #include "libplan/core/plan-private.h"
 #include "planfilereader.h"
+#include "plannpy.h"
 
 #include <sys/stat.h>
 #include <zlib.h>
@@ -62,6 +63,9 @@ struct _PlanFileReader
   guint64 stream_start;
   guint64 stream_size;
   guint64 data_offset;
+  /* how the .npy data lies: big-endian elements are swapped as they are
+   * read, a Fortran-ordered array is transposed (never mapped) */
+  PlanNpyLayout npy_layout;
   gchar *member;                /* as set: the .npz member to open */
   gchar *dataset;               /* as set: the HDF5 dataset to open */
   PlanH5Dataset *h5;            /* an HDF5 dataset read through libhdf5 */

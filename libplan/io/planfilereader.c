@@ -120,6 +120,13 @@ GST_DEBUG_CATEGORY (plan_file_reader_debug);
 #define AUTO_CHUNK_MAPPED ((gsize) 2 << 20)
 #define AUTO_CHUNK_READ ((gsize) 1 << 20)
 
+/* A Fortran-ordered .npy is read run by run (the chunk's elements of one
+ * inner index); runs less than FORTRAN_GAP bytes apart are read together,
+ * gaps included (one call reading a page more costs less than a call per
+ * run), FORTRAN_SPAN bytes at a time. */
+#define FORTRAN_GAP ((guint64) 4096)
+#define FORTRAN_SPAN ((gsize) 1 << 20)
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
@@ -426,6 +433,7 @@ plan_file_reader_close (PlanFileReader * reader)
   reader->file_rows = reader->window_rows = reader->window_first = 0;
   reader->row_size = 0;
   reader->data_offset = reader->stream_start = reader->stream_size = 0;
+  reader->npy_layout = PLAN_NPY_LAYOUT_NATIVE;
   g_clear_pointer (&reader->member_name, g_free);
   g_clear_pointer (&reader->inflater, _plan_file_reader_inflater_free);
 #if HAVE_HDF5
@@ -621,11 +629,65 @@ plan_file_reader_get_row_size (PlanFileReader * reader)
   return reader->row_size;
 }
 
+/* Bytes of the .npy stream (the file, or a .npz member) at @pos, counted
+ * as data_offset counts. */
+static gboolean
+read_data (PlanFileReader * self, Inflater * inf, guint8 * dest, gsize size,
+    guint64 pos, GError ** error)
+{
+  if (self->deflated)
+    return _plan_file_reader_inflate_at (self, inf, dest, size, pos, error);
+  return _plan_file_reader_read_full (self, dest, size, pos, error);
+}
+
+/* Reads @n_rows rows from file row @row of a Fortran-ordered .npy array
+ * into @dest, in C order. The rows' elements of one inner index (all axes
+ * but the first) are one run in the file, and runs are file_rows elements
+ * apart: runs with gaps of at most FORTRAN_GAP bytes are read together,
+ * FORTRAN_SPAN bytes at a time (or one run, when it is larger), and
+ * scattered into place. Any thread. */
+static gboolean
+read_fortran_rows (PlanFileReader * self, Inflater * inf, guint8 * dest,
+    guint64 row, guint64 n_rows, GError ** error)
+{
+  gsize item = plan_dtype_get_size (self->file_info.dtype);
+  guint64 n_runs = self->row_size / item, per_span = 1, j;
+  guint64 stride = self->file_rows * item;
+  gsize run = n_rows * item;
+  guint8 *span;
+  gboolean ok = TRUE;
+
+  if (n_rows == 0 || n_runs == 0)
+    return TRUE;
+  if (stride - run <= FORTRAN_GAP && run < FORTRAN_SPAN)
+    per_span = MIN (n_runs, (FORTRAN_SPAN - run) / stride + 1);
+  span = g_try_malloc ((per_span - 1) * stride + run);
+  if (span == NULL) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "Could not read from '%s': cannot allocate %" G_GUINT64_FORMAT
+        " bytes to transpose its Fortran-ordered rows", self->filename,
+        (per_span - 1) * stride + run);
+    return FALSE;
+  }
+  for (j = 0; j < n_runs && ok; j += per_span) {
+    guint64 k = MIN (per_span, n_runs - j);
+
+    ok = read_data (self, inf, span, (k - 1) * stride + run,
+        self->data_offset + (row + j * self->file_rows) * item, error);
+    if (ok)
+      _plan_npy_fortran_scatter (&self->file_info, j, k, span, stride,
+          n_rows, dest);
+  }
+  g_free (span);
+  return ok;
+}
+
 /* Reads @n_rows window rows from @row into @buffer, which is large enough,
- * and sets its size and offsets. Any thread. */
+ * and sets its size and offsets; with @crc, the CRC-32 of the bytes as the
+ * file has them (C order only). Any thread. */
 static gboolean
 read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
-    guint64 row, guint64 n_rows, GError ** error)
+    guint64 row, guint64 n_rows, guint32 * crc, GError ** error)
 {
   GstMapInfo map;
   gsize size = n_rows * self->row_size, offset, max_size;
@@ -641,7 +703,10 @@ read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
         " bytes", self->filename, size);
     return FALSE;
   }
-  if (self->deflated)
+  if (self->npy_layout & PLAN_NPY_LAYOUT_FORTRAN)
+    ok = read_fortran_rows (self, inf, map.data, self->window_first + row,
+        n_rows, error);
+  else if (self->deflated)
     ok = _plan_file_reader_inflate_at (self, inf, map.data, size,
         self->data_offset + (self->window_first + row) * self->row_size,
         error);
@@ -665,6 +730,11 @@ read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
     ok = _plan_file_reader_read_full (self, map.data, size,
         self->data_offset + (self->window_first + row) * self->row_size,
         error);
+  if (ok && crc)
+    *crc = _plan_file_reader_crc32 (0, map.data, size);
+  /* Where a big-endian .npy's bytes are at hand: a mapping cannot swap. */
+  if (ok && (self->npy_layout & PLAN_NPY_LAYOUT_BIG_ENDIAN))
+    plan_dtype_swap_bytes (self->file_info.dtype, map.data, size);
   gst_buffer_unmap (buffer, &map);
 
   GST_BUFFER_OFFSET (buffer) = row;
@@ -851,7 +921,8 @@ not_mapped:
   gst_buffer_unref (buffer);
   /* Every guarded window of the process is in use: this chunk is read. */
   buffer = gst_buffer_new_allocate (NULL, size, NULL);
-  if (!read_rows_into (self, self->inflater, buffer, row, n_rows, error))
+  if (!read_rows_into (self, self->inflater, buffer, row, n_rows, NULL,
+          error))
     gst_clear_buffer (&buffer);
   return buffer;
 }
@@ -941,20 +1012,21 @@ read_chunks (PlanFileReader * self)
     self->next_row += n;
     g_mutex_unlock (&self->lock);
 
+    /* Each chunk's CRC where it is read, while its bytes are at hand (as
+     * the file has them, before a swap); they are combined in row order as
+     * chunks are queued. */
     if (self->used_mode == PLAN_FILE_IO_MODE_MMAP) {
       buffer = map_rows (self, row, n, &err);
+      if (buffer && self->crc_check)
+        crc = buffer_crc (buffer);
     } else {
       /* The pool never blocks: it has no maximum, and the queue bounds
        * what the worker holds. Only a deactivated pool fails. */
       buffer = acquire_chunk (self);
       if (buffer && !read_rows_into (self, self->inflater, buffer, row, n,
-              &err))
+              self->crc_check ? &crc : NULL, &err))
         gst_clear_buffer (&buffer);
     }
-    /* Each chunk's CRC where it is read, while its bytes are at hand;
-     * they are combined in row order as chunks are queued. */
-    if (buffer && self->crc_check)
-      crc = buffer_crc (buffer);
 
     g_mutex_lock (&self->lock);
     if (!self->running) {
@@ -1191,6 +1263,19 @@ misaligned (PlanFileReader * self)
   return item > 1 && self->data_offset % item != 0;
 }
 
+/* What a .npy file holds that a mapping cannot give. */
+static const gchar *
+npy_layout_to_string (PlanNpyLayout layout)
+{
+  if (layout == (PLAN_NPY_LAYOUT_BIG_ENDIAN | PLAN_NPY_LAYOUT_FORTRAN))
+    return "its elements are big-endian and in Fortran order, and are "
+        "byte-swapped and transposed as they are read";
+  if (layout == PLAN_NPY_LAYOUT_BIG_ENDIAN)
+    return "its elements are big-endian, and are byte-swapped as they are "
+        "read";
+  return "its array is in Fortran order, and is transposed as it is read";
+}
+
 /* In AUTO mode, maps unless chunks should go to memory of the allocator's
  * or the file's filesystem cannot map it (a mapping of its first page
  * fails); a failure to map later is an error like a failed read. */
@@ -1204,6 +1289,11 @@ choose_io_mode (PlanFileReader * self)
   if (self->allocator != NULL || self->deflated || self->zarr
       || (self->h5 && !h5_maps_chunks (self)))
     return PLAN_FILE_IO_MODE_READ;
+  if (self->npy_layout != PLAN_NPY_LAYOUT_NATIVE) {
+    GST_INFO_OBJECT (self, "'%s': %s; reading it", self->filename,
+        npy_layout_to_string (self->npy_layout));
+    return PLAN_FILE_IO_MODE_READ;
+  }
   if (misaligned (self)) {
     GST_INFO_OBJECT (self, "the data of '%s' starts at byte %" G_GUINT64_FORMAT
         ", not a multiple of its elements' size; reading it", self->filename,
@@ -1261,6 +1351,13 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
         reader->data_offset);
     return FALSE;
   }
+  if (reader->npy_layout != PLAN_NPY_LAYOUT_NATIVE
+      && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': %s, which a mapping of the file cannot do; read it instead",
+        reader->filename, npy_layout_to_string (reader->npy_layout));
+    return FALSE;
+  }
   if (reader->zarr && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
         "'%s': a Zarr array is read chunk file by chunk file, and cannot be "
@@ -1313,7 +1410,9 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
    * row or an earlier end cannot check it. (A deflated member's is checked
    * as it is inflated.) */
   reader->crc_check = reader->format == PLAN_FILE_FORMAT_NPZ
-      && !reader->deflated && reader->window_first == 0
+      && !reader->deflated
+      && !(reader->npy_layout & PLAN_NPY_LAYOUT_FORTRAN)
+      && reader->window_first == 0
       && reader->window_rows == reader->file_rows && first_row == 0
       && end_row == reader->window_rows;
   reader->crc = 0;
@@ -1548,7 +1647,7 @@ plan_file_reader_read_rows (PlanFileReader * reader, guint64 first_row,
    * from its start here. */
   if (reader->deflated)
     inf = _plan_file_reader_inflater_new ();
-  if (!read_rows_into (reader, inf, buffer, first_row, n_rows, error))
+  if (!read_rows_into (reader, inf, buffer, first_row, n_rows, NULL, error))
     gst_clear_buffer (&buffer);
   _plan_file_reader_inflater_free (inf);
   return buffer;

@@ -30,11 +30,15 @@
  * refuses, such as `(10)` for a shape, are %PLAN_ERROR_FORMAT.
  *
  * libplan reads versions 1.0, 2.0 and 3.0 (3.0 only differs in allowing
- * UTF-8 in the text, which a supported header never needs) of arrays in C
- * order with a little-endian (or single-byte) dtype of #PlanDType. Fortran
- * order with more than one axis, big-endian, object, structured and any
- * other dtype are reported as %PLAN_ERROR_UNSUPPORTED; malformed headers,
- * wrong magic, absurd lengths and shapes as %PLAN_ERROR_FORMAT.
+ * UTF-8 in the text, which a supported header never needs) of arrays with
+ * a dtype of #PlanDType. plan_npy_parse_header() takes C order in the
+ * machine's byte order (little-endian, or single bytes) only;
+ * plan_npy_parse_header_full() also takes big-endian elements and Fortran
+ * order, for a caller that swaps or transposes (#PlanNpyLayout), as
+ * libplan's own readers do. What a caller does not take, object,
+ * structured and any other dtype are reported as %PLAN_ERROR_UNSUPPORTED;
+ * malformed headers, wrong magic, absurd lengths and shapes as
+ * %PLAN_ERROR_FORMAT.
  *
  * Besides numpy's three keys, a header may hold a `rate`: the rows per
  * second of an array sampled in time, a quoted fraction such as `'1000/1'`
@@ -55,6 +59,7 @@
 #endif
 
 #include "plannpy.h"
+#include "libplan/core/plan-private.h"
 #include <libplan/planerror.h>
 
 #include <gst/gst.h>
@@ -62,6 +67,23 @@
 #include <string.h>
 #include <errno.h>
 #include <math.h>
+
+GType
+plan_npy_layout_get_type (void)
+{
+  static gsize id = 0;
+  static const GFlagsValue values[] = {
+    {PLAN_NPY_LAYOUT_NATIVE, "C order, native byte order", "native"},
+    {PLAN_NPY_LAYOUT_BIG_ENDIAN, "Big-endian elements", "big-endian"},
+    {PLAN_NPY_LAYOUT_FORTRAN, "Fortran order", "fortran"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_flags_register_static ("PlanNpyLayout",
+            values));
+  return id;
+}
 
 /**
  * plan_npy_has_magic:
@@ -895,7 +917,41 @@ gboolean
 plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
     gsize * header_size, GError ** error)
 {
+  return plan_npy_parse_header_full (data, size, PLAN_NPY_LAYOUT_NATIVE, info,
+      header_size, NULL, error);
+}
+
+/**
+ * plan_npy_parse_header_full:
+ * @data: (array length=size): the start of a .npy file, at least the whole
+ *   header
+ * @size: the number of bytes in @data
+ * @accept: the layouts the caller reads besides C order in the machine's
+ *   byte order
+ * @info: (out caller-allocates): the dtype and shape of the array, as the
+ *   caller gives it once it has undone @layout: the machine's byte order,
+ *   C order
+ * @header_size: (out) (optional): the offset of the array data in the file
+ * @layout: (out) (optional): how the data lies in the file: one or more of
+ *   @accept's flags, or %PLAN_NPY_LAYOUT_NATIVE
+ * @error: return location for a #GError
+ *
+ * plan_npy_parse_header() for a caller that byte-swaps big-endian
+ * elements, or transposes Fortran-ordered data, or both. A header whose
+ * layout has a flag @accept lacks is %PLAN_ERROR_UNSUPPORTED, as
+ * plan_npy_parse_header() reports it.
+ *
+ * Returns: %TRUE on success; @info and @layout are untouched on failure.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_npy_parse_header_full (const guint8 * data, gsize size,
+    PlanNpyLayout accept, PlanArrayInfo * info, gsize * header_size,
+    PlanNpyLayout * layout, GError ** error)
+{
   Header h = { {0}, };
+  gboolean big_endian = FALSE, fortran;
   GError *err = NULL;
   Cursor c;
   guint version;
@@ -921,15 +977,17 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
   if (!parse_dict (&c, &h, error) || !check_header (&h, error))
     return FALSE;
 
-  dtype = plan_dtype_from_npy_descr (h.descr.str, error);
+  dtype = _plan_dtype_from_npy_descr (h.descr.str,
+      (accept & PLAN_NPY_LAYOUT_BIG_ENDIAN) ? &big_endian : NULL, error);
   if (dtype == PLAN_DTYPE_UNKNOWN)
     return FALSE;
   /* Where fewer than two axes have more than one element (a 1-D array,
    * (n, 1), (1, n), no elements), both orders lay the data out the same
    * way: writers of column-major arrays (Julia's NPZ) mark those Fortran
    * too. */
-  if (h.fortran_order.num
-      && !same_in_both_orders (h.shape.n_items, h.shape.items))
+  fortran = h.fortran_order.num
+      && !same_in_both_orders (h.shape.n_items, h.shape.items);
+  if (fortran && !(accept & PLAN_NPY_LAYOUT_FORTRAN))
     goto fortran;
   if (!plan_array_info_set (info, dtype, h.shape.n_items, h.shape.items,
           &err))
@@ -938,6 +996,9 @@ plan_npy_parse_header (const guint8 * data, gsize size, PlanArrayInfo * info,
   info->rate_d = h.rate_n > 0 ? h.rate_d : 0;
   if (header_size)
     *header_size = total;
+  if (layout)
+    *layout = (big_endian ? PLAN_NPY_LAYOUT_BIG_ENDIAN : 0)
+        | (fortran ? PLAN_NPY_LAYOUT_FORTRAN : 0);
   return TRUE;
 
   /* ERRORS */
@@ -980,6 +1041,72 @@ bad_shape:
     return FALSE;
   }
 }
+
+/* Copies the @n_rows elements of @size bytes at @src, one after the other,
+ * to @dest, @row_size bytes apart. */
+#define SCATTER(size) \
+  for (i = 0; i < n_rows; i++) \
+    memcpy (out + i * row_size, src + i * (size), (size))
+
+void
+_plan_npy_fortran_scatter (const PlanArrayInfo * info, guint64 first_run,
+    guint64 n_runs, const guint8 * runs, gsize run_stride, guint64 n_rows,
+    guint8 * dest)
+{
+  gsize item = plan_dtype_get_size (info->dtype);
+  gsize row_size = plan_array_info_get_row_size (info);
+  gsize cstride[PLAN_ARRAY_MAX_DIMS];
+  guint64 pos[PLAN_ARRAY_MAX_DIMS];
+  guint64 rest = first_run, j, i;
+  gsize c = 0;
+  guint d, ndim = info->ndim;
+
+  g_assert (ndim >= 2);
+  /* Where an inner index's elements go in a row (C order), and the inner
+   * index of the first run (Fortran order: the second axis fastest). */
+  cstride[ndim - 1] = item;
+  for (d = ndim - 2; d >= 1; d--)
+    cstride[d] = cstride[d + 1] * info->shape[d + 1];
+  for (d = 1; d < ndim; d++) {
+    pos[d] = rest % info->shape[d];
+    rest /= info->shape[d];
+    c += pos[d] * cstride[d];
+  }
+  for (j = 0; j < n_runs; j++) {
+    const guint8 *src = runs + j * run_stride;
+    guint8 *out = dest + c;
+
+    /* A constant size: each copy is one load and one store. */
+    switch (item) {
+      case 1:
+        SCATTER (1);
+        break;
+      case 2:
+        SCATTER (2);
+        break;
+      case 4:
+        SCATTER (4);
+        break;
+      case 8:
+        SCATTER (8);
+        break;
+      case 16:
+        SCATTER (16);
+        break;
+      default:
+        g_assert_not_reached ();
+    }
+    for (d = 1; d < ndim; d++) {
+      c += cstride[d];
+      if (++pos[d] < (guint64) info->shape[d])
+        break;
+      c -= pos[d] * cstride[d];
+      pos[d] = 0;
+    }
+  }
+}
+
+#undef SCATTER
 
 static gchar *
 format_dict (const PlanArrayInfo * info, gint64 n_rows)

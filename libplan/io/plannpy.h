@@ -75,6 +75,39 @@ G_BEGIN_DECLS
  */
 #define PLAN_NPY_ALIGN 64
 
+/**
+ * PlanNpyLayout:
+ * @PLAN_NPY_LAYOUT_NATIVE: C order, elements in the machine's byte order
+ *   (or of one byte)
+ * @PLAN_NPY_LAYOUT_BIG_ENDIAN: the elements are big-endian: each must be
+ *   byte-swapped, with plan_dtype_swap_bytes(), to get the machine's
+ * @PLAN_NPY_LAYOUT_FORTRAN: Fortran order (the first axis varies fastest)
+ *   with two or more axes of more than one element; in the other cases
+ *   both orders are the same bytes, and the header is taken as C order
+ *
+ * How the data of a .npy file lies, besides its #PlanArrayInfo: what a
+ * reader must undo to get C-ordered elements in the machine's byte order.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  PLAN_NPY_LAYOUT_NATIVE = 0,
+  PLAN_NPY_LAYOUT_BIG_ENDIAN = 1 << 0,
+  PLAN_NPY_LAYOUT_FORTRAN = 1 << 1,
+} PlanNpyLayout;
+
+/**
+ * PLAN_TYPE_NPY_LAYOUT:
+ *
+ * The #GType of #PlanNpyLayout.
+ *
+ * Since: 0.1
+ */
+#define PLAN_TYPE_NPY_LAYOUT (plan_npy_layout_get_type ())
+PLAN_API
+GType plan_npy_layout_get_type (void);
+
 PLAN_API
 gboolean plan_npy_has_magic (const guint8 * data, gsize size);
 
@@ -85,6 +118,11 @@ gboolean plan_npy_parse_preamble (const guint8 * data, gsize size,
 PLAN_API
 gboolean plan_npy_parse_header (const guint8 * data, gsize size,
     PlanArrayInfo * info, gsize * header_size, GError ** error);
+
+PLAN_API
+gboolean plan_npy_parse_header_full (const guint8 * data, gsize size,
+    PlanNpyLayout accept, PlanArrayInfo * info, gsize * header_size,
+    PlanNpyLayout * layout, GError ** error);
 
 PLAN_API
 gsize plan_npy_get_header_size (const PlanArrayInfo * info);

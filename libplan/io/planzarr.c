@@ -1385,21 +1385,8 @@ load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
   } else if (ok) {
     if (!placed)
       ok = decode_chunk (z, sc, file, size, to, error);
-    if (ok && z->swap) {
-      /* A complex number's parts are swapped each on its own. */
-      gsize unit = z->dtype == PLAN_DTYPE_COMPLEX64
-          || z->dtype == PLAN_DTYPE_COMPLEX128 ? z->itemsize / 2 : z->itemsize;
-
-      for (i = 0; i < z->chunk_bytes; i += unit) {
-        guint8 *p = to + i;
-        gsize a, b;
-        for (a = 0, b = unit - 1; a < b; a++, b--) {
-          guint8 t = p[a];
-          p[a] = p[b];
-          p[b] = t;
-        }
-      }
-    }
+    if (ok && z->swap)
+      plan_dtype_swap_bytes (z->dtype, to, z->chunk_bytes);
   }
   g_free (file);
   return ok;

@@ -174,9 +174,9 @@ def truncated_stream_fails():
 
 
 def unsupported_files_fail():
-    expect_parse_error(npy_bytes(np.arange(4, dtype='>f4')), 'big-endian')
+    # (big-endian streams are read: test_npy_layouts.py)
     expect_parse_error(npy_bytes(np.asfortranarray(np.ones((3, 2)))),
-                       'Fortran')
+                       'read the file with planfilesrc')
     expect_parse_error(npy_bytes(np.zeros(2, dtype='clongdouble')),
                        "dtype '<c32' is not supported")
     expect_parse_error(b'not a .npy file at all', 'not a .npy file')

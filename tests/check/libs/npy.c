@@ -167,6 +167,77 @@ GST_START_TEST (test_npy_accepts_fortran_order_for_1d)
 
 GST_END_TEST;
 
+static void
+make_header (guint8 header[128], const gchar * text)
+{
+  memset (header, ' ', 128);
+  memcpy (header, "\x93NUMPY\x01\x00\x76\x00", 10);
+  memcpy (header + 10, text, strlen (text));
+  header[127] = '\n';
+}
+
+/* plan_npy_parse_header() refuses big-endian and Fortran-ordered arrays;
+ * plan_npy_parse_header_full() takes those its caller accepts and says
+ * which layout the data has, the dtype being the native one. */
+GST_START_TEST (test_npy_layouts)
+{
+  guint8 header[128];
+  PlanArrayInfo info;
+  PlanNpyLayout layout = 99;
+  GError *err = NULL;
+  const PlanNpyLayout both = PLAN_NPY_LAYOUT_BIG_ENDIAN
+      | PLAN_NPY_LAYOUT_FORTRAN;
+
+  make_header (header, "{'descr': '>c8', 'fortran_order': True, "
+      "'shape': (3, 2), }");
+  fail_if (plan_npy_parse_header (header, 128, &info, NULL, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+  fail_unless (strstr (err->message, "big-endian dtype '>c8'") != NULL);
+  g_clear_error (&err);
+  fail_if (plan_npy_parse_header_full (header, 128,
+          PLAN_NPY_LAYOUT_BIG_ENDIAN, &info, NULL, &layout, &err));
+  fail_unless (strstr (err->message, "Fortran") != NULL);
+  fail_unless_equals_int (layout, 99);
+  g_clear_error (&err);
+  fail_unless (plan_npy_parse_header_full (header, 128, both, &info, NULL,
+          &layout, NULL));
+  fail_unless_equals_int (layout, both);
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_COMPLEX64);
+  fail_unless_equals_int64 (info.shape[0], 3);
+
+  /* A single byte has no byte order; (1, 5) is the same in both orders. */
+  make_header (header, "{'descr': '>u1', 'fortran_order': True, "
+      "'shape': (1, 5), }");
+  fail_unless (plan_npy_parse_header_full (header, 128, both, &info, NULL,
+          &layout, NULL));
+  fail_unless_equals_int (layout, PLAN_NPY_LAYOUT_NATIVE);
+  fail_unless_equals_int (info.dtype, PLAN_DTYPE_UINT8);
+}
+
+GST_END_TEST;
+
+/* Every element reversed, a complex number's parts each on its own, every
+ * bit kept (a signalling NaN's payload too). */
+GST_START_TEST (test_dtype_swap_bytes)
+{
+  guint8 c[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+  const guint8 c_swapped[16] =
+      { 4, 3, 2, 1, 8, 7, 6, 5, 12, 11, 10, 9, 16, 15, 14, 13 };
+  guint8 nan[8] = { 0x7f, 0xf0, 0, 0, 0, 0, 0x12, 0x34 };
+  guint64 bits;
+  guint8 one = 7;
+
+  plan_dtype_swap_bytes (PLAN_DTYPE_COMPLEX64, c, sizeof (c));
+  fail_unless (memcmp (c, c_swapped, sizeof (c)) == 0);
+  plan_dtype_swap_bytes (PLAN_DTYPE_FLOAT64, nan, sizeof (nan));
+  memcpy (&bits, nan, 8);
+  fail_unless_equals_uint64 (bits, G_GUINT64_CONSTANT (0x7ff0000000001234));
+  plan_dtype_swap_bytes (PLAN_DTYPE_INT8, &one, 1);
+  fail_unless_equals_int (one, 7);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_npy_preamble_errors)
 {
   GError *err = NULL;
@@ -526,6 +597,8 @@ npy_suite (void)
   tcase_add_test (tc, test_npy_write_rejects_small_size);
   tcase_add_test (tc, test_npy_accepts_fortran_order_for_1d);
   tcase_add_test (tc, test_npy_preamble_errors);
+  tcase_add_test (tc, test_npy_layouts);
+  tcase_add_test (tc, test_dtype_swap_bytes);
   tcase_add_test (tc, test_npy_header_at_odd_address);
   tcase_add_test (tc, test_npy_shape_too_large);
   tcase_add_test (tc, test_npy_rate_key);
