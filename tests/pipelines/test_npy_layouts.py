@@ -154,6 +154,19 @@ def fortran_copies():
     check_copies(cases, 'Fortran copy')
 
 
+def fortran_automatic_chunks():
+    """The chunk size planfilesrc chooses for a Fortran-ordered file (rows
+    enough for runs of 4 KiB, up to 16 MiB a chunk): 1024 rows of 1500,
+    then the rest."""
+    src = name('fa', 'float32', (1500, 700))
+    a = values('float32', (1500, 700))
+    save(src, a, fortran=True)
+    out = src[:-4] + '.out.npy'
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + out)
+    assert_bits(np.load(out), np.ascontiguousarray(a), 'Fortran, automatic')
+
+
 def fortran_sums():
     cases = [(s, s[:-4] + '.sum.npy')
              for s in fortran_cases('fsum', lambda d, s: sums(d, s)
@@ -314,6 +327,7 @@ plantest.run_cases([
     ('big-endian sums along axis 0', big_endian_sums),
     ('Fortran-ordered copies, every dtype, 2-D and 3-D', fortran_copies),
     ('Fortran-ordered sums along axis 0', fortran_sums),
+    ('Fortran-ordered, automatic chunk size', fortran_automatic_chunks),
     ('a shard, a seek and wrap over a Fortran-ordered file',
      fortran_shard_seek_wrap),
     ('.npz members, big-endian and Fortran-ordered', npz_members),
