@@ -182,6 +182,41 @@ failed:
   return FALSE;
 }
 
+/* Why no file could be created in @dir when that failed with ENOENT or
+ * ENOTDIR (@err): the directory is missing, a part of its path is a file,
+ * or the directory is there but its file system makes no file in it (a
+ * directory of /proc says ENOENT). */
+static void
+set_no_directory_error (PlanFileWriter * self, const gchar * dir, gint err,
+    GError ** error)
+{
+  gchar *part = g_strdup (dir);
+  struct stat st;
+
+  /* The deepest part of the path that is there. */
+  while (stat (part, &st) < 0 && strcmp (part, ".") != 0
+      && strcmp (part, "/") != 0) {
+    gchar *up = g_path_get_dirname (part);
+
+    g_free (part);
+    part = up;
+  }
+  if (stat (part, &st) == 0 && !S_ISDIR (st.st_mode))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR,
+        "Could not write '%s': '%s' is a file, not a directory",
+        self->location, part);
+  else if (strcmp (part, dir) == 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not write '%s': cannot create a file in '%s': its file "
+        "system makes no new files there (%s)", self->location, dir,
+        g_strerror (err));
+  else
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "Could not write '%s': the directory '%s' does not exist",
+        self->location, dir);
+  g_free (part);
+}
+
 static gboolean
 create_temp (PlanFileWriter * self, GError ** error)
 {
@@ -207,9 +242,7 @@ create_temp (PlanFileWriter * self, GError ** error)
     gint err = errno;
 
     if (err == ENOENT || err == ENOTDIR)
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-          "Could not write '%s': the directory '%s' does not exist",
-          self->location, dir);
+      set_no_directory_error (self, dir, err, error);
     else
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
           "Could not write '%s': cannot create a file in '%s': %s",

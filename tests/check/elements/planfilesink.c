@@ -741,6 +741,33 @@ GST_START_TEST (test_sink_missing_directory)
 
 GST_END_TEST;
 
+/* A path through a file, and a directory whose file system makes no
+ * files (a directory of /proc): each said as it is, not as a directory
+ * that does not exist. */
+GST_START_TEST (test_sink_directory_that_is_a_file)
+{
+  gchar *file = tmp_path ("plain");
+  gchar *props;
+
+  fail_unless (g_file_set_contents (file, "x", 1, NULL));
+  props = g_strdup_printf ("location=\"%s/out.npy\"", file);
+  expect_sink_error (props, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "plain' is a file, not a directory");
+  g_free (props);
+  props = g_strdup_printf ("location=\"%s/sub/out.h5\"", file);
+  expect_sink_error (props, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "plain' is a file, not a directory");
+  g_free (props);
+  if (g_file_test ("/proc/self", G_FILE_TEST_IS_DIR))
+    expect_sink_error ("location=/proc/self/out.npy", GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_NOT_FOUND, "cannot create a file in '/proc/self': "
+        "its file system makes no new files there");
+  g_unlink (file);
+  g_free (file);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_location_is_directory)
 {
   gchar *props = g_strdup_printf ("location=\"%s\"", tmpdir);
@@ -936,6 +963,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_creates_nothing_before_paused);
   tcase_add_test (tc, test_sink_uri_handler);
   tcase_add_test (tc, test_sink_missing_directory);
+  tcase_add_test (tc, test_sink_directory_that_is_a_file);
   tcase_add_test (tc, test_sink_location_is_directory);
   tcase_add_test (tc, test_sink_no_location);
   tcase_add_test (tc, test_sink_no_space_left);
