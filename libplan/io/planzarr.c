@@ -546,7 +546,11 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
     return dir;
   }
   names = join_names (found);
-  if (found->len == 0)
+  if (found->len == 0 && rel && is_array (store))
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
+        "Zarr array '%s': it is a Zarr array itself, not a group; read it "
+        "without a dataset", path);
+  else if (found->len == 0)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "it is a "
         "directory, and no Zarr array (a .zarray, or a zarr.json of an "
         "array) is in it");

@@ -464,6 +464,27 @@ GST_START_TEST (test_zarr_dataset_path_stays_in_the_store)
 
 GST_END_TEST;
 
+/* A dataset asked of a store that is an array itself, not a group: the
+ * error says so, not that the store has no array in it. */
+GST_START_TEST (test_zarr_dataset_of_an_array_store)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  GError *err = NULL;
+
+  plan_file_reader_set_dataset (r, "temps");
+  fail_if (plan_file_reader_open (r, store, PLAN_FILE_FORMAT_ZARR, NULL,
+          &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR,
+          PLAN_ERROR_INVALID_ARGUMENT), "%s", err->message);
+  fail_unless (strstr (err->message, "it has no Zarr array 'temps': it is "
+          "a Zarr array itself, not a group; read it without a dataset")
+      != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 zarrreader_suite (void)
 {
@@ -481,6 +502,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_deeply_nested_metadata_is_an_error);
   tcase_add_test (tc, test_zarr_v3_crc32c_at_any_address);
   tcase_add_test (tc, test_zarr_dataset_path_stays_in_the_store);
+  tcase_add_test (tc, test_zarr_dataset_of_an_array_store);
   return s;
 }
 
