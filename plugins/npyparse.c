@@ -27,12 +27,23 @@
  * their dtype in memory.
  *
  * For files, planfilesrc is faster (it maps the file instead of copying
- * it, reads ahead on its own thread and can seek); npyparse is for
- * streams planfilesrc cannot open: pipes, sockets, HTTP, memory.
+ * it and reads ahead on its own thread); npyparse is for streams
+ * planfilesrc cannot open: pipes, sockets, HTTP, memory.
  *
  * Duration, position and convert queries are answered in
  * %GST_FORMAT_DEFAULT (rows) and %GST_FORMAT_BYTES (bytes of array data)
- * once the header has been read. Seeking is not supported.
+ * once the header has been read, and in time where the rows have a rate.
+ *
+ * ## Seeking
+ *
+ * Where upstream can seek in bytes (filesrc, souphttpsrc on a server that
+ * serves ranges), npyparse seeks as planfilesrc does: in rows, bytes of
+ * array data or (rows with a rate) time, flushing or not, segment seeks
+ * too. Each seek becomes a seek upstream in bytes, from the byte of its
+ * first row, with its flags and seqnum; the segment that answers it is in
+ * rows (or time), from the seek's start to its stop, under its seqnum,
+ * and the stream ends at the stop with EOS (or SEGMENT_DONE). Seeks are
+ * refused before the header has been read and when upstream cannot seek.
  *
  * ## Errors
  *
@@ -106,7 +117,22 @@ struct _PlanNpyParse
   gboolean have_header;
   PlanArrayInfo info;
   guint64 n_rows;
-  guint64 rows_out;             /* rows pushed */
+  guint64 rows_out;             /* rows pushed, from row 0 of the array: the
+                                 * next row to push */
+  guint64 data_offset;          /* the stream byte of row 0 (the header's
+                                 * size) */
+  guint64 stop_row;             /* rows end before this one: the segment's
+                                 * stop, or n_rows */
+  GstSegment segment;           /* the one pushed, in rows or time */
+
+  /* a seek sent upstream, in bytes, whose segment has not come back yet,
+   * protected by OBJECT_LOCK */
+  gboolean seek_pending;
+  GstSegment seek_segment;      /* ours, once upstream answers */
+  guint64 seek_first;           /* the rows it asks for */
+  guint64 seek_stop;
+  guint64 seek_byte;            /* the byte it asked upstream to start at */
+  guint32 seek_seqnum;
 
   /* streaming thread only (STREAM_LOCK) */
   GstAdapter *adapter;
@@ -118,7 +144,13 @@ struct _PlanNpyParse
   gboolean refused;             /* the header, or bytes after the array,
                                  * were an error, posted once: the EOS
                                  * that follows does not repeat it */
-  gboolean discont;             /* the next chunk is the first pushed */
+  gboolean discont;             /* the next chunk is the first pushed, or
+                                 * the first after a seek */
+  gboolean stale;               /* upstream's last segment is not the answer
+                                 * to the seek pending: its bytes are dropped
+                                 * until that answer comes */
+  guint64 skip;                 /* bytes to drop before the row a seek asked
+                                 * for (upstream started before it) */
   guint32 seqnum;               /* of upstream's segment, which ours
                                  * stands for: the EOS that ends upstream's
                                  * ends ours too */
@@ -310,10 +342,14 @@ reset (PlanNpyParse * self)
   self->bytes_in = 0;
   self->refused = FALSE;
   self->discont = TRUE;
+  self->stale = FALSE;
+  self->skip = 0;
   self->seqnum = GST_SEQNUM_INVALID;
   GST_OBJECT_LOCK (self);
   self->have_header = FALSE;
   self->rows_out = 0;
+  self->seek_pending = FALSE;
+  gst_segment_init (&self->segment, GST_FORMAT_DEFAULT);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -414,6 +450,8 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   info = &self->info;
   self->n_rows = plan_array_info_get_n_rows (info);
   self->rows_out = 0;
+  self->stop_row = self->n_rows;
+  self->data_offset = self->bytes_in;
   self->have_header = TRUE;
   GST_OBJECT_UNLOCK (self);
 
@@ -440,6 +478,9 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
     gst_segment_init (&segment, GST_FORMAT_DEFAULT);
     segment.duration = self->n_rows;
   }
+  GST_OBJECT_LOCK (self);
+  self->segment = segment;
+  GST_OBJECT_UNLOCK (self);
   event = gst_event_new_segment (&segment);
   if (self->seqnum != GST_SEQNUM_INVALID)
     gst_event_set_seqnum (event, self->seqnum);
@@ -597,7 +638,7 @@ push_rows (PlanNpyParse * self, gboolean at_eos)
 
     GST_OBJECT_LOCK (self);
     rows_out = self->rows_out;
-    left = self->n_rows - rows_out;
+    left = self->stop_row - rows_out;
     GST_OBJECT_UNLOCK (self);
     if (left == 0 || self->row_size == 0)
       break;
@@ -624,6 +665,10 @@ push_rows (PlanNpyParse * self, gboolean at_eos)
     self->discont = FALSE;
     GST_OBJECT_LOCK (self);
     self->rows_out = rows_out + n;
+    /* A seek that does not flush starts its segment where this one is. */
+    self->segment.position = plan_array_info_has_rate (&self->info) ?
+        plan_array_info_rows_to_time (&self->info, rows_out + n) :
+        rows_out + n;
     GST_OBJECT_UNLOCK (self);
     GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
         rows_out, rows_out + n);
@@ -636,7 +681,7 @@ static GstFlowReturn
 process (PlanNpyParse * self, gboolean at_eos)
 {
   gboolean have_header, done;
-  guint64 n_rows, rows_out;
+  guint64 n_rows, rows_out, stop_row;
   GstFlowReturn ret;
 
   if (self->refused)
@@ -657,7 +702,17 @@ process (PlanNpyParse * self, gboolean at_eos)
   GST_OBJECT_LOCK (self);
   n_rows = self->n_rows;
   rows_out = self->rows_out;
+  stop_row = self->stop_row;
   GST_OBJECT_UNLOCK (self);
+  /* At a seek's stop before the array's end: rows after it are not sent,
+   * and upstream (which was asked to stop there too) is told so. */
+  if (ret == GST_FLOW_OK && rows_out == stop_row && stop_row < n_rows
+      && gst_adapter_available (self->adapter) > 0) {
+    GST_DEBUG_OBJECT (self, "at the segment's stop, row %" G_GUINT64_FORMAT,
+        stop_row);
+    gst_adapter_clear (self->adapter);
+    return GST_FLOW_EOS;
+  }
   /* Bytes after the array's data: what they are is said in the error,
    * once, and the stream does not end as if whole. */
   if (ret == GST_FLOW_OK && rows_out == n_rows
@@ -675,7 +730,20 @@ plan_npy_parse_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
 {
   PlanNpyParse *self = PLAN_NPY_PARSE (parent);
 
+  /* Bytes from before a seek, still on their way. */
+  if (self->stale) {
+    gst_buffer_unref (buffer);
+    return GST_FLOW_OK;
+  }
   gst_adapter_push (self->adapter, buffer);
+  /* Upstream started before the row the seek asked for. */
+  if (self->skip > 0) {
+    gsize n = MIN (self->skip, gst_adapter_available (self->adapter));
+
+    gst_adapter_flush (self->adapter, n);
+    self->skip -= n;
+    self->bytes_in += n;
+  }
   return process (self, FALSE);
 }
 
@@ -683,16 +751,19 @@ plan_npy_parse_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
 static gboolean
 finish (PlanNpyParse * self)
 {
-  guint64 n_rows, rows_out;
+  guint64 n_rows, rows_out, stop_row, seek_byte;
   gboolean have_header;
   GstFlowReturn ret;
   gsize avail;
 
   GST_OBJECT_LOCK (self);
   have_header = self->have_header;
+  seek_byte = self->seek_byte;
   GST_OBJECT_UNLOCK (self);
   if (!have_header && gst_adapter_available (self->adapter) == 0)
     goto empty;
+  if (self->stale)
+    goto unanswered;
   ret = process (self, TRUE);
   /* Downstream wanted no more rows (fakesink num-buffers, a sink at its
    * segment's stop): the stream still ends, with the EOS passed on. */
@@ -706,9 +777,10 @@ finish (PlanNpyParse * self)
   GST_OBJECT_LOCK (self);
   n_rows = self->n_rows;
   rows_out = self->rows_out;
+  stop_row = self->stop_row;
   GST_OBJECT_UNLOCK (self);
   avail = gst_adapter_available (self->adapter);
-  if (rows_out < n_rows)
+  if (rows_out < stop_row)
     goto truncated;
   return TRUE;
 
@@ -717,6 +789,14 @@ empty:
   {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("The .npy stream is empty: it ended before its first byte."), (NULL));
+    return FALSE;
+  }
+unanswered:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The .npy stream ended without the bytes a seek asked for: "
+            "upstream was asked for them from byte %" G_GUINT64_FORMAT
+            ", and its segment started elsewhere.", seek_byte), (NULL));
     return FALSE;
   }
 truncated:
@@ -731,20 +811,116 @@ truncated:
   }
 }
 
+/* Upstream's segment in bytes: the answer to the seek pending, when it
+ * has the seek's seqnum or starts at the byte asked for. Ours, in rows or
+ * time, then goes out with the seek's seqnum, and rows from the one asked
+ * for. Returns FALSE after posting an error. */
+static gboolean
+answer_seek (PlanNpyParse * self, GstEvent * event)
+{
+  const GstSegment *upstream;
+  GstSegment segment;
+  guint64 first, byte;
+  guint32 seqnum;
+  GstEvent *ours;
+
+  gst_event_parse_segment (event, &upstream);
+  GST_OBJECT_LOCK (self);
+  if (!self->seek_pending || upstream->format != GST_FORMAT_BYTES
+      || (gst_event_get_seqnum (event) != self->seek_seqnum
+          && upstream->start != self->seek_byte)) {
+    gboolean pending = self->seek_pending;
+
+    GST_OBJECT_UNLOCK (self);
+    /* A segment from before the seek pending (it was made while another
+     * one's answer was on its way): its bytes are not the rows asked for. */
+    self->stale = pending;
+    return TRUE;
+  }
+  self->seek_pending = FALSE;
+  segment = self->seek_segment;
+  first = self->seek_first;
+  byte = self->seek_byte;
+  seqnum = self->seek_seqnum;
+  self->rows_out = first;
+  self->stop_row = self->seek_stop;
+  self->segment = segment;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_DEBUG_OBJECT (self, "upstream answers the seek from byte %"
+      G_GUINT64_FORMAT ": rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
+      upstream->start, first, self->seek_stop);
+  /* Without a flush, what came before the seek is still here. */
+  gst_adapter_clear (self->adapter);
+  self->stale = FALSE;
+  self->seqnum = seqnum;
+  if (upstream->start > byte) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Upstream answered a seek to byte %" G_GUINT64_FORMAT " of the "
+            ".npy stream (row %" G_GUINT64_FORMAT ") with bytes from byte %"
+            G_GUINT64_FORMAT ": the rows in between would be lost.", byte,
+            first, upstream->start), (NULL));
+    self->refused = TRUE;
+    return FALSE;
+  }
+  self->skip = byte - upstream->start;
+  self->bytes_in = upstream->start;
+  self->discont = TRUE;
+  ours = gst_event_new_segment (&segment);
+  gst_event_set_seqnum (ours, seqnum);
+  gst_pad_push_event (self->srcpad, ours);
+  return TRUE;
+}
+
+/* Upstream's SEGMENT_DONE ends a segment seek's range: the last rows, then
+ * ours, in rows or time, with a message (the pipeline's SEGMENT_DONE is
+ * posted once every element that started a segment seek has posted
+ * one). */
+static gboolean
+end_segment (PlanNpyParse * self, GstEvent * event)
+{
+  guint32 seqnum = gst_event_get_seqnum (event);
+  GstFormat format;
+  gint64 position;
+  GstEvent *done;
+  GstMessage *msg;
+
+  if (!finish (self))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  format = self->segment.format;
+  position = self->segment.stop != GST_CLOCK_TIME_NONE ?
+      self->segment.stop : self->segment.duration;
+  GST_OBJECT_UNLOCK (self);
+  msg = gst_message_new_segment_done (GST_OBJECT (self), format, position);
+  gst_message_set_seqnum (msg, seqnum);
+  gst_element_post_message (GST_ELEMENT (self), msg);
+  done = gst_event_new_segment_done (format, position);
+  gst_event_set_seqnum (done, seqnum);
+  return gst_pad_push_event (self->srcpad, done);
+}
+
 static gboolean
 plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
   PlanNpyParse *self = PLAN_NPY_PARSE (parent);
-  gboolean have_header;
+  gboolean have_header, pending, ok;
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_SEGMENT:
-      /* Ours, in rows, goes out with the header under this one's seqnum
-       * (and a new one, sent after a flush, is upstream's answer to a
-       * seek: ours answers it too). */
-      self->seqnum = gst_event_get_seqnum (event);
+      GST_OBJECT_LOCK (self);
+      have_header = self->have_header;
+      GST_OBJECT_UNLOCK (self);
+      /* After the header, upstream's answer to a seek. Before it, ours,
+       * in rows, goes out with the header under this one's seqnum. */
+      if (have_header)
+        ok = answer_seek (self, event);
+      else {
+        self->seqnum = gst_event_get_seqnum (event);
+        ok = TRUE;
+      }
       gst_event_unref (event);
-      return TRUE;
+      return ok;
     case GST_EVENT_CAPS:
       /* Ours come from the header. */
       gst_event_unref (event);
@@ -755,8 +931,23 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
         return FALSE;
       }
       break;
+    case GST_EVENT_SEGMENT_DONE:
+      ok = end_segment (self, event);
+      gst_event_unref (event);
+      return ok;
     case GST_EVENT_FLUSH_STOP:
-      reset (self);
+      /* A seek of ours keeps the header: rows come from the byte it asked
+       * for. Another flush starts the stream again from its first byte. */
+      GST_OBJECT_LOCK (self);
+      pending = self->seek_pending;
+      GST_OBJECT_UNLOCK (self);
+      if (pending) {
+        gst_adapter_clear (self->adapter);
+        self->skip = 0;
+        self->stale = FALSE;
+        self->discont = TRUE;
+      } else
+        reset (self);
       break;
     case GST_EVENT_STREAM_START:
     case GST_EVENT_FLUSH_START:
@@ -777,19 +968,8 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   return gst_pad_event_default (pad, parent, event);
 }
 
-static gboolean
-plan_npy_parse_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
-{
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
-    GST_DEBUG_OBJECT (parent, "seeking is not supported");
-    gst_event_unref (event);
-    return FALSE;
-  }
-  return gst_pad_event_default (pad, parent, event);
-}
-
-/* Converts rows (DEFAULT) and bytes of array data. Must be called with
- * OBJECT_LOCK held */
+/* Converts rows (DEFAULT), bytes of array data and, for rows sampled in
+ * time, time. Must be called with OBJECT_LOCK held */
 static gboolean
 convert_unlocked (PlanNpyParse * self, GstFormat from, gint64 value,
     GstFormat to, gint64 * result)
@@ -802,16 +982,198 @@ convert_unlocked (PlanNpyParse * self, GstFormat from, gint64 value,
     *result = value;
     return TRUE;
   }
-  if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
+  /* Time, with a rate, through rows. */
+  if (from == GST_FORMAT_TIME) {
+    if ((value = plan_array_info_time_to_rows (&self->info, value)) < 0)
+      return FALSE;
+    from = GST_FORMAT_DEFAULT;
+  }
+  if (from == to)
+    *result = value;
+  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
     *result = value * row_size;
   else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT && row_size > 0)
     *result = value / row_size;
+  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_TIME && row_size > 0
+      && plan_array_info_has_rate (&self->info))
+    *result = plan_array_info_rows_to_time (&self->info, value / row_size);
   else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_TIME
       && plan_array_info_has_rate (&self->info))
     *result = plan_array_info_rows_to_time (&self->info, value);
   else
     return FALSE;
   return TRUE;
+}
+
+/* Whether upstream can seek in bytes: a seek is made there. */
+static gboolean
+upstream_seekable (PlanNpyParse * self)
+{
+  GstQuery *query = gst_query_new_seeking (GST_FORMAT_BYTES);
+  gboolean seekable = FALSE;
+
+  if (gst_pad_peer_query (self->sinkpad, query))
+    gst_query_parse_seeking (query, NULL, &seekable, NULL, NULL);
+  gst_query_unref (query);
+  return seekable;
+}
+
+/* Sends the seek upstream in bytes for rows @first to @last (to the end
+ * when @to_end), with @seek's rate, flags and seqnum; @segment is ours
+ * once upstream answers. */
+static gboolean
+seek_upstream (PlanNpyParse * self, GstEvent * seek, const GstSegment * segment,
+    guint64 first, guint64 last, gboolean to_end)
+{
+  guint32 seqnum = gst_event_get_seqnum (seek);
+  guint64 data_offset, byte;
+  GstSeekFlags flags;
+  gsize row_size;
+  GstEvent *upstream;
+  gdouble rate;
+
+  gst_event_parse_seek (seek, &rate, NULL, &flags, NULL, NULL, NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  data_offset = self->data_offset;
+  row_size = plan_array_info_get_row_size (&self->info);
+  byte = data_offset + first * row_size;
+  self->seek_pending = TRUE;
+  self->seek_segment = *segment;
+  self->seek_first = first;
+  self->seek_stop = last;
+  self->seek_byte = byte;
+  self->seek_seqnum = seqnum;
+  GST_OBJECT_UNLOCK (self);
+
+  upstream = gst_event_new_seek (rate, GST_FORMAT_BYTES, flags,
+      GST_SEEK_TYPE_SET, byte, GST_SEEK_TYPE_SET,
+      to_end ? -1 : (gint64) (data_offset + last * row_size));
+  gst_event_set_seqnum (upstream, seqnum);
+  GST_DEBUG_OBJECT (self, "rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+      ": seeking upstream to byte %" G_GUINT64_FORMAT, first, last, byte);
+  /* Before upstream's own (it posts one too): the pipeline's SEGMENT_DONE
+   * waits for ours, in rows or time. */
+  if (flags & GST_SEEK_FLAG_SEGMENT) {
+    GstMessage *msg = gst_message_new_segment_start (GST_OBJECT (self),
+        segment->format, segment->start);
+
+    gst_message_set_seqnum (msg, seqnum);
+    gst_element_post_message (GST_ELEMENT (self), msg);
+  }
+  if (!gst_pad_push_event (self->sinkpad, upstream)) {
+    GST_DEBUG_OBJECT (self, "upstream refused the seek");
+    GST_OBJECT_LOCK (self);
+    if (self->seek_pending && self->seek_seqnum == seqnum)
+      self->seek_pending = FALSE;
+    GST_OBJECT_UNLOCK (self);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A seek in rows, bytes of array data or (rows sampled in time) time
+ * becomes a seek upstream in bytes of the stream, from the row holding
+ * its start to the row its stop ends, with its flags and seqnum; the
+ * segment upstream answers with is answered by ours (answer_seek()). */
+static gboolean
+handle_seek (PlanNpyParse * self, GstEvent * event)
+{
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format, to;
+  gint64 start, stop, end, range_start, range_stop;
+  gdouble rate;
+  GstSegment segment;
+  PlanArrayInfo info;
+  guint64 first, last, n_rows;
+  gboolean have_header, ok;
+
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  if (rate <= 0.0)
+    goto bad_rate;
+  GST_OBJECT_LOCK (self);
+  have_header = self->have_header;
+  info = self->info;
+  segment = self->segment;
+  n_rows = self->n_rows;
+  to = plan_array_info_has_rate (&info) ? GST_FORMAT_TIME : GST_FORMAT_DEFAULT;
+  ok = have_header && convert_unlocked (self, format, start, to, &start)
+      && convert_unlocked (self, format, stop, to, &stop);
+  GST_OBJECT_UNLOCK (self);
+  if (!have_header)
+    goto no_header;
+  if (!ok)
+    goto bad_format;
+  /* A start after the stop (the one kept from the segment before, for a
+   * stop of GST_SEEK_TYPE_NONE) is no range. */
+  range_start = start_type == GST_SEEK_TYPE_SET ? start :
+      start_type == GST_SEEK_TYPE_NONE ? (gint64) segment.start : -1;
+  range_stop = stop_type == GST_SEEK_TYPE_SET ? stop :
+      stop_type == GST_SEEK_TYPE_NONE ? (gint64) segment.stop : -1;
+  if (range_start >= 0 && range_stop >= 0 && range_start > range_stop)
+    goto bad_range;
+  if (!gst_segment_do_seek (&segment, rate, to, flags, start_type, start,
+          stop_type, stop, NULL))
+    goto bad_seek;
+  segment.time = segment.start;
+  plan_array_info_get_segment_rows (&info, &segment, &first, &end);
+  last = end < 0 ? n_rows : MIN ((guint64) end, n_rows);
+  first = MIN (first, last);
+  if (!upstream_seekable (self))
+    goto not_seekable;
+  return seek_upstream (self, event, &segment, first, last, end < 0);
+
+  /* ERRORS */
+bad_rate:
+  {
+    GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
+        "%f", rate);
+    return FALSE;
+  }
+no_header:
+  {
+    GST_DEBUG_OBJECT (self, "cannot seek before the header has been read");
+    return FALSE;
+  }
+bad_format:
+  {
+    GST_WARNING_OBJECT (self, "cannot seek in %s format; seek in rows "
+        "(default), bytes, or time for rows sampled in time",
+        gst_format_get_name (format));
+    return FALSE;
+  }
+bad_range:
+  {
+    GST_WARNING_OBJECT (self, "cannot seek: the start %" G_GINT64_FORMAT
+        " is after the stop %" G_GINT64_FORMAT " (%s)", range_start,
+        range_stop, gst_format_get_name (to));
+    return FALSE;
+  }
+bad_seek:
+  {
+    GST_WARNING_OBJECT (self, "invalid seek");
+    return FALSE;
+  }
+not_seekable:
+  {
+    GST_DEBUG_OBJECT (self, "upstream cannot seek in bytes");
+    return FALSE;
+  }
+}
+
+static gboolean
+plan_npy_parse_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  PlanNpyParse *self = PLAN_NPY_PARSE (parent);
+  gboolean ok;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    ok = handle_seek (self, event);
+    gst_event_unref (event);
+    return ok;
+  }
+  return gst_pad_event_default (pad, parent, event);
 }
 
 static gboolean
@@ -866,8 +1228,19 @@ plan_npy_parse_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
             dest_value);
       return ok;
     case GST_QUERY_SEEKING:
+      /* In the formats of seeks, once the header has been read, where
+       * upstream can seek in bytes. */
       gst_query_parse_seeking (query, &src_format, NULL, NULL, NULL);
-      gst_query_set_seeking (query, src_format, FALSE, -1, -1);
+      GST_OBJECT_LOCK (self);
+      ok = (src_format == GST_FORMAT_DEFAULT || src_format == GST_FORMAT_BYTES
+          || src_format == GST_FORMAT_TIME)
+          && convert_unlocked (self, GST_FORMAT_DEFAULT, self->n_rows,
+          src_format, &dest_value);
+      GST_OBJECT_UNLOCK (self);
+      if (ok && upstream_seekable (self))
+        gst_query_set_seeking (query, src_format, TRUE, 0, dest_value);
+      else
+        gst_query_set_seeking (query, src_format, FALSE, -1, -1);
       return TRUE;
     default:
       return gst_pad_query_default (pad, parent, query);

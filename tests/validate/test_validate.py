@@ -57,7 +57,10 @@ IMG = rng.standard_normal((300, 200)).astype(np.float32)
 M = rng.standard_normal((20000, 6)).astype(np.float64)
 # 10 s at 1000 rows a second, for the scenarios that play in time.
 T = rng.standard_normal((10000, 4)).astype(np.float32)
-for name, arr in [('a', A), ('b', B), ('img', IMG), ('m', M), ('t', T)]:
+# 2 s at 1000 rows a second, for the scenarios through npyparse.
+T2 = rng.standard_normal((2000, 4)).astype(np.float32)
+for name, arr in [('a', A), ('b', B), ('img', IMG), ('m', M), ('t', T),
+                  ('t2', T2)]:
     np.save(os.path.join(D, name + '.npy'), arr)
 SOFTMAX = os.path.join(BUILD, 'tests', 'examples', 'libsoftmax.so')
 
@@ -231,6 +234,28 @@ SEEKS = [
      'window="_ n _; w c e; _ s _" expr="n + s + e + w - 4*c" '
      'boundary=nearest ! planfilesink location=OUT',
      ['rows:10:40', 'rows:50:170'], lambda: laplacian(IMG[50:170])),
+    # npyparse makes each seek a seek upstream in bytes: filesrc's reads
+    # (4 KiB, and 1000 bytes) end inside rows. It refuses a seek before it
+    # has read the header: the sinks preroll (async=true), so that the
+    # pipeline is PAUSED once it has.
+    ('filesrc, npyparse, row seeks in PAUSED', 'paused',
+     'filesrc location=a.npy ! npyparse blocksize=40000 ! '
+     'planmap expr="2*x + 1" ! planfilesink async=true location=OUT',
+     ['rows:100:5000', 'rows:2000:30000'], lambda: (2 * A + 1)[2000:30000]),
+    ('filesrc, npyparse, row and byte seeks while playing', 'playing',
+     'filesrc location=m.npy blocksize=1000 ! npyparse blocksize=4800 ! '
+     'planmap expr="x - 1" ! planfilesink async=true location=OUT',
+     ['rows:7:900', 'bytes:4810:96000', 'rows:15000:20000'],
+     lambda: M[15000:] - 1),
+    ('filesrc, npyparse, planreduce max axis=0, row seeks while playing',
+     'playing', 'filesrc location=m.npy blocksize=1000 ! npyparse '
+     'blocksize=4800 ! planreduce op=max axis=0 ! '
+     'planfilesink async=true location=OUT', ['rows:7:900', 'rows:50:17000'],
+     lambda: M[50:17000].max(axis=0)),
+    ('filesrc, npyparse, byte seek in PAUSED', 'paused',
+     'filesrc location=m.npy blocksize=1000 ! npyparse blocksize=4800 ! '
+     'planfilesink async=true location=OUT', ['bytes:4810:96000'],
+     lambda: M[100:2000]),
 ]
 
 
@@ -313,6 +338,15 @@ RATE_PIPELINE = ('planfilesrc location=t.npy rate=1000/1 blocksize=1600 ! '
                  'fakesink sync=true')
 
 
+# The same scenarios through filesrc and npyparse, which seeks filesrc in
+# bytes, on 2 s of rows (about 6 s in all).
+NPYPARSE_SCENARIOS = ['seek_forward', 'seek_backward', 'seek_with_stop',
+                      'scrub_forward_seeking']
+NPYPARSE_PIPELINE = ('filesrc location=t2.npy ! npyparse rate=1000/1 '
+                     'blocksize=1600 ! planmap expr="2*x" ! '
+                     'fakesink sync=true')
+
+
 # The same into planarraysink, which collects each range sought (it failed
 # every seek but to row 0).
 ARRAY_SINK_SCENARIOS = ['seek_forward', 'simple_seeks']
@@ -351,6 +385,9 @@ for name, mode, options, words, seeks, want in ARRAY_SEEKS:
 for scenario in SCENARIOS:
     CASES.append(('%s on rows sampled in time' % scenario,
                   lambda sc=scenario: check_scenario(sc)))
+for scenario in NPYPARSE_SCENARIOS:
+    CASES.append(('%s through filesrc and npyparse' % scenario,
+                  lambda sc=scenario: check_scenario(sc, NPYPARSE_PIPELINE)))
 for scenario in ARRAY_SINK_SCENARIOS:
     CASES.append(('%s on rows sampled in time into planarraysink' % scenario,
                   lambda sc=scenario: check_scenario(sc, ARRAY_SINK_PIPELINE)))

@@ -284,13 +284,16 @@ GST_START_TEST (test_seek_answers_carry_its_seqnum)
   gchar **list = pipelines ();
   guint i;
 
-  /* npyparse and npymux do not seek: the first six. */
-  for (i = 0; i < 6; i++) {
+  /* npymux does not seek: all but the two with npymux. npyparse seeks
+   * filesrc in bytes. */
+  for (i = 0; list[i]; i++) {
     GstElement *pipeline;
     GstEvent *seek;
     guint32 seqnum;
     Watch w;
 
+    if (strstr (list[i], "npymux"))
+      continue;
     pipeline = make_pipeline (list[i], &w);
     fail_if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
         GST_STATE_CHANGE_FAILURE);

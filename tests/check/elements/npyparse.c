@@ -517,6 +517,651 @@ GST_START_TEST (test_parse_answers_queries_in_rows_and_bytes)
 
 GST_END_TEST;
 
+/* Seeks. The harness's source pad stands for an upstream that can seek in
+ * bytes: it answers the seeking query, and the seeks npyparse makes are
+ * pulled from it and answered by hand, as GstBaseSrc answers them. */
+static GstPadQueryFunction harness_src_query;
+
+static gboolean
+seekable_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_SEEKING) {
+    gst_query_set_seeking (query, GST_FORMAT_BYTES, TRUE, 0, -1);
+    return TRUE;
+  }
+  return harness_src_query (pad, parent, query);
+}
+
+static void
+make_upstream_seekable (Parse * p)
+{
+  harness_src_query = GST_PAD_QUERYFUNC (p->h->srcpad);
+  gst_pad_set_query_function (p->h->srcpad, seekable_src_query);
+}
+
+/* No seek went upstream (other events may have: the harness's own). */
+static void
+check_no_upstream_seek (Parse * p)
+{
+  GstEvent *event;
+
+  while ((event = gst_harness_try_pull_upstream_event (p->h))) {
+    fail_if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK, "a seek went upstream");
+    gst_event_unref (event);
+  }
+}
+
+static GstEvent *
+seek_event (GstFormat format, GstSeekFlags flags, gint64 start,
+    GstSeekType stop_type, gint64 stop)
+{
+  return gst_event_new_seek (1.0, format, flags, GST_SEEK_TYPE_SET, start,
+      stop_type, stop);
+}
+
+/* Pulls the seek npyparse made upstream and checks it. */
+static void
+check_upstream_seek (Parse * p, guint32 seqnum, GstSeekFlags want_flags,
+    gint64 want_start, gint64 want_stop)
+{
+  GstEvent *event;
+  GstSeekType start_type, stop_type;
+  GstSeekFlags flags;
+  GstFormat format;
+  gint64 start, stop;
+  gdouble rate;
+
+  while ((event = gst_harness_try_pull_upstream_event (p->h))
+      && GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    gst_event_unref (event);
+  fail_unless (event != NULL, "no seek upstream");
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  fail_unless_equals_int (format, GST_FORMAT_BYTES);
+  fail_unless_equals_int (flags, want_flags);
+  fail_unless_equals_int (start_type, GST_SEEK_TYPE_SET);
+  fail_unless_equals_int64 (start, want_start);
+  fail_unless_equals_int (stop_type, GST_SEEK_TYPE_SET);
+  fail_unless_equals_int64 (stop, want_stop);
+  fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  gst_event_unref (event);
+}
+
+/* Answers a flushing seek as GstBaseSrc does: flush, a segment in bytes
+ * from @start, all under the seek's seqnum, then the bytes of @bytes from
+ * @start to @end in 5-byte pieces. */
+static void
+answer_upstream (Parse * p, GBytes * bytes, guint32 seqnum, gsize start,
+    gsize end, gboolean eos)
+{
+  GBytes *part = g_bytes_new_from_bytes (bytes, start, end - start);
+  GstSegment segment;
+  GstEvent *event;
+
+  event = gst_event_new_flush_start ();
+  gst_event_set_seqnum (event, seqnum);
+  fail_unless (gst_harness_push_event (p->h, event));
+  event = gst_event_new_flush_stop (TRUE);
+  gst_event_set_seqnum (event, seqnum);
+  fail_unless (gst_harness_push_event (p->h, event));
+  gst_segment_init (&segment, GST_FORMAT_BYTES);
+  segment.start = start;
+  event = gst_event_new_segment (&segment);
+  gst_event_set_seqnum (event, seqnum);
+  fail_unless (gst_harness_push_event (p->h, event));
+  fail_unless_equals_int (push_bytes (p, part, 5, FALSE), GST_FLOW_OK);
+  if (eos) {
+    event = gst_event_new_eos ();
+    gst_event_set_seqnum (event, seqnum);
+    fail_unless (gst_harness_push_event (p->h, event));
+  }
+  g_bytes_unref (part);
+}
+
+/* Pulls events up to one of @type, which it returns. */
+static GstEvent *
+pull_event_of_type (GstHarness * h, GstEventType type)
+{
+  GstEvent *event;
+
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (event) == type)
+      return event;
+    gst_event_unref (event);
+  }
+  fail ("no %s event", gst_event_type_get_name (type));
+  return NULL;
+}
+
+static void
+drop_events (GstHarness * h)
+{
+  GstEvent *event;
+
+  while ((event = gst_harness_try_pull_event (h)))
+    gst_event_unref (event);
+}
+
+/* The events and rows that answer a seek of @seqnum: the flush and the
+ * segment under its seqnum, then rows @first to @end in chunks of @chunk
+ * rows, the first one DISCONT, then EOS under its seqnum. */
+static void
+check_seek_answer (GstHarness * h, guint32 seqnum, gint64 seg_start,
+    gint64 seg_stop, guint first, guint end, guint chunk)
+{
+  const GstSegment *segment;
+  GstEvent *event;
+  GstBuffer *buf;
+  guint row;
+
+  event = pull_event_of_type (h, GST_EVENT_FLUSH_START);
+  fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  gst_event_unref (event);
+  event = pull_event_of_type (h, GST_EVENT_FLUSH_STOP);
+  fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  gst_event_unref (event);
+  event = pull_event_of_type (h, GST_EVENT_SEGMENT);
+  fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  gst_event_parse_segment (event, &segment);
+  fail_unless_equals_int (segment->format, GST_FORMAT_DEFAULT);
+  fail_unless_equals_int64 (segment->start, seg_start);
+  fail_unless_equals_int64 (segment->time, seg_start);
+  fail_unless_equals_int64 (segment->stop, seg_stop);
+  fail_unless_equals_int64 (segment->duration, 10);
+  gst_event_unref (event);
+  for (row = first; row < end; row += chunk) {
+    guint n = MIN (chunk, end - row);
+
+    buf = gst_harness_pull (h);
+    check_float_rows (buf, row, n, 3);
+    /* (gstcheck's macros have locals named first and second) */
+    fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT) ==
+        (row == first), "DISCONT wrong at row %u", row);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  event = pull_event_of_type (h, GST_EVENT_EOS);
+  fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  gst_event_unref (event);
+}
+
+/* Seeks in rows and bytes become seeks upstream in bytes of the stream:
+ * the header's 128 bytes, then rows of 12 bytes. */
+GST_START_TEST (test_parse_seeks_upstream_in_bytes)
+{
+  GBytes *bytes = float_npy (10, 3);
+  GstSeekFlags flags = GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE;
+  GstEvent *seek;
+  guint32 seqnum, later;
+  gint64 value;
+  Parse p;
+
+  parse_setup (&p, 48);
+  make_upstream_seekable (&p);
+  /* Before the header: refused, nothing sent upstream. */
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_DEFAULT, flags, 2, GST_SEEK_TYPE_NONE, -1)));
+  check_no_upstream_seek (&p);
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, FALSE), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (p.h));
+  gst_buffer_unref (gst_harness_pull (p.h));
+  gst_buffer_unref (gst_harness_pull (p.h));
+  drop_events (p.h);
+
+  /* Rows 3 to 7. */
+  seek = seek_event (GST_FORMAT_DEFAULT, flags, 3, GST_SEEK_TYPE_SET, 7);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (p.h, seek));
+  check_upstream_seek (&p, seqnum, flags, 128 + 3 * 12, 128 + 7 * 12);
+  answer_upstream (&p, bytes, seqnum, 128 + 3 * 12, 128 + 7 * 12, TRUE);
+  check_seek_answer (p.h, seqnum, 3, 7, 3, 7, 4);
+  fail_unless (gst_pad_peer_query_position (p.h->sinkpad, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless_equals_int64 (value, 7);
+
+  /* A seek without a stop keeps the segment's (GST_SEEK_TYPE_NONE), and
+   * upstream may start before the row asked for: the bytes before it are
+   * dropped. Bytes 100 and 119 are in rows 8 and 9. */
+  seek = seek_event (GST_FORMAT_BYTES, GST_SEEK_FLAG_FLUSH, 20,
+      GST_SEEK_TYPE_NONE, -1);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (p.h, seek));
+  check_upstream_seek (&p, seqnum, GST_SEEK_FLAG_FLUSH, 128 + 12,
+      128 + 7 * 12);
+  answer_upstream (&p, bytes, seqnum, 100, 128 + 7 * 12, TRUE);
+  check_seek_answer (p.h, seqnum, 1, 7, 1, 7, 4);
+  /* Row 8 is after that stop: no range, refused (without the critical
+   * warning gst_segment_do_seek() would give). */
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 8,
+              GST_SEEK_TYPE_NONE, -1)));
+  check_no_upstream_seek (&p);
+
+  /* A segment of an earlier seek, answered after a later one was made:
+   * its bytes are not the rows asked for, and are dropped. */
+  seek = seek_event (GST_FORMAT_BYTES, GST_SEEK_FLAG_FLUSH, 100,
+      GST_SEEK_TYPE_SET, 120);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (p.h, seek));
+  check_upstream_seek (&p, seqnum, GST_SEEK_FLAG_FLUSH, 128 + 8 * 12,
+      128 + 10 * 12);
+  seek = seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 0,
+      GST_SEEK_TYPE_SET, 2);
+  later = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (p.h, seek));
+  check_upstream_seek (&p, later, GST_SEEK_FLAG_FLUSH, 128, 128 + 2 * 12);
+  answer_upstream (&p, bytes, seqnum, 128 + 8 * 12, 128 + 10 * 12, FALSE);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  drop_events (p.h);
+  seqnum = later;
+  answer_upstream (&p, bytes, seqnum, 128, 128 + 2 * 12, TRUE);
+  check_seek_answer (p.h, seqnum, 0, 2, 0, 2, 4);
+
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+static gboolean
+query_seekable (GstHarness * h, GstFormat format, gint64 * end)
+{
+  GstQuery *query = gst_query_new_seeking (format);
+  gboolean seekable = FALSE;
+
+  fail_unless (gst_pad_peer_query (h->sinkpad, query));
+  gst_query_parse_seeking (query, NULL, &seekable, NULL, end);
+  gst_query_unref (query);
+  return seekable;
+}
+
+/* The seeking query answers TRUE where upstream can seek in bytes, once
+ * the header has been read, in rows, bytes and (with a rate) time. Other
+ * seeks are refused without an error: an upstream that cannot seek (the
+ * harness, as it comes), a seek backwards, in time without a rate. */
+GST_START_TEST (test_parse_seeking_query_and_refused_seeks)
+{
+  GBytes *bytes = float_npy (10, 3);
+  GstMessage *msg;
+  gint64 end;
+  guint row;
+  Parse p;
+
+  parse_setup (&p, 48);
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, FALSE), GST_FLOW_OK);
+  fail_if (query_seekable (p.h, GST_FORMAT_DEFAULT, &end));
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 2,
+              GST_SEEK_TYPE_NONE, -1)));
+  check_no_upstream_seek (&p);
+
+  make_upstream_seekable (&p);
+  fail_unless (query_seekable (p.h, GST_FORMAT_DEFAULT, &end));
+  fail_unless_equals_int64 (end, 10);
+  fail_unless (query_seekable (p.h, GST_FORMAT_BYTES, &end));
+  fail_unless_equals_int64 (end, 120);
+  fail_if (query_seekable (p.h, GST_FORMAT_TIME, &end));
+  fail_if (gst_harness_push_upstream_event (p.h,
+          gst_event_new_seek (-1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 2)));
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_MSECOND,
+              GST_SEEK_TYPE_NONE, -1)));
+  check_no_upstream_seek (&p);
+  /* The stream goes on as it was. */
+  for (row = 0; row < 10; row += 4) {
+    GstBuffer *buf = gst_harness_pull (p.h);
+
+    check_float_rows (buf, row, MIN (4, 10 - row), 3);
+    gst_buffer_unref (buf);
+  }
+  gst_harness_push_event (p.h, gst_event_new_eos ());
+  fail_unless (got_eos (p.h));
+  msg = gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  fail_unless (msg == NULL, "%" GST_PTR_FORMAT, msg);
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* Real pipelines: filesrc, and fdsrc on a pipe, which cannot seek. The
+ * events and buffers npyparse sends are recorded by a probe on its source
+ * pad. */
+typedef struct
+{
+  GstElement *pipeline;
+  GstBus *bus;
+  GMutex lock;
+  GQueue seen;                  /* GstEvent and GstBuffer */
+  gchar *path;
+} Pipe;
+
+static GstPadProbeReturn
+record_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Pipe *pp = data;
+
+  g_mutex_lock (&pp->lock);
+  g_queue_push_tail (&pp->seen,
+      gst_mini_object_ref (GST_PAD_PROBE_INFO_DATA (info)));
+  g_mutex_unlock (&pp->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+pipe_setup (Pipe * pp, GBytes * bytes, const gchar * desc_fmt, gint fd)
+{
+  GError *error = NULL;
+  GstElement *parse;
+  GstPad *pad;
+  gchar *desc;
+
+  g_mutex_init (&pp->lock);
+  g_queue_init (&pp->seen);
+  pp->path = NULL;
+  if (bytes) {
+    gint tmp = g_file_open_tmp ("npyparse-seek-XXXXXX.npy", &pp->path, &error);
+
+    fail_unless (tmp >= 0, "%s", error ? error->message : "");
+    close (tmp);
+    fail_unless (g_file_set_contents (pp->path, g_bytes_get_data (bytes,
+                NULL), g_bytes_get_size (bytes), NULL));
+    desc = g_strdup_printf (desc_fmt, pp->path);
+  } else
+    desc = g_strdup_printf (desc_fmt, fd);
+  pp->pipeline = gst_parse_launch (desc, &error);
+  fail_unless (pp->pipeline != NULL, "%s", error ? error->message : "");
+  g_free (desc);
+  pp->bus = gst_element_get_bus (pp->pipeline);
+  parse = gst_bin_get_by_name (GST_BIN (pp->pipeline), "parse");
+  pad = gst_element_get_static_pad (parse, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      record_probe, pp, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (parse);
+  fail_unless (gst_element_set_state (pp->pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pp->pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+}
+
+static void
+pipe_teardown (Pipe * pp)
+{
+  gst_element_set_state (pp->pipeline, GST_STATE_NULL);
+  gst_object_unref (pp->bus);
+  gst_object_unref (pp->pipeline);
+  g_queue_clear_full (&pp->seen, (GDestroyNotify) gst_mini_object_unref);
+  g_mutex_clear (&pp->lock);
+  if (pp->path)
+    g_unlink (pp->path);
+  g_free (pp->path);
+}
+
+/* Waits for a message of @type (EOS, SEGMENT_DONE) of @seqnum, failing
+ * on an error. */
+static GstMessage *
+wait_message (Pipe * pp, GstMessageType type, guint32 seqnum)
+{
+  GstMessage *msg;
+
+  while ((msg = gst_bus_timed_pop_filtered (pp->bus, 10 * GST_SECOND,
+              type | GST_MESSAGE_ERROR))) {
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "%" GST_PTR_FORMAT,
+        msg);
+    if (GST_MESSAGE_SRC (msg) == GST_OBJECT (pp->pipeline)
+        || type == GST_MESSAGE_EOS) {
+      fail_unless_equals_int (gst_message_get_seqnum (msg), seqnum);
+      return msg;
+    }
+    gst_message_unref (msg);
+  }
+  fail ("no %s message within 10 s", gst_message_type_get_name (type));
+  return NULL;
+}
+
+/* What was recorded after the segment of @seqnum: that segment, in
+ * @format from @start to @stop with @base, then rows @first to @end of
+ * float_npy (n, 3) (DISCONT on the first only), then @end_type (EOS or
+ * SEGMENT_DONE at @done) of @seqnum. Clears the record. */
+static void
+check_recorded (Pipe * pp, guint32 seqnum, GstFormat format, gint64 start,
+    gint64 stop, gint64 base, guint64 first, guint64 end, GstEventType end_type,
+    gint64 done)
+{
+  gboolean in_segment = FALSE, ended = FALSE;
+  gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  guint64 row = first;
+  gpointer obj;
+
+  /* The message may come before the event reaches the probe (GstBaseSrc
+   * posts its SEGMENT_DONE before it pushes it too). */
+  g_mutex_lock (&pp->lock);
+  while (g_get_monotonic_time () < deadline) {
+    GstMiniObject *last = g_queue_peek_tail (&pp->seen);
+
+    if (last && GST_IS_EVENT (last) && GST_EVENT_TYPE (last) == end_type)
+      break;
+    g_mutex_unlock (&pp->lock);
+    g_usleep (1000);
+    g_mutex_lock (&pp->lock);
+  }
+  while ((obj = g_queue_pop_head (&pp->seen))) {
+    if (GST_IS_BUFFER (obj) && in_segment) {
+      GstBuffer *buf = obj;
+      guint64 n = GST_BUFFER_OFFSET_END (buf) - GST_BUFFER_OFFSET (buf);
+
+      fail_if (ended, "a buffer after the end");
+      check_float_rows (buf, row, n, 3);
+      fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT) ==
+          (row == first), "DISCONT wrong at row %" G_GUINT64_FORMAT, row);
+      if (format == GST_FORMAT_TIME)
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), row * GST_MSECOND);
+      row += n;
+    } else if (GST_IS_EVENT (obj)) {
+      GstEvent *event = obj;
+      const GstSegment *segment;
+      GstFormat f;
+      gint64 pos;
+
+      switch (GST_EVENT_TYPE (event)) {
+        case GST_EVENT_FLUSH_START:
+        case GST_EVENT_FLUSH_STOP:
+          if (!in_segment && gst_event_get_seqnum (event) != seqnum)
+            break;
+          fail_if (in_segment);
+          fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+          break;
+        case GST_EVENT_SEGMENT:
+          if (gst_event_get_seqnum (event) != seqnum)
+            break;
+          fail_if (in_segment, "two segments");
+          in_segment = TRUE;
+          gst_event_parse_segment (event, &segment);
+          fail_unless_equals_int (segment->format, format);
+          fail_unless_equals_int64 (segment->start, start);
+          fail_unless_equals_int64 (segment->time, start);
+          fail_unless_equals_int64 (segment->stop, stop);
+          fail_unless_equals_int64 (segment->base, base);
+          break;
+        case GST_EVENT_EOS:
+        case GST_EVENT_SEGMENT_DONE:
+          if (!in_segment)
+            break;
+          fail_unless_equals_int (GST_EVENT_TYPE (event), end_type);
+          fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+          if (end_type == GST_EVENT_SEGMENT_DONE) {
+            gst_event_parse_segment_done (event, &f, &pos);
+            fail_unless_equals_int (f, format);
+            fail_unless_equals_int64 (pos, done);
+          }
+          ended = TRUE;
+          break;
+        default:
+          break;
+      }
+    }
+    gst_mini_object_unref (obj);
+  }
+  g_mutex_unlock (&pp->lock);
+  fail_unless (in_segment, "no segment of the seek's seqnum");
+  fail_unless_equals_uint64 (row, end);
+  fail_unless (ended, "no end of the seek's range");
+}
+
+static guint32
+pipe_seek (Pipe * pp, GstFormat format, GstSeekFlags flags, gint64 start,
+    gint64 stop)
+{
+  GstEvent *seek = seek_event (format, flags, start, GST_SEEK_TYPE_SET, stop);
+  guint32 seqnum = gst_event_get_seqnum (seek);
+
+  fail_unless (gst_element_send_event (pp->pipeline, seek));
+  return seqnum;
+}
+
+/* filesrc ! npyparse: seeks in rows, bytes and time, with a stop, and
+ * segment seeks (the looping kind: a segment seek, then at its
+ * SEGMENT_DONE one that does not flush), as planfilesrc answers them. */
+GST_START_TEST (test_parse_seeks_through_filesrc)
+{
+  GBytes *bytes = float_npy (100, 3);
+  GstSeekFlags flags = GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE;
+  GstMessage *msg;
+  GstFormat format;
+  gint64 value;
+  guint32 seqnum;
+  Pipe pp;
+
+  /* 100-byte reads: rows straddle them. */
+  pipe_setup (&pp, bytes, "filesrc location=%s blocksize=100 ! "
+      "npyparse name=parse blocksize=48 ! fakesink sync=false", 0);
+  {
+    GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+    gboolean seekable;
+
+    fail_unless (gst_element_query (pp.pipeline, query));
+    gst_query_parse_seeking (query, NULL, &seekable, NULL, &value);
+    fail_unless (seekable);
+    fail_unless_equals_int64 (value, 100);
+    gst_query_unref (query);
+  }
+
+  seqnum = pipe_seek (&pp, GST_FORMAT_DEFAULT, flags, 7, 23);
+  fail_unless (gst_element_set_state (pp.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_message_unref (wait_message (&pp, GST_MESSAGE_EOS, seqnum));
+  check_recorded (&pp, seqnum, GST_FORMAT_DEFAULT, 7, 23, 0, 7, 23,
+      GST_EVENT_EOS, 0);
+  fail_unless (gst_element_query_position (pp.pipeline, GST_FORMAT_DEFAULT,
+          &value));
+  fail_unless_equals_int64 (value, 23);
+
+  /* Bytes of array data, rounded down to rows: rows 8 to 16. */
+  seqnum = pipe_seek (&pp, GST_FORMAT_BYTES, flags & ~GST_SEEK_FLAG_ACCURATE,
+      100, 200);
+  gst_message_unref (wait_message (&pp, GST_MESSAGE_EOS, seqnum));
+  check_recorded (&pp, seqnum, GST_FORMAT_DEFAULT, 8, 16, 0, 8, 16,
+      GST_EVENT_EOS, 0);
+
+  /* A segment seek, then at its end one that does not flush: the second
+   * range follows the first in running time. */
+  seqnum = pipe_seek (&pp, GST_FORMAT_DEFAULT, flags | GST_SEEK_FLAG_SEGMENT,
+      30, 50);
+  msg = wait_message (&pp, GST_MESSAGE_SEGMENT_DONE, seqnum);
+  gst_message_parse_segment_done (msg, &format, &value);
+  fail_unless_equals_int (format, GST_FORMAT_DEFAULT);
+  fail_unless_equals_int64 (value, 50);
+  gst_message_unref (msg);
+  check_recorded (&pp, seqnum, GST_FORMAT_DEFAULT, 30, 50, 0, 30, 50,
+      GST_EVENT_SEGMENT_DONE, 50);
+  seqnum = pipe_seek (&pp, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_SEGMENT, 0, 5);
+  msg = wait_message (&pp, GST_MESSAGE_SEGMENT_DONE, seqnum);
+  gst_message_unref (msg);
+  check_recorded (&pp, seqnum, GST_FORMAT_DEFAULT, 0, 5, 20, 0, 5,
+      GST_EVENT_SEGMENT_DONE, 5);
+  msg = gst_bus_pop_filtered (pp.bus, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "%" GST_PTR_FORMAT, msg);
+  pipe_teardown (&pp);
+
+  /* In time, rows sampled at 1 kHz: from the row whose span holds the
+   * start, to the row before the stop. */
+  pipe_setup (&pp, bytes, "filesrc location=%s blocksize=100 ! "
+      "npyparse name=parse blocksize=48 rate=1000/1 ! fakesink sync=false",
+      0);
+  seqnum = pipe_seek (&pp, GST_FORMAT_TIME, flags, 2500 * GST_USECOND,
+      6 * GST_MSECOND);
+  fail_unless (gst_element_set_state (pp.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_message_unref (wait_message (&pp, GST_MESSAGE_EOS, seqnum));
+  check_recorded (&pp, seqnum, GST_FORMAT_TIME, 2500 * GST_USECOND,
+      6 * GST_MSECOND, 0, 2, 6, GST_EVENT_EOS, 0);
+  /* Rows become time too. */
+  seqnum = pipe_seek (&pp, GST_FORMAT_DEFAULT, flags, 90, -1);
+  gst_message_unref (wait_message (&pp, GST_MESSAGE_EOS, seqnum));
+  check_recorded (&pp, seqnum, GST_FORMAT_TIME, 90 * GST_MSECOND, -1, 0, 90,
+      100, GST_EVENT_EOS, 0);
+  pipe_teardown (&pp);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* fdsrc on a pipe cannot seek: the seek is refused, without an error, and
+ * the stream goes on from where it was to its end. */
+GST_START_TEST (test_parse_seek_refused_on_a_pipe)
+{
+  GBytes *bytes = float_npy (100, 3);
+  gsize size;
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+  GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+  gboolean seekable = TRUE;
+  gint fds[2];
+  Pipe pp;
+
+  fail_unless (pipe (fds) == 0);
+  fail_unless_equals_int (write (fds[1], data, size), size);
+  close (fds[1]);
+  pipe_setup (&pp, NULL, "fdsrc fd=%d ! npyparse name=parse blocksize=48 ! "
+      "fakesink sync=false", fds[0]);
+  fail_unless (gst_element_query (pp.pipeline, query));
+  gst_query_parse_seeking (query, NULL, &seekable, NULL, NULL);
+  fail_if (seekable);
+  gst_query_unref (query);
+  fail_if (gst_element_send_event (pp.pipeline,
+          seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 50,
+              GST_SEEK_TYPE_NONE, -1)));
+  fail_unless (gst_element_set_state (pp.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  {
+    GstMessage *msg = gst_bus_timed_pop_filtered (pp.bus, 10 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    guint64 row = 0;
+    gpointer obj;
+
+    fail_unless (msg != NULL);
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    while ((obj = g_queue_pop_head (&pp.seen))) {
+      fail_if (GST_IS_EVENT (obj) && GST_EVENT_TYPE (obj) ==
+          GST_EVENT_FLUSH_START);
+      if (GST_IS_BUFFER (obj)) {
+        fail_unless_equals_uint64 (GST_BUFFER_OFFSET (obj), row);
+        row = GST_BUFFER_OFFSET_END (obj);
+      }
+      gst_mini_object_unref (obj);
+    }
+    fail_unless_equals_uint64 (row, 100);
+  }
+  close (fds[0]);
+  pipe_teardown (&pp);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
 /* Pushes @bytes (then EOS) and returns the element error's message,
  * checking its domain and code. */
 static gchar *
@@ -758,6 +1403,10 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_refuses_bytes_after_the_data);
   tcase_add_test (tc, test_parse_refuses_a_second_array);
   tcase_add_test (tc, test_parse_answers_queries_in_rows_and_bytes);
+  tcase_add_test (tc, test_parse_seeks_upstream_in_bytes);
+  tcase_add_test (tc, test_parse_seeking_query_and_refused_seeks);
+  tcase_add_test (tc, test_parse_seeks_through_filesrc);
+  tcase_add_test (tc, test_parse_seek_refused_on_a_pipe);
   tcase_add_test (tc, test_parse_passes_eos_on_when_downstream_is_done);
   tcase_add_test (tc, test_parse_not_npy);
   tcase_add_test (tc, test_parse_empty_stream);
