@@ -8,6 +8,19 @@ src=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap "rm -rf $tmp" EXIT
 
+# Against the uninstalled build first (docs/building.md): pkg-config finds
+# plan-1.0 on build/meson-uninstalled, with the build tree's headers and
+# library; the link leaves no symbol undefined, so -L names where
+# libplan-1.0.so is.
+uninstalled() {
+  PKG_CONFIG_PATH="$build/meson-uninstalled${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
+    pkg-config "$@"
+}
+cc -Wall -Werror -shared -fPIC -Wl,--no-undefined -o "$tmp/libuninstalled.so" \
+  "$src/examplesquare.c" $(uninstalled --cflags --libs plan-1.0)
+[ "$(uninstalled --variable=pluginsdir plan-1.0)" = "$(cd "$build" && pwd)/plugins" ] || {
+  echo "the uninstalled plan-1.0's pluginsdir is $(uninstalled --variable=pluginsdir plan-1.0)"; exit 1; }
+
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
 pc=$(find "$tmp/root" -name plan-1.0.pc | head -n1)
 [ -n "$pc" ] || { echo "plan-1.0.pc was not installed"; exit 1; }
