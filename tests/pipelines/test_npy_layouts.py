@@ -175,6 +175,29 @@ def fortran_sums():
     check_sums(cases, 'Fortran sum')
 
 
+def sought(source, out, start, stop):
+    """source ! planfilesink location=out, with a flushing seek to rows
+    [start, stop) in PAUSED (prerolled: npyparse has read the header)."""
+    Gst = plantest.gst()
+    p = Gst.parse_launch('%s ! planfilesink async=true location=%s'
+                         % (source, out))
+    try:
+        p.set_state(Gst.State.PAUSED)
+        if p.get_state(60 * Gst.SECOND)[0] != Gst.StateChangeReturn.SUCCESS:
+            raise Failure('%s: did not reach PAUSED' % source)
+        if not p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                      Gst.SeekType.SET, start, Gst.SeekType.SET, stop):
+            raise Failure('%s: the seek was refused' % source)
+        p.set_state(Gst.State.PLAYING)
+        msg = p.get_bus().timed_pop_filtered(
+            60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    finally:
+        p.set_state(Gst.State.NULL)
+    if msg is None or msg.type == Gst.MessageType.ERROR:
+        raise Failure('%s, sought: %s' % (source,
+                                          msg and msg.parse_error()[1]))
+
+
 def fortran_shard_seek_wrap():
     """A shard (offset, length) of a Fortran-ordered and of a big-endian
     file; a flushing seek to rows 17-40 of a Fortran-ordered one; and
@@ -195,24 +218,8 @@ def fortran_shard_seek_wrap():
     assert_bits(np.load(outs[1]), np.load(b)[50:95].astype('=i4'),
                 'big-endian shard')
 
-    Gst = plantest.gst()
     out = os.path.join(D, 'sought.npy')
-    p = Gst.parse_launch('planfilesrc location=%s blocksize=200 ! '
-                         'planfilesink location=%s' % (f, out))
-    try:
-        p.set_state(Gst.State.PAUSED)
-        if p.get_state(60 * Gst.SECOND)[0] != Gst.StateChangeReturn.SUCCESS:
-            raise Failure('the seek pipeline did not reach PAUSED')
-        if not p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
-                      Gst.SeekType.SET, 17, Gst.SeekType.SET, 40):
-            raise Failure('the seek was refused')
-        p.set_state(Gst.State.PLAYING)
-        msg = p.get_bus().timed_pop_filtered(
-            60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    finally:
-        p.set_state(Gst.State.NULL)
-    if msg is None or msg.type == Gst.MessageType.ERROR:
-        raise Failure('the seek: %s' % (msg and msg.parse_error()[1]))
+    sought('planfilesrc location=%s blocksize=200' % f, out, 17, 40)
     assert_bits(np.load(out), np.ascontiguousarray(a[17:40]), 'Fortran seek')
 
     w = name('fw', 'float64', (53, 4))
@@ -260,8 +267,8 @@ def mmap_refused():
 
 
 def npyparse_big_endian():
-    """npyparse swaps big-endian streams as it cuts them into chunks, and
-    refuses Fortran order with an error that says so."""
+    """npyparse swaps big-endian streams as it cuts them into chunks (after
+    a seek too), and refuses Fortran order with an error that says so."""
     cases = []
     for dtype in BIG:
         shape = SHAPES[BIG.index(dtype) % len(SHAPES)]
@@ -270,6 +277,11 @@ def npyparse_big_endian():
         cases.append((src, src[:-4] + '.out.npy'))
     copy_branches(cases, element='npyparse')
     check_copies(cases, 'npyparse big-endian')
+    src = cases[2][0]   # >f8 (23, 3, 4)
+    out = os.path.join(D, 'pbe-sought.npy')
+    sought('filesrc location=%s ! npyparse blocksize=200' % src, out, 5, 19)
+    assert_bits(np.load(out), np.load(src)[5:19].astype('=f8'),
+                'npyparse big-endian seek')
     fo = name('pfo', 'float32', (10, 2))
     save(fo, values('float32', (10, 2)), fortran=True)
     expect_error(['filesrc', 'location=' + fo, '!', 'npyparse', '!',
