@@ -275,8 +275,28 @@ def check_readme_examples_agree():
         raise Failure('\n'.join(problems))
 
 
+def check_stdout_examples_quiet():
+    """A plan-launch example that writes its stream to standard output
+    (fdsink fd=1) has -q: otherwise its results and 'Execution ended
+    after' lines go into the same output, after the data."""
+    problems = []
+    for path in PAGES:
+        text = open(path).read().replace('\\\n', ' ')
+        for n, line in enumerate(text.splitlines(), 1):
+            if 'plan-launch ' in line and re.search(r'fdsink\s+fd=1', line) \
+                    and not re.search(r'plan-launch\s+(-\S+\s+)*(-q|--quiet)\b',
+                                      line):
+                problems.append('%s: plan-launch writes to standard output '
+                                'without -q: %s' % (
+                                    os.path.relpath(path, SOURCE),
+                                    ' '.join(line.split())))
+    if problems:
+        raise Failure('\n'.join(problems))
+
+
 plantest.run_cases([
     ('README\'s C and Python examples agree', check_readme_examples_agree),
+    ('plan-launch to standard output is quiet', check_stdout_examples_quiet),
     ('element pages', check_element_pages),
     ('tables render', check_tables_render),
     ('code blocks close', check_code_fences),
