@@ -1081,7 +1081,7 @@ handle_seek (PlanNpyParse * self, GstEvent * event)
   GstSeekType start_type, stop_type;
   GstSeekFlags flags;
   GstFormat format, to;
-  gint64 start, stop, end, range_start, range_stop;
+  gint64 start, stop, end;
   gdouble rate;
   GstSegment segment;
   PlanArrayInfo info;
@@ -1107,11 +1107,8 @@ handle_seek (PlanNpyParse * self, GstEvent * event)
     goto bad_format;
   /* A start after the stop (the one kept from the segment before, for a
    * stop of GST_SEEK_TYPE_NONE) is no range. */
-  range_start = start_type == GST_SEEK_TYPE_SET ? start :
-      start_type == GST_SEEK_TYPE_NONE ? (gint64) segment.start : -1;
-  range_stop = stop_type == GST_SEEK_TYPE_SET ? stop :
-      stop_type == GST_SEEK_TYPE_NONE ? (gint64) segment.stop : -1;
-  if (range_start >= 0 && range_stop >= 0 && range_start > range_stop)
+  if (!plan_array_info_seek_is_range (&segment, start_type, start,
+          stop_type, stop))
     goto bad_range;
   if (!gst_segment_do_seek (&segment, rate, to, flags, start_type, start,
           stop_type, stop, NULL))
@@ -1145,9 +1142,8 @@ bad_format:
   }
 bad_range:
   {
-    GST_WARNING_OBJECT (self, "cannot seek: the start %" G_GINT64_FORMAT
-        " is after the stop %" G_GINT64_FORMAT " (%s)", range_start,
-        range_stop, gst_format_get_name (to));
+    GST_WARNING_OBJECT (self, "cannot seek: the start is after the stop "
+        "(the segment's, for a stop left unchanged)");
     return FALSE;
   }
 bad_seek:

@@ -1213,6 +1213,11 @@ plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     goto bad_format;
+  /* A start after the stop (the one kept from the segment before, for a
+   * stop of GST_SEEK_TYPE_NONE) is no range. */
+  if (!plan_array_info_seek_is_range (segment, start_type, start, stop_type,
+          stop))
+    goto bad_range;
 
   return gst_segment_do_seek (segment, rate, to, flags,
       start_type, start, stop_type, stop, NULL);
@@ -1228,6 +1233,11 @@ bad_format:
   {
     GST_WARNING_OBJECT (self, "cannot seek in %s format; seek in rows "
         "(default) or bytes", gst_format_get_name (format));
+    return FALSE;
+  }bad_range:
+  {
+    GST_WARNING_OBJECT (self, "the seek's start is after its stop (the "
+        "segment's, for a stop left unchanged): no rows to play");
     return FALSE;
   }
 }

@@ -476,6 +476,39 @@ plan_array_info_get_segment_rows (const PlanArrayInfo * info,
 }
 
 /**
+ * plan_array_info_seek_is_range:
+ * @segment: the segment a seek would change
+ * @start_type: the seek's start type
+ * @start: its start, in @segment's format
+ * @stop_type: the seek's stop type
+ * @stop: its stop, in @segment's format
+ *
+ * Whether a seek leaves a range: a start after the stop (the one @segment
+ * keeps, for %GST_SEEK_TYPE_NONE) is none. gst_segment_do_seek() refuses
+ * such a seek with a critical warning; a source calls this first and
+ * refuses it quietly. Starts and stops relative to the end
+ * (%GST_SEEK_TYPE_END) are not compared.
+ *
+ * Returns: %FALSE where the seek's start would come after its stop.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_info_seek_is_range (const GstSegment * segment,
+    GstSeekType start_type, gint64 start, GstSeekType stop_type, gint64 stop)
+{
+  gint64 first, last;
+
+  g_return_val_if_fail (segment != NULL, FALSE);
+
+  first = start_type == GST_SEEK_TYPE_SET ? start :
+      start_type == GST_SEEK_TYPE_NONE ? (gint64) segment->start : -1;
+  last = stop_type == GST_SEEK_TYPE_SET ? stop :
+      stop_type == GST_SEEK_TYPE_NONE ? (gint64) segment->stop : -1;
+  return first < 0 || last < 0 || first <= last;
+}
+
+/**
  * plan_array_info_time_to_rows:
  * @info: a #PlanArrayInfo
  * @time: a time from the stream's start

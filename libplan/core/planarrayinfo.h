@@ -121,6 +121,11 @@ gboolean plan_array_info_get_segment_rows (const PlanArrayInfo * info,
     const GstSegment * segment, guint64 * first, gint64 * end);
 
 PLAN_API
+gboolean plan_array_info_seek_is_range (const GstSegment * segment,
+    GstSeekType start_type, gint64 start, GstSeekType stop_type,
+    gint64 stop);
+
+PLAN_API
 gsize plan_array_info_get_row_elements (const PlanArrayInfo * info);
 
 PLAN_API

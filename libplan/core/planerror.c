@@ -25,6 +25,7 @@
 #include "plan-private.h"
 
 #include <gst/gst.h>
+#include <gst/base/gstbasesrc.h>
 
 #include <math.h>
 
@@ -284,7 +285,10 @@ plan_element_post_error_full (GstElement * element, const GError * error,
  * format (rows, or time with a rate) goes straight to do_seek(), and the
  * rows would be pushed forwards under a segment that says backwards. A seek
  * with a rate of 0 or less is refused here, before anything is flushed,
- * and logged.
+ * and logged. So is, for a #GstBaseSrc, a seek in its segment's format
+ * whose start comes after its stop (the segment's, for a stop of
+ * %GST_SEEK_TYPE_NONE: plan_array_info_seek_is_range()), which
+ * gst_segment_do_seek() would refuse with a critical warning.
  *
  * Returns: %TRUE when @event is such a seek: refuse it (return %FALSE,
  *   and from send_event() unref it first).
@@ -294,6 +298,10 @@ plan_element_post_error_full (GstElement * element, const GError * error,
 gboolean
 plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
 {
+  GstSeekType start_type, stop_type;
+  gint64 start, stop;
+  GstFormat format;
+  gboolean range;
   gdouble rate;
 
   g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
@@ -301,11 +309,24 @@ plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
 
   if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
     return FALSE;
-  gst_event_parse_seek (event, &rate, NULL, NULL, NULL, NULL, NULL, NULL);
-  if (rate > 0.0)
+  gst_event_parse_seek (event, &rate, &format, NULL, &start_type, &start,
+      &stop_type, &stop);
+  if (rate <= 0.0) {
+    GST_WARNING_OBJECT (element, "only forward playback is supported, not "
+        "rate %f", rate);
+    return TRUE;
+  }
+  if (!GST_IS_BASE_SRC (element))
     return FALSE;
-  GST_WARNING_OBJECT (element, "only forward playback is supported, not "
-      "rate %f", rate);
+  GST_OBJECT_LOCK (element);
+  range = GST_BASE_SRC (element)->segment.format != format
+      || plan_array_info_seek_is_range (&GST_BASE_SRC (element)->segment,
+      start_type, start, stop_type, stop);
+  GST_OBJECT_UNLOCK (element);
+  if (range)
+    return FALSE;
+  GST_WARNING_OBJECT (element, "the seek's start is after its stop (the "
+      "segment's, for a stop left unchanged): no rows to play");
   return TRUE;
 }
 

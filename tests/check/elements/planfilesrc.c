@@ -365,6 +365,45 @@ GST_START_TEST (test_src_seek_in_rows_and_bytes)
 
 GST_END_TEST;
 
+/* A seek whose start comes after the stop it keeps (GST_SEEK_TYPE_NONE
+ * keeps the segment's) is refused, without the critical warning
+ * gst_segment_do_seek() gives it; the stream goes on. */
+GST_START_TEST (test_src_seek_start_after_kept_stop_refused)
+{
+  gchar *path = write_float_npy ("a.npy", 100, 1);
+  GstHarness *h = src_harness (path);
+  GstBuffer *buf;
+
+  g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
+  gst_harness_play (h);
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 30)));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 55, GST_SEEK_TYPE_NONE, -1)));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 40, GST_SEEK_TYPE_SET, 35)));
+  /* An explicit new stop makes it a range again. */
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 55, GST_SEEK_TYPE_SET, 100)));
+  do {
+    buf = gst_harness_pull (h);
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
+        && GST_BUFFER_OFFSET (buf) == 55)
+      break;
+    gst_buffer_unref (buf);
+  } while (TRUE);
+  check_float_rows (buf, 55, 10, 1);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_src_answers_read_rows_query)
 {
   gchar *path = write_float_npy ("a.npy", 20, 3);
@@ -1456,6 +1495,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_shard_past_end_is_cut);
   tcase_add_test (tc, test_src_duration_and_position_queries);
   tcase_add_test (tc, test_src_seek_in_rows_and_bytes);
+  tcase_add_test (tc, test_src_seek_start_after_kept_stop_refused);
   tcase_add_test (tc, test_src_answers_read_rows_query);
   tcase_add_test (tc, test_src_reads_into_proposed_allocator);
   tcase_add_test (tc, test_src_io_modes_agree);
