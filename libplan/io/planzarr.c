@@ -962,6 +962,57 @@ unsupported:
   return FALSE;
 }
 
+/* Whether the v3 array metadata @o has only fields gst-plan knows, or
+ * that say "must_understand": false, and no storage transformer: Zarr v3
+ * asks readers to refuse the others, whose meaning they cannot apply. */
+static gboolean
+check_v3_fields (JsonObject * o, GError ** error)
+{
+  static const gchar *const known[] = {
+    "zarr_format", "node_type", "shape", "data_type", "chunk_grid",
+    "chunk_key_encoding", "fill_value", "codecs", "attributes",
+    "storage_transformers", "dimension_names",
+  };
+  GList *names = json_object_get_members (o), *l;
+  JsonNode *n = json_object_get_member (o, "storage_transformers");
+  gboolean ok = TRUE;
+
+  if (n && !JSON_NODE_HOLDS_NULL (n) && !(JSON_NODE_HOLDS_ARRAY (n)
+          && json_array_get_length (json_node_get_array (n)) == 0)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its "
+        "storage_transformers are not empty; storage transformers are not "
+        "read");
+    ok = FALSE;
+  }
+  for (l = names; ok && l; l = l->next) {
+    const gchar *name = l->data;
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (known); i++)
+      if (strcmp (name, known[i]) == 0)
+        break;
+    if (i < G_N_ELEMENTS (known))
+      continue;
+    n = json_object_get_member (o, name);
+    if (JSON_NODE_HOLDS_OBJECT (n)) {
+      JsonNode *must = json_object_get_member (json_node_get_object (n),
+          "must_understand");
+
+      if (must && JSON_NODE_HOLDS_VALUE (must)
+          && json_node_get_value_type (must) == G_TYPE_BOOLEAN
+          && !json_node_get_boolean (must))
+        continue;
+    }
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its zarr.json "
+        "has a field '%s' that gst-plan does not know (Zarr v3 readers "
+        "refuse fields they do not know, unless they say \"must_understand\": "
+        "false)", name);
+    ok = FALSE;
+  }
+  g_list_free (names);
+  return ok;
+}
+
 /* A Zarr v3 zarr.json of an array. */
 static gboolean
 parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
@@ -996,6 +1047,8 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
     goto not_object;
   if (member_int (o, "zarr_format", 0) != 3)
     goto bad_format;
+  if (!check_v3_fields (o, error))
+    goto done;
 
   dtype = member_string (o, "data_type", NULL);
   for (i = 0; i < G_N_ELEMENTS (types); i++)

@@ -332,6 +332,45 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
 
 GST_END_TEST;
 
+/* Zarr v3 asks readers to refuse an array whose metadata has fields they
+ * do not know, unless the field says "must_understand": false, and
+ * storage transformers they do not apply: reading on would give the
+ * chunks' bytes as something they are not. */
+GST_START_TEST (test_zarr_v3_unknown_fields_are_an_error)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  gchar *dir = g_dir_make_tmp ("zarrmeta-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "zarr.json", NULL);
+  GError *err = NULL;
+
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}], \"storage_transformers\": [{\"name\": \"offset\"}]}",
+      "its storage_transformers are not empty; storage transformers are "
+      "not read");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}], \"storage_transformers\": {}}",
+      "its storage_transformers are not empty");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}], \"scale\": {\"must_understand\": true}}",
+      "its zarr.json has a field 'scale' that gst-plan does not know");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}], \"scale\": 2}",
+      "its zarr.json has a field 'scale' that gst-plan does not know");
+  /* What zarr-python writes, and a field that may be ignored, are read. */
+  fail_unless (g_file_set_contents (file, V3_START "\"codecs\": [{\"name\": "
+          "\"bytes\"}], \"storage_transformers\": [], \"attributes\": {}, "
+          "\"dimension_names\": null, \"scale\": {\"must_understand\": "
+          "false}}", -1, NULL));
+  fail_unless (plan_file_reader_open (r, dir, PLAN_FILE_FORMAT_AUTO, NULL,
+          &err), "%s", err ? err->message : "");
+  remove_tree (dir);
+  g_free (file);
+  g_free (dir);
+  gst_object_unref (r);
+}
+
+GST_END_TEST;
+
 /* Metadata of 100000 nested lists: json-glib, which parses them
  * recursively, overflowed the stack. */
 GST_START_TEST (test_zarr_deeply_nested_metadata_is_an_error)
@@ -503,6 +542,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_v3_crc32c_at_any_address);
   tcase_add_test (tc, test_zarr_dataset_path_stays_in_the_store);
   tcase_add_test (tc, test_zarr_dataset_of_an_array_store);
+  tcase_add_test (tc, test_zarr_v3_unknown_fields_are_an_error);
   return s;
 }
 
