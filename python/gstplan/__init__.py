@@ -23,6 +23,7 @@ import functools
 import inspect
 import linecache
 import ast
+import operator
 import os
 import threading
 import time
@@ -366,12 +367,33 @@ class RawFile:
     as many rows as the file holds)."""
 
     def __init__(self, path, dtype, shape):
-        self.path = os.fspath(path)
+        self.path = _location(path, "RawFile")
         self.dtype = np.dtype(dtype)
-        self.shape = tuple(int(s) for s in shape)
+        if self.dtype.byteorder not in "=|":
+            raise ValueError(
+                "RawFile %r: dtype %s is not in this machine's byte order, "
+                "in which raw files are read and written; give %s, and swap "
+                "the bytes with numpy (byteswap()) if the file holds the other "
+                "order" % (self.path, self.dtype.str,
+                           self.dtype.newbyteorder("=").str))
+        try:
+            self.shape = tuple(operator.index(s) for s in shape)
+        except TypeError:
+            raise TypeError("RawFile %r: shape must be a sequence of integers, "
+                            "not %r" % (self.path, shape)) from None
 
     def __repr__(self):
         return "RawFile(%r, %s, %s)" % (self.path, self.dtype, self.shape)
+
+
+def _location(value, what):
+    """The path @value names, for libplan: a NUL byte, which would end it
+    there (and name another file), is refused."""
+    path = os.fsdecode(os.fspath(value))
+    if "\0" in path:
+        raise ValueError("%s: the path %r has a NUL byte, which no file name "
+                         "can hold" % (what, path))
+    return path
 
 
 # Files holding several arrays: "file:array" names one of them.
@@ -877,10 +899,14 @@ class Work:
             return
         in_file = _file_dataset(value)
         if in_file is not None:
-            bindings.set_file_dataset(name, in_file[0], in_file[1])
+            if in_file[1] is not None and "\0" in in_file[1]:
+                raise ValueError("%s: the array name %r has a NUL byte"
+                                 % (what, in_file[1]))
+            bindings.set_file_dataset(name, _location(in_file[0], what),
+                                      in_file[1])
             return
         if isinstance(value, (str, os.PathLike)):
-            bindings.set_file(name, os.fspath(value))
+            bindings.set_file(name, _location(value, what))
             return
         if isinstance(value, RawFile):
             bindings.set_raw_file(name, value.path, _plan_dtype(value.dtype),

@@ -615,6 +615,37 @@ def files_in_and_out():
 
 
 @test
+def raw_files_and_paths_are_checked():
+    # A raw file is read and written in this machine's byte order: a
+    # dtype of the other order was taken as this one's (values that are
+    # not the file's); a shape of floats was cut to integers; a NUL byte
+    # cut a path short, and the error named another file.
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "a.raw")
+    np.arange(10, dtype=np.float32).tofile(path)
+    other = ">f4" if sys.byteorder == "little" else "<f4"
+    expect(ValueError, lambda: gstplan.RawFile(path, other, (-1,)),
+           "dtype >f4" if other == ">f4" else "dtype <f4",
+           "not in this machine's byte order")
+    expect(TypeError, lambda: gstplan.RawFile(path, np.float32, (10.5,)),
+           "shape must be a sequence of integers", "(10.5,)")
+    expect(TypeError, lambda: gstplan.RawFile(path, np.float32, 10),
+           "shape must be a sequence of integers")
+    expect(ValueError, lambda: gstplan.RawFile(path + "\0x", np.float32, (-1,)),
+           "NUL byte")
+    assert gstplan.RawFile(path, "=f4", (np.int64(-1),)).shape == (-1,)
+    plan = Plan(); a = plan.source(ndim=1); s = plan.sink(plan.map(lambda x: x + 1, args=(a,)))
+    work = plan.realize(target="cpu")
+    expect(ValueError, lambda: work.dispatch(a=path + "\0.npy"), "input 'a'", "NUL byte")
+    expect(ValueError, lambda: work.dispatch(a=np.zeros(3, np.float32),
+                                             s=os.path.join(d, "s.npy\0")),
+           "output 's'", "NUL byte")
+    expect(ValueError, lambda: work.dispatch(a=os.path.join(d, "b.h5") + ":/x\0y"),
+           "input 'a'", "NUL byte")
+    assert not os.path.exists(os.path.join(d, "s.npy"))
+
+
+@test
 def io_readers_and_writers():
     plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
     c = plan.map(lambda x, y: x - y, args=(a, b)); f = plan.sink(c)
