@@ -994,6 +994,63 @@ make_pending_seek (PlanKernelElement * self)
         (GDestroyNotify) pending_seek_free);
 }
 
+/* Whether @a and @b describe rows of one array: the same dtype and row
+ * shape (the number of rows may be known in one and not the other). */
+static gboolean
+same_rows (const PlanArrayInfo * a, const PlanArrayInfo * b)
+{
+  guint i;
+
+  if (a->dtype != b->dtype || a->ndim != b->ndim)
+    return FALSE;
+  for (i = 1; i < a->ndim; i++)
+    if (a->shape[i] != b->shape[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* Refuses caps that give an input other rows (another dtype or row shape)
+ * after some of its rows came in the range: setup() would start the
+ * element over there (a reduction would drop the rows before the change,
+ * a stencil its halo) and the output would pass for the stream's. A new
+ * range (a segment, a flush) may bring another array. */
+static gboolean
+check_rows_unchanged (PlanKernelElement * self, GList * pads)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  GList *l;
+  guint i;
+
+  if (!priv->configured || g_list_length (pads) != priv->n_inputs)
+    return TRUE;
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    PlanKernelPad *pad = l->data;
+    PlanArrayInfo now;
+    gboolean changed;
+    gchar *before, *after;
+
+    GST_OBJECT_LOCK (pad);
+    now = pad->info;
+    changed = pad->info_changed;
+    GST_OBJECT_UNLOCK (pad);
+    if (!changed || pad->next_row <= pad->range_first
+        || same_rows (&priv->inputs[i], &now))
+      continue;
+    before = plan_array_info_to_string (&priv->inputs[i]);
+    after = plan_array_info_to_string (&now);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Input %s of %s changed from "
+            "%s to %s in the middle of the stream, after %" G_GUINT64_FORMAT
+            " rows: a stream is one array, whose rows have one dtype and "
+            "shape, and a result over rows of two arrays is not given.",
+            GST_PAD_NAME (pad), GST_ELEMENT_NAME (self), before, after,
+            pad->next_row - pad->range_first), (NULL));
+    g_free (before);
+    g_free (after);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Calls setup() when an input's caps changed. */
 static GstFlowReturn
 ensure_configured (PlanKernelElement * self, GList * pads)
@@ -1019,6 +1076,10 @@ ensure_configured (PlanKernelElement * self, GList * pads)
   }
   if (!changed && n == priv->n_inputs)
     return GST_FLOW_OK;
+  if (!check_rows_unchanged (self, pads)) {
+    g_atomic_int_set (&priv->failed, TRUE);
+    return GST_FLOW_ERROR;
+  }
 
   free_inputs (priv);
   inputs = g_new0 (PlanArrayInfo, n);

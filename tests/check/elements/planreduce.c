@@ -839,6 +839,56 @@ GST_START_TEST (test_reduce_empty_stream_mean_is_nan)
 
 GST_END_TEST;
 
+/* Sends new caps alone, as appsrc does when its caps property changes
+ * (gst_harness_set_src_caps() starts a new stream and segment too). */
+static void
+push_caps_only (Reduce * r, const gchar * caps)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+
+  fail_unless (gst_harness_push_event (r->h, gst_event_new_caps (c)));
+  gst_caps_unref (c);
+}
+
+/* Caps that change the input's dtype or row shape after rows came: a
+ * reduction restarted there, silently, and gave the reduction of the rows
+ * after the change as the stream's. */
+GST_START_TEST (test_reduce_caps_changed_mid_stream_is_an_error)
+{
+  static const gfloat x[] = { 1, 1, 1, 1, 1, 1 };
+  static const gdouble y[] = { 2, 2, 2, 2, 2, 2 };
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<-1, 3>", NULL);
+  push_rows (&r, x, 2, 3 * sizeof (gfloat), 2);
+  push_caps_only (&r, "array/x-raw, dtype=float64, "
+      "shape=<-1, 3>");
+  gst_harness_push (r.h, gst_buffer_new_memdup (y, sizeof (y)));
+  gst_harness_push_event (r.h, gst_event_new_eos ());
+  text = expect_error (&r);
+  fail_unless (strstr (text, "Input sink of planreduce") != NULL
+      && strstr (text, "changed from float32 (-1, 3) to float64 (-1, 3) in "
+          "the middle of the stream, after 2 rows") != NULL, "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<-1, 3>", "axis", "0",
+      NULL);
+  push_rows (&r, x, 2, 3 * sizeof (gfloat), 2);
+  push_caps_only (&r, "array/x-raw, dtype=float32, "
+      "shape=<-1, 2>");
+  gst_harness_push (r.h, gst_buffer_new_memdup (x, sizeof (x)));
+  gst_harness_push_event (r.h, gst_event_new_eos ());
+  text = expect_error (&r);
+  fail_unless (strstr (text, "changed from float32 (-1, 3) to float32 "
+          "(-1, 2)") != NULL, "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_empty_stream_min_fails)
 {
   gchar *text;
@@ -1558,6 +1608,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_empty_stream_prod_is_one);
   tcase_add_test (tc, test_reduce_empty_stream_mean_is_nan);
   tcase_add_test (tc, test_reduce_empty_stream_min_fails);
+  tcase_add_test (tc, test_reduce_caps_changed_mid_stream_is_an_error);
   tcase_add_test (tc, test_reduce_empty_stream_argmax_fails);
   tcase_add_test (tc, test_reduce_custom_combiner);
   tcase_add_test (tc, test_reduce_custom_sum_axis_0);
