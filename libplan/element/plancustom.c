@@ -365,9 +365,16 @@ plan_custom_kernel_new_from_library (const gchar * path,
 
   module = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (module == NULL) {
+    /* dlopen() looks for a name without '/' in its own directories only. */
+    gboolean here = strchr (path, '/') == NULL
+        && g_file_test (path, G_FILE_TEST_EXISTS);
+
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
-        "Could not load the kernel library '%s': %s", path,
-        g_module_error ());
+        "Could not load the kernel library '%s': %s%s%s%s", path,
+        g_module_error (), here ? " (a name without '/' is looked for "
+        "where the dynamic loader looks, not in the current directory, "
+        "where a file of that name is: give it as './" : "",
+        here ? path : "", here ? "')" : "");
     return NULL;
   }
   if (!g_module_symbol (module, symbol, &func) || func == NULL) {

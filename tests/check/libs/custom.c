@@ -14,6 +14,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 static gint
@@ -213,6 +214,41 @@ GST_START_TEST (test_library_errors)
 
 GST_END_TEST;
 
+/* A library named without a '/' is looked for where the dynamic loader
+ * looks, not in the current directory: the loader's "No such file" about
+ * a file the user sees there said nothing of why. */
+GST_START_TEST (test_library_in_current_directory_is_explained)
+{
+  gchar *dir = g_dir_make_tmp ("plancustom-XXXXXX", NULL);
+  gchar *cwd = g_get_current_dir ();
+  gchar *file = g_build_filename (dir, "libmykernel.so", NULL);
+  GError *err = NULL;
+
+  fail_unless (g_file_set_contents (file, "not a library", -1, NULL));
+  fail_unless (g_chdir (dir) == 0);
+  fail_if (plan_custom_kernel_new_from_library ("libmykernel.so", "k",
+          &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_IO));
+  fail_unless (strstr (err->message, "a name without '/' is looked for "
+          "where the dynamic loader looks, not in the current directory, "
+          "where a file of that name is: give it as './libmykernel.so'"),
+      "%s", err->message);
+  g_clear_error (&err);
+  /* Named as a path, the file itself is loaded (and is no library). */
+  fail_if (plan_custom_kernel_new_from_library ("./libmykernel.so", "k",
+          &err));
+  fail_if (strstr (err->message, "current directory"), "%s", err->message);
+  g_clear_error (&err);
+  fail_unless (g_chdir (cwd) == 0);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (file);
+  g_free (cwd);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* A registered kernel in a pipeline: an array's rows in, times 3 out. */
 GST_START_TEST (test_registered_in_pipeline)
 {
@@ -394,6 +430,7 @@ custom_suite (void)
   tcase_add_test (tc, test_registry);
   tcase_add_test (tc, test_call_errors);
   tcase_add_test (tc, test_library_errors);
+  tcase_add_test (tc, test_library_in_current_directory_is_explained);
   tcase_add_test (tc, test_registered_in_pipeline);
   tcase_add_test (tc, test_halo_rows_in_every_chunk);
   tcase_add_test (tc, test_checked_call_reports_stray_writes);
