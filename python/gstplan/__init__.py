@@ -187,8 +187,22 @@ class _Errors:
         return None
 
 
+def _refuse_nul(value):
+    """libplan's strings end at a NUL byte: a string with one would lose
+    what follows it (an expression 'x\\0 + 1' compiled as 'x')."""
+    if isinstance(value, str):
+        if "\0" in value:
+            raise ValueError("%r has a NUL byte, where libplan's strings end: "
+                             "what follows it would be lost" % value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _refuse_nul(v)
+
+
 def _call(func, *args):
     """Calls a libplan function, turning its GError into a PlanError."""
+    for a in args:
+        _refuse_nul(a)
     try:
         return func(*args)
     except GLib.Error as e:

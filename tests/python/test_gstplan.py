@@ -646,6 +646,24 @@ def raw_files_and_paths_are_checked():
 
 
 @test
+def strings_with_a_nul_byte_are_refused():
+    # libplan's strings end at a NUL byte: 'x\0 + 100' was compiled as
+    # 'x' (the rest dropped, and x given as the result), a stencil's
+    # window cut short, a name 'a\0b' taken as 'a'.
+    plan = Plan(); a = plan.source(ndim=1)
+    expect(ValueError, lambda: plan.map("x\0 + 100", args=(a,)), "NUL byte")
+    expect(ValueError, lambda: plan.stencil("a b c\0 d e", "b", args=(a,)),
+           "NUL byte")
+    expect(ValueError, lambda: plan.source(ndim=1, name="a\0b"), "NUL byte")
+    expect(ValueError, lambda: plan.map("x + c", args=(a,),
+                                        constants={"c\0d": np.ones(1)}),
+           "NUL byte")
+    s = plan.sink(plan.map("x + 100", args=(a,)))
+    out = plan.realize(target="cpu").dispatch(a=np.arange(3, dtype=np.float32)).result()
+    assert np.array_equal(out[s.name], np.arange(3, dtype=np.float32) + 100)
+
+
+@test
 def io_readers_and_writers():
     plan = Plan(); a = plan.source(ndim=2); b = plan.source(ndim=2)
     c = plan.map(lambda x, y: x - y, args=(a, b)); f = plan.sink(c)
