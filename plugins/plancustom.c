@@ -987,7 +987,7 @@ plan_custom_launch (PlanKernelElement * kernel, const PlanChunk * chunk,
 
   if (self->kernel == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-        "plancustom %s: the %s device runs CUDA source through a CPU kernel "
+        "plancustom %s: on the %s, CUDA source runs through a CPU kernel "
         "given with it (library and symbol, or kernel)",
         GST_OBJECT_NAME (self), plan_device_get_name (device));
     return FALSE;

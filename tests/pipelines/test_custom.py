@@ -115,10 +115,12 @@ def softmax_cuda_on_sim():
                      'symbol=softmax', 'target=cuda'], 16 * 4 * 300,
               env={'GST_PLAN_DEVICE': 'sim'})
     assert_same(got, softmax_np(x), 'softmax on sim', rtol=2e-6)
-    # CUDA source alone cannot run on the simulated device
+    # CUDA source alone cannot run on the simulated device (the device's
+    # name, "Simulated device (seed N)", is not followed by another "device")
     fails(d, x, ['cuda-source=' + os.path.join(CUDA_DIR, 'softmax.cu'),
                  'cuda-function=softmax', 'target=cuda'],
-          'CPU kernel', env={'GST_PLAN_DEVICE': 'sim'})
+          'on the Simulated device (seed ', 'CUDA source runs through a CPU '
+          'kernel given with it', env={'GST_PLAN_DEVICE': 'sim'})
 
 
 def histogram():
