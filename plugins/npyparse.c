@@ -974,35 +974,9 @@ static gboolean
 convert_unlocked (PlanNpyParse * self, GstFormat from, gint64 value,
     GstFormat to, gint64 * result)
 {
-  gint64 row_size = plan_array_info_get_row_size (&self->info);
-
   if (!self->have_header)
     return FALSE;
-  if (from == to || value == -1) {
-    *result = value;
-    return TRUE;
-  }
-  /* Time, with a rate, through rows. */
-  if (from == GST_FORMAT_TIME) {
-    if ((value = plan_array_info_time_to_rows (&self->info, value)) < 0)
-      return FALSE;
-    from = GST_FORMAT_DEFAULT;
-  }
-  if (from == to)
-    *result = value;
-  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
-    *result = value * row_size;
-  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT && row_size > 0)
-    *result = value / row_size;
-  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_TIME && row_size > 0
-      && plan_array_info_has_rate (&self->info))
-    *result = plan_array_info_rows_to_time (&self->info, value / row_size);
-  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_TIME
-      && plan_array_info_has_rate (&self->info))
-    *result = plan_array_info_rows_to_time (&self->info, value);
-  else
-    return FALSE;
-  return TRUE;
+  return plan_array_info_convert (&self->info, from, value, to, result);
 }
 
 /* Whether upstream can seek in bytes: a seek is made there. */

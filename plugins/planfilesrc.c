@@ -1150,39 +1150,15 @@ plan_file_src_is_seekable (GstBaseSrc * src)
   return !PLAN_FILE_SRC (src)->sharded;
 }
 
-/* Converts between rows (DEFAULT) and bytes of array data. */
+/* Converts between rows (DEFAULT), bytes of array data and time (with a
+ * rate), once the file is open. */
 static gboolean
 convert_unlocked (PlanFileSrc * self, GstFormat from, gint64 value,
     GstFormat to, gint64 * result)
 {
-  gsize row_size = plan_array_info_get_row_size (&self->info);
-
-  if (from == to || value == -1) {
-    *result = value;
-    return TRUE;
-  }
-  if (!self->opened || row_size == 0)
+  if (!self->opened && from != to && value != -1)
     return FALSE;
-  /* Time, with a rate, through rows. */
-  if (from == GST_FORMAT_TIME) {
-    if ((value = plan_array_info_time_to_rows (&self->info, value)) < 0)
-      return FALSE;
-    from = GST_FORMAT_DEFAULT;
-  }
-  if (from == to)
-    *result = value;
-  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_BYTES)
-    *result = value * (gint64) row_size;
-  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_DEFAULT)
-    *result = value / (gint64) row_size;
-  else if (from == GST_FORMAT_BYTES && to == GST_FORMAT_TIME)
-    *result = plan_array_info_rows_to_time (&self->info, value / (gint64)
-        row_size);
-  else if (from == GST_FORMAT_DEFAULT && to == GST_FORMAT_TIME)
-    *result = plan_array_info_rows_to_time (&self->info, value);
-  else
-    return FALSE;
-  return *result != -1 || to != GST_FORMAT_TIME;
+  return plan_array_info_convert (&self->info, from, value, to, result);
 }
 
 static gboolean

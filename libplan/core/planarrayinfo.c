@@ -476,6 +476,68 @@ plan_array_info_get_segment_rows (const PlanArrayInfo * info,
 }
 
 /**
+ * plan_array_info_convert:
+ * @info: the stream's #PlanArrayInfo
+ * @from: the format of @value
+ * @value: a position or a length in @from, or -1 (none)
+ * @to: the format wanted
+ * @result: (out): @value in @to
+ *
+ * Converts between rows (%GST_FORMAT_DEFAULT), bytes of array data
+ * (%GST_FORMAT_BYTES, a byte counting as the row that holds it) and, for
+ * rows sampled in time, time (a time counting as the row sampled then),
+ * as a source or a parser of the stream answers convert queries and
+ * seeks. -1 stays -1.
+ *
+ * Returns: whether @value could be converted: not between other formats,
+ *   not to or from time without a rate, not from bytes into rows of no
+ *   bytes.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_info_convert (const PlanArrayInfo * info, GstFormat from,
+    gint64 value, GstFormat to, gint64 * result)
+{
+  gint64 row_size;
+
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (result != NULL, FALSE);
+
+  if (from == to || value == -1) {
+    *result = value;
+    return TRUE;
+  }
+  row_size = (gint64) plan_array_info_get_row_size (info);
+  if (from == GST_FORMAT_TIME) {
+    if ((value = plan_array_info_time_to_rows (info, value)) < 0)
+      return FALSE;
+    from = GST_FORMAT_DEFAULT;
+  }
+  if (from == GST_FORMAT_BYTES) {
+    if (row_size == 0)
+      return FALSE;
+    value /= row_size;
+    from = GST_FORMAT_DEFAULT;
+  }
+  if (from != GST_FORMAT_DEFAULT)
+    return FALSE;
+  switch (to) {
+    case GST_FORMAT_DEFAULT:
+      *result = value;
+      return TRUE;
+    case GST_FORMAT_BYTES:
+      *result = value * row_size;
+      return TRUE;
+    case GST_FORMAT_TIME:
+      *result = (gint64) plan_array_info_rows_to_time (info, value);
+      return *result != -1;
+    default:
+      return FALSE;
+  }
+}
+
+/**
  * plan_array_info_seek_is_range:
  * @segment: the segment a seek would change
  * @start_type: the seek's start type

@@ -121,6 +121,10 @@ gboolean plan_array_info_get_segment_rows (const PlanArrayInfo * info,
     const GstSegment * segment, guint64 * first, gint64 * end);
 
 PLAN_API
+gboolean plan_array_info_convert (const PlanArrayInfo * info, GstFormat from,
+    gint64 value, GstFormat to, gint64 * result);
+
+PLAN_API
 gboolean plan_array_info_seek_is_range (const GstSegment * segment,
     GstSeekType start_type, gint64 start, GstSeekType stop_type,
     gint64 stop);

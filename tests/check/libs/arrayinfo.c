@@ -408,6 +408,81 @@ GST_START_TEST (test_array_shape_too_large)
 
 GST_END_TEST;
 
+/* Rows of 3 float32 (12 bytes): bytes count as the row holding them,
+ * time (at 1000 rows a second) as the row sampled then; -1 stays -1. */
+GST_START_TEST (test_array_info_convert)
+{
+  PlanArrayInfo info;
+  gint64 v;
+
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT32;
+  info.ndim = 2;
+  info.shape[0] = 100;
+  info.shape[1] = 3;
+
+  fail_unless (plan_array_info_convert (&info, GST_FORMAT_DEFAULT, 5,
+          GST_FORMAT_BYTES, &v));
+  fail_unless_equals_int64 (v, 60);
+  fail_unless (plan_array_info_convert (&info, GST_FORMAT_BYTES, 71,
+          GST_FORMAT_DEFAULT, &v));
+  fail_unless_equals_int64 (v, 5);
+  fail_unless (plan_array_info_convert (&info, GST_FORMAT_BYTES, -1,
+          GST_FORMAT_DEFAULT, &v));
+  fail_unless_equals_int64 (v, -1);
+  /* No rate: no time. */
+  fail_if (plan_array_info_convert (&info, GST_FORMAT_DEFAULT, 5,
+          GST_FORMAT_TIME, &v));
+  fail_if (plan_array_info_convert (&info, GST_FORMAT_TIME, GST_SECOND,
+          GST_FORMAT_DEFAULT, &v));
+  fail_if (plan_array_info_convert (&info, GST_FORMAT_PERCENT, 5,
+          GST_FORMAT_DEFAULT, &v));
+
+  info.rate_n = 1000;
+  info.rate_d = 1;
+  fail_unless (plan_array_info_convert (&info, GST_FORMAT_DEFAULT, 5,
+          GST_FORMAT_TIME, &v));
+  fail_unless_equals_int64 (v, 5 * GST_MSECOND);
+  fail_unless (plan_array_info_convert (&info, GST_FORMAT_TIME,
+          5 * GST_MSECOND + 999, GST_FORMAT_BYTES, &v));
+  fail_unless_equals_int64 (v, 60);
+  fail_unless (plan_array_info_convert (&info, GST_FORMAT_BYTES, 71,
+          GST_FORMAT_TIME, &v));
+  fail_unless_equals_int64 (v, 5 * GST_MSECOND);
+
+  /* Rows of no bytes: no row holds a byte. */
+  info.shape[1] = 0;
+  fail_if (plan_array_info_convert (&info, GST_FORMAT_BYTES, 12,
+          GST_FORMAT_DEFAULT, &v));
+}
+
+GST_END_TEST;
+
+/* A seek's start after its stop, the segment's when the seek keeps it, is
+ * no range. */
+GST_START_TEST (test_array_info_seek_is_range)
+{
+  GstSegment seg;
+
+  gst_segment_init (&seg, GST_FORMAT_DEFAULT);
+  fail_unless (plan_array_info_seek_is_range (&seg, GST_SEEK_TYPE_SET, 500,
+          GST_SEEK_TYPE_NONE, -1));
+  seg.stop = 100;
+  fail_if (plan_array_info_seek_is_range (&seg, GST_SEEK_TYPE_SET, 500,
+          GST_SEEK_TYPE_NONE, -1));
+  fail_unless (plan_array_info_seek_is_range (&seg, GST_SEEK_TYPE_SET, 500,
+          GST_SEEK_TYPE_SET, -1));
+  fail_if (plan_array_info_seek_is_range (&seg, GST_SEEK_TYPE_SET, 40,
+          GST_SEEK_TYPE_SET, 30));
+  seg.start = 200;
+  fail_if (plan_array_info_seek_is_range (&seg, GST_SEEK_TYPE_NONE, -1,
+          GST_SEEK_TYPE_SET, 150));
+  fail_unless (plan_array_info_seek_is_range (&seg, GST_SEEK_TYPE_NONE, -1,
+          GST_SEEK_TYPE_SET, 250));
+}
+
+GST_END_TEST;
+
 static Suite *
 arrayinfo_suite (void)
 {
@@ -429,6 +504,8 @@ arrayinfo_suite (void)
   tcase_add_test (tc, test_array_caps_rejects_invalid);
   tcase_add_test (tc, test_array_caps_large_axes_one_type);
   tcase_add_test (tc, test_array_shape_too_large);
+  tcase_add_test (tc, test_array_info_convert);
+  tcase_add_test (tc, test_array_info_seek_is_range);
   return s;
 }
 
