@@ -999,11 +999,15 @@ check_complete (PlanFileSink * self)
   location = g_strdup (self->location);
   GST_OBJECT_UNLOCK (self);
 
-  if (self->rows_received >= (guint64) expected) {
-    if (self->rows_received > (guint64) expected)
-      GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " rows arrived, more "
-          "than the %" G_GINT64_FORMAT " the caps announce",
-          self->rows_received, expected);
+  if (self->rows_received > (guint64) expected) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Not writing '%s': %" G_GUINT64_FORMAT " rows came, more than the %"
+            G_GINT64_FORMAT " the stream announced, so its caps do not "
+            "describe it", location, self->rows_received, expected), (NULL));
+    g_free (location);
+    return FALSE;
+  }
+  if (self->rows_received == (guint64) expected) {
     g_free (location);
     return TRUE;
   }

@@ -44,7 +44,15 @@ check_complete (PlanKernelElement * self, PlanKernelPad * pad)
     announced = MIN (announced, pad->range_end);
   expected = (guint64) announced > pad->range_first ?
       (guint64) announced - pad->range_first : 0;
-  if (received >= expected)
+  if (received > expected) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input %s of %s sent %" G_GUINT64_FORMAT " rows, more than the %"
+            G_GUINT64_FORMAT " it announced: its caps do not describe the "
+            "stream, and a result over it is not given.", GST_PAD_NAME (pad),
+            GST_ELEMENT_NAME (self), received, expected), (NULL));
+    return FALSE;
+  }
+  if (received == expected)
     return TRUE;
 
   GST_ELEMENT_ERROR (self, STREAM, FAILED,

@@ -779,6 +779,39 @@ GST_START_TEST (test_sink_location_is_directory)
 
 GST_END_TEST;
 
+/* More rows than the caps announce: the file was written with them all
+ * (a warning in the debug log only), of a shape the stream never said. */
+GST_START_TEST (test_sink_more_rows_than_announced)
+{
+  gchar *path = tmp_path ("more.npy");
+  GstHarness *h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<2, 3>");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_play (h);
+  push_rows (h, 0, 4, 3);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT), "%s", err->message);
+  fail_unless (strstr (err->message, "4 rows came, more than the 2 the "
+          "stream announced") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_no_location)
 {
   expect_sink_error ("", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
@@ -966,6 +999,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_directory_that_is_a_file);
   tcase_add_test (tc, test_sink_location_is_directory);
   tcase_add_test (tc, test_sink_no_location);
+  tcase_add_test (tc, test_sink_more_rows_than_announced);
   tcase_add_test (tc, test_sink_no_space_left);
   tcase_add_test (tc, test_sink_file_too_large);
   tcase_add_test (tc, test_sink_no_permission);

@@ -839,6 +839,27 @@ GST_START_TEST (test_reduce_empty_stream_mean_is_nan)
 
 GST_END_TEST;
 
+/* More rows than the caps announce: the reduction was over them all, of
+ * a stream whose caps said otherwise. */
+GST_START_TEST (test_reduce_more_rows_than_announced_is_an_error)
+{
+  static const gfloat x[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+  gchar *text;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<2, 3>", NULL);
+  gst_harness_push (r.h, gst_buffer_new_memdup (x, sizeof (x)));
+  gst_harness_push_event (r.h, gst_event_new_eos ());
+  text = expect_error (&r);
+  fail_unless (strstr (text, "Input sink of planreduce") != NULL
+      && strstr (text, "sent 4 rows, more than the 2 it announced") != NULL,
+      "%s", text);
+  g_free (text);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 /* Sends new caps alone, as appsrc does when its caps property changes
  * (gst_harness_set_src_caps() starts a new stream and segment too). */
 static void
@@ -1609,6 +1630,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_empty_stream_mean_is_nan);
   tcase_add_test (tc, test_reduce_empty_stream_min_fails);
   tcase_add_test (tc, test_reduce_caps_changed_mid_stream_is_an_error);
+  tcase_add_test (tc, test_reduce_more_rows_than_announced_is_an_error);
   tcase_add_test (tc, test_reduce_empty_stream_argmax_fails);
   tcase_add_test (tc, test_reduce_custom_combiner);
   tcase_add_test (tc, test_reduce_custom_sum_axis_0);
