@@ -488,16 +488,7 @@ _plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 
   heads = g_newa (GstBuffer *, n);
   for (l = pads, i = 0; l; l = l->next, i++) {
-    /* A buffer of no bytes is no rows (appsrc sends one for an empty
-     * push): dropped, rather than taken for a broken row. */
-    while ((heads[i] = gst_aggregator_pad_peek_buffer (l->data)) != NULL
-        && gst_buffer_get_size (heads[i]) == 0) {
-      GstBuffer *empty = _plan_kernel_element_pop_input (self, l->data);
-
-      gst_buffer_unref (heads[i]);
-      if (empty)
-        gst_buffer_unref (empty);
-    }
+    heads[i] = gst_aggregator_pad_peek_buffer (l->data);
     have_all &= heads[i] != NULL;
   }
 
