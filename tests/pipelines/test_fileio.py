@@ -236,9 +236,9 @@ def full_disk_is_reported():
 
 def fortran_flag_where_orders_agree():
     """A .npy marked fortran_order=True (as column-major writers such as
-    Julia's NPZ mark every array) whose shape lays out the same bytes in
-    both orders is read; one that does not is refused, naming the file;
-    and a structured dtype's error lists every dtype that is read."""
+    Julia's NPZ mark every array) is read as np.load reads it, whether its
+    shape lays out the same bytes in both orders or not; and a structured
+    dtype's error lists every dtype that is read."""
     from numpy.lib import format as npf
     d = plantest.tmpdir()
     src, dst = os.path.join(d, 'f.npy'), os.path.join(d, 'out.npy')
@@ -249,13 +249,6 @@ def fortran_flag_where_orders_agree():
             header['fortran_order'] = True
             npf.write_array_header_1_0(f, header)
             f.write(a.tobytes(order='F'))
-        if shape == (4, 3):
-            _, out = launch('planfilesrc', 'location=' + src, '!',
-                            'planfilesink', 'location=' + dst,
-                            expect_ok=False)
-            if 'Fortran-ordered' not in out or src not in out:
-                raise Failure('unclear error for Fortran order: %s' % out)
-            continue
         launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
                'location=' + dst)
         plantest.assert_same(np.load(dst), np.load(src),
@@ -370,8 +363,6 @@ def header_spellings_as_numpy_reads():
     for text, data, why in [
             ("{'descr': [('a', '<i4'), ('b', '<f8')], 'fortran_order': False, "
              "'shape': (2,)}", bytes(24), 'structured dtypes'),
-            ("{'descr': '>f8', 'fortran_order': False, 'shape': (5,)}",
-             np.arange(5, dtype='>f8').tobytes(), "big-endian dtype '>f8'"),
             ("{'descr': '<f4', 'fortran_order': False, "
              "'shape': (1, 1, 1, 1, 1, 1, 1, 1, 10)}", a.tobytes(),
              'more than 8 axes'),
@@ -405,13 +396,14 @@ def errors_name_the_file():
                       (rc, out))
     bad = os.path.join(d, 'bad.npy')
     buf = io.BytesIO()
-    np.save(buf, np.zeros((4, 4), dtype='>f4'))
+    np.save(buf, np.zeros((4, 4), dtype='<f4'))
     with open(bad, 'wb') as f:
-        f.write(buf.getvalue())
+        f.write(buf.getvalue()[:-10])
     _, out = gst_launch_fails('planfilesrc', 'location=' + bad, '!',
                               'fakesink')
-    if 'big-endian' not in out or bad not in out:
-        raise Failure('unclear error for a big-endian file: %s' % out)
+    if bad not in out:
+        raise Failure('the error for a truncated file does not name it: %s'
+                      % out)
 
 
 def gst_launch_errors_are_one_clear_error():
