@@ -45,7 +45,7 @@ SKIPS = [
     (re.compile(r'\.\.\.|\u2026'), 'a fragment of a pipeline'),
     (re.compile(r'\b(mpirun|srun)\b'), 'an MPI job (test_mpi, test_mpi_stencil '
      'run these pipelines on 1-4 ranks)'),
-    (re.compile(r'uri=https?:|tcpserversink'), 'a network source or sink'),
+    (re.compile(r'uri=https?:|tcp(server|client)sink'), 'a network source or sink'),
     (re.compile(r'examplesquare|libtwice'), 'an element or kernel the page\'s '
      'reader builds outside the tree (tests/examples builds and runs them)'),
     (re.compile(r'\.plan\b'), 'a .plan file: run from pipelines/ below'),
