@@ -994,21 +994,6 @@ make_pending_seek (PlanKernelElement * self)
         (GDestroyNotify) pending_seek_free);
 }
 
-/* Whether @a and @b describe rows of one array: the same dtype and row
- * shape (the number of rows may be known in one and not the other). */
-static gboolean
-same_rows (const PlanArrayInfo * a, const PlanArrayInfo * b)
-{
-  guint i;
-
-  if (a->dtype != b->dtype || a->ndim != b->ndim)
-    return FALSE;
-  for (i = 1; i < a->ndim; i++)
-    if (a->shape[i] != b->shape[i])
-      return FALSE;
-  return TRUE;
-}
-
 /* Refuses caps that give an input other rows (another dtype or row shape)
  * after some of its rows came in the range: setup() would start the
  * element over there (a reduction would drop the rows before the change,
@@ -1034,7 +1019,8 @@ check_rows_unchanged (PlanKernelElement * self, GList * pads)
     changed = pad->info_changed;
     GST_OBJECT_UNLOCK (pad);
     if (!changed || pad->next_row <= pad->range_first
-        || same_rows (&priv->inputs[i], &now))
+        || (priv->inputs[i].dtype == now.dtype
+            && plan_array_info_same_rows (&priv->inputs[i], &now)))
       continue;
     before = plan_array_info_to_string (&priv->inputs[i]);
     after = plan_array_info_to_string (&now);
