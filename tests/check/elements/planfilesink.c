@@ -754,10 +754,17 @@ GST_START_TEST (test_sink_directory_that_is_a_file)
   expect_sink_error (props, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "plain' is a file, not a directory");
   g_free (props);
-  props = g_strdup_printf ("location=\"%s/sub/out.h5\"", file);
+  props = g_strdup_printf ("location=\"%s/sub/out.npy\"", file);
   expect_sink_error (props, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "plain' is a file, not a directory");
   g_free (props);
+  /* The HDF5 writer opens its file on its own: where the build has it. */
+  if (g_strcmp0 (g_getenv ("PLAN_HAVE_HDF5"), "1") == 0) {
+    props = g_strdup_printf ("location=\"%s/sub/out.h5\"", file);
+    expect_sink_error (props, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_NOT_FOUND, "plain' is a file, not a directory");
+    g_free (props);
+  }
   if (g_file_test ("/proc/self", G_FILE_TEST_IS_DIR))
     expect_sink_error ("location=/proc/self/out.npy", GST_RESOURCE_ERROR,
         GST_RESOURCE_ERROR_NOT_FOUND, "cannot create a file in '/proc/self': "
