@@ -699,9 +699,13 @@ plan_graph_add_map_with_constants (PlanGraph * graph, const gchar * name,
   return add_node (graph, node, ok, error);
 }
 
+/* A reduction of a 0-d input is 0-d whatever its axis (or refused, by
+ * plan_reducer_new()). */
 static guint
 reduced_ndim (PlanReduceAxis axis, guint ndim)
 {
+  if (ndim == 0)
+    return 0;
   switch (axis) {
     case PLAN_REDUCE_AXIS_ROWS:
       return ndim > 0 ? ndim - 1 : 0;

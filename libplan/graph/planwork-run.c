@@ -473,7 +473,7 @@ direct_reduce_setup (Stage * stage, const PlanArrayInfo * in,
   plan_reducer_set_ddof (stage->direct_reducer, node->ddof);
   plan_reducer_set_n_threads (stage->direct_reducer, 1);
   plan_reducer_get_output_info (stage->direct_reducer, &stage->direct_out);
-  if (node->axis == PLAN_REDUCE_AXIS_INNER)
+  if (plan_reducer_get_axis (stage->direct_reducer) == PLAN_REDUCE_AXIS_INNER)
     stage->direct_out.shape[0] = in->shape[0];
   return TRUE;
 }

@@ -211,6 +211,11 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
     goto axis_1_not_2d;
   if (axis == PLAN_REDUCE_AXIS_1)
     axis = PLAN_REDUCE_AXIS_INNER;
+  /* numpy's reductions take axis 0 and -1 of a 0-d array as axis=None (a
+   * leniency of its ufunc reductions; mean, var and std refuse them, see
+   * plan_reducer_new()). */
+  if (input->ndim == 0)
+    axis = PLAN_REDUCE_AXIS_ALL;
 
   r = g_new0 (PlanReducer, 1);
   r->ref_count = 1;
@@ -238,6 +243,13 @@ bad_axis:
   }
 axis_1_not_2d:
   {
+    if (input->ndim == 0) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "axis=1 is out of bounds for this stream, which has 0 dimensions "
+          "(numpy: axis 1 is out of bounds for array of dimension 0): use "
+          "axis=all");
+      return NULL;
+    }
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "axis=1 is numpy's axis of a 2-D stream's rows, and this stream has "
         "%u dimension%s: use axis=-1 to reduce each row over all its inner "
@@ -296,7 +308,10 @@ reducer_init_state (PlanReducer * r, PlanDType out_dtype)
  * of plan_reduce_op_get_result_dtype() and the shape given by @axis:
  * 0-d for #PLAN_REDUCE_AXIS_ALL, the inner shape for
  * #PLAN_REDUCE_AXIS_ROWS, (N,) for #PLAN_REDUCE_AXIS_INNER; see
- * plan_reducer_get_output_info(). It starts with one thread.
+ * plan_reducer_get_output_info(). On a 0-d stream, axis 0 and -1 give a
+ * 0-d result as #PLAN_REDUCE_AXIS_ALL does (numpy's leniency), except for
+ * mean, var and std, which refuse them as numpy does. It starts with one
+ * thread.
  *
  * Returns: (transfer full) (nullable): a new reducer, or %NULL with @error
  *   set when @input or @axis is invalid.
@@ -315,6 +330,12 @@ plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
   g_type_class_unref (klass);
   if (ev == NULL)
     goto bad_op;
+  /* numpy's mean, var and std, unlike its other reductions, refuse axis 0
+   * and -1 of a 0-d array (axis=1 is refused whatever the op). */
+  if (input != NULL && input->ndim == 0 && (axis == PLAN_REDUCE_AXIS_ROWS
+          || axis == PLAN_REDUCE_AXIS_INNER) && (op == PLAN_REDUCE_OP_MEAN
+          || op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_STD))
+    goto axis_of_0d;
   r = reducer_alloc (axis, input, error);
   if (r == NULL)
     return NULL;
@@ -342,6 +363,16 @@ bad_op:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "%d is not a reduction op", (gint) op);
+    return NULL;
+  }
+axis_of_0d:
+  {
+    const gchar *nick = axis == PLAN_REDUCE_AXIS_ROWS ? "0" : "-1";
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "axis=%s is out of bounds for this stream, which has 0 dimensions "
+        "(numpy's %s: axis %s is out of bounds for array of dimension 0): "
+        "use axis=all", nick, ev->value_nick, nick);
     return NULL;
   }
 }
@@ -577,7 +608,9 @@ plan_reducer_get_output_info (PlanReducer * reducer, PlanArrayInfo * info)
  * plan_reducer_get_axis:
  * @reducer: a #PlanReducer
  *
- * Returns: the axis the reducer was made with.
+ * Returns: the axis the reducer reduces over: the axis it was made with,
+ *   except #PLAN_REDUCE_AXIS_INNER for #PLAN_REDUCE_AXIS_1, and
+ *   #PLAN_REDUCE_AXIS_ALL for any axis on a 0-d stream.
  *
  * Since: 0.1
  */

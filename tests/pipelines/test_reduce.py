@@ -425,6 +425,33 @@ def test_ptp_of_bool_fails_as_numpy():
                     'op=ptp', '!', 'fakesink'], 'ptp is not defined for bool')
 
 
+def test_zero_d_axes_as_numpy():
+    """A 0-d file: numpy's reductions take axis 0 and -1 as axis=None
+    (axis=-1 gave shape (1,)), but its mean, var and std raise AxisError,
+    as every op does for axis 1."""
+    d = tmpdir()
+    a = np.array(3.5, np.float32)
+    np.save(d + '/a.npy', a)
+    for op, axis in (('sum', '-1'), ('argmax', '0'), ('std', '-1'),
+                     ('mean', '0'), ('max', '1')):
+        try:
+            want = np.asarray(getattr(np, op)(a, axis=int(axis)))
+        except np.AxisError:
+            expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!',
+                            'planreduce', 'op=' + op, 'axis=' + axis, '!',
+                            'planfilesink', 'location=%s/o.npy' % d],
+                           'axis=%s is out of bounds for this stream, which '
+                           'has 0 dimensions' % axis)
+            continue
+        launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+               'op=' + op, 'axis=' + axis, '!', 'planfilesink',
+               'location=%s/o.npy' % d)
+        got = np.load(d + '/o.npy')
+        if got.shape != () or got != want:
+            raise Failure('%s axis=%s of a 0-d array: %r, numpy %r' %
+                          (op, axis, got, want))
+
+
 def test_custom_combiner():
     rng = np.random.default_rng(4)
     a = rng.standard_normal((5003, 3)).astype(np.float64)
@@ -630,6 +657,7 @@ cases += [(f.__name__, f) for f in (
     test_nan_ops_with_nans, test_ddof, test_variance_large_mean_small_spread,
     test_new_ops_same_result_any_blocksize,
     test_nanargmin_all_nan_fails_as_numpy, test_ptp_of_bool_fails_as_numpy,
+    test_zero_d_axes_as_numpy,
     test_invalid_expr_shows_compiler_message, test_unknown_op_fails,
     test_combiner_without_identity_fails, test_empty_min_fails_as_numpy,
     test_message_and_result, test_columns_over_many_blocks,

@@ -930,6 +930,39 @@ def zero_d_arrays():
     close(r, A.sum() / 1000, rtol=1e-12)
 
 
+@test
+def zero_d_reduce_axes_as_numpy():
+    # numpy's reductions take axis 0 and -1 of a 0-d array as axis=None,
+    # except mean, var and std, which raise AxisError there, as every op
+    # does for axis 1: every op and axis, against numpy. axis=-1 gave an
+    # array of shape (1,), or no result through the plan API.
+    A = np.array(3.5)
+    for op in gstplan._OPS:
+        for axis in (None, 0, -1, 1):
+            try:
+                want = np.asarray(getattr(np, op)(A, axis=axis))
+            except np.AxisError:
+                want = None
+            plan = Plan(); a = plan.source(ndim=0)
+            plan.reduce(op, args=(a,), axis=axis, name="r")
+            if want is None:
+                expect(PlanError, lambda: plan.realize(target="cpu").dispatch(
+                    a=A).wait(), "axis=%d is out of bounds for this stream, "
+                    "which has 0 dimensions" % axis)
+                continue
+            got = plan.realize(target="cpu").dispatch(a=A).result("r")
+            if op in ("argmin", "argmax", "nanargmin", "nanargmax",
+                      "count_nonzero"):
+                want = want.astype(np.int64)
+            assert got.shape == () and got.dtype == want.dtype and \
+                got == want, (op, axis, got, want)
+    plan = Plan(); a = plan.source(ndim=0)
+    plan.reduce(lambda x, y: x + 2 * y, args=(a,), axis=-1, identity=0,
+                name="r")
+    got = plan.realize(target="cpu").dispatch(a=A).result("r")
+    assert got.shape == () and got == np.add.reduce(A, axis=-1), got
+
+
 def built_with(work, given, what):
     """gst-plan may be built without HDF5 or Zarr (-Dhdf5=disabled,
     -Dzarr=disabled): then binding such a file is refused, saying so."""
