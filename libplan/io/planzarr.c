@@ -892,6 +892,11 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
   JsonObject *conf = cn && JSON_NODE_HOLDS_OBJECT (cn) ?
       json_node_get_object (cn) : NULL;
 
+  /* Zarr v3: exactly one array -> bytes codec, and the only ones there are
+   * bytes and sharding_indexed (which is not read). */
+  if (*have_bytes && (g_strcmp0 (name, "bytes") == 0
+          || g_strcmp0 (name, "sharding_indexed") == 0))
+    goto second_array_to_bytes;
   if (g_strcmp0 (name, "bytes") == 0) {
     const gchar *endian = conf ? member_string (conf, "endian", "little") :
         "little";
@@ -952,6 +957,11 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
 bad:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec '%s' has "
       "a configuration that is not valid", name);
+  return FALSE;
+second_array_to_bytes:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codecs have two "
+      "array -> bytes codecs, 'bytes' and then '%s'; Zarr v3 takes exactly "
+      "one (the codec that turns the array into bytes)", name);
   return FALSE;
 unsupported:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its codec '%s' "

@@ -308,6 +308,59 @@ def zarr_v3_crc32c():
         raise Failure('corrupt v3 chunk: %d\n%s' % (rc, out))
 
 
+ZARR3 = os.environ.get('PLAN_ZARR3_PYTHON') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
+    'gst-plan', 'zarr3', 'bin', 'python')
+
+
+def zarr_v3_two_array_to_bytes_codecs():
+    """v3 metadata with two array -> bytes codecs, which the Zarr v3 spec
+    forbids (exactly one): one error naming the store and both codecs, as
+    zarr-python 3 refuses them (where tools/bootstrap.sh installed it)."""
+    if not plantest.built_with('zarr'):
+        return
+    d = plantest.tmpdir()
+    stores = []
+    for i, codecs in enumerate((['bytes', 'bytes'], ['bytes', 'gzip', 'bytes'],
+                                ['bytes', 'sharding_indexed'])):
+        store = os.path.join(d, 'two%d.zarr' % i)
+        os.makedirs(os.path.join(store, 'c', '0'))
+        with open(os.path.join(store, 'zarr.json'), 'w') as f:
+            json.dump({'zarr_format': 3, 'node_type': 'array',
+                       'shape': [4, 3], 'data_type': 'float32',
+                       'fill_value': 0.0,
+                       'chunk_grid': {'name': 'regular', 'configuration':
+                                      {'chunk_shape': [4, 3]}},
+                       'chunk_key_encoding': {'name': 'default'},
+                       'codecs': [{'name': c} for c in codecs]}, f)
+        with open(os.path.join(store, 'c', '0', '0'), 'wb') as f:
+            f.write(A[:4].tobytes())
+        stores.append((store, codecs))
+        rc, out = run(store)
+        errors = [l for l in out.splitlines() if l.startswith('ERROR')]
+        want = ("its codecs have two array -> bytes codecs, 'bytes' and then "
+                "'%s'; Zarr v3 takes exactly one" % codecs[-1])
+        if rc != 1 or len(errors) != 1 or store not in errors[0] or \
+                want not in errors[0]:
+            raise Failure('v3 codecs %s: exit status %d, not one error naming '
+                          'the store and the codecs:\n%s' % (codecs, rc, out))
+    if not os.access(ZARR3, os.X_OK):
+        print('     zarr 3 is not installed: its refusal is not checked')
+        return
+    p = subprocess.run([ZARR3, '-c', 'import sys, zarr\n'
+                        'for s in sys.argv[1:]:\n'
+                        '    try:\n'
+                        '        zarr.open_array(s, mode="r")[...]\n'
+                        '        print("read", s)\n'
+                        '    except ValueError as e:\n'
+                        '        print("refused", e)\n'] +
+                       [s for s, _ in stores], capture_output=True,
+                       text=True, timeout=60)
+    if p.returncode != 0 or p.stdout.count('refused') != len(stores):
+        raise Failure('zarr 3 reads a store with two array -> bytes codecs:'
+                      '\n%s%s' % (p.stdout, p.stderr))
+
+
 plantest.run_cases([
     ('.npy mutations', npy_corpus),
     ('.npz mutations, stored and deflated', npz_corpus),
@@ -316,4 +369,6 @@ plantest.run_cases([
     ('Zarr metadata and chunk mutations', zarr_corpus),
     ('Zarr symbolic link loops', zarr_symlink_loops),
     ('Zarr v3 crc32c', zarr_v3_crc32c),
+    ('Zarr v3 with two array -> bytes codecs',
+     zarr_v3_two_array_to_bytes_codecs),
 ])

@@ -371,6 +371,25 @@ GST_START_TEST (test_zarr_v3_unknown_fields_are_an_error)
 
 GST_END_TEST;
 
+/* Zarr v3 takes exactly one array -> bytes codec: a second one (as
+ * zarr-python refuses it: "Only one ArrayBytesCodec is allowed") is an
+ * error naming both, not a second serialisation read as nothing. */
+GST_START_TEST (test_zarr_v3_two_array_to_bytes_codecs_are_an_error)
+{
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}, {\"name\": \"bytes\", \"configuration\": "
+      "{\"endian\": \"big\"}}]}", "its codecs have two array -> bytes "
+      "codecs, 'bytes' and then 'bytes'; Zarr v3 takes exactly one");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}, {\"name\": \"gzip\"}, {\"name\": \"bytes\"}]}",
+      "its codecs have two array -> bytes codecs");
+  check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
+      "\"bytes\"}, {\"name\": \"sharding_indexed\"}]}",
+      "'bytes' and then 'sharding_indexed'");
+}
+
+GST_END_TEST;
+
 /* Metadata of 100000 nested lists: json-glib, which parses them
  * recursively, overflowed the stack. */
 GST_START_TEST (test_zarr_deeply_nested_metadata_is_an_error)
@@ -543,6 +562,7 @@ zarrreader_suite (void)
   tcase_add_test (tc, test_zarr_dataset_path_stays_in_the_store);
   tcase_add_test (tc, test_zarr_dataset_of_an_array_store);
   tcase_add_test (tc, test_zarr_v3_unknown_fields_are_an_error);
+  tcase_add_test (tc, test_zarr_v3_two_array_to_bytes_codecs_are_an_error);
   return s;
 }
 
