@@ -214,8 +214,9 @@ plan_map_params_parse (const gchar * text, GError ** error)
     }
     if (!parse_param_value (g_strstrip (eq + 1), m.dtype, &m.value)) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "params: parameter '%s': '%s' is not a %s value", item,
-          g_strstrip (eq + 1), plan_dtype_to_string (m.dtype));
+          "params: parameter '%s': '%s' is not %s %s value", item,
+          g_strstrip (eq + 1), plan_dtype_get_article (m.dtype),
+          plan_dtype_to_string (m.dtype));
       goto failed;
     }
     m.name = g_strdup (item);

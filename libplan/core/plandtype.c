@@ -158,6 +158,27 @@ plan_dtype_to_string (PlanDType dtype)
 }
 
 /**
+ * plan_dtype_get_article:
+ * @dtype: a #PlanDType
+ *
+ * The indefinite article that goes before the name plan_dtype_to_string()
+ * gives, for messages: "an int8", "an int64", but "a uint8" (said
+ * "you-int"), "a float32", "a bool", "a complex64".
+ *
+ * Returns: (transfer none): "an" or "a".
+ *
+ * Since: 0.1
+ */
+const gchar *
+plan_dtype_get_article (PlanDType dtype)
+{
+  const gchar *name = plan_dtype_to_string (dtype);
+
+  /* "int…" and "unknown" start with a vowel sound; "uint…" does not. */
+  return name[0] == 'i' || !dtype_valid (dtype) ? "an" : "a";
+}
+
+/**
  * plan_dtype_get_size:
  * @dtype: a #PlanDType
  *

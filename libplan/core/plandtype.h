@@ -94,6 +94,9 @@ PLAN_API
 const gchar * plan_dtype_to_string (PlanDType dtype);
 
 PLAN_API
+const gchar * plan_dtype_get_article (PlanDType dtype);
+
+PLAN_API
 gsize plan_dtype_get_size (PlanDType dtype);
 
 PLAN_API

@@ -605,8 +605,9 @@ _plan_work_check_output (Output * output, PlanBinding * binding,
   want_s = info_shape (info);
   have_s = info_shape (have);
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "output '%s' is %s of "
-      "shape %s, but it is bound to a %s array of shape %s", output->name,
+      "shape %s, but it is bound to %s %s array of shape %s", output->name,
       plan_dtype_to_string (info->dtype), want_s,
+      plan_dtype_get_article (have->dtype),
       plan_dtype_to_string (have->dtype), have_s);
   g_free (want_s);
   g_free (have_s);

@@ -649,7 +649,7 @@ no_add:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
         "write '%s': the add mode adds a dataset to an HDF5 file (or an "
-        "array to a Zarr group); a %s file holds one array, so it is "
+        "array to a Zarr group); %s files hold one array, so it is "
         "replaced whole (mode replace)", location,
         plan_file_format_to_string (writer->format));
     plan_file_writer_cancel (writer);

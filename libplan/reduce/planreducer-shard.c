@@ -534,8 +534,8 @@ bad_part:
   {
     g_array_unref (runs);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "a part to combine is not the state of a %s reducer of this input",
-        r->name);
+        "a part to combine is not the state of the reducer '%s' of this "
+        "input", r->name);
     return FALSE;
   }
 gap:

@@ -81,7 +81,7 @@ for _ns, _version, _package in (("GLib", "2.0", "gir1.2-glib-2.0"),
                        % (_ns, _version), _package) from None
 from gi.repository import GLib, GObject, Gst, Plan as _P  # noqa: E402
 
-from ._translate import TranslationError, translate  # noqa: E402
+from ._translate import TranslationError, translate, with_article  # noqa: E402
 
 __all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
            "to_numpy",
@@ -939,11 +939,11 @@ class Work:
             return
         arr = _as_host_array(value, what)
         if arr is None:
-            raise TypeError("%s: cannot bind a %s (give a numpy array, an "
+            raise TypeError("%s: cannot bind %s (give a numpy array, an "
                             "object with __array_interface__, "
                             "__cuda_array_interface__ or the buffer "
                             "protocol, or a file name)" %
-                            (what, type(value).__name__))
+                            (what, with_article(type(value).__name__)))
         if not is_input and not arr.flags.writeable:
             raise ValueError("%s is read-only" % what)
         keep.append(arr)
@@ -1195,7 +1195,7 @@ def _describe_value(value):
     text = repr(value)
     if len(text) > 40:
         text = text[:37] + "..."
-    return "a %s (%s)" % (type(value).__name__, text)
+    return "%s (%s)" % (with_article(type(value).__name__), text)
 
 
 def _owner(arr):

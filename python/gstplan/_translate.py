@@ -24,6 +24,13 @@ import textwrap
 __all__ = ["TranslationError", "translate"]
 
 
+def with_article(name):
+    """@name (a type or dtype name) after its indefinite article, for
+    messages: 'an int', 'an ndarray', 'an int8', but 'a uint8', 'a list'."""
+    an = name[:1].lower() in "aeio" or name.startswith("nd")
+    return ("an " if an else "a ") + name
+
+
 class TranslationError(ValueError):
     """A Python function the expression language cannot express."""
 
@@ -326,8 +333,9 @@ class _Writer:
         if (isinstance(value, (numbers.Number, bool)) or
                 is_numpy_scalar(value)) and not callable(value):
             return self.constant(node, value)
-        self.fail(node, "'%s' is a %s, not a number: a function may only "
-                  "close over numbers" % (node.id, type(value).__name__))
+        self.fail(node, "'%s' is %s, not a number: a function may only "
+                  "close over numbers" % (node.id,
+                                          with_article(type(value).__name__)))
 
     def module_attr(self, node):
         """(module name, attribute) for np.sin, math.pi, numpy.float32."""

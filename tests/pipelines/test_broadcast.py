@@ -282,9 +282,12 @@ def test_params_with_constants_and_broadcast():
 
 def test_param_errors():
     x = random_array('float32', (10, 3), rng)
-    expect_error('x * g', [x], ['params=g=abc'], "'g'", "'abc'", 'float64')
-    expect_error('x * g', [x], ['params=g:int8=300'], "'g'", 'int8')
-    expect_error('x * g', [x], ['params=g:uint8=-1'], "'g'", 'uint8')
+    expect_error('x * g', [x], ['params=g=abc'], "'g'",
+                 "'abc' is not a float64 value")
+    expect_error('x * g', [x], ['params=g:int8=300'], "'g'",
+                 "'300' is not an int8 value")
+    expect_error('x * g', [x], ['params=g:uint8=-1'], "'g'",
+                 "'-1' is not a uint8 value")
     expect_error('x * g', [x], ['params=g:float=1'], "'g'", 'float')
     expect_error('x * g', [x], ['params=g'], 'not name=value')
     expect_error('x * g', [x], ['params=g=1,g=2'], "'g' is given twice")

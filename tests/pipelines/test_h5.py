@@ -527,7 +527,8 @@ def add_mode_failures_leave_the_file():
     np.save(npy, np.arange(3))
     expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
                   'location=' + npy, 'file-mode=add'],
-                 'the add mode adds a dataset to an HDF5 file')
+                 'the add mode adds a dataset to an HDF5 file',
+                 'npy files hold one array')
     plantest.assert_same(np.load(npy), np.arange(3), 'npy left as it was')
     if sorted(os.listdir(d)) != ['bad.h5', 'in.npy', 'notes.h5', 'out.h5',
                                  'out.npy']:

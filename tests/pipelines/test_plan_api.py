@@ -476,7 +476,7 @@ def case_errors_at_dispatch():
             (m + [('array', 'a', a), ('array', 'b', a), ('array', 'q', a)],
              "'q' is bound but is neither an input nor an output"),
             (m + [('array', 'a', a), ('array', 'b', a), ('array', 'm', c)],
-             "output 'm' is float32 of shape (10,), but it is bound to a "
+             "output 'm' is float32 of shape (10,), but it is bound to an "
              "int32 array"),
             ([('source', 'a', 2, '-'), ('map', 'm', 'a', '-', 'x'),
               ('realize', 'cpu', 'fuse'), ('array', 'a', a)],

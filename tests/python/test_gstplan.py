@@ -388,6 +388,9 @@ def lambdas_that_are_refused():
            "cannot be expressed")
     expect(TranslationError, lambda: plan.map(lambda x: x + table, args=(a,)), here,
            "'table' is a list")
+    weights = np.ones(3)
+    expect(TranslationError, lambda: plan.map(lambda x: x * weights, args=(a,)), here,
+           "'weights' is an ndarray, not a number")
     expect(TranslationError, lambda: plan.map(lambda x: x.mean(), args=(a,)), here,
            "only functions of math, numpy")
     expect(TranslationError, lambda: plan.map(lambda x: undefined_name + x, args=(a,)),
@@ -555,7 +558,8 @@ def errors_are_exceptions():
     expect(ValueError, lambda: work.dispatch(a=np.zeros(3), m=np.zeros(3)[::1].view()
                                              .__array__().copy().setflags(write=False)
                                              or np.frombuffer(b"\0" * 24)), "read-only")
-    expect(TypeError, lambda: work.dispatch(a=object()), "cannot bind")
+    expect(TypeError, lambda: work.dispatch(a=object()), "cannot bind an object")
+    expect(TypeError, lambda: work.dispatch(a=5), "cannot bind an int (give")
     expect(ValueError, lambda: plan.realize(target="tpu"), "target")
     expect(PlanError, lambda: work.dispatch(a="/nonexistent/x.npy").wait(), "nonexistent")
 

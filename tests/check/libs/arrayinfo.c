@@ -32,6 +32,25 @@ GST_START_TEST (test_dtype_names_round_trip)
 
 GST_END_TEST;
 
+/* The article before each dtype's name in a message: "an" before the
+ * names said with a vowel first (int8 ... int64), "a" before the others
+ * (uint8, said "you-int", float32, bool, complex64). */
+GST_START_TEST (test_dtype_article)
+{
+  gint i;
+
+  for (i = PLAN_DTYPE_UNKNOWN + 1; i < PLAN_DTYPE_N; i++) {
+    const gchar *name = plan_dtype_to_string ((PlanDType) i);
+
+    fail_unless_equals_string (plan_dtype_get_article ((PlanDType) i),
+        g_str_has_prefix (name, "int") ? "an" : "a");
+  }
+  fail_unless_equals_string (plan_dtype_get_article (PLAN_DTYPE_UINT8), "a");
+  fail_unless_equals_string (plan_dtype_get_article (PLAN_DTYPE_INT64), "an");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_dtype_complex)
 {
   fail_unless_equals_int (plan_dtype_get_size (PLAN_DTYPE_COMPLEX64), 8);
@@ -492,6 +511,7 @@ arrayinfo_suite (void)
   plan_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_dtype_names_round_trip);
+  tcase_add_test (tc, test_dtype_article);
   tcase_add_test (tc, test_dtype_complex);
   tcase_add_test (tc, test_dtype_parse_rejects_unknown_name);
   tcase_add_test (tc, test_dtype_npy_descr);

@@ -520,6 +520,9 @@ GST_START_TEST (test_dispatch_binding_errors)
   PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, N, 1);
   PlanArray *short_b = ramp (PLAN_DTYPE_FLOAT32, N - 1, 1);
   PlanArray *small_f = ramp (PLAN_DTYPE_FLOAT32, 10, 1);
+  gint64 ten = 10;
+  PlanArray *small_i = plan_array_new (PLAN_DTYPE_INT32, 1, &ten, NULL);
+  PlanArray *small_u = plan_array_new (PLAN_DTYPE_UINT8, 1, &ten, NULL);
   PlanBindings *bindings = plan_bindings_new ();
   GError *error = NULL;
 
@@ -541,6 +544,19 @@ GST_START_TEST (test_dispatch_binding_errors)
       "but it is bound to a float32 array of shape (10,)");
   g_clear_error (&error);
 
+  /* "an int32", "a uint8": the article is the dtype's */
+  plan_bindings_set_array (bindings, "f", small_i);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "output 'f' is float32 of shape (1000,), "
+      "but it is bound to an int32 array of shape (10,)");
+  g_clear_error (&error);
+  plan_bindings_set_array (bindings, "f", small_u);
+  fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+  assert_error_contains (error, "but it is bound to a uint8 array of shape "
+      "(10,)");
+  g_clear_error (&error);
+  plan_bindings_set_array (bindings, "f", small_f);
+
   plan_bindings_set_array (bindings, "c", small_f);
   fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
   assert_error_contains (error, "'c' is bound but is neither an input nor "
@@ -551,6 +567,8 @@ GST_START_TEST (test_dispatch_binding_errors)
   g_object_unref (a);
   g_object_unref (short_b);
   g_object_unref (small_f);
+  g_object_unref (small_i);
+  g_object_unref (small_u);
   g_object_unref (work);
   g_object_unref (g);
 }
