@@ -56,6 +56,12 @@ G_GNUC_INTERNAL
 gboolean _plan_param_value_in_valid_range (GParamSpec * pspec,
     const GValue * value);
 
+/* Makes @error's message valid UTF-8, as GLib asks of a GError's message
+ * and language bindings need to convert it: a file name in it need not be
+ * (core/planerror.c). */
+G_GNUC_INTERNAL
+void _plan_error_make_valid (GError * error);
+
 /* "default", "avx2" or "avx512". */
 G_GNUC_INTERNAL
 const gchar *_plan_cpu_isa_name (void);

@@ -158,6 +158,18 @@ to_quark (To to)
   }
 }
 
+void
+_plan_error_make_valid (GError * error)
+{
+  gchar *valid;
+
+  if (error == NULL || g_utf8_validate (error->message, -1, NULL))
+    return;
+  valid = g_utf8_make_valid (error->message, -1);
+  g_free (error->message);
+  error->message = valid;
+}
+
 /**
  * plan_error_get_gst_error:
  * @error: a #GError

@@ -146,8 +146,9 @@ plan_bindings_set_array (PlanBindings * bindings, const gchar * name,
  * plan_bindings_set_file:
  * @bindings: a #PlanBindings
  * @name: a source's or an output's name
- * @location: the file: a `.npy` file for a source; for an output, written
- *   as `.npy` when @location ends in `.npy` and as bare data otherwise
+ * @location: (type filename): the file: a `.npy` file for a source; for an
+ *   output, written as `.npy` when @location ends in `.npy` and as bare
+ *   data otherwise
  *
  * Binds @name to a file, read by planfilesrc or written by planfilesink.
  *
@@ -169,10 +170,10 @@ plan_bindings_set_file (PlanBindings * bindings, const gchar * name,
  * plan_bindings_set_file_dataset:
  * @bindings: a #PlanBindings
  * @name: a source's or an output's name
- * @location: the file: for a source, a `.npy`, `.npz`, HDF5 (NetCDF-4) file
- *   or a Zarr store's directory; for an output, an HDF5 file (by its
- *   extension `.h5`, `.hdf5` or `.nc`), a Zarr store (`.zarr`), or any
- *   name planfilesink takes
+ * @location: (type filename): the file: for a source, a `.npy`, `.npz`,
+ *   HDF5 (NetCDF-4) file or a Zarr store's directory; for an output, an
+ *   HDF5 file (by its extension `.h5`, `.hdf5` or `.nc`), a Zarr store
+ *   (`.zarr`), or any name planfilesink takes
  * @dataset: (nullable): the array in the file: a `.npz` member ("temps"),
  *   an HDF5 dataset's path ("/obs/temps"), a Zarr group's array; %NULL for
  *   the file's only one (a source), "/data" (an HDF5 output) or the store
@@ -204,7 +205,7 @@ plan_bindings_set_file_dataset (PlanBindings * bindings, const gchar * name,
  * plan_bindings_set_raw_file:
  * @bindings: a #PlanBindings
  * @name: a source's name
- * @location: the file
+ * @location: (type filename): the file
  * @dtype: the dtype of its elements
  * @ndim: the number of axes
  * @shape: (array length=ndim): its shape; the outermost axis may be -1 to

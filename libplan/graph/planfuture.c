@@ -172,6 +172,7 @@ _plan_future_complete (PlanFuture * future, GError * error)
   gulong cancelled_id;
   GTask *task;
 
+  _plan_error_make_valid (error);
   g_mutex_lock (&future->lock);
   future->done = TRUE;
   future->error = error;

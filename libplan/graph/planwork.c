@@ -489,6 +489,9 @@ failed:
   return -2;
 }
 
+static PlanFuture *work_dispatch (PlanWork * work, PlanBindings * bindings,
+    GError ** error);
+
 /**
  * plan_work_dispatch:
  * @work: a #PlanWork
@@ -521,15 +524,30 @@ PlanFuture *
 plan_work_dispatch (PlanWork * work, PlanBindings * bindings,
     GError ** error)
 {
+  PlanFuture *future;
+  GError *err = NULL;
+
+  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
+  g_return_val_if_fail (bindings == NULL || PLAN_IS_BINDINGS (bindings),
+      NULL);
+
+  future = work_dispatch (work, bindings, &err);
+  if (err != NULL) {
+    /* The bindings' file names, in messages, need not be UTF-8. */
+    _plan_error_make_valid (err);
+    g_propagate_error (error, err);
+  }
+  return future;
+}
+
+static PlanFuture *
+work_dispatch (PlanWork * work, PlanBindings * bindings, GError ** error)
+{
   PlanBindings *empty = NULL;
   PlanFuture *future;
   GstBus *bus;
   gint64 total;
   gboolean busy;
-
-  g_return_val_if_fail (PLAN_IS_WORK (work), NULL);
-  g_return_val_if_fail (bindings == NULL || PLAN_IS_BINDINGS (bindings),
-      NULL);
 
   if (bindings == NULL)
     bindings = empty = plan_bindings_new ();

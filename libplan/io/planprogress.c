@@ -270,7 +270,8 @@ plan_progress_finish (PlanProgress * progress, GstProgressType type)
 /**
  * plan_progress_begin:
  * @progress: a progress reporter
- * @what: what is read, for the messages' text, such as "'a.npy'"
+ * @what: what is read, for the messages' text, such as "'a.npy'" (a
+ *   file name that is not UTF-8 is shown with replacement characters)
  * @first: the run's first row
  * @end: one past its last row, or -1 when the number of rows is not known
  * @row_size: bytes of a row
@@ -291,7 +292,8 @@ plan_progress_begin (PlanProgress * progress, const gchar * what,
 
   plan_progress_finish (p, GST_PROGRESS_TYPE_CANCELED);
   g_free (p->what);
-  p->what = g_strdup (what);
+  /* A file name need not be UTF-8, and a structure's strings must be. */
+  p->what = g_utf8_make_valid (what, -1);
   p->row_size = row_size;
   p->known_total = end >= 0;
   p->first = first;

@@ -401,13 +401,21 @@ class RawFile:
 
 
 def _location(value, what):
-    """The path @value names, for libplan: a NUL byte, which would end it
-    there (and name another file), is refused."""
+    """The path @value names, as a str (os.fsdecode's: bytes that are not
+    UTF-8 as lone surrogates): a NUL byte, which would end it there (and
+    name another file), is refused."""
     path = os.fsdecode(os.fspath(value))
     if "\0" in path:
         raise ValueError("%s: the path %r has a NUL byte, which no file name "
                          "can hold" % (what, path))
     return path
+
+
+def _c_path(path):
+    """@path (a _location()) as libplan takes a file name: its bytes, as
+    open() would give them to the system (os.fsencode), so that a name
+    that is not UTF-8 names the same file."""
+    return os.fsencode(path)
 
 
 # Files holding several arrays: "file:array" names one of them.
@@ -916,15 +924,15 @@ class Work:
             if in_file[1] is not None and "\0" in in_file[1]:
                 raise ValueError("%s: the array name %r has a NUL byte"
                                  % (what, in_file[1]))
-            bindings.set_file_dataset(name, _location(in_file[0], what),
-                                      in_file[1])
+            bindings.set_file_dataset(
+                name, _c_path(_location(in_file[0], what)), in_file[1])
             return
         if isinstance(value, (str, os.PathLike)):
-            bindings.set_file(name, _location(value, what))
+            bindings.set_file(name, _c_path(_location(value, what)))
             return
         if isinstance(value, RawFile):
-            bindings.set_raw_file(name, value.path, _plan_dtype(value.dtype),
-                                  list(value.shape))
+            bindings.set_raw_file(name, _c_path(value.path),
+                                  _plan_dtype(value.dtype), list(value.shape))
             return
         if hasattr(value, "__cuda_array_interface__") and not \
                 isinstance(value, np.ndarray):

@@ -650,6 +650,38 @@ def raw_files_and_paths_are_checked():
 
 
 @test
+def file_names_that_are_not_utf8():
+    # A file name of bytes that are not UTF-8 is, in Python, a str with
+    # lone surrogates (os.fsdecode), which open() and numpy take: gstplan
+    # raised UnicodeEncodeError on it. Read, written (.npy, raw, a .npz
+    # member) as numpy reads and writes them, and an error naming such a
+    # file is a PlanError.
+    d = tempfile.mkdtemp()
+    name = lambda raw: os.path.join(d, os.fsdecode(raw))
+    A = rng.random((100, 3))
+    src, out = name(b"in\xff.npy"), name(b"out\xfe\xed.npy")
+    np.save(src, A)
+    plan = Plan(); a = plan.source(ndim=2)
+    plan.sink(plan.map(lambda x: 2 * x, args=(a,)), name="s")
+    work = plan.realize(target="cpu")
+    assert work.dispatch(a=src, s=out).result("s") == out
+    assert np.array_equal(np.load(out), 2 * A)
+    raw = name(b"in\xfd.raw")
+    A.tofile(raw)
+    work.dispatch(a=gstplan.RawFile(raw, np.float64, (-1, 3)), s=out).wait()
+    assert np.array_equal(np.load(out), 2 * A)
+    npz = name(b"in\xfc.npz")
+    np.savez(npz, temps=A)
+    r = work.dispatch(a=npz + ":temps").result("s")
+    assert np.array_equal(r, 2 * A)
+    missing = name(b"none\xfb.npy")
+    expect(PlanError, lambda: work.dispatch(a=missing).wait(),
+           "Could not open '%s" % os.path.join(d, "none"))
+    assert sorted(os.listdir(os.fsencode(d))) == [
+        b"in\xfc.npz", b"in\xfd.raw", b"in\xff.npy", b"out\xfe\xed.npy"]
+
+
+@test
 def strings_with_a_nul_byte_are_refused():
     # libplan's strings end at a NUL byte: 'x\0 + 100' was compiled as
     # 'x' (the rest dropped, and x given as the result), a stencil's
