@@ -57,6 +57,8 @@
 #include "planpadsettings.h"
 #include <libplan/planreducemap.h>
 #include <libplan/planshardhooks.h>
+#include <libplan/planreducerasync.h>
+#include <libplan/plankernelinput.h>
 
 #include <string.h>
 
@@ -123,6 +125,8 @@ struct _PlanReduce
   gboolean sharded;
   guint64 next_global;
   gboolean origin_set;
+  /* axis all on the host: the chunk the reducer's workers still read */
+  PlanHeldChunk *held;
 };
 
 G_DEFINE_TYPE (PlanReduce, plan_reduce, PLAN_TYPE_KERNEL_ELEMENT);
@@ -543,6 +547,47 @@ plan_reduce_push (PlanReduce * self, const guint8 * data, gsize n_rows,
       out, n_threads, error);
 }
 
+/* Lets go of the chunk held, which the reducer is done with; FALSE after
+ * posting an error when its file was cut short meanwhile. */
+static gboolean
+plan_reduce_release_held (PlanReduce * self)
+{
+  GError *err = NULL;
+
+  if (self->held == NULL)
+    return TRUE;
+  if (!plan_held_chunk_release (g_steal_pointer (&self->held), &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", err->message), (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A whole-array reduction on the host: the worker threads go on with the
+ * chunk's blocks after this returns, while the streaming thread fetches
+ * the next chunk, so that they do not wait for it; the chunk stays held
+ * until the next push is past it. */
+static GstFlowReturn
+plan_reduce_push_async (PlanReduce * self, const PlanChunk * chunk)
+{
+  PlanKernelElement *kernel = PLAN_KERNEL_ELEMENT (self);
+  PlanHeldChunk *held = plan_kernel_element_hold_chunk (kernel, chunk);
+
+  plan_reducer_set_n_threads (self->reducer,
+      plan_kernel_element_get_n_threads (kernel));
+  /* It returns once the chunk before is done with: axis all cannot fail. */
+  plan_reducer_push_async (self->reducer, chunk->data[0], chunk->n_rows,
+      NULL);
+  if (!plan_reduce_release_held (self)) {
+    plan_reducer_wait (self->reducer);
+    plan_held_chunk_release (held, NULL);
+    return GST_FLOW_ERROR;
+  }
+  self->held = held;
+  return GST_FLOW_OK;
+}
+
 /* Sharded: the reducer learns where in the whole stream the rows are; a
  * run of rows that wraps around the stream's end (a stencil's last rank
  * with boundary=wrap) is two runs. */
@@ -616,6 +661,9 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   GstFlowReturn ret;
   GError *err = NULL;
 
+  if (plan_reducer_get_axis (self->reducer) == PLAN_REDUCE_AXIS_ALL
+      && !self->sharded && self->map_fused == NULL)
+    return plan_reduce_push_async (self, chunk);
   if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER) {
     if (self->sharded)
       plan_reduce_push_shard (self, chunk);
@@ -783,6 +831,13 @@ plan_reduce_finish (PlanKernelElement * kernel, guint64 n_rows)
   if (plan_reducer_get_axis (self->reducer) == PLAN_REDUCE_AXIS_INNER)
     return plan_reduce_finish_rows (self, n_rows);
 
+  /* The last chunk's blocks first: its file may have been cut short while
+   * they were read. */
+  if (self->held) {
+    plan_reducer_wait (self->reducer);
+    if (!plan_reduce_release_held (self))
+      return GST_FLOW_ERROR;
+  }
   ret = plan_kernel_element_alloc_output (kernel,
       plan_array_info_get_n_rows (info), &out);
   if (ret != GST_FLOW_OK)
@@ -856,6 +911,10 @@ plan_reduce_reset (PlanKernelElement * kernel)
 
   if (self->reducer)
     plan_reducer_reset (self->reducer);
+  /* Reset waited for the chunk in flight; a flush or a stop drops it, the
+   * file's changes included. */
+  if (self->held)
+    plan_held_chunk_release (g_steal_pointer (&self->held), NULL);
   if (self->device_reducer
       && !plan_device_reducer_reset (self->device_reducer, &err)) {
     GST_WARNING_OBJECT (self, "the device reduction could not be reset: "

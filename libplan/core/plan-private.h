@@ -50,6 +50,17 @@ G_GNUC_INTERNAL
 void _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
     PlanRangeFunc func, gpointer user_data, gint64 linger_us);
 
+/* plan_parallel_for() that returns while the workers work; the caller
+ * joins the job later, from the same thread (core/planparallel.c). */
+typedef struct _PlanParallelJob PlanParallelJob;
+
+G_GNUC_INTERNAL
+PlanParallelJob *_plan_parallel_submit (guint n_threads, gsize n,
+    gsize grain, PlanRangeFunc func, gpointer user_data);
+
+G_GNUC_INTERNAL
+void _plan_parallel_join (PlanParallelJob * job);
+
 /* Whether @value is within the valid range a property made with
  * plan_param_spec_checked_range() records (core/planerror.c). */
 G_GNUC_INTERNAL

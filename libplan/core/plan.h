@@ -55,8 +55,10 @@
 #include <libplan/planhaloexchange.h>
 #include <libplan/planshardhooks.h>
 #include <libplan/plankernelhalo.h>
+#include <libplan/plankernelinput.h>
 #include <libplan/planreducerdevice.h>
 #include <libplan/planreducemap.h>
+#include <libplan/planreducerasync.h>
 #include <libplan/plansink.h>
 #endif
 

@@ -208,35 +208,18 @@ plan_parallel_for (guint n_threads, gsize n, gsize grain, PlanRangeFunc func,
   _plan_parallel_for_lingering (n_threads, n, grain, func, user_data, 0);
 }
 
-/*
- * _plan_parallel_for_lingering:
- * @linger_us: how long the workers that helped keep polling for the next
- *   job before they sleep; 0 for not at all
- *
- * plan_parallel_for(), for a caller that expects to come back soon with
- * more work of the same size (an in-memory dispatch in a loop): the
- * workers spin for up to @linger_us after this job instead of going to
- * sleep, at the cost of that much CPU time each when no job comes.
- */
-void
-_plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
-    PlanRangeFunc func, gpointer user_data, gint64 linger_us)
+/* A job of @n indices in chunks of a multiple of @grain, offered to up to
+ * @n_threads - 1 worker threads (fewer when the pool or the job is
+ * smaller: one chunk fewer when @caller_now, the caller taking one at
+ * once). */
+static Job *
+job_submit (guint n_threads, gsize n, gsize grain, PlanRangeFunc func,
+    gpointer user_data, gboolean caller_now, gint64 linger_us)
 {
   Job *job;
-  guint helpers, i;
   gsize chunk;
+  guint helpers, i;
 
-  g_return_if_fail (func != NULL);
-
-  if (n == 0)
-    return;
-  if (n_threads == 0)
-    n_threads = plan_parallel_get_n_cores ();
-  grain = MAX (grain, 1);
-  if (n_threads == 1 || n <= grain) {
-    func (0, n, user_data);
-    return;
-  }
   ensure_pool ();
 
   /* A few chunks per thread balance uneven ranges without much overhead. */
@@ -256,19 +239,28 @@ _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
   g_mutex_init (&job->lock);
   g_cond_init (&job->cond);
 
-  helpers = MIN (MIN (n_threads - 1, n_workers), (guint) job->n_chunks - 1);
+  helpers = MIN (MIN (n_threads - 1, n_workers),
+      (guint) job->n_chunks - (caller_now ? 1 : 0));
   for (i = 0; i < helpers; i++) {
     g_atomic_int_inc (&job->ref_count);
     g_async_queue_push (queue, job);
   }
+  return job;
+}
 
+/* Takes the chunks no thread has claimed yet, waits for the others, and
+ * drops the caller's reference. */
+static void
+job_join (Job * job)
+{
   job_run (job);
 
   /* A lingering caller waits for the helpers' last chunks awake as well:
    * sleeping on the condition would cost it the wake-up the workers'
    * lingering saves. */
-  if (linger_us > 0 && g_atomic_int_get (&job->done) < job->n_chunks) {
-    gint64 until = g_get_monotonic_time () + linger_us;
+  if (job->linger_us > 0 && g_atomic_int_get (&job->done) < job->n_chunks) {
+    gint64 until = g_get_monotonic_time () + job->linger_us;
+    guint i;
 
     do {
       for (i = 0; i < 64; i++)
@@ -282,4 +274,67 @@ _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
     g_cond_wait (&job->cond, &job->lock);
   g_mutex_unlock (&job->lock);
   job_unref (job);
+}
+
+/*
+ * _plan_parallel_for_lingering:
+ * @linger_us: how long the workers that helped keep polling for the next
+ *   job before they sleep; 0 for not at all
+ *
+ * plan_parallel_for(), for a caller that expects to come back soon with
+ * more work of the same size (an in-memory dispatch in a loop): the
+ * workers spin for up to @linger_us after this job instead of going to
+ * sleep, at the cost of that much CPU time each when no job comes.
+ */
+void
+_plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
+    PlanRangeFunc func, gpointer user_data, gint64 linger_us)
+{
+  g_return_if_fail (func != NULL);
+
+  if (n == 0)
+    return;
+  if (n_threads == 0)
+    n_threads = plan_parallel_get_n_cores ();
+  grain = MAX (grain, 1);
+  if (n_threads == 1 || n <= grain) {
+    func (0, n, user_data);
+    return;
+  }
+  job_join (job_submit (n_threads, n, grain, func, user_data, TRUE,
+          linger_us));
+}
+
+/*
+ * _plan_parallel_submit:
+ *
+ * plan_parallel_for() in two halves: the pool's workers start on the
+ * ranges now, and _plan_parallel_join() (which must follow, on the same
+ * thread) takes the ranges left, waits for the rest and frees the job. In
+ * between the caller is free to do something else: hand the next piece of
+ * work to the pool, say, so that the workers never wait for it. With
+ * @n_threads 1 (or no worker thread) the join does all the work.
+ *
+ * Returns: (transfer full): the job, for _plan_parallel_join(); %NULL
+ *   when @n is 0
+ */
+PlanParallelJob *
+_plan_parallel_submit (guint n_threads, gsize n, gsize grain,
+    PlanRangeFunc func, gpointer user_data)
+{
+  g_return_val_if_fail (func != NULL, NULL);
+
+  if (n == 0)
+    return NULL;
+  if (n_threads == 0)
+    n_threads = plan_parallel_get_n_cores ();
+  return (PlanParallelJob *) job_submit (n_threads, n, MAX (grain, 1), func,
+      user_data, FALSE, 0);
+}
+
+void
+_plan_parallel_join (PlanParallelJob * job)
+{
+  if (job != NULL)
+    job_join ((Job *) job);
 }

@@ -286,7 +286,13 @@ process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
   chunk.data = priv->chunk_data;
   chunk.first_row = ((PlanKernelPad *) pads->data)->next_row;
   chunk.n_rows = n_rows;
+  priv->heads = heads;
+  priv->maps_held = FALSE;
   ret = klass->process (self, &chunk);
+  priv->heads = NULL;
+  /* A chunk held (plan_kernel_element_hold_chunk()) keeps its maps. */
+  if (priv->maps_held)
+    n_mapped = 0;
   /* Inputs that are pages of a file another process cut short meanwhile
    * read zeros where the file ended: the result is not the file's. */
   for (i = 0; i < n_mapped && ret == GST_FLOW_OK; i++)

@@ -94,6 +94,8 @@ typedef struct
   gsize pool_size;
   GstMapInfo *maps;             /* [n_inputs] */
   gconstpointer *chunk_data;    /* [n_inputs] */
+  GstBuffer **heads;            /* [n_inputs], during process() only */
+  gboolean maps_held;           /* process() kept maps (a PlanHeldChunk) */
 
   /* atomic: set by the aggregate thread on an error, read by the src pad
    * probe that keeps EOS from following it downstream */

@@ -44,49 +44,116 @@ keep_head (PlanReducer * r, const guint8 ** data, gsize * n, gsize size)
 
 /* Mode ALL: worker threads reduce whole blocks of a chunk -------------- */
 
-/* Each task reduces its blocks and merges them into the nodes they make
- * of the run's tree (aligned groups of 2^level blocks, the same merges in
- * the same order as pushing block after block), held in a stack of its
- * own that starts at its first block's result slot: a node covers at
- * least one block, so the stack never reaches the next task's. The caller
- * then pushes each task's nodes, in order, into the run's tree. */
-typedef struct
-{
-  PlanReducer *r;
-  const guint8 *data;
-  guint64 first_block;          /* the run's index of the chunk's block 0 */
-} BlocksJob;
-
+/* A task's blocks: each reduced and merged into the nodes they make of the
+ * run's tree (aligned groups of 2^level blocks, the same merges in the
+ * same order as pushing block after block), held in a stack of the task's
+ * own that starts at its first block's slot: a node covers at least one
+ * block, so the stack never reaches the next task's. */
 static void
 blocks_func (gsize begin, gsize end, gpointer user_data)
 {
-  BlocksJob *job = user_data;
-  PlanReducer *r = job->r;
+  ChunkBlocks *cb = user_data;
+  PlanReducer *r = cb->r;
   gpointer scratch = _plan_reducer_scratch_new (r, 2 * BLOCK);
-  Tree t = { &r->results[begin], &r->task_levels[begin],
-    &r->task_starts[begin], 0
-  };
+  Tree t = { &cb->results[begin], &cb->levels[begin], &cb->starts[begin], 0 };
   gsize k;
 
   for (k = begin; k < end; k++) {
     Acc block;
 
-    r->block (r, job->data + k * BLOCK * r->in_size, BLOCK,
-        (job->first_block + k) * BLOCK, &block, scratch);
-    _plan_reducer_tree_push (r, &t, &block, job->first_block + k);
+    r->block (r, cb->data + k * BLOCK * r->in_size, BLOCK,
+        (cb->first_block + k) * BLOCK, &block, scratch);
+    _plan_reducer_tree_push (r, &t, &block, cb->first_block + k);
   }
-  r->task_nodes[begin] = t.depth;
-  r->task_ends[begin] = end;
+  cb->nodes[begin] = t.depth;
+  cb->ends[begin] = end;
   g_free (scratch);
 }
 
+/* Hands the @n_blocks whole blocks at @data to the worker threads, in a
+ * slot that is not in flight. */
+static ChunkBlocks *
+chunk_blocks_submit (PlanReducer * r, const guint8 * data, gsize n_blocks)
+{
+  ChunkBlocks *cb = r->in_flight == &r->chunks[0] ? &r->chunks[1] :
+      &r->chunks[0];
+
+  if (n_blocks > cb->len) {
+    cb->results = g_renew (Acc, cb->results, n_blocks);
+    cb->levels = g_renew (guint, cb->levels, n_blocks);
+    cb->starts = g_renew (guint64, cb->starts, n_blocks);
+    cb->nodes = g_renew (gsize, cb->nodes, 2 * n_blocks);
+    cb->ends = cb->nodes + n_blocks;
+    cb->len = n_blocks;
+  }
+  cb->r = r;
+  cb->data = data;
+  cb->first_block = r->n_blocks;
+  cb->n_blocks = n_blocks;
+  cb->job = _plan_parallel_submit (r->n_threads, n_blocks,
+      MAX (1, TASK_BYTES / (BLOCK * r->in_size)), blocks_func, cb);
+  r->n_blocks += n_blocks;
+  return cb;
+}
+
+/* Waits for @cb's blocks (the caller's thread takes the tasks no worker
+ * has started) and pushes each task's nodes, in order, into the tree. */
 static void
-push_all (PlanReducer * r, const guint8 * data, gsize n)
+chunk_blocks_join (PlanReducer * r, ChunkBlocks * cb)
 {
   Tree t = { r->stack, r->levels, r->starts, r->depth };
-  gsize es = r->in_size, n_blocks, k, i;
+  gsize k, i;
+
+  _plan_parallel_join (cb->job);
+  cb->job = NULL;
+  for (k = 0; k < cb->n_blocks; k = cb->ends[k])
+    for (i = k; i < k + cb->nodes[k]; i++)
+      _plan_reducer_tree_push_node (r, &t, &cb->results[i], cb->levels[i],
+          cb->starts[i]);
+  r->depth = t.depth;
+  cb->data = NULL;
+}
+
+void
+_plan_reducer_settle (PlanReducer * r)
+{
+  ChunkBlocks *cb = r->in_flight;
+
+  if (cb == NULL)
+    return;
+  r->in_flight = NULL;
+  chunk_blocks_join (r, cb);
+}
+
+void
+_plan_reducer_free_chunks (PlanReducer * r)
+{
+  guint i;
+
+  _plan_reducer_settle (r);
+  for (i = 0; i < G_N_ELEMENTS (r->chunks); i++) {
+    g_free (r->chunks[i].results);
+    g_free (r->chunks[i].levels);
+    g_free (r->chunks[i].starts);
+    g_free (r->chunks[i].nodes);
+  }
+}
+
+/* Pushes @n elements at @data. With @async, the chunk's whole blocks are
+ * left in flight (their input must stay readable until the reducer is
+ * settled); otherwise they are reduced before this returns. */
+static void
+push_all (PlanReducer * r, const guint8 * data, gsize n, gboolean async)
+{
+  gsize es = r->in_size, n_blocks;
+  ChunkBlocks *cb = NULL;
+  Tree t;
   Acc block;
 
+  /* What comes before the chunk's whole blocks goes into the tree after
+   * the blocks in flight. */
+  if (r->head_len < r->head_want || r->staged > 0)
+    _plan_reducer_settle (r);
   if (keep_head (r, &data, &n, es))
     return;
 
@@ -99,39 +166,28 @@ push_all (PlanReducer * r, const guint8 * data, gsize n)
     n -= take;
     if (r->staged < BLOCK)
       return;
+    t = (Tree) { r->stack, r->levels, r->starts, r->depth };
     r->block (r, r->staging, BLOCK, r->n_blocks * BLOCK, &block, r->scratch);
     _plan_reducer_tree_push (r, &t, &block, r->n_blocks);
+    r->depth = t.depth;
     r->n_blocks++;
     r->staged = 0;
   }
 
+  /* The workers start on this chunk's blocks before the caller waits for
+   * the previous chunk's: they go from one to the next without a pause. */
   n_blocks = n / BLOCK;
-  if (n_blocks > 0) {
-    BlocksJob job = { r, data, r->n_blocks };
-    gsize grain = MAX (1, TASK_BYTES / (BLOCK * es));
+  if (n_blocks > 0)
+    cb = chunk_blocks_submit (r, data, n_blocks);
+  _plan_reducer_settle (r);
+  if (cb != NULL && async)
+    r->in_flight = cb;
+  else if (cb != NULL)
+    chunk_blocks_join (r, cb);
 
-    if (n_blocks > r->results_len) {
-      r->results = g_renew (Acc, r->results, n_blocks);
-      r->results_len = n_blocks;
-    }
-    if (n_blocks > r->blocks_len) {
-      r->task_levels = g_renew (guint, r->task_levels, n_blocks);
-      r->task_starts = g_renew (guint64, r->task_starts, n_blocks);
-      r->task_nodes = g_renew (gsize, r->task_nodes, 2 * n_blocks);
-      r->task_ends = r->task_nodes + n_blocks;
-      r->blocks_len = n_blocks;
-    }
-    plan_parallel_for (r->n_threads, n_blocks, grain, blocks_func, &job);
-    for (k = 0; k < n_blocks; k = r->task_ends[k])
-      for (i = k; i < k + r->task_nodes[k]; i++)
-        _plan_reducer_tree_push_node (r, &t, &r->results[i],
-            r->task_levels[i], r->task_starts[i]);
-    r->n_blocks += n_blocks;
-  }
-
+  /* A partial block left is copied now: the caller's rows may go. */
   r->staged = n - n_blocks * BLOCK;
   memcpy (r->staging, data + n_blocks * BLOCK * es, r->staged * es);
-  r->depth = t.depth;
 }
 
 /* Mode INNER: threads take rows ------------------------------------------ */
@@ -476,34 +532,10 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
   g_free (pushes);
 }
 
-/**
- * plan_reducer_push:
- * @reducer: a #PlanReducer
- * @rows: (array) (element-type guint8): @n_rows rows of the input,
- *   C-contiguous
- * @n_rows: the number of rows
- * @out: (nullable): with #PLAN_REDUCE_AXIS_INNER, room for @n_rows results
- *   of the output dtype, which are written there; %NULL otherwise
- * @error: return location for a #GError
- *
- * Reduces the next @n_rows rows of the stream. Call it from one thread at
- * a time; it runs the reducer's worker threads and returns when they are
- * done. With #PLAN_REDUCE_AXIS_INNER the result of each row is written to
- * @out at once; otherwise it is kept until plan_reducer_finish().
- *
- * Returns: %TRUE, or %FALSE with @error set when @out is missing.
- *
- * Since: 0.1
- */
-gboolean
-plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
-    gpointer out, GError ** error)
+static gboolean
+push_rows (PlanReducer * r, gconstpointer rows, gsize n_rows, gpointer out,
+    gboolean async, GError ** error)
 {
-  PlanReducer *r = reducer;
-
-  g_return_val_if_fail (reducer != NULL, FALSE);
-  g_return_val_if_fail (rows != NULL || n_rows == 0, FALSE);
-
   if (n_rows == 0)
     return TRUE;
 
@@ -512,7 +544,7 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
       g_assert_not_reached ();
       break;
     case PLAN_REDUCE_AXIS_ALL:
-      push_all (r, rows, n_rows * r->row_elements);
+      push_all (r, rows, n_rows * r->row_elements, async);
       break;
     case PLAN_REDUCE_AXIS_ROWS:
       push_columns (r, rows, n_rows);
@@ -598,6 +630,90 @@ _plan_reducer_numpy_op_name (PlanReduceOp op)
 }
 
 /**
+ * plan_reducer_push:
+ * @reducer: a #PlanReducer
+ * @rows: (array) (element-type guint8): @n_rows rows of the input,
+ *   C-contiguous
+ * @n_rows: the number of rows
+ * @out: (nullable): with #PLAN_REDUCE_AXIS_INNER, room for @n_rows results
+ *   of the output dtype, which are written there; %NULL otherwise
+ * @error: return location for a #GError
+ *
+ * Reduces the next @n_rows rows of the stream. Call it from one thread at
+ * a time; it runs the reducer's worker threads and returns when they are
+ * done. With #PLAN_REDUCE_AXIS_INNER the result of each row is written to
+ * @out at once; otherwise it is kept until plan_reducer_finish().
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @out is missing.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
+    gpointer out, GError ** error)
+{
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL || n_rows == 0, FALSE);
+
+  return push_rows (reducer, rows, n_rows, out, FALSE, error);
+}
+
+/**
+ * plan_reducer_push_async:
+ * @reducer: a #PlanReducer
+ * @rows: (array) (element-type guint8): @n_rows rows of the input,
+ *   C-contiguous
+ * @n_rows: the number of rows
+ * @error: return location for a #GError
+ *
+ * plan_reducer_push() for a caller that can keep @rows readable a while
+ * longer. With #PLAN_REDUCE_AXIS_ALL the worker threads go on reducing
+ * @rows after this returns, while the caller fetches the next chunk, so
+ * that they do not wait for it between chunks; the result is the same,
+ * bit for bit. @rows must stay readable and unchanged until the reducer
+ * is done with them: until plan_reducer_wait() returns, or the next call
+ * of plan_reducer_push_async(), plan_reducer_push(), plan_reducer_finish(),
+ * plan_reducer_export(), plan_reducer_set_origin(), plan_reducer_reset()
+ * or the last plan_reducer_unref() returns, each of which waits for them
+ * first. So at most the rows of one call are held: this call returns once
+ * the rows of the one before are done with.
+ *
+ * With #PLAN_REDUCE_AXIS_ROWS it is plan_reducer_push(), done with @rows on
+ * return; #PLAN_REDUCE_AXIS_INNER, whose results go to an output, needs
+ * plan_reducer_push().
+ *
+ * Returns: %TRUE, or %FALSE with @error set (#PLAN_REDUCE_AXIS_INNER).
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_push_async (PlanReducer * reducer, gconstpointer rows,
+    gsize n_rows, GError ** error)
+{
+  g_return_val_if_fail (reducer != NULL, FALSE);
+  g_return_val_if_fail (rows != NULL || n_rows == 0, FALSE);
+
+  return push_rows (reducer, rows, n_rows, NULL, TRUE, error);
+}
+
+/**
+ * plan_reducer_wait:
+ * @reducer: a #PlanReducer
+ *
+ * Returns once @reducer reads none of the rows given to
+ * plan_reducer_push_async() any more: the caller may let them go.
+ *
+ * Since: 0.1
+ */
+void
+plan_reducer_wait (PlanReducer * reducer)
+{
+  g_return_if_fail (reducer != NULL);
+
+  _plan_reducer_settle (reducer);
+}
+
+/**
  * plan_reducer_finish:
  * @reducer: a #PlanReducer
  * @out: (nullable): room for the result (the output info's number of
@@ -630,6 +746,7 @@ plan_reducer_finish (PlanReducer * reducer, gpointer out, GError ** error)
 
   if (r->mode == PLAN_REDUCE_AXIS_INNER)
     return TRUE;
+  _plan_reducer_settle (r);
   if (r->n_runs > 0 || r->run_first > 0)
     goto sharded;
   if (r->n_rows == 0 && !r->custom && !plan_reduce_op_has_identity (r->op))

@@ -73,6 +73,27 @@ typedef void (*ColumnRowsFunc) (gdouble * restrict v, gdouble * restrict lo,
 /* Writes the result of @a, over @count elements, in the result dtype. */
 typedef void (*FinalFunc) (const PlanReducer * r, const Acc * a, guint64 count, gpointer out);
 
+/* Mode ALL: the whole blocks of one chunk, reduced by tasks on the pool
+ * (planreducer-modes.c). Each task merges its blocks into the nodes they
+ * make of the run's tree, held in a stack of its own that starts at its
+ * first block's slot; the caller then pushes the tasks' nodes, in order,
+ * into the run's tree. */
+typedef struct
+{
+  PlanReducer *r;
+  const guint8 *data;
+  guint64 first_block;          /* the run's index of the chunk's block 0 */
+  gsize n_blocks;
+  PlanParallelJob *job;         /* while in flight */
+  /* [len] each, indexed by block: */
+  Acc *results;
+  guint *levels;
+  guint64 *starts;
+  gsize *nodes;                 /* at a task's first block: its nodes */
+  gsize *ends;                  /* at a task's first block: its end */
+  gsize len;
+} ChunkBlocks;
+
 struct _PlanReducer
 {
   gint ref_count;
@@ -134,15 +155,13 @@ struct _PlanReducer
   gsize head_want;
   GByteArray *runs;
   guint n_runs;
-  Acc *results;                 /* block results of one chunk */
+  Acc *results;                 /* mode INNER: results of one chunk */
   gsize results_len;
-  /* Mode ALL, the tree nodes the tasks of one chunk make of their blocks
-   * (planreducer-modes.c, push_all()): [blocks_len] each */
-  guint *task_levels;
-  guint64 *task_starts;
-  gsize *task_nodes;            /* at a task's first block: its nodes */
-  gsize *task_ends;             /* at a task's first block: its end */
-  gsize blocks_len;
+  /* Mode ALL: the whole blocks of a chunk, reduced on the worker threads;
+   * two, so that one can be in flight (plan_reducer_push_async()) while
+   * the next chunk is handed over. */
+  ChunkBlocks chunks[2];
+  ChunkBlocks *in_flight;       /* or NULL */
   /* Mode ROWS: the open block of each column, and the columns' trees,
    * whose shape (one for all columns) is in levels, starts and depth. */
   gsize col_rows;               /* rows per column block */
@@ -240,6 +259,15 @@ void _plan_reducer_reduce_contiguous (const PlanReducer * r,
 
 G_GNUC_INTERNAL
 gpointer _plan_reducer_scratch_new (const PlanReducer * r, gsize n_elements);
+
+/* Waits for the chunk in flight, if any, and pushes its blocks' nodes
+ * into the run's tree (planreducer-modes.c): what every function that
+ * reads or resets the tree calls first. */
+G_GNUC_INTERNAL
+void _plan_reducer_settle (PlanReducer * r);
+
+G_GNUC_INTERNAL
+void _plan_reducer_free_chunks (PlanReducer * r);
 
 /* Column blocks and results of mode ROWS (planreducer-modes.c). */
 

@@ -127,6 +127,7 @@ plan_reducer_set_origin (PlanReducer * reducer, guint64 first_row)
 
   g_return_if_fail (reducer != NULL);
 
+  _plan_reducer_settle (r);
   if (r->run_rows > 0) {
     if (r->runs == NULL)
       r->runs = g_byte_array_new ();
@@ -168,6 +169,7 @@ plan_reducer_export (PlanReducer * reducer)
 
   g_return_val_if_fail (reducer != NULL, NULL);
 
+  _plan_reducer_settle (r);
   out = g_byte_array_new ();
   header[0] = PART_MAGIC;
   header[1] = r->n_runs + (r->run_rows > 0 ? 1 : 0);
@@ -485,6 +487,7 @@ plan_reducer_finish_parts (PlanReducer * reducer, GBytes ** parts,
   g_return_val_if_fail (out != NULL, FALSE);
   g_return_val_if_fail (r->mode != PLAN_REDUCE_AXIS_INNER, FALSE);
 
+  _plan_reducer_settle (r);
   runs = g_array_new (FALSE, FALSE, sizeof (Run));
   for (i = 0; i < n_parts; i++)
     if (!parse_part (r, parts[i], runs))

@@ -505,9 +505,7 @@ plan_reducer_unref (PlanReducer * reducer)
     g_byte_array_unref (reducer->runs);
   g_free (reducer->scratch);
   g_free (reducer->results);
-  g_free (reducer->task_levels);
-  g_free (reducer->task_starts);
-  g_free (reducer->task_nodes);
+  _plan_reducer_free_chunks (reducer);
   g_free (reducer->cols);
   g_free (reducer->cols_raw);
   g_free (reducer->col_nodes);
@@ -688,6 +686,7 @@ plan_reducer_reset (PlanReducer * reducer)
 {
   g_return_if_fail (reducer != NULL);
 
+  _plan_reducer_settle (reducer);
   _plan_reducer_clear_run (reducer);
   reducer->n_rows = 0;
   reducer->n_blocks = 0;

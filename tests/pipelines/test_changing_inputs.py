@@ -23,15 +23,15 @@ CHUNK = 1 << 16                 # bytes per chunk: 64 chunks
 TIMEOUT = 120
 
 
-def start(src, dst, io_mode, through_map):
-    """Starts planfilesrc ! identity (30 ms a chunk: 2 s in all) ! [planmap]
+def start(src, dst, io_mode, through):
+    """Starts planfilesrc ! identity (30 ms a chunk: 2 s in all) ! [through]
     ! planfilesink and waits until the source has the file open and the
     job has gone on a little."""
     words = ['planfilesrc', 'location=' + src, 'io-mode=' + io_mode,
              'blocksize=%d' % CHUNK, 'max-chunks=2', '!',
              'identity', 'sleep-time=30000', '!']
-    if through_map:
-        words += ['planmap', 'expr=x * 2', '!']
+    if through:
+        words += through.split() + ['!']
     words += ['planfilesink', 'location=' + dst]
     p = subprocess.Popen(launcher() + ['-q'] + words, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
@@ -75,22 +75,27 @@ def finish(p, what, d, *needles):
                                    if 'changed while' in line][0].strip()))
 
 
-ALL = [(m, t) for m in ('auto', 'mmap', 'read') for t in (True, False)]
+MAP = 'planmap expr=x*2'
+# planreduce's worker threads go on reading a chunk after it is handed over
+# (the chunk is held until they are done with it).
+REDUCE = 'planreduce op=sum'
+ALL = [(m, t) for m in ('auto', 'mmap', 'read') for t in (MAP, None)] + [
+    ('mmap', REDUCE)]
 # A change found at the end (the whole job's time): two of the ways.
-SOME = [('mmap', True), ('read', False)]
+SOME = [('mmap', MAP), ('read', None)]
 
 
 def cases_of(change, ways):
-    for io_mode, through_map in ways:
+    for io_mode, through in ways:
         d = tmpdir()
         src = os.path.join(d, 'in.npy')
         a = np.arange(ROWS, dtype=np.float32)
         np.save(src, a)
-        p = start(src, os.path.join(d, 'out.npy'), io_mode, through_map)
+        p = start(src, os.path.join(d, 'out.npy'), io_mode, through)
         try:
             needles = change(src, a)
-            finish(p, 'io-mode=%s%s' % (io_mode, ', planmap' if through_map
-                                         else ''), d, *needles)
+            finish(p, 'io-mode=%s%s' % (io_mode, ', ' + through.split()[0]
+                                         if through else ''), d, *needles)
         finally:
             if p.poll() is None:
                 p.kill()
@@ -121,7 +126,7 @@ def test_replaced_by_another_file():
         os.replace(other, src)
         return ["'%s' changed while it was read: it was replaced by another "
                 "file" % src]
-    cases_of(change, SOME[::-1])
+    cases_of(change, SOME[::-1] + [('auto', REDUCE)])
 
 
 if __name__ == '__main__':
