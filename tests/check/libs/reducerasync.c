@@ -175,6 +175,19 @@ GST_START_TEST (test_every_op_async_equals_one_push)
 
 GST_END_TEST;
 
+/* What runs under valgrind, which the sweep above is too slow for: a late
+ * read of a freed chunk is an invalid read there. */
+GST_START_TEST (test_some_ops_async_equal_one_push)
+{
+  GRand *rand = g_rand_new_with_seed (6);
+
+  check_op (PLAN_REDUCE_OP_SUM, PLAN_DTYPE_FLOAT32, 1, rand);
+  check_op (PLAN_REDUCE_OP_ARGMIN, PLAN_DTYPE_FLOAT64, 3, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* A reducer dropped with a chunk in flight waits for it before it goes. */
 GST_START_TEST (test_unref_waits)
 {
@@ -242,6 +255,7 @@ reducerasync_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_op_async_equals_one_push);
+  tcase_add_test (tc, test_some_ops_async_equal_one_push);
   tcase_add_test (tc, test_unref_waits);
   tcase_add_test (tc, test_other_axes);
   return s;
