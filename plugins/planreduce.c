@@ -125,7 +125,8 @@ struct _PlanReduce
   gboolean sharded;
   guint64 next_global;
   gboolean origin_set;
-  /* axis all on the host: the chunk the reducer's workers still read */
+  /* axis all or 0 on the host: the chunk the reducer's workers may still
+   * read */
   PlanHeldChunk *held;
 };
 
@@ -564,10 +565,10 @@ plan_reduce_release_held (PlanReduce * self)
   return TRUE;
 }
 
-/* A whole-array reduction on the host: the worker threads go on with the
- * chunk's blocks after this returns, while the streaming thread fetches
- * the next chunk, so that they do not wait for it; the chunk stays held
- * until the next push is past it. */
+/* A reduction of the whole array or of the columns on the host: the
+ * worker threads go on with the chunk's blocks after this returns, while
+ * the streaming thread fetches the next chunk, so that they do not wait
+ * for it; the chunk stays held until the next push is past it. */
 static GstFlowReturn
 plan_reduce_push_async (PlanReduce * self, const PlanChunk * chunk)
 {
@@ -661,7 +662,7 @@ plan_reduce_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   GstFlowReturn ret;
   GError *err = NULL;
 
-  if (plan_reducer_get_axis (self->reducer) == PLAN_REDUCE_AXIS_ALL
+  if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER
       && !self->sharded && self->map_fused == NULL)
     return plan_reduce_push_async (self, chunk);
   if (plan_reducer_get_axis (self->reducer) != PLAN_REDUCE_AXIS_INNER) {

@@ -114,15 +114,20 @@ chunk_blocks_join (PlanReducer * r, ChunkBlocks * cb)
   cb->data = NULL;
 }
 
+static void column_segments_join (PlanReducer * r, ColumnSegments * job);
+
 void
 _plan_reducer_settle (PlanReducer * r)
 {
   ChunkBlocks *cb = r->in_flight;
+  ColumnSegments *segments = r->columns_in_flight;
 
-  if (cb == NULL)
-    return;
   r->in_flight = NULL;
-  chunk_blocks_join (r, cb);
+  r->columns_in_flight = NULL;
+  if (cb != NULL)
+    chunk_blocks_join (r, cb);
+  if (segments != NULL)
+    column_segments_join (r, segments);
 }
 
 void
@@ -425,69 +430,121 @@ columns_func (gsize begin, gsize end, gpointer user_data)
  * blocks into segments; the first continues the open blocks, each other
  * starts from the identity, as a block does. Every column gets the same
  * operations in the same order as columns_func would give it; the caller
- * then pushes the blocks into the trees in order. */
-typedef struct
+ * then pushes the blocks into the trees in order.
+ *
+ * Pushed asynchronously, a chunk's segments but the first go to the
+ * workers at once; the caller takes the first once the chunk before has
+ * closed the open blocks it continues. */
+struct _ColumnSegments
 {
   PlanReducer *r;
   const guint8 *data;
   gsize n_rows;
-  const ColumnPush *pushes;
+  ColumnPush *pushes;           /* [n_segments - 1], owned */
   gsize n_segments;
+  gsize first;                  /* the first segment the workers take */
   gsize parts;                  /* _plan_reducer_column_parts() */
   gdouble *v;                   /* [n_segments][2][parts * row_elements]:
                                  * v, lo */
-} SegmentsJob;
+  PlanParallelJob *job;
+};
+
+static void
+segment_run (ColumnSegments * job, gsize k)
+{
+  PlanReducer *r = job->r;
+  gsize w = r->row_elements, row_size = w * r->in_size, c;
+  gsize parts = job->parts;
+  gsize first = k == 0 ? 0 : job->pushes[k - 1].end;
+  gsize stop = k + 1 < job->n_segments ? job->pushes[k].end : job->n_rows;
+  gdouble *v = job->v + k * 2 * parts * w, *lo = v + parts * w;
+
+  if (k == 0) {
+    columns_to_arrays (r->cols, 0, w, parts, v, lo);
+  } else {
+    for (c = 0; c < w; c++)
+      _plan_reducer_column_to_arrays (&r->identity, parts, v + c * parts,
+          lo + c * parts);
+  }
+  r->column_rows (v, lo, job->data + first * row_size, stop - first,
+      row_size, 0, parts * w);
+}
 
 static void
 segments_func (gsize begin, gsize end, gpointer user_data)
 {
-  SegmentsJob *job = user_data;
-  PlanReducer *r = job->r;
-  gsize w = r->row_elements, row_size = w * r->in_size, k, c;
-  gsize parts = job->parts;
+  ColumnSegments *job = user_data;
+  gsize i;
 
-  for (k = begin; k < end; k++) {
-    gsize first = k == 0 ? 0 : job->pushes[k - 1].end;
-    gsize stop = k + 1 < job->n_segments ? job->pushes[k].end : job->n_rows;
-    gdouble *v = job->v + k * 2 * parts * w, *lo = v + parts * w;
+  for (i = begin; i < end; i++)
+    segment_run (job, job->first + i);
+}
 
-    if (k == 0) {
-      columns_to_arrays (r->cols, 0, w, parts, v, lo);
-    } else {
-      for (c = 0; c < w; c++)
-        _plan_reducer_column_to_arrays (&r->identity, parts, v + c * parts,
-            lo + c * parts);
-    }
-    r->column_rows (v, lo, job->data + first * row_size, stop - first,
-        row_size, 0, parts * w);
+/* Hands the segments from @first on to the workers; takes @pushes. */
+static ColumnSegments *
+column_segments_submit (PlanReducer * r, const guint8 * data, gsize n_rows,
+    ColumnPush * pushes, gsize n_pushes, gsize first)
+{
+  ColumnSegments *job = g_new0 (ColumnSegments, 1);
+  gsize w = r->row_elements;
+
+  job->r = r;
+  job->data = data;
+  job->n_rows = n_rows;
+  job->pushes = pushes;
+  job->n_segments = n_pushes + 1;
+  job->first = first;
+  job->parts = _plan_reducer_column_parts (r);
+  job->v = g_new (gdouble, job->n_segments * 2 * job->parts * w);
+  job->job = _plan_parallel_submit (r->n_threads, job->n_segments - first,
+      MAX (1, TASK_BYTES / (r->col_rows * w * r->in_size)), segments_func,
+      job);
+  return job;
+}
+
+/* Waits for the segments, pushes the blocks they end into the trees in
+ * order and leaves the last segment's open; frees @job. */
+static void
+column_segments_join (PlanReducer * r, ColumnSegments * job)
+{
+  gsize w = r->row_elements, parts = job->parts, j;
+
+  _plan_parallel_join (job->job);
+  for (j = 0; j < job->n_segments; j++) {
+    gdouble *v = job->v + j * 2 * parts * w, *lo = v + parts * w;
+
+    if (j + 1 < job->n_segments)
+      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
+          job->pushes[j].slot, job->pushes[j].merges);
+    else
+      columns_from_arrays (r->cols, 0, w, parts, v, lo);
   }
+  g_free (job->v);
+  g_free (job->pushes);
+  g_free (job);
 }
 
 static void
 push_column_segments (PlanReducer * r, const guint8 * data, gsize n_rows,
-    const ColumnPush * pushes, gsize n_pushes)
+    ColumnPush * pushes, gsize n_pushes, gboolean async)
 {
-  gsize parts = _plan_reducer_column_parts (r), w = r->row_elements, j;
-  SegmentsJob job = { r, data, n_rows, pushes, n_pushes + 1, parts, NULL };
-  gsize grain = MAX (1, TASK_BYTES / (r->col_rows * w * r->in_size));
+  ColumnSegments *job;
 
-  job.v = g_new (gdouble, job.n_segments * 2 * parts * w);
-  plan_parallel_for (r->n_threads, job.n_segments, grain, segments_func,
-      &job);
-  for (j = 0; j < job.n_segments; j++) {
-    gdouble *v = job.v + j * 2 * parts * w, *lo = v + parts * w;
-
-    if (j < n_pushes)
-      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
-          pushes[j].slot, pushes[j].merges);
-    else
-      columns_from_arrays (r->cols, 0, w, parts, v, lo);
+  if (!async) {
+    _plan_reducer_settle (r);
+    column_segments_join (r, column_segments_submit (r, data, n_rows,
+            pushes, n_pushes, 0));
+    return;
   }
-  g_free (job.v);
+  job = column_segments_submit (r, data, n_rows, pushes, n_pushes, 1);
+  _plan_reducer_settle (r);
+  segment_run (job, 0);
+  r->columns_in_flight = job;
 }
 
 static void
-push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
+push_columns (PlanReducer * r, const guint8 * data, gsize n_rows,
+    gboolean async)
 {
   gsize row_size = r->row_elements * r->in_size, n_pushes = 0;
   guint64 g = r->next_row, b, R = r->col_rows;
@@ -497,6 +554,8 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
   ColumnsJob job;
   guint need = r->depth;
 
+  if (r->head_len < r->head_want)
+    _plan_reducer_settle (r);
   if (keep_head (r, &data, &n_rows, row_size))
     return;
   g += n_given - n_rows;
@@ -517,8 +576,10 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows)
   if (r->column_rows && r->cols_raw == NULL && n_pushes > 0
       && r->row_elements <= COLUMN_GRAIN && r->n_threads != 1
       && plan_parallel_get_n_cores () > 1) {
-    push_column_segments (r, data, n_rows, pushes, n_pushes);
+    push_column_segments (r, data, n_rows, pushes, n_pushes, async);
+    pushes = NULL;
   } else {
+    _plan_reducer_settle (r);
     job.r = r;
     job.data = data;
     job.n_rows = n_rows;
@@ -547,7 +608,7 @@ push_rows (PlanReducer * r, gconstpointer rows, gsize n_rows, gpointer out,
       push_all (r, rows, n_rows * r->row_elements, async);
       break;
     case PLAN_REDUCE_AXIS_ROWS:
-      push_columns (r, rows, n_rows);
+      push_columns (r, rows, n_rows, async);
       break;
     case PLAN_REDUCE_AXIS_INNER:{
       RowsJob job = { r, rows, out, 0 };
@@ -667,10 +728,12 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
  * @error: return location for a #GError
  *
  * plan_reducer_push() for a caller that can keep @rows readable a while
- * longer. With #PLAN_REDUCE_AXIS_ALL the worker threads go on reducing
- * @rows after this returns, while the caller fetches the next chunk, so
- * that they do not wait for it between chunks; the result is the same,
- * bit for bit. @rows must stay readable and unchanged until the reducer
+ * longer. With #PLAN_REDUCE_AXIS_ALL, and with #PLAN_REDUCE_AXIS_ROWS on
+ * rows of up to 1,024 elements (the sums, means, minima and maxima of
+ * floats, whose column blocks the threads share), the worker threads go
+ * on reducing @rows after this returns, while the caller fetches the next
+ * chunk, so that they do not wait for it between chunks; the result is
+ * the same, bit for bit. @rows must stay readable and unchanged until the reducer
  * is done with them: until plan_reducer_wait() returns, or the next call
  * of plan_reducer_push_async(), plan_reducer_push(), plan_reducer_finish(),
  * plan_reducer_export(), plan_reducer_set_origin(), plan_reducer_reset()
@@ -678,8 +741,8 @@ plan_reducer_push (PlanReducer * reducer, gconstpointer rows, gsize n_rows,
  * first. So at most the rows of one call are held: this call returns once
  * the rows of the one before are done with.
  *
- * With #PLAN_REDUCE_AXIS_ROWS it is plan_reducer_push(), done with @rows on
- * return; #PLAN_REDUCE_AXIS_INNER, whose results go to an output, needs
+ * Otherwise it is plan_reducer_push(), done with @rows on return, except
+ * that #PLAN_REDUCE_AXIS_INNER, whose results go to an output, needs
  * plan_reducer_push().
  *
  * Returns: %TRUE, or %FALSE with @error set (#PLAN_REDUCE_AXIS_INNER).

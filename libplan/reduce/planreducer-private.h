@@ -94,6 +94,8 @@ typedef struct
   gsize len;
 } ChunkBlocks;
 
+typedef struct _ColumnSegments ColumnSegments;
+
 struct _PlanReducer
 {
   gint ref_count;
@@ -162,6 +164,8 @@ struct _PlanReducer
    * the next chunk is handed over. */
   ChunkBlocks chunks[2];
   ChunkBlocks *in_flight;       /* or NULL */
+  /* Mode ROWS on narrow rows: the column blocks of a chunk in flight */
+  ColumnSegments *columns_in_flight;
   /* Mode ROWS: the open block of each column, and the columns' trees,
    * whose shape (one for all columns) is in levels, starts and depth. */
   gsize col_rows;               /* rows per column block */

@@ -36,6 +36,8 @@ make (PlanReduceOp op, PlanReduceAxis axis, const PlanArrayInfo * info)
       plan_reducer_new (op, axis, info, &err);
 
   fail_unless (r != NULL, "%s", err ? err->message : "");
+  /* Every core: the worker threads read the chunks in flight. */
+  plan_reducer_set_n_threads (r, 0);
   return r;
 }
 
@@ -69,8 +71,8 @@ reduce_async (PlanReducer * r, const guint8 * data, gsize row_size,
   gboolean ok;
 
   while (first < n_rows) {
-    guint64 size = g_rand_int_range (rand, 1,
-        g_rand_boolean (rand) ? 3000 : 200000);
+    guint64 most = n_rows / (g_rand_boolean (rand) ? 200 : 3);
+    guint64 size = g_rand_int_range (rand, 1, MAX (2, most));
     guint64 n = MIN (n_rows - first, size);
     guint8 *chunk = copy_rows (data + first * row_size, n * row_size);
 
@@ -98,7 +100,8 @@ reduce_async (PlanReducer * r, const guint8 * data, gsize row_size,
 }
 
 static void
-check_op (PlanReduceOp op, PlanDType dtype, guint n_cols, GRand * rand)
+check_op_axis (PlanReduceOp op, PlanReduceAxis axis, PlanDType dtype,
+    guint n_cols, GRand * rand)
 {
   gint64 shape[2] = { N_ELEMENTS / n_cols, n_cols };
   PlanArrayInfo info, out_info;
@@ -111,9 +114,10 @@ check_op (PlanReduceOp op, PlanDType dtype, guint n_cols, GRand * rand)
   fail_unless (plan_array_info_set (&info, dtype, n_cols > 1 ? 2 : 1, shape,
           NULL));
   row_size = plan_array_info_get_row_size (&info);
-  whole = make (op, PLAN_REDUCE_AXIS_ALL, &info);
+  whole = make (op, axis, &info);
   plan_reducer_get_output_info (whole, &out_info);
-  out_size = plan_dtype_get_size (out_info.dtype);
+  out_size = plan_dtype_get_size (out_info.dtype) *
+      (out_info.ndim == 1 ? out_info.shape[0] : 1);
   data = g_malloc (shape[0] * row_size);
   want = g_malloc0 (out_size);
   got = g_malloc0 (out_size);
@@ -121,14 +125,15 @@ check_op (PlanReduceOp op, PlanDType dtype, guint n_cols, GRand * rand)
       0 : 5003);
   ok = plan_reducer_reduce (whole, data, shape[0], want, &want_err);
 
-  r = make (op, PLAN_REDUCE_AXIS_ALL, &info);
+  r = make (op, axis, &info);
   fail_unless (reduce_async (r, data, row_size, shape[0], got, rand,
           &err) == ok, "%s of %s: %s", plan_reducer_get_name (r),
       plan_dtype_to_string (dtype), err ? err->message : "succeeded");
   if (ok)
     fail_unless (memcmp (got, want, out_size) == 0,
-        "%s of %s pushed asynchronously differs from one push",
-        plan_reducer_get_name (r), plan_dtype_to_string (dtype));
+        "%s (axis %s) of %s, rows of %u, pushed asynchronously differs from "
+        "one push", plan_reducer_get_name (r), axis == PLAN_REDUCE_AXIS_ALL ?
+        "all" : "0", plan_dtype_to_string (dtype), n_cols);
 
   /* Reset waits for the chunk in flight; the reducer then starts over. */
   memset (got, 0, out_size);
@@ -148,6 +153,12 @@ check_op (PlanReduceOp op, PlanDType dtype, guint n_cols, GRand * rand)
   g_free (data);
   g_free (want);
   g_free (got);
+}
+
+static void
+check_op (PlanReduceOp op, PlanDType dtype, guint n_cols, GRand * rand)
+{
+  check_op_axis (op, PLAN_REDUCE_AXIS_ALL, dtype, n_cols, rand);
 }
 
 GST_START_TEST (test_every_op_async_equals_one_push)
@@ -175,6 +186,36 @@ GST_START_TEST (test_every_op_async_equals_one_push)
 
 GST_END_TEST;
 
+/* Per column: on narrow rows the threads share column blocks, and those
+ * of one chunk are reduced while the next chunk comes (rows of 7 and 256
+ * elements); on wide rows (2,000) and with a custom combiner the threads
+ * take columns, and a push is done with its rows on return. */
+GST_START_TEST (test_column_ops_async_equal_one_push)
+{
+  static const PlanReduceOp ops[] = {
+    PLAN_REDUCE_OP_SUM, PLAN_REDUCE_OP_MEAN, PLAN_REDUCE_OP_MAX,
+    PLAN_REDUCE_OP_NANMIN, PLAN_REDUCE_OP_ARGMAX, PLAN_REDUCE_OP_VAR,
+  };
+  static const PlanDType types[] = {
+    PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64, PLAN_DTYPE_COMPLEX64,
+    PLAN_DTYPE_FLOAT16, PLAN_DTYPE_INT32,
+  };
+  static const guint widths[] = { 7, 256, 2000 };
+  GRand *rand = g_rand_new_with_seed (7);
+  guint o, d, w;
+
+  for (w = 0; w < G_N_ELEMENTS (widths); w++)
+    for (d = 0; d < G_N_ELEMENTS (types); d++)
+      for (o = 0; o < G_N_ELEMENTS (ops); o++)
+        check_op_axis (ops[o], PLAN_REDUCE_AXIS_ROWS, types[d], widths[w],
+            rand);
+  check_op_axis ((PlanReduceOp) - 1, PLAN_REDUCE_AXIS_ROWS,
+      PLAN_DTYPE_FLOAT64, 7, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* What runs under valgrind, which the sweep above is too slow for: a late
  * read of a freed chunk is an invalid read there. */
 GST_START_TEST (test_some_ops_async_equal_one_push)
@@ -183,6 +224,8 @@ GST_START_TEST (test_some_ops_async_equal_one_push)
 
   check_op (PLAN_REDUCE_OP_SUM, PLAN_DTYPE_FLOAT32, 1, rand);
   check_op (PLAN_REDUCE_OP_ARGMIN, PLAN_DTYPE_FLOAT64, 3, rand);
+  check_op_axis (PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ROWS,
+      PLAN_DTYPE_FLOAT32, 256, rand);
   g_rand_free (rand);
 }
 
@@ -255,6 +298,7 @@ reducerasync_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_op_async_equals_one_push);
+  tcase_add_test (tc, test_column_ops_async_equal_one_push);
   tcase_add_test (tc, test_some_ops_async_equal_one_push);
   tcase_add_test (tc, test_unref_waits);
   tcase_add_test (tc, test_other_axes);
