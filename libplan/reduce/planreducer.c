@@ -496,6 +496,8 @@ plan_reducer_unref (PlanReducer * reducer)
 
   if (!g_atomic_int_dec_and_test (&reducer->ref_count))
     return;
+  /* The blocks in flight first: their tasks read the reducer. */
+  _plan_reducer_free_chunks (reducer);
   g_clear_pointer (&reducer->combiner, plan_expr_unref);
   g_clear_pointer (&reducer->cast, plan_expr_unref);
   g_free (reducer->name);
@@ -505,7 +507,6 @@ plan_reducer_unref (PlanReducer * reducer)
     g_byte_array_unref (reducer->runs);
   g_free (reducer->scratch);
   g_free (reducer->results);
-  _plan_reducer_free_chunks (reducer);
   g_free (reducer->cols);
   g_free (reducer->cols_raw);
   g_free (reducer->col_nodes);

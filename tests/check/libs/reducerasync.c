@@ -204,11 +204,13 @@ GST_START_TEST (test_column_ops_async_equal_one_push)
   GRand *rand = g_rand_new_with_seed (7);
   guint o, d, w;
 
+  /* float16 and int32 (columns, not column blocks) on rows of 256 only. */
   for (w = 0; w < G_N_ELEMENTS (widths); w++)
     for (d = 0; d < G_N_ELEMENTS (types); d++)
       for (o = 0; o < G_N_ELEMENTS (ops); o++)
-        check_op_axis (ops[o], PLAN_REDUCE_AXIS_ROWS, types[d], widths[w],
-            rand);
+        if (d < 3 || widths[w] == 256)
+          check_op_axis (ops[o], PLAN_REDUCE_AXIS_ROWS, types[d], widths[w],
+              rand);
   check_op_axis ((PlanReduceOp) - 1, PLAN_REDUCE_AXIS_ROWS,
       PLAN_DTYPE_FLOAT64, 7, rand);
   g_rand_free (rand);
@@ -231,21 +233,30 @@ GST_START_TEST (test_some_ops_async_equal_one_push)
 
 GST_END_TEST;
 
-/* A reducer dropped with a chunk in flight waits for it before it goes. */
+/* A reducer dropped with a chunk in flight waits for it before it goes
+ * (a custom combiner's tasks run its expression, which goes with it). */
 GST_START_TEST (test_unref_waits)
 {
-  gint64 shape[1] = { N_ELEMENTS };
-  PlanArrayInfo info;
+  gint64 shape[1] = { N_ELEMENTS }, cols[2] = { N_ELEMENTS / 8, 8 };
+  PlanArrayInfo info, wide;
   PlanReducer *r;
   guint8 *data;
   gsize size;
 
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_FLOAT64, 1, shape,
           NULL));
+  fail_unless (plan_array_info_set (&wide, PLAN_DTYPE_FLOAT64, 2, cols,
+          NULL));
   size = N_ELEMENTS * sizeof (gdouble);
   data = g_malloc0 (size);
   r = make (PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ALL, &info);
   fail_unless (plan_reducer_push_async (r, data, N_ELEMENTS, NULL));
+  plan_reducer_unref (r);
+  r = make ((PlanReduceOp) - 1, PLAN_REDUCE_AXIS_ALL, &info);
+  fail_unless (plan_reducer_push_async (r, data, N_ELEMENTS, NULL));
+  plan_reducer_unref (r);
+  r = make (PLAN_REDUCE_OP_MAX, PLAN_REDUCE_AXIS_ROWS, &wide);
+  fail_unless (plan_reducer_push_async (r, data, cols[0], NULL));
   plan_reducer_unref (r);
   memset (data, 0xa5, size);
   g_free (data);
