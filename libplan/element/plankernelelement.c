@@ -184,6 +184,21 @@ plan_kernel_pad_activate_mode (GstPad * pad, GstObject * parent,
   return TRUE;
 }
 
+/* A buffer of no bytes (appsrc sends one for an empty push) holds no
+ * rows: it is dropped before it reaches the pad's queue, where
+ * GstAggregator would count it as data to aggregate. */
+static GstPadProbeReturn
+plan_kernel_pad_drop_empty (GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  if (gst_buffer_get_size (buf) > 0)
+    return GST_PAD_PROBE_OK;
+  GST_LOG_OBJECT (pad, "dropping an empty buffer");
+  return GST_PAD_PROBE_DROP;
+}
+
 static void
 plan_kernel_pad_constructed (GObject * object)
 {
@@ -195,6 +210,8 @@ plan_kernel_pad_constructed (GObject * object)
     self->base_activate_mode = GST_PAD_ACTIVATEMODEFUNC (pad);
     gst_pad_set_activatemode_function (pad,
         GST_DEBUG_FUNCPTR (plan_kernel_pad_activate_mode));
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+        plan_kernel_pad_drop_empty, NULL, NULL);
   }
 }
 

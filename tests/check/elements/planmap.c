@@ -539,6 +539,43 @@ GST_START_TEST (test_map_rejects_rows_gap)
 
 GST_END_TEST;
 
+/* A buffer of no bytes is no rows (appsrc sends one for an empty push):
+ * it was taken for a broken row, "a buffer of 0 bytes, which is not a
+ * whole number of rows". */
+GST_START_TEST (test_map_empty_buffers_are_no_rows)
+{
+  MapHarness m;
+  GstMessage *msg;
+  GArray *out;
+  guint i;
+
+  map_harness_init (&m, "x + y", 2, F32_CAPS ("8, 3"));
+  fail_unless_equals_int (gst_harness_push (m.inputs[0], gst_buffer_new ()),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[0],
+          ramp_f32 (0, 4, 3, 1.0f)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[1],
+          ramp_f32 (0, 8, 3, 1.0f)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[0], gst_buffer_new ()),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[0],
+          ramp_f32 (4, 4, 3, 1.0f)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (m.inputs[1], gst_buffer_new ()),
+      GST_FLOW_OK);
+  push_eos_all (&m);
+
+  out = pull_all_f32 (m.h, 8);
+  fail_unless_equals_int (out->len, 24);
+  for (i = 0; i < 24; i++)
+    fail_unless_equals_float (g_array_index (out, gfloat, i), 2.0f * i);
+  g_array_unref (out);
+  msg = gst_bus_pop_filtered (m.bus, GST_MESSAGE_ERROR);
+  fail_if (msg != NULL, "an error was posted");
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_map_flush_restarts_rows)
 {
   MapHarness m;
@@ -700,6 +737,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_invalid_expression_posts_compiler_message);
   tcase_add_test (tc, test_map_unknown_name_lists_bound_names);
   tcase_add_test (tc, test_map_rejects_rows_gap);
+  tcase_add_test (tc, test_map_empty_buffers_are_no_rows);
   tcase_add_test (tc, test_map_flush_restarts_rows);
   tcase_add_test (tc, test_map_without_linked_inputs_fails_at_start);
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
