@@ -119,8 +119,11 @@ struct _PlanZarrArray
   PlanDType dtype;
   gsize itemsize;
   gboolean swap;                /* big-endian elements */
-  gboolean fortran;             /* chunks in Fortran order (first axis
-                                 * fastest), where that is not C order */
+  /* The chunks' axes as stored, slowest first: stored axis k is the
+   * array's axis perm[k] (Fortran order, a v3 transpose); permuted where
+   * that lays out a chunk's elements otherwise than C order does. */
+  guint8 perm[PLAN_ARRAY_MAX_DIMS];
+  gboolean permuted;
   gint ndim;
   guint64 shape[PLAN_ARRAY_MAX_DIMS];
   guint64 chunks[PLAN_ARRAY_MAX_DIMS];
@@ -807,16 +810,31 @@ size_chunks (PlanZarrArray * z)
   return TRUE;
 }
 
-/* Whether a chunk lays out its elements the same way in C and Fortran
- * order: fewer than two of its axes are longer than 1. */
+/* Whether the chunks' stored axes (z->perm) lay out their elements as C
+ * order does: their axes longer than 1 come in the array's order ((1000,
+ * 1) or 1-D chunks have the same bytes in every order). */
 static gboolean
-chunk_same_in_both_orders (const PlanZarrArray * z)
+chunk_in_c_order (const PlanZarrArray * z)
 {
-  gint i, longer = 0;
+  gint k, last = -1;
 
-  for (i = 0; i < z->ndim; i++)
-    longer += z->chunks[i] > 1;
-  return longer < 2;
+  for (k = 0; k < z->ndim; k++) {
+    if (z->chunks[z->perm[k]] <= 1)
+      continue;
+    if ((gint) z->perm[k] < last)
+      return FALSE;
+    last = z->perm[k];
+  }
+  return TRUE;
+}
+
+static void
+perm_init (PlanZarrArray * z, gboolean fortran)
+{
+  gint d;
+
+  for (d = 0; d < z->ndim; d++)
+    z->perm[d] = fortran ? z->ndim - 1 - d : d;
 }
 
 static gboolean
@@ -852,7 +870,8 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   /* A chunk with fewer than two axes longer than 1 ((100, 1), (1, 100),
    * 1-D) has the same bytes in both orders, as a .npy has; others are
    * transposed as they are copied out (copy_from_chunk ()). */
-  z->fortran = order[0] == 'F' && !chunk_same_in_both_orders (z);
+  perm_init (z, order[0] == 'F');
+  z->permuted = !chunk_in_c_order (z);
   ok = TRUE;
   goto done;
 
@@ -907,25 +926,33 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
     *have_bytes = TRUE;
     return TRUE;
   }
-  if (g_strcmp0 (name, "transpose") == 0 && !*have_bytes && conf) {
-    JsonNode *on = json_object_get_member (conf, "order");
+  if (g_strcmp0 (name, "transpose") == 0 && !*have_bytes) {
+    /* Stored axis k of the transposed chunk is axis order[k] of the chunk
+     * before it: after the transposes so far, the array's axis
+     * perm[order[k]]. */
+    JsonNode *on = conf ? json_object_get_member (conf, "order") : NULL;
     JsonArray *order = on && JSON_NODE_HOLDS_ARRAY (on) ?
         json_node_get_array (on) : NULL;
-    guint i;
+    guint8 perm[PLAN_ARRAY_MAX_DIMS];
+    guint seen = 0, k;
 
-    /* Only the order that changes nothing is C order. */
-    for (i = 0; order && i < json_array_get_length (order); i++) {
-      JsonNode *e = json_array_get_element (order, i);
+    if (order == NULL || json_array_get_length (order) != (guint) z->ndim)
+      goto bad_transpose;
+    for (k = 0; k < (guint) z->ndim; k++) {
+      JsonNode *e = json_array_get_element (order, k);
+      gint64 a;
 
-      if (json_node_get_value_type (e) != G_TYPE_INT64
-          || json_node_get_int (e) != i)
-        order = NULL;
+      if (json_node_get_value_type (e) != G_TYPE_INT64)
+        goto bad_transpose;
+      a = json_node_get_int (e);
+      if (a < 0 || a >= z->ndim || (seen & (1u << a)))
+        goto bad_transpose;
+      seen |= 1u << a;
+      perm[k] = z->perm[a];
     }
-    if (order && json_array_get_length (order) == (guint) z->ndim)
-      return TRUE;
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are "
-        "transposed (the transpose codec); only C order is read");
-    return FALSE;
+    memcpy (z->perm, perm, z->ndim);
+    z->permuted = !chunk_in_c_order (z);
+    return TRUE;
   }
   if (!*have_bytes)
     goto unsupported;
@@ -958,6 +985,11 @@ bad:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec '%s' has "
       "a configuration that is not valid", name);
   return FALSE;
+bad_transpose:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its transpose codec's "
+      "order is not a permutation of the array's %d axes (each of 0 to %d "
+      "once)", z->ndim, z->ndim - 1);
+  return FALSE;
 second_array_to_bytes:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codecs have two "
       "array -> bytes codecs, 'bytes' and then '%s'; Zarr v3 takes exactly "
@@ -965,7 +997,7 @@ second_array_to_bytes:
   return FALSE;
 unsupported:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its codec '%s' "
-      "is not supported%s; bytes (after transpose in C order), then gzip%s%s "
+      "is not supported%s; transpose, bytes, then gzip%s%s "
       "and crc32c are read", name ? name : "(no name)",
       g_strcmp0 (name, "sharding_indexed") == 0 ? " (sharded arrays are not "
       "read)" : "", HAVE_ZSTD ? ", zstd" : "", HAVE_BLOSC ? ", blosc" : "");
@@ -1106,6 +1138,7 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
     goto bad_codecs;
   codecs = json_node_get_array (n);
   z->codec = CODEC_NONE;
+  perm_init (z, FALSE);
   for (i = 0; i < json_array_get_length (codecs); i++) {
     JsonNode *c = json_array_get_element (codecs, i);
 
@@ -1466,7 +1499,7 @@ copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
     guint64 first,
     guint64 end, guint8 * dest)
 {
-  guint64 lo[PLAN_ARRAY_MAX_DIMS], hi[PLAN_ARRAY_MAX_DIMS];
+  guint64 lo[PLAN_ARRAY_MAX_DIMS] = { 0 }, hi[PLAN_ARRAY_MAX_DIMS] = { 0 };
   guint64 pos[PLAN_ARRAY_MAX_DIMS];
   gsize astride[PLAN_ARRAY_MAX_DIMS], cstride[PLAN_ARRAY_MAX_DIMS];
   gint d, last = z->ndim - 1;
@@ -1477,11 +1510,14 @@ copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
     astride[d] = astride[d + 1] * z->shape[d + 1];
     cstride[d] = cstride[d + 1] * z->chunks[d + 1];
   }
-  if (z->fortran) {
-    /* The first axis varies fastest in the chunk. */
-    cstride[0] = z->itemsize;
-    for (d = 1; d <= last; d++)
-      cstride[d] = cstride[d - 1] * z->chunks[d - 1];
+  if (z->permuted) {
+    /* The stored axes, the last fastest, are the array's in perm's order. */
+    gsize stride = z->itemsize;
+
+    for (d = last; d >= 0; d--) {
+      cstride[z->perm[d]] = stride;
+      stride *= z->chunks[z->perm[d]];
+    }
   }
   for (d = 0; d < z->ndim; d++) {
     lo[d] = idx[d] * z->chunks[d];
@@ -1501,7 +1537,7 @@ copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
       a += pos[d] * astride[d];
     for (d = 0; d < z->ndim; d++)
       c += (pos[d] - idx[d] * z->chunks[d]) * cstride[d];
-    if (!z->fortran) {
+    if (!z->permuted) {
       memcpy (dest + a, sc->chunk + c, run);
     } else {
       gsize k;
@@ -1547,7 +1583,7 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
       return TRUE;
     /* Chunks of whole rows lie in the rows as they are in the chunk
      * (in C order). */
-    if ((d > 0 && z->chunks[d] != z->shape[d]) || z->fortran)
+    if ((d > 0 && z->chunks[d] != z->shape[d]) || z->permuted)
       whole_rows = FALSE;
   }
   g_mutex_lock (&z->scratch_lock);

@@ -6,6 +6,7 @@ chunks, shards and seeks; and the errors of a missing array, a corrupt
 chunk, an unsupported codec, dtype or order. And planfilesink writing
 Zarr v2 stores that zarr-python reads: every dtype and codec, groups, the
 add mode, and failures that leave what was there."""
+import json
 import os
 import shutil
 import subprocess
@@ -344,6 +345,63 @@ def v3_unsupported_and_corrupt_fail():
 
 
 
+# Run by zarr 3's python: v3 stores whose chunks are transposed (the
+# transpose codec: Fortran order, other permutations, two in a row), each
+# with the array zarr 3 reads back (want-NAME.npy).
+V3_TRANSPOSE_WRITER = r"""
+import numpy as np, zarr
+from zarr.codecs import TransposeCodec, ZstdCodec
+rng = np.random.default_rng(7)
+CASES = [((250, 3), (16, 3), [(1, 0)], 'float64'),
+         ((61, 2, 5), (7, 2, 3), [(2, 1, 0)], 'float32'),
+         ((61, 2, 5), (7, 2, 3), [(2, 0, 1)], 'int16'),
+         ((61, 4, 5), (7, 3, 2), [(1, 2, 0), (2, 0, 1)], 'complex64'),
+         ((13, 3, 1, 4), (5, 2, 1, 3), [(3, 2, 1, 0)], 'uint8'),
+         ((40, 1, 6), (9, 1, 6), [(1, 0, 2)], 'int32'),
+         ((997,), (100,), [(0,)], 'float32')]
+for i, (shape, chunks, orders, dtype) in enumerate(CASES):
+    a = (rng.standard_normal(shape) * 50).astype(dtype)
+    name = 't%d.zarr' % i
+    z = zarr.create_array(name, shape=shape, chunks=chunks, dtype=dtype,
+                          filters=[TransposeCodec(order=o) for o in orders],
+                          compressors=[ZstdCodec(level=1)] if i % 2 else None,
+                          fill_value=3)
+    z[:(shape[0] * 2) // 3] = a[:(shape[0] * 2) // 3]
+    np.save('want-%s.npy' % name, zarr.open_array(name, mode='r')[...])
+    print(name)
+"""
+
+
+def v3_transposed_chunks():
+    """Zarr v3 stores whose chunks zarr-python 3 transposed (Fortran order,
+    other permutations of 2 to 4 axes, two transposes in a row, with and
+    without zstd, partial edge chunks, chunks never written): read as zarr
+    3 reads them. A transpose order that is no permutation of the axes is
+    refused, naming the codec."""
+    if not os.access(ZARR3, os.X_OK):
+        print('     zarr 3 is not installed: skipped')
+        return
+    d = plantest.tmpdir()
+    p = subprocess.run([ZARR3, '-c', V3_TRANSPOSE_WRITER], cwd=d,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Failure('zarr 3 could not write the stores:\n' + p.stderr)
+    out = os.path.join(d, 'out.npy')
+    for name in p.stdout.split():
+        got = read(os.path.join(d, name), out)
+        plantest.assert_same(got, np.load(os.path.join(d, 'want-%s.npy' %
+                                                       name)),
+                             'v3 transposed %s' % name)
+    meta_path = os.path.join(d, 't1.zarr', 'zarr.json')
+    meta = json.load(open(meta_path))
+    meta['codecs'][0]['configuration']['order'] = [2, 2, 0]
+    json.dump(meta, open(meta_path, 'w'))
+    expect_error(['planfilesrc', 'location=' + os.path.join(d, 't1.zarr'),
+                  '!', 'planfilesink', 'location=' + out],
+                 "its transpose codec's order is not a permutation of the "
+                 "array's 3 axes")
+
+
 SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
 SINK_CODECS = ['none', 'zstd', 'gzip', 'blosc-lz4', 'blosc-zstd']
 
@@ -627,6 +685,7 @@ plantest.run_cases([
     ('unsupported metadata fails', unsupported_metadata_fails),
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
+    ('v3: transposed chunks', v3_transposed_chunks),
     ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
     ('groups, replace and add', sink_groups_replace_and_add),
     ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),

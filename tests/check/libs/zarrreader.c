@@ -321,7 +321,8 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
       "says zarr_format 0; only Zarr v2 is read");
   check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
       "\"transpose\", \"configuration\": {\"order\": [{}]}}, "
-      "{\"name\": \"bytes\"}]}", "its chunks are transposed");
+      "{\"name\": \"bytes\"}]}", "its transpose codec's order is not a "
+      "permutation of the array's 1 axes");
   check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
       "[\"bytes\"]}]}", "its codec '(no name)' is not supported");
   /* An integer fill value no int64 holds (as zarr-python refuses it). */
