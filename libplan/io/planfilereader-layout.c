@@ -144,6 +144,23 @@ _plan_file_reader_check_member_crc (PlanFileReader * self, guint32 data_crc,
   return FALSE;
 }
 
+/* Checks a stored member's CRC-32 against the archive's directory by
+ * reading all of it again: for a member whose rows are not read in the
+ * file's order (a Fortran-ordered array, read run by run). */
+gboolean
+_plan_file_reader_check_member_crc_again (PlanFileReader * self,
+    GError ** error)
+{
+  guint32 crc;
+
+  if (!crc_of_stream (self, 0, self->stream_size, &crc, error))
+    return FALSE;
+  if (crc == self->member_crc)
+    return TRUE;
+  set_crc_mismatch_error (self, error, crc);
+  return FALSE;
+}
+
 static gboolean
 inflater_restart (PlanFileReader * self, Inflater * inf, GError ** error)
 {

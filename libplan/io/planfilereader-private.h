@@ -152,6 +152,10 @@ gboolean _plan_file_reader_check_member_crc (PlanFileReader * self,
     guint32 data_crc, GError ** error);
 
 G_GNUC_INTERNAL
+gboolean _plan_file_reader_check_member_crc_again (PlanFileReader * self,
+    GError ** error);
+
+G_GNUC_INTERNAL
 gboolean _plan_file_reader_open_layout (PlanFileReader * self,
     PlanFileFormat format, const PlanArrayInfo * raw_info, guint64 file_size,
     GError ** error);

@@ -65,7 +65,8 @@
  * stored member's is checked when the worker read every row of it in
  * order from the first (no window, no later first row): each chunk's CRC
  * is computed where it is read or mapped, and they are combined in row
- * order; a mismatch is an error in place of %GST_FLOW_EOS. A read of some
+ * order (a Fortran-ordered member, read run by run, is read again whole
+ * at the end instead); a mismatch is an error in place of %GST_FLOW_EOS. A read of some
  * rows cannot check it. Reading a deflated member out of order (a seek,
  * plan_file_reader_read_rows()) inflates it again from its start up to
  * the rows asked for.
@@ -974,7 +975,9 @@ finish (PlanFileReader * self)
 
   if (self->crc_check && self->crc_rows == self->file_rows
       && (!_plan_mapped_file_check (self->mapped, &err)
-          || !_plan_file_reader_check_member_crc (self, self->crc, &err))) {
+          || !((self->npy_layout & PLAN_NPY_LAYOUT_FORTRAN) ?
+              _plan_file_reader_check_member_crc_again (self, &err) :
+              _plan_file_reader_check_member_crc (self, self->crc, &err)))) {
     GST_WARNING_OBJECT (self, "%s", err->message);
     self->error = err;
     return;
@@ -1031,7 +1034,8 @@ read_chunks (PlanFileReader * self)
        * what the worker holds. Only a deactivated pool fails. */
       buffer = acquire_chunk (self);
       if (buffer && !read_rows_into (self, self->inflater, buffer, row, n,
-              self->crc_check ? &crc : NULL, &err))
+              self->crc_check && !(self->npy_layout &
+                  PLAN_NPY_LAYOUT_FORTRAN) ? &crc : NULL, &err))
         gst_clear_buffer (&buffer);
     }
 
@@ -1420,10 +1424,10 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
   /* A stored .npz member's CRC-32 covers all of it: it is checked when
    * every row is read, in order, from the first; a window, a later first
    * row or an earlier end cannot check it. (A deflated member's is checked
-   * as it is inflated.) */
+   * as it is inflated.) A Fortran-ordered member's rows are not its bytes
+   * in order: its bytes are read again at the end. */
   reader->crc_check = reader->format == PLAN_FILE_FORMAT_NPZ
       && !reader->deflated
-      && !(reader->npy_layout & PLAN_NPY_LAYOUT_FORTRAN)
       && reader->window_first == 0
       && reader->window_rows == reader->file_rows && first_row == 0
       && end_row == reader->window_rows;

@@ -266,6 +266,37 @@ def stored_member_crc_checked():
     plantest.assert_same(got, a[:100], 'the first rows of a changed member')
 
 
+def stored_fortran_member_crc_checked():
+    """A stored member holding a Fortran-ordered array (read run by run and
+    transposed, not in the file's order) is checked too: its bytes are read
+    again at the end. One changed byte is refused, as np.load refuses it,
+    in one chunk or many; the intact member reads as numpy reads it."""
+    d = plantest.tmpdir()
+    a = np.asfortranarray(RNG.standard_normal((5000, 6)))
+    path = os.path.join(d, 'f.npz')
+    out = os.path.join(d, 'out.npy')
+    for blocksize in ['blocksize=%d' % BLOCKSIZE, 'blocksize=0']:
+        np.savez(path, f=a)
+        got = read_member(path, out, blocksize)
+        plantest.assert_same(got, a, 'intact Fortran-ordered member')
+        os.unlink(out)
+        want, now = flip_data_byte(path, 'f.npy', 7777)
+        try:
+            with np.load(path) as z:
+                z['f']
+        except zipfile.BadZipFile as e:
+            if 'CRC' not in str(e):
+                raise Failure('numpy refuses it otherwise: %s' % e)
+        else:
+            raise Failure('numpy reads the changed member')
+        expect_error(['planfilesrc', 'location=' + path, blocksize, '!',
+                      'planfilesink', 'location=' + out],
+                     "member 'f.npy' is corrupt", 'CRC-32 does not match',
+                     '0x%08x read, 0x%08x in the directory' % (now, want))
+        if os.path.exists(out):
+            raise Failure('an output was written from a corrupt member')
+
+
 def truncated_archive_fails():
     d = plantest.tmpdir()
     path = os.path.join(d, 't.npz')
@@ -346,6 +377,8 @@ plantest.run_cases([
     ('a wrong member lists the names', wrong_member_lists_the_names),
     ('a corrupt member fails', corrupt_member_fails),
     ('a stored member\'s CRC-32 is checked', stored_member_crc_checked),
+    ('a stored Fortran-ordered member\'s CRC-32 is checked',
+     stored_fortran_member_crc_checked),
     ('a truncated archive fails', truncated_archive_fails),
     ('known formats are not raw data', known_formats_are_not_raw),
     ('.npz is not written', npz_is_not_written),
