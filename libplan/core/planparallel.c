@@ -309,8 +309,10 @@ _plan_parallel_for_lingering (guint n_threads, gsize n, gsize grain,
  * _plan_parallel_submit:
  *
  * plan_parallel_for() in two halves: the pool's workers start on the
- * ranges now, and _plan_parallel_join() (which must follow, on the same
- * thread) takes the ranges left, waits for the rest and frees the job. In
+ * ranges now, and _plan_parallel_join() (which must follow, once, from
+ * the thread that owns the job's data: a reducer's settle may run on the
+ * thread that flushes it) takes the ranges left, waits for the rest and
+ * frees the job. In
  * between the caller is free to do something else: hand the next piece of
  * work to the pool, say, so that the workers never wait for it. With
  * @n_threads 1 (or no worker thread) the join does all the work.
