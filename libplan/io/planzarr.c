@@ -11,7 +11,10 @@
  * v2 .zarray or v3 zarr.json metadata (json-glib), and its chunks, one
  * file each, decoded with zlib, zstd or blosc (and a v3 CRC32C checked)
  * into whole rows. A missing chunk is the fill value, as the specification
- * says. The store's groups and arrays are found here too; writing an
+ * says. A v3 sharded array (sharding_indexed) is read inner chunk by
+ * inner chunk: a shard's index is read (its CRC32C checked), and each
+ * inner chunk wanted is read at its offset in the shard and decoded as a
+ * chunk of its own; a shard is never read whole. The store's groups and arrays are found here too; writing an
  * array is in planzarr-writer.c. Built only with Zarr (HAVE_ZARR). */
 
 #ifdef HAVE_CONFIG_H
@@ -135,6 +138,19 @@ struct _PlanZarrArray
   guint8 fill[16];
   gsize chunk_bytes;
 
+  /* v3 sharding_indexed: chunks (above) are the inner chunks, and each
+   * file is a shard of per_shard inner chunks along each axis, with an
+   * index of (offset, nbytes) per inner chunk, C order, at its start or
+   * end */
+  gboolean sharded;
+  guint64 shard[PLAN_ARRAY_MAX_DIMS];
+  guint64 per_shard[PLAN_ARRAY_MAX_DIMS];
+  gsize n_inner;                /* inner chunks per shard */
+  gsize index_bytes;            /* its index, checksum included */
+  gboolean index_at_start;
+  gboolean index_swap;          /* big-endian */
+  gboolean index_crc32c;
+
   /* scratch memory of the reads, taken by a read and given back after
    * it (several threads read at once, each in its own), so that a read
    * does not fault in fresh pages */
@@ -148,6 +164,14 @@ typedef struct
   guint8 *chunk;                /* a decoded chunk */
   guint8 *raw;                  /* a chunk's file */
   gsize raw_size;
+  /* the shard open in this read (sharded arrays): its file, whether it
+   * is there, its size and its index, decoded to the machine's order */
+  gboolean shard_ready;
+  guint64 shard_idx[PLAN_ARRAY_MAX_DIMS];
+  gchar *shard_file;
+  gint shard_fd;                /* -1 when it is missing */
+  guint64 shard_size;
+  guint8 *index;
 #if HAVE_ZSTD
   ZSTD_DCtx *zstd;
 #endif
@@ -156,9 +180,21 @@ typedef struct
 #endif
 } Scratch;
 
+/* Closes the shard a read had open; its memory stays for the next. */
+static void
+shard_close (Scratch * sc)
+{
+  if (sc->shard_ready && sc->shard_fd >= 0)
+    close (sc->shard_fd);
+  sc->shard_ready = FALSE;
+  g_clear_pointer (&sc->shard_file, g_free);
+}
+
 static void
 scratch_free (Scratch * sc)
 {
+  shard_close (sc);
+  g_free (sc->index);
   g_free (sc->chunk);
   g_free (sc->raw);
 #if HAVE_ZSTD
@@ -912,7 +948,8 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
       json_node_get_object (cn) : NULL;
 
   /* Zarr v3: exactly one array -> bytes codec, and the only ones there are
-   * bytes and sharding_indexed (which is not read). */
+   * bytes and sharding_indexed (read when it is the array's only codec,
+   * parse_sharding ()). */
   if (*have_bytes && (g_strcmp0 (name, "bytes") == 0
           || g_strcmp0 (name, "sharding_indexed") == 0))
     goto second_array_to_bytes;
@@ -997,10 +1034,156 @@ second_array_to_bytes:
   return FALSE;
 unsupported:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its codec '%s' "
-      "is not supported%s; transpose, bytes, then gzip%s%s "
-      "and crc32c are read", name ? name : "(no name)",
-      g_strcmp0 (name, "sharding_indexed") == 0 ? " (sharded arrays are not "
-      "read)" : "", HAVE_ZSTD ? ", zstd" : "", HAVE_BLOSC ? ", blosc" : "");
+      "is not supported; transpose, bytes, then gzip%s%s "
+      "and crc32c are read (or sharding_indexed as the only codec)",
+      name ? name : "(no name)", HAVE_ZSTD ? ", zstd" : "",
+      HAVE_BLOSC ? ", blosc" : "");
+  return FALSE;
+}
+
+/* An index of more than this many bytes per shard is not read. */
+#define MAX_INDEX_BYTES ((gsize) 256 << 20)
+
+/* v3: the sharding_indexed codec, the array's only one. The chunk grid's
+ * chunk_shape (in z->chunks) is the shards'; the inner chunks' shape, the
+ * codecs they are encoded with and the index's codecs are its
+ * configuration. */
+static gboolean
+parse_sharding (PlanZarrArray * z, JsonObject * codec, GError ** error)
+{
+  JsonNode *cn = json_object_get_member (codec, "configuration");
+  JsonObject *conf = cn && JSON_NODE_HOLDS_OBJECT (cn) ?
+      json_node_get_object (cn) : NULL;
+  guint64 inner[PLAN_ARRAY_MAX_DIMS];
+  JsonNode *n;
+  JsonArray *codecs;
+  const gchar *where;
+  gboolean have_bytes = FALSE, index_bytes = FALSE;
+  gint n_inner = 0, d;
+  guint i;
+
+  if (conf == NULL)
+    goto bad_conf;
+  if (!parse_axes (conf, "chunk_shape", inner, &n_inner, error)) {
+    g_prefix_error (error, "its sharding_indexed codec: ");
+    return FALSE;
+  }
+  if (n_inner != z->ndim)
+    goto bad_shape;
+  z->sharded = TRUE;
+  z->n_inner = 1;
+  for (d = 0; d < z->ndim; d++) {
+    if (inner[d] == 0 || z->chunks[d] == 0 || z->chunks[d] % inner[d] != 0)
+      goto bad_shape;
+    z->shard[d] = z->chunks[d];
+    z->chunks[d] = inner[d];
+    z->per_shard[d] = z->shard[d] / inner[d];
+    if (z->per_shard[d] > MAX_INDEX_BYTES / 16 / z->n_inner)
+      goto big_index;
+    z->n_inner *= z->per_shard[d];
+  }
+  if (!size_chunks (z))
+    goto bad_shape;
+
+  where = member_string (conf, "index_location", "end");
+  if (g_strcmp0 (where, "end") != 0 && g_strcmp0 (where, "start") != 0)
+    goto bad_location;
+  z->index_at_start = g_strcmp0 (where, "start") == 0;
+
+  /* The inner chunks' codecs: those of an array that is not sharded. */
+  n = json_object_get_member (conf, "codecs");
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
+    goto bad_codecs;
+  codecs = json_node_get_array (n);
+  for (i = 0; i < json_array_get_length (codecs); i++) {
+    JsonNode *c = json_array_get_element (codecs, i);
+
+    if (!JSON_NODE_HOLDS_OBJECT (c))
+      goto bad_codecs;
+    if (g_strcmp0 (member_string (json_node_get_object (c), "name", NULL),
+            "sharding_indexed") == 0)
+      goto nested;
+    if (!parse_v3_codec (z, json_node_get_object (c), &have_bytes, error)) {
+      g_prefix_error (error, "its shards' inner chunks: ");
+      return FALSE;
+    }
+  }
+  if (!have_bytes)
+    goto bad_codecs;
+
+  /* The index's: bytes, then a crc32c or not. */
+  n = json_object_get_member (conf, "index_codecs");
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
+    goto bad_index_codecs;
+  codecs = json_node_get_array (n);
+  for (i = 0; i < json_array_get_length (codecs); i++) {
+    JsonNode *c = json_array_get_element (codecs, i);
+    JsonObject *co = JSON_NODE_HOLDS_OBJECT (c) ? json_node_get_object (c) :
+        NULL;
+    const gchar *name = co ? member_string (co, "name", NULL) : NULL;
+
+    if (g_strcmp0 (name, "bytes") == 0 && !index_bytes) {
+      JsonNode *bn = json_object_get_member (co, "configuration");
+      const gchar *endian = bn && JSON_NODE_HOLDS_OBJECT (bn) ?
+          member_string (json_node_get_object (bn), "endian", "little") :
+          "little";
+
+      if (g_strcmp0 (endian, "little") != 0
+          && g_strcmp0 (endian, "big") != 0)
+        goto bad_index_codec;
+      z->index_swap = g_strcmp0 (endian, "big") == 0;
+      index_bytes = TRUE;
+    } else if (g_strcmp0 (name, "crc32c") == 0 && index_bytes
+        && !z->index_crc32c) {
+      z->index_crc32c = TRUE;
+    } else {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its shards' "
+          "index codec '%s' is not supported; bytes, then crc32c or "
+          "nothing, are read", name ? name : "(no name)");
+      return FALSE;
+    }
+  }
+  if (!index_bytes)
+    goto bad_index_codecs;
+  z->index_bytes = z->n_inner * 16 + (z->index_crc32c ? 4 : 0);
+  return TRUE;
+
+bad_conf:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its sharding_indexed "
+      "codec has no configuration");
+  return FALSE;
+bad_shape:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its sharding_indexed "
+      "codec's inner chunk_shape does not fit its shards (one positive "
+      "length per axis, each dividing the shard's, at most 2 GiB an inner "
+      "chunk)");
+  return FALSE;
+big_index:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its shards hold "
+      "more than %" G_GSIZE_FORMAT " inner chunks each; an index of more "
+      "than 256 MiB per shard is not read", MAX_INDEX_BYTES / 16);
+  return FALSE;
+bad_location:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its sharding_indexed "
+      "codec's index_location '%s' is neither 'start' nor 'end'",
+      where ? where : "(not a string)");
+  return FALSE;
+bad_codecs:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its sharding_indexed "
+      "codec's codecs are not a list with the bytes codec in it");
+  return FALSE;
+nested:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its shards' "
+      "inner chunks are sharded again (a sharding_indexed codec inside "
+      "one); nested sharding is not read");
+  return FALSE;
+bad_index_codec:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its shards' index "
+      "codec 'bytes' has a configuration that is not valid");
+  return FALSE;
+bad_index_codecs:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its sharding_indexed "
+      "codec's index_codecs are not a list with the bytes codec in it");
   return FALSE;
 }
 
@@ -1113,7 +1296,7 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
   if (!parse_axes (o, "shape", z->shape, &z->ndim, error)
       || !parse_axes (gconf, "chunk_shape", z->chunks, &n_chunks, error))
     goto done;
-  if (n_chunks != z->ndim || !size_chunks (z))
+  if (n_chunks != z->ndim)
     goto bad_chunks;
 
   n = json_object_get_member (o, "chunk_key_encoding");
@@ -1144,11 +1327,23 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
 
     if (!JSON_NODE_HOLDS_OBJECT (c))
       goto bad_codecs;
+    if (g_strcmp0 (member_string (json_node_get_object (c), "name", NULL),
+            "sharding_indexed") == 0 && !have_bytes) {
+      /* The shards' codecs are its own, the chunk grid's are shards. */
+      if (json_array_get_length (codecs) != 1)
+        goto sharding_not_alone;
+      if (!parse_sharding (z, json_node_get_object (c), error))
+        goto done;
+      have_bytes = TRUE;
+      continue;
+    }
     if (!parse_v3_codec (z, json_node_get_object (c), &have_bytes, error))
       goto done;
   }
   if (!have_bytes)
     goto bad_codecs;
+  if (!z->sharded && !size_chunks (z))
+    goto bad_chunks;
   if (json_object_get_member (o, "fill_value") == NULL)
     goto no_fill;
   ok = parse_fill (z, o, error);
@@ -1190,6 +1385,12 @@ bad_codecs:
 no_fill:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zarr.json has no "
       "fill_value");
+  goto done;
+sharding_not_alone:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its codecs have "
+      "sharding_indexed beside other codecs; a sharded array is read when "
+      "sharding_indexed is its only codec (the inner chunks' codecs are in "
+      "its configuration), as zarr-python 3 writes it");
   goto done;
 done:
   g_object_unref (parser);
@@ -1245,8 +1446,12 @@ _plan_zarr_array_open (const gchar * store, const gchar * path,
     if (text == NULL || !parse_zarray (z, text, error))
       goto in_array;
   }
-  for (i = 0; i < z->ndim; i++)
+  for (i = 0; i < z->ndim; i++) {
     shape[i] = z->shape[i];
+    /* Not sharded, each chunk is a "shard" of one. */
+    if (!z->sharded)
+      z->per_shard[i] = 1;
+  }
   if (!plan_array_info_set (info, z->dtype, z->ndim, shape, error))
     goto in_array;
   /* Buffers of whole chunk rows, unless that is more than 256 MiB. */
@@ -1388,9 +1593,10 @@ crc32c (const guint8 * data, gsize size)
   return crc ^ 0xffffffff;
 }
 
-/* Decodes sc->raw into @to, which gets exactly chunk_bytes. */
+/* Decodes sc->raw into @to, which gets exactly chunk_bytes; @what names
+ * the chunk in an error ("chunk 'a.zarr/c/0'"). */
 static gboolean
-decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
+decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * what,
     gsize size, guint8 * to, GError ** error)
 {
   gboolean ok = FALSE;
@@ -1404,9 +1610,9 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
     if (t == NULL || crc32c (sc->raw, size - 4) != ((guint32) t[0]
             | (guint32) t[1] << 8 | (guint32) t[2] << 16
             | (guint32) t[3] << 24)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' (%"
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s (%"
           G_GSIZE_FORMAT " bytes) fails its CRC32C checksum; it is corrupt",
-          file, size);
+          what, size);
       return FALSE;
     }
     size -= 4;
@@ -1451,22 +1657,18 @@ decode_chunk (PlanZarrArray * z, Scratch * sc, const gchar * file,
       break;
   }
   if (!ok)
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk '%s' (%"
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s (%"
         G_GSIZE_FORMAT " bytes) does not decode to %" G_GSIZE_FORMAT
-        " bytes; it is corrupt", file, size, z->chunk_bytes);
+        " bytes; it is corrupt", what, size, z->chunk_bytes);
   return ok;
 }
 
-/* Loads chunk @idx into @to (sc->chunk, or where the chunk goes in the
- * reader's memory): decoded, or the fill value. */
-static gboolean
-load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
-    guint8 * to, GError ** error)
+/* The file of chunk (or shard) @idx. */
+static gchar *
+chunk_file (PlanZarrArray * z, const guint64 * idx)
 {
   GString *key = g_string_new (NULL);
   gchar *file;
-  gsize size = 0, i;
-  gboolean missing, placed, ok;
   gint d;
 
   if (z->key_prefix)
@@ -1478,13 +1680,217 @@ load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
     g_string_append (key, "0");
   file = g_build_filename (z->dir, key->str, NULL);
   g_string_free (key, TRUE);
+  return file;
+}
+
+static void
+fill_chunk (PlanZarrArray * z, guint8 * to)
+{
+  gsize i;
+
+  for (i = 0; i < z->chunk_bytes; i += z->itemsize)
+    memcpy (to + i, z->fill, z->itemsize);
+}
+
+/* Reads @size bytes of @fd at @offset into @dest; FALSE with errno (0
+ * when the file ended first). */
+static gboolean
+pread_all (gint fd, guint8 * dest, gsize size, guint64 offset)
+{
+  gsize done = 0;
+
+  while (done < size) {
+    gssize n = pread (fd, dest + done, size - done, offset + done);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return FALSE;
+    if (n == 0) {
+      errno = 0;
+      return FALSE;
+    }
+    done += n;
+  }
+  return TRUE;
+}
+
+/* Makes shard @s the one open in this read: its file opened (or found
+ * missing), its index read, checked and in the machine's order. */
+static gboolean
+open_shard (PlanZarrArray * z, Scratch * sc, const guint64 * s,
+    GError ** error)
+{
+  struct stat st;
+  guint64 at;
+  gsize i;
+  gint fd;
+
+  if (sc->shard_ready && memcmp (sc->shard_idx, s,
+          z->ndim * sizeof (guint64)) == 0)
+    return TRUE;
+  shard_close (sc);
+  sc->shard_file = chunk_file (z, s);
+  fd = open_regular (sc->shard_file, &st, error);
+  if (fd < 0 && errno == ENOENT) {
+    /* No shard: the fill value everywhere in it. */
+    g_clear_error (error);
+  } else if (fd < 0) {
+    g_prefix_error (error, "its shard ");
+    return FALSE;
+  } else {
+    sc->shard_size = st.st_size;
+    if (sc->shard_size < z->index_bytes)
+      goto truncated;
+    if (sc->index == NULL)
+      sc->index = g_malloc (z->index_bytes);
+    at = z->index_at_start ? 0 : sc->shard_size - z->index_bytes;
+    if (!pread_all (fd, sc->index, z->index_bytes, at))
+      goto failed;
+    if (z->index_crc32c) {
+      const guint8 *t = sc->index + z->n_inner * 16;
+
+      if (crc32c (sc->index, z->n_inner * 16) != ((guint32) t[0]
+              | (guint32) t[1] << 8 | (guint32) t[2] << 16
+              | (guint32) t[3] << 24))
+        goto bad_crc;
+    }
+    for (i = 0; i < z->n_inner * 2; i++) {
+      guint64 v;
+
+      memcpy (&v, sc->index + i * 8, 8);
+      v = z->index_swap ? GUINT64_FROM_BE (v) : GUINT64_FROM_LE (v);
+      memcpy (sc->index + i * 8, &v, 8);
+    }
+  }
+  sc->shard_fd = fd;
+  memcpy (sc->shard_idx, s, z->ndim * sizeof (guint64));
+  sc->shard_ready = TRUE;
+  return TRUE;
+
+truncated:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its shard '%s' has %"
+      G_GUINT64_FORMAT " bytes, fewer than its index of %" G_GSIZE_FORMAT
+      " bytes; it is truncated", sc->shard_file, sc->shard_size,
+      z->index_bytes);
+  goto out;
+failed:
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+      "cannot read the index of its shard '%s': %s", sc->shard_file,
+      errno ? g_strerror (errno) : "it shrank while it was read");
+  goto out;
+bad_crc:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its shard '%s' (%"
+      G_GUINT64_FORMAT " bytes): the index at its %s fails its CRC32C "
+      "checksum; the shard is corrupt or truncated", sc->shard_file,
+      sc->shard_size, z->index_at_start ? "start" : "end");
+  goto out;
+out:
+  close (fd);
+  return FALSE;
+}
+
+/* Loads inner chunk @idx of a sharded array into @to, as load_chunk ()
+ * does a chunk: read at its place in its shard, decoded, or the fill
+ * value. */
+static gboolean
+load_inner_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
+    guint8 * to, GError ** error)
+{
+  guint64 s[PLAN_ARRAY_MAX_DIMS], offset, nbytes;
+  gsize e = 0;
+  guint8 *dest;
+  GString *what;
+  gboolean ok;
+  gint d;
+
+  for (d = 0; d < z->ndim; d++) {
+    s[d] = idx[d] / z->per_shard[d];
+    e = e * z->per_shard[d] + idx[d] % z->per_shard[d];
+  }
+  if (!open_shard (z, sc, s, error))
+    return FALSE;
+  if (sc->shard_fd < 0) {
+    fill_chunk (z, to);
+    return TRUE;
+  }
+  memcpy (&offset, sc->index + e * 16, 8);
+  memcpy (&nbytes, sc->index + e * 16 + 8, 8);
+  if (offset == G_MAXUINT64 && nbytes == G_MAXUINT64) {
+    /* Never written: the fill value. */
+    fill_chunk (z, to);
+    return TRUE;
+  }
+
+  what = g_string_new ("inner chunk (");
+  for (d = 0; d < z->ndim; d++)
+    g_string_append_printf (what, "%s%" G_GUINT64_FORMAT, d ? ", " : "",
+        idx[d] % z->per_shard[d]);
+  g_string_append_printf (what, ") of the shard '%s'", sc->shard_file);
+  if (offset > sc->shard_size || nbytes > sc->shard_size - offset) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s: its index "
+        "puts it at bytes %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+        " (%" G_GUINT64_FORMAT " bytes), outside the shard's %"
+        G_GUINT64_FORMAT " bytes; the shard is corrupt or truncated",
+        what->str, offset, offset + nbytes, nbytes, sc->shard_size);
+    ok = FALSE;
+    goto done;
+  }
+  if (nbytes > z->chunk_bytes + (16 << 20) + z->chunk_bytes / 2) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s has %"
+        G_GUINT64_FORMAT " bytes, far more than a chunk of %" G_GSIZE_FORMAT
+        " bytes can take; it is corrupt", what->str, nbytes, z->chunk_bytes);
+    ok = FALSE;
+    goto done;
+  }
+  /* An inner chunk stored as it is in memory goes where it is wanted. */
+  if (z->codec == CODEC_NONE && !z->crc32c && nbytes == z->chunk_bytes) {
+    dest = to;
+  } else {
+    if (sc->raw_size < nbytes) {
+      g_free (sc->raw);
+      sc->raw = g_malloc (MAX (nbytes, 1));
+      sc->raw_size = nbytes;
+    }
+    dest = sc->raw;
+  }
+  if (!pread_all (sc->shard_fd, dest, nbytes, offset)) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+        "cannot read its %s: %s", what->str, errno ? g_strerror (errno) :
+        "the shard shrank while it was read");
+    ok = FALSE;
+    goto done;
+  }
+  ok = dest == to || decode_chunk (z, sc, what->str, nbytes, to, error);
+  if (ok && z->swap)
+    plan_dtype_swap_bytes (z->dtype, to, z->chunk_bytes);
+done:
+  g_string_free (what, TRUE);
+  return ok;
+}
+
+/* Loads chunk @idx into @to (sc->chunk, or where the chunk goes in the
+ * reader's memory): decoded, or the fill value. */
+static gboolean
+load_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
+    guint8 * to, GError ** error)
+{
+  gchar *file, *what;
+  gsize size = 0;
+  gboolean missing, placed, ok;
+
+  if (z->sharded)
+    return load_inner_chunk (z, sc, idx, to, error);
+  file = chunk_file (z, idx);
   ok = read_chunk_file (z, sc, file, to, &size, &missing, &placed, error);
   if (ok && missing) {
-    for (i = 0; i < z->chunk_bytes; i += z->itemsize)
-      memcpy (to + i, z->fill, z->itemsize);
+    fill_chunk (z, to);
   } else if (ok) {
-    if (!placed)
-      ok = decode_chunk (z, sc, file, size, to, error);
+    if (!placed) {
+      what = g_strdup_printf ("chunk '%s'", file);
+      ok = decode_chunk (z, sc, what, size, to, error);
+      g_free (what);
+    }
     if (ok && z->swap)
       plan_dtype_swap_bytes (z->dtype, to, z->chunk_bytes);
   }
@@ -1564,13 +1970,17 @@ copy_from_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
  * @error: return location for a #GError (without the store's name)
  *
  * Reads whole rows: every chunk they touch is read and decoded once, in
- * scratch memory of this call's own. Any thread, several at once.
+ * scratch memory of this call's own; of a sharded array, shard by shard,
+ * each shard's index read once. Any thread, several at once.
  */
 gboolean
 _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
     guint64 n_rows, guint8 * dest, GError ** error)
 {
   guint64 idx[PLAN_ARRAY_MAX_DIMS] = { 0 }, nchunks[PLAN_ARRAY_MAX_DIMS];
+  guint64 s[PLAN_ARRAY_MAX_DIMS] = { 0 }, nshards[PLAN_ARRAY_MAX_DIMS];
+  guint64 lo[PLAN_ARRAY_MAX_DIMS], hi[PLAN_ARRAY_MAX_DIMS];
+  guint64 end = first + n_rows;
   Scratch *sc = NULL;
   gboolean ok = TRUE, whole_rows = TRUE;
   gint d;
@@ -1585,6 +1995,7 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
      * (in C order). */
     if ((d > 0 && z->chunks[d] != z->shape[d]) || z->permuted)
       whole_rows = FALSE;
+    nshards[d] = (nchunks[d] + z->per_shard[d] - 1) / z->per_shard[d];
   }
   g_mutex_lock (&z->scratch_lock);
   if (z->scratch) {
@@ -1595,6 +2006,7 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
   if (sc == NULL) {
     sc = g_new0 (Scratch, 1);
     sc->chunk = g_malloc (z->chunk_bytes);
+    sc->shard_fd = -1;
   }
   if (z->ndim == 0) {
     ok = load_chunk (z, sc, idx, sc->chunk, error);
@@ -1602,33 +2014,53 @@ _plan_zarr_array_read_rows (PlanZarrArray * z, guint64 first,
       memcpy (dest, sc->chunk, z->itemsize);
     goto done;
   }
-  for (idx[0] = first / z->chunks[0];
-      ok && idx[0] * z->chunks[0] < first + n_rows; idx[0]++) {
-    guint64 lo = idx[0] * z->chunks[0];
-
-    /* A chunk of whole rows all wanted is decoded where its rows go. */
-    if (whole_rows && lo >= first && lo + z->chunks[0] <= first + n_rows) {
-      ok = load_chunk (z, sc, idx, dest + (lo - first) * z->chunk_bytes /
-          z->chunks[0], error);
-      continue;
-    }
+  /* Shard by shard (of a sharded array: each shard's index is read
+   * once), the shards of the rows' first axis slowest; in each, every
+   * inner chunk that the rows touch. */
+  for (s[0] = first / z->chunks[0] / z->per_shard[0];
+      ok && s[0] * z->per_shard[0] * z->chunks[0] < end; s[0]++) {
     for (d = 1; d < z->ndim; d++)
-      idx[d] = 0;
+      s[d] = 0;
     for (;;) {
-      ok = load_chunk (z, sc, idx, sc->chunk, error);
+      for (d = 0; d < z->ndim; d++) {
+        lo[d] = s[d] * z->per_shard[d];
+        hi[d] = MIN (lo[d] + z->per_shard[d], nchunks[d]);
+      }
+      lo[0] = MAX (lo[0], first / z->chunks[0]);
+      hi[0] = MIN (hi[0], (end + z->chunks[0] - 1) / z->chunks[0]);
+      memcpy (idx, lo, sizeof (lo));
+      while (ok && idx[0] < hi[0]) {
+        guint64 row = idx[0] * z->chunks[0];
+
+        /* A chunk of whole rows all wanted is decoded where its rows
+         * go. */
+        if (whole_rows && row >= first && row + z->chunks[0] <= end) {
+          ok = load_chunk (z, sc, idx, dest + (row - first) *
+              z->chunk_bytes / z->chunks[0], error);
+        } else {
+          ok = load_chunk (z, sc, idx, sc->chunk, error);
+          if (ok)
+            copy_from_chunk (z, sc, idx, first, end, dest);
+        }
+        for (d = z->ndim - 1; d >= 0; d--) {
+          if (++idx[d] < hi[d] || d == 0)
+            break;
+          idx[d] = lo[d];
+        }
+      }
       if (!ok)
         break;
-      copy_from_chunk (z, sc, idx, first, first + n_rows, dest);
       for (d = z->ndim - 1; d >= 1; d--) {
-        if (++idx[d] < nchunks[d])
+        if (++s[d] < nshards[d])
           break;
-        idx[d] = 0;
+        s[d] = 0;
       }
       if (d < 1)
         break;
     }
   }
 done:
+  shard_close (sc);
   g_mutex_lock (&z->scratch_lock);
   z->scratch = g_slist_prepend (z->scratch, sc);
   g_mutex_unlock (&z->scratch_lock);

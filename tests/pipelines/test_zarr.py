@@ -264,9 +264,6 @@ g.create_array('obs/t', shape=(50, 2), chunks=(7, 2), dtype='float64',
                fill_value=float('nan'))[:20] = rng.standard_normal((20, 2))
 g.create_array('other', shape=(3,), dtype='int8')[:] = 1
 np.save('want-group.npy', g['obs/t'][...])
-z = zarr.create_array('sharded.zarr', shape=(100,), chunks=(10,),
-                      shards=(50,), dtype='int32')
-z[:] = np.arange(100)
 z = zarr.create_array('crc.zarr', shape=(100,), chunks=(10,), dtype='int32',
                       compressors=[Crc32cCodec()])
 z[:] = np.arange(100)
@@ -324,8 +321,8 @@ def v3_every_dtype_codec_and_layout():
 
 
 def v3_unsupported_and_corrupt_fail():
-    """A sharded v3 array, a bfloat16 one and a chunk whose CRC32C does
-    not match fail, naming what is wrong."""
+    """A bfloat16 v3 array and a chunk whose CRC32C does not match fail,
+    naming what is wrong."""
     if zarr3_stores() is None:
         return
     d = zarr3_stores()[0]
@@ -334,9 +331,7 @@ def v3_unsupported_and_corrupt_fail():
     data = bytearray(open(chunk, 'rb').read())
     data[5] ^= 0x40
     open(chunk, 'wb').write(data)
-    for name, texts in [('sharded.zarr', ["codec 'sharding_indexed'",
-                                          'sharded arrays are not read']),
-                        ('half.zarr', ["data_type 'bfloat16'"]),
+    for name, texts in [('half.zarr', ["data_type 'bfloat16'"]),
                         ('crc.zarr', ["chunk", "fails its CRC32C checksum"])]:
         expect_error(['planfilesrc', 'location=' + os.path.join(d, name), '!',
                       'planfilesink', 'location=' + out], *texts)
@@ -400,6 +395,237 @@ def v3_transposed_chunks():
                   '!', 'planfilesink', 'location=' + out],
                  "its transpose codec's order is not a permutation of the "
                  "array's 3 axes")
+
+
+# Run by zarr 3's python: sharded v3 stores (sharding_indexed), each with
+# the array zarr 3 reads back (want-NAME.npy). Rows past `written` are
+# never written: shards there are missing, inner chunks there empty; a
+# block of fill values inside is an inner chunk zarr 3 leaves empty too.
+V3_SHARDED_WRITER = r"""
+import numpy as np, zarr
+from zarr.codecs import (BloscCodec, BytesCodec, Crc32cCodec, GzipCodec,
+                         ShardingCodec, TransposeCodec, ZstdCodec)
+rng = np.random.default_rng(11)
+# name, shape, shards, inner chunks, dtype, inner codecs, index codecs,
+# index location, rows written
+CASES = [
+    ('s1', (1000,), (300,), (50,), 'int32',
+     [BytesCodec(), ZstdCodec(level=1)], None, 'end', 650),
+    ('s2', (97, 45), (40, 20), (10, 5), 'float64',
+     [BytesCodec(), GzipCodec(level=4)], None, 'end', 60),
+    ('s3', (23, 9, 14), (8, 6, 8), (4, 3, 4), 'uint16',
+     [TransposeCodec(order=(2, 1, 0)), BytesCodec(endian='big'),
+      ZstdCodec(level=3)],
+     [BytesCodec(endian='big'), Crc32cCodec()], 'start', 17),
+    ('s4', (31, 6), (16, 6), (4, 6), 'complex64',
+     [BytesCodec(endian='big')], [BytesCodec()], 'end', 25),
+    ('s5', (50, 7), (20, 7), (5, 7), 'int8',
+     [BytesCodec(), BloscCodec(cname='lz4', clevel=5, shuffle='shuffle')],
+     None, 'start', 50),
+    ('s6', (40, 3, 5), (12, 3, 4), (3, 1, 2), 'float16',
+     [TransposeCodec(order=(1, 2, 0)), BytesCodec(), GzipCodec(level=1),
+      Crc32cCodec()], None, 'end', 33),
+    ('s7', (77,), (16,), (4,), 'bool', [BytesCodec()], [BytesCodec()],
+     'start', 70),
+]
+for name, shape, shards, inner, dtype, codecs, index, where, written in CASES:
+    if dtype == 'bool':
+        a = rng.integers(0, 2, shape).astype(bool)
+    elif dtype.startswith(('float', 'complex')):
+        a = (rng.standard_normal(shape) * 9).astype(dtype)
+    else:
+        a = rng.integers(-100 if dtype[0] == 'i' else 0, 100, shape,
+                         dtype=dtype)
+    kw = {} if index is None else {'index_codecs': index}
+    z = zarr.create_array(name + '.zarr', shape=shape, chunks=shards,
+                          dtype=dtype, compressors=None, fill_value=3,
+                          serializer=ShardingCodec(chunk_shape=inner,
+                                                   codecs=codecs,
+                                                   index_location=where, **kw))
+    a[written // 3:written // 3 + 2 * inner[0]] = 3
+    z[:written] = a[:written]
+    np.save('want-%s.npy' % name, zarr.open_array(name + '.zarr',
+                                                  mode='r')[...])
+    print(name)
+# what zarr-python 3 writes with shards=: zstd and crc32c for the index
+z = zarr.create_array('d.zarr', shape=(90, 4), chunks=(5, 2), shards=(30, 4),
+                      dtype='float32', fill_value=-1)
+z[:70] = rng.standard_normal((70, 4))
+np.save('want-d.npy', zarr.open_array('d.zarr', mode='r')[...])
+print('d')
+"""
+
+
+SHARDED_STORES = []
+
+
+def sharded_stores():
+    """(the directory of the stores V3_SHARDED_WRITER wrote, their names),
+    written once; None without zarr 3."""
+    if SHARDED_STORES:
+        return SHARDED_STORES[0]
+    if not os.access(ZARR3, os.X_OK):
+        print('     zarr 3 is not installed (tools/bootstrap.sh installs it '
+              'in %s): skipped' % os.path.dirname(ZARR3))
+        return None
+    d = plantest.tmpdir()
+    p = subprocess.run([ZARR3, '-W', 'ignore', '-c', V3_SHARDED_WRITER],
+                       cwd=d, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Failure('zarr 3 could not write the stores:\n' + p.stderr)
+    SHARDED_STORES.append((d, p.stdout.split()))
+    return SHARDED_STORES[0]
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), as Zarr v3's crc32c codec computes it."""
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+
+
+def v3_sharded_arrays():
+    """Sharded Zarr v3 arrays (sharding_indexed) that zarr-python 3 wrote:
+    several dtypes, 1-D to 3-D, shards that do not divide the shape, inner
+    chunks that do not divide it either, the index at the start and at the
+    end (little- and big-endian, with and without its CRC32C), inner
+    chunks with gzip, zstd, blosc, transposes, crc32c, missing shards and
+    empty inner chunks (the fill value); each read as zarr 3 reads it,
+    whole and from rows inside a shard, in blocks of several sizes."""
+    if sharded_stores() is None:
+        return
+    d, names = sharded_stores()
+    out = os.path.join(plantest.tmpdir(), 'out.npy')
+    if len(names) != 8:
+        raise Failure('zarr 3 wrote %s' % names)
+    for name in names:
+        store = os.path.join(d, name + '.zarr')
+        want = np.load(os.path.join(d, 'want-%s.npy' % name))
+        # what the test means to have: a missing shard, empty inner chunks
+        if name == 's1' and (os.path.exists(os.path.join(store, 'c', '3'))
+                             or not os.path.exists(os.path.join(store, 'c',
+                                                                '2'))):
+            raise Failure('s1: shard 3 was written, or shard 2 not')
+        plantest.assert_same(read(store, out), want, 'v3 sharded %s' % name)
+        row = want[0].nbytes
+        for props, rows in [(['blocksize=%d' % row], slice(None)),
+                            (['offset=7', 'length=%d' % (want.shape[0] - 9),
+                              'blocksize=%d' % (3 * row)],
+                             slice(7, want.shape[0] - 2))]:
+            launch('planfilesrc', 'location=' + store, *props, '!',
+                   'planfilesink', 'location=' + out)
+            plantest.assert_same(np.load(out), want[rows],
+                                 'v3 sharded %s %s' % (name, props))
+
+
+def v3_sharded_corrupt_and_unsupported_fail():
+    """A sharded v3 array whose shard is corrupt fails with one error
+    naming the store, the shard and what is wrong: a byte of the index
+    flipped (its CRC32C), a shard truncated (inside its data, and shorter
+    than its index), an index entry past the end of the shard, an inner
+    chunk that does not decode; nothing is written. Sharding zarr-python 3
+    refuses or gst-plan does not read (inner chunks that do not divide the
+    shard, nested sharding, an index codec other than bytes and crc32c,
+    codecs beside sharding_indexed) is refused by name when the array is
+    opened."""
+    if sharded_stores() is None:
+        return
+    src = sharded_stores()[0]
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+
+    def broken(name, shard, change):
+        """A copy of store name with its shard changed by change(bytes)."""
+        store = os.path.join(d, 'bad%d.zarr' % len(os.listdir(d)))
+        shutil.copytree(os.path.join(src, name), store)
+        path = os.path.join(store, *shard.split('/'))
+        data = change(bytearray(open(path, 'rb').read()))
+        open(path, 'wb').write(data)
+        return store, path
+
+    def flip(at):
+        def change(data):
+            data[at] ^= 0x10
+            return data
+        return change
+
+    def entry_past_end(data):
+        # s7: index at the start, no CRC; inner chunk 1 moved past the end
+        data[16:24] = (len(data) - 3).to_bytes(8, 'little')
+        return data
+
+    def entry_past_end_crc(data):
+        # d: index at the end with its CRC32C, made right again
+        n = len(data) - 4 - 16 * 12
+        data[n + 16 * 2:n + 16 * 2 + 8] = (len(data) + 100).to_bytes(
+            8, 'little')
+        data[-4:] = crc32c(bytes(data[n:-4])).to_bytes(4, 'little')
+        return data
+
+    def garble_inner(data):
+        # s2: index at the end; the first inner chunk's gzip stream
+        n = len(data) - 4 - 16 * 16
+        off = int.from_bytes(data[n:n + 8], 'little')
+        data[off + 12:off + 20] = b'\xff' * 8
+        return data
+
+    cases = [
+        (broken('d.zarr', 'c/0/0', flip(-9)),
+         ['the index at its end fails its CRC32C checksum']),
+        (broken('s3.zarr', 'c/0/0/0', flip(5)),
+         ['the index at its start fails its CRC32C checksum']),
+        (broken('d.zarr', 'c/1/0', lambda b: b[:len(b) // 2]),
+         ['fails its CRC32C checksum', 'corrupt or truncated']),
+        (broken('s4.zarr', 'c/0/0', lambda b: b[:40]),
+         ['fewer than its index of 64 bytes; it is truncated']),
+        (broken('s7.zarr', 'c/2', entry_past_end),
+         ['inner chunk (1) of the shard', 'outside the shard']),
+        (broken('d.zarr', 'c/0/0', entry_past_end_crc),
+         ['inner chunk (1, 0) of the shard', 'outside the shard']),
+        (broken('s2.zarr', 'c/0/0', garble_inner),
+         ['inner chunk (0, 0) of the shard', 'does not decode']),
+    ]
+    for (store, path), texts in cases:
+        if os.path.exists(out):
+            os.unlink(out)
+        err = expect_error(['planfilesrc', 'location=' + store, '!',
+                            'planfilesink', 'location=' + out],
+                           "its shard '%s'" % path if 'inner' not in texts[0]
+                           else "of the shard '%s'" % path, *texts)
+        if 'Could not read' not in err or store not in err:
+            raise Failure('%s: the error does not name the store:\n%s' %
+                          (store, err))
+        if os.path.exists(out):
+            raise Failure('%s: a file was written' % store)
+
+    def edited(change):
+        store = os.path.join(d, 'meta%d.zarr' % len(os.listdir(d)))
+        shutil.copytree(os.path.join(src, 's2.zarr'), store)
+        meta = json.load(open(os.path.join(store, 'zarr.json')))
+        change(meta['codecs'][0]['configuration'], meta)
+        json.dump(meta, open(os.path.join(store, 'zarr.json'), 'w'))
+        return store
+
+    def nest(conf, meta):
+        conf['codecs'] = [{'name': 'sharding_indexed',
+                           'configuration': dict(conf)}]
+
+    for store, text in [
+            (edited(lambda c, m: c.update(chunk_shape=[10, 6])),
+             'inner chunk_shape does not fit its shards'),
+            (edited(nest), 'nested sharding is not read'),
+            (edited(lambda c, m: c['index_codecs'].insert(
+                1, {'name': 'gzip', 'configuration': {'level': 1}})),
+             "index codec 'gzip' is not supported"),
+            (edited(lambda c, m: c.update(index_location='middle')),
+             "index_location 'middle'"),
+            (edited(lambda c, m: m['codecs'].append({'name': 'crc32c'})),
+             'sharding_indexed beside other codecs')]:
+        expect_error(['planfilesrc', 'location=' + store, '!',
+                      'planfilesink', 'location=' + out], store, text)
 
 
 SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
@@ -686,6 +912,9 @@ plantest.run_cases([
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('v3: transposed chunks', v3_transposed_chunks),
+    ('v3: sharded arrays', v3_sharded_arrays),
+    ('v3: corrupt and unsupported sharding fails',
+     v3_sharded_corrupt_and_unsupported_fail),
     ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
     ('groups, replace and add', sink_groups_replace_and_add),
     ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),
