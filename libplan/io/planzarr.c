@@ -1829,10 +1829,9 @@ load_inner_chunk (PlanZarrArray * z, Scratch * sc, const guint64 * idx,
   g_string_append_printf (what, ") of the shard '%s'", sc->shard_file);
   if (offset > sc->shard_size || nbytes > sc->shard_size - offset) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s: its index "
-        "puts it at bytes %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
-        " (%" G_GUINT64_FORMAT " bytes), outside the shard's %"
-        G_GUINT64_FORMAT " bytes; the shard is corrupt or truncated",
-        what->str, offset, offset + nbytes, nbytes, sc->shard_size);
+        "puts its %" G_GUINT64_FORMAT " bytes at offset %" G_GUINT64_FORMAT
+        ", outside the shard's %" G_GUINT64_FORMAT " bytes; the shard is "
+        "corrupt or truncated", what->str, nbytes, offset, sc->shard_size);
     ok = FALSE;
     goto done;
   }

@@ -525,7 +525,8 @@ def v3_sharded_corrupt_and_unsupported_fail():
     """A sharded v3 array whose shard is corrupt fails with one error
     naming the store, the shard and what is wrong: a byte of the index
     flipped (its CRC32C), a shard truncated (inside its data, and shorter
-    than its index), an index entry past the end of the shard, an inner
+    than its index), an index entry past the end of the shard, one half
+    empty (an offset of 2^64-1, a length not), an inner
     chunk that does not decode; nothing is written. Sharding zarr-python 3
     refuses or gst-plan does not read (inner chunks that do not divide the
     shard, nested sharding, an index codec other than bytes and crc32c,
@@ -557,6 +558,11 @@ def v3_sharded_corrupt_and_unsupported_fail():
         data[16:24] = (len(data) - 3).to_bytes(8, 'little')
         return data
 
+    def entry_half_empty(data):
+        # s7: inner chunk 2 with the offset of an empty one, a length not
+        data[32:40] = b'\xff' * 8
+        return data
+
     def entry_past_end_crc(data):
         # d: index at the end with its CRC32C, made right again
         n = len(data) - 4 - 16 * 12
@@ -583,6 +589,9 @@ def v3_sharded_corrupt_and_unsupported_fail():
          ['fewer than its index of 64 bytes; it is truncated']),
         (broken('s7.zarr', 'c/2', entry_past_end),
          ['inner chunk (1) of the shard', 'outside the shard']),
+        (broken('s7.zarr', 'c/2', entry_half_empty),
+         ['inner chunk (2) of the shard', 'at offset 18446744073709551615, '
+          'outside the shard']),
         (broken('d.zarr', 'c/0/0', entry_past_end_crc),
          ['inner chunk (1, 0) of the shard', 'outside the shard']),
         (broken('s2.zarr', 'c/0/0', garble_inner),
