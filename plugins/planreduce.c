@@ -586,6 +586,11 @@ plan_reduce_push_async (PlanReduce * self, const PlanChunk * chunk)
     return GST_FLOW_ERROR;
   }
   self->held = held;
+  /* Rows the reducer does not overlap (along axis 0: wide rows, a
+   * combiner of the user's) are done with already: upstream gets the chunk back now. */
+  if (!plan_reducer_holds_rows (self->reducer)
+      && !plan_reduce_release_held (self))
+    return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
 

@@ -777,6 +777,29 @@ plan_reducer_wait (PlanReducer * reducer)
 }
 
 /**
+ * plan_reducer_holds_rows:
+ * @reducer: a #PlanReducer
+ *
+ * Whether @reducer still reads rows given to plan_reducer_push_async():
+ * %FALSE when that call reduced them before it returned (along
+ * #PLAN_REDUCE_AXIS_ROWS: rows of more than 1,024 elements, a combiner of
+ * the caller's), so that the caller may let them go at once
+ * rather than at the next call.
+ *
+ * Returns: %TRUE until plan_reducer_wait() or the next call that waits
+ *   for the rows returns
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_reducer_holds_rows (PlanReducer * reducer)
+{
+  g_return_val_if_fail (reducer != NULL, FALSE);
+
+  return reducer->in_flight != NULL || reducer->columns_in_flight != NULL;
+}
+
+/**
  * plan_reducer_finish:
  * @reducer: a #PlanReducer
  * @out: (nullable): room for the result (the output info's number of

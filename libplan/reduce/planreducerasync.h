@@ -26,6 +26,9 @@ gboolean plan_reducer_push_async (PlanReducer * reducer, gconstpointer rows,
 PLAN_API
 void plan_reducer_wait (PlanReducer * reducer);
 
+PLAN_API
+gboolean plan_reducer_holds_rows (PlanReducer * reducer);
+
 G_END_DECLS
 
 #endif /* __PLAN_REDUCER_ASYNC_H__ */

@@ -966,6 +966,91 @@ GST_START_TEST (test_reduce_custom_combiner)
 
 GST_END_TEST;
 
+/* Set when a buffer pushed into the element is freed. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean freed;
+} Freed;
+
+static void
+on_buffer_freed (gpointer user_data, GstMiniObject * obj)
+{
+  Freed *f = user_data;
+
+  g_mutex_lock (&f->lock);
+  f->freed = TRUE;
+  g_cond_signal (&f->cond);
+  g_mutex_unlock (&f->lock);
+}
+
+/* Pushes @n_bytes of zeros as rows 0 .. @n_rows and returns whether the
+ * element lets go of them within 5 s, while no other buffer comes. */
+static gboolean
+push_and_see_freed (Reduce * r, gsize n_bytes, guint64 n_rows)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n_bytes, NULL);
+  gint64 until = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  Freed f = { 0 };
+  gboolean freed;
+
+  g_mutex_init (&f.lock);
+  g_cond_init (&f.cond);
+  gst_buffer_memset (buf, 0, 0, n_bytes);
+  GST_BUFFER_OFFSET (buf) = 0;
+  GST_BUFFER_OFFSET_END (buf) = n_rows;
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (buf), on_buffer_freed, &f);
+  fail_unless_equals_int (gst_harness_push (r->h, buf), GST_FLOW_OK);
+  g_mutex_lock (&f.lock);
+  while (!f.freed && g_cond_wait_until (&f.cond, &f.lock, until));
+  freed = f.freed;
+  g_mutex_unlock (&f.lock);
+  /* The buffer may still be freed later, by the teardown: only once
+   * freed may @f go. */
+  if (!freed) {
+    push_eos (r);
+    g_mutex_lock (&f.lock);
+    while (!f.freed)
+      g_cond_wait (&f.cond, &f.lock);
+    g_mutex_unlock (&f.lock);
+  }
+  g_mutex_clear (&f.lock);
+  g_cond_clear (&f.cond);
+  return freed;
+}
+
+/* A chunk that the reducer is done with when its push returns (along axis
+ * 0: rows wider than its column blocks, a combiner of the user's) goes
+ * back upstream then, not when the next chunk comes. */
+GST_START_TEST (test_reduce_lets_go_of_chunks_it_is_done_with)
+{
+  gfloat sums[2000];
+  gint32 best[2];
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=float32, shape=<2, 2000>", "op", "sum",
+      "axis", "0", "n-threads", "0", NULL);
+  fail_unless (push_and_see_freed (&r, 2 * sizeof sums, 2),
+      "planreduce held rows of 2000 after reducing them");
+  push_eos (&r);
+  pull_result (&r, sums, sizeof sums, 2000);
+  fail_unless (sums[0] == 0 && sums[1999] == 0);
+  reduce_teardown (&r);
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4096, 2>", "expr",
+      "max(x, y)", "identity", "-2147483648", "axis", "0", "n-threads", "0",
+      NULL);
+  fail_unless (push_and_see_freed (&r, 4096 * sizeof best, 4096),
+      "planreduce held the rows of a custom combiner after reducing them");
+  push_eos (&r);
+  pull_result (&r, best, sizeof best, 2);
+  fail_unless (best[0] == 0 && best[1] == 0);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_custom_sum_axis_0)
 {
   static const gdouble x[] = { 1, 2, 3, 4, 5, 6 };
@@ -1634,6 +1719,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_empty_stream_argmax_fails);
   tcase_add_test (tc, test_reduce_custom_combiner);
   tcase_add_test (tc, test_reduce_custom_sum_axis_0);
+  tcase_add_test (tc, test_reduce_lets_go_of_chunks_it_is_done_with);
   tcase_add_test (tc, test_reduce_custom_empty_is_identity);
   tcase_add_test (tc, test_reduce_custom_combiner_promotes_dtype);
   tcase_add_test (tc, test_reduce_custom_without_identity_fails);
