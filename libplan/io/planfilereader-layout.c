@@ -14,6 +14,11 @@
  * and the Zarr array. The object, its workers and its calls are in
  * planfilereader.c. */
 
+/* fallocate() */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -241,23 +246,123 @@ ends_early:
   }
 }
 
+static void
+count_inflated (PlanFileReader * self, guint64 n)
+{
+  g_mutex_lock (&self->lock);
+  self->inflated += n;
+  g_mutex_unlock (&self->lock);
+}
+
 /* Inflates member bytes @pos to @pos + @size into @dest, going on from
  * where @inf stopped when it can, from the member's start otherwise. */
 gboolean
 _plan_file_reader_inflate_at (PlanFileReader * self, Inflater * inf,
     guint8 * dest, gsize size, guint64 pos, GError ** error)
 {
+  guint64 before;
+  gboolean ok = TRUE;
+
   if ((!inf->ready || pos < inf->out_pos)
       && !inflater_restart (self, inf, error))
     return FALSE;
+  before = inf->out_pos;
   if (pos > inf->out_pos && inf->skip == NULL)
     inf->skip = g_malloc (INFLATE_SKIP_SIZE);
-  while (pos > inf->out_pos) {
-    if (!inflate_next (self, inf, inf->skip, MIN (INFLATE_SKIP_SIZE,
-                pos - inf->out_pos), error))
+  while (ok && pos > inf->out_pos)
+    ok = inflate_next (self, inf, inf->skip, MIN (INFLATE_SKIP_SIZE,
+            pos - inf->out_pos), error);
+  ok = ok && inflate_next (self, inf, dest, size, error);
+  count_inflated (self, inf->out_pos - before);
+  return ok;
+}
+
+static gboolean
+still_running (PlanFileReader * self)
+{
+  gboolean running;
+
+  g_mutex_lock (&self->lock);
+  running = self->running;
+  g_mutex_unlock (&self->lock);
+  return running;
+}
+
+static void
+set_temporary_file_error (PlanFileReader * self, GError ** error, gint err,
+    const gchar * what)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not read from '%s': cannot %s the temporary file in '%s' that "
+      "its member '%s' is inflated into: %s", self->filename, what,
+      g_get_tmp_dir (), self->member_name, g_strerror (err));
+}
+
+static gboolean
+write_full (PlanFileReader * self, gint fd, const guint8 * data, gsize size,
+    guint64 offset, GError ** error)
+{
+  while (size > 0) {
+    gssize n = pwrite (fd, data, size, offset);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      /* A write of nothing, with room asked for, is a full disk. */
+      set_temporary_file_error (self, error, n < 0 ? errno : ENOSPC,
+          "write to");
       return FALSE;
+    }
+    data += n;
+    offset += n;
+    size -= n;
   }
-  return inflate_next (self, inf, dest, size, error);
+  return TRUE;
+}
+
+/* Inflates the whole member into @fd, from its start, a piece at a time
+ * (memory stays that of one piece), and checks its CRC-32 at its end.
+ * Room for all of it is asked for first, so that a full disk fails before
+ * the work rather than after. The worker (@worker) gives up when it is
+ * stopped meanwhile (a seek or a stop). */
+gboolean
+_plan_file_reader_inflate_to_file (PlanFileReader * self, gboolean worker,
+    gint fd, GError ** error)
+{
+  Inflater *inf = _plan_file_reader_inflater_new ();
+  guint8 *out = g_malloc (INFLATE_SKIP_SIZE);
+  guint64 pos = 0;
+  gboolean ok;
+
+#ifdef __linux__
+  if (self->stream_size > 0 && fallocate (fd, 0, 0, self->stream_size) < 0
+      && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) {
+    set_temporary_file_error (self, error, errno, "make room for");
+    ok = FALSE;
+    goto done;
+  }
+#endif
+  ok = inflater_restart (self, inf, error);
+  while (ok && pos < self->stream_size) {
+    gsize k = MIN (INFLATE_SKIP_SIZE, self->stream_size - pos);
+
+    ok = inflate_next (self, inf, out, k, error)
+        && write_full (self, fd, out, k, pos, error);
+    pos += k;
+    if (ok && worker && !still_running (self)) {
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "Could not read from "
+          "'%s': stopped while inflating its member '%s'", self->filename,
+          self->member_name);
+      ok = FALSE;
+    }
+  }
+  count_inflated (self, inf->out_pos);
+#ifdef __linux__
+done:
+#endif
+  g_free (out);
+  _plan_file_reader_inflater_free (inf);
+  return ok;
 }
 
 /* Reads @size bytes of the .npy stream (the file, or the .npz member) at

@@ -105,6 +105,16 @@ struct _PlanFileReader
   /* worker thread only, and the owner's open while it is stopped */
   Inflater *inflater;
 
+  /* A deflated Fortran-ordered member, inflated once, whole, into an
+   * unlinked temporary file the first time its rows are read (its runs
+   * lie all over the member, and deflate cannot be entered in the
+   * middle): -1 until then. Set under spill_lock, by whichever thread
+   * reads rows first; then read-only until close. Lock order: spill_lock,
+   * then lock (the worker checks whether it should stop while it
+   * inflates). */
+  GMutex spill_lock;
+  gint spill_fd;
+
   /* worker thread only: the window chunks are cut from in MMAP mode */
   GstMemory *window;
   guint8 *window_base;
@@ -131,6 +141,9 @@ struct _PlanFileReader
   gboolean crc_check;
   guint32 crc;
   guint64 crc_rows;
+  /* member bytes inflated since open, all threads together, logged at
+   * close (tests check that a member is inflated once) */
+  guint64 inflated;
 };
 
 /* planfilereader.c */
@@ -169,6 +182,10 @@ Inflater * _plan_file_reader_inflater_new (void);
 
 G_GNUC_INTERNAL
 void _plan_file_reader_inflater_free (Inflater * inf);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_reader_inflate_to_file (PlanFileReader * self,
+    gboolean worker, gint fd, GError ** error);
 
 G_GNUC_INTERNAL
 gboolean _plan_file_reader_inflate_at (PlanFileReader * self, Inflater * inf,

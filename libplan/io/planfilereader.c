@@ -69,12 +69,21 @@
  * at the end instead); a mismatch is an error in place of %GST_FLOW_EOS. A read of some
  * rows cannot check it. Reading a deflated member out of order (a seek,
  * plan_file_reader_read_rows()) inflates it again from its start up to
- * the rows asked for.
+ * the rows asked for. A deflated Fortran-ordered member, whose chunks need
+ * bytes from all over it, is inflated once, whole, into an unlinked
+ * temporary file in $TMPDIR (g_get_tmp_dir()) the first time rows of it
+ * are read, and read from there like a stored member: it costs the disk
+ * space of the member inflated, until the file is closed.
  *
  * Errors from system calls are in the %G_FILE_ERROR domain, with the file
  * name and the system's message; errors in the file's layout are in the
  * %PLAN_ERROR domain, also with the file name.
  */
+
+/* O_TMPFILE */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -175,12 +184,14 @@ static void
 plan_file_reader_init (PlanFileReader * self)
 {
   self->fd = -1;
+  self->spill_fd = -1;
   self->align_rows = 1;
   self->io_mode = PLAN_FILE_IO_MODE_AUTO;
   self->used_mode = PLAN_FILE_IO_MODE_AUTO;
   gst_allocation_params_init (&self->params);
   self->params.align = CHUNK_ALIGN;
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->spill_lock);
   g_cond_init (&self->cond);
   g_queue_init (&self->queue);
 }
@@ -195,6 +206,7 @@ plan_file_reader_finalize (GObject * object)
   g_free (self->dataset);
   gst_clear_object (&self->allocator);
   g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->spill_lock);
   g_cond_clear (&self->cond);
 
   G_OBJECT_CLASS (plan_file_reader_parent_class)->finalize (object);
@@ -430,11 +442,19 @@ plan_file_reader_close (PlanFileReader * reader)
   plan_file_reader_stop (reader);
   g_mutex_lock (&reader->lock);
   g_clear_error (&reader->error);
+  if (reader->inflated > 0)
+    GST_INFO_OBJECT (reader, "inflated %" G_GUINT64_FORMAT " bytes of the %"
+        G_GUINT64_FORMAT "-byte member '%s' of '%s'", reader->inflated,
+        reader->stream_size, reader->member_name, reader->filename);
+  reader->inflated = 0;
   g_mutex_unlock (&reader->lock);
   drop_pool (reader);
   if (reader->fd >= 0)
     close (reader->fd);
   reader->fd = -1;
+  if (reader->spill_fd >= 0)
+    close (reader->spill_fd);
+  reader->spill_fd = -1;
   g_clear_pointer (&reader->mapped, _plan_mapped_file_unref);
   g_clear_pointer (&reader->filename, g_free);
   plan_array_info_init (&reader->file_info);
@@ -637,15 +657,101 @@ plan_file_reader_get_row_size (PlanFileReader * reader)
   return reader->row_size;
 }
 
-/* Bytes of the .npy stream (the file, or a .npz member) at @pos, counted
- * as data_offset counts. */
+/* An unnamed temporary file in $TMPDIR (O_TMPFILE), or, where its file
+ * system cannot make one, a named one unlinked at once: nothing is left
+ * behind whatever happens to the process later. */
+static gint
+open_spill_file (PlanFileReader * self, GError ** error)
+{
+  const gchar *dir = g_get_tmp_dir ();
+  gchar *path;
+  gint fd, err;
+
+#ifdef O_TMPFILE
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    return fd;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    goto failed;
+#endif
+  path = g_build_filename (dir, ".plan-npz-XXXXXX", NULL);
+  fd = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
+  err = errno;
+  if (fd >= 0)
+    unlink (path);
+  g_free (path);
+  if (fd >= 0)
+    return fd;
+  errno = err;
+#ifdef O_TMPFILE
+failed:
+#endif
+  err = errno;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not read from '%s': cannot create a temporary file in '%s' to "
+      "inflate its member '%s' into: %s", self->filename, dir,
+      self->member_name, g_strerror (err));
+  return -1;
+}
+
+/* A deflated Fortran-ordered member, inflated whole into a temporary file
+ * the first time its rows are read, by whichever thread reads them first
+ * (the others wait): the descriptor of that file, or -1 with @error set.
+ * Each chunk's runs lie all over the member, and deflate cannot be entered
+ * in the middle, so reading them from the member itself would inflate it
+ * from its start for every chunk. The worker (@worker) gives up when it is
+ * stopped meanwhile, and the next read starts again. */
+static gint
+ensure_spill (PlanFileReader * self, gboolean worker, GError ** error)
+{
+  gint fd;
+
+  g_mutex_lock (&self->spill_lock);
+  if (self->spill_fd < 0) {
+    fd = open_spill_file (self, error);
+    if (fd >= 0 && !_plan_file_reader_inflate_to_file (self, worker, fd,
+            error)) {
+      close (fd);
+      fd = -1;
+    }
+    if (fd >= 0)
+      GST_INFO_OBJECT (self, "inflated the member '%s' of '%s', %"
+          G_GUINT64_FORMAT " bytes, into a temporary file in '%s'",
+          self->member_name, self->filename, self->stream_size,
+          g_get_tmp_dir ());
+    self->spill_fd = fd;
+  }
+  fd = self->spill_fd;
+  g_mutex_unlock (&self->spill_lock);
+  return fd;
+}
+
+/* Member bytes @pos to @pos + @size from the temporary file it was
+ * inflated into. */
 static gboolean
-read_data (PlanFileReader * self, Inflater * inf, guint8 * dest, gsize size,
+read_spill (PlanFileReader * self, gint fd, guint8 * dest, gsize size,
     guint64 pos, GError ** error)
 {
-  if (self->deflated)
-    return _plan_file_reader_inflate_at (self, inf, dest, size, pos, error);
-  return _plan_file_reader_read_full (self, dest, size, pos, error);
+  while (size > 0) {
+    gssize n = pread (fd, dest, size, pos);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      gint err = n < 0 ? errno : EIO;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+          "Could not read from '%s': cannot read its member '%s' back from "
+          "the temporary file in '%s' it was inflated into: %s",
+          self->filename, self->member_name, g_get_tmp_dir (),
+          n < 0 ? g_strerror (err) : "the file is shorter than the member");
+      return FALSE;
+    }
+    dest += n;
+    pos += n;
+    size -= n;
+  }
+  return TRUE;
 }
 
 /* Reads @n_rows rows from file row @row of a Fortran-ordered .npy array
@@ -664,9 +770,17 @@ read_fortran_rows (PlanFileReader * self, Inflater * inf, guint8 * dest,
   gsize run = n_rows * item;
   guint8 *span;
   gboolean ok = TRUE;
+  gint spill = -1;
 
   if (n_rows == 0 || n_runs == 0)
     return TRUE;
+  /* The worker reads with the reader's own inflater; any other thread
+   * (plan_file_reader_read_rows()) with one of its own. */
+  if (self->deflated) {
+    spill = ensure_spill (self, inf == self->inflater, error);
+    if (spill < 0)
+      return FALSE;
+  }
   if (stride - run <= FORTRAN_GAP && run < FORTRAN_SPAN)
     per_span = MIN (n_runs, (FORTRAN_SPAN - run) / stride + 1);
   span = g_try_malloc ((per_span - 1) * stride + run);
@@ -679,9 +793,12 @@ read_fortran_rows (PlanFileReader * self, Inflater * inf, guint8 * dest,
   }
   for (j = 0; j < n_runs && ok; j += per_span) {
     guint64 k = MIN (per_span, n_runs - j);
+    guint64 pos = self->data_offset + (row + j * self->file_rows) * item;
 
-    ok = read_data (self, inf, span, (k - 1) * stride + run,
-        self->data_offset + (row + j * self->file_rows) * item, error);
+    ok = spill >= 0 ?
+        read_spill (self, spill, span, (k - 1) * stride + run, pos, error) :
+        _plan_file_reader_read_full (self, span, (k - 1) * stride + run, pos,
+        error);
     if (ok)
       _plan_npy_fortran_scatter (&self->file_info, j, k, span, stride,
           n_rows, dest);

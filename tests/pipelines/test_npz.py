@@ -1,10 +1,17 @@
 """planfilesrc reading one array of a .npz file (numpy's savez and
 savez_compressed) against np.load: every dtype, 1-D to 4-D, stored and
-deflated, shards, seeks back into a deflated member; the errors of a wrong
-member name, a corrupt or truncated archive; and the raw-file heuristic
+deflated, shards, seeks back into a deflated member; deflated members in
+Fortran order, inflated once (not once a chunk) into a temporary file; the
+errors of a wrong member name, a corrupt or truncated archive, and a
+temporary file that cannot be made; and the raw-file heuristic
 never taking a zip, HDF5 or compressed file for raw data."""
 import gzip
+import io
 import os
+import re
+import resource
+import signal
+import subprocess
 import zipfile
 import zlib
 
@@ -297,6 +304,175 @@ def stored_fortran_member_crc_checked():
             raise Failure('an output was written from a corrupt member')
 
 
+FORTRAN_SHAPES = [(997, 3), (250, 3, 5), (61, 2, 5, 3), (4000, 8), (7, 1)]
+
+
+def deflated_fortran_members():
+    """Fortran-ordered arrays deflated by np.savez_compressed, every dtype
+    in a shape of 2 to 4 axes, read whole in small and automatic chunks, in
+    shards, and back through planstencil boundary=wrap (rows read beside
+    the worker), as np.load reads them."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+    for i, dtype in enumerate(plantest.DTYPES):
+        shape = FORTRAN_SHAPES[i % len(FORTRAN_SHAPES)]
+        a = np.asfortranarray(plantest.random_array(dtype, shape, RNG))
+        path = os.path.join(d, 'f-%s.npz' % dtype)
+        np.savez_compressed(path, first=a[:3], f=a)
+        with np.load(path) as z:
+            want = z['f']
+        for props in [['blocksize=%d' % (a.itemsize * a[0].size * 7)],
+                      ['blocksize=0'], ['offset=5', 'length=17'],
+                      ['offset=%d' % (len(a) - 2)]]:
+            got = read_member(path, out, 'member=f', *props)
+            o = int(props[0][7:]) if props[0].startswith('offset=') else 0
+            n = int(props[1][7:]) if len(props) > 1 else len(a)
+            plantest.assert_same(got, want[o:o + n], '%s %s %s' %
+                                 (dtype, shape, ' '.join(props)))
+    a = np.asfortranarray(RNG.standard_normal((3001, 5)))
+    path = os.path.join(d, 'grid.npz')
+    np.savez_compressed(path, grid=a)
+    launch('planfilesrc', 'location=' + path,
+           'blocksize=%d' % (a.itemsize * 5 * 100), '!',
+           'planstencil', 'window=n; c; s', 'expr=n + s - 2*c',
+           'boundary=wrap', '!', 'planfilesink', 'location=' + out)
+    p = np.pad(a, ((1, 1), (0, 0)), mode='wrap')
+    plantest.assert_same(np.load(out), p[:-2] + p[2:] - 2 * p[1:-1],
+                         'Fortran-ordered wrap')
+
+
+def inflated_bytes(*words, env=None):
+    """Runs a pipeline with planfilereader's log on; returns the bytes it
+    inflated and the member's size, as the reader logs them at close."""
+    cmd = plantest.launcher() + ['-q'] + [str(w) for w in words]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, env=dict(
+                           os.environ, GST_DEBUG='planfilereader:4',
+                           GST_DEBUG_NO_COLOR='1', **(env or {})))
+    if p.returncode != 0:
+        raise Failure('pipeline failed: %s\n%s' % (' '.join(cmd),
+                                                   p.stdout[-4000:]))
+    found = re.findall(r'inflated (\d+) bytes of the (\d+)-byte member',
+                       p.stdout)
+    if len(found) != 1:
+        raise Failure('expected one count of inflated bytes, got %r:\n%s' %
+                      (found, p.stdout[-4000:]))
+    return int(found[0][0]), int(found[0][1])
+
+
+def deflated_fortran_member_inflated_once():
+    """Each chunk of a Fortran-ordered array needs bytes from all over the
+    member, and deflate is read from its start: the member is inflated
+    once, whatever the number of chunks (a hundred here) or shard, not
+    once a chunk."""
+    d = plantest.tmpdir()
+    a = np.asfortranarray(RNG.standard_normal((100_000, 8)))
+    path = os.path.join(d, 'f.npz')
+    np.savez_compressed(path, f=a)
+    out = os.path.join(d, 'out.npy')
+    for props in [['blocksize=%d' % (a.nbytes // 100)], ['blocksize=0'],
+                  ['offset=50000', 'blocksize=%d' % (a.nbytes // 100)]]:
+        n, size = inflated_bytes('planfilesrc', 'location=' + path, *props,
+                                 '!', 'planfilesink', 'location=' + out)
+        # The member once, and its .npy header once more at open.
+        if not size < n <= size + 4096:
+            raise Failure('%s: inflated %d bytes of a %d-byte member' %
+                          (' '.join(props), n, size))
+        o = int(props[0][7:]) if props[0].startswith('offset=') else 0
+        plantest.assert_same(np.load(out), a[o:], ' '.join(props))
+
+
+def deflate_stream(data):
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def handmade_npz(path, name, cdata, size, crc):
+    """A zip of one deflated member with the compressed bytes, size and
+    CRC-32 given, whatever they are."""
+    n = name.encode()
+    local = (b'PK\x03\x04' + (20).to_bytes(2, 'little') + bytes(2) +
+             (8).to_bytes(2, 'little') + bytes(4) + crc.to_bytes(4, 'little') +
+             len(cdata).to_bytes(4, 'little') + size.to_bytes(4, 'little') +
+             len(n).to_bytes(2, 'little') + bytes(2) + n)
+    central = (b'PK\x01\x02' + (20).to_bytes(2, 'little') +
+               (20).to_bytes(2, 'little') + bytes(2) +
+               (8).to_bytes(2, 'little') + bytes(4) +
+               crc.to_bytes(4, 'little') + len(cdata).to_bytes(4, 'little') +
+               size.to_bytes(4, 'little') + len(n).to_bytes(2, 'little') +
+               bytes(12) + (0).to_bytes(4, 'little') + n)
+    end = (b'PK\x05\x06' + bytes(4) + (1).to_bytes(2, 'little') +
+           (1).to_bytes(2, 'little') + len(central).to_bytes(4, 'little') +
+           (len(local) + len(cdata)).to_bytes(4, 'little') + bytes(2))
+    with open(path, 'wb') as f:
+        f.write(local + cdata + central + end)
+
+
+def deflated_fortran_member_errors():
+    """A Fortran-ordered deflated member that is cut short, fails its
+    CRC-32, or cannot be inflated into a temporary file (none can be made,
+    or there is no room for it) fails with one error naming the file and
+    the member, and no output; np.load refuses the first two."""
+    d = plantest.tmpdir()
+    a = np.asfortranarray(RNG.standard_normal((20000, 4)))
+    member = io.BytesIO()
+    np.save(member, a)
+    data = member.getvalue()
+    cdata = deflate_stream(data)
+    out = os.path.join(d, 'out.npy')
+    cases = {
+        'cut': (cdata[:len(cdata) // 2], zlib.crc32(data),
+                'its compressed data ends after'),
+        'crc': (cdata, zlib.crc32(data) ^ 1, 'CRC-32 does not match'),
+    }
+    for what, (c, crc, text) in cases.items():
+        path = os.path.join(d, what + '.npz')
+        handmade_npz(path, 'f.npy', c, len(data), crc)
+        try:
+            with np.load(path) as z:
+                z['f']
+        except Exception:  # noqa: BLE001 - zipfile, zlib or EOFError
+            pass
+        else:
+            raise Failure('numpy reads the %s member' % what)
+        expect_error(['planfilesrc', 'location=' + path, 'blocksize=8000',
+                      '!', 'planfilesink', 'location=' + out],
+                     "'%s'" % path, "member 'f.npy' is corrupt", text)
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % what)
+    path = os.path.join(d, 'good.npz')
+    handmade_npz(path, 'f.npy', cdata, len(data), zlib.crc32(data))
+    with np.load(path) as z:
+        plantest.assert_same(read_member(path, out), z['f'], 'handmade')
+    os.unlink(out)
+    words = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + path,
+                                   '!', 'planfilesink', 'location=' + out]
+    nowhere = os.path.join(d, 'no-such-dir')
+    p = subprocess.run(words, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120,
+                       env=dict(os.environ, TMPDIR=nowhere))
+    for t in ["'%s'" % path, "member 'f.npy'", "temporary file in '%s'" %
+              nowhere, 'No such file or directory']:
+        if p.returncode == 0 or t not in p.stdout:
+            raise Failure('expected %r in the error:\n%s' % (t, p.stdout))
+
+    # No room for the member inflated: files may not grow past 64 KiB. The
+    # pipeline writes no file of its own, so only the temporary file meets
+    # the limit.
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+    words = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + path,
+                                   '!', 'planreduce', 'op=sum', '!',
+                                   'fakesink']
+    p = subprocess.run(words, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120, preexec_fn=small_files)
+    for t in ["'%s'" % path, "member 'f.npy'", 'temporary file in',
+              'File too large']:
+        if p.returncode == 0 or t not in p.stdout:
+            raise Failure('expected %r in the error:\n%s' % (t, p.stdout))
+
+
 def truncated_archive_fails():
     d = plantest.tmpdir()
     path = os.path.join(d, 't.npz')
@@ -379,6 +555,11 @@ plantest.run_cases([
     ('a stored member\'s CRC-32 is checked', stored_member_crc_checked),
     ('a stored Fortran-ordered member\'s CRC-32 is checked',
      stored_fortran_member_crc_checked),
+    ('deflated Fortran-ordered members', deflated_fortran_members),
+    ('a deflated Fortran-ordered member is inflated once',
+     deflated_fortran_member_inflated_once),
+    ('a deflated Fortran-ordered member\'s errors',
+     deflated_fortran_member_errors),
     ('a truncated archive fails', truncated_archive_fails),
     ('known formats are not raw data', known_formats_are_not_raw),
     ('.npz is not written', npz_is_not_written),
