@@ -42,8 +42,10 @@
  * too. Each seek becomes a seek upstream in bytes, from the byte of its
  * first row, with its flags and seqnum; the segment that answers it is in
  * rows (or time), from the seek's start to its stop, under its seqnum,
- * and the stream ends at the stop with EOS (or SEGMENT_DONE). Seeks are
- * refused before the header has been read and when upstream cannot seek.
+ * and the stream ends at the stop with EOS (or SEGMENT_DONE). A seek that
+ * comes before the header has been read is kept, and made once it has
+ * (the segment answering it is then the first pushed); seeks are refused
+ * when upstream cannot seek.
  *
  * ## Errors
  *
@@ -133,6 +135,9 @@ struct _PlanNpyParse
   guint64 seek_stop;
   guint64 seek_byte;            /* the byte it asked upstream to start at */
   guint32 seek_seqnum;
+  /* a seek that came before the header, made once the header has been
+   * read, protected by OBJECT_LOCK */
+  GstEvent *stored_seek;
 
   /* streaming thread only (STREAM_LOCK) */
   GstAdapter *adapter;
@@ -271,6 +276,7 @@ plan_npy_parse_finalize (GObject * object)
   PlanNpyParse *self = PLAN_NPY_PARSE (object);
 
   g_object_unref (self->adapter);
+  gst_event_replace (&self->stored_seek, NULL);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -353,6 +359,16 @@ reset (PlanNpyParse * self)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* A seek kept from before the header belongs to the run it was sent in;
+ * a flush (the stream starting again from its first byte) keeps it. */
+static void
+drop_stored_seek (PlanNpyParse * self)
+{
+  GST_OBJECT_LOCK (self);
+  gst_event_replace (&self->stored_seek, NULL);
+  GST_OBJECT_UNLOCK (self);
+}
+
 static GstStateChangeReturn
 plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
 {
@@ -370,6 +386,7 @@ plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
       return GST_STATE_CHANGE_FAILURE;
     }
     reset (self);
+    drop_stored_seek (self);
   }
   /* The source pad pushes from the thread that calls the sink pad's chain
    * and event functions, under the sink pad's stream lock, not its own;
@@ -388,8 +405,10 @@ plan_npy_parse_change_state (GstElement * element, GstStateChange transition)
     GST_PAD_STREAM_UNLOCK (self->sinkpad);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     reset (self);
+    drop_stored_seek (self);
+  }
   return ret;
 }
 
@@ -429,12 +448,44 @@ refuse_next_array (PlanNpyParse * self, const PlanArrayInfo * info)
   return FALSE;
 }
 
-/* Sends caps and a segment in rows for the array the header describes. */
+static gboolean handle_seek (PlanNpyParse * self, GstEvent * event,
+    gchar ** why);
+
+/* A seek that came before the header, made now that the header says where
+ * the rows are: upstream is asked for them as for any seek, and the
+ * segment that answers it is the first one pushed (none from row 0 goes
+ * before it). Until that answer, upstream's bytes are the rows from the
+ * first, not the ones asked for, and are dropped. Called from the
+ * streaming thread: the flush of a flushing seek comes back through it
+ * (pad stream locks are recursive), as in any demuxer that seeks its
+ * source from its chain function. Takes @seek. */
+static gboolean
+seek_after_header (PlanNpyParse * self, GstEvent * seek)
+{
+  gchar *why = NULL;
+  gboolean ok;
+
+  GST_DEBUG_OBJECT (self, "making the seek kept from before the header: %"
+      GST_PTR_FORMAT, seek);
+  gst_adapter_clear (self->adapter);
+  self->stale = TRUE;
+  ok = handle_seek (self, seek, &why);
+  if (!ok)
+    GST_ELEMENT_ERROR (self, CORE, SEEK,
+        ("The seek sent before the .npy header was read cannot be made now "
+            "that it has been: %s.", why), (NULL));
+  g_free (why);
+  gst_event_unref (seek);
+  return ok;
+}
+
+/* Sends caps and a segment in rows for the array the header describes, or
+ * makes the seek kept from before the header. */
 static gboolean
 start_array (PlanNpyParse * self, const PlanArrayInfo * info)
 {
   GstSegment segment;
-  GstEvent *event;
+  GstEvent *event, *seek;
   GstCaps *caps;
   guint blocksize;
   gboolean ok;
@@ -453,6 +504,10 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   self->stop_row = self->n_rows;
   self->data_offset = self->bytes_in;
   self->have_header = TRUE;
+  /* Taken with have_header set, under the same lock, so that a seek sent
+   * meanwhile is either kept and taken here or made as any seek. */
+  seek = self->stored_seek;
+  self->stored_seek = NULL;
   GST_OBJECT_UNLOCK (self);
 
   self->row_size = plan_array_info_get_row_size (info);
@@ -468,6 +523,7 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   if (!ok) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("downstream refused the array caps"));
+    gst_clear_event (&seek);
     return FALSE;
   }
   /* In time for rows sampled in time, in rows otherwise. */
@@ -481,6 +537,9 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   GST_OBJECT_LOCK (self);
   self->segment = segment;
   GST_OBJECT_UNLOCK (self);
+  /* The segment of a seek kept from before the header is the first. */
+  if (seek)
+    return seek_after_header (self, seek);
   event = gst_event_new_segment (&segment);
   if (self->seqnum != GST_SEQNUM_INVALID)
     gst_event_set_seqnum (event, self->seqnum);
@@ -1045,12 +1104,34 @@ seek_upstream (PlanNpyParse * self, GstEvent * seek, const GstSegment * segment,
   return TRUE;
 }
 
+/* Logs why a seek is refused, and with @why returns it. */
+static gboolean
+refuse_seek (PlanNpyParse * self, gchar ** why, GstDebugLevel level,
+    const gchar * format, ...)
+{
+  gchar *text;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, self, "cannot seek: %s", text);
+  if (why)
+    *why = text;
+  else
+    g_free (text);
+  return FALSE;
+}
+
 /* A seek in rows, bytes of array data or (rows sampled in time) time
  * becomes a seek upstream in bytes of the stream, from the row holding
  * its start to the row its stop ends, with its flags and seqnum; the
- * segment upstream answers with is answered by ours (answer_seek()). */
+ * segment upstream answers with is answered by ours (answer_seek()).
+ * Before the header, a seek upstream could make is kept, and made once
+ * the header has been read (seek_after_header()); a later one replaces
+ * it. With @why, the reason of a refusal. */
 static gboolean
-handle_seek (PlanNpyParse * self, GstEvent * event)
+handle_seek (PlanNpyParse * self, GstEvent * event, gchar ** why)
 {
   GstSeekType start_type, stop_type;
   GstSeekFlags flags;
@@ -1060,23 +1141,32 @@ handle_seek (PlanNpyParse * self, GstEvent * event)
   GstSegment segment;
   PlanArrayInfo info;
   guint64 first, last, n_rows;
-  gboolean have_header, ok;
+  gboolean ok;
 
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
   if (rate <= 0.0)
     goto bad_rate;
+  if (format != GST_FORMAT_DEFAULT && format != GST_FORMAT_BYTES
+      && format != GST_FORMAT_TIME)
+    goto bad_format;
+  if (!upstream_seekable (self))
+    goto not_seekable;
   GST_OBJECT_LOCK (self);
-  have_header = self->have_header;
+  if (!self->have_header) {
+    gst_event_replace (&self->stored_seek, event);
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "keeping the seek until the header has been "
+        "read");
+    return TRUE;
+  }
   info = self->info;
   segment = self->segment;
   n_rows = self->n_rows;
   to = plan_array_info_has_rate (&info) ? GST_FORMAT_TIME : GST_FORMAT_DEFAULT;
-  ok = have_header && convert_unlocked (self, format, start, to, &start)
+  ok = convert_unlocked (self, format, start, to, &start)
       && convert_unlocked (self, format, stop, to, &stop);
   GST_OBJECT_UNLOCK (self);
-  if (!have_header)
-    goto no_header;
   if (!ok)
     goto bad_format;
   /* A start after the stop (the one kept from the segment before, for a
@@ -1091,44 +1181,36 @@ handle_seek (PlanNpyParse * self, GstEvent * event)
   plan_array_info_get_segment_rows (&info, &segment, &first, &end);
   last = end < 0 ? n_rows : MIN ((guint64) end, n_rows);
   first = MIN (first, last);
-  if (!upstream_seekable (self))
-    goto not_seekable;
-  return seek_upstream (self, event, &segment, first, last, end < 0);
+  if (!seek_upstream (self, event, &segment, first, last, end < 0))
+    return refuse_seek (self, why, GST_LEVEL_DEBUG, "upstream refused the "
+        "seek in bytes");
+  return TRUE;
 
   /* ERRORS */
 bad_rate:
   {
-    GST_WARNING_OBJECT (self, "only forward playback is supported, not rate "
-        "%f", rate);
-    return FALSE;
-  }
-no_header:
-  {
-    GST_DEBUG_OBJECT (self, "cannot seek before the header has been read");
-    return FALSE;
+    return refuse_seek (self, why, GST_LEVEL_WARNING, "only forward playback "
+        "is supported, not rate %f", rate);
   }
 bad_format:
   {
-    GST_WARNING_OBJECT (self, "cannot seek in %s format; seek in rows "
-        "(default), bytes, or time for rows sampled in time",
-        gst_format_get_name (format));
-    return FALSE;
+    return refuse_seek (self, why, GST_LEVEL_WARNING, "a seek in %s format is "
+        "not supported; seek in rows (default), bytes, or time for rows "
+        "sampled in time", gst_format_get_name (format));
   }
 bad_range:
   {
-    GST_WARNING_OBJECT (self, "cannot seek: the start is after the stop "
-        "(the segment's, for a stop left unchanged)");
-    return FALSE;
+    return refuse_seek (self, why, GST_LEVEL_WARNING, "the start is after the "
+        "stop (the segment's, for a stop left unchanged)");
   }
 bad_seek:
   {
-    GST_WARNING_OBJECT (self, "invalid seek");
-    return FALSE;
+    return refuse_seek (self, why, GST_LEVEL_WARNING, "invalid seek");
   }
 not_seekable:
   {
-    GST_DEBUG_OBJECT (self, "upstream cannot seek in bytes");
-    return FALSE;
+    return refuse_seek (self, why, GST_LEVEL_DEBUG, "upstream cannot seek in "
+        "bytes");
   }
 }
 
@@ -1139,7 +1221,7 @@ plan_npy_parse_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
   gboolean ok;
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
-    ok = handle_seek (self, event);
+    ok = handle_seek (self, event, NULL);
     gst_event_unref (event);
     return ok;
   }

@@ -1,7 +1,8 @@
 """.npy as a byte stream: the typefinder, npyparse after filesrc and fdsrc,
 npymux before filesink and fdsink (a shell pipe, a regular file, a pipe
-that cannot seek), every dtype and shape through both, and their errors,
-checked with numpy's np.load and np.save."""
+that cannot seek), every dtype and shape through both, their errors, and a
+seek sent before npyparse has read the header, checked with numpy's
+np.load, np.save and slicing."""
 import io
 import os
 import re
@@ -209,6 +210,69 @@ def bytes_after_the_array_fail():
                        '.npy array')
 
 
+def seek_before_the_header():
+    """A seek sent in PAUSED before npyparse has read the header (filesrc
+    held back by a blocking probe) is kept, and made once the header has
+    been read, as wavparse keeps one: the rows that come out are numpy's
+    slice, in rows, in bytes of array data and in time."""
+    Gst = plantest.gst()
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'a.npy')
+    a = plantest.random_array('float64', (5000, 3), RNG)
+    np.save(path, a)
+    row = a[0].nbytes
+    flags = Gst.SeekFlags.FLUSH | Gst.SeekFlags.ACCURATE
+    cases = [
+        ('', Gst.Format.DEFAULT, flags, 1234, 4321, a[1234:4321]),
+        ('', Gst.Format.DEFAULT, flags, 4990, -1, a[4990:]),
+        ('', Gst.Format.BYTES, Gst.SeekFlags.FLUSH, 100 * row + 5, 200 * row,
+         a[100:200]),
+        ('', Gst.Format.DEFAULT, Gst.SeekFlags.NONE, 7, 9, a[7:9]),
+        ('rate=1000/1', Gst.Format.TIME, flags,
+         2 * Gst.SECOND + 500 * Gst.USECOND, 3 * Gst.SECOND, a[2000:3000]),
+    ]
+    for props, fmt, fl, start, stop, want in cases:
+        what = '%s %s %s %d-%d' % (props, fmt.value_nick, int(fl), start,
+                                   stop)
+        pipe = Gst.parse_launch(
+            'filesrc name=src location=%s blocksize=1000 ! npyparse '
+            'blocksize=4096 %s ! appsink name=sink sync=false' % (path, props))
+        pad = pipe.get_by_name('src').get_static_pad('src')
+        probe = pad.add_probe(Gst.PadProbeType.BLOCK_DOWNSTREAM,
+                              lambda p, i: Gst.PadProbeReturn.OK)
+        try:
+            if pipe.set_state(Gst.State.PAUSED) != \
+                    Gst.StateChangeReturn.ASYNC:
+                raise Failure('%s: PAUSED without waiting for filesrc' % what)
+            if not pipe.seek(1.0, fmt, fl, Gst.SeekType.SET, start,
+                             Gst.SeekType.SET if stop >= 0 else
+                             Gst.SeekType.NONE, stop):
+                raise Failure('%s: the seek before the header was refused'
+                              % what)
+            pad.remove_probe(probe)
+            if pipe.get_state(10 * Gst.SECOND)[0] != \
+                    Gst.StateChangeReturn.SUCCESS:
+                raise Failure('%s: no preroll' % what)
+            pipe.set_state(Gst.State.PLAYING)
+            sink = pipe.get_by_name('sink')
+            chunks = []
+            while True:
+                sample = sink.emit('try-pull-sample', 10 * Gst.SECOND)
+                if sample is None:
+                    break
+                buf = sample.get_buffer()
+                chunks.append(buf.extract_dup(0, buf.get_size()))
+            err = pipe.get_bus().pop_filtered(Gst.MessageType.ERROR)
+            if err is not None:
+                raise Failure('%s: %s' % (what, err.parse_error()[0].message))
+            if not sink.get_property('eos'):
+                raise Failure('%s: no EOS within 10 s' % what)
+        finally:
+            pipe.set_state(Gst.State.NULL)
+        got = np.frombuffer(b''.join(chunks), a.dtype).reshape(-1, 3)
+        plantest.assert_same(got, want, what)
+
+
 def main():
     plantest.run_cases([
         ('gst-typefind-1.0 reports application/x-npy', typefind),
@@ -226,6 +290,7 @@ def main():
         ('truncated streams fail', truncated_stream_fails),
         ('unsupported .npy files fail', unsupported_files_fail),
         ('bytes after the array fail', bytes_after_the_array_fail),
+        ('a seek before the header is made after it', seek_before_the_header),
     ])
 
 

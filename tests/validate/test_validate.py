@@ -235,9 +235,10 @@ SEEKS = [
      'boundary=nearest ! planfilesink location=OUT',
      ['rows:10:40', 'rows:50:170'], lambda: laplacian(IMG[50:170])),
     # npyparse makes each seek a seek upstream in bytes: filesrc's reads
-    # (4 KiB, and 1000 bytes) end inside rows. It refuses a seek before it
-    # has read the header: the sinks preroll (async=true), so that the
-    # pipeline is PAUSED once it has.
+    # (4 KiB, and 1000 bytes) end inside rows. Most sinks preroll
+    # (async=true), so that the pipeline is PAUSED once npyparse has read
+    # the header; with async=false it is PAUSED at once, and a seek that
+    # comes before the header is kept and made after it.
     ('filesrc, npyparse, row seeks in PAUSED', 'paused',
      'filesrc location=a.npy ! npyparse blocksize=40000 ! '
      'planmap expr="2*x + 1" ! planfilesink async=true location=OUT',
@@ -255,6 +256,10 @@ SEEKS = [
     ('filesrc, npyparse, byte seek in PAUSED', 'paused',
      'filesrc location=m.npy blocksize=1000 ! npyparse blocksize=4800 ! '
      'planfilesink async=true location=OUT', ['bytes:4810:96000'],
+     lambda: M[100:2000]),
+    ('filesrc, npyparse, byte seek in PAUSED, sink without preroll',
+     'paused', 'filesrc location=m.npy blocksize=1000 ! npyparse '
+     'blocksize=4800 ! planfilesink location=OUT', ['bytes:4810:96000'],
      lambda: M[100:2000]),
 ]
 

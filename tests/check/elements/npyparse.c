@@ -698,10 +698,6 @@ GST_START_TEST (test_parse_seeks_upstream_in_bytes)
 
   parse_setup (&p, 48);
   make_upstream_seekable (&p);
-  /* Before the header: refused, nothing sent upstream. */
-  fail_if (gst_harness_push_upstream_event (p.h,
-          seek_event (GST_FORMAT_DEFAULT, flags, 2, GST_SEEK_TYPE_NONE, -1)));
-  check_no_upstream_seek (&p);
   fail_unless_equals_int (push_bytes (&p, bytes, 1000, FALSE), GST_FLOW_OK);
   gst_buffer_unref (gst_harness_pull (p.h));
   gst_buffer_unref (gst_harness_pull (p.h));
@@ -757,6 +753,138 @@ GST_START_TEST (test_parse_seeks_upstream_in_bytes)
   answer_upstream (&p, bytes, seqnum, 128, 128 + 2 * 12, TRUE);
   check_seek_answer (p.h, seqnum, 0, 2, 0, 2, 4);
 
+  parse_teardown (&p);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* A seek before the header is kept, as wavparse keeps one, and made once
+ * the header has been read: nothing goes upstream until then, a later
+ * seek replaces an earlier one, and the rows the header's bytes were
+ * followed by are not pushed. The segment answering it is the first. */
+GST_START_TEST (test_parse_seek_before_header_is_made_after_it)
+{
+  GBytes *bytes = float_npy (10, 3);
+  GBytes *head = g_bytes_new_from_bytes (bytes, 0, 128 + 2 * 12 + 5);
+  GstSeekFlags flags = GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE;
+  GstEvent *seek;
+  guint32 seqnum;
+  Parse p;
+
+  parse_setup (&p, 48);
+  make_upstream_seekable (&p);
+  fail_unless (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_DEFAULT, flags, 1, GST_SEEK_TYPE_SET, 4)));
+  seek = seek_event (GST_FORMAT_DEFAULT, flags, 3, GST_SEEK_TYPE_SET, 9);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (p.h, seek));
+  check_no_upstream_seek (&p);
+  /* The header, and two rows and a bit after it, in 7-byte pieces. */
+  fail_unless_equals_int (push_bytes (&p, head, 7, FALSE), GST_FLOW_OK);
+  check_upstream_seek (&p, seqnum, flags, 128 + 3 * 12, 128 + 9 * 12);
+  check_caps (p.h, "array/x-raw, dtype=(string)float32, shape=(int)<10, 3>");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  answer_upstream (&p, bytes, seqnum, 128 + 3 * 12, 128 + 9 * 12, TRUE);
+  check_seek_answer (p.h, seqnum, 3, 9, 3, 9, 4);
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  parse_teardown (&p);
+  g_bytes_unref (head);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* Kept from before the header, a seek that does not flush: bytes from the
+ * stream's start that come before upstream's answer are dropped, and the
+ * rows come from the answer's segment, the first pushed. */
+GST_START_TEST (test_parse_seek_before_header_without_flush)
+{
+  GBytes *bytes = float_npy (10, 3);
+  GBytes *head = g_bytes_new_from_bytes (bytes, 0, 128 + 12);
+  GBytes *more = g_bytes_new_from_bytes (bytes, 128 + 12, 3 * 12);
+  GBytes *part = g_bytes_new_from_bytes (bytes, 128 + 5 * 12, 5 * 12);
+  const GstSegment *segment;
+  GstSegment upstream;
+  GstEvent *seek, *event;
+  GstBuffer *buf;
+  guint32 seqnum;
+  Parse p;
+
+  parse_setup (&p, 48);
+  make_upstream_seekable (&p);
+  seek = seek_event (GST_FORMAT_BYTES, 0, 5 * 12, GST_SEEK_TYPE_NONE, -1);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (p.h, seek));
+  fail_unless_equals_int (push_bytes (&p, head, 1000, FALSE), GST_FLOW_OK);
+  check_upstream_seek (&p, seqnum, 0, 128 + 5 * 12, -1);
+  /* Upstream's bytes from before its answer. */
+  fail_unless_equals_int (push_bytes (&p, more, 5, FALSE), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  gst_segment_init (&upstream, GST_FORMAT_BYTES);
+  upstream.start = 128 + 5 * 12;
+  event = gst_event_new_segment (&upstream);
+  gst_event_set_seqnum (event, seqnum);
+  fail_unless (gst_harness_push_event (p.h, event));
+  fail_unless_equals_int (push_bytes (&p, part, 5, TRUE), GST_FLOW_OK);
+  event = pull_event_of_type (p.h, GST_EVENT_SEGMENT);
+  fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  gst_event_parse_segment (event, &segment);
+  fail_unless_equals_int64 (segment->start, 5);
+  gst_event_unref (event);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 5, 4, 3);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  gst_buffer_unref (buf);
+  buf = gst_harness_pull (p.h);
+  check_float_rows (buf, 9, 1, 3);
+  gst_buffer_unref (buf);
+  fail_unless (got_eos (p.h));
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  parse_teardown (&p);
+  g_bytes_unref (part);
+  g_bytes_unref (more);
+  g_bytes_unref (head);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* Kept from before the header, a seek the header then rules out (in time,
+ * for rows without a rate) is an error that says so: it was accepted, so
+ * the stream cannot go on as if it had not been sent. Seeks upstream could
+ * not make are refused at once, before the header as after it. */
+GST_START_TEST (test_parse_seek_before_header_impossible_after_it)
+{
+  GBytes *bytes = float_npy (10, 3);
+  GstMessage *msg;
+  GError *err = NULL;
+  Parse p;
+
+  parse_setup (&p, 48);
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 2,
+              GST_SEEK_TYPE_NONE, -1)));
+  make_upstream_seekable (&p);
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_PERCENT, GST_SEEK_FLAG_FLUSH, 2,
+              GST_SEEK_TYPE_NONE, -1)));
+  fail_unless (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_MSECOND,
+              GST_SEEK_TYPE_NONE, -1)));
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, FALSE),
+      GST_FLOW_ERROR);
+  check_no_upstream_seek (&p);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (p.h), 0);
+  msg = gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error posted");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_SEEK),
+      "%s", err->message);
+  fail_unless (strstr (err->message, "before the .npy header") != NULL
+      && strstr (err->message, "time format") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
   parse_teardown (&p);
   g_bytes_unref (bytes);
 }
@@ -850,7 +978,7 @@ record_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 static void
-pipe_setup (Pipe * pp, GBytes * bytes, const gchar * desc_fmt, gint fd)
+pipe_build (Pipe * pp, GBytes * bytes, const gchar * desc_fmt, gint fd)
 {
   GError *error = NULL;
   GstElement *parse;
@@ -881,6 +1009,12 @@ pipe_setup (Pipe * pp, GBytes * bytes, const gchar * desc_fmt, gint fd)
       record_probe, pp, NULL);
   gst_object_unref (pad);
   gst_object_unref (parse);
+}
+
+static void
+pipe_setup (Pipe * pp, GBytes * bytes, const gchar * desc_fmt, gint fd)
+{
+  pipe_build (pp, bytes, desc_fmt, fd);
   fail_unless (gst_element_set_state (pp->pipeline, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless_equals_int (gst_element_get_state (pp->pipeline, NULL, NULL,
@@ -1103,6 +1237,60 @@ GST_START_TEST (test_parse_seeks_through_filesrc)
   gst_message_unref (wait_message (&pp, GST_MESSAGE_EOS, seqnum));
   check_recorded (&pp, seqnum, GST_FORMAT_TIME, 90 * GST_MSECOND, -1, 0, 90,
       100, GST_EVENT_EOS, 0);
+  pipe_teardown (&pp);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+hold_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return GST_PAD_PROBE_OK;
+}
+
+/* filesrc ! npyparse, PAUSED with filesrc held back (a blocking probe), so
+ * that a seek reaches npyparse before the header: it is kept, and made
+ * once the header has been read, filesrc seeking from its own streaming
+ * thread. The first rows pushed are the seek's. */
+GST_START_TEST (test_parse_seek_before_header_through_filesrc)
+{
+  GBytes *bytes = float_npy (100, 3);
+  GstSeekFlags flags = GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE;
+  GstElement *src;
+  GstPad *pad;
+  GList *l;
+  gulong probe;
+  guint32 seqnum;
+  Pipe pp;
+
+  pipe_build (&pp, bytes, "filesrc name=src location=%s blocksize=100 ! "
+      "npyparse name=parse blocksize=48 ! fakesink sync=false", 0);
+  src = gst_bin_get_by_name (GST_BIN (pp.pipeline), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  probe = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM,
+      hold_probe, NULL, NULL);
+  fail_unless_equals_int (gst_element_set_state (pp.pipeline,
+          GST_STATE_PAUSED), GST_STATE_CHANGE_ASYNC);
+  seqnum = pipe_seek (&pp, GST_FORMAT_DEFAULT, flags, 7, 23);
+  gst_pad_remove_probe (pad, probe);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  fail_unless_equals_int (gst_element_get_state (pp.pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (pp.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_message_unref (wait_message (&pp, GST_MESSAGE_EOS, seqnum));
+  g_mutex_lock (&pp.lock);
+  for (l = pp.seen.head; l; l = l->next) {
+    if (GST_IS_BUFFER (l->data)) {
+      fail_unless_equals_uint64 (GST_BUFFER_OFFSET (l->data), 7);
+      break;
+    }
+  }
+  g_mutex_unlock (&pp.lock);
+  check_recorded (&pp, seqnum, GST_FORMAT_DEFAULT, 7, 23, 0, 7, 23,
+      GST_EVENT_EOS, 0);
   pipe_teardown (&pp);
   g_bytes_unref (bytes);
 }
@@ -1404,8 +1592,12 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_refuses_a_second_array);
   tcase_add_test (tc, test_parse_answers_queries_in_rows_and_bytes);
   tcase_add_test (tc, test_parse_seeks_upstream_in_bytes);
+  tcase_add_test (tc, test_parse_seek_before_header_is_made_after_it);
+  tcase_add_test (tc, test_parse_seek_before_header_without_flush);
+  tcase_add_test (tc, test_parse_seek_before_header_impossible_after_it);
   tcase_add_test (tc, test_parse_seeking_query_and_refused_seeks);
   tcase_add_test (tc, test_parse_seeks_through_filesrc);
+  tcase_add_test (tc, test_parse_seek_before_header_through_filesrc);
   tcase_add_test (tc, test_parse_seek_refused_on_a_pipe);
   tcase_add_test (tc, test_parse_passes_eos_on_when_downstream_is_done);
   tcase_add_test (tc, test_parse_not_npy);
