@@ -19,9 +19,9 @@
  * that reads array files can use.
  *
  * A Zarr array's chunks, and those of an HDF5 dataset chunked in whole
- * rows whose only filters are deflate and shuffle, are decoded by libplan
- * on more workers, one per processor (at most 8), each reading a chunk of
- * rows of its own; chunks are queued in row order all the same. Memory is
+ * rows whose only filters are deflate or lzf and shuffle, are decoded by
+ * libplan on more workers, one per processor (at most 8), each reading a
+ * chunk of rows of its own; chunks are queued in row order all the same. Memory is
  * then that of the chunks in flight plus one per worker. The chunks of an
  * HDF5 dataset chunked in whole rows without filters are mapped from the
  * file, one a buffer, where they are large enough (512 KiB).

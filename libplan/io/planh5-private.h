@@ -48,6 +48,27 @@ G_GNUC_INTERNAL
 gboolean _plan_h5_select_rows (hid_t dset, gint ndim, const hsize_t * dims,
     guint64 first, guint64 n_rows, hid_t * fspace, hid_t * mspace);
 
+/* h5py's LZF filter (planh5-lzf.c): its HDF5 filter id, a decoder of its
+ * chunks, and its registration with libhdf5 for reading. */
+#define PLAN_H5_FILTER_LZF 32000
+
+typedef enum
+{
+  PLAN_LZF_OK,
+  PLAN_LZF_FULL,
+  PLAN_LZF_CORRUPT,
+} PlanLzfResult;
+
+G_GNUC_INTERNAL
+PlanLzfResult _plan_h5_lzf_decode (const guint8 * in, gsize n_in,
+    guint8 * out, gsize room, gsize * n_out, const gchar ** why);
+
+G_GNUC_INTERNAL
+void _plan_h5_lzf_register (void);
+
+G_GNUC_INTERNAL
+void _plan_h5_lzf_expect (gsize bytes);
+
 G_END_DECLS
 
 #endif /* __PLAN_H5_PRIVATE_H__ */

@@ -61,9 +61,11 @@ struct _PlanH5Dataset
   gchar *path;
   gint ndim;
   hsize_t dims[PLAN_ARRAY_MAX_DIMS];
+  /* what its LZF chunks decode to, where known (lzf_chunk_bytes ()) */
+  gsize lzf_bytes;
 
-  /* decoded here: chunks of whole rows, filtered by deflate and shuffle
-   * only, in the machine's byte order */
+  /* decoded here: chunks of whole rows, filtered by deflate, LZF and
+   * shuffle only, in the machine's byte order */
   gboolean direct;
   guint64 chunk_rows;
   gsize row_size;
@@ -463,7 +465,7 @@ chunk_rows (PlanH5Dataset * d, gsize row_size)
 }
 
 /* Whether the dataset's chunks can be decoded here: chunked in whole rows
- * of at most 256 MiB, filtered by deflate and shuffle only, stored in the
+ * of at most 256 MiB, filtered by deflate, LZF and shuffle only, stored in the
  * machine's byte order. Must be called between _plan_h5_enter () and
  * _plan_h5_leave (). */
 static void
@@ -491,12 +493,17 @@ check_direct (PlanH5Dataset * d, gboolean native)
     H5Z_filter_t f = H5Pget_filter2 (dcpl, i, &flags, &n_cd, cd, 0, NULL,
         NULL);
 
-    if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_SHUFFLE)
+    if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_SHUFFLE
+        && f != PLAN_H5_FILTER_LZF)
       goto done;
     if (f == H5Z_FILTER_SHUFFLE && n_cd >= 1 && cd[0] != d->itemsize)
       goto done;
     d->filters[i] = f;
   }
+  /* LZF with shuffle at most: each decodes to a chunk's bytes exactly. */
+  if (n == 2 && d->filters[0] != H5Z_FILTER_SHUFFLE
+      && d->filters[1] != H5Z_FILTER_SHUFFLE)
+    goto done;
   d->n_filters = n;
   d->chunk_rows = cdims[0];
   d->direct = TRUE;
@@ -537,8 +544,9 @@ _plan_h5_dataset_close (PlanH5Dataset * d)
   g_free (d);
 }
 
-/* Whether libhdf5 has every filter of the dataset's stored chunks: one it
- * lacks (h5py's own lzf, a plugin's blosc or zstd not installed) is named
+/* Whether libhdf5 has every filter of the dataset's stored chunks (h5py's
+ * LZF it has from planh5-lzf.c): one it lacks (a plugin's blosc or zstd
+ * not installed) is named
  * here, at the start, rather than by libhdf5's plugin search when the
  * first chunk is read. A dataset with no chunk stored reads as its fill
  * value and needs none. Under _plan_h5_enter (). */
@@ -561,9 +569,9 @@ check_filters (PlanH5Dataset * d, GError ** error)
     name[sizeof name - 1] = '\0';
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are "
         "stored through the HDF5 filter %d%s%s%s, which this libhdf5 does "
-        "not have (h5py brings lzf itself; blosc, zstd and others are "
-        "plugins, found in HDF5_PLUGIN_PATH); rewrite the dataset with gzip "
-        "or without compression", (gint) f, name[0] ? " '" : "", name,
+        "not have (blosc, zstd and others are plugins, found in "
+        "HDF5_PLUGIN_PATH); rewrite the dataset with gzip, lzf or without "
+        "compression", (gint) f, name[0] ? " '" : "", name,
         name[0] ? "'" : "");
     ok = FALSE;
   }
@@ -571,6 +579,43 @@ check_filters (PlanH5Dataset * d, GError ** error)
     H5Pclose (dcpl);
   H5Eclear2 (H5E_DEFAULT);
   return ok;
+}
+
+/* The bytes each LZF-filtered chunk of the dataset decodes to: a chunk's
+ * bytes where LZF is applied to the chunk as it is or shuffled; 0 where
+ * another filter before it changes the size (scale-offset, n-bit) or
+ * there is no LZF. Under _plan_h5_enter (). */
+static gsize
+lzf_chunk_bytes (PlanH5Dataset * d, hid_t type)
+{
+  hid_t dcpl = H5Dget_create_plist (d->dset);
+  hsize_t cdims[PLAN_ARRAY_MAX_DIMS];
+  gint i, n = dcpl >= 0 ? H5Pget_nfilters (dcpl) : 0;
+  gsize bytes = 0;
+
+  for (i = 0; i < n; i++) {
+    unsigned flags = 0, cd[8];
+    size_t n_cd = G_N_ELEMENTS (cd);
+    H5Z_filter_t f = H5Pget_filter2 (dcpl, i, &flags, &n_cd, cd, 0, NULL,
+        NULL);
+
+    if (f == PLAN_H5_FILTER_LZF && d->ndim > 0
+        && H5Pget_chunk (dcpl, d->ndim, cdims) == d->ndim) {
+      gint k;
+
+      bytes = H5Tget_size (type);
+      for (k = 0; k < d->ndim; k++)
+        if (!g_size_checked_mul (&bytes, bytes, cdims[k]))
+          bytes = 0;
+      break;
+    }
+    if (f != H5Z_FILTER_SHUFFLE)
+      break;
+  }
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  H5Eclear2 (H5E_DEFAULT);
+  return bytes;
 }
 
 /**
@@ -602,6 +647,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
   d->file = d->dset = d->mem_type = -1;
   g_mutex_init (&d->scratch_lock);
   _plan_h5_enter ();
+  _plan_h5_lzf_register ();
   d->file = H5Fopen (filename, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (d->file < 0)
     goto not_opened;
@@ -621,6 +667,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
       || !check_filters (d, error))
     goto in_dataset;
   *align_rows = chunk_rows (d, plan_array_info_get_row_size (info));
+  d->lzf_bytes = lzf_chunk_bytes (d, type);
   d->row_size = plan_array_info_get_row_size (info);
   d->itemsize = plan_dtype_get_size (dtype);
   check_direct (d, native);
@@ -815,6 +862,24 @@ decode_chunk (PlanH5Dataset * d, Scratch * sc, guint32 mask, guint8 * a,
             "the chunk decodes to more than a chunk's bytes" :
             "inflate() failed";
         return NULL;
+      }
+    } else if (d->filters[i] == PLAN_H5_FILTER_LZF) {
+      gsize got = 0;
+
+      switch (_plan_h5_lzf_decode (a, size, to, into_final ? chunk_bytes :
+              room, &got, why)) {
+        case PLAN_LZF_OK:
+          size = got;
+          if (size != chunk_bytes) {
+            *why = "LZF: the chunk decodes to fewer bytes than a chunk has";
+            return NULL;
+          }
+          break;
+        case PLAN_LZF_FULL:
+          *why = "LZF: the chunk decodes to more than a chunk's bytes";
+          return NULL;
+        default:
+          return NULL;
       }
     } else {
       if (size != chunk_bytes) {
@@ -1041,11 +1106,13 @@ read_slab (PlanH5Dataset * d, guint64 first, guint64 n_rows,
     return TRUE;
 
   _plan_h5_enter ();
+  _plan_h5_lzf_expect (d->lzf_bytes);
   if (d->ndim == 0)
     r = H5Dread (d->dset, d->mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest);
   else if (_plan_h5_select_rows (d->dset, d->ndim, d->dims, first, n_rows,
           &fspace, &mspace))
     r = H5Dread (d->dset, d->mem_type, mspace, fspace, H5P_DEFAULT, dest);
+  _plan_h5_lzf_expect (0);
   if (r < 0) {
     why = _plan_h5_error_text ();
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "HDF5 cannot read "

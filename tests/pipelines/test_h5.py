@@ -4,6 +4,7 @@ divide the shape, larger than a buffer, of one row), compressed, big-endian,
 empty; shards and seeks; and the errors of a missing dataset, a corrupt
 chunk, a truncated file, a filter libhdf5 lacks and an unsupported dtype."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -281,6 +282,163 @@ def netcdf4_variable():
     plantest.assert_same(read(path, out, 'dataset=/temps'), a, 'NetCDF-4')
 
 
+def lzf_read_as_h5py_reads():
+    """h5py's own LZF filter (32000), which libhdf5 alone does not have:
+    every dtype, with and without shuffle, chunks of whole rows (decoded
+    by gst-plan on its workers) and chunks that cut the rows or a file in
+    the other byte order (decoded by libhdf5 through the filter gst-plan
+    registers), chunks that LZF does not make smaller (stored raw, marked
+    in their filter mask), long runs (back-references of the longest
+    length, overlapping what they copy); each read as h5py reads it."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    with h5py.File(path, 'w') as f:
+        for i, dtype in enumerate(plantest.DTYPES + plantest.COMPLEX_DTYPES):
+            shape, chunks = LAYOUTS[1 + i % (len(LAYOUTS) - 1)]
+            a = plantest.random_array(dtype, shape, RNG)
+            for shuffle in [False, True]:
+                name = '%s_%s' % (dtype, 'shuffle' if shuffle else 'lzf')
+                f.create_dataset(name, data=a, chunks=chunks,
+                                 compression='lzf', shuffle=shuffle)
+            if dtype != 'bool':
+                f.create_dataset('be_' + dtype, data=a.astype(
+                    np.dtype(dtype).newbyteorder('>')), chunks=chunks,
+                    compression='lzf', shuffle=i % 2 == 0)
+        # Runs: repeated values (back-references of up to 264 bytes, and of
+        # an offset shorter than their length), steps, random noise (does
+        # not compress: stored raw).
+        runs = np.repeat(RNG.integers(0, 5, 400), RNG.integers(1, 300, 400))
+        f.create_dataset('runs', data=runs[:60000].reshape(-1, 4),
+                         chunks=(2500, 4), compression='lzf')
+        f.create_dataset('steps', data=np.arange(80000.0).reshape(-1, 8),
+                         chunks=(1000, 8), compression='lzf', shuffle=True)
+        f.create_dataset('noise', data=RNG.standard_normal((3000, 5)),
+                         chunks=(128, 5), compression='lzf')
+        f.create_dataset('noise_cut', data=RNG.standard_normal((300, 50)),
+                         chunks=(64, 7), compression='lzf')
+        # Scale-offset before LZF (chunks of fewer bytes), a checksum
+        # after it.
+        f.create_dataset('scaled', data=RNG.integers(0, 1000, (2000, 3)),
+                         chunks=(100, 3), compression='lzf', scaleoffset=0)
+        f.create_dataset('summed', data=runs[:9000].reshape(-1, 3),
+                         chunks=(100, 3), compression='lzf', shuffle=True,
+                         fletcher32=True)
+        part = f.create_dataset('part', shape=(1000, 3), dtype='i8',
+                                chunks=(30, 3), compression='lzf',
+                                fillvalue=-7)
+        part[100:400] = np.arange(900).reshape(300, 3)
+    with h5py.File(path, 'r') as f:
+        masks = {name: {f[name].id.get_chunk_info(i).filter_mask
+                        for i in range(f[name].id.get_num_chunks())}
+                 for name in ['runs', 'noise', 'noise_cut']}
+        if (masks['runs'] != {0} or 1 not in masks['noise']
+                or 1 not in masks['noise_cut']):
+            raise Failure('chunks compressed (0) or stored raw (1): %s'
+                          % masks)
+        for name in f:
+            want = f[name][...]
+            want = want.astype(want.dtype.newbyteorder('='))
+            got = read(path, out, 'dataset=' + name)
+            plantest.assert_same(got, want, name)
+        for name in ['runs', 'steps', 'noise_cut', 'part']:
+            want = f[name][...]
+            got = read(path, out, 'dataset=' + name, 'offset=77',
+                       'length=%d' % (len(want) - 90),
+                       'blocksize=%d' % (want[:1].nbytes * 30))
+            plantest.assert_same(got, want[77:len(want) - 13],
+                                 name + ' rows 77-')
+
+
+def lzf_plugin_is_left_in_place():
+    """Where libhdf5 has a filter 32000 of its own (a plugin found in
+    HDF5_PLUGIN_PATH), gst-plan does not register its LZF decoder over
+    it: libhdf5 decodes through the plugin (here a test plugin that fails
+    every chunk, saying so)."""
+    build = os.environ.get('PLAN_BUILD_DIR')
+    plugin = build and os.path.join(build, 'tests', 'pipelines',
+                                    'libh5lzfplugin.so')
+    if not plugin or not os.path.exists(plugin):
+        print('     (the test plugin was not built: not tried)')
+        return
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    plugins = os.path.join(d, 'plugins')
+    os.mkdir(plugins)
+    shutil.copy(plugin, plugins)
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('be', data=np.arange(3000, dtype='>f8'),
+                         chunks=(100,), compression='lzf')
+    want = np.arange(3000.0)
+    plantest.assert_same(read(path, out, 'dataset=be'), want, 'no plugin')
+    os.environ['HDF5_PLUGIN_PATH'] = plugins
+    try:
+        expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                      'location=' + out], "cannot read rows 0-",
+                     "the test plugin's filter 32000 ran")
+    finally:
+        del os.environ['HDF5_PLUGIN_PATH']
+
+
+def lzf_write_chunk(path, name, index, raw):
+    with h5py.File(path, 'a') as f:
+        ds = f[name]
+        offset = (index * ds.chunks[0],) + (0,) * (ds.ndim - 1)
+        ds.id.write_direct_chunk(offset, raw, filter_mask=0)
+
+
+def lzf_corrupt_chunks_fail():
+    """Corrupt LZF chunks fail with the rows they hold and what is wrong,
+    whether gst-plan decodes them on its workers or libhdf5 through the
+    filter gst-plan registers (a file of the other byte order): a
+    back-reference to before the chunk's start, one of an offset past what
+    is decoded, a chunk that decodes to more or to fewer bytes than a
+    chunk has, a literal run or a back-reference cut off by the chunk's
+    end; nothing written. (Run under ASan or valgrind, nothing is read or
+    written outside the chunk.)"""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    lit = bytes(range(32))
+    # 100 rows of 2 float64: chunks of 1600 bytes.
+    cases = [
+        (b'\x00A\x20\x05', 'back-reference to before the start'),
+        (b'\x1f' + lit + b'\x20\x20', 'back-reference to before the start'),
+        (b'\x1f' + lit + b'\xe0\xff\x1f' * 7,
+         'decodes to more'),
+        (b'\x1f' + lit + b'\xe0\xff\x1f', 'decodes to fewer'),
+        (b'\x1f' + lit[:5], 'literal run goes past the end'),
+        (b'\x00A\xe0', 'cut off by the end'),
+        (b'\x00A\xe0\x10', 'cut off by the end'),
+        (b'\x00A\x20', 'cut off by the end'),
+    ]
+    for raw, text in cases:
+        for order in ['<f8', '>f8']:
+            with h5py.File(path, 'w') as f:
+                f.create_dataset('x', data=np.arange(2000.0).reshape(1000, 2)
+                                 .astype(order), chunks=(100, 2),
+                                 compression='lzf')
+            lzf_write_chunk(path, 'x', 7, raw)
+            with h5py.File(path, 'r') as f:
+                try:
+                    f['x'][700:800]
+                    h5py_reads = True
+                except OSError:
+                    h5py_reads = False
+            # (h5py's own decoder takes a chunk of the wrong size, and
+            # libhdf5 cuts or pads it.)
+            if h5py_reads and 'decodes to' not in text:
+                raise Failure('h5py reads the corrupt chunk %r' % raw)
+            try:
+                expect_error(['planfilesrc', 'location=' + path,
+                              'blocksize=1600', '!', 'planfilesink',
+                              'location=' + out],
+                             "cannot read rows 700-800 of its dataset '/x'",
+                             text)
+            except Failure as e:
+                raise Failure('%s chunk %r: %s' % (order, raw, e))
+            if os.path.exists(out):
+                raise Failure('an output was written from a corrupt chunk')
+
+
 def missing_dataset_lists_the_names():
     d = plantest.tmpdir()
     path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
@@ -340,11 +498,14 @@ def unsupported_dtype_and_filter_fail():
         f['long'] = np.ones(4, np.longdouble)
         f['rec'] = np.zeros(4, [('a', '<i4'), ('b', '<f4')])
         f['text'] = np.array([b'ab', b'cd'])
-        # h5py's own LZF filter: libhdf5 alone does not have it.
-        f.create_dataset('lzf', data=np.arange(1000.0), chunks=(100,),
-                         compression='lzf')
+        # Filter 32001 (blosc): a plugin, not installed here.
+        blosc = f.create_dataset('blosc', shape=(1000,), dtype='f8',
+                                 chunks=(100,), compression=32001,
+                                 allow_unknown_filter=True)
+        blosc.id.write_direct_chunk((0,), bytes(100), filter_mask=0)
     for name, text in [('long', '16-byte floats'), ('rec', 'compound'),
-                       ('text', 'string'), ('lzf', 'filter')]:
+                       ('text', 'string'),
+                       ('blosc', 'through the HDF5 filter 32001')]:
         expect_error(['planfilesrc', 'location=' + path, 'dataset=' + name,
                       '!', 'planfilesink', 'location=' + out], text,
                      "'/%s'" % name)
@@ -623,6 +784,9 @@ plantest.run_cases([
     ('wrap stencil reads rows back', wrap_stencil_reads_back),
     ('a NetCDF-4 variable', netcdf4_variable),
     ('a missing dataset lists the names', missing_dataset_lists_the_names),
+    ('LZF is read as h5py reads it', lzf_read_as_h5py_reads),
+    ('an LZF plugin is left in place', lzf_plugin_is_left_in_place),
+    ('corrupt LZF chunks fail', lzf_corrupt_chunks_fail),
     ('a corrupt chunk fails', corrupt_chunk_fails),
     ('a truncated file fails', truncated_file_fails),
     ('unsupported dtypes and filters fail', unsupported_dtype_and_filter_fail),
