@@ -10,16 +10,18 @@
 /**
  * SECTION:element-planfilesink
  * @title: planfilesink
- * @short_description: write an array stream to a raw, .npy or HDF5 file
- *   or a Zarr store, atomically
+ * @short_description: write an array stream to a raw, .npy, .npz or HDF5
+ *   file or a Zarr store, atomically
  *
  * planfilesink writes the `array/x-raw` stream it receives to a file, as
- * NumPy .npy, as one dataset of an HDF5 file or one array of a Zarr v2
- * store (#PlanFileSink:dataset, #PlanFileSink:chunk-rows,
+ * NumPy .npy, as the one array of a NumPy .npz file (#PlanFileSink:member,
+ * stored as np.savez writes it, or deflated as np.savez_compressed does
+ * with #PlanFileSink:compression), as one dataset of an HDF5 file or one
+ * array of a Zarr store (#PlanFileSink:dataset, #PlanFileSink:chunk-rows,
  * #PlanFileSink:compression, #PlanFileSink:codec, #PlanFileSink:file-mode)
  * or as raw data (#PlanFileSink:format; by default .npy when the location
- * ends in ".npy", HDF5 when it ends in ".h5", ".hdf5" or ".nc", Zarr when
- * it ends in ".zarr"). A worker thread of its own writes behind
+ * ends in ".npy", .npz when it ends in ".npz", HDF5 when it ends in ".h5",
+ * ".hdf5" or ".nc", Zarr when it ends in ".zarr"). A worker thread of its own writes behind
  * the pipeline (#PlanFileWriter): up to #PlanFileSink:max-pending chunks
  * wait to be written before the streaming thread blocks, so writing
  * overlaps the work upstream without a queue element.
@@ -87,6 +89,7 @@ enum
   PROP_FILE_MODE,
   PROP_CODEC,
   PROP_ZARR_FORMAT,
+  PROP_MEMBER,
 };
 
 /**
@@ -137,6 +140,7 @@ plan_shard_output_get_type (void)
 #define DEFAULT_FILE_MODE PLAN_FILE_MODE_REPLACE
 #define DEFAULT_CODEC PLAN_FILE_CODEC_AUTO
 #define DEFAULT_ZARR_FORMAT 2
+#define DEFAULT_MEMBER "arr_0"
 
 #define MAX_MAX_PENDING 1024
 
@@ -157,6 +161,7 @@ struct _PlanFileSink
   PlanFileMode file_mode;
   PlanFileCodec codec;
   guint zarr_format;
+  gchar *member;
 
   /* construct-only; called from the streaming thread and state changes,
    * set_flushing from any thread */
@@ -234,9 +239,9 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "File format",
           "The layout to write: auto writes .npy when the location ends in "
-          "\".npy\", HDF5 when it ends in \".h5\", \".hdf5\" or \".nc\", "
-          "a Zarr store when it ends in \".zarr\", and raw otherwise; "
-          "npz is read only", PLAN_TYPE_FILE_FORMAT,
+          "\".npy\", .npz when it ends in \".npz\", HDF5 when it ends in "
+          "\".h5\", \".hdf5\" or \".nc\", a Zarr store when it ends in "
+          "\".zarr\" (in any case), and raw otherwise", PLAN_TYPE_FILE_FORMAT,
           DEFAULT_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_PENDING,
@@ -325,20 +330,22 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
   /**
    * PlanFileSink:compression:
    *
-   * An HDF5 or Zarr output's compression level: 0 stores the chunks as
-   * they are, 1 (fastest) to 9 (smallest) compresses them with
+   * An HDF5, Zarr or .npz output's compression level: 0 stores the
+   * chunks as they are, 1 (fastest) to 9 (smallest) compresses them with
    * #PlanFileSink:codec: by default gzip after the shuffle filter for HDF5
-   * (which every HDF5 reader decodes) and zstd for Zarr. Other formats
-   * ignore it.
+   * (which every HDF5 reader decodes) and zstd for Zarr. A .npz member is
+   * stored (np.savez) at 0 and deflated (np.savez_compressed) at 1 to 9.
+   * Other formats ignore it.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_COMPRESSION,
       plan_param_spec_checked_range (g_param_spec_uint ("compression",
           "Compression level",
-          "An HDF5 or Zarr output's compression: 0 none, 1 (fastest) to 9 "
-          "(smallest) with the codec (HDF5: gzip with the shuffle filter, "
-          "which every HDF5 reader decodes; Zarr: zstd)", 0, 9,
+          "An HDF5, Zarr or .npz output's compression: 0 none, 1 (fastest) "
+          "to 9 (smallest) with the codec (HDF5: gzip with the shuffle "
+          "filter, which every HDF5 reader decodes; Zarr: zstd; .npz: "
+          "deflate, as np.savez_compressed)", 0, 9,
           DEFAULT_COMPRESSION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY)));
@@ -371,17 +378,18 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * PlanFileSink:codec:
    *
    * How the chunks of a compressed output (#PlanFileSink:compression above
-   * 0) are compressed: auto is gzip after the shuffle filter for HDF5 and
-   * zstd for Zarr; gzip; zstd, blosc-lz4 and blosc-zstd (blosc with byte
-   * shuffle) for Zarr only.
+   * 0) are compressed: auto is gzip after the shuffle filter for HDF5,
+   * zstd for Zarr and deflate for .npz; gzip (deflate for .npz); zstd,
+   * blosc-lz4 and blosc-zstd (blosc with byte shuffle) for Zarr only.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_CODEC,
       g_param_spec_enum ("codec", "Compressor",
           "How a compressed output's chunks are compressed: auto (HDF5: gzip "
-          "with shuffle; Zarr: zstd), gzip, or for Zarr zstd, blosc-lz4, "
-          "blosc-zstd", PLAN_TYPE_FILE_CODEC, DEFAULT_CODEC,
+          "with shuffle; Zarr: zstd; .npz: deflate), gzip (.npz: deflate), "
+          "or for Zarr zstd, blosc-lz4, blosc-zstd", PLAN_TYPE_FILE_CODEC,
+          DEFAULT_CODEC,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
@@ -403,10 +411,31 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           DEFAULT_ZARR_FORMAT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY)));
 
+  /**
+   * PlanFileSink:member:
+   *
+   * The name of the array in a .npz output: the key np.load() gives for
+   * it ("temps") or its name in the archive ("temps.npy"; ".npy" is
+   * appended where it does not end so). "arr_0", the default, is numpy's
+   * name of an array np.savez() is given without a name. A name that is
+   * empty, has a '/', is not UTF-8 or is longer than a zip archive allows
+   * is refused. Other formats ignore it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_MEMBER,
+      g_param_spec_string ("member", "Array of a .npz",
+          "The name of the array in a .npz output: numpy's key for it "
+          "(temps) or its name in the archive (temps.npy); unset, arr_0 as "
+          "np.savez names an unnamed array. Ignored for other formats",
+          DEFAULT_MEMBER, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
       "Sink/File/Array",
-      "Writes an array to a raw, NumPy .npy or HDF5 file or a Zarr store, "
+      "Writes an array to a raw, NumPy .npy or .npz or HDF5 file or a Zarr "
+      "store, "
       "writing behind on its own worker thread into a temporary file "
       "renamed into place at end of stream", PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
@@ -438,6 +467,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->file_mode = DEFAULT_FILE_MODE;
   self->codec = DEFAULT_CODEC;
   self->zarr_format = DEFAULT_ZARR_FORMAT;
+  self->member = g_strdup (DEFAULT_MEMBER);
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
@@ -461,6 +491,7 @@ plan_file_sink_finalize (GObject * object)
   g_free (self->location);
   g_free (self->rank_location);
   g_free (self->dataset);
+  g_free (self->member);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -539,6 +570,10 @@ plan_file_sink_set_property (GObject * object, guint prop_id,
     case PROP_ZARR_FORMAT:
       self->zarr_format = g_value_get_uint (value);
       break;
+    case PROP_MEMBER:
+      g_free (self->member);
+      self->member = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -590,6 +625,9 @@ plan_file_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_ZARR_FORMAT:
       g_value_set_uint (value, self->zarr_format);
       break;
+    case PROP_MEMBER:
+      g_value_set_string (value, self->member);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -622,7 +660,7 @@ static gboolean
 open_writer (PlanFileSink * self)
 {
   GError *err = NULL;
-  gchar *location, *dataset;
+  gchar *location, *dataset, *member;
   PlanFileFormat format;
   guint max_pending, compression;
   PlanFileMode file_mode;
@@ -653,6 +691,7 @@ open_writer (PlanFileSink * self)
   file_mode = self->file_mode;
   codec = self->codec;
   zarr_format = self->zarr_format;
+  member = g_strdup (self->member);
   GST_OBJECT_UNLOCK (self);
 
   if (location == NULL || location[0] == '\0')
@@ -663,7 +702,9 @@ open_writer (PlanFileSink * self)
   plan_file_writer_set_mode (self->writer, file_mode);
   plan_file_writer_set_codec (self->writer, codec);
   plan_file_writer_set_zarr_format (self->writer, zarr_format);
+  plan_file_writer_set_member (self->writer, member);
   g_free (dataset);
+  g_free (member);
   if (!plan_file_writer_open (self->writer, location, format, max_pending,
           fsync, &err))
     goto open_failed;
@@ -686,6 +727,7 @@ no_location:
         ("No file name specified for writing."), (NULL));
     g_free (location);
     g_free (dataset);
+    g_free (member);
     return FALSE;
   }
 open_failed:
@@ -849,6 +891,14 @@ take_shard (PlanFileSink * self, GstEvent * event)
   if (!self->have_info) {
     g_set_error (&err, PLAN_ERROR, PLAN_ERROR_SHAPE,
         "a sharded stream without caps");
+    goto failed;
+  }
+  if (format == PLAN_FILE_FORMAT_NPZ) {
+    g_set_error (&err, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not write "
+        "'%s': the ranks of a sharded run do not write one .npz file "
+        "together (its member is one stream, deflated or checksummed front "
+        "to back); write one file per rank (shard-output=per-rank), or a "
+        ".npy, HDF5 or Zarr output", location);
     goto failed;
   }
   GST_INFO_OBJECT (self, "rank %u of %u: rows %" G_GUINT64_FORMAT " + %"

@@ -38,13 +38,14 @@ plan_file_format_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {PLAN_FILE_FORMAT_AUTO, "Automatic: reading, .npy, .npz or HDF5 by the "
-          "file's first bytes and Zarr for a directory; writing, .npy, HDF5 "
-          "(.h5, .hdf5, .nc) or Zarr (.zarr) by the extension; raw otherwise",
+          "file's first bytes and Zarr for a directory; writing, .npy, .npz, "
+          "HDF5 (.h5, .hdf5, .nc) or Zarr (.zarr) by the extension; raw "
+          "otherwise",
           "auto"},
     {PLAN_FILE_FORMAT_RAW, "Raw array data, C order, little-endian", "raw"},
     {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
-    {PLAN_FILE_FORMAT_NPZ, "One array of a NumPy .npz file (reading only)",
-          "npz"},
+    {PLAN_FILE_FORMAT_NPZ, "One array of a NumPy .npz file (a zip archive of "
+          ".npy files)", "npz"},
     {PLAN_FILE_FORMAT_HDF5, "One dataset of an HDF5 or NetCDF-4 file",
           "hdf5"},
     {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr directory store, v2 or v3",

@@ -19,6 +19,9 @@
 
 G_BEGIN_DECLS
 
+/* planzip-writer.c: the zip container of a .npz output */
+typedef struct _PlanZipWriter PlanZipWriter;
+
 GST_DEBUG_CATEGORY_EXTERN (plan_file_writer_debug);
 
 struct _PlanFileWriter
@@ -61,6 +64,11 @@ struct _PlanFileWriter
   PlanZarrWriter *zarr;
   gint zarr_format;             /* as set, or the group's when adding */
   gint zarr_format_set;
+  /* .npz output: the member's name in the archive (".npy" ending) as
+   * set, and the archive (made at set_info; the worker's while it runs) */
+  gchar *member;
+  gchar *npz_name;
+  PlanZipWriter *zip;
   /* rank 0's part of an output the ranks of an MPI job share: the rows
    * of the whole array (-1: not shared); HDF5 uncompressed: the chunks'
    * places, the dataset written and closed at set_info; compressed: the
@@ -118,6 +126,33 @@ gboolean _plan_file_writer_complete_npy_header (PlanFileWriter * self,
 G_GNUC_INTERNAL
 gboolean _plan_file_writer_close_and_rename (PlanFileWriter * self,
     guint64 bytes, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_writer_finish_npz (PlanFileWriter * self, guint64 bytes,
+    GError ** error);
+
+/* planzip-writer.c */
+G_GNUC_INTERNAL
+gchar * _plan_zip_writer_check_name (const gchar * member, GError ** error);
+
+G_GNUC_INTERNAL
+PlanZipWriter * _plan_zip_writer_new (gint fd, const gchar * location,
+    const gchar * name, guint level, const guint8 * npy_header,
+    gsize npy_header_size, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zip_writer_append (PlanZipWriter * zw, const guint8 * data,
+    gsize size, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zip_writer_finish (PlanZipWriter * zw,
+    const guint8 * npy_header, GError ** error);
+
+G_GNUC_INTERNAL
+guint64 _plan_zip_writer_get_size (PlanZipWriter * zw);
+
+G_GNUC_INTERNAL
+void _plan_zip_writer_free (PlanZipWriter * zw);
 
 #if HAVE_HDF5
 G_GNUC_INTERNAL

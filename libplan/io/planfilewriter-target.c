@@ -635,6 +635,28 @@ _plan_file_writer_complete_npy_header (PlanFileWriter * self, guint64 bytes,
   return ok;
 }
 
+/* Completes the .npz: the deflate stream ended, the central directory
+ * written, and the .npy header, sizes and CRC-32 written over. */
+gboolean
+_plan_file_writer_finish_npz (PlanFileWriter * self, guint64 bytes,
+    GError ** error)
+{
+  PlanArrayInfo info = self->info;
+  guint64 rows = self->row_size ? bytes / self->row_size : 0;
+  guint8 *header;
+  gboolean ok;
+
+  if (!check_stream_ended (self, rows, error))
+    return FALSE;
+  if (info.ndim > 0)
+    info.shape[0] = rows;
+  header = g_malloc (self->header_size);
+  ok = plan_npy_write_header (&info, header, self->header_size, error)
+      && _plan_zip_writer_finish (self->zip, header, error);
+  g_free (header);
+  return ok;
+}
+
 #if HAVE_HDF5
 /* Closes the HDF5 file, which writes what libhdf5 holds of it. */
 gboolean

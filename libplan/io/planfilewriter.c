@@ -12,9 +12,17 @@
  * @title: PlanFileWriter
  * @short_description: atomic write-behind of array files on a worker thread
  *
- * A #PlanFileWriter writes chunks of an array to a raw, .npy or HDF5 file
- * on a worker thread of its own, behind its producer, and puts the file in
- * place atomically. It is what planfilesink is a thin wrapper of.
+ * A #PlanFileWriter writes chunks of an array to a raw, .npy, .npz or
+ * HDF5 file on a worker thread of its own, behind its producer, and puts
+ * the file in place atomically. It is what planfilesink is a thin wrapper
+ * of.
+ *
+ * A .npz file is a zip archive of one member, a .npy file named by
+ * plan_file_writer_set_member(), stored or deflated (at the level that
+ * plan_file_writer_set_dataset() sets) as the chunks come; its sizes,
+ * CRC-32 and .npy header are completed at finish, and zip64 records are
+ * written where a size or an offset passes 4 GiB. It needs a regular
+ * file.
  *
  * An HDF5 file is written through libhdf5 (when gst-plan is built with
  * it) into a named temporary file (libhdf5 opens files by name), with one
@@ -166,6 +174,7 @@ plan_file_writer_finalize (GObject * object)
 
   plan_file_writer_cancel (self);
   g_free (self->dataset);
+  g_free (self->member);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->work_cond);
   g_cond_clear (&self->space_cond);
@@ -430,6 +439,10 @@ write_buffer (PlanFileWriter * self, GstBuffer * buffer, GError ** error)
 #else
     g_assert_not_reached ();
 #endif
+  } else if (self->format == PLAN_FILE_FORMAT_NPZ) {
+    /* The data is read for its CRC-32 (and deflated), so it is written
+     * from memory, not copied by the kernel. */
+    ok = _plan_zip_writer_append (self->zip, map.data, map.size, error);
   } else if (self->stream) {
     ok = write_stream (self, map.data, map.size, error);
   } else {
@@ -539,10 +552,12 @@ writer_thread (gpointer data)
  * @location: the file to write
  * @format: its format; %PLAN_FILE_FORMAT_AUTO writes .npy when @location
  *   ends in ".npy", HDF5 when it ends in ".h5", ".hdf5" or ".nc" (see
- *   plan_file_writer_set_dataset()), refuses a name ending in ".npz" or
- *   ".zarr" and writes raw otherwise; %PLAN_FILE_FORMAT_NPZ and
- *   %PLAN_FILE_FORMAT_ZARR are refused, and so is
- *   %PLAN_FILE_FORMAT_HDF5 without HDF5 support or to a FIFO or device
+ *   plan_file_writer_set_dataset()), .npz when it ends in ".npz" (see
+ *   plan_file_writer_set_member()), a Zarr store when it ends in ".zarr"
+ *   and raw otherwise (the extensions in any case);
+ *   %PLAN_FILE_FORMAT_ZARR is refused without Zarr support, and so is
+ *   %PLAN_FILE_FORMAT_HDF5 without HDF5 support; both HDF5 and .npz
+ *   to a FIFO or device
  * @max_pending: the most chunks waiting to be written before
  *   plan_file_writer_write() blocks, at least 1
  * @sync: whether to fsync() the file before it is renamed into place
@@ -568,8 +583,6 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->location = g_strdup (location);
   writer->format = format == PLAN_FILE_FORMAT_AUTO ?
       plan_file_format_from_location (location) : format;
-  if (writer->format == PLAN_FILE_FORMAT_NPZ)
-    goto npz;
 #if !HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR)
     goto npz;
@@ -578,6 +591,16 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   if (writer->format == PLAN_FILE_FORMAT_HDF5)
     goto no_hdf5;
 #endif
+  if (writer->format == PLAN_FILE_FORMAT_NPZ) {
+    writer->npz_name = _plan_zip_writer_check_name (writer->member, error);
+    if (writer->npz_name == NULL)
+      goto bad_member;
+    if (writer->mode == PLAN_FILE_MODE_ADD)
+      goto npz_add;
+    if (writer->h5_gzip_level > 0 && writer->codec != PLAN_FILE_CODEC_AUTO
+        && writer->codec != PLAN_FILE_CODEC_GZIP)
+      goto npz_codec;
+  }
   if (writer->mode == PLAN_FILE_MODE_ADD
       && writer->format != PLAN_FILE_FORMAT_HDF5
       && writer->format != PLAN_FILE_FORMAT_ZARR)
@@ -601,14 +624,17 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     return FALSE;
   }
 
-  if (writer->format == PLAN_FILE_FORMAT_HDF5 && writer->tmp_path == NULL)
+  if ((writer->format == PLAN_FILE_FORMAT_HDF5 && writer->tmp_path == NULL)
+      || (writer->format == PLAN_FILE_FORMAT_NPZ && writer->tmp_path == NULL
+          && !writer->unnamed))
     goto not_regular;
 
   /* Only the new file of a regular target is preallocated, and not for
    * libhdf5, which writes it itself. */
   writer->prealloc_off = (writer->tmp_path == NULL && !writer->unnamed)
       || writer->format == PLAN_FILE_FORMAT_HDF5
-      || writer->format == PLAN_FILE_FORMAT_ZARR;
+      || writer->format == PLAN_FILE_FORMAT_ZARR
+      || writer->format == PLAN_FILE_FORMAT_NPZ;
   writer->prealloc_end = 0;
   g_mutex_lock (&writer->lock);
   writer->max_pending = max_pending;
@@ -632,16 +658,40 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   return TRUE;
 
   /* ERRORS */
+#if !HAVE_ZARR
 npz:
   {
     /* Raw bytes under such a name would be a file nothing reads. */
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': %s; write a .npy or HDF5 file (or ask for the raw format "
-        "to write raw data under this name)", location,
-        writer->format == PLAN_FILE_FORMAT_NPZ ? ".npz files are read, not "
-        "written" : "this gst-plan was built without Zarr (install "
+        "write '%s': this gst-plan was built without Zarr (install "
         "libjson-glib-dev and build it again), so Zarr stores are not "
-        "written");
+        "written; write a .npy, .npz or HDF5 file (or ask for the raw format "
+        "to write raw data under this name)", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+#endif
+bad_member:
+  {
+    g_prefix_error (error, "Could not write '%s': ", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+npz_add:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': adding a member to a .npz file is not supported; a .npz "
+        "output is written whole, with one array, replacing a file there "
+        "(file-mode=replace)", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
+npz_codec:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': a .npz member is compressed with deflate (codec auto "
+        "or gzip), as np.savez_compressed writes it and np.load reads it, "
+        "not %s", location, plan_file_codec_to_string (writer->codec));
     plan_file_writer_cancel (writer);
     return FALSE;
   }
@@ -679,8 +729,10 @@ no_hdf5:
 not_regular:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': an HDF5 file is written with random access, so it must "
-        "be a regular file, not a FIFO or a device", location);
+        "write '%s': %s, so it must be a regular file, not a FIFO or a "
+        "device", location, writer->format == PLAN_FILE_FORMAT_NPZ ?
+        "a .npz file's sizes and CRC-32 are written at its start once the "
+        "end is reached" : "an HDF5 file is written with random access");
     plan_file_writer_cancel (writer);
     return FALSE;
   }
@@ -754,6 +806,33 @@ plan_file_writer_set_zarr_format (PlanFileWriter * writer, guint zarr_format)
   g_return_if_fail (zarr_format == 2 || zarr_format == 3);
 
   writer->zarr_format_set = zarr_format;
+}
+
+/**
+ * plan_file_writer_set_member:
+ * @writer: a #PlanFileWriter
+ * @member: (nullable): the name of the array in the .npz files the next
+ *   plan_file_writer_open() writes: numpy's key for it ("temps") or its
+ *   name in the archive ("temps.npy"); %NULL for "arr_0", numpy's name
+ *   of an array np.savez() is given without a name
+ *
+ * A .npz output is a zip archive with one member, a .npy file named
+ * @member with ".npy" appended where it does not end so; stored (as
+ * np.savez() writes it) or, with a level above 0 set by
+ * plan_file_writer_set_dataset(), deflated at that level (as
+ * np.savez_compressed() does). plan_file_writer_open() refuses a name
+ * that is empty, has a '/', is not UTF-8 or is longer than a zip archive
+ * allows. Other formats ignore it.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_writer_set_member (PlanFileWriter * writer, const gchar * member)
+{
+  g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
+
+  g_free (writer->member);
+  writer->member = g_strdup (member);
 }
 
 /**
@@ -966,6 +1045,24 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
     return TRUE;
   }
 #endif
+  if (writer->format == PLAN_FILE_FORMAT_NPZ) {
+    if (writer->bytes_queued > 0)
+      goto late;
+    writer->header_size = plan_npy_get_header_size (info);
+    header = g_malloc (writer->header_size);
+    writer->info.shape[0] = 0;
+    if (plan_npy_write_header (&writer->info, header, writer->header_size,
+            error))
+      writer->zip = _plan_zip_writer_new (writer->fd, writer->location,
+          writer->npz_name, writer->h5_gzip_level, header,
+          writer->header_size, error);
+    g_free (header);
+    if (writer->zip == NULL) {
+      writer->have_info = FALSE;
+      return FALSE;
+    }
+    return TRUE;
+  }
   if (writer->format != PLAN_FILE_FORMAT_NPY)
     return TRUE;
   if (writer->bytes_queued > 0)
@@ -1054,6 +1151,7 @@ plan_file_writer_write (PlanFileWriter * writer, GstBuffer * buffer,
 
   size = gst_buffer_get_size (buffer);
   if ((writer->format == PLAN_FILE_FORMAT_NPY
+          || writer->format == PLAN_FILE_FORMAT_NPZ
           || writer->format == PLAN_FILE_FORMAT_HDF5
           || writer->format == PLAN_FILE_FORMAT_ZARR) && !writer->have_info)
     goto no_info;
@@ -1208,6 +1306,8 @@ plan_file_writer_finish (PlanFileWriter * writer, GError ** error)
 
   if (ok && writer->format == PLAN_FILE_FORMAT_NPY)
     ok = _plan_file_writer_complete_npy_header (writer, bytes, error);
+  if (ok && writer->format == PLAN_FILE_FORMAT_NPZ)
+    ok = _plan_file_writer_finish_npz (writer, bytes, error);
 #if HAVE_HDF5
   if (ok && writer->format == PLAN_FILE_FORMAT_HDF5)
     ok = _plan_file_writer_finish_h5 (writer, bytes, error);
@@ -1242,6 +1342,8 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   g_return_if_fail (PLAN_IS_FILE_WRITER (writer));
 
   stop_worker (writer, TRUE);
+  g_clear_pointer (&writer->zip, _plan_zip_writer_free);
+  g_clear_pointer (&writer->npz_name, g_free);
 #if HAVE_HDF5
   _plan_h5_writer_close (writer->h5, NULL);
   writer->h5 = NULL;

@@ -55,6 +55,10 @@ void plan_file_writer_set_zarr_format (PlanFileWriter * writer,
     guint zarr_format);
 
 PLAN_API
+void plan_file_writer_set_member (PlanFileWriter * writer,
+    const gchar * member);
+
+PLAN_API
 void plan_file_writer_set_mode (PlanFileWriter * writer, PlanFileMode mode);
 
 PLAN_API

@@ -141,6 +141,41 @@ def main():
                    PLAN_FAIL_WRITE_OVER=1024, **NO_COPY_RANGE)
     print('ok   a copy writes in pieces of at most 64 KiB')
 
+    # A .npz output, stored and deflated: a write failing in the middle of
+    # the member, and the sizes, CRC-32 and .npy header written over at the
+    # end failing, leave the archive there as it was.
+    npz = os.path.join(d, 'out.npz')
+    np.savez(npz, old=old)
+    for props in ([], ['compression=1']):
+        words = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                 'location=' + npz] + props
+        for what, reason, fail in (
+                ('EIO from write() after 1 MiB', 'Input/output error',
+                 dict(PLAN_FAIL_WRITE=5, PLAN_FAIL_AFTER=1 << 20)),
+                ('a disk full after 100 KiB', 'No space left on device',
+                 dict(PLAN_FAIL_WRITE=28, PLAN_FAIL_AFTER=100 << 10)),
+                ('EIO completing the sizes and CRC-32 at the end',
+                 'Input/output error', dict(PLAN_FAIL_PWRITE=5))):
+            what = '.npz %s: %s' % (' '.join(props) or 'stored', what)
+            rc, out = run(words, PLAN_FAIL_MATCH=OUT, **fail)
+            if rc == 0:
+                raise Failure('%s: the pipeline succeeded\n%s' % (what, out))
+            if reason not in out or npz not in out:
+                raise Failure('%s: the error does not say "%s" about %s:\n%s'
+                              % (what, reason, npz, out))
+            with np.load(npz) as z:
+                plantest.assert_same(z['old'], old, what + ': the old output')
+            left = sorted(f for f in os.listdir(d) if f.startswith('.'))
+            if left:
+                raise Failure('%s: temporary files left: %s' % (what, left))
+            print('ok   %s' % what)
+        rc, out = run(words)
+        if rc != 0:
+            raise Failure('.npz without failures failed:\n%s' % out)
+        with np.load(npz) as z:
+            plantest.assert_same(z['arr_0'], a, '.npz without failures')
+        np.savez(npz, old=old)
+
     # The module really fails the calls it is asked to: the same copy
     # without it works.
     rc, out = run(copy)

@@ -522,18 +522,6 @@ def known_formats_are_not_raw():
                   'planfilesink', 'location=' + out], 'notes.txt')
 
 
-def npz_is_not_written():
-    d = plantest.tmpdir()
-    src = os.path.join(d, 'in.npy')
-    np.save(src, np.arange(10.0))
-    out = os.path.join(d, 'out.npz')
-    for props in [[], ['format=npz']]:
-        expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
-                      'location=' + out] + props, '.npz files are read')
-    if os.path.exists(out):
-        raise Failure('a .npz name was written')
-
-
 def compressed_member_cannot_be_mapped():
     d = plantest.tmpdir()
     path = os.path.join(d, 'c.npz')
@@ -562,6 +550,5 @@ plantest.run_cases([
      deflated_fortran_member_errors),
     ('a truncated archive fails', truncated_archive_fails),
     ('known formats are not raw data', known_formats_are_not_raw),
-    ('.npz is not written', npz_is_not_written),
     ('a compressed member cannot be mapped', compressed_member_cannot_be_mapped),
 ])

@@ -193,6 +193,80 @@ GST_END_TEST;
  * be) fails at
  * set_info; a chunk written after that fails too, rather than reach a
  * writer that is not there, and cancel leaves nothing. */
+/* The name of a .npz output's member: numpy's key, ".npy" appended; names
+ * np.load() cannot give back, or a zip archive cannot hold, are refused at
+ * open, and nothing is made. */
+GST_START_TEST (test_writer_npz_member_names)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  gchar *path = g_build_filename (tmpdir, "m.npz", NULL);
+  gchar *longest = g_strnfill (65531, 'x');
+  gchar *too_long = g_strnfill (65532, 'x');
+  const struct
+  {
+    const gchar *member;
+    const gchar *says;
+  } bad[] = {
+    {"", "member name is empty"},
+    {".npy", "member name is empty"},
+    {"a/b", "has a '/'"},
+    {"t\xff", "not valid UTF-8"},
+    {too_long, "at most 65535 bytes"},
+  };
+  const gchar *good[] = { NULL, "temps", "temps.npy", "t\xc3\xa9", longest };
+  const gchar *stored[] = { "arr_0.npy", "temps.npy", "temps.npy",
+    "t\xc3\xa9.npy", NULL
+  };
+  PlanArrayInfo info;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GError *err = NULL;
+
+    plan_file_writer_set_member (w, bad[i].member);
+    fail_if (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_AUTO, 2, FALSE,
+            &err));
+    fail_unless (strstr (err->message, bad[i].says) != NULL, "%s",
+        err->message);
+    fail_unless (strstr (err->message, "m.npz") != NULL, "%s", err->message);
+    g_clear_error (&err);
+    fail_unless_equals_int (count_entries (), 0);
+  }
+  for (i = 0; i < G_N_ELEMENTS (good); i++) {
+    gchar *contents;
+    gsize len;
+
+    plan_file_writer_set_member (w, good[i]);
+    fail_unless (plan_file_writer_open (w, path, PLAN_FILE_FORMAT_AUTO, 2,
+            FALSE, NULL));
+    fail_unless_equals_int (plan_file_writer_get_format (w),
+        PLAN_FILE_FORMAT_NPZ);
+    info_1d (&info, PLAN_DTYPE_UINT16);
+    fail_unless (plan_file_writer_set_info (w, &info, NULL));
+    fail_unless_equals_int (plan_file_writer_write (w, bytes (6, 1), NULL),
+        GST_FLOW_OK);
+    fail_unless (plan_file_writer_finish (w, NULL));
+    fail_unless (g_file_get_contents (path, &contents, &len, NULL));
+    fail_unless (len > 30 && memcmp (contents, "PK\3\4", 4) == 0);
+    if (stored[i]) {
+      /* The local header's name. */
+      fail_unless_equals_int ((guint8) contents[26] | (guint8) contents[27]
+          << 8, strlen (stored[i]));
+      fail_unless (memcmp (contents + 30, stored[i], strlen (stored[i])) == 0);
+    } else {
+      fail_unless_equals_int ((guint8) contents[26] | (guint8) contents[27]
+          << 8, 65535);
+    }
+    g_free (contents);
+  }
+  g_free (longest);
+  g_free (too_long);
+  g_free (path);
+  gst_object_unref (w);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_writer_chunk_after_failed_info)
 {
   PlanFileWriter *w = plan_file_writer_new ();
@@ -551,6 +625,7 @@ filewriter_suite (void)
   tcase_add_test (tc, test_writer_file_mode_follows_umask);
   tcase_add_test (tc, test_writer_cancel_removes_temp_file);
   tcase_add_test (tc, test_writer_chunk_after_failed_info);
+  tcase_add_test (tc, test_writer_npz_member_names);
   tcase_add_test (tc, test_writer_longest_names);
   tcase_add_test (tc, test_writer_rejects_partial_rows);
   tcase_add_test (tc, test_writer_reports_no_space);

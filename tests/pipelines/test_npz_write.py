@@ -1,0 +1,208 @@
+"""planfilesink writing .npz files, against numpy and zipfile as the
+oracle: every dtype, 0-d and 1-D to 4-D, empty, stored (np.savez) and
+deflated (np.savez_compressed), the member's name, zip64 records (from a
+smaller size on through a test hook), planfilesrc reading back what was
+written, and what is refused: member names np.load() cannot give back,
+codecs other than deflate, the add mode, a FIFO, a shared output of an MPI
+run."""
+import os
+import zipfile
+
+import numpy as np
+
+import plantest
+from plantest import Failure, expect_error, launch
+
+RNG = np.random.default_rng(20261204)
+DTYPES = plantest.DTYPES + plantest.COMPLEX_DTYPES + ['float16']
+SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4),
+          (0, 4, 2)]
+# np.savez and np.savez_compressed
+KINDS = {'stored': ([], zipfile.ZIP_STORED),
+         'deflated': (['compression=6'], zipfile.ZIP_DEFLATED)}
+
+
+def write(src, out, *props, env=None):
+    words = ['planfilesrc', 'location=' + src, 'blocksize=4000', '!',
+             'planfilesink', 'location=' + out] + list(props)
+    if env is None:
+        launch(*words)
+        return
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        launch(*words)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def check_archive(out, name, want, compress_type, what):
+    """The archive holds one member, `name`, as numpy would: np.load gives
+    the array bit for bit, zipfile finds every CRC right."""
+    with zipfile.ZipFile(out) as z:
+        infos = z.infolist()
+        if [i.filename for i in infos] != [name + '.npy']:
+            raise Failure('%s: members %s, expected %s.npy' %
+                          (what, [i.filename for i in infos], name))
+        if infos[0].compress_type != compress_type:
+            raise Failure('%s: compression %d, expected %d' %
+                          (what, infos[0].compress_type, compress_type))
+        bad = z.testzip()
+        if bad is not None:
+            raise Failure('%s: zipfile finds %s corrupt' % (what, bad))
+    with np.load(out) as z:
+        if list(z.keys()) != [name]:
+            raise Failure('%s: np.load keys %s' % (what, list(z.keys())))
+        plantest.assert_bits(z[name], want, what)
+
+
+def every_dtype_and_rank():
+    """Every dtype in two shapes and every shape in two dtypes, stored and
+    deflated; planfilesrc reads each back."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npz')
+    back = os.path.join(d, 'back.npy')
+    for i, dtype in enumerate(DTYPES):
+        shapes = SHAPES if dtype in ('bool', 'complex128') else \
+            [SHAPES[i % len(SHAPES)], SHAPES[(i + 3) % len(SHAPES)]]
+        for j, shape in enumerate(shapes):
+            a = plantest.random_array(dtype, shape, RNG)
+            np.save(src, a)
+            kind = list(KINDS)[(i + j) % 2]
+            props, ctype = KINDS[kind]
+            what = '%s %s %s' % (kind, dtype, shape)
+            write(src, out, *props)
+            check_archive(out, 'arr_0', a, ctype, what)
+            launch('planfilesrc', 'location=' + out, '!', 'planfilesink',
+                   'location=' + back)
+            plantest.assert_bits(np.load(back), a, what + ' read back')
+
+
+def stored_and_deflated_many_chunks():
+    """A stream of many chunks (4 MiB), stored and deflated at the
+    fastest and the smallest level; the deflated one is smaller."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npz')
+    a = np.repeat(RNG.integers(0, 50, size=(1 << 17, 1)), 4,
+                  axis=1).astype(np.int16)
+    a = np.concatenate([a, a]).reshape(-1, 4, 2)
+    np.save(src, a)
+    sizes = {}
+    for props, ctype in (([], zipfile.ZIP_STORED),
+                         (['compression=1'], zipfile.ZIP_DEFLATED),
+                         (['compression=9', 'codec=gzip'],
+                          zipfile.ZIP_DEFLATED)):
+        write(src, out, *props)
+        check_archive(out, 'arr_0', a, ctype, ' '.join(props) or 'stored')
+        sizes[' '.join(props)] = os.path.getsize(out)
+    if not sizes['compression=1'] < sizes[''] / 2:
+        raise Failure('deflated %s, stored %s' % (sizes['compression=1'],
+                                                  sizes['']))
+
+
+def member_names():
+    """The member is named as np.savez names it: arr_0 by default, the key
+    given, '.npy' not doubled, UTF-8 names; planfilesrc finds it by
+    name. format=npz writes a .npz under any name, and .NPZ is .npz."""
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.npy')
+    a = plantest.random_array('float32', (300, 2), RNG)
+    np.save(src, a)
+    back = os.path.join(d, 'back.npy')
+    for member, name, loc, extra in (
+            (None, 'arr_0', 'a.NPZ', []),
+            ('temps', 'temps', 'b.npz', []),
+            ('temps.npy', 'temps', 'c.npz', ['compression=3']),
+            ('température', 'température', 'd.npz', []),
+            ('rain', 'rain', 'e.bin', ['format=npz'])):
+        out = os.path.join(d, loc)
+        props = extra + (['member=' + member] if member else [])
+        write(src, out, *props)
+        ctype = zipfile.ZIP_DEFLATED if extra[:1] == ['compression=3'] \
+            else zipfile.ZIP_STORED
+        check_archive(out, name, a, ctype, 'member %s' % member)
+        launch('planfilesrc', 'location=' + out, 'member=' + name, '!',
+               'planfilesink', 'location=' + back)
+        plantest.assert_bits(np.load(back), a, 'member %s read back' % name)
+    with zipfile.ZipFile(os.path.join(d, 'd.npz')) as z:
+        if not z.infolist()[0].flag_bits & 0x800:
+            raise Failure('a UTF-8 name is not flagged UTF-8')
+
+
+def zip64_records():
+    """Sizes and offsets past the zip64 limit are written in zip64 records,
+    which numpy, zipfile and planfilesrc read. A test hook lowers the limit
+    from 4 GiB to 1000 bytes, so that this takes no gigabytes."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npz')
+    back = os.path.join(d, 'back.npy')
+    a = plantest.random_array('float64', (5000, 3), RNG)
+    np.save(src, a)
+    for props, ctype in (([], zipfile.ZIP_STORED),
+                         (['compression=2'], zipfile.ZIP_DEFLATED)):
+        write(src, out, *props, env={'PLAN_TEST_ZIP64_LIMIT': '1000'})
+        with open(out, 'rb') as f:
+            data = f.read()
+        # The zip64 end record and its locator, and the end record's
+        # offset of the directory saying to look there.
+        if b'PK\x06\x06' not in data or b'PK\x06\x07' not in data:
+            raise Failure('%s: no zip64 end record' % props)
+        if data[-6:-2] != b'\xff\xff\xff\xff':
+            raise Failure('%s: the end record has the directory\'s offset'
+                          % props)
+        with zipfile.ZipFile(out) as z:
+            info = z.infolist()[0]
+            if not (a.nbytes < info.file_size <= a.nbytes + 4096
+                    and info.extract_version >= 45):
+                raise Failure('%s: zipfile reads %d bytes, version %d' %
+                              (props, info.file_size, info.extract_version))
+        check_archive(out, 'arr_0', a, ctype, 'zip64 %s' % props)
+        launch('planfilesrc', 'location=' + out, '!', 'planfilesink',
+               'location=' + back)
+        plantest.assert_bits(np.load(back), a, 'zip64 %s read back' % props)
+    # Without the hook: no zip64 end record for a small file.
+    write(src, out)
+    with open(out, 'rb') as f:
+        if b'PK\x06\x06' in f.read():
+            raise Failure('a small archive has a zip64 end record')
+
+
+def refused():
+    """What is refused says so and leaves the file there as it was."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.npz')
+    np.save(src, np.arange(10.0))
+    old = np.arange(3)
+    np.savez(out, old=old)
+    copy = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+            'location=' + out]
+    for props, says in (
+            (['member=""'], 'the member name is empty'),
+            (['member=.npy'], 'the member name is empty'),
+            (['member=a/b'], "the member name 'a/b' has a '/'"),
+            (['member=' + 'x' * 65532], 'at most 65535 bytes'),
+            (['compression=3', 'codec=zstd'],
+             'compressed with deflate (codec auto or gzip)'),
+            (['file-mode=add'], 'adding a member to a .npz file is not '
+             'supported')):
+        expect_error(copy + props, "Could not write '%s'" % out, says)
+        with np.load(out) as z:
+            if list(z.keys()) != ['old']:
+                raise Failure('%s: the old file changed' % props)
+        left = [f for f in os.listdir(d) if f.startswith('.')]
+        if left:
+            raise Failure('%s: left %s' % (props, left))
+    fifo = os.path.join(d, 'f.npz')
+    os.mkfifo(fifo)
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                  'location=' + fifo], 'must be a regular file')
+
+
+plantest.run_cases([
+    ('every dtype and rank, stored and deflated', every_dtype_and_rank),
+    ('many chunks, stored and deflated', stored_and_deflated_many_chunks),
+    ('member names', member_names),
+    ('zip64 records', zip64_records),
+    ('what is refused', refused),
+])
