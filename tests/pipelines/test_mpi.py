@@ -104,6 +104,28 @@ def test_formats_sharded():
             same_bytes(out, single, '%s on %d ranks' % (name, n))
 
 
+def test_npz_output_per_rank_only():
+    """A .npz output is one stream (checksummed, deflated): the ranks do not
+    write one together (refused, nothing left), and per-rank writes one
+    .npz each, whose arrays np.load gives back."""
+    a = np.load(M64)
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'o.npz')
+    words = ['planfilesrc', 'location=%s' % M64, 'shard=mpi', '!',
+             'planfilesink', 'location=%s' % out]
+    text = mpirun(2, words, expect_ok=False)
+    if 'do not write one .npz file together' not in text:
+        raise Failure('shared .npz output: no clear error:\n%s' % text)
+    if os.listdir(d):
+        raise Failure('shared .npz output left %s' % os.listdir(d))
+    mpirun(2, words + ['shard-output=per-rank', 'compression=1'])
+    parts = []
+    for r in range(2):
+        with np.load(os.path.join(d, 'o.rank%d-of-2.npz' % r)) as z:
+            parts.append(z['arr_0'])
+    plantest.assert_same(np.concatenate(parts), a, '.npz per rank')
+
+
 def test_map_per_rank_files():
     a = np.load(V32)
     n = 3
@@ -592,6 +614,7 @@ def main():
     plantest.run_cases([
         ('a map on 1-4 ranks writes the single-process file', test_map_shared_output),
         ('one file per rank, balanced contiguous shares', test_map_per_rank_files),
+        ('a .npz output: per rank only', test_npz_output_per_rank_only),
         ('.npz, HDF5 and Zarr sources on 1-4 ranks', test_formats_sharded),
         ('every reduce op and axis on 1-4 ranks is bit-identical',
          test_reductions_bit_identical),
