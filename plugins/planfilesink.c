@@ -361,15 +361,19 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * into the copy, and the copy renamed over the file at end of stream, so
    * a failure leaves the file as it was. For Zarr output, add adds the
    * array to the group at the location, written beside and renamed into
-   * place; the store's other arrays are not touched.
+   * place; the store's other arrays are not touched. For .npz output, add
+   * copies the archive's other members into the new file ahead of the
+   * member written (one of the same name is replaced), which replaces the
+   * archive at end of stream.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_FILE_MODE,
       g_param_spec_enum ("file-mode", "Existing file",
           "What becomes of a file at the location: replace it whole, or add "
-          "the dataset to it (HDF5, or an array to a Zarr group; the others "
-          "are kept, one of the same path is replaced)", PLAN_TYPE_FILE_MODE,
+          "the dataset to it (HDF5, or an array to a Zarr group, or the "
+          "member to a .npz; the others are kept, one of the same path is "
+          "replaced)", PLAN_TYPE_FILE_MODE,
           DEFAULT_FILE_MODE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -21,6 +21,7 @@ G_BEGIN_DECLS
 
 /* planzip-writer.c: the zip container of a .npz output */
 typedef struct _PlanZipWriter PlanZipWriter;
+typedef struct _PlanZipKept PlanZipKept;
 
 GST_DEBUG_CATEGORY_EXTERN (plan_file_writer_debug);
 
@@ -68,6 +69,7 @@ struct _PlanFileWriter
    * set, and the archive (made at set_info; the worker's while it runs) */
   gchar *member;
   gchar *npz_name;
+  PlanZipKept *npz_kept;        /* the add mode: the members copied */
   PlanZipWriter *zip;
   /* rank 0's part of an output the ranks of an MPI job share: the rows
    * of the whole array (-1: not shared); HDF5 uncompressed: the chunks'
@@ -138,7 +140,14 @@ gchar * _plan_zip_writer_check_name (const gchar * member, GError ** error);
 G_GNUC_INTERNAL
 PlanZipWriter * _plan_zip_writer_new (gint fd, const gchar * location,
     const gchar * name, guint level, const guint8 * npy_header,
-    gsize npy_header_size, GError ** error);
+    gsize npy_header_size, PlanZipKept * kept, GError ** error);
+
+G_GNUC_INTERNAL
+PlanZipKept * _plan_zip_writer_copy_members (gint dst,
+    const gchar * location, const gchar * skip, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_zip_kept_free (PlanZipKept * kept);
 
 G_GNUC_INTERNAL
 gboolean _plan_zip_writer_append (PlanZipWriter * zw, const guint8 * data,

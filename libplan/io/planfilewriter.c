@@ -22,7 +22,8 @@
  * plan_file_writer_set_dataset() sets) as the chunks come; its sizes,
  * CRC-32 and .npy header are completed at finish, and zip64 records are
  * written where a size or an offset passes 4 GiB. It needs a regular
- * file.
+ * file. With %PLAN_FILE_MODE_ADD the members of an archive there are
+ * copied ahead of it, and kept.
  *
  * An HDF5 file is written through libhdf5 (when gst-plan is built with
  * it) into a named temporary file (libhdf5 opens files by name), with one
@@ -595,15 +596,14 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     writer->npz_name = _plan_zip_writer_check_name (writer->member, error);
     if (writer->npz_name == NULL)
       goto bad_member;
-    if (writer->mode == PLAN_FILE_MODE_ADD)
-      goto npz_add;
     if (writer->h5_gzip_level > 0 && writer->codec != PLAN_FILE_CODEC_AUTO
         && writer->codec != PLAN_FILE_CODEC_GZIP)
       goto npz_codec;
   }
   if (writer->mode == PLAN_FILE_MODE_ADD
       && writer->format != PLAN_FILE_FORMAT_HDF5
-      && writer->format != PLAN_FILE_FORMAT_ZARR)
+      && writer->format != PLAN_FILE_FORMAT_ZARR
+      && writer->format != PLAN_FILE_FORMAT_NPZ)
     goto no_add;
   if (writer->h5_gzip_level > 0 && writer->format == PLAN_FILE_FORMAT_HDF5
       && writer->codec != PLAN_FILE_CODEC_AUTO
@@ -628,6 +628,16 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
       || (writer->format == PLAN_FILE_FORMAT_NPZ && writer->tmp_path == NULL
           && !writer->unnamed))
     goto not_regular;
+  /* The members of the archive there go first, but the one replaced. */
+  if (writer->format == PLAN_FILE_FORMAT_NPZ
+      && writer->mode == PLAN_FILE_MODE_ADD) {
+    writer->npz_kept = _plan_zip_writer_copy_members (writer->fd, location,
+        writer->npz_name, error);
+    if (writer->npz_kept == NULL) {
+      plan_file_writer_cancel (writer);
+      return FALSE;
+    }
+  }
 
   /* Only the new file of a regular target is preallocated, and not for
    * libhdf5, which writes it itself. */
@@ -677,15 +687,6 @@ bad_member:
     plan_file_writer_cancel (writer);
     return FALSE;
   }
-npz_add:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
-        "write '%s': adding a member to a .npz file is not supported; a .npz "
-        "output is written whole, with one array, replacing a file there "
-        "(file-mode=replace)", location);
-    plan_file_writer_cancel (writer);
-    return FALSE;
-  }
 npz_codec:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
@@ -699,8 +700,8 @@ no_add:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
         "write '%s': the add mode adds a dataset to an HDF5 file (or an "
-        "array to a Zarr group); %s files hold one array, so it is "
-        "replaced whole (mode replace)", location,
+        "array to a Zarr group, or a member to a .npz); %s files hold one "
+        "array, so it is replaced whole (mode replace)", location,
         plan_file_format_to_string (writer->format));
     plan_file_writer_cancel (writer);
     return FALSE;
@@ -858,6 +859,15 @@ plan_file_writer_set_member (PlanFileWriter * writer, const gchar * member)
  * in its group and renamed into place at finish, exchanged with an array
  * of the same path (a group there is an error). The store's other arrays
  * are not copied nor touched.
+ *
+ * For .npz output %PLAN_FILE_MODE_ADD copies the members of the archive
+ * at the location (its local headers and data as they are, but a member
+ * of the name set by plan_file_writer_set_member(), which is replaced)
+ * into the new file at open, writes the member after them, and at
+ * finish the zip directory of them all; the new file, which has the
+ * archive's mode, replaces the archive. A file that is not a zip archive,
+ * or one with a member that cannot be copied as it is (encrypted, or with
+ * a data descriptor), is an error at open, and is left as it is.
  *
  * Since: 0.1
  */
@@ -1055,7 +1065,7 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
             error))
       writer->zip = _plan_zip_writer_new (writer->fd, writer->location,
           writer->npz_name, writer->h5_gzip_level, header,
-          writer->header_size, error);
+          writer->header_size, g_steal_pointer (&writer->npz_kept), error);
     g_free (header);
     if (writer->zip == NULL) {
       writer->have_info = FALSE;
@@ -1344,6 +1354,7 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   stop_worker (writer, TRUE);
   g_clear_pointer (&writer->zip, _plan_zip_writer_free);
   g_clear_pointer (&writer->npz_name, g_free);
+  g_clear_pointer (&writer->npz_kept, _plan_zip_kept_free);
 #if HAVE_HDF5
   _plan_h5_writer_close (writer->h5, NULL);
   writer->h5 = NULL;

@@ -25,6 +25,11 @@
  * directory and the end record follow the data, with zip64 records where
  * a size or an offset does not fit in 32 bits. */
 
+/* copy_file_range () */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -34,7 +39,9 @@
 #include <libplan/planerror.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -73,6 +80,24 @@
 
 #define OUT_SIZE ((gsize) 64 << 10)
 
+/* A member of the archive a member is added to, copied ahead of it: what
+ * its central directory entry says. */
+typedef struct
+{
+  gchar *raw_name;              /* as in the archive, not made UTF-8 */
+  gsize name_len;
+  guint16 version, flags, method, dos_time, dos_date;
+  guint32 crc;
+  guint64 csize, usize;
+  guint64 offset;               /* of its local header in the new file */
+} KeptEntry;
+
+struct _PlanZipKept
+{
+  GArray *entries;              /* of KeptEntry */
+  guint64 end;                  /* where the copied members end */
+};
+
 struct _PlanZipWriter
 {
   gint fd;
@@ -92,6 +117,9 @@ struct _PlanZipWriter
   gboolean deflating;
   z_stream z;
   guint8 *out;
+  /* the members copied ahead of this one; its local header's offset */
+  PlanZipKept *kept;
+  guint64 base;
 };
 
 static void
@@ -113,6 +141,228 @@ put64 (guint8 * p, guint64 v)
 {
   put32 (p, v & 0xffffffffu);
   put32 (p + 4, v >> 32);
+}
+
+static guint16
+get16 (const guint8 * p)
+{
+  return p[0] | (p[1] << 8);
+}
+
+static void
+kept_entry_clear (KeptEntry * e)
+{
+  g_free (e->raw_name);
+}
+
+/**
+ * _plan_zip_kept_free:
+ * @kept: (nullable): members copied by _plan_zip_writer_copy_members()
+ */
+void
+_plan_zip_kept_free (PlanZipKept * kept)
+{
+  if (kept == NULL)
+    return;
+  g_array_unref (kept->entries);
+  g_free (kept);
+}
+
+static gboolean
+read_exact (gint fd, guint8 * dest, gsize size, guint64 offset)
+{
+  while (size > 0) {
+    gssize n = pread (fd, dest, size, offset);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return FALSE;
+    }
+    dest += n;
+    size -= n;
+    offset += n;
+  }
+  return TRUE;
+}
+
+/* Copies @size bytes of @src from @offset to @dst's position: in the
+ * kernel (copy_file_range()) where the two files allow, else through a
+ * buffer. */
+static gboolean
+copy_range (gint src, guint64 offset, gint dst, guint64 size,
+    const gchar * location, GError ** error)
+{
+  loff_t in = offset;
+  guint8 *buf;
+
+  while (size > 0) {
+    gssize n = copy_file_range (src, &in, dst, NULL, MIN (size, (guint64) 1
+            << 30), 0);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL
+            || errno == EOPNOTSUPP || errno == EBADF))
+      break;
+    if (n < 0) {
+      _plan_file_writer_set_errno_error (error, errno, "add to", location);
+      return FALSE;
+    }
+    if (n == 0) {
+      _plan_file_writer_set_errno_error (error, EIO, "add to", location);
+      return FALSE;
+    }
+    size -= n;
+  }
+  buf = g_malloc (MIN (size, OUT_SIZE) + 1);
+  while (size > 0) {
+    gsize piece = MIN (size, OUT_SIZE);
+
+    if (!read_exact (src, buf, piece, in)) {
+      _plan_file_writer_set_errno_error (error, errno, "read", location);
+      g_free (buf);
+      return FALSE;
+    }
+    if (!_plan_file_writer_write_full (dst, buf, piece, location, error)) {
+      g_free (buf);
+      return FALSE;
+    }
+    in += piece;
+    size -= piece;
+  }
+  g_free (buf);
+  return TRUE;
+}
+
+/**
+ * _plan_zip_writer_copy_members:
+ * @dst: the new, empty file the archive is written into
+ * @location: the .npz file whose members are kept
+ * @skip: the name of the member that is replaced (the one written next)
+ * @error: return location for a #GError
+ *
+ * Copies the members of the archive at @location but @skip into @dst,
+ * each its local header and data as they are, one after the other from
+ * the start, and gives @dst the archive's mode. Nothing at @location is
+ * nothing to copy.
+ *
+ * Returns: (transfer full): what the central directory will say of the
+ *   members copied, for _plan_zip_writer_new(), or %NULL with @error set
+ *   when the file there is not a zip archive, or one whose members cannot
+ *   be copied as they are (encrypted, or followed by a data descriptor).
+ */
+PlanZipKept *
+_plan_zip_writer_copy_members (gint dst, const gchar * location,
+    const gchar * skip, GError ** error)
+{
+  PlanZipKept *kept = g_new0 (PlanZipKept, 1);
+  gint src = open (location, O_RDONLY | O_CLOEXEC);
+  GPtrArray *entries = NULL;
+  guint8 magic[4];
+  struct stat st;
+  guint i;
+
+  kept->entries = g_array_new (FALSE, TRUE, sizeof (KeptEntry));
+  g_array_set_clear_func (kept->entries, (GDestroyNotify) kept_entry_clear);
+  if (src < 0 && errno == ENOENT)
+    return kept;
+  if (src < 0 || fstat (src, &st) < 0) {
+    _plan_file_writer_set_errno_error (error, errno, "open to add to",
+        location);
+    goto failed;
+  }
+  if (st.st_size < 4 || !read_exact (src, magic, 4, 0)
+      || !_plan_zip_has_magic (magic, 4))
+    goto not_zip;
+  entries = _plan_zip_read_directory (src, st.st_size, error);
+  if (entries == NULL)
+    goto bad_archive;
+  for (i = 0; i < entries->len; i++) {
+    PlanZipEntry *e = g_ptr_array_index (entries, i);
+    KeptEntry k = { 0 };
+    guint8 *local;
+    gsize local_size;
+
+    if (strcmp (e->name, skip) == 0)
+      continue;
+    if (!_plan_zip_locate_data (src, st.st_size, e, error))
+      goto bad_archive;
+    if (e->flags & 0x0009)
+      goto not_copied;
+    local_size = e->data_offset - e->header_offset;
+    local = g_malloc (local_size);
+    if (!read_exact (src, local, local_size, e->header_offset)) {
+      _plan_file_writer_set_errno_error (error, errno, "read", location);
+      g_free (local);
+      goto failed;
+    }
+    k.name_len = get16 (local + 26);
+    k.raw_name = g_memdup2 (local + LOCAL_SIZE, k.name_len);
+    k.version = get16 (local + 4);
+    k.flags = e->flags;
+    k.method = e->method;
+    k.dos_time = get16 (local + 10);
+    k.dos_date = get16 (local + 12);
+    k.crc = e->crc;
+    k.csize = e->csize;
+    k.usize = e->usize;
+    k.offset = kept->end;
+    g_array_append_val (kept->entries, k);
+    if (!_plan_file_writer_write_full (dst, local, local_size, location,
+            error)) {
+      g_free (local);
+      goto failed;
+    }
+    g_free (local);
+    if (!copy_range (src, e->data_offset, dst, e->csize, location, error))
+      goto failed;
+    kept->end += local_size + e->csize;
+  }
+  if (fchmod (dst, st.st_mode & 07777) < 0) {
+    _plan_file_writer_set_errno_error (error, errno, "add to", location);
+    goto failed;
+  }
+  g_ptr_array_unref (entries);
+  close (src);
+  return kept;
+
+  /* ERRORS */
+not_zip:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "Could not add to "
+        "'%s': the file there is not a .npz file (a zip archive) to add a "
+        "member to; it is left as it is", location);
+    goto failed;
+  }
+bad_archive:
+  {
+    gchar *message = g_strdup_printf ("Could not add to '%s': %s; it is "
+        "left as it is", location, (*error)->message);
+
+    g_free ((*error)->message);
+    (*error)->message = message;
+    goto failed;
+  }
+not_copied:
+  {
+    PlanZipEntry *e = g_ptr_array_index (entries, i);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not add "
+        "to '%s': its member '%s' is %s, which is not copied into the new "
+        "archive; it is left as it is", location, e->name,
+        e->flags & 0x0001 ? "encrypted" : "followed by a data descriptor");
+    goto failed;
+  }
+failed:
+  if (entries)
+    g_ptr_array_unref (entries);
+  if (src >= 0)
+    close (src);
+  _plan_zip_kept_free (kept);
+  return NULL;
 }
 
 /**
@@ -221,6 +471,8 @@ append (PlanZipWriter * zw, const guint8 * data, gsize size, GError ** error)
  * @level: 0 to store the member, 1 to 9 to deflate it at that level
  * @npy_header: the .npy header with room for any row count
  * @npy_header_size: its size
+ * @kept: (transfer full) (nullable): the members copied ahead of this one
+ *   (_plan_zip_writer_copy_members()), whose end @fd's position is at
  * @error: return location for a #GError
  *
  * Writes the member's local header and the .npy header.
@@ -230,7 +482,7 @@ append (PlanZipWriter * zw, const guint8 * data, gsize size, GError ** error)
 PlanZipWriter *
 _plan_zip_writer_new (gint fd, const gchar * location, const gchar * name,
     guint level, const guint8 * npy_header, gsize npy_header_size,
-    GError ** error)
+    PlanZipKept * kept, GError ** error)
 {
   PlanZipWriter *zw;
   GDateTime *now;
@@ -251,6 +503,9 @@ _plan_zip_writer_new (gint fd, const gchar * location, const gchar * name,
   zw->level = level;
   zw->npy_header_size = npy_header_size;
   zw->data_crc = crc32 (0, NULL, 0);
+  zw->kept = kept;
+  zw->base = kept ? kept->end : 0;
+  zw->offset = zw->base;
   zw->zip64_limit = ZIP64_LIMIT;
 #ifdef PLAN_EXPORT_TEST_HOOKS
   /* For the tests only (builds with tests): zip64 records from a smaller
@@ -312,6 +567,7 @@ _plan_zip_writer_new (gint fd, const gchar * location, const gchar * name,
   }
   ok = append (zw, local, zw->npy_header_offset, error)
       && append (zw, npy_header, npy_header_size, error);
+  zw->npy_header_offset += zw->base;
   g_free (local);
   if (!ok) {
     _plan_zip_writer_free (zw);
@@ -390,6 +646,51 @@ _plan_zip_writer_append (PlanZipWriter * zw, const guint8 * data, gsize size,
   return append (zw, data, size, error);
 }
 
+/* Appends the central directory entry of a member to @cd, with a zip64
+ * extra field for what does not fit in 32 bits (from @limit on). */
+static void
+put_central (GByteArray * cd, const KeptEntry * e, guint64 limit)
+{
+  gboolean big_size = e->csize >= limit || e->usize >= limit;
+  gboolean big_offset = e->offset >= limit;
+  guint extra = (big_size ? 16 : 0) + (big_offset ? 8 : 0);
+  guint version = MAX (e->version, extra ? VERSION_ZIP64 : VERSION_PLAIN);
+  guint8 rec[CENTRAL_SIZE + 4 + 24], *x = rec + CENTRAL_SIZE;
+
+  memset (rec, 0, sizeof (rec));
+  put32 (rec, SIG_CENTRAL);
+  put16 (rec + 4, (3 << 8) | (version & 0xff));
+  put16 (rec + 6, version);
+  put16 (rec + 8, e->flags);
+  put16 (rec + 10, e->method);
+  put16 (rec + 12, e->dos_time);
+  put16 (rec + 14, e->dos_date);
+  put32 (rec + 16, e->crc);
+  put32 (rec + 20, big_size ? 0xffffffffu : e->csize);
+  put32 (rec + 24, big_size ? 0xffffffffu : e->usize);
+  put16 (rec + 28, e->name_len);
+  put16 (rec + 30, extra ? extra + 4 : 0);
+  /* A regular file, rw-r--r--, as zip tools on Unix say. */
+  put32 (rec + 38, (guint32) 0100644 << 16);
+  put32 (rec + 42, big_offset ? 0xffffffffu : e->offset);
+  g_byte_array_append (cd, rec, CENTRAL_SIZE);
+  g_byte_array_append (cd, (const guint8 *) e->raw_name, e->name_len);
+  if (extra == 0)
+    return;
+  put16 (x, 0x0001);
+  put16 (x + 2, extra);
+  x += 4;
+  /* In the order the format gives them: sizes, then the offset. */
+  if (big_size) {
+    put64 (x, e->usize);
+    put64 (x + 8, e->csize);
+    x += 16;
+  }
+  if (big_offset)
+    put64 (x, e->offset);
+  g_byte_array_append (cd, rec + CENTRAL_SIZE, extra + 4);
+}
+
 /**
  * _plan_zip_writer_finish:
  * @zw: a #PlanZipWriter whose data is all appended
@@ -397,9 +698,9 @@ _plan_zip_writer_append (PlanZipWriter * zw, const guint8 * data, gsize size,
  *   _plan_zip_writer_new()
  * @error: return location for a #GError
  *
- * Ends the deflate stream, writes the central directory and the end
- * record, and writes the final .npy header, the sizes and the CRC-32
- * over those written first.
+ * Ends the deflate stream, writes the central directory (the members
+ * copied ahead, then this one) and the end record, and writes the final
+ * .npy header, the sizes and the CRC-32 over those written first.
  */
 gboolean
 _plan_zip_writer_finish (PlanZipWriter * zw, const guint8 * npy_header,
@@ -408,50 +709,45 @@ _plan_zip_writer_finish (PlanZipWriter * zw, const guint8 * npy_header,
   gsize name_len = strlen (zw->name);
   guint64 data_start = zw->npy_header_offset - (zw->deflating ?
       STORED_BLOCK_SIZE : 0);
-  guint64 csize, usize, cd_offset, cd_size;
-  guint8 *cd, *p, patch[LOCAL_EXTRA_SIZE];
-  guint32 crc;
-  gboolean zip64, end64, ok;
+  guint64 csize, usize, cd_offset, cd_size, n_entries;
+  guint8 end[END64_SIZE + LOCATOR_SIZE + END_SIZE], *p = end;
+  guint8 patch[16], crc_le[4];
+  GByteArray *cd;
+  KeptEntry self = { 0 };
+  gboolean end64, ok;
+  guint i;
 
   if (zw->deflating && !deflate_out (zw, NULL, 0, Z_FINISH, error))
     return FALSE;
   csize = zw->offset - data_start;
   usize = zw->npy_header_size + zw->data_size;
-  crc = crc32_combine (crc32 (0, npy_header, zw->npy_header_size),
+  self.raw_name = zw->name;
+  self.name_len = name_len;
+  self.version = VERSION_PLAIN;
+  self.flags = is_ascii (zw->name) ? 0 : FLAG_UTF8;
+  self.method = zw->deflating ? METHOD_DEFLATED : METHOD_STORED;
+  self.dos_time = zw->dos_time;
+  self.dos_date = zw->dos_date;
+  self.crc = crc32_combine (crc32 (0, npy_header, zw->npy_header_size),
       zw->data_crc, (z_off_t) zw->data_size);
-  zip64 = csize >= zw->zip64_limit || usize >= zw->zip64_limit;
+  self.csize = csize;
+  self.usize = usize;
+  self.offset = zw->base;
   cd_offset = zw->offset;
 
-  /* The central directory: the one member, at offset 0; the end records
-   * after it. */
-  cd = g_malloc0 (CENTRAL_SIZE + name_len + 20 + END64_SIZE + LOCATOR_SIZE
-      + END_SIZE);
-  p = cd;
-  put32 (p, SIG_CENTRAL);
-  put16 (p + 4, (3 << 8) | (zip64 ? VERSION_ZIP64 : VERSION_PLAIN));
-  put16 (p + 6, zip64 ? VERSION_ZIP64 : VERSION_PLAIN);
-  put16 (p + 8, is_ascii (zw->name) ? 0 : FLAG_UTF8);
-  put16 (p + 10, zw->deflating ? METHOD_DEFLATED : METHOD_STORED);
-  put16 (p + 12, zw->dos_time);
-  put16 (p + 14, zw->dos_date);
-  put32 (p + 16, crc);
-  put32 (p + 20, zip64 ? 0xffffffffu : csize);
-  put32 (p + 24, zip64 ? 0xffffffffu : usize);
-  put16 (p + 28, name_len);
-  put16 (p + 30, zip64 ? 20 : 0);
-  /* A regular file, rw-r--r--, as zip tools on Unix say. */
-  put32 (p + 38, (guint32) 0100644 << 16);
-  memcpy (p + CENTRAL_SIZE, zw->name, name_len);
-  p += CENTRAL_SIZE + name_len;
-  if (zip64) {
-    put16 (p, 0x0001);
-    put16 (p + 2, 16);
-    put64 (p + 4, usize);
-    put64 (p + 12, csize);
-    p += 20;
+  /* The central directory, the end records after it. */
+  cd = g_byte_array_new ();
+  n_entries = 1;
+  for (i = 0; zw->kept && i < zw->kept->entries->len; i++) {
+    put_central (cd, &g_array_index (zw->kept->entries, KeptEntry, i),
+        zw->zip64_limit);
+    n_entries++;
   }
-  cd_size = p - cd;
-  end64 = cd_offset >= zw->zip64_limit || cd_size >= zw->zip64_limit;
+  put_central (cd, &self, zw->zip64_limit);
+  cd_size = cd->len;
+  memset (end, 0, sizeof (end));
+  end64 = cd_offset >= zw->zip64_limit || cd_size >= zw->zip64_limit
+      || n_entries >= 0xffff;
   if (end64) {
     guint64 end64_offset = cd_offset + cd_size;
 
@@ -459,8 +755,8 @@ _plan_zip_writer_finish (PlanZipWriter * zw, const guint8 * npy_header,
     put64 (p + 4, END64_SIZE - 12);
     put16 (p + 12, (3 << 8) | VERSION_ZIP64);
     put16 (p + 14, VERSION_ZIP64);
-    put64 (p + 24, 1);
-    put64 (p + 32, 1);
+    put64 (p + 24, n_entries);
+    put64 (p + 32, n_entries);
     put64 (p + 40, cd_size);
     put64 (p + 48, cd_offset);
     p += END64_SIZE;
@@ -470,30 +766,27 @@ _plan_zip_writer_finish (PlanZipWriter * zw, const guint8 * npy_header,
     p += LOCATOR_SIZE;
   }
   put32 (p, SIG_END);
-  put16 (p + 8, 1);
-  put16 (p + 10, 1);
+  put16 (p + 8, MIN (n_entries, 0xffff));
+  put16 (p + 10, MIN (n_entries, 0xffff));
   put32 (p + 12, end64 ? 0xffffffffu : cd_size);
   put32 (p + 16, end64 ? 0xffffffffu : cd_offset);
   p += END_SIZE;
-  ok = append (zw, cd, p - cd, error);
-  g_free (cd);
+  g_byte_array_append (cd, end, p - end);
+  ok = append (zw, cd->data, cd->len, error);
+  g_byte_array_unref (cd);
   if (!ok)
     return FALSE;
 
   /* What was not known at the start. */
   put64 (patch, usize);
   put64 (patch + 8, csize);
-  {
-    guint8 crc_le[4];
-
-    put32 (crc_le, crc);
-    ok = write_at (zw, npy_header, zw->npy_header_size,
-        zw->npy_header_offset, "complete the .npy header in", error)
-        && write_at (zw, crc_le, 4, 14, "complete the zip header of", error)
-        && write_at (zw, patch, 16, LOCAL_SIZE + name_len + 4,
-        "complete the zip header of", error);
-  }
-  return ok;
+  put32 (crc_le, self.crc);
+  return write_at (zw, npy_header, zw->npy_header_size,
+      zw->npy_header_offset, "complete the .npy header in", error)
+      && write_at (zw, crc_le, 4, zw->base + 14, "complete the zip header of",
+      error)
+      && write_at (zw, patch, 16, zw->base + LOCAL_SIZE + name_len + 4,
+      "complete the zip header of", error);
 }
 
 /**
@@ -521,6 +814,7 @@ _plan_zip_writer_free (PlanZipWriter * zw)
     return;
   if (zw->deflating)
     deflateEnd (&zw->z);
+  _plan_zip_kept_free (zw->kept);
   g_free (zw->out);
   g_free (zw->name);
   g_free (zw->location);

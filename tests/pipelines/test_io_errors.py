@@ -155,9 +155,18 @@ def main():
                 ('a disk full after 100 KiB', 'No space left on device',
                  dict(PLAN_FAIL_WRITE=28, PLAN_FAIL_AFTER=100 << 10)),
                 ('EIO completing the sizes and CRC-32 at the end',
-                 'Input/output error', dict(PLAN_FAIL_PWRITE=5))):
+                 'Input/output error', dict(PLAN_FAIL_PWRITE=5)),
+                ('file-mode=add: EIO copying the members there',
+                 'Input/output error', dict(PLAN_FAIL_COPY_RANGE=5,
+                                            extra=['file-mode=add'])),
+                ('file-mode=add: EIO writing them (no copy_file_range)',
+                 'Input/output error', dict(PLAN_FAIL_WRITE=5,
+                                            extra=['file-mode=add'],
+                                            **NO_COPY_RANGE))):
             what = '.npz %s: %s' % (' '.join(props) or 'stored', what)
-            rc, out = run(words, PLAN_FAIL_MATCH=OUT, **fail)
+            fail = dict(fail)
+            rc, out = run(words + fail.pop('extra', []), PLAN_FAIL_MATCH=OUT,
+                          **fail)
             if rc == 0:
                 raise Failure('%s: the pipeline succeeded\n%s' % (what, out))
             if reason not in out or npz not in out:

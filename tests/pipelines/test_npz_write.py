@@ -3,8 +3,10 @@ oracle: every dtype, 0-d and 1-D to 4-D, empty, stored (np.savez) and
 deflated (np.savez_compressed), the member's name, zip64 records (from a
 smaller size on through a test hook), planfilesrc reading back what was
 written, and what is refused: member names np.load() cannot give back,
-codecs other than deflate, the add mode, a FIFO, a shared output of an MPI
-run."""
+codecs other than deflate, a FIFO; file-mode=add adding a member to an
+archive numpy wrote (or replacing one) and keeping the others as they
+are."""
+import io
 import os
 import zipfile
 
@@ -184,8 +186,7 @@ def refused():
             (['member=' + 'x' * 65532], 'at most 65535 bytes'),
             (['compression=3', 'codec=zstd'],
              'compressed with deflate (codec auto or gzip)'),
-            (['file-mode=add'], 'adding a member to a .npz file is not '
-             'supported')):
+            (['file-mode=add', 'member=a/b'], "has a '/'")):
         expect_error(copy + props, "Could not write '%s'" % out, says)
         with np.load(out) as z:
             if list(z.keys()) != ['old']:
@@ -199,10 +200,118 @@ def refused():
                   'location=' + fifo], 'must be a regular file')
 
 
+def raw_members(path):
+    with zipfile.ZipFile(path) as z:
+        return {i.filename: (z.read(i), i.compress_type, i.CRC)
+                for i in z.infolist()}
+
+
+def add_mode():
+    """file-mode=add adds the member to a .npz numpy wrote, or replaces
+    one of the same name, and keeps the others byte for byte (stored and
+    deflated), whether the offsets need zip64 records or not; with
+    nothing there it writes a new archive."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'w.npz')
+    back = os.path.join(d, 'back.npy')
+    a = plantest.random_array('int32', (700, 3), RNG)
+    np.save(src, a)
+    temps = plantest.random_array('float64', (500,), RNG)
+    rain = plantest.random_array('bool', (20, 2), RNG)
+    for limit in (None, '1000'):
+        env = {'PLAN_TEST_ZIP64_LIMIT': limit} if limit else {}
+        for save in (np.savez, np.savez_compressed):
+            save(out, temps=temps, rain=rain)
+            before = raw_members(out)
+            write(src, out, 'file-mode=add', 'member=wind', env=env)
+            after = raw_members(out)
+            if sorted(after) != ['rain.npy', 'temps.npy', 'wind.npy'] or \
+                    any(after[k] != before[k] for k in before):
+                raise Failure('%s add: members %s, the others changed: %s'
+                              % (save.__name__, sorted(after), [
+                                  k for k in before if after.get(k) !=
+                                  before[k]]))
+            with zipfile.ZipFile(out) as z:
+                if z.testzip() is not None:
+                    raise Failure('add: zipfile finds it corrupt')
+            with np.load(out) as z:
+                plantest.assert_bits(z['wind'], a, 'added')
+                plantest.assert_bits(z['temps'], temps, 'kept')
+                plantest.assert_bits(z['rain'], rain, 'kept')
+            # The same name again: replaced, deflated this time.
+            write(src, out, 'file-mode=add', 'member=temps.npy',
+                  'compression=4', env=env)
+            after = raw_members(out)
+            if sorted(after) != ['rain.npy', 'temps.npy', 'wind.npy'] or \
+                    after['rain.npy'] != before['rain.npy'] or \
+                    after['temps.npy'][1] != zipfile.ZIP_DEFLATED:
+                raise Failure('replace: members %s' % sorted(after))
+            with np.load(out) as z:
+                plantest.assert_bits(z['temps'], a, 'replaced')
+                plantest.assert_bits(z['rain'], rain, 'kept')
+            launch('planfilesrc', 'location=' + out, 'member=rain', '!',
+                   'planfilesink', 'location=' + back)
+            plantest.assert_bits(np.load(back), rain, 'kept, read back')
+        if limit:
+            with open(out, 'rb') as f:
+                if b'PK\x06\x06' not in f.read():
+                    raise Failure('no zip64 end record with the hook')
+    os.unlink(out)
+    write(src, out, 'file-mode=add', 'member=t')
+    check_archive(out, 't', a, zipfile.ZIP_STORED, 'add to nothing')
+
+
+def add_mode_refused():
+    """A file there that is not a zip archive, a truncated one, or one
+    whose member has a data descriptor is not added to, and is left as it
+    is."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'w.npz')
+    np.save(src, np.arange(10.0))
+    np.savez(out, old=np.arange(3))
+    with open(out, 'rb') as f:
+        whole = f.read()
+    # zipfile writing to a stream it cannot seek puts a data descriptor
+    # after each member.
+    class Stream(io.RawIOBase):
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.data += b
+            return len(b)
+    stream = Stream()
+    with zipfile.ZipFile(stream, 'w') as z:
+        with z.open('old.npy', 'w') as f:
+            np.lib.format.write_array(f, np.arange(3))
+    for content, says in (
+            (b'not a zip archive at all', 'is not a .npz file (a zip '
+             'archive) to add a member to'),
+            (whole[:-10], 'no end record'),
+            (bytes(stream.data), "its member 'old.npy' is followed by a "
+             'data descriptor')):
+        with open(out, 'wb') as f:
+            f.write(content)
+        expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                      'location=' + out, 'file-mode=add', 'member=new'],
+                     "Could not add to '%s'" % out, says, 'left as it is')
+        with open(out, 'rb') as f:
+            if f.read() != content:
+                raise Failure('%s: the file changed' % says)
+        left = [f for f in os.listdir(d) if f.startswith('.')]
+        if left:
+            raise Failure('%s: left %s' % (says, left))
+
+
 plantest.run_cases([
     ('every dtype and rank, stored and deflated', every_dtype_and_rank),
     ('many chunks, stored and deflated', stored_and_deflated_many_chunks),
     ('member names', member_names),
     ('zip64 records', zip64_records),
     ('what is refused', refused),
+    ('file-mode=add adds or replaces a member', add_mode),
+    ('file-mode=add refuses what it cannot add to', add_mode_refused),
 ])
