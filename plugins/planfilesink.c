@@ -438,7 +438,7 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "Array file sink",
       "Sink/File/Array",
-      "Writes an array to a raw, NumPy .npy or .npz or HDF5 file or a Zarr "
+      "Writes an array to a raw, NumPy .npy or .npz, or HDF5 file or a Zarr "
       "store, "
       "writing behind on its own worker thread into a temporary file "
       "renamed into place at end of stream", PLAN_CONTACT);

@@ -68,8 +68,9 @@ plan_file_mode_get_type (void)
     {PLAN_FILE_MODE_REPLACE, "Replace the file at the location whole, "
           "atomically", "replace"},
     {PLAN_FILE_MODE_ADD, "Add the dataset to the HDF5 file (or the array "
-          "to the Zarr group) at the location, a new one when there is none, "
-          "keeping its other datasets; one of the same path is replaced",
+          "to the Zarr group, or the member to the .npz) at the location, a "
+          "new one when there is none, keeping its other datasets; one of "
+          "the same path is replaced",
           "add"},
     {0, NULL, NULL}
   };

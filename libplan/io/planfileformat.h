@@ -63,7 +63,9 @@ PlanFileFormat plan_file_format_from_location (const gchar * location);
  *   the location, whose other datasets, groups and attributes are kept (a
  *   dataset of the same path is replaced), or one array added to the Zarr
  *   group there, whose other arrays are kept (an array of the same path is
- *   replaced); a new file or store when there is none
+ *   replaced), or one member added to the .npz file there, whose other
+ *   members are kept (a member of the same name is replaced); a new file
+ *   or store when there is none
  *
  * What a writer does with a file already at its location.
  *
