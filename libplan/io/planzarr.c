@@ -691,8 +691,12 @@ parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
     z->codec = CODEC_NONE;
     return TRUE;
   }
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    id = member_string (json_node_get_object (node), "id", NULL);
+  if (!JSON_NODE_HOLDS_OBJECT (node)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its compressor is "
+        "neither null nor an object with an id");
+    return FALSE;
+  }
+  id = member_string (json_node_get_object (node), "id", NULL);
   if (g_strcmp0 (id, "zlib") == 0)
     z->codec = CODEC_ZLIB;
   else if (g_strcmp0 (id, "gzip") == 0)
@@ -747,10 +751,43 @@ parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
   } else {
     ok = parse_fill_node (node, z->dtype, z->itemsize, z->fill);
   }
-  if (!ok)
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value does "
-        "not fit its dtype");
+  if (!ok) {
+    gchar *text = json_to_string (node, FALSE);
+
+    if (strlen (text) > 40)
+      strcpy (text + 37, "...");
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value %s "
+        "does not fit its dtype %s", text, plan_dtype_to_string (z->dtype));
+    g_free (text);
+  }
   return ok;
+}
+
+/* Whether @i is a value of the integer or bool @dtype: the fill value of
+ * a uint8 array cannot be 300 or -1 (it would wrap), nor a bool's 2. An
+ * int64's or uint64's is any (json-glib reads integers beyond int64 as
+ * their low 64 bits, 2^64 - 1 as -1). */
+static gboolean
+int_fits (PlanDType dtype, gint64 i)
+{
+  switch (dtype) {
+    case PLAN_DTYPE_BOOL:
+      return i == 0 || i == 1;
+    case PLAN_DTYPE_INT8:
+      return i >= G_MININT8 && i <= G_MAXINT8;
+    case PLAN_DTYPE_UINT8:
+      return i >= 0 && i <= G_MAXUINT8;
+    case PLAN_DTYPE_INT16:
+      return i >= G_MININT16 && i <= G_MAXINT16;
+    case PLAN_DTYPE_UINT16:
+      return i >= 0 && i <= G_MAXUINT16;
+    case PLAN_DTYPE_INT32:
+      return i >= G_MININT32 && i <= G_MAXINT32;
+    case PLAN_DTYPE_UINT32:
+      return i >= 0 && i <= G_MAXUINT32;
+    default:
+      return TRUE;
+  }
 }
 
 /* One value of the fill value, of @dtype (not complex), into @fill. */
@@ -794,15 +831,18 @@ parse_fill_node (JsonNode * node, PlanDType dtype, gsize itemsize,
     d = i;
   } else if (json_node_get_value_type (node) == G_TYPE_DOUBLE) {
     d = json_node_get_double (node);
-    /* An integer's fill value beyond int64 (1e300) has no integer part
-     * to take: its cast would be undefined. */
+    /* An integer's fill value must be a whole number within int64 (1e300
+     * has no integer part to take: its cast would be undefined); its
+     * range is checked below. */
     if (!is_float && !(d >= -9223372036854775808.0
-            && d < 9223372036854775808.0))
+            && d < 9223372036854775808.0 && d == floor (d)))
       goto bad;
     i = (gint64) d;
   } else {
     goto bad;
   }
+  if (!is_float && !int_fits (dtype, i))
+    goto bad;
 
   switch (dtype) {
     case PLAN_DTYPE_FLOAT16:{
@@ -916,9 +956,13 @@ not_object:
       "JSON object");
   goto done;
 bad_format:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its .zarray says "
-      "zarr_format %" G_GINT64_FORMAT "; only Zarr v2 is read",
-      member_int (o, "zarr_format", 0));
+  if (member_int (o, "zarr_format", -1) == member_int (o, "zarr_format", 0))
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its .zarray "
+        "says zarr_format %" G_GINT64_FORMAT "; only Zarr v2 is read",
+        member_int (o, "zarr_format", 0));
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
+        "zarr_format that is an integer");
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "
@@ -947,6 +991,9 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
   JsonObject *conf = cn && JSON_NODE_HOLDS_OBJECT (cn) ?
       json_node_get_object (cn) : NULL;
 
+  /* A configuration is an object, or absent (its defaults). */
+  if (cn && conf == NULL && !JSON_NODE_HOLDS_NULL (cn))
+    goto bad;
   /* Zarr v3: exactly one array -> bytes codec, and the only ones there are
    * bytes and sharding_indexed (read when it is the array's only codec,
    * parse_sharding ()). */
@@ -1020,7 +1067,7 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
 
 bad:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec '%s' has "
-      "a configuration that is not valid", name);
+      "a configuration that is not valid", name ? name : "(no name)");
   return FALSE;
 bad_transpose:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its transpose codec's "
@@ -1126,7 +1173,7 @@ parse_sharding (PlanZarrArray * z, JsonObject * codec, GError ** error)
       JsonNode *bn = json_object_get_member (co, "configuration");
       const gchar *endian = bn && JSON_NODE_HOLDS_OBJECT (bn) ?
           member_string (json_node_get_object (bn), "endian", "little") :
-          "little";
+          bn && !JSON_NODE_HOLDS_NULL (bn) ? NULL : "little";
 
       if (g_strcmp0 (endian, "little") != 0
           && g_strcmp0 (endian, "big") != 0)
@@ -1305,13 +1352,16 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
   n = keys ? json_object_get_member (keys, "configuration") : NULL;
   if (n && JSON_NODE_HOLDS_OBJECT (n))
     kconf = json_node_get_object (n);
+  else if (n && !JSON_NODE_HOLDS_NULL (n))
+    goto bad_keys;              /* a configuration that is not an object */
   kname = keys ? member_string (keys, "name", NULL) : NULL;
   if (g_strcmp0 (kname, "default") != 0 && g_strcmp0 (kname, "v2") != 0)
     goto bad_keys;
   z->key_prefix = g_strcmp0 (kname, "default") == 0;
-  sep = kconf ? member_string (kconf, "separator", NULL) : NULL;
-  if (sep == NULL)
-    sep = z->key_prefix ? "/" : ".";
+  /* A separator of another type than a string is not taken for the
+   * default: the chunks would all be missing, read as the fill value. */
+  sep = kconf ? member_string (kconf, "separator", z->key_prefix ? "/" :
+      ".") : z->key_prefix ? "/" : ".";
   if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
     goto bad_keys;
   z->separator = sep[0];
@@ -1354,9 +1404,13 @@ not_object:
       "a JSON object");
   goto done;
 bad_format:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its zarr.json "
-      "says zarr_format %" G_GINT64_FORMAT "; Zarr v2 (.zarray) and v3 are "
-      "read", member_int (o, "zarr_format", 0));
+  if (member_int (o, "zarr_format", -1) == member_int (o, "zarr_format", 0))
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its zarr.json "
+        "says zarr_format %" G_GINT64_FORMAT "; Zarr v2 (.zarray) and v3 "
+        "are read", member_int (o, "zarr_format", 0));
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zarr.json has "
+        "no zarr_format that is an integer");
   goto done;
 bad_dtype:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its data_type "
@@ -1455,9 +1509,9 @@ _plan_zarr_array_open (const gchar * store, const gchar * path,
   if (!plan_array_info_set (info, z->dtype, z->ndim, shape, error))
     goto in_array;
   /* Buffers of whole chunk rows, unless that is more than 256 MiB. */
-  *align_rows = z->ndim > 0 && z->chunks[0] *
-      plan_array_info_get_row_size (info) <= ((guint64) 256 << 20) ?
-      z->chunks[0] : 1;
+  *align_rows = z->ndim > 0 && plan_array_info_get_row_size (info) > 0
+      && z->chunks[0] <= ((guint64) 256 << 20) /
+      plan_array_info_get_row_size (info) ? z->chunks[0] : 1;
   g_free (zarray);
   g_free (text);
   return z;

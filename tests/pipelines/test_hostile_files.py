@@ -361,6 +361,82 @@ def zarr_v3_two_array_to_bytes_codecs():
                       '\n%s%s' % (p.stdout, p.stderr))
 
 
+def zarr_v3_shard_index_entries():
+    """A sharded v3 array (sharding_indexed, raw inner chunks of (10, 3),
+    four to a shard, the index at the end) whose shard index is mutated:
+    each entry of the first shard set to offsets and lengths near 2^64,
+    past the end, inside the index, of 0 bytes; the shard emptied or cut
+    to less than its index. Each fails with one error naming the shard,
+    but the entry (2^64-1, 2^64-1), an inner chunk never written, which
+    reads as the fill value (0)."""
+    if not plantest.built_with('zarr'):
+        return
+    d = plantest.tmpdir()
+    m = 2 ** 64 - 1
+    meta = {'zarr_format': 3, 'node_type': 'array', 'shape': [100, 3],
+            'data_type': 'float32', 'fill_value': 0.0,
+            'chunk_grid': {'name': 'regular',
+                           'configuration': {'chunk_shape': [40, 3]}},
+            'chunk_key_encoding': {'name': 'default'},
+            'codecs': [{'name': 'sharding_indexed', 'configuration': {
+                'chunk_shape': [10, 3], 'codecs': [{'name': 'bytes'}],
+                'index_codecs': [{'name': 'bytes'}],
+                'index_location': 'end'}}]}
+
+    def shard(k):
+        data, index = b'', b''
+        for e in range(4):
+            rows = A[k * 40 + e * 10:k * 40 + e * 10 + 10]
+            if len(rows) == 0:
+                index += struct.pack('<QQ', m, m)
+                continue
+            index += struct.pack('<QQ', len(data), rows.nbytes)
+            data += rows.tobytes()
+        return data + index
+
+    shard0 = shard(0)
+    size = len(shard0)
+    cases = [(e, entry) for e in range(4) for entry in [
+        (m, 0), (0, m), (2 ** 64 - 16, 16), (size, 0), (0, 0), (size - 1, 1),
+        (2 ** 63, 2 ** 63), (m - 5, 10), (5, m - 5), (size - 64, 120),
+        (m, m)]]
+    cases += [(None, b''), (None, shard0[:63]), (None, shard0[-64:])]
+    for n, (e, entry) in enumerate(cases):
+        store = os.path.join(d, 's%d.zarr' % n)
+        for k in range(3):
+            os.makedirs(os.path.join(store, 'c', str(k)))
+            data = shard(k)
+            if k == 0 and e is None:
+                data = entry
+            elif k == 0:
+                data = bytearray(data)
+                at = size - 64 + 16 * e
+                data[at:at + 16] = struct.pack('<QQ', *entry)
+            with open(os.path.join(store, 'c', str(k), '0'), 'wb') as f:
+                f.write(data)
+        with open(os.path.join(store, 'zarr.json'), 'w') as f:
+            json.dump(meta, f)
+        what = 'v3 shard, entry %s = %r' % (e, entry if e is not None
+                                            else '%d bytes' % len(entry))
+        rc, out = run(store)
+        bad = [l for l in out.splitlines() if re.search(
+            r'CRITICAL|-WARNING \*\*|runtime error|Sanitizer', l)]
+        errors = [l for l in out.splitlines() if l.startswith('ERROR')]
+        if bad:
+            raise Failure('%s: %s' % (what, '\n'.join(bad)))
+        if entry == (m, m):
+            want = A.astype(np.float64).sum() - \
+                A[e * 10:e * 10 + 10].astype(np.float64).sum()
+            got = re.search(r'sum = (\S+)', out)
+            if rc != 0 or got is None or abs(float(got.group(1)) - want) > 1e-2:
+                raise Failure('%s: not the fill value (%s):\n%s' %
+                              (what, want, out))
+        elif rc != 1 or len(errors) != 1 or \
+                os.path.join(store, 'c', '0', '0') not in errors[0]:
+            raise Failure('%s: exit status %d, not one error naming the '
+                          'shard:\n%s' % (what, rc, out))
+
+
 plantest.run_cases([
     ('.npy mutations', npy_corpus),
     ('.npz mutations, stored and deflated', npz_corpus),
@@ -371,4 +447,5 @@ plantest.run_cases([
     ('Zarr v3 crc32c', zarr_v3_crc32c),
     ('Zarr v3 with two array -> bytes codecs',
      zarr_v3_two_array_to_bytes_codecs),
+    ('Zarr v3 shard index entries', zarr_v3_shard_index_entries),
 ])

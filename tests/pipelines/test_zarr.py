@@ -206,6 +206,121 @@ def unsupported_metadata_fails():
                   'location=' + out], "data_type '(not a string)'")
 
 
+def hostile_metadata_fails():
+    """Metadata that is wrong in type or range (found by the hostile-input
+    audit) fails with one error naming what is wrong, rather than being
+    read as something else: a fill value outside its integer dtype or not
+    a whole number (256 for uint8 was read as 0, 2 for bool as a byte of
+    2), a zarr_format or compressor of the wrong type, a v3 chunk key
+    separator or codec configuration of the wrong type (a separator of 1
+    was taken for the default, every chunk then missing and read as the
+    fill value), chunks of so many rows that the block of a chunk row
+    wrapped around 2^64 bytes. Fill values at the ends of their dtype's
+    range read as zarr-python reads them."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+
+    def store(name, dtype, fill, **edit):
+        path = os.path.join(d, name + '.zarr')
+        z = zarr.open(path, mode='w', shape=(10,), chunks=(4,), dtype=dtype,
+                      compressor=None)
+        z[:4] = 1
+        meta = json.load(open(os.path.join(path, '.zarray')))
+        meta['fill_value'] = fill
+        meta.update(edit)
+        json.dump(meta, open(os.path.join(path, '.zarray'), 'w'))
+        return path
+
+    for dtype, fill in [('uint8', 256), ('uint8', -1), ('int8', 128),
+                        ('int32', 2 ** 31), ('uint32', -1), ('int16', 2.5),
+                        ('bool', 2), ('bool', 0.5), ('int64', 0.25),
+                        ('uint16', 'NaN')]:
+        path = store('f%s%s' % (dtype, fill), dtype, fill)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                      'location=' + out], "its fill_value %s does not fit "
+                     "its dtype %s" % (json.dumps(fill), dtype))
+        if os.path.exists(out):
+            raise Failure('fill %r for %s: an output was written' %
+                          (fill, dtype))
+    for dtype, fill in [('uint8', 255), ('int8', -128), ('int32', 2 ** 31 - 1),
+                        ('uint64', 2 ** 64 - 1), ('int16', 3.0), ('bool', 1),
+                        ('bool', False), ('int64', -2 ** 63)]:
+        path = store('ok%s%s' % (dtype, fill), dtype, fill)
+        plantest.assert_same(read(path, out), zarr.open(path, 'r')[...],
+                             'fill %r for %s' % (fill, dtype))
+
+    for name, edit, text in [
+            ('format', {'zarr_format': '2'},
+             'has no zarr_format that is an integer'),
+            ('compressor', {'compressor': 'zlib'},
+             'its compressor is neither null nor an object with an id')]:
+        path = store(name, 'float32', 0.0, **edit)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                      'location=' + out], text)
+
+    # Rows of 8 GiB in chunks of 2^31 rows: 2^64 bytes a row of chunks.
+    path = os.path.join(d, 'wrap.zarr')
+    os.mkdir(path)
+    json.dump({'zarr_format': 2, 'shape': [2, 2 ** 33],
+               'chunks': [2 ** 31, 1], 'dtype': '|u1', 'fill_value': 0,
+               'compressor': None, 'filters': None, 'order': 'C'},
+              open(os.path.join(path, '.zarray'), 'w'))
+    expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                 'rows of 8589934592 bytes')
+
+    def v3(name, **edit):
+        path = os.path.join(d, name + '.zarr')
+        os.makedirs(os.path.join(path, 'c'))
+        meta = {'zarr_format': 3, 'node_type': 'array', 'shape': [4, 3],
+                'data_type': 'float32', 'fill_value': 0.0,
+                'chunk_grid': {'name': 'regular',
+                               'configuration': {'chunk_shape': [4, 3]}},
+                'chunk_key_encoding': {'name': 'default', 'configuration':
+                                       {'separator': '.'}},
+                'codecs': [{'name': 'bytes',
+                            'configuration': {'endian': 'little'}}]}
+        for key, value in edit.items():
+            where = meta
+            keys = key.split('/')
+            for k in keys[:-1]:
+                where = where[int(k) if k.isdigit() else k]
+            where[keys[-1]] = value
+        json.dump(meta, open(os.path.join(path, 'zarr.json'), 'w'))
+        open(os.path.join(path, 'c.0.0'), 'wb').write(
+            np.arange(12, dtype='<f4').tobytes())
+        return path
+
+    plantest.assert_same(read(v3('good'), out),
+                         np.arange(12, dtype='f4').reshape(4, 3), 'v3')
+    sharded = [{'name': 'sharding_indexed', 'configuration': {
+        'chunk_shape': [2, 3], 'codecs': [{'name': 'bytes'}],
+        'index_codecs': [{'name': 'bytes'}]}}]
+    for name, edit, text in [
+            ('sep', {'chunk_key_encoding/configuration/separator': 1},
+             'chunk_key_encoding'),
+            ('keyconf', {'chunk_key_encoding/configuration': 'x'},
+             'chunk_key_encoding'),
+            ('bytesconf', {'codecs/0/configuration': []},
+             "its codec 'bytes' has a configuration that is not valid"),
+            ('v3format', {'zarr_format': 3.0},
+             'has no zarr_format that is an integer'),
+            ('indexconf', {'codecs': sharded,
+                           'codecs/0/configuration/index_codecs/0/'
+                           'configuration': 5},
+             "index codec 'bytes' has a configuration that is not valid"),
+            ('innerconf', {'codecs': sharded,
+                           'codecs/0/configuration/codecs/0/'
+                           'configuration': 'little'},
+             "its codec 'bytes' has a configuration that is not valid")]:
+        path = v3(name, **edit)
+        if os.path.exists(out):
+            os.unlink(out)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                      'location=' + out], path, text)
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % name)
+
+
 # Zarr v3: stores written by zarr-python 3, which Debian 12 lacks;
 # tools/bootstrap.sh installs it into a virtual environment of its own.
 ZARR3 = os.environ.get('PLAN_ZARR3_PYTHON') or os.path.join(
@@ -918,6 +1033,7 @@ plantest.run_cases([
     ('a missing array lists the names', missing_array_lists_the_names),
     ('corrupt and truncated chunks fail', corrupt_and_truncated_chunks_fail),
     ('unsupported metadata fails', unsupported_metadata_fails),
+    ('hostile metadata fails', hostile_metadata_fails),
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('v3: transposed chunks', v3_transposed_chunks),

@@ -318,7 +318,7 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
       "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\", "
       "\"dimension_separator\": [\"/\"]}", "its dimension_separator '?'");
   check_bad_metadata (".zarray", "{\"zarr_format\": {}}",
-      "says zarr_format 0; only Zarr v2 is read");
+      "its .zarray has no zarr_format that is an integer");
   check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
       "\"transpose\", \"configuration\": {\"order\": [{}]}}, "
       "{\"name\": \"bytes\"}]}", "its transpose codec's order is not a "
@@ -328,7 +328,7 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
   /* An integer fill value no int64 holds (as zarr-python refuses it). */
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"fill_value\": 1e300, \"order\": \"C\"}",
-      "its fill_value does not fit its dtype");
+      "does not fit its dtype int32");
 }
 
 GST_END_TEST;
