@@ -455,9 +455,10 @@ chunk_rows (PlanH5Dataset * d, gsize row_size)
   hsize_t cdims[PLAN_ARRAY_MAX_DIMS];
   guint64 rows = 1;
 
+  /* (Divided, not multiplied: 2^31 rows of 8 GiB would wrap to 0.) */
   if (dcpl >= 0 && d->ndim > 0 && H5Pget_layout (dcpl) == H5D_CHUNKED
-      && H5Pget_chunk (dcpl, d->ndim, cdims) == d->ndim
-      && cdims[0] * row_size <= MAX_ALIGNED_BLOCK)
+      && H5Pget_chunk (dcpl, d->ndim, cdims) == d->ndim && row_size > 0
+      && cdims[0] <= MAX_ALIGNED_BLOCK / row_size)
     rows = MAX (cdims[0], 1);
   if (dcpl >= 0)
     H5Pclose (dcpl);
@@ -479,7 +480,7 @@ check_direct (PlanH5Dataset * d, gboolean native)
   if (dcpl < 0 || !native || d->ndim == 0
       || H5Pget_layout (dcpl) != H5D_CHUNKED
       || H5Pget_chunk (dcpl, d->ndim, cdims) != d->ndim
-      || cdims[0] * d->row_size > MAX_ALIGNED_BLOCK || d->row_size == 0)
+      || d->row_size == 0 || cdims[0] > MAX_ALIGNED_BLOCK / d->row_size)
     goto done;
   for (i = 1; i < d->ndim; i++)
     if (cdims[i] != d->dims[i])

@@ -439,6 +439,21 @@ def lzf_corrupt_chunks_fail():
                 raise Failure('an output was written from a corrupt chunk')
 
 
+def huge_chunk_rows_are_not_aligned():
+    """Chunks of 2^31 rows of 8 GiB (an extendable dataset's chunks may be
+    longer than the dataset): a block of whole chunks would be 2^64
+    bytes, which wrapped to 0 ('a buffer of 0 bytes cannot hold 2
+    rows'); the rows are not aligned to the chunks, and are refused as
+    too large for a buffer, by their size."""
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'wide.h5')
+    with h5py.File(path, 'w') as f:
+        f.create_dataset('x', shape=(2, 2 ** 33), maxshape=(None, 2 ** 33),
+                         chunks=(2 ** 31, 1), dtype='u1')
+    expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                 'rows of 8589934592 bytes')
+
+
 def missing_dataset_lists_the_names():
     d = plantest.tmpdir()
     path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
@@ -783,6 +798,7 @@ plantest.run_cases([
     ('unfiltered chunks are mapped', unfiltered_chunks_mapped),
     ('wrap stencil reads rows back', wrap_stencil_reads_back),
     ('a NetCDF-4 variable', netcdf4_variable),
+    ('huge chunk rows are not aligned', huge_chunk_rows_are_not_aligned),
     ('a missing dataset lists the names', missing_dataset_lists_the_names),
     ('LZF is read as h5py reads it', lzf_read_as_h5py_reads),
     ('an LZF plugin is left in place', lzf_plugin_is_left_in_place),
