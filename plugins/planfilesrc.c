@@ -10,12 +10,13 @@
 /**
  * SECTION:element-planfilesrc
  * @title: planfilesrc
- * @short_description: read an array file (raw, .npy, .npz, HDF5) in chunks
+ * @short_description: read an array file (raw, .npy, .npz, HDF5, NetCDF,
+ *   Zarr) in chunks
  *   of rows
  *
  * planfilesrc reads an array from a NumPy .npy file, one array of a .npz
- * file (#PlanFileSrc:member), one dataset of an HDF5 or NetCDF-4 file
- * (#PlanFileSrc:dataset) or a raw binary file and pushes it as
+ * file (#PlanFileSrc:member), one dataset of an HDF5 or NetCDF-4 file or
+ * one variable of a NetCDF classic file (#PlanFileSrc:dataset) or a raw binary file and pushes it as
  * `array/x-raw` buffers of whole rows. A worker thread of
  * its own reads ahead (#PlanFileReader): up to #PlanFileSrc:max-chunks
  * chunks of #PlanFileSrc:blocksize bytes wait for downstream, so reading
@@ -31,6 +32,10 @@
  *   ones inflated on the worker.
  * - HDF5 datasets are read through libhdf5 (when gst-plan is built with
  *   it), buffers holding whole chunks of a chunked dataset.
+ * - NetCDF classic, 64-bit offset and 64-bit data files (CDF-1, CDF-2,
+ *   CDF-5) are read by libplan itself: a variable's big-endian values are
+ *   byte-swapped into the machine's order as they are read, and its
+ *   attributes (_FillValue, scale_factor, add_offset) are not applied.
  * - A file that starts with the signature of another known format (gzip,
  *   zstd, ...) is never read as raw data unless #PlanFileSrc:format is
  *   "raw".
@@ -270,14 +275,16 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "File location",
-          "The array file to read (raw, .npy, .npz, HDF5 or NetCDF-4), or "
+          "The array file to read (raw, .npy, .npz, HDF5, NetCDF-4 or NetCDF "
+          "classic), or "
           "the directory of a Zarr store",
           DEFAULT_LOCATION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "File format",
-          "The layout of the file: auto reads .npy, .npz or HDF5 by the "
+          "The layout of the file: auto reads .npy, .npz, HDF5 or NetCDF "
+          "classic by the "
           "file's first bytes and a directory as a Zarr store, refuses other "
           "known formats (gzip, ...) and reads raw otherwise",
           PLAN_TYPE_FILE_FORMAT,
@@ -404,9 +411,9 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   /**
    * PlanFileSrc:dataset:
    *
-   * The dataset of an HDF5 file (or the variable of a NetCDF-4 file) to
-   * read, by its path ("/group/temps"), or the array of a Zarr group, by
-   * its path in the group. Unset, the file must hold exactly one dataset
+   * The dataset of an HDF5 file (or the variable of a NetCDF file, classic
+   * or NetCDF-4: "tas" or "/tas") to read, by its path ("/group/temps"),
+   * or the array of a Zarr group, by its path in the group. Unset, the file must hold exactly one dataset
    * (a Zarr store may be an array itself). A path the file does not have
    * fails the start with an error that lists the datasets it has.
    *
@@ -414,9 +421,10 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_DATASET,
       g_param_spec_string ("dataset", "HDF5 dataset or Zarr array",
-          "The dataset of an HDF5 or NetCDF-4 file, or the array of a Zarr "
-          "group, to read, by its path (\"/group/temps\"); unset: the "
-          "file's only one. Ignored for other formats", DEFAULT_DATASET,
+          "The dataset of an HDF5 file, the variable of a NetCDF file, or "
+          "the array of a Zarr group, to read, by its path "
+          "(\"/group/temps\"); unset: the file's only one. Ignored for "
+          "other formats", DEFAULT_DATASET,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SHARD,
@@ -430,8 +438,8 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Array file source",
       "Source/File/Array",
-      "Reads an array from a raw, NumPy .npy or .npz, HDF5 or NetCDF-4 "
-      "file or a Zarr store in chunks of whole rows, reading ahead on its "
+      "Reads an array from a raw, NumPy .npy or .npz, HDF5, NetCDF-4 or "
+      "NetCDF classic file or a Zarr store in chunks of whole rows, reading ahead on its "
       "own worker thread",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,

@@ -17,6 +17,7 @@
 #include "npyparse.h"
 #include "npytypefind.h"
 #include "h5typefind.h"
+#include "cdftypefind.h"
 #include "plandownload.h"
 #include "planfilesink.h"
 #include "planfilesrc.h"
@@ -47,6 +48,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (planupload, plugin);
   ret |= GST_TYPE_FIND_REGISTER (npy, plugin);
   ret |= GST_TYPE_FIND_REGISTER (hdf5, plugin);
+  ret |= GST_TYPE_FIND_REGISTER (netcdf, plugin);
   ret |= gst_tracer_register (plugin, "planstats", PLAN_TYPE_STATS_TRACER);
 
   plan_init ();

@@ -10,10 +10,11 @@
 /**
  * SECTION:planfileformat
  * @title: PlanFileFormat
- * @short_description: the array file formats: raw, .npy, .npz, HDF5, Zarr
+ * @short_description: the array file formats: raw, .npy, .npz, HDF5, Zarr,
+ *   NetCDF classic
  *
  * #PlanFileFormat is registered as a #GEnum (#PLAN_TYPE_FILE_FORMAT) with
- * the nicks "auto", "raw", "npy", "npz", "hdf5" and "zarr", and
+ * the nicks "auto", "raw", "npy", "npz", "hdf5", "zarr" and "netcdf", and
  * #PlanFileMode (#PLAN_TYPE_FILE_MODE) with "replace" and "add", so element
  * properties use them directly.
  */
@@ -37,10 +38,10 @@ plan_file_format_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {PLAN_FILE_FORMAT_AUTO, "Automatic: reading, .npy, .npz or HDF5 by the "
-          "file's first bytes and Zarr for a directory; writing, .npy, .npz, "
-          "HDF5 (.h5, .hdf5, .nc) or Zarr (.zarr) by the extension; raw "
-          "otherwise",
+    {PLAN_FILE_FORMAT_AUTO, "Automatic: reading, .npy, .npz, HDF5 or NetCDF "
+          "classic by the file's first bytes and Zarr for a directory; "
+          "writing, .npy, .npz, HDF5 (.h5, .hdf5, .nc) or Zarr (.zarr) by the "
+          "extension; raw otherwise",
           "auto"},
     {PLAN_FILE_FORMAT_RAW, "Raw array data, C order, little-endian", "raw"},
     {PLAN_FILE_FORMAT_NPY, "NumPy .npy file", "npy"},
@@ -50,6 +51,9 @@ plan_file_format_get_type (void)
           "hdf5"},
     {PLAN_FILE_FORMAT_ZARR, "One array of a Zarr directory store, v2 or v3",
           "zarr"},
+    {PLAN_FILE_FORMAT_NETCDF, "One variable of a NetCDF classic, 64-bit "
+          "offset or 64-bit data file (CDF-1, CDF-2, CDF-5; reading only)",
+          "netcdf"},
     {0, NULL, NULL}
   };
 
@@ -135,7 +139,8 @@ plan_file_codec_to_string (PlanFileCodec codec)
  * plan_file_format_to_string:
  * @format: a #PlanFileFormat
  *
- * Returns: (transfer none): "auto", "raw", "npy", "npz", "hdf5" or "zarr".
+ * Returns: (transfer none): "auto", "raw", "npy", "npz", "hdf5", "zarr" or
+ *   "netcdf".
  *
  * Since: 0.1
  */
@@ -153,6 +158,8 @@ plan_file_format_to_string (PlanFileFormat format)
       return "hdf5";
     case PLAN_FILE_FORMAT_ZARR:
       return "zarr";
+    case PLAN_FILE_FORMAT_NETCDF:
+      return "netcdf";
     default:
       return "auto";
   }

@@ -29,6 +29,10 @@ G_BEGIN_DECLS
  *   built with HDF5.
  * @PLAN_FILE_FORMAT_ZARR: one array of a Zarr directory store, v2 or v3 (the
  *   location is the directory); only when gst-plan is built with Zarr.
+ * @PLAN_FILE_FORMAT_NETCDF: one variable of a NetCDF classic (CDF-1),
+ *   64-bit offset (CDF-2) or 64-bit data (CDF-5) file, read by libplan
+ *   itself; NetCDF-4 files are HDF5 files (%PLAN_FILE_FORMAT_HDF5).
+ *   Readers only.
  *
  * The layouts of array files that #PlanFileReader and #PlanFileWriter (and
  * the planfilesrc and planfilesink elements) read and write.
@@ -43,6 +47,7 @@ typedef enum
   PLAN_FILE_FORMAT_NPZ,
   PLAN_FILE_FORMAT_HDF5,
   PLAN_FILE_FORMAT_ZARR,
+  PLAN_FILE_FORMAT_NETCDF,
 } PlanFileFormat;
 
 #define PLAN_TYPE_FILE_FORMAT (plan_file_format_get_type ())

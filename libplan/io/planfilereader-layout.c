@@ -676,9 +676,6 @@ static const struct
   guint size;
   const gchar *what;
 } known_magics[] = {
-  {"CDF\x01", 4, "a NetCDF classic file"},
-  {"CDF\x02", 4, "a NetCDF 64-bit offset file"},
-  {"CDF\x05", 4, "a NetCDF 64-bit data file"},
   {"\x1f\x8b\x08", 3, "a gzip-compressed file"},
   {"\x28\xb5\x2f\xfd", 4, "a zstd-compressed file"},
   {"\xfd" "7zXZ\x00", 6, "an xz-compressed file"},
@@ -689,6 +686,14 @@ static const struct
 };
 
 #define MAGIC_PEEK 16
+
+/* NetCDF classic (CDF-1), 64-bit offset (CDF-2) and 64-bit data (CDF-5). */
+static gboolean
+has_cdf_magic (const guint8 * magic, gsize n)
+{
+  return n >= 4 && memcmp (magic, "CDF", 3) == 0 && (magic[3] == 1
+      || magic[3] == 2 || magic[3] == 5);
+}
 
 static PlanFileFormat
 format_from_magic (const guint8 * magic, gsize n, const gchar ** what)
@@ -702,6 +707,8 @@ format_from_magic (const guint8 * magic, gsize n, const gchar ** what)
     return PLAN_FILE_FORMAT_NPZ;
   if (n >= 8 && memcmp (magic, "\x89HDF\r\n\x1a\n", 8) == 0)
     return PLAN_FILE_FORMAT_HDF5;
+  if (has_cdf_magic (magic, n))
+    return PLAN_FILE_FORMAT_NETCDF;
   for (i = 0; i < G_N_ELEMENTS (known_magics); i++) {
     if (n >= known_magics[i].size
         && memcmp (magic, known_magics[i].magic, known_magics[i].size) == 0)
@@ -748,9 +755,19 @@ _plan_file_reader_open_layout (PlanFileReader * self, PlanFileFormat format,
     if (format == PLAN_FILE_FORMAT_RAW && has_hdf5_user_block (self,
             file_size))
       format = PLAN_FILE_FORMAT_HDF5;
+  } else if (format == PLAN_FILE_FORMAT_HDF5) {
+    /* ".nc" is both: a classic NetCDF file asked for as HDF5 is read as
+     * what it is. */
+    guint8 magic[4];
+
+    if (file_size >= 4 && _plan_file_reader_read_full (self, magic, 4, 0,
+            NULL) && has_cdf_magic (magic, 4))
+      format = PLAN_FILE_FORMAT_NETCDF;
   }
   self->format = format;
 
+  if (format == PLAN_FILE_FORMAT_NETCDF)
+    return _plan_file_reader_open_cdf (self, file_size, error);
   if (format == PLAN_FILE_FORMAT_HDF5)
     return open_h5 (self, file_size, error);
   if (format == PLAN_FILE_FORMAT_NPZ && !open_npz (self, file_size, error))
@@ -780,7 +797,7 @@ _plan_file_reader_open_layout (PlanFileReader * self, PlanFileFormat format,
 known_magic:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it is %s, not "
-        ".npy, .npz or raw array data; to read its bytes as raw data "
+        ".npy, .npz, HDF5, NetCDF or raw array data; to read its bytes as raw data "
         "anyway, ask for the raw format", what);
     return FALSE;
   }

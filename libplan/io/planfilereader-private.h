@@ -78,6 +78,9 @@ struct _PlanFileReader
   guint32 member_crc;
   guint64 file_rows;
   gsize row_size;
+  /* 0: rows follow each other; else the bytes from one row's start to the
+   * next one's (a NetCDF record variable, read record by record) */
+  guint64 row_stride;
   guint64 window_first;
   guint64 window_rows;
 
@@ -190,6 +193,15 @@ gboolean _plan_file_reader_inflate_to_file (PlanFileReader * self,
 G_GNUC_INTERNAL
 gboolean _plan_file_reader_inflate_at (PlanFileReader * self, Inflater * inf,
     guint8 * dest, gsize size, guint64 pos, GError ** error);
+
+/* plancdf.c */
+G_GNUC_INTERNAL
+gboolean _plan_file_reader_open_cdf (PlanFileReader * self,
+    guint64 file_size, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_file_reader_read_records (PlanFileReader * self,
+    guint8 * dest, guint64 row, guint64 n_rows, GError ** error);
 
 G_END_DECLS
 

@@ -460,6 +460,7 @@ plan_file_reader_close (PlanFileReader * reader)
   plan_array_info_init (&reader->file_info);
   reader->file_rows = reader->window_rows = reader->window_first = 0;
   reader->row_size = 0;
+  reader->row_stride = 0;
   reader->data_offset = reader->stream_start = reader->stream_size = 0;
   reader->npy_layout = PLAN_NPY_LAYOUT_NATIVE;
   g_clear_pointer (&reader->member_name, g_free);
@@ -851,6 +852,9 @@ read_rows_into (PlanFileReader * self, Inflater * inf, GstBuffer * buffer,
       g_prefix_error (error, "Could not read from '%s': ", self->filename);
   }
 #endif
+  else if (self->row_stride > 0)
+    ok = _plan_file_reader_read_records (self, map.data,
+        self->window_first + row, n_rows, error);
   else
     ok = _plan_file_reader_read_full (self, map.data, size,
         self->data_offset + (self->window_first + row) * self->row_size,
@@ -893,6 +897,11 @@ data_end (PlanFileReader * self)
   /* An HDF5 dataset's chunks are anywhere in the file. */
   if (self->h5)
     return self->opened.st_size;
+  /* A NetCDF record variable's last record. */
+  if (self->row_stride > 0)
+    return self->window_rows == 0 ? self->data_offset : self->data_offset +
+        (self->window_first + self->window_rows - 1) * self->row_stride +
+        self->row_size;
   return self->data_offset + (self->window_first + self->window_rows) *
       self->row_size;
 }
@@ -1415,7 +1424,7 @@ choose_io_mode (PlanFileReader * self)
   if (self->io_mode != PLAN_FILE_IO_MODE_AUTO)
     return self->io_mode;
   if (self->allocator != NULL || self->deflated || self->zarr
-      || (self->h5 && !h5_maps_chunks (self)))
+      || self->row_stride > 0 || (self->h5 && !h5_maps_chunks (self)))
     return PLAN_FILE_IO_MODE_READ;
   if (self->npy_layout != PLAN_NPY_LAYOUT_NATIVE) {
     GST_INFO_OBJECT (self, "'%s': %s; reading it", self->filename,
@@ -1491,6 +1500,13 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
         "'%s': a Zarr array is read chunk file by chunk file, and cannot be "
         "mapped; read it instead", reader->filename);
+    return FALSE;
+  }
+  if (reader->row_stride > 0 && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': its NetCDF record variable '%s' lies in slabs between the "
+        "other record variables' ones, which a mapped chunk cannot skip; "
+        "read it instead", reader->filename, reader->member_name);
     return FALSE;
   }
   if (reader->h5 && !h5_maps_chunks (reader)

@@ -584,6 +584,8 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   writer->location = g_strdup (location);
   writer->format = format == PLAN_FILE_FORMAT_AUTO ?
       plan_file_format_from_location (location) : format;
+  if (writer->format == PLAN_FILE_FORMAT_NETCDF)
+    goto netcdf;
 #if !HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR)
     goto npz;
@@ -668,6 +670,15 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   return TRUE;
 
   /* ERRORS */
+netcdf:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': NetCDF classic files are read, not written (HDF5 writes "
+        "NetCDF-4 files); write a .npy, .npz or HDF5 file (or ask for the "
+        "raw format to write raw data under this name)", location);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
 #if !HAVE_ZARR
 npz:
   {

@@ -499,8 +499,9 @@ def known_formats_are_not_raw():
         'h5': (b'\x89HDF\r\n\x1a\n' + bytes(4088), 'HDF5'),
         'gz': (gzip.compress(raw.tobytes()), 'gzip-compressed',
                'ask for the raw format'),
+        # Read as NetCDF classic (a header of no variables); never raw.
         'nc': (b'CDF\x01' + bytes(4092), 'NetCDF classic',
-               'ask for the raw format'),
+               'no variables'),
     }
     for name, (data, *texts) in cases.items():
         path = os.path.join(d, 'f.' + name)

@@ -876,7 +876,7 @@ GST_END_TEST;
 GST_START_TEST (test_auto_refuses_known_formats_as_raw)
 {
   static const gchar *magics[] = { "\xfd" "7zXZ", "\x1f\x8b\x08",
-    "\x28\xb5\x2f\xfd", "CDF\x01"
+    "\x28\xb5\x2f\xfd", "PAR1"
   };
   PlanFileReader *r = plan_file_reader_new ();
   PlanArrayInfo info;
