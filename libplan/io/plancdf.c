@@ -183,7 +183,8 @@ check_entries (Cursor * c, guint64 n, guint64 min_size, const gchar * what)
   if (n <= (c->size - c->pos) / min_size)
     return TRUE;
   g_set_error (c->error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its NetCDF header "
-      "is corrupt: it says it has %" G_GUINT64_FORMAT " %s at byte %"
+      "is truncated or corrupt: it says it has %" G_GUINT64_FORMAT " %s at "
+      "byte %"
       G_GUINT64_FORMAT ", more than the file of %" G_GUINT64_FORMAT
       " bytes can hold", n, what, c->pos, c->size);
   return FALSE;
@@ -248,8 +249,11 @@ get_list (Cursor * c, guint32 tag, guint64 * n, const gchar * what)
 {
   guint32 t;
   guint64 at = c->pos;
+  gchar *count_what = g_strdup_printf ("the number of entries of %s", what);
+  gboolean ok = get_u32 (c, &t, what) && get_count (c, n, count_what);
 
-  if (!get_u32 (c, &t, what) || !get_count (c, n, what))
+  g_free (count_what);
+  if (!ok)
     return FALSE;
   if (t == tag || (t == 0 && *n == 0))
     return TRUE;
@@ -382,6 +386,7 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
   const guint8 *p;
   gboolean ok = FALSE, is_rec;
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  GError *shape_error = NULL;
   Var *v;
 
   g_array_set_clear_func (vars, var_clear);
@@ -546,8 +551,11 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
     shape[i] = i == 0 && is_rec ? (gint64) MIN (numrecs, G_MAXINT64) :
         (gint64) dim_len[v->dimids[i]];
   if (!plan_array_info_set (&self->file_info, dtypes[v->type], v->ndims,
-          shape, error)) {
-    g_prefix_error (error, "its variable '%s' cannot be read: ", v->name);
+          shape, &shape_error)) {
+    /* The file's fault, not a setting's. */
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its variable '%s' "
+        "cannot be read: %s", v->name, shape_error->message);
+    g_error_free (shape_error);
     goto done;
   }
   self->row_size = plan_array_info_get_row_size (&self->file_info);
@@ -559,7 +567,12 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
    * piece, like any other variable. */
   self->row_stride = is_rec && recsize != self->row_size ? recsize : 0;
 
-  if (self->row_stride == 0) {
+  if (self->file_rows == 0) {
+    /* No records: a record variable's offset may lie past the file's
+     * end, and nothing is read. */
+    self->data_offset = self->stream_start = self->stream_size = 0;
+    self->row_stride = 0;
+  } else if (self->row_stride == 0) {
     if (v->begin > file_size || (self->row_size > 0 && self->file_rows >
             (file_size - v->begin) / self->row_size)) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its variable '%s' "
@@ -570,7 +583,7 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
       goto done;
     }
     self->stream_size = self->file_rows * self->row_size;
-  } else if (self->file_rows > 0) {
+  } else {
     /* The last record's slab must be in the file. */
     guint64 fit = v->begin > file_size || file_size - v->begin <
         self->row_size ? 0 :
