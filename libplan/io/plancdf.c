@@ -198,7 +198,11 @@ get_name (Cursor * c, const gchar * what)
   const guint8 *p;
   gchar *name;
 
-  if (!get_count (c, &len, what))
+  gchar *len_what = g_strdup_printf ("the length of %s", what);
+  gboolean ok = get_count (c, &len, len_what);
+
+  g_free (len_what);
+  if (!ok)
     return NULL;
   if (len == 0 || len > MAX_NAME) {
     g_set_error (c->error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its NetCDF header "
@@ -561,7 +565,8 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
   self->row_size = plan_array_info_get_row_size (&self->file_info);
   self->file_rows = plan_array_info_get_n_rows (&self->file_info);
   self->data_offset = self->stream_start = v->begin;
-  self->npy_layout = type_size (v->type) > 1 ? PLAN_NPY_LAYOUT_BIG_ENDIAN :
+  self->npy_layout = type_size (v->type) > 1
+      && G_BYTE_ORDER == G_LITTLE_ENDIAN ? PLAN_NPY_LAYOUT_BIG_ENDIAN :
       PLAN_NPY_LAYOUT_NATIVE;
   /* A single record variable's records follow each other: it lies in one
    * piece, like any other variable. */

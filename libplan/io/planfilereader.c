@@ -12,8 +12,8 @@
  * @title: PlanFileReader
  * @short_description: chunked read-ahead of array files on a worker thread
  *
- * A #PlanFileReader reads a raw, .npy or .npz array file, an HDF5 dataset
- * or a Zarr array in chunks of whole rows on a worker thread of its own,
+ * A #PlanFileReader reads a raw, .npy or .npz array file, an HDF5 dataset,
+ * a variable of a NetCDF classic file or a Zarr array in chunks of whole rows on a worker thread of its own,
  * ahead of its consumer, so that reading overlaps the work downstream. It
  * is what planfilesrc is a thin wrapper of, and what any other element
  * that reads array files can use.
@@ -282,9 +282,10 @@ drop_pool (PlanFileReader * self)
  * @filename: the file to read
  * @format: its format; %PLAN_FILE_FORMAT_AUTO reads it as .npy when it
  *   starts with the .npy magic, as .npz when it starts as a zip archive,
- *   refuses it when it starts with the signature of another known format
- *   (HDF5, NetCDF, gzip, zstd, xz, bzip2, PNG, Parquet, FITS) and reads it
- *   as raw otherwise
+ *   as HDF5 when it has the HDF5 signature, as NetCDF classic when it
+ *   starts with "CDF" and version 1, 2 or 5, refuses it when it starts
+ *   with the signature of another known format (gzip, zstd, xz, bzip2,
+ *   PNG, Parquet, FITS) and reads it as raw otherwise
  * @raw_info: (nullable): the dtype and shape of a raw file; `shape[0]` -1
  *   means as many rows as the file holds. Ignored for .npy and .npz files.
  * @error: return location for a #GError
@@ -482,7 +483,8 @@ plan_file_reader_close (PlanFileReader * reader)
  * @reader: a #PlanFileReader with a file open
  *
  * Returns: the format of the open file, %PLAN_FILE_FORMAT_RAW,
- *   %PLAN_FILE_FORMAT_NPY or %PLAN_FILE_FORMAT_NPZ.
+ *   %PLAN_FILE_FORMAT_NPY, %PLAN_FILE_FORMAT_NPZ, %PLAN_FILE_FORMAT_HDF5,
+ *   %PLAN_FILE_FORMAT_ZARR or %PLAN_FILE_FORMAT_NETCDF.
  *
  * Since: 0.1
  */
@@ -523,8 +525,9 @@ plan_file_reader_set_member (PlanFileReader * reader, const gchar * member)
  *   ("/group/temps"), or %NULL for its only dataset
  *
  * Chooses the dataset that the next plan_file_reader_open() of an HDF5
- * (or NetCDF-4) file reads. With %NULL, the file must hold exactly one
- * dataset. Opening a file without that dataset fails with an error that
+ * (or NetCDF-4) file reads, or the variable of a NetCDF classic file (by
+ * its name, with or without a leading "/"). With %NULL, the file must hold
+ * exactly one dataset (or variable). Opening a file without that dataset fails with an error that
  * lists the datasets it has. Other formats ignore it.
  *
  * Since: 0.1
@@ -544,7 +547,8 @@ plan_file_reader_set_dataset (PlanFileReader * reader, const gchar * dataset)
  *
  * Returns: (transfer none) (nullable): the name of the .npz member open,
  *   as the archive names it, or the path of the HDF5 dataset open, or
- *   %NULL when the file open is neither.
+ *   the name of the NetCDF classic variable open, or %NULL when the file
+ *   open is none of them.
  *
  * Since: 0.1
  */
