@@ -467,6 +467,41 @@ is_v3_array (const gchar * dir)
   return ok;
 }
 
+/* Why the zarr.json in @dir, where there is one, is not taken for an
+ * array's or a group's metadata (not a regular file, too large or deep,
+ * not JSON, not an object); NULL where it is there and readable, or not
+ * there. For the error of a store with no array. */
+static gchar *
+v3_metadata_problem (const gchar * dir)
+{
+  gchar *file = g_build_filename (dir, "zarr.json", NULL);
+  gchar *text, *why = NULL;
+  GError *error = NULL;
+  gsize size;
+
+  if (!g_file_test (file, G_FILE_TEST_EXISTS)) {
+    g_free (file);
+    return NULL;
+  }
+  text = read_metadata_file (file, &size, &error);
+  if (text) {
+    JsonParser *parser = json_parser_new ();
+
+    if (!json_parser_load_from_data (parser, text, size, &error))
+      g_prefix_error (&error, "'%s' is not valid JSON: ", file);
+    else if (root_object (parser) == NULL)
+      g_set_error (&error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' is not a "
+          "JSON object", file);
+    g_object_unref (parser);
+  }
+  if (error)
+    why = g_strdup (error->message);
+  g_clear_error (&error);
+  g_free (text);
+  g_free (file);
+  return why;
+}
+
 static gboolean
 is_array (const gchar * dir)
 {
@@ -589,10 +624,16 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
         "Zarr array '%s': it is a Zarr array itself, not a group; read it "
         "without a dataset", path);
-  else if (found->len == 0)
+  else if (found->len == 0) {
+    /* A zarr.json that cannot be read says why: a corrupt array's
+     * metadata is not merely "no array". */
+    gchar *why = rel ? NULL : v3_metadata_problem (store);
+
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "it is a "
         "directory, and no Zarr array (a .zarray, or a zarr.json of an "
-        "array) is in it");
+        "array) is in it%s%s", why ? ": " : "", why ? why : "");
+    g_free (why);
+  }
   else if (path == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is a "
         "Zarr group of %u arrays, %s; name the one to read as the dataset",
@@ -922,8 +963,11 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   const gchar *order, *sep;
   gboolean ok = FALSE;
 
-  if (!json_parser_load_from_data (parser, text, -1, error))
+  if (!json_parser_load_from_data (parser, text, -1, error)) {
+    /* (NaN and Infinity are not JSON: Zarr writes them as strings.) */
+    g_prefix_error (error, "its .zarray is not valid JSON: ");
     goto done;
+  }
   o = root_object (parser);
   if (o == NULL)
     goto not_object;

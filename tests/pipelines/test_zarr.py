@@ -215,8 +215,9 @@ def hostile_metadata_fails():
     separator or codec configuration of the wrong type (a separator of 1
     was taken for the default, every chunk then missing and read as the
     fill value), chunks of so many rows that the block of a chunk row
-    wrapped around 2^64 bytes. Fill values at the ends of their dtype's
-    range read as zarr-python reads them."""
+    wrapped around 2^64 bytes; metadata that is not JSON (a bare NaN) or
+    not an object says so. Fill values at the ends of their dtype's range
+    read as zarr-python reads them."""
     d = plantest.tmpdir()
     out = os.path.join(d, 'out.npy')
 
@@ -258,6 +259,15 @@ def hostile_metadata_fails():
         expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
                       'location=' + out], text)
 
+    # NaN and Infinity bare (Python's json.dump writes them so), not as
+    # the strings Zarr writes: not JSON, said so, naming the file.
+    path = store('bare', 'float32', 0.0)
+    meta = open(os.path.join(path, '.zarray')).read()
+    open(os.path.join(path, '.zarray'), 'w').write(
+        meta.replace('"fill_value": 0.0', '"fill_value": NaN'))
+    expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                 'its .zarray is not valid JSON', 'NaN')
+
     # Rows of 8 GiB in chunks of 2^31 rows: 2^64 bytes a row of chunks.
     path = os.path.join(d, 'wrap.zarr')
     os.mkdir(path)
@@ -292,6 +302,16 @@ def hostile_metadata_fails():
 
     plantest.assert_same(read(v3('good'), out),
                          np.arange(12, dtype='f4').reshape(4, 3), 'v3')
+    # A zarr.json that is not JSON or not an object: no array, and why
+    # (it said only that no array was there).
+    for name, text, why in [
+            ('v3bare', '{"zarr_format": 3, "fill_value": -Infinity}',
+             "zarr.json' is not valid JSON"),
+            ('v3list', '[3]', "zarr.json' is not a JSON object")]:
+        path = v3(name)
+        open(os.path.join(path, 'zarr.json'), 'w').write(text)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                     'no Zarr array', why)
     sharded = [{'name': 'sharding_indexed', 'configuration': {
         'chunk_shape': [2, 3], 'codecs': [{'name': 'bytes'}],
         'index_codecs': [{'name': 'bytes'}]}}]
