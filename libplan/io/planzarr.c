@@ -334,13 +334,63 @@ nested_too_deep (const gchar * text, gsize size)
   return FALSE;
 }
 
+/* The first integer of @text (outside strings) that 64 bits do not hold
+ * (below -2^63 or above 2^64 - 1), copied, or NULL: json-glib reads such
+ * an integer as another one (2^64 + 5 as -1, -2^63 - 1 as 2^63 - 1)
+ * without a word. */
+static gchar *
+integer_beyond_64_bits (const gchar * text, gsize size)
+{
+  gboolean in_string = FALSE;
+  gsize i;
+
+  for (i = 0; i < size; i++) {
+    gchar c = text[i];
+    gsize end;
+
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+      continue;
+    }
+    if (c == '"') {
+      in_string = TRUE;
+      continue;
+    }
+    if (c != '-' && !g_ascii_isdigit (c))
+      continue;
+    end = i + (c == '-');
+    while (end < size && g_ascii_isdigit (text[end]))
+      end++;
+    if (end < size && strchr (".eE", text[end]) == NULL) {
+      gchar *token = g_strndup (text + i, end - i);
+
+      errno = 0;
+      if (c == '-')
+        g_ascii_strtoll (token, NULL, 10);
+      else
+        g_ascii_strtoull (token, NULL, 10);
+      if (errno == ERANGE)
+        return token;
+      g_free (token);
+    }
+    /* past the number (and a fraction or exponent, digits and signs) */
+    while (end < size && strchr ("0123456789.eE+-", text[end]))
+      end++;
+    i = end - 1;
+  }
+  return NULL;
+}
+
 /* A metadata file, NUL-terminated, with its size in *@size_out. */
 static gchar *
 read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
 {
   struct stat st;
   gint fd = open_regular (file, &st, error);
-  gchar *text;
+  gchar *text, *big;
   gsize done;
 
   if (fd < 0)
@@ -367,6 +417,17 @@ read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' nests lists "
         "and objects more than %d deep; Zarr metadata nested so deep is "
         "taken as corrupt", file, MAX_METADATA_DEPTH);
+    g_free (text);
+    return NULL;
+  }
+  big = integer_beyond_64_bits (text, done);
+  if (big) {
+    if (strlen (big) > 40)
+      strcpy (big + 37, "...");
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' has the "
+        "integer %s, which 64 bits do not hold; it is taken as corrupt",
+        file, big);
+    g_free (big);
     g_free (text);
     return NULL;
   }

@@ -250,6 +250,14 @@ def hostile_metadata_fails():
         plantest.assert_same(read(path, out), zarr.open(path, 'r')[...],
                              'fill %r for %s' % (fill, dtype))
 
+    # Integers 64 bits do not hold, which json-glib reads as others
+    # (2^64 + 5 as -1, a fill value of all ones; -2^63 - 1 as 2^63 - 1).
+    for name, fill, edit in [('big', 2 ** 64 + 5, {}),
+                             ('small', 0, {'shape': [-2 ** 63 - 1]})]:
+        path = store(name, 'uint64', fill, **edit)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                     "has the integer %d, which 64 bits do not hold" %
+                     (fill or -2 ** 63 - 1))
     for name, edit, text in [
             ('format', {'zarr_format': '2'},
              'has no zarr_format that is an integer'),
