@@ -170,6 +170,7 @@ struct _PlanFileSink
   /* streaming thread only (STREAM_LOCK) */
   gboolean open;
   gboolean upstream_failed;     /* PLAN_EVENT_STREAM_FAILED came */
+  gboolean caps_refused;        /* set_caps posted an error */
   guint64 next_row;
   gsize row_size;
   gint64 caps_rows;             /* rows the caps announce, -1 unknown */
@@ -766,6 +767,7 @@ plan_file_sink_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     self->have_info = FALSE;
     self->upstream_failed = FALSE;
+    self->caps_refused = FALSE;
     self->sharded = FALSE;
     self->discard = FALSE;
     g_clear_pointer (&self->rank_location, g_free);
@@ -803,6 +805,9 @@ plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
       || !plan_file_writer_set_info (self->writer, &info, &err)) {
     post_write_error (self, err);
     g_error_free (err);
+    /* Upstream gets NOT_NEGOTIATED, and a GstBaseSrc sends EOS after it:
+     * that EOS does not put the rows from before in place. */
+    self->caps_refused = TRUE;
     return FALSE;
   }
   self->row_size = plan_array_info_get_row_size (&info);
@@ -824,6 +829,7 @@ reopen_writer (PlanFileSink * self)
   GError *err = NULL;
 
   self->upstream_failed = FALSE;
+  self->caps_refused = FALSE;
   cancel_writer (self);
   if (!open_writer (self))
     return FALSE;
@@ -1112,6 +1118,14 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
     /* A seek in a sharded run would be each rank's own. */
     GST_WARNING_OBJECT (self, "flushed in a sharded run: the shared output "
         "is not started over");
+    return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
+  }
+  /* The EOS a GstBaseSrc sends after the NOT_NEGOTIATED of caps refused
+   * (their error posted): the stream failed, nothing is put in place. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->caps_refused
+      && (self->open || self->shard_writer)) {
+    GST_DEBUG_OBJECT (self, "EOS after caps were refused: not writing");
+    cancel_writer (self);
     return GST_BASE_SINK_CLASS (parent_class)->event (sink, event);
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->shard_writer) {

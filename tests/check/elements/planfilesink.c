@@ -937,6 +937,49 @@ GST_START_TEST (test_sink_caps_change_midstream)
 
 GST_END_TEST;
 
+/* GstBaseSrc sends EOS after the NOT_NEGOTIATED that refused caps give
+ * it: that EOS does not put the rows from before the change in place. */
+GST_START_TEST (test_sink_caps_change_then_eos_keeps_file)
+{
+  const gchar *names[] = { "out.npy", "out.npz", "out.f32" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    gchar *path = tmp_path (names[i]);
+    gchar *contents;
+    GstHarness *h;
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+
+    fail_unless (g_file_set_contents (path, "precious", -1, NULL));
+    h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+        "shape=(int)<-1, 3>");
+    gst_element_set_bus (h->element, bus);
+    gst_harness_play (h);
+    push_rows (h, 0, 2, 3);
+    gst_harness_set_src_caps_str (h, "array/x-raw, dtype=(string)float32, "
+        "shape=(int)<-1, 4>");
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_allocate (NULL, 16, NULL)),
+        GST_FLOW_NOT_NEGOTIATED);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_unref (msg);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
+    fail_unless_equals_string (contents, "precious");
+    fail_unless_equals_int (count_files (), 1);
+    g_free (contents);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
 {
   gchar *in = make_input (100000);
@@ -1011,6 +1054,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_file_too_large);
   tcase_add_test (tc, test_sink_no_permission);
   tcase_add_test (tc, test_sink_caps_change_midstream);
+  tcase_add_test (tc, test_sink_caps_change_then_eos_keeps_file);
   tcase_add_test (tc, test_sink_stopped_pipeline_leaves_nothing);
   return s;
 }
