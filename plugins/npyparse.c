@@ -1152,6 +1152,11 @@ handle_seek (PlanNpyParse * self, GstEvent * event, gchar ** why)
     goto bad_format;
   if (!upstream_seekable (self))
     goto not_seekable;
+  /* In one format, a start after the stop is refused before the header
+   * as after it (not kept to fail once the header is read). */
+  if (start_type == GST_SEEK_TYPE_SET && stop_type == GST_SEEK_TYPE_SET
+      && stop >= 0 && start > stop)
+    goto bad_range;
   GST_OBJECT_LOCK (self);
   if (!self->have_header) {
     gst_event_replace (&self->stored_seek, event);

@@ -869,6 +869,10 @@ GST_START_TEST (test_parse_seek_before_header_impossible_after_it)
   fail_if (gst_harness_push_upstream_event (p.h,
           seek_event (GST_FORMAT_PERCENT, GST_SEEK_FLAG_FLUSH, 2,
               GST_SEEK_TYPE_NONE, -1)));
+  /* A start after the stop is refused at once, as after the header. */
+  fail_if (gst_harness_push_upstream_event (p.h,
+          seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 5,
+              GST_SEEK_TYPE_SET, 2)));
   fail_unless (gst_harness_push_upstream_event (p.h,
           seek_event (GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, GST_MSECOND,
               GST_SEEK_TYPE_NONE, -1)));
