@@ -387,6 +387,7 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
   gchar **dim_names = NULL;
   guint64 numrecs, n_dims = 0, n_vars, i, j, rec_dim = G_MAXUINT64;
   guint64 recsize = 0, n_rec_vars = 0, first_rec_begin = G_MAXUINT64;
+  guint64 rec_end = 0;
   const guint8 *p;
   gboolean ok = FALSE, is_rec;
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
@@ -536,6 +537,10 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
       if (r->ndims == 0 || r->dimids[0] != rec_dim)
         continue;
       slab = record_slab (r, dim_len);
+      /* where the records' data ends: their last record needs no more */
+      if (slab != G_MAXUINT64)
+        rec_end = r->begin - first_rec_begin > G_MAXUINT64 - slab ?
+            G_MAXUINT64 : MAX (rec_end, r->begin - first_rec_begin + slab);
       if (n_rec_vars > 1 && slab != G_MAXUINT64)
         slab = slab > G_MAXUINT64 - 3 ? G_MAXUINT64 : (slab + 3) & ~3;
       if (slab == G_MAXUINT64 || slab > G_MAXINT64 - recsize) {
@@ -547,8 +552,9 @@ _plan_file_reader_open_cdf (PlanFileReader * self, guint64 file_size,
       recsize += slab;
     }
     if (numrecs == STREAMING)
-      numrecs = first_rec_begin >= file_size || recsize == 0 ? 0 :
-          (file_size - first_rec_begin) / recsize;
+      numrecs = first_rec_begin >= file_size || recsize == 0 || rec_end == 0
+          || file_size - first_rec_begin < rec_end ? 0 :
+          (file_size - first_rec_begin - rec_end) / recsize + 1;
   }
 
   for (i = 0; i < v->ndims; i++)
