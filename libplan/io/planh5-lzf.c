@@ -148,6 +148,32 @@ push_error (const gchar * what)
       H5E_PLINE, H5E_CANTFILTER, "%s", what);
 }
 
+/* Decodes @n_in bytes at @in into a new buffer of libhdf5's of *@room
+ * bytes (0: measured first, and set), returned in *@out where it
+ * succeeds. */
+static PlanLzfResult
+decode_new (const guint8 * in, gsize n_in, gsize * room, guint8 ** out,
+    gsize * got, const gchar ** why)
+{
+  PlanLzfResult r;
+
+  *out = NULL;
+  if (*room == 0) {
+    r = _plan_h5_lzf_decode (in, n_in, NULL, 0, room, why);
+    if (r != PLAN_LZF_OK)
+      return r;
+  }
+  *out = H5allocate_memory (MAX (*room, 1), FALSE);
+  if (*out == NULL) {
+    *why = "LZF: no memory for a decoded chunk";
+    return PLAN_LZF_CORRUPT;
+  }
+  r = _plan_h5_lzf_decode (in, n_in, *out, *room, got, why);
+  if (r != PLAN_LZF_OK)
+    g_clear_pointer (out, H5free_memory);
+  return r;
+}
+
 /* The filter's function for libhdf5: decodes *@buf (@nbytes of its
  * *@buf_size) into a new buffer that replaces it. Returns the bytes
  * decoded, or 0 on failure. */
@@ -171,43 +197,21 @@ lzf_filter (unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
   room = expect;
   if (room == 0 && cd_nelmts >= 3 && cd_values[2] > 0)
     room = cd_values[2];
-  if (room == 0) {
-    r = _plan_h5_lzf_decode (*buf, nbytes, NULL, 0, &room, &why);
-    if (r != PLAN_LZF_OK) {
-      push_error (why);
-      return 0;
-    }
-  }
-  out = H5allocate_memory (MAX (room, 1), FALSE);
-  if (out == NULL) {
-    push_error ("LZF: no memory for a decoded chunk");
-    return 0;
-  }
-  r = _plan_h5_lzf_decode (*buf, nbytes, out, room, &got, &why);
+  r = decode_new (*buf, nbytes, &room, &out, &got, &why);
   if (r == PLAN_LZF_FULL && expect > 0) {
     why = "LZF: the chunk decodes to more than a chunk's bytes";
   } else if (r == PLAN_LZF_FULL) {
     /* More than h5py noted (another filter before it changes the size):
      * measured, then decoded again. */
-    H5free_memory (out);
-    r = _plan_h5_lzf_decode (*buf, nbytes, NULL, 0, &room, &why);
-    if (r != PLAN_LZF_OK) {
-      push_error (why);
-      return 0;
-    }
-    out = H5allocate_memory (MAX (room, 1), FALSE);
-    if (out == NULL) {
-      push_error ("LZF: no memory for a decoded chunk");
-      return 0;
-    }
-    r = _plan_h5_lzf_decode (*buf, nbytes, out, room, &got, &why);
+    room = 0;
+    r = decode_new (*buf, nbytes, &room, &out, &got, &why);
   }
   if (r == PLAN_LZF_OK && expect > 0 && got != expect) {
+    g_clear_pointer (&out, H5free_memory);
     r = PLAN_LZF_CORRUPT;
     why = "LZF: the chunk decodes to fewer bytes than a chunk has";
   }
   if (r != PLAN_LZF_OK) {
-    H5free_memory (out);
     push_error (why);
     return 0;
   }

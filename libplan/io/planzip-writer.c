@@ -35,6 +35,7 @@
 #endif
 
 #include "libplan/core/plan-private.h"
+#include "planzip-private.h"
 #include "planfilewriter-private.h"
 #include <libplan/planerror.h>
 
@@ -45,17 +46,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define SIG_LOCAL 0x04034b50u
-#define SIG_CENTRAL 0x02014b50u
-#define SIG_END 0x06054b50u
-#define SIG_END64 0x06064b50u
-#define SIG_END64_LOCATOR 0x07064b50u
-
-#define LOCAL_SIZE 30
-#define CENTRAL_SIZE 46
-#define END_SIZE 22
-#define END64_SIZE 56
-#define LOCATOR_SIZE 20
 /* The local header's zip64 extra field: its tag and size, then the
  * uncompressed and the compressed size. */
 #define LOCAL_EXTRA_SIZE 20

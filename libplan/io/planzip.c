@@ -17,23 +17,13 @@
 #endif
 
 #include "libplan/core/plan-private.h"
+#include "planzip-private.h"
 #include <libplan/planerror.h>
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#define SIG_LOCAL 0x04034b50u
-#define SIG_CENTRAL 0x02014b50u
-#define SIG_END 0x06054b50u
-#define SIG_END64 0x06064b50u
-#define SIG_END64_LOCATOR 0x07064b50u
-
-#define END_SIZE 22
-#define END64_SIZE 56
-#define LOCATOR_SIZE 20
-#define CENTRAL_SIZE 46
-#define LOCAL_SIZE 30
 /* The end record's comment is at most 65535 bytes. */
 #define END_SEARCH (END_SIZE + 65535)
 /* A directory larger than this is taken as corrupt: numpy writes about a
