@@ -82,17 +82,25 @@ var_clear (gpointer data)
   g_free (v->dimids);
 }
 
+/* Whether the file has @n bytes at the cursor; the error set if not. */
+static gboolean
+has_room (Cursor * c, guint64 n, const gchar * what)
+{
+  if (n <= c->size && c->pos <= c->size - n)
+    return TRUE;
+  g_set_error (c->error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its NetCDF header "
+      "is truncated: %s at byte %" G_GUINT64_FORMAT " needs %"
+      G_GUINT64_FORMAT " bytes, and the file has %" G_GUINT64_FORMAT,
+      what, c->pos, n, c->size);
+  return FALSE;
+}
+
 /* The next @n header bytes, or NULL with the error set. */
 static const guint8 *
 peek (Cursor * c, guint64 n, const gchar * what)
 {
-  if (n > c->size || c->pos > c->size - n) {
-    g_set_error (c->error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its NetCDF header "
-        "is truncated: %s at byte %" G_GUINT64_FORMAT " needs %"
-        G_GUINT64_FORMAT " bytes, and the file has %" G_GUINT64_FORMAT,
-        what, c->pos, n, c->size);
+  if (!has_room (c, n, what))
     return NULL;
-  }
   if (c->pos < c->buf_start || c->pos + n > c->buf_start + c->buf_len) {
     gsize want = MIN (MAX (n, HEADER_BLOCK), c->size - c->pos);
 
@@ -110,13 +118,8 @@ peek (Cursor * c, guint64 n, const gchar * what)
 static gboolean
 skip (Cursor * c, guint64 n, const gchar * what)
 {
-  if (n > c->size || c->pos > c->size - n) {
-    g_set_error (c->error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its NetCDF header "
-        "is truncated: %s at byte %" G_GUINT64_FORMAT " needs %"
-        G_GUINT64_FORMAT " bytes, and the file has %" G_GUINT64_FORMAT,
-        what, c->pos, n, c->size);
+  if (!has_room (c, n, what))
     return FALSE;
-  }
   c->pos += n;
   return TRUE;
 }
