@@ -1285,14 +1285,27 @@ plan_npy_parse_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
             dest_value);
       return ok;
     case GST_QUERY_SEEKING:
-      /* In the formats of seeks, once the header has been read, where
-       * upstream can seek in bytes. */
+      /* In the formats of seeks, where upstream can seek in bytes: to the
+       * array's end once the header has been read; before it, to an end
+       * not known yet, in the formats a seek kept until the header can
+       * be made in (handle_seek()): rows, bytes, and time where the rate
+       * property already says the rows have a rate. An element
+       * downstream that asks before it lets a seek through (a kernel
+       * element's) would otherwise refuse what npyparse can do. */
       gst_query_parse_seeking (query, &src_format, NULL, NULL, NULL);
       GST_OBJECT_LOCK (self);
-      ok = (src_format == GST_FORMAT_DEFAULT || src_format == GST_FORMAT_BYTES
-          || src_format == GST_FORMAT_TIME)
-          && convert_unlocked (self, GST_FORMAT_DEFAULT, self->n_rows,
-          src_format, &dest_value);
+      if (self->have_header)
+        ok = (src_format == GST_FORMAT_DEFAULT
+            || src_format == GST_FORMAT_BYTES
+            || src_format == GST_FORMAT_TIME)
+            && convert_unlocked (self, GST_FORMAT_DEFAULT, self->n_rows,
+            src_format, &dest_value);
+      else {
+        ok = src_format == GST_FORMAT_DEFAULT
+            || src_format == GST_FORMAT_BYTES
+            || (src_format == GST_FORMAT_TIME && self->rate_n > 0);
+        dest_value = -1;
+      }
       GST_OBJECT_UNLOCK (self);
       if (ok && upstream_seekable (self))
         gst_query_set_seeking (query, src_format, TRUE, 0, dest_value);

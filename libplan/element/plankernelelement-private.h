@@ -178,6 +178,10 @@ G_GNUC_INTERNAL
 gboolean _plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event);
 
 G_GNUC_INTERNAL
+gboolean _plan_kernel_element_seek (GstAggregator * agg, GstEvent * event,
+    gchar ** why);
+
+G_GNUC_INTERNAL
 gboolean _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query);
 
 G_GNUC_INTERNAL

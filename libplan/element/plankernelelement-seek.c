@@ -59,10 +59,11 @@ _plan_kernel_element_reset_state (PlanKernelElement * self)
     klass->reset (self);
 }
 
-/* Whether every input's upstream can seek in rows; the first answer's
+/* Whether every input's upstream can seek in @format; the first answer's
  * range in @start and @end. */
 static gboolean
-upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
+upstream_seekable (PlanKernelElement * self, GstFormat format,
+    gint64 * start, gint64 * end)
 {
   GList *pads = _plan_kernel_element_get_sink_pads (self), *l;
   gboolean seekable = pads != NULL;
@@ -70,7 +71,7 @@ upstream_seekable (PlanKernelElement * self, gint64 * start, gint64 * end)
   *start = 0;
   *end = -1;
   for (l = pads; l && seekable; l = l->next) {
-    GstQuery *query = gst_query_new_seeking (GST_FORMAT_DEFAULT);
+    GstQuery *query = gst_query_new_seeking (format);
     gint64 s, e;
 
     seekable = gst_pad_peer_query (l->data, query);
@@ -101,14 +102,30 @@ rows_are_input_rows (PlanKernelElement * self)
   return first == 3 && end == 10;
 }
 
+/* A start or stop of a seek in rows as time at the rate of @time (rounded
+ * up with @up); left as it is where it is not set. */
+static gint64
+rows_to_seek_time (const PlanArrayInfo * time, GstSeekType type, gint64 rows,
+    gboolean up)
+{
+  guint64 num = GST_SECOND * (guint64) time->rate_d, t;
+
+  if (type == GST_SEEK_TYPE_NONE || rows == -1)
+    return rows;
+  t = up ? gst_util_uint64_scale_ceil (ABS (rows), num, time->rate_n) :
+      gst_util_uint64_scale (ABS (rows), num, time->rate_n);
+  return rows < 0 ? -(gint64) t : (gint64) t;
+}
+
 /* Turns a seek on the output into the seek in rows sent upstream, or
- * refuses it (returns NULL, having taken @event): arrays carry no
- * timestamps, so only rows (GST_FORMAT_DEFAULT) and, where output rows
- * are input rows, bytes of the output can be sought, forwards. Refused
- * here, a seek leaves the pipeline as it was: nothing is flushed, and it
- * runs on to EOS. */
+ * refuses it (returns NULL, having taken @event; the reason in @why): only
+ * rows (GST_FORMAT_DEFAULT) and, where output rows are input rows, bytes
+ * of the output and (rows sampled in time) time can be sought, forwards.
+ * Refused here, a seek leaves the pipeline as it was: nothing is flushed,
+ * and it runs on to EOS. */
 static GstEvent *
-prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
+prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
+    gchar ** why)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   GstSeekType start_type, stop_type;
@@ -133,15 +150,18 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
   gst_clear_event (&priv->pending_seek);
   GST_OBJECT_UNLOCK (self);
 
-  /* Bytes of the output become rows once its caps say how long a row is
-   * (a seek made as soon as the pipeline is in PAUSED comes before them
-   * when the sinks do not preroll): it waits for them, and is made then
+  /* Bytes of the output become rows once its caps say how long a row is,
+   * and time is the output's once they say its rate (a seek made as soon
+   * as the pipeline is in PAUSED comes before them when the sinks do not
+   * preroll): it waits for them, and is made then
    * (_plan_kernel_element_send_pending_seek()). Only where output rows are
-   * input rows whatever the caps (rows_are_input_rows()): a reduction's is
-   * refused at once. */
-  if (rate > 0.0 && format == GST_FORMAT_BYTES && unknown
-      && rows_are_input_rows (self) && upstream_seekable (self, &first,
-          &end)) {
+   * input rows whatever the caps (rows_are_input_rows()), and upstream can
+   * seek in rows (in time, for a seek in time): a reduction's is refused at
+   * once. */
+  if (rate > 0.0 && (format == GST_FORMAT_BYTES || format == GST_FORMAT_TIME)
+      && unknown && rows_are_input_rows (self)
+      && upstream_seekable (self, format == GST_FORMAT_TIME ?
+          GST_FORMAT_TIME : GST_FORMAT_DEFAULT, &first, &end)) {
     GST_OBJECT_LOCK (self);
     /* (Unless the caps came meanwhile.) */
     *queued = priv->out_row_size == 0 && priv->n_seeks == n;
@@ -152,8 +172,8 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
     row = priv->seek_row_size;
     GST_OBJECT_UNLOCK (self);
     if (*queued) {
-      GST_DEBUG_OBJECT (self, "a byte seek before the output's caps: made "
-          "once they are known");
+      GST_DEBUG_OBJECT (self, "a seek in %s before the output's caps: made "
+          "once they are known", gst_format_get_name (format));
       gst_event_unref (event);
       return NULL;
     }
@@ -180,38 +200,70 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued)
     gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
     gst_event_unref (event);
     event = rows;
+    format = GST_FORMAT_DEFAULT;
   } else if (format != GST_FORMAT_DEFAULT) {
     goto refuse;
   }
-  if (!upstream_seekable (self, &first, &end))
-    goto refuse;
+  /* Rows (or bytes) of an output sampled in time: its segment is in time,
+   * and GstAggregator moves it by the seek in the seek's format, so the
+   * seek is made in time: from the time of its first row, rounded up, and
+   * to that of its stop, rounded down, which upstream turns back into the
+   * same rows (plan_array_info_get_segment_rows()). */
+  if (format == GST_FORMAT_DEFAULT && row > 0
+      && plan_array_info_has_rate (&time)) {
+    GstEvent *in_time;
+
+    start = rows_to_seek_time (&time, start_type, start, TRUE);
+    stop = rows_to_seek_time (&time, stop_type, stop, FALSE);
+    in_time = gst_event_new_seek (rate, GST_FORMAT_TIME, flags, start_type,
+        start, stop_type, stop);
+    gst_event_set_seqnum (in_time, gst_event_get_seqnum (event));
+    gst_event_unref (event);
+    event = in_time;
+  }
+  if (!upstream_seekable (self, GST_FORMAT_DEFAULT, &first, &end))
+    goto not_seekable;
   GST_DEBUG_OBJECT (self, "seeking upstream to rows %" G_GINT64_FORMAT
       " to %" G_GINT64_FORMAT, start, stop);
   return event;
 
 refuse:
   {
-    GST_DEBUG_OBJECT (self, "refusing a seek in %s at rate %f: only rows "
-        "(default format)%s can be sought, forwards, and only when every "
-        "input can seek", gst_format_get_name (format), rate,
-        row > 0 ? " or bytes" : "");
+    gchar *text = g_strdup_printf ("a seek in %s at rate %g cannot be made: "
+        "only rows (default format)%s can be sought, forwards",
+        gst_format_get_name (format), rate, row == 0 ? "" :
+        plan_array_info_has_rate (&time) ? ", bytes or time" : " or bytes");
+
+    GST_DEBUG_OBJECT (self, "refusing %s", text);
+    if (why)
+      *why = text;
+    else
+      g_free (text);
+    gst_event_unref (event);
+    return NULL;
+  }
+not_seekable:
+  {
+    GST_DEBUG_OBJECT (self, "refusing a seek in %s: an input's upstream "
+        "cannot seek in rows", gst_format_get_name (format));
+    if (why)
+      *why = g_strdup ("an input's upstream cannot seek in rows");
     gst_event_unref (event);
     return NULL;
   }
 }
 
+/* Makes a seek; with @why, the reason it was refused here (NULL when
+ * upstream refused it). */
 gboolean
-_plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
+_plan_kernel_element_seek (GstAggregator * agg, GstEvent * event,
+    gchar ** why)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
   GstSeekFlags flags;
   gboolean ret, queued;
 
-  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
-    return GST_AGGREGATOR_CLASS (parent_class)->src_event
-        (agg, event);
-
-  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event, &queued);
+  event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event, &queued, why);
   if (event == NULL)
     return queued;
   gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
@@ -233,6 +285,15 @@ _plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
       (agg, event);
   g_atomic_int_set (&priv->seeking, 0);
   return ret;
+}
+
+gboolean
+_plan_kernel_element_src_event (GstAggregator * agg, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return GST_AGGREGATOR_CLASS (parent_class)->src_event
+        (agg, event);
+  return _plan_kernel_element_seek (agg, event, NULL);
 }
 
 /* Whether a duration or position query in @format is answered here, for
@@ -484,7 +545,7 @@ _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0)
       || (format == GST_FORMAT_TIME && row > 0
           && plan_array_info_has_rate (&time)))
-    seekable = upstream_seekable (self, &start, &end);
+    seekable = upstream_seekable (self, GST_FORMAT_DEFAULT, &start, &end);
   if (seekable) {
     start = rows_in_format (format, start, row, &time);
     if (end > 0)

@@ -967,28 +967,39 @@ pending_seek_free (PendingSeek * pending)
   g_free (pending);
 }
 
-/* Makes the byte seek that waited for the output's row size, from another
- * thread than the streaming thread that set it (the flush it starts stops
- * that thread), unless a later seek came meanwhile: that one stands. */
+/* Makes the seek in bytes or time that waited for the output's caps, from
+ * another thread than the streaming thread that set them (the flush it
+ * starts stops that thread), unless a later seek came meanwhile: that one
+ * stands. The seek was accepted when it was sent: one that cannot be made
+ * now is an error, not a stream that goes on as if it had not been sent. */
 void
 _plan_kernel_element_send_pending_seek (GstElement * element, gpointer data)
 {
   PendingSeek *pending = data;
   gboolean superseded;
+  GstFormat format;
+  gchar *why = NULL;
 
   GST_OBJECT_LOCK (element);
   superseded = GET_PRIV (element)->n_seeks != pending->n;
   GST_OBJECT_UNLOCK (element);
   if (superseded) {
-    GST_DEBUG_OBJECT (element, "a later seek came: the byte seek that "
-        "waited for caps is not made");
+    GST_DEBUG_OBJECT (element, "a later seek came: the seek that waited "
+        "for caps is not made");
     return;
   }
-  GST_DEBUG_OBJECT (element, "making the byte seek that waited for caps");
-  if (!_plan_kernel_element_src_event (GST_AGGREGATOR (element),
-          gst_event_ref (pending->seek)))
-    GST_WARNING_OBJECT (element, "upstream refused the byte seek made "
-        "once the caps were known");
+  GST_DEBUG_OBJECT (element, "making the seek that waited for caps");
+  if (_plan_kernel_element_seek (GST_AGGREGATOR (element),
+          gst_event_ref (pending->seek), &why))
+    return;
+  gst_event_parse_seek (pending->seek, NULL, &format, NULL, NULL, NULL,
+      NULL, NULL);
+  GST_ELEMENT_ERROR (element, CORE, SEEK,
+      ("The seek in %s sent before %s knew its output cannot be made now "
+          "that it does: %s.", gst_format_get_name (format),
+          GST_ELEMENT_NAME (element), why ? why : "upstream refused it"),
+      ("the seek was accepted and kept until the output's caps"));
+  g_free (why);
 }
 
 static void

@@ -12,8 +12,9 @@
  *   seekdriver [--array NAME=IN.npy]... [--collect NAME=OUT.npy]...
  *       paused|playing|cycles PIPELINE SEEK...
  *
- * Each SEEK is rows:START:STOP or bytes:START:STOP (STOP -1: to the end),
- * made as a flushing seek on the pipeline, accurate in rows. In `paused` every
+ * Each SEEK is rows:START:STOP, bytes:START:STOP or ms:START:STOP (time in
+ * milliseconds, for rows sampled in time; STOP -1: to the end), made as a
+ * flushing seek on the pipeline, accurate in rows and time. In `paused` every
  * seek is made in PAUSED and the pipeline then plays the last range to
  * EOS; in `playing` the pipeline plays and the seeks come while it does
  * (the last one's range is played to EOS). Each seek waits for the one
@@ -102,15 +103,21 @@ parse_seek (const gchar * spec, GstEvent ** seek)
     format = GST_FORMAT_DEFAULT;
   else if (ok && strcmp (parts[0], "bytes") == 0)
     format = GST_FORMAT_BYTES;
+  else if (ok && strcmp (parts[0], "ms") == 0)
+    format = GST_FORMAT_TIME;
   else
     ok = FALSE;
   if (ok) {
     start = g_ascii_strtoll (parts[1], NULL, 10);
     stop = g_ascii_strtoll (parts[2], NULL, 10);
+    if (format == GST_FORMAT_TIME) {
+      start *= GST_MSECOND;
+      stop = stop < 0 ? stop : stop * (gint64) GST_MSECOND;
+    }
     /* Not accurate in bytes: validate compares an accurate seek's start
      * with the time of the segment that follows, whose format is rows. */
     *seek = gst_event_new_seek (1.0, format, GST_SEEK_FLAG_FLUSH |
-        (format == GST_FORMAT_DEFAULT ? GST_SEEK_FLAG_ACCURATE : 0),
+        (format != GST_FORMAT_BYTES ? GST_SEEK_FLAG_ACCURATE : 0),
         GST_SEEK_TYPE_SET, start,
         stop < 0 ? GST_SEEK_TYPE_NONE : GST_SEEK_TYPE_SET, stop);
   }
@@ -261,7 +268,7 @@ main (int argc, char **argv)
           && strcmp (argv[1], "cycles") != 0)) {
     g_printerr ("usage: seekdriver [--array NAME=IN.npy]... "
         "[--collect NAME=OUT.npy]... paused|playing|cycles PIPELINE "
-        "rows|bytes:START:STOP...\n");
+        "rows|bytes|ms:START:STOP...\n");
     return 2;
   }
   cycles = strcmp (argv[1], "cycles") == 0;

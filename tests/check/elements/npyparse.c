@@ -957,6 +957,38 @@ GST_START_TEST (test_parse_seeking_query_and_refused_seeks)
 
 GST_END_TEST;
 
+/* Before the header the seeking query answers what a seek kept until the
+ * header can do: where upstream can seek in bytes, seekable in rows and
+ * bytes to an end not known yet, and in time only once the rate property
+ * says the rows have one; not seekable where upstream cannot seek. An
+ * element downstream that asks before it passes a seek on (planmap's
+ * base class) depends on it. */
+GST_START_TEST (test_parse_seeking_query_before_header)
+{
+  gint64 end = 0;
+  Parse p;
+
+  parse_setup (&p, 48);
+  fail_if (query_seekable (p.h, GST_FORMAT_DEFAULT, &end));
+  make_upstream_seekable (&p);
+  fail_unless (query_seekable (p.h, GST_FORMAT_DEFAULT, &end));
+  fail_unless_equals_int64 (end, -1);
+  fail_unless (query_seekable (p.h, GST_FORMAT_BYTES, &end));
+  fail_unless_equals_int64 (end, -1);
+  fail_if (query_seekable (p.h, GST_FORMAT_TIME, &end));
+  fail_if (query_seekable (p.h, GST_FORMAT_PERCENT, &end));
+  fail_unless_equals_int (gst_element_set_state (p.h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_util_set_object_arg (G_OBJECT (p.h->element), "rate", "1000/1");
+  fail_unless_equals_int (gst_element_set_state (p.h->element,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (query_seekable (p.h, GST_FORMAT_TIME, &end));
+  fail_unless_equals_int64 (end, -1);
+  parse_teardown (&p);
+}
+
+GST_END_TEST;
+
 /* Real pipelines: filesrc, and fdsrc on a pipe, which cannot seek. The
  * events and buffers npyparse sends are recorded by a probe on its source
  * pad. */
@@ -1600,6 +1632,7 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_seek_before_header_without_flush);
   tcase_add_test (tc, test_parse_seek_before_header_impossible_after_it);
   tcase_add_test (tc, test_parse_seeking_query_and_refused_seeks);
+  tcase_add_test (tc, test_parse_seeking_query_before_header);
   tcase_add_test (tc, test_parse_seeks_through_filesrc);
   tcase_add_test (tc, test_parse_seek_before_header_through_filesrc);
   tcase_add_test (tc, test_parse_seek_refused_on_a_pipe);
