@@ -189,7 +189,7 @@ gboolean _plan_zip_has_magic (const guint8 * data, gsize size);
 
 G_GNUC_INTERNAL
 GPtrArray * _plan_zip_read_directory (gint fd, guint64 file_size,
-    GError ** error);
+    GBytes ** comment, GError ** error);
 
 G_GNUC_INTERNAL
 gboolean _plan_zip_locate_data (gint fd, guint64 file_size,

@@ -544,7 +544,8 @@ choose_member (PlanFileReader * self, GPtrArray * entries, GError ** error)
 static gboolean
 open_npz (PlanFileReader * self, guint64 file_size, GError ** error)
 {
-  GPtrArray *entries = _plan_zip_read_directory (self->fd, file_size, error);
+  GPtrArray *entries = _plan_zip_read_directory (self->fd, file_size, NULL,
+      error);
   PlanZipEntry *e;
   gboolean ok = FALSE;
 

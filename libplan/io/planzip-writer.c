@@ -86,6 +86,7 @@ struct _PlanZipKept
 {
   GArray *entries;              /* of KeptEntry */
   guint64 end;                  /* where the copied members end */
+  GBytes *comment;              /* the archive's, written again at its end */
 };
 
 struct _PlanZipWriter
@@ -155,6 +156,8 @@ _plan_zip_kept_free (PlanZipKept * kept)
   if (kept == NULL)
     return;
   g_array_unref (kept->entries);
+  if (kept->comment)
+    g_bytes_unref (kept->comment);
   g_free (kept);
 }
 
@@ -236,8 +239,8 @@ copy_range (gint src, guint64 offset, gint dst, guint64 size,
  *
  * Copies the members of the archive at @location but @skip into @dst,
  * each its local header and data as they are, one after the other from
- * the start, and gives @dst the archive's mode. Nothing at @location is
- * nothing to copy.
+ * the start, and gives @dst the archive's mode; the archive's comment is
+ * kept for its new end record. Nothing at @location is nothing to copy.
  *
  * Returns: (transfer full): what the central directory will say of the
  *   members copied, for _plan_zip_writer_new(), or %NULL with @error set
@@ -267,7 +270,8 @@ _plan_zip_writer_copy_members (gint dst, const gchar * location,
   if (st.st_size < 4 || !read_exact (src, magic, 4, 0)
       || !_plan_zip_has_magic (magic, 4))
     goto not_zip;
-  entries = _plan_zip_read_directory (src, st.st_size, error);
+  entries = _plan_zip_read_directory (src, st.st_size, &kept->comment,
+      error);
   if (entries == NULL)
     goto bad_archive;
   for (i = 0; i < entries->len; i++) {
@@ -702,6 +706,8 @@ _plan_zip_writer_finish (PlanZipWriter * zw, const guint8 * npy_header,
   guint64 csize, usize, cd_offset, cd_size, n_entries;
   guint8 end[END64_SIZE + LOCATOR_SIZE + END_SIZE], *p = end;
   guint8 patch[16], crc_le[4];
+  gsize comment_len = 0;
+  const guint8 *comment = NULL;
   GByteArray *cd;
   KeptEntry self = { 0 };
   gboolean end64, ok;
@@ -760,8 +766,15 @@ _plan_zip_writer_finish (PlanZipWriter * zw, const guint8 * npy_header,
   put16 (p + 10, MIN (n_entries, 0xffff));
   put32 (p + 12, end64 ? 0xffffffffu : cd_size);
   put32 (p + 16, end64 ? 0xffffffffu : cd_offset);
+  /* The comment of the archive added to (at most 65535 bytes, as its end
+   * record's field said), as zip tools keep it when they add a member. */
+  if (zw->kept && zw->kept->comment)
+    comment = g_bytes_get_data (zw->kept->comment, &comment_len);
+  put16 (p + 20, comment_len);
   p += END_SIZE;
   g_byte_array_append (cd, end, p - end);
+  if (comment_len > 0)
+    g_byte_array_append (cd, comment, comment_len);
   ok = append (zw, cd->data, cd->len, error);
   g_byte_array_unref (cd);
   if (!ok)

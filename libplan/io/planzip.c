@@ -100,10 +100,11 @@ _plan_zip_entry_free (PlanZipEntry * entry)
 }
 
 /* Finds the end record in the last bytes of the file: the last signature
- * whose comment length reaches the end of the file exactly. */
+ * whose comment length reaches the end of the file exactly; and the
+ * archive's comment after it, into @comment where it is not %NULL. */
 static gboolean
 find_end (gint fd, guint64 file_size, guint8 end[END_SIZE],
-    guint64 * end_offset, GError ** error)
+    guint64 * end_offset, GBytes ** comment, GError ** error)
 {
   gsize n = MIN (file_size, END_SEARCH);
   guint8 *tail;
@@ -121,6 +122,8 @@ find_end (gint fd, guint64 file_size, guint8 end[END_SIZE],
         && (gsize) i + END_SIZE + get16 (tail + i + 20) == n) {
       memcpy (end, tail + i, END_SIZE);
       *end_offset = file_size - n + i;
+      if (comment)
+        *comment = g_bytes_new (tail + i + END_SIZE, n - i - END_SIZE);
       g_free (tail);
       return TRUE;
     }
@@ -262,6 +265,9 @@ bad_entry:
  * _plan_zip_read_directory:
  * @fd: an open zip archive
  * @file_size: its size
+ * @comment: (out) (optional) (transfer full): the archive's comment, the
+ *   bytes after its end record (empty when it has none), set only when
+ *   the directory is read
  * @error: return location for a #GError (without the file's name)
  *
  * Returns: (transfer full): the archive's entries (#PlanZipEntry, with
@@ -269,14 +275,16 @@ bad_entry:
  *   @error set when the archive is truncated, malformed or spans disks.
  */
 GPtrArray *
-_plan_zip_read_directory (gint fd, guint64 file_size, GError ** error)
+_plan_zip_read_directory (gint fd, guint64 file_size, GBytes ** comment,
+    GError ** error)
 {
   guint8 end[END_SIZE];
   guint64 end_offset, n_entries, dir_size, dir_offset;
   guint8 *dir;
   GPtrArray *entries;
+  GBytes *text = NULL;
 
-  if (!find_end (fd, file_size, end, &end_offset, error))
+  if (!find_end (fd, file_size, end, &end_offset, &text, error))
     return NULL;
   if (get16 (end + 4) != 0 || get16 (end + 6) != 0)
     goto multi_disk;
@@ -286,8 +294,10 @@ _plan_zip_read_directory (gint fd, guint64 file_size, GError ** error)
   if ((n_entries == G_MAXUINT16 || dir_size == G_MAXUINT32
           || dir_offset == G_MAXUINT32)
       && !read_end64 (fd, end_offset, &n_entries, &dir_size, &dir_offset,
-          error))
+          error)) {
+    g_bytes_unref (text);
     return NULL;
+  }
   if (dir_offset > end_offset || dir_size > end_offset - dir_offset
       || dir_size > MAX_DIRECTORY_SIZE
       || n_entries > dir_size / CENTRAL_SIZE)
@@ -296,20 +306,26 @@ _plan_zip_read_directory (gint fd, guint64 file_size, GError ** error)
   dir = g_malloc (MAX (dir_size, 1));
   if (!read_at (fd, dir, dir_size, dir_offset, error)) {
     g_free (dir);
+    g_bytes_unref (text);
     return NULL;
   }
   entries = parse_directory (dir, dir_size, n_entries, error);
   g_free (dir);
+  if (entries && comment)
+    *comment = g_bytes_ref (text);
+  g_bytes_unref (text);
   return entries;
 
 multi_disk:
   {
+    g_bytes_unref (text);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "it is a zip "
         "archive split across several files (disks), which is not supported");
     return NULL;
   }
 bad_directory:
   {
+    g_bytes_unref (text);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zip directory "
         "(%" G_GUINT64_FORMAT " entries, %" G_GUINT64_FORMAT " bytes at byte %"
         G_GUINT64_FORMAT ") does not fit in the file; it is corrupt",

@@ -209,8 +209,8 @@ def raw_members(path):
 def add_mode():
     """file-mode=add adds the member to a .npz numpy wrote, or replaces
     one of the same name, and keeps the others byte for byte (stored and
-    deflated), whether the offsets need zip64 records or not; with
-    nothing there it writes a new archive."""
+    deflated) and the archive's comment, whether the offsets need zip64
+    records or not; with nothing there it writes a new archive."""
     d = plantest.tmpdir()
     src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'w.npz')
     back = os.path.join(d, 'back.npy')
@@ -222,6 +222,9 @@ def add_mode():
         env = {'PLAN_TEST_ZIP64_LIMIT': limit} if limit else {}
         for save in (np.savez, np.savez_compressed):
             save(out, temps=temps, rain=rain)
+            comment = b'' if save is np.savez else b'kept \xff' * 40
+            with zipfile.ZipFile(out, 'a') as z:
+                z.comment = comment
             before = raw_members(out)
             write(src, out, 'file-mode=add', 'member=wind', env=env)
             after = raw_members(out)
@@ -234,6 +237,9 @@ def add_mode():
             with zipfile.ZipFile(out) as z:
                 if z.testzip() is not None:
                     raise Failure('add: zipfile finds it corrupt')
+                if z.comment != comment:
+                    raise Failure('add: the comment %r became %r' %
+                                  (comment, z.comment))
             with np.load(out) as z:
                 plantest.assert_bits(z['wind'], a, 'added')
                 plantest.assert_bits(z['temps'], temps, 'kept')
@@ -246,6 +252,10 @@ def add_mode():
                     after['rain.npy'] != before['rain.npy'] or \
                     after['temps.npy'][1] != zipfile.ZIP_DEFLATED:
                 raise Failure('replace: members %s' % sorted(after))
+            with zipfile.ZipFile(out) as z:
+                if z.comment != comment:
+                    raise Failure('replace: the comment %r became %r' %
+                                  (comment, z.comment))
             with np.load(out) as z:
                 plantest.assert_bits(z['temps'], a, 'replaced')
                 plantest.assert_bits(z['rain'], rain, 'kept')
