@@ -334,12 +334,13 @@ nested_too_deep (const gchar * text, gsize size)
   return FALSE;
 }
 
-/* The first integer of @text (outside strings) that 64 bits do not hold
- * (below -2^63 or above 2^64 - 1), copied, or NULL: json-glib reads such
- * an integer as another one (2^64 + 5 as -1, -2^63 - 1 as 2^63 - 1)
- * without a word. */
-static gchar *
-integer_beyond_64_bits (const gchar * text, gsize size)
+/* Calls @func on each integer of @text (outside strings; numbers with a
+ * fraction or an exponent are not integers) with its first byte and its
+ * length, until @func returns TRUE; returns whether one did. */
+static gboolean
+scan_integers (const gchar * text, gsize size,
+    gboolean (*func) (const gchar * token, gsize len, gpointer data),
+    gpointer data)
 {
   gboolean in_string = FALSE;
   gsize i;
@@ -364,24 +365,103 @@ integer_beyond_64_bits (const gchar * text, gsize size)
     end = i + (c == '-');
     while (end < size && g_ascii_isdigit (text[end]))
       end++;
-    if (end < size && strchr (".eE", text[end]) == NULL) {
-      gchar *token = g_strndup (text + i, end - i);
-
-      errno = 0;
-      if (c == '-')
-        g_ascii_strtoll (token, NULL, 10);
-      else
-        g_ascii_strtoull (token, NULL, 10);
-      if (errno == ERANGE)
-        return token;
-      g_free (token);
-    }
+    if (end < size && strchr (".eE", text[end]) == NULL
+        && func (text + i, end - i, data))
+      return TRUE;
     /* past the number (and a fraction or exponent, digits and signs) */
     while (end < size && strchr ("0123456789.eE+-", text[end]))
       end++;
     i = end - 1;
   }
-  return NULL;
+  return FALSE;
+}
+
+/* Reads the integer @token of @len bytes; FALSE when 64 bits do not hold
+ * it (below -2^63 or above 2^64 - 1). */
+static gboolean
+read_integer (const gchar * token, gsize len, gboolean * negative,
+    guint64 * magnitude)
+{
+  gchar *copy = g_strndup (token, len);
+
+  errno = 0;
+  *negative = token[0] == '-';
+  if (*negative) {
+    gint64 v = g_ascii_strtoll (copy, NULL, 10);
+    *magnitude = v == G_MININT64 ? (guint64) G_MAXINT64 + 1 : (guint64) - v;
+  } else {
+    *magnitude = g_ascii_strtoull (copy, NULL, 10);
+  }
+  g_free (copy);
+  return errno != ERANGE;
+}
+
+static gboolean
+beyond_64_bits (const gchar * token, gsize len, gpointer data)
+{
+  gboolean negative;
+  guint64 magnitude;
+
+  if (read_integer (token, len, &negative, &magnitude))
+    return FALSE;
+  *(gchar **) data = g_strndup (token, len);
+  return TRUE;
+}
+
+/* The first integer of @text (outside strings) that 64 bits do not hold
+ * (below -2^63 or above 2^64 - 1), copied, or NULL: json-glib reads such
+ * an integer as another one (2^64 + 5 as -1, -2^63 - 1 as 2^63 - 1)
+ * without a word. */
+static gchar *
+integer_beyond_64_bits (const gchar * text, gsize size)
+{
+  gchar *big = NULL;
+
+  scan_integers (text, size, beyond_64_bits, &big);
+  return big;
+}
+
+typedef struct
+{
+  const gchar *text;
+  GString *marked;
+  gsize copied;                 /* the bytes of text in marked */
+} Marking;
+
+static gboolean
+mark_above_int64 (const gchar * token, gsize len, gpointer data)
+{
+  Marking *m = data;
+  gboolean negative;
+  guint64 magnitude;
+  gsize end = token + len - m->text;
+
+  if (read_integer (token, len, &negative, &magnitude) && !negative
+      && magnitude > G_MAXINT64) {
+    if (m->marked == NULL)
+      m->marked = g_string_new (NULL);
+    g_string_append_len (m->marked, m->text + m->copied, end - m->copied);
+    g_string_append (m->marked, ".0");
+    m->copied = end;
+  }
+  return FALSE;
+}
+
+/* @text with ".0" after each integer from 2^63 to 2^64 - 1, or NULL when
+ * it has none. json-glib reads those integers as int64 with their low 64
+ * bits, 2^64 - 1 as -1; parsed again so marked, they are floats, whose
+ * sign tells a uint64 above 2^63 - 1 from a negative number. */
+static gchar *
+mark_integers_above_int64 (const gchar * text)
+{
+  Marking m = { text, NULL, 0 };
+  gsize size = strlen (text);
+
+  scan_integers (text, size, mark_above_int64, &m);
+  if (m.marked == NULL)
+    return NULL;
+  g_string_append_len (m.marked, text + m.copied, size - m.copied);
+  return g_string_free (m.marked, FALSE);
 }
 
 /* A metadata file, NUL-terminated, with its size in *@size_out. */
@@ -824,22 +904,97 @@ parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
   return TRUE;
 }
 
-static gboolean parse_fill_node (JsonNode * node, PlanDType dtype,
-    gsize itemsize, guint8 * fill);
+static gboolean parse_fill_node (JsonNode * node, JsonNode * hint,
+    PlanDType dtype, gsize itemsize, guint8 * fill);
+
+/* Whether @node is an integer json-glib read as a negative one: a
+ * negative number, or one from 2^63 to 2^64 - 1. */
+static gboolean
+is_negative_int (JsonNode * node)
+{
+  return node && json_node_get_value_type (node) == G_TYPE_INT64
+      && json_node_get_int (node) < 0;
+}
+
+/* The fill_value of the metadata @text parsed again with its integers
+ * from 2^63 on marked as floats (mark_integers_above_int64 ()), into
+ * @parser: its nodes tell those integers from negative ones. NULL when
+ * @text has none. */
+static JsonNode *
+parse_fill_hint (const gchar * text, JsonParser ** parser)
+{
+  gchar *marked = mark_integers_above_int64 (text);
+  JsonObject *o;
+
+  *parser = NULL;
+  if (marked == NULL)
+    return NULL;
+  *parser = json_parser_new ();
+  o = json_parser_load_from_data (*parser, marked, -1, NULL) ?
+      root_object (*parser) : NULL;
+  g_free (marked);
+  return o ? json_object_get_member (o, "fill_value") : NULL;
+}
+
+/* The element @i of the list @node, or NULL. */
+static JsonNode *
+list_element (JsonNode * node, guint i)
+{
+  JsonArray *a = node && JSON_NODE_HOLDS_ARRAY (node) ?
+      json_node_get_array (node) : NULL;
+
+  return a && i < json_array_get_length (a) ?
+      json_array_get_element (a, i) : NULL;
+}
+
+/* @node as the metadata has it: json-glib would print 2^64 - 1 as -1. */
+static gchar *
+show_fill (JsonNode * node, JsonNode * hint)
+{
+  if (JSON_NODE_HOLDS_ARRAY (node) && list_element (node, 0)
+      && list_element (node, 1)
+      && json_array_get_length (json_node_get_array (node)) == 2) {
+    gchar *re = show_fill (list_element (node, 0), list_element (hint, 0));
+    gchar *im = show_fill (list_element (node, 1), list_element (hint, 1));
+    gchar *both = g_strdup_printf ("[%s,%s]", re, im);
+
+    g_free (re);
+    g_free (im);
+    return both;
+  }
+  if (is_negative_int (node) && hint
+      && json_node_get_value_type (hint) == G_TYPE_DOUBLE
+      && json_node_get_double (hint) > 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT,
+        (guint64) json_node_get_int (node));
+  return json_to_string (node, FALSE);
+}
 
 /* The fill value's bytes, in the machine's byte order. A complex fill
  * value is a list of its real and imaginary parts, each written as a
- * float's. */
+ * float's. @text is the metadata @o was parsed from. */
 static gboolean
-parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
+parse_fill (PlanZarrArray * z, JsonObject * o, const gchar * text,
+    GError ** error)
 {
-  JsonNode *node = json_object_get_member (o, "fill_value");
+  JsonNode *node = json_object_get_member (o, "fill_value"), *hint = NULL;
+  JsonParser *hint_parser = NULL;
+  gboolean complex = z->dtype == PLAN_DTYPE_COMPLEX64
+      || z->dtype == PLAN_DTYPE_COMPLEX128;
   gboolean ok;
 
   memset (z->fill, 0, sizeof (z->fill));
+  if (node && JSON_NODE_HOLDS_NULL (node) && z->v3)
+    goto null_v3;
+  /* v2: null is "no fill value"; missing chunks are then 0, as
+   * zarr-python 3 reads them (zarr-python 2 leaves them as np.empty ()
+   * made them). */
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     return TRUE;
-  if (z->dtype == PLAN_DTYPE_COMPLEX64 || z->dtype == PLAN_DTYPE_COMPLEX128) {
+  if (is_negative_int (node) || is_negative_int (list_element (node, 0))
+      || is_negative_int (list_element (node, 1)))
+    hint = parse_fill_hint (text, &hint_parser);
+  if (complex) {
     PlanDType part = z->dtype == PLAN_DTYPE_COMPLEX64 ? PLAN_DTYPE_FLOAT32 :
         PLAN_DTYPE_FLOAT64;
     gsize half = z->itemsize / 2;
@@ -847,62 +1002,79 @@ parse_fill (PlanZarrArray * z, JsonObject * o, GError ** error)
         : NULL;
 
     ok = a && json_array_get_length (a) == 2
-        && parse_fill_node (json_array_get_element (a, 0), part, half,
-        z->fill) && parse_fill_node (json_array_get_element (a, 1), part,
-        half, z->fill + half);
+        && parse_fill_node (list_element (node, 0), list_element (hint, 0),
+        part, half, z->fill)
+        && parse_fill_node (list_element (node, 1), list_element (hint, 1),
+        part, half, z->fill + half);
   } else {
-    ok = parse_fill_node (node, z->dtype, z->itemsize, z->fill);
+    ok = parse_fill_node (node, hint, z->dtype, z->itemsize, z->fill);
   }
   if (!ok) {
-    gchar *text = json_to_string (node, FALSE);
+    gchar *shown = show_fill (node, hint);
 
-    if (strlen (text) > 40)
-      strcpy (text + 37, "...");
+    if (strlen (shown) > 40)
+      strcpy (shown + 37, "...");
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value %s "
-        "does not fit its dtype %s", text, plan_dtype_to_string (z->dtype));
-    g_free (text);
+        "does not fit its dtype %s", shown, plan_dtype_to_string (z->dtype));
+    g_free (shown);
   }
+  if (hint_parser)
+    g_object_unref (hint_parser);
   return ok;
+
+null_v3:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its fill_value is "
+      "null; Zarr v3 requires a value of the array's data_type (%s), which "
+      "chunks never written read as (zarr-python 3 refuses it too)",
+      plan_dtype_to_string (z->dtype));
+  return FALSE;
 }
 
-/* Whether @i is a value of the integer or bool @dtype: the fill value of
- * a uint8 array cannot be 300 or -1 (it would wrap), nor a bool's 2. An
- * int64's or uint64's is any (json-glib reads integers beyond int64 as
- * their low 64 bits, 2^64 - 1 as -1). */
+/* Whether @i (@big: the unsigned value (guint64) @i, 2^63 or more) is a
+ * value of the integer or bool @dtype: the fill value of a uint8 array
+ * cannot be 300 or -1 (it would wrap), nor a bool's 2, nor an int64's
+ * 2^63, nor a uint64's -1. */
 static gboolean
-int_fits (PlanDType dtype, gint64 i)
+int_fits (PlanDType dtype, gint64 i, gboolean big)
 {
   switch (dtype) {
     case PLAN_DTYPE_BOOL:
-      return i == 0 || i == 1;
+      return !big && (i == 0 || i == 1);
     case PLAN_DTYPE_INT8:
-      return i >= G_MININT8 && i <= G_MAXINT8;
+      return !big && i >= G_MININT8 && i <= G_MAXINT8;
     case PLAN_DTYPE_UINT8:
-      return i >= 0 && i <= G_MAXUINT8;
+      return !big && i >= 0 && i <= G_MAXUINT8;
     case PLAN_DTYPE_INT16:
-      return i >= G_MININT16 && i <= G_MAXINT16;
+      return !big && i >= G_MININT16 && i <= G_MAXINT16;
     case PLAN_DTYPE_UINT16:
-      return i >= 0 && i <= G_MAXUINT16;
+      return !big && i >= 0 && i <= G_MAXUINT16;
     case PLAN_DTYPE_INT32:
-      return i >= G_MININT32 && i <= G_MAXINT32;
+      return !big && i >= G_MININT32 && i <= G_MAXINT32;
     case PLAN_DTYPE_UINT32:
-      return i >= 0 && i <= G_MAXUINT32;
+      return !big && i >= 0 && i <= G_MAXUINT32;
+    case PLAN_DTYPE_INT64:
+      return !big;
+    case PLAN_DTYPE_UINT64:
+      return big || i >= 0;
     default:
-      return TRUE;
+      return FALSE;
   }
 }
 
-/* One value of the fill value, of @dtype (not complex), into @fill. */
+/* One value of the fill value, of @dtype (not complex), into @fill.
+ * @hint: the same value parsed with integers from 2^63 on marked as
+ * floats (parse_fill_hint ()), or NULL. */
 static gboolean
-parse_fill_node (JsonNode * node, PlanDType dtype, gsize itemsize,
-    guint8 * fill)
+parse_fill_node (JsonNode * node, JsonNode * hint, PlanDType dtype,
+    gsize itemsize, guint8 * fill)
 {
   gdouble d = 0;
   gint64 i = 0;
+  gboolean big = FALSE;
   gboolean is_float = plan_dtype_is_float (dtype);
 
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
+    goto bad;
   if (json_node_get_value_type (node) == G_TYPE_STRING) {
     const gchar *s = json_node_get_string (node);
 
@@ -930,20 +1102,25 @@ parse_fill_node (JsonNode * node, PlanDType dtype, gsize itemsize,
     d = i;
   } else if (json_node_get_value_type (node) == G_TYPE_INT64) {
     i = json_node_get_int (node);
-    d = i;
+    /* json-glib keeps an integer's low 64 bits: one from 2^63 on reads
+     * as a negative one, which the hint's float tells apart. */
+    big = i < 0 && hint && json_node_get_value_type (hint) == G_TYPE_DOUBLE
+        && json_node_get_double (hint) > 0;
+    d = big ? (gdouble) (guint64) i : (gdouble) i;
   } else if (json_node_get_value_type (node) == G_TYPE_DOUBLE) {
     d = json_node_get_double (node);
-    /* An integer's fill value must be a whole number within int64 (1e300
-     * has no integer part to take: its cast would be undefined); its
-     * range is checked below. */
+    /* An integer's fill value must be a whole number within 64 bits
+     * (1e300 has no integer part to take: its cast would be undefined);
+     * its range is checked below. */
     if (!is_float && !(d >= -9223372036854775808.0
-            && d < 9223372036854775808.0 && d == floor (d)))
+            && d < 18446744073709551616.0 && d == floor (d)))
       goto bad;
-    i = (gint64) d;
+    big = d >= 9223372036854775808.0;
+    i = big ? (gint64) (guint64) d : (gint64) d;
   } else {
     goto bad;
   }
-  if (!is_float && !int_fits (dtype, i))
+  if (!is_float && !int_fits (dtype, i, big))
     goto bad;
 
   switch (dtype) {
@@ -1044,7 +1221,7 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   if (!parse_dtype (z, member_string (o, "dtype", NULL), error)
       || !parse_axes (o, "shape", z->shape, &z->ndim, error)
       || !parse_axes (o, "chunks", z->chunks, &n_chunks, error)
-      || !parse_codec (z, o, error) || !parse_fill (z, o, error))
+      || !parse_codec (z, o, error) || !parse_fill (z, o, text, error))
     goto done;
   if (n_chunks != z->ndim || !size_chunks (z))
     goto bad_chunks;
@@ -1501,7 +1678,7 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
     goto bad_chunks;
   if (json_object_get_member (o, "fill_value") == NULL)
     goto no_fill;
-  ok = parse_fill (z, o, error);
+  ok = parse_fill (z, o, text, error);
   goto done;
 
 not_object:

@@ -114,8 +114,8 @@ def fill_values_and_separators():
             z[40:42, 4:] = plantest.random_array(dtype, (2, 2), RNG)
             want = z[...]
             if fill is None:
-                # zarr-python gives what numpy's empty chunk held; the
-                # reader gives 0, as the specification leaves it open.
+                # zarr-python 2 gives what numpy's empty chunk held; the
+                # reader gives 0, as zarr-python 3 does (below).
                 want[np.isin(np.arange(50), np.r_[8:16, 40:42]) == 0] = 0
                 want[40:42, :4] = 0
             got = read(store, out)
@@ -347,6 +347,80 @@ def hostile_metadata_fails():
                       'location=' + out], path, text)
         if os.path.exists(out):
             raise Failure('%s: an output was written' % name)
+
+
+def fill_values_from_2_63_and_null():
+    """Fill values json-glib reads as int64 with their low 64 bits (2^63
+    and up as negative numbers) are read exactly: a uint64's 2^63 + 5 and
+    2^64 - 1, and a float's or a complex's written as an integer (2^64 - 1
+    was read as -1.0), as zarr-python reads them; an int64's 2^63 and a
+    uint64's -1 are refused rather than wrapped. A v2 fill_value null
+    reads as 0, as zarr-python 3 reads it; a v3 one is refused (Zarr v3
+    requires a value), as zarr-python 3 refuses it."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+
+    def v2(name, dtype, fill):
+        path = os.path.join(d, name + '.zarr')
+        z = zarr.open(path, mode='w', shape=(6,), chunks=(2,), dtype=dtype,
+                      compressor=None)
+        z[:2] = 1
+        meta = json.load(open(os.path.join(path, '.zarray')))
+        meta['fill_value'] = fill
+        json.dump(meta, open(os.path.join(path, '.zarray'), 'w'))
+        return path
+
+    def v3(name, dtype, fill):
+        path = os.path.join(d, name + '.zarr')
+        os.mkdir(path)
+        json.dump({'zarr_format': 3, 'node_type': 'array', 'shape': [4],
+                   'data_type': dtype, 'fill_value': fill,
+                   'chunk_grid': {'name': 'regular',
+                                  'configuration': {'chunk_shape': [2]}},
+                   'chunk_key_encoding': {'name': 'default'},
+                   'codecs': [{'name': 'bytes',
+                               'configuration': {'endian': 'little'}}]},
+                  open(os.path.join(path, 'zarr.json'), 'w'))
+        os.mkdir(os.path.join(path, 'c'))
+        open(os.path.join(path, 'c', '0'), 'wb').write(
+            np.ones(2, dtype).tobytes())
+        return path
+
+    for i, (dtype, fill) in enumerate([
+            ('uint64', 2 ** 63), ('uint64', 2 ** 63 + 5),
+            ('uint64', 2 ** 64 - 1), ('float64', 2 ** 64 - 1),
+            ('float32', 2 ** 63 + 5), ('float64', -2 ** 63),
+            ('complex128', [2 ** 64 - 1, -1])]):
+        name = '%s_%d' % (dtype, i)
+        path = v2(name, dtype, fill)
+        plantest.assert_bits(read(path, out), zarr.open(path, 'r')[...],
+                             'v2 fill %r for %s' % (fill, dtype))
+        want = np.ones(4, dtype)
+        want[2:] = complex(*fill) if isinstance(fill, list) else fill
+        plantest.assert_bits(read(v3('v3' + name, dtype, fill), out), want,
+                             'v3 fill %r for %s' % (fill, dtype))
+    for dtype, fill in [('int64', 2 ** 63), ('int64', 2 ** 64 - 1),
+                        ('uint64', -1)]:
+        for path in (v2('bad%s%d' % (dtype, fill), dtype, fill),
+                     v3('bad3%s%d' % (dtype, fill), dtype, fill)):
+            expect_error(['planfilesrc', 'location=' + path, '!',
+                          'fakesink'], "its fill_value %d does not fit its "
+                         "dtype %s" % (fill, dtype))
+    path = v3('v3null', 'float32', None)
+    expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'], path,
+                 'its fill_value is null; Zarr v3 requires a value')
+    path = v2('v2null', 'float64', None)
+    got = read(path, out)
+    plantest.assert_bits(got, np.array([1, 1, 0, 0, 0, 0], 'f8'), 'v2 null')
+    if os.access(ZARR3, os.X_OK):
+        p = subprocess.run([ZARR3, '-W', 'ignore', '-c',
+                            'import sys, zarr, numpy as np; np.save(sys.argv'
+                            '[2], zarr.open_array(sys.argv[1], mode="r")'
+                            '[...])', path, out], capture_output=True,
+                           text=True, timeout=120)
+        if p.returncode != 0:
+            raise Failure('zarr 3 could not read %s:\n%s' % (path, p.stderr))
+        plantest.assert_bits(got, np.load(out), 'v2 null, as zarr 3 reads it')
 
 
 # Zarr v3: stores written by zarr-python 3, which Debian 12 lacks;
@@ -1062,6 +1136,7 @@ plantest.run_cases([
     ('corrupt and truncated chunks fail', corrupt_and_truncated_chunks_fail),
     ('unsupported metadata fails', unsupported_metadata_fails),
     ('hostile metadata fails', hostile_metadata_fails),
+    ('fill values from 2^63, and null', fill_values_from_2_63_and_null),
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('v3: transposed chunks', v3_transposed_chunks),
