@@ -659,16 +659,17 @@ DEFINE_INTEGER (uint64, guint64, U);
     for (c = c0; c < c1; c++) { \
       gboolean ok = x[c] == x[c]; \
       a.v.f = ok ? x[c] : r->identity.v.f; \
-      a.index = ok ? (r->op == PLAN_REDUCE_OP_NANARGMIN \
-          || r->op == PLAN_REDUCE_OP_NANARGMAX ? row_index : 1) \
-          : r->identity.index; \
+      a.index = ok ? (r->nan_arg ? row_index : 1) : r->identity.index; \
+      a.w.u = row_index;          /* nanarg: a NaN is an argmin too */ \
       r->merge (r, &cols[c], &a); \
     } \
   }
 
-/* nanargmin, nanargmax: a lane takes its first value that is not NaN and
- * then strictly better ones; a lane that saw only NaNs keeps the index
- * G_MAXUINT64 (none). */
+/* nanargmin, nanargmax: numpy's, argmin (argmax) with every NaN replaced
+ * by inf (-inf): a lane takes its first element and then strictly better
+ * ones, NaNs counted as @EMPTY, and notes whether it saw a value that is
+ * not NaN; without one its index is G_MAXUINT64 (none, an all-NaN slice;
+ * prk_merge_nanarg() keeps the argmin in w.u). */
 /* prk_merge_nanarg()'s is_min for DEFINE_BLOCK_NANARG's @which. */
 #define NANARG_IS_min 1
 #define NANARG_IS_max 0
@@ -681,6 +682,7 @@ DEFINE_INTEGER (uint64, guint64, U);
     const T *x = in; \
     T lane[LANES]; \
     guint64 idx[LANES]; \
+    guint8 seen[LANES] = { 0 }; \
     Acc a; \
     guint k; \
     for (k = 0; k < LANES; k++) { \
@@ -688,15 +690,18 @@ DEFINE_INTEGER (uint64, guint64, U);
       idx[k] = G_MAXUINT64; \
     } \
     LANE_LOOP (0, n, \
-        T v = x[i]; \
-        gboolean take = PRK_NANARG_TAKE (v CMP lane[l], v, idx[l]); \
+        T v = x[i] == x[i] ? x[i] : (T) EMPTY; \
+        gboolean take = PRK_NANARG_TAKE (v CMP lane[l], idx[l]); \
         lane[l] = take ? v : lane[l]; \
-        idx[l] = take ? base + i : idx[l]); \
+        idx[l] = take ? base + i : idx[l]; \
+        seen[l] |= x[i] == x[i]); \
     out->v.f = lane[0]; \
-    out->index = idx[0]; \
+    out->w.u = idx[0]; \
+    out->index = seen[0] ? idx[0] : G_MAXUINT64; \
     for (k = 1; k < LANES; k++) { \
       a.v.f = lane[k]; \
-      a.index = idx[k]; \
+      a.w.u = idx[k]; \
+      a.index = seen[k] ? idx[k] : G_MAXUINT64; \
       prk_merge_nanarg (out, &a, NANARG_IS_##which); \
     } \
   }
@@ -1161,7 +1166,7 @@ select_nan (PlanReducer * r, PlanDType dt)
       r->merge = is_min ? merge_nanargmin : merge_nanargmax;
       r->column = nanmerge_columns[dt];
       r->identity.v.f = is_min ? INFINITY : -INFINITY;
-      r->identity.index = G_MAXUINT64;
+      r->identity.index = r->identity.w.u = G_MAXUINT64;
       r->nan_arg = TRUE;
       break;
     }

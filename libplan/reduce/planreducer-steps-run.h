@@ -572,9 +572,13 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_NANARGMIN:
       case PRK_A_NANARGMAX:{
         double v = prk_load_f (P, x, i);
-        int take = PRK_NANARG_TAKE (P->algo == PRK_A_NANARGMIN ?
-            v < L->a.f : v > L->a.f, v, L->idx);
+        int is_min = P->algo == PRK_A_NANARGMIN;
+        int take;
 
+        L->n |= (prk_u64) (v == v);
+        if (v != v)
+          v = is_min ? PRK_INF : -PRK_INF;
+        take = PRK_NANARG_TAKE (is_min ? v < L->a.f : v > L->a.f, L->idx);
         if (take) {
           L->a.f = v;
           L->idx = base + i;
@@ -649,7 +653,10 @@ prk_lane_acc (const PrkParams * P, const PrkLane * L, PrkAcc * a)
     a->w = L->b;
   else if (P->algo == PRK_A_NANMIN || P->algo == PRK_A_NANMAX)
     a->index = L->n;
-  else
+  else if (P->algo == PRK_A_NANARGMIN || P->algo == PRK_A_NANARGMAX) {
+    a->w.u = L->idx;
+    a->index = L->n ? L->idx : PRK_NONE;
+  } else
     a->index = L->idx;
 }
 
@@ -1068,6 +1075,7 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
 
       b.v.f = ok ? v : P->identity.v.f;
       b.index = ok ? (P->nan_arg ? row_index : 1) : P->identity.index;
+      b.w.u = row_index;        /* nanarg: a NaN is an argmin too */
       prk_merge (P, a, &b);
       break;
     }

@@ -625,10 +625,13 @@ prk_ksum_column_step (double *s, double *lo, double v)
 #define PRK_ARG_TAKE_MIN_I(x, m) ((x) < (m))
 #define PRK_ARG_TAKE_MAX_I(x, m) ((x) > (m))
 
-/* Whether a nanargmin (nanargmax) lane takes @x: @better (x < m, x > m),
- * or the lane's first value that is not NaN (@idx still none). */
-#define PRK_NANARG_TAKE(better, x, idx) \
-  ((better) || ((x) == (x) && (idx) == PRK_NONE))
+/* numpy's nanargmin is argmin with every NaN replaced by inf (nanargmax:
+ * -inf), an error where all are NaN. A lane holds that argmin: @x is
+ * the element with a NaN already replaced, @better whether it is
+ * strictly smaller (larger) than the lane's value; the lane's first
+ * element is always taken (@idx still none), so a NaN before the first
+ * inf is the one given, as numpy gives it. */
+#define PRK_NANARG_TAKE(better, idx) ((better) || (idx) == PRK_NONE)
 
 /* a = a (+) b, a holding the earlier elements (or lanes). */
 
@@ -716,15 +719,22 @@ prk_merge_nanminmax (PrkAcc * a, const PrkAcc * b, int is_min)
   a->index |= b->index;
 }
 
-/* nanargmin, nanargmax: index none where only NaNs were seen. */
+/* nanargmin, nanargmax: v.f and w.u the value (a NaN counted as inf,
+ * -inf for nanargmax) and index of the argmin of what was seen, w.u none
+ * for nothing; index the same once a value that is not NaN was seen,
+ * else none (an all-NaN slice, which numpy refuses). */
 PRK_HD void
 prk_merge_nanarg (PrkAcc * a, const PrkAcc * b, int is_min)
 {
-  if (b->index == PRK_NONE)
-    return;
-  if (a->index == PRK_NONE || (is_min ? b->v.f < a->v.f : b->v.f > a->v.f)
-      || (b->v.f == a->v.f && b->index < a->index))
-    *a = *b;
+  int seen = a->index != PRK_NONE || b->index != PRK_NONE;
+
+  if (b->w.u != PRK_NONE && (a->w.u == PRK_NONE
+          || (is_min ? b->v.f < a->v.f : b->v.f > a->v.f)
+          || (b->v.f == a->v.f && b->w.u < a->w.u))) {
+    a->v.f = b->v.f;
+    a->w.u = b->w.u;
+  }
+  a->index = seen ? a->w.u : PRK_NONE;
 }
 
 /* The moments of real values (var, std, nanvar, nanstd) ------------------

@@ -37,9 +37,10 @@ G_BEGIN_DECLS
  *   are).
  * @PLAN_REDUCE_OP_NANMEAN: the mean of the values that are not NaN.
  * @PLAN_REDUCE_OP_NANARGMIN: the index of the first smallest value that is
- *   not NaN (an error when all are NaN).
+ *   not NaN (an error when all are NaN); as numpy's, argmin with NaN taken
+ *   as inf, so a NaN before the first inf is given where inf is smallest.
  * @PLAN_REDUCE_OP_NANARGMAX: the index of the first largest value that is
- *   not NaN (an error when all are NaN).
+ *   not NaN (an error when all are NaN); NaN taken as -inf, likewise.
  * @PLAN_REDUCE_OP_VAR: the variance, divided by `n - ddof` (see
  *   plan_reducer_set_ddof()).
  * @PLAN_REDUCE_OP_STD: the standard deviation, the square root of var.

@@ -280,6 +280,22 @@ def test_nan_ops_with_nans():
                            'nanstd'], axes=['0', '-1'], name='n3')
 
 
+def test_nanarg_counts_nan_as_inf():
+    """numpy's nanargmin is argmin with every NaN replaced by inf (nanargmax:
+    -inf): of a NaN and a later inf, the NaN's index is given, in one block
+    and across blocks."""
+    for dtype in ('float16', 'float32', 'float64'):
+        m = np.array([[np.nan, np.inf, np.nan], [np.inf, np.nan, -np.inf],
+                      [np.nan, -np.inf, 2.0]], dtype)
+        test_array(m, ops=['nanargmin', 'nanargmax'], axes=['all', '0', '-1'],
+                   name='ni')
+        for x in (np.inf, -np.inf):
+            a = np.full(5000, np.nan, dtype)
+            a[4000] = x
+            test_array(a, ops=['nanargmin', 'nanargmax'], axes=['all', '0'],
+                       name='nl', chunk_rows=(4096, 61))
+
+
 def test_ddof():
     rng = np.random.default_rng(12)
     m = rng.standard_normal((101, 3)) * 5 + 2
@@ -654,7 +670,7 @@ for dt in DTYPES:
 cases += [(f.__name__, f) for f in (
     test_nan_as_numpy, test_float32_sum_accuracy, test_float64_sum_accuracy,
     test_same_result_any_blocksize, test_custom_combiner,
-    test_nan_ops_with_nans, test_ddof, test_variance_large_mean_small_spread,
+    test_nan_ops_with_nans, test_nanarg_counts_nan_as_inf, test_ddof, test_variance_large_mean_small_spread,
     test_new_ops_same_result_any_blocksize,
     test_nanargmin_all_nan_fails_as_numpy, test_ptp_of_bool_fails_as_numpy,
     test_zero_d_axes_as_numpy,
