@@ -199,10 +199,18 @@ reducer_alloc (PlanReduceAxis axis, const PlanArrayInfo * input,
     GError ** error)
 {
   PlanReducer *r;
+  PlanArrayInfo checked;
+  GError *shape_error = NULL;
 
   if (input == NULL || input->dtype <= PLAN_DTYPE_UNKNOWN
       || input->dtype >= PLAN_DTYPE_N)
     goto bad_input;
+  /* An info filled in by hand gets plan_array_info_set()'s checks: an inner
+   * axis of no elements (rows with nothing in them) or too many axes would
+   * otherwise reach the loops. */
+  if (!plan_array_info_set (&checked, input->dtype, input->ndim, input->shape,
+          &shape_error))
+    goto bad_shape;
   if (axis != PLAN_REDUCE_AXIS_ALL && axis != PLAN_REDUCE_AXIS_ROWS
       && axis != PLAN_REDUCE_AXIS_INNER && axis != PLAN_REDUCE_AXIS_1)
     goto bad_axis;
@@ -233,6 +241,14 @@ bad_input:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "a reduction needs a valid input array info");
+    return NULL;
+  }
+bad_shape:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a reduction's input array info is not valid: %s",
+        shape_error->message);
+    g_error_free (shape_error);
     return NULL;
   }
 bad_axis:

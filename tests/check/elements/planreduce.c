@@ -694,6 +694,33 @@ GST_START_TEST (test_reduce_stream_equals_whole_array)
 
 GST_END_TEST;
 
+/* An info filled in by hand with an inner axis of no elements is refused
+ * with an error, as plan_array_info_set() refuses it, not reduced (its rows
+ * hold nothing). */
+GST_START_TEST (test_reducer_refuses_an_empty_inner_axis)
+{
+  PlanArrayInfo info;
+  GError *err = NULL;
+  gint axis;
+
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT32;
+  info.ndim = 2;
+  info.shape[0] = 3;
+  info.shape[1] = 0;
+  for (axis = PLAN_REDUCE_AXIS_ALL; axis <= PLAN_REDUCE_AXIS_1; axis++) {
+    fail_unless (plan_reducer_new (PLAN_REDUCE_OP_SUM, axis, &info,
+            &err) == NULL);
+    fail_unless (g_error_matches (err, PLAN_ERROR,
+            PLAN_ERROR_INVALID_ARGUMENT));
+    fail_unless (strstr (err->message, "axis 1 has 0 elements") != NULL,
+        "%s", err->message);
+    g_clear_error (&err);
+  }
+}
+
+GST_END_TEST;
+
 /* A float64 sum is compensated: pairs of large values that cancel leave the
  * small ones exact, where a plain sum loses them. */
 GST_START_TEST (test_reduce_float64_sum_is_compensated)
@@ -1738,6 +1765,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_invalid_map_reads_back_as_set);
   tcase_add_test (tc, test_reduce_map_unknown_name_fails_at_negotiation);
   tcase_add_test (tc, test_reduce_result_dtypes_follow_numpy);
+  tcase_add_test (tc, test_reducer_refuses_an_empty_inner_axis);
   return s;
 }
 
