@@ -240,6 +240,8 @@ plan_halo_new (const PlanArrayInfo * info, const guint * halo,
     PlanBoundary boundary, gdouble cval, GError ** error)
 {
   PlanHalo *self;
+  PlanArrayInfo checked;
+  GError *shape_error = NULL;
   guint k;
   guint64 row = 1;
 
@@ -249,6 +251,17 @@ plan_halo_new (const PlanArrayInfo * info, const guint * halo,
   if (info->ndim == 0) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
         "a stencil needs an array of at least one axis, not a single value");
+    return NULL;
+  }
+  /* An info filled in by hand gets plan_array_info_set()'s checks: the
+   * boundary rules divide by the length of an inner axis, which must not
+   * be 0. */
+  if (!plan_array_info_set (&checked, info->dtype, info->ndim, info->shape,
+          &shape_error)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "a stencil's input array info is not valid: %s",
+        shape_error->message);
+    g_error_free (shape_error);
     return NULL;
   }
   if (boundary == PLAN_BOUNDARY_VALID && !check_valid_fits (info, halo, error))

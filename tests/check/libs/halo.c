@@ -437,6 +437,29 @@ GST_START_TEST (test_halo_unpadded_rows_refused)
 
 GST_END_TEST;
 
+/* An info filled in by hand with an inner axis of no elements is refused
+ * with an error that names the axis, as plan_array_info_set() refuses it:
+ * the boundary rules would divide by its length. */
+GST_START_TEST (test_halo_refuses_an_empty_inner_axis)
+{
+  PlanArrayInfo info;
+  guint h[2] = { 1, 1 };
+  GError *err = NULL;
+
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT64;
+  info.ndim = 2;
+  info.shape[0] = 4;
+  info.shape[1] = 0;
+  fail_unless (plan_halo_new (&info, h, PLAN_BOUNDARY_WRAP, 0, &err) == NULL);
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT));
+  fail_unless (strstr (err->message, "axis 1 has 0 elements") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_halo_3d_planes)
 {
   static const gint64 shape[3] = { 4, 5, 3 };
@@ -722,6 +745,7 @@ halo_suite (void)
   tcase_add_test (tc, test_halo_wrap_needs_end_rows);
   tcase_add_test (tc, test_halo_context_rows_pieces);
   tcase_add_test (tc, test_halo_context_rows_valid_empty_piece);
+  tcase_add_test (tc, test_halo_refuses_an_empty_inner_axis);
   return s;
 }
 
