@@ -415,11 +415,15 @@ check_npy_size (PlanFileReader * self, GError ** error)
 
   if (self->row_size > 0 && rows > data / self->row_size) {
     gchar *s = plan_array_info_to_string (&self->file_info);
+    gchar *what = self->member_name ? g_strdup_printf ("its member '%s'",
+        self->member_name) : g_strdup ("the file");
+
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
-        "the %s is truncated: its header says %s, %" G_GUINT64_FORMAT
+        "%s is truncated: its header says %s, %" G_GUINT64_FORMAT
         " rows of %" G_GSIZE_FORMAT " bytes, but only %" G_GUINT64_FORMAT
-        " bytes of data follow the header", self->member_name ? "member" :
-        "file", s, rows, self->row_size, data);
+        " bytes of data follow the header", what, s, rows, self->row_size,
+        data);
+    g_free (what);
     g_free (s);
     return FALSE;
   }
@@ -469,17 +473,32 @@ mismatch:
   }
 }
 
-/* A .npz member matches @member by its name in the archive or, as numpy's
- * np.load() names them, by that name without ".npy". */
+/* A .npz member matches @member by its name in the archive (@exact) or,
+ * as numpy's np.load() names them, by that name without ".npy". */
 static gboolean
-member_matches (const PlanZipEntry * e, const gchar * member)
+member_matches (const PlanZipEntry * e, const gchar * member, gboolean exact)
 {
   gsize n = strlen (e->name);
 
-  if (strcmp (e->name, member) == 0)
-    return TRUE;
+  if (exact)
+    return strcmp (e->name, member) == 0;
   return n > 4 && g_str_has_suffix (e->name, ".npy")
       && strlen (member) == n - 4 && strncmp (e->name, member, n - 4) == 0;
+}
+
+/* The entry np.load() gives for @member: one of that name in the archive,
+ * else one of that name and ".npy"; of several of one name, the last, as
+ * Python's zipfile finds it. -1 when none matches. */
+static gint
+find_member (GPtrArray * entries, const gchar * member)
+{
+  gint i, pass;
+
+  for (pass = 0; pass < 2; pass++)
+    for (i = (gint) entries->len - 1; i >= 0; i--)
+      if (member_matches (g_ptr_array_index (entries, i), member, pass == 0))
+        return i;
+  return -1;
 }
 
 /* "'a', 'b' and 'c'", numpy's names of the arrays, the first 20 of them. */
@@ -508,6 +527,7 @@ choose_member (PlanFileReader * self, GPtrArray * entries, GError ** error)
 {
   gchar *names;
   guint i;
+  gint found;
 
   /* Folders are entries too; they hold no array. */
   for (i = entries->len; i > 0; i--) {
@@ -517,10 +537,9 @@ choose_member (PlanFileReader * self, GPtrArray * entries, GError ** error)
   }
   if (self->member == NULL && entries->len == 1)
     return g_ptr_array_steal_index (entries, 0);
-  for (i = 0; self->member && i < entries->len; i++) {
-    if (member_matches (g_ptr_array_index (entries, i), self->member))
-      return g_ptr_array_steal_index (entries, i);
-  }
+  found = self->member ? find_member (entries, self->member) : -1;
+  if (found >= 0)
+    return g_ptr_array_steal_index (entries, found);
 
   if (entries->len == 0) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT,
@@ -537,6 +556,24 @@ choose_member (PlanFileReader * self, GPtrArray * entries, GError ** error)
         names);
   g_free (names);
   return NULL;
+}
+
+/* Says which member an error reading its .npy header is of. An error
+ * inflating it names the file and the member already, as it does for the
+ * streaming thread: the file's name is given again by the caller, so it
+ * goes. */
+static void
+prefix_member_error (PlanFileReader * self, GError ** error)
+{
+  gchar *own = g_strdup_printf ("Could not read from '%s': ", self->filename);
+  gchar *message = (*error)->message;
+
+  if (g_str_has_prefix (message, own))
+    memmove (message, message + strlen (own), strlen (message) - strlen (own)
+        + 1);
+  else
+    g_prefix_error (error, "its member '%s': ", self->member_name);
+  g_free (own);
 }
 
 /* Finds the member to read in the .npz's directory and reads the .npy
@@ -574,7 +611,7 @@ open_npz (PlanFileReader * self, guint64 file_size, GError ** error)
     self->inflater = _plan_file_reader_inflater_new ();
   ok = read_npy_header (self, error);
   if (!ok)
-    g_prefix_error (error, "its member '%s': ", e->name);
+    prefix_member_error (self, error);
   goto done;
 
 encrypted:

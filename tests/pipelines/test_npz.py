@@ -12,6 +12,7 @@ import re
 import resource
 import signal
 import subprocess
+import warnings
 import zipfile
 import zlib
 
@@ -182,6 +183,33 @@ def wrong_member_lists_the_names():
                   'planfilesink', 'location=' + out], 'no arrays in it')
     if os.path.exists(out):
         raise Failure('an output was written')
+
+
+def names_given_twice_as_np_load():
+    """Of two members of one name, the last is read, and a member named
+    exactly so comes before one with '.npy' added, as np.load() picks
+    them (the first was read)."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'twice.npz'), os.path.join(d, 'out.npy')
+    arrays = [np.arange(3.0), np.arange(5, dtype='int16'),
+              np.ones((2, 2), 'uint8')]
+    npys = []
+    for a in arrays:
+        f = io.BytesIO()
+        np.lib.format.write_array(f, a)
+        npys.append(f.getvalue())
+    with zipfile.ZipFile(path, 'w') as z:
+        z.writestr('a.npy', npys[0])
+        z.writestr('b', npys[2])
+        z.writestr('b.npy', npys[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # zipfile: "Duplicate name"
+            z.writestr('a.npy', npys[1])
+    with np.load(path) as z:
+        want = {'a': z['a'], 'b': z['b']}
+    for member in ('a', 'a.npy', 'b'):
+        plantest.assert_bits(read_member(path, out, 'member=' + member),
+                             want[member[0]], 'member=' + member)
 
 
 def corrupt_member_fails():
@@ -408,6 +436,30 @@ def handmade_npz(path, name, cdata, size, crc):
         f.write(local + cdata + central + end)
 
 
+def deflated_member_header_errors_name_it_once():
+    """A deflated member whose .npy header does not inflate, or whose
+    size leaves no room for its data, fails when the element starts with
+    one error naming the file and the member once (it named them twice)."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'h.npz'), os.path.join(d, 'out.npy')
+    f = io.BytesIO()
+    np.lib.format.write_array(f, np.arange(12, dtype='<f4').reshape(4, 3))
+    npy = f.getvalue()
+    cdata = deflate_stream(npy)
+    for what, cut, size, text in [
+            ('cut', cdata[:20], len(npy), "its member 'a.npy' is corrupt: "
+             'its compressed data ends'),
+            ('small', cdata, 150, "its member 'a.npy' is truncated: its "
+             'header says float32 (4, 3)')]:
+        handmade_npz(path, 'a.npy', cut, size, zlib.crc32(npy))
+        got = expect_error(['planfilesrc', 'location=' + path, '!',
+                            'planfilesink', 'location=' + out],
+                           "Could not read '%s': %s" % (path, text))
+        if got.count(path) != 1 or got.count("'a.npy'") != 1:
+            raise Failure('%s: the file or the member named more than once:'
+                          '\n%s' % (what, got))
+
+
 def deflated_fortran_member_errors():
     """A Fortran-ordered deflated member that is cut short, fails its
     CRC-32, or cannot be inflated into a temporary file (none can be made,
@@ -540,6 +592,7 @@ plantest.run_cases([
     ('wrap stencil reads rows back', wrap_stencil_reads_back),
     ('zip64 records', zip64_records_read),
     ('a wrong member lists the names', wrong_member_lists_the_names),
+    ('names given twice, as np.load', names_given_twice_as_np_load),
     ('a corrupt member fails', corrupt_member_fails),
     ('a stored member\'s CRC-32 is checked', stored_member_crc_checked),
     ('a stored Fortran-ordered member\'s CRC-32 is checked',
@@ -549,6 +602,8 @@ plantest.run_cases([
      deflated_fortran_member_inflated_once),
     ('a deflated Fortran-ordered member\'s errors',
      deflated_fortran_member_errors),
+    ('a deflated member\'s header errors name it once',
+     deflated_member_header_errors_name_it_once),
     ('a truncated archive fails', truncated_archive_fails),
     ('known formats are not raw data', known_formats_are_not_raw),
     ('a compressed member cannot be mapped', compressed_member_cannot_be_mapped),
