@@ -305,6 +305,79 @@ read_all (gint fd, guint8 * dest, gsize size, gsize * done)
   return TRUE;
 }
 
+/* The end of the JSON number at @i of @text (-?(0|[1-9][0-9]*) then an
+ * optional fraction and exponent), or @i when there is none there. */
+static gsize
+json_number_end (const gchar * text, gsize size, gsize i)
+{
+  gsize start = i, digits;
+
+  if (i < size && text[i] == '-')
+    i++;
+  if (i >= size || !g_ascii_isdigit (text[i]))
+    return start;
+  if (text[i] == '0')
+    i++;
+  else
+    while (i < size && g_ascii_isdigit (text[i]))
+      i++;
+  if (i < size && text[i] == '.') {
+    for (digits = ++i; i < size && g_ascii_isdigit (text[i]); i++);
+    if (i == digits)
+      return start;
+  }
+  if (i < size && (text[i] == 'e' || text[i] == 'E')) {
+    i++;
+    if (i < size && (text[i] == '+' || text[i] == '-'))
+      i++;
+    for (digits = i; i < size && g_ascii_isdigit (text[i]); i++);
+    if (i == digits)
+      return start;
+  }
+  return i;
+}
+
+/* Where @text has what JSON does not and json-glib reads anyway (comments,
+ * single-quoted strings, hexadecimal and octal numbers, "1." and ".5"):
+ * its byte offset, or -1. json-glib reads 010 as 8 and
+ * 0x1ffffffffffffffff as -1, which every other reader of Zarr metadata
+ * refuses, and the scans of the text below (integers beyond 64 bits, the
+ * depth) know double-quoted strings only. Words are left to json-glib,
+ * which takes true, false and null and refuses others. */
+static gssize
+not_strict_json (const gchar * text, gsize size)
+{
+  gboolean in_string = FALSE;
+  gsize i, end;
+
+  for (i = 0; i < size; i++) {
+    gchar c = text[i];
+
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+      continue;
+    }
+    if (c == '"') {
+      in_string = TRUE;
+    } else if (c == '-' || g_ascii_isdigit (c)) {
+      end = json_number_end (text, size, i);
+      if (end == i || (end < size && (g_ascii_isalnum (text[end])
+                  || text[end] == '.')))
+        return i;
+      i = end - 1;
+    } else if (g_ascii_isalpha (c)) {
+      while (i + 1 < size && g_ascii_isalnum (text[i + 1]))
+        i++;
+    } else if (!strchr (" \t\r\n{}[]:,", c)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
 /* Whether @text nests lists and objects more than MAX_METADATA_DEPTH
  * deep (brackets inside strings not counted). */
 static gboolean
@@ -472,6 +545,7 @@ read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
   gint fd = open_regular (file, &st, error);
   gchar *text, *big;
   gsize done;
+  gssize bad;
 
   if (fd < 0)
     return NULL;
@@ -493,6 +567,20 @@ read_metadata_file (const gchar * file, gsize * size_out, GError ** error)
   }
   close (fd);
   text[done] = '\0';
+  bad = not_strict_json (text, done);
+  if (bad >= 0) {
+    gchar *cut = g_strndup (text + bad, MIN (done - bad, 12));
+    gchar *shown = g_strescape (cut, NULL);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' is not valid "
+        "JSON: at byte %" G_GSSIZE_FORMAT ", \"%s\" (a comment, a single-"
+        "quoted string, a number JSON does not write, such as 010 or 0x10, "
+        "or another character outside a string)", file, bad, shown);
+    g_free (shown);
+    g_free (cut);
+    g_free (text);
+    return NULL;
+  }
   if (nested_too_deep (text, done)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' nests lists "
         "and objects more than %d deep; Zarr metadata nested so deep is "
@@ -905,7 +993,7 @@ parse_codec (PlanZarrArray * z, JsonObject * o, GError ** error)
 }
 
 static gboolean parse_fill_node (JsonNode * node, JsonNode * hint,
-    PlanDType dtype, gsize itemsize, guint8 * fill);
+    PlanDType dtype, gsize itemsize, gboolean v3, guint8 * fill);
 
 /* Whether @node is an integer json-glib read as a negative one: a
  * negative number, or one from 2^63 to 2^64 - 1. */
@@ -1003,11 +1091,11 @@ parse_fill (PlanZarrArray * z, JsonObject * o, const gchar * text,
 
     ok = a && json_array_get_length (a) == 2
         && parse_fill_node (list_element (node, 0), list_element (hint, 0),
-        part, half, z->fill)
+        part, half, z->v3, z->fill)
         && parse_fill_node (list_element (node, 1), list_element (hint, 1),
-        part, half, z->fill + half);
+        part, half, z->v3, z->fill + half);
   } else {
-    ok = parse_fill_node (node, hint, z->dtype, z->itemsize, z->fill);
+    ok = parse_fill_node (node, hint, z->dtype, z->itemsize, z->v3, z->fill);
   }
   if (!ok) {
     gchar *shown = show_fill (node, hint);
@@ -1063,10 +1151,11 @@ int_fits (PlanDType dtype, gint64 i, gboolean big)
 
 /* One value of the fill value, of @dtype (not complex), into @fill.
  * @hint: the same value parsed with integers from 2^63 on marked as
- * floats (parse_fill_hint ()), or NULL. */
+ * floats (parse_fill_hint ()), or NULL. @v3: Zarr v3 metadata, which may
+ * give a float's bits in hex (v2 has no such spelling). */
 static gboolean
 parse_fill_node (JsonNode * node, JsonNode * hint, PlanDType dtype,
-    gsize itemsize, guint8 * fill)
+    gsize itemsize, gboolean v3, guint8 * fill)
 {
   gdouble d = 0;
   gint64 i = 0;
@@ -1078,7 +1167,7 @@ parse_fill_node (JsonNode * node, JsonNode * hint, PlanDType dtype,
   if (json_node_get_value_type (node) == G_TYPE_STRING) {
     const gchar *s = json_node_get_string (node);
 
-    if (s && g_str_has_prefix (s, "0x") && is_float
+    if (s && v3 && g_str_has_prefix (s, "0x") && is_float
         && strlen (s) == 2 + 2 * itemsize
         && strspn (s + 2, "0123456789abcdefABCDEF") == 2 * itemsize) {
       /* v3: the value's bits, big-endian hex. */

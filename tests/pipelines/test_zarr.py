@@ -423,6 +423,45 @@ def fill_values_from_2_63_and_null():
         plantest.assert_bits(got, np.load(out), 'v2 null, as zarr 3 reads it')
 
 
+def not_json_refused():
+    """Metadata json-glib reads though it is not JSON, and zarr-python
+    refuses, is refused, naming the file and where: octal and hexadecimal
+    numbers (json-glib read a shape of [010] as 8 rows and a fill value of
+    0x1ffffffffffffffff as -1), '1.', comments (one with a quote in it hid
+    an integer beyond 64 bits from the check for those), single-quoted
+    strings, a byte-order mark; a v2 fill value in hex (a v3 spelling) is
+    not taken for a float's bits."""
+    d = plantest.tmpdir()
+    base = os.path.join(d, 'base.zarr')
+    z = zarr.open(base, mode='w', shape=(10, 3), chunks=(4, 2), dtype='<f4',
+                  compressor=None)
+    z[...] = 1
+    meta = json.dumps(json.load(open(os.path.join(base, '.zarray'))))
+    fill = '"fill_value": 0.0'
+    for i, (text, at) in enumerate([
+            (meta.replace('[10, 3]', '[010, 3]'), '010, 3]'),
+            (meta.replace('[10, 3]', '[0xa, 3]'), '0xa, 3]'),
+            (meta.replace(fill, '"fill_value": 0x1ffffffffffffffff'), '0x1f'),
+            (meta.replace(fill, '"fill_value": 1.'), '1., '),
+            ('/* " */' + meta.replace(fill, '"fill_value": 2' + '0' * 20),
+             '/* \\" */'),
+            (meta.replace('"C"', "'C'"), "'C'"),
+            ('\ufeff' + meta, '\\357\\273\\277')]):
+        path = os.path.join(d, 'n%d.zarr' % i)
+        shutil.copytree(base, path)
+        with open(os.path.join(path, '.zarray'), 'w', encoding='utf-8') as f:
+            f.write(text)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                     "'%s' is not valid JSON: at byte" %
+                     os.path.join(path, '.zarray'), at)
+    path = os.path.join(d, 'hex.zarr')
+    shutil.copytree(base, path)
+    with open(os.path.join(path, '.zarray'), 'w') as f:
+        f.write(meta.replace(fill, '"fill_value": "0x7fc00000"'))
+    expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                 'its fill_value "0x7fc00000" does not fit its dtype float32')
+
+
 # Zarr v3: stores written by zarr-python 3, which Debian 12 lacks;
 # tools/bootstrap.sh installs it into a virtual environment of its own.
 ZARR3 = os.environ.get('PLAN_ZARR3_PYTHON') or os.path.join(
@@ -1137,6 +1176,7 @@ plantest.run_cases([
     ('unsupported metadata fails', unsupported_metadata_fails),
     ('hostile metadata fails', hostile_metadata_fails),
     ('fill values from 2^63, and null', fill_values_from_2_63_and_null),
+    ('metadata that is not JSON is refused', not_json_refused),
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('v3: transposed chunks', v3_transposed_chunks),
