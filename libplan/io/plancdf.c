@@ -323,7 +323,9 @@ join_names (GArray * vars)
 }
 
 /* The variable to read: the one named by the dataset (with or without a
- * leading '/'), or the file's only one. */
+ * leading '/'), or the file's only one. Of two variables of one name (a
+ * header no netCDF library writes), the last, as the netCDF library and
+ * scipy read it. */
 static Var *
 choose_var (PlanFileReader * self, GArray * vars, GError ** error)
 {
@@ -335,9 +337,9 @@ choose_var (PlanFileReader * self, GArray * vars, GError ** error)
     want++;
   if (want && want[0] == '\0')
     want = NULL;
-  for (i = 0; want && i < vars->len; i++) {
-    if (strcmp (g_array_index (vars, Var, i).name, want) == 0)
-      return &g_array_index (vars, Var, i);
+  for (i = vars->len; want && i > 0; i--) {
+    if (strcmp (g_array_index (vars, Var, i - 1).name, want) == 0)
+      return &g_array_index (vars, Var, i - 1);
   }
   if (want == NULL && vars->len == 1)
     return &g_array_index (vars, Var, 0);

@@ -463,6 +463,18 @@ def formats_and_typefind():
                           (p, caps and caps.to_string(), want))
 
 
+def a_name_given_twice():
+    """Of two variables of one name, the last is read, as scipy and the
+    netCDF library read it (the first was)."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'twice.nc'), os.path.join(d, 'out.npy')
+    write(path, cdf(1, [('x', 3)], [('a', ['x'], 6, values('>f8', (3,))),
+                                    ('a', ['x'], 4, values('>i4', (3,)))]))
+    with scipy.io.netcdf_file(path, 'r', mmap=False) as nc:
+        want = native(nc.variables['a'].data.copy())
+    plantest.assert_bits(read(path, out, 'dataset=a'), want, 'a')
+
+
 def corrupt_files_fail():
     """Truncated headers, counts, lengths and offsets beyond the file, an
     unknown type, dimensions whose product overflows, data past the end
@@ -587,6 +599,7 @@ plantest.run_cases([
     ('shards and io modes', shards_and_io_modes),
     ('dataset names', dataset_names),
     ('formats and typefind', formats_and_typefind),
+    ('a name given twice', a_name_given_twice),
     ('corrupt files fail', corrupt_files_fail),
     ('mutated headers never crash', mutated_headers_never_crash),
 ])
