@@ -10,6 +10,7 @@
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -382,6 +383,37 @@ GST_START_TEST (test_mapped_chunks_cross_windows)
   for (row = 0; row < n - 3; row += chunk) {
     fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
     check_chunk (buf, row, MIN (chunk, n - 3 - row), row + 3);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_EOS);
+  gst_object_unref (r);
+  g_unlink (big);
+  g_free (big);
+}
+
+GST_END_TEST;
+
+/* A file that is not in the page cache: its chunks are read from disk on
+ * the reader's thread ahead of the consumer (populated), those of a
+ * cached one mapped as the consumer touches them; both read the same. */
+GST_START_TEST (test_mapped_chunks_of_an_uncached_file)
+{
+  const guint n = 3 << 20, chunk = 1 << 18;
+  gchar *big = write_big_npy (n);
+  PlanFileReader *r;
+  GstBuffer *buf;
+  guint row;
+  gint fd = g_open (big, O_RDONLY, 0);
+
+  fail_unless (fd >= 0);
+  fail_unless (fsync (fd) == 0);
+  fail_unless (posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
+  close (fd);
+  r = open_npy (big);
+  fail_unless (plan_file_reader_start (r, 0, G_MAXUINT64, chunk, 2, NULL));
+  for (row = 0; row < n; row += chunk) {
+    fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_OK);
+    check_chunk (buf, row, MIN (chunk, n - row), row);
     gst_buffer_unref (buf);
   }
   fail_unless_equals_int (plan_file_reader_pop (r, &buf, NULL), GST_FLOW_EOS);
@@ -1071,6 +1103,7 @@ filereader_suite (void)
   tcase_add_test (modes[1], test_mapped_chunks_are_readonly_views_of_the_file);
   tcase_add_test (modes[1], test_mapped_chunks_cross_windows);
   tcase_add_test (modes[1], test_mapped_file_truncated_while_read_is_an_error);
+  tcase_add_test (modes[1], test_mapped_chunks_of_an_uncached_file);
   tcase_add_test (modes[0], test_npz_stored_member_reads_like_npy);
   tcase_add_test (modes[0], test_npz_deflated_member_inflates_in_order_and_back);
   tcase_add_test (modes[0], test_npz_member_by_archive_name);
