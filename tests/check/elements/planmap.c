@@ -539,6 +539,69 @@ GST_START_TEST (test_map_rejects_rows_gap)
 
 GST_END_TEST;
 
+static GstPadQueryFunction harness_src_query;
+
+/* Upstream (the harness) answers that it can seek in time, as planfilesrc
+ * and npyparse with a rate do before their caps. */
+static gboolean
+time_seekable_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstFormat format;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_SEEKING) {
+    gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+    gst_query_set_seeking (query, format, format == GST_FORMAT_TIME
+        || format == GST_FORMAT_DEFAULT, 0, -1);
+    return TRUE;
+  }
+  return harness_src_query (pad, parent, query);
+}
+
+/* A seek in time made before the output's caps, where upstream can seek in
+ * time, is taken and waits for them; caps without a rate then rule it
+ * out: the seek was accepted, so that is an error, core / seek, saying
+ * why, and not a seek lost in silence. */
+GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
+{
+  MapHarness m;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  m.n = 1;
+  m.h = m.inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
+      "src");
+  g_object_set (m.h->element, "expr", "2*x", NULL);
+  m.bus = gst_bus_new ();
+  gst_element_set_bus (m.h->element, m.bus);
+  harness_src_query = GST_PAD_QUERYFUNC (m.h->srcpad);
+  gst_pad_set_query_function (m.h->srcpad, time_seekable_src_query);
+
+  fail_unless (gst_harness_push_upstream_event (m.h,
+          gst_event_new_seek (1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, GST_SECOND, GST_SEEK_TYPE_NONE, -1)),
+      "a seek in time before the caps was refused");
+  gst_harness_set_src_caps_str (m.h, F32_CAPS ("4, 3"));
+  fail_unless_equals_int (gst_harness_push (m.h, ramp_f32 (0, 4, 3, 1.0f)),
+      GST_FLOW_OK);
+  /* The seek is made from another thread once the caps are known. */
+  msg = gst_bus_timed_pop_filtered (m.bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error within 10 s");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_SEEK),
+      "%s", err->message);
+  fail_unless (strstr (err->message, "The seek in time sent before "
+          "planmap0 knew its output cannot be made now that it does: a "
+          "seek in time at rate 1 cannot be made: only rows (default "
+          "format) or bytes can be sought, forwards.") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 /* A buffer of no bytes is no rows (appsrc sends one for an empty push):
  * it was taken for a broken row, "a buffer of 0 bytes, which is not a
  * whole number of rows". */
@@ -742,6 +805,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_without_linked_inputs_fails_at_start);
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
   tcase_add_test (tc, test_map_zero_d_inputs);
+  tcase_add_test (tc, test_map_time_seek_before_caps_ruled_out_is_an_error);
   return s;
 }
 
