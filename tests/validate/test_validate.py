@@ -390,8 +390,24 @@ ARRAY_SINK_PIPELINE = ('planfilesrc location=t.npy rate=1000/1 '
                        'planarraysink sync=true async=true')
 
 
-def check_scenario(scenario, pipeline=RATE_PIPELINE):
-    rc, text, issues = validate(pipeline, {}, scenario)
+# Through the elements the pipelines above leave out of the scenarios,
+# with GStreamer's queue and identity around them: upload, map and
+# download on the sim device, plancustom, on 2 s of rows through npyparse
+# (about 3 s each; fast_forward plays at rate 2).
+MORE_SCENARIOS = ['seek_forward', 'fast_forward']
+MORE_PIPELINES = [
+    ('upload, map, download on the sim device',
+     'filesrc location=t2.npy ! npyparse rate=1000/1 blocksize=1600 ! queue '
+     '! planupload ! planmap expr="2*x" ! plandownload ! identity ! '
+     'fakesink sync=true', {'GST_PLAN_DEVICE': 'sim'}),
+    ('plancustom', 'filesrc location=t2.npy ! npyparse rate=1000/1 '
+     'blocksize=1600 ! plancustom library=%s symbol=softmax ! queue ! '
+     'fakesink sync=true' % SOFTMAX, {}),
+]
+
+
+def check_scenario(scenario, pipeline=RATE_PIPELINE, env=None):
+    rc, text, issues = validate(pipeline, env or {}, scenario)
     found = re.search(r'^Issues found: (\d+)', text, re.M)
     if rc != 0 or found is None or int(found.group(1)) != 0 or issues:
         raise Failure('gst-validate-1.0 --set-scenario %s %s (%d): %s\n%s' %
@@ -423,6 +439,11 @@ for scenario in SCENARIOS:
 for scenario in NPYPARSE_SCENARIOS:
     CASES.append(('%s through filesrc and npyparse' % scenario,
                   lambda sc=scenario: check_scenario(sc, NPYPARSE_PIPELINE)))
+for scenario in MORE_SCENARIOS:
+    for what, words, env in MORE_PIPELINES:
+        CASES.append(('%s through %s' % (scenario, what),
+                      lambda sc=scenario, w=words, e=env:
+                      check_scenario(sc, w, e)))
 for scenario in ARRAY_SINK_SCENARIOS:
     CASES.append(('%s on rows sampled in time into planarraysink' % scenario,
                   lambda sc=scenario: check_scenario(sc, ARRAY_SINK_PIPELINE)))
