@@ -222,6 +222,15 @@ member_string (JsonObject * o, const gchar * key, const gchar * dflt)
   return json_node_get_string (n);
 }
 
+/* Whether @o has no member @key, or a null one. */
+static gboolean
+member_is_unset (JsonObject * o, const gchar * key)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  return n == NULL || JSON_NODE_HOLDS_NULL (n);
+}
+
 /* The integer member @key of @o; @dflt when it is absent or not an
  * integer. */
 static gint64
@@ -1372,9 +1381,15 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
           || g_strcmp0 (name, "sharding_indexed") == 0))
     goto second_array_to_bytes;
   if (g_strcmp0 (name, "bytes") == 0) {
-    const gchar *endian = conf ? member_string (conf, "endian", "little") :
-        "little";
+    /* Zarr v3 requires the endian of a data type of several bytes: the
+     * file does not say how to read one without it. */
+    const gchar *endian = conf ? member_string (conf, "endian", NULL) : NULL;
+    gboolean unset = conf == NULL || member_is_unset (conf, "endian");
 
+    if (unset && z->itemsize > 1)
+      goto no_endian;
+    if (unset)
+      endian = "little";
     if (g_strcmp0 (endian, "little") != 0 && g_strcmp0 (endian, "big") != 0)
       goto bad;
     z->swap = g_strcmp0 (endian, "big") == 0 && z->itemsize > 1;
@@ -1436,6 +1451,12 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
     goto unsupported;
   return TRUE;
 
+no_endian:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec 'bytes' has "
+      "no endian; Zarr v3 requires one for a data_type of more than one byte "
+      "(%s), and zarr-python 3 refuses it too", plan_dtype_to_string
+      (z->dtype));
+  return FALSE;
 bad:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec '%s' has "
       "a configuration that is not valid", name ? name : "(no name)");
@@ -1543,9 +1564,12 @@ parse_sharding (PlanZarrArray * z, JsonObject * codec, GError ** error)
     if (g_strcmp0 (name, "bytes") == 0 && !index_bytes) {
       JsonNode *bn = json_object_get_member (co, "configuration");
       const gchar *endian = bn && JSON_NODE_HOLDS_OBJECT (bn) ?
-          member_string (json_node_get_object (bn), "endian", "little") :
-          bn && !JSON_NODE_HOLDS_NULL (bn) ? NULL : "little";
+          member_string (json_node_get_object (bn), "endian", NULL) : NULL;
 
+      /* The index's entries are uint64: Zarr v3 requires their endian. */
+      if (bn == NULL || JSON_NODE_HOLDS_NULL (bn) || (JSON_NODE_HOLDS_OBJECT
+              (bn) && member_is_unset (json_node_get_object (bn), "endian")))
+        goto index_no_endian;
       if (g_strcmp0 (endian, "little") != 0
           && g_strcmp0 (endian, "big") != 0)
         goto bad_index_codec;
@@ -1598,6 +1622,11 @@ nested:
 bad_index_codec:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its shards' index "
       "codec 'bytes' has a configuration that is not valid");
+  return FALSE;
+index_no_endian:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its shards' index "
+      "codec 'bytes' has no endian; Zarr v3 requires one for the index's "
+      "uint64 entries, and zarr-python 3 refuses it too");
   return FALSE;
 bad_index_codecs:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its sharding_indexed "

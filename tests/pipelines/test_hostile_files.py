@@ -332,7 +332,9 @@ def zarr_v3_two_array_to_bytes_codecs():
                        'chunk_grid': {'name': 'regular', 'configuration':
                                       {'chunk_shape': [4, 3]}},
                        'chunk_key_encoding': {'name': 'default'},
-                       'codecs': [{'name': c} for c in codecs]}, f)
+                       'codecs': [dict(name=c, configuration={
+                           'endian': 'little'}) if c == 'bytes' else
+                                  {'name': c} for c in codecs]}, f)
         with open(os.path.join(store, 'c', '0', '0'), 'wb') as f:
             f.write(A[:4].tobytes())
         stores.append((store, codecs))
@@ -379,8 +381,10 @@ def zarr_v3_shard_index_entries():
                            'configuration': {'chunk_shape': [40, 3]}},
             'chunk_key_encoding': {'name': 'default'},
             'codecs': [{'name': 'sharding_indexed', 'configuration': {
-                'chunk_shape': [10, 3], 'codecs': [{'name': 'bytes'}],
-                'index_codecs': [{'name': 'bytes'}],
+                'chunk_shape': [10, 3], 'codecs': [{'name': 'bytes', 'configuration':
+                                             {'endian': 'little'}}],
+                'index_codecs': [{'name': 'bytes', 'configuration':
+                                  {'endian': 'little'}}],
                 'index_location': 'end'}}]}
 
     def shard(k):

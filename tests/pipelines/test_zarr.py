@@ -321,8 +321,10 @@ def hostile_metadata_fails():
         expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
                      'no Zarr array', why)
     sharded = [{'name': 'sharding_indexed', 'configuration': {
-        'chunk_shape': [2, 3], 'codecs': [{'name': 'bytes'}],
-        'index_codecs': [{'name': 'bytes'}]}}]
+        'chunk_shape': [2, 3], 'codecs': [{'name': 'bytes', 'configuration':
+                                     {'endian': 'little'}}],
+        'index_codecs': [{'name': 'bytes', 'configuration':
+                          {'endian': 'little'}}]}}]
     for name, edit, text in [
             ('sep', {'chunk_key_encoding/configuration/separator': 1},
              'chunk_key_encoding'),
@@ -460,6 +462,61 @@ def not_json_refused():
         f.write(meta.replace(fill, '"fill_value": "0x7fc00000"'))
     expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
                  'its fill_value "0x7fc00000" does not fit its dtype float32')
+
+
+def v3_bytes_without_endian():
+    """A v3 bytes codec without an endian (array or shard index) is refused
+    for elements of more than one byte, as Zarr v3 requires one and
+    zarr-python 3 refuses it (it was read as little-endian); for bytes,
+    it is not needed."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+
+    def store(name, dtype, codecs, chunk):
+        path = os.path.join(d, name + '.zarr')
+        os.makedirs(os.path.join(path, 'c'))
+        json.dump({'zarr_format': 3, 'node_type': 'array', 'shape': [6],
+                   'data_type': dtype, 'fill_value': 0,
+                   'chunk_grid': {'name': 'regular',
+                                  'configuration': {'chunk_shape': [6]}},
+                   'chunk_key_encoding': {'name': 'default'},
+                   'codecs': codecs},
+                  open(os.path.join(path, 'zarr.json'), 'w'))
+        open(os.path.join(path, 'c', '0'), 'wb').write(chunk)
+        return path
+
+    a = np.arange(6, dtype='<i4')
+    for i, conf in enumerate([None, {}, {'endian': None}]):
+        codec = {'name': 'bytes'}
+        if conf is not None:
+            codec['configuration'] = conf
+        path = store('i%d' % i, 'int32', [codec], a.tobytes())
+        expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                     path, "its codec 'bytes' has no endian; Zarr v3 "
+                     'requires one for a data_type of more than one byte')
+    little = {'name': 'bytes', 'configuration': {'endian': 'little'}}
+    index = np.array([0, a.nbytes], '<u8').tobytes()
+    for name, inner, idx, text in [
+            ('shard', [{'name': 'bytes'}], [little], "its codec 'bytes'"),
+            ('index', [little], [{'name': 'bytes'}],
+             "its shards' index codec 'bytes' has no endian")]:
+        path = store(name, 'int32', [{'name': 'sharding_indexed',
+                                      'configuration': {
+                                          'chunk_shape': [6], 'codecs': inner,
+                                          'index_codecs': idx}}],
+                     a.tobytes() + index)
+        expect_error(['planfilesrc', 'location=' + path, '!', 'fakesink'],
+                     path, text, 'no endian')
+    path = store('shardok', 'int32', [{'name': 'sharding_indexed',
+                                       'configuration': {
+                                           'chunk_shape': [6],
+                                           'codecs': [little],
+                                           'index_codecs': [little]}}],
+                 a.tobytes() + index)
+    plantest.assert_bits(read(path, out), a.astype('=i4'), 'sharded, endian')
+    b = np.arange(6, dtype='u1')
+    path = store('u1', 'uint8', [{'name': 'bytes'}], b.tobytes())
+    plantest.assert_bits(read(path, out), b, 'uint8 without endian')
 
 
 # Zarr v3: stores written by zarr-python 3, which Debian 12 lacks;
@@ -1177,6 +1234,7 @@ plantest.run_cases([
     ('hostile metadata fails', hostile_metadata_fails),
     ('fill values from 2^63, and null', fill_values_from_2_63_and_null),
     ('metadata that is not JSON is refused', not_json_refused),
+    ('v3: bytes without endian', v3_bytes_without_endian),
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('v3: transposed chunks', v3_transposed_chunks),
