@@ -434,7 +434,7 @@ GST_START_TEST (test_byte_seek_before_caps_is_made_once_they_are_known)
   const gint64 row = COLS * sizeof (gfloat);
 
   pipeline = make_pipeline ("planfilesrc name=src location=IN "
-      "blocksize=1600 ! planmap expr=\"2*x\"", &w);
+      "blocksize=1600 ! planmap name=map expr=\"2*x\"", &w);
   src = gst_bin_get_by_name (GST_BIN (pipeline), "out");
   g_object_set (src, "async", FALSE, NULL);
   gst_object_unref (src);
@@ -442,7 +442,8 @@ GST_START_TEST (test_byte_seek_before_caps_is_made_once_they_are_known)
   g_cond_init (&gate.cond);
   gate.seek_made = FALSE;
   gate.flushed = FALSE;
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "planmap0");
+  /* By name: default names count on in one process (CK_FORK=no). */
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "map");
   pad = gst_element_get_static_pad (src, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_EVENT_FLUSH, hold_data, &gate, NULL);

@@ -566,6 +566,7 @@ GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
   MapHarness m;
   GstMessage *msg;
   GError *err = NULL;
+  gchar *want;
 
   m.n = 1;
   m.h = m.inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
@@ -590,11 +591,12 @@ GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
   gst_message_parse_error (msg, &err, NULL);
   fail_unless (g_error_matches (err, GST_CORE_ERROR, GST_CORE_ERROR_SEEK),
       "%s", err->message);
-  fail_unless (strstr (err->message, "The seek in time sent before "
-          "planmap0 knew its output cannot be made now that it does: a "
-          "seek in time at rate 1 cannot be made: only rows (default "
-          "format) or bytes can be sought, forwards.") != NULL, "%s",
-      err->message);
+  want = g_strdup_printf ("The seek in time sent before %s knew its output "
+      "cannot be made now that it does: a seek in time at rate 1 cannot be "
+      "made: only rows (default format) or bytes can be sought, forwards.",
+      GST_ELEMENT_NAME (m.h->element));
+  fail_unless (strstr (err->message, want) != NULL, "%s", err->message);
+  g_free (want);
   g_error_free (err);
   gst_message_unref (msg);
   map_harness_teardown (&m);
