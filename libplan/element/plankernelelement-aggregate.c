@@ -181,6 +181,7 @@ check_head (PlanKernelElement * self, PlanKernelPad * pad, GstBuffer * buf)
   if (pad->consumed == 0 && GST_BUFFER_OFFSET_IS_VALID (buf)
       && GST_BUFFER_OFFSET (buf) != pad->next_row)
     goto gap;
+  g_atomic_int_set (&pad->flushed, FALSE);
   return size / row_size - pad->consumed;
 
   /* ERRORS */
@@ -194,10 +195,18 @@ not_rows:
   }
 gap:
   {
+    /* A flush that no seek made (flush events sent to the pipeline) drops
+     * the rows on their way, and the source goes on after them under the
+     * segment it had. */
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input %s skipped rows: expected row %" G_GUINT64_FORMAT
-            " but got row %" G_GUINT64_FORMAT ".", GST_PAD_NAME (pad),
-            pad->next_row, GST_BUFFER_OFFSET (buf)), (NULL));
+            " but got row %" G_GUINT64_FORMAT ".%s", GST_PAD_NAME (pad),
+            pad->next_row, GST_BUFFER_OFFSET (buf),
+            g_atomic_int_get (&pad->flushed) ? " A flush that no seek made "
+            "came before them (flush events sent to the pipeline or to an "
+            "element): it dropped the rows on their way, and upstream went "
+            "on after them. To start again from a row, make a flushing "
+            "seek there instead." : ""), (NULL));
     return 0;
   }
 }

@@ -48,6 +48,9 @@ struct _PlanKernelPad
   gboolean ended_early;         /* its EOS ended the stream on purpose
                                  * (PLAN_EOS_ENDED_EARLY) */
 
+  /* atomic: set by a FLUSH_STOP, cleared by the first rows after it */
+  gint flushed;
+
   /* set once when constructed: GstAggregatorPad's */
   GstPadActivateModeFunction base_activate_mode;
 };

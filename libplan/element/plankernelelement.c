@@ -734,6 +734,10 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     /* Serialized: after the last rows of the input. */
     PLAN_KERNEL_PAD (apad)->ended_early =
         plan_eos_is_ended_early (event, NULL);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    /* Rows that then do not start where the segment says were dropped by
+     * the flush (check_head()). */
+    g_atomic_int_set (&PLAN_KERNEL_PAD (apad)->flushed, TRUE);
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
     PlanArrayInfo info;

@@ -533,6 +533,34 @@ GST_START_TEST (test_map_rejects_rows_gap)
   gst_harness_push (m.h, ramp_f32 (6, 4, 1, 1.0f));
   text = expect_error (&m);
   fail_unless (strstr (text, "expected row 4") != NULL, "%s", text);
+  fail_if (strstr (text, "flush") != NULL, "%s", text);
+  g_free (text);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
+/* A flush with no seek (flush events sent to the pipeline): the source
+ * resends its segment and goes on after the rows the flush dropped. That
+ * is the gap error, saying what made it. */
+GST_START_TEST (test_map_rows_dropped_by_a_flush_without_seek)
+{
+  GstSegment segment;
+  MapHarness m;
+  gchar *text;
+
+  map_harness_init (&m, "x", 1, F32_CAPS ("-1"));
+  fail_unless_equals_int (gst_harness_push (m.h, ramp_f32 (0, 4, 1, 1.0f)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_segment (&segment)));
+  gst_harness_push (m.h, ramp_f32 (8, 4, 1, 1.0f));
+  text = expect_error (&m);
+  fail_unless (strstr (text, "Input sink_0 skipped rows: expected row 0 but "
+          "got row 8. A flush that no seek made came before them") != NULL,
+      "%s", text);
   g_free (text);
   map_harness_teardown (&m);
 }
@@ -808,6 +836,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
   tcase_add_test (tc, test_map_zero_d_inputs);
   tcase_add_test (tc, test_map_time_seek_before_caps_ruled_out_is_an_error);
+  tcase_add_test (tc, test_map_rows_dropped_by_a_flush_without_seek);
   return s;
 }
 
