@@ -514,7 +514,7 @@ _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
   GstFormat format;
   gint64 start = 0, end = -1;
-  gboolean seekable = FALSE;
+  gboolean seekable = FALSE, unknown;
   PlanArrayInfo time;
   gsize row;
 
@@ -541,11 +541,21 @@ _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   GST_OBJECT_LOCK (self);
   row = GET_PRIV (self)->seek_row_size;
   time = GET_PRIV (self)->out_time;
+  unknown = GET_PRIV (self)->out_row_size == 0;
   GST_OBJECT_UNLOCK (self);
   if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0)
       || (format == GST_FORMAT_TIME && row > 0
           && plan_array_info_has_rate (&time)))
     seekable = upstream_seekable (self, GST_FORMAT_DEFAULT, &start, &end);
+  else if ((format == GST_FORMAT_BYTES || format == GST_FORMAT_TIME)
+      && unknown && rows_are_input_rows (self)) {
+    /* Before the output's caps, what prepare_seek() keeps until them:
+     * seekable, to an end not known yet. */
+    seekable = upstream_seekable (self, format == GST_FORMAT_TIME ?
+        GST_FORMAT_TIME : GST_FORMAT_DEFAULT, &start, &end);
+    gst_query_set_seeking (query, format, seekable, seekable ? 0 : -1, -1);
+    return TRUE;
+  }
   if (seekable) {
     start = rows_in_format (format, start, row, &time);
     if (end > 0)

@@ -585,16 +585,30 @@ time_seekable_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
   return harness_src_query (pad, parent, query);
 }
 
+static gboolean
+output_seekable (GstHarness * h, GstFormat format, gint64 * end)
+{
+  GstQuery *query = gst_query_new_seeking (format);
+  gboolean seekable = FALSE;
+
+  fail_unless (gst_pad_peer_query (h->sinkpad, query));
+  gst_query_parse_seeking (query, NULL, &seekable, NULL, end);
+  gst_query_unref (query);
+  return seekable;
+}
+
 /* A seek in time made before the output's caps, where upstream can seek in
- * time, is taken and waits for them; caps without a rate then rule it
- * out: the seek was accepted, so that is an error, core / seek, saying
- * why, and not a seek lost in silence. */
+ * time, is taken and waits for them (the seeking query says so, to an end
+ * not known yet); caps without a rate then rule it out: the seek was
+ * accepted, so that is an error, core / seek, saying why, and not a seek
+ * lost in silence. */
 GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
 {
   MapHarness m;
   GstMessage *msg;
   GError *err = NULL;
   gchar *want;
+  gint64 end = 0;
 
   m.n = 1;
   m.h = m.inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
@@ -605,6 +619,11 @@ GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
   harness_src_query = GST_PAD_QUERYFUNC (m.h->srcpad);
   gst_pad_set_query_function (m.h->srcpad, time_seekable_src_query);
 
+  fail_unless (output_seekable (m.h, GST_FORMAT_TIME, &end));
+  fail_unless_equals_int64 (end, -1);
+  fail_unless (output_seekable (m.h, GST_FORMAT_BYTES, &end));
+  fail_unless_equals_int64 (end, -1);
+  fail_if (output_seekable (m.h, GST_FORMAT_PERCENT, &end));
   fail_unless (gst_harness_push_upstream_event (m.h,
           gst_event_new_seek (1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
               GST_SEEK_TYPE_SET, GST_SECOND, GST_SEEK_TYPE_NONE, -1)),
@@ -627,6 +646,9 @@ GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
   g_free (want);
   g_error_free (err);
   gst_message_unref (msg);
+  /* Known now: rows without a rate are not sought in time. */
+  fail_if (output_seekable (m.h, GST_FORMAT_TIME, &end));
+  fail_unless (output_seekable (m.h, GST_FORMAT_BYTES, &end));
   map_harness_teardown (&m);
 }
 
