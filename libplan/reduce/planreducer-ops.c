@@ -858,6 +858,14 @@ merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)
       return; \
     } \
     m = prk_moments_mean (sum, count); \
+    if (!isfinite (m)) { \
+      gdouble scaled[LANES] = { 0 }; \
+      LANE_LOOP (0, n, \
+          gdouble v = (gdouble) LOAD_##K (x[i]); \
+          gboolean ok = !(NAN_SKIP) || v == v; \
+          prk_moments_scaled_step (&scaled[l], v, ok)); \
+      m = prk_moments_scaled_mean (scaled, count); \
+    } \
     LANE_LOOP (0, n, \
         gdouble v = (gdouble) LOAD_##K (x[i]); \
         gboolean ok = !(NAN_SKIP) || v == v; \

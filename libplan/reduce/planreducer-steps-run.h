@@ -389,6 +389,8 @@ prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
       out->lo = S2 - (q + q2) / nn;
       if (out->lo < 0)
         out->lo = 0;
+      if (S2 == PRK_INF)        /* as prk_moments_block_end () */
+        out->lo = PRK_INF;
       break;
     }
     default:
@@ -590,9 +592,10 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
         double v = prk_load_f (P, x, i);
         int ok = P->algo == PRK_A_VAR || v == v;
 
-        if (pass == 0)
+        if (pass == 0) {
           prk_moments_sum_step (&L->s, &L->n, v, ok);
-        else
+          prk_moments_scaled_step (&L->si, v, ok);
+        } else
           prk_moments_dev_step (&L->c, &L->p, v, m, ok);
         break;
       }
@@ -635,6 +638,11 @@ prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
   if (mid->count == 0)
     return;
   mid->m = prk_moments_mean (sum, mid->count);
+  if (P->kind != PRK_KIND_C && !prk_isfinite (mid->m)) {
+    for (k = 0; k < PRK_LANES; k++)
+      sum[k] = L[k].si;
+    mid->m = prk_moments_scaled_mean (sum, mid->count);
+  }
   if (P->kind == PRK_KIND_C) {
     for (k = 0; k < PRK_LANES; k++)
       sum[k] = L[k].si;
@@ -935,11 +943,17 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
       break;
     case PRK_A_VAR:
     case PRK_A_NANVAR:{
-      double d, di, e, e2;
+      double d, di, e, e2, lo = a->lo;
+      int finite = prk_isfinite (re) && prk_isfinite (im);
 
       if (P->algo == PRK_A_NANVAR && nan)
         break;
       a->index++;
+      if (lo == PRK_INF) {      /* as prk_moments_column_step () */
+        if (!finite)
+          a->lo = PRK_NAN;
+        break;
+      }
       d = (re - a->v.f) - a->w.f;
       di = (im - a->im) - a->im_lo;
       prk_two_sum (a->v.f, a->w.f + d / (double) a->index, &a->v.f,
@@ -953,6 +967,8 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
       e = d * ((re - a->v.f) - a->w.f);
       e2 = di * ((im - a->im) - a->im_lo);
       a->lo += e + e2;
+      if (finite && prk_isfinite (lo) && !prk_isfinite (a->lo))
+        a->lo = PRK_INF;
       break;
     }
     default:

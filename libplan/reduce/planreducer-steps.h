@@ -837,6 +837,26 @@ prk_moments_mean (double *s, prk_u64 count)
   return prk_lanes_sum_ordered (s) / (double) count;
 }
 
+/* Where the float64 sums of a block's finite values overflow (to +inf in
+ * one lane and -inf in another, a NaN mean), the mean is taken again from
+ * sums of the values scaled by 2^-11: a block's 2048 of them cannot
+ * overflow. prk_moments_scaled_step() is the lane's step of pass 0,
+ * prk_moments_scaled_mean() the mean from the lanes' scaled sums. An
+ * infinite or NaN value leaves that mean infinite or NaN too. */
+#define PRK_MOMENTS_SCALE (1.0 / 2048.0)
+
+PRK_HD void
+prk_moments_scaled_step (double *s, double v, int ok)
+{
+  *s = prk_add (*s, prk_keep (v * PRK_MOMENTS_SCALE, ok));
+}
+
+PRK_HD double
+prk_moments_scaled_mean (double *s, prk_u64 count)
+{
+  return prk_lanes_sum_ordered (s) / (double) count * 2048.0;
+}
+
 /* Pass 1 of a lane: the deviations from the block mean @m, and their
  * squares. */
 PRK_HD void
@@ -866,6 +886,22 @@ prk_moments_block_end (double *s1, double *s2, prk_u64 count, double m,
   out->lo = S2 - (S1 * S1) / nn;
   if (out->lo < 0)
     out->lo = 0;
+  /* Squared deviations of finite values beyond the largest double (an
+   * infinite or NaN value makes S2 NaN, its deviation from the mean being
+   * NaN): M2 is infinite, as numpy's variance, not inf - inf. */
+  if (S2 == PRK_INF)
+    out->lo = PRK_INF;
+}
+
+/* M2 after a merge of @alo and @blo gave @lo: infinite where one side's
+ * squares overflowed and neither saw a NaN or an infinite value (whose M2
+ * is NaN), whatever the means (which may have overflowed too). */
+PRK_HD double
+prk_moments_merged_m2 (double alo, double blo, double lo)
+{
+  if ((alo == PRK_INF || blo == PRK_INF) && alo == alo && blo == blo)
+    return PRK_INF;
+  return lo;
 }
 
 /* Chan's merge. */
@@ -889,7 +925,8 @@ prk_merge_moments (PrkAcc * a, const PrkAcc * b)
     a->w.f = 0;
   h = delta * delta;
   h = h * ((double) a->index * f);
-  a->lo = prk_add (prk_add (a->lo, b->lo), h);
+  a->lo = prk_moments_merged_m2 (a->lo, b->lo,
+      prk_add (prk_add (a->lo, b->lo), h));
   a->index += b->index;
 }
 
@@ -897,9 +934,17 @@ prk_merge_moments (PrkAcc * a, const PrkAcc * b)
 PRK_HD void
 prk_moments_column_step (PrkAcc * a, double v)
 {
-  double d, e;
+  double d, e, lo = a->lo;
 
   a->index++;
+  /* Once the squares of finite values overflowed, M2 stays infinite (the
+   * mean may have overflowed with it); an infinite or NaN value makes it
+   * NaN, as numpy's. */
+  if (lo == PRK_INF) {
+    if (!prk_isfinite (v))
+      a->lo = PRK_NAN;
+    return;
+  }
   d = (v - a->v.f) - a->w.f;
   prk_two_sum_ordered (a->v.f, prk_add (a->w.f, d / (double) a->index),
       &a->v.f, &a->w.f);
@@ -907,6 +952,10 @@ prk_moments_column_step (PrkAcc * a, double v)
     a->w.f = 0;
   e = prk_mul (d, (v - a->v.f) - a->w.f);
   a->lo = prk_add (a->lo, e);
+  /* a finite value into a finite M2 overflowed (a deviation or its
+   * square): infinite, not the -inf or NaN of the overflowed terms */
+  if (prk_isfinite (v) && prk_isfinite (lo) && !prk_isfinite (a->lo))
+    a->lo = PRK_INF;
 }
 
 /* Complex ----------------------------------------------------------------
@@ -1103,7 +1152,7 @@ prk_merge_c (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
       h = dr * dr;
       h2 = di * di;
       h = (h + h2) * ((double) a->index * f);
-      a->lo = (a->lo + b->lo) + h;
+      a->lo = prk_moments_merged_m2 (a->lo, b->lo, (a->lo + b->lo) + h);
       a->index += b->index;
       break;
     }

@@ -312,6 +312,35 @@ def test_ddof():
             test_array(a, ops=MOMENT_OPS, name='dn', ddof=ddof)
 
 
+def test_variance_overflow_is_inf():
+    """Finite values whose squared deviations pass the largest double have
+    an infinite variance, as numpy's, on every axis: not the NaN (or -inf)
+    of inf - inf in the algorithm's corrections; an infinite value still
+    gives NaN."""
+    big = np.finfo(np.float64).max
+    m = np.array([[1e200, big], [0.0, -big], [0.0, 0.0]])
+    test_array(m, ops=MOMENT_OPS, axes=['all', '0', '-1'], name='vo')
+    test_array(np.array([1e200, 0.0, 0.0, 2.0]), ops=MOMENT_OPS,
+               axes=['all'], name='vb')
+    m[1, 0] = np.inf
+    test_array(m, ops=MOMENT_OPS, axes=['all', '0', '-1'], name='vi')
+    # Where the lanes' sums overflow to +inf and -inf, the mean is taken
+    # again from scaled values: the exact variances, inf and 0, where
+    # numpy's own sums overflow (it gives NaN and inf).
+    d = tmpdir()
+    for a, want in ((np.tile([big, -big], 3000), np.inf),
+                    (np.full(3000, big), 0.0)):
+        np.save(d + '/a.npy', a)
+        for axis in ('all', '0'):
+            launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                   'op=var', 'axis=' + axis, '!', 'planfilesink',
+                   'location=%s/o.npy' % d)
+            got = np.load(d + '/o.npy')
+            if got != want:
+                raise Failure('var axis=%s of %r x %d: %r, not %r' %
+                              (axis, a[:2], len(a), got, want))
+
+
 def test_variance_large_mean_small_spread():
     """Where the naive formula mean(x**2) - mean(x)**2 loses every digit:
     against the exact variance of the values (statistics.pvariance on
@@ -670,7 +699,8 @@ for dt in DTYPES:
 cases += [(f.__name__, f) for f in (
     test_nan_as_numpy, test_float32_sum_accuracy, test_float64_sum_accuracy,
     test_same_result_any_blocksize, test_custom_combiner,
-    test_nan_ops_with_nans, test_nanarg_counts_nan_as_inf, test_ddof, test_variance_large_mean_small_spread,
+    test_nan_ops_with_nans, test_nanarg_counts_nan_as_inf, test_ddof,
+    test_variance_overflow_is_inf, test_variance_large_mean_small_spread,
     test_new_ops_same_result_any_blocksize,
     test_nanargmin_all_nan_fails_as_numpy, test_ptp_of_bool_fails_as_numpy,
     test_zero_d_axes_as_numpy,
