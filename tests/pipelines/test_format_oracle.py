@@ -111,9 +111,10 @@ def read_npy_checked(path):
 # --- reading what the reference writers wrote -------------------------------
 
 def npy_every_dtype_and_layout():
-    """np.save of every dtype; 0-d, empty, one-row, very wide, versions
-    2.0 and 3.0, a non-contiguous view (np.save writes it C-contiguous),
-    Fortran order where it is the same bytes as C order."""
+    """np.save of every dtype; 0-d, empty, one-row, very wide, a
+    non-contiguous view (np.save writes it C-contiguous), Fortran order
+    where it is the same bytes as C order; header versions 1.0, 2.0 and
+    3.0 of every dtype, little- and big-endian, in C and Fortran order."""
     d = plantest.tmpdir()
     out = os.path.join(d, 'out.npy')
     cases = [(dt, s) for dt in ALL_DTYPES for s in [(37, 3), (), (0,)]]
@@ -134,13 +135,31 @@ def npy_every_dtype_and_layout():
         np.save(path, a)
         copy(path, out)
         same(np.load(out), a, name)
-    for version in [(2, 0), (3, 0)]:
-        a = values('complex64', (11, 3))
-        path = os.path.join(d, 'v%d.npy' % version[0])
-        with open(path, 'wb') as f:
-            np.lib.format.write_array(f, a, version=version)
-        copy(path, out)
-        same(np.load(out), a, 'version %s' % (version,))
+    # Every header version numpy writes, with every dtype in both byte
+    # orders, C and Fortran order, 0-d and empty: the copy has np.load's
+    # values, bit for bit (NaN payloads of random bits included).
+    for version in [(1, 0), (2, 0), (3, 0)]:
+        for dtype in ALL_DTYPES:
+            for order in '<>':
+                dt = np.dtype(dtype).newbyteorder(order)
+                for shape, fortran in [((5, 3), order == '>'), ((4, 3, 2), True),
+                                       ((), False), ((0, 3), True)]:
+                    n = int(np.prod(shape)) * dt.itemsize
+                    a = RNG.integers(0, 256, n, np.uint8).view(dt).reshape(
+                        shape) if dtype != 'bool' else \
+                        RNG.integers(0, 2, shape).astype(bool)
+                    if fortran:
+                        a = np.asfortranarray(a)
+                    path = os.path.join(d, 'v.npy')
+                    with open(path, 'wb') as f:
+                        np.lib.format.write_array(f, a, version=version)
+                    copy(path, out)
+                    want = np.load(path)
+                    plantest.assert_bits(
+                        np.load(out), want.astype(want.dtype.newbyteorder(
+                            '='), order='C'),
+                        'version %s %s %s%s' % (version, dt.str, shape,
+                                                ' F' if fortran else ''))
 
 
 def npy_refused_by_name():
