@@ -144,7 +144,7 @@ enum
 #define DEFAULT_FORMAT PLAN_FILE_FORMAT_AUTO
 #define DEFAULT_DTYPE PLAN_DTYPE_UNKNOWN
 #define DEFAULT_SHAPE NULL
-/* 0: PlanFileReader chooses by the io mode it uses (8 MiB mapped, 1 MiB
+/* 0: PlanFileReader chooses by the io mode it uses (2 MiB mapped, 1 MiB
  * read). */
 #define DEFAULT_BLOCKSIZE 0
 #define DEFAULT_OFFSET 0
@@ -311,7 +311,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
           "Chunk size",
           "The size of the chunks, in bytes, rounded down to whole rows (at "
           "least one row); 0 for 2 MiB when the file is mapped, or what "
-          "downstream asks for (planreduce: 8 MiB), and 1 MiB when it is "
+          "downstream asks for (planreduce: 16 MiB), and 1 MiB when it is "
           "read (see io-mode)", 0, MAX_BLOCKSIZE,
           DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

@@ -1,6 +1,6 @@
 """The size of planfilesrc's chunks: with blocksize=0, a mapped file goes
 out in 2 MiB chunks, or in the size downstream asks for in the allocation
-query (planreduce on the CPU: 8 MiB); an explicit blocksize and read
+query (planreduce on the CPU: 16 MiB); an explicit blocksize and read
 chunks are not affected, and the reduction's result does not depend on
 the chunking (against numpy, and byte for byte between chunkings)."""
 import os
@@ -15,7 +15,7 @@ from plantest import Failure, gst  # noqa: E402
 MIB = 1 << 20
 D = plantest.tmpdir()
 rng = np.random.default_rng(5)
-# 40 MiB of float32 rows of 8, and 4 KiB: five 8 MiB chunks and the rest.
+# 40 MiB of float32 rows of 8, and 4 KiB: two 16 MiB chunks and the rest.
 X = rng.standard_normal(((40 * MIB + 4096) // 32, 8)).astype(np.float32)
 SRC = os.path.join(D, 'x.npy')
 np.save(SRC, X)
@@ -63,9 +63,9 @@ def expect_chunks(sizes, chunk, what):
 def test_reduction_asks_for_large_chunks():
     out = os.path.join(D, 'sum.npy')
     sizes = chunk_sizes('', 'planreduce op=sum axis=0', out)
-    expect_chunks(sizes, 8 * MIB, 'planreduce')
+    expect_chunks(sizes, 16 * MIB, 'planreduce')
     plantest.assert_same(np.load(out), X.sum(axis=0, dtype=np.float64).astype(
-        np.float32), 'the column sums in 8 MiB chunks', rtol=1e-6)
+        np.float32), 'the column sums in 16 MiB chunks', rtol=1e-6)
 
 
 def test_other_consumers_keep_the_default():
@@ -97,7 +97,7 @@ def test_result_does_not_depend_on_the_chunks():
 
 
 CASES = [
-    ('planreduce asks planfilesrc for 8 MiB chunks',
+    ('planreduce asks planfilesrc for 16 MiB chunks',
      test_reduction_asks_for_large_chunks),
     ('other consumers get 2 MiB chunks', test_other_consumers_keep_the_default),
     ('an explicit blocksize and read chunks are kept',
