@@ -418,28 +418,54 @@ nested_too_deep (const gchar * text, gsize size)
 
 /* Calls @func on each integer of @text (outside strings; numbers with a
  * fraction or an exponent are not integers) with its first byte and its
- * length, until @func returns TRUE; returns whether one did. */
+ * length, until @func returns TRUE; returns whether one did. The value of
+ * a v3 "attributes" member (the user's, which gst-plan does not read and
+ * which zarr-python takes with integers of any size) is skipped. */
 static gboolean
 scan_integers (const gchar * text, gsize size,
     gboolean (*func) (const gchar * token, gsize len, gpointer data),
     gpointer data)
 {
-  gboolean in_string = FALSE;
-  gsize i;
+  gboolean in_string = FALSE, after_key = FALSE, skipping = FALSE;
+  gsize i, string_start = 0, key_end = 0;
+  guint depth = 0;
 
   for (i = 0; i < size; i++) {
     gchar c = text[i];
     gsize end;
 
     if (in_string) {
-      if (c == '\\')
+      if (c == '\\') {
         i++;
-      else if (c == '"')
+      } else if (c == '"') {
         in_string = FALSE;
+        /* "attributes" as a key of the top-level object */
+        if (depth == 1 && i - string_start == 11
+            && strncmp (text + string_start, "\"attributes", 11) == 0) {
+          after_key = TRUE;
+          key_end = i + 1;
+        }
+      }
       continue;
+    }
+    if (after_key && i > key_end && !strchr (" \t\r\n:", c)) {
+      skipping = (c == '{' || c == '[')
+          && strspn (text + key_end, " \t\r\n") < i - key_end
+          && text[key_end + strspn (text + key_end, " \t\r\n")] == ':';
+      after_key = FALSE;
     }
     if (c == '"') {
       in_string = TRUE;
+      string_start = i;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      depth++;
+      continue;
+    }
+    if (c == '}' || c == ']') {
+      if (depth > 0 && --depth == 1)
+        skipping = FALSE;
       continue;
     }
     if (c != '-' && !g_ascii_isdigit (c))
@@ -447,7 +473,7 @@ scan_integers (const gchar * text, gsize size,
     end = i + (c == '-');
     while (end < size && g_ascii_isdigit (text[end]))
       end++;
-    if (end < size && strchr (".eE", text[end]) == NULL
+    if (!skipping && end < size && strchr (".eE", text[end]) == NULL
         && func (text + i, end - i, data))
       return TRUE;
     /* past the number (and a fraction or exponent, digits and signs) */
@@ -490,10 +516,10 @@ beyond_64_bits (const gchar * token, gsize len, gpointer data)
   return TRUE;
 }
 
-/* The first integer of @text (outside strings) that 64 bits do not hold
- * (below -2^63 or above 2^64 - 1), copied, or NULL: json-glib reads such
- * an integer as another one (2^64 + 5 as -1, -2^63 - 1 as 2^63 - 1)
- * without a word. */
+/* The first integer of @text (outside strings and v3 attributes) that 64
+ * bits do not hold (below -2^63 or above 2^64 - 1), copied, or NULL:
+ * json-glib reads such an integer as another one (2^64 + 5 as -1,
+ * -2^63 - 1 as 2^63 - 1) without a word. */
 static gchar *
 integer_beyond_64_bits (const gchar * text, gsize size)
 {
@@ -824,7 +850,7 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
     GError ** error)
 {
   const gchar *rel = path ? path + strspn (path, "/") : NULL;
-  gchar *dir, *names;
+  gchar *dir, *names, *why;
   GPtrArray *found;
   GHashTable *seen;
 
@@ -835,16 +861,21 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
         "store, or around it)", path);
     return NULL;
   }
+  /* A zarr.json that cannot be read says why: a corrupt array's metadata
+   * is not merely "no array". */
   if (rel) {
     dir = g_build_filename (store, rel, NULL);
     if (is_array (dir)) {
       *chosen = g_strconcat ("/", rel, NULL);
       return dir;
     }
+    why = v3_metadata_problem (dir);
     g_free (dir);
   } else if (is_array (store)) {
     *chosen = g_strdup ("/");
     return g_strdup (store);
+  } else {
+    why = v3_metadata_problem (store);
   }
 
   found = g_ptr_array_new_with_free_func (g_free);
@@ -855,6 +886,7 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
     *chosen = g_strdup (g_ptr_array_index (found, 0));
     dir = g_build_filename (store, *chosen + 1, NULL);
     g_ptr_array_unref (found);
+    g_free (why);
     return dir;
   }
   names = join_names (found);
@@ -862,23 +894,19 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
         "Zarr array '%s': it is a Zarr array itself, not a group; read it "
         "without a dataset", path);
-  else if (found->len == 0) {
-    /* A zarr.json that cannot be read says why: a corrupt array's
-     * metadata is not merely "no array". */
-    gchar *why = rel ? NULL : v3_metadata_problem (store);
-
+  else if (found->len == 0)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "it is a "
         "directory, and no Zarr array (a .zarray, or a zarr.json of an "
         "array) is in it%s%s", why ? ": " : "", why ? why : "");
-    g_free (why);
-  }
   else if (path == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is a "
         "Zarr group of %u arrays, %s; name the one to read as the dataset",
         found->len, names);
   else
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
-        "Zarr array '%s'; its arrays are %s", path, names);
+        "Zarr array '%s'%s%s; its arrays are %s", path, why ? ": " : "",
+        why ? why : "", names);
+  g_free (why);
   g_free (names);
   g_ptr_array_unref (found);
   return NULL;

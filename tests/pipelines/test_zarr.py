@@ -519,6 +519,42 @@ def v3_bytes_without_endian():
     plantest.assert_bits(read(path, out), b, 'uint8 without endian')
 
 
+def v3_attributes_of_any_size():
+    """Integers beyond 64 bits in a v3 array's or group's attributes,
+    which gst-plan does not read and zarr-python takes (Python's integers
+    have any size), no longer make the store refused; beyond 64 bits
+    anywhere else they still are."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+    big = '{"big": %d, "list": [-%d, {"x": %d}], "s": "attributes"}' % (
+        2 ** 70, 2 ** 70, 2 ** 65)
+    group = os.path.join(d, 'g.zarr')
+    os.makedirs(os.path.join(group, 'a', 'c'))
+    with open(os.path.join(group, 'zarr.json'), 'w') as f:
+        f.write('{"zarr_format": 3, "node_type": "group", "attributes": %s}'
+                % big)
+    meta = {'zarr_format': 3, 'node_type': 'array', 'shape': [3],
+            'data_type': 'uint64', 'fill_value': 2 ** 64 - 1,
+            'chunk_grid': {'name': 'regular',
+                           'configuration': {'chunk_shape': [2]}},
+            'chunk_key_encoding': {'name': 'default'},
+            'codecs': [{'name': 'bytes',
+                        'configuration': {'endian': 'little'}}],
+            'attributes': 'ATTRS'}
+    with open(os.path.join(group, 'a', 'zarr.json'), 'w') as f:
+        f.write(json.dumps(meta).replace('"ATTRS"', big))
+    open(os.path.join(group, 'a', 'c', '0'), 'wb').write(
+        np.array([1, 2], '<u8').tobytes())
+    plantest.assert_bits(read(group, out, 'dataset=a'),
+                         np.array([1, 2, 2 ** 64 - 1], 'u8'), 'attributes')
+    with open(os.path.join(group, 'a', 'zarr.json'), 'w') as f:
+        f.write(json.dumps(meta).replace('"ATTRS"', big).replace(
+            '"shape": [3]', '"shape": [%d]' % 2 ** 70))
+    expect_error(['planfilesrc', 'location=' + group, 'dataset=a', '!',
+                  'fakesink'], 'has the integer %d, which 64 bits do not '
+                 'hold' % 2 ** 70)
+
+
 # Zarr v3: stores written by zarr-python 3, which Debian 12 lacks;
 # tools/bootstrap.sh installs it into a virtual environment of its own.
 ZARR3 = os.environ.get('PLAN_ZARR3_PYTHON') or os.path.join(
@@ -1235,6 +1271,7 @@ plantest.run_cases([
     ('fill values from 2^63, and null', fill_values_from_2_63_and_null),
     ('metadata that is not JSON is refused', not_json_refused),
     ('v3: bytes without endian', v3_bytes_without_endian),
+    ('v3: attributes of any size', v3_attributes_of_any_size),
     ('v3: every dtype, codec and layout', v3_every_dtype_codec_and_layout),
     ('v3: unsupported and corrupt fail', v3_unsupported_and_corrupt_fail),
     ('v3: transposed chunks', v3_transposed_chunks),
