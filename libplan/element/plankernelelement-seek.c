@@ -260,13 +260,30 @@ _plan_kernel_element_seek (GstAggregator * agg, GstEvent * event,
     gchar ** why)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
+  GstSegment *segment;
   GstSeekFlags flags;
+  GstFormat format;
   gboolean ret, queued;
 
   event = prepare_seek (PLAN_KERNEL_ELEMENT (agg), event, &queued, why);
   if (event == NULL)
     return queued;
-  gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
+  gst_event_parse_seek (event, NULL, &format, &flags, NULL, NULL, NULL,
+      NULL);
+  /* The seek is in the output's format (prepare_seek()), but the output
+   * segment takes that format only when the first range starts: a seek
+   * that waited for the caps comes between the two. GstAggregator moves
+   * its segment by the seek, which must be in the seek's format; the
+   * range's start then sets it whole. */
+  GST_OBJECT_LOCK (agg);
+  segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  if (segment->format != format) {
+    GST_DEBUG_OBJECT (agg, "output segment in %s before its first range: "
+        "now in %s, the seek's format", gst_format_get_name
+        (segment->format), gst_format_get_name (format));
+    gst_segment_init (segment, format);
+  }
+  GST_OBJECT_UNLOCK (agg);
   if (!(flags & GST_SEEK_FLAG_FLUSH))
     return GST_AGGREGATOR_CLASS (parent_class)->src_event
         (agg, event);
