@@ -169,7 +169,9 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
       gst_event_replace (&priv->pending_seek, event);
       priv->pending_seek_n = n;
     }
+    /* The caps may have come meanwhile: what they say, rate and all. */
     row = priv->seek_row_size;
+    time = priv->out_time;
     GST_OBJECT_UNLOCK (self);
     if (*queued) {
       GST_DEBUG_OBJECT (self, "a seek in %s before the output's caps: made "

@@ -654,6 +654,81 @@ GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
 
 GST_END_TEST;
 
+/* Where upstream is asked whether it can seek (by a seek in time made
+ * before the output's caps), the caps, with a rate, and the first rows
+ * come meanwhile, and the output is set up before upstream answers. */
+typedef struct
+{
+  GstHarness *h;
+  gboolean armed;
+} CapsMeanwhile;
+
+static CapsMeanwhile caps_meanwhile;
+
+static gboolean
+caps_meanwhile_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstFormat format;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
+    return harness_src_query (pad, parent, query);
+  gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+  if (format == GST_FORMAT_TIME && caps_meanwhile.armed) {
+    GstHarness *h = caps_meanwhile.h;
+
+    caps_meanwhile.armed = FALSE;
+    gst_harness_set_src_caps_str (h, F32_CAPS ("8, 3")
+        ", rate=(fraction)100/1");
+    fail_unless_equals_int (gst_harness_push (h, ramp_f32 (0, 8, 3, 1.0f)),
+        GST_FLOW_OK);
+    /* Its output is out: the caps were taken. */
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  gst_query_set_seeking (query, format, format == GST_FORMAT_TIME
+      || format == GST_FORMAT_DEFAULT, 0, -1);
+  return TRUE;
+}
+
+/* A seek in time whose wait for the caps ends before it starts (the caps
+ * came while it asked upstream) is made with what the caps say: rows
+ * sampled in time are sought in time. It was refused, as if the output
+ * had no rate. */
+GST_START_TEST (test_map_time_seek_meets_caps_that_came_meanwhile)
+{
+  MapHarness m;
+  GstEvent *ev;
+  GstFormat format;
+  gint64 start;
+
+  m.n = 1;
+  m.h = m.inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
+      "src");
+  g_object_set (m.h->element, "expr", "2*x", NULL);
+  m.bus = gst_bus_new ();
+  gst_element_set_bus (m.h->element, m.bus);
+  harness_src_query = GST_PAD_QUERYFUNC (m.h->srcpad);
+  gst_pad_set_query_function (m.h->srcpad, caps_meanwhile_src_query);
+  caps_meanwhile.h = m.h;
+  caps_meanwhile.armed = TRUE;
+
+  fail_unless (gst_harness_push_upstream_event (m.h,
+          gst_event_new_seek (1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 20 * GST_MSECOND, GST_SEEK_TYPE_NONE, -1)),
+      "a seek in time was refused where the caps came while it was made");
+  fail_if (caps_meanwhile.armed, "upstream was not asked about time");
+  while ((ev = gst_harness_try_pull_upstream_event (m.h)) != NULL
+      && GST_EVENT_TYPE (ev) != GST_EVENT_SEEK)
+    gst_event_unref (ev);
+  fail_unless (ev != NULL, "the seek did not reach upstream");
+  gst_event_parse_seek (ev, NULL, &format, NULL, NULL, &start, NULL, NULL);
+  fail_unless_equals_int (format, GST_FORMAT_TIME);
+  fail_unless_equals_int64 (start, 20 * GST_MSECOND);
+  gst_event_unref (ev);
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 /* A buffer of no bytes is no rows (appsrc sends one for an empty push):
  * it was taken for a broken row, "a buffer of 0 bytes, which is not a
  * whole number of rows". */
@@ -858,6 +933,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
   tcase_add_test (tc, test_map_zero_d_inputs);
   tcase_add_test (tc, test_map_time_seek_before_caps_ruled_out_is_an_error);
+  tcase_add_test (tc, test_map_time_seek_meets_caps_that_came_meanwhile);
   tcase_add_test (tc, test_map_rows_dropped_by_a_flush_without_seek);
   return s;
 }
