@@ -977,7 +977,7 @@ plan_reduce_class_init (PlanReduceClass * klass)
   kernel_class->launch_consumes = TRUE;
   /* It holds nothing of a chunk once reduced: 16 MiB mapped chunks cut
    * the hand-offs between threads by eight from planfilesrc's 2 MiB, and
-   * a run on a cached file stays within about 35 MiB resident (the pages
+   * a run on a cached file stays within about 46 MiB resident (the pages
    * of chunks read ahead are mapped only when touched; docs/performance.md). */
   kernel_class->input_chunk_bytes = 16 << 20;
 

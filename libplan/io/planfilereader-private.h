@@ -124,6 +124,7 @@ struct _PlanFileReader
   guint64 window_start;         /* file byte offsets */
   guint64 window_end;
   gboolean no_populate;         /* the kernel lacks MADV_POPULATE_READ */
+  gboolean mincore_tells;       /* mincore() says what is cached (below) */
 
   /* protected by lock */
   GMutex lock;
