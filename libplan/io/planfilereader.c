@@ -926,19 +926,13 @@ h5_maps_chunks (PlanFileReader * self)
 #endif
 }
 
-/* Maps a window of the file that holds the bytes @start to @end; FALSE
- * without @error set when no more windows can be guarded (the chunk is
- * read instead). Worker thread. */
+/* Whether the file still holds its bytes up to @end; an error that says
+ * what became of it if not. Worker thread. */
 static gboolean
-map_window (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
+still_reaches (PlanFileReader * self, guint64 end, GError ** error)
 {
   struct stat st;
-  guint64 wstart = start & ~(MAP_ALIGN - 1), wend;
-  GstMapInfo map;
 
-  drop_window (self);
-
-  /* A file that shrank already: say so rather than map what is gone. */
   if (fstat (self->fd, &st) < 0) {
     _plan_file_reader_set_errno_error (error, errno, "read from",
         self->filename);
@@ -948,6 +942,23 @@ map_window (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
     _plan_mapped_file_set_changed_error (self->mapped, error);
     return FALSE;
   }
+  return TRUE;
+}
+
+/* Maps a window of the file that holds the bytes @start to @end; FALSE
+ * without @error set when no more windows can be guarded (the chunk is
+ * read instead). Worker thread. */
+static gboolean
+map_window (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
+{
+  guint64 wstart = start & ~(MAP_ALIGN - 1), wend;
+  GstMapInfo map;
+
+  drop_window (self);
+
+  /* A file that shrank already: say so rather than map what is gone. */
+  if (!still_reaches (self, end, error))
+    return FALSE;
 
   wend = MAX (end, wstart + MAP_MIN_SPAN);
   wend = (wend + MAP_ALIGN - 1) & ~(MAP_ALIGN - 1);
@@ -1012,22 +1023,10 @@ populate (PlanFileReader * self, guint64 start, guint64 end, GError ** error)
 
   if (self->no_populate || end <= start)
     return TRUE;
-  if (looks_cached (self, start, end)) {
-    struct stat st;
-
-    /* What the populate would have found: a file cut short before these
-     * pages is an error now, not zeros for the consumer later. */
-    if (fstat (self->fd, &st) < 0) {
-      _plan_file_reader_set_errno_error (error, errno, "read from",
-          self->filename);
-      return FALSE;
-    }
-    if ((guint64) st.st_size < end) {
-      _plan_mapped_file_set_changed_error (self->mapped, error);
-      return FALSE;
-    }
-    return TRUE;
-  }
+  /* Cached: what the populate would have found, a file cut short before
+   * these pages, is an error now, not zeros for the consumer later. */
+  if (looks_cached (self, start, end))
+    return still_reaches (self, end, error);
   GST_LOG_OBJECT (self, "bytes %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
       " are not cached: reading them in", start, end);
   while (madvise (base + first, end - self->window_start - first,
