@@ -38,6 +38,12 @@ typedef struct
   guint8 **cur;                 /* [n_names]: the current block */
 } BcastState;
 
+/* A complex128 value, moved as a whole. */
+typedef struct
+{
+  guint64 part[2];
+} Bytes16;
+
 /* dst[k] = the value of name @i at output element e0 + k, k < m. */
 static void
 bcast_gather (const PlanExpr * e, guint i, gconstpointer src, guint8 * dst,
@@ -61,8 +67,11 @@ bcast_gather (const PlanExpr * e, guint i, gconstpointer src, guint8 * dst,
       GATHER (guint16);
     case 4:
       GATHER (guint32);
-    default:
+    case 8:
       GATHER (guint64);
+    default:
+      g_assert (e->sizes[i] == 16);
+      GATHER (Bytes16);
   }
 #undef GATHER
 }

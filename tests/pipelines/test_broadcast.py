@@ -95,6 +95,13 @@ STREAM_CASES = [
     # sin is within an ulp of numpy's, not always the same bits
     ((500, 2, 3), (500, 1, 1), 'float64', 'float64', 'x / y + sin(x)',
      lambda a, b: a / b + np.sin(a), 1e-13),
+    # 16-byte values are gathered whole (both parts of a complex128)
+    ((400, 1), (400, 3), 'complex128', 'int16', 'x + y',
+     lambda a, b: a + b),
+    ((400, 3), (400, 1), 'float32', 'complex128', 'x * y',
+     lambda a, b: a * b),
+    ((300, 2, 1), (300, 1, 3), 'complex64', 'complex128', 'x - y',
+     lambda a, b: a - b),
 ]
 
 
@@ -166,6 +173,10 @@ CONSTANT_CASES = [
     ((800, 3), 'float32', (), 'float32', 'x * c', lambda x, c: x * c, 13),
     ((800, 5), 'uint16', (5,), 'bool', 'where(c, x, 0)',
      lambda x, c: np.where(c, x, np.uint16(0)), 17),
+    ((900, 4), 'float64', (4,), 'complex128', 'x * c', lambda x, c: x * c,
+     19),
+    ((700, 3), 'complex128', (1, 3), 'complex128', 'x - c',
+     lambda x, c: x - c, 23),
 ]
 
 
