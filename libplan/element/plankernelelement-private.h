@@ -66,6 +66,8 @@ typedef struct
   PlanArrayInfo out_time;       /* the output's rate (for queries and
                                  * seeks in time), rate_n 0 without */
   gint64 out_caps_rows;         /* the output's rows per its caps, or -1 */
+  gboolean inputs_in_time;      /* every input has the output's rate: seeks
+                                 * upstream are made in time */
   gboolean settings_read;       /* setup() has read the properties, and
                                  * the element computes with them */
 

@@ -87,6 +87,22 @@ upstream_seekable (PlanKernelElement * self, GstFormat format,
   return seekable;
 }
 
+/* Whether the first input's upstream can seek in time: its rate will be
+ * the output's. */
+static gboolean
+first_upstream_in_time (PlanKernelElement * self)
+{
+  GList *pads = _plan_kernel_element_get_sink_pads (self);
+  GstQuery *query = gst_query_new_seeking (GST_FORMAT_TIME);
+  gboolean seekable = pads && gst_pad_peer_query (pads->data, query);
+
+  if (seekable)
+    gst_query_parse_seeking (query, NULL, &seekable, NULL, NULL);
+  gst_query_unref (query);
+  g_list_free_full (pads, gst_object_unref);
+  return seekable;
+}
+
 /* Whether the output rows are the input rows before the element is set
  * up: no output_range(), or one that keeps rows as they are whatever the
  * caps (plancustom in map mode). */
@@ -117,6 +133,23 @@ rows_to_seek_time (const PlanArrayInfo * time, GstSeekType type, gint64 rows,
   return rows < 0 ? -(gint64) t : (gint64) t;
 }
 
+/* A start or stop of a seek in time at the rate of @time as rows: the
+ * row sampled at or before a start, the first sampled at or after a stop
+ * (plan_array_info_get_segment_rows()'s rows); left as it is where it is
+ * not set. */
+static gint64
+seek_time_to_rows (const PlanArrayInfo * time, GstSeekType type, gint64 t,
+    gboolean stop)
+{
+  guint64 num = GST_SECOND * (guint64) time->rate_d, rows;
+
+  if (type == GST_SEEK_TYPE_NONE || t == -1)
+    return t;
+  rows = stop ? gst_util_uint64_scale_ceil (ABS (t), time->rate_n, num) :
+      gst_util_uint64_scale (ABS (t), time->rate_n, num);
+  return t < 0 ? -(gint64) rows : (gint64) rows;
+}
+
 /* Turns a seek on the output into the seek in rows sent upstream, or
  * refuses it (returns NULL, having taken @event; the reason in @why): only
  * rows (GST_FORMAT_DEFAULT) and, where output rows are input rows, bytes
@@ -133,7 +166,7 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
   GstFormat format;
   gint64 start, stop, first, end;
   PlanArrayInfo time;
-  gboolean unknown;
+  gboolean unknown, in_time;
   gdouble rate;
   gsize row;
   guint n;
@@ -145,6 +178,7 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
   row = priv->seek_row_size;
   unknown = priv->out_row_size == 0;
   time = priv->out_time;
+  in_time = priv->inputs_in_time;
   /* A seek supersedes one still waiting for caps. */
   n = ++priv->n_seeks;
   gst_clear_event (&priv->pending_seek);
@@ -156,12 +190,12 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
    * preroll): it waits for them, and is made then
    * (_plan_kernel_element_send_pending_seek()). Only where output rows are
    * input rows whatever the caps (rows_are_input_rows()), and upstream can
-   * seek in rows (in time, for a seek in time): a reduction's is refused at
-   * once. */
+   * seek in rows (and the first input in time, whose rate the output takes,
+   * for a seek in time): a reduction's is refused at once. */
   if (rate > 0.0 && (format == GST_FORMAT_BYTES || format == GST_FORMAT_TIME)
       && unknown && rows_are_input_rows (self)
-      && upstream_seekable (self, format == GST_FORMAT_TIME ?
-          GST_FORMAT_TIME : GST_FORMAT_DEFAULT, &first, &end)) {
+      && upstream_seekable (self, GST_FORMAT_DEFAULT, &first, &end)
+      && (format == GST_FORMAT_BYTES || first_upstream_in_time (self))) {
     GST_OBJECT_LOCK (self);
     /* (Unless the caps came meanwhile.) */
     *queued = priv->out_row_size == 0 && priv->n_seeks == n;
@@ -172,6 +206,7 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
     /* The caps may have come meanwhile: what they say, rate and all. */
     row = priv->seek_row_size;
     time = priv->out_time;
+    in_time = priv->inputs_in_time;
     GST_OBJECT_UNLOCK (self);
     if (*queued) {
       GST_DEBUG_OBJECT (self, "a seek in %s before the output's caps: made "
@@ -184,12 +219,25 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
   if (rate <= 0.0)
     goto refuse;
   /* Time, for rows sampled in time, where output rows are input rows: the
-   * rows sampled from the start to (not including) the stop. */
+   * rows sampled from the start to (not including) the stop. Inputs
+   * sampled at the output's rate are sought in time; where one is not (a
+   * planmap of a signal and of a table of coefficients, or of two signals
+   * at different rates: their rows pair up, not their times), all are
+   * sought in rows, which every input has (priv->inputs_in_time). */
   if (format == GST_FORMAT_TIME && row > 0
       && plan_array_info_has_rate (&time)) {
     /* Output rows are input rows, at the input's rate: the same time
      * upstream, whose segment in time comes back with the seek's exact
-     * start. */
+     * start; or those rows, upstream in rows. */
+    if (!in_time) {
+      GstEvent *rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags,
+          start_type, seek_time_to_rows (&time, start_type, start, FALSE),
+          stop_type, seek_time_to_rows (&time, stop_type, stop, TRUE));
+
+      gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
+      gst_event_unref (event);
+      event = rows;
+    }
   } else if (format == GST_FORMAT_BYTES && row > 0) {
     GstEvent *rows;
 
@@ -208,20 +256,19 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
   }
   /* Rows (or bytes) of an output sampled in time: its segment is in time,
    * and GstAggregator moves it by the seek in the seek's format, so the
-   * seek is made in time: from the time of its first row, rounded up, and
+   * seek is made in time where the inputs can take it: from the time of its first row, rounded up, and
    * to that of its stop, rounded down, which upstream turns back into the
    * same rows (plan_array_info_get_segment_rows()). */
-  if (format == GST_FORMAT_DEFAULT && row > 0
-      && plan_array_info_has_rate (&time)) {
-    GstEvent *in_time;
+  if (format == GST_FORMAT_DEFAULT && row > 0 && in_time) {
+    GstEvent *seek;
 
     start = rows_to_seek_time (&time, start_type, start, TRUE);
     stop = rows_to_seek_time (&time, stop_type, stop, FALSE);
-    in_time = gst_event_new_seek (rate, GST_FORMAT_TIME, flags, start_type,
+    seek = gst_event_new_seek (rate, GST_FORMAT_TIME, flags, start_type,
         start, stop_type, stop);
-    gst_event_set_seqnum (in_time, gst_event_get_seqnum (event));
+    gst_event_set_seqnum (seek, gst_event_get_seqnum (event));
     gst_event_unref (event);
-    event = in_time;
+    event = seek;
   }
   if (!upstream_seekable (self, GST_FORMAT_DEFAULT, &first, &end))
     goto not_seekable;

@@ -837,7 +837,8 @@ host_slice_rows (PlanKernelElement * self, PlanKernelElementPrivate * priv)
 
 /* A byte seek on the output is a row seek when the output rows are the
  * input rows (a map; a stencil that keeps the edges): bytes count output
- * rows of the output's row size. */
+ * rows of the output's row size. Seeks go upstream in time where every
+ * input is sampled at the output's rate, else in rows. */
 static void
 update_seek_row_size (PlanKernelElement * self,
     PlanKernelElementPrivate * priv)
@@ -846,6 +847,8 @@ update_seek_row_size (PlanKernelElement * self,
   guint64 first = 3;
   gint64 end = 10;
   gsize row = plan_array_info_get_row_size (&priv->output);
+  gboolean in_time;
+  guint i;
 
   if (klass->output_range)
     klass->output_range (self, 3, 10, &first, &end);
@@ -861,7 +864,12 @@ update_seek_row_size (PlanKernelElement * self,
     priv->output.rate_n = priv->inputs[0].rate_n;
     priv->output.rate_d = priv->inputs[0].rate_d;
   }
+  in_time = plan_array_info_has_rate (&priv->output);
+  for (i = 0; i < priv->n_inputs && in_time; i++)
+    in_time = priv->inputs[i].rate_n == priv->output.rate_n
+        && priv->inputs[i].rate_d == priv->output.rate_d;
   GST_OBJECT_LOCK (self);
+  priv->inputs_in_time = in_time;
   priv->seek_row_size = first == 3 && end == 10 ? row : 0;
   priv->out_row_size = row;
   priv->out_time = priv->output;

@@ -14,7 +14,10 @@
  *
  * Each SEEK is rows:START:STOP, bytes:START:STOP or ms:START:STOP (time in
  * milliseconds, for rows sampled in time; STOP -1: to the end), made as a
- * flushing seek on the pipeline, accurate in rows and time. In `paused` every
+ * flushing seek on the pipeline, accurate in rows and time (ms~:START:STOP
+ * is a seek in time that is not: validate compares an accurate seek's
+ * start with the time of every segment that follows, those of an upstream
+ * sought in rows too). In `paused` every
  * seek is made in PAUSED and the pipeline then plays the last range to
  * EOS; in `playing` the pipeline plays and the seeks come while it does
  * (the last one's range is played to EOS). Each seek waits for the one
@@ -97,7 +100,7 @@ parse_seek (const gchar * spec, GstEvent ** seek)
   gchar **parts = g_strsplit (spec, ":", -1);
   GstFormat format;
   gint64 start, stop;
-  gboolean ok = g_strv_length (parts) == 3;
+  gboolean ok = g_strv_length (parts) == 3, accurate = TRUE;
 
   if (ok && strcmp (parts[0], "rows") == 0)
     format = GST_FORMAT_DEFAULT;
@@ -105,7 +108,10 @@ parse_seek (const gchar * spec, GstEvent ** seek)
     format = GST_FORMAT_BYTES;
   else if (ok && strcmp (parts[0], "ms") == 0)
     format = GST_FORMAT_TIME;
-  else
+  else if (ok && strcmp (parts[0], "ms~") == 0) {
+    format = GST_FORMAT_TIME;
+    accurate = FALSE;
+  } else
     ok = FALSE;
   if (ok) {
     start = g_ascii_strtoll (parts[1], NULL, 10);
@@ -117,7 +123,8 @@ parse_seek (const gchar * spec, GstEvent ** seek)
     /* Not accurate in bytes: validate compares an accurate seek's start
      * with the time of the segment that follows, whose format is rows. */
     *seek = gst_event_new_seek (1.0, format, GST_SEEK_FLAG_FLUSH |
-        (format != GST_FORMAT_BYTES ? GST_SEEK_FLAG_ACCURATE : 0),
+        (format != GST_FORMAT_BYTES && accurate ? GST_SEEK_FLAG_ACCURATE :
+            0),
         GST_SEEK_TYPE_SET, start,
         stop < 0 ? GST_SEEK_TYPE_NONE : GST_SEEK_TYPE_SET, stop);
   }
@@ -268,7 +275,7 @@ main (int argc, char **argv)
           && strcmp (argv[1], "cycles") != 0)) {
     g_printerr ("usage: seekdriver [--array NAME=IN.npy]... "
         "[--collect NAME=OUT.npy]... paused|playing|cycles PIPELINE "
-        "rows|bytes|ms:START:STOP...\n");
+        "rows|bytes|ms|ms~:START:STOP...\n");
     return 2;
   }
   cycles = strcmp (argv[1], "cycles") == 0;

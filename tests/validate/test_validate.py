@@ -59,8 +59,10 @@ M = rng.standard_normal((20000, 6)).astype(np.float64)
 T = rng.standard_normal((10000, 4)).astype(np.float32)
 # 2 s at 1000 rows a second, for the scenarios through npyparse.
 T2 = rng.standard_normal((2000, 4)).astype(np.float32)
+# Its partner in maps of two inputs.
+T3 = rng.standard_normal((2000, 4)).astype(np.float32)
 for name, arr in [('a', A), ('b', B), ('img', IMG), ('m', M), ('t', T),
-                  ('t2', T2)]:
+                  ('t2', T2), ('t3', T3)]:
     np.save(os.path.join(D, name + '.npy'), arr)
 SOFTMAX = os.path.join(BUILD, 'tests', 'examples', 'libsoftmax.so')
 
@@ -289,6 +291,28 @@ SEEKS = [
      'planfilesrc location=t2.npy rate=3/1 blocksize=1600 ! planmap '
      'expr="2*x" ! planfilesink async=true location=OUT', ['bytes:16:80'],
      lambda: (2 * T2)[1:5]),
+    # Inputs that are not all sampled at the output's rate (the first
+    # input's) are sought in rows, which pair up: a seek in time upstream
+    # was refused by an input without a rate, after the others had taken
+    # it. The time seek is not accurate (ms~): validate would compare its
+    # start with the time of upstream's segments in rows.
+    ('planmap of a sampled input and one without a rate, byte and time '
+     'seeks in PAUSED', 'paused',
+     'planmap name=m expr="x + 2*y" ! planfilesink location=OUT '
+     'planfilesrc location=t2.npy rate=1000/1 blocksize=1600 ! m.sink_0 '
+     'planfilesrc location=t3.npy blocksize=1600 ! m.sink_1',
+     ['bytes:1600:8000', 'ms~:150:1200'], lambda: (T2 + 2 * T3)[150:1200]),
+    ('planmap of inputs at two rates, byte and time seeks while playing',
+     'playing',
+     'planmap name=m expr="x - y" ! planfilesink location=OUT '
+     'planfilesrc location=t2.npy rate=1000/1 blocksize=1600 ! m.sink_0 '
+     'planfilesrc location=t3.npy rate=500/1 blocksize=1600 ! m.sink_1',
+     ['bytes:1600:8000', 'ms~:300:1700'], lambda: (T2 - T3)[300:1700]),
+    ('planmap of two inputs at one rate, time seek in PAUSED', 'paused',
+     'planmap name=m expr="x * y" ! planfilesink location=OUT '
+     'planfilesrc location=t2.npy rate=1000/1 blocksize=1600 ! m.sink_0 '
+     'planfilesrc location=t3.npy rate=1000/1 blocksize=1600 ! m.sink_1',
+     ['ms:250:900'], lambda: (T2 * T3)[250:900]),
 ]
 
 
