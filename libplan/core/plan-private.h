@@ -67,6 +67,13 @@ G_GNUC_INTERNAL
 gboolean _plan_param_value_in_valid_range (GParamSpec * pspec,
     const GValue * value);
 
+/* A double property that takes every double, -inf to inf and NaN, which
+ * g_param_spec_double() refuses (core/planerror.c). */
+G_GNUC_INTERNAL
+GParamSpec *_plan_param_spec_double_all (const gchar * name,
+    const gchar * nick, const gchar * blurb, gdouble default_value,
+    GParamFlags flags);
+
 /* Makes @error's message valid UTF-8, as GLib asks of a GError's message
  * and language bindings need to convert it: a file name in it need not be
  * (core/planerror.c). */

@@ -386,6 +386,75 @@ plan_element_refuse_live_set (GstElement * element, GParamSpec * pspec,
   return TRUE;
 }
 
+/* A double property that takes every double, -inf to inf and NaN:
+ * GParamSpecDouble refuses NaN, since it is neither inside nor outside its
+ * range, and GLib only warns and keeps the old value. The type derives
+ * from GParamSpecDouble, so that tools and bindings see a double with its
+ * range and default. */
+static GParamSpecClass *double_all_parent_class;
+
+static gboolean
+double_all_value_validate (GParamSpec * pspec, GValue * value)
+{
+  if (isnan (value->data[0].v_double))
+    return FALSE;
+  return double_all_parent_class->value_validate (pspec, value);
+}
+
+#if GLIB_CHECK_VERSION (2, 74, 0)
+static gboolean
+double_all_value_is_valid (GParamSpec * pspec, const GValue * value)
+{
+  if (isnan (value->data[0].v_double))
+    return TRUE;
+  return double_all_parent_class->value_is_valid (pspec, value);
+}
+#endif
+
+static void
+double_all_class_init (GParamSpecClass * klass, gpointer data)
+{
+  double_all_parent_class = g_type_class_peek_parent (klass);
+  klass->value_validate = double_all_value_validate;
+#if GLIB_CHECK_VERSION (2, 74, 0)
+  klass->value_is_valid = double_all_value_is_valid;
+#endif
+}
+
+static GType
+double_all_param_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type)) {
+    const GTypeInfo info = {
+      sizeof (GParamSpecClass), NULL, NULL,
+      (GClassInitFunc) double_all_class_init, NULL, NULL,
+      sizeof (GParamSpecDouble), 0, NULL, NULL
+    };
+    GType t = g_type_register_static (G_TYPE_PARAM_DOUBLE,
+        "PlanParamSpecDoubleAll", &info, 0);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* A #GParamSpecDouble that takes -inf, inf and NaN (plan-private.h). */
+GParamSpec *
+_plan_param_spec_double_all (const gchar * name, const gchar * nick,
+    const gchar * blurb, gdouble default_value, GParamFlags flags)
+{
+  GParamSpecDouble *dspec;
+
+  dspec = g_param_spec_internal (double_all_param_get_type (), name, nick,
+      blurb, flags);
+  dspec->minimum = -INFINITY;
+  dspec->maximum = INFINITY;
+  dspec->default_value = default_value;
+  return G_PARAM_SPEC (dspec);
+}
+
 /* The valid range of a property made with plan_param_spec_checked_range():
  * a #GParamSpec of the same type with the real bounds. */
 static GQuark
@@ -442,7 +511,8 @@ range_bounds_to_strings (GParamSpec * range, gchar ** min, gchar ** max)
  * GLib refuses a value outside a property's range before the element sees
  * it, with a warning, and the program carries on with the old value. An
  * element installs instead the property this returns: the same name,
- * nick, default and flags, the whole range of its type, and @range's
+ * nick, default and flags, the whole range of its type (for a double or a
+ * float, -inf to inf, and a double takes NaN too), and @range's
  * blurb followed by the valid range ("(valid: 1 to 64)"), which
  * gst-inspect-1.0 shows. Any value of the type is then stored; the
  * element's set_property() calls plan_element_refuse_out_of_range() first,
@@ -495,10 +565,10 @@ plan_param_spec_checked_range (GParamSpec * range)
     wide = g_param_spec_int64 (name, nick, blurb, G_MININT64, G_MAXINT64,
         G_PARAM_SPEC_INT64 (range)->default_value, flags);
   else if (type == G_TYPE_DOUBLE)
-    wide = g_param_spec_double (name, nick, blurb, -G_MAXDOUBLE, G_MAXDOUBLE,
+    wide = _plan_param_spec_double_all (name, nick, blurb,
         G_PARAM_SPEC_DOUBLE (range)->default_value, flags);
   else
-    wide = g_param_spec_float (name, nick, blurb, -G_MAXFLOAT, G_MAXFLOAT,
+    wide = g_param_spec_float (name, nick, blurb, -INFINITY, INFINITY,
         G_PARAM_SPEC_FLOAT (range)->default_value, flags);
   g_param_spec_set_qdata_full (wide, valid_range_quark (), range,
       (GDestroyNotify) g_param_spec_unref);

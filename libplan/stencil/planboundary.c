@@ -279,59 +279,6 @@ plan_boundary_fill_from_double (PlanDType dtype, gdouble cval, gpointer dst)
   return exact;
 }
 
-/* A double property that takes NaN: GParamSpecDouble refuses it, since
- * NaN is neither inside nor outside its range. The type derives from
- * GParamSpecDouble, so that tools and bindings see a double with its
- * range and default. */
-static GParamSpecClass *cval_parent_class;
-
-static gboolean
-cval_value_validate (GParamSpec * pspec, GValue * value)
-{
-  if (isnan (value->data[0].v_double))
-    return FALSE;
-  return cval_parent_class->value_validate (pspec, value);
-}
-
-#if GLIB_CHECK_VERSION (2, 74, 0)
-static gboolean
-cval_value_is_valid (GParamSpec * pspec, const GValue * value)
-{
-  if (isnan (value->data[0].v_double))
-    return TRUE;
-  return cval_parent_class->value_is_valid (pspec, value);
-}
-#endif
-
-static void
-cval_class_init (GParamSpecClass * klass, gpointer data)
-{
-  cval_parent_class = g_type_class_peek_parent (klass);
-  klass->value_validate = cval_value_validate;
-#if GLIB_CHECK_VERSION (2, 74, 0)
-  klass->value_is_valid = cval_value_is_valid;
-#endif
-}
-
-static GType
-cval_param_get_type (void)
-{
-  static gsize type = 0;
-
-  if (g_once_init_enter (&type)) {
-    const GTypeInfo info = {
-      sizeof (GParamSpecClass), NULL, NULL,
-      (GClassInitFunc) cval_class_init, NULL, NULL,
-      sizeof (GParamSpecDouble), 0, NULL, NULL
-    };
-    GType t = g_type_register_static (G_TYPE_PARAM_DOUBLE,
-        "PlanParamSpecCval", &info, 0);
-
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 /**
  * plan_boundary_param_spec_cval:
  * @name: the property's name
@@ -353,12 +300,6 @@ GParamSpec *
 plan_boundary_param_spec_cval (const gchar * name, const gchar * nick,
     const gchar * blurb, gdouble default_value, GParamFlags flags)
 {
-  GParamSpecDouble *dspec;
-
-  dspec = g_param_spec_internal (cval_param_get_type (), name, nick, blurb,
+  return _plan_param_spec_double_all (name, nick, blurb, default_value,
       flags);
-  dspec->minimum = -INFINITY;
-  dspec->maximum = INFINITY;
-  dspec->default_value = default_value;
-  return G_PARAM_SPEC (dspec);
 }

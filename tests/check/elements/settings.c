@@ -254,6 +254,13 @@ GST_START_TEST (test_number_out_of_range_kept_and_fails_at_start)
       "ddof", "-1", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
       "planreduce e: ddof=-1 is out of range: valid values are 0 to 1e+18",
       NULL);
+  check_refused_at_start ("fakesrc ! planreduce name=e op=var ! fakesink",
+      "ddof", "nan", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planreduce e: ddof=nan is out of range: valid values are 0 to 1e+18",
+      NULL);
+  check_refused_at_start ("fakesrc ! planreduce name=e op=var ! fakesink",
+      "ddof", "inf", GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "planreduce e: ddof=inf is out of range", NULL);
   check_refused_at_start (custom, "blocksize", "16", GST_LIBRARY_ERROR,
       GST_LIBRARY_ERROR_SETTINGS, "plancustom e: blocksize=16",
       "valid values are 32 to 1024", NULL);
@@ -266,8 +273,24 @@ GST_START_TEST (test_number_out_of_range_kept_and_fails_at_start)
 
 GST_END_TEST;
 
-/* Whether @pspec, numeric, spans its whole type (the doubles: all finite
- * values at least). */
+/* Whether GLib stores @v in the double property @pspec as it is, rather
+ * than warning and keeping the old value. */
+static gboolean
+takes_double (GParamSpec * pspec, gdouble v)
+{
+  GValue value = G_VALUE_INIT;
+  gboolean changed;
+
+  g_value_init (&value, G_TYPE_DOUBLE);
+  g_value_set_double (&value, v);
+  changed = g_param_value_validate (pspec, &value);
+  g_value_unset (&value);
+  return !changed;
+}
+
+/* Whether @pspec, numeric, spans its whole type (the doubles: -inf to
+ * inf and NaN, which a program reading a number from its user may be
+ * given as any other). */
 static gboolean
 spans_its_type (GParamSpec * pspec)
 {
@@ -298,11 +321,11 @@ spans_its_type (GParamSpec * pspec)
     return G_PARAM_SPEC_CHAR (pspec)->minimum == G_MININT8
         && G_PARAM_SPEC_CHAR (pspec)->maximum == G_MAXINT8;
   if (t == G_TYPE_DOUBLE)
-    return G_PARAM_SPEC_DOUBLE (pspec)->minimum <= -G_MAXDOUBLE
-        && G_PARAM_SPEC_DOUBLE (pspec)->maximum >= G_MAXDOUBLE;
+    return takes_double (pspec, NAN) && takes_double (pspec, INFINITY)
+        && takes_double (pspec, -INFINITY);
   if (t == G_TYPE_FLOAT)
-    return G_PARAM_SPEC_FLOAT (pspec)->minimum <= -G_MAXFLOAT
-        && G_PARAM_SPEC_FLOAT (pspec)->maximum >= G_MAXFLOAT;
+    return G_PARAM_SPEC_FLOAT (pspec)->minimum <= -INFINITY
+        && G_PARAM_SPEC_FLOAT (pspec)->maximum >= INFINITY;
   return TRUE;                  /* not a number */
 }
 
