@@ -22,6 +22,7 @@ import asyncio
 import functools
 import inspect
 import linecache
+import math
 import ast
 import operator
 import os
@@ -1058,6 +1059,31 @@ class _Recorder:
 _SLICE_US = 20000
 
 
+def _deadline(timeout):
+    """The time.monotonic() at which a wait of timeout seconds ends: None
+    for no timeout (None or inf); a negative timeout is 0, as
+    concurrent.futures takes it. NaN and what is not a number are refused
+    here, before the wait, so that they never reach the run."""
+    if timeout is None:
+        return None
+    try:
+        if isinstance(timeout, (str, bytes, bytearray)):
+            raise TypeError
+        seconds = float(timeout)
+    except OverflowError:
+        # An integer past the floats (10**400): longer than any run.
+        return None if timeout > 0 else time.monotonic()
+    except (TypeError, ValueError):
+        raise TypeError(f"timeout must be a number of seconds or None, "
+                        f"not {type(timeout).__name__}") from None
+    if math.isnan(seconds):
+        raise ValueError("timeout must be a number of seconds or None, "
+                         "not NaN")
+    if math.isinf(seconds) and seconds > 0:
+        return None
+    return time.monotonic() + max(0.0, seconds)
+
+
 class Future:
     """A run in flight. wait() for it (or `await` it), then read the
     outputs: the arrays given to dispatch() were written in place, the
@@ -1078,8 +1104,7 @@ class Future:
         if it has not); raises the run's error, or the exception a reader,
         writer or kernel raised. Signals are handled while it waits: a
         Ctrl-C raises KeyboardInterrupt at once and cancels the run."""
-        deadline = None if timeout is None else \
-            time.monotonic() + max(0.0, timeout)
+        deadline = _deadline(timeout)
         error = None
         try:
             while True:

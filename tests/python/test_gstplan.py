@@ -760,6 +760,38 @@ def cancel_a_run():
 
 
 @test
+def wait_timeouts():
+    """wait(timeout=inf) waits for the end (it raised OverflowError and
+    cancelled the run); NaN and strings are refused before the wait and
+    leave the run going; a negative timeout is 0."""
+    plan = Plan(); a = plan.source(ndim=1); plan.sink(plan.map("x + 1", args=(a,)), name="o")
+    work = plan.realize(target="cpu")
+    release = threading.Event()
+
+    def gated(first_row):
+        if first_row >= 300:
+            return None
+        release.wait(10)
+        return np.full(100, float(first_row))
+    got = []
+    io = IO(work); io.connect(a, gated, dtype=np.float64, shape=(-1,))
+    io.connect("o", lambda rows, first: got.append(rows.copy()))
+    fut = io.start()
+    assert fut.wait(timeout=0) is False
+    assert fut.wait(timeout=-3) is False
+    assert fut.wait(timeout=0.01) is False
+    expect(ValueError, lambda: fut.wait(timeout=float("nan")), "NaN")
+    expect(TypeError, lambda: fut.wait(timeout="1"), "not str")
+    assert not fut.done()
+    release.set()
+    assert fut.wait(timeout=float("inf")) is True
+    assert np.array_equal(np.concatenate(got), np.repeat([1.0, 101.0, 201.0], 100))
+    f = work.dispatch(a=np.arange(5.0))
+    assert f.wait(timeout=10**400) is True
+    assert np.array_equal(f.result("o"), np.arange(5.0) + 1)
+
+
+@test
 def asyncio_await():
     plan = Plan(); a = plan.source(); plan.reduce("max", args=(a,), name="m")
     work = plan.realize(target="cpu")
