@@ -265,9 +265,11 @@ _plan_work_bind_output (PlanWork * self, Output * output, PlanBinding * binding,
   if (binding != NULL && binding->kind == PLAN_BINDING_FILE) {
     if (!ensure_element (self, &output->element, "planfilesink", error))
       return FALSE;
-    g_object_set (output->element, "location", binding->location, NULL);
-    if (binding->in_container && binding->dataset)
-      g_object_set (output->element, "dataset", binding->dataset, NULL);
+    /* The dataset is set every time, NULL included: the element is kept
+     * from one dispatch to the next, and a file bound alone must not
+     * inherit the dataset of the dispatch before. */
+    g_object_set (output->element, "location", binding->location, "dataset",
+        binding->in_container ? binding->dataset : NULL, NULL);
     return TRUE;
   }
   array = NULL;

@@ -1122,10 +1122,20 @@ def arrays_in_files_bound_by_name():
         work.dispatch(a=A, out=dest + ":/result/x").wait()
         with h5py.File(dest, "r") as f:
             assert np.array_equal(f["result/x"][...], 2 * A + 1)
+        # The same work, the file alone: /data, not the dataset of the
+        # dispatch before.
+        work.dispatch(a=A, out=dest).wait()
+        with h5py.File(dest, "r") as f:
+            assert sorted(f) == ["data"], sorted(f)
+            assert np.array_equal(f["data"][...], 2 * A + 1)
     if zarr_out:
         dest = os.path.join(tmp, "out.zarr")
         work.dispatch(a=A, out=dest + ":result/x").wait()
         got = zarr.open_group(dest, mode="r")["result/x"][...]
+        assert np.array_equal(got, 2 * A + 1)
+        # The store alone is the array, after a dispatch into a group's.
+        work.dispatch(a=A, out=dest).wait()
+        got = zarr.open_array(dest, mode="r")[...]
         assert np.array_equal(got, 2 * A + 1)
 
 
