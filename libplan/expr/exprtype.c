@@ -1188,6 +1188,23 @@ type_call (Typer * t, ExprNode * call)
   const FuncDesc *f = NULL;
   guint i, want;
 
+  /* numpy's np.min and np.max reduce over an axis (np.max(x, 0) is the
+   * largest value along axis 0): pasted from numpy they would mean
+   * something else than the language's elementwise min and max. */
+  if (call->numpy_prefix && (strcmp (call->name, "min") == 0
+          || strcmp (call->name, "max") == 0)) {
+    const gchar *written = t->arena->source + call->pos;
+    gint prefix = g_str_has_prefix (written, "numpy.") ? 6 : 3;
+
+    _plan_expr_type_error (t, call->pos, "%.*s%s is numpy's reduction over "
+        "an axis, not an elementwise function; write %s(x, y) for the %s "
+        "of two values (or %s(x, y), without '%.*s'), or reduce with "
+        "planreduce", prefix, written, call->name,
+        call->name[1] == 'i' ? "minimum" : "maximum",
+        call->name[1] == 'i' ? "smaller" : "larger", call->name,
+        prefix, written);
+    return NULL;
+  }
   for (i = 0; i < G_N_ELEMENTS (functions); i++)
     if (strcmp (functions[i].name, call->name) == 0)
       f = &functions[i];

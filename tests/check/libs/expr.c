@@ -240,6 +240,16 @@ GST_START_TEST (test_expr_error_numpy_prefix)
   check_error ("positive(b)", PLAN_ERROR_TYPE, 1, "positive is not defined");
   check_error ("np.x(2)", PLAN_ERROR_TYPE, 1, "unknown function 'x'");
   check_error ("np. sin(x)", PLAN_ERROR_SYNTAX, 3, "unexpected character");
+  /* numpy's np.max(x, 0) reduces along axis 0: never the elementwise max */
+  check_error ("d + np.max(x, 0)", PLAN_ERROR_TYPE, 5,
+      "np.max is numpy's reduction over an axis");
+  check_error ("numpy.min(x, d)", PLAN_ERROR_TYPE, 1,
+      "write minimum(x, y) for the smaller of two values (or min(x, y), "
+      "without 'numpy.')");
+  /* the language's own min and max, and numpy's elementwise names */
+  fail_unless_equals_float (eval1 ("max(d, 1) + min(d, 1)"), 1.25);
+  fail_unless_equals_float (eval1 ("np.maximum(d, 1) + np.minimum(d, 1)"),
+      1.25);
 }
 
 GST_END_TEST;
