@@ -40,8 +40,19 @@ _RENAMES = {
     "absolute": "abs",
     "arcsin": "asin", "arccos": "acos", "arctan": "atan",
     "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh",
-    "arctanh": "atanh", "power": "pow", "amin": "min", "amax": "max",
-    "around": "round",
+    "arctanh": "atanh", "power": "pow", "around": "round",
+}
+
+# numpy's reductions whose names are the language's elementwise min and max:
+# np.max(x, 0) is the largest value along axis 0.
+_NUMPY_REDUCTIONS = {"min": "minimum", "max": "maximum", "amin": "minimum",
+                     "amax": "maximum"}
+
+# cmath's functions of a complex result: cmath.sqrt(-1.0) is 1j, so the
+# operand is made complex128 first, as cmath makes it a Python complex.
+_CMATH_COMPLEX = {
+    "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos",
+    "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
 }
 
 # Functions the language has (a call of anything else is refused here, with
@@ -60,7 +71,10 @@ _FUNCTIONS = {
     "logaddexp2", "nan_to_num", "remainder", "mod", "true_divide",
     "floor_divide", "logical_and", "logical_or", "logical_xor",
     "logical_not", "conj", "real", "copy", "ones_like", "imag", "angle",
-    "conjugate", "complex64", "complex128",
+    "conjugate", "complex64", "complex128", "float_power", "add",
+    "subtract", "multiply", "divide", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "invert", "left_shift", "right_shift",
+    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
 }
 
 # Python's casts written as calls.
@@ -396,8 +410,9 @@ class _Writer:
         if node.keywords:
             self.fail(node, "keyword arguments cannot be expressed")
         mod = self.module_attr(node.func)
+        module = None
         if mod:
-            name = mod[1]
+            module, name = mod
         elif isinstance(node.func, ast.Name) and node.func.id not in \
                 self.names:
             found, value = self.lookup(node.func.id)
@@ -405,8 +420,9 @@ class _Writer:
             if found and inspect.ismodule(value):
                 self.fail(node, "a module cannot be called")
             if found and getattr(value, "__module__", None) in (
-                    "math", "numpy") and hasattr(value, "__name__"):
+                    "math", "numpy", "cmath") and hasattr(value, "__name__"):
                 name = value.__name__   # from math import sin
+                module = value.__module__
             elif name in _BUILTIN_CASTS:
                 number = self.number(node.args[0]) if len(node.args) == 1 \
                     and value in (float, int, bool) else None
@@ -421,6 +437,18 @@ class _Writer:
         else:
             self.fail(node, "only functions of math, numpy and the built-ins "
                       "abs/min/max/round/pow can be called")
+        if module == "numpy" and name in _NUMPY_REDUCTIONS:
+            self.fail(node, "numpy.%s is a reduction over an axis (np.max(x, "
+                      "0) is the largest value along axis 0), not elementwise: "
+                      "write np.%s(x, y) for the %s of two values, or "
+                      "plan.reduce() to reduce" % (
+                          name, _NUMPY_REDUCTIONS[name],
+                          "smaller" if "min" in name else "larger"))
+        if module == "math" and name == "remainder":
+            self.fail(node, "math.remainder is IEEE 754's remainder (the "
+                      "quotient rounded to nearest), which the expression "
+                      "language does not have; x % y is Python's and numpy's "
+                      "remainder, math.fmod(x, y) C's")
         name = _RENAMES.get(name, name)
         if name not in _FUNCTIONS:
             self.fail(node, "the function '%s' has no equivalent in the "
@@ -428,6 +456,9 @@ class _Writer:
         if name == "round" and len(node.args) != 1:
             self.fail(node, "round() takes no number of digits here")
         args = ", ".join(self.expr(a) for a in node.args)
+        if module == "cmath" and name in _CMATH_COMPLEX:
+            args = ", ".join("complex128(%s)" % self.expr(a)
+                             for a in node.args)
         return "%s(%s)" % (name, args)
 
 

@@ -406,6 +406,55 @@ def lambdas_that_are_refused():
 
 
 @test
+def lambdas_mean_what_numpy_and_math_mean():
+    """numpy's elementwise names the language has translate; np.max and
+    np.amax (reductions over an axis), and math.remainder (IEEE's
+    remainder), which the language does not have, are refused rather than
+    given another meaning; cmath's functions compute in complex128, as
+    cmath does (cmath.sqrt(-4.0) is 2j)."""
+    import cmath
+    from numpy import amax
+    A = np.array([-4.0, -0.25, 0.0, 2.5, 9.0, np.nan])
+    B = np.array([3.0, 1.0, -2.0, 3.0, -2.0, 1.0])
+    with np.errstate(all="ignore"):
+        cases = [
+            (lambda x, y: np.add(x, y) * np.subtract(x, y), (A + B) * (A - B)),
+            (lambda x, y: np.float_power(np.abs(x), y), np.float_power(np.abs(A), B)),
+            (lambda x, y: np.less(x, y) | np.greater_equal(x, 2.5),
+             np.less(A, B) | np.greater_equal(A, 2.5)),
+            (lambda x, y: np.divide(x, y) + np.multiply(x, 2), A / B + A * 2),
+            (lambda x, y: cmath.sqrt(x) + y, np.sqrt(A.astype(np.complex128)) + B),
+            (lambda x, y: cmath.log(y), np.log(B.astype(np.complex128))),
+        ]
+    for fn, want in cases:
+        plan = Plan(); a = plan.source(); b = plan.source()
+        plan.map(fn, args=(a, b), name="out")
+        got = plan.realize(target="cpu").dispatch(a=A, b=B).result("out")
+        assert got.dtype == want.dtype, (gstplan.translate(fn), got.dtype,
+                                         want.dtype)
+        close(got, want, 1e-12)
+    I = np.array([5, -3, 12], np.int32)
+    plan = Plan(); a = plan.source(); b = plan.source()
+    plan.map(lambda x, y: np.bitwise_and(x, y) + np.left_shift(x, 1) -
+             np.invert(y), args=(a, b), name="out")
+    got = plan.realize(target="cpu").dispatch(a=I, b=I[::-1].copy()).result("out")
+    J = I[::-1]
+    np.testing.assert_array_equal(got, (I & J) + (I << 1) - ~J)
+
+    plan = Plan(); a = plan.source(); b = plan.source()
+    for fn in (lambda x, y: np.max(x, y), lambda x, y: np.amin(x, 0) + y,
+               lambda x, y: amax(x, y)):
+        expect(TranslationError, lambda: plan.map(fn, args=(a, b)),
+               "is a reduction over an axis", "np.m")
+    expect(TranslationError,
+           lambda: plan.map(lambda x, y: math.remainder(x, y), args=(a, b)),
+           "IEEE 754's remainder")
+    # the built-ins min and max stay elementwise
+    assert gstplan.translate(lambda x, y: max(x, y) - min(x, 0)) == \
+        "max(x, y) - min(x, 0)"
+
+
+@test
 def zero_copy_outputs_and_inputs():
     plan = Plan(); a = plan.source(ndim=2); m = plan.map(lambda x: x * 3, args=(a,))
     work = plan.realize(target="cpu")
