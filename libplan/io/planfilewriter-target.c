@@ -665,6 +665,7 @@ _plan_file_writer_finish_h5 (PlanFileWriter * self, guint64 bytes,
 {
   guint64 rows = self->row_size ? bytes / self->row_size : 0;
   PlanH5Writer *h5 = self->h5;
+  struct stat st;
 
   self->h5 = NULL;
   if (!check_stream_ended (self, rows, error)) {
@@ -673,6 +674,12 @@ _plan_file_writer_finish_h5 (PlanFileWriter * self, guint64 bytes,
   }
   if (!_plan_h5_writer_close (h5, error)) {
     g_prefix_error (error, "Could not write '%s': ", self->location);
+    return FALSE;
+  }
+  /* Gives back the blocks the writer reserved past the file's end. */
+  if (fstat (self->fd, &st) < 0 || ftruncate (self->fd, st.st_size) < 0) {
+    _plan_file_writer_set_errno_error (error, errno, "write to",
+        self->location);
     return FALSE;
   }
   return TRUE;

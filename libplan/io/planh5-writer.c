@@ -16,6 +16,10 @@
  * HDF5 (HAVE_HDF5), into the HDF5 module (planh5-module.c); reading is in
  * planh5.c. */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* fallocate() */
+#endif
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -24,6 +28,8 @@
 #include "planh5-private.h"
 #include <libplan/planerror.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <hdf5.h>
 #include <zlib.h>
@@ -40,6 +46,11 @@ struct _PlanH5Writer
   hsize_t dims[PLAN_ARRAY_MAX_DIMS];    /* the rows written so far first */
   guint64 chunk_rows;
   gsize row_size;
+  /* Blocks are reserved for the chunks rows are appended to (not
+   * filtered, growing): a write libhdf5 cannot finish leaks what it
+   * holds of it, and HDF5 1.10 then prints "infinite loop closing
+   * library" at exit. */
+  gboolean reserve;
 };
 
 /* The file type of a dtype (little-endian, as h5py and numpy write on
@@ -257,6 +268,7 @@ _plan_h5_writer_create_full (const gchar * filename, const gchar * path,
     }
     w->chunk_rows = chunk_rows;
     w->row_size = row_size;
+    w->reserve = fixed_rows < 0 && gzip_level == 0;
     cdims[0] = chunk_rows;
     space = H5Screate_simple (info->ndim, w->dims, maxdims);
     H5Pset_chunk (dcpl, info->ndim, cdims);
@@ -338,6 +350,55 @@ write_selected_rows (PlanH5Writer * w, guint64 first, const guint8 * data,
   return r >= 0;
 }
 
+/* With libhdf5's lock: reserves, past the file's end, the blocks of the
+ * chunks that rows up to @rows start, and room for the metadata that
+ * indexes them, so that the write of those rows does not meet a full
+ * disk in libhdf5 (where it would lose what it holds of them, and HDF5
+ * 1.10 prints "infinite loop closing library" at exit): a full disk is
+ * said here, with the system's error, before libhdf5 writes. A file
+ * system without fallocate() is written without reserving. */
+static gboolean
+reserve_rows (PlanH5Writer * w, guint64 rows, GError ** error)
+{
+  guint64 chunks_before, chunks_after, chunk_bytes, need;
+  hsize_t end = 0;
+  void *handle = NULL;
+  gint fd, r;
+
+  if (!w->reserve || w->ndim == 0 || w->chunk_rows == 0)
+    return TRUE;
+  chunks_before = (w->dims[0] + w->chunk_rows - 1) / w->chunk_rows;
+  chunks_after = (rows + w->chunk_rows - 1) / w->chunk_rows;
+  if (chunks_after <= chunks_before)
+    return TRUE;
+  if (H5Fget_filesize (w->file, &end) < 0
+      || H5Fget_vfd_handle (w->file, H5P_DEFAULT, &handle) < 0
+      || handle == NULL) {
+    H5Eclear2 (H5E_DEFAULT);
+    w->reserve = FALSE;
+    return TRUE;
+  }
+  fd = *(gint *) handle;
+  chunk_bytes = w->chunk_rows * w->row_size;
+  /* The chunk index grows by a few hundred bytes a chunk at most. */
+  need = (chunks_after - chunks_before) * (chunk_bytes + 1024) + (64 << 10);
+  do
+    r = fallocate (fd, FALLOC_FL_KEEP_SIZE, end, need);
+  while (r < 0 && errno == EINTR);
+  if (r == 0)
+    return TRUE;
+  if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) {
+    gint err = errno;
+
+    g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        g_strerror (err));
+    return FALSE;
+  }
+  /* EOPNOTSUPP and the like: the writes say what is wrong, if anything. */
+  w->reserve = FALSE;
+  return TRUE;
+}
+
 /**
  * _plan_h5_writer_append:
  * @w: a writer
@@ -361,6 +422,8 @@ _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
         data) >= 0;
     if (!ok)
       write_failed (w, error);
+  } else if (!reserve_rows (w, w->dims[0] + n_rows, error)) {
+    ok = FALSE;
   } else {
     w->dims[0] += n_rows;
     ok = H5Dset_extent (w->dset, w->dims) >= 0;

@@ -5,7 +5,8 @@ fallocate() and pread() fail on chosen files.
 For every failure the pipeline must stop with an error that names the file
 and the system's reason, an existing output file must be left as it was,
 and no temporary file may be left behind; a failure to reserve blocks
-ahead (fallocate) must not be an error at all."""
+ahead (fallocate) must not be an error at all, but for an HDF5 output,
+whose blocks are reserved before libhdf5 writes them."""
 import os
 import subprocess
 import sys
@@ -184,6 +185,58 @@ def main():
         with np.load(npz) as z:
             plantest.assert_same(z['arr_0'], a, '.npz without failures')
         np.savez(npz, old=old)
+
+    # An HDF5 output: the blocks of the chunks rows go to are reserved
+    # before libhdf5 writes them, so a full disk is the system's error,
+    # said before libhdf5 meets it (a write libhdf5 cannot finish loses
+    # what it holds, and HDF5 1.10 then prints "HDF5: infinite loop
+    # closing library" at exit). A file system without fallocate is
+    # written without reserving.
+    if plantest.built_with('hdf5'):
+        import h5py
+        h5 = os.path.join(d, 'out.h5')
+        with h5py.File(h5, 'w') as f:
+            f['old'] = old
+        words = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                 'location=' + h5]
+        for what, extra in (('', []), (', file-mode=add',
+                                       ['file-mode=add', 'dataset=/new'])):
+            what = 'HDF5%s: a full disk (fallocate fails with ENOSPC)' % what
+            rc, out = run(words + extra, PLAN_FAIL_MATCH=OUT,
+                          PLAN_FAIL_FALLOCATE=28)
+            if rc == 0:
+                raise Failure('%s: the pipeline succeeded\n%s' % (what, out))
+            if ("Could not write to '%s': No space left on device" % h5
+                    not in out or 'HDF5' in out):
+                raise Failure('%s: not the system\'s error alone, or '
+                              'libhdf5 wrote to standard error:\n%s'
+                              % (what, out))
+            with h5py.File(h5, 'r') as f:
+                if list(f) != ['old']:
+                    raise Failure('%s: the old file changed: %s' %
+                                  (what, list(f)))
+                plantest.assert_same(f['old'][...], old, what)
+            left = sorted(f for f in os.listdir(d) if f.startswith('.'))
+            if left:
+                raise Failure('%s: temporary files left: %s' % (what, left))
+            print('ok   %s' % what)
+        rc, out = run(words, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_FALLOCATE=95)
+        if rc != 0:
+            raise Failure('HDF5 with fallocate failing with EOPNOTSUPP '
+                          'failed:\n%s' % out)
+        with h5py.File(h5, 'r') as f:
+            plantest.assert_same(f['data'][...], a, 'HDF5 without fallocate')
+        rc, out = run(words)
+        if rc != 0:
+            raise Failure('HDF5 without failures failed:\n%s' % out)
+        with h5py.File(h5, 'r') as f:
+            plantest.assert_same(f['data'][...], a, 'HDF5 without failures')
+        # The blocks reserved past the end are given back.
+        st = os.stat(h5)
+        if st.st_blocks * 512 > st.st_size + (64 << 10):
+            raise Failure('HDF5: %d bytes of blocks for a file of %d' %
+                          (st.st_blocks * 512, st.st_size))
+        print('ok   HDF5 without fallocate, and without failures')
 
     # The module really fails the calls it is asked to: the same copy
     # without it works.
