@@ -173,15 +173,16 @@ plan_bindings_set_file (PlanBindings * bindings, const gchar * name,
  * @location: (type filename): the file: for a source, a `.npy`, `.npz`,
  *   HDF5 (NetCDF-4) file or a Zarr store's directory; for an output, an
  *   HDF5 file (by its extension `.h5`, `.hdf5` or `.nc`), a Zarr store
- *   (`.zarr`), or any name planfilesink takes
+ *   (`.zarr`), a `.npz`, or any name planfilesink takes
  * @dataset: (nullable): the array in the file: a `.npz` member ("temps"),
  *   an HDF5 dataset's path ("/obs/temps"), a Zarr group's array; %NULL for
- *   the file's only one (a source), "/data" (an HDF5 output) or the store
- *   itself (a Zarr output)
+ *   the file's only one (a source), "/data" (an HDF5 output), the store
+ *   itself (a Zarr output) or "arr_0" (a `.npz` output)
  *
  * Binds @name to one array of a file that holds several, read by
  * planfilesrc (its format chosen by the file's content, its `member` and
- * `dataset` set to @dataset) or written by planfilesink (its `dataset`).
+ * `dataset` set to @dataset) or written by planfilesink (its `dataset`,
+ * and its `member` for a .npz).
  *
  * Since: 0.1
  */

@@ -265,10 +265,13 @@ _plan_work_bind_output (PlanWork * self, Output * output, PlanBinding * binding,
   if (binding != NULL && binding->kind == PLAN_BINDING_FILE) {
     if (!ensure_element (self, &output->element, "planfilesink", error))
       return FALSE;
-    /* The dataset is set every time, NULL included: the element is kept
+    /* The array's name is the dataset of an HDF5 file or a Zarr store and
+     * the member of a .npz (the sink ignores the one its format does not
+     * have). Both are set every time, NULL included: the element is kept
      * from one dispatch to the next, and a file bound alone must not
-     * inherit the dataset of the dispatch before. */
+     * inherit the name of the dispatch before. */
     g_object_set (output->element, "location", binding->location, "dataset",
+        binding->in_container ? binding->dataset : NULL, "member",
         binding->in_container ? binding->dataset : NULL, NULL);
     return TRUE;
   }

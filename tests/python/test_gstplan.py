@@ -1124,7 +1124,7 @@ def changed_stored_npz_member_is_refused():
 def arrays_in_files_bound_by_name():
     """An input bound to one array of a .npz, an HDF5 file or a Zarr store
     ("file:array", or an h5py/zarr object), and an output bound to an HDF5
-    dataset or a Zarr group's array, against numpy."""
+    dataset, a Zarr group's array or a .npz member, against numpy."""
     tmp = tempfile.mkdtemp()
     A = rng.standard_normal((3001, 4)).astype(np.float32)
     plan = Plan(); a = plan.source(ndim=2)
@@ -1165,6 +1165,16 @@ def arrays_in_files_bound_by_name():
         assert np.array_equal(r, 2 * A + 1), given
     expect(PlanError, lambda: work.dispatch(a=npz + ":wind").result(),
            "no array named 'wind'", "'other' and 'temps'")
+    # An output bound to a member of a .npz is written under that name,
+    # and the file alone afterwards under numpy's arr_0 again.
+    dest = os.path.join(tmp, "out.npz")
+    work.dispatch(a=A, out=dest + ":temps").wait()
+    with np.load(dest) as z:
+        assert z.files == ["temps"], z.files
+        assert np.array_equal(z["temps"], 2 * A + 1)
+    work.dispatch(a=A, out=dest).wait()
+    with np.load(dest) as z:
+        assert z.files == ["arr_0"], z.files
     if h5py is not None:
         h5file.close()
         dest = os.path.join(tmp, "out.h5")
