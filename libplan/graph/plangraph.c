@@ -1301,11 +1301,34 @@ _plan_custom_node_output (PlanNode * node, const PlanArrayInfo * inputs,
   const GValue *mode = _plan_node_get_prop (node, "mode");
   const GValue *dtype = _plan_node_get_prop (node, "out-dtype");
   const GValue *shape = _plan_node_get_prop (node, "out-shape");
+  const GValue *halo = _plan_node_get_prop (node, "halo");
+  const GValue *boundary = _plan_node_get_prop (node, "boundary");
+  const GValue *cval = _plan_node_get_prop (node, "cval");
   PlanDType d = dtype ? g_value_get_enum (dtype) : PLAN_DTYPE_UNKNOWN;
+  PlanCustomMode m = mode ? g_value_get_enum (mode) : PLAN_CUSTOM_MODE_MAP;
+  guint sizes[PLAN_ARRAY_MAX_DIMS] = { 0, };
+  PlanArrayInfo padded;
+  PlanHalo *h;
 
-  return plan_custom_get_output_info (mode ? g_value_get_enum (mode) :
-      PLAN_CUSTOM_MODE_MAP, d, shape ? g_value_get_string (shape) : NULL,
-      node->inputs->len, inputs, output, error);
+  if (!plan_custom_get_output_info (m, d, shape ? g_value_get_string (shape) :
+          NULL, node->inputs->len, inputs, output, error))
+    return FALSE;
+  /* A map with a halo and boundary=valid gives only the rows with a whole
+   * halo, as plancustom does: told by the same PlanHalo, which also
+   * refuses a stream too short for any. */
+  if (m != PLAN_CUSTOM_MODE_MAP || halo == NULL || g_value_get_uint (halo) == 0
+      || boundary == NULL
+      || g_value_get_enum (boundary) != PLAN_BOUNDARY_VALID)
+    return TRUE;
+  sizes[0] = g_value_get_uint (halo);
+  h = plan_halo_new (&inputs[0], sizes, PLAN_BOUNDARY_VALID,
+      cval ? g_value_get_double (cval) : 0.0, error);
+  if (h == NULL)
+    return FALSE;
+  plan_halo_get_output_info (h, &padded);
+  plan_halo_free (h);
+  output->shape[0] = padded.shape[0];
+  return TRUE;
 }
 
 /**

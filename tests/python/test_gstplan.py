@@ -882,6 +882,21 @@ def custom_kernels():
     assert np.array_equal(r["mx"], -x.max(axis=0))
     np.testing.assert_allclose(r["w"], ndimage.uniform_filter1d(x, 3, axis=0, mode="nearest"),
                                rtol=1e-6, atol=1e-6)
+    # boundary="valid": only the rows with a whole halo, R fewer at each
+    # end, into an allocated output and into a bound one of that shape
+    plan = Plan(); a = plan.source(ndim=2)
+    plan.custom(lambda u: (u[:-4] + u[2:-2] + u[4:]) / 3, args=(a,), halo=2,
+                boundary="valid", name="v")
+    work = plan.realize(target="cpu")
+    want = ((x[:-4] + x[2:-2] + x[4:]) / 3)
+    got = work.dispatch(a=x).result("v")
+    assert got.shape == (4996, 8), got.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    out = np.empty((4996, 8), np.float32)
+    work.dispatch(a=x, v=out).wait()
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+    expect(PlanError, lambda: work.dispatch(a=x[:4].copy()).wait(),
+           "with boundary=valid the output would be empty")
     # a kernel's exception is what wait() raises
     class Bad(Exception):
         pass
