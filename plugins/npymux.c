@@ -132,7 +132,7 @@ plan_npy_mux_class_init (PlanNpyMuxClass * klass)
       "Writes an array stream as a NumPy .npy byte stream, header first",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
-      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/npyparse.md");
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/npymux.md");
 
   element_class->change_state = GST_DEBUG_FUNCPTR (plan_npy_mux_change_state);
 }

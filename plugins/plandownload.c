@@ -279,7 +279,7 @@ plan_download_class_init (PlanDownloadClass * klass)
       "their producer by its ready event",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
-      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plandownload.md");
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_download_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (plan_transfer_sink_event);

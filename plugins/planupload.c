@@ -553,7 +553,7 @@ plan_upload_class_init (PlanUploadClass * klass)
       "without waiting, with a bounded pool of device buffers",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
-      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/device.md");
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planupload.md");
 
   trans_class->start = GST_DEBUG_FUNCPTR (plan_upload_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (plan_transfer_sink_event);

@@ -196,7 +196,7 @@ plan_array_sink_class_init (PlanArraySinkClass * klass)
       "plan_array_sink_set_writer; the result is plan_array_sink_get_array)",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
-      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planarraysink.md");
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (plan_array_sink_change_state);

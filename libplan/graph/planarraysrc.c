@@ -228,7 +228,7 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
       "from C with plan_array_src_set_array or plan_array_src_set_reader)",
       PLAN_CONTACT);
   gst_element_class_add_static_metadata (element_class,
-      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/plan-api.md");
+      GST_ELEMENT_METADATA_DOC_URI, PLAN_DOC_URI "/planarraysrc.md");
 
   element_class->send_event = GST_DEBUG_FUNCPTR (plan_array_src_send_event);
   element_class->change_state =

@@ -884,10 +884,21 @@ GST_START_TEST (test_metadata_has_no_placeholders)
     if (src) {
       gchar *base = g_path_get_basename (uri);
 
+      gchar *own = g_strdup_printf ("%s.md", GST_OBJECT_NAME (f));
+
       page = g_build_filename (src, "docs", base, NULL);
       fail_unless (g_file_test (page, G_FILE_TEST_EXISTS), "%s: %s",
           GST_OBJECT_NAME (f), page);
       g_free (page);
+      /* An element with a page of its own (docs/npymux.md) names that
+       * page, not a neighbour's. */
+      page = g_build_filename (src, "docs", own, NULL);
+      if (g_file_test (page, G_FILE_TEST_EXISTS))
+        fail_unless (strcmp (base, own) == 0, "%s: its doc URI names %s, "
+            "but it has a page of its own, %s", GST_OBJECT_NAME (f), base,
+            own);
+      g_free (page);
+      g_free (own);
       g_free (base);
     }
   }
