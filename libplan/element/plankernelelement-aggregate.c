@@ -157,9 +157,11 @@ length_mismatch:
 
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
-            " rows but %s has %" G_GUINT64_FORMAT " rows.%s",
+            " row%s but %s has %" G_GUINT64_FORMAT " row%s.%s",
             GST_PAD_NAME (first), first->next_row - first->range_first,
+            first->next_row - first->range_first == 1 ? "" : "s",
             GST_PAD_NAME (pad), pad->next_row - pad->range_first,
+            pad->next_row - pad->range_first == 1 ? "" : "s",
             _plan_kernel_element_lengths_hint (first->next_row -
                 first->range_first, pad->next_row - pad->range_first)),
         (NULL));

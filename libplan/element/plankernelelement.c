@@ -929,9 +929,10 @@ check_lengths (PlanKernelElement * self, GList * pads)
     } else if (rows != known_rows) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("Inputs have different lengths: %s has %" G_GINT64_FORMAT
-              " rows but %s has %" G_GINT64_FORMAT " rows.%s",
-              GST_PAD_NAME (known), known_rows, GST_PAD_NAME (l->data),
-              rows, _plan_kernel_element_lengths_hint (known_rows, rows)), ("known from their caps or duration, before any row "
+              " row%s but %s has %" G_GINT64_FORMAT " row%s.%s",
+              GST_PAD_NAME (known), known_rows, known_rows == 1 ? "" : "s",
+              GST_PAD_NAME (l->data), rows, rows == 1 ? "" : "s",
+              _plan_kernel_element_lengths_hint (known_rows, rows)), ("known from their caps or duration, before any row "
               "is computed"));
       return FALSE;
     }

@@ -118,7 +118,7 @@ def test_one_row_against_many_says_rows_do_not_broadcast():
                'location=' + os.path.join(d, 'out.npy'),
                'planfilesrc', 'location=' + a, '!', 'm.sink_0',
                'planfilesrc', 'location=' + b, '!', 'm.sink_1'],
-              'sink_0 has 1 rows but sink_1 has 3 rows',
+              'sink_0 has 1 row but sink_1 has 3 rows',
               'Rows are not broadcast', 'constant')
     if left(d):
         raise Failure('left: %s' % left(d))
