@@ -634,7 +634,38 @@ round_to_half (gdouble d)
   return copysign (nearbyint (a / spacing) * spacing, d);
 }
 
-/* The shortest %g that reads back as the same value of @precision. */
+/* %g's exponent form of a number from 1 to 1e16, such as 3e+01 (the
+ * shortest %g of 30) or 1.2345679e+08, written out as numpy writes it:
+ * its digits then zeros, 30 and 123456790 (%g takes the exponent form
+ * only when the exponent reaches the digits, so there is no fraction). */
+static gchar *
+positional (gchar * text)
+{
+  const gchar *e = strchr (text, 'e');
+  gint exponent = e ? atoi (e + 1) : -1;
+  GString *out;
+  const gchar *c;
+  gint n = 0;
+
+  if (exponent < 0 || exponent >= 16)
+    return text;
+  out = g_string_new (NULL);
+  for (c = text; c < e; c++) {
+    if (*c == '-')
+      g_string_append_c (out, '-');
+    else if (g_ascii_isdigit (*c)) {
+      g_string_append_c (out, *c);
+      n++;
+    }
+  }
+  for (; n <= exponent; n++)
+    g_string_append_c (out, '0');
+  g_free (text);
+  return g_string_free (out, FALSE);
+}
+
+/* The shortest %g that reads back as the same value of @precision, with
+ * numpy's positional form from 1e-4 to 1e16. */
 static gchar *
 format_double (gdouble v, Precision precision)
 {
@@ -653,10 +684,10 @@ format_double (gdouble v, Precision precision)
         back == v;
 
     if (same)
-      return text;
+      return positional (text);
     g_free (text);
   }
-  return g_strdup_printf ("%.17g", v);
+  return positional (g_strdup_printf ("%.17g", v));
 }
 
 /* A complex value (an array of its real and imaginary parts) as numpy

@@ -175,7 +175,15 @@ def test_results_print_as_numpy_prints_them():
     cases = [(np.array([1 + 2j, 0.1j], np.complex64), '(1+2.1j)', 'complex64'),
              (np.array([1 - 2.5j, 0.1j], np.complex128), '(1-2.4j)',
               'complex128'),
-             (np.array([0.1, 0.2, 3.14159], np.float16), '3.441', 'float16')]
+             (np.array([0.1, 0.2, 3.14159], np.float16), '3.441', 'float16'),
+             # numpy's positional digits up to 1e16, not %g's 3e+01
+             (np.array([10, 20], np.float32), '30', 'float32'),
+             (np.array([50, 50], np.float64), '100', 'float64'),
+             (np.array([123456792, 0], np.float32), '123456790', 'float32'),
+             (np.array([-4e15, -1e15], np.float64), '-5000000000000000',
+              'float64'),
+             (np.array([1e16, 1e16], np.float64), '2e+16', 'float64'),
+             (np.array([3e-5, 0], np.float64), '3e-05', 'float64')]
     for k, (a, text, dtype) in enumerate(cases):
         path = os.path.join(d, 'r%d.npy' % k)
         np.save(path, a)
