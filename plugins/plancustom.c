@@ -496,6 +496,14 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
     sizes[0] = halo;
     self->halos = g_new0 (PlanHalo *, n_inputs);
     for (i = 0; i < n_inputs; i++) {
+      if (inputs[i].ndim == 0) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+            "plancustom %s: halo=%u gives the kernel the rows around each "
+            "chunk, but input %u is a single value (0-d, a reduction's "
+            "result, say), which has no rows around it; use halo=0",
+            GST_OBJECT_NAME (self), halo, i);
+        goto failed;
+      }
       self->halos[i] = plan_halo_new (&inputs[i], sizes, boundary, cval,
           error);
       if (self->halos[i] == NULL)

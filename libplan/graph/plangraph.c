@@ -1315,9 +1315,10 @@ _plan_custom_node_output (PlanNode * node, const PlanArrayInfo * inputs,
     return FALSE;
   /* A map with a halo and boundary=valid gives only the rows with a whole
    * halo, as plancustom does: told by the same PlanHalo, which also
-   * refuses a stream too short for any. */
+   * refuses a stream too short for any (a 0-d input, which has no rows
+   * around it, is plancustom's error to give). */
   if (m != PLAN_CUSTOM_MODE_MAP || halo == NULL || g_value_get_uint (halo) == 0
-      || boundary == NULL
+      || inputs[0].ndim == 0 || boundary == NULL
       || g_value_get_enum (boundary) != PLAN_BOUNDARY_VALID)
     return TRUE;
   sizes[0] = g_value_get_uint (halo);

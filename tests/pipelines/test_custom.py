@@ -240,6 +240,12 @@ def zero_d():
            'planfilesink', 'location=' + out)
     assert_same(np.load(out), x.max() * np.float32(2) + np.float32(1),
                 'planreduce ! plancustom')
+    # A halo over one value has no rows to give: an error that says so,
+    # not the halo's own words about a stencil.
+    fails(d, np.array(1.5, np.float32), ['library=' + lib('axpb'),
+                                         'symbol=axpb', 'halo=1'],
+          'halo=1 gives the kernel the rows around each chunk',
+          'input 0 is a single value (0-d')
 
 
 def check_mode():
