@@ -147,8 +147,12 @@ check_axes (PlanWork * self, GError ** error)
       if (other->ndim != first->ndim) {
         g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
             "%s '%s': its inputs have different numbers of axes: '%s' has "
-            "%u and '%s' has %u", _plan_node_kind_nick (node->kind), node->name,
-            first->name, first->ndim, other->name, other->ndim);
+            "%u and '%s' has %u%s", _plan_node_kind_nick (node->kind),
+            node->name, first->name, first->ndim, other->name, other->ndim,
+            node->kind == PLAN_NODE_MAP ? "; inputs line up row by row, "
+            "so they need the same number of axes (numpy would align their "
+            "last axes): to repeat each row's values along an axis, give "
+            "the input that lacks it length 1 there, (N, 1) for (N,)" : "");
         return FALSE;
       }
     }

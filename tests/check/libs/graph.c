@@ -318,7 +318,8 @@ GST_START_TEST (test_realize_structural_errors)
           PLAN_DTYPE_UNKNOWN, NULL) != NULL);
   fail_unless (plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error) == NULL);
   assert_error_contains (error, "map 'm': its inputs have different numbers "
-      "of axes: 'a' has 1 and 'b' has 2");
+      "of axes: 'a' has 1 and 'b' has 2; inputs line up row by row");
+  assert_error_contains (error, "(N, 1) for (N,)");
   g_clear_error (&error);
   g_object_unref (g);
 
