@@ -1098,8 +1098,9 @@ plan_custom_class_init (PlanCustomClass * klass)
           PLAN_TYPE_CUSTOM_MODE, DEFAULT_MODE, flags));
   g_object_class_install_property (gobject_class, PROP_OUT_DTYPE,
       g_param_spec_enum ("out-dtype", "Output dtype",
-          "The dtype of the output (bool, int8 ... uint64, float16, "
-          "float32, float64); unknown (the default): the first input's",
+          "The dtype of the output (bool, int8 ... uint64, float16, float32, "
+          "float64, complex64, complex128); unknown (the default): the first "
+          "input's",
           PLAN_TYPE_DTYPE, PLAN_DTYPE_UNKNOWN, flags));
   g_object_class_install_property (gobject_class, PROP_OUT_SHAPE,
       g_param_spec_string ("out-shape", "Output shape",

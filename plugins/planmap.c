@@ -622,8 +622,9 @@ plan_map_class_init (PlanMapClass * klass)
   g_object_class_install_property (gobject_class, PROP_DTYPE,
       g_param_spec_enum ("dtype", "Output dtype",
           "Cast the result to this numpy dtype (bool, int8 ... uint64, "
-          "float16, float32, float64); unknown (the default) keeps the expression's "
-          "dtype", PLAN_TYPE_DTYPE, DEFAULT_DTYPE,
+          "float16, float32, float64, complex64, complex128; a complex "
+          "result is not cast to a real dtype); unknown (the default) keeps "
+          "the expression's dtype", PLAN_TYPE_DTYPE, DEFAULT_DTYPE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 

@@ -1062,8 +1062,9 @@ plan_reduce_class_init (PlanReduceClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAP_DTYPE,
       g_param_spec_enum ("map-dtype", "Map dtype",
           "Cast the map's result to this numpy dtype (bool, int8 ... uint64, "
-          "float16, float32, float64) before reducing, as planmap's dtype; unknown "
-          "(the default) keeps the map's own dtype", PLAN_TYPE_DTYPE,
+          "float16, float32, float64, complex64, complex128) before reducing, "
+          "as planmap's dtype; unknown (the default) keeps the map's own "
+          "dtype", PLAN_TYPE_DTYPE,
           DEFAULT_MAP_DTYPE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
