@@ -27,8 +27,10 @@
  *   rows is an error: the output would not be a valid .npy.
  * - Otherwise (`shape=<-1, 3>`), when downstream can seek (it answers the
  *   seeking query in bytes: filesink, fdsink on a regular file), the header
- *   is written with 0 rows and rewritten at EOS with the count, through a
- *   new segment at byte 0, which makes filesink seek back.
+ *   is written with the largest count, 9223372036854775807 rows, which no
+ *   reader loads, and rewritten at EOS with the count, through a new
+ *   segment at byte 0, which makes filesink seek back: a file whose
+ *   stream did not end is not a valid .npy.
  * - Otherwise the length is needed and unknown: an element error
  *   (stream/mux) before anything is written.
  *
@@ -312,7 +314,12 @@ send_header (PlanNpyMux * self)
       : "with the announced row count");
 
   push_segment (self, self->seqnum);
-  header = make_header (self, MAX (self->expected, 0));
+  /* A header rewritten at EOS first announces the largest count: a file
+   * whose stream never ended (a full disk, an error downstream, a kill)
+   * is then refused by numpy and every reader ("array is too big",
+   * "cannot reshape"), where 0 rows would load as a valid empty array. */
+  header = make_header (self, self->rewrite ? G_MAXINT64 :
+      MAX (self->expected, 0));
   if (header == NULL)
     return GST_FLOW_ERROR;
   self->header_sent = TRUE;
