@@ -113,7 +113,10 @@ _CMPOPS = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
     ast.NotEq: "!=",
 }
-_CONSTANTS = {"pi": "pi", "e": "e", "inf": "inf", "nan": "nan"}
+# Written with np. in front: a bare pi, e, inf or nan is shadowed by a
+# bound name of the same spelling (a stencil's cell e, a lambda's argument
+# e), and would read that name instead of the constant.
+_CONSTANTS = {"pi": "np.pi", "e": "np.e", "inf": "np.inf", "nan": "np.nan"}
 
 
 def _where(func):
@@ -294,9 +297,9 @@ class _Writer:
         if isinstance(value, numbers.Real):
             v = float(value)
             if math.isnan(v):
-                return "nan"
+                return "np.nan"
             if math.isinf(v):
-                return "inf" if v > 0 else "(-inf)"
+                return "np.inf" if v > 0 else "(-np.inf)"
             text = repr(v)
             return "(%s)" % text if v < 0 else text
         if isinstance(value, numbers.Complex):

@@ -327,6 +327,18 @@ def lambdas_that_translate():
     plan.map(named, args=(a, b), name="out")
     close(plan.realize(target="cpu").dispatch(a=A, b=B).result("out"), A - B)
 
+    # math.e and np.pi stay the constants beside a stencil cell named e
+    # and an argument named pi (a bare e in the expression reads the cell)
+    U = rng.random((6, 5))
+    plan = Plan(); u = plan.source(ndim=2)
+    plan.stencil("_ n _; w c e; _ s _", lambda c, e: c * math.e + e,
+                 args=(u,), boundary="nearest", name="out")
+    want = U * math.e + np.concatenate([U[:, 1:], U[:, -1:]], axis=1)
+    close(plan.realize(target="cpu").dispatch(u=U).result("out"), want, 1e-12)
+    plan = Plan(); a = plan.source()
+    plan.map(lambda pi: pi * np.pi, args=(a,), name="out")
+    close(plan.realize(target="cpu").dispatch(a=A).result("out"), A * np.pi)
+
 
 K64 = np.float64(0.5)
 K32 = np.float32(2.5)
