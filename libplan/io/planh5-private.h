@@ -28,6 +28,11 @@ void _plan_h5_enter (void);
 G_GNUC_INTERNAL
 void _plan_h5_leave (void);
 
+/* The system's errno in a message of this thread's HDF5 error stack (a
+ * write of the file driver that failed), or 0. */
+G_GNUC_INTERNAL
+gint _plan_h5_error_errno (void);
+
 /* The innermost messages of this thread's HDF5 error stack, which is
  * cleared. */
 G_GNUC_INTERNAL

@@ -53,6 +53,25 @@ struct _PlanH5Writer
   gboolean reserve;
 };
 
+/* With libhdf5's lock: the error of a failed write, "HDF5 @what: ", then
+ * the system's error where the file's writes failed (a full disk:
+ * G_FILE_ERROR_NOSPC, which the elements post as resource /
+ * no-space-left), or else libhdf5's innermost messages. The stack is
+ * cleared. */
+static void
+set_write_error (GError ** error, const gchar * what)
+{
+  gint err = _plan_h5_error_errno ();
+  gchar *why = _plan_h5_error_text ();
+
+  if (err > 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "HDF5 %s: %s", what, g_strerror (err));
+  else
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 %s: %s", what, why);
+  g_free (why);
+}
+
 /* The file type of a dtype (little-endian, as h5py and numpy write on
  * this machine) and its memory type; bool is h5py's enum of int8. */
 static gboolean
@@ -296,10 +315,8 @@ not_h5:
   g_free (why);
   goto done;
 failed:
-  why = _plan_h5_error_text ();
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot create %s: %s",
-      w->file < 0 ? "the file" : "the dataset", why);
-  g_free (why);
+  set_write_error (error, w->file < 0 ? "cannot create the file" :
+      "cannot create the dataset");
   goto done;
 done:
   if (file_type >= 0)
@@ -318,15 +335,15 @@ done:
   return w;
 }
 
-/* With libhdf5's lock: the error of a failed write, with libhdf5's text. */
+/* With libhdf5's lock: the error of a failed write. */
 static void
 write_failed (PlanH5Writer * w, GError ** error)
 {
-  gchar *why = _plan_h5_error_text ();
+  gchar *what = g_strdup_printf ("cannot write rows to its dataset '%s'",
+      w->path);
 
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot write rows "
-      "to its dataset '%s': %s", w->path, why);
-  g_free (why);
+  set_write_error (error, what);
+  g_free (what);
 }
 
 /* With libhdf5's lock: writes @n_rows whole rows from @first, within the
@@ -710,7 +727,6 @@ gboolean
 _plan_h5_writer_close (PlanH5Writer * w, GError ** error)
 {
   gboolean ok = TRUE;
-  gchar *why;
 
   if (w == NULL)
     return TRUE;
@@ -721,12 +737,8 @@ _plan_h5_writer_close (PlanH5Writer * w, GError ** error)
     ok = FALSE;
   if (w->file >= 0 && H5Fclose (w->file) < 0)
     ok = FALSE;
-  if (!ok && error) {
-    why = _plan_h5_error_text ();
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO, "HDF5 cannot finish the "
-        "file: %s", why);
-    g_free (why);
-  }
+  if (!ok && error)
+    set_write_error (error, "cannot finish the file");
   H5Eclear2 (H5E_DEFAULT);
   _plan_h5_leave ();
   g_free (w->path);

@@ -23,6 +23,7 @@
 #include "planh5-private.h"
 #include <libplan/planerror.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
 #include <zlib.h>
@@ -116,6 +117,29 @@ collect_error (unsigned n, const H5E_error2_t * e, void *data)
     g_string_append (s, "; ");
   g_string_append (s, e->desc);
   return 0;
+}
+
+static herr_t
+find_errno (unsigned n, const H5E_error2_t * e, void *data)
+{
+  gint *err = data;
+  const gchar *at = e->desc ? strstr (e->desc, "errno = ") : NULL;
+
+  if (*err == 0 && at != NULL)
+    *err = atoi (at + strlen ("errno = "));
+  return 0;
+}
+
+/* The system's errno that libhdf5's file driver put in a message of this
+ * thread's error stack ("errno = 28, error message = 'No space left on
+ * device'"), or 0; the stack is left as it is. */
+gint
+_plan_h5_error_errno (void)
+{
+  gint err = 0;
+
+  H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, find_errno, &err);
+  return MAX (err, 0);
 }
 
 /* The innermost messages of HDF5's error stack of this thread: where the

@@ -220,6 +220,25 @@ def main():
             if left:
                 raise Failure('%s: temporary files left: %s' % (what, left))
             print('ok   %s' % what)
+        # Writes failing in libhdf5 (a disk full before any block could be
+        # reserved, or a compressed output, whose chunks are not): the
+        # system's error, not libhdf5's text with its time and pointers.
+        for props in ([], ['compression=4']):
+            what = 'HDF5 %s: pwrite() fails with ENOSPC' % (
+                ' '.join(props) or 'uncompressed')
+            rc, out = run(words + props, PLAN_FAIL_MATCH=OUT,
+                          PLAN_FAIL_PWRITE=28)
+            want = ("Could not write '%s': HDF5 cannot create the file: "
+                    "No space left on device\n" % h5)
+            if rc == 0 or want not in out or 'errno' in out:
+                raise Failure('%s: rc %d, not "%s":\n%s' % (what, rc, want,
+                                                            out))
+            with h5py.File(h5, 'r') as f:
+                plantest.assert_same(f['old'][...], old, what)
+            left = sorted(f for f in os.listdir(d) if f.startswith('.'))
+            if left:
+                raise Failure('%s: temporary files left: %s' % (what, left))
+            print('ok   %s' % what)
         rc, out = run(words, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_FALLOCATE=95)
         if rc != 0:
             raise Failure('HDF5 with fallocate failing with EOPNOTSUPP '
