@@ -111,6 +111,7 @@ struct _PlanNpyParse
 
   /* properties, protected by OBJECT_LOCK */
   guint blocksize;
+  gboolean blocksize_set;       /* set by the application: kept for a rate */
   gint rate_n;                  /* rows per second, 0: none */
   gint rate_d;
 
@@ -302,6 +303,7 @@ plan_npy_parse_set_property (GObject * object, guint prop_id,
     case PROP_BLOCKSIZE:
       GST_OBJECT_LOCK (self);
       self->blocksize = g_value_get_uint (value);
+      self->blocksize_set = TRUE;
       GST_OBJECT_UNLOCK (self);
       break;
     case PROP_RATE:
@@ -488,10 +490,12 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   GstEvent *event, *seek;
   GstCaps *caps;
   guint blocksize;
+  gboolean blocksize_set;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   blocksize = self->blocksize;
+  blocksize_set = self->blocksize_set;
   self->info = *info;
   /* The property overrides a rate in the header. */
   if (self->rate_n > 0) {
@@ -512,6 +516,12 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
 
   self->row_size = plan_array_info_get_row_size (info);
   self->chunk_rows = MAX (1, blocksize / MAX (self->row_size, 1));
+  /* Rows sampled in time go in chunks of about 100 ms unless blocksize
+   * was set: a sink syncing to the clock plays them in steps, and an EOS
+   * sent on Ctrl-C (gst-launch-1.0 -e) ends the stream soon after. */
+  if (!blocksize_set && plan_array_info_has_rate (info))
+    self->chunk_rows = MIN (self->chunk_rows,
+        plan_array_info_get_paced_chunk_rows (info));
   self->align = plan_dtype_get_size (info->dtype);
 
   caps = plan_array_info_to_caps (info);

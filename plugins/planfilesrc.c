@@ -1243,6 +1243,12 @@ start_reading (PlanFileSrc * self, guint64 first, guint64 end)
   plan_file_reader_set_io_mode (self->reader, io_mode);
   plan_file_reader_set_mapped_chunk_size (self->reader,
       self->downstream_chunk_bytes);
+  /* Rows sampled in time go in chunks of about 100 ms, not of megabytes:
+   * a sink syncing to the clock plays them in steps, and an EOS sent on
+   * Ctrl-C (gst-launch-1.0 -e) ends the stream soon after. */
+  plan_file_reader_set_max_auto_chunk_rows (self->reader,
+      plan_array_info_has_rate (&self->info) ?
+      plan_array_info_get_paced_chunk_rows (&self->info) : 0);
   if (!plan_file_reader_start (self->reader, first, end, self->chunk_rows,
           self->chunks_ahead, &err)) {
     post_read_error (self, err);

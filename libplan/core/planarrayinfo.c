@@ -434,6 +434,39 @@ plan_array_info_rows_to_time (const PlanArrayInfo * info, guint64 rows)
 }
 
 /**
+ * plan_array_info_get_paced_chunk_rows:
+ * @info: a #PlanArrayInfo
+ *
+ * The most rows a source that chooses its own chunk size should put in
+ * one chunk of a stream sampled in time: the rows of 100 ms, or of 4 KiB
+ * (GstBaseSrc's default block size) where that is more, at least one. A
+ * sink that syncs to the clock then plays the rows in steps of about
+ * 100 ms, and an EOS sent to the source (gst-launch-1.0 -e on Ctrl-C)
+ * ends the stream about that soon, where a chunk of the whole array
+ * would have the sink wait for its end.
+ *
+ * Returns: that number of rows, or %G_MAXUINT64 without a rate.
+ *
+ * Since: 0.1
+ */
+guint64
+plan_array_info_get_paced_chunk_rows (const PlanArrayInfo * info)
+{
+  guint64 rows, page_rows;
+  gsize row_size;
+
+  g_return_val_if_fail (info != NULL, G_MAXUINT64);
+
+  if (!plan_array_info_has_rate (info))
+    return G_MAXUINT64;
+  rows = gst_util_uint64_scale_ceil (info->rate_n, 1,
+      10 * (guint64) info->rate_d);
+  row_size = plan_array_info_get_row_size (info);
+  page_rows = 4096 / MAX (row_size, 1);
+  return MAX (MAX (rows, page_rows), 1);
+}
+
+/**
  * plan_array_info_get_segment_rows:
  * @info: the stream's #PlanArrayInfo
  * @segment: a segment of the stream

@@ -113,6 +113,9 @@ GstClockTime plan_array_info_rows_to_time (const PlanArrayInfo * info,
     guint64 rows);
 
 PLAN_API
+guint64 plan_array_info_get_paced_chunk_rows (const PlanArrayInfo * info);
+
+PLAN_API
 gint64 plan_array_info_time_to_rows (const PlanArrayInfo * info,
     GstClockTime time);
 

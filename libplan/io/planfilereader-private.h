@@ -98,6 +98,7 @@ struct _PlanFileReader
   PlanFileIoMode io_mode;       /* as set */
   PlanFileIoMode used_mode;     /* READ or MMAP: chosen at start */
   gsize mapped_chunk_bytes;     /* chunk_rows 0 and mapping: 0 for AUTO_ */
+  guint64 max_auto_chunk_rows;  /* chunk_rows 0: at most this; 0 for none */
   GThread *thread;
   /* more workers beside it, for formats whose chunks are decoded (Zarr,
    * compressed HDF5): each reads and decodes its own chunks, queued in

@@ -1423,6 +1423,30 @@ plan_file_reader_set_mapped_chunk_size (PlanFileReader * reader, gsize bytes)
 }
 
 /**
+ * plan_file_reader_set_max_auto_chunk_rows:
+ * @reader: a #PlanFileReader whose worker is stopped
+ * @rows: the most rows of a chunk, or 0 for no bound
+ *
+ * Bounds the size of the chunks plan_file_reader_start() chooses when it
+ * is given no chunk size (read or mapped), from its next call on: a
+ * stream sampled in time is read in chunks of
+ * plan_array_info_get_paced_chunk_rows() rows, so that sinks syncing to
+ * the clock play it in steps. A chunk size given to
+ * plan_file_reader_start() is kept, and mapped HDF5 chunks are one each.
+ *
+ * Since: 0.1
+ */
+void
+plan_file_reader_set_max_auto_chunk_rows (PlanFileReader * reader,
+    guint64 rows)
+{
+  g_return_if_fail (PLAN_IS_FILE_READER (reader));
+  g_return_if_fail (reader->thread == NULL);
+
+  reader->max_auto_chunk_rows = rows;
+}
+
+/**
  * plan_file_reader_get_io_mode:
  * @reader: a #PlanFileReader
  *
@@ -1524,6 +1548,8 @@ gboolean
 plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     guint64 end_row, gsize chunk_rows, guint max_chunks, GError ** error)
 {
+  gboolean auto_size = TRUE;
+
   g_return_val_if_fail (PLAN_IS_FILE_READER (reader), FALSE);
   g_return_val_if_fail (reader->fd >= 0, FALSE);
   g_return_val_if_fail (max_chunks > 0, FALSE);
@@ -1584,6 +1610,10 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
             AUTO_CHUNK_FORTRAN / reader->row_size));
   else if (chunk_rows == 0)
     chunk_rows = AUTO_CHUNK_READ / MAX (reader->row_size, 1);
+  else
+    auto_size = FALSE;
+  if (auto_size && reader->max_auto_chunk_rows > 0)
+    chunk_rows = MIN (chunk_rows, reader->max_auto_chunk_rows);
   /* A chunk never needs to be larger than what there is to read. */
   chunk_rows = MAX (1, MIN (chunk_rows, reader->window_rows));
   /* Whole HDF5 chunks: each is read and decompressed once. */

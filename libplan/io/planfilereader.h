@@ -119,6 +119,10 @@ void plan_file_reader_set_mapped_chunk_size (PlanFileReader * reader,
     gsize bytes);
 
 PLAN_API
+void plan_file_reader_set_max_auto_chunk_rows (PlanFileReader * reader,
+    guint64 rows);
+
+PLAN_API
 gboolean plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
     guint64 end_row, gsize chunk_rows, guint max_chunks, GError ** error);
 

@@ -5,8 +5,12 @@ position and duration are answered in time, and seeks in time select the
 rows sampled in the range (against numpy). Without a rate, time is
 refused at once, as before."""
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -46,11 +50,11 @@ def run_to_eos(p):
         raise Failure(msg.parse_error()[0].message)
 
 
-def sink_caps(element, rate='1000/1'):
+def sink_caps(element, rate='1000/1', blocksize=2400):
     """The caps at the sink, and the (pts, duration, offset, offset_end)
     of every buffer it received."""
     Gst = gst()
-    p = pipeline(element, rate)
+    p = pipeline(element, rate, blocksize=blocksize)
     got = []
 
     def handoff(sink, buf, pad):
@@ -284,6 +288,84 @@ def test_npyparse_rate():
                           (off, end, pts, dur))
 
 
+def handoff_rows(description):
+    """The rows of each buffer that reaches `fakesink name=sink` of the
+    pipeline `description`."""
+    Gst = gst()
+    p = Gst.parse_launch(description)
+    got = []
+
+    def handoff(sink, buf, pad):
+        got.append(buf.offset_end - buf.offset)
+    sink = p.get_by_name('sink')
+    sink.set_property('signal-handoffs', True)
+    sink.connect('handoff', handoff)
+    run_to_eos(p)
+    return got
+
+
+def test_chunks_are_paced():
+    """Rows sampled in time go in chunks of 100 ms of rows, or of 4 KiB
+    where that is more, when the element chooses the size (a sink that
+    syncs plays them in steps, an EOS on Ctrl-C ends them soon); a
+    blocksize that is set is kept. M's rows are 24 bytes: 4 KiB is 170."""
+    cases = [
+        ('planfilesrc location=%s rate=1000/1' % SRC, 170),
+        ('planfilesrc location=%s rate=20000/1' % SRC, 2000),
+        ('planfilesrc location=%s rate=1000/1 blocksize=48000' % SRC, 2000),
+        ('planfilesrc location=%s rate=1000/1 io-mode=read' % SRC, 170),
+        ('filesrc location=%s blocksize=1048576 ! npyparse rate=1000/1'
+         % SRC, 170),
+        ('filesrc location=%s ! npyparse rate=1000/1 blocksize=48000' % SRC,
+         2000),
+        ('planfilesrc location=%s' % SRC, 5000),
+    ]
+    for src, want in cases:
+        rows = handoff_rows(src + ' ! planmap expr="2*x" ! '
+                            'fakesink name=sink')
+        if sum(rows) != len(M) or max(rows) != want:
+            raise Failure('%s: chunks of %s rows, expected at most %d, '
+                          'and %d in all' % (src, rows[:4], want, len(M)))
+
+
+def test_gst_launch_eos_on_interrupt():
+    """gst-launch-1.0 -e and Ctrl-C 1 s into a 20 s stream played by a
+    sink that syncs: the EOS ends it within a chunk, gst-launch exits 0,
+    and planfilesink writes the rows that came, a valid .npy, where a
+    chunk of the whole array had the sink wait for its end."""
+    gst_launch = shutil.which('gst-launch-1.0')
+    if gst_launch is None:
+        print('     skipped: no gst-launch-1.0')
+        return
+    long_path = os.path.join(D, 'long.npy')
+    a = np.arange(40000, dtype=np.float32).reshape(20000, 2)
+    np.save(long_path, a)
+    out = os.path.join(D, 'interrupted.npy')
+    p = subprocess.Popen([gst_launch, '-e', 'planfilesrc', 'location=' +
+                          long_path, 'rate=1000/1', '!', 'planmap',
+                          'expr=x*2', '!', 'planfilesink', 'location=' + out,
+                          'sync=true'], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    try:
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        log, _ = p.communicate(timeout=HANG)
+        took = time.monotonic() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0 or 'CRITICAL' in log or 'WARNING' in log:
+        raise Failure('gst-launch-1.0 -e exit %d:\n%s' % (p.returncode, log))
+    if took > 10:
+        raise Failure('the EOS took %.1f s to end the stream' % took)
+    got = np.load(out)
+    if not 0 < len(got) < len(a):
+        raise Failure('%d of %d rows written' % (len(got), len(a)))
+    plantest.assert_same(got, a[:len(got)] * 2, 'the rows before the EOS')
+
+
 def test_time_refused_without_rate():
     """Without a rate, a seek in time is refused and the whole stream is
     written."""
@@ -304,6 +386,9 @@ CASES = [
     ('segments in time', test_segments_in_time),
     ('npyparse rate', test_npyparse_rate),
     ('time refused without a rate', test_time_refused_without_rate),
+    ('chunks of rows sampled in time are paced', test_chunks_are_paced),
+    ('gst-launch-1.0 -e ends a synced stream on Ctrl-C',
+     test_gst_launch_eos_on_interrupt),
 ]
 
 if __name__ == '__main__':
