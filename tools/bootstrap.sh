@@ -9,7 +9,8 @@
 #                              and purges them again: a throwaway machine)
 #
 # Idempotent: packages already installed are not reinstalled, an existing
-# build directory is reconfigured rather than recreated. The CUDA toolkit is
+# build directory is reconfigured (dependencies looked for again) rather
+# than recreated. The CUDA toolkit is
 # optional; where it is found (nvcc on PATH or under /usr/local/cuda) GPU
 # support is built as well. `test` builds and tests both the CUDA and the
 # CPU-only configuration when the toolkit is present.
@@ -47,10 +48,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# An existing build directory is set up again (--reconfigure), which looks
+# for the dependencies anew: one set up before the packages above were
+# installed would otherwise go on without them (HDF5, zstd, ...).
 configure () {
   local dir=$1; shift
   if [ -f "$dir/build.ninja" ]; then
-    meson configure "$dir" "$@" >/dev/null
+    meson setup --reconfigure "$dir" "$@" >/dev/null
   else
     meson setup "$dir" "$@"
   fi
