@@ -207,8 +207,9 @@ _plan_future_complete (PlanFuture * future, GError * error)
 /**
  * plan_future_wait:
  * @future: a #PlanFuture
- * @timeout_us: the longest time to wait, in microseconds; -1 to wait until
- *   the run is done
+ * @timeout_us: the longest time to wait, in microseconds; -1 (any negative
+ *   value) to wait until the run is done, as a timeout too long for the
+ *   monotonic clock (%G_MAXINT64) does
  * @error: return location for an error
  *
  * Waits until the dispatch is done. May be called any number of times,
@@ -225,15 +226,19 @@ _plan_future_complete (PlanFuture * future, GError * error)
 gboolean
 plan_future_wait (PlanFuture * future, gint64 timeout_us, GError ** error)
 {
-  gint64 end;
-  gboolean ok = TRUE;
+  gint64 now, end;
+  gboolean ok = TRUE, forever;
 
   g_return_val_if_fail (PLAN_IS_FUTURE (future), FALSE);
 
-  end = g_get_monotonic_time () + MAX (timeout_us, 0);
+  /* A timeout that reaches past the clock's range (G_MAXINT64) is none:
+   * the end would wrap round to the past. */
+  now = g_get_monotonic_time ();
+  forever = timeout_us < 0 || timeout_us > G_MAXINT64 - now;
+  end = forever ? now : now + timeout_us;
   g_mutex_lock (&future->lock);
   while (!future->done && ok) {
-    if (timeout_us < 0)
+    if (forever)
       g_cond_wait (&future->cond, &future->lock);
     else
       ok = g_cond_wait_until (&future->cond, &future->lock, end);

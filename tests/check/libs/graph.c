@@ -1196,6 +1196,38 @@ GST_START_TEST (test_wait_timeout_then_cancel)
 
 GST_END_TEST;
 
+static gpointer
+open_gate_later (gpointer data)
+{
+  g_usleep (50000);
+  gate_open (data);
+  return NULL;
+}
+
+/* The longest timeout waits for the end: G_MAXINT64 microseconds after
+ * now wrapped round to the past, and the wait said at once that the run
+ * was still going. */
+GST_START_TEST (test_wait_longest_timeout_waits_for_the_end)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *bindings = gated_bindings (&gate);
+  PlanFuture *future = plan_work_dispatch (work, bindings, NULL);
+  GThread *opener = g_thread_new ("opener", open_gate_later, &gate);
+  GError *error = NULL;
+
+  fail_unless (plan_future_wait (future, G_MAXINT64, &error), "%s",
+      error ? error->message : "timed out");
+  fail_unless (plan_future_is_done (future));
+  g_thread_join (opener);
+  fail_unless (plan_future_wait (future, G_MAXINT64 - 1, NULL));
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   GMainLoop *loop;
@@ -2117,6 +2149,7 @@ graph_suite (void)
   tcase_add_test (tc, test_small_map_dispatch_is_done_at_once);
   tcase_add_test (tc, test_direct_map_split_across_threads);
   tcase_add_test (tc, test_wait_timeout_then_cancel);
+  tcase_add_test (tc, test_wait_longest_timeout_waits_for_the_end);
   tcase_add_test (tc, test_dispatch_async_completes_on_main_context);
   tcase_add_test (tc, test_dispatch_async_cancellable);
   tcase_add_test (tc, test_dispatch_async_cancel_is_prompt);
