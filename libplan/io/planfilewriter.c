@@ -572,6 +572,20 @@ writer_thread (gpointer data)
  *
  * Since: 0.1
  */
+/* FALSE with the system's error when the location's name is too long
+ * for its file system (ENAMETOOLONG). */
+static gboolean
+location_fits (PlanFileWriter * writer, GError ** error)
+{
+  struct stat st;
+
+  if (stat (writer->location, &st) == 0 || errno != ENAMETOOLONG)
+    return TRUE;
+  _plan_file_writer_set_errno_error (error, ENAMETOOLONG, "write",
+      writer->location);
+  return FALSE;
+}
+
 gboolean
 plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     PlanFileFormat format, guint max_pending, gboolean sync, GError ** error)
@@ -613,6 +627,13 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     goto h5_codec;
   writer->sync = sync;
   writer->zarr_format = writer->zarr_format_set;
+  /* A name the file system cannot hold (a part longer than 255 bytes) is
+   * said now: the unnamed or hidden temporary file would be written
+   * whole and refused only when it is put in place at EOS. */
+  if (!location_fits (writer, error)) {
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
 #if HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR) {
     if (!_plan_file_writer_open_zarr_target (writer, error)) {

@@ -786,6 +786,78 @@ GST_START_TEST (test_sink_location_is_directory)
 
 GST_END_TEST;
 
+/* A name longer than its file system holds (a part of 256 bytes) fails
+ * the change to PAUSED, with the system's reason: the unnamed temporary
+ * file has no name, so it was written whole and refused only when it was
+ * put in place at EOS. The 255 bytes a name may have are written. */
+GST_START_TEST (test_sink_name_too_long_fails_at_start)
+{
+  gchar *in = make_input (1000);
+  gchar *longest = g_strnfill (255 - strlen (".npy"), 'n');
+  gchar *too_long = g_strnfill (256 - strlen (".npy"), 'n');
+  const gchar *exts[] = { ".npy", ".npz", ".zarr" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (exts); i++) {
+    gchar *name = g_strconcat (too_long, exts[i], NULL);
+    gchar *path = tmp_path (name);
+    gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" ! "
+        "planfilesink location=\"%s\"", in, path);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstMessage *msg;
+    GError *err = NULL;
+
+    fail_unless (pipeline != NULL);
+    fail_unless_equals_int (gst_element_set_state (pipeline,
+            GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
+        GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "%s: no error", exts[i]);
+    gst_message_parse_error (msg, &err, NULL);
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_WRITE), "%s", err->message);
+    fail_unless (strstr (err->message, "File name too long") != NULL, "%s",
+        err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+    g_free (desc);
+    g_free (path);
+    g_free (name);
+  }
+  {
+    gchar *name = g_strconcat (longest, ".npy", NULL);
+    gchar *path = tmp_path (name);
+    gchar *props = g_strdup_printf ("location=\"%s\"", path);
+    gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" ! "
+        "planfilesink %s", in, props);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstMessage *msg;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+        10 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    fail_unless (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    g_unlink (path);
+    g_free (desc);
+    g_free (props);
+    g_free (path);
+    g_free (name);
+  }
+  g_unlink (in);
+  g_free (in);
+  g_free (longest);
+  g_free (too_long);
+}
+
+GST_END_TEST;
+
 /* More rows than the caps announce: the file was written with them all
  * (a warning in the debug log only), of a shape the stream never said. */
 GST_START_TEST (test_sink_more_rows_than_announced)
@@ -1048,6 +1120,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_missing_directory);
   tcase_add_test (tc, test_sink_directory_that_is_a_file);
   tcase_add_test (tc, test_sink_location_is_directory);
+  tcase_add_test (tc, test_sink_name_too_long_fails_at_start);
   tcase_add_test (tc, test_sink_no_location);
   tcase_add_test (tc, test_sink_more_rows_than_announced);
   tcase_add_test (tc, test_sink_no_space_left);
