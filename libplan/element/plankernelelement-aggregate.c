@@ -491,6 +491,19 @@ _plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
     g_atomic_int_set (&GET_PRIV (self)->failed, TRUE);
     return GST_FLOW_ERROR;
   }
+  /* An input released while the element computes (an application
+   * unlinking it in PLAYING): the kernel was set up for the inputs it
+   * had, and would read the rows of one that is gone. */
+  if (priv->configured && n != priv->n_inputs) {
+    g_list_free_full (pads, gst_object_unref);
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("%s lost an input while it "
+            "computes: it has %u now, and it computes with %u. Inputs are "
+            "fixed once their caps came: release a pad in the NULL or "
+            "READY state.", GST_ELEMENT_NAME (self), n, priv->n_inputs),
+        (NULL));
+    g_atomic_int_set (&priv->failed, TRUE);
+    return GST_FLOW_ERROR;
+  }
   /* Output to nowhere: said before any work is done (a reduction would
    * otherwise compute everything and fail silently at its only push). */
   if (!gst_pad_is_linked (GST_AGGREGATOR_SRC_PAD (self))) {

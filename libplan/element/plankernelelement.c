@@ -1459,11 +1459,30 @@ plan_kernel_element_propose_allocation (GstAggregator * agg,
   return TRUE;
 }
 
+/* Inputs are fixed once setup() has read them: the kernel was compiled
+ * for them, and an input added then would have rows for none of it (and
+ * GstAggregator would wait for its data for ever when nothing is linked
+ * to it). The request is refused with a warning, as a property set too
+ * late is; a pad released then fails the next aggregate() instead. */
 static GstPad *
 plan_kernel_element_request_new_pad (GstElement * element,
     GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
 {
-  GstPad *pad = GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->
+  PlanKernelElementPrivate *priv = GET_PRIV (element);
+  gboolean computing;
+  GstPad *pad;
+
+  GST_OBJECT_LOCK (element);
+  computing = priv->settings_read && GST_STATE (element) > GST_STATE_READY;
+  GST_OBJECT_UNLOCK (element);
+  if (computing) {
+    GST_ELEMENT_WARNING (element, CORE, PAD,
+        ("%s: an input cannot be added while the element computes (its "
+            "inputs are fixed once their caps came); request it in the "
+            "NULL or READY state", GST_ELEMENT_NAME (element)), (NULL));
+    return NULL;
+  }
+  pad = GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->
       request_new_pad (element, templ, name, caps);
 
   if (pad)

@@ -733,6 +733,82 @@ def test_truncated_stream_into_planfilesink_is_an_error():
         raise Failure('a stream cut short left ' + dst)
 
 
+def playing_two_input_map(d, src_b):
+    """planfilesrc a ! m.sink_0, SRC_B ! m.sink_1, planmap m (x + y) into a
+    sink that plays 20 s of rows in time, started and PLAYING."""
+    Gst = gst()
+    a = np.arange(40000, dtype=np.float32).reshape(20000, 2)
+    path = os.path.join(d, 'long.npy')
+    np.save(path, a)
+    p = Gst.parse_launch(
+        'planfilesrc location=%s rate=1000/1 ! m.sink_0 %s ! m.sink_1 '
+        'planmap name=m expr="x + y" ! fakesink sync=true'
+        % (path, src_b % path))
+    p.set_state(Gst.State.PLAYING)
+    p.get_state(HANG * Gst.SECOND)
+    time.sleep(0.3)
+    return p
+
+
+def next_problem(p, within=2):
+    """(type, text) of the next error or warning on the bus, or None."""
+    Gst = gst()
+    msg = p.get_bus().timed_pop_filtered(
+        int(within * Gst.SECOND), Gst.MessageType.ERROR |
+        Gst.MessageType.WARNING | Gst.MessageType.EOS)
+    if msg is None or msg.type == Gst.MessageType.EOS:
+        return None
+    if msg.type == Gst.MessageType.ERROR:
+        return 'error', msg.parse_error()[0].message
+    return 'warning', msg.parse_warning()[0].message
+
+
+def test_input_released_while_playing_is_an_error():
+    """An application that stops an input's source and releases its
+    planmap pad in PLAYING: the map fails with an error that says why,
+    where it went on reading the rows of the input that was gone (the
+    pages of a file unmapped under it: a crash; a read chunk: its old
+    rows). Mapped, read and npyparse sources."""
+    Gst = gst()
+    d = tmpdir()
+    for src_b in ('planfilesrc name=b location=%s rate=1000/1 io-mode=mmap',
+                  'planfilesrc name=b location=%s rate=1000/1 io-mode=read',
+                  'filesrc location=%s ! npyparse name=b rate=1000/1'):
+        p = playing_two_input_map(d, src_b)
+        m, b = p.get_by_name('m'), p.get_by_name('b')
+        pad = m.get_static_pad('sink_1')
+        b.set_state(Gst.State.NULL)
+        b.get_static_pad('src').unlink(pad)
+        m.release_request_pad(pad)
+        got = next_problem(p, within=HANG)
+        p.set_state(Gst.State.NULL)
+        want = ('m lost an input while it computes: it has 1 now, and it '
+                'computes with 2')
+        if got is None or got[0] != 'error' or want not in got[1]:
+            raise Failure('%s released in PLAYING: %s' % (src_b, got))
+
+
+def test_input_requested_while_playing_is_refused():
+    """A pad requested from planmap while it computes is refused (NULL)
+    with a warning, and the map goes on with its two inputs."""
+    Gst = gst()
+    d = tmpdir()
+    p = playing_two_input_map(
+        d, 'planfilesrc name=b location=%s rate=1000/1')
+    pad = p.get_by_name('m').request_pad_simple('sink_%u')
+    got = next_problem(p)
+    problem = next_problem(p, within=0.5)
+    p.set_state(Gst.State.NULL)
+    if pad is not None:
+        raise Failure('a pad was given in PLAYING: %s' % pad.get_name())
+    if got is None or got[0] != 'warning' or (
+            'an input cannot be added while the element computes'
+            not in got[1]):
+        raise Failure('no warning for the refused request: %s' % (got,))
+    if problem is not None:
+        raise Failure('the map did not go on: %s' % (problem,))
+
+
 CASES = [
     ('planreduce without a sink fails: not linked',
      test_reduce_without_sink_fails_not_linked),
@@ -775,6 +851,10 @@ CASES = [
      test_eos_sent_by_the_application_to_an_unseekable_npymux),
     ('a stream cut short into planfilesink is an error',
      test_truncated_stream_into_planfilesink_is_an_error),
+    ('an input released while PLAYING is an error',
+     test_input_released_while_playing_is_an_error),
+    ('an input requested while PLAYING is refused',
+     test_input_requested_while_playing_is_refused),
 ]
 
 if __name__ == '__main__':
