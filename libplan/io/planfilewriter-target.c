@@ -448,6 +448,36 @@ make_temp_dir (PlanFileWriter * self, const gchar * path, GError ** error)
 /* The Zarr store's temporary directory and where it goes: the whole store
  * (replace, or add without a store there), or the array added to the
  * group at the location. */
+/* Whether @rel, the array's path in the store, stays inside it and names
+ * no metadata file: zarr-python refuses '.' and '..' parts too. */
+static gboolean
+check_zarr_path (PlanFileWriter * self, const gchar * rel, GError ** error)
+{
+  static const gchar *const metadata[] = { ".zarray", ".zgroup", ".zattrs",
+    ".zmetadata", "zarr.json", NULL
+  };
+  gchar **parts = g_strsplit (rel, "/", -1);
+  const gchar *bad = NULL;
+  gboolean meta = FALSE;
+  guint i;
+
+  for (i = 0; parts[i] && bad == NULL; i++) {
+    if (g_str_equal (parts[i], ".") || g_str_equal (parts[i], ".."))
+      bad = parts[i];
+    else if (g_strv_contains (metadata, parts[i]))
+      bad = parts[i], meta = TRUE;
+  }
+  if (bad != NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+        "write '%s': the dataset '%s' has a part '%s', %s; name the array "
+        "by a path of names inside the store, such as obs/temps",
+        self->location, self->dataset, bad, meta ? "the name of a Zarr "
+        "metadata file" : "which is no name in a Zarr store ('..' would "
+        "reach outside it; zarr-python refuses '.' and '..' too)");
+  g_strfreev (parts);
+  return bad == NULL;
+}
+
 gboolean
 _plan_file_writer_open_zarr_target (PlanFileWriter * self, GError ** error)
 {
@@ -457,6 +487,8 @@ _plan_file_writer_open_zarr_target (PlanFileWriter * self, GError ** error)
   gboolean exists = stat (self->location, &st) == 0;
   gint node = exists ? _plan_zarr_node_type (self->location) : 0;
 
+  if (!check_zarr_path (self, rel, error))
+    return FALSE;
   if (exists && !S_ISDIR (st.st_mode))
     goto not_dir;
   if (exists && !check_replaceable (self, error))

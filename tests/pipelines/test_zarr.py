@@ -1153,9 +1153,10 @@ def sink_groups_replace_and_add():
 
 def sink_failures_leave_the_store():
     """A run that fails upstream, a directory that is not a Zarr store, a
-    file, adding to an array or onto a group, adding without a name and an
-    HDF5 codec other than gzip fail with a clear error
-    and leave what was there as it was."""
+    file, adding to an array or onto a group, adding without a name, a
+    dataset path with '.' or '..' or a metadata file's name, and an HDF5
+    codec other than gzip fail with a clear error and leave what was there
+    as it was (and nothing beside it)."""
     d = plantest.tmpdir()
     src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'g.zarr')
     np.save(src, np.arange(3000, dtype=np.float32))
@@ -1207,6 +1208,22 @@ def sink_failures_leave_the_store():
           'file-mode=add', 'dataset=y'],
          ['it is a Zarr array, not a Zarr group']),
     ]
+    # A dataset path that leaves the store ('..' wrote the array beside
+    # it, outside the temporary store, and left it there) or names a
+    # metadata file: refused before anything is made, as zarr-python
+    # refuses '.' and '..'.
+    for ds, text in (('../evil', "has a part '..'"),
+                     ('a/../../evil', "has a part '..'"),
+                     ('x/./y', "has a part '.'"),
+                     ('.zarray', "has a part '.zarray', the name of a "
+                      "Zarr metadata file"),
+                     ('a/zarr.json', "has a part 'zarr.json', the name of a "
+                      "Zarr metadata file")):
+        for mode in ('replace', 'add'):
+            cases.append((['planfilesrc', 'location=' + src, '!',
+                           'planfilesink', 'location=' + out,
+                           'file-mode=' + mode, 'dataset=' + ds],
+                          ["the dataset '%s' %s" % (ds, text)]))
     for words, texts in cases:
         expect_error(words, *texts)
         if snapshot() != before:
