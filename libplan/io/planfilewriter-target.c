@@ -336,13 +336,21 @@ check_stream_ended (PlanFileWriter * self, guint64 rows, GError ** error)
 
 #if HAVE_ZARR
 /* Removes the directory tree @path (our temporary one), not following
- * symbolic links. */
+ * symbolic links: @path itself may be one (a link to a store that was at
+ * the location, exchanged with the new store), which is removed, not the
+ * store it points to. */
 static void
 remove_tree (const gchar * path)
 {
-  GDir *d = g_dir_open (path, 0, NULL);
+  GDir *d;
   const gchar *name;
   struct stat st;
+
+  if (lstat (path, &st) == 0 && !S_ISDIR (st.st_mode)) {
+    g_unlink (path);
+    return;
+  }
+  d = g_dir_open (path, 0, NULL);
 
   while (d && (name = g_dir_read_name (d))) {
     gchar *sub = g_build_filename (path, name, NULL);

@@ -1242,6 +1242,48 @@ def sink_failures_leave_the_store():
         raise Failure('temporary directories left: %s' % hidden)
 
 
+def sink_replaces_a_link_not_its_store():
+    """A symbolic link at the location (or at the path of an array added
+    to a group) to a store elsewhere is replaced by the new store, as a
+    link to a file is: the store it points to is left as it was. The old
+    store was exchanged with the new one and then removed through the
+    link: its files were deleted and a dangling link was left beside."""
+    d = plantest.tmpdir()
+    src = os.path.join(d, 'in.npy')
+    a = np.arange(600, dtype=np.float32).reshape(200, 3)
+    np.save(src, a)
+    real = os.path.join(d, 'real')
+    os.mkdir(real)
+    kept = os.path.join(real, 'kept.zarr')
+    old = np.arange(10.0)
+    zarr.array(old, chunks=(4,), store=kept)
+    link = os.path.join(d, 'link.zarr')
+    os.symlink(kept, link)
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + link)
+    if os.path.islink(link):
+        raise Failure('the link is still there')
+    plantest.assert_same(zarr.open_array(link, mode='r')[...], a,
+                         'the new store')
+    plantest.assert_same(zarr.open_array(kept, mode='r')[...], old,
+                         'the store the link pointed to')
+    # file-mode=add over an array of the group that is a link.
+    g = os.path.join(d, 'g.zarr')
+    zarr.open_group(g, mode='w').create_dataset('x', data=np.arange(3))
+    os.symlink(kept, os.path.join(g, 'y'))
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + g, 'file-mode=add', 'dataset=y')
+    plantest.assert_same(zarr.open_group(g, mode='r')['y'][...], a,
+                         'the array added')
+    plantest.assert_same(zarr.open_array(kept, mode='r')[...], old,
+                         'the store the array\'s link pointed to')
+    left = sorted(n for n in os.listdir(d) if n.startswith('.'))
+    left += sorted(n for n in os.listdir(g) if n.startswith('.') and
+                   n != '.zgroup')
+    if left:
+        raise Failure('left beside: %s' % left)
+
+
 def blosc_opened_on_first_use():
     """libblosc is opened by a process that reads or writes blosc chunks,
     not by one that reads a .npy file or a Zarr array of another codec."""
@@ -1299,5 +1341,7 @@ plantest.run_cases([
     ('groups, replace and add', sink_groups_replace_and_add),
     ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),
     ('sink failures leave the store', sink_failures_leave_the_store),
+    ('the sink replaces a link, not its store',
+     sink_replaces_a_link_not_its_store),
     ('blosc is opened on first use', blosc_opened_on_first_use),
 ])
