@@ -206,10 +206,34 @@ static void plan_array_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void plan_array_finalize (GObject * object);
 
+/* The text form of an array in a structure (gst-launch-1.0 -m, debug
+ * logs): what it holds, "float64 array of shape (4,)". Without it
+ * GStreamer writes the field as NULL and logs a warning that it cannot
+ * serialize it. */
+static void
+plan_array_transform_to_string (const GValue * src, GValue * dest)
+{
+  PlanArray *self = g_value_get_object (src);
+  gchar *shape;
+
+  /* No array: no text, as GStreamer writes any other empty field. */
+  if (self == NULL) {
+    g_value_set_string (dest, NULL);
+    return;
+  }
+  shape = plan_shape_to_string (self->info.ndim, self->info.shape);
+  g_value_take_string (dest, g_strdup_printf ("%s array of shape %s",
+          plan_dtype_to_string (self->info.dtype), shape));
+  g_free (shape);
+}
+
 static void
 plan_array_class_init (PlanArrayClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  g_value_register_transform_func (PLAN_TYPE_ARRAY, G_TYPE_STRING,
+      plan_array_transform_to_string);
 
   GST_DEBUG_CATEGORY_INIT (plan_array_debug, "planarray", 0,
       "arrays in memory");

@@ -152,6 +152,31 @@ GST_START_TEST (test_array_properties)
 
 GST_END_TEST;
 
+/* A structure holding an array (planreduce's result, as gst-launch-1.0
+ * -m prints it) says what it holds, where GStreamer wrote NULL and logged
+ * a warning that it could not serialize the field. */
+GST_START_TEST (test_array_in_a_structure_has_a_text_form)
+{
+  gint64 shape[] = { 4, 3 };
+  PlanArray *a = plan_array_new (PLAN_DTYPE_FLOAT64, 2, shape, NULL);
+  PlanArray *scalar = plan_array_new (PLAN_DTYPE_INT16, 0, NULL, NULL);
+  GstStructure *s = gst_structure_new ("r", "array", PLAN_TYPE_ARRAY, a,
+      "value", PLAN_TYPE_ARRAY, scalar, NULL);
+  gchar *text = gst_structure_to_string (s);
+
+  fail_unless (strstr (text,
+          "array=(PlanArray)\"float64\\ array\\ of\\ shape\\ \\(4\\,\\ 3\\)\"")
+      != NULL, "%s", text);
+  fail_unless (strstr (text, "value=(PlanArray)\"int16\\ array\\ of\\ "
+          "shape\\ \\(\\)\"") != NULL, "%s", text);
+  g_free (text);
+  gst_structure_free (s);
+  g_object_unref (a);
+  g_object_unref (scalar);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_array_wrapped_uses_caller_memory)
 {
   gint32 values[6] = { 1, 2, 3, 4, 5, 6 };
@@ -546,6 +571,7 @@ array_suite (void)
   tcase_add_test (tc, test_array_new_0d_holds_one_value);
   tcase_add_test (tc, test_array_new_empty_has_data_pointer);
   tcase_add_test (tc, test_array_properties);
+  tcase_add_test (tc, test_array_in_a_structure_has_a_text_form);
   tcase_add_test (tc, test_array_wrapped_uses_caller_memory);
   tcase_add_test (tc, test_array_wrapped_size_mismatch);
   tcase_add_test (tc, test_array_wrapped_rejects_unknown_rows);
