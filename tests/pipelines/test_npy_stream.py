@@ -52,6 +52,10 @@ def uridecodebin_autoplugs_npyparse():
            'planreduce', 'op=max', 'axis=0', '!', 'planfilesink',
            'location=' + out)
     plantest.assert_same(np.load(out), a.max(axis=0), 'max via uridecodebin')
+    # parsebin plugs it as well (docs/npyparse.md).
+    launch('filesrc', 'location=' + path, '!', 'parsebin', '!', 'planreduce',
+           'op=max', 'axis=0', '!', 'planfilesink', 'location=' + out)
+    plantest.assert_same(np.load(out), a.max(axis=0), 'max via parsebin')
 
 
 def every_dtype_and_shape_through_parse_and_mux():
