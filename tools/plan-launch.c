@@ -1471,6 +1471,11 @@ main (int argc, char **argv)
   gdouble seconds = 0;
   gint status;
 
+  /* A write past the file size limit (ulimit -f) fails with EFBIG, which
+   * the element that wrote says, file named, as Python's np.save says it,
+   * rather than SIGXFSZ killing the process on whatever thread wrote (an
+   * HDF5 file's last chunks are written as it closes). */
+  signal (SIGXFSZ, SIG_IGN);
   g_set_print_handler (print_to_stdout);
   asked = wants_help (argc, argv);
   if (asked && g_str_equal (asked, "version")) {

@@ -473,10 +473,12 @@ writer_thread (gpointer data)
   sigset_t pipe_set;
 
   /* A FIFO whose reader went away must fail the write with EPIPE, not
-   * kill the program with SIGPIPE; the signal is sent to the writing
-   * thread, so blocking it here is enough. */
+   * kill the program with SIGPIPE, and a write past the file size limit
+   * (ulimit -f, RLIMIT_FSIZE) with EFBIG, not kill it with SIGXFSZ; each
+   * signal is sent to the writing thread, so blocking it here is enough. */
   sigemptyset (&pipe_set);
   sigaddset (&pipe_set, SIGPIPE);
+  sigaddset (&pipe_set, SIGXFSZ);
   pthread_sigmask (SIG_BLOCK, &pipe_set, NULL);
 
   if (self->stream) {

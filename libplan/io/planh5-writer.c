@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <hdf5.h>
 #include <zlib.h>
@@ -380,6 +381,7 @@ reserve_rows (PlanH5Writer * w, guint64 rows, GError ** error)
   guint64 chunks_before, chunks_after, chunk_bytes, need;
   hsize_t end = 0;
   void *handle = NULL;
+  struct rlimit limit;
   gint fd, r;
 
   if (!w->reserve || w->ndim == 0 || w->chunk_rows == 0)
@@ -399,6 +401,15 @@ reserve_rows (PlanH5Writer * w, guint64 rows, GError ** error)
   chunk_bytes = w->chunk_rows * w->row_size;
   /* The chunk index grows by a few hundred bytes a chunk at most. */
   need = (chunks_after - chunks_before) * (chunk_bytes + 1024) + (64 << 10);
+  /* A file size limit (ulimit -f) the chunks would pass: libhdf5 would
+   * fail their writes and then the truncation as it closes the file,
+   * after which HDF5 1.10 crashes in its exit handler. */
+  if (getrlimit (RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+      && end + need > limit.rlim_cur) {
+    g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno
+        (EFBIG), g_strerror (EFBIG));
+    return FALSE;
+  }
   do
     r = fallocate (fd, FALLOC_FL_KEEP_SIZE, end, need);
   while (r < 0 && errno == EINTR);

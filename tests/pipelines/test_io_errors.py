@@ -257,6 +257,37 @@ def main():
                           (st.st_blocks * 512, st.st_size))
         print('ok   HDF5 without fallocate, and without failures')
 
+    # A file size limit (ulimit -f, RLIMIT_FSIZE) under the output's size:
+    # the write fails with EFBIG and the error says so, file named; the
+    # process is not killed by SIGXFSZ (plan-launch ignores it, as Python
+    # does, and the writer thread blocks it). An HDF5 output is refused
+    # before libhdf5 writes past the limit (libhdf5 1.10 would then fail
+    # to truncate the file as it closes it, and crash at exit).
+    def limited():
+        import resource
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    outs = [dst]
+    if plantest.built_with('hdf5'):
+        outs.append(os.path.join(d, 'out.h5'))
+    for out_path in outs:
+        keep = open(out_path, 'rb').read()
+        p = subprocess.run(plantest.launcher() + [
+            '-q', 'planfilesrc', 'location=' + src, '!', 'planfilesink',
+            'location=' + out_path], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, timeout=120,
+            preexec_fn=limited)
+        what = 'a file size limit of 1 MiB, %s' % os.path.basename(out_path)
+        want = "Could not write to '%s': File too large" % out_path
+        if p.returncode != 1 or want not in p.stdout or 'HDF5' in p.stdout:
+            raise Failure('%s: rc %d, not "%s" alone:\n%s' % (
+                what, p.returncode, want, p.stdout))
+        if open(out_path, 'rb').read() != keep:
+            raise Failure('%s: the old output changed' % what)
+        left = sorted(f for f in os.listdir(d) if f.startswith('.'))
+        if left:
+            raise Failure('%s: temporary files left: %s' % (what, left))
+        print('ok   %s' % what)
+
     # The module really fails the calls it is asked to: the same copy
     # without it works.
     rc, out = run(copy)
