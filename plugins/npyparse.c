@@ -528,6 +528,14 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   GST_INFO_OBJECT (self, "array %" GST_PTR_FORMAT ", data at byte %"
       G_GUINT64_FORMAT ", chunks of %" G_GSIZE_FORMAT " rows", caps,
       self->bytes_in, self->chunk_rows);
+  /* Refused caps would only show as the not-negotiated flow of the first
+   * buffer, which the source upstream reports without a word of why. */
+  if (!plan_element_check_downstream_caps (GST_ELEMENT (self), self->srcpad,
+          "The .npy stream", caps)) {
+    gst_caps_unref (caps);
+    gst_clear_event (&seek);
+    return FALSE;
+  }
   ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
   gst_caps_unref (caps);
   if (!ok) {

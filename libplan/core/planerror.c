@@ -386,6 +386,64 @@ plan_element_refuse_live_set (GstElement * element, GParamSpec * pspec,
   return TRUE;
 }
 
+/**
+ * plan_element_check_downstream_caps:
+ * @element: the element that is about to send @caps
+ * @srcpad: its source pad
+ * @what: what holds the stream, for the message: "The .npy stream",
+ *   "'a.npy'"
+ * @caps: the caps it is about to send
+ *
+ * Asks what is linked to @srcpad whether it takes @caps, before they are
+ * sent. A caps event that downstream refuses is stored all the same and
+ * the push reports no failure: the next buffer's is not-negotiated, and
+ * the source upstream posts "Internal data stream error" with nothing to
+ * say which caps, or who refused them. Refused, @element posts an error
+ * (core / negotiation) that names both: `The .npy stream holds
+ * array/x-raw, dtype=(string)float32, ..., which capsfilter0 does not
+ * accept: it takes array/x-raw, dtype=(string)int32.`
+ *
+ * Returns: %TRUE when downstream takes @caps (or nothing is linked);
+ *   %FALSE after posting the error: return not-negotiated.
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_element_check_downstream_caps (GstElement * element, GstPad * srcpad,
+    const gchar * what, const GstCaps * caps)
+{
+  GstCaps *wanted;
+  GstPad *peer;
+  GstElement *next;
+  gchar *o, *w;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (GST_IS_PAD (srcpad), FALSE);
+  g_return_val_if_fail (what != NULL && caps != NULL, FALSE);
+
+  peer = gst_pad_get_peer (srcpad);
+  if (peer == NULL)
+    return TRUE;
+  if (gst_pad_query_accept_caps (peer, (GstCaps *) caps)) {
+    gst_object_unref (peer);
+    return TRUE;
+  }
+  wanted = gst_pad_query_caps (peer, NULL);
+  next = gst_pad_get_parent_element (peer);
+  o = gst_caps_to_string (caps);
+  w = gst_caps_to_string (wanted);
+  GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+      ("%s holds %s, which %s does not accept: it takes %s.", what, o,
+          next ? GST_ELEMENT_NAME (next) : "downstream",
+          gst_caps_is_empty (wanted) ? "nothing" : w), (NULL));
+  g_free (o);
+  g_free (w);
+  gst_clear_object (&next);
+  gst_caps_unref (wanted);
+  gst_object_unref (peer);
+  return FALSE;
+}
+
 /* A double property that takes every double, -inf to inf and NaN:
  * GParamSpecDouble refuses NaN, since it is neither inside nor outside its
  * range, and GLib only warns and keeps the old value. The type derives

@@ -109,6 +109,11 @@ gboolean plan_element_refuse_live_set (struct _GstElement * element,
     GParamSpec * pspec, gboolean in_use);
 
 PLAN_API
+gboolean plan_element_check_downstream_caps (struct _GstElement * element,
+    struct _GstPad * srcpad, const gchar * what,
+    const struct _GstCaps * caps);
+
+PLAN_API
 GParamSpec * plan_param_spec_checked_range (GParamSpec * range);
 
 PLAN_API

@@ -277,8 +277,31 @@ def seek_before_the_header():
         plantest.assert_same(got, want, what)
 
 
+def caps_refused_downstream_fail_clearly():
+    """A caps filter that does not take the stream's array: npyparse says
+    what the stream holds and what the filter takes, where filesrc's
+    "Internal data stream error" (not-negotiated) said neither; caps that
+    match still pass."""
+    d = plantest.tmpdir()
+    path = os.path.join(d, 'a.npy')
+    np.save(path, np.arange(12, dtype=np.float32).reshape(4, 3))
+    _, out = launch('filesrc', 'location=' + path, '!', 'npyparse', '!',
+                    'array/x-raw,dtype=int32', '!', 'fakesink',
+                    expect_ok=False)
+    want = ('The .npy stream holds array/x-raw, dtype=(string)float32, '
+            'shape=(int)< 4, 3 >, which capsfilter0 does not accept: it '
+            'takes array/x-raw, dtype=(string)int32.')
+    if want not in out:
+        raise Failure('refused caps:\n%s' % out)
+    launch('filesrc', 'location=' + path, '!', 'npyparse', '!',
+           'array/x-raw,dtype=float32,shape=<4,3>', '!', 'queue', '!',
+           'fakesink')
+
+
 def main():
     plantest.run_cases([
+        ('caps refused downstream fail clearly',
+         caps_refused_downstream_fail_clearly),
         ('gst-typefind-1.0 reports application/x-npy', typefind),
         ('uridecodebin plugs npyparse', uridecodebin_autoplugs_npyparse),
         ('every dtype and shape through npyparse and npymux',
