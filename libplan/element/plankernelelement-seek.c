@@ -218,6 +218,25 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
 
   if (rate <= 0.0)
     goto refuse;
+  /* Inputs sought in rows (below) under an output in time: GstAggregator
+   * would move the output's segment by a seek in rows, which starts it
+   * again, running time and all; only a flushing seek starts that again
+   * anyway. */
+  if (!in_time && row > 0 && plan_array_info_has_rate (&time)
+      && !(flags & GST_SEEK_FLAG_FLUSH)) {
+    gchar *text = g_strdup ("a seek without the FLUSH flag cannot be made: "
+        "the inputs are not all sampled at the output's rate, so they are "
+        "sought in rows, and the output's running time would start again; "
+        "seek with GST_SEEK_FLAG_FLUSH");
+
+    GST_DEBUG_OBJECT (self, "refusing %s", text);
+    if (why)
+      *why = text;
+    else
+      g_free (text);
+    gst_event_unref (event);
+    return NULL;
+  }
   /* Time, for rows sampled in time, where output rows are input rows: the
    * rows sampled from the start to (not including) the stop. Inputs
    * sampled at the output's rate are sought in time; where one is not (a

@@ -377,6 +377,54 @@ def test_time_refused_without_rate():
     plantest.assert_same(got, M, 'after a refused time seek')
 
 
+def mixed_seek(flags, start, stop):
+    """planmap of M sampled at 1000/1 and of N without a rate (sought in
+    rows) into planfilesink; a seek in time with @flags once a row has
+    reached the sink: returns (what the seek returned, the output)."""
+    Gst = gst()
+    out = os.path.join(D, 'mixed.npy')
+    if os.path.exists(out):
+        os.unlink(out)
+    p = Gst.parse_launch(
+        'planmap name=m expr="x - 2*y" ! planfilesink name=sink location=%s '
+        'planfilesrc location=%s rate=1000/1 blocksize=2400 ! m.sink_0 '
+        'planfilesrc location=%s blocksize=2400 ! m.sink_1'
+        % (out, SRC, os.path.join(D, 'n.npy')))
+    arrived = threading.Event()
+
+    def seen(pad, info):
+        arrived.set()
+        return Gst.PadProbeReturn.OK
+    p.get_by_name('sink').get_static_pad('sink').add_probe(
+        Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM, seen)
+    p.set_state(Gst.State.PAUSED)
+    if not arrived.wait(HANG):
+        raise Failure('nothing reached the sink')
+    ok = p.seek(1.0, Gst.Format.TIME, flags, Gst.SeekType.SET, start,
+                Gst.SeekType.SET, stop)
+    run_to_eos(p)
+    return ok, np.load(out)
+
+
+def test_mixed_rates_seek():
+    """Inputs not all at the output's rate are sought in rows: a flushing
+    seek in time gives numpy's rows of those times; one without FLUSH,
+    which would start the output's running time again, is refused and the
+    whole stream is written."""
+    Gst = gst()
+    s = Gst.MSECOND
+    N = rng.standard_normal(M.shape)
+    np.save(os.path.join(D, 'n.npy'), N)
+    ok, got = mixed_seek(Gst.SeekFlags.FLUSH, 1200 * s, 2500 * s)
+    if not ok:
+        raise Failure('a flushing time seek of mixed rates was refused')
+    plantest.assert_same(got, (M - 2 * N)[1200:2500], 'flushing seek')
+    ok, got = mixed_seek(Gst.SeekFlags.ACCURATE, 1200 * s, 2500 * s)
+    if ok:
+        raise Failure('a seek without FLUSH of mixed rates was accepted')
+    plantest.assert_same(got, M - 2 * N, 'after a refused seek')
+
+
 CASES = [
     ('the rate through each element', test_rate_through_elements),
     ('buffers carry their rows\' time', test_buffers_carry_time),
@@ -386,6 +434,8 @@ CASES = [
     ('segments in time', test_segments_in_time),
     ('npyparse rate', test_npyparse_rate),
     ('time refused without a rate', test_time_refused_without_rate),
+    ('inputs at mixed rates: flushing seeks in rows, others refused',
+     test_mixed_rates_seek),
     ('chunks of rows sampled in time are paced', test_chunks_are_paced),
     ('gst-launch-1.0 -e ends a synced stream on Ctrl-C',
      test_gst_launch_eos_on_interrupt),
