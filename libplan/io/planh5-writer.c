@@ -52,6 +52,10 @@ struct _PlanH5Writer
    * holds of it, and HDF5 1.10 then prints "infinite loop closing
    * library" at exit. */
   gboolean reserve;
+  /* The end of the blocks reserved so far: chunks libhdf5 still holds in
+   * its cache are not in the file yet, so the next reservation starts
+   * past this, not at the file's end. */
+  hsize_t reserved_end;
 };
 
 /* With libhdf5's lock: the error of a failed write, "HDF5 @what: ", then
@@ -398,6 +402,7 @@ reserve_rows (PlanH5Writer * w, guint64 rows, GError ** error)
     return TRUE;
   }
   fd = *(gint *) handle;
+  end = MAX (end, w->reserved_end);
   chunk_bytes = w->chunk_rows * w->row_size;
   /* The chunk index grows by a few hundred bytes a chunk at most. */
   need = (chunks_after - chunks_before) * (chunk_bytes + 1024) + (64 << 10);
@@ -413,8 +418,10 @@ reserve_rows (PlanH5Writer * w, guint64 rows, GError ** error)
   do
     r = fallocate (fd, FALLOC_FL_KEEP_SIZE, end, need);
   while (r < 0 && errno == EINTR);
-  if (r == 0)
+  if (r == 0) {
+    w->reserved_end = end + need;
     return TRUE;
+  }
   if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) {
     gint err = errno;
 

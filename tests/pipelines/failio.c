@@ -27,6 +27,9 @@
  *   PLAN_FAIL_PREAD=errno      pread() fails (planfilesrc io-mode=read)
  *   PLAN_FAIL_TMPFILE=errno    open() of an unnamed file (O_TMPFILE) fails,
  *                                as on a file system without them
+ *   PLAN_FAIL_DISK=n           such files are on a disk of n bytes: a
+ *                                pwrite() or fallocate() that reaches past
+ *                                byte n fails with ENOSPC
  *
  * Only calls made through the PLT are seen: ours, not glibc's own. */
 
@@ -161,15 +164,29 @@ copy_file_range (int fd_in, off64_t * off_in, int fd_out, off64_t * off_out,
   return real (fd_in, off_in, fd_out, off_out, len, flags);
 }
 
-/* Each wrapper fails with the errno its variable names, on matching files,
- * or passes the call on to the next definition of the symbol. */
-#define WRAP(ret, name, var, params, args) \
+/* ENOSPC where a call on a matching file reaches past byte @end of the
+ * disk of $PLAN_FAIL_DISK bytes, else 0. */
+static int
+past_disk (int fd, long long end)
+{
+  const char *v = getenv ("PLAN_FAIL_DISK");
+  long long disk = v && *v ? atoll (v) : 0;
+
+  return disk > 0 && end > disk && matches (fd) ? ENOSPC : 0;
+}
+
+/* Each wrapper fails with the errno its variable names, on matching files
+ * (or with ENOSPC past the disk's end, where @end is not 0), or passes the
+ * call on to the next definition of the symbol. */
+#define WRAP(ret, name, var, params, args, end) \
 ret \
 name params \
 { \
   static ret (*real) params; \
   int err = failure (var, fd); \
  \
+  if (!err && (end) > 0) \
+    err = past_disk (fd, (end)); \
   if (err) { \
     errno = err; \
     return -1; \
@@ -181,20 +198,22 @@ name params \
 
 WRAP (ssize_t, pwrite, "PLAN_FAIL_PWRITE",
     (int fd, const void *buf, size_t count, off_t offset),
-    (fd, buf, count, offset))
+    (fd, buf, count, offset), (long long) offset + (long long) count)
 WRAP (ssize_t, pwrite64, "PLAN_FAIL_PWRITE",
     (int fd, const void *buf, size_t count, off64_t offset),
-    (fd, buf, count, offset))
+    (fd, buf, count, offset), (long long) offset + (long long) count)
 WRAP (ssize_t, pread, "PLAN_FAIL_PREAD",
     (int fd, void *buf, size_t count, off_t offset),
-    (fd, buf, count, offset))
+    (fd, buf, count, offset), 0)
 WRAP (ssize_t, pread64, "PLAN_FAIL_PREAD",
     (int fd, void *buf, size_t count, off64_t offset),
-    (fd, buf, count, offset))
+    (fd, buf, count, offset), 0)
 WRAP (int, fallocate, "PLAN_FAIL_FALLOCATE",
-    (int fd, int mode, off_t offset, off_t len), (fd, mode, offset, len))
+    (int fd, int mode, off_t offset, off_t len), (fd, mode, offset, len),
+    (long long) offset + (long long) len)
 WRAP (int, fallocate64, "PLAN_FAIL_FALLOCATE",
-    (int fd, int mode, off64_t offset, off64_t len), (fd, mode, offset, len))
+    (int fd, int mode, off64_t offset, off64_t len), (fd, mode, offset, len),
+    (long long) offset + (long long) len)
 
 /* open() and open64() of an unnamed file fail with $PLAN_FAIL_TMPFILE. */
 #define WRAP_OPEN(name) \

@@ -220,6 +220,24 @@ def main():
             if left:
                 raise Failure('%s: temporary files left: %s' % (what, left))
             print('ok   %s' % what)
+        # A disk that fills as the chunks go in (PLAN_FAIL_DISK: 4,000,000
+        # bytes for 4 MiB of rows): the chunks libhdf5 holds in its cache are not
+        # in the file yet, and each reservation starts past the last one,
+        # not at the file's end, so the disk is found full before libhdf5
+        # writes (it started at the end and met it in libhdf5's own
+        # writes at close: "the HDF5 library gave no reason").
+        what = 'HDF5: a disk that fills as the chunks are written'
+        rc, out = run(words, PLAN_FAIL_MATCH=OUT,
+                      PLAN_FAIL_DISK=4000000)
+        if rc == 0:
+            raise Failure('%s: the pipeline succeeded\n%s' % (what, out))
+        if ("Could not write to '%s': No space left on device" % h5
+                not in out or 'HDF5' in out):
+            raise Failure('%s: not the system\'s error alone, or libhdf5 '
+                          'wrote to standard error:\n%s' % (what, out))
+        with h5py.File(h5, 'r') as f:
+            plantest.assert_same(f['old'][...], old, what)
+        print('ok   %s' % what)
         # Writes failing in libhdf5 (a disk full before any block could be
         # reserved, or a compressed output, whose chunks are not): the
         # system's error, not libhdf5's text with its time and pointers.
