@@ -218,16 +218,18 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
 
   if (rate <= 0.0)
     goto refuse;
-  /* Inputs sought in rows (below) under an output in time: GstAggregator
-   * would move the output's segment by a seek in rows, which starts it
-   * again, running time and all; only a flushing seek starts that again
-   * anyway. */
-  if (!in_time && row > 0 && plan_array_info_has_rate (&time)
-      && !(flags & GST_SEEK_FLAG_FLUSH)) {
-    gchar *text = g_strdup ("a seek without the FLUSH flag cannot be made: "
-        "the inputs are not all sampled at the output's rate, so they are "
-        "sought in rows, and the output's running time would start again; "
-        "seek with GST_SEEK_FLAG_FLUSH");
+  /* A seek without FLUSH of several inputs: each source makes it when
+   * its streaming thread comes to it, with the chunks it had sent before
+   * still queued here, so the last chunk of one input before the seek
+   * would pair with the first of another after it. (And inputs sought in
+   * rows under an output in time, below, would have GstAggregator move
+   * the output's segment by a seek in rows, which starts its running
+   * time again.) A flushing seek drops what was queued. */
+  if (!(flags & GST_SEEK_FLAG_FLUSH) && GST_ELEMENT (self)->numsinkpads > 1) {
+    gchar *text = g_strdup ("a seek without the FLUSH flag cannot be made "
+        "on an element of several inputs: the chunks each input sent "
+        "before it would pair with chunks of the others after it; seek "
+        "with GST_SEEK_FLAG_FLUSH");
 
     GST_DEBUG_OBJECT (self, "refusing %s", text);
     if (why)

@@ -377,7 +377,7 @@ def test_time_refused_without_rate():
     plantest.assert_same(got, M, 'after a refused time seek')
 
 
-def mixed_seek(flags, start, stop):
+def mixed_seek(flags, start, stop, rate2=None):
     """planmap of M sampled at 1000/1 and of N without a rate (sought in
     rows) into planfilesink; a seek in time with @flags once a row has
     reached the sink: returns (what the seek returned, the output)."""
@@ -388,8 +388,9 @@ def mixed_seek(flags, start, stop):
     p = Gst.parse_launch(
         'planmap name=m expr="x - 2*y" ! planfilesink name=sink location=%s '
         'planfilesrc location=%s rate=1000/1 blocksize=2400 ! m.sink_0 '
-        'planfilesrc location=%s blocksize=2400 ! m.sink_1'
-        % (out, SRC, os.path.join(D, 'n.npy')))
+        'planfilesrc location=%s %s blocksize=2400 ! m.sink_1'
+        % (out, SRC, os.path.join(D, 'n.npy'),
+           'rate=' + rate2 if rate2 else ''))
     arrived = threading.Event()
 
     def seen(pad, info):
@@ -425,6 +426,22 @@ def test_mixed_rates_seek():
     plantest.assert_same(got, M - 2 * N, 'after a refused seek')
 
 
+def test_unflushed_seek_of_inputs():
+    """A seek without FLUSH of a map of two inputs (both at the output's
+    rate) is refused, and the whole stream is written: made, the chunk one
+    input had sent before it paired with the other's first chunk after it
+    (rows 1500-1600 twice, 1700-1800 missing), now and then."""
+    Gst = gst()
+    s = Gst.MSECOND
+    N = rng.standard_normal(M.shape)
+    np.save(os.path.join(D, 'n.npy'), N)
+    ok, got = mixed_seek(Gst.SeekFlags.ACCURATE, 1500 * s, 1800 * s,
+                         rate2='1000/1')
+    if ok:
+        raise Failure('a seek without FLUSH of two inputs was accepted')
+    plantest.assert_same(got, M - 2 * N, 'after a refused seek')
+
+
 CASES = [
     ('the rate through each element', test_rate_through_elements),
     ('buffers carry their rows\' time', test_buffers_carry_time),
@@ -436,6 +453,8 @@ CASES = [
     ('time refused without a rate', test_time_refused_without_rate),
     ('inputs at mixed rates: flushing seeks in rows, others refused',
      test_mixed_rates_seek),
+    ('a seek without FLUSH of two inputs refused',
+     test_unflushed_seek_of_inputs),
     ('chunks of rows sampled in time are paced', test_chunks_are_paced),
     ('gst-launch-1.0 -e ends a synced stream on Ctrl-C',
      test_gst_launch_eos_on_interrupt),
