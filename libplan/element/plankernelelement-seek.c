@@ -118,36 +118,25 @@ rows_are_input_rows (PlanKernelElement * self)
   return first == 3 && end == 10;
 }
 
-/* A start or stop of a seek in rows as time at the rate of @time (rounded
- * up with @up); left as it is where it is not set. */
+/* A start or stop of a seek between rows and time at the rate of @time:
+ * rows to time with @to_time (a start rounded up, a stop down: the time
+ * of a row and of the row the stop names), time to rows otherwise (a
+ * start rounded down, a stop up: the row sampled at or before a start,
+ * the first at or after a stop, plan_array_info_get_segment_rows()'s).
+ * Left as it is where it is not set. */
 static gint64
-rows_to_seek_time (const PlanArrayInfo * time, GstSeekType type, gint64 rows,
-    gboolean up)
+convert_seek_value (const PlanArrayInfo * time, GstSeekType type, gint64 v,
+    gboolean to_time, gboolean stop)
 {
-  guint64 num = GST_SECOND * (guint64) time->rate_d, t;
+  guint64 s = GST_SECOND * (guint64) time->rate_d, r;
+  guint64 num = to_time ? s : (guint64) time->rate_n;
+  guint64 den = to_time ? (guint64) time->rate_n : s;
 
-  if (type == GST_SEEK_TYPE_NONE || rows == -1)
-    return rows;
-  t = up ? gst_util_uint64_scale_ceil (ABS (rows), num, time->rate_n) :
-      gst_util_uint64_scale (ABS (rows), num, time->rate_n);
-  return rows < 0 ? -(gint64) t : (gint64) t;
-}
-
-/* A start or stop of a seek in time at the rate of @time as rows: the
- * row sampled at or before a start, the first sampled at or after a stop
- * (plan_array_info_get_segment_rows()'s rows); left as it is where it is
- * not set. */
-static gint64
-seek_time_to_rows (const PlanArrayInfo * time, GstSeekType type, gint64 t,
-    gboolean stop)
-{
-  guint64 num = GST_SECOND * (guint64) time->rate_d, rows;
-
-  if (type == GST_SEEK_TYPE_NONE || t == -1)
-    return t;
-  rows = stop ? gst_util_uint64_scale_ceil (ABS (t), time->rate_n, num) :
-      gst_util_uint64_scale (ABS (t), time->rate_n, num);
-  return t < 0 ? -(gint64) rows : (gint64) rows;
+  if (type == GST_SEEK_TYPE_NONE || v == -1)
+    return v;
+  r = to_time != stop ? gst_util_uint64_scale_ceil (ABS (v), num, den) :
+      gst_util_uint64_scale (ABS (v), num, den);
+  return v < 0 ? -(gint64) r : (gint64) r;
 }
 
 /* Turns a seek on the output into the seek in rows sent upstream, or
@@ -252,8 +241,9 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
      * start; or those rows, upstream in rows. */
     if (!in_time) {
       GstEvent *rows = gst_event_new_seek (rate, GST_FORMAT_DEFAULT, flags,
-          start_type, seek_time_to_rows (&time, start_type, start, FALSE),
-          stop_type, seek_time_to_rows (&time, stop_type, stop, TRUE));
+          start_type, convert_seek_value (&time, start_type, start, FALSE,
+              FALSE), stop_type, convert_seek_value (&time, stop_type, stop,
+              FALSE, TRUE));
 
       gst_event_set_seqnum (rows, gst_event_get_seqnum (event));
       gst_event_unref (event);
@@ -283,8 +273,8 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
   if (format == GST_FORMAT_DEFAULT && row > 0 && in_time) {
     GstEvent *seek;
 
-    start = rows_to_seek_time (&time, start_type, start, TRUE);
-    stop = rows_to_seek_time (&time, stop_type, stop, FALSE);
+    start = convert_seek_value (&time, start_type, start, TRUE, FALSE);
+    stop = convert_seek_value (&time, stop_type, stop, TRUE, TRUE);
     seek = gst_event_new_seek (rate, GST_FORMAT_TIME, flags, start_type,
         start, stop_type, stop);
     gst_event_set_seqnum (seek, gst_event_get_seqnum (event));

@@ -160,14 +160,11 @@ def test_time_queries():
         raise Failure('a duration in time without a rate: %s' % dur)
 
 
-def seek_time(element, start, stop, rate='1000/1', playing=False):
-    """A flushing seek in time on planfilesrc ! element ! planfilesink in
-    PAUSED (or PLAYING); returns (what it returned, the output)."""
+def seek_when_arrived(p, out, flags, start, stop, playing=False):
+    """A seek in time with @flags on @p, in PAUSED (or PLAYING) once
+    something reached its sink; runs it to EOS and returns (what the seek
+    returned, the output file @out)."""
     Gst = gst()
-    out = os.path.join(D, 'out.npy')
-    if os.path.exists(out):
-        os.unlink(out)
-    p = pipeline(element, rate, out)
     arrived = threading.Event()
 
     def seen(pad, info):
@@ -178,10 +175,21 @@ def seek_time(element, start, stop, rate='1000/1', playing=False):
     p.set_state(Gst.State.PLAYING if playing else Gst.State.PAUSED)
     if not arrived.wait(HANG):
         raise Failure('nothing reached the sink')
-    ok = p.seek(1.0, Gst.Format.TIME, Gst.SeekFlags.FLUSH, Gst.SeekType.SET,
-                start, Gst.SeekType.SET, stop)
+    ok = p.seek(1.0, Gst.Format.TIME, flags, Gst.SeekType.SET, start,
+                Gst.SeekType.SET, stop)
     run_to_eos(p)
     return ok, np.load(out)
+
+
+def seek_time(element, start, stop, rate='1000/1', playing=False):
+    """A flushing seek in time on planfilesrc ! element ! planfilesink in
+    PAUSED (or PLAYING); returns (what it returned, the output)."""
+    Gst = gst()
+    out = os.path.join(D, 'out.npy')
+    if os.path.exists(out):
+        os.unlink(out)
+    return seek_when_arrived(pipeline(element, rate, out), out,
+                             Gst.SeekFlags.FLUSH, start, stop, playing)
 
 
 def test_time_seeks():
@@ -391,20 +399,7 @@ def mixed_seek(flags, start, stop, rate2=None):
         'planfilesrc location=%s %s blocksize=2400 ! m.sink_1'
         % (out, SRC, os.path.join(D, 'n.npy'),
            'rate=' + rate2 if rate2 else ''))
-    arrived = threading.Event()
-
-    def seen(pad, info):
-        arrived.set()
-        return Gst.PadProbeReturn.OK
-    p.get_by_name('sink').get_static_pad('sink').add_probe(
-        Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM, seen)
-    p.set_state(Gst.State.PAUSED)
-    if not arrived.wait(HANG):
-        raise Failure('nothing reached the sink')
-    ok = p.seek(1.0, Gst.Format.TIME, flags, Gst.SeekType.SET, start,
-                Gst.SeekType.SET, stop)
-    run_to_eos(p)
-    return ok, np.load(out)
+    return seek_when_arrived(p, out, flags, start, stop)
 
 
 def test_mixed_rates_seek():
