@@ -796,9 +796,12 @@ GST_START_TEST (test_sink_name_too_long_fails_at_start)
   gchar *longest = g_strnfill (255 - strlen (".npy"), 'n');
   gchar *too_long = g_strnfill (256 - strlen (".npy"), 'n');
   const gchar *exts[] = { ".npy", ".npz", ".zarr" };
-  guint i;
+  /* Zarr outputs where the build has them (the CPU-only build's says it
+   * has none first) */
+  guint n = G_N_ELEMENTS (exts) -
+      (g_strcmp0 (g_getenv ("PLAN_HAVE_ZARR"), "1") == 0 ? 0 : 1), i;
 
-  for (i = 0; i < G_N_ELEMENTS (exts); i++) {
+  for (i = 0; i < n; i++) {
     gchar *name = g_strconcat (too_long, exts[i], NULL);
     gchar *path = tmp_path (name);
     gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" ! "
