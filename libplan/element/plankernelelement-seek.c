@@ -139,6 +139,21 @@ convert_seek_value (const PlanArrayInfo * time, GstSeekType type, gint64 v,
   return v < 0 ? -(gint64) r : (gint64) r;
 }
 
+/* Refuses @event (taken) for the reason @text (taken): logged, and given
+ * to @why when there is one. Returns NULL. */
+static GstEvent *
+refuse_seek (PlanKernelElement * self, GstEvent * event, gchar ** why,
+    gchar * text)
+{
+  GST_DEBUG_OBJECT (self, "refusing %s", text);
+  if (why)
+    *why = text;
+  else
+    g_free (text);
+  gst_event_unref (event);
+  return NULL;
+}
+
 /* Turns a seek on the output into the seek in rows sent upstream, or
  * refuses it (returns NULL, having taken @event; the reason in @why): only
  * rows (GST_FORMAT_DEFAULT) and, where output rows are input rows, bytes
@@ -215,18 +230,10 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
    * the output's segment by a seek in rows, which starts its running
    * time again.) A flushing seek drops what was queued. */
   if (!(flags & GST_SEEK_FLAG_FLUSH) && GST_ELEMENT (self)->numsinkpads > 1) {
-    gchar *text = g_strdup ("a seek without the FLUSH flag cannot be made "
-        "on an element of several inputs: the chunks each input sent "
-        "before it would pair with chunks of the others after it; seek "
-        "with GST_SEEK_FLAG_FLUSH");
-
-    GST_DEBUG_OBJECT (self, "refusing %s", text);
-    if (why)
-      *why = text;
-    else
-      g_free (text);
-    gst_event_unref (event);
-    return NULL;
+    return refuse_seek (self, event, why, g_strdup ("a seek without the "
+            "FLUSH flag cannot be made on an element of several inputs: "
+            "the chunks each input sent before it would pair with chunks "
+            "of the others after it; seek with GST_SEEK_FLAG_FLUSH"));
   }
   /* Time, for rows sampled in time, where output rows are input rows: the
    * rows sampled from the start to (not including) the stop. Inputs
@@ -288,20 +295,11 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
   return event;
 
 refuse:
-  {
-    gchar *text = g_strdup_printf ("a seek in %s at rate %g cannot be made: "
-        "only rows (default format)%s can be sought, forwards",
-        gst_format_get_name (format), rate, row == 0 ? "" :
-        plan_array_info_has_rate (&time) ? ", bytes or time" : " or bytes");
-
-    GST_DEBUG_OBJECT (self, "refusing %s", text);
-    if (why)
-      *why = text;
-    else
-      g_free (text);
-    gst_event_unref (event);
-    return NULL;
-  }
+  return refuse_seek (self, event, why, g_strdup_printf ("a seek in %s at "
+          "rate %g cannot be made: only rows (default format)%s can be "
+          "sought, forwards", gst_format_get_name (format), rate, row == 0 ?
+          "" : plan_array_info_has_rate (&time) ? ", bytes or time" :
+          " or bytes"));
 not_seekable:
   {
     GST_DEBUG_OBJECT (self, "refusing a seek in %s: an input's upstream "
