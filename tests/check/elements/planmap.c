@@ -569,6 +569,22 @@ GST_END_TEST;
 
 static GstPadQueryFunction harness_src_query;
 
+/* planmap expr="2*x" of one input, its errors on @m's bus, whose upstream
+ * (the harness's src pad) answers queries with @query, which falls back
+ * on harness_src_query. */
+static void
+map_answering_queries (MapHarness * m, GstPadQueryFunction query)
+{
+  m->n = 1;
+  m->h = m->inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
+      "src");
+  g_object_set (m->h->element, "expr", "2*x", NULL);
+  m->bus = gst_bus_new ();
+  gst_element_set_bus (m->h->element, m->bus);
+  harness_src_query = GST_PAD_QUERYFUNC (m->h->srcpad);
+  gst_pad_set_query_function (m->h->srcpad, query);
+}
+
 /* Upstream (the harness) answers that it can seek in time, as planfilesrc
  * and npyparse with a rate do before their caps. */
 static gboolean
@@ -610,14 +626,7 @@ GST_START_TEST (test_map_time_seek_before_caps_ruled_out_is_an_error)
   gchar *want;
   gint64 end = 0;
 
-  m.n = 1;
-  m.h = m.inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
-      "src");
-  g_object_set (m.h->element, "expr", "2*x", NULL);
-  m.bus = gst_bus_new ();
-  gst_element_set_bus (m.h->element, m.bus);
-  harness_src_query = GST_PAD_QUERYFUNC (m.h->srcpad);
-  gst_pad_set_query_function (m.h->srcpad, time_seekable_src_query);
+  map_answering_queries (&m, time_seekable_src_query);
 
   fail_unless (output_seekable (m.h, GST_FORMAT_TIME, &end));
   fail_unless_equals_int64 (end, -1);
@@ -700,14 +709,7 @@ GST_START_TEST (test_map_time_seek_meets_caps_that_came_meanwhile)
   GstFormat format;
   gint64 start;
 
-  m.n = 1;
-  m.h = m.inputs[0] = gst_harness_new_with_padnames ("planmap", "sink_0",
-      "src");
-  g_object_set (m.h->element, "expr", "2*x", NULL);
-  m.bus = gst_bus_new ();
-  gst_element_set_bus (m.h->element, m.bus);
-  harness_src_query = GST_PAD_QUERYFUNC (m.h->srcpad);
-  gst_pad_set_query_function (m.h->srcpad, caps_meanwhile_src_query);
+  map_answering_queries (&m, caps_meanwhile_src_query);
   caps_meanwhile.h = m.h;
   caps_meanwhile.armed = TRUE;
 
