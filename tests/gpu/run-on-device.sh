@@ -19,7 +19,9 @@
 #                                             check the script without a GPU
 #   options: --build DIR (the build directory), --mib N (benchmark size),
 #            --no-suites (skip the test suites: only the measurements and
-#            the element comparisons, for a rerun)
+#            the element comparisons, for a rerun), --logs DIR (keep every
+#            suite's and pipeline's log there), --sanitize (also run the
+#            suites under compute-sanitizer's memcheck)
 #
 # Then tests/benchmarks/device-kernels: x + y and the 2-D Laplacian on
 # device-resident 16384 x 16384 float32 arrays against a device copy, and
@@ -41,6 +43,8 @@ mode=run
 device=cuda
 mib=256
 suites=yes
+logs=
+sanitize=no
 start=$(date +%s)
 
 while [ $# -gt 0 ]; do
@@ -50,6 +54,8 @@ while [ $# -gt 0 ]; do
     --build) build=$(cd "$2" && pwd); shift ;;
     --mib) mib=$2; shift ;;
     --no-suites) suites=no ;;
+    --logs) mkdir -p "$2"; logs=$(cd "$2" && pwd); shift ;;
+    --sanitize) sanitize=yes ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run-on-device: unknown option $1" >&2; exit 2 ;;
   esac
@@ -127,7 +133,11 @@ fi
   exit 1
 }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+keep_logs() {
+  [ -n "$logs" ] || return 0
+  cp "$tmp"/*.log "$tmp"/*.txt "$logs"/ 2>/dev/null || true
+}
+trap 'keep_logs; rm -rf "$tmp"' EXIT
 launch=gst-launch-1.0
 if ls "$runtime"/debs/*.deb >/dev/null 2>&1; then
   echo "== unpacking the GStreamer runtime"
@@ -187,6 +197,33 @@ for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
   [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || tail -20 "$tmp/$name.log"
 done
 
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ "$sanitize" = yes ] && [ "$device" = cuda ] && [ -x "$sanitizer" ]; then
+  echo "== test suites under compute-sanitizer memcheck"
+  for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
+      "$build"/tests/check/libs_stencilcuda; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    set +e
+    timeout 240 "$sanitizer" --tool memcheck --error-exitcode 3 "$t" \
+      > "$tmp/$name-memcheck.log" 2>&1
+    rc=$?
+    set -e
+    case $rc in
+      0) verdict=PASS ;;
+      77) verdict=SKIP ;;
+      3) verdict=ERRORS; failed=1 ;;
+      124) verdict=TIMEOUT ;;
+      *) verdict="FAIL($rc)"; failed=1 ;;
+    esac
+    results+=("$name memcheck $verdict $(grep -E 'ERROR SUMMARY' "$tmp/$name-memcheck.log" | tail -1 || true)")
+    echo "$name memcheck: $verdict"
+    [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || grep -m 20 -A 6 '^=========.*Invalid\|^========= Program hit' "$tmp/$name-memcheck.log" | head -40 || true
+  done
+elif [ "$sanitize" = yes ]; then
+  echo "== no compute-sanitizer (or not a cuda run): memcheck skipped"
+fi
+
 echo "== copy bandwidth, ${mib} MiB x 10 (GB/s)"
 set +e
 timeout 100 "$build/tests/benchmarks/device-bandwidth" "$device" "$mib" 10 \
@@ -245,6 +282,7 @@ timed() {
   local t0 t1
   t0=$(now)
   if ! timeout 120 "$launch" -q "$@" > "$tmp/launch.log" 2>&1; then
+    { echo "== $*"; cat "$tmp/launch.log"; } >> "$tmp/failed-launches.log"
     tail -5 "$tmp/launch.log"; return 1
   fi
   t1=$(now)
