@@ -197,33 +197,6 @@ for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
   [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || tail -20 "$tmp/$name.log"
 done
 
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-if [ "$sanitize" = yes ] && [ "$device" = cuda ] && [ -x "$sanitizer" ]; then
-  echo "== test suites under compute-sanitizer memcheck"
-  for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
-      "$build"/tests/check/libs_stencilcuda; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    set +e
-    timeout 240 "$sanitizer" --tool memcheck --error-exitcode 3 "$t" \
-      > "$tmp/$name-memcheck.log" 2>&1
-    rc=$?
-    set -e
-    case $rc in
-      0) verdict=PASS ;;
-      77) verdict=SKIP ;;
-      3) verdict=ERRORS; failed=1 ;;
-      124) verdict=TIMEOUT ;;
-      *) verdict="FAIL($rc)"; failed=1 ;;
-    esac
-    results+=("$name memcheck $verdict $(grep -E 'ERROR SUMMARY' "$tmp/$name-memcheck.log" | tail -1 || true)")
-    echo "$name memcheck: $verdict"
-    [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || grep -m 20 -A 6 '^=========.*Invalid\|^========= Program hit' "$tmp/$name-memcheck.log" | head -40 || true
-  done
-elif [ "$sanitize" = yes ]; then
-  echo "== no compute-sanitizer (or not a cuda run): memcheck skipped"
-fi
-
 echo "== copy bandwidth, ${mib} MiB x 10 (GB/s)"
 set +e
 timeout 100 "$build/tests/benchmarks/device-bandwidth" "$device" "$mib" 10 \
@@ -350,6 +323,33 @@ warm=$(XDG_CACHE_HOME="$tmp/cache" timed planfilesrc location="$tmp/small.npy" \
 echo "first run ${cold:-failed} s, second run ${warm:-failed} s" \
   "(cache entries: $(find "$tmp/cache" -type f 2>/dev/null | wc -l))"
 set -e
+
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ "$sanitize" = yes ] && [ "$device" = cuda ] && [ -x "$sanitizer" ]; then
+  echo "== test suites under compute-sanitizer memcheck"
+  for t in "$build"/tests/check/*_cuda "$build"/tests/check/libs_exprcuda \
+      "$build"/tests/check/libs_stencilcuda; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    set +e
+    timeout 60 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 "$t" \
+      > "$tmp/$name-memcheck.log" 2>&1
+    rc=$?
+    set -e
+    case $rc in
+      0) verdict=PASS ;;
+      77) verdict=SKIP ;;
+      3) verdict=ERRORS; failed=1 ;;
+      124) verdict=TIMEOUT ;;
+      *) verdict="FAIL($rc)"; failed=1 ;;
+    esac
+    results+=("$name memcheck $verdict $(grep -E 'ERROR SUMMARY' "$tmp/$name-memcheck.log" | tail -1 || true)")
+    echo "$name memcheck: $verdict"
+    [ "$verdict" = PASS ] || [ "$verdict" = SKIP ] || grep -m 20 -A 6 '^=========.*Invalid\|^========= Program hit' "$tmp/$name-memcheck.log" | head -40 || true
+  done
+elif [ "$sanitize" = yes ]; then
+  echo "== no compute-sanitizer (or not a cuda run): memcheck skipped"
+fi
 
 echo "== summary"
 for r in "${elements[@]}"; do echo "  $r"; done
