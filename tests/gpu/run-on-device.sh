@@ -66,7 +66,7 @@ done
 # the plugin scanner), GLib, and what they link, as Debian 12 ships them.
 packages=(libgstreamer1.0-0 gstreamer1.0-tools libglib2.0-0 libunwind8 libdw1 libelf1 libcap2
   libffi8 libpcre2-8-0 libmount1 libblkid1 libselinux1 zlib1g liblzma5
-  libbz2-1.0 libzstd1)
+  libbz2-1.0 libzstd1 libjson-glib-1.0-0 libdeflate0)
 
 prepare() {
   mkdir -p "$runtime/debs"
