@@ -856,10 +856,14 @@ class Work:
         self.target = work.get_target().value_nick
         self.input_names = list(work.get_input_names())
         self.output_names = list(work.get_output_names())
+        # The last dispatch's wrappers and bindings, for the next one to
+        # reuse. Threads may dispatch at once: each binds into wrappers of
+        # its own and takes this lock only to swap them in, so that no run
+        # starts with another thread's arrays.
         self._last_wrapped = {}
-        self._next_wrapped = {}
         self._last_calls = None
         self._last_bindings = None
+        self._lock = threading.Lock()
 
     @property
     def pipeline(self):
@@ -905,11 +909,13 @@ class Work:
     def _device(self):
         return _call(_P.Device.get, self.target)
 
-    def _bind(self, bindings, name, value, keep):
+    def _bind(self, bindings, name, value, keep, wrapped):
+        """Binds value to name; the PlanArrays made over arrays go into the
+        dict wrapped, for the next dispatch to reuse."""
         is_input = name in self.input_names
         if type(value) is np.ndarray:
             # the common case first: an array bound as it was last time
-            parray = self._cached(value, not is_input)
+            parray = self._cached(value, not is_input, wrapped)
             if parray is not None:
                 keep.append(value)
                 bindings.set_array(name, parray)
@@ -956,20 +962,19 @@ class Work:
         if not is_input and not arr.flags.writeable:
             raise ValueError("%s is read-only" % what)
         keep.append(arr)
-        bindings.set_array(name, self._wrapped(arr, not is_input))
+        bindings.set_array(name, self._wrapped(arr, not is_input, wrapped))
 
-    def _wrapped(self, arr, writable):
+    def _wrapped(self, arr, writable, wrapped):
         """The PlanArray over arr: the one of the last dispatch when arr is
         bound again as it was (a loop dispatching the same arrays wraps
         them once), else a new one."""
-        parray = self._cached(arr, writable)
+        parray = self._cached(arr, writable, wrapped)
         if parray is None:
             parray = _wrap_host(arr, writable)
-            self._next_wrapped[(id(arr), writable)] = (arr, parray,
-                                                       _layout(arr))
+            wrapped[(id(arr), writable)] = (arr, parray, _layout(arr))
         return parray
 
-    def _cached(self, arr, writable):
+    def _cached(self, arr, writable, wrapped):
         """The last dispatch's PlanArray over arr, if arr is the same object
         with the same layout (its memory cannot have moved: numpy does not
         resize an array others refer to, and the cache refers to it)."""
@@ -978,32 +983,33 @@ class Work:
         if hit is None or hit[0] is not arr or hit[2] != _layout(arr) or \
                 (writable and not arr.flags.writeable):
             return None
-        self._next_wrapped[key] = hit
+        wrapped[key] = hit
         return hit[1]
 
     def _bindings(self, arrays, frame):
         # The wrappers of this dispatch replace the last one's; libplan's
         # sources hold the last arrays until the next dispatch anyway.
-        self._next_wrapped = {}
+        wrapped = {}
         recorder = _Recorder()
         keep = []
         given = {}
         for key, value in arrays.items():
             name = self._key(key, frame)
             given[name] = value
-            self._bind(recorder, name, value, keep)
+            self._bind(recorder, name, value, keep, wrapped)
         missing = [n for n in self.input_names if n not in given]
         if missing:
             raise ValueError("dispatch: the input%s %s %s not bound" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing),
                 "are" if len(missing) > 1 else "is"))
-        self._last_wrapped = self._next_wrapped
         # The same bindings as the last dispatch's: reuse them.
         calls = tuple(recorder.calls)
-        if calls != self._last_calls:
-            self._last_bindings = recorder.replay()
-            self._last_calls = calls
-        return self._last_bindings, keep, given
+        with self._lock:
+            self._last_wrapped = wrapped
+            if calls != self._last_calls:
+                self._last_bindings = recorder.replay()
+                self._last_calls = calls
+            return self._last_bindings, keep, given
 
     def dispatch(self, **arrays):
         """Starts a run with these inputs and outputs (by node name, or by
@@ -1394,7 +1400,7 @@ class IO:
         writers = []
         # the readers' and writers' errors, for this run's future
         self._errors = _Errors()
-        work._next_wrapped = {}
+        wrapped = {}
         for name, (endpoint, dtype, shape, copy) in \
                 self._connections.items():
             is_input = name in work.input_names
@@ -1410,7 +1416,7 @@ class IO:
                     self._writer(name, endpoint, bindings, keep)
                     writers.append(name)
             else:
-                work._bind(bindings, name, endpoint, keep)
+                work._bind(bindings, name, endpoint, keep, wrapped)
                 given[name] = endpoint
         missing = [n for n in work.input_names if n not in self._connections]
         if missing:

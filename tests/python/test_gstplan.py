@@ -853,6 +853,43 @@ def wait_timeouts():
 
 
 @test
+def dispatch_from_several_threads():
+    """Threads dispatching one work at once each get their own arrays'
+    run: the bindings a dispatch reuses from the last one were shared
+    between threads, so a thread could start its run with another's
+    arrays (its own output left unwritten, the other's written twice).
+    Small arrays (the calling thread computes them) and large ones."""
+    plan = Plan(); a = plan.source(); b = plan.source()
+    plan.sink(plan.map(lambda x, y: x * 2 + y, args=(a, b)), name="f")
+    plan.sink(plan.reduce("sum", args=(a,)), name="g")
+    work = plan.realize(target="cpu")
+    wrong = []
+
+    def worker(k, runs, n):
+        r = np.random.default_rng(k)
+        for i in range(runs):
+            A = r.random(n); B = r.random(n); F = np.empty_like(A)
+            fut = work.dispatch(a=A, b=B, f=F)
+            if not np.array_equal(F if fut.wait() else None, A * 2 + B):
+                wrong.append((k, i, "f"))
+            if not np.isclose(fut.result("g"), A.sum()):
+                wrong.append((k, i, "g"))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for runs, n in ((300, 100), (3, 2_000_000)):
+            threads = [threading.Thread(target=worker, args=(k, runs, n))
+                       for k in range(6)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong, "runs with another thread's arrays: %s" % wrong[:5]
+
+
+@test
 def asyncio_await():
     plan = Plan(); a = plan.source(); plan.reduce("max", args=(a,), name="m")
     work = plan.realize(target="cpu")
