@@ -241,10 +241,13 @@ static gboolean plan_file_src_start (GstBaseSrc * src);
 static gboolean plan_file_src_stop (GstBaseSrc * src);
 static GstCaps *plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter);
 static gboolean plan_file_src_negotiate (GstBaseSrc * src);
+static GstCaps *plan_file_src_fixate (GstBaseSrc * src, GstCaps * caps);
 static void post_refused_caps (PlanFileSrc * self);
 static GstStateChangeReturn plan_file_src_change_state (GstElement * element,
     GstStateChange transition);
 static gboolean downstream_accepts (PlanFileSrc * self);
+static gboolean take_downstream_rate (PlanFileSrc * self,
+    PlanArrayInfo * info);
 static gboolean plan_file_src_is_seekable (GstBaseSrc * src);
 static gboolean plan_file_src_prepare_seek_segment (GstBaseSrc * src,
     GstEvent * seek, GstSegment * segment);
@@ -452,6 +455,7 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_file_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_file_src_get_caps);
   basesrc_class->negotiate = GST_DEBUG_FUNCPTR (plan_file_src_negotiate);
+  basesrc_class->fixate = GST_DEBUG_FUNCPTR (plan_file_src_fixate);
   basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_file_src_is_seekable);
   basesrc_class->prepare_seek_segment =
       GST_DEBUG_FUNCPTR (plan_file_src_prepare_seek_segment);
@@ -875,6 +879,7 @@ plan_file_src_start (GstBaseSrc * src)
   guint blocksize;
   PlanShardMode shard;
   gint rate_n, rate_d;
+  gboolean rate_taken;
 
   /* A number out of its property's range, before anything reads it. */
   if (!plan_element_check_ranges (GST_ELEMENT (self), &err)) {
@@ -926,6 +931,9 @@ plan_file_src_start (GstBaseSrc * src)
     info.rate_n = rate_n;
     info.rate_d = rate_d;
   }
+  /* Neither: the rate that downstream asks for, if it asks for one. */
+  rate_taken = plan_array_info_has_rate (&info)
+      || take_downstream_rate (self, &info);
   self->chunk_rows = blocksize == 0 ? 0 : MAX (1, blocksize /
       MAX (plan_file_reader_get_row_size (self->reader), 1));
   self->reading = FALSE;
@@ -950,6 +958,9 @@ plan_file_src_start (GstBaseSrc * src)
   g_free (dataset);
   /* Refused caps fail the state change (plan_file_src_change_state()),
    * with this one error: a start() that fails would add GstBaseSrc's own. */
+  if (!rate_taken)
+    return start_failed (self, "the elements downstream ask for a rate "
+        "that is not positive");
   if (!downstream_accepts (self)) {
     post_refused_caps (self);
     return start_failed (self, "the elements downstream refused the "
@@ -1106,6 +1117,87 @@ downstream_accepts (PlanFileSrc * self)
   ok = gst_pad_peer_query_accept_caps (pad, caps);
   gst_caps_unref (caps);
   return ok;
+}
+
+/* Rows that have no rate of their own (no `rate` set, none in the .npy
+ * header) take the one downstream asks for, as GStreamer's sources fixate
+ * a field their caps leave open to what downstream asks (videotestsrc's
+ * framerate): `planfilesrc ! array/x-raw,rate=100/1 ! ...` reads the file
+ * as rate=100/1 does, with timestamps, pacing and a segment in time.
+ * Downstream's caps are fixated as GStreamer fixates them: the first
+ * structure, a list's first rate, a range's lowest. A rate fixated there
+ * that is not positive is refused: FALSE, after posting why. */
+static gboolean
+take_downstream_rate (PlanFileSrc * self, PlanArrayInfo * info)
+{
+  GstPad *pad = GST_BASE_SRC_PAD (self);
+  GstCaps *ours, *wanted;
+  GstStructure *s;
+  gint n = 0, d = 1;
+  gboolean ok = TRUE;
+
+  if (!gst_pad_is_linked (pad))
+    return TRUE;
+  ours = plan_array_info_to_caps (info);
+  wanted = gst_pad_peer_query_caps (pad, ours);
+  if (gst_caps_is_any (wanted) || gst_caps_is_empty (wanted)
+      || !gst_structure_has_field (gst_caps_get_structure (wanted, 0),
+          "rate"))
+    goto done;
+  s = gst_structure_copy (gst_caps_get_structure (wanted, 0));
+  gst_structure_fixate_field (s, "rate");
+  if (!gst_structure_get_fraction (s, "rate", &n, &d) || n <= 0 || d <= 0) {
+    GstPad *peer = gst_pad_get_peer (pad);
+    GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
+    GstCaps *takes = gst_pad_peer_query_caps (pad, NULL);
+    gchar *o = gst_caps_to_string (ours), *w = gst_caps_to_string (takes);
+    gchar *location;
+
+    GST_OBJECT_LOCK (self);
+    location = g_strdup (self->location);
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("'%s' holds %s (rows without a rate of their own), which %s does "
+            "not accept: it takes %s, whose rate is not a positive number of "
+            "rows a second.", location, o,
+            next ? GST_ELEMENT_NAME (next) : "downstream", w), (NULL));
+    g_free (location);
+    g_free (o);
+    g_free (w);
+    gst_caps_unref (takes);
+    gst_clear_object (&next);
+    gst_clear_object (&peer);
+    ok = FALSE;
+  } else {
+    info->rate_n = n;
+    info->rate_d = d;
+    GST_INFO_OBJECT (self, "no rate of its own: taking %d/%d rows a second, "
+        "the rate downstream asks for", n, d);
+  }
+  gst_structure_free (s);
+done:
+  gst_caps_unref (ours);
+  gst_caps_unref (wanted);
+  return ok;
+}
+
+/* The stream's caps are the file's, whole: a field they leave open (the
+ * rate of rows not sampled in time) is not filled from downstream's, as
+ * the default fixation would, since the buffers would not follow it.
+ * Downstream's rate was taken, where it could be, at start(). */
+static GstCaps *
+plan_file_src_fixate (GstBaseSrc * src, GstCaps * caps)
+{
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  gboolean opened;
+
+  GST_OBJECT_LOCK (self);
+  opened = self->opened;
+  GST_OBJECT_UNLOCK (self);
+  if (!opened)
+    return GST_BASE_SRC_CLASS (parent_class)->fixate (src, caps);
+  gst_caps_unref (caps);
+  return plan_file_src_get_caps (src, NULL);
 }
 
 /* Caps refused later (downstream relinked or reconfigured): our error, then

@@ -67,6 +67,42 @@ def test_source_caps_refused():
             raise Failure('left: %s' % left(d))
 
 
+def npy_with_rate(path, a, rate):
+    """A .npy of the float32 1-D @a whose header carries a 'rate' key
+    (which numpy does not write)."""
+    header = ("{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), "
+              "'rate': '%s', }" % (len(a), rate))
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = (header + ' ' * (pad % 64) + '\n').encode('latin1')
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + len(header).to_bytes(2, 'little'))
+        f.write(header)
+        f.write(a.astype('<f4').tobytes())
+
+
+def test_source_rate_refused():
+    """A rate downstream asks for is taken only by rows without one: a
+    file of another rate (set, or in its header) is one error naming both
+    caps, and so is a rate that is not positive."""
+    d, src = files()
+    words = ['planfilesrc', 'location=' + src, 'rate=50/1', '!',
+             'array/x-raw,rate=100/1', '!', 'fakesink']
+    one_error(words, 'planfilesrc0', 'rate=(fraction)50/1',
+              'capsfilter0 does not accept', 'rate=(fraction)100/1')
+    header = os.path.join(d, 'b.npy')
+    npy_with_rate(header, np.arange(100, dtype=np.float32), '50/1')
+    words = ['planfilesrc', 'location=' + header, '!',
+             'array/x-raw,rate=100/1', '!', 'fakesink']
+    one_error(words, 'planfilesrc0', 'rate=(fraction)50/1',
+              'capsfilter0 does not accept', 'rate=(fraction)100/1')
+    for asked in ('0/1', '[0/1,100/1]'):
+        words = ['planfilesrc', 'location=' + src, '!',
+                 'array/x-raw,rate=' + asked, '!', 'fakesink']
+        one_error(words, 'planfilesrc0', 'rows without a rate of their own',
+                  'capsfilter0 does not accept',
+                  'whose rate is not a positive number of rows a second')
+
+
 def test_kernel_output_caps_refused():
     """planmap ! array/x-raw,dtype=float64 when the map gives float32: one
     error from planmap naming both caps (it used to say that an input ended
@@ -127,6 +163,8 @@ def test_one_row_against_many_says_rows_do_not_broadcast():
 CASES = [
     ('caps a source offers and downstream refuses: one error naming both',
      test_source_caps_refused),
+    ('a rate downstream asks for that the file cannot have: one error',
+     test_source_rate_refused),
     ('caps a kernel element produces and downstream refuses: one error',
      test_kernel_output_caps_refused),
     ('inputs whose lengths are known to differ fail at start',

@@ -385,6 +385,54 @@ def test_time_refused_without_rate():
     plantest.assert_same(got, M, 'after a refused time seek')
 
 
+ASK = 'array/x-raw,rate=1000/1'
+
+
+def test_rate_asked_by_caps_filter():
+    """planfilesrc without a rate of its own, a caps filter asking for
+    rate=1000/1 downstream: the rows are read as rate=1000/1 reads them
+    (the caps' rate, each buffer's time, the segment and queries in time,
+    seeks in time, chunks of 100 ms of rows, a sink that syncs playing
+    them in real time), not caps with a rate over buffers without time."""
+    Gst = gst()
+    s, bufs = sink_caps(ASK + ' ! planmap expr="2*x"', rate=None)
+    want_s, want_bufs = sink_caps('planmap expr="2*x"', rate='1000/1')
+    if rate_of(s) != (1000, 1) or bufs != want_bufs:
+        raise Failure('with a caps filter: %s, buffers %s; rate=1000/1: '
+                      '%s, buffers %s' % (s.to_string(), bufs[:2],
+                                          want_s.to_string(), want_bufs[:2]))
+    seg = segment_at_sink(ASK + ' ! planmap expr="x"', None)
+    if seg.format != Gst.Format.TIME:
+        raise Failure('a segment in %s' % seg.format)
+    p = pipeline(ASK + ' ! planmap name=k expr="2*x"', rate=None)
+    p.set_state(Gst.State.PAUSED)
+    p.get_state(HANG * Gst.SECOND)
+    for name in ('src', 'k'):
+        dur, _ = query_in(p, name, Gst.Format.TIME)
+        if dur != 5 * Gst.SECOND:
+            p.set_state(Gst.State.NULL)
+            raise Failure('%s: duration %s in time' % (name, dur))
+    p.set_state(Gst.State.NULL)
+    ok, got = seek_time(ASK + ' ! planmap expr="2*x"', 1200 * Gst.MSECOND,
+                        2500 * Gst.MSECOND, rate=None)
+    if not ok:
+        raise Failure('a time seek refused')
+    plantest.assert_same(got, 2 * M[1200:2500], 'a seek from 1.2 s to 2.5 s')
+    rows = handoff_rows('planfilesrc location=%s ! %s ! fakesink name=sink'
+                        % (SRC, ASK))
+    if sum(rows) != len(M) or max(rows) != 170:
+        raise Failure('chunks of %s rows, expected 170' % rows[:4])
+    # 400 rows at 1000 a second, played by a sink that syncs: 0.4 s.
+    short = os.path.join(D, 'short.npy')
+    np.save(short, M[:400])
+    t0 = time.monotonic()
+    handoff_rows('planfilesrc location=%s ! %s ! fakesink name=sink '
+                 'sync=true' % (short, ASK))
+    took = time.monotonic() - t0
+    if took < 0.3:
+        raise Failure('0.4 s of rows played in %.3f s' % took)
+
+
 def mixed_seek(flags, start, stop, rate2=None):
     """planmap of M sampled at 1000/1 and of N without a rate (sought in
     rows) into planfilesink; a seek in time with @flags once a row has
@@ -446,6 +494,8 @@ CASES = [
     ('segments in time', test_segments_in_time),
     ('npyparse rate', test_npyparse_rate),
     ('time refused without a rate', test_time_refused_without_rate),
+    ('a rate asked for by a caps filter is taken',
+     test_rate_asked_by_caps_filter),
     ('inputs at mixed rates: flushing seeks in rows, others refused',
      test_mixed_rates_seek),
     ('a seek without FLUSH of two inputs refused',
