@@ -242,10 +242,9 @@ static gboolean plan_file_src_stop (GstBaseSrc * src);
 static GstCaps *plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter);
 static gboolean plan_file_src_negotiate (GstBaseSrc * src);
 static GstCaps *plan_file_src_fixate (GstBaseSrc * src, GstCaps * caps);
-static void post_refused_caps (PlanFileSrc * self);
 static GstStateChangeReturn plan_file_src_change_state (GstElement * element,
     GstStateChange transition);
-static gboolean downstream_accepts (PlanFileSrc * self);
+static gboolean check_downstream_caps (PlanFileSrc * self);
 static gboolean take_downstream_rate (PlanFileSrc * self,
     PlanArrayInfo * info);
 static gboolean plan_file_src_is_seekable (GstBaseSrc * src);
@@ -961,11 +960,9 @@ plan_file_src_start (GstBaseSrc * src)
   if (!rate_taken)
     return start_failed (self, "the elements downstream ask for a rate "
         "that is not positive");
-  if (!downstream_accepts (self)) {
-    post_refused_caps (self);
+  if (!check_downstream_caps (self))
     return start_failed (self, "the elements downstream refused the "
         "stream's caps");
-  }
   self->failed = FALSE;
   return TRUE;
 
@@ -1072,49 +1069,24 @@ plan_file_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return result;
 }
 
-/* Posts the one negotiation error of caps downstream does not take,
- * naming what the file holds and what downstream takes. */
-static void
-post_refused_caps (PlanFileSrc * self)
-{
-  GstPad *pad = GST_BASE_SRC_PAD (self);
-  GstCaps *offered = plan_file_src_get_caps (GST_BASE_SRC (self), NULL);
-  GstCaps *wanted = gst_pad_peer_query_caps (pad, NULL);
-  GstPad *peer = gst_pad_get_peer (pad);
-  GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
-  gchar *o = gst_caps_to_string (offered), *w = gst_caps_to_string (wanted);
-  gchar *location;
-
-  GST_OBJECT_LOCK (self);
-  location = g_strdup (self->location);
-  GST_OBJECT_UNLOCK (self);
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-      ("'%s' holds %s, which %s does not accept: it takes %s.", location, o,
-          next ? GST_ELEMENT_NAME (next) : "downstream",
-          gst_caps_is_empty (wanted) ? "nothing" : w), (NULL));
-  g_free (location);
-  g_free (o);
-  g_free (w);
-  gst_clear_object (&next);
-  gst_clear_object (&peer);
-  gst_caps_unref (offered);
-  gst_caps_unref (wanted);
-}
-
 /* Whether what is linked downstream takes the file's caps; asked when
  * starting, so that a caps filter that cannot match fails the state change
- * at once (elements downstream are started before their sources). */
+ * at once (elements downstream are started before their sources). Refused,
+ * the one negotiation error is posted, naming what the file holds and what
+ * downstream takes (libplan's check, npyparse's too). */
 static gboolean
-downstream_accepts (PlanFileSrc * self)
+check_downstream_caps (PlanFileSrc * self)
 {
-  GstPad *pad = GST_BASE_SRC_PAD (self);
-  GstCaps *caps;
+  GstCaps *caps = plan_file_src_get_caps (GST_BASE_SRC (self), NULL);
+  gchar *what;
   gboolean ok;
 
-  if (!gst_pad_is_linked (pad))
-    return TRUE;
-  caps = plan_file_src_get_caps (GST_BASE_SRC (self), NULL);
-  ok = gst_pad_peer_query_accept_caps (pad, caps);
+  GST_OBJECT_LOCK (self);
+  what = g_strdup_printf ("'%s'", GST_STR_NULL (self->location));
+  GST_OBJECT_UNLOCK (self);
+  ok = plan_element_check_downstream_caps (GST_ELEMENT (self),
+      GST_BASE_SRC_PAD (self), what, caps);
+  g_free (what);
   gst_caps_unref (caps);
   return ok;
 }
@@ -1217,7 +1189,18 @@ plan_file_src_negotiate (GstBaseSrc * src)
     return TRUE;
   if (GST_PAD_IS_FLUSHING (pad) || !gst_pad_is_linked (pad))
     return FALSE;
-  post_refused_caps (self);
+  if (check_downstream_caps (self)) {
+    GstCaps *caps = plan_file_src_get_caps (src, NULL);
+    gchar *text = gst_caps_to_string (caps);
+
+    /* Taken, and not agreed on all the same. */
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The elements downstream of %s take %s, yet its caps could not "
+            "be agreed on with them.", GST_ELEMENT_NAME (self), text),
+        (NULL));
+    g_free (text);
+    gst_caps_unref (caps);
+  }
   gst_pad_push_event (pad, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
           gst_structure_new_empty (PLAN_EVENT_STREAM_FAILED)));
   return FALSE;

@@ -67,6 +67,33 @@ def test_source_caps_refused():
             raise Failure('left: %s' % left(d))
 
 
+def test_source_caps_refused_later():
+    """Caps that downstream stops taking while the stream runs (a caps
+    filter set to another dtype): planfilesrc's negotiation fails with the
+    error naming both caps, as at the start."""
+    from plantest import gst
+    Gst = gst()
+    d, src = files(200000)
+    p = Gst.parse_launch('planfilesrc location=%s blocksize=4096 ! '
+                         'capsfilter name=f ! fakesink sync=true' % src)
+    p.set_state(Gst.State.PAUSED)
+    p.get_state(TIMEOUT * Gst.SECOND)
+    p.get_by_name('f').set_property(
+        'caps', Gst.Caps.from_string('array/x-raw,dtype=float64'))
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(
+        TIMEOUT * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if msg is None or msg.type != Gst.MessageType.ERROR:
+        raise Failure('no error: %s' % (msg and msg.type))
+    err = msg.parse_error()[0].message
+    want = ("'%s' holds array/x-raw, dtype=(string)float32, "
+            "shape=(int)< 200000 >, which f does not accept: it takes "
+            "array/x-raw, dtype=(string)float64." % src)
+    if msg.src.get_name() != 'planfilesrc0' or err != want:
+        raise Failure('from %s: %s' % (msg.src.get_name(), err))
+
+
 def npy_with_rate(path, a, rate):
     """A .npy of the float32 1-D @a whose header carries a 'rate' key
     (which numpy does not write)."""
@@ -163,6 +190,8 @@ def test_one_row_against_many_says_rows_do_not_broadcast():
 CASES = [
     ('caps a source offers and downstream refuses: one error naming both',
      test_source_caps_refused),
+    ('caps downstream stops taking while the stream runs: the error '
+     'naming both', test_source_caps_refused_later),
     ('a rate downstream asks for that the file cannot have: one error',
      test_source_rate_refused),
     ('caps a kernel element produces and downstream refuses: one error',
