@@ -129,6 +129,11 @@ typedef struct
   /* taken by the aggregate thread around each pop of an input buffer and
    * by release_pad around the base class's release (see pop_input) */
   GMutex pop_lock;
+  /* held by update_src_caps from its list of the sink pads to
+   * settings_read, and by request_new_pad around its check of
+   * settings_read and the base class's request: a pad is either in the
+   * inputs set up, or refused (see the lock order in plankernelelement.c) */
+  GRecMutex inputs_lock;
 } PlanKernelElementPrivate;
 
 G_GNUC_INTERNAL

@@ -64,6 +64,16 @@
  * state they share is in plankernelelement-private.h)
  *
  * Lock order, outermost first:
+ *   0. inputs_lock (PlanKernelElementPrivate, recursive): held by the
+ *      aggregate thread in update_src_caps() from the moment it lists the
+ *      sink pads until setup() has read them and settings_read is set, and
+ *      by request_new_pad() around its look at settings_read and the base
+ *      class's request (which adds the pad). So a pad requested while the
+ *      element configures is either among the inputs set up or refused,
+ *      never added behind the list that was set up. It is the one lock
+ *      held while a subclass's vmethod (setup()) runs and while posting
+ *      (setup's errors, the request's pad-added signal); recursive, so
+ *      that a handler on the same thread may request a pad.
  *   1. pop_lock (PlanKernelElementPrivate): held around the base class's
  *      gst_aggregator_pad_pop_buffer() (which takes the pad's PAD_LOCK)
  *      and its release_pad() (which takes the aggregator's SRC_LOCK, the
@@ -74,8 +84,8 @@
  *      the device code takes the sink pads' OBJECT_LOCKs (their current
  *      caps) and plan_device_get()'s registry lock (device_of_inputs()).
  *   3. a pad's OBJECT_LOCK: the pad's properties.
- * Nothing is pushed, posted, queried or handed to a subclass's vmethod
- * with any of these held, and no function of these files expects a lock
+ * But for inputs_lock, nothing is pushed, posted, queried or handed to a
+ * subclass's vmethod with any of these held, and no function of these files expects a lock
  * held by its caller: each takes and releases the ones it needs. The
  * fields marked "aggregate thread" are only touched from aggregate() and
  * the vmethods GstAggregator calls on that thread (or with it stopped);
@@ -590,6 +600,7 @@ plan_kernel_element_finalize (GObject * object)
   _plan_kernel_element_clear_pool (priv);
   gst_clear_event (&priv->pending_seek);
   g_mutex_clear (&priv->pop_lock);
+  g_rec_mutex_clear (&priv->inputs_lock);
 
   G_OBJECT_CLASS (plan_kernel_element_parent_class)->finalize (object);
 }
@@ -1218,11 +1229,16 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
     GstCaps * downstream, GstCaps ** ret)
 {
   PlanKernelElement *self = PLAN_KERNEL_ELEMENT (agg);
-  GList *pads = _plan_kernel_element_get_sink_pads (self);
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
   GstFlowReturn flow = GST_AGGREGATOR_FLOW_NEED_DATA;
+  GList *pads;
 
+  /* No pad is added between the list and the settings read from it. */
+  g_rec_mutex_lock (&priv->inputs_lock);
+  pads = _plan_kernel_element_get_sink_pads (self);
   if (pads != NULL)
     flow = ensure_configured (self, pads);
+  g_rec_mutex_unlock (&priv->inputs_lock);
   g_list_free_full (pads, gst_object_unref);
   if (flow != GST_FLOW_OK) {
     /* A rank whose element cannot be set up stops the others too. */
@@ -1472,10 +1488,15 @@ plan_kernel_element_request_new_pad (GstElement * element,
   gboolean computing;
   GstPad *pad;
 
+  /* Held until the pad is added: an element configuring its inputs
+   * meanwhile sets up with this pad, or has read its settings and
+   * refuses it here. */
+  g_rec_mutex_lock (&priv->inputs_lock);
   GST_OBJECT_LOCK (element);
   computing = priv->settings_read && GST_STATE (element) > GST_STATE_READY;
   GST_OBJECT_UNLOCK (element);
   if (computing) {
+    g_rec_mutex_unlock (&priv->inputs_lock);
     GST_ELEMENT_WARNING (element, CORE, PAD,
         ("%s: an input cannot be added while the element computes (its "
             "inputs are fixed once their caps came); request it in the "
@@ -1484,6 +1505,7 @@ plan_kernel_element_request_new_pad (GstElement * element,
   }
   pad = GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->
       request_new_pad (element, templ, name, caps);
+  g_rec_mutex_unlock (&priv->inputs_lock);
 
   if (pad)
     gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
@@ -1637,6 +1659,7 @@ plan_kernel_element_init (PlanKernelElement * self)
   priv->out_caps_rows = -1;
   plan_array_info_init (&priv->out_time);
   g_mutex_init (&priv->pop_lock);
+  g_rec_mutex_init (&priv->inputs_lock);
   _plan_kernel_element_init_output_segment (self);
 }
 

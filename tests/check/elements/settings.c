@@ -1155,6 +1155,158 @@ GST_START_TEST (test_pad_settings_an_element_does_not_read_are_refused)
 
 GST_END_TEST;
 
+/* A kernel element whose setup() waits at a gate that the test opens, so
+ * that the test can act while the element configures its inputs. */
+#define TEST_TYPE_SLOW_SETUP (test_slow_setup_get_type ())
+G_DECLARE_FINAL_TYPE (TestSlowSetup, test_slow_setup, TEST, SLOW_SETUP,
+    PlanKernelElement);
+
+struct _TestSlowSetup
+{
+  PlanKernelElement parent;
+};
+
+G_DEFINE_TYPE (TestSlowSetup, test_slow_setup, PLAN_TYPE_KERNEL_ELEMENT);
+
+static GMutex gate_lock;
+static GCond gate_cond;
+static gboolean in_setup, gate_open, request_done;
+static GstPad *requested;
+
+static gboolean
+test_slow_setup_setup (PlanKernelElement * self, guint n_inputs,
+    const PlanArrayInfo * inputs, PlanArrayInfo * output, GError ** error)
+{
+  g_mutex_lock (&gate_lock);
+  in_setup = TRUE;
+  g_cond_broadcast (&gate_cond);
+  while (!gate_open)
+    g_cond_wait (&gate_cond, &gate_lock);
+  g_mutex_unlock (&gate_lock);
+  *output = inputs[0];
+  return TRUE;
+}
+
+static GstFlowReturn
+test_slow_setup_process (PlanKernelElement * self, const PlanChunk * chunk)
+{
+  gsize size = chunk->n_rows * plan_array_info_get_row_size
+      (plan_kernel_element_get_output_info (self));
+  GstBuffer *out;
+  GstFlowReturn ret;
+
+  ret = plan_kernel_element_alloc_output (self, chunk->n_rows, &out);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  gst_buffer_fill (out, 0, chunk->data[0], size);
+  return plan_kernel_element_push_output (self, out);
+}
+
+static void
+test_slow_setup_class_init (TestSlowSetupClass * klass)
+{
+  PlanKernelElementClass *kclass = PLAN_KERNEL_ELEMENT_CLASS (klass);
+
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
+      "Test slow setup", "Filter/Array", "copies its input after a setup() "
+      "that waits for the test", "gst-plan authors");
+  plan_kernel_element_class_add_pad_templates (kclass, TRUE);
+  kclass->setup = test_slow_setup_setup;
+  kclass->process = test_slow_setup_process;
+}
+
+static void
+test_slow_setup_init (TestSlowSetup * self)
+{
+}
+
+static gpointer
+request_pad_thread (gpointer element)
+{
+  GstPad *pad = gst_element_request_pad_simple (element, "sink_%u");
+
+  g_mutex_lock (&gate_lock);
+  requested = pad;
+  request_done = TRUE;
+  g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_lock);
+  return NULL;
+}
+
+/* A sink pad requested while the element configures its inputs (between
+ * its list of the pads and setup() having read them) waits for the
+ * configuration and is refused with the warning of a request while the
+ * element computes. Added behind the list that was set up, it made the
+ * next aggregate() fail saying the element "lost an input" (it had
+ * gained one), or wait for ever for the new pad's data. */
+GST_START_TEST (test_pad_requested_while_configuring_is_refused)
+{
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  GstBuffer *out;
+  GThread *thread;
+  gboolean added_during_setup;
+  gint64 until;
+  GstMapInfo map;
+
+  fail_unless (gst_element_register (NULL, "testslowsetup", GST_RANK_NONE,
+          TEST_TYPE_SLOW_SETUP));
+  in_setup = gate_open = request_done = FALSE;
+  requested = NULL;
+  h = gst_harness_new_with_padnames ("testslowsetup", "sink_0", "src");
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "array/x-raw, dtype=float32, shape=<4>");
+  fail_unless_equals_int (gst_harness_push (h, f32_rows (0, 4, 1)),
+      GST_FLOW_OK);
+
+  g_mutex_lock (&gate_lock);
+  until = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  while (!in_setup)
+    fail_unless (g_cond_wait_until (&gate_cond, &gate_lock, until),
+        "setup() was not called");
+  g_mutex_unlock (&gate_lock);
+
+  /* setup() waits: the request either waits for it, or is done now. */
+  thread = g_thread_new ("request", request_pad_thread, h->element);
+  g_mutex_lock (&gate_lock);
+  until = g_get_monotonic_time () + 300 * G_TIME_SPAN_MILLISECOND;
+  while (!request_done && g_cond_wait_until (&gate_cond, &gate_lock, until));
+  added_during_setup = request_done;
+  gate_open = TRUE;
+  g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_lock);
+  g_thread_join (thread);
+
+  fail_if (added_during_setup, "the request was answered (%s) while "
+      "setup() read the inputs", requested ? "a pad" : "NULL");
+  fail_unless (requested == NULL, "a pad was added after the inputs were "
+      "set up");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning for the refused request");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "an input cannot be added while the "
+          "element computes") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  /* It computes on with the input it had. */
+  out = gst_harness_pull (h);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 16);
+  fail_unless_equals_float (((gfloat *) map.data)[3], 3.0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 settings_suite (void)
 {
@@ -1189,6 +1341,7 @@ settings_suite (void)
   tcase_add_test (tc, test_expression_errors_are_library_settings);
   tcase_add_test (tc, test_pad_settings_an_element_does_not_read_are_refused);
   tcase_add_test (tc, test_keep_setting_keeps_value_and_reason);
+  tcase_add_test (tc, test_pad_requested_while_configuring_is_refused);
   return s;
 }
 
