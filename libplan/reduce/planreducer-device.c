@@ -77,9 +77,15 @@ static const gchar *const custom_kernel_names[K_N] = {
  * run over its steps (planreducer-steps-run.h), one after the other, with
  * no include between them. */
 static GString *
-steps_source (void)
+steps_source (const PrkParams * P)
 {
   GString *s = g_string_new ("#define PLAN_REDUCER_STEPS_EMBEDDED 1\n");
+
+  /* Kernels for this reduction alone (planreducer-steps.h, PRK_ALGO()). */
+  if (P != NULL)
+    g_string_append_printf (s, "#define PRK_FIXED_ALGO %d\n"
+        "#define PRK_FIXED_FINAL %d\n#define PRK_FIXED_DTYPE %d\n"
+        "#define PRK_FIXED_KIND %d\n", P->algo, P->final, P->dtype, P->kind);
 
   g_string_append (s, plan_reduce_cuda_steps);
   g_string_append_c (s, '\n');
@@ -91,10 +97,11 @@ steps_source (void)
  * combiner (and from the cast of the input to the accumulator dtype), and
  * the custom tree over them. */
 static gchar *
-custom_source (PlanReducer * reducer, PlanDType in, PlanDType acc)
+custom_source (PlanReducer * reducer, const PrkParams * P)
 {
+  PlanDType in = P->dtype, acc = P->out_dtype;
   PlanExpr *combiner, *cast;
-  GString *s = steps_source ();
+  GString *s = steps_source (P);
   gchar *code;
 
   _plan_reducer_get_custom_exprs (reducer, &combiner, &cast);
@@ -150,11 +157,12 @@ struct _PlanDeviceReducer
   gsize result_host_len;
 };
 
-/* The reduction kernels' source: the steps, then the kernels. */
+/* The reduction kernels' source: the steps, then the kernels; for the
+ * reduction of @P only, or for any (%NULL). */
 static gchar *
-kernel_source (void)
+kernel_source (const PrkParams * P)
 {
-  GString *s = steps_source ();
+  GString *s = steps_source (P);
 
   g_string_append_c (s, '\n');
   g_string_append (s, plan_reduce_cuda_kernel);
@@ -162,17 +170,26 @@ kernel_source (void)
 }
 
 /* plan_device_reducer_get_cuda_source: a test hook (planreducer-private.h).
+ * @reducer: (nullable): a reducer, or %NULL
  *
  * The CUDA C of the reduction kernels: the steps of planreducer-steps.h
  * and the __global__ functions over them, as NVRTC compiles them (with
- * --fmad=false) for a CUDA device.
+ * --fmad=false) for a CUDA device: specialised to @reducer's operation
+ * and dtype as the device reducer compiles them, or for every reduction
+ * (%NULL).
  *
  * Returns: (transfer full): the source
  */
 gchar *
-plan_device_reducer_get_cuda_source (void)
+plan_device_reducer_get_cuda_source (PlanReducer * reducer)
 {
-  return kernel_source ();
+  PrkParams p;
+
+  if (reducer == NULL)
+    return kernel_source (NULL);
+  if (!plan_reducer_get_device_steps (reducer, &p, NULL, NULL))
+    return NULL;
+  return kernel_source (&p);
 }
 
 /* plan_device_reducer_get_custom_cuda_source: a test hook (planreducer-private.h).
@@ -192,7 +209,7 @@ plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer)
   if (!plan_reducer_get_device_steps (reducer, &p, NULL, NULL)
       || p.algo != PRK_A_CUSTOM)
     return NULL;
-  return custom_source (reducer, p.dtype, p.out_dtype);
+  return custom_source (reducer, &p);
 }
 
 static gboolean
@@ -200,8 +217,8 @@ build_kernels (PlanDeviceReducer * dr, GError ** error)
 {
   gboolean custom = dr->params.algo == PRK_A_CUSTOM;
   gint major = 0, minor = 0;
-  gchar *arch, *source = custom ? custom_source (dr->reducer,
-      dr->params.dtype, dr->params.out_dtype) : kernel_source ();
+  gchar *arch, *source = custom ? custom_source (dr->reducer, &dr->params)
+      : kernel_source (&dr->params);
   GBytes *code = NULL;
   gboolean ok;
   guint i;

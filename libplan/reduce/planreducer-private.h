@@ -391,7 +391,7 @@ gboolean plan_reducer_get_device_steps (PlanReducer * reducer,
     PrkParams * params, PlanReduceAxis * mode, gsize * row_elements);
 
 PLAN_TEST_API
-gchar * plan_device_reducer_get_cuda_source (void);
+gchar * plan_device_reducer_get_cuda_source (PlanReducer * reducer);
 
 PLAN_TEST_API
 gchar * plan_device_reducer_get_custom_cuda_source (PlanReducer * reducer);

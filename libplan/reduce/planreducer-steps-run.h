@@ -36,7 +36,7 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
     prk_merge_c (P, a, b);
     return;
   }
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_CUSTOM:
       PRK_HOOK (P, merge, (P->hook_data, a, b));
       break;
@@ -68,47 +68,47 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
       a->v.u &= b->v.u;
       break;
     case PRK_A_MIN:
-      if (P->kind == PRK_KIND_F)
+      if (PRK_KIND (P) == PRK_KIND_F)
         prk_merge_minmax_f (&a->v, b->v, 1);
-      else if (P->kind == PRK_KIND_S)
+      else if (PRK_KIND (P) == PRK_KIND_S)
         prk_merge_min_s (a, b);
       else
         prk_merge_min_u (a, b);
       break;
     case PRK_A_MAX:
-      if (P->kind == PRK_KIND_F)
+      if (PRK_KIND (P) == PRK_KIND_F)
         prk_merge_minmax_f (&a->v, b->v, 0);
-      else if (P->kind == PRK_KIND_S)
+      else if (PRK_KIND (P) == PRK_KIND_S)
         prk_merge_max_s (a, b);
       else
         prk_merge_max_u (a, b);
       break;
     case PRK_A_ARGMIN:
     case PRK_A_ARGMAX:
-      is_min = P->algo == PRK_A_ARGMIN;
-      if (P->kind == PRK_KIND_F)
+      is_min = PRK_ALGO (P) == PRK_A_ARGMIN;
+      if (PRK_KIND (P) == PRK_KIND_F)
         prk_merge_arg_f (a, b, is_min);
-      else if (P->kind == PRK_KIND_S)
+      else if (PRK_KIND (P) == PRK_KIND_S)
         is_min ? prk_merge_argmin_s (a, b) : prk_merge_argmax_s (a, b);
       else
         is_min ? prk_merge_argmin_u (a, b) : prk_merge_argmax_u (a, b);
       break;
     case PRK_A_NANMIN:
     case PRK_A_NANMAX:
-      prk_merge_nanminmax (a, b, P->algo == PRK_A_NANMIN);
+      prk_merge_nanminmax (a, b, PRK_ALGO (P) == PRK_A_NANMIN);
       break;
     case PRK_A_NANARGMIN:
     case PRK_A_NANARGMAX:
-      prk_merge_nanarg (a, b, P->algo == PRK_A_NANARGMIN);
+      prk_merge_nanarg (a, b, PRK_ALGO (P) == PRK_A_NANARGMIN);
       break;
     case PRK_A_VAR:
     case PRK_A_NANVAR:
       prk_merge_moments (a, b);
       break;
     case PRK_A_PTP:
-      if (P->kind == PRK_KIND_F)
+      if (PRK_KIND (P) == PRK_KIND_F)
         prk_merge_ptp_f (a, b);
-      else if (P->kind == PRK_KIND_S)
+      else if (PRK_KIND (P) == PRK_KIND_S)
         prk_merge_ptp_s (a, b);
       else
         prk_merge_ptp_u (a, b);
@@ -122,7 +122,7 @@ prk_merge (const PrkParams * P, PrkAcc * a, const PrkAcc * b)
 PRK_HD int
 prk_two_pass (const PrkParams * P)
 {
-  return P->algo == PRK_A_VAR || P->algo == PRK_A_NANVAR;
+  return PRK_ALGO (P) == PRK_A_VAR || PRK_ALGO (P) == PRK_A_NANVAR;
 }
 
 /* Complex lanes: the start values of lane @l, one element @i into it, and
@@ -131,9 +131,9 @@ PRK_HD void
 prk_lane_init_c (const PrkParams * P, PrkLane * L, const void *x,
     prk_u64 n, prk_u64 base, unsigned int l)
 {
-  double e = prk_is_min_algo (P->algo) ? PRK_INF : -PRK_INF;
+  double e = prk_is_min_algo (PRK_ALGO (P)) ? PRK_INF : -PRK_INF;
 
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_FPROD:
     case PRK_A_NANFPROD:
       L->s = 1.0;
@@ -163,9 +163,9 @@ PRK_HD void
 prk_lane_step_c (const PrkParams * P, PrkLane * L, double re, double im,
     prk_u64 g, int pass, const PrkMid * mid)
 {
-  int is_min = prk_is_min_algo (P->algo), nan = prk_cnan (re, im);
+  int is_min = prk_is_min_algo (PRK_ALGO (P)), nan = prk_cnan (re, im);
 
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_DSUM:
       L->s += re;
       L->si += im;
@@ -174,8 +174,8 @@ prk_lane_step_c (const PrkParams * P, PrkLane * L, double re, double im,
     case PRK_A_NANKSUM:
     case PRK_A_NANDSUM:
     case PRK_A_NANMEAN:
-      if (P->algo != PRK_A_KSUM) {
-        if (P->algo == PRK_A_NANMEAN)
+      if (PRK_ALGO (P) != PRK_A_KSUM) {
+        if (PRK_ALGO (P) == PRK_A_NANMEAN)
           L->n += !nan;
         if (nan)
           re = im = 0.0;
@@ -241,7 +241,7 @@ prk_lane_step_c (const PrkParams * P, PrkLane * L, double re, double im,
       break;
     case PRK_A_VAR:
     case PRK_A_NANVAR:{
-      int ok = P->algo == PRK_A_VAR || !nan;
+      int ok = PRK_ALGO (P) == PRK_A_VAR || !nan;
 
       if (pass == 0) {
         L->s += ok ? re : 0.0;
@@ -266,7 +266,7 @@ prk_lane_acc_c (const PrkParams * P, const PrkLane * L, PrkAcc * a)
 {
   a->v.f = L->a.f;
   a->im = L->ai;
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_ARGMIN:
     case PRK_A_ARGMAX:
       a->index = L->idx;
@@ -304,7 +304,7 @@ prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
   PrkAcc a, t;
   unsigned int k;
 
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_DSUM:
       for (k = 0; k < PRK_LANES; k++) {
         v[k] = L[k].s;
@@ -324,7 +324,7 @@ prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
     case PRK_A_KSUM:
     case PRK_A_NANKSUM:
     case PRK_A_NANMEAN:
-      if (P->algo == PRK_A_NANMEAN && P->dtype != PRK_COMPLEX128) {
+      if (PRK_ALGO (P) == PRK_A_NANMEAN && PRK_DTYPE (P) != PRK_COMPLEX128) {
         /* complex64 nanmean: plain float64 lanes */
         for (k = 0; k < PRK_LANES; k++) {
           v[k] = L[k].p;
@@ -350,7 +350,7 @@ prk_block_end_c (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
         out->im_lo = t.lo;
       }
       out->index = 0;
-      if (P->algo == PRK_A_NANMEAN)
+      if (PRK_ALGO (P) == PRK_A_NANMEAN)
         for (k = 0; k < PRK_LANES; k++)
           out->index += L[k].n;
       break;
@@ -421,7 +421,7 @@ prk_lane_init (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
     prk_lane_init_c (P, L, x, n, base, l);
     return;
   }
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_IPROD:
     case PRK_A_ALL:
       L->a.u = 1;
@@ -441,7 +441,7 @@ prk_lane_init (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       if (l < n) {
         L->a = prk_load_value (P, x, l);
         L->idx = base + l;
-      } else if (P->algo == PRK_A_ARGMIN) {
+      } else if (PRK_ALGO (P) == PRK_A_ARGMIN) {
         L->a = prk_dtype_max (P);
       } else {
         L->a = prk_dtype_min (P);
@@ -483,10 +483,10 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
     }
     return;
   }
-  if (P->algo == PRK_A_ARGMIN || P->algo == PRK_A_ARGMAX)
+  if (PRK_ALGO (P) == PRK_A_ARGMIN || PRK_ALGO (P) == PRK_A_ARGMAX)
     i = l + PRK_LANES;
   for (; i < n; i += PRK_LANES) {
-    switch (P->algo) {
+    switch (PRK_ALGO (P)) {
       case PRK_A_ISUM:
         L->a.u += prk_to_u64 (P, x, i);
         break;
@@ -502,8 +502,8 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_NANMEAN:{
         double v = prk_load_f (P, x, i);
 
-        if (P->algo != PRK_A_KSUM) {
-          if (P->algo == PRK_A_NANMEAN)
+        if (PRK_ALGO (P) != PRK_A_KSUM) {
+          if (PRK_ALGO (P) == PRK_A_NANMEAN)
             L->n += v == v;
           v = v == v ? v : 0.0;
         }
@@ -523,11 +523,11 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_MIN:
       case PRK_A_MAX:{
         PrkValue v = prk_load_value (P, x, i);
-        int is_min = P->algo == PRK_A_MIN;
+        int is_min = PRK_ALGO (P) == PRK_A_MIN;
 
-        if (P->kind == PRK_KIND_F)
+        if (PRK_KIND (P) == PRK_KIND_F)
           L->a.f = is_min ? PRK_MIN_F (L->a.f, v.f) : PRK_MAX_F (L->a.f, v.f);
-        else if (P->kind == PRK_KIND_S)
+        else if (PRK_KIND (P) == PRK_KIND_S)
           L->a.i = is_min ? PRK_MIN_I (L->a.i, v.i) : PRK_MAX_I (L->a.i, v.i);
         else
           L->a.u = is_min ? PRK_MIN_I (L->a.u, v.u) : PRK_MAX_I (L->a.u, v.u);
@@ -536,12 +536,12 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_ARGMIN:
       case PRK_A_ARGMAX:{
         PrkValue v = prk_load_value (P, x, i);
-        int is_min = P->algo == PRK_A_ARGMIN, take;
+        int is_min = PRK_ALGO (P) == PRK_A_ARGMIN, take;
 
-        if (P->kind == PRK_KIND_F)
+        if (PRK_KIND (P) == PRK_KIND_F)
           take = is_min ? PRK_ARG_TAKE_MIN_F (v.f, L->a.f)
               : PRK_ARG_TAKE_MAX_F (v.f, L->a.f);
-        else if (P->kind == PRK_KIND_S)
+        else if (PRK_KIND (P) == PRK_KIND_S)
           take = is_min ? PRK_ARG_TAKE_MIN_I (v.i, L->a.i)
               : PRK_ARG_TAKE_MAX_I (v.i, L->a.i);
         else
@@ -566,7 +566,7 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_NANMAX:{
         double v = prk_load_f (P, x, i);
 
-        if (P->algo == PRK_A_NANMIN ? v < L->a.f : v > L->a.f)
+        if (PRK_ALGO (P) == PRK_A_NANMIN ? v < L->a.f : v > L->a.f)
           L->a.f = v;
         L->n |= (prk_u64) (v == v);
         break;
@@ -574,7 +574,7 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_NANARGMIN:
       case PRK_A_NANARGMAX:{
         double v = prk_load_f (P, x, i);
-        int is_min = P->algo == PRK_A_NANARGMIN;
+        int is_min = PRK_ALGO (P) == PRK_A_NANARGMIN;
         int take;
 
         L->n |= (prk_u64) (v == v);
@@ -590,7 +590,7 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_VAR:
       case PRK_A_NANVAR:{
         double v = prk_load_f (P, x, i);
-        int ok = P->algo == PRK_A_VAR || v == v;
+        int ok = PRK_ALGO (P) == PRK_A_VAR || v == v;
 
         if (pass == 0) {
           prk_moments_sum_step (&L->s, &L->n, v, ok);
@@ -602,10 +602,10 @@ prk_lane_run (const PrkParams * P, PrkLane * L, const void *x, prk_u64 n,
       case PRK_A_PTP:{
         PrkValue v = prk_load_value (P, x, i);
 
-        if (P->kind == PRK_KIND_F) {
+        if (PRK_KIND (P) == PRK_KIND_F) {
           L->a.f = PRK_MAX_F (L->a.f, v.f);
           L->b.f = PRK_MIN_F (L->b.f, v.f);
-        } else if (P->kind == PRK_KIND_S) {
+        } else if (PRK_KIND (P) == PRK_KIND_S) {
           L->a.i = PRK_MAX_I (L->a.i, v.i);
           L->b.i = PRK_MIN_I (L->b.i, v.i);
         } else {
@@ -638,12 +638,12 @@ prk_block_mid (const PrkParams * P, const PrkLane * L, PrkMid * mid)
   if (mid->count == 0)
     return;
   mid->m = prk_moments_mean (sum, mid->count);
-  if (P->kind != PRK_KIND_C && !prk_isfinite (mid->m)) {
+  if (PRK_KIND (P) != PRK_KIND_C && !prk_isfinite (mid->m)) {
     for (k = 0; k < PRK_LANES; k++)
       sum[k] = L[k].si;
     mid->m = prk_moments_scaled_mean (sum, mid->count);
   }
-  if (P->kind == PRK_KIND_C) {
+  if (PRK_KIND (P) == PRK_KIND_C) {
     for (k = 0; k < PRK_LANES; k++)
       sum[k] = L[k].si;
     mid->mi = prk_moments_mean (sum, mid->count);
@@ -657,11 +657,11 @@ PRK_HD void
 prk_lane_acc (const PrkParams * P, const PrkLane * L, PrkAcc * a)
 {
   a->v = L->a;
-  if (P->algo == PRK_A_PTP)
+  if (PRK_ALGO (P) == PRK_A_PTP)
     a->w = L->b;
-  else if (P->algo == PRK_A_NANMIN || P->algo == PRK_A_NANMAX)
+  else if (PRK_ALGO (P) == PRK_A_NANMIN || PRK_ALGO (P) == PRK_A_NANMAX)
     a->index = L->n;
-  else if (P->algo == PRK_A_NANARGMIN || P->algo == PRK_A_NANARGMAX) {
+  else if (PRK_ALGO (P) == PRK_A_NANARGMIN || PRK_ALGO (P) == PRK_A_NANARGMAX) {
     a->w.u = L->idx;
     a->index = L->n ? L->idx : PRK_NONE;
   } else
@@ -689,7 +689,7 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
     prk_block_end_c (P, L, mid, out);
     return;
   }
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_ISUM:
     case PRK_A_NONZERO:
       for (k = 0; k < PRK_LANES; k++)
@@ -722,7 +722,7 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
     case PRK_A_KSUM:
     case PRK_A_NANKSUM:
     case PRK_A_NANMEAN:
-      if (P->algo == PRK_A_NANMEAN && P->dtype != PRK_FLOAT64) {
+      if (PRK_ALGO (P) == PRK_A_NANMEAN && PRK_DTYPE (P) != PRK_FLOAT64) {
         /* float32 nanmean: plain float64 lanes */
         for (k = 0; k < PRK_LANES; k++)
           v[k] = L[k].p;
@@ -735,7 +735,7 @@ prk_block_end (const PrkParams * P, const PrkLane * L, const PrkMid * mid,
         }
         prk_lanes_ksum (v, w, u, out);
       }
-      if (P->algo == PRK_A_NANMEAN) {
+      if (PRK_ALGO (P) == PRK_A_NANMEAN) {
         out->index = 0;
         for (k = 0; k < PRK_LANES; k++)
           out->index += L[k].n;
@@ -786,7 +786,7 @@ prk_block (const PrkParams * P, const void *x, prk_u64 n, prk_u64 base,
   PrkMid mid;
   unsigned int l;
 
-  if (P->algo == PRK_A_CUSTOM) {
+  if (PRK_ALGO (P) == PRK_A_CUSTOM) {
     PRK_HOOK (P, block, (P->hook_data, x, n, base, out));
     return;
   }
@@ -913,12 +913,12 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
     prk_u64 c, prk_u64 row_index)
 {
   double re, im;
-  int nan, is_min = prk_is_min_algo (P->algo);
+  int nan, is_min = prk_is_min_algo (PRK_ALGO (P));
   PrkAcc b = P->identity;
 
   prk_load_c (P, x, c, &re, &im);
   nan = prk_cnan (re, im);
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_DSUM:
       a->v.f += re;
       a->im += im;
@@ -927,7 +927,7 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
     case PRK_A_NANDSUM:
     case PRK_A_NANKSUM:
     case PRK_A_NANMEAN:
-      if (P->algo != PRK_A_KSUM) {
+      if (PRK_ALGO (P) != PRK_A_KSUM) {
         a->index += !nan;
         if (nan)
           re = im = 0.0;
@@ -946,7 +946,7 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
       double d, di, e, e2, lo = a->lo;
       int finite = prk_isfinite (re) && prk_isfinite (im);
 
-      if (P->algo == PRK_A_NANVAR && nan)
+      if (PRK_ALGO (P) == PRK_A_NANVAR && nan)
         break;
       a->index++;
       if (lo == PRK_INF) {      /* as prk_moments_column_step () */
@@ -976,7 +976,7 @@ prk_column_step_c (const PrkParams * P, PrkAcc * a, const void *x,
        * accumulator, merged */
       b.v.f = re;
       b.im = im;
-      switch (P->algo) {
+      switch (PRK_ALGO (P)) {
         case PRK_A_MIN:
         case PRK_A_MAX:
         case PRK_A_ARGMIN:
@@ -1022,7 +1022,7 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
     prk_column_step_c (P, a, x, c, row_index);
     return;
   }
-  switch (P->algo) {
+  switch (PRK_ALGO (P)) {
     case PRK_A_CUSTOM:
       PRK_HOOK (P, column, (P->hook_data, a, x, c));
       break;
@@ -1060,7 +1060,7 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
     case PRK_A_NANKSUM:
     case PRK_A_NANMEAN:{
       double v = prk_load_f (P, x, c);
-      int nan_op = P->algo != PRK_A_KSUM;
+      int nan_op = PRK_ALGO (P) != PRK_A_KSUM;
 
       if (nan_op) {
         a->index += v == v;
@@ -1099,7 +1099,7 @@ prk_column_step (const PrkParams * P, PrkAcc * a, const void *x, prk_u64 c,
     case PRK_A_NANVAR:{
       double v = prk_load_f (P, x, c);
 
-      if (P->algo == PRK_A_VAR || v == v)
+      if (PRK_ALGO (P) == PRK_A_VAR || v == v)
         prk_moments_column_step (a, v);
       break;
     }
@@ -1147,7 +1147,7 @@ prk_store_complex (const PrkParams * P, double re, double im, void *out)
 PRK_HD int
 prk_final_c (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
 {
-  switch (P->final) {
+  switch (PRK_FINAL (P)) {
     case PRK_F_SUM:
       prk_store_complex (P, a->v.f + a->lo, a->im + a->im_lo, out);
       return 1;
@@ -1156,7 +1156,7 @@ prk_final_c (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
       /* numpy divides the complex sum by the count as a complex number,
        * (re + im*0) / n and (im - re*0) / n (Smith's division), so that a
        * NaN or infinite part makes the other part NaN too */
-      double n = (double) (P->final == PRK_F_MEAN ? count : a->index);
+      double n = (double) (PRK_FINAL (P) == PRK_F_MEAN ? count : a->index);
       double re = a->v.f + a->lo, im = a->im + a->im_lo;
       double r0 = im * 0.0, i0 = re * 0.0;
 
@@ -1169,7 +1169,7 @@ prk_final_c (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
       return 1;
     case PRK_F_PTP:
       /* max - min in the dtype, as numpy */
-      if (P->dtype == PRK_COMPLEX64) {
+      if (PRK_DTYPE (P) == PRK_COMPLEX64) {
         float r = (float) a->v.f - (float) a->w.f;
         float i = (float) a->im - (float) a->lo;
 
@@ -1187,7 +1187,7 @@ prk_final_c (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
 PRK_HD void
 prk_store_value (const PrkParams * P, PrkValue v, void *out)
 {
-  switch (P->dtype) {
+  switch (PRK_DTYPE (P)) {
     case PRK_BOOL:
     case PRK_UINT8:
       *(unsigned char *) out = (unsigned char) v.u;
@@ -1230,9 +1230,9 @@ prk_store_value (const PrkParams * P, PrkValue v, void *out)
 PRK_HD int
 prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
 {
-  if (P->kind == PRK_KIND_C && prk_final_c (P, a, count, out))
+  if (PRK_KIND (P) == PRK_KIND_C && prk_final_c (P, a, count, out))
     return 0;
-  switch (P->final) {
+  switch (PRK_FINAL (P)) {
     case PRK_F_RAW:
       prk_copy_bytes (out, a->v.raw, P->out_size);
       break;
@@ -1278,12 +1278,12 @@ prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
     case PRK_F_PTP:{
       PrkValue d;
 
-      if (P->kind == PRK_KIND_F) {
-        if (P->dtype == PRK_FLOAT32) {
+      if (PRK_KIND (P) == PRK_KIND_F) {
+        if (PRK_DTYPE (P) == PRK_FLOAT32) {
           float r = (float) a->v.f - (float) a->w.f;
 
           *(float *) out = r;
-        } else if (P->dtype == PRK_FLOAT16) {
+        } else if (PRK_DTYPE (P) == PRK_FLOAT16) {
           /* numpy subtracts float16 in float and rounds to float16 */
           float r = (float) a->v.f - (float) a->w.f;
 
@@ -1293,12 +1293,12 @@ prk_final (const PrkParams * P, const PrkAcc * a, prk_u64 count, void *out)
         }
         break;
       }
-      if (P->kind == PRK_KIND_S)
+      if (PRK_KIND (P) == PRK_KIND_S)
         d.u = (prk_u64) a->v.i - (prk_u64) a->w.i;
       else
         d.u = a->v.u - a->w.u;
       /* the difference's low bits, in the dtype */
-      switch (P->dtype) {
+      switch (PRK_DTYPE (P)) {
         case PRK_INT8:
         case PRK_UINT8:
           *(unsigned char *) out = (unsigned char) d.u;
@@ -1332,7 +1332,7 @@ prk_reduce_row (const PrkParams * P, const void *x, prk_u64 n, void *out)
   prk_u64 k;
   int es = P->in_size;
 
-  if (n == 1 && P->algo != PRK_A_CUSTOM) {
+  if (n == 1 && PRK_ALGO (P) != PRK_A_CUSTOM) {
     acc = P->identity;
     prk_column_step (P, &acc, x, 0, 0);
     return prk_final (P, &acc, 1, out);

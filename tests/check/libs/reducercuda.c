@@ -58,12 +58,24 @@ static const struct
   {PLAN_DTYPE_UINT8, "x + y", "0"},
 };
 
+/* Reductions whose specialised kernels NVRTC compiles. */
+static const struct
+{
+  PlanReduceOp op;
+  PlanDType dtype;
+} specialised[] = {
+  {PLAN_REDUCE_OP_SUM, PLAN_DTYPE_FLOAT32},
+  {PLAN_REDUCE_OP_VAR, PLAN_DTYPE_FLOAT64},
+  {PLAN_REDUCE_OP_NANARGMAX, PLAN_DTYPE_FLOAT16},
+  {PLAN_REDUCE_OP_PROD, PLAN_DTYPE_INT16},
+};
+
 /* NVRTC compiles the kernels for the architectures we target, and the
  * PTX rounds every operation on its own (no fma). */
 static void
 check_nvrtc (const gchar * arch)
 {
-  gchar *src = plan_device_reducer_get_cuda_source ();
+  gchar *src = plan_device_reducer_get_cuda_source (NULL);
   GBytes *code = NULL;
   GError *err = NULL;
 
@@ -102,6 +114,37 @@ GST_START_TEST (test_nvrtc_compiles_kernels)
   check_nvrtc ("compute_90");
   if (!plan_nvrtc_load (NULL))
     return;
+  /* the kernels as the device reducer compiles them: for one operation
+   * and dtype, every other path left out */
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  for (i = 0; i < G_N_ELEMENTS (specialised); i++) {
+    const gint64 shape[] = { 10 };
+    PlanArrayInfo info;
+    PlanReducer *r;
+    gchar *src, *generic = plan_device_reducer_get_cuda_source (NULL), *ptx;
+    GBytes *code = NULL;
+    GError *err = NULL;
+
+    info_set (&info, specialised[i].dtype, 1, shape);
+    r = plan_reducer_new (specialised[i].op, PLAN_REDUCE_AXIS_ALL, &info,
+        NULL);
+    src = plan_device_reducer_get_cuda_source (r);
+    fail_unless (src != NULL && strstr (src, "#define PRK_FIXED_ALGO") != NULL);
+    fail_unless (strcmp (src, generic) != 0);
+    fail_unless (plan_nvrtc_compile (src, "compute_90", &code, &err), "%s",
+        err ? err->message : "");
+    ptx = g_strndup (g_bytes_get_data (code, NULL), g_bytes_get_size (code));
+    fail_unless (strstr (ptx, ".entry prk_k_blocks") != NULL);
+    fail_unless (strstr (ptx, "fma.") == NULL, "an fma in the kernels");
+    g_free (ptx);
+    g_bytes_unref (code);
+    fail_unless (plan_nvrtc_compile (src, "sm_90", &code, &err), "%s",
+        err ? err->message : "");
+    g_bytes_unref (code);
+    g_free (src);
+    g_free (generic);
+    plan_reducer_unref (r);
+  }
   /* the kernels of custom combiners, from their generated code: a float32
    * max, and an int32 combiner promoted to float64 (with a cast) */
   g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
@@ -189,7 +232,7 @@ GST_START_TEST (test_nvcc_host_steps_equal_cpu_reducer)
   gchar *dir = g_dir_make_tmp ("plan-reducerdevice-XXXXXX", NULL);
   gchar *cu = g_build_filename (dir, "steps.cu", NULL);
   gchar *so = g_build_filename (dir, "steps.so", NULL);
-  gchar *src = plan_device_reducer_get_cuda_source ();
+  gchar *src = plan_device_reducer_get_cuda_source (NULL);
   gchar *all = g_strconcat (src, host_entry, NULL);
   const gsize n = 9001, chunks[] = { 9001, 777 };
   GModule *module;
