@@ -20,8 +20,11 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
+#define PLAN_USE_UNSTABLE_API
 #include <libplan/plan.h>
 #include <libplan/device/plan-testing.h>
+#include <libplan/device/plannvrtc.h>
+#include "libplan/reduce/planreducer-private.h"
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -683,6 +686,78 @@ GST_START_TEST (test_skip_wait_from_environment)
 
 GST_END_TEST;
 
+/* On a GPU each operation and dtype has kernels of its own, which NVRTC
+ * compiles the first time they run (seconds each). The child that probes
+ * the device compiles them all at once, on every core, into the kernel
+ * cache that the tests' processes then read. */
+static void
+compile_one (gpointer source, gpointer arch)
+{
+  GBytes *code = NULL;
+  GError *err = NULL;
+
+  if (plan_nvrtc_compile (source, arch, &code, &err))
+    g_bytes_unref (code);
+  else
+    g_print ("NVRTC failed: %s\n", err->message);
+  g_clear_error (&err);
+  g_free (source);
+}
+
+static void
+fill_kernel_cache (PlanDevice * device)
+{
+  GEnumClass *klass = g_type_class_ref (PLAN_TYPE_REDUCE_OP);
+  GThreadPool *pool;
+  gint major = 0, minor = 0;
+  gchar *arch;
+  guint d, o;
+
+  plan_device_get_compute_capability (device, &major, &minor);
+  arch = g_strdup_printf ("sm_%d%d", major, minor);
+  pool = g_thread_pool_new (compile_one, arch, g_get_num_processors (),
+      FALSE, NULL);
+  for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+    for (o = 0; o < G_N_ELEMENTS (ops); o++) {
+      GEnumValue *v = g_enum_get_value_by_nick (klass, ops[o]);
+      PlanArrayInfo info;
+      PlanReducer *r;
+      gchar *source;
+
+      plan_array_info_init (&info);
+      info.dtype = plan_dtype_from_string (dtypes[d]);
+      info.ndim = 1;
+      info.shape[0] = 16;
+      r = plan_reducer_new (v->value, PLAN_REDUCE_AXIS_ALL, &info, NULL);
+      if (r == NULL)
+        continue;
+      source = plan_device_reducer_get_cuda_source (r);
+      if (source)
+        g_thread_pool_push (pool, source, NULL);
+      plan_reducer_unref (r);
+    }
+  }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  g_free (arch);
+  g_type_class_unref (klass);
+}
+
+/* Each test holds the device: its context then lives across the
+ * pipelines of the test instead of being made again for each. */
+static PlanDevice *held_device;
+
+static void
+hold_device (void)
+{
+  held_device = plan_device_get ("cuda", NULL);
+}
+
+static void
+release_device (void)
+{
+  g_clear_object (&held_device);
+}
+
 static Suite *
 planreducedevice_suite (void)
 {
@@ -691,6 +766,8 @@ planreducedevice_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
+  if (on_cuda)
+    tcase_add_checked_fixture (tc, hold_device, release_device);
   tcase_add_test (tc, test_all_axis_equals_cpu);
   tcase_add_test (tc, test_axis_0_equals_cpu);
   tcase_add_test (tc, test_axis_minus_1_equals_cpu);
@@ -727,9 +804,12 @@ main (int argc, char **argv)
       GError *err = NULL;
       PlanDevice *device = plan_device_get ("cuda", &err);
 
-      if (device == NULL)
+      if (device == NULL) {
         g_print ("skipped: %s\n", err->message);
-      _exit (device != NULL ? 0 : 1);
+        _exit (1);
+      }
+      fill_kernel_cache (device);
+      _exit (0);
     }
     if (pid < 0 || waitpid (pid, &status, 0) < 0 || !WIFEXITED (status)
         || WEXITSTATUS (status) != 0)
