@@ -20,7 +20,9 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
+#ifndef PLAN_USE_UNSTABLE_API
 #define PLAN_USE_UNSTABLE_API
+#endif
 #include <libplan/plan.h>
 #include <libplan/device/plan-testing.h>
 #include <libplan/device/plannvrtc.h>
