@@ -122,7 +122,9 @@ check_valid_fits (const PlanArrayInfo * info, const guint * halo,
   for (k = 0; k < info->ndim; k++) {
     gint64 need = 2 * (gint64) halo[k] + 1;
 
-    if (info->shape[k] >= 0 && info->shape[k] < need) {
+    /* An axis the window does not reach along (a halo of 0) keeps its
+     * length, none included: numpy's slicing of no rows is no rows. */
+    if (halo[k] > 0 && info->shape[k] >= 0 && info->shape[k] < need) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
           "axis %u of the array has %" G_GINT64_FORMAT " elements but the "
           "window spans %" G_GINT64_FORMAT "; with boundary=valid the "
@@ -976,7 +978,8 @@ plan_halo_finish (PlanHalo * halo, PlanHaloBlock * blocks, guint * n_blocks,
     goto wrong_total;
   if (halo->boundary == PLAN_BOUNDARY_VALID) {
     /* A piece of a longer stream may have no output at all. */
-    if (n < 2 * (gint64) halo->h[0] + 1 && !halo->lead_context
+    if (halo->h[0] > 0 && n < 2 * (gint64) halo->h[0] + 1
+        && !halo->lead_context
         && !halo->trail_context)
       goto too_short;
     return TRUE;

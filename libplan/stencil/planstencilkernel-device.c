@@ -872,7 +872,7 @@ stage_finish_rows (PlanStencilKernel * self, gsize n_more, gsize * n_rows,
     return FALSE;
   }
   if (self->boundary == PLAN_BOUNDARY_VALID) {
-    if (n < 2 * (guint64) self->geom.halo[0] + 1) {
+    if (self->geom.halo[0] > 0 && n < 2 * (guint64) self->geom.halo[0] + 1) {
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
           "the stream has %" G_GUINT64_FORMAT " rows but the window spans "
           "%u along the first axis; with boundary=valid the output would be "

@@ -231,6 +231,26 @@ def case_valid(shape, window_shape, block_rows):
     return run
 
 
+def case_no_rows(mode):
+    """An array of no rows whose window does not reach along the rows (a
+    one-row window on (0, 8), a 3 x 3 window on each plane of (0, 5, 8))
+    gives no rows, as numpy's slicing does: with valid, of the inner
+    axes shrunk."""
+    def run():
+        for shape, wshape in (((0, 8), (1, 3)), ((0, 5, 8), (3, 3))):
+            a = np.zeros(shape)
+            w = np.arange(1.0, 1.0 + np.prod(wshape)).reshape(wshape)
+            window, expr = linear_window(w)
+            got = run_stencil(a, window, expr, mode, 2)
+            hs = [s // 2 for s in wshape][-(a.ndim - 1):]
+            want = np.zeros(shape[:1] + tuple(
+                n - 2 * h if mode == 'valid' else n
+                for n, h in zip(shape[1:], hs)))
+            assert_same(got, want, 'no rows %s window %s %s' %
+                        (shape, wshape, mode))
+    return run
+
+
 def run_appsrc(a, window, boundary):
     """Streams a from an appsrc (a source that cannot read rows out of
     order) through planstencil into an appsink; returns (error message or
@@ -367,6 +387,9 @@ def main():
                                 ((21, 19), (9, 3), 100)):
         cases.append(('valid %s window %s blocks %d' % (shape, wshape, rows),
                       case_valid(shape, wshape, rows)))
+    for mode in MODES + ['valid']:
+        cases.append(('no rows, window not along them, %s' % mode,
+                      case_no_rows(mode)))
     cases.append(('bad window shows picture', test_bad_window_shows_picture))
     cases.append(('wrap within a shard', test_wrap_within_a_shard))
     cases.append(('wrap along the rows needs a random-access source',
