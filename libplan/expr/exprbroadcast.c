@@ -59,6 +59,21 @@ broadcast_zero_d (PlanExpr * expr, const PlanArrayInfo * infos,
     rows[i].ndim = 1;
     rows[i].shape[0] = 1;
   }
+  /* A constant with an axis would give numpy's result that axis, which a
+   * stream of one value has no rows for: more axes than the stream. */
+  for (i = n_streams; i < expr->n_names; i++) {
+    if (expr->uses[i] && infos[i].ndim > 0) {
+      gchar *sc = info_shape (&infos[i]);
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+          "'%s' has shape %s, more axes than the stream '%s' of shape () "
+          "it is broadcast against (a 0-d stream is one value; give '%s' "
+          "as a 0-d array)", expr->names[i], sc, expr->names[0],
+          expr->names[i]);
+      g_free (sc);
+      g_free (rows);
+      return FALSE;
+    }
+  }
   ok = _plan_expr_broadcast (expr, rows, n_streams, out_info, error);
   g_free (rows);
   if (ok && out_info)

@@ -223,6 +223,19 @@ def test_constant_with_more_axes_is_refused():
                  "'c'", '(1, 1, 3)', 'more axes')
 
 
+def test_constant_with_axes_over_0d_stream_is_refused():
+    # numpy's np.array(2.0) * np.ones(1) has shape (1,), which a 0-d
+    # stream cannot give: refused as a constant with more axes, where the
+    # map gave a 0-d result, and the message names the stream's shape ().
+    d = tmpdir()
+    x = np.array(2.5)
+    for c in (np.ones(1), np.ones((1, 1)), np.ones(3)):
+        expect_error('x * c', [x], [constants_prop(d, c=c)], "'c'",
+                     str(c.shape), "'x' of shape ()", 'more axes')
+    got = run_map('x * c', [x], [constants_prop(d, c=np.array(3.0))])
+    assert_same(got, np.array(7.5), '0-d constant over a 0-d stream')
+
+
 def test_constant_too_large_is_refused():
     d = tmpdir()
     x = random_array('float32', (10, 3), rng)
