@@ -590,7 +590,8 @@ plan_file_reader_get_file_info (PlanFileReader * reader)
  * Restricts the reader to rows [@first_row, @first_row + @n_rows) of the
  * file; a window reaching past the end of the file is cut at the end.
  *
- * Returns: %TRUE on success, %FALSE when @first_row is past the end.
+ * Returns: %TRUE on success, %FALSE when @first_row is past the end, or
+ *   when the file holds a 0-d array and the window has no row of it.
  *
  * Since: 0.1
  */
@@ -606,6 +607,16 @@ plan_file_reader_set_window (PlanFileReader * reader, guint64 first_row,
         "offset %" G_GUINT64_FORMAT " is past the end of '%s', which has %"
         G_GUINT64_FORMAT " rows", first_row, reader->filename,
         reader->file_rows);
+    return FALSE;
+  }
+  /* A 0-d array is one value, and its stream one row of it: a window of
+   * no rows would announce that row and send none. */
+  if (reader->file_info.ndim == 0 && (first_row > 0 || n_rows == 0)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "offset %" G_GUINT64_FORMAT " and length %" G_GINT64_FORMAT
+        " select no row of '%s', which holds a 0-d array (one value, "
+        "with no axis to take rows along): read it whole (offset 0, "
+        "length -1 or 1)", first_row, n_rows, reader->filename);
     return FALSE;
   }
   reader->window_first = first_row;

@@ -94,6 +94,22 @@ def zero_d_array():
     launch('planfilesrc', 'location=' + src, '!',
            'planfilesink', 'location=' + dst)
     plantest.assert_same(np.load(dst), a, '0-d array')
+    # Its one row is the whole window offset and length can select; one of
+    # no rows would announce a value and send none.
+    for offset, length in ((0, 1), (0, -1)):
+        launch('planfilesrc', 'location=' + src, 'offset=%d' % offset,
+               'length=%d' % length, '!', 'planfilesink', 'location=' + dst)
+        plantest.assert_same(np.load(dst), a, '0-d array, length %d' % length)
+    os.unlink(dst)
+    for offset, length in ((0, 0), (1, -1), (1, 0)):
+        plantest.expect_error(
+            ['planfilesrc', 'location=' + src, 'offset=%d' % offset,
+             'length=%d' % length, '!', 'planfilesink', 'location=' + dst],
+            'planfilesrc0', 'offset %d and length %d select no row of %r'
+            % (offset, length, src), 'holds a 0-d array')
+        if os.path.exists(dst):
+            raise Failure('a file was written for offset %d length %d'
+                          % (offset, length))
 
 
 def shards_concatenate():
