@@ -690,10 +690,13 @@ mismatch:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The inputs of %s are "
             "different shares of their streams (input %s: rows %"
-            G_GUINT64_FORMAT " + %" G_GINT64_FORMAT ", another rows %"
-            G_GUINT64_FORMAT " + %" G_GINT64_FORMAT "): the rows would not "
-            "line up.", GST_ELEMENT_NAME (self), GST_PAD_NAME (apad),
-            in.origin, in.n_rows, priv->shard.origin, priv->shard.n_rows),
+            G_GUINT64_FORMAT " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT
+            ", another: rows %" G_GUINT64_FORMAT " + %" G_GINT64_FORMAT
+            " of %" G_GUINT64_FORMAT "): the rows would not line up%s.",
+            GST_ELEMENT_NAME (self), GST_PAD_NAME (apad), in.origin,
+            in.n_rows, in.total, priv->shard.origin, priv->shard.n_rows,
+            priv->shard.total, in.total != priv->shard.total ?
+            "; the inputs of an element need the same number of rows" : ""),
         (NULL));
     g_atomic_int_set (&priv->failed, TRUE);
     _plan_kernel_element_tell_ranks (self);

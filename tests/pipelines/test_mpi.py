@@ -290,6 +290,33 @@ def test_more_ranks_than_rows():
         raise Failure('a refused job wrote %s' % out)
 
 
+def test_inputs_of_different_lengths():
+    """A planmap of two sharded inputs of 11 and 12 rows: the ranks' shares
+    differ, and every rank fails naming both streams' lengths (on 2 ranks,
+    rank 0 has rows 0 + 6 of both, which alone does not show why), with
+    no output left."""
+    d = plantest.tmpdir()
+    a11, a12 = os.path.join(d, 'a11.npy'), os.path.join(d, 'a12.npy')
+    np.save(a11, np.arange(11.0))
+    np.save(a12, np.arange(12.0))
+    out = os.path.join(d, 'sum.npy')
+    for n in (1, 2, 3):
+        text = mpirun(n, ['planmap', 'name=m', 'expr=x+y', '!', 'planfilesink',
+                          'location=%s' % out, 'planfilesrc', 'location=%s' % a11,
+                          'shard=mpi', '!', 'm.sink_0', 'planfilesrc',
+                          'location=%s' % a12, 'shard=mpi', '!', 'm.sink_1'],
+                      expect_ok=False)
+        lines = [l for l in text.splitlines() if 'different shares' in l]
+        if len(lines) != n or not all(
+                ' of 12' in l and ' of 11' in l and 'the same number of rows' in l
+                for l in lines):
+            raise Failure('%d ranks, inputs of 11 and 12 rows: not every rank '
+                          'named both lengths:\n%s' % (n, text))
+        left = sorted(set(os.listdir(d)) - {'a11.npy', 'a12.npy'})
+        if left:
+            raise Failure('a refused job left %s' % left)
+
+
 SEEK_SCRIPT = """
 import sys, gi
 gi.require_version('Gst', '1.0')
@@ -623,6 +650,8 @@ def main():
         ('map -> stencil -> file, sum and max on 1-4 ranks, every boundary mode',
          test_chained_map_stencil_reduce),
         ('more ranks than rows: refused on every rank', test_more_ranks_than_rows),
+        ('sharded inputs of different lengths: every rank names both',
+         test_inputs_of_different_lengths),
         ('a seek in a sharded run is refused, the run ends whole',
          test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
