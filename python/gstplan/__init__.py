@@ -215,7 +215,9 @@ def _call(func, *args):
 _PLAN_DTYPES = {}
 
 
-def _plan_dtype(dtype):
+def _plan_dtype(dtype, what=None):
+    """libplan's dtype for a numpy dtype; what (the array or argument it
+    is of) begins the TypeError of a dtype libplan does not stream."""
     if dtype is None:
         return _P.DType.UNKNOWN
     try:
@@ -225,8 +227,9 @@ def _plan_dtype(dtype):
     dt = np.dtype(dtype)
     d = _P.dtype_from_string(dt.name)
     if d == _P.DType.UNKNOWN:
-        raise TypeError("dtype %s is not one libplan streams (bool, int8 ... "
-                        "uint64, float16, float32, float64, complex64, complex128)" % dt)
+        raise TypeError("%sdtype %s is not one libplan streams (bool, int8 "
+                        "... uint64, float16, float32, float64, complex64, "
+                        "complex128)" % ("%s: " % what if what else "", dt))
     if dt.byteorder in "=|":
         # every array binds through here: look each dtype up once
         _PLAN_DTYPES[dtype] = d
@@ -260,15 +263,22 @@ class _Owner(GObject.Object):
 
 
 def _owned(device, address, nbytes, dtype, shape, writable, memory,
-           released=None):
+           released=None, what=None):
     """A PlanArray over memory kept alive by `memory`; `released()` (if
-    given) is called once libplan no longer uses it."""
+    given) is called once libplan no longer uses it. what (the array it
+    is) begins the PlanError of a shape libplan refuses."""
     owner = _Owner()
     owner.memory = memory
     if released is not None:
         weakref.finalize(owner, released)
-    return _call(_P.Array.new_for_owner, device, address, nbytes, dtype,
-                 shape, writable, owner)
+    try:
+        return _call(_P.Array.new_for_owner, device, address, nbytes, dtype,
+                     shape, writable, owner)
+    except PlanError as e:
+        if what is None:
+            raise
+        raise PlanError("%s: %s" % (what, e.message), e.domain,
+                        e.code) from None
 
 
 class _View:
@@ -341,12 +351,13 @@ def _has_buffer(value):
         return False
 
 
-def _wrap_host(arr, writable):
+def _wrap_host(arr, writable, what=None):
     """A PlanArray over a numpy array's memory; the numpy array is kept
-    alive until libplan releases it."""
+    alive until libplan releases it. what names the array in errors."""
     shape = [int(s) for s in arr.shape]
-    return _owned(None, arr.ctypes.data, arr.nbytes, _plan_dtype(arr.dtype),
-                  shape, writable and arr.flags.writeable, arr)
+    return _owned(None, arr.ctypes.data, arr.nbytes,
+                  _plan_dtype(arr.dtype, what), shape,
+                  writable and arr.flags.writeable, arr, what=what)
 
 
 class _CudaArray:
@@ -371,9 +382,10 @@ class _CudaArray:
         self.owner = value
 
 
-def _wrap_device(cuda, device):
-    return _owned(device, cuda.ptr, cuda.nbytes, _plan_dtype(cuda.dtype),
-                  list(cuda.shape), not cuda.readonly, cuda.owner)
+def _wrap_device(cuda, device, what=None):
+    return _owned(device, cuda.ptr, cuda.nbytes,
+                  _plan_dtype(cuda.dtype, what), list(cuda.shape),
+                  not cuda.readonly, cuda.owner, what=what)
 
 
 class RawFile:
@@ -538,6 +550,9 @@ class Plan:
 
     def _name(self, name):
         if name is not None:
+            if not isinstance(name, str):
+                raise TypeError("name must be a string (an identifier), not "
+                                "%r" % (name,))
             return name
         name = _assigned_name(3)
         if name is None or self._graph.get_node(name) is not None:
@@ -555,9 +570,16 @@ class Plan:
         return args
 
     def source(self, ndim=1, dtype=None, name=None):
-        """An input, bound at dispatch to an array, a file or a reader."""
+        """An input, bound at dispatch to an array, a file or a reader.
+        ndim: its number of axes (0 for a stream of single values); dtype:
+        the only dtype it takes (None: any)."""
+        if isinstance(ndim, bool) or not isinstance(ndim, (int, np.integer)):
+            raise TypeError("source: ndim must be an int, the number of axes "
+                            "of the arrays it takes, not %r" % (ndim,))
+        if ndim < 0:
+            raise ValueError("source: ndim must be 0 or more, not %d" % ndim)
         return self._wrap(_call(self._graph.add_source, self._name(name),
-                                ndim, _plan_dtype(dtype)))
+                                int(ndim), _plan_dtype(dtype, "source")))
 
     def map(self, func, args, dtype=None, name=None, constants=None):
         """func(*args) elementwise: a lambda (translated to the expression
@@ -584,12 +606,13 @@ class Plan:
         if not consts:
             return self._wrap(_call(self._graph.add_map, self._name(name),
                                     func, [a._node for a in args],
-                                    _plan_dtype(dtype)))
+                                    _plan_dtype(dtype, "map")))
         return self._wrap(_call(self._graph.add_map_with_constants,
                                 self._name(name), func,
-                                [a._node for a in args], _plan_dtype(dtype),
-                                list(consts), [_wrap_host(a, False)
-                                               for a in consts.values()]))
+                                [a._node for a in args],
+                                _plan_dtype(dtype, "map"), list(consts),
+                                [_wrap_host(a, False, "map: constant '%s'"
+                                            % c) for c, a in consts.items()]))
 
     def reduce(self, func, args, axis=None, identity=None, name=None,
                ddof=0):
@@ -601,6 +624,7 @@ class Plan:
         row of a 2-D input, numpy's axis 1 there). ddof:
         numpy's, for 'var', 'std', 'nanvar' and 'nanstd'."""
         (source,) = self._inputs(args, "reduce")
+        ddof = _real(ddof, "reduce", "ddof")
         if axis not in _AXES:
             raise ValueError("reduce: axis must be None, 0, -1 or 1, not %r" %
                              (axis,))
@@ -618,7 +642,7 @@ class Plan:
             op = _COMBINER_OPS.get(func)
         if op is not None:
             return self._wrap(_call(self._graph.add_reduce_ddof, name,
-                                    _OPS[op], _AXES[axis], float(ddof),
+                                    _OPS[op], _AXES[axis], ddof,
                                     source._node))
         if identity is None:
             raise ValueError("reduce: the combiner '%s' is not a built-in "
@@ -789,7 +813,9 @@ class Plan:
         def call(phase, inputs, *rest):
             # PyGObject passes the inputs' count too, where it knows it
             # (phase, inputs, [n_inputs,] output, first_row, user_data)
-            output = next(r for r in rest if isinstance(r, _P.Array))
+            at = next(i for i, r in enumerate(rest)
+                      if isinstance(r, _P.Array))
+            output, first_row = rest[at], rest[at + 1]
             try:
                 out = _to_numpy(output)
                 if phase == _P.CustomPhase.INIT:
@@ -802,7 +828,17 @@ class Plan:
                 else:
                     rows = func(*[_to_numpy(a, readonly=True)
                                   for a in inputs])
-                    np.copyto(out, rows, casting="same_kind")
+                    try:
+                        np.copyto(out, rows, casting="same_kind")
+                    except (TypeError, ValueError) as e:
+                        raise type(e)(
+                            "the custom kernel %s returned %s at row %d, "
+                            "which does not fit the chunk's output, %s %s "
+                            "(its rows, of out_shape, in a dtype that casts "
+                            "to out_dtype as numpy's same_kind casting "
+                            "does): %s" % (
+                                _describe(func), _describe_result(rows),
+                                first_row, out.dtype, out.shape, e)) from None
                 return True
             except BaseException as e:
                 # SystemExit and KeyboardInterrupt too: they end the run
@@ -939,7 +975,8 @@ class Work:
             return
         if isinstance(value, RawFile):
             bindings.set_raw_file(name, _c_path(value.path),
-                                  _plan_dtype(value.dtype), list(value.shape))
+                                  _plan_dtype(value.dtype, what),
+                                  list(value.shape))
             return
         if hasattr(value, "__cuda_array_interface__") and not \
                 isinstance(value, np.ndarray):
@@ -948,7 +985,8 @@ class Work:
                                  "(__cuda_array_interface__) but the plan "
                                  "runs on the CPU: realize(target='cuda')" %
                                  what)
-            parray = _wrap_device(_CudaArray(value, what), self._device())
+            parray = _wrap_device(_CudaArray(value, what), self._device(),
+                                  what)
             keep.append(value)
             bindings.set_array(name, parray)
             return
@@ -962,15 +1000,16 @@ class Work:
         if not is_input and not arr.flags.writeable:
             raise ValueError("%s is read-only" % what)
         keep.append(arr)
-        bindings.set_array(name, self._wrapped(arr, not is_input, wrapped))
+        bindings.set_array(name, self._wrapped(arr, not is_input, wrapped,
+                                               what))
 
-    def _wrapped(self, arr, writable, wrapped):
+    def _wrapped(self, arr, writable, wrapped, what=None):
         """The PlanArray over arr: the one of the last dispatch when arr is
         bound again as it was (a loop dispatching the same arrays wraps
         them once), else a new one."""
         parray = self._cached(arr, writable, wrapped)
         if parray is None:
-            parray = _wrap_host(arr, writable)
+            parray = _wrap_host(arr, writable, what)
             wrapped[(id(arr), writable)] = (arr, parray, _layout(arr))
         return parray
 
@@ -1230,6 +1269,13 @@ def _describe(func):
     return getattr(func, "__qualname__", None) or type(func).__name__
 
 
+def _describe_result(value):
+    """What a kernel returned, for a message: an array's dtype and shape."""
+    if isinstance(value, np.ndarray):
+        return "an array of %s %s" % (value.dtype, value.shape)
+    return "None" if value is None else _describe_value(value)
+
+
 def _describe_value(value):
     text = repr(value)
     if len(text) > 40:
@@ -1363,15 +1409,18 @@ class IO:
                 token = counter[0]
                 held[token] = (_owner(rows), rows.ctypes.data,
                                rows.ctypes.data + rows.nbytes, first_row)
+                what = "the reader of '%s' (%s), at row %d" % (
+                    name, _describe(endpoint), first_row)
                 return _owned(None, rows.ctypes.data, rows.nbytes,
-                              _plan_dtype(rows.dtype),
+                              _plan_dtype(rows.dtype, what),
                               [int(n) for n in rows.shape], False, rows,
-                              functools.partial(release, token))
+                              functools.partial(release, token), what)
             except BaseException as e:
                 errors.raise_from(e)
 
         keep.append(read)
-        bindings.set_reader(name, _plan_dtype(dtype),
+        what = "the reader of '%s' (%s)" % (name, _describe(endpoint))
+        bindings.set_reader(name, _plan_dtype(dtype, what),
                             [int(s) for s in shape], read, None)
 
     def _writer(self, name, endpoint, bindings, keep):

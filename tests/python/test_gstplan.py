@@ -626,6 +626,51 @@ def errors_are_exceptions():
 
 
 @test
+def errors_name_what_is_wrong_and_where():
+    """A dtype, a shape, an argument or a kernel's result that gstplan
+    refuses: the error names the input, output, reader, argument or kernel
+    (a dtype error of a binding said only 'dtype |S4 is not one libplan
+    streams', a shape error only 'shape (3, 0): ...'; ndim=1.5 made a
+    source of one axis, ndim=-1 and name=3 were GI's OverflowError and
+    TypeError, ddof='1' was taken as 1; a custom kernel's result of the
+    wrong shape or None was numpy's broadcast or cast error alone)."""
+    plan = Plan(); a = plan.source(); m = plan.map("x * 2", args=(a,))
+    work = plan.realize(target="cpu")
+    expect(TypeError, lambda: work.dispatch(a=b"abcd"),
+           "input 'a': dtype |S4 is not one libplan streams")
+    expect(TypeError, lambda: work.dispatch(a=np.zeros(3, "M8[s]")),
+           "input 'a': dtype datetime64[s]")
+    expect(TypeError, lambda: work.dispatch(a=np.zeros(3), m=np.empty(3, object)),
+           "output 'm': dtype object")
+    io = IO(work); io.connect(a, lambda first: np.array(["x"]) if first == 0 else None)
+    expect(TypeError, io.start, "the reader of 'a' (", "dtype <U1")
+    p2 = Plan(); b = p2.source(ndim=2); p2.map("x + 1", args=(b,), name="n")
+    w2 = p2.realize(target="cpu")
+    expect(PlanError, lambda: w2.dispatch(b=np.zeros((3, 0))), "input 'b': shape (3, 0)")
+    p3 = Plan()
+    expect(TypeError, lambda: p3.source(ndim=1.5), "source: ndim must be an int", "1.5")
+    expect(TypeError, lambda: p3.source(ndim=True), "source: ndim must be an int")
+    expect(ValueError, lambda: p3.source(ndim=-1), "source: ndim must be 0 or more")
+    expect(TypeError, lambda: p3.source(name=3), "name must be a string", "3")
+    expect(TypeError, lambda: p3.source(dtype="U3"), "source: dtype <U3")
+    c = p3.source(ndim=np.int64(2))
+    assert c.ndim == 2
+    expect(TypeError, lambda: p3.map("x", args=(c,), dtype="M8"), "map: dtype datetime64")
+    expect(TypeError, lambda: p3.reduce("var", args=(c,), ddof="1"),
+           "reduce: ddof must be a real number", "'1'")
+    # a custom kernel's result that does not fit its chunk
+    for kernel, needles in ((lambda x: x[:-1], ("returned an array of float64 (9,) at row 0",
+                                                "output, float64 (10,)")),
+                            (lambda x: None, ("returned None at row 0",)),
+                            (lambda x: x * 1j, ("complex128 (10,)", "same_kind"))):
+        p4 = Plan(); d = p4.source(); p4.custom(kernel, args=(d,), name="k")
+        w4 = p4.realize(target="cpu")
+        e = expect((TypeError, ValueError), lambda: w4.dispatch(d=np.arange(10.0)).wait(),
+                   "the custom kernel ", "<lambda> returned", *needles)
+        assert isinstance(e.__cause__, PlanError) and "'k'" in str(e.__cause__), e.__cause__
+
+
+@test
 def complex_arrays_bound_without_copies():
     for dt in (np.complex64, np.complex128):
         A = (rng.standard_normal((300, 4)) + 1j * rng.standard_normal((300, 4))).astype(dt)
