@@ -512,18 +512,25 @@ class Node:
 
     @property
     def name(self):
+        """The node's name: the keyword that binds it in dispatch()."""
         return self._node.get_name()
 
     @property
     def kind(self):
+        """'source', 'map', 'reduce', 'stencil', 'custom' or 'sink'."""
         return self._node.get_kind().value_nick
 
     @property
     def ndim(self):
+        """The number of axes of the node's output: a source's as given,
+        a map's, stencil's and sink's that of their (first) input, a
+        reduction's 0 (axis=None), one less than its input's (axis=0) or 1
+        (axis=-1)."""
         return self._node.get_ndim()
 
     @property
     def inputs(self):
+        """The nodes this one reads, in order."""
         return [self._plan._wrap(self._node.get_input(i))
                 for i in range(self._node.get_n_inputs())]
 
@@ -864,6 +871,7 @@ class Plan:
                                 node._node))
 
     def node(self, name):
+        """The node called name, or None."""
         gnode = self._graph.get_node(name)
         return self._wrap(gnode) if gnode is not None else None
 
@@ -913,6 +921,9 @@ class Work:
 
     @property
     def n_kernels(self):
+        """How many kernel elements (maps, reductions, stencils) the
+        pipeline has: fewer than the plan's nodes when chains were
+        fused."""
         return self._work.get_n_kernels()
 
     @property
@@ -923,9 +934,10 @@ class Work:
 
     @max_queued.setter
     def max_queued(self, value):
-        if not isinstance(value, int) or value < 0:
-            raise ValueError("max_queued is a number of dispatches, 0 or "
-                             "more, not %r" % (value,))
+        if isinstance(value, bool) or not isinstance(value, int) or \
+                not 0 <= value <= 0xffffffff:
+            raise ValueError("max_queued is a number of dispatches, 0 to "
+                             "4294967295, not %r" % (value,))
         self._work.set_max_queued(value)
 
     def _key(self, key, frame):
@@ -1141,6 +1153,7 @@ class Future:
         self._given = given
         self._errors = errors
         self._exception = None
+        self._exception_lock = threading.Lock()
         self._results = None
         self._writers = ()
 
@@ -1171,17 +1184,22 @@ class Future:
             raise
         self._keep = []
         if error is not None:
-            if self._exception is None:
-                for errors in self._errors:
-                    self._exception = errors.take(error.message)
-                    if self._exception is not None:
-                        break
-            if self._exception is not None:
-                raise self._exception from _plan_error(error)
+            # Threads waiting for one future all raise the exception, which
+            # the first of them takes from the errors.
+            with self._exception_lock:
+                if self._exception is None:
+                    for errors in self._errors:
+                        self._exception = errors.take(error.message)
+                        if self._exception is not None:
+                            break
+                exception = self._exception
+            if exception is not None:
+                raise exception from _plan_error(error)
             raise _plan_error(error) from None
         return True
 
     def done(self):
+        """Whether the run has ended (successfully or not); never blocks."""
         return self._future.is_done()
 
     def cancel(self):
@@ -1240,6 +1258,8 @@ class Future:
         return self._results[name]
 
     def __await__(self):
+        """`await future` waits in the loop's default executor and gives
+        the future; cancelling the awaiting task cancels the run."""
         return self._wait_async().__await__()
 
     def _block(self):
@@ -1484,4 +1504,5 @@ class IO:
 
     @property
     def future(self):
+        """The Future of the run start() began (None before start())."""
         return self._future

@@ -668,6 +668,31 @@ def errors_name_what_is_wrong_and_where():
         e = expect((TypeError, ValueError), lambda: w4.dispatch(d=np.arange(10.0)).wait(),
                    "the custom kernel ", "<lambda> returned", *needles)
         assert isinstance(e.__cause__, PlanError) and "'k'" in str(e.__cause__), e.__cause__
+    # max_queued: GI's OverflowError for a number past a guint, True taken as 1
+    for bad in (True, 2 ** 40, -1, 2.0):
+        expect(ValueError, lambda: setattr(work, "max_queued", bad),
+               "max_queued is a number of dispatches, 0 to 4294967295", repr(bad))
+    assert work.max_queued == 64
+
+
+@test
+def help_documents_every_public_member():
+    """help(gstplan.X) says what each public method and property does."""
+    import inspect
+    missing = []
+    for cname in gstplan.__all__:
+        obj = getattr(gstplan, cname)
+        if not inspect.isclass(obj):
+            continue
+        if not obj.__doc__:
+            missing.append(cname)
+        for n, m in vars(obj).items():
+            if n.startswith("_") and n != "__await__":
+                continue
+            doc = m.fget.__doc__ if isinstance(m, property) else getattr(m, "__doc__", "")
+            if not doc:
+                missing.append("%s.%s" % (cname, n))
+    assert not missing, "no docstring: %s" % ", ".join(missing)
 
 
 @test
