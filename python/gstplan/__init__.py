@@ -21,6 +21,7 @@ objects as device memory on ``target='cuda'``). See docs/python.md.
 import asyncio
 import functools
 import inspect
+import itertools
 import linecache
 import math
 import ast
@@ -501,6 +502,9 @@ def _assigned_name(depth=2):
 #: custom()'s default kernel: called without one, it is a decorator.
 _DECORATE = object()
 
+#: Numbers the Python kernels registered by this process's plans.
+_KERNEL_NAMES = itertools.count()
+
 
 class Node:
     """A node of a Plan: a source, a map, a reduction, a stencil or a sink.
@@ -813,8 +817,9 @@ class Plan:
 
     def _register(self, func, mode, init, finish):
         """Registers a Python kernel under a name of its own, for as long
-        as the plan lives."""
-        reg = "gstplan-%x-%x" % (id(self), id(func))
+        as the plan lives: one name per node, since a function used by two
+        nodes may be called with another mode, init or finish by each."""
+        reg = "gstplan-%d" % next(_KERNEL_NAMES)
         errors = self._kernel_errors
 
         def call(phase, inputs, *rest):
@@ -851,8 +856,6 @@ class Plan:
                 # SystemExit and KeyboardInterrupt too: they end the run
                 # and are raised as themselves by wait()
                 errors.raise_from(e)
-        if _P.custom_is_registered(reg):
-            _P.custom_unregister(reg)
         _call(_P.custom_register_arrays, reg, call, None)
         self._registered.append(reg)
         return reg

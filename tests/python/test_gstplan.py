@@ -1042,6 +1042,25 @@ def custom_kernels():
 
 
 @test
+def one_function_in_two_custom_nodes():
+    """A Python function used as the kernel of two nodes with another init
+    or finish each: each node runs with its own (both ran with the last
+    node's, registered under the same name: 145 and 145 for 45 and 145)."""
+    def acc_sum(acc, x):
+        acc += x.sum()
+    plan = Plan(); a = plan.source()
+    plan.custom(acc_sum, args=(a,), mode="reduce", out_shape=(), name="r0")
+    plan.custom(acc_sum, args=(a,), mode="reduce", out_shape=(), init=100, name="r100")
+    plan.custom(acc_sum, args=(a,), mode="reduce", out_shape=(),
+                finish=lambda acc: acc.__imul__(-1), name="neg")
+    A = rng.random(1001)
+    r = plan.realize(target="cpu").dispatch(a=A).result()
+    close(r["r0"], A.sum(), 1e-12)
+    close(r["r100"], A.sum() + 100, 1e-12)
+    close(r["neg"], -A.sum(), 1e-12)
+
+
+@test
 def reduce_result_message_readable():
     # The planreduce message and result property carry a PlanArray that
     # Python reads (GstValueArray fields are not readable from PyGObject).
