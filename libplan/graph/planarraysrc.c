@@ -184,6 +184,7 @@ static void plan_array_src_dispose (GObject * object);
 static gboolean plan_array_src_start (GstBaseSrc * src);
 static gboolean plan_array_src_stop (GstBaseSrc * src);
 static GstCaps *plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter);
+static GstCaps *plan_array_src_fixate (GstBaseSrc * src, GstCaps * caps);
 static gboolean plan_array_src_is_seekable (GstBaseSrc * src);
 static gboolean plan_array_src_do_seek (GstBaseSrc * src,
     GstSegment * segment);
@@ -237,6 +238,7 @@ plan_array_src_class_init (PlanArraySrcClass * klass)
   basesrc_class->start = GST_DEBUG_FUNCPTR (plan_array_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (plan_array_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (plan_array_src_get_caps);
+  basesrc_class->fixate = GST_DEBUG_FUNCPTR (plan_array_src_fixate);
   basesrc_class->is_seekable = GST_DEBUG_FUNCPTR (plan_array_src_is_seekable);
   basesrc_class->do_seek = GST_DEBUG_FUNCPTR (plan_array_src_do_seek);
   basesrc_class->query = GST_DEBUG_FUNCPTR (plan_array_src_query);
@@ -550,13 +552,41 @@ not_bound:
   }
 }
 
-/* Nothing to negotiate when start() failed: the state change fails. */
+/* Nothing to negotiate when start() failed: the state change fails.
+ * Caps that downstream refuses (a caps filter asking for a rate, which
+ * arrays do not have, or another dtype) get the one negotiation error that
+ * names both sides, rather than GstBaseSrc's "Internal data stream error"
+ * or caps it filled in from downstream's. */
 static gboolean
 plan_array_src_negotiate (GstBaseSrc * src)
 {
+  GstCaps *caps;
+  gboolean ok = TRUE;
+
   if (PLAN_ARRAY_SRC (src)->failed)
     return TRUE;
-  return GST_BASE_SRC_CLASS (parent_class)->negotiate (src);
+  caps = plan_array_src_get_caps (src, NULL);
+  if (gst_caps_is_fixed (caps))
+    ok = plan_element_check_downstream_caps (GST_ELEMENT (src),
+        GST_BASE_SRC_PAD (src), "The array", caps);
+  gst_caps_unref (caps);
+  return ok && GST_BASE_SRC_CLASS (parent_class)->negotiate (src);
+}
+
+/* The stream's caps are the array's, whole: a field they leave open (the
+ * rate of rows sampled in time) is not filled in from downstream's, as
+ * the default fixation would, since the buffers would not follow it. */
+static GstCaps *
+plan_array_src_fixate (GstBaseSrc * src, GstCaps * caps)
+{
+  GstCaps *ours = plan_array_src_get_caps (src, NULL);
+
+  if (!gst_caps_is_fixed (ours)) {
+    gst_caps_unref (ours);
+    return GST_BASE_SRC_CLASS (parent_class)->fixate (src, caps);
+  }
+  gst_caps_unref (caps);
+  return ours;
 }
 
 static GstStateChangeReturn

@@ -33,6 +33,12 @@ make_array (gint64 rows, gint64 cols)
   return a;
 }
 
+static void
+count_handoff (guint64 * count)
+{
+  (*count)++;
+}
+
 static GstElement *
 make_src (void)
 {
@@ -184,6 +190,40 @@ GST_START_TEST (test_src_array_caps)
 
   teardown_harness (h, NULL);
   gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+/* Arrays have no rate: a caps filter asking for one is refused with one
+ * negotiation error naming the caps on both sides, and no buffer is sent
+ * under caps that would claim rows sampled in time. */
+GST_START_TEST (test_src_refuses_a_rate_asked_downstream)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstElement *src = make_src ();
+  GstElement *filter = gst_element_factory_make ("capsfilter", "rated");
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  PlanArray *a = make_array (10, 2);
+  GstCaps *caps = gst_caps_from_string ("array/x-raw, rate=100/1");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  guint64 handoffs = 0;
+
+  g_object_set (filter, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  g_object_set (sink, "signal-handoffs", TRUE, NULL);
+  g_signal_connect_swapped (sink, "handoff", G_CALLBACK (count_handoff),
+      &handoffs);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  gst_bin_add_many (GST_BIN (pipeline), src, filter, sink, NULL);
+  fail_unless (gst_element_link_many (src, filter, sink, NULL));
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  EXPECT_ERROR (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "dtype=(string)int32", "rated", "rate=(fraction)100/1");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_uint64 (handoffs, 0);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
   g_object_unref (a);
 }
 
@@ -1269,6 +1309,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_seeks_in_rows_with_array);
   tcase_add_test (tc, test_src_refuses_backward_seeks);
+  tcase_add_test (tc, test_src_refuses_a_rate_asked_downstream);
   tcase_add_test (tc, test_src_blocksize_set_while_playing_is_refused);
   tcase_add_test (tc, test_src_with_reader_is_not_seekable);
   tcase_add_test (tc, test_src_answers_read_rows_from_array);
