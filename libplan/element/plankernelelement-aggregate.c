@@ -157,13 +157,14 @@ length_mismatch:
 
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Inputs have different lengths: %s has %" G_GUINT64_FORMAT
-            " row%s but %s has %" G_GUINT64_FORMAT " row%s.%s",
+            " row%s but %s has %" G_GUINT64_FORMAT " row%s.%s%s",
             GST_PAD_NAME (first), first->next_row - first->range_first,
             first->next_row - first->range_first == 1 ? "" : "s",
             GST_PAD_NAME (pad), pad->next_row - pad->range_first,
             pad->next_row - pad->range_first == 1 ? "" : "s",
             _plan_kernel_element_lengths_hint (first->next_row -
-                first->range_first, pad->next_row - pad->range_first)),
+                first->range_first, pad->next_row - pad->range_first),
+            _plan_kernel_element_shard_hint (pads)),
         (NULL));
     return GST_FLOW_ERROR;
   }
@@ -473,6 +474,42 @@ _plan_kernel_element_preroll_downstream (PlanKernelElement * self)
   gst_pad_push_event (srcpad, event);
 }
 
+/* In a sharded run of several ranks, every input must be a share: an
+ * input without PLAN_EVENT_SHARD has every row of its stream on every
+ * rank, which would meet another input's share row for row (and, where
+ * the lengths happen to agree, give a result without an error). Checked
+ * when every input has a buffer: the events before it have come. */
+static gboolean
+check_all_sharded (PlanKernelElement * self, GList * pads)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanKernelPad *sharded = NULL, *whole = NULL;
+  GList *l;
+
+  if (!priv->sharded || priv->shard.n_ranks < 2 || pads->next == NULL)
+    return TRUE;
+  for (l = pads; l; l = l->next) {
+    PlanKernelPad *pad = l->data;
+
+    if (pad->sharded && sharded == NULL)
+      sharded = pad;
+    else if (!pad->sharded && whole == NULL)
+      whole = pad;
+  }
+  if (whole == NULL || sharded == NULL)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s mixes a sharded input with "
+          "one that is not: %s is rank %u's share of its stream (rows %"
+          G_GUINT64_FORMAT " + %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT
+          "), but %s is not sharded, so every rank has all of its rows, and "
+          "the rows would not line up. Read every input of an element with "
+          "shard=mpi (planfilesrc), so that each is the same share.",
+          GST_ELEMENT_NAME (self), GST_PAD_NAME (sharded), priv->shard.rank,
+          priv->shard.origin, priv->shard.n_rows, priv->shard.total,
+          GST_PAD_NAME (whole)), (NULL));
+  return FALSE;
+}
+
 GstFlowReturn
 _plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -529,7 +566,9 @@ _plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
     start_range (self, pads->data);
   if (!GET_PRIV (self)->configured)
     goto no_caps;
-  else if (have_all) {
+  else if (have_all && !check_all_sharded (self, pads)) {
+    ret = GST_FLOW_ERROR;
+  } else if (have_all) {
     ret = process_rows (self, pads, heads);
     if (ret == GST_FLOW_OK)
       _plan_kernel_element_preroll_downstream (self);

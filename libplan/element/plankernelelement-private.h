@@ -47,6 +47,8 @@ struct _PlanKernelPad
   GstSegment in_segment;        /* the last segment, as it came */
   gboolean ended_early;         /* its EOS ended the stream on purpose
                                  * (PLAN_EOS_ENDED_EARLY) */
+  gboolean sharded;             /* a PLAN_EVENT_SHARD came: its rows are
+                                 * one rank's share */
 
   /* atomic: set by a FLUSH_STOP, cleared by the first rows after it */
   gint flushed;
@@ -163,6 +165,9 @@ void _plan_kernel_element_tell_ranks (PlanKernelElement * self);
 
 G_GNUC_INTERNAL
 const gchar *_plan_kernel_element_lengths_hint (guint64 a, guint64 b);
+
+G_GNUC_INTERNAL
+const gchar *_plan_kernel_element_shard_hint (GList * pads);
 
 G_GNUC_INTERNAL
 void _plan_kernel_element_post_refused_caps (PlanKernelElement * self,

@@ -677,6 +677,7 @@ take_shard (PlanKernelElement * self, GstAggregatorPad * apad,
       in.replicated ? " (the same on every rank)" : "");
   priv->sharded = TRUE;
   priv->shard = in;
+  PLAN_KERNEL_PAD (apad)->sharded = TRUE;
   out = in;
   if (klass->shard && !klass->shard (self, &in, &out, &err))
     goto refused;
@@ -923,6 +924,29 @@ _plan_kernel_element_lengths_hint (guint64 a, guint64 b)
       "constants).";
 }
 
+/* What follows "Inputs have different lengths" where some inputs are one
+ * rank's share of a sharded stream and others are not (read without
+ * shard=mpi: every row on every rank). */
+const gchar *
+_plan_kernel_element_shard_hint (GList * pads)
+{
+  gboolean sharded = FALSE, whole = FALSE;
+  GList *l;
+
+  for (l = pads; l; l = l->next) {
+    if (PLAN_KERNEL_PAD (l->data)->sharded)
+      sharded = TRUE;
+    else
+      whole = TRUE;
+  }
+  if (!sharded || !whole)
+    return "";
+  return " Some inputs are this rank's share of a sharded stream and others "
+      "are not (they have every row on every rank): read every input of an "
+      "element with shard=mpi (planfilesrc), so that each is the same "
+      "share.";
+}
+
 /* Inputs whose lengths are known and differ are an error before any row
  * is computed, not after the whole job at EOS. */
 static gboolean
@@ -943,10 +967,11 @@ check_lengths (PlanKernelElement * self, GList * pads)
     } else if (rows != known_rows) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("Inputs have different lengths: %s has %" G_GINT64_FORMAT
-              " row%s but %s has %" G_GINT64_FORMAT " row%s.%s",
+              " row%s but %s has %" G_GINT64_FORMAT " row%s.%s%s",
               GST_PAD_NAME (known), known_rows, known_rows == 1 ? "" : "s",
               GST_PAD_NAME (l->data), rows, rows == 1 ? "" : "s",
-              _plan_kernel_element_lengths_hint (known_rows, rows)), ("known from their caps or duration, before any row "
+              _plan_kernel_element_lengths_hint (known_rows, rows),
+              _plan_kernel_element_shard_hint (pads)), ("known from their caps or duration, before any row "
               "is computed"));
       return FALSE;
     }
@@ -1430,8 +1455,14 @@ plan_kernel_element_stop (GstAggregator * agg)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (agg);
 
+  GList *pads, *l;
+
   _plan_kernel_element_reset_state (PLAN_KERNEL_ELEMENT (agg));
   priv->sharded = FALSE;
+  pads = _plan_kernel_element_get_sink_pads (PLAN_KERNEL_ELEMENT (agg));
+  for (l = pads; l; l = l->next)
+    PLAN_KERNEL_PAD (l->data)->sharded = FALSE;
+  g_list_free_full (pads, gst_object_unref);
   free_inputs (priv);
   _plan_kernel_element_clear_pool (priv);
   g_clear_pointer (&priv->device, _plan_kernel_device_free);

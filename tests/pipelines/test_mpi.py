@@ -317,6 +317,34 @@ def test_inputs_of_different_lengths():
             raise Failure('a refused job left %s' % left)
 
 
+def test_sharded_and_whole_inputs():
+    """A planmap of a sharded input of 10 rows and one of 5 read without
+    shard=mpi: on 2 ranks each rank's share (5 rows) met the whole other
+    input row for row, and the job wrote a[5:] + b[:5] in rows 5-9 with
+    status 0; every rank must refuse it, saying which input is not
+    sharded. On 3 ranks the lengths differ, and the error says why."""
+    d = plantest.tmpdir()
+    a10, b5 = os.path.join(d, 'a10.npy'), os.path.join(d, 'b5.npy')
+    np.save(a10, np.arange(10.0))
+    np.save(b5, np.arange(5.0) * 100)
+    out = os.path.join(d, 'mix.npy')
+    words = ['planmap', 'name=m', 'expr=x+y', '!', 'planfilesink',
+             'location=%s' % out, 'planfilesrc', 'location=%s' % a10,
+             'shard=mpi', '!', 'm.sink_0', 'planfilesrc', 'location=%s' % b5,
+             '!', 'm.sink_1']
+    for n, needle in ((2, 'but sink_1 is not sharded, so every rank has all '
+                          'of its rows'),
+                      (3, 'Some inputs are this rank\'s share of a sharded '
+                          'stream and others are not')):
+        text = mpirun(n, words, expect_ok=False)
+        if text.count(needle) != n or text.count('shard=mpi (planfilesrc)') != n:
+            raise Failure('%d ranks, a sharded and a whole input: not every rank '
+                          'said so (%r):\n%s' % (n, needle, text))
+        left = sorted(set(os.listdir(d)) - {'a10.npy', 'b5.npy'})
+        if left:
+            raise Failure('a refused job left %s' % left)
+
+
 SEEK_SCRIPT = """
 import sys, gi
 gi.require_version('Gst', '1.0')
@@ -652,6 +680,8 @@ def main():
         ('more ranks than rows: refused on every rank', test_more_ranks_than_rows),
         ('sharded inputs of different lengths: every rank names both',
          test_inputs_of_different_lengths),
+        ('a sharded and a whole input: refused on every rank',
+         test_sharded_and_whole_inputs),
         ('a seek in a sharded run is refused, the run ends whole',
          test_seek_refused_when_sharded),
         ('shard=mpi outside mpirun', test_without_mpi_build),
