@@ -18,7 +18,7 @@ G_BEGIN_DECLS
 #define PLAN_TYPE_BUFFER_POOL (plan_buffer_pool_get_type ())
 PLAN_API
 G_DECLARE_FINAL_TYPE (PlanBufferPool, plan_buffer_pool, PLAN, BUFFER_POOL,
-    GstBufferPool);
+    GstBufferPool)
 
 PLAN_API
 GstBufferPool * plan_buffer_pool_new (PlanStream * stream);

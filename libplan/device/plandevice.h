@@ -79,7 +79,7 @@ typedef enum
 
 #define PLAN_TYPE_DEVICE (plan_device_get_type ())
 PLAN_API
-G_DECLARE_FINAL_TYPE (PlanDevice, plan_device, PLAN, DEVICE, GstObject);
+G_DECLARE_FINAL_TYPE (PlanDevice, plan_device, PLAN, DEVICE, GstObject)
 
 /**
  * PlanStream:

@@ -61,7 +61,7 @@ G_BEGIN_DECLS
 #define PLAN_TYPE_DEVICE_ALLOCATOR (plan_device_allocator_get_type ())
 PLAN_API
 G_DECLARE_FINAL_TYPE (PlanDeviceAllocator, plan_device_allocator, PLAN,
-    DEVICE_ALLOCATOR, GstAllocator);
+    DEVICE_ALLOCATOR, GstAllocator)
 
 PLAN_API
 GstMemory * plan_device_allocator_alloc (PlanDevice * device, gsize size,

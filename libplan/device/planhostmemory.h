@@ -27,7 +27,7 @@ G_BEGIN_DECLS
 #define PLAN_TYPE_HOST_ALLOCATOR (plan_host_allocator_get_type ())
 PLAN_API
 G_DECLARE_FINAL_TYPE (PlanHostAllocator, plan_host_allocator, PLAN,
-    HOST_ALLOCATOR, GstAllocator);
+    HOST_ALLOCATOR, GstAllocator)
 
 PLAN_API
 GstAllocator * plan_host_allocator_get (void);

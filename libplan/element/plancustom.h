@@ -202,10 +202,18 @@ typedef gint (*PlanCustomFunc) (PlanCustomChunk * chunk);
  *
  * Since: 0.1
  */
+/* In C++ the kernel and its version get C linkage: plancustom looks them up
+ * by their plain names. */
+#ifdef __cplusplus
+#define PLAN_CUSTOM_EXTERN_C extern "C"
+#else
+#define PLAN_CUSTOM_EXTERN_C
+#endif
 #define PLAN_CUSTOM_EXPORT(name) \
-  G_MODULE_EXPORT const guint name##_plan_custom_version = PLAN_CUSTOM_VERSION; \
-  G_MODULE_EXPORT gint name (PlanCustomChunk * chunk); \
-  G_MODULE_EXPORT gint name (PlanCustomChunk * chunk)
+  PLAN_CUSTOM_EXTERN_C G_MODULE_EXPORT const guint name##_plan_custom_version = \
+      PLAN_CUSTOM_VERSION; \
+  PLAN_CUSTOM_EXTERN_C G_MODULE_EXPORT gint name (PlanCustomChunk * chunk); \
+  PLAN_CUSTOM_EXTERN_C G_MODULE_EXPORT gint name (PlanCustomChunk * chunk)
 
 /**
  * PlanCustomArrayFunc:

@@ -6,8 +6,9 @@
 # to the build, and of GStreamer's only GST_PLUGIN_PATH, the one variable
 # docs/install.md says a /usr/local install needs. Checks the plugin in
 # gst-inspect-1.0 and gst-launch-1.0, each element's Doc-uri page, a C
-# program built through the installed plan-1.0.pc, and gstplan imported
-# from where it was installed.
+# program built through the installed plan-1.0.pc, every installed header
+# compiled on its own in C and C++ (headers.sh), and gstplan imported from
+# where it was installed.
 #
 #   tests/install/meson-install.sh BUILD-DIR
 set -euo pipefail
@@ -115,6 +116,10 @@ cc -Wall -Werror -o "$tmp/linkcheck" "$src/tests/install/linkcheck.c" \
   $("${pkgconf[@]}" pkg-config --cflags --libs plan-1.0) \
   -Wl,-rpath,"$("${pkgconf[@]}" pkg-config --variable=libdir plan-1.0)"
 "${gst[@]}" "$tmp/linkcheck" | grep -q "made planmap0" || fail "the C program"
+# Every installed header on its own (C99 -Wpedantic, C++17), the unstable
+# ones' warning, a C++ plancustom kernel (tests/install/headers.sh).
+"${pkgconf[@]}" "$src/tests/install/headers.sh" "$root/include/gstreamer-1.0/libplan" ||
+  fail "the installed headers"
 
 # gstplan from where it was installed: the directory Debian's python3
 # searches under the prefix, and nothing else set (it finds libplan, the
