@@ -80,6 +80,13 @@ GParamSpec *_plan_param_spec_double_all (const gchar * name,
 G_GNUC_INTERNAL
 void _plan_error_make_valid (GError * error);
 
+/* Whether @ours (rows without a rate) would gain a rate downstream: the
+ * first structure @downstream shares with them has a `rate` field, as a
+ * caps filter asking for one gives (it accepts caps without the field and
+ * writes its rate into those it passes on). planarrayinfo.c */
+G_GNUC_INTERNAL
+gboolean _plan_caps_gain_rate (GstCaps * ours, GstCaps * downstream);
+
 /* "default", "avx2" or "avx512". */
 G_GNUC_INTERNAL
 const gchar *_plan_cpu_isa_name (void);

@@ -330,6 +330,24 @@ bad_rate:
   }
 }
 
+gboolean
+_plan_caps_gain_rate (GstCaps * ours, GstCaps * downstream)
+{
+  GstCaps *common;
+  gboolean gains;
+
+  if (downstream == NULL || gst_caps_is_any (downstream)
+      || gst_caps_is_empty (ours)
+      || gst_structure_has_field (gst_caps_get_structure (ours, 0), "rate"))
+    return FALSE;
+  common = gst_caps_intersect_full (downstream, ours,
+      GST_CAPS_INTERSECT_FIRST);
+  gains = !gst_caps_is_empty (common)
+      && gst_structure_has_field (gst_caps_get_structure (common, 0), "rate");
+  gst_caps_unref (common);
+  return gains;
+}
+
 /**
  * plan_array_info_to_caps:
  * @info: a valid #PlanArrayInfo

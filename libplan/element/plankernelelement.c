@@ -1281,7 +1281,11 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   GST_CAT_INFO_OBJECT (element_category (self), self, "output caps %"
       GST_PTR_FORMAT " (downstream takes %" GST_PTR_FORMAT ")", *ret,
       downstream);
-  if (downstream && !gst_caps_can_intersect (*ret, downstream)) {
+  /* Rows without a rate are refused by a caps filter asking for one too:
+   * it would take them and write its rate into the caps it passes on, over
+   * buffers without times. */
+  if (downstream && (!gst_caps_can_intersect (*ret, downstream)
+          || _plan_caps_gain_rate (*ret, downstream))) {
     _plan_kernel_element_post_refused_caps (self, *ret, downstream);
     gst_clear_caps (ret);
     return GST_FLOW_NOT_NEGOTIATED;

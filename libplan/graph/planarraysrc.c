@@ -563,13 +563,10 @@ refuse_downstream_rate (GstBaseSrc * src, GstCaps * caps)
   GstCaps *wanted;
   gboolean ok = TRUE;
 
-  if (!gst_pad_is_linked (pad) || gst_structure_has_field
-      (gst_caps_get_structure (caps, 0), "rate"))
+  if (!gst_pad_is_linked (pad))
     return TRUE;
-  wanted = gst_pad_peer_query_caps (pad, caps);
-  if (!gst_caps_is_any (wanted) && !gst_caps_is_empty (wanted)
-      && gst_structure_has_field (gst_caps_get_structure (wanted, 0),
-          "rate")) {
+  wanted = gst_pad_peer_query_caps (pad, NULL);
+  if (_plan_caps_gain_rate (caps, wanted)) {
     GstPad *peer = gst_pad_get_peer (pad);
     GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
     gchar *ours = gst_caps_to_string (caps);

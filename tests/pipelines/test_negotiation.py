@@ -144,6 +144,27 @@ def test_kernel_output_caps_refused():
         raise Failure('left: %s' % left(d))
 
 
+def test_kernel_output_rate_refused():
+    """planmap over rows without a rate, then a caps filter asking for one:
+    the filter would take the caps and write its rate into those it passes
+    on, over buffers without times. One error from planmap naming both."""
+    d, src = files()
+    one_error(['planfilesrc', 'location=' + src, '!', 'planmap',
+               'expr=x * 2', '!', 'array/x-raw,rate=100/1', '!',
+               'fakesink'],
+              'planmap0 produces', 'dtype=(string)float32',
+              'capsfilter0 does not accept', 'rate=(fraction)100/1')
+    # rows with a rate pass as they are
+    out = os.path.join(d, 'out.npy')
+    subprocess.run(['gst-launch-1.0', '-q', 'planfilesrc', 'location=' + src,
+                    'rate=100/1', '!', 'planmap', 'expr=x * 2', '!',
+                    'array/x-raw,rate=100/1', '!', 'planfilesink',
+                    'location=' + out], check=True, timeout=TIMEOUT)
+    if not np.array_equal(np.load(out), np.arange(1000, dtype=np.float32) * 2):
+        raise Failure('rows at the asked rate were not passed on as numpy '
+                      'computes them')
+
+
 def test_lengths_known_to_differ_fail_at_start():
     """Inputs of 6 and 100000 rows (their caps say so): the error comes
     before any row is computed. The long input is slowed down by identity
@@ -196,6 +217,8 @@ CASES = [
      test_source_rate_refused),
     ('caps a kernel element produces and downstream refuses: one error',
      test_kernel_output_caps_refused),
+    ('a rate asked after a kernel element over rows without one: one '
+     'error', test_kernel_output_rate_refused),
     ('inputs whose lengths are known to differ fail at start',
      test_lengths_known_to_differ_fail_at_start),
     ('a one-row input against many rows: the error says rows do not '
