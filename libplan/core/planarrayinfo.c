@@ -36,6 +36,7 @@
 
 #include "planarrayinfo.h"
 #include "planerror.h"
+#include "plan-private.h"
 
 #include <string.h>
 #include <stdlib.h>
