@@ -112,6 +112,12 @@ fi
 mkdir -p "$tmp/pc"
 sed "s|^prefix=.*|prefix=$root|" "$pc" > "$tmp/pc/plan-1.0.pc"
 pkgconf=("${clean[@]}" PKG_CONFIG_PATH="$tmp/pc")
+# Nor does it change how programs are linked: no --export-dynamic (which
+# gmodule-2.0 would bring) exporting every function of the program.
+if "${pkgconf[@]}" pkg-config --libs plan-1.0 | grep -q 'export-dynamic'; then
+  "${pkgconf[@]}" pkg-config --libs plan-1.0
+  fail "pkg-config --libs plan-1.0 links programs with --export-dynamic"
+fi
 cc -Wall -Werror -o "$tmp/linkcheck" "$src/tests/install/linkcheck.c" \
   $("${pkgconf[@]}" pkg-config --cflags --libs plan-1.0) \
   -Wl,-rpath,"$("${pkgconf[@]}" pkg-config --variable=libdir plan-1.0)"
