@@ -133,6 +133,12 @@ prk_lane_init_c (const PrkParams * P, PrkLane * L, const void *x,
 {
   double e = prk_is_min_algo (PRK_ALGO (P)) ? PRK_INF : -PRK_INF;
 
+  /* the lane's start does not depend on its elements (prk_lane_init's) */
+  (void) x;
+  (void) n;
+  (void) base;
+  (void) l;
+
   switch (PRK_ALGO (P)) {
     case PRK_A_FPROD:
     case PRK_A_NANFPROD:
