@@ -48,6 +48,14 @@
 #ifndef PLAN_REDUCER_STEPS_H
 #define PLAN_REDUCER_STEPS_H
 
+/* Unstable, as docs/api.md lists it; not said inside the kernels' source
+ * (planreducer-device.c embeds this text). */
+#ifndef PLAN_REDUCER_STEPS_EMBEDDED
+#ifndef PLAN_USE_UNSTABLE_API
+#warning "libplan's reduction steps are unstable and may change; define PLAN_USE_UNSTABLE_API to use them without this warning."
+#endif
+#endif
+
 #if defined(__CUDACC__)
 #define PRK_HD static __host__ __device__ inline
 #else
