@@ -204,6 +204,9 @@ struct _PlanFileSrc
                                  * posted why: the state change fails */
   guint64 seek_first;           /* the rows the last seek asked for */
   guint64 seek_end;
+  gboolean rows_pushed;         /* a chunk went since the last seek */
+  guint32 seek_seqnum;          /* of the seek event being handled */
+  guint32 range_seqnum;         /* of the seek that set the range */
   GstAllocator *allocator;      /* proposed downstream, or NULL */
   GstAllocationParams params;
   guint downstream_chunk_bytes;  /* asked for in the allocation query */
@@ -500,9 +503,17 @@ note_segment (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static gboolean
 plan_file_src_event (GstBaseSrc * src, GstEvent * event)
 {
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
+  gboolean ok;
+
   if (plan_element_refuse_backward_seek (GST_ELEMENT (src), event))
     return FALSE;
-  return GST_BASE_SRC_CLASS (parent_class)->event (src, event);
+  /* do_seek() takes the seek's seqnum for the segment it may push. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)
+    g_atomic_int_set (&self->seek_seqnum, gst_event_get_seqnum (event));
+  ok = GST_BASE_SRC_CLASS (parent_class)->event (src, event);
+  g_atomic_int_set (&self->seek_seqnum, GST_SEQNUM_INVALID);
+  return ok;
 }
 
 /* An EOS sent to the element (an application ending the stream early)
@@ -1360,6 +1371,7 @@ plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment)
     return FALSE;
   if (end >= 0)
     stop = MIN ((guint64) end, n_rows);
+
   segment->time = segment->start;
   GST_DEBUG_OBJECT (self, "reading rows %" G_GUINT64_FORMAT " to %"
       G_GUINT64_FORMAT, first, stop);
@@ -1368,6 +1380,8 @@ plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment)
   self->seek_first = MIN (first, stop);
   self->seek_end = stop;
   self->reading = FALSE;
+  self->rows_pushed = FALSE;
+  self->range_seqnum = g_atomic_int_get (&self->seek_seqnum);
   GST_OBJECT_LOCK (self);
   self->position = self->seek_first;
   GST_OBJECT_UNLOCK (self);
@@ -1556,6 +1570,28 @@ plan_file_src_unlock_stop (GstBaseSrc * src)
   return TRUE;
 }
 
+/* GstBaseSrc sends a segment with the first buffer after a start or a
+ * seek, and none before an EOS that comes first: the elements downstream
+ * would take the stream for the rows of the segment before (a seek to
+ * rows 3 to 3 for the whole file's, and the file cut short). A range of
+ * no rows (a seek to an empty range, an empty file) gets its segment
+ * here, before the EOS, with the seek's seqnum. */
+static void
+push_empty_segment (PlanFileSrc * self)
+{
+  GstBaseSrc *base = GST_BASE_SRC (self);
+  GstEvent *event;
+
+  GST_OBJECT_LOCK (self);
+  event = gst_event_new_segment (&base->segment);
+  GST_OBJECT_UNLOCK (self);
+  if (self->range_seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, self->range_seqnum);
+  GST_DEBUG_OBJECT (self, "no rows in the range: its segment before the EOS");
+  gst_pad_push_event (GST_BASE_SRC_PAD (self), event);
+  self->rows_pushed = TRUE;
+}
+
 static GstFlowReturn
 plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
 {
@@ -1581,6 +1617,7 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
   ret = plan_file_reader_pop (self->reader, buffer, &err);
   switch (ret) {
     case GST_FLOW_OK:
+      self->rows_pushed = TRUE;
       GST_OBJECT_LOCK (self);
       self->position = GST_BUFFER_OFFSET_END (*buffer);
       GST_OBJECT_UNLOCK (self);
@@ -1603,6 +1640,8 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       break;
     case GST_FLOW_EOS:
       GST_DEBUG_OBJECT (self, "all rows read");
+      if (!self->rows_pushed)
+        push_empty_segment (self);
       plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:

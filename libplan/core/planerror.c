@@ -300,13 +300,41 @@ plan_element_post_error_full (GstElement * element, const GError * error,
  * and logged. So is, for a #GstBaseSrc, a seek in its segment's format
  * whose start comes after its stop (the segment's, for a stop of
  * %GST_SEEK_TYPE_NONE: plan_array_info_seek_is_range()), which
- * gst_segment_do_seek() would refuse with a critical warning.
+ * gst_segment_do_seek() would refuse with a critical warning, and a seek
+ * that selects no row of a 0-d array (the source's caps have no axis): it
+ * has one row, the value, which a stream of no rows could not hold.
  *
  * Returns: %TRUE when @event is such a seek: refuse it (return %FALSE,
  *   and from send_event() unref it first).
  *
  * Since: 0.1
  */
+/* A source whose caps are 0-d (one value, one row): whether the seek
+ * selects no row of it, which numpy cannot slice out of a 0-d array and
+ * the stream could not say (its caps announce the value). */
+static gboolean
+selects_no_row_of_0d (GstElement * element, GstFormat format,
+    GstSeekType start_type, gint64 start, GstSeekType stop_type, gint64 stop)
+{
+  GstCaps *caps = gst_pad_get_current_caps (GST_BASE_SRC_PAD (element));
+  PlanArrayInfo info;
+  gboolean zero_d;
+  gint64 first = 0, end = -1;
+
+  zero_d = caps && plan_array_info_from_caps (&info, caps, NULL)
+      && info.ndim == 0;
+  gst_clear_caps (&caps);
+  if (!zero_d)
+    return FALSE;
+  if (start_type == GST_SEEK_TYPE_SET && !plan_array_info_convert (&info,
+          format, start, GST_FORMAT_DEFAULT, &first))
+    return FALSE;
+  if (stop_type == GST_SEEK_TYPE_SET && !plan_array_info_convert (&info,
+          format, stop, GST_FORMAT_DEFAULT, &end))
+    return FALSE;
+  return first >= 1 || (end >= 0 && end <= first);
+}
+
 gboolean
 plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
 {
@@ -335,11 +363,18 @@ plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
       || plan_array_info_seek_is_range (&GST_BASE_SRC (element)->segment,
       start_type, start, stop_type, stop);
   GST_OBJECT_UNLOCK (element);
-  if (range)
-    return FALSE;
-  GST_WARNING_OBJECT (element, "the seek's start is after its stop (the "
-      "segment's, for a stop left unchanged): no rows to play");
-  return TRUE;
+  if (!range) {
+    GST_WARNING_OBJECT (element, "the seek's start is after its stop (the "
+        "segment's, for a stop left unchanged): no rows to play");
+    return TRUE;
+  }
+  if (selects_no_row_of_0d (element, format, start_type, start, stop_type,
+          stop)) {
+    GST_WARNING_OBJECT (element, "the seek selects no row of a 0-d array "
+        "(one value): only the range of its one row can be played");
+    return TRUE;
+  }
+  return FALSE;
 }
 
 /**

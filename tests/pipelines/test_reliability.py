@@ -303,6 +303,23 @@ def test_row_seeks():
             assert_same(got, want(a[SOUGHT[0]:SOUGHT[1]]), what)
 
 
+def test_seeks_to_no_rows():
+    """A row seek to a range of no rows (rows 300 to 300) through every
+    element: numpy's result over a[300:300] (a sum of 0, empty arrays),
+    where the source sent no segment before its EOS and the elements took
+    the stream for the whole file, cut short."""
+    for name, element, want in seek_cases():
+        if 'valid' in name:
+            continue            # no rows are shorter than its window
+        a = array_for(name)
+        for state in ('paused', 'playing'):
+            ok, got = run_seek(element, a, state, 'rows', 300, 300)
+            what = '%s, seek to no rows in %s' % (name, state)
+            if not ok:
+                raise Failure('%s: the seek was refused' % what)
+            assert_same(got, want(a[300:300]), what)
+
+
 def test_refused_time_seeks():
     """A seek in TIME (what pipeviz sends after every link, and
     GstPipelineStudio's slider) cannot be honoured: arrays have no
@@ -827,6 +844,8 @@ CASES = [
     ('a FIFO output is written as a stream', test_fifo_output_is_a_stream),
     ('row seeks through map, reduce and stencil, in PAUSED and PLAYING',
      test_row_seeks),
+    ('row seeks to no rows through map, reduce and stencil',
+     test_seeks_to_no_rows),
     ('TIME seeks refused, the pipeline goes on to EOS',
      test_refused_time_seeks),
     ('a byte seek through planmap', test_byte_seek_through_map),

@@ -365,6 +365,106 @@ GST_START_TEST (test_src_seek_in_rows_and_bytes)
 
 GST_END_TEST;
 
+/* The events up to the EOS after a flush (with @seqnum, a seek's), or up
+ * to the first EOS (GST_SEQNUM_INVALID): the segment among them, which
+ * must come (GstBaseSrc sends none before an EOS that comes first), with
+ * that seqnum. */
+static void
+check_segment_before_eos (GstHarness * h, gint64 start, gint64 stop,
+    guint32 seqnum)
+{
+  gboolean flushed = FALSE, segment = FALSE;
+  GstEvent *event;
+
+  while ((event = gst_harness_pull_event (h))) {
+    GstEventType type = GST_EVENT_TYPE (event);
+
+    if (type == GST_EVENT_FLUSH_STOP) {
+      flushed = TRUE;
+      segment = FALSE;
+    } else if (type == GST_EVENT_SEGMENT && (flushed || seqnum ==
+            GST_SEQNUM_INVALID)) {
+      const GstSegment *seg;
+
+      gst_event_parse_segment (event, &seg);
+      fail_unless_equals_int (seg->format, GST_FORMAT_DEFAULT);
+      fail_unless_equals_uint64 (seg->start, start);
+      fail_unless_equals_uint64 (seg->stop, stop);
+      if (seqnum != GST_SEQNUM_INVALID)
+        fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+      segment = TRUE;
+    } else if (type == GST_EVENT_EOS && (flushed || seqnum ==
+            GST_SEQNUM_INVALID)) {
+      gst_event_unref (event);
+      break;
+    }
+    gst_event_unref (event);
+  }
+  fail_unless (segment, "no segment before the EOS");
+}
+
+/* A seek to a range of no rows, and an array of none: the segment that
+ * says so comes before the EOS, so that downstream does not take the
+ * stream for the rows of the segment before (and the file for one cut
+ * short). */
+GST_START_TEST (test_src_no_rows_have_a_segment)
+{
+  gchar *path = write_float_npy ("a.npy", 100, 1);
+  GstHarness *h = src_harness (path);
+  GstEvent *seek;
+  guint32 seqnum;
+
+  g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
+  gst_harness_play (h);
+  gst_buffer_unref (gst_harness_pull (h));
+  seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+      GST_SEEK_TYPE_SET, 30, GST_SEEK_TYPE_SET, 30);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (h, seek));
+  check_segment_before_eos (h, 30, 30, seqnum);
+  gst_harness_teardown (h);
+  g_free (path);
+
+  path = write_float_npy ("empty.npy", 0, 3);
+  h = src_harness (path);
+  gst_harness_play (h);
+  check_segment_before_eos (h, 0, -1, GST_SEQNUM_INVALID);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* A 0-d array is one row, its value: a seek that selects none of it is
+ * refused before anything is flushed (numpy cannot slice a 0-d array, and
+ * its caps announce the value); one of its row is made. */
+GST_START_TEST (test_src_seek_to_no_row_of_0d_refused)
+{
+  const gfloat value = 2.5f;
+  gchar *path = write_npy ("zero-d.npy", 1, "{'descr': '<f4', "
+      "'fortran_order': False, 'shape': (), }", &value, sizeof (value));
+  GstHarness *h = src_harness (path);
+
+  gst_harness_play (h);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 0)));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 1, GST_SEEK_TYPE_NONE, -1)));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_BYTES, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 4, GST_SEEK_TYPE_NONE, -1)));
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 1)));
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A seek whose start comes after the stop it keeps (GST_SEEK_TYPE_NONE
  * keeps the segment's) is refused, without the critical warning
  * gst_segment_do_seek() gives it; the stream goes on. */
@@ -1496,6 +1596,8 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_duration_and_position_queries);
   tcase_add_test (tc, test_src_seek_in_rows_and_bytes);
   tcase_add_test (tc, test_src_seek_start_after_kept_stop_refused);
+  tcase_add_test (tc, test_src_no_rows_have_a_segment);
+  tcase_add_test (tc, test_src_seek_to_no_row_of_0d_refused);
   tcase_add_test (tc, test_src_answers_read_rows_query);
   tcase_add_test (tc, test_src_reads_into_proposed_allocator);
   tcase_add_test (tc, test_src_io_modes_agree);
