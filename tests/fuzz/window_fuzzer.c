@@ -10,8 +10,8 @@
 /* libFuzzer target for the stencil window parser: any byte string must
  * either parse or fail with a syntax error, never crash, leak or trip a
  * sanitizer. A window that parses must keep the rules (odd sizes, names
- * used once, offsets inside the window) and read back from its canonical
- * picture to the same window. Built with clang
+ * used once, offsets inside the window, its planes' too) and read back
+ * from its canonical picture to the same window. Built with clang
  * -fsanitize=fuzzer,address,undefined by tests/fuzz/meson.build. */
 
 #include <libplan/planwindow.h>
@@ -27,18 +27,20 @@ static void
 check_window (PlanWindow * w)
 {
   guint width = plan_window_get_width (w), height = plan_window_get_height (w);
+  guint depth = plan_window_get_depth (w);
   guint n = plan_window_get_n_names (w), i;
   const gchar *const *names = plan_window_get_names (w);
   PlanWindow *again;
   gchar *picture, *picture2;
 
-  if (width % 2 == 0 || height % 2 == 0 || n == 0 || n > width * height
-      || names[n] != NULL)
+  if (width % 2 == 0 || height % 2 == 0 || depth % 2 == 0 || n == 0
+      || n > width * height * depth || names[n] != NULL)
     abort ();
   for (i = 0; i < n; i++) {
-    gint dy, dx;
+    gint dz, dy, dx;
 
-    if (!plan_window_get_offset (w, i, &dy, &dx)
+    if (!plan_window_get_offset_3d (w, i, &dz, &dy, &dx)
+        || abs (dz) > (gint) depth / 2
         || abs (dy) > (gint) height / 2 || abs (dx) > (gint) width / 2
         || plan_window_lookup (w, names[i]) != (gint) i
         || plan_window_name_is_reserved (names[i]))
@@ -47,7 +49,7 @@ check_window (PlanWindow * w)
 
   picture = plan_window_to_string (w);
   again = plan_window_parse (picture, NULL);
-  if (again == NULL)
+  if (again == NULL || plan_window_get_depth (again) != depth)
     abort ();
   picture2 = plan_window_to_string (again);
   if (strcmp (picture, picture2) != 0)
