@@ -83,7 +83,8 @@ for _ns, _version, _package in (("GLib", "2.0", "gir1.2-glib-2.0"),
                        % (_ns, _version), _package) from None
 from gi.repository import GLib, GObject, Gst, Plan as _P  # noqa: E402
 
-from ._translate import TranslationError, translate, with_article  # noqa: E402
+from ._translate import (TranslationError, translate,  # noqa: E402
+                         translate_call, is_library_function, with_article)
 
 __all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
            "to_numpy",
@@ -115,7 +116,7 @@ _OPS = {n: getattr(_P.ReduceOp, n.upper()) for n in (
 # Combiners that are built-in reductions (exact, faster): the expression a
 # lambda of x and y translates to, either way round.
 _COMBINER_OPS = {"x + y": "sum", "y + x": "sum", "x * y": "prod",
-                 "y * x": "prod", "max(x, y)": "max", "max(y, x)": "max",
+                 "y * x": "prod", "add(x, y)": "sum", "multiply(x, y)": "prod", "max(x, y)": "max", "max(y, x)": "max",
                  "maximum(x, y)": "max", "maximum(y, x)": "max",
                  "min(x, y)": "min", "min(y, x)": "min",
                  "minimum(x, y)": "min", "minimum(y, x)": "min"}
@@ -573,7 +574,11 @@ class Plan:
     def _inputs(self, args, what):
         if isinstance(args, Node):
             args = (args,)
-        args = tuple(args)
+        try:
+            args = tuple(args)
+        except TypeError:
+            raise TypeError("%s: args must be a node or a sequence of nodes "
+                            "of this plan, not %r" % (what, args)) from None
         for a in args:
             if not isinstance(a, Node) or a._plan is not self:
                 raise TypeError("%s: the arguments must be nodes of this plan, "
@@ -600,14 +605,21 @@ class Plan:
         broadcast against every row by numpy's rules; they are copied
         once, when the node is made."""
         args = self._inputs(args, "map")
+        if not callable(func) and not isinstance(func, str):
+            raise TypeError("map: func must be a lambda, a def, a numpy ufunc "
+                            "or an expression string, not %r" % (func,))
         consts = {}
         for cname, value in (constants or {}).items():
             arr = np.ascontiguousarray(_as_host_array(value, "constant '%s'"
                                                       % cname)).copy()
             consts[cname] = arr
-        if callable(func):
-            code = getattr(func, "__code__", None)
-            if code is not None and code.co_argcount != len(args):
+        if callable(func) and is_library_function(func):
+            # np.sqrt, np.add, math.exp, abs: called on the arguments
+            func = translate_call(func, ["in%d" % i for i in
+                                         range(len(args))])
+        elif callable(func):
+            code = func.__code__
+            if code.co_argcount != len(args):
                 raise TypeError("map: the function takes %d arguments but %d "
                                 "were given" % (code.co_argcount, len(args)))
             params = [code.co_varnames[i] for i in range(code.co_argcount)]
@@ -643,11 +655,15 @@ class Plan:
         if isinstance(func, str) and func in _OPS:
             op = func
         else:
-            if callable(func):
-                code = getattr(func, "__code__", None)
-                if code is None or code.co_argcount != 2:
+            if callable(func) and is_library_function(func):
+                # np.add, np.maximum, max: called on the two partial results
+                func = translate_call(func, ["x", "y"])
+            elif callable(func):
+                code = func.__code__
+                if code.co_argcount != 2:
                     raise TypeError("reduce: a combiner takes two partial "
-                                    "results (x, y)")
+                                    "results (x, y), not %d" %
+                                    code.co_argcount)
                 params = [code.co_varnames[i] for i in range(2)]
                 func = translate(func, {params[0]: "x", params[1]: "y"})
             op = _COMBINER_OPS.get(func)
@@ -711,10 +727,13 @@ class Plan:
             cells = [c for w in windows
                      for c in w.replace(";", " ").replace(",", " ")
                      .replace("|", " ").split() if c != "_"]
-            code = getattr(func, "__code__", None)
+            code = None if is_library_function(func) else func.__code__
             params = [code.co_varnames[i] for i in range(code.co_argcount)] \
                 if code else []
-            if set(params) <= set(cells):
+            if code is None:
+                # np.add over "x y": the function of the cells in order
+                names = None
+            elif set(params) <= set(cells):
                 names = {p: p for p in params}
             elif len(params) == len(cells):
                 names = dict(zip(params, cells))
@@ -722,7 +741,8 @@ class Plan:
                 raise TypeError("stencil: the function's arguments %s are "
                                 "neither the window's names %s nor as many" %
                                 (params, cells))
-            func = translate(func, names)
+            func = translate_call(func, cells) if code is None else \
+                translate(func, names)
         if isinstance(iterations, bool) or not isinstance(iterations, int):
             raise TypeError("stencil: iterations must be an int, not %r" %
                             (iterations,))

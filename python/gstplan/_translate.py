@@ -21,7 +21,8 @@ import math
 import numbers
 import textwrap
 
-__all__ = ["TranslationError", "translate"]
+__all__ = ["TranslationError", "translate", "translate_call",
+           "is_library_function"]
 
 
 def with_article(name):
@@ -41,6 +42,7 @@ _RENAMES = {
     "arcsin": "asin", "arccos": "acos", "arctan": "atan",
     "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh",
     "arctanh": "atanh", "power": "pow", "around": "round",
+    "round_": "round",
 }
 
 # numpy's reductions whose names are the language's elementwise min and max:
@@ -440,29 +442,98 @@ class _Writer:
         else:
             self.fail(node, "only functions of math, numpy and the built-ins "
                       "abs/min/max/round/pow can be called")
-        if module == "numpy" and name in _NUMPY_REDUCTIONS:
-            self.fail(node, "numpy.%s is a reduction over an axis (np.max(x, "
-                      "0) is the largest value along axis 0), not elementwise: "
-                      "write np.%s(x, y) for the %s of two values, or "
-                      "plan.reduce() to reduce" % (
-                          name, _NUMPY_REDUCTIONS[name],
-                          "smaller" if "min" in name else "larger"))
-        if module == "math" and name == "remainder":
-            self.fail(node, "math.remainder is IEEE 754's remainder (the "
-                      "quotient rounded to nearest), which the expression "
-                      "language does not have; x % y is Python's and numpy's "
-                      "remainder, math.fmod(x, y) C's")
-        name = _RENAMES.get(name, name)
-        if name not in _FUNCTIONS:
-            self.fail(node, "the function '%s' has no equivalent in the "
-                      "expression language" % name)
-        if name == "round" and len(node.args) != 1:
-            self.fail(node, "round() takes no number of digits here")
+        name = _function_name(module, name, len(node.args),
+                              lambda what: self.fail(node, what))
         args = ", ".join(self.expr(a) for a in node.args)
         if module == "cmath" and name in _CMATH_COMPLEX:
             args = ", ".join("complex128(%s)" % self.expr(a)
                              for a in node.args)
         return "%s(%s)" % (name, args)
+
+
+def _function_name(module, name, n_args, fail):
+    """The language's name for the function `name` of `module` (numpy,
+    math, cmath or None for a built-in) called with n_args arguments;
+    fail(message) raises for one it does not have, or has with another
+    meaning."""
+    if module == "numpy" and name in _NUMPY_REDUCTIONS:
+        fail("numpy.%s is a reduction over an axis (np.max(x, "
+             "0) is the largest value along axis 0), not elementwise: "
+             "write np.%s(x, y) for the %s of two values, or "
+             "plan.reduce() to reduce" % (
+                 name, _NUMPY_REDUCTIONS[name],
+                 "smaller" if "min" in name else "larger"))
+    if module == "math" and name == "remainder":
+        fail("math.remainder is IEEE 754's remainder (the "
+             "quotient rounded to nearest), which the expression "
+             "language does not have; x % y is Python's and numpy's "
+             "remainder, math.fmod(x, y) C's")
+    name = _RENAMES.get(name, name)
+    if name not in _FUNCTIONS:
+        fail("the function '%s' has no equivalent in the "
+             "expression language" % name)
+    if name == "round" and n_args != 1:
+        fail("round() takes no number of digits here")
+    return name
+
+
+def is_library_function(func):
+    """Whether func is a function of numpy, math or cmath (np.sqrt,
+    np.clip, math.exp), a built-in function or a cast: translate_call()'s,
+    not read from its source."""
+    if not hasattr(func, "__code__"):
+        return True
+    module = getattr(func, "__module__", None) or ""
+    return module.split(".")[0] in _MODULES
+
+
+def translate_call(func, args):
+    """The expression calling func, a function without Python code (a
+    numpy ufunc such as np.sqrt or np.add, a function of math or cmath, a
+    built-in abs/min/max/round/pow, a cast float/int/bool or a numpy
+    scalar type such as np.float32), on the expressions args in order.
+    TypeError for any other callable or the wrong number of arguments,
+    TranslationError for a function the language does not have."""
+    np = _numpy()
+    described = getattr(func, "__name__", None) or repr(func)
+
+    def fail(what):
+        raise TranslationError("%s: %s" % (described, what))
+    if np is not None and isinstance(func, np.ufunc):
+        if func.nin != len(args):
+            raise TypeError("numpy.%s takes %d argument%s but %d were given" %
+                            (func.__name__, func.nin,
+                             "" if func.nin == 1 else "s", len(args)))
+        module, name = "numpy", func.__name__
+    elif func in (float, int, bool):
+        module, name = None, _BUILTIN_CASTS[func.__name__]
+    elif np is not None and isinstance(func, type) and \
+            issubclass(func, np.generic) and \
+            np.dtype(func).name in _DTYPE_NAMES | {"bool"}:
+        module, name = "numpy", np.dtype(func).name
+    elif is_library_function(func) and hasattr(func, "__name__") and \
+            func.__module__.split(".")[0] == "numpy":
+        # numpy's functions written in Python: np.clip, np.where, np.max
+        module, name = "numpy", func.__name__
+    elif inspect.isbuiltin(func) and getattr(func, "__module__", None) in (
+            "math", "cmath", "builtins"):
+        module = None if func.__module__ == "builtins" else func.__module__
+        name = func.__name__
+        if module is None and name not in ("abs", "min", "max", "round",
+                                           "pow"):
+            fail("only the built-ins abs, min, max, round and pow (and the "
+                 "casts float, int and bool) can be called")
+    else:
+        raise TypeError(
+            "%r is neither an expression string, a lambda or a def, nor a "
+            "numpy ufunc (np.sqrt, np.add) or a function of math" % (func,))
+    if name in _DTYPE_NAMES | {"bool"} and len(args) != 1:
+        raise TypeError("%s() takes one argument but %d were given" %
+                        (described, len(args)))
+    name = _function_name(module, name, len(args), fail)
+    if module == "cmath" and name in _CMATH_COMPLEX:
+        args = ["complex128(%s)" % a for a in args]
+    return "%s(%s)" % (name, ", ".join(args))
 
 
 def translate(func, names=None):

@@ -390,6 +390,56 @@ def lambdas_with_numpy_types():
 
 
 @test
+def numpy_and_math_functions_as_kernels():
+    """A numpy ufunc or function, a function of math, a built-in or a cast
+    given where a lambda goes is called on the arguments in order, as
+    numpy calls it (np.sqrt, np.add, math.exp and abs raised
+    AttributeError: 'NoneType' object has no attribute 'co_argcount';
+    np.add as a combiner was 'a combiner takes two partial results')."""
+    X = rng.standard_normal(1001); Y = rng.standard_normal(1001)
+    I = rng.integers(-50, 50, 1001).astype(np.int32)
+
+    def run(func, *arrays):
+        plan = Plan(); srcs = [plan.source(name="s%d" % i) for i in range(len(arrays))]
+        plan.map(func, args=tuple(srcs), name="m")
+        return plan.realize(target="cpu").dispatch(
+            **{"s%d" % i: a for i, a in enumerate(arrays)}).result("m")
+    for func, arrays, want in (
+            (np.sqrt, (abs(X),), np.sqrt(abs(X))), (np.add, (X, Y), X + Y),
+            (np.arctan2, (X, Y), np.arctan2(X, Y)), (np.negative, (I,), -I),
+            (np.clip, (X, Y, Y + 1), np.clip(X, Y, Y + 1)),
+            (np.floor_divide, (I, I % 7 + 1), I // (I % 7 + 1)),
+            (np.round, (X,), np.round(X)), (np.float32, (X,), X.astype(np.float32)),
+            (math.exp, (X,), np.exp(X)), (abs, (I,), np.abs(I)),
+            (max, (X, Y), np.maximum(X, Y)), (int, (X,), X.astype(np.int64))):
+        close(run(func, *arrays), want, 1e-12)
+    expect(TypeError, lambda: run(np.sqrt, X, Y), "numpy.sqrt takes 1 argument but 2")
+    expect(TypeError, lambda: run(np.add, X), "numpy.add takes 2 arguments but 1")
+    expect(TranslationError, lambda: run(np.max, X), "numpy.amax is a reduction")
+    expect(TranslationError, lambda: run(len, X), "only the built-ins abs")
+    import functools
+    expect(TypeError, lambda: run(functools.partial(np.add, 1), X),
+           "is neither an expression string, a lambda or a def, nor a numpy ufunc")
+    plan = Plan(); a = plan.source()
+    expect(TypeError, lambda: plan.map(3, args=(a,)), "map: func must be")
+    expect(TypeError, lambda: plan.map("x", args=None), "map: args must be a node")
+    # combiners and stencils
+    for func, want in ((np.add, X.sum()), (np.multiply, X.prod()),
+                       (np.maximum, X.max()), (np.minimum, X.min())):
+        plan = Plan(); a = plan.source(); plan.reduce(func, args=(a,), name="r")
+        work = plan.realize(target="cpu")
+        close(work.dispatch(a=X).result("r"), want, 1e-12)
+    plan = Plan(); a = plan.source()
+    plan.reduce(np.hypot, args=(a,), identity=0, name="r")
+    close(plan.realize(target="cpu").dispatch(a=X).result("r"),
+          np.sqrt((X * X).sum()), 1e-12)
+    plan = Plan(); a = plan.source()
+    plan.stencil("l _ r", np.add, args=(a,), boundary="constant", name="st")
+    want = np.concatenate([[0.0], X[:-1]]) + np.concatenate([X[1:], [0.0]])
+    close(plan.realize(target="cpu").dispatch(a=X).result("st"), want, 1e-12)
+
+
+@test
 def lambdas_that_are_refused():
     plan = Plan(); a = plan.source()
     here = __file__
