@@ -63,6 +63,9 @@ struct _PlanWork
 
   /* construct-only, no lock */
   PlanTarget target;
+  PlanDevice *device;           /* target cuda: held for the work's life, so
+                                 * that its context is not made again for
+                                 * each run that starts the elements */
   GstPipeline *pipeline;
   GPtrArray *nodes;             /* PlanNode: the graph as realized */
   GPtrArray *stages;            /* Stage, inputs first */

@@ -726,15 +726,15 @@ _plan_work_new (PlanGraph * graph, PlanTarget target, PlanRealizeFlags flags,
 
   self->target = target;
   /* Every kernel on the device: without one, say so now rather than when
-   * the first run starts its elements. */
+   * the first run starts its elements. The work holds it: the elements
+   * let go of it when a run stops, and a device nobody holds is closed
+   * (a CUDA context made again at each start). */
   if (target == PLAN_TARGET_CUDA) {
-    PlanDevice *device = plan_device_get ("cuda", error);
-
-    if (device == NULL) {
+    self->device = plan_device_get ("cuda", error);
+    if (self->device == NULL) {
       g_prefix_error (error, "target cuda: ");
       goto failed;
     }
-    g_object_unref (device);
   }
   for (i = 0; i < nodes->len; i++)
     g_ptr_array_add (self->nodes, g_object_ref (g_ptr_array_index (nodes,

@@ -100,6 +100,7 @@ plan_work_finalize (GObject * object)
     gst_element_set_state (GST_ELEMENT (self->pipeline), GST_STATE_NULL);
     gst_object_unref (self->pipeline);
   }
+  g_clear_object (&self->device);
   g_ptr_array_unref (self->outputs);
   free_stages (self);
   g_ptr_array_unref (self->nodes);

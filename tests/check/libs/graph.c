@@ -2027,6 +2027,58 @@ GST_START_TEST (test_stencil_inputs_wave)
 
 GST_END_TEST;
 
+/* A work for target cuda holds its device from realize to the end: the
+ * runs' elements find it open (a CUDA context is not made again for each
+ * run that starts them), and it is closed when the work goes. */
+GST_START_TEST (test_cuda_work_holds_its_device)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *m = plan_graph_add_map (g, "m", "x * 2", 1, &a,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  gint64 shape[] = { 1000 };
+  PlanArray *in = plan_array_new (PLAN_DTYPE_FLOAT32, 1, shape, NULL);
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanDevice *device, *again;
+  gpointer held = NULL;
+  PlanWork *work;
+  GError *err = NULL;
+  guint run;
+
+  g_setenv ("GST_PLAN_DEVICE", "sim", TRUE);
+  fail_unless (plan_graph_add_sink (g, "out", m, NULL) != NULL);
+  g_setenv ("PLAN_DIRECT_MAX_ELEMENTS", "0", TRUE);
+  work = plan_graph_realize (g, PLAN_TARGET_CUDA, PLAN_REALIZE_NONE, &err);
+  g_unsetenv ("PLAN_DIRECT_MAX_ELEMENTS");
+  fail_unless (work != NULL, "%s", err ? err->message : "");
+  device = plan_device_get ("cuda", NULL);
+  fail_unless (device != NULL);
+  held = device;
+  g_object_add_weak_pointer (G_OBJECT (device), &held);
+  g_object_unref (device);
+  fail_unless (held != NULL, "the work does not hold its device");
+  plan_bindings_set_array (bindings, "a", in);
+  for (run = 0; run < 3; run++) {
+    PlanFuture *future = plan_work_dispatch (work, bindings, &err);
+
+    fail_unless (future != NULL, "%s", err ? err->message : "");
+    fail_unless (plan_future_wait (future, -1, &err), "%s",
+        err ? err->message : "");
+    g_object_unref (future);
+    again = plan_device_get ("cuda", NULL);
+    fail_unless (again == held, "run %u opened the device again", run);
+    g_object_unref (again);
+  }
+  g_object_unref (work);
+  fail_unless (held == NULL, "the device outlives the work");
+  g_unsetenv ("GST_PLAN_DEVICE");
+  g_object_unref (bindings);
+  g_object_unref (in);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stencil_inputs_errors)
 {
   PlanGraph *g = plan_graph_new ();
@@ -2162,6 +2214,7 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_device_array);
   tcase_add_test (tc, test_device_array_refused_as_output);
   tcase_add_test (tc, test_stencil_inputs_wave);
+  tcase_add_test (tc, test_cuda_work_holds_its_device);
   tcase_add_test (tc, test_stencil_inputs_errors);
   return s;
 }
