@@ -97,9 +97,14 @@ plan_shard_take_share (guint64 total, PlanShardInfo * info, GError ** error)
     if (info->total == 0)
       /* No number of ranks would do. */
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has "
-          "no rows: the array has none, and a sharded run needs a row on "
-          "every rank; read it without shard=mpi", info->rank,
+          "no rows: there are none to share (the array has none, or the "
+          "offset and length read select none), and a sharded run needs a "
+          "row on every rank; read it without shard=mpi", info->rank,
           info->n_ranks);
+    else if (info->total == 1)
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has "
+          "no rows: 1 row is shared among %u ranks; run 1 rank, or read "
+          "it without shard=mpi", info->rank, info->n_ranks, info->n_ranks);
     else
       g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rank %u of %u has "
           "no rows: %" G_GUINT64_FORMAT " rows are shared among %u ranks; "

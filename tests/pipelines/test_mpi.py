@@ -280,14 +280,28 @@ def test_more_ranks_than_rows():
     np.save(empty, np.zeros((0, 3)))
     words = ['planfilesrc', 'location=%s' % empty, 'shard=mpi', '!', 'planreduce',
              'op=sum', '!', 'planfilesink', 'location=%s' % out]
-    needle = 'the array has none, and a sharded run needs a row on every rank; ' \
-        'read it without shard=mpi'
+    needle = 'there are none to share (the array has none, or the offset and ' \
+        'length read select none), and a sharded run needs a row on every ' \
+        'rank; read it without shard=mpi'
     text = mpirun(2, words, expect_ok=False)
     if text.count(needle) < 2 or 'at most' in text:
         raise Failure('no rows on 2 ranks: not every rank said %r:\n%s' % (needle, text))
     plantest.expect_error(words, 'rank 0 of 1 has no rows: ' + needle)
     if os.path.exists(out):
         raise Failure('a refused job wrote %s' % out)
+    # Rows that offset and length leave none of (the array has 3): the
+    # message said 'the array has none'; one row on 2 ranks said '1 rows
+    # are shared ...; run at most 1 ranks'.
+    for n, select, said in ((2, 'offset=3', needle),
+                            (2, 'offset=2', '1 row is shared among 2 ranks; '
+                             'run 1 rank, or read it without shard=mpi')):
+        words = ['planfilesrc', 'location=%s' % src, select, 'shard=mpi', '!',
+                 'planfilesink', 'location=%s' % out]
+        text = mpirun(n, words, expect_ok=False)
+        if text.count(said) < 1 or 'rows are' in text or 'at most' in text:
+            raise Failure('%s on %d ranks: not said %r:\n%s' % (select, n, said, text))
+        if os.path.exists(out):
+            raise Failure('a refused job wrote %s' % out)
 
 
 def test_inputs_of_different_lengths():
