@@ -154,6 +154,42 @@ refuse_seek (PlanKernelElement * self, GstEvent * event, gchar ** why,
   return NULL;
 }
 
+/* Whether a seek in rows selects none (its start after its stop), or no
+ * row of an input that is a 0-d array (one row, its value, which numpy
+ * cannot slice and the stream could not hold): the source refuses it, but
+ * only once the seek has come to it, GstAggregator having flushed the
+ * output meanwhile, so that the pipeline would wait for ever for rows. */
+static const gchar *
+seek_selects_nothing (PlanKernelElement * self, GstSeekType start_type,
+    gint64 start, GstSeekType stop_type, gint64 stop)
+{
+  GList *pads, *l;
+  gint64 first = start_type == GST_SEEK_TYPE_SET ? MAX (start, 0) : 0;
+  gboolean stop_set = stop_type == GST_SEEK_TYPE_SET && stop >= 0;
+  gboolean zero_d = FALSE;
+
+  if (start_type == GST_SEEK_TYPE_SET && stop_set && start > stop)
+    return "its start comes after its stop";
+  if (first < 1 && !(stop_set && stop <= first))
+    return NULL;
+  pads = _plan_kernel_element_get_sink_pads (self);
+  for (l = pads; l && !zero_d; l = l->next) {
+    GstCaps *caps = gst_pad_get_current_caps (l->data);
+    PlanArrayInfo info;
+
+    /* Before the caps come (a seek in PAUSED, the sink not prerolling),
+     * what upstream can give: a file's fixed caps. */
+    if (caps == NULL)
+      caps = gst_pad_peer_query_caps (l->data, NULL);
+    zero_d = caps && gst_caps_is_fixed (caps)
+        && plan_array_info_from_caps (&info, caps, NULL) && info.ndim == 0;
+    gst_clear_caps (&caps);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return zero_d ? "it selects no row of an input that is a 0-d array (one "
+      "value)" : NULL;
+}
+
 /* Turns a seek on the output into the seek in rows sent upstream, or
  * refuses it (returns NULL, having taken @event; the reason in @why): only
  * rows (GST_FORMAT_DEFAULT) and, where output rows are input rows, bytes
@@ -271,6 +307,15 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
     format = GST_FORMAT_DEFAULT;
   } else if (format != GST_FORMAT_DEFAULT) {
     goto refuse;
+  }
+  if (format == GST_FORMAT_DEFAULT) {
+    const gchar *nothing = seek_selects_nothing (self, start_type, start,
+        stop_type, stop);
+
+    if (nothing)
+      return refuse_seek (self, event, why, g_strdup_printf ("a seek to "
+              "rows %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " cannot be "
+              "made: %s", start, stop, nothing));
   }
   /* Rows (or bytes) of an output sampled in time: its segment is in time,
    * and GstAggregator moves it by the seek in the seek's format, so the

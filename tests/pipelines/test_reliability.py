@@ -320,6 +320,56 @@ def test_seeks_to_no_rows():
             assert_same(got, want(a[300:300]), what)
 
 
+def test_seeks_selecting_nothing_refused_before_the_flush():
+    """A row seek whose start comes after its stop, and one that selects
+    no row of a 0-d array (numpy cannot slice one), are refused by each
+    kernel element before GstAggregator flushes its output: the source
+    would refuse them only after that flush, and the pipeline waited for
+    ever. The seek returns FALSE and the pipeline goes on to EOS with the
+    whole result, into planfilesink (which does not preroll, so the seek
+    may come before the element has its caps) and into a fakesink."""
+    Gst = gst()
+    d = tmpdir()
+    rows, zero_d = os.path.join(d, 'rows.npy'), os.path.join(d, 'zero_d.npy')
+    a = np.arange(50.0)
+    np.save(rows, a)
+    np.save(zero_d, np.array(2.5))
+    dst = os.path.join(d, 'out.npy')
+    for element, want in (('planmap expr="x * 2"', lambda b: b * 2),
+                          ('planreduce op=sum', lambda b: np.asarray(b.sum())),
+                          ('planstencil window="x y z" expr="x + y + z" '
+                           'boundary=constant', None)):
+        for src, arr, start, stop in ((rows, a, 30, 10), (zero_d, None, 0, 0),
+                                      (zero_d, None, 1, -1)):
+            if arr is None and 'planstencil' in element:
+                continue        # a stencil needs an axis
+            for sink in ('planfilesink location=%s' % dst, 'fakesink'):
+                if os.path.exists(dst):
+                    os.unlink(dst)
+                p = Gst.parse_launch('planfilesrc location=%s ! %s ! %s' %
+                                     (src, element, sink))
+                p.set_state(Gst.State.PAUSED)
+                p.get_state(HANG * Gst.SECOND)
+                ok = p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                            Gst.SeekType.SET, start, Gst.SeekType.SET, stop)
+                p.set_state(Gst.State.PLAYING)
+                msg = p.get_bus().timed_pop_filtered(
+                    HANG * Gst.SECOND,
+                    Gst.MessageType.EOS | Gst.MessageType.ERROR)
+                p.set_state(Gst.State.NULL)
+                what = '%s, seek to rows %d to %d of %s into %s' % (
+                    element, start, stop, os.path.basename(src),
+                    sink.split()[0])
+                if ok:
+                    raise Failure('%s: the seek was made' % what)
+                if msg is None or msg.type != Gst.MessageType.EOS:
+                    raise Failure('%s: no EOS: %s' % (
+                        what, msg and msg.parse_error()[0].message))
+                if sink.startswith('planfilesink') and want is not None:
+                    b = a if arr is not None else np.array(2.5)
+                    assert_same(np.load(dst), want(b), what)
+
+
 def test_refused_time_seeks():
     """A seek in TIME (what pipeviz sends after every link, and
     GstPipelineStudio's slider) cannot be honoured: arrays have no
@@ -846,6 +896,8 @@ CASES = [
      test_row_seeks),
     ('row seeks to no rows through map, reduce and stencil',
      test_seeks_to_no_rows),
+    ('seeks selecting nothing refused before the flush, EOS follows',
+     test_seeks_selecting_nothing_refused_before_the_flush),
     ('TIME seeks refused, the pipeline goes on to EOS',
      test_refused_time_seeks),
     ('a byte seek through planmap', test_byte_seek_through_map),
