@@ -238,6 +238,22 @@ def _plan_dtype(dtype, what=None):
     return d
 
 
+def _native(dtype, what):
+    """dtype (None, or anything np.dtype takes), refused with a ValueError
+    naming what when it is not in this machine's byte order: gstplan
+    computes and allocates in that order, so a result asked as '>f4'
+    would silently come as '<f4' on x86-64."""
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        if not dt.isnative:
+            raise ValueError(
+                "%s: dtype %s is not in this machine's byte order, in which "
+                "gstplan computes and allocates its results; give %s (and "
+                "convert a result with .astype(%r) where you need the other "
+                "order)" % (what, dt.str, dt.newbyteorder("=").str, dt.str))
+    return dtype
+
+
 def _numpy_dtype(plan_dtype):
     return np.dtype(_P.dtype_to_string(plan_dtype))
 
@@ -595,7 +611,8 @@ class Plan:
         if ndim < 0:
             raise ValueError("source: ndim must be 0 or more, not %d" % ndim)
         return self._wrap(_call(self._graph.add_source, self._name(name),
-                                int(ndim), _plan_dtype(dtype, "source")))
+                                int(ndim), _plan_dtype(_native(
+                                    dtype, "source"), "source")))
 
     def map(self, func, args, dtype=None, name=None, constants=None):
         """func(*args) elementwise: a lambda (translated to the expression
@@ -605,6 +622,7 @@ class Plan:
         broadcast against every row by numpy's rules; they are copied
         once, when the node is made."""
         args = self._inputs(args, "map")
+        _native(dtype, "map")
         if not callable(func) and not isinstance(func, str):
             raise TypeError("map: func must be a lambda, a def, a numpy ufunc "
                             "or an expression string, not %r" % (func,))
@@ -816,7 +834,7 @@ class Plan:
         props = {"mode": mode, "halo": halo, "boundary": boundary,
                  "cval": cval, "state-size": state_size}
         if out_dtype is not None:
-            props["out-dtype"] = np.dtype(out_dtype).name
+            props["out-dtype"] = np.dtype(_native(out_dtype, "custom")).name
         if out_shape is not None:
             shape = tuple(np.atleast_1d(out_shape)) if not isinstance(
                 out_shape, tuple) else out_shape

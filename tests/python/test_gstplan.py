@@ -703,6 +703,15 @@ def errors_name_what_is_wrong_and_where():
     expect(ValueError, lambda: p3.source(ndim=-1), "source: ndim must be 0 or more")
     expect(TypeError, lambda: p3.source(name=3), "name must be a string", "3")
     expect(TypeError, lambda: p3.source(dtype="U3"), "source: dtype <U3")
+    # the other byte order: results came in this machine's, silently
+    other = np.dtype("f4").newbyteorder("S")
+    expect(ValueError, lambda: p3.source(dtype=other), "source: dtype %s is not in "
+           "this machine's byte order" % other.str)
+    expect(ValueError, lambda: p3.map("x", args=(p3.source(),), dtype=other.str),
+           "map: dtype %s" % other.str)
+    expect(ValueError, lambda: p3.custom(lambda x: x, args=(p3.source(),),
+                                         out_dtype=other), "custom: dtype %s" % other.str)
+    assert p3.source(dtype=np.dtype("u1").newbyteorder("S")).name
     c = p3.source(ndim=np.int64(2))
     assert c.ndim == 2
     expect(TypeError, lambda: p3.map("x", args=(c,), dtype="M8"), "map: dtype datetime64")
