@@ -158,6 +158,9 @@ struct _PlanArraySrc
                                  * state change fails after it */
   guint64 next_row;
   guint64 stop_row;             /* array mode: the end of the segment */
+  gboolean rows_pushed;         /* a chunk went since the last seek */
+  guint32 seek_seqnum;          /* of the seek event being handled */
+  guint32 range_seqnum;         /* of the seek that set the range */
   GPtrArray *live;              /* reader mode: LiveChunk, pushed and
                                  * maybe still in use downstream */
   /* progress messages: streaming thread, and stop() once it stopped */
@@ -688,9 +691,17 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
 static gboolean
 plan_array_src_event (GstBaseSrc * src, GstEvent * event)
 {
+  PlanArraySrc *self = PLAN_ARRAY_SRC (src);
+  gboolean ok;
+
   if (plan_element_refuse_backward_seek (GST_ELEMENT (src), event))
     return FALSE;
-  return GST_BASE_SRC_CLASS (parent_class)->event (src, event);
+  /* do_seek() takes the seek's seqnum for the segment it may push. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)
+    g_atomic_int_set (&self->seek_seqnum, gst_event_get_seqnum (event));
+  ok = GST_BASE_SRC_CLASS (parent_class)->event (src, event);
+  g_atomic_int_set (&self->seek_seqnum, GST_SEQNUM_INVALID);
+  return ok;
 }
 
 static gboolean
@@ -755,6 +766,8 @@ plan_array_src_do_seek (GstBaseSrc * src, GstSegment * segment)
   self->next_row = segment->start;
   self->stop_row = segment->stop == (guint64) -1 ? n_rows :
       MIN (segment->stop, n_rows);
+  self->rows_pushed = FALSE;
+  self->range_seqnum = g_atomic_int_get (&self->seek_seqnum);
   segment->time = segment->start;
   segment->position = segment->start;
   begin_progress (self, self->next_row, self->stop_row);
@@ -1138,6 +1151,28 @@ bad_chunk:
   }
 }
 
+/* GstBaseSrc sends a segment with the first buffer after a start or a
+ * seek, and none before an EOS that comes first: the elements downstream
+ * would take the stream for the rows of the segment before. A range of no
+ * rows of an array (a seek to rows 3 to 3, an array of none) gets its
+ * segment here, before the EOS, with the seek's seqnum (planfilesrc does
+ * the same). */
+static void
+push_empty_segment (PlanArraySrc * self)
+{
+  GstBaseSrc *base = GST_BASE_SRC (self);
+  GstEvent *event;
+
+  GST_OBJECT_LOCK (self);
+  event = gst_event_new_segment (&base->segment);
+  GST_OBJECT_UNLOCK (self);
+  if (self->range_seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, self->range_seqnum);
+  GST_DEBUG_OBJECT (self, "no rows in the range: its segment before the EOS");
+  gst_pad_push_event (GST_BASE_SRC_PAD (self), event);
+  self->rows_pushed = TRUE;
+}
+
 static GstFlowReturn
 plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer ** buffer)
@@ -1154,11 +1189,14 @@ plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
     ret = create_from_reader (self, buffer);
   switch (ret) {
     case GST_FLOW_OK:
+      self->rows_pushed = TRUE;
       GST_LOG_OBJECT (self, "rows %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
           GST_BUFFER_OFFSET (*buffer), GST_BUFFER_OFFSET_END (*buffer));
       plan_progress_update (self->progress, GST_BUFFER_OFFSET_END (*buffer));
       break;
     case GST_FLOW_EOS:
+      if (self->run_array && !self->rows_pushed)
+        push_empty_segment (self);
       plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:

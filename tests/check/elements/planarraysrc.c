@@ -890,6 +890,88 @@ GST_START_TEST (test_src_seeks_in_rows_with_array)
 
 GST_END_TEST;
 
+/* The segment that comes before the EOS (after the flush of @seqnum's
+ * seek, or the first EOS for GST_SEQNUM_INVALID): there must be one. */
+static void
+expect_segment_before_eos (GstHarness * h, guint64 start, guint64 stop,
+    guint32 seqnum)
+{
+  gboolean flushed = seqnum == GST_SEQNUM_INVALID, segment = FALSE;
+  GstEvent *event;
+
+  while ((event = gst_harness_pull_event (h))) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+      flushed = TRUE;
+      segment = FALSE;
+    } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT && flushed) {
+      const GstSegment *seg;
+
+      gst_event_parse_segment (event, &seg);
+      fail_unless_equals_uint64 (seg->start, start);
+      fail_unless_equals_uint64 (seg->stop, stop);
+      if (seqnum != GST_SEQNUM_INVALID)
+        fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+      segment = TRUE;
+    } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && flushed) {
+      gst_event_unref (event);
+      break;
+    }
+    gst_event_unref (event);
+  }
+  fail_unless (segment, "no segment before the EOS");
+}
+
+/* A range of no rows (a seek to rows 3 to 3, an array of none) has its
+ * segment before the EOS, which GstBaseSrc sends only with a first
+ * buffer: downstream would take the stream for the rows of the segment
+ * before. A seek to no row of a 0-d array is refused. */
+GST_START_TEST (test_src_no_rows_have_a_segment)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 1), *empty = make_array (0, 3), *zero_d;
+  GstHarness *h;
+  GstEvent *seek;
+  guint32 seqnum;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 10));
+  expect_eos (h);
+  seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+      GST_SEEK_TYPE_SET, 3, GST_SEEK_TYPE_SET, 3);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (h, seek));
+  expect_segment_before_eos (h, 3, 3, seqnum);
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+
+  src = make_src ();
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), empty);
+  h = src_harness (src, NULL);
+  expect_segment_before_eos (h, 0, -1, GST_SEQNUM_INVALID);
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+
+  zero_d = plan_array_new (PLAN_DTYPE_FLOAT64, 0, NULL, NULL);
+  src = make_src ();
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), zero_d);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 1));
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 0)));
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 1)));
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (zero_d);
+  g_object_unref (empty);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 /* Forwards only: a seek with a negative rate, in rows (the segment's
  * format, which GstBaseSrc does not ask the element to prepare), is
  * refused before anything is flushed, sent upstream or to the element. */
@@ -1309,6 +1391,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_seeks_in_rows_with_array);
   tcase_add_test (tc, test_src_refuses_backward_seeks);
+  tcase_add_test (tc, test_src_no_rows_have_a_segment);
   tcase_add_test (tc, test_src_refuses_a_rate_asked_downstream);
   tcase_add_test (tc, test_src_blocksize_set_while_playing_is_refused);
   tcase_add_test (tc, test_src_with_reader_is_not_seekable);
