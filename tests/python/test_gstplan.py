@@ -440,6 +440,19 @@ def numpy_and_math_functions_as_kernels():
 
 
 @test
+def reduce_axis_minus_one_is_within_each_row():
+    """axis=-1 reduces each row, everything but the first axis, as
+    python.md says: numpy's axis=-1 on 2-D only (numpy's axis=(1, 2) on
+    3-D; on 1-D each element is its own row)."""
+    T = rng.standard_normal((5, 3, 4)); X = rng.standard_normal(7)
+    M = rng.standard_normal((6, 3))
+    for arr, want in ((T, T.sum(axis=(1, 2))), (M, M.sum(axis=-1)), (X, X)):
+        plan = Plan(); a = plan.source(ndim=arr.ndim)
+        plan.reduce("sum", args=(a,), axis=-1, name="r")
+        close(plan.realize(target="cpu").dispatch(a=arr).result("r"), want, 1e-12)
+
+
+@test
 def lambdas_that_are_refused():
     plan = Plan(); a = plan.source()
     here = __file__
