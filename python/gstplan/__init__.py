@@ -615,9 +615,11 @@ class Plan:
                                     dtype, "source"), "source")))
 
     def map(self, func, args, dtype=None, name=None, constants=None):
-        """func(*args) elementwise: a lambda (translated to the expression
-        language) or an expression string naming the arguments x, y, z, w
-        (or in0, in1, ...). constants: a dict of small arrays (numpy or
+        """func(*args) elementwise: a lambda or a def (translated to the
+        expression language), a function of numpy or math the language
+        has (np.sqrt, np.add, np.clip, math.exp, abs, np.float32), called
+        on args in order, or an expression string naming the arguments
+        x, y, z, w (or in0, in1, ...). constants: a dict of small arrays (numpy or
         anything with __array_interface__) the function reads by name,
         broadcast against every row by numpy's rules; they are copied
         once, when the node is made."""
@@ -660,9 +662,12 @@ class Plan:
         """A reduction of args[0]: an op name ('sum', 'prod', 'min', 'max',
         'mean', 'argmin', 'argmax', 'any', 'all', 'var', 'std', 'nansum',
         ... as planreduce names them), or an associative combiner of two
-        partial results (a lambda x, y or a string), with its identity.
-        axis: None (everything), 0 (over rows), -1 (each row) or 1 (each
-        row of a 2-D input, numpy's axis 1 there). ddof:
+        partial results (a lambda x, y, a string, or a numpy ufunc: np.add,
+        np.multiply, np.maximum and np.minimum are 'sum', 'prod', 'max'
+        and 'min'), with its identity.
+        axis: None (everything), 0 (over rows), -1 (each row: everything
+        but the first axis, which is numpy's axis=-1 on 2-D inputs only)
+        or 1 (each row of a 2-D input, numpy's axis 1 there). ddof:
         numpy's, for 'var', 'std', 'nanvar' and 'nanstd'."""
         (source,) = self._inputs(args, "reduce")
         ddof = _real(ddof, "reduce", "ddof")
