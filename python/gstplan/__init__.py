@@ -116,7 +116,8 @@ _OPS = {n: getattr(_P.ReduceOp, n.upper()) for n in (
 # Combiners that are built-in reductions (exact, faster): the expression a
 # lambda of x and y translates to, either way round.
 _COMBINER_OPS = {"x + y": "sum", "y + x": "sum", "x * y": "prod",
-                 "y * x": "prod", "add(x, y)": "sum", "multiply(x, y)": "prod", "max(x, y)": "max", "max(y, x)": "max",
+                 "y * x": "prod", "add(x, y)": "sum", "multiply(x, y)": "prod",
+                 "max(x, y)": "max", "max(y, x)": "max",
                  "maximum(x, y)": "max", "maximum(y, x)": "max",
                  "min(x, y)": "min", "min(y, x)": "min",
                  "minimum(x, y)": "min", "minimum(y, x)": "min"}
@@ -619,10 +620,10 @@ class Plan:
         expression language), a function of numpy or math the language
         has (np.sqrt, np.add, np.clip, math.exp, abs, np.float32), called
         on args in order, or an expression string naming the arguments
-        x, y, z, w (or in0, in1, ...). constants: a dict of small arrays (numpy or
-        anything with __array_interface__) the function reads by name,
-        broadcast against every row by numpy's rules; they are copied
-        once, when the node is made."""
+        x, y, z, w (or in0, in1, ...). constants: a dict of small arrays
+        (numpy or anything with __array_interface__) the function reads
+        by name, broadcast against every row by numpy's rules; they are
+        copied once, when the node is made."""
         args = self._inputs(args, "map")
         _native(dtype, "map")
         if not callable(func) and not isinstance(func, str):
