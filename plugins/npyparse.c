@@ -949,6 +949,41 @@ answer_seek (PlanNpyParse * self, GstEvent * event)
   return TRUE;
 }
 
+/* Upstream ended the range a seek asked for without a segment (GstBaseSrc
+ * sends none before an EOS that comes first: a seek to rows 3 to 3, whose
+ * bytes are none): the seek's own segment goes out before the EOS, so
+ * that downstream does not take the stream for the range before. */
+static void
+answer_seek_at_eos (PlanNpyParse * self, GstEvent * eos)
+{
+  GstSegment segment;
+  guint32 seqnum;
+  GstEvent *ours;
+
+  GST_OBJECT_LOCK (self);
+  if (!self->seek_pending || self->stale
+      || gst_event_get_seqnum (eos) != self->seek_seqnum) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  self->seek_pending = FALSE;
+  segment = self->seek_segment;
+  seqnum = self->seek_seqnum;
+  self->rows_out = self->seek_first;
+  self->stop_row = self->seek_stop;
+  self->segment = segment;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_DEBUG_OBJECT (self, "upstream ended the seek's range of no bytes: "
+      "rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, segment.start,
+      segment.stop);
+  gst_adapter_clear (self->adapter);
+  self->seqnum = seqnum;
+  ours = gst_event_new_segment (&segment);
+  gst_event_set_seqnum (ours, seqnum);
+  gst_pad_push_event (self->srcpad, ours);
+}
+
 /* Upstream's SEGMENT_DONE ends a segment seek's range: the last rows, then
  * ours, in rows or time, with a message (the pipeline's SEGMENT_DONE is
  * posted once every element that started a segment seek has posted
@@ -1003,6 +1038,7 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       gst_event_unref (event);
       return TRUE;
     case GST_EVENT_EOS:
+      answer_seek_at_eos (self, event);
       if (!finish (self)) {
         gst_event_unref (event);
         return FALSE;
@@ -1204,6 +1240,10 @@ handle_seek (PlanNpyParse * self, GstEvent * event, gchar ** why)
   plan_array_info_get_segment_rows (&info, &segment, &first, &end);
   last = end < 0 ? n_rows : MIN ((guint64) end, n_rows);
   first = MIN (first, last);
+  /* A 0-d array is one row, its value, which numpy cannot slice and the
+   * stream, whose caps announce it, could not leave out. */
+  if (info.ndim == 0 && first >= last)
+    goto no_row_of_0d;
   if (!seek_upstream (self, event, &segment, first, last, end < 0))
     return refuse_seek (self, why, GST_LEVEL_DEBUG, "upstream refused the "
         "seek in bytes");
@@ -1229,6 +1269,11 @@ bad_range:
 bad_seek:
   {
     return refuse_seek (self, why, GST_LEVEL_WARNING, "invalid seek");
+  }
+no_row_of_0d:
+  {
+    return refuse_seek (self, why, GST_LEVEL_WARNING, "the seek selects no "
+        "row of a 0-d array (one value)");
   }
 not_seekable:
   {

@@ -7,6 +7,7 @@ import io
 import os
 import re
 import subprocess
+import time
 
 import numpy as np
 
@@ -277,6 +278,57 @@ def seek_before_the_header():
         plantest.assert_same(got, want, what)
 
 
+def seek_to_no_rows():
+    """A row seek to a range of no rows (rows 2 to 2: no bytes upstream,
+    whose filesrc then sends no segment before its EOS) through npyparse:
+    the seek's segment comes before the EOS, so what follows gives numpy's
+    result over a[2:2], where planmap and planreduce took the stream for
+    the whole array cut short. A seek to no row of a 0-d array is refused,
+    and the value comes whole."""
+    Gst = plantest.gst()
+    d = plantest.tmpdir()
+    rows, zero_d = os.path.join(d, 'a.npy'), os.path.join(d, 'z.npy')
+    out = os.path.join(d, 'out.npy')
+    a = plantest.random_array('float64', (5, 3), RNG)
+    np.save(rows, a)
+    np.save(zero_d, np.array(2.5))
+    cases = [(rows, '', 2, 2, True, a[2:2]),
+             (rows, '! planmap expr="x * 2"', 2, 2, True, a[2:2] * 2),
+             (rows, '! planreduce op=sum', 2, 2, True, np.asarray(a[2:2].sum())),
+             (zero_d, '', 0, 0, False, np.array(2.5)),
+             (zero_d, '', 1, -1, False, np.array(2.5))]
+    for src, element, start, stop, made, want in cases:
+        what = '%s %s rows %d to %d' % (os.path.basename(src), element,
+                                        start, stop)
+        if os.path.exists(out):
+            os.unlink(out)
+        pipe = Gst.parse_launch('filesrc location=%s ! npyparse name=parse '
+                                '%s ! planfilesink location=%s' %
+                                (src, element, out))
+        pipe.set_state(Gst.State.PAUSED)
+        pipe.get_state(10 * Gst.SECOND)
+        # planfilesink does not preroll: the header read (a seek before
+        # it is kept, and made or refused once it is read).
+        pad = pipe.get_by_name('parse').get_static_pad('src')
+        for _ in range(1000):
+            if pad.has_current_caps():
+                break
+            time.sleep(0.01)
+        ok = pipe.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                       Gst.SeekType.SET, start, Gst.SeekType.SET, stop)
+        pipe.set_state(Gst.State.PLAYING)
+        msg = pipe.get_bus().timed_pop_filtered(
+            10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+        pipe.set_state(Gst.State.NULL)
+        if ok != made:
+            raise Failure('%s: the seek was %s' % (
+                what, 'refused' if made else 'made'))
+        if msg is None or msg.type != Gst.MessageType.EOS:
+            raise Failure('%s: no EOS: %s' % (
+                what, msg and msg.parse_error()[0].message))
+        plantest.assert_same(np.load(out), want, what)
+
+
 def caps_refused_downstream_fail_clearly():
     """A caps filter that does not take the stream's array: npyparse says
     what the stream holds and what the filter takes, where filesrc's
@@ -318,6 +370,7 @@ def main():
         ('unsupported .npy files fail', unsupported_files_fail),
         ('bytes after the array fail', bytes_after_the_array_fail),
         ('a seek before the header is made after it', seek_before_the_header),
+        ('a seek to no rows through npyparse', seek_to_no_rows),
     ])
 
 
