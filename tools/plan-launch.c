@@ -779,8 +779,9 @@ print_result (const GstStructure * s)
     guint64 rows = 0;
 
     gst_structure_get_uint64 (s, "rows", &rows);
-    g_string_append_printf (text, "%" G_GUINT64_FORMAT " rows reduced, "
-        "one value each, in the output stream", rows);
+    g_string_append_printf (text, "%" G_GUINT64_FORMAT " %s reduced, "
+        "one value each, in the output stream", rows, rows == 1 ? "row" :
+        "rows");
   }
   g_print ("%s: %s = %s (%s, shape %s)\n", element ? element : "?",
       op ? op : "?", text->str, dtype ? dtype : "?", shape);
