@@ -438,6 +438,11 @@ plan_element_refuse_live_set (GstElement * element, GParamSpec * pspec,
  * array/x-raw, dtype=(string)float32, ..., which capsfilter0 does not
  * accept: it takes array/x-raw, dtype=(string)int32.`
  *
+ * Caps of rows without a rate that downstream would give one (a caps
+ * filter `array/x-raw,rate=100/1` accepts them and writes its rate into
+ * the caps it passes on, though the buffers have no times) are refused
+ * the same way, the message saying that the rows have no rate.
+ *
  * Returns: %TRUE when downstream takes @caps (or nothing is linked);
  *   %FALSE after posting the error: return not-negotiated.
  *
@@ -451,6 +456,7 @@ plan_element_check_downstream_caps (GstElement * element, GstPad * srcpad,
   GstPad *peer;
   GstElement *next;
   gchar *o, *w;
+  gboolean accepted, gains_rate;
 
   g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
   g_return_val_if_fail (GST_IS_PAD (srcpad), FALSE);
@@ -459,18 +465,26 @@ plan_element_check_downstream_caps (GstElement * element, GstPad * srcpad,
   peer = gst_pad_get_peer (srcpad);
   if (peer == NULL)
     return TRUE;
-  if (gst_pad_query_accept_caps (peer, (GstCaps *) caps)) {
+  accepted = gst_pad_query_accept_caps (peer, (GstCaps *) caps);
+  wanted = gst_pad_query_caps (peer, NULL);
+  /* A caps filter asking for a rate accepts rows without one, and writes
+   * its rate into the caps it passes on, over buffers without times. */
+  gains_rate = accepted && _plan_caps_gain_rate ((GstCaps *) caps, wanted);
+  if (accepted && !gains_rate) {
+    gst_caps_unref (wanted);
     gst_object_unref (peer);
     return TRUE;
   }
-  wanted = gst_pad_query_caps (peer, NULL);
   next = gst_pad_get_parent_element (peer);
   o = gst_caps_to_string (caps);
   w = gst_caps_to_string (wanted);
   GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
-      ("%s holds %s, which %s does not accept: it takes %s.", what, o,
+      ("%s holds %s%s, which %s does not accept: it takes %s.%s", what, o,
+          gains_rate ? ", rows without a rate" : "",
           next ? GST_ELEMENT_NAME (next) : "downstream",
-          gst_caps_is_empty (wanted) ? "nothing" : w), (NULL));
+          gst_caps_is_empty (wanted) ? "nothing" : w,
+          gains_rate ? " Give the rows their rate where they are read "
+          "(the rate property of npyparse or planfilesrc)." : ""), (NULL));
   g_free (o);
   g_free (w);
   gst_clear_object (&next);

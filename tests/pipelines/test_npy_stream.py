@@ -348,6 +348,25 @@ def caps_refused_downstream_fail_clearly():
     launch('filesrc', 'location=' + path, '!', 'npyparse', '!',
            'array/x-raw,dtype=float32,shape=<4,3>', '!', 'queue', '!',
            'fakesink')
+    # A caps filter asking for a rate accepts rows without one and wrote
+    # its rate into the caps it passed on, over buffers without times:
+    # refused, saying that the rows have no rate. With npyparse's rate set
+    # to the one asked, the rows pass (timed) into planfilesink as numpy
+    # reads them.
+    _, out = launch('filesrc', 'location=' + path, '!', 'npyparse', '!',
+                    'array/x-raw,rate=100/1', '!', 'fakesink',
+                    expect_ok=False)
+    want = ('The .npy stream holds array/x-raw, dtype=(string)float32, '
+            'shape=(int)< 4, 3 >, rows without a rate, which capsfilter0 '
+            'does not accept: it takes array/x-raw, rate=(fraction)100/1.')
+    if want not in out:
+        raise Failure('a rate asked for rows without one:\n%s' % out)
+    dst = os.path.join(d, 'out.npy')
+    launch('filesrc', 'location=' + path, '!', 'npyparse', 'rate=100/1',
+           '!', 'array/x-raw,rate=100/1', '!', 'planfilesink',
+           'location=' + dst)
+    plantest.assert_same(np.load(dst), np.load(path), 'rows with the rate '
+                         'asked for')
 
 
 def main():
