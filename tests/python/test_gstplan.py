@@ -1007,15 +1007,21 @@ def dispatch_from_several_threads():
     work = plan.realize(target="cpu")
     wrong = []
 
+    raised = []
+
     def worker(k, runs, n):
         r = np.random.default_rng(k)
-        for i in range(runs):
-            A = r.random(n); B = r.random(n); F = np.empty_like(A)
-            fut = work.dispatch(a=A, b=B, f=F)
-            if not np.array_equal(F if fut.wait() else None, A * 2 + B):
-                wrong.append((k, i, "f"))
-            if not np.isclose(fut.result("g"), A.sum()):
-                wrong.append((k, i, "g"))
+        # an exception in a thread does not reach join(): kept, to fail on
+        try:
+            for i in range(runs):
+                A = r.random(n); B = r.random(n); F = np.empty_like(A)
+                fut = work.dispatch(a=A, b=B, f=F)
+                if not np.array_equal(F if fut.wait() else None, A * 2 + B):
+                    wrong.append((k, i, "f"))
+                if not np.isclose(fut.result("g"), A.sum()):
+                    wrong.append((k, i, "g"))
+        except BaseException as e:
+            raised.append((k, repr(e)))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
@@ -1028,6 +1034,7 @@ def dispatch_from_several_threads():
                 t.join()
     finally:
         sys.setswitchinterval(interval)
+    assert not raised, "threads raised: %s" % raised[:5]
     assert not wrong, "runs with another thread's arrays: %s" % wrong[:5]
 
 
