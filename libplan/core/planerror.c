@@ -441,7 +441,9 @@ plan_element_refuse_live_set (GstElement * element, GParamSpec * pspec,
  * Caps of rows without a rate that downstream would give one (a caps
  * filter `array/x-raw,rate=100/1` accepts them and writes its rate into
  * the caps it passes on, though the buffers have no times) are refused
- * the same way, the message saying that the rows have no rate.
+ * the same way, the message saying that the rows have no rate. So are
+ * caps that downstream accepts but whose caps query answers nothing (the
+ * branches of a tee asking for different rates): "it takes nothing".
  *
  * Returns: %TRUE when downstream takes @caps (or nothing is linked);
  *   %FALSE after posting the error: return not-negotiated.
@@ -470,7 +472,9 @@ plan_element_check_downstream_caps (GstElement * element, GstPad * srcpad,
   /* A caps filter asking for a rate accepts rows without one, and writes
    * its rate into the caps it passes on, over buffers without times. */
   gains_rate = accepted && _plan_caps_gain_rate ((GstCaps *) caps, wanted);
-  if (accepted && !gains_rate) {
+  /* Branches of a tee that each accept the caps but want them otherwise
+   * (two caps filters asking for different rates) take nothing at all. */
+  if (accepted && !gains_rate && !gst_caps_is_empty (wanted)) {
     gst_caps_unref (wanted);
     gst_object_unref (peer);
     return TRUE;

@@ -94,6 +94,27 @@ def test_source_caps_refused_later():
         raise Failure('from %s: %s' % (msg.src.get_name(), err))
 
 
+def test_source_caps_taken_by_no_branch():
+    """A tee whose branches each accept the file's caps (rows without a
+    rate) but ask for different rates takes nothing: one error from
+    planfilesrc at the start, saying so (it said that downstream took the
+    caps, yet they could not be agreed on, then GstBaseSrc's "Internal
+    data stream error")."""
+    d, src = files()
+    words = ['planfilesrc', 'location=' + src, '!', 'tee', 'name=t', '!',
+             'queue', '!', 'array/x-raw,rate=10/1', '!', 'fakesink', 't.',
+             '!', 'queue', '!', 'array/x-raw,rate=20/1', '!', 'fakesink']
+    one_error(words, 'planfilesrc0', "holds array/x-raw, "
+              "dtype=(string)float32, shape=(int)< 1000 >, which t does not "
+              "accept: it takes nothing.")
+    # branches that agree on a rate give it to the rows
+    subprocess.run(['gst-launch-1.0', '-q', 'planfilesrc', 'location=' + src,
+                    '!', 'tee', 'name=t', '!', 'queue', '!',
+                    'array/x-raw,rate=10/1', '!', 'fakesink', 't.', '!',
+                    'queue', '!', 'array/x-raw,rate=10/1', '!', 'fakesink'],
+                   check=True, timeout=TIMEOUT)
+
+
 def npy_with_rate(path, a, rate):
     """A .npy of the float32 1-D @a whose header carries a 'rate' key
     (which numpy does not write)."""
@@ -215,6 +236,8 @@ CASES = [
      'naming both', test_source_caps_refused_later),
     ('a rate downstream asks for that the file cannot have: one error',
      test_source_rate_refused),
+    ('caps that no branch of a tee takes: one error saying so',
+     test_source_caps_taken_by_no_branch),
     ('caps a kernel element produces and downstream refuses: one error',
      test_kernel_output_caps_refused),
     ('a rate asked after a kernel element over rows without one: one '
