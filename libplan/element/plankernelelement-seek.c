@@ -167,9 +167,45 @@ seek_selects_nothing (PlanKernelElement * self, GstSeekType start_type,
   gint64 first = start_type == GST_SEEK_TYPE_SET ? MAX (start, 0) : 0;
   gboolean stop_set = stop_type == GST_SEEK_TYPE_SET && stop >= 0;
   gboolean zero_d = FALSE;
+  GstSegment segment;
 
   if (start_type == GST_SEEK_TYPE_SET && stop_set && start > stop)
     return "its start comes after its stop";
+  /* A stop left as it is (GST_SEEK_TYPE_NONE) is the output segment's,
+   * which GstAggregator moves by the seek (gst_segment_do_seek() refuses a
+   * start after it with a critical warning, once the output is flushed),
+   * and upstream's, which the source keeps (and refuses the seek, once
+   * the output is flushed): an earlier seek's stop. */
+  GST_OBJECT_LOCK (self);
+  segment = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment;
+  GST_OBJECT_UNLOCK (self);
+  if (segment.format == GST_FORMAT_DEFAULT
+      && !plan_array_info_seek_is_range (&segment, start_type, start,
+          stop_type, stop))
+    return "its start comes after the stop it keeps, the output segment's";
+  if (start_type == GST_SEEK_TYPE_SET && stop_type == GST_SEEK_TYPE_NONE) {
+    gboolean after = FALSE;
+
+    pads = _plan_kernel_element_get_sink_pads (self);
+    for (l = pads; l && !after; l = l->next) {
+      GstQuery *query = gst_query_new_segment (GST_FORMAT_DEFAULT);
+      GstFormat format;
+      gint64 kept, duration = -1;
+
+      /* GstBaseSrc answers the duration for a stop left unset: a start
+       * past the end is a range of no rows, which is not refused. */
+      if (gst_pad_peer_query (l->data, query)) {
+        gst_query_parse_segment (query, NULL, &format, NULL, &kept);
+        after = format == GST_FORMAT_DEFAULT && kept >= 0 && start > kept
+            && gst_pad_peer_query_duration (l->data, GST_FORMAT_DEFAULT,
+            &duration) && duration >= 0 && kept < duration;
+      }
+      gst_query_unref (query);
+    }
+    g_list_free_full (pads, gst_object_unref);
+    if (after)
+      return "its start comes after the stop it keeps, upstream's";
+  }
   if (first < 1 && !(stop_set && stop <= first))
     return NULL;
   pads = _plan_kernel_element_get_sink_pads (self);

@@ -370,6 +370,51 @@ def test_seeks_selecting_nothing_refused_before_the_flush():
                     assert_same(np.load(dst), want(b), what)
 
 
+def test_seek_after_the_kept_stop_refused_before_the_flush():
+    """A row seek that keeps the stop (GST_SEEK_TYPE_NONE) of an earlier
+    seek to rows 0 to 3 and starts after it, at row 5: each kernel element
+    refuses it before GstAggregator flushes (which then failed with a
+    GStreamer-CRITICAL from gst_segment_do_seek() and left the pipeline
+    without an EOS). The stream goes on with the earlier range, numpy's
+    over a[0:3]."""
+    Gst = gst()
+    d = tmpdir()
+    src, dst = os.path.join(d, 'rows.npy'), os.path.join(d, 'out.npy')
+    a = np.arange(50.0)
+    np.save(src, a)
+    for element, want in (('planmap expr="x * 2"', a[0:3] * 2),
+                          ('planreduce op=sum', np.asarray(a[0:3].sum())),
+                          ('planstencil window="x y z" expr="x + y + z" '
+                           'boundary=constant', None)):
+        for sink in ('planfilesink location=%s' % dst, 'fakesink'):
+            if os.path.exists(dst):
+                os.unlink(dst)
+            p = Gst.parse_launch('planfilesrc location=%s ! %s ! %s' %
+                                 (src, element, sink))
+            p.set_state(Gst.State.PAUSED)
+            p.get_state(HANG * Gst.SECOND)
+            what = '%s into %s' % (element, sink.split()[0])
+            if not p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                          Gst.SeekType.SET, 0, Gst.SeekType.SET, 3):
+                raise Failure('%s: the seek to rows 0 to 3 was refused' %
+                              what)
+            p.get_state(HANG * Gst.SECOND)
+            ok = p.seek(1.0, Gst.Format.DEFAULT, Gst.SeekFlags.FLUSH,
+                        Gst.SeekType.SET, 5, Gst.SeekType.NONE, -1)
+            p.set_state(Gst.State.PLAYING)
+            msg = p.get_bus().timed_pop_filtered(
+                HANG * Gst.SECOND,
+                Gst.MessageType.EOS | Gst.MessageType.ERROR)
+            p.set_state(Gst.State.NULL)
+            if ok:
+                raise Failure('%s: the seek from row 5 was made' % what)
+            if msg is None or msg.type != Gst.MessageType.EOS:
+                raise Failure('%s: no EOS: %s' % (
+                    what, msg and msg.parse_error()[0].message))
+            if sink.startswith('planfilesink') and want is not None:
+                assert_same(np.load(dst), want, what)
+
+
 def test_refused_time_seeks():
     """A seek in TIME (what pipeviz sends after every link, and
     GstPipelineStudio's slider) cannot be honoured: arrays have no
@@ -898,6 +943,8 @@ CASES = [
      test_seeks_to_no_rows),
     ('seeks selecting nothing refused before the flush, EOS follows',
      test_seeks_selecting_nothing_refused_before_the_flush),
+    ('a seek starting after the stop it keeps refused before the flush',
+     test_seek_after_the_kept_stop_refused_before_the_flush),
     ('TIME seeks refused, the pipeline goes on to EOS',
      test_refused_time_seeks),
     ('a byte seek through planmap', test_byte_seek_through_map),
