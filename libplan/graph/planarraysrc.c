@@ -555,41 +555,6 @@ not_bound:
   }
 }
 
-/* Whether downstream takes @caps (rows without a rate) as they are: a caps
- * filter asking for a rate would accept them and write its rate into the
- * caps it passes on, over buffers with no times. Refused: FALSE, after
- * posting the negotiation error. */
-static gboolean
-refuse_downstream_rate (GstBaseSrc * src, GstCaps * caps)
-{
-  GstPad *pad = GST_BASE_SRC_PAD (src);
-  GstCaps *wanted;
-  gboolean ok = TRUE;
-
-  if (!gst_pad_is_linked (pad))
-    return TRUE;
-  wanted = gst_pad_peer_query_caps (pad, NULL);
-  if (_plan_caps_gain_rate (caps, wanted)) {
-    GstPad *peer = gst_pad_get_peer (pad);
-    GstElement *next = peer ? gst_pad_get_parent_element (peer) : NULL;
-    gchar *ours = gst_caps_to_string (caps);
-    gchar *theirs = gst_caps_to_string (wanted);
-
-    GST_ELEMENT_ERROR (src, CORE, NEGOTIATION, ("The array holds %s, rows "
-            "without a rate, which %s does not accept: it takes %s. An array "
-            "has no rate; a source of rows in time is planfilesrc with "
-            "rate=.", ours, next ? GST_ELEMENT_NAME (next) : "downstream",
-            theirs), (NULL));
-    g_free (ours);
-    g_free (theirs);
-    gst_clear_object (&next);
-    gst_clear_object (&peer);
-    ok = FALSE;
-  }
-  gst_caps_unref (wanted);
-  return ok;
-}
-
 /* Nothing to negotiate when start() failed: the state change fails.
  * Caps that downstream refuses (a caps filter asking for a rate, which
  * arrays do not have, or another dtype) get the one negotiation error that
@@ -605,8 +570,7 @@ plan_array_src_negotiate (GstBaseSrc * src)
     return TRUE;
   caps = plan_array_src_get_caps (src, NULL);
   if (gst_caps_is_fixed (caps))
-    ok = refuse_downstream_rate (src, caps)
-        && plan_element_check_downstream_caps (GST_ELEMENT (src),
+    ok = plan_element_check_downstream_caps (GST_ELEMENT (src),
         GST_BASE_SRC_PAD (src), "The array", caps);
   gst_caps_unref (caps);
   return ok && GST_BASE_SRC_CLASS (parent_class)->negotiate (src);
