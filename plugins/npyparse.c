@@ -160,6 +160,9 @@ struct _PlanNpyParse
   guint32 seqnum;               /* of upstream's segment, which ours
                                  * stands for: the EOS that ends upstream's
                                  * ends ours too */
+  GstCaps *pending_caps;        /* the header's, which met a seek's flush
+                                 * on their way out: sent before the seek's
+                                 * segment */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -278,6 +281,7 @@ plan_npy_parse_finalize (GObject * object)
 
   g_object_unref (self->adapter);
   gst_event_replace (&self->stored_seek, NULL);
+  gst_caps_replace (&self->pending_caps, NULL);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -353,6 +357,7 @@ reset (PlanNpyParse * self)
   self->stale = FALSE;
   self->skip = 0;
   self->seqnum = GST_SEQNUM_INVALID;
+  gst_caps_replace (&self->pending_caps, NULL);
   GST_OBJECT_LOCK (self);
   self->have_header = FALSE;
   self->rows_out = 0;
@@ -483,15 +488,63 @@ seek_after_header (PlanNpyParse * self, GstEvent * seek)
 
 /* Sends caps and a segment in rows for the array the header describes, or
  * makes the seek kept from before the header. */
+/* Sends the header's caps, taking @caps. A seek made while the header
+ * was read flushes downstream: the caps cannot go out until the flush
+ * ends, which is on this thread (FLUSH_STOP waits for the stream lock),
+ * so they are kept and sent before the seek's segment. Returns FALSE after
+ * posting an error. */
+static gboolean
+push_caps (PlanNpyParse * self, GstCaps * caps)
+{
+  if (gst_pad_push_event (self->srcpad, gst_event_new_caps (gst_caps_ref
+              (caps)))) {
+    gst_caps_unref (caps);
+    return TRUE;
+  }
+  if (GST_PAD_IS_FLUSHING (self->srcpad)) {
+    GST_DEBUG_OBJECT (self, "flushing: the caps go out after the flush");
+    gst_caps_replace (&self->pending_caps, caps);
+    gst_caps_unref (caps);
+    return TRUE;
+  }
+  gst_caps_unref (caps);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+      ("downstream refused the array caps"));
+  return FALSE;
+}
+
+/* Caps kept from a flush go out before the next sticky event. */
+static gboolean
+push_pending_caps (PlanNpyParse * self)
+{
+  GstCaps *caps = g_steal_pointer (&self->pending_caps);
+
+  return caps == NULL || push_caps (self, caps);
+}
+
+/* Sends one of our segments, after caps kept from a flush. */
+static void
+push_segment (PlanNpyParse * self, const GstSegment * segment,
+    guint32 seqnum)
+{
+  GstEvent *event;
+
+  if (!push_pending_caps (self))
+    return;
+  event = gst_event_new_segment (segment);
+  if (seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, seqnum);
+  gst_pad_push_event (self->srcpad, event);
+}
+
 static gboolean
 start_array (PlanNpyParse * self, const PlanArrayInfo * info)
 {
   GstSegment segment;
-  GstEvent *event, *seek;
+  GstEvent *seek;
   GstCaps *caps;
   guint blocksize;
   gboolean blocksize_set;
-  gboolean ok;
 
   GST_OBJECT_LOCK (self);
   blocksize = self->blocksize;
@@ -507,6 +560,16 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
   self->rows_out = 0;
   self->stop_row = self->n_rows;
   self->data_offset = self->bytes_in;
+  /* In time for rows sampled in time, in rows otherwise; set with the
+   * header, since a seek made from now on starts from it. */
+  if (plan_array_info_has_rate (info)) {
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    segment.duration = plan_array_info_rows_to_time (info, self->n_rows);
+  } else {
+    gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+    segment.duration = self->n_rows;
+  }
+  self->segment = segment;
   self->have_header = TRUE;
   /* Taken with have_header set, under the same lock, so that a seek sent
    * meanwhile is either kept and taken here or made as any seek. */
@@ -536,32 +599,14 @@ start_array (PlanNpyParse * self, const PlanArrayInfo * info)
     gst_clear_event (&seek);
     return FALSE;
   }
-  ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
-  gst_caps_unref (caps);
-  if (!ok) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("downstream refused the array caps"));
+  if (!push_caps (self, caps)) {
     gst_clear_event (&seek);
     return FALSE;
   }
-  /* In time for rows sampled in time, in rows otherwise. */
-  if (plan_array_info_has_rate (info)) {
-    gst_segment_init (&segment, GST_FORMAT_TIME);
-    segment.duration = plan_array_info_rows_to_time (info, self->n_rows);
-  } else {
-    gst_segment_init (&segment, GST_FORMAT_DEFAULT);
-    segment.duration = self->n_rows;
-  }
-  GST_OBJECT_LOCK (self);
-  self->segment = segment;
-  GST_OBJECT_UNLOCK (self);
   /* The segment of a seek kept from before the header is the first. */
   if (seek)
     return seek_after_header (self, seek);
-  event = gst_event_new_segment (&segment);
-  if (self->seqnum != GST_SEQNUM_INVALID)
-    gst_event_set_seqnum (event, self->seqnum);
-  gst_pad_push_event (self->srcpad, event);
+  push_segment (self, &segment, self->seqnum);
   self->discont = TRUE;
   return TRUE;
 }
@@ -899,7 +944,6 @@ answer_seek (PlanNpyParse * self, GstEvent * event)
   GstSegment segment;
   guint64 first, byte;
   guint32 seqnum;
-  GstEvent *ours;
 
   gst_event_parse_segment (event, &upstream);
   GST_OBJECT_LOCK (self);
@@ -943,9 +987,7 @@ answer_seek (PlanNpyParse * self, GstEvent * event)
   self->skip = byte - upstream->start;
   self->bytes_in = upstream->start;
   self->discont = TRUE;
-  ours = gst_event_new_segment (&segment);
-  gst_event_set_seqnum (ours, seqnum);
-  gst_pad_push_event (self->srcpad, ours);
+  push_segment (self, &segment, seqnum);
   return TRUE;
 }
 
@@ -958,7 +1000,6 @@ answer_seek_at_eos (PlanNpyParse * self, GstEvent * eos)
 {
   GstSegment segment;
   guint32 seqnum;
-  GstEvent *ours;
 
   GST_OBJECT_LOCK (self);
   if (!self->seek_pending || self->stale
@@ -979,9 +1020,7 @@ answer_seek_at_eos (PlanNpyParse * self, GstEvent * eos)
       segment.stop);
   gst_adapter_clear (self->adapter);
   self->seqnum = seqnum;
-  ours = gst_event_new_segment (&segment);
-  gst_event_set_seqnum (ours, seqnum);
-  gst_pad_push_event (self->srcpad, ours);
+  push_segment (self, &segment, seqnum);
 }
 
 /* Upstream's SEGMENT_DONE ends a segment seek's range: the last rows, then
@@ -1075,6 +1114,10 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
             "header", event);
         gst_event_unref (event);
         return TRUE;
+      }
+      if (GST_EVENT_IS_STICKY (event) && !push_pending_caps (self)) {
+        gst_event_unref (event);
+        return FALSE;
       }
       break;
   }

@@ -587,20 +587,15 @@ check_upstream_seek (Parse * p, guint32 seqnum, GstSeekFlags want_flags,
   gst_event_unref (event);
 }
 
-/* Answers a flushing seek as GstBaseSrc does: flush, a segment in bytes
- * from @start, all under the seek's seqnum, then the bytes of @bytes from
- * @start to @end in 5-byte pieces. */
+/* The rest of answer_upstream(), once the flush has started. */
 static void
-answer_upstream (Parse * p, GBytes * bytes, guint32 seqnum, gsize start,
-    gsize end, gboolean eos)
+answer_upstream_flushing (Parse * p, GBytes * bytes, guint32 seqnum,
+    gsize start, gsize end, gboolean eos)
 {
   GBytes *part = g_bytes_new_from_bytes (bytes, start, end - start);
   GstSegment segment;
   GstEvent *event;
 
-  event = gst_event_new_flush_start ();
-  gst_event_set_seqnum (event, seqnum);
-  fail_unless (gst_harness_push_event (p->h, event));
   event = gst_event_new_flush_stop (TRUE);
   gst_event_set_seqnum (event, seqnum);
   fail_unless (gst_harness_push_event (p->h, event));
@@ -616,6 +611,20 @@ answer_upstream (Parse * p, GBytes * bytes, guint32 seqnum, gsize start,
     fail_unless (gst_harness_push_event (p->h, event));
   }
   g_bytes_unref (part);
+}
+
+/* Answers a flushing seek as GstBaseSrc does: flush, a segment in bytes
+ * from @start, all under the seek's seqnum, then the bytes of @bytes from
+ * @start to @end in 5-byte pieces. */
+static void
+answer_upstream (Parse * p, GBytes * bytes, guint32 seqnum, gsize start,
+    gsize end, gboolean eos)
+{
+  GstEvent *event = gst_event_new_flush_start ();
+
+  gst_event_set_seqnum (event, seqnum);
+  fail_unless (gst_harness_push_event (p->h, event));
+  answer_upstream_flushing (p, bytes, seqnum, start, end, eos);
 }
 
 /* Pulls events up to one of @type, which it returns. */
@@ -790,6 +799,67 @@ GST_START_TEST (test_parse_seek_before_header_is_made_after_it)
   fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
   parse_teardown (&p);
   g_bytes_unref (head);
+  g_bytes_unref (bytes);
+}
+
+GST_END_TEST;
+
+/* A seek made while the header is being read (it is in, the caps are
+ * not out yet) flushes downstream before the caps go: they go out after
+ * the flush, before the seek's segment, and no error is posted (it was
+ * "downstream refused the array caps", a race seen under load). The seek
+ * is made from the accept-caps query that comes just before the caps. */
+typedef struct
+{
+  Parse *p;
+  guint32 seqnum;
+  gboolean sought;
+} SeekInHeader;
+
+static GstPadProbeReturn
+seek_in_header_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  SeekInHeader *s = data;
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstEvent *seek, *flush;
+
+  if (s->sought || GST_QUERY_TYPE (query) != GST_QUERY_ACCEPT_CAPS)
+    return GST_PAD_PROBE_OK;
+  s->sought = TRUE;
+  seek = seek_event (GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH, 3,
+      GST_SEEK_TYPE_SET, 9);
+  s->seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (s->p->h, seek));
+  /* Upstream starts the flush on the seeking thread. */
+  flush = gst_event_new_flush_start ();
+  gst_event_set_seqnum (flush, s->seqnum);
+  fail_unless (gst_harness_push_event (s->p->h, flush));
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_parse_seek_while_the_header_is_read)
+{
+  GBytes *bytes = float_npy (10, 3);
+  SeekInHeader s = { NULL, 0, FALSE };
+  Parse p;
+
+  parse_setup (&p, 48);
+  make_upstream_seekable (&p);
+  s.p = &p;
+  gst_pad_add_probe (p.h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      seek_in_header_probe, &s, NULL);
+  fail_unless_equals_int (push_bytes (&p, bytes, 1000, FALSE),
+      GST_FLOW_FLUSHING);
+  fail_unless (s.sought);
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  check_upstream_seek (&p, s.seqnum, GST_SEEK_FLAG_FLUSH, 128 + 3 * 12,
+      128 + 9 * 12);
+  answer_upstream_flushing (&p, bytes, s.seqnum, 128 + 3 * 12,
+      128 + 9 * 12, TRUE);
+  check_caps (p.h, "array/x-raw, dtype=(string)float32, shape=(int)<10, 3>");
+  check_seek_answer (p.h, s.seqnum, 3, 9, 3, 9, 4);
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  parse_teardown (&p);
   g_bytes_unref (bytes);
 }
 
@@ -1629,6 +1699,7 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_answers_queries_in_rows_and_bytes);
   tcase_add_test (tc, test_parse_seeks_upstream_in_bytes);
   tcase_add_test (tc, test_parse_seek_before_header_is_made_after_it);
+  tcase_add_test (tc, test_parse_seek_while_the_header_is_read);
   tcase_add_test (tc, test_parse_seek_before_header_without_flush);
   tcase_add_test (tc, test_parse_seek_before_header_impossible_after_it);
   tcase_add_test (tc, test_parse_seeking_query_and_refused_seeks);
