@@ -160,9 +160,6 @@ struct _PlanNpyParse
   guint32 seqnum;               /* of upstream's segment, which ours
                                  * stands for: the EOS that ends upstream's
                                  * ends ours too */
-  GstCaps *pending_caps;        /* the header's, which met a seek's flush
-                                 * on their way out: sent before the seek's
-                                 * segment */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -281,7 +278,6 @@ plan_npy_parse_finalize (GObject * object)
 
   g_object_unref (self->adapter);
   gst_event_replace (&self->stored_seek, NULL);
-  gst_caps_replace (&self->pending_caps, NULL);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -357,7 +353,6 @@ reset (PlanNpyParse * self)
   self->stale = FALSE;
   self->skip = 0;
   self->seqnum = GST_SEQNUM_INVALID;
-  gst_caps_replace (&self->pending_caps, NULL);
   GST_OBJECT_LOCK (self);
   self->have_header = FALSE;
   self->rows_out = 0;
@@ -486,57 +481,42 @@ seek_after_header (PlanNpyParse * self, GstEvent * seek)
   return ok;
 }
 
-/* Sends caps and a segment in rows for the array the header describes, or
- * makes the seek kept from before the header. */
 /* Sends the header's caps, taking @caps. A seek made while the header
- * was read flushes downstream: the caps cannot go out until the flush
- * ends, which is on this thread (FLUSH_STOP waits for the stream lock),
- * so they are kept and sent before the seek's segment. Returns FALSE after
- * posting an error. */
+ * was read flushes downstream, and the push fails: the caps are still
+ * kept on the pad, as sticky events are, and go out before the seek's
+ * segment. The flush cannot end meanwhile (FLUSH_STOP waits for the
+ * stream lock this thread holds). Returns FALSE after posting an error. */
 static gboolean
 push_caps (PlanNpyParse * self, GstCaps * caps)
 {
-  if (gst_pad_push_event (self->srcpad, gst_event_new_caps (gst_caps_ref
-              (caps)))) {
-    gst_caps_unref (caps);
+  gboolean ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
+
+  gst_caps_unref (caps);
+  if (ok)
     return TRUE;
-  }
   if (GST_PAD_IS_FLUSHING (self->srcpad)) {
     GST_DEBUG_OBJECT (self, "flushing: the caps go out after the flush");
-    gst_caps_replace (&self->pending_caps, caps);
-    gst_caps_unref (caps);
     return TRUE;
   }
-  gst_caps_unref (caps);
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
       ("downstream refused the array caps"));
   return FALSE;
 }
 
-/* Caps kept from a flush go out before the next sticky event. */
-static gboolean
-push_pending_caps (PlanNpyParse * self)
-{
-  GstCaps *caps = g_steal_pointer (&self->pending_caps);
-
-  return caps == NULL || push_caps (self, caps);
-}
-
-/* Sends one of our segments, after caps kept from a flush. */
+/* Sends one of our segments. */
 static void
 push_segment (PlanNpyParse * self, const GstSegment * segment,
     guint32 seqnum)
 {
-  GstEvent *event;
+  GstEvent *event = gst_event_new_segment (segment);
 
-  if (!push_pending_caps (self))
-    return;
-  event = gst_event_new_segment (segment);
   if (seqnum != GST_SEQNUM_INVALID)
     gst_event_set_seqnum (event, seqnum);
   gst_pad_push_event (self->srcpad, event);
 }
 
+/* Sends caps and a segment in rows for the array the header describes, or
+ * makes the seek kept from before the header. */
 static gboolean
 start_array (PlanNpyParse * self, const PlanArrayInfo * info)
 {
@@ -1114,10 +1094,6 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
             "header", event);
         gst_event_unref (event);
         return TRUE;
-      }
-      if (GST_EVENT_IS_STICKY (event) && !push_pending_caps (self)) {
-        gst_event_unref (event);
-        return FALSE;
       }
       break;
   }
