@@ -3,14 +3,14 @@
 planupload / plandownload round trips, kernel elements taking and producing
 device memory, against numpy."""
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plantest import (COMPLEX_DTYPES, DTYPES, Failure, assert_same,  # noqa: E402
-                      launch, random_array, run_cases, tmpdir)
+                      gst_launch_1_0, launch, random_array, run_cases,
+                      tmpdir)
 
 os.environ['GST_PLAN_DEVICE'] = 'sim'
 
@@ -155,11 +155,9 @@ def test_cuda_without_driver_is_a_clear_error():
     try:
         src = save(np.zeros(10, np.float32), 'z.npy')
         # gst-launch-1.0 prints errors posted while going to PAUSED
-        p = subprocess.run(['gst-launch-1.0', 'planfilesrc',
-                            'location=%s' % src, '!', 'planmap', 'expr=x + 1',
-                            'target=cuda', '!', 'fakesink'],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, timeout=60)
+        p = gst_launch_1_0(['planfilesrc', 'location=%s' % src,
+                            '!', 'planmap', 'expr=x + 1',
+                            'target=cuda', '!', 'fakesink'], 60)
         text = p.stdout
         if p.returncode == 0:
             raise Failure('target=cuda without a driver did not fail')

@@ -394,9 +394,7 @@ def header_spellings_as_numpy_reads():
 def gst_launch_fails(*args):
     """Runs gst-launch-1.0 itself, as a user would, expecting a failure;
     returns what it printed."""
-    p = subprocess.run(['gst-launch-1.0', '-q'] + list(args),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=60)
+    p = plantest.gst_launch_1_0(args, 60)
     if p.returncode == 0:
         raise Failure('should have failed: %s' % ' '.join(args))
     return p.returncode, p.stdout

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, run_cases, tmpdir  # noqa: E402
+from plantest import Failure, gst_launch_1_0, run_cases, tmpdir  # noqa: E402
 
 TIMEOUT = 30
 
@@ -19,11 +19,9 @@ TIMEOUT = 30
 def gst_launch_fails(words):
     """Runs gst-launch-1.0 (what users run); it must fail, without leaving
     a file. Returns its output and the error lines."""
-    cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=TIMEOUT, text=True)
+    p = gst_launch_1_0(words, TIMEOUT)
     if p.returncode == 0:
-        raise Failure('exited 0: %s\n%s' % (' '.join(cmd), p.stdout))
+        raise Failure('exited 0: %s\n%s' % (' '.join(p.args), p.stdout))
     errors = [line for line in p.stdout.splitlines()
               if line.startswith('ERROR: from element')]
     return p.stdout, errors

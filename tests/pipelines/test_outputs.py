@@ -14,7 +14,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, launch, run_cases, tmpdir  # noqa: E402
+from plantest import (Failure, assert_same, gst_launch_1_0, launch,  # noqa: E402
+                      run_cases, tmpdir)
 
 TIMEOUT = 60
 # As on a file system without O_TMPFILE (NFS, FAT, ...).
@@ -38,11 +39,9 @@ def env_with(extra):
 
 
 def gst_launch(words, extra=None):
-    cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=TIMEOUT, text=True, env=env_with(extra))
+    p = gst_launch_1_0(words, TIMEOUT, env=env_with(extra))
     if p.returncode != 0:
-        raise Failure('failed (%d): %s\n%s' % (p.returncode, ' '.join(cmd),
+        raise Failure('failed (%d): %s\n%s' % (p.returncode, ' '.join(p.args),
                                               p.stdout))
 
 
@@ -199,10 +198,7 @@ def launch_as_user(d, words, extra=None):
     os.chmod(d, 0o777)
     env = env_with(extra)
     env['GST_REGISTRY_1_0'] = os.path.join(d, 'registry.bin')
-    p = subprocess.run(['gst-launch-1.0', '-q'] + [str(w) for w in words],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=TIMEOUT, text=True, env=env, preexec_fn=drop,
-                       cwd=d)
+    p = gst_launch_1_0(words, TIMEOUT, env=env, preexec_fn=drop, cwd=d)
     os.unlink(env['GST_REGISTRY_1_0'])
     return p.returncode, p.stdout
 

@@ -5,14 +5,14 @@ message names the property and the value, nothing is written), and every
 value scipy takes for cval works as scipy computes it. docs/reliability.md
 lists each behaviour with its test."""
 import os
-import subprocess
 import sys
 
 import numpy as np
 from scipy import ndimage
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, run_cases, tmpdir  # noqa: E402
+from plantest import (Failure, assert_same, gst_launch_1_0, run_cases,
+                      tmpdir)  # noqa: E402
 
 TIMEOUT = 60
 
@@ -20,14 +20,12 @@ TIMEOUT = 60
 def gst_launch(*words, expect_ok=True):
     """Runs gst-launch-1.0 itself (what users and editors run); returns
     (returncode, output)."""
-    cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=TIMEOUT, text=True)
+    p = gst_launch_1_0(words, TIMEOUT)
     if expect_ok and p.returncode != 0:
-        raise Failure('failed (%d): %s\n%s' % (p.returncode, ' '.join(cmd),
+        raise Failure('failed (%d): %s\n%s' % (p.returncode, ' '.join(p.args),
                                               p.stdout))
     if not expect_ok and p.returncode == 0:
-        raise Failure('exited 0: %s\n%s' % (' '.join(cmd), p.stdout))
+        raise Failure('exited 0: %s\n%s' % (' '.join(p.args), p.stdout))
     return p.returncode, p.stdout
 
 
