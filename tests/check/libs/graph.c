@@ -30,6 +30,23 @@ ramp (PlanDType dtype, gint64 n, gdouble scale)
   return array;
 }
 
+/* Drops the test's reference to its work last, once the runner thread has
+ * let go of the work (a dispatch's runner holds a reference until just
+ * after the last future completes), so that the work is finalized here:
+ * finalized on the runner thread, its pipeline's teardown could overlap
+ * gstcheck's gst_deinit() as the test's process exits. */
+static void
+drop_work (PlanWork * work)
+{
+  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+
+  while (g_atomic_int_get (&G_OBJECT (work)->ref_count) > 1
+      && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  fail_unless_equals_int (g_atomic_int_get (&G_OBJECT (work)->ref_count), 1);
+  g_object_unref (work);
+}
+
 static void
 assert_error_contains (GError * error, const gchar * text)
 {
@@ -190,7 +207,7 @@ GST_START_TEST (test_graph_custom)
           NULL), (N - 1) * N / 2 * 0.5);
   g_object_unref (future);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
   g_object_unref (in);
   plan_custom_unregister ("plus-one");
@@ -380,7 +397,7 @@ GST_START_TEST (test_launch_string_parses)
       GST_BIN (plan_work_get_pipeline (work))->numchildren);
   gst_object_unref (parsed);
   g_free (launch);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -449,7 +466,7 @@ GST_START_TEST (test_graph_constants_and_ddof)
           (plan_future_get_result (future, "v"), NULL) - ss / 199) < 1e-3);
   g_object_unref (future);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
   g_object_unref (input);
   g_object_unref (c);
@@ -482,7 +499,7 @@ GST_START_TEST (test_dispatch_example_in_memory)
   g_object_unref (bindings);
   g_object_unref (a);
   g_object_unref (b);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -508,7 +525,7 @@ GST_START_TEST (test_dispatch_hundred_times)
     g_object_unref (a);
     g_object_unref (b);
   }
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -570,7 +587,7 @@ GST_START_TEST (test_dispatch_binding_errors)
   g_object_unref (small_f);
   g_object_unref (small_i);
   g_object_unref (small_u);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -640,7 +657,7 @@ GST_START_TEST (test_dispatch_reduction_into_array_of_its_size)
   g_object_unref (a);
   g_object_unref (g1);
   g_object_unref (g2);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -685,7 +702,7 @@ GST_START_TEST (test_dispatch_overlapping_output_refused)
   g_object_unref (b);
   g_object_unref (f);
   g_object_unref (in_a);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -863,7 +880,7 @@ GST_START_TEST (test_dispatch_while_running_queues)
   g_object_unref (a3);
   g_object_unref (a4);
   g_object_unref (wrong);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -973,7 +990,7 @@ GST_START_TEST (test_dispatch_as_run_ends_keeps_order)
   g_object_unref (next_pipelined);
   g_object_unref (small);
   g_object_unref (a);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1053,7 +1070,7 @@ GST_START_TEST (test_dispatch_async_callbacks_in_order)
   g_object_unref (pipelined);
   g_object_unref (small);
   g_object_unref (a);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1095,7 +1112,7 @@ GST_START_TEST (test_small_map_dispatch_is_done_at_once)
   g_object_unref (bindings);
   g_object_unref (a);
   g_object_unref (m);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1152,7 +1169,7 @@ GST_START_TEST (test_direct_map_split_across_threads)
     g_object_unref (future);
   }
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (a);
   g_object_unref (b);
   g_object_unref (f);
@@ -1191,7 +1208,7 @@ GST_START_TEST (test_wait_timeout_then_cancel)
   g_clear_error (&error);
   g_object_unref (future);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1223,7 +1240,7 @@ GST_START_TEST (test_wait_longest_timeout_waits_for_the_end)
   fail_unless (plan_future_wait (future, G_MAXINT64 - 1, NULL));
   g_object_unref (future);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1266,7 +1283,7 @@ GST_START_TEST (test_dispatch_async_completes_on_main_context)
   g_object_unref (bindings);
   g_object_unref (a);
   g_object_unref (b);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -1290,7 +1307,7 @@ GST_START_TEST (test_dispatch_async_cancellable)
   g_main_loop_unref (r.loop);
   g_object_unref (cancellable);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1345,7 +1362,7 @@ GST_START_TEST (test_dispatch_async_cancel_while_waiting)
   g_object_unref (gated);
   g_object_unref (small);
   g_object_unref (a);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1408,7 +1425,7 @@ GST_START_TEST (test_dispatch_async_callback_before_next_dispatch)
   g_object_unref (gated);
   g_object_unref (small);
   g_object_unref (a);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1497,7 +1514,7 @@ GST_START_TEST (test_cancel_as_waiting_dispatch_is_bound)
   g_object_unref (in_memory);
   g_object_unref (long_run);
   g_object_unref (a);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1564,7 +1581,7 @@ GST_START_TEST (test_dispatch_async_cancel_is_prompt)
   g_main_loop_unref (r.loop);
   g_object_unref (c.cancellable);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1596,7 +1613,7 @@ GST_START_TEST (test_run_error_names_node)
   g_object_unref (future);
   g_object_unref (one);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
@@ -1718,7 +1735,7 @@ GST_START_TEST (test_dispatch_async_already_cancelled)
   g_main_loop_unref (r.loop);
   g_object_unref (cancellable);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1741,7 +1758,7 @@ GST_START_TEST (test_application_messages_do_not_cancel)
       error ? error->message : "");
   g_object_unref (future);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1807,7 +1824,7 @@ GST_START_TEST (test_output_computed_in_place)
   g_object_unref (bindings);
   g_object_unref (a);
   g_object_unref (out);
-  g_object_unref (work);
+  drop_work (work);
 }
 
 GST_END_TEST;
@@ -1882,7 +1899,7 @@ GST_START_TEST (test_dispatch_device_array)
   g_object_unref (bindings);
   gst_object_unref (pad);
   gst_object_unref (src);
-  g_object_unref (work);
+  drop_work (work);
   fail_unless (!block.freed);
   g_object_unref (a);
   fail_unless (block.freed);
@@ -1915,7 +1932,7 @@ GST_START_TEST (test_device_array_refused_as_output)
   g_object_unref (out);
   plan_device_free (device, dptr);
   g_object_unref (a);
-  g_object_unref (work);
+  drop_work (work);
   gst_object_unref (device);
 }
 
@@ -2009,7 +2026,7 @@ run_wave (PlanTarget target, gboolean direct)
     }
   g_object_unref (future);
   g_object_unref (bindings);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (U);
   g_object_unref (P);
   g_object_unref (g);
@@ -2072,7 +2089,7 @@ GST_START_TEST (test_cuda_work_holds_its_device)
   /* (Whether the device closes as the work goes depends on when the
    * pipeline's threads let go of their buffers: not checked.) */
   g_object_remove_weak_pointer (G_OBJECT (held), &held);
-  g_object_unref (work);
+  drop_work (work);
   g_unsetenv ("GST_PLAN_DEVICE");
   g_object_unref (bindings);
   g_object_unref (in);
@@ -2167,7 +2184,7 @@ GST_START_TEST (test_stencil_inputs_errors)
   g_object_unref (bindings);
   g_object_unref (A);
   g_object_unref (B);
-  g_object_unref (work);
+  drop_work (work);
   g_object_unref (g);
 }
 
