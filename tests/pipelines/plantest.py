@@ -147,8 +147,9 @@ def gst_launch_1_0(words, timeout, env=None, **popen_args):
     started loses the quit (GStreamer's own elements meet it too:
     videotestsrc ! identity error-after=1 ! fakesink hangs in about 1 run
     in 40 on a busy machine). A run that printed PREROLL_REFUSED and is
-    still there 5 s later is stopped and returned with exit code 1, what
-    gst-launch-1.0 returns after an error, its output as printed. Any other
+    still there 10 s later (stopping a pipeline takes milliseconds) is
+    stopped and returned with exit code 1, what gst-launch-1.0 returns
+    after an error, its output as printed. Any other
     run still going after `timeout` seconds raises
     subprocess.TimeoutExpired, as subprocess.run does."""
     cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
@@ -165,7 +166,7 @@ def gst_launch_1_0(words, timeout, env=None, **popen_args):
         if refused_at is None and any(PREROLL_REFUSED in line
                                       for line in list(lines)):
             refused_at = now
-        if refused_at is not None and now - refused_at > 5:
+        if refused_at is not None and now - refused_at > 10:
             proc.kill()
             proc.wait()
             reader.join()
