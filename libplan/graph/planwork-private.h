@@ -189,7 +189,7 @@ G_GNUC_INTERNAL
 gboolean _plan_work_restart (PlanWork * self);
 
 G_GNUC_INTERNAL
-GThreadPool * _plan_work_runner_pool (void);
+void _plan_work_start_runner (PlanWork * self, PlanFuture * future);
 
 G_GNUC_INTERNAL
 gboolean _plan_work_runs_direct (PlanWork * self, PlanBindings * bindings,

@@ -233,15 +233,16 @@ next_pending (PlanWork * self, gboolean warm)
   return future;
 }
 
-/* Runs dispatches on a thread of the pool, one after another while any
- * wait: PLAYING (or a restart in PLAYING) until EOS, an error or a cancel.
- * A run in memory that ended well stays in PLAYING for the next dispatch
- * to restart; any other goes back to READY. Each future completes before
- * the next dispatch is taken from the queue, and stays the running one
- * until then, so that futures complete in the order of their dispatches
- * and no run starts before the future of the one before has completed. */
+/* Runs dispatches on a thread of GStreamer's pool (see
+ * _plan_work_start_runner()), one after another while any wait: PLAYING
+ * (or a restart in PLAYING) until EOS, an error or a cancel. A run in
+ * memory that ended well stays in PLAYING for the next dispatch to
+ * restart; any other goes back to READY. Each future completes before the
+ * next dispatch is taken from the queue, and stays the running one until
+ * then, so that futures complete in the order of their dispatches and no
+ * run starts before the future of the one before has completed. */
 static void
-run_dispatch (gpointer data, gpointer unused)
+run_dispatch (GstElement * pipeline, gpointer data)
 {
   PlanFuture *future = data;
   PlanWork *self = PLAN_WORK (_plan_future_get_work (future));
@@ -296,15 +297,22 @@ run_dispatch (gpointer data, gpointer unused)
   g_object_unref (self);
 }
 
-GThreadPool *
-_plan_work_runner_pool (void)
+/* Starts a runner for @future, which holds a reference to @self (taken
+ * here) and to the future (the caller's, given).
+ *
+ * The runner is a task of GStreamer's own thread pool for elements
+ * (gst_element_call_async()), which gst_deinit() waits for before it
+ * frees anything: when the runner's reference to the work is the last
+ * one (the application dropped its own as its last future completed),
+ * the runner tears the pipeline down, and a gst_deinit() called meanwhile
+ * waits for that instead of freeing the debug categories and types the
+ * teardown uses. */
+void
+_plan_work_start_runner (PlanWork * self, PlanFuture * future)
 {
-  static GThreadPool *pool = NULL;
-
-  if (g_once_init_enter (&pool))
-    g_once_init_leave (&pool, g_thread_pool_new (run_dispatch, NULL, -1,
-            FALSE, NULL));
-  return pool;
+  g_object_ref (self);
+  gst_element_call_async (GST_ELEMENT (self->pipeline), run_dispatch, future,
+      NULL);
 }
 
 void

@@ -647,8 +647,7 @@ work_dispatch (PlanWork * work, PlanBindings * bindings, GError ** error)
   g_mutex_lock (&work->lock);
   work->running = g_object_ref (future);
   g_mutex_unlock (&work->lock);
-  g_object_ref (work);
-  g_thread_pool_push (_plan_work_runner_pool (), g_object_ref (future), NULL);
+  _plan_work_start_runner (work, g_object_ref (future));
   g_mutex_unlock (&work->dispatch_lock);
   return future;
 }

@@ -32,9 +32,9 @@ ramp (PlanDType dtype, gint64 n, gdouble scale)
 
 /* Drops the test's reference to its work last, once the runner thread has
  * let go of the work (a dispatch's runner holds a reference until just
- * after the last future completes), so that the work is finalized here:
- * finalized on the runner thread, its pipeline's teardown could overlap
- * gstcheck's gst_deinit() as the test's process exits. */
+ * after the last future completes): the test's reference must then be
+ * the only one, every other accounted for, and the work is finalized
+ * here, on the test's thread. */
 static void
 drop_work (PlanWork * work)
 {
@@ -1519,6 +1519,48 @@ GST_START_TEST (test_cancel_as_waiting_dispatch_is_bound)
 
 GST_END_TEST;
 
+static void
+note_finalized (gpointer data, GObject * where_the_object_was)
+{
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+/* A work whose last reference is its runner's (the application dropped
+ * the work and the future while the run went) is torn down on the
+ * runner's thread as the run ends; gst_deinit() waits for that, as it
+ * waits for GStreamer's own threads, rather than free the debug
+ * categories and types the teardown uses. gst_task_cleanup_all() is the
+ * part of gst_deinit() that waits. */
+GST_START_TEST (test_deinit_waits_for_the_runner)
+{
+  PlanWork *work;
+  EndReader reader = { 0 };
+  PlanBindings *bindings;
+  PlanFuture *future;
+  gint finalized = 0;
+
+  /* It leaves GStreamer without its thread pools: only in a process of
+   * the test's own. */
+  if (g_strcmp0 (g_getenv ("CK_FORK"), "no") == 0)
+    return;
+  work = one_map_work ();
+  bindings = end_bindings (&reader);
+  /* 200 chunks of 1 ms */
+  reader.chunks = 200;
+  g_object_weak_ref (G_OBJECT (work), note_finalized, &finalized);
+  future = plan_work_dispatch (work, bindings, NULL);
+  fail_unless (future != NULL);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (work);
+  gst_task_cleanup_all ();
+  fail_unless (g_atomic_int_get (&finalized), "gst_task_cleanup_all() "
+      "returned before the runner had let go of the work");
+  fail_unless (g_atomic_int_get (&reader.ended));
+}
+
+GST_END_TEST;
+
 /* A reader of 100-row chunks that takes 10 ms a chunk, for 1,000 chunks:
  * a run of ten seconds. */
 static PlanArray *
@@ -2217,6 +2259,7 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_async_cancel_while_waiting);
   tcase_add_test (tc, test_dispatch_async_callback_before_next_dispatch);
   tcase_add_test (tc, test_cancel_as_waiting_dispatch_is_bound);
+  tcase_add_test (tc, test_deinit_waits_for_the_runner);
   tcase_add_test (tc, test_small_map_dispatch_is_done_at_once);
   tcase_add_test (tc, test_direct_map_split_across_threads);
   tcase_add_test (tc, test_wait_timeout_then_cancel);
