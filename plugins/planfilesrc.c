@@ -1570,28 +1570,6 @@ plan_file_src_unlock_stop (GstBaseSrc * src)
   return TRUE;
 }
 
-/* GstBaseSrc sends a segment with the first buffer after a start or a
- * seek, and none before an EOS that comes first: the elements downstream
- * would take the stream for the rows of the segment before (a seek to
- * rows 3 to 3 for the whole file's, and the file cut short). A range of
- * no rows (a seek to an empty range, an empty file) gets its segment
- * here, before the EOS, with the seek's seqnum. */
-static void
-push_empty_segment (PlanFileSrc * self)
-{
-  GstBaseSrc *base = GST_BASE_SRC (self);
-  GstEvent *event;
-
-  GST_OBJECT_LOCK (self);
-  event = gst_event_new_segment (&base->segment);
-  GST_OBJECT_UNLOCK (self);
-  if (self->range_seqnum != GST_SEQNUM_INVALID)
-    gst_event_set_seqnum (event, self->range_seqnum);
-  GST_DEBUG_OBJECT (self, "no rows in the range: its segment before the EOS");
-  gst_pad_push_event (GST_BASE_SRC_PAD (self), event);
-  self->rows_pushed = TRUE;
-}
-
 static GstFlowReturn
 plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
 {
@@ -1640,8 +1618,13 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       break;
     case GST_FLOW_EOS:
       GST_DEBUG_OBJECT (self, "all rows read");
-      if (!self->rows_pushed)
-        push_empty_segment (self);
+      if (!self->rows_pushed) {
+        GST_DEBUG_OBJECT (self, "no rows in the range: its segment before "
+            "the EOS");
+        plan_element_push_empty_segment (GST_ELEMENT (self),
+            self->range_seqnum);
+        self->rows_pushed = TRUE;
+      }
       plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:

@@ -378,6 +378,39 @@ plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
 }
 
 /**
+ * plan_element_push_empty_segment:
+ * @source: a #GstBaseSrc whose stream ends before its first rows
+ * @seqnum: the seqnum of the seek that chose the range, or
+ *   %GST_SEQNUM_INVALID
+ *
+ * #GstBaseSrc sends a segment with the first buffer after a start or a
+ * seek, and none before an EOS that comes first: the elements downstream
+ * would take the stream for the rows of the segment before (a seek to rows
+ * 3 to 3 for the whole array's, and the array cut short). Call this in
+ * create() before returning %GST_FLOW_EOS for a range of no rows (a seek
+ * to an empty range, an array of none): it pushes the source's current
+ * segment, with @seqnum when it is valid.
+ *
+ * Since: 0.1
+ */
+void
+plan_element_push_empty_segment (GstElement * source, guint32 seqnum)
+{
+  GstBaseSrc *base;
+  GstEvent *event;
+
+  g_return_if_fail (GST_IS_BASE_SRC (source));
+
+  base = GST_BASE_SRC (source);
+  GST_OBJECT_LOCK (source);
+  event = gst_event_new_segment (&base->segment);
+  GST_OBJECT_UNLOCK (source);
+  if (seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, seqnum);
+  gst_pad_push_event (GST_BASE_SRC_PAD (source), event);
+}
+
+/**
  * plan_element_refuse_live_set:
  * @element: the element whose property is being set
  * @pspec: the property

@@ -105,6 +105,10 @@ gboolean plan_element_refuse_backward_seek (struct _GstElement * element,
     struct _GstEvent * event);
 
 PLAN_API
+void plan_element_push_empty_segment (struct _GstElement * source,
+    guint32 seqnum);
+
+PLAN_API
 gboolean plan_element_refuse_live_set (struct _GstElement * element,
     GParamSpec * pspec, gboolean in_use);
 

@@ -1115,28 +1115,6 @@ bad_chunk:
   }
 }
 
-/* GstBaseSrc sends a segment with the first buffer after a start or a
- * seek, and none before an EOS that comes first: the elements downstream
- * would take the stream for the rows of the segment before. A range of no
- * rows of an array (a seek to rows 3 to 3, an array of none) gets its
- * segment here, before the EOS, with the seek's seqnum (planfilesrc does
- * the same). */
-static void
-push_empty_segment (PlanArraySrc * self)
-{
-  GstBaseSrc *base = GST_BASE_SRC (self);
-  GstEvent *event;
-
-  GST_OBJECT_LOCK (self);
-  event = gst_event_new_segment (&base->segment);
-  GST_OBJECT_UNLOCK (self);
-  if (self->range_seqnum != GST_SEQNUM_INVALID)
-    gst_event_set_seqnum (event, self->range_seqnum);
-  GST_DEBUG_OBJECT (self, "no rows in the range: its segment before the EOS");
-  gst_pad_push_event (GST_BASE_SRC_PAD (self), event);
-  self->rows_pushed = TRUE;
-}
-
 static GstFlowReturn
 plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer ** buffer)
@@ -1159,8 +1137,13 @@ plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
       plan_progress_update (self->progress, GST_BUFFER_OFFSET_END (*buffer));
       break;
     case GST_FLOW_EOS:
-      if (self->run_array && !self->rows_pushed)
-        push_empty_segment (self);
+      if (self->run_array && !self->rows_pushed) {
+        GST_DEBUG_OBJECT (self, "no rows in the range: its segment before "
+            "the EOS");
+        plan_element_push_empty_segment (GST_ELEMENT (self),
+            self->range_seqnum);
+        self->rows_pushed = TRUE;
+      }
       plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:
