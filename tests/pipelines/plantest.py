@@ -149,9 +149,9 @@ def gst_launch_1_0(words, timeout, env=None, **popen_args):
     in 40 on a busy machine). A run that printed PREROLL_REFUSED and is
     still there 10 s later (stopping a pipeline takes milliseconds) is
     stopped and returned with exit code 1, what gst-launch-1.0 returns
-    after an error, its output as printed. Any other
-    run still going after `timeout` seconds raises
-    subprocess.TimeoutExpired, as subprocess.run does."""
+    after an error, its output as printed. Any other run still going after
+    `timeout` seconds raises subprocess.TimeoutExpired, as subprocess.run
+    does."""
     cmd = ['gst-launch-1.0', '-q'] + [str(w) for w in words]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env,
@@ -166,16 +166,14 @@ def gst_launch_1_0(words, timeout, env=None, **popen_args):
         if refused_at is None and any(PREROLL_REFUSED in line
                                       for line in list(lines)):
             refused_at = now
-        if refused_at is not None and now - refused_at > 10:
+        stuck = refused_at is not None and now - refused_at > 10
+        if stuck or now - start > timeout:
             proc.kill()
             proc.wait()
             reader.join()
+            if not stuck:
+                raise subprocess.TimeoutExpired(cmd, timeout, ''.join(lines))
             return subprocess.CompletedProcess(cmd, 1, ''.join(lines))
-        if now - start > timeout:
-            proc.kill()
-            proc.wait()
-            reader.join()
-            raise subprocess.TimeoutExpired(cmd, timeout, ''.join(lines))
         time.sleep(0.05)
     reader.join()
     return subprocess.CompletedProcess(cmd, proc.returncode, ''.join(lines))
