@@ -389,7 +389,12 @@ plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
  * 3 to 3 for the whole array's, and the array cut short). Call this in
  * create() before returning %GST_FLOW_EOS for a range of no rows (a seek
  * to an empty range, an array of none): it pushes the source's current
- * segment, with @seqnum when it is valid.
+ * segment, with @seqnum when it is valid, and then the EOS with the
+ * segment's seqnum, as the events of one operation carry one seqnum
+ * (the one #GstBaseSrc would give its own EOS is private to it; that EOS
+ * then meets a pad already at EOS and goes no further). A segment seek's
+ * range ends in #GstBaseSrc's SEGMENT_DONE instead, with the seek's
+ * seqnum: this pushes only the segment then.
  *
  * Since: 0.1
  */
@@ -398,15 +403,23 @@ plan_element_push_empty_segment (GstElement * source, guint32 seqnum)
 {
   GstBaseSrc *base;
   GstEvent *event;
+  gboolean segment_seek;
 
   g_return_if_fail (GST_IS_BASE_SRC (source));
 
   base = GST_BASE_SRC (source);
   GST_OBJECT_LOCK (source);
   event = gst_event_new_segment (&base->segment);
+  segment_seek = (base->segment.flags & GST_SEGMENT_FLAG_SEGMENT) != 0;
   GST_OBJECT_UNLOCK (source);
   if (seqnum != GST_SEQNUM_INVALID)
     gst_event_set_seqnum (event, seqnum);
+  seqnum = gst_event_get_seqnum (event);
+  gst_pad_push_event (GST_BASE_SRC_PAD (source), event);
+  if (segment_seek)
+    return;
+  event = gst_event_new_eos ();
+  gst_event_set_seqnum (event, seqnum);
   gst_pad_push_event (GST_BASE_SRC_PAD (source), event);
 }
 

@@ -61,8 +61,10 @@ T = rng.standard_normal((10000, 4)).astype(np.float32)
 T2 = rng.standard_normal((2000, 4)).astype(np.float32)
 # Its partner in maps of two inputs.
 T3 = rng.standard_normal((2000, 4)).astype(np.float32)
+# An array of no rows: the source's segment and its EOS, with one seqnum.
+E = np.zeros((0, 3), np.float32)
 for name, arr in [('a', A), ('b', B), ('img', IMG), ('m', M), ('t', T),
-                  ('t2', T2), ('t3', T3)]:
+                  ('t2', T2), ('t3', T3), ('empty', E)]:
     np.save(os.path.join(D, name + '.npy'), arr)
 SOFTMAX = os.path.join(BUILD, 'tests', 'examples', 'libsoftmax.so')
 
@@ -74,6 +76,11 @@ def path(name):
 def softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+def tolerance(expected):
+    """The absolute tolerance of a comparison with numpy's result."""
+    return 1e-5 * max(1.0, float(np.abs(expected).max(initial=0.0)))
 
 
 def laplacian(img):
@@ -117,6 +124,11 @@ PIPELINES = [
      lambda: 2 * A),
     ('map to fakesink', 'planfilesrc location=a.npy ! planmap expr="2*x" ! '
      'fakesink', {}, None),
+    ('copy of no rows', 'planfilesrc location=empty.npy ! '
+     'planfilesink location=OUT', {}, lambda: E),
+    ('map and sum of no rows', 'planfilesrc location=empty.npy ! '
+     'planmap expr="x + 1" ! tee name=t ! queue ! planfilesink location=OUT '
+     't. ! queue ! planreduce op=sum ! fakesink', {}, lambda: E + 1),
     ('upload, map on the sim device, download', 'planfilesrc location=a.npy '
      '! planupload ! planmap expr="x - 1" ! plandownload ! '
      'planfilesink location=OUT', {'GST_PLAN_DEVICE': 'sim'},
@@ -166,7 +178,7 @@ def check_no_issue(name, words, env, want):
         if got.shape != expected.shape:
             raise Failure('%s: shape %s, numpy\'s %s' % (name, got.shape,
                                                          expected.shape))
-        tol = 1e-5 * max(1.0, float(np.abs(expected).max()))
+        tol = tolerance(expected)
         if not np.allclose(got, expected, rtol=1e-5, atol=tol):
             raise Failure('%s: largest difference from numpy %g' %
                           (name, np.abs(got - expected).max()))
@@ -328,6 +340,10 @@ ARRAY_SEEKS = [
     ('planarraysrc, planmap, planarraysink, no seek', 'playing', ARRAYS,
      'planarraysrc name=src blocksize=40000 ! planmap expr="2*x + 1" ! '
      'planarraysink name=sink', [], lambda: 2 * A + 1),
+    ('planarraysrc of no rows, planmap, planarraysink, no seek', 'playing',
+     ['--array', 'src=empty.npy', '--collect', 'sink=OUT'],
+     'planarraysrc name=src ! planmap expr="2*x + 1" ! '
+     'planarraysink name=sink', [], lambda: 2 * E + 1),
     ('planarraysrc, planmap, planarraysink, state cycles', 'cycles', ARRAYS,
      'planarraysrc name=src blocksize=40000 ! planmap expr="2*x + 1" ! '
      'planarraysink name=sink', [], lambda: 2 * A + 1),
@@ -354,6 +370,10 @@ ARRAY_SEEKS = [
      ['--collect', 'sink=OUT'], 'planfilesrc location=a.npy '
      'blocksize=40000 ! planmap expr="2*x" ! planarraysink name=sink',
      ['rows:0:5000', 'rows:3000:-1'], lambda: (2 * A)[3000:5000]),
+    ('planfilesrc, planmap, planarraysink, seek to no rows in PAUSED',
+     'paused', ['--collect', 'sink=OUT'], 'planfilesrc location=a.npy '
+     'blocksize=40000 ! planmap expr="2*x" ! planarraysink name=sink',
+     ['rows:3000:3000'], lambda: (2 * A)[3000:3000]),
 ]
 
 
@@ -379,7 +399,7 @@ def check_seeks(name, mode, words, seeks, want, options=()):
     if got.shape != expected.shape:
         raise Failure('%s: shape %s, numpy\'s %s' % (name, got.shape,
                                                      expected.shape))
-    tol = 1e-5 * max(1.0, float(np.abs(expected).max()))
+    tol = tolerance(expected)
     if not np.allclose(got, expected, rtol=1e-5, atol=tol):
         raise Failure('%s: largest difference from numpy %g' %
                       (name, np.abs(got - expected).max()))
