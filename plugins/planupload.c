@@ -279,6 +279,13 @@ ensure_pool (PlanUpload * self, gsize size, GError ** error)
 
   if (self->pool && size <= self->pool_size)
     return TRUE;
+  if (size > G_MAXUINT) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "a chunk of %" G_GSIZE_FORMAT " bytes is over the 4 GiB a pool of "
+        "device buffers holds: give smaller chunks upstream (blocksize)",
+        size);
+    return FALSE;
+  }
 
   GST_OBJECT_LOCK (self);
   max_buffers = self->max_buffers;

@@ -304,6 +304,13 @@ acquire (PlanKernelDevice * self, Slot * slot, gsize size, GError ** error)
 
   if (!ensure_stream (self, error))
     return NULL;
+  if (size > G_MAXUINT) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
+        "an output chunk of %" G_GSIZE_FORMAT " bytes is over the 4 GiB a "
+        "pool of device buffers holds: give smaller chunks (blocksize)",
+        size);
+    return NULL;
+  }
   if (slot->pool == NULL || size > slot->size) {
     slot_clear (slot);
     slot->pool = plan_buffer_pool_new (self->stream);

@@ -23,6 +23,7 @@
 #include <libplan/planerror.h>
 #include <libplan/planshardhooks.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #define GST_CAT_DEFAULT plan_kernel_element_debug
@@ -122,6 +123,33 @@ plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row)
   return TRUE;
 }
 
+/* GstBufferPool's buffers are at most G_MAXUINT bytes: a larger output
+ * (rows of a custom kernel's out-shape, a widening map of chunks near
+ * planfilesrc's largest blocksize) gets memory of its own, or an error
+ * saying what could not be had, where GLib would abort. */
+static GstFlowReturn
+alloc_unpooled (PlanKernelElement * self, gsize n_rows, GstBuffer ** buffer)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  gsize row = plan_array_info_get_row_size (&priv->output), size;
+  gboolean addressable = g_size_checked_mul (&size, n_rows, row);
+  gpointer data;
+
+  if (!addressable || posix_memalign (&data, OUTPUT_ALIGN, size) != 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate an output buffer (rows of %" G_GSIZE_FORMAT
+            " bytes, %" G_GSIZE_FORMAT " of them): %s.", row, n_rows,
+            addressable ? "not enough memory" :
+            "more bytes than memory can address"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  GST_DEBUG_OBJECT (self, "an output buffer of %" G_GSIZE_FORMAT " bytes, "
+      "over a pool's largest, allocated alone", size);
+  *buffer = gst_buffer_new_wrapped_full (0, data, size, 0, size, data, free);
+  priv->n_unpushed++;
+  return GST_FLOW_OK;
+}
+
 /**
  * plan_kernel_element_alloc_output:
  * @self: a #PlanKernelElement
@@ -130,8 +158,9 @@ plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row)
  *
  * Gets a buffer for the next @n_rows output rows: memory downstream lends
  * for them (#PLAN_QUERY_OUTPUT_ROWS, so a sink that keeps the rows gets
- * them without a copy), or else a buffer of the element's pool. Push the
- * buffers in the order they were allocated. Call from the streaming
+ * them without a copy), or else a buffer of the element's pool (one over
+ * 4 GiB, a pool's largest, is allocated alone). Push the buffers in the
+ * order they were allocated. Call from the streaming
  * thread (process() or finish()).
  *
  * Returns: GST_FLOW_OK, or a flow error (GST_FLOW_FLUSHING on shutdown).
@@ -150,7 +179,9 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
   g_return_val_if_fail (buffer != NULL, GST_FLOW_ERROR);
 
   priv = GET_PRIV (self);
-  size = n_rows * plan_array_info_get_row_size (&priv->output);
+  if (!g_size_checked_mul (&size, n_rows,
+          plan_array_info_get_row_size (&priv->output)))
+    return alloc_unpooled (self, n_rows, buffer);
 
   /* Memory lent for rows out_rows... is right only for the next buffer
    * pushed. */
@@ -158,6 +189,10 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
   priv->n_unpushed++;
   if (*buffer != NULL)
     return GST_FLOW_OK;
+  if (size > G_MAXUINT) {
+    priv->n_unpushed--;
+    return alloc_unpooled (self, n_rows, buffer);
+  }
 
   /* Reused pool buffers avoid faulting in fresh pages for every chunk;
    * the pool grows to the largest chunk seen, and starts at a slice when

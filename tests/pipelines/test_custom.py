@@ -195,6 +195,25 @@ def errors():
                  'out-shape=0'], 'out-shape')
     fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3',
                  'out-dtype=flaot32'], 'out-dtype', 'flaot32')
+    # The example map kernels refuse to run as reductions, or with an
+    # output they were not written for, instead of reading inputs the init
+    # phase does not have or writing past the output.
+    x32 = np.arange(12, dtype=np.float32).reshape(6, 2)
+    for name in ('axpb', 'softmax'):
+        fails(d, x32, ['library=' + lib(name), 'symbol=' + name,
+                       'mode=reduce'], '%s is a map kernel' % name)
+        fails(d, x32, ['library=' + lib(name), 'symbol=' + name,
+                       'out-dtype=int8'], name, 'float32')
+    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3', 'mode=reduce'],
+          'smooth3 needs mode=map')
+    fails(d, x, ['library=' + lib('prefixsum'), 'symbol=prefixsum',
+                 'state-size=8', 'mode=reduce'], 'prefixsum needs mode=map')
+    # Output rows too large for memory: an error that says so (GLib would
+    # abort on the allocation; a buffer pool's sizes stop at 4 GiB).
+    fails(d, x32, ['library=' + lib('axpb'), 'symbol=axpb',
+                   'out-shape=99999999,99999999'],
+          'Could not allocate an output buffer (rows of 39999999200000004 '
+          'bytes')
     # A cuda-source that is not a regular file is refused at once (a FIFO
     # without a writer would wait for one), as is one that is missing.
     fifo = os.path.join(d, 'k.cu')

@@ -10,16 +10,18 @@
 
 PLAN_CUSTOM_EXPORT (prefixsum)
 {
-  const gdouble *x = chunk->inputs[0].data;
+  const gdouble *x;
   gdouble *y = chunk->output->data, *carry = chunk->state;
   gsize i;
 
-  if (chunk->state_size < sizeof (gdouble) || chunk->inputs[0].dtype != PLAN_DTYPE_FLOAT64
-      || chunk->inputs[0].ndim != 0) {
+  if (chunk->mode != PLAN_CUSTOM_MODE_MAP || chunk->state_size < sizeof (gdouble)
+      || chunk->inputs[0].dtype != PLAN_DTYPE_FLOAT64 || chunk->inputs[0].ndim != 0
+      || chunk->output->dtype != PLAN_DTYPE_FLOAT64 || chunk->output->ndim != 0) {
     g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
-        "prefixsum needs state-size=8 and a 1-D float64 stream");
+        "prefixsum needs mode=map, state-size=8 and a 1-D float64 stream");
     return 1;
   }
+  x = chunk->inputs[0].data;
   for (i = 0; i < chunk->n_rows; i++)
     y[i] = (*carry += x[i]);
   return 0;

@@ -6,14 +6,18 @@
 
 PLAN_CUSTOM_EXPORT (smooth3)
 {
-  const PlanCustomBuffer *in = &chunk->inputs[0];
-  gsize n = in->row_size / sizeof (gdouble), r, i;
+  const PlanCustomBuffer *in = chunk->n_inputs > 0 ? &chunk->inputs[0] : NULL;
+  gsize n, r, i;
 
-  if (chunk->halo < 1 || in->dtype != PLAN_DTYPE_FLOAT64) {
+  if (chunk->mode != PLAN_CUSTOM_MODE_MAP || chunk->halo < 1
+      || in->dtype != PLAN_DTYPE_FLOAT64
+      || chunk->output->dtype != PLAN_DTYPE_FLOAT64
+      || chunk->output->row_size != in->row_size) {
     g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
-        "smooth3 needs halo=1 and float64 rows");
+        "smooth3 needs mode=map, halo=1 and float64 rows out as in");
     return 1;
   }
+  n = in->row_size / sizeof (gdouble);
   for (r = 0; r < chunk->n_rows; r++) {
     const gdouble *x = (const gdouble *) in->data + r * n;
     gdouble *y = (gdouble *) chunk->output->data + r * n;

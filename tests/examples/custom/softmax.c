@@ -11,14 +11,21 @@
 PLAN_CUSTOM_EXPORT (softmax)
 {
   const PlanCustomBuffer *in = &chunk->inputs[0];
-  gsize n = in->row_size / sizeof (float), r, i;
+  gsize n, r, i;
 
-  if (in->dtype != PLAN_DTYPE_FLOAT32 || chunk->output->dtype != PLAN_DTYPE_FLOAT32) {
+  if (chunk->mode != PLAN_CUSTOM_MODE_MAP) {
     g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
-        "softmax takes and gives float32 rows, not %s",
+        "softmax is a map kernel: run it with mode=map");
+    return 1;
+  }
+  if (in->dtype != PLAN_DTYPE_FLOAT32 || chunk->output->dtype != PLAN_DTYPE_FLOAT32
+      || chunk->output->row_size != in->row_size) {
+    g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
+        "softmax takes and gives float32 rows of one shape, not %s",
         plan_dtype_to_string (in->dtype));
     return 1;
   }
+  n = in->row_size / sizeof (float);
   for (r = 0; r < chunk->n_rows; r++) {
     const float *x = (const float *) in->data + r * n;
     float *y = (float *) chunk->output->data + r * n;
