@@ -126,6 +126,8 @@ ExprNode *_plan_expr_cast_root (ExprArena * arena, ExprNode * root,
     PlanDType dtype);
 
 const gchar *_plan_expr_op_name (ExprOp op);
+/* The arguments function @name takes; 0 for no function. */
+guint _plan_expr_function_n_args (const gchar * name);
 /* The dtype the kernel of @node computes in (the dtype of its operands). */
 PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);
 

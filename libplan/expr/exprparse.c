@@ -478,8 +478,15 @@ parse_call (Parser * p, guint name_pos, guint name_len, guint prefix)
   }
   if (args->len > 3) {
     ExprNode *extra = g_ptr_array_index (args, 3);
-    parse_error (p, extra->start, "'%s' takes at most 3 arguments, "
-        "%u given", node->name, args->len);
+    guint want = _plan_expr_function_n_args (node->name);
+
+    if (want > 0)
+      parse_error (p, extra->start, "'%s' takes %u argument%s, %u given",
+          node->name, want, want == 1 ? "" : "s", args->len);
+    else
+      parse_error (p, extra->start, "'%s' is no function of the language "
+          "(and none takes more than 3 arguments), %u given", node->name,
+          args->len);
     goto out;
   }
   node->n_args = args->len;

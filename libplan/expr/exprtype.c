@@ -1181,6 +1181,21 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
   }
 }
 
+/* The arguments function @name takes: 1 for a cast to a dtype, 0 for a
+ * name that is no function. */
+guint
+_plan_expr_function_n_args (const gchar * name)
+{
+  guint i;
+
+  if (plan_dtype_from_string (name) != PLAN_DTYPE_UNKNOWN)
+    return 1;
+  for (i = 0; i < G_N_ELEMENTS (functions); i++)
+    if (strcmp (functions[i].name, name) == 0)
+      return functions[i].n_args;
+  return 0;
+}
+
 static ExprNode *
 type_call (Typer * t, ExprNode * call)
 {

@@ -480,7 +480,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_expr_error_too_many_arguments)
 {
-  check_error ("where(b, x, y, x)", PLAN_ERROR_SYNTAX, 16, "at most 3");
+  check_error ("where(b, x, y, x)", PLAN_ERROR_SYNTAX, 16, "'where' takes 3 "
+      "arguments, 4 given");
 }
 
 GST_END_TEST;
@@ -633,6 +634,20 @@ GST_START_TEST (test_expr_error_cast_arity)
 {
   check_error ("int8(x, y)", PLAN_ERROR_TYPE, 1, "'int8' takes 1 argument, "
       "2 given");
+}
+
+GST_END_TEST;
+
+/* More arguments than any call holds: the function's own count (it said
+ * "at most 3" for sin). */
+GST_START_TEST (test_expr_error_arity_over_three)
+{
+  check_error ("sin(x, x, x, x)", PLAN_ERROR_SYNTAX, 14, "'sin' takes 1 "
+      "argument, 4 given");
+  check_error ("float64(x, x, x, x)", PLAN_ERROR_SYNTAX, 18, "'float64' takes "
+      "1 argument, 4 given");
+  check_error ("nosuch(x, x, x, x)", PLAN_ERROR_SYNTAX, 17, "'nosuch' is no "
+      "function");
 }
 
 GST_END_TEST;
@@ -1675,6 +1690,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_name_called);
   tcase_add_test (tc, test_expr_error_wrong_arity);
   tcase_add_test (tc, test_expr_error_cast_arity);
+  tcase_add_test (tc, test_expr_error_arity_over_three);
   tcase_add_test (tc, test_expr_error_bitwise_on_float_left);
   tcase_add_test (tc, test_expr_error_bitwise_on_float_right);
   tcase_add_test (tc, test_expr_error_shift_of_float_literal);
