@@ -326,7 +326,8 @@ reducer_init_state (PlanReducer * r, PlanDType out_dtype)
  * #PLAN_REDUCE_AXIS_ROWS, (N,) for #PLAN_REDUCE_AXIS_INNER; see
  * plan_reducer_get_output_info(). On a 0-d stream, axis 0 and -1 give a
  * 0-d result as #PLAN_REDUCE_AXIS_ALL does (numpy's leniency), except for
- * mean, var and std, which refuse them as numpy does. It starts with one
+ * mean, var and std (and nanmean, nanvar and nanstd of integers and
+ * bools), which refuse them as numpy does. It starts with one
  * thread.
  *
  * Returns: (transfer full) (nullable): a new reducer, or %NULL with @error
@@ -347,10 +348,16 @@ plan_reducer_new (PlanReduceOp op, PlanReduceAxis axis,
   if (ev == NULL)
     goto bad_op;
   /* numpy's mean, var and std, unlike its other reductions, refuse axis 0
-   * and -1 of a 0-d array (axis=1 is refused whatever the op). */
+   * and -1 of a 0-d array (axis=1 is refused whatever the op); so do
+   * nanmean, nanvar and nanstd of integers and bools, which numpy hands
+   * to mean, var and std. */
   if (input != NULL && input->ndim == 0 && (axis == PLAN_REDUCE_AXIS_ROWS
           || axis == PLAN_REDUCE_AXIS_INNER) && (op == PLAN_REDUCE_OP_MEAN
-          || op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_STD))
+          || op == PLAN_REDUCE_OP_VAR || op == PLAN_REDUCE_OP_STD
+          || ((op == PLAN_REDUCE_OP_NANMEAN || op == PLAN_REDUCE_OP_NANVAR
+                  || op == PLAN_REDUCE_OP_NANSTD)
+              && !plan_dtype_is_float (input->dtype)
+              && !plan_dtype_is_complex (input->dtype))))
     goto axis_of_0d;
   r = reducer_alloc (axis, input, error);
   if (r == NULL)

@@ -473,12 +473,18 @@ def test_ptp_of_bool_fails_as_numpy():
 def test_zero_d_axes_as_numpy():
     """A 0-d file: numpy's reductions take axis 0 and -1 as axis=None
     (axis=-1 gave shape (1,)), but its mean, var and std raise AxisError,
-    as every op does for axis 1."""
+    as every op does for axis 1, and so do nanmean, nanvar and nanstd of
+    integers (numpy hands them to mean, var and std)."""
     d = tmpdir()
-    a = np.array(3.5, np.float32)
-    np.save(d + '/a.npy', a)
-    for op, axis in (('sum', '-1'), ('argmax', '0'), ('std', '-1'),
-                     ('mean', '0'), ('max', '1')):
+    for a, op, axis in (
+            [(np.array(3.5, np.float32), op, axis) for op, axis in
+             (('sum', '-1'), ('argmax', '0'), ('std', '-1'), ('mean', '0'),
+              ('max', '1'), ('nanmean', '0'), ('nanstd', '-1'))] +
+            [(np.array(7, np.int32), op, axis) for op, axis in
+             (('nanmean', '0'), ('nanvar', '-1'), ('nanstd', '0'),
+              ('nansum', '0'))] +
+            [(np.array(True), 'nanmean', '-1')]):
+        np.save(d + '/a.npy', a)
         try:
             want = np.asarray(getattr(np, op)(a, axis=int(axis)))
         except np.AxisError:
