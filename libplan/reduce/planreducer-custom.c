@@ -187,6 +187,83 @@ bad:
   }
 }
 
+/* Element @k of @raw, of the float @dtype, as a double. */
+static gdouble
+float_at (PlanDType dtype, const guint8 * raw, gsize k)
+{
+  guint16 h;
+  gfloat f;
+  gdouble d;
+
+  switch (dtype) {
+    case PLAN_DTYPE_FLOAT16:
+      memcpy (&h, raw + 2 * k, 2);
+      return plan_dtype_float16_to_double (h);
+    case PLAN_DTYPE_FLOAT32:
+      memcpy (&f, raw + 4 * k, 4);
+      return f;
+    default:
+      memcpy (&d, raw + 8 * k, 8);
+      return d;
+  }
+}
+
+/* What an identity must satisfy, and what a combiner that ignores it, or
+ * a value that is not its identity, fails: combiner(v, identity) is v for
+ * v the identity itself, 1 and 2 (0 and 1 for bools). A true identity
+ * always passes (the check is necessary, not sufficient): "x + 1" with 0,
+ * "x * y" with 0, "max(x, y)" with 3 are caught before any data is
+ * reduced into a wrong result. */
+gboolean
+_plan_reducer_check_identity (PlanReducer * r, const gchar * identity,
+    GError ** error)
+{
+  PlanDType acc = plan_expr_get_dtype (r->combiner);
+  gsize es = plan_dtype_get_size (acc), k;
+  const gchar *samples[2] = { "1", "2" };
+  guint8 v[3 * 8], e[3 * 8], out[3 * 8];
+  gconstpointer inputs[2] = { v, e };
+  Value s;
+
+  if (acc == PLAN_DTYPE_BOOL)
+    samples[1] = "0";
+  for (k = 0; k < 3; k++) {
+    memcpy (e + k * es, r->identity.v.raw, es);
+    if (k == 0)
+      memcpy (v, r->identity.v.raw, es);
+    else if (_plan_reducer_parse_identity (samples[k - 1], acc, &s, NULL))
+      memcpy (v + k * es, s.raw, es);
+    else
+      memcpy (v + k * es, r->identity.v.raw, es);
+  }
+  plan_expr_eval (r->combiner, inputs, out, 3);
+  for (k = 0; k < 3; k++) {
+    gboolean same = memcmp (out + k * es, v + k * es, es) == 0;
+
+    if (!same && plan_dtype_is_float (acc)) {
+      gdouble a = float_at (acc, out, k), b = float_at (acc, v, k);
+
+      same = a == b || (isnan (a) && isnan (b));
+    }
+    if (!same)
+      goto not_identity;
+  }
+  return TRUE;
+
+  /* ERRORS */
+not_identity:
+  {
+    const gchar *x = k == 0 ? identity : samples[k - 1];
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "the identity '%s' is no identity of the combiner '%s': with x = %s "
+        "and y = %s it does not give x back, as it must (combiner(v, "
+        "identity) is v for every v; the identity pads partial blocks, and "
+        "is the result of an empty stream)", identity, r->name, x, identity);
+    return FALSE;
+  }
+}
+
 /* Compiles f(x, y) for @input; when it gives another dtype R (say float64
  * for `x * 0.5` on int32), compiles it again in R and converts the input
  * to R. */

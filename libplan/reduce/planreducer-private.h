@@ -224,6 +224,8 @@ void _plan_reducer_column_custom (PlanReducer * r, Acc * cols, gsize c0,
     gsize c1, gconstpointer row, guint64 row_index, gpointer scratch);
 
 G_GNUC_INTERNAL
+gboolean _plan_reducer_check_identity (PlanReducer * r, const gchar * identity,
+    GError ** error);
 gboolean _plan_reducer_parse_identity (const gchar * text, PlanDType dtype,
     Value * value, GError ** error);
 

@@ -421,7 +421,9 @@ axis_of_0d:
  *
  * Returns: (transfer full) (nullable): a new reducer, or %NULL with @error
  *   set: the compiler's message for an invalid expression, or a message
- *   saying that the identity is missing or is not a value of the dtype.
+ *   saying that the identity is missing, is not a value of the dtype, or
+ *   is not the combiner's identity (`combiner(v, identity)` is not `v` for
+ *   v the identity, 1 and 2, or 0 and 1 for bools).
  *
  * Since: 0.1
  */
@@ -446,7 +448,8 @@ plan_reducer_new_custom (const gchar * combiner, const gchar * identity,
   if (!_plan_reducer_compile_custom (r, combiner, error))
     goto failed;
   acc = plan_expr_get_dtype (r->combiner);
-  if (!_plan_reducer_parse_identity (identity, acc, &r->identity.v, error))
+  if (!_plan_reducer_parse_identity (identity, acc, &r->identity.v, error)
+      || !_plan_reducer_check_identity (r, identity, error))
     goto failed;
   r->acc_size = plan_dtype_get_size (acc);
   r->block = _plan_reducer_block_custom;

@@ -654,6 +654,41 @@ def test_combiner_without_identity_fails():
                     'expr=x * y', '!', 'fakesink'], 'identity', 'x * y')
 
 
+def test_combiner_with_a_wrong_identity_fails():
+    """An identity the combiner does not give back (or a combiner that
+    ignores y) fails at start, before a wrong result is computed (x + 1
+    with 0 gave 3 for a sum of nothing but ones); true identities of
+    several dtypes pass."""
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
+    np.save(d + '/b.npy', np.array([True, False, True]))
+    np.save(d + '/i.npy', np.arange(5, dtype=np.uint8))
+    for expr, identity, x in (('x + 1', '0', '0'), ('x * y', '0', '1'),
+                              ('max(x, y)', '3', '1'), ('x + y', '1', '1')):
+        expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!',
+                        'planreduce', 'expr=' + expr, 'identity=' + identity,
+                        '!', 'fakesink'],
+                       "the identity '%s' is no identity of the combiner "
+                       "'%s': with x = %s" % (identity, expr, x))
+    expect_failure(['planfilesrc', 'location=%s/b.npy' % d, '!', 'planreduce',
+                    'expr=x & y', 'identity=false', '!', 'fakesink'],
+                   "the identity 'false' is no identity")
+    for path, expr, identity, want in (
+            ('a', 'x * y', '1', np.prod(np.arange(5, dtype=np.float32))),
+            ('a', 'fmax(x, y)', 'nan', np.float32(4)),
+            ('b', 'x & y', 'true', np.False_),
+            ('b', 'x | y', 'false', np.True_),
+            ('i', 'min(x, y)', '255', np.uint8(0)),
+            ('i', 'x ^ y', '0', np.bitwise_xor.reduce(np.arange(5, dtype=np.uint8)))):
+        launch('planfilesrc', 'location=%s/%s.npy' % (d, path), '!',
+               'planreduce', 'expr=' + expr, 'identity=' + identity, '!',
+               'planfilesink', 'location=%s/o.npy' % d)
+        got = np.load(d + '/o.npy')
+        if got.shape != () or got != want:
+            raise Failure('%s with identity %s: %r, numpy %r' %
+                          (expr, identity, got, want))
+
+
 def test_empty_min_fails_as_numpy():
     d = tmpdir()
     np.save(d + '/a.npy', np.zeros(0, np.float64))
@@ -711,7 +746,8 @@ cases += [(f.__name__, f) for f in (
     test_nanargmin_all_nan_fails_as_numpy, test_ptp_of_bool_fails_as_numpy,
     test_zero_d_axes_as_numpy,
     test_invalid_expr_shows_compiler_message, test_unknown_op_fails,
-    test_combiner_without_identity_fails, test_empty_min_fails_as_numpy,
+    test_combiner_without_identity_fails,
+    test_combiner_with_a_wrong_identity_fails, test_empty_min_fails_as_numpy,
     test_message_and_result, test_columns_over_many_blocks,
     test_map_float32_as_planmap_and_numpy,
     test_map_int32_as_planmap_and_numpy, test_map_with_custom_combiner,
