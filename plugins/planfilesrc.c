@@ -1618,14 +1618,16 @@ plan_file_src_create (GstPushSrc * src, GstBuffer ** buffer)
       break;
     case GST_FLOW_EOS:
       GST_DEBUG_OBJECT (self, "all rows read");
+      /* The progress message before the EOS, which an empty range's
+       * segment comes with: applications stop at the EOS. */
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       if (!self->rows_pushed) {
-        GST_DEBUG_OBJECT (self, "no rows in the range: its segment before "
+        GST_DEBUG_OBJECT (self, "no rows in the range: its segment and "
             "the EOS");
         plan_element_push_empty_segment (GST_ELEMENT (self),
             self->range_seqnum);
         self->rows_pushed = TRUE;
       }
-      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:
       /* The progress message first: applications stop at the error. */

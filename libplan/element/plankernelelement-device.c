@@ -306,9 +306,9 @@ acquire (PlanKernelDevice * self, Slot * slot, gsize size, GError ** error)
     return NULL;
   if (size > G_MAXUINT) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_DEVICE,
-        "an output chunk of %" G_GSIZE_FORMAT " bytes is over the 4 GiB a "
-        "pool of device buffers holds: give smaller chunks (blocksize)",
-        size);
+        "a chunk of %" G_GSIZE_FORMAT " bytes is over the 4 GiB a pool of "
+        "device buffers holds: give smaller chunks (blocksize), or rows "
+        "smaller than that", size);
     return NULL;
   }
   if (slot->pool == NULL || size > slot->size) {
@@ -514,7 +514,11 @@ _plan_kernel_device_launch (PlanKernelDevice * self,
    * with plan_kernel_element_alloc_device_output(); a reduction
    * (launch_consumes) makes no output rows of the chunk. */
   if (!klass->launch_pushes && !klass->launch_consumes) {
-    out = acquire (self, &self->output, n_rows * out_row, &err);
+    gsize out_size;
+
+    /* (More than memory can address acquires what no pool holds.) */
+    out = acquire (self, &self->output, g_size_checked_mul (&out_size,
+            n_rows, out_row) ? out_size : G_MAXSIZE, &err);
     if (out == NULL)
       goto failed;
   }

@@ -126,6 +126,8 @@ typedef struct
   /* aggregate thread: the input is one rank's share (PLAN_EVENT_SHARD) */
   gboolean sharded;
   PlanShardInfo shard;
+  gchar *posted_error;          /* the message of the last error the
+                                 * element posted (object lock) */
   GstDebugCategory *cat;        /* the element's own category, for the
                                  * decisions logged for it */
   /* taken by the aggregate thread around each pop of an input buffer and
@@ -161,7 +163,8 @@ void _plan_kernel_element_send_pending_seek (GstElement * element,
     gpointer data);
 
 G_GNUC_INTERNAL
-void _plan_kernel_element_tell_ranks (PlanKernelElement * self);
+void _plan_kernel_element_tell_ranks (PlanKernelElement * self,
+    const gchar * why);
 
 G_GNUC_INTERNAL
 const gchar *_plan_kernel_element_lengths_hint (guint64 a, guint64 b);

@@ -23,6 +23,7 @@
 #include <libplan/planerror.h>
 #include <libplan/planshardhooks.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,13 +135,16 @@ alloc_unpooled (PlanKernelElement * self, gsize n_rows, GstBuffer ** buffer)
   gsize row = plan_array_info_get_row_size (&priv->output), size;
   gboolean addressable = g_size_checked_mul (&size, n_rows, row);
   gpointer data;
+  gint err = addressable ? posix_memalign (&data, OUTPUT_ALIGN, MAX (size,
+          1)) : ENOMEM;
 
-  if (!addressable || posix_memalign (&data, OUTPUT_ALIGN, size) != 0) {
+  if (err != 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate an output buffer (rows of %" G_GSIZE_FORMAT
             " bytes, %" G_GSIZE_FORMAT " of them): %s.", row, n_rows,
             addressable ? "not enough memory" :
-            "more bytes than memory can address"), (NULL));
+            "more bytes than memory can address"),
+        ("posix_memalign: %s", g_strerror (err)));
     return GST_FLOW_ERROR;
   }
   GST_DEBUG_OBJECT (self, "an output buffer of %" G_GSIZE_FORMAT " bytes, "
@@ -211,6 +215,10 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
     /* A slice is at most host_slice_bytes, or one row. */
     if (priv->slice_rows != G_MAXSIZE)
       alloc = MAX (alloc, priv->slice_rows * row);
+    if (alloc > G_MAXUINT) {
+      priv->n_unpushed--;
+      return alloc_unpooled (self, n_rows, buffer);
+    }
     _plan_kernel_element_clear_pool (priv);
     priv->pool = gst_buffer_pool_new ();
     config = gst_buffer_pool_get_config (priv->pool);

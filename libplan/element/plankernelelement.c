@@ -599,6 +599,7 @@ plan_kernel_element_finalize (GObject * object)
   free_inputs (priv);
   _plan_kernel_element_clear_pool (priv);
   gst_clear_event (&priv->pending_seek);
+  g_free (priv->posted_error);
   g_mutex_clear (&priv->pop_lock);
   g_rec_mutex_clear (&priv->inputs_lock);
 
@@ -606,17 +607,46 @@ plan_kernel_element_finalize (GObject * object)
 }
 
 /* An element that fails in a sharded run tells the other ranks, so that
- * none waits for ever for a message from this one. */
+ * none waits for ever for a message from this one, and why: @why, or the
+ * error it posted (another rank may learn it before it meets the same
+ * problem itself, and its own error then says what it was), or else that
+ * it stopped with an error. */
 void
-_plan_kernel_element_tell_ranks (PlanKernelElement * self)
+_plan_kernel_element_tell_ranks (PlanKernelElement * self, const gchar * why)
 {
-  gchar *why;
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  gchar *text;
 
-  if (!GET_PRIV (self)->sharded)
+  if (!priv->sharded)
     return;
-  why = g_strdup_printf ("%s stopped with an error", GST_ELEMENT_NAME (self));
-  plan_shard_abort (why);
-  g_free (why);
+  GST_OBJECT_LOCK (self);
+  text = why ? g_strdup (why) : priv->posted_error ?
+      g_strdup (priv->posted_error) : g_strdup_printf ("%s stopped with an "
+      "error", GST_ELEMENT_NAME (self));
+  GST_OBJECT_UNLOCK (self);
+  plan_shard_abort (text);
+  g_free (text);
+}
+
+/* Remembers the message of an error the element posts, for
+ * _plan_kernel_element_tell_ranks(). */
+static gboolean
+plan_kernel_element_post_message (GstElement * element, GstMessage * message)
+{
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR
+      && GST_MESSAGE_SRC (message) == GST_OBJECT (element)) {
+    PlanKernelElementPrivate *priv = GET_PRIV (element);
+    GError *err = NULL;
+
+    gst_message_parse_error (message, &err, NULL);
+    GST_OBJECT_LOCK (element);
+    g_free (priv->posted_error);
+    priv->posted_error = g_strdup (err->message);
+    GST_OBJECT_UNLOCK (element);
+    g_error_free (err);
+  }
+  return GST_ELEMENT_CLASS (plan_kernel_element_parent_class)->post_message
+      (element, message);
 }
 
 /* A segment in rows says which rows of the stream come next: the first is
@@ -700,7 +730,7 @@ mismatch:
             "; the inputs of an element need the same number of rows" : ""),
         (NULL));
     g_atomic_int_set (&priv->failed, TRUE);
-    _plan_kernel_element_tell_ranks (self);
+    _plan_kernel_element_tell_ranks (self, NULL);
     return FALSE;
   }
 refused:
@@ -709,7 +739,7 @@ refused:
             GST_ELEMENT_NAME (self), err->message), (NULL));
     g_error_free (err);
     g_atomic_int_set (&priv->failed, TRUE);
-    _plan_kernel_element_tell_ranks (self);
+    _plan_kernel_element_tell_ranks (self, NULL);
     return FALSE;
   }
 }
@@ -1271,7 +1301,7 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   if (flow != GST_FLOW_OK) {
     /* A rank whose element cannot be set up stops the others too. */
     if (g_atomic_int_get (&GET_PRIV (self)->failed))
-      _plan_kernel_element_tell_ranks (self);
+      _plan_kernel_element_tell_ranks (self, NULL);
     return flow;
   }
 
@@ -1463,6 +1493,9 @@ plan_kernel_element_stop (GstAggregator * agg)
 
   _plan_kernel_element_reset_state (PLAN_KERNEL_ELEMENT (agg));
   priv->sharded = FALSE;
+  GST_OBJECT_LOCK (agg);
+  g_clear_pointer (&priv->posted_error, g_free);
+  GST_OBJECT_UNLOCK (agg);
   pads = _plan_kernel_element_get_sink_pads (PLAN_KERNEL_ELEMENT (agg));
   for (l = pads; l; l = l->next)
     PLAN_KERNEL_PAD (l->data)->sharded = FALSE;
@@ -1635,6 +1668,8 @@ plan_kernel_element_class_init (PlanKernelElementClass * klass)
 
   GST_ELEMENT_CLASS (klass)->send_event =
       GST_DEBUG_FUNCPTR (_plan_kernel_element_send_event);
+  GST_ELEMENT_CLASS (klass)->post_message =
+      GST_DEBUG_FUNCPTR (plan_kernel_element_post_message);
   GST_ELEMENT_CLASS (klass)->request_new_pad =
       GST_DEBUG_FUNCPTR (plan_kernel_element_request_new_pad);
   GST_ELEMENT_CLASS (klass)->release_pad =

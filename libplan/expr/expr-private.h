@@ -76,6 +76,9 @@ struct _ExprNode
   guint height;                 /* longest path to a leaf, leaves 0 */
   guint n_args;
   ExprNode *args[3];
+  guint n_given;                /* a call's arguments as written (args
+                                 * holds the first 3), for the typer's
+                                 * message when more are given */
   /* Filled by the parser for names and calls. */
   const gchar *name;            /* points into the arena's strings */
   guint name_index;             /* EXPR_NODE_NAME: bound name */
@@ -126,8 +129,6 @@ ExprNode *_plan_expr_cast_root (ExprArena * arena, ExprNode * root,
     PlanDType dtype);
 
 const gchar *_plan_expr_op_name (ExprOp op);
-/* The arguments function @name takes; 0 for no function. */
-guint _plan_expr_function_n_args (const gchar * name);
 /* The dtype the kernel of @node computes in (the dtype of its operands). */
 PlanDType _plan_expr_node_arg_dtype (const ExprNode * node);
 

@@ -476,23 +476,15 @@ parse_call (Parser * p, guint name_pos, guint name_len, guint prefix)
       goto out;
     }
   }
-  if (args->len > 3) {
-    ExprNode *extra = g_ptr_array_index (args, 3);
-    guint want = _plan_expr_function_n_args (node->name);
-
-    if (want > 0)
-      parse_error (p, extra->start, "'%s' takes %u argument%s, %u given",
-          node->name, want, want == 1 ? "" : "s", args->len);
-    else
-      parse_error (p, extra->start, "'%s' is no function of the language "
-          "(and none takes more than 3 arguments), %u given", node->name,
-          args->len);
-    goto out;
-  }
-  node->n_args = args->len;
+  /* No function takes more than 3: the typer says what this one takes. */
+  node->n_given = args->len;
+  node->n_args = MIN (args->len, 3);
   for (i = 0; i < args->len; i++) {
-    node->args[i] = g_ptr_array_index (args, i);
-    node->height = MAX (node->height, node->args[i]->height + 1);
+    ExprNode *arg = g_ptr_array_index (args, i);
+
+    node->height = MAX (node->height, arg->height + 1);
+    if (i < node->n_args)
+      node->args[i] = arg;
   }
   if (node->height > EXPR_MAX_HEIGHT) {
     parse_error (p, name_pos, "the expression has more than %d levels of "

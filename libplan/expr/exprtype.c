@@ -1181,27 +1181,12 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
   }
 }
 
-/* The arguments function @name takes: 1 for a cast to a dtype, 0 for a
- * name that is no function. */
-guint
-_plan_expr_function_n_args (const gchar * name)
-{
-  guint i;
-
-  if (plan_dtype_from_string (name) != PLAN_DTYPE_UNKNOWN)
-    return 1;
-  for (i = 0; i < G_N_ELEMENTS (functions); i++)
-    if (strcmp (functions[i].name, name) == 0)
-      return functions[i].n_args;
-  return 0;
-}
-
 static ExprNode *
 type_call (Typer * t, ExprNode * call)
 {
   PlanDType cast_to = plan_dtype_from_string (call->name);
   const FuncDesc *f = NULL;
-  guint i, want;
+  guint i, want, given;
 
   /* numpy's np.min and np.max reduce over an axis (np.max(x, 0) is the
    * largest value along axis 0): pasted from numpy they would mean
@@ -1237,9 +1222,10 @@ type_call (Typer * t, ExprNode * call)
     return NULL;
   }
   want = f ? f->n_args : 1;
-  if (call->n_args != want) {
+  given = MAX (call->n_given, call->n_args);
+  if (given != want) {
     _plan_expr_type_error (t, call->pos, "'%s' takes %u argument%s, %u given",
-        call->name, want, want == 1 ? "" : "s", call->n_args);
+        call->name, want, want == 1 ? "" : "s", given);
     return NULL;
   }
   for (i = 0; i < call->n_args; i++) {

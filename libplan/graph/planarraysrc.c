@@ -1137,14 +1137,16 @@ plan_array_src_create (GstBaseSrc * src, guint64 offset, guint size,
       plan_progress_update (self->progress, GST_BUFFER_OFFSET_END (*buffer));
       break;
     case GST_FLOW_EOS:
+      /* The progress message before the EOS, which an empty range's
+       * segment comes with: applications stop at the EOS. */
+      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       if (self->run_array && !self->rows_pushed) {
-        GST_DEBUG_OBJECT (self, "no rows in the range: its segment before "
+        GST_DEBUG_OBJECT (self, "no rows in the range: its segment and "
             "the EOS");
         plan_element_push_empty_segment (GST_ELEMENT (self),
             self->range_seqnum);
         self->rows_pushed = TRUE;
       }
-      plan_progress_finish (self->progress, GST_PROGRESS_TYPE_COMPLETE);
       break;
     default:
       /* ended before its element error was posted; this is for the rest */

@@ -208,21 +208,25 @@ float_at (PlanDType dtype, const guint8 * raw, gsize k)
   }
 }
 
-/* What an identity must satisfy, and what a combiner that ignores it, or
- * a value that is not its identity, fails: combiner(v, identity) is v for
- * v the identity itself, 1 and 2 (0 and 1 for bools). A true identity
- * always passes (the check is necessary, not sufficient): "x + 1" with 0,
- * "x * y" with 0, "max(x, y)" with 3 are caught before any data is
- * reduced into a wrong result. */
+/* What an identity must satisfy, and what a combiner that ignores one of
+ * its arguments, or a value that is not its identity, fails: combiner(v,
+ * identity) and combiner(identity, v) are v for v the identity itself, 1
+ * and 2 (0 and 1 for bools). The reducer puts the identity on both sides
+ * (it pads blocks on the right, and starts columns from it on the left).
+ * A true identity passes (the check is necessary, not sufficient) where
+ * the combiner's arithmetic is exact on these values: "x + 1" with 0,
+ * "x * y" with 0, "max(x, y)" with 3, "x" with anything are caught before
+ * any data is reduced into a wrong result. */
 gboolean
 _plan_reducer_check_identity (PlanReducer * r, const gchar * identity,
     GError ** error)
 {
   PlanDType acc = plan_expr_get_dtype (r->combiner);
-  gsize es = plan_dtype_get_size (acc), k;
+  gsize es = plan_dtype_get_size (acc), k, side;
   const gchar *samples[2] = { "1", "2" };
-  guint8 v[3 * 8], e[3 * 8], out[3 * 8];
-  gconstpointer inputs[2] = { v, e };
+  /* 64-bit elements, aligned for any dtype the combiner evaluates in */
+  guint64 vbuf[3], ebuf[3], obuf[3];
+  guint8 *v = (guint8 *) vbuf, *e = (guint8 *) ebuf, *out = (guint8 *) obuf;
   Value s;
 
   if (acc == PLAN_DTYPE_BOOL)
@@ -236,30 +240,36 @@ _plan_reducer_check_identity (PlanReducer * r, const gchar * identity,
     else
       memcpy (v + k * es, r->identity.v.raw, es);
   }
-  plan_expr_eval (r->combiner, inputs, out, 3);
-  for (k = 0; k < 3; k++) {
-    gboolean same = memcmp (out + k * es, v + k * es, es) == 0;
+  for (side = 0; side < 2; side++) {
+    gconstpointer inputs[2] = { side == 0 ? v : e, side == 0 ? e : v };
 
-    if (!same && plan_dtype_is_float (acc)) {
-      gdouble a = float_at (acc, out, k), b = float_at (acc, v, k);
+    plan_expr_eval (r->combiner, inputs, out, 3);
+    for (k = 0; k < 3; k++) {
+      gboolean same = memcmp (out + k * es, v + k * es, es) == 0;
 
-      same = a == b || (isnan (a) && isnan (b));
+      if (!same && plan_dtype_is_float (acc)) {
+        gdouble a = float_at (acc, out, k), b = float_at (acc, v, k);
+
+        same = a == b || (isnan (a) && isnan (b));
+      }
+      if (!same)
+        goto not_identity;
     }
-    if (!same)
-      goto not_identity;
   }
   return TRUE;
 
   /* ERRORS */
 not_identity:
   {
-    const gchar *x = k == 0 ? identity : samples[k - 1];
+    const gchar *value = k == 0 ? identity : samples[k - 1];
 
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "the identity '%s' is no identity of the combiner '%s': with x = %s "
-        "and y = %s it does not give x back, as it must (combiner(v, "
-        "identity) is v for every v; the identity pads partial blocks, and "
-        "is the result of an empty stream)", identity, r->name, x, identity);
+        "and y = %s it does not give %s back, as it must (combiner(v, "
+        "identity) and combiner(identity, v) are v for every v: the "
+        "identity pads partial blocks, starts each column, and is the "
+        "result of an empty stream)", identity, r->name,
+        side == 0 ? value : identity, side == 0 ? identity : value, value);
     return FALSE;
   }
 }

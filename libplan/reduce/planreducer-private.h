@@ -226,6 +226,8 @@ void _plan_reducer_column_custom (PlanReducer * r, Acc * cols, gsize c0,
 G_GNUC_INTERNAL
 gboolean _plan_reducer_check_identity (PlanReducer * r, const gchar * identity,
     GError ** error);
+
+G_GNUC_INTERNAL
 gboolean _plan_reducer_parse_identity (const gchar * text, PlanDType dtype,
     Value * value, GError ** error);
 

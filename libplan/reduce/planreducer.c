@@ -405,7 +405,8 @@ axis_of_0d:
  * @combiner: an expression in `x` and `y` combining two partial results,
  *   such as `"x + y"` or `"max(x, y)"`
  * @identity: (nullable): the value of the reduction of nothing, such that
- *   `combiner(v, identity)` is `v`, written as a number (or `true` /
+ *   `combiner(v, identity)` and `combiner(identity, v)` are `v`, written
+ *   as a number (or `true` /
  *   `false`), for example `"0"` or `"-inf"`; required
  * @axis: the axes to reduce
  * @input: the input stream's array info
@@ -422,8 +423,9 @@ axis_of_0d:
  * Returns: (transfer full) (nullable): a new reducer, or %NULL with @error
  *   set: the compiler's message for an invalid expression, or a message
  *   saying that the identity is missing, is not a value of the dtype, or
- *   is not the combiner's identity (`combiner(v, identity)` is not `v` for
- *   v the identity, 1 and 2, or 0 and 1 for bools).
+ *   is not the combiner's identity (`combiner(v, identity)` or
+ *   `combiner(identity, v)` is not `v` for v the identity, 1 and 2, or 0
+ *   and 1 for bools).
  *
  * Since: 0.1
  */

@@ -21,7 +21,6 @@
  */
 
 #include <libplan/plan.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +55,7 @@ static gdouble
 lean_column_sum (const gfloat * data, gsize rows, gsize cols)
 {
   gint64 t = g_get_monotonic_time ();
-  pthread_t threads[2];
+  GThread *threads[2];
   LeanPart parts[2];
   gint k;
 
@@ -65,10 +64,10 @@ lean_column_sum (const gfloat * data, gsize rows, gsize cols)
     parts[k].data = data + (k == 0 ? 0 : rows / 2) * cols;
     parts[k].cols = cols;
     parts[k].sums = g_new (gdouble, cols);
-    pthread_create (&threads[k], NULL, lean_part, &parts[k]);
+    threads[k] = g_thread_new ("lean", lean_part, &parts[k]);
   }
   for (k = 0; k < 2; k++) {
-    pthread_join (threads[k], NULL);
+    g_thread_join (threads[k]);
     g_free (parts[k].sums);
   }
   return (g_get_monotonic_time () - t) / 1e6;

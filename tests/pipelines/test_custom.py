@@ -203,9 +203,10 @@ def errors():
         fails(d, x32, ['library=' + lib(name), 'symbol=' + name,
                        'mode=reduce'], '%s is a map kernel' % name)
         fails(d, x32, ['library=' + lib(name), 'symbol=' + name,
-                       'out-dtype=int8'], name, 'float32')
-    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3', 'mode=reduce'],
-          'smooth3 needs mode=map')
+                       'out-dtype=int8'],
+              '%s takes and gives float32 rows of one shape' % name)
+    fails(d, x, ['library=' + lib('smooth3'), 'symbol=smooth3', 'mode=reduce',
+                 'out-dtype=float64'], 'smooth3 needs mode=map')
     fails(d, x, ['library=' + lib('prefixsum'), 'symbol=prefixsum',
                  'state-size=8', 'mode=reduce'], 'prefixsum needs mode=map')
     # Output rows too large for memory: an error that says so (GLib would

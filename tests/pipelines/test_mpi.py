@@ -152,7 +152,7 @@ def reduce_words(src, axes, shard):
     words += ['!', 'tee', 'name=t']
     files = []
     branches = [('op=%s' % op, op) for op in OPS]
-    branches.append(('expr=x+y*0.5 identity=0', 'custom'))
+    branches.append(('expr=x+y*1.0 identity=0', 'custom'))
     for axis in axes:
         for props, name in branches:
             f = '%s-%s' % (name, axis)

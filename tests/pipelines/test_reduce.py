@@ -655,21 +655,25 @@ def test_combiner_without_identity_fails():
 
 
 def test_combiner_with_a_wrong_identity_fails():
-    """An identity the combiner does not give back (or a combiner that
-    ignores y) fails at start, before a wrong result is computed (x + 1
-    with 0 gave 3 for a sum of nothing but ones); true identities of
-    several dtypes pass."""
+    """An identity the combiner does not give back on either side (or a
+    combiner that ignores one of its arguments) fails at start, before a
+    wrong result is computed (x + 1 with 0 gave 3 for a sum of nothing but
+    ones); true identities of several dtypes pass."""
     d = tmpdir()
     np.save(d + '/a.npy', np.arange(5, dtype=np.float32))
     np.save(d + '/b.npy', np.array([True, False, True]))
     np.save(d + '/i.npy', np.arange(5, dtype=np.uint8))
-    for expr, identity, x in (('x + 1', '0', '0'), ('x * y', '0', '1'),
-                              ('max(x, y)', '3', '1'), ('x + y', '1', '1')):
+    for expr, identity, xy in (('x + 1', '0', 'x = 0 and y = 0'),
+                               ('x * y', '0', 'x = 1 and y = 0'),
+                               ('max(x, y)', '3', 'x = 1 and y = 3'),
+                               ('x + y', '1', 'x = 1 and y = 1'),
+                               ('x', '0', 'x = 0 and y = 1'),
+                               ('x + 0.5 * y', '0', 'x = 0 and y = 1')):
         expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!',
                         'planreduce', 'expr=' + expr, 'identity=' + identity,
                         '!', 'fakesink'],
                        "the identity '%s' is no identity of the combiner "
-                       "'%s': with x = %s" % (identity, expr, x))
+                       "'%s': with %s" % (identity, expr, xy))
     expect_failure(['planfilesrc', 'location=%s/b.npy' % d, '!', 'planreduce',
                     'expr=x & y', 'identity=false', '!', 'fakesink'],
                    "the identity 'false' is no identity")
@@ -679,7 +683,8 @@ def test_combiner_with_a_wrong_identity_fails():
             ('b', 'x & y', 'true', np.False_),
             ('b', 'x | y', 'false', np.True_),
             ('i', 'min(x, y)', '255', np.uint8(0)),
-            ('i', 'x ^ y', '0', np.bitwise_xor.reduce(np.arange(5, dtype=np.uint8)))):
+            ('i', 'x ^ y', '0',
+             np.bitwise_xor.reduce(np.arange(5, dtype=np.uint8)))):
         launch('planfilesrc', 'location=%s/%s.npy' % (d, path), '!',
                'planreduce', 'expr=' + expr, 'identity=' + identity, '!',
                'planfilesink', 'location=%s/o.npy' % d)

@@ -1306,7 +1306,7 @@ def zero_d_reduce_axes_as_numpy():
             assert got.shape == () and got.dtype == want.dtype and \
                 got == want, (op, axis, got, want)
     plan = Plan(); a = plan.source(ndim=0)
-    plan.reduce(lambda x, y: x + 2 * y, args=(a,), axis=-1, identity=0,
+    plan.reduce(lambda x, y: x + 1.0 * y, args=(a,), axis=-1, identity=0,
                 name="r")
     got = plan.realize(target="cpu").dispatch(a=A).result("r")
     assert got.shape == () and got == np.add.reduce(A, axis=-1), got

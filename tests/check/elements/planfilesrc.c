@@ -1086,6 +1086,46 @@ GST_START_TEST (test_src_progress_restarts_after_seek)
 
 GST_END_TEST;
 
+/* An array of no rows: planfilesrc pushes the EOS itself (with its empty
+ * segment's seqnum); the complete progress message still comes before the
+ * EOS message, at which applications stop. */
+GST_START_TEST (test_src_progress_complete_before_eos_of_no_rows)
+{
+  gchar *path = write_float_npy ("no-rows.npy", 0, 3);
+  gchar *desc = g_strdup_printf ("planfilesrc location=%s ! fakesink", path);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gboolean complete = FALSE;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_PROGRESS | GST_MESSAGE_EOS | GST_MESSAGE_ERROR))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+
+    if (type == GST_MESSAGE_PROGRESS) {
+      GstProgressType ptype;
+
+      gst_message_parse_progress (msg, &ptype, NULL, NULL);
+      complete |= ptype == GST_PROGRESS_TYPE_COMPLETE;
+    }
+    gst_message_unref (msg);
+    fail_unless (type != GST_MESSAGE_ERROR);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  fail_unless (complete, "no complete progress message before the EOS");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_src_progress_error_when_read_fails)
 {
   gchar *path = write_float_npy ("a.npy", 1000, 3);
@@ -1635,6 +1675,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_npy_object_dtype);
   tcase_add_test (tc, test_src_npy_structured_dtype);
   tcase_add_test (tc, test_src_npy_absurd_shape);
+  tcase_add_test (tc, test_src_progress_complete_before_eos_of_no_rows);
   tcase_add_test (tc, test_src_npy_data_shorter_than_shape);
   tcase_add_test (tc, test_src_npy_data_truncated);
   return s;

@@ -1110,7 +1110,7 @@ GST_START_TEST (test_reduce_custom_empty_is_identity)
 
 GST_END_TEST;
 
-/* x + 0.5 * y gives float64 on int32: the combiner then runs in float64
+/* x + y * 1.0 + x * y * 0.25 gives float64 on int32: the combiner then runs in float64
  * on inputs converted to it. */
 GST_START_TEST (test_reduce_custom_combiner_promotes_dtype)
 {
@@ -1120,12 +1120,13 @@ GST_START_TEST (test_reduce_custom_combiner_promotes_dtype)
   Reduce r;
 
   reduce_init (&r, "array/x-raw, dtype=int32, shape=<3>", "expr",
-      "x + 0.5 * y", "identity", "0", NULL);
+      "x + y * 1.0 + x * y * 0.25", "identity", "0", NULL);
   push_rows (&r, x, 3, 4, 2);
   push_eos (&r);
   pull_result (&r, &got, 8, 1);
-  /* The tree pads 3 values to 4: ((2 + 0.5*4) + 0.5*(6 + 0.5*0)). */
-  fail_unless (got == 7.0, "got %g", got);
+  /* f(x, y) = x + y + xy/4; the tree pads 3 values to 4:
+   * f(f(2, 4), f(6, 0)) = f(8, 6) = 26. */
+  fail_unless (got == 26.0, "got %g", got);
   caps = output_caps (&r);
   fail_unless (strstr (caps, "float64") != NULL, "%s", caps);
   g_free (caps);

@@ -53,7 +53,7 @@ static const struct
 } customs[] = {
   {PLAN_DTYPE_FLOAT64, "x + y", "0"},
   {PLAN_DTYPE_FLOAT32, "max(x, y)", "-inf"},
-  {PLAN_DTYPE_INT32, "x + 0.5 * y", "0"},
+  {PLAN_DTYPE_INT32, "x + 1.0 * y", "0"},
   {PLAN_DTYPE_INT64, "min(x, y)", "9223372036854775807"},
   {PLAN_DTYPE_UINT8, "x + y", "0"},
 };

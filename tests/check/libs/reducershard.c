@@ -35,7 +35,7 @@ make (PlanReduceOp op, PlanReduceAxis axis, const PlanArrayInfo * info)
 {
   GError *err = NULL;
   PlanReducer *r = op == (PlanReduceOp) - 1 ?
-      plan_reducer_new_custom ("x + y * 0.5", "0", axis, info, &err) :
+      plan_reducer_new_custom ("x + y * 1.0", "0", axis, info, &err) :
       plan_reducer_new (op, axis, info, &err);
 
   fail_unless (r != NULL, "%s", err ? err->message : "");

@@ -14,9 +14,13 @@ PLAN_CUSTOM_EXPORT (prefixsum)
   gdouble *y = chunk->output->data, *carry = chunk->state;
   gsize i;
 
-  if (chunk->mode != PLAN_CUSTOM_MODE_MAP || chunk->state_size < sizeof (gdouble)
-      || chunk->inputs[0].dtype != PLAN_DTYPE_FLOAT64 || chunk->inputs[0].ndim != 0
-      || chunk->output->dtype != PLAN_DTYPE_FLOAT64 || chunk->output->ndim != 0) {
+  /* the mode first: mode=reduce's init and finish phases have no inputs */
+  if (chunk->mode != PLAN_CUSTOM_MODE_MAP
+      || chunk->state_size < sizeof (gdouble)
+      || chunk->inputs[0].dtype != PLAN_DTYPE_FLOAT64
+      || chunk->inputs[0].ndim != 0
+      || chunk->output->dtype != PLAN_DTYPE_FLOAT64
+      || chunk->output->ndim != 0) {
     g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
         "prefixsum needs mode=map, state-size=8 and a 1-D float64 stream");
     return 1;

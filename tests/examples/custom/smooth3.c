@@ -6,9 +6,10 @@
 
 PLAN_CUSTOM_EXPORT (smooth3)
 {
-  const PlanCustomBuffer *in = chunk->n_inputs > 0 ? &chunk->inputs[0] : NULL;
+  const PlanCustomBuffer *in = &chunk->inputs[0];
   gsize n, r, i;
 
+  /* the mode first: mode=reduce's init and finish phases have no inputs */
   if (chunk->mode != PLAN_CUSTOM_MODE_MAP || chunk->halo < 1
       || in->dtype != PLAN_DTYPE_FLOAT64
       || chunk->output->dtype != PLAN_DTYPE_FLOAT64

@@ -21,8 +21,9 @@ PLAN_CUSTOM_EXPORT (softmax)
   if (in->dtype != PLAN_DTYPE_FLOAT32 || chunk->output->dtype != PLAN_DTYPE_FLOAT32
       || chunk->output->row_size != in->row_size) {
     g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE,
-        "softmax takes and gives float32 rows of one shape, not %s",
-        plan_dtype_to_string (in->dtype));
+        "softmax takes and gives float32 rows of one shape, not %s in "
+        "and %s out", plan_dtype_to_string (in->dtype),
+        plan_dtype_to_string (chunk->output->dtype));
     return 1;
   }
   n = in->row_size / sizeof (float);
