@@ -412,6 +412,13 @@ columns_func (gsize begin, gsize end, gpointer user_data)
           job->first_row + i, scratch);
     if (j == job->n_pushes)
       break;
+    if (v && r->cols_raw == NULL) {
+      /* the merges a level at a time across the columns, in the arrays */
+      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
+          job->pushes[j].slot, job->pushes[j].merges, begin, end);
+      columns_to_arrays (r->cols, begin, end, parts, v, lo);
+      continue;
+    }
     if (v)
       columns_from_arrays (r->cols, begin, end, parts, v, lo);
     _plan_reducer_columns_push (r, r->cols, r->cols_raw, r->col_nodes, begin, end,
@@ -515,7 +522,7 @@ column_segments_join (PlanReducer * r, ColumnSegments * job)
 
     if (j + 1 < job->n_segments)
       _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
-          job->pushes[j].slot, job->pushes[j].merges);
+          job->pushes[j].slot, job->pushes[j].merges, 0, w);
     else
       columns_from_arrays (r->cols, 0, w, parts, v, lo);
   }

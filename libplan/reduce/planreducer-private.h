@@ -340,7 +340,8 @@ void _plan_reducer_merge_max_f (const PlanReducer * r, Acc * a,
 
 G_GNUC_INTERNAL
 void _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
-    Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges);
+    Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges,
+    gsize begin, gsize end);
 
 G_GNUC_INTERNAL
 void _plan_reducer_column_fold (const PlanReducer * r, const Acc * cols,

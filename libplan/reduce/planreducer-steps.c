@@ -312,31 +312,35 @@ merge_extreme_level (const Acc * node, gdouble * v, gsize w, gboolean is_min)
   }
 }
 
-/* _plan_reducer_columns_push() for the open blocks of every column, held
- * in the arrays @v and @lo of a ColumnRowsFunc (and no custom combiner):
- * the same merges. The double-double additions of the real sums run a
- * level of the tree at a time over every column, in @v and @lo (which
- * they overwrite): independent columns side by side rather than one
- * column's chain of merges after another's, the same operations on each;
- * so do float minima and maxima, in @v.
+/* _plan_reducer_columns_push() for the open blocks of columns [@begin,
+ * @end), held in the arrays @v and @lo of a ColumnRowsFunc from column
+ * @begin on (and no custom combiner): the same merges. The double-double
+ * additions of the real sums run a level of the tree at a time over the
+ * columns, in @v and @lo (which they overwrite): independent columns side
+ * by side rather than one column's chain of merges after another's, the
+ * same operations on each; so do float minima and maxima, in @v.
  * Other merges (complex sums, whose arrays hold two parts a column:
  * _plan_reducer_column_parts()) go column by column. */
 void
 _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
-    Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges)
+    Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges,
+    gsize begin, gsize end)
 {
-  gsize w = r->row_elements, parts = _plan_reducer_column_parts (r), c;
-  Acc *dst = nodes + (gsize) slot * w;
+  gsize w = r->row_elements, n = end - begin;
+  gsize parts = _plan_reducer_column_parts (r), c;
+  Acc *dst = nodes + (gsize) slot * w + begin;
   guint i;
 
+  cols += begin;
+  nodes += begin;
   if (r->merge == _plan_reducer_merge_min_f
       || r->merge == _plan_reducer_merge_max_f) {
     for (i = slot + merges; i > slot; i--)
-      merge_extreme_level (nodes + (gsize) (i - 1) * w, v, w,
+      merge_extreme_level (nodes + (gsize) (i - 1) * w, v, n,
           r->merge == _plan_reducer_merge_min_f);
     /* As below: the last merged node's other fields, or the open
      * block's. */
-    for (c = 0; c < w; c++) {
+    for (c = 0; c < n; c++) {
       if (merges == 0) {
         dst[c] = cols[c];
         dst[c].lo = lo[c];
@@ -350,7 +354,7 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     for (i = slot + merges; i > slot; i--) {
       const Acc *node = nodes + (gsize) (i - 1) * w;
 
-      for (c = 0; c < w; c++) {
+      for (c = 0; c < n; c++) {
         gdouble hi = node[c].v.f, l = node[c].lo;
 
         /* A NaN block keeps its own NaN (its sign and payload), as the
@@ -367,7 +371,7 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     }
     /* The node's other fields: the last merged node's, which is @dst
      * itself, or without merges the open block's. */
-    for (c = 0; c < w; c++) {
+    for (c = 0; c < n; c++) {
       if (merges == 0)
         dst[c] = cols[c];
       dst[c].v.f = v[c];
@@ -376,7 +380,7 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     }
     return;
   }
-  for (c = 0; c < w; c++) {
+  for (c = 0; c < n; c++) {
     Acc acc = cols[c];
 
     _plan_reducer_column_from_arrays (&acc, parts, v + c * parts,
