@@ -594,7 +594,7 @@ _plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 
 done:
   if (g_atomic_int_get (&priv->failed))
-    _plan_kernel_element_tell_ranks (self, NULL);
+    _plan_kernel_element_tell_ranks (self);
   for (i = 0; i < n; i++)
     gst_clear_buffer (&heads[i]);
   g_list_free_full (pads, gst_object_unref);

@@ -163,8 +163,7 @@ void _plan_kernel_element_send_pending_seek (GstElement * element,
     gpointer data);
 
 G_GNUC_INTERNAL
-void _plan_kernel_element_tell_ranks (PlanKernelElement * self,
-    const gchar * why);
+void _plan_kernel_element_tell_ranks (PlanKernelElement * self);
 
 G_GNUC_INTERNAL
 const gchar *_plan_kernel_element_lengths_hint (guint64 a, guint64 b);

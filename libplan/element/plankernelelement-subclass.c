@@ -193,10 +193,6 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
   priv->n_unpushed++;
   if (*buffer != NULL)
     return GST_FLOW_OK;
-  if (size > G_MAXUINT) {
-    priv->n_unpushed--;
-    return alloc_unpooled (self, n_rows, buffer);
-  }
 
   /* Reused pool buffers avoid faulting in fresh pages for every chunk;
    * the pool grows to the largest chunk seen, and starts at a slice when
@@ -212,7 +208,8 @@ plan_kernel_element_alloc_output (PlanKernelElement * self, gsize n_rows,
     GstAllocationParams params;
     GstStructure *config;
 
-    /* A slice is at most host_slice_bytes, or one row. */
+    /* A slice is at most host_slice_bytes, or one row. A pool's size is at
+     * most G_MAXUINT, which a larger chunk passes here. */
     if (priv->slice_rows != G_MAXSIZE)
       alloc = MAX (alloc, priv->slice_rows * row);
     if (alloc > G_MAXUINT) {

@@ -607,12 +607,12 @@ plan_kernel_element_finalize (GObject * object)
 }
 
 /* An element that fails in a sharded run tells the other ranks, so that
- * none waits for ever for a message from this one, and why: @why, or the
- * error it posted (another rank may learn it before it meets the same
- * problem itself, and its own error then says what it was), or else that
- * it stopped with an error. */
+ * none waits for ever for a message from this one, and why: the error it
+ * posted (another rank may learn it before it meets the same problem
+ * itself, and its own error then says what it was), or else that it
+ * stopped with an error. */
 void
-_plan_kernel_element_tell_ranks (PlanKernelElement * self, const gchar * why)
+_plan_kernel_element_tell_ranks (PlanKernelElement * self)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   gchar *text;
@@ -620,9 +620,8 @@ _plan_kernel_element_tell_ranks (PlanKernelElement * self, const gchar * why)
   if (!priv->sharded)
     return;
   GST_OBJECT_LOCK (self);
-  text = why ? g_strdup (why) : priv->posted_error ?
-      g_strdup (priv->posted_error) : g_strdup_printf ("%s stopped with an "
-      "error", GST_ELEMENT_NAME (self));
+  text = priv->posted_error ? g_strdup (priv->posted_error) :
+      g_strdup_printf ("%s stopped with an error", GST_ELEMENT_NAME (self));
   GST_OBJECT_UNLOCK (self);
   plan_shard_abort (text);
   g_free (text);
@@ -730,7 +729,7 @@ mismatch:
             "; the inputs of an element need the same number of rows" : ""),
         (NULL));
     g_atomic_int_set (&priv->failed, TRUE);
-    _plan_kernel_element_tell_ranks (self, NULL);
+    _plan_kernel_element_tell_ranks (self);
     return FALSE;
   }
 refused:
@@ -739,7 +738,7 @@ refused:
             GST_ELEMENT_NAME (self), err->message), (NULL));
     g_error_free (err);
     g_atomic_int_set (&priv->failed, TRUE);
-    _plan_kernel_element_tell_ranks (self, NULL);
+    _plan_kernel_element_tell_ranks (self);
     return FALSE;
   }
 }
@@ -1301,7 +1300,7 @@ plan_kernel_element_update_src_caps (GstAggregator * agg,
   if (flow != GST_FLOW_OK) {
     /* A rank whose element cannot be set up stops the others too. */
     if (g_atomic_int_get (&GET_PRIV (self)->failed))
-      _plan_kernel_element_tell_ranks (self, NULL);
+      _plan_kernel_element_tell_ranks (self);
     return flow;
   }
 
