@@ -146,8 +146,10 @@ bad_name:
   }
 no_device:
   {
+    /* auto fails only where it means CUDA (sim always opens): say so */
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No device '%s' to upload to.", name), ("%s", err->message));
+        ("No device '%s' to upload to.", g_str_equal (name, "auto") ?
+            "cuda" : name), ("%s", err->message));
     g_clear_error (&err);
     g_free (name);
     return FALSE;

@@ -471,34 +471,43 @@ GST_START_TEST (test_failed_queued_input_copy_keeps_its_buffers)
 
 GST_END_TEST;
 
+/* No driver: an element error naming the device, "cuda" also for auto
+ * (which means cuda there), with what is missing in the details. */
 GST_START_TEST (test_missing_driver_is_an_element_error)
 {
-  GstElement *up = gst_element_factory_make ("planupload", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstMessage *msg;
-  GError *err = NULL;
-  gchar *debug = NULL;
+  const gchar *names[] = { "cuda", "auto" };
+  guint i;
 
   g_unsetenv ("GST_PLAN_DEVICE");
   g_setenv ("GST_PLAN_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", TRUE);
-  g_object_set (up, "device", "cuda", NULL);
-  gst_element_set_bus (up, bus);
-  fail_unless_equals_int (gst_element_set_state (up, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &err, &debug);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NOT_FOUND));
-  fail_unless (strstr (debug, "NVIDIA driver (/nonexistent/libcuda.so.1) "
-          "is missing") != NULL, "%s", debug);
-  g_clear_error (&err);
-  g_free (debug);
-  gst_message_unref (msg);
-  gst_element_set_state (up, GST_STATE_NULL);
-  gst_element_set_bus (up, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (up);
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *up = gst_element_factory_make ("planupload", NULL);
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    g_object_set (up, "device", names[i], NULL);
+    gst_element_set_bus (up, bus);
+    fail_unless_equals_int (gst_element_set_state (up, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, &debug);
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_NOT_FOUND));
+    fail_unless_equals_string (err->message,
+        "No device 'cuda' to upload to.");
+    fail_unless (strstr (debug, "NVIDIA driver (/nonexistent/libcuda.so.1) "
+            "is missing") != NULL, "%s", debug);
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (msg);
+    gst_element_set_state (up, GST_STATE_NULL);
+    gst_element_set_bus (up, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (up);
+  }
 }
 
 GST_END_TEST;
