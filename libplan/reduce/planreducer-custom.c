@@ -19,6 +19,7 @@
 #include <libplan/planerror.h>
 #include <libplan/planexpr.h>
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -138,9 +139,14 @@ _plan_reducer_parse_identity (const gchar * text, PlanDType dtype, Value * value
         && g_strcmp0 (text, "0") != 0)
       goto bad;
   } else if (plan_dtype_is_float (dtype)) {
-    gdouble d = g_ascii_strtod (text, &end);
+    gdouble d;
 
+    errno = 0;
+    d = g_ascii_strtod (text, &end);
     if (end == text || *end != '\0')
+      goto bad;
+    /* beyond float64's range: infinity is spelled inf */
+    if (errno == ERANGE && isinf (d))
       goto bad;
     if (dtype == PLAN_DTYPE_FLOAT32) {
       gfloat f = (gfloat) d;

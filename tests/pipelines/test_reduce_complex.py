@@ -444,6 +444,13 @@ def test_float16_custom_combiners():
                     expect_ok=False)
     if "the identity '1e5' is not a valid float16 value" not in out:
         raise Failure('identity 1e5 on float16: no clear refusal:\n' + out)
+    # so is one beyond float64's, which would parse as infinity (inf is
+    # spelled inf)
+    _, out = launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                    'expr=max(x, y)', 'identity=-1e400', '!', 'fakesink',
+                    expect_ok=False)
+    if "the identity '-1e400' is not a valid float16 value" not in out:
+        raise Failure('identity -1e400 on float16: no clear refusal:\n' + out)
 
 
 def test_custom_combiner_on_complex_refused():
