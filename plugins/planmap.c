@@ -420,7 +420,10 @@ plan_map_compile (PlanMap * self, guint n_inputs,
     g_string_free (pads, TRUE);
     g_propagate_error (error, err);
   } else {
-    g_prefix_error (&err, "planmap %s: ", GST_OBJECT_NAME (self));
+    /* the typing's findings are about expr, shown with a caret */
+    g_prefix_error (&err, "planmap %s%s: ", GST_OBJECT_NAME (self),
+        err->domain == PLAN_ERROR && (err->code == PLAN_ERROR_TYPE
+            || err->code == PLAN_ERROR_SYNTAX) ? ", expr" : "");
     g_propagate_error (error, err);
   }
 

@@ -457,12 +457,19 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
         error);
   else
     self->reducer = plan_reducer_new (op, axis, &reduced, error);
+  if (self->reducer == NULL) {
+    /* what the combiner's typing finds is about expr, shown with a caret */
+    gboolean in_expr = expr != NULL && error != NULL && *error != NULL
+        && ((*error)->code == PLAN_ERROR_TYPE
+        || (*error)->code == PLAN_ERROR_SYNTAX);
+
+    g_prefix_error (error, "planreduce %s%s: ", GST_OBJECT_NAME (self),
+        in_expr ? ", expr" : "");
+  }
   g_free (expr);
   g_free (identity);
-  if (self->reducer == NULL) {
-    g_prefix_error (error, "planreduce %s: ", GST_OBJECT_NAME (self));
+  if (self->reducer == NULL)
     return FALSE;
-  }
   plan_reducer_set_ddof (self->reducer, ddof);
   plan_reducer_get_output_info (self->reducer, output);
   GST_INFO_OBJECT (self, "reducing with %s (ddof %g)%s",

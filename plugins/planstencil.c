@@ -251,14 +251,25 @@ plan_stencil_clear_compiled (PlanStencil * self)
   self->on_device = FALSE;
 }
 
-/* Prefixes @error's message with the element and the window picture. */
+/* Whether @error is the expression's typing (an unknown name, a wrong
+ * dtype): its message shows expr with a caret. Its syntax was checked
+ * when it was set. */
+static gboolean
+is_expr_error (GError ** error)
+{
+  return error != NULL && *error != NULL
+      && g_error_matches (*error, PLAN_ERROR, PLAN_ERROR_TYPE);
+}
+
+/* Prefixes @error's message with the element and the window picture, and
+ * says when it is about expr. */
 static void
 prefix_window_error (PlanStencil * self, PlanWindow * window, GError ** error)
 {
   gchar *picture = plan_window_to_string (window);
 
-  g_prefix_error (error, "planstencil %s, window \"%s\": ",
-      GST_OBJECT_NAME (self), picture);
+  g_prefix_error (error, "planstencil %s, window \"%s\"%s: ",
+      GST_OBJECT_NAME (self), picture, is_expr_error (error) ? ", expr" : "");
   g_free (picture);
 }
 
@@ -368,8 +379,8 @@ prefix_inputs_error (PlanStencil * self, guint n_inputs,
         picture);
     g_free (picture);
   }
-  g_prefix_error (error, "planstencil %s (%s): ", GST_OBJECT_NAME (self),
-      s->str);
+  g_prefix_error (error, "planstencil %s (%s)%s: ", GST_OBJECT_NAME (self),
+      s->str, is_expr_error (error) ? ", expr" : "");
   g_string_free (s, TRUE);
 }
 

@@ -137,6 +137,12 @@ plan_upload_start (GstBaseTransform * trans)
   /* ERRORS */
 bad_name:
   {
+    /* libplan's list of names has cpu, which is no device to upload to */
+    if (!g_str_has_prefix (name, "cuda:")) {
+      g_clear_error (&err);
+      g_set_error (&err, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "unknown device: expected cuda, cuda:N, sim or auto");
+    }
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("%s, device \"%s\": %s", GST_ELEMENT_NAME (self), name,
             err->message), (NULL));

@@ -100,7 +100,29 @@ def test_upload_bad_device():
     expect_refused(['planfilesrc', 'location=' + src, '!', 'planupload',
                     'device=bogus', '!', 'plandownload', '!', 'planfilesink',
                     'location=' + os.path.join(d, 'out.npy')],
-                   'device "bogus"')
+                   'device "bogus"', 'expected cuda, cuda:N, sim or auto')
+    _, out = gst_launch('planfilesrc', 'location=' + src, '!', 'planupload',
+                        'device=bogus', '!', 'fakesink', expect_ok=False)
+    if 'cpu' in out:
+        raise Failure('cpu offered as a device to upload to:\n' + out)
+
+
+def test_expr_names_checked_at_caps():
+    """Names and functions an expression does not know are found when
+    the input's caps arrive; the message names expr (and shows it with a
+    caret), as a syntax error found at start does."""
+    _, src, d = source()
+    out = os.path.join(d, 'out.npy')
+    for element, needles in (
+            (['planmap', 'expr=foo(x)'],
+             ['planmap0, expr: column 1: unknown function', 'foo(x)']),
+            (['planreduce', 'expr=x + z', 'identity=0'],
+             ['planreduce0, expr: column 5: unknown name', 'x + z']),
+            (['planstencil', 'window=w c e', 'expr=c + q'],
+             ['planstencil0, window "w c e", expr: column 5: unknown name',
+              'c + q'])):
+        expect_refused(['planfilesrc', 'location=' + src, '!'] + element
+                       + ['!', 'planfilesink', 'location=' + out], *needles)
 
 
 def test_stencil_cval_nan_and_inf():
@@ -198,6 +220,8 @@ CASES = [
     ('planstencil with a window that cannot work fails at start',
      test_stencil_bad_window),
     ('planupload device=bogus fails at start', test_upload_bad_device),
+    ('unknown names in expr: the message names expr',
+     test_expr_names_checked_at_caps),
     ('planstencil cval=nan, inf, -inf as scipy', test_stencil_cval_nan_and_inf),
     ('a stencil window spelled with commas', test_stencil_window_with_commas),
     ('planmap pads name their variables', test_map_pad_variables),
