@@ -476,6 +476,10 @@ plan_file_sink_init (PlanFileSink * self)
   self->writer = plan_file_writer_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
+  /* The last chunk, kept for the last-sample property, would hold its
+   * memory (a source's mapped file pages, a pool's buffer) until the next
+   * run or the element's end: nothing a file's writer shows. */
+  gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
 }
 
 static void

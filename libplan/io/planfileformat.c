@@ -92,7 +92,7 @@ plan_file_codec_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {PLAN_FILE_CODEC_AUTO, "The format's usual one: gzip with shuffle for "
-          "HDF5, zstd for Zarr", "auto"},
+          "HDF5, zstd for Zarr, deflate for .npz", "auto"},
     {PLAN_FILE_CODEC_GZIP, "gzip (deflate; HDF5 shuffles first)", "gzip"},
     {PLAN_FILE_CODEC_ZSTD, "Zstandard (Zarr only)", "zstd"},
     {PLAN_FILE_CODEC_BLOSC_LZ4, "blosc with byte shuffle and LZ4 (Zarr only)",

@@ -1060,7 +1060,8 @@ GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
   gchar *in = make_input (100000);
   gchar *out = tmp_path ("out.npy");
   gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" blocksize=4 "
-      "! identity sleep-time=100 ! planfilesink name=out location=\"%s\"",
+      "! identity sleep-time=100 ! planfilesink name=out enable-last-sample=true "
+      "location=\"%s\"",
       in, out);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
@@ -1087,6 +1088,43 @@ GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
   fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
   /* Only the input is left in the directory. */
   fail_unless_equals_int (count_files (), 1);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+/* After a run the sink holds none of its chunks (nor the source's file
+ * pages behind them): enable-last-sample is off unless asked for. */
+GST_START_TEST (test_sink_keeps_no_last_chunk)
+{
+  gchar *in = make_input (1000);
+  gchar *out = tmp_path ("out.npy");
+  gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" blocksize=4 "
+      "! planfilesink name=out location=\"%s\"", in, out);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GstSample *sample = NULL;
+  gboolean enabled = TRUE;
+
+  g_object_get (sink, "enable-last-sample", &enabled, NULL);
+  fail_if (enabled);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  g_object_get (sink, "last-sample", &sample, NULL);
+  fail_unless (sample == NULL);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_unlink (out);
+  gst_object_unref (bus);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   g_free (desc);
@@ -1132,6 +1170,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_caps_change_midstream);
   tcase_add_test (tc, test_sink_caps_change_then_eos_keeps_file);
   tcase_add_test (tc, test_sink_stopped_pipeline_leaves_nothing);
+  tcase_add_test (tc, test_sink_keeps_no_last_chunk);
   return s;
 }
 
