@@ -305,15 +305,15 @@ plan_reduce_get_map_rejection_unlocked (PlanReduce * self)
 }
 
 /* Refuses to start with settings that cannot work whatever the input: a
- * rejected expr, identity, map or map-dtype, or a combiner without
- * identity. */
+ * rejected expr, identity, map or map-dtype, a combiner without identity,
+ * or an identity without combiner (which op would silently ignore). */
 static gboolean
 plan_reduce_start (GstAggregator * agg)
 {
   PlanReduce *self = PLAN_REDUCE (agg);
   GError *rejected = NULL;
   gboolean no_identity;
-  gchar *expr;
+  gchar *expr, *stray_identity = NULL;
 
   self->sharded = FALSE;
   self->origin_set = FALSE;
@@ -327,12 +327,16 @@ plan_reduce_start (GstAggregator * agg)
     rejected = plan_reduce_get_map_rejection_unlocked (self);
   expr = g_strdup (self->expr);
   no_identity = self->expr != NULL && self->identity == NULL;
+  if (self->expr == NULL && self->identity != NULL)
+    stray_identity = g_strdup (self->identity);
   GST_OBJECT_UNLOCK (self);
 
   if (rejected)
     goto rejected;
   if (no_identity)
     goto no_identity;
+  if (stray_identity)
+    goto no_expr;
   g_free (expr);
 
   return GST_AGGREGATOR_CLASS (plan_reduce_parent_class)->start (agg);
@@ -352,6 +356,16 @@ no_identity:
         ("The custom combiner expr=\"%s\" needs an identity: set identity "
             "to the value of a reduction of nothing, such as identity=0 "
             "for x + y or identity=-inf for max(x, y).", expr), (NULL));
+    g_free (expr);
+    return FALSE;
+  }
+no_expr:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("identity=%s is set without expr: the identity is a custom "
+            "combiner's (expr=\"x + y\" identity=0); each op has its own. "
+            "Set expr, or leave identity unset.", stray_identity), (NULL));
+    g_free (stray_identity);
     g_free (expr);
     return FALSE;
   }
@@ -1008,7 +1022,8 @@ plan_reduce_class_init (PlanReduceClass * klass)
       g_param_spec_string ("identity", "Identity",
           "The value of a custom reduction of nothing, such that "
           "expr(v, identity) = v: a number (\"0\", \"1.5\", \"-inf\") or "
-          "true/false, parsed in the combiner's dtype; required with expr",
+          "true/false, parsed in the combiner's dtype; required with expr, "
+          "an error without it",
           DEFAULT_IDENTITY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_AXIS,

@@ -107,6 +107,16 @@ def test_upload_bad_device():
         raise Failure('cpu offered as a device to upload to:\n' + out)
 
 
+def test_reduce_identity_without_expr():
+    """identity belongs to a custom combiner: set with a built-in op, it
+    would be ignored, so the pipeline does not start."""
+    _, src, d = source()
+    expect_refused(['planfilesrc', 'location=' + src, '!', 'planreduce',
+                    'op=max', 'identity=0', '!', 'planfilesink',
+                    'location=' + os.path.join(d, 'out.npy')],
+                   'identity=0 is set without expr')
+
+
 def test_expr_names_checked_at_caps():
     """Names and functions an expression does not know are found when
     the input's caps arrive; the message names expr (and shows it with a
@@ -220,6 +230,8 @@ CASES = [
     ('planstencil with a window that cannot work fails at start',
      test_stencil_bad_window),
     ('planupload device=bogus fails at start', test_upload_bad_device),
+    ('planreduce identity without expr fails at start',
+     test_reduce_identity_without_expr),
     ('unknown names in expr: the message names expr',
      test_expr_names_checked_at_caps),
     ('planstencil cval=nan, inf, -inf as scipy', test_stencil_cval_nan_and_inf),
