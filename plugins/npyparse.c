@@ -224,18 +224,20 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
    * `rate`, buffers carry timestamps, the segment is in time, and position
    * and duration are answered in time too. 0/1: the rate of the .npy
    * header when it has one (a `rate` key), otherwise not sampled in time;
-   * a rate set here overrides the header's.
+   * a rate set here overrides the header's. A negative rate is kept as
+   * given and fails the start, as a number out of its range does.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_RATE,
-      gst_param_spec_fraction ("rate", "Rate",
+      plan_param_spec_checked_range (gst_param_spec_fraction ("rate",
+          "Rate",
           "Rows per second of an array sampled in time (the caps' rate: "
           "buffers then have timestamps, and the segment, position and "
           "duration are in time); overrides a rate in the .npy header; "
           "0/1: the header's rate, or not sampled in time", 0, 1,
           G_MAXINT, 1, 0, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

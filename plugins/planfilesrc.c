@@ -401,18 +401,19 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
    * stream answers position, duration and seeks in time. 0/1: the rate
    * of the .npy file's header when it has one (a `rate` key), otherwise
    * not sampled in time (positions and seeks in rows and bytes only); a
-   * rate set here overrides the header's.
+   * rate set here overrides the header's. A negative rate is kept as
+   * given and fails the start, as a number out of its range does.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_RATE,
-      gst_param_spec_fraction ("rate", "Rate",
+      plan_param_spec_checked_range (gst_param_spec_fraction ("rate", "Rate",
           "Rows per second of an array sampled in time (the caps' rate: "
           "buffers then have timestamps, and positions and seeks work in "
           "time); overrides a rate in a .npy header; 0/1: the header's "
           "rate, or not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_READY)));
   /**
    * PlanFileSrc:dataset:
    *

@@ -652,6 +652,11 @@ range_bounds_to_strings (GParamSpec * range, gchar ** min, gchar ** max)
   } else if (type == G_TYPE_DOUBLE) {
     *min = g_strdup_printf ("%g", G_PARAM_SPEC_DOUBLE (range)->minimum);
     *max = g_strdup_printf ("%g", G_PARAM_SPEC_DOUBLE (range)->maximum);
+  } else if (type == GST_TYPE_FRACTION) {
+    GstParamSpecFraction *f = GST_PARAM_SPEC_FRACTION (range);
+
+    *min = g_strdup_printf ("%d/%d", f->min_num, f->min_den);
+    *max = g_strdup_printf ("%d/%d", f->max_num, f->max_den);
   } else {
     g_assert (type == G_TYPE_FLOAT);
     *min = g_strdup_printf ("%g", G_PARAM_SPEC_FLOAT (range)->minimum);
@@ -663,13 +668,15 @@ range_bounds_to_strings (GParamSpec * range, gchar ** min, gchar ** max)
  * plan_param_spec_checked_range:
  * @range: (transfer floating): a numeric property (#GParamSpecUInt,
  *   #GParamSpecInt, #GParamSpecUInt64, #GParamSpecInt64,
- *   #GParamSpecDouble or #GParamSpecFloat) with its valid range
+ *   #GParamSpecDouble, #GParamSpecFloat or #GstParamSpecFraction) with its
+ *   valid range
  *
  * GLib refuses a value outside a property's range before the element sees
  * it, with a warning, and the program carries on with the old value. An
  * element installs instead the property this returns: the same name,
  * nick, default and flags, the whole range of its type (for a double or a
- * float, -inf to inf, and a double takes NaN too), and @range's
+ * float, -inf to inf, and a double takes NaN too; for a fraction,
+ * -2147483647/1 to 2147483647/1), and @range's
  * blurb followed by the valid range ("(valid: 1 to 64)"), which
  * gst-inspect-1.0 shows. Any value of the type is then stored; the
  * element's set_property() calls plan_element_refuse_out_of_range() first,
@@ -693,7 +700,8 @@ plan_param_spec_checked_range (GParamSpec * range)
   type = G_PARAM_SPEC_VALUE_TYPE (range);
   g_return_val_if_fail (type == G_TYPE_UINT || type == G_TYPE_INT
       || type == G_TYPE_UINT64 || type == G_TYPE_INT64
-      || type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT, NULL);
+      || type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT
+      || type == GST_TYPE_FRACTION, NULL);
 
   g_param_spec_ref_sink (range);
   range_bounds_to_strings (range, &min, &max);
@@ -724,9 +732,13 @@ plan_param_spec_checked_range (GParamSpec * range)
   else if (type == G_TYPE_DOUBLE)
     wide = _plan_param_spec_double_all (name, nick, blurb,
         G_PARAM_SPEC_DOUBLE (range)->default_value, flags);
-  else
+  else if (type == G_TYPE_FLOAT)
     wide = g_param_spec_float (name, nick, blurb, -INFINITY, INFINITY,
         G_PARAM_SPEC_FLOAT (range)->default_value, flags);
+  else
+    wide = gst_param_spec_fraction (name, nick, blurb, -G_MAXINT, 1,
+        G_MAXINT, 1, GST_PARAM_SPEC_FRACTION (range)->def_num,
+        GST_PARAM_SPEC_FRACTION (range)->def_den, flags);
   g_param_spec_set_qdata_full (wide, valid_range_quark (), range,
       (GDestroyNotify) g_param_spec_unref);
   return wide;

@@ -1433,6 +1433,37 @@ GST_START_TEST (test_src_npy_missing_key)
 
 GST_END_TEST;
 
+/* A negative rate is kept as given (reading it back returns it) and
+ * fails the start, naming the property, the value and the valid rates;
+ * before, GLib refused it with a warning and the file was read as if no
+ * rate had been set. gst-inspect-1.0 shows the valid rates. */
+GST_START_TEST (test_src_negative_rate_fails_at_start)
+{
+  gchar *path = write_float_npy ("a.npy", 4, 1);
+  GstElement *src = gst_element_factory_make ("planfilesrc", NULL);
+  GParamSpec *pspec;
+  gint n = 0, d = 0;
+
+  g_object_set (src, "rate", -1, 2, NULL);
+  g_object_get (src, "rate", &n, &d, NULL);
+  fail_unless_equals_int (n, -1);
+  fail_unless_equals_int (d, 2);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (src), "rate");
+  fail_unless (g_str_has_suffix (g_param_spec_get_blurb (pspec),
+          "(valid: 0/1 to 2147483647/1)"), "%s",
+      g_param_spec_get_blurb (pspec));
+  gst_object_unref (src);
+
+  expect_file_error (path, "rate=-1/2", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "planfilesrc planfilesrc");
+  expect_file_error (path, "rate=-1/2", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, ": rate=-1/2 is out of range: valid "
+      "values are 0/1 to 2147483647/1");
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A 'rate' in the .npy header: caps and timestamps have it unless the
  * property overrides it; a malformed one fails with the file and value. */
 GST_START_TEST (test_src_npy_rate_in_header)
@@ -1671,6 +1702,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_npy_missing_key);
   tcase_add_test (tc, test_src_npy_fortran_order);
   tcase_add_test (tc, test_src_npy_rate_in_header);
+  tcase_add_test (tc, test_src_negative_rate_fails_at_start);
   tcase_add_test (tc, test_src_npy_big_endian);
   tcase_add_test (tc, test_src_npy_object_dtype);
   tcase_add_test (tc, test_src_npy_structured_dtype);

@@ -290,7 +290,8 @@ takes_double (GParamSpec * pspec, gdouble v)
 
 /* Whether @pspec, numeric, spans its whole type (the doubles: -inf to
  * inf and NaN, which a program reading a number from its user may be
- * given as any other). */
+ * given as any other; the fractions: -2147483647/1 to 2147483647/1,
+ * negative ones too). */
 static gboolean
 spans_its_type (GParamSpec * pspec)
 {
@@ -326,6 +327,13 @@ spans_its_type (GParamSpec * pspec)
   if (t == G_TYPE_FLOAT)
     return G_PARAM_SPEC_FLOAT (pspec)->minimum <= -INFINITY
         && G_PARAM_SPEC_FLOAT (pspec)->maximum >= INFINITY;
+  if (t == GST_TYPE_FRACTION) {
+    GstParamSpecFraction *f = GST_PARAM_SPEC_FRACTION (pspec);
+
+    return gst_util_fraction_compare (f->min_num, f->min_den, -G_MAXINT,
+        1) <= 0 && gst_util_fraction_compare (f->max_num, f->max_den,
+        G_MAXINT, 1) >= 0;
+  }
   return TRUE;                  /* not a number */
 }
 
