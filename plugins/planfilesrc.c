@@ -614,26 +614,6 @@ plan_file_src_set_location (PlanFileSrc * self, const gchar * location,
   return TRUE;
 }
 
-/* plan_shape_parse(), plus a left-out outermost axis: "(, 3)" is
- * "(-1, 3)". */
-static gboolean
-parse_shape (const gchar * str, guint * ndim, gint64 * shape, GError ** error)
-{
-  const gchar *p = str;
-  gchar *fixed;
-  gboolean ok;
-
-  while (g_ascii_isspace (*p) || *p == '(' || *p == '[')
-    p++;
-  if (*p != ',')
-    return plan_shape_parse (str, ndim, shape, error);
-
-  fixed = g_strdup_printf ("%.*s-1%s", (gint) (p - str), str, p);
-  ok = plan_shape_parse (fixed, ndim, shape, error);
-  g_free (fixed);
-  return ok;
-}
-
 /* Must be called with OBJECT_LOCK held */
 static void
 set_shape_unlocked (PlanFileSrc * self, const gchar * str)
@@ -650,7 +630,7 @@ set_shape_unlocked (PlanFileSrc * self, const gchar * str)
   if (str == NULL || str[0] == '\0') {
     ndim = 1;
     shape[0] = -1;
-  } else if (!parse_shape (str, &ndim, shape, &err)) {
+  } else if (!plan_shape_parse (str, &ndim, shape, &err)) {
     GST_WARNING_OBJECT (self, "shape \"%s\" cannot work: %s", str,
         err->message);
     self->shape_error = err;

@@ -767,15 +767,17 @@ plan_shape_to_string (guint ndim, const gint64 * shape)
 
 /**
  * plan_shape_parse:
- * @str: a shape such as "(1000, 3)", "1000,3", "[-1, 3]" or "()"
+ * @str: a shape such as "(1000, 3)", "1000,3", "[-1, 3]", "(, 3)" or "()"
  * @ndim: (out): the number of axes
  * @shape: (out caller-allocates) (array fixed-size=8): the axes
  * @error: return location for a #GError
  *
  * Parses a shape written as numpy prints it, with or without parentheses
  * or brackets, axes separated by commas or spaces. Only the outermost axis
- * may be -1 (unknown). Values are checked for syntax only; use
- * plan_array_info_set() to validate them against a dtype.
+ * may be -1 (unknown), or left out before its comma ("(, 3)" is
+ * "(-1, 3)"). Values are checked for syntax only; use
+ * plan_array_info_set() to validate them against a dtype. An error quotes
+ * @str as given, and a column in it counts from 1 at the start of @str.
  *
  * Returns: %TRUE on success.
  *
@@ -806,6 +808,12 @@ plan_shape_parse (const gchar * str, guint * ndim, gint64 * shape,
 
     while (g_ascii_isspace (*p))
       p++;
+    /* A left-out outermost axis: its comma follows; the next turn takes
+     * it as the one after any axis. */
+    if (*p == ',' && n == 0) {
+      shape[n++] = -1;
+      continue;
+    }
     if (*p == ',' && n > 0) {
       p++;
       while (g_ascii_isspace (*p))

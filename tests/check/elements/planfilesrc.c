@@ -1304,6 +1304,24 @@ GST_START_TEST (test_src_bad_shape_property)
 
 GST_END_TEST;
 
+/* A shape that does not parse is quoted as it was typed, with the
+ * column counted in it; before, a left-out outermost axis was quoted
+ * rewritten as -1, "cannot parse shape '(-1,,3)' at column 5". */
+GST_START_TEST (test_src_bad_shape_quoted_as_given)
+{
+  gchar *path = write_file ("x.raw", "0123456789ab", 12);
+
+  expect_file_error (path, "dtype=float32 shape=\"(,,3)\"",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "cannot parse shape '(,,3)' at column 3:");
+  expect_file_error (path, "dtype=float32 shape=\"[ , x, 3]\"",
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "cannot parse shape '[ , x, 3]' at column 5:");
+  g_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_src_bad_inner_axis_property)
 {
   gchar *path = write_file ("x.raw", "01234567", 8);
@@ -1690,6 +1708,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_raw_without_dtype);
   tcase_add_test (tc, test_src_raw_shape_mismatch);
   tcase_add_test (tc, test_src_bad_shape_property);
+  tcase_add_test (tc, test_src_bad_shape_quoted_as_given);
   tcase_add_test (tc, test_src_bad_inner_axis_property);
   tcase_add_test (tc, test_src_bad_dtype_property);
   tcase_add_test (tc, test_src_offset_past_end);

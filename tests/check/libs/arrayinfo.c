@@ -239,6 +239,40 @@ GST_START_TEST (test_shape_parse_numpy_forms)
 
 GST_END_TEST;
 
+/* A left-out outermost axis is -1, and an error quotes the text as
+ * given, with the column counted in it. */
+GST_START_TEST (test_shape_parse_left_out_outer_axis)
+{
+  gint64 shape[PLAN_ARRAY_MAX_DIMS];
+  GError *err = NULL;
+  guint ndim;
+
+  fail_unless (plan_shape_parse ("(, 3)", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 2);
+  fail_unless_equals_int64 (shape[0], -1);
+  fail_unless_equals_int64 (shape[1], 3);
+
+  fail_unless (plan_shape_parse (" [,2 3]", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 3);
+  fail_unless_equals_int64 (shape[0], -1);
+  fail_unless_equals_int64 (shape[2], 3);
+
+  fail_unless (plan_shape_parse ("(,)", &ndim, shape, NULL));
+  fail_unless_equals_int (ndim, 1);
+  fail_unless_equals_int64 (shape[0], -1);
+
+  fail_if (plan_shape_parse ("(,,3)", &ndim, shape, &err));
+  fail_unless (g_str_has_prefix (err->message, "cannot parse shape "
+          "'(,,3)' at column 3:"), "%s", err->message);
+  g_clear_error (&err);
+  fail_if (plan_shape_parse ("(, , 3)", &ndim, shape, &err));
+  fail_unless (g_str_has_prefix (err->message, "cannot parse shape "
+          "'(, , 3)' at column 4:"), "%s", err->message);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_shape_parse_rejects_garbage)
 {
   const gchar *bad[] = { "", "(3, x)", "(3, 4", "3,,4", "(3, -1)", "-2",
@@ -518,6 +552,7 @@ arrayinfo_suite (void)
   tcase_add_test (tc, test_dtype_float16);
   tcase_add_test (tc, test_shape_parse_numpy_forms);
   tcase_add_test (tc, test_shape_parse_rejects_garbage);
+  tcase_add_test (tc, test_shape_parse_left_out_outer_axis);
   tcase_add_test (tc, test_shape_to_string);
   tcase_add_test (tc, test_array_caps_round_trip);
   tcase_add_test (tc, test_array_caps_zero_d_and_large);
