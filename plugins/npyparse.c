@@ -214,7 +214,9 @@ plan_npy_parse_class_init (PlanNpyParseClass * klass)
       plan_param_spec_checked_range (g_param_spec_uint ("blocksize",
           "Chunk size",
           "The size of the chunks pushed, in bytes, rounded down to whole "
-          "rows (at least one row)", 1, MAX_BLOCKSIZE, DEFAULT_BLOCKSIZE,
+          "rows (at least one row); unset, 100 ms of rows for a stream "
+          "with a rate (4 KiB where that is more)", 1, MAX_BLOCKSIZE,
+          DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY)));
   /**

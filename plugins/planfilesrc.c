@@ -315,9 +315,10 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
       plan_param_spec_checked_range (g_param_spec_uint ("blocksize",
           "Chunk size",
           "The size of the chunks, in bytes, rounded down to whole rows (at "
-          "least one row); 0 for 2 MiB when the file is mapped, or what "
-          "downstream asks for (planreduce: 16 MiB), and 1 MiB when it is "
-          "read (see io-mode)", 0, MAX_BLOCKSIZE,
+          "least one row); 0 for 100 ms of rows when the stream has a rate "
+          "(4 KiB where that is more), else 2 MiB when the file is mapped, "
+          "or what downstream asks for (planreduce: 16 MiB), and 1 MiB when "
+          "it is read (see io-mode)", 0, MAX_BLOCKSIZE,
           DEFAULT_BLOCKSIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY)));
@@ -411,7 +412,8 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
           "Rows per second of an array sampled in time (the caps' rate: "
           "buffers then have timestamps, and positions and seeks work in "
           "time); overrides a rate in a .npy header; 0/1: the header's "
-          "rate, or not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
+          "rate, else the rate downstream asks for (a caps filter), else "
+          "not sampled in time", 0, 1, G_MAXINT, 1, 0, 1,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY)));
   /**
