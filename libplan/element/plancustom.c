@@ -826,10 +826,11 @@ parse_shape (const gchar * text, guint * ndim, gint64 * shape, GError ** error)
   gchar *s = g_strstrip (g_strdup (text));
   gboolean ok = TRUE;
 
+  /* the text itself is parsed, so that an error quotes it as given */
   if (*s == '\0' || strcmp (s, "()") == 0)
     *ndim = 0;
   else
-    ok = plan_shape_parse (s, ndim, shape, error);
+    ok = plan_shape_parse (text, ndim, shape, error);
   g_free (s);
   return ok;
 }

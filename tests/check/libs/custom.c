@@ -406,6 +406,31 @@ compile_example (const gchar * arch)
   g_free (path);
 }
 
+/* An out-shape that does not parse is quoted as given, spaces and all,
+ * with the column counted in it; surrounding spaces are no error. */
+GST_START_TEST (test_out_shape_error_quotes_it_as_given)
+{
+  PlanArrayInfo in, out;
+  gint64 shape[] = { -1, 4 };
+  GError *err = NULL;
+
+  fail_unless (plan_array_info_set (&in, PLAN_DTYPE_FLOAT32, 2, shape, NULL));
+  fail_if (plan_custom_get_output_info (PLAN_CUSTOM_MODE_MAP,
+          PLAN_DTYPE_UNKNOWN, "  (3, x)", 1, &in, &out, &err));
+  fail_unless (err != NULL);
+  fail_unless (strstr (err->message, "'  (3, x)' at column 7") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  fail_unless (plan_custom_get_output_info (PLAN_CUSTOM_MODE_MAP,
+          PLAN_DTYPE_UNKNOWN, " 3 , 2 ", 1, &in, &out, &err));
+  g_assert_no_error (err);
+  fail_unless_equals_int (out.ndim, 3);
+  fail_unless_equals_int (out.shape[1], 3);
+  fail_unless_equals_int (out.shape[2], 2);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cuda_example_compiles_sm80)
 {
   compile_example ("sm_80");
@@ -434,6 +459,7 @@ custom_suite (void)
   tcase_add_test (tc, test_registered_in_pipeline);
   tcase_add_test (tc, test_halo_rows_in_every_chunk);
   tcase_add_test (tc, test_checked_call_reports_stray_writes);
+  tcase_add_test (tc, test_out_shape_error_quotes_it_as_given);
   tcase_add_test (tc, test_cuda_example_compiles_sm80);
   tcase_add_test (tc, test_cuda_example_compiles_sm90);
   return s;
