@@ -101,7 +101,8 @@ _plan_zip_entry_free (PlanZipEntry * entry)
 
 /* Finds the end record in the last bytes of the file: the last signature
  * whose comment length reaches the end of the file exactly; and the
- * archive's comment after it, into @comment where it is not %NULL. */
+ * archive's comment after it, into @comment where it is not %NULL. The
+ * file starts as a zip archive does (_plan_zip_has_magic ()). */
 static gboolean
 find_end (gint fd, guint64 file_size, guint8 end[END_SIZE],
     guint64 * end_offset, GBytes ** comment, GError ** error)
@@ -272,7 +273,8 @@ bad_entry:
  *
  * Returns: (transfer full): the archive's entries (#PlanZipEntry, with
  *   data_offset not yet known), in the directory's order, or %NULL with
- *   @error set when the archive is truncated, malformed or spans disks.
+ *   @error set when the file does not start as a zip archive, or the
+ *   archive is truncated, malformed or spans disks.
  */
 GPtrArray *
 _plan_zip_read_directory (gint fd, guint64 file_size, GBytes ** comment,
@@ -283,7 +285,17 @@ _plan_zip_read_directory (gint fd, guint64 file_size, GBytes ** comment,
   guint8 *dir;
   GPtrArray *entries;
   GBytes *text = NULL;
+  guint8 magic[4];
 
+  /* A file of another kind (a .npy, raw data, NetCDF) asked for as a .npz
+   * is said to be one; only a file that starts as a zip archive and has
+   * no end record is a truncated one. */
+  if (file_size < sizeof (magic))
+    goto not_zip;
+  if (!read_at (fd, magic, sizeof (magic), 0, error))
+    return NULL;
+  if (!_plan_zip_has_magic (magic, sizeof (magic)))
+    goto not_zip;
   if (!find_end (fd, file_size, end, &end_offset, &text, error))
     return NULL;
   if (get16 (end + 4) != 0 || get16 (end + 6) != 0)
@@ -316,6 +328,12 @@ _plan_zip_read_directory (gint fd, guint64 file_size, GBytes ** comment,
   g_bytes_unref (text);
   return entries;
 
+not_zip:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "not a .npz file: it "
+        "does not start as a zip archive");
+    return NULL;
+  }
 multi_disk:
   {
     g_bytes_unref (text);

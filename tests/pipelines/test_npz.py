@@ -539,6 +539,35 @@ def truncated_archive_fails():
         raise Failure('an output was written from a truncated archive')
 
 
+def other_files_are_not_npz():
+    """A file of another kind read as a .npz (format=npz) is said not to be
+    one, not taken for a truncated archive: a .npy, raw data, a NetCDF
+    classic file, a file shorter than a zip signature."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+    cases = {
+        'a.npy': None,
+        'a.f32': np.arange(1000, dtype=np.float32).tobytes(),
+        'a.nc': b'CDF\x01' + bytes(4092),
+        'short.npz': b'PK',
+    }
+    for name, data in cases.items():
+        path = os.path.join(d, name)
+        if data is None:
+            np.save(path, np.arange(12, dtype=np.float32).reshape(4, 3))
+        else:
+            open(path, 'wb').write(data)
+        text = expect_error(['planfilesrc', 'location=' + path, 'format=npz',
+                             '!', 'planfilesink', 'location=' + out],
+                            "Could not read '%s': not a .npz file: it does "
+                            "not start as a zip archive" % path)
+        if 'end record' in text:
+            raise Failure('%s: taken for a truncated archive:\n%s' %
+                          (name, text))
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % name)
+
+
 def known_formats_are_not_raw():
     """A file that starts as HDF5, gzip or another known format is refused
     even with a dtype given, unless format=raw says to read its bytes."""
@@ -605,6 +634,7 @@ plantest.run_cases([
     ('a deflated member\'s header errors name it once',
      deflated_member_header_errors_name_it_once),
     ('a truncated archive fails', truncated_archive_fails),
+    ('other files are not .npz files', other_files_are_not_npz),
     ('known formats are not raw data', known_formats_are_not_raw),
     ('a compressed member cannot be mapped', compressed_member_cannot_be_mapped),
 ])
