@@ -170,7 +170,8 @@ struct _PlanFileSink
   /* streaming thread only (STREAM_LOCK) */
   gboolean open;
   gboolean upstream_failed;     /* PLAN_EVENT_STREAM_FAILED came */
-  gboolean caps_refused;        /* set_caps posted an error */
+  gboolean caps_refused;        /* set_caps posted an error: caps sent
+                                 * again are refused without one */
   guint64 next_row;
   gsize row_size;
   gint64 caps_rows;             /* rows the caps announce, -1 unknown */
@@ -299,7 +300,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * PlanFileSink:dataset:
    *
    * The path of the dataset an HDF5 output gets ("/group/temps"; groups
-   * on the way are created); unset, "/data". For a Zarr output, the path
+   * on the way are created); unset, "/data"; one that names no dataset
+   * ("", "/") fails the start. For a Zarr output, the path
    * of the array in the store's group; unset, the store is the array.
    * Other formats ignore it.
    *
@@ -804,6 +806,14 @@ plan_file_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   if (self->upstream_failed) {
     GST_DEBUG_OBJECT (self, "caps after upstream failed: not writing");
     return TRUE;
+  }
+  /* A caps event refused stays unreceived on the pad, which sends it again
+   * before the next buffer or EOS: its error is posted once, and the
+   * stream stays refused (a flush starts it over, reopen_writer ()). */
+  if (self->caps_refused) {
+    GST_DEBUG_OBJECT (self, "caps again after they were refused: %"
+        GST_PTR_FORMAT, caps);
+    return FALSE;
   }
   if (!plan_array_info_from_caps (&info, caps, &err)
       || !plan_file_writer_set_info (self->writer, &info, &err)) {

@@ -588,6 +588,25 @@ location_fits (PlanFileWriter * writer, GError ** error)
   return FALSE;
 }
 
+/* Whether @path, an HDF5 output's dataset, names one: its last name is
+ * not missing ("", "/", "//": the file's root group) nor "." (libhdf5's
+ * name of the group it is in). */
+static gboolean
+h5_path_names_dataset (const gchar * path)
+{
+  gchar **parts = g_strsplit (path, "/", -1);
+  const gchar *last = NULL;
+  gboolean named;
+  guint i;
+
+  for (i = 0; parts[i]; i++)
+    if (parts[i][0] != '\0')
+      last = parts[i];
+  named = last != NULL && strcmp (last, ".") != 0;
+  g_strfreev (parts);
+  return named;
+}
+
 gboolean
 plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
     PlanFileFormat format, guint max_pending, gboolean sync, GError ** error)
@@ -610,6 +629,11 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   if (writer->format == PLAN_FILE_FORMAT_HDF5)
     goto no_hdf5;
 #endif
+  /* Said now, before anything is made: libhdf5 would fail to create it
+   * when the caps come, in words of its own. */
+  if (writer->format == PLAN_FILE_FORMAT_HDF5 && writer->dataset
+      && !h5_path_names_dataset (writer->dataset))
+    goto no_dataset;
   if (writer->format == PLAN_FILE_FORMAT_NPZ) {
     writer->npz_name = _plan_zip_writer_check_name (writer->member, error);
     if (writer->npz_name == NULL)
@@ -715,6 +739,14 @@ npz:
     return FALSE;
   }
 #endif
+no_dataset:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+        "write '%s': dataset \"%s\" names no dataset: give a name such as /x "
+        "or group/x", location, writer->dataset);
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
 bad_member:
   {
     g_prefix_error (error, "Could not write '%s': ", location);
@@ -777,7 +809,8 @@ not_regular:
  * plan_file_writer_set_dataset:
  * @writer: a #PlanFileWriter
  * @dataset: (nullable): the path of the dataset an HDF5 file gets
- *   ("/group/temps"; groups on the way are created), %NULL for "/data"
+ *   ("/group/temps"; groups on the way are created), %NULL for "/data";
+ *   plan_file_writer_open() refuses one that names no dataset ("", "/")
  * @chunk_rows: the rows of the dataset's chunks, 0 for about 1 MiB of rows
  * @gzip_level: 0 for no compression, 1 to 9 for deflate (gzip) at that
  *   level, with the shuffle filter before it

@@ -711,6 +711,41 @@ def add_mode_failures_leave_the_file():
         raise Failure('files left behind: %s' % sorted(os.listdir(d)))
 
 
+def dataset_naming_no_dataset_fails():
+    """A dataset path that names no dataset ("", "/", "//": the file's root
+    group) fails as the sink starts, once, naming the property; nothing is
+    made and a file there is left as it was. A Zarr store takes "/" as
+    the store itself."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.save(src, a)
+    with h5py.File(out, 'w') as f:
+        f['old'] = np.arange(5)
+    before = open(out, 'rb').read()
+    for dataset, shown in [('""', ''), ('/', '/'), ('//', '//')]:
+        for mode in ['replace', 'add']:
+            text = expect_error(
+                ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                 'location=' + out, 'dataset=' + dataset, 'file-mode=' + mode],
+                "Could not write '%s': dataset \"%s\" names no dataset: "
+                "give a name such as /x or group/x" % (out, shown))
+            if text.count('ERROR: from element') != 1 or 'HDF5' in text:
+                raise Failure('dataset=%s: not one clear error:\n%s' %
+                              (dataset, text))
+            if open(out, 'rb').read() != before:
+                raise Failure('dataset=%s changed the file' % dataset)
+    if sorted(os.listdir(d)) != ['in.npy', 'out.h5']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+    if os.environ.get('PLAN_HAVE_ZARR') == '1':
+        store = os.path.join(d, 'out.zarr')
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + store, 'dataset=/')
+        if not os.path.exists(os.path.join(store, '.zarray')):
+            raise Failure('dataset=/ did not make the store the array: %s' %
+                          sorted(os.listdir(store)))
+
+
 def h5_sink_refuses_a_fifo():
     d = plantest.tmpdir()
     src, fifo = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
@@ -812,6 +847,7 @@ plantest.run_cases([
     ('an existing file is replaced whole', existing_file_is_replaced_whole),
     ('add mode keeps the other datasets', add_mode_keeps_the_other_datasets),
     ('add mode failures leave the file', add_mode_failures_leave_the_file),
+    ('a dataset naming no dataset fails', dataset_naming_no_dataset_fails),
     ('the HDF5 sink refuses a FIFO', h5_sink_refuses_a_fifo),
     ('the typefinder reports HDF5', typefinder_reports_hdf5),
     ('HDF5 is loaded on first use', hdf5_loaded_on_first_use),
