@@ -319,7 +319,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    *
    * The rows of each chunk of an HDF5 or Zarr output: a chunk holds whole
    * rows (the inner axes are not split), so that readers read it row block
-   * by row block. 0 picks about 1 MiB of rows. Other formats ignore it.
+   * by row block. 0 picks about 1 MiB of rows, but no more than the
+   * array's rows where the caps give them. Other formats ignore it.
    *
    * Since: 0.1
    */
@@ -327,7 +328,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
       plan_param_spec_checked_range (g_param_spec_uint64 ("chunk-rows",
           "Chunk rows",
           "The rows of an HDF5 or Zarr output's chunks (whole rows: the inner "
-          "axes are not split); 0: about 1 MiB of rows", 0, G_MAXUINT32,
+          "axes are not split); 0: about 1 MiB of rows, at most the "
+          "array's rows where known", 0, G_MAXUINT32,
           DEFAULT_CHUNK_ROWS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY)));
   /**

@@ -141,6 +141,10 @@
  * tests/benchmarks/bench_fileio.sh measures. */
 #define PREALLOC_STEP ((guint64) 64 << 20)
 
+/* An HDF5 or Zarr output's chunks hold about this many bytes of rows when
+ * no chunk rows are asked for. */
+#define DEFAULT_CHUNK_BYTES ((gsize) 1 << 20)
+
 GST_DEBUG_CATEGORY (plan_file_writer_debug);
 #define GST_CAT_DEFAULT plan_file_writer_debug
 
@@ -811,7 +815,10 @@ not_regular:
  * @dataset: (nullable): the path of the dataset an HDF5 file gets
  *   ("/group/temps"; groups on the way are created), %NULL for "/data";
  *   plan_file_writer_open() refuses one that names no dataset ("", "/")
- * @chunk_rows: the rows of the dataset's chunks, 0 for about 1 MiB of rows
+ * @chunk_rows: the rows of the dataset's chunks, 0 for about 1 MiB of
+ *   rows, or for all the array's rows when they are fewer and known when
+ *   plan_file_writer_set_info() is called (so that a small array makes a
+ *   small file)
  * @gzip_level: 0 for no compression, 1 to 9 for deflate (gzip) at that
  *   level, with the shuffle filter before it
  *
@@ -1050,6 +1057,27 @@ queue_stream_header (PlanFileWriter * self, const PlanArrayInfo * info,
  *
  * Since: 0.1
  */
+/* The rows of an HDF5 or Zarr output's chunks: those asked for, or about
+ * DEFAULT_CHUNK_BYTES of rows, but no more than the output's rows where
+ * they are known up front (the caps', or a sharded run's total): a chunk
+ * is stored whole, so one of 87381 rows for an array of 4 made a file of
+ * 1 MiB. */
+static guint64
+output_chunk_rows (PlanFileWriter * writer, const PlanArrayInfo * info)
+{
+  gint64 rows = writer->shared_rows >= 0 ? writer->shared_rows :
+      plan_array_info_get_n_rows (info);
+  gsize row_size = plan_array_info_get_row_size (info);
+  guint64 chunk_rows;
+
+  if (writer->h5_chunk_rows > 0)
+    return writer->h5_chunk_rows;
+  chunk_rows = MAX (1, DEFAULT_CHUNK_BYTES / MAX (row_size, 1));
+  if (rows >= 0)
+    chunk_rows = MAX (1, MIN (chunk_rows, (guint64) rows));
+  return chunk_rows;
+}
+
 gboolean
 plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
     GError ** error)
@@ -1079,8 +1107,8 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
       goto shared_compressed;
     writer->h5 = _plan_h5_writer_create_full (writer->tmp_path,
         writer->dataset ? writer->dataset : "/data", info,
-        writer->h5_chunk_rows, writer->h5_gzip_level, writer->h5_add,
-        info->ndim > 0 ? writer->shared_rows : -1, error);
+        output_chunk_rows (writer, info), writer->h5_gzip_level,
+        writer->h5_add, info->ndim > 0 ? writer->shared_rows : -1, error);
     if (writer->h5 == NULL)
       goto not_created;
     if (writer->shared_rows >= 0 && info->ndim > 0
@@ -1113,7 +1141,7 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
 #if HAVE_ZARR
   if (writer->format == PLAN_FILE_FORMAT_ZARR) {
     writer->zarr = _plan_zarr_writer_create (writer->zarr_array_dir, info,
-        writer->h5_chunk_rows, writer->codec, writer->h5_gzip_level,
+        output_chunk_rows (writer, info), writer->codec, writer->h5_gzip_level,
         writer->zarr_format, writer->sync, error);
     if (writer->zarr == NULL)
       goto not_created;

@@ -202,7 +202,8 @@ clear_dataset_path (hid_t file, const gchar * path, GError ** error)
  * @filename: the file to create (replacing what is there), or to add to
  * @path: the dataset's path; groups on the way are created
  * @info: its dtype and row shape (`shape[0]` is ignored)
- * @chunk_rows: the rows of a chunk, 0 for about 1 MiB of rows
+ * @chunk_rows: the rows of a chunk, at least 1 (PlanFileWriter chooses
+ *   the default)
  * @gzip_level: 0 for no compression, 1 to 9 for deflate with shuffle
  * @add: whether @filename is an HDF5 file to add the dataset to (one at
  *   @path deleted first) rather than one to create
@@ -278,8 +279,7 @@ _plan_h5_writer_create_full (const gchar * filename, const gchar * path,
     }
     w->dims[0] = 0;
     maxdims[0] = H5S_UNLIMITED;
-    if (chunk_rows == 0)
-      chunk_rows = MAX (1, ((gsize) 1 << 20) / MAX (row_size, 1));
+    g_assert (chunk_rows > 0);
     if (fixed_rows >= 0 && gzip_level > 0) {
       /* Extendable as a growing one, so chunks of any rows. */
       w->dims[0] = fixed_rows;

@@ -573,7 +573,8 @@ generate:
  * _plan_zarr_writer_create:
  * @dir: the array's directory, which exists and is empty
  * @info: its dtype and row shape (`shape[0]` is ignored)
- * @chunk_rows: the rows of a chunk, 0 for about 1 MiB of rows
+ * @chunk_rows: the rows of a chunk, at least 1 (PlanFileWriter chooses
+ *   the default)
  * @codec: the compressor when @level > 0; %PLAN_FILE_CODEC_AUTO is zstd
  * @level: 0 for none, 1 to 9
  * @version: 2 (a .zarray, chunks "2.0") or 3 (a zarr.json, chunks "c/2/0")
@@ -628,8 +629,7 @@ _plan_zarr_writer_create (const gchar * dir, const PlanArrayInfo * info,
   w->row_size = row_size;
   if (info->ndim == 0)
     chunk_rows = 1;
-  else if (chunk_rows == 0)
-    chunk_rows = MAX (1, ((gsize) 1 << 20) / MAX (row_size, 1));
+  g_assert (chunk_rows > 0);
   /* At most 1 GiB a chunk: blosc takes less than 2 GiB. */
   chunk_rows = MIN (chunk_rows, MAX (((gsize) 1 << 30) / MAX (row_size, 1),
           1));

@@ -562,6 +562,38 @@ def sink_writes_what_h5py_reads():
         raise Failure('files left behind: %s' % sorted(os.listdir(d)))
 
 
+def default_chunks_fit_small_arrays():
+    """With chunk-rows unset, an array of fewer rows than the default chunk
+    of about 1 MiB is one chunk of its rows (a file of a few KiB, not of
+    1 MiB), compressed or not; an empty one chunks of one row. A larger
+    array keeps the default, and chunk-rows given is kept whatever the
+    rows. h5py reads each as numpy saved it."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    small = np.arange(12, dtype=np.float32).reshape(4, 3)
+    cases = [
+        (small, [], (4, 3), 16384),
+        (small, ['compression=4'], (4, 3), 16384),
+        (np.zeros((0, 3), np.float32), [], (1, 3), 16384),
+        (RNG.standard_normal((100000, 3)).astype(np.float32), [],
+         (87381, 3), None),
+        (small, ['chunk-rows=1000'], (1000, 3), None),
+    ]
+    for a, props, chunks, most in cases:
+        np.save(src, a)
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, *props)
+        what = '%s %s' % (a.shape, props)
+        with h5py.File(out, 'r') as f:
+            plantest.assert_same(f['data'][()], a, what)
+            if f['data'].chunks != chunks:
+                raise Failure('%s: chunks %s, not %s' %
+                              (what, f['data'].chunks, chunks))
+        if most is not None and os.path.getsize(out) > most:
+            raise Failure('%s: a file of %d bytes' %
+                          (what, os.path.getsize(out)))
+
+
 def h5_to_h5_and_default_name():
     """An HDF5 dataset copied into a new HDF5 file, through a map; the
     dataset is /data unless named. A NetCDF name is HDF5 too."""
@@ -842,6 +874,7 @@ plantest.run_cases([
     ('a truncated file fails', truncated_file_fails),
     ('unsupported dtypes and filters fail', unsupported_dtype_and_filter_fail),
     ('the sink writes what h5py reads', sink_writes_what_h5py_reads),
+    ('default chunks fit small arrays', default_chunks_fit_small_arrays),
     ('HDF5 to HDF5, default dataset name', h5_to_h5_and_default_name),
     ('a failed run leaves the old file', failed_run_leaves_old_file),
     ('an existing file is replaced whole', existing_file_is_replaced_whole),

@@ -990,6 +990,54 @@ SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
 SINK_CODECS = ['none', 'zstd', 'gzip', 'blosc-lz4', 'blosc-zstd']
 
 
+def store_size(path):
+    return sum(os.path.getsize(os.path.join(top, name))
+               for top, _, names in os.walk(path) for name in names)
+
+
+def default_chunks_fit_small_arrays():
+    """With chunk-rows unset, an array of fewer rows than the default chunk
+    of about 1 MiB is one chunk of its rows (a store of a few hundred
+    bytes, not of 1 MiB), v2 and v3, compressed or not; an empty one
+    chunks of one row. A larger array keeps the default, and chunk-rows
+    given is kept whatever the rows. zarr-python reads each as numpy
+    saved it (v3, which zarr-python 2 does not read: its zarr.json says
+    the chunks, and its one chunk holds the array's bytes)."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.zarr')
+    small = np.arange(12, dtype=np.float32).reshape(4, 3)
+    cases = [
+        (small, [], [4, 3], 4096),
+        (small, ['compression=3'], [4, 3], 4096),
+        (small, ['zarr-format=3'], [4, 3], 4096),
+        (np.zeros((0, 3), np.float32), [], [1, 3], 4096),
+        (RNG.standard_normal((100000, 3)).astype(np.float32), [],
+         [87381, 3], None),
+        (small, ['chunk-rows=1000'], [1000, 3], None),
+    ]
+    for a, props, chunks, most in cases:
+        np.save(src, a)
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, *props)
+        what = '%s %s' % (a.shape, props)
+        if 'zarr-format=3' in props:
+            meta = json.load(open(os.path.join(out, 'zarr.json')))
+            got = meta['chunk_grid']['configuration']['chunk_shape']
+            # One chunk, uncompressed: its bytes are the array's.
+            chunk = open(os.path.join(out, 'c', '0', '0'), 'rb').read()
+            plantest.assert_same(np.frombuffer(chunk, '<f4').reshape(
+                a.shape), a, what)
+        else:
+            z = zarr.open(out, mode='r')
+            plantest.assert_same(z[...], a, what)
+            got = list(z.chunks)
+        if got != chunks:
+            raise Failure('%s: chunks %s, not %s' % (what, got, chunks))
+        if most is not None and store_size(out) > most:
+            raise Failure('%s: a store of %d bytes' %
+                          (what, store_size(out)))
+
+
 def sink_writes_what_zarr_reads():
     """planfilesink into a Zarr v2 store: every dtype, 0-d to 4-D, empty,
     chunks of odd rows (the last one partial), every codec; zarr-python
@@ -1337,6 +1385,7 @@ plantest.run_cases([
     ('v3: sharded arrays', v3_sharded_arrays),
     ('v3: corrupt and unsupported sharding fails',
      v3_sharded_corrupt_and_unsupported_fail),
+    ('default chunks fit small arrays', default_chunks_fit_small_arrays),
     ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
     ('groups, replace and add', sink_groups_replace_and_add),
     ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),
