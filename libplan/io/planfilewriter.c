@@ -1042,21 +1042,6 @@ queue_stream_header (PlanFileWriter * self, const PlanArrayInfo * info,
   return TRUE;
 }
 
-/**
- * plan_file_writer_set_info:
- * @writer: a #PlanFileWriter with a file open
- * @info: the dtype and shape of the array; `shape[0]` is ignored
- * @error: return location for a #GError
- *
- * Sets the dtype and row shape of the array written. For .npy files the
- * first call writes the header (completed by plan_file_writer_finish());
- * it must come before the first chunk. Later calls must give the same
- * dtype and row shape: a file holds one array.
- *
- * Returns: %TRUE on success.
- *
- * Since: 0.1
- */
 /* The rows of an HDF5 or Zarr output's chunks: those asked for, or about
  * DEFAULT_CHUNK_BYTES of rows, but no more than the output's rows where
  * they are known up front (the caps', or a sharded run's total): a chunk
@@ -1078,6 +1063,22 @@ output_chunk_rows (PlanFileWriter * writer, const PlanArrayInfo * info)
   return chunk_rows;
 }
 
+/**
+ * plan_file_writer_set_info:
+ * @writer: a #PlanFileWriter with a file open
+ * @info: the dtype and shape of the array; `shape[0]`, the rows (-1 when
+ *   not known), only bounds an HDF5 or Zarr output's default chunk
+ * @error: return location for a #GError
+ *
+ * Sets the dtype and row shape of the array written. For .npy files the
+ * first call writes the header (completed by plan_file_writer_finish());
+ * it must come before the first chunk. Later calls must give the same
+ * dtype and row shape: a file holds one array.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.1
+ */
 gboolean
 plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
     GError ** error)
