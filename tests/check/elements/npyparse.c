@@ -1545,44 +1545,6 @@ GST_START_TEST (test_parse_rate_in_header)
 
 GST_END_TEST;
 
-/* A negative rate is kept as given (reading it back returns it) and
- * fails the start, naming the property, the value and the valid rates;
- * before, GLib refused it with a warning and the rows went out as if no
- * rate had been set. */
-GST_START_TEST (test_parse_negative_rate_fails_at_start)
-{
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch ("fakesrc num-buffers=0 ! npyparse "
-      "name=e rate=-1/2 ! fakesink", &err);
-  GstElement *e;
-  GstMessage *msg;
-  gint n = 0, d = 0;
-
-  fail_unless (pipe != NULL && err == NULL);
-  e = gst_bin_get_by_name (GST_BIN (pipe), "e");
-  g_object_get (e, "rate", &n, &d, NULL);
-  fail_unless_equals_int (n, -1);
-  fail_unless_equals_int (d, 2);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e));
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_SETTINGS), "%s", err->message);
-  fail_unless_equals_string (err->message, "npyparse e: rate=-1/2 is out "
-      "of range: valid values are 0/1 to 2147483647/1");
-  g_error_free (err);
-  gst_message_unref (msg);
-
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (e);
-  gst_object_unref (pipe);
-}
-
-GST_END_TEST;
-
 GST_START_TEST (test_parse_not_npy)
 {
   expect_error_text (g_bytes_new_static ("PK\x03\x04 a zip file, not .npy",
@@ -1755,7 +1717,6 @@ npyparse_suite (void)
   tcase_add_test (tc, test_parse_big_endian);
   tcase_add_test (tc, test_parse_fortran_order);
   tcase_add_test (tc, test_parse_rate_in_header);
-  tcase_add_test (tc, test_parse_negative_rate_fails_at_start);
   tcase_add_test (tc, test_parse_structured_dtype);
   tcase_add_test (tc, test_parse_truncated_data);
   tcase_add_test (tc, test_parse_typefinder_reports_npy);

@@ -240,6 +240,10 @@ GST_START_TEST (test_number_out_of_range_kept_and_fails_at_start)
   check_refused_at_start ("fakesrc ! npyparse name=e ! fakesink",
       "blocksize", "0", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "npyparse e: blocksize=0", "valid values are 1 to 1073741824", NULL);
+  check_refused_at_start ("fakesrc ! npyparse name=e ! fakesink", "rate",
+      "-1/2", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "npyparse e: rate=-1/2 is out of range: valid values are 0/1 to "
+      "2147483647/1", NULL);
   check_refused_at_start ("fakesrc ! planupload name=e ! fakesink",
       "max-buffers", "0", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "planupload e: max-buffers=0", "valid values are 1 to 1024", NULL);
