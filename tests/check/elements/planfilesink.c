@@ -1155,9 +1155,8 @@ GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
   gchar *in = make_input (100000);
   gchar *out = tmp_path ("out.npy");
   gchar *desc = g_strdup_printf ("planfilesrc location=\"%s\" blocksize=4 "
-      "! identity sleep-time=100 ! planfilesink name=out enable-last-sample=true "
-      "location=\"%s\"",
-      in, out);
+      "! identity sleep-time=100 ! planfilesink name=out "
+      "enable-last-sample=true location=\"%s\"", in, out);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
   gint64 deadline = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
