@@ -809,28 +809,53 @@ plan_graph_add_reduce_ddof (PlanGraph * graph, const gchar * name,
 }
 
 /* A combiner and its identity are checked by making the reducer they would
- * make, on a stand-in input of the known dtype (float64 when unknown). */
+ * make, on a stand-in input of the known dtype (each kind of dtype in turn
+ * when unknown). */
 static gboolean
 check_combiner (PlanNode * node, PlanNode * input, GError ** error)
 {
+  /* An input whose dtype the graph does not know is tried as each kind of
+   * dtype a combiner can need ('x | y' and identity=false need integers or
+   * bools): a combiner that fails for all three fails for every dtype; the
+   * rest is checked at dispatch. The error said is the first that is not
+   * about the dtype, if any: 'x << y' is typed for int64, where its
+   * identity is the fault. */
+  static const PlanDType tried[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT64,
+    PLAN_DTYPE_BOOL
+  };
   PlanDType dtype = known_dtype (input);
-  PlanArrayInfo info;
-  PlanReducer *reducer;
+  GError *first = NULL;
   gint64 shape[PLAN_ARRAY_MAX_DIMS];
-  guint i;
+  guint i, n = dtype != PLAN_DTYPE_UNKNOWN ? 1 : G_N_ELEMENTS (tried);
 
   shape[0] = -1;
   for (i = 1; i < PLAN_ARRAY_MAX_DIMS; i++)
     shape[i] = 1;
-  if (!plan_array_info_set (&info, dtype != PLAN_DTYPE_UNKNOWN ? dtype :
-          PLAN_DTYPE_FLOAT64, MAX (input->ndim, 1), shape, error))
-    return FALSE;
-  reducer = plan_reducer_new_custom (node->expr, node->identity, node->axis,
-      &info, error);
-  if (reducer == NULL)
-    return FALSE;
-  plan_reducer_unref (reducer);
-  return TRUE;
+  for (i = 0; i < n; i++) {
+    PlanArrayInfo info;
+    PlanReducer *reducer = NULL;
+    GError *err = NULL;
+
+    if (plan_array_info_set (&info, dtype != PLAN_DTYPE_UNKNOWN ? dtype :
+            tried[i], MAX (input->ndim, 1), shape, &err))
+      reducer = plan_reducer_new_custom (node->expr, node->identity,
+          node->axis, &info, &err);
+    if (reducer != NULL) {
+      plan_reducer_unref (reducer);
+      g_clear_error (&first);
+      return TRUE;
+    }
+    if (first == NULL || (g_error_matches (first, PLAN_ERROR,
+                PLAN_ERROR_TYPE) && !g_error_matches (err, PLAN_ERROR,
+                PLAN_ERROR_TYPE))) {
+      g_clear_error (&first);
+      first = err;
+    } else {
+      g_error_free (err);
+    }
+  }
+  g_propagate_error (error, first);
+  return FALSE;
 }
 
 /**

@@ -314,6 +314,24 @@ GST_START_TEST (test_graph_stencil_and_reduce_checked)
           &error) == NULL);
   assert_error_contains (error, "7 is not an axis");
   g_clear_error (&error);
+  /* Combiners of integers or bools over an input of a dtype not known
+   * yet: refused only at dispatch, where the dtype is a float. The error
+   * of a combiner no dtype takes is float64's. */
+  fail_unless (plan_graph_add_reduce_custom (g, "or", "x | y", "false",
+          PLAN_REDUCE_AXIS_ALL, a, &error) != NULL);
+  g_assert_no_error (error);
+  fail_unless (plan_graph_add_reduce_custom (g, "and", "x & y", "true",
+          PLAN_REDUCE_AXIS_ALL, a, &error) != NULL);
+  g_assert_no_error (error);
+  fail_unless (plan_graph_add_reduce_custom (g, "r", "sin(x) | y", "0",
+          PLAN_REDUCE_AXIS_ALL, a, &error) == NULL);
+  assert_error_contains (error, "the left operand 'sin(x)' is float64");
+  g_clear_error (&error);
+  /* typed for int64, where the identity is what fails */
+  fail_unless (plan_graph_add_reduce_custom (g, "r", "x << y", "0",
+          PLAN_REDUCE_AXIS_ALL, a, &error) == NULL);
+  assert_error_contains (error, "is no identity of the combiner");
+  g_clear_error (&error);
   g_object_unref (g);
 }
 
