@@ -19,6 +19,7 @@ objects as device memory on ``target='cuda'``). See docs/python.md.
 """
 
 import asyncio
+import collections.abc
 import functools
 import inspect
 import itertools
@@ -602,6 +603,16 @@ class Plan:
                                 "not %r" % (what, a))
         return args
 
+    def _input(self, args, what, role):
+        """The one node of args (a node, or a sequence of one node), role
+        saying what it is for in the ValueError of any other number."""
+        nodes = self._inputs(args, what)
+        if len(nodes) != 1:
+            raise ValueError("%s: args must be one node, %s, not %d (%s)" % (
+                what, role, len(nodes),
+                ", ".join(n.name for n in nodes) or "none"))
+        return nodes[0]
+
     def source(self, ndim=1, dtype=None, name=None):
         """An input, bound at dispatch to an array, a file or a reader.
         ndim: its number of axes (0 for a stream of single values); dtype:
@@ -629,6 +640,12 @@ class Plan:
         if not callable(func) and not isinstance(func, str):
             raise TypeError("map: func must be a lambda, a def, a numpy ufunc "
                             "or an expression string, not %r" % (func,))
+        if constants is not None and not isinstance(
+                constants, collections.abc.Mapping):
+            raise TypeError("map: constants must be a mapping of the names "
+                            "the function reads to arrays (constants="
+                            "{'mean': m}), not %s" %
+                            with_article(type(constants).__name__))
         consts = {}
         for cname, value in (constants or {}).items():
             arr = np.ascontiguousarray(_as_host_array(value, "constant '%s'"
@@ -670,7 +687,8 @@ class Plan:
         but the first axis, which is numpy's axis=-1 on 2-D inputs only)
         or 1 (each row of a 2-D input, numpy's axis 1 there). ddof:
         numpy's, for 'var', 'std', 'nanvar' and 'nanstd'."""
-        (source,) = self._inputs(args, "reduce")
+        source = self._input(args, "reduce", "the array it reduces "
+                             "(reduce several with a reduce of each)")
         ddof = _real(ddof, "reduce", "ddof")
         if axis not in _AXES:
             raise ValueError("reduce: axis must be None, 0, -1 or 1, not %r" %
@@ -678,6 +696,19 @@ class Plan:
         name = self._name(name)
         if isinstance(func, str) and func in _OPS:
             op = func
+        elif isinstance(func, str) and func.isidentifier() and \
+                func not in ("x", "y"):
+            # a word that names neither an op nor the partial results
+            raise ValueError("reduce: unknown op %r; the ops are %s, or give "
+                             "a combiner of two partial results x and y (a "
+                             "lambda x, y, an expression of x and y or a "
+                             "numpy ufunc) with identity=" %
+                             (func, ", ".join(_OPS)))
+        elif not isinstance(func, str) and not callable(func):
+            raise TypeError("reduce: func must be an op name (%s) or a "
+                            "combiner (a lambda x, y, an expression of x and "
+                            "y or a numpy ufunc), not %r" %
+                            (", ".join(_OPS), func))
         else:
             if callable(func) and is_library_function(func):
                 # np.add, np.maximum, max: called on the two partial results
@@ -731,8 +762,10 @@ class Plan:
                     "window per input in the order of args; got the one "
                     "window %r" % (len(sources), len(sources), window))
         else:
-            windows = list(window)
-            if not all(isinstance(w, str) for w in windows):
+            windows = list(window) if isinstance(window, (list, tuple)) \
+                else None
+            if windows is None or not all(isinstance(w, str)
+                                          for w in windows):
                 raise TypeError("stencil: window must be a string or a list "
                                 "of strings, one per input, not %r" %
                                 (window,))
@@ -913,7 +946,8 @@ class Plan:
 
     def sink(self, node, name=None):
         """An output: node's result, bound at dispatch (or allocated)."""
-        (node,) = self._inputs(node, "sink")
+        node = self._input(node, "sink", "the node whose result it outputs "
+                           "(one sink per output)")
         return self._wrap(_call(self._graph.add_sink, self._name(name),
                                 node._node))
 

@@ -748,6 +748,33 @@ def errors_name_what_is_wrong_and_where():
 
 
 @test
+def wrong_arguments_say_what_is_expected():
+    """reduce of two nodes was "too many values to unpack", an unknown op
+    ('median') asked for identity=, stencil(5) was "'int' object is not
+    iterable" and constants=[...] an AttributeError."""
+    plan = Plan(); a = plan.source(); b = plan.source()
+    expect(ValueError, lambda: plan.reduce("sum", args=(a, a)),
+           "reduce: args must be one node", "not 2 (a, a)")
+    expect(ValueError, lambda: plan.reduce("sum", args=()), "not 0 (none)")
+    expect(ValueError, lambda: plan.sink((a, b)), "sink: args must be one node",
+           "not 2 (a, b)")
+    e = expect(ValueError, lambda: plan.reduce("median", args=(a,)),
+               "reduce: unknown op 'median'", "sum, prod", "nanstd", "ptp")
+    assert "identity" in str(e)
+    expect(ValueError, lambda: plan.reduce("median", args=(a,), identity=0),
+           "unknown op 'median'")
+    expect(TypeError, lambda: plan.reduce(5, args=(a,)),
+           "reduce: func must be an op name", "not 5")
+    expect(TypeError, lambda: plan.stencil(5, "x", args=(a,)),
+           "stencil: window must be a string or a list of strings", "not 5")
+    expect(TypeError, lambda: plan.map("x + c", args=(a,), constants=[np.ones(1)]),
+           "map: constants must be a mapping", "not a list")
+    # an expression of x and y is still a combiner
+    assert plan.reduce("x + y", args=(a,)).kind == "reduce"
+    assert plan.reduce("sum", args=a).kind == "reduce"
+
+
+@test
 def help_documents_every_public_member():
     """help(gstplan.X) says what each public method and property does."""
     import inspect
