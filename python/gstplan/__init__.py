@@ -433,6 +433,31 @@ class RawFile:
         return "RawFile(%r, %s, %s)" % (self.path, self.dtype, self.shape)
 
 
+def _shape(value, what):
+    """value as a shape, taken as numpy takes one: an int or a sequence of
+    ints (numpy integers too, not bools, floats or strings), none of them
+    negative; the TypeError or ValueError begins with what."""
+    dims = None
+    if not isinstance(value, (bool, np.bool_, str, bytes)):
+        try:
+            dims = (operator.index(value),)
+        except TypeError:
+            try:
+                dims = tuple(value)
+                if any(isinstance(d, (bool, np.bool_)) for d in dims):
+                    raise TypeError
+                dims = tuple(operator.index(d) for d in dims)
+            except TypeError:
+                dims = None
+    if dims is None:
+        raise TypeError("%s must be an int or a sequence of ints, as a "
+                        "numpy shape, not %r" % (what, value))
+    if any(d < 0 for d in dims):
+        raise ValueError("%s must not have a negative axis, not %r" %
+                         (what, value))
+    return dims
+
+
 def _location(value, what):
     """The path @value names, as a str (os.fsdecode's: bytes that are not
     UTF-8 as lone surrogates): a NUL byte, which would end it there (and
@@ -690,6 +715,13 @@ class Plan:
         source = self._input(args, "reduce", "the array it reduces "
                              "(reduce several with a reduce of each)")
         ddof = _real(ddof, "reduce", "ddof")
+        if axis is not None:
+            # numpy refuses a float or a bool axis too (np.sum(a, axis=True))
+            if isinstance(axis, bool) or not isinstance(axis,
+                                                        (int, np.integer)):
+                raise TypeError("reduce: axis must be None or an int (0, -1 "
+                                "or 1), not %r" % (axis,))
+            axis = int(axis)
         if axis not in _AXES:
             raise ValueError("reduce: axis must be None, 0, -1 or 1, not %r" %
                              (axis,))
@@ -875,10 +907,9 @@ class Plan:
         if out_dtype is not None:
             props["out-dtype"] = np.dtype(_native(out_dtype, "custom")).name
         if out_shape is not None:
-            shape = tuple(np.atleast_1d(out_shape)) if not isinstance(
-                out_shape, tuple) else out_shape
+            shape = _shape(out_shape, "custom: out_shape")
             props["out-shape"] = "()" if shape == () else \
-                ",".join(str(int(s)) for s in shape)
+                ",".join(str(s) for s in shape)
         if params is not None:
             props["params"] = params
         for key, value in properties.items():

@@ -775,6 +775,28 @@ def wrong_arguments_say_what_is_expected():
 
 
 @test
+def float_and_bool_axes_and_shapes_are_refused():
+    """axis=0.0, axis=True, out_shape=2.5 were cut to ints and out_shape='3'
+    taken as 3 (out_shape='abc' was int()'s ValueError); numpy raises
+    TypeError for each (np.sum(x, axis=True), np.zeros(2.5))."""
+    plan = Plan(); a = plan.source(ndim=2)
+    for bad in (0.0, -1.0, True, np.True_, "0"):
+        expect(TypeError, lambda: plan.reduce("sum", args=(a,), axis=bad),
+               "reduce: axis must be None or an int", repr(bad))
+    expect(ValueError, lambda: plan.reduce("sum", args=(a,), axis=2),
+           "axis must be None, 0, -1 or 1")
+    assert plan.reduce("sum", args=(a,), axis=np.int64(1)).ndim == 1
+    for bad in (2.5, (2.5,), True, (True, 2), "abc", "3"):
+        expect(TypeError, lambda: plan.custom(lambda x: x, args=(a,), out_shape=bad),
+               "custom: out_shape must be an int or a sequence of ints", repr(bad))
+    expect(ValueError, lambda: plan.custom(lambda x: x, args=(a,), out_shape=(2, -1)),
+           "custom: out_shape must not have a negative axis")
+    for good in (3, np.int64(3), [3], np.array([3]), (np.int32(3),)):
+        plan.custom(lambda x: x * 2, args=(a,), out_shape=good)
+    plan.custom(lambda acc, x: None, args=(a,), mode="reduce", out_shape=())
+
+
+@test
 def help_documents_every_public_member():
     """help(gstplan.X) says what each public method and property does."""
     import inspect
