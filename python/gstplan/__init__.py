@@ -85,7 +85,8 @@ for _ns, _version, _package in (("GLib", "2.0", "gir1.2-glib-2.0"),
 from gi.repository import GLib, GObject, Gst, Plan as _P  # noqa: E402
 
 from ._translate import (TranslationError, translate,  # noqa: E402
-                         translate_call, is_library_function, with_article)
+                         translate_call, is_library_function, with_article,
+                         parameters)
 
 __all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
            "to_numpy",
@@ -509,6 +510,16 @@ def _file_dataset(value):
 
 # The graph
 
+def _arguments(params, defaults):
+    """How many arguments a function of params takes, for a message: '2
+    arguments', 'from 1 to 2 arguments'."""
+    least = len(params) - len(defaults)
+    return "%s argument%s" % (
+        least if least == len(params) else
+        "from %d to %d" % (least, len(params)),
+        "" if len(params) == 1 else "s")
+
+
 def _assigned_name(depth=2):
     """The variable a node is being assigned to, read from the caller's
     source: `a` for `a = plan.source(ndim=1)`; None when the call is not a
@@ -681,13 +692,16 @@ class Plan:
             func = translate_call(func, ["in%d" % i for i in
                                          range(len(args))])
         elif callable(func):
-            code = func.__code__
-            if code.co_argcount != len(args):
-                raise TypeError("map: the function takes %d arguments but %d "
-                                "were given" % (code.co_argcount, len(args)))
-            params = [code.co_varnames[i] for i in range(code.co_argcount)]
-            names = {c: c for c in consts}
-            names.update({p: "in%d" % i for i, p in enumerate(params)})
+            params, defaults = parameters(func, "map")
+            if not len(params) - len(defaults) <= len(args) <= len(params):
+                raise TypeError("map: the function takes %s but %d %s given" %
+                                (_arguments(params, defaults), len(args),
+                                 "was" if len(args) == 1 else "were"))
+            # an argument past args takes its default, even over a constant
+            # of its name, as in Python
+            names = {c: c for c in consts if c not in params}
+            names.update({p: "in%d" % i for i, p in enumerate(params)
+                          if i < len(args)})
             func = translate(func, names)
         if not consts:
             return self._wrap(_call(self._graph.add_map, self._name(name),
@@ -746,12 +760,11 @@ class Plan:
                 # np.add, np.maximum, max: called on the two partial results
                 func = translate_call(func, ["x", "y"])
             elif callable(func):
-                code = func.__code__
-                if code.co_argcount != 2:
+                params, defaults = parameters(func, "reduce")
+                if not len(params) - len(defaults) <= 2 <= len(params):
                     raise TypeError("reduce: a combiner takes two partial "
-                                    "results (x, y), not %d" %
-                                    code.co_argcount)
-                params = [code.co_varnames[i] for i in range(2)]
+                                    "results (x, y), but the function takes "
+                                    "%s" % _arguments(params, defaults))
                 func = translate(func, {params[0]: "x", params[1]: "y"})
             op = _COMBINER_OPS.get(func)
         if op is not None:
@@ -816,21 +829,27 @@ class Plan:
             cells = [c for w in windows
                      for c in w.replace(";", " ").replace(",", " ")
                      .replace("|", " ").split() if c != "_"]
-            code = None if is_library_function(func) else func.__code__
-            params = [code.co_varnames[i] for i in range(code.co_argcount)] \
-                if code else []
-            if code is None:
+            library = is_library_function(func)
+            params, defaults = ([], {}) if library else \
+                parameters(func, "stencil")
+            required = [p for p in params if p not in defaults]
+            if library:
                 # np.add over "x y": the function of the cells in order
                 names = None
             elif set(params) <= set(cells):
                 names = {p: p for p in params}
             elif len(params) == len(cells):
                 names = dict(zip(params, cells))
+            elif set(required) <= set(cells):
+                # the others take their defaults
+                names = {p: p for p in params if p in cells}
+            elif len(required) <= len(cells) < len(params):
+                names = dict(zip(params, cells))
             else:
                 raise TypeError("stencil: the function's arguments %s are "
                                 "neither the window's names %s nor as many" %
                                 (params, cells))
-            func = translate_call(func, cells) if code is None else \
+            func = translate_call(func, cells) if library else \
                 translate(func, names)
         if isinstance(iterations, bool) or not isinstance(iterations, int):
             raise TypeError("stencil: iterations must be an int, not %r" %

@@ -22,7 +22,7 @@ import numbers
 import textwrap
 
 __all__ = ["TranslationError", "translate", "translate_call",
-           "is_library_function"]
+           "is_library_function", "parameters"]
 
 
 def with_article(name):
@@ -165,8 +165,9 @@ def _function_node(func):
 
     def find(trees):
         return [n for tree in trees for n in ast.walk(tree)
-                if isinstance(n, want) and [a.arg for a in n.args.args] ==
-                args and (want is ast.Lambda or n.name == func.__name__)]
+                if isinstance(n, want) and [a.arg for a in n.args.posonlyargs +
+                                            n.args.args] == args and
+                (want is ast.Lambda or n.name == func.__name__)]
     trees = _parse_trees("".join(lines))
     found = find(trees)
     if not found and want is ast.Lambda:
@@ -536,16 +537,43 @@ def translate_call(func, args):
     return "%s(%s)" % (name, ", ".join(args))
 
 
+def parameters(func, what):
+    """func's parameters, in order, and a dict of the values of those that
+    have a default. A translated function is called with one input per
+    parameter, by position: *args, **kwargs and keyword-only parameters
+    cannot be bound, and are a TypeError that begins with what."""
+    params = []
+    defaults = {}
+    for p in inspect.signature(func).parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            params.append(p.name)
+            if p.default is not p.empty:
+                defaults[p.name] = p.default
+            continue
+        written = {p.VAR_POSITIONAL: "parameter *%s",
+                   p.VAR_KEYWORD: "parameter **%s",
+                   p.KEYWORD_ONLY: "keyword-only parameter %s"}[p.kind]
+        raise TypeError(
+            "%s: the function's %s cannot be bound: its arguments are given "
+            "by position, one per input (a stencil's: per cell of the "
+            "window, a reduction's combiner: x and y); name each one, as "
+            "in lambda x, y: ..." % (what, written % p.name))
+    return params, defaults
+
+
 def translate(func, names=None):
     """The expression for the body of func.
 
     names maps the function's argument names to the names the expression
-    uses for them (by default each argument keeps its name)."""
+    uses for them (by default each argument keeps its name); an argument
+    not in names stands for its default value, read now, as a number the
+    function closes over (lambda x, k=k: x * k)."""
     if isinstance(func, str):
         return func
     if not callable(func) or not hasattr(func, "__code__"):
         raise TranslationError("%r is neither an expression string nor a "
                                "Python function" % (func,))
+    params, defaults = parameters(func, _where(func))
     node, offset = _function_node(func)
     if isinstance(node, ast.Lambda):
         body = node.body
@@ -558,15 +586,29 @@ def translate(func, names=None):
                 "%s: only a function whose body is one 'return EXPR' can be "
                 "translated" % _where(func))
         body = stmts[0].value
-    code = func.__code__
-    args = [code.co_varnames[i] for i in range(code.co_argcount)]
-    if names is None:
-        names = {a: a for a in args}
+    names = {a: a for a in params} if names is None else dict(names)
     writer = _Writer(func, names, offset)
+    for p in params:
+        if p in names:
+            continue
+        if p not in defaults:
+            raise TranslationError("%s: the argument '%s' is bound to no "
+                                   "input" % (_where(func), p))
+        value = defaults[p]
+        if not (isinstance(value, numbers.Number) or
+                is_numpy_scalar(value)):
+            writer.fail(node, "the argument '%s' takes its default, %s, "
+                        "which is not a number" % (p, _short(value)))
+        names[p] = writer.constant(node, value)
     text = writer.expr(body)
     if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]
     return text
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _balanced(text):

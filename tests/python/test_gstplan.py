@@ -481,6 +481,49 @@ def lambdas_that_are_refused():
 
 
 @test
+def lambda_defaults_and_star_arguments():
+    """An argument with a default that no input binds takes its default
+    (the loop idiom lambda x, k=k: x * k was 'takes 2 arguments but 1 were
+    given'); *args, **kwargs and keyword-only arguments are refused by name
+    (lambda *v: v[0] was 'takes 0 arguments', lambda x, *, k=1: x * k read
+    a global k, or any k, silently)."""
+    plan = Plan(); a = plan.source()
+    for k in range(3):
+        plan.map(lambda x, k=k: x * k, args=(a,), name="m%d" % k)
+    plan.map(lambda x, c=5: x + c, args=(a,), constants={"c": np.ones(1)}, name="mc")
+    plan.stencil("l c r", lambda c, k=10: c + k, args=(a,), name="s1")
+    plan.stencil("l c _", lambda p, q, k=100: p + q + k, args=(a,), name="s2")
+    plan.reduce(lambda p, q, k=0: max(p, q), args=(a,), name="r")
+    A = np.arange(4.0)
+    got = plan.realize(target="cpu").dispatch(a=A).result()
+    for k in range(3):
+        assert np.array_equal(got["m%d" % k], A * k)
+    assert np.array_equal(got["mc"], A + 5)            # the default, as in Python
+    assert np.array_equal(got["s1"], A + 10)
+    assert np.array_equal(got["s2"], np.concatenate([A[:1], A[:-1]]) + A + 100)
+    assert got["r"] == 3
+    k = 7
+    for func, needle in ((lambda *v: v[0], "parameter *v"),
+                         (lambda x, *v: x, "parameter *v"),
+                         (lambda x, *, k=1: x * k, "keyword-only parameter k"),
+                         (lambda x, **kw: x, "parameter **kw")):
+        expect(TypeError, lambda: plan.map(func, args=(a,)), "map: the function's " + needle,
+               "cannot be bound")
+    expect(TypeError, lambda: plan.stencil("l c r", lambda *v: v[0], args=(a,)),
+           "stencil: the function's parameter *v")
+    expect(TypeError, lambda: plan.reduce(lambda *v: v[0], args=(a,), identity=0),
+           "reduce: the function's parameter *v")
+    expect(TypeError, lambda: gstplan.translate(lambda x, *, k=1: x * k), "keyword-only")
+    expect(TypeError, lambda: plan.map(lambda x, y, k=1: x, args=(a,)),
+           "map: the function takes from 2 to 3 arguments but 1 was given")
+    expect(TypeError, lambda: plan.reduce(lambda x, y, z: x, args=(a,), identity=0),
+           "reduce: a combiner takes two partial results (x, y), but the function "
+           "takes 3 arguments")
+    expect(TranslationError, lambda: plan.map(lambda x, k=[1]: x, args=(a,)),
+           "the argument 'k' takes its default, [1], which is not a number")
+
+
+@test
 def lambdas_mean_what_numpy_and_math_mean():
     """numpy's elementwise names the language has translate; np.max and
     np.amax (reductions over an axis), and math.remainder (IEEE's
