@@ -360,6 +360,29 @@ def _as_host_array(value, what):
     return arr
 
 
+def _constant(value, what):
+    """A map's constant: a C-contiguous copy of value in this machine's
+    byte order, made as np.array(value) makes one (of an array, anything
+    with __array_interface__ or the buffer protocol, a number or a list);
+    what begins the error of a value numpy makes no numeric array of."""
+    if isinstance(value, Node):
+        raise TypeError("%s is a node of the plan, which streams; a constant "
+                        "is an array given once: read the node through args"
+                        % what)
+    try:
+        arr = np.array(value, order="C")
+    except (TypeError, ValueError) as e:
+        raise type(e)("%s: %s" % (what, e)) from None
+    if arr.dtype == object:
+        raise TypeError("%s must be an array, a number or a list of numbers "
+                        "(as np.asarray takes it), not %s" %
+                        (what, _describe_result(value)))
+    if not arr.dtype.isnative:
+        # a copy anyway: the same values, in the order libplan computes in
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr
+
+
 def _layout(arr):
     return arr.shape, arr.strides, arr.dtype
 
@@ -668,9 +691,10 @@ class Plan:
         has (np.sqrt, np.add, np.clip, math.exp, abs, np.float32), called
         on args in order, or an expression string naming the arguments
         x, y, z, w (or in0, in1, ...). constants: a dict of small arrays
-        (numpy or anything with __array_interface__) the function reads
-        by name, broadcast against every row by numpy's rules; they are
-        copied once, when the node is made."""
+        (numpy, anything with __array_interface__, a number or a list, as
+        np.asarray takes them) the function reads by name, broadcast
+        against every row by numpy's rules; they are copied once, when
+        the node is made."""
         args = self._inputs(args, "map")
         _native(dtype, "map")
         if not callable(func) and not isinstance(func, str):
@@ -682,11 +706,8 @@ class Plan:
                             "the function reads to arrays (constants="
                             "{'mean': m}), not %s" %
                             with_article(type(constants).__name__))
-        consts = {}
-        for cname, value in (constants or {}).items():
-            arr = np.ascontiguousarray(_as_host_array(value, "constant '%s'"
-                                                      % cname)).copy()
-            consts[cname] = arr
+        consts = {cname: _constant(value, "map: constant '%s'" % cname)
+                  for cname, value in (constants or {}).items()}
         if callable(func) and is_library_function(func):
             # np.sqrt, np.add, math.exp, abs: called on the arguments
             func = translate_call(func, ["in%d" % i for i in
@@ -1138,8 +1159,13 @@ class Work:
             raise TypeError("%s: cannot bind %s (give a numpy array, an "
                             "object with __array_interface__, "
                             "__cuda_array_interface__ or the buffer "
-                            "protocol, or a file name)" %
-                            (what, with_article(type(value).__name__)))
+                            "protocol, or a file name)%s" %
+                            (what, with_article(type(value).__name__),
+                             "; gstplan binds arrays without copying them: "
+                             "np.asarray(value) makes one of a number or a "
+                             "list" if is_input and isinstance(
+                                 value, (int, float, complex, list, tuple))
+                             else ""))
         if not is_input and not arr.flags.writeable:
             raise ValueError("%s is read-only" % what)
         keep.append(arr)

@@ -840,6 +840,36 @@ def float_and_bool_axes_and_shapes_are_refused():
 
 
 @test
+def constants_are_taken_as_np_asarray_takes_them():
+    """A constant given as a number or a list was 'dtype object is not one
+    libplan streams'; a strided or big-endian array was refused though
+    constants are copied anyway. Each is now the array np.asarray makes
+    (a float is float64, as numpy 2 computes x + np.asarray(2.0)); what
+    numpy makes no numeric array of says what a constant is."""
+    plan = Plan(); a = plan.source(ndim=2)
+    plan.map("x + c", args=(a,), constants={"c": 2.0}, name="f")
+    plan.map("x * c", args=(a,), constants={"c": [1, 2, 3]}, name="l")
+    plan.map("x - c", args=(a,), constants={"c": np.array([1, 2, 3], ">f8")}, name="be")
+    plan.map("x * c", args=(a,), constants={"c": np.arange(9.0)[::3]}, name="st")
+    A = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = plan.realize(target="cpu").dispatch(a=A).result()
+    for n, want in (("f", A.astype(np.float64) + 2.0), ("l", A * np.array([1, 2, 3])),
+                    ("be", A - np.array([1.0, 2.0, 3.0])), ("st", A * np.array([0.0, 3.0, 6.0]))):
+        close(got[n], want)
+    expect(TypeError, lambda: plan.map("x + c", args=(a,), constants={"c": None}),
+           "map: constant 'c' must be an array, a number or a list of numbers", "not None")
+    expect(ValueError, lambda: plan.map("x + c", args=(a,), constants={"c": [[1], [1, 2]]}),
+           "map: constant 'c': ", "inhomogeneous")
+    expect(TypeError, lambda: plan.map("x + c", args=(a,), constants={"c": a}),
+           "map: constant 'c' is a node of the plan", "through args")
+    # dispatch copies nothing: a list or a number says how to make an array
+    work = plan.realize(target="cpu")
+    for bad in (3.0, [1.0, 2.0]):
+        expect(TypeError, lambda: work.dispatch(a=bad), "input 'a': cannot bind",
+               "np.asarray(value)")
+
+
+@test
 def help_documents_every_public_member():
     """help(gstplan.X) says what each public method and property does."""
     import inspect
