@@ -533,6 +533,39 @@ def _file_dataset(value):
 
 # The graph
 
+def _map_inputs(n):
+    """The names a map's expression calls its n inputs by (x, y, z, w for
+    the first four, in0, in1, ... for each, as plan_graph_add_map names
+    them), each to its input's index."""
+    names = {"in%d" % i: i for i in range(n)}
+    names.update({s: i for i, s in enumerate("xyzw"[:n])})
+    return names
+
+
+def _const_names(consts, n_inputs, expression):
+    """The name the expression calls each constant by. A constant named as
+    an input (x, in0) is a ValueError in an expression string, which
+    means the input there; a function's names are translated, so there it
+    is given a name of its own."""
+    inputs = _map_inputs(n_inputs)
+    called = {}
+    for c in consts:
+        if c in inputs and expression:
+            i = inputs[c]
+            raise ValueError(
+                "map: the constant '%s' has the name of input %d (%s) in "
+                "the expression, so the expression could not read both: "
+                "rename the constant" % (
+                    c, i, " or ".join(([] if i >= 4 else ["xyzw"[i]]) +
+                                      ["in%d" % i])))
+        e = c
+        while e in inputs or e in called.values() or \
+                (e != c and e in consts):
+            e += "_"
+        called[c] = e
+    return called
+
+
 def _arguments(params, defaults):
     """How many arguments a function of params takes, for a message: '2
     arguments', 'from 1 to 2 arguments'."""
@@ -708,6 +741,7 @@ class Plan:
                             with_article(type(constants).__name__))
         consts = {cname: _constant(value, "map: constant '%s'" % cname)
                   for cname, value in (constants or {}).items()}
+        called = _const_names(consts, len(args), isinstance(func, str))
         if callable(func) and is_library_function(func):
             # np.sqrt, np.add, math.exp, abs: called on the arguments
             func = translate_call(func, ["in%d" % i for i in
@@ -720,7 +754,7 @@ class Plan:
                                  "was" if len(args) == 1 else "were"))
             # an argument past args takes its default, even over a constant
             # of its name, as in Python
-            names = {c: c for c in consts if c not in params}
+            names = {c: called[c] for c in consts if c not in params}
             names.update({p: "in%d" % i for i, p in enumerate(params)
                           if i < len(args)})
             func = translate(func, names)
@@ -731,7 +765,8 @@ class Plan:
         return self._wrap(_call(self._graph.add_map_with_constants,
                                 self._name(name), func,
                                 [a._node for a in args],
-                                _plan_dtype(dtype, "map"), list(consts),
+                                _plan_dtype(dtype, "map"),
+                                [called[c] for c in consts],
                                 [_wrap_host(a, False, "map: constant '%s'"
                                             % c) for c, a in consts.items()]))
 

@@ -870,6 +870,31 @@ def constants_are_taken_as_np_asarray_takes_them():
 
 
 @test
+def constants_named_like_inputs():
+    """A constant named x, y or in0 was libplan's "the name 'x' is bound
+    twice", a lambda's too, though its names are its own: there it is now
+    read under a name of its own; in an expression string, where x is the
+    input, it is a ValueError that says so. A closure's number of such a
+    name was right already (a literal)."""
+    plan = Plan(); a = plan.source(); b = plan.source()
+    plan.map(lambda u: u + x, args=(a,), constants={"x": [10.0]}, name="m1")
+    plan.map(lambda u, v: u * in0 + v * y, args=(a, b),
+             constants={"in0": 2.0, "y": 3.0, "y_": 100.0}, name="m2")
+    x = 5.0
+    plan.map(lambda u: u * x, args=(a,), name="m3")
+    A, B = np.arange(3.0), np.ones(3)
+    got = plan.realize(target="cpu").dispatch(a=A, b=B).result()
+    assert np.array_equal(got["m1"], A + 10)
+    assert np.array_equal(got["m2"], A * 2 + B * 3)
+    assert np.array_equal(got["m3"], A * 5)
+    expect(ValueError, lambda: plan.map("x + 1", args=(a,), constants={"x": 1.0}),
+           "map: the constant 'x' has the name of input 0 (x or in0)", "rename")
+    expect(ValueError, lambda: plan.map("x + y", args=(a, b), constants={"in1": 1.0}),
+           "the constant 'in1' has the name of input 1 (y or in1)")
+    assert plan.map("x + y", args=(a,), constants={"y": 1.0}).kind == "map"
+
+
+@test
 def help_documents_every_public_member():
     """help(gstplan.X) says what each public method and property does."""
     import inspect
