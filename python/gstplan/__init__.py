@@ -334,7 +334,23 @@ def to_numpy(parray):
     return _to_numpy(parray)
 
 
+def _refuse_masked(value, what):
+    """A masked array's mask would be dropped: libplan reads and writes
+    the data alone."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            "%s is a masked array (numpy.ma), whose mask gstplan does not "
+            "support: it would read or write the data alone, masked elements "
+            "included; %s" % (what, "bind a plain array (or none) and mask "
+                              "the result yourself"
+                              if what.startswith("output") else
+                              "pass a.filled(value) for the data with the "
+                              "masked elements replaced (np.nan, 0), or "
+                              "a.data to ignore the mask"))
+
+
 def _as_host_array(value, what):
+    _refuse_masked(value, what)
     if isinstance(value, np.ndarray):
         arr = value
     elif hasattr(value, "__array_interface__") or _has_buffer(value):
@@ -369,6 +385,7 @@ def _constant(value, what):
         raise TypeError("%s is a node of the plan, which streams; a constant "
                         "is an array given once: read the node through args"
                         % what)
+    _refuse_masked(value, what)
     try:
         arr = np.array(value, order="C")
     except (TypeError, ValueError) as e:
@@ -1559,6 +1576,8 @@ class IO:
                 arr = _as_host_array(rows, "the chunk of '%s' at row %d" %
                                      (name, first_row))
             except TypeError:
+                if isinstance(rows, np.ma.MaskedArray):
+                    raise
                 arr = None
         if arr is None:
             raise TypeError(

@@ -895,6 +895,26 @@ def constants_named_like_inputs():
 
 
 @test
+def masked_arrays_are_refused():
+    """A numpy masked array was bound as its data, its mask dropped (the
+    masked elements computed as values); as an input, an output, a
+    constant and a reader's chunk it is now a TypeError that says so and
+    what to pass."""
+    M = np.ma.masked_array(np.arange(4.0), mask=[0, 1, 0, 0])
+    plan = Plan(); a = plan.source(); m = plan.map("x * 2", args=(a,))
+    work = plan.realize(target="cpu")
+    expect(TypeError, lambda: work.dispatch(a=M), "input 'a' is a masked array",
+           "a.filled(value)")
+    expect(TypeError, lambda: work.dispatch(a=np.arange(4.0), m=np.ma.masked_array(np.empty(4))),
+           "output 'm' is a masked array", "bind a plain array")
+    expect(TypeError, lambda: plan.map("x + c", args=(a,), constants={"c": M}),
+           "map: constant 'c' is a masked array")
+    io = IO(work); io.connect(a, lambda first: M if first == 0 else None)
+    expect(TypeError, io.start, "the chunk of 'a' at row 0 is a masked array")
+    assert np.array_equal(work.dispatch(a=M.filled(0)).result("m"), [0, 0, 4, 6])
+
+
+@test
 def help_documents_every_public_member():
     """help(gstplan.X) says what each public method and property does."""
     import inspect
