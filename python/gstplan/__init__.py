@@ -635,8 +635,21 @@ _KERNEL_NAMES = itertools.count()
 
 
 class Node:
-    """A node of a Plan: a source, a map, a reduction, a stencil or a sink.
-    Any node can be bound as an output at dispatch, by its name."""
+    """A node of a Plan: a source, a map, a reduction, a stencil, a custom
+    kernel or a sink.
+
+    A node is used by passing it in the args of map(), reduce(),
+    stencil() or custom(), or to sink(). An intermediate node (one that
+    other nodes read) streams its result to them, and keeps none of it.
+    dispatch() binds nodes by name (node.name, or the caller's variable
+    holding the node): each source to what it reads (an array, a file or
+    a reader), each output to what it writes (an array or a file), or to
+    nothing, for Future.result() to return it. The outputs are the
+    sinks or, in a plan without sinks, every node no other node reads;
+    for an intermediate node's result too, make it an output with
+    plan.sink(node), and sink the others as well (in a plan with sinks,
+    realize() refuses a node no sink uses). Binding a node that is
+    neither a source nor an output is a PlanError at dispatch."""
 
     def __init__(self, plan, gnode):
         self._plan = plan

@@ -915,6 +915,24 @@ def masked_arrays_are_refused():
 
 
 @test
+def intermediate_nodes_are_outputs_only_when_sunk():
+    """What Node's docstring says (it said any node could be bound as an
+    output): a node others read is no output unless a sink takes it."""
+    plan = Plan(); a = plan.source()
+    m = plan.map("x * 2", args=(a,)); n = plan.map("x + 1", args=(m,))
+    work = plan.realize(target="cpu")
+    assert work.output_names == ["n"]
+    expect(PlanError, lambda: work.dispatch(a=np.arange(3.0), m=np.empty(3)),
+           "'m' is bound but is neither an input nor an output")
+    sm = plan.sink(m)
+    expect(PlanError, lambda: plan.realize(target="cpu"), "'n' is used by no output")
+    sn = plan.sink(n)
+    got = plan.realize(target="cpu").dispatch(a=np.arange(3.0)).result()
+    assert np.array_equal(got["sm"], [0, 2, 4]) and np.array_equal(got["sn"], [1, 3, 5])
+    assert "plan.sink(node)" in gstplan.Node.__doc__
+
+
+@test
 def help_documents_every_public_member():
     """help(gstplan.X) says what each public method and property does."""
     import inspect
