@@ -14,6 +14,7 @@ which names the file and line of the function.
 """
 
 import ast
+import bisect
 import dis
 import inspect
 import linecache
@@ -222,19 +223,26 @@ def _instructions(code):
     compiled: Python 3.11 loads a method of a name its module imports
     (np.sin) with LOAD_GLOBAL and LOAD_ATTR, and of any other name with
     LOAD_METHOD, and a name the lambda closes over with LOAD_DEREF, so a
-    lambda compiled apart from its module differs there."""
+    lambda compiled apart from its module differs there. LOAD_GLOBAL is
+    followed by caches that LOAD_DEREF is not, which moves the offsets a
+    jump (of a if c else b, of and/or) goes to: a jump's target is the
+    index of the instruction it lands on."""
+    kept = [ins for ins in dis.get_instructions(code) if ins.opname not in (
+        "RESUME", "NOP", "CACHE", "PRECALL", "PUSH_NULL", "COPY_FREE_VARS",
+        "MAKE_CELL")]
+    offsets = [ins.offset for ins in kept]
     ops = []
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("RESUME", "NOP", "CACHE", "PRECALL", "PUSH_NULL",
-                          "COPY_FREE_VARS", "MAKE_CELL"):
-            continue
+    for ins in kept:
         name = ins.opname
+        arg = ins.argval
         if name == "LOAD_METHOD":
             name = "LOAD_ATTR"
         elif name in ("LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME",
                       "LOAD_CLASSDEREF"):
             name = "LOAD_OUTER"
-        ops.append((name, repr(ins.argval)))
+        elif ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            arg = bisect.bisect_left(offsets, arg)
+        ops.append((name, repr(arg)))
     return ops
 
 

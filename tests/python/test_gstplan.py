@@ -390,6 +390,22 @@ def lambdas_with_numpy_types():
 
 
 @test
+def lambdas_with_conditionals_told_apart():
+    """Lambdas on one line (or in one statement) that read names they
+    close over in a conditional or and/or are told apart by their code:
+    LOAD_GLOBAL's caches moved the offsets the jumps of a lambda compiled
+    apart go to, so none matched and the translation was refused."""
+    lo, hi = 0.5, 2
+    pair = [lambda x: x * (lo if x > 0 else hi), lambda x: x + (lo if x > 1 else hi)]
+    assert [gstplan.translate(f) for f in pair] == [
+        "x * ((x > 0) ? 0.5 : 2)", "x + ((x > 1) ? 0.5 : 2)"]
+    pair = (lambda x: x > lo and x < hi,
+            lambda x: x < lo or x > hi)
+    assert [gstplan.translate(f) for f in pair] == [
+        "(x > 0.5) and (x < 2)", "(x < 0.5) or (x > 2)"]
+
+
+@test
 def numpy_and_math_functions_as_kernels():
     """A numpy ufunc or function, a function of math, a built-in or a cast
     given where a lambda goes is called on the arguments in order, as
