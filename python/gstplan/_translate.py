@@ -20,6 +20,7 @@ import inspect
 import linecache
 import math
 import numbers
+import operator
 import textwrap
 
 __all__ = ["TranslationError", "translate", "translate_call",
@@ -115,6 +116,21 @@ _UNARYOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not "}
 _CMPOPS = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
     ast.NotEq: "!=",
+}
+# The same operators as Python computes them, for parts made of numbers
+# only that Python decides (_Writer.value).
+_PY_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+}
+_PY_UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos,
+                ast.Invert: operator.invert, ast.Not: operator.not_}
+_PY_CMPOPS = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne,
 }
 # Written with np. in front: a bare pi, e, inf or nan is shadowed by a
 # bound name of the same spelling (a stencil's cell e, a lambda's argument
@@ -349,6 +365,74 @@ class _Writer:
                 return value
         return None
 
+    def value(self, node):
+        """The Python value of node where it is made of numbers only
+        (literals, numbers the function closes over or finds in its module,
+        math's and numpy's constants), computed as Python computes it, or
+        None: for anything else, and where Python raises (the expression
+        language then computes it, or says why not)."""
+        if isinstance(node, ast.Constant):
+            v = node.value
+            return v if isinstance(v, (int, float, complex)) else None
+        if isinstance(node, ast.Name):
+            if node.id in self.names:
+                return None
+            found, v = self.lookup(node.id)
+            return v if found and isinstance(
+                v, (numbers.Number, np_bool())) else None
+        if isinstance(node, ast.Attribute):
+            mod = self.module_attr(node)
+            return getattr(self.lookup(node.value.id)[1], node.attr) \
+                if mod and mod[1] in _CONSTANTS else None
+        if isinstance(node, ast.BoolOp):
+            # as Python takes it: the first operand that decides, unread
+            # operands after it
+            for operand in node.values:
+                v = self.value(operand)
+                if v is None or bool(v) == isinstance(node.op, ast.Or):
+                    break
+            return v
+        if isinstance(node, ast.IfExp):
+            test = self.value(node.test)
+            return None if test is None else self.value(
+                node.body if test else node.orelse)
+        if isinstance(node, ast.UnaryOp):
+            operand = self.value(node.operand)
+            return None if operand is None else self.python(
+                _PY_UNARYOPS[type(node.op)], operand)
+        if isinstance(node, ast.BinOp):
+            op = _PY_BINOPS.get(type(node.op))
+            left, right = self.value(node.left), self.value(node.right)
+            if op is None or left is None or right is None or (
+                    op in (operator.pow, operator.lshift) and
+                    isinstance(right, int) and right > 4096):
+                # (an integer far beyond 64 bits: the language says so)
+                return None
+            return self.python(op, left, right)
+        if isinstance(node, ast.Compare):
+            # Python chains comparisons: a < b < c is a < b and b < c
+            left = self.value(node.left)
+            result = True
+            for op, right in zip(node.ops, node.comparators):
+                right = self.value(right)
+                if left is None or right is None or type(op) not in \
+                        _PY_CMPOPS:
+                    return None
+                result = self.python(_PY_CMPOPS[type(op)], left, right)
+                if result is None or not result:
+                    break
+                left = right
+            return result
+        return None
+
+    @staticmethod
+    def python(op, *operands):
+        """op(*operands), or None where Python raises."""
+        try:
+            return op(*operands)
+        except (ArithmeticError, TypeError, ValueError):
+            return None
+
     def visit_Constant(self, node):
         return self.constant(node, node.value)
 
@@ -417,6 +501,12 @@ class _Writer:
         return parts[0] if len(parts) == 1 else "(%s)" % " and ".join(parts)
 
     def visit_IfExp(self, node):
+        test = self.value(node.test)
+        if test is not None:
+            # A test of numbers only is Python's to decide, and the branch
+            # it takes is the value, as Python takes it: lo if c else hi,
+            # of Python numbers, is a weak number, not a promotion of both.
+            return self.expr(node.body if test else node.orelse)
         return "(%s ? %s : %s)" % (self.expr(node.test), self.expr(node.body),
                                    self.expr(node.orelse))
 

@@ -4,6 +4,7 @@ lambdas that translate and ones that are refused, zero-copy binding, errors
 as exceptions, readers and writers, cancel, asyncio, and device arrays
 (__cuda_array_interface__) on the simulated device."""
 import asyncio
+import contextlib
 import gc
 import math
 import os
@@ -45,6 +46,34 @@ def close(a, b, rtol=1e-6):
     assert a.shape == b.shape, (a.shape, b.shape)
     assert a.dtype == b.dtype, (a.dtype, b.dtype)
     np.testing.assert_allclose(a, b, rtol=rtol, atol=0)
+
+
+@contextlib.contextmanager
+def weak_promotion():
+    """numpy 2's promotion (NEP 50: Python numbers are weak), which numpy
+    1.24 has behind a switch."""
+    state = getattr(np, "_get_promotion_state", lambda: None)()
+    if state is not None:
+        np._set_promotion_state("weak")
+    try:
+        yield
+    finally:
+        if state is not None:
+            np._set_promotion_state(state)
+
+
+def same_as_numpy(fn, *arrays):
+    """fn mapped over arrays gives what fn gives called on them, dtype and
+    values: numpy, with weak Python numbers, is the oracle."""
+    plan = Plan(); srcs = [plan.source(name="s%d" % i) for i in range(len(arrays))]
+    plan.map(fn, args=tuple(srcs), name="m")
+    got = plan.realize(target="cpu").dispatch(
+        **{"s%d" % i: a for i, a in enumerate(arrays)}).result("m")
+    with weak_promotion(), np.errstate(all="ignore"):
+        want = fn(*arrays)
+    assert got.dtype == want.dtype, (gstplan.translate(fn), got.dtype,
+                                     want.dtype)
+    np.testing.assert_array_equal(got, want, gstplan.translate(fn))
 
 
 @test
@@ -353,23 +382,15 @@ def lambdas_with_numpy_types():
     line calling numpy are told apart."""
     X = np.array([1.5, -2.25, 3.0, np.nan], np.float32)
     I = np.array([-128, -3, 2, 100], np.int8)
-    # numpy 2's promotion; numpy 1.24 has it behind a switch
-    state = getattr(np, "_get_promotion_state", lambda: None)()
-    if state is not None:
-        np._set_promotion_state("weak")
-    try:
-        with np.errstate(all="ignore"):
-            cases = [(lambda x: x * K64, X, X * K64),
-                     (lambda x: x * 0.5, X, X * 0.5),
-                     (lambda x: x * K32, I, I * K32),
-                     (lambda x: x + KI8, I, I + KI8),
-                     (lambda x: np.fabs(x), I, np.fabs(I)),
-                     (lambda x: math.fabs(x) + x, X, np.fabs(X) + X),
-                     (lambda x: x * float(2) + int(3), X, X * 2.0 + 3),
-                     (lambda x: x + int(-2.7), I, I + int(-2.7))]
-    finally:
-        if state is not None:
-            np._set_promotion_state(state)
+    with weak_promotion(), np.errstate(all="ignore"):
+        cases = [(lambda x: x * K64, X, X * K64),
+                 (lambda x: x * 0.5, X, X * 0.5),
+                 (lambda x: x * K32, I, I * K32),
+                 (lambda x: x + KI8, I, I + KI8),
+                 (lambda x: np.fabs(x), I, np.fabs(I)),
+                 (lambda x: math.fabs(x) + x, X, np.fabs(X) + X),
+                 (lambda x: x * float(2) + int(3), X, X * 2.0 + 3),
+                 (lambda x: x + int(-2.7), I, I + int(-2.7))]
     with np.errstate(all="ignore"):
         for fn, arr, want in cases:
             plan = Plan(); a = plan.source()
@@ -403,6 +424,29 @@ def lambdas_with_conditionals_told_apart():
             lambda x: x < lo or x > hi)
     assert [gstplan.translate(f) for f in pair] == [
         "(x > 0.5) and (x < 2)", "(x < 0.5) or (x > 2)"]
+
+
+@test
+def conditional_of_numbers_is_a_weak_number():
+    """a if c else b whose test is made of numbers only (literals, numbers
+    the lambda closes over) is decided as Python decides it, and is the
+    branch taken: of Python numbers a weak number, so x * (lo if c else
+    hi) is what numpy makes of x * 0.5 (it was the promotion of both
+    branches: float64 for float32 and int8 x)."""
+    lo, hi, flag, k32 = 0.5, 2, True, np.float32(3.0)
+    X = np.array([1.5, -2.25, 3.0, np.inf], np.float32)
+    I = np.array([1, -2, 3, 127], np.int8)
+    for fn in (lambda x: x * (lo if flag else hi),
+               lambda x: x * (hi if flag else lo),
+               lambda x: x + (lo if lo > hi else hi),
+               lambda x: x + (hi if not flag or 0 < lo < 1 else lo),
+               lambda x: x - (k32 if hi == 2 and flag else lo),
+               lambda x: x if flag else x * np.float64(2.0)):
+        for arr in (X, I):
+            same_as_numpy(fn, arr)
+    # a test that reads an argument stays where(), as numpy's np.where
+    assert gstplan.translate(lambda x: lo if x > 0 else hi) == \
+        "(x > 0) ? 0.5 : 2"
 
 
 @test
