@@ -84,6 +84,11 @@ _FUNCTIONS = {
 # Python's casts written as calls.
 _BUILTIN_CASTS = {"float": "float64", "int": "int64", "bool": "bool"}
 
+# Functions whose value for numbers Python computes rather than the
+# language: round(2.7) and math.floor(2.7) are the ints 3 and 2, where the
+# language's round and floor keep the operand's type (a float, 3.0).
+_FOLDED = (round, math.floor, math.ceil, math.trunc)
+
 _MODULES = {"math", "numpy", "cmath"}
 
 _DTYPE_NAMES = {
@@ -396,6 +401,8 @@ class _Writer:
             test = self.value(node.test)
             return None if test is None else self.value(
                 node.body if test else node.orelse)
+        if isinstance(node, ast.Call):
+            return self.folded_call(node)
         if isinstance(node, ast.UnaryOp):
             operand = self.value(node.operand)
             return None if operand is None else self.python(
@@ -424,6 +431,31 @@ class _Writer:
                 left = right
             return result
         return None
+
+    def folded_call(self, node):
+        """The value of a call of one of _FOLDED on numbers only, as Python
+        computes it (round(k) of k = 2.7 is the int 3), or None for any
+        other call."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value,
+                                                          ast.Name):
+            found, owner = self.lookup(func.value.id)
+            func = getattr(owner, func.attr, None) if found and \
+                inspect.ismodule(owner) else None
+        elif isinstance(func, ast.Name) and func.id not in self.names:
+            func = self.lookup(func.id)[1]
+        else:
+            return None
+        if node.keywords or not any(func is f for f in _FOLDED):
+            return None
+        args = [self.value(a) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        try:
+            return func(*args)
+        except (ArithmeticError, TypeError, ValueError) as e:
+            self.fail(node, "%s(%s): %s" % (func.__name__, ", ".join(
+                repr(a) for a in args), e))
 
     @staticmethod
     def python(op, *operands):
@@ -513,6 +545,10 @@ class _Writer:
     def visit_Call(self, node):
         if node.keywords:
             self.fail(node, "keyword arguments cannot be expressed")
+        folded = self.folded_call(node)
+        if folded is not None:
+            # an int (round(2.7) is 3), weak as the Python number it is
+            return self.constant(node, folded)
         mod = self.module_attr(node.func)
         module = None
         if mod:

@@ -450,6 +450,30 @@ def conditional_of_numbers_is_a_weak_number():
 
 
 @test
+def round_and_floor_of_numbers_are_python_ints():
+    """round(), math.floor, math.ceil and math.trunc of numbers the lambda
+    closes over are what Python gives, an int (a weak integer): x +
+    round(k) with k = 2.7 is x + 3, int8 for int8 x as in numpy (it was
+    round(2.7), the weak float 3.0, and so float64)."""
+    from math import floor
+    k, m, inf = 2.7, -2.5, float("inf")
+    X = np.array([1.5, -2.25, 3.0, np.inf], np.float32)
+    I = np.array([1, -2, 3, 100], np.int8)
+    for fn in (lambda x: x + round(k), lambda x: x - math.floor(k),
+               lambda x: x * math.ceil(m), lambda x: x + math.trunc(m),
+               lambda x: x // round(m), lambda x: floor(k) + x,
+               lambda x: x + round(k, 1)):
+        for arr in (X, I):
+            same_as_numpy(fn, arr)
+    assert gstplan.translate(lambda x: round(x) + round(k)) == "round(x) + 3"
+    plan = Plan(); a = plan.source()
+    expect(TranslationError, lambda: plan.map(lambda x: x + math.floor(inf), args=(a,)),
+           "floor(inf): cannot convert float infinity to integer")
+    expect(TranslationError, lambda: plan.map(lambda x: round(x, 2), args=(a,)),
+           "round() takes no number of digits here")
+
+
+@test
 def numpy_and_math_functions_as_kernels():
     """A numpy ufunc or function, a function of math, a built-in or a cast
     given where a lambda goes is called on the arguments in order, as
