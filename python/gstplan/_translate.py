@@ -84,10 +84,17 @@ _FUNCTIONS = {
 # Python's casts written as calls.
 _BUILTIN_CASTS = {"float": "float64", "int": "int64", "bool": "bool"}
 
+# math's functions that compute in float64 whatever their operands are, as
+# Python's math does (math.pow(2, 3) is 8.0), where the language's pow and
+# fmod are numpy's power and fmod, which keep integer and float32 dtypes:
+# math.pow(x, y) is pow(float64(x), float64(y)).
+_MATH_FLOAT64 = {"pow", "fmod"}
+
 # Functions whose value for numbers Python computes rather than the
 # language: round(2.7) and math.floor(2.7) are the ints 3 and 2, where the
-# language's round and floor keep the operand's type (a float, 3.0).
-_FOLDED = (round, math.floor, math.ceil, math.trunc)
+# language's round and floor keep the operand's type (a float, 3.0), and
+# math.pow(2, 3) is the weak float 8.0, not a float64 pow(float64(2), ...).
+_FOLDED = (round, math.floor, math.ceil, math.trunc, math.pow, math.fmod)
 
 _MODULES = {"math", "numpy", "cmath"}
 
@@ -579,11 +586,7 @@ class _Writer:
                       "abs/min/max/round/pow can be called")
         name = _function_name(module, name, len(node.args),
                               lambda what: self.fail(node, what))
-        args = ", ".join(self.expr(a) for a in node.args)
-        if module == "cmath" and name in _CMATH_COMPLEX:
-            args = ", ".join("complex128(%s)" % self.expr(a)
-                             for a in node.args)
-        return "%s(%s)" % (name, args)
+        return _call_text(module, name, [self.expr(a) for a in node.args])
 
 
 def _function_name(module, name, n_args, fail):
@@ -610,6 +613,16 @@ def _function_name(module, name, n_args, fail):
     if name == "round" and n_args != 1:
         fail("round() takes no number of digits here")
     return name
+
+
+def _call_text(module, name, args):
+    """The call of the language's function name (of module, as
+    _function_name gives it) on the expressions args."""
+    if module == "cmath" and name in _CMATH_COMPLEX:
+        args = ["complex128(%s)" % a for a in args]
+    elif module == "math" and name in _MATH_FLOAT64:
+        args = ["float64(%s)" % a for a in args]
+    return "%s(%s)" % (name, ", ".join(args))
 
 
 def is_library_function(func):
@@ -666,9 +679,7 @@ def translate_call(func, args):
         raise TypeError("%s() takes one argument but %d were given" %
                         (described, len(args)))
     name = _function_name(module, name, len(args), fail)
-    if module == "cmath" and name in _CMATH_COMPLEX:
-        args = ["complex128(%s)" % a for a in args]
-    return "%s(%s)" % (name, ", ".join(args))
+    return _call_text(module, name, args)
 
 
 def parameters(func, what):

@@ -474,6 +474,47 @@ def round_and_floor_of_numbers_are_python_ints():
 
 
 @test
+def math_pow_and_fmod_compute_in_float64():
+    """math.pow and math.fmod give float64, as Python's math does for any
+    operands: np.float64(math.pow(a, b)) for each element, np.power and
+    np.fmod of the operands made float64 (they were numpy's power and
+    fmod of the operands' dtypes: float32 for float32, and for int8
+    100 ** 3 wrapped around and -2 ** -1 was 0). Of numbers only, they
+    are Python's weak float."""
+    X = np.array([1.1, -2.25, 3.7, 0.5, 7.0, -0.0], np.float32)
+    Y = np.array([2.3, 2.0, -1.5, 3.0, -2.5, 0.5], np.float32)
+    I = np.array([100, -2, 3, -7, 7, 0], np.int8)
+    J = np.array([3, -1, 2, 3, -2, 5], np.int8)
+    for A, B in ((X, Y), (X.astype(np.float64), Y), (I, J), (I, Y), (I, 3)):
+        B = np.broadcast_to(B, A.shape).copy()
+        a64 = A.astype(np.float64); b64 = B.astype(np.float64)
+        # each element as Python's math computes it: glibc's pow and fmod,
+        # as the language's float64 pow and fmod are; numpy's float64
+        # np.power may be 1 ulp off glibc's, on CPUs where numpy has a
+        # vectorised pow
+        pw = np.array([math.pow(p, q) for p, q in zip(a64, b64)])
+        fm = np.array([math.fmod(p, q) for p, q in zip(a64, b64)])
+        close(pw, np.power(a64, b64), 4e-16)
+        np.testing.assert_array_equal(fm, np.fmod(a64, b64))
+        for fn, want in ((lambda x, y: math.pow(x, y), pw),
+                         (lambda x, y: math.fmod(x, y), fm),
+                         (math.pow, pw), (math.fmod, fm)):
+            plan = Plan(); a = plan.source(); b = plan.source()
+            plan.map(fn, args=(a, b), name="out")
+            got = plan.realize(target="cpu").dispatch(a=A, b=B).result("out")
+            assert got.dtype == np.float64, (fn, A.dtype, got.dtype)
+            np.testing.assert_array_equal(got, want)
+    k = 2.5
+    for fn in (lambda x: x * math.pow(k, 2), lambda x: x - math.fmod(k, 2)):
+        for arr in (X, I):
+            same_as_numpy(fn, arr)
+    assert gstplan.translate(lambda x: math.pow(x, 2)) == \
+        "pow(float64(x), float64(2))"
+    # numpy's power, pow() and ** keep numpy's dtypes
+    same_as_numpy(lambda x: np.power(x, 2) + pow(x, 2) + x ** 2, X)
+
+
+@test
 def numpy_and_math_functions_as_kernels():
     """A numpy ufunc or function, a function of math, a built-in or a cast
     given where a lambda goes is called on the arguments in order, as
