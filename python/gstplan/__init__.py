@@ -919,11 +919,24 @@ class Plan:
             params, defaults = ([], {}) if library else \
                 parameters(func, "stencil")
             required = [p for p in params if p not in defaults]
+            others = [p for p in required if p not in cells]
             if library:
                 # np.add over "x y": the function of the cells in order
                 names = None
             elif set(params) <= set(cells):
                 names = {p: p for p in params}
+            elif others and any(p in cells for p in params):
+                # Taken in order, a cell's name would read another cell.
+                raise TypeError(
+                    "stencil: the function's argument%s %s %s not %s of "
+                    "the window%s, whose cells are %s: name every argument "
+                    "after a cell, or none (then they are the cells in "
+                    "order)" % ("s" if len(others) > 1 else "",
+                                ", ".join(repr(p) for p in others),
+                                "are" if len(others) > 1 else "is",
+                                "cells" if len(others) > 1 else "a cell",
+                                "s" if len(windows) > 1 else "",
+                                ", ".join(cells)))
             elif len(params) == len(cells):
                 names = dict(zip(params, cells))
             elif set(required) <= set(cells):

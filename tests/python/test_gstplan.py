@@ -293,6 +293,34 @@ def stencil_over_several_inputs():
            "its inputs must have the same shape", "(10, 5)", "(10, 4)")
 
 
+@test
+def stencil_arguments_partly_cells_are_refused():
+    """A stencil function whose arguments are only partly the window's
+    names is a TypeError naming those that are not and the cells: taken
+    in order, lambda y, z over "x y _" read cell x as y, silently."""
+    X = np.arange(7, dtype=np.float64) ** 2
+    prev = np.concatenate([X[:1], X[:-1]])   # nearest: row -1 is row 0
+
+    def run(window, fn):
+        plan = Plan(); a = plan.source()
+        plan.stencil(window, fn, args=(a,), boundary="nearest", name="st")
+        return plan.realize(target="cpu").dispatch(a=X).result("st")
+    close(run("x y _", lambda y, x: y - x), X - prev)     # the cells' names
+    close(run("x y _", lambda a, b: a - b), prev - X)     # the cells in order
+    expect(TypeError, lambda: run("x y _", lambda y, z: y - z),
+           "the function's argument 'z' is not a cell of the window, whose "
+           "cells are x, y: name every argument after a cell, or none")
+    expect(TypeError, lambda: run("_ n _; w c e; _ s _", lambda c, e, f, g: c),
+           "arguments 'f', 'g' are not cells of the window, whose cells are "
+           "n, w, c, e, s")
+    plan = Plan(); u = plan.source(ndim=2); v = plan.source(ndim=2)
+    expect(TypeError, lambda: plan.stencil(["_ n _; w c e; _ s _", "p"],
+                                           lambda n, w, c, e, s, q: c - q,
+                                           args=(u, v)),
+           "argument 'q' is not a cell of the windows, whose cells are n, w, "
+           "c, e, s, p")
+
+
 def stencil_over_several_inputs_sim():
     wave_and_fdtd("gpu")
 
