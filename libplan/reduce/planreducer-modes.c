@@ -432,8 +432,9 @@ columns_func (gsize begin, gsize end, gpointer user_data)
   g_free (scratch);
 }
 
-/* Narrow rows: the columns are too few to share, so the threads take
- * column blocks instead. A chunk's rows are cut at the ends of its column
+/* Narrow rows, and chunks of many blocks of rows of up to
+ * COLUMN_SEGMENT_MAX columns: the threads take column blocks rather than
+ * ranges of columns. A chunk's rows are cut at the ends of its column
  * blocks into segments; the first continues the open blocks, each other
  * starts from the identity, as a block does. Every column gets the same
  * operations in the same order as columns_func would give it; the caller
@@ -581,7 +582,9 @@ push_columns (PlanReducer * r, const guint8 * data, gsize n_rows,
   }
   _plan_reducer_ensure_slots (&r->col_nodes, &r->col_slots, need, r->row_elements);
   if (r->column_rows && r->cols_raw == NULL && n_pushes > 0
-      && r->row_elements <= COLUMN_GRAIN && r->n_threads != 1
+      && (r->row_elements <= COLUMN_GRAIN
+          || (r->row_elements <= COLUMN_SEGMENT_MAX
+              && n_pushes >= COLUMN_SEGMENTS_MIN)) && r->n_threads != 1
       && plan_parallel_get_n_cores () > 1) {
     push_column_segments (r, data, n_rows, pushes, n_pushes, async);
     pushes = NULL;
