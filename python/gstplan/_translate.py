@@ -573,6 +573,12 @@ class _Writer:
             elif name in _BUILTIN_CASTS:
                 number = self.number(node.args[0]) if len(node.args) == 1 \
                     and value in (float, int, bool) else None
+                if value is float and len(node.args) == 1 and isinstance(
+                        node.args[0], ast.Constant) and isinstance(
+                        node.args[0].value, str):
+                    # float('inf'), float('nan'): Python's spellings of
+                    # the float constants, read as Python reads them
+                    number = node.args[0].value
                 if number is not None:
                     # float(2) is a Python float: a weak literal, as numpy
                     # takes it, not a float64 constant
@@ -618,6 +624,10 @@ def _function_name(module, name, n_args, fail):
 def _call_text(module, name, args):
     """The call of the language's function name (of module, as
     _function_name gives it) on the expressions args."""
+    if module in ("math", "cmath") and name == "log" and len(args) == 2:
+        # math.log(x, base) is log(x) / log(base), as Python computes it
+        return "(%s / %s)" % (_call_text(module, name, args[:1]),
+                              _call_text(module, name, args[1:]))
     if module == "cmath" and name in _CMATH_COMPLEX:
         args = ["complex128(%s)" % a for a in args]
     elif module == "math" and name in _MATH_FLOAT64:

@@ -543,6 +543,51 @@ def math_pow_and_fmod_compute_in_float64():
 
 
 @test
+def math_log_with_a_base_and_float_of_a_string():
+    """math.log(x, base) is log(x) / log(base), as Python's math computes
+    it (it was passed on as log(x, base), which the compiler refused:
+    "'log' takes 1 argument, 2 given"), in a lambda and given as the
+    kernel; float('inf'), float('-inf') and float('nan') are Python's
+    floats (they were "'inf' is not a number the expression can hold")."""
+    X = np.array([0.5, 1.0, 2.0, 8.0, 100.0, 1e-3, 7.3, 1e30])
+    B = np.array([2.0, 10.0, 3.0, 0.5, 10.0, 2.0, 7.3, 1e10])
+    plan = Plan(); a = plan.source(); b = plan.source()
+    plan.map(lambda x: math.log(x, 10), args=(a,), name="l10")
+    plan.map(lambda x, y: math.log(x, y), args=(a, b), name="lxy")
+    plan.map(math.log, args=(a, b), name="fn")
+    got = plan.realize(target="cpu").dispatch(a=X, b=B)
+    # within an ulp or so: the language's float64 log is within 1 ulp of
+    # glibc's, which Python's math calls
+    close(got.result("l10"), np.array([math.log(v, 10) for v in X]), 5e-16)
+    for name in ("lxy", "fn"):
+        close(got.result(name),
+              np.array([math.log(v, w) for v, w in zip(X, B)]), 5e-16)
+    # as the other math functions, numpy's dtype: float32 stays float32
+    # (the float32 log, divided by log(2) rounded to float32)
+    same_as_numpy(lambda x: np.log(x) / math.log(2), X.astype(np.float32))
+    plan = Plan(); a = plan.source()
+    plan.map(lambda x: math.log(x, 2), args=(a,), name="out")
+    out = plan.realize(target="cpu").dispatch(a=X.astype(np.float32)).result("out")
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(
+            out, np.log(X.astype(np.float32)) / np.float32(math.log(2)))
+    assert gstplan.translate(lambda x: math.log(x, 2)) == "log(x) / log(2)"
+    inf = float("inf")
+    F = np.array([1.5, -np.inf, np.nan, 0.0], np.float32)
+    for fn, want in ((lambda x: np.maximum(x, float('-inf')), np.maximum(F, -inf)),
+                     (lambda x: x < float("inf"), F < inf),
+                     (lambda x: x + float("nan"), F + np.float32(np.nan))):
+        plan = Plan(); a = plan.source()
+        plan.map(fn, args=(a,), name="out")
+        out = plan.realize(target="cpu").dispatch(a=F).result("out")
+        assert out.dtype == want.dtype, (out.dtype, want.dtype)
+        np.testing.assert_array_equal(out, want)
+    plan = Plan(); a = plan.source()
+    expect(TranslationError, lambda: plan.map(lambda x: x + float("one"), args=(a,)),
+           "could not convert string to float")
+
+
+@test
 def numpy_and_math_functions_as_kernels():
     """A numpy ufunc or function, a function of math, a built-in or a cast
     given where a lambda goes is called on the arguments in order, as
