@@ -197,12 +197,14 @@ inflate_next (PlanFileReader * self, Inflater * inf, guint8 * dest,
     guint avail = MIN (size, (gsize) 1 << 30);
     gint r;
 
+    /* With all of the compressed data taken in, zlib may still hold
+     * output: the rest of a match that the last call had no room for.
+     * So the data has ended early only when inflate() gives nothing
+     * more without input. */
     if (inf->zs.avail_in == 0) {
       gsize k = MIN (INFLATE_IN_SIZE, self->member_csize - inf->in_pos);
 
-      if (k == 0)
-        goto ends_early;
-      if (!_plan_file_reader_read_full (self, inf->in, k,
+      if (k > 0 && !_plan_file_reader_read_full (self, inf->in, k,
               self->stream_start + inf->in_pos, error))
         return FALSE;
       inf->in_pos += k;
@@ -217,7 +219,8 @@ inflate_next (PlanFileReader * self, Inflater * inf, guint8 * dest,
     inf->out_pos += avail;
     dest += avail;
     size -= avail;
-    if (r == Z_STREAM_END && size > 0)
+    if ((r == Z_STREAM_END && size > 0) || (avail == 0
+            && inf->zs.avail_in == 0 && inf->in_pos == self->member_csize))
       goto ends_early;
     if (r != Z_OK && r != Z_STREAM_END && !(r == Z_BUF_ERROR
             && inf->zs.avail_in == 0)) {

@@ -369,6 +369,33 @@ def deflated_fortran_members():
                          'Fortran-ordered wrap')
 
 
+def matches_past_a_chunks_end():
+    """A deflated member whose compressed data is all taken in while zlib
+    still holds output (the rest of a long match of zeros) is read whole:
+    chunks ending in the last match of np.savez_compressed's zeros, C order
+    read in chunks, and Fortran order inflated into its temporary file in
+    pieces of 256 KiB (the last piece inside the last match). Both were
+    refused as ending early ('its compressed data ends after 4000 of its
+    4232 bytes')."""
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'out.npy')
+    path = os.path.join(d, 'zeros.npz')
+    a = np.zeros(1026, np.float32)
+    np.savez_compressed(path, a=a)
+    for rows in [968, 980, 1000, 1020, 1025]:
+        launch('planfilesrc', 'location=' + path, 'blocksize=%d' % (rows * 4),
+               '!', 'planfilesink', 'location=' + out)
+        plantest.assert_same(np.load(out), a, 'zeros, chunks of %d rows' %
+                             rows)
+    # 128 bytes of header, then 262120 of data: the last 104 bytes of the
+    # stream, past 256 KiB, are the end of the last match.
+    f = np.asfortranarray(np.zeros((32765, 2), np.float32))
+    np.savez_compressed(path, f=f)
+    launch('planfilesrc', 'location=' + path, '!', 'planfilesink',
+           'location=' + out)
+    plantest.assert_same(np.load(out), f, 'Fortran-ordered zeros')
+
+
 def inflated_bytes(*words, env=None):
     """Runs a pipeline with planfilereader's log on; returns the bytes it
     inflated and the member's size, as the reader logs them at close."""
@@ -627,6 +654,7 @@ plantest.run_cases([
     ('a stored Fortran-ordered member\'s CRC-32 is checked',
      stored_fortran_member_crc_checked),
     ('deflated Fortran-ordered members', deflated_fortran_members),
+    ('matches past a chunk\'s end', matches_past_a_chunks_end),
     ('a deflated Fortran-ordered member is inflated once',
      deflated_fortran_member_inflated_once),
     ('a deflated Fortran-ordered member\'s errors',
