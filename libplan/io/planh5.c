@@ -162,6 +162,41 @@ typedef struct
   GPtrArray *paths;
 } VisitData;
 
+/* The text with which the netCDF library names the datasets it makes for
+ * NetCDF-4 dimensions that have no variable of their name (HDF5 dimension
+ * scales, in the NAME attribute): they hold no data and are no variable
+ * of the file, as netCDF4.Dataset(f).variables lists them. */
+#define NETCDF_DIMENSION_ONLY "This is a netCDF dimension but not a netCDF variable"
+
+/* Whether the dataset @obj is such a dimension. */
+static gboolean
+is_netcdf_dimension_only (hid_t obj)
+{
+  gsize n = strlen (NETCDF_DIMENSION_ONLY);
+  gboolean found = FALSE;
+  hid_t attr, type = -1;
+
+  if (H5Aexists (obj, "NAME") <= 0)
+    return FALSE;
+  attr = H5Aopen (obj, "NAME", H5P_DEFAULT);
+  if (attr >= 0)
+    type = H5Aget_type (attr);
+  if (type >= 0 && H5Tget_class (type) == H5T_STRING
+      && !H5Tis_variable_str (type) && H5Tget_size (type) >= n) {
+    gsize size = H5Tget_size (type);
+    gchar *text = g_malloc0 (size + 1);
+
+    found = H5Aread (attr, type, text) >= 0
+        && strncmp (text, NETCDF_DIMENSION_ONLY, n) == 0;
+    g_free (text);
+  }
+  if (type >= 0)
+    H5Tclose (type);
+  if (attr >= 0)
+    H5Aclose (attr);
+  return found;
+}
+
 static herr_t
 visit_link (hid_t group, const char *name, const H5L_info_t * info,
     void *data)
@@ -176,13 +211,15 @@ visit_link (hid_t group, const char *name, const H5L_info_t * info,
     H5Eclear2 (H5E_DEFAULT);
     return 0;
   }
-  if (H5Iget_type (obj) == H5I_DATASET)
+  if (H5Iget_type (obj) == H5I_DATASET && !is_netcdf_dimension_only (obj))
     g_ptr_array_add (v->paths, g_strconcat ("/", name, NULL));
+  H5Eclear2 (H5E_DEFAULT);
   H5Oclose (obj);
   return 0;
 }
 
-/* The paths of the file's datasets, in name order. */
+/* The paths of the file's datasets, in name order, without NetCDF-4
+ * dimensions that are no variable. */
 static GPtrArray *
 list_datasets (hid_t file)
 {

@@ -280,6 +280,17 @@ def netcdf4_variable():
                               zlib=True, chunksizes=(7, 4, 6))
         v[:] = a
     plantest.assert_same(read(path, out, 'dataset=/temps'), a, 'NetCDF-4')
+    # Its only variable is read without a dataset: the datasets the
+    # netCDF library makes for the dimensions time, lat and lon (which no
+    # variable is named after) are not variables, and are not counted
+    # (they were: 'it holds 4 datasets, ...').
+    plantest.assert_same(read(path, out), a, 'NetCDF-4, its only variable')
+    with netCDF4.Dataset(path, 'a') as nc:
+        nc.createVariable('lat', 'f8', ('lat',))[:] = np.arange(4.0)
+        nc.createVariable('pr', 'f4', ('time', 'lat', 'lon'))[:] = a
+    expect_error(['planfilesrc', 'location=' + path, 'dataset=/wind', '!',
+                  'fakesink'], "it has no dataset '/wind'; its datasets are "
+                 "'/lat', '/pr' and '/temps'")
 
 
 def lzf_read_as_h5py_reads():
