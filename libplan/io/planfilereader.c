@@ -1723,6 +1723,14 @@ check_unchanged (PlanFileReader * self, GError ** error)
     _plan_mapped_file_set_changed_error (self->mapped, error);
     return FALSE;
   }
+  if (self->h5 != NULL && st.st_size < self->opened.st_size) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
+        "'%s' changed while it was read: it now ends at byte %"
+        G_GUINT64_FORMAT " (it had %" G_GUINT64_FORMAT " bytes), and what "
+        "was read of it is not used", self->filename, (guint64) st.st_size,
+        (guint64) self->opened.st_size);
+    return FALSE;
+  }
   if (st.st_mtim.tv_sec != self->opened.st_mtim.tv_sec
       || st.st_mtim.tv_nsec != self->opened.st_mtim.tv_nsec) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
@@ -1776,7 +1784,12 @@ plan_file_reader_pop (PlanFileReader * reader, GstBuffer ** buffer,
       g_cond_broadcast (&reader->cond);
       ret = GST_FLOW_OK;
     } else if (reader->error) {
-      g_propagate_error (error, g_error_copy (reader->error));
+      /* A read that failed because the file changed under it (an HDF5
+       * file cut short fails in libhdf5, as a B-tree or a chunk that does
+       * not decode) says that the file changed, rather than that it is
+       * corrupt. */
+      if (check_unchanged (reader, error))
+        g_propagate_error (error, g_error_copy (reader->error));
       ret = GST_FLOW_ERROR;
     } else if (reader->eos) {
       ret = check_unchanged (reader, error) ? GST_FLOW_EOS : GST_FLOW_ERROR;

@@ -129,9 +129,41 @@ def test_replaced_by_another_file():
     cases_of(change, SOME[::-1] + [('auto', REDUCE)])
 
 
+def test_hdf5_cut_short():
+    """An HDF5 file cut short while its chunks are read: libhdf5 fails on
+    the chunk index or a chunk's bytes, and the error says that the file
+    changed, as for a .npy (it said 'HDF5 cannot read rows 11400-11500 of
+    its dataset '/x' (a corrupt chunk, ...): wrong B-tree signature')."""
+    try:
+        import h5py
+    except ImportError:
+        print('     (h5py not installed: skipped)')
+        return
+    if os.environ.get('PLAN_HAVE_HDF5', '1') == '0':
+        print('     (built without HDF5: skipped)')
+        return
+    a = np.arange(ROWS, dtype=np.float32).reshape(-1, 16)
+    for kw in [dict(chunks=(1024, 16)),
+               dict(chunks=(1024, 16), compression='gzip', shuffle=True)]:
+        src = os.path.join(tmpdir(), 'in.h5')
+        with h5py.File(src, 'w') as f:
+            f.create_dataset('x', data=a, **kw)
+        d = tmpdir()
+        p = start(src, os.path.join(d, 'out.npy'), 'auto', None)
+        try:
+            os.truncate(src, os.path.getsize(src) // 2)
+            finish(p, 'HDF5, %s' % kw, d, "'%s' changed while it was read: "
+                   "it now ends at byte %d" % (src, os.path.getsize(src)))
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 if __name__ == '__main__':
     run_cases([
         ('an input cut short to its header', test_truncated_to_its_header),
         ('an input written again in place', test_written_again_in_place),
         ('an input replaced by another file', test_replaced_by_another_file),
+        ('an HDF5 input cut short', test_hdf5_cut_short),
     ])
