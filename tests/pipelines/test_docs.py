@@ -294,12 +294,29 @@ def check_stdout_examples_quiet():
         raise Failure('\n'.join(problems))
 
 
+def check_plan_files_listed():
+    """plan-launch.md's table of the tree's pipelines/ names every .plan
+    file there (the element pages send readers to laplacian3d.plan and
+    wave.plan by name), and names no file that is not there."""
+    page = open(os.path.join(DOCS, 'plan-launch.md')).read()
+    listed = set(re.findall(r'^\| `([\w-]+\.plan)` \|', page, re.M))
+    there = set(os.path.basename(f) for f in glob.glob(
+        os.path.join(SOURCE, 'pipelines', '*.plan')))
+    problems = ['docs/plan-launch.md: pipelines/%s is not in the table of '
+                'the tree\'s pipelines' % f for f in sorted(there - listed)]
+    problems += ['docs/plan-launch.md lists %s, which pipelines/ does not '
+                 'have' % f for f in sorted(listed - there)]
+    if problems:
+        raise Failure('\n'.join(problems))
+
+
 plantest.run_cases([
     ('README\'s C and Python examples agree', check_readme_examples_agree),
     ('plan-launch to standard output is quiet', check_stdout_examples_quiet),
     ('element pages', check_element_pages),
     ('tables render', check_tables_render),
     ('code blocks close', check_code_fences),
+    ('plan-launch.md lists every .plan file', check_plan_files_listed),
     ('no references outside the tree', check_no_references_outside),
     ('figures only in performance.md', check_figures_in_performance_md),
     ('index and pictures', check_index_and_pictures),
