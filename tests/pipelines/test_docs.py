@@ -310,12 +310,38 @@ def check_plan_files_listed():
         raise Failure('\n'.join(problems))
 
 
+def check_python_blocks_fenced_python():
+    """A code block of Python (a lambda or gstplan's Plan()) is fenced as
+    python, so a reader of a page about the C API does not take it for
+    C, and it is highlighted as Python."""
+    problems = []
+    for path in PAGES:
+        lang, body, start = None, [], 0
+        for n, line in enumerate(open(path), 1):
+            if not line.startswith('```'):
+                if lang is not None:
+                    body.append(line)
+                continue
+            if lang is None:
+                lang, body, start = line[3:].strip(), [], n
+                continue
+            text = ''.join(body)
+            if lang not in ('python', 'py', 'pycon') and \
+                    re.search(r'\blambda\b.*:|\bPlan\(\)', text):
+                problems.append('%s:%d: a block of Python fenced as %r' % (
+                    os.path.relpath(path, SOURCE), start, lang or ''))
+            lang = None
+    if problems:
+        raise Failure('\n'.join(problems))
+
+
 plantest.run_cases([
     ('README\'s C and Python examples agree', check_readme_examples_agree),
     ('plan-launch to standard output is quiet', check_stdout_examples_quiet),
     ('element pages', check_element_pages),
     ('tables render', check_tables_render),
     ('code blocks close', check_code_fences),
+    ('Python blocks are fenced as python', check_python_blocks_fenced_python),
     ('plan-launch.md lists every .plan file', check_plan_files_listed),
     ('no references outside the tree', check_no_references_outside),
     ('figures only in performance.md', check_figures_in_performance_md),
