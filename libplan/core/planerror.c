@@ -252,6 +252,23 @@ plan_element_post_error (GstElement * element, const GError * error,
       file, function, line);
 }
 
+/* GFileError's names, in the order of its values (GLib has no GType
+ * for it to ask). */
+static const gchar *
+file_error_name (gint code)
+{
+  static const gchar *const names[] = {
+    "EXIST", "ISDIR", "ACCES", "NAMETOOLONG", "NOENT", "NOTDIR", "NXIO",
+    "NODEV", "ROFS", "TXTBSY", "FAULT", "LOOP", "NOSPC", "NOMEM", "MFILE",
+    "NFILE", "BADF", "INVAL", "PIPE", "AGAIN", "INTR", "IO", "PERM",
+    "NOSYS", "FAILED"
+  };
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (names) == G_FILE_ERROR_FAILED + 1);
+  return code >= 0 && code < (gint) G_N_ELEMENTS (names) ? names[code] :
+      "FAILED";
+}
+
 /**
  * plan_element_post_error_full:
  * @element: the element that failed
@@ -264,7 +281,7 @@ plan_element_post_error (GstElement * element, const GError * error,
  * Posts @error as @element's error message, in the GStreamer domain
  * plan_error_get_gst_error_full() gives for @context, with @error's
  * message as the text; reading or writing, a file error's debug string
- * gives its code.
+ * gives its code and its name ("file error 4 (G_FILE_ERROR_NOENT)").
  *
  * Since: 0.1
  */
@@ -281,7 +298,8 @@ plan_element_post_error_full (GstElement * element, const GError * error,
 
   plan_error_get_gst_error_full (error, context, &domain, &code);
   if (context != PLAN_ERROR_CONTEXT_COMPUTE && error->domain == G_FILE_ERROR)
-    debug = g_strdup_printf ("file error %d", error->code);
+    debug = g_strdup_printf ("file error %d (G_FILE_ERROR_%s)", error->code,
+        file_error_name (error->code));
   gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code,
       g_strdup (error->message), debug, file, function, line);
 }

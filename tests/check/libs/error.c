@@ -130,7 +130,7 @@ GST_START_TEST (test_write_errors)
 GST_END_TEST;
 
 /* What an element posts: the domain and code of the table, the message as
- * the text, a file error's code in the debug string when reading or
+ * the text, a file error's code and name in the debug string when reading or
  * writing (@debug, or NULL for none). */
 static void
 check_post (PlanErrorContext context, GError * err, GQuark domain,
@@ -172,10 +172,10 @@ GST_START_TEST (test_post)
 {
   check_post (READ, g_error_new (G_FILE_ERROR, G_FILE_ERROR_NOENT,
           "in.npy: no such file"), GST_RESOURCE_ERROR,
-      GST_RESOURCE_ERROR_NOT_FOUND, "file error 4");
+      GST_RESOURCE_ERROR_NOT_FOUND, "file error 4 (G_FILE_ERROR_NOENT)");
   check_post (WRITE, g_error_new (G_FILE_ERROR, G_FILE_ERROR_NOSPC,
           "out.npy: no space left"), GST_RESOURCE_ERROR,
-      GST_RESOURCE_ERROR_NO_SPACE_LEFT, "file error 12");
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, "file error 12 (G_FILE_ERROR_NOSPC)");
   check_post (COMPUTE, g_error_new (PLAN_ERROR, PLAN_ERROR_SYNTAX,
           "expr: x +"), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, NULL);
   check_post (READ, g_error_new (PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
