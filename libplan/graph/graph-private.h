@@ -94,6 +94,9 @@ G_GNUC_INTERNAL
 PlanBinding * _plan_bindings_lookup (PlanBindings * bindings,
     const gchar * name);
 
+G_GNUC_INTERNAL
+PlanBindings * _plan_bindings_copy (PlanBindings * bindings);
+
 /* planarraysrc.c, for both array elements. */
 G_GNUC_INTERNAL
 gboolean _plan_element_is_settable_unlocked (GstElement * element,

@@ -25,7 +25,10 @@
  * - plan_bindings_set_reader() / plan_bindings_set_writer(): an
  *   application's callbacks that produce or consume chunks of rows.
  *
- * Names are checked against the work at dispatch, not here.
+ * Names are checked against the work at dispatch, not here. A dispatch
+ * takes the bindings as they are when it is made, also one that waits its
+ * turn behind a running one: the same object may be changed and dispatched
+ * again at once.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -336,6 +339,23 @@ _plan_sorted_names (GHashTable * table)
   g_ptr_array_sort (names, sort_names);
   g_ptr_array_add (names, NULL);
   return (gchar **) g_ptr_array_free (names, FALSE);
+}
+
+/* A dispatch that waits its turn runs on the bindings as they were when
+ * it was made: the caller may change or reuse its own object at once. The
+ * copy shares the bindings themselves, which never change once made. */
+PlanBindings *
+_plan_bindings_copy (PlanBindings * bindings)
+{
+  PlanBindings *copy = plan_bindings_new ();
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, bindings->table);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (copy->table, g_strdup (key),
+        _plan_binding_ref (value));
+  return copy;
 }
 
 PlanBinding *

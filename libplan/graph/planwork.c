@@ -593,7 +593,9 @@ work_dispatch (PlanWork * work, PlanBindings * bindings, GError ** error)
     future = _plan_future_new (G_OBJECT (work), total);
     pending = g_new (Pending, 1);
     pending->future = g_object_ref (future);
-    pending->bindings = g_object_ref (bindings);
+    /* As they are now, not as the caller may change them before the
+     * dispatch's turn comes. */
+    pending->bindings = _plan_bindings_copy (bindings);
     g_mutex_lock (&work->lock);
     g_queue_push_tail (&work->pending, pending);
     g_mutex_unlock (&work->lock);

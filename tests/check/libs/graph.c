@@ -903,6 +903,54 @@ GST_START_TEST (test_dispatch_while_running_queues)
 
 GST_END_TEST;
 
+/* A dispatch that waits its turn runs on its bindings as they were when
+ * it was dispatched: one PlanBindings, rebound and dispatched again while
+ * the first run is held, gives each dispatch its own arrays. */
+GST_START_TEST (test_queued_dispatch_keeps_its_bindings)
+{
+  Gate gate = { };
+  PlanWork *work = one_map_work ();
+  PlanBindings *gated = gated_bindings (&gate);
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanArray *a[3], *m[3];
+  PlanFuture *f0, *f[3];
+  GError *error = NULL;
+  gint64 n = N;
+  guint k;
+
+  f0 = plan_work_dispatch (work, gated, NULL);
+  fail_unless (f0 != NULL);
+  for (k = 0; k < 3; k++) {
+    a[k] = ramp (PLAN_DTYPE_FLOAT32, N, k + 2);
+    m[k] = plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, NULL);
+    plan_bindings_set_array (bindings, "a", a[k]);
+    plan_bindings_set_array (bindings, "m", m[k]);
+    f[k] = plan_work_dispatch (work, bindings, &error);
+    fail_unless (f[k] != NULL, "%s", error ? error->message : "");
+  }
+  /* the caller's object may go too */
+  g_object_unref (bindings);
+  gate_open (&gate);
+  for (k = 3; k-- > 0;) {
+    fail_unless (plan_future_wait (f[k], -1, &error), "%s",
+        error ? error->message : "");
+    fail_unless (plan_future_get_result (f[k], "m") == m[k]);
+    check_ramp_plus_one (f[k], k + 2);
+  }
+  fail_unless (plan_future_wait (f0, -1, NULL));
+
+  g_object_unref (f0);
+  for (k = 0; k < 3; k++) {
+    g_object_unref (f[k]);
+    g_object_unref (a[k]);
+    g_object_unref (m[k]);
+  }
+  g_object_unref (gated);
+  drop_work (work);
+}
+
+GST_END_TEST;
+
 /* A reader of ten rows, for dispatches that run on the pipeline: it says
  * when it has given its end (the run then ends at once), and, at its first
  * call, whether the future it is told to look at was done by then. */
@@ -2272,6 +2320,7 @@ graph_suite (void)
   tcase_add_test (tc, test_dispatch_reduction_into_array_of_its_size);
   tcase_add_test (tc, test_dispatch_overlapping_output_refused);
   tcase_add_test (tc, test_dispatch_while_running_queues);
+  tcase_add_test (tc, test_queued_dispatch_keeps_its_bindings);
   tcase_add_test (tc, test_dispatch_as_run_ends_keeps_order);
   tcase_add_test (tc, test_dispatch_async_callbacks_in_order);
   tcase_add_test (tc, test_dispatch_async_cancel_while_waiting);
