@@ -208,7 +208,7 @@ plan_bindings_set_file_dataset (PlanBindings * bindings, const gchar * name,
 /**
  * plan_bindings_set_raw_file:
  * @bindings: a #PlanBindings
- * @name: a source's name
+ * @name: a source's or an output's name
  * @location: (type filename): the file
  * @dtype: the dtype of its elements
  * @ndim: the number of axes
@@ -216,7 +216,10 @@ plan_bindings_set_file_dataset (PlanBindings * bindings, const gchar * name,
  *   take the rows from the file's size
  *
  * Binds the source @name to a file of bare data, C order, native byte
- * order (planfilesrc `format=raw`).
+ * order (planfilesrc `format=raw`), or the output @name to one written so
+ * (planfilesink `format=raw`, whatever the extension of @location): its
+ * @dtype and @shape are then checked at dispatch against the output's,
+ * which they must be exactly (the outermost axis -1: any number of rows).
  *
  * Since: 0.1
  */

@@ -568,6 +568,32 @@ reshapes_into (Output * output, const PlanArrayInfo * have,
   return n_elements (have) == n_elements (info);
 }
 
+/* A file of bare data holds the output's bytes as they come: what the
+ * binding says it holds must be the output's dtype and shape exactly (a
+ * first axis of -1: any number of rows), or the file would not read back
+ * as it was bound. */
+static gboolean
+check_raw_output (Output * output, PlanBinding * binding,
+    const PlanArrayInfo * info, GError ** error)
+{
+  const PlanArrayInfo *have = &binding->info;
+  gchar *want_s, *have_s;
+
+  if (have->dtype == info->dtype && plan_array_info_same_rows (have, info)
+      && (info->ndim == 0 || have->shape[0] < 0 || info->shape[0] < 0
+          || info->shape[0] == have->shape[0]))
+    return TRUE;
+  want_s = info_shape (info);
+  have_s = info_shape (have);
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "output '%s' is %s of "
+      "shape %s, but it is bound to a raw file of %s of shape %s",
+      output->name, plan_dtype_to_string (info->dtype), want_s,
+      plan_dtype_to_string (have->dtype), have_s);
+  g_free (want_s);
+  g_free (have_s);
+  return FALSE;
+}
+
 gboolean
 _plan_work_check_output (Output * output, PlanBinding * binding,
     const PlanArrayInfo * info, GError ** error)
@@ -578,10 +604,12 @@ _plan_work_check_output (Output * output, PlanBinding * binding,
   if (binding == NULL || binding->kind == PLAN_BINDING_FILE
       || binding->kind == PLAN_BINDING_WRITER)
     return TRUE;
+  if (binding->kind == PLAN_BINDING_RAW_FILE)
+    return check_raw_output (output, binding, info, error);
   if (binding->kind != PLAN_BINDING_ARRAY) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "output "
-        "'%s' is bound to a %s, which only sources take", output->name,
-        binding->kind == PLAN_BINDING_READER ? "chunk reader" : "raw file");
+        "'%s' is bound to a chunk reader, which only sources take",
+        output->name);
     return FALSE;
   }
   have = plan_array_get_info (binding->array);

@@ -263,17 +263,21 @@ _plan_work_bind_output (PlanWork * self, Output * output, PlanBinding * binding,
   PlanArraySink *sink;
   PlanArray *array;
 
-  if (binding != NULL && binding->kind == PLAN_BINDING_FILE) {
+  if (binding != NULL && (binding->kind == PLAN_BINDING_FILE
+          || binding->kind == PLAN_BINDING_RAW_FILE)) {
     if (!ensure_element (self, &output->element, "planfilesink", error))
       return FALSE;
     /* The array's name is the dataset of an HDF5 file or a Zarr store and
      * the member of a .npz (the sink ignores the one its format does not
-     * have). Both are set every time, NULL included: the element is kept
-     * from one dispatch to the next, and a file bound alone must not
-     * inherit the name of the dispatch before. */
+     * have). Both are set every time, NULL included, and so is the
+     * format: the element is kept from one dispatch to the next, and a
+     * file bound alone must not inherit the name or the bare data of the
+     * dispatch before. */
     g_object_set (output->element, "location", binding->location, "dataset",
         binding->in_container ? binding->dataset : NULL, "member",
-        binding->in_container ? binding->dataset : NULL, NULL);
+        binding->in_container ? binding->dataset : NULL, "format",
+        binding->kind == PLAN_BINDING_RAW_FILE ? PLAN_FILE_FORMAT_RAW :
+        PLAN_FILE_FORMAT_AUTO, NULL);
     return TRUE;
   }
   array = NULL;

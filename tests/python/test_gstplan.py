@@ -1268,6 +1268,34 @@ def file_names_that_are_not_utf8():
 
 
 @test
+def raw_file_as_output():
+    # python.md binds gstplan.RawFile to an output ("a file of bare data"),
+    # but libplan refused it: "output 's' is bound to a raw file, which
+    # only sources take". It is written as bare data whatever its name
+    # (.npy too), its dtype and shape checked against the output's.
+    d = tempfile.mkdtemp()
+    A = rng.random((100, 3))
+    plan = Plan(); a = plan.source(ndim=2)
+    plan.sink(plan.map(lambda x: 2 * x, args=(a,)), name="s")
+    work = plan.realize(target="cpu")
+    for path, shape in (("s.raw", (100, 3)), ("s.npy", (-1, 3))):
+        out = gstplan.RawFile(os.path.join(d, path), np.float64, shape)
+        assert work.dispatch(a=A, s=out).result("s") == out.path
+        assert np.array_equal(np.fromfile(out.path).reshape(-1, 3), 2 * A)
+    # the element goes back to .npy for a file bound after it
+    work.dispatch(a=A, s=os.path.join(d, "t.npy")).wait()
+    assert np.array_equal(np.load(os.path.join(d, "t.npy")), 2 * A)
+    for dtype, shape in ((np.float32, (100, 3)), (np.float64, (99, 3)),
+                         (np.float64, (100, 4))):
+        expect(PlanError, lambda: work.dispatch(
+            a=A, s=gstplan.RawFile(os.path.join(d, "u.raw"), dtype,
+                                   shape)).wait(),
+            "output 's' is float64 of shape (100, 3), but it is bound to a "
+            "raw file of")
+    assert not os.path.exists(os.path.join(d, "u.raw"))
+
+
+@test
 def strings_with_a_nul_byte_are_refused():
     # libplan's strings end at a NUL byte: 'x\0 + 100' was compiled as
     # 'x' (the rest dropped, and x given as the result), a stencil's
