@@ -1034,6 +1034,9 @@ plan_file_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   if (ret != GST_FLOW_OK) {
     post_write_error (self, err);
     g_clear_error (&err);
+    /* The stream failed here: the EOS a GstBaseSrc sends after the error
+     * flow must not put the rows written before it in place. */
+    cancel_writer (self);
     return ret;
   }
   if (self->row_size > 0)

@@ -1150,6 +1150,55 @@ GST_START_TEST (test_sink_caps_change_then_eos_keeps_file)
 
 GST_END_TEST;
 
+/* A chunk the sink refuses (not whole rows) fails the stream: the EOS a
+ * GstBaseSrc sends after that error does not put the rows written before
+ * it in place (appsrc pushing a buffer of the wrong size put a file of the
+ * first rows at location, as if the stream had ended there). */
+GST_START_TEST (test_sink_write_error_then_eos_keeps_file)
+{
+  const gchar *names[] = { "out.npy", "out.f32" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    gchar *path = tmp_path (names[i]);
+    gchar *contents;
+    GstHarness *h;
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+    GError *err = NULL;
+
+    fail_unless (g_file_set_contents (path, "precious", -1, NULL));
+    h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+        "shape=(int)<-1, 3>");
+    gst_element_set_bus (h->element, bus);
+    gst_harness_play (h);
+    push_rows (h, 0, 2, 3);
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_allocate (NULL, 5, NULL)), GST_FLOW_ERROR);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, NULL);
+    fail_unless (strstr (err->message, "not a whole number of rows") != NULL,
+        "%s", err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    fail_unless_equals_int (pop_errors (bus), 0);
+    fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
+    fail_unless_equals_string (contents, "precious");
+    fail_unless_equals_int (count_files (), 1);
+    g_free (contents);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    fail_unless_equals_int (count_files (), 1);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_sink_stopped_pipeline_leaves_nothing)
 {
   gchar *in = make_input (100000);
@@ -1263,6 +1312,7 @@ planfilesink_suite (void)
   tcase_add_test (tc, test_sink_no_permission);
   tcase_add_test (tc, test_sink_caps_change_midstream);
   tcase_add_test (tc, test_sink_caps_change_then_eos_keeps_file);
+  tcase_add_test (tc, test_sink_write_error_then_eos_keeps_file);
   tcase_add_test (tc, test_sink_h5_dataset_naming_no_dataset);
   tcase_add_test (tc, test_sink_stopped_pipeline_leaves_nothing);
   tcase_add_test (tc, test_sink_keeps_no_last_chunk);
