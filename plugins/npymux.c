@@ -334,7 +334,12 @@ send_header (PlanNpyMux * self)
   /* ERRORS */
 no_caps:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s got data or the end of its stream before the array's caps, "
+            "so it cannot write a .npy header: an array stream starts with "
+            "caps that give its dtype and shape (array/x-raw, "
+            "dtype=float32, shape=<-1, 3> say; an appsrc takes them in its "
+            "caps property).", GST_ELEMENT_NAME (self)),
         ("data or EOS before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }

@@ -510,6 +510,37 @@ check_all_sharded (PlanKernelElement * self, GList * pads)
   return FALSE;
 }
 
+/* No caps came: an input that sent rows without them (an appsrc without
+ * its caps property) is named, rather than said to have sent nothing. */
+static void
+post_no_caps (PlanKernelElement * self, GList * pads, GstBuffer ** heads)
+{
+  GList *l;
+  guint i;
+
+  for (l = pads, i = 0; l; l = l->next, i++) {
+    GstCaps *caps;
+
+    if (heads[i] == NULL)
+      continue;
+    caps = gst_pad_get_current_caps (l->data);
+    if (caps) {
+      gst_caps_unref (caps);
+      continue;
+    }
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Input %s of %s sent data before its caps: an array stream starts "
+            "with caps that give its dtype and shape (array/x-raw, "
+            "dtype=float32, shape=<-1, 3> say; an appsrc takes them in its "
+            "caps property).", GST_PAD_NAME (l->data),
+            GST_ELEMENT_NAME (self)), (NULL));
+    return;
+  }
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("An input of %s ended before its caps were known: nothing "
+          "upstream sent data.", GST_ELEMENT_NAME (self)), (NULL));
+}
+
 GstFlowReturn
 _plan_kernel_element_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -611,9 +642,7 @@ no_caps:
     }
     /* Unless setup() failed, which said why. */
     if (!g_atomic_int_get (&priv->failed))
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("An input of %s ended before its caps were known: nothing "
-              "upstream sent data.", GST_ELEMENT_NAME (self)), (NULL));
+      post_no_caps (self, pads, heads);
     g_atomic_int_set (&priv->failed, TRUE);
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;

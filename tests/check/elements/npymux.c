@@ -43,7 +43,8 @@ mux_setup (Mux * m, const gchar * caps, gboolean seekable)
   m->harness_query = GST_PAD_QUERYFUNC (m->h->sinkpad);
   current = m;
   gst_pad_set_query_function (m->h->sinkpad, answer_seeking);
-  gst_harness_set_src_caps_str (m->h, caps);
+  if (caps)
+    gst_harness_set_src_caps_str (m->h, caps);
 }
 
 static void
@@ -416,6 +417,29 @@ GST_START_TEST (test_mux_partial_row)
 
 GST_END_TEST;
 
+/* Rows sent without caps (an appsrc with no caps property): the error
+ * says what is missing, where it was GStreamer's "negotiation problem". */
+GST_START_TEST (test_mux_data_without_caps_says_so)
+{
+  Mux m;
+  GstSegment segment;
+  gchar *text;
+
+  mux_setup (&m, NULL, FALSE);
+  fail_unless (gst_harness_push_event (m.h,
+          gst_event_new_stream_start ("no-caps")));
+  gst_segment_init (&segment, GST_FORMAT_BYTES);
+  fail_unless (gst_harness_push_event (m.h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (gst_harness_push (m.h, float_rows (0, 2, 3)),
+      GST_FLOW_NOT_NEGOTIATED);
+  text = expect_error (&m, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION);
+  fail_unless (strstr (text, "before the array's caps") != NULL, "%s", text);
+  g_free (text);
+  mux_teardown (&m);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_mux_caps_change_after_header)
 {
   Mux m;
@@ -469,6 +493,7 @@ npymux_suite (void)
   tcase_add_test (tc, test_mux_partial_row);
   tcase_add_test (tc, test_mux_downstream_failure_is_no_second_error);
   tcase_add_test (tc, test_mux_caps_change_after_header);
+  tcase_add_test (tc, test_mux_data_without_caps_says_so);
   tcase_add_test (tc, test_mux_refuses_seeks);
   return s;
 }

@@ -768,6 +768,44 @@ GST_START_TEST (test_map_empty_buffers_are_no_rows)
 
 GST_END_TEST;
 
+/* Rows sent without caps (an appsrc with no caps property): the error
+ * names the input that sent them, where it said that nothing upstream sent
+ * data. */
+GST_START_TEST (test_map_data_without_caps_names_the_input)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("planmap", "sink_0", "src");
+  GstBus *bus = gst_bus_new ();
+  GstSegment segment;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  g_object_set (h->element, "expr", "x * 2", NULL);
+  gst_element_set_bus (h->element, bus);
+  gst_harness_play (h);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("no-caps")));
+  gst_segment_init (&segment, GST_FORMAT_BYTES);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  gst_harness_push (h, ramp_f32 (0, 4, 3, 1.0f));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s", err->message);
+  fail_unless (strstr (err->message, "Input sink_0 of") != NULL, "%s",
+      err->message);
+  fail_unless (strstr (err->message, "sent data before its caps") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_map_flush_restarts_rows)
 {
   MapHarness m;
@@ -930,6 +968,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_unknown_name_lists_bound_names);
   tcase_add_test (tc, test_map_rejects_rows_gap);
   tcase_add_test (tc, test_map_empty_buffers_are_no_rows);
+  tcase_add_test (tc, test_map_data_without_caps_names_the_input);
   tcase_add_test (tc, test_map_flush_restarts_rows);
   tcase_add_test (tc, test_map_without_linked_inputs_fails_at_start);
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
