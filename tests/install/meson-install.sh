@@ -5,7 +5,8 @@
 # project's variables: no LD_LIBRARY_PATH, GI_TYPELIB_PATH or PYTHONPATH
 # to the build, and of GStreamer's only GST_PLUGIN_PATH, the one variable
 # docs/install.md says a /usr/local install needs. Checks the plugin in
-# gst-inspect-1.0 and gst-launch-1.0, each element's Doc-uri page, a C
+# gst-inspect-1.0 and gst-launch-1.0, each element's Doc-uri page, every
+# .plan file of pipelines/ installed and one run by name by plan-launch, a C
 # program built through the installed plan-1.0.pc, every installed header
 # compiled on its own in C and C++ (headers.sh), and gstplan imported from
 # where it was installed.
@@ -99,6 +100,25 @@ fi
 # plan-launch runs from where it was installed.
 "${gst[@]}" "$root/bin/plan-launch" --version | grep -q "^plan-launch $version " ||
   fail "plan-launch --version"
+# Every .plan file of the tree was installed, and plan-launch finds one by
+# its name alone (docs/plan-launch.md): wave.plan, two inputs into one
+# stencil, checked against numpy.
+for f in "$src"/pipelines/*.plan; do
+  cmp -s "$f" "$root/share/gst-plan/pipelines/${f##*/}" ||
+    fail "pipelines/${f##*/} is not installed in share/gst-plan/pipelines"
+done
+/usr/bin/python3 -c "
+import numpy as np
+np.save('$tmp/u.npy', np.arange(60.0).reshape(6, 10) ** 2)
+np.save('$tmp/prev.npy', np.ones((6, 10)))"
+"${gst[@]}" "$root/bin/plan-launch" -q wave.plan u="$tmp/u.npy" \
+  prev="$tmp/prev.npy" out="$tmp/wave.npy" > "$tmp/wave.txt" 2>&1 ||
+  { cat "$tmp/wave.txt"; fail "plan-launch wave.plan, found by name"; }
+/usr/bin/python3 -c "
+import numpy as np
+u = np.load('$tmp/u.npy'); p = np.load('$tmp/prev.npy'); w = np.pad(u, 1, 'symmetric')
+lap = w[:-2, 1:-1] + w[2:, 1:-1] + w[1:-1, :-2] + w[1:-1, 2:] - 4 * u
+assert np.allclose(np.load('$tmp/wave.npy'), 2 * u - p + 0.25 * lap)"
 # and its manual page, made from --help.
 man -l "$root/share/man/man1/plan-launch.1" 2>/dev/null | grep -q "plan-launch - run a gst-plan pipeline" ||
   fail "no manual page for plan-launch"
