@@ -16,7 +16,17 @@ set -euo pipefail
 build=$(cd "${1:-${PLAN_BUILD_DIR:?}}" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# meson install records what it installed in the build's install-log.txt,
+# the list `ninja -C BUILD uninstall` removes (docs/install.md): the
+# scratch install below must not replace the list of a real one made from
+# the same build directory, or uninstall would try the scratch files
+# instead, gone by then, and leave the real ones in place.
+log=$build/meson-logs/install-log.txt
+if [ -f "$log" ]; then cp -p "$log" "$tmp/install-log.txt"; fi
+restore_log () {
+  if [ -f "$tmp/install-log.txt" ]; then cp -p "$tmp/install-log.txt" "$log"; else rm -f "$log"; fi
+}
+trap 'restore_log; rm -rf "$tmp"' EXIT
 fail () { echo "FAIL: $*" >&2; exit 1; }
 
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
