@@ -110,19 +110,25 @@ fi
 # plan-launch runs from where it was installed.
 "${gst[@]}" "$root/bin/plan-launch" --version | grep -q "^plan-launch $version " ||
   fail "plan-launch --version"
-# Every .plan file of the tree was installed, and plan-launch finds one by
-# its name alone (docs/plan-launch.md): wave.plan, two inputs into one
+# Every .plan file of the tree was installed where plan-launch looks for a
+# name alone (docs/plan-launch.md; the directory it was built with is
+# under PREFIX, not the scratch root, so the run points
+# PLAN_PIPELINES_DIR at the scratch copy): wave.plan, two inputs into one
 # stencil, checked against numpy.
+pipelines=share/gst-plan/pipelines
+"${gst[@]}" "$root/bin/plan-launch" --help | tr -d '\n ' |
+  grep -qF "installedpipelines($prefix/$pipelines)" ||
+  fail "plan-launch does not look for .plan files in $prefix/$pipelines"
 for f in "$src"/pipelines/*.plan; do
-  cmp -s "$f" "$root/share/gst-plan/pipelines/${f##*/}" ||
-    fail "pipelines/${f##*/} is not installed in share/gst-plan/pipelines"
+  cmp -s "$f" "$root/$pipelines/${f##*/}" ||
+    fail "pipelines/${f##*/} is not installed in $pipelines"
 done
 /usr/bin/python3 -c "
 import numpy as np
 np.save('$tmp/u.npy', np.arange(60.0).reshape(6, 10) ** 2)
 np.save('$tmp/prev.npy', np.ones((6, 10)))"
-"${gst[@]}" "$root/bin/plan-launch" -q wave.plan u="$tmp/u.npy" \
-  prev="$tmp/prev.npy" out="$tmp/wave.npy" > "$tmp/wave.txt" 2>&1 ||
+"${gst[@]}" PLAN_PIPELINES_DIR="$root/$pipelines" "$root/bin/plan-launch" -q \
+  wave.plan u="$tmp/u.npy" prev="$tmp/prev.npy" out="$tmp/wave.npy" > "$tmp/wave.txt" 2>&1 ||
   { cat "$tmp/wave.txt"; fail "plan-launch wave.plan, found by name"; }
 /usr/bin/python3 -c "
 import numpy as np
