@@ -906,6 +906,21 @@ plan_custom_get_output_info (PlanCustomMode mode, PlanDType out_dtype,
   return TRUE;
 }
 
+/* The file name of a #line directive is a C string literal: a quote or a
+ * backslash in it (a Windows path) would end it early or start an escape.
+ * Bytes of UTF-8 stay as they are, so that NVRTC's log shows the name. */
+static gchar *
+line_directive_name (const gchar * name)
+{
+  gchar high[129];
+  guint i;
+
+  for (i = 0; i < 128; i++)
+    high[i] = (gchar) (0x80 + i);
+  high[128] = '\0';
+  return g_strescape (name, high);
+}
+
 /**
  * plan_custom_cuda_source:
  * @source: the user's CUDA C
@@ -924,9 +939,12 @@ plan_custom_get_output_info (PlanCustomMode mode, PlanDType out_dtype,
 gchar *
 plan_custom_cuda_source (const gchar * source, const gchar * source_name)
 {
+  gchar *name, *code;
+
   g_return_val_if_fail (source != NULL, NULL);
 
-  return g_strdup_printf (
+  name = line_directive_name (source_name ? source_name : "cuda");
+  code = g_strdup_printf (
       "/* plancustom's prelude */\n"
       "#define PLAN_CUSTOM_MAX_INPUTS %d\n"
       "typedef struct {\n"
@@ -943,8 +961,9 @@ plan_custom_cuda_source (const gchar * source, const gchar * source_name)
       "blockDim.x + threadIdx.x; \\\n"
       "       row < (chunk).n_rows; \\\n"
       "       row += (unsigned long long) blockDim.x * gridDim.x)\n"
-      "#line 1 \"%s\"\n%s\n", PLAN_CUSTOM_CUDA_MAX_INPUTS,
-      source_name ? source_name : "cuda", source);
+      "#line 1 \"%s\"\n%s\n", PLAN_CUSTOM_CUDA_MAX_INPUTS, name, source);
+  g_free (name);
+  return code;
 }
 
 /**

@@ -445,6 +445,47 @@ GST_START_TEST (test_cuda_example_compiles_sm90)
 
 GST_END_TEST;
 
+/* The file name goes into a #line directive, a C string literal: a quote
+ * or a backslash in it is escaped, so that a good kernel compiles and an
+ * error names the file as it is. */
+GST_START_TEST (test_cuda_file_name_with_quote_or_backslash)
+{
+  const gchar *names[] = { "we\"ird.cu", "dir\\new\\k.cu", "tab\there.cu",
+    "ünï.cu"
+  };
+  guint i;
+
+  if (!plan_nvrtc_load (NULL)) {
+    GST_INFO ("no libnvrtc: nothing compiled");
+    return;
+  }
+  g_setenv ("PLAN_NVRTC_CACHE", "0", TRUE);
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    gchar *source, *at;
+    GBytes *code = NULL;
+    GError *err = NULL;
+
+    source = plan_custom_cuda_source ("extern \"C\" __global__ void k "
+        "(plan_chunk c)\n{\n}\n", names[i]);
+    fail_unless (plan_nvrtc_compile (source, "compute_80", &code, &err),
+        "%s: %s", names[i], err ? err->message : "");
+    g_bytes_unref (code);
+    g_free (source);
+    source = plan_custom_cuda_source ("extern \"C\" __global__ void k "
+        "(plan_chunk c)\n{\n  undefined_thing;\n}\n", names[i]);
+    fail_if (plan_nvrtc_compile (source, "compute_80", &code, &err));
+    at = g_strdup_printf ("%s(3)", names[i]);
+    fail_unless (strstr (err->message, at) != NULL, "%s not in %s", at,
+        err->message);
+    g_free (at);
+    g_clear_error (&err);
+    g_free (source);
+  }
+  g_unsetenv ("PLAN_NVRTC_CACHE");
+}
+
+GST_END_TEST;
+
 static Suite *
 custom_suite (void)
 {
@@ -462,6 +503,7 @@ custom_suite (void)
   tcase_add_test (tc, test_out_shape_error_quotes_it_as_given);
   tcase_add_test (tc, test_cuda_example_compiles_sm80);
   tcase_add_test (tc, test_cuda_example_compiles_sm90);
+  tcase_add_test (tc, test_cuda_file_name_with_quote_or_backslash);
   return s;
 }
 
