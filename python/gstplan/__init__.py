@@ -1018,6 +1018,12 @@ class Plan:
                                    self._graph.get_node(fname) is None
                                    else None, **options)
             return decorate
+        if not (kernel is None or callable(kernel) or
+                isinstance(kernel, str)):
+            raise TypeError(
+                "custom: the kernel must be a Python function, the name of "
+                "a registered kernel (a str), or None with library=/symbol= "
+                "or cuda_source=/cuda_function=, not %r" % (kernel,))
         ins = self._inputs(args, "custom")
         name = self._name(name)
         props = {"mode": mode, "halo": halo, "boundary": boundary,

@@ -1038,6 +1038,19 @@ def float_and_bool_axes_and_shapes_are_refused():
 
 
 @test
+def custom_kernel_of_another_type_is_a_type_error():
+    """plan.custom(42, args=...) took 42 as a registered kernel's name and
+    failed at realize() with "No custom kernel is registered as '42'"; a
+    kernel that is neither a function, a name nor None is a TypeError when
+    the node is made, saying what a kernel is."""
+    plan = Plan(); a = plan.source(ndim=2)
+    for bad in (42, 2.5, b"k", ["k"], np.float64(1.0)):
+        expect(TypeError, lambda: plan.custom(bad, args=(a,)),
+               "custom: the kernel must be a Python function", repr(bad))
+    plan.custom("registered_elsewhere", args=(a,))
+
+
+@test
 def constants_are_taken_as_np_asarray_takes_them():
     """A constant given as a number or a list was 'dtype object is not one
     libplan streams'; a strided or big-endian array was refused though
