@@ -706,6 +706,26 @@ check_canaries (const guint8 * scratch, gsize size)
   return NULL;
 }
 
+/* Which call a check-mode message is about: the chunk's first and last
+ * rows (inclusive), or a reduction's init or finish call, which has none. */
+static gchar *
+describe_call (const PlanCustomChunk * chunk)
+{
+  if (chunk->phase == PLAN_CUSTOM_PHASE_INIT)
+    return g_strdup ("in its init call");
+  if (chunk->phase == PLAN_CUSTOM_PHASE_FINISH)
+    return g_strdup ("in its finish call");
+  if (chunk->n_rows == 0)
+    return g_strdup_printf ("in the call for no rows, at row %"
+        G_GUINT64_FORMAT, chunk->first_row);
+  if (chunk->n_rows == 1)
+    return g_strdup_printf ("in the call for row %" G_GUINT64_FORMAT,
+        chunk->first_row);
+  return g_strdup_printf ("in the call for rows %" G_GUINT64_FORMAT " to %"
+      G_GUINT64_FORMAT, chunk->first_row,
+      chunk->first_row + chunk->n_rows - 1);
+}
+
 /**
  * plan_custom_kernel_call_checked: (skip)
  * @kernel: a kernel
@@ -743,7 +763,7 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
   InputCopy **copies = NULL;
   guint8 *scratch = NULL;
   gsize out_size = 0;
-  gchar *outside = NULL;
+  gchar *outside = NULL, *call = NULL;
   gssize written = 0;
   guint i, bad_input = 0;
   gboolean ok, wrote_input = FALSE;
@@ -799,19 +819,19 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
     memcpy (real_output->data, scratch + CANARY_SIZE, out_size);
     g_free (scratch);
   }
+  if (ok && (outside || wrote_input))
+    call = describe_call (chunk);
   if (ok && outside)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "The custom kernel %s wrote outside its output (%s), in the call "
-        "for rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, kernel->name,
-        outside, chunk->first_row, chunk->first_row + chunk->n_rows);
+        "The custom kernel %s wrote outside its output (%s), %s",
+        kernel->name, outside, call);
   else if (ok && wrote_input)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "The custom kernel %s wrote into its input %u, which it may only "
-        "read (at byte %" G_GSSIZE_FORMAT " of the rows it was given), in "
-        "the call for rows %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
-        kernel->name, bad_input, written, chunk->first_row,
-        chunk->first_row + chunk->n_rows);
+        "read (at byte %" G_GSSIZE_FORMAT " of the rows it was given), %s",
+        kernel->name, bad_input, written, call);
   ok = ok && outside == NULL && !wrote_input;
+  g_free (call);
   g_free (outside);
   g_free (copies);
   g_free (inputs);

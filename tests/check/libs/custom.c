@@ -178,6 +178,71 @@ GST_START_TEST (test_checked_call_reports_stray_writes)
 
 GST_END_TEST;
 
+/* Writes 16 bytes past its output in every phase. */
+static gint
+overruns (PlanCustomChunk * chunk)
+{
+  guint8 *out = chunk->output->data;
+
+  out[chunk->output->row_size * MAX (chunk->n_rows, 1) + 15] = 1;
+  return 0;
+}
+
+/* Check mode names the call that wrote astray: the chunk's first and last
+ * rows, and a reduction's init and finish calls, which have no rows. */
+GST_START_TEST (test_checked_call_names_its_rows)
+{
+  const gint64 shape[1] = { 8 };
+  guint8 *in = g_malloc0 (100 * 8), *out = g_malloc0 (100 * 8 + 64);
+  PlanCustomBuffer input = { in, PLAN_DTYPE_UINT8, 1, shape, 8 };
+  PlanCustomBuffer output = { out, PLAN_DTYPE_UINT8, 1, shape, 8 };
+  PlanCustomChunk chunk = { 0, };
+  PlanCustomKernel *kernel;
+  GError *err = NULL;
+
+  fail_unless (plan_custom_register ("overruns", overruns, NULL, NULL, NULL));
+  kernel = plan_custom_kernel_new_registered ("overruns", NULL);
+  chunk.mode = PLAN_CUSTOM_MODE_MAP;
+  chunk.phase = PLAN_CUSTOM_PHASE_CHUNK;
+  chunk.n_inputs = 1;
+  chunk.inputs = &input;
+  chunk.output = &output;
+  chunk.first_row = 200;
+  chunk.n_rows = 100;
+  fail_if (plan_custom_kernel_call_checked (kernel, &chunk, &err));
+  fail_unless (g_str_has_suffix (err->message,
+          "in the call for rows 200 to 299"), "%s", err->message);
+  g_clear_error (&err);
+  chunk.n_rows = 1;
+  fail_if (plan_custom_kernel_call_checked (kernel, &chunk, &err));
+  fail_unless (g_str_has_suffix (err->message, "in the call for row 200"),
+      "%s", err->message);
+  g_clear_error (&err);
+  /* a reduction's accumulator, in the calls without rows */
+  chunk.mode = PLAN_CUSTOM_MODE_REDUCE;
+  chunk.n_inputs = 0;
+  chunk.inputs = NULL;
+  chunk.n_rows = 0;
+  chunk.first_row = 0;
+  chunk.phase = PLAN_CUSTOM_PHASE_INIT;
+  fail_if (plan_custom_kernel_call_checked (kernel, &chunk, &err));
+  fail_unless (g_str_has_suffix (err->message, "in its init call"), "%s",
+      err->message);
+  g_clear_error (&err);
+  chunk.phase = PLAN_CUSTOM_PHASE_FINISH;
+  chunk.first_row = 100;
+  fail_if (plan_custom_kernel_call_checked (kernel, &chunk, &err));
+  fail_unless (g_str_has_suffix (err->message, "in its finish call"), "%s",
+      err->message);
+  g_clear_error (&err);
+  plan_custom_kernel_free (kernel);
+  plan_custom_unregister ("overruns");
+  g_free (in);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 static gchar *
 kernel_library (const gchar * name)
 {
@@ -500,6 +565,7 @@ custom_suite (void)
   tcase_add_test (tc, test_registered_in_pipeline);
   tcase_add_test (tc, test_halo_rows_in_every_chunk);
   tcase_add_test (tc, test_checked_call_reports_stray_writes);
+  tcase_add_test (tc, test_checked_call_names_its_rows);
   tcase_add_test (tc, test_out_shape_error_quotes_it_as_given);
   tcase_add_test (tc, test_cuda_example_compiles_sm80);
   tcase_add_test (tc, test_cuda_example_compiles_sm90);
