@@ -504,6 +504,17 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
             GST_OBJECT_NAME (self), halo, i);
         goto failed;
       }
+      /* Said here in plancustom's terms: the halo's own check speaks of a
+       * stencil's window. */
+      if (boundary == PLAN_BOUNDARY_VALID && inputs[i].shape[0] >= 0
+          && inputs[i].shape[0] < 2 * (gint64) halo + 1) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE,
+            "plancustom %s: halo=%u with boundary=valid needs at least %u "
+            "rows of input %u, which has %" G_GINT64_FORMAT ": the output "
+            "would be empty", GST_OBJECT_NAME (self), halo, 2 * halo + 1, i,
+            inputs[i].shape[0]);
+        goto failed;
+      }
       self->halos[i] = plan_halo_new (&inputs[i], sizes, boundary, cval,
           error);
       if (self->halos[i] == NULL)

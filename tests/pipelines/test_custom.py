@@ -169,6 +169,12 @@ def halo_valid():
         want = ndimage.uniform_filter1d(x, 3, axis=0)[1:-1]
         if got.shape != want.shape or not np.allclose(got, want, rtol=1e-12, atol=1e-14):
             raise Failure('valid blocksize %s: %s, expected %s' % (bs, got.shape, want.shape))
+    # a stream too short for one whole halo: the error names plancustom's
+    # halo and boundary, not a stencil's window
+    fails(d, x[:2], ['library=' + lib('smooth3'), 'symbol=smooth3', 'halo=1',
+                     'boundary=valid'],
+          'plancustom plancustom0: halo=1 with boundary=valid needs at least 3 rows '
+          'of input 0, which has 2')
 
 
 def errors():
