@@ -760,10 +760,15 @@ cancel_writer (PlanFileSink * self)
   if (self->open)
     GST_INFO_OBJECT (self, "stopped before end of stream; removing the "
         "partial file");
+  /* Before its verdict, a failure of this rank: the others are told. The
+   * shard writer goes first: its pool may still be filtering chunks that
+   * rank 0 writes into this writer's HDF5 file (or compressing a Zarr
+   * array's into its directory), and freeing it waits for them; the file
+   * closed under them made each one a critical, or a write into a closed
+   * dataset. */
+  g_clear_pointer (&self->shard_writer, plan_shard_writer_free);
   plan_file_writer_cancel (self->writer);
   self->open = FALSE;
-  /* Before its verdict, a failure of this rank: the others are told. */
-  g_clear_pointer (&self->shard_writer, plan_shard_writer_free);
 }
 
 static GstStateChangeReturn
@@ -1110,9 +1115,10 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
       && gst_event_has_name (event, PLAN_EVENT_STREAM_FAILED)) {
     GST_DEBUG_OBJECT (self, "upstream failed: not writing");
-    if (self->open)
-      plan_file_writer_cancel (self->writer);
-    self->open = FALSE;
+    /* A shard writer's pool stops before the file it writes into goes
+     * (cancel_writer()); upstream has told the other ranks why. */
+    if (self->open || self->shard_writer)
+      cancel_writer (self);
     self->upstream_failed = TRUE;
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY

@@ -126,6 +126,80 @@ def failures_leave_nothing():
     nothing_left('failr.h5')
 
 
+def rank_pid(rank, marker):
+    """The pid of the rank `rank` whose command line holds `marker`."""
+    for q in os.listdir('/proc'):
+        if not q.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % q) as f:
+                cmd = f.read()
+            with open('/proc/%s/environ' % q) as f:
+                env = f.read().split('\0')
+        except OSError:
+            continue
+        if marker in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
+                and 'mpirun' not in cmd:
+            return int(q)
+    return None
+
+
+def stopped_while_filtering():
+    """SIGTERM to rank 0 while its pool filters chunks and writes them
+    into the file: planfilesink closed the file before it stopped the
+    pool, and each chunk whose filtering ended in between was a critical
+    (_plan_file_writer_write_shared_chunk: assertion ... failed), or a
+    write into the dataset being closed. Every rank fails, nothing is
+    left. Which chunks are in flight is up to the threads: a few tries,
+    each stopped once rank 0 has written some of the file."""
+    import signal
+    import time
+    src = os.path.join(D, 'stop-in.npy')
+    np.save(src, np.random.default_rng(8).standard_normal((600000, 8)))
+    out = os.path.join(D, 'stop.h5')
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', '3'] + \
+        plantest.launcher() + ['-q'] + sharded(
+            out, 'compression=3', 'chunk-rows=1000', src=src,
+            kernel=('planmap', 'expr=sin(x)*cos(x)+exp(x)'))
+    stopped = 0
+    for attempt in range(3):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            pid = None
+            while p.poll() is None and time.monotonic() < deadline:
+                pid = pid or rank_pid(0, 'stop.h5')
+                parts = [os.path.join(D, n) for n in os.listdir(D)
+                         if n.startswith('.stop.h5.') and n.endswith('.part')]
+                try:
+                    if pid and parts and os.path.getsize(parts[0]) > 1 << 20:
+                        os.kill(pid, signal.SIGTERM)
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.01)
+            text, _ = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        if 'CRITICAL' in text or 'assertion' in text:
+            raise Failure('rank 0 stopped while the chunks were filtered '
+                          '(try %d):\n%s' % (attempt + 1, text))
+        if p.returncode == 0:
+            os.unlink(out)      # it ended before the signal
+            continue
+        stopped += 1
+        if os.path.exists(out):
+            raise Failure('a stopped job left stop.h5 (exit %d):\n%s' %
+                          (p.returncode, text))
+        nothing_left('stopped while filtering')
+    if not stopped:
+        raise Failure('every job ended before rank 0 was stopped')
+    os.unlink(src)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -147,7 +221,9 @@ def main():
     plantest.run_cases([
         ('compressed HDF5 shared by 1-4 ranks', hdf5_compressed),
         ('a failing rank leaves no output and no spool',
-         failures_leave_nothing)])
+         failures_leave_nothing),
+        ('stopped while the pool filters: no critical, nothing left',
+         stopped_while_filtering)])
 
 
 sys.exit(main())
