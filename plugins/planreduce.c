@@ -533,6 +533,13 @@ static void
 plan_reduce_chunk_done (PlanReduce * self, const guint8 * values,
     gsize n_rows, guint64 first_row)
 {
+  PlanShardInfo shard;
+
+  /* In a sharded run, the row of the whole stream: each rank's first-row
+   * 0 would tell the ranks' values apart from nothing. */
+  if (plan_kernel_element_get_shard (PLAN_KERNEL_ELEMENT (self), &shard)
+      && !shard.replicated && shard.total > 0)
+    first_row = (shard.origin + first_row) % shard.total;
   GST_OBJECT_LOCK (self);
   self->posted = self->post_messages && self->chunk_messages;
   GST_OBJECT_UNLOCK (self);

@@ -199,6 +199,34 @@ def test_reduce_result_on_every_rank():
                       'of 3 ranks:\n%s' % (want, '\n'.join(lines)))
 
 
+def test_row_messages_name_global_rows():
+    """axis=-1 with chunk-messages: each rank posts its chunks' values;
+    their first-row is the row of the whole stream, so that the values of
+    every rank's messages together are numpy's, each at its row (every
+    rank said first-row=0 for its first chunk)."""
+    import re
+    src = os.path.join(D, 'rows103.npy')
+    a = np.random.default_rng(9).standard_normal((103, 4))
+    np.save(src, a)
+    want = a.sum(axis=1)
+    for n in (2, 3):
+        out = mpirun(n, ['-m', 'planfilesrc', 'location=%s' % src, 'shard=mpi',
+                         'blocksize=320', '!', 'planreduce', 'op=sum', 'axis=-1',
+                         'chunk-messages=true', '!', 'fakesink'])
+        got = np.full(len(a), np.nan)
+        for values, first in re.findall(r'values=\(double\)< ([^>]*) >.*?'
+                                        r'first-row=\(guint64\)(\d+)', out):
+            v = np.array([float(x) for x in values.split(',')])
+            f = int(first)
+            if f + len(v) > len(a) or not np.isnan(got[f:f + len(v)]).all():
+                raise Failure('%d ranks: values at first-row=%d overlap or '
+                              'pass the end:\n%s' % (n, f, out))
+            got[f:f + len(v)] = v
+        if not np.allclose(got, want, rtol=1e-12, atol=1e-12):
+            raise Failure('%d ranks: the messages\' values at their first-row '
+                          'are not numpy\'s row sums:\n%s' % (n, out))
+
+
 def test_failing_rank_fails_the_job():
     failio = os.path.join(os.environ['PLAN_BUILD_DIR'], 'tests', 'pipelines',
                           'libfailio.so')
@@ -688,6 +716,8 @@ def main():
         ('every reduce op and axis on 1-4 ranks is bit-identical',
          test_reductions_bit_identical),
         ('the result is posted on every rank', test_reduce_result_on_every_rank),
+        ('axis=-1 chunk messages give rows of the whole stream',
+         test_row_messages_name_global_rows),
         ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
         ('map -> stencil -> file, sum and max on 1-4 ranks, every boundary mode',
          test_chained_map_stencil_reduce),
