@@ -222,6 +222,36 @@ member_string (JsonObject * o, const gchar * key, const gchar * dflt)
   return json_node_get_string (n);
 }
 
+/* What the dtype member @key of @o says, for an error refusing it: the
+ * string; the name of a Zarr v3 data type spelt as an object
+ * ({"name": "numpy.datetime64", "configuration": ...}); a Zarr v2
+ * structured dtype (a list of fields) or anything else as its JSON text;
+ * "(none)" when it is absent. */
+static gchar *
+show_dtype (JsonObject * o, const gchar * key)
+{
+  JsonNode *n = json_object_get_member (o, key);
+  const gchar *s = member_string (o, key, NULL);
+  gchar *text, *shown;
+
+  if (n == NULL)
+    return g_strdup ("(none)");
+  if (s)
+    return g_strdup_printf ("'%s'", s);
+  if (JSON_NODE_HOLDS_OBJECT (n)) {
+    s = member_string (json_node_get_object (n), "name", NULL);
+    if (s)
+      return g_strdup_printf ("'%s'", s);
+  }
+  text = json_to_string (n, FALSE);
+  if (strlen (text) > 200)
+    strcpy (text + 197, "...");
+  shown = g_strdup_printf ("%s%s", text, JSON_NODE_HOLDS_ARRAY (n) ?
+      " (a structured dtype, whose elements are records)" : "");
+  g_free (text);
+  return shown;
+}
+
 /* Whether @o has no member @key, or a null one. */
 static gboolean
 member_is_unset (JsonObject * o, const gchar * key)
@@ -913,8 +943,10 @@ choose_array (const gchar * store, const gchar * path, gchar ** chosen,
 }
 
 static gboolean
-parse_dtype (PlanZarrArray * z, const gchar * s, GError ** error)
+parse_dtype (PlanZarrArray * z, JsonObject * o, GError ** error)
 {
+  const gchar *s = member_string (o, "dtype", NULL);
+  gchar *shown;
   static const struct
   {
     const gchar *code;
@@ -940,9 +972,11 @@ parse_dtype (PlanZarrArray * z, const gchar * s, GError ** error)
       }
     }
   }
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its dtype '%s' "
+  shown = show_dtype (o, "dtype");
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its dtype %s "
       "is not supported; only bool, integers, float16, float32, float64, "
-      "complex64 and complex128 are read", s ? s : "(not a string)");
+      "complex64 and complex128 are read", shown);
+  g_free (shown);
   return FALSE;
 }
 
@@ -1344,7 +1378,7 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   if (g_strcmp0 (sep, ".") != 0 && g_strcmp0 (sep, "/") != 0)
     goto bad_separator;
   z->separator = sep[0];
-  if (!parse_dtype (z, member_string (o, "dtype", NULL), error)
+  if (!parse_dtype (z, o, error)
       || !parse_axes (o, "shape", z->shape, &z->ndim, error)
       || !parse_axes (o, "chunks", z->chunks, &n_chunks, error)
       || !parse_codec (z, o, error) || !parse_fill (z, o, text, error))
@@ -1841,10 +1875,14 @@ bad_format:
         "no zarr_format that is an integer");
   goto done;
 bad_dtype:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its data_type "
-      "'%s' is not supported; only bool, integers, float16, float32, "
-      "float64, complex64 and complex128 are read",
-      dtype ? dtype : "(not a string)");
+  {
+    gchar *shown = show_dtype (o, "data_type");
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its data_type "
+        "%s is not supported; only bool, integers, float16, float32, "
+        "float64, complex64 and complex128 are read", shown);
+    g_free (shown);
+  }
   goto done;
 bad_grid:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunk_grid "

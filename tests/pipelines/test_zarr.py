@@ -203,7 +203,40 @@ def unsupported_metadata_fails():
     open(os.path.join(v3, 'zarr.json'), 'w').write(
         '{"zarr_format": 3, "node_type": "array"}')
     expect_error(['planfilesrc', 'location=' + v3, '!', 'planfilesink',
-                  'location=' + out], "data_type '(not a string)'")
+                  'location=' + out], "data_type (none) is not supported")
+    # A dtype that is no string is named too: a v2 structured dtype (a list
+    # of fields, as zarr-python 2 writes np.dtype([('a', '<i4'), ...])) by
+    # its JSON, and a v3 data type spelt as an object (zarr-python 3's
+    # datetime64 and fixed-length bytes) by its name; it was
+    # "'(not a string)'", which named nothing.
+    for name, meta, text in [
+            ('.zarray', '{"zarr_format": 2, "shape": [4], "chunks": [2], '
+             '"dtype": [["a", "<i4"], ["b", "<f8"]], "compressor": null, '
+             '"fill_value": null, "order": "C", "filters": null}',
+             'its dtype [["a","<i4"],["b","<f8"]] (a structured dtype, whose '
+             'elements are records) is not supported'),
+            ('zarr.json', '{"zarr_format": 3, "node_type": "array", '
+             '"shape": [4], "data_type": {"name": "numpy.datetime64", '
+             '"configuration": {"unit": "s", "scale_factor": 1}}, '
+             '"chunk_grid": {"name": "regular", "configuration": '
+             '{"chunk_shape": [2]}}, "chunk_key_encoding": {"name": '
+             '"default"}, "fill_value": 0, "codecs": [{"name": "bytes", '
+             '"configuration": {"endian": "little"}}]}',
+             "its data_type 'numpy.datetime64' is not supported"),
+            ('zarr.json', '{"zarr_format": 3, "node_type": "array", '
+             '"shape": [4], "data_type": {"name": "null_terminated_bytes", '
+             '"configuration": {"length_bytes": 4}}, "chunk_grid": {"name": '
+             '"regular", "configuration": {"chunk_shape": [2]}}, '
+             '"chunk_key_encoding": {"name": "default"}, "fill_value": "", '
+             '"codecs": [{"name": "bytes"}]}',
+             "its data_type 'null_terminated_bytes' is not supported")]:
+        store = os.path.join(d, 'typed%d.zarr' % len(text))
+        os.mkdir(store)
+        open(os.path.join(store, name), 'w').write(meta)
+        expect_error(['planfilesrc', 'location=' + store, '!', 'planfilesink',
+                      'location=' + out], "Could not read '%s'" % store, text)
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % store)
 
 
 def hostile_metadata_fails():
