@@ -292,44 +292,89 @@ choose_dataset (hid_t file, const gchar * path, GError ** error)
   return NULL;
 }
 
-/* h5py's bool: an enum of int8 with FALSE = 0 and TRUE = 1. */
+/* The value of member @i of the enum @type as a native integer. */
+static gboolean
+enum_member_value (hid_t type, hid_t base, guint i, gint64 * value)
+{
+  guint8 buf[16] = { 0 };
+
+  if (H5Tget_size (base) > 8 || H5Tget_member_value (type, i, buf) < 0
+      || H5Tconvert (base, H5T_NATIVE_INT64, 1, buf, NULL, H5P_DEFAULT) < 0)
+    return FALSE;
+  memcpy (value, buf, sizeof (gint64));
+  return TRUE;
+}
+
+/* h5py's bool: an enum of two members, FALSE = 0 and TRUE = 1, in either
+ * order. h5py writes it over int8, and reads it as bool over any integer
+ * (an enum of int16 or uint8 so named is bool to h5py too). */
 static gboolean
 is_h5py_bool (hid_t type)
 {
   hid_t base = H5Tget_super (type);
-  gboolean ok = base >= 0 && H5Tget_size (base) == 1
+  gboolean ok = base >= 0 && H5Tget_class (base) == H5T_INTEGER
       && H5Tget_nmembers (type) == 2;
-  gchar *n0 = ok ? H5Tget_member_name (type, 0) : NULL;
-  gchar *n1 = ok ? H5Tget_member_name (type, 1) : NULL;
-  gint8 v0 = -1, v1 = -1;
+  guint i, seen = 0;
 
-  ok = ok && n0 && n1 && strcmp (n0, "FALSE") == 0
-      && strcmp (n1, "TRUE") == 0 && H5Tget_member_value (type, 0, &v0) >= 0
-      && H5Tget_member_value (type, 1, &v1) >= 0 && v0 == 0 && v1 == 1;
+  for (i = 0; ok && i < 2; i++) {
+    gchar *name = H5Tget_member_name (type, i);
+    gint64 v = -1;
+
+    ok = name && enum_member_value (type, base, i, &v)
+        && ((strcmp (name, "FALSE") == 0 && v == 0)
+        || (strcmp (name, "TRUE") == 0 && v == 1));
+    seen |= ok ? 1u << v : 0;
+    H5free_memory (name);
+  }
   if (base >= 0)
     H5Tclose (base);
-  H5free_memory (n0);
-  H5free_memory (n1);
-  return ok;
+  H5Eclear2 (H5E_DEFAULT);
+  return ok && seen == 3;
 }
 
-/* h5py's complex numbers: a compound of two floats of one size, "r" at 0
- * and "i" after it. Returns the size of a part, or 0 for another type. */
+/* The memory type a bool dataset is read into: the file's enum in the
+ * machine's order where it is one byte wide, else h5py's own (FALSE = 0,
+ * TRUE = 1 over int8), which libhdf5 converts enums to by their names. */
+static hid_t
+bool_mem_type (hid_t type)
+{
+  hid_t t;
+  gint8 v;
+
+  if (H5Tget_size (type) == 1)
+    return H5Tget_native_type (type, H5T_DIR_ASCEND);
+  t = H5Tenum_create (H5T_NATIVE_INT8);
+  v = 0;
+  if (t >= 0 && H5Tenum_insert (t, "FALSE", &v) >= 0) {
+    v = 1;
+    if (H5Tenum_insert (t, "TRUE", &v) >= 0)
+      return t;
+  }
+  if (t >= 0)
+    H5Tclose (t);
+  return -1;
+}
+
+/* h5py's complex numbers: a compound of two floats of one size, "r" first
+ * and "i" second (h5py writes them packed, r at 0 and i after it, and
+ * reads them as complex at any offsets, padded too). Returns the size of
+ * a part, or 0 for another type. */
 static gsize
 h5py_complex_part_size (hid_t type)
 {
-  gsize size = H5Tget_size (type) / 2;
+  gsize size = 0;
   gchar *n0 = NULL, *n1 = NULL;
-  gboolean ok = (size == 4 || size == 8) && H5Tget_nmembers (type) == 2
+  gboolean ok = H5Tget_nmembers (type) == 2
       && H5Tget_member_class (type, 0) == H5T_FLOAT
-      && H5Tget_member_class (type, 1) == H5T_FLOAT
-      && H5Tget_member_offset (type, 0) == 0
-      && H5Tget_member_offset (type, 1) == size;
+      && H5Tget_member_class (type, 1) == H5T_FLOAT;
   guint i;
 
   for (i = 0; ok && i < 2; i++) {
     hid_t m = H5Tget_member_type (type, i);
-    ok = m >= 0 && H5Tget_size (m) == size;
+    gsize msize = m >= 0 ? H5Tget_size (m) : 0;
+
+    ok = (msize == 4 || msize == 8) && (i == 0 || msize == size);
+    size = msize;
     if (m >= 0)
       H5Tclose (m);
   }
@@ -338,6 +383,7 @@ h5py_complex_part_size (hid_t type)
   ok = ok && n0 && n1 && strcmp (n0, "r") == 0 && strcmp (n1, "i") == 0;
   H5free_memory (n0);
   H5free_memory (n1);
+  H5Eclear2 (H5E_DEFAULT);
   return ok ? size : 0;
 }
 
@@ -438,7 +484,7 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
     *mem_type = _plan_h5_half_type ();
   } else if (c == H5T_ENUM && is_h5py_bool (type)) {
     *dtype = PLAN_DTYPE_BOOL;
-    *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
+    *mem_type = bool_mem_type (type);
   } else if (c == H5T_COMPOUND && h5py_complex_part_size (type)) {
     gboolean c64 = h5py_complex_part_size (type) == 4;
     *dtype = c64 ? PLAN_DTYPE_COMPLEX64 : PLAN_DTYPE_COMPLEX128;

@@ -539,6 +539,55 @@ def unsupported_dtype_and_filter_fail():
             raise Failure('%s: an output was written' % name)
 
 
+def bool_and_complex_as_h5py_reads_them():
+    """h5py reads an enum of FALSE = 0 and TRUE = 1 as bool whatever its
+    integer (it writes int8), and a compound of two floats of one size,
+    'r' then 'i', as complex at any offsets (it writes them packed): such
+    datasets were refused as an enum or a compound. Records that h5py
+    keeps as records ('i' before 'r', parts of two sizes) and other enums
+    are still refused."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    flags = np.array([[0, 1, 1], [1, 0, 0], [1, 1, 0]])
+    z = RNG.standard_normal((5, 2)) + 1j * RNG.standard_normal((5, 2))
+    with h5py.File(path, 'w') as f:
+        for base in ['i1', 'u1', 'i2', '>i2', 'u4', '>i8', 'u8']:
+            f.create_dataset('b' + base.replace('>', 'be'), data=flags.astype(
+                base), dtype=h5py.enum_dtype({'FALSE': 0, 'TRUE': 1},
+                                             basetype=base))
+            f.create_dataset('c' + base.replace('>', 'be'), data=flags.astype(
+                base), dtype=h5py.enum_dtype({'TRUE': 1, 'FALSE': 0},
+                                             basetype=base), chunks=(2, 3),
+                             compression='gzip')
+        for part, off, size in [('<f4', 8, 16), ('>f4', 4, 12),
+                                ('<f8', 16, 32), ('>f8', 8, 24)]:
+            dt = np.dtype({'names': ['r', 'i'], 'formats': [part, part],
+                           'offsets': [0, off], 'itemsize': size})
+            rec = np.zeros(z.shape, dt)
+            rec['r'], rec['i'] = z.real, z.imag
+            f.create_dataset('z%s%d' % (part[0] == '>' and 'be' or '', size),
+                             data=rec)
+        f.create_dataset('ir', data=np.zeros(3, [('i', '<f4'), ('r', '<f4')]))
+        f.create_dataset('mixed', data=np.zeros(3, [('r', '<f4'),
+                                                     ('i', '<f8')]))
+        f.create_dataset('en', shape=(3,), dtype=h5py.enum_dtype(
+            {'FALSE': 0, 'TRUE': 2}, basetype='i2'))
+    with h5py.File(path, 'r') as f:
+        names = [n for n in f if n not in ('ir', 'mixed', 'en')]
+        for name in names:
+            want = f[name][...]
+            if want.dtype.kind not in 'bc':
+                raise Failure('h5py reads %s as %s' % (name, want.dtype))
+            got = read(path, out, 'dataset=/' + name)
+            plantest.assert_same(got, want.astype(want.dtype.newbyteorder(
+                '=')), name)
+    for name, text in [('ir', 'compound'), ('mixed', 'compound'),
+                       ('en', 'enum')]:
+        expect_error(['planfilesrc', 'location=' + path, 'dataset=' + name,
+                      '!', 'planfilesink', 'location=' + out], text,
+                     "'/%s'" % name)
+
+
 SINK_SHAPES = [(), (0,), (1,), (997,), (250, 3), (61, 2, 5), (13, 3, 1, 4)]
 
 
@@ -884,6 +933,8 @@ plantest.run_cases([
     ('a corrupt chunk fails', corrupt_chunk_fails),
     ('a truncated file fails', truncated_file_fails),
     ('unsupported dtypes and filters fail', unsupported_dtype_and_filter_fail),
+    ('bool and complex as h5py reads them',
+     bool_and_complex_as_h5py_reads_them),
     ('the sink writes what h5py reads', sink_writes_what_h5py_reads),
     ('default chunks fit small arrays', default_chunks_fit_small_arrays),
     ('HDF5 to HDF5, default dataset name', h5_to_h5_and_default_name),
