@@ -75,6 +75,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -157,6 +158,27 @@ _plan_shard_writer_set_io_error (GError ** error, const gchar * what,
 
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
       "could not %s '%s': %s", what, path, g_strerror (e));
+  return FALSE;
+}
+
+/* Rank 0: what is at the output's name now is replaced by the file the
+ * ranks write together, renamed over it; a FIFO or a device (/dev/null)
+ * would be replaced by a regular file, where one process writes into it
+ * in place. A Zarr store is a directory. */
+static gboolean
+check_location (const gchar * location, PlanFileFormat format,
+    GError ** error)
+{
+  struct stat st;
+
+  if (stat (location, &st) != 0 || S_ISREG (st.st_mode)
+      || (format == PLAN_FILE_FORMAT_ZARR && S_ISDIR (st.st_mode)))
+    return TRUE;
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not write "
+      "'%s': the ranks of a sharded run write their rows into a new file "
+      "that then takes the output's name, so the output must be a regular "
+      "file or not exist yet, not %s", location, S_ISDIR (st.st_mode) ? "a directory" :
+      S_ISFIFO (st.st_mode) ? "a FIFO" : "a device");
   return FALSE;
 }
 
@@ -452,6 +474,12 @@ plan_shard_writer_new_full (PlanComm * comm, const gchar * owner,
   if (plan_comm_get_rank (comm) == 0) {
     GBytes *name;
 
+    if (!check_location (location, format, error)) {
+      plan_comm_abort (comm, (*error)->message);
+      w->finished = TRUE;
+      plan_shard_writer_free (w);
+      return NULL;
+    }
     if (!(shaped ? create_with_writer (w, file_writer, error) :
             create_file (w, format, info, error))) {
       plan_comm_abort (comm, (*error)->message);

@@ -6,6 +6,7 @@ import glob
 import math
 import os
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -125,6 +126,21 @@ def test_npz_output_per_rank_only():
             parts.append(z['arr_0'])
     plantest.assert_same(np.concatenate(parts), a, '.npz per rank')
 
+
+def test_output_not_a_regular_file():
+    """The ranks' file is renamed over the output: a FIFO (or a device such
+    as /dev/null) there is refused on every rank, and left as it was,
+    where a rename would put a regular file in its place."""
+    d = plantest.tmpdir()
+    fifo = os.path.join(d, 'f.npy')
+    os.mkfifo(fifo)
+    text = mpirun(2, ['planfilesrc', 'location=%s' % M64, 'shard=mpi', '!',
+                      'planfilesink', 'location=%s' % fifo], expect_ok=False)
+    if 'must be a regular file or not exist yet, not a FIFO' not in text:
+        raise Failure('a FIFO as a sharded output: no clear error:\n%s' % text)
+    if not stat.S_ISFIFO(os.stat(fifo).st_mode) or os.listdir(d) != ['f.npy']:
+        raise Failure('a FIFO as a sharded output was replaced or left '
+                      'files: %s' % os.listdir(d))
 
 def test_map_per_rank_files():
     a = np.load(V32)
@@ -719,6 +735,8 @@ def main():
         ('axis=-1 chunk messages give rows of the whole stream',
          test_row_messages_name_global_rows),
         ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
+        ('a FIFO as the output: refused, left in place',
+         test_output_not_a_regular_file),
         ('map -> stencil -> file, sum and max on 1-4 ranks, every boundary mode',
          test_chained_map_stencil_reduce),
         ('more ranks than rows: refused on every rank', test_more_ranks_than_rows),
