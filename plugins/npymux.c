@@ -39,8 +39,9 @@
  * failed run leaves no partial file. npymux is for sinks planfilesink
  * cannot be: pipes, sockets, memory.
  *
- * Seeking is not supported; the position and duration queries are
- * answered in %GST_FORMAT_BYTES (of the .npy stream).
+ * Seeking is not supported. The position and duration queries are
+ * answered in %GST_FORMAT_BYTES (of the .npy stream) by npymux, and passed
+ * upstream in other formats (rows, time).
  *
  * ## Example launch lines
  * |[
@@ -601,8 +602,9 @@ plan_npy_mux_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
   switch (GST_QUERY_TYPE (query)) {
     case GST_QUERY_POSITION:
       gst_query_parse_position (query, &format, NULL);
+      /* Rows and time are upstream's: each row goes out as it comes. */
       if (format != GST_FORMAT_BYTES)
-        return FALSE;
+        return gst_pad_query_default (pad, parent, query);
       GST_OBJECT_LOCK (self);
       value = self->bytes;
       GST_OBJECT_UNLOCK (self);
@@ -613,7 +615,9 @@ plan_npy_mux_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
       GST_OBJECT_LOCK (self);
       value = self->total_bytes;
       GST_OBJECT_UNLOCK (self);
-      if (format != GST_FORMAT_BYTES || value < 0)
+      if (format != GST_FORMAT_BYTES)
+        return gst_pad_query_default (pad, parent, query);
+      if (value < 0)
         return FALSE;
       gst_query_set_duration (query, format, value);
       return TRUE;

@@ -476,6 +476,67 @@ GST_START_TEST (test_mux_refuses_seeks)
 
 GST_END_TEST;
 
+/* What upstream answers in rows and in time, as npyparse with a rate
+ * would: position at row 512 of 2000, 1000 rows a second. */
+static gboolean
+answer_rows_and_time (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstFormat format;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION) {
+    gst_query_parse_position (query, &format, NULL);
+    if (format == GST_FORMAT_DEFAULT || format == GST_FORMAT_TIME) {
+      gst_query_set_position (query, format, format == GST_FORMAT_TIME ?
+          512 * GST_MSECOND : 512);
+      return TRUE;
+    }
+  } else if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION) {
+    gst_query_parse_duration (query, &format, NULL);
+    if (format == GST_FORMAT_DEFAULT || format == GST_FORMAT_TIME) {
+      gst_query_set_duration (query, format, format == GST_FORMAT_TIME ?
+          2 * GST_SECOND : 2000);
+      return TRUE;
+    }
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+/* Position and duration in rows and time are upstream's, as applications
+ * and gst-validate's scenarios (which wait for a position in time) ask
+ * them of the pipeline; bytes are npymux's own. */
+GST_START_TEST (test_mux_passes_position_in_rows_and_time_upstream)
+{
+  Mux m;
+  gint64 value;
+
+  mux_setup (&m, "array/x-raw, dtype=(string)float32, shape=(int)<2000, 3>",
+      FALSE);
+  gst_pad_set_query_function (m.h->srcpad, answer_rows_and_time);
+  fail_unless (gst_pad_peer_query_position (m.h->sinkpad, GST_FORMAT_TIME,
+          &value));
+  fail_unless_equals_uint64 (value, 512 * GST_MSECOND);
+  fail_unless (gst_pad_peer_query_position (m.h->sinkpad,
+          GST_FORMAT_DEFAULT, &value));
+  fail_unless_equals_int64 (value, 512);
+  fail_unless (gst_pad_peer_query_duration (m.h->sinkpad, GST_FORMAT_TIME,
+          &value));
+  fail_unless_equals_uint64 (value, 2 * GST_SECOND);
+  fail_unless (gst_pad_peer_query_duration (m.h->sinkpad,
+          GST_FORMAT_DEFAULT, &value));
+  fail_unless_equals_int64 (value, 2000);
+
+  gst_harness_push (m.h, float_rows (0, 2, 3));
+  fail_unless (gst_pad_peer_query_position (m.h->sinkpad, GST_FORMAT_BYTES,
+          &value));
+  fail_unless_equals_int64 (value, 128 + 2 * 12);
+  fail_unless (gst_pad_peer_query_duration (m.h->sinkpad, GST_FORMAT_BYTES,
+          &value));
+  fail_unless_equals_int64 (value, 128 + 2000 * 12);
+  mux_teardown (&m);
+}
+
+GST_END_TEST;
+
 static Suite *
 npymux_suite (void)
 {
@@ -495,6 +556,7 @@ npymux_suite (void)
   tcase_add_test (tc, test_mux_caps_change_after_header);
   tcase_add_test (tc, test_mux_data_without_caps_says_so);
   tcase_add_test (tc, test_mux_refuses_seeks);
+  tcase_add_test (tc, test_mux_passes_position_in_rows_and_time_upstream);
   return s;
 }
 
