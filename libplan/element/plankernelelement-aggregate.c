@@ -170,6 +170,21 @@ length_mismatch:
   }
 }
 
+/* The row a buffer's offset names. Under a segment in bytes (a stock
+ * source such as filesrc, whose caps a capsfilter gives) the offset is in
+ * bytes, from the segment's start. */
+static guint64
+buffer_row (PlanKernelPad * pad, GstBuffer * buf, gsize row_size)
+{
+  const GstSegment *segment = &GST_AGGREGATOR_PAD (pad)->segment;
+  guint64 offset = GST_BUFFER_OFFSET (buf);
+
+  if (segment->format != GST_FORMAT_BYTES)
+    return offset;
+  offset -= MIN (offset, segment->start);
+  return offset % row_size == 0 ? offset / row_size : G_MAXUINT64;
+}
+
 /* Checks a head buffer: whole rows, and the row offset where we expect it.
  * Returns the number of rows not yet consumed, or 0 after posting an
  * error. */
@@ -182,7 +197,7 @@ check_head (PlanKernelElement * self, PlanKernelPad * pad, GstBuffer * buf)
   if (size % row_size != 0 || size == 0)
     goto not_rows;
   if (pad->consumed == 0 && GST_BUFFER_OFFSET_IS_VALID (buf)
-      && GST_BUFFER_OFFSET (buf) != pad->next_row)
+      && buffer_row (pad, buf, row_size) != pad->next_row)
     goto gap;
   g_atomic_int_set (&pad->flushed, FALSE);
   return size / row_size - pad->consumed;
@@ -204,7 +219,7 @@ gap:
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input %s skipped rows: expected row %" G_GUINT64_FORMAT
             " but got row %" G_GUINT64_FORMAT ".%s", GST_PAD_NAME (pad),
-            pad->next_row, GST_BUFFER_OFFSET (buf),
+            pad->next_row, buffer_row (pad, buf, row_size),
             g_atomic_int_get (&pad->flushed) ? " A flush that no seek made "
             "came before them (flush events sent to the pipeline or to an "
             "element): it dropped the rows on their way, and upstream went "

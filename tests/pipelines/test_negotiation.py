@@ -11,7 +11,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, gst_launch_1_0, run_cases, tmpdir  # noqa: E402
+from plantest import (Failure, assert_same, expect_error, gst_launch_1_0,  # noqa: E402
+                      launch, run_cases, tmpdir)
 
 TIMEOUT = 30
 
@@ -227,6 +228,30 @@ def test_one_row_against_many_says_rows_do_not_broadcast():
         raise Failure('left: %s' % left(d))
 
 
+def test_stock_source_in_bytes():
+    """filesrc numbers its buffers in bytes (its segment is in bytes): the
+    rows a capsfilter makes of them are read as numpy.fromfile reads the
+    file, and a buffer that jumps ahead is still refused as skipped rows."""
+    d = tmpdir()
+    raw = os.path.join(d, 'in.f32')
+    a = np.arange(40000, dtype=np.float32).reshape(-1, 4)
+    a.tofile(raw)
+    caps = 'array/x-raw,dtype=float32,shape=<-1,4>'
+    out = os.path.join(d, 'out.npy')
+    launch('filesrc', 'location=' + raw, 'blocksize=4096', '!', caps, '!',
+           'planmap', 'expr=2*x', '!', 'planfilesink', 'location=' + out)
+    assert_same(np.load(out), 2 * a, 'filesrc ! planmap')
+    launch('filesrc', 'location=' + raw, '!', caps, '!', 'planreduce',
+           'op=sum', 'axis=0', '!', 'planfilesink', 'location=' + out)
+    assert_same(np.load(out), a.sum(axis=0, dtype=np.float64)
+                .astype(np.float32), 'filesrc ! planreduce axis=0', rtol=1e-7)
+    # identity drops the first buffer (the discont one): the next starts
+    # at byte 4096, row 256
+    expect_error(['filesrc', 'location=' + raw, 'blocksize=4096', '!',
+                  'identity', 'drop-buffer-flags=discont', '!', caps, '!',
+                  'planmap', 'expr=2*x', '!', 'fakesink'],
+                 'expected row 0 but got row 256')
+
 CASES = [
     ('caps a source offers and downstream refuses: one error naming both',
      test_source_caps_refused),
@@ -244,6 +269,7 @@ CASES = [
      test_lengths_known_to_differ_fail_at_start),
     ('a one-row input against many rows: the error says rows do not '
      'broadcast', test_one_row_against_many_says_rows_do_not_broadcast),
+    ('a stock source numbering its buffers in bytes', test_stock_source_in_bytes),
 ]
 
 if __name__ == '__main__':
