@@ -37,7 +37,9 @@
  * #PlanFileSink:fsync the data is flushed to disk before it is put in
  * place. A
  * location that exists and is not a regular file (/dev/null, a FIFO) is
- * written directly. A flush (a flushing seek) starts the output over.
+ * written directly, except by a sharded run's ranks writing one file
+ * together, which refuse it. A flush (a flushing seek) starts the output
+ * over.
  *
  * #GstBaseSink:sync is %FALSE by default: arrays have no timestamps to
  * wait for. #GstBaseSink:async is %FALSE by default too: the sink has no

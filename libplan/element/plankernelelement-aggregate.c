@@ -170,19 +170,20 @@ length_mismatch:
   }
 }
 
-/* The row a buffer's offset names. Under a segment in bytes (a stock
- * source such as filesrc, whose caps a capsfilter gives) the offset is in
- * bytes, from the segment's start. */
-static guint64
-buffer_row (PlanKernelPad * pad, GstBuffer * buf, gsize row_size)
+/* Whether a buffer's offset names row @row. Under a segment in bytes (a
+ * stock source such as filesrc, whose caps a capsfilter gives) the offset
+ * is in bytes, from the segment's start, and must fall on a row's start. */
+static gboolean
+buffer_at_row (PlanKernelPad * pad, GstBuffer * buf, gsize row_size,
+    guint64 row)
 {
   const GstSegment *segment = &GST_AGGREGATOR_PAD (pad)->segment;
   guint64 offset = GST_BUFFER_OFFSET (buf);
 
   if (segment->format != GST_FORMAT_BYTES)
-    return offset;
-  offset -= MIN (offset, segment->start);
-  return offset % row_size == 0 ? offset / row_size : G_MAXUINT64;
+    return offset == row;
+  return offset >= segment->start && offset - segment->start == row *
+      row_size;
 }
 
 /* Checks a head buffer: whole rows, and the row offset where we expect it.
@@ -197,7 +198,7 @@ check_head (PlanKernelElement * self, PlanKernelPad * pad, GstBuffer * buf)
   if (size % row_size != 0 || size == 0)
     goto not_rows;
   if (pad->consumed == 0 && GST_BUFFER_OFFSET_IS_VALID (buf)
-      && buffer_row (pad, buf, row_size) != pad->next_row)
+      && !buffer_at_row (pad, buf, row_size, pad->next_row))
     goto gap;
   g_atomic_int_set (&pad->flushed, FALSE);
   return size / row_size - pad->consumed;
@@ -216,15 +217,22 @@ gap:
     /* A flush that no seek made (flush events sent to the pipeline) drops
      * the rows on their way, and the source goes on after them under the
      * segment it had. */
+    const GstSegment *segment = &GST_AGGREGATOR_PAD (pad)->segment;
+    gchar *got = segment->format != GST_FORMAT_BYTES ?
+        g_strdup_printf ("row %" G_GUINT64_FORMAT, GST_BUFFER_OFFSET (buf)) :
+        g_strdup_printf ("byte %" G_GUINT64_FORMAT " of its segment "
+        "(rows of %" G_GSIZE_FORMAT " bytes)", GST_BUFFER_OFFSET (buf) -
+        MIN (GST_BUFFER_OFFSET (buf), segment->start), row_size);
+
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input %s skipped rows: expected row %" G_GUINT64_FORMAT
-            " but got row %" G_GUINT64_FORMAT ".%s", GST_PAD_NAME (pad),
-            pad->next_row, buffer_row (pad, buf, row_size),
+            " but got %s.%s", GST_PAD_NAME (pad), pad->next_row, got,
             g_atomic_int_get (&pad->flushed) ? " A flush that no seek made "
             "came before them (flush events sent to the pipeline or to an "
             "element): it dropped the rows on their way, and upstream went "
             "on after them. To start again from a row, make a flushing "
             "seek there instead." : ""), (NULL));
+    g_free (got);
     return 0;
   }
 }

@@ -1784,10 +1784,10 @@ plan_file_reader_pop (PlanFileReader * reader, GstBuffer ** buffer,
       g_cond_broadcast (&reader->cond);
       ret = GST_FLOW_OK;
     } else if (reader->error) {
-      /* A read that failed because the file changed under it (an HDF5
-       * file cut short fails in libhdf5, as a B-tree or a chunk that does
-       * not decode) says that the file changed, rather than that it is
-       * corrupt. */
+      /* A read that failed on a file that changed under it, in any
+       * format, says that the file changed rather than what the read ran
+       * into (an HDF5 file cut short fails in libhdf5, as a B-tree or a
+       * chunk that does not decode): the change explains it. */
       if (check_unchanged (reader, error))
         g_propagate_error (error, g_error_copy (reader->error));
       ret = GST_FLOW_ERROR;

@@ -166,7 +166,8 @@ typedef struct
  * NetCDF-4 dimensions that have no variable of their name (HDF5 dimension
  * scales, in the NAME attribute): they hold no data and are no variable
  * of the file, as netCDF4.Dataset(f).variables lists them. */
-#define NETCDF_DIMENSION_ONLY "This is a netCDF dimension but not a netCDF variable"
+#define NETCDF_DIMENSION_ONLY \
+    "This is a netCDF dimension but not a netCDF variable"
 
 /* Whether the dataset @obj is such a dimension. */
 static gboolean

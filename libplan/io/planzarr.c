@@ -245,7 +245,8 @@ show_dtype (JsonObject * o, const gchar * key)
   }
   text = json_to_string (n, FALSE);
   if (strlen (text) > 200)
-    strcpy (text + 197, "...");
+    /* cut at a character's start: the metadata is UTF-8 */
+    strcpy (g_utf8_find_prev_char (text, text + 198), "...");
   shown = g_strdup_printf ("%s%s", text, JSON_NODE_HOLDS_ARRAY (n) ?
       " (a structured dtype, whose elements are records)" : "");
   g_free (text);

@@ -164,21 +164,25 @@ _plan_shard_writer_set_io_error (GError ** error, const gchar * what,
 /* Rank 0: what is at the output's name now is replaced by the file the
  * ranks write together, renamed over it; a FIFO or a device (/dev/null)
  * would be replaced by a regular file, where one process writes into it
- * in place. A Zarr store is a directory. */
+ * in place. A symbolic link is replaced by the file, as a sink of one
+ * process replaces it. A Zarr store is a directory. */
 static gboolean
 check_location (const gchar * location, PlanFileFormat format,
     GError ** error)
 {
   struct stat st;
+  const gchar *what;
 
-  if (stat (location, &st) != 0 || S_ISREG (st.st_mode)
+  if (lstat (location, &st) != 0 || S_ISREG (st.st_mode)
+      || S_ISLNK (st.st_mode)
       || (format == PLAN_FILE_FORMAT_ZARR && S_ISDIR (st.st_mode)))
     return TRUE;
+  what = S_ISDIR (st.st_mode) ? "a directory" : S_ISFIFO (st.st_mode) ?
+      "a FIFO" : S_ISSOCK (st.st_mode) ? "a socket" : "a device";
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not write "
       "'%s': the ranks of a sharded run write their rows into a new file "
       "that then takes the output's name, so the output must be a regular "
-      "file or not exist yet, not %s", location, S_ISDIR (st.st_mode) ? "a directory" :
-      S_ISFIFO (st.st_mode) ? "a FIFO" : "a device");
+      "file or not exist yet, not %s", location, what);
   return FALSE;
 }
 

@@ -46,13 +46,10 @@ G_BEGIN_DECLS
  * by columns. Rows of up to COLUMN_SEGMENT_MAX columns are too, where a
  * chunk ends at least COLUMN_SEGMENTS_MIN blocks; other chunks, and wider
  * rows, by ranges of columns. A thread reading a range of columns reads a
- * piece of every row, a quarter to a half of each row's pages: 1 GiB in
- * rows of 4,096 float32 in chunks of 8 or 16 MiB (planreduce's) took 0.12
- * s on two threads by columns against 0.09 to 0.10 s by blocks; by blocks
- * it took 0.14 s against 0.12 s in chunks of 2 MiB (two blocks, one of
- * which continues the open block on the calling thread) and was level in
- * chunks of 4 MiB; from 65,536 columns the blocks' arrays outgrow the
- * caches and the columns are faster. */
+ * piece of every row, a quarter to a half of each row's pages, and loses
+ * to blocks there; blocks lose where a chunk has few of them (one
+ * continues the open block on the calling thread) and where their arrays
+ * outgrow the caches (docs/performance.md has the measurements). */
 #define COLUMN_SEGMENT_MAX 8192
 #define COLUMN_SEGMENTS_MIN 8
 /* Rows of a column block with PLAN_REDUCE_AXIS_ROWS: COLUMN_BLOCK elements

@@ -5,6 +5,7 @@ middle must fail the job on every rank, with no output left."""
 import glob
 import math
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -142,6 +143,7 @@ def test_output_not_a_regular_file():
         raise Failure('a FIFO as a sharded output was replaced or left '
                       'files: %s' % os.listdir(d))
 
+
 def test_map_per_rank_files():
     a = np.load(V32)
     n = 3
@@ -220,7 +222,6 @@ def test_row_messages_name_global_rows():
     their first-row is the row of the whole stream, so that the values of
     every rank's messages together are numpy's, each at its row (every
     rank said first-row=0 for its first chunk)."""
-    import re
     src = os.path.join(D, 'rows103.npy')
     a = np.random.default_rng(9).standard_normal((103, 4))
     np.save(src, a)

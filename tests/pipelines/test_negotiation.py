@@ -246,11 +246,11 @@ def test_stock_source_in_bytes():
     assert_same(np.load(out), a.sum(axis=0, dtype=np.float64)
                 .astype(np.float32), 'filesrc ! planreduce axis=0', rtol=1e-7)
     # identity drops the first buffer (the discont one): the next starts
-    # at byte 4096, row 256
+    # at byte 4096
     expect_error(['filesrc', 'location=' + raw, 'blocksize=4096', '!',
                   'identity', 'drop-buffer-flags=discont', '!', caps, '!',
                   'planmap', 'expr=2*x', '!', 'fakesink'],
-                 'expected row 0 but got row 256')
+                 'expected row 0 but got byte 4096 of its segment')
 
 CASES = [
     ('caps a source offers and downstream refuses: one error naming both',

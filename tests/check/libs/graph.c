@@ -318,11 +318,11 @@ GST_START_TEST (test_graph_stencil_and_reduce_checked)
    * yet: refused only at dispatch, where the dtype is a float. The error
    * of a combiner no dtype takes is float64's. */
   fail_unless (plan_graph_add_reduce_custom (g, "or", "x | y", "false",
-          PLAN_REDUCE_AXIS_ALL, a, &error) != NULL);
-  g_assert_no_error (error);
+          PLAN_REDUCE_AXIS_ALL, a, &error) != NULL, "%s",
+      error ? error->message : "no error");
   fail_unless (plan_graph_add_reduce_custom (g, "and", "x & y", "true",
-          PLAN_REDUCE_AXIS_ALL, a, &error) != NULL);
-  g_assert_no_error (error);
+          PLAN_REDUCE_AXIS_ALL, a, &error) != NULL, "%s",
+      error ? error->message : "no error");
   fail_unless (plan_graph_add_reduce_custom (g, "r", "sin(x) | y", "0",
           PLAN_REDUCE_AXIS_ALL, a, &error) == NULL);
   assert_error_contains (error, "the left operand 'sin(x)' is float64");
