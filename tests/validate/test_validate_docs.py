@@ -96,6 +96,8 @@ def launch_words(command):
         stdin, words = words[1], words[3:]
     if words[:3] == ['meson', 'devenv', '-C']:
         words = words[4:]
+        while words[:1] == ['--workdir']:
+            words = words[2:]
     while words and re.match(r'^[A-Z_][A-Z0-9_]*=', words[0]):
         k, v = words.pop(0).split('=', 1)
         env[k] = v
@@ -121,7 +123,9 @@ def doc_pipelines():
             commands = code_commands(f.read())
         n = 0
         for c in commands:
-            if not re.search(r'(^|[\s|$])(gst-launch-1\.0|plan-launch) ', c):
+            # a shell comment may name them too (# plan-launch ...)
+            if not re.search(r'(^|[\s|$])(gst-launch-1\.0|plan-launch) ',
+                             re.sub(r'(^|\s)#.*', '', c)):
                 continue
             n += 1
             found.append(('%s #%d' % (os.path.basename(page), n), c))
