@@ -27,6 +27,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -1477,6 +1478,12 @@ main (int argc, char **argv)
    * rather than SIGXFSZ killing the process on whatever thread wrote (an
    * HDF5 file's last chunks are written as it closes). */
   signal (SIGXFSZ, SIG_IGN);
+  /* GLib converts what it prints to the locale's charset, and without
+   * this the charset is ASCII: every non-ASCII character of a message (a
+   * file name, a window's cell) would print as '?'. Numbers keep their
+   * decimal point: the results are read back by programs. */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   g_set_print_handler (print_to_stdout);
   asked = wants_help (argc, argv);
   if (asked && g_str_equal (asked, "version")) {

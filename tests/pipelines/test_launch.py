@@ -631,6 +631,24 @@ def test_results_that_cannot_be_written_are_an_error():
         raise Failure('--help to /dev/full: exit %d' % p.returncode)
 
 
+def test_non_ascii_messages_in_a_utf8_locale():
+    # Without setlocale() GLib printed every non-ASCII character of a
+    # message as '?' (a window cell, a file name), where gst-launch-1.0
+    # prints it.
+    d, path, a = array_file((10,))
+    env = dict(os.environ, LC_ALL='C.UTF-8')
+    _, err = run(['planfilesrc', 'location=' + path, '!', 'planstencil',
+                  'window=\u00e9 b c', 'expr=b', '!', 'fakesink'], expect=1,
+                 env=env)
+    if "'\u00e9' (row 1, cell 1) is not a name" not in err:
+        raise Failure(err)
+    # Numbers keep their decimal point whatever the locale.
+    out, _ = run(['planfilesrc', 'location=' + path, '!', 'planreduce',
+                  'name=r', 'op=sum', '!', 'fakesink'], env=env)
+    if not re.search(r'^r: sum = -?\d+\.\d+ \(float32', out, re.M):
+        raise Failure(out)
+
+
 plantest.run_cases([(f.__name__, f) for f in (
     test_help_is_a_manual,
     test_version,
@@ -655,4 +673,5 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_timeout_ends_a_kernel_that_never_returns,
     test_sigterm_ends_a_kernel_that_never_returns,
     test_results_that_cannot_be_written_are_an_error,
+    test_non_ascii_messages_in_a_utf8_locale,
 )])
