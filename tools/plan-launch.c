@@ -1416,8 +1416,8 @@ enable_stats_tracer (void)
   g_free (value);
 }
 
-/* The first of --help (-h, -?) and --version among the options before
- * the pipeline: "help", "version", or NULL. */
+/* The first of --help (-h, -?), --help-gst and --version among the
+ * options before the pipeline: "help", "help-gst", "version", or NULL. */
 static const gchar *
 wants_help (gint argc, gchar ** argv)
 {
@@ -1429,12 +1429,30 @@ wants_help (gint argc, gchar ** argv)
     if (g_str_equal (argv[i], "-h") || g_str_equal (argv[i], "--help")
         || g_str_equal (argv[i], "-?"))
       return "help";
+    if (g_str_equal (argv[i], "--help-gst"))
+      return "help-gst";
     if (g_str_equal (argv[i], "--version"))
       return "version";
     if (argv[i][0] != '-')
       return NULL;
   }
   return NULL;
+}
+
+/* GStreamer's own options (--gst-debug=...), which gst_init takes from
+ * the command line; its option group prints them. */
+static void
+print_gst_help (void)
+{
+  GOptionContext *ctx = g_option_context_new (NULL);
+  GOptionGroup *group = gst_init_get_option_group ();
+  gchar *text;
+
+  g_option_context_add_group (ctx, group);
+  text = g_option_context_get_help (ctx, FALSE, group);
+  g_print ("%s", text);
+  g_free (text);
+  g_option_context_free (ctx);
 }
 
 static void
@@ -1490,6 +1508,10 @@ main (int argc, char **argv)
     print_version ();
     return stdout_errno ? EXIT_ERROR : EXIT_OK;
   }
+  if (asked && g_str_equal (asked, "help-gst")) {
+    print_gst_help ();
+    return stdout_errno ? EXIT_ERROR : EXIT_OK;
+  }
   if (asked) {
     g_print ("%s", help_text);
     return stdout_errno ? EXIT_ERROR : EXIT_OK;
@@ -1518,6 +1540,10 @@ main (int argc, char **argv)
   }
   if (argc >= 2 && g_str_equal (argv[1], "--version")) {
     print_version ();
+    return stdout_errno ? EXIT_ERROR : EXIT_OK;
+  }
+  if (argc >= 2 && g_str_equal (argv[1], "--help-gst")) {
+    print_gst_help ();
     return stdout_errno ? EXIT_ERROR : EXIT_OK;
   }
   /* The tracer is created by gst_init, from GST_TRACERS. */

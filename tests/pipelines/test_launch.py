@@ -631,6 +631,14 @@ def test_results_that_cannot_be_written_are_an_error():
         raise Failure('--help to /dev/full: exit %d' % p.returncode)
 
 
+def test_help_gst_lists_gstreamer_options():
+    # --help names --help-gst for GStreamer's own options; it was refused
+    # as an unknown option.
+    out, err = run(['--help-gst'])
+    if '--gst-debug' not in out or '--gst-plugin-path' not in out:
+        raise Failure('--help-gst:\n%s\n%s' % (out, err))
+
+
 def test_non_ascii_messages_in_a_utf8_locale():
     # Without setlocale() GLib printed every non-ASCII character of a
     # message as '?' (a window cell, a file name), where gst-launch-1.0
@@ -673,5 +681,6 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_timeout_ends_a_kernel_that_never_returns,
     test_sigterm_ends_a_kernel_that_never_returns,
     test_results_that_cannot_be_written_are_an_error,
+    test_help_gst_lists_gstreamer_options,
     test_non_ascii_messages_in_a_utf8_locale,
 )])
