@@ -120,8 +120,9 @@ static const gchar help_text[] =
     "        planreduce over a cut stream reports an error, npymux ! filesink\n"
     "        writes the rows that came.\n"
     "    -t, --timeout=SECONDS\n"
-    "        Give up after SECONDS (0, the default: never). The pipeline is\n"
-    "        then stopped as for SIGINT (see SIGNALS).\n"
+    "        Give up after SECONDS, a number 0 or more (0, the default, or\n"
+    "        inf: never). The pipeline is then stopped as for SIGINT (see\n"
+    "        SIGNALS).\n"
     "    -h, --help\n"
     "        This manual. --help-gst lists GStreamer's own options.\n"
     "    --version\n"
@@ -1309,8 +1310,13 @@ run_pipeline (Run * run, gdouble * seconds)
   redraw_id = g_timeout_add (200, redraw, run);
   sigint_id = g_unix_signal_add (SIGINT, on_sigint, run);
   sigterm_id = g_unix_signal_add (SIGTERM, on_sigterm, run);
-  if (timeout_s > 0)
+  /* Milliseconds fit a guint up to 49 days; whole seconds beyond that,
+   * and inf (or more than a guint of seconds) is no timeout at all. */
+  if (timeout_s > 0 && timeout_s * 1000 < G_MAXUINT)
     run->timeout_id = g_timeout_add ((guint) (timeout_s * 1000), on_timeout,
+        run);
+  else if (timeout_s > 0 && timeout_s < G_MAXUINT)
+    run->timeout_id = g_timeout_add_seconds ((guint) timeout_s, on_timeout,
         run);
 
   start = g_get_monotonic_time ();
@@ -1575,6 +1581,11 @@ main (int argc, char **argv)
       && !g_str_has_suffix (graph_path, ".dot")) {
     g_printerr ("plan-launch: --graph=%s: the file name must end in .svg, "
         ".png or .dot\n", graph_path);
+    return EXIT_USAGE;
+  }
+  if (isnan (timeout_s) || timeout_s < 0) {
+    g_printerr ("plan-launch: --timeout=%g: give a number of seconds, 0 or "
+        "more (0 or inf: never)\n", timeout_s);
     return EXIT_USAGE;
   }
   if (target && !g_str_equal (target, "cpu") && !g_str_equal (target, "cuda")

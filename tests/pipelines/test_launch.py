@@ -639,6 +639,20 @@ def test_help_gst_lists_gstreamer_options():
         raise Failure('--help-gst:\n%s\n%s' % (out, err))
 
 
+def test_timeout_values():
+    # -t inf ran into the timeout at once (its milliseconds overflowed a
+    # guint), and a negative or NaN timeout was taken as none.
+    d, path, a = array_file((100, 3))
+    words = ['planfilesrc', 'location=' + path, '!', 'planreduce', 'op=sum',
+             '!', 'fakesink']
+    for value in ('inf', '1e10', '0'):
+        run(['-q', '-t', value] + words)
+    for value in ('-1', 'nan', '-inf'):
+        _, err = run(['-t', value] + words, expect=2)
+        if '--timeout=%s' % value not in err or 'seconds' not in err:
+            raise Failure('-t %s: %s' % (value, err))
+
+
 def test_non_ascii_messages_in_a_utf8_locale():
     # Without setlocale() GLib printed every non-ASCII character of a
     # message as '?' (a window cell, a file name), where gst-launch-1.0
@@ -682,5 +696,6 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_sigterm_ends_a_kernel_that_never_returns,
     test_results_that_cannot_be_written_are_an_error,
     test_help_gst_lists_gstreamer_options,
+    test_timeout_values,
     test_non_ascii_messages_in_a_utf8_locale,
 )])
