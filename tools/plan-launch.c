@@ -75,8 +75,10 @@ static const gchar help_text[] =
     "    line starting with # is a comment and ${NAME} is replaced by the\n"
     "    VALUE of a NAME=VALUE argument, else by the environment variable\n"
     "    NAME; ${NAME:-TEXT} gives TEXT when neither is set. A NAME without\n"
-    "    a value is an error naming the file, the line and the name, and the\n"
-    "    file's leading comment is printed as its usage. Values go in as they\n"
+    "    a value is an error naming the file, the line and the name, and so\n"
+    "    is a NAME=VALUE argument for a NAME the file does not use; the\n"
+    "    file's leading comment is then printed as its usage. Of a NAME given\n"
+    "    twice, the last VALUE counts. Values go in as they\n"
     "    are, so a file quotes them where they may hold spaces:\n"
     "    location=\"${in}\". A FILE.plan that is not a path to a file is\n"
     "    looked for in $PLAN_PIPELINES_DIR and then in the installed\n"
@@ -199,16 +201,51 @@ typedef struct
 
 /* ---- .plan files ---------------------------------------------------- */
 
-/* The value of ${NAME}: a NAME=VALUE argument, else the environment. */
+/* The value of ${NAME}: a NAME=VALUE argument (the last one, as a later
+ * setting overrides an earlier one in make and the shell), else the
+ * environment. */
 static const gchar *
 lookup_variable (const gchar * name, gchar ** vars)
 {
   gsize len = strlen (name);
+  const gchar *value = NULL;
 
   for (; vars && *vars; vars++)
     if (strncmp (*vars, name, len) == 0 && (*vars)[len] == '=')
-      return *vars + len + 1;
-  return g_getenv (name);
+      value = *vars + len + 1;
+  return value ? value : g_getenv (name);
+}
+
+/* Every NAME=VALUE argument names a variable of the file: a misspelt
+ * one (boundry=reflect) would otherwise be dropped without a word and the
+ * default run. @names are the file's, in order of first use. */
+static gboolean
+check_variables_used (const gchar * path, gchar ** vars, GPtrArray * names,
+    GError ** error)
+{
+  for (; vars && *vars; vars++) {
+    gchar *name = g_strndup (*vars, strchr (*vars, '=') - *vars);
+    gboolean found = FALSE;
+    guint i;
+
+    for (i = 0; i < names->len && !found; i++)
+      found = g_str_equal (name, g_ptr_array_index (names, i));
+    if (!found) {
+      GString *list = g_string_new (NULL);
+
+      for (i = 0; i < names->len; i++)
+        g_string_append_printf (list, "%s%s", i ? ", " : "",
+            (gchar *) g_ptr_array_index (names, i));
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+          "%s has no variable '%s': %s%s", path, name, names->len ?
+          "its variables are " : "it has no ${NAME}", list->str);
+      g_string_free (list, TRUE);
+      g_free (name);
+      return FALSE;
+    }
+    g_free (name);
+  }
+  return TRUE;
 }
 
 static void
@@ -229,6 +266,7 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
 {
   gchar *text = NULL, **lines, **l;
   const gchar *bad;
+  GPtrArray *names;
   GString *out;
   guint line_no = 0;
   gsize size;
@@ -251,6 +289,7 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
     return NULL;
   }
   out = g_string_new (NULL);
+  names = g_ptr_array_new_with_free_func (g_free);
   lines = g_strsplit (text, "\n", -1);
   for (l = lines; *l; l++) {
     const gchar *p = *l, *start;
@@ -290,6 +329,9 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
               "and _)", path, line_no, ref);
           ok = FALSE;
         } else {
+          if (!g_ptr_array_find_with_equal_func (names, name, g_str_equal,
+                  NULL))
+            g_ptr_array_add (names, g_strdup (name));
           value = lookup_variable (name, vars);
           if (value == NULL)
             value = dflt;
@@ -311,12 +353,16 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
     }
     g_string_append_c (out, '\n');
   }
+  if (!check_variables_used (path, vars, names, error))
+    goto failed;
+  g_ptr_array_unref (names);
   g_strfreev (lines);
   g_free (text);
   return g_string_free (out, FALSE);
 
 failed:
   print_usage_comment (path, text);
+  g_ptr_array_unref (names);
   g_strfreev (lines);
   g_free (text);
   g_string_free (out, TRUE);

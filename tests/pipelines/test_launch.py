@@ -653,6 +653,24 @@ def test_timeout_values():
             raise Failure('-t %s: %s' % (value, err))
 
 
+def test_plan_variables_unknown_and_repeated():
+    # A misspelt variable (boundry=reflect) was ignored without a word and
+    # the default ran; of a variable given twice the first won.
+    d, path, a = array_file((10, 3))
+    plan = os.path.join(PIPELINES, 'map.plan')
+    _, err = run([plan, 'in=' + path, 'out=' + d + '/o.npy', 'exprr=x'],
+                 expect=2)
+    if "map.plan has no variable 'exprr'" not in err \
+            or 'its variables are in, expr, out' not in err:
+        raise Failure(err)
+    if os.path.exists(d + '/o.npy'):
+        raise Failure('the plan ran')
+    run(['-q', plan, 'in=' + path, 'out=' + d + '/o.npy', 'expr=x',
+         'expr=3*x'])
+    plantest.assert_same(np.load(d + '/o.npy'), a * np.float32(3),
+                         'the last expr=')
+
+
 def test_non_ascii_messages_in_a_utf8_locale():
     # Without setlocale() GLib printed every non-ASCII character of a
     # message as '?' (a window cell, a file name), where gst-launch-1.0
@@ -697,5 +715,6 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_results_that_cannot_be_written_are_an_error,
     test_help_gst_lists_gstreamer_options,
     test_timeout_values,
+    test_plan_variables_unknown_and_repeated,
     test_non_ascii_messages_in_a_utf8_locale,
 )])
