@@ -870,8 +870,9 @@ class Plan:
                 name=None, iterations=1):
         """A stencil over args[0]: window names the cells of the
         neighbourhood ('x y _': the row before, the row itself; '_' cells
-        are not read), func combines them; its arguments are the window's
-        names in order (or take the window's names). With iterations=N
+        are not read), func combines them; its arguments are the cells
+        they are named after (any others take their defaults), or where
+        none is named after a cell, the cells in order. With iterations=N
         the window is applied N times, each time to the result of the
         time before (the same as N stencils in a row).
 
@@ -919,30 +920,31 @@ class Plan:
             params, defaults = ([], {}) if library else \
                 parameters(func, "stencil")
             required = [p for p in params if p not in defaults]
-            others = [p for p in required if p not in cells]
             if library:
                 # np.add over "x y": the function of the cells in order
                 names = None
-            elif set(params) <= set(cells):
-                names = {p: p for p in params}
-            elif others and any(p in cells for p in params):
-                # Taken in order, a cell's name would read another cell.
-                raise TypeError(
-                    "stencil: the function's argument%s %s %s not %s of "
-                    "the window%s, whose cells are %s: name every argument "
-                    "after a cell, or none (then they are the cells in "
-                    "order)" % ("s" if len(others) > 1 else "",
-                                ", ".join(repr(p) for p in others),
-                                "are" if len(others) > 1 else "is",
-                                "cells" if len(others) > 1 else "a cell",
-                                "s" if len(windows) > 1 else "",
-                                ", ".join(cells)))
-            elif len(params) == len(cells):
-                names = dict(zip(params, cells))
-            elif set(required) <= set(cells):
-                # the others take their defaults
+            elif not params or any(p in cells for p in params):
+                # Named after a cell, an argument reads that cell; taken
+                # in order, it would read another. Every argument is then
+                # taken by name, and those that are not cells take their
+                # defaults.
+                others = [p for p in required if p not in cells]
+                if others:
+                    raise TypeError(
+                        "stencil: the function's argument%s %s %s not %s "
+                        "of the window%s, whose cells are %s: name every "
+                        "argument after a cell (or give it a default), or "
+                        "none (then they are the cells in order)" % (
+                            "s" if len(others) > 1 else "",
+                            ", ".join(repr(p) for p in others),
+                            "are" if len(others) > 1 else "is",
+                            "cells" if len(others) > 1 else "a cell",
+                            "s" if len(windows) > 1 else "",
+                            ", ".join(cells)))
                 names = {p: p for p in params if p in cells}
-            elif len(required) <= len(cells) < len(params):
+            elif len(required) <= len(cells) <= len(params):
+                # the cells in order; arguments past them take their
+                # defaults
                 names = dict(zip(params, cells))
             else:
                 raise TypeError("stencil: the function's arguments %s are "

@@ -307,9 +307,19 @@ def stencil_arguments_partly_cells_are_refused():
         return plan.realize(target="cpu").dispatch(a=X).result("st")
     close(run("x y _", lambda y, x: y - x), X - prev)     # the cells' names
     close(run("x y _", lambda a, b: a - b), prev - X)     # the cells in order
+    # Once one argument is a cell's name, all are taken by name, and one
+    # that is not a cell takes its default (lambda y, k=2 read cell x as
+    # y and cell y as k; lambda b, a, k=2 read cell a as b, b as a).
+    nxt = np.concatenate([X[1:], X[-1:]])
+    close(run("x y _", lambda y, k=2: y * k), X * 2)
+    close(run("a b c", lambda b, a, k=2: b - a + k), X - prev + 2)
+    close(run("a b c", lambda c, k=2, a=3: c - a * k), nxt - prev * 2)
     expect(TypeError, lambda: run("x y _", lambda y, z: y - z),
            "the function's argument 'z' is not a cell of the window, whose "
-           "cells are x, y: name every argument after a cell, or none")
+           "cells are x, y: name every argument after a cell (or give it a "
+           "default), or none")
+    expect(TypeError, lambda: run("a b c", lambda b, z, k=2: b - z),
+           "argument 'z' is not a cell")
     expect(TypeError, lambda: run("_ n _; w c e; _ s _", lambda c, e, f, g: c),
            "arguments 'f', 'g' are not cells of the window, whose cells are "
            "n, w, c, e, s")
