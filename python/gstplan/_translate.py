@@ -290,9 +290,12 @@ def _same_code(node, code):
 
 
 class _Writer:
-    def __init__(self, func, names, line_offset):
+    def __init__(self, func, names, line_offset, defaults=None):
         self.func = func
         self.names = names
+        # the arguments that take their default: numbers the function
+        # closes over, which shadow its module's names
+        self.defaults = defaults or {}
         self.line_offset = line_offset
         code = func.__code__
         self.closure = {}
@@ -310,6 +313,8 @@ class _Writer:
         raise TranslationError("%s:%d: %s" % (self.filename, line, what))
 
     def lookup(self, name):
+        if name in self.defaults:
+            return True, self.defaults[name]
         if name in self.closure:
             return True, self.closure[name]
         if name in self.globals:
@@ -722,7 +727,8 @@ def translate(func, names=None):
     names maps the function's argument names to the names the expression
     uses for them (by default each argument keeps its name); an argument
     not in names stands for its default value, read now, as a number the
-    function closes over (lambda x, k=k: x * k)."""
+    function closes over (lambda x, k=k: x * k), folded as one (round(k)
+    of k=2.7 is the weak int 3)."""
     if isinstance(func, str):
         return func
     if not callable(func) or not hasattr(func, "__code__"):
@@ -742,19 +748,16 @@ def translate(func, names=None):
                 "translated" % _where(func))
         body = stmts[0].value
     names = {a: a for a in params} if names is None else dict(names)
-    writer = _Writer(func, names, offset)
-    for p in params:
-        if p in names:
-            continue
+    taken = {p: defaults.get(p) for p in params if p not in names}
+    writer = _Writer(func, names, offset, taken)
+    for p, value in taken.items():
         if p not in defaults:
             raise TranslationError("%s: the argument '%s' is bound to no "
                                    "input" % (_where(func), p))
-        value = defaults[p]
         if not (isinstance(value, numbers.Number) or
                 is_numpy_scalar(value)):
             writer.fail(node, "the argument '%s' takes its default, %s, "
                         "which is not a number" % (p, _short(value)))
-        names[p] = writer.constant(node, value)
     text = writer.expr(body)
     if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]

@@ -512,6 +512,26 @@ def round_and_floor_of_numbers_are_python_ints():
 
 
 @test
+def lambda_defaults_fold_as_closed_over_numbers():
+    """An argument that takes its default is a number the lambda closes
+    over, folded as one: x + round(k) with k=2.7 is x + 3, int8 for int8
+    x (it was x + round(2.7), a weak float, and so float64), and x if c >
+    1 else x * 0.5 with c=2 is x (it was a conditional, float64)."""
+    X = np.array([1.5, -2.25, 3.0, np.inf], np.float32)
+    I = np.array([1, -2, 3, 100], np.int8)
+    for fn in (lambda x, k=2.7: x + round(k),
+               lambda x, k=2.7: x - math.floor(k),
+               lambda x, c=2: x if c > 1 else x * 0.5,
+               lambda x, k=2.5: x * float(k) if k else x):
+        for arr in (X, I):
+            same_as_numpy(fn, arr)
+    plan = Plan(); a = plan.source()
+    expect(TranslationError,
+           lambda: plan.map(lambda x, k=float("inf"): x + round(k), args=(a,)),
+           "round(inf): cannot convert float infinity to integer")
+
+
+@test
 def math_pow_and_fmod_compute_in_float64():
     """math.pow and math.fmod give float64, as Python's math does for any
     operands: np.float64(math.pow(a, b)) for each element, np.power and
