@@ -366,8 +366,11 @@ class _Writer:
         return method(node)
 
     def number(self, node):
-        """The Python number node stands for (a literal, a signed literal
-        or a name holding a number), or None."""
+        """The Python number node stands for (a literal, a signed literal,
+        a name holding a number or a call folded_call computes, such as
+        float('inf')), or None."""
+        if isinstance(node, ast.Call):
+            return self.folded_call(node)
         if isinstance(node, ast.Constant) and isinstance(
                 node.value, (int, float, complex)):
             return node.value
@@ -446,8 +449,9 @@ class _Writer:
 
     def folded_call(self, node):
         """The value of a call of one of _FOLDED on numbers only, as Python
-        computes it (round(k) of k = 2.7 is the int 3), or None for any
-        other call."""
+        computes it (round(k) of k = 2.7 is the int 3), of a cast float,
+        int or bool of a number (a literal or a name holding one) and of
+        float of a string (float('inf')), or None for any other call."""
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value,
                                                           ast.Name):
@@ -458,9 +462,20 @@ class _Writer:
             func = self.lookup(func.id)[1]
         else:
             return None
-        if node.keywords or not any(func is f for f in _FOLDED):
+        if node.keywords:
             return None
-        args = [self.value(a) for a in node.args]
+        if any(func is f for f in (float, int, bool)) and \
+                len(node.args) == 1:
+            arg = node.args[0]
+            # float('inf'), float('nan'): Python's spellings of the float
+            # constants, read as Python reads them
+            args = [arg.value if func is float and isinstance(
+                arg, ast.Constant) and isinstance(arg.value, str)
+                else self.number(arg)]
+        elif any(func is f for f in _FOLDED):
+            args = [self.value(a) for a in node.args]
+        else:
+            return None
         if any(a is None for a in args):
             return None
         try:
@@ -576,21 +591,6 @@ class _Writer:
                 name = value.__name__   # from math import sin
                 module = value.__module__
             elif name in _BUILTIN_CASTS:
-                number = self.number(node.args[0]) if len(node.args) == 1 \
-                    and value in (float, int, bool) else None
-                if value is float and len(node.args) == 1 and isinstance(
-                        node.args[0], ast.Constant) and isinstance(
-                        node.args[0].value, str):
-                    # float('inf'), float('nan'): Python's spellings of
-                    # the float constants, read as Python reads them
-                    number = node.args[0].value
-                if number is not None:
-                    # float(2) is a Python float: a weak literal, as numpy
-                    # takes it, not a float64 constant
-                    try:
-                        return self.constant(node, value(number))
-                    except (TypeError, ValueError, OverflowError) as e:
-                        self.fail(node, "%s(%r): %s" % (name, number, e))
                 name = _BUILTIN_CASTS[name]
         else:
             self.fail(node, "only functions of math, numpy and the built-ins "

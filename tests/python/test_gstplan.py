@@ -532,6 +532,22 @@ def lambda_defaults_fold_as_closed_over_numbers():
 
 
 @test
+def float_of_a_string_is_folded_as_a_number():
+    """float('inf') is Python's float in a call folded as Python computes
+    it: math.floor(float('inf')) raises OverflowError in Python, and is a
+    TranslationError (it was floor(inf), computed by the expression)."""
+    plan = Plan(); a = plan.source()
+    expect(TranslationError,
+           lambda: plan.map(lambda x: x + math.floor(float("inf")), args=(a,)),
+           "floor(inf): cannot convert float infinity to integer")
+    expect(TranslationError,
+           lambda: plan.map(lambda x: x + int(float("nan")), args=(a,)),
+           "int(nan): cannot convert float NaN to integer")
+    I = np.array([1, -2, 3, 100], np.int8)
+    same_as_numpy(lambda x: x if float("inf") > 1 else x * 0.5, I)
+
+
+@test
 def math_pow_and_fmod_compute_in_float64():
     """math.pow and math.fmod give float64, as Python's math does for any
     operands: np.float64(math.pow(a, b)) for each element, np.power and
