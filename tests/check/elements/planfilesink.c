@@ -1107,6 +1107,55 @@ GST_START_TEST (test_sink_h5_dataset_naming_no_dataset)
 
 GST_END_TEST;
 
+/* Two rows of 3 float32 into a sink over a file holding "precious", then
+ * a push that fails the stream with @want (its error posted, with @text in
+ * its message), then the EOS a GstBaseSrc sends after such an error: the
+ * file must still hold "precious", with nothing beside it. With
+ * @new_caps, the caps change to them before the failing push of @size
+ * bytes. */
+static void
+check_failed_push_then_eos_keeps_file (const gchar * name,
+    const gchar * new_caps, gsize size, GstFlowReturn want,
+    const gchar * text)
+{
+  gchar *path = tmp_path (name);
+  gchar *contents;
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless (g_file_set_contents (path, "precious", -1, NULL));
+  h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
+      "shape=(int)<-1, 3>");
+  gst_element_set_bus (h->element, bus);
+  gst_harness_play (h);
+  push_rows (h, 0, 2, 3);
+  if (new_caps)
+    gst_harness_set_src_caps_str (h, new_caps);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, size, NULL)), want);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no error posted", name);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, text) != NULL, "%s: %s", name,
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless_equals_int (pop_errors (bus), 0);
+  fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
+  fail_unless_equals_string (contents, "precious");
+  fail_unless_equals_int (count_files (), 1);
+  g_free (contents);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (count_files (), 1);
+  g_unlink (path);
+  g_free (path);
+}
+
 /* GstBaseSrc sends EOS after the NOT_NEGOTIATED that refused caps give
  * it: that EOS does not put the rows from before the change in place. */
 GST_START_TEST (test_sink_caps_change_then_eos_keeps_file)
@@ -1114,38 +1163,10 @@ GST_START_TEST (test_sink_caps_change_then_eos_keeps_file)
   const gchar *names[] = { "out.npy", "out.npz", "out.f32" };
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (names); i++) {
-    gchar *path = tmp_path (names[i]);
-    gchar *contents;
-    GstHarness *h;
-    GstBus *bus = gst_bus_new ();
-    GstMessage *msg;
-
-    fail_unless (g_file_set_contents (path, "precious", -1, NULL));
-    h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
-        "shape=(int)<-1, 3>");
-    gst_element_set_bus (h->element, bus);
-    gst_harness_play (h);
-    push_rows (h, 0, 2, 3);
-    gst_harness_set_src_caps_str (h, "array/x-raw, dtype=(string)float32, "
-        "shape=(int)<-1, 4>");
-    fail_unless_equals_int (gst_harness_push (h,
-            gst_buffer_new_allocate (NULL, 16, NULL)),
-        GST_FLOW_NOT_NEGOTIATED);
-    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    fail_unless (msg != NULL);
-    gst_message_unref (msg);
-    gst_harness_push_event (h, gst_event_new_eos ());
-    fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
-    fail_unless_equals_string (contents, "precious");
-    fail_unless_equals_int (count_files (), 1);
-    g_free (contents);
-    gst_element_set_bus (h->element, NULL);
-    gst_object_unref (bus);
-    gst_harness_teardown (h);
-    g_unlink (path);
-    g_free (path);
-  }
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    check_failed_push_then_eos_keeps_file (names[i], "array/x-raw, "
+        "dtype=(string)float32, shape=(int)<-1, 4>", 16,
+        GST_FLOW_NOT_NEGOTIATED, "");
 }
 
 GST_END_TEST;
@@ -1159,42 +1180,9 @@ GST_START_TEST (test_sink_write_error_then_eos_keeps_file)
   const gchar *names[] = { "out.npy", "out.f32" };
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (names); i++) {
-    gchar *path = tmp_path (names[i]);
-    gchar *contents;
-    GstHarness *h;
-    GstBus *bus = gst_bus_new ();
-    GstMessage *msg;
-    GError *err = NULL;
-
-    fail_unless (g_file_set_contents (path, "precious", -1, NULL));
-    h = sink_harness (path, "array/x-raw, dtype=(string)float32, "
-        "shape=(int)<-1, 3>");
-    gst_element_set_bus (h->element, bus);
-    gst_harness_play (h);
-    push_rows (h, 0, 2, 3);
-    fail_unless_equals_int (gst_harness_push (h,
-            gst_buffer_new_allocate (NULL, 5, NULL)), GST_FLOW_ERROR);
-    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    fail_unless (msg != NULL);
-    gst_message_parse_error (msg, &err, NULL);
-    fail_unless (strstr (err->message, "not a whole number of rows") != NULL,
-        "%s", err->message);
-    g_error_free (err);
-    gst_message_unref (msg);
-    gst_harness_push_event (h, gst_event_new_eos ());
-    fail_unless_equals_int (pop_errors (bus), 0);
-    fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
-    fail_unless_equals_string (contents, "precious");
-    fail_unless_equals_int (count_files (), 1);
-    g_free (contents);
-    gst_element_set_bus (h->element, NULL);
-    gst_object_unref (bus);
-    gst_harness_teardown (h);
-    fail_unless_equals_int (count_files (), 1);
-    g_unlink (path);
-    g_free (path);
-  }
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    check_failed_push_then_eos_keeps_file (names[i], NULL, 5, GST_FLOW_ERROR,
+        "not a whole number of rows");
 }
 
 GST_END_TEST;
