@@ -122,8 +122,28 @@ _COMBINER_OPS = {"x + y": "sum", "y + x": "sum", "x * y": "prod",
                  "max(x, y)": "max", "max(y, x)": "max",
                  "maximum(x, y)": "max", "maximum(y, x)": "max",
                  "min(x, y)": "min", "min(y, x)": "min",
-                 "minimum(x, y)": "min", "minimum(y, x)": "min"}
+                 "minimum(x, y)": "min", "minimum(y, x)": "min",
+                 "logical_or(x, y)": "any", "logical_or(y, x)": "any",
+                 "logical_and(x, y)": "all", "logical_and(y, x)": "all"}
 
+
+# The reductions of ufuncs that are built-in ops: np.maximum.reduce is 'max'.
+_UFUNC_REDUCE_OPS = {"add": "sum", "multiply": "prod", "maximum": "max",
+                     "minimum": "min", "logical_or": "any",
+                     "logical_and": "all"}
+
+
+def _numpy_reduction_op(func):
+    """The op name of a numpy reduction given as plan.reduce's func (np.sum,
+    np.max, np.nanmean, np.maximum.reduce), or None for anything else."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(func, "__name__", None) == \
+            "reduce":
+        return _UFUNC_REDUCE_OPS.get(owner.__name__)
+    for op in list(_OPS) + ["amax", "amin"]:
+        if func is getattr(np, op, None) and not isinstance(func, np.ufunc):
+            return {"amax": "max", "amin": "min"}.get(op, op)
+    return None
 
 
 def _by_nick(enum, nick):
@@ -804,7 +824,8 @@ class Plan:
                ddof=0):
         """A reduction of args[0]: an op name ('sum', 'prod', 'min', 'max',
         'mean', 'argmin', 'argmax', 'any', 'all', 'var', 'std', 'nansum',
-        ... as planreduce names them), or an associative combiner of two
+        ... as planreduce names them, or numpy's reduction of that name:
+        np.sum, np.max, np.maximum.reduce), or an associative combiner of two
         partial results (a lambda x, y, a string, or a numpy ufunc: np.add,
         np.multiply, np.maximum and np.minimum are 'sum', 'prod', 'max'
         and 'min'), with its identity.
@@ -828,6 +849,9 @@ class Plan:
         name = self._name(name)
         if isinstance(func, str) and func in _OPS:
             op = func
+        elif callable(func) and _numpy_reduction_op(func) is not None:
+            # np.sum, np.max, np.maximum.reduce: the reduction itself
+            op = _numpy_reduction_op(func)
         elif isinstance(func, str) and func.isidentifier() and \
                 func not in ("x", "y"):
             # a word that names neither an op nor the partial results

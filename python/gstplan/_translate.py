@@ -571,7 +571,10 @@ class _Writer:
 
     def visit_Call(self, node):
         if node.keywords:
-            self.fail(node, "keyword arguments cannot be expressed")
+            self.fail(node, _keywords_refused(node.keywords))
+        astype = self.astype(node)
+        if astype is not None:
+            return astype
         folded = self.folded_call(node)
         if folded is not None:
             # an int (round(2.7) is 3), weak as the Python number it is
@@ -597,7 +600,80 @@ class _Writer:
                       "abs/min/max/round/pow can be called")
         name = _function_name(module, name, len(node.args),
                               lambda what: self.fail(node, what))
+        if name == "clip" and len(node.args) == 3:
+            return self.clip(node)
         return _call_text(module, name, [self.expr(a) for a in node.args])
+
+    def is_none(self, node):
+        if isinstance(node, ast.Constant):
+            return node.value is None
+        return isinstance(node, ast.Name) and node.id not in self.names and \
+            self.lookup(node.id) == (True, None)
+
+    def clip(self, node):
+        """np.clip(x, lo, hi), where numpy takes None for a bound that is
+        not there: np.clip(x, None, hi) is minimum(x, hi), as numpy
+        computes it (a NaN stays NaN)."""
+        x, lo, hi = node.args
+        if self.is_none(lo) and self.is_none(hi):
+            self.fail(node, "clip(x, None, None) has no bound: give a lower "
+                      "or an upper one (numpy 1.24 raises 'One of max or "
+                      "min must be given')")
+        if self.is_none(lo):
+            return "minimum(%s, %s)" % (self.expr(x), self.expr(hi))
+        if self.is_none(hi):
+            return "maximum(%s, %s)" % (self.expr(x), self.expr(lo))
+        return "clip(%s, %s, %s)" % (self.expr(x), self.expr(lo),
+                                     self.expr(hi))
+
+    def astype(self, node):
+        """x.astype(np.int16) as the cast int16(x), or None where node is
+        no call of a method astype; numpy's astype casts unsafely, as the
+        language's casts do (see its Differences for NaN and values out of
+        range)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "astype") \
+                or self.module_attr(func) is not None:
+            return None
+        if len(node.args) != 1:
+            self.fail(node, "astype() takes one argument here, the dtype "
+                      "(x.astype(np.int16)), but %d were given" %
+                      len(node.args))
+        dtype = self.dtype_of(node.args[0])
+        if dtype is None:
+            self.fail(node, "astype(%s): the dtype must be written as "
+                      "np.int16, 'int16', np.dtype('int16') or float, int "
+                      "or bool" % ast.unparse(node.args[0]))
+        return "%s(%s)" % (dtype, self.expr(func.value))
+
+    def dtype_of(self, node):
+        """The language's dtype name for a dtype written in the source
+        (np.float32, 'float32', np.dtype('float32'), a name holding one,
+        float), or None."""
+        np = _numpy()
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            value = node.value
+        elif isinstance(node, ast.Name) and node.id not in self.names:
+            found, value = self.lookup(node.id)
+            if not found:
+                return None
+        elif isinstance(node, ast.Attribute) and self.module_attr(node):
+            value = getattr(self.lookup(node.value.id)[1], node.attr, None)
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and \
+                not node.keywords and self.module_attr(node.func) == (
+                    "numpy", "dtype"):
+            return self.dtype_of(node.args[0])
+        else:
+            return None
+        if value in (float, int, bool):
+            return _BUILTIN_CASTS[value.__name__]
+        if np is None:
+            return None
+        try:
+            name = np.dtype(value).name
+        except TypeError:
+            return None
+        return name if name in _DTYPE_NAMES | {"bool"} else None
 
 
 def _function_name(module, name, n_args, fail):
@@ -617,13 +693,48 @@ def _function_name(module, name, n_args, fail):
              "quotient rounded to nearest), which the expression "
              "language does not have; x % y is Python's and numpy's "
              "remainder, math.fmod(x, y) C's")
-    name = _RENAMES.get(name, name)
+    name = _RENAMES.get(name, _numpy_dtype_name(name) if module == "numpy"
+                        else name)
     if name not in _FUNCTIONS:
         fail("the function '%s' has no equivalent in the "
              "expression language" % name)
     if name == "round" and n_args != 1:
         fail("round() takes no number of digits here")
     return name
+
+
+def _numpy_dtype_name(name):
+    """numpy's dtype name for one of its other names of a scalar type
+    (np.double is float64, np.bool_ bool), as np.dtype(np.double) gives
+    it; any other name unchanged."""
+    np = _numpy()
+    value = getattr(np, name, None) if np is not None else None
+    if isinstance(value, type) and issubclass(value, np.generic):
+        dtype = np.dtype(value).name
+        if dtype in _DTYPE_NAMES | {"bool"}:
+            return dtype
+    return name
+
+
+# What to write instead of a ufunc's keyword arguments, which the language
+# has no place for.
+_KEYWORDS = {
+    "dtype": "cast the operands (np.add(np.float32(x), np.float32(y))) or "
+             "give the map dtype= for its result",
+    "where": "write np.where(cond, f(x), other)",
+    "out": "the map's output is the node's result",
+    "casting": "write the casts",
+}
+
+
+def _keywords_refused(keywords):
+    """The message refusing a call's keyword arguments, naming them."""
+    names = [k.arg for k in keywords if k.arg is not None]
+    hints = ["for %s=, %s" % (n, _KEYWORDS[n]) for n in names
+             if n in _KEYWORDS]
+    return "keyword arguments cannot be expressed (%s): give every argument " \
+        "by position%s" % (", ".join("%s=" % n for n in names) or "**",
+                           "; " + "; ".join(hints) if hints else "")
 
 
 def _call_text(module, name, args):
@@ -662,6 +773,14 @@ def translate_call(func, args):
 
     def fail(what):
         raise TranslationError("%s: %s" % (described, what))
+    owner = getattr(func, "__self__", None)
+    if np is not None and isinstance(owner, np.ufunc):
+        raise TypeError(
+            "numpy.%s.%s is a method of the ufunc over whole arrays, not "
+            "elementwise: give numpy.%s itself, called on the arguments in "
+            "order%s" % (owner.__name__, func.__name__, owner.__name__,
+                         " (plan.reduce takes numpy.%s.reduce as its op)" %
+                         owner.__name__ if func.__name__ == "reduce" else ""))
     if np is not None and isinstance(func, np.ufunc):
         if func.nin != len(args):
             raise TypeError("numpy.%s takes %d argument%s but %d were given" %

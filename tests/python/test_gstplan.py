@@ -683,6 +683,101 @@ def numpy_and_math_functions_as_kernels():
     close(plan.realize(target="cpu").dispatch(a=X).result("st"), want, 1e-12)
 
 
+def _map_of(func, *arrays):
+    plan = Plan(); srcs = [plan.source(name="s%d" % i) for i in range(len(arrays))]
+    plan.map(func, args=tuple(srcs), name="m")
+    return plan.realize(target="cpu").dispatch(
+        **{"s%d" % i: a for i, a in enumerate(arrays)}).result("m")
+
+
+@test
+def clip_with_one_bound_none():
+    """np.clip(x, None, hi) and np.clip(x, lo, None), as numpy takes them
+    (were 'None is not a number the expression can hold'); without either
+    bound a TranslationError, as numpy 1.24 raises."""
+    X = rng.standard_normal(1001).astype(np.float32); X[3] = np.nan
+    I = rng.integers(-50, 50, 1001).astype(np.int8)
+    with weak_promotion():
+        for arr in (X, I):
+            close(_map_of(lambda x: np.clip(x, None, 1), arr), np.clip(arr, None, 1))
+            close(_map_of(lambda x: np.clip(x, -1, None), arr), np.clip(arr, -1, None))
+    hi = None
+    close(_map_of(lambda x: np.clip(x, 0, hi), X), np.clip(X, 0, None))
+    plan = Plan(); a = plan.source()
+    expect(TranslationError, lambda: plan.map(lambda x: np.clip(x, None, None), args=(a,)),
+           "clip(x, None, None) has no bound")
+
+
+@test
+def numpy_reductions_as_reduce_ops():
+    """plan.reduce takes numpy's reductions as the ops they are: np.sum,
+    np.max, np.maximum.reduce, np.logical_or.reduce (np.maximum.reduce was
+    AttributeError: 'NoneType' object has no attribute 'split', np.max 'a
+    reduction over an axis ... or plan.reduce() to reduce'), and
+    np.logical_or / np.logical_and as combiners are 'any' / 'all' (they
+    asked for identity=); given to map, a ufunc's method is a TypeError."""
+    M = rng.standard_normal((12, 4)); M[2, 1] = 0.0
+    for func, ref in ((np.sum, np.add.reduce), (np.max, np.maximum.reduce),
+                      (np.min, np.minimum.reduce), (np.prod, np.multiply.reduce),
+                      (np.add.reduce, np.add.reduce), (np.maximum.reduce, np.maximum.reduce),
+                      (np.minimum.reduce, np.minimum.reduce),
+                      (np.multiply.reduce, np.multiply.reduce),
+                      (np.logical_or.reduce, np.logical_or.reduce),
+                      (np.logical_and.reduce, np.logical_and.reduce),
+                      (np.logical_or, np.logical_or.reduce),
+                      (np.logical_and, np.logical_and.reduce),
+                      (np.mean, np.mean)):
+        for axis in (None, 0, -1):
+            plan = Plan(); a = plan.source(ndim=2)
+            plan.reduce(func, args=(a,), axis=axis, name="r")
+            got = plan.realize(target="cpu").dispatch(a=M).result("r")
+            close(got, ref(M.ravel() if axis is None else M, axis=0 if axis is None else axis),
+                  1e-12)
+    for method in (np.maximum.reduce, np.add.outer, np.add.accumulate):
+        expect(TypeError, lambda: _map_of(method, M[:, 0]),
+               "is a method of the ufunc over whole arrays, not elementwise")
+
+
+@test
+def astype_and_numpy_dtype_aliases_in_lambdas():
+    """x.astype(np.int16) is the cast int16(x) (was 'only functions of
+    math, numpy ... can be called'), with the dtype written as numpy takes
+    it; np.double, np.single, np.bool_, np.int_ in a lambda are the casts
+    they are given directly (were 'the function 'double' has no
+    equivalent')."""
+    X = (rng.standard_normal(1001) * 100).astype(np.float32)
+    dt = np.int16
+    for func in (lambda x: x.astype(np.int16), lambda x: x.astype("int16"),
+                 lambda x: x.astype(np.dtype("int16")), lambda x: x.astype(dt)):
+        close(_map_of(func, X), X.astype(np.int16))
+    close(_map_of(lambda x: (x * 2).astype(float), X), (X * 2).astype(float))
+    close(_map_of(lambda x: x.astype(bool), X), X.astype(bool))
+    close(_map_of(lambda x: np.double(x), X), X.astype(np.float64))
+    close(_map_of(lambda x: np.single(x.astype(np.int_)), X),
+          X.astype(np.int64).astype(np.float32))
+    close(_map_of(lambda x: np.bool_(x), X), X.astype(bool))
+    plan = Plan(); a = plan.source()
+    expect(TranslationError, lambda: plan.map(lambda x: x.astype(np.float32, np.int8),
+                                              args=(a,)), "astype() takes one argument")
+    expect(TranslationError, lambda: plan.map(lambda x: x.astype(x), args=(a,)),
+           "astype(x): the dtype must be written as")
+
+
+@test
+def ufunc_keyword_arguments_are_named_in_the_error():
+    """A ufunc's dtype=, where= and out= are refused naming the keyword
+    and what to write instead (was 'keyword arguments cannot be
+    expressed', for any)."""
+    plan = Plan(); a = plan.source(); b = plan.source()
+    expect(TranslationError, lambda: plan.map(lambda x, y: np.add(x, y, dtype=np.float32),
+                                              args=(a, b)),
+           "(dtype=)", "np.add(np.float32(x), np.float32(y))", __file__)
+    expect(TranslationError, lambda: plan.map(lambda x: np.sqrt(x, where=x > 0), args=(a,)),
+           "(where=)", "np.where(cond, f(x), other)")
+    expect(TranslationError, lambda: plan.map(lambda x: np.sqrt(x, out=x), args=(a,)),
+           "(out=)", "the map's output is the node's result")
+
+
 @test
 def reduce_axis_minus_one_is_within_each_row():
     """axis=-1 reduces each row, everything but the first axis, as
