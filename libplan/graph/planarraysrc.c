@@ -387,12 +387,24 @@ plan_array_src_set_array (PlanArraySrc * src, PlanArray * array)
   GST_DEBUG_OBJECT (src, "bound to array %" GST_PTR_FORMAT, array);
 }
 
+/* Whether @info is a shape plan_array_info_set() takes: the fields are
+ * public, and an inner axis of no element would make rows of no bytes. */
+static gboolean
+info_is_valid (const PlanArrayInfo * info)
+{
+  PlanArrayInfo checked;
+
+  return plan_array_info_set (&checked, info->dtype, info->ndim, info->shape,
+      NULL);
+}
+
 /**
  * plan_array_src_set_reader:
  * @src: a #PlanArraySrc
  * @info: the dtype and shape of the stream: `shape[0]` is the total number
  *   of rows, or -1 when it is not known; the inner axes are the shape of
- *   every row the reader returns
+ *   every row the reader returns, each of at least one element (as
+ *   plan_array_info_set() checks; @src is left as it was otherwise)
  * @func: (scope notified) (closure user_data) (destroy notify) (nullable):
  *   the reader, or %NULL to unbind
  * @user_data: the argument of @func and @notify
@@ -419,6 +431,7 @@ plan_array_src_set_reader (PlanArraySrc * src, const PlanArrayInfo * info,
   g_return_if_fail (func == NULL || info != NULL);
   g_return_if_fail (func == NULL || plan_dtype_get_size (info->dtype) > 0);
   g_return_if_fail (func == NULL || info->ndim <= PLAN_ARRAY_MAX_DIMS);
+  g_return_if_fail (func == NULL || info_is_valid (info));
 
   GST_OBJECT_LOCK (src);
   if (!_plan_element_is_settable_unlocked (GST_ELEMENT (src), G_STRFUNC)) {

@@ -746,6 +746,52 @@ GST_START_TEST (test_src_reader_replaced_is_notified)
 
 GST_END_TEST;
 
+static void
+count_critical (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The fields of a PlanArrayInfo are public, so a caller can declare rows
+ * of no bytes (an inner axis of 0) without plan_array_info_set(); that is
+ * refused at binding, where it divided by the row size at start. */
+GST_START_TEST (test_src_reader_with_empty_inner_axis_is_refused)
+{
+  GstElement *src = make_src ();
+  GstBus *bus = gst_bus_new ();
+  PlanArrayInfo info;
+  guint criticals = 0, id;
+  Reader r;
+
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT32;
+  info.ndim = 2;
+  info.shape[0] = -1;
+  info.shape[1] = 0;
+  reader_init (&r);
+  id = g_log_set_handler ("Plan", G_LOG_LEVEL_CRITICAL, count_critical,
+      &criticals);
+  plan_array_src_set_reader (PLAN_ARRAY_SRC (src), &info, read_chunk, &r,
+      free_reader);
+  g_log_remove_handler ("Plan", id);
+  fail_unless_equals_int (criticals, 1);
+  fail_if (r.freed);
+  gst_element_set_bus (src, bus);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "planarraysrc in has no array or reader bound");
+  fail_unless_equals_int (r.calls, 0);
+  gst_element_set_state (src, GST_STATE_NULL);
+  gst_element_set_bus (src, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_src_without_binding_fails_to_start)
 {
   GstElement *src = make_src ();
@@ -1386,6 +1432,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_reader_ending_before_declared_total_fails);
   tcase_add_test (tc, test_src_reader_replaced_is_notified);
   tcase_add_test (tc, test_src_without_binding_fails_to_start);
+  tcase_add_test (tc, test_src_reader_with_empty_inner_axis_is_refused);
   tcase_add_test (tc, test_src_get_info);
   tcase_add_test (tc, test_src_duration_in_rows_and_bytes);
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
