@@ -948,14 +948,16 @@ take_allocated (PlanArraySink * self, guint64 n_rows, GError ** error)
 
 /* GstBaseSrc pushes EOS after a fatal flow error too, so EOS alone does
  * not mean success: the rows must be all the output array (or the caps)
- * asked for. */
+ * asked for, unless @eos was marked as ending the stream early on purpose
+ * (PLAN_EOS_ENDED_EARLY: the application sent it), where the rows that
+ * came are the result, as planfilesink writes them. */
 static gboolean
-finish_run (PlanArraySink * self)
+finish_run (PlanArraySink * self, GstEvent * eos)
 {
   GError *err = NULL;
   PlanArray *result = NULL;
   gint64 expected = -1;
-  guint64 n_rows;
+  guint64 n_rows, end_row;
 
   GST_OBJECT_LOCK (self);
   n_rows = self->n_rows;
@@ -972,7 +974,11 @@ finish_run (PlanArraySink * self)
     expected = self->seg_end;
   if (expected >= 0)
     expected = MAX (0, expected - (gint64) self->seg_first);
-  if (expected >= 0 && n_rows < (guint64) expected)
+  if (plan_eos_is_ended_early (eos, &end_row))
+    GST_INFO_OBJECT (self, "the stream was ended early at row %"
+        G_GUINT64_FORMAT ": the result is the %" G_GUINT64_FORMAT
+        " rows received", end_row, n_rows);
+  else if (expected >= 0 && n_rows < (guint64) expected)
     goto cut_short;
 
   if (self->mode == MODE_ARRAY)
@@ -1058,7 +1064,7 @@ plan_array_sink_event (GstBaseSink * sink, GstEvent * event)
     plan_sink_forget_eos (GST_ELEMENT (sink));
   /* The result must be there before the EOS message goes out, since
    * applications fetch it as soon as they see that message. */
-  if ((GST_EVENT_TYPE (event) == GST_EVENT_EOS && !finish_run (self))
+  if ((GST_EVENT_TYPE (event) == GST_EVENT_EOS && !finish_run (self, event))
       || (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
           && !restart_run (self))) {
     gst_event_unref (event);

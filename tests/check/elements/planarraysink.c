@@ -623,6 +623,58 @@ GST_START_TEST (test_sink_allocate_cut_short_fails)
 
 GST_END_TEST;
 
+/* An EOS the application sent, as a source marks it (planfilesrc), is no
+ * cut: the rows that came are the result, as planfilesink writes them. */
+GST_START_TEST (test_sink_allocate_ended_early_keeps_rows_received)
+{
+  GstElement *sink = make_sink ();
+  PlanArray *result;
+  GstHarness *h;
+  GstBus *bus;
+
+  h = sink_harness (sink, INT32_CAPS ("<5, 2>"), &bus);
+  fail_unless_equals_int (push_rows (h, 0, 2, 2), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h,
+          plan_eos_mark_ended_early (gst_event_new_eos (), 2)));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  result = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  fail_unless (result != NULL);
+  check_array (result, 2, 2);
+  g_object_unref (result);
+
+  teardown_harness (h, bus);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sink_caller_array_ended_early_keeps_rows_received)
+{
+  GstElement *sink = make_sink ();
+  PlanArray *a = new_array (PLAN_DTYPE_INT32, 6, 2);
+  PlanArray *result;
+  GstHarness *h;
+  GstBus *bus;
+
+  plan_array_sink_set_array (PLAN_ARRAY_SINK (sink), a);
+  h = sink_harness (sink, INT32_CAPS ("<6, 2>"), &bus);
+  fail_unless_equals_int (push_rows (h, 0, 4, 2), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h,
+          plan_eos_mark_ended_early (gst_event_new_eos (), 4)));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  result = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  fail_unless (result == a);
+  g_object_unref (result);
+  fail_unless_equals_uint64 (plan_array_sink_get_n_rows (PLAN_ARRAY_SINK
+          (sink)), 4);
+
+  teardown_harness (h, bus);
+  gst_object_unref (sink);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 answer_duration (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -987,6 +1039,8 @@ planarraysink_suite (void)
   tcase_add_test (tc, test_sink_writer_error);
   tcase_add_test (tc, test_sink_allocates_known_length);
   tcase_add_test (tc, test_sink_allocate_cut_short_fails);
+  tcase_add_test (tc, test_sink_allocate_ended_early_keeps_rows_received);
+  tcase_add_test (tc, test_sink_caller_array_ended_early_keeps_rows_received);
   tcase_add_test (tc, test_sink_allocates_from_upstream_duration);
   tcase_add_test (tc, test_sink_allocate_grows_past_wrong_duration);
   tcase_add_test (tc, test_sink_allocate_grows_without_length);
