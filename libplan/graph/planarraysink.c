@@ -436,7 +436,9 @@ read_only:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("The output array of %s is read-only", GST_OBJECT_NAME (self)),
-        ("arrays from plan_array_new_from_bytes() cannot be written"));
+        ("it was made read-only (plan_array_new_from_bytes(), or "
+            "writable=FALSE): bind a writable array, or none for the sink "
+            "to allocate one"));
     g_clear_object (&self->target);
     return FALSE;
   }
