@@ -180,7 +180,6 @@ struct _PlanFileSrc
   gint rate_n;                  /* rows per second, 0: none */
   gint rate_d;
   gchar *dataset;
-  guint32 segment_seqnum;       /* of the last segment pushed; atomic */
 
   /* set in start, cleared in stop; read by queries under OBJECT_LOCK */
   PlanArrayInfo info;
@@ -479,28 +478,17 @@ plan_file_src_class_init (PlanFileSrcClass * klass)
   gst_type_mark_as_plugin_api (PLAN_TYPE_SHARD_MODE, 0);
 }
 
-/* Notes the seqnum of each segment, and completes the mark of an EOS the
- * application sent: the streaming thread pushes it after the last buffer
- * it pushed, so the row it ends at is known only here. */
-static GstPadProbeReturn
-note_segment (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+/* The row a stream the application ends now ends at (plan_eos_watch_source()). */
+static guint64
+plan_file_src_end_row (GstBaseSrc * src)
 {
-  PlanFileSrc *self = PLAN_FILE_SRC (data);
-  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  PlanFileSrc *self = PLAN_FILE_SRC (src);
   guint64 end_row;
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
-    g_atomic_int_set (&self->segment_seqnum, gst_event_get_seqnum (event));
-  else if (plan_eos_is_ended_early (event, NULL)) {
-    GST_OBJECT_LOCK (self);
-    end_row = self->position;
-    GST_OBJECT_UNLOCK (self);
-    GST_DEBUG_OBJECT (self, "the application ends the stream at row %"
-        G_GUINT64_FORMAT, end_row);
-    GST_PAD_PROBE_INFO_DATA (info) = plan_eos_mark_ended_early (event,
-        end_row);
-  }
-  return GST_PAD_PROBE_OK;
+  GST_OBJECT_LOCK (self);
+  end_row = self->position;
+  GST_OBJECT_UNLOCK (self);
+  return end_row;
 }
 
 static gboolean
@@ -519,34 +507,23 @@ plan_file_src_event (GstBaseSrc * src, GstEvent * event)
   return ok;
 }
 
-/* An EOS sent to the element (an application ending the stream early)
- * ends the segment under way: GstBaseSrc pushes it as it came, so it gets
- * that segment's seqnum, as the EOS at the end of the rows has. It is
- * marked as ending the stream on purpose (PLAN_EOS_ENDED_EARLY), so that
- * the elements downstream give their results over the rows sent rather
- * than take the stream for one cut short. */
+/* An EOS sent to the element (an application ending the stream early) is
+ * marked as ending the stream on purpose (plan_eos_mark_sent_to_source()). */
 static gboolean
 plan_file_src_send_event (GstElement * element, GstEvent * event)
 {
-  guint32 seqnum = g_atomic_int_get (&PLAN_FILE_SRC (element)->segment_seqnum);
-
   if (plan_element_refuse_backward_seek (element, event)) {
     gst_event_unref (event);
     return FALSE;
   }
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    event = plan_eos_mark_ended_early (event, 0);
-    if (seqnum != GST_SEQNUM_INVALID)
-      gst_event_set_seqnum (event, seqnum);
-  }
+  event = plan_eos_mark_sent_to_source (GST_BASE_SRC (element), event);
   return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
 }
 
 static void
 plan_file_src_init (PlanFileSrc * self)
 {
-  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, note_segment, self, NULL);
+  plan_eos_watch_source (GST_BASE_SRC (self), plan_file_src_end_row);
   self->location = DEFAULT_LOCATION;
   self->format = DEFAULT_FORMAT;
   self->dtype = DEFAULT_DTYPE;

@@ -9,7 +9,8 @@
 
 /* What a subclass of PlanKernelElement calls from its vmethods: the
  * buffers its output goes into (memory downstream lends, or the pool's)
- * and their pushes, the EOS marks of a stream that ended early on purpose,
+ * and their pushes, the EOS marks of a stream that ended early on purpose
+ * (and the sources' watch that gives them),
  * and what it reads of its inputs and output: their infos, names,
  * variables, windows, the rows their segments select, the last rows of an
  * input read out of order. The locks are those written at the top of
@@ -122,6 +123,129 @@ plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row)
   if (end_row)
     *end_row = row;
   return TRUE;
+}
+
+/* What plan_eos_watch_source() keeps of a source: shared by the probe on
+ * its pad and the source's qdata, each holding a reference. */
+typedef struct
+{
+  guint32 segment_seqnum;       /* of the last segment pushed; atomic */
+  PlanEosEndRowFunc end_row_func;
+} SourceWatch;
+
+static GQuark
+source_watch_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("plan-eos-watch"));
+  return (GQuark) quark;
+}
+
+static void
+source_watch_release (gpointer data)
+{
+  g_atomic_rc_box_release (data);
+}
+
+/* Notes the seqnum of each segment, and completes the mark of an EOS the
+ * application sent: the streaming thread pushes it after the last buffer
+ * it pushed, so the row it ends at is known only here. */
+static GstPadProbeReturn
+watch_source_events (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  SourceWatch *watch = data;
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  GstBaseSrc *src;
+  guint64 end_row;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+    g_atomic_int_set (&watch->segment_seqnum, gst_event_get_seqnum (event));
+  else if (plan_eos_is_ended_early (event, NULL)) {
+    src = GST_BASE_SRC (gst_pad_get_parent_element (pad));
+    if (src == NULL)
+      return GST_PAD_PROBE_OK;
+    end_row = watch->end_row_func (src);
+    GST_DEBUG_OBJECT (src, "the application ends the stream at row %"
+        G_GUINT64_FORMAT, end_row);
+    GST_PAD_PROBE_INFO_DATA (info) = plan_eos_mark_ended_early (event,
+        end_row);
+    gst_object_unref (src);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/**
+ * plan_eos_watch_source:
+ * @src: a source, in its instance init
+ * @end_row_func: (scope forever): returns the row at which the stream
+ *   ends when the application ends it now
+ *
+ * Makes @src end its stream on purpose where the application sends it an
+ * EOS (gst_element_send_event()), as planfilesrc and planarraysrc do: a
+ * probe on its src pad notes the seqnum of each segment it pushes, for
+ * plan_eos_mark_sent_to_source(), and gives the EOS so marked the row
+ * @end_row_func returns as it goes downstream (plan_eos_mark_ended_early()).
+ * The source's #GstElementClass.send_event() passes the events sent to it
+ * through plan_eos_mark_sent_to_source().
+ *
+ * Since: 0.1
+ */
+void
+plan_eos_watch_source (GstBaseSrc * src, PlanEosEndRowFunc end_row_func)
+{
+  SourceWatch *watch;
+
+  g_return_if_fail (GST_IS_BASE_SRC (src));
+  g_return_if_fail (end_row_func != NULL);
+
+  watch = g_atomic_rc_box_new0 (SourceWatch);
+  watch->segment_seqnum = GST_SEQNUM_INVALID;
+  watch->end_row_func = end_row_func;
+  gst_pad_add_probe (GST_BASE_SRC_PAD (src),
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, watch_source_events,
+      g_atomic_rc_box_acquire (watch), source_watch_release);
+  g_object_set_qdata_full (G_OBJECT (src), source_watch_quark (), watch,
+      source_watch_release);
+}
+
+/**
+ * plan_eos_mark_sent_to_source:
+ * @src: a source that plan_eos_watch_source() watches
+ * @event: (transfer full): an event sent to @src
+ *
+ * An EOS sent to the source (an application ending the stream early) ends
+ * the segment under way: GstBaseSrc pushes it as it came, so it gets that
+ * segment's seqnum, as the EOS at the end of the rows has. It is marked as
+ * ending the stream on purpose (#PLAN_EOS_ENDED_EARLY), so that the
+ * elements downstream give their results over the rows sent rather than
+ * take the stream for one cut short; the probe of plan_eos_watch_source()
+ * gives it its row as it goes downstream. Other events are left as they
+ * are.
+ *
+ * Returns: (transfer full): @event, or a marked copy of it.
+ * Since: 0.1
+ */
+GstEvent *
+plan_eos_mark_sent_to_source (GstBaseSrc * src, GstEvent * event)
+{
+  SourceWatch *watch;
+  guint32 seqnum;
+
+  g_return_val_if_fail (GST_IS_BASE_SRC (src), event);
+  g_return_val_if_fail (GST_IS_EVENT (event), event);
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    return event;
+  watch = g_object_get_qdata (G_OBJECT (src), source_watch_quark ());
+  g_return_val_if_fail (watch != NULL, event);
+
+  event = plan_eos_mark_ended_early (event, 0);
+  seqnum = g_atomic_int_get (&watch->segment_seqnum);
+  if (seqnum != GST_SEQNUM_INVALID)
+    gst_event_set_seqnum (event, seqnum);
+  return event;
 }
 
 /* GstBufferPool's buffers are at most G_MAXUINT bytes: a larger output

@@ -16,6 +16,7 @@
 #include <libplan/planshard.h>
 #include <libplan/planquery.h>
 #include <gst/base/gstaggregator.h>
+#include <gst/base/gstbasesrc.h>
 
 G_BEGIN_DECLS
 
@@ -241,6 +242,26 @@ GstEvent *plan_eos_mark_ended_early (GstEvent * eos, guint64 end_row);
 
 PLAN_API
 gboolean plan_eos_is_ended_early (GstEvent * eos, guint64 * end_row);
+
+/**
+ * PlanEosEndRowFunc:
+ * @src: the source given to plan_eos_watch_source()
+ *
+ * Returns the row at which a stream that the application ends now would
+ * end: GST_BUFFER_OFFSET_END of the last buffer @src made, or the start
+ * of the range it seeked to when it made none since. Called from the
+ * streaming thread, with the STREAM_LOCK held.
+ *
+ * Returns: that row.
+ * Since: 0.1
+ */
+typedef guint64 (*PlanEosEndRowFunc) (GstBaseSrc * src);
+
+PLAN_API
+void plan_eos_watch_source (GstBaseSrc * src, PlanEosEndRowFunc end_row_func);
+
+PLAN_API
+GstEvent *plan_eos_mark_sent_to_source (GstBaseSrc * src, GstEvent * event);
 
 PLAN_API
 gboolean plan_kernel_element_get_shard (PlanKernelElement * self,

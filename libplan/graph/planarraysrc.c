@@ -110,6 +110,7 @@
 
 #include <libplan/planerror.h>
 #include <libplan/planfilereader.h>
+#include <libplan/plankernelelement.h>
 #include <libplan/plandevicememory.h>
 #include <libplan/planprogress.h>
 
@@ -196,6 +197,7 @@ static gboolean plan_array_src_event (GstBaseSrc * src, GstEvent * event);
 static gboolean plan_array_src_negotiate (GstBaseSrc * src);
 static GstStateChangeReturn plan_array_src_change_state (GstElement *
     element, GstStateChange transition);
+static guint64 plan_array_src_end_row (GstBaseSrc * src);
 static gboolean plan_array_src_send_event (GstElement * element,
     GstEvent * event);
 static GstFlowReturn plan_array_src_create (GstBaseSrc * src, guint64 offset,
@@ -259,6 +261,7 @@ plan_array_src_init (PlanArraySrc * self)
   self->live = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_atomic_rc_box_release);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_DEFAULT);
+  plan_eos_watch_source (GST_BASE_SRC (self), plan_array_src_end_row);
 }
 
 /* Must be called with OBJECT_LOCK held. Returns the old reader's notify
@@ -681,6 +684,17 @@ plan_array_src_event (GstBaseSrc * src, GstEvent * event)
   return ok;
 }
 
+/* The row a stream the application ends now ends at
+ * (plan_eos_watch_source()): the streaming thread's, which calls it. */
+static guint64
+plan_array_src_end_row (GstBaseSrc * src)
+{
+  return PLAN_ARRAY_SRC (src)->next_row;
+}
+
+/* An EOS sent to the element (an application ending the stream early) is
+ * marked as ending the stream on purpose (plan_eos_mark_sent_to_source()),
+ * as planfilesrc's is. */
 static gboolean
 plan_array_src_send_event (GstElement * element, GstEvent * event)
 {
@@ -688,6 +702,7 @@ plan_array_src_send_event (GstElement * element, GstEvent * event)
     gst_event_unref (event);
     return FALSE;
   }
+  event = plan_eos_mark_sent_to_source (GST_BASE_SRC (element), event);
   return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
 }
 

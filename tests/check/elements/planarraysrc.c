@@ -1222,6 +1222,68 @@ collect_progress (GstBus * bus, GArray * out, gboolean until_start,
 
 #define PROGRESS_AT(a, i) (&g_array_index ((a), Progress, (i)))
 
+/* An EOS the application sends to planarraysrc ends the stream on purpose,
+ * as planfilesrc's: planarraysink's result is the rows it received, where
+ * the EOS alone would fail the stream as cut short ("ended after 5 of the
+ * 50 rows it announced"). */
+GST_START_TEST (test_src_eos_sent_gives_sink_the_rows_received)
+{
+  GstElement *pipeline = gst_parse_launch ("planarraysrc name=in "
+      "blocksize=8 ! identity sleep-time=20000 ! planarraysink name=out",
+      NULL);
+  GstElement *src, *sink;
+  PlanArray *a = make_array (50, 2), *result;       /* a row a buffer */
+  GstBus *bus;
+  GstMessage *msg;
+  gint64 n_rows;
+  const gint32 *v;
+  gint64 i;
+
+  fail_unless (pipeline != NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  bus = gst_element_get_bus (pipeline);
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+  g_usleep (100 * 1000);
+  fail_unless (gst_element_send_event (src, gst_event_new_eos ()));
+
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("error: %s", err->message);
+  }
+  gst_message_unref (msg);
+
+  result = plan_array_sink_get_array (PLAN_ARRAY_SINK (sink));
+  fail_unless (result != NULL);
+  n_rows = plan_array_get_n_rows (result);
+  fail_unless (n_rows > 0 && n_rows < 50, "%" G_GINT64_FORMAT " rows",
+      n_rows);
+  fail_unless_equals_uint64 (plan_array_sink_get_n_rows (PLAN_ARRAY_SINK
+          (sink)), n_rows);
+  v = plan_array_get_data (result, NULL);
+  for (i = 0; i < n_rows * 2; i++)
+    fail_unless_equals_int (v[i], i);
+  g_object_unref (result);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 /* A pipeline of planarraysrc "in" ! identity sleeping @sleep_us a buffer !
  * fakesink. */
 static GstElement *
@@ -1438,6 +1500,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_seeks_in_rows_with_array);
   tcase_add_test (tc, test_src_refuses_backward_seeks);
+  tcase_add_test (tc, test_src_eos_sent_gives_sink_the_rows_received);
   tcase_add_test (tc, test_src_no_rows_have_a_segment);
   tcase_add_test (tc, test_src_refuses_a_rate_asked_downstream);
   tcase_add_test (tc, test_src_blocksize_set_while_playing_is_refused);
