@@ -225,12 +225,9 @@ check_variables_used (const gchar * path, gchar ** vars, GPtrArray * names,
 {
   for (; vars && *vars; vars++) {
     gchar *name = g_strndup (*vars, strchr (*vars, '=') - *vars);
-    gboolean found = FALSE;
     guint i;
 
-    for (i = 0; i < names->len && !found; i++)
-      found = g_str_equal (name, g_ptr_array_index (names, i));
-    if (!found) {
+    if (!g_ptr_array_find_with_equal_func (names, name, g_str_equal, NULL)) {
       GString *list = g_string_new (NULL);
 
       for (i = 0; i < names->len; i++)
