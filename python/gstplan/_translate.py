@@ -700,6 +700,12 @@ def _function_name(module, name, n_args, fail):
              "expression language" % name)
     if name == "round" and n_args != 1:
         fail("round() takes no number of digits here")
+    if module is None and name in ("min", "max") and n_args < 2:
+        fail("%s() of %s is Python's %s of an iterable, which has no "
+             "elementwise meaning here: give it two or more values, "
+             "%s(x, y, z)" % (name, "one argument" if n_args else "nothing",
+                              "largest" if name == "max" else "smallest",
+                              name))
     return name
 
 
@@ -744,6 +750,11 @@ def _call_text(module, name, args):
         # math.log(x, base) is log(x) / log(base), as Python computes it
         return "(%s / %s)" % (_call_text(module, name, args[:1]),
                               _call_text(module, name, args[1:]))
+    if module is None and name in ("min", "max") and len(args) > 2:
+        # the built-in of several values, elementwise: max(x, y, z) is
+        # max(max(x, y), z), each pair as the built-in of two
+        return _call_text(module, name,
+                          [_call_text(module, name, args[:-1]), args[-1]])
     if module == "cmath" and name in _CMATH_COMPLEX:
         args = ["complex128(%s)" % a for a in args]
     elif module == "math" and name in _MATH_FLOAT64:

@@ -912,6 +912,47 @@ def lambdas_mean_what_numpy_and_math_mean():
 
 
 @test
+def builtin_min_max_of_several_values():
+    """The built-ins max and min of three or more values are elementwise,
+    pair by pair from the left, as of two: the maximum_filter of a window
+    is plan.stencil(window, max) or a lambda of max over its cells, as
+    scipy.ndimage.maximum_filter1d gives it; max of one value (Python's
+    max of an iterable) is refused."""
+    A = rng.standard_normal(40)
+    plan = Plan(); a = plan.source()
+    plan.stencil("a b c", max, args=(a,), boundary="nearest", name="mx")
+    plan.stencil("a b c d e", lambda a, b, c, d, e: min(a, b, c, d, e),
+                 args=(a,), boundary="wrap", name="mn")
+    plan.stencil("a b c d _", lambda a, b, c, d: max(a, b, c, d),
+                 args=(a,), boundary="constant", cval=0.5, name="even")
+    b = plan.source()
+    plan.map(lambda x, y: max(x, y, 0.25) - min(y, x, -0.25, y * 2),
+             args=(a, b), name="m")
+    B = rng.standard_normal(40)
+    r = plan.realize(target="cpu").dispatch(a=A, b=B)
+    np.testing.assert_array_equal(
+        r.result("mx"), ndimage.maximum_filter1d(A, 3, mode="nearest"))
+    np.testing.assert_array_equal(
+        r.result("mn"), ndimage.minimum_filter1d(A, 5, mode="wrap"))
+    # scipy's window of 4 reads offsets -2 to 1 (origin 0)
+    np.testing.assert_array_equal(
+        r.result("even"), ndimage.maximum_filter1d(A, 4, mode="constant",
+                                                    cval=0.5))
+    np.testing.assert_array_equal(
+        r.result("m"), np.maximum(np.maximum(A, B), 0.25) -
+        np.minimum(np.minimum(np.minimum(B, A), -0.25), B * 2))
+    assert gstplan.translate(lambda x, y, z: max(x, y, z) + min(z, y, 1)) \
+        == "max(max(x, y), z) + min(min(z, y), 1)"
+    plan = Plan(); a = plan.source()
+    expect(TranslationError, lambda: plan.map(lambda x: max(x), args=(a,)),
+           "max() of one argument is Python's largest of an iterable",
+           "max(x, y, z)")
+    expect(TranslationError,
+           lambda: plan.stencil("a", min, args=(a,), boundary="nearest"),
+           "min() of one argument")
+
+
+@test
 def zero_copy_outputs_and_inputs():
     plan = Plan(); a = plan.source(ndim=2); m = plan.map(lambda x: x * 3, args=(a,))
     work = plan.realize(target="cpu")
