@@ -8,7 +8,8 @@ import numpy as np
 from scipy import ndimage
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plantest import Failure, assert_same, launch, run_cases, tmpdir  # noqa: E402
+from plantest import (Failure, assert_same, expect_error, launch,  # noqa: E402
+                      run_cases, tmpdir)
 
 MODES = ['constant', 'nearest', 'reflect', 'mirror', 'wrap']
 
@@ -313,6 +314,11 @@ def test_wrap_needs_random_access_source():
     if err is None or 'planfilesrc' not in err:
         raise Failure('wrap along the rows from appsrc: expected an error '
                       'naming planfilesrc, got %r' % err)
+    # appsrc is no kernel element: the reason given is its own
+    if 'does not read rows out of order' not in err or \
+            'behind a kernel element' in err:
+        raise Failure('wrap along the rows from appsrc: the error gives '
+                      'the reason for a kernel element: %r' % err)
     # Along each row, wrap needs nothing from the source.
     err, out = run_appsrc(a, 'x _ z', 'wrap')
     if err is not None:
@@ -320,6 +326,28 @@ def test_wrap_needs_random_access_source():
     got = np.frombuffer(out, np.float32).reshape(a.shape)
     want = np.roll(a, 1, axis=1) + np.roll(a, -1, axis=1)
     assert_same(got, want, 'wrap along each row from appsrc')
+
+
+def test_wrap_behind_npyparse():
+    """filesrc ! npyparse (a parser, not a kernel element) cannot give the
+    last rows: the error says so, and what to read the file with."""
+    d = tmpdir()
+    np.save(d + '/a.npy', np.arange(24.0).reshape(12, 2))
+    out = expect_error(['filesrc', 'location=%s/a.npy' % d, '!', 'npyparse',
+                        '!', 'planstencil', 'window=x; _; z', 'expr=x + z',
+                        'boundary=wrap', '!', 'planfilesink',
+                        'location=%s/o.npy' % d],
+                       'needs the last 1 rows', 'npyparse0 cannot give them',
+                       'does not read rows out of order',
+                       'read the input with planfilesrc')
+    if 'behind a kernel element' in out:
+        raise Failure('npyparse is no kernel element: %s' % out)
+    # behind a kernel element, that is the reason
+    expect_error(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planmap',
+                  'expr=x * 2', '!', 'planstencil', 'window=x; _; z',
+                  'expr=x + z', 'boundary=wrap', '!', 'planfilesink',
+                  'location=%s/o.npy' % d],
+                 'planmap0 cannot give them (behind a kernel element')
 
 
 def test_valid_no_rows_of_unknown_length():
@@ -422,6 +450,7 @@ def main():
                   test_valid_no_rows_of_unknown_length))
     cases.append(('wrap along the rows needs a random-access source',
                   test_wrap_needs_random_access_source))
+    cases.append(('wrap behind npyparse', test_wrap_behind_npyparse))
     cases.append(('dtype from expression',
                   test_output_shape_and_dtype_from_expression))
     run_cases(cases)
