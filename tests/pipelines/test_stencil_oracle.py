@@ -732,6 +732,13 @@ def case_documented_differences():
         assert_same(got, (p[:-2] + p[1:-1] + p[2:]) / 3, 'int16 mean')
         assert_same(ndimage.correlate(a, [1 / 3] * 3, mode='nearest'),
                     np.array([1, 2, 4, 1, -1], np.int16), 'scipy mean')
+        # a cast truncates as scipy does, but saturates where scipy wraps
+        a = np.array([100, 100, 100, -7], np.int8)
+        got = run_one(a, 'a b c', 'int8(0.5*a + 0.5*b + 0.5*c)',
+                      boundary='nearest')
+        assert_same(got, np.array([127, 127, 96, 43], np.int8), 'int8 cast')
+        assert_same(ndimage.correlate1d(a, [0.5] * 3, mode='nearest'),
+                    np.array([-106, -106, 96, 43], np.int8), 'scipy int8')
         a = np.array([1, np.nan, 3, 0, 5, 2])
         got = run_one(a, 'a b c', 'max(max(a, b), c)', boundary='nearest')
         assert_same(got, np.array([np.nan, np.nan, np.nan, 5, 5, 5]), 'max')
