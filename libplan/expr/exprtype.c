@@ -972,11 +972,89 @@ edit_distance (const gchar * a, const gchar * b)
   return d;
 }
 
+/* numpy's other names for its scalar types (on 64-bit Linux, where C's
+ * long is 64 bits), which pasted numpy code calls as casts: np.double(x)
+ * is float64(x), as np.dtype (np.double) is float64. */
+static const struct
+{
+  const gchar *name;
+  PlanDType dtype;
+} numpy_type_aliases[] = {
+  {"bool_", PLAN_DTYPE_BOOL},
+  {"bool8", PLAN_DTYPE_BOOL},
+  {"byte", PLAN_DTYPE_INT8},
+  {"ubyte", PLAN_DTYPE_UINT8},
+  {"short", PLAN_DTYPE_INT16},
+  {"ushort", PLAN_DTYPE_UINT16},
+  {"intc", PLAN_DTYPE_INT32},
+  {"uintc", PLAN_DTYPE_UINT32},
+  {"int_", PLAN_DTYPE_INT64},
+  {"intp", PLAN_DTYPE_INT64},
+  {"longlong", PLAN_DTYPE_INT64},
+  {"uint", PLAN_DTYPE_UINT64},
+  {"uintp", PLAN_DTYPE_UINT64},
+  {"ulonglong", PLAN_DTYPE_UINT64},
+  {"half", PLAN_DTYPE_FLOAT16},
+  {"single", PLAN_DTYPE_FLOAT32},
+  {"double", PLAN_DTYPE_FLOAT64},
+  {"float_", PLAN_DTYPE_FLOAT64},
+  {"csingle", PLAN_DTYPE_COMPLEX64},
+  {"singlecomplex", PLAN_DTYPE_COMPLEX64},
+  {"cdouble", PLAN_DTYPE_COMPLEX128},
+  {"cfloat", PLAN_DTYPE_COMPLEX128},
+  {"complex_", PLAN_DTYPE_COMPLEX128},
+};
+
+/* The dtype a cast called @name converts to: a dtype's own name or one of
+ * numpy's other names for it; PLAN_DTYPE_UNKNOWN for anything else. */
+static PlanDType
+cast_dtype (const gchar * name)
+{
+  PlanDType d = plan_dtype_from_string (name);
+  guint i;
+
+  for (i = 0; d == PLAN_DTYPE_UNKNOWN && i < G_N_ELEMENTS (numpy_type_aliases);
+      i++)
+    if (strcmp (numpy_type_aliases[i].name, name) == 0)
+      d = numpy_type_aliases[i].dtype;
+  return d;
+}
+
+/* Names that are no function of the language but something else a user
+ * means by them: Python's casts and the constants. A near miss of a
+ * function's name would be the wrong suggestion for these (float is not
+ * floor, int not rint, pi not sin). */
+static const struct
+{
+  const gchar *name;
+  const gchar *hint;
+} not_functions[] = {
+  {"float", "Python's float is float64 here: write float64(x)"},
+  {"int", "Python's int is int64 here: write int64(x), which truncates "
+        "toward zero as int() does"},
+  {"complex", "Python's complex is complex128 here: write complex128(x), "
+        "or x + 1j * y for the complex number of two real ones"},
+  {"pi", "pi is a constant, not a function"},
+  {"e", "e is a constant, not a function"},
+  {"inf", "inf is a constant, not a function"},
+  {"nan", "nan is a constant, not a function"},
+  {"true", "true is a constant, not a function"},
+  {"false", "false is a constant, not a function"},
+};
+
 static void
 unknown_function_error (Typer * t, ExprNode * call)
 {
   const gchar *best = NULL;
   guint best_d = G_MAXUINT, i;
+
+  for (i = 0; i < G_N_ELEMENTS (not_functions); i++) {
+    if (strcmp (call->name, not_functions[i].name) == 0) {
+      _plan_expr_type_error (t, call->pos, "unknown function '%s'; %s",
+          call->name, not_functions[i].hint);
+      return;
+    }
+  }
 
   for (i = 0; i < G_N_ELEMENTS (functions); i++) {
     guint d = edit_distance (call->name, functions[i].name);
@@ -1184,7 +1262,7 @@ type_sugar (Typer * t, ExprNode * call, Sugar sugar)
 static ExprNode *
 type_call (Typer * t, ExprNode * call)
 {
-  PlanDType cast_to = plan_dtype_from_string (call->name);
+  PlanDType cast_to = cast_dtype (call->name);
   const FuncDesc *f = NULL;
   guint i, want, given;
 

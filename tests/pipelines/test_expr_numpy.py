@@ -567,6 +567,45 @@ def test_numpy_aliases():
             compare(alias, {'a': a, 'b': b}, want, label)
 
 
+
+# numpy's other names for its scalar types, as pasted numpy code calls them
+# (np.double(x)); each is a cast to numpy's dtype for it on this machine.
+NUMPY_TYPE_NAMES = ['bool_', 'bool8', 'byte', 'ubyte', 'short', 'ushort',
+                    'intc', 'uintc', 'int_', 'intp', 'longlong', 'uint',
+                    'uintp', 'ulonglong', 'half', 'single', 'double',
+                    'float_', 'csingle', 'singlecomplex', 'cdouble', 'cfloat',
+                    'complex_']
+
+
+def test_numpy_type_names():
+    """np.double(x) is numpy's float64(x): the dtype numpy gives the type,
+    the bits of the cast of that dtype (which test_casts checks against
+    numpy). They were unknown functions, with suggestions such as 'did you
+    mean angle?' for np.single and 'sqrt' for np.short."""
+    global checked
+    for name in NUMPY_TYPE_NAMES:
+        t = getattr(np, name, None)
+        if t is None:
+            continue
+        dt = np.dtype(t).name
+        for src_dt in ['bool', 'int16', 'uint64', 'float16', 'float64']:
+            a = samples(src_dt, 200)
+            label = 'np.%s(%s)' % (name, src_dt)
+            want = run('%s(a)' % dt, {'a': a})
+            for src in ['np.%s(a)' % name, '%s(a)' % name]:
+                checked += 1
+                try:
+                    got = run(src, {'a': a})
+                except ExprError as e:
+                    fail('%s: %s does not compile: %s' % (label, src,
+                                                          e.message))
+                    continue
+                if got.dtype != np.dtype(t):
+                    fail('%s: %s gives %s, numpy %s' % (label, src,
+                                                       got.dtype, dt))
+                elif got.tobytes() != want.tobytes():
+                    fail('%s: %s differs from %s(a)' % (label, src, dt))
+
 # name, numpy function, sample kind, exact (else the float function ulp
 # bounds); the reference is numpy on the operand converted to float_for().
 NEW_UNARY = [
@@ -823,7 +862,8 @@ def main():
               test_float_scalar_powers,
               test_unary, test_float_functions, test_signed_zeros,
               test_float_binary_functions,
-              test_casts, test_where_and_clip, test_numpy_aliases,
+              test_casts, test_numpy_type_names, test_where_and_clip,
+              test_numpy_aliases,
               test_new_unary, test_new_binary, test_numpy_prefix_errors,
               test_benchmark_expressions, test_float16_every_value]:
         t()

@@ -614,6 +614,24 @@ GST_START_TEST (test_expr_error_unknown_dtype_cast_suggests)
 
 GST_END_TEST;
 
+/* Python's casts and the constants called as functions are told what to
+ * write, not a function whose name is near (float was 'floor', int 'rint',
+ * pi 'sin'). */
+GST_START_TEST (test_expr_error_python_cast_and_constant_called)
+{
+  check_error ("float(x)", PLAN_ERROR_TYPE, 1, "unknown function 'float'; "
+      "Python's float is float64 here: write float64(x)");
+  check_error ("y + int(x)", PLAN_ERROR_TYPE, 5, "unknown function 'int'; "
+      "Python's int is int64 here: write int64(x)");
+  check_error ("complex(x, y)", PLAN_ERROR_TYPE, 1, "write complex128(x), "
+      "or x + 1j * y");
+  check_error ("np.pi(2)", PLAN_ERROR_TYPE, 1, "unknown function 'pi'; pi "
+      "is a constant, not a function");
+  check_error ("true(x)", PLAN_ERROR_TYPE, 1, "true is a constant");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_error_name_called)
 {
   check_error ("x(2)", PLAN_ERROR_TYPE, 1, "'x' is a bound name, not a "
@@ -1689,6 +1707,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_unknown_name_without_bound_names);
   tcase_add_test (tc, test_expr_error_unknown_function_suggests);
   tcase_add_test (tc, test_expr_error_unknown_dtype_cast_suggests);
+  tcase_add_test (tc, test_expr_error_python_cast_and_constant_called);
   tcase_add_test (tc, test_expr_error_name_called);
   tcase_add_test (tc, test_expr_error_wrong_arity);
   tcase_add_test (tc, test_expr_error_cast_arity);
