@@ -471,14 +471,19 @@ known_dtype (PlanNode * node)
 }
 
 /* Compiles @expr over @names to check it as far as the graph knows. Where
- * an input's dtype is not known yet it is tried as float64 and as int64:
- * an expression that fails for both (a syntax error, an unknown name or
- * function) fails for every dtype. Errors depending on the dtypes come at
+ * an input's dtype is not known yet it is tried as each kind of dtype in
+ * turn: float64, int64, uint64 (`x & 0x8000000000000000` holds for uint64
+ * only), bool and complex128. An expression that fails for all of them (a
+ * syntax error, an unknown name or function) fails for every dtype; the
+ * error said is float64's. Errors depending on the dtypes come at
  * dispatch. */
 static gboolean
 check_expr (const gchar * expr, guint n_names, const gchar * const *names,
     const PlanDType * known, GError ** error)
 {
+  static const PlanDType tried[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT64,
+    PLAN_DTYPE_UINT64, PLAN_DTYPE_BOOL, PLAN_DTYPE_COMPLEX128
+  };
   PlanDType *dtypes = g_newa (PlanDType, MAX (n_names, 1));
   GError *first = NULL;
   gboolean all_known = TRUE;
@@ -487,11 +492,10 @@ check_expr (const gchar * expr, guint n_names, const gchar * const *names,
 
   if (!plan_expr_check (expr, error))
     return FALSE;
-  for (pass = 0; pass < 2; pass++) {
+  for (pass = 0; pass < G_N_ELEMENTS (tried); pass++) {
     for (i = 0; i < n_names; i++) {
       all_known &= known[i] != PLAN_DTYPE_UNKNOWN;
-      dtypes[i] = known[i] != PLAN_DTYPE_UNKNOWN ? known[i]
-          : pass == 0 ? PLAN_DTYPE_FLOAT64 : PLAN_DTYPE_INT64;
+      dtypes[i] = known[i] != PLAN_DTYPE_UNKNOWN ? known[i] : tried[pass];
     }
     compiled = plan_expr_compile (expr, n_names, names, dtypes,
         first ? NULL : &first);
@@ -816,12 +820,13 @@ check_combiner (PlanNode * node, PlanNode * input, GError ** error)
 {
   /* An input whose dtype the graph does not know is tried as each kind of
    * dtype a combiner can need ('x | y' and identity=false need integers or
-   * bools): a combiner that fails for all three fails for every dtype; the
+   * bools, identity=18446744073709551615 uint64): a combiner that fails for
+   * all of them fails for every dtype; the
    * rest is checked at dispatch. The error said is the first that is not
    * about the dtype, if any: 'x << y' is typed for int64, where its
    * identity is the fault. */
   static const PlanDType tried[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_INT64,
-    PLAN_DTYPE_BOOL
+    PLAN_DTYPE_UINT64, PLAN_DTYPE_BOOL
   };
   PlanDType dtype = known_dtype (input);
   GError *first = NULL;

@@ -2036,6 +2036,32 @@ def arrays_in_files_bound_by_name():
         assert np.array_equal(got, 2 * A + 1)
 
 
+@test
+def untyped_source_with_uint64_only_expressions():
+    """An expression that holds for uint64 only (a literal from 2**63 up
+    against a bitwise operator) on a source of no declared dtype: plan.map
+    and plan.reduce refused it, having tried the input as float64 and int64
+    only ('the left operand 'x' is float64')."""
+    U = np.array([1, 2**63 + 5, 2**64 - 1, 12345], np.uint64)
+    for expr, want in [("x & 0x8000000000000000", U & np.uint64(2**63)),
+                       ("x ^ 18446744073709551615", ~U),
+                       ("(x >> 1) | 9223372036854775808",
+                        (U >> np.uint64(1)) | np.uint64(2**63))]:
+        plan = Plan(); a = plan.source()
+        plan.map(expr, args=(a,), name="m")
+        got = plan.realize(target="cpu").dispatch(a=U).result("m")
+        assert got.dtype == np.uint64, (expr, got.dtype)
+        np.testing.assert_array_equal(got, want, expr)
+        # other dtypes are still refused, at dispatch, for the dtype given
+        work = plan.realize(target="cpu")
+        expect(PlanError, lambda: work.dispatch(a=U.astype(np.float32))
+               .result("m"), "float32")
+    plan = Plan(); a = plan.source()
+    plan.reduce("x & y", args=(a,), identity=2**64 - 1, name="r")
+    got = plan.realize(target="cpu").dispatch(a=U[1:3]).result("r")
+    assert got == np.bitwise_and.reduce(U[1:3]), got
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
         tests = [sim_device_arrays, design_example_sim, zero_d_arrays,
