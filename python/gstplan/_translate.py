@@ -337,6 +337,10 @@ class _Writer:
                           (value, name))
             return "%s(%s)" % (name, self.constant(node, value.item()))
         if isinstance(value, numbers.Integral):
+            if not -2 ** 63 <= value <= 2 ** 64 - 1:
+                self.fail(node, "the integer %d is outside the 64-bit range "
+                          "of the expression's integers (numpy raises "
+                          "OverflowError for it too)" % value)
             return "(%d)" % int(value) if value < 0 else "%d" % int(value)
         if isinstance(value, numbers.Real):
             v = float(value)
@@ -358,6 +362,14 @@ class _Writer:
                   (value,))
 
     def expr(self, node):
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp,
+                             ast.Compare)):
+            # Arithmetic of Python numbers only is Python's: True + True is
+            # 2 (numpy's bool addition would give True), 2**64 - 1 fits
+            # though 2**64 does not, (-8) ** (1/3) is complex.
+            folded = self.python_number(node)
+            if folded is not None:
+                return self.constant(node, folded)
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             self.fail(node, "%s cannot be expressed (the expression language "
@@ -384,6 +396,55 @@ class _Writer:
             if found and isinstance(value, numbers.Number):
                 return value
         return None
+
+    def python_number(self, node):
+        """The value of node where it is arithmetic, comparisons and and/or
+        of Python numbers only (literals, Python numbers the function closes
+        over, math's and numpy's constants), computed as Python computes
+        it; None where any part is something else (an argument, a numpy
+        scalar, which keeps its dtype, a call). Where Python raises (1 / 0,
+        10.0 ** 400), TranslationError: the function would raise too."""
+        kinds = (bool, int, float, complex)
+        if isinstance(node, ast.Constant):
+            return node.value if type(node.value) in kinds else None
+        if isinstance(node, ast.Name):
+            if node.id in self.names:
+                return None
+            found, v = self.lookup(node.id)
+            return v if found and type(v) in kinds else None
+        if isinstance(node, ast.Attribute):
+            mod = self.module_attr(node)
+            if not mod or mod[1] not in _CONSTANTS:
+                return None
+            v = getattr(self.lookup(node.value.id)[1], node.attr)
+            return v if type(v) in kinds else None
+        if isinstance(node, ast.UnaryOp):
+            operands = [self.python_number(node.operand)]
+            op = _PY_UNARYOPS[type(node.op)]
+        elif isinstance(node, ast.BinOp):
+            operands = [self.python_number(node.left),
+                        self.python_number(node.right)]
+            op = _PY_BINOPS.get(type(node.op))
+            if op in (operator.pow, operator.lshift) and \
+                    isinstance(operands[1], int) and operands[1] > 4096:
+                # far beyond 64 bits: the language says so, without
+                # computing it
+                return None
+        elif isinstance(node, (ast.BoolOp, ast.Compare)):
+            parts = node.values if isinstance(node, ast.BoolOp) else \
+                [node.left] + node.comparators
+            if any(self.python_number(p) is None for p in parts):
+                return None
+            return self.value(node)
+        else:
+            return None
+        if op is None or any(v is None for v in operands):
+            return None
+        try:
+            return op(*operands)
+        except (ArithmeticError, TypeError, ValueError) as e:
+            self.fail(node, "%s raises %s: %s" % (
+                ast.unparse(node), type(e).__name__, e))
 
     def value(self, node):
         """The Python value of node where it is made of numbers only

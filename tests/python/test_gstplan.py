@@ -2062,6 +2062,40 @@ def untyped_source_with_uint64_only_expressions():
     assert got == np.bitwise_and.reduce(U[1:3]), got
 
 
+K_TRUE = True
+
+
+@test
+def arithmetic_of_python_numbers_is_pythons():
+    """A lambda's arithmetic of Python numbers only is Python's: True + True
+    is 2 (the language's bool addition gave True), 2 and 3 is 3, ~True is
+    -2, -True -1, (-8) ** (1/3) complex (was NaN), 2**64 - 1 and
+    10**20 // 10**10 fit (were 'out of the 64-bit integer range'); where
+    Python raises (1 / 0) the translation does, and so for an integer no
+    64-bit dtype holds."""
+    X = np.array([1.0, -2.5, 3.0, 0.0], np.float32)
+    U = np.array([1, 2**63 + 5, 2**64 - 1], np.uint64)
+    cases = [(lambda x: x * (True + True), X),
+             (lambda x: x * (K_TRUE + 1), X),
+             (lambda x: x * (2 and 3), X),
+             (lambda x: x * ~True, X),
+             (lambda x: x * -True, X),
+             (lambda x: x * (-8) ** (1 / 3), X),
+             (lambda x: x / (2**64 - 1), X),
+             (lambda x: x * (10**20 // 10**10), X),
+             (lambda x: x & (2**64 - 1), U),
+             (lambda x: x - (1 << 63) + (1 < 2 < 3), U)]
+    for fn, arr in cases:
+        same_as_numpy(fn, arr)
+    assert gstplan.translate(lambda x: x * (True + True)) == "x * 2"
+    expect(TranslationError, lambda: gstplan.translate(lambda x: x * (1 / 0)),
+           "1 / 0 raises ZeroDivisionError")
+    expect(TranslationError, lambda: gstplan.translate(
+        lambda x: x + 10.0 ** 400), "OverflowError")
+    expect(TranslationError, lambda: gstplan.translate(lambda x: x * 2**64),
+           "18446744073709551616 is outside the 64-bit range")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
         tests = [sim_device_arrays, design_example_sim, zero_d_arrays,
