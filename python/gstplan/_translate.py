@@ -81,6 +81,20 @@ _FUNCTIONS = {
     "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
 }
 
+# How many arguments the language's functions take, by the names above: 3
+# for these, 2 for the next, 1 for every other (the built-ins min and max
+# take two or more).
+_THREE_ARGS = {"where", "clip"}
+_TWO_ARGS = {
+    "atan2", "hypot", "minimum", "maximum", "fmin", "fmax", "pow", "fmod",
+    "copysign", "heaviside", "logaddexp", "logaddexp2", "float_power",
+    "remainder", "mod", "true_divide", "divide", "floor_divide",
+    "logical_and", "logical_or", "logical_xor", "add", "subtract",
+    "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+    "right_shift", "less", "less_equal", "greater", "greater_equal", "equal",
+    "not_equal", "min", "max",
+}
+
 # Python's casts written as calls.
 _BUILTIN_CASTS = {"float": "float64", "int": "int64", "bool": "bool"}
 
@@ -754,6 +768,7 @@ def _function_name(module, name, n_args, fail):
              "quotient rounded to nearest), which the expression "
              "language does not have; x % y is Python's and numpy's "
              "remainder, math.fmod(x, y) C's")
+    written = name
     name = _RENAMES.get(name, _numpy_dtype_name(name) if module == "numpy"
                         else name)
     if name not in _FUNCTIONS:
@@ -767,6 +782,17 @@ def _function_name(module, name, n_args, fail):
              "%s(x, y, z)" % (name, "one argument" if n_args else "nothing",
                               "largest" if name == "max" else "smallest",
                               name))
+    if module is None and name in ("min", "max"):
+        return name
+    if module is None and name == "pow" and n_args == 3:
+        fail("pow() with a modulus, pow(x, y, m), cannot be expressed "
+             "(numpy has no such power): write pow(x, y) % m")
+    if module in ("math", "cmath") and name == "log" and n_args == 2:
+        return name     # log(x, base)
+    want = 3 if name in _THREE_ARGS else 2 if name in _TWO_ARGS else 1
+    if n_args != want:
+        fail("%s() takes %d argument%s, %d given" % (
+             written, want, "" if want == 1 else "s", n_args))
     return name
 
 

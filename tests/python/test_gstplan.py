@@ -2096,6 +2096,29 @@ def arithmetic_of_python_numbers_is_pythons():
            "18446744073709551616 is outside the 64-bit range")
 
 
+@test
+def wrong_number_of_arguments_is_a_translation_error():
+    """A call with the wrong number of arguments is refused when the
+    lambda is translated, with its file and line and the function as
+    written; it came at dispatch as the compiler's error about the
+    translated expression ('pow' takes 2 arguments ... pow(in0, 3, 5))."""
+    for fn, needle in [(lambda x: np.power(x, 2, 3),
+                        "power() takes 2 arguments, 3 given"),
+                       (lambda x: np.sin(x, x),
+                        "sin() takes 1 argument, 2 given"),
+                       (lambda x: np.clip(x, 1), "clip() takes 3 arguments"),
+                       (lambda x: np.where(x > 0), "where() takes 3"),
+                       (lambda x: math.hypot(x, x, x), "hypot() takes 2"),
+                       (lambda x: abs(x, x), "abs() takes 1 argument"),
+                       (lambda x: pow(x, 3, 5), "pow(x, y) % m")]:
+        e = expect(TranslationError, lambda: gstplan.translate(fn), needle)
+        assert "test_gstplan.py:" in str(e), str(e)
+    # math.log(x, base) and the built-ins min and max of several values
+    # still translate
+    assert gstplan.translate(lambda x: math.log(x, 2)) == "log(x) / log(2)"
+    assert gstplan.translate(lambda x: min(x, 0, 1)) == "min(min(x, 0), 1)"
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
         tests = [sim_device_arrays, design_example_sim, zero_d_arrays,
