@@ -303,7 +303,19 @@ lex_number (Parser * p, guint i)
     g_free (text);
   } else {
     unsigned __int128 v = 0;
-    guint j;
+    guint j, first = start;
+
+    /* 017 is octal 15 in C and an error in Python: a leading zero would
+     * silently mean one of them (00 is 0 in both). */
+    while (first + 1 < i && s[first] == '0')
+      first++;
+    if (first > start && s[first] != '0') {
+      parse_error (p, start, "the integer %.*s starts with 0, which C reads "
+          "as octal and Python refuses; write %.*s (or 0x... for "
+          "hexadecimal)", (gint) (i - start), s + start, (gint) (i - first),
+          s + first);
+      return FALSE;
+    }
     for (j = start; j < i; j++) {
       v = v * 10 + (s[j] - '0');
       if (v > G_MAXUINT64) {

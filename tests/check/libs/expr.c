@@ -448,6 +448,20 @@ GST_START_TEST (test_expr_error_letter_after_number)
 
 GST_END_TEST;
 
+/* 017 was decimal 17, where C reads octal 15 and Python refuses it; a
+ * float or imaginary literal, 00 and 0x017 keep their meaning. */
+GST_START_TEST (test_expr_error_integer_leading_zero)
+{
+  check_error ("x + 017", PLAN_ERROR_SYNTAX, 5, "the integer 017 starts with "
+      "0, which C reads as octal and Python refuses; write 17");
+  check_error ("0009", PLAN_ERROR_SYNTAX, 1, "write 9 (or 0x... for "
+      "hexadecimal)");
+  fail_unless (eval1 ("00 + 007.5 * 2 + 017e1 + 0x017 + imag(007j)")
+      == 215.0);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_expr_error_integer_literal_too_large)
 {
   check_error ("x + 18446744073709551616", PLAN_ERROR_SYNTAX, 5,
@@ -1693,6 +1707,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_trailing_operand);
   tcase_add_test (tc, test_expr_error_bad_exponent);
   tcase_add_test (tc, test_expr_error_letter_after_number);
+  tcase_add_test (tc, test_expr_error_integer_leading_zero);
   tcase_add_test (tc, test_expr_error_integer_literal_too_large);
   tcase_add_test (tc, test_expr_error_chained_comparison);
   tcase_add_test (tc, test_expr_error_ternary_without_colon);
