@@ -617,8 +617,22 @@ class _Writer:
         return "(%s%s)" % (op, self.expr(node.operand))
 
     def visit_BoolOp(self, node):
-        op = " and " if isinstance(node.op, ast.And) else " or "
-        return "(%s)" % op.join(self.expr(v) for v in node.values)
+        is_and = isinstance(node.op, ast.And)
+        values = list(node.values)
+        # Leading Python numbers are Python's to decide, as Python does: k
+        # and x is k where k is false, else x itself (not a bool); k or x
+        # is k where k is true, else x.
+        while len(values) > 1:
+            v = self.python_number(values[0])
+            if v is None:
+                break
+            if bool(v) != is_and:
+                return self.constant(values[0], v)
+            values.pop(0)
+        if len(values) == 1:
+            return self.expr(values[0])
+        op = " and " if is_and else " or "
+        return "(%s)" % op.join(self.expr(v) for v in values)
 
     def visit_Compare(self, node):
         parts = []

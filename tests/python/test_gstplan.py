@@ -2119,6 +2119,25 @@ def wrong_number_of_arguments_is_a_translation_error():
     assert gstplan.translate(lambda x: min(x, 0, 1)) == "min(min(x, 0), 1)"
 
 
+K_ZERO, K_ONE = 0, 1
+
+
+@test
+def and_or_after_a_python_number_is_pythons():
+    """k or x, with k a Python number, is x itself where k is false (and k
+    where it is true), k and x likewise: Python decides them. They were the
+    language's logical or and and, a bool array of x != 0."""
+    X = np.array([0.0, -2.5, 3.0, np.nan], np.float32)
+    I = np.array([0, 3, -1, -128], np.int8)
+    for fn, arr in [(lambda x: K_ZERO or x, X), (lambda x: K_ONE and x, X),
+                    (lambda x: K_ZERO or K_ONE and x, I),
+                    (lambda x: K_ONE and x > 0, X),
+                    (lambda x: x * (K_ZERO or 3), I)]:
+        same_as_numpy(fn, arr)
+    assert gstplan.translate(lambda x: K_ONE and x) == "x"
+    assert gstplan.translate(lambda x: K_ZERO and x) == "0"
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "sim":
         tests = [sim_device_arrays, design_example_sim, zero_d_arrays,
