@@ -352,9 +352,13 @@ class _Writer:
             return "%s(%s)" % (name, self.constant(node, value.item()))
         if isinstance(value, numbers.Integral):
             if not -2 ** 63 <= value <= 2 ** 64 - 1:
-                self.fail(node, "the integer %d is outside the 64-bit range "
+                digits = "%d" % value
+                self.fail(node, "the integer %s is outside the 64-bit range "
                           "of the expression's integers (numpy raises "
-                          "OverflowError for it too)" % value)
+                          "OverflowError for it too)" % (
+                              digits if len(digits) <= 40 else
+                              "%s... (%d digits)" % (digits[:20],
+                                                     len(digits))))
             return "(%d)" % int(value) if value < 0 else "%d" % int(value)
         if isinstance(value, numbers.Real):
             v = float(value)
@@ -440,9 +444,10 @@ class _Writer:
                         self.python_number(node.right)]
             op = _PY_BINOPS.get(type(node.op))
             if op in (operator.pow, operator.lshift) and \
+                    isinstance(operands[0], int) and \
                     isinstance(operands[1], int) and operands[1] > 4096:
-                # far beyond 64 bits: the language says so, without
-                # computing it
+                # an integer far beyond 64 bits: the language says so,
+                # without computing it
                 return None
         elif isinstance(node, (ast.BoolOp, ast.Compare)):
             parts = node.values if isinstance(node, ast.BoolOp) else \

@@ -2092,6 +2092,10 @@ def arithmetic_of_python_numbers_is_pythons():
            "1 / 0 raises ZeroDivisionError")
     expect(TranslationError, lambda: gstplan.translate(
         lambda x: x + 10.0 ** 400), "OverflowError")
+    expect(TranslationError, lambda: gstplan.translate(
+        lambda x: x + 2.0 ** 5000), "OverflowError")
+    expect(TranslationError, lambda: gstplan.translate(
+        lambda x: x + 10 ** 100), "10000000000000000000... (101 digits)")
     expect(TranslationError, lambda: gstplan.translate(lambda x: x * 2**64),
            "18446744073709551616 is outside the 64-bit range")
 
