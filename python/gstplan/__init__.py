@@ -86,7 +86,7 @@ from gi.repository import GLib, GObject, Gst, Plan as _P  # noqa: E402
 
 from ._translate import (TranslationError, translate,  # noqa: E402
                          translate_call, is_library_function, with_article,
-                         parameters)
+                         parameters, UFUNC_REDUCE_OPS as _UFUNC_REDUCE_OPS)
 
 __all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
            "to_numpy",
@@ -127,10 +127,25 @@ _COMBINER_OPS = {"x + y": "sum", "y + x": "sum", "x * y": "prod",
                  "logical_and(x, y)": "all", "logical_and(y, x)": "all"}
 
 
-# The reductions of ufuncs that are built-in ops: np.maximum.reduce is 'max'.
-_UFUNC_REDUCE_OPS = {"add": "sum", "multiply": "prod", "maximum": "max",
-                     "minimum": "min", "logical_or": "any",
-                     "logical_and": "all"}
+# The value over nothing of each op a combiner is recognised as: a
+# combiner given with another identity runs as the combiner it is, with
+# that identity (which libplan checks), not as the op.
+_OP_IDENTITIES = {"sum": 0.0, "prod": 1.0, "any": 0.0, "all": 1.0,
+                  "max": -math.inf, "min": math.inf}
+
+
+def _identity_value(identity):
+    """identity= as a float (true and false as 1 and 0), or None where it
+    is no number."""
+    if isinstance(identity, str):
+        word = identity.strip().lower()
+        if word in ("true", "false"):
+            return float(word == "true")
+        identity = word
+    try:
+        return float(identity)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _numpy_reduction_op(func):
@@ -847,11 +862,29 @@ class Plan:
             raise ValueError("reduce: axis must be None, 0, -1 or 1, not %r" %
                              (axis,))
         name = self._name(name)
-        if isinstance(func, str) and func in _OPS:
-            op = func
-        elif callable(func) and _numpy_reduction_op(func) is not None:
-            # np.sum, np.max, np.maximum.reduce: the reduction itself
-            op = _numpy_reduction_op(func)
+        owner = getattr(func, "__self__", None)
+        if isinstance(func, str) and func in _OPS or \
+                callable(func) and _numpy_reduction_op(func) is not None:
+            # an op's name, or np.sum, np.max, np.maximum.reduce: the
+            # reduction itself, which has its own identity
+            op = func if isinstance(func, str) else _numpy_reduction_op(func)
+            if identity is not None:
+                raise ValueError(
+                    "reduce: identity=%r is given with the op '%s', which "
+                    "has its own; identity= is the value over nothing of a "
+                    "combiner of your own (a lambda x, y, an expression of "
+                    "x and y or a numpy ufunc): leave it out" %
+                    (identity, op))
+        elif isinstance(owner, np.ufunc) and \
+                getattr(func, "__name__", None) == "reduce":
+            # np.fmax.reduce, np.subtract.reduce: no op of ours
+            raise TypeError(
+                "reduce: numpy.%s.reduce is not one of the reductions "
+                "plan.reduce runs (numpy.%s.reduce); give the combiner "
+                "numpy.%s itself, with identity= (its value over nothing), "
+                "or an op's name" %
+                (owner.__name__, ".reduce, numpy.".join(_UFUNC_REDUCE_OPS),
+                 owner.__name__))
         elif isinstance(func, str) and func.isidentifier() and \
                 func not in ("x", "y"):
             # a word that names neither an op nor the partial results
@@ -877,6 +910,11 @@ class Plan:
                                     "%s" % _arguments(params, defaults))
                 func = translate(func, {params[0]: "x", params[1]: "y"})
             op = _COMBINER_OPS.get(func)
+            if op is not None and identity is not None and \
+                    _identity_value(identity) != _OP_IDENTITIES[op]:
+                # x + y with identity=5: the combiner with that identity,
+                # as planreduce's expr, which refuses one that is none
+                op = None
         if op is not None:
             return self._wrap(_call(self._graph.add_reduce_ddof, name,
                                     _OPS[op], _AXES[axis], ddof,

@@ -878,6 +878,13 @@ def is_library_function(func):
     return module.split(".")[0] in _MODULES
 
 
+# The reductions of ufuncs that are built-in ops of plan.reduce:
+# np.maximum.reduce is 'max'.
+UFUNC_REDUCE_OPS = {"add": "sum", "multiply": "prod", "maximum": "max",
+                    "minimum": "min", "logical_or": "any",
+                    "logical_and": "all"}
+
+
 def translate_call(func, args):
     """The expression calling func, a function without Python code (a
     numpy ufunc such as np.sqrt or np.add, a function of math or cmath, a
@@ -897,7 +904,8 @@ def translate_call(func, args):
             "elementwise: give numpy.%s itself, called on the arguments in "
             "order%s" % (owner.__name__, func.__name__, owner.__name__,
                          " (plan.reduce takes numpy.%s.reduce as its op)" %
-                         owner.__name__ if func.__name__ == "reduce" else ""))
+                         owner.__name__ if func.__name__ == "reduce" and
+                         owner.__name__ in UFUNC_REDUCE_OPS else ""))
     if np is not None and isinstance(func, np.ufunc):
         if func.nin != len(args):
             raise TypeError("numpy.%s takes %d argument%s but %d were given" %

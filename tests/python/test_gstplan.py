@@ -1198,6 +1198,50 @@ def wrong_arguments_say_what_is_expected():
 
 
 @test
+def reduce_identity_is_never_dropped():
+    """identity= given with an op ('sum', np.sum) was dropped silently, and
+    so was one given with a combiner recognised as an op (lambda x, y:
+    x + y with identity=5 summed as if it were 0), where planreduce refuses
+    both. Now the first is a ValueError, and a combiner with an identity
+    other than its op's runs as the combiner with that identity, which is
+    checked as planreduce's expr's is (np.maximum with identity=0 is
+    numpy's np.maximum.reduce(..., initial=0)). np.fmax.reduce, which is
+    no op, said that plan.reduce takes it as its op."""
+    A = np.array([-4.0, -3.0, -1.0])
+
+    def run(func, identity):
+        plan = Plan(); a = plan.source()
+        plan.reduce(func, args=(a,), identity=identity, name="r")
+        return plan.realize(target="cpu").dispatch(a=A).result("r")
+
+    plan = Plan(); a = plan.source()
+    for op in ("sum", np.sum, np.add.reduce):
+        expect(ValueError, lambda: plan.reduce(op, args=(a,), identity=0),
+               "reduce: identity=0 is given with the op 'sum', which has its "
+               "own", "leave it out")
+    for func, identity in ((lambda x, y: x + y, 5), ("x + y", 1),
+                           (np.multiply, 0), (np.logical_or, True)):
+        expect(PlanError, lambda: run(func, identity), "is no identity of "
+               "the combiner")
+    # the op's own identity keeps the built-in op; another true identity
+    # is the combiner's, as numpy's initial=
+    assert run(lambda x, y: x + y, 0) == A.sum()
+    assert run(np.multiply, 1.0) == A.prod()
+    assert run(lambda x, y: max(x, y), "-inf") == A.max()
+    assert run(np.maximum, 0) == np.maximum.reduce(A, initial=0) == 0
+    e = expect(TypeError, lambda: plan.reduce(np.fmax.reduce, args=(a,)),
+               "reduce: numpy.fmax.reduce is not one of the reductions "
+               "plan.reduce runs (numpy.add.reduce, ", "give the combiner "
+               "numpy.fmax itself, with identity=")
+    assert "takes numpy.fmax.reduce as its op" not in str(e)
+    expect(TypeError, lambda: plan.map(np.add.reduce, args=(a,)),
+           "(plan.reduce takes numpy.add.reduce as its op)")
+    e = expect(TypeError, lambda: plan.map(np.fmax.reduce, args=(a,)),
+               "give numpy.fmax itself")
+    assert "plan.reduce takes" not in str(e)
+
+
+@test
 def float_and_bool_axes_and_shapes_are_refused():
     """axis=0.0, axis=True, out_shape=2.5 were cut to ints and out_shape='3'
     taken as 3 (out_shape='abc' was int()'s ValueError); numpy raises
