@@ -306,7 +306,8 @@ plan_reduce_get_map_rejection_unlocked (PlanReduce * self)
 
 /* Refuses to start with settings that cannot work whatever the input: a
  * rejected expr, identity, map or map-dtype, a combiner without identity,
- * or an identity without combiner (which op would silently ignore). */
+ * an identity without combiner (which op would silently ignore) or a
+ * map-dtype without map (which would be ignored as silently). */
 static gboolean
 plan_reduce_start (GstAggregator * agg)
 {
@@ -314,6 +315,7 @@ plan_reduce_start (GstAggregator * agg)
   GError *rejected = NULL;
   gboolean no_identity;
   gchar *expr, *stray_identity = NULL;
+  PlanDType stray_map_dtype = PLAN_DTYPE_UNKNOWN;
 
   self->sharded = FALSE;
   self->origin_set = FALSE;
@@ -329,6 +331,8 @@ plan_reduce_start (GstAggregator * agg)
   no_identity = self->expr != NULL && self->identity == NULL;
   if (self->expr == NULL && self->identity != NULL)
     stray_identity = g_strdup (self->identity);
+  if (self->map == NULL)
+    stray_map_dtype = self->map_dtype;
   GST_OBJECT_UNLOCK (self);
 
   if (rejected)
@@ -337,6 +341,8 @@ plan_reduce_start (GstAggregator * agg)
     goto no_identity;
   if (stray_identity)
     goto no_expr;
+  if (stray_map_dtype != PLAN_DTYPE_UNKNOWN)
+    goto no_map;
   g_free (expr);
 
   return GST_AGGREGATOR_CLASS (plan_reduce_parent_class)->start (agg);
@@ -366,6 +372,18 @@ no_expr:
             "combiner's (expr=\"x + y\" identity=0); each op has its own. "
             "Set expr, or leave identity unset.", stray_identity), (NULL));
     g_free (stray_identity);
+    g_free (expr);
+    return FALSE;
+  }
+no_map:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("map-dtype=%s is set without map: it casts the map's result before "
+            "the reduction, and there is no map. Set map (map=\"x\" "
+            "map-dtype=%s reduces the input cast to %s), or leave map-dtype "
+            "unset.", plan_dtype_to_string (stray_map_dtype),
+            plan_dtype_to_string (stray_map_dtype),
+            plan_dtype_to_string (stray_map_dtype)), (NULL));
     g_free (expr);
     return FALSE;
   }

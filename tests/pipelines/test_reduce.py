@@ -625,6 +625,25 @@ def test_map_naming_y_fails():
                    'planreduce r, map "x + y": ', "unknown name 'y'")
 
 
+def test_map_dtype_without_map_fails():
+    """map-dtype casts the map's result; without a map it was ignored, so
+    that op=sum map-dtype=int8 gave the float sum, silently. It now fails
+    at start, as identity without expr does; map="x" casts the input."""
+    d = tmpdir()
+    a = np.array([0.5, 1.75, -2.5, 100.25])
+    np.save(d + '/a.npy', a)
+    for empty_map in ([], ['map=""']):
+        expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
+                        'name=r', 'op=sum', 'map-dtype=int8'] + empty_map +
+                       ['!', 'fakesink'],
+                       'map-dtype=int8 is set without map', 'map="x" map-dtype=int8')
+    out = d + '/s.npy'
+    launch('planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce', 'op=sum',
+           'map=x', 'map-dtype=int8', '!', 'planfilesink', 'location=' + out)
+    assert_same(np.load(out), np.asarray(np.sum(a.astype(np.int8))),
+                'sum of map=x map-dtype=int8')
+
+
 def expect_failure(words, *needles):
     _, out = launch(*words, expect_ok=False)
     for n in needles:
@@ -756,7 +775,8 @@ cases += [(f.__name__, f) for f in (
     test_message_and_result, test_columns_over_many_blocks,
     test_map_float32_as_planmap_and_numpy,
     test_map_int32_as_planmap_and_numpy, test_map_with_custom_combiner,
-    test_invalid_map_shows_compiler_message, test_map_naming_y_fails)]
+    test_invalid_map_shows_compiler_message, test_map_naming_y_fails,
+    test_map_dtype_without_map_fails)]
 if len(sys.argv) > 1:
     cases = [c for c in cases if any(w in c[0] for w in sys.argv[1:])]
 run_cases(cases)
