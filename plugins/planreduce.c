@@ -484,6 +484,26 @@ plan_reduce_setup (PlanKernelElement * kernel, guint n_inputs,
     g_free (identity);
     return FALSE;
   }
+  if (expr == NULL && op == PLAN_REDUCE_OP_PTP && self->map_fused != NULL
+      && reduced.dtype == PLAN_DTYPE_BOOL) {
+    /* the bools are the map's: the reducer's advice, a map casting the
+     * input, would replace it */
+    gchar *map;
+
+    GST_OBJECT_LOCK (self);
+    map = g_strdup (self->map);
+    GST_OBJECT_UNLOCK (self);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_TYPE,
+        "planreduce %s: ptp is not defined for bool values, and the map "
+        "\"%s\" gives bools: max - min would subtract bools (numpy: "
+        "numpy boolean subtract, the `-` operator, is not supported); cast "
+        "the map's result to a number (map-dtype=int8)",
+        GST_OBJECT_NAME (self), map);
+    g_free (map);
+    g_free (expr);
+    g_free (identity);
+    return FALSE;
+  }
   if (expr != NULL)
     self->reducer = plan_reducer_new_custom (expr, identity, axis, &reduced,
         error);

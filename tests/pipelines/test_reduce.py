@@ -467,7 +467,27 @@ def test_ptp_of_bool_fails_as_numpy():
     d = tmpdir()
     np.save(d + '/a.npy', np.array([True, False]))
     expect_failure(['planfilesrc', 'location=%s/a.npy' % d, '!', 'planreduce',
-                    'op=ptp', '!', 'fakesink'], 'ptp is not defined for bool')
+                    'op=ptp', '!', 'fakesink'], 'ptp is not defined for bool',
+                   'map="int8(x)"')
+    # bools a map gives: its advice was map="int8(x)", which would replace
+    # the map (and cast the float input, not the comparison); it names the
+    # map and map-dtype=int8, which then gives numpy's ptp of the cast
+    np.save(d + '/f.npy', np.array([0.5, 3.5, 2.0]))
+    for words in (['map=x > 1'], ['map=x', 'map-dtype=bool']):
+        _, out = launch('planfilesrc', 'location=%s/f.npy' % d, '!', 'planreduce',
+                        'name=r', 'op=ptp', *words, '!', 'fakesink', expect_ok=False)
+        for needle in ('ptp is not defined for bool values, and the map "%s" '
+                       'gives bools' % words[0][4:], 'map-dtype=int8'):
+            if needle not in out:
+                raise Failure('%r not in the output:\n%s' % (needle, out))
+        if 'map="int8(x)"' in out:
+            raise Failure('the advice replaces the map:\n' + out)
+    launch('planfilesrc', 'location=%s/f.npy' % d, '!', 'planreduce', 'op=ptp',
+           'map=x > 1', 'map-dtype=int8', '!', 'planfilesink',
+           'location=%s/p.npy' % d)
+    assert_same(np.load(d + '/p.npy'),
+                np.asarray(np.ptp((np.array([0.5, 3.5, 2.0]) > 1).astype(np.int8))),
+                'ptp of map="x > 1" map-dtype=int8')
 
 
 def test_zero_d_axes_as_numpy():
