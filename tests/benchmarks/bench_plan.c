@@ -22,6 +22,14 @@
  *   bench_plan example MIB REPEAT   the design's example on MIB arrays
  *   bench_plan fusion FILE REPEAT   x*x + 1 summed, fused and unfused, on
  *                                   a float32 .npy file
+ *   bench_plan reduce FILE OP AXIS REPEAT
+ *                                   OP (sum, max, ...) of a .npy file,
+ *                                   AXIS all or 0, one dispatch of the
+ *                                   work realized once per run: each
+ *                                   run's seconds, then the minimum and
+ *                                   median (for profiles of the
+ *                                   reductions in process, run-all's
+ *                                   -api jobs without Python)
  *
  * The inputs are allocated and filled here, and an output array of the
  * caller's is written once before anything is timed, so no contender pays
@@ -110,6 +118,17 @@ minor_faults (void)
 
 /* The page faults of the last run_once(). */
 static glong last_faults;
+
+/* The process's CPU time (all threads, user and system), seconds. */
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec
+      + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
 
 /* One dispatch, waited for; the seconds it took. */
 static gdouble
@@ -767,6 +786,56 @@ bench_fusion (const gchar * location, guint repeat)
   g_object_unref (graph);
 }
 
+/* ---------------------------------------------------------------------
+ * reduce: one reduction of a file, realized once, dispatched REPEAT times
+ * --------------------------------------------------------------------- */
+
+static void
+bench_reduce (const gchar * location, const gchar * op_name,
+    const gchar * axis_name, guint repeat)
+{
+  GError *err = NULL;
+  GEnumClass *ops = g_type_class_ref (PLAN_TYPE_REDUCE_OP);
+  GEnumValue *op = g_enum_get_value_by_nick (ops, op_name);
+  gboolean columns = g_strcmp0 (axis_name, "0") == 0;
+  PlanGraph *graph = plan_graph_new ();
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanNode *a, *r;
+  PlanWork *work;
+  gdouble *t;
+  guint i;
+
+  if (op == NULL || (!columns && g_strcmp0 (axis_name, "all") != 0))
+    die ("reduce: OP is a reduction's name, AXIS all or 0", NULL);
+  a = plan_graph_add_source (graph, "a", columns ? 2 : 1,
+      PLAN_DTYPE_UNKNOWN, &err);
+  r = a ? plan_graph_add_reduce (graph, "r", op->value,
+      columns ? PLAN_REDUCE_AXIS_ROWS : PLAN_REDUCE_AXIS_ALL, a, &err) : NULL;
+  if (r == NULL || !plan_graph_add_sink (graph, "s", r, &err))
+    die ("building the reduction", err);
+  work = realize (graph, PLAN_REALIZE_NONE);
+  plan_bindings_set_file (bindings, "a", location);
+  t = g_new (gdouble, MAX (repeat, 1));
+  for (i = 0; i < repeat; i++) {
+    gdouble cpu = cpu_seconds ();
+
+    t[i] = run_once (work, bindings, NULL);
+    cpu = cpu_seconds () - cpu;
+    g_print ("run %u %.6f s, %.6f CPU-s (%.2f cores), %ld minor faults\n",
+        i, t[i], cpu, cpu / t[i], last_faults);
+  }
+  if (repeat > 0) {
+    qsort (t, repeat, sizeof (gdouble), compare_doubles);
+    g_print ("result reduce-%s-%s min %.6f median %.6f\n", op_name,
+        axis_name, t[0], t[repeat / 2]);
+  }
+  g_free (t);
+  g_object_unref (work);
+  g_object_unref (bindings);
+  g_object_unref (graph);
+  g_type_class_unref (ops);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -784,10 +853,13 @@ main (int argc, char **argv)
     bench_example (atoll (argv[2]), atoi (argv[3]));
   else if (argc == 4 && strcmp (what, "fusion") == 0)
     bench_fusion (argv[2], atoi (argv[3]));
+  else if (argc == 6 && strcmp (what, "reduce") == 0)
+    bench_reduce (argv[2], argv[3], argv[4], atoi (argv[5]));
   else {
     g_printerr ("usage: %s add MIB REPEAT | add64 N REPEAT | "
         "latency N CYCLES | "
-        "example MIB REPEAT | fusion FILE.npy REPEAT\n", argv[0]);
+        "example MIB REPEAT | fusion FILE.npy REPEAT | "
+        "reduce FILE.npy OP all|0 REPEAT\n", argv[0]);
     return 2;
   }
   return 0;
