@@ -279,6 +279,45 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
 #define MIN_STEP_B MIN_STEP_S
 #define MAX_STEP_B MAX_STEP_S
 
+/* A block's lanes folded into @out, lane 0 first, as the merges
+ * MERGE_MIN_ and MERGE_MAX_ of the kind do one after another. */
+#define FOLD_SEQUENTIAL(K, lane, out, WHICH) G_STMT_START { \
+    Acc a_; \
+    guint k_; \
+    VAL_##K (out) = lane[0]; \
+    for (k_ = 1; k_ < LANES; k_++) { \
+      VAL_##K (&a_) = lane[k_]; \
+      MERGE_##WHICH##_##K (out, &a_); \
+    } \
+  } G_STMT_END
+#define FOLD_B(T, lane, out, WHICH, OP) FOLD_SEQUENTIAL (B, lane, out, WHICH)
+#define FOLD_S(T, lane, out, WHICH, OP) FOLD_SEQUENTIAL (S, lane, out, WHICH)
+#define FOLD_U(T, lane, out, WHICH, OP) FOLD_SEQUENTIAL (U, lane, out, WHICH)
+/* Floats: those merges in order keep the first NaN lane if there is one,
+ * and otherwise the first lane whose value equals the extreme (a later
+ * equal one, the other zero say, never replaces it): found as such,
+ * without a chain of fifteen merges that each wait for the one before
+ * and branch on the data. The same lane, the same bits. */
+#define FOLD_F(T, lane, out, WHICH, OP) G_STMT_START { \
+    T t_[LANES / 2]; \
+    guint nan_ = 0, eq_ = 0, k_, w_; \
+    for (k_ = 0; k_ < LANES; k_++) \
+      nan_ |= (guint) (lane[k_] != lane[k_]) << k_; \
+    if (nan_ != 0) { \
+      VAL_F (out) = lane[__builtin_ctz (nan_)]; \
+    } else { \
+      for (k_ = 0; k_ < LANES / 2; k_++) \
+        t_[k_] = lane[k_ + LANES / 2] OP lane[k_] ? lane[k_ + LANES / 2] \
+            : lane[k_]; \
+      for (w_ = LANES / 4; w_ > 0; w_ /= 2) \
+        for (k_ = 0; k_ < w_; k_++) \
+          t_[k_] = t_[k_ + w_] OP t_[k_] ? t_[k_ + w_] : t_[k_]; \
+      for (k_ = 0; k_ < LANES; k_++) \
+        eq_ |= (guint) (lane[k_] == t_[0]) << k_; \
+      VAL_F (out) = lane[__builtin_ctz (eq_)]; \
+    } \
+  } G_STMT_END
+
 #define DEFINE_BLOCK_MINMAX(name, T, K, MINV, MAXV) \
   static void BLOCK_CLONES \
   block_min_##name (const PlanReducer * r, gconstpointer in, gsize n, \
@@ -286,16 +325,11 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
   { \
     const T *x = in; \
     T lane[LANES]; \
-    Acc a; \
     guint k; \
     for (k = 0; k < LANES; k++) \
       lane[k] = MAXV; \
     LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MIN_STEP_##K (lane[l], v)); \
-    VAL_##K (out) = lane[0]; \
-    for (k = 1; k < LANES; k++) { \
-      VAL_##K (&a) = lane[k]; \
-      MERGE_MIN_##K (out, &a); \
-    } \
+    FOLD_##K (T, lane, out, MIN, <); \
   } \
   static void BLOCK_CLONES \
   block_max_##name (const PlanReducer * r, gconstpointer in, gsize n, \
@@ -303,16 +337,11 @@ MERGE_FUNC (merge_nanargmax, prk_merge_nanarg (a, b, 0));
   { \
     const T *x = in; \
     T lane[LANES]; \
-    Acc a; \
     guint k; \
     for (k = 0; k < LANES; k++) \
       lane[k] = MINV; \
     LANE_LOOP (0, n, T v = LOAD_##K (x[i]); MAX_STEP_##K (lane[l], v)); \
-    VAL_##K (out) = lane[0]; \
-    for (k = 1; k < LANES; k++) { \
-      VAL_##K (&a) = lane[k]; \
-      MERGE_MAX_##K (out, &a); \
-    } \
+    FOLD_##K (T, lane, out, MAX, >); \
   }
 
 /* Argmin and argmax: a lane starts at its first element, takes strictly
@@ -824,8 +853,44 @@ COLUMN_ROWS_FUNC (rows_dsum_complex64, gfloat,
       gdouble y = (gdouble) x[c]; \
       v[c] = !isnan (v[c]) && (y > v[c] || isnan (y)) ? y : v[c])
 
-DEFINE_COLUMN_ROWS_EXTREME (float32, gfloat);
 DEFINE_COLUMN_ROWS_EXTREME (float64, gdouble);
+
+/* float32's the same, in float32: the extreme of float32 values is one of
+ * them (or the identity, an infinity), which float64 holds exactly, so
+ * the columns' values go into float32 for the rows and back unchanged, a
+ * NaN too (a float32 NaN made float64 and back is the float64 NaN it was
+ * made from). The tests are those above on the same values: the same
+ * bits, with half the lanes' work and accumulators of float64. The
+ * columns go by tiles whose accumulators stay in the first-level cache;
+ * v holds the columns [c0, c1), from v[0]. */
+#define EXTREME_TILE 1024
+#define DEFINE_COLUMN_ROWS_EXTREME_F32(which, TAKES) \
+  static void BLOCK_CLONES VECTORIZE \
+  rows_##which##_float32 (gdouble * restrict v, gdouble * restrict lo, \
+      const guint8 * rows, gsize n_rows, gsize row_size, gsize c0, \
+      gsize c1) \
+  { \
+    gfloat m[EXTREME_TILE]; \
+    gsize i, c, t, w; \
+    for (t = c0; t < c1; t += w) { \
+      w = MIN (c1 - t, EXTREME_TILE); \
+      for (c = 0; c < w; c++) \
+        m[c] = (gfloat) v[t - c0 + c]; \
+      for (i = 0; i < n_rows; i++) { \
+        const gfloat *restrict x = (const gfloat *) (rows + i * row_size) \
+            + t; \
+        for (c = 0; c < w; c++) { \
+          gfloat y = x[c]; \
+          m[c] = !isnan (m[c]) && (TAKES || isnan (y)) ? y : m[c]; \
+        } \
+      } \
+      for (c = 0; c < w; c++) \
+        v[t - c0 + c] = (gdouble) m[c]; \
+    } \
+  }
+
+DEFINE_COLUMN_ROWS_EXTREME_F32 (min, y < m[c]);
+DEFINE_COLUMN_ROWS_EXTREME_F32 (max, y > m[c]);
 
 static void
 merge_dd_count (const PlanReducer * r, Acc * a, const Acc * b)

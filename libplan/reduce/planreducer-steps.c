@@ -299,18 +299,27 @@ _plan_reducer_merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
 }
 
 /* A level of float minima or maxima: @v[c] (the later blocks) merged into
- * @node[c] (the earlier ones), as prk_merge_minmax_f(), in @v. */
-static void
-merge_extreme_level (const Acc * node, gdouble * v, gsize w, gboolean is_min)
-{
-  gsize c;
-
-  for (c = 0; c < w; c++) {
-    gdouble a = node[c].v.f, b = v[c];
-
-    v[c] = !isnan (a) && ((is_min ? b < a : b > a) || isnan (b)) ? b : a;
+ * @node[c] (the earlier ones), as prk_merge_minmax_f(), in @v. Without
+ * a branch: which of two block extremes is larger is as random as the
+ * data, and a mispredicted branch a column cost more than the merge. */
+#define DEFINE_MERGE_EXTREME_LEVEL(name, OP) \
+  static void \
+  name (const Acc * restrict node, gdouble * restrict v, gsize w) \
+  { \
+    gsize c; \
+    for (c = 0; c < w; c++) { \
+      gdouble a = node[c].v.f, b = v[c]; \
+      guint64 ab, bb, take; \
+      take = (guint64) 0 - (guint64) ((a == a) & ((b OP a) | (b != b))); \
+      memcpy (&ab, &a, sizeof ab); \
+      memcpy (&bb, &b, sizeof bb); \
+      ab = (ab & ~take) | (bb & take); \
+      memcpy (&v[c], &ab, sizeof ab); \
+    } \
   }
-}
+
+DEFINE_MERGE_EXTREME_LEVEL (merge_min_level, <);
+DEFINE_MERGE_EXTREME_LEVEL (merge_max_level, >);
 
 /* _plan_reducer_columns_push() for the open blocks of columns [@begin,
  * @end), held in the arrays @v and @lo of a ColumnRowsFunc from column
@@ -335,19 +344,26 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
   nodes += begin;
   if (r->merge == _plan_reducer_merge_min_f
       || r->merge == _plan_reducer_merge_max_f) {
-    for (i = slot + merges; i > slot; i--)
-      merge_extreme_level (nodes + (gsize) (i - 1) * w, v, n,
-          r->merge == _plan_reducer_merge_min_f);
+    for (i = slot + merges; i > slot; i--) {
+      if (r->merge == _plan_reducer_merge_min_f)
+        merge_min_level (nodes + (gsize) (i - 1) * w, v, n);
+      else
+        merge_max_level (nodes + (gsize) (i - 1) * w, v, n);
+    }
     /* As below: the last merged node's other fields, or the open
      * block's. */
-    for (c = 0; c < n; c++) {
-      if (merges == 0) {
+    if (merges == 0) {
+      for (c = 0; c < n; c++) {
         dst[c] = cols[c];
         dst[c].lo = lo[c];
+        dst[c].v.f = v[c];
       }
-      dst[c].v.f = v[c];
-      cols[c] = r->identity;
+    } else {
+      for (c = 0; c < n; c++)
+        dst[c].v.f = v[c];
     }
+    for (c = 0; c < n; c++)
+      cols[c] = r->identity;
     return;
   }
   if (r->merge == _plan_reducer_merge_dd) {

@@ -368,6 +368,99 @@ GST_START_TEST (test_moments_nan_bits_equal_cpu_reducer)
 
 GST_END_TEST;
 
+/* Minima and maxima whose extreme is a zero of either sign, or which meet
+ * NaNs of several payloads: which zero (the first among equals) and which
+ * NaN (the first) they keep is the same on the CPU, whatever its loops
+ * fold first, and on the sim device, on every axis and for any chunking. */
+GST_START_TEST (test_extremes_zero_and_nan_bits_equal_cpu_reducer)
+{
+  PlanDevice *device = plan_device_get ("sim", NULL);
+  const guint32 nans[] = { 0x7fc00000u, 0xffc00000u, 0x7fc00123u,
+    0xffc45600u, 0x7f800001u
+  };
+  const PlanReduceOp ops[] = { PLAN_REDUCE_OP_MIN, PLAN_REDUCE_OP_MAX };
+  const PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64 };
+  const gint64 flat[] = { 9001 }, tall[] = { 2400, 7 }, wide[] = { 300, 256 };
+  const gint64 rows[] = { 5, 4100 };
+  const struct
+  {
+    PlanReduceAxis axis;
+    guint ndim;
+    const gint64 *shape;
+    gsize chunk;
+  } layouts[] = {
+    {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
+    {PLAN_REDUCE_AXIS_ROWS, 2, tall, 700},
+    {PLAN_REDUCE_AXIS_ROWS, 2, wide, 64},
+    {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
+  };
+  guint d, k, o, with_nan, n_neg = 0, n_pos = 0, n_nan = 0;
+
+  for (d = 0; d < G_N_ELEMENTS (dtypes); d++) {
+    for (k = 0; k < G_N_ELEMENTS (layouts); k++) {
+      for (o = 0; o < G_N_ELEMENTS (ops); o++) {
+        for (with_nan = 0; with_nan < 2; with_nan++) {
+          GRand *rand = g_rand_new_with_seed (17 * k + 5 * o + with_nan);
+          PlanArrayInfo info;
+          gsize n_rows = layouts[k].shape[0], n, i, j;
+          guint8 *data;
+          Result want, got;
+
+          info_set (&info, dtypes[d], layouts[k].ndim, layouts[k].shape);
+          n = n_rows * plan_array_info_get_row_elements (&info);
+          data = g_malloc (n * 8);
+          for (i = 0; i < n; i++) {
+            /* zeros of both signs, and values beyond them the other way
+             * from the extreme */
+            guint32 u = g_rand_int_range (rand, 0, 4);
+            gfloat f = u == 0 ? 0.0f : u == 1 ? -0.0f : (gfloat) u;
+
+            if (ops[o] == PLAN_REDUCE_OP_MAX && u > 1)
+              f = -f;
+            if (with_nan && g_rand_int_range (rand, 0, 50) == 0)
+              memcpy (&f, &nans[g_rand_int_range (rand, 0,
+                          G_N_ELEMENTS (nans))], 4);
+            if (dtypes[d] == PLAN_DTYPE_FLOAT64)
+              ((gdouble *) data)[i] = f;
+            else
+              ((gfloat *) data)[i] = f;
+          }
+          g_rand_free (rand);
+          column_rows = layouts[k].shape == tall ? 37 : 0;
+          reduce (NULL, ops[o], layouts[k].axis, &info, data, n_rows, n_rows,
+              0.0, &want);
+          reduce (device, ops[o], layouts[k].axis, &info, data, n_rows,
+              layouts[k].chunk, 0.0, &got);
+          column_rows = 0;
+          fail_unless (want.ok && got.ok);
+          fail_unless (memcmp (got.values, want.values, want.size) == 0,
+              "op %d on %s, layout %u, NaNs %u: not the CPU's bits", ops[o],
+              plan_dtype_to_string (dtypes[d]), k, with_nan);
+          for (j = 0; j < want.size / plan_dtype_get_size (dtypes[d]); j++) {
+            gdouble v = dtypes[d] == PLAN_DTYPE_FLOAT64 ?
+                ((gdouble *) want.values)[j] : ((gfloat *) want.values)[j];
+
+            if (isnan (v))
+              n_nan++;
+            else if (v == 0.0 && signbit (v))
+              n_neg++;
+            else if (v == 0.0)
+              n_pos++;
+          }
+          result_clear (&want);
+          result_clear (&got);
+          g_free (data);
+        }
+      }
+    }
+  }
+  fail_unless (n_neg > 100 && n_pos > 100 && n_nan > 100,
+      "%u -0, %u +0, %u NaN results", n_neg, n_pos, n_nan);
+  gst_object_unref (device);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_device_equals_cpu_reducer)
 {
   check_device ("cpu");
@@ -688,6 +781,7 @@ reducerdevice_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_every_op_on_sim_small);
   tcase_add_test (tc, test_moments_nan_bits_equal_cpu_reducer);
+  tcase_add_test (tc, test_extremes_zero_and_nan_bits_equal_cpu_reducer);
   tcase_add_test (tc, test_cpu_device_equals_cpu_reducer);
   tcase_add_test (tc, test_sim_device_equals_cpu_reducer);
   tcase_add_test (tc, test_empty_and_all_nan);
