@@ -293,6 +293,9 @@ G_GNUC_INTERNAL
 const gchar * _plan_h5_dataset_get_path (PlanH5Dataset * d);
 
 G_GNUC_INTERNAL
+const gchar * _plan_h5_dataset_get_elsewhere (PlanH5Dataset * d);
+
+G_GNUC_INTERNAL
 gboolean _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first,
     guint64 n_rows, guint8 * dest, GError ** error);
 
@@ -392,7 +395,7 @@ gconstpointer _plan_module_load (const gchar * name,
  * files, where loading them made up some 8 ms of CPU time of every
  * start-up. The module hands libplan this table (planh5-module.c);
  * _plan_h5_*() above, in libplan, call through it. */
-#define PLAN_H5_MODULE_VERSION 2
+#define PLAN_H5_MODULE_VERSION 3
 
 typedef struct
 {
@@ -430,6 +433,7 @@ typedef struct
       guint32 mask, const guint8 * data, gsize size, GError ** error);
   gboolean (*writer_write_rows) (PlanH5Writer * w, guint64 first,
       const guint8 * data, guint64 n_rows, GError ** error);
+  const gchar *(*dataset_get_elsewhere) (PlanH5Dataset * d);
 } PlanH5Module;
 
 /* The module's one exported function. */

@@ -937,6 +937,18 @@ h5_maps_chunks (PlanFileReader * self)
 #endif
 }
 
+/* The file that the HDF5 dataset open lies in, when an external link
+ * leads to it from the file read, or NULL. */
+static const gchar *
+h5_elsewhere (PlanFileReader * self)
+{
+#if HAVE_HDF5
+  return self->h5 ? _plan_h5_dataset_get_elsewhere (self->h5) : NULL;
+#else
+  return NULL;
+#endif
+}
+
 /* Whether the file still holds its bytes up to @end; an error that says
  * what became of it if not. Worker thread. */
 static gboolean
@@ -1598,6 +1610,13 @@ plan_file_reader_start (PlanFileReader * reader, guint64 first_row,
         "'%s': its NetCDF record variable '%s' lies in slabs between the "
         "other record variables' ones, which a mapped chunk cannot skip; "
         "read it instead", reader->filename, reader->member_name);
+    return FALSE;
+  }
+  if (h5_elsewhere (reader) && reader->io_mode == PLAN_FILE_IO_MODE_MMAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not map "
+        "'%s': its dataset '%s' lies in '%s' (an external link leads "
+        "there), and is read through libhdf5, not mapped; read it instead",
+        reader->filename, reader->member_name, h5_elsewhere (reader));
     return FALSE;
   }
   if (reader->h5 && !h5_maps_chunks (reader)

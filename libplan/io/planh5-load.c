@@ -69,6 +69,12 @@ _plan_h5_dataset_get_path (PlanH5Dataset * d)
   return h5->dataset_get_path (d);
 }
 
+const gchar *
+_plan_h5_dataset_get_elsewhere (PlanH5Dataset * d)
+{
+  return h5->dataset_get_elsewhere (d);
+}
+
 gboolean
 _plan_h5_dataset_read_rows (PlanH5Dataset * d, guint64 first,
     guint64 n_rows, guint8 * dest, GError ** error)

@@ -39,6 +39,7 @@ static const PlanH5Module table = {
   _plan_h5_chunk_encode,
   _plan_h5_writer_write_chunk,
   _plan_h5_writer_write_rows,
+  _plan_h5_dataset_get_elsewhere,
 };
 
 G_MODULE_EXPORT const PlanH5Module *plan_h5_module_get (void);

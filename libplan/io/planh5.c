@@ -60,6 +60,10 @@ struct _PlanH5Dataset
   hid_t dset;
   hid_t mem_type;
   gchar *path;
+  /* the file the dataset's bytes are in when it is not @file: a dataset
+   * reached through an external link lies in another file, at offsets
+   * of that file */
+  gchar *elsewhere;
   gint ndim;
   hsize_t dims[PLAN_ARRAY_MAX_DIMS];
   /* what its LZF chunks decode to, where known (lzf_chunk_bytes ()) */
@@ -650,6 +654,7 @@ _plan_h5_dataset_close (PlanH5Dataset * d)
   H5Eclear2 (H5E_DEFAULT);
   _plan_h5_leave ();
   g_free (d->path);
+  g_free (d->elsewhere);
   g_free (d);
 }
 
@@ -727,6 +732,44 @@ lzf_chunk_bytes (PlanH5Dataset * d, hid_t type)
   return bytes;
 }
 
+/* The name of the file the dataset's bytes lie in, when it is another file
+ * than the one opened (a dataset reached through an external link), or
+ * %NULL. Such a dataset is read through libhdf5 only: the offsets libhdf5
+ * gives for its data are offsets in that file. Must be called between
+ * _plan_h5_enter () and _plan_h5_leave (). */
+static gchar *
+dataset_elsewhere (PlanH5Dataset * d)
+{
+  hid_t fid = H5Iget_file_id (d->dset);
+  gchar *name = NULL;
+
+  if (fid >= 0 && fid != d->file) {
+    ssize_t n = H5Fget_name (fid, NULL, 0);
+
+    name = g_malloc0 (MAX (n, 0) + 1);
+    if (n <= 0 || H5Fget_name (fid, name, n + 1) < 0)
+      strcpy (name, "another file");
+  }
+  if (fid >= 0)
+    H5Fclose (fid);
+  H5Eclear2 (H5E_DEFAULT);
+  return name;
+}
+
+/**
+ * _plan_h5_dataset_get_elsewhere:
+ * @d: an open dataset
+ *
+ * Returns: (nullable): the name of the file the dataset's bytes are in
+ *   when it is not the file opened (an external link leads to it), or
+ *   %NULL.
+ */
+const gchar *
+_plan_h5_dataset_get_elsewhere (PlanH5Dataset * d)
+{
+  return d->elsewhere;
+}
+
 /**
  * _plan_h5_dataset_open:
  * @filename: an HDF5 file
@@ -766,6 +809,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
   d->dset = H5Dopen2 (d->file, d->path, H5P_DEFAULT);
   if (d->dset < 0)
     goto not_opened;
+  d->elsewhere = dataset_elsewhere (d);
   type = H5Dget_type (d->dset);
   if (type < 0 || !map_type (type, &dtype, &d->mem_type, &native, error)
       || !read_shape (d, error))
@@ -783,7 +827,8 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
 
   *data_offset = G_MAXUINT64;
   dcpl = H5Dget_create_plist (d->dset);
-  if (native && dcpl >= 0 && H5Pget_layout (dcpl) == H5D_CONTIGUOUS
+  if (native && d->elsewhere == NULL && dcpl >= 0
+      && H5Pget_layout (dcpl) == H5D_CONTIGUOUS
       && H5Pget_nfilters (dcpl) == 0 && H5Dget_offset (d->dset) != HADDR_UNDEF)
     *data_offset = H5Dget_offset (d->dset);
   if (dcpl >= 0)
@@ -1154,7 +1199,7 @@ gboolean
 _plan_h5_dataset_maps_chunks (PlanH5Dataset * d)
 {
 #if H5_VERSION_GE(1, 10, 5)
-  return d->direct && d->n_filters == 0
+  return d->direct && d->n_filters == 0 && d->elsewhere == NULL
       && d->chunk_rows * d->row_size >= MIN_MAPPED_CHUNK;
 #else
   return FALSE;

@@ -483,6 +483,43 @@ def missing_dataset_lists_the_names():
         raise Failure('an output was written')
 
 
+def external_links_read_their_own_file():
+    """A dataset reached through an external link lies in another file,
+    at offsets of that file: it is read through libhdf5 (the values of
+    the linked dataset, not the bytes at the same offsets of the file
+    named), contiguous, chunked for mapping and compressed alike, and
+    io-mode=mmap says why it cannot map it. The file here has datasets
+    of its own at those offsets, of other values."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    other = os.path.join(d, 'other.h5')
+    want = {
+        'flat': np.arange(6.0),
+        'big': RNG.standard_normal((9000, 16)).astype(np.float32),
+        'gz': np.arange(3000.0).reshape(100, 30),
+    }
+    for name, f_path, sign in [('', other, 1), ('own', path, -1)]:
+        with h5py.File(f_path, 'w') as f:
+            f['flat'] = sign * want['flat']
+            f.create_dataset('big', data=sign * want['big'],
+                             chunks=(8192, 16))
+            f.create_dataset('gz', data=sign * want['gz'], chunks=(10, 30),
+                             compression='gzip', shuffle=True)
+    with h5py.File(path, 'a') as f:
+        for name in want:
+            f['e' + name] = h5py.ExternalLink('other.h5', '/' + name)
+    for name, a in want.items():
+        for mode in ['auto', 'read']:
+            got = read(path, out, 'dataset=/e' + name, 'io-mode=' + mode)
+            plantest.assert_same(got, a, 'external %s %s' % (name, mode))
+        expect_error(['planfilesrc', 'location=' + path,
+                      'dataset=/e' + name, 'io-mode=mmap', '!',
+                      'planfilesink', 'location=' + out],
+                     "its dataset '/e%s' lies in '" % name, "other.h5' (an "
+                     "external link leads there), and is read through "
+                     "libhdf5, not mapped")
+
+
 def corrupt_chunk_fails():
     d = plantest.tmpdir()
     path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
@@ -927,6 +964,8 @@ plantest.run_cases([
     ('a NetCDF-4 variable', netcdf4_variable),
     ('huge chunk rows are not aligned', huge_chunk_rows_are_not_aligned),
     ('a missing dataset lists the names', missing_dataset_lists_the_names),
+    ('external links read their own file',
+     external_links_read_their_own_file),
     ('LZF is read as h5py reads it', lzf_read_as_h5py_reads),
     ('an LZF plugin is left in place', lzf_plugin_is_left_in_place),
     ('corrupt LZF chunks fail', lzf_corrupt_chunks_fail),
