@@ -252,6 +252,52 @@ join_paths (GPtrArray * paths)
   return g_string_free (s, FALSE);
 }
 
+/* Why @path, which is not a dataset of @file, is not one: a group (@type
+ * is what it opened as), a link that leads nowhere, or nothing there. */
+static gchar *
+describe_missing (hid_t file, const gchar * path, H5I_type_t type)
+{
+  H5L_info_t info;
+  gchar *what = NULL, *val = NULL;
+
+  if (type != H5I_BADID)
+    return g_strdup_printf ("'%s' is a %s, not a dataset", path,
+        type == H5I_GROUP ? "group" : "named datatype");
+  if (H5Lexists (file, path, H5P_DEFAULT) > 0
+      && H5Lget_info (file, path, &info, H5P_DEFAULT) >= 0
+      && info.type != H5L_TYPE_HARD && info.u.val_size > 0
+      && info.u.val_size < (1 << 20)) {
+    val = g_malloc0 (info.u.val_size + 1);
+    if (H5Lget_val (file, path, val, info.u.val_size, H5P_DEFAULT) < 0)
+      g_clear_pointer (&val, g_free);
+  }
+  H5Eclear2 (H5E_DEFAULT);
+  if (val && info.type == H5L_TYPE_SOFT) {
+    what = g_strdup_printf ("'%s' is a soft link to '%s', which is not in "
+        "the file", path, val);
+  } else if (val && info.type == H5L_TYPE_EXTERNAL) {
+    const char *target_file = NULL, *target_path = NULL;
+    unsigned flags;
+
+    if (H5Lunpack_elink_val (val, info.u.val_size, &flags, &target_file,
+            &target_path) >= 0 && target_file && target_path) {
+      /* the reason libhdf5 gives when it follows the link */
+      hid_t obj = H5Oopen (file, path, H5P_DEFAULT);
+      gchar *why;
+
+      if (obj >= 0)
+        H5Oclose (obj);
+      why = _plan_h5_error_text ();
+      what = g_strdup_printf ("'%s' is an external link to '%s' in '%s', "
+          "which HDF5 cannot open (%s)", path, target_path, target_file, why);
+      g_free (why);
+    }
+    H5Eclear2 (H5E_DEFAULT);
+  }
+  g_free (val);
+  return what ? what : g_strdup_printf ("it has no dataset '%s'", path);
+}
+
 /* Which dataset to open: @path, or the file's only one. */
 static gchar *
 choose_dataset (hid_t file, const gchar * path, GError ** error)
@@ -278,20 +324,22 @@ choose_dataset (hid_t file, const gchar * path, GError ** error)
     g_ptr_array_unref (paths);
     return chosen;
   }
-  names = join_paths (paths);
-  if (paths->len == 0)
+  names = paths->len > 0 ? join_paths (paths) : NULL;
+  if (path == NULL && names == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is an "
         "HDF5 file with no datasets in it");
   else if (path == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it holds "
         "%u datasets, %s; name the one to read as the dataset", paths->len,
         names);
-  else if (type != H5I_BADID)
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "'%s' is a "
-        "group, not a dataset; its datasets are %s", path, names);
-  else
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it has no "
-        "dataset '%s'; its datasets are %s", path, names);
+  else {
+    gchar *what = describe_missing (file, path, type);
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "%s; %s%s",
+        what, names ? "its datasets are " : "the file holds no datasets",
+        names ? names : "");
+    g_free (what);
+  }
   g_free (names);
   g_ptr_array_unref (paths);
   return NULL;

@@ -520,6 +520,35 @@ def external_links_read_their_own_file():
                      "libhdf5, not mapped")
 
 
+def links_to_nothing_say_so():
+    """A dataset named through a soft or external link that leads nowhere
+    is an error that says where the link leads, not a missing dataset or
+    a file without datasets."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    with h5py.File(path, 'w') as f:
+        f['soft'] = h5py.SoftLink('/gone')
+        f['ext'] = h5py.ExternalLink('nofile.h5', '/d')
+    words = ['planfilesrc', 'location=' + path, '!', 'planfilesink',
+             'location=' + out]
+    expect_error(words[:2] + ['dataset=/soft'] + words[2:],
+                 "'/soft' is a soft link to '/gone', which is not in the "
+                 "file; the file holds no datasets")
+    expect_error(words[:2] + ['dataset=ext'] + words[2:],
+                 "'ext' is an external link to '/d' in 'nofile.h5', which "
+                 "HDF5 cannot open (unable to open external file")
+    with h5py.File(path, 'a') as f:
+        f['real'] = np.zeros(3)
+        f['type'] = np.dtype('f4')
+    expect_error(words[:2] + ['dataset=/soft'] + words[2:],
+                 "'/soft' is a soft link to '/gone', which is not in the "
+                 "file; its datasets are '/real'")
+    expect_error(words[:2] + ['dataset=/type'] + words[2:],
+                 "'/type' is a named datatype, not a dataset")
+    if os.path.exists(out):
+        raise Failure('an output was written')
+
+
 def corrupt_chunk_fails():
     d = plantest.tmpdir()
     path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
@@ -966,6 +995,7 @@ plantest.run_cases([
     ('a missing dataset lists the names', missing_dataset_lists_the_names),
     ('external links read their own file',
      external_links_read_their_own_file),
+    ('links to nothing say so', links_to_nothing_say_so),
     ('LZF is read as h5py reads it', lzf_read_as_h5py_reads),
     ('an LZF plugin is left in place', lzf_plugin_is_left_in_place),
     ('corrupt LZF chunks fail', lzf_corrupt_chunks_fail),
