@@ -408,6 +408,41 @@ bool_mem_type (hid_t type)
   return -1;
 }
 
+/* Whether a float type is IEEE binary16, binary32 or binary64 (by its
+ * size), in either byte order: the sign, exponent and mantissa where IEEE
+ * puts them, IEEE's exponent bias, an implied leading mantissa bit, and
+ * every bit of its size used. Another float of one of those sizes
+ * (bfloat16; a 4-byte float of another exponent bias, whose values reach
+ * beyond float32's range) would be converted by libhdf5 with its values
+ * changed: infinities for the large ones, zeros for the small. */
+static gboolean
+is_ieee_float (hid_t type)
+{
+  static const struct
+  {
+    gsize size, epos, esize, msize, ebias;
+  } ieee[] = {
+    {2, 10, 5, 10, 15}, {4, 23, 8, 23, 127}, {8, 52, 11, 52, 1023}
+  };
+  size_t size = H5Tget_size (type), spos, epos, esize, mpos, msize;
+  gboolean ok = FALSE;
+  guint i;
+
+  if (H5Tget_class (type) != H5T_FLOAT
+      || H5Tget_fields (type, &spos, &epos, &esize, &mpos, &msize) < 0)
+    goto done;
+  for (i = 0; i < G_N_ELEMENTS (ieee); i++)
+    if (ieee[i].size == size)
+      ok = spos == size * 8 - 1 && epos == ieee[i].epos
+          && esize == ieee[i].esize && mpos == 0 && msize == ieee[i].msize
+          && H5Tget_ebias (type) == ieee[i].ebias
+          && H5Tget_norm (type) == H5T_NORM_IMPLIED
+          && H5Tget_precision (type) == size * 8 && H5Tget_offset (type) == 0;
+done:
+  H5Eclear2 (H5E_DEFAULT);
+  return ok;
+}
+
 /* h5py's complex numbers: a compound of two floats of one size, "r" first
  * and "i" second (h5py writes them packed, r at 0 and i after it, and
  * reads them as complex at any offsets, padded too). Returns the size of
@@ -426,7 +461,8 @@ h5py_complex_part_size (hid_t type)
     hid_t m = H5Tget_member_type (type, i);
     gsize msize = m >= 0 ? H5Tget_size (m) : 0;
 
-    ok = (msize == 4 || msize == 8) && (i == 0 || msize == size);
+    ok = (msize == 4 || msize == 8) && (i == 0 || msize == size)
+        && is_ieee_float (m);
     size = msize;
     if (m >= 0)
       H5Tclose (m);
@@ -498,18 +534,6 @@ _plan_h5_half_type (void)
   return t;
 }
 
-/* Whether a 2-byte float type has binary16's fields (in either byte
- * order), not those of another 2-byte float such as bfloat16. */
-static gboolean
-is_half (hid_t type)
-{
-  size_t spos, epos, esize, mpos, msize;
-
-  return H5Tget_size (type) == 2 && H5Tget_fields (type, &spos, &epos,
-      &esize, &mpos, &msize) >= 0 && spos == 15 && epos == 10 && esize == 5
-      && mpos == 0 && msize == 10 && H5Tget_ebias (type) == 15;
-}
-
 /* The dtype of a file type, and the native type HDF5 converts it to (byte
  * order included). */
 static gboolean
@@ -529,10 +553,11 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
     gboolean sign = H5Tget_sign (type) == H5T_SGN_2;
     *dtype = sign ? s[size] : u[size];
     *mem_type = H5Tget_native_type (type, H5T_DIR_ASCEND);
-  } else if (c == H5T_FLOAT && (size == 4 || size == 8)) {
+  } else if (c == H5T_FLOAT && (size == 4 || size == 8)
+      && is_ieee_float (type)) {
     *dtype = size == 4 ? PLAN_DTYPE_FLOAT32 : PLAN_DTYPE_FLOAT64;
     *mem_type = H5Tcopy (size == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
-  } else if (c == H5T_FLOAT && is_half (type)) {
+  } else if (c == H5T_FLOAT && size == 2 && is_ieee_float (type)) {
     *dtype = PLAN_DTYPE_FLOAT16;
     *mem_type = _plan_h5_half_type ();
   } else if (c == H5T_ENUM && is_h5py_bool (type)) {
@@ -547,7 +572,11 @@ map_type (hid_t type, PlanDType * dtype, hid_t * mem_type,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "
         "are %" G_GSIZE_FORMAT "-byte floats%s, which gst-plan does not "
         "support; convert the dataset to float16, float32 or float64",
-        size, size == 2 ? " that are not IEEE binary16 (bfloat16?)" : "");
+        size, size == 2 ? " that are not IEEE binary16 (bfloat16?)" :
+        size == 4 ? " that are not IEEE binary32 (another exponent bias or "
+        "layout, whose values float32 cannot all hold)" :
+        size == 8 ? " that are not IEEE binary64 (another exponent bias or "
+        "layout, whose values float64 cannot all hold)" : "");
     return FALSE;
   } else {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its elements "

@@ -605,6 +605,50 @@ def unsupported_dtype_and_filter_fail():
             raise Failure('%s: an output was written' % name)
 
 
+def non_ieee_floats_fail():
+    """A 4- or 8-byte float that is not IEEE binary32 or binary64 (another
+    exponent bias, no implied mantissa bit; libhdf5 makes them, h5py reads
+    the first as float64) is refused by name, not read as float32 with its
+    large values turned into infinities; and so are complex numbers of
+    such parts. IEEE floats in either byte order are read."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    values = np.array([2.0 ** 140, 2.0 ** -140, 1.0])
+    with h5py.File(path, 'w') as f:
+        space = h5py.h5s.create_simple((3,))
+
+        def make(name, base, ebias=None, norm=None):
+            t = base.copy()
+            if ebias is not None:
+                t.set_ebias(ebias)
+            if norm is not None:
+                t.set_norm(norm)
+            h5py.h5d.create(f.id, name.encode(), t, space).write(
+                h5py.h5s.ALL, h5py.h5s.ALL, values)
+            return t
+        part = make('bias', h5py.h5t.IEEE_F32LE, ebias=100)
+        make('bias64', h5py.h5t.IEEE_F64LE, ebias=900)
+        make('nonorm', h5py.h5t.IEEE_F32BE, norm=h5py.h5t.NORM_NONE)
+        make('ieee_be', h5py.h5t.IEEE_F64BE)
+        cplx = h5py.h5t.create(h5py.h5t.COMPOUND, 8)
+        cplx.insert(b'r', 0, part)
+        cplx.insert(b'i', 4, part)
+        h5py.h5d.create(f.id, b'cplx', cplx, space)
+        if f['bias'][()][0] != values[0]:
+            raise Failure('h5py reads %r' % f['bias'][()])
+    for name, text in [('bias', '4-byte floats that are not IEEE binary32'),
+                       ('nonorm', '4-byte floats that are not IEEE binary32'),
+                       ('bias64', '8-byte floats that are not IEEE binary64'),
+                       ('cplx', 'compound')]:
+        expect_error(['planfilesrc', 'location=' + path, 'dataset=' + name,
+                      '!', 'planfilesink', 'location=' + out], text,
+                     "'/%s'" % name)
+        if os.path.exists(out):
+            raise Failure('%s: an output was written' % name)
+    plantest.assert_same(read(path, out, 'dataset=ieee_be'), values,
+                         'big-endian IEEE float64')
+
+
 def bool_and_complex_as_h5py_reads_them():
     """h5py reads an enum of FALSE = 0 and TRUE = 1 as bool whatever its
     integer (it writes int8), and a compound of two floats of one size,
@@ -1002,6 +1046,7 @@ plantest.run_cases([
     ('a corrupt chunk fails', corrupt_chunk_fails),
     ('a truncated file fails', truncated_file_fails),
     ('unsupported dtypes and filters fail', unsupported_dtype_and_filter_fail),
+    ('non-IEEE floats fail', non_ieee_floats_fail),
     ('bool and complex as h5py reads them',
      bool_and_complex_as_h5py_reads_them),
     ('the sink writes what h5py reads', sink_writes_what_h5py_reads),
