@@ -429,7 +429,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * it ("temps") or its name in the archive ("temps.npy"; ".npy" is
    * appended where it does not end so). "arr_0", the default, is numpy's
    * name of an array np.savez() is given without a name. A name that is
-   * empty, has a '/', is not UTF-8 or is longer than a zip archive allows
+   * empty, starts with a '/' or has a part that is empty, '.' or '..', is
+   * not UTF-8 or is longer than a zip archive allows
    * is refused. Other formats ignore it.
    *
    * Since: 0.1

@@ -896,7 +896,8 @@ plan_file_writer_set_zarr_format (PlanFileWriter * writer, guint zarr_format)
  * np.savez() writes it) or, with a level above 0 set by
  * plan_file_writer_set_dataset(), deflated at that level (as
  * np.savez_compressed() does). plan_file_writer_open() refuses a name
- * that is empty, has a '/', is not UTF-8 or is longer than a zip archive
+ * that is empty, starts with a '/' or has a part that is empty, '.' or
+ * '..', is not UTF-8 or is longer than a zip archive
  * allows. Other formats ignore it.
  *
  * Since: 0.1

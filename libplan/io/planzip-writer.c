@@ -359,6 +359,22 @@ failed:
   return NULL;
 }
 
+/* Whether each part of the archive name @name between '/'s (".npy"
+ * included in the last) is a name: not empty, '.' or '..'. */
+static gboolean
+parts_are_names (const gchar * name)
+{
+  gchar **parts = g_strsplit (name, "/", -1);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; ok && parts[i]; i++)
+    ok = parts[i][0] != '\0' && strcmp (parts[i], ".") != 0
+        && strcmp (parts[i], "..") != 0;
+  g_strfreev (parts);
+  return ok;
+}
+
 /**
  * _plan_zip_writer_check_name:
  * @member: (nullable): the member's name as the user gave it, %NULL for
@@ -367,8 +383,11 @@ failed:
  *
  * Returns: (transfer full): the name of the member in the archive,
  *   ".npy" appended when it does not end so, or %NULL with @error set for
- *   a name numpy cannot give back: empty, with a '/', not UTF-8 or too
- *   long for a zip archive.
+ *   a name numpy cannot give back (empty, not UTF-8 or too long for a zip
+ *   archive) or that zip tools take for a path outside the archive's
+ *   folders (a leading '/', a part that is empty, '.' or '..'). A '/'
+ *   between names is kept: np.savez(f, **{'obs/temps': a}) writes
+ *   'obs/temps.npy', and np.load(f)['obs/temps'] reads it.
  */
 gchar *
 _plan_zip_writer_check_name (const gchar * member, GError ** error)
@@ -399,11 +418,12 @@ _plan_zip_writer_check_name (const gchar * member, GError ** error)
     g_free (name);
     return NULL;
   }
-  if (strchr (name, '/') != NULL) {
+  if (!parts_are_names (name)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "the member name '%s' has a '/', which would put the array in a "
-        "folder of the archive that np.load() does not give back as it is; "
-        "name it without one", member);
+        "the member name '%s' starts with a '/' or has a part between '/'s "
+        "that is empty, '.' or '..', which zip tools take for a path "
+        "outside the archive's folders; name it by parts such as "
+        "'obs/temps'", member);
     g_free (name);
     return NULL;
   }

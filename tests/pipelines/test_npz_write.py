@@ -105,8 +105,10 @@ def stored_and_deflated_many_chunks():
 
 def member_names():
     """The member is named as np.savez names it: arr_0 by default, the key
-    given, '.npy' not doubled, UTF-8 names; planfilesrc finds it by
-    name. format=npz writes a .npz under any name, and .NPZ is .npz."""
+    given, '.npy' not doubled, UTF-8 names, names with a '/' between
+    parts (np.savez(f, **{'obs/temps': a}) writes 'obs/temps.npy', and
+    np.load(f)['obs/temps'] reads it); planfilesrc finds it by name.
+    format=npz writes a .npz under any name, and .NPZ is .npz."""
     d = plantest.tmpdir()
     src = os.path.join(d, 'in.npy')
     a = plantest.random_array('float32', (300, 2), RNG)
@@ -117,7 +119,9 @@ def member_names():
             ('temps', 'temps', 'b.npz', []),
             ('temps.npy', 'temps', 'c.npz', ['compression=3']),
             ('température', 'température', 'd.npz', []),
-            ('rain', 'rain', 'e.bin', ['format=npz'])):
+            ('rain', 'rain', 'e.bin', ['format=npz']),
+            ('obs/temps', 'obs/temps', 'f.npz', []),
+            ('obs/t.npy', 'obs/t', 'g.npz', ['compression=3'])):
         out = os.path.join(d, loc)
         props = extra + (['member=' + member] if member else [])
         write(src, out, *props)
@@ -182,11 +186,14 @@ def refused():
     for props, says in (
             (['member=""'], 'the member name is empty'),
             (['member=.npy'], 'the member name is empty'),
-            (['member=a/b'], "the member name 'a/b' has a '/'"),
+            (['member=/a'], "the member name '/a' starts with a '/' or "
+             "has a part between '/'s that is empty, '.' or '..'"),
+            (['member=a//b'], "the member name 'a//b' starts with a '/'"),
+            (['member=../b'], "the member name '../b' starts with a '/'"),
             (['member=' + 'x' * 65532], 'at most 65535 bytes'),
             (['compression=3', 'codec=zstd'],
              'compressed with deflate (codec auto or gzip)'),
-            (['file-mode=add', 'member=a/b'], "has a '/'")):
+            (['file-mode=add', 'member=a/./b'], "is empty, '.' or '..'")):
         expect_error(copy + props, "Could not write '%s'" % out, says)
         with np.load(out) as z:
             if list(z.keys()) != ['old']:

@@ -194,8 +194,9 @@ GST_END_TEST;
  * set_info; a chunk written after that fails too, rather than reach a
  * writer that is not there, and cancel leaves nothing. */
 /* The name of a .npz output's member: numpy's key, ".npy" appended; names
- * np.load() cannot give back, or a zip archive cannot hold, are refused at
- * open, and nothing is made. */
+ * np.load() cannot give back, zip tools would take for a path outside the
+ * archive's folders, or a zip archive cannot hold, are refused at open,
+ * and nothing is made; a '/' between names is kept, as np.savez keeps it. */
 GST_START_TEST (test_writer_npz_member_names)
 {
   PlanFileWriter *w = plan_file_writer_new ();
@@ -209,13 +210,17 @@ GST_START_TEST (test_writer_npz_member_names)
   } bad[] = {
     {"", "member name is empty"},
     {".npy", "member name is empty"},
-    {"a/b", "has a '/'"},
+    {"/a", "starts with a '/' or has a part between '/'s that is empty"},
+    {"a//b", "starts with a '/'"},
+    {"../a", "starts with a '/'"},
     {"t\xff", "not valid UTF-8"},
     {too_long, "at most 65535 bytes"},
   };
-  const gchar *good[] = { NULL, "temps", "temps.npy", "t\xc3\xa9", longest };
+  const gchar *good[] = { NULL, "temps", "temps.npy", "t\xc3\xa9", longest,
+    "obs/temps"
+  };
   const gchar *stored[] = { "arr_0.npy", "temps.npy", "temps.npy",
-    "t\xc3\xa9.npy", NULL
+    "t\xc3\xa9.npy", NULL, "obs/temps.npy"
   };
   PlanArrayInfo info;
   guint i;
