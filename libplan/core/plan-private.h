@@ -473,6 +473,16 @@ gboolean _plan_zarr_write_group (const gchar * dir, gint version,
     GError ** error);
 
 G_GNUC_INTERNAL
+GPtrArray * _plan_zarr_prepare_consolidated (const gchar * store,
+    const gchar * rel, const gchar * array_dir, GError ** error);
+
+G_GNUC_INTERNAL
+gboolean _plan_zarr_commit_consolidated (GPtrArray * pairs, GError ** error);
+
+G_GNUC_INTERNAL
+void _plan_zarr_discard_consolidated (GPtrArray * pairs);
+
+G_GNUC_INTERNAL
 gboolean _plan_zarr_writer_append (PlanZarrWriter * w, const guint8 * data,
     guint64 n_rows, GError ** error);
 

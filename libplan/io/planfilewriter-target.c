@@ -624,6 +624,8 @@ _plan_file_writer_finish_zarr (PlanFileWriter * self, guint64 bytes,
 {
   guint64 rows = self->row_size ? bytes / self->row_size : 0;
   PlanZarrWriter *zarr = self->zarr;
+  GPtrArray *consolidated;
+  const gchar *rel;
 
   self->zarr = NULL;
   if (!check_stream_ended (self, rows, error)) {
@@ -634,7 +636,29 @@ _plan_file_writer_finish_zarr (PlanFileWriter * self, guint64 bytes,
     g_prefix_error (error, "Could not write '%s': ", self->location);
     return FALSE;
   }
-  return put_dir_in_place (self, error);
+  /* An array added to a group: the consolidated metadata of the groups
+   * above it, where they have one, is brought up to date with it, once it
+   * is in place. */
+  if (self->mode != PLAN_FILE_MODE_ADD || self->dataset == NULL
+      || g_strcmp0 (self->zarr_target, self->location) == 0)
+    return put_dir_in_place (self, error);
+  rel = self->dataset + strspn (self->dataset, "/");
+  consolidated = _plan_zarr_prepare_consolidated (self->location, rel,
+      self->tmp_dir, error);
+  if (consolidated == NULL) {
+    g_prefix_error (error, "Could not add to '%s': ", self->location);
+    return FALSE;
+  }
+  if (!put_dir_in_place (self, error)) {
+    _plan_zarr_discard_consolidated (consolidated);
+    return FALSE;
+  }
+  if (!_plan_zarr_commit_consolidated (consolidated, error)) {
+    g_prefix_error (error, "Could not add to '%s': the array '%s' is in "
+        "place, but ", self->location, rel);
+    return FALSE;
+  }
+  return TRUE;
 }
 #endif
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <zlib.h>
 #if HAVE_ZSTD
@@ -858,6 +859,288 @@ _plan_zarr_write_group (const gchar * dir, gint version, GError ** error)
 
   g_free (file);
   return ok;
+}
+
+/* The JSON object in @file, or NULL with @error set. */
+static JsonNode *
+load_json_file (const gchar * file, GError ** error)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root = NULL;
+  gchar *text = NULL;
+  gsize size;
+
+  if (!g_file_get_contents (file, &text, &size, error))
+    goto done;
+  if (!json_parser_load_from_data (parser, text, size, error)) {
+    g_prefix_error (error, "'%s' is not valid JSON: ", file);
+    goto done;
+  }
+  root = json_parser_get_root (parser);
+  if (root && JSON_NODE_HOLDS_OBJECT (root)) {
+    root = json_node_copy (root);
+  } else {
+    root = NULL;
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' does not hold "
+        "a JSON object", file);
+  }
+done:
+  g_free (text);
+  g_object_unref (parser);
+  return root;
+}
+
+/* Writes @node to a new hidden file beside @file, to be renamed over it:
+ * its name, or NULL with @error set. */
+static gchar *
+write_json_beside (JsonNode * node, const gchar * file, GError ** error)
+{
+  JsonGenerator *gen = json_generator_new ();
+  gchar *dir = g_path_get_dirname (file), *base = g_path_get_basename (file);
+  gchar *tmp = g_strdup_printf ("%s/.%s.XXXXXX.part", dir, base);
+  gchar *text, *p;
+  gsize size;
+  gint fd, err = 0;
+
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_indent (gen, 4);
+  json_generator_set_root (gen, node);
+  text = json_generator_to_data (gen, &size);
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0)
+    err = errno;
+  for (p = text; fd >= 0 && err == 0 && size > 0;) {
+    gssize n = write (fd, p, size);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      err = n < 0 ? errno : EIO;
+    else
+      p += n, size -= n;
+  }
+  if (fd >= 0 && close (fd) < 0 && err == 0)
+    err = errno;
+  if (err != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        "cannot write '%s': %s", tmp, g_strerror (err));
+    if (fd >= 0)
+      g_unlink (tmp);
+    g_clear_pointer (&tmp, g_free);
+  }
+  g_free (text);
+  g_free (dir);
+  g_free (base);
+  g_object_unref (gen);
+  return tmp;
+}
+
+/* Brings the consolidated metadata of a v2 group (its .zmetadata object,
+ * @meta, whose keys are paths relative to the group) up to date with the
+ * array at @rel, whose new .zarray is @zarray (and .zattrs, when there
+ * is one, @zattrs): the entries of the array it replaces go, and those
+ * of the groups on the way, as they are on disk under @group, come in
+ * where they are missing. */
+static gboolean
+update_zmetadata (JsonObject * meta, const gchar * group, const gchar * rel,
+    const gchar * zarray, const gchar * zattrs, GError ** error)
+{
+  GList *names = json_object_get_members (meta), *l;
+  gchar *prefix = g_strconcat (rel, "/", NULL);
+  gchar **parts = g_strsplit (rel, "/", -1);
+  GString *path = g_string_new (NULL);
+  JsonNode *node;
+  gboolean ok = TRUE;
+  guint i;
+
+  for (l = names; l; l = l->next)
+    if (g_str_has_prefix (l->data, prefix))
+      json_object_remove_member (meta, l->data);
+  g_list_free (names);
+  for (i = 0; ok && parts[i] && parts[i + 1]; i++) {
+    static const gchar *const files[] = { ".zgroup", ".zattrs" };
+    guint j;
+
+    g_string_append_printf (path, "%s%s", i ? "/" : "", parts[i]);
+    for (j = 0; ok && j < G_N_ELEMENTS (files); j++) {
+      gchar *key = g_strconcat (path->str, "/", files[j], NULL);
+      gchar *file = g_build_filename (group, path->str, files[j], NULL);
+
+      if (!json_object_has_member (meta, key)
+          && g_file_test (file, G_FILE_TEST_EXISTS)) {
+        ok = (node = load_json_file (file, error)) != NULL;
+        if (ok)
+          json_object_set_member (meta, key, node);
+      }
+      g_free (file);
+      g_free (key);
+    }
+  }
+  if (ok && (node = load_json_file (zarray, error)) != NULL) {
+    gchar *key = g_strconcat (prefix, ".zarray", NULL);
+
+    json_object_set_member (meta, key, node);
+    g_free (key);
+  } else {
+    ok = FALSE;
+  }
+  if (ok && zattrs && g_file_test (zattrs, G_FILE_TEST_EXISTS)) {
+    gchar *key = g_strconcat (prefix, ".zattrs", NULL);
+
+    ok = (node = load_json_file (zattrs, error)) != NULL;
+    if (ok)
+      json_object_set_member (meta, key, node);
+    g_free (key);
+  }
+  g_string_free (path, TRUE);
+  g_strfreev (parts);
+  g_free (prefix);
+  return ok;
+}
+
+/**
+ * _plan_zarr_prepare_consolidated:
+ * @store: a Zarr group store
+ * @rel: the path in it of an array being added or replaced
+ * @array_dir: the array's new directory, its metadata complete
+ * @error: return location for a #GError
+ *
+ * Consolidated metadata (zarr.consolidate_metadata(), what xarray's
+ * to_zarr() writes by default) is a copy of the metadata of a group's
+ * nodes, which readers that find it use instead of the nodes' own: once
+ * the array is in place, the copy must say so. For each group from
+ * @store down to the array's that has it, this writes the group's new
+ * consolidated metadata beside its own: a v2 .zmetadata with the array's
+ * new .zarray (and the groups made on the way), a v3 zarr.json without
+ * its "consolidated_metadata" (zarr-python 3 then reads the nodes
+ * themselves).
+ *
+ * Returns: (transfer full): pairs of the files written and the files
+ *   they replace, for _plan_zarr_commit_consolidated(), or %NULL with
+ *   @error set; every file written is then removed.
+ */
+GPtrArray *
+_plan_zarr_prepare_consolidated (const gchar * store, const gchar * rel,
+    const gchar * array_dir, GError ** error)
+{
+  GPtrArray *pairs = g_ptr_array_new_with_free_func (g_free);
+  gchar **parts = g_strsplit (rel, "/", -1);
+  gchar *zarray = g_build_filename (array_dir, ".zarray", NULL);
+  gchar *zattrs = g_build_filename (array_dir, ".zattrs", NULL);
+  GString *group = g_string_new (store);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; ok && parts[i] != NULL; i++) {
+    gchar *below = g_strjoinv ("/", parts + i);
+    gchar *v2 = g_build_filename (group->str, ".zmetadata", NULL);
+    gchar *v3 = g_build_filename (group->str, "zarr.json", NULL);
+    JsonNode *root = NULL;
+    JsonObject *o;
+    const gchar *file = NULL;
+    gchar *tmp;
+
+    if (parts[i][0] == '\0') {
+      /* a leading or doubled '/' */
+    } else if (g_file_test (v2, G_FILE_TEST_EXISTS)) {
+      file = v2;
+      ok = (root = load_json_file (v2, error)) != NULL;
+      o = ok ? json_node_get_object (root) : NULL;
+      if (ok && (!json_object_has_member (o, "metadata")
+              || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (o,
+                      "metadata")))) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' has no "
+            "\"metadata\" object", v2);
+        ok = FALSE;
+      }
+      ok = ok && update_zmetadata (json_object_get_object_member (o,
+              "metadata"), group->str, below, zarray, zattrs, error);
+    } else if (g_file_test (v3, G_FILE_TEST_EXISTS)) {
+      ok = (root = load_json_file (v3, error)) != NULL;
+      o = ok ? json_node_get_object (root) : NULL;
+      if (ok && json_object_has_member (o, "consolidated_metadata")
+          && !JSON_NODE_HOLDS_NULL (json_object_get_member (o,
+                  "consolidated_metadata"))) {
+        file = v3;
+        json_object_remove_member (o, "consolidated_metadata");
+      }
+    }
+    if (ok && file) {
+      ok = (tmp = write_json_beside (root, file, error)) != NULL;
+      if (ok) {
+        g_ptr_array_add (pairs, tmp);
+        g_ptr_array_add (pairs, g_strdup (file));
+      }
+    }
+    if (!ok)
+      g_prefix_error (error, "cannot bring the consolidated metadata of "
+          "the group '%s' up to date: ", group->str);
+    if (root)
+      json_node_unref (root);
+    g_free (v2);
+    g_free (v3);
+    g_free (below);
+    if (parts[i][0] != '\0')
+      g_string_append_printf (group, "/%s", parts[i]);
+  }
+  g_string_free (group, TRUE);
+  g_free (zarray);
+  g_free (zattrs);
+  g_strfreev (parts);
+  if (!ok) {
+    _plan_zarr_discard_consolidated (pairs);
+    return NULL;
+  }
+  return pairs;
+}
+
+/**
+ * _plan_zarr_commit_consolidated:
+ * @pairs: (transfer full): from _plan_zarr_prepare_consolidated()
+ * @error: return location for a #GError
+ *
+ * Renames each file written over the one it replaces.
+ */
+gboolean
+_plan_zarr_commit_consolidated (GPtrArray * pairs, GError ** error)
+{
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; i + 1 < pairs->len; i += 2) {
+    const gchar *tmp = g_ptr_array_index (pairs, i);
+    const gchar *file = g_ptr_array_index (pairs, i + 1);
+
+    if (ok && g_rename (tmp, file) < 0) {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+          "cannot replace the consolidated metadata '%s': %s", file,
+          g_strerror (errno));
+      ok = FALSE;
+    }
+    if (!ok)
+      g_unlink (tmp);
+  }
+  g_ptr_array_unref (pairs);
+  return ok;
+}
+
+/**
+ * _plan_zarr_discard_consolidated:
+ * @pairs: (transfer full) (nullable): from
+ *   _plan_zarr_prepare_consolidated()
+ *
+ * Removes the files written, replacing nothing.
+ */
+void
+_plan_zarr_discard_consolidated (GPtrArray * pairs)
+{
+  guint i;
+
+  if (pairs == NULL)
+    return;
+  for (i = 0; i + 1 < pairs->len; i += 2)
+    g_unlink (g_ptr_array_index (pairs, i));
+  g_ptr_array_unref (pairs);
 }
 
 /* Whether a part of @path between its slashes is "." or "..". */

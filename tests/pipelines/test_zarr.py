@@ -1232,6 +1232,70 @@ def sink_groups_replace_and_add():
         raise Failure('files left behind')
 
 
+def sink_add_keeps_consolidated_metadata():
+    """file-mode=add into a group with consolidated metadata (a .zmetadata,
+    what zarr.consolidate_metadata() and xarray's to_zarr() write, at the
+    root or in a group on the way) brings it up to date: a reader that
+    opens the store consolidated (zarr.open_consolidated, xarray's default)
+    sees the array added, with its shape, dtype and values, and not the
+    metadata of an array it replaced; the groups made on the way are in it
+    too. A v3 group's inline consolidated metadata is dropped, so readers
+    read the nodes themselves. A .zmetadata that is not JSON fails the run
+    and leaves the store as it was."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'c.zarr')
+    a = RNG.standard_normal((40, 3)).astype(np.float32)
+    np.save(src, a)
+    g = zarr.open_group(out, mode='w')
+    old = g.create_dataset('old', data=np.arange(5), chunks=(2,))
+    old.attrs['units'] = 'K'
+    g.create_group('ds').create_dataset('v', data=np.arange(3))
+    zarr.consolidate_metadata(out)
+    zarr.consolidate_metadata(out + '/ds')
+
+    def add(dataset):
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, 'file-mode=add', 'dataset=' + dataset)
+    for dataset in ['old', 'ds/w', 'x/y/z']:
+        add(dataset)
+        c = zarr.open_consolidated(out, mode='r')
+        plantest.assert_same(c[dataset][...], a, 'consolidated ' + dataset)
+    if dict(c['old'].attrs):
+        raise Failure('the replaced array keeps its attributes in '
+                      '.zmetadata: %r' % dict(c['old'].attrs))
+    if sorted(zarr.open_consolidated(out + '/ds', mode='r').array_keys()) \
+            != ['v', 'w']:
+        raise Failure('the group ds/.zmetadata was not brought up to date')
+    if [f for f in os.listdir(out) if f.endswith('.part')]:
+        raise Failure('temporary files are left: %s' % os.listdir(out))
+    with open(os.path.join(out, '.zmetadata'), 'w') as f:
+        f.write('{bad')
+    before = sorted(os.listdir(out))
+    expect_error(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                  'location=' + out, 'file-mode=add', 'dataset=ds/u'],
+                 "Could not add to '%s': cannot bring the consolidated "
+                 "metadata of the group '%s' up to date: '%s' is not valid "
+                 "JSON" % (out, out, os.path.join(out, '.zmetadata')))
+    if sorted(os.listdir(out)) != before or \
+            os.path.exists(os.path.join(out, 'ds', 'u')):
+        raise Failure('a failed add changed the store')
+    # v3: zarr-python 3 keeps consolidated metadata inline in zarr.json.
+    v3 = os.path.join(d, 'v3.zarr')
+    os.makedirs(v3)
+    with open(os.path.join(v3, 'zarr.json'), 'w') as f:
+        json.dump({'zarr_format': 3, 'node_type': 'group',
+                   'attributes': {'title': 'x'},
+                   'consolidated_metadata': {'kind': 'inline',
+                                             'must_understand': False,
+                                             'metadata': {}}}, f)
+    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+           'location=' + v3, 'file-mode=add', 'dataset=t')
+    with open(os.path.join(v3, 'zarr.json')) as f:
+        meta = json.load(f)
+    if 'consolidated_metadata' in meta or meta['attributes'] != {'title': 'x'}:
+        raise Failure('v3 group metadata after add: %r' % meta)
+
+
 def sink_failures_leave_the_store():
     """A run that fails upstream, a directory that is not a Zarr store, a
     file, adding to an array or onto a group, adding without a name, a
@@ -1421,6 +1485,7 @@ plantest.run_cases([
     ('default chunks fit small arrays', default_chunks_fit_small_arrays),
     ('the sink writes what zarr reads', sink_writes_what_zarr_reads),
     ('groups, replace and add', sink_groups_replace_and_add),
+    ('add keeps consolidated metadata', sink_add_keeps_consolidated_metadata),
     ('v3: the sink writes what zarr 3 reads', v3_sink_writes_what_zarr3_reads),
     ('sink failures leave the store', sink_failures_leave_the_store),
     ('the sink replaces a link, not its store',
