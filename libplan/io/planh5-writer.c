@@ -223,6 +223,48 @@ _plan_h5_writer_create (const gchar * filename, const gchar * path,
       gzip_level, add, -1, error);
 }
 
+/* The netCDF library (and so netCDF4-python and xarray) reads a dataset
+ * of an enum or a compound type only when that type is a named datatype
+ * of the file; with a transient type, as libhdf5 makes it by default, it
+ * passes over the dataset as if it were not there. So the types of bool
+ * and complex datasets are committed in the root group: complex numbers
+ * under the names of the nc-complex convention, which netCDF4-python
+ * reads as complex numbers (its auto_complex), bool under a name of its
+ * own. One there already of the same definition is used; one of another
+ * definition, or a dataset written at that name, leaves the type as it
+ * is. Must be called with libhdf5's lock held. */
+static void
+use_named_type (hid_t file, const gchar * dataset, PlanDType dtype,
+    hid_t * type)
+{
+  const gchar *name = dtype == PLAN_DTYPE_BOOL ? "_plan_bool_type" :
+      dtype == PLAN_DTYPE_COMPLEX64 ? "_PFNC_FLOAT_COMPLEX_TYPE" :
+      dtype == PLAN_DTYPE_COMPLEX128 ? "_PFNC_DOUBLE_COMPLEX_TYPE" : NULL;
+  hid_t named = -1;
+
+  if (name == NULL || strcmp (dataset + strspn (dataset, "/"), name) == 0)
+    return;
+  if (H5Lexists (file, name, H5P_DEFAULT) > 0) {
+    named = H5Topen2 (file, name, H5P_DEFAULT);
+    if (named >= 0 && H5Tequal (named, *type) <= 0) {
+      H5Tclose (named);
+      named = -1;
+    }
+  } else {
+    named = H5Tcopy (*type);
+    if (named >= 0 && H5Tcommit2 (file, name, named, H5P_DEFAULT,
+            H5P_DEFAULT, H5P_DEFAULT) < 0) {
+      H5Tclose (named);
+      named = -1;
+    }
+  }
+  H5Eclear2 (H5E_DEFAULT);
+  if (named >= 0) {
+    H5Tclose (*type);
+    *type = named;
+  }
+}
+
 /**
  * _plan_h5_writer_create_full:
  * @fixed_rows: -1 for a dataset that grows as rows are appended; else
@@ -301,6 +343,7 @@ _plan_h5_writer_create_full (const gchar * filename, const gchar * path,
       H5Pset_deflate (dcpl, gzip_level);
     }
   }
+  use_named_type (w->file, w->path, info->dtype, &file_type);
   w->dset = H5Dcreate2 (w->file, w->path, file_type, space, lcpl, dcpl,
       H5P_DEFAULT);
   if (w->dset < 0)

@@ -732,6 +732,55 @@ def sink_writes_what_h5py_reads():
         raise Failure('files left behind: %s' % sorted(os.listdir(d)))
 
 
+def netcdf_sees_bool_and_complex():
+    """The netCDF library (netCDF4-python, xarray) passes over a dataset
+    whose enum or compound type is not a named datatype of the file: the
+    sink names h5py's bool and complex types in the root group, so a .nc
+    output shows them as variables (bool as an enum of int8, complex as
+    the nc-complex convention's compound of r and i), and h5py and
+    planfilesrc still read bool and complex; the named types are no
+    datasets, and a second dataset added reuses them."""
+    try:
+        import netCDF4
+    except ImportError:
+        print('netCDF4 (python3-netcdf4) is not installed: skipped')
+        return
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.nc')
+    back = os.path.join(d, 'back.npy')
+    for dtype, name in [('bool', '_plan_bool_type'),
+                        ('complex64', '_PFNC_FLOAT_COMPLEX_TYPE'),
+                        ('complex128', '_PFNC_DOUBLE_COMPLEX_TYPE')]:
+        a = plantest.random_array(dtype, (20, 3), RNG)
+        np.save(src, a)
+        if os.path.exists(out):
+            os.unlink(out)
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, 'dataset=/v')
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, 'dataset=/g/w', 'file-mode=add')
+        with netCDF4.Dataset(out) as f:
+            f.set_auto_maskandscale(False)
+            if 'v' not in f.variables or 'w' not in f['g'].variables:
+                raise Failure('%s: netCDF4 sees %s and %s' % (
+                    dtype, list(f.variables), list(f['g'].variables)))
+            got = np.asarray(f['v'][...])
+        if dtype == 'bool':
+            got = got.astype(bool)
+        else:
+            got = got['r'] + 1j * got['i']
+        plantest.assert_bits(got.astype(dtype), a, '%s through netCDF4' % dtype)
+        with h5py.File(out, 'r') as f:
+            if f['v'].dtype != a.dtype or f['g/w'].dtype != a.dtype:
+                raise Failure('%s: h5py reads %s' % (dtype, f['v'].dtype))
+            if not isinstance(f[name], h5py.Datatype) or sorted(f) != \
+                    sorted([name, 'g', 'v']):
+                raise Failure('%s: the file holds %s' % (dtype, list(f)))
+        for ds in ['/v', '/g/w']:
+            plantest.assert_bits(read(out, back, 'dataset=' + ds), a,
+                                 '%s %s read back' % (dtype, ds))
+
+
 def default_chunks_fit_small_arrays():
     """With chunk-rows unset, an array of fewer rows than the default chunk
     of about 1 MiB is one chunk of its rows (a file of a few KiB, not of
@@ -1050,6 +1099,7 @@ plantest.run_cases([
     ('bool and complex as h5py reads them',
      bool_and_complex_as_h5py_reads_them),
     ('the sink writes what h5py reads', sink_writes_what_h5py_reads),
+    ('NetCDF sees bool and complex', netcdf_sees_bool_and_complex),
     ('default chunks fit small arrays', default_chunks_fit_small_arrays),
     ('HDF5 to HDF5, default dataset name', h5_to_h5_and_default_name),
     ('a failed run leaves the old file', failed_run_leaves_old_file),
