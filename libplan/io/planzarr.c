@@ -2169,9 +2169,14 @@ bad_dtype:
   }
   goto done;
 bad_grid:
-  g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunk_grid "
-      "is not a regular grid with a chunk_shape; only regular grids are "
-      "read");
+  {
+    const gchar *name = grid ? member_string (grid, "name", NULL) : NULL;
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunk_grid "
+        "%s%s%s is not a regular grid with a chunk_shape; only regular grids "
+        "are read", name ? "'" : "(without a name)", name ? name : "",
+        name ? "'" : "");
+  }
   goto done;
 bad_chunks:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunks do not fit "

@@ -229,7 +229,15 @@ def unsupported_metadata_fails():
              '"regular", "configuration": {"chunk_shape": [2]}}, '
              '"chunk_key_encoding": {"name": "default"}, "fill_value": "", '
              '"codecs": [{"name": "bytes"}]}',
-             "its data_type 'null_terminated_bytes' is not supported")]:
+             "its data_type 'null_terminated_bytes' is not supported"),
+            # A chunk grid other than regular is named too.
+            ('zarr.json', '{"zarr_format": 3, "node_type": "array", '
+             '"shape": [4], "data_type": "int32", "chunk_grid": {"name": '
+             '"rectilinear", "configuration": {"chunk_shapes": [[2, 2]]}}, '
+             '"chunk_key_encoding": {"name": "default"}, "fill_value": 0, '
+             '"codecs": [{"name": "bytes", "configuration": {"endian": '
+             '"little"}}]}',
+             "its chunk_grid 'rectilinear' is not a regular grid")]:
         store = os.path.join(d, 'typed%d.zarr' % len(text))
         os.mkdir(store)
         open(os.path.join(store, name), 'w').write(meta)
