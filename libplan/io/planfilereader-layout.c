@@ -724,9 +724,16 @@ static const struct
   {"\x89PNG\r\n\x1a\n", 8, "a PNG image"},
   {"PAR1", 4, "a Parquet file"},
   {"SIMPLE  =", 9, "a FITS file"},
+  /* MATLAB's -v5 and -v7 files; -v7.3 files are HDF5, and read as HDF5 */
+  {"MATLAB 5.0 MAT-file", 19, "a MATLAB MAT-file (save it with -v7.3, "
+        "which is HDF5, or convert it with scipy.io.loadmat)"},
+  {"II*\x00", 4, "a TIFF image"},
+  {"MM\x00*", 4, "a TIFF image"},
+  {"GRIB", 4, "a GRIB file"},
+  {"\xff\xd8\xff", 3, "a JPEG image"},
 };
 
-#define MAGIC_PEEK 16
+#define MAGIC_PEEK 32
 
 /* NetCDF classic (CDF-1), 64-bit offset (CDF-2) and 64-bit data (CDF-5). */
 static gboolean

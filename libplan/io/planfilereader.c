@@ -285,7 +285,8 @@ drop_pool (PlanFileReader * self)
  *   as HDF5 when it has the HDF5 signature, as NetCDF classic when it
  *   starts with "CDF" and version 1, 2 or 5, refuses it when it starts
  *   with the signature of another known format (gzip, zstd, xz, bzip2,
- *   PNG, Parquet, FITS) and reads it as raw otherwise
+ *   PNG, Parquet, FITS, MATLAB MAT-file, TIFF, GRIB, JPEG) and reads it as
+ *   raw otherwise
  * @raw_info: (nullable): the dtype and shape of a raw file; `shape[0]` -1
  *   means as many rows as the file holds. Ignored for .npy and .npz files.
  * @error: return location for a #GError

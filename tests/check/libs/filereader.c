@@ -907,8 +907,10 @@ GST_END_TEST;
 
 GST_START_TEST (test_auto_refuses_known_formats_as_raw)
 {
+  /* (the bytes after each are zeros: "II*" is TIFF's "II*\0") */
   static const gchar *magics[] = { "\xfd" "7zXZ", "\x1f\x8b\x08",
-    "\x28\xb5\x2f\xfd", "PAR1"
+    "\x28\xb5\x2f\xfd", "PAR1", "MATLAB 5.0 MAT-file, Platform: GLNXA64",
+    "II*", "GRIB", "\xff\xd8\xff\xe0"
   };
   PlanFileReader *r = plan_file_reader_new ();
   PlanArrayInfo info;
@@ -919,6 +921,7 @@ GST_START_TEST (test_auto_refuses_known_formats_as_raw)
 
   fail_unless (plan_array_info_set (&info, PLAN_DTYPE_UINT8, 1, shape, NULL));
   for (i = 0; i < G_N_ELEMENTS (magics); i++) {
+    memset (data, 0, sizeof (data));
     memcpy (data, magics[i], strlen (magics[i]));
     fail_unless (g_file_set_contents (path, (gchar *) data, sizeof (data),
             NULL));
