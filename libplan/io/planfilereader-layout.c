@@ -811,6 +811,15 @@ _plan_file_reader_open_layout (PlanFileReader * self, PlanFileFormat format,
     if (file_size >= 4 && _plan_file_reader_read_full (self, magic, 4, 0,
             NULL) && has_cdf_magic (magic, 4))
       format = PLAN_FILE_FORMAT_NETCDF;
+  } else if (format == PLAN_FILE_FORMAT_NETCDF) {
+    /* and a NetCDF-4 file, which is HDF5, asked for as NetCDF is read as
+     * the HDF5 file it is */
+    guint8 magic[8];
+
+    if ((file_size >= 8 && _plan_file_reader_read_full (self, magic, 8, 0,
+                NULL) && memcmp (magic, "\x89HDF\r\n\x1a\n", 8) == 0)
+        || has_hdf5_user_block (self, file_size))
+      format = PLAN_FILE_FORMAT_HDF5;
   }
   self->format = format;
 

@@ -414,8 +414,9 @@ def dataset_names():
 
 
 def formats_and_typefind():
-    """format=netcdf and format=hdf5 read a classic file (.nc is either);
-    format=netcdf refuses a file that is not NetCDF; planfilesink refuses
+    """format=netcdf and format=hdf5 read a classic file (.nc is either),
+    and format=netcdf a NetCDF-4 file, which is HDF5; format=netcdf
+    refuses a file that is not NetCDF; planfilesink refuses
     to write NetCDF classic; filesrc ! typefind says application/x-netcdf
     for CDF-1, -2 and -5 files, and still application/x-hdf5 for a
     NetCDF-4 one."""
@@ -449,6 +450,15 @@ def formats_and_typefind():
             with h5py.File(h5, 'w') as f:
                 f['x'] = np.arange(3.0)
             cases.append((h5, 'application/x-hdf5'))
+            # A NetCDF-4 file asked for as NetCDF is read as the HDF5 file
+            # it is (it was refused as no NetCDF classic file), after a
+            # user block too.
+            ub = os.path.join(d, 'four-ub.nc')
+            with h5py.File(ub, 'w', userblock_size=512) as f:
+                f['x'] = np.arange(3.0)
+            for p in (h5, ub):
+                plantest.assert_bits(read(p, out, 'format=netcdf'),
+                                     np.arange(3.0), p + ' format=netcdf')
         except ImportError:
             pass
     for p, want in cases:
