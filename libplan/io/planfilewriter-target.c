@@ -801,6 +801,25 @@ done:
   return err == 0;
 }
 
+/* A file that replaces another takes its permissions, as np.save(),
+ * cp and GStreamer's filesink, which write into the file that is there,
+ * leave them: a file of mode 0600 stays private to its owner rather than
+ * becoming 0644 (the new file's 0666 minus the umask). The set-user-ID,
+ * set-group-ID and sticky bits are not taken. An array added to a file
+ * (file-mode=add) has taken them as the copy was made. */
+static gboolean
+keep_mode (PlanFileWriter * self, gint fd, GError ** error)
+{
+  struct stat st;
+
+  if (self->mode == PLAN_FILE_MODE_ADD || lstat (self->location, &st) < 0
+      || !S_ISREG (st.st_mode) || fchmod (fd, st.st_mode & 0777) == 0)
+    return TRUE;
+  _plan_file_writer_set_errno_error (error, errno, "give the permissions of "
+      "the file it replaces to", self->location);
+  return FALSE;
+}
+
 /* Closes the file and puts it in place; the temporary file is gone
  * afterwards whether this succeeds or not. */
 gboolean
@@ -825,6 +844,10 @@ _plan_file_writer_close_and_rename (PlanFileWriter * self, guint64 bytes,
   }
   /* A file made read-only at the location while this one was written. */
   if ((self->unnamed || self->tmp_path) && !check_replaceable (self, error)) {
+    close (fd);
+    return FALSE;
+  }
+  if ((self->unnamed || self->tmp_path) && !keep_mode (self, fd, error)) {
     close (fd);
     return FALSE;
   }

@@ -7,6 +7,7 @@ file of file systems without O_TMPFILE (made here by the failio module).
 docs/reliability.md lists each behaviour with its test."""
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -174,6 +175,41 @@ def test_replaces_whole_file_without_tmpfile():
         raise Failure('left behind: %s' % os.listdir(d))
 
 
+def test_replaced_file_keeps_its_permissions():
+    """A file replaced whole keeps its permissions, as np.save, cp and
+    filesink (which write into it) keep them: a private 0600 file does not
+    become 0644. Set-user-ID and the like are not taken. Each format, with
+    and without O_TMPFILE; a new file is 0666 minus the umask."""
+    for extra in (None, NO_TMPFILE):
+        d = tmpdir()
+        a, src = source(d, rows=100)
+        for name in ('out.npy', 'out.npz', 'out.h5', 'out.f32'):
+            dst = os.path.join(d, name)
+            job = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                   'location=' + dst]
+            old = os.umask(0o022)
+            try:
+                gst_launch(job, extra)
+            finally:
+                os.umask(old)
+            if stat.S_IMODE(os.stat(dst).st_mode) != 0o644:
+                raise Failure('%s: a new file of mode %o' %
+                              (name, stat.S_IMODE(os.stat(dst).st_mode)))
+            for mode, want in ((0o600, 0o600), (0o4640, 0o640),
+                               (0o444, 0o444)):
+                os.chmod(dst, mode)
+                gst_launch(job + ['replace-read-only=true'], extra)
+                got = stat.S_IMODE(os.stat(dst).st_mode)
+                if got != want:
+                    raise Failure('%s (%s) of mode %o replaced by one of '
+                                  'mode %o, not %o' % (
+                                      name, 'no O_TMPFILE' if extra else
+                                      'O_TMPFILE', mode, got, want))
+        left = [f for f in os.listdir(d) if f.startswith('.')]
+        if left:
+            raise Failure('left behind: %s' % left)
+
+
 NOBODY = 65534
 
 
@@ -265,6 +301,8 @@ CASES = [
     ('without O_TMPFILE, a file is replaced whole',
      test_replaces_whole_file_without_tmpfile),
     ('a read-only output is not replaced', test_read_only_output_is_not_replaced),
+    ('a replaced file keeps its permissions',
+     test_replaced_file_keeps_its_permissions),
     ('a stream without caps writes nothing, with a clear error',
      test_stream_without_caps_writes_nothing),
 ]
