@@ -33,6 +33,16 @@ static const gchar *custom_expr, *custom_identity;
 /* When set, the rows of a column block of the reducers reduce() makes. */
 static gsize column_rows;
 
+/* An array to reduce: its axis, shape, and the rows of the chunks it is
+ * pushed in. */
+typedef struct
+{
+  PlanReduceAxis axis;
+  guint ndim;
+  const gint64 *shape;
+  gsize chunk;
+} Layout;
+
 typedef struct
 {
   gboolean ok;
@@ -238,13 +248,7 @@ GST_START_TEST (test_every_op_on_sim_small)
   };
   const gint64 flat[] = { 4500 }, cols[] = { 40, 3 }, rows[] = { 3, 2100 };
   const gint64 tall[] = { 2400, 7 };
-  const struct
-  {
-    PlanReduceAxis axis;
-    guint ndim;
-    const gint64 *shape;
-    gsize chunk;
-  } layouts[] = {
+  const Layout layouts[] = {
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 1500},
     {PLAN_REDUCE_AXIS_ROWS, 2, cols, 7},
     {PLAN_REDUCE_AXIS_ROWS, 2, tall, 700},
@@ -308,13 +312,7 @@ GST_START_TEST (test_moments_nan_bits_equal_cpu_reducer)
   };
   const PlanDType dtypes[] = { PLAN_DTYPE_FLOAT64, PLAN_DTYPE_FLOAT32 };
   const gint64 flat[] = { 9001 }, tall[] = { 2400, 7 }, rows[] = { 5, 4100 };
-  const struct
-  {
-    PlanReduceAxis axis;
-    guint ndim;
-    const gint64 *shape;
-    gsize chunk;
-  } layouts[] = {
+  const Layout layouts[] = {
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
     {PLAN_REDUCE_AXIS_ROWS, 2, tall, 700},
     {PLAN_REDUCE_AXIS_INNER, 2, rows, 2},
@@ -382,13 +380,7 @@ GST_START_TEST (test_extremes_zero_and_nan_bits_equal_cpu_reducer)
   const PlanDType dtypes[] = { PLAN_DTYPE_FLOAT32, PLAN_DTYPE_FLOAT64 };
   const gint64 flat[] = { 9001 }, tall[] = { 2400, 7 }, wide[] = { 300, 256 };
   const gint64 rows[] = { 5, 4100 };
-  const struct
-  {
-    PlanReduceAxis axis;
-    guint ndim;
-    const gint64 *shape;
-    gsize chunk;
-  } layouts[] = {
+  const Layout layouts[] = {
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
     {PLAN_REDUCE_AXIS_ROWS, 2, tall, 700},
     {PLAN_REDUCE_AXIS_ROWS, 2, wide, 64},
@@ -559,13 +551,7 @@ check_custom (const gchar * name)
   const gint64 flat[] = { 9001 }, cols[] = { 301, 3, 5 }, rows[] = { 5,
     4100
   }, single[] = { 300 }, tall[] = { 2400, 7 };
-  const struct
-  {
-    PlanReduceAxis axis;
-    guint ndim;
-    const gint64 *shape;
-    gsize chunk;
-  } layouts[] = {
+  const Layout layouts[] = {
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 777},
     {PLAN_REDUCE_AXIS_ALL, 1, flat, 4096},
     {PLAN_REDUCE_AXIS_ROWS, 3, cols, 7},
