@@ -116,11 +116,11 @@ static const gchar help_text[] =
     "    -e, --eos-on-shutdown\n"
     "        On SIGINT or SIGTERM, send EOS to the sources and wait for it\n"
     "        to reach the sinks (a second signal stops at once), instead of\n"
-    "        stopping at once. What is downstream decides what an early end\n"
-    "        means: planfilesink refuses a stream cut short when its caps\n"
-    "        announced more rows (the output file does not appear), a\n"
-    "        planreduce over a cut stream reports an error, npymux ! filesink\n"
-    "        writes the rows that came.\n"
+    "        stopping at once. The stream then ends on purpose where the EOS\n"
+    "        reaches the sources: planfilesink writes a valid file of the rows\n"
+    "        that came, and so does npymux ! filesink; every planreduce gives\n"
+    "        its result over them, printed as at the end of a run. The exit\n"
+    "        status is still 130 or 143.\n"
     "    -t, --timeout=SECONDS\n"
     "        Give up after SECONDS, a number 0 or more (0, the default, or\n"
     "        inf: never). The pipeline is then stopped as for SIGINT (see\n"
@@ -186,6 +186,7 @@ typedef struct
   guint timeout_id;             /* the -t source, 0 when none or gone */
   gint signal_number;           /* the first signal, 0 if none */
   gboolean eos_sent;
+  gboolean eos_reached;         /* the EOS came out of the pipeline */
 
   gboolean tty;
   GHashTable *progress;         /* GstObject * (reffed) -> SourceProgress */
@@ -1271,6 +1272,7 @@ on_bus_message (GstBus * bus, GstMessage * msg, gpointer user_data)
       finish (run, EXIT_ERROR);
       break;
     case GST_MESSAGE_EOS:
+      run->eos_reached = TRUE;
       finish (run, EXIT_OK);
       break;
     case GST_MESSAGE_ELEMENT:
@@ -1666,7 +1668,9 @@ main (int argc, char **argv)
   if (run.signal_number)
     status = 128 + run.signal_number;
 
-  if (!quiet && status == EXIT_OK)
+  /* With -e, an interrupted run that reached its EOS has results over
+   * the rows that came, which is what the EOS was sent for. */
+  if (!quiet && (status == EXIT_OK || (run.eos_reached && run.signal_number)))
     print_results (&run);
   if (stats)
     print_stats (seconds);

@@ -483,9 +483,10 @@ def test_target_sets_every_kernel_element():
         raise Failure(err)
 
 
-def interrupt(args, sig, d, after=0.0):
+def interrupt(args, sig, d, after=0.0, stdout=False):
     """Starts plan-launch, waits for its first progress line and then
-    @after seconds, sends sig; returns (returncode, stderr)."""
+    @after seconds, sends sig; returns (returncode, stderr), and stdout
+    after them if asked."""
     p = subprocess.Popen([LAUNCH] + args, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
@@ -502,6 +503,8 @@ def interrupt(args, sig, d, after=0.0):
         if p.poll() is None:
             p.kill()
             p.wait()
+    if stdout:
+        return p.returncode, line + err, out
     return p.returncode, line + err
 
 
@@ -534,6 +537,33 @@ def test_sigterm_with_eos_on_shutdown():
     if not 0 < len(got) < len(a):
         raise Failure('%d of %d rows written' % (len(got), len(a)))
     plantest.assert_same(got, a[:len(got)], 'the rows before the EOS')
+
+
+def test_eos_on_shutdown_prints_the_results():
+    # With -e the reductions give their results over the rows that came
+    # (planreduce posts them), and plan-launch printed none: the run's
+    # status (130) was taken as a failure.
+    d, path, a = array_file((10000, 3))
+    rc, err, out = interrupt(['-e'] + slow_words(path), signal.SIGINT, d,
+                             after=0.3, stdout=True)
+    if rc != 130 or 'SIGINT: sending EOS' not in err:
+        raise Failure('exit %d:\n%s' % (rc, err))
+    got = results(out).get('planreduce0')
+    if got is None:
+        raise Failure('no result printed:\n%s\n%s' % (out, err))
+    op, value, dtype, shape = got
+    if op != 'sum' or dtype != 'float32' or shape != '()':
+        raise Failure(out)
+    # The sum of a prefix of whole rows: a float32 nearest math.fsum of one
+    # of them, shorter than the file.
+    sums = np.cumsum(a.astype(np.float64).sum(axis=1))
+    want = [np.float32(math.fsum(a[:n].ravel().astype(float)))
+            for n in range(1, len(a))
+            if abs(sums[n - 1] - float(value)) < 1e-3 * (1 + abs(sums[n - 1]))]
+    if np.float32(value) not in want:
+        raise Failure('sum %s is not that of a prefix of the rows' % value)
+    if 'Execution ended' in out:
+        raise Failure('an interrupted run says it ended:\n' + out)
 
 
 def test_timeout():
@@ -709,6 +739,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_target_sets_every_kernel_element,
     test_sigint_stops_and_leaves_no_file,
     test_sigterm_with_eos_on_shutdown,
+    test_eos_on_shutdown_prints_the_results,
     test_timeout,
     test_timeout_ends_a_kernel_that_never_returns,
     test_sigterm_ends_a_kernel_that_never_returns,
