@@ -38,6 +38,9 @@
 #ifndef PLAN_PIPELINES_DIR
 #define PLAN_PIPELINES_DIR "/usr/local/share/gst-plan/pipelines"
 #endif
+#ifndef PLAN_PLUGIN_DIR
+#define PLAN_PLUGIN_DIR "/usr/local/lib/x86_64-linux-gnu/gstreamer-1.0"
+#endif
 
 enum
 {
@@ -1412,6 +1415,34 @@ check_variables (gchar ** vars)
   return TRUE;
 }
 
+/* A description GStreamer cannot build for want of an element: when the
+ * gst-plan plugin is not in the registry, or is there but failed to load,
+ * what the user should do about it. */
+static void
+explain_missing_plugin (void)
+{
+  GstRegistry *registry = gst_registry_get ();
+  GstPlugin *plugin = gst_registry_find_plugin (registry, "plan");
+
+  if (plugin) {
+    gst_object_unref (plugin);
+    return;
+  }
+  /* A plugin that failed to load is kept under its file name. */
+  plugin = gst_registry_find_plugin (registry, "libgstplan.so");
+  if (plugin && GST_OBJECT_FLAG_IS_SET (plugin, GST_PLUGIN_FLAG_BLACKLISTED)) {
+    const gchar *file = gst_plugin_get_filename (plugin);
+
+    g_printerr ("plan-launch: the gst-plan plugin %s failed to load "
+        "(gst-inspect-1.0 %s says why)\n", file, file);
+  } else {
+    g_printerr ("plan-launch: GStreamer did not find the gst-plan plugin: "
+        "set GST_PLUGIN_PATH to the folder of libgstplan.so (build/plugins "
+        "in a build tree, " PLAN_PLUGIN_DIR " installed)\n");
+  }
+  gst_clear_object (&plugin);
+}
+
 static GstElement *
 make_pipeline (gint argc, gchar ** argv)
 {
@@ -1441,6 +1472,9 @@ make_pipeline (gint argc, gchar ** argv)
   if (pipeline == NULL || err != NULL) {
     g_printerr ("ERROR: pipeline could not be constructed: %s\n",
         err ? err->message : "unknown error");
+    if (g_error_matches (err, GST_PARSE_ERROR,
+            GST_PARSE_ERROR_NO_SUCH_ELEMENT))
+      explain_missing_plugin ();
     g_clear_error (&err);
     gst_clear_object (&pipeline);
     return NULL;

@@ -142,6 +142,37 @@ def test_usage_errors():
         raise Failure(err)
 
 
+def test_missing_plugin_says_what_to_set():
+    # Without the gst-plan plugin in GStreamer's registry a pipeline of its
+    # elements failed with GStreamer's 'no element "planfilesrc"' and no
+    # word of GST_PLUGIN_PATH; a plugin that fails to load, the same.
+    d, path, a = array_file((10, 3))
+    words = ['planfilesrc', 'location=' + path, '!', 'fakesink']
+    paths = os.environ.get('GST_PLUGIN_PATH_1_0', '').split(os.pathsep)
+    kept = [p for p in paths
+            if p and not os.path.exists(os.path.join(p, 'libgstplan.so'))]
+    env = dict(os.environ, GST_PLUGIN_PATH_1_0=os.pathsep.join(kept),
+               GST_PLUGIN_PATH='', GST_REGISTRY_1_0=d + '/none.registry')
+    _, err = run(words, expect=2, env=env)
+    if 'no element "planfilesrc"' not in err or \
+            'did not find the gst-plan plugin: set GST_PLUGIN_PATH' not in err:
+        raise Failure(err)
+    broken = os.path.join(d, 'plugins')
+    os.mkdir(broken)
+    with open(os.path.join(broken, 'libgstplan.so'), 'w') as f:
+        f.write('not a shared object\n')
+    env['GST_PLUGIN_PATH_1_0'] = os.pathsep.join(kept + [broken])
+    env['GST_REGISTRY_1_0'] = d + '/broken.registry'
+    _, err = run(words, expect=2, env=env)
+    if 'the gst-plan plugin %s/libgstplan.so failed to load' % broken \
+            not in err:
+        raise Failure(err)
+    # A misspelt element with the plugin there is GStreamer's message only.
+    _, err = run(['planfilesrc', '!', 'planmapp'], expect=2)
+    if 'no element "planmapp"' not in err or 'GST_PLUGIN_PATH' in err:
+        raise Failure(err)
+
+
 def test_reduce_plan_prints_results():
     d, path, a = array_file((3001, 3))
     out, err = run([os.path.join(PIPELINES, 'reduce.plan'), 'in=' + path])
@@ -723,6 +754,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_help_is_a_manual,
     test_version,
     test_usage_errors,
+    test_missing_plugin_says_what_to_set,
     test_reduce_plan_prints_results, test_results_print_as_numpy_prints_them,
     test_plan_variable_defaults_and_columns,
     test_plan_file_errors,
