@@ -253,15 +253,24 @@ static void
 print_usage_comment (const gchar * path, const gchar * text)
 {
   gchar **lines = g_strsplit (text, "\n", -1), **l;
+  gboolean any = FALSE;
 
-  g_printerr ("%s:\n", path);
-  for (l = lines; *l && g_str_has_prefix (*l, "#"); l++)
-    if (!g_str_has_prefix (*l, "#!"))
-      g_printerr ("  %s\n", *l + (g_str_has_prefix (*l, "# ") ? 2 : 1));
+  for (l = lines; *l && g_str_has_prefix (*l, "#"); l++) {
+    const gchar *line = *l + (g_str_has_prefix (*l, "# ") ? 2 : 1);
+
+    if (g_str_has_prefix (*l, "#!"))
+      continue;
+    /* a file without a leading comment has no usage to print */
+    if (!any)
+      g_printerr ("%s:\n", path);
+    any = TRUE;
+    g_printerr ("%s%s\n", *line ? "  " : "", line);
+  }
   g_strfreev (lines);
 }
 
-/* The description in @path with comments removed and ${NAME} replaced. */
+/* The description in @path with comments blanked and ${NAME} replaced:
+ * its line N is the file's line N. */
 static gchar *
 read_plan_file (const gchar * path, gchar ** vars, GError ** error)
 {
@@ -296,8 +305,10 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
     const gchar *p = *l, *start;
 
     line_no++;
-    if (p[strspn (p, " \t")] == '#')
+    if (p[strspn (p, " \t")] == '#') {
+      g_string_append_c (out, '\n');
       continue;
+    }
     while (p && *p) {
       start = strstr (p, "${");
       if (start == NULL) {
@@ -370,9 +381,10 @@ failed:
   return NULL;
 }
 
-/* @name as a path, else in $PLAN_PIPELINES_DIR, else installed. */
+/* @name as a path, else in $PLAN_PIPELINES_DIR, else installed; NULL
+ * with an error saying where it looked when it is in none of them. */
 static gchar *
-find_plan_file (const gchar * name)
+find_plan_file (const gchar * name, GError ** error)
 {
   const gchar *dirs[] = { g_getenv ("PLAN_PIPELINES_DIR"), PLAN_PIPELINES_DIR };
   guint i;
@@ -389,7 +401,13 @@ find_plan_file (const gchar * name)
       return path;
     g_free (path);
   }
-  return g_strdup (name);
+  /* here but not a file (a folder): reading it says so */
+  if (g_file_test (name, G_FILE_TEST_EXISTS))
+    return g_strdup (name);
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no file %s here, "
+      "in $PLAN_PIPELINES_DIR (%s) or in the installed pipelines (%s)", name,
+      dirs[0] ? dirs[0] : "not set", PLAN_PIPELINES_DIR);
+  return NULL;
 }
 
 /* ---- printing ------------------------------------------------------- */
@@ -1415,6 +1433,71 @@ check_variables (gchar ** vars)
   return TRUE;
 }
 
+/* The first line of @desc where @word stands on its own (after a space,
+ * '!', '.', ':' or the line's start, and before a space, '!', '.' or the
+ * line's end), followed by @after when not NULL; 0 if none. */
+static guint
+find_word_line (const gchar * desc, const gchar * word, const gchar * after)
+{
+  gchar **lines = g_strsplit (desc, "\n", -1);
+  gsize len = strlen (word);
+  guint i, found = 0;
+
+  for (i = 0; lines[i] && found == 0 && len > 0; i++) {
+    const gchar *p = lines[i];
+
+    while (found == 0 && (p = strstr (p, word)) != NULL) {
+      gboolean starts = p == lines[i] || strchr (" \t\r!.:\"", p[-1]);
+      const gchar *end = p + len;
+      gboolean ends = after ? g_str_has_prefix (end, after) :
+          *end == '\0' || strchr (" \t\r!.", *end) != NULL;
+
+      if (starts && ends)
+        found = i + 1;
+      p++;
+    }
+  }
+  g_strfreev (lines);
+  return found;
+}
+
+/* The line of a .plan file's description that GStreamer's @err is about:
+ * the element that does not exist, the property it does not have or
+ * could not take; 0 when the error names none (a syntax error). The
+ * names are the quoted ones of GStreamer's message. */
+static guint
+parse_error_line (const gchar * desc, const GError * err)
+{
+  gchar **quoted = g_strsplit (err->message, "\"", -1);
+  guint n = g_strv_length (quoted), line = 0;
+
+  /* no element "X"; no property "P" in element "E"; could not set
+   * property "P" in element "E" to "V" */
+  if (err->domain != GST_PARSE_ERROR || n < 3) {
+    line = 0;
+  } else if (err->code == GST_PARSE_ERROR_NO_SUCH_ELEMENT) {
+    line = find_word_line (desc, quoted[1], NULL);
+  } else if (err->code == GST_PARSE_ERROR_NO_SUCH_PROPERTY) {
+    line = find_word_line (desc, quoted[1], "=");
+  } else if (err->code == GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY) {
+    gchar *set = n >= 7 ? g_strconcat (quoted[1], "=", quoted[5], NULL) :
+        NULL;
+    gchar *set_quoted = n >= 7 ? g_strconcat (quoted[1], "=\"", quoted[5],
+        NULL) : NULL;
+
+    if (set)
+      line = find_word_line (desc, set, NULL);
+    if (line == 0 && set_quoted)
+      line = find_word_line (desc, set_quoted, "\"");
+    if (line == 0)
+      line = find_word_line (desc, quoted[1], "=");
+    g_free (set);
+    g_free (set_quoted);
+  }
+  g_strfreev (quoted);
+  return line;
+}
+
 /* A description GStreamer cannot build for want of an element: when the
  * gst-plan plugin is not in the registry, or is there but failed to load,
  * what the user should do about it. */
@@ -1450,22 +1533,37 @@ make_pipeline (gint argc, gchar ** argv)
   GError *err = NULL;
 
   if (g_str_has_suffix (argv[1], ".plan")) {
-    gchar *path = find_plan_file (argv[1]);
-    gchar *desc;
+    gchar *path, *desc;
 
-    if (!check_variables (argv + 2)) {
-      g_free (path);
+    if (!check_variables (argv + 2))
       return NULL;
-    }
-    desc = read_plan_file (path, argv + 2, &err);
-    g_free (path);
+    path = find_plan_file (argv[1], &err);
+    desc = path ? read_plan_file (path, argv + 2, &err) : NULL;
     if (desc == NULL) {
       g_printerr ("plan-launch: %s\n", err->message);
       g_error_free (err);
+      g_free (path);
       return NULL;
     }
     pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_NONE, &err);
+    /* GStreamer's message names no file: the file, and the line where
+     * it can be told. */
+    if (err) {
+      guint line = parse_error_line (desc, err);
+      gchar *message;
+
+      if (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_EMPTY))
+        message = g_strdup_printf ("%s: no pipeline description in it "
+            "(it is empty, or all comments)", path);
+      else if (line)
+        message = g_strdup_printf ("%s:%u: %s", path, line, err->message);
+      else
+        message = g_strdup_printf ("%s: %s", path, err->message);
+      g_free (err->message);
+      err->message = message;
+    }
     g_free (desc);
+    g_free (path);
   } else {
     pipeline = gst_parse_launchv ((const gchar **) argv + 1, &err);
   }

@@ -279,6 +279,57 @@ def test_plan_file_errors():
         raise Failure(err)
 
 
+def test_plan_file_pipeline_errors_name_the_file_and_line():
+    # GStreamer's own message ('no element "planmapp"', 'syntax error',
+    # 'empty pipeline not allowed') named neither the .plan file nor the
+    # line; a name found nowhere did not say where it was looked for.
+    d, path, a = array_file((10, 3))
+
+    def plan(name, text):
+        with open(os.path.join(d, name), 'w') as f:
+            f.write(text)
+        return os.path.join(d, name)
+
+    cases = [
+        (plan('el.plan', '# usage\nplanfilesrc location="${in}"\n'
+              '  ! planmapp expr=x ! fakesink\n'),
+         'el.plan:3: no element "planmapp"'),
+        (plan('prop.plan', 'planfilesrc location="${in}"\n'
+              '  ! planreduce op=sum\n  ! fakesink nosuch=1\n'),
+         'prop.plan:3: no property "nosuch" in element'),
+        (plan('value.plan', '# one\n# two\nplanfilesrc location="${in}"\n'
+              '  ! tee name=t t. ! queue ! planreduce op=sum ! fakesink\n'
+              '  t. ! queue ! planreduce op=${op} ! fakesink\n'),
+         'value.plan:5: could not set property "op" in element'),
+        (plan('syntax.plan', 'planfilesrc location="${in}" ! ! fakesink\n'),
+         'syntax.plan: syntax error'),
+        (plan('empty.plan', ''), 'empty.plan: no pipeline description in it'),
+        (plan('comments.plan', '# nothing but\n# comments\n'),
+         'comments.plan: no pipeline description in it'),
+    ]
+    for file, want in cases:
+        args = [file, 'in=' + path] if 'in}' in open(file).read() else [file]
+        if 'op}' in open(file).read():
+            args.append('op=summ')
+        _, err = run(args, expect=2)
+        if want not in err:
+            raise Failure('plan-launch %s: %r not in\n%s' % (
+                ' '.join(args), want, err))
+    # Line numbers count the file's comment lines: the error of a variable
+    # without a leading comment prints no empty usage heading.
+    _, err = run([plan('bare.plan', 'planfilesrc location="${in}" ! '
+                       'fakesink\n')], expect=2)
+    if err.splitlines()[0] != \
+            'plan-launch: %s:1: ${in} is not set: give in=VALUE after the ' \
+            'file name (or set it in the environment)' % (d + '/bare.plan'):
+        raise Failure(err)
+    env = dict(os.environ, PLAN_PIPELINES_DIR=d)
+    _, err = run(['nowhere.plan'], expect=2, env=env)
+    if 'no file nowhere.plan here, in $PLAN_PIPELINES_DIR (%s) or in the ' \
+            'installed pipelines (' % d not in err:
+        raise Failure(err)
+
+
 def test_plan_found_by_name_and_environment():
     d, path, a = array_file((100, 3))
     env = dict(os.environ, PLAN_PIPELINES_DIR=PIPELINES, in_file=path)
@@ -758,6 +809,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_reduce_plan_prints_results, test_results_print_as_numpy_prints_them,
     test_plan_variable_defaults_and_columns,
     test_plan_file_errors,
+    test_plan_file_pipeline_errors_name_the_file_and_line,
     test_plan_found_by_name_and_environment,
     test_stencil_plans,
     test_progress_lines_without_terminal,
