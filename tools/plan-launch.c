@@ -129,7 +129,8 @@ static const gchar help_text[] =
     "        inf: never). The pipeline is then stopped as for SIGINT (see\n"
     "        SIGNALS).\n"
     "    -h, --help\n"
-    "        This manual. --help-gst lists GStreamer's own options.\n"
+    "        This manual. --help-gst lists GStreamer's own options\n"
+    "        (--gst-debug=...), --help-all both.\n"
     "    --version\n"
     "        Print plan-launch's version (that of gst-plan) and the version\n"
     "        of the GStreamer library it runs with, and exit.\n"
@@ -1599,8 +1600,25 @@ enable_stats_tracer (void)
   g_free (value);
 }
 
-/* The first of --help (-h, -?), --help-gst and --version among the
- * options before the pipeline: "help", "help-gst", "version", or NULL. */
+/* What @arg asks for: "help" (-h, --help, -?), "help-all" (the manual
+ * and GStreamer's options, as gst-launch-1.0's --help-all lists all),
+ * "help-gst", "version", or NULL. */
+static const gchar *
+help_word (const gchar * arg)
+{
+  if (g_str_equal (arg, "-h") || g_str_equal (arg, "--help")
+      || g_str_equal (arg, "-?"))
+    return "help";
+  if (g_str_equal (arg, "--help-all"))
+    return "help-all";
+  if (g_str_equal (arg, "--help-gst"))
+    return "help-gst";
+  if (g_str_equal (arg, "--version"))
+    return "version";
+  return NULL;
+}
+
+/* The first help_word() among the options before the pipeline. */
 static const gchar *
 wants_help (gint argc, gchar ** argv)
 {
@@ -1609,13 +1627,8 @@ wants_help (gint argc, gchar ** argv)
   for (i = 1; i < argc; i++) {
     if (g_str_equal (argv[i], "--"))
       return NULL;
-    if (g_str_equal (argv[i], "-h") || g_str_equal (argv[i], "--help")
-        || g_str_equal (argv[i], "-?"))
-      return "help";
-    if (g_str_equal (argv[i], "--help-gst"))
-      return "help-gst";
-    if (g_str_equal (argv[i], "--version"))
-      return "version";
+    if (help_word (argv[i]))
+      return help_word (argv[i]);
     if (argv[i][0] != '-')
       return NULL;
   }
@@ -1627,7 +1640,8 @@ wants_help (gint argc, gchar ** argv)
 static void
 print_gst_help (void)
 {
-  GOptionContext *ctx = g_option_context_new (NULL);
+  GOptionContext *ctx = g_option_context_new ("PIPELINE-DESCRIPTION | "
+      "FILE.plan [NAME=VALUE...]");
   GOptionGroup *group = gst_init_get_option_group ();
   gchar *text;
 
@@ -1645,6 +1659,21 @@ print_version (void)
 
   g_print ("plan-launch %s (%s)\n%s\n", VERSION, GST_PACKAGE_NAME, gst);
   g_free (gst);
+}
+
+/* Prints what help_word() @asked for; returns the exit status. */
+static gint
+print_help (const gchar * asked)
+{
+  if (g_str_equal (asked, "version"))
+    print_version ();
+  if (g_str_equal (asked, "help") || g_str_equal (asked, "help-all"))
+    g_print ("%s", help_text);
+  if (g_str_equal (asked, "help-all"))
+    g_print ("\n");
+  if (g_str_equal (asked, "help-gst") || g_str_equal (asked, "help-all"))
+    print_gst_help ();
+  return stdout_errno ? EXIT_ERROR : EXIT_OK;
 }
 
 int
@@ -1683,22 +1712,14 @@ main (int argc, char **argv)
    * this the charset is ASCII: every non-ASCII character of a message (a
    * file name, a window's cell) would print as '?'. Numbers keep their
    * decimal point: the results are read back by programs. */
+  /* GOption's usage line (--help-gst) names the program by it. */
+  g_set_prgname ("plan-launch");
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   g_set_print_handler (print_to_stdout);
   asked = wants_help (argc, argv);
-  if (asked && g_str_equal (asked, "version")) {
-    print_version ();
-    return stdout_errno ? EXIT_ERROR : EXIT_OK;
-  }
-  if (asked && g_str_equal (asked, "help-gst")) {
-    print_gst_help ();
-    return stdout_errno ? EXIT_ERROR : EXIT_OK;
-  }
-  if (asked) {
-    g_print ("%s", help_text);
-    return stdout_errno ? EXIT_ERROR : EXIT_OK;
-  }
+  if (asked)
+    return print_help (asked);
   ctx = g_option_context_new ("PIPELINE-DESCRIPTION | FILE.plan [NAME=VALUE...]");
   g_option_context_set_summary (ctx, "Runs a gst-plan pipeline; "
       "plan-launch --help for the manual.");
@@ -1716,19 +1737,8 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   /* --help after options that take a value (plan-launch -t 5 --help) */
-  if (argc >= 2 && (g_str_equal (argv[1], "--help")
-          || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "-?"))) {
-    g_print ("%s", help_text);
-    return stdout_errno ? EXIT_ERROR : EXIT_OK;
-  }
-  if (argc >= 2 && g_str_equal (argv[1], "--version")) {
-    print_version ();
-    return stdout_errno ? EXIT_ERROR : EXIT_OK;
-  }
-  if (argc >= 2 && g_str_equal (argv[1], "--help-gst")) {
-    print_gst_help ();
-    return stdout_errno ? EXIT_ERROR : EXIT_OK;
-  }
+  if (argc >= 2 && help_word (argv[1]))
+    return print_help (help_word (argv[1]));
   /* The tracer is created by gst_init, from GST_TRACERS. */
   if (stats)
     enable_stats_tracer ();

@@ -749,6 +749,18 @@ def test_help_gst_lists_gstreamer_options():
     out, err = run(['--help-gst'])
     if '--gst-debug' not in out or '--gst-plugin-path' not in out:
         raise Failure('--help-gst:\n%s\n%s' % (out, err))
+    # Its usage line named the program "(null)".
+    if not re.search(r'^  plan-launch \[OPTION.*\] PIPELINE-DESCRIPTION', out,
+                     re.M) or '(null)' in out:
+        raise Failure('--help-gst usage line:\n%s' % out)
+    # --help-all, which gst-launch-1.0 users type, was an unknown option:
+    # it is the manual, then GStreamer's options.
+    manual, _ = run(['--help'])
+    for args in (['--help-all'], ['-q', '-t', '5', '--help-all']):
+        out, err = run(args)
+        if not out.startswith(manual) or '--gst-debug' not in out or err:
+            raise Failure('plan-launch %s:\n%s\n%s' % (' '.join(args), out,
+                                                     err))
 
 
 def test_timeout_values():
