@@ -1716,6 +1716,17 @@ main (int argc, char **argv)
   g_set_prgname ("plan-launch");
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
+  /* The C (POSIX) locale, the one of containers and cron jobs, has ASCII
+   * as its charset, and a file named données.npy would print as
+   * donn?es.npy, no longer the name given: there, as Python does, take
+   * C.UTF-8's characters (where the system has it). */
+  {
+    const gchar *charset;
+
+    if (!g_get_charset (&charset) && (g_str_equal (charset, "ANSI_X3.4-1968")
+            || g_str_equal (charset, "ASCII")))
+      setlocale (LC_CTYPE, "C.UTF-8");
+  }
   g_set_print_handler (print_to_stdout);
   asked = wants_help (argc, argv);
   if (asked)

@@ -813,6 +813,31 @@ def test_non_ascii_messages_in_a_utf8_locale():
         raise Failure(out)
 
 
+def test_non_ascii_messages_in_the_c_locale():
+    # In the C locale (no LANG: containers, cron) GLib printed each
+    # non-ASCII character of a message as '?': 'Could not open
+    # 'donn?es/...'' named a file that is not the one given, and GLib's
+    # own quotes came out as '?'. The results on standard output were
+    # UTF-8 already.
+    d = plantest.tmpdir()
+    missing = os.path.join(d, 'donn\u00e9es', '\u00e9t\u00e9.npy')
+    env = dict(os.environ, LC_ALL='C', LANG='C')
+    env.pop('LANGUAGE', None)
+    _, err = run(['planfilesrc', 'location=' + missing, '!', 'fakesink'],
+                 expect=1, env=env)
+    if "Could not open '%s'" % missing not in err:
+        raise Failure(err)
+    _, err = run(['-t', '1x', 'fakesink'], expect=2, env=env)
+    if 'Cannot parse double value \u201c1x\u201d' not in err:
+        raise Failure(err)
+    # Numbers keep their decimal point.
+    d, path, a = array_file((10,))
+    out, _ = run(['planfilesrc', 'location=' + path, '!', 'planreduce',
+                  'name=r\u00e9', 'op=mean', '!', 'fakesink'], env=env)
+    if not re.search(r'^r\u00e9: mean = -?\d+\.\d+ \(float32', out, re.M):
+        raise Failure(out)
+
+
 plantest.run_cases([(f.__name__, f) for f in (
     test_help_is_a_manual,
     test_version,
@@ -844,4 +869,5 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_timeout_values,
     test_plan_variables_unknown_and_repeated,
     test_non_ascii_messages_in_a_utf8_locale,
+    test_non_ascii_messages_in_the_c_locale,
 )])
