@@ -1418,6 +1418,19 @@ run_pipeline (Run * run, gdouble * seconds)
   return run->status;
 }
 
+/* A word of the description that looks like an option (-q, --stats):
+ * gst-launch-1.0 takes options anywhere, plan-launch only before the
+ * description, where they cannot be taken for its words. NULL if none. */
+static const gchar *
+find_misplaced_option (gchar ** words)
+{
+  for (; words && *words; words++)
+    if ((*words)[0] == '-' && (g_ascii_isalpha ((*words)[1])
+            || ((*words)[1] == '-' && g_ascii_isalpha ((*words)[2]))))
+      return *words;
+  return NULL;
+}
+
 /* The NAME=VALUE words after a .plan file. */
 static gboolean
 check_variables (gchar ** vars)
@@ -1427,7 +1440,8 @@ check_variables (gchar ** vars)
 
     if (eq == NULL || eq == *vars) {
       g_printerr ("plan-launch: '%s' after the .plan file is not "
-          "NAME=VALUE\n", *vars);
+          "NAME=VALUE%s\n", *vars, find_misplaced_option (vars) == *vars ?
+          ": options come before the file" : "");
       return FALSE;
     }
   }
@@ -1574,6 +1588,11 @@ make_pipeline (gint argc, gchar ** argv)
     if (g_error_matches (err, GST_PARSE_ERROR,
             GST_PARSE_ERROR_NO_SUCH_ELEMENT))
       explain_missing_plugin ();
+    if (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_SYNTAX)
+        && !g_str_has_suffix (argv[1], ".plan")
+        && find_misplaced_option (argv + 1))
+      g_printerr ("plan-launch: '%s' is a word of the pipeline description: "
+          "options come before it\n", find_misplaced_option (argv + 1));
     g_clear_error (&err);
     gst_clear_object (&pipeline);
     return NULL;

@@ -142,6 +142,33 @@ def test_usage_errors():
         raise Failure(err)
 
 
+def test_options_after_the_pipeline():
+    # gst-launch-1.0 takes options anywhere; after plan-launch's
+    # description one was a bare 'syntax error'.
+    d, path, a = array_file((10, 3))
+    words = ['planfilesrc', 'location=' + path, '!', 'planreduce', '!',
+             'fakesink']
+    for option in ('-q', '--stats'):
+        _, err = run(words + [option], expect=2)
+        if "'%s' is a word of the pipeline description: options come " \
+                "before it" % option not in err:
+            raise Failure(err)
+    _, err = run([os.path.join(PIPELINES, 'reduce.plan'), 'in=' + path, '-q'],
+                 expect=2)
+    if "'-q' after the .plan file is not NAME=VALUE: options come before " \
+            "the file" not in err:
+        raise Failure(err)
+    # A syntax error of another kind says nothing of options, and a
+    # negative number in an expression is the description's.
+    _, err = run(['fakesrc', '!', '!', 'fakesink'], expect=2)
+    if 'syntax error' not in err or 'options' in err:
+        raise Failure(err)
+    out, _ = run(words[:3] + ['planmap', 'expr=-x', '!'] + words[3:])
+    want = np.float32(-math.fsum(a.ravel().astype(float)))
+    if np.float32(results(out)['planreduce0'][1]) != want:
+        raise Failure(out)
+
+
 def test_missing_plugin_says_what_to_set():
     # Without the gst-plan plugin in GStreamer's registry a pipeline of its
     # elements failed with GStreamer's 'no element "planfilesrc"' and no
@@ -843,6 +870,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_version,
     test_usage_errors,
     test_missing_plugin_says_what_to_set,
+    test_options_after_the_pipeline,
     test_reduce_plan_prints_results, test_results_print_as_numpy_prints_them,
     test_plan_variable_defaults_and_columns,
     test_plan_file_errors,
