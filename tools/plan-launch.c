@@ -1513,6 +1513,81 @@ parse_error_line (const gchar * desc, const GError * err)
   return line;
 }
 
+/* What values a property takes, for GStreamer's 'could not set property
+ * "P" in element "E" to "V"', which does not say: an enum's nicks, a
+ * boolean's words, a number's range. Nothing when E is no factory (an
+ * element named by name=, a pad) or P a property of another kind. */
+static void
+explain_property_value (const GError * err)
+{
+  const gchar *start = strstr (err->message, "could not set property \"");
+  gchar **quoted = start ? g_strsplit (start, "\"", -1) : NULL;
+  GstElementFactory *factory = NULL;
+  GObjectClass *klass = NULL;
+  GParamSpec *pspec;
+  GString *takes = NULL;
+
+  if (quoted == NULL || g_strv_length (quoted) < 6)
+    goto done;
+  factory = gst_element_factory_find (quoted[3]);
+  if (factory) {
+    /* the loaded feature, with its own reference */
+    GstPluginFeature *loaded =
+        gst_plugin_feature_load (GST_PLUGIN_FEATURE (factory));
+
+    gst_object_unref (factory);
+    factory = loaded ? GST_ELEMENT_FACTORY (loaded) : NULL;
+  }
+  if (factory == NULL)
+    goto done;
+  klass = g_type_class_ref (gst_element_factory_get_element_type (factory));
+  pspec = g_object_class_find_property (klass, quoted[1]);
+  if (pspec == NULL)
+    goto done;
+  takes = g_string_new (NULL);
+  if (G_IS_PARAM_SPEC_ENUM (pspec)) {
+    GEnumClass *e = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+    guint i;
+
+    g_string_append (takes, "one of ");
+    for (i = 0; i < e->n_values; i++)
+      g_string_append_printf (takes, "%s%s", i == 0 ? "" : i + 1 ==
+          e->n_values ? " or " : ", ", e->values[i].value_nick);
+  } else if (G_IS_PARAM_SPEC_BOOLEAN (pspec)) {
+    g_string_append (takes, "true or false");
+  } else if (G_IS_PARAM_SPEC_INT (pspec)) {
+    g_string_append_printf (takes, "a whole number from %d to %d",
+        G_PARAM_SPEC_INT (pspec)->minimum, G_PARAM_SPEC_INT (pspec)->maximum);
+  } else if (G_IS_PARAM_SPEC_UINT (pspec)) {
+    g_string_append_printf (takes, "a whole number from %u to %u",
+        G_PARAM_SPEC_UINT (pspec)->minimum,
+        G_PARAM_SPEC_UINT (pspec)->maximum);
+  } else if (G_IS_PARAM_SPEC_INT64 (pspec)) {
+    g_string_append_printf (takes, "a whole number from %" G_GINT64_FORMAT
+        " to %" G_GINT64_FORMAT, G_PARAM_SPEC_INT64 (pspec)->minimum,
+        G_PARAM_SPEC_INT64 (pspec)->maximum);
+  } else if (G_IS_PARAM_SPEC_UINT64 (pspec)) {
+    g_string_append_printf (takes, "a whole number from %" G_GUINT64_FORMAT
+        " to %" G_GUINT64_FORMAT, G_PARAM_SPEC_UINT64 (pspec)->minimum,
+        G_PARAM_SPEC_UINT64 (pspec)->maximum);
+  } else if (G_IS_PARAM_SPEC_DOUBLE (pspec)) {
+    g_string_append_printf (takes, "a number from %g to %g",
+        G_PARAM_SPEC_DOUBLE (pspec)->minimum,
+        G_PARAM_SPEC_DOUBLE (pspec)->maximum);
+  }
+  if (takes->len)
+    g_printerr ("plan-launch: %s's %s takes %s\n", quoted[3], quoted[1],
+        takes->str);
+
+done:
+  if (takes)
+    g_string_free (takes, TRUE);
+  if (klass)
+    g_type_class_unref (klass);
+  gst_clear_object (&factory);
+  g_strfreev (quoted);
+}
+
 /* A description GStreamer cannot build for want of an element: when the
  * gst-plan plugin is not in the registry, or is there but failed to load,
  * what the user should do about it. */
@@ -1588,6 +1663,9 @@ make_pipeline (gint argc, gchar ** argv)
     if (g_error_matches (err, GST_PARSE_ERROR,
             GST_PARSE_ERROR_NO_SUCH_ELEMENT))
       explain_missing_plugin ();
+    if (g_error_matches (err, GST_PARSE_ERROR,
+            GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY))
+      explain_property_value (err);
     if (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_SYNTAX)
         && !g_str_has_suffix (argv[1], ".plan")
         && find_misplaced_option (argv + 1))

@@ -169,6 +169,37 @@ def test_options_after_the_pipeline():
         raise Failure(out)
 
 
+def test_bad_property_values_say_what_the_property_takes():
+    # GStreamer's 'could not set property "op" in element "planreduce" to
+    # "summ"' did not say what op takes.
+    d, path, a = array_file((10, 3))
+    cases = [
+        (['planreduce', 'name=r', 'op=summ'],
+         "planreduce's op takes one of sum, prod, min, max, mean, argmin, "
+         "argmax, any, all, nansum, nanprod, nanmin, nanmax, nanmean, "
+         "nanargmin, nanargmax, var, std, nanvar, nanstd, count_nonzero or "
+         "ptp"),
+        (['planmap', 'expr=x', 'target=gpu'],
+         "planmap's target takes one of auto, cpu or cuda"),
+        (['planstencil', 'window=a b', 'expr=a', 'cval=x'],
+         "planstencil's cval takes a number from -inf to inf"),
+        (['identity', 'silent=maybe'], "identity's silent takes true or false"),
+        (['identity', 'sleep-time=x'],
+         "identity's sleep-time takes a whole number from 0 to 4294967295"),
+    ]
+    for element, want in cases:
+        _, err = run(['planfilesrc', 'location=' + path, '!'] + element +
+                     ['!', 'fakesink'], expect=2)
+        if want not in err:
+            raise Failure('%r not in\n%s' % (want, err))
+    _, err = run([os.path.join(PIPELINES, 'laplacian.plan'), 'in=' + path,
+                  'out=' + d + '/o.npy', 'boundary=near'], expect=2)
+    if 'laplacian.plan:9: could not set property "boundary"' not in err or \
+            "planstencil's boundary takes one of constant, nearest, " \
+            "reflect, mirror, wrap or valid" not in err:
+        raise Failure(err)
+
+
 def test_missing_plugin_says_what_to_set():
     # Without the gst-plan plugin in GStreamer's registry a pipeline of its
     # elements failed with GStreamer's 'no element "planfilesrc"' and no
@@ -870,6 +901,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_version,
     test_usage_errors,
     test_missing_plugin_says_what_to_set,
+    test_bad_property_values_say_what_the_property_takes,
     test_options_after_the_pipeline,
     test_reduce_plan_prints_results, test_results_print_as_numpy_prints_them,
     test_plan_variable_defaults_and_columns,
