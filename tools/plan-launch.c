@@ -1663,6 +1663,13 @@ make_pipeline (gint argc, gchar ** argv)
     if (g_error_matches (err, GST_PARSE_ERROR,
             GST_PARSE_ERROR_NO_SUCH_ELEMENT))
       explain_missing_plugin ();
+    /* a pipeline file named otherwise (pipe.txt) is taken for an element */
+    if (g_error_matches (err, GST_PARSE_ERROR,
+            GST_PARSE_ERROR_NO_SUCH_ELEMENT)
+        && !g_str_has_suffix (argv[1], ".plan")
+        && g_file_test (argv[1], G_FILE_TEST_IS_REGULAR))
+      g_printerr ("plan-launch: %s is a file, not an element: the name of a "
+          "pipeline file ends in .plan\n", argv[1]);
     if (g_error_matches (err, GST_PARSE_ERROR,
             GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY))
       explain_property_value (err);

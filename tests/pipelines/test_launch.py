@@ -225,6 +225,15 @@ def test_missing_plugin_says_what_to_set():
     if 'the gst-plan plugin %s/libgstplan.so failed to load' % broken \
             not in err:
         raise Failure(err)
+    # A pipeline file whose name does not end in .plan is taken for an
+    # element: 'no element "pipe.txt"' said no more.
+    txt = os.path.join(d, 'pipe.txt')
+    with open(txt, 'w') as f:
+        f.write('planfilesrc location=%s ! fakesink\n' % path)
+    _, err = run([txt], expect=2)
+    if '%s is a file, not an element: the name of a pipeline file ends in ' \
+            '.plan' % txt not in err:
+        raise Failure(err)
     # A misspelt element with the plugin there is GStreamer's message only.
     _, err = run(['planfilesrc', '!', 'planmapp'], expect=2)
     if 'no element "planmapp"' not in err or 'GST_PLUGIN_PATH' in err:
