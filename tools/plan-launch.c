@@ -66,8 +66,9 @@ static const gchar help_text[] =
     "    - on standard error, while it runs, a progress bar with the rows and\n"
     "      bytes read of the total, the throughput and the time left (ETA),\n"
     "      from the GST_MESSAGE_PROGRESS messages that planfilesrc and\n"
-    "      planarraysrc post; when standard error is not a terminal, plain\n"
-    "      lines instead (at most one a second, and one at the end);\n"
+    "      planarraysrc post; when standard error is not a terminal, or\n"
+    "      TERM is dumb, plain lines instead (at most one a second, and one\n"
+    "      at the end);\n"
     "    - on standard output, when it is done, the result of every\n"
     "      planreduce: its name, op, value(s), dtype and shape, such as\n"
     "          total: sum = 1234.5 (float64, shape ())\n"
@@ -1912,7 +1913,11 @@ main (int argc, char **argv)
   }
 
   run.loop = g_main_loop_new (NULL, FALSE);
-  run.tty = isatty (STDERR_FILENO);
+  /* A terminal that cannot move the cursor (TERM=dumb: Emacs's shell
+   * mode, some CI logs on a pty) would show the bar's \r and escape
+   * codes as they are: plain lines there. */
+  run.tty = isatty (STDERR_FILENO) && g_strcmp0 (g_getenv ("TERM"),
+      "dumb") != 0;
   run.progress = g_hash_table_new_full (NULL, NULL, gst_object_unref, g_free);
   run.results = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       (GDestroyNotify) gst_structure_free);

@@ -36,16 +36,17 @@ def run(args, expect=0, env=None, timeout=60):
     return p.stdout, p.stderr
 
 
-def run_in_pty(args, timeout=60, columns=None):
+def run_in_pty(args, timeout=60, columns=None, term=None):
     """Runs plan-launch on a pseudo-terminal (script -q -e -c), of
-    `columns` columns if given; returns what the terminal got, stdout and
-    stderr together."""
+    `columns` columns if given, with TERM=term if given; returns what the
+    terminal got, stdout and stderr together."""
     cmd = ' '.join(shlex_quote(a) for a in [LAUNCH] + [str(a) for a in args])
     if columns:
         cmd = 'stty cols %d; %s' % (columns, cmd)
+    env = dict(os.environ, TERM=term) if term else None
     p = subprocess.run(['script', '-q', '-e', '-c', cmd, '/dev/null'],
                        capture_output=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, env=env)
     out = p.stdout.decode(errors='replace')
     if p.returncode != 0:
         raise Failure('exit %d on a terminal: %s\n%r' % (p.returncode, cmd, out))
@@ -489,6 +490,19 @@ def test_progress_bar_fits_a_narrow_terminal():
             raise Failure('bar %r on 60 columns' % b)
 
 
+def test_progress_lines_on_a_dumb_terminal():
+    # On a terminal that cannot move the cursor (TERM=dumb, as in Emacs's
+    # shell) the bar's carriage returns and escape codes showed as they
+    # are: there the lines are the plain ones of a pipe.
+    if shutil.which('script') is None:
+        raise Failure('script(1) (util-linux) is needed for the terminal test')
+    d, path, a = array_file((5000, 3))
+    out = run_in_pty(slow_words(path), term='dumb')
+    if '\x1b' in out or '\r\x1b' in out or \
+            not re.search(r'^progress: done: 5000 rows', out, re.M):
+        raise Failure('on TERM=dumb: %r' % out[-600:])
+
+
 def test_quiet_prints_nothing():
     d, path, a = array_file((5000, 3))
     out, err = run(['-q'] + slow_words(path, rows_per_buffer=1000,
@@ -921,6 +935,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_progress_lines_without_terminal,
     test_progress_bar_on_terminal,
     test_progress_bar_fits_a_narrow_terminal,
+    test_progress_lines_on_a_dumb_terminal,
     test_quiet_prints_nothing,
     test_messages_as_before,
     test_stats_names_the_slow_element,
