@@ -240,6 +240,7 @@ PlanFaultSlot * _plan_fault_slots_find (PlanFaultSlot * slots,
  * crash (a fault there reads zeros and marks the file as changed). */
 typedef struct _PlanMappedFile PlanMappedFile;
 
+/* NULL with errno set when @fd cannot be copied (no descriptor left). */
 G_GNUC_INTERNAL
 PlanMappedFile * _plan_mapped_file_new (const gchar * filename, gint fd,
     guint64 size);

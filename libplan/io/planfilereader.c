@@ -365,6 +365,8 @@ plan_file_reader_open (PlanFileReader * reader, const gchar * filename,
   }
   reader->opened = st;
   reader->mapped = _plan_mapped_file_new (filename, reader->fd, st.st_size);
+  if (reader->mapped == NULL)
+    goto open_failed;
   /* Linux (5.0 on) answers mincore() on a file mapping truly only to the
    * file's owner, a privileged process or one that may write the file;
    * to others every page looks cached. */

@@ -35,6 +35,7 @@
 #include <libplan/planerror.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,14 +135,21 @@ install_handler (void)
   }
 }
 
+/* NULL with errno set when no descriptor is left for the copy (EMFILE):
+ * mapping with a descriptor of -1 would fail with a misleading EBADF. The
+ * copy is closed on exec, as the descriptor it copies. */
 PlanMappedFile *
 _plan_mapped_file_new (const gchar * filename, gint fd, guint64 size)
 {
-  PlanMappedFile *file = g_new0 (PlanMappedFile, 1);
+  PlanMappedFile *file;
+  gint copy = fcntl (fd, F_DUPFD_CLOEXEC, 0);
 
+  if (copy < 0)
+    return NULL;
+  file = g_new0 (PlanMappedFile, 1);
   file->ref_count = 1;
   file->filename = g_strdup (filename);
-  file->fd = dup (fd);
+  file->fd = copy;
   file->size = size;
   return file;
 }

@@ -10,9 +10,11 @@
 #include <gst/check/gstcheck.h>
 #include <libplan/plan.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -479,6 +481,49 @@ GST_START_TEST (test_reader_fifo_is_refused_without_waiting)
   g_rmdir (dir);
   g_free (fifo);
   g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A reader keeps a second descriptor of its file for the pages it maps;
+ * without one left (EMFILE), open says so, naming the file, rather than
+ * a later map failing with "Bad file descriptor". */
+GST_START_TEST (test_reader_without_a_descriptor_left)
+{
+  PlanFileReader *r = plan_file_reader_new ();
+  struct rlimit old, low;
+  PlanArrayInfo info;
+  const gint64 shape[1] = { -1 };
+  GError *err = NULL;
+  gint fds[256], n = 0;
+
+  fail_unless (getrlimit (RLIMIT_NOFILE, &old) == 0);
+  low = old;
+  low.rlim_cur = MIN (old.rlim_cur, 256);
+  fail_unless (setrlimit (RLIMIT_NOFILE, &low) == 0);
+  /* Every descriptor taken, then one given back: the file's own. */
+  while (n < (gint) G_N_ELEMENTS (fds) && (fds[n] = dup (0)) >= 0)
+    n++;
+  fail_unless (n > 0 && n < (gint) G_N_ELEMENTS (fds));
+  close (fds[--n]);
+
+  fail_unless (plan_array_info_set (&info, PLAN_DTYPE_INT32, 1, shape, NULL));
+  fail_if (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, &info,
+          &err));
+  fail_unless (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_MFILE),
+      "%s", err->message);
+  fail_unless (strstr (err->message, path) != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, g_strerror (EMFILE)) != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+
+  /* With descriptors again, the file opens and reads. */
+  while (n > 0)
+    close (fds[--n]);
+  fail_unless (setrlimit (RLIMIT_NOFILE, &old) == 0);
+  fail_unless (plan_file_reader_open (r, path, PLAN_FILE_FORMAT_AUTO, &info,
+          &err), "%s", err ? err->message : "");
+  gst_object_unref (r);
 }
 
 GST_END_TEST;
@@ -1103,6 +1148,7 @@ filereader_suite (void)
   tcase_add_test (modes[0], test_reader_auto_maps_unless_an_allocator_is_set);
   tcase_add_test (modes[0], test_query_helpers_round_trip);
   tcase_add_test (modes[0], test_reader_fifo_is_refused_without_waiting);
+  tcase_add_test (modes[0], test_reader_without_a_descriptor_left);
   tcase_add_test (modes[1], test_mapped_chunks_are_readonly_views_of_the_file);
   tcase_add_test (modes[1], test_mapped_chunks_cross_windows);
   tcase_add_test (modes[1], test_mapped_file_truncated_while_read_is_an_error);
