@@ -17,6 +17,8 @@
 #include "libplan/core/plan-private.h"
 #include "planfilewriter.h"
 
+#include <sys/stat.h>
+
 G_BEGIN_DECLS
 
 /* planzip-writer.c: the zip container of a .npz output */
@@ -56,6 +58,13 @@ struct _PlanFileWriter
   PlanFileMode mode;
   PlanFileCodec codec;
   gboolean h5_add;              /* the temporary file is a copy to add to */
+  /* The add mode (HDF5, .npz): the file at the location when its contents
+   * were copied into the new one, which must still be there, unchanged,
+   * when the new one replaces it (add_source_there FALSE: there was none,
+   * and none may have come) */
+  gboolean add_source_set;
+  gboolean add_source_there;
+  struct stat add_source;
   /* Zarr output: the temporary directory (the new store, or with the add
    * mode the new array), where it goes at finish, the array's directory
    * in it, and the array (the worker's while it runs) */
@@ -125,6 +134,9 @@ G_GNUC_INTERNAL
 gboolean _plan_file_writer_complete_npy_header (PlanFileWriter * self,
     guint64 bytes, GError ** error);
 
+G_GNUC_INTERNAL
+void _plan_file_writer_note_add_source (PlanFileWriter * self,
+    const struct stat *st);
 G_GNUC_INTERNAL
 gboolean _plan_file_writer_close_and_rename (PlanFileWriter * self,
     guint64 bytes, GError ** error);

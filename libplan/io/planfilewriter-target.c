@@ -109,6 +109,56 @@ temp_name_for (const gchar * dir, const gchar * base)
   return path;
 }
 
+/* In the add mode, remembers the file at the location as its contents are
+ * copied into the new one (@st; NULL when there is none):
+ * _plan_file_writer_close_and_rename() puts the new file in place only if
+ * the location still holds it, unchanged. */
+void
+_plan_file_writer_note_add_source (PlanFileWriter * self,
+    const struct stat *st)
+{
+  self->add_source_set = TRUE;
+  self->add_source_there = st != NULL;
+  if (st)
+    self->add_source = *st;
+}
+
+/* In the add mode, FALSE with an error when the file the new one copied
+ * is no longer at the location as it was: another program (another run
+ * adding to it) changed, replaced, removed or created it meanwhile, and
+ * the new file, renamed over it, would undo that silently. */
+static gboolean
+check_add_source (PlanFileWriter * self, GError ** error)
+{
+  const struct stat *was = &self->add_source;
+  struct stat st;
+  gboolean there;
+
+  if (!self->add_source_set)
+    return TRUE;
+  there = stat (self->location, &st) == 0;
+  if (there == self->add_source_there && (!there
+          || (st.st_dev == was->st_dev && st.st_ino == was->st_ino
+              && st.st_size == was->st_size
+              && st.st_mtim.tv_sec == was->st_mtim.tv_sec
+              && st.st_mtim.tv_nsec == was->st_mtim.tv_nsec
+              && st.st_ctim.tv_sec == was->st_ctim.tv_sec
+              && st.st_ctim.tv_nsec == was->st_ctim.tv_nsec)))
+    return TRUE;
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+      "Could not add to '%s': %s while the %s was written, and the new "
+      "file, made from what was there before, would undo that: it is not "
+      "put in place (run again to add the %s)", self->location,
+      !self->add_source_there ? "another program created a file there" :
+      !there ? "another program removed it" :
+      st.st_ino != was->st_ino || st.st_dev != was->st_dev ?
+      "another program replaced it (another run adding to it?)" :
+      "another program changed it (another run adding to it?)",
+      self->format == PLAN_FILE_FORMAT_NPZ ? "member" : "dataset",
+      self->format == PLAN_FILE_FORMAT_NPZ ? "member" : "dataset");
+  return FALSE;
+}
+
 /* Copies the regular file at the location into the new file @fd, which
  * gets its mode: a reflink (FICLONE) where the file system shares blocks,
  * else copy_file_range() (in the kernel), else read() and write().
@@ -121,12 +171,15 @@ copy_existing (PlanFileWriter * self, gint fd, GError ** error)
   guint8 *buf = NULL;
   gint err = 0;
 
-  if (src < 0 && errno == ENOENT)
+  if (src < 0 && errno == ENOENT) {
+    _plan_file_writer_note_add_source (self, NULL);
     return TRUE;
+  }
   if (src < 0 || fstat (src, &st) < 0) {
     err = errno;
     goto failed;
   }
+  _plan_file_writer_note_add_source (self, &st);
 #ifdef FICLONE
   if (ioctl (fd, FICLONE, src) == 0)
     goto copied;
@@ -848,6 +901,10 @@ _plan_file_writer_close_and_rename (PlanFileWriter * self, guint64 bytes,
     return FALSE;
   }
   if ((self->unnamed || self->tmp_path) && !keep_mode (self, fd, error)) {
+    close (fd);
+    return FALSE;
+  }
+  if (!check_add_source (self, error)) {
     close (fd);
     return FALSE;
   }

@@ -684,6 +684,12 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   /* The members of the archive there go first, but the one replaced. */
   if (writer->format == PLAN_FILE_FORMAT_NPZ
       && writer->mode == PLAN_FILE_MODE_ADD) {
+    struct stat st;
+
+    if (stat (location, &st) == 0)
+      _plan_file_writer_note_add_source (writer, &st);
+    else if (errno == ENOENT)
+      _plan_file_writer_note_add_source (writer, NULL);
     writer->npz_kept = _plan_zip_writer_copy_members (writer->fd, location,
         writer->npz_name, error);
     if (writer->npz_kept == NULL) {
@@ -1478,6 +1484,7 @@ plan_file_writer_cancel (PlanFileWriter * writer)
   writer->unnamed = FALSE;
   writer->stream = FALSE;
   writer->h5_add = FALSE;
+  writer->add_source_set = FALSE;
   g_clear_pointer (&writer->shared_h5_chunks, g_array_unref);
   writer->shared_h5_filtered = FALSE;
   writer->shared_chunk_rows = 0;

@@ -272,6 +272,122 @@ GST_START_TEST (test_writer_npz_member_names)
 
 GST_END_TEST;
 
+/* Writes @member into @path in the add mode, to be finished by the
+ * caller. */
+static PlanFileWriter *
+open_adding (const gchar * path, const gchar * member, PlanFileFormat format)
+{
+  PlanFileWriter *w = plan_file_writer_new ();
+  PlanArrayInfo info;
+  GError *err = NULL;
+
+  plan_file_writer_set_mode (w, PLAN_FILE_MODE_ADD);
+  if (format == PLAN_FILE_FORMAT_NPZ)
+    plan_file_writer_set_member (w, member);
+  else
+    plan_file_writer_set_dataset (w, member, 0, 0);
+  if (!plan_file_writer_open (w, path, format, 2, FALSE, &err)) {
+    /* Only HDF5 may be missing from the build. */
+    fail_unless (format == PLAN_FILE_FORMAT_HDF5, "%s", err->message);
+    g_error_free (err);
+    gst_object_unref (w);
+    return NULL;
+  }
+  info_1d (&info, PLAN_DTYPE_UINT16);
+  fail_unless (plan_file_writer_set_info (w, &info, NULL));
+  fail_unless_equals_int (plan_file_writer_write (w, bytes (6, 1), NULL),
+      GST_FLOW_OK);
+  return w;
+}
+
+/* Two runs adding to one file at once: each copies the file there and
+ * renames its copy over it at the end, so the second one to finish would
+ * drop what the first added. It fails instead, saying so, and leaves the
+ * file as the first made it; so does a run whose file another program
+ * made, changed or removed meanwhile. */
+GST_START_TEST (test_writer_add_refuses_a_file_changed_meanwhile)
+{
+  const PlanFileFormat formats[] = { PLAN_FILE_FORMAT_NPZ,
+    PLAN_FILE_FORMAT_HDF5
+  };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    gchar *path = g_build_filename (tmpdir, f == 0 ? "w.npz" : "w.h5", NULL);
+    PlanFileWriter *first, *second;
+    gchar *before, *after;
+    gsize before_len, after_len;
+    GError *err = NULL;
+
+    /* A file to add to, then two runs adding to it at once. */
+    first = open_adding (path, "old", formats[f]);
+    if (first == NULL) {
+      g_free (path);
+      continue;
+    }
+    fail_unless (plan_file_writer_finish (first, NULL));
+    gst_object_unref (first);
+    first = open_adding (path, "a", formats[f]);
+    second = open_adding (path, "b", formats[f]);
+    fail_unless (plan_file_writer_finish (first, NULL));
+    gst_object_unref (first);
+    fail_unless (g_file_get_contents (path, &before, &before_len, NULL));
+    fail_if (plan_file_writer_finish (second, &err));
+    fail_unless (strstr (err->message, "another program replaced it") != NULL,
+        "%s", err->message);
+    fail_unless (strstr (err->message, path) != NULL, "%s", err->message);
+    g_clear_error (&err);
+    fail_unless (g_file_get_contents (path, &after, &after_len, NULL));
+    fail_unless (before_len == after_len
+        && memcmp (before, after, before_len) == 0);
+    g_free (after);
+    fail_unless_equals_int (count_files (), 1);
+    gst_object_unref (second);
+
+    /* Changed in place. */
+    second = open_adding (path, "b", formats[f]);
+    fail_unless (truncate (path, before_len + 1) == 0);
+    fail_if (plan_file_writer_finish (second, &err));
+    fail_unless (strstr (err->message, "another program changed it") != NULL,
+        "%s", err->message);
+    g_clear_error (&err);
+    fail_unless (truncate (path, before_len) == 0);
+    g_free (before);
+    gst_object_unref (second);
+
+    /* Removed. */
+    second = open_adding (path, "b", formats[f]);
+    fail_unless (g_unlink (path) == 0);
+    fail_if (plan_file_writer_finish (second, &err));
+    fail_unless (strstr (err->message, "another program removed it") != NULL,
+        "%s", err->message);
+    g_clear_error (&err);
+    fail_if (g_file_test (path, G_FILE_TEST_EXISTS));
+    gst_object_unref (second);
+
+    /* None there at the start, one made meanwhile. */
+    second = open_adding (path, "b", formats[f]);
+    fail_unless (g_file_set_contents (path, "x", 1, NULL));
+    fail_if (plan_file_writer_finish (second, &err));
+    fail_unless (strstr (err->message, "another program created a file "
+            "there") != NULL, "%s", err->message);
+    g_clear_error (&err);
+    fail_unless_equals_int (count_files (), 1);
+    g_unlink (path);
+    gst_object_unref (second);
+
+    /* Undisturbed, an add still puts its file in place. */
+    second = open_adding (path, "b", formats[f]);
+    fail_unless (plan_file_writer_finish (second, NULL));
+    fail_unless (g_file_test (path, G_FILE_TEST_EXISTS));
+    gst_object_unref (second);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_writer_chunk_after_failed_info)
 {
   PlanFileWriter *w = plan_file_writer_new ();
@@ -631,6 +747,7 @@ filewriter_suite (void)
   tcase_add_test (tc, test_writer_cancel_removes_temp_file);
   tcase_add_test (tc, test_writer_chunk_after_failed_info);
   tcase_add_test (tc, test_writer_npz_member_names);
+  tcase_add_test (tc, test_writer_add_refuses_a_file_changed_meanwhile);
   tcase_add_test (tc, test_writer_longest_names);
   tcase_add_test (tc, test_writer_rejects_partial_rows);
   tcase_add_test (tc, test_writer_reports_no_space);
