@@ -56,6 +56,10 @@ struct _PlanH5Writer
    * its cache are not in the file yet, so the next reservation starts
    * past this, not at the file's end. */
   hsize_t reserved_end;
+  /* Filtered (compressed) and growing: no blocks can be reserved, as a
+   * chunk's size is known only once it is filtered, but a file size limit
+   * (ulimit -f) is checked against what the chunks could take. */
+  gboolean check_limit;
 };
 
 /* With libhdf5's lock: the error of a failed write, "HDF5 @what: ", then
@@ -335,6 +339,7 @@ _plan_h5_writer_create_full (const gchar * filename, const gchar * path,
     w->chunk_rows = chunk_rows;
     w->row_size = row_size;
     w->reserve = fixed_rows < 0 && gzip_level == 0;
+    w->check_limit = fixed_rows < 0 && gzip_level > 0;
     cdims[0] = chunk_rows;
     space = H5Screate_simple (info->ndim, w->dims, maxdims);
     H5Pset_chunk (dcpl, info->ndim, cdims);
@@ -422,6 +427,59 @@ write_selected_rows (PlanH5Writer * w, guint64 first, const guint8 * data,
  * 1.10 prints "infinite loop closing library" at exit): a full disk is
  * said here, with the system's error, before libhdf5 writes. A file
  * system without fallocate() is written without reserving. */
+/* With libhdf5's lock, for a filtered dataset growing to @rows rows:
+ * FALSE with EFBIG when the file could pass the file size limit (ulimit
+ * -f, RLIMIT_FSIZE) before those rows are in it. libhdf5 writes past it
+ * would fail (or SIGXFSZ end the program, where it is not ignored or
+ * blocked on the thread that closes the file), then so would the
+ * truncation to its end as it closes the file, after which HDF5 1.10
+ * crashes in its exit handler. The bound: the file as it is, what
+ * libhdf5's chunk cache may hold and has not written, and each chunk
+ * the rows touch, filtered data being taken at its size unfiltered and a
+ * sixteenth more (deflate's worst case is far less), with room for the
+ * chunk index. So an output within a few chunks of the limit is refused,
+ * although compressed it might have fitted. */
+static gboolean
+check_file_size_limit (PlanH5Writer * w, guint64 rows, GError ** error)
+{
+  guint64 first_chunk, last_chunk, chunk_bound, need;
+  size_t slots = 0, cache_bytes = 0;
+  double w0 = 0;
+  struct rlimit limit;
+  hsize_t end = 0;
+  hid_t dapl;
+
+  if (!w->check_limit || w->ndim == 0 || w->chunk_rows == 0
+      || getrlimit (RLIMIT_FSIZE, &limit) < 0
+      || limit.rlim_cur == RLIM_INFINITY)
+    return TRUE;
+  if (H5Fget_filesize (w->file, &end) < 0) {
+    H5Eclear2 (H5E_DEFAULT);
+    end = 0;
+  }
+  dapl = H5Dget_access_plist (w->dset);
+  if (dapl < 0 || H5Pget_chunk_cache (dapl, &slots, &cache_bytes, &w0) < 0) {
+    H5Eclear2 (H5E_DEFAULT);
+    cache_bytes = 1 << 20;      /* libhdf5's default */
+  }
+  /* "The file's default", where a list does not say. */
+  if (cache_bytes == H5D_CHUNK_CACHE_NBYTES_DEFAULT)
+    cache_bytes = 1 << 20;
+  if (dapl >= 0)
+    H5Pclose (dapl);
+  first_chunk = w->dims[0] / w->chunk_rows;
+  last_chunk = (MAX (rows, 1) - 1) / w->chunk_rows;
+  chunk_bound = w->chunk_rows * w->row_size;
+  chunk_bound += chunk_bound / 16 + 1024;
+  need = (last_chunk - first_chunk + 1) * chunk_bound + cache_bytes
+      + (64 << 10);
+  if (end + need <= limit.rlim_cur)
+    return TRUE;
+  g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (EFBIG),
+      g_strerror (EFBIG));
+  return FALSE;
+}
+
 static gboolean
 reserve_rows (PlanH5Writer * w, guint64 rows, GError ** error)
 {
@@ -500,7 +558,8 @@ _plan_h5_writer_append (PlanH5Writer * w, const guint8 * data,
         data) >= 0;
     if (!ok)
       write_failed (w, error);
-  } else if (!reserve_rows (w, w->dims[0] + n_rows, error)) {
+  } else if (!reserve_rows (w, w->dims[0] + n_rows, error)
+      || !check_file_size_limit (w, w->dims[0] + n_rows, error)) {
     ok = FALSE;
   } else {
     w->dims[0] += n_rows;
