@@ -681,6 +681,23 @@ def test_sigint_stops_and_leaves_no_file():
         raise Failure('left behind: %s' % os.listdir(d))
 
 
+def test_sigterm_leaves_no_hdf5_or_zarr_part():
+    """HDF5 files and Zarr stores are written under a hidden name (not an
+    unnamed file), which plan-launch removes when a signal stops it."""
+    for name, needs in (('o.h5', 'hdf5'), ('o.zarr', 'zarr')):
+        if not plantest.built_with(needs):
+            continue
+        d, path, a = array_file((5000, 3))
+        for sig, code in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
+            rc, err = interrupt(slow_words(path, d + '/' + name), sig, d)
+            if rc != code:
+                raise Failure('%s, %s: exit %d:\n%s' % (name, sig.name, rc,
+                                                          err))
+            if sorted(os.listdir(d)) != ['a.npy']:
+                raise Failure('%s, %s: left behind: %s' % (
+                    name, sig.name, os.listdir(d)))
+
+
 def test_sigterm_with_eos_on_shutdown():
     # The first progress line comes when planfilesrc has read its first
     # block, which GstBaseSrc drops if the EOS is already pending before
@@ -943,6 +960,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_graph_files,
     test_target_sets_every_kernel_element,
     test_sigint_stops_and_leaves_no_file,
+    test_sigterm_leaves_no_hdf5_or_zarr_part,
     test_sigterm_with_eos_on_shutdown,
     test_eos_on_shutdown_prints_the_results,
     test_timeout,
