@@ -118,13 +118,13 @@ static const gchar help_text[] =
     "        Set the target property of every kernel element (planmap,\n"
     "        planreduce, planstencil, plancustom) before running.\n"
     "    -e, --eos-on-shutdown\n"
-    "        On SIGINT or SIGTERM, send EOS to the sources and wait for it\n"
-    "        to reach the sinks (a second signal stops at once), instead of\n"
-    "        stopping at once. The stream then ends on purpose where the EOS\n"
-    "        reaches the sources: planfilesink writes a valid file of the rows\n"
-    "        that came, and so does npymux ! filesink; every planreduce gives\n"
-    "        its result over them, printed as at the end of a run. The exit\n"
-    "        status is still 130 or 143.\n"
+    "        On SIGINT, SIGTERM or SIGHUP, send EOS to the sources and wait\n"
+    "        for it to reach the sinks (a second signal stops at once),\n"
+    "        instead of stopping at once. The stream then ends on purpose\n"
+    "        where the EOS reaches the sources: planfilesink writes a valid\n"
+    "        file of the rows that came, and so does npymux ! filesink; every\n"
+    "        planreduce gives its result over them, printed as at the end of\n"
+    "        a run. The exit status is still 130, 143 or 129.\n"
     "    -t, --timeout=SECONDS\n"
     "        Give up after SECONDS, a number 0 or more (0, the default, or\n"
     "        inf: never). The pipeline is then stopped as for SIGINT (see\n"
@@ -137,9 +137,11 @@ static const gchar help_text[] =
     "        of the GStreamer library it runs with, and exit.\n"
     "\n"
     "SIGNALS\n"
-    "    SIGINT (Ctrl-C) and SIGTERM stop the pipeline cleanly: it is set to\n"
-    "    NULL, so planfilesink removes its temporary file and nothing appears\n"
-    "    under the output's name (see -e for the other way). Stopping waits\n"
+    "    SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closed) stop the\n"
+    "    pipeline cleanly: it is set to NULL, so planfilesink removes its\n"
+    "    temporary file and nothing appears under the output's name (see -e\n"
+    "    for the other way). SIGHUP ignored when plan-launch starts (nohup)\n"
+    "    stays ignored, and the run goes on. Stopping waits\n"
     "    for each element to leave the chunk it computes; when that takes more\n"
     "    than 5 s after a signal, the timeout or an error (code that cannot\n"
     "    be interrupted, such as a plancustom kernel that never returns),\n"
@@ -150,8 +152,8 @@ static const gchar help_text[] =
     "    the debug details), and when the results could not be written to\n"
     "    standard output (a full disk, /dev/full); 2 on a bad command line,\n"
     "    pipeline description or .plan file; 3 when the timeout passed; 4\n"
-    "    when the graph could not be written; 130 after SIGINT and 143 after\n"
-    "    SIGTERM.\n"
+    "    when the graph could not be written; 130 after SIGINT, 143 after\n"
+    "    SIGTERM and 129 after SIGHUP.\n"
     "\n"
     "ENVIRONMENT\n"
     "    GST_PLUGIN_PATH     where to find an uninstalled gst-plan plugin\n"
@@ -1244,6 +1246,14 @@ stop_watch_thread (gpointer data)
   return NULL;
 }
 
+/* The signals that stop a run. */
+static const gchar *
+signal_name (gint signum)
+{
+  return signum == SIGINT ? "SIGINT" : signum == SIGTERM ? "SIGTERM" :
+      "SIGHUP";
+}
+
 /* Sets the pipeline to NULL; after a run that did not reach EOS, ends the
  * process with @status when that does not finish within STOP_GRACE_S. */
 static void
@@ -1256,8 +1266,7 @@ stop_pipeline (Run * run, gint status)
     g_mutex_init (&w.lock);
     g_cond_init (&w.cond);
     w.status = status;
-    w.why = run->signal_number == SIGINT ? "SIGINT" :
-        run->signal_number == SIGTERM ? "SIGTERM" :
+    w.why = run->signal_number ? signal_name (run->signal_number) :
         status == EXIT_TIMEOUT ? "the timeout" : "the error";
     thread = g_thread_new ("plan-launch-stop", stop_watch_thread, &w);
   }
@@ -1335,7 +1344,7 @@ on_timeout (gpointer user_data)
 static gboolean
 on_signal (Run * run, gint signum)
 {
-  const gchar *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+  const gchar *name = signal_name (signum);
 
   end_progress_line (run);
   if (run->signal_number == 0)
@@ -1365,12 +1374,33 @@ on_sigterm (gpointer user_data)
   return on_signal (user_data, SIGTERM);
 }
 
+/* The terminal went away (a closed window, a dropped ssh session): the
+ * run stops as for SIGTERM, so that its outputs' hidden temporary files
+ * (HDF5 files, Zarr stores, file systems without O_TMPFILE) are removed,
+ * where the default action would kill the process and leave them. */
+static gboolean
+on_sighup (gpointer user_data)
+{
+  return on_signal (user_data, SIGHUP);
+}
+
+/* Whether SIGHUP was ignored when the program started (nohup, or a
+ * parent that ignores it): then it stays ignored, and the run goes on. */
+static gboolean
+sighup_ignored (void)
+{
+  struct sigaction action;
+
+  return sigaction (SIGHUP, NULL, &action) == 0
+      && action.sa_handler == SIG_IGN;
+}
+
 /* Runs to EOS, an error, the timeout or a signal; returns the status. */
 static gint
 run_pipeline (Run * run, gdouble * seconds)
 {
   GstBus *bus = gst_element_get_bus (run->pipeline);
-  guint watch, redraw_id, sigint_id, sigterm_id;
+  guint watch, redraw_id, sigint_id, sigterm_id, sighup_id = 0;
   gint64 start;
 
   run->status = -1;
@@ -1378,6 +1408,8 @@ run_pipeline (Run * run, gdouble * seconds)
   redraw_id = g_timeout_add (200, redraw, run);
   sigint_id = g_unix_signal_add (SIGINT, on_sigint, run);
   sigterm_id = g_unix_signal_add (SIGTERM, on_sigterm, run);
+  if (!sighup_ignored ())
+    sighup_id = g_unix_signal_add (SIGHUP, on_sighup, run);
   /* Milliseconds fit a guint up to 49 days; whole seconds beyond that,
    * and inf (or more than a guint of seconds) is no timeout at all. */
   if (timeout_s > 0 && timeout_s * 1000 < G_MAXUINT)
@@ -1413,6 +1445,8 @@ run_pipeline (Run * run, gdouble * seconds)
   run->timeout_id = 0;
   g_source_remove (sigint_id);
   g_source_remove (sigterm_id);
+  if (sighup_id)
+    g_source_remove (sighup_id);
   g_source_remove (redraw_id);
   g_source_remove (watch);
   gst_object_unref (bus);
@@ -1796,7 +1830,7 @@ main (int argc, char **argv)
     {"target", 'T', 0, G_OPTION_ARG_STRING, &target,
         "Set every kernel element's target (cpu, cuda, auto)", "TARGET"},
     {"eos-on-shutdown", 'e', 0, G_OPTION_ARG_NONE, &eos_on_shutdown,
-        "On SIGINT or SIGTERM send EOS instead of stopping at once", NULL},
+        "On SIGINT, SIGTERM or SIGHUP send EOS instead of stopping at once", NULL},
     {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout_s,
         "Give up after this many seconds (0 = never)", "SECONDS"},
     {NULL}

@@ -683,12 +683,15 @@ def test_sigint_stops_and_leaves_no_file():
 
 def test_sigterm_leaves_no_hdf5_or_zarr_part():
     """HDF5 files and Zarr stores are written under a hidden name (not an
-    unnamed file), which plan-launch removes when a signal stops it."""
+    unnamed file), which plan-launch removes when a signal stops it:
+    SIGHUP too (a closed terminal), whose default action killed it and
+    left the hidden file."""
     for name, needs in (('o.h5', 'hdf5'), ('o.zarr', 'zarr')):
         if not plantest.built_with(needs):
             continue
         d, path, a = array_file((5000, 3))
-        for sig, code in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
+        for sig, code in ((signal.SIGTERM, 143), (signal.SIGINT, 130),
+                          (signal.SIGHUP, 129)):
             rc, err = interrupt(slow_words(path, d + '/' + name), sig, d)
             if rc != code:
                 raise Failure('%s, %s: exit %d:\n%s' % (name, sig.name, rc,
@@ -696,6 +699,30 @@ def test_sigterm_leaves_no_hdf5_or_zarr_part():
             if sorted(os.listdir(d)) != ['a.npy']:
                 raise Failure('%s, %s: left behind: %s' % (
                     name, sig.name, os.listdir(d)))
+
+
+def test_sighup_ignored_at_start_stays_ignored():
+    """Under nohup (SIGHUP ignored when plan-launch starts) a SIGHUP does
+    not stop the run: it writes its output to the end."""
+    d, path, a = array_file((5000, 3))
+    out = d + '/o.npy'
+    p = subprocess.Popen(
+        [LAUNCH] + slow_words(path, out), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        line = p.stderr.readline()
+        while line and not line.startswith('progress:'):
+            line = p.stderr.readline()
+        p.send_signal(signal.SIGHUP)
+        out_text, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0 or 'SIGHUP' in err:
+        raise Failure('exit %d:\n%s' % (p.returncode, err))
+    plantest.assert_same(np.load(out), a, 'the output under nohup')
 
 
 def test_sigterm_with_eos_on_shutdown():
@@ -961,6 +988,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_target_sets_every_kernel_element,
     test_sigint_stops_and_leaves_no_file,
     test_sigterm_leaves_no_hdf5_or_zarr_part,
+    test_sighup_ignored_at_start_stays_ignored,
     test_sigterm_with_eos_on_shutdown,
     test_eos_on_shutdown_prints_the_results,
     test_timeout,
