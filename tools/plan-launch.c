@@ -27,6 +27,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <signal.h>
@@ -1205,6 +1206,32 @@ print_to_stdout (const gchar * text)
     stdout_errno = errno ? errno : EIO;
 }
 
+/* Standard input, output or error closed when the program starts
+ * (`plan-launch ... >&-`) would be the first descriptors GStreamer opens:
+ * its socket pairs that wake the bus and the clock. Progress lines and
+ * results written there then woke them at random (a run synced to a clock
+ * spun both cores), and results were lost with exit status 0. Each closed
+ * one is held by /dev/null opened the other way round (read-only for
+ * output), so that writes to it fail with EBADF as they would on the
+ * closed descriptor: results that cannot be printed are an error, as
+ * print_to_stdout() says. */
+static void
+hold_closed_standard_descriptors (void)
+{
+  gint fd;
+
+  for (fd = 0; fd <= 2; fd++) {
+    gint held;
+
+    if (fcntl (fd, F_GETFD) >= 0 || errno != EBADF)
+      continue;
+    /* The lowest free descriptor: @fd, as the ones below it are open. */
+    held = open ("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd)
+      close (held);
+  }
+}
+
 /* ---- stopping ------------------------------------------------------- */
 
 /* After a timeout or a signal the pipeline is set to NULL, which waits for
@@ -1847,6 +1874,7 @@ main (int argc, char **argv)
    * rather than SIGXFSZ killing the process on whatever thread wrote (an
    * HDF5 file's last chunks are written as it closes). */
   signal (SIGXFSZ, SIG_IGN);
+  hold_closed_standard_descriptors ();
   /* GLib converts what it prints to the locale's charset, and without
    * this the charset is ASCII: every non-ASCII character of a message (a
    * file name, a window's cell) would print as '?'. Numbers keep their

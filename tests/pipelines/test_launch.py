@@ -868,6 +868,46 @@ def test_results_that_cannot_be_written_are_an_error():
         raise Failure('--help to /dev/full: exit %d' % p.returncode)
 
 
+def test_closed_standard_streams():
+    """Standard output and error closed at start were taken by GStreamer's
+    wake-up sockets: the progress and results written there woke its bus
+    and clock at random (a run synced to a clock spun the processor) and
+    results were lost with exit status 0."""
+    d, path, a = array_file((1000, 3))
+    words = [LAUNCH, 'planfilesrc', 'location=' + path, 'rate=1000/1',
+             'blocksize=120', '!', 'planmap', 'expr=x + 1', '!', 'fakesink',
+             'sync=true']
+
+    def closed(*fds):
+        return lambda: [os.close(fd) for fd in fds]
+    before = os.times()
+    p = subprocess.run(words, stdin=subprocess.DEVNULL,
+                       preexec_fn=closed(1, 2), timeout=60)
+    after = os.times()
+    cpu = (after.children_user + after.children_system
+           - before.children_user - before.children_system)
+    # About 1 s of rows at their rate: waiting costs a few ms of processor.
+    # 'Execution ended after' cannot be printed: exit status 1.
+    if p.returncode != 1 or cpu > 0.4:
+        raise Failure('stdout and stderr closed: exit %d, %.2f s of '
+                      'processor for 1 s of rows' % (p.returncode, cpu))
+    p = subprocess.run([LAUNCH, 'planfilesrc', 'location=' + path, '!',
+                        'planreduce', 'op=sum', '!', 'fakesink'],
+                       stderr=subprocess.PIPE, text=True,
+                       preexec_fn=closed(1), timeout=60)
+    if p.returncode != 1 or ('could not write the results to standard '
+                             'output: Bad file descriptor') not in p.stderr:
+        raise Failure('stdout closed: exit %d:\n%s' % (p.returncode,
+                                                       p.stderr))
+    p = subprocess.run([LAUNCH, '-q', 'planfilesrc', 'location=' + path,
+                        '!', 'planreduce', 'op=sum', '!', 'fakesink'],
+                       stderr=subprocess.PIPE, text=True,
+                       preexec_fn=closed(1), timeout=60)
+    if p.returncode != 0:
+        raise Failure('-q, stdout closed: exit %d:\n%s' % (p.returncode,
+                                                           p.stderr))
+
+
 def test_help_gst_lists_gstreamer_options():
     # --help names --help-gst for GStreamer's own options; it was refused
     # as an unknown option.
@@ -995,6 +1035,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_timeout_ends_a_kernel_that_never_returns,
     test_sigterm_ends_a_kernel_that_never_returns,
     test_results_that_cannot_be_written_are_an_error,
+    test_closed_standard_streams,
     test_help_gst_lists_gstreamer_options,
     test_timeout_values,
     test_plan_variables_unknown_and_repeated,
