@@ -1303,6 +1303,26 @@ helper_thread (gpointer data)
   return NULL;
 }
 
+/* Whether @n_buffers blocks of @size bytes of system memory can be had:
+ * a pool allocates them with g_malloc() as it is activated, which aborts
+ * the program where memory or the address space (ulimit -v) runs out,
+ * before the reader could say so. Taken and given back at once. */
+static gboolean
+system_memory_available (gsize size, guint n_buffers)
+{
+  gpointer *blocks = g_new0 (gpointer, n_buffers);
+  gboolean ok = TRUE;
+  guint i;
+
+  /* With room for the memory's header and alignment. */
+  for (i = 0; i < n_buffers && ok; i++)
+    ok = (blocks[i] = g_try_malloc (size + 4096)) != NULL;
+  for (i = 0; i < n_buffers; i++)
+    g_free (blocks[i]);
+  g_free (blocks);
+  return ok;
+}
+
 /* One more buffer than the queue holds (@n_buffers): the one being read
  * into. No maximum, so that downstream holding buffers never stalls the
  * worker; the queue is the bound on what the reader holds. */
@@ -1310,8 +1330,13 @@ static GstBufferPool *
 new_pool (PlanFileReader * self, gsize size, guint n_buffers,
     GstAllocator * allocator)
 {
-  GstBufferPool *pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  if (allocator == NULL && !system_memory_available (size, n_buffers))
+    return NULL;
+  pool = gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
 
   gst_buffer_pool_config_set_params (config, NULL, size, n_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, &self->params);
@@ -1345,7 +1370,8 @@ ensure_pool (PlanFileReader * self, gsize chunk_rows, guint max_chunks,
   if (self->pool == NULL) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_IO,
         "Could not read '%s': cannot allocate %u chunks of %" G_GSIZE_FORMAT
-        " bytes", self->filename, max_chunks + 1, chunk_rows * self->row_size);
+        " bytes: not enough memory (a smaller blocksize or max-chunks needs "
+        "less)", self->filename, max_chunks + 1, chunk_rows * self->row_size);
     return FALSE;
   }
   self->pool_chunk_rows = chunk_rows;

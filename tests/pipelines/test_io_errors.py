@@ -338,6 +338,43 @@ def main():
             print('ok   %s' % what)
         os.unlink(noise)
 
+    # An address-space limit (ulimit -v) under the chunks planfilesrc reads
+    # ahead into (io-mode=read: three of 1 GiB, of a sparse file that costs
+    # no disk): the pool's g_malloc() aborted the program (GLib-ERROR,
+    # SIGTRAP); the reader says it cannot have them. Smaller chunks read.
+    sparse = os.path.join(d, 'sparse.raw')
+    with open(sparse, 'wb') as f:
+        f.truncate(1 << 30)
+
+    def small_address_space():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+    # AddressSanitizer reserves terabytes of address space for its shadow
+    # memory, so an address-space limit stops a sanitized build at start.
+    ldd = subprocess.run(['ldd', plantest.launcher()[0]], text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    sanitized = 'libasan' in ldd.stdout or 'libtsan' in ldd.stdout
+    for blocksize, ok in ((1 << 30, False), (1 << 20, True)):
+        if sanitized:
+            print('skip ulimit -v: a sanitized build')
+            break
+        p = subprocess.run(plantest.launcher() + [
+            '-q', 'planfilesrc', 'location=' + sparse, 'format=raw',
+            'dtype=int8', 'io-mode=read', 'blocksize=%d' % blocksize, '!',
+            'planreduce', 'op=max', '!', 'fakesink'],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            timeout=120, preexec_fn=small_address_space)
+        what = 'ulimit -v of 1.5 GiB, chunks of %d bytes' % blocksize
+        want = ("Could not read '%s': cannot allocate 3 chunks of %d bytes: "
+                "not enough memory" % (sparse, blocksize))
+        if ok and p.returncode != 0:
+            raise Failure('%s: rc %d:\n%s' % (what, p.returncode, p.stdout))
+        if not ok and (p.returncode != 1 or want not in p.stdout):
+            raise Failure('%s: rc %d, not "%s":\n%s' % (
+                what, p.returncode, want, p.stdout))
+        print('ok   %s' % what)
+    os.unlink(sparse)
+
     # The module really fails the calls it is asked to: the same copy
     # without it works.
     rc, out = run(copy)
