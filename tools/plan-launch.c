@@ -1108,26 +1108,51 @@ write_graph (GstElement * pipeline, const gchar * path)
   }
   {
     gint fd = g_file_open_tmp ("plan-launch-XXXXXX.dot", &tmp, &err);
-    gchar *argv[] = { program, (gchar *) format, (gchar *) "-o",
-      (gchar *) path, tmp, NULL
+    /* dot renders into a hidden file beside the graph's, renamed over it
+     * once dot succeeded: dot failing part way (a full disk) left a cut
+     * file under the graph's name. */
+    gchar *dir = g_path_get_dirname (path), *base = g_path_get_basename (path);
+    gchar *part = g_strdup_printf ("%s/.%s.XXXXXX.part", dir, base);
+    gchar *argv[] = { program, (gchar *) format, (gchar *) "-o", part, tmp,
+      NULL
     };
     gchar *errors = NULL;
-    gint wait_status;
+    gint wait_status, part_fd = -1;
 
-    if (fd < 0) {
-      g_free (program);
-      goto done;
+    if (fd >= 0) {
+      close (fd);
+      part_fd = g_mkstemp_full (part, O_WRONLY | O_CLOEXEC, 0666);
+      if (part_fd < 0)
+        g_set_error (&err, G_FILE_ERROR, g_file_error_from_errno (errno),
+            "cannot create a file in '%s': %s", dir, g_strerror (errno));
+      else
+        close (part_fd);
     }
-    close (fd);
-    if (g_file_set_contents (tmp, dot, -1, &err)
+    if (part_fd >= 0 && g_file_set_contents (tmp, dot, -1, &err)
         && g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
             NULL, NULL, &errors, &wait_status, &err)) {
-      ok = g_spawn_check_wait_status (wait_status, &err);
-      if (!ok && errors && *errors)
-        g_printerr ("%s", errors);
+      GError *status = NULL;
+
+      ok = g_spawn_check_wait_status (wait_status, &status);
+      if (!ok) {
+        g_strstrip (errors);
+        g_set_error (&err, status->domain, status->code, "Graphviz's dot "
+            "failed (%s)%s%s", status->message, *errors ? ": " : "", errors);
+        g_error_free (status);
+      } else if (g_rename (part, path) < 0) {
+        g_set_error (&err, G_FILE_ERROR, g_file_error_from_errno (errno),
+            "cannot put it in place: %s", g_strerror (errno));
+        ok = FALSE;
+      }
     }
-    g_unlink (tmp);
+    if (part_fd >= 0 && !ok)
+      g_unlink (part);
+    if (fd >= 0)
+      g_unlink (tmp);
     g_free (errors);
+    g_free (part);
+    g_free (base);
+    g_free (dir);
     g_free (program);
   }
 

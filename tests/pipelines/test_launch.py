@@ -597,6 +597,24 @@ def test_graph_files():
         run(['-q', '--graph=' + d + '/g.png'] + words)
         if open(d + '/g.png', 'rb').read(8) != b'\x89PNG\r\n\x1a\n':
             raise Failure('not a PNG')
+        # dot failing part way (here a file size limit the .dot text is
+        # under and the SVG over; a full disk alike): exit status 4, the
+        # reason, and no SVG cut short under the graph's name (dot wrote
+        # it in place and left it there).
+        limit = len(dot) + 512
+
+        def small_files():
+            import resource
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        p = subprocess.run([LAUNCH, '-q', '--graph=' + d + '/cut.svg'] +
+                           words, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60,
+                           preexec_fn=small_files)
+        left = [f for f in os.listdir(d) if 'cut' in f]
+        if (p.returncode != 4 or "Graphviz's dot failed" not in p.stderr
+                or left):
+            raise Failure('dot failing: exit %d, left %s:\n%s' % (
+                p.returncode, left, p.stderr))
     # Without Graphviz: a clear message, the .dot beside, exit status 4.
     env = dict(os.environ, PATH=d)
     _, err = run(['-q', '--graph=' + d + '/h.svg'] + words, expect=4, env=env)
