@@ -257,8 +257,9 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
           GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_FSYNC,
       g_param_spec_boolean ("fsync", "Flush to disk",
-          "Flush the file to disk (fsync) before renaming it into place, so "
-          "that it survives a crash of the machine", DEFAULT_FSYNC,
+          "Flush the file to disk (fsync) before renaming it into place, and "
+          "its directory after, so that it survives a crash of the machine",
+          DEFAULT_FSYNC,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /**

@@ -622,6 +622,74 @@ not_store:
   return FALSE;
 }
 
+/* fsync() of the directory @dir: FALSE with errno set. A file system that
+ * cannot flush a directory (EINVAL) has nothing to flush. */
+static gboolean
+fsync_dir (const gchar * dir)
+{
+  gint fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  gint err = 0;
+
+  if (fd < 0)
+    return FALSE;
+  if (fsync (fd) < 0 && errno != EINVAL)
+    err = errno;
+  close (fd);
+  errno = err;
+  return err == 0;
+}
+
+/* With fsync set: flushes to disk the directory in which the output was
+ * put in place. A rename or a link is data of the directory, which
+ * fsync() of the file does not write: without this the file flushed could
+ * still be missing, or the old one back, after a crash of the machine.
+ * The file is in place when this fails, which the error says. */
+static gboolean
+sync_location_dir (PlanFileWriter * self, const gchar * path, GError ** error)
+{
+  gchar *dir;
+  gint err;
+
+  if (!self->sync)
+    return TRUE;
+  dir = g_path_get_dirname (path);
+  if (fsync_dir (dir)) {
+    g_free (dir);
+    return TRUE;
+  }
+  err = errno;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not flush the directory '%s' to disk once '%s' was put in "
+      "place: %s; the new file is there, but it may not survive a crash of "
+      "the machine", dir, self->location, g_strerror (err));
+  g_free (dir);
+  return FALSE;
+}
+
+#if HAVE_ZARR
+/* fsync() of @path and of every directory under it (the entries of a Zarr
+ * store's chunk files and groups): FALSE with errno set. */
+static gboolean
+fsync_tree (const gchar * path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *name;
+  gboolean ok = TRUE;
+  struct stat st;
+
+  while (ok && d && (name = g_dir_read_name (d))) {
+    gchar *sub = g_build_filename (path, name, NULL);
+
+    if (lstat (sub, &st) == 0 && S_ISDIR (st.st_mode))
+      ok = fsync_tree (sub);
+    g_free (sub);
+  }
+  if (d)
+    g_dir_close (d);
+  return ok && fsync_dir (path);
+}
+#endif
+
 /* Renames the finished directory to its target, exchanging it with one
  * that is there (removed afterwards). */
 static gboolean
@@ -689,12 +757,20 @@ _plan_file_writer_finish_zarr (PlanFileWriter * self, guint64 bytes,
     g_prefix_error (error, "Could not write '%s': ", self->location);
     return FALSE;
   }
+  /* The chunk files were flushed as they were written; their names are
+   * data of the store's directories. */
+  if (self->sync && !fsync_tree (self->tmp_dir)) {
+    _plan_file_writer_set_errno_error (error, errno, "flush to disk",
+        self->location);
+    return FALSE;
+  }
   /* An array added to a group: the consolidated metadata of the groups
    * above it, where they have one, is brought up to date with it, once it
    * is in place. */
   if (self->mode != PLAN_FILE_MODE_ADD || self->dataset == NULL
       || g_strcmp0 (self->zarr_target, self->location) == 0)
-    return put_dir_in_place (self, error);
+    return put_dir_in_place (self, error)
+        && sync_location_dir (self, self->zarr_target, error);
   rel = self->dataset + strspn (self->dataset, "/");
   consolidated = _plan_zarr_prepare_consolidated (self->location, rel,
       self->tmp_dir, error);
@@ -711,7 +787,7 @@ _plan_file_writer_finish_zarr (PlanFileWriter * self, guint64 bytes,
         "place, but ", self->location, rel);
     return FALSE;
   }
-  return TRUE;
+  return sync_location_dir (self, self->zarr_target, error);
 }
 #endif
 
@@ -880,6 +956,8 @@ _plan_file_writer_close_and_rename (PlanFileWriter * self, guint64 bytes,
     GError ** error)
 {
   gint fd = self->fd;
+  /* A FIFO or a device written in place gets no new directory entry. */
+  gboolean placed = self->unnamed || self->tmp_path != NULL;
 
   self->fd = -1;
   /* Gives back the blocks reserved past the end of the data. */
@@ -926,5 +1004,5 @@ _plan_file_writer_close_and_rename (PlanFileWriter * self, guint64 bytes,
     return FALSE;
   }
   g_clear_pointer (&self->tmp_path, g_free);
-  return TRUE;
+  return !placed || sync_location_dir (self, self->location, error);
 }

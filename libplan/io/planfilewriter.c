@@ -95,7 +95,9 @@
  * Without @sync the data is not forced to disk before the rename: after a
  * crash of the machine (not of the program) the target may be empty or
  * hold partial data, as for any file written without fsync. With @sync
- * the file is fsync()ed before it is renamed.
+ * the file is fsync()ed before it is renamed, and the directory it was
+ * put in place in after (a failure there is an error, with the file in
+ * place).
  *
  * Open, set_info, write, finish and cancel are called by one owner thread;
  * set_flushing from any thread. Errors from system calls are in the
@@ -1390,8 +1392,10 @@ stop_worker (PlanFileWriter * self, gboolean drop)
  *
  * Writes what is queued, completes the .npy header with the number of
  * rows written, fsyncs when asked to, closes the file and renames it to
- * the location. On failure the temporary file is removed and the location
- * left as it was. Either way the writer is closed afterwards.
+ * the location (then fsyncs its directory when asked to). On failure the
+ * temporary file is removed and the location left as it was, but where
+ * only the directory's fsync failed: the file is in place then. Either
+ * way the writer is closed afterwards.
  *
  * Returns: %TRUE when the file is in place.
  *

@@ -13,7 +13,9 @@
  *
  *   PLAN_FAIL_MATCH=s          only files whose path contains s (or one
  *                                of s's '|'-separated parts; an unnamed
- *                                O_TMPFILE file's path ends "(deleted)")
+ *                                O_TMPFILE file's path ends "(deleted)";
+ *                                a part ending in '$' must end the path,
+ *                                to name a directory and not its files)
  *   PLAN_FAIL_WRITE=errno      write() and copy_file_range() fail once
  *   PLAN_FAIL_AFTER=n            PLAN_FAIL_AFTER bytes have been written
  *                                to such files (0)
@@ -25,6 +27,9 @@
  *                                the .npy header with it at EOS)
  *   PLAN_FAIL_FALLOCATE=errno  fallocate() fails
  *   PLAN_FAIL_PREAD=errno      pread() fails (planfilesrc io-mode=read)
+ *   PLAN_FAIL_FSYNC=errno      fsync() and fdatasync() fail (planfilesink
+ *                                fsync=true: the file, and the directory
+ *                                it is put in place in)
  *   PLAN_FAIL_TMPFILE=errno    open() of an unnamed file (O_TMPFILE) fails,
  *                                as on a file system without them
  *   PLAN_FAIL_DISK=n           such files are on a disk of n bytes: a
@@ -74,8 +79,13 @@ matches (int fd)
     const char *bar = strchr (match, '|');
     size_t len = bar ? (size_t) (bar - match) : strlen (match);
 
-    if (len > 0 && memmem (path, n, match, len) != NULL)
+    if (len > 1 && match[len - 1] == '$') {
+      if ((size_t) n >= len - 1
+          && memcmp (path + n - (len - 1), match, len - 1) == 0)
+        return 1;
+    } else if (len > 0 && memmem (path, n, match, len) != NULL) {
       return 1;
+    }
     if (bar == NULL)
       return 0;
     match = bar + 1;
@@ -214,6 +224,9 @@ WRAP (int, fallocate, "PLAN_FAIL_FALLOCATE",
 WRAP (int, fallocate64, "PLAN_FAIL_FALLOCATE",
     (int fd, int mode, off64_t offset, off64_t len), (fd, mode, offset, len),
     (long long) offset + (long long) len)
+
+WRAP (int, fsync, "PLAN_FAIL_FSYNC", (int fd), (fd), 0)
+WRAP (int, fdatasync, "PLAN_FAIL_FSYNC", (int fd), (fd), 0)
 
 /* open() and open64() of an unnamed file fail with $PLAN_FAIL_TMPFILE. */
 #define WRAP_OPEN(name) \

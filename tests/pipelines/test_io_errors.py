@@ -96,6 +96,42 @@ def main():
                    'Input/output error', src, PLAN_FAIL_MATCH='in.npy',
                    PLAN_FAIL_PREAD=5)
 
+    # fsync=true: the file flushed failing is the write's failure; the
+    # directory it was put in place in is flushed too (a rename or a link
+    # is data of the directory: without it the new file could be missing
+    # after a crash of the machine), and that failing is an error that
+    # says the file is in place. Each format that the sink renames.
+    synced = copy + ['fsync=true']
+    expect_failure('EIO flushing the file (fsync=true)', synced, d, dst, old,
+                   'Could not flush to disk', dst, PLAN_FAIL_MATCH=OUT,
+                   PLAN_FAIL_FSYNC=5)
+    rc, out = run(synced, PLAN_FAIL_MATCH=d + '$', PLAN_FAIL_FSYNC=5)
+    if rc != 1 or ("Could not flush the directory '%s' to disk once '%s' "
+                   "was put in place: Input/output error" % (d, dst)
+                   ) not in out:
+        raise Failure('EIO flushing the directory: rc %d:\n%s' % (rc, out))
+    plantest.assert_same(np.load(dst), a, 'the file put in place')
+    np.save(dst, old)
+    print('ok   EIO flushing the directory the file went in (fsync=true)')
+    for name in ('synced.h5', 'synced.zarr', 'synced.npz'):
+        if name.endswith('.h5') and not plantest.built_with('hdf5'):
+            continue
+        if name.endswith('.zarr') and not plantest.built_with('zarr'):
+            continue
+        target = os.path.join(d, name)
+        rc, out = run(['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                       'location=' + target, 'fsync=true'],
+                      PLAN_FAIL_MATCH=d + '$', PLAN_FAIL_FSYNC=5)
+        if rc != 1 or "Could not flush the directory '%s'" % d not in out:
+            raise Failure('EIO flushing the directory of %s: rc %d:\n%s' %
+                          (name, rc, out))
+        print('ok   EIO flushing the directory of %s' % name)
+    rc, out = run(synced)
+    if rc != 0:
+        raise Failure('fsync=true without failures failed:\n%s' % out)
+    plantest.assert_same(np.load(dst), a, 'fsync=true')
+    np.save(dst, old)
+
     # Reserving blocks ahead failing is no error: the writes go on.
     for err, name in ((28, 'ENOSPC'), (95, 'EOPNOTSUPP')):
         rc, out = run(copy, PLAN_FAIL_MATCH=OUT, PLAN_FAIL_FALLOCATE=err)
