@@ -19,6 +19,7 @@ objects as device memory on ``target='cuda'``). See docs/python.md.
 """
 
 import asyncio
+import atexit
 import collections.abc
 import functools
 import inspect
@@ -1383,9 +1384,10 @@ class Work:
         return self._start(bindings, keep, given, ())
 
     def _start(self, bindings, keep, given, errors):
-        future = Future(self, _call(self._work.dispatch, bindings), keep,
-                        given, (self._plan._kernel_errors,) + tuple(errors))
-        return future
+        cfuture = _call(self._work.dispatch, bindings)
+        _in_flight.add(cfuture)
+        return Future(self, cfuture, keep, given,
+                      (self._plan._kernel_errors,) + tuple(errors))
 
 
 class _Recorder:
@@ -1419,6 +1421,52 @@ class _Recorder:
 #: How long wait() blocks in libplan before Python looks at its signals:
 #: the bound on the time a Ctrl-C takes to interrupt a wait.
 _SLICE_US = 20000
+
+
+class _InFlight:
+    """The runs not known to be done, for the interpreter's exit: a run
+    calls Python (a reader, a writer, a kernel; the release of an array it
+    holds) from its own threads, and once the interpreter is finalizing
+    PyGObject no longer calls a Python callback, but returns to libplan
+    without a value (a reader's chunk is then a stray pointer). So at exit
+    every run still going is cancelled and waited for, while Python still
+    answers its callbacks. A run leaves when its Future has waited for it
+    or is dropped once done; one whose Future was dropped while it ran is
+    swept out, once done, as later runs are added."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._futures = {}
+        self._sweep_at = 64
+
+    def add(self, cfuture):
+        with self._lock:
+            self._futures[id(cfuture)] = cfuture
+            if len(self._futures) >= self._sweep_at:
+                self._futures = {k: f for k, f in self._futures.items()
+                                 if not f.is_done()}
+                self._sweep_at = max(64, 2 * len(self._futures))
+
+    def discard(self, cfuture):
+        with self._lock:
+            if self._futures.get(id(cfuture)) is cfuture:
+                del self._futures[id(cfuture)]
+
+    def stop_all(self):
+        with self._lock:
+            futures, self._futures = list(self._futures.values()), {}
+        futures = [f for f in futures if not f.is_done()]
+        for f in futures:
+            f.cancel()
+        for f in futures:
+            try:
+                f.wait(-1)
+            except GLib.Error:
+                pass    # cancelled, or failed: either way it has stopped
+
+
+_in_flight = _InFlight()
+atexit.register(_in_flight.stop_all)
 
 
 def _deadline(timeout):
@@ -1488,6 +1536,7 @@ class Future:
             self._future.cancel()
             raise
         self._keep = []
+        _in_flight.discard(self._future)
         if error is not None:
             # Threads waiting for one future all raise the exception, which
             # the first of them takes from the errors.
@@ -1506,6 +1555,13 @@ class Future:
     def done(self):
         """Whether the run has ended (successfully or not); never blocks."""
         return self._future.is_done()
+
+    def __del__(self):
+        try:
+            if self._future.is_done():
+                _in_flight.discard(self._future)
+        except Exception:
+            pass    # at the interpreter's exit, the module may be gone
 
     def cancel(self):
         """Stops the run; wait() then raises a PlanError (cancelled)."""

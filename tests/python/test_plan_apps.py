@@ -529,6 +529,46 @@ def python_callbacks_that_exit():
         expect(exc, lambda: io.wait(timeout=30))
 
 
+EXITS_WITH_RUNS_IN_FLIGHT = """
+import sys, time
+import numpy as np
+from gstplan import IO, Plan
+plan = Plan(); a = plan.source(ndim=1)
+s = plan.reduce("sum", args=(a,)); m = plan.map("x + 1", args=(a,))
+works = [plan.realize(target="cpu") for _ in range(2)]
+for work in works:
+    io = IO(work)
+    io.connect(a, lambda first_row: np.ones(1000))   # for ever
+    io.connect(m, lambda rows, first_row: None)
+    io.start()
+c = Plan(); x = c.source(ndim=1); k = c.custom(lambda v: v * 2, args=(x,))
+c.realize(target="cpu").dispatch(x=np.ones(10_000_000, np.float32))
+time.sleep(float(sys.argv[1]))
+print("exiting")
+"""
+
+
+@test
+def exiting_with_runs_in_flight():
+    """A script that ends while runs call its readers, writers and kernels
+    exits cleanly: the runs are cancelled and waited for at exit. They went
+    on calling Python while the interpreter was finalizing, and PyGObject,
+    which then calls no Python function, handed the reader's source a
+    stray pointer for a chunk: a CRITICAL and a segfault, about one exit
+    in three."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "exits.py")
+        with open(script, "w") as f:
+            f.write(EXITS_WITH_RUNS_IN_FLIGHT)
+        for i in range(8):
+            p = subprocess.run([sys.executable, script, str(0.01 * i)],
+                               capture_output=True, text=True, timeout=60)
+            assert p.returncode == 0 and p.stdout == "exiting\n" and \
+                "CRITICAL" not in p.stderr, (i, p.returncode, p.stdout,
+                                             p.stderr[-2000:])
+
+
 @test
 def lambda_over_several_lines():
     plan = Plan(); x = plan.source(ndim=1); y = plan.source(ndim=1)
