@@ -1298,8 +1298,16 @@ class Work:
                                  "(__cuda_array_interface__) but the plan "
                                  "runs on the CPU: realize(target='cuda')" %
                                  what)
-            parray = _wrap_device(_CudaArray(value, what), self._device(),
-                                  what)
+            cuda = _CudaArray(value, what)
+            try:
+                device = self._device()
+            except PlanError as e:
+                # 'auto' finds no device to read it on
+                raise PlanError("%s is in device memory "
+                                "(__cuda_array_interface__), but the plan "
+                                "has no device to read it on: %s" %
+                                (what, e.message), e.domain, e.code) from None
+            parray = _wrap_device(cuda, device, what)
             keep.append(value)
             bindings.set_array(name, parray)
             return

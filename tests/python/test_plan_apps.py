@@ -642,6 +642,30 @@ def missing_device_is_reported_at_realize():
     plan.realize(target='cpu')
 
 
+class NotOnAnyDevice:
+    """What a CuPy array says of itself, with no device behind it."""
+    __cuda_array_interface__ = {"shape": (10,), "typestr": "<f4",
+                                "data": (0x10000, False), "version": 3}
+
+
+@test
+def device_array_without_a_device_names_the_input():
+    """On 'auto' without a device, an array in device memory is refused
+    with the input's name: the device's error alone said nothing of it."""
+    if os.environ.get("GST_PLAN_DEVICE"):
+        return
+    try:
+        gstplan._P.Device.get("cuda")
+        return   # a real GPU: the array would be read there
+    except Exception:
+        pass
+    plan, a = sum_plan()
+    work = plan.realize(target='auto')
+    expect(PlanError, lambda: work.dispatch(a=NotOnAnyDevice()),
+           "input 'a' is in device memory", "no device to read it on",
+           "Cannot open cuda device")
+
+
 @test
 def seed_program_on_the_sim_device():
     if os.environ.get("GST_PLAN_DEVICE") != "sim":
