@@ -1431,6 +1431,22 @@ class _Recorder:
 _SLICE_US = 20000
 
 
+#: The work whose reader or writer this thread is calling, if any.
+_calling = threading.local()
+
+
+def _call_back(work, func, *args):
+    """Calls an application's reader or writer for a run of work, marked so
+    that a wait, inside it, for a run of the same work is refused: that run
+    could never end."""
+    outer = getattr(_calling, "work", None)
+    _calling.work = work
+    try:
+        return func(*args)
+    finally:
+        _calling.work = outer
+
+
 class _InFlight:
     """The runs not known to be done, for the interpreter's exit: a run
     calls Python (a reader, a writer, a kernel; the release of an array it
@@ -1468,7 +1484,10 @@ class _InFlight:
             f.cancel()
         for f in futures:
             try:
-                f.wait(-1)
+                # in slices, so that a Ctrl-C still ends a wait that a
+                # blocked callback holds up
+                while not f.wait(_SLICE_US):
+                    pass
             except GLib.Error:
                 pass    # cancelled, or failed: either way it has stopped
 
@@ -1524,6 +1543,15 @@ class Future:
         writer or kernel raised. Signals are handled while it waits: a
         Ctrl-C raises KeyboardInterrupt at once and cancels the run."""
         deadline = _deadline(timeout)
+        if getattr(_calling, "work", None) is self._work and \
+                not self._future.is_done():
+            raise RuntimeError(
+                "wait() inside a reader or writer of this work, for a run "
+                "of the same work: it would never end, since the work runs "
+                "one dispatch at a time and the run that called the reader "
+                "or writer goes on only once it returns; wait outside the "
+                "reader or writer, or dispatch to another work (realize the "
+                "plan again)")
         error = None
         try:
             while True:
@@ -1762,6 +1790,7 @@ class IO:
             def next_rows(first_row):
                 return next(it, None)
         errors = self._errors
+        work = self._work
         pending = []
         if dtype is None or shape is None:
             # Learn the stream's dtype and inner shape from its first chunk.
@@ -1788,7 +1817,8 @@ class IO:
         def read(first_row, _user_data=None):
             try:
                 in_use = list(held.values())
-                rows = pending.pop() if pending else next_rows(first_row)
+                rows = pending.pop() if pending else \
+                    _call_back(work, next_rows, first_row)
                 if rows is None:
                     return None
                 rows = self._chunk(rows, name, endpoint, first_row)
@@ -1816,14 +1846,16 @@ class IO:
 
     def _writer(self, name, endpoint, bindings, keep):
         errors = self._errors
+        work = self._work
 
         def write(chunk, first_row, _user_data=None):
             try:
                 rows = _to_numpy(chunk, readonly=True)
                 # a single value (a reduction's) comes as one row, so that
                 # rows always have a first axis: len(rows) is 1
-                endpoint(rows.reshape(1) if rows.ndim == 0 else rows,
-                         first_row)
+                _call_back(work, endpoint,
+                           rows.reshape(1) if rows.ndim == 0 else rows,
+                           first_row)
                 return True
             except BaseException as e:
                 errors.raise_from(e)

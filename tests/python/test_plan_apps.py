@@ -570,6 +570,45 @@ def exiting_with_runs_in_flight():
 
 
 @test
+def waiting_inside_a_callback_for_the_same_work_is_refused():
+    """A reader or writer that waits for a run of its own work (its own
+    run, or one it dispatched, queued behind its own) would wait for ever:
+    the wait is a RuntimeError that says so, which stops the run. It hung
+    (io.wait() timed out, and the script could not exit)."""
+    plan = Plan(); a = plan.source(ndim=1)
+    m = plan.map("x + 1", args=(a,))
+    work = plan.realize(target='cpu')
+    other = plan.realize(target='cpu')
+    for how in ("own", "queued"):
+        io = IO(work)
+
+        def writer(rows, first_row, io=io, how=how):
+            if how == "own":
+                io.future.wait()
+            else:
+                work.dispatch(a=np.ones(10)).result('m')
+        io.connect(a, np.ones(100)); io.connect(m, writer)
+        io.start()
+        t0 = time.monotonic()
+        expect(RuntimeError, lambda: io.wait(timeout=30),
+               "inside a reader or writer of this work", "never end")
+        assert time.monotonic() - t0 < 10
+    # another work's runs may be waited for, as may a reader's own work
+    # outside the reader
+    got = []
+
+    def reader(first_row):
+        if first_row >= 30:
+            return None
+        got.append(other.dispatch(a=np.arange(3.0)).result('m'))
+        return np.ones(10)
+    io = IO(work); io.connect(a, reader); io.connect(m, lambda r, f: None)
+    io.start(); assert io.wait(timeout=30)
+    assert len(got) == 3 and all(np.array_equal(g, [1, 2, 3]) for g in got)
+    assert np.array_equal(work.dispatch(a=np.ones(2)).result('m'), [2, 2])
+
+
+@test
 def lambda_over_several_lines():
     plan = Plan(); x = plan.source(ndim=1); y = plan.source(ndim=1)
     m = plan.map(
