@@ -832,9 +832,12 @@ plan_array_is_writable (PlanArray * array)
  * @array: a #PlanArray
  * @size: (out) (optional): the size of the data in bytes
  *
- * Returns: (array length=size) (element-type guint8) (transfer none): the
- *   data of @array, valid as long as @array is. Never %NULL for an array
- *   from plan_array_new(), even an empty one.
+ * Returns: (array length=size) (element-type guint8) (transfer none)
+ *   (nullable): the data of @array, valid as long as @array is. Never
+ *   %NULL for an array from plan_array_new(), even an empty one. %NULL,
+ *   with @size 0, for an array in device memory, which has no host data
+ *   (plan_array_get_device_memory() gives its memory, and
+ *   plan_array_get_size() its size).
  *
  * Since: 0.1
  */
@@ -844,8 +847,8 @@ plan_array_get_data (PlanArray * array, gsize * size)
   g_return_val_if_fail (PLAN_IS_ARRAY (array), NULL);
 
   if (size)
-    *size = array->size;
-  return array->data;
+    *size = array->memory != NULL ? 0 : array->size;
+  return array->memory != NULL ? NULL : array->data;
 }
 
 /**
@@ -858,7 +861,7 @@ plan_array_get_data (PlanArray * array, gsize * size)
  *
  * Returns: (array length=size) (element-type guint8) (transfer none)
  *   (nullable): the data of @array, valid as long as @array is; %NULL when
- *   @array is read-only.
+ *   @array is read-only, and (with @size 0) when it is in device memory.
  *
  * Since: 0.1
  */
@@ -869,8 +872,8 @@ plan_array_get_writable_data (PlanArray * array, gsize * size)
   g_return_val_if_fail (array->writable, NULL);
 
   if (size)
-    *size = array->size;
-  return array->data;
+    *size = array->memory != NULL ? 0 : array->size;
+  return array->memory != NULL ? NULL : array->data;
 }
 
 /**

@@ -1978,6 +1978,7 @@ GST_START_TEST (test_dispatch_device_array)
   PlanFuture *future;
   GError *error = NULL;
   guint n_device = 0;
+  gsize size;
 
   fail_unless (block.device != NULL);
   fail_unless (plan_device_alloc (block.device, n * 4, &block.dptr, NULL));
@@ -1986,7 +1987,11 @@ GST_START_TEST (test_dispatch_device_array)
   a = plan_array_new_device (block.device, block.dptr, n * 4,
       PLAN_DTYPE_FLOAT32, 1, &n, &block, free_block, &error);
   fail_unless (a != NULL);
-  fail_unless (plan_array_get_data (a, NULL) == NULL);
+  /* No host data: NULL, and no bytes to read there. */
+  size = 1;
+  fail_unless (plan_array_get_data (a, &size) == NULL);
+  fail_unless_equals_uint64 (size, 0);
+  fail_unless_equals_uint64 (plan_array_get_size (a), n * 4);
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, note_device_buffers,
       &n_device, NULL);
 
