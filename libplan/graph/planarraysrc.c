@@ -999,6 +999,9 @@ read_chunk (PlanArraySrc * self, PlanArray ** chunk)
 
   prune_live (self);
   *chunk = self->run_func (self->next_row, self->run_user_data, &err);
+  /* An error is the reader's answer, whatever it returned beside it. */
+  if (err)
+    g_clear_object (chunk);
   if (*chunk && plan_array_get_n_rows (*chunk) == 0
       && plan_array_get_info (*chunk)->ndim > 0) {
     GST_DEBUG_OBJECT (self, "an array of no rows at row %" G_GUINT64_FORMAT

@@ -35,7 +35,8 @@ G_BEGIN_DECLS
  *
  * Returns: (transfer full) (nullable): the next rows; %NULL without
  *   setting @error (or an array of no rows) at the end of the stream,
- *   %NULL with @error set on failure.
+ *   %NULL with @error set on failure. A reader that sets @error has
+ *   failed, whatever it returns: an array returned with it is dropped.
  *
  * Since: 0.1
  */

@@ -381,6 +381,7 @@ typedef struct
   guint calls;
   guint64 first_rows[16];
   const gchar *fail_message;    /* fail on the call after the chunks */
+  gboolean fail_with_chunk;     /* ... returning its first chunk again */
   gboolean freed;
 } Reader;
 
@@ -396,6 +397,8 @@ read_chunk (guint64 first_row, gpointer user_data, GError ** error)
     return g_object_ref (g_ptr_array_index (r->chunks, i));
   if (r->fail_message)
     g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_IO, r->fail_message);
+  if (r->fail_message && r->fail_with_chunk)
+    return g_object_ref (g_ptr_array_index (r->chunks, 0));
   return NULL;
 }
 
@@ -626,6 +629,35 @@ GST_START_TEST (test_src_reader_error_is_element_error)
   gst_buffer_unref (pull_rows (h, 0, 3));
   EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
       "the disk is on fire");
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  reader_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A reader that sets an error and returns an array too has failed: its
+ * error is the element's, and the array is not pushed (nor leaked). The
+ * array was pushed and the error dropped. */
+GST_START_TEST (test_src_reader_error_with_an_array_is_element_error)
+{
+  GstElement *src = make_src ();
+  GstHarness *h;
+  GstBus *bus;
+  Reader r;
+
+  reader_init (&r);
+  g_ptr_array_add (r.chunks, make_array (3, 2));
+  r.fail_message = "failed, and returned rows anyway";
+  r.fail_with_chunk = TRUE;
+  set_reader (src, &r, PLAN_DTYPE_INT32, -1, 2);
+  h = src_harness (src, &bus);
+
+  gst_buffer_unref (pull_rows (h, 0, 3));
+  EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+      "failed, and returned rows anyway");
+  fail_unless_equals_int (r.calls, 2);
 
   teardown_harness (h, bus);
   gst_object_unref (src);
@@ -1488,6 +1520,7 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_reader_views_of_one_array_are_not_reuse);
   tcase_add_test (tc, test_src_reader_known_total_ends_without_another_call);
   tcase_add_test (tc, test_src_reader_error_is_element_error);
+  tcase_add_test (tc, test_src_reader_error_with_an_array_is_element_error);
   tcase_add_test (tc, test_src_reader_wrong_dtype_is_format_error);
   tcase_add_test (tc, test_src_reader_wrong_shape_is_format_error);
   tcase_add_test (tc, test_src_reader_beyond_declared_total_is_format_error);
