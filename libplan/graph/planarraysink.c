@@ -771,7 +771,8 @@ render_to_writer (PlanArraySink * self, GstBuffer * buffer, guint64 first,
     goto wrap_failed;
   ok = self->run_func (chunk, first, self->run_user_data, &err);
   g_object_unref (chunk);
-  if (!ok)
+  /* An error is the writer's answer, whatever it returned beside it. */
+  if (!ok || err != NULL)
     goto write_failed;
   return GST_FLOW_OK;
 

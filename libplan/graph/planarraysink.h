@@ -30,7 +30,7 @@ G_BEGIN_DECLS
  * bounded.
  *
  * Returns: %TRUE on success, %FALSE with @error set to stop the plan with
- *   that error.
+ *   that error. A writer that sets @error has failed, whatever it returns.
  *
  * Since: 0.1
  */

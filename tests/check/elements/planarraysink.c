@@ -453,6 +453,7 @@ typedef struct
   GPtrArray *kept;              /* chunks it keeps a reference to, or NULL */
   const gchar *fail_message;    /* fail on the call after fail_after */
   guint fail_after;
+  gboolean fail_with_true;      /* ... setting the error, returning TRUE */
   gboolean freed;
 } Writer;
 
@@ -466,7 +467,7 @@ write_chunk (PlanArray * chunk, guint64 first_row, gpointer user_data,
   fail_unless (i < G_N_ELEMENTS (w->first_rows));
   if (w->fail_message && i == w->fail_after) {
     g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_IO, w->fail_message);
-    return FALSE;
+    return w->fail_with_true;
   }
   w->first_rows[i] = first_row;
   w->n_rows[i] = plan_array_get_n_rows (chunk);
@@ -576,6 +577,31 @@ GST_START_TEST (test_sink_writer_error)
   fail_unless_equals_int (push_rows (h, 3, 3, 2), GST_FLOW_ERROR);
   EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
       "no room for rows");
+
+  teardown_harness (h, bus);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
+/* A writer that sets an error has failed, even when it returns TRUE: the
+ * error was dropped and the run went on. */
+GST_START_TEST (test_sink_writer_error_returning_true)
+{
+  GstElement *sink = make_sink ();
+  GstHarness *h;
+  GstBus *bus;
+  Writer w = { 0 };
+
+  w.fail_message = "no room, but TRUE";
+  w.fail_after = 1;
+  w.fail_with_true = TRUE;
+  set_writer (sink, &w);
+  h = sink_harness (sink, INT32_CAPS ("<-1, 2>"), &bus);
+  fail_unless_equals_int (push_rows (h, 0, 3, 2), GST_FLOW_OK);
+  fail_unless_equals_int (push_rows (h, 3, 3, 2), GST_FLOW_ERROR);
+  EXPECT_ERROR (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
+      "no room, but TRUE");
 
   teardown_harness (h, bus);
   gst_object_unref (sink);
@@ -1037,6 +1063,7 @@ planarraysink_suite (void)
   tcase_add_test (tc, test_sink_writer_called_in_row_order);
   tcase_add_test (tc, test_sink_writer_may_keep_chunk);
   tcase_add_test (tc, test_sink_writer_error);
+  tcase_add_test (tc, test_sink_writer_error_returning_true);
   tcase_add_test (tc, test_sink_allocates_known_length);
   tcase_add_test (tc, test_sink_allocate_cut_short_fails);
   tcase_add_test (tc, test_sink_allocate_ended_early_keeps_rows_received);
