@@ -492,6 +492,9 @@ call_arrays (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
     goto done;
   ok = r->array_func (chunk->phase, inputs, chunk->n_inputs, output,
       chunk->first_row, r->user_data, error);
+  /* An error is the kernel's answer, whatever it returned beside it. */
+  if (error && *error != NULL)
+    ok = FALSE;
   if (!ok && error && *error == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "The custom kernel '%s' failed without saying why", kernel->name);

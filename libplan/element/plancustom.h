@@ -233,6 +233,7 @@ typedef gint (*PlanCustomFunc) (PlanCustomChunk * chunk);
  * of the chunk.
  *
  * Returns: %TRUE on success, %FALSE with @error set to stop the pipeline.
+ *   A kernel that sets @error has failed, whatever it returns.
  *
  * Since: 0.1
  */

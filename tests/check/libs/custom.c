@@ -102,6 +102,43 @@ GST_START_TEST (test_call_errors)
 
 GST_END_TEST;
 
+static gboolean
+errs_but_succeeds (PlanCustomPhase phase, PlanArray ** inputs,
+    guint n_inputs, PlanArray * output, guint64 first_row, gpointer user_data,
+    GError ** error)
+{
+  g_set_error_literal (error, PLAN_ERROR, PLAN_ERROR_IO, "half done");
+  return TRUE;
+}
+
+/* An array kernel that sets an error has failed, even when it returns
+ * TRUE: the call said it succeeded, with the error left set. */
+GST_START_TEST (test_array_kernel_error_returning_true)
+{
+  gint64 row[] = { 2 };
+  gfloat data[6] = { 0, };
+  PlanCustomKernel *kernel;
+  PlanCustomBuffer out = { data, PLAN_DTYPE_FLOAT32, 1, row, 2 * 4, };
+  PlanCustomChunk chunk = { 0, };
+  GError *err = NULL;
+
+  fail_unless (plan_custom_register_arrays ("errs-but-succeeds",
+          errs_but_succeeds, NULL, NULL, NULL));
+  kernel = plan_custom_kernel_new_registered ("errs-but-succeeds", NULL);
+  chunk.phase = PLAN_CUSTOM_PHASE_CHUNK;
+  chunk.mode = PLAN_CUSTOM_MODE_MAP;
+  chunk.output = &out;
+  chunk.n_rows = 3;
+  fail_if (plan_custom_kernel_call (kernel, &chunk, &err));
+  fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_IO));
+  fail_unless_equals_string (err->message, "half done");
+  g_clear_error (&err);
+  plan_custom_kernel_free (kernel);
+  plan_custom_unregister ("errs-but-succeeds");
+}
+
+GST_END_TEST;
+
 /* Writes where it must not, as @chunk->params says. */
 static gint
 misbehaves (PlanCustomChunk * chunk)
@@ -560,6 +597,7 @@ custom_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_registry);
   tcase_add_test (tc, test_call_errors);
+  tcase_add_test (tc, test_array_kernel_error_returning_true);
   tcase_add_test (tc, test_library_errors);
   tcase_add_test (tc, test_library_in_current_directory_is_explained);
   tcase_add_test (tc, test_registered_in_pipeline);
