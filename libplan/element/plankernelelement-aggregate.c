@@ -143,6 +143,7 @@ finish_inputs (PlanKernelElement * self, GList * pads)
   }
   if (early)
     g_atomic_int_set (&GET_PRIV (self)->ended_early, TRUE);
+  GET_PRIV (self)->range_finished = TRUE;
   if (klass->finish)
     ret = klass->finish (self, n_rows);
   /* Device work that failed (a host kernel on the stream's worker) is
@@ -419,6 +420,7 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
   GstSegment segment;
 
   priv->new_range = FALSE;
+  priv->range_finished = FALSE;
   if (klass->output_range)
     klass->output_range (self, first->range_first, first->range_end,
         &out_first, &out_end);
@@ -460,6 +462,50 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
       G_GINT64_FORMAT " make output rows %" G_GUINT64_FORMAT " to %"
       G_GINT64_FORMAT, first->range_first, first->range_end, out_first,
       out_end);
+}
+
+/* A new stream on the input of an element of one input (a STREAM_START
+ * that no EOS came before: concat joining streams one after another) ends
+ * the stream before it, as its EOS would have: what the subclass held
+ * back for the end (a reduction's result, a stencil's last rows, which
+ * its boundary pads) goes out now, and the new stream's segment then
+ * starts a range of its own, computed afresh. Without this the new range
+ * reset the subclass and the stream before lost its end: a whole
+ * reduction gave the last stream's result alone, a stencil lost its last
+ * rows. With several inputs the streams need not end together, and the
+ * new segment starts over as after a seek. */
+GstFlowReturn
+_plan_kernel_element_end_stream (PlanKernelElement * self,
+    PlanKernelPad * pad)
+{
+  PlanKernelElementPrivate *priv = GET_PRIV (self);
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  /* No stream yet (its caps configure the element), or its end was
+   * already made at its EOS. */
+  if (!priv->configured || priv->n_inputs != 1 || priv->range_finished
+      || g_atomic_int_get (&priv->failed))
+    return GST_FLOW_OK;
+  /* A stream of no rows never came to aggregate(): its range starts here,
+   * so that its end is that of a range of no rows. */
+  if (priv->new_range)
+    start_range (self, pad);
+  GST_DEBUG_OBJECT (pad, "a new stream after rows %" G_GUINT64_FORMAT
+      " to %" G_GUINT64_FORMAT ": ending the one before", pad->range_first,
+      pad->next_row);
+  if (!check_complete (self, pad))
+    ret = GST_FLOW_ERROR;
+  priv->range_finished = TRUE;
+  if (ret == GST_FLOW_OK && klass->finish)
+    ret = klass->finish (self, pad->next_row - pad->range_first);
+  if (ret == GST_FLOW_OK)
+    ret = _plan_kernel_device_finish (priv->device);
+  if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {
+    g_atomic_int_set (&priv->failed, TRUE);
+    _plan_kernel_element_tell_ranks (self);
+  }
+  return ret;
 }
 
 /* An element that holds its output back (a reduction until the end, a

@@ -45,6 +45,7 @@ struct _PlanKernelPad
   guint64 range_time;           /* the segment's stream position of its
                                  * first row (its time, in rows) */
   GstSegment in_segment;        /* the last segment, as it came */
+  gchar *stream_id;             /* of the last STREAM_START, NULL before */
   gboolean ended_early;         /* its EOS ended the stream on purpose
                                  * (PLAN_EOS_ENDED_EARLY) */
   gboolean sharded;             /* a PLAN_EVENT_SHARD came: its rows are
@@ -88,6 +89,7 @@ typedef struct
                                  * launch_consumes) */
   gboolean new_range;           /* an input segment chose new rows */
   gboolean output_started;      /* a buffer or a GAP went out in the range */
+  gboolean range_finished;      /* finish() ran for the range */
   gboolean discont;             /* the next buffer pushed is the first of a
                                  * stream, a range or after a flush */
   guint32 segment_seqnum;       /* of the last input segment (a seek's
@@ -182,6 +184,10 @@ GstBuffer * _plan_kernel_element_pop_input (PlanKernelElement * self,
 
 G_GNUC_INTERNAL
 void _plan_kernel_element_preroll_downstream (PlanKernelElement * self);
+
+G_GNUC_INTERNAL
+GstFlowReturn _plan_kernel_element_end_stream (PlanKernelElement * self,
+    PlanKernelPad * pad);
 
 G_GNUC_INTERNAL
 GstFlowReturn _plan_kernel_element_aggregate (GstAggregator * agg,

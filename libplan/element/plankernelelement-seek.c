@@ -51,6 +51,7 @@ _plan_kernel_element_reset_state (PlanKernelElement * self)
   GET_PRIV (self)->out_rows = 0;
   GET_PRIV (self)->new_range = FALSE;
   GET_PRIV (self)->output_started = FALSE;
+  GET_PRIV (self)->range_finished = FALSE;
   GET_PRIV (self)->discont = TRUE;
   GET_PRIV (self)->n_unpushed = 0;
   GET_PRIV (self)->direct_output = FALSE;

@@ -230,6 +230,7 @@ plan_kernel_pad_finalize (GObject * object)
 {
   g_free (PLAN_KERNEL_PAD (object)->variable);
   g_free (PLAN_KERNEL_PAD (object)->window);
+  g_free (PLAN_KERNEL_PAD (object)->stream_id);
   G_OBJECT_CLASS (plan_kernel_pad_parent_class)->finalize (object);
 }
 
@@ -822,6 +823,23 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     _plan_kernel_element_preroll_downstream (PLAN_KERNEL_ELEMENT (agg));
     gst_event_unref (event);
     return TRUE;
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START) {
+    PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
+    const gchar *id = NULL;
+
+    /* Serialized: the rows of the stream before have all been taken. The
+     * same stream announced again is no new stream. */
+    gst_event_parse_stream_start (event, &id);
+    if (pad->stream_id != NULL && g_strcmp0 (id, pad->stream_id) != 0) {
+      GstFlowReturn ret = _plan_kernel_element_end_stream
+          (PLAN_KERNEL_ELEMENT (agg), pad);
+
+      if (ret != GST_FLOW_OK)
+        GST_DEBUG_OBJECT (pad, "ending the stream before: %s",
+            gst_flow_get_name (ret));
+    }
+    g_free (pad->stream_id);
+    pad->stream_id = g_strdup (id);
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
     PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
     const GstSegment *segment;

@@ -460,6 +460,41 @@ GST_START_TEST (test_reduce_axis_0_gives_inner_shape)
 
 GST_END_TEST;
 
+/* Streams joined one after another (concat: a STREAM_START with no EOS
+ * between them) are reduced one by one: the result of the stream before
+ * goes out when the next begins, as at its EOS. The second stream's
+ * segment used to start the reduction over, and the first's rows were
+ * lost. */
+GST_START_TEST (test_reduce_new_stream_ends_the_one_before)
+{
+  gint64 got[3], first[3] = { 3, 5, 7 }, second[3] = { 15, 17, 19 };
+  GstSegment segment;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<2, 3>", "axis", "0",
+      NULL);
+  push_rows (&r, matrix, 2, 12, 1);
+  fail_unless (gst_harness_push_event (r.h,
+          gst_event_new_stream_start ("the second stream")));
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_caps
+          (gst_caps_from_string ("array/x-raw, dtype=int32, shape=<2, 3>"))));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_segment (&segment)));
+  push_rows (&r, matrix + 6, 2, 12, 1);
+  push_eos (&r);
+  pull_result (&r, got, sizeof (got), 3);
+  fail_unless (memcmp (got, first, sizeof (got)) == 0,
+      "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+      got[0], got[1], got[2]);
+  pull_result (&r, got, sizeof (got), 3);
+  fail_unless (memcmp (got, second, sizeof (got)) == 0,
+      "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+      got[0], got[1], got[2]);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_axis_0_argmax_gives_row_index)
 {
   static const gfloat x[] = { 1, 9, 3, 9, 2, 8 };
@@ -1729,6 +1764,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_bool_sum_counts_true);
   tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
   tcase_add_test (tc, test_reduce_axis_0_gives_inner_shape);
+  tcase_add_test (tc, test_reduce_new_stream_ends_the_one_before);
   tcase_add_test (tc, test_reduce_axis_0_argmax_gives_row_index);
   tcase_add_test (tc, test_reduce_axis_0_on_1d_is_all);
   tcase_add_test (tc, test_reduce_axis_minus_1_streams_one_value_per_row);

@@ -167,6 +167,48 @@ GST_END_TEST;
 
 /* The 5-point Laplacian of a 6 x 5 array under every boundary mode, fed
  * one row at a time and in one buffer larger than the halo. */
+/* Streams joined one after another (concat: a STREAM_START with no EOS
+ * between them) are each a stream of their own: the last row of the
+ * stream before, held for the row below it, goes out padded by the
+ * boundary mode when the next stream begins. It used to be lost. */
+GST_START_TEST (test_stencil_new_stream_ends_the_one_before)
+{
+  StencilHarness s;
+  gfloat in[6] = { 1, 2, 3, 10, 20, 30 };
+  gfloat want[6] = { 3, 5, 3, 30, 50, 30 };
+  GstSegment segment;
+  GByteArray *out = g_byte_array_new ();
+  GstBuffer *buf;
+
+  stencil_harness_init (&s, "_ x y", "x + y", "constant",
+      "array/x-raw, dtype=float32, shape=<3>");
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 3)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (s.h,
+          gst_event_new_stream_start ("the second stream")));
+  fail_unless (gst_harness_push_event (s.h, gst_event_new_caps
+          (gst_caps_from_string ("array/x-raw, dtype=float32, shape=<3>"))));
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  fail_unless (gst_harness_push_event (s.h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in + 3, 4, 0,
+              3)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (s.h, gst_event_new_eos ()));
+  while (gst_harness_pull_until_eos (s.h, &buf) && buf != NULL) {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_byte_array_append (out, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (out->len, sizeof (want));
+  fail_unless (memcmp (out->data, want, sizeof (want)) == 0);
+  g_byte_array_unref (out);
+  stencil_harness_teardown (&s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stencil_2d_laplacian_every_mode_one_row_chunks)
 {
   static const gchar *modes[] = { "constant", "nearest", "reflect", "mirror",
@@ -862,6 +904,7 @@ planstencil_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_stencil_1d_delays_output_by_halo);
+  tcase_add_test (tc, test_stencil_new_stream_ends_the_one_before);
   tcase_add_test (tc, test_stencil_2d_laplacian_every_mode_one_row_chunks);
   tcase_add_test (tc, test_stencil_valid_output_shape_shrinks);
   tcase_add_test (tc, test_stencil_iterations_delay_output_by_their_halo);
