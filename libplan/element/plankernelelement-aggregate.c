@@ -464,38 +464,51 @@ start_range (PlanKernelElement * self, PlanKernelPad * first)
       out_end);
 }
 
-/* A new stream on the input of an element of one input (a STREAM_START
- * that no EOS came before: concat joining streams one after another) ends
- * the stream before it, as its EOS would have: what the subclass held
- * back for the end (a reduction's result, a stencil's last rows, which
- * its boundary pads) goes out now, and the new stream's segment then
- * starts a range of its own, computed afresh. Without this the new range
- * reset the subclass and the stream before lost its end: a whole
- * reduction gave the last stream's result alone, a stencil lost its last
- * rows. With several inputs the streams need not end together, and the
- * new segment starts over as after a seek. */
+/* Ends the range of rows under way as EOS would, with no EOS: what the
+ * subclass held back for the end (a reduction's result, a stencil's last
+ * rows, which its boundary pads) goes out now, and the next segment starts
+ * a range of its own, computed afresh. Without it the next range reset the
+ * subclass and the range before lost its end: a whole reduction gave no
+ * result, or the last stream's alone, and a stencil lost its last rows.
+ *
+ * Two events end a range so. SEGMENT_DONE, the end of a segment seek's
+ * range (GST_SEEK_FLAG_SEGMENT: an application looping over rows), once
+ * every input has sent it: @segment_done. And a new stream on the input of
+ * an element of one input (a STREAM_START of another stream id that no EOS
+ * came before: concat joining streams one after another); with several
+ * inputs the streams need not end together, and the new segment starts
+ * over as after a seek. */
 GstFlowReturn
-_plan_kernel_element_end_stream (PlanKernelElement * self,
-    PlanKernelPad * pad)
+_plan_kernel_element_end_range (PlanKernelElement * self,
+    PlanKernelPad * pad, gboolean segment_done)
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
   GstFlowReturn ret = GST_FLOW_OK;
+  GList *pads, *l;
 
   /* No stream yet (its caps configure the element), or its end was
-   * already made at its EOS. */
-  if (!priv->configured || priv->n_inputs != 1 || priv->range_finished
-      || g_atomic_int_get (&priv->failed))
+   * already made (at its EOS, or at the SEGMENT_DONE before). */
+  if (!priv->configured || priv->range_finished
+      || g_atomic_int_get (&priv->failed)
+      || (!segment_done && priv->n_inputs != 1))
     return GST_FLOW_OK;
-  /* A stream of no rows never came to aggregate(): its range starts here,
-   * so that its end is that of a range of no rows. */
+  pads = _plan_kernel_element_get_sink_pads (self);
+  pad->segment_done = segment_done;
+  for (l = pads; l && segment_done; l = l->next)
+    if (!((PlanKernelPad *) l->data)->segment_done)
+      goto done;
+  /* A range of no rows never came to aggregate(): it starts here, so that
+   * its end is that of a range of no rows. */
   if (priv->new_range)
-    start_range (self, pad);
-  GST_DEBUG_OBJECT (pad, "a new stream after rows %" G_GUINT64_FORMAT
-      " to %" G_GUINT64_FORMAT ": ending the one before", pad->range_first,
-      pad->next_row);
-  if (!check_complete (self, pad))
-    ret = GST_FLOW_ERROR;
+    start_range (self, pads->data);
+  pad = pads->data;
+  GST_DEBUG_OBJECT (self, "%s after rows %" G_GUINT64_FORMAT " to %"
+      G_GUINT64_FORMAT ": ending the range", segment_done ? "segment done" :
+      "a new stream", pad->range_first, pad->next_row);
+  for (l = pads; l && ret == GST_FLOW_OK; l = l->next)
+    if (!check_complete (self, l->data))
+      ret = GST_FLOW_ERROR;
   priv->range_finished = TRUE;
   if (ret == GST_FLOW_OK && klass->finish)
     ret = klass->finish (self, pad->next_row - pad->range_first);
@@ -505,6 +518,9 @@ _plan_kernel_element_end_stream (PlanKernelElement * self,
     g_atomic_int_set (&priv->failed, TRUE);
     _plan_kernel_element_tell_ranks (self);
   }
+
+done:
+  g_list_free_full (pads, gst_object_unref);
   return ret;
 }
 

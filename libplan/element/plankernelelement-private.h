@@ -46,6 +46,7 @@ struct _PlanKernelPad
                                  * first row (its time, in rows) */
   GstSegment in_segment;        /* the last segment, as it came */
   gchar *stream_id;             /* of the last STREAM_START, NULL before */
+  gboolean segment_done;        /* a SEGMENT_DONE ended its range */
   gboolean ended_early;         /* its EOS ended the stream on purpose
                                  * (PLAN_EOS_ENDED_EARLY) */
   gboolean sharded;             /* a PLAN_EVENT_SHARD came: its rows are
@@ -186,8 +187,8 @@ G_GNUC_INTERNAL
 void _plan_kernel_element_preroll_downstream (PlanKernelElement * self);
 
 G_GNUC_INTERNAL
-GstFlowReturn _plan_kernel_element_end_stream (PlanKernelElement * self,
-    PlanKernelPad * pad);
+GstFlowReturn _plan_kernel_element_end_range (PlanKernelElement * self,
+    PlanKernelPad * pad, gboolean segment_done);
 
 G_GNUC_INTERNAL
 GstFlowReturn _plan_kernel_element_aggregate (GstAggregator * agg,

@@ -45,6 +45,7 @@ _plan_kernel_element_reset_state (PlanKernelElement * self)
     pad->range_end = -1;
     pad->range_time = 0;
     pad->ended_early = FALSE;
+    pad->segment_done = FALSE;
   }
   g_list_free_full (pads, gst_object_unref);
   g_atomic_int_set (&GET_PRIV (self)->ended_early, FALSE);

@@ -675,6 +675,7 @@ set_input_range (PlanKernelElement * self, PlanKernelPad * pad,
   pad->next_row = pad->range_first;
   pad->consumed = 0;
   pad->ended_early = FALSE;
+  pad->segment_done = FALSE;
   g_atomic_int_set (&GET_PRIV (self)->ended_early, FALSE);
   GET_PRIV (self)->new_range = TRUE;
   GST_DEBUG_OBJECT (pad, "rows %" G_GUINT64_FORMAT " to %" G_GINT64_FORMAT
@@ -831,8 +832,8 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
      * same stream announced again is no new stream. */
     gst_event_parse_stream_start (event, &id);
     if (pad->stream_id != NULL && g_strcmp0 (id, pad->stream_id) != 0) {
-      GstFlowReturn ret = _plan_kernel_element_end_stream
-          (PLAN_KERNEL_ELEMENT (agg), pad);
+      GstFlowReturn ret = _plan_kernel_element_end_range
+          (PLAN_KERNEL_ELEMENT (agg), pad, FALSE);
 
       if (ret != GST_FLOW_OK)
         GST_DEBUG_OBJECT (pad, "ending the stream before: %s",
@@ -840,6 +841,15 @@ plan_kernel_element_sink_event (GstAggregator * agg, GstAggregatorPad * apad,
     }
     g_free (pad->stream_id);
     pad->stream_id = g_strdup (id);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT_DONE) {
+    /* Serialized: after the last rows of the segment. Passed on after
+     * what the end of the range pushes. */
+    GstFlowReturn ret = _plan_kernel_element_end_range
+        (PLAN_KERNEL_ELEMENT (agg), PLAN_KERNEL_PAD (apad), TRUE);
+
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (apad, "ending the segment: %s",
+          gst_flow_get_name (ret));
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
     PlanKernelPad *pad = PLAN_KERNEL_PAD (apad);
     const GstSegment *segment;

@@ -98,10 +98,12 @@ G_DECLARE_DERIVABLE_TYPE (PlanKernelElement, plan_kernel_element, PLAN,
  *   ended with the same number of rows, @n_rows, before EOS is sent
  *   downstream: push what was held back (a reduction's result, a
  *   stencil's last rows). Return GST_FLOW_OK or an error flow after
- *   posting an element error. On an element of one input it is also
- *   called when a new stream begins with no EOS before it (a STREAM_START
- *   of another stream id, as concat sends), for the stream before; @reset
- *   follows before the new stream's rows.
+ *   posting an element error. It is also called at the end of a segment
+ *   seek's range (SEGMENT_DONE from every input, passed on after what it
+ *   pushes) and, on an element of one input, when a new stream begins with
+ *   no EOS before it (a STREAM_START of another stream id, as concat
+ *   sends), for the range or stream before; @reset follows before the
+ *   next rows.
  * @reset: Optional. Called from the streaming thread on a flush, when
  *   stopping, and when a new segment selects rows to compute on (a seek):
  *   forget the rows seen so far (a reduction's accumulation, a stencil's

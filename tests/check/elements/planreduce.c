@@ -495,6 +495,57 @@ GST_START_TEST (test_reduce_new_stream_ends_the_one_before)
 
 GST_END_TEST;
 
+/* A segment seek's range ends with SEGMENT_DONE, not EOS (an application
+ * looping over rows): the reduction of the range goes out before the
+ * SEGMENT_DONE, and the next range is reduced afresh. There was no result
+ * at all. */
+GST_START_TEST (test_reduce_segment_done_pushes_the_result)
+{
+  gint64 got[3], first[3] = { 3, 5, 7 }, second[3] = { 15, 17, 19 };
+  GstSegment segment;
+  GstEvent *event;
+  GstBuffer *buf;
+  Reduce r;
+
+  reduce_init (&r, "array/x-raw, dtype=int32, shape=<4, 3>", "axis", "0",
+      NULL);
+  /* A segment seek's first range: rows 0 to 2. */
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.stop = 2;
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_segment (&segment)));
+  push_rows (&r, matrix, 2, 12, 1);
+  fail_unless (gst_harness_push_event (r.h,
+          gst_event_new_segment_done (GST_FORMAT_DEFAULT, 2)));
+  pull_result (&r, got, sizeof (got), 3);
+  fail_unless (memcmp (got, first, sizeof (got)) == 0,
+      "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+      got[0], got[1], got[2]);
+  /* The SEGMENT_DONE follows the result. */
+  while ((event = gst_harness_pull_event (r.h)) != NULL
+      && GST_EVENT_TYPE (event) != GST_EVENT_SEGMENT_DONE)
+    gst_event_unref (event);
+  fail_unless (event != NULL, "no SEGMENT_DONE downstream");
+  gst_event_unref (event);
+
+  gst_segment_init (&segment, GST_FORMAT_DEFAULT);
+  segment.start = segment.time = segment.position = 2;
+  segment.stop = 4;
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_segment (&segment)));
+  buf = gst_buffer_new_memdup (matrix + 6, 24);
+  GST_BUFFER_OFFSET (buf) = 2;
+  GST_BUFFER_OFFSET_END (buf) = 4;
+  fail_unless_equals_int (gst_harness_push (r.h, buf), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (r.h,
+          gst_event_new_segment_done (GST_FORMAT_DEFAULT, 4)));
+  pull_result (&r, got, sizeof (got), 3);
+  fail_unless (memcmp (got, second, sizeof (got)) == 0,
+      "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT,
+      got[0], got[1], got[2]);
+  reduce_teardown (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reduce_axis_0_argmax_gives_row_index)
 {
   static const gfloat x[] = { 1, 9, 3, 9, 2, 8 };
@@ -1765,6 +1816,7 @@ planreduce_suite (void)
   tcase_add_test (tc, test_reduce_integer_sum_wraps_as_numpy);
   tcase_add_test (tc, test_reduce_axis_0_gives_inner_shape);
   tcase_add_test (tc, test_reduce_new_stream_ends_the_one_before);
+  tcase_add_test (tc, test_reduce_segment_done_pushes_the_result);
   tcase_add_test (tc, test_reduce_axis_0_argmax_gives_row_index);
   tcase_add_test (tc, test_reduce_axis_0_on_1d_is_all);
   tcase_add_test (tc, test_reduce_axis_minus_1_streams_one_value_per_row);

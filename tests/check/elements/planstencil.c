@@ -209,6 +209,45 @@ GST_START_TEST (test_stencil_new_stream_ends_the_one_before)
 
 GST_END_TEST;
 
+/* A segment seek's range ends with SEGMENT_DONE, not EOS (an application
+ * looping over rows): the range's last row, held for the row below it,
+ * goes out padded by the boundary mode before the SEGMENT_DONE. It was
+ * lost. */
+GST_START_TEST (test_stencil_segment_done_pushes_the_last_rows)
+{
+  StencilHarness s;
+  gfloat in[3] = { 1, 2, 3 }, want[3] = { 3, 5, 3 };
+  GByteArray *out = g_byte_array_new ();
+  GstEvent *event;
+  GstBuffer *buf;
+
+  stencil_harness_init (&s, "_ x y", "x + y", "constant",
+      "array/x-raw, dtype=float32, shape=<3>");
+  fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in, 4, 0, 3)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (s.h,
+          gst_event_new_segment_done (GST_FORMAT_DEFAULT, 3)));
+  while (out->len < sizeof (want) && (buf = gst_harness_pull (s.h)) != NULL) {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_byte_array_append (out, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (out->len, sizeof (want));
+  fail_unless (memcmp (out->data, want, sizeof (want)) == 0);
+  while ((event = gst_harness_pull_event (s.h)) != NULL
+      && GST_EVENT_TYPE (event) != GST_EVENT_SEGMENT_DONE)
+    gst_event_unref (event);
+  fail_unless (event != NULL, "no SEGMENT_DONE downstream");
+  gst_event_unref (event);
+  g_byte_array_unref (out);
+  stencil_harness_teardown (&s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stencil_2d_laplacian_every_mode_one_row_chunks)
 {
   static const gchar *modes[] = { "constant", "nearest", "reflect", "mirror",
@@ -905,6 +944,7 @@ planstencil_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_stencil_1d_delays_output_by_halo);
   tcase_add_test (tc, test_stencil_new_stream_ends_the_one_before);
+  tcase_add_test (tc, test_stencil_segment_done_pushes_the_last_rows);
   tcase_add_test (tc, test_stencil_2d_laplacian_every_mode_one_row_chunks);
   tcase_add_test (tc, test_stencil_valid_output_shape_shrinks);
   tcase_add_test (tc, test_stencil_iterations_delay_output_by_their_halo);
