@@ -296,6 +296,16 @@ prepare_seek (PlanKernelElement * self, GstEvent * event, gboolean * queued,
 
   if (rate <= 0.0)
     goto refuse;
+  /* An instant rate change asks the element that makes the segments to
+   * announce the new rate in time, with no seek: none upstream does
+   * (GstBaseSrc takes it for a seek without FLUSH, which waits for its
+   * streaming thread, blocked downstream in PAUSED: the seek never
+   * returned). Refused here, as GStreamer's filters refuse it. */
+  if (flags & GST_SEEK_FLAG_INSTANT_RATE_CHANGE) {
+    return refuse_seek (self, event, why, g_strdup ("an instant rate "
+            "change (GST_SEEK_FLAG_INSTANT_RATE_CHANGE) is not supported: "
+            "seek with GST_SEEK_FLAG_FLUSH at the new rate instead"));
+  }
   /* A seek without FLUSH of several inputs: each source makes it when
    * its streaming thread comes to it, with the chunks it had sent before
    * still queued here, so the last chunk of one input before the seek

@@ -613,6 +613,34 @@ output_seekable (GstHarness * h, GstFormat format, gint64 * end)
   return seekable;
 }
 
+/* An instant rate change (GST_SEEK_FLAG_INSTANT_RATE_CHANGE) is refused
+ * at once, nothing sent upstream: planmap passed it on, and GstBaseSrc
+ * took it for a seek without FLUSH, which in PAUSED waited for ever for
+ * the streaming thread blocked downstream. */
+GST_START_TEST (test_map_refuses_instant_rate_change)
+{
+  MapHarness m;
+  GstEvent *event;
+
+  map_answering_queries (&m, time_seekable_src_query);
+  gst_harness_set_src_caps_str (m.h, F32_CAPS ("4, 3") ", rate=1000/1");
+  fail_unless_equals_int (gst_harness_push (m.h, ramp_f32 (0, 4, 3, 1.0f)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (m.h));
+  fail_if (gst_harness_push_upstream_event (m.h,
+          gst_event_new_seek (2.0, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_INSTANT_RATE_CHANGE, GST_SEEK_TYPE_NONE, -1,
+              GST_SEEK_TYPE_NONE, -1)), "the instant rate change was taken");
+  while ((event = gst_harness_try_pull_upstream_event (m.h)) != NULL) {
+    fail_if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK,
+        "the instant rate change went upstream");
+    gst_event_unref (event);
+  }
+  map_harness_teardown (&m);
+}
+
+GST_END_TEST;
+
 /* A seek in time made before the output's caps, where upstream can seek in
  * time, is taken and waits for them (the seeking query says so, to an end
  * not known yet); caps without a rate then rule it out: the seek was
@@ -974,6 +1002,7 @@ planmap_suite (void)
   tcase_add_test (tc, test_map_unlinked_src_fails_not_linked);
   tcase_add_test (tc, test_map_zero_d_inputs);
   tcase_add_test (tc, test_map_time_seek_before_caps_ruled_out_is_an_error);
+  tcase_add_test (tc, test_map_refuses_instant_rate_change);
   tcase_add_test (tc, test_map_time_seek_meets_caps_that_came_meanwhile);
   tcase_add_test (tc, test_map_rows_dropped_by_a_flush_without_seek);
   return s;
