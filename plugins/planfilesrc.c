@@ -256,6 +256,7 @@ static gboolean plan_file_src_do_seek (GstBaseSrc * src, GstSegment * segment);
 static gboolean plan_file_src_send_event (GstElement * element,
     GstEvent * event);
 static gboolean plan_file_src_event (GstBaseSrc * src, GstEvent * event);
+static gboolean seek_format_supported (PlanFileSrc * self, GstFormat format);
 static gboolean plan_file_src_query (GstBaseSrc * src, GstQuery * query);
 static gboolean plan_file_src_decide_allocation (GstBaseSrc * src,
     GstQuery * query);
@@ -499,6 +500,21 @@ plan_file_src_event (GstBaseSrc * src, GstEvent * event)
 
   if (plan_element_refuse_backward_seek (GST_ELEMENT (src), event))
     return FALSE;
+  /* GstBaseSrc prepares a seek from the end only once it has flushed: one
+   * refused then left the stream without a segment. Refused here, before
+   * anything is flushed. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK) {
+    GstFormat format;
+
+    gst_event_parse_seek (event, NULL, &format, NULL, NULL, NULL, NULL,
+        NULL);
+    if (!seek_format_supported (self, format)) {
+      GST_WARNING_OBJECT (self, "cannot seek in %s format; seek in rows "
+          "(default), bytes, or time for rows with a rate",
+          gst_format_get_name (format));
+      return FALSE;
+    }
+  }
   /* do_seek() takes the seek's seqnum for the segment it may push. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)
     g_atomic_int_set (&self->seek_seqnum, gst_event_get_seqnum (event));
@@ -918,6 +934,17 @@ plan_file_src_start (GstBaseSrc * src)
    * it, players' seek bars speak it); others in rows. */
   gst_base_src_set_format (src, plan_array_info_has_rate (&info) ?
       GST_FORMAT_TIME : GST_FORMAT_DEFAULT);
+  /* A seek from the end (GST_SEEK_TYPE_END) counts back from the
+   * segment's duration, which GstBaseSrc knows only in bytes: without it
+   * such a seek started at row 0. */
+  if (plan_array_info_get_n_rows (&info) >= 0) {
+    GST_OBJECT_LOCK (self);
+    src->segment.duration = plan_array_info_has_rate (&info) ?
+        (gint64) plan_array_info_rows_to_time (&info,
+        plan_array_info_get_n_rows (&info)) :
+        plan_array_info_get_n_rows (&info);
+    GST_OBJECT_UNLOCK (self);
+  }
 
   GST_INFO_OBJECT (self, "reading '%s' (%s): %" G_GUINT64_FORMAT " rows",
       location,
@@ -1215,6 +1242,36 @@ convert_unlocked (PlanFileSrc * self, GstFormat from, gint64 value,
   return plan_array_info_convert (&self->info, from, value, to, result);
 }
 
+/* A seek value into @to: a start or stop of GST_SEEK_TYPE_END counts back
+ * from the end (it is negative), and is converted as a length. */
+static gboolean
+convert_seek_value_unlocked (PlanFileSrc * self, GstFormat from,
+    GstSeekType type, gint64 value, GstFormat to, gint64 * result)
+{
+  gboolean ok;
+
+  if (type != GST_SEEK_TYPE_END || value >= 0 || from == to)
+    return convert_unlocked (self, from, value, to, result);
+  ok = convert_unlocked (self, from, -value, to, result);
+  *result = -*result;
+  return ok;
+}
+
+/* Whether a seek in @format can be made on the file open: rows, bytes,
+ * and time for rows sampled in time. */
+static gboolean
+seek_format_supported (PlanFileSrc * self, GstFormat format)
+{
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  ok = !self->opened || format == GST_FORMAT_DEFAULT
+      || format == GST_FORMAT_BYTES || (format == GST_FORMAT_TIME
+      && plan_array_info_has_rate (&self->info));
+  GST_OBJECT_UNLOCK (self);
+  return ok;
+}
+
 static gboolean
 plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
     GstSegment * segment)
@@ -1238,8 +1295,10 @@ plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
   GST_OBJECT_LOCK (self);
   to = plan_array_info_has_rate (&self->info) ? GST_FORMAT_TIME :
       GST_FORMAT_DEFAULT;
-  ok = convert_unlocked (self, format, start, to, &start)
-      && convert_unlocked (self, format, stop, to, &stop);
+  ok = convert_seek_value_unlocked (self, format, start_type, start, to,
+      &start)
+      && convert_seek_value_unlocked (self, format, stop_type, stop, to,
+      &stop);
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     goto bad_format;

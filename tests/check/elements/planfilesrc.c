@@ -365,6 +365,71 @@ GST_START_TEST (test_src_seek_in_rows_and_bytes)
 
 GST_END_TEST;
 
+/* A seek from the end (GST_SEEK_TYPE_END, a negative start) in rows or
+ * bytes of rows sampled in time, whose segment is in time: it selects the
+ * last rows. It was refused, after GstBaseSrc had flushed (it prepares a
+ * seek from the end only then), and the rows went on without a segment. A
+ * seek from the end in a format that cannot be sought is refused before
+ * anything is flushed. */
+GST_START_TEST (test_src_seek_from_the_end)
+{
+  gchar *path = write_float_npy ("a.npy", 100, 1);
+  GstHarness *h = src_harness (path);
+  GstEvent *event;
+  GstBuffer *buf;
+
+  g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "rate", "10/1");
+  gst_harness_play (h);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_END, -30, GST_SEEK_TYPE_NONE, -1)));
+  do {
+    buf = gst_harness_pull (h);
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
+      break;
+    gst_buffer_unref (buf);
+  } while (TRUE);
+  check_float_rows (buf, 70, 10, 1);
+  gst_buffer_unref (buf);
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_BYTES, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_END, -40, GST_SEEK_TYPE_NONE, -1)));
+  do {
+    buf = gst_harness_pull (h);
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
+      break;
+    gst_buffer_unref (buf);
+  } while (TRUE);
+  check_float_rows (buf, 90, 10, 1);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+
+  /* Without a rate, time cannot be sought: nothing is flushed. */
+  h = src_harness (path);
+  g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
+  gst_harness_play (h);
+  gst_buffer_unref (gst_harness_pull (h));
+  while ((event = gst_harness_try_pull_event (h)))
+    gst_event_unref (event);
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_END, -GST_SECOND, GST_SEEK_TYPE_NONE, -1)));
+  while ((event = gst_harness_try_pull_event (h))) {
+    fail_if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START,
+        "a refused seek flushed");
+    gst_event_unref (event);
+  }
+  buf = gst_harness_pull (h);
+  check_float_rows (buf, 10, 10, 1);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* The events up to the EOS after a flush (with @seqnum, a seek's), or up
  * to the first EOS (GST_SEQNUM_INVALID): the segment among them, which
  * must come (GstBaseSrc sends none before an EOS that comes first), with
@@ -1684,6 +1749,7 @@ planfilesrc_suite (void)
   tcase_add_test (tc, test_src_shard_past_end_is_cut);
   tcase_add_test (tc, test_src_duration_and_position_queries);
   tcase_add_test (tc, test_src_seek_in_rows_and_bytes);
+  tcase_add_test (tc, test_src_seek_from_the_end);
   tcase_add_test (tc, test_src_seek_start_after_kept_stop_refused);
   tcase_add_test (tc, test_src_no_rows_have_a_segment);
   tcase_add_test (tc, test_src_seek_to_no_row_of_0d_refused);
