@@ -1246,8 +1246,10 @@ handle_seek (PlanNpyParse * self, GstEvent * event, gchar ** why)
   segment = self->segment;
   n_rows = self->n_rows;
   to = plan_array_info_has_rate (&info) ? GST_FORMAT_TIME : GST_FORMAT_DEFAULT;
-  ok = convert_unlocked (self, format, start, to, &start)
-      && convert_unlocked (self, format, stop, to, &stop);
+  ok = plan_array_info_convert_seek_value (&info, format, start_type, start,
+      to, &start)
+      && plan_array_info_convert_seek_value (&info, format, stop_type, stop,
+      to, &stop);
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     goto bad_format;

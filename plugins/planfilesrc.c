@@ -1242,21 +1242,6 @@ convert_unlocked (PlanFileSrc * self, GstFormat from, gint64 value,
   return plan_array_info_convert (&self->info, from, value, to, result);
 }
 
-/* A seek value into @to: a start or stop of GST_SEEK_TYPE_END counts back
- * from the end (it is negative), and is converted as a length. */
-static gboolean
-convert_seek_value_unlocked (PlanFileSrc * self, GstFormat from,
-    GstSeekType type, gint64 value, GstFormat to, gint64 * result)
-{
-  gboolean ok;
-
-  if (type != GST_SEEK_TYPE_END || value >= 0 || from == to)
-    return convert_unlocked (self, from, value, to, result);
-  ok = convert_unlocked (self, from, -value, to, result);
-  *result = -*result;
-  return ok;
-}
-
 /* Whether a seek in @format can be made on the file open: rows, bytes,
  * and time for rows sampled in time. */
 static gboolean
@@ -1295,10 +1280,12 @@ plan_file_src_prepare_seek_segment (GstBaseSrc * src, GstEvent * seek,
   GST_OBJECT_LOCK (self);
   to = plan_array_info_has_rate (&self->info) ? GST_FORMAT_TIME :
       GST_FORMAT_DEFAULT;
-  ok = convert_seek_value_unlocked (self, format, start_type, start, to,
-      &start)
-      && convert_seek_value_unlocked (self, format, stop_type, stop, to,
-      &stop);
+  /* Nothing converts before the file is open. */
+  ok = (self->opened || format == to)
+      && plan_array_info_convert_seek_value (&self->info, format,
+      start_type, start, to, &start)
+      && plan_array_info_convert_seek_value (&self->info, format,
+      stop_type, stop, to, &stop);
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     goto bad_format;

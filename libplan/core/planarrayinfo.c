@@ -590,6 +590,40 @@ plan_array_info_convert (const PlanArrayInfo * info, GstFormat from,
 }
 
 /**
+ * plan_array_info_convert_seek_value:
+ * @info: the stream's #PlanArrayInfo
+ * @from: the format of @value
+ * @type: how the seek gives @value
+ * @value: a seek's start or stop
+ * @to: the format wanted
+ * @result: (out): @value in @to
+ *
+ * Converts a seek's start or stop as plan_array_info_convert() does, where
+ * one of %GST_SEEK_TYPE_END counts back from the end (a negative offset)
+ * and is converted as a length, so that a seek from the end in rows or
+ * bytes of rows sampled in time becomes the same one in time.
+ *
+ * Returns: whether @value could be converted
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_array_info_convert_seek_value (const PlanArrayInfo * info,
+    GstFormat from, GstSeekType type, gint64 value, GstFormat to,
+    gint64 * result)
+{
+  g_return_val_if_fail (info != NULL, FALSE);
+  g_return_val_if_fail (result != NULL, FALSE);
+
+  if (type != GST_SEEK_TYPE_END || value >= 0 || from == to)
+    return plan_array_info_convert (info, from, value, to, result);
+  if (!plan_array_info_convert (info, from, -value, to, result))
+    return FALSE;
+  *result = -*result;
+  return TRUE;
+}
+
+/**
  * plan_array_info_seek_is_range:
  * @segment: the segment a seek would change
  * @start_type: the seek's start type

@@ -128,6 +128,11 @@ gboolean plan_array_info_convert (const PlanArrayInfo * info, GstFormat from,
     gint64 value, GstFormat to, gint64 * result);
 
 PLAN_API
+gboolean plan_array_info_convert_seek_value (const PlanArrayInfo * info,
+    GstFormat from, GstSeekType type, gint64 value, GstFormat to,
+    gint64 * result);
+
+PLAN_API
 gboolean plan_array_info_seek_is_range (const GstSegment * segment,
     GstSeekType start_type, gint64 start, GstSeekType stop_type,
     gint64 stop);

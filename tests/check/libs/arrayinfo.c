@@ -511,6 +511,42 @@ GST_START_TEST (test_array_info_convert)
 
 GST_END_TEST;
 
+/* A seek from the end (GST_SEEK_TYPE_END) counts back: its negative
+ * offset converts as a length, into time too (npyparse and planfilesrc
+ * refused such a seek in rows or bytes of rows sampled in time). */
+GST_START_TEST (test_array_info_convert_seek_value_from_the_end)
+{
+  PlanArrayInfo info;
+  gint64 v;
+
+  plan_array_info_init (&info);
+  info.dtype = PLAN_DTYPE_FLOAT32;
+  info.ndim = 2;
+  info.shape[0] = 100;
+  info.shape[1] = 3;
+  info.rate_n = 1000;
+  info.rate_d = 1;
+
+  fail_unless (plan_array_info_convert_seek_value (&info, GST_FORMAT_DEFAULT,
+          GST_SEEK_TYPE_END, -30, GST_FORMAT_TIME, &v));
+  fail_unless_equals_int64 (v, -30 * (gint64) GST_MSECOND);
+  fail_unless (plan_array_info_convert_seek_value (&info, GST_FORMAT_BYTES,
+          GST_SEEK_TYPE_END, -120, GST_FORMAT_TIME, &v));
+  fail_unless_equals_int64 (v, -10 * (gint64) GST_MSECOND);
+  fail_unless (plan_array_info_convert_seek_value (&info, GST_FORMAT_TIME,
+          GST_SEEK_TYPE_END, -5 * (gint64) GST_MSECOND, GST_FORMAT_DEFAULT,
+          &v));
+  fail_unless_equals_int64 (v, -5);
+  /* Set values convert as plan_array_info_convert() does. */
+  fail_unless (plan_array_info_convert_seek_value (&info, GST_FORMAT_DEFAULT,
+          GST_SEEK_TYPE_SET, 5, GST_FORMAT_TIME, &v));
+  fail_unless_equals_int64 (v, 5 * GST_MSECOND);
+  fail_if (plan_array_info_convert_seek_value (&info, GST_FORMAT_PERCENT,
+          GST_SEEK_TYPE_END, -5, GST_FORMAT_TIME, &v));
+}
+
+GST_END_TEST;
+
 /* A seek's start after its stop, the segment's when the seek keeps it, is
  * no range. */
 GST_START_TEST (test_array_info_seek_is_range)
@@ -560,6 +596,7 @@ arrayinfo_suite (void)
   tcase_add_test (tc, test_array_caps_large_axes_one_type);
   tcase_add_test (tc, test_array_shape_too_large);
   tcase_add_test (tc, test_array_info_convert);
+  tcase_add_test (tc, test_array_info_convert_seek_value_from_the_end);
   tcase_add_test (tc, test_array_info_seek_is_range);
   return s;
 }
