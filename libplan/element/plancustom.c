@@ -36,6 +36,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 GST_DEBUG_CATEGORY_STATIC (plan_custom_debug);
@@ -335,6 +336,23 @@ plan_custom_kernel_new_registered (const gchar * name, GError ** error)
   return self;
 }
 
+/* A library path that names something other than a regular file (a
+ * directory, a FIFO, a device): what it is, or NULL. The dynamic loader
+ * would wait for a FIFO's writer forever, and for a directory it would
+ * report the path with GModule's suffix added, which names no file. */
+static const gchar *
+library_not_regular (const gchar * path)
+{
+  struct stat st;
+
+  if (strchr (path, '/') == NULL || stat (path, &st) < 0
+      || S_ISREG (st.st_mode))
+    return NULL;
+  return S_ISDIR (st.st_mode) ? "a directory" : S_ISFIFO (st.st_mode) ?
+      "a FIFO (named pipe)" : S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode) ?
+      "a device" : S_ISSOCK (st.st_mode) ? "a socket" : "a special file";
+}
+
 /**
  * plan_custom_kernel_new_from_library: (skip)
  * @path: a shared library (a path, or a name the dynamic loader finds)
@@ -357,11 +375,28 @@ plan_custom_kernel_new_from_library (const gchar * path,
   PlanCustomKernel *self;
   GModule *module;
   gpointer func = NULL, version = NULL;
-  gchar *version_symbol;
+  gchar *version_symbol, *suffixed;
+  const gchar *kind;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (symbol != NULL, NULL);
   debug_init ();
+
+  /* GModule opens PATH, or PATH.so when there is no PATH: check the one
+   * it will open before the loader can block on it. */
+  suffixed = g_strconcat (path, "." G_MODULE_SUFFIX, NULL);
+  kind = library_not_regular (path);
+  if (kind == NULL && !g_file_test (path, G_FILE_TEST_EXISTS)
+      && (kind = library_not_regular (suffixed)) != NULL)
+    path = suffixed;
+  if (kind) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "Could not load the kernel library '%s': it is %s, not a shared "
+        "library", path, kind);
+    g_free (suffixed);
+    return NULL;
+  }
+  g_free (suffixed);
 
   module = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (module == NULL) {

@@ -184,6 +184,18 @@ def errors():
           '/nonexistent/libk.so')
     fails(d, x, ['library=' + lib('failing'), 'symbol=nothere'],
           "has no symbol 'nothere'")
+    # A library path that is not a regular file is refused before the
+    # loader opens it: a FIFO without a writer would wait forever, and a
+    # directory was reported under its name with '.so' added.
+    fifo = os.path.join(d, 'k.so')
+    os.mkfifo(fifo)
+    for path, why in [(fifo, 'a FIFO (named pipe)'), (d, 'a directory'),
+                      ('/dev/zero', 'a device'),
+                      (fifo[:-3], 'a FIFO (named pipe)')]:
+        fails(d, x, ['library=' + path, 'symbol=k'],
+              "Could not load the kernel library '%s': it is %s, not a "
+              "shared library" % (fifo if path == fifo[:-3] else path, why))
+    os.unlink(fifo)
     fails(d, x, ['library=' + lib('failing'), 'symbol=undeclared'],
           'PLAN_CUSTOM_EXPORT (undeclared)')
     fails(d, x, ['library=' + lib('failing'), 'symbol=future'],
