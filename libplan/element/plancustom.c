@@ -863,11 +863,27 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "The custom kernel %s wrote outside its output (%s), %s",
         kernel->name, outside, call);
-  else if (ok && wrote_input)
+  else if (ok && wrote_input) {
+    gssize rows_size = (gssize) (chunk->n_rows *
+        real_inputs[bad_input].row_size);
+    gchar *where;
+
+    /* A write into the halo rows is before or after the call's rows. */
+    if (written < 0)
+      where = g_strdup_printf ("in its halo, %" G_GSSIZE_FORMAT " byte%s "
+          "before its first row", -written, written == -1 ? "" : "s");
+    else if (written >= rows_size)
+      where = g_strdup_printf ("in its halo, %" G_GSSIZE_FORMAT " byte%s "
+          "after its last row", written - rows_size + 1,
+          written == rows_size ? "" : "s");
+    else
+      where = g_strdup_printf ("at byte %" G_GSSIZE_FORMAT " of the rows it "
+          "was given", written);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "The custom kernel %s wrote into its input %u, which it may only "
-        "read (at byte %" G_GSSIZE_FORMAT " of the rows it was given), %s",
-        kernel->name, bad_input, written, call);
+        "read (%s), %s", kernel->name, bad_input, where, call);
+    g_free (where);
+  }
   ok = ok && outside == NULL && !wrote_input;
   g_free (call);
   g_free (outside);

@@ -302,6 +302,15 @@ def check_mode():
     fails(d, x, ['library=' + lib('failing'), 'symbol=writes_input'],
           'wrote into its input 0, which it may only read (at byte 8 of the '
           'rows it was given)', env=on)
+    # A write into the halo rows around the call's rows says so, instead
+    # of giving a negative byte of the rows.
+    fails(d, x, ['library=' + lib('failing'), 'symbol=writes_halo', 'halo=1'],
+          'wrote into its input 0, which it may only read (in its halo, 1 '
+          'byte before its first row), in the call for row', env=on)
+    fails(d, x, ['library=' + lib('failing'), 'symbol=writes_halo', 'halo=1',
+                 'params=after'],
+          'wrote into its input 0, which it may only read (in its halo, 1 '
+          'byte after its last row), in the call for row', env=on)
     fails(d, x, ['library=' + lib('failing'), 'symbol=reduce_overrun',
                  'mode=reduce', 'out-shape=4'],
           'wrote outside its output (16 bytes after the end)', env=on)

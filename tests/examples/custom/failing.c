@@ -86,3 +86,19 @@ PLAN_CUSTOM_EXPORT (reduce_overrun)
     memset (acc + chunk->output->row_size, 0x55, 16);
   return 0;
 }
+
+/* A copy that also writes into its input's halo rows (run with halo=1):
+ * the byte before its first row, or with params=after the byte after its
+ * last. */
+PLAN_CUSTOM_EXPORT (writes_halo)
+{
+  gsize n = chunk->n_rows * chunk->output->row_size;
+  guint8 *in = (guint8 *) chunk->inputs[0].data;
+
+  memcpy (chunk->output->data, in, n);
+  if (g_strcmp0 (chunk->params, "after") == 0)
+    in[chunk->n_rows * chunk->inputs[0].row_size] = 0x55;
+  else
+    in[-1] = 0x55;
+  return 0;
+}
