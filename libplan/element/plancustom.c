@@ -497,6 +497,26 @@ buffer_view (const PlanCustomBuffer * buf, gpointer data, gsize n_rows,
       buf->row_size, buf->dtype, ndim, shape, NULL, NULL, error);
 }
 
+/* Which call a failure or a check-mode message is about: the chunk's first and last
+ * rows (inclusive), or a reduction's init or finish call, which has none. */
+static gchar *
+describe_call (const PlanCustomChunk * chunk)
+{
+  if (chunk->phase == PLAN_CUSTOM_PHASE_INIT)
+    return g_strdup ("in its init call");
+  if (chunk->phase == PLAN_CUSTOM_PHASE_FINISH)
+    return g_strdup ("in its finish call");
+  if (chunk->n_rows == 0)
+    return g_strdup_printf ("in the call for no rows, at row %"
+        G_GUINT64_FORMAT, chunk->first_row);
+  if (chunk->n_rows == 1)
+    return g_strdup_printf ("in the call for row %" G_GUINT64_FORMAT,
+        chunk->first_row);
+  return g_strdup_printf ("in the call for rows %" G_GUINT64_FORMAT " to %"
+      G_GUINT64_FORMAT, chunk->first_row,
+      chunk->first_row + chunk->n_rows - 1);
+}
+
 static gboolean
 call_arrays (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
     GError ** error)
@@ -561,6 +581,7 @@ plan_custom_kernel_call (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
     GError ** error)
 {
   gchar message[PLAN_CUSTOM_ERROR_SIZE];
+  gchar *call;
   gint res;
 
   g_return_val_if_fail (kernel != NULL, FALSE);
@@ -579,14 +600,16 @@ plan_custom_kernel_call (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
   if (res == 0)
     return TRUE;
   chunk->error[PLAN_CUSTOM_ERROR_SIZE - 1] = '\0';
+  call = describe_call (chunk);
   if (chunk->error[0])
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "The custom kernel %s failed at row %" G_GUINT64_FORMAT ": %s",
-        kernel->name, chunk->first_row, chunk->error);
+        "The custom kernel %s failed %s: %s", kernel->name, call,
+        chunk->error);
   else
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "The custom kernel %s failed at row %" G_GUINT64_FORMAT
-        " (it returned %d)", kernel->name, chunk->first_row, res);
+        "The custom kernel %s failed %s (it returned %d)", kernel->name,
+        call, res);
+  g_free (call);
   if (chunk->error == message)
     chunk->error = NULL;
   return FALSE;
@@ -742,26 +765,6 @@ check_canaries (const guint8 * scratch, gsize size)
   if (last > 0)
     return g_strdup_printf ("%" G_GSIZE_FORMAT " bytes after the end", last);
   return NULL;
-}
-
-/* Which call a check-mode message is about: the chunk's first and last
- * rows (inclusive), or a reduction's init or finish call, which has none. */
-static gchar *
-describe_call (const PlanCustomChunk * chunk)
-{
-  if (chunk->phase == PLAN_CUSTOM_PHASE_INIT)
-    return g_strdup ("in its init call");
-  if (chunk->phase == PLAN_CUSTOM_PHASE_FINISH)
-    return g_strdup ("in its finish call");
-  if (chunk->n_rows == 0)
-    return g_strdup_printf ("in the call for no rows, at row %"
-        G_GUINT64_FORMAT, chunk->first_row);
-  if (chunk->n_rows == 1)
-    return g_strdup_printf ("in the call for row %" G_GUINT64_FORMAT,
-        chunk->first_row);
-  return g_strdup_printf ("in the call for rows %" G_GUINT64_FORMAT " to %"
-      G_GUINT64_FORMAT, chunk->first_row,
-      chunk->first_row + chunk->n_rows - 1);
 }
 
 /**

@@ -200,8 +200,20 @@ def errors():
           'PLAN_CUSTOM_EXPORT (undeclared)')
     fails(d, x, ['library=' + lib('failing'), 'symbol=future'],
           'version 2', 'version 1')
+    # The kernel's failure names the rows of the call that failed (the
+    # chunk of 1000 rows here), or a reduction's init or finish call,
+    # which have no rows.
     fails(d, x, ['library=' + lib('failing'), 'symbol=fail_at', 'params=500'],
-          'bad value near row 500')
+          'fail_at in %s failed in the call for rows 0 to 999: bad value '
+          'near row 500' % lib('failing'))
+    fails(d, x, ['library=' + lib('failing'), 'symbol=reduce_fails',
+                 'mode=reduce', 'params=init'],
+          'reduce_fails in %s failed in its init call: nothing to give'
+          % lib('failing'))
+    fails(d, x, ['library=' + lib('failing'), 'symbol=reduce_fails',
+                 'mode=reduce'],
+          'reduce_fails in %s failed in its finish call: nothing to give'
+          % lib('failing'))
     fails(d, x, [], 'has no kernel')
     fails(d, x, ['library=' + lib('failing')], 'needs symbol=')
     fails(d, x, ['kernel=nobody'], "No custom kernel is registered as 'nobody'")

@@ -102,3 +102,16 @@ PLAN_CUSTOM_EXPORT (writes_halo)
     in[-1] = 0x55;
   return 0;
 }
+
+/* A reduction that fails in its init call (params=init) or its finish
+ * call (otherwise), after folding nothing. */
+PLAN_CUSTOM_EXPORT (reduce_fails)
+{
+  PlanCustomPhase when = g_strcmp0 (chunk->params, "init") == 0 ?
+      PLAN_CUSTOM_PHASE_INIT : PLAN_CUSTOM_PHASE_FINISH;
+
+  if (chunk->phase != when)
+    return 0;
+  g_snprintf (chunk->error, PLAN_CUSTOM_ERROR_SIZE, "nothing to give");
+  return 4;
+}
