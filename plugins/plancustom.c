@@ -454,6 +454,16 @@ plan_custom_setup (PlanKernelElement * kernel, guint n_inputs,
         GST_OBJECT_NAME (self), PLAN_CUSTOM_CUDA_MAX_INPUTS, n_inputs);
     goto failed;
   }
+  /* A CUDA kernel alone never runs on the CPU: say so now, not at the
+   * first chunk (an empty stream would have none, and end without it). */
+  if (self->kernel == NULL
+      && plan_kernel_element_get_target (kernel) == PLAN_TARGET_CPU) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "plancustom %s has only a CUDA kernel, and target=cpu: give a CPU "
+        "kernel too (library and symbol, or kernel), or run it on a CUDA "
+        "device", GST_OBJECT_NAME (self));
+    goto failed;
+  }
   if (self->cuda_code && (halo > 0 || self->active_mode !=
           PLAN_CUSTOM_MODE_MAP || state_size > 0)) {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,

@@ -256,6 +256,13 @@ def errors():
                      'library=' + lib('softmax'), 'symbol=softmax',
                      'target=cpu'], 'cuda-source: ' + src, why)
     os.unlink(fifo)
+    # CUDA source alone with target=cpu can never run: an error at start,
+    # also over an empty stream, which has no chunk to find it at.
+    for a in (x, np.zeros((0, 4), np.float32)):
+        fails(d, a, ['cuda-source=' + os.path.join(CUDA_DIR, 'softmax.cu'),
+                     'cuda-function=softmax', 'target=cpu'],
+              'plancustom plancustom0 has only a CUDA kernel, and target=cpu: '
+              'give a CPU kernel too')
     if not have_nvrtc():
         print('     (no libnvrtc here: the CUDA compile error is not checked)')
         return
