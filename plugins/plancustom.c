@@ -895,6 +895,53 @@ plan_custom_output_range (PlanKernelElement * kernel, guint64 first,
   }
 }
 
+/* Sharded across MPI ranks (planfilesrc shard=mpi), each rank's element
+ * sees only its share of the rows: a map without halo or state computes
+ * it as it would the whole. A halo would need the neighbouring ranks'
+ * rows, state the carry of the ranks before, and a reduction the other
+ * ranks' accumulators, none of which plancustom exchanges: refused, where
+ * they would give wrong rows at the seams, or a part for the whole. */
+static gboolean
+plan_custom_shard (PlanKernelElement * kernel, const PlanShardInfo * input,
+    PlanShardInfo * output, GError ** error)
+{
+  PlanCustom *self = PLAN_CUSTOM (kernel);
+  PlanCustomMode mode;
+  guint halo;
+  gsize state_size;
+
+  *output = *input;
+  if (input->replicated)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  mode = self->mode;
+  halo = self->halo_rows;
+  state_size = self->state_size;
+  GST_OBJECT_UNLOCK (self);
+  if (mode != PLAN_CUSTOM_MODE_MAP) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "mode=reduce would fold only this rank's rows, and plancustom does "
+        "not combine the ranks' accumulators: read its input without "
+        "shard=mpi, or reduce with planreduce");
+    return FALSE;
+  }
+  if (halo > 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "halo=%u needs the rows of the neighbouring ranks, which plancustom "
+        "does not exchange: read its input without shard=mpi, or use "
+        "planstencil", halo);
+    return FALSE;
+  }
+  if (state_size > 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+        "state-size=%" G_GSIZE_FORMAT " carries state from row to row, "
+        "and each rank would start from zero at its first row: read its "
+        "input without shard=mpi", state_size);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 plan_custom_reset (PlanKernelElement * kernel)
 {
@@ -1072,6 +1119,7 @@ plan_custom_class_init (PlanCustomClass * klass)
   kernel_class->process = GST_DEBUG_FUNCPTR (plan_custom_process);
   kernel_class->finish = GST_DEBUG_FUNCPTR (plan_custom_finish);
   kernel_class->reset = GST_DEBUG_FUNCPTR (plan_custom_reset);
+  kernel_class->shard = GST_DEBUG_FUNCPTR (plan_custom_shard);
   kernel_class->output_range = GST_DEBUG_FUNCPTR (plan_custom_output_range);
   kernel_class->launch = GST_DEBUG_FUNCPTR (plan_custom_launch);
 

@@ -374,9 +374,48 @@ def failing_on_sim():
           env=dict(sim, PLAN_CUSTOM_CHECK='1'))
 
 
+def sharded():
+    # Sharded across MPI ranks (planfilesrc shard=mpi), a map without halo
+    # or state computes each rank's rows as the whole; a halo (the rows of
+    # the neighbouring ranks), state carried from row to row and a
+    # reduction (one rank's part) would give wrong rows at the seams or a
+    # part for the whole, with exit 0: refused on every rank, saying why.
+    if plantest.MPIRUN is None:
+        print('     (no mpirun here: skipped)')
+        return
+    d = tmpdir()
+    x = rng.standard_normal((5001, 3))
+    src = save(d, 'in', x)
+    out = os.path.join(d, 'out.npy')
+    probe = subprocess.run(plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src,
+                                                  'shard=mpi', '!', 'fakesink'],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if 'no MPI support' in probe.stdout:
+        print('     (no MPI support in this build: skipped)')
+        return
+    head = ['planfilesrc', 'location=' + src, 'shard=mpi', '!', 'plancustom']
+    tail = ['!', 'planfilesink', 'location=' + out]
+    # fail_at copies its rows until the row of params, beyond the stream's
+    plantest.mpirun(2, head + ['library=' + lib('failing'), 'symbol=fail_at',
+                               'params=99999'] + tail)
+    assert_same(np.load(out), x, 'sharded copy')
+    for words, why in [
+            (['library=' + lib('smooth3'), 'symbol=smooth3', 'halo=1'],
+             'halo=1 needs the rows of the neighbouring ranks'),
+            (['library=' + lib('prefixsum'), 'symbol=prefixsum', 'state-size=8'],
+             'state-size=8 carries state from row to row'),
+            (['library=' + lib('histogram'), 'symbol=histogram', 'mode=reduce',
+              'out-dtype=int64', 'out-shape=64'],
+             'mode=reduce would fold only this rank\'s rows')]:
+        text = plantest.mpirun(2, head + words + tail, expect_ok=False)
+        if 'plancustom0 cannot run sharded: ' + why not in text:
+            raise Failure('sharded %s: not refused with %r:\n%s' % (words, why, text))
+
+
 cases = [('softmax', softmax), ('parallel', parallel), ('histogram', histogram),
          ('prefix_sum', prefix_sum), ('halo', halo), ('halo_valid', halo_valid),
          ('errors', errors), ('check_mode', check_mode),
          ('failing_on_sim', failing_on_sim),
-         ('softmax_cuda_on_sim', softmax_cuda_on_sim), ('zero_d', zero_d)]
+         ('softmax_cuda_on_sim', softmax_cuda_on_sim), ('zero_d', zero_d),
+         ('sharded', sharded)]
 run_cases(cases)
