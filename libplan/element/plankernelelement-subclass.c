@@ -753,19 +753,23 @@ plan_kernel_element_read_end_rows (PlanKernelElement * self, guint index,
     /* Why depends on what is upstream: a kernel element's rows read out of
      * order would not be its output; any other element (npyparse, a
      * source of its own) does not answer the query at all. */
+    gchar *rows = n_rows == 1 ? g_strdup ("last row") :
+        g_strdup_printf ("last %" G_GSIZE_FORMAT " rows", n_rows);
+
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
-        "boundary=wrap along the streaming axis needs the last %"
-        G_GSIZE_FORMAT " rows of its input before the first output, read "
-        "out of order from a source such as planfilesrc or planarraysrc; "
-        "%s%s cannot give them (%s)", n_rows,
+        "boundary=wrap along the streaming axis needs the %s of its input "
+        "before the first output, read out of order from a source such as "
+        "planfilesrc or planarraysrc; %s%s cannot give them (%s%s%s)", rows,
         up ? "" : "upstream", up ? GST_OBJECT_NAME (up) : "",
         up && PLAN_IS_KERNEL_ELEMENT (up) ?
         "behind a kernel element the rows read would not be its output: "
-        "put the stencil first, or shard the run with planfilesrc "
-        "shard=mpi, whose ranks pass them on" :
-        "it does not read rows out of order for the plan-read-rows query: "
-        "read the input with planfilesrc or planarraysrc, or shard the run "
-        "with planfilesrc shard=mpi, whose ranks pass them on");
+        "put " : "it does not read rows out of order for the plan-read-rows "
+        "query: read the input with planfilesrc or planarraysrc",
+        up && PLAN_IS_KERNEL_ELEMENT (up) ? GST_OBJECT_NAME (self) : "",
+        up && PLAN_IS_KERNEL_ELEMENT (up) ? " first, or shard the run with "
+        "planfilesrc shard=mpi, whose ranks pass them on" : ", or shard the "
+        "run with planfilesrc shard=mpi, whose ranks pass them on");
+    g_free (rows);
     gst_clear_object (&up);
     gst_clear_object (&peer);
     gst_object_unref (sinkpad);

@@ -337,7 +337,7 @@ def test_wrap_behind_npyparse():
                         '!', 'planstencil', 'window=x; _; z', 'expr=x + z',
                         'boundary=wrap', '!', 'planfilesink',
                         'location=%s/o.npy' % d],
-                       'needs the last 1 rows', 'npyparse0 cannot give them',
+                       'needs the last row of', 'npyparse0 cannot give them',
                        'does not read rows out of order',
                        'read the input with planfilesrc')
     if 'behind a kernel element' in out:
