@@ -149,6 +149,11 @@ def _identity_value(identity):
         return None
 
 
+# numpy's other names of those reductions (np.product is np.prod)
+_NUMPY_OP_ALIASES = {"amax": "max", "amin": "min", "product": "prod",
+                     "sometrue": "any", "alltrue": "all"}
+
+
 def _numpy_reduction_op(func):
     """The op name of a numpy reduction given as plan.reduce's func (np.sum,
     np.max, np.nanmean, np.maximum.reduce), or None for anything else."""
@@ -156,10 +161,11 @@ def _numpy_reduction_op(func):
     if isinstance(owner, np.ufunc) and getattr(func, "__name__", None) == \
             "reduce":
         return _UFUNC_REDUCE_OPS.get(owner.__name__)
-    for op in list(_OPS) + ["amax", "amin"]:
+    for op in list(_OPS) + list(_NUMPY_OP_ALIASES):
         if func is getattr(np, op, None) and not isinstance(func, np.ufunc):
-            return {"amax": "max", "amin": "min"}.get(op, op)
-    return None
+            return _NUMPY_OP_ALIASES.get(op, op)
+    # Python's sum, any and all of an iterable: the array's
+    return {id(sum): "sum", id(any): "any", id(all): "all"}.get(id(func))
 
 
 def _by_nick(enum, nick):

@@ -739,6 +739,30 @@ def numpy_reductions_as_reduce_ops():
 
 
 @test
+def numpy_reduction_aliases_and_python_builtins_as_ops():
+    """numpy's other names of its reductions (np.product, np.sometrue,
+    np.alltrue) and Python's sum, any and all of an iterable are the ops
+    they name (were 'no equivalent in the expression language')."""
+    import warnings
+    M = rng.standard_normal((12, 4)); M[2, 1] = 0.0
+    B = M > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        cases = ((np.product, M, np.multiply.reduce),
+                 (np.sometrue, B, np.logical_or.reduce),
+                 (np.alltrue, B, np.logical_and.reduce),
+                 (sum, M, np.add.reduce), (any, B, np.logical_or.reduce),
+                 (all, B, np.logical_and.reduce))
+    for func, X, ref in cases:
+        for axis in (None, 0, -1):
+            plan = Plan(); a = plan.source(ndim=2)
+            plan.reduce(func, args=(a,), axis=axis, name="r")
+            got = plan.realize(target="cpu").dispatch(a=X).result("r")
+            close(got, ref(X.ravel() if axis is None else X,
+                           axis=0 if axis is None else axis), 1e-12)
+
+
+@test
 def astype_and_numpy_dtype_aliases_in_lambdas():
     """x.astype(np.int16) is the cast int16(x) (was 'only functions of
     math, numpy ... can be called'), with the dtype written as numpy takes
