@@ -748,14 +748,13 @@ plan_kernel_element_read_end_rows (PlanKernelElement * self, guint index,
   if (!ok) {
     GstPad *peer = gst_pad_get_peer (sinkpad);
     GstElement *up = peer ? gst_pad_get_parent_element (peer) : NULL;
+    gchar *rows = n_rows == 1 ? g_strdup ("last row") :
+        g_strdup_printf ("last %" G_GSIZE_FORMAT " rows", n_rows);
 
     gst_query_unref (query);
     /* Why depends on what is upstream: a kernel element's rows read out of
      * order would not be its output; any other element (npyparse, a
      * source of its own) does not answer the query at all. */
-    gchar *rows = n_rows == 1 ? g_strdup ("last row") :
-        g_strdup_printf ("last %" G_GSIZE_FORMAT " rows", n_rows);
-
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
         "boundary=wrap along the streaming axis needs the %s of its input "
         "before the first output, read out of order from a source such as "
