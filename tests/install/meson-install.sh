@@ -28,6 +28,19 @@ restore_log () {
 }
 trap 'restore_log; rm -rf "$tmp"' EXIT
 fail () { echo "FAIL: $*" >&2; exit 1; }
+# `ninja uninstall` (docs/install.md) removes every file of the install,
+# after it was used: also what using it left (gstplan's bytecode, which
+# Python writes beside a package it may write to), and the directories.
+# It reads the build's install-log.txt, which lists the scratch install
+# now (the real one's is put back on exit).
+check_uninstall () {
+  ninja -C "$build" uninstall > "$tmp/uninstall.txt" 2>&1 ||
+    { cat "$tmp/uninstall.txt"; fail "ninja uninstall"; }
+  if [ -e "$tmp/root" ]; then
+    find "$tmp/root" | head -n 20
+    fail "ninja uninstall left the above behind"
+  fi
+}
 
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
 prefix=$(meson introspect "$build" --buildoptions | /usr/bin/python3 -c \
@@ -170,7 +183,8 @@ pkg=$(find "$root" -path '*/gstplan/__init__.py' | head -n1)
 if [ -z "$pkg" ]; then
   # Built without introspection: no typelib, no gstplan.
   [ ! -f "$build/libplan/Plan-1.0.typelib" ] || fail "gstplan was not installed"
-  echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch and pkg-config work from $prefix (no introspection)"
+  check_uninstall
+  echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch and pkg-config work from $prefix (no introspection); ninja uninstall removes it all"
   exit 0
 fi
 pydir=$(dirname "$(dirname "$pkg")")
@@ -188,4 +202,5 @@ assert gstplan.__file__.startswith('$pydir'), gstplan.__file__
 from gi.repository import Gst
 plugin = Gst.Registry.get().find_plugin('plan')
 assert plugin.get_filename().startswith('$plugindir'), plugin.get_filename()"
-echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch, pkg-config and gstplan work from $prefix"
+check_uninstall
+echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch, pkg-config and gstplan work from $prefix; ninja uninstall removes it all"
