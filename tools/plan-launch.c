@@ -165,8 +165,8 @@ static const gchar help_text[] =
     "    plan-launch planfilesrc location=a.npy ! planreduce op=sum ! fakesink\n"
     "    plan-launch --stats --graph=map.svg planfilesrc location=a.npy ! \\\n"
     "        planmap expr=\"2*x + 1\" ! planfilesink location=out.npy\n"
-    "    plan-launch pipelines/laplacian.plan in=img.npy out=lap.npy\n"
-    "    plan-launch -e -T cpu pipelines/reduce.plan in=big.npy\n";
+    "    plan-launch laplacian.plan in=img.npy out=lap.npy\n"
+    "    plan-launch -e -T cpu reduce.plan in=big.npy\n";
 
 /* options */
 static gboolean quiet = FALSE;

@@ -148,6 +148,29 @@ import numpy as np
 u = np.load('$tmp/u.npy'); p = np.load('$tmp/prev.npy'); w = np.pad(u, 1, 'symmetric')
 lap = w[:-2, 1:-1] + w[2:, 1:-1] + w[1:-1, :-2] + w[1:-1, 2:] - 4 * u
 assert np.allclose(np.load('$tmp/wave.npy'), 2 * u - p + 0.25 * lap)"
+# The commands that name a .plan file where an installed copy tells a user
+# (each file's usage line, the manual's examples) work as written from any
+# directory: the name is one plan-launch finds, not a path into the tree.
+# Each run without its values stops at the first one missing, having
+# found the file.
+for f in "$root/$pipelines"/*.plan; do
+  named=$(sed -n 's/^#  *plan-launch \(.* \)\{0,1\}\([^ ]*\.plan\) .*/\2/p' "$f" | head -n 1)
+  [ -n "$named" ] || fail "${f##*/} has no usage line naming it (plan-launch NAME.plan ...)"
+  echo "$named"
+done > "$tmp/named.txt"
+"${gst[@]}" "$root/bin/plan-launch" --help | sed -n '/^EXAMPLES/,$p' |
+  sed -n 's/^ *plan-launch \(.* \)\{0,1\}\([^ ]*\.plan\)\( .*\)\{0,1\}$/\2/p' > "$tmp/examples.txt"
+[ -s "$tmp/examples.txt" ] || fail "plan-launch --help has no example of a .plan file"
+cat "$tmp/examples.txt" >> "$tmp/named.txt"
+while read -r named; do
+  status=0
+  "${gst[@]}" PLAN_PIPELINES_DIR="$root/$pipelines" "$root/bin/plan-launch" -q \
+    "$named" < /dev/null > "$tmp/named.out" 2>&1 || status=$?
+  if [ "$status" != 2 ] || ! grep -q "is not set" "$tmp/named.out"; then
+    cat "$tmp/named.out"
+    fail "'plan-launch $named', as the installed usage lines and manual write it, does not find the file"
+  fi
+done < "$tmp/named.txt"
 # and its manual page, made from --help.
 man -l "$root/share/man/man1/plan-launch.1" 2>/dev/null | grep -q "plan-launch - run a gst-plan pipeline" ||
   fail "no manual page for plan-launch"

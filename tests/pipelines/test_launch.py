@@ -314,7 +314,7 @@ def test_plan_file_errors():
     _, err = run([plan, 'out=' + d + '/o.npy'], expect=2)
     if "map.plan:7: ${in} is not set" not in err or 'give in=VALUE' not in err:
         raise Failure(err)
-    if 'plan-launch pipelines/map.plan in=a.npy out=b.npy' not in err:
+    if 'plan-launch map.plan in=a.npy out=b.npy' not in err:
         raise Failure('the usage comment was not printed:\n' + err)
     _, err = run([plan, 'in=' + path, 'nonsense'], expect=2)
     if "'nonsense' after the .plan file is not NAME=VALUE" not in err:

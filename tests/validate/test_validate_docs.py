@@ -134,7 +134,7 @@ def doc_pipelines():
 
 def plan_files():
     """(name, pipeline text) of pipelines/*.plan with the values of their
-    usage line (`plan-launch pipelines/X.plan in=a.npy out=b.npy`)."""
+    usage line (`plan-launch X.plan in=a.npy out=b.npy`)."""
     found = []
     for path in sorted(glob.glob(os.path.join(SOURCE, 'pipelines',
                                               '*.plan'))):
