@@ -94,11 +94,36 @@ __all__ = ["Plan", "Node", "Work", "Future", "IO", "RawFile", "PlanError",
            "TranslationError", "translate", "TARGETS"]
 
 Gst.init(None)
-# The installed plugin, where GStreamer does not look by itself (a prefix
-# other than /usr, a wheel): added to this process's registry unless a
-# plan plugin is already known (the system's, or GST_PLUGIN_PATH's).
-if _PLUGIN_DIR and Gst.Registry.get().find_plugin("plan") is None:
-    Gst.Registry.get().scan_path(_PLUGIN_DIR)
+
+
+def _use_own_plugin(plugin_dir):
+    """Makes the plan plugin installed with this package (beside the
+    libplan GI loads for it) the one of this process's registry: GStreamer
+    does not look where it is (a prefix other than /usr, a wheel), and
+    another plan plugin it knows of (the system's, or one on
+    GST_PLUGIN_PATH) was built with another libplan, which its elements
+    would load beside this one, or run against this one's functions."""
+    registry = Gst.Registry.get()
+    own = os.path.join(plugin_dir, "libgstplan.so")
+    other = registry.find_plugin("plan")
+    if other is not None:
+        try:
+            if os.path.samefile(other.get_filename() or "", own):
+                return
+        except OSError:
+            pass
+        if other.is_loaded():
+            raise ImportError(
+                "gstplan runs with the plan plugin installed beside it (%s), "
+                "but this process had already loaded another one (%s): "
+                "import gstplan before making any plan element"
+                % (own, other.get_filename()))
+        registry.remove_plugin(other)
+    registry.scan_path(plugin_dir)
+
+
+if _PLUGIN_DIR:
+    _use_own_plugin(_PLUGIN_DIR)
 _P.init()
 
 #: The targets realize() takes: 'gpu' is the original design's word for

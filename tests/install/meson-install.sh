@@ -225,5 +225,27 @@ assert gstplan.__file__.startswith('$pydir'), gstplan.__file__
 from gi.repository import Gst
 plugin = Gst.Registry.get().find_plugin('plan')
 assert plugin.get_filename().startswith('$plugindir'), plugin.get_filename()"
+# Another plan plugin known to GStreamer (here the build tree's, on
+# GST_PLUGIN_PATH; a system one alike) gives way to the one installed with
+# gstplan, and only one libplan is mapped after a plan has run; another
+# plugin loaded before the import is an ImportError naming both.
+"${clean[@]}" PYTHONPATH="$pydir" GST_PLUGIN_PATH="$build/plugins" /usr/bin/python3 -c "
+import numpy as np, gstplan
+from gi.repository import Gst
+plugin = Gst.Registry.get().find_plugin('plan')
+assert plugin.get_filename().startswith('$plugindir'), plugin.get_filename()
+p = gstplan.Plan(); a = p.source(); p.map('x * 3', args=(a,), name='o')
+r = p.realize(target='cpu').dispatch(a=np.arange(7.0)).result('o')
+assert np.array_equal(r, np.arange(7.0) * 3), r
+libs = {l.split()[-1] for l in open('/proc/self/maps') if '/libplan' in l}
+assert len(libs) == 1 and libs.pop().startswith('$libdir/'), libs" > "$tmp/other.txt" 2>&1 ||
+  { cat "$tmp/other.txt"; fail "gstplan with another plan plugin on GST_PLUGIN_PATH"; }
+"${clean[@]}" PYTHONPATH="$pydir" GST_PLUGIN_PATH="$build/plugins" /usr/bin/python3 -c "
+import gi; gi.require_version('Gst', '1.0')
+from gi.repository import Gst
+Gst.init(None); Gst.ElementFactory.make('planmap')
+import gstplan" > "$tmp/loaded.txt" 2>&1 && fail "gstplan imported after another plan plugin was loaded"
+tail -n 1 "$tmp/loaded.txt" | grep -q "^ImportError: gstplan runs with the plan plugin installed beside it ($plugindir/libgstplan.so), but this process had already loaded another one ($build/plugins/libgstplan.so)" ||
+  { cat "$tmp/loaded.txt"; fail "the error of gstplan imported after another plan plugin was loaded"; }
 check_uninstall
 echo "meson install: plugin, Doc-uri pages, gst-launch, plan-launch, pkg-config and gstplan work from $prefix; ninja uninstall removes it all"

@@ -81,4 +81,22 @@ fi
 tail -n 1 "$tmp/bare.txt" | grep -q "^ImportError: gstplan needs PyGObject.*python3-gi.*--system-site-packages" ||
   { cat "$tmp/bare.txt"; fail "the error does not name python3-gi"; }
 [ "$(wc -l < "$tmp/bare.txt")" -le 8 ] || { cat "$tmp/bare.txt"; fail "a traceback from deep inside"; }
+
+echo "== another plan plugin on GST_PLUGIN_PATH (the bare venv's copy)"
+# Built with another libplan file: gstplan must run with its own plugin,
+# and one libplan only is mapped after a plan has run.
+other=$(dirname "$(find "$tmp/bare" -path '*/gstplan/_lib/gstreamer-1.0/libgstplan.so')")
+[ -d "$other" ] || fail "no plugin in the bare venv"
+"${clean[@]}" GST_PLUGIN_PATH="$other" "$tmp/venv/bin/python" -c "
+import numpy as np, gstplan
+from gi.repository import Gst
+f = Gst.Registry.get().find_plugin('plan').get_filename()
+assert f.startswith('$tmp/venv/'), f
+p = gstplan.Plan(); a = p.source(); p.map('x + 1', args=(a,), name='o')
+r = p.realize(target='cpu').dispatch(a=np.arange(5.0)).result('o')
+assert np.array_equal(r, np.arange(5.0) + 1), r
+libs = {l.split()[-1] for l in open('/proc/self/maps') if '/libplan' in l}
+assert len(libs) == 1 and libs.pop().startswith('$tmp/venv/'), libs
+print('venv: its own plugin and libplan, with another plan plugin on GST_PLUGIN_PATH')" ||
+  fail "gstplan with another plan plugin on GST_PLUGIN_PATH"
 echo "wheel: built, installed into a venv and used with no variable set; without PyGObject a clear error"
