@@ -10,10 +10,11 @@
 #
 # Idempotent: packages already installed are not reinstalled, an existing
 # build directory is reconfigured (dependencies looked for again) rather
-# than recreated. The CUDA toolkit is
-# optional; where it is found (nvcc on PATH or under /usr/local/cuda) GPU
-# support is built as well. `test` builds and tests both the CUDA and the
-# CPU-only configuration when the toolkit is present.
+# than recreated. GPU support needs no CUDA toolkit at build time (NVRTC
+# at run time); where the toolkit is found (nvcc on PATH or under
+# /usr/local/cuda) the tests that compile kernels with nvcc are built as
+# well, and `test` also builds and tests a configuration without nvcc,
+# MPI, HDF5 and Zarr.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,7 +97,7 @@ case "$mode" in
     tools/check-layers.py || status=1
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     if grep -q '^#define HAVE_CUDA 1' build/config.h; then
-      echo "== CPU-only configuration, without MPI, HDF5 and Zarr (-Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled)"
+      echo "== without nvcc, MPI, HDF5 and Zarr (-Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled)"
       # Only the baseline CPU loops there (their ISA variants are the same
       # source and were tested above): it halves the build.
       configure build-cpu -Dcuda=disabled -Dmpi=disabled -Dhdf5=disabled -Dzarr=disabled \
