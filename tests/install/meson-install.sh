@@ -198,6 +198,36 @@ cc -Wall -Werror -o "$tmp/linkcheck" "$src/tests/install/linkcheck.c" \
 # ones' warning, a C++ plancustom kernel (tests/install/headers.sh).
 "${pkgconf[@]}" "$src/tests/install/headers.sh" "$root/include/gstreamer-1.0/libplan" ||
   fail "the installed headers"
+# The introspection data as a third party's own GIR finds it: through the
+# .pc file's girdir (meson's gnome.generate_gir() reads it; here
+# g-ir-compiler, for a GIR whose function returns a Plan.Array), and the
+# typelib in its typelibdir.
+if [ -f "$build/libplan/Plan-1.0.typelib" ]; then
+  girdir=$("${pkgconf[@]}" pkg-config --variable=girdir plan-1.0)
+  typelibdir=$("${pkgconf[@]}" pkg-config --variable=typelibdir plan-1.0)
+  [ -n "$girdir" ] && [ -f "$girdir/Plan-1.0.gir" ] ||
+    fail "pkg-config --variable=girdir plan-1.0 ('$girdir') does not hold Plan-1.0.gir"
+  [ -n "$typelibdir" ] && [ -f "$typelibdir/Plan-1.0.typelib" ] ||
+    fail "pkg-config --variable=typelibdir plan-1.0 ('$typelibdir') does not hold Plan-1.0.typelib"
+  cat > "$tmp/Third-1.0.gir" <<'GIR'
+<?xml version="1.0"?>
+<repository version="1.2" xmlns="http://www.gtk.org/introspection/core/1.0"
+            xmlns:c="http://www.gtk.org/introspection/c/1.0">
+  <include name="Plan" version="1.0"/>
+  <namespace name="Third" version="1.0" shared-library="libthird.so"
+             c:identifier-prefixes="Third" c:symbol-prefixes="third">
+    <function name="make_array" c:identifier="third_make_array">
+      <return-value transfer-ownership="full">
+        <type name="Plan.Array" c:type="PlanArray*"/>
+      </return-value>
+    </function>
+  </namespace>
+</repository>
+GIR
+  "${clean[@]}" g-ir-compiler --includedir="$girdir" -o "$tmp/Third-1.0.typelib" \
+    "$tmp/Third-1.0.gir" > "$tmp/gir.txt" 2>&1 ||
+    { cat "$tmp/gir.txt"; fail "a GIR that includes Plan-1.0, through the .pc file's girdir"; }
+fi
 
 # gstplan from where it was installed: the directory Debian's python3
 # searches under the prefix, and nothing else set (it finds libplan, the
