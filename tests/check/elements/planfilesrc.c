@@ -321,14 +321,17 @@ GST_START_TEST (test_src_duration_and_position_queries)
 
 GST_END_TEST;
 
+/* The first buffer after a flushing seek to @start, counted as @type
+ * says (from the start, or back from the end). */
 static GstBuffer *
-pull_after_seek (GstHarness * h, GstFormat format, gint64 start)
+pull_after_seek_from (GstHarness * h, GstFormat format, GstSeekType type,
+    gint64 start)
 {
   GstBuffer *buf;
 
   fail_unless (gst_harness_push_upstream_event (h,
           gst_event_new_seek (1.0, format, GST_SEEK_FLAG_FLUSH,
-              GST_SEEK_TYPE_SET, start, GST_SEEK_TYPE_NONE, -1)));
+              type, start, GST_SEEK_TYPE_NONE, -1)));
   /* Drop what was read before the seek reached the source. */
   do {
     buf = gst_harness_pull (h);
@@ -337,6 +340,12 @@ pull_after_seek (GstHarness * h, GstFormat format, gint64 start)
     gst_buffer_unref (buf);
   } while (TRUE);
   return buf;
+}
+
+static GstBuffer *
+pull_after_seek (GstHarness * h, GstFormat format, gint64 start)
+{
+  return pull_after_seek_from (h, format, GST_SEEK_TYPE_SET, start);
 }
 
 GST_START_TEST (test_src_seek_in_rows_and_bytes)
@@ -382,26 +391,10 @@ GST_START_TEST (test_src_seek_from_the_end)
   gst_util_set_object_arg (G_OBJECT (h->element), "rate", "10/1");
   gst_harness_play (h);
   gst_buffer_unref (gst_harness_pull (h));
-  fail_unless (gst_harness_push_upstream_event (h,
-          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
-              GST_SEEK_TYPE_END, -30, GST_SEEK_TYPE_NONE, -1)));
-  do {
-    buf = gst_harness_pull (h);
-    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
-      break;
-    gst_buffer_unref (buf);
-  } while (TRUE);
+  buf = pull_after_seek_from (h, GST_FORMAT_DEFAULT, GST_SEEK_TYPE_END, -30);
   check_float_rows (buf, 70, 10, 1);
   gst_buffer_unref (buf);
-  fail_unless (gst_harness_push_upstream_event (h,
-          gst_event_new_seek (1.0, GST_FORMAT_BYTES, GST_SEEK_FLAG_FLUSH,
-              GST_SEEK_TYPE_END, -40, GST_SEEK_TYPE_NONE, -1)));
-  do {
-    buf = gst_harness_pull (h);
-    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
-      break;
-    gst_buffer_unref (buf);
-  } while (TRUE);
+  buf = pull_after_seek_from (h, GST_FORMAT_BYTES, GST_SEEK_TYPE_END, -40);
   check_float_rows (buf, 90, 10, 1);
   gst_buffer_unref (buf);
   gst_harness_teardown (h);
