@@ -667,9 +667,13 @@ def test_target_sets_every_kernel_element():
 def interrupt(args, sig, d, after=0.0, stdout=False):
     """Starts plan-launch, waits for its first progress line and then
     @after seconds, sends sig; returns (returncode, stderr), and stdout
-    after them if asked."""
+    after them if asked. SIGHUP starts at its default action: a test run
+    under nohup would otherwise hand its ignored SIGHUP on, which
+    plan-launch keeps ignoring."""
     p = subprocess.Popen([LAUNCH] + args, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP,
+                                                          signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 30
         line = p.stderr.readline()
