@@ -387,6 +387,50 @@ check_stream_ended (PlanFileWriter * self, guint64 rows, GError ** error)
   return TRUE;
 }
 
+/* fsync() of the directory @dir: FALSE with errno set. A file system that
+ * cannot flush a directory (EINVAL) has nothing to flush. */
+static gboolean
+fsync_dir (const gchar * dir)
+{
+  gint fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  gint err = 0;
+
+  if (fd < 0)
+    return FALSE;
+  if (fsync (fd) < 0 && errno != EINVAL)
+    err = errno;
+  close (fd);
+  errno = err;
+  return err == 0;
+}
+
+/* With fsync set: flushes to disk the directory in which the output was
+ * put in place. A rename or a link is data of the directory, which
+ * fsync() of the file does not write: without this the file flushed could
+ * still be missing, or the old one back, after a crash of the machine.
+ * The file is in place when this fails, which the error says. */
+static gboolean
+sync_location_dir (PlanFileWriter * self, const gchar * path, GError ** error)
+{
+  gchar *dir;
+  gint err;
+
+  if (!self->sync)
+    return TRUE;
+  dir = g_path_get_dirname (path);
+  if (fsync_dir (dir)) {
+    g_free (dir);
+    return TRUE;
+  }
+  err = errno;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "Could not flush the directory '%s' to disk once '%s' was put in "
+      "place: %s; the new file is there, but it may not survive a crash of "
+      "the machine", dir, self->location, g_strerror (err));
+  g_free (dir);
+  return FALSE;
+}
+
 #if HAVE_ZARR
 /* Removes the directory tree @path (our temporary one), not following
  * symbolic links: @path itself may be one (a link to a store that was at
@@ -622,51 +666,6 @@ not_store:
   return FALSE;
 }
 
-/* fsync() of the directory @dir: FALSE with errno set. A file system that
- * cannot flush a directory (EINVAL) has nothing to flush. */
-static gboolean
-fsync_dir (const gchar * dir)
-{
-  gint fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  gint err = 0;
-
-  if (fd < 0)
-    return FALSE;
-  if (fsync (fd) < 0 && errno != EINVAL)
-    err = errno;
-  close (fd);
-  errno = err;
-  return err == 0;
-}
-
-/* With fsync set: flushes to disk the directory in which the output was
- * put in place. A rename or a link is data of the directory, which
- * fsync() of the file does not write: without this the file flushed could
- * still be missing, or the old one back, after a crash of the machine.
- * The file is in place when this fails, which the error says. */
-static gboolean
-sync_location_dir (PlanFileWriter * self, const gchar * path, GError ** error)
-{
-  gchar *dir;
-  gint err;
-
-  if (!self->sync)
-    return TRUE;
-  dir = g_path_get_dirname (path);
-  if (fsync_dir (dir)) {
-    g_free (dir);
-    return TRUE;
-  }
-  err = errno;
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-      "Could not flush the directory '%s' to disk once '%s' was put in "
-      "place: %s; the new file is there, but it may not survive a crash of "
-      "the machine", dir, self->location, g_strerror (err));
-  g_free (dir);
-  return FALSE;
-}
-
-#if HAVE_ZARR
 /* fsync() of @path and of every directory under it (the entries of a Zarr
  * store's chunk files and groups): FALSE with errno set. */
 static gboolean
@@ -688,7 +687,6 @@ fsync_tree (const gchar * path)
     g_dir_close (d);
   return ok && fsync_dir (path);
 }
-#endif
 
 /* Renames the finished directory to its target, exchanging it with one
  * that is there (removed afterwards). */
