@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plantest  # noqa: E402
 from plantest import (Failure, assert_same, gst_launch_1_0, launch,  # noqa: E402
                       run_cases, tmpdir)
 
@@ -184,6 +185,8 @@ def test_replaced_file_keeps_its_permissions():
         d = tmpdir()
         a, src = source(d, rows=100)
         for name in ('out.npy', 'out.npz', 'out.h5', 'out.f32'):
+            if name.endswith('.h5') and not plantest.built_with('hdf5'):
+                continue
             dst = os.path.join(d, name)
             job = ['planfilesrc', 'location=' + src, '!', 'planfilesink',
                    'location=' + dst]

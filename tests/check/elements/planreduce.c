@@ -469,6 +469,7 @@ GST_START_TEST (test_reduce_new_stream_ends_the_one_before)
 {
   gint64 got[3], first[3] = { 3, 5, 7 }, second[3] = { 15, 17, 19 };
   GstSegment segment;
+  GstCaps *caps;
   Reduce r;
 
   reduce_init (&r, "array/x-raw, dtype=int32, shape=<2, 3>", "axis", "0",
@@ -476,8 +477,9 @@ GST_START_TEST (test_reduce_new_stream_ends_the_one_before)
   push_rows (&r, matrix, 2, 12, 1);
   fail_unless (gst_harness_push_event (r.h,
           gst_event_new_stream_start ("the second stream")));
-  fail_unless (gst_harness_push_event (r.h, gst_event_new_caps
-          (gst_caps_from_string ("array/x-raw, dtype=int32, shape=<2, 3>"))));
+  caps = gst_caps_from_string ("array/x-raw, dtype=int32, shape=<2, 3>");
+  fail_unless (gst_harness_push_event (r.h, gst_event_new_caps (caps)));
+  gst_caps_unref (caps);
   gst_segment_init (&segment, GST_FORMAT_DEFAULT);
   fail_unless (gst_harness_push_event (r.h, gst_event_new_segment (&segment)));
   push_rows (&r, matrix + 6, 2, 12, 1);

@@ -179,6 +179,7 @@ GST_START_TEST (test_stencil_new_stream_ends_the_one_before)
   GstSegment segment;
   GByteArray *out = g_byte_array_new ();
   GstBuffer *buf;
+  GstCaps *caps;
 
   stencil_harness_init (&s, "_ x y", "x + y", "constant",
       "array/x-raw, dtype=float32, shape=<3>");
@@ -186,8 +187,9 @@ GST_START_TEST (test_stencil_new_stream_ends_the_one_before)
       GST_FLOW_OK);
   fail_unless (gst_harness_push_event (s.h,
           gst_event_new_stream_start ("the second stream")));
-  fail_unless (gst_harness_push_event (s.h, gst_event_new_caps
-          (gst_caps_from_string ("array/x-raw, dtype=float32, shape=<3>"))));
+  caps = gst_caps_from_string ("array/x-raw, dtype=float32, shape=<3>");
+  fail_unless (gst_harness_push_event (s.h, gst_event_new_caps (caps)));
+  gst_caps_unref (caps);
   gst_segment_init (&segment, GST_FORMAT_DEFAULT);
   fail_unless (gst_harness_push_event (s.h, gst_event_new_segment (&segment)));
   fail_unless_equals_int (gst_harness_push (s.h, rows_buffer (in + 3, 4, 0,
