@@ -853,9 +853,41 @@ plan_npy_parse_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
   return process (self, FALSE);
 }
 
-/* At EOS: the last rows, and an error when the stream was cut short. */
+/* Whether @eos, before the rows announced, is one the application sent
+ * to end the stream early on purpose (gst_element_send_event() on the
+ * pipeline, gst-launch-1.0 -e, a gst-validate scenario), ending it at
+ * byte @end. A source that marks the EOS itself (plan_eos_watch_source())
+ * says so outright. GstBaseSrc (filesrc) pushes the EOS it was sent as it
+ * came, under the application's seqnum, while the EOS that ends its data
+ * (a file cut short, num-buffers) has the seqnum of its segment, which
+ * ours stands for; and the source must still have bytes after @end (its
+ * duration in bytes), which a file cut short has not. Where upstream
+ * cannot say (a pipe, a network source), it stays a stream cut short. */
 static gboolean
-finish (PlanNpyParse * self)
+ended_by_application (PlanNpyParse * self, GstEvent * eos, guint64 end)
+{
+  gint64 duration;
+
+  if (plan_eos_is_ended_early (eos, NULL))
+    return TRUE;
+  if (self->stale || self->seqnum == GST_SEQNUM_INVALID
+      || gst_event_get_seqnum (eos) == self->seqnum)
+    return FALSE;
+  if (!gst_pad_peer_query_duration (self->sinkpad, GST_FORMAT_BYTES,
+          &duration) || duration < 0 || (guint64) duration <= end)
+    return FALSE;
+  GST_DEBUG_OBJECT (self, "an EOS of another seqnum than upstream's "
+      "segment at byte %" G_GUINT64_FORMAT " of %" G_GINT64_FORMAT ": the "
+      "application ends the stream", end, duration);
+  return TRUE;
+}
+
+/* At EOS: the last rows, and an error when the stream was cut short. An
+ * EOS the application sent (@eos, when not NULL) ends it at the last
+ * whole row received instead: it is marked so, with our segment's seqnum,
+ * for the elements after us (plan_eos_mark_ended_early()). */
+static gboolean
+finish (PlanNpyParse * self, GstEvent ** eos)
 {
   guint64 n_rows, rows_out, stop_row, seek_byte;
   gboolean have_header;
@@ -886,6 +918,16 @@ finish (PlanNpyParse * self)
   stop_row = self->stop_row;
   GST_OBJECT_UNLOCK (self);
   avail = gst_adapter_available (self->adapter);
+  if (rows_out < stop_row && eos != NULL
+      && ended_by_application (self, *eos, self->bytes_in + avail)) {
+    GST_DEBUG_OBJECT (self, "the application ends the stream at row %"
+        G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT
+        " bytes of a row dropped)", rows_out, stop_row, avail);
+    gst_adapter_clear (self->adapter);
+    *eos = plan_eos_mark_ended_early (*eos, rows_out);
+    gst_event_set_seqnum (*eos, self->seqnum);
+    return TRUE;
+  }
   if (rows_out < stop_row)
     goto truncated;
   return TRUE;
@@ -1020,7 +1062,7 @@ end_segment (PlanNpyParse * self, GstEvent * event)
   GstEvent *done;
   GstMessage *msg;
 
-  if (!finish (self))
+  if (!finish (self, NULL))
     return FALSE;
   GST_OBJECT_LOCK (self);
   format = self->segment.format;
@@ -1062,7 +1104,7 @@ plan_npy_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return TRUE;
     case GST_EVENT_EOS:
       answer_seek_at_eos (self, event);
-      if (!finish (self)) {
+      if (!finish (self, &event)) {
         gst_event_unref (event);
         return FALSE;
       }

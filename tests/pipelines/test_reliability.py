@@ -698,22 +698,25 @@ def test_shard_is_not_truncation():
 
 # -- streams the application ends early ------------------------------------
 
-def run_ended_early(branches, rows=10000, rate=1000):
+def run_ended_early(branches, rows=10000, rate=1000, npyparse=False):
     """planfilesrc (rows sampled at rate, played in time by a planmap
     branch whose sink syncs) teed into branches, each a (launch text,
     output path) pair; once 300 rows have been written the application
-    sends EOS to the pipeline. Returns (the input array, the rows the
-    source sent, the EOS each output got (name -> the plan-ended-early
-    row or None), the error message or None)."""
+    sends EOS to the pipeline. npyparse: filesrc ! npyparse instead of
+    planfilesrc. Returns (the input array, the rows the source sent, the
+    EOS each output got (name -> the plan-ended-early row or None), the
+    error message or None)."""
     import threading
     Gst = gst()
     d = tmpdir()
     a = np.random.default_rng(5).standard_normal((rows, 3))
     src, played = os.path.join(d, 'in.npy'), os.path.join(d, 'played.npy')
     np.save(src, a)
-    text = ('planfilesrc location=%s rate=%d/1 blocksize=%d ! tee name=t '
+    source = ('filesrc location=%s ! npyparse' if npyparse else
+              'planfilesrc location=%s')
+    text = (source + ' rate=%d/1 blocksize=%d ! tee name=t '
             't. ! queue ! planmap expr="2*x" ! planfilesink name=played '
-            'sync=true location=%s ' % (src, rate, 50 * a[0].nbytes, played))
+            'sync=true location=%s ') % (src, rate, 50 * a[0].nbytes, played)
     for i, (branch, path) in enumerate(branches):
         text += 't. ! queue ! ' + branch % {'out': path, 'name': 'out%d' % i}
         text += ' '
@@ -795,6 +798,26 @@ def built_with(name):
                           'config.h')
     with open(config) as f:
         return '#define HAVE_%s 1' % name in f.read()
+
+
+def test_eos_sent_by_the_application_through_npyparse():
+    """The same through filesrc ! npyparse: filesrc (GstBaseSrc) pushes the
+    application's EOS under the application's seqnum, not its segment's,
+    which npyparse tells from the end of a file cut short; it ended the
+    stream with a truncation error ("The .npy stream is truncated")."""
+    d = tmpdir()
+    total, npy = (os.path.join(d, n) for n in ('sum.npy', 'mux.npy'))
+    a, n, ends, error = run_ended_early([
+        ('planreduce op=sum ! planfilesink name=%(name)s location=%(out)s',
+         total),
+        ('npymux ! filesink name=%(name)s location=%(out)s', npy)],
+        npyparse=True)
+    if error is not None:
+        raise Failure('an EOS sent mid-stream through npyparse gave an '
+                      'error: ' + error)
+    assert_same(np.load(total), np.asarray(a[:n].sum()), 'the sum of the '
+                'rows sent', rtol=1e-12)
+    assert_same(np.load(npy), a[:n], 'npymux\'s .npy of the rows sent')
 
 
 def test_eos_sent_by_the_application_into_every_format():
@@ -963,6 +986,8 @@ CASES = [
     ('a shard is not a stream cut short', test_shard_is_not_truncation),
     ('an EOS the application sends ends the stream there',
      test_eos_sent_by_the_application),
+    ('an EOS the application sends through filesrc and npyparse',
+     test_eos_sent_by_the_application_through_npyparse),
     ('an EOS the application sends: raw, HDF5 and Zarr outputs',
      test_eos_sent_by_the_application_into_every_format),
     ('an EOS the application sends to an unseekable npymux is an error',
