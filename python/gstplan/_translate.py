@@ -37,6 +37,10 @@ def with_article(name):
 class TranslationError(ValueError):
     """A Python function the expression language cannot express."""
 
+    # Its public name, which a traceback prints: gstplan.TranslationError,
+    # as gstplan.PlanError, not the private module it is defined in.
+    __module__ = "gstplan"
+
 
 # numpy's and math's names for the language's functions, where they differ.
 _RENAMES = {

@@ -512,6 +512,22 @@ def round_and_floor_of_numbers_are_python_ints():
 
 
 @test
+def errors_print_their_public_names():
+    """A traceback names the errors as python.md shows them and as they are
+    imported: gstplan.TranslationError (it said
+    gstplan._translate.TranslationError), gstplan.PlanError."""
+    import traceback
+    plan = Plan(); a = plan.source()
+    for exc, func in ((TranslationError, lambda: plan.map(
+            lambda x: undefined_function(x), args=(a,))),  # noqa: F821
+            (PlanError, lambda: plan.map("x + * 2", args=(a,)))):
+        e = expect(exc, func)
+        line = traceback.format_exception_only(type(e), e)[0]
+        assert line.startswith("gstplan.%s: " % exc.__name__), line
+        assert getattr(gstplan, exc.__name__) is exc
+
+
+@test
 def lambda_defaults_fold_as_closed_over_numbers():
     """An argument that takes its default is a number the lambda closes
     over, folded as one: x + round(k) with k=2.7 is x + 3, int8 for int8
