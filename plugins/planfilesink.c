@@ -343,7 +343,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    * #PlanFileSink:codec: by default gzip after the shuffle filter for HDF5
    * (which every HDF5 reader decodes) and zstd for Zarr. A .npz member is
    * stored (np.savez) at 0 and deflated (np.savez_compressed) at 1 to 9.
-   * Other formats ignore it.
+   * A level above 0 for a .npy or raw output, which has no compression,
+   * is an error when the element starts.
    *
    * Since: 0.1
    */

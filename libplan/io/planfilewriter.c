@@ -648,6 +648,12 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
         && writer->codec != PLAN_FILE_CODEC_GZIP)
       goto npz_codec;
   }
+  /* A level asked for a format that has no compression would write the
+   * file whole and uncompressed, which is not what was asked for. */
+  if (writer->h5_gzip_level > 0
+      && (writer->format == PLAN_FILE_FORMAT_NPY
+          || writer->format == PLAN_FILE_FORMAT_RAW))
+    goto not_compressed;
   if (writer->mode == PLAN_FILE_MODE_ADD
       && writer->format != PLAN_FILE_FORMAT_HDF5
       && writer->format != PLAN_FILE_FORMAT_ZARR
@@ -774,6 +780,17 @@ npz_codec:
     plan_file_writer_cancel (writer);
     return FALSE;
   }
+not_compressed:
+  {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
+        "write '%s': compression=%u asks for a compressed output, but the "
+        "%s format is written uncompressed; only HDF5, Zarr and .npz outputs "
+        "are compressed: write one of those, or leave compression at 0",
+        location, writer->h5_gzip_level,
+        plan_file_format_to_string (writer->format));
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
 no_add:
   {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "Could not "
@@ -831,7 +848,10 @@ not_regular:
  *   level, with the shuffle filter before it
  *
  * Chooses the dataset and layout of the HDF5 files the next
- * plan_file_writer_open() writes. Other formats ignore it.
+ * plan_file_writer_open() writes; @chunk_rows and @gzip_level also apply
+ * to Zarr and (@gzip_level) .npz outputs. Other formats ignore @dataset
+ * and @chunk_rows; plan_file_writer_open() refuses a @gzip_level above 0
+ * for a .npy or raw output, which would not be compressed.
  *
  * Since: 0.1
  */

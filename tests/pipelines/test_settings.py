@@ -221,6 +221,27 @@ def test_reduce_axis_1():
         raise Failure(out)
 
 
+def test_filesink_compression_of_uncompressed_format():
+    """compression=1..9 for a .npy or raw output, which has no compression,
+    is refused at start, naming the property, the format and the formats
+    that compress; compression=0 writes them as before."""
+    a, src, d = source()
+    for name, fmt, extra in (('out.npy', 'npy', []),
+                             ('out.bin', 'raw', []),
+                             ('out.dat', 'raw', ['format=raw']),
+                             ('forced.h5', 'npy', ['format=npy'])):
+        dst = os.path.join(d, name)
+        expect_refused(['planfilesrc', 'location=' + src, '!',
+                        'planfilesink', 'location=' + dst,
+                        'compression=6'] + extra,
+                       'compression=6', 'the %s format' % fmt,
+                       'only HDF5, Zarr and .npz outputs are compressed')
+    dst = os.path.join(d, 'plain.npy')
+    gst_launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + dst, 'compression=0')
+    assert_same(np.load(dst), a, 'compression=0 .npy')
+
+
 CASES = [
     ('planmap dtype=flaot32 is refused', test_map_bad_dtype),
     ('planreduce map-dtype=flaot64 is refused', test_reduce_bad_map_dtype),
@@ -238,6 +259,8 @@ CASES = [
     ('a stencil window spelled with commas', test_stencil_window_with_commas),
     ('planmap pads name their variables', test_map_pad_variables),
     ('planreduce axis=1 on 2-D, refused on 3-D', test_reduce_axis_1),
+    ('planfilesink compression for a .npy or raw output is refused',
+     test_filesink_compression_of_uncompressed_format),
 ]
 
 if __name__ == '__main__':
