@@ -304,7 +304,8 @@ plan_file_sink_class_init (PlanFileSinkClass * klass)
    *
    * The path of the dataset an HDF5 output gets ("/group/temps"; groups
    * on the way are created); unset, "/data"; one that names no dataset
-   * ("", "/") fails the start. For a Zarr output, the path
+   * ("", "/"), has a part ".." (a name in HDF5, not the group above) or
+   * ends in "/" (a group's path) fails the start. For a Zarr output, the path
    * of the array in the store's group; unset, the store is the array.
    * Other formats ignore it.
    *

@@ -597,20 +597,47 @@ location_fits (PlanFileWriter * writer, GError ** error)
 /* Whether @path, an HDF5 output's dataset, names one: its last name is
  * not missing ("", "/", "//": the file's root group) nor "." (libhdf5's
  * name of the group it is in). */
+/* Whether @path is a dataset path HDF5 writes as its user means it.
+ * libhdf5 takes empty parts ("a//b", a leading '/') as one '/' and a part
+ * '.' as the group it is in, as a file system does. It has no parent
+ * reference: '..' is an ordinary name, so "a/../b" would make a group
+ * named '..' in /a; and a path ending in '/' names a group (h5py refuses
+ * to make a dataset there), although libhdf5 makes the dataset before it. */
 static gboolean
-h5_path_names_dataset (const gchar * path)
+h5_check_dataset_path (const gchar * location, const gchar * path,
+    GError ** error)
 {
   gchar **parts = g_strsplit (path, "/", -1);
   const gchar *last = NULL;
-  gboolean named;
+  gboolean dotdot = FALSE, ok = FALSE;
   guint i;
 
-  for (i = 0; parts[i]; i++)
+  for (i = 0; parts[i]; i++) {
+    if (strcmp (parts[i], "..") == 0)
+      dotdot = TRUE;
     if (parts[i][0] != '\0')
       last = parts[i];
-  named = last != NULL && strcmp (last, ".") != 0;
+  }
+  if (last == NULL || strcmp (last, ".") == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+        "write '%s': dataset \"%s\" names no dataset: give a name such as /x "
+        "or group/x", location, path);
+  } else if (dotdot) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+        "write '%s': the dataset '%s' has a part '..', which in HDF5 is a "
+        "name, not the group above: a group or dataset named '..' would be "
+        "made; name the dataset by its path from the root, such as "
+        "/group/x", location, path);
+  } else if (g_str_has_suffix (path, "/")) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
+        "write '%s': the dataset '%s' ends in '/', which names a group, not a "
+        "dataset; give the dataset's name after the last '/', such as %sx",
+        location, path, path);
+  } else {
+    ok = TRUE;
+  }
   g_strfreev (parts);
-  return named;
+  return ok;
 }
 
 gboolean
@@ -638,8 +665,10 @@ plan_file_writer_open (PlanFileWriter * writer, const gchar * location,
   /* Said now, before anything is made: libhdf5 would fail to create it
    * when the caps come, in words of its own. */
   if (writer->format == PLAN_FILE_FORMAT_HDF5 && writer->dataset
-      && !h5_path_names_dataset (writer->dataset))
-    goto no_dataset;
+      && !h5_check_dataset_path (location, writer->dataset, error)) {
+    plan_file_writer_cancel (writer);
+    return FALSE;
+  }
   if (writer->format == PLAN_FILE_FORMAT_NPZ) {
     writer->npz_name = _plan_zip_writer_check_name (writer->member, error);
     if (writer->npz_name == NULL)
@@ -757,14 +786,6 @@ npz:
     return FALSE;
   }
 #endif
-no_dataset:
-  {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "Could not "
-        "write '%s': dataset \"%s\" names no dataset: give a name such as /x "
-        "or group/x", location, writer->dataset);
-    plan_file_writer_cancel (writer);
-    return FALSE;
-  }
 bad_member:
   {
     g_prefix_error (error, "Could not write '%s': ", location);
@@ -839,7 +860,9 @@ not_regular:
  * @writer: a #PlanFileWriter
  * @dataset: (nullable): the path of the dataset an HDF5 file gets
  *   ("/group/temps"; groups on the way are created), %NULL for "/data";
- *   plan_file_writer_open() refuses one that names no dataset ("", "/")
+ *   plan_file_writer_open() refuses one that names no dataset ("", "/"),
+ *   has a part ".." (an ordinary name in HDF5, not the group above) or
+ *   ends in "/"
  * @chunk_rows: the rows of the dataset's chunks, 0 for about 1 MiB of
  *   rows, or for all the array's rows when they are fewer and known when
  *   plan_file_writer_set_info() is called (so that a small array makes a

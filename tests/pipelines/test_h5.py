@@ -997,6 +997,47 @@ def dataset_naming_no_dataset_fails():
                           sorted(os.listdir(store)))
 
 
+def dataset_path_dotdot_or_group_fails():
+    """HDF5 has no parent reference: '..' is an ordinary link name (h5py
+    makes a group '..' for 'a/../b'), and a path ending in '/' is a
+    group's. Such a dataset path fails as the sink starts, naming it; the
+    file is left as it was. Repeated '/'s and a part '.' are HDF5's own
+    ('a//b' and 'a/./b' are 'a/b'), and write where h5py reads them."""
+    d = plantest.tmpdir()
+    src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.save(src, a)
+    with h5py.File(out, 'w') as f:
+        f['old'] = np.arange(5)
+    before = open(out, 'rb').read()
+    for dataset, text in [
+            ('a/../b', "the dataset 'a/../b' has a part '..', which in HDF5 "
+             "is a name, not the group above"),
+            ('..', "the dataset '..' has a part '..'"),
+            ('/../x', "the dataset '/../x' has a part '..'"),
+            ('obs/', "the dataset 'obs/' ends in '/', which names a group, "
+             "not a dataset; give the dataset's name after the last '/', "
+             "such as obs/x"),
+            ('/obs/t/', "the dataset '/obs/t/' ends in '/'")]:
+        for mode in ['replace', 'add']:
+            out_text = expect_error(
+                ['planfilesrc', 'location=' + src, '!', 'planfilesink',
+                 'location=' + out, 'dataset=' + dataset,
+                 'file-mode=' + mode], "Could not write '%s': " % out, text)
+            if out_text.count('ERROR: from element') != 1:
+                raise Failure('dataset=%s: not one clear error:\n%s' %
+                              (dataset, out_text))
+            if open(out, 'rb').read() != before:
+                raise Failure('dataset=%s changed the file' % dataset)
+    if sorted(os.listdir(d)) != ['in.npy', 'out.h5']:
+        raise Failure('files left behind: %s' % sorted(os.listdir(d)))
+    for dataset, name in [('a//b', 'a/b'), ('./c', 'c'), ('x/./y', 'x/y')]:
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + out, 'dataset=' + dataset, 'file-mode=add')
+        with h5py.File(out, 'r') as f:
+            plantest.assert_same(f[name][...], a, 'dataset=' + dataset)
+
+
 def h5_sink_refuses_a_fifo():
     d = plantest.tmpdir()
     src, fifo = os.path.join(d, 'in.npy'), os.path.join(d, 'out.h5')
@@ -1107,6 +1148,8 @@ plantest.run_cases([
     ('add mode keeps the other datasets', add_mode_keeps_the_other_datasets),
     ('add mode failures leave the file', add_mode_failures_leave_the_file),
     ('a dataset naming no dataset fails', dataset_naming_no_dataset_fails),
+    ("a dataset path with '..' or ending in '/' fails",
+     dataset_path_dotdot_or_group_fails),
     ('the HDF5 sink refuses a FIFO', h5_sink_refuses_a_fifo),
     ('the typefinder reports HDF5', typefinder_reports_hdf5),
     ('HDF5 is loaded on first use', hdf5_loaded_on_first_use),
