@@ -164,7 +164,21 @@ _plan_h5_error_text (void)
 typedef struct
 {
   GPtrArray *paths;
+  GHashTable *seen;             /* the objects' keys (object_key ()) */
 } VisitData;
+
+/* A key for the object a hard link leads to: its address in the file (a
+ * token from libhdf5 1.12 on), the same for every link to it. */
+static gchar *
+object_key (const H5L_info_t * info)
+{
+#if defined (H5Lvisit_vers) && H5Lvisit_vers >= 2
+  return g_base64_encode ((const guchar *) &info->u.token,
+      sizeof (info->u.token));
+#else
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) info->u.address);
+#endif
+}
 
 /* The text with which the netCDF library names the datasets it makes for
  * NetCDF-4 dimensions that have no variable of their name (HDF5 dimension
@@ -207,9 +221,16 @@ visit_link (hid_t group, const char *name, const H5L_info_t * info,
     void *data)
 {
   VisitData *v = data;
+  gchar *key;
   hid_t obj;
 
   if (info->type != H5L_TYPE_HARD)
+    return 0;
+  /* A dataset with several hard links is one dataset, listed by the
+   * first of its paths in name order, as h5py's visititems() visits it
+   * once. */
+  key = object_key (info);
+  if (!g_hash_table_add (v->seen, key))
     return 0;
   obj = H5Oopen (group, name, H5P_DEFAULT);
   if (obj < 0) {
@@ -223,15 +244,19 @@ visit_link (hid_t group, const char *name, const H5L_info_t * info,
   return 0;
 }
 
-/* The paths of the file's datasets, in name order, without NetCDF-4
- * dimensions that are no variable. */
+/* The paths of the file's datasets, in name order, each dataset once (by
+ * the first of its paths), without NetCDF-4 dimensions that are no
+ * variable. */
 static GPtrArray *
 list_datasets (hid_t file)
 {
-  VisitData v = { g_ptr_array_new_with_free_func (g_free) };
+  VisitData v = { g_ptr_array_new_with_free_func (g_free),
+    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL)
+  };
 
   if (H5Lvisit (file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v) < 0)
     H5Eclear2 (H5E_DEFAULT);
+  g_hash_table_unref (v.seen);
   return v.paths;
 }
 

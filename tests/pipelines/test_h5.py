@@ -483,6 +483,37 @@ def missing_dataset_lists_the_names():
         raise Failure('an output was written')
 
 
+def hard_linked_dataset_is_one_dataset():
+    """A dataset reachable through two hard links is one dataset, as h5py's
+    visititems visits it once: a file whose only dataset has two paths is
+    read without dataset=, and the list of datasets an error gives names
+    it once, by the first of its paths in name order."""
+    d = plantest.tmpdir()
+    path, out = os.path.join(d, 'in.h5'), os.path.join(d, 'out.npy')
+    a = np.arange(6, dtype=np.int16).reshape(3, 2)
+    with h5py.File(path, 'w') as f:
+        f['g/temps'] = a
+        f['alias'] = f['g/temps']
+        f['g/again'] = f['g/temps']
+    seen = []
+    with h5py.File(path, 'r') as f:
+        f.visititems(lambda name, obj: seen.append(name)
+                     if isinstance(obj, h5py.Dataset) else None)
+    if len(seen) != 1:
+        raise Failure('h5py visits %s' % seen)
+    plantest.assert_same(read(path, out), a, 'the one dataset')
+    text = expect_error(['planfilesrc', 'location=' + path, 'dataset=/wind',
+                         '!', 'planfilesink', 'location=' + out],
+                        "no dataset '/wind'; its datasets are '/alias'")
+    if 'again' in text or '/g/temps' in text:
+        raise Failure('a dataset listed twice:\n%s' % text)
+    with h5py.File(path, 'a') as f:
+        f['other'] = np.zeros(2)
+    expect_error(['planfilesrc', 'location=' + path, '!', 'planfilesink',
+                  'location=' + out], "holds 2 datasets, '/alias' and "
+                 "'/other'; name the one to read")
+
+
 def external_links_read_their_own_file():
     """A dataset reached through an external link lies in another file,
     at offsets of that file: it is read through libhdf5 (the values of
@@ -1147,6 +1178,8 @@ plantest.run_cases([
     ('an existing file is replaced whole', existing_file_is_replaced_whole),
     ('add mode keeps the other datasets', add_mode_keeps_the_other_datasets),
     ('add mode failures leave the file', add_mode_failures_leave_the_file),
+    ('a dataset with two hard links is one dataset',
+     hard_linked_dataset_is_one_dataset),
     ('a dataset naming no dataset fails', dataset_naming_no_dataset_fails),
     ("a dataset path with '..' or ending in '/' fails",
      dataset_path_dotdot_or_group_fails),
