@@ -998,6 +998,56 @@ update_zmetadata (JsonObject * meta, const gchar * group, const gchar * rel,
   return ok;
 }
 
+/* Brings the consolidated metadata of a v3 group (the "metadata" object
+ * of the "consolidated_metadata" in its zarr.json, @meta, whose keys are
+ * the paths of all its nodes below it, as zarr-python 3 flattens them,
+ * and whose values are the nodes' zarr.json) up to date with the array at
+ * @rel, whose new zarr.json is @array_json: the entries of the array it
+ * replaces go, and those of the groups on the way, as they are on disk
+ * under @group, come in where they are missing (without consolidated
+ * metadata of their own, as zarr-python 3 lists a group that has none). */
+static gboolean
+update_v3_consolidated (JsonObject * meta, const gchar * group,
+    const gchar * rel, const gchar * array_json, GError ** error)
+{
+  GList *names = json_object_get_members (meta), *l;
+  gchar *prefix = g_strconcat (rel, "/", NULL);
+  gchar **parts = g_strsplit (rel, "/", -1);
+  GString *path = g_string_new (NULL);
+  JsonNode *node;
+  gboolean ok = TRUE;
+  guint i;
+
+  for (l = names; l; l = l->next)
+    if (strcmp (l->data, rel) == 0 || g_str_has_prefix (l->data, prefix))
+      json_object_remove_member (meta, l->data);
+  g_list_free (names);
+  for (i = 0; ok && parts[i] && parts[i + 1]; i++) {
+    g_string_append_printf (path, "%s%s", i ? "/" : "", parts[i]);
+    if (!json_object_has_member (meta, path->str)) {
+      gchar *file = g_build_filename (group, path->str, "zarr.json", NULL);
+
+      ok = (node = load_json_file (file, error)) != NULL;
+      if (ok) {
+        JsonObject *o = json_node_get_object (node);
+
+        if (json_object_has_member (o, "consolidated_metadata"))
+          json_object_remove_member (o, "consolidated_metadata");
+        json_object_set_member (meta, path->str, node);
+      }
+      g_free (file);
+    }
+  }
+  if (ok && (node = load_json_file (array_json, error)) != NULL)
+    json_object_set_member (meta, rel, node);
+  else
+    ok = FALSE;
+  g_string_free (path, TRUE);
+  g_strfreev (parts);
+  g_free (prefix);
+  return ok;
+}
+
 /**
  * _plan_zarr_prepare_consolidated:
  * @store: a Zarr group store
@@ -1011,9 +1061,9 @@ update_zmetadata (JsonObject * meta, const gchar * group, const gchar * rel,
  * the array is in place, the copy must say so. For each group from
  * @store down to the array's that has it, this writes the group's new
  * consolidated metadata beside its own: a v2 .zmetadata with the array's
- * new .zarray (and the groups made on the way), a v3 zarr.json without
- * its "consolidated_metadata" (zarr-python 3 then reads the nodes
- * themselves).
+ * new .zarray (and the groups made on the way), a v3 zarr.json whose
+ * inline "consolidated_metadata" has the array's new zarr.json (and the
+ * groups made on the way), as zarr-python 3 writes it.
  *
  * Returns: (transfer full): pairs of the files written and the files
  *   they replace, for _plan_zarr_commit_consolidated(), or %NULL with
@@ -1027,6 +1077,7 @@ _plan_zarr_prepare_consolidated (const gchar * store, const gchar * rel,
   gchar **parts = g_strsplit (rel, "/", -1);
   gchar *zarray = g_build_filename (array_dir, ".zarray", NULL);
   gchar *zattrs = g_build_filename (array_dir, ".zattrs", NULL);
+  gchar *array_json = g_build_filename (array_dir, "zarr.json", NULL);
   GString *group = g_string_new (store);
   gboolean ok = TRUE;
   guint i;
@@ -1061,8 +1112,19 @@ _plan_zarr_prepare_consolidated (const gchar * store, const gchar * rel,
       if (ok && json_object_has_member (o, "consolidated_metadata")
           && !JSON_NODE_HOLDS_NULL (json_object_get_member (o,
                   "consolidated_metadata"))) {
+        JsonNode *c = json_object_get_member (o, "consolidated_metadata");
+        JsonNode *m = JSON_NODE_HOLDS_OBJECT (c) ?
+            json_object_get_member (json_node_get_object (c), "metadata") :
+            NULL;
+
         file = v3;
-        json_object_remove_member (o, "consolidated_metadata");
+        if (m == NULL || !JSON_NODE_HOLDS_OBJECT (m)) {
+          g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "'%s' has no "
+              "\"metadata\" object in its \"consolidated_metadata\"", v3);
+          ok = FALSE;
+        }
+        ok = ok && update_v3_consolidated (json_node_get_object (m),
+            group->str, below, array_json, error);
       }
     }
     if (ok && file) {
@@ -1086,6 +1148,7 @@ _plan_zarr_prepare_consolidated (const gchar * store, const gchar * rel,
   g_string_free (group, TRUE);
   g_free (zarray);
   g_free (zattrs);
+  g_free (array_json);
   g_strfreev (parts);
   if (!ok) {
     _plan_zarr_discard_consolidated (pairs);

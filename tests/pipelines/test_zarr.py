@@ -1247,8 +1247,8 @@ def sink_add_keeps_consolidated_metadata():
     opens the store consolidated (zarr.open_consolidated, xarray's default)
     sees the array added, with its shape, dtype and values, and not the
     metadata of an array it replaced; the groups made on the way are in it
-    too. A v3 group's inline consolidated metadata is dropped, so readers
-    read the nodes themselves. A .zmetadata that is not JSON fails the run
+    too. A v3 group's inline consolidated metadata (zarr-python 3) gets
+    the new array's zarr.json in the same way. A .zmetadata that is not JSON fails the run
     and leaves the store as it was."""
     d = plantest.tmpdir()
     src, out = os.path.join(d, 'in.npy'), os.path.join(d, 'c.zarr')
@@ -1292,16 +1292,100 @@ def sink_add_keeps_consolidated_metadata():
     os.makedirs(v3)
     with open(os.path.join(v3, 'zarr.json'), 'w') as f:
         json.dump({'zarr_format': 3, 'node_type': 'group',
-                   'attributes': {'title': 'x'},
-                   'consolidated_metadata': {'kind': 'inline',
-                                             'must_understand': False,
-                                             'metadata': {}}}, f)
-    launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
-           'location=' + v3, 'file-mode=add', 'dataset=t')
+                   'attributes': {'title': 'x'}}, f)
+    for dataset in ['old', 'ds/v']:
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + v3, 'file-mode=add', 'dataset=' + dataset)
+    v3_consolidate(os.path.join(v3, 'ds'))
+    v3_consolidate(v3)
+    for dataset in ['t', 'old', 'ds/w', 'x/y/z']:
+        launch('planfilesrc', 'location=' + src, '!', 'planfilesink',
+               'location=' + v3, 'file-mode=add', 'dataset=' + dataset)
+        for group in [v3, os.path.join(v3, 'ds')]:
+            with open(os.path.join(group, 'zarr.json')) as f:
+                meta = json.load(f)
+            got = meta.get('consolidated_metadata')
+            want = v3_consolidated(group)
+            if got != want:
+                raise Failure('v3 consolidated metadata of %s after adding '
+                              '%s:\n%r\nwanted\n%r' % (group, dataset,
+                                                        got, want))
+        if meta['attributes'] != {}:
+            raise Failure('v3 group ds lost its own metadata: %r' % meta)
     with open(os.path.join(v3, 'zarr.json')) as f:
         meta = json.load(f)
-    if 'consolidated_metadata' in meta or meta['attributes'] != {'title': 'x'}:
-        raise Failure('v3 group metadata after add: %r' % meta)
+    if meta['attributes'] != {'title': 'x'} or \
+            sorted(meta['consolidated_metadata']['metadata']) != \
+            ['ds', 'ds/v', 'ds/w', 'old', 't', 'x', 'x/y', 'x/y/z']:
+        raise Failure('v3 root metadata after adds: %r' % meta)
+    if os.access(ZARR3, os.X_OK):
+        # zarr-python 3 itself, reading through the consolidated metadata.
+        p = subprocess.run([ZARR3, '-W', 'ignore', '-c', V3_CONSOLIDATED_READ,
+                            v3], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Failure('zarr-python 3 reading %s consolidated:\n%s' %
+                          (v3, p.stdout + p.stderr))
+        for name in ['t', 'old', 'ds/w', 'x/y/z']:
+            plantest.assert_same(
+                np.load(os.path.join(v3, '..', 'got-%s.npy' %
+                                     name.replace('/', '-'))),
+                a, 'zarr-python 3 consolidated ' + name)
+
+
+# Run by zarr 3's python: opens the store given consolidated (from the
+# root's zarr.json alone: its nodes' zarr.json are hidden first) and saves
+# each array beside the store.
+V3_CONSOLIDATED_READ = '''
+import os, sys, numpy as np, zarr
+store = sys.argv[1]
+names = ['t', 'old', 'ds/w', 'x/y/z']
+hidden = [os.path.join(store, n, 'zarr.json') for n in names]
+for h in hidden:
+    os.rename(h, h + '.hidden')
+try:
+    g = zarr.open_consolidated(store, mode='r')
+    want = {'ds', 'ds/v', 'ds/w', 'old', 't', 'x', 'x/y', 'x/y/z'}
+    got = {k for k, _ in g.members(max_depth=None)}
+    assert got == want, got
+    for n in names:
+        np.save(os.path.join(store, '..', 'got-%s.npy' % n.replace('/', '-')),
+                g[n][...])
+finally:
+    for h in hidden:
+        os.rename(h + '.hidden', h)
+'''
+
+
+def v3_consolidated(group):
+    """What zarr-python 3's consolidate_metadata() puts in a group's
+    zarr.json: the zarr.json of every node below it, keyed by its path from
+    the group; a group among them keeps inline consolidated metadata of its
+    own only as an empty one, and has none when it had none."""
+    found = {}
+    for top, dirs, files in os.walk(group):
+        dirs.sort()
+        if top == group or 'zarr.json' not in files:
+            continue
+        with open(os.path.join(top, 'zarr.json')) as f:
+            node = json.load(f)
+        if node['node_type'] == 'group':
+            if node.get('consolidated_metadata'):
+                node['consolidated_metadata']['metadata'] = {}
+            else:
+                node.pop('consolidated_metadata', None)
+        found[os.path.relpath(top, group)] = node
+    return {'kind': 'inline', 'must_understand': False, 'metadata': found}
+
+
+def v3_consolidate(group):
+    """Consolidates a v3 group's metadata in its zarr.json, as zarr-python
+    3's zarr.consolidate_metadata() does."""
+    path = os.path.join(group, 'zarr.json')
+    with open(path) as f:
+        meta = json.load(f)
+    meta['consolidated_metadata'] = v3_consolidated(group)
+    with open(path, 'w') as f:
+        json.dump(meta, f)
 
 
 def sink_failures_leave_the_store():
