@@ -263,16 +263,44 @@ member_is_unset (JsonObject * o, const gchar * key)
   return n == NULL || JSON_NODE_HOLDS_NULL (n);
 }
 
-/* The integer member @key of @o; @dflt when it is absent or not an
- * integer. */
-static gint64
-member_int (JsonObject * o, const gchar * key, gint64 dflt)
+/* Checks a node's zarr_format against @want (2 or 3) as zarr-python does,
+ * which compares it with ==: an integer, or a number equal to one (2.0).
+ * @file names the metadata file, @read the versions read, for errors. */
+static gboolean
+check_zarr_format (JsonObject * o, gint64 want, const gchar * file,
+    const gchar * read, GError ** error)
 {
-  JsonNode *n = json_object_get_member (o, key);
+  JsonNode *n = json_object_get_member (o, "zarr_format");
+  GType type = n ? json_node_get_value_type (n) : G_TYPE_INVALID;
+  gdouble d;
 
-  if (n == NULL || json_node_get_value_type (n) != G_TYPE_INT64)
-    return dflt;
-  return json_node_get_int (n);
+  if (type == G_TYPE_INT64 && json_node_get_int (n) == want)
+    return TRUE;
+  if (type == G_TYPE_INT64) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its %s says "
+        "zarr_format %" G_GINT64_FORMAT "; %s", file, json_node_get_int (n),
+        read);
+    return FALSE;
+  }
+  if (type != G_TYPE_DOUBLE) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s has no "
+        "zarr_format that is an integer", file);
+    return FALSE;
+  }
+  d = json_node_get_double (n);
+  if (d == (gdouble) want)
+    return TRUE;
+  if (isfinite (d) && d == floor (d) && fabs (d) < 1e15) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its %s says "
+        "zarr_format %.0f; %s", file, d, read);
+  } else {
+    gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its %s says "
+        "zarr_format %s, which is not a whole number and so no Zarr version",
+        file, g_ascii_dtostr (buf, sizeof (buf), d));
+  }
+  return FALSE;
 }
 
 /* The root of parsed metadata when it is an object, else NULL (an empty
@@ -1716,8 +1744,8 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   o = root_object (parser);
   if (o == NULL)
     goto not_object;
-  if (member_int (o, "zarr_format", 0) != 2)
-    goto bad_format;
+  if (!check_zarr_format (o, 2, ".zarray", "only Zarr v2 is read", error))
+    goto done;
   order = member_string (o, "order", "C");
   if (g_strcmp0 (order, "C") != 0 && g_strcmp0 (order, "F") != 0)
     goto bad_order;
@@ -1743,15 +1771,6 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
 not_object:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray is not a "
       "JSON object");
-  goto done;
-bad_format:
-  if (member_int (o, "zarr_format", -1) == member_int (o, "zarr_format", 0))
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its .zarray "
-        "says zarr_format %" G_GINT64_FORMAT "; only Zarr v2 is read",
-        member_int (o, "zarr_format", 0));
-  else
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
-        "zarr_format that is an integer");
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "
@@ -2126,8 +2145,9 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
   o = root_object (parser);
   if (o == NULL)
     goto not_object;
-  if (member_int (o, "zarr_format", 0) != 3)
-    goto bad_format;
+  if (!check_zarr_format (o, 3, "zarr.json", "Zarr v2 (.zarray) and v3 are "
+          "read", error))
+    goto done;
   if (!check_v3_fields (o, error))
     goto done;
 
@@ -2211,15 +2231,6 @@ parse_zarr_json (PlanZarrArray * z, const gchar * text, GError ** error)
 not_object:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zarr.json is not "
       "a JSON object");
-  goto done;
-bad_format:
-  if (member_int (o, "zarr_format", -1) == member_int (o, "zarr_format", 0))
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its zarr.json "
-        "says zarr_format %" G_GINT64_FORMAT "; Zarr v2 (.zarray) and v3 "
-        "are read", member_int (o, "zarr_format", 0));
-  else
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its zarr.json has "
-        "no zarr_format that is an integer");
   goto done;
 bad_dtype:
   {

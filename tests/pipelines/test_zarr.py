@@ -302,6 +302,13 @@ def hostile_metadata_fails():
     for name, edit, text in [
             ('format', {'zarr_format': '2'},
              'has no zarr_format that is an integer'),
+            ('formatbool', {'zarr_format': True},
+             'has no zarr_format that is an integer'),
+            ('format25', {'zarr_format': 2.5},
+             'its .zarray says zarr_format 2.5, which is not a whole number '
+             'and so no Zarr version'),
+            ('format30', {'zarr_format': 3.0},
+             'its .zarray says zarr_format 3; only Zarr v2 is read'),
             ('compressor', {'compressor': 'zlib'},
              'its compressor is neither null nor an object with an id')]:
         path = store(name, 'float32', 0.0, **edit)
@@ -351,6 +358,12 @@ def hostile_metadata_fails():
 
     plantest.assert_same(read(v3('good'), out),
                          np.arange(12, dtype='f4').reshape(4, 3), 'v3')
+    # zarr-python compares zarr_format with ==: 3.0 is 3 (and 2.0 is 2).
+    plantest.assert_same(read(v3('good30', zarr_format=3.0), out),
+                         np.arange(12, dtype='f4').reshape(4, 3), 'v3 3.0')
+    path = store('format20', 'float32', 0.0, zarr_format=2.0)
+    plantest.assert_same(read(path, out), zarr.open(path, 'r')[...],
+                         'zarr_format 2.0')
     # A zarr.json that is not JSON or not an object: no array, and why
     # (it said only that no array was there).
     for name, text, why in [
@@ -373,8 +386,12 @@ def hostile_metadata_fails():
              'chunk_key_encoding'),
             ('bytesconf', {'codecs/0/configuration': []},
              "its codec 'bytes' has a configuration that is not valid"),
-            ('v3format', {'zarr_format': 3.0},
-             'has no zarr_format that is an integer'),
+            ('v3format', {'zarr_format': 3.5},
+             'its zarr.json says zarr_format 3.5, which is not a whole '
+             'number and so no Zarr version'),
+            ('v3format2', {'zarr_format': 2.0},
+             'its zarr.json says zarr_format 2; Zarr v2 (.zarray) and v3 '
+             'are read'),
             ('indexconf', {'codecs': sharded,
                            'codecs/0/configuration/index_codecs/0/'
                            'configuration': 5},
