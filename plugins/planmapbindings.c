@@ -17,7 +17,6 @@
 
 #include "planmapbindings.h"
 
-#include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -55,26 +54,153 @@ is_identifier (const gchar * s)
   return TRUE;
 }
 
+typedef enum
+{
+  PARAM_OK,
+  PARAM_NOT_A_VALUE,
+  PARAM_LEADING_ZERO,
+  PARAM_OUT_OF_RANGE,
+} ParamParse;
+
+/* An integer as Python's int (text, 0) reads a literal: an optional sign,
+ * then decimal digits (no leading zero but in 0 itself), or 0x, 0o or 0b
+ * and digits of that base, with single '_'s between digits (and after
+ * the prefix). Sets the sign and the magnitude; PARAM_OUT_OF_RANGE when
+ * the magnitude is above 2**64 - 1. */
+static ParamParse
+parse_int_literal (const gchar * text, gboolean * negative, guint64 * mag)
+{
+  const gchar *p = text;
+  guint base = 10, n_digits = 0;
+  gboolean overflow = FALSE, all_zero = TRUE, under = FALSE;
+
+  *negative = FALSE;
+  *mag = 0;
+  if (*p == '+' || *p == '-')
+    *negative = *p++ == '-';
+  if (p[0] == '0' && p[1] != '\0' && strchr ("xXoObB", p[1])) {
+    base = g_ascii_tolower (p[1]) == 'x' ? 16 :
+        g_ascii_tolower (p[1]) == 'o' ? 8 : 2;
+    p += 2;
+    under = *p == '_';          /* 0x_ff, as Python takes it */
+    if (under)
+      p++;
+  }
+  for (; *p; p++) {
+    gint d;
+
+    if (*p == '_') {
+      if (under || n_digits == 0)
+        return PARAM_NOT_A_VALUE;
+      under = TRUE;
+      continue;
+    }
+    d = g_ascii_xdigit_value (*p);
+    if (d < 0 || (guint) d >= base)
+      return PARAM_NOT_A_VALUE;
+    under = FALSE;
+    n_digits++;
+    if (*mag > (G_MAXUINT64 - d) / base)
+      overflow = TRUE;
+    else
+      *mag = *mag * base + d;
+    all_zero = all_zero && d == 0;
+  }
+  if (n_digits == 0 || under)
+    return PARAM_NOT_A_VALUE;
+  /* 010: C reads it as octal 8, Python refuses it; so does the
+   * expression language. */
+  if (base == 10 && n_digits > 1 && !all_zero
+      && text[*text == '+' || *text == '-'] == '0')
+    return PARAM_LEADING_ZERO;
+  return overflow ? PARAM_OUT_OF_RANGE : PARAM_OK;
+}
+
+/* The range of the integer dtype @dtype. */
+static void
+int_range (PlanDType dtype, gint64 * lo, guint64 * hi)
+{
+  guint bits = (guint) plan_dtype_get_size (dtype) * 8;
+  gboolean is_signed = dtype == PLAN_DTYPE_INT8 || dtype == PLAN_DTYPE_INT16
+      || dtype == PLAN_DTYPE_INT32 || dtype == PLAN_DTYPE_INT64;
+
+  if (is_signed) {
+    *lo = bits == 64 ? G_MININT64 : -((gint64) 1 << (bits - 1));
+    *hi = bits == 64 ? (guint64) G_MAXINT64 : ((guint64) 1 << (bits - 1)) - 1;
+  } else {
+    *lo = 0;
+    *hi = bits == 64 ? G_MAXUINT64 : ((guint64) 1 << bits) - 1;
+  }
+}
+
+/* An integer of @dtype: a literal out of its range is refused (numpy 2
+ * refuses np.int8(0x80); numpy 1.24 wraps it, with a warning), never
+ * wrapped. */
+static ParamParse
+parse_int_param (const gchar * text, PlanDType dtype, guint64 * value)
+{
+  gboolean negative;
+  guint64 mag, hi;
+  gint64 lo, v;
+  ParamParse r = parse_int_literal (text, &negative, &mag);
+
+  if (r != PARAM_OK)
+    return r;
+  int_range (dtype, &lo, &hi);
+  if (negative && mag > 0) {
+    /* lo is -2**(bits-1), or 0: its magnitude, without overflow */
+    if (lo == 0 || mag - 1 > (guint64) (-(lo + 1)))
+      return PARAM_OUT_OF_RANGE;
+    v = -(gint64) (mag - 1) - 1;
+  } else {
+    if (mag > hi)
+      return PARAM_OUT_OF_RANGE;
+    v = (gint64) mag;
+  }
+  /* The value's bytes in the dtype's width (two's complement). */
+  switch (plan_dtype_get_size (dtype)) {
+    case 1:{
+      guint8 x = (guint8) v;
+      memcpy (value, &x, 1);
+      break;
+    }
+    case 2:{
+      guint16 x = (guint16) v;
+      memcpy (value, &x, 2);
+      break;
+    }
+    case 4:{
+      guint32 x = (guint32) v;
+      memcpy (value, &x, 4);
+      break;
+    }
+    default:
+      memcpy (value, &v, 8);
+      break;
+  }
+  return PARAM_OK;
+}
+
 /* Parses @text as a value of @dtype into @value. */
-static gboolean
+static ParamParse
 parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
 {
   gchar *end = NULL;
 
   *value = 0;
   if (*text == '\0')
-    return FALSE;
+    return PARAM_NOT_A_VALUE;
   if (dtype == PLAN_DTYPE_BOOL) {
     if (!g_ascii_strcasecmp (text, "true") || !strcmp (text, "1"))
       *value = 1;
     else if (g_ascii_strcasecmp (text, "false") && strcmp (text, "0"))
-      return FALSE;
-    return TRUE;
+      return PARAM_NOT_A_VALUE;
+    return PARAM_OK;
   }
   if (plan_dtype_is_float (dtype)) {
     gdouble d = g_ascii_strtod (text, &end);
     if (*end != '\0')
-      return FALSE;
+      return PARAM_NOT_A_VALUE;
     if (dtype == PLAN_DTYPE_FLOAT32) {
       gfloat f = (gfloat) d;
       memcpy (value, &f, 4);
@@ -85,70 +211,38 @@ parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
     } else {
       memcpy (value, &d, 8);
     }
-    return TRUE;
+    return PARAM_OK;
   }
-  {
-    gsize size = plan_dtype_get_size (dtype);
-    gboolean is_signed = dtype == PLAN_DTYPE_INT8 || dtype == PLAN_DTYPE_INT16
-        || dtype == PLAN_DTYPE_INT32 || dtype == PLAN_DTYPE_INT64;
-    guint bits = (guint) size * 8;
+  return parse_int_param (text, dtype, value);
+}
 
-    errno = 0;
-    if (is_signed) {
-      gint64 v = g_ascii_strtoll (text, &end, 10);
-      gint64 lo = bits == 64 ? G_MININT64 : -((gint64) 1 << (bits - 1));
-      gint64 hi = bits == 64 ? G_MAXINT64 : ((gint64) 1 << (bits - 1)) - 1;
-      if (*end != '\0' || errno || v < lo || v > hi)
-        return FALSE;
-      switch (size) {
-        case 1:{
-          gint8 x = (gint8) v;
-          memcpy (value, &x, 1);
-          break;
-        }
-        case 2:{
-          gint16 x = (gint16) v;
-          memcpy (value, &x, 2);
-          break;
-        }
-        case 4:{
-          gint32 x = (gint32) v;
-          memcpy (value, &x, 4);
-          break;
-        }
-        default:
-          memcpy (value, &v, 8);
-          break;
-      }
-    } else {
-      guint64 v;
-      if (text[0] == '-')
-        return FALSE;
-      v = g_ascii_strtoull (text, &end, 10);
-      if (*end != '\0' || errno || (bits < 64 && v >> bits))
-        return FALSE;
-      switch (size) {
-        case 1:{
-          guint8 x = (guint8) v;
-          memcpy (value, &x, 1);
-          break;
-        }
-        case 2:{
-          guint16 x = (guint16) v;
-          memcpy (value, &x, 2);
-          break;
-        }
-        case 4:{
-          guint32 x = (guint32) v;
-          memcpy (value, &x, 4);
-          break;
-        }
-        default:
-          memcpy (value, &v, 8);
-          break;
-      }
-    }
-    return TRUE;
+/* Sets @error for @value, which parse_param_value() refused with @r. */
+static void
+param_value_error (GError ** error, const gchar * name, const gchar * value,
+    PlanDType dtype, ParamParse r)
+{
+  const gchar *type = plan_dtype_to_string (dtype);
+  gint64 lo;
+  guint64 hi;
+
+  if (r == PARAM_OUT_OF_RANGE) {
+    int_range (dtype, &lo, &hi);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "params: parameter '%s': %s is out of range for %s (%"
+        G_GINT64_FORMAT " to %" G_GUINT64_FORMAT ")", name, value, type, lo,
+        hi);
+  } else if (r == PARAM_LEADING_ZERO) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "params: parameter '%s': '%s' is a decimal integer with a leading "
+        "zero, which C reads as octal and Python refuses; write it without "
+        "the zero, or octal as 0o...", name, value);
+  } else {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "params: parameter '%s': '%s' is not %s %s value%s", name, value,
+        plan_dtype_get_article (dtype), type, plan_dtype_is_float (dtype) ||
+        dtype == PLAN_DTYPE_BOOL ? "" : " (an integer: decimal, or 0x, 0o "
+        "or 0b and digits, with an optional sign and '_' between digits, "
+        "as Python writes integers)");
   }
 }
 
@@ -169,6 +263,7 @@ plan_map_params_parse (const gchar * text, GError ** error)
     gchar *item = g_strstrip (items[i]);
     gchar *eq = strchr (item, '='), *colon;
     PlanMapParam m = { NULL, PLAN_DTYPE_FLOAT64, 0 };
+    ParamParse r;
 
     if (*item == '\0' && items[i + 1] == NULL && i > 0)
       break;                    /* a trailing comma */
@@ -212,11 +307,9 @@ plan_map_params_parse (const gchar * text, GError ** error)
         goto failed;
       }
     }
-    if (!parse_param_value (g_strstrip (eq + 1), m.dtype, &m.value)) {
-      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-          "params: parameter '%s': '%s' is not %s %s value", item,
-          g_strstrip (eq + 1), plan_dtype_get_article (m.dtype),
-          plan_dtype_to_string (m.dtype));
+    r = parse_param_value (g_strstrip (eq + 1), m.dtype, &m.value);
+    if (r != PARAM_OK) {
+      param_value_error (error, item, eq + 1, m.dtype, r);
       goto failed;
     }
     m.name = g_strdup (item);

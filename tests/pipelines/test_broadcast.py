@@ -304,14 +304,51 @@ def test_params_with_constants_and_broadcast():
     assert_same(got, (x + y - c) * 0.5, 'streams, constant and param')
 
 
+def test_integer_param_literals():
+    """An integer param takes what Python's int(text, 0) takes: a sign,
+    decimal, 0x, 0o or 0b digits, '_' between digits; a value out of the
+    dtype's range is an error (numpy 2 refuses np.int8(0x80); it never
+    wraps), and so is a decimal with a leading zero (Python refuses it,
+    C reads it as octal)."""
+    x = random_array('int64', (50, 3), rng)
+    for dtype, text in [('int8', '0x7f'), ('int8', '-0x80'), ('int8', '-128'),
+                        ('uint8', '0xFF'), ('int16', '0o777'),
+                        ('int32', '-0b1010'), ('uint64', '0xffff_ffff_ffff_ffff'),
+                        ('int64', '-0x8000000000000000'), ('int32', '1_000'),
+                        ('int16', '+0X_1f'), ('uint16', '00'), ('int8', '-0')]:
+        v = int(text, 0)
+        got = run_map('x + g', [x], ['params=g:%s=%s' % (dtype, text)])
+        assert_same(got, x + np.array([v], dtype),
+                    'g:%s=%s' % (dtype, text))
+    for dtype, text, lo, hi in [('int8', '0x80', -128, 127),
+                                ('int8', '-0x81', -128, 127),
+                                ('uint8', '0x100', 0, 255),
+                                ('uint16', '-0x1', 0, 65535),
+                                ('int64', '0x8000000000000000',
+                                 -2 ** 63, 2 ** 63 - 1),
+                                ('uint64', '0x1_0000_0000_0000_0000',
+                                 0, 2 ** 64 - 1)]:
+        expect_error('x + g', [x], ['params=g:%s=%s' % (dtype, text)],
+                     "params: parameter 'g': %s is out of range for %s "
+                     "(%d to %d)" % (text, dtype, lo, hi))
+    for text in ['0x', '0x_', '1__0', '_1', '1_', '0b2', '0o8', '0xg',
+                 '1.0', '--1', '0x 1']:
+        expect_error('x + g', [x], ['params=g:int32=%s' % text],
+                     "params: parameter 'g': '%s' is not an int32 value "
+                     "(an integer: decimal, or 0x, 0o or 0b" % text)
+    expect_error('x + g', [x], ['params=g:int32=017'],
+                 "params: parameter 'g': '017' is a decimal integer with a "
+                 "leading zero")
+
+
 def test_param_errors():
     x = random_array('float32', (10, 3), rng)
     expect_error('x * g', [x], ['params=g=abc'], "'g'",
                  "'abc' is not a float64 value")
     expect_error('x * g', [x], ['params=g:int8=300'], "'g'",
-                 "'300' is not an int8 value")
+                 "300 is out of range for int8 (-128 to 127)")
     expect_error('x * g', [x], ['params=g:uint8=-1'], "'g'",
-                 "'-1' is not a uint8 value")
+                 "-1 is out of range for uint8 (0 to 255)")
     expect_error('x * g', [x], ['params=g:float=1'], "'g'", 'float')
     expect_error('x * g', [x], ['params=g'], 'not name=value')
     expect_error('x * g', [x], ['params=g=1,g=2'], "'g' is given twice")
