@@ -151,14 +151,26 @@ position_of (const gchar * source, guint pos, guint * line, guint * column)
   }
 }
 
+/* Where @pos is in @source, as an error names a place: "column C", or
+ * "line L, column C" in a source of several lines. */
+static gchar *
+place_of (const gchar * source, guint pos)
+{
+  guint line, column;
+
+  position_of (source, pos, &line, &column);
+  if (strchr (source, '\n'))
+    return g_strdup_printf ("line %u, column %u", line, column);
+  return g_strdup_printf ("column %u", column);
+}
+
 void
 _plan_expr_set_error (GError ** error, gint code, const gchar * source,
     guint pos, const gchar * format, ...)
 {
   GString *msg;
   va_list args;
-  guint line, column;
-  gchar *text;
+  gchar *text, *place;
 
   if (error == NULL)
     return;
@@ -167,13 +179,11 @@ _plan_expr_set_error (GError ** error, gint code, const gchar * source,
   text = g_strdup_vprintf (format, args);
   va_end (args);
 
-  position_of (source, pos, &line, &column);
+  place = place_of (source, pos);
   msg = g_string_new (NULL);
-  if (strchr (source, '\n'))
-    g_string_append_printf (msg, "line %u, column %u: %s", line, column, text);
-  else
-    g_string_append_printf (msg, "column %u: %s", column, text);
+  g_string_append_printf (msg, "%s: %s", place, text);
   append_caret (msg, source, pos);
+  g_free (place);
   g_free (text);
 
   g_set_error_literal (error, PLAN_ERROR, code, msg->str);
@@ -553,9 +563,10 @@ parse_primary (Parser * p)
       if (node == NULL)
         return NULL;
       if (p->tok.kind != TOK_RPAREN) {
-        gchar *t = tok_text (p);
+        gchar *t = tok_text (p), *at = place_of (p->src, pos);
         parse_error (p, p->tok.pos, "expected ')' to close the '(' at "
-            "column %u, found %s", pos + 1, t);
+            "%s, found %s", at, t);
+        g_free (at);
         g_free (t);
         return NULL;
       }
@@ -785,9 +796,10 @@ parse_expr (Parser * p)
   if (a == NULL)
     return NULL;
   if (p->tok.kind != TOK_COLON) {
-    gchar *t = tok_text (p);
-    parse_error (p, p->tok.pos, "expected ':' of the '?' at column %u, "
-        "found %s", pos + 1, t);
+    gchar *t = tok_text (p), *at = place_of (p->src, pos);
+    parse_error (p, p->tok.pos, "expected ':' of the '?' at %s, found %s",
+        at, t);
+    g_free (at);
     g_free (t);
     return NULL;
   }

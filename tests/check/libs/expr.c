@@ -591,6 +591,38 @@ GST_START_TEST (test_expr_error_multiline_names_line)
 
 GST_END_TEST;
 
+/* The place of the '(' or '?' that an error refers back to is given as
+ * the error's own place is: with its line in a multi-line expression. */
+GST_START_TEST (test_expr_error_multiline_refers_back_by_line)
+{
+  static const struct
+  {
+    const gchar *src, *prefix, *needle;
+  } cases[] = {
+    {"(x +\n  1", "line 2, column 4: ", "expected ')' to close the '(' at "
+          "line 1, column 1, found the end of the expression"},
+    {"y * (x +\n 1 ? 2", "line 2, column 7: ", "expected ':' of the '?' at "
+          "line 2, column 4, found the end of the expression"},
+    {"x ? y\n", "line 2, column 1: ", "expected ':' of the '?' at line 1, "
+          "column 3"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GError *err = NULL;
+
+    fail_if (plan_expr_compile (cases[i].src, N_NAMES, names, dtypes, &err));
+    fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_SYNTAX));
+    fail_unless (g_str_has_prefix (err->message, cases[i].prefix), "%s",
+        err->message);
+    fail_unless (strstr (err->message, cases[i].needle) != NULL, "%s",
+        err->message);
+    g_error_free (err);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- type errors, one per test ---- */
 
 GST_START_TEST (test_expr_error_unknown_name_lists_bound_names)
@@ -1718,6 +1750,7 @@ expr_suite (void)
   tcase_add_test (tc, test_expr_error_too_many_levels);
   tcase_add_test (tc, test_expr_error_non_ascii);
   tcase_add_test (tc, test_expr_error_multiline_names_line);
+  tcase_add_test (tc, test_expr_error_multiline_refers_back_by_line);
   tcase_add_test (tc, test_expr_error_unknown_name_lists_bound_names);
   tcase_add_test (tc, test_expr_error_unknown_name_without_bound_names);
   tcase_add_test (tc, test_expr_error_unknown_function_suggests);
