@@ -436,6 +436,9 @@ class _Writer:
             return v if found and type(v) in kinds else None
         if isinstance(node, ast.Attribute):
             mod = self.module_attr(node)
+            if mod is None and node.attr in ("real", "imag"):
+                v = self.python_number(node.value)
+                return None if v is None else getattr(v, node.attr)
             if not mod or mod[1] not in _CONSTANTS:
                 return None
             v = getattr(self.lookup(node.value.id)[1], node.attr)
@@ -612,7 +615,86 @@ class _Writer:
         if mod:
             self.fail(node, "%s.%s is not a constant the expression knows" %
                       mod)
-        self.fail(node, "attributes cannot be expressed")
+        if node.attr in ("real", "imag"):
+            # x.real and x.imag are numpy's np.real(x) and np.imag(x): of a
+            # real array, the array itself and zeros of its dtype
+            v = self.python_number(node.value)
+            if v is not None:
+                return self.constant(node, getattr(v, node.attr))
+            return "%s(%s)" % (node.attr, self.expr(node.value))
+        self.fail(node, "attributes cannot be expressed (but an array's "
+                  ".real and .imag)")
+
+    def method_call(self, node):
+        """x.conj(), x.conjugate() and x.round(d) of an array, as numpy's
+        np.conj(x) and np.round(x, d); None where node is no call of a
+        method of a value (np.sin(x) is a function of a module)."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or \
+                self.module_attr(func) is not None or \
+                (isinstance(func.value, ast.Name) and
+                 func.value.id not in self.names and
+                 self.python_number(func.value) is None):
+            return None
+        if func.attr in ("conj", "conjugate"):
+            if node.args or node.keywords:
+                self.fail(node, "%s() takes no arguments" % func.attr)
+            v = self.python_number(func.value)
+            if v is not None:
+                # a Python number's own method, as Python calls it (a
+                # complex has conjugate(), not numpy's conj())
+                method = getattr(v, func.attr, None)
+                if method is None:
+                    self.fail(node, "%s has no method %s(), which numpy's "
+                              "arrays have" % (with_article(
+                                  type(v).__name__), func.attr))
+                return self.constant(node, method())
+            return "conj(%s)" % self.expr(func.value)
+        if func.attr == "round":
+            return self.round_call(node, func.value, node.args,
+                                   node.keywords, "decimals")
+        return None
+
+    def round_call(self, node, x, args, keywords, keyword):
+        """np.round(x, decimals), x.round(decimals) and the built-in
+        round(x, ndigits) of an array (ndarray.__round__, numpy's round):
+        decimals=0 is plain rounding, halves to even, as round(x); other
+        decimals depend on x's dtype in numpy, which the expression is
+        written without."""
+        given = list(args)
+        for k in keywords:
+            if k.arg != keyword or len(given) != 0:
+                self.fail(node, _keywords_refused(keywords))
+            given.append(k.value)
+        if len(given) > 1:
+            self.fail(node, "round() takes x and the number of decimals, "
+                      "but %d arguments were given%s" % (
+                          len(given) + 1, "; numpy's third argument is "
+                          "out=, which has no place here: the map's output "
+                          "is the node's result" if len(given) == 2 else ""))
+        if not given:
+            return "round(%s)" % self.expr(x)
+        d = self.value(given[0])
+        np = _numpy()
+        if isinstance(d, bool) or not (isinstance(d, int) or (
+                np is not None and isinstance(d, np.integer))):
+            self.fail(node, "round(): the number of decimals must be an "
+                      "integer known when the function is translated (a "
+                      "literal or a number it closes over), not %s" %
+                      ast.unparse(given[0]))
+        d = int(d)
+        if d == 0:
+            return "round(%s)" % self.expr(x)
+        f = "1e%d" % abs(d)
+        self.fail(node, "round() to %d decimals: numpy computes it for a "
+                  "float x as rint(x %s %s) %s %s in x's dtype, but returns "
+                  "an integer x %s, and the expression is written without "
+                  "knowing x's dtype; for a float x write that: "
+                  "np.rint(x %s %s) %s %s" % (
+                      d, "*" if d > 0 else "/", f, "/" if d > 0 else "*", f,
+                      "as it is" if d > 0 else "rounded in float64 and cast "
+                      "back", "*" if d > 0 else "/", f,
+                      "/" if d > 0 else "*", f))
 
     def visit_BinOp(self, node):
         op = _BINOPS.get(type(node.op))
@@ -668,6 +750,12 @@ class _Writer:
                                    self.expr(node.orelse))
 
     def visit_Call(self, node):
+        method = self.method_call(node)
+        if method is not None:
+            return method
+        rounded = self.numpy_round(node)
+        if rounded is not None:
+            return rounded
         if node.keywords:
             self.fail(node, _keywords_refused(node.keywords))
         astype = self.astype(node)
@@ -701,6 +789,41 @@ class _Writer:
         if name == "clip" and len(node.args) == 3:
             return self.clip(node)
         return _call_text(module, name, [self.expr(a) for a in node.args])
+
+    def numpy_round(self, node):
+        """np.round(x, d), np.around, np.round_ and the built-in
+        round(x, d) of an array, through round_call(); None for any other
+        call, and for the built-in round of numbers only, which Python
+        computes (folded_call())."""
+        mod = self.module_attr(node.func)
+        if mod is not None:
+            if mod[0] != "numpy" or mod[1] not in ("round", "around",
+                                                   "round_"):
+                return None
+            keyword = "decimals"
+        elif isinstance(node.func, ast.Name) and \
+                node.func.id not in self.names:
+            found, value = self.lookup(node.func.id)
+            np = _numpy()
+            if found and value is round:
+                keyword = "ndigits"
+            elif found and np is not None and any(
+                    value is getattr(np, n, None)
+                    for n in ("round", "around", "round_")):
+                keyword = "decimals"
+            else:
+                return None
+            if keyword == "ndigits" and self.folded_call(node) is not None:
+                return None
+        else:
+            return None
+        if not node.args:
+            return None
+        if keyword == "ndigits" and len(node.args) == 1 and \
+                not node.keywords:
+            return None     # round(x): the function table's round
+        return self.round_call(node, node.args[0], node.args[1:],
+                               node.keywords, keyword)
 
     def is_none(self, node):
         if isinstance(node, ast.Constant):
@@ -797,8 +920,30 @@ def _function_name(module, name, n_args, fail):
     if name not in _FUNCTIONS:
         fail("the function '%s' has no equivalent in the "
              "expression language" % name)
+    if module == "numpy" and name != "round":
+        np = _numpy()
+        ufunc = getattr(np, written, None) if np is not None else None
+        if isinstance(ufunc, np.ufunc) and \
+                ufunc.nin < n_args <= ufunc.nin + ufunc.nout:
+            fail("np.%s takes %d input%s; numpy reads the argument after "
+                 "%s as out=, the array the result is written into, not "
+                 "as another operand (%s), and out= has no place here: the "
+                 "map's output is the node's result" % (
+                     written, ufunc.nin, "" if ufunc.nin == 1 else "s",
+                     "it" if ufunc.nin == 1 else "them",
+                     "np.%s(a, b, c) is not the %s of three values: write "
+                     "np.%s(np.%s(a, b), c)" % (
+                         written, "largest" if name == "maximum" else
+                         "smallest", written, written)
+                     if name in ("maximum", "minimum") else
+                     "np.%s(%s) writes into %s" % (
+                         written, ", ".join("abcd"[:ufunc.nin + 1]),
+                         "abcd"[ufunc.nin]) if ufunc.nin < 4 else
+                     "np.%s(...) writes into its last argument" % written))
     if name == "round" and n_args != 1:
-        fail("round() takes no number of digits here")
+        fail("round() takes the number of decimals here only as a literal "
+             "0 (np.round(x, 0)) or a number known when the function is "
+             "translated")
     if module is None and name in ("min", "max") and n_args < 2:
         fail("%s() of %s is Python's %s of an iterable, which has no "
              "elementwise meaning here: give it two or more values, "

@@ -508,7 +508,72 @@ def round_and_floor_of_numbers_are_python_ints():
     expect(TranslationError, lambda: plan.map(lambda x: x + math.floor(inf), args=(a,)),
            "floor(inf): cannot convert float infinity to integer")
     expect(TranslationError, lambda: plan.map(lambda x: round(x, 2), args=(a,)),
-           "round() takes no number of digits here")
+           "round() to 2 decimals")
+
+
+@test
+def round_decimals_real_imag_conj_and_ufunc_out():
+    """np.round(x, 0), np.around(x, decimals=0), the built-in round(x, 0)
+    and x.round(0) are plain rounding, halves to even, as numpy's; other
+    decimals, which numpy computes by x's dtype, are a TranslationError
+    saying what numpy computes. x.real, x.imag, x.conj(), x.conjugate(),
+    np.conj and np.conjugate are numpy's, of complex and real arrays.
+    np.maximum(a, b, c) is refused: numpy's third argument is out=."""
+    X = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, 3.7, -2.6, -0.0])
+    for fn in (lambda x: np.round(x, 0), lambda x: np.around(x, decimals=0),
+               lambda x: np.round(x, decimals=0),
+               lambda x: x.round(0), lambda x: x.round(),
+               lambda x: x.round(decimals=0), lambda x: np.round_(x, 0)):
+        for arr in (X, X.astype(np.float32)):
+            same_as_numpy(fn, arr)
+    assert gstplan.translate(lambda x: np.around(x, decimals=0) + 1) == \
+        "round(x) + 1"
+    # the built-in round of an array with 0 digits, as round(x) (numpy 1.24's
+    # arrays have no __round__; numpy 2's round as np.round)
+    assert gstplan.translate(lambda x: round(x, 0)) == "round(x)"
+    C = rng.standard_normal(50) + 1j * rng.standard_normal(50)
+    for arr in (C.astype(np.complex64), C, X, X.astype(np.float32)):
+        for fn in (lambda z: z.real, lambda z: z.imag, lambda z: z.conj(),
+                   lambda z: z.conjugate(), lambda z: np.conj(z),
+                   lambda z: np.conjugate(z),
+                   lambda z: (z * 2).real - z.imag + z.conj().imag):
+            same_as_numpy(fn, arr)
+    k = 2 + 3j
+    assert gstplan.translate(lambda x: x * k.imag + k.real) == \
+        "(x * 3.0) + 2.0"
+    same_as_numpy(lambda x: x.conj() * k.imag + k.conjugate(), C)
+    expect(TranslationError, lambda: gstplan.translate(lambda x: x * k.conj()),
+           "a complex has no method conj(), which numpy's arrays have")
+    plan = Plan(); a = plan.source(); b = plan.source(); c = plan.source()
+    expect(TranslationError,
+           lambda: plan.map(lambda x: np.round(x, 2), args=(a,)),
+           "round() to 2 decimals", "returns an integer x as it is",
+           "np.rint(x * 1e2) / 1e2")
+    expect(TranslationError,
+           lambda: plan.map(lambda x: np.around(x, decimals=-1), args=(a,)),
+           "round() to -1 decimals", "np.rint(x / 1e1) * 1e1")
+    expect(TranslationError,
+           lambda: plan.map(lambda x: np.round(x, 0.5), args=(a,)),
+           "the number of decimals must be an integer")
+    expect(TranslationError,
+           lambda: plan.map(lambda x, y: np.round(x, y), args=(a, b)),
+           "the number of decimals must be an integer")
+    expect(TranslationError,
+           lambda: plan.map(lambda x, y: np.round(x, 0, y), args=(a, b)),
+           "numpy's third argument is out=")
+    for name, fn in (("maximum", lambda x, y, z: np.maximum(x, y, z)),
+                     ("minimum", lambda x, y, z: np.minimum(x, y, z))):
+        expect(TranslationError, lambda: plan.map(fn, args=(a, b, c)),
+               "np.%s takes 2 inputs; numpy reads the argument after them "
+               "as out=" % name,
+               "write np.%s(np.%s(a, b), c)" % (name, name))
+    expect(TranslationError,
+           lambda: plan.map(lambda x, y: np.sqrt(x, y), args=(a, b)),
+           "np.sqrt takes 1 input; numpy reads the argument after it as "
+           "out=", "np.sqrt(a, b) writes into b")
+    # the built-in max of three is elementwise, pair by pair
+    assert gstplan.translate(lambda x, y, z: max(x, y, z)) == \
+        "max(max(x, y), z)"
 
 
 @test
@@ -2190,10 +2255,16 @@ def wrong_number_of_arguments_is_a_translation_error():
     lambda is translated, with its file and line and the function as
     written; it came at dispatch as the compiler's error about the
     translated expression ('pow' takes 2 arguments ... pow(in0, 3, 5))."""
-    for fn, needle in [(lambda x: np.power(x, 2, 3),
-                        "power() takes 2 arguments, 3 given"),
+    for fn, needle in [(lambda x: np.power(x, 2, 3, 4),
+                        "power() takes 2 arguments, 4 given"),
+                       (lambda x: np.power(x, 2, 3),
+                        "np.power takes 2 inputs; numpy reads the argument "
+                        "after them as out="),
                        (lambda x: np.sin(x, x),
-                        "sin() takes 1 argument, 2 given"),
+                        "np.sin takes 1 input; numpy reads the argument "
+                        "after it as out="),
+                       (lambda x: np.sin(x, x, x),
+                        "sin() takes 1 argument, 3 given"),
                        (lambda x: np.clip(x, 1), "clip() takes 3 arguments"),
                        (lambda x: np.where(x > 0), "where() takes 3"),
                        (lambda x: math.hypot(x, x, x), "hypot() takes 2"),
