@@ -318,7 +318,10 @@ plan_element_post_error_full (GstElement * element, const GError * error,
  * and logged. So is, for a #GstBaseSrc, a seek in its segment's format
  * whose start comes after its stop (the segment's, for a stop of
  * %GST_SEEK_TYPE_NONE: plan_array_info_seek_is_range()), which
- * gst_segment_do_seek() would refuse with a critical warning, and a seek
+ * gst_segment_do_seek() would refuse with a critical warning, a seek
+ * from the end (%GST_SEEK_TYPE_END, where the segment knows its duration)
+ * that counts back before the first row or whose start then comes after
+ * its stop, and a seek
  * that selects no row of a 0-d array (the source's caps have no axis): it
  * has one row, the value, which a stream of no rows could not hold.
  *
@@ -353,13 +356,36 @@ selects_no_row_of_0d (GstElement * element, GstFormat format,
   return first >= 1 || (end >= 0 && end <= first);
 }
 
+/* A seek from the end (GST_SEEK_TYPE_END) on a #GstBaseSrc whose segment
+ * knows its duration, in the segment's format: whether its start or stop
+ * counts back past the first row, which gst_segment_do_seek() would take
+ * for a position near 2^64 (refusing the seek with a critical warning, or
+ * streaming from the end), or its start comes after its stop. */
+static gboolean
+seek_from_end_out_of_range (const GstSegment * segment, GstFormat format,
+    GstSeekType start_type, gint64 start, GstSeekType stop_type, gint64 stop)
+{
+  gint64 duration = (gint64) segment->duration, first, last;
+
+  if (format != segment->format || duration < 0
+      || (start_type != GST_SEEK_TYPE_END && stop_type != GST_SEEK_TYPE_END))
+    return FALSE;
+  first = start_type == GST_SEEK_TYPE_END ? duration + start :
+      start_type == GST_SEEK_TYPE_SET ? start : (gint64) segment->start;
+  last = stop_type == GST_SEEK_TYPE_END ? duration + stop :
+      stop_type == GST_SEEK_TYPE_SET ? stop : (gint64) segment->stop;
+  return (start_type == GST_SEEK_TYPE_END && first < 0)
+      || (stop_type == GST_SEEK_TYPE_END && last < 0)
+      || (first >= 0 && last >= 0 && first > last);
+}
+
 gboolean
 plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
 {
   GstSeekType start_type, stop_type;
   gint64 start, stop;
   GstFormat format;
-  gboolean range;
+  gboolean range, from_end_out;
   gdouble rate;
 
   g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
@@ -380,10 +406,18 @@ plan_element_refuse_backward_seek (GstElement * element, GstEvent * event)
   range = GST_BASE_SRC (element)->segment.format != format
       || plan_array_info_seek_is_range (&GST_BASE_SRC (element)->segment,
       start_type, start, stop_type, stop);
+  from_end_out = seek_from_end_out_of_range (&GST_BASE_SRC
+      (element)->segment, format, start_type, start, stop_type, stop);
   GST_OBJECT_UNLOCK (element);
   if (!range) {
     GST_WARNING_OBJECT (element, "the seek's start is after its stop (the "
         "segment's, for a stop left unchanged): no rows to play");
+    return TRUE;
+  }
+  if (from_end_out) {
+    GST_WARNING_OBJECT (element, "the seek from the end counts back before "
+        "the first row, or its start comes after its stop: no range of the "
+        "stream");
     return TRUE;
   }
   if (selects_no_row_of_0d (element, format, start_type, start, stop_type,

@@ -547,6 +547,15 @@ plan_array_src_start (GstBaseSrc * src)
   self->next_row = 0;
   self->stop_row = G_MAXUINT64;
   begin_progress (self, 0, plan_array_info_get_n_rows (&self->run_info));
+  /* A seek from the end (GST_SEEK_TYPE_END) counts back from the
+   * segment's duration, which GstBaseSrc knows only in bytes: without it
+   * such a seek started at row 0. An array bound later for the next run
+   * has the rows of this one. */
+  if (self->run_array != NULL) {
+    GST_OBJECT_LOCK (self);
+    src->segment.duration = plan_array_info_get_n_rows (&self->run_info);
+    GST_OBJECT_UNLOCK (self);
+  }
   desc = plan_array_info_to_string (&self->run_info);
   GST_INFO_OBJECT (self, "streaming %s from %s, %" G_GSIZE_FORMAT " rows a "
       "buffer", desc, self->run_array ? "an array" : "a reader",
@@ -668,6 +677,31 @@ plan_array_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return result;
 }
 
+/* A seek in rows from a row past the last: refused, before anything is
+ * flushed. gst_segment_do_seek() would make it a seek to the end, now
+ * that the segment knows its duration, and do_seek() sees it so. */
+static gboolean
+seek_starts_past_the_end (PlanArraySrc * self, GstEvent * event)
+{
+  GstSeekType start_type;
+  GstFormat format;
+  gint64 start, duration;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return FALSE;
+  gst_event_parse_seek (event, NULL, &format, NULL, &start_type, &start,
+      NULL, NULL);
+  GST_OBJECT_LOCK (self);
+  duration = (gint64) GST_BASE_SRC (self)->segment.duration;
+  GST_OBJECT_UNLOCK (self);
+  if (format != GST_FORMAT_DEFAULT || start_type != GST_SEEK_TYPE_SET
+      || duration < 0 || start <= duration)
+    return FALSE;
+  GST_INFO_OBJECT (self, "cannot seek to row %" G_GINT64_FORMAT " of an "
+      "array of %" G_GINT64_FORMAT, start, duration);
+  return TRUE;
+}
+
 static gboolean
 plan_array_src_event (GstBaseSrc * src, GstEvent * event)
 {
@@ -675,6 +709,8 @@ plan_array_src_event (GstBaseSrc * src, GstEvent * event)
   gboolean ok;
 
   if (plan_element_refuse_backward_seek (GST_ELEMENT (src), event))
+    return FALSE;
+  if (seek_starts_past_the_end (self, event))
     return FALSE;
   /* do_seek() takes the seek's seqnum for the segment it may push. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK)

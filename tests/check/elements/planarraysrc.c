@@ -968,6 +968,160 @@ GST_START_TEST (test_src_seeks_in_rows_with_array)
 
 GST_END_TEST;
 
+/* The first buffer after a flushing seek: what was pushed before the seek
+ * reached the source (and its EOS) is dropped. */
+static GstBuffer *
+pull_after_seek (GstHarness * h, GstSeekFlags flags, GstSeekType start_type,
+    gint64 start, GstSeekType stop_type, gint64 stop)
+{
+  GstBuffer *buf;
+
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT,
+              GST_SEEK_FLAG_FLUSH | flags, start_type, start, stop_type,
+              stop)));
+  do {
+    buf = gst_harness_pull (h);
+    fail_unless (buf != NULL);
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
+      break;
+    gst_buffer_unref (buf);
+  } while (TRUE);
+  return buf;
+}
+
+/* A seek from the end (GST_SEEK_TYPE_END, an offset back from the last
+ * row) selects the last rows, for the start and for the stop, as
+ * planfilesrc's does; one that reaches before the first row is refused. */
+GST_START_TEST (test_src_seeks_from_the_end)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 1);
+  GstHarness *h;
+  GstBuffer *buf;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, NULL);
+  gst_buffer_unref (pull_rows (h, 0, 10));
+  expect_eos (h);
+
+  buf = pull_after_seek (h, 0, GST_SEEK_TYPE_END, -3, GST_SEEK_TYPE_NONE, -1);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 7);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 10);
+  check_values (buf, 7, 3);
+  gst_buffer_unref (buf);
+  expect_eos (h);
+
+  buf = pull_after_seek (h, 0, GST_SEEK_TYPE_SET, 2, GST_SEEK_TYPE_END, -5);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 2);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 5);
+  check_values (buf, 2, 3);
+  gst_buffer_unref (buf);
+  expect_eos (h);
+
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_END, -11, GST_SEEK_TYPE_NONE, -1)));
+
+  teardown_harness (h, NULL);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
+/* Pulls events until SEGMENT_DONE, which must come in rows at @position
+ * with @seqnum; fails on an EOS before it. */
+static void
+expect_segment_done (GstHarness * h, gint64 position, guint32 seqnum)
+{
+  GstEvent *event;
+
+  for (;;) {
+    event = gst_harness_pull_event (h);
+    fail_unless (event != NULL);
+    fail_if (GST_EVENT_TYPE (event) == GST_EVENT_EOS,
+        "an EOS, not SEGMENT_DONE, ended a segment seek's range");
+    if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT_DONE)
+      break;
+    gst_event_unref (event);
+  }
+  {
+    GstFormat format;
+    gint64 pos;
+
+    gst_event_parse_segment_done (event, &format, &pos);
+    fail_unless_equals_int (format, GST_FORMAT_DEFAULT);
+    fail_unless_equals_int64 (pos, position);
+    fail_unless_equals_int (gst_event_get_seqnum (event), seqnum);
+  }
+  gst_event_unref (event);
+}
+
+/* A segment seek (GST_SEEK_FLAG_SEGMENT) ends its range with a
+ * SEGMENT_DONE event downstream and a segment-done message, not an EOS,
+ * so that an application can loop or chain ranges; for a range of no
+ * rows too, after its segment. */
+GST_START_TEST (test_src_segment_seek_ends_with_segment_done)
+{
+  GstElement *src = make_src ();
+  PlanArray *a = make_array (10, 1);
+  GstHarness *h;
+  GstBuffer *buf;
+  GstMessage *msg;
+  GstEvent *seek;
+  GstBus *bus;
+  guint32 seqnum;
+
+  plan_array_src_set_array (PLAN_ARRAY_SRC (src), a);
+  h = src_harness (src, &bus);
+  gst_buffer_unref (pull_rows (h, 0, 10));
+  expect_eos (h);
+
+  seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH |
+      GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET, 2, GST_SEEK_TYPE_SET, 6);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (h, seek));
+  do {
+    buf = gst_harness_pull (h);
+    fail_unless (buf != NULL);
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
+      break;
+    gst_buffer_unref (buf);
+  } while (TRUE);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), 2);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), 6);
+  check_values (buf, 2, 4);
+  gst_buffer_unref (buf);
+  expect_segment_done (h, 6, seqnum);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+      GST_MESSAGE_SEGMENT_DONE);
+  fail_unless (msg != NULL, "no segment-done message");
+  {
+    GstFormat format;
+    gint64 pos;
+
+    gst_message_parse_segment_done (msg, &format, &pos);
+    fail_unless_equals_int (format, GST_FORMAT_DEFAULT);
+    fail_unless_equals_int64 (pos, 6);
+  }
+  gst_message_unref (msg);
+
+  /* A range of no rows: its segment, then SEGMENT_DONE. */
+  seek = gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH |
+      GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET, 4, GST_SEEK_TYPE_SET, 4);
+  seqnum = gst_event_get_seqnum (seek);
+  fail_unless (gst_harness_push_upstream_event (h, seek));
+  expect_segment_done (h, 4, seqnum);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  teardown_harness (h, bus);
+  gst_object_unref (src);
+  g_object_unref (a);
+}
+
+GST_END_TEST;
+
 /* The segment that comes before the EOS (after the flush of @seqnum's
  * seek, or the first EOS for GST_SEQNUM_INVALID): there must be one. */
 static void
@@ -1532,6 +1686,8 @@ planarraysrc_suite (void)
   tcase_add_test (tc, test_src_duration_in_rows_and_bytes);
   tcase_add_test (tc, test_src_duration_unknown_for_open_reader);
   tcase_add_test (tc, test_src_seeks_in_rows_with_array);
+  tcase_add_test (tc, test_src_seeks_from_the_end);
+  tcase_add_test (tc, test_src_segment_seek_ends_with_segment_done);
   tcase_add_test (tc, test_src_refuses_backward_seeks);
   tcase_add_test (tc, test_src_eos_sent_gives_sink_the_rows_received);
   tcase_add_test (tc, test_src_no_rows_have_a_segment);

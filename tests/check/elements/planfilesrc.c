@@ -399,6 +399,23 @@ GST_START_TEST (test_src_seek_from_the_end)
   gst_buffer_unref (buf);
   gst_harness_teardown (h);
 
+  /* Back past the first row: refused, before anything is flushed. */
+  h = src_harness (path);
+  g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
+  gst_harness_play (h);
+  gst_buffer_unref (gst_harness_pull (h));
+  while ((event = gst_harness_try_pull_event (h)))
+    gst_event_unref (event);
+  fail_if (gst_harness_push_upstream_event (h,
+          gst_event_new_seek (1.0, GST_FORMAT_DEFAULT, GST_SEEK_FLAG_FLUSH,
+              GST_SEEK_TYPE_END, -101, GST_SEEK_TYPE_NONE, -1)));
+  while ((event = gst_harness_try_pull_event (h))) {
+    fail_if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START,
+        "a refused seek flushed");
+    gst_event_unref (event);
+  }
+  gst_harness_teardown (h);
+
   /* Without a rate, time cannot be sought: nothing is flushed. */
   h = src_harness (path);
   g_object_set (h->element, "blocksize", 40, "max-chunks", 2, NULL);
