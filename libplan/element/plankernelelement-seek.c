@@ -120,6 +120,21 @@ rows_are_input_rows (PlanKernelElement * self)
   return first == 3 && end == 10;
 }
 
+/* Whether the output, as the element is set up, stands for all its input
+ * rows (output_range() gives no range of output rows: a reduction of the
+ * rows or of everything) rather than for rows of its own. */
+static gboolean
+output_stands_for_all_rows (PlanKernelElement * self)
+{
+  PlanKernelElementClass *klass = PLAN_KERNEL_ELEMENT_GET_CLASS (self);
+  guint64 first = 0;
+  gint64 end = 10;
+
+  if (klass->output_range)
+    klass->output_range (self, 0, 10, &first, &end);
+  return end < 0;
+}
+
 /* A start or stop of a seek between rows and time at the rate of @time:
  * rows to time with @to_time (a start rounded up, a stop down: the time
  * of a row and of the row the stop names), time to rows otherwise (a
@@ -711,6 +726,18 @@ _plan_kernel_element_src_query (GstAggregator * agg, GstQuery * query)
   time = GET_PRIV (self)->out_time;
   unknown = GET_PRIV (self)->out_row_size == 0;
   GST_OBJECT_UNLOCK (self);
+  /* The answer is about the output, as the duration and the position are:
+   * where it stands for all the rows (a reduction of the rows or of
+   * everything), none of its rows can be sought to, in any format. A row
+   * seek sent to the element still selects the input rows to reduce
+   * (prepare_seek()): it starts the job again, no position in the
+   * output. */
+  if (!unknown && output_stands_for_all_rows (self)) {
+    GST_DEBUG_OBJECT (self, "not seekable in %s: the output stands for all "
+        "the input rows", gst_format_get_name (format));
+    gst_query_set_seeking (query, format, FALSE, -1, -1);
+    return TRUE;
+  }
   if (format == GST_FORMAT_DEFAULT || (format == GST_FORMAT_BYTES && row > 0)
       || (format == GST_FORMAT_TIME && row > 0
           && plan_array_info_has_rate (&time)))

@@ -667,6 +667,54 @@ def test_duration_and_position_of_the_output():
             p.set_state(Gst.State.NULL)
 
 
+def test_seeking_query_speaks_of_the_output():
+    """The seeking query is answered of the output, as the duration and the
+    position are: a reduction of the rows or of everything (axis=all,
+    axis=0), whose rows stand for all the input rows, is not seekable in
+    any format (it said rows 0 to 1000 of its input, with a duration of 1
+    row), and a row seek sent to it still reduces the rows sought; where
+    output rows are input rows (axis=-1, map), the range is the output's,
+    the duration."""
+    Gst = gst()
+    a, src, d = source(rows=1000, cols=3)    # float32: 12 bytes a row
+    for element, seekable, rows, row_bytes in (
+            ('planreduce op=sum', False, 1, 4),
+            ('planreduce op=sum axis=0', False, 3, 4),
+            ('planreduce op=max axis=-1', True, 1000, 4),
+            ('planmap expr="x * 2"', True, 1000, 12)):
+        p = Gst.parse_launch('planfilesrc blocksize=1200 location=%s ! %s '
+                             'name=k ! fakesink' % (src, element))
+        try:
+            p.set_state(Gst.State.PAUSED)
+            p.get_state(HANG * Gst.SECOND)
+            for target in (p.get_by_name('k').get_static_pad('src'), p):
+                for fmt, unit in ((Gst.Format.DEFAULT, 1),
+                                  (Gst.Format.BYTES, row_bytes)):
+                    q = Gst.Query.new_seeking(fmt)
+                    if not target.query(q):
+                        raise Failure('%s: no answer to the seeking query' %
+                                      element)
+                    _, got, start, end = q.parse_seeking()
+                    ok, duration = target.query_duration(fmt)
+                    want = (seekable, 0 if seekable else -1,
+                            rows * unit if seekable else -1)
+                    if (got, start, end) != want or not ok or \
+                            duration != rows * unit:
+                        raise Failure('%s: seeking %s in %s with duration '
+                                      '%s, expected %s with duration %d' %
+                                      (element, (got, start, end),
+                                       fmt.value_nick, duration, want,
+                                       rows * unit))
+        finally:
+            p.set_state(Gst.State.NULL)
+    ok, got = run_seek('planreduce op=sum axis=0', a, 'paused', 'rows',
+                       *SOUGHT)
+    if not ok:
+        raise Failure('a row seek to a reduction was refused')
+    assert_same(got, a[SOUGHT[0]:SOUGHT[1]].sum(axis=0),
+                'axis=0 over the rows sought')
+
+
 # -- streams cut short -----------------------------------------------------
 
 def test_truncated_stream_is_an_error():
@@ -981,6 +1029,8 @@ CASES = [
     ('a reduction prerolls before computing', test_reduction_prerolls_before_computing),
     ('duration and position of each element\'s output',
      test_duration_and_position_of_the_output),
+    ('the seeking query speaks of the output',
+     test_seeking_query_speaks_of_the_output),
     ('a stream cut short (num-buffers) is an error',
      test_truncated_stream_is_an_error),
     ('a shard is not a stream cut short', test_shard_is_not_truncation),
