@@ -470,8 +470,10 @@ segment_run (ColumnSegments * job, gsize k)
   if (k == 0) {
     columns_to_arrays (r->cols, 0, w, parts, v, lo);
   } else {
+    const Acc identity = r->identity;
+
     for (c = 0; c < w; c++)
-      _plan_reducer_column_to_arrays (&r->identity, parts, v + c * parts,
+      _plan_reducer_column_to_arrays (&identity, parts, v + c * parts,
           lo + c * parts);
   }
   r->column_rows (v, lo, job->data + first * row_size, stop - first,
@@ -511,21 +513,61 @@ column_segments_submit (PlanReducer * r, const guint8 * data, gsize n_rows,
 }
 
 /* Waits for the segments, pushes the blocks they end into the trees in
- * order and leaves the last segment's open; frees @job. */
+ * order and leaves the last segment's open; frees @job.
+ *
+ * The blocks after the first start from the identity, and the tree's
+ * nodes they make among themselves stay in their segments' arrays
+ * (where _plan_reducer_columns_merge_in_arrays()): merged there, 16
+ * bytes a column, and stored as nodes once, at the end, rather than each
+ * block written to and read back from the 48-byte nodes. The same
+ * merges of the same values in the same order. */
 static void
 column_segments_join (PlanReducer * r, ColumnSegments * job)
 {
-  gsize w = r->row_elements, parts = job->parts, j;
+  gsize w = r->row_elements, parts = job->parts, j, k;
+  gboolean in_arrays = _plan_reducer_columns_merge_in_arrays (r);
+  /* the nodes held in arrays, the tree's top: their segments and slots
+   * (a slot a level, so fewer than 64) */
+  gsize held[64], n_held = 0;
+  guint held_slot[64];
 
   _plan_parallel_join (job->job);
   for (j = 0; j < job->n_segments; j++) {
     gdouble *v = job->v + j * 2 * parts * w, *lo = v + parts * w;
+    guint slot, merges;
 
-    if (j + 1 < job->n_segments)
-      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
-          job->pushes[j].slot, job->pushes[j].merges, 0, w);
-    else
+    if (j + 1 == job->n_segments) {
       columns_from_arrays (r->cols, 0, w, parts, v, lo);
+      break;
+    }
+    slot = job->pushes[j].slot;
+    merges = job->pushes[j].merges;
+    if (!in_arrays || j == 0) {
+      /* the open blocks the first continues, in r->cols */
+      _plan_reducer_columns_push_arrays (r, r->cols, r->col_nodes, v, lo,
+          slot, merges, 0, w);
+      continue;
+    }
+    for (; merges > 0 && n_held > 0; merges--) {
+      gdouble *nv = job->v + held[--n_held] * 2 * parts * w;
+
+      g_assert (held_slot[n_held] == slot + merges - 1);
+      _plan_reducer_columns_merge_arrays (r, nv, nv + parts * w, v, lo, w);
+    }
+    if (merges > 0) {
+      _plan_reducer_columns_push_arrays (r, NULL, r->col_nodes, v, lo,
+          slot, merges, 0, w);
+    } else {
+      g_assert (n_held < G_N_ELEMENTS (held));
+      held[n_held] = j;
+      held_slot[n_held++] = slot;
+    }
+  }
+  for (k = 0; k < n_held; k++) {
+    gdouble *v = job->v + held[k] * 2 * parts * w;
+
+    _plan_reducer_columns_store_arrays (r, r->col_nodes + held_slot[k] * w,
+        v, v + parts * w, w);
   }
   g_free (job->v);
   g_free (job->pushes);

@@ -354,6 +354,15 @@ G_GNUC_INTERNAL
 void _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges,
     gsize begin, gsize end);
+G_GNUC_INTERNAL
+gboolean _plan_reducer_columns_merge_in_arrays (const PlanReducer * r);
+G_GNUC_INTERNAL
+void _plan_reducer_columns_merge_arrays (const PlanReducer * r,
+    const gdouble * nv, const gdouble * nlo, gdouble * v, gdouble * lo,
+    gsize w);
+G_GNUC_INTERNAL
+void _plan_reducer_columns_store_arrays (const PlanReducer * r, Acc * dst,
+    const gdouble * v, const gdouble * lo, gsize w);
 
 G_GNUC_INTERNAL
 void _plan_reducer_column_fold (const PlanReducer * r, const Acc * cols,

@@ -321,6 +321,109 @@ _plan_reducer_merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
 DEFINE_MERGE_EXTREME_LEVEL (merge_min_level, <);
 DEFINE_MERGE_EXTREME_LEVEL (merge_max_level, >);
 
+/* The same with the earlier blocks' values in an array @nv. */
+#define DEFINE_MERGE_EXTREME_LEVEL_ARRAYS(name, OP) \
+  static void \
+  name (const gdouble * restrict nv, gdouble * restrict v, gsize w) \
+  { \
+    gsize c; \
+    for (c = 0; c < w; c++) { \
+      gdouble a = nv[c], b = v[c]; \
+      guint64 ab, bb, take; \
+      take = (guint64) 0 - (guint64) ((a == a) & ((b OP a) | (b != b))); \
+      memcpy (&ab, &a, sizeof ab); \
+      memcpy (&bb, &b, sizeof bb); \
+      ab = (ab & ~take) | (bb & take); \
+      memcpy (&v[c], &ab, sizeof ab); \
+    } \
+  }
+
+DEFINE_MERGE_EXTREME_LEVEL_ARRAYS (merge_min_level_arrays, <);
+DEFINE_MERGE_EXTREME_LEVEL_ARRAYS (merge_max_level_arrays, >);
+
+/* A level of double-double sums: the nodes (@nv, @nlo)[c * STRIDE] (the
+ * earlier blocks) merged into (@v, @lo)[c] (the later ones), in @v and
+ * @lo, as prk_dd_add2() with the NaN of a NaN block kept (its sign and
+ * payload, as the merge through accumulators gives on the CPU and the
+ * devices, whichever way the compiler orders the addition's operands).
+ * Without a branch: every value computed, then the one the branches
+ * would give selected (a sum that is not finite with a low part of 0),
+ * so that the columns go side by side in vector registers; the same
+ * operations on the same values. */
+#define DEFINE_MERGE_DD_LEVEL(name, STRIDE) \
+  static void VECTORIZE \
+  name (const gdouble * restrict nv, const gdouble * restrict nlo, \
+      gdouble * restrict v, gdouble * restrict lo, gsize w) \
+  { \
+    gsize c; \
+    for (c = 0; c < w; c++) { \
+      gdouble hi = nv[c * (STRIDE)], b = v[c], s = hi + b, bb = s - hi; \
+      gdouble e = (hi - (s - bb)) + (b - bb); \
+      gdouble l = e + (nlo[c * (STRIDE)] + lo[c]); \
+      gdouble h = s + l, lw = l - (h - s); \
+      gint finite = (s - s) == 0.0, nan = b != b; \
+      v[c] = nan ? b : finite ? h : s; \
+      lo[c] = (nan | !finite) ? 0.0 : lw; \
+    } \
+  }
+
+G_STATIC_ASSERT (sizeof (Acc) % sizeof (gdouble) == 0);
+
+/* from the nodes themselves, and from nodes in arrays */
+DEFINE_MERGE_DD_LEVEL (merge_dd_level, sizeof (Acc) / sizeof (gdouble));
+DEFINE_MERGE_DD_LEVEL (merge_dd_level_arrays, 1);
+
+/* Whether _plan_reducer_columns_merge_arrays() takes @r's merges: sums
+ * of reals and float minima and maxima. */
+gboolean
+_plan_reducer_columns_merge_in_arrays (const PlanReducer * r)
+{
+  return r->merge == _plan_reducer_merge_dd
+      || r->merge == _plan_reducer_merge_min_f
+      || r->merge == _plan_reducer_merge_max_f;
+}
+
+/* The merge of a node held in arrays as the open blocks are (@nv, @nlo:
+ * the earlier blocks of @w columns) into the later blocks' (@v, @lo),
+ * in @v and @lo: the node's fields that merge leaves, as it leaves them
+ * (a float extreme's lo is the earlier node's). Only where
+ * _plan_reducer_columns_merge_in_arrays(). */
+void
+_plan_reducer_columns_merge_arrays (const PlanReducer * r,
+    const gdouble * nv, const gdouble * nlo, gdouble * v, gdouble * lo,
+    gsize w)
+{
+  if (r->merge == _plan_reducer_merge_dd) {
+    merge_dd_level_arrays (nv, nlo, v, lo, w);
+    return;
+  }
+  g_assert (r->merge == _plan_reducer_merge_min_f
+      || r->merge == _plan_reducer_merge_max_f);
+  if (r->merge == _plan_reducer_merge_min_f)
+    merge_min_level_arrays (nv, v, w);
+  else
+    merge_max_level_arrays (nv, v, w);
+  memcpy (lo, nlo, w * sizeof (gdouble));
+}
+
+/* The open blocks' fields (@v, @lo) of @w columns stored as the nodes
+ * @dst, whose other fields are the identity's: what
+ * _plan_reducer_columns_push_arrays() stores without merges where the
+ * open blocks are the identity but for those fields. */
+void
+_plan_reducer_columns_store_arrays (const PlanReducer * r, Acc * dst,
+    const gdouble * v, const gdouble * lo, gsize w)
+{
+  const Acc identity = r->identity;
+  gsize c;
+
+  for (c = 0; c < w; c++) {
+    dst[c] = identity;
+    dst[c].v.f = v[c];
+    dst[c].lo = lo[c];
+  }
+}
+
 /* _plan_reducer_columns_push() for the open blocks of columns [@begin,
  * @end), held in the arrays @v and @lo of a ColumnRowsFunc from column
  * @begin on (and no custom combiner): the same merges. The double-double
@@ -329,7 +432,9 @@ DEFINE_MERGE_EXTREME_LEVEL (merge_max_level, >);
  * by side rather than one column's chain of merges after another's, the
  * same operations on each; so do float minima and maxima, in @v.
  * Other merges (complex sums, whose arrays hold two parts a column:
- * _plan_reducer_column_parts()) go column by column. */
+ * _plan_reducer_column_parts()) go column by column. With @cols NULL
+ * the open blocks of the columns are the identity but for the fields in
+ * @v and @lo, and stay it (nothing is written to them). */
 void
 _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
     Acc * nodes, gdouble * v, gdouble * lo, guint slot, guint merges,
@@ -338,9 +443,12 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
   gsize w = r->row_elements, n = end - begin;
   gsize parts = _plan_reducer_column_parts (r), c;
   Acc *dst = nodes + (gsize) slot * w + begin;
+  const Acc identity = r->identity;
   guint i;
 
-  cols += begin;
+  g_assert (cols != NULL || _plan_reducer_columns_merge_in_arrays (r));
+  if (cols != NULL)
+    cols += begin;
   nodes += begin;
   if (r->merge == _plan_reducer_merge_min_f
       || r->merge == _plan_reducer_merge_max_f) {
@@ -354,7 +462,7 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
      * block's. */
     if (merges == 0) {
       for (c = 0; c < n; c++) {
-        dst[c] = cols[c];
+        dst[c] = cols ? cols[c] : identity;
         dst[c].lo = lo[c];
         dst[c].v.f = v[c];
       }
@@ -362,37 +470,25 @@ _plan_reducer_columns_push_arrays (const PlanReducer * r, Acc * cols,
       for (c = 0; c < n; c++)
         dst[c].v.f = v[c];
     }
-    for (c = 0; c < n; c++)
-      cols[c] = r->identity;
+    for (c = 0; cols && c < n; c++)
+      cols[c] = identity;
     return;
   }
   if (r->merge == _plan_reducer_merge_dd) {
     for (i = slot + merges; i > slot; i--) {
       const Acc *node = nodes + (gsize) (i - 1) * w;
 
-      for (c = 0; c < n; c++) {
-        gdouble hi = node[c].v.f, l = node[c].lo;
-
-        /* A NaN block keeps its own NaN (its sign and payload), as the
-         * merge through accumulators gives on the CPU and the devices:
-         * the compiler may order the addition's operands either way. */
-        if (G_UNLIKELY (isnan (v[c]))) {
-          lo[c] = 0.0;
-          continue;
-        }
-        prk_dd_add2 (&hi, &l, v[c], lo[c]);
-        v[c] = hi;
-        lo[c] = l;
-      }
+      merge_dd_level (&node->v.f, &node->lo, v, lo, n);
     }
     /* The node's other fields: the last merged node's, which is @dst
      * itself, or without merges the open block's. */
     for (c = 0; c < n; c++) {
       if (merges == 0)
-        dst[c] = cols[c];
+        dst[c] = cols ? cols[c] : identity;
       dst[c].v.f = v[c];
       dst[c].lo = lo[c];
-      cols[c] = r->identity;
+      if (cols)
+        cols[c] = identity;
     }
     return;
   }
