@@ -32,6 +32,8 @@
 static const gchar *custom_expr, *custom_identity;
 /* When set, the rows of a column block of the reducers reduce() makes. */
 static gsize column_rows;
+/* When not -1, the CPU reducer's threads in reduce() (0: one a core). */
+static gint cpu_threads = -1;
 
 /* An array to reduce: its axis, shape, and the rows of the chunks it is
  * pushed in. */
@@ -78,6 +80,8 @@ reduce (PlanDevice * device, PlanReduceOp op, PlanReduceAxis axis,
   if (column_rows && axis == PLAN_REDUCE_AXIS_ROWS && info->ndim > 1)
     plan_reducer_testing_set_column_rows (r, column_rows);
   plan_reducer_set_ddof (r, ddof);
+  if (cpu_threads >= 0)
+    plan_reducer_set_n_threads (r, cpu_threads);
   plan_reducer_get_output_info (r, &out);
   out_size = plan_dtype_get_size (out.dtype);
   if (axis == PLAN_REDUCE_AXIS_INNER)
@@ -453,6 +457,70 @@ GST_START_TEST (test_extremes_zero_and_nan_bits_equal_cpu_reducer)
 
 GST_END_TEST;
 
+/* Column sums whose blocks meet NaNs of several payloads: where two
+ * blocks' sums are both NaN, the merge keeps the later block's, whether
+ * the blocks go into the column trees one by one (one thread) or the
+ * threads' blocks of a push first merge among themselves (every core):
+ * the same bits. float64, whose rows loop says which NaN a sum of two
+ * keeps (float32's leaves that to the compiler). */
+GST_START_TEST (test_column_sums_nan_bits_equal_on_threads)
+{
+  const guint64 nans[] = { 0x7ff8000000000000ull, 0xfff8000000000000ull,
+    0x7ff8000000000123ull, 0xfff8000000004560ull, 0x7ff0000000000001ull
+  };
+  const gint64 shape[] = { 700, 64 };
+  guint seed, n_nan = 0, n_payloads = 0;
+
+  for (seed = 0; seed < 10; seed++) {
+    GRand *rand = g_rand_new_with_seed (29 + seed);
+    PlanArrayInfo info;
+    gsize n_rows = shape[0], n, i, j;
+    gdouble *data;
+    Result want, got;
+
+    info_set (&info, PLAN_DTYPE_FLOAT64, 2, shape);
+    n = n_rows * plan_array_info_get_row_elements (&info);
+    data = g_new (gdouble, n);
+    for (i = 0; i < n; i++) {
+      data[i] = g_rand_double_range (rand, -1e3, 1e3);
+      if (g_rand_int_range (rand, 0, 40) == 0)
+        memcpy (&data[i], &nans[g_rand_int_range (rand, 0,
+                    G_N_ELEMENTS (nans))], 8);
+    }
+    g_rand_free (rand);
+    /* blocks of 3 rows: many in a push, many NaN blocks meeting */
+    column_rows = 3;
+    cpu_threads = 1;
+    reduce (NULL, PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ROWS, &info,
+        (guint8 *) data, n_rows, n_rows, 0.0, &want);
+    cpu_threads = 0;
+    reduce (NULL, PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ROWS, &info,
+        (guint8 *) data, n_rows, n_rows, 0.0, &got);
+    cpu_threads = -1;
+    column_rows = 0;
+    fail_unless (want.ok && got.ok);
+    fail_unless (memcmp (got.values, want.values, want.size) == 0,
+        "seed %u: not the bits of one thread", seed);
+    for (j = 0; j < want.size / 8; j++) {
+      guint64 bits;
+
+      memcpy (&bits, &((gdouble *) want.values)[j], 8);
+      if (isnan (((gdouble *) want.values)[j])) {
+        n_nan++;
+        if (bits != nans[0])
+          n_payloads++;
+      }
+    }
+    result_clear (&want);
+    result_clear (&got);
+    g_free (data);
+  }
+  fail_unless (n_nan > 200 && n_payloads > 100, "%u NaN results, %u of "
+      "them with a payload", n_nan, n_payloads);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_device_equals_cpu_reducer)
 {
   check_device ("cpu");
@@ -768,6 +836,7 @@ reducerdevice_suite (void)
   tcase_add_test (tc, test_every_op_on_sim_small);
   tcase_add_test (tc, test_moments_nan_bits_equal_cpu_reducer);
   tcase_add_test (tc, test_extremes_zero_and_nan_bits_equal_cpu_reducer);
+  tcase_add_test (tc, test_column_sums_nan_bits_equal_on_threads);
   tcase_add_test (tc, test_cpu_device_equals_cpu_reducer);
   tcase_add_test (tc, test_sim_device_equals_cpu_reducer);
   tcase_add_test (tc, test_empty_and_all_nan);
