@@ -61,6 +61,21 @@ PlanParallelJob *_plan_parallel_submit (guint n_threads, gsize n,
 G_GNUC_INTERNAL
 void _plan_parallel_join (PlanParallelJob * job);
 
+/* The element of the pipeline whose application code (a chunk reader or
+ * writer, a kernel) this thread is running, or NULL: set around such
+ * calls, and carried to the worker threads of a plan_parallel_for() made
+ * inside one, so that plan_future_wait() can refuse a wait that would
+ * never end (core/planparallel.c). Returns the element set before, to give back
+ * to _plan_thread_leave_callback(). */
+G_GNUC_INTERNAL
+GstElement *_plan_thread_enter_callback (GstElement * element);
+
+G_GNUC_INTERNAL
+void _plan_thread_leave_callback (GstElement * previous);
+
+G_GNUC_INTERNAL
+GstElement *_plan_thread_get_callback (void);
+
 /* Whether @value is within the valid range a property made with
  * plan_param_spec_checked_range() records (core/planerror.c). */
 G_GNUC_INTERNAL

@@ -57,6 +57,7 @@ typedef struct
   gint next;                    /* atomic: next chunk to claim */
   gint done;                    /* atomic: chunks finished */
   gint64 linger_us;             /* how long a worker waits for the next */
+  GstElement *callback;         /* the submitter's, for plan_future_wait() */
   GMutex lock;
   GCond cond;                   /* signalled when done reaches n_chunks */
 } Job;
@@ -65,6 +66,31 @@ typedef struct
  * one per worker invited to help. */
 static GAsyncQueue *queue;
 static guint n_workers;
+
+/* The element whose application callback this thread runs (borrowed: the
+ * element outlives the call). */
+static GPrivate callback_element;
+
+GstElement *
+_plan_thread_enter_callback (GstElement * element)
+{
+  GstElement *previous = g_private_get (&callback_element);
+
+  g_private_set (&callback_element, element);
+  return previous;
+}
+
+void
+_plan_thread_leave_callback (GstElement * previous)
+{
+  g_private_set (&callback_element, previous);
+}
+
+GstElement *
+_plan_thread_get_callback (void)
+{
+  return g_private_get (&callback_element);
+}
 
 static void
 job_unref (Job * job)
@@ -79,6 +105,7 @@ job_unref (Job * job)
 static void
 job_run (Job * job)
 {
+  GstElement *previous = _plan_thread_enter_callback (job->callback);
   gint c;
 
   while ((c = g_atomic_int_add (&job->next, 1)) < job->n_chunks) {
@@ -92,6 +119,7 @@ job_run (Job * job)
       g_mutex_unlock (&job->lock);
     }
   }
+  _plan_thread_leave_callback (previous);
 }
 
 /* Polls the queue for up to @linger_us before the worker goes to sleep.
@@ -233,6 +261,7 @@ job_submit (guint n_threads, gsize n, gsize grain, PlanRangeFunc func,
   job->func = func;
   job->user_data = user_data;
   job->linger_us = linger_us;
+  job->callback = _plan_thread_get_callback ();
   job->n = n;
   job->chunk = chunk;
   job->n_chunks = (gint) ((n + chunk - 1) / chunk);

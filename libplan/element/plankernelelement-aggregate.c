@@ -144,8 +144,12 @@ finish_inputs (PlanKernelElement * self, GList * pads)
   if (early)
     g_atomic_int_set (&GET_PRIV (self)->ended_early, TRUE);
   GET_PRIV (self)->range_finished = TRUE;
-  if (klass->finish)
+  if (klass->finish) {
+    GstElement *previous = _plan_thread_enter_callback (GST_ELEMENT (self));
+
     ret = klass->finish (self, n_rows);
+    _plan_thread_leave_callback (previous);
+  }
   /* Device work that failed (a host kernel on the stream's worker) is
    * reported before EOS, which then does not follow. */
   if (ret == GST_FLOW_OK)
@@ -247,6 +251,8 @@ launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
 {
   PlanKernelElementPrivate *priv = GET_PRIV (self);
   gsize *offsets = g_newa (gsize, priv->n_inputs);
+  GstElement *previous;
+  gboolean launched;
   GList *l;
   guint i;
 
@@ -260,8 +266,11 @@ launch_rows (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
   /* A launch() that pushes its own outputs returns the flow of its
    * pushes through push_flow. */
   priv->push_flow = GST_FLOW_OK;
-  if (!_plan_kernel_device_launch (priv->device, self, heads, offsets,
-          ((PlanKernelPad *) pads->data)->next_row, n_rows, ret))
+  previous = _plan_thread_enter_callback (GST_ELEMENT (self));
+  launched = _plan_kernel_device_launch (priv->device, self, heads, offsets,
+      ((PlanKernelPad *) pads->data)->next_row, n_rows, ret);
+  _plan_thread_leave_callback (previous);
+  if (!launched)
     return FALSE;
   if (*ret == GST_FLOW_OK)
     *ret = priv->push_flow;
@@ -281,6 +290,7 @@ process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
   GstFlowReturn ret;
   PlanChunk chunk;
   GError *err = NULL;
+  GstElement *previous;
   GList *l;
   guint i, n_mapped = 0;
 
@@ -324,7 +334,9 @@ process_slice (PlanKernelElement * self, GList * pads, GstBuffer ** heads,
   chunk.n_rows = n_rows;
   priv->heads = heads;
   priv->maps_held = FALSE;
+  previous = _plan_thread_enter_callback (GST_ELEMENT (self));
   ret = klass->process (self, &chunk);
+  _plan_thread_leave_callback (previous);
   priv->heads = NULL;
   /* A chunk held (plan_kernel_element_hold_chunk()) keeps its maps. */
   if (priv->maps_held)
@@ -510,8 +522,12 @@ _plan_kernel_element_end_range (PlanKernelElement * self,
     if (!check_complete (self, l->data))
       ret = GST_FLOW_ERROR;
   priv->range_finished = TRUE;
-  if (ret == GST_FLOW_OK && klass->finish)
+  if (ret == GST_FLOW_OK && klass->finish) {
+    GstElement *previous = _plan_thread_enter_callback (GST_ELEMENT (self));
+
     ret = klass->finish (self, pad->next_row - pad->range_first);
+    _plan_thread_leave_callback (previous);
+  }
   if (ret == GST_FLOW_OK)
     ret = _plan_kernel_device_finish (priv->device);
   if (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED) {

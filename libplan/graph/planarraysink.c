@@ -763,13 +763,16 @@ render_to_writer (PlanArraySink * self, GstBuffer * buffer, guint64 first,
     gsize n)
 {
   GError *err = NULL;
+  GstElement *previous;
   PlanArray *chunk;
   gboolean ok;
 
   chunk = wrap_buffer (self, buffer, n, &err);
   if (chunk == NULL)
     goto wrap_failed;
+  previous = _plan_thread_enter_callback (GST_ELEMENT (self));
   ok = self->run_func (chunk, first, self->run_user_data, &err);
+  _plan_thread_leave_callback (previous);
   g_object_unref (chunk);
   /* An error is the writer's answer, whatever it returned beside it. */
   if (!ok || err != NULL)

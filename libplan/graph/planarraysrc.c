@@ -1032,9 +1032,12 @@ static GstFlowReturn
 read_chunk (PlanArraySrc * self, PlanArray ** chunk)
 {
   GError *err = NULL;
+  GstElement *previous;
 
   prune_live (self);
+  previous = _plan_thread_enter_callback (GST_ELEMENT (self));
   *chunk = self->run_func (self->next_row, self->run_user_data, &err);
+  _plan_thread_leave_callback (previous);
   /* An error is the reader's answer, whatever it returned beside it. */
   if (err)
     g_clear_object (chunk);

@@ -204,6 +204,33 @@ _plan_future_complete (PlanFuture * future, GError * error)
   g_object_unref (task);
 }
 
+/* Whether this thread runs a reader, writer or kernel of @future's work:
+ * a wait for any run of that work not done yet would never end, since the
+ * work runs one dispatch at a time and the run that called back goes on
+ * only once the callback returns. Sets @error saying so. */
+static gboolean
+refuse_wait_inside_callback (PlanFuture * future, GError ** error)
+{
+  GstElement *element = _plan_thread_get_callback ();
+  GstPipeline *pipeline;
+
+  if (element == NULL)
+    return FALSE;
+  pipeline = plan_work_get_pipeline (PLAN_WORK (future->work));
+  if (GST_OBJECT (element) != GST_OBJECT (pipeline)
+      && !gst_object_has_as_ancestor (GST_OBJECT (element),
+          GST_OBJECT (pipeline)))
+    return FALSE;
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_BUSY,
+      "plan_future_wait() inside a reader, writer or kernel of this work "
+      "(called by %s), for a run of the same work that has not ended: it "
+      "would never end, since the work runs one dispatch at a time and the "
+      "run that called it goes on only once it returns; wait outside the "
+      "callback, or dispatch to another work (realize the graph again)",
+      GST_OBJECT_NAME (element));
+  return TRUE;
+}
+
 /**
  * plan_future_wait:
  * @future: a #PlanFuture
@@ -213,11 +240,17 @@ _plan_future_complete (PlanFuture * future, GError * error)
  * @error: return location for an error
  *
  * Waits until the dispatch is done. May be called any number of times,
- * from any thread.
+ * from any thread, except from inside a chunk reader, a chunk writer or a
+ * custom kernel of the same work while the run is not done: such a wait
+ * would never end (the work runs one dispatch at a time, and the run that
+ * called back goes on only once the callback returns), so it fails at
+ * once with %PLAN_ERROR_BUSY. A @timeout_us of 0 (a poll) is allowed
+ * there.
  *
  * Returns: %TRUE when the run succeeded; %FALSE with @error set when it
  *   failed (the element's error, prefixed with the node's name) or was
- *   cancelled (%G_IO_ERROR_CANCELLED); %FALSE without an error when it is
+ *   cancelled (%G_IO_ERROR_CANCELLED), or with %PLAN_ERROR_BUSY for a
+ *   wait inside the work's own callback; %FALSE without an error when it is
  *   still running after @timeout_us (plan_future_is_done() tells the two
  *   apart too).
  *
@@ -230,6 +263,11 @@ plan_future_wait (PlanFuture * future, gint64 timeout_us, GError ** error)
   gboolean ok = TRUE, forever;
 
   g_return_val_if_fail (PLAN_IS_FUTURE (future), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (timeout_us != 0 && !plan_future_is_done (future)
+      && refuse_wait_inside_callback (future, error))
+    return FALSE;
 
   /* A timeout that reaches past the clock's range (G_MAXINT64) is none:
    * the end would wrap round to the past. */

@@ -609,6 +609,26 @@ def waiting_inside_a_callback_for_the_same_work_is_refused():
 
 
 @test
+def waiting_inside_a_kernel_for_the_same_work_is_refused():
+    """A Python kernel that waits for the run that called it: libplan
+    refuses the wait (the kernel's exception stops the run, and wait()
+    raises it), where it hung for ever."""
+    plan = Plan(); a = plan.source(ndim=1)
+    holder = {}
+
+    def kernel(x):
+        holder['future'].wait()
+        return x
+    plan.custom(kernel, args=(a,))
+    work = plan.realize(target='cpu')
+    holder['future'] = f = work.dispatch(a=np.ones(100))
+    t0 = time.monotonic()
+    expect(Exception, lambda: f.wait(timeout=30),
+           "inside a reader, writer or kernel of this work", "never end")
+    assert time.monotonic() - t0 < 10
+
+
+@test
 def lambda_over_several_lines():
     plan = Plan(); x = plan.source(ndim=1); y = plan.source(ndim=1)
     m = plan.map(

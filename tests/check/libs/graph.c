@@ -2303,6 +2303,209 @@ GST_START_TEST (test_stencil_inputs_errors)
 
 GST_END_TEST;
 
+/* What a callback that waits inside a run of its own work waits for: its
+ * own run ("own"), one it dispatched behind it ("queued"), or a run of
+ * another work ("other", which may be waited for). */
+typedef struct
+{
+  PlanWork *work;
+  PlanWork *other;
+  PlanFuture *future;           /* atomic: the run the callback is in */
+  const gchar *how;
+  GError *error;                /* what the callback's wait said */
+  gint waited;                  /* atomic */
+  gboolean every_call;          /* "own" in every call of a parallel
+                                 * kernel, on the caller's thread and on
+                                 * the workers */
+} Waiter;
+
+static Waiter *kernel_waiter;
+
+/* Waits as @w says from inside a callback; FALSE with @error set when the
+ * wait was refused (as it must be for the same work). */
+static gboolean
+wait_inside (Waiter * w, GError ** error)
+{
+  PlanFuture *future;
+  PlanBindings *bindings;
+  PlanArray *a;
+  GError *err = NULL;
+  gboolean ok;
+
+  /* once, but for every_call: a parallel kernel is called on several
+   * threads */
+  if (w->every_call) {
+    g_atomic_int_set (&w->waited, TRUE);
+    /* long enough for a worker to take a piece of the chunk too */
+    g_usleep (20000);
+  } else if (!g_atomic_int_compare_and_exchange (&w->waited, FALSE, TRUE))
+    return TRUE;
+  if (g_str_equal (w->how, "own")) {
+    while ((future = g_atomic_pointer_get (&w->future)) == NULL)
+      g_usleep (1000);
+    g_object_ref (future);
+  } else {
+    bindings = ramp_bindings (1.0, &a);
+    future = plan_work_dispatch (g_str_equal (w->how, "queued") ? w->work :
+        w->other, bindings, error);
+    g_object_unref (bindings);
+    g_object_unref (a);
+    fail_unless (future != NULL);
+  }
+  /* a poll never blocks, so it is allowed */
+  fail_if (plan_future_wait (future, 0, NULL) && !g_str_equal (w->how,
+          "other"));
+  ok = plan_future_wait (future, 20 * G_TIME_SPAN_SECOND, &err);
+  if (!ok && err == NULL)
+    g_set_error (&err, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "the wait "
+        "inside the callback timed out: it was not refused");
+  if (!ok) {
+    g_propagate_error (error, g_error_copy (err));
+    /* the first one's is kept; each must be refused */
+    fail_unless (g_error_matches (err, PLAN_ERROR, PLAN_ERROR_BUSY), "%s",
+        err->message);
+    if (!g_atomic_pointer_compare_and_exchange (&w->error, NULL, err))
+      g_error_free (err);
+  }
+  g_object_unref (future);
+  return ok;
+}
+
+/* Rows per chunk of the reader: chunks of a parallel kernel are split
+ * between threads from 16384 rows of float32 (64 KiB). */
+static gint64 read_rows = 100;
+
+static PlanArray *
+waiting_read (guint64 first_row, gpointer user_data, GError ** error)
+{
+  gint64 n = read_rows;
+
+  if (first_row >= (guint64) n * 3)
+    return NULL;
+  if (first_row == (guint64) n && !wait_inside (user_data, error))
+    return NULL;
+  return plan_array_new (PLAN_DTYPE_FLOAT32, 1, &n, error);
+}
+
+static gboolean
+waiting_write (PlanArray * chunk, guint64 first_row, gpointer user_data,
+    GError ** error)
+{
+  return wait_inside (user_data, error);
+}
+
+static gint
+waiting_kernel (PlanCustomChunk * chunk)
+{
+  Waiter *w = g_atomic_pointer_get (&kernel_waiter);
+  GError *error = NULL;
+
+  memcpy (chunk->output->data, chunk->inputs[0].data,
+      chunk->n_rows * chunk->inputs[0].row_size);
+  /* the dispatch queued behind the run may end after the test */
+  if (w == NULL || wait_inside (w, &error))
+    return 0;
+  g_strlcpy (chunk->error, error->message, PLAN_CUSTOM_ERROR_SIZE);
+  g_error_free (error);
+  return 1;
+}
+
+/* Runs one dispatch whose @where ("reader", "writer", "kernel" or
+ * "parallel-kernel") waits as @how says; returns the run's error. */
+static GError *
+run_waiting (const gchar * where, const gchar * how)
+{
+  PlanGraph *g = plan_graph_new ();
+  PlanNode *a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  PlanNode *m = plan_graph_add_map (g, "m", "x + 1", 1, &a,
+      PLAN_DTYPE_UNKNOWN, NULL);
+  Waiter w = { NULL, NULL, NULL, how };
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanFuture *future;
+  GError *error = NULL;
+  gint64 rows = -1;
+
+  if (g_str_has_suffix (where, "kernel"))
+    fail_unless (plan_graph_add_custom (g, "k", 1, &m,
+            g_str_equal (where, "parallel-kernel") ?
+            "kernel=waiting parallel=true n-threads=2" : "kernel=waiting",
+            &error) != NULL, "%s", error ? error->message : "");
+  w.work = plan_graph_realize (g, PLAN_TARGET_CPU, 0, &error);
+  fail_unless (w.work != NULL, "%s", error ? error->message : "");
+  w.every_call = g_str_equal (where, "parallel-kernel")
+      && g_str_equal (how, "own");
+  read_rows = g_str_equal (where, "parallel-kernel") ? 40000 : 100;
+  /* another work whose runs go through its pipeline, never done at once */
+  g_setenv ("PLAN_DIRECT_MAX_ELEMENTS", "0", TRUE);
+  w.other = one_map_work ();
+  g_unsetenv ("PLAN_DIRECT_MAX_ELEMENTS");
+  fail_unless (w.work != NULL && w.other != NULL);
+  g_atomic_pointer_set (&kernel_waiter, &w);
+  if (g_str_equal (where, "reader"))
+    plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
+        waiting_read, &w, NULL);
+  else
+    plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
+        waiting_read, &(Waiter) { NULL, NULL, NULL, "none", NULL, TRUE },
+        NULL);
+  if (g_str_equal (where, "writer"))
+    plan_bindings_set_writer (bindings, "m", waiting_write, &w, NULL);
+  future = plan_work_dispatch (w.work, bindings, &error);
+  fail_unless (future != NULL, "%s", error ? error->message : "");
+  g_atomic_pointer_set (&w.future, future);
+  /* Refused, the wait inside is an error the callback returns, and the
+   * run ends with it: it hung for ever. */
+  if (!plan_future_wait (future, 20 * G_TIME_SPAN_SECOND, &error))
+    fail_unless (error != NULL, "%s inside the %s: the run did not end",
+        how, where);
+  fail_unless (w.waited, "the %s was never called (the run: %s)", where,
+      error ? error->message : "succeeded");
+  if (g_str_equal (how, "other"))
+    fail_unless (w.error == NULL, "%s", w.error ? w.error->message : "");
+  else
+    fail_unless (g_error_matches (w.error, PLAN_ERROR, PLAN_ERROR_BUSY),
+        "%s", w.error ? w.error->message : "no error");
+  g_clear_error (&w.error);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  drop_work (w.work);
+  g_atomic_pointer_set (&kernel_waiter, NULL);
+  drop_work (w.other);
+  g_object_unref (g);
+  return error;
+}
+
+/* A wait inside a reader, writer or kernel for a run of the same work (the
+ * run that called it, or one queued behind it) would never end: the work
+ * runs one dispatch at a time. It is refused with PLAN_ERROR_BUSY; it
+ * hung for ever. A run of another work may be waited for there. */
+GST_START_TEST (test_wait_inside_own_callback_is_refused)
+{
+  const gchar *wheres[] = { "reader", "writer", "kernel", "parallel-kernel" };
+  const gchar *hows[] = { "own", "queued", "other" };
+  guint i, j;
+
+  fail_unless (plan_custom_register ("waiting", waiting_kernel, NULL, NULL,
+          NULL));
+  for (i = 0; i < G_N_ELEMENTS (wheres); i++) {
+    for (j = 0; j < G_N_ELEMENTS (hows); j++) {
+      GError *error = run_waiting (wheres[i], hows[j]);
+
+      if (g_str_equal (hows[j], "other")) {
+        fail_unless (error == NULL, "%s: %s", wheres[i], error->message);
+        continue;
+      }
+      assert_error_contains (error, "inside a reader, writer or kernel of "
+          "this work");
+      assert_error_contains (error, "it would never end");
+      g_clear_error (&error);
+    }
+  }
+  plan_custom_unregister ("waiting");
+}
+
+GST_END_TEST;
+
 static Suite *
 graph_suite (void)
 {
@@ -2350,6 +2553,7 @@ graph_suite (void)
   tcase_add_test (tc, test_stencil_inputs_wave);
   tcase_add_test (tc, test_cuda_work_holds_its_device);
   tcase_add_test (tc, test_stencil_inputs_errors);
+  tcase_add_test (tc, test_wait_inside_own_callback_is_refused);
   return s;
 }
 
