@@ -131,10 +131,21 @@ PlanWork * _plan_work_new (PlanGraph * graph, PlanTarget target,
 
 /* planfuture.c: what the work's runner thread tells its future. */
 G_GNUC_INTERNAL
-PlanFuture * _plan_future_new (GObject * work, gint64 rows_total);
+PlanFuture * _plan_future_new (GObject * work, guint serial,
+    gint64 rows_total);
+
+/* The error of a cancelled dispatch, saying which and how far it got:
+ * @when is "before it started" for one cancelled while it waited its
+ * turn, NULL for a run cancelled while it ran. */
+G_GNUC_INTERNAL
+GError * _plan_future_cancelled_error (PlanFuture * future,
+    const gchar * when);
 
 G_GNUC_INTERNAL
 GObject * _plan_future_get_work (PlanFuture * future);
+
+G_GNUC_INTERNAL
+guint _plan_future_get_serial (PlanFuture * future);
 
 G_GNUC_INTERNAL
 void _plan_future_add_rows (PlanFuture * future, guint64 rows);
@@ -156,6 +167,10 @@ void _plan_future_complete (PlanFuture * future, GError * error);
 /* planwork.c: what a future asks of its work. */
 G_GNUC_INTERNAL
 void _plan_work_cancel (PlanWork * work, PlanFuture * future);
+
+/* "the work with inputs a, b and outputs f, g", for messages. */
+G_GNUC_INTERNAL
+gchar * _plan_work_describe (PlanWork * work);
 
 G_END_DECLS
 

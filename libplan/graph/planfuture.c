@@ -36,6 +36,7 @@ struct _PlanFuture
   GObject parent;
 
   GObject *work;                /* construct-only, to cancel through */
+  guint serial;                 /* construct-only: the work's n-th dispatch */
 
   GMutex lock;
   GCond cond;
@@ -48,6 +49,7 @@ struct _PlanFuture
   GTask *task;                  /* of plan_work_dispatch_async() */
   GCancellable *cancellable;
   gulong cancelled_id;
+  gboolean by_cancellable;      /* the cancel came through it */
 };
 
 G_DEFINE_TYPE (PlanFuture, plan_future, G_TYPE_OBJECT);
@@ -82,19 +84,54 @@ plan_future_init (PlanFuture * self)
 }
 
 PlanFuture *
-_plan_future_new (GObject * work, gint64 rows_total)
+_plan_future_new (GObject * work, guint serial, gint64 rows_total)
 {
   PlanFuture *self = g_object_new (PLAN_TYPE_FUTURE, NULL);
 
   self->work = g_object_ref (work);
+  self->serial = serial;
   self->rows_total = rows_total;
   return self;
+}
+
+GError *
+_plan_future_cancelled_error (PlanFuture * future, const gchar * when)
+{
+  gchar *work = _plan_work_describe (PLAN_WORK (future->work));
+  gchar *progress;
+  gboolean by_cancellable;
+  GError *error;
+
+  g_mutex_lock (&future->lock);
+  by_cancellable = future->by_cancellable;
+  if (when != NULL)
+    progress = g_strdup (when);
+  else if (future->rows_total < 0)
+    progress = g_strdup_printf ("after its sources had produced %"
+        G_GUINT64_FORMAT " rows (of a length not known)", future->rows_done);
+  else
+    progress = g_strdup_printf ("after its sources had produced %"
+        G_GUINT64_FORMAT " of their %" G_GINT64_FORMAT " rows",
+        future->rows_done, future->rows_total);
+  g_mutex_unlock (&future->lock);
+  error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, "dispatch %u of %s "
+      "was cancelled %s %s", future->serial, work, by_cancellable ?
+      "through its GCancellable" : "by plan_future_cancel()", progress);
+  g_free (progress);
+  g_free (work);
+  return error;
 }
 
 GObject *
 _plan_future_get_work (PlanFuture * future)
 {
   return future->work;
+}
+
+guint
+_plan_future_get_serial (PlanFuture * future)
+{
+  return future->serial;
 }
 
 void
@@ -131,8 +168,13 @@ _plan_future_set_task (PlanFuture * future, GTask * task)
 }
 
 static void
-cancelled (GCancellable * cancellable, gpointer future)
+cancelled (GCancellable * cancellable, gpointer data)
 {
+  PlanFuture *future = data;
+
+  g_mutex_lock (&future->lock);
+  future->by_cancellable = TRUE;
+  g_mutex_unlock (&future->lock);
   plan_future_cancel (future);
 }
 

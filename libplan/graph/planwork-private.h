@@ -73,6 +73,8 @@ struct _PlanWork
   GString *links;               /* the links, in gst-launch syntax */
 
   GMutex dispatch_lock;         /* held through plan_work_dispatch() */
+  guint n_dispatches;           /* dispatch_lock: futures made, to number
+                                 * them in messages */
   /* dispatch_lock: every node's output for the sources of the last
    * bindings that checked out, so that a dispatch on sources of the same
    * dtypes and shapes does not compile the expressions again */

@@ -271,8 +271,7 @@ run_dispatch (GstElement * pipeline, gpointer data)
     else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR)
       error = element_error (self, message);
     else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_APPLICATION)
-      error = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-          "the plan was cancelled");
+      error = _plan_future_cancelled_error (future, NULL);
     g_clear_pointer (&message, gst_message_unref);
 
     if (error == NULL && self->memory_only)
@@ -340,8 +339,9 @@ _plan_work_cancel (PlanWork * self, PlanFuture * future)
   /* A dispatch still waiting its turn never starts. */
   if (pending != NULL) {
     GST_DEBUG_OBJECT (self->pipeline, "cancelled a queued dispatch");
-    _plan_future_complete (future, g_error_new (G_IO_ERROR,
-            G_IO_ERROR_CANCELLED, "the plan was cancelled before it started"));
+    _plan_future_complete (future, _plan_future_cancelled_error (future,
+            "before it started, while it waited its turn behind the "
+            "dispatches before it"));
     _plan_work_pending_free (pending);
   }
 }

@@ -594,7 +594,8 @@ work_dispatch (PlanWork * work, PlanBindings * bindings, GError ** error)
       g_clear_object (&empty);
       return NULL;
     }
-    future = _plan_future_new (G_OBJECT (work), total);
+    future = _plan_future_new (G_OBJECT (work), ++work->n_dispatches,
+        total);
     pending = g_new (Pending, 1);
     pending->future = g_object_ref (future);
     /* As they are now, not as the caller may change them before the
@@ -613,8 +614,10 @@ work_dispatch (PlanWork * work, PlanBindings * bindings, GError ** error)
 
     total = check_bindings (work, bindings, infos, error);
     if (total >= 0 && _plan_work_runs_direct (work, bindings, infos)) {
-      future = _plan_future_new (G_OBJECT (work), total);
+      future = _plan_future_new (G_OBJECT (work), work->n_dispatches + 1,
+          total);
       if (_plan_work_run_direct (work, bindings, future)) {
+        work->n_dispatches++;
         g_free (infos);
         _plan_future_add_rows (future, total);
         /* Before the next dispatch can start: futures complete in the
@@ -649,7 +652,7 @@ work_dispatch (PlanWork * work, PlanBindings * bindings, GError ** error)
   gst_bus_set_flushing (bus, FALSE);
   gst_object_unref (bus);
 
-  future = _plan_future_new (G_OBJECT (work), total);
+  future = _plan_future_new (G_OBJECT (work), ++work->n_dispatches, total);
   g_mutex_lock (&work->lock);
   work->running = g_object_ref (future);
   g_mutex_unlock (&work->lock);
@@ -728,8 +731,19 @@ plan_work_dispatch_async (PlanWork * work, PlanBindings * bindings,
 
   task = g_task_new (work, cancellable, callback, user_data);
   g_task_set_source_tag (task, plan_work_dispatch_async);
+  /* The run's own error says which dispatch was cancelled and how far it
+   * got, where GTask's would say "Operation was cancelled";
+   * plan_work_dispatch_finish() keeps GIO's rule that a cancelled
+   * operation fails. */
+  g_task_set_check_cancellable (task, FALSE);
   /* Cancelled already: nothing runs. */
-  if (g_task_return_error_if_cancelled (task)) {
+  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable)) {
+    gchar *what = _plan_work_describe (work);
+
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+        "a dispatch to %s was not made: its GCancellable was cancelled "
+        "before plan_work_dispatch_async() was called", what);
+    g_free (what);
     g_object_unref (task);
     return;
   }
@@ -771,8 +785,29 @@ PlanFuture *
 plan_work_dispatch_finish (PlanWork * work, GAsyncResult * result,
     GError ** error)
 {
+  GCancellable *cancellable;
+  PlanFuture *future;
+
   g_return_val_if_fail (g_task_is_valid (result, work), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+  future = g_task_propagate_pointer (G_TASK (result), error);
+  cancellable = g_task_get_cancellable (G_TASK (result));
+  /* Cancelled after the run had ended, before this callback: cancelled
+   * all the same, as GIO has it. */
+  if (future != NULL && cancellable != NULL
+      && g_cancellable_is_cancelled (cancellable)) {
+    gchar *what = _plan_work_describe (work);
+    guint64 rows;
+
+    plan_future_get_progress (future, &rows, NULL);
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "dispatch %u of "
+        "%s was cancelled through its GCancellable after its run had ended "
+        "(its sources had produced all their %" G_GUINT64_FORMAT " rows); "
+        "its results are dropped", _plan_future_get_serial (future), what,
+        rows);
+    g_free (what);
+    g_clear_object (&future);
+  }
+  return future;
 }
 
 /* ---------------------------------------------------------------------
@@ -865,6 +900,35 @@ plan_work_get_output_names (PlanWork * work)
     names[i] = g_strdup (((Output *) g_ptr_array_index (work->outputs,
                 i))->name);
   return names;
+}
+
+/* " inputs a, b and c" */
+static void
+append_names (GString * s, const gchar * what, gchar ** names)
+{
+  guint n = g_strv_length (names), i;
+
+  g_string_append_printf (s, " %s%s", what, n == 1 ? "" : "s");
+  for (i = 0; i < n; i++)
+    g_string_append_printf (s, "%s%s", i == 0 ? " " : i + 1 == n ?
+        " and " : ", ", names[i]);
+}
+
+gchar *
+_plan_work_describe (PlanWork * work)
+{
+  gchar **inputs = plan_work_get_input_names (work);
+  gchar **outputs = plan_work_get_output_names (work);
+  GString *s = g_string_new ("the work with");
+
+  if (inputs[0] != NULL) {
+    append_names (s, "input", inputs);
+    g_string_append (s, " and");
+  }
+  append_names (s, "output", outputs);
+  g_strfreev (inputs);
+  g_strfreev (outputs);
+  return g_string_free (s, FALSE);
 }
 
 /**

@@ -855,6 +855,9 @@ GST_START_TEST (test_dispatch_while_running_queues)
   fail_unless (plan_future_is_done (f3));
   fail_unless (!plan_future_wait (f3, 0, &error));
   fail_unless (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  /* it says which dispatch, and that it never started */
+  assert_error_contains (error, "dispatch 3 of the work with input a and "
+      "output m was cancelled by plan_future_cancel() before it started");
   g_clear_error (&error);
   fail_unless (!plan_future_is_done (f1));
   f4 = plan_work_dispatch (work, b4, &error);
@@ -1270,6 +1273,12 @@ GST_START_TEST (test_wait_timeout_then_cancel)
   fail_unless (!plan_future_wait (future, -1, &error));
   fail_unless (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED),
       "%s", error->message);
+  /* which dispatch, and how far it got: GIO's "Operation was cancelled"
+   * said neither */
+  assert_error_contains (error, "dispatch 1 of the work with input a and "
+      "output m was cancelled by plan_future_cancel() after its sources had "
+      "produced ");
+  assert_error_contains (error, " rows (of a length not known)");
   fail_unless (plan_future_get_result (future, "m") == NULL);
   g_clear_error (&error);
   g_object_unref (future);
@@ -1369,6 +1378,10 @@ GST_START_TEST (test_dispatch_async_cancellable)
   g_main_loop_run (r.loop);
   fail_unless (r.future == NULL);
   fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  /* the run's own message, not GTask's "Operation was cancelled" */
+  assert_error_contains (r.error, "dispatch 1 of the work with input a and "
+      "output m was cancelled through its GCancellable after its sources "
+      "had produced ");
   g_clear_error (&r.error);
   g_main_loop_unref (r.loop);
   g_object_unref (cancellable);
@@ -1837,6 +1850,9 @@ GST_START_TEST (test_dispatch_async_already_cancelled)
   gate_open (&gate);
   fail_unless (r.future == NULL);
   fail_unless (g_error_matches (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  assert_error_contains (r.error, "a dispatch to the work with input a and "
+      "output m was not made: its GCancellable was cancelled before "
+      "plan_work_dispatch_async() was called");
   /* Cancelled before it started, the run never started. */
   fail_unless_equals_int (gate.calls, 0);
   g_clear_error (&r.error);
