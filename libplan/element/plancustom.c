@@ -767,6 +767,141 @@ check_canaries (const guint8 * scratch, gsize size)
   return NULL;
 }
 
+/* The poison a checked map kernel's output rows hold before the call, byte
+ * i of the output being pattern[i % 4]: the bytes of a float32 NaN, so a
+ * row a kernel leaves alone holds values no float kernel computes. A row
+ * of small integers can hold it for real: when a row still holds POISON_A
+ * the call is made again on POISON_B, and only a row that holds that one
+ * too was left unwritten. */
+static const guint8 POISON_A[4] = { 0xa5, 0xa5, 0xa5, 0x7f };
+static const guint8 POISON_B[4] = { 0xda, 0xda, 0xda, 0xff };
+
+static void
+poison_fill (guint8 * data, gsize size, const guint8 * pattern)
+{
+  gsize i;
+
+  for (i = 0; i < size; i++)
+    data[i] = pattern[i & 3];
+}
+
+/* Whether row @r of the rows of @row_size bytes at @data (the output's
+ * first byte) still holds @pattern. */
+static gboolean
+poison_row_intact (const guint8 * data, gsize row_size, gsize r,
+    const guint8 * pattern)
+{
+  gsize i, start = r * row_size;
+
+  for (i = start; i < start + row_size; i++)
+    if (data[i] != pattern[i & 3])
+      return FALSE;
+  return TRUE;
+}
+
+/* "rows 205 to 209, 220" of the stream: the first four ranges of @rows
+ * (TRUE for a row left unwritten) of the call that starts at @first_row;
+ * their number of rows in @n_unwritten. */
+static gchar *
+describe_rows (const gboolean * rows, gsize n_rows, guint64 first_row,
+    gsize * n_unwritten)
+{
+  GString *s = g_string_new (NULL);
+  guint n_ranges = 0;
+  gsize r = 0, count = 0;
+
+  while (r < n_rows) {
+    gsize end;
+
+    if (!rows[r]) {
+      r++;
+      continue;
+    }
+    for (end = r; end < n_rows && rows[end]; end++);
+    count += end - r;
+    if (n_ranges < 4) {
+      g_string_append (s, n_ranges == 0 ? "" : ", ");
+      if (end - r == 1)
+        g_string_append_printf (s, "%" G_GUINT64_FORMAT, first_row + r);
+      else
+        g_string_append_printf (s, "%" G_GUINT64_FORMAT " to %"
+            G_GUINT64_FORMAT, first_row + r, first_row + end - 1);
+    } else if (n_ranges == 4)
+      g_string_append (s, ", …");
+    n_ranges++;
+    r = end;
+  }
+  *n_unwritten = count;
+  if (count == 1)
+    g_string_prepend (s, "row ");
+  else
+    g_string_prepend (s, "rows ");
+  return g_string_free (s, FALSE);
+}
+
+/* After a checked map call that kept to its buffers, with its output at
+ * @scratch (after the canary) poisoned with POISON_A before the call: the
+ * rows it did not write, as "did not write 2 of its 1000 output rows
+ * (rows 5 and 7 of the stream)" in @unwritten, or NULL. Rows still holding
+ * POISON_A are told apart from rows the kernel computed to those bytes by
+ * a second call on the real inputs (which the first call left alone),
+ * with @state (the state before the first call, or NULL) restored and the
+ * output poisoned with POISON_B; its output replaces the first's. FALSE
+ * with @error set when that call fails; a write outside its output then
+ * is set in @outside. */
+static gboolean
+find_unwritten (PlanCustomKernel * kernel, PlanCustomChunk * chunk,
+    guint8 * scratch, const guint8 * state, gchar ** outside,
+    gchar ** unwritten, GError ** error)
+{
+  const PlanCustomBuffer *real_output = chunk->output;
+  gsize row_size = real_output->row_size, n = chunk->n_rows, out_size, r;
+  gboolean *rows = g_new0 (gboolean, n), any = FALSE, ok;
+  PlanCustomBuffer output;
+  guint8 *again;
+
+  for (r = 0; r < n; r++)
+    any |= rows[r] = poison_row_intact (scratch + CANARY_SIZE, row_size, r,
+        POISON_A);
+  if (!any) {
+    g_free (rows);
+    return TRUE;
+  }
+
+  out_size = output_size (chunk);
+  again = g_malloc (out_size + 2 * CANARY_SIZE);
+  memset (again, CANARY_BYTE, CANARY_SIZE);
+  poison_fill (again + CANARY_SIZE, out_size, POISON_B);
+  memset (again + CANARY_SIZE + out_size, CANARY_BYTE, CANARY_SIZE);
+  output = *real_output;
+  output.data = again + CANARY_SIZE;
+  if (state != NULL)
+    memcpy (chunk->state, state, chunk->state_size);
+  chunk->output = &output;
+  ok = plan_custom_kernel_call (kernel, chunk, error);
+  chunk->output = real_output;
+  *outside = check_canaries (again, out_size);
+  if (ok && *outside == NULL) {
+    any = FALSE;
+    for (r = 0; r < n; r++)
+      any |= rows[r] = rows[r] && poison_row_intact (again + CANARY_SIZE,
+          row_size, r, POISON_B);
+    if (any) {
+      gsize count;
+      gchar *which = describe_rows (rows, n, chunk->first_row, &count);
+
+      *unwritten = g_strdup_printf ("did not write %" G_GSIZE_FORMAT
+          " of its %" G_GSIZE_FORMAT " output rows (%s of the stream)",
+          count, n, which);
+      g_free (which);
+    }
+  }
+  memcpy (scratch + CANARY_SIZE, again + CANARY_SIZE, out_size);
+  g_free (again);
+  g_free (rows);
+  return ok;
+}
+
 /**
  * plan_custom_kernel_call_checked: (skip)
  * @kernel: a kernel
@@ -779,18 +914,25 @@ check_canaries (const guint8 * scratch, gsize size)
  * rows) is a copy in read-only pages, and a write into it is caught (the
  * page is made writable and the kernel goes on in the copy); the output
  * (a map's rows, a reduction's accumulator) lies between 4 KiB of canary
- * bytes before and after, checked after the call. The output is copied
- * back after the call. A registered kernel that takes arrays (Python) is
- * called as it is.
+ * bytes before and after, checked after the call. A map's output rows are
+ * filled with a poison pattern (the bytes of a float32 NaN) before the
+ * call, and a row that still holds it after the call was not written by
+ * the kernel: to tell such a row from one whose values happen to be the
+ * pattern, the call is then made once more (with its state as it was
+ * before the first) on another pattern, and only the rows that hold that
+ * one too are reported. The output is copied back after the call. A
+ * registered kernel that takes arrays (Python) is called as it is.
  *
- * Costs a copy of the inputs and of the output per call, and a page
- * mapping per input.
+ * Costs a copy of the inputs and of the output per call, a page mapping
+ * per input, a fill and a scan of the output (and a copy of the state)
+ * per call.
  *
  * Returns: %TRUE on success, %FALSE with @error set to the kernel's
  *   failure, or to what it wrote where it must not: `The custom kernel k
  *   wrote outside its output (16 bytes after the end), in the call for
- *   rows 0 to 999`, or `... wrote into its input 0, which it may only
- *   read (at byte 8 of the rows it was given) ...`.
+ *   rows 0 to 999`, `... wrote into its input 0, which it may only read
+ *   (at byte 8 of the rows it was given) ...`, or `... did not write 2
+ *   of its 1000 output rows (rows 5 and 7 of the stream) ...`.
  *
  * Since: 0.1
  */
@@ -802,12 +944,12 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
   const PlanCustomBuffer *real_output = chunk->output;
   PlanCustomBuffer *inputs = NULL, output;
   InputCopy **copies = NULL;
-  guint8 *scratch = NULL;
+  guint8 *scratch = NULL, *state = NULL;
   gsize out_size = 0;
-  gchar *outside = NULL, *call = NULL;
+  gchar *outside = NULL, *call = NULL, *unwritten = NULL;
   gssize written = 0;
   guint i, bad_input = 0;
-  gboolean ok, wrote_input = FALSE;
+  gboolean ok, wrote_input = FALSE, poison;
 
   g_return_val_if_fail (kernel != NULL, FALSE);
   g_return_val_if_fail (chunk != NULL, FALSE);
@@ -815,6 +957,14 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
   if (kernel->registration && kernel->registration->array_func)
     return plan_custom_kernel_call (kernel, chunk, error);
   install_segv_handler ();
+
+  /* A map's rows are the kernel's to write, all of them: poisoned. The
+   * state as it was, for a second call. */
+  poison = real_output != NULL && chunk->mode == PLAN_CUSTOM_MODE_MAP
+      && chunk->phase == PLAN_CUSTOM_PHASE_CHUNK && chunk->n_rows > 0
+      && real_output->row_size > 0;
+  if (poison && chunk->state != NULL && chunk->state_size > 0)
+    state = g_memdup2 (chunk->state, chunk->state_size);
 
   if (chunk->n_inputs > 0) {
     inputs = g_new (PlanCustomBuffer, chunk->n_inputs);
@@ -835,7 +985,10 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
     out_size = output_size (chunk);
     scratch = g_malloc (out_size + 2 * CANARY_SIZE);
     memset (scratch, CANARY_BYTE, CANARY_SIZE);
-    memcpy (scratch + CANARY_SIZE, real_output->data, out_size);
+    if (poison)
+      poison_fill (scratch + CANARY_SIZE, out_size, POISON_A);
+    else
+      memcpy (scratch + CANARY_SIZE, real_output->data, out_size);
     memset (scratch + CANARY_SIZE + out_size, CANARY_BYTE, CANARY_SIZE);
     output.data = scratch + CANARY_SIZE;
     chunk->output = &output;
@@ -857,10 +1010,13 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
   }
   if (scratch) {
     outside = check_canaries (scratch, out_size);
+    if (ok && outside == NULL && !wrote_input && poison)
+      ok = find_unwritten (kernel, chunk, scratch, state, &outside,
+          &unwritten, error);
     memcpy (real_output->data, scratch + CANARY_SIZE, out_size);
     g_free (scratch);
   }
-  if (ok && (outside || wrote_input))
+  if (ok && (outside || wrote_input || unwritten))
     call = describe_call (chunk);
   if (ok && outside)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
@@ -886,8 +1042,14 @@ plan_custom_kernel_call_checked (PlanCustomKernel * kernel,
         "The custom kernel %s wrote into its input %u, which it may only "
         "read (%s), %s", kernel->name, bad_input, where, call);
     g_free (where);
-  }
-  ok = ok && outside == NULL && !wrote_input;
+  } else if (ok && unwritten)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "The custom kernel %s %s, %s; without check mode they hold whatever "
+        "the output buffer held before (rows of an earlier chunk)",
+        kernel->name, unwritten, call);
+  ok = ok && outside == NULL && !wrote_input && unwritten == NULL;
+  g_free (state);
+  g_free (unwritten);
   g_free (call);
   g_free (outside);
   g_free (copies);

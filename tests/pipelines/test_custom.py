@@ -60,10 +60,11 @@ def run(d, a, words, blocksize=None, env=None):
     return np.load(out)
 
 
-def fails(d, a, words, *needles, env=None):
+def fails(d, a, words, *needles, env=None, blocksize=None):
     src = save(d, 'in', a)
-    cmd = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src, '!',
-                                 'plancustom'] + words + ['!', 'fakesink']
+    bs = ['blocksize=%d' % blocksize] if blocksize else []
+    cmd = plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src] + bs + \
+        ['!', 'plancustom'] + words + ['!', 'fakesink']
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=120, env=dict(os.environ, **(env or {})))
     if p.returncode == 0:
@@ -333,6 +334,22 @@ def check_mode():
     fails(d, x, ['library=' + lib('failing'), 'symbol=reduce_overrun',
                  'mode=reduce', 'out-shape=4'],
           'wrote outside its output (16 bytes after the end)', env=on)
+    # Output rows the kernel never writes: pool buffers hold an earlier
+    # chunk's rows, which passed for results (exit 0, plausible values).
+    # Check mode names the rows, the kernel and its call.
+    fails(d, x, ['library=' + lib('failing'), 'symbol=skips_rows'],
+          'plancustom0', 'The custom kernel skips_rows in',
+          'did not write 10 of its 64 output rows (rows 100 to 109 of the '
+          'stream), in the call for rows 64 to 127', env=on,
+          blocksize=8 * 64)
+    fails(d, x, ['library=' + lib('failing'), 'symbol=skips_rows',
+                 'parallel=true', 'n-threads=2', 'params=0'],
+          'did not write 10 of its', '(rows 0 to 9 of the stream)', env=on,
+          blocksize=8 * 64)
+    got = run(d, x, ['library=' + lib('failing'), 'symbol=skips_rows'], 8 * 64,
+              env={'PLAN_CUSTOM_CHECK': '0'})
+    assert not np.array_equal(got[100:110], x[100:110]), \
+        'normal mode changed: the unwritten rows hold what they did'
     # The property alone, without the environment variable.
     fails(d, x, ['library=' + lib('failing'), 'symbol=overrun_after',
                  'check=true'], '16 bytes after the end',

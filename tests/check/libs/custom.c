@@ -215,6 +215,103 @@ GST_START_TEST (test_checked_call_reports_stray_writes)
 
 GST_END_TEST;
 
+/* Copies its input rows, but for those @chunk->params names: "skip"
+ * leaves the call's rows 5 to 9 and 20 alone; "poison" writes every row,
+ * with the bytes of check mode's first poison, and counts its calls in
+ * its state. */
+static gint
+skips_rows (PlanCustomChunk * chunk)
+{
+  guint8 *out = chunk->output->data;
+  gsize row = chunk->output->row_size, r;
+
+  for (r = 0; r < chunk->n_rows; r++) {
+    if (g_str_equal (chunk->params, "skip") && ((r >= 5 && r <= 9)
+            || r == 20))
+      continue;
+    if (g_str_equal (chunk->params, "poison")) {
+      static const guint8 pattern[4] = { 0xa5, 0xa5, 0xa5, 0x7f };
+      gsize i;
+
+      for (i = 0; i < row; i++)
+        out[r * row + i] = pattern[(r * row + i) & 3];
+    } else
+      memcpy (out + r * row, (const guint8 *) chunk->inputs[0].data +
+          r * row, row);
+  }
+  if (chunk->state_size >= sizeof (guint32))
+    (*(guint32 *) chunk->state)++;
+  return 0;
+}
+
+/* Check mode finds the output rows a map kernel did not write: pool
+ * buffers hold earlier chunks' rows, which such a kernel passed on as its
+ * own (plausible garbage). Rows whose computed values happen to be the
+ * poison are not reported, and the state sees one call. */
+GST_START_TEST (test_checked_call_reports_unwritten_rows)
+{
+  const gint64 shape[1] = { 4 };
+  guint8 *in = g_malloc (100 * 4), *out = g_malloc (100 * 4);
+  PlanCustomBuffer input = { in, PLAN_DTYPE_UINT8, 1, shape, 4 };
+  PlanCustomBuffer output = { out, PLAN_DTYPE_UINT8, 1, shape, 4 };
+  PlanCustomChunk chunk = { 0, };
+  PlanCustomKernel *kernel;
+  guint32 calls = 0;
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < 400; i++)
+    in[i] = i % 251;
+  fail_unless (plan_custom_register ("skips-rows", skips_rows, NULL, NULL,
+          NULL));
+  kernel = plan_custom_kernel_new_registered ("skips-rows", NULL);
+  chunk.mode = PLAN_CUSTOM_MODE_MAP;
+  chunk.phase = PLAN_CUSTOM_PHASE_CHUNK;
+  chunk.n_inputs = 1;
+  chunk.inputs = &input;
+  chunk.output = &output;
+  chunk.first_row = 200;
+  chunk.n_rows = 100;
+  chunk.state = &calls;
+  chunk.state_size = sizeof (calls);
+
+  /* the output buffer holds an earlier chunk's rows, as a pool's does:
+   * unchecked, the skipped rows pass for results */
+  chunk.params = "skip";
+  memcpy (out, in, 400);
+  fail_unless (plan_custom_kernel_call (kernel, &chunk, NULL));
+  fail_unless (memcmp (in, out, 400) == 0);
+  fail_if (plan_custom_kernel_call_checked (kernel, &chunk, &err));
+  fail_unless (err != NULL);
+  fail_unless_equals_string (err->message, "The custom kernel skips-rows "
+      "did not write 6 of its 100 output rows (rows 205 to 209, 220 of the "
+      "stream), in the call for rows 200 to 299; without check mode they "
+      "hold whatever the output buffer held before (rows of an earlier "
+      "chunk)");
+  g_clear_error (&err);
+
+  /* rows computed to the poison's bytes are the kernel's */
+  chunk.params = "poison";
+  calls = 0;
+  fail_unless (plan_custom_kernel_call_checked (kernel, &chunk, &err), "%s",
+      err ? err->message : "");
+  fail_unless_equals_int (calls, 1);
+  for (i = 0; i < 400; i++)
+    fail_unless_equals_int (out[i], i % 4 == 3 ? 0x7f : 0xa5);
+
+  /* a kernel that writes every row passes, with its output */
+  chunk.params = "all";
+  memset (out, 0, 400);
+  fail_unless (plan_custom_kernel_call_checked (kernel, &chunk, NULL));
+  fail_unless (memcmp (in, out, 400) == 0);
+  plan_custom_kernel_free (kernel);
+  plan_custom_unregister ("skips-rows");
+  g_free (in);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 /* Writes 16 bytes past its output in every phase. */
 static gint
 overruns (PlanCustomChunk * chunk)
@@ -604,6 +701,7 @@ custom_suite (void)
   tcase_add_test (tc, test_halo_rows_in_every_chunk);
   tcase_add_test (tc, test_checked_call_reports_stray_writes);
   tcase_add_test (tc, test_checked_call_names_its_rows);
+  tcase_add_test (tc, test_checked_call_reports_unwritten_rows);
   tcase_add_test (tc, test_out_shape_error_quotes_it_as_given);
   tcase_add_test (tc, test_cuda_example_compiles_sm80);
   tcase_add_test (tc, test_cuda_example_compiles_sm90);

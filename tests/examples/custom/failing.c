@@ -66,6 +66,22 @@ PLAN_CUSTOM_EXPORT (overrun_before)
   return 0;
 }
 
+/* A copy that leaves the rows of the stream from params (default 100) to
+ * 9 past it unwritten: they keep what the output buffer held before. */
+PLAN_CUSTOM_EXPORT (skips_rows)
+{
+  guint64 from = chunk->params ? g_ascii_strtoull (chunk->params, NULL, 10) :
+      100;
+  gsize row = chunk->output->row_size, r;
+  guint8 *out = chunk->output->data;
+  const guint8 *in = chunk->inputs[0].data;
+
+  for (r = 0; r < chunk->n_rows; r++)
+    if (chunk->first_row + r < from || chunk->first_row + r >= from + 10)
+      memcpy (out + r * row, in + r * row, row);
+  return 0;
+}
+
 /* A copy that also doubles its input in place (inputs are read-only). */
 PLAN_CUSTOM_EXPORT (writes_input)
 {
