@@ -1442,7 +1442,8 @@ plan_graph_add_custom (PlanGraph * graph, const gchar * name,
  * Returns: (transfer full) (nullable): the work, or %NULL with @error set
  *   for a graph that cannot run: no outputs, a source that nothing uses, a
  *   node that no output needs, inputs of a node with different numbers of
- *   axes, or an element that is not installed.
+ *   axes, or an element that is not installed; %PLAN_ERROR_INVALID_ARGUMENT
+ *   for a @target or @flags that are none of the values above.
  *
  * Since: 0.1
  */
@@ -1450,8 +1451,28 @@ PlanWork *
 plan_graph_realize (PlanGraph * graph, PlanTarget target,
     PlanRealizeFlags flags, GError ** error)
 {
+  GEnumClass *targets;
+  gboolean known;
+
   g_return_val_if_fail (PLAN_IS_GRAPH (graph), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* Refused here: set on the elements, GObject would warn and leave
+   * their target as it was. */
+  targets = g_type_class_ref (PLAN_TYPE_TARGET);
+  known = g_enum_get_value (targets, target) != NULL;
+  g_type_class_unref (targets);
+  if (!known) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "%d is not a target: use PLAN_TARGET_CPU, PLAN_TARGET_CUDA or "
+        "PLAN_TARGET_AUTO", target);
+    return NULL;
+  }
+  if (flags & ~PLAN_REALIZE_NO_FUSE) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "0x%x is not a set of realize flags: the only flag is "
+        "PLAN_REALIZE_NO_FUSE (0x%x)", flags, PLAN_REALIZE_NO_FUSE);
+    return NULL;
+  }
   return _plan_work_new (graph, target, flags, error);
 }

@@ -369,6 +369,23 @@ GST_START_TEST (test_realize_structural_errors)
   assert_error_contains (error, "map 'm' is used by no output");
   g_clear_error (&error);
   g_object_unref (g);
+
+  /* A target or flags that are none of the enum's values are errors: a
+   * target of 77 made GObject warn, and the work ran with the elements'
+   * default target. */
+  g = plan_graph_new ();
+  a = plan_graph_add_source (g, "a", 1, PLAN_DTYPE_UNKNOWN, NULL);
+  plan_graph_add_map (g, "m", "x * 2", 1, &a, PLAN_DTYPE_UNKNOWN, NULL);
+  fail_unless (plan_graph_realize (g, (PlanTarget) 77, 0, &error) == NULL);
+  fail_unless (g_error_matches (error, PLAN_ERROR,
+          PLAN_ERROR_INVALID_ARGUMENT));
+  assert_error_contains (error, "77 is not a target");
+  g_clear_error (&error);
+  fail_unless (plan_graph_realize (g, PLAN_TARGET_CPU, 1 << 6, &error) ==
+      NULL);
+  assert_error_contains (error, "0x40 is not a set of realize flags");
+  g_clear_error (&error);
+  g_object_unref (g);
 }
 
 GST_END_TEST;
