@@ -1046,12 +1046,20 @@ plan_array_new_rows (PlanArray * array, gint64 first_row, gint64 n_rows,
         "device memory has no host rows to view");
     return NULL;
   }
+  /* n_rows compared with the rows left, so that a huge first_row or
+   * n_rows cannot wrap round past the check */
   if (info->ndim == 0 || first_row < 0 || n_rows < 0
-      || first_row + n_rows > info->shape[0]) {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rows %" G_GINT64_FORMAT
-        " to %" G_GINT64_FORMAT " are not rows of an array of %"
-        G_GINT64_FORMAT " rows", first_row, first_row + n_rows,
-        info->ndim == 0 ? 0 : info->shape[0]);
+      || first_row > info->shape[0] || n_rows > info->shape[0] - first_row) {
+    if (first_row >= 0 && n_rows >= 0 && n_rows > G_MAXINT64 - first_row)
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "%" G_GINT64_FORMAT
+          " rows from row %" G_GINT64_FORMAT " are not rows of an array of %"
+          G_GINT64_FORMAT " rows", n_rows, first_row,
+          info->ndim == 0 ? 0 : info->shape[0]);
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_SHAPE, "rows %"
+          G_GINT64_FORMAT " to %" G_GINT64_FORMAT " are not rows of an array "
+          "of %" G_GINT64_FORMAT " rows", first_row, first_row + n_rows,
+          info->ndim == 0 ? 0 : info->shape[0]);
     return NULL;
   }
   row = plan_array_info_get_row_size (info);

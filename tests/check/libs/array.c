@@ -552,6 +552,16 @@ GST_START_TEST (test_array_rows_outside_refused)
   fail_unless (strstr (error->message, "rows 8 to 11 are not rows of an "
           "array of 10 rows") != NULL, "%s", error->message);
   g_clear_error (&error);
+  /* first_row + n_rows wrapped round to a negative number and passed the
+   * check: a view far outside the array */
+  fail_unless (plan_array_new_rows (a, G_MAXINT64, 10, &error) == NULL);
+  fail_unless (strstr (error->message, "10 rows from row "
+          "9223372036854775807 are not rows of an array of 10 rows") != NULL,
+      "%s", error->message);
+  g_clear_error (&error);
+  fail_unless (plan_array_new_rows (a, 5, G_MAXINT64, &error) == NULL);
+  fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_SHAPE));
+  g_clear_error (&error);
   g_object_unref (a);
 }
 
