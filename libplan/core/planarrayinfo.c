@@ -163,8 +163,12 @@ plan_array_info_set (PlanArrayInfo * info, PlanDType dtype, guint ndim,
   /* ERRORS */
 bad_dtype:
   {
-    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
-        "no dtype given for the array");
+    if (dtype == PLAN_DTYPE_UNKNOWN)
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "no dtype given for the array");
+    else
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+          "%d is not a dtype", dtype);
     return FALSE;
   }
 too_many_dims:

@@ -78,6 +78,10 @@ typedef struct
                                  * file, by dataset (NULL: its only one) */
   gchar *dataset;
   PlanArrayInfo info;           /* raw file, reader */
+  guint ndim_given;             /* raw file, reader: the ndim the
+                                 * application gave, refused at dispatch
+                                 * when past PLAN_ARRAY_MAX_DIMS (info then
+                                 * holds none) */
   PlanChunkReadFunc read;
   PlanChunkWriteFunc write;
   gpointer user_data;

@@ -118,6 +118,21 @@ binding_new (PlanBindings * self, const gchar * name, PlanBindingKind kind)
   return binding;
 }
 
+/* A raw file's or reader's layout as given; more axes than an array has
+ * are kept as a number only, for the dispatch to refuse. */
+static void
+set_layout (PlanBinding * binding, PlanDType dtype, guint ndim,
+    const gint64 * shape)
+{
+  binding->info.dtype = dtype;
+  binding->ndim_given = ndim;
+  if (ndim > PLAN_ARRAY_MAX_DIMS)
+    return;
+  binding->info.ndim = ndim;
+  if (ndim > 0)
+    memcpy (binding->info.shape, shape, ndim * sizeof (gint64));
+}
+
 /**
  * plan_bindings_set_array:
  * @bindings: a #PlanBindings
@@ -220,6 +235,9 @@ plan_bindings_set_file_dataset (PlanBindings * bindings, const gchar * name,
  * (planfilesink `format=raw`, whatever the extension of @location): its
  * @dtype and @shape are then checked at dispatch against the output's,
  * which they must be exactly (the outermost axis -1: any number of rows).
+ * A layout that no array has (an @ndim past %PLAN_ARRAY_MAX_DIMS, a
+ * @dtype that is none) is refused by the dispatch, with an error naming
+ * @name.
  *
  * Since: 0.1
  */
@@ -233,14 +251,11 @@ plan_bindings_set_raw_file (PlanBindings * bindings, const gchar * name,
   g_return_if_fail (PLAN_IS_BINDINGS (bindings));
   g_return_if_fail (name != NULL);
   g_return_if_fail (location != NULL);
-  g_return_if_fail (ndim <= PLAN_ARRAY_MAX_DIMS);
+  g_return_if_fail (ndim == 0 || shape != NULL);
 
   binding = binding_new (bindings, name, PLAN_BINDING_RAW_FILE);
   binding->location = g_strdup (location);
-  binding->info.dtype = dtype;
-  binding->info.ndim = ndim;
-  if (ndim > 0)
-    memcpy (binding->info.shape, shape, ndim * sizeof (gint64));
+  set_layout (binding, dtype, ndim, shape);
 }
 
 /**
@@ -257,7 +272,9 @@ plan_bindings_set_raw_file (PlanBindings * bindings, const gchar * name,
  * @notify: (nullable): frees @user_data when the binding is dropped
  *
  * Binds the source @name to an application's chunk reader: the design's
- * `io.connect(a, reader)`. See #PlanChunkReadFunc.
+ * `io.connect(a, reader)`. See #PlanChunkReadFunc. A layout that no array
+ * has (an @ndim past %PLAN_ARRAY_MAX_DIMS, a @dtype that is none) is
+ * refused by the dispatch, with an error naming @name.
  *
  * Since: 0.1
  */
@@ -271,13 +288,10 @@ plan_bindings_set_reader (PlanBindings * bindings, const gchar * name,
   g_return_if_fail (PLAN_IS_BINDINGS (bindings));
   g_return_if_fail (name != NULL);
   g_return_if_fail (func != NULL);
-  g_return_if_fail (ndim <= PLAN_ARRAY_MAX_DIMS);
+  g_return_if_fail (ndim == 0 || shape != NULL);
 
   binding = binding_new (bindings, name, PLAN_BINDING_READER);
-  binding->info.dtype = dtype;
-  binding->info.ndim = ndim;
-  if (ndim > 0)
-    memcpy (binding->info.shape, shape, ndim * sizeof (gint64));
+  set_layout (binding, dtype, ndim, shape);
   binding->read = func;
   binding->user_data = user_data;
   binding->notify = notify;

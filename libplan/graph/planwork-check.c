@@ -78,6 +78,17 @@ _plan_work_check_binding_names (PlanWork * self, PlanBindings * bindings,
       g_free (in_s);
       g_free (out_s);
       ok = FALSE;
+    } else {
+      PlanBinding *binding = _plan_bindings_lookup (bindings, *p);
+
+      if (binding->ndim_given > PLAN_ARRAY_MAX_DIMS) {
+        g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED,
+            "%s '%s' is bound to %s of %u axes, but arrays have at most %d",
+            node ? "source" : "output", *p, binding->kind ==
+            PLAN_BINDING_READER ? "a chunk reader" : "a raw file",
+            binding->ndim_given, PLAN_ARRAY_MAX_DIMS);
+        ok = FALSE;
+      }
     }
   }
   g_strfreev (names);

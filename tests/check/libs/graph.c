@@ -566,6 +566,12 @@ GST_START_TEST (test_dispatch_hundred_times)
 
 GST_END_TEST;
 
+static PlanArray *
+no_rows (guint64 first_row, gpointer user_data, GError ** error)
+{
+  return NULL;
+}
+
 GST_START_TEST (test_dispatch_binding_errors)
 {
   PlanGraph *g = example_graph ();
@@ -615,8 +621,42 @@ GST_START_TEST (test_dispatch_binding_errors)
   assert_error_contains (error, "'c' is bound but is neither an input nor "
       "an output of this work; its inputs are a, b and its outputs f, g, h");
   g_clear_error (&error);
-
   g_object_unref (bindings);
+
+  /* A reader or raw file of more axes than an array has is refused at
+   * dispatch, saying so: it was a CRITICAL and then "not bound". A dtype
+   * that is none is named. */
+  {
+    gint64 shape[PLAN_ARRAY_MAX_DIMS + 1];
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (shape); i++)
+      shape[i] = 2;
+    bindings = example_bindings (a, a);
+    plan_bindings_set_reader (bindings, "b", PLAN_DTYPE_FLOAT32,
+        G_N_ELEMENTS (shape), shape, no_rows, NULL, NULL);
+    fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+    fail_unless (g_error_matches (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED));
+    assert_error_contains (error, "source 'b' is bound to a chunk reader of "
+        "9 axes, but arrays have at most 8");
+    g_clear_error (&error);
+    plan_bindings_set_raw_file (bindings, "b", "b.raw", PLAN_DTYPE_FLOAT32,
+        G_N_ELEMENTS (shape), shape);
+    plan_bindings_set_raw_file (bindings, "h", "h.raw", PLAN_DTYPE_FLOAT32,
+        G_N_ELEMENTS (shape), shape);
+    fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+    assert_error_contains (error, "is bound to a raw file of 9 axes, but "
+        "arrays have at most 8");
+    g_clear_error (&error);
+    plan_bindings_set_reader (bindings, "b", (PlanDType) 99, 1, shape,
+        no_rows, NULL, NULL);
+    plan_bindings_set_array (bindings, "h", small_f);
+    fail_unless (plan_work_dispatch (work, bindings, &error) == NULL);
+    assert_error_contains (error, "source 'b': 99 is not a dtype");
+    g_clear_error (&error);
+    g_object_unref (bindings);
+  }
+
   g_object_unref (a);
   g_object_unref (short_b);
   g_object_unref (small_f);
