@@ -615,13 +615,17 @@ def waiting_inside_a_kernel_for_the_same_work_is_refused():
     raises it), where it hung for ever."""
     plan = Plan(); a = plan.source(ndim=1)
     holder = {}
+    ready = threading.Event()
 
     def kernel(x):
+        # The kernel may run before dispatch() has returned the future.
+        ready.wait(30)
         holder['future'].wait()
         return x
     plan.custom(kernel, args=(a,))
     work = plan.realize(target='cpu')
     holder['future'] = f = work.dispatch(a=np.ones(100))
+    ready.set()
     t0 = time.monotonic()
     expect(Exception, lambda: f.wait(timeout=30),
            "inside a reader, writer or kernel of this work", "never end")
