@@ -581,14 +581,17 @@ def waiting_inside_a_callback_for_the_same_work_is_refused():
     other = plan.realize(target='cpu')
     for how in ("own", "queued"):
         io = IO(work)
+        started = threading.Event()
 
-        def writer(rows, first_row, io=io, how=how):
+        def writer(rows, first_row, io=io, how=how, started=started):
             if how == "own":
+                # The writer may run before start() has set io.future.
+                started.wait(30)
                 io.future.wait()
             else:
                 work.dispatch(a=np.ones(10)).result('m')
         io.connect(a, np.ones(100)); io.connect(m, writer)
-        io.start()
+        io.start(); started.set()
         t0 = time.monotonic()
         expect(RuntimeError, lambda: io.wait(timeout=30),
                "inside a reader or writer of this work", "never end")
