@@ -923,7 +923,7 @@ plan_array_load_npy (const gchar * path, GError ** error)
   PlanArrayInfo info;
   PlanNpyLayout layout;
   gsize size, header_size;
-  gchar *contents;
+  gchar *contents, *data;
   PlanArray *array, *file;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -934,7 +934,17 @@ plan_array_load_npy (const gchar * path, GError ** error)
           PLAN_NPY_LAYOUT_BIG_ENDIAN | PLAN_NPY_LAYOUT_FORTRAN, &info,
           &header_size, &layout, error))
     goto failed;
-  array = plan_array_new_wrapped (contents + header_size, size - header_size,
+  /* numpy pads the headers it writes so that the data starts at a
+   * multiple of 64 bytes, but reads a header of any length: after one of
+   * another length the elements would lie misaligned in the buffer, and
+   * every kernel reads them through typed pointers. Such data is moved to
+   * the buffer's start, which g_malloc() aligns for any element. */
+  data = contents + header_size;
+  if (header_size % 16 != 0) {
+    memmove (contents, data, size - header_size);
+    data = contents;
+  }
+  array = plan_array_new_wrapped (data, size - header_size,
       info.dtype, info.ndim, info.shape, contents, g_free, error);
   if (array == NULL)
     goto failed;

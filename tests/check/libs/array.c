@@ -485,6 +485,82 @@ GST_START_TEST (test_array_load_npy_refuses_special_files)
 
 GST_END_TEST;
 
+/* Writes a version 1.0 .npy whose header is @header_len bytes (the dict,
+ * spaces and a newline), so that its data starts at byte 10 + header_len,
+ * and returns its path. */
+static gchar *
+write_npy_with_header_len (const gchar * dir, const gchar * name,
+    const gchar * dict, guint header_len, gconstpointer data, gsize size)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  GByteArray *b = g_byte_array_new ();
+  guint8 len[2] = { header_len & 0xff, header_len >> 8 };
+  guint i;
+
+  g_byte_array_append (b, (const guint8 *) "\x93NUMPY\x01\x00", 8);
+  g_byte_array_append (b, len, 2);
+  g_byte_array_append (b, (const guint8 *) dict, strlen (dict));
+  for (i = strlen (dict); i + 1 < header_len; i++)
+    g_byte_array_append (b, (const guint8 *) " ", 1);
+  g_byte_array_append (b, (const guint8 *) "\n", 1);
+  g_byte_array_append (b, data, size);
+  fail_unless (g_file_set_contents (path, (const gchar *) b->data, b->len,
+          NULL));
+  g_byte_array_unref (b);
+  return path;
+}
+
+/* numpy pads the headers it writes to 64 bytes but reads any length. After
+ * a header of 60 bytes the data starts at byte 70: plan_array_load_npy()
+ * (planmap's constants) gave an array whose elements were misaligned, and
+ * the kernels read them through typed pointers (UBSan: "load of
+ * misaligned address"). The data is aligned, with numpy's values, also
+ * when it is byte-swapped or transposed from Fortran order. */
+GST_START_TEST (test_array_load_npy_short_header_is_aligned)
+{
+  gchar *dir = g_dir_make_tmp ("arrayload-XXXXXX", NULL);
+  const gdouble f8[3] = { 1.5, -2.0, 3.25 };
+  /* >i4 (2, 3) in Fortran order: [[1, 2, 3], [4, 5, 6]] by columns. */
+  const guint8 be_f[24] = { 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 5,
+    0, 0, 0, 3, 0, 0, 0, 6
+  };
+  gchar *p1, *p2;
+  const gdouble *d;
+  const gint32 *i4;
+  GError *err = NULL;
+  PlanArray *a;
+  gint k;
+
+  p1 = write_npy_with_header_len (dir, "f8.npy", "{'descr': '<f8', "
+      "'fortran_order': False, 'shape': (3,), }", 60, f8, sizeof (f8));
+  a = plan_array_load_npy (p1, &err);
+  fail_unless (a != NULL, "%s", err ? err->message : "");
+  d = plan_array_get_data (a, NULL);
+  fail_unless ((guintptr) d % 8 == 0, "the data is at %p", d);
+  for (k = 0; k < 3; k++)
+    fail_unless_equals_float (d[k], f8[k]);
+  g_object_unref (a);
+
+  p2 = write_npy_with_header_len (dir, "be.npy", "{'descr': '>i4', "
+      "'fortran_order': True, 'shape': (2, 3), }", 59, be_f, sizeof (be_f));
+  a = plan_array_load_npy (p2, &err);
+  fail_unless (a != NULL, "%s", err ? err->message : "");
+  i4 = plan_array_get_data (a, NULL);
+  fail_unless ((guintptr) i4 % 4 == 0, "the data is at %p", i4);
+  for (k = 0; k < 6; k++)
+    fail_unless_equals_int (i4[k], k + 1);
+  g_object_unref (a);
+
+  g_unlink (p1);
+  g_unlink (p2);
+  g_rmdir (dir);
+  g_free (p1);
+  g_free (p2);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* plan_file_get_regular_contents(): the bytes and their length, a NUL
  * after them; an empty file; what is missing or not regular refused with
  * the codes and messages its documentation gives. */
@@ -595,6 +671,7 @@ array_suite (void)
   tcase_add_test (tc, test_array_rows_outside_refused);
   tcase_add_test (tc, test_array_reuses_large_blocks);
   tcase_add_test (tc, test_array_load_npy_refuses_special_files);
+  tcase_add_test (tc, test_array_load_npy_short_header_is_aligned);
   tcase_add_test (tc, test_file_get_regular_contents);
   return s;
 }
