@@ -440,6 +440,17 @@ def _as_host_array(value, what):
             "bind an array of native byte order, or none, and copy the "
             "result into yours" if out else
             "pass arr.astype(arr.dtype.newbyteorder('='))"))
+    if not arr.flags.aligned:
+        # numpy makes such views (np.frombuffer(b, offset=1)); libplan's
+        # kernels read elements through typed pointers, which must be
+        # aligned.
+        raise ValueError("%s is not aligned: its data is at an address that "
+                         "is not a multiple of its elements' alignment (%s, "
+                         "%d bytes); %s" % (
+                             what, arr.dtype, arr.dtype.alignment,
+                             "bind an aligned array (np.empty(shape, "
+                             "dtype)), or none, and copy the result into "
+                             "yours" if out else "pass arr.copy() to copy it"))
     return arr
 
 

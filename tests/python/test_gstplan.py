@@ -1205,6 +1205,19 @@ def errors_are_exceptions():
     assert "ascontiguousarray" not in str(e)
     expect(ValueError, lambda: work.dispatch(a=np.zeros(3), m=np.zeros(3, ">f8")),
            "output 'm' has non-native byte order", "copy the result into yours")
+    # a view numpy makes at an odd address (np.frombuffer(b, offset=1)) was
+    # bound as it was, and the kernels read its float64 through misaligned
+    # pointers
+    def misaligned(n):
+        return np.frombuffer(np.zeros(8 * n + 1, np.uint8).data, np.float64,
+                             count=n, offset=1)
+    assert not misaligned(3).flags.aligned
+    expect(ValueError, lambda: work.dispatch(a=misaligned(3)),
+           "input 'a' is not aligned", "float64, 8 bytes", "pass arr.copy()")
+    expect(ValueError, lambda: work.dispatch(a=np.zeros(3),
+                                             m=np.frombuffer(bytearray(25), np.float64, count=3,
+                                                             offset=1)),
+           "output 'm' is not aligned", "copy the result into yours")
     expect(PlanError, lambda: work.dispatch(a=np.zeros((4, 4))).wait(), "a")
     expect(KeyError, lambda: work.dispatch(a=np.zeros(3), nothere=np.zeros(3)), "nothere")
     expect(ValueError, lambda: work.dispatch(a=np.zeros(3), m=np.zeros(3)[::1].view()
