@@ -797,6 +797,176 @@ check_filters (PlanH5Dataset * d, GError ** error)
   return ok;
 }
 
+#if H5_VERSION_GE(1, 10, 5)
+/* The number of bytes the deflate stream @in decodes to, counted through
+ * a small window (nothing of the chunk is kept), or -1 where it is not a
+ * whole zlib stream; counting stops past @limit (a size past it is all
+ * the caller needs to know). */
+static gint64
+inflated_size (const guint8 * in, gsize n_in, guint64 limit)
+{
+  guint8 window[16384];
+  z_stream zs = { 0 };
+  gint r = Z_OK;
+
+  if (inflateInit (&zs) != Z_OK)
+    return -1;
+  zs.next_in = (guint8 *) in;
+  zs.avail_in = n_in;
+  while (r == Z_OK) {
+    zs.next_out = window;
+    zs.avail_out = sizeof window;
+    r = inflate (&zs, Z_NO_FLUSH);
+    if (r == Z_BUF_ERROR && zs.avail_out == sizeof window)
+      break;                    /* no progress: the stream is cut short */
+    if (r == Z_BUF_ERROR)
+      r = Z_OK;
+    if (r == Z_OK && zs.total_out > limit)
+      break;
+  }
+  inflateEnd (&zs);
+  return r == Z_STREAM_END || zs.total_out > limit ?
+      (gint64) zs.total_out : -1;
+}
+#endif
+
+/* Checks the first chunk stored against the chunk shape of the dataset's
+ * layout: its bytes, undone through the filters whose sizes are known
+ * here (deflate, LZF, shuffle, Fletcher-32), must be a chunk's bytes
+ * exactly. libhdf5 1.10 does not check it: a chunk shape changed in a
+ * damaged layout message made it read past its buffers (a crash) or leave
+ * part of them unset (values that were never in the file). The shape is
+ * the layout's, one for every chunk, so one chunk shows a wrong one. Under
+ * _plan_h5_enter (). */
+static gboolean
+check_chunk_shape (PlanH5Dataset * d, hid_t type, GError ** error)
+{
+  gboolean ok = TRUE;
+#if H5_VERSION_GE(1, 10, 5)
+  hid_t dcpl = H5Dget_create_plist (d->dset), space = -1;
+  hsize_t cdims[PLAN_ARRAY_MAX_DIMS], offset[PLAN_ARRAY_MAX_DIMS], n = 0;
+  hsize_t stored = 0, at_offset = 0;
+  haddr_t addr = HADDR_UNDEF;
+  unsigned mask = 0;
+  guint64 chunk_bytes = H5Tget_size (type), expected = 0, in_size;
+  gint i, n_filters, packer = -1;
+  guint n_before = 0, n_after = 0;
+  guint8 *raw = NULL, *out = NULL;
+  gint64 got = -1;
+  const gchar *why = NULL;
+
+  if (dcpl < 0 || d->ndim == 0 || H5Pget_layout (dcpl) != H5D_CHUNKED
+      || H5Pget_chunk (dcpl, d->ndim, cdims) != d->ndim)
+    goto done;
+  for (i = 0; i < d->ndim; i++)
+    if (!g_uint64_checked_mul (&chunk_bytes, chunk_bytes, cdims[i]))
+      chunk_bytes = G_MAXUINT64;
+  space = H5Dget_space (d->dset);
+  if (space < 0 || H5Dget_num_chunks (d->dset, space, &n) < 0 || n == 0
+      || H5Dget_chunk_info (d->dset, space, 0, offset, &mask, &addr,
+          &stored) < 0 || addr == HADDR_UNDEF)
+    goto done;                  /* nothing stored: the fill value */
+  /* What H5Dread_chunk () reads there: the chunk the index finds at its
+   * coordinates, which is another one in a damaged index. */
+  if (H5Dget_chunk_storage_size (d->dset, offset, &at_offset) < 0
+      || at_offset != stored) {
+    why = "index";
+    goto done;
+  }
+  /* Fletcher-32 adds 4 bytes; deflate or LZF (one of them) packs. */
+  n_filters = H5Pget_nfilters (dcpl);
+  for (i = 0; i < n_filters; i++) {
+    unsigned flags, cd[8];
+    size_t n_cd = G_N_ELEMENTS (cd);
+    H5Z_filter_t f = H5Pget_filter2 (dcpl, i, &flags, &n_cd, cd, 0, NULL,
+        NULL);
+
+    if (mask & (1u << i))
+      continue;                 /* not applied to this chunk */
+    if (f == H5Z_FILTER_FLETCHER32) {
+      if (packer < 0)
+        n_before++;
+      else
+        n_after++;
+    } else if ((f == H5Z_FILTER_DEFLATE || f == PLAN_H5_FILTER_LZF)
+        && packer < 0) {
+      packer = f;
+    } else if (f != H5Z_FILTER_SHUFFLE) {
+      goto done;                /* a filter whose sizes are not known here */
+    }
+  }
+  expected = chunk_bytes + 4 * n_before;
+  if (packer < 0) {
+    if (stored != expected + 4 * n_after)
+      why = "stored";
+    goto done;
+  }
+  /* A packed chunk is at most a little larger than its bytes. */
+  if (stored < 4 * n_after || stored > expected + expected / 8 + 4096) {
+    why = "stored";
+    goto done;
+  }
+  in_size = stored - 4 * n_after;
+  if (packer == PLAN_H5_FILTER_LZF && expected > (64 << 20))
+    goto done;                  /* not decoded here only to be checked */
+  raw = g_try_malloc (MAX (stored, 1));
+  if (raw == NULL)
+    goto done;
+  if (H5Dread_chunk (d->dset, H5P_DEFAULT, offset, &mask, raw) < 0)
+    goto done;                  /* libhdf5 says what is wrong when read */
+  if (packer == H5Z_FILTER_DEFLATE) {
+    got = inflated_size (raw, in_size, expected);
+  } else if ((out = g_try_malloc (expected + 1)) != NULL) {
+    gsize n_out = 0;
+    const gchar *lzf_why = NULL;
+
+    if (_plan_h5_lzf_decode (raw, in_size, out, expected + 1, &n_out,
+            &lzf_why) == PLAN_LZF_OK)
+      got = n_out;
+  } else {
+    goto done;
+  }
+  if (got < 0)
+    why = "decoded";            /* libhdf5's read says what is wrong */
+  else if ((guint64) got != expected)
+    why = "decodes";
+
+done:
+  if (g_strcmp0 (why, "index") == 0) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its chunk index is "
+        "corrupt: its first stored chunk has %" G_GUINT64_FORMAT " bytes, "
+        "but the chunk found at its place has %" G_GUINT64_FORMAT,
+        (guint64) stored, (guint64) at_offset);
+    ok = FALSE;
+  } else if (why != NULL && g_strcmp0 (why, "decoded") != 0) {
+    GString *shape = g_string_new (NULL);
+    gboolean has = g_strcmp0 (why, "stored") == 0;
+    gboolean more = !has && (guint64) got > expected;
+
+    for (i = 0; i < d->ndim; i++)
+      g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, i ? ", " : "",
+          (guint64) cdims[i]);
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its layout gives "
+        "chunks of shape (%s%s), %" G_GUINT64_FORMAT " bytes, but its first "
+        "stored chunk %s %" G_GINT64_FORMAT " bytes: the layout or the "
+        "chunk index is corrupt", shape->str, d->ndim == 1 ? "," : "",
+        chunk_bytes, has ? "has" : more ? "decodes to more than" :
+        "decodes to", has ? (gint64) (stored - 4 * (n_before + n_after)) :
+        more ? (gint64) expected : got);
+    g_string_free (shape, TRUE);
+    ok = FALSE;
+  }
+  g_free (raw);
+  g_free (out);
+  if (space >= 0)
+    H5Sclose (space);
+  if (dcpl >= 0)
+    H5Pclose (dcpl);
+  H5Eclear2 (H5E_DEFAULT);
+#endif
+  return ok;
+}
+
 /* The bytes each LZF-filtered chunk of the dataset decodes to: a chunk's
  * bytes where LZF is applied to the chunk as it is or shuffled; 0 where
  * another filter before it changes the size (scale-offset, n-bit) or
@@ -919,7 +1089,7 @@ _plan_h5_dataset_open (const gchar * filename, const gchar * path,
   for (i = 0; i < d->ndim; i++)
     shape[i] = d->dims[i];
   if (!plan_array_info_set (info, dtype, d->ndim, shape, error)
-      || !check_filters (d, error))
+      || !check_filters (d, error) || !check_chunk_shape (d, type, error))
     goto in_dataset;
   *align_rows = chunk_rows (d, plan_array_info_get_row_size (info));
   d->lzf_bytes = lzf_chunk_bytes (d, type);

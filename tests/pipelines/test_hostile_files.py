@@ -189,6 +189,55 @@ def h5_corpus():
     check(path, 'h5', 'gzip.h5, extent beyond its maximum')
 
 
+def h5_layout_chunk_shape():
+    """A chunk shape changed in the dataset's layout message (a chunked
+    layout of version 3: the chunks' address, then each axis's chunk
+    length and the element size as 32-bit numbers). libhdf5 1.10 reads the
+    stored chunks as chunks of that shape: past the end of its buffers (a
+    segmentation fault) where the shape is larger than the chunk's bytes,
+    and leaving part of them unset (values that were never in the file,
+    other on each run) where it is smaller. h5py reads some of these with
+    such values; planfilesrc must refuse every one, saying the layout or
+    the chunk index is corrupt."""
+    if not plantest.built_with('hdf5'):
+        return
+    try:
+        import h5py
+    except ImportError:
+        return
+    d = plantest.tmpdir()
+    dims = struct.pack('<3I', 10, 3, 4)
+    for name, opts in [('raw', {}), ('gzip', dict(compression='gzip')),
+                       ('shuffle-gzip', dict(compression='gzip',
+                                             shuffle=True)),
+                       ('lzf', dict(compression='lzf')),
+                       ('fletcher32', dict(fletcher32=True)),
+                       ('unlimited', dict(compression='gzip',
+                                          maxshape=(None, None)))]:
+        path = os.path.join(d, 'layout-%s.h5' % name)
+        with h5py.File(path, 'w') as f:
+            f.create_dataset('a', data=A, chunks=(10, 3), **opts)
+        with open(path, 'rb') as f:
+            data = f.read()
+        at = data.find(dims)
+        if at < 0 or data[at - 11:at - 8] != b'\x03\x02\x03':
+            raise Failure('layout-%s.h5: no chunked layout message of '
+                          'chunks (10, 3)' % name)
+        for axis, length in [(1, 0x8003), (1, 0x10003), (1, 2), (1, 4),
+                             (0, 9), (0, 11), (0, 0x8000a)]:
+            bad = bytearray(data)
+            struct.pack_into('<I', bad, at + 4 * axis, length)
+            with open(path, 'wb') as f:
+                f.write(bad)
+            what = 'layout-%s.h5, chunk axis %d of %d' % (name, axis, length)
+            rc, out = run(path)
+            errors = [l for l in out.splitlines() if l.startswith('ERROR')]
+            if rc != 1 or len(errors) != 1 or path not in errors[0] or \
+                    'corrupt' not in errors[0]:
+                raise Failure('%s: exit status %d, not one error saying the '
+                              'file is corrupt:\n%s' % (what, rc, out))
+
+
 def zarr_store(d, name):
     """A v2 zlib store of A in chunks of (16, 2) by zarr, or None."""
     try:
@@ -446,6 +495,7 @@ plantest.run_cases([
     ('.npz mutations, stored and deflated', npz_corpus),
     ('a .npz entry pointing at another member', npz_entry_pointing_at_another_member),
     ('HDF5 mutations, contiguous and gzip', h5_corpus),
+    ('HDF5 chunk shapes changed in the layout', h5_layout_chunk_shape),
     ('Zarr metadata and chunk mutations', zarr_corpus),
     ('Zarr symbolic link loops', zarr_symlink_loops),
     ('Zarr v3 crc32c', zarr_v3_crc32c),
