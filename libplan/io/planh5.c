@@ -333,10 +333,25 @@ choose_dataset (hid_t file, const gchar * path, GError ** error)
   H5I_type_t type = H5I_BADID;
 
   if (path) {
-    if (H5Lexists (file, path, H5P_DEFAULT) > 0
-        && (obj = H5Oopen (file, path, H5P_DEFAULT)) >= 0) {
+    gboolean exists = H5Lexists (file, path, H5P_DEFAULT) > 0;
+    H5L_info_t link;
+
+    if (exists && (obj = H5Oopen (file, path, H5P_DEFAULT)) >= 0) {
       type = H5Iget_type (obj);
       H5Oclose (obj);
+    } else if (exists && H5Lget_info (file, path, &link, H5P_DEFAULT) >= 0
+        && link.type == H5L_TYPE_HARD) {
+      /* Named in its group, but its object header does not decode: not
+       * a missing dataset (the list of the file's datasets leaves it
+       * out). A soft or external link to nothing is described below. */
+      gchar *why = _plan_h5_error_text ();
+
+      g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its group names "
+          "'%s', but HDF5 cannot open it: its object header is corrupt "
+          "(%s)", path, why);
+      g_free (why);
+      H5Eclear2 (H5E_DEFAULT);
+      return NULL;
     }
     H5Eclear2 (H5E_DEFAULT);
     if (type == H5I_DATASET)
