@@ -455,8 +455,9 @@ check_size (const PlanArrayInfo * info, gsize expected, gsize size,
 
 /**
  * plan_array_new_wrapped: (skip)
- * @data: (nullable): the array's elements, C-contiguous; %NULL only when
- *   @size is 0
+ * @data: (nullable): the array's elements, C-contiguous and aligned for
+ *   @dtype (at an address that is a multiple of its elements' alignment:
+ *   kernels read them through typed pointers); %NULL only when @size is 0
  * @size: the size of @data in bytes: exactly the number of elements times
  *   the size of @dtype
  * @dtype: the element type
@@ -604,8 +605,8 @@ wrap_address (PlanDevice * device, guintptr address, gsize size,
  * plan_array_new_for_address: (rename-to plan_array_new_wrapped)
  * @device: (nullable): the device that owns the memory, %NULL for host
  *   memory
- * @address: where the array's elements are, C-contiguous: a host address,
- *   or a device pointer of @device
+ * @address: where the array's elements are, C-contiguous and aligned for
+ *   the element type: a host address, or a device pointer of @device
  * @size: the size of the elements in bytes: exactly the number of elements
  *   times the size of @dtype
  * @dtype: the element type
@@ -655,8 +656,8 @@ plan_array_new_for_address (PlanDevice * device, guintptr address,
  * plan_array_new_for_owner:
  * @device: (nullable): the device that owns the memory, %NULL for host
  *   memory
- * @address: where the array's elements are, C-contiguous: a host address,
- *   or a device pointer of @device
+ * @address: where the array's elements are, C-contiguous and aligned for
+ *   the element type: a host address, or a device pointer of @device
  * @size: the size of the elements in bytes: exactly the number of elements
  *   times the size of @dtype
  * @dtype: the element type
