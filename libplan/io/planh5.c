@@ -165,6 +165,9 @@ typedef struct
 {
   GPtrArray *paths;
   GHashTable *seen;             /* the objects' keys (object_key ()) */
+  /* the first object libhdf5 could not open, and why */
+  gchar *broken;
+  gchar *broken_why;
 } VisitData;
 
 /* A key for the object a hard link leads to: its address in the file (a
@@ -234,6 +237,10 @@ visit_link (hid_t group, const char *name, const H5L_info_t * info,
     return 0;
   obj = H5Oopen (group, name, H5P_DEFAULT);
   if (obj < 0) {
+    if (v->broken == NULL) {
+      v->broken = g_strconcat ("/", name, NULL);
+      v->broken_why = _plan_h5_error_text ();
+    }
     H5Eclear2 (H5E_DEFAULT);
     return 0;
   }
@@ -246,17 +253,23 @@ visit_link (hid_t group, const char *name, const H5L_info_t * info,
 
 /* The paths of the file's datasets, in name order, each dataset once (by
  * the first of its paths), without NetCDF-4 dimensions that are no
- * variable. */
+ * variable; in @broken (to free), the first object libhdf5 could not open
+ * and why, or %NULL. */
 static GPtrArray *
-list_datasets (hid_t file)
+list_datasets (hid_t file, gchar ** broken)
 {
   VisitData v = { g_ptr_array_new_with_free_func (g_free),
-    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL)
+    g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL), NULL, NULL
   };
 
   if (H5Lvisit (file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &v) < 0)
     H5Eclear2 (H5E_DEFAULT);
   g_hash_table_unref (v.seen);
+  if (v.broken != NULL)
+    *broken = g_strdup_printf ("'%s', which HDF5 cannot open: its object "
+        "header is corrupt (%s)", v.broken, v.broken_why);
+  g_free (v.broken);
+  g_free (v.broken_why);
   return v.paths;
 }
 
@@ -328,7 +341,7 @@ static gchar *
 choose_dataset (hid_t file, const gchar * path, GError ** error)
 {
   GPtrArray *paths;
-  gchar *names, *chosen = NULL;
+  gchar *names, *chosen = NULL, *broken = NULL;
   hid_t obj = -1;
   H5I_type_t type = H5I_BADID;
 
@@ -358,14 +371,18 @@ choose_dataset (hid_t file, const gchar * path, GError ** error)
       return path[0] == '/' ? g_strdup (path) : g_strconcat ("/", path, NULL);
   }
 
-  paths = list_datasets (file);
+  paths = list_datasets (file, &broken);
   if (path == NULL && paths->len == 1) {
     chosen = g_strdup (g_ptr_array_index (paths, 0));
     g_ptr_array_unref (paths);
+    g_free (broken);
     return chosen;
   }
   names = paths->len > 0 ? join_paths (paths) : NULL;
-  if (path == NULL && names == NULL)
+  if (path == NULL && names == NULL && broken != NULL)
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "it holds no dataset "
+        "HDF5 can open, and an object %s", broken);
+  else if (path == NULL && names == NULL)
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT, "it is an "
         "HDF5 file with no datasets in it");
   else if (path == NULL)
@@ -381,6 +398,7 @@ choose_dataset (hid_t file, const gchar * path, GError ** error)
     g_free (what);
   }
   g_free (names);
+  g_free (broken);
   g_ptr_array_unref (paths);
   return NULL;
 }

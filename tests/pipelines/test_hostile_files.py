@@ -200,7 +200,8 @@ def h5_layout_chunk_shape():
     other on each run) where it is smaller. h5py reads some of these with
     such values; planfilesrc must refuse every one, saying the layout or
     the chunk index is corrupt. A length of 0, which libhdf5 refuses, was
-    reported as a dataset the file does not have."""
+    reported as a dataset the file does not have (or, with no dataset
+    named, as a file with no datasets)."""
     if not plantest.built_with('hdf5'):
         return
     try:
@@ -231,13 +232,16 @@ def h5_layout_chunk_shape():
             struct.pack_into('<I', bad, at + 4 * axis, length)
             with open(path, 'wb') as f:
                 f.write(bad)
-            what = 'layout-%s.h5, chunk axis %d of %d' % (name, axis, length)
-            rc, out = run(path, ['dataset=a'])
-            errors = [l for l in out.splitlines() if l.startswith('ERROR')]
-            if rc != 1 or len(errors) != 1 or path not in errors[0] or \
-                    'corrupt' not in errors[0]:
-                raise Failure('%s: exit status %d, not one error saying the '
-                              'file is corrupt:\n%s' % (what, rc, out))
+            for extra in [['dataset=a']] + ([[]] if length == 0 else []):
+                what = 'layout-%s.h5, chunk axis %d of %d%s' % (
+                    name, axis, length, ', ' + extra[0] if extra else '')
+                rc, out = run(path, extra)
+                errors = [l for l in out.splitlines()
+                          if l.startswith('ERROR')]
+                if rc != 1 or len(errors) != 1 or path not in errors[0] or \
+                        'corrupt' not in errors[0]:
+                    raise Failure('%s: exit status %d, not one error saying '
+                                  'the file is corrupt:\n%s' % (what, rc, out))
 
 
 def zarr_store(d, name):
