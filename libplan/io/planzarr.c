@@ -1746,6 +1746,14 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
     goto not_object;
   if (!check_zarr_format (o, 2, ".zarray", "only Zarr v2 is read", error))
     goto done;
+  /* Required, as zarr-python 2 requires them: an F-ordered array without
+   * its order would read as C order, transposed chunk by chunk, and
+   * missing chunks as a fill value the metadata does not say. */
+  if (json_object_get_member (o, "order") == NULL
+      || JSON_NODE_HOLDS_NULL (json_object_get_member (o, "order")))
+    goto no_order;
+  if (json_object_get_member (o, "fill_value") == NULL)
+    goto no_fill;
   order = member_string (o, "order", "C");
   if (g_strcmp0 (order, "C") != 0 && g_strcmp0 (order, "F") != 0)
     goto bad_order;
@@ -1771,6 +1779,16 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
 not_object:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray is not a "
       "JSON object");
+  goto done;
+no_order:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
+      "order (\"C\" or \"F\"), which Zarr v2 requires: without it the "
+      "chunks' elements cannot be put in place");
+  goto done;
+no_fill:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
+      "fill_value (null where there is none), which Zarr v2 requires: "
+      "without it the chunks that were never written have no value");
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "

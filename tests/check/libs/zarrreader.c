@@ -330,6 +330,18 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
       "permutation of the array's 1 axes");
   check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
       "[\"bytes\"]}]}", "its codec '(no name)' is not supported");
+  /* No order, or no fill_value: they were taken as C and 0, so that an
+   * F-ordered array read transposed chunk by chunk and missing chunks as
+   * 0; zarr-python 2 refuses both. */
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"compressor\": null, \"fill_value\": 0}", "its .zarray has no "
+      "order (\"C\" or \"F\"), which Zarr v2 requires");
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"compressor\": null, \"fill_value\": 0, \"order\": null}",
+      "its .zarray has no order");
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"compressor\": null, \"order\": \"F\"}", "its .zarray has no "
+      "fill_value (null where there is none), which Zarr v2 requires");
   /* An integer fill value no int64 holds (as zarr-python refuses it). */
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"fill_value\": 1e300, \"order\": \"C\"}",
