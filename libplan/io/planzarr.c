@@ -1747,13 +1747,16 @@ parse_zarray (PlanZarrArray * z, const gchar * text, GError ** error)
   if (!check_zarr_format (o, 2, ".zarray", "only Zarr v2 is read", error))
     goto done;
   /* Required, as zarr-python 2 requires them: an F-ordered array without
-   * its order would read as C order, transposed chunk by chunk, and
-   * missing chunks as a fill value the metadata does not say. */
+   * its order would read as C order, transposed chunk by chunk, missing
+   * chunks as a fill value the metadata does not say, and compressed
+   * chunks of a chunk's length as elements. */
   if (json_object_get_member (o, "order") == NULL
       || JSON_NODE_HOLDS_NULL (json_object_get_member (o, "order")))
     goto no_order;
   if (json_object_get_member (o, "fill_value") == NULL)
     goto no_fill;
+  if (json_object_get_member (o, "compressor") == NULL)
+    goto no_compressor;
   order = member_string (o, "order", "C");
   if (g_strcmp0 (order, "C") != 0 && g_strcmp0 (order, "F") != 0)
     goto bad_order;
@@ -1789,6 +1792,11 @@ no_fill:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
       "fill_value (null where there is none), which Zarr v2 requires: "
       "without it the chunks that were never written have no value");
+  goto done;
+no_compressor:
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its .zarray has no "
+      "compressor (null where there is none), which Zarr v2 requires: "
+      "without it compressed chunks would be read as their elements");
   goto done;
 bad_order:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_UNSUPPORTED, "its chunks are in "

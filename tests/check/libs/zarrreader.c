@@ -330,9 +330,10 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
       "permutation of the array's 1 axes");
   check_bad_metadata ("zarr.json", V3_START "\"codecs\": [{\"name\": "
       "[\"bytes\"]}]}", "its codec '(no name)' is not supported");
-  /* No order, or no fill_value: they were taken as C and 0, so that an
-   * F-ordered array read transposed chunk by chunk and missing chunks as
-   * 0; zarr-python 2 refuses both. */
+  /* No order, fill_value or compressor: they were taken as C, 0 and none,
+   * so that an F-ordered array read transposed chunk by chunk, missing
+   * chunks as 0 and zlib chunks of a chunk's length as elements;
+   * zarr-python 2 refuses all three. */
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"fill_value\": 0}", "its .zarray has no "
       "order (\"C\" or \"F\"), which Zarr v2 requires");
@@ -342,6 +343,9 @@ GST_START_TEST (test_zarr_metadata_of_wrong_types_is_an_error)
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"order\": \"F\"}", "its .zarray has no "
       "fill_value (null where there is none), which Zarr v2 requires");
+  check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
+      "\"fill_value\": 0, \"order\": \"C\"}", "its .zarray has no "
+      "compressor (null where there is none), which Zarr v2 requires");
   /* An integer fill value no int64 holds (as zarr-python refuses it). */
   check_bad_metadata (".zarray", V2_START "\"dtype\": \"<i4\", "
       "\"compressor\": null, \"fill_value\": 1e300, \"order\": \"C\"}",
