@@ -57,8 +57,9 @@
  * planfilesink's own writer it stays behind if rank 0 is killed by a
  * signal it cannot handle (SIGKILL). When a rank dies, mpirun ends the
  * others with SIGTERM, which gst-launch-1.0 does not handle: while rank 0
- * has the file, a SIGTERM (or SIGHUP, SIGINT) handler removes it first,
- * then does what was done before (the default: the process ends). */
+ * has the file, a handler of SIGTERM (and of SIGHUP and SIGINT, each
+ * where the process neither handles nor ignores it) removes it first,
+ * then ends the process as the signal would have. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -86,12 +87,18 @@ GST_DEBUG_CATEGORY (plan_shard_writer_debug);
 #define N_TEMP_SLOTS 64
 static gchar *temp_slots[N_TEMP_SLOTS];       /* atomic */
 static const int cleanup_signals[] = { SIGTERM, SIGHUP, SIGINT };
-static struct sigaction previous_actions[G_N_ELEMENTS (cleanup_signals)];
 
+/* Installed only over a signal's default action, which ends the process
+ * without a word: a process that handles the signal itself decides what
+ * it does (plan-launch and gst-launch-1.0 stop their pipeline on SIGINT,
+ * which removes the file as any stop does; gst-launch-1.0 takes SIGHUP
+ * to write its graph, and the run goes on), and one that ignores it
+ * (SIGHUP under nohup) goes on: the file must stay for the run to end
+ * well. */
 static void
-on_ending_signal (int sig, siginfo_t * info, void *context)
+on_ending_signal (int sig)
 {
-  struct sigaction *previous = NULL;
+  struct sigaction previous;
   guint i;
 
   for (i = 0; i < N_TEMP_SLOTS; i++) {
@@ -100,21 +107,12 @@ on_ending_signal (int sig, siginfo_t * info, void *context)
     if (path)
       unlink (path);
   }
-  for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
-    if (cleanup_signals[i] == sig)
-      previous = &previous_actions[i];
-  if (previous == NULL)
-    return;
-  if (previous->sa_flags & SA_SIGINFO) {
-    if (previous->sa_sigaction)
-      previous->sa_sigaction (sig, info, context);
-  } else if (previous->sa_handler == SIG_DFL) {
-    /* What the signal would have done: end the process. */
-    sigaction (sig, previous, NULL);
-    raise (sig);
-  } else if (previous->sa_handler != SIG_IGN) {
-    previous->sa_handler (sig);
-  }
+  /* What the signal would have done: end the process. */
+  memset (&previous, 0, sizeof (previous));
+  previous.sa_handler = SIG_DFL;
+  sigemptyset (&previous.sa_mask);
+  sigaction (sig, &previous, NULL);
+  raise (sig);
 }
 
 /* Removes @path if a signal ends the process before it is forgotten. */
@@ -125,14 +123,18 @@ _plan_shard_writer_remember_temp (gchar * path)
   guint i;
 
   if (g_once_init_enter (&installed)) {
-    struct sigaction action;
+    struct sigaction action, current;
 
     memset (&action, 0, sizeof (action));
-    action.sa_sigaction = on_ending_signal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    action.sa_handler = on_ending_signal;
+    action.sa_flags = SA_RESTART;
     sigemptyset (&action.sa_mask);
-    for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
-      sigaction (cleanup_signals[i], &action, &previous_actions[i]);
+    for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++) {
+      if (sigaction (cleanup_signals[i], NULL, &current) == 0
+          && !(current.sa_flags & SA_SIGINFO)
+          && current.sa_handler == SIG_DFL)
+        sigaction (cleanup_signals[i], &action, NULL);
+    }
     g_once_init_leave (&installed, 1);
   }
   for (i = 0; i < N_TEMP_SLOTS; i++)

@@ -540,7 +540,7 @@ def test_ranks_must_run_the_same_plan():
         raise Failure('the same plan on both ranks failed:\n%s' % text)
 
 
-def rank_pid(launcher, rank):
+def rank_pid(launcher, rank, name='killme.npy'):
     for q in os.listdir('/proc'):
         if not q.isdigit():
             continue
@@ -550,7 +550,7 @@ def rank_pid(launcher, rank):
         except OSError:
             continue
         if launcher in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
-                and 'killme.npy' in cmd:
+                and name in cmd:
             return int(q)
     return None
 
@@ -594,6 +594,61 @@ def test_killed_rank_leaves_no_temporary_file():
         if os.listdir(d):
             raise Failure('%s to rank %d left %s' % (sig.name, victim,
                                                     os.listdir(d)))
+
+
+def test_hangup_that_does_not_end_a_rank():
+    # A SIGHUP that rank 0 survives (gst-launch-1.0 takes it to write its
+    # graph; plan-launch under nohup ignores it) while the ranks write the
+    # shared output: the run goes on, so its file must stay, where the
+    # SIGTERM handler's cleanup removed it and the job failed at its end
+    # ("could not rename ...: No such file or directory").
+    import signal
+    import time
+    d = plantest.tmpdir()
+    out = os.path.join(d, 'hupme.npy')
+    launchers = [([shutil.which('gst-launch-1.0')], 'gst-launch-1.0'),
+                 (['sh', '-c', 'trap "" HUP; exec "$@"', 'sh'] +
+                  plantest.launcher(), plantest.launcher()[0])]
+    for fmt in ('npy', 'h5'):
+        target = out if fmt == 'npy' else out[:-4] + '.h5'
+        extra = [] if fmt == 'npy' else ['compression=1']
+        for launch, name in launchers:
+            cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np',
+                   '2'] + launch + ['-q', 'planfilesrc', 'location=%s' % V32,
+                                    'shard=mpi', 'blocksize=4000', '!',
+                                    'identity', 'sleep-time=50000', '!',
+                                    'planmap', 'expr=x * 2', '!',
+                                    'planfilesink', 'location=%s' % target,
+                                    'name=hupme'] + extra
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+            try:
+                deadline = time.monotonic() + 60
+                pid = None
+                # Rank 1's spool: rank 0 has made the compressed file.
+                while pid is None or not glob.glob(d + '/.hupme.*.' + (
+                        'part' if fmt == 'npy' else 's1')):
+                    if p.poll() is not None or time.monotonic() > deadline:
+                        raise Failure('no shared output being written: %s' %
+                                      (p.stdout.read() if p.poll() is not None
+                                       else 'timeout'))
+                    time.sleep(0.05)
+                    pid = pid or rank_pid(name, 0, 'hupme')
+                os.kill(pid, signal.SIGHUP)
+                text, _ = p.communicate(timeout=120)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            what = 'SIGHUP to rank 0 of %s writing .%s' % (name, fmt)
+            if p.returncode != 0:
+                raise Failure('%s failed the job:\n%s' % (what, text))
+            if os.listdir(d) != [os.path.basename(target)]:
+                raise Failure('%s left %s' % (what, os.listdir(d)))
+            if fmt == 'npy':
+                plantest.assert_same(np.load(target), np.load(V32) * np.float32(2),
+                                     what)
+            os.unlink(target)
 
 
 def own_view(n, words, rank, mounts, timeout=60):
@@ -753,6 +808,8 @@ def main():
          test_ranks_must_run_the_same_plan),
         ('a rank killed mid-write: no temporary file left',
          test_killed_rank_leaves_no_temporary_file),
+        ('a SIGHUP that rank 0 survives: the shared output is written',
+         test_hangup_that_does_not_end_a_rank),
         ('the input missing on one rank: every rank fails, naming it',
          test_input_missing_on_one_rank),
         ('the input differs on one rank: every rank refuses it at start',
