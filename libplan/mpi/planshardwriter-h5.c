@@ -36,16 +36,28 @@
  * writer's). */
 #define CHUNKS_PER_THREAD 2
 
-/* The spool of @rank beside the temporary file @tmp_path
- * (".NAME.XXXXXX.part" -> ".NAME.XXXXXX.s<rank>"). */
-static gchar *
-spool_path_for (const gchar * tmp_path, guint rank)
+/* The spools' names beside the temporary file @tmp_path, but their
+ * rank (".NAME.XXXXXX.part" -> ".NAME.XXXXXX.s"). */
+gchar *
+_plan_shard_writer_spools_prefix (const gchar * tmp_path)
 {
   gsize n = strlen (tmp_path);
 
   if (g_str_has_suffix (tmp_path, ".part"))
     n -= strlen (".part");
-  return g_strdup_printf ("%.*s.s%u", (int) n, tmp_path, rank);
+  return g_strdup_printf ("%.*s.s", (int) n, tmp_path);
+}
+
+/* The spool of @rank beside the temporary file @tmp_path
+ * (".NAME.XXXXXX.part" -> ".NAME.XXXXXX.s<rank>"). */
+static gchar *
+spool_path_for (const gchar * tmp_path, guint rank)
+{
+  gchar *prefix = _plan_shard_writer_spools_prefix (tmp_path);
+  gchar *path = g_strdup_printf ("%s%u", prefix, rank);
+
+  g_free (prefix);
+  return path;
 }
 
 static void filter_task (gpointer data, gpointer user_data);

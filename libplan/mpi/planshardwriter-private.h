@@ -66,6 +66,14 @@ typedef struct
   guint32 pad;
 } SpoolEntry;
 
+/* Rank 0: the spools of ranks 1 to n_ranks - 1, named prefix and their
+ * rank (".NAME.XXXXXX.s2"). */
+typedef struct
+{
+  gchar *prefix;
+  guint n_ranks;
+} SpoolNames;
+
 /* The spool message: SPOOL, then where the table starts and its
  * entries. */
 typedef struct
@@ -102,6 +110,7 @@ struct _PlanShardWriter
 
   /* HDF5 compressed (layout.filtered) */
   gchar *spool_path;            /* the ranks but 0: their spool */
+  SpoolNames *spools;           /* rank 0: the other ranks' spools */
   gint spool_fd;
   guint64 spool_end;
   GArray *spool_table;          /* SpoolEntry */
@@ -123,6 +132,9 @@ gboolean _plan_shard_writer_set_io_error (GError ** error, const gchar * what,
 
 G_GNUC_INTERNAL
 void _plan_shard_writer_remember_temp (gchar * path);
+
+G_GNUC_INTERNAL
+void _plan_shard_writer_remember_spools (SpoolNames * spools);
 
 G_GNUC_INTERNAL
 gboolean _plan_shard_writer_pwrite_to (gint fd, const gchar * path,
@@ -149,6 +161,9 @@ gboolean _plan_shard_writer_check_partials_complete (PlanShardWriter * w,
 /* planshardwriter-h5.c: the compressed HDF5 output */
 G_GNUC_INTERNAL
 void _plan_shard_writer_start_filtering (PlanShardWriter * w);
+
+G_GNUC_INTERNAL
+gchar *_plan_shard_writer_spools_prefix (const gchar * tmp_path);
 
 G_GNUC_INTERNAL
 gboolean _plan_shard_writer_open_spool (PlanShardWriter * w, GError ** error);

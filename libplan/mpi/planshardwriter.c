@@ -86,7 +86,37 @@ GST_DEBUG_CATEGORY (plan_shard_writer_debug);
 /* Rank 0's temporary files, removed when a signal ends the process. */
 #define N_TEMP_SLOTS 64
 static gchar *temp_slots[N_TEMP_SLOTS];       /* atomic */
+/* Rank 0 of a compressed HDF5 output: the other ranks' spools, by their
+ * names but the rank (a rank killed by SIGKILL leaves its own). */
+static SpoolNames *spool_slots[N_TEMP_SLOTS];  /* atomic */
 static const int cleanup_signals[] = { SIGTERM, SIGHUP, SIGINT };
+
+/* Removes the spools of ranks 1 to @n_ranks - 1 named @prefix and their
+ * rank; async-signal-safe. */
+static void
+unlink_spools (const gchar * prefix, guint n_ranks)
+{
+  gchar path[4096];
+  gsize n = strlen (prefix);
+  guint rank;
+
+  if (n + 11 > sizeof (path))
+    return;
+  memcpy (path, prefix, n);
+  for (rank = 1; rank < n_ranks; rank++) {
+    gchar digits[10];
+    guint k = 0, j, v = rank;
+
+    do {
+      digits[k++] = '0' + v % 10;
+      v /= 10;
+    } while (v > 0);
+    for (j = 0; j < k; j++)
+      path[n + j] = digits[k - 1 - j];
+    path[n + k] = '\0';
+    unlink (path);
+  }
+}
 
 /* Installed only over a signal's default action, which ends the process
  * without a word: a process that handles the signal itself decides what
@@ -107,6 +137,12 @@ on_ending_signal (int sig)
     if (path)
       unlink (path);
   }
+  for (i = 0; i < N_TEMP_SLOTS; i++) {
+    SpoolNames *spools = g_atomic_pointer_get (&spool_slots[i]);
+
+    if (spools)
+      unlink_spools (spools->prefix, spools->n_ranks);
+  }
   /* What the signal would have done: end the process. */
   memset (&previous, 0, sizeof (previous));
   previous.sa_handler = SIG_DFL;
@@ -115,9 +151,8 @@ on_ending_signal (int sig)
   raise (sig);
 }
 
-/* Removes @path if a signal ends the process before it is forgotten. */
-void
-_plan_shard_writer_remember_temp (gchar * path)
+static void
+install_handler (void)
 {
   static gsize installed = 0;
   guint i;
@@ -137,8 +172,40 @@ _plan_shard_writer_remember_temp (gchar * path)
     }
     g_once_init_leave (&installed, 1);
   }
+}
+
+/* Removes @path if a signal ends the process before it is forgotten. */
+void
+_plan_shard_writer_remember_temp (gchar * path)
+{
+  guint i;
+
+  install_handler ();
   for (i = 0; i < N_TEMP_SLOTS; i++)
     if (g_atomic_pointer_compare_and_exchange (&temp_slots[i], NULL, path))
+      return;
+}
+
+/* Rank 0: removes the other ranks' @spools if a signal ends the process
+ * before they are forgotten. */
+void
+_plan_shard_writer_remember_spools (SpoolNames * spools)
+{
+  guint i;
+
+  install_handler ();
+  for (i = 0; i < N_TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&spool_slots[i], NULL, spools))
+      return;
+}
+
+static void
+forget_spools (SpoolNames * spools)
+{
+  guint i;
+
+  for (i = 0; i < N_TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&spool_slots[i], spools, NULL))
       return;
 }
 
@@ -339,6 +406,10 @@ create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
     w->layout.n_chunks = 0;
     _plan_shard_writer_start_filtering (w);
     _plan_shard_writer_remember_temp (w->tmp_path);
+    w->spools = g_new (SpoolNames, 1);
+    w->spools->prefix = _plan_shard_writer_spools_prefix (w->tmp_path);
+    w->spools->n_ranks = plan_comm_get_size (w->comm);
+    _plan_shard_writer_remember_spools (w->spools);
     return TRUE;
   }
 #endif
@@ -1210,6 +1281,14 @@ plan_shard_writer_free (PlanShardWriter * writer)
     g_unlink (w->spool_path);
     forget_temp (w->spool_path);
     g_free (w->spool_path);
+  }
+  if (w->spools) {
+    /* Rank 0: those of the ranks that could not remove theirs (killed,
+     * or ended by mpirun before they could). */
+    forget_spools (w->spools);
+    unlink_spools (w->spools->prefix, w->spools->n_ranks);
+    g_free (w->spools->prefix);
+    g_free (w->spools);
   }
   if (w->spool_table)
     g_array_unref (w->spool_table);

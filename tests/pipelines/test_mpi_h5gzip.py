@@ -200,6 +200,60 @@ def stopped_while_filtering():
     os.unlink(src)
 
 
+def killed_while_spooling():
+    """A rank but 0 killed with SIGKILL while it spools its filtered
+    chunks: it cannot remove its spool, and its spool stayed behind
+    (.stop.h5.XXXXXX.s1) when mpirun ended the others. Rank 0 removes the
+    other ranks' spools too, on SIGTERM (gst-launch-1.0) and when its
+    pipeline stops (plan-launch handles SIGTERM itself)."""
+    import shutil
+    import signal
+    import time
+    src = os.path.join(D, 'spool-in.npy')
+    np.save(src, np.random.default_rng(9).standard_normal((200000, 4)))
+    out = os.path.join(D, 'spool.h5')
+    for launch in ([shutil.which('gst-launch-1.0')], plantest.launcher()):
+        for victim in (1, 2):
+            cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np',
+                   '3'] + launch + ['-q', 'planfilesrc', 'location=' + src,
+                                    'shard=mpi', 'blocksize=32000', '!',
+                                    'identity', 'sleep-time=50000', '!',
+                                    'planfilesink', 'location=' + out,
+                                    'compression=1', 'chunk-rows=500']
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+            what = 'rank %d of %s killed' % (victim, os.path.basename(launch[0]))
+            try:
+                deadline = time.monotonic() + 60
+                pid = None
+                spool = None
+                while p.poll() is None and time.monotonic() < deadline:
+                    pid = pid or rank_pid(victim, 'spool.h5')
+                    spools = [os.path.join(D, n) for n in os.listdir(D)
+                              if n.startswith('.spool.h5.')
+                              and n.endswith('.s%d' % victim)]
+                    try:
+                        if pid and spools and os.path.getsize(spools[0]) > 0:
+                            spool = spools[0]
+                            os.kill(pid, signal.SIGKILL)
+                            break
+                    except OSError:
+                        pass
+                    time.sleep(0.01)
+                text, _ = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            if spool is None:
+                raise Failure('%s: no spool seen:\n%s' % (what, text))
+            if p.returncode == 0 or os.path.exists(out):
+                raise Failure('%s: exit %d, %s' % (what, p.returncode,
+                                                   os.listdir(D)))
+            nothing_left(what)
+    os.unlink(src)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -223,7 +277,9 @@ def main():
         ('a failing rank leaves no output and no spool',
          failures_leave_nothing),
         ('stopped while the pool filters: no critical, nothing left',
-         stopped_while_filtering)])
+         stopped_while_filtering),
+        ('a rank killed while it spools: no spool left',
+         killed_while_spooling)])
 
 
 sys.exit(main())
