@@ -755,6 +755,39 @@ compute_rows (PlanCustom * self, gconstpointer * data, guint64 first_row,
   return plan_kernel_element_push_output (kernel, out);
 }
 
+/* Rows @first_row... of this element's stream: in a run sharded across
+ * MPI ranks, the kernel is told where they are in the whole stream, as
+ * one process's kernel is, so that a kernel that computes from its rows'
+ * places (an index, a coordinate, a failure at a row) gives the same rows
+ * on any number of ranks. A rank's stream may wrap around the end of the
+ * whole (the last rank's output of planstencil boundary=wrap): the rows
+ * after the wrap are a call of their own, from global row 0. */
+static GstFlowReturn
+compute_stream_rows (PlanCustom * self, gconstpointer * data,
+    guint64 first_row, gsize n_rows)
+{
+  gconstpointer *rest;
+  PlanShardInfo shard;
+  guint64 global;
+  gsize before;
+  GstFlowReturn ret;
+  guint i;
+
+  if (!plan_kernel_element_get_shard (PLAN_KERNEL_ELEMENT (self), &shard)
+      || shard.total == 0)
+    return compute_rows (self, data, first_row, n_rows);
+  global = (shard.origin + first_row) % shard.total;
+  before = MIN ((guint64) n_rows, shard.total - global);
+  ret = compute_rows (self, data, global, before);
+  if (ret != GST_FLOW_OK || before == n_rows)
+    return ret;
+  rest = g_newa (gconstpointer, self->n_inputs);
+  for (i = 0; i < self->n_inputs; i++)
+    rest[i] = (const guint8 *) data[i] + before * self->inputs[i].row_size;
+  return compute_stream_rows (self, rest, first_row + before,
+      n_rows - before);
+}
+
 /* With a halo: each input's padded blocks, lined up, computed in turn. */
 static GstFlowReturn
 compute_blocks (PlanCustom * self, BlockSet * blocks, const guint * n_blocks)
@@ -800,7 +833,8 @@ plan_custom_process (PlanKernelElement * kernel, const PlanChunk * chunk)
   GError *err = NULL;
 
   if (self->halos == NULL)
-    return compute_rows (self, chunk->data, chunk->first_row, chunk->n_rows);
+    return compute_stream_rows (self, chunk->data, chunk->first_row,
+        chunk->n_rows);
 
   blocks = g_newa (BlockSet, self->n_inputs);
   n_blocks = g_newa (guint, self->n_inputs);

@@ -206,6 +206,44 @@ def test_reductions_bit_identical():
                 same_bytes('%s/%s.npy' % (d, f), '%s/%s.npy' % (base, f), what)
 
 
+def test_custom_kernel_sees_global_rows():
+    # A plancustom kernel is told its rows' place in the whole stream
+    # (first_row), as one process's is: fail_at (tests/examples) fails
+    # from the call that holds row 190000 on. Sharded, each rank's kernel
+    # counted from 0, so that no rank reached row 190000 and the job
+    # succeeded where one process fails.
+    fail = os.path.join(os.environ['PLAN_BUILD_DIR'], 'tests', 'examples',
+                        'libfailing.so')
+    out = os.path.join(D, 'custom.npy')
+    kernel = ['plancustom', 'library=%s' % fail, 'symbol=fail_at']
+    for n in RANKS:
+        text = mpirun(n, ['planfilesrc', 'location=%s' % V32, 'shard=mpi',
+                          'blocksize=40000', '!'] + kernel +
+                      ['params=190000', '!', 'planfilesink',
+                       'location=%s' % out], expect_ok=False)
+        if 'bad value near row 190000' not in text or os.path.exists(out):
+            raise Failure('%d ranks: the kernel did not fail at row 190000:\n%s'
+                          % (n, text))
+        mpirun(n, ['planfilesrc', 'location=%s' % V32, 'shard=mpi',
+                   'blocksize=40000', '!'] + kernel + ['params=200003', '!',
+                                                       'planfilesink',
+                                                       'location=%s' % out])
+        same_bytes(out, V32, 'fail_at past the end on %d ranks' % n)
+        os.unlink(out)
+    # After planstencil boundary=wrap the last rank's stream ends with the
+    # first rows of the whole: they are a call of their own, from row 0.
+    base = os.path.join(D, 'custom-wrap-1p.npy')
+    words = ['planstencil', 'window=a b c', 'expr=a + b * c', 'boundary=wrap',
+             '!'] + kernel + ['params=200003', '!', 'planfilesink']
+    plantest.launch('planfilesrc', 'location=%s' % V32, '!', *words,
+                    'location=%s' % base)
+    for n in RANKS[1:]:
+        mpirun(n, ['planfilesrc', 'location=%s' % V32, 'shard=mpi', '!'] +
+               words + ['location=%s' % out])
+        same_bytes(out, base, 'stencil wrap into plancustom on %d ranks' % n)
+        os.unlink(out)
+
+
 def test_reduce_result_on_every_rank():
     out = mpirun(3, ['-m', 'planfilesrc', 'location=%s' % V32, 'shard=mpi', '!',
                      'planreduce', 'op=max', '!', 'fakesink'])
@@ -787,6 +825,8 @@ def main():
         ('.npz, HDF5 and Zarr sources on 1-4 ranks', test_formats_sharded),
         ('every reduce op and axis on 1-4 ranks is bit-identical',
          test_reductions_bit_identical),
+        ('a custom kernel sees the rows of the whole stream',
+         test_custom_kernel_sees_global_rows),
         ('the result is posted on every rank', test_reduce_result_on_every_rank),
         ('axis=-1 chunk messages give rows of the whole stream',
          test_row_messages_name_global_rows),
