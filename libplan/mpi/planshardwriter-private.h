@@ -105,6 +105,8 @@ struct _PlanShardWriter
   Layout layout;
   guint64 *h5_chunks;           /* HDF5: the chunks' offsets in the file */
   PlanZarrWriter *zarr;         /* Zarr: this rank's chunks */
+  gpointer tree;                /* Zarr, rank 0: the temporary directory
+                                 * removed on a signal (TreeNames) */
   GHashTable *partial;          /* Zarr, HDF5 compressed: chunk index ->
                                  * Partial */
 

@@ -58,8 +58,10 @@
  * signal it cannot handle (SIGKILL). When a rank dies, mpirun ends the
  * others with SIGTERM, which gst-launch-1.0 does not handle: while rank 0
  * has the file, a handler of SIGTERM (and of SIGHUP and SIGINT, each
- * where the process neither handles nor ignores it) removes it first,
- * then ends the process as the signal would have. */
+ * where the process neither handles nor ignores it) removes it first
+ * (and the other ranks' spools, and a Zarr store's directory, moved away
+ * first so that no rank writes into it again), then ends the process as
+ * the signal would have. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -77,6 +79,8 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -89,7 +93,86 @@ static gchar *temp_slots[N_TEMP_SLOTS];       /* atomic */
 /* Rank 0 of a compressed HDF5 output: the other ranks' spools, by their
  * names but the rank (a rank killed by SIGKILL leaves its own). */
 static SpoolNames *spool_slots[N_TEMP_SLOTS];  /* atomic */
+/* Rank 0 of a Zarr output: its temporary directory, and the name it is
+ * moved to before it is removed. */
+typedef struct
+{
+  gchar *path;
+  gchar *doomed;
+} TreeNames;
+static TreeNames *tree_slots[N_TEMP_SLOTS];   /* atomic */
 static const int cleanup_signals[] = { SIGTERM, SIGHUP, SIGINT };
+
+/* Zarr stores nest their chunks a few directories deep ("c/0/0"): deeper
+ * than this is left. */
+#define MAX_TREE_DEPTH 8
+
+/* Removes what is in the directory @dfd; async-signal-safe (system calls
+ * only). Entries that appear meanwhile may be missed: see remove_tree(). */
+static void
+remove_tree_at (int dfd, guint depth)
+{
+  gchar buf[1024];
+
+  for (;;) {
+    long n = syscall (SYS_getdents64, dfd, buf, sizeof (buf));
+    long off;
+
+    if (n <= 0)
+      return;
+    for (off = 0; off < n;) {
+      struct
+      {
+        guint64 ino;
+        gint64 off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+      } *d = (gpointer) (buf + off);
+      int sub;
+
+      off += d->reclen;
+      if (d->name[0] == '.' && (d->name[1] == '\0' || (d->name[1] == '.'
+                  && d->name[2] == '\0')))
+        continue;
+      if (unlinkat (dfd, d->name, 0) == 0 || depth == 0)
+        continue;
+      sub = openat (dfd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+          O_CLOEXEC);
+      if (sub < 0)
+        continue;
+      remove_tree_at (sub, depth - 1);
+      close (sub);
+      unlinkat (dfd, d->name, AT_REMOVEDIR);
+    }
+  }
+}
+
+/* Removes the directory @tree and what is in it, while the process's
+ * other threads (and other ranks) may still be writing chunks into it:
+ * moved away first, so that no chunk or folder can be made in it any
+ * more (the writers name it, and make no store again), then emptied;
+ * async-signal-safe. */
+static void
+remove_tree (const TreeNames * tree)
+{
+  const gchar *path = rename (tree->path, tree->doomed) == 0 ?
+      tree->doomed : tree->path;
+  guint pass;
+
+  for (pass = 0; pass < 20; pass++) {
+    const struct timespec pause = { 0, 10 * 1000 * 1000 };
+    int dfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (dfd < 0)
+      return;
+    remove_tree_at (dfd, MAX_TREE_DEPTH);
+    close (dfd);
+    if (rmdir (path) == 0 || errno == ENOENT)
+      return;
+    nanosleep (&pause, NULL);
+  }
+}
 
 /* Removes the spools of ranks 1 to @n_ranks - 1 named @prefix and their
  * rank; async-signal-safe. */
@@ -143,6 +226,13 @@ on_ending_signal (int sig)
     if (spools)
       unlink_spools (spools->prefix, spools->n_ranks);
   }
+  /* Last: a store of many chunks takes longest. */
+  for (i = 0; i < N_TEMP_SLOTS; i++) {
+    TreeNames *tree = g_atomic_pointer_get (&tree_slots[i]);
+
+    if (tree)
+      remove_tree (tree);
+  }
   /* What the signal would have done: end the process. */
   memset (&previous, 0, sizeof (previous));
   previous.sa_handler = SIG_DFL;
@@ -163,7 +253,11 @@ install_handler (void)
     memset (&action, 0, sizeof (action));
     action.sa_handler = on_ending_signal;
     action.sa_flags = SA_RESTART;
+    /* Another of them arriving meanwhile waits until the files are
+     * removed, rather than end the process half way. */
     sigemptyset (&action.sa_mask);
+    for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+      sigaddset (&action.sa_mask, cleanup_signals[i]);
     for (i = 0; i < G_N_ELEMENTS (cleanup_signals); i++) {
       if (sigaction (cleanup_signals[i], NULL, &current) == 0
           && !(current.sa_flags & SA_SIGINFO)
@@ -184,6 +278,44 @@ _plan_shard_writer_remember_temp (gchar * path)
   for (i = 0; i < N_TEMP_SLOTS; i++)
     if (g_atomic_pointer_compare_and_exchange (&temp_slots[i], NULL, path))
       return;
+}
+
+/* Rank 0: removes the directory @path and what is in it if a signal ends
+ * the process before it is forgotten. */
+static TreeNames *
+remember_tree (const gchar * path)
+{
+  TreeNames *tree = g_new (TreeNames, 1);
+  guint i;
+
+  tree->path = g_strdup (path);
+  tree->doomed = g_strconcat (path, ".removed", NULL);
+  install_handler ();
+  for (i = 0; i < N_TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&tree_slots[i], NULL, tree))
+      break;
+  return tree;
+}
+
+static void
+forget_tree (TreeNames * tree)
+{
+  guint i;
+
+  if (tree == NULL)
+    return;
+  for (i = 0; i < N_TEMP_SLOTS; i++)
+    if (g_atomic_pointer_compare_and_exchange (&tree_slots[i], tree, NULL))
+      break;
+}
+
+static void
+free_tree (TreeNames * tree)
+{
+  forget_tree (tree);
+  g_free (tree->path);
+  g_free (tree->doomed);
+  g_free (tree);
 }
 
 /* Rank 0: removes the other ranks' @spools if a signal ends the process
@@ -423,7 +555,13 @@ create_with_writer (PlanShardWriter * w, PlanFileWriter * file_writer,
     _plan_shard_writer_remember_temp (w->tmp_path);
     return TRUE;
   }
-  return open_zarr (w, error);
+  if (!open_zarr (w, error))
+    return FALSE;
+  /* The store's temporary directory (the array's own in the add mode),
+   * which holds the array's. */
+  if (plan_file_writer_get_temp_path (file_writer))
+    w->tree = remember_tree (plan_file_writer_get_temp_path (file_writer));
+  return TRUE;
 }
 
 /**
@@ -1160,6 +1298,7 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
     g_free (wheres[r]);
   g_free (wheres);
   forget_temp (w->tmp_path);
+  forget_tree (w->tree);
   if (w->file_writer) {
     GError *err = NULL;
 
@@ -1314,6 +1453,7 @@ plan_shard_writer_free (PlanShardWriter * writer)
   g_free (w->h5_chunks);
   if (w->tmp_path)
     forget_temp (w->tmp_path);
+  g_clear_pointer (&w->tree, free_tree);
   g_free (w->tmp_path);
   g_free (w->location);
   g_free (w);

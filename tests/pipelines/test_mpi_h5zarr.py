@@ -121,6 +121,77 @@ def failing_rank_leaves_nothing():
         nothing_left(name)
 
 
+def rank_pid(rank, marker):
+    """The pid of the rank `rank` whose command line holds `marker`."""
+    for q in os.listdir('/proc'):
+        if not q.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % q) as f:
+                cmd = f.read()
+            with open('/proc/%s/environ' % q) as f:
+                env = f.read().split('\0')
+        except OSError:
+            continue
+        if marker in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
+                and 'mpirun' not in cmd:
+            return int(q)
+    return None
+
+
+def killed_rank_leaves_no_zarr_directory():
+    """A rank killed with SIGKILL while the ranks write a Zarr store:
+    mpirun ends the others with SIGTERM, which gst-launch-1.0 does not
+    handle, and rank 0's temporary directory (.kill.zarr.XXXXXX.part)
+    stayed behind, full of chunks; rank 0's handler removes it (a v3
+    store's chunks in folders of their own, which the other ranks' writers
+    would make again in it, included)."""
+    import shutil
+    import signal
+    import time
+    src = os.path.join(D, 'kill-in.npy')
+    np.save(src, np.random.default_rng(4).standard_normal((200000, 4)))
+    out = os.path.join(D, 'kill.zarr')
+    for version, victim in ((2, 1), (3, 1)):
+        cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '-np', '2',
+               shutil.which('gst-launch-1.0'), '-q', 'planfilesrc',
+               'location=' + src, 'shard=mpi', 'blocksize=32000', '!',
+               'identity', 'sleep-time=50000', '!', 'planfilesink',
+               'location=' + out, 'zarr-format=%d' % version,
+               'chunk-rows=20000']
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        what = 'rank %d killed writing a v%d store' % (victim, version)
+        killed = False
+        try:
+            deadline = time.monotonic() + 60
+            pid = None
+            while p.poll() is None and time.monotonic() < deadline:
+                pid = pid or rank_pid(victim, 'kill.zarr')
+                temps = [os.path.join(D, n) for n in os.listdir(D)
+                         if n.startswith('.kill.zarr.')]
+                chunks = sum(len(files) for t in temps
+                             for _, _, files in os.walk(t))
+                if pid and chunks >= 2:
+                    os.kill(pid, signal.SIGKILL)
+                    killed = True
+                    break
+                time.sleep(0.02)
+            text, _ = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        if not killed:
+            raise Failure('%s: no chunk written before the end:\n%s' %
+                          (what, text))
+        if p.returncode == 0 or os.path.exists(out):
+            raise Failure('%s: exit %d, %s' % (what, p.returncode,
+                                               os.listdir(D)))
+        nothing_left(what)
+    os.unlink(src)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -143,7 +214,9 @@ def main():
     try:
         import zarr  # noqa: F401
         if plantest.built_with('zarr'):
-            cases += [('Zarr shared by 1-4 ranks', zarr_shared)]
+            cases += [('Zarr shared by 1-4 ranks', zarr_shared),
+                      ('a rank killed: no Zarr directory left',
+                       killed_rank_leaves_no_zarr_directory)]
         else:
             print('this build has no Zarr: the Zarr cases are skipped')
     except ImportError:
