@@ -374,6 +374,95 @@ pool_failed:
   }
 }
 
+/* The depth to which being_deactivated() follows the pads an element
+ * passes events on to. */
+#define DEACTIVATED_DEPTH 8
+
+static gboolean
+pad_is_flushing (GstPad * pad)
+{
+  gboolean flushing;
+
+  GST_OBJECT_LOCK (pad);
+  flushing = GST_PAD_IS_FLUSHING (pad);
+  GST_OBJECT_UNLOCK (pad);
+  return flushing;
+}
+
+/* Whether what comes after @sinkpad is being deactivated: @sinkpad itself,
+ * or every pad its element passes events on to (through their peers, a
+ * few elements deep). A state change down deactivates an element's source
+ * pads before its sink pads; a sticky event that comes between fails
+ * where it is passed on, and tee fails it then, which GstPad reports as
+ * NOT_NEGOTIATED for caps and ERROR for other events, though nothing
+ * refused it. */
+static gboolean
+being_deactivated (GstPad * sinkpad, guint depth)
+{
+  GValue item = G_VALUE_INIT;
+  gboolean any = FALSE, all = TRUE, done = FALSE;
+  GstIterator *it;
+
+  if (pad_is_flushing (sinkpad))
+    return TRUE;
+  if (depth == 0 || (it = gst_pad_iterate_internal_links (sinkpad)) == NULL)
+    return FALSE;
+  while (!done) {
+    switch (gst_iterator_next (it, &item)) {
+      case GST_ITERATOR_OK:{
+        GstPad *src = g_value_get_object (&item);
+
+        any = TRUE;
+        if (!pad_is_flushing (src)) {
+          GstPad *peer = gst_pad_get_peer (src);
+
+          /* An unlinked pad takes sticky events (NOT_LINKED is no
+           * failure): the event did not fail there. */
+          if (peer == NULL || !being_deactivated (peer, depth - 1)) {
+            all = FALSE;
+            done = TRUE;
+          }
+          gst_clear_object (&peer);
+        }
+        g_value_reset (&item);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        any = FALSE;
+        all = TRUE;
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return any && all;
+}
+
+/* A push that failed because the pads downstream are being deactivated
+ * (a state change down under way there) stops the stream as a push into
+ * a flushing pad does, with no error of ours: see being_deactivated(). */
+static GstFlowReturn
+push_flow_downstream_stopping (PlanKernelElement * self, GstFlowReturn flow)
+{
+  GstPad *peer;
+
+  if (flow != GST_FLOW_NOT_NEGOTIATED && flow != GST_FLOW_ERROR)
+    return flow;
+  peer = gst_pad_get_peer (GST_AGGREGATOR_SRC_PAD (self));
+  if (peer != NULL && being_deactivated (peer, DEACTIVATED_DEPTH)) {
+    GST_DEBUG_OBJECT (self, "push: %s while the pads after %s:%s are being "
+        "deactivated: flushing", gst_flow_get_name (flow),
+        GST_DEBUG_PAD_NAME (peer));
+    flow = GST_FLOW_FLUSHING;
+  }
+  gst_clear_object (&peer);
+  return flow;
+}
+
 /**
  * plan_kernel_element_push_output:
  * @self: a #PlanKernelElement
@@ -435,8 +524,8 @@ plan_kernel_element_push_output (PlanKernelElement * self, GstBuffer * buffer)
   buffer = _plan_kernel_device_output (priv->device, buffer, &err);
   if (buffer == NULL)
     goto device_failed;
-  priv->push_flow = gst_aggregator_finish_buffer (GST_AGGREGATOR (self),
-      buffer);
+  priv->push_flow = push_flow_downstream_stopping (self,
+      gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buffer));
   return priv->push_flow;
 
   /* ERRORS */
