@@ -554,6 +554,43 @@ output_rows (PlanKernelElement * self, gint64 caps_rows, gint64 * in_rows)
   return rows;
 }
 
+/* Whether a duration or position query in time is answered with the
+ * input's: where the output stands for all the input rows (a reduction of
+ * the rows or of everything), it has no rate of its own, and its one
+ * result stands for the time the input rows span, from the first row
+ * sought (its segment's time): its duration in time is the input's, and
+ * its position the time read so far, as a reduction's position in rows
+ * is the share of its input read. Rows not sampled in time upstream
+ * answer no time there either. */
+static gboolean
+time_is_the_inputs (PlanKernelElement * self, GstFormat format, gsize row,
+    const PlanArrayInfo * time)
+{
+  return format == GST_FORMAT_TIME && row > 0
+      && !plan_array_info_has_rate (time)
+      && output_stands_for_all_rows (self);
+}
+
+/* The first input's duration (@position FALSE) or position in time, the
+ * position never past the duration. */
+static gboolean
+input_time (PlanKernelElement * self, gboolean position, gint64 * value)
+{
+  GList *pads = _plan_kernel_element_get_sink_pads (self);
+  gint64 duration = -1;
+  gboolean ok;
+
+  ok = pads != NULL && gst_pad_peer_query_duration (pads->data,
+      GST_FORMAT_TIME, &duration) && duration >= 0;
+  if (ok && position)
+    ok = gst_pad_peer_query_position (pads->data, GST_FORMAT_TIME, value)
+        && *value >= 0;
+  g_list_free_full (pads, gst_object_unref);
+  if (ok)
+    *value = position ? MIN (*value, duration) : duration;
+  return ok;
+}
+
 /* The duration of the output, in rows or bytes of the output (or time at
  * its rate); none before the element is set up; in other formats upstream
  * answers. */
@@ -573,6 +610,12 @@ answer_duration (PlanKernelElement * self, GstQuery * query)
   rows = priv->out_caps_rows;
   time = priv->out_time;
   GST_OBJECT_UNLOCK (self);
+  if (time_is_the_inputs (self, format, row, &time)) {
+    if (!input_time (self, FALSE, &rows))
+      return FALSE;
+    gst_query_set_duration (query, format, rows);
+    return TRUE;
+  }
   answer = rows_answer (format, row, &time);
   if (answer != ROWS_HERE)
     return answer == ROWS_UPSTREAM && GST_AGGREGATOR_CLASS
@@ -614,6 +657,12 @@ answer_position (PlanKernelElement * self, GstQuery * query)
   caps_rows = priv->out_caps_rows;
   time = priv->out_time;
   GST_OBJECT_UNLOCK (self);
+  if (time_is_the_inputs (self, format, row, &time)) {
+    if (!input_time (self, TRUE, &rows))
+      return FALSE;
+    gst_query_set_position (query, format, rows);
+    return TRUE;
+  }
   answer = rows_answer (format, row, &time);
   if (answer != ROWS_HERE)
     return answer == ROWS_UPSTREAM && GST_AGGREGATOR_CLASS

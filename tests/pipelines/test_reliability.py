@@ -634,7 +634,8 @@ def test_duration_and_position_of_the_output():
     """Each kernel element answers the duration of its output, in rows and
     bytes of the output (a reduction's one row, a valid stencil's 2 rows
     fewer, a map to int16 two bytes a row), and, where output rows are
-    input rows, the position in them."""
+    input rows, the position in them; a reduction of rows sampled in time
+    answers the input's duration and position in time."""
     Gst = gst()
     a, src, d = source(rows=1000)            # float32: 4 bytes a row
     for element, rows, row_bytes in (
@@ -663,6 +664,28 @@ def test_duration_and_position_of_the_output():
                                   (element, rpos, bpos))
             if pad.query_duration(Gst.Format.TIME)[0]:
                 raise Failure('%s: a duration in TIME was answered' % element)
+        finally:
+            p.set_state(Gst.State.NULL)
+    # A reduction of rows sampled in time: its result has no rate, and
+    # stands for the time its input spans: the input's duration and
+    # position in time (the position was not answered, and gst-validate's
+    # seek scenarios waited for ever for a time to seek at).
+    for element in ('planreduce op=sum', 'planreduce op=max axis=0'):
+        p = Gst.parse_launch('planfilesrc blocksize=400 rate=1000/1 '
+                             'location=%s ! %s name=k ! fakesink' %
+                             (src, element))
+        try:
+            p.set_state(Gst.State.PAUSED)
+            p.get_state(HANG * Gst.SECOND)
+            for target in (p.get_by_name('k').get_static_pad('src'), p):
+                got = target.query_duration(Gst.Format.TIME)
+                if tuple(got) != (True, Gst.SECOND):
+                    raise Failure('%s: duration in time %s, expected 1 s' %
+                                  (element, got))
+                ok, pos = target.query_position(Gst.Format.TIME)
+                if not ok or not 0 < pos <= Gst.SECOND:
+                    raise Failure('%s: position in time %s' %
+                                  (element, (ok, pos)))
         finally:
             p.set_state(Gst.State.NULL)
 

@@ -532,6 +532,53 @@ SCENARIO_PIPELINES = [
 ]
 
 
+# The seek scenarios through a whole reduction (its one result stands for
+# all its input rows: not seekable, docs/reliability.md), of rows sampled
+# in time into planfilesink: each seek is refused, which validate reports
+# once ("seek event wasn't handled", its only issue), and the run ends at
+# its stop action. They waited for ever (until the caller's timeout) for a
+# position in time the reduction did not answer. The stop comes at a
+# position (1 s in scrub_forward_seeking, 3 s of the 4 in seek_forward),
+# which is how far the reduction has read: where it had read every row by
+# then (it reads as fast as it can) the file holds numpy's reduction of
+# them, and otherwise planfilesink leaves no file.
+REDUCTION_SCENARIOS = ['seek_forward', 'seek_backward', 'fast_forward',
+                       'scrub_forward_seeking']
+REDUCTION_PIPELINES = [
+    ('planreduce sum', SRC4 % ('t4', 1600) + ' ! planreduce op=sum ! ' +
+     SYNC_SINK, lambda: np.array(T4.sum())),
+    ('planmap, planreduce max axis=0', SRC4 % ('t4', 1600) +
+     ' ! planmap expr="2*x" ! planreduce op=max axis=0 ! ' + SYNC_SINK,
+     lambda: (2 * T4).max(axis=0)),
+]
+
+
+def check_reduction_scenario(scenario, words, want):
+    out = path('scenario.npy')
+    if os.path.exists(out):
+        os.unlink(out)
+    desc = words.replace('OUT', out)
+    try:
+        rc, text, issues = validate(desc, {}, scenario, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise Failure('gst-validate-1.0 --set-scenario %s %s did not end '
+                      'in 60 s' % (scenario, desc))
+    found = re.search(r'^Issues found: (\d+)', text, re.M)
+    if found is None or int(found.group(1)) != 1 or issues != [
+            ('critical', "seek event wasn't handled", scenario)]:
+        raise Failure('gst-validate-1.0 --set-scenario %s %s (%d): %s, '
+                      'expected the refused seek alone\n%s' %
+                      (scenario, desc, rc, issues, text[-3000:]))
+    if not os.path.exists(out):
+        print('     stopped before the reduction\'s end: no file')
+        return
+    got = np.load(out)
+    expected = want().astype(got.dtype)
+    if got.shape != expected.shape or not np.allclose(
+            got, expected, rtol=1e-5, atol=tolerance(expected)):
+        raise Failure('%s: got %s, numpy\'s %s' % (scenario, got, expected))
+
+
 # The report of a flush that comes down a tee's other branch before its
 # seek (above).
 TEE_FLUSH = ("FLUSH_START events that are part of the same pipeline "
@@ -627,6 +674,12 @@ for scenario, rows in SCENARIO_ROWS:
         CASES.append(('%s into planfilesink, checked: %s' % (scenario, what),
                       lambda sc=scenario, r=rows, w=words, e=env, f=want:
                       check_scenario_output(sc, r, w, e, f)))
+for scenario in REDUCTION_SCENARIOS:
+    for what, words, want in REDUCTION_PIPELINES:
+        CASES.append(('%s through a whole reduction, refused: %s' %
+                      (scenario, what),
+                      lambda sc=scenario, w=words, f=want:
+                      check_reduction_scenario(sc, w, f)))
 for scenario in ARRAY_SINK_SCENARIOS:
     CASES.append(('%s on rows sampled in time into planarraysink' % scenario,
                   lambda sc=scenario: check_scenario(sc, ARRAY_SINK_PIPELINE)))
