@@ -180,6 +180,7 @@ struct _PlanFileSink
   guint64 rows_received;
   PlanArrayInfo info;           /* of the caps, kept for a restart */
   gboolean have_info;
+  gchar *stream_id;             /* of the stream written (a file holds one) */
   /* a sharded stream (PLAN_EVENT_SHARD): this rank's rows go into the
    * shared file, or its own file, or (a result every rank has) nowhere
    * but on rank 0 */
@@ -509,6 +510,7 @@ plan_file_sink_finalize (GObject * object)
 
   g_free (self->location);
   g_free (self->rank_location);
+  g_free (self->stream_id);
   g_free (self->dataset);
   g_free (self->member);
 
@@ -785,6 +787,7 @@ plan_file_sink_change_state (GstElement * element, GstStateChange transition)
 
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     self->have_info = FALSE;
+    g_clear_pointer (&self->stream_id, g_free);
     self->upstream_failed = FALSE;
     self->caps_refused = FALSE;
     self->sharded = FALSE;
@@ -1110,11 +1113,51 @@ check_complete (PlanFileSink * self)
   return FALSE;
 }
 
+/* A file holds one array: a stream that begins (a STREAM_START of another
+ * stream id, with no EOS between: GStreamer's concat plays its inputs one
+ * after another so) once the caps of one came is refused, rather than
+ * written on after it (it was, and the file was refused at EOS as more rows
+ * than the last stream's caps announced). */
+static gboolean
+take_stream_start (PlanFileSink * self, GstEvent * event)
+{
+  const gchar *id = NULL;
+  gchar *location;
+
+  gst_event_parse_stream_start (event, &id);
+  if (self->stream_id == NULL || g_strcmp0 (id, self->stream_id) == 0
+      || !self->have_info || !(self->open || self->shard_writer)) {
+    g_free (self->stream_id);
+    self->stream_id = g_strdup (id);
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Not writing '%s': a second stream began after %" G_GUINT64_FORMAT
+          " rows of the first (another stream id, with no EOS between: "
+          "concat plays its inputs one after another so), and a file holds "
+          "one array: give each stream a planfilesink of its own",
+          location, self->rows_received),
+      ("first stream '%s', then '%s'", self->stream_id, GST_STR_NULL (id)));
+  g_free (location);
+  /* Its rows, and the EOS after them, find no file open. */
+  cancel_writer (self);
+  return FALSE;
+}
+
 static gboolean
 plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
 {
   PlanFileSink *self = PLAN_FILE_SINK (sink);
   GError *err = NULL;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START
+      && !take_stream_start (self, event)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
 
   /* Upstream posted why its stream ends without data: write nothing, and
    * post no error of our own about the missing data. */

@@ -767,6 +767,31 @@ def test_shard_is_not_truncation():
     assert_same(np.load(dst), np.asarray(a[100:400].sum()), 'a shard\'s sum')
 
 
+def test_streams_joined_into_planfilesink():
+    """concat plays its inputs one after another as one output, each with
+    its own STREAM_START: planfilesink, whose file holds one array,
+    refuses the second stream as it begins, naming the rows of the first;
+    no file is written. It wrote on, and at EOS said "5000 rows came, more
+    than the 2000 the stream announced" (the last stream's caps). One
+    stream through concat is written as it is."""
+    a, src, d = source(rows=3000, cols=2)
+    second = os.path.join(d, 'second.npy')
+    np.save(second, a[:2000] + 1)
+    dst = os.path.join(d, 'joined.npy')
+    for first, then, rows in ((src, second, 3000), (second, src, 2000)):
+        out = expect_error(
+            ['concat', 'name=c', '!', 'planfilesink', 'location=' + dst,
+             'planfilesrc', 'location=' + first, 'rate=1000/1', '!', 'c.',
+             'planfilesrc', 'location=' + then, 'rate=1000/1', '!', 'c.'],
+            'a second stream began after %d rows of the first' % rows,
+            'a file holds one array')
+        if 'more than the' in out or os.path.exists(dst):
+            raise Failure('a second stream written on:\n%s' % out)
+    launch('concat', 'name=c', '!', 'planfilesink', 'location=' + dst,
+           'planfilesrc', 'location=' + src, 'rate=1000/1', '!', 'c.')
+    assert_same(np.load(dst), a, 'one stream through concat')
+
+
 # -- streams the application ends early ------------------------------------
 
 def run_ended_early(branches, rows=10000, rate=1000, npyparse=False):
@@ -1057,6 +1082,8 @@ CASES = [
     ('a stream cut short (num-buffers) is an error',
      test_truncated_stream_is_an_error),
     ('a shard is not a stream cut short', test_shard_is_not_truncation),
+    ('streams joined by concat into planfilesink: the second refused',
+     test_streams_joined_into_planfilesink),
     ('an EOS the application sends ends the stream there',
      test_eos_sent_by_the_application),
     ('an EOS the application sends through filesrc and npyparse',
