@@ -1135,6 +1135,7 @@ gboolean
 plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
     GError ** error)
 {
+  PlanArrayInfo head;
   guint8 *header;
   gboolean ok;
 
@@ -1150,6 +1151,10 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
       return TRUE;
     goto changed;
   }
+  /* A .npy header (and a .npz member's) says 0 rows until the end
+   * completes it; the info keeps the rows the caller gave, for messages. */
+  head = *info;
+  head.shape[0] = 0;
   writer->info = *info;
   writer->have_info = TRUE;
   writer->row_size = plan_array_info_get_row_size (info);
@@ -1208,9 +1213,7 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
       goto late;
     writer->header_size = plan_npy_get_header_size (info);
     header = g_malloc (writer->header_size);
-    writer->info.shape[0] = 0;
-    if (plan_npy_write_header (&writer->info, header, writer->header_size,
-            error))
+    if (plan_npy_write_header (&head, header, writer->header_size, error))
       writer->zip = _plan_zip_writer_new (writer->fd, writer->location,
           writer->npz_name, writer->h5_gzip_level, header,
           writer->header_size, g_steal_pointer (&writer->npz_kept), error);
@@ -1230,8 +1233,7 @@ plan_file_writer_set_info (PlanFileWriter * writer, const PlanArrayInfo * info,
     return queue_stream_header (writer, info, error);
   writer->header_size = plan_npy_get_header_size (info);
   header = g_malloc (writer->header_size);
-  writer->info.shape[0] = 0;
-  ok = plan_npy_write_header (&writer->info, header, writer->header_size,
+  ok = plan_npy_write_header (&head, header, writer->header_size,
       error) && _plan_file_writer_write_full (writer->fd, header,
       writer->header_size, writer->location, error);
   g_free (header);
