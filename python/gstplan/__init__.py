@@ -225,8 +225,16 @@ def _shell_quote(value):
     return shlex.quote(str(value))
 
 
+# What libplan's messages call its C functions, and what the Python user
+# called instead.
+_PYTHON_NAMES = (("by plan_future_cancel()", "by future.cancel()"),)
+
+
 def _plan_error(e):
-    return PlanError(e.message, e.domain, e.code)
+    message = e.message
+    for c_name, py_name in _PYTHON_NAMES:
+        message = message.replace(c_name, py_name)
+    return PlanError(message, e.domain, e.code)
 
 
 class _Errors:
