@@ -225,6 +225,52 @@ lookup_variable (const gchar * name, gchar ** vars)
   return value ? value : g_getenv (name);
 }
 
+/* The number of single-character insertions, deletions and
+ * substitutions that make @a into @b. */
+static guint
+edit_distance (const gchar * a, const gchar * b)
+{
+  gsize la = strlen (a), lb = strlen (b), i, j;
+  guint *row = g_new (guint, lb + 1), d;
+
+  for (j = 0; j <= lb; j++)
+    row[j] = j;
+  for (i = 1; i <= la; i++) {
+    guint diag = row[0];
+
+    row[0] = i;
+    for (j = 1; j <= lb; j++) {
+      guint up = row[j];
+
+      row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1),
+          diag + (a[i - 1] != b[j - 1]));
+      diag = up;
+    }
+  }
+  d = row[lb];
+  g_free (row);
+  return d;
+}
+
+/* Of @names, the one closest to @name, if one is close enough to be a
+ * misspelling of it; else NULL. */
+static const gchar *
+closest_name (const gchar * name, GPtrArray * names)
+{
+  const gchar *best = NULL;
+  guint best_d = G_MAXUINT, i;
+
+  for (i = 0; i < names->len; i++) {
+    guint d = edit_distance (name, g_ptr_array_index (names, i));
+
+    if (d < best_d) {
+      best_d = d;
+      best = g_ptr_array_index (names, i);
+    }
+  }
+  return best_d <= MAX (2u, (guint) strlen (name) / 3) ? best : NULL;
+}
+
 /* Every NAME=VALUE argument names a variable of the file: a misspelt
  * one (boundry=reflect) would otherwise be dropped without a word and the
  * default run. @names are the file's, in order of first use. */
@@ -238,13 +284,17 @@ check_variables_used (const gchar * path, gchar ** vars, GPtrArray * names,
 
     if (!g_ptr_array_find_with_equal_func (names, name, g_str_equal, NULL)) {
       GString *list = g_string_new (NULL);
+      const gchar *closest = closest_name (name, names);
+      gchar *hint = closest ? g_strdup_printf (" (did you mean '%s'?)",
+          closest) : g_strdup ("");
 
       for (i = 0; i < names->len; i++)
         g_string_append_printf (list, "%s%s", i ? ", " : "",
             (gchar *) g_ptr_array_index (names, i));
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-          "%s has no variable '%s': %s%s", path, name, names->len ?
+          "%s has no variable '%s'%s: %s%s", path, name, hint, names->len ?
           "its variables are " : "it has no ${NAME}", list->str);
+      g_free (hint);
       g_string_free (list, TRUE);
       g_free (name);
       return FALSE;
@@ -283,6 +333,7 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
   const gchar *bad;
   GPtrArray *names;
   GString *out;
+  GError *missing = NULL;
   guint line_no = 0;
   gsize size;
 
@@ -353,11 +404,14 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
           if (value == NULL)
             value = dflt;
           if (value == NULL) {
-            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                "%s:%u: ${%s} is not set: give %s=VALUE after the file "
-                "name (or set it in the environment)", path, line_no, name,
-                name);
-            ok = FALSE;
+            /* reported once every name is known: a misspelt NAME=VALUE
+             * (inn=a.npy) is the cause of a missing ${in}, and is
+             * reported first */
+            if (missing == NULL)
+              g_set_error (&missing, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                  "%s:%u: ${%s} is not set: give %s=VALUE after the file "
+                  "name (or set it in the environment)", path, line_no,
+                  name, name);
           } else {
             g_string_append (out, value);
           }
@@ -372,12 +426,17 @@ read_plan_file (const gchar * path, gchar ** vars, GError ** error)
   }
   if (!check_variables_used (path, vars, names, error))
     goto failed;
+  if (missing != NULL) {
+    g_propagate_error (error, g_steal_pointer (&missing));
+    goto failed;
+  }
   g_ptr_array_unref (names);
   g_strfreev (lines);
   g_free (text);
   return g_string_free (out, FALSE);
 
 failed:
+  g_clear_error (&missing);
   print_usage_comment (path, text);
   g_ptr_array_unref (names);
   g_strfreev (lines);

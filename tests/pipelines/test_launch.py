@@ -982,6 +982,26 @@ def test_plan_variables_unknown_and_repeated():
                          'the last expr=')
 
 
+def test_plan_variable_misspelt_and_required_missing():
+    # With in= misspelt (inn=), the missing ${in} was reported and the
+    # misspelt name, its cause, not at all: the unknown name comes first,
+    # with the file's closest name.
+    d, path, a = array_file((10, 3))
+    plan = os.path.join(PIPELINES, 'map.plan')
+    _, err = run([plan, 'inn=' + path, 'out=' + d + '/o.npy'], expect=2)
+    if "map.plan has no variable 'inn' (did you mean 'in'?)" not in err \
+            or 'its variables are in, expr, out' not in err \
+            or 'is not set' in err:
+        raise Failure(err)
+    # no suggestion for a name like none of the file's
+    _, err = run([plan, 'in=' + path, 'out=' + d + '/o.npy',
+                  'blocksize=9'], expect=2)
+    if "map.plan has no variable 'blocksize': its variables" not in err:
+        raise Failure(err)
+    if os.path.exists(d + '/o.npy'):
+        raise Failure('the plan ran')
+
+
 def test_non_ascii_messages_in_a_utf8_locale():
     # Without setlocale() GLib printed every non-ASCII character of a
     # message as '?' (a window cell, a file name), where gst-launch-1.0
@@ -1061,6 +1081,7 @@ plantest.run_cases([(f.__name__, f) for f in (
     test_help_gst_lists_gstreamer_options,
     test_timeout_values,
     test_plan_variables_unknown_and_repeated,
+    test_plan_variable_misspelt_and_required_missing,
     test_non_ascii_messages_in_a_utf8_locale,
     test_non_ascii_messages_in_the_c_locale,
 )])
