@@ -18,6 +18,7 @@
 #include "planmapbindings.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (plan_map_debug);
@@ -181,12 +182,80 @@ parse_int_param (const gchar * text, PlanDType dtype, guint64 * value)
   return PARAM_OK;
 }
 
+/* Digits with single '_'s between them, from @p; returns the end, and
+ * @p itself where there is no digit or a '_' is not between two. */
+static const gchar *
+skip_digit_part (const gchar * p)
+{
+  const gchar *start = p;
+
+  if (!g_ascii_isdigit (*p))
+    return start;
+  while (g_ascii_isdigit (*p) || (*p == '_' && g_ascii_isdigit (p[1])))
+    p++;
+  return p;
+}
+
+/* A float as Python's float (text) reads it: an optional sign, then inf,
+ * infinity or nan (any case), or decimal digits with an optional '.' and
+ * an optional exponent, '_' only between digits. No hex floats (0x1p3,
+ * which C's strtod reads). @d the value, rounded once to float64;
+ * PARAM_OUT_OF_RANGE where a finite number is beyond float64's range. */
+static ParamParse
+parse_float_literal (const gchar * text, gdouble * d)
+{
+  const gchar *p = text, *q;
+  gboolean negative = FALSE;
+  GString *digits;
+  gchar *end;
+
+  if (*p == '+' || *p == '-')
+    negative = *p++ == '-';
+  if (!g_ascii_strcasecmp (p, "inf") || !g_ascii_strcasecmp (p, "infinity")) {
+    *d = negative ? -INFINITY : INFINITY;
+    return PARAM_OK;
+  }
+  if (!g_ascii_strcasecmp (p, "nan")) {
+    *d = negative ? -NAN : NAN;
+    return PARAM_OK;
+  }
+  /* digits [. [digits]] | . digits, then [e [sign] digits] */
+  q = skip_digit_part (p);
+  if (*q == '.') {
+    const gchar *f = skip_digit_part (q + 1);
+
+    if (q == p && f == q + 1)
+      return PARAM_NOT_A_VALUE;
+    q = f;
+  } else if (q == p) {
+    return PARAM_NOT_A_VALUE;
+  }
+  if (*q == 'e' || *q == 'E') {
+    const gchar *e = q + 1, *f;
+
+    if (*e == '+' || *e == '-')
+      e++;
+    f = skip_digit_part (e);
+    if (f == e)
+      return PARAM_NOT_A_VALUE;
+    q = f;
+  }
+  if (*q != '\0')
+    return PARAM_NOT_A_VALUE;
+  digits = g_string_new (NULL);
+  for (q = text; *q; q++)
+    if (*q != '_')
+      g_string_append_c (digits, *q);
+  *d = g_ascii_strtod (digits->str, &end);
+  g_assert (*end == '\0');
+  g_string_free (digits, TRUE);
+  return isinf (*d) ? PARAM_OUT_OF_RANGE : PARAM_OK;
+}
+
 /* Parses @text as a value of @dtype into @value. */
 static ParamParse
 parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
 {
-  gchar *end = NULL;
-
   *value = 0;
   if (*text == '\0')
     return PARAM_NOT_A_VALUE;
@@ -198,15 +267,23 @@ parse_param_value (const gchar * text, PlanDType dtype, guint64 * value)
     return PARAM_OK;
   }
   if (plan_dtype_is_float (dtype)) {
-    gdouble d = g_ascii_strtod (text, &end);
-    if (*end != '\0')
-      return PARAM_NOT_A_VALUE;
+    gdouble d;
+    ParamParse r = parse_float_literal (text, &d);
+
+    if (r != PARAM_OK)
+      return r;
+    /* a finite number must stay finite in the dtype: float32's 1e39 is
+     * an error, not inf (give inf for an infinity) */
     if (dtype == PLAN_DTYPE_FLOAT32) {
       gfloat f = (gfloat) d;
+      if (isinf (f) && !isinf (d))
+        return PARAM_OUT_OF_RANGE;
       memcpy (value, &f, 4);
     } else if (dtype == PLAN_DTYPE_FLOAT16) {
       /* rounded once, to nearest, as numpy's np.float16(0.1) */
       guint16 h = plan_dtype_float16_from_double (d);
+      if ((h & 0x7fffu) == 0x7c00u && !isinf (d))
+        return PARAM_OUT_OF_RANGE;
       memcpy (value, &h, 2);
     } else {
       memcpy (value, &d, 8);
@@ -225,7 +302,13 @@ param_value_error (GError ** error, const gchar * name, const gchar * value,
   gint64 lo;
   guint64 hi;
 
-  if (r == PARAM_OUT_OF_RANGE) {
+  if (r == PARAM_OUT_OF_RANGE && plan_dtype_is_float (dtype)) {
+    g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
+        "params: parameter '%s': %s is out of range for %s (its largest "
+        "finite value is %s; write inf for an infinity)", name, value, type,
+        dtype == PLAN_DTYPE_FLOAT16 ? "65504" : dtype == PLAN_DTYPE_FLOAT32 ?
+        "3.4028235e+38" : "1.7976931348623157e+308");
+  } else if (r == PARAM_OUT_OF_RANGE) {
     int_range (dtype, &lo, &hi);
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "params: parameter '%s': %s is out of range for %s (%"
@@ -239,10 +322,12 @@ param_value_error (GError ** error, const gchar * name, const gchar * value,
   } else {
     g_set_error (error, PLAN_ERROR, PLAN_ERROR_INVALID_ARGUMENT,
         "params: parameter '%s': '%s' is not %s %s value%s", name, value,
-        plan_dtype_get_article (dtype), type, plan_dtype_is_float (dtype) ||
-        dtype == PLAN_DTYPE_BOOL ? "" : " (an integer: decimal, or 0x, 0o "
-        "or 0b and digits, with an optional sign and '_' between digits, "
-        "as Python writes integers)");
+        plan_dtype_get_article (dtype), type, plan_dtype_is_float (dtype) ?
+        " (a number as Python's float() reads it: decimal digits with an "
+        "optional sign, '.' and exponent and '_' between digits, or inf or "
+        "nan)" : dtype == PLAN_DTYPE_BOOL ? "" : " (an integer: decimal, or "
+        "0x, 0o or 0b and digits, with an optional sign and '_' between "
+        "digits, as Python writes integers)");
   }
 }
 

@@ -286,7 +286,7 @@ def test_params_values_and_dtypes():
     # the device (it was read as the low 16 bits of a float64: 1.0 gave 0)
     h = random_array('float16', (2000, 3), rng)
     for where in ({}, {'GST_PLAN_DEVICE': 'sim'}):
-        for v in ('0.1', '1', '-3.5', '70000'):
+        for v in ('0.1', '1', '-3.5', '65504', '-inf'):
             got = run_map('x * g + 1', [h],
                           ['params=g:float16=%s' % v] +
                           (['target=cuda'] if where else []), env=where)
@@ -339,6 +339,41 @@ def test_integer_param_literals():
     expect_error('x + g', [x], ['params=g:int32=017'],
                  "params: parameter 'g': '017' is a decimal integer with a "
                  "leading zero")
+
+
+def test_float_param_literals():
+    """A float param takes what Python's float(text) takes ('_' between
+    digits, inf, nan, any case) and refuses what it refuses: C's strtod
+    read hex floats (0x1p3) and refused 1_000.5. A finite number beyond
+    the dtype's range is an error, not inf (1e39 was float32's inf)."""
+    x = random_array('float64', (50, 3), rng)
+    for dtype, text in [('float64', '1_000.5'), ('float64', '1e3'),
+                        ('float64', '-.5'), ('float64', '5.'),
+                        ('float64', '1_0e1_0'), ('float64', '+INF'),
+                        ('float64', '-Infinity'), ('float32', '3.4028235e38'),
+                        ('float32', '-1e-50'), ('float16', '65519'),
+                        ('float64', '1e-400')]:
+        v = float(text)
+        got = run_map('x + g', [x], ['params=g:%s=%s' % (dtype, text)])
+        assert_same(got, x + np.array([v], dtype), 'g:%s=%s' % (dtype, text))
+    got = run_map('x + g', [x], ['params=g=nan'])
+    if not np.isnan(got).all():
+        raise Failure('g=nan: %r' % got[:2])
+    for text in ['0x1p3', '0X10', '1__0', '_1', '1_', '1_.5', '1._5', '1e_5',
+                 '1_e5', '.', 'e5', '1e', 'nan(1)', 'infinit', '1.5f', '--1',
+                 '1 000']:
+        expect_error('x + g', [x], ['params=g:float32=%s' % text],
+                     "params: parameter 'g': '%s' is not a float32 value "
+                     "(a number as Python's float() reads it" % text)
+    for dtype, text, big in [('float32', '1e39', '3.4028235e+38'),
+                             ('float32', '-3.5e38', '3.4028235e+38'),
+                             ('float16', '70000', '65504'),
+                             ('float16', '65520', '65504'),
+                             ('float64', '1e309', '1.7976931348623157e+308')]:
+        expect_error('x + g', [x], ['params=g:%s=%s' % (dtype, text)],
+                     "params: parameter 'g': %s is out of range for %s (its "
+                     "largest finite value is %s; write inf for an infinity)"
+                     % (text, dtype, big))
 
 
 def test_param_errors():
