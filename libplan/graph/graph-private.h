@@ -113,6 +113,8 @@ G_GNUC_INTERNAL
 gboolean _plan_array_src_is_on_device (PlanArraySrc * src);
 G_GNUC_INTERNAL
 void _plan_array_sink_rebind (PlanArraySink * sink, PlanArray * array);
+G_GNUC_INTERNAL
+void _plan_array_sink_set_label (PlanArraySink * sink, const gchar * label);
 
 /* The graph, as realize reads it. */
 G_GNUC_INTERNAL

@@ -155,6 +155,8 @@ struct _PlanArraySink
   guint64 seg_first;            /* the first row the segment selects: the
                                  * stream's row that goes to row 0 */
   gint64 seg_end;               /* one past its last, -1: to the end */
+  gchar *label;                 /* what errors call the sink (the plan
+                                 * API's output); NULL: its name */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -263,6 +265,7 @@ plan_array_sink_dispose (GObject * object)
   GST_OBJECT_UNLOCK (self);
   if (notify)
     notify (user_data);
+  g_clear_pointer (&self->label, g_free);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -791,12 +794,12 @@ write_failed:
     if (err == NULL)
       GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
           ("The writer of %s failed at row %" G_GUINT64_FORMAT,
-              GST_OBJECT_NAME (self), first),
+              self->label ? self->label : GST_OBJECT_NAME (self), first),
           ("the writer returned FALSE without setting an error"));
     else
       GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message),
           ("the writer of %s failed at row %" G_GUINT64_FORMAT,
-              GST_OBJECT_NAME (self), first));
+              self->label ? self->label : GST_OBJECT_NAME (self), first));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
@@ -1113,4 +1116,15 @@ _plan_array_sink_rebind (PlanArraySink * sink, PlanArray * array)
   GST_OBJECT_UNLOCK (sink);
   if (notify)
     notify (user_data);
+}
+
+/* The plan API's: what the sink's errors call it (@label, "output 'm'"),
+ * in place of the element's name. Set before the sink leaves NULL. */
+void
+_plan_array_sink_set_label (PlanArraySink * sink, const gchar * label)
+{
+  g_return_if_fail (PLAN_IS_ARRAY_SINK (sink));
+
+  g_free (sink->label);
+  sink->label = g_strdup (label);
 }

@@ -660,6 +660,9 @@ make_elements (PlanWork * self, GError ** error)
     output->element = _plan_work_make_array_element (PLAN_TYPE_ARRAY_SINK,
         "planarraysink", name);
     g_free (name);
+    name = g_strdup_printf ("output '%s'", output->name);
+    _plan_array_sink_set_label (PLAN_ARRAY_SINK (output->element), name);
+    g_free (name);
     add_to_pipeline (self, output->element);
   }
   return TRUE;

@@ -833,6 +833,41 @@ one_map_work (void)
   return work;
 }
 
+static gboolean
+failing_write (PlanArray * chunk, guint64 first_row, gpointer user_data,
+    GError ** error)
+{
+  return FALSE;
+}
+
+/* A writer that fails without an error: the message names the output, as
+ * the user bound it; it named the sink element ("The writer of m-out"). */
+GST_START_TEST (test_writer_failure_names_output)
+{
+  PlanWork *work = one_map_work ();
+  PlanArray *a = ramp (PLAN_DTYPE_FLOAT32, N, 1);
+  PlanBindings *bindings = plan_bindings_new ();
+  PlanFuture *future;
+  GError *error = NULL;
+
+  fail_unless (work != NULL);
+  plan_bindings_set_array (bindings, "a", a);
+  plan_bindings_set_writer (bindings, "m", failing_write, NULL, NULL);
+  future = plan_work_dispatch (work, bindings, &error);
+  fail_unless (future != NULL, "%s", error ? error->message : "");
+  fail_if (plan_future_wait (future, -1, &error));
+  assert_error_contains (error, "The writer of output 'm' failed at row 0");
+  fail_if (strstr (error->message, "writer of m-out") != NULL, "%s",
+      error->message);
+  g_clear_error (&error);
+  g_object_unref (future);
+  g_object_unref (bindings);
+  g_object_unref (a);
+  drop_work (work);
+}
+
+GST_END_TEST;
+
 static PlanBindings *
 gated_bindings (Gate * gate)
 {
@@ -2598,6 +2633,7 @@ graph_suite (void)
   tcase_add_test (tc, test_graph_constants_and_ddof);
   tcase_add_test (tc, test_dispatch_hundred_times);
   tcase_add_test (tc, test_dispatch_binding_errors);
+  tcase_add_test (tc, test_writer_failure_names_output);
   tcase_add_test (tc, test_dispatch_reduction_into_array_of_its_size);
   tcase_add_test (tc, test_dispatch_overlapping_output_refused);
   tcase_add_test (tc, test_dispatch_while_running_queues);
