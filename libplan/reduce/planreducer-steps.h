@@ -627,17 +627,6 @@ prk_ksum_step (double *s, double *c, double v)
   *s = t;
 }
 
-/* A compensated column: the same, the error dropped once the sum is not
- * finite. */
-PRK_HD void
-prk_ksum_column_step (double *s, double *lo, double v)
-{
-  double t = *s + v, z = t - *s;
-
-  *lo += prk_isfinite (t) ? (*s - (t - z)) + (v - z) : 0.0;
-  *s = t;
-}
-
 /* Min and max of floats (a NaN, once in, stays), of integers; @m the
  * running value, @x the element, of any one type. */
 #define PRK_MIN_F(m, x) (((x) < (m) || (x) != (x)) ? (x) : (m))
@@ -823,6 +812,21 @@ prk_keep (double x, int ok)
   m.f = x;
   m.u &= 0 - (prk_u64) (ok != 0);
   return m.f;
+}
+
+/* A compensated column: prk_ksum_step(), the error dropped once the sum
+ * is not finite. A NaN sum meeting a NaN element keeps its own NaN
+ * (prk_add()), as the CPU's column loops do (KSUM_COLUMN_STEP): written
+ * as a plain addition, the compiler put either operand first, and the
+ * sim device's column sums kept the element's NaN where the CPU's kept
+ * the sum's. */
+PRK_HD void
+prk_ksum_column_step (double *s, double *lo, double v)
+{
+  double t = prk_add (*s, v), z = t - *s;
+
+  *lo += prk_isfinite (t) ? (*s - (t - z)) + (v - z) : 0.0;
+  *s = t;
 }
 
 /* prk_lanes_sum() with prk_add(). */

@@ -521,6 +521,133 @@ GST_START_TEST (test_column_sums_nan_bits_equal_on_threads)
 
 GST_END_TEST;
 
+/* The quiet NaN of @bits (a signalling NaN's quiet bit set), as x86's
+ * addition gives it. */
+static guint64
+quieted (guint64 bits)
+{
+  return bits | G_GUINT64_CONSTANT (0x0008000000000000);
+}
+
+/* float64 column sums (axis 0) whose column blocks (of 3 rows) meet NaNs
+ * of several payloads, a signalling one among them: a sum keeps the NaN
+ * it holds against a NaN element, a merge the later block's NaN, so a
+ * column's sum is the first NaN of its last block that holds one,
+ * quieted, on the CPU reducer and on the sim and cpu devices, for any
+ * number of columns, threads and chunk rows. The devices' column step
+ * left the choice to the compiler, which took the element's NaN: their
+ * sums were the column's last NaN, where the CPU's were not (columns 2,
+ * 16 and 24 of 32 differed). */
+GST_START_TEST (test_column_sums_nan_payloads_equal_cpu_reducer)
+{
+  const guint64 nans[] = { 0x7ff8000000000000ull, 0xfff8000000000000ull,
+    0x7ff8000000000123ull, 0xfff8000000004560ull, 0x7ff0000000000001ull
+  };
+  const guint n_cols[] = { 7, 32, 256 };
+  const gint threads[] = { 1, 0 };
+  const gsize chunks[] = { 64, 1, 700 };
+  const gchar *devices[] = { "sim", "cpu" };
+  const gsize block = 3;
+  guint c, t, k, v, n_nan = 0, n_not_last = 0;
+
+  for (c = 0; c < G_N_ELEMENTS (n_cols); c++) {
+    GRand *rand = g_rand_new_with_seed (29);
+    const gint64 shape[] = { 700, n_cols[c] };
+    PlanArrayInfo info;
+    gsize n_rows = shape[0], n = n_rows * n_cols[c], i, j;
+    gdouble *data = g_new (gdouble, n);
+    guint64 *expect = g_new (guint64, n_cols[c]);
+
+    info_set (&info, PLAN_DTYPE_FLOAT64, 2, shape);
+    for (i = 0; i < n; i++) {
+      data[i] = g_rand_double_range (rand, -1e3, 1e3);
+      if (g_rand_int_range (rand, 0, 40) == 0)
+        memcpy (&data[i], &nans[g_rand_int_range (rand, 0,
+                    G_N_ELEMENTS (nans))], 8);
+    }
+    g_rand_free (rand);
+    /* each column's first NaN of its last block that holds one (0: no
+     * NaN), and whether that is not the column's last NaN */
+    for (j = 0; j < n_cols[c]; j++) {
+      guint64 last = 0;
+      gsize b;
+
+      expect[j] = 0;
+      for (b = 0; b < n_rows; b += block) {
+        gboolean first = TRUE;
+
+        for (i = b; i < MIN (b + block, n_rows); i++) {
+          guint64 bits;
+
+          if (!isnan (data[i * n_cols[c] + j]))
+            continue;
+          memcpy (&bits, &data[i * n_cols[c] + j], 8);
+          if (first)
+            expect[j] = quieted (bits);
+          first = FALSE;
+          last = quieted (bits);
+        }
+      }
+      n_nan += expect[j] != 0;
+      n_not_last += last != expect[j];
+    }
+    column_rows = block;
+    for (t = 0; t < G_N_ELEMENTS (threads); t++) {
+      Result want;
+
+      cpu_threads = threads[t];
+      reduce (NULL, PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ROWS, &info,
+          (guint8 *) data, n_rows, n_rows, 0.0, &want);
+      cpu_threads = -1;
+      fail_unless (want.ok);
+      for (j = 0; j < n_cols[c]; j++) {
+        guint64 w;
+
+        memcpy (&w, &((gdouble *) want.values)[j], 8);
+        fail_unless (isnan (((gdouble *) want.values)[j]) ==
+            (expect[j] != 0), "column %" G_GSIZE_FORMAT, j);
+        fail_unless (expect[j] == 0 || w == expect[j], "%u columns, %d "
+            "threads, column %" G_GSIZE_FORMAT ": the CPU's NaN %016"
+            G_GINT64_MODIFIER "x, not %016" G_GINT64_MODIFIER "x",
+            n_cols[c], threads[t], j, w, expect[j]);
+      }
+      for (v = 0; v < G_N_ELEMENTS (devices); v++) {
+        PlanDevice *device = plan_device_get (devices[v], NULL);
+
+        for (k = 0; k < G_N_ELEMENTS (chunks); k++) {
+          Result got;
+
+          reduce (device, PLAN_REDUCE_OP_SUM, PLAN_REDUCE_AXIS_ROWS, &info,
+              (guint8 *) data, n_rows, chunks[k], 0.0, &got);
+          fail_unless (got.ok);
+          for (j = 0; j < n_cols[c]; j++) {
+            guint64 w, g;
+
+            memcpy (&w, &((gdouble *) want.values)[j], 8);
+            memcpy (&g, &((gdouble *) got.values)[j], 8);
+            fail_unless (w == g, "%u columns, chunks of %" G_GSIZE_FORMAT
+                " rows, column %" G_GSIZE_FORMAT ": %016" G_GINT64_MODIFIER
+                "x on %s, %016" G_GINT64_MODIFIER "x on the CPU",
+                n_cols[c], chunks[k], j, g, devices[v], w);
+          }
+          result_clear (&got);
+        }
+        gst_object_unref (device);
+      }
+      result_clear (&want);
+    }
+    column_rows = 0;
+    g_free (expect);
+    g_free (data);
+  }
+  /* NaN columns, in some of which the rule picks another NaN than the
+   * last (the devices' old choice) */
+  fail_unless (n_nan > 250 && n_not_last >= 3, "%u NaN columns, %u whose "
+      "last NaN is another", n_nan, n_not_last);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_device_equals_cpu_reducer)
 {
   check_device ("cpu");
@@ -837,6 +964,7 @@ reducerdevice_suite (void)
   tcase_add_test (tc, test_moments_nan_bits_equal_cpu_reducer);
   tcase_add_test (tc, test_extremes_zero_and_nan_bits_equal_cpu_reducer);
   tcase_add_test (tc, test_column_sums_nan_bits_equal_on_threads);
+  tcase_add_test (tc, test_column_sums_nan_payloads_equal_cpu_reducer);
   tcase_add_test (tc, test_cpu_device_equals_cpu_reducer);
   tcase_add_test (tc, test_sim_device_equals_cpu_reducer);
   tcase_add_test (tc, test_empty_and_all_nan);
