@@ -373,15 +373,37 @@ class _Writer:
             text = repr(v)
             return "(%s)" % text if v < 0 else text
         if isinstance(value, numbers.Complex):
-            if not (math.isfinite(value.real) and math.isfinite(value.imag)):
-                self.fail(node, "%r: a complex constant with an infinite or "
-                          "NaN part cannot be written as a literal" % (value,))
-            im = float(value.imag)
-            return "(%s %s %rj)" % (self.constant(node, value.real),
-                                    "-" if math.copysign(1, im) < 0 else "+",
-                                    abs(im))
+            return self.complex_constant(node, complex(value))
         self.fail(node, "%r is not a number the expression can hold" %
                   (value,))
+
+    def complex_constant(self, node, value):
+        """@value written so that the expression's literal arithmetic (which
+        is Python's) gives it back with the sign of each part, zeros
+        included: 're + ij' takes the real part's sign away from -0.0
+        (-0.0 + 0.0 is 0.0) and 're - 0.0j' has the imaginary part +0.0
+        (0.0 - 0.0), so those are written 'conj(re - ij)'. An infinite
+        imaginary part is 1e999j, which Python reads as infj too; a NaN one
+        has no such spelling."""
+        re, im = value.real, value.imag
+        if math.isnan(im):
+            self.fail(node, "%r: a complex constant with a NaN imaginary "
+                      "part cannot be written as a literal" % (value,))
+        text_re = self.constant(node, re)
+        mag = "1e999" if math.isinf(im) else repr(abs(im))
+        neg_im = math.copysign(1.0, im) < 0
+        neg_zero_re = re == 0 and math.copysign(1.0, re) < 0
+        if neg_im and im != 0:
+            # re - 0.0 is re, -0.0 included; 0.0 - |im| is im
+            return "(%s - %sj)" % (text_re, mag)
+        if im == 0 and neg_im:
+            # conj of (re, 0.0 - 0.0): the imaginary part -0.0
+            return "conj(%s - 0.0j)" % text_re
+        if neg_zero_re:
+            # -0.0 - 0.0 keeps the real part's sign, -0.0 + 0.0 does not
+            return "(%s - 0.0j)" % text_re if im == 0 else \
+                "conj(%s - %sj)" % (text_re, mag)
+        return "(%s + %sj)" % (text_re, mag)
 
     def expr(self, node):
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp,
