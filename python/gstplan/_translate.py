@@ -367,7 +367,8 @@ class _Writer:
         if isinstance(value, numbers.Real):
             v = float(value)
             if math.isnan(v):
-                return "np.nan"
+                # the sign of a NaN is what copysign and signbit read
+                return "(-np.nan)" if math.copysign(1.0, v) < 0 else "np.nan"
             if math.isinf(v):
                 return "np.inf" if v > 0 else "(-np.inf)"
             text = repr(v)

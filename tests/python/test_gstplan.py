@@ -498,6 +498,34 @@ def complex_constants_keep_their_parts():
            "(1+nanj): a complex constant with a NaN imaginary part cannot "
            "be written")
 
+
+def _copysign_closure(k):
+    return lambda x: np.copysign(x, k) + np.signbit(x * 0 + k)
+
+
+@test
+def nan_constants_keep_their_sign():
+    """A NaN a lambda closes over keeps its sign bit, which np.copysign
+    and np.signbit read: -nan was written as nan."""
+    X = np.array([1.5, -2.0, 0.0, -0.0, np.inf], np.float32)
+    for k in (-np.nan, np.nan, float("-nan"), np.float32(-np.nan),
+              np.float64(-np.nan), complex(-np.nan, 1.0)):
+        with weak_promotion(), np.errstate(all="ignore"):
+            if isinstance(k, complex):
+                fn = _complex_closure_add(k)
+                want = X + k
+            else:
+                fn = _copysign_closure(k)
+                want = np.copysign(X, k) + np.signbit(X * 0 + k)
+        plan = Plan(); a = plan.source()
+        plan.map(fn, args=(a,), name="out")
+        got = plan.realize(target="cpu").dispatch(a=X).result("out")
+        what = (k, gstplan.translate(fn))
+        assert got.dtype == want.dtype, what
+        assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), (
+            what, got, want)
+        np.testing.assert_array_equal(got, want, str(what))
+
 @test
 def lambdas_with_conditionals_told_apart():
     """Lambdas on one line (or in one statement) that read names they
