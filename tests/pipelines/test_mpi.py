@@ -255,6 +255,22 @@ def test_reduce_result_on_every_rank():
                       'of 3 ranks:\n%s' % (want, '\n'.join(lines)))
 
 
+def test_reduce_per_rank_files():
+    """A whole reduction's result is the same on every rank: with
+    shard-output=per-rank each rank writes it, whole, to its own file."""
+    n = 3
+    out = os.path.join(D, 'rsum.npy')
+    base = os.path.join(D, 'rsum-1p.npy')
+    plantest.launch('planfilesrc', 'location=%s' % V32, '!', 'planreduce',
+                    'op=sum', '!', 'planfilesink', 'location=%s' % base)
+    mpirun(n, ['planfilesrc', 'location=%s' % V32, 'shard=mpi', '!',
+               'planreduce', 'op=sum', '!', 'planfilesink',
+               'location=%s' % out, 'shard-output=per-rank'])
+    for r in range(n):
+        same_bytes(os.path.join(D, 'rsum.rank%d-of-%d.npy' % (r, n)), base,
+                   'rank %d of %d, per-rank whole sum' % (r, n))
+
+
 def test_row_messages_name_global_rows():
     """axis=-1 with chunk-messages: each rank posts its chunks' values;
     their first-row is the row of the whole stream, so that the values of
@@ -828,6 +844,8 @@ def main():
         ('a custom kernel sees the rows of the whole stream',
          test_custom_kernel_sees_global_rows),
         ('the result is posted on every rank', test_reduce_result_on_every_rank),
+        ('a whole result, per-rank: every rank writes it whole',
+         test_reduce_per_rank_files),
         ('axis=-1 chunk messages give rows of the whole stream',
          test_row_messages_name_global_rows),
         ('a rank failing mid-run fails every rank, no output', test_failing_rank_fails_the_job),
