@@ -1815,6 +1815,87 @@ done:
   return ok;
 }
 
+/* v3: checks the configuration field @key of codec @name where it is set
+ * (absent or null, the codec's default): an integer from @lo to @hi, a
+ * boolean (@kind 'b') or one of the strings of @choices (@kind 's'), as
+ * zarr-python 3 refuses any other when it opens the array. The reader
+ * does not need these fields, but a configuration of the wrong type is
+ * no valid metadata. */
+static gboolean
+check_v3_field (const gchar * name, JsonObject * conf, const gchar * key,
+    gchar kind, gint64 lo, gint64 hi, const gchar * const *choices,
+    GError ** error)
+{
+  JsonNode *n = conf ? json_object_get_member (conf, key) : NULL;
+  GType type;
+  gchar *text, *want;
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return TRUE;
+  type = JSON_NODE_HOLDS_VALUE (n) ? json_node_get_value_type (n) :
+      G_TYPE_INVALID;
+  if (kind == 'i' && type == G_TYPE_INT64 && json_node_get_int (n) >= lo
+      && json_node_get_int (n) <= hi)
+    return TRUE;
+  if (kind == 'b' && type == G_TYPE_BOOLEAN)
+    return TRUE;
+  if (kind == 's' && type == G_TYPE_STRING
+      && g_strv_contains (choices, json_node_get_string (n)))
+    return TRUE;
+
+  text = json_to_string (n, FALSE);
+  if (kind == 'i' && lo == G_MININT64 && hi == G_MAXINT64)
+    want = g_strdup ("an integer");
+  else if (kind == 'i' && lo == G_MININT64)
+    want = g_strdup_printf ("an integer up to %" G_GINT64_FORMAT, hi);
+  else if (kind == 'i' && hi == G_MAXINT64)
+    want = g_strdup (lo > 0 ? "a positive integer" :
+        "a non-negative integer");
+  else if (kind == 'i')
+    want = g_strdup_printf ("an integer from %" G_GINT64_FORMAT " to %"
+        G_GINT64_FORMAT, lo, hi);
+  else if (kind == 'b')
+    want = g_strdup ("true or false");
+  else {
+    gchar *list = g_strjoinv ("\", \"", (gchar **) choices);
+
+    want = g_strdup_printf ("one of \"%s\"", list);
+    g_free (list);
+  }
+  g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec '%s' has "
+      "%s %s, which is not %s; zarr-python 3 refuses it too", name, key,
+      text, want);
+  g_free (text);
+  g_free (want);
+  return FALSE;
+}
+
+/* v3: the configuration of a gzip, zstd or blosc codec, each field of the
+ * type and range zarr-python 3 takes. */
+static gboolean
+check_v3_compressor (const gchar * name, JsonObject * conf, GError ** error)
+{
+  static const gchar *const cnames[] = { "lz4", "lz4hc", "blosclz", "zstd",
+    "snappy", "zlib", NULL
+  };
+  static const gchar *const shuffles[] = { "noshuffle", "shuffle",
+    "bitshuffle", NULL
+  };
+
+  if (g_strcmp0 (name, "gzip") == 0)
+    return check_v3_field (name, conf, "level", 'i', 0, 9, NULL, error);
+  if (g_strcmp0 (name, "zstd") == 0)
+    return check_v3_field (name, conf, "level", 'i', G_MININT64, 22, NULL,
+        error) && check_v3_field (name, conf, "checksum", 'b', 0, 0, NULL,
+        error);
+  /* blosc */
+  return check_v3_field (name, conf, "typesize", 'i', 1, G_MAXINT64, NULL,
+      error) && check_v3_field (name, conf, "cname", 's', 0, 0, cnames,
+      error) && check_v3_field (name, conf, "clevel", 'i', G_MININT64,
+      G_MAXINT64, NULL, error) && check_v3_field (name, conf, "shuffle", 's',
+      0, 0, shuffles, error);
+}
+
 /* v3: one codec of the "codecs" list. */
 static gboolean
 parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
@@ -1903,7 +1984,7 @@ parse_v3_codec (PlanZarrArray * z, JsonObject * codec, gboolean * have_bytes,
 #endif
   else
     goto unsupported;
-  return TRUE;
+  return check_v3_compressor (name, conf, error);
 
 no_endian:
   g_set_error (error, PLAN_ERROR, PLAN_ERROR_FORMAT, "its codec 'bytes' has "

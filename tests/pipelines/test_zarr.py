@@ -255,7 +255,8 @@ def hostile_metadata_fails():
     2), a zarr_format or compressor of the wrong type, a v3 chunk key
     separator or codec configuration of the wrong type (a separator of 1
     was taken for the default, every chunk then missing and read as the
-    fill value), chunks of so many rows that the block of a chunk row
+    fill value), a gzip, zstd or blosc configuration field of a type or
+    value zarr-python 3 refuses (they were ignored), chunks of so many rows that the block of a chunk row
     wrapped around 2^64 bytes; metadata that is not JSON (a bare NaN) or
     not an object says so. Fill values at the ends of their dtype's range
     read as zarr-python reads them."""
@@ -399,7 +400,26 @@ def hostile_metadata_fails():
             ('innerconf', {'codecs': sharded,
                            'codecs/0/configuration/codecs/0/'
                            'configuration': 'little'},
-             "its codec 'bytes' has a configuration that is not valid")]:
+             "its codec 'bytes' has a configuration that is not valid")] + [
+            # Compressor fields the reader does not need, of a type or
+            # value zarr-python 3 refuses when it opens the array.
+            ('conf-%s-%s-%d' % (codec, field, i),
+             {'codecs': [{'name': 'bytes',
+                          'configuration': {'endian': 'little'}},
+                         {'name': codec, 'configuration': {field: value}}]},
+             "its codec '%s' has %s %s, which is not %s" % (
+                 codec, field, json.dumps(value), want))
+            for i, (codec, field, value, want) in enumerate([
+                ('gzip', 'level', [0], 'an integer from 0 to 9'),
+                ('gzip', 'level', 10, 'an integer from 0 to 9'),
+                ('zstd', 'level', '3', 'an integer up to 22'),
+                ('zstd', 'level', 23, 'an integer up to 22'),
+                ('zstd', 'checksum', 1, 'true or false'),
+                ('blosc', 'typesize', '4', 'a positive integer'),
+                ('blosc', 'typesize', 0, 'a positive integer'),
+                ('blosc', 'cname', 'lz5', 'one of "lz4", "lz4hc"'),
+                ('blosc', 'clevel', 5.0, 'an integer;'),
+                ('blosc', 'shuffle', 1, 'one of "noshuffle"')])]:
         path = v3(name, **edit)
         if os.path.exists(out):
             os.unlink(out)
