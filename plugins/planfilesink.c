@@ -187,6 +187,9 @@ struct _PlanFileSink
   gboolean sharded;
   PlanShardInfo shard;
   PlanShardWriter *shard_writer;
+  GCancellable *shard_cancellable;      /* cancelled by unlock: the wait
+                                         * for the other ranks at EOS stops
+                                         * (one that died never reports) */
   gchar *rank_location;         /* per-rank: this rank's file */
   gboolean discard;
 };
@@ -485,6 +488,7 @@ plan_file_sink_init (PlanFileSink * self)
   self->zarr_format = DEFAULT_ZARR_FORMAT;
   self->member = g_strdup (DEFAULT_MEMBER);
   self->writer = plan_file_writer_new ();
+  self->shard_cancellable = g_cancellable_new ();
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
   /* The last chunk, kept for the last-sample property, would hold its
@@ -499,6 +503,7 @@ plan_file_sink_dispose (GObject * object)
   PlanFileSink *self = PLAN_FILE_SINK (object);
 
   gst_clear_object (&self->writer);
+  g_clear_object (&self->shard_cancellable);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -1211,8 +1216,18 @@ plan_file_sink_event (GstBaseSink * sink, GstEvent * event)
       gst_event_unref (event);
       return FALSE;
     }
-    ok = plan_shard_writer_finish (self->shard_writer, &err);
+    ok = plan_shard_writer_finish_full (self->shard_writer,
+        self->shard_cancellable, &err);
     g_clear_pointer (&self->shard_writer, plan_shard_writer_free);
+    if (!ok && g_cancellable_is_cancelled (self->shard_cancellable)) {
+      /* Stopped (a state change, a flush) while waiting for the other
+       * ranks: not an error of the stream; nothing was put in place. */
+      GST_INFO_OBJECT (self, "rank %u: stopped at EOS: %s",
+          self->shard.rank, err->message);
+      g_error_free (err);
+      gst_event_unref (event);
+      return FALSE;
+    }
     if (!ok) {
       post_write_error (self, err);
       g_error_free (err);
@@ -1290,6 +1305,7 @@ static gboolean
 plan_file_sink_unlock (GstBaseSink * sink)
 {
   plan_file_writer_set_flushing (PLAN_FILE_SINK (sink)->writer, TRUE);
+  g_cancellable_cancel (PLAN_FILE_SINK (sink)->shard_cancellable);
   return TRUE;
 }
 
@@ -1297,6 +1313,7 @@ static gboolean
 plan_file_sink_unlock_stop (GstBaseSink * sink)
 {
   plan_file_writer_set_flushing (PLAN_FILE_SINK (sink)->writer, FALSE);
+  g_cancellable_reset (PLAN_FILE_SINK (sink)->shard_cancellable);
   return TRUE;
 }
 

@@ -147,6 +147,8 @@ static const gchar help_text[] =
     "    than 5 s after a signal, the timeout or an error (code that cannot\n"
     "    be interrupted, such as a plancustom kernel that never returns),\n"
     "    plan-launch says so and exits at once with the status below.\n"
+    "    After a signal plan-launch ends without finalizing MPI: in an MPI\n"
+    "    job that mpirun stops because a rank died, the ranks end promptly.\n"
     "\n"
     "EXIT STATUS\n"
     "    0 at EOS; 1 on an error (printed with the element, the message and\n"
@@ -2104,5 +2106,13 @@ main (int argc, char **argv)
   gst_object_unref (run.pipeline);
   g_free (graph_path);
   g_free (target);
+  if (run.signal_number) {
+    /* Stopped by a signal, the outputs' temporary files removed: end now,
+     * as the signal would have. exit() would finalize MPI in a rank of an
+     * MPI job, which waits for every rank, and mpirun sends its SIGTERM
+     * when a rank died, which never comes. */
+    fflush (NULL);
+    _exit (status);
+  }
   return status;
 }

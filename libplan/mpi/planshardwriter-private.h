@@ -99,6 +99,8 @@ struct _PlanShardWriter
   guint64 rows_written;
   gboolean sync;
   gboolean finished;
+  GCancellable *cancellable;    /* during plan_shard_writer_finish_full():
+                                 * stops its waits for the other ranks */
 
   /* HDF5 and Zarr */
   PlanFileWriter *file_writer;  /* rank 0: metadata, and putting in place */

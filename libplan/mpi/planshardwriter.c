@@ -740,7 +740,8 @@ gone (PlanShardWriter * w, GError ** error)
     w->finished = TRUE;
     return FALSE;
   }
-  verdict = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+  verdict = plan_comm_recv (w->comm, 0, w->name_tag,
+      w->cancellable, error);
   if (verdict == NULL)
     return FALSE;
   outcome_parse (verdict, &rows, &why);
@@ -785,7 +786,8 @@ ensure_open (PlanShardWriter * w, GError ** error)
 
   if (is_open (w) || w->tmp_path != NULL)
     return is_open (w);
-  name = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+  name = plan_comm_recv (w->comm, 0, w->name_tag,
+      w->cancellable, error);
   if (name == NULL)
     return FALSE;
   path = g_bytes_get_data (name, &n);
@@ -1227,7 +1229,8 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
     g_string_append_printf (why, "rank 0: %s", own_why);
   for (r = 1; r < n; r++) {
     GError *err = NULL;
-    GBytes *outcome = plan_comm_recv (w->comm, r, w->done_tag, NULL, &err);
+    GBytes *outcome = plan_comm_recv (w->comm, r, w->done_tag,
+        w->cancellable, &err);
     guint64 their_rows;
     gchar *their_why;
 
@@ -1249,7 +1252,8 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
         ok = FALSE;
       }
       g_bytes_unref (outcome);
-      outcome = plan_comm_recv (w->comm, r, w->done_tag, NULL, &err);
+      outcome = plan_comm_recv (w->comm, r, w->done_tag,
+          w->cancellable, &err);
     }
     if (outcome == NULL) {
       if (why->len == 0)
@@ -1325,30 +1329,15 @@ decide (PlanShardWriter * w, gboolean own_ok, const gchar * own_why)
   return verdict;
 }
 
-/**
- * plan_shard_writer_finish:
- * @writer: a #PlanShardWriter
- * @error: return location for a #GError
- *
- * Ends this rank's part and waits for the job's verdict: every rank must
- * call it (or fail, which plan_shard_writer_free() tells the others).
- *
- * Returns: %TRUE when the whole file is in place, or %FALSE with @error
- *   set, saying which rank failed and why; the output is then not written
- *
- * Since: 0.1
- */
-gboolean
-plan_shard_writer_finish (PlanShardWriter * writer, GError ** error)
+/* plan_shard_writer_finish_full(), with w->cancellable set. */
+static gboolean
+finish (PlanShardWriter * w, GError ** error)
 {
-  PlanShardWriter *w = writer;
   GError *err = NULL;
   GBytes *verdict;
   guint64 rows;
   gchar *why;
   gboolean own_ok;
-
-  g_return_val_if_fail (writer != NULL, FALSE);
 
   own_ok = (plan_comm_get_rank (w->comm) == 0 || ensure_open (w, &err))
       && close_own (w, &err);
@@ -1363,7 +1352,8 @@ plan_shard_writer_finish (PlanShardWriter * writer, GError ** error)
 
     plan_comm_send (w->comm, 0, w->done_tag, outcome);
     g_bytes_unref (outcome);
-    verdict = plan_comm_recv (w->comm, 0, w->name_tag, NULL, error);
+    verdict = plan_comm_recv (w->comm, 0, w->name_tag,
+      w->cancellable, error);
     if (verdict == NULL) {
       g_clear_error (&err);
       return FALSE;
@@ -1380,6 +1370,59 @@ plan_shard_writer_finish (PlanShardWriter * writer, GError ** error)
   g_free (why);
   g_bytes_unref (verdict);
   return FALSE;
+}
+
+/**
+ * plan_shard_writer_finish:
+ * @writer: a #PlanShardWriter
+ * @error: return location for a #GError
+ *
+ * Ends this rank's part and waits for the job's verdict: every rank must
+ * call it (or fail, which plan_shard_writer_free() tells the others).
+ *
+ * Returns: %TRUE when the whole file is in place, or %FALSE with @error
+ *   set, saying which rank failed and why; the output is then not written
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_shard_writer_finish (PlanShardWriter * writer, GError ** error)
+{
+  return plan_shard_writer_finish_full (writer, NULL, error);
+}
+
+/**
+ * plan_shard_writer_finish_full:
+ * @writer: a #PlanShardWriter
+ * @cancellable: (nullable): a #GCancellable to stop waiting for the other
+ *   ranks
+ * @error: return location for a #GError
+ *
+ * As plan_shard_writer_finish(), and it stops waiting for the other ranks
+ * when @cancellable is cancelled (a rank that died never reports): it then
+ * fails, and rank 0 removes the temporary file and the other ranks' spools
+ * and tells the ranks that the output was not written.
+ *
+ * Returns: %TRUE when the whole file is in place, or %FALSE with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+gboolean
+plan_shard_writer_finish_full (PlanShardWriter * writer,
+    GCancellable * cancellable, GError ** error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (writer != NULL, FALSE);
+  g_return_val_if_fail (cancellable == NULL
+      || G_IS_CANCELLABLE (cancellable), FALSE);
+
+  /* Only the waits of this call: not kept beyond it. */
+  writer->cancellable = cancellable;
+  ok = finish (writer, error);
+  writer->cancellable = NULL;
+  return ok;
 }
 
 /**

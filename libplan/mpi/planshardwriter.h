@@ -52,6 +52,10 @@ PLAN_API
 gboolean plan_shard_writer_finish (PlanShardWriter * writer, GError ** error);
 
 PLAN_API
+gboolean plan_shard_writer_finish_full (PlanShardWriter * writer,
+    GCancellable * cancellable, GError ** error);
+
+PLAN_API
 void plan_shard_writer_free (PlanShardWriter * writer);
 
 PLAN_API

@@ -266,6 +266,81 @@ def killed_while_spooling():
     os.unlink(src)
 
 
+def killed_at_the_verdict():
+    """A rank but 0 killed with SIGKILL: the others reach EOS and wait
+    for its outcome, which never comes, until mpirun's SIGTERM (after
+    --mca odls_base_sigkill_timeout seconds; its SIGKILL follows as long
+    after). plan-launch could not stop its pipeline then (planfilesink
+    waited in the shard writer's verdict and held its stream lock), gave
+    up after 5 s and left the temporary file and every spool; and at exit
+    it finalized MPI, which waits for the dead rank, until the SIGKILL.
+    Now the survivors stop at the SIGTERM, remove everything and end
+    before the SIGKILL."""
+    import signal
+    import time
+    timeout = 10
+    if plantest.launcher()[0].endswith('gst-launch-1.0'):
+        print('# skip: plan-launch is not built')
+        return
+    src = os.path.join(D, 'verdict-in.npy')
+    np.save(src, np.random.default_rng(9).standard_normal((200000, 4)))
+    out = os.path.join(D, 'verdict.h5')
+    cmd = [MPIRUN, '--allow-run-as-root', '--oversubscribe', '--mca',
+           'odls_base_sigkill_timeout', str(timeout), '-np', '3'] + \
+        plantest.launcher() + ['-q', 'planfilesrc', 'location=' + src,
+                               'shard=mpi', 'blocksize=32000', '!',
+                               'identity', 'sleep-time=50000', '!',
+                               'planfilesink', 'location=' + out,
+                               'compression=1', 'chunk-rows=500']
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    killed = None
+    try:
+        deadline = time.monotonic() + 60
+        pids = {}
+        while p.poll() is None and time.monotonic() < deadline:
+            for r in (0, 1, 2):
+                pids[r] = pids.get(r) or rank_pid(r, 'verdict.h5')
+            spools = [n for n in os.listdir(D)
+                      if n.startswith('.verdict.h5.') and n.endswith('.s1')]
+            try:
+                if all(pids.values()) and spools and \
+                        os.path.getsize(os.path.join(D, spools[0])) > 0:
+                    os.kill(pids[1], signal.SIGKILL)
+                    killed = time.monotonic()
+                    break
+            except OSError:
+                pass
+            time.sleep(0.01)
+        if killed is None:
+            raise Failure('rank 1 not killed: %s' % (p.communicate(
+                timeout=60)[0] if p.poll() is not None else 'no spool'))
+        # The survivors end on their own: well before mpirun's SIGKILL.
+        ended = None
+        while time.monotonic() < killed + 2 * timeout + 10:
+            if all(not os.path.exists('/proc/%d/cmdline' % pids[r])
+                   or open('/proc/%d/cmdline' % pids[r]).read() == ''
+                   for r in (0, 2)):
+                ended = time.monotonic() - killed
+                break
+            time.sleep(0.05)
+        text, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    if ended is None or ended > 2 * timeout - 3:
+        raise Failure('ranks 0 and 2 ended %s s after rank 1 was killed, '
+                      'mpirun sends SIGTERM after %d s:\n%s' % (
+                          ended, timeout, text))
+    if 'did not stop within' in text:
+        raise Failure('a rank could not stop its pipeline:\n%s' % text)
+    if p.returncode == 0 or os.path.exists(out):
+        raise Failure('exit %d, %s' % (p.returncode, os.listdir(D)))
+    nothing_left('rank 1 killed before the verdict')
+    os.unlink(src)
+
+
 def main():
     if MPIRUN is None:
         print('skip: no mpirun (Open MPI: openmpi-bin)')
@@ -291,7 +366,9 @@ def main():
         ('stopped while the pool filters: no critical, nothing left',
          stopped_while_filtering),
         ('a rank killed while it spools: no spool left',
-         killed_while_spooling)])
+         killed_while_spooling),
+        ('a rank killed: the others stop at SIGTERM, nothing left',
+         killed_at_the_verdict)])
 
 
 sys.exit(main())
