@@ -2528,6 +2528,8 @@ run_waiting (const gchar * where, const gchar * how)
   PlanNode *m = plan_graph_add_map (g, "m", "x + 1", 1, &a,
       PLAN_DTYPE_UNKNOWN, NULL);
   Waiter w = { NULL, NULL, NULL, how };
+  /* (the reader's when it does not wait: it lives as long as the run) */
+  Waiter none = { NULL, NULL, NULL, "none", NULL, TRUE };
   PlanBindings *bindings = plan_bindings_new ();
   PlanFuture *future;
   GError *error = NULL;
@@ -2554,8 +2556,7 @@ run_waiting (const gchar * where, const gchar * how)
         waiting_read, &w, NULL);
   else
     plan_bindings_set_reader (bindings, "a", PLAN_DTYPE_FLOAT32, 1, &rows,
-        waiting_read, &(Waiter) { NULL, NULL, NULL, "none", NULL, TRUE },
-        NULL);
+        waiting_read, &none, NULL);
   if (g_str_equal (where, "writer"))
     plan_bindings_set_writer (bindings, "m", waiting_write, &w, NULL);
   future = plan_work_dispatch (w.work, bindings, &error);
