@@ -302,13 +302,13 @@ _plan_reducer_merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
  * @node[c] (the earlier ones), as prk_merge_minmax_f(), in @v. Without
  * a branch: which of two block extremes is larger is as random as the
  * data, and a mispredicted branch a column cost more than the merge. */
-#define DEFINE_MERGE_EXTREME_LEVEL(name, OP) \
+#define DEFINE_MERGE_EXTREME_LEVEL(name, NODE, EARLIER, OP) \
   static void \
-  name (const Acc * restrict node, gdouble * restrict v, gsize w) \
+  name (const NODE * restrict node, gdouble * restrict v, gsize w) \
   { \
     gsize c; \
     for (c = 0; c < w; c++) { \
-      gdouble a = node[c].v.f, b = v[c]; \
+      gdouble a = EARLIER, b = v[c]; \
       guint64 ab, bb, take; \
       take = (guint64) 0 - (guint64) ((a == a) & ((b OP a) | (b != b))); \
       memcpy (&ab, &a, sizeof ab); \
@@ -318,28 +318,11 @@ _plan_reducer_merge_max_f (const PlanReducer * r, Acc * a, const Acc * b)
     } \
   }
 
-DEFINE_MERGE_EXTREME_LEVEL (merge_min_level, <);
-DEFINE_MERGE_EXTREME_LEVEL (merge_max_level, >);
-
-/* The same with the earlier blocks' values in an array @nv. */
-#define DEFINE_MERGE_EXTREME_LEVEL_ARRAYS(name, OP) \
-  static void \
-  name (const gdouble * restrict nv, gdouble * restrict v, gsize w) \
-  { \
-    gsize c; \
-    for (c = 0; c < w; c++) { \
-      gdouble a = nv[c], b = v[c]; \
-      guint64 ab, bb, take; \
-      take = (guint64) 0 - (guint64) ((a == a) & ((b OP a) | (b != b))); \
-      memcpy (&ab, &a, sizeof ab); \
-      memcpy (&bb, &b, sizeof bb); \
-      ab = (ab & ~take) | (bb & take); \
-      memcpy (&v[c], &ab, sizeof ab); \
-    } \
-  }
-
-DEFINE_MERGE_EXTREME_LEVEL_ARRAYS (merge_min_level_arrays, <);
-DEFINE_MERGE_EXTREME_LEVEL_ARRAYS (merge_max_level_arrays, >);
+DEFINE_MERGE_EXTREME_LEVEL (merge_min_level, Acc, node[c].v.f, <);
+DEFINE_MERGE_EXTREME_LEVEL (merge_max_level, Acc, node[c].v.f, >);
+/* The same with the earlier blocks' values in an array. */
+DEFINE_MERGE_EXTREME_LEVEL (merge_min_level_arrays, gdouble, node[c], <);
+DEFINE_MERGE_EXTREME_LEVEL (merge_max_level_arrays, gdouble, node[c], >);
 
 /* A level of double-double sums: the nodes (@nv, @nlo)[c * STRIDE] (the
  * earlier blocks) merged into (@v, @lo)[c] (the later ones), in @v and
