@@ -101,6 +101,25 @@ def mpirun(n, words, env=None, rank_env=None, expect_ok=True):
     return p.stdout
 
 
+def mpi_rank_pid(rank, *markers):
+    """The pid of the process of MPI rank `rank` (not mpirun) whose
+    command line holds every one of `markers`, or None."""
+    for q in os.listdir('/proc'):
+        if not q.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % q) as f:
+                cmd = f.read()
+            with open('/proc/%s/environ' % q) as f:
+                env = f.read().split('\0')
+        except OSError:
+            continue
+        if all(m in cmd for m in markers) and 'mpirun' not in cmd \
+                and 'OMPI_COMM_WORLD_RANK=%d' % rank in env:
+            return int(q)
+    return None
+
+
 def run_or_show_threads(cmd, timeout):
     """subprocess.run(cmd) with stdout and stderr together; a process still
     running after `timeout` seconds is a Failure that shows where each of

@@ -594,21 +594,6 @@ def test_ranks_must_run_the_same_plan():
         raise Failure('the same plan on both ranks failed:\n%s' % text)
 
 
-def rank_pid(launcher, rank, name='killme.npy'):
-    for q in os.listdir('/proc'):
-        if not q.isdigit():
-            continue
-        try:
-            cmd = open('/proc/%s/cmdline' % q).read()
-            env = open('/proc/%s/environ' % q).read().split('\0')
-        except OSError:
-            continue
-        if launcher in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
-                and name in cmd:
-            return int(q)
-    return None
-
-
 def test_killed_rank_leaves_no_temporary_file():
     # Rank 1 or 2 killed while the ranks write the shared output: mpirun
     # ends the others with SIGTERM, which gst-launch-1.0 does not handle;
@@ -635,7 +620,8 @@ def test_killed_rank_leaves_no_temporary_file():
                                   (p.stdout.read() if p.poll() is not None
                                    else 'timeout'))
                 time.sleep(0.05)
-                pid = pid or rank_pid('gst-launch-1.0', victim)
+                pid = pid or plantest.mpi_rank_pid(victim, 'gst-launch-1.0',
+                                                   'killme.npy')
             os.kill(pid, sig)
             text, _ = p.communicate(timeout=60)
         finally:
@@ -687,7 +673,7 @@ def test_hangup_that_does_not_end_a_rank():
                                       (p.stdout.read() if p.poll() is not None
                                        else 'timeout'))
                     time.sleep(0.05)
-                    pid = pid or rank_pid(name, 0, 'hupme')
+                    pid = pid or plantest.mpi_rank_pid(0, name, 'hupme')
                 os.kill(pid, signal.SIGHUP)
                 text, _ = p.communicate(timeout=120)
             finally:

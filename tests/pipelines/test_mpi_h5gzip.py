@@ -126,24 +126,6 @@ def failures_leave_nothing():
     nothing_left('failr.h5')
 
 
-def rank_pid(rank, marker):
-    """The pid of the rank `rank` whose command line holds `marker`."""
-    for q in os.listdir('/proc'):
-        if not q.isdigit():
-            continue
-        try:
-            with open('/proc/%s/cmdline' % q) as f:
-                cmd = f.read()
-            with open('/proc/%s/environ' % q) as f:
-                env = f.read().split('\0')
-        except OSError:
-            continue
-        if marker in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
-                and 'mpirun' not in cmd:
-            return int(q)
-    return None
-
-
 def stopped_while_filtering():
     """SIGTERM to rank 0 while its pool filters chunks and writes them
     into the file: planfilesink closed the file before it stopped the
@@ -169,7 +151,7 @@ def stopped_while_filtering():
             deadline = time.monotonic() + 60
             pid = None
             while p.poll() is None and time.monotonic() < deadline:
-                pid = pid or rank_pid(0, 'stop.h5')
+                pid = pid or plantest.mpi_rank_pid(0, 'stop.h5')
                 parts = [os.path.join(D, n) for n in os.listdir(D)
                          if n.startswith('.stop.h5.') and n.endswith('.part')]
                 try:
@@ -232,7 +214,8 @@ def killed_while_spooling():
                     pid = None
                     spool = None
                     while p.poll() is None and time.monotonic() < deadline:
-                        pid = pid or rank_pid(victim, 'spool.h5')
+                        pid = pid or plantest.mpi_rank_pid(victim,
+                                                           'spool.h5')
                         spools = [os.path.join(D, n) for n in os.listdir(D)
                                   if n.startswith('.spool.h5.')
                                   and n.endswith('.s%d' % victim)]
@@ -300,7 +283,8 @@ def killed_at_the_verdict():
         pids = {}
         while p.poll() is None and time.monotonic() < deadline:
             for r in (0, 1, 2):
-                pids[r] = pids.get(r) or rank_pid(r, 'verdict.h5')
+                pids[r] = (pids.get(r)
+                           or plantest.mpi_rank_pid(r, 'verdict.h5'))
             spools = [n for n in os.listdir(D)
                       if n.startswith('.verdict.h5.') and n.endswith('.s1')]
             try:

@@ -121,24 +121,6 @@ def failing_rank_leaves_nothing():
         nothing_left(name)
 
 
-def rank_pid(rank, marker):
-    """The pid of the rank `rank` whose command line holds `marker`."""
-    for q in os.listdir('/proc'):
-        if not q.isdigit():
-            continue
-        try:
-            with open('/proc/%s/cmdline' % q) as f:
-                cmd = f.read()
-            with open('/proc/%s/environ' % q) as f:
-                env = f.read().split('\0')
-        except OSError:
-            continue
-        if marker in cmd and 'OMPI_COMM_WORLD_RANK=%d' % rank in env \
-                and 'mpirun' not in cmd:
-            return int(q)
-    return None
-
-
 def killed_rank_leaves_no_zarr_directory():
     """A rank killed with SIGKILL while the ranks write a Zarr store:
     mpirun ends the others with SIGTERM, which gst-launch-1.0 does not
@@ -171,7 +153,7 @@ def killed_rank_leaves_no_zarr_directory():
                 deadline = time.monotonic() + 60
                 pid = None
                 while p.poll() is None and time.monotonic() < deadline:
-                    pid = pid or rank_pid(victim, 'kill.zarr')
+                    pid = pid or plantest.mpi_rank_pid(victim, 'kill.zarr')
                     temps = [os.path.join(D, n) for n in os.listdir(D)
                              if n.startswith('.kill.zarr.')]
                     chunks = sum(len(files) for t in temps
